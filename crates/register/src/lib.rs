@@ -1,1 +1,17 @@
-//! placeholder
+//! PayDesk register engine (SPEC §2, §3): checkout orchestration, the PSP
+//! client, retries, offline store-and-forward, reconciliation and the event
+//! consumer. No Tauri, no UI. Clock, randomness and transport are injected.
+
+pub mod clock;
+pub mod notify;
+pub mod psp;
+pub mod retry;
+pub mod rng;
+pub mod transport;
+pub mod window;
+pub mod offline;
+
+pub use clock::{Clock, SharedClock, SystemClock};
+pub use notify::{Notification, Notifier, Subject};
+pub use rng::{OsRandom, Random, SeededRandom, SharedRandom};
+pub use transport::{HttpTransport, SharedTransport, Transport};

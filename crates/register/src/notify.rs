@@ -1,0 +1,77 @@
+//! Typed progress notifications. The desktop app subscribes and forwards each
+//! one as a Tauri event; the CLI may print them to stderr.
+
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+/// What a notification is about: a checkout, a refund, a capture/cancel, or the
+/// event consumer.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "key")]
+pub enum Subject {
+    Checkout(String),
+    Refund(String),
+    Capture(String),
+    Cancel(String),
+}
+
+impl Subject {
+    pub fn key(&self) -> &str {
+        match self {
+            Subject::Checkout(k) | Subject::Refund(k) | Subject::Capture(k) | Subject::Cancel(k) => k,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum Notification {
+    /// Attempt `attempt` (1-based) is about to be sent with the subject's key.
+    AttemptStarted { subject: Subject, attempt: u32 },
+    /// How the attempt ended, in words a cashier can read, plus a machine label.
+    AttemptOutcome { subject: Subject, attempt: u32, outcome: String, message: String, latency_ms: u64 },
+    /// Waiting before the next attempt (same key, same parameters).
+    BackingOff { subject: Subject, attempt: u32, delay_ms: u64, reason: String },
+    /// The PSP answered with its stored first response: already done, not charged twice.
+    Replayed { subject: Subject, attempt: u32 },
+    /// The interactive phase ended without a definitive answer; the background
+    /// reconciler continues with the same key. The screen is free again.
+    MovedToBackground { subject: Subject, reason: String },
+    /// Accepted offline (store-and-forward).
+    QueuedOffline { subject: Subject, amount: i64, currency: String },
+    /// A stored offline payment was forwarded to the PSP.
+    Forwarded { subject: Subject, state: String, declined: bool },
+    /// A payment/refund reached a final answer (by reply, replay, search or event).
+    Resolved { subject: Subject, state: String, via: String },
+    /// PSP reachability changed.
+    Connectivity { online: bool },
+    /// Something needs a human: idempotency mismatch (a bug), auth/config error,
+    /// a decline after forwarding an offline payment.
+    Alarm { subject: Option<Subject>, code: String, message: String },
+}
+
+/// Fan-out of notifications. Cheap to clone; sending with no subscriber is fine.
+#[derive(Debug, Clone)]
+pub struct Notifier {
+    tx: broadcast::Sender<Notification>,
+}
+
+impl Default for Notifier {
+    fn default() -> Self {
+        Self::new(1024)
+    }
+}
+
+impl Notifier {
+    pub fn new(capacity: usize) -> Self {
+        let (tx, _) = broadcast::channel(capacity.max(1));
+        Self { tx }
+    }
+    pub fn subscribe(&self) -> broadcast::Receiver<Notification> {
+        self.tx.subscribe()
+    }
+    pub fn send(&self, n: Notification) {
+        tracing::debug!(?n, "notification");
+        let _ = self.tx.send(n);
+    }
+}

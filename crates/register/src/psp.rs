@@ -1,0 +1,613 @@
+//! Stripe-compatible PSP client: request builders (form encoding with bracket
+//! metadata), response types, and the outcome classification of SPEC rule 5.
+
+use crate::transport::{HttpRequest, HttpResponse, Method, SharedTransport, TransportError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+// ---------------------------------------------------------------- wire types
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+pub struct PaymentIntent {
+    pub id: String,
+    #[serde(default)]
+    pub amount: i64,
+    #[serde(default)]
+    pub amount_received: Option<i64>,
+    #[serde(default)]
+    pub currency: String,
+    #[serde(default)]
+    pub status: String,
+    #[serde(default)]
+    pub capture_method: Option<String>,
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
+    #[serde(default)]
+    pub created: Option<i64>,
+    #[serde(default)]
+    pub last_payment_error: Option<StripeError>,
+}
+
+/// PaymentIntent status as the register sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PiStatus {
+    /// Money taken (automatic capture, or captured).
+    Succeeded,
+    /// Authorized, waiting for capture (manual capture).
+    RequiresCapture,
+    Canceled,
+    /// Declined / failed: requires another payment method.
+    Failed,
+    /// Still processing or something unexpected.
+    Other,
+}
+
+impl PaymentIntent {
+    pub fn pi_status(&self) -> PiStatus {
+        match self.status.as_str() {
+            "succeeded" => PiStatus::Succeeded,
+            "requires_capture" => PiStatus::RequiresCapture,
+            "canceled" => PiStatus::Canceled,
+            "requires_payment_method" => PiStatus::Failed,
+            _ => PiStatus::Other,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+pub struct Refund {
+    pub id: String,
+    #[serde(default)]
+    pub amount: i64,
+    #[serde(default)]
+    pub currency: String,
+    #[serde(default)]
+    pub payment_intent: Option<String>,
+    #[serde(default)]
+    pub status: String,
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+pub struct Event {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    #[serde(default)]
+    pub created: i64,
+    #[serde(default)]
+    pub data: EventData,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct EventData {
+    #[serde(default)]
+    pub object: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct List<T> {
+    #[serde(default = "Vec::new")]
+    pub data: Vec<T>,
+    #[serde(default)]
+    pub has_more: bool,
+    #[serde(default)]
+    pub next_page: Option<String>,
+}
+
+/// Stripe's error envelope body `{"error": {...}}`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct StripeError {
+    #[serde(rename = "type", default)]
+    pub error_type: Option<String>,
+    #[serde(default)]
+    pub code: Option<String>,
+    #[serde(default)]
+    pub decline_code: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub param: Option<String>,
+    #[serde(default)]
+    pub payment_intent: Option<Box<PaymentIntent>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Envelope {
+    error: StripeError,
+}
+
+pub fn parse_error(body: &[u8]) -> StripeError {
+    serde_json::from_slice::<Envelope>(body).map(|e| e.error).unwrap_or_else(|_| StripeError {
+        message: Some(String::from_utf8_lossy(body).chars().take(300).collect()),
+        ..Default::default()
+    })
+}
+
+// ---------------------------------------------------------------- classification
+
+/// Why an attempt may be retried with the same key (SPEC rule 5).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RetryReason {
+    Transport(TransportError),
+    /// 409 `idempotency_key_in_use`: the first request is still executing.
+    InProgress,
+    /// 429
+    RateLimited,
+    /// 502 / 503 / 504
+    Unavailable(u16),
+}
+
+impl RetryReason {
+    pub fn label(&self) -> &'static str {
+        match self {
+            RetryReason::Transport(TransportError::ConnectRefused(_)) => "connection_refused",
+            RetryReason::Transport(TransportError::ConnectTimeout) => "connect_timeout",
+            RetryReason::Transport(TransportError::Timeout) => "timeout",
+            RetryReason::Transport(TransportError::Reset(_)) => "connection_lost",
+            RetryReason::Transport(TransportError::Other(_)) => "transport_error",
+            RetryReason::InProgress => "in_progress_409",
+            RetryReason::RateLimited => "rate_limited_429",
+            RetryReason::Unavailable(_) => "unavailable_5xx",
+        }
+    }
+    /// What the cashier reads.
+    pub fn words(&self) -> String {
+        match self {
+            RetryReason::Transport(e) if e.never_sent() => {
+                "cannot reach the payment processor — nothing was sent; retrying with the same key".into()
+            }
+            RetryReason::Transport(_) => {
+                "no answer — the payment may have gone through; retrying with the same key".into()
+            }
+            RetryReason::InProgress => "processor still working on this payment".into(),
+            RetryReason::RateLimited => "processor busy (rate limited); waiting".into(),
+            RetryReason::Unavailable(s) => format!("processor temporarily unavailable ({s}); retrying"),
+        }
+    }
+    /// True when this attempt certainly did not reach the PSP.
+    pub fn never_sent(&self) -> bool {
+        match self {
+            RetryReason::Transport(e) => e.never_sent(),
+            // 429/503 are answered before execution; the PSP received but did not run it.
+            RetryReason::RateLimited | RetryReason::Unavailable(503) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Errors that must not be retried.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fatal {
+    /// 400: our bug; show it.
+    BadRequest(StripeError),
+    /// 401 / 403: configuration (wrong key).
+    Auth(StripeError),
+    /// 400 idempotency_error: same key with different parameters. A bug: alarm.
+    IdempotencyMismatch(StripeError),
+    /// 404
+    NotFound(StripeError),
+    /// Transport misconfiguration (bad URL…).
+    Config(String),
+    /// Other unexpected status.
+    Unexpected(u16, StripeError),
+}
+
+impl Fatal {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Fatal::BadRequest(_) => "psp_bad_request",
+            Fatal::Auth(_) => "psp_auth",
+            Fatal::IdempotencyMismatch(_) => "idempotency_error",
+            Fatal::NotFound(_) => "psp_not_found",
+            Fatal::Config(_) => "psp_config",
+            Fatal::Unexpected(..) => "psp_unexpected",
+        }
+    }
+    pub fn message(&self) -> String {
+        let m = |e: &StripeError| e.message.clone().unwrap_or_default();
+        match self {
+            Fatal::BadRequest(e) => format!("the PSP rejected the request: {}", m(e)),
+            Fatal::Auth(e) => format!("the PSP refused the secret key (check settings): {}", m(e)),
+            Fatal::IdempotencyMismatch(e) => {
+                format!("idempotency mismatch — same key sent with different parameters (bug): {}", m(e))
+            }
+            Fatal::NotFound(e) => format!("not found at the PSP: {}", m(e)),
+            Fatal::Config(s) => format!("PSP connection misconfigured: {s}"),
+            Fatal::Unexpected(s, e) => format!("unexpected PSP answer {s}: {}", m(e)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decline {
+    pub code: String,
+    pub message: String,
+    pub payment_intent: Option<PaymentIntent>,
+}
+
+/// The classified result of one attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttemptOutcome<T> {
+    /// 2xx.
+    Ok { value: T, replayed: bool },
+    /// 402 card decline: terminal for this key.
+    Declined { decline: Decline, replayed: bool },
+    /// Retry with the same key.
+    Retry { reason: RetryReason, retry_after: Option<Duration> },
+    /// 500 (stored and replayed by the PSP): the charge may or may not exist;
+    /// resolve by search, never by resending.
+    Unknown { status: u16, replayed: bool, message: String },
+    /// Do not retry.
+    Fatal(Fatal),
+}
+
+impl<T> AttemptOutcome<T> {
+    pub fn label(&self) -> String {
+        match self {
+            AttemptOutcome::Ok { replayed: true, .. } => "replayed".into(),
+            AttemptOutcome::Ok { .. } => "ok".into(),
+            AttemptOutcome::Declined { .. } => "declined".into(),
+            AttemptOutcome::Retry { reason, .. } => reason.label().into(),
+            AttemptOutcome::Unknown { replayed: true, .. } => "replayed_500".into(),
+            AttemptOutcome::Unknown { .. } => "server_error_500".into(),
+            AttemptOutcome::Fatal(f) => f.code().into(),
+        }
+    }
+    pub fn words(&self) -> String {
+        match self {
+            AttemptOutcome::Ok { replayed: true, .. } => "already done — the processor replayed its first answer".into(),
+            AttemptOutcome::Ok { .. } => "done".into(),
+            AttemptOutcome::Declined { decline, .. } => format!("declined: {}", decline.message),
+            AttemptOutcome::Retry { reason, .. } => reason.words(),
+            AttemptOutcome::Unknown { .. } => "processor error — outcome unknown; checking by search".into(),
+            AttemptOutcome::Fatal(f) => f.message(),
+        }
+    }
+    pub fn replayed(&self) -> bool {
+        matches!(
+            self,
+            AttemptOutcome::Ok { replayed: true, .. }
+                | AttemptOutcome::Declined { replayed: true, .. }
+                | AttemptOutcome::Unknown { replayed: true, .. }
+        )
+    }
+}
+
+/// Parse `Retry-After` (delta-seconds; an HTTP date is ignored).
+pub fn parse_retry_after(v: Option<&str>) -> Option<Duration> {
+    let v = v?.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    if let Ok(secs) = v.parse::<f64>() {
+        if secs.is_finite() && secs >= 0.0 {
+            return Some(Duration::from_millis((secs * 1000.0) as u64));
+        }
+    }
+    None
+}
+
+/// SPEC rule 5, one table: how one attempt's result is to be handled.
+pub fn classify<T: serde::de::DeserializeOwned>(res: Result<HttpResponse, TransportError>) -> AttemptOutcome<T> {
+    let resp = match res {
+        Ok(r) => r,
+        Err(TransportError::Other(m)) => return AttemptOutcome::Fatal(Fatal::Config(m)),
+        Err(e) => return AttemptOutcome::Retry { reason: RetryReason::Transport(e), retry_after: None },
+    };
+    let replayed = resp.header("idempotent-replayed").is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let retry_after = parse_retry_after(resp.header("retry-after"));
+    match resp.status {
+        200..=299 => match serde_json::from_slice::<T>(&resp.body) {
+            Ok(value) => AttemptOutcome::Ok { value, replayed },
+            // Executed, but we cannot read the answer: treat as unknown.
+            Err(e) => AttemptOutcome::Unknown {
+                status: resp.status,
+                replayed,
+                message: format!("unreadable success body: {e}"),
+            },
+        },
+        402 => {
+            let err = parse_error(&resp.body);
+            let pi = err.payment_intent.clone().map(|b| *b);
+            AttemptOutcome::Declined {
+                decline: Decline {
+                    code: err.decline_code.clone().or(err.code.clone()).unwrap_or_else(|| "card_declined".into()),
+                    message: err.message.clone().unwrap_or_else(|| "The card was declined.".into()),
+                    payment_intent: pi,
+                },
+                replayed,
+            }
+        }
+        400 => {
+            let err = parse_error(&resp.body);
+            if err.error_type.as_deref() == Some("idempotency_error") {
+                AttemptOutcome::Fatal(Fatal::IdempotencyMismatch(err))
+            } else {
+                AttemptOutcome::Fatal(Fatal::BadRequest(err))
+            }
+        }
+        401 | 403 => AttemptOutcome::Fatal(Fatal::Auth(parse_error(&resp.body))),
+        404 => AttemptOutcome::Fatal(Fatal::NotFound(parse_error(&resp.body))),
+        409 => {
+            let err = parse_error(&resp.body);
+            if err.error_type.as_deref() == Some("idempotency_error") && err.code.as_deref() != Some("idempotency_key_in_use") {
+                AttemptOutcome::Fatal(Fatal::IdempotencyMismatch(err))
+            } else {
+                AttemptOutcome::Retry { reason: RetryReason::InProgress, retry_after }
+            }
+        }
+        429 => AttemptOutcome::Retry { reason: RetryReason::RateLimited, retry_after },
+        502 | 503 | 504 => AttemptOutcome::Retry { reason: RetryReason::Unavailable(resp.status), retry_after },
+        s @ 500..=599 => AttemptOutcome::Unknown {
+            status: s,
+            replayed,
+            message: parse_error(&resp.body).message.unwrap_or_default(),
+        },
+        s => AttemptOutcome::Fatal(Fatal::Unexpected(s, parse_error(&resp.body))),
+    }
+}
+
+// ---------------------------------------------------------------- requests
+
+/// Parameters of a PaymentIntent create, as sent (and stored before sending).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateIntent {
+    pub amount: i64,
+    /// Lower-case ISO 4217.
+    pub currency: String,
+    pub payment_method: String,
+    /// "automatic" | "manual"
+    pub capture_method: String,
+    pub checkout_key: String,
+}
+
+impl CreateIntent {
+    /// The exact form pairs, Stripe bracket notation, stable order.
+    pub fn form(&self) -> Vec<(String, String)> {
+        vec![
+            ("amount".into(), self.amount.to_string()),
+            ("currency".into(), self.currency.clone()),
+            ("payment_method".into(), self.payment_method.clone()),
+            ("confirm".into(), "true".into()),
+            ("capture_method".into(), self.capture_method.clone()),
+            ("metadata[checkout_key]".into(), self.checkout_key.clone()),
+        ]
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateRefund {
+    pub payment_intent: String,
+    pub amount: i64,
+    pub refund_key: String,
+    pub checkout_key: String,
+}
+
+impl CreateRefund {
+    pub fn form(&self) -> Vec<(String, String)> {
+        vec![
+            ("payment_intent".into(), self.payment_intent.clone()),
+            ("amount".into(), self.amount.to_string()),
+            ("metadata[refund_key]".into(), self.refund_key.clone()),
+            ("metadata[checkout_key]".into(), self.checkout_key.clone()),
+        ]
+    }
+}
+
+/// Percent-encode one query value.
+fn q(v: &str) -> String {
+    form_urlencoded::byte_serialize(v.as_bytes()).collect()
+}
+
+/// Builds requests and sends one attempt through the injected transport.
+#[derive(Clone)]
+pub struct PspClient {
+    transport: SharedTransport,
+    pub attempt_timeout: Duration,
+}
+
+impl PspClient {
+    pub fn new(transport: SharedTransport, attempt_timeout: Duration) -> Self {
+        Self { transport, attempt_timeout }
+    }
+
+    pub fn create_intent_request(&self, p: &CreateIntent, key: &str) -> HttpRequest {
+        self.post("/v1/payment_intents", p.form(), key)
+    }
+    pub fn create_intent_request_from_form(&self, form: Vec<(String, String)>, key: &str) -> HttpRequest {
+        self.post("/v1/payment_intents", form, key)
+    }
+    pub fn capture_request(&self, pi: &str, key: &str) -> HttpRequest {
+        self.post(&format!("/v1/payment_intents/{}/capture", q(pi)), vec![], key)
+    }
+    pub fn cancel_request(&self, pi: &str, key: &str) -> HttpRequest {
+        self.post(&format!("/v1/payment_intents/{}/cancel", q(pi)), vec![], key)
+    }
+    pub fn refund_request(&self, r: &CreateRefund) -> HttpRequest {
+        self.post("/v1/refunds", r.form(), &r.refund_key)
+    }
+    pub fn get_intent_request(&self, pi: &str) -> HttpRequest {
+        self.get(format!("/v1/payment_intents/{}", q(pi)))
+    }
+    pub fn search_by_metadata_request(&self, field: &str, value: &str) -> HttpRequest {
+        let query = format!("metadata['{field}']:'{value}'");
+        self.get(format!("/v1/payment_intents/search?query={}", q(&query)))
+    }
+    pub fn list_refunds_request(&self, pi: &str) -> HttpRequest {
+        self.get(format!("/v1/refunds?payment_intent={}&limit=100", q(pi)))
+    }
+    /// `GET /v1/events` with Stripe list parameters.
+    pub fn list_events_request(&self, created_gte: Option<i64>, starting_after: Option<&str>, limit: u32) -> HttpRequest {
+        let mut qs = vec![format!("limit={limit}")];
+        if let Some(t) = created_gte {
+            qs.push(format!("{}={t}", q("created[gte]")));
+        }
+        if let Some(s) = starting_after {
+            qs.push(format!("starting_after={}", q(s)));
+        }
+        self.get(format!("/v1/events?{}", qs.join("&")))
+    }
+
+    fn post(&self, path: &str, form: Vec<(String, String)>, key: &str) -> HttpRequest {
+        HttpRequest {
+            method: Method::Post,
+            path: path.to_string(),
+            form,
+            idempotency_key: Some(key.to_string()),
+            timeout: self.attempt_timeout,
+        }
+    }
+    fn get(&self, path: String) -> HttpRequest {
+        HttpRequest { method: Method::Get, path, form: vec![], idempotency_key: None, timeout: self.attempt_timeout }
+    }
+
+    /// Send one attempt and classify it.
+    pub async fn attempt<T: serde::de::DeserializeOwned>(&self, req: HttpRequest) -> AttemptOutcome<T> {
+        classify(self.transport.send(req).await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resp(status: u16, headers: &[(&str, &str)], body: &str) -> Result<HttpResponse, TransportError> {
+        Ok(HttpResponse {
+            status,
+            headers: headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.to_string())).collect(),
+            body: body.as_bytes().to_vec(),
+        })
+    }
+    const PI: &str = r#"{"id":"pi_1","object":"payment_intent","amount":500,"currency":"jpy","status":"succeeded","metadata":{"checkout_key":"k"}}"#;
+
+    #[test]
+    fn success_and_replay() {
+        match classify::<PaymentIntent>(resp(200, &[], PI)) {
+            AttemptOutcome::Ok { value, replayed } => {
+                assert_eq!(value.id, "pi_1");
+                assert_eq!(value.pi_status(), PiStatus::Succeeded);
+                assert_eq!(value.metadata["checkout_key"], "k");
+                assert!(!replayed);
+            }
+            o => panic!("{o:?}"),
+        }
+        let o = classify::<PaymentIntent>(resp(200, &[("Idempotent-Replayed", "true")], PI));
+        assert!(o.replayed());
+        assert_eq!(o.label(), "replayed");
+    }
+
+    #[test]
+    fn retryable_transport_errors() {
+        for e in [
+            TransportError::ConnectRefused("x".into()),
+            TransportError::ConnectTimeout,
+            TransportError::Timeout,
+            TransportError::Reset("x".into()),
+        ] {
+            assert!(matches!(classify::<PaymentIntent>(Err(e)), AttemptOutcome::Retry { .. }));
+        }
+        assert!(matches!(
+            classify::<PaymentIntent>(Err(TransportError::Other("bad url".into()))),
+            AttemptOutcome::Fatal(Fatal::Config(_))
+        ));
+    }
+
+    #[test]
+    fn retryable_statuses_honour_retry_after() {
+        let body = r#"{"error":{"type":"idempotency_error","code":"idempotency_key_in_use","message":"busy"}}"#;
+        match classify::<PaymentIntent>(resp(409, &[("Retry-After", "2")], body)) {
+            AttemptOutcome::Retry { reason: RetryReason::InProgress, retry_after } => {
+                assert_eq!(retry_after, Some(Duration::from_secs(2)))
+            }
+            o => panic!("{o:?}"),
+        }
+        assert!(matches!(
+            classify::<PaymentIntent>(resp(429, &[], "{}")),
+            AttemptOutcome::Retry { reason: RetryReason::RateLimited, retry_after: None }
+        ));
+        for s in [502, 503, 504] {
+            assert!(matches!(
+                classify::<PaymentIntent>(resp(s, &[], "")),
+                AttemptOutcome::Retry { reason: RetryReason::Unavailable(x), .. } if x == s
+            ));
+        }
+    }
+
+    #[test]
+    fn non_retryable() {
+        let decline = r#"{"error":{"type":"card_error","code":"card_declined","decline_code":"insufficient_funds","message":"Your card has insufficient funds."}}"#;
+        match classify::<PaymentIntent>(resp(402, &[], decline)) {
+            AttemptOutcome::Declined { decline, replayed: false } => {
+                assert_eq!(decline.code, "insufficient_funds");
+                assert!(decline.message.contains("insufficient"));
+            }
+            o => panic!("{o:?}"),
+        }
+        let bad = r#"{"error":{"type":"invalid_request_error","message":"Missing amount","param":"amount"}}"#;
+        match classify::<PaymentIntent>(resp(400, &[], bad)) {
+            AttemptOutcome::Fatal(Fatal::BadRequest(e)) => assert_eq!(e.param.as_deref(), Some("amount")),
+            o => panic!("{o:?}"),
+        }
+        let idem = r#"{"error":{"type":"idempotency_error","message":"Keys for idempotent requests can only be used with the same parameters (amount)"}}"#;
+        assert!(matches!(
+            classify::<PaymentIntent>(resp(400, &[], idem)),
+            AttemptOutcome::Fatal(Fatal::IdempotencyMismatch(_))
+        ));
+        assert!(matches!(classify::<PaymentIntent>(resp(401, &[], "{}")), AttemptOutcome::Fatal(Fatal::Auth(_))));
+        assert!(matches!(classify::<PaymentIntent>(resp(404, &[], "{}")), AttemptOutcome::Fatal(Fatal::NotFound(_))));
+    }
+
+    #[test]
+    fn replayed_500_is_unknown() {
+        let o = classify::<PaymentIntent>(resp(500, &[("Idempotent-Replayed", "true")], r#"{"error":{"type":"api_error","message":"boom"}}"#));
+        match o {
+            AttemptOutcome::Unknown { status: 500, replayed: true, ref message } => assert_eq!(message, "boom"),
+            ref o => panic!("{o:?}"),
+        }
+        assert_eq!(o.label(), "replayed_500");
+        // garbage 2xx body: executed but unreadable -> unknown, never "not charged"
+        assert!(matches!(classify::<PaymentIntent>(resp(200, &[], "nope")), AttemptOutcome::Unknown { .. }));
+    }
+
+    #[test]
+    fn retry_after_parsing() {
+        assert_eq!(parse_retry_after(Some("3")), Some(Duration::from_secs(3)));
+        assert_eq!(parse_retry_after(Some("0.5")), Some(Duration::from_millis(500)));
+        assert_eq!(parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+        assert_eq!(parse_retry_after(None), None);
+    }
+
+    #[test]
+    fn form_uses_bracket_metadata_and_is_stable() {
+        let p = CreateIntent {
+            amount: 1200,
+            currency: "jpy".into(),
+            payment_method: "pm_card_visa".into(),
+            capture_method: "automatic".into(),
+            checkout_key: "abc".into(),
+        };
+        let client = PspClient::new(std::sync::Arc::new(NoTransport), Duration::from_secs(1));
+        let req = client.create_intent_request(&p, "abc");
+        assert_eq!(req.idempotency_key.as_deref(), Some("abc"));
+        assert_eq!(
+            req.encoded_body(),
+            "amount=1200&currency=jpy&payment_method=pm_card_visa&confirm=true&capture_method=automatic&metadata%5Bcheckout_key%5D=abc"
+        );
+        assert_eq!(req.form, p.form());
+        let s = client.search_by_metadata_request("checkout_key", "abc");
+        assert_eq!(s.path, "/v1/payment_intents/search?query=metadata%5B%27checkout_key%27%5D%3A%27abc%27");
+        assert!(s.idempotency_key.is_none());
+        let e = client.list_events_request(Some(10), Some("evt_1"), 100);
+        assert_eq!(e.path, "/v1/events?limit=100&created%5Bgte%5D=10&starting_after=evt_1");
+    }
+
+    struct NoTransport;
+    impl crate::transport::Transport for NoTransport {
+        fn send(&self, _: HttpRequest) -> crate::clock::BoxFuture<'static, Result<HttpResponse, TransportError>> {
+            Box::pin(async { Err(TransportError::ConnectRefused("test".into())) })
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! Bounded retries of one logical request with one idempotency key (SPEC rule 5):
+//! exponential backoff with jitter (seeded from the injected RNG), `Retry-After`
+//! honoured, a bounded interactive phase. Built on `backon`; sleeping goes
+//! through the injected clock so the simulation runs it in virtual time.
+
+use crate::clock::SharedClock;
+use crate::notify::{Notification, Notifier, Subject};
+use crate::psp::{AttemptOutcome, PspClient, RetryReason};
+use crate::rng::SharedRandom;
+use crate::transport::HttpRequest;
+use backon::{ExponentialBuilder, Retryable};
+use serde::Serialize;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryPolicy {
+    /// Delay before the second attempt.
+    pub min_delay: Duration,
+    /// Cap on a single backoff delay.
+    pub max_delay: Duration,
+    pub factor: f32,
+    /// Attempts in one phase (first attempt included).
+    pub max_attempts: u32,
+    /// Wall time of the phase (attempts + waits). Past it, the caller moves the
+    /// work to the background queue.
+    pub phase_budget: Duration,
+    /// A `Retry-After` longer than this ends the phase instead of blocking the cashier.
+    pub max_retry_after: Duration,
+}
+
+impl RetryPolicy {
+    /// The cashier is waiting: a few seconds, then the background queue.
+    pub fn interactive() -> Self {
+        Self {
+            min_delay: Duration::from_millis(200),
+            max_delay: Duration::from_secs(3),
+            factor: 2.0,
+            max_attempts: 8,
+            phase_budget: Duration::from_secs(30),
+            max_retry_after: Duration::from_secs(10),
+        }
+    }
+    /// The reconciler / forwarder: fewer attempts per pass; the next pass retries.
+    pub fn background() -> Self {
+        Self {
+            min_delay: Duration::from_millis(250),
+            max_delay: Duration::from_secs(5),
+            factor: 2.0,
+            max_attempts: 4,
+            phase_budget: Duration::from_secs(20),
+            max_retry_after: Duration::from_secs(10),
+        }
+    }
+}
+
+/// One attempt as recorded in the payment's timeline.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct AttemptRecord {
+    pub attempt: u32,
+    pub started_ms: i64,
+    pub latency_ms: u64,
+    pub outcome: String,
+    pub message: String,
+    pub replayed: bool,
+    /// Backoff chosen after this attempt, if another attempt followed.
+    pub backoff_ms: Option<u64>,
+}
+
+/// The final answer of a phase.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PhaseResult<T> {
+    /// A non-retryable outcome (Ok, Declined, Unknown, Fatal).
+    Final(AttemptOutcome<T>),
+    /// Every attempt was retryable and the phase ran out. `never_sent` is true
+    /// when no attempt can have reached the PSP (all refused before sending).
+    Exhausted { last: RetryReason, never_sent: bool },
+}
+
+struct RetryErr {
+    reason: RetryReason,
+    retry_after: Option<Duration>,
+}
+
+/// Run the request produced by `make_request` (same key and parameters each
+/// time) until a non-retryable outcome or the phase ends.
+#[allow(clippy::too_many_arguments)]
+pub async fn run_phase<T>(
+    client: &PspClient,
+    make_request: impl Fn() -> HttpRequest + Send + Sync,
+    policy: &RetryPolicy,
+    clock: &SharedClock,
+    rng: &SharedRandom,
+    notifier: &Notifier,
+    subject: &Subject,
+    first_attempt_no: u32,
+) -> (PhaseResult<T>, Vec<AttemptRecord>)
+where
+    T: serde::de::DeserializeOwned + Send + 'static,
+{
+    let records: Arc<Mutex<Vec<AttemptRecord>>> = Arc::new(Mutex::new(Vec::new()));
+    let all_never_sent = Arc::new(Mutex::new(true));
+    let phase_start = clock.now_ms();
+    let counter = Arc::new(Mutex::new(first_attempt_no.saturating_sub(1)));
+
+    let backoff = ExponentialBuilder::default()
+        .with_min_delay(policy.min_delay)
+        .with_max_delay(policy.max_delay)
+        .with_factor(policy.factor)
+        .with_max_times(policy.max_attempts.saturating_sub(1) as usize)
+        .with_jitter_seed(rng.next_u64())
+        .with_jitter();
+
+    let attempt_fn = || {
+        let req = make_request();
+        let records = records.clone();
+        let never = all_never_sent.clone();
+        let counter = counter.clone();
+        let clock = clock.clone();
+        let notifier = notifier.clone();
+        let subject = subject.clone();
+        let client = client.clone();
+        async move {
+            let n = {
+                let mut c = counter.lock().unwrap();
+                *c += 1;
+                *c
+            };
+            notifier.send(Notification::AttemptStarted { subject: subject.clone(), attempt: n });
+            let started = clock.now_ms();
+            let out: AttemptOutcome<T> = client.attempt(req).await;
+            let latency = (clock.now_ms() - started).max(0) as u64;
+            let rec = AttemptRecord {
+                attempt: n,
+                started_ms: started,
+                latency_ms: latency,
+                outcome: out.label(),
+                message: out.words(),
+                replayed: out.replayed(),
+                backoff_ms: None,
+            };
+            notifier.send(Notification::AttemptOutcome {
+                subject: subject.clone(),
+                attempt: n,
+                outcome: rec.outcome.clone(),
+                message: rec.message.clone(),
+                latency_ms: latency,
+            });
+            if rec.replayed {
+                notifier.send(Notification::Replayed { subject: subject.clone(), attempt: n });
+            }
+            records.lock().unwrap().push(rec);
+            match out {
+                AttemptOutcome::Retry { reason, retry_after } => {
+                    if !reason.never_sent() {
+                        *never.lock().unwrap() = false;
+                    }
+                    Err(RetryErr { reason, retry_after })
+                }
+                other => {
+                    *never.lock().unwrap() = false;
+                    Ok(other)
+                }
+            }
+        }
+    };
+
+    let sleep_clock = clock.clone();
+    let adjust_clock = clock.clone();
+    let budget_ms = policy.phase_budget.as_millis() as i64;
+    let max_ra = policy.max_retry_after;
+    let notify_records = records.clone();
+    let notify_notifier = notifier.clone();
+    let notify_subject = subject.clone();
+
+    let result = attempt_fn
+        .retry(backoff)
+        .sleep(move |d: Duration| sleep_clock.sleep(d))
+        .when(|_e: &RetryErr| true)
+        .adjust(move |e: &RetryErr, dur: Option<Duration>| {
+            let d = dur?;
+            let d = match e.retry_after {
+                Some(ra) if ra > max_ra => return None,
+                Some(ra) => d.max(ra),
+                None => d,
+            };
+            let elapsed = adjust_clock.now_ms() - phase_start;
+            if elapsed + d.as_millis() as i64 > budget_ms {
+                return None;
+            }
+            Some(d)
+        })
+        .notify(move |e: &RetryErr, d: Duration| {
+            let mut recs = notify_records.lock().unwrap();
+            let attempt = recs.last().map(|r| r.attempt).unwrap_or(0);
+            if let Some(last) = recs.last_mut() {
+                last.backoff_ms = Some(d.as_millis() as u64);
+            }
+            notify_notifier.send(Notification::BackingOff {
+                subject: notify_subject.clone(),
+                attempt,
+                delay_ms: d.as_millis() as u64,
+                reason: e.reason.words(),
+            });
+        })
+        .await;
+
+    let recs = std::mem::take(&mut *records.lock().unwrap());
+    let never_sent = *all_never_sent.lock().unwrap();
+    match result {
+        Ok(outcome) => (PhaseResult::Final(outcome), recs),
+        Err(e) => (PhaseResult::Exhausted { last: e.reason, never_sent }, recs),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{BoxFuture, VirtualClock};
+    use crate::psp::PaymentIntent;
+    use crate::rng::SeededRandom;
+    use crate::transport::{HttpResponse, Transport, TransportError};
+    use std::collections::VecDeque;
+
+    /// Scripted answers, recording every request seen (unit-test transport).
+    struct Script {
+        answers: Mutex<VecDeque<Result<HttpResponse, TransportError>>>,
+        seen: Mutex<Vec<HttpRequest>>,
+    }
+    impl Transport for Script {
+        fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>> {
+            self.seen.lock().unwrap().push(req);
+            let a = self.answers.lock().unwrap().pop_front().unwrap_or(Err(TransportError::Timeout));
+            Box::pin(async move { a })
+        }
+    }
+    fn ok(replayed: bool) -> Result<HttpResponse, TransportError> {
+        let mut headers = vec![];
+        if replayed {
+            headers.push(("idempotent-replayed".to_string(), "true".to_string()));
+        }
+        Ok(HttpResponse { status: 200, headers, body: br#"{"id":"pi_1","amount":5,"currency":"jpy","status":"succeeded"}"#.to_vec() })
+    }
+    fn status(s: u16, ra: Option<&str>) -> Result<HttpResponse, TransportError> {
+        let headers = ra.map(|v| vec![("retry-after".to_string(), v.to_string())]).unwrap_or_default();
+        Ok(HttpResponse { status: s, headers, body: b"{}".to_vec() })
+    }
+
+    async fn run(
+        answers: Vec<Result<HttpResponse, TransportError>>,
+        policy: RetryPolicy,
+    ) -> (PhaseResult<PaymentIntent>, Vec<AttemptRecord>, Vec<HttpRequest>, Vec<Notification>, i64) {
+        let script = Arc::new(Script { answers: Mutex::new(answers.into()), seen: Mutex::new(vec![]) });
+        let client = PspClient::new(script.clone(), Duration::from_secs(1));
+        let clock: SharedClock = Arc::new(VirtualClock::new(0));
+        let rng: SharedRandom = Arc::new(SeededRandom::new(1));
+        let notifier = Notifier::default();
+        let mut rx = notifier.subscribe();
+        let subject = Subject::Checkout("k1".into());
+        let form = vec![("amount".to_string(), "5".to_string())];
+        let (res, recs) = run_phase::<PaymentIntent>(
+            &client,
+            || client.create_intent_request_from_form(form.clone(), "k1"),
+            &policy,
+            &clock,
+            &rng,
+            &notifier,
+            &subject,
+            1,
+        )
+        .await;
+        let mut notes = vec![];
+        while let Ok(n) = rx.try_recv() {
+            notes.push(n);
+        }
+        let seen = script.seen.lock().unwrap().clone();
+        (res, recs, seen, notes, clock.now_ms())
+    }
+
+    #[tokio::test]
+    async fn same_key_same_body_until_success_with_replay() {
+        let (res, recs, seen, notes, _) = run(
+            vec![Err(TransportError::Timeout), Err(TransportError::Reset("eof".into())), ok(true)],
+            RetryPolicy::interactive(),
+        )
+        .await;
+        assert!(matches!(res, PhaseResult::Final(AttemptOutcome::Ok { replayed: true, .. })));
+        assert_eq!(seen.len(), 3);
+        for r in &seen {
+            assert_eq!(r.idempotency_key.as_deref(), Some("k1"));
+            assert_eq!(r.encoded_body(), seen[0].encoded_body());
+        }
+        assert_eq!(recs.iter().map(|r| r.outcome.as_str()).collect::<Vec<_>>(), ["timeout", "connection_lost", "replayed"]);
+        assert!(recs[0].backoff_ms.is_some() && recs[2].backoff_ms.is_none());
+        assert!(notes.iter().any(|n| matches!(n, Notification::Replayed { attempt: 3, .. })));
+        assert_eq!(notes.iter().filter(|n| matches!(n, Notification::BackingOff { .. })).count(), 2);
+    }
+
+    #[tokio::test]
+    async fn honours_retry_after_and_stops_on_non_retryable() {
+        let (res, recs, _, _, elapsed) =
+            run(vec![status(409, Some("2")), status(429, None), status(503, None), status(402, None)], RetryPolicy::interactive())
+                .await;
+        assert!(matches!(res, PhaseResult::Final(AttemptOutcome::Declined { .. })));
+        assert_eq!(recs.len(), 4);
+        assert!(recs[0].backoff_ms.unwrap() >= 2000, "Retry-After honoured: {:?}", recs[0]);
+        assert!(elapsed >= 2000);
+        for s in [400u16, 401, 500] {
+            let (res, recs, ..) = run(vec![status(s, None), ok(false)], RetryPolicy::interactive()).await;
+            assert!(matches!(res, PhaseResult::Final(AttemptOutcome::Fatal(_) | AttemptOutcome::Unknown { .. })), "{s}");
+            assert_eq!(recs.len(), 1, "{s} must not be retried");
+        }
+    }
+
+    #[tokio::test]
+    async fn bounded_phase_and_backoff_grows_with_jitter() {
+        let p = RetryPolicy { max_attempts: 5, ..RetryPolicy::interactive() };
+        let (res, recs, seen, ..) = run(vec![], p.clone()).await; // all timeouts
+        assert!(matches!(res, PhaseResult::Exhausted { never_sent: false, .. }));
+        assert_eq!(seen.len(), 5);
+        let delays: Vec<u64> = recs.iter().filter_map(|r| r.backoff_ms).collect();
+        assert_eq!(delays.len(), 4);
+        for (i, d) in delays.iter().enumerate() {
+            let base = (p.min_delay.as_millis() as u64) << i;
+            let base = base.min(p.max_delay.as_millis() as u64);
+            assert!(*d >= base && *d <= base * 2, "delay {i} = {d}, base {base}");
+        }
+        // budget: the phase ends when the next wait would pass the budget
+        let p = RetryPolicy { max_attempts: 100, phase_budget: Duration::from_secs(2), ..RetryPolicy::interactive() };
+        let (_, recs, ..) = run(vec![], p).await;
+        let waited: u64 = recs.iter().filter_map(|r| r.backoff_ms).sum();
+        assert!(waited <= 2000 && recs.len() < 10, "{recs:?}");
+        // a Retry-After beyond the interactive limit ends the phase at once
+        let (res, recs, ..) = run(vec![status(503, Some("3600"))], RetryPolicy::interactive()).await;
+        assert!(matches!(res, PhaseResult::Exhausted { .. }));
+        assert_eq!(recs.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn refused_everywhere_is_never_sent() {
+        let refused = || Err(TransportError::ConnectRefused("x".into()));
+        let p = RetryPolicy { max_attempts: 3, ..RetryPolicy::interactive() };
+        let (res, ..) = run(vec![refused(), refused(), refused()], p.clone()).await;
+        assert!(matches!(res, PhaseResult::Exhausted { never_sent: true, .. }));
+        let (res, ..) = run(vec![refused(), Err(TransportError::Timeout), refused()], p).await;
+        assert!(matches!(res, PhaseResult::Exhausted { never_sent: false, .. }));
+    }
+}

@@ -1,0 +1,188 @@
+//! The wire to the PSP, injected. Production: [`HttpTransport`] (reqwest over
+//! real HTTP, connect timeout + per-attempt timeout). The deterministic
+//! simulation plugs in an in-process transport that calls the mock PSP's
+//! service directly under virtual time.
+
+use crate::clock::BoxFuture;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+}
+
+/// One HTTP request to the PSP. `path` includes any query string.
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    pub method: Method,
+    pub path: String,
+    /// Form body (already in Stripe bracket notation), POST only.
+    pub form: Vec<(String, String)>,
+    pub idempotency_key: Option<String>,
+    /// Per-attempt deadline for the whole exchange.
+    pub timeout: Duration,
+}
+
+impl HttpRequest {
+    pub fn encoded_body(&self) -> String {
+        let mut s = form_urlencoded::Serializer::new(String::new());
+        for (k, v) in &self.form {
+            s.append_pair(k, v);
+        }
+        s.finish()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct HttpResponse {
+    pub status: u16,
+    /// Header names lower-cased.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers.iter().find(|(k, _)| *k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Why an attempt got no HTTP response. The distinction that matters for money
+/// is whether the request may have reached the PSP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransportError {
+    /// TCP connection refused / host unreachable: the request never left.
+    ConnectRefused(String),
+    /// Could not connect within the connect timeout: the request never left.
+    ConnectTimeout,
+    /// Sent (or possibly sent) but no answer within the per-attempt timeout.
+    Timeout,
+    /// Connection reset / closed before a full response: possibly executed.
+    Reset(String),
+    /// Anything else (bad URL, TLS config…): a configuration problem.
+    Other(String),
+}
+
+impl TransportError {
+    /// True when the request certainly never reached the PSP.
+    pub fn never_sent(&self) -> bool {
+        matches!(self, TransportError::ConnectRefused(_) | TransportError::ConnectTimeout)
+    }
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportError::ConnectRefused(m) => write!(f, "connection refused ({m})"),
+            TransportError::ConnectTimeout => write!(f, "connect timed out"),
+            TransportError::Timeout => write!(f, "no answer within the attempt timeout"),
+            TransportError::Reset(m) => write!(f, "connection lost before the answer ({m})"),
+            TransportError::Other(m) => write!(f, "transport error: {m}"),
+        }
+    }
+}
+
+pub trait Transport: Send + Sync + 'static {
+    fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>>;
+}
+
+pub type SharedTransport = Arc<dyn Transport>;
+
+/// Real HTTP with reqwest (rustls). Holds base URL and secret key.
+#[derive(Clone)]
+pub struct HttpTransport {
+    client: reqwest::Client,
+    base: String,
+    secret_key: String,
+}
+
+impl std::fmt::Debug for HttpTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the secret key.
+        f.debug_struct("HttpTransport").field("base", &self.base).finish_non_exhaustive()
+    }
+}
+
+impl HttpTransport {
+    pub fn new(base_url: &str, secret_key: &str, connect_timeout: Duration) -> Result<Self, TransportError> {
+        let base = base_url.trim_end_matches('/').to_string();
+        let parsed = reqwest::Url::parse(&base)
+            .map_err(|e| TransportError::Other(format!("invalid PSP URL {base:?}: {e}")))?;
+        if parsed.scheme() != "http" && parsed.scheme() != "https" {
+            return Err(TransportError::Other(format!("PSP URL must be http(s): {base:?}")));
+        }
+        if secret_key.is_empty() {
+            return Err(TransportError::Other("PSP secret key is empty".into()));
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(connect_timeout)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| TransportError::Other(format!("http client: {e}")))?;
+        Ok(Self { client, base, secret_key: secret_key.to_string() })
+    }
+}
+
+fn classify_reqwest(e: &reqwest::Error) -> TransportError {
+    use std::error::Error as _;
+    // Walk the source chain for io errors.
+    let mut src: Option<&(dyn std::error::Error + 'static)> = e.source();
+    let mut io_kind = None;
+    let mut text = e.to_string();
+    while let Some(s) = src {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            io_kind = Some(io.kind());
+        }
+        text = format!("{text}: {s}");
+        src = s.source();
+    }
+    if e.is_connect() {
+        if e.is_timeout() {
+            return TransportError::ConnectTimeout;
+        }
+        return match io_kind {
+            Some(std::io::ErrorKind::TimedOut) => TransportError::ConnectTimeout,
+            _ => TransportError::ConnectRefused(text),
+        };
+    }
+    if e.is_timeout() {
+        return TransportError::Timeout;
+    }
+    if e.is_builder() {
+        return TransportError::Other(text);
+    }
+    TransportError::Reset(text)
+}
+
+impl Transport for HttpTransport {
+    fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>> {
+        let this = self.clone();
+        Box::pin(async move {
+            let url = format!("{}{}", this.base, req.path);
+            let mut rb = match req.method {
+                Method::Get => this.client.get(&url),
+                Method::Post => this
+                    .client
+                    .post(&url)
+                    .header("content-type", "application/x-www-form-urlencoded")
+                    .body(req.encoded_body()),
+            };
+            rb = rb.bearer_auth(&this.secret_key).timeout(req.timeout);
+            if let Some(k) = &req.idempotency_key {
+                rb = rb.header("Idempotency-Key", k);
+            }
+            let resp = rb.send().await.map_err(|e| classify_reqwest(&e))?;
+            let status = resp.status().as_u16();
+            let headers = resp
+                .headers()
+                .iter()
+                .map(|(k, v)| (k.as_str().to_ascii_lowercase(), v.to_str().unwrap_or("").to_string()))
+                .collect();
+            let body = resp.bytes().await.map_err(|e| classify_reqwest(&e))?.to_vec();
+            Ok(HttpResponse { status, headers, body })
+        })
+    }
+}
