@@ -1,1 +1,29 @@
-//! placeholder
+//! # paydesk-ledger
+//!
+//! The domain and the durable ledger of PayDesk (SPEC §2 "ledger + domain"): money,
+//! the payment and refund state machines, and the SQLite ledger that makes "a register
+//! never charges a customer twice and never loses a payment" hold on disk.
+//!
+//! No Tauri, no HTTP, no UI, no async, no clock and no randomness of its own: the
+//! register engine calls it with `now_ms` and an injected [`KeySource`], so a seeded
+//! simulation drives it deterministically.
+//!
+//! * [`money`] — integer minor units with ISO exponents (SPEC §3 rule 10).
+//! * [`state`] — the one transition table per machine (SPEC §4).
+//! * [`Ledger`] — key before network (rule 1), UNIQUE keys and `Exists…` outcomes
+//!   (rule 4), offline queue (rule 7), recovery queries (rule 8), the idempotent event
+//!   consumer (rule 9).
+
+pub mod error;
+pub mod ledger;
+pub mod money;
+pub mod schema;
+pub mod state;
+pub mod types;
+
+pub use error::{Error, Result};
+pub use ledger::{Ledger, BUSY_TIMEOUT};
+pub use money::{Currency, Money};
+pub use schema::SCHEMA_VERSION;
+pub use state::{CaptureMethod, IllegalRefundTransition, IllegalTransition, PaymentState, RefundState, Step};
+pub use types::*;

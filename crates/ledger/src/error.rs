@@ -1,0 +1,95 @@
+//! One error type for the whole crate.
+//!
+//! Variants are specific on purpose: the register engine decides what to do from the
+//! variant (refuse to start, show the cashier, alarm), never from a message string.
+
+use crate::money::Currency;
+use crate::state::{IllegalRefundTransition, IllegalTransition, PaymentState, RefundState};
+
+/// Result alias used by every fallible function in this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in the domain or the ledger.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The database was written by a newer PayDesk: its `user_version` is above what this
+    /// build knows. The file is refused *untouched* (no pragma that writes, no migration),
+    /// so the newer build can still use it.
+    #[error("ledger schema version {found} is newer than this build supports ({supported}); refusing to open it (file left untouched)")]
+    NewerSchema { found: i64, supported: i64 },
+
+    /// The file exists but is not an SQLite database (or its header is destroyed).
+    #[error("{path} is not a PayDesk ledger (not an SQLite database)")]
+    NotADatabase { path: String },
+
+    /// The file is an SQLite database but its content is damaged.
+    #[error("ledger {path} is corrupt: {detail}")]
+    Corrupt { path: String, detail: String },
+
+    /// A payment transition that the table in [`crate::state`] does not allow.
+    #[error(transparent)]
+    IllegalTransition(#[from] IllegalTransition),
+
+    /// A refund transition that the refund table does not allow.
+    #[error(transparent)]
+    IllegalRefundTransition(#[from] IllegalRefundTransition),
+
+    /// `transition(id, from, to)` found the payment in a third state: somebody else moved
+    /// it since the caller read it. Nothing was changed.
+    #[error("payment {payment_id} is {found}, not {expected}: it changed since it was read")]
+    StaleState { payment_id: i64, expected: PaymentState, found: PaymentState },
+
+    /// Same as [`Error::StaleState`] for refunds.
+    #[error("refund {refund_id} is {found}, not {expected}: it changed since it was read")]
+    StaleRefundState { refund_id: i64, expected: RefundState, found: RefundState },
+
+    #[error("unknown payment {0}")]
+    UnknownPayment(String),
+    #[error("unknown refund {0}")]
+    UnknownRefund(String),
+    #[error("unknown cart {0}")]
+    UnknownCart(i64),
+    #[error("unknown product {0}")]
+    UnknownProduct(String),
+
+    /// A refund larger than what is left to refund (captured minus every refund that
+    /// is not failed, pending ones included so two refunds cannot race past the total).
+    #[error("refund of {requested_minor} exceeds the refundable {refundable_minor} on payment {payment_id}")]
+    RefundExceedsCaptured { payment_id: i64, requested_minor: i64, refundable_minor: i64 },
+
+    /// Refunds need money that was captured.
+    #[error("payment {payment_id} is {state}: nothing captured to refund")]
+    NotRefundable { payment_id: i64, state: PaymentState },
+
+    #[error("invalid amount: {0}")]
+    InvalidAmount(String),
+    #[error("invalid currency: {0:?}")]
+    InvalidCurrency(String),
+    #[error("currency mismatch: expected {expected}, got {found}")]
+    CurrencyMismatch { expected: Currency, found: Currency },
+    #[error("amount overflow")]
+    Overflow,
+
+    /// The cart is locked by an open checkout (SPEC §3 rule 2) or already paid.
+    #[error("cart {cart_id} is {state}, not open")]
+    CartNotOpen { cart_id: i64, state: String },
+    #[error("cart {0} is empty")]
+    EmptyCart(i64),
+
+    /// A string read back from the database is not a known value (only possible if the
+    /// file was edited outside PayDesk: the CHECK constraints forbid it otherwise).
+    #[error("unknown {what} {value:?} in the ledger")]
+    UnknownValue { what: &'static str, value: String },
+
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+
+    #[error("json: {0}")]
+    Json(#[from] serde_json::Error),
+
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+
+    #[error("io: {0}")]
+    Io(#[from] std::io::Error),
+}
