@@ -1,0 +1,1476 @@
+//! The PSP itself: authentication, routing, the idempotency layer, the business
+//! operations (payment intents, refunds, events) and the admin endpoints. Everything
+//! here works on [`PspRequest`] → [`Outcome`] without a socket.
+use crate::faults::{Decision, Fault, FaultConfig, ScriptEntry};
+use crate::form::{self, Params};
+use crate::store::{self, IdemRow, StoreError, WriterState};
+use crate::Inner;
+use bytes::Bytes;
+use rand::Rng;
+use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+/// One HTTP request, already read. Header names are matched case-insensitively.
+#[derive(Clone, Debug, Default)]
+pub struct PspRequest {
+    pub method: String,
+    /// Path without the query string, e.g. `/v1/payment_intents`.
+    pub path: String,
+    /// Raw query string without `?` (may be empty).
+    pub query: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Bytes,
+}
+
+impl PspRequest {
+    pub fn get(path_and_query: &str, secret_key: &str) -> Self {
+        let (path, query) = path_and_query.split_once('?').unwrap_or((path_and_query, ""));
+        PspRequest {
+            method: "GET".into(),
+            path: path.into(),
+            query: query.into(),
+            headers: vec![("authorization".into(), format!("Bearer {secret_key}"))],
+            body: Bytes::new(),
+        }
+    }
+    pub fn post(path: &str, secret_key: &str, idempotency_key: Option<&str>, form_params: &[(&str, &str)]) -> Self {
+        let mut headers = vec![
+            ("authorization".into(), format!("Bearer {secret_key}")),
+            ("content-type".into(), "application/x-www-form-urlencoded".into()),
+        ];
+        if let Some(k) = idempotency_key {
+            headers.push(("idempotency-key".into(), k.into()));
+        }
+        PspRequest {
+            method: "POST".into(),
+            path: path.into(),
+            query: String::new(),
+            headers,
+            body: Bytes::from(form::encode(form_params)),
+        }
+    }
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// One HTTP response.
+#[derive(Clone, Debug)]
+pub struct PspResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Bytes,
+}
+
+impl PspResponse {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+    fn new(status: u16, body: Vec<u8>) -> Self {
+        PspResponse {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: Bytes::from(body),
+        }
+    }
+    fn with(mut self, k: &str, v: impl Into<String>) -> Self {
+        self.headers.push((k.into(), v.into()));
+        self
+    }
+}
+
+/// What the transport should do with a request. A simulation interprets these itself.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Send this response.
+    Respond(PspResponse),
+    /// Case A: the request was read and ignored; never answer (the client times out).
+    DropRequest,
+    /// Case B: the request was executed and committed; close the connection without
+    /// answering. The response that was committed is attached for observers.
+    DropResponse(PspResponse),
+    /// The PSP is offline: refuse/reset the connection.
+    Offline,
+}
+
+impl Outcome {
+    pub fn response(&self) -> Option<&PspResponse> {
+        match self {
+            Outcome::Respond(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// Counters exposed by `/__admin/stats` and [`crate::MockPsp::stats`].
+#[derive(Default)]
+pub struct Stats {
+    pub requests: AtomicU64,
+    pub replays: AtomicU64,
+    pub conflicts: AtomicU64,
+    pub mismatches: AtomicU64,
+    pub charges: AtomicU64,
+    pub declines: AtomicU64,
+    pub refunds: AtomicU64,
+    pub executions: AtomicU64,
+    pub redrives: AtomicU64,
+    pub unauthorized: AtomicU64,
+    pub rejected: AtomicU64,
+    pub purged_keys: AtomicU64,
+    pub faults: [AtomicU64; 8],
+}
+
+impl Stats {
+    pub fn fault(&self, f: Fault) {
+        self.faults[Fault::ALL.iter().position(|x| *x == f).unwrap()].fetch_add(1, Relaxed);
+    }
+    pub fn offline(&self) {
+        self.faults[7].fetch_add(1, Relaxed);
+    }
+    pub fn snapshot(&self) -> Value {
+        let mut faults = serde_json::Map::new();
+        for (i, f) in Fault::ALL.iter().enumerate() {
+            faults.insert(f.name().into(), json!(self.faults[i].load(Relaxed)));
+        }
+        faults.insert("offline".into(), json!(self.faults[7].load(Relaxed)));
+        let total: u64 = self.faults.iter().map(|a| a.load(Relaxed)).sum();
+        json!({
+            "requests": self.requests.load(Relaxed),
+            "replays": self.replays.load(Relaxed),
+            "conflicts": self.conflicts.load(Relaxed),
+            "mismatches": self.mismatches.load(Relaxed),
+            "charges": self.charges.load(Relaxed),
+            "declines": self.declines.load(Relaxed),
+            "refunds": self.refunds.load(Relaxed),
+            "executions": self.executions.load(Relaxed),
+            "redrives": self.redrives.load(Relaxed),
+            "unauthorized": self.unauthorized.load(Relaxed),
+            "rejected": self.rejected.load(Relaxed),
+            "purged_keys": self.purged_keys.load(Relaxed),
+            "injected_faults": total,
+            "faults": faults,
+        })
+    }
+}
+
+// ---------------------------------------------------------------- errors
+
+struct ApiError {
+    status: u16,
+    typ: &'static str,
+    code: Option<String>,
+    message: String,
+    param: Option<String>,
+    extra: Vec<(&'static str, Value)>,
+}
+
+fn invalid(code: &str, message: impl Into<String>, param: Option<&str>) -> ApiError {
+    ApiError {
+        status: 400,
+        typ: "invalid_request_error",
+        code: Some(code.into()),
+        message: message.into(),
+        param: param.map(Into::into),
+        extra: vec![],
+    }
+}
+
+fn missing(kind: &str, id: &str, param: Option<&str>) -> ApiError {
+    ApiError {
+        status: 404,
+        typ: "invalid_request_error",
+        code: Some("resource_missing".into()),
+        message: format!("No such {kind}: '{id}'"),
+        param: param.map(Into::into),
+        extra: vec![],
+    }
+}
+
+impl ApiError {
+    fn body(&self) -> Value {
+        let mut e = serde_json::Map::new();
+        e.insert("type".into(), json!(self.typ));
+        e.insert("code".into(), json!(self.code));
+        e.insert("message".into(), json!(self.message));
+        e.insert("param".into(), json!(self.param));
+        for (k, v) in &self.extra {
+            e.insert((*k).into(), v.clone());
+        }
+        json!({ "error": e })
+    }
+    fn response(&self) -> PspResponse {
+        PspResponse::new(self.status, serde_json::to_vec(&self.body()).unwrap())
+    }
+}
+
+// ---------------------------------------------------------------- validation
+
+const CURRENCIES: &[&str] = &[
+    "usd", "eur", "jpy", "gbp", "aud", "cad", "chf", "cny", "hkd", "sgd", "sek", "nok", "dkk", "pln", "czk", "huf",
+    "nzd", "mxn", "brl", "inr", "krw", "twd", "thb", "myr", "php", "idr", "zar", "ils", "aed", "sar", "try", "ron",
+    "bgn", "isk", "clp", "vnd", "ugx", "kwd", "bhd", "jod", "omr", "tnd",
+];
+const MAX_AMOUNT: i64 = 99_999_999;
+const TEST_METHODS: &[&str] = &["pm_card_visa", "pm_card_chargeDeclined", "pm_card_chargeDeclinedInsufficientFunds"];
+
+fn parse_amount(name: &str, v: &str) -> Result<i64, ApiError> {
+    let ok = !v.is_empty() && v.len() <= 20 && v.bytes().enumerate().all(|(i, b)| b.is_ascii_digit() || (i == 0 && b == b'-'));
+    let n: i64 = if ok { v.parse().ok() } else { None }.ok_or_else(|| {
+        invalid("parameter_invalid_integer", format!("Invalid integer: {}", truncate(v, 40)), Some(name))
+    })?;
+    if n < 1 {
+        return Err(invalid("amount_too_small", format!("Amount must be at least 1 (got {n})."), Some(name)));
+    }
+    if n > MAX_AMOUNT {
+        return Err(invalid("amount_too_large", format!("Amount must be no more than {MAX_AMOUNT}."), Some(name)));
+    }
+    Ok(n)
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+fn valid_id(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 255 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Parameter access with unknown-parameter and duplicate checks.
+struct P {
+    map: BTreeMap<String, Vec<String>>,
+    metadata: BTreeMap<String, String>,
+}
+
+impl P {
+    fn new(params: &Params, allowed: &[&str], allow_metadata: bool) -> Result<P, ApiError> {
+        let mut map: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut metadata = BTreeMap::new();
+        for (k, v) in params {
+            if allow_metadata && k == "metadata" && v.is_empty() {
+                continue;
+            }
+            if allow_metadata && k.starts_with("metadata[") && k.ends_with(']') {
+                let mk = &k[9..k.len() - 1];
+                if mk.is_empty() || mk.len() > 40 || mk.contains('[') {
+                    return Err(invalid("parameter_invalid_string", format!("Invalid metadata key: '{}'", truncate(mk, 60)), Some(k)));
+                }
+                if v.chars().count() > 500 {
+                    return Err(invalid("parameter_invalid_string", "Metadata values can have up to 500 characters", Some(k)));
+                }
+                if metadata.insert(mk.to_string(), v.clone()).is_some() {
+                    return Err(invalid("parameter_duplicate", format!("Received duplicate parameter: {k}"), Some(k)));
+                }
+                if metadata.len() > 50 {
+                    return Err(invalid("parameter_invalid_string", "At most 50 metadata keys", Some("metadata")));
+                }
+                continue;
+            }
+            let base = k.split('[').next().unwrap_or(k);
+            if !allowed.contains(&k.as_str()) && !allowed.contains(&format!("{base}[]").as_str()) {
+                return Err(invalid("parameter_unknown", format!("Received unknown parameter: {}", truncate(k, 80)), Some(truncate(k, 80).as_str())));
+            }
+            let e = map.entry(k.clone()).or_default();
+            e.push(v.clone());
+            if e.len() > 1 && !k.ends_with("[]") {
+                return Err(invalid("parameter_duplicate", format!("Received duplicate parameter: {k}"), Some(k)));
+            }
+        }
+        Ok(P { map, metadata })
+    }
+    fn get(&self, k: &str) -> Option<&str> {
+        self.map.get(k).and_then(|v| v.first()).map(|s| s.as_str())
+    }
+    fn bool(&self, k: &str) -> Result<Option<bool>, ApiError> {
+        match self.get(k) {
+            None => Ok(None),
+            Some("true") => Ok(Some(true)),
+            Some("false") => Ok(Some(false)),
+            Some(v) => Err(invalid("parameter_invalid_boolean", format!("Invalid boolean: {}", truncate(v, 40)), Some(k))),
+        }
+    }
+    fn limit(&self) -> Result<i64, ApiError> {
+        match self.get("limit") {
+            None => Ok(10),
+            Some(v) => match v.parse::<i64>() {
+                Ok(n) if (1..=100).contains(&n) => Ok(n),
+                _ => Err(invalid("parameter_invalid_integer", "limit must be an integer between 1 and 100", Some("limit"))),
+            },
+        }
+    }
+    fn id(&self, k: &str) -> Result<Option<String>, ApiError> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(v) if valid_id(v) => Ok(Some(v.to_string())),
+            Some(_) => Err(invalid("parameter_invalid_string", format!("Invalid id in {k}"), Some(k))),
+        }
+    }
+}
+
+/// A validated write operation, executed on the writer thread after the claim.
+#[derive(Clone, Debug)]
+enum Action {
+    CreatePi {
+        amount: i64,
+        currency: String,
+        payment_method: Option<String>,
+        confirm: bool,
+        manual: bool,
+        metadata: BTreeMap<String, String>,
+        description: Option<String>,
+    },
+    Capture {
+        id: String,
+        amount: Option<i64>,
+    },
+    Cancel {
+        id: String,
+        reason: Option<String>,
+    },
+    Refund {
+        payment_intent: Option<String>,
+        charge: Option<String>,
+        amount: Option<i64>,
+        reason: Option<String>,
+        metadata: BTreeMap<String, String>,
+    },
+}
+
+const EXPAND: &str = "expand[]";
+
+fn validate_post(path: &[&str], params: &Params) -> Result<Action, ApiError> {
+    match path {
+        ["v1", "payment_intents"] => {
+            let p = P::new(
+                params,
+                &["amount", "currency", "payment_method", "confirm", "capture_method", "description", "payment_method_types[]", "receipt_email", "statement_descriptor", "confirmation_method", "automatic_payment_methods[enabled]", "automatic_payment_methods[allow_redirects]", "off_session", "setup_future_usage", "customer", EXPAND],
+                true,
+            )?;
+            let amount = parse_amount("amount", p.get("amount").ok_or_else(|| invalid("parameter_missing", "Missing required param: amount.", Some("amount")))?)?;
+            let currency = p.get("currency").ok_or_else(|| invalid("parameter_missing", "Missing required param: currency.", Some("currency")))?;
+            let cur = currency.to_ascii_lowercase();
+            if !CURRENCIES.contains(&cur.as_str()) {
+                return Err(invalid("parameter_invalid_string", format!("Invalid currency: {}. Stripe currently supports these currencies: {}", truncate(currency, 20), CURRENCIES.join(", ")), Some("currency")));
+            }
+            let pm = p.get("payment_method").map(str::to_string);
+            if let Some(pm) = &pm {
+                if !TEST_METHODS.contains(&pm.as_str()) {
+                    return Err(invalid("resource_missing", format!("No such PaymentMethod: '{}'", truncate(pm, 60)), Some("payment_method")));
+                }
+            }
+            let confirm = p.bool("confirm")?.unwrap_or(false);
+            if confirm && pm.is_none() {
+                return Err(invalid("payment_intent_unexpected_state", "You cannot confirm this PaymentIntent because it's missing a payment method.", Some("payment_method")));
+            }
+            let manual = match p.get("capture_method") {
+                None | Some("automatic") | Some("automatic_async") => false,
+                Some("manual") => true,
+                Some(v) => return Err(invalid("parameter_invalid_string", format!("Invalid capture_method: must be one of automatic, automatic_async, or manual (got {})", truncate(v, 40)), Some("capture_method"))),
+            };
+            if let Some(d) = p.get("description") {
+                if d.chars().count() > 1000 {
+                    return Err(invalid("parameter_invalid_string", "description is too long", Some("description")));
+                }
+            }
+            Ok(Action::CreatePi { amount, currency: cur, payment_method: pm, confirm, manual, description: p.get("description").map(str::to_string), metadata: p.metadata })
+        }
+        ["v1", "payment_intents", id, "capture"] if valid_id(id) => {
+            let p = P::new(params, &["amount_to_capture", EXPAND], false)?;
+            let amount = p.get("amount_to_capture").map(|v| parse_amount("amount_to_capture", v)).transpose()?;
+            Ok(Action::Capture { id: id.to_string(), amount })
+        }
+        ["v1", "payment_intents", id, "cancel"] if valid_id(id) => {
+            let p = P::new(params, &["cancellation_reason", EXPAND], false)?;
+            let reason = p.get("cancellation_reason").map(str::to_string);
+            if let Some(r) = &reason {
+                if !["duplicate", "fraudulent", "requested_by_customer", "abandoned"].contains(&r.as_str()) {
+                    return Err(invalid("parameter_invalid_string", "Invalid cancellation_reason", Some("cancellation_reason")));
+                }
+            }
+            Ok(Action::Cancel { id: id.to_string(), reason })
+        }
+        ["v1", "refunds"] => {
+            let p = P::new(params, &["payment_intent", "charge", "amount", "reason", EXPAND], true)?;
+            let payment_intent = p.id("payment_intent")?;
+            let charge = p.id("charge")?;
+            if payment_intent.is_none() && charge.is_none() {
+                return Err(invalid("parameter_missing", "One of the following params should be provided for this request: payment_intent or charge.", Some("payment_intent")));
+            }
+            let amount = p.get("amount").map(|v| parse_amount("amount", v)).transpose()?;
+            let reason = p.get("reason").map(str::to_string);
+            if let Some(r) = &reason {
+                if !["duplicate", "fraudulent", "requested_by_customer"].contains(&r.as_str()) {
+                    return Err(invalid("parameter_invalid_string", "Invalid reason", Some("reason")));
+                }
+            }
+            Ok(Action::Refund { payment_intent, charge, amount, reason, metadata: p.metadata })
+        }
+        _ => Err(not_found_url("POST", path)),
+    }
+}
+
+fn not_found_url(method: &str, path: &[&str]) -> ApiError {
+    ApiError {
+        status: 404,
+        typ: "invalid_request_error",
+        code: None,
+        message: format!("Unrecognized request URL ({method}: /{}).", truncate(&path.join("/"), 200)),
+        param: None,
+        extra: vec![],
+    }
+}
+
+// ---------------------------------------------------------------- auth
+
+fn b64decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut buf = 0u32;
+    let mut bits = 0;
+    for c in s.trim().bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            _ => return None,
+        } as u32;
+        buf = (buf << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buf >> bits) as u8);
+            buf &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+enum Auth {
+    Missing,
+    Unknown(String),
+    Account(String),
+}
+
+fn authenticate(inner: &Inner, req: &PspRequest) -> Auth {
+    let Some(h) = req.header("authorization") else { return Auth::Missing };
+    let key = if let Some(k) = h.strip_prefix("Bearer ").or_else(|| h.strip_prefix("bearer ")) {
+        k.trim().to_string()
+    } else if let Some(b) = h.strip_prefix("Basic ").or_else(|| h.strip_prefix("basic ")) {
+        match b64decode(b).and_then(|v| String::from_utf8(v).ok()) {
+            Some(s) => s.split(':').next().unwrap_or("").to_string(),
+            None => return Auth::Unknown(String::new()),
+        }
+    } else {
+        return Auth::Unknown(String::new());
+    };
+    if key.is_empty() {
+        return Auth::Missing;
+    }
+    match inner.accounts.get(&key) {
+        Some(acct) => Auth::Account(acct.clone()),
+        None => Auth::Unknown(key),
+    }
+}
+
+fn redact(key: &str) -> String {
+    let n = key.chars().count();
+    if n <= 8 {
+        "*".repeat(n)
+    } else {
+        format!("{}{}{}", key.chars().take(8).collect::<String>(), "*".repeat(n.saturating_sub(12).min(20)), key.chars().skip(n - 4).collect::<String>())
+    }
+}
+
+// ---------------------------------------------------------------- request handling
+
+impl Inner {
+    fn request_id(&self) -> String {
+        format!("req_{:014}", self.req_seq.fetch_add(1, Relaxed) + 1)
+    }
+
+    pub(crate) async fn handle(&self, req: PspRequest) -> Outcome {
+        if req.path.starts_with("/__admin") {
+            return Outcome::Respond(self.admin(&req).await);
+        }
+        self.stats.requests.fetch_add(1, Relaxed);
+        if self.is_offline() {
+            self.stats.offline();
+            return Outcome::Offline;
+        }
+        let decision = self.faults.decide(&req.method, &req.path);
+        for f in decision.faults() {
+            if f != Fault::Slow && f != Fault::InternalError && f != Fault::DuplicateEvents && f != Fault::DropResponse {
+                self.stats.fault(f);
+            }
+        }
+        if decision.drop_request {
+            return Outcome::DropRequest;
+        }
+        if let Some(code) = decision.transient {
+            let (typ, msg) = if code == 503 {
+                ("api_error", "The service is temporarily unavailable. Please retry.")
+            } else {
+                ("invalid_request_error", "Too many requests hit the API too quickly. Please retry.")
+            };
+            let e = ApiError { status: code, typ, code: Some(if code == 503 { "service_unavailable".into() } else { "rate_limit".into() }), message: msg.into(), param: None, extra: vec![] };
+            return Outcome::Respond(self.finish(e.response(), &req).with("Retry-After", "1").with("Stripe-Should-Retry", "true"));
+        }
+        let resp = self.dispatch(&req, &decision).await;
+        let resp = self.finish(resp, &req);
+        if decision.drop_response {
+            self.stats.fault(Fault::DropResponse);
+            return Outcome::DropResponse(resp);
+        }
+        Outcome::Respond(resp)
+    }
+
+    fn finish(&self, resp: PspResponse, req: &PspRequest) -> PspResponse {
+        let mut resp = resp.with("Request-Id", self.request_id()).with("Stripe-Version", "2025-03-31.basil");
+        if let Some(k) = req.header("idempotency-key") {
+            if req.method == "POST" && k.len() <= 255 {
+                resp = resp.with("Idempotency-Key", k);
+            }
+        }
+        resp
+    }
+
+    async fn dispatch(&self, req: &PspRequest, decision: &Decision) -> PspResponse {
+        let account = match authenticate(self, req) {
+            Auth::Account(a) => a,
+            Auth::Missing => {
+                self.stats.unauthorized.fetch_add(1, Relaxed);
+                let mut e = invalid("api_key_missing", "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').", None);
+                e.status = 401;
+                return e.response().with("WWW-Authenticate", "Bearer realm=\"Stripe\"");
+            }
+            Auth::Unknown(k) => {
+                self.stats.unauthorized.fetch_add(1, Relaxed);
+                let mut e = invalid("api_key_invalid", format!("Invalid API Key provided: {}", redact(&k)), None);
+                e.status = 401;
+                return e.response().with("WWW-Authenticate", "Bearer realm=\"Stripe\"");
+            }
+        };
+        let segs: Vec<&str> = req.path.trim_matches('/').split('/').collect();
+        let result = match req.method.as_str() {
+            "GET" => self.get(&account, &segs, req, decision).await,
+            "POST" => self.post(&account, &segs, req, decision).await,
+            "DELETE" => Err(not_found_url("DELETE", &segs)),
+            m => Err(ApiError { status: 405, typ: "invalid_request_error", code: None, message: format!("Method {} not allowed", truncate(m, 20)), param: None, extra: vec![] }),
+        };
+        match result {
+            Ok(r) => r,
+            Err(e) => {
+                if e.status == 400 || e.status == 404 || e.status == 413 {
+                    self.stats.rejected.fetch_add(1, Relaxed);
+                }
+                e.response()
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ POST + idempotency
+
+    async fn post(&self, account: &str, segs: &[&str], req: &PspRequest, decision: &Decision) -> Result<PspResponse, ApiError> {
+        let params = form::parse(&req.body).map_err(|e| invalid("parameter_invalid_string", e.0, None))?;
+        let action = validate_post(segs, &params)?;
+        let key = match req.header("idempotency-key") {
+            None => return Err(invalid("idempotency_key_missing", "An Idempotency-Key header is required for POST requests.", None)),
+            Some(k) if k.trim().is_empty() => return Err(invalid("idempotency_key_invalid", "The Idempotency-Key header must not be empty.", None)),
+            Some(k) if k.len() > 255 => return Err(invalid("idempotency_key_invalid", format!("The Idempotency-Key header must be at most 255 characters (got {}).", k.len()), None)),
+            Some(k) => k.to_string(),
+        };
+        let (fp, canon) = form::fingerprint(&req.method, &req.path, &params);
+        let now = self.clock.now_ms();
+        // Fast path: a finished key is answered from a read connection (no fsync).
+        let (acct, k2) = (account.to_string(), key.clone());
+        let existing = self.store.read(move |c| store::get_idem(c, &acct, &k2)).await.map_err(internal)?;
+        if let Some(row) = existing {
+            if row.created_ms + self.retention_ms > now {
+                if row.fingerprint != fp {
+                    return Err(self.mismatch(&row, &req.method, &req.path, &canon, &key));
+                }
+                if let (Some(status), Some(body)) = (row.status, row.body) {
+                    return Ok(self.replay(status, body));
+                }
+            }
+        }
+        // Claim: INSERT under UNIQUE(account, key), committed before execution.
+        let claim = {
+            let (acct, key, method, path, fp, canon) = (account.to_string(), key.clone(), req.method.clone(), req.path.clone(), fp.clone(), canon.clone());
+            let (retention, lock_timeout) = (self.retention_ms, self.lock_timeout_ms);
+            self.store
+                .write(move |c, _| claim(c, &acct, &key, &method, &path, &fp, &canon, now, retention, lock_timeout))
+                .await
+                .map_err(internal)?
+        };
+        let claim_id = match claim {
+            Claim::Claimed { id, redrive } => {
+                if redrive {
+                    self.stats.redrives.fetch_add(1, Relaxed);
+                }
+                id
+            }
+            Claim::Replay(status, body) => return Ok(self.replay(status, body)),
+            Claim::Mismatch(row) => return Err(self.mismatch(&row, &req.method, &req.path, &canon, &key)),
+            Claim::InUse(wait_ms) => {
+                self.stats.conflicts.fetch_add(1, Relaxed);
+                let secs = ((wait_ms + 999) / 1000).clamp(1, 1);
+                let e = ApiError { status: 409, typ: "idempotency_error", code: Some("idempotency_key_in_use".into()), message: format!("There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): {}. Please try again later.", key), param: None, extra: vec![] };
+                return Ok(e.response().with("Retry-After", secs.to_string()).with("Stripe-Should-Retry", "true"));
+            }
+        };
+        self.crash_point("after_claim");
+        if let Some(ms) = decision.slow_ms {
+            self.stats.fault(Fault::Slow);
+            self.clock.sleep(Duration::from_millis(ms)).await;
+        }
+        if decision.internal_error {
+            self.stats.fault(Fault::InternalError);
+        }
+        let exec_now = self.clock.now_ms();
+        let fail = decision.internal_error;
+        let acct = account.to_string();
+        let key2 = key.clone();
+        let res = self
+            .store
+            .write(move |c, st| execute(c, st, claim_id, &acct, &key2, exec_now, &action, fail))
+            .await;
+        let (status, body) = match res {
+            Ok(ex) => {
+                self.stats.executions.fetch_add(1, Relaxed);
+                if ex.charged {
+                    self.stats.charges.fetch_add(1, Relaxed);
+                }
+                if ex.declined {
+                    self.stats.declines.fetch_add(1, Relaxed);
+                }
+                if ex.refunded {
+                    self.stats.refunds.fetch_add(1, Relaxed);
+                }
+                (ex.status, ex.body)
+            }
+            Err(e) => {
+                // Execution began and failed: store a 500 so a retry replays "unknown".
+                let body = serde_json::to_vec(&internal(e).body()).unwrap();
+                let b2 = body.clone();
+                let _ = self
+                    .store
+                    .write(move |c, _| {
+                        c.execute("UPDATE idem SET status=500, body=?2, finished_ms=?3 WHERE id=?1 AND status IS NULL", params![claim_id, b2, exec_now])?;
+                        Ok(())
+                    })
+                    .await;
+                (500, body)
+            }
+        };
+        self.crash_point("after_execute");
+        Ok(PspResponse::new(status, body))
+    }
+
+    fn replay(&self, status: u16, body: Vec<u8>) -> PspResponse {
+        self.stats.replays.fetch_add(1, Relaxed);
+        PspResponse::new(status, body).with("Idempotent-Replayed", "true")
+    }
+
+    fn mismatch(&self, row: &IdemRow, method: &str, path: &str, canon: &str, key: &str) -> ApiError {
+        self.stats.mismatches.fetch_add(1, Relaxed);
+        let (what, param) = if row.method != method || row.path != path {
+            (format!("the request path (first used with {} {}, now {} {})", row.method, row.path, method, path), None)
+        } else {
+            let p = form::first_difference(&row.params, canon).unwrap_or_default();
+            (format!("parameter '{p}'"), Some(p))
+        };
+        ApiError {
+            status: 400,
+            typ: "idempotency_error",
+            code: Some("idempotency_key_reused".into()),
+            message: format!("Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '{}' if you meant to execute a different request. First difference: {what}.", truncate(key, 255)),
+            param,
+            extra: vec![],
+        }
+    }
+
+    fn crash_point(&self, name: &str) {
+        if self.crash_point.as_deref() == Some(name) {
+            eprintln!("mock-psp: crash point {name} reached, aborting");
+            std::process::abort();
+        }
+    }
+
+    // ------------------------------------------------------------ GET
+
+    async fn get(&self, account: &str, segs: &[&str], req: &PspRequest, decision: &Decision) -> Result<PspResponse, ApiError> {
+        let params = form::parse(req.query.as_bytes()).map_err(|e| invalid("parameter_invalid_string", e.0, None))?;
+        if let Some(ms) = decision.slow_ms {
+            self.stats.fault(Fault::Slow);
+            self.clock.sleep(Duration::from_millis(ms)).await;
+        }
+        let acct = account.to_string();
+        let body: Value = match segs {
+            ["v1", "payment_intents", "search"] => {
+                let p = P::new(&params, &["query", "limit", "page", EXPAND], false)?;
+                let q = parse_search(p.get("query").ok_or_else(|| invalid("parameter_missing", "Missing required param: query.", Some("query")))?)?;
+                let limit = p.limit()?;
+                let page = match p.get("page") {
+                    None => None,
+                    Some(v) => Some(v.strip_prefix("pg_").and_then(|s| s.parse::<i64>().ok()).ok_or_else(|| invalid("parameter_invalid_string", "Invalid page", Some("page")))?),
+                };
+                self.store.read(move |c| search(c, &acct, &q, limit, page)).await.map_err(internal)?
+            }
+            ["v1", "payment_intents"] => {
+                let p = P::new(&params, &["limit", "starting_after", "ending_before", "created", "created[gt]", "created[gte]", "created[lt]", "created[lte]", "customer", EXPAND], false)?;
+                let lp = ListParams::from(&p)?;
+                self.store.read(move |c| list(c, "payment_intents", &acct, &lp, None, "/v1/payment_intents")).await.map_err(internal)??
+            }
+            ["v1", "payment_intents", id] if valid_id(id) => {
+                P::new(&params, &["client_secret", EXPAND], false)?;
+                let id = id.to_string();
+                self.store.read(move |c| get_obj(c, "payment_intents", &acct, &id)).await.map_err(internal)?.ok_or_else(|| missing("payment_intent", segs[2], Some("intent")))?
+            }
+            ["v1", "refunds", id] if valid_id(id) => {
+                P::new(&params, &[EXPAND], false)?;
+                let id = id.to_string();
+                self.store.read(move |c| get_obj(c, "refunds", &acct, &id)).await.map_err(internal)?.ok_or_else(|| missing("refund", segs[2], Some("refund")))?
+            }
+            ["v1", "charges", id] if valid_id(id) => {
+                P::new(&params, &[EXPAND], false)?;
+                let id = id.to_string();
+                self.store.read(move |c| get_obj(c, "charges", &acct, &id)).await.map_err(internal)?.ok_or_else(|| missing("charge", segs[2], Some("charge")))?
+            }
+            ["v1", "events", id] if valid_id(id) => {
+                P::new(&params, &[EXPAND], false)?;
+                let id = id.to_string();
+                self.store.read(move |c| get_obj(c, "events", &acct, &id)).await.map_err(internal)?.ok_or_else(|| missing("event", segs[2], Some("id")))?
+            }
+            ["v1", "events"] => {
+                let p = P::new(&params, &["limit", "starting_after", "ending_before", "created", "created[gt]", "created[gte]", "created[lt]", "created[lte]", "type", "types[]", "delivery_success", EXPAND], false)?;
+                let lp = ListParams::from(&p)?;
+                let mut types: Vec<String> = p.map.get("types[]").cloned().unwrap_or_default();
+                if let Some(t) = p.get("type") {
+                    types.push(t.to_string());
+                }
+                let types = if types.is_empty() { None } else { Some(types) };
+                let mut page = self.store.read(move |c| list(c, "events", &acct, &lp, types.as_deref(), "/v1/events")).await.map_err(internal)??;
+                if decision.duplicate_events {
+                    let acct = account.to_string();
+                    let older = self.store.read(move |c| recent_events(c, &acct, 50)).await.map_err(internal)?;
+                    if self.redeliver(&mut page, older) {
+                        self.stats.fault(Fault::DuplicateEvents);
+                    }
+                }
+                page
+            }
+            _ => return Err(not_found_url("GET", segs)),
+        };
+        Ok(PspResponse::new(200, serde_json::to_vec(&body).unwrap()))
+    }
+
+    /// Duplicate + out-of-order redelivery: older events are inserted again and the
+    /// page's interior is shuffled. The first and last items stay in place so that
+    /// `starting_after`/`ending_before` cursors taken from them never skip an event.
+    fn redeliver(&self, page: &mut Value, older: Vec<Value>) -> bool {
+        let Some(data) = page.get_mut("data").and_then(|d| d.as_array_mut()) else { return false };
+        if data.len() < 2 || older.is_empty() {
+            return false;
+        }
+        let first_seq = data.iter().map(|e| e["created"].as_i64().unwrap_or(0)).max().unwrap_or(0);
+        self.faults.with_rng(|rng| {
+            let last = data.pop().unwrap();
+            let first = data.remove(0);
+            // Shuffle the interior (Fisher-Yates).
+            for i in (1..data.len()).rev() {
+                let j = rng.random_range(0..=i);
+                data.swap(i, j);
+            }
+            let n = rng.random_range(1..=3usize);
+            for _ in 0..n {
+                let ev = &older[rng.random_range(0..older.len())];
+                if ev["created"].as_i64().unwrap_or(0) <= first_seq {
+                    let pos = rng.random_range(0..=data.len());
+                    data.insert(pos, ev.clone());
+                }
+            }
+            data.insert(0, first);
+            data.push(last);
+        });
+        true
+    }
+
+    pub(crate) fn is_offline(&self) -> bool {
+        let mut g = self.offline.lock().unwrap();
+        match *g {
+            Offline::Online => false,
+            Offline::Indefinite => true,
+            Offline::Until(t) => {
+                if self.clock.now_ms() >= t {
+                    *g = Offline::Online;
+                    false
+                } else {
+                    true
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ admin
+
+    async fn admin(&self, req: &PspRequest) -> PspResponse {
+        if !self.admin {
+            return not_found_url(&req.method, &req.path.trim_matches('/').split('/').collect::<Vec<_>>()).response();
+        }
+        let src = if req.method == "GET" { req.query.as_bytes().to_vec() } else { req.body.to_vec() };
+        let params = match form::parse(&src) {
+            Ok(p) => p,
+            Err(e) => return invalid("parameter_invalid_string", e.0, None).response(),
+        };
+        let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        let ok = |v: Value| PspResponse::new(200, serde_json::to_vec(&v).unwrap());
+        match (req.method.as_str(), req.path.as_str()) {
+            ("GET", "/__admin/stats") => ok(self.stats_json()),
+            ("GET", "/__admin/faults") => ok(json!({"config": self.faults.config(), "script": self.faults.scripted()})),
+            ("POST", "/__admin/faults") => {
+                let mut cfg = match get("preset") {
+                    Some(p) => match FaultConfig::preset(p) {
+                        Some(c) => c,
+                        None => return invalid("parameter_invalid_string", "preset must be none, flaky or chaos", Some("preset")).response(),
+                    },
+                    None => self.faults.config(),
+                };
+                for f in Fault::ALL {
+                    if let Some(v) = get(f.name()) {
+                        match v.parse::<f64>() {
+                            Ok(p) if (0.0..=1.0).contains(&p) => cfg.set_rate(f, p),
+                            _ => return invalid("parameter_invalid_string", format!("{} must be a probability 0..1", f.name()), Some(f.name())).response(),
+                        }
+                    }
+                }
+                if let Some(v) = get("slow_ms") {
+                    match v.parse() {
+                        Ok(ms) => cfg.slow_ms = ms,
+                        Err(_) => return invalid("parameter_invalid_integer", "slow_ms must be an integer", Some("slow_ms")).response(),
+                    }
+                }
+                self.faults.set_config(cfg.clone());
+                ok(json!({"config": cfg}))
+            }
+            ("POST", "/__admin/faults/script") => {
+                let Some(fault) = get("fault").and_then(Fault::parse) else {
+                    return invalid("parameter_invalid_string", "fault must be one of drop_request, drop_response, slow, transient_503, transient_429, internal_error, duplicate_events", Some("fault")).response();
+                };
+                let path = get("path").unwrap_or("*").to_string();
+                let count = get("count").and_then(|c| c.parse().ok()).unwrap_or(1);
+                let slow_ms = get("slow_ms").and_then(|c| c.parse().ok());
+                self.faults.script(ScriptEntry { path, fault, remaining: count, slow_ms });
+                ok(json!({"script": self.faults.scripted()}))
+            }
+            ("POST", "/__admin/faults/script/clear") => {
+                self.faults.clear_script();
+                ok(json!({"script": []}))
+            }
+            ("POST", "/__admin/offline") => {
+                let on = get("on").map(|v| v == "true" || v == "1").unwrap_or(true);
+                let dur = get("duration_ms").and_then(|v| v.parse::<u64>().ok());
+                self.set_offline(on, dur.map(Duration::from_millis));
+                ok(json!({"offline": self.is_offline()}))
+            }
+            ("GET", "/__admin/clock") => ok(json!({"now_ms": self.clock.now_ms()})),
+            ("POST", "/__admin/clock/advance") => {
+                let ms = get("ms").and_then(|v| v.parse::<u64>().ok()).or_else(|| get("seconds").and_then(|v| v.parse::<u64>().ok()).map(|s| s * 1000));
+                let Some(ms) = ms else { return invalid("parameter_missing", "ms or seconds is required", Some("ms")).response() };
+                if !self.clock.advance(Duration::from_millis(ms)) {
+                    return invalid("clock_fixed", "this clock cannot be moved", None).response();
+                }
+                ok(json!({"now_ms": self.clock.now_ms()}))
+            }
+            ("POST", "/__admin/purge") => match self.purge_expired().await {
+                Ok((n, worst)) => ok(json!({"purged": n, "worst_chunk_ms": worst.as_secs_f64() * 1000.0})),
+                Err(e) => internal(e).response(),
+            },
+            _ => not_found_url(&req.method, &req.path.trim_matches('/').split('/').collect::<Vec<_>>()).response(),
+        }
+    }
+
+    pub(crate) fn set_offline(&self, on: bool, duration: Option<Duration>) {
+        let mut g = self.offline.lock().unwrap();
+        *g = match (on, duration) {
+            (false, _) => Offline::Online,
+            (true, None) => Offline::Indefinite,
+            (true, Some(d)) => Offline::Until(self.clock.now_ms() + d.as_millis() as i64),
+        };
+    }
+
+    pub(crate) fn stats_json(&self) -> Value {
+        let mut v = self.stats.snapshot();
+        let s = &self.store.stats;
+        v["storage"] = json!({
+            "transactions": s.transactions.load(Relaxed),
+            "jobs": s.jobs.load(Relaxed),
+            "max_batch": s.max_batch.load(Relaxed),
+        });
+        v
+    }
+
+    /// Deletes keys past retention in small chunks, each its own writer job, so
+    /// requests queued behind the purge wait at most one chunk.
+    pub(crate) async fn purge_expired(&self) -> Result<(usize, Duration), StoreError> {
+        let cutoff = self.clock.now_ms() - self.retention_ms;
+        let mut total = 0;
+        let mut worst = Duration::ZERO;
+        loop {
+            let chunk = self.purge_chunk;
+            let t = std::time::Instant::now();
+            let n = self.store.write(move |c, _| store::purge_chunk(c, cutoff, chunk)).await?;
+            worst = worst.max(t.elapsed());
+            total += n;
+            self.stats.purged_keys.fetch_add(n as u64, Relaxed);
+            if n < chunk {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        Ok((total, worst))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Offline {
+    Online,
+    Indefinite,
+    Until(i64),
+}
+
+fn internal(e: StoreError) -> ApiError {
+    ApiError { status: 500, typ: "api_error", code: Some("internal_error".into()), message: format!("An internal error occurred: {e}"), param: None, extra: vec![] }
+}
+
+// ---------------------------------------------------------------- claim + execute (writer thread)
+
+enum Claim {
+    Claimed { id: i64, redrive: bool },
+    Replay(u16, Vec<u8>),
+    Mismatch(IdemRow),
+    InUse(i64),
+}
+
+#[allow(clippy::too_many_arguments)]
+fn claim(c: &Connection, account: &str, key: &str, method: &str, path: &str, fp: &str, canon: &str, now: i64, retention: i64, lock_timeout: i64) -> Result<Claim, StoreError> {
+    if let Some(row) = store::get_idem(c, account, key)? {
+        if row.created_ms + retention > now {
+            if row.fingerprint != fp {
+                return Ok(Claim::Mismatch(row));
+            }
+            if let (Some(s), Some(b)) = (row.status, row.body) {
+                return Ok(Claim::Replay(s, b));
+            }
+            if row.lock_until_ms > now {
+                return Ok(Claim::InUse(row.lock_until_ms - now));
+            }
+            // The executing request died (or is far too slow): take the lock over and
+            // re-drive. Execution is keyed by this claim's id, so no second charge.
+            c.execute("UPDATE idem SET lock_until_ms=?2 WHERE id=?1", params![row.id, now + lock_timeout])?;
+            return Ok(Claim::Claimed { id: row.id, redrive: true });
+        }
+        // Past retention: forgotten; the same key is a new request.
+        c.execute("DELETE FROM idem WHERE id=?1", params![row.id])?;
+    }
+    c.prepare_cached(
+        "INSERT INTO idem (account, key, method, path, fingerprint, params, created_ms, lock_until_ms) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+    )?
+    .execute(params![account, key, method, path, fp, canon, now, now + lock_timeout])?;
+    Ok(Claim::Claimed { id: c.last_insert_rowid(), redrive: false })
+}
+
+struct Executed {
+    status: u16,
+    body: Vec<u8>,
+    charged: bool,
+    declined: bool,
+    refunded: bool,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn execute(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now_ms: i64, action: &Action, fail: bool) -> Result<Executed, StoreError> {
+    let row: Option<(Option<i64>, Option<Vec<u8>>)> = c
+        .prepare_cached("SELECT status, body FROM idem WHERE id=?1")?
+        .query_row(params![claim_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    match row {
+        None => return Err(StoreError("the idempotency claim disappeared before execution".into())),
+        Some((Some(s), Some(b))) => {
+            // Another (re-driven) execution finished first: answer with its result.
+            return Ok(Executed { status: s as u16, body: b, charged: false, declined: false, refunded: false });
+        }
+        _ => {}
+    }
+    let mut ex = Executed { status: 200, body: vec![], charged: false, declined: false, refunded: false };
+    let now = now_ms / 1000;
+    let result: Result<Value, ApiError> = if fail {
+        Err(ApiError { status: 500, typ: "api_error", code: Some("internal_error".into()), message: "An unknown error occurred while processing this request (injected).".into(), param: None, extra: vec![] })
+    } else {
+        match action {
+            Action::CreatePi { .. } => create_pi(c, st, claim_id, account, key, now, action, &mut ex),
+            Action::Capture { id, amount } => capture(c, st, account, key, now, id, *amount, &mut ex),
+            Action::Cancel { id, reason } => cancel(c, st, account, key, now, id, reason.as_deref()),
+            Action::Refund { .. } => refund(c, st, claim_id, account, key, now, action, &mut ex),
+        }
+    };
+    let (status, body) = match result {
+        Ok(v) => (200, v),
+        Err(e) => (e.status, e.body()),
+    };
+    ex.status = status;
+    ex.body = serde_json::to_vec(&body).unwrap();
+    c.prepare_cached("UPDATE idem SET status=?2, body=?3, finished_ms=?4 WHERE id=?1")?
+        .execute(params![claim_id, status as i64, ex.body, now_ms])?;
+    Ok(ex)
+}
+
+fn db(e: rusqlite::Error) -> ApiError {
+    internal(StoreError::from(e))
+}
+
+fn load(c: &Connection, table: &str, account: &str, id: &str) -> Result<Option<Value>, ApiError> {
+    get_obj(c, table, account, id).map_err(internal)
+}
+
+fn save_pi(c: &Connection, pi: &Value) -> Result<(), ApiError> {
+    c.prepare_cached("UPDATE payment_intents SET obj=?2 WHERE id=?1")
+        .and_then(|mut s| s.execute(params![pi["id"].as_str().unwrap(), pi.to_string()]))
+        .map_err(db)?;
+    Ok(())
+}
+
+fn save_charge(c: &Connection, account: &str, ch: &Value) -> Result<(), ApiError> {
+    c.prepare_cached("INSERT OR REPLACE INTO charges (id, account, obj) VALUES (?1, ?2, ?3)")
+        .and_then(|mut s| s.execute(params![ch["id"].as_str().unwrap(), account, ch.to_string()]))
+        .map_err(db)?;
+    Ok(())
+}
+
+fn emit(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i64, typ: &str, obj: &Value) -> Result<(), ApiError> {
+    let id = st.mint("evt");
+    let ev = json!({
+        "id": id, "object": "event", "api_version": "2025-03-31.basil", "created": now,
+        "data": {"object": obj}, "livemode": false, "pending_webhooks": 0,
+        "request": {"id": null, "idempotency_key": key}, "type": typ,
+    });
+    c.prepare_cached("INSERT INTO events (id, account, created, type, obj) VALUES (?1,?2,?3,?4,?5)")
+        .and_then(|mut s| s.execute(params![id, account, now, typ, ev.to_string()]))
+        .map_err(db)?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn create_pi(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<Value, ApiError> {
+    let Action::CreatePi { amount, currency, payment_method, confirm, manual, metadata, description } = action else { unreachable!() };
+    // A re-drive of this claim finds the intent it already created: never a second one.
+    let existing: Option<String> = c
+        .query_row("SELECT obj FROM payment_intents WHERE claim_id=?1", params![claim_id], |r| r.get(0))
+        .optional()
+        .map_err(db)?;
+    if let Some(obj) = existing {
+        return Ok(serde_json::from_str(&obj).unwrap_or(Value::Null));
+    }
+    let id = st.mint("pi");
+    let secret = format!("{id}_secret_{}", st.random_alnum(24));
+    let mut pi = json!({
+        "id": id, "object": "payment_intent", "amount": amount, "amount_capturable": 0,
+        "amount_received": 0, "currency": currency, "status": "requires_payment_method",
+        "capture_method": if *manual { "manual" } else { "automatic" },
+        "confirmation_method": "automatic", "client_secret": secret, "created": now,
+        "description": description, "livemode": false, "metadata": metadata,
+        "payment_method": payment_method, "payment_method_types": ["card"],
+        "latest_charge": null, "last_payment_error": null, "canceled_at": null,
+        "cancellation_reason": null,
+    });
+    let mut decline: Option<ApiError> = None;
+    let mut events: Vec<&str> = vec![];
+    if payment_method.is_some() && !confirm {
+        pi["status"] = json!("requires_confirmation");
+    }
+    if *confirm {
+        let pm = payment_method.as_deref().unwrap_or("");
+        let ch_id = st.mint("ch");
+        let decline_code = match pm {
+            "pm_card_chargeDeclined" => Some("generic_decline"),
+            "pm_card_chargeDeclinedInsufficientFunds" => Some("insufficient_funds"),
+            _ => None,
+        };
+        let mut ch = json!({
+            "id": ch_id, "object": "charge", "amount": amount, "amount_captured": 0,
+            "amount_refunded": 0, "captured": false, "refunded": false, "currency": currency,
+            "payment_intent": id, "payment_method": pm, "created": now, "livemode": false,
+            "metadata": metadata, "status": "succeeded", "paid": true, "failure_code": null,
+            "failure_message": null, "outcome": {"type": "authorized", "network_status": "approved_by_network"},
+        });
+        pi["latest_charge"] = json!(ch_id);
+        match decline_code {
+            Some(dc) => {
+                let msg = if dc == "insufficient_funds" { "Your card has insufficient funds." } else { "Your card was declined." };
+                ch["status"] = json!("failed");
+                ch["paid"] = json!(false);
+                ch["failure_code"] = json!("card_declined");
+                ch["failure_message"] = json!(msg);
+                ch["outcome"] = json!({"type": "issuer_declined", "network_status": "declined_by_network", "reason": dc});
+                let err = json!({"type": "card_error", "code": "card_declined", "decline_code": dc, "message": msg, "charge": ch_id});
+                pi["last_payment_error"] = err;
+                pi["status"] = json!("requires_payment_method");
+                events.push("payment_intent.payment_failed");
+                ex.declined = true;
+                decline = Some(ApiError {
+                    status: 402,
+                    typ: "card_error",
+                    code: Some("card_declined".into()),
+                    message: msg.into(),
+                    param: None,
+                    extra: vec![("decline_code", json!(dc)), ("charge", json!(ch_id))],
+                });
+            }
+            None => {
+                ex.charged = true;
+                if *manual {
+                    pi["status"] = json!("requires_capture");
+                    pi["amount_capturable"] = json!(amount);
+                    events.push("payment_intent.amount_capturable_updated");
+                } else {
+                    pi["status"] = json!("succeeded");
+                    pi["amount_received"] = json!(amount);
+                    ch["captured"] = json!(true);
+                    ch["amount_captured"] = json!(amount);
+                    events.push("payment_intent.succeeded");
+                }
+            }
+        }
+        save_charge(c, account, &ch)?;
+    }
+    c.prepare_cached("INSERT INTO payment_intents (id, account, claim_id, created, obj) VALUES (?1,?2,?3,?4,?5)")
+        .and_then(|mut s| s.execute(params![id, account, claim_id, now, pi.to_string()]))
+        .map_err(db)?;
+    let seq = c.last_insert_rowid();
+    for (k, v) in metadata {
+        c.prepare_cached("INSERT INTO pi_metadata (account, k, v, pi_seq) VALUES (?1,?2,?3,?4)")
+            .and_then(|mut s| s.execute(params![account, k, v, seq]))
+            .map_err(db)?;
+    }
+    for e in events {
+        emit(c, st, account, key, now, e, &pi)?;
+    }
+    match decline {
+        Some(mut d) => {
+            d.extra.push(("payment_intent", pi));
+            Err(d)
+        }
+        None => Ok(pi),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn capture(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i64, id: &str, amount: Option<i64>, _ex: &mut Executed) -> Result<Value, ApiError> {
+    let mut pi = load(c, "payment_intents", account, id)?.ok_or_else(|| missing("payment_intent", id, Some("intent")))?;
+    if pi["status"] != "requires_capture" {
+        return Err(invalid("payment_intent_unexpected_state", format!("This PaymentIntent could not be captured because it has a status of {}. Only a PaymentIntent with one of the following statuses may be captured: requires_capture.", pi["status"].as_str().unwrap_or("")), None));
+    }
+    let capturable = pi["amount_capturable"].as_i64().unwrap_or(0);
+    let amt = amount.unwrap_or(capturable);
+    if amt > capturable {
+        return Err(invalid("amount_too_large", format!("The amount_to_capture ({amt}) is greater than the amount capturable ({capturable})."), Some("amount_to_capture")));
+    }
+    pi["status"] = json!("succeeded");
+    pi["amount_received"] = json!(amt);
+    pi["amount_capturable"] = json!(0);
+    if let Some(ch_id) = pi["latest_charge"].as_str() {
+        if let Some(mut ch) = load(c, "charges", account, ch_id)? {
+            ch["captured"] = json!(true);
+            ch["amount_captured"] = json!(amt);
+            save_charge(c, account, &ch)?;
+        }
+    }
+    save_pi(c, &pi)?;
+    emit(c, st, account, key, now, "payment_intent.succeeded", &pi)?;
+    Ok(pi)
+}
+
+fn cancel(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i64, id: &str, reason: Option<&str>) -> Result<Value, ApiError> {
+    let mut pi = load(c, "payment_intents", account, id)?.ok_or_else(|| missing("payment_intent", id, Some("intent")))?;
+    let s = pi["status"].as_str().unwrap_or("").to_string();
+    if !["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"].contains(&s.as_str()) {
+        return Err(invalid("payment_intent_unexpected_state", format!("You cannot cancel this PaymentIntent because it has a status of {s}. Only a PaymentIntent with one of the following statuses may be canceled: requires_payment_method, requires_capture, requires_confirmation, requires_action, processing."), None));
+    }
+    pi["status"] = json!("canceled");
+    pi["canceled_at"] = json!(now);
+    pi["cancellation_reason"] = json!(reason);
+    pi["amount_capturable"] = json!(0);
+    save_pi(c, &pi)?;
+    emit(c, st, account, key, now, "payment_intent.canceled", &pi)?;
+    Ok(pi)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn refund(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<Value, ApiError> {
+    let Action::Refund { payment_intent, charge, amount, reason, metadata } = action else { unreachable!() };
+    let existing: Option<String> = c
+        .query_row("SELECT obj FROM refunds WHERE claim_id=?1", params![claim_id], |r| r.get(0))
+        .optional()
+        .map_err(db)?;
+    if let Some(obj) = existing {
+        return Ok(serde_json::from_str(&obj).unwrap_or(Value::Null));
+    }
+    let pi = match (payment_intent, charge) {
+        (Some(pid), _) => load(c, "payment_intents", account, pid)?.ok_or_else(|| missing("payment_intent", pid, Some("payment_intent")))?,
+        (None, Some(chid)) => {
+            let ch = load(c, "charges", account, chid)?.ok_or_else(|| missing("charge", chid, Some("charge")))?;
+            let pid = ch["payment_intent"].as_str().unwrap_or("").to_string();
+            load(c, "payment_intents", account, &pid)?.ok_or_else(|| missing("payment_intent", &pid, Some("charge")))?
+        }
+        (None, None) => unreachable!(),
+    };
+    let pid = pi["id"].as_str().unwrap_or("").to_string();
+    if pi["status"] != "succeeded" {
+        return Err(invalid("charge_not_refundable", format!("This PaymentIntent ({pid}) does not have a successful charge to refund (status {}).", pi["status"].as_str().unwrap_or("")), Some("payment_intent")));
+    }
+    let ch_id = pi["latest_charge"].as_str().unwrap_or("").to_string();
+    let mut ch = load(c, "charges", account, &ch_id)?.ok_or_else(|| missing("charge", &ch_id, Some("charge")))?;
+    if let Some(chid) = charge {
+        if *chid != ch_id {
+            return Err(invalid("parameter_invalid_string", "charge does not belong to payment_intent", Some("charge")));
+        }
+    }
+    let captured = ch["amount_captured"].as_i64().unwrap_or(0);
+    let refunded = ch["amount_refunded"].as_i64().unwrap_or(0);
+    let remaining = captured - refunded;
+    if remaining <= 0 {
+        return Err(invalid("charge_already_refunded", format!("Charge {ch_id} has already been refunded."), None));
+    }
+    let amt = amount.unwrap_or(remaining);
+    if amt > remaining {
+        return Err(invalid("amount_too_large", format!("Refund amount ({amt}) is greater than unrefunded amount on charge ({remaining})"), Some("amount")));
+    }
+    let re_id = st.mint("re");
+    let re = json!({
+        "id": re_id, "object": "refund", "amount": amt, "charge": ch_id, "currency": pi["currency"],
+        "payment_intent": pid, "status": "succeeded", "created": now, "metadata": metadata, "reason": reason,
+    });
+    c.prepare_cached("INSERT INTO refunds (id, account, claim_id, obj) VALUES (?1,?2,?3,?4)")
+        .and_then(|mut s| s.execute(params![re_id, account, claim_id, re.to_string()]))
+        .map_err(db)?;
+    ch["amount_refunded"] = json!(refunded + amt);
+    ch["refunded"] = json!(refunded + amt == captured);
+    save_charge(c, account, &ch)?;
+    emit(c, st, account, key, now, "charge.refunded", &ch)?;
+    ex.refunded = true;
+    Ok(re)
+}
+
+// ---------------------------------------------------------------- reads
+
+fn get_obj(c: &Connection, table: &str, account: &str, id: &str) -> Result<Option<Value>, StoreError> {
+    let sql = format!("SELECT obj FROM {table} WHERE id=?1 AND account=?2");
+    let s: Option<String> = c.prepare_cached(&sql)?.query_row(params![id, account], |r| r.get(0)).optional()?;
+    Ok(s.map(|s| serde_json::from_str(&s).unwrap_or(Value::Null)))
+}
+
+fn recent_events(c: &Connection, account: &str, n: i64) -> Result<Vec<Value>, StoreError> {
+    let mut st = c.prepare_cached("SELECT obj FROM events WHERE account=?1 ORDER BY seq DESC LIMIT ?2")?;
+    let rows = st.query_map(params![account, n], |r| r.get::<_, String>(0))?;
+    let mut v = Vec::new();
+    for r in rows {
+        v.push(serde_json::from_str(&r?).unwrap_or(Value::Null));
+    }
+    Ok(v)
+}
+
+struct ListParams {
+    limit: i64,
+    starting_after: Option<String>,
+    ending_before: Option<String>,
+    created: Vec<(&'static str, i64)>,
+}
+
+impl ListParams {
+    fn from(p: &P) -> Result<ListParams, ApiError> {
+        let mut created = vec![];
+        for (k, op) in [("created", "="), ("created[gt]", ">"), ("created[gte]", ">="), ("created[lt]", "<"), ("created[lte]", "<=")] {
+            if let Some(v) = p.get(k) {
+                let n = v.parse::<i64>().map_err(|_| invalid("parameter_invalid_integer", format!("Invalid timestamp in {k}"), Some(k)))?;
+                created.push((op, n));
+            }
+        }
+        if p.get("starting_after").is_some() && p.get("ending_before").is_some() {
+            return Err(invalid("parameter_invalid_string", "You may only specify one of these parameters: ending_before, starting_after.", Some("starting_after")));
+        }
+        Ok(ListParams { limit: p.limit()?, starting_after: p.id("starting_after")?, ending_before: p.id("ending_before")?, created })
+    }
+}
+
+/// Stripe list semantics: newest first; `starting_after` pages to older objects,
+/// `ending_before` to newer ones; `has_more` says whether more exist that way.
+fn list(c: &Connection, table: &str, account: &str, lp: &ListParams, types: Option<&[String]>, url: &str) -> Result<Result<Value, ApiError>, StoreError> {
+    let mut sql = format!("SELECT seq, obj FROM {table} WHERE account=?");
+    let mut args: Vec<rusqlite::types::Value> = vec![account.to_string().into()];
+    let cursor = lp.starting_after.as_ref().map(|c| (c, "<", "starting_after")).or(lp.ending_before.as_ref().map(|c| (c, ">", "ending_before")));
+    if let Some((id, op, pname)) = cursor {
+        let seq: Option<i64> = c
+            .prepare_cached(&format!("SELECT seq FROM {table} WHERE id=?1 AND account=?2"))?
+            .query_row(params![id, account], |r| r.get(0))
+            .optional()?;
+        let Some(seq) = seq else {
+            return Ok(Err(invalid("resource_missing", format!("No such object: '{id}'"), Some(pname))));
+        };
+        sql.push_str(&format!(" AND seq {op} ?"));
+        args.push(seq.into());
+    }
+    for (op, n) in &lp.created {
+        sql.push_str(&format!(" AND created {op} ?"));
+        args.push((*n).into());
+    }
+    if let Some(types) = types {
+        sql.push_str(&format!(" AND type IN ({})", vec!["?"; types.len()].join(",")));
+        for t in types {
+            args.push(t.clone().into());
+        }
+    }
+    let asc = lp.ending_before.is_some();
+    sql.push_str(if asc { " ORDER BY seq ASC LIMIT ?" } else { " ORDER BY seq DESC LIMIT ?" });
+    args.push((lp.limit + 1).into());
+    let mut st = c.prepare(&sql)?;
+    let rows = st.query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(1))?;
+    let mut data = Vec::new();
+    for r in rows {
+        data.push(serde_json::from_str::<Value>(&r?).unwrap_or(Value::Null));
+    }
+    let has_more = data.len() as i64 > lp.limit;
+    data.truncate(lp.limit as usize);
+    if asc {
+        data.reverse();
+    }
+    Ok(Ok(json!({"object": "list", "data": data, "has_more": has_more, "url": url})))
+}
+
+#[derive(Clone, Debug)]
+enum Clause {
+    Metadata(String, String),
+    Field(String, String),
+}
+
+/// A subset of Stripe's search query language: clauses joined by AND, each
+/// `metadata['key']:'value'` or `status|currency|amount:'value'`.
+fn parse_search(q: &str) -> Result<Vec<Clause>, ApiError> {
+    let bad = || invalid("parameter_invalid_string", format!("Invalid search query: {}", truncate(q, 200)), Some("query"));
+    let mut out = vec![];
+    let parts: Vec<&str> = split_and(q);
+    for part in parts {
+        let part = part.trim();
+        let unq = |s: &str| -> Option<String> {
+            let s = s.trim();
+            if s.len() >= 2 && ((s.starts_with('\'') && s.ends_with('\'')) || (s.starts_with('"') && s.ends_with('"'))) {
+                Some(s[1..s.len() - 1].to_string())
+            } else if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+                Some(s.to_string())
+            } else {
+                None
+            }
+        };
+        if let Some(rest) = part.strip_prefix("metadata[") {
+            let close = rest.find("]:").ok_or_else(bad)?;
+            let k = unq(&rest[..close]).ok_or_else(bad)?;
+            let v = unq(&rest[close + 2..]).ok_or_else(bad)?;
+            out.push(Clause::Metadata(k, v));
+        } else if let Some((f, v)) = part.split_once(':') {
+            let f = f.trim();
+            if !["status", "currency", "amount"].contains(&f) {
+                return Err(invalid("parameter_invalid_string", format!("Field '{}' is an unsupported search field.", truncate(f, 40)), Some("query")));
+            }
+            out.push(Clause::Field(f.to_string(), unq(v).ok_or_else(bad)?));
+        } else {
+            return Err(bad());
+        }
+    }
+    if out.is_empty() {
+        return Err(bad());
+    }
+    Ok(out)
+}
+
+fn split_and(q: &str) -> Vec<&str> {
+    // Split on " AND " outside quotes.
+    let mut parts = vec![];
+    let b = q.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match quote {
+            Some(qc) if b[i] == qc => quote = None,
+            Some(_) => {}
+            None if b[i] == b'\'' || b[i] == b'"' => quote = Some(b[i]),
+            None if b[i..].len() >= 5 && b[i..i + 5].eq_ignore_ascii_case(b" AND ") => {
+                parts.push(&q[start..i]);
+                start = i + 5;
+                i += 5;
+                continue;
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    parts.push(&q[start..]);
+    parts
+}
+
+fn search(c: &Connection, account: &str, q: &[Clause], limit: i64, page: Option<i64>) -> Result<Value, StoreError> {
+    let mut candidates: Option<Vec<i64>> = None;
+    for cl in q {
+        if let Clause::Metadata(k, v) = cl {
+            let mut st = c.prepare_cached("SELECT pi_seq FROM pi_metadata WHERE account=?1 AND k=?2 AND v=?3")?;
+            let seqs: Vec<i64> = st.query_map(params![account, k, v], |r| r.get(0))?.collect::<Result<_, _>>()?;
+            candidates = Some(match candidates {
+                None => seqs,
+                Some(prev) => prev.into_iter().filter(|s| seqs.contains(s)).collect(),
+            });
+        }
+    }
+    let mut rows: Vec<(i64, Value)> = vec![];
+    match candidates {
+        Some(mut seqs) => {
+            seqs.sort_unstable_by(|a, b| b.cmp(a));
+            for s in seqs {
+                let obj: String = c.query_row("SELECT obj FROM payment_intents WHERE seq=?1", params![s], |r| r.get(0))?;
+                rows.push((s, serde_json::from_str(&obj).unwrap_or(Value::Null)));
+            }
+        }
+        None => {
+            let mut st = c.prepare_cached("SELECT seq, obj FROM payment_intents WHERE account=?1 ORDER BY seq DESC")?;
+            for r in st.query_map(params![account], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+                let (s, o) = r?;
+                rows.push((s, serde_json::from_str(&o).unwrap_or(Value::Null)));
+            }
+        }
+    }
+    let rows: Vec<(i64, Value)> = rows
+        .into_iter()
+        .filter(|(s, _)| page.is_none_or(|p| *s < p))
+        .filter(|(_, o)| {
+            q.iter().all(|cl| match cl {
+                Clause::Metadata(k, v) => o["metadata"][k] == *v,
+                Clause::Field(f, v) => match &o[f] {
+                    Value::String(s) => s == v,
+                    Value::Number(n) => n.to_string() == *v,
+                    _ => false,
+                },
+            })
+        })
+        .collect();
+    let total = rows.len();
+    let has_more = total as i64 > limit;
+    let page_rows: Vec<(i64, Value)> = rows.into_iter().take(limit as usize).collect();
+    let next_page = if has_more { page_rows.last().map(|(s, _)| format!("pg_{s}")) } else { None };
+    let data: Vec<Value> = page_rows.into_iter().map(|(_, o)| o).collect();
+    Ok(json!({"object": "search_result", "data": data, "has_more": has_more, "next_page": next_page, "url": "/v1/payment_intents/search"}))
+}

@@ -1,0 +1,203 @@
+//! HTTP/1.1 transport over hyper: turns [`Outcome`]s into socket behaviour
+//! (answer, never answer, close after commit, reset while offline).
+use crate::api::{Outcome, PspRequest};
+use crate::{MockPsp, MAX_BODY_BYTES};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{watch, Notify};
+
+/// A server started by [`MockPsp::serve`].
+pub struct RunningServer {
+    addr: SocketAddr,
+    psp: MockPsp,
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl RunningServer {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+    /// `http://127.0.0.1:PORT`
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+    pub fn psp(&self) -> &MockPsp {
+        &self.psp
+    }
+    /// Stops accepting, closes every connection, and stops the writer after the
+    /// work already queued (nothing acknowledged is lost: it was committed).
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        let _ = self.task.await;
+        let psp = self.psp.clone();
+        let _ = tokio::task::spawn_blocking(move || psp.close()).await;
+    }
+}
+
+fn set_linger_zero(fd: i32) {
+    let l = libc::linger { l_onoff: 1, l_linger: 0 };
+    unsafe {
+        libc::setsockopt(fd, libc::SOL_SOCKET, libc::SO_LINGER, &l as *const _ as *const libc::c_void, std::mem::size_of::<libc::linger>() as u32);
+    }
+}
+
+pub(crate) async fn serve(psp: MockPsp, addr: SocketAddr) -> std::io::Result<RunningServer> {
+    let listener = TcpListener::bind(addr).await?;
+    let addr = listener.local_addr()?;
+    let (stop, stop_rx) = watch::channel(false);
+    let p2 = psp.clone();
+    let task = tokio::spawn(accept_loop(p2, listener, stop_rx.clone()));
+    // Background purge of keys past retention.
+    let p3 = psp.clone();
+    let mut srx = stop_rx.clone();
+    tokio::spawn(async move {
+        loop {
+            let sleep = p3.inner.clock.sleep(p3.inner.purge_interval);
+            tokio::select! {
+                _ = sleep => { let _ = p3.purge_expired().await; }
+                _ = srx.changed() => return,
+            }
+        }
+    });
+    Ok(RunningServer { addr, psp, stop, task })
+}
+
+async fn accept_loop(psp: MockPsp, listener: TcpListener, mut stop: watch::Receiver<bool>) {
+    let mut conns = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            r = listener.accept() => {
+                let Ok((stream, _)) = r else { continue };
+                let _ = stream.set_nodelay(true);
+                let psp = psp.clone();
+                let stop = stop.clone();
+                conns.spawn(async move { connection(psp, stream, stop).await });
+            }
+            _ = stop.changed() => break,
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
+        }
+    }
+    conns.abort_all();
+    while conns.join_next().await.is_some() {}
+}
+
+async fn connection(psp: MockPsp, stream: TcpStream, mut stop: watch::Receiver<bool>) {
+    let fd = stream.as_raw_fd();
+    if psp.inner.is_offline() {
+        // Offline: only the admin endpoints get through (so offline can be turned off);
+        // every other connection is reset as soon as it speaks.
+        let mut buf = [0u8; 16];
+        let peek = tokio::time::timeout(Duration::from_secs(2), stream.peek(&mut buf)).await;
+        let admin = matches!(peek, Ok(Ok(n)) if buf[..n].starts_with(b"GET /__admin") || buf[..n].starts_with(b"POST /__admin"));
+        if !admin {
+            psp.inner.stats.offline();
+            set_linger_zero(fd);
+            drop(stream);
+            return;
+        }
+    }
+    let kill = Arc::new(Notify::new());
+    let k2 = kill.clone();
+    let svc = hyper::service::service_fn(move |req: Request<Incoming>| {
+        let psp = psp.clone();
+        let kill = k2.clone();
+        async move { Ok::<_, Infallible>(handle_http(psp, req, kill, fd).await) }
+    });
+    let conn = hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), svc);
+    tokio::select! {
+        _ = conn => {}
+        _ = kill.notified() => {}
+        _ = stop.changed() => {}
+    }
+}
+
+fn json_response(status: u16, body: &str) -> Response<Full<Bytes>> {
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .header("connection", "close")
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap()
+}
+
+async fn handle_http(psp: MockPsp, req: Request<Incoming>, kill: Arc<Notify>, fd: i32) -> Response<Full<Bytes>> {
+    let (parts, mut body) = req.into_parts();
+    // Read the body with a bound; past it, drain (up to 16 MiB) so the client can read
+    // our 413, and store nothing.
+    let mut buf: Vec<u8> = Vec::new();
+    let mut total = 0usize;
+    let mut too_large = parts
+        .headers
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|n| n > MAX_BODY_BYTES);
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            return json_response(400, r#"{"error":{"type":"invalid_request_error","code":"body_unreadable","message":"The request body could not be read.","param":null}}"#);
+        };
+        if let Ok(data) = frame.into_data() {
+            total += data.len();
+            if total > MAX_BODY_BYTES {
+                too_large = true;
+            }
+            if !too_large {
+                buf.extend_from_slice(&data);
+            }
+            if total > 16 * 1024 * 1024 {
+                break;
+            }
+        }
+    }
+    if too_large {
+        psp.inner.stats.rejected.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        return json_response(413, &format!(r#"{{"error":{{"type":"invalid_request_error","code":"request_too_large","message":"Request bodies are limited to {MAX_BODY_BYTES} bytes.","param":null}}}}"#));
+    }
+    let headers = parts
+        .headers
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+        .collect();
+    let preq = PspRequest {
+        method: parts.method.as_str().to_string(),
+        path: parts.uri.path().to_string(),
+        query: parts.uri.query().unwrap_or("").to_string(),
+        headers,
+        body: Bytes::from(buf),
+    };
+    match psp.handle(preq).await {
+        Outcome::Respond(r) => {
+            let mut b = Response::builder().status(r.status);
+            for (k, v) in &r.headers {
+                b = b.header(k.as_str(), v.as_str());
+            }
+            b.body(Full::new(r.body)).unwrap()
+        }
+        Outcome::DropResponse(_) => {
+            kill.notify_one();
+            std::future::pending().await
+        }
+        Outcome::Offline => {
+            set_linger_zero(fd);
+            kill.notify_one();
+            std::future::pending().await
+        }
+        Outcome::DropRequest => {
+            // Never answer; the connection closes when the client gives up, on
+            // shutdown, or after ten minutes.
+            tokio::time::sleep(Duration::from_secs(600)).await;
+            kill.notify_one();
+            std::future::pending().await
+        }
+    }
+}

@@ -1,0 +1,374 @@
+//! SQLite storage (SPEC §7): WAL, `synchronous=FULL`, one writer thread fed by a FIFO
+//! queue that commits many requests' claims and completions in one transaction
+//! (group commit; each caller is answered only after its transaction committed), and
+//! separate read connections. An in-memory database routes reads through the writer.
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, Clone)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for StoreError {}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError(e.to_string())
+    }
+}
+
+/// Where the PSP keeps its state.
+#[derive(Clone, Debug)]
+pub enum DbLocation {
+    Memory,
+    File(PathBuf),
+}
+
+impl DbLocation {
+    pub fn parse(s: &str) -> Self {
+        if s == ":memory:" {
+            DbLocation::Memory
+        } else {
+            DbLocation::File(PathBuf::from(s))
+        }
+    }
+}
+
+const SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS idem (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account TEXT NOT NULL,
+    key TEXT NOT NULL,
+    method TEXT NOT NULL,
+    path TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    params TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    lock_until_ms INTEGER NOT NULL,
+    status INTEGER,
+    body BLOB,
+    finished_ms INTEGER,
+    UNIQUE(account, key)
+);
+CREATE INDEX IF NOT EXISTS idem_created ON idem(created_ms);
+CREATE TABLE IF NOT EXISTS payment_intents (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    account TEXT NOT NULL,
+    claim_id INTEGER UNIQUE,
+    created INTEGER NOT NULL,
+    obj TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pi_account ON payment_intents(account, seq);
+CREATE TABLE IF NOT EXISTS pi_metadata (
+    account TEXT NOT NULL,
+    k TEXT NOT NULL,
+    v TEXT NOT NULL,
+    pi_seq INTEGER NOT NULL,
+    PRIMARY KEY (account, k, v, pi_seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS charges (
+    id TEXT PRIMARY KEY,
+    account TEXT NOT NULL,
+    obj TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS refunds (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    account TEXT NOT NULL,
+    claim_id INTEGER UNIQUE,
+    obj TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    account TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    obj TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_account ON events(account, seq);
+INSERT OR IGNORE INTO meta (k, v) VALUES ('id_seq', 0);
+"#;
+
+/// State owned by the writer thread and lent to each job.
+pub struct WriterState {
+    rng: ChaCha8Rng,
+    id_seq: i64,
+}
+
+const ALNUM: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+impl WriterState {
+    /// A Stripe-looking id: prefix, a base-62 sequence number unique in this database,
+    /// and seeded random characters.
+    pub fn mint(&mut self, prefix: &str) -> String {
+        self.id_seq += 1;
+        let mut n = self.id_seq as u64;
+        let mut seq = Vec::new();
+        while n > 0 {
+            seq.push(ALNUM[(n % 62) as usize]);
+            n /= 62;
+        }
+        seq.reverse();
+        let mut s = String::from(prefix);
+        s.push('_');
+        s.push_str(std::str::from_utf8(&seq).unwrap());
+        while s.len() < prefix.len() + 25 {
+            s.push(ALNUM[self.rng.random_range(0..62)] as char);
+        }
+        s
+    }
+    pub fn random_alnum(&mut self, n: usize) -> String {
+        (0..n).map(|_| ALNUM[self.rng.random_range(0..62)] as char).collect()
+    }
+}
+
+type Finisher = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
+type Job = Box<dyn FnOnce(&Connection, &mut WriterState) -> Finisher + Send>;
+
+enum Msg {
+    Job(Job),
+}
+
+pub struct Store {
+    tx: Mutex<Option<mpsc::Sender<Msg>>>,
+    readers: Mutex<Vec<Connection>>,
+    location: DbLocation,
+    writer: Mutex<Option<std::thread::JoinHandle<()>>>,
+    pub stats: Arc<StoreStats>,
+}
+
+#[derive(Default)]
+pub struct StoreStats {
+    pub transactions: std::sync::atomic::AtomicU64,
+    pub jobs: std::sync::atomic::AtomicU64,
+    pub max_batch: std::sync::atomic::AtomicU64,
+}
+
+fn open_conn(loc: &DbLocation) -> Result<Connection, StoreError> {
+    let conn = match loc {
+        DbLocation::Memory => Connection::open_in_memory()?,
+        DbLocation::File(p) => Connection::open(p)?,
+    };
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    if let DbLocation::File(_) = loc {
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+    }
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(conn)
+}
+
+impl Store {
+    /// Opens (creating if needed) the database and starts the writer thread.
+    /// `max_batch` 1 disables group commit (one transaction per job: the naive path).
+    pub fn open(location: DbLocation, seed: u64, max_batch: usize) -> Result<Arc<Store>, StoreError> {
+        let conn = open_conn(&location)?;
+        conn.execute_batch(SCHEMA)?;
+        let id_seq: i64 = conn.query_row("SELECT v FROM meta WHERE k='id_seq'", [], |r| r.get(0))?;
+        let mut state = WriterState { rng: ChaCha8Rng::seed_from_u64(seed), id_seq };
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let stats = Arc::new(StoreStats::default());
+        let st2 = stats.clone();
+        let max_batch = max_batch.max(1);
+        let writer = std::thread::Builder::new()
+            .name("mock-psp-writer".into())
+            .spawn(move || writer_loop(conn, rx, &mut state, max_batch, st2))
+            .map_err(|e| StoreError(e.to_string()))?;
+        Ok(Arc::new(Store {
+            tx: Mutex::new(Some(tx)),
+            readers: Mutex::new(Vec::new()),
+            location,
+            writer: Mutex::new(Some(writer)),
+            stats,
+        }))
+    }
+
+    /// Runs `f` on the writer thread inside the current batch's transaction (in its own
+    /// savepoint: an error rolls back only this job). Resolves after the commit.
+    pub async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection, &mut WriterState) -> Result<T, StoreError> + Send + 'static,
+    {
+        let (otx, orx) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move |conn, st| {
+            let r = (|| {
+                conn.execute_batch("SAVEPOINT job")?;
+                match f(conn, st) {
+                    Ok(v) => {
+                        conn.execute_batch("RELEASE job")?;
+                        Ok(v)
+                    }
+                    Err(e) => {
+                        let _ = conn.execute_batch("ROLLBACK TO job; RELEASE job");
+                        Err(e)
+                    }
+                }
+            })();
+            Box::new(move |commit: Result<(), StoreError>| {
+                let _ = otx.send(commit.and(r));
+            })
+        });
+        self.send(job)?;
+        orx.await.map_err(|_| StoreError("writer stopped".into()))?
+    }
+
+    fn send(&self, job: Job) -> Result<(), StoreError> {
+        let g = self.tx.lock().unwrap();
+        match g.as_ref() {
+            Some(tx) => tx.send(Msg::Job(job)).map_err(|_| StoreError("writer stopped".into())),
+            None => Err(StoreError("store is closed".into())),
+        }
+    }
+
+    /// Runs a read-only `f` on a read connection (file database) or through the
+    /// writer queue (in-memory database). Never waits for an fsync on a file database.
+    pub async fn read<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        match &self.location {
+            DbLocation::Memory => self.write(move |c, _| f(c)).await,
+            DbLocation::File(_) => {
+                let conn = {
+                    let mut pool = self.readers.lock().unwrap();
+                    pool.pop()
+                };
+                let conn = match conn {
+                    Some(c) => c,
+                    None => open_conn(&self.location)?,
+                };
+                let (r, conn) = tokio::task::spawn_blocking(move || {
+                    let r = f(&conn);
+                    (r, conn)
+                })
+                .await
+                .map_err(|e| StoreError(e.to_string()))?;
+                let mut pool = self.readers.lock().unwrap();
+                if pool.len() < 16 {
+                    pool.push(conn);
+                }
+                r
+            }
+        }
+    }
+
+    /// Synchronous read for non-async callers (tests, bench setup).
+    pub fn read_blocking<T>(&self, f: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        match &self.location {
+            DbLocation::Memory => Err(StoreError("read_blocking needs a file database".into())),
+            DbLocation::File(_) => f(&open_conn(&self.location)?),
+        }
+    }
+
+    /// Stops the writer after the jobs already queued; waits for it.
+    pub fn close(&self) {
+        self.tx.lock().unwrap().take();
+        self.readers.lock().unwrap().clear();
+        if let Some(h) = self.writer.lock().unwrap().take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, max_batch: usize, stats: Arc<StoreStats>) {
+    use std::sync::atomic::Ordering::Relaxed;
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        while batch.len() < max_batch {
+            match rx.try_recv() {
+                Ok(m) => batch.push(m),
+                Err(_) => break,
+            }
+        }
+        let n = batch.len() as u64;
+        let seq_before = st.id_seq;
+        let mut finishers = Vec::with_capacity(batch.len());
+        let begin = conn.execute_batch("BEGIN IMMEDIATE").map_err(StoreError::from);
+        if let Err(e) = begin {
+            for Msg::Job(job) in batch {
+                // Not run: report the failure to the caller.
+                drop(job);
+                let _ = &e;
+            }
+            continue;
+        }
+        for Msg::Job(job) in batch {
+            finishers.push(job(&conn, st));
+        }
+        if st.id_seq != seq_before {
+            let _ = conn.execute("UPDATE meta SET v=?1 WHERE k='id_seq'", params![st.id_seq]);
+        }
+        let commit = conn.execute_batch("COMMIT").map_err(StoreError::from);
+        if commit.is_err() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        stats.transactions.fetch_add(1, Relaxed);
+        stats.jobs.fetch_add(n, Relaxed);
+        stats.max_batch.fetch_max(n, Relaxed);
+        for f in finishers {
+            f(commit.clone());
+        }
+    }
+}
+
+/// One stored idempotency row, as the request path needs it.
+#[derive(Debug, Clone)]
+pub struct IdemRow {
+    pub id: i64,
+    pub method: String,
+    pub path: String,
+    pub fingerprint: String,
+    pub params: String,
+    pub created_ms: i64,
+    pub lock_until_ms: i64,
+    pub status: Option<u16>,
+    pub body: Option<Vec<u8>>,
+}
+
+pub fn get_idem(conn: &Connection, account: &str, key: &str) -> Result<Option<IdemRow>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id, method, path, fingerprint, params, created_ms, lock_until_ms, status, body
+             FROM idem WHERE account=?1 AND key=?2",
+        )?
+        .query_row(params![account, key], |r| {
+            Ok(IdemRow {
+                id: r.get(0)?,
+                method: r.get(1)?,
+                path: r.get(2)?,
+                fingerprint: r.get(3)?,
+                params: r.get(4)?,
+                created_ms: r.get(5)?,
+                lock_until_ms: r.get(6)?,
+                status: r.get::<_, Option<i64>>(7)?.map(|s| s as u16),
+                body: r.get(8)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Deletes up to `chunk` keys created at or before `cutoff_ms`; returns how many.
+pub fn purge_chunk(conn: &Connection, cutoff_ms: i64, chunk: usize) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "DELETE FROM idem WHERE id IN (SELECT id FROM idem WHERE created_ms <= ?1 ORDER BY created_ms LIMIT ?2)",
+        )?
+        .execute(params![cutoff_ms, chunk as i64])?)
+}
+
+pub fn random_seed() -> u64 {
+    rand::rng().random()
+}
