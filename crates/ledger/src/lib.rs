@@ -27,3 +27,6 @@ pub use money::{Currency, Money};
 pub use schema::SCHEMA_VERSION;
 pub use state::{CaptureMethod, IllegalRefundTransition, IllegalTransition, PaymentState, RefundState, Step};
 pub use types::*;
+
+/// Re-exported so callers use the exact rusqlite this crate links (e.g. for `connection()`).
+pub use rusqlite;
