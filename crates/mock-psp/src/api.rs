@@ -481,10 +481,10 @@ fn authenticate(inner: &Inner, req: &PspRequest) -> Auth {
 
 fn redact(key: &str) -> String {
     let n = key.chars().count();
-    if n <= 8 {
-        "*".repeat(n)
+    if n <= 16 {
+        format!("{}{}", key.chars().take(n / 2).collect::<String>(), "*".repeat(n - n / 2))
     } else {
-        format!("{}{}{}", key.chars().take(8).collect::<String>(), "*".repeat(n.saturating_sub(12).min(20)), key.chars().skip(n - 4).collect::<String>())
+        format!("{}{}{}", key.chars().take(8).collect::<String>(), "*".repeat((n - 12).min(20)), key.chars().skip(n - 4).collect::<String>())
     }
 }
 
@@ -671,12 +671,12 @@ impl Inner {
             }
         };
         self.crash_point("after_execute");
-        Ok(PspResponse::new(status, body))
+        Ok(should_retry(PspResponse::new(status, body)))
     }
 
     fn replay(&self, status: u16, body: Vec<u8>) -> PspResponse {
         self.stats.replays.fetch_add(1, Relaxed);
-        PspResponse::new(status, body).with("Idempotent-Replayed", "true")
+        should_retry(PspResponse::new(status, body).with("Idempotent-Replayed", "true"))
     }
 
     fn mismatch(&self, row: &IdemRow, method: &str, path: &str, canon: &str, key: &str) -> ApiError {
@@ -944,6 +944,16 @@ pub(crate) enum Offline {
     Online,
     Indefinite,
     Until(i64),
+}
+
+/// A stored result is final for its key: tell SDKs not to retry it (a stored 500
+/// means "outcome unknown: reconcile", not "try again").
+fn should_retry(r: PspResponse) -> PspResponse {
+    if r.status >= 400 {
+        r.with("Stripe-Should-Retry", "false")
+    } else {
+        r
+    }
 }
 
 fn internal(e: StoreError) -> ApiError {
