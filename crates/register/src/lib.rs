@@ -3,6 +3,7 @@
 //! consumer. No Tauri, no UI. Clock, randomness and transport are injected.
 
 pub mod clock;
+pub mod engine;
 pub mod notify;
 pub mod psp;
 pub mod retry;
@@ -15,3 +16,11 @@ pub use clock::{Clock, SharedClock, SystemClock};
 pub use notify::{Notification, Notifier, Subject};
 pub use rng::{OsRandom, Random, SeededRandom, SharedRandom};
 pub use transport::{HttpTransport, SharedTransport, Transport};
+pub use engine::{
+    CheckoutOutcome, CheckoutReport, CrashHook, CrashPoint, Engine, EngineConfig, EngineError, EngineStatus,
+    EventsReport, PaymentView, RecoverReport, RefundReport,
+};
+pub use offline::OfflineLimits;
+pub use retry::RetryPolicy;
+pub use window::DedupWindow;
+pub use paydesk_ledger;

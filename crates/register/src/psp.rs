@@ -79,6 +79,17 @@ pub struct Event {
     pub created: i64,
     #[serde(default)]
     pub data: EventData,
+    #[serde(default)]
+    pub request: Option<EventRequest>,
+}
+
+/// `request` of an event: the idempotency key of the API request that caused it.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct EventRequest {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -166,6 +177,16 @@ impl RetryReason {
             RetryReason::RateLimited => "processor busy (rate limited); waiting".into(),
             RetryReason::Unavailable(s) => format!("processor temporarily unavailable ({s}); retrying"),
         }
+    }
+    /// No server answered at all (refused, connect timeout, reset before any
+    /// answer): the PSP looks offline.
+    pub fn unreachable(&self) -> bool {
+        matches!(
+            self,
+            RetryReason::Transport(
+                TransportError::ConnectRefused(_) | TransportError::ConnectTimeout | TransportError::Reset(_)
+            )
+        )
     }
     /// True when this attempt certainly did not reach the PSP.
     pub fn never_sent(&self) -> bool {

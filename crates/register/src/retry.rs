@@ -27,6 +27,10 @@ pub struct RetryPolicy {
     pub phase_budget: Duration,
     /// A `Retry-After` longer than this ends the phase instead of blocking the cashier.
     pub max_retry_after: Duration,
+    /// After this many consecutive attempts that reached no server (refused,
+    /// reset before any answer), the PSP is taken as unreachable and the phase
+    /// ends early (the caller may then store the payment offline).
+    pub max_unreachable: u32,
 }
 
 impl RetryPolicy {
@@ -39,6 +43,7 @@ impl RetryPolicy {
             max_attempts: 8,
             phase_budget: Duration::from_secs(30),
             max_retry_after: Duration::from_secs(10),
+            max_unreachable: 3,
         }
     }
     /// The reconciler / forwarder: fewer attempts per pass; the next pass retries.
@@ -50,6 +55,7 @@ impl RetryPolicy {
             max_attempts: 4,
             phase_budget: Duration::from_secs(20),
             max_retry_after: Duration::from_secs(10),
+            max_unreachable: 2,
         }
     }
 }
@@ -73,8 +79,10 @@ pub enum PhaseResult<T> {
     /// A non-retryable outcome (Ok, Declined, Unknown, Fatal).
     Final(AttemptOutcome<T>),
     /// Every attempt was retryable and the phase ran out. `never_sent` is true
-    /// when no attempt can have reached the PSP (all refused before sending).
-    Exhausted { last: RetryReason, never_sent: bool },
+    /// when no attempt can have reached the PSP (all refused before sending);
+    /// `unreachable` when no attempt got any answer from a server (refused or
+    /// reset: the PSP is offline as far as the register can tell).
+    Exhausted { last: RetryReason, never_sent: bool, unreachable: bool },
 }
 
 struct RetryErr {
@@ -87,7 +95,7 @@ struct RetryErr {
 #[allow(clippy::too_many_arguments)]
 pub async fn run_phase<T>(
     client: &PspClient,
-    make_request: impl Fn() -> HttpRequest + Send + Sync,
+    make_request: impl Fn() -> HttpRequest + Send + Sync + 'static,
     policy: &RetryPolicy,
     clock: &SharedClock,
     rng: &SharedRandom,
@@ -100,6 +108,8 @@ where
 {
     let records: Arc<Mutex<Vec<AttemptRecord>>> = Arc::new(Mutex::new(Vec::new()));
     let all_never_sent = Arc::new(Mutex::new(true));
+    let all_unreachable = Arc::new(Mutex::new(true));
+    let consecutive_unreachable = Arc::new(Mutex::new(0u32));
     let phase_start = clock.now_ms();
     let counter = Arc::new(Mutex::new(first_attempt_no.saturating_sub(1)));
 
@@ -111,15 +121,25 @@ where
         .with_jitter_seed(rng.next_u64())
         .with_jitter();
 
-    let attempt_fn = || {
+    let (o_records, o_never, o_unreach, o_consec, o_counter) = (
+        records.clone(),
+        all_never_sent.clone(),
+        all_unreachable.clone(),
+        consecutive_unreachable.clone(),
+        counter.clone(),
+    );
+    let (o_clock, o_notifier, o_subject, o_client) = (clock.clone(), notifier.clone(), subject.clone(), client.clone());
+    let attempt_fn = move || {
         let req = make_request();
-        let records = records.clone();
-        let never = all_never_sent.clone();
-        let counter = counter.clone();
-        let clock = clock.clone();
-        let notifier = notifier.clone();
-        let subject = subject.clone();
-        let client = client.clone();
+        let records = o_records.clone();
+        let never = o_never.clone();
+        let unreach = o_unreach.clone();
+        let consec = o_consec.clone();
+        let counter = o_counter.clone();
+        let clock = o_clock.clone();
+        let notifier = o_notifier.clone();
+        let subject = o_subject.clone();
+        let client = o_client.clone();
         async move {
             let n = {
                 let mut c = counter.lock().unwrap();
@@ -155,10 +175,17 @@ where
                     if !reason.never_sent() {
                         *never.lock().unwrap() = false;
                     }
+                    if reason.unreachable() {
+                        *consec.lock().unwrap() += 1;
+                    } else {
+                        *unreach.lock().unwrap() = false;
+                        *consec.lock().unwrap() = 0;
+                    }
                     Err(RetryErr { reason, retry_after })
                 }
                 other => {
                     *never.lock().unwrap() = false;
+                    *unreach.lock().unwrap() = false;
                     Ok(other)
                 }
             }
@@ -169,16 +196,23 @@ where
     let adjust_clock = clock.clone();
     let budget_ms = policy.phase_budget.as_millis() as i64;
     let max_ra = policy.max_retry_after;
+    let max_unreachable = policy.max_unreachable.max(1);
+    let adjust_consec = consecutive_unreachable.clone();
     let notify_records = records.clone();
     let notify_notifier = notifier.clone();
     let notify_subject = subject.clone();
 
-    let result = attempt_fn
+    // Boxed as `dyn Future + Send` so callers' futures stay provably Send
+    // (rustc cannot see through the higher-ranked closure types otherwise).
+    let retry_fut: std::pin::Pin<Box<dyn std::future::Future<Output = Result<AttemptOutcome<T>, RetryErr>> + Send>> = Box::pin(attempt_fn
         .retry(backoff)
         .sleep(move |d: Duration| sleep_clock.sleep(d))
         .when(|_e: &RetryErr| true)
         .adjust(move |e: &RetryErr, dur: Option<Duration>| {
             let d = dur?;
+            if *adjust_consec.lock().unwrap() >= max_unreachable {
+                return None;
+            }
             let d = match e.retry_after {
                 Some(ra) if ra > max_ra => return None,
                 Some(ra) => d.max(ra),
@@ -202,14 +236,15 @@ where
                 delay_ms: d.as_millis() as u64,
                 reason: e.reason.words(),
             });
-        })
-        .await;
+        }));
+    let result = retry_fut.await;
 
     let recs = std::mem::take(&mut *records.lock().unwrap());
     let never_sent = *all_never_sent.lock().unwrap();
+    let unreachable = *all_unreachable.lock().unwrap();
     match result {
         Ok(outcome) => (PhaseResult::Final(outcome), recs),
-        Err(e) => (PhaseResult::Exhausted { last: e.reason, never_sent }, recs),
+        Err(e) => (PhaseResult::Exhausted { last: e.reason, never_sent, unreachable }, recs),
     }
 }
 
@@ -260,7 +295,7 @@ mod tests {
         let form = vec![("amount".to_string(), "5".to_string())];
         let (res, recs) = run_phase::<PaymentIntent>(
             &client,
-            || client.create_intent_request_from_form(form.clone(), "k1"),
+            { let c = client.clone(); move || c.create_intent_request_from_form(form.clone(), "k1") },
             &policy,
             &clock,
             &rng,
@@ -316,7 +351,7 @@ mod tests {
     async fn bounded_phase_and_backoff_grows_with_jitter() {
         let p = RetryPolicy { max_attempts: 5, ..RetryPolicy::interactive() };
         let (res, recs, seen, ..) = run(vec![], p.clone()).await; // all timeouts
-        assert!(matches!(res, PhaseResult::Exhausted { never_sent: false, .. }));
+        assert!(matches!(res, PhaseResult::Exhausted { never_sent: false, unreachable: false, .. }));
         assert_eq!(seen.len(), 5);
         let delays: Vec<u64> = recs.iter().filter_map(|r| r.backoff_ms).collect();
         assert_eq!(delays.len(), 4);
@@ -340,8 +375,9 @@ mod tests {
     async fn refused_everywhere_is_never_sent() {
         let refused = || Err(TransportError::ConnectRefused("x".into()));
         let p = RetryPolicy { max_attempts: 3, ..RetryPolicy::interactive() };
-        let (res, ..) = run(vec![refused(), refused(), refused()], p.clone()).await;
-        assert!(matches!(res, PhaseResult::Exhausted { never_sent: true, .. }));
+        let (res, recs, ..) = run(vec![refused(), refused(), refused(), ok(false)], RetryPolicy::interactive()).await;
+        assert!(matches!(res, PhaseResult::Exhausted { never_sent: true, unreachable: true, .. }));
+        assert_eq!(recs.len(), 3, "unreachable: the phase ends after max_unreachable attempts");
         let (res, ..) = run(vec![refused(), Err(TransportError::Timeout), refused()], p).await;
         assert!(matches!(res, PhaseResult::Exhausted { never_sent: false, .. }));
     }

@@ -92,11 +92,16 @@ pub trait Transport: Send + Sync + 'static {
 pub type SharedTransport = Arc<dyn Transport>;
 
 /// Real HTTP with reqwest (rustls). Holds base URL and secret key.
+/// Called when a POST body has been fully handed to the connection (the
+/// `after_send` crash point of the CLI).
+pub type SendHook = Arc<dyn Fn() + Send + Sync>;
+
 #[derive(Clone)]
 pub struct HttpTransport {
     client: reqwest::Client,
     base: String,
     secret_key: String,
+    after_send: Option<SendHook>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -122,7 +127,44 @@ impl HttpTransport {
             .pool_idle_timeout(Duration::from_secs(30))
             .build()
             .map_err(|e| TransportError::Other(format!("http client: {e}")))?;
-        Ok(Self { client, base, secret_key: secret_key.to_string() })
+        Ok(Self { client, base, secret_key: secret_key.to_string(), after_send: None })
+    }
+
+    /// Install a hook run once a POST body has been handed to the connection.
+    pub fn with_after_send_hook(mut self, hook: SendHook) -> Self {
+        self.after_send = Some(hook);
+        self
+    }
+}
+
+/// A one-chunk request body with an exact length (so `Content-Length` is sent)
+/// that runs a hook when the connection asks for more after the last byte.
+struct HookedBody {
+    data: Option<bytes::Bytes>,
+    len: u64,
+    hook: Option<SendHook>,
+}
+
+impl http_body::Body for HookedBody {
+    type Data = bytes::Bytes;
+    type Error = std::convert::Infallible;
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        if let Some(d) = self.data.take() {
+            return std::task::Poll::Ready(Some(Ok(http_body::Frame::data(d))));
+        }
+        if let Some(h) = self.hook.take() {
+            h();
+        }
+        std::task::Poll::Ready(None)
+    }
+    fn is_end_stream(&self) -> bool {
+        self.data.is_none() && self.hook.is_none()
+    }
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.len)
     }
 }
 
@@ -164,11 +206,21 @@ impl Transport for HttpTransport {
             let url = format!("{}{}", this.base, req.path);
             let mut rb = match req.method {
                 Method::Get => this.client.get(&url),
-                Method::Post => this
-                    .client
-                    .post(&url)
-                    .header("content-type", "application/x-www-form-urlencoded")
-                    .body(req.encoded_body()),
+                Method::Post => {
+                    let body = req.encoded_body();
+                    let rb = this.client.post(&url).header("content-type", "application/x-www-form-urlencoded");
+                    match &this.after_send {
+                        None => rb.body(body),
+                        Some(h) => {
+                            let len = body.len() as u64;
+                            rb.header("content-length", len.to_string()).body(reqwest::Body::wrap(HookedBody {
+                                data: Some(bytes::Bytes::from(body)),
+                                len,
+                                hook: Some(h.clone()),
+                            }))
+                        }
+                    }
+                }
             };
             rb = rb.bearer_auth(&this.secret_key).timeout(req.timeout);
             if let Some(k) = &req.idempotency_key {

@@ -1,0 +1,1408 @@
+//! The register engine: checkout orchestration (SPEC §3 rules 1–6), offline
+//! store-and-forward (7), crash recovery / reconciliation (8), the idempotent
+//! event consumer (9), capture, cancel and refunds. Storage is the
+//! `paydesk-ledger` crate; the wire is an injected [`Transport`].
+
+use crate::clock::SharedClock;
+use crate::notify::{Notification, Notifier, Subject};
+use crate::offline::{OfflineLimits, OfflineRefusal};
+use crate::psp::{AttemptOutcome, Event, Fatal, List, PaymentIntent, PiStatus, PspClient, Refund as PspRefund};
+use crate::retry::{run_phase, AttemptRecord, PhaseResult, RetryPolicy};
+use crate::rng::SharedRandom;
+use crate::transport::SharedTransport;
+use crate::window::DedupWindow;
+use paydesk_ledger::{
+    ApplyOutcome, CartId, CheckoutOptions, Currency, EventKind, Ledger, Money, NewPayment, Payment, PaymentId,
+    PaymentState, PspEvent, PspResult, RecordOutcome, Refund, RefundState, TimelineEntry, TimelineInput,
+    TimelineKind,
+};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+// ---------------------------------------------------------------- config
+
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Deadline of one HTTP attempt.
+    pub attempt_timeout: Duration,
+    /// While the cashier waits.
+    pub interactive: RetryPolicy,
+    /// Reconciler, forwarder, background queue.
+    pub background: RetryPolicy,
+    pub window: DedupWindow,
+    pub offline: OfflineLimits,
+    /// Each event poll re-reads this much before the newest event seen, so
+    /// redelivery is real and late-committed events are not skipped.
+    pub events_overlap: Duration,
+    /// How far back the first poll of a process looks (Stripe keeps 30 days).
+    pub events_lookback: Duration,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            attempt_timeout: Duration::from_secs(10),
+            interactive: RetryPolicy::interactive(),
+            background: RetryPolicy::background(),
+            window: DedupWindow::default(),
+            offline: OfflineLimits::default(),
+            events_overlap: Duration::from_secs(300),
+            events_lookback: Duration::from_secs(30 * 24 * 3600),
+        }
+    }
+}
+
+/// Named points where the CLI's `PAYDESK_CRASH_AT` kills the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrashPoint {
+    AfterKeyCommit,
+    AfterSend,
+    AfterResponseBeforeCommit,
+    AfterCommit,
+    MidEventApply,
+    MidRefund,
+}
+
+impl CrashPoint {
+    pub const ALL: [CrashPoint; 6] = [
+        CrashPoint::AfterKeyCommit,
+        CrashPoint::AfterSend,
+        CrashPoint::AfterResponseBeforeCommit,
+        CrashPoint::AfterCommit,
+        CrashPoint::MidEventApply,
+        CrashPoint::MidRefund,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            CrashPoint::AfterKeyCommit => "after_key_commit",
+            CrashPoint::AfterSend => "after_send",
+            CrashPoint::AfterResponseBeforeCommit => "after_response_before_commit",
+            CrashPoint::AfterCommit => "after_commit",
+            CrashPoint::MidEventApply => "mid_event_apply",
+            CrashPoint::MidRefund => "mid_refund",
+        }
+    }
+    pub fn parse(s: &str) -> Option<CrashPoint> {
+        CrashPoint::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+pub type CrashHook = Arc<dyn Fn(CrashPoint) + Send + Sync>;
+
+// ---------------------------------------------------------------- errors
+
+/// Typed errors; `code()` + `Display` are what the UI shows (`{code, message}`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EngineError {
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    #[error("unknown payment {0}")]
+    UnknownPayment(String),
+    #[error("refund of {requested} exceeds the refundable {refundable} on payment {key}")]
+    RefundExceedsCaptured { key: String, requested: i64, refundable: i64 },
+    #[error("payment {key} is {state}: {what}")]
+    WrongState { key: String, state: String, what: String },
+    #[error("the previous payment {key} is {state} and its outcome is not known yet; a new payment could charge the customer twice. Wait, or override with a reason")]
+    PreviousOutcomeUnknown { key: String, state: String },
+    #[error("payment {key} already went through ({state}); no new payment needed")]
+    AlreadyPaid { key: String, state: String },
+    #[error("payment not accepted offline: {reason}. {detail}")]
+    OfflineRefused { key: String, reason: String, detail: String },
+    #[error("PSP configuration problem: {0}")]
+    PspConfig(String),
+    #[error("the PSP rejected the request: {0}")]
+    PspRejected(String),
+    #[error("ALARM: {0}")]
+    Alarm(String),
+    #[error("ledger: {0}")]
+    Ledger(String),
+}
+
+impl EngineError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            EngineError::InvalidInput(_) => "invalid_input",
+            EngineError::UnknownPayment(_) => "unknown_payment",
+            EngineError::RefundExceedsCaptured { .. } => "refund_exceeds_captured",
+            EngineError::WrongState { .. } => "wrong_state",
+            EngineError::PreviousOutcomeUnknown { .. } => "previous_outcome_unknown",
+            EngineError::AlreadyPaid { .. } => "already_paid",
+            EngineError::OfflineRefused { .. } => "offline_refused",
+            EngineError::PspConfig(_) => "psp_config",
+            EngineError::PspRejected(_) => "psp_rejected",
+            EngineError::Alarm(_) => "alarm",
+            EngineError::Ledger(_) => "ledger",
+        }
+    }
+}
+
+impl From<paydesk_ledger::Error> for EngineError {
+    fn from(e: paydesk_ledger::Error) -> Self {
+        use paydesk_ledger::Error as L;
+        match e {
+            L::InvalidAmount(_) | L::InvalidCurrency(_) | L::InvalidInput(_) | L::Overflow | L::EmptyCart(_) => {
+                EngineError::InvalidInput(e.to_string())
+            }
+            L::CurrencyMismatch { .. } | L::CartNotOpen { .. } | L::UnknownProduct(_) => {
+                EngineError::InvalidInput(e.to_string())
+            }
+            L::UnknownPayment(k) => EngineError::UnknownPayment(k),
+            L::UnknownCart(c) => EngineError::InvalidInput(format!("unknown cart {c}")),
+            other => EngineError::Ledger(other.to_string()),
+        }
+    }
+}
+
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;
+
+// ---------------------------------------------------------------- reports
+
+/// How a checkout stands, in one word for the cashier's screen and the CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckoutOutcome {
+    /// Money captured.
+    Paid,
+    /// Authorized (manual capture).
+    Authorized,
+    /// Declined / failed: "Try another card" (new key).
+    Declined,
+    /// Outcome not known yet: the background queue continues with the same key.
+    Pending,
+    /// Accepted offline, waiting to be forwarded.
+    QueuedOffline,
+    /// Voided, or abandoned before anything was sent.
+    Canceled,
+    /// Refunded (fully or partly) after being paid.
+    Refunded,
+}
+
+impl CheckoutOutcome {
+    pub fn of(state: PaymentState) -> Self {
+        match state {
+            PaymentState::Captured => CheckoutOutcome::Paid,
+            PaymentState::Authorized | PaymentState::Capturing => CheckoutOutcome::Authorized,
+            PaymentState::Failed => CheckoutOutcome::Declined,
+            PaymentState::Created | PaymentState::Authorizing => CheckoutOutcome::Pending,
+            PaymentState::QueuedOffline => CheckoutOutcome::QueuedOffline,
+            PaymentState::Canceled => CheckoutOutcome::Canceled,
+            PaymentState::Refunding | PaymentState::PartiallyRefunded | PaymentState::Refunded => {
+                CheckoutOutcome::Refunded
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CheckoutReport {
+    pub checkout_key: String,
+    pub state: String,
+    pub outcome: CheckoutOutcome,
+    pub psp_payment_id: Option<String>,
+    /// HTTP attempts recorded for this key so far.
+    pub attempts: u32,
+    pub amount: i64,
+    pub currency: String,
+    /// Some attempt was answered with the PSP's stored first response.
+    pub replayed: bool,
+    /// Decline message or last error, for the screen.
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RefundReport {
+    pub refund_key: String,
+    pub checkout_key: String,
+    pub state: String,
+    pub amount: i64,
+    pub currency: String,
+    pub psp_refund_id: Option<String>,
+    pub attempts: u32,
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct RecoverReport {
+    /// In-flight checkouts examined.
+    pub examined: u32,
+    pub resolved: u32,
+    pub resolved_by_search: u32,
+    pub still_pending: u32,
+    pub forwarded: u32,
+    pub declined_after_forward: u32,
+    pub still_queued: u32,
+    pub refunds_resolved: u32,
+    pub refunds_pending: u32,
+    pub captures_resolved: u32,
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct EventsReport {
+    pub fetched: u32,
+    pub applied: u32,
+    pub duplicates: u32,
+    pub pages: u32,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct EngineStatus {
+    pub psp_online: Option<bool>,
+    pub queued_offline: u32,
+    pub in_flight: u32,
+    pub last_sync_ms: Option<i64>,
+}
+
+/// A payment with its timeline and refunds (the payments list's detail view).
+#[derive(Debug, Clone, Serialize)]
+pub struct PaymentView {
+    pub payment: Payment,
+    pub timeline: Vec<TimelineEntry>,
+    pub refunds: Vec<Refund>,
+}
+
+// ---------------------------------------------------------------- engine
+
+struct Inner {
+    ledger: Mutex<Ledger>,
+    psp: PspClient,
+    clock: SharedClock,
+    rng: SharedRandom,
+    notifier: Notifier,
+    cfg: EngineConfig,
+    crash: Option<CrashHook>,
+    flights: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    online: Mutex<Option<bool>>,
+    last_sync_ms: Mutex<Option<i64>>,
+    events_cursor: Mutex<Option<i64>>,
+    events_lock: tokio::sync::Mutex<()>,
+}
+
+/// The register engine. Cheap to clone (shared inside); all methods are safe
+/// to call concurrently.
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+const OFFLINE_REFUSED_MARK: &str = "offline_refused";
+
+fn psp_key_prefix(p: &Payment, what: &str) -> String {
+    format!("{}-{what}", p.idempotency_key)
+}
+
+impl Engine {
+    /// Build an engine over an open ledger and a transport to the PSP.
+    pub fn new(
+        ledger: Ledger,
+        transport: SharedTransport,
+        clock: SharedClock,
+        rng: SharedRandom,
+        cfg: EngineConfig,
+    ) -> Engine {
+        let psp = PspClient::new(transport, cfg.attempt_timeout);
+        Engine {
+            inner: Arc::new(Inner {
+                ledger: Mutex::new(ledger),
+                psp,
+                clock,
+                rng,
+                notifier: Notifier::default(),
+                cfg,
+                crash: None,
+                flights: Mutex::new(HashMap::new()),
+                online: Mutex::new(None),
+                last_sync_ms: Mutex::new(None),
+                events_cursor: Mutex::new(None),
+                events_lock: tokio::sync::Mutex::new(()),
+            }),
+        }
+    }
+
+    /// Install the crash hook (CLI crash tests). Call before sharing the engine.
+    pub fn with_crash_hook(mut self, hook: CrashHook) -> Engine {
+        Arc::get_mut(&mut self.inner).expect("with_crash_hook before cloning the engine").crash = Some(hook);
+        self
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.inner.cfg
+    }
+
+    /// Progress notifications (attempts, backoff, replays, offline, forwarded, resolved).
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Notification> {
+        self.inner.notifier.subscribe()
+    }
+    pub fn notifier(&self) -> &Notifier {
+        &self.inner.notifier
+    }
+
+    /// Direct access to the ledger for what the engine does not wrap (catalog,
+    /// carts, reports). Keep the closure short: it holds the writer.
+    pub fn with_ledger<R>(&self, f: impl FnOnce(&mut Ledger) -> R) -> R {
+        let mut l = self.inner.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut l)
+    }
+
+    fn now(&self) -> i64 {
+        self.inner.clock.now_ms()
+    }
+
+    fn crash(&self, p: CrashPoint) {
+        if let Some(h) = &self.inner.crash {
+            h(p);
+        }
+    }
+
+    fn notify(&self, n: Notification) {
+        self.inner.notifier.send(n);
+    }
+
+    async fn flight(&self, key: &str) -> tokio::sync::OwnedMutexGuard<()> {
+        let m = {
+            let mut f = self.inner.flights.lock().unwrap();
+            f.entry(key.to_string()).or_insert_with(|| Arc::new(tokio::sync::Mutex::new(()))).clone()
+        };
+        m.lock_owned().await
+    }
+
+    fn payment(&self, key: &str) -> Result<Payment> {
+        self.with_ledger(|l| l.payment_by_key(key))?.ok_or_else(|| EngineError::UnknownPayment(key.to_string()))
+    }
+
+    fn set_online(&self, online: bool) {
+        let mut o = self.inner.online.lock().unwrap();
+        if *o != Some(online) {
+            *o = Some(online);
+            self.notify(Notification::Connectivity { online });
+        }
+        if online {
+            *self.inner.last_sync_ms.lock().unwrap() = Some(self.now());
+        }
+    }
+
+    fn note_connectivity(&self, recs: &[AttemptRecord]) {
+        if let Some(last) = recs.last() {
+            let unreachable = matches!(
+                last.outcome.as_str(),
+                "connection_refused" | "connect_timeout" | "connection_lost" | "timeout"
+            );
+            self.set_online(!unreachable);
+        }
+    }
+
+    fn report(&self, p: &Payment) -> Result<CheckoutReport> {
+        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        let attempts = tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none()).count();
+        let replayed = tl.iter().any(|t| t.replayed && t.refund_id.is_none());
+        Ok(CheckoutReport {
+            checkout_key: p.idempotency_key.clone(),
+            state: p.state.as_str().to_string(),
+            outcome: CheckoutOutcome::of(p.state),
+            psp_payment_id: p.psp_payment_id.clone(),
+            attempts: attempts as u32,
+            amount: p.amount.amount_minor,
+            currency: p.amount.currency.code().to_string(),
+            replayed,
+            message: p.last_error.clone(),
+        })
+    }
+
+    fn report_key(&self, key: &str) -> Result<CheckoutReport> {
+        let p = self.payment(key)?;
+        self.report(&p)
+    }
+
+    // ------------------------------------------------------------ checkout entry points
+
+    /// A checkout without a cart (CLI `checkout --amount`): a new key and the
+    /// exact parameters are committed, then the interactive phase runs.
+    pub async fn checkout_amount(&self, amount: Money, options: CheckoutOptions) -> Result<CheckoutReport> {
+        validate_options(&options)?;
+        let now = self.now();
+        let p = self.with_ledger(|l| l.create_payment(&NewPayment { amount, options }, now))?;
+        self.crash(CrashPoint::AfterKeyCommit);
+        self.drive(&p.idempotency_key, DriveMode::Interactive).await
+    }
+
+    /// The Charge button for a cart. Pressing it again, double clicks and
+    /// Enter-mashing reuse the cart's open checkout (same key); a finished
+    /// checkout is reported as it is.
+    pub async fn charge_cart(&self, cart: CartId, options: CheckoutOptions) -> Result<CheckoutReport> {
+        validate_options(&options)?;
+        let now = self.now();
+        let existing = self.with_ledger(|l| l.open_checkout_for_cart(cart))?;
+        let key = match existing {
+            Some(p) => p.idempotency_key,
+            None => {
+                let co = self.with_ledger(|l| l.open_checkout(cart, &options, now))?;
+                if co.is_new {
+                    self.crash(CrashPoint::AfterKeyCommit);
+                }
+                co.payment.idempotency_key
+            }
+        };
+        self.drive(&key, DriveMode::Interactive).await
+    }
+
+    /// The cashier explicitly starts a new payment after `previous` (e.g. "Try
+    /// another card" after a decline): a new key. Refused while `previous` is in
+    /// flight (outcome unknown) unless `override_reason` is given, which is
+    /// written to the audit log. Refused if `previous` already went through.
+    pub async fn new_payment_after(
+        &self,
+        previous: &str,
+        options: CheckoutOptions,
+        override_reason: Option<&str>,
+    ) -> Result<CheckoutReport> {
+        validate_options(&options)?;
+        let prev = self.payment(previous)?;
+        self.check_new_intent(&prev, override_reason)?;
+        let now = self.now();
+        let p = match prev.cart_id {
+            Some(cart) if !prev.state.is_checkout_open() => {
+                let co = self.with_ledger(|l| l.open_checkout(cart, &options, now))?;
+                co.payment
+            }
+            _ => self.with_ledger(|l| l.create_payment(&NewPayment { amount: prev.amount, options }, now))?,
+        };
+        if override_reason.is_some() && is_unknown(prev.state) {
+            let detail = format!("previous {} ({}) -> new {}", prev.idempotency_key, prev.state, p.idempotency_key);
+            let reason = override_reason.unwrap_or_default().to_string();
+            self.with_ledger(|l| l.audit("new_payment_override", &reason, Some(&detail), now))?;
+            let _ = self.with_ledger(|l| {
+                l.append_timeline(
+                    prev.id,
+                    &TimelineInput {
+                        kind: Some(TimelineKind::Note),
+                        detail: format!("cashier started a new payment {} anyway: {reason}", p.idempotency_key),
+                        ..Default::default()
+                    },
+                    now,
+                )
+            });
+        }
+        self.crash(CrashPoint::AfterKeyCommit);
+        self.drive(&p.idempotency_key, DriveMode::Interactive).await
+    }
+
+    fn check_new_intent(&self, prev: &Payment, override_reason: Option<&str>) -> Result<()> {
+        match prev.state {
+            PaymentState::Failed | PaymentState::Canceled => Ok(()),
+            PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline => {
+                match override_reason.map(str::trim) {
+                    Some(r) if !r.is_empty() => Ok(()),
+                    Some(_) => Err(EngineError::InvalidInput("an override needs a reason".into())),
+                    None => Err(EngineError::PreviousOutcomeUnknown {
+                        key: prev.idempotency_key.clone(),
+                        state: prev.state.as_str().into(),
+                    }),
+                }
+            }
+            PaymentState::Authorized
+            | PaymentState::Capturing
+            | PaymentState::Captured
+            | PaymentState::Refunding
+            | PaymentState::PartiallyRefunded
+            | PaymentState::Refunded => Err(EngineError::AlreadyPaid {
+                key: prev.idempotency_key.clone(),
+                state: prev.state.as_str().into(),
+            }),
+        }
+    }
+
+    /// The cashier's "retry" (or any re-drive): same key, stored parameters.
+    pub async fn retry_checkout(&self, key: &str) -> Result<CheckoutReport> {
+        self.drive(key, DriveMode::Interactive).await
+    }
+
+    /// A payment's current report.
+    pub fn status_of(&self, key: &str) -> Result<CheckoutReport> {
+        self.report_key(key)
+    }
+
+    /// Newest first.
+    pub fn list_payments(&self, limit: i64, offset: i64) -> Result<Vec<Payment>> {
+        Ok(self.with_ledger(|l| l.list_payments(limit, offset))?)
+    }
+
+    pub fn payment_view(&self, key: &str) -> Result<PaymentView> {
+        let payment = self.payment(key)?;
+        let timeline = self.with_ledger(|l| l.timeline(payment.id))?;
+        let refunds = self.with_ledger(|l| l.refunds_for_payment(payment.id))?;
+        Ok(PaymentView { payment, timeline, refunds })
+    }
+
+    pub fn status(&self) -> Result<EngineStatus> {
+        let q = self.with_ledger(|l| l.offline_queue())?.len() as u32;
+        let f = self.with_ledger(|l| l.payments_needing_recovery())?.len() as u32;
+        Ok(EngineStatus {
+            psp_online: *self.inner.online.lock().unwrap(),
+            queued_offline: q,
+            in_flight: f,
+            last_sync_ms: *self.inner.last_sync_ms.lock().unwrap(),
+        })
+    }
+
+    // ------------------------------------------------------------ the core
+
+    async fn drive(&self, key: &str, mode: DriveMode) -> Result<CheckoutReport> {
+        let _flight = self.flight(key).await;
+        let p = self.payment(key)?;
+        match p.state {
+            PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline => {}
+            PaymentState::Capturing => {
+                drop(_flight);
+                return self.resolve_capture(&p).await;
+            }
+            _ => return self.report(&p),
+        }
+        let subject = Subject::Checkout(key.to_string());
+        let now = self.now();
+        if p.last_error.as_deref().is_some_and(|e| e.starts_with(OFFLINE_REFUSED_MARK)) {
+            // Refused offline after attempts that may have reached the PSP: never
+            // resend (the customer paid another way); the PSP's records decide.
+            return self.resolve_by_search(&p, "refused offline; checking whether it reached the PSP").await;
+        }
+        let first = Some(p.first_attempt_at_ms.unwrap_or(p.created_at_ms));
+        if !self.inner.cfg.window.may_send(first, now) {
+            return self.resolve_by_search(&p, "dedup window passed: never resending this key").await;
+        }
+        let policy = match mode {
+            DriveMode::Interactive => &self.inner.cfg.interactive,
+            DriveMode::Background | DriveMode::Forward => &self.inner.cfg.background,
+        };
+        let prior = self.attempt_count(p.id)?;
+        let form = p.request_params.0.clone();
+        let psp = &self.inner.psp;
+        let (res, recs) = run_phase::<PaymentIntent>(
+            psp,
+            { let c = psp.clone(); let k = key.to_string(); move || c.create_intent_request_from_form(form.clone(), &k) },
+            policy,
+            &self.inner.clock,
+            &self.inner.rng,
+            &self.inner.notifier,
+            &subject,
+            prior + 1,
+        )
+        .await;
+        self.note_connectivity(&recs);
+        if recs.iter().any(|r| r.outcome != "connection_refused" && r.outcome != "connect_timeout") {
+            self.crash(CrashPoint::AfterResponseBeforeCommit);
+        }
+        let forwarding = p.state == PaymentState::QueuedOffline;
+        match res {
+            PhaseResult::Final(AttemptOutcome::Ok { value: pi, replayed }) => {
+                let via = if replayed { "replay" } else { "reply" };
+                let p = self.settle_with_intent(&p, &pi, &recs, via)?;
+                self.crash(CrashPoint::AfterCommit);
+                if forwarding {
+                    let declined = p.state == PaymentState::Failed;
+                    self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state.as_str().into(), declined });
+                }
+                self.report(&p)
+            }
+            PhaseResult::Final(AttemptOutcome::Declined { decline, .. }) => {
+                let msg = format!("declined: {} ({})", decline.message, decline.code);
+                let mut p2 = p.clone();
+                if let Some(pi) = &decline.payment_intent {
+                    // Keep the PSP's id with the failed row (its UNIQUE guards a mix-up).
+                    self.record_psp_id(&p, pi)?;
+                    p2 = self.payment(key)?;
+                }
+                let p = self.settle_state(&p2, PaymentState::Failed, &recs, Some(&msg), "declined")?;
+                self.crash(CrashPoint::AfterCommit);
+                if forwarding {
+                    self.notify(Notification::Forwarded { subject: subject.clone(), state: "failed".into(), declined: true });
+                    self.notify(Notification::Alarm {
+                        subject: Some(subject.clone()),
+                        code: "declined_after_forwarding".into(),
+                        message: format!(
+                            "An offline payment of {} was DECLINED when forwarded: {}. Collect payment another way.",
+                            p.amount, decline.message
+                        ),
+                    });
+                }
+                self.report(&p)
+            }
+            PhaseResult::Final(AttemptOutcome::Unknown { status, replayed, message }) => {
+                self.record_attempts(&p, &recs, true)?;
+                let why = format!(
+                    "the PSP answered {status}{} ({message}); outcome unknown, resolving by search",
+                    if replayed { " (replayed)" } else { "" }
+                );
+                let p = self.payment(key)?;
+                self.resolve_by_search(&p, &why).await
+            }
+            PhaseResult::Final(AttemptOutcome::Fatal(f)) => self.on_fatal(&p, f, &recs),
+            PhaseResult::Final(AttemptOutcome::Retry { reason, .. }) => {
+                self.record_attempts(&p, &recs, true)?;
+                self.notify(Notification::MovedToBackground { subject, reason: reason.words() });
+                self.report_key(key)
+            }
+            PhaseResult::Exhausted { last, never_sent, unreachable } => {
+                if unreachable && (forwarding || p.state == PaymentState::Created) {
+                    if forwarding {
+                        // Still offline: stays queued, in order.
+                        self.record_attempts(&p, &recs, false)?;
+                        return self.report_key(key);
+                    }
+                    return self.go_offline(&p, &recs, never_sent).await;
+                }
+                self.record_attempts(&p, &recs, true)?;
+                let p = self.payment(key)?;
+                self.notify(Notification::MovedToBackground { subject, reason: last.words() });
+                self.report(&p)
+            }
+        }
+    }
+
+    fn attempt_count(&self, id: PaymentId) -> Result<u32> {
+        let tl = self.with_ledger(|l| l.timeline(id))?;
+        Ok(tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none()).count() as u32)
+    }
+
+    /// Timeline rows for the attempts; `to_authorizing` first moves a
+    /// `created` / `queued_offline` row to `authorizing` (a request may be out).
+    fn record_attempts(&self, p: &Payment, recs: &[AttemptRecord], to_authorizing: bool) -> Result<()> {
+        let now = self.now();
+        if to_authorizing && matches!(p.state, PaymentState::Created | PaymentState::QueuedOffline) {
+            self.move_to(p.id, PaymentState::Authorizing, "sent to the PSP")?;
+        }
+        self.with_ledger(|l| -> Result<()> {
+            for r in recs {
+                l.record_attempt(p.id, &attempt_input(r), r.started_ms.min(now))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Move a payment to `to` along the table, tolerating concurrent movers
+    /// (another process or the event consumer may have moved it already).
+    fn move_to(&self, id: PaymentId, to: PaymentState, detail: &str) -> Result<PaymentState> {
+        for _ in 0..4 {
+            let cur = self.with_ledger(|l| l.payment_by_id(id))?.state;
+            if cur == to {
+                return Ok(cur);
+            }
+            let path: Vec<PaymentState> = match (cur, to) {
+                (PaymentState::Created | PaymentState::QueuedOffline, PaymentState::Authorizing) => vec![to],
+                (PaymentState::Created | PaymentState::QueuedOffline, t)
+                    if matches!(t, PaymentState::Captured | PaymentState::Authorized | PaymentState::Failed) =>
+                {
+                    vec![PaymentState::Authorizing, t]
+                }
+                (c, t) if c.can_transition_to(t) => vec![t],
+                (c, t) => {
+                    // Already past it (e.g. an event captured it first): keep what is there.
+                    tracing::info!(?c, ?t, "no move: state already advanced");
+                    return Ok(c);
+                }
+            };
+            let mut from = cur;
+            let mut stale = false;
+            for step in path {
+                let now = self.now();
+                match self.with_ledger(|l| l.transition(id, from, step, detail, now)) {
+                    Ok(o) => from = o.state(),
+                    Err(paydesk_ledger::Error::StaleState { .. }) => {
+                        stale = true;
+                        break;
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            if !stale {
+                return Ok(from);
+            }
+        }
+        Ok(self.with_ledger(|l| l.payment_by_id(id))?.state)
+    }
+
+    fn record_psp_id(&self, p: &Payment, pi: &PaymentIntent) -> Result<()> {
+        let now = self.now();
+        let res = PspResult {
+            idempotency_key: p.idempotency_key.clone(),
+            psp_payment_id: pi.id.clone(),
+            amount: p.amount,
+            state_if_new: p.state,
+        };
+        let out = self.with_ledger(|l| l.record_psp_result(&res, now))?;
+        match out {
+            RecordOutcome::Recorded(_) | RecordOutcome::Exists(_) => Ok(()),
+            other => {
+                let msg = format!(
+                    "ledger and PSP disagree on {} ({}): {other:?}",
+                    p.idempotency_key,
+                    other.differing_field().unwrap_or("?")
+                );
+                self.notify(Notification::Alarm {
+                    subject: Some(Subject::Checkout(p.idempotency_key.clone())),
+                    code: "exists_with_different".into(),
+                    message: msg.clone(),
+                });
+                Err(EngineError::Alarm(msg))
+            }
+        }
+    }
+
+    fn settle_with_intent(&self, p: &Payment, pi: &PaymentIntent, recs: &[AttemptRecord], via: &str) -> Result<Payment> {
+        if pi.amount != 0 && (pi.amount != p.amount.amount_minor || !pi.currency.eq_ignore_ascii_case(p.amount.currency.code())) {
+            let msg = format!(
+                "PSP payment {} is {} {} but checkout {} is {}",
+                pi.id, pi.amount, pi.currency, p.idempotency_key, p.amount
+            );
+            self.record_attempts(p, recs, true)?;
+            self.notify(Notification::Alarm {
+                subject: Some(Subject::Checkout(p.idempotency_key.clone())),
+                code: "amount_mismatch".into(),
+                message: msg.clone(),
+            });
+            return Err(EngineError::Alarm(msg));
+        }
+        self.record_psp_id(p, pi)?;
+        let target = match pi.pi_status() {
+            PiStatus::Succeeded => Some(PaymentState::Captured),
+            PiStatus::RequiresCapture => Some(PaymentState::Authorized),
+            PiStatus::Failed => Some(PaymentState::Failed),
+            PiStatus::Canceled => Some(PaymentState::Canceled),
+            PiStatus::Other => None,
+        };
+        let p = self.payment(&p.idempotency_key)?;
+        let msg = pi.last_payment_error.as_ref().and_then(|e| e.message.clone());
+        match target {
+            Some(t) => self.settle_state(&p, t, recs, msg.as_deref(), via),
+            None => {
+                self.record_attempts(&p, recs, true)?;
+                self.payment(&p.idempotency_key)
+            }
+        }
+    }
+
+    fn settle_state(
+        &self,
+        p: &Payment,
+        to: PaymentState,
+        recs: &[AttemptRecord],
+        last_error: Option<&str>,
+        via: &str,
+    ) -> Result<Payment> {
+        self.record_attempts(p, recs, true)?;
+        if let Some(e) = last_error {
+            let now = self.now();
+            self.with_ledger(|l| l.set_last_error(p.id, Some(e), now))?;
+        }
+        let state = self.move_to(p.id, to, via)?;
+        self.notify(Notification::Resolved {
+            subject: Subject::Checkout(p.idempotency_key.clone()),
+            state: state.as_str().into(),
+            via: via.into(),
+        });
+        self.payment(&p.idempotency_key)
+    }
+
+    fn on_fatal(&self, p: &Payment, f: Fatal, recs: &[AttemptRecord]) -> Result<CheckoutReport> {
+        let subject = Subject::Checkout(p.idempotency_key.clone());
+        let now = self.now();
+        match &f {
+            Fatal::IdempotencyMismatch(_) => {
+                self.record_attempts(p, recs, true)?;
+                self.with_ledger(|l| l.set_last_error(p.id, Some(&f.message()), now))?;
+                self.notify(Notification::Alarm { subject: Some(subject), code: f.code().into(), message: f.message() });
+                Err(EngineError::Alarm(f.message()))
+            }
+            Fatal::BadRequest(_) => {
+                // A validation 400 is not stored and nothing executed: this checkout failed.
+                self.settle_state(p, PaymentState::Failed, recs, Some(&f.message()), "rejected")?;
+                Err(EngineError::PspRejected(f.message()))
+            }
+            Fatal::Auth(_) | Fatal::Config(_) => {
+                // Nothing executed (401 is never stored). The checkout stays open with
+                // its key: fixing the settings and retrying reuses it.
+                self.with_ledger(|l| -> Result<()> {
+                    for r in recs {
+                        l.append_timeline(p.id, &attempt_input(r), now)?;
+                    }
+                    l.set_last_error(p.id, Some(&f.message()), now)?;
+                    Ok(())
+                })?;
+                self.notify(Notification::Alarm { subject: Some(subject), code: f.code().into(), message: f.message() });
+                Err(EngineError::PspConfig(f.message()))
+            }
+            Fatal::NotFound(_) | Fatal::Unexpected(..) => {
+                self.record_attempts(p, recs, true)?;
+                self.with_ledger(|l| l.set_last_error(p.id, Some(&f.message()), now))?;
+                Err(EngineError::PspRejected(f.message()))
+            }
+        }
+    }
+
+    async fn go_offline(&self, p: &Payment, recs: &[AttemptRecord], never_sent: bool) -> Result<CheckoutReport> {
+        let subject = Subject::Checkout(p.idempotency_key.clone());
+        let now = self.now();
+        let queue = self.with_ledger(|l| l.offline_queue())?;
+        let stored: Vec<(i64, i64)> = queue
+            .iter()
+            .filter(|q| q.amount.currency == p.amount.currency)
+            .map(|q| (q.amount.amount_minor, q.created_at_ms))
+            .collect();
+        let count_all: Vec<(i64, i64)> = queue.iter().map(|q| (0, q.created_at_ms)).collect();
+        let limits = &self.inner.cfg.offline;
+        let check = limits.check(p.amount.amount_minor, &stored, now).and_then(|_| {
+            // count and age across currencies
+            OfflineLimits { max_per_payment: i64::MAX, max_total: i64::MAX, ..limits.clone() }.check(0, &count_all, now)
+        });
+        match check {
+            Ok(()) => {
+                self.with_ledger(|l| -> Result<()> {
+                    for r in recs {
+                        l.record_attempt(p.id, &attempt_input(r), r.started_ms.min(now))?;
+                    }
+                    Ok(())
+                })?;
+                self.move_to(p.id, PaymentState::QueuedOffline, "PSP unreachable: accepted offline")?;
+                self.notify(Notification::QueuedOffline {
+                    subject,
+                    amount: p.amount.amount_minor,
+                    currency: p.amount.currency.code().into(),
+                });
+                self.report_key(&p.idempotency_key)
+            }
+            Err(refusal) => self.refuse_offline(p, recs, never_sent, refusal),
+        }
+    }
+
+    fn refuse_offline(&self, p: &Payment, recs: &[AttemptRecord], never_sent: bool, refusal: OfflineRefusal) -> Result<CheckoutReport> {
+        let now = self.now();
+        let reason = refusal.to_string();
+        if never_sent {
+            // Nothing reached the PSP: abandon the checkout; nothing charged.
+            self.with_ledger(|l| -> Result<()> {
+                for r in recs {
+                    l.append_timeline(p.id, &attempt_input(r), now)?;
+                }
+                l.set_last_error(p.id, Some(&format!("{OFFLINE_REFUSED_MARK}: {reason}")), now)?;
+                Ok(())
+            })?;
+            self.move_to(p.id, PaymentState::Canceled, "PSP unreachable and offline limit reached; nothing sent")?;
+            Err(EngineError::OfflineRefused {
+                key: p.idempotency_key.clone(),
+                reason,
+                detail: "Nothing was charged; take another form of payment.".into(),
+            })
+        } else {
+            // Some attempt may have reached the PSP: never resend; search decides.
+            self.record_attempts(p, recs, true)?;
+            self.with_ledger(|l| l.set_last_error(p.id, Some(&format!("{OFFLINE_REFUSED_MARK}: {reason}")), now))?;
+            Err(EngineError::OfflineRefused {
+                key: p.idempotency_key.clone(),
+                reason,
+                detail: "An attempt may have reached the processor; the register will check and never resend it.".into(),
+            })
+        }
+    }
+
+    /// Past the window, after a replayed 500, or for a refused-offline payment:
+    /// look for the key in the PSP's metadata. Found = adopt it; not found =
+    /// never charged.
+    async fn resolve_by_search(&self, p: &Payment, why: &str) -> Result<CheckoutReport> {
+        let subject = Subject::Checkout(p.idempotency_key.clone());
+        let key = p.idempotency_key.clone();
+        let psp = &self.inner.psp;
+        let (res, _recs) = run_phase::<List<PaymentIntent>>(
+            psp,
+            { let c = psp.clone(); let k = key.clone(); move || c.search_by_metadata_request("checkout_key", &k) },
+            &self.inner.cfg.background,
+            &self.inner.clock,
+            &self.inner.rng,
+            &Notifier::new(1),
+            &subject,
+            1,
+        )
+        .await;
+        let now = self.now();
+        match res {
+            PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => {
+                self.set_online(true);
+                let found = value.data.into_iter().find(|pi| pi.metadata.get("checkout_key") == Some(&key));
+                let _ = self.with_ledger(|l| {
+                    l.append_timeline(
+                        p.id,
+                        &TimelineInput {
+                            kind: Some(TimelineKind::Note),
+                            detail: format!("{why}; search: {}", found.as_ref().map(|f| f.id.as_str()).unwrap_or("not found")),
+                            outcome: Some("search".into()),
+                            ..Default::default()
+                        },
+                        now,
+                    )
+                });
+                match found {
+                    Some(pi) => {
+                        let p = self.settle_with_intent(p, &pi, &[], "search")?;
+                        self.report(&p)
+                    }
+                    None => {
+                        let to = if p.state == PaymentState::Created { PaymentState::Canceled } else { PaymentState::Failed };
+                        let p = self.settle_state(p, to, &[], Some("not found at the PSP: never charged"), "search")?;
+                        self.report(&p)
+                    }
+                }
+            }
+            PhaseResult::Final(AttemptOutcome::Fatal(f)) => Err(EngineError::PspConfig(f.message())),
+            _ => self.report(p),
+        }
+    }
+
+    // ------------------------------------------------------------ capture / cancel
+
+    /// Capture an authorized (manual-capture) payment, with its own key.
+    pub async fn capture(&self, key: &str) -> Result<CheckoutReport> {
+        let p = self.payment(key)?;
+        match p.state {
+            PaymentState::Authorized => {
+                self.move_to(p.id, PaymentState::Capturing, "capture requested")?;
+                let p = self.payment(key)?;
+                self.resolve_capture(&p).await
+            }
+            PaymentState::Capturing => self.resolve_capture(&p).await,
+            PaymentState::Captured => self.report(&p),
+            s => Err(EngineError::WrongState { key: key.into(), state: s.as_str().into(), what: "only an authorized payment can be captured".into() }),
+        }
+    }
+
+    async fn resolve_capture(&self, p: &Payment) -> Result<CheckoutReport> {
+        let _flight = self.flight(&p.idempotency_key).await;
+        let Some(pi_id) = p.psp_payment_id.clone() else {
+            return Err(EngineError::WrongState { key: p.idempotency_key.clone(), state: p.state.as_str().into(), what: "no PSP payment id".into() });
+        };
+        let subject = Subject::Capture(p.idempotency_key.clone());
+        let psp = &self.inner.psp;
+        // GET first: always safe, and it tells whether the capture already happened.
+        let (res, _) = run_phase::<PaymentIntent>(psp, { let c = psp.clone(); let id = pi_id.clone(); move || c.get_intent_request(&id) }, &self.inner.cfg.background, &self.inner.clock, &self.inner.rng, &Notifier::new(1), &subject, 1).await;
+        if let PhaseResult::Final(AttemptOutcome::Ok { value: pi, .. }) = res {
+            if pi.pi_status() != PiStatus::RequiresCapture {
+                let p = self.settle_with_intent(p, &pi, &[], "capture check")?;
+                return self.report(&p);
+            }
+        }
+        let ck = psp_key_prefix(p, "capture");
+        let (res, recs) = run_phase::<PaymentIntent>(psp, { let c = psp.clone(); let id = pi_id.clone(); let ck = ck.clone(); move || c.capture_request(&id, &ck) }, &self.inner.cfg.interactive, &self.inner.clock, &self.inner.rng, &self.inner.notifier, &subject, 1).await;
+        self.note_connectivity(&recs);
+        match res {
+            PhaseResult::Final(AttemptOutcome::Ok { value: pi, replayed }) => {
+                let p = self.settle_with_intent(p, &pi, &recs, if replayed { "capture replay" } else { "capture" })?;
+                self.report(&p)
+            }
+            PhaseResult::Final(AttemptOutcome::Fatal(f)) => Err(EngineError::PspRejected(f.message())),
+            _ => {
+                self.record_attempts(p, &recs, false)?;
+                self.report_key(&p.idempotency_key)
+            }
+        }
+    }
+
+    /// Void an authorized payment (manual capture), or abandon a queued
+    /// offline one that was never forwarded.
+    pub async fn cancel(&self, key: &str) -> Result<CheckoutReport> {
+        let p = self.payment(key)?;
+        match p.state {
+            PaymentState::QueuedOffline => {
+                self.move_to(p.id, PaymentState::Canceled, "offline payment voided by the cashier")?;
+                self.report_key(key)
+            }
+            PaymentState::Authorized => {
+                let pi_id = p.psp_payment_id.clone().unwrap_or_default();
+                let subject = Subject::Cancel(key.to_string());
+                let ck = psp_key_prefix(&p, "cancel");
+                let psp = &self.inner.psp;
+                let (res, recs) = run_phase::<PaymentIntent>(psp, { let c = psp.clone(); let id = pi_id.clone(); let ck = ck.clone(); move || c.cancel_request(&id, &ck) }, &self.inner.cfg.interactive, &self.inner.clock, &self.inner.rng, &self.inner.notifier, &subject, 1).await;
+                match res {
+                    PhaseResult::Final(AttemptOutcome::Ok { value: pi, .. }) => {
+                        let p = self.settle_with_intent(&p, &pi, &recs, "cancel")?;
+                        self.report(&p)
+                    }
+                    PhaseResult::Final(AttemptOutcome::Fatal(f)) => Err(EngineError::PspRejected(f.message())),
+                    _ => Err(EngineError::PspRejected("cancel not confirmed yet; try again".into())),
+                }
+            }
+            PaymentState::Canceled => self.report(&p),
+            s => Err(EngineError::WrongState { key: key.into(), state: s.as_str().into(), what: "only an authorized or queued offline payment can be canceled".into() }),
+        }
+    }
+
+    // ------------------------------------------------------------ refunds
+
+    /// Refund `amount` (all that is left when `None`) of a captured payment,
+    /// with the refund's own key committed before the network.
+    pub async fn refund(&self, checkout_key: &str, amount: Option<i64>, reason: Option<&str>) -> Result<RefundReport> {
+        let p = self.payment(checkout_key)?;
+        if let Some(a) = amount {
+            if a <= 0 {
+                return Err(EngineError::InvalidInput(format!("refund amount must be greater than zero (got {a})")));
+            }
+        }
+        let now = self.now();
+        let refunds = self.with_ledger(|l| l.refunds_for_payment(p.id))?;
+        let reserved: i64 = refunds.iter().filter(|r| r.state.reserves_amount()).map(|r| r.amount.amount_minor).sum();
+        let refundable = p.amount.amount_minor - reserved;
+        let amt = amount.unwrap_or(refundable);
+        if !p.state.is_refundable() {
+            return Err(EngineError::WrongState {
+                key: checkout_key.into(),
+                state: p.state.as_str().into(),
+                what: "nothing captured to refund".into(),
+            });
+        }
+        if amt > refundable || amt <= 0 {
+            return Err(EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: amt, refundable });
+        }
+        let r = self.with_ledger(|l| l.create_refund(p.id, amt, reason, now)).map_err(|e| match e {
+            paydesk_ledger::Error::RefundExceedsCaptured { requested_minor, refundable_minor, .. } => {
+                EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: requested_minor, refundable: refundable_minor }
+            }
+            other => other.into(),
+        })?;
+        self.drive_refund(r.id, r.idempotency_key.clone(), DriveMode::Interactive).await
+    }
+
+    async fn drive_refund(&self, refund_id: paydesk_ledger::RefundId, key: String, mode: DriveMode) -> Result<RefundReport> {
+        let _flight = self.flight(&key).await;
+        let r = self.with_ledger(move |l| l.refund_by_id(refund_id))?;
+        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        if r.state.is_terminal() {
+            return self.refund_report(&r, &p);
+        }
+        let subject = Subject::Refund(r.idempotency_key.clone());
+        let now = self.now();
+        let first = Some(r.first_attempt_at_ms.unwrap_or(r.created_at_ms));
+        if !self.inner.cfg.window.may_send(first, now) {
+            // No refund search at the PSP: the event consumer resolves it from
+            // charge.refunded (its idempotency key); never resend.
+            return self.refund_report(&r, &p);
+        }
+        let policy = match mode {
+            DriveMode::Interactive => &self.inner.cfg.interactive,
+            _ => &self.inner.cfg.background,
+        };
+        let form = r.request_params.0.clone();
+        let key = r.idempotency_key.clone();
+        let psp = &self.inner.psp;
+        let (res, recs) = run_phase::<PspRefund>(
+            psp,
+            {
+                let timeout = psp.attempt_timeout;
+                let key = key.clone();
+                move || crate::transport::HttpRequest {
+                    method: crate::transport::Method::Post,
+                    path: "/v1/refunds".into(),
+                    form: form.clone(),
+                    idempotency_key: Some(key.clone()),
+                    timeout,
+                }
+            },
+            policy,
+            &self.inner.clock,
+            &self.inner.rng,
+            &self.inner.notifier,
+            &subject,
+            1,
+        )
+        .await;
+        self.note_connectivity(&recs);
+        self.crash(CrashPoint::MidRefund);
+        let now = self.now();
+        self.with_ledger(|l| -> Result<()> {
+            for rec in &recs {
+                l.record_refund_attempt(r.id, &attempt_input(rec), rec.started_ms.min(now))?;
+            }
+            Ok(())
+        })?;
+        let outcome = match res {
+            PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => {
+                let to = match value.status.as_str() {
+                    "succeeded" => RefundState::Succeeded,
+                    "failed" | "canceled" => RefundState::Failed,
+                    _ => RefundState::InFlight,
+                };
+                self.with_ledger(|l| l.record_refund_result(r.id, &value.id, to, now))?;
+                Some(to)
+            }
+            PhaseResult::Final(AttemptOutcome::Fatal(Fatal::BadRequest(e))) => {
+                // Refused by the PSP (not stored, nothing executed): failed, amount refundable again.
+                if r.state == RefundState::Pending {
+                    self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::Failed, now))?;
+                }
+                let _ = e;
+                Some(RefundState::Failed)
+            }
+            PhaseResult::Final(AttemptOutcome::Fatal(f)) => return Err(EngineError::PspRejected(f.message())),
+            _ => {
+                if r.state == RefundState::Pending && !recs.is_empty() {
+                    let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
+                }
+                None
+            }
+        };
+        if let Some(s) = outcome {
+            self.notify(Notification::Resolved { subject, state: s.as_str().into(), via: "reply".into() });
+        }
+        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
+        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        self.refund_report(&r, &p)
+    }
+
+    fn refund_report(&self, r: &Refund, p: &Payment) -> Result<RefundReport> {
+        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        let attempts = tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id == Some(r.id)).count() as u32;
+        Ok(RefundReport {
+            refund_key: r.idempotency_key.clone(),
+            checkout_key: p.idempotency_key.clone(),
+            state: r.state.as_str().into(),
+            amount: r.amount.amount_minor,
+            currency: r.amount.currency.code().into(),
+            psp_refund_id: r.psp_refund_id.clone(),
+            attempts,
+            message: None,
+        })
+    }
+
+    // ------------------------------------------------------------ recovery
+
+    /// Rule 8: resolve every in-flight checkout, capture and refund; then
+    /// forward the offline queue in order (rule 7). No cashier action needed.
+    pub async fn recover(&self) -> Result<RecoverReport> {
+        let mut rep = RecoverReport::default();
+        let pending = self.with_ledger(|l| l.payments_needing_recovery())?;
+        for p in pending {
+            if p.state == PaymentState::Refunding {
+                continue; // refunds below
+            }
+            rep.examined += 1;
+            let before = p.state;
+            match self.drive(&p.idempotency_key, DriveMode::Background).await {
+                Ok(r) => {
+                    let now_state = self.payment(&p.idempotency_key)?.state;
+                    if now_state.needs_recovery() || now_state == PaymentState::QueuedOffline {
+                        rep.still_pending += 1;
+                    } else {
+                        if before == PaymentState::Capturing {
+                            rep.captures_resolved += 1;
+                        }
+                        rep.resolved += 1;
+                        if r.message.as_deref().is_some_and(|m| m.contains("never charged")) || self.resolved_by_search(&p)? {
+                            rep.resolved_by_search += 1;
+                        }
+                    }
+                }
+                Err(e) => rep.errors.push(format!("{}: {e}", p.idempotency_key)),
+            }
+        }
+        let refunds = self.with_ledger(|l| l.refunds_needing_recovery())?;
+        for (rid, rkey) in refunds.into_iter().map(|r| (r.id, r.idempotency_key)) {
+            match self.drive_refund(rid, rkey.clone(), DriveMode::Background).await {
+                Ok(rr) if rr.state == "succeeded" || rr.state == "failed" => rep.refunds_resolved += 1,
+                Ok(_) => rep.refunds_pending += 1,
+                Err(e) => rep.errors.push(format!("refund {rkey}: {e}")),
+            }
+        }
+        let (fwd, declined, still) = self.forward_offline().await?;
+        rep.forwarded = fwd;
+        rep.declined_after_forward = declined;
+        rep.still_queued = still;
+        Ok(rep)
+    }
+
+    fn resolved_by_search(&self, p: &Payment) -> Result<bool> {
+        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        Ok(tl.iter().any(|t| t.outcome.as_deref() == Some("search")))
+    }
+
+    /// Forward the store-and-forward queue, oldest first; stop at the first
+    /// payment the PSP still cannot be reached for (keeps the order).
+    /// Returns (forwarded, declined, still queued).
+    pub async fn forward_offline(&self) -> Result<(u32, u32, u32)> {
+        let queue = self.with_ledger(|l| l.offline_queue())?;
+        let total = queue.len() as u32;
+        let (mut fwd, mut declined) = (0, 0);
+        for p in queue {
+            let r = self.drive(&p.idempotency_key, DriveMode::Forward).await?;
+            if r.outcome == CheckoutOutcome::QueuedOffline {
+                break;
+            }
+            fwd += 1;
+            if r.outcome == CheckoutOutcome::Declined {
+                declined += 1;
+            }
+        }
+        Ok((fwd, declined, total - fwd))
+    }
+
+    /// Run recovery now and then every `interval` until the returned handle is aborted.
+    pub fn spawn_background(&self, interval: Duration) -> tokio::task::JoinHandle<()> {
+        let e = self.clone();
+        tokio::spawn(async move {
+            loop {
+                if let Err(err) = e.recover().await {
+                    tracing::warn!(%err, "recovery pass failed");
+                }
+                if let Err(err) = e.consume_events().await {
+                    tracing::warn!(%err, "event poll failed");
+                }
+                e.inner.clock.sleep(interval).await;
+            }
+        })
+    }
+
+    // ------------------------------------------------------------ events
+
+    /// Rule 9: poll `/v1/events` (from the newest event seen minus the overlap
+    /// window, so redelivery happens), apply each exactly once, oldest first.
+    pub async fn consume_events(&self) -> Result<EventsReport> {
+        let _one = self.inner.events_lock.lock().await;
+        let mut rep = EventsReport::default();
+        let now_s = self.now() / 1000;
+        let since = match *self.inner.events_cursor.lock().unwrap() {
+            Some(c) => c - self.inner.cfg.events_overlap.as_secs() as i64,
+            None => now_s - self.inner.cfg.events_lookback.as_secs() as i64,
+        };
+        let mut events: Vec<Event> = Vec::new();
+        let mut after: Option<String> = None;
+        let psp = &self.inner.psp;
+        loop {
+            let a = after.clone();
+            let (res, _) = run_phase::<List<Event>>(
+                psp,
+                { let c = psp.clone(); move || c.list_events_request(Some(since.max(0)), a.as_deref(), 100) },
+                &self.inner.cfg.background,
+                &self.inner.clock,
+                &self.inner.rng,
+                &Notifier::new(1),
+                &Subject::Checkout("events".into()),
+                1,
+            )
+            .await;
+            let page = match res {
+                PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => value,
+                PhaseResult::Final(AttemptOutcome::Fatal(f)) => return Err(EngineError::PspConfig(f.message())),
+                _ => return Err(EngineError::PspRejected("event list unavailable; will retry".into())),
+            };
+            rep.pages += 1;
+            let n = page.data.len();
+            after = page.data.last().map(|e| e.id.clone());
+            events.extend(page.data);
+            if !page.has_more || n == 0 {
+                break;
+            }
+        }
+        self.set_online(true);
+        rep.fetched = events.len() as u32;
+        events.sort_by(|a, b| a.created.cmp(&b.created).then_with(|| a.id.cmp(&b.id)));
+        let mut newest = None;
+        for (i, ev) in events.iter().enumerate() {
+            if i == 1 {
+                self.crash(CrashPoint::MidEventApply);
+            }
+            let pe = to_psp_event(ev);
+            let now = self.now();
+            match self.with_ledger(|l| l.apply_event(&pe, now))? {
+                ApplyOutcome::Applied { .. } => rep.applied += 1,
+                ApplyOutcome::AlreadyApplied => rep.duplicates += 1,
+            }
+            newest = Some(newest.map_or(ev.created, |n: i64| n.max(ev.created)));
+        }
+        if let Some(n) = newest {
+            let mut c = self.inner.events_cursor.lock().unwrap();
+            *c = Some(c.map_or(n, |old| old.max(n)));
+        }
+        Ok(rep)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DriveMode {
+    Interactive,
+    Background,
+    Forward,
+}
+
+fn is_unknown(s: PaymentState) -> bool {
+    matches!(s, PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline)
+}
+
+fn validate_options(o: &CheckoutOptions) -> Result<()> {
+    let pm = o.payment_method.trim();
+    if pm.is_empty() || pm.len() > 200 || !pm.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(EngineError::InvalidInput(format!("invalid payment method token {:?}", o.payment_method)));
+    }
+    Ok(())
+}
+
+fn attempt_input(r: &AttemptRecord) -> TimelineInput {
+    TimelineInput {
+        kind: Some(TimelineKind::Attempt),
+        detail: match r.backoff_ms {
+            Some(b) => format!("{}; next attempt in {b} ms", r.message),
+            None => r.message.clone(),
+        },
+        outcome: Some(r.outcome.clone()),
+        latency_ms: Some(r.latency_ms as i64),
+        replayed: r.replayed,
+        attempt_no: Some(r.attempt as i64),
+        refund_id: None,
+    }
+}
+
+/// Map a Stripe event to the ledger's event input.
+pub fn to_psp_event(ev: &Event) -> PspEvent {
+    let obj = &ev.data.object;
+    let s = |k: &str| obj.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let meta = |k: &str| obj.get("metadata").and_then(|m| m.get(k)).and_then(|v| v.as_str()).map(str::to_string);
+    let object_type = s("object").unwrap_or_default();
+    let currency = s("currency").and_then(|c| c.parse::<Currency>().ok());
+    let status = s("status");
+    let kind = EventKind::from_stripe(&ev.event_type, status.as_deref());
+    let (psp_payment_id, checkout_key, psp_refund_id, refund_key, amount) = match object_type.as_str() {
+        "payment_intent" => {
+            let amt = obj.get("amount").and_then(|v| v.as_i64());
+            (s("id"), meta("checkout_key"), None, None, amt.zip(currency).map(|(a, c)| Money::new(a, c)))
+        }
+        "refund" => {
+            let amt = obj.get("amount").and_then(|v| v.as_i64());
+            (s("payment_intent"), meta("checkout_key"), s("id"), meta("refund_key"), amt.zip(currency).map(|(a, c)| Money::new(a, c)))
+        }
+        "charge" => {
+            // charge.refunded: the refund is identified by the request's idempotency key
+            // (our refund key); its amount comes from the ledger's refund row.
+            (s("payment_intent"), meta("checkout_key"), None, ev.request.as_ref().and_then(|r| r.idempotency_key.clone()), None)
+        }
+        _ => (None, None, None, None, None),
+    };
+    PspEvent {
+        event_id: ev.id.clone(),
+        event_type: ev.event_type.clone(),
+        kind,
+        psp_payment_id,
+        checkout_key,
+        psp_refund_id,
+        refund_key,
+        amount,
+    }
+}
+
+#[allow(dead_code)]
+fn _send_checks(e: Engine) {
+    fn assert_send<T: Send>(_: T) {}
+    let e1 = e.clone();
+    assert_send(async move { e1.drive("k", DriveMode::Background).await });
+    let e2 = e.clone();
+    assert_send(async move { e2.forward_offline().await });
+    let e3 = e.clone();
+    assert_send(async move { e3.consume_events().await });
+    let e4 = e.clone();
+    assert_send(async move { e4.refund("k", None, None).await });
+    let e5 = e.clone();
+    assert_send(async move { e5.capture("k").await });
+}
