@@ -1,0 +1,174 @@
+//! Fault injection over real loopback HTTP: the article's three timeout cases,
+//! offline, transient errors, event redelivery, admin endpoints, seeded rates.
+mod common;
+use common::*;
+use mock_psp::{Fault, FaultConfig, MockPsp, Outcome, PspRequest};
+use std::time::Duration;
+
+const PI: &str = "/v1/payment_intents";
+
+fn params() -> Vec<(&'static str, &'static str)> {
+    vec![("amount", "700"), ("currency", "eur"), ("payment_method", "pm_card_visa"), ("confirm", "true")]
+}
+
+#[tokio::test]
+async fn case_a_drop_request_never_answers_and_never_executes() {
+    let p = start_default().await;
+    p.server.psp().script_fault(PI, Fault::DropRequest, 1, None);
+    let short = reqwest::Client::builder().timeout(Duration::from_millis(400)).build().unwrap();
+    let err = short.post(format!("{}{PI}", p.url)).bearer_auth(SK_A).header("Idempotency-Key", "a1").form(&params()).send().await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    // The retry with the same key is a first execution.
+    let r = p.post(SK_A, PI, Some("a1"), &params()).await;
+    assert_eq!(r.status, 200);
+    assert!(!r.replayed());
+    let s = p.stats().await;
+    assert_eq!(s["faults"]["drop_request"], 1);
+    assert_eq!(s["charges"], 1);
+}
+
+#[tokio::test]
+async fn case_b_drop_response_commits_then_closes_and_retry_replays() {
+    let p = start_default().await;
+    p.server.psp().script_fault(PI, Fault::DropResponse, 1, None);
+    let err = p.client.post(format!("{}{PI}", p.url)).bearer_auth(SK_A).header("Idempotency-Key", "b1").form(&params()).send().await.unwrap_err();
+    assert!(!err.is_timeout(), "the connection is closed, not left hanging: {err:?}");
+    let r = p.post(SK_A, PI, Some("b1"), &params()).await;
+    assert_eq!(r.status, 200);
+    assert!(r.replayed(), "the charge happened; the retry is a replay");
+    assert_eq!(p.all_pis(SK_A).await.len(), 1);
+    let s = p.stats().await;
+    assert_eq!(s["charges"], 1);
+    assert_eq!(s["faults"]["drop_response"], 1);
+}
+
+#[tokio::test]
+async fn offline_refuses_connections_until_turned_off_admin_still_reachable() {
+    let p = start_default().await;
+    let r = p.admin_post("/__admin/offline", &[("on", "true")]).await;
+    assert_eq!(r.json()["offline"], true);
+    let err = p.client.post(format!("{}{PI}", p.url)).bearer_auth(SK_A).header("Idempotency-Key", "o1").form(&params()).send().await.unwrap_err();
+    assert!(err.is_connect() || err.is_request(), "{err:?}");
+    assert!(p.get_err(SK_A, "/v1/events").await);
+    // Admin stays reachable so offline can be turned off.
+    assert!(p.stats().await["faults"]["offline"].as_u64().unwrap() >= 2);
+    let r = p.admin_post("/__admin/offline", &[("on", "false")]).await;
+    assert_eq!(r.json()["offline"], false);
+    let r = p.post(SK_A, PI, Some("o1"), &params()).await;
+    assert_eq!(r.status, 200);
+    assert!(!r.replayed(), "nothing was executed while offline");
+    // Offline for a period of clock time.
+    p.server.psp().set_offline(true, Some(Duration::from_secs(10)));
+    assert!(p.get_err(SK_A, "/v1/events").await);
+    p.server.psp().advance_clock(Duration::from_secs(11));
+    assert_eq!(p.get(SK_A, "/v1/events").await.status, 200);
+}
+
+impl Psp {
+    async fn get_err(&self, sk: &str, path: &str) -> bool {
+        self.client.get(format!("{}{}", self.url, path)).bearer_auth(sk).send().await.is_err()
+    }
+}
+
+#[tokio::test]
+async fn duplicate_and_out_of_order_event_redelivery_keeps_cursor_ends() {
+    let p = start_default().await;
+    for i in 0..8 {
+        p.post(SK_A, PI, Some(&format!("e{i}")), &params()).await;
+    }
+    let clean = p.get(SK_A, "/v1/events?limit=100").await.json();
+    let clean_ids: Vec<String> = clean["data"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().into()).collect();
+    assert_eq!(clean_ids.len(), 8);
+    p.server.psp().script_fault("/v1/events", Fault::DuplicateEvents, 1, None);
+    let dup = p.get(SK_A, "/v1/events?limit=100").await.json();
+    let dup_ids: Vec<String> = dup["data"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().into()).collect();
+    assert!(dup_ids.len() > clean_ids.len(), "re-delivered events are added");
+    assert_eq!(dup_ids.first(), clean_ids.first());
+    assert_eq!(dup_ids.last(), clean_ids.last());
+    let mut a = dup_ids.clone();
+    a.sort();
+    a.dedup();
+    let mut b = clean_ids.clone();
+    b.sort();
+    assert_eq!(a, b, "the same set of events, some more than once");
+    assert_eq!(p.stats().await["faults"]["duplicate_events"], 1);
+}
+
+#[tokio::test]
+async fn admin_endpoints_only_with_admin_and_never_by_merchant_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = MockPsp::builder().db(dir.path().join("x.db")).secret_key(SK_A).build().unwrap();
+    let server = psp.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let c = client();
+    for path in ["/__admin/stats", "/__admin/faults", "/__admin/clock"] {
+        let r = into(c.get(format!("{}{path}", server.url())).bearer_auth(SK_A).send().await.unwrap()).await;
+        assert_eq!(r.status, 404, "{path}");
+    }
+    let r = into(c.post(format!("{}/__admin/offline", server.url())).bearer_auth(SK_A).form(&[("on", "true")]).send().await.unwrap()).await;
+    assert_eq!(r.status, 404);
+    assert!(!psp.is_offline());
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn admin_faults_presets_rates_and_script() {
+    let p = start_default().await;
+    let r = p.admin_post("/__admin/faults", &[("preset", "chaos")]).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["config"], serde_json::to_value(FaultConfig::chaos()).unwrap());
+    let r = p.admin_post("/__admin/faults", &[("preset", "none"), ("drop_response", "0.5"), ("slow_ms", "10")]).await;
+    assert_eq!(r.json()["config"]["drop_response"], 0.5);
+    assert_eq!(r.json()["config"]["slow_ms"], 10);
+    assert_eq!(p.admin_post("/__admin/faults", &[("drop_request", "2")]).await.status, 400);
+    assert_eq!(p.admin_post("/__admin/faults", &[("preset", "wild")]).await.status, 400);
+    p.admin_post("/__admin/faults", &[("preset", "none")]).await;
+    let r = p.admin_post("/__admin/faults/script", &[("path", PI), ("fault", "transient_503"), ("count", "2")]).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(p.post(SK_A, PI, Some("s"), &params()).await.status, 503);
+    assert_eq!(p.post(SK_A, PI, Some("s"), &params()).await.status, 503);
+    assert_eq!(p.post(SK_A, PI, Some("s"), &params()).await.status, 200);
+    assert_eq!(p.admin_post("/__admin/faults/script", &[("fault", "meteor")]).await.status, 400);
+    let s = p.stats().await;
+    assert_eq!(s["faults"]["transient_503"], 2);
+    assert_eq!(s["injected_faults"], 2);
+    assert_eq!(s["requests"], 3);
+    let clock = into(p.client.get(format!("{}/__admin/clock", p.url)).send().await.unwrap()).await.json();
+    assert!(clock["now_ms"].as_i64().unwrap() > 0);
+}
+
+/// The in-process entry point reports faults as outcomes; with one seed and one
+/// request order the run is reproducible.
+#[tokio::test]
+async fn seeded_rates_are_reproducible_in_process() {
+    async fn run(seed: u64) -> Vec<String> {
+        let clock = std::sync::Arc::new(mock_psp::ManualClock::new(1_800_000_000_000));
+        let mut cfg = FaultConfig::chaos();
+        cfg.slow = 0.0;
+        let psp = MockPsp::builder().secret_key(SK_A).seed(seed).faults(cfg).clock(clock).build().unwrap();
+        let mut out = vec![];
+        for i in 0..60 {
+            let key = format!("k{}", i / 2);
+            let req = PspRequest::post(PI, SK_A, Some(&key), &[("amount", "100"), ("currency", "usd"), ("payment_method", "pm_card_visa"), ("confirm", "true")]);
+            out.push(match psp.handle(req).await {
+                Outcome::Respond(r) => format!("{} {}", r.status, r.header("idempotent-replayed").unwrap_or("-")),
+                Outcome::DropRequest => "drop_request".into(),
+                Outcome::DropResponse(r) => format!("drop_response {}", r.json()["id"]),
+                Outcome::Offline => "offline".into(),
+            });
+        }
+        out
+    }
+    let a = run(42).await;
+    assert_eq!(a, run(42).await);
+    assert!(a.iter().any(|o| o != "200 -" && o != "200 true"), "chaos injected something: {a:?}");
+    assert_ne!(a, run(43).await);
+}
+
+#[tokio::test]
+async fn offline_outcome_in_process() {
+    let psp = MockPsp::builder().secret_key(SK_A).build().unwrap();
+    psp.set_offline(true, None);
+    assert!(matches!(psp.handle(PspRequest::get("/v1/events", SK_A)).await, Outcome::Offline));
+    psp.set_offline(false, None);
+    assert_eq!(psp.handle(PspRequest::get("/v1/events", SK_A)).await.response().unwrap().status, 200);
+}
