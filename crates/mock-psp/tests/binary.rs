@@ -1,0 +1,173 @@
+//! The real `mock-psp` binary: CLI contract, "listening on" line, SIGTERM, and a
+//! SIGKILL between claim and completion followed by restart and retry → one charge.
+mod common;
+use common::*;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+struct Proc {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Spawns the binary and waits for its `listening on http://ADDR` line.
+fn spawn(args: &[&str], env: &[(&str, &str)]) -> Proc {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mock-psp"));
+    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn mock-psp");
+    let stdout = child.stdout.take().unwrap();
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_string();
+    assert!(url.starts_with("http://127.0.0.1:"));
+    Proc { child, url }
+}
+
+fn base_args(db: &str) -> Vec<String> {
+    ["--addr", "127.0.0.1:0", "--db", db, "--secret-key", SK_A, "--secret-key", SK_B, "--admin"].iter().map(|s| s.to_string()).collect()
+}
+
+fn params() -> Vec<(&'static str, &'static str)> {
+    vec![("amount", "4200"), ("currency", "usd"), ("payment_method", "pm_card_visa"), ("confirm", "true"), ("metadata[checkout_key]", "crash-1")]
+}
+
+async fn post(c: &reqwest::Client, url: &str, key: &str) -> Resp {
+    into(c.post(format!("{url}/v1/payment_intents")).bearer_auth(SK_A).header("Idempotency-Key", key).form(&params()).send().await.unwrap()).await
+}
+
+async fn admin(c: &reqwest::Client, url: &str, path: &str, form: &[(&str, &str)]) -> serde_json::Value {
+    into(c.post(format!("{url}{path}")).form(form).send().await.unwrap()).await.json()
+}
+
+async fn stats(c: &reqwest::Client, url: &str) -> serde_json::Value {
+    into(c.get(format!("{url}/__admin/stats")).send().await.unwrap()).await.json()
+}
+
+#[tokio::test]
+async fn sigkill_between_claim_and_completion_then_restart_and_retry_charges_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("psp.sqlite3");
+    let db = db.to_str().unwrap();
+    let c = client();
+    // 1. Every request is slow: it claims the key, then sits before executing.
+    let mut args = base_args(db);
+    args.extend(["--slow", "1", "--slow-ms", "600000", "--lock-timeout", "30s"].map(String::from));
+    let mut proc1 = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let url = proc1.url.clone();
+    let c2 = c.clone();
+    let u2 = url.clone();
+    let inflight = tokio::spawn(async move {
+        c2.post(format!("{u2}/v1/payment_intents")).bearer_auth(SK_A).header("Idempotency-Key", "crash-key").form(&params()).send().await
+    });
+    // The slow fault starts right after the claim commit: wait for that signal.
+    loop {
+        if stats(&c, &url).await["faults"]["slow"].as_u64().unwrap() >= 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // 2. SIGKILL mid-execution.
+    proc1.child.kill().unwrap();
+    proc1.child.wait().unwrap();
+    assert!(inflight.await.unwrap().is_err(), "the client saw no answer (outcome unknown)");
+    // 3. Restart on the same database, no faults.
+    let proc2 = spawn(&base_args(db).iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let url = proc2.url.clone();
+    // The dead claim still holds its lock: 409 + Retry-After.
+    let r = post(&c, &url, "crash-key").await;
+    assert_eq!(r.status, 409);
+    assert!(r.header("retry-after").is_some());
+    // After the lock timeout (test clock), the retry re-drives it.
+    admin(&c, &url, "/__admin/clock/advance", &[("seconds", "31")]).await;
+    let r = post(&c, &url, "crash-key").await;
+    assert_eq!(r.status, 200, "{:?}", r.json());
+    assert!(!r.replayed());
+    let again = post(&c, &url, "crash-key").await;
+    assert!(again.replayed());
+    assert_eq!(again.body, r.body);
+    let list = into(c.get(format!("{url}/v1/payment_intents")).bearer_auth(SK_A).send().await.unwrap()).await.json();
+    assert_eq!(list["data"].as_array().unwrap().len(), 1, "exactly one PaymentIntent");
+    let s = stats(&c, &url).await;
+    assert_eq!(s["redrives"], 1);
+    assert_eq!(s["charges"], 1);
+    drop(proc2);
+}
+
+#[tokio::test]
+async fn crash_after_commit_then_restart_retry_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("psp.sqlite3");
+    let db = db.to_str().unwrap();
+    let c = client();
+    let mut proc1 = spawn(&base_args(db).iter().map(String::as_str).collect::<Vec<_>>(), &[("MOCK_PSP_CRASH_POINT", "after_execute")]);
+    let err = c.post(format!("{}/v1/payment_intents", proc1.url)).bearer_auth(SK_A).header("Idempotency-Key", "k2").form(&params()).send().await;
+    assert!(err.is_err());
+    let status = proc1.child.wait().unwrap();
+    assert!(!status.success());
+    let proc2 = spawn(&base_args(db).iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let r = post(&c, &proc2.url, "k2").await;
+    assert_eq!(r.status, 200);
+    assert!(r.replayed(), "the charge committed before the crash is replayed, not repeated");
+    let list = into(c.get(format!("{}/v1/payment_intents", proc2.url)).bearer_auth(SK_A).send().await.unwrap()).await.json();
+    assert_eq!(list["data"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn sigterm_stops_cleanly_and_state_survives() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("psp.sqlite3");
+    let db = db.to_str().unwrap();
+    let c = client();
+    let mut proc1 = spawn(&base_args(db).iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let first = post(&c, &proc1.url, "t1").await;
+    assert_eq!(first.status, 200);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(proc1.child.id() as i32), nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = proc1.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let proc2 = spawn(&base_args(db).iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let again = post(&c, &proc2.url, "t1").await;
+    assert!(again.replayed());
+    assert_eq!(again.body, first.body);
+}
+
+#[tokio::test]
+async fn full_cli_contract_is_accepted() {
+    let c = client();
+    let p = spawn(
+        &[
+            "--addr", "127.0.0.1:0", "--db", ":memory:", "--secret-key", "sk_test_a", "--secret-key", "sk_test_b",
+            "--retention", "24h", "--lock-timeout", "30s", "--faults", "flaky", "--drop-request", "0",
+            "--drop-response", "0", "--slow", "0", "--slow-ms", "10", "--seed", "9", "--admin",
+        ],
+        &[],
+    );
+    let f = into(c.get(format!("{}/__admin/faults", p.url)).send().await.unwrap()).await.json();
+    assert_eq!(f["config"]["drop_request"], 0.0);
+    assert_eq!(f["config"]["drop_response"], 0.0);
+    assert_eq!(f["config"]["slow_ms"], 10);
+    assert_eq!(f["config"]["transient_503"], mock_psp::FaultConfig::flaky().transient_503);
+    let r = into(c.get(format!("{}/v1/events", p.url)).bearer_auth("sk_test_b").send().await.unwrap()).await;
+    assert!(r.status == 200 || r.status == 503 || r.status == 429);
+    // Bad invocations fail fast with a message.
+    for bad in [
+        vec!["--db", ":memory:"],
+        vec!["--db", ":memory:", "--secret-key", "a", "--faults", "wild"],
+        vec!["--db", ":memory:", "--secret-key", "a", "--drop-request", "1.5"],
+        vec!["--db", ":memory:", "--secret-key", "a", "--retention", "forever"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mock-psp")).args(&bad).output().unwrap();
+        assert!(!out.status.success(), "{bad:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
