@@ -1,4 +1,13 @@
-//! Benchmark: see `mock-psp bench --help`.
+//! `mock-psp bench`: measures, in one run, idempotent POSTs/s with 1 and 16 clients
+//! for group commit vs the naive path (one transaction per claim and per completion),
+//! a raw SQLite single-insert baseline, replay latency with many stored keys, and the
+//! worst request stall while a purge of all those keys runs. Prints ratios.
+use crate::{account_id, form, MockPsp};
+use rusqlite::params;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
 #[derive(clap::Args, Debug, Clone)]
 pub struct BenchArgs {
     /// Stored keys for the replay-latency and purge measurements.
@@ -7,8 +16,238 @@ pub struct BenchArgs {
     /// Seconds per throughput measurement.
     #[arg(long, default_value_t = 3.0)]
     pub seconds: f64,
+    /// Replay requests to time.
+    #[arg(long, default_value_t = 5000)]
+    pub replays: usize,
+    /// Directory for the benchmark databases (default: a temp dir).
+    #[arg(long)]
+    pub dir: Option<std::path::PathBuf>,
 }
 
-pub async fn run(_args: BenchArgs) -> Result<(), String> {
-    Err("not yet".into())
+const SK: &str = "sk_test_bench";
+const PATH: &str = "/v1/payment_intents";
+
+fn body_params(i: u64) -> Vec<(String, String)> {
+    vec![
+        ("amount".into(), "1999".into()),
+        ("currency".into(), "usd".into()),
+        ("payment_method".into(), "pm_card_visa".into()),
+        ("confirm".into(), "true".into()),
+        ("metadata[checkout_key]".into(), format!("bench-{i}")),
+    ]
+}
+
+fn pct(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+async fn start(dir: &std::path::Path, name: &str, group: bool) -> Result<crate::RunningServer, String> {
+    let psp = MockPsp::builder()
+        .db(dir.join(name))
+        .secret_key(SK)
+        .seed(1)
+        .group_commit(group)
+        .purge_interval(Duration::from_secs(365 * 24 * 3600))
+        .build()
+        .map_err(|e| e.to_string())?;
+    psp.serve("127.0.0.1:0".parse().unwrap()).await.map_err(|e| e.to_string())
+}
+
+/// Runs `clients` loops of unique-key idempotent POSTs for `secs`; returns POSTs/s.
+async fn throughput(url: &str, clients: usize, secs: f64, key_base: u64) -> Result<(f64, Vec<Duration>), String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicU64::new(0));
+    let mut tasks = vec![];
+    for c in 0..clients {
+        let (stop, done, url) = (stop.clone(), done.clone(), url.to_string());
+        tasks.push(tokio::spawn(async move {
+            let http = reqwest::Client::new();
+            let mut lat = vec![];
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let n = key_base + (c as u64) * 10_000_000 + i;
+                i += 1;
+                let t = Instant::now();
+                let r = http.post(format!("{url}{PATH}")).bearer_auth(SK).header("Idempotency-Key", format!("tp-{n}")).form(&body_params(n)).send().await;
+                match r {
+                    Ok(r) if r.status() == 200 => {
+                        let _ = r.bytes().await;
+                        done.fetch_add(1, Ordering::Relaxed);
+                        lat.push(t.elapsed());
+                    }
+                    Ok(r) => return Err(format!("unexpected status {}", r.status())),
+                    Err(e) => return Err(e.to_string()),
+                }
+            }
+            Ok(lat)
+        }));
+    }
+    let t0 = Instant::now();
+    tokio::time::sleep(Duration::from_secs_f64(secs)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut lat = vec![];
+    for t in tasks {
+        lat.extend(t.await.map_err(|e| e.to_string())??);
+    }
+    let el = t0.elapsed().as_secs_f64();
+    lat.sort();
+    Ok((done.load(Ordering::Relaxed) as f64 / el, lat))
+}
+
+/// Raw SQLite: one INSERT per transaction, WAL + synchronous=FULL, same disk.
+fn raw_sqlite_inserts(dir: &std::path::Path, secs: f64) -> Result<f64, String> {
+    let c = rusqlite::Connection::open(dir.join("raw.sqlite3")).map_err(|e| e.to_string())?;
+    c.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT UNIQUE, v BLOB);").map_err(|e| e.to_string())?;
+    let t0 = Instant::now();
+    let mut n = 0u64;
+    let blob = vec![7u8; 600];
+    while t0.elapsed().as_secs_f64() < secs {
+        c.execute("INSERT INTO t (k, v) VALUES (?1, ?2)", params![format!("k{n}"), blob]).map_err(|e| e.to_string())?;
+        n += 1;
+    }
+    Ok(n as f64 / t0.elapsed().as_secs_f64())
+}
+
+pub async fn run(args: BenchArgs) -> Result<(), String> {
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let dir = args.dir.clone().unwrap_or_else(|| tmp.path().to_path_buf());
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    println!("mock-psp bench: {} s per throughput run, {} stored keys, dir {}", args.seconds, args.keys, dir.display());
+    println!("(SQLite WAL, synchronous=FULL; client and server share this machine's cores)");
+
+    // 1. Throughput.
+    let raw = {
+        let d = dir.clone();
+        let s = args.seconds;
+        tokio::task::spawn_blocking(move || raw_sqlite_inserts(&d, s)).await.map_err(|e| e.to_string())??
+    };
+    println!("\nraw SQLite, 1 insert per transaction:       {raw:>9.0} inserts/s");
+    let mut tp = std::collections::HashMap::new();
+    for (group, name) in [(false, "naive (claim txn + completion txn)"), (true, "group commit (one writer, batched)")] {
+        let server = start(&dir, if group { "group.sqlite3" } else { "naive.sqlite3" }, group).await?;
+        for clients in [1usize, 16] {
+            let (rate, lat) = throughput(&server.url(), clients, args.seconds, (clients as u64) << 40).await?;
+            println!("{name:<40} {clients:>2} clients: {rate:>9.0} POSTs/s   p50 {:>6.2} ms  p99 {:>6.2} ms", ms(pct(&lat, 0.5)), ms(pct(&lat, 0.99)));
+            tp.insert((group, clients), rate);
+        }
+        let st = server.psp().stats();
+        println!("{:<40} transactions {} for {} jobs (largest batch {})", "", st["storage"]["transactions"], st["storage"]["jobs"], st["storage"]["max_batch"]);
+        server.shutdown().await;
+    }
+    let (n1, n16, g1, g16) = (tp[&(false, 1)], tp[&(false, 16)], tp[&(true, 1)], tp[&(true, 16)]);
+    println!("\nratios: group/naive at 16 clients = {:.2}x; group@16 / naive@1 = {:.2}x; group/naive at 1 client = {:.2}x", g16 / n16, g16 / n1, g1 / n1);
+    println!("        naive@1 / raw single insert = {:.2}; group@16 / raw single insert = {:.2}x", n1 / raw, g16 / raw);
+
+    // 2. Replay latency with many stored keys.
+    let server = start(&dir, "replay.sqlite3", true).await?;
+    let psp = server.psp().clone();
+    let acct = account_id(SK);
+    let n = args.keys as u64;
+    let now = psp.clock().now_ms();
+    let fill_t = Instant::now();
+    let sample_body = {
+        let mut s = String::from("{\"amount\":1999,\"amount_capturable\":0,\"amount_received\":1999,\"capture_method\":\"automatic\",\"currency\":\"usd\",\"object\":\"payment_intent\",\"status\":\"succeeded\",\"pad\":\"");
+        s.push_str(&"x".repeat(420));
+        s.push_str("\"}");
+        s
+    };
+    let mut start_i = 0u64;
+    while start_i < n {
+        let end = (start_i + 50_000).min(n);
+        let (acct, body) = (acct.clone(), sample_body.clone());
+        psp.store()
+            .write(move |c, _| {
+                let mut st = c.prepare_cached(
+                    "INSERT INTO idem (account, key, method, path, fingerprint, params, created_ms, lock_until_ms, status, body, finished_ms) VALUES (?1,?2,'POST',?3,?4,?5,?6,?6,200,?7,?6)",
+                )?;
+                for i in start_i..end {
+                    let p: Vec<(String, String)> = body_params(i);
+                    let (fp, canon) = form::fingerprint("POST", PATH, &p);
+                    st.execute(params![acct, format!("stored-{i}"), PATH, fp, canon, now - 1000, body.as_bytes()])?;
+                }
+                Ok(())
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+        start_i = end;
+    }
+    println!("\nstored {n} finished keys in {:.1} s", fill_t.elapsed().as_secs_f64());
+    let http = reqwest::Client::new();
+    let mut lat = Vec::with_capacity(args.replays);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..args.replays {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let i = x % n.max(1);
+        let t = Instant::now();
+        let r = http.post(format!("{}{PATH}", server.url())).bearer_auth(SK).header("Idempotency-Key", format!("stored-{i}")).form(&body_params(i)).send().await.map_err(|e| e.to_string())?;
+        let replayed = r.headers().get("idempotent-replayed").is_some();
+        let _ = r.bytes().await;
+        lat.push(t.elapsed());
+        if !replayed {
+            return Err(format!("stored-{i} was not replayed"));
+        }
+    }
+    lat.sort();
+    println!("replay latency over HTTP with {n} stored keys ({} random replays): p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms", args.replays, ms(pct(&lat, 0.5)), ms(pct(&lat, 0.99)), ms(pct(&lat, 1.0)));
+    println!("  (no fsync: replays are answered from a read connection); replay p50 vs fresh POST p50 at 1 client: see above");
+
+    // 3. Worst request stall during a purge of all of them.
+    let (_, base_lat) = throughput(&server.url(), 4, 1.0, 7 << 40).await?;
+    psp.advance_clock(psp.retention() + Duration::from_secs(1));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut clients = vec![];
+    for c in 0..4u64 {
+        let (stop, url) = (stop.clone(), server.url());
+        clients.push(tokio::spawn(async move {
+            let http = reqwest::Client::new();
+            let mut lat = vec![];
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let k = (9u64 << 40) + c * 10_000_000 + i;
+                i += 1;
+                let t = Instant::now();
+                let r = http.post(format!("{url}{PATH}")).bearer_auth(SK).header("Idempotency-Key", format!("pg-{k}")).form(&body_params(k)).send().await;
+                if let Ok(r) = r {
+                    let _ = r.bytes().await;
+                }
+                lat.push(t.elapsed());
+            }
+            lat
+        }));
+    }
+    let pt = Instant::now();
+    let (purged, worst_chunk) = psp.purge_expired().await.map_err(|e| e.to_string())?;
+    let purge_s = pt.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    let mut during = vec![];
+    for c in clients {
+        during.extend(c.await.map_err(|e| e.to_string())?);
+    }
+    during.sort();
+    println!(
+        "\npurge of {purged} expired keys in chunks of {}: {purge_s:.1} s, slowest chunk {:.2} ms",
+        psp.inner.purge_chunk,
+        ms(worst_chunk)
+    );
+    println!(
+        "requests during the purge (4 clients, {} requests): p50 {:.2} ms  p99 {:.2} ms  worst stall {:.2} ms   (without purge: p99 {:.2} ms, worst {:.2} ms)",
+        during.len(),
+        ms(pct(&during, 0.5)),
+        ms(pct(&during, 0.99)),
+        ms(pct(&during, 1.0)),
+        ms(pct(&base_lat, 0.99)),
+        ms(pct(&base_lat, 1.0))
+    );
+    println!("worst stall / 50 ms budget = {:.2}", ms(pct(&during, 1.0)) / 50.0);
+    server.shutdown().await;
+    Ok(())
 }
