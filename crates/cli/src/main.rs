@@ -1,1 +1,448 @@
-fn main() { println!("paydesk-cli: not yet built"); }
+//! `paydesk-cli`: the headless register over the same engine as the desktop app.
+//!
+//! ```text
+//! paydesk-cli --db PATH --psp-url URL --psp-key KEY checkout --amount N --currency jpy
+//!             [--card pm_card_visa] [--capture manual] [--after KEY [--override-reason TEXT]]
+//!     one JSON object {checkout_key, state, psp_payment_id, attempts, …};
+//!     exit 0 paid or authorized, 2 declined, 3 pending (outcome unknown or queued offline)
+//! paydesk-cli … recover        resolve in-flight payments/refunds, forward offline; JSON summary
+//! paydesk-cli … ledger         every payment, one JSON object per line
+//! paydesk-cli … refund --payment CHECKOUT_KEY [--amount N]
+//! paydesk-cli … events         consume events once; JSON counts (applied, duplicates)
+//! paydesk-cli … capture|cancel|show --payment KEY;  audit;  bench
+//! ```
+//! Errors print `{"error":{"code","message"}}` on stdout and the message on
+//! stderr, exit 1 (usage errors exit 64). `PAYDESK_CRASH_AT=<point>` SIGKILLs
+//! the process at a named point (after_key_commit, after_send,
+//! after_response_before_commit, after_commit, mid_event_apply, mid_refund).
+
+mod bench;
+
+use clap::{Parser, Subcommand};
+use paydesk_ledger::{CaptureMethod, CheckoutOptions, Currency, Ledger, Money};
+use paydesk_register::transport::HttpTransport;
+use paydesk_register::{
+    CheckoutOutcome, CrashPoint, DedupWindow, Engine, EngineConfig, EngineError, OfflineLimits, OsRandom,
+    RetryPolicy, SystemClock,
+};
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, mul) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 1u64)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1000)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60_000)
+    } else if let Some(n) = s.strip_suffix('h') {
+        (n, 3_600_000)
+    } else if let Some(n) = s.strip_suffix('d') {
+        (n, 86_400_000)
+    } else {
+        (s, 1)
+    };
+    let n: u64 = num.trim().parse().map_err(|_| format!("invalid duration {s:?} (examples: 500ms, 30s, 10m, 24h)"))?;
+    n.checked_mul(mul).map(Duration::from_millis).ok_or_else(|| format!("duration {s:?} is too large"))
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "paydesk-cli", version, about = "PayDesk headless register: exactly-once checkout over a flaky PSP")]
+struct Cli {
+    /// The register's ledger (SQLite file; created if missing).
+    #[arg(long, env = "PAYDESK_DB")]
+    db: String,
+    /// PSP base URL, e.g. http://127.0.0.1:12111
+    #[arg(long = "psp-url", env = "PAYDESK_PSP_URL", default_value = "http://127.0.0.1:12111")]
+    psp_url: String,
+    /// PSP secret key (never printed).
+    #[arg(long = "psp-key", env = "PAYDESK_PSP_KEY", default_value = "sk_test_a", hide_env_values = true)]
+    psp_key: String,
+    /// Per-attempt timeout.
+    #[arg(long = "attempt-timeout", default_value = "5s", value_parser = parse_duration)]
+    attempt_timeout: Duration,
+    /// TCP connect timeout.
+    #[arg(long = "connect-timeout", default_value = "2s", value_parser = parse_duration)]
+    connect_timeout: Duration,
+    /// Length of the interactive phase (then the background queue).
+    #[arg(long = "interactive", default_value = "20s", value_parser = parse_duration)]
+    interactive: Duration,
+    /// Attempts in the interactive phase.
+    #[arg(long = "max-attempts", default_value_t = 8)]
+    max_attempts: u32,
+    /// First backoff delay.
+    #[arg(long = "backoff-min", default_value = "200ms", value_parser = parse_duration)]
+    backoff_min: Duration,
+    /// Largest backoff delay.
+    #[arg(long = "backoff-max", default_value = "3s", value_parser = parse_duration)]
+    backoff_max: Duration,
+    /// The PSP's idempotency-key retention (dedup window).
+    #[arg(long, default_value = "24h", value_parser = parse_duration)]
+    retention: Duration,
+    /// Safety margin under the retention.
+    #[arg(long = "retention-margin", default_value = "1h", value_parser = parse_duration)]
+    retention_margin: Duration,
+    /// Offline acceptance off.
+    #[arg(long = "no-offline")]
+    no_offline: bool,
+    /// Offline limit per payment (minor units).
+    #[arg(long = "offline-max-payment", default_value_t = 10_000)]
+    offline_max_payment: i64,
+    /// Offline limit on the stored total (minor units, per currency).
+    #[arg(long = "offline-max-total", default_value_t = 50_000)]
+    offline_max_total: i64,
+    /// Offline limit on the number of stored payments.
+    #[arg(long = "offline-max-count", default_value_t = 20)]
+    offline_max_count: u32,
+    /// Offline limit on the age of the oldest stored payment.
+    #[arg(long = "offline-max-age", default_value = "20h", value_parser = parse_duration)]
+    offline_max_age: Duration,
+    /// Shift the register's clock forward (tests moving time with the PSP's test clock).
+    #[arg(long = "clock-offset", default_value = "0s", value_parser = parse_duration, hide = true)]
+    clock_offset: Duration,
+    /// Print progress notifications as JSON lines on stderr.
+    #[arg(long)]
+    progress: bool,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Charge a new payment.
+    Checkout {
+        /// Amount in minor units (JPY 500 = 500; USD 5.00 = 500).
+        #[arg(long, allow_hyphen_values = true)]
+        amount: String,
+        #[arg(long)]
+        currency: String,
+        /// Payment method token.
+        #[arg(long, default_value = "pm_card_visa")]
+        card: String,
+        /// automatic | manual
+        #[arg(long, default_value = "automatic")]
+        capture: String,
+        /// Explicit new payment after this checkout (e.g. another card after a decline).
+        #[arg(long)]
+        after: Option<String>,
+        /// Start the new payment even though the previous outcome is unknown (audited).
+        #[arg(long = "override-reason", requires = "after")]
+        override_reason: Option<String>,
+    },
+    /// Resolve every in-flight payment and refund; forward the offline queue.
+    Recover,
+    /// Every payment, one JSON object per line (oldest first).
+    Ledger,
+    /// Refund a captured payment (all that is left, or --amount).
+    Refund {
+        #[arg(long)]
+        payment: String,
+        #[arg(long, allow_hyphen_values = true)]
+        amount: Option<String>,
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Consume PSP events once.
+    Events,
+    /// Capture an authorized payment.
+    Capture {
+        #[arg(long)]
+        payment: String,
+    },
+    /// Void an authorized or queued-offline payment.
+    Cancel {
+        #[arg(long)]
+        payment: String,
+    },
+    /// One payment with its timeline and refunds.
+    Show {
+        #[arg(long)]
+        payment: String,
+    },
+    /// The audit log, one JSON object per line.
+    Audit,
+    /// Benchmark: end-to-end checkouts vs PSP-only requests over loopback.
+    Bench {
+        #[arg(long, default_value_t = 300)]
+        n: usize,
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+        #[arg(long, default_value = "jpy")]
+        currency: String,
+    },
+}
+
+/// Print a line on stdout; a closed pipe (`| head`) is not an error.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+static AFTER_SEND_ARMED: AtomicBool = AtomicBool::new(false);
+
+fn sigkill_self() -> ! {
+    // SAFETY: plain syscalls on our own pid.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+fn crash_target() -> Option<CrashPoint> {
+    let v = std::env::var("PAYDESK_CRASH_AT").ok()?;
+    if v.is_empty() {
+        return None;
+    }
+    match CrashPoint::parse(&v) {
+        Some(p) => Some(p),
+        None => {
+            eprintln!("PAYDESK_CRASH_AT={v:?} is not a crash point; ignoring");
+            None
+        }
+    }
+}
+
+fn fail(code: &str, message: &str) -> ! {
+    out!("{}", json!({"error": {"code": code, "message": message}}));
+    eprintln!("paydesk-cli: {message}");
+    std::process::exit(1)
+}
+
+fn fail_engine(e: &EngineError) -> ! {
+    fail(e.code(), &e.to_string())
+}
+
+fn parse_amount(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    if t.is_empty() || !t.trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("amount {s:?} is not a whole number of minor units"));
+    }
+    let v: i64 = t.parse().map_err(|_| format!("amount {s:?} overflows (largest is {})", i64::MAX))?;
+    if v <= 0 {
+        return Err(format!("amount must be greater than zero (got {v})"));
+    }
+    Ok(v)
+}
+
+fn build_engine(cli: &Cli, crash: Option<CrashPoint>) -> Engine {
+    let ledger = match Ledger::open(&cli.db) {
+        Ok(l) => l,
+        Err(e) => fail("ledger", &format!("cannot open ledger {}: {e}", cli.db)),
+    };
+    let mut transport = match HttpTransport::new(&cli.psp_url, &cli.psp_key, cli.connect_timeout) {
+        Ok(t) => t,
+        Err(e) => fail("psp_config", &e.to_string()),
+    };
+    if crash == Some(CrashPoint::AfterSend) {
+        transport = transport.with_after_send_hook(Arc::new(|| {
+            // The request has been handed to the connection: die shortly after,
+            // before anything about its answer can be committed.
+            AFTER_SEND_ARMED.store(true, Ordering::SeqCst);
+            std::thread::spawn(|| {
+                std::thread::sleep(Duration::from_millis(100));
+                sigkill_self();
+            });
+        }));
+    }
+    let interactive = RetryPolicy {
+        min_delay: cli.backoff_min,
+        max_delay: cli.backoff_max,
+        max_attempts: cli.max_attempts.max(1),
+        phase_budget: cli.interactive,
+        ..RetryPolicy::interactive()
+    };
+    let background = RetryPolicy {
+        min_delay: cli.backoff_min,
+        max_delay: cli.backoff_max,
+        ..RetryPolicy::background()
+    };
+    let cfg = EngineConfig {
+        attempt_timeout: cli.attempt_timeout,
+        interactive,
+        background,
+        window: DedupWindow { retention: cli.retention, margin: cli.retention_margin },
+        offline: OfflineLimits {
+            enabled: !cli.no_offline,
+            max_per_payment: cli.offline_max_payment,
+            max_total: cli.offline_max_total,
+            max_count: cli.offline_max_count,
+            max_age: cli.offline_max_age,
+        },
+        ..EngineConfig::default()
+    };
+    let clock = Arc::new(SystemClock::with_offset_ms(cli.clock_offset.as_millis() as i64));
+    let engine = Engine::new(ledger, Arc::new(transport), clock, Arc::new(OsRandom), cfg);
+    match crash {
+        Some(target) => engine.with_crash_hook(Arc::new(move |p: CrashPoint| {
+            if p == target {
+                sigkill_self();
+            }
+            if AFTER_SEND_ARMED.load(Ordering::SeqCst) && p == CrashPoint::AfterResponseBeforeCommit {
+                // after_send: an answer came back before the kill; never commit it.
+                loop {
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+            }
+        })),
+        None => engine,
+    }
+}
+
+fn exit_code(o: CheckoutOutcome) -> i32 {
+    match o {
+        CheckoutOutcome::Paid | CheckoutOutcome::Authorized | CheckoutOutcome::Refunded => 0,
+        CheckoutOutcome::Declined | CheckoutOutcome::Canceled => 2,
+        CheckoutOutcome::Pending | CheckoutOutcome::QueuedOffline => 3,
+    }
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 64 } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("PAYDESK_LOG"))
+        .with_writer(std::io::stderr)
+        .try_init();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
+    let code = rt.block_on(run(cli));
+    std::process::exit(code);
+}
+
+async fn run(cli: Cli) -> i32 {
+    let crash = crash_target();
+    // Validate input before touching the ledger: bad input loses nothing.
+    if let Cmd::Checkout { amount, currency, capture, .. } = &cli.cmd {
+        if let Err(e) = parse_amount(amount) {
+            fail("invalid_input", &e);
+        }
+        if currency.parse::<Currency>().is_err() {
+            fail("invalid_input", &format!("unknown currency {currency:?} (known: jpy, usd, eur, gbp, krw)"));
+        }
+        if capture.parse::<CaptureMethod>().is_err() {
+            fail("invalid_input", &format!("--capture must be automatic or manual (got {capture:?})"));
+        }
+    }
+    let engine = build_engine(&cli, crash);
+    if cli.progress {
+        let mut rx = engine.subscribe();
+        tokio::spawn(async move {
+            while let Ok(n) = rx.recv().await {
+                eprintln!("{}", serde_json::to_string(&n).unwrap_or_default());
+            }
+        });
+    }
+    match &cli.cmd {
+        Cmd::Checkout { amount, currency, card, capture, after, override_reason } => {
+            let amount = parse_amount(amount).unwrap_or_else(|e| fail("invalid_input", &e));
+            let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
+            let money = Money::positive(amount, currency).unwrap_or_else(|e| fail("invalid_input", &e.to_string()));
+            let mut options = CheckoutOptions::card(card.clone());
+            options.capture_method = capture.parse().unwrap_or(CaptureMethod::Automatic);
+            let res = match after {
+                Some(prev) => engine.new_payment_after(prev, options, override_reason.as_deref()).await,
+                None => engine.checkout_amount(money, options).await,
+            };
+            match res {
+                Ok(r) => {
+                    out!("{}", serde_json::to_string(&r).unwrap());
+                    exit_code(r.outcome)
+                }
+                Err(e) => fail_engine(&e),
+            }
+        }
+        Cmd::Recover => match engine.recover().await {
+            Ok(r) => {
+                out!("{}", serde_json::to_string(&r).unwrap());
+                0
+            }
+            Err(e) => fail_engine(&e),
+        },
+        Cmd::Ledger => {
+            let mut all = engine.list_payments(i64::MAX, 0).unwrap_or_else(|e| fail_engine(&e));
+            all.reverse();
+            for p in all {
+                out!(
+                    "{}",
+                    json!({
+                        "checkout_key": p.idempotency_key,
+                        "state": p.state.as_str(),
+                        "amount": p.amount.amount_minor,
+                        "currency": p.amount.currency.code(),
+                        "psp_payment_id": p.psp_payment_id,
+                        "refunded": p.refunded_minor,
+                        "offline": p.offline,
+                        "created_at_ms": p.created_at_ms,
+                        "last_error": p.last_error,
+                    })
+                );
+            }
+            0
+        }
+        Cmd::Refund { payment, amount, reason } => {
+            let amount = amount.as_deref().map(|a| parse_amount(a).unwrap_or_else(|e| fail("invalid_input", &e)));
+            match engine.refund(payment, amount, reason.as_deref()).await {
+                Ok(r) => {
+                    out!("{}", serde_json::to_string(&r).unwrap());
+                    match r.state.as_str() {
+                        "succeeded" => 0,
+                        "failed" => 2,
+                        _ => 3,
+                    }
+                }
+                Err(e) => fail_engine(&e),
+            }
+        }
+        Cmd::Events => match engine.consume_events().await {
+            Ok(r) => {
+                out!("{}", serde_json::to_string(&r).unwrap());
+                0
+            }
+            Err(e) => fail_engine(&e),
+        },
+        Cmd::Capture { payment } => match engine.capture(payment).await {
+            Ok(r) => {
+                out!("{}", serde_json::to_string(&r).unwrap());
+                exit_code(r.outcome)
+            }
+            Err(e) => fail_engine(&e),
+        },
+        Cmd::Cancel { payment } => match engine.cancel(payment).await {
+            Ok(r) => {
+                out!("{}", serde_json::to_string(&r).unwrap());
+                0
+            }
+            Err(e) => fail_engine(&e),
+        },
+        Cmd::Show { payment } => match engine.payment_view(payment) {
+            Ok(v) => {
+                out!("{}", serde_json::to_string(&v).unwrap());
+                0
+            }
+            Err(e) => fail_engine(&e),
+        },
+        Cmd::Audit => {
+            let log = engine.with_ledger(|l| l.audit_log()).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+            for a in log {
+                out!("{}", serde_json::to_string(&a).unwrap());
+            }
+            0
+        }
+        Cmd::Bench { n, concurrency, currency } => {
+            let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
+            bench::run(&cli.psp_url, &cli.psp_key, &cli.db, *n, *concurrency, currency).await
+        }
+    }
+}
