@@ -37,6 +37,7 @@ deps: deps-apt deps-rust deps-py
 test: deps
 	cargo nextest run --workspace --no-fail-fast
 
-# Until the desktop app lands, `make run` runs the headless CLI against the mock PSP.
+# The cashier's app with the embedded, flaky mock PSP; data in the platform's app-data
+# dir (PAYDESK_DATA_DIR or --data-dir to override). Flags: make run ARGS="--help".
 run: deps-apt
-	cargo run -q -p paydesk-cli -- --help
+	cargo run -q -p paydesk -- $(ARGS)

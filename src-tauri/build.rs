@@ -1,0 +1,19 @@
+// The app's own commands are listed here, so tauri-build generates one
+// `allow-<command>` permission per command; capabilities/default.json grants exactly
+// the ones the UI uses. Without an app manifest every command would be allowed.
+const COMMANDS: &[&str] = &[
+    "get_catalog",
+    "get_cart",
+    "scan",
+    "set_quantity",
+    "clear_cart",
+    "get_status",
+];
+
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .expect("failed to run tauri-build");
+}

@@ -1,0 +1,125 @@
+//! Start-up options (flags or environment variables) and the display check.
+
+use std::path::PathBuf;
+
+pub const USAGE: &str = "\
+PayDesk: the cashier's point-of-sale app.
+
+Usage: paydesk [OPTIONS]
+
+Options (each also an environment variable):
+  --data-dir DIR         where the ledger lives       PAYDESK_DATA_DIR
+                         (default: the platform's app-data dir)
+  --psp-url URL          use this PSP instead of the embedded mock PSP
+                                                      PAYDESK_PSP_URL
+  --psp-key KEY          secret key for the PSP        PAYDESK_PSP_KEY
+  --fault-profile NAME   embedded PSP faults: none, flaky (default), chaos, offline
+                                                      PAYDESK_FAULT_PROFILE
+  --psp-seed N           seed of the embedded PSP's faults (reproducible runs)
+                                                      PAYDESK_PSP_SEED
+  -h, --help             this text
+";
+
+pub const FAULT_PROFILES: &[&str] = &["none", "flaky", "chaos", "offline"];
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub data_dir: Option<PathBuf>,
+    pub psp_url: Option<String>,
+    pub psp_key: Option<String>,
+    pub fault_profile: String,
+    pub psp_seed: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            data_dir: None,
+            psp_url: None,
+            psp_key: None,
+            fault_profile: "flaky".into(),
+            psp_seed: None,
+        }
+    }
+}
+
+impl Options {
+    /// Reads the environment, then the command line (flags win). On `--help` or a bad
+    /// flag prints to stderr/stdout and returns the exit code to use.
+    pub fn from_env_and_args() -> Result<Options, i32> {
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let mut o = Options {
+            data_dir: env("PAYDESK_DATA_DIR").map(PathBuf::from),
+            psp_url: env("PAYDESK_PSP_URL"),
+            psp_key: env("PAYDESK_PSP_KEY"),
+            fault_profile: env("PAYDESK_FAULT_PROFILE").unwrap_or_else(|| "flaky".into()),
+            psp_seed: None,
+        };
+        if let Some(s) = env("PAYDESK_PSP_SEED") {
+            o.psp_seed = Some(s.parse().map_err(|_| bad("PAYDESK_PSP_SEED must be a number"))?);
+        }
+        let mut args = std::env::args().skip(1);
+        while let Some(a) = args.next() {
+            let (flag, inline) = match a.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+                _ => (a.clone(), None),
+            };
+            let mut value = |name: &str| -> Result<String, i32> {
+                inline
+                    .clone()
+                    .or_else(|| args.next())
+                    .ok_or_else(|| bad(&format!("{name} needs a value")))
+            };
+            match flag.as_str() {
+                "-h" | "--help" => {
+                    print!("{USAGE}");
+                    return Err(0);
+                }
+                "--data-dir" => o.data_dir = Some(PathBuf::from(value("--data-dir")?)),
+                "--psp-url" => o.psp_url = Some(value("--psp-url")?),
+                "--psp-key" => o.psp_key = Some(value("--psp-key")?),
+                "--fault-profile" => o.fault_profile = value("--fault-profile")?,
+                "--psp-seed" => {
+                    o.psp_seed = Some(
+                        value("--psp-seed")?
+                            .parse()
+                            .map_err(|_| bad("--psp-seed must be a number"))?,
+                    )
+                }
+                other => return Err(bad(&format!("unknown option {other}"))),
+            }
+        }
+        if !FAULT_PROFILES.contains(&o.fault_profile.as_str()) {
+            return Err(bad(&format!(
+                "unknown fault profile {:?} (one of: {})",
+                o.fault_profile,
+                FAULT_PROFILES.join(", ")
+            )));
+        }
+        Ok(o)
+    }
+}
+
+fn bad(msg: &str) -> i32 {
+    eprintln!("paydesk: {msg}\n\n{USAGE}");
+    2
+}
+
+/// PayDesk is a window; without a display GTK would abort with a cryptic message.
+pub fn check_display() -> Result<(), String> {
+    if cfg!(target_os = "linux") {
+        let has = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+        if !has("DISPLAY") && !has("WAYLAND_DISPLAY") {
+            return Err("\
+PayDesk is a desktop app and needs a display, but neither DISPLAY nor WAYLAND_DISPLAY
+is set (this looks like a headless machine or an SSH session without X forwarding).
+
+To run it anyway on a virtual display:
+    xvfb-run -a make run
+To use the register without a window (same engine, same embedded mock PSP):
+    cargo run -p paydesk-cli -- --help"
+                .to_string());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,310 @@
+//! Harness for PayDesk's end-to-end tests of the real app window.
+//!
+//! Each [`App`] gets its own virtual display (`Xvfb -displayfd`), its own
+//! `tauri-driver` (free `--port` and `--native-port`), its own data and XDG dirs, so
+//! tests run in parallel. Helpers run in their own process groups and are stopped with
+//! SIGTERM (SIGKILL on tauri-driver would orphan WebKitWebDriver and the app).
+//! Waits are on conditions with generous timeouts, never fixed sleeps.
+
+use std::io::{BufRead, BufReader};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+pub use thirtyfour;
+use thirtyfour::prelude::*;
+
+/// The root of the repository (this package's manifest dir).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The app binary built by cargo: `PAYDESK_APP_BIN`, or `cargo build -p paydesk` into
+/// the target dir this test executable lives in (a no-op when it is up to date).
+pub fn app_binary() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Some(p) = std::env::var_os("PAYDESK_APP_BIN") {
+            return PathBuf::from(p);
+        }
+        // target/<profile>/deps/<test-exe> → target/<profile>
+        let exe = std::env::current_exe().expect("current_exe");
+        let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
+        let target_dir = profile_dir.parent().expect("target dir");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(repo_root())
+            .args(["build", "-q", "-p", "paydesk", "--bin", "paydesk"])
+            .env("CARGO_TARGET_DIR", target_dir);
+        if profile_dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("run cargo build -p paydesk");
+        assert!(status.success(), "cargo build -p paydesk failed");
+        let bin = profile_dir.join("paydesk");
+        assert!(bin.exists(), "{} not found after the build", bin.display());
+        bin
+    })
+    .clone()
+}
+
+/// A free loopback TCP port (bound then released).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn wait_port(port: u16, timeout: Duration) -> bool {
+    let end = Instant::now() + timeout;
+    while Instant::now() < end {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// A child process in its own process group, stopped with SIGTERM to the group.
+struct Group {
+    child: Child,
+    name: &'static str,
+}
+
+impl Group {
+    fn spawn(mut cmd: Command, name: &'static str) -> Group {
+        cmd.process_group(0);
+        let child = cmd.spawn().unwrap_or_else(|e| panic!("could not start {name}: {e}"));
+        Group { child, name }
+    }
+
+    fn stop(&mut self) {
+        if let Ok(Some(_)) = self.child.try_wait() {
+            return;
+        }
+        let pgid = self.child.id() as i32;
+        unsafe { libc::kill(-pgid, libc::SIGTERM) };
+        let end = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < end {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                // the group leader is gone; give the rest of the group a moment too
+                let end2 = Instant::now() + Duration::from_secs(3);
+                while Instant::now() < end2 && unsafe { libc::kill(-pgid, 0) } == 0 {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        eprintln!("{} did not stop on SIGTERM; killing its group", self.name);
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// How to start the app.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub width: u32,
+    pub height: u32,
+    /// Extra environment for the app (e.g. `PAYDESK_FAULT_PROFILE=none`).
+    pub env: Vec<(String, String)>,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Launch {
+            width: 1280,
+            height: 800,
+            env: vec![("PAYDESK_FAULT_PROFILE".into(), "none".into())],
+        }
+    }
+}
+
+/// A running PayDesk window driven over WebDriver.
+pub struct App {
+    pub driver: WebDriver,
+    pub data_dir: PathBuf,
+    pub name: String,
+    // drop order: driver session first (quit in `close`), then tauri-driver, then Xvfb
+    tauri_driver: Group,
+    xvfb: Group,
+    _tmp: tempfile::TempDir,
+}
+
+pub const LONG: Duration = Duration::from_secs(60);
+
+impl App {
+    /// Starts Xvfb, tauri-driver and the app; waits until the UI says it is ready.
+    pub async fn start(name: &str, launch: Launch) -> App {
+        let bin = app_binary();
+        let tmp = tempfile::Builder::new().prefix(&format!("paydesk-{name}-")).tempdir().unwrap();
+        let data_dir = tmp.path().join("data");
+        for d in ["data", "xdg-data", "xdg-config", "xdg-cache", "xdg-runtime", "home"] {
+            std::fs::create_dir_all(tmp.path().join(d)).unwrap();
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(tmp.path().join("xdg-runtime"), std::fs::Permissions::from_mode(0o700));
+        }
+
+        // Virtual display: Xvfb picks a free display number and writes it to stdout.
+        let mut x = Command::new("Xvfb");
+        x.args(["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0"])
+            .arg(format!("{}x{}x24", launch.width, launch.height))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut xvfb = Group::spawn(x, "Xvfb");
+        let mut line = String::new();
+        BufReader::new(xvfb.child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("read Xvfb display number");
+        let display = format!(":{}", line.trim());
+        assert!(line.trim().parse::<u32>().is_ok(), "Xvfb did not report a display: {line:?}");
+
+        let port = free_port();
+        let native_port = free_port();
+        let mut td = Command::new(tauri_driver_path());
+        td.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .env("DISPLAY", &display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env("XDG_DATA_HOME", tmp.path().join("xdg-data"))
+            .env("XDG_CONFIG_HOME", tmp.path().join("xdg-config"))
+            .env("XDG_CACHE_HOME", tmp.path().join("xdg-cache"))
+            .env("XDG_RUNTIME_DIR", tmp.path().join("xdg-runtime"))
+            .env("PAYDESK_DATA_DIR", &data_dir)
+            // no accessibility bus / dconf noise in a headless session
+            .env("NO_AT_BRIDGE", "1")
+            .env("GSETTINGS_BACKEND", "memory")
+            .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        for (k, v) in &launch.env {
+            td.env(k, v);
+        }
+        let tauri_driver = Group::spawn(td, "tauri-driver");
+        assert!(wait_port(port, Duration::from_secs(30)), "tauri-driver did not listen on {port}");
+
+        let mut caps = Capabilities::new();
+        caps.set("tauri:options", json!({ "application": bin, "args": [] })).unwrap();
+        caps.set("browserName", "wry").unwrap();
+        // New sessions sometimes take seconds (WebKit process start-up): retry a few times.
+        let mut last_err = None;
+        let mut driver = None;
+        for _ in 0..3 {
+            match WebDriver::builder(format!("http://127.0.0.1:{port}"), caps.clone())
+                .request_timeout(Duration::from_secs(90))
+                .await
+            {
+                Ok(d) => {
+                    driver = Some(d);
+                    break;
+                }
+                Err(e) => last_err = Some(e),
+            }
+        }
+        let driver = driver.unwrap_or_else(|| panic!("WebDriver session failed: {last_err:?}"));
+        let app = App { driver, data_dir, name: name.to_string(), tauri_driver, xvfb, _tmp: tmp };
+        app.wait_js("return document.body.dataset.ready === 'true'", "the UI to be ready", LONG).await;
+        app
+    }
+
+    /// Polls `script` (a JS function body returning a truthy value) until it is truthy.
+    pub async fn wait_js(&self, script: &str, what: &str, timeout: Duration) -> Value {
+        let end = Instant::now() + timeout;
+        let mut last;
+        loop {
+            match self.driver.execute(script, vec![]).await {
+                Ok(r) => {
+                    let v = r.json().clone();
+                    let truthy = match &v {
+                        Value::Null => false,
+                        Value::Bool(b) => *b,
+                        Value::String(s) => !s.is_empty(),
+                        Value::Number(n) => n.as_f64() != Some(0.0),
+                        _ => true,
+                    };
+                    if truthy {
+                        return v;
+                    }
+                    last = v;
+                }
+                Err(e) => last = Value::String(format!("error: {e}")),
+            }
+            if Instant::now() > end {
+                let _ = self.screenshot(&format!("{}-timeout", self.name)).await;
+                panic!("timed out after {timeout:?} waiting for {what}; last: {last}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Runs `script` once and returns its value.
+    pub async fn js(&self, script: &str) -> Value {
+        self.driver.execute(script, vec![]).await.expect("execute script").json().clone()
+    }
+
+    pub async fn text(&self, css: &str) -> String {
+        self.driver.find(By::Css(css)).await.unwrap_or_else(|e| panic!("{css}: {e}")).text().await.unwrap()
+    }
+
+    /// Waits until `css` matches an element and returns it.
+    pub async fn el(&self, css: &str) -> WebElement {
+        let sel = serde_json::to_string(css).unwrap();
+        self.wait_js(&format!("return !!document.querySelector({sel})"), css, LONG).await;
+        self.driver.find(By::Css(css)).await.unwrap()
+    }
+
+    /// Types a code into the barcode field and presses Enter, like a scanner.
+    pub async fn scan(&self, code: &str) {
+        let f = self.el("#scan").await;
+        f.send_keys(code).await.expect("type into #scan");
+        f.send_keys(Key::Enter).await.expect("press Enter in #scan");
+    }
+
+    /// Saves a PNG under target/screenshots/, and under docs/screenshots/ when
+    /// `PAYDESK_SCREENSHOTS=docs` (how the committed screenshots are refreshed).
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let png = self.driver.screenshot_as_png().await.expect("screenshot");
+        let dir = app_binary().parent().unwrap().parent().unwrap().join("screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, &png).unwrap();
+        if std::env::var("PAYDESK_SCREENSHOTS").is_ok_and(|v| v == "docs") {
+            let docs = repo_root().join("docs/screenshots");
+            std::fs::create_dir_all(&docs).unwrap();
+            std::fs::write(docs.join(format!("{name}.png")), &png).unwrap();
+        }
+        path
+    }
+
+    /// Ends the WebDriver session, then stops tauri-driver and Xvfb.
+    pub async fn close(mut self) {
+        let _ = tokio::time::timeout(Duration::from_secs(20), self.driver.clone().quit()).await;
+        self.tauri_driver.stop();
+        self.xvfb.stop();
+    }
+}
+
+fn tauri_driver_path() -> PathBuf {
+    if let Some(p) = std::env::var_os("TAURI_DRIVER") {
+        return p.into();
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        let p = Path::new(&home).join(".cargo/bin/tauri-driver");
+        if p.exists() {
+            return p;
+        }
+    }
+    PathBuf::from("tauri-driver")
+}

@@ -1,0 +1,514 @@
+// PayDesk cashier UI. Plain ES module, no framework, no inline code (strict CSP).
+// Everything goes through Tauri commands; live progress arrives as Tauri events.
+
+const T = window.__TAURI__;
+const invoke = (cmd, args) => T.core.invoke(cmd, args);
+const listen = (ev, fn) => T.event.listen(ev, (e) => fn(e.payload));
+
+const $ = (id) => document.getElementById(id);
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** Builds an element. attrs: props/attributes (on*: listeners); children: nodes/strings. */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k in el && typeof v !== 'string') el[k] = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  for (const c of children.flat()) if (c !== null && c !== undefined) el.append(c);
+  return el;
+}
+
+// ---------------------------------------------------------------- announcements
+function announce(msg, tone = '') {
+  const a = $('announce');
+  a.textContent = msg;
+  a.className = 'announce' + (tone ? ' ' + tone : '');
+}
+function alertLoud(msg) {
+  $('alert').textContent = '';
+  requestAnimationFrame(() => { $('alert').textContent = msg; });
+  announce(msg, 'bad');
+}
+/** Errors from commands are {code, message}; the message is written for the cashier. */
+function errText(e) {
+  if (e && typeof e === 'object' && 'message' in e) return e.message;
+  return String(e);
+}
+
+// ---------------------------------------------------------------- views
+const views = ['register', 'payments', 'report', 'settings'];
+let currentView = 'register';
+function show(view) {
+  currentView = view;
+  for (const v of views) $('view-' + v).hidden = v !== view;
+  for (const b of document.querySelectorAll('.tab')) {
+    if (b.dataset.view === view) b.setAttribute('aria-current', 'page');
+    else b.removeAttribute('aria-current');
+  }
+  if (view === 'register') focusScan();
+  if (view === 'payments') loadPayments();
+  if (view === 'report') loadReport();
+  if (view === 'settings') loadSettings();
+}
+
+// ---------------------------------------------------------------- register
+let catalog = [];
+let cart = null;
+let checkoutOpen = false;   // the checkout panel covers the cart
+let charging = false;       // a charge call is in flight (the engine guards too)
+
+function focusScan() {
+  if (currentView === 'register' && !checkoutOpen) $('scan').focus();
+}
+
+function renderCatalog() {
+  const box = $('catalog');
+  box.replaceChildren(...catalog.map((it) =>
+    h('button', {
+      class: 'item', type: 'button', role: 'listitem', 'data-sku': it.sku,
+      'aria-label': `${it.name}, ${it.price_display}, code ${it.sku}`,
+      onclick: () => scan(it.sku, true),
+    },
+      h('span', { class: 'name', text: it.name }),
+      h('span', { class: 'sku', text: `${it.sku} · ${it.barcode}` }),
+      h('span', { class: 'price', text: it.price_display }))));
+}
+
+function renderCart(c) {
+  cart = c;
+  const lines = $('cart-lines');
+  lines.replaceChildren(...c.lines.map((l) => {
+    const qty = h('input', {
+      type: 'number', min: '0', max: '999', value: String(l.quantity), inputmode: 'numeric',
+      'aria-label': `Quantity of ${l.name}`, disabled: c.locked,
+      onchange: (e) => setQty(l.sku, e.target.value),
+    });
+    return h('li', { class: 'cart-line', 'data-sku': l.sku },
+      h('div', {}, h('div', { class: 'name', text: l.name }), h('div', { class: 'unit', text: `${l.unit_price_display} each` })),
+      h('div', { class: 'qty' },
+        h('button', { type: 'button', 'aria-label': `One less ${l.name}`, text: '−', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity - 1) }),
+        qty,
+        h('button', { type: 'button', 'aria-label': `One more ${l.name}`, text: '+', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity + 1) })),
+      h('div', { class: 'line-total', text: l.line_total_display }));
+  }));
+  $('cart-empty').hidden = c.lines.length > 0;
+  $('cart-total').textContent = c.total_display;
+  $('cart-total').dataset.minor = String(c.total);
+  $('clear-cart').disabled = c.locked || c.lines.length === 0;
+  $('charge').disabled = c.lines.length === 0 || charging;
+  $('charge').textContent = c.lines.length ? `Charge ${c.total_display}` : 'Charge';
+}
+
+async function scan(code, fromCatalog = false) {
+  try {
+    const c = await invoke('scan', { code });
+    renderCart(c);
+    const line = c.lines.find((l) => l.sku.toLowerCase() === code.toLowerCase()) ||
+      c.lines.find((l) => catalog.find((i) => i.barcode === code && i.sku === l.sku));
+    if (line) announce(`${line.name} added. Total ${c.total_display}.`);
+    if (fromCatalog) {
+      const btn = document.querySelector(`.item[data-sku="${CSS.escape(line ? line.sku : code)}"]`);
+      if (btn) { btn.classList.add('flash'); setTimeout(() => btn.classList.remove('flash'), 250); }
+    }
+    return true;
+  } catch (e) {
+    alertLoud(errText(e));
+    return false;
+  }
+}
+
+async function setQty(sku, q) {
+  const n = Number.parseInt(q, 10);
+  if (!Number.isInteger(n) || n < 0 || n > 999) { alertLoud('Quantity must be a whole number from 0 to 999.'); renderCart(cart); return; }
+  try { renderCart(await invoke('set_quantity', { sku, quantity: n })); }
+  catch (e) { alertLoud(errText(e)); renderCart(cart); }
+}
+
+// ---------------------------------------------------------------- checkout
+function openCheckout(title) {
+  checkoutOpen = true;
+  $('checkout').hidden = false;
+  $('checkout-title').textContent = title;
+  $('progress').replaceChildren();
+  $('checkout-result').replaceChildren();
+}
+function closeCheckout() {
+  checkoutOpen = false;
+  $('checkout').hidden = true;
+  focusScan();
+}
+function timeOf(iso) {
+  const d = iso ? new Date(iso) : new Date();
+  return d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+function addProgress(p) {
+  if (!checkoutOpen) return;
+  const li = h('li', { class: p.tone || 'info', 'data-kind': p.kind || '' },
+    h('div', { class: 'when', text: `${timeOf(p.at)}${p.attempt ? ' · attempt ' + p.attempt : ''}` }),
+    h('div', { text: p.message }));
+  $('progress').append(li);
+  li.scrollIntoView({ block: 'nearest' });
+  announce(p.message, p.tone === 'bad' ? 'bad' : '');
+}
+
+function receiptNode(r) {
+  return h('div', { class: 'receipt', id: 'receipt', 'aria-label': 'Receipt' },
+    h('div', { class: 'row' }, h('span', { text: 'PayDesk demo store' }), h('span', { text: timeOf(r.at) })),
+    ...r.lines.map((l) => h('div', { class: 'row' }, h('span', { text: `${l.quantity} × ${l.name}` }), h('span', { text: l.line_total_display }))),
+    h('div', { class: 'row total' }, h('span', { text: 'TOTAL' }), h('span', { text: r.total_display })),
+    h('div', { class: 'row' }, h('span', { text: r.card_label || 'Card' }), h('span', { text: r.status_label })),
+    r.psp_payment_id ? h('div', { class: 'row' }, h('span', { text: 'Ref' }), h('span', { text: r.psp_payment_id })) : null,
+    h('div', { class: 'row' }, h('span', { text: 'Key' }), h('span', { text: r.checkout_key.slice(0, 8) + '…' })));
+}
+
+function cardSelect(id) {
+  const sel = $('card').cloneNode(true);
+  sel.id = id;
+  sel.value = 'pm_card_visa';
+  return h('label', { class: 'override' }, 'Next card', sel);
+}
+
+/** Shows what the engine concluded for this checkout. */
+function renderOutcome(o) {
+  const box = $('checkout-result');
+  const done = async () => {
+    try { renderCart(await invoke('new_sale', {})); closeCheckout(); refreshStatus(); }
+    catch (e) { alertLoud(errText(e)); }
+  };
+  if (o.kind === 'approved' || o.kind === 'accepted_offline') {
+    const offline = o.kind === 'accepted_offline';
+    $('checkout-title').textContent = offline ? 'Accepted offline' : 'Paid';
+    const btn = h('button', { class: 'primary', id: 'new-sale', type: 'button', text: 'New sale (Enter)', onclick: done });
+    box.replaceChildren(h('div', { class: 'result ok', id: 'result', 'data-kind': o.kind },
+      h('h3', { text: offline ? `Accepted offline: ${o.receipt.total_display}` : `Paid ${o.receipt.total_display}` }),
+      h('p', { text: offline
+        ? 'The processor is unreachable. This payment is stored safely and will be forwarded, with the same key, when it is back.'
+        : (o.note || 'The card was charged once.') }),
+      receiptNode(o.receipt),
+      h('div', { class: 'actions' }, btn)));
+    announce(offline ? `Accepted offline, ${o.receipt.total_display}. It will be forwarded.` : `Paid ${o.receipt.total_display}. Receipt ready.`);
+    btn.focus();
+  } else if (o.kind === 'declined') {
+    $('checkout-title').textContent = 'Declined';
+    const sel = cardSelect('retry-card');
+    const again = h('button', { class: 'primary', id: 'try-another-card', type: 'button', text: 'Try another card',
+      onclick: async () => {
+        const pm = sel.querySelector('select').value;
+        await runCharge('try_another_card', { paymentMethod: pm }, 'Charging another card');
+      } });
+    const cancel = h('button', { class: 'secondary', id: 'cancel-sale', type: 'button', text: 'Cancel sale', onclick: done });
+    box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'declined' },
+      h('h3', { text: `Declined: ${o.message}` }),
+      h('p', { text: 'The card was not charged. Ask for another card; it gets a new payment key.' }),
+      sel, h('div', { class: 'actions' }, again, cancel)));
+    alertLoud(`Card declined: ${o.message}`);
+    again.focus();
+  } else if (o.kind === 'offline') {
+    $('checkout-title').textContent = 'Processor unreachable';
+    const accept = h('button', { class: 'primary', id: 'accept-offline', type: 'button', text: 'Accept offline',
+      onclick: () => runCharge('accept_offline', {}, 'Accepting offline') });
+    const retry = h('button', { class: 'secondary', id: 'retry-charge', type: 'button', text: 'Try again (same key)',
+      onclick: () => runCharge('charge', { paymentMethod: $('card').value }, 'Charging') });
+    box.replaceChildren(h('div', { class: 'result warn', id: 'result', 'data-kind': 'offline' },
+      h('h3', { text: 'The payment processor cannot be reached' }),
+      h('p', { text: o.message }),
+      h('div', { class: 'actions' }, accept, retry)));
+    alertLoud('The payment processor cannot be reached. You may accept this payment offline.');
+    accept.focus();
+  } else { // unknown outcome: the engine keeps resolving it; a new sale needs a reason
+    $('checkout-title').textContent = 'Outcome not known yet';
+    const reason = h('input', { id: 'override-reason', type: 'text', maxlength: '200', placeholder: 'e.g. customer paid cash instead' });
+    const override = h('button', { class: 'danger', id: 'override', type: 'button', text: 'Start a new sale anyway', disabled: true,
+      onclick: async () => {
+        try { renderCart(await invoke('new_sale', { overrideReason: reason.value })); closeCheckout(); announce('New sale started. The reason was recorded.'); }
+        catch (e) { alertLoud(errText(e)); }
+      } });
+    reason.addEventListener('input', () => { override.disabled = reason.value.trim().length < 3; });
+    const retry = h('button', { class: 'primary', id: 'retry-charge', type: 'button', text: 'Check again (same key)',
+      onclick: () => runCharge('charge', { paymentMethod: $('card').value }, 'Checking') });
+    box.replaceChildren(h('div', { class: 'result warn', id: 'result', 'data-kind': 'unknown' },
+      h('h3', { text: 'We do not know yet whether the card was charged' }),
+      h('p', { text: o.message }),
+      h('p', { text: 'Do not charge this customer again. The register keeps checking with the same key in the background.' }),
+      h('div', { class: 'actions' }, retry),
+      h('label', { class: 'override', for: 'override-reason' }, 'To start a new sale anyway, give a reason (kept in the audit log):'),
+      reason, h('div', { class: 'actions' }, override)));
+    alertLoud('Outcome not known yet. Do not charge again.');
+    retry.focus();
+  }
+}
+
+/** One charge-like command; the panel shows engine progress events while it runs. */
+async function runCharge(cmd, args, title) {
+  if (charging) return;   // Enter-mashing: the open checkout is already running
+  charging = true;
+  $('charge').disabled = true;
+  if (!checkoutOpen || cmd !== 'charge') openCheckout(title);
+  else { $('checkout-title').textContent = title; $('checkout-result').replaceChildren(); }
+  try {
+    const o = await invoke(cmd, args);
+    if (o.cart) renderCart(o.cart);
+    renderOutcome(o);
+  } catch (e) {
+    const box = $('checkout-result');
+    const back = h('button', { class: 'secondary', type: 'button', text: 'Back to the cart',
+      onclick: async () => { try { renderCart(await invoke('get_cart')); } catch (_) { /* keep */ } closeCheckout(); } });
+    box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'error', 'data-code': e && e.code },
+      h('h3', { text: 'Could not charge' }), h('p', { text: errText(e) }), h('div', { class: 'actions' }, back)));
+    alertLoud(errText(e));
+    back.focus();
+  } finally {
+    charging = false;
+    if (cart) $('charge').disabled = cart.lines.length === 0;
+    refreshStatus();
+  }
+}
+
+function charge() {
+  if (!cart || cart.lines.length === 0) { alertLoud('The cart is empty. Scan an item first.'); return; }
+  runCharge('charge', { paymentMethod: $('card').value }, `Charging ${cart.total_display}`);
+}
+
+// ---------------------------------------------------------------- status bar
+function renderStatus(st) {
+  const p = $('psp-status');
+  p.dataset.online = String(st.psp_online);
+  p.textContent = st.psp_online ? 'PSP online' : 'PSP offline';
+  p.title = st.psp_url || '';
+  $('pending-forward').textContent = `Waiting to be forwarded: ${st.pending_forward}`;
+  $('pending-forward').dataset.count = String(st.pending_forward);
+  $('last-sync').textContent = `Last sync: ${st.last_sync ? timeOf(st.last_sync) : 'never'}`;
+  $('fault-profile').textContent = st.psp_embedded ? `Embedded test PSP · faults: ${st.fault_profile}` : `PSP: ${st.psp_url}`;
+}
+async function refreshStatus() {
+  try { renderStatus(await invoke('get_status')); } catch (e) { /* the bar keeps its last state */ }
+}
+
+// ---------------------------------------------------------------- payments
+let selectedPayment = null;
+const TONE = { captured: 'ok', authorized: 'ok', succeeded: 'ok', refunded: 'info', partially_refunded: 'info',
+  failed: 'bad', declined: 'bad', canceled: 'bad', queued_offline: 'warn', created: 'warn', authorizing: 'warn',
+  capturing: 'warn', refunding: 'warn', unknown: 'warn' };
+
+async function loadPayments() {
+  let list;
+  try { list = await invoke('list_payments'); } catch (e) { announce(errText(e), 'bad'); return; }
+  const rows = $('payments-rows');
+  rows.replaceChildren(...list.map((p) => {
+    const open = h('button', { type: 'button', text: timeOf(p.created_at), 'aria-label': `Payment of ${p.amount_display} at ${timeOf(p.created_at)}, ${p.state_label}` ,
+      onclick: () => selectPayment(p.id) });
+    return h('tr', { 'data-id': p.id, 'aria-selected': String(p.id === selectedPayment), onclick: () => selectPayment(p.id) },
+      h('td', {}, open), h('td', { class: 'num', text: p.amount_display }),
+      h('td', {}, h('span', { class: 'state ' + (TONE[p.state] || ''), text: p.state_label })),
+      h('td', { class: 'num', text: String(p.attempts) }));
+  }));
+  $('payments-empty').hidden = list.length > 0;
+  if (selectedPayment === null && list.length) selectPayment(list[0].id);
+  else if (selectedPayment !== null) selectPayment(selectedPayment);
+}
+
+async function selectPayment(id) {
+  selectedPayment = id;
+  for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', String(tr.dataset.id === String(id)));
+  let p;
+  try { p = await invoke('get_payment', { id }); } catch (e) { announce(errText(e), 'bad'); return; }
+  const box = $('payment-detail');
+  const refundable = p.refundable;
+  const amount = h('input', { id: 'refund-amount', type: 'text', inputmode: 'decimal', value: p.refundable_display_plain,
+    'aria-describedby': 'refund-help' });
+  const refund = async (full) => {
+    try {
+      const r = await invoke('refund', { paymentId: id, amount: full ? null : amount.value });
+      announce(r.message);
+      selectPayment(id); loadPayments();
+    } catch (e) { alertLoud(errText(e)); }
+  };
+  box.replaceChildren(
+    h('h2', { text: `${p.amount_display} · ${p.state_label}` }),
+    h('dl', {},
+      h('dt', { text: 'Time' }), h('dd', { text: new Date(p.created_at).toLocaleString() }),
+      h('dt', { text: 'Checkout key' }), h('dd', { text: p.checkout_key }),
+      h('dt', { text: 'Processor ref' }), h('dd', { text: p.psp_payment_id || '—' }),
+      h('dt', { text: 'Card' }), h('dd', { text: p.card_label || '—' }),
+      h('dt', { text: 'Refunded' }), h('dd', { text: p.refunded_display })),
+    h('h3', { text: 'Timeline' }),
+    h('div', { class: 'timeline', id: 'timeline' }, timelineSvg(p.timeline)),
+    refundable > 0 ? h('form', { class: 'refund-form', onsubmit: (e) => { e.preventDefault(); refund(false); } },
+      h('label', { for: 'refund-amount' }, `Refund amount (up to ${p.refundable_display})`, amount),
+      h('button', { class: 'secondary', id: 'refund-partial', type: 'submit', text: 'Refund this amount' }),
+      h('button', { class: 'danger', id: 'refund-full', type: 'button', text: 'Refund all', onclick: () => refund(true) }),
+      h('p', { id: 'refund-help', class: 'help', text: 'Each refund gets its own key, so pressing twice never refunds twice.' }))
+      : h('p', { class: 'help', text: p.refund_note || 'Nothing left to refund.' }));
+}
+
+/** The payment's timeline as a picture: one node per event, attempt latencies as bars. */
+function timelineSvg(events) {
+  const W = 640, rowH = 34, top = 14, left = 86, barX = 330, barMax = 280;
+  const H = top * 2 + Math.max(1, events.length) * rowH;
+  const t0 = events.length ? Date.parse(events[0].at) : 0;
+  const maxLat = Math.max(1, ...events.map((e) => e.latency_ms || 0));
+  const color = { ok: '#15803d', warn: '#b45309', bad: '#b91c1c', info: '#1d4ed8' };
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'Payment timeline: ' + events.map((e) => e.label).join(', then ') });
+  svg.append(s('line', { x1: left, y1: top, x2: left, y2: H - top, stroke: '#cbd5e1', 'stroke-width': 3 }));
+  events.forEach((e, i) => {
+    const y = top + i * rowH + rowH / 2;
+    const c = color[e.tone] || '#475569';
+    const dt = ((Date.parse(e.at) - t0) / 1000).toFixed(2);
+    svg.append(
+      s('text', { x: left - 14, y: y + 4, 'text-anchor': 'end', 'font-size': 12, fill: '#475569' }, `+${dt} s`),
+      e.kind === 'attempt' || e.attempt
+        ? s('rect', { x: left - 7, y: y - 7, width: 14, height: 14, rx: 3, fill: c })
+        : s('circle', { cx: left, cy: y, r: 7, fill: c }),
+      s('text', { x: left + 16, y: y + 4, 'font-size': 13, fill: '#0f172a' }, e.label));
+    if (e.latency_ms) {
+      const w = Math.max(2, Math.round((e.latency_ms / maxLat) * (barMax - 60)));
+      svg.append(
+        s('rect', { x: barX, y: y - 6, width: w, height: 12, rx: 2, fill: c, 'fill-opacity': 0.35 }),
+        s('text', { x: barX + w + 6, y: y + 4, 'font-size': 11, fill: '#475569' }, `${e.latency_ms} ms`));
+    }
+  });
+  return svg;
+}
+
+// ---------------------------------------------------------------- report
+async function loadReport() {
+  let r;
+  try { r = await invoke('get_report'); } catch (e) { announce(errText(e), 'bad'); return; }
+  const tile = (id, label, value, hl) => h('div', { class: 'tile' + (hl ? ' highlight' : ''), id },
+    h('div', { class: 'label', text: label }), h('div', { class: 'value', text: value }));
+  $('report-tiles').replaceChildren(
+    tile('r-gross', 'Sales', r.gross_display, true),
+    tile('r-refunds', 'Refunds', r.refunds_display),
+    tile('r-net', 'Net', r.net_display, true),
+    tile('r-count', 'Payments', String(r.payment_count)),
+    tile('r-pending', 'Pending (offline / unknown)', `${r.pending_count} · ${r.pending_display}`),
+    tile('r-declined', 'Declined', String(r.declined_count)),
+    tile('r-dupes', 'Duplicate charges prevented', String(r.duplicates_prevented), true));
+  $('report-chart').replaceChildren(hourChart(r.per_hour, r.currency));
+}
+
+function hourChart(perHour, currency) {
+  const W = 900, H = 260, padL = 60, padB = 30, padT = 20;
+  const hours = perHour.length ? perHour : [];
+  const max = Math.max(1, ...hours.map((x) => x.amount));
+  const bw = (W - padL - 10) / Math.max(1, hours.length);
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img',
+    'aria-label': 'Sales per hour: ' + hours.filter((x) => x.amount).map((x) => `${x.hour}:00 ${x.amount_display}`).join(', ') || 'no sales yet' });
+  for (let g = 0; g <= 4; g++) {
+    const y = padT + (H - padT - padB) * (1 - g / 4);
+    svg.append(s('line', { x1: padL, y1: y, x2: W - 10, y2: y, stroke: '#e2e8f0' }),
+      s('text', { x: padL - 6, y: y + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#475569' }, fmtShort(max * g / 4, currency)));
+  }
+  hours.forEach((x, i) => {
+    const bh = (H - padT - padB) * (x.amount / max);
+    const bx = padL + i * bw + 3;
+    svg.append(s('rect', { x: bx, y: H - padB - bh, width: Math.max(1, bw - 6), height: bh, rx: 3, fill: '#0f766e' },
+      s('title', {}, `${x.hour}:00 – ${x.amount_display} (${x.count} payments)`)));
+    svg.append(s('text', { x: bx + (bw - 6) / 2, y: H - padB + 16, 'text-anchor': 'middle', 'font-size': 11, fill: '#475569' }, String(x.hour)));
+    if (x.amount) svg.append(s('text', { x: bx + (bw - 6) / 2, y: H - padB - bh - 4, 'text-anchor': 'middle', 'font-size': 10, fill: '#0f172a' }, String(x.count)));
+  });
+  return svg;
+}
+function fmtShort(minor, currency) {
+  const exp = currency === 'JPY' ? 0 : 2;
+  const major = minor / 10 ** exp; // display only; amounts stay integers elsewhere
+  return major >= 1000 ? `${(major / 1000).toFixed(1)}k` : major.toFixed(0);
+}
+
+// ---------------------------------------------------------------- settings
+async function loadSettings() {
+  let st;
+  try { st = await invoke('get_settings'); } catch (e) { announce(errText(e), 'bad'); return; }
+  const f = $('settings-form');
+  const field = (name, label, value, attrs = {}) => h('label', {}, label,
+    h('input', { name, id: 'set-' + name, value: value === null || value === undefined ? '' : String(value), ...attrs }));
+  const profile = h('select', { name: 'fault_profile', id: 'set-fault_profile', disabled: !st.psp_embedded },
+    ...st.fault_profiles.map((p) => h('option', { value: p, text: p, selected: p === st.fault_profile })));
+  const msg = h('span', { class: 'help', id: 'settings-msg', role: 'status' });
+  f.replaceChildren(
+    h('fieldset', {}, h('legend', { text: 'Payment processor' }),
+      field('psp_url', 'PSP URL', st.psp_url, { type: 'url', required: true }),
+      field('psp_key', 'Secret key', st.psp_key, { type: 'password', autocomplete: 'off' }),
+      h('label', {}, 'Embedded test PSP fault profile', profile),
+      h('p', { class: 'help', text: 'flaky: some lost responses and slow requests; chaos: many; offline: cable pulled.' })),
+    h('fieldset', {}, h('legend', { text: 'Idempotency keys' }),
+      field('retention_hours', 'PSP key retention (hours)', st.retention_hours, { type: 'number', min: '1', max: '720' }),
+      field('safety_margin_minutes', 'Safety margin (minutes)', st.safety_margin_minutes, { type: 'number', min: '0', max: '1440' })),
+    h('fieldset', {}, h('legend', { text: 'Offline payments' }),
+      field('offline_max_amount', 'Largest single payment', st.offline_max_amount_display_plain, { inputmode: 'decimal' }),
+      field('offline_max_total', 'Total stored offline', st.offline_max_total_display_plain, { inputmode: 'decimal' }),
+      field('offline_max_count', 'Number of payments', st.offline_max_count, { type: 'number', min: '0', max: '10000' }),
+      field('offline_max_age_hours', 'Oldest stored payment (hours)', st.offline_max_age_hours, { type: 'number', min: '1', max: '168' })),
+    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', id: 'save-settings', text: 'Save settings' }), msg));
+  f.onsubmit = async (e) => {
+    e.preventDefault();
+    const data = Object.fromEntries(new FormData(f).entries());
+    if (profile.disabled) data.fault_profile = st.fault_profile;
+    try {
+      await invoke('save_settings', { settings: data });
+      msg.textContent = 'Saved.'; announce('Settings saved.'); refreshStatus();
+    } catch (err) { msg.textContent = errText(err); alertLoud(errText(err)); }
+  };
+}
+
+// ---------------------------------------------------------------- keyboard
+document.addEventListener('keydown', (e) => {
+  const fkeys = { F1: 'register', F2: 'payments', F3: 'report', F4: 'settings' };
+  if (fkeys[e.key]) { e.preventDefault(); show(fkeys[e.key]); return; }
+  if (e.key === 'F12') { e.preventDefault(); if (currentView === 'register' && !checkoutOpen) charge(); return; }
+  if (e.key === 'Escape') { if (currentView !== 'register') show('register'); else focusScan(); return; }
+  // A scanner "types" into whatever has focus: send stray keystrokes to the barcode field.
+  const t = e.target;
+  const typing = t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement;
+  if (!typing && currentView === 'register' && !checkoutOpen && e.key.length === 1 && !e.ctrlKey && !e.altKey && !e.metaKey) {
+    $('scan').focus();
+  }
+});
+
+// ---------------------------------------------------------------- start
+async function start() {
+  for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
+  $('scan-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const input = $('scan');
+    const code = input.value.trim();
+    if (!code) { if (cart && cart.lines.length) announce('Press F12 or the Charge button to take payment.'); return; }
+    if (await scan(code)) input.value = ''; else input.select();
+  });
+  $('charge').addEventListener('click', charge);
+  $('clear-cart').addEventListener('click', async () => {
+    try { renderCart(await invoke('clear_cart')); announce('Cart cleared.'); focusScan(); } catch (e) { alertLoud(errText(e)); }
+  });
+  const tick = () => { $('clock').textContent = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }); };
+  tick(); setInterval(tick, 10000);
+
+  await listen('checkout-progress', addProgress);
+  await listen('status', renderStatus);
+  await listen('payment-updated', (p) => {
+    if (p.loud) alertLoud(p.message); else if (p.message) announce(p.message);
+    if (currentView === 'payments') loadPayments();
+    if (currentView === 'report') loadReport();
+    refreshStatus();
+  });
+
+  catalog = await invoke('get_catalog');
+  renderCatalog();
+  renderCart(await invoke('get_cart'));
+  await refreshStatus();
+  setInterval(refreshStatus, 5000);
+  focusScan();
+  document.body.dataset.ready = 'true';
+}
+
+start().catch((e) => alertLoud('PayDesk could not start: ' + errText(e)));
