@@ -184,6 +184,60 @@ impl Ledger {
         Ok(Checkout { payment, is_new: true })
     }
 
+    /// Starts a NEW checkout for a cart even though one is still open — the cashier's
+    /// explicit override of SPEC §3 rule 3 (e.g. the previous outcome is unknown and the
+    /// customer cannot wait). The reason is required and written to the audit log in the
+    /// same transaction as the new payment. The old checkout is left as it is: crash
+    /// recovery still resolves it, so a possible double charge stays visible.
+    /// Without an open checkout this is a plain [`Ledger::open_checkout`].
+    pub fn open_checkout_override(
+        &mut self,
+        cart_id: CartId,
+        options: &CheckoutOptions,
+        reason: &str,
+        now_ms: i64,
+    ) -> Result<Checkout> {
+        if reason.trim().is_empty() {
+            return Err(Error::InvalidInput("an override needs a reason".into()));
+        }
+        let key = self.new_key();
+        let tx = self.write_tx()?;
+        let cart = load_cart(&tx, cart_id)?;
+        let Some(previous) = open_checkout_of_cart(&tx, cart_id)? else {
+            drop(tx);
+            return self.open_checkout(cart_id, options, now_ms);
+        };
+        if cart.lines.is_empty() {
+            return Err(Error::EmptyCart(cart_id.0));
+        }
+        let amount = Money::positive(cart.total.amount_minor, cart.currency)?;
+        let id = insert_payment(&tx, &key, amount, options, Some(cart_id), now_ms)?;
+        tx.execute(
+            "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, 'new_checkout_override', ?2, ?3)",
+            params![
+                now_ms,
+                reason,
+                format!(
+                    "cart {cart_id}: new payment {id} while payment {} ({}) is {}",
+                    previous.id, previous.idempotency_key, previous.state
+                )
+            ],
+        )?;
+        append_timeline_tx(
+            &tx,
+            previous.id,
+            &TimelineInput {
+                kind: Some(TimelineKind::Note),
+                detail: format!("superseded by payment {id} on cashier override: {reason}"),
+                ..Default::default()
+            },
+            now_ms,
+        )?;
+        let payment = payment_by_id_tx(&tx, id)?;
+        tx.commit()?;
+        Ok(Checkout { payment, is_new: true })
+    }
+
     /// Creates a payment without a cart (CLI `checkout --amount`): committed in state
     /// `created` with a new key before returning.
     pub fn create_payment(&mut self, new: &NewPayment, now_ms: i64) -> Result<Payment> {

@@ -497,3 +497,26 @@ fn check_constraints_back_the_code() {
     bad("UPDATE payments SET refunded_minor = 2 WHERE idempotency_key = 'k-captured'");
     bad("INSERT INTO processed_events (event_id, event_type, applied_at_ms, effect) VALUES ('e', 't', 0, ''), ('e', 't', 0, '')");
 }
+
+#[test]
+fn override_makes_a_new_key_only_with_a_reason_and_audits_it() {
+    let mut l = mem();
+    seed(&mut l);
+    let cart = l.create_cart(Currency::Usd, 0).unwrap();
+    l.add_to_cart(cart, "COF", 1, 0).unwrap();
+    let opts = CheckoutOptions::card("pm_card_visa");
+    let first = l.open_checkout(cart, &opts, 1).unwrap().payment;
+    l.transition(first.id, PaymentState::Created, PaymentState::Authorizing, "timeout", 2).unwrap();
+    assert!(matches!(l.open_checkout_override(cart, &opts, "  ", 3), Err(Error::InvalidInput(_))));
+    assert_eq!(count(&l, "SELECT count(*) FROM payments"), 1);
+    let second = l.open_checkout_override(cart, &opts, "customer must leave; manager ok", 4).unwrap();
+    assert!(second.is_new);
+    assert_ne!(second.payment.idempotency_key, first.idempotency_key);
+    let log = l.audit_log().unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0].action, "new_checkout_override");
+    assert!(log[0].detail.as_deref().unwrap().contains(&first.idempotency_key));
+    // The old one is still there for crash recovery; Charge now reuses the newest.
+    assert_eq!(l.payments_in_flight().unwrap()[0].id, first.id);
+    assert_eq!(l.open_checkout(cart, &opts, 5).unwrap().payment.id, second.payment.id);
+}
