@@ -106,3 +106,70 @@ fn sigkill_mid_transaction_keeps_every_committed_row_and_no_partial_one() {
     assert_eq!(count("SELECT count(*) FROM payments WHERE idempotency_key LIKE 'partial-%'"), 0);
     assert_eq!(count("SELECT count(*) FROM carts WHERE state = 'paid'"), 0);
 }
+
+const STREAM_ENV: &str = "PAYDESK_LEDGER_CRASH_STREAM";
+
+/// Commits checkouts back to back and reports each one; never stops on its own, so the
+/// parent's SIGKILL lands at an arbitrary point, usually inside a transaction or commit.
+fn stream_child(path: &str) -> ! {
+    let mut l = Ledger::open(path).unwrap();
+    l.seed_catalog(&[NewProduct { sku: "P".into(), name: "P".into(), price: Money::new(100, Currency::Jpy) }]).unwrap();
+    let out = std::io::stdout();
+    for i in 0i64.. {
+        let cart = l.create_cart(Currency::Jpy, i).unwrap();
+        l.add_to_cart(cart, "P", 1, i).unwrap();
+        let p = l.open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), i).unwrap().payment;
+        l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "", i).unwrap();
+        let mut o = out.lock();
+        writeln!(o, "COMMITTED {}", p.idempotency_key).unwrap();
+        o.flush().unwrap();
+    }
+    unreachable!()
+}
+
+#[test]
+fn sigkill_at_an_arbitrary_point_loses_no_acknowledged_commit() {
+    if let Ok(path) = std::env::var(STREAM_ENV) {
+        stream_child(&path);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stream.db");
+    for round in 0..3 {
+        let mut proc = Command::new(std::env::current_exe().unwrap())
+            .args(["sigkill_at_an_arbitrary_point_loses_no_acknowledged_commit", "--exact", "--nocapture", "--test-threads=1"])
+            .env(STREAM_ENV, &path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut acknowledged = Vec::new();
+        let mut lines = BufReader::new(proc.stdout.take().unwrap()).lines();
+        while acknowledged.len() < 25 + round * 10 {
+            let line = lines.next().expect("child ended early").unwrap();
+            if let Some(at) = line.find("COMMITTED ") {
+                acknowledged.push(line[at + "COMMITTED ".len()..].trim().to_string());
+            }
+        }
+        // SAFETY: kill(2) on our own child's pid.
+        assert_eq!(unsafe { libc::kill(proc.id() as libc::pid_t, libc::SIGKILL) }, 0);
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(proc.wait().unwrap().signal(), Some(libc::SIGKILL));
+
+        let l = Ledger::open(&path).unwrap();
+        let ok: String = l.connection().query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(ok, "ok");
+        for k in &acknowledged {
+            let p = l.payment_by_key(k).unwrap().unwrap_or_else(|| panic!("acknowledged payment {k} lost"));
+            assert_eq!(p.state, PaymentState::Authorizing);
+        }
+        // Whatever else got in is whole: every payment has its cart locked and its
+        // creation on the timeline; none is half-written.
+        for p in l.list_payments(100_000, 0).unwrap() {
+            assert_eq!(l.cart(p.cart_id.unwrap()).unwrap().state, CartState::Locked);
+            let tl = l.timeline(p.id).unwrap();
+            assert_eq!(tl[0].kind, "created");
+            let transitions = tl.iter().filter(|e| e.kind == "transition").count();
+            assert_eq!(transitions, (p.state == PaymentState::Authorizing) as usize, "{p:?}");
+        }
+    }
+}
