@@ -84,6 +84,26 @@ impl Ledger {
         Ok(Ledger { conn, keys, path: Some(path.to_path_buf()) })
     }
 
+    /// A read-only connection for reports and the UI, separate from the single writer
+    /// (SPEC §7: one writer fed by a queue, separate readers). It never migrates or
+    /// writes: a schema other than this build's is refused ([`Error::NewerSchema`] if
+    /// newer; an older or missing one must first be opened by the writer). Write methods
+    /// on it fail with SQLite's read-only error.
+    pub fn open_reader(path: impl AsRef<Path>) -> Result<Ledger> {
+        let path = path.as_ref();
+        Self::inspect_read_only(path)?;
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+            .map_err(|e| map_open_error(path, e))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let found = schema::user_version(&conn).map_err(|e| map_open_error(path, e))?;
+        if found != SCHEMA_VERSION {
+            return Err(Error::InvalidInput(format!(
+                "ledger schema {found} is not {SCHEMA_VERSION}: open it with the writer first"
+            )));
+        }
+        Ok(Ledger { conn, keys: Box::new(RandomKeys), path: Some(path.to_path_buf()) })
+    }
+
     /// A private in-memory ledger (tests, simulations). Not durable.
     pub fn open_in_memory(keys: Box<dyn KeySource>) -> Result<Ledger> {
         let mut conn = Connection::open_in_memory()?;

@@ -173,3 +173,19 @@ fn empty_file_is_a_new_ledger() {
     let l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
 }
+
+#[test]
+fn a_reader_sees_commits_and_cannot_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rw.db");
+    assert!(Ledger::open_reader(&path).is_err(), "no file yet: the writer creates it");
+    let mut w = Ledger::open(&path).unwrap();
+    let r = Ledger::open_reader(&path).unwrap();
+    let p = w
+        .create_payment(&NewPayment { amount: Money::new(5, Currency::Gbp), options: CheckoutOptions::card("pm_card_visa") }, 1)
+        .unwrap();
+    assert_eq!(r.payment_by_key(&p.idempotency_key).unwrap().unwrap().id, p.id);
+    let mut r = r;
+    assert!(matches!(r.audit("x", "y", None, 2), Err(Error::Sqlite(_))));
+    assert!(w.audit_log().unwrap().is_empty());
+}
