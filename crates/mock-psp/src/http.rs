@@ -87,6 +87,8 @@ async fn accept_loop(psp: MockPsp, listener: TcpListener, mut stop: watch::Recei
             Some(_) = conns.join_next(), if !conns.is_empty() => {}
         }
     }
+    drop(listener);
+    let _ = tokio::time::timeout(Duration::from_secs(3), async { while conns.join_next().await.is_some() {} }).await;
     conns.abort_all();
     while conns.join_next().await.is_some() {}
 }
@@ -114,10 +116,18 @@ async fn connection(psp: MockPsp, stream: TcpStream, mut stop: watch::Receiver<b
         async move { Ok::<_, Infallible>(handle_http(psp, req, kill, fd).await) }
     });
     let conn = hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), svc);
+    tokio::pin!(conn);
     tokio::select! {
-        _ = conn => {}
-        _ = kill.notified() => {}
+        _ = conn.as_mut() => return,
+        _ = kill.notified() => return,
         _ = stop.changed() => {}
+    }
+    // Shutting down: let a request in flight finish (briefly), then close.
+    conn.as_mut().graceful_shutdown();
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        _ = kill.notified() => {}
+        _ = tokio::time::sleep(Duration::from_secs(2)) => {}
     }
 }
 

@@ -71,7 +71,7 @@ impl Default for MockPspBuilder {
             clock: None,
             admin: false,
             group_commit: true,
-            purge_chunk: 500,
+            purge_chunk: 200,
             purge_interval: Duration::from_secs(60),
             crash_point: std::env::var("MOCK_PSP_CRASH_POINT").ok().filter(|s| !s.is_empty()),
         }
@@ -136,7 +136,7 @@ impl MockPspBuilder {
         self.group_commit = on;
         self
     }
-    /// Keys deleted per purge transaction (default 500).
+    /// Keys deleted per purge transaction (default 200).
     pub fn purge_chunk(mut self, n: usize) -> Self {
         self.purge_chunk = n.max(1);
         self

@@ -137,7 +137,11 @@ type Finisher = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 type Job = Box<dyn FnOnce(&Connection, &mut WriterState) -> Finisher + Send>;
 
 enum Msg {
+    /// Batched with other jobs in one transaction (group commit).
     Job(Job),
+    /// Runs in a transaction of its own (purge chunks), so requests batched around it
+    /// never pay for its writes.
+    Solo(Job),
 }
 
 pub struct Store {
@@ -146,6 +150,7 @@ pub struct Store {
     location: DbLocation,
     writer: Mutex<Option<std::thread::JoinHandle<()>>>,
     pub stats: Arc<StoreStats>,
+    ckpt_stop: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Default)]
@@ -175,6 +180,12 @@ impl Store {
     pub fn open(location: DbLocation, seed: u64, max_batch: usize) -> Result<Arc<Store>, StoreError> {
         let conn = open_conn(&location)?;
         conn.execute_batch(SCHEMA)?;
+        let ckpt_stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        if let DbLocation::File(_) = location {
+            conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+            let (loc, stop) = (location.clone(), ckpt_stop.clone());
+            std::thread::Builder::new().name("mock-psp-checkpoint".into()).spawn(move || checkpointer(loc, stop)).map_err(|e| StoreError(e.to_string()))?;
+        }
         let id_seq: i64 = conn.query_row("SELECT v FROM meta WHERE k='id_seq'", [], |r| r.get(0))?;
         let mut state = WriterState { rng: ChaCha8Rng::seed_from_u64(seed), id_seq };
         let (tx, rx) = mpsc::channel::<Msg>();
@@ -191,12 +202,30 @@ impl Store {
             location,
             writer: Mutex::new(Some(writer)),
             stats,
+            ckpt_stop,
         }))
     }
 
     /// Runs `f` on the writer thread inside the current batch's transaction (in its own
     /// savepoint: an error rolls back only this job). Resolves after the commit.
     pub async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection, &mut WriterState) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.write_inner(f, false).await
+    }
+
+    /// Like [`Store::write`], but in a transaction of its own (not group-committed).
+    pub async fn write_solo<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection, &mut WriterState) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.write_inner(f, true).await
+    }
+
+    async fn write_inner<T, F>(&self, f: F, solo: bool) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection, &mut WriterState) -> Result<T, StoreError> + Send + 'static,
@@ -220,14 +249,14 @@ impl Store {
                 let _ = otx.send(commit.and(r));
             })
         });
-        self.send(job)?;
+        self.send(if solo { Msg::Solo(job) } else { Msg::Job(job) })?;
         orx.await.map_err(|_| StoreError("writer stopped".into()))?
     }
 
-    fn send(&self, job: Job) -> Result<(), StoreError> {
+    fn send(&self, msg: Msg) -> Result<(), StoreError> {
         let g = self.tx.lock().unwrap();
         match g.as_ref() {
-            Some(tx) => tx.send(Msg::Job(job)).map_err(|_| StoreError("writer stopped".into())),
+            Some(tx) => tx.send(msg).map_err(|_| StoreError("writer stopped".into())),
             None => Err(StoreError("store is closed".into())),
         }
     }
@@ -275,6 +304,7 @@ impl Store {
 
     /// Stops the writer after the jobs already queued; waits for it.
     pub fn close(&self) {
+        self.ckpt_stop.store(true, std::sync::atomic::Ordering::Relaxed);
         self.tx.lock().unwrap().take();
         self.readers.lock().unwrap().clear();
         if let Some(h) = self.writer.lock().unwrap().take() {
@@ -285,27 +315,41 @@ impl Store {
 
 fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, max_batch: usize, stats: Arc<StoreStats>) {
     use std::sync::atomic::Ordering::Relaxed;
-    while let Ok(first) = rx.recv() {
-        let mut batch = vec![first];
-        while batch.len() < max_batch {
-            match rx.try_recv() {
-                Ok(m) => batch.push(m),
+    let mut pending: Option<Msg> = None;
+    loop {
+        let first = match pending.take() {
+            Some(m) => m,
+            None => match rx.recv() {
+                Ok(m) => m,
                 Err(_) => break,
+            },
+        };
+        let mut batch: Vec<Job> = Vec::new();
+        match first {
+            Msg::Solo(j) => batch.push(j),
+            Msg::Job(j) => {
+                batch.push(j);
+                // Group commit: take what queued up meanwhile (FIFO), up to a solo job.
+                while batch.len() < max_batch {
+                    match rx.try_recv() {
+                        Ok(Msg::Job(j)) => batch.push(j),
+                        Ok(solo) => {
+                            pending = Some(solo);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
             }
         }
         let n = batch.len() as u64;
         let seq_before = st.id_seq;
-        let mut finishers = Vec::with_capacity(batch.len());
-        let begin = conn.execute_batch("BEGIN IMMEDIATE").map_err(StoreError::from);
-        if let Err(e) = begin {
-            for Msg::Job(job) in batch {
-                // Not run: report the failure to the caller.
-                drop(job);
-                let _ = &e;
-            }
+        if conn.execute_batch("BEGIN IMMEDIATE").is_err() {
+            // Dropping the jobs drops their reply channels: callers see an error.
             continue;
         }
-        for Msg::Job(job) in batch {
+        let mut finishers = Vec::with_capacity(batch.len());
+        for job in batch {
             finishers.push(job(&conn, st));
         }
         if st.id_seq != seq_before {
@@ -318,9 +362,20 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, 
         stats.transactions.fetch_add(1, Relaxed);
         stats.jobs.fetch_add(n, Relaxed);
         stats.max_batch.fetch_max(n, Relaxed);
+        // Answer only after the commit (durable: synchronous=FULL).
         for f in finishers {
             f(commit.clone());
         }
+    }
+}
+
+/// WAL checkpoints off the writer's path: the writer never runs an automatic
+/// checkpoint inside a commit; this thread runs passive ones in the background.
+fn checkpointer(loc: DbLocation, stop: Arc<std::sync::atomic::AtomicBool>) {
+    let Ok(conn) = open_conn(&loc) else { return };
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
     }
 }
 
