@@ -762,6 +762,16 @@ impl Ledger {
             (None, None) => None,
         };
 
+        // Found by checkout key while the PSP's answer was lost: the event tells us the
+        // PSP id, so attach it (only if no other payment holds it; UNIQUE would refuse).
+        if let (Some(p), Some(psp)) = (&payment, &event.psp_payment_id) {
+            if p.psp_payment_id.is_none() && payment_by_psp_tx(&tx, psp)?.is_none() {
+                tx.execute(
+                    "UPDATE payments SET psp_payment_id = ?2, updated_at_ms = ?3 WHERE id = ?1 AND psp_payment_id IS NULL",
+                    params![p.id.0, psp, now_ms],
+                )?;
+            }
+        }
         let target = match &event.kind {
             EventKind::PaymentSucceeded => Some(PaymentState::Captured),
             EventKind::PaymentAuthorized => Some(PaymentState::Authorized),

@@ -1,7 +1,7 @@
 //! Versioned schema. `PRAGMA user_version` holds the number of migrations applied.
 //!
 //! Migrations are append-only history: never edit a shipped entry, add a new one. They
-//! are applied by [`migrate`] in ONE `BEGIN IMMEDIATE` transaction together with the
+//! are applied by `migrate` (at open) in ONE `BEGIN IMMEDIATE` transaction together with the
 //! `user_version` bump, so a crash mid-upgrade leaves the old schema intact.
 
 use rusqlite::{Connection, TransactionBehavior};

@@ -520,3 +520,22 @@ fn override_makes_a_new_key_only_with_a_reason_and_audits_it() {
     assert_eq!(l.payments_in_flight().unwrap()[0].id, first.id);
     assert_eq!(l.open_checkout(cart, &opts, 5).unwrap().payment.id, second.payment.id);
 }
+
+#[test]
+fn an_event_found_by_checkout_key_attaches_the_psp_id() {
+    let mut l = mem();
+    let p = new_payment(&mut l, 300, 1);
+    l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "timeout: reply lost", 2).unwrap();
+    let mut e = event("evt_k", "payment_intent.succeeded", "pi_lost", 300);
+    e.checkout_key = Some(p.idempotency_key.clone());
+    l.apply_event(&e, 3).unwrap();
+    let after = l.payment_by_id(p.id).unwrap();
+    assert_eq!(after.psp_payment_id.as_deref(), Some("pi_lost"));
+    assert_eq!(after.state, PaymentState::Captured);
+}
+
+#[test]
+fn the_ledger_can_move_to_a_writer_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<Ledger>();
+}
