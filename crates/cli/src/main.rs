@@ -56,55 +56,55 @@ struct Cli {
     #[arg(long, env = "PAYDESK_DB")]
     db: String,
     /// PSP base URL, e.g. http://127.0.0.1:12111
-    #[arg(long = "psp-url", env = "PAYDESK_PSP_URL", default_value = "http://127.0.0.1:12111")]
+    #[arg(global = true, long = "psp-url", env = "PAYDESK_PSP_URL", default_value = "http://127.0.0.1:12111")]
     psp_url: String,
     /// PSP secret key (never printed).
-    #[arg(long = "psp-key", env = "PAYDESK_PSP_KEY", default_value = "sk_test_a", hide_env_values = true)]
+    #[arg(global = true, long = "psp-key", env = "PAYDESK_PSP_KEY", default_value = "sk_test_a", hide_env_values = true)]
     psp_key: String,
     /// Per-attempt timeout.
-    #[arg(long = "attempt-timeout", default_value = "5s", value_parser = parse_duration)]
+    #[arg(global = true, long = "attempt-timeout", default_value = "5s", value_parser = parse_duration)]
     attempt_timeout: Duration,
     /// TCP connect timeout.
-    #[arg(long = "connect-timeout", default_value = "2s", value_parser = parse_duration)]
+    #[arg(global = true, long = "connect-timeout", default_value = "2s", value_parser = parse_duration)]
     connect_timeout: Duration,
     /// Length of the interactive phase (then the background queue).
-    #[arg(long = "interactive", default_value = "20s", value_parser = parse_duration)]
+    #[arg(global = true, long = "interactive", default_value = "20s", value_parser = parse_duration)]
     interactive: Duration,
     /// Attempts in the interactive phase.
-    #[arg(long = "max-attempts", default_value_t = 8)]
+    #[arg(global = true, long = "max-attempts", default_value_t = 8)]
     max_attempts: u32,
     /// First backoff delay.
-    #[arg(long = "backoff-min", default_value = "200ms", value_parser = parse_duration)]
+    #[arg(global = true, long = "backoff-min", default_value = "200ms", value_parser = parse_duration)]
     backoff_min: Duration,
     /// Largest backoff delay.
-    #[arg(long = "backoff-max", default_value = "3s", value_parser = parse_duration)]
+    #[arg(global = true, long = "backoff-max", default_value = "3s", value_parser = parse_duration)]
     backoff_max: Duration,
     /// The PSP's idempotency-key retention (dedup window).
-    #[arg(long, default_value = "24h", value_parser = parse_duration)]
+    #[arg(global = true, long, default_value = "24h", value_parser = parse_duration)]
     retention: Duration,
     /// Safety margin under the retention.
-    #[arg(long = "retention-margin", default_value = "1h", value_parser = parse_duration)]
+    #[arg(global = true, long = "retention-margin", default_value = "1h", value_parser = parse_duration)]
     retention_margin: Duration,
     /// Offline acceptance off.
-    #[arg(long = "no-offline")]
+    #[arg(global = true, long = "no-offline")]
     no_offline: bool,
     /// Offline limit per payment (minor units).
-    #[arg(long = "offline-max-payment", default_value_t = 10_000)]
+    #[arg(global = true, long = "offline-max-payment", default_value_t = 10_000)]
     offline_max_payment: i64,
     /// Offline limit on the stored total (minor units, per currency).
-    #[arg(long = "offline-max-total", default_value_t = 50_000)]
+    #[arg(global = true, long = "offline-max-total", default_value_t = 50_000)]
     offline_max_total: i64,
     /// Offline limit on the number of stored payments.
-    #[arg(long = "offline-max-count", default_value_t = 20)]
+    #[arg(global = true, long = "offline-max-count", default_value_t = 20)]
     offline_max_count: u32,
     /// Offline limit on the age of the oldest stored payment.
-    #[arg(long = "offline-max-age", default_value = "20h", value_parser = parse_duration)]
+    #[arg(global = true, long = "offline-max-age", default_value = "20h", value_parser = parse_duration)]
     offline_max_age: Duration,
     /// Shift the register's clock forward (tests moving time with the PSP's test clock).
-    #[arg(long = "clock-offset", default_value = "0s", value_parser = parse_duration, hide = true)]
+    #[arg(global = true, long = "clock-offset", default_value = "0s", value_parser = parse_duration, hide = true)]
     clock_offset: Duration,
     /// Print progress notifications as JSON lines on stderr.
-    #[arg(long)]
+    #[arg(global = true, long)]
     progress: bool,
     #[command(subcommand)]
     cmd: Cmd,
