@@ -104,12 +104,13 @@ async fn throughput(url: &str, clients: usize, secs: f64, key_base: u64) -> Resu
 /// Raw SQLite: one INSERT per transaction, WAL + synchronous=FULL, same disk.
 fn raw_sqlite_inserts(dir: &std::path::Path, secs: f64) -> Result<f64, String> {
     let c = rusqlite::Connection::open(dir.join("raw.sqlite3")).map_err(|e| e.to_string())?;
-    c.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT UNIQUE, v BLOB);").map_err(|e| e.to_string())?;
+    c.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, k TEXT UNIQUE, v BLOB);").map_err(|e| e.to_string())?;
+    let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     let t0 = Instant::now();
     let mut n = 0u64;
     let blob = vec![7u8; 600];
     while t0.elapsed().as_secs_f64() < secs {
-        c.execute("INSERT INTO t (k, v) VALUES (?1, ?2)", params![format!("k{n}"), blob]).map_err(|e| e.to_string())?;
+        c.execute("INSERT INTO t (k, v) VALUES (?1, ?2)", params![format!("k{run}-{n}"), blob]).map_err(|e| e.to_string())?;
         n += 1;
     }
     Ok(n as f64 / t0.elapsed().as_secs_f64())

@@ -172,3 +172,26 @@ async fn offline_outcome_in_process() {
     psp.set_offline(false, None);
     assert_eq!(psp.handle(PspRequest::get("/v1/events", SK_A)).await.response().unwrap().status, 200);
 }
+
+/// Under a ManualClock the slow fault waits for virtual time: a retry meanwhile gets
+/// 409, and advancing the clock lets the first request finish.
+#[tokio::test]
+async fn slow_fault_runs_on_virtual_time_in_process() {
+    let clock = mock_psp::ManualClock::new(1_800_000_000_000);
+    let psp = MockPsp::builder().secret_key(SK_A).seed(3).clock(std::sync::Arc::new(clock.clone())).build().unwrap();
+    psp.script_fault(PI, Fault::Slow, 1, Some(5_000));
+    let req = PspRequest::post(PI, SK_A, Some("v1"), &[("amount", "100"), ("currency", "usd"), ("payment_method", "pm_card_visa"), ("confirm", "true")]);
+    let p2 = psp.clone();
+    let r2 = req.clone();
+    let first = tokio::spawn(async move { p2.handle(r2).await });
+    while psp.stats()["faults"]["slow"] != 1 {
+        tokio::task::yield_now().await;
+    }
+    let busy = psp.handle(req.clone()).await;
+    assert_eq!(busy.response().unwrap().status, 409);
+    mock_psp::Clock::advance(&clock, Duration::from_secs(5));
+    let first = first.await.unwrap();
+    assert_eq!(first.response().unwrap().status, 200);
+    let again = psp.handle(req).await;
+    assert_eq!(again.response().unwrap().header("idempotent-replayed"), Some("true"));
+}
