@@ -1,0 +1,221 @@
+//! End to end over real loopback: offline store-and-forward, the dedup-window
+//! guard with the PSP's test clock, the idempotent event consumer, and 20
+//! concurrent "charge this cart" calls.
+
+mod common;
+use common::*;
+use mock_psp::{Fault, FaultConfig};
+use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, NewProduct};
+use paydesk_register::transport::HttpTransport;
+use paydesk_register::{Engine, EngineConfig, OsRandom, SystemClock};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+const PI_PATH: &str = "/v1/payment_intents";
+
+/// PSP refusing connections: payments are accepted offline within the limits,
+/// refused past a limit with a clear message; when the PSP is back each stored
+/// payment is forwarded once, in order, and a decline after forwarding is
+/// surfaced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offline_store_and_forward_within_limits_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut psp = Psp::start(dir.path()).await;
+    let url = psp.url();
+    let db = dir.path().join("register.db");
+    psp.stop().await; // cable pulled: connections refused
+    let limits = ["--offline-max-payment", "5000", "--offline-max-total", "8000", "--offline-max-count", "2"];
+
+    let a = run(&db, &url, &limits, &["checkout", "--amount", "1000", "--currency", "jpy"]).await;
+    assert_eq!(a.code, Some(3), "queued: {}{}", a.stdout, a.stderr);
+    assert_eq!(a.json()["state"], "queued_offline");
+    let ka = a.json()["checkout_key"].as_str().unwrap().to_string();
+    let b = run(&db, &url, &limits, &["checkout", "--amount", "2000", "--currency", "jpy", "--card", "pm_card_chargeDeclined"]).await;
+    assert_eq!(b.code, Some(3), "{}{}", b.stdout, b.stderr);
+    let kb = b.json()["checkout_key"].as_str().unwrap().to_string();
+
+    let big = run(&db, &url, &limits, &["checkout", "--amount", "6000", "--currency", "jpy"]).await;
+    assert_eq!(big.code, Some(1), "{}{}", big.stdout, big.stderr);
+    assert_eq!(big.json()["error"]["code"], "offline_refused");
+    assert!(big.stderr.contains("per payment"), "{}", big.stderr);
+    assert!(big.stderr.contains("Nothing was charged"), "{}", big.stderr);
+    let third = run(&db, &url, &limits, &["checkout", "--amount", "100", "--currency", "jpy"]).await;
+    assert_eq!(third.code, Some(1));
+    assert!(third.stderr.contains("count limit"), "{}", third.stderr);
+
+    // Still offline: recovery keeps them queued, in order, nothing lost.
+    let rec = run(&db, &url, &[], &["recover"]).await;
+    assert_eq!(rec.code, Some(0), "{}", rec.stderr);
+    assert_eq!(rec.json()["still_queued"], 2);
+    assert_eq!(rec.json()["forwarded"], 0);
+
+    psp.restart().await; // PSP back on the same port and database
+    let rec = run(&db, &url, &[], &["recover"]).await;
+    assert_eq!(rec.code, Some(0), "{}", rec.stderr);
+    let rep = rec.json();
+    assert_eq!(rep["forwarded"], 2, "{rep}");
+    assert_eq!(rep["declined_after_forward"], 1, "{rep}");
+    assert_eq!(rep["still_queued"], 0);
+
+    let rows = ledger(&db, &url).await;
+    let state = |k: &str| rows.iter().find(|r| r["checkout_key"] == k).unwrap()["state"].as_str().unwrap().to_string();
+    assert_eq!(state(&ka), "captured");
+    assert_eq!(state(&kb), "failed");
+    assert_eq!(rows.iter().filter(|r| r["state"] == "canceled").count(), 2, "the refused ones: nothing charged");
+    let by_key = psp.intents_by_key().await;
+    assert_eq!(by_key.len(), 2, "only the two accepted ones reached the PSP");
+    // In order: the first stored was forwarded first.
+    let mut last_attempt = vec![];
+    for k in [&ka, &kb] {
+        let show = run(&db, &url, &[], &["show", "--payment", k]).await.json();
+        last_attempt.push(
+            show["timeline"].as_array().unwrap().iter().filter(|t| t["kind"] == "attempt").map(|t| t["at_ms"].as_i64().unwrap()).max().unwrap(),
+        );
+    }
+    let (ta, tb) = (last_attempt[0], last_attempt[1]);
+    assert!(ta <= tb, "forwarded in order: {ta} then {tb}");
+    // Forwarded once: a second recovery sends nothing more.
+    let before = psp.stats().await;
+    let rec = run(&db, &url, &[], &["recover"]).await;
+    assert_eq!(rec.json()["forwarded"], 0);
+    let after = psp.stats().await;
+    assert_eq!(before["executions"], after["executions"], "nothing sent again");
+    assert_eq!(before["replays"], after["replays"], "nothing sent again");
+    assert_eq!(psp.stats().await["charges"], 1);
+    assert_ledger_equals_psp(&db, &psp).await;
+}
+
+/// Dedup-window guard with the PSP's test clock: past retention − margin the
+/// register never resends a key (the PSP has forgotten it, so a resend would
+/// charge again); search decides: found = adopt, not found = never charged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn window_guard_searches_instead_of_resending() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let url = psp.url();
+    let db = dir.path().join("register.db");
+    let short = ["--attempt-timeout", "150ms", "--max-attempts", "2"];
+
+    // k1: never reached execution (every request dropped) -> pending, not charged.
+    psp.psp().script_fault(PI_PATH, Fault::DropRequest, 1000, None);
+    let r1 = run(&db, &url, &short, &["checkout", "--amount", "1100", "--currency", "jpy"]).await;
+    assert_eq!(r1.code, Some(3), "{}{}", r1.stdout, r1.stderr);
+    let k1 = r1.json()["checkout_key"].as_str().unwrap().to_string();
+    psp.psp().clear_script();
+    // k2: charged, the answer lost, then no answers at all -> pending, charged.
+    psp.psp().script_fault(PI_PATH, Fault::DropResponse, 1, None);
+    psp.psp().script_fault(PI_PATH, Fault::DropRequest, 1000, None);
+    let r2 = run(&db, &url, &short, &["checkout", "--amount", "2200", "--currency", "jpy"]).await;
+    assert_eq!(r2.code, Some(3), "{}{}", r2.stdout, r2.stderr);
+    let k2 = r2.json()["checkout_key"].as_str().unwrap().to_string();
+    psp.psp().clear_script();
+    assert_eq!(psp.intents_by_key().await.get(&k2).map(Vec::len), Some(1));
+
+    // 25 h pass at the PSP; it forgets the keys.
+    let adv = psp.admin_post("/__admin/clock/advance", &[("seconds", "90000")]).await;
+    assert!(adv["now_ms"].as_i64().is_some(), "{adv}");
+    let purged = psp.admin_post("/__admin/purge", &[]).await;
+    assert!(purged["purged"].as_u64().unwrap() >= 1, "k2's key is forgotten (k1 never got one): {purged}");
+
+    // The register's clock moves the same 25 h; recovery must search, not resend.
+    let rec = run(&db, &url, &["--clock-offset", "25h"], &["recover"]).await;
+    assert_eq!(rec.code, Some(0), "{}", rec.stderr);
+    let rep = rec.json();
+    assert_eq!(rep["resolved"], 2, "{rep}");
+    assert_eq!(rep["resolved_by_search"], 2, "{rep}");
+    let by_key = psp.intents_by_key().await;
+    assert!(by_key.get(&k1).is_none(), "k1 was never resent (a resend would have charged it now)");
+    assert_eq!(by_key[&k2].len(), 1, "k2 not charged twice");
+    let rows = ledger(&db, &url).await;
+    let row = |k: &str| rows.iter().find(|r| r["checkout_key"] == k).unwrap().clone();
+    assert_eq!(row(&k1)["state"], "failed");
+    assert!(row(&k1)["last_error"].as_str().unwrap().contains("never charged"));
+    assert_eq!(row(&k2)["state"], "captured");
+    assert_ledger_equals_psp(&db, &psp).await;
+}
+
+/// Events redelivered (overlap window + the PSP's duplicate/out-of-order fault)
+/// are applied exactly once: one journal row per event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_redelivered_out_of_order_one_journal_row_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let url = psp.url();
+    let db = dir.path().join("register.db");
+    let mut keys = vec![];
+    for (amt, card) in [("1000", "pm_card_visa"), ("2000", "pm_card_visa"), ("3000", "pm_card_chargeDeclined")] {
+        let r = run(&db, &url, &[], &["checkout", "--amount", amt, "--currency", "jpy", "--card", card]).await;
+        keys.push(r.json()["checkout_key"].as_str().unwrap().to_string());
+    }
+    let rf = run(&db, &url, &[], &["refund", "--payment", &keys[0], "--amount", "400"]).await;
+    assert_eq!(rf.code, Some(0), "{}{}", rf.stdout, rf.stderr);
+
+    let mut cfg = FaultConfig::none();
+    cfg.set_rate(Fault::DuplicateEvents, 1.0);
+    psp.psp().set_faults(cfg);
+    let mut applied = 0;
+    let mut dups = 0;
+    for _ in 0..3 {
+        let r = run(&db, &url, &[], &["events"]).await;
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        applied += r.json()["applied"].as_u64().unwrap();
+        dups += r.json()["duplicates"].as_u64().unwrap();
+    }
+    psp.psp().set_faults(FaultConfig::none());
+    let distinct: HashSet<String> = psp.events().await.iter().map(|e| e["id"].as_str().unwrap().to_string()).collect();
+    assert!(distinct.len() >= 4, "succeeded×2, failed, refund: {}", distinct.len());
+    assert_eq!(applied as usize, distinct.len(), "each event applied once");
+    assert!(dups as usize >= 2 * distinct.len(), "redelivery was real: {dups}");
+    let journal = Ledger::open(&db).unwrap().journal().unwrap();
+    assert_eq!(journal.len(), distinct.len(), "one journal row per event");
+    let jids: HashSet<String> = journal.iter().map(|j| j.event_id.clone()).collect();
+    assert_eq!(jids, distinct);
+    let total = Ledger::open(&db).unwrap().journal_total(Currency::Jpy).unwrap();
+    assert_eq!(total, 1000 + 2000 - 400, "sales minus refunds");
+    assert_ledger_equals_psp(&db, &psp).await;
+}
+
+/// 20 concurrent "charge this cart" calls (double clicks, Enter-mashing): one
+/// checkout key, one charge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_concurrent_charges_of_one_cart_one_key_one_charge() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let mut ledger = Ledger::open(&db).unwrap();
+    ledger
+        .seed_catalog(&[NewProduct { sku: "COFFEE".into(), name: "Coffee".into(), price: Money::new(450, Currency::Jpy) }])
+        .unwrap();
+    let cart = ledger.create_cart(Currency::Jpy, 0).unwrap();
+    ledger.add_to_cart(cart, "COFFEE", 2, 0).unwrap();
+    // The first answer is lost, so the racing calls meet retries and replays too.
+    psp.psp().script_fault(PI_PATH, Fault::DropResponse, 1, None);
+    let transport = Arc::new(HttpTransport::new(&psp.url(), KEY, Duration::from_secs(2)).unwrap());
+    let cfg = EngineConfig { attempt_timeout: Duration::from_secs(2), ..EngineConfig::default() };
+    let engine = Engine::new(ledger, transport, Arc::new(SystemClock::new()), Arc::new(OsRandom), cfg);
+    let mut tasks = vec![];
+    for _ in 0..20 {
+        let e = engine.clone();
+        tasks.push(tokio::spawn(async move { e.charge_cart(cart, CheckoutOptions::card("pm_card_visa")).await }));
+    }
+    let mut keys = HashSet::new();
+    for t in tasks {
+        let r = t.await.unwrap().expect("charge");
+        assert_eq!(r.state, "captured");
+        keys.insert(r.checkout_key);
+    }
+    assert_eq!(keys.len(), 1, "one checkout key");
+    let key = keys.into_iter().next().unwrap();
+    let by_key = psp.intents_by_key().await;
+    assert_eq!(by_key.len(), 1);
+    assert_eq!(by_key[&key].len(), 1, "one charge");
+    assert_eq!(by_key[&key][0]["amount"], 900);
+    assert_eq!(psp.stats().await["charges"], 1);
+    // Charging the paid cart again does not charge again.
+    let again = engine.charge_cart(cart, CheckoutOptions::card("pm_card_visa")).await;
+    assert!(again.is_err() || again.unwrap().checkout_key == key);
+    assert_eq!(psp.stats().await["charges"], 1);
+    drop(engine);
+    assert_ledger_equals_psp(&db, &psp).await;
+}
