@@ -8,6 +8,16 @@ const COMMANDS: &[&str] = &[
     "set_quantity",
     "clear_cart",
     "get_status",
+    "charge",
+    "try_another_card",
+    "current_checkout",
+    "new_sale",
+    "list_payments",
+    "get_payment",
+    "refund",
+    "get_report",
+    "get_settings",
+    "save_settings",
 ];
 
 fn main() {

@@ -182,18 +182,23 @@ function cardSelect(id) {
 /** Shows what the engine concluded for this checkout. */
 function renderOutcome(o) {
   const box = $('checkout-result');
-  const done = async () => {
-    try { renderCart(await invoke('new_sale', {})); closeCheckout(); refreshStatus(); }
-    catch (e) { alertLoud(errText(e)); }
+  const nextSale = async (overrideReason) => {
+    try {
+      renderCart(await invoke('new_sale', overrideReason ? { overrideReason } : {}));
+      closeCheckout(); refreshStatus();
+      if (overrideReason) announce('New sale started. The reason was recorded in the audit log.');
+    } catch (e) { alertLoud(errText(e)); }
   };
-  if (o.kind === 'approved' || o.kind === 'accepted_offline') {
+  $('checkout').dataset.key = o.checkout_key;
+  $('checkout').dataset.kind = o.kind;
+  if (o.kind === 'approved' || o.kind === 'accepted_offline' || o.kind === 'authorized') {
     const offline = o.kind === 'accepted_offline';
     $('checkout-title').textContent = offline ? 'Accepted offline' : 'Paid';
-    const btn = h('button', { class: 'primary', id: 'new-sale', type: 'button', text: 'New sale (Enter)', onclick: done });
-    box.replaceChildren(h('div', { class: 'result ok', id: 'result', 'data-kind': o.kind },
+    const btn = h('button', { class: 'primary', id: 'new-sale', type: 'button', text: 'New sale (Enter)', onclick: () => nextSale() });
+    box.replaceChildren(h('div', { class: 'result ok', id: 'result', 'data-kind': o.kind, 'data-key': o.checkout_key },
       h('h3', { text: offline ? `Accepted offline: ${o.receipt.total_display}` : `Paid ${o.receipt.total_display}` }),
       h('p', { text: offline
-        ? 'The processor is unreachable. This payment is stored safely and will be forwarded, with the same key, when it is back.'
+        ? 'The processor cannot be reached. This payment is stored safely and will be forwarded, with the same key, when the processor is back.'
         : (o.note || 'The card was charged once.') }),
       receiptNode(o.receipt),
       h('div', { class: 'actions' }, btn)));
@@ -203,47 +208,33 @@ function renderOutcome(o) {
     $('checkout-title').textContent = 'Declined';
     const sel = cardSelect('retry-card');
     const again = h('button', { class: 'primary', id: 'try-another-card', type: 'button', text: 'Try another card',
-      onclick: async () => {
-        const pm = sel.querySelector('select').value;
-        await runCharge('try_another_card', { paymentMethod: pm }, 'Charging another card');
-      } });
-    const cancel = h('button', { class: 'secondary', id: 'cancel-sale', type: 'button', text: 'Cancel sale', onclick: done });
-    box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'declined' },
+      onclick: () => runCharge('try_another_card', { paymentMethod: sel.querySelector('select').value }, 'Charging another card') });
+    const cancel = h('button', { class: 'secondary', id: 'cancel-sale', type: 'button', text: 'Cancel sale', onclick: () => nextSale() });
+    box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'declined', 'data-key': o.checkout_key },
       h('h3', { text: `Declined: ${o.message}` }),
       h('p', { text: 'The card was not charged. Ask for another card; it gets a new payment key.' }),
       sel, h('div', { class: 'actions' }, again, cancel)));
     alertLoud(`Card declined: ${o.message}`);
     again.focus();
-  } else if (o.kind === 'offline') {
-    $('checkout-title').textContent = 'Processor unreachable';
-    const accept = h('button', { class: 'primary', id: 'accept-offline', type: 'button', text: 'Accept offline',
-      onclick: () => runCharge('accept_offline', {}, 'Accepting offline') });
-    const retry = h('button', { class: 'secondary', id: 'retry-charge', type: 'button', text: 'Try again (same key)',
-      onclick: () => runCharge('charge', { paymentMethod: $('card').value }, 'Charging') });
-    box.replaceChildren(h('div', { class: 'result warn', id: 'result', 'data-kind': 'offline' },
-      h('h3', { text: 'The payment processor cannot be reached' }),
-      h('p', { text: o.message }),
-      h('div', { class: 'actions' }, accept, retry)));
-    alertLoud('The payment processor cannot be reached. You may accept this payment offline.');
-    accept.focus();
-  } else { // unknown outcome: the engine keeps resolving it; a new sale needs a reason
+  } else { // unknown outcome: the engine keeps resolving it with the same key
     $('checkout-title').textContent = 'Outcome not known yet';
-    const reason = h('input', { id: 'override-reason', type: 'text', maxlength: '200', placeholder: 'e.g. customer paid cash instead' });
-    const override = h('button', { class: 'danger', id: 'override', type: 'button', text: 'Start a new sale anyway', disabled: true,
-      onclick: async () => {
-        try { renderCart(await invoke('new_sale', { overrideReason: reason.value })); closeCheckout(); announce('New sale started. The reason was recorded.'); }
-        catch (e) { alertLoud(errText(e)); }
-      } });
-    reason.addEventListener('input', () => { override.disabled = reason.value.trim().length < 3; });
+    const reason = h('input', { id: 'override-reason', type: 'text', maxlength: '200',
+      placeholder: 'e.g. customer paid cash instead', 'aria-describedby': 'override-help' });
+    const sel = cardSelect('override-card');
+    const newKey = h('button', { class: 'danger', id: 'override-new-card', type: 'button', text: 'Charge a card anyway (new key)', disabled: true,
+      onclick: () => runCharge('try_another_card', { paymentMethod: sel.querySelector('select').value, overrideReason: reason.value }, 'Charging with a new key') });
+    const next = h('button', { class: 'secondary', id: 'override-next-sale', type: 'button', text: 'Next customer', disabled: true,
+      onclick: () => nextSale(reason.value) });
+    reason.addEventListener('input', () => { const ok = reason.value.trim().length >= 3; newKey.disabled = !ok; next.disabled = !ok; });
     const retry = h('button', { class: 'primary', id: 'retry-charge', type: 'button', text: 'Check again (same key)',
-      onclick: () => runCharge('charge', { paymentMethod: $('card').value }, 'Checking') });
-    box.replaceChildren(h('div', { class: 'result warn', id: 'result', 'data-kind': 'unknown' },
+      onclick: () => runCharge('charge', { paymentMethod: $('card').value }, 'Checking with the same key') });
+    box.replaceChildren(h('div', { class: 'result warn', id: 'result', 'data-kind': 'unknown', 'data-key': o.checkout_key },
       h('h3', { text: 'We do not know yet whether the card was charged' }),
       h('p', { text: o.message }),
       h('p', { text: 'Do not charge this customer again. The register keeps checking with the same key in the background.' }),
       h('div', { class: 'actions' }, retry),
-      h('label', { class: 'override', for: 'override-reason' }, 'To start a new sale anyway, give a reason (kept in the audit log):'),
-      reason, h('div', { class: 'actions' }, override)));
+      h('label', { class: 'override', for: 'override-reason', id: 'override-help' }, 'To continue anyway, give a reason (kept in the audit log):'),
+      reason, sel, h('div', { class: 'actions' }, newKey, next)));
     alertLoud('Outcome not known yet. Do not charge again.');
     retry.focus();
   }
@@ -254,7 +245,7 @@ async function runCharge(cmd, args, title) {
   if (charging) return;   // Enter-mashing: the open checkout is already running
   charging = true;
   $('charge').disabled = true;
-  if (!checkoutOpen || cmd !== 'charge') openCheckout(title);
+  if (!checkoutOpen) openCheckout(title);
   else { $('checkout-title').textContent = title; $('checkout-result').replaceChildren(); }
   try {
     const o = await invoke(cmd, args);
@@ -283,12 +274,12 @@ function charge() {
 // ---------------------------------------------------------------- status bar
 function renderStatus(st) {
   const p = $('psp-status');
-  p.dataset.online = String(st.psp_online);
-  p.textContent = st.psp_online ? 'PSP online' : 'PSP offline';
+  p.dataset.online = st.psp_online === null ? 'unknown' : String(st.psp_online);
+  p.textContent = st.psp_online === null ? 'PSP: checking…' : (st.psp_online ? 'PSP online' : 'PSP offline');
   p.title = st.psp_url || '';
   $('pending-forward').textContent = `Waiting to be forwarded: ${st.pending_forward}`;
   $('pending-forward').dataset.count = String(st.pending_forward);
-  $('last-sync').textContent = `Last sync: ${st.last_sync ? timeOf(st.last_sync) : 'never'}`;
+  $('last-sync').textContent = `Last sync: ${st.last_sync ? timeOf(Number(st.last_sync)) : 'never'}`;
   $('fault-profile').textContent = st.psp_embedded ? `Embedded test PSP · faults: ${st.fault_profile}` : `PSP: ${st.psp_url}`;
 }
 async function refreshStatus() {
@@ -356,7 +347,7 @@ async function selectPayment(id) {
 function timelineSvg(events) {
   const W = 640, rowH = 34, top = 14, left = 86, barX = 330, barMax = 280;
   const H = top * 2 + Math.max(1, events.length) * rowH;
-  const t0 = events.length ? Date.parse(events[0].at) : 0;
+  const t0 = events.length ? Number(events[0].at) : 0;
   const maxLat = Math.max(1, ...events.map((e) => e.latency_ms || 0));
   const color = { ok: '#15803d', warn: '#b45309', bad: '#b91c1c', info: '#1d4ed8' };
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'Payment timeline: ' + events.map((e) => e.label).join(', then ') });
@@ -364,7 +355,7 @@ function timelineSvg(events) {
   events.forEach((e, i) => {
     const y = top + i * rowH + rowH / 2;
     const c = color[e.tone] || '#475569';
-    const dt = ((Date.parse(e.at) - t0) / 1000).toFixed(2);
+    const dt = ((Number(e.at) - t0) / 1000).toFixed(2);
     svg.append(
       s('text', { x: left - 14, y: y + 4, 'text-anchor': 'end', 'font-size': 12, fill: '#475569' }, `+${dt} s`),
       e.kind === 'attempt' || e.attempt
@@ -382,9 +373,11 @@ function timelineSvg(events) {
 }
 
 // ---------------------------------------------------------------- report
+function localMidnight() { const d = new Date(); d.setHours(0, 0, 0, 0); return d.getTime(); }
+
 async function loadReport() {
   let r;
-  try { r = await invoke('get_report'); } catch (e) { announce(errText(e), 'bad'); return; }
+  try { r = await invoke('get_report', { since: localMidnight() }); } catch (e) { announce(errText(e), 'bad'); return; }
   const tile = (id, label, value, hl) => h('div', { class: 'tile' + (hl ? ' highlight' : ''), id },
     h('div', { class: 'label', text: label }), h('div', { class: 'value', text: value }));
   $('report-tiles').replaceChildren(
@@ -392,10 +385,35 @@ async function loadReport() {
     tile('r-refunds', 'Refunds', r.refunds_display),
     tile('r-net', 'Net', r.net_display, true),
     tile('r-count', 'Payments', String(r.payment_count)),
-    tile('r-pending', 'Pending (offline / unknown)', `${r.pending_count} · ${r.pending_display}`),
+    tile('r-pending', 'Pending (offline or unknown)', `${r.pending_count} · ${r.pending_display}`),
     tile('r-declined', 'Declined', String(r.declined_count)),
     tile('r-dupes', 'Duplicate charges prevented', String(r.duplicates_prevented), true));
-  $('report-chart').replaceChildren(hourChart(r.per_hour, r.currency));
+  for (const [id, v] of [['r-gross', r.gross], ['r-refunds', r.refunds], ['r-net', r.net], ['r-count', r.payment_count],
+    ['r-pending', r.pending_count], ['r-declined', r.declined_count], ['r-dupes', r.duplicates_prevented]]) $(id).dataset.value = String(v);
+  // Sales per local hour, from the opening hour (or 8:00) to now.
+  const bins = new Map();
+  for (const sale of r.sales) {
+    const hr = new Date(Number(sale.at)).getHours();
+    const b = bins.get(hr) || { amount: 0, count: 0 };
+    b.amount += sale.amount; b.count += 1; bins.set(hr, b);
+  }
+  const nowH = new Date().getHours();
+  const first = Math.min(8, ...bins.keys(), nowH);
+  const last = Math.max(18, ...bins.keys(), nowH);
+  const perHour = [];
+  for (let hr = first; hr <= last; hr++) {
+    const b = bins.get(hr) || { amount: 0, count: 0 };
+    perHour.push({ hour: hr, amount: b.amount, count: b.count, amount_display: fmtMoney(b.amount, r.currency) });
+  }
+  $('report-chart').replaceChildren(hourChart(perHour, r.currency));
+}
+
+function fmtMoney(minor, currency) {
+  const exp = currency === 'JPY' ? 0 : 2;
+  const neg = minor < 0; const a = Math.abs(minor);
+  const major = Math.trunc(a / 10 ** exp).toLocaleString('en-US');
+  const frac = exp ? '.' + String(a % 10 ** exp).padStart(exp, '0') : '';
+  return (neg ? '−' : '') + (currency === 'USD' ? '$' : '') + major + frac + (currency === 'USD' ? '' : ' ' + currency);
 }
 
 function hourChart(perHour, currency) {
@@ -438,7 +456,7 @@ async function loadSettings() {
   const msg = h('span', { class: 'help', id: 'settings-msg', role: 'status' });
   f.replaceChildren(
     h('fieldset', {}, h('legend', { text: 'Payment processor' }),
-      field('psp_url', 'PSP URL', st.psp_url, { type: 'url', required: true }),
+      field('psp_url', 'PSP URL (empty: the embedded test PSP)', st.psp_url, { type: 'url', placeholder: st.psp_url_in_use }),
       field('psp_key', 'Secret key', st.psp_key, { type: 'password', autocomplete: 'off' }),
       h('label', {}, 'Embedded test PSP fault profile', profile),
       h('p', { class: 'help', text: 'flaky: some lost responses and slow requests; chaos: many; offline: cable pulled.' })),
@@ -456,8 +474,8 @@ async function loadSettings() {
     const data = Object.fromEntries(new FormData(f).entries());
     if (profile.disabled) data.fault_profile = st.fault_profile;
     try {
-      await invoke('save_settings', { settings: data });
-      msg.textContent = 'Saved.'; announce('Settings saved.'); refreshStatus();
+      const res = await invoke('save_settings', { settings: data });
+      msg.textContent = res.message; announce(res.message); refreshStatus();
     } catch (err) { msg.textContent = errText(err); alertLoud(errText(err)); }
   };
 }
@@ -493,7 +511,13 @@ async function start() {
   const tick = () => { $('clock').textContent = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }); };
   tick(); setInterval(tick, 10000);
 
-  await listen('checkout-progress', addProgress);
+  await listen('checkout-progress', async (p) => {
+    addProgress(p);
+    // Resolved in the background while the cashier looks at an unknown outcome.
+    if (p.kind === 'resolved' && !charging && checkoutOpen && $('checkout').dataset.key === p.key) {
+      try { const o = await invoke('current_checkout'); if (o) { renderCart(o.cart); renderOutcome(o); } } catch (_) { /* keep */ }
+    }
+  });
   await listen('status', renderStatus);
   await listen('payment-updated', (p) => {
     if (p.loud) alertLoud(p.message); else if (p.message) announce(p.message);

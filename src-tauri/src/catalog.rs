@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::error::{AppError, AppResult};
+
 use crate::money;
 
 #[derive(Debug, Clone, Serialize)]
@@ -95,7 +96,7 @@ pub const MAX_QUANTITY: u32 = 999;
 pub struct CartLine {
     pub sku: String,
     pub name: String,
-    pub quantity: u32,
+    pub quantity: i64,
     pub unit_price: i64,
     pub line_total: i64,
     pub unit_price_display: String,
@@ -104,101 +105,41 @@ pub struct CartLine {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CartView {
+    pub id: i64,
     pub lines: Vec<CartLine>,
-    pub item_count: u32,
+    pub item_count: i64,
     pub currency: String,
     pub total: i64,
     pub total_display: String,
-    /// True while a checkout is open: the cart cannot change (SPEC §3 rule 2).
+    /// True while a checkout is open or the cart is paid: it cannot change
+    /// (SPEC §3 rule 2).
     pub locked: bool,
 }
 
-/// The cart: quantities by SKU in the order they were first added.
-#[derive(Debug, Default, Clone)]
-pub struct Cart {
-    lines: Vec<(String, u32)>,
-    pub locked: bool,
-}
-
-impl Cart {
-    fn check_unlocked(&self) -> AppResult<()> {
-        if self.locked {
-            Err(AppError::CartLocked)
-        } else {
-            Ok(())
-        }
-    }
-
-    pub fn add(&mut self, sku: &str) -> AppResult<()> {
-        self.check_unlocked()?;
-        match self.lines.iter_mut().find(|(s, _)| s == sku) {
-            Some((_, q)) if *q >= MAX_QUANTITY => {
-                return Err(AppError::InvalidInput(format!(
-                    "At most {MAX_QUANTITY} of one item."
-                )))
-            }
-            Some((_, q)) => *q += 1,
-            None => self.lines.push((sku.to_string(), 1)),
-        }
-        Ok(())
-    }
-
-    pub fn set_quantity(&mut self, sku: &str, quantity: u32) -> AppResult<()> {
-        self.check_unlocked()?;
-        if quantity > MAX_QUANTITY {
-            return Err(AppError::InvalidInput(format!(
-                "Quantity must be 0 to {MAX_QUANTITY}."
-            )));
-        }
-        let pos = self.lines.iter().position(|(s, _)| s == sku);
-        match (pos, quantity) {
-            (Some(p), 0) => {
-                self.lines.remove(p);
-            }
-            (Some(p), q) => self.lines[p].1 = q,
-            (None, 0) => {}
-            (None, q) => self.lines.push((sku.to_string(), q)),
-        }
-        Ok(())
-    }
-
-    pub fn clear(&mut self) -> AppResult<()> {
-        self.check_unlocked()?;
-        self.lines.clear();
-        Ok(())
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
-    pub fn view(&self, catalog: &Catalog) -> CartView {
-        let cur = &catalog.currency;
-        let mut lines = Vec::new();
-        let mut total = 0i64;
-        let mut count = 0u32;
-        for (sku, qty) in &self.lines {
-            let Some(item) = catalog.lookup(sku) else { continue };
-            let line_total = item.price * i64::from(*qty);
-            total += line_total;
-            count += qty;
-            lines.push(CartLine {
-                sku: sku.clone(),
-                name: item.name.clone(),
-                quantity: *qty,
-                unit_price: item.price,
-                line_total,
-                unit_price_display: money::format(item.price, cur),
-                line_total_display: money::format(line_total, cur),
-            });
-        }
+impl CartView {
+    pub fn of(cart: &paydesk_ledger::Cart) -> CartView {
+        let cur = cart.currency.code();
+        let lines: Vec<CartLine> = cart
+            .lines
+            .iter()
+            .map(|l| CartLine {
+                sku: l.sku.clone(),
+                name: l.name.clone(),
+                quantity: l.quantity,
+                unit_price: l.unit_price.amount_minor,
+                line_total: l.line_total.amount_minor,
+                unit_price_display: money::format(l.unit_price.amount_minor, cur),
+                line_total_display: money::format(l.line_total.amount_minor, cur),
+            })
+            .collect();
         CartView {
+            id: cart.id.0,
+            item_count: lines.iter().map(|l| l.quantity).sum(),
             lines,
-            item_count: count,
-            currency: cur.clone(),
-            total,
-            total_display: money::format(total, cur),
-            locked: self.locked,
+            currency: cur.to_string(),
+            total: cart.total.amount_minor,
+            total_display: money::format(cart.total.amount_minor, cur),
+            locked: cart.state != paydesk_ledger::CartState::Open,
         }
     }
 }
@@ -216,24 +157,6 @@ mod tests {
         assert_eq!(c.lookup("cof-001").unwrap().name, "Coffee, regular");
         let b = c.items[1].barcode.clone();
         assert_eq!(c.lookup(&b).unwrap().sku, "COF-002");
-    }
-
-    #[test]
-    fn cart_totals_and_lock() {
-        let c = Catalog::demo();
-        let mut cart = Cart::default();
-        cart.add("COF-001").unwrap();
-        cart.add("COF-001").unwrap();
-        cart.add("CRO-001").unwrap();
-        let v = cart.view(&c);
-        assert_eq!(v.total, 250 * 2 + 325);
-        assert_eq!(v.total_display, "$8.25");
-        assert_eq!(v.item_count, 3);
-        cart.set_quantity("COF-001", 0).unwrap();
-        assert_eq!(cart.view(&c).total, 325);
-        assert!(cart.set_quantity("CRO-001", 1000).is_err());
-        cart.locked = true;
-        assert!(matches!(cart.add("CRO-001"), Err(AppError::CartLocked)));
     }
 
     #[test]

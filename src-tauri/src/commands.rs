@@ -1,59 +1,360 @@
 //! The Tauri commands: each validates its input, then makes one call into the
-//! catalog/cart or the register engine. No business rules live here.
+//! register engine (or the ledger through it). Business rules live in the engine.
 
+use paydesk_ledger::{CheckoutOptions, Money};
+use paydesk_register::CheckoutOutcome;
+use serde::Serialize;
 use tauri::State;
 
 use crate::catalog::{self, CartView, Item};
+use crate::config::FAULT_PROFILES;
 use crate::error::{AppError, AppResult};
-use crate::state::{AppState, StatusView};
+use crate::money;
+use crate::settings::{Settings, SettingsForm};
+use crate::state::{lock, now_ms, AppState, StatusView};
+use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
 
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+// ---------------------------------------------------------------- validation
+
+/// Stripe test payment-method tokens: `pm_card_…`, letters, digits, underscores.
+fn validate_payment_method(pm: &str) -> AppResult<String> {
+    let ok = pm.len() <= 64
+        && pm.starts_with("pm_card_")
+        && pm.len() > "pm_card_".len()
+        && pm.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(pm.to_string())
+    } else {
+        Err(AppError::InvalidInput("Pick a card from the list.".into()))
+    }
 }
+
+/// A checkout key as the UI got it from us: a UUID (36 characters).
+fn validate_key(key: &str) -> AppResult<String> {
+    let ok = key.len() == 36
+        && key.chars().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    if ok {
+        Ok(key.to_string())
+    } else {
+        Err(AppError::InvalidInput("That payment reference is not valid.".into()))
+    }
+}
+
+/// An override reason: 3–200 printable characters, kept in the audit log.
+fn validate_reason(reason: Option<String>) -> AppResult<Option<String>> {
+    match reason.map(|r| r.trim().to_string()) {
+        None => Ok(None),
+        Some(r) if r.is_empty() => Ok(None),
+        Some(r) if r.chars().count() < 3 || r.chars().count() > 200 || r.chars().any(char::is_control) => Err(
+            AppError::InvalidInput("Give a short reason (3 to 200 characters) for the audit log.".into()),
+        ),
+        Some(r) => Ok(Some(r)),
+    }
+}
+
+// ---------------------------------------------------------------- catalog and cart
 
 #[tauri::command]
 pub fn get_catalog(state: State<'_, AppState>) -> Vec<Item> {
     state.catalog.items.clone()
 }
 
+fn cart_view(state: &AppState) -> AppResult<CartView> {
+    let id = state.cart_id();
+    Ok(CartView::of(&state.engine.with_ledger(|l| l.cart(id))?))
+}
+
 #[tauri::command]
-pub fn get_cart(state: State<'_, AppState>) -> CartView {
-    lock(&state.cart).view(&state.catalog)
+pub fn get_cart(state: State<'_, AppState>) -> AppResult<CartView> {
+    cart_view(&state)
 }
 
 /// A scanner (or the cashier) typed a barcode or SKU and pressed Enter.
 #[tauri::command]
 pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
     let code = catalog::validate_code(&code)?;
-    let item = state
-        .catalog
-        .lookup(&code)
-        .ok_or_else(|| AppError::UnknownItem(code.clone()))?;
-    let mut cart = lock(&state.cart);
-    cart.add(&item.sku)?;
-    Ok(cart.view(&state.catalog))
+    let sku = state.sku_for(&code).ok_or_else(|| AppError::UnknownItem(code.clone()))?;
+    let id = state.cart_id();
+    let cart = state.engine.with_ledger(|l| l.add_to_cart(id, &sku, 1, now_ms()))?;
+    Ok(CartView::of(&cart))
 }
 
 #[tauri::command]
 pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32) -> AppResult<CartView> {
     let sku = catalog::validate_code(&sku)?;
-    let item = state
-        .catalog
-        .lookup(&sku)
-        .ok_or_else(|| AppError::UnknownItem(sku.clone()))?;
-    let mut cart = lock(&state.cart);
-    cart.set_quantity(&item.sku, quantity)?;
-    Ok(cart.view(&state.catalog))
+    if quantity > catalog::MAX_QUANTITY {
+        return Err(AppError::InvalidInput(format!("Quantity must be 0 to {}.", catalog::MAX_QUANTITY)));
+    }
+    let sku = state.sku_for(&sku).ok_or_else(|| AppError::UnknownItem(sku.clone()))?;
+    let id = state.cart_id();
+    let cart = state.engine.with_ledger(|l| l.set_quantity(id, &sku, i64::from(quantity), now_ms()))?;
+    Ok(CartView::of(&cart))
 }
 
+/// Empties the cart on screen (only while no payment holds it).
 #[tauri::command]
 pub fn clear_cart(state: State<'_, AppState>) -> AppResult<CartView> {
-    let mut cart = lock(&state.cart);
-    cart.clear()?;
-    Ok(cart.view(&state.catalog))
+    if cart_view(&state)?.locked {
+        return Err(AppError::CartLocked);
+    }
+    state.new_cart()?;
+    cart_view(&state)
 }
 
 #[tauri::command]
-pub fn get_status(state: State<'_, AppState>) -> StatusView {
+pub fn get_status(state: State<'_, AppState>) -> AppResult<StatusView> {
     state.status()
+}
+
+// ---------------------------------------------------------------- checkout
+
+fn outcome(state: &AppState, key: &str) -> AppResult<OutcomeView> {
+    let report = state.engine.status_of(key)?;
+    outcome_of(state, &report)
+}
+
+fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResult<OutcomeView> {
+    let payment = state
+        .engine
+        .with_ledger(|l| l.payment_by_key(&r.checkout_key))?
+        .ok_or_else(|| AppError::Internal("the payment vanished from the ledger".into()))?;
+    let cart_id = payment.cart_id.unwrap_or_else(|| state.cart_id());
+    let cart = CartView::of(&state.engine.with_ledger(|l| l.cart(cart_id))?);
+    Ok(OutcomeView::build(r, &payment, cart))
+}
+
+/// The Charge button (and F12). Pressing it again while a payment is open reuses
+/// that payment's key: after a decline or a success it shows the same result; while
+/// the outcome is unknown it asks the processor again with the same key.
+#[tauri::command]
+pub async fn charge(state: State<'_, AppState>, payment_method: String) -> AppResult<OutcomeView> {
+    let pm = validate_payment_method(&payment_method)?;
+    let _one_at_a_time = state.charge_lock.lock().await;
+    let current = lock(&state.checkout).clone();
+    if let Some(key) = current {
+        let r = state.engine.status_of(&key)?;
+        if r.outcome == CheckoutOutcome::Pending {
+            let r = state.engine.retry_checkout(&key).await?;
+            return outcome_of(&state, &r);
+        }
+        return outcome_of(&state, &r);
+    }
+    let cart = state.cart_id();
+    let r = state.engine.charge_cart(cart, CheckoutOptions::card(pm)).await?;
+    *lock(&state.checkout) = Some(r.checkout_key.clone());
+    outcome_of(&state, &r)
+}
+
+/// "Try another card" after a decline: an explicit new payment, so a new key.
+/// While the previous outcome is unknown the engine refuses unless a reason is given.
+#[tauri::command]
+pub async fn try_another_card(
+    state: State<'_, AppState>,
+    payment_method: String,
+    override_reason: Option<String>,
+) -> AppResult<OutcomeView> {
+    let pm = validate_payment_method(&payment_method)?;
+    let reason = validate_reason(override_reason)?;
+    let _one_at_a_time = state.charge_lock.lock().await;
+    let prev = lock(&state.checkout).clone().ok_or(AppError::NoCheckout)?;
+    let r = state.engine.new_payment_after(&prev, CheckoutOptions::card(pm), reason.as_deref()).await?;
+    *lock(&state.checkout) = Some(r.checkout_key.clone());
+    outcome_of(&state, &r)
+}
+
+/// The result of the checkout on screen (e.g. after a background update).
+#[tauri::command]
+pub fn current_checkout(state: State<'_, AppState>) -> AppResult<Option<OutcomeView>> {
+    let key = lock(&state.checkout).clone();
+    key.map(|k| outcome(&state, &k)).transpose()
+}
+
+/// Next customer: a fresh cart. Refused while the payment on screen has an unknown
+/// outcome, unless the cashier gives a reason (kept in the audit log).
+#[tauri::command]
+pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String>) -> AppResult<CartView> {
+    let reason = validate_reason(override_reason)?;
+    let _one_at_a_time = state.charge_lock.lock().await;
+    let current = lock(&state.checkout).clone();
+    if let Some(key) = current {
+        let r = state.engine.status_of(&key)?;
+        if r.outcome == CheckoutOutcome::Pending {
+            let Some(reason) = reason else {
+                return Err(paydesk_register::EngineError::PreviousOutcomeUnknown { key, state: r.state }.into());
+            };
+            let detail = format!("left checkout {key} ({}) for a new sale", r.state);
+            state.engine.with_ledger(|l| l.audit("new_sale_override", &reason, Some(&detail), now_ms()))?;
+        }
+    }
+    let cart = cart_view(&state)?;
+    if !cart.lines.is_empty() || cart.locked {
+        state.new_cart()?;
+    } else {
+        *lock(&state.checkout) = None;
+    }
+    cart_view(&state)
+}
+
+// ---------------------------------------------------------------- payments and refunds
+
+#[tauri::command]
+pub fn list_payments(state: State<'_, AppState>) -> AppResult<Vec<PaymentRow>> {
+    let payments = state.engine.list_payments(500, 0)?;
+    state.engine.with_ledger(|l| {
+        payments
+            .iter()
+            .map(|p| {
+                let tl = l.timeline(p.id)?;
+                let attempts = tl.iter().filter(|t| t.kind == "attempt" && t.refund_id.is_none()).count() as u32;
+                Ok(PaymentRow::of(p, attempts))
+            })
+            .collect::<Result<Vec<_>, paydesk_ledger::Error>>()
+    })
+    .map_err(AppError::from)
+}
+
+#[tauri::command]
+pub fn get_payment(state: State<'_, AppState>, id: String) -> AppResult<PaymentDetail> {
+    let key = validate_key(&id)?;
+    Ok(PaymentDetail::of(&state.engine.payment_view(&key)?))
+}
+
+#[derive(Debug, Serialize)]
+pub struct RefundResult {
+    pub refund_key: String,
+    pub state: String,
+    pub amount: i64,
+    pub message: String,
+}
+
+/// Refund all that is left (`amount` null) or an amount typed like "2.50". Each
+/// refund gets its own key, committed before the network.
+#[tauri::command]
+pub async fn refund(state: State<'_, AppState>, payment_id: String, amount: Option<String>) -> AppResult<RefundResult> {
+    let key = validate_key(&payment_id)?;
+    let minor = match amount.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(text) => {
+            let m = Money::parse(text, state.currency).map_err(|_| {
+                AppError::InvalidInput(format!("“{text}” is not an amount. Type it like 2.50."))
+            })?;
+            if m.amount_minor <= 0 {
+                return Err(AppError::InvalidInput("A refund must be more than zero.".into()));
+            }
+            Some(m.amount_minor)
+        }
+    };
+    let r = state.engine.refund(&key, minor, Some("requested_by_customer")).await?;
+    let shown = money::format(r.amount, &r.currency);
+    let message = match r.state.as_str() {
+        "succeeded" => format!("Refunded {shown}."),
+        "failed" => format!("The refund of {shown} failed: {}.", r.message.clone().unwrap_or_default()),
+        _ => format!("Refund of {shown} sent; the register is confirming it with the same key."),
+    };
+    Ok(RefundResult { refund_key: r.refund_key, state: r.state, amount: r.amount, message })
+}
+
+// ---------------------------------------------------------------- end of day
+
+/// Totals since `since` (ms since the epoch; the UI passes local midnight).
+#[tauri::command]
+pub fn get_report(state: State<'_, AppState>, since: i64) -> AppResult<ReportView> {
+    if !(0..=now_ms() + 86_400_000).contains(&since) {
+        return Err(AppError::InvalidInput("The report's start time is not valid.".into()));
+    }
+    let payments = state.engine.list_payments(100_000, 0)?;
+    let timelines = state
+        .engine
+        .with_ledger(|l| payments.iter().map(|p| l.timeline(p.id)).collect::<Result<Vec<_>, _>>())?;
+    Ok(views::report(views::ReportInput {
+        payments: &payments,
+        timelines: &timelines,
+        since,
+        currency: state.currency.code(),
+    }))
+}
+
+// ---------------------------------------------------------------- settings
+
+#[derive(Debug, Serialize)]
+pub struct SettingsView {
+    pub psp_url: String,
+    pub psp_url_in_use: String,
+    pub psp_key: String,
+    pub psp_embedded: bool,
+    pub fault_profile: String,
+    pub fault_profiles: Vec<&'static str>,
+    pub retention_hours: u32,
+    pub safety_margin_minutes: u32,
+    pub offline_max_amount_display_plain: String,
+    pub offline_max_total_display_plain: String,
+    pub offline_max_count: u32,
+    pub offline_max_age_hours: u32,
+}
+
+fn plain(minor: i64, currency: paydesk_ledger::Currency) -> String {
+    let exp = currency.exponent();
+    let scale = 10i64.pow(exp);
+    if exp == 0 {
+        minor.to_string()
+    } else {
+        format!("{}.{:0w$}", minor / scale, minor % scale, w = exp as usize)
+    }
+}
+
+#[tauri::command]
+pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
+    let s = lock(&state.settings).clone();
+    let cur = state.currency;
+    SettingsView {
+        psp_url: s.psp_url.clone(),
+        psp_url_in_use: state.psp_url.clone(),
+        // The key is never sent back in full.
+        psp_key: if s.psp_key.is_empty() { String::new() } else { format!("…{}", &s.psp_key[s.psp_key.len().saturating_sub(4)..]) },
+        psp_embedded: state.psp.is_some(),
+        fault_profile: s.fault_profile.clone(),
+        fault_profiles: FAULT_PROFILES.to_vec(),
+        retention_hours: s.retention_hours,
+        safety_margin_minutes: s.safety_margin_minutes,
+        offline_max_amount_display_plain: plain(s.offline_max_amount, cur),
+        offline_max_total_display_plain: plain(s.offline_max_total, cur),
+        offline_max_count: s.offline_max_count,
+        offline_max_age_hours: s.offline_max_age_hours,
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct SaveResult {
+    pub message: String,
+    pub restart_needed: bool,
+}
+
+/// Validates and stores the settings. The embedded PSP's fault profile applies at
+/// once; the PSP connection, retention and offline limits at the next start.
+#[tauri::command]
+pub fn save_settings(state: State<'_, AppState>, settings: SettingsForm) -> AppResult<SaveResult> {
+    let current = lock(&state.settings).clone();
+    let mut form = settings;
+    // "…1234" is the masked key we showed: unchanged.
+    if form.psp_key.starts_with('…') {
+        form.psp_key = current.psp_key.clone();
+    }
+    let new = Settings::validate(&form, &current, state.currency)?;
+    new.save(&state.data_dir)?;
+    if let Some(psp) = &state.psp {
+        psp.apply_profile(&new.fault_profile);
+    }
+    let restart_needed = Settings { fault_profile: current.fault_profile.clone(), ..new.clone() } != current;
+    *lock(&state.settings) = new;
+    Ok(SaveResult {
+        message: if restart_needed {
+            "Saved. The fault profile applies now; the PSP connection, retention and offline limits apply when PayDesk restarts.".into()
+        } else {
+            "Saved.".into()
+        },
+        restart_needed,
+    })
 }

@@ -28,6 +28,8 @@ pub struct Options {
     pub psp_url: Option<String>,
     pub psp_key: Option<String>,
     pub fault_profile: String,
+    /// The fault profile came from a flag or env var (it then wins over settings.json).
+    pub fault_profile_set: bool,
     pub psp_seed: Option<u64>,
 }
 
@@ -38,6 +40,7 @@ impl Default for Options {
             psp_url: None,
             psp_key: None,
             fault_profile: "flaky".into(),
+            fault_profile_set: false,
             psp_seed: None,
         }
     }
@@ -53,6 +56,7 @@ impl Options {
             psp_url: env("PAYDESK_PSP_URL"),
             psp_key: env("PAYDESK_PSP_KEY"),
             fault_profile: env("PAYDESK_FAULT_PROFILE").unwrap_or_else(|| "flaky".into()),
+            fault_profile_set: env("PAYDESK_FAULT_PROFILE").is_some(),
             psp_seed: None,
         };
         if let Some(s) = env("PAYDESK_PSP_SEED") {
@@ -78,7 +82,10 @@ impl Options {
                 "--data-dir" => o.data_dir = Some(PathBuf::from(value("--data-dir")?)),
                 "--psp-url" => o.psp_url = Some(value("--psp-url")?),
                 "--psp-key" => o.psp_key = Some(value("--psp-key")?),
-                "--fault-profile" => o.fault_profile = value("--fault-profile")?,
+                "--fault-profile" => {
+                    o.fault_profile = value("--fault-profile")?;
+                    o.fault_profile_set = true;
+                }
                 "--psp-seed" => {
                     o.psp_seed = Some(
                         value("--psp-seed")?

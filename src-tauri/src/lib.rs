@@ -11,12 +11,29 @@ pub mod commands;
 pub mod config;
 pub mod error;
 pub mod money;
+pub mod settings;
 pub mod state;
+pub mod views;
 
-use tauri::{Manager, Runtime};
+use std::time::Duration;
+
+use tauri::{AppHandle, Emitter, Manager, Runtime};
 
 pub use config::Options;
 pub use state::AppState;
+
+/// Tauri events the UI listens to.
+pub mod events {
+    /// [`crate::views::ProgressView`]: one line of live progress of a checkout.
+    pub const CHECKOUT_PROGRESS: &str = "checkout-progress";
+    /// [`crate::state::StatusView`]: PSP online/offline, waiting to be forwarded, last sync.
+    pub const STATUS: &str = "status";
+    /// [`crate::views::PaymentUpdate`]: a payment changed in the background.
+    pub const PAYMENT_UPDATED: &str = "payment-updated";
+}
+
+/// How often the background pass (recovery, forwarding, events) runs.
+pub const BACKGROUND_INTERVAL: Duration = Duration::from_secs(2);
 
 /// Adds PayDesk's commands, state and engine-event forwarding to `builder`.
 pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tauri::Builder<R> {
@@ -28,16 +45,97 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             commands::set_quantity,
             commands::clear_cart,
             commands::get_status,
+            commands::charge,
+            commands::try_another_card,
+            commands::current_checkout,
+            commands::new_sale,
+            commands::list_payments,
+            commands::get_payment,
+            commands::refund,
+            commands::get_report,
+            commands::get_settings,
+            commands::save_settings,
         ])
         .setup(move |app| {
             let data_dir = match &opts.data_dir {
                 Some(d) => d.clone(),
                 None => app.path().app_data_dir()?,
             };
-            let state = AppState::start(data_dir, &opts)?;
+            let state = tauri::async_runtime::block_on(AppState::start(data_dir, &opts))?;
             app.manage(state);
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(forward_notifications(handle.clone()));
+            tauri::async_runtime::spawn(background(handle));
             Ok(())
         })
+}
+
+/// Engine notifications → Tauri events, as they happen.
+async fn forward_notifications<R: Runtime>(app: AppHandle<R>) {
+    let state = app.state::<AppState>();
+    let mut rx = state.engine.subscribe();
+    loop {
+        let n = match rx.recv().await {
+            Ok(n) => n,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        };
+        match views::forward(&n, state::now_ms()) {
+            views::Forward::Progress(p) => {
+                // Only the cart on screen: background passes over other payments
+                // are not this customer's progress.
+                let cart = state.cart_id();
+                let on_screen = state
+                    .engine
+                    .with_ledger(|l| l.payment_by_key(&p.key))
+                    .ok()
+                    .flatten()
+                    .is_some_and(|pay| pay.cart_id == Some(cart));
+                if on_screen {
+                    let _ = app.emit(events::CHECKOUT_PROGRESS, p);
+                }
+            }
+            views::Forward::Update(u) => {
+                let _ = app.emit(events::PAYMENT_UPDATED, u);
+                emit_status(&app);
+            }
+            views::Forward::Connectivity(online) => {
+                state.set_online(online);
+                emit_status(&app);
+            }
+            views::Forward::Nothing => {}
+        }
+    }
+}
+
+fn emit_status<R: Runtime>(app: &AppHandle<R>) {
+    if let Ok(st) = app.state::<AppState>().status() {
+        let _ = app.emit(events::STATUS, st);
+    }
+}
+
+/// SPEC §3 rules 7–9 without a cashier: resolve in-flight payments, forward the
+/// offline queue, consume PSP events; also tracks whether the PSP answers.
+async fn background<R: Runtime>(app: AppHandle<R>) {
+    let state = app.state::<AppState>();
+    loop {
+        let before = state.status().ok().map(|s| (s.pending_forward, s.in_flight));
+        if let Err(e) = state.engine.recover().await {
+            eprintln!("paydesk: recovery pass: {e}");
+        }
+        let online = state.engine.consume_events().await.is_ok();
+        let changed = state.set_online(online);
+        let after = state.status().ok().map(|s| (s.pending_forward, s.in_flight));
+        if changed || before != after || online {
+            emit_status(&app);
+        }
+        tokio::time::sleep(BACKGROUND_INTERVAL).await;
+    }
+}
+
+/// The app's context (config, embedded `ui/`, capabilities), for any runtime.
+pub fn context<R: Runtime>() -> tauri::Context<R> {
+    tauri::generate_context!()
 }
 
 /// The binary's entry point. Returns the process exit code.
@@ -58,9 +156,4 @@ pub fn run() -> i32 {
             1
         }
     }
-}
-
-/// The app's context (config, embedded `ui/`, capabilities), for any runtime.
-pub fn context<R: Runtime>() -> tauri::Context<R> {
-    tauri::generate_context!()
 }

@@ -73,6 +73,49 @@ fn scan_builds_the_cart_and_errors_are_typed() {
 }
 
 #[test]
+fn charge_twice_is_one_payment_with_one_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, w) = app(dir.path());
+    call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
+
+    // input validation first: only test card tokens
+    let e = call(&w, "charge", json!({ "paymentMethod": "tok_<x>" })).unwrap_err();
+    assert_eq!(e["code"], "invalid_input");
+
+    let first = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
+    assert_eq!(first["kind"], "approved", "{first}");
+    assert_eq!(first["receipt"]["total"], 1495);
+    assert_eq!(first["cart"]["locked"], true);
+    // Pressing Charge again: the same checkout, no new key, no new charge.
+    let again = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
+    assert_eq!(again["checkout_key"], first["checkout_key"]);
+    // The cart is locked while its payment is on screen.
+    assert_eq!(call(&w, "scan", json!({ "code": "MUG-001" })).unwrap_err()["code"], "cart_locked");
+
+    let state = app.state::<paydesk_app::AppState>();
+    let stats = state.psp.as_ref().unwrap().server.psp().stats();
+    assert_eq!(stats["charges"], 1, "{stats}");
+    let payments = call(&w, "list_payments", json!({})).unwrap();
+    assert_eq!(payments.as_array().unwrap().len(), 1);
+
+    // A partial refund, then the report.
+    let key = first["checkout_key"].as_str().unwrap();
+    assert_eq!(call(&w, "refund", json!({ "paymentId": key, "amount": "99.00" })).unwrap_err()["code"], "refund_exceeds_captured");
+    assert_eq!(call(&w, "refund", json!({ "paymentId": "not-a-key", "amount": "1" })).unwrap_err()["code"], "invalid_input");
+    let r = call(&w, "refund", json!({ "paymentId": key, "amount": "4.95" })).unwrap();
+    assert_eq!(r["state"], "succeeded", "{r}");
+    let report = call(&w, "get_report", json!({ "since": 0 })).unwrap();
+    assert_eq!(report["gross"], 1495);
+    assert_eq!(report["refunds"], 495);
+    assert_eq!(report["net"], 1000);
+
+    // Next customer: a fresh, open cart.
+    let cart = call(&w, "new_sale", json!({})).unwrap();
+    assert_eq!(cart["locked"], false);
+    assert_eq!(cart["total"], 0);
+}
+
+#[test]
 fn only_granted_commands_are_reachable() {
     let dir = tempfile::tempdir().unwrap();
     let (_app, w) = app(dir.path());
