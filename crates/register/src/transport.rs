@@ -138,7 +138,7 @@ impl HttpTransport {
 }
 
 /// A one-chunk request body with an exact length (so `Content-Length` is sent)
-/// that runs a hook when the connection asks for more after the last byte.
+/// that runs a hook as its bytes are handed to the connection.
 struct HookedBody {
     data: Option<bytes::Bytes>,
     len: u64,
@@ -153,10 +153,12 @@ impl http_body::Body for HookedBody {
         _cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
         if let Some(d) = self.data.take() {
+            // The last bytes are handed to the connection now (with a known length
+            // the connection may never ask again).
+            if let Some(h) = self.hook.take() {
+                h();
+            }
             return std::task::Poll::Ready(Some(Ok(http_body::Frame::data(d))));
-        }
-        if let Some(h) = self.hook.take() {
-            h();
         }
         std::task::Poll::Ready(None)
     }

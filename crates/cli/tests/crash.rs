@@ -1,0 +1,191 @@
+//! Real-process crash tests: `paydesk-cli` SIGKILLs itself at each named
+//! point (PAYDESK_CRASH_AT), or is SIGKILLed from outside at random moments;
+//! then `recover` — exactly one charge per checkout at the PSP, and the ledger
+//! equals the PSP, checked through the PSP's API.
+
+mod common;
+use common::*;
+use mock_psp::{Fault, FaultConfig};
+use paydesk_ledger::Ledger;
+use rand::Rng;
+use std::collections::HashSet;
+use std::time::Duration;
+
+const PI_PATH: &str = "/v1/payment_intents";
+
+async fn crash_checkout_then_recover(point: &str, lock_timeout: Duration, slow_ms: Option<u64>) {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start_with(dir.path(), lock_timeout, Duration::from_secs(86400), "127.0.0.1:0".parse().unwrap()).await;
+    let url = psp.url();
+    let db = dir.path().join("register.db");
+    if let Some(ms) = slow_ms {
+        psp.psp().script_fault(PI_PATH, Fault::Slow, 1, Some(ms));
+    }
+    let r = run_env(&db, &url, &["--attempt-timeout", "3s"], &["checkout", "--amount", "1234", "--currency", "jpy"], &[("PAYDESK_CRASH_AT", point)]).await;
+    assert!(r.killed(), "{point}: SIGKILLed itself (code {:?}) {}{}", r.code, r.stdout, r.stderr);
+    assert!(r.stdout.is_empty(), "{point}: killed before printing");
+    let rows = ledger(&db, &url).await;
+    assert_eq!(rows.len(), 1, "{point}: the key was committed before the network");
+    let key = rows[0]["checkout_key"].as_str().unwrap().to_string();
+    if point == "after_commit" {
+        assert_eq!(rows[0]["state"], "captured", "{point}: committed before the kill");
+    } else {
+        assert!(["created", "authorizing"].contains(&rows[0]["state"].as_str().unwrap()), "{point}: {}", rows[0]);
+    }
+    // Restart: recover (again if the PSP still held the key's lock).
+    let mut pending = u64::MAX;
+    for _ in 0..5 {
+        let rec = run(&db, &url, &[], &["recover"]).await;
+        assert_eq!(rec.code, Some(0), "{point}: {}", rec.stderr);
+        pending = rec.json()["still_pending"].as_u64().unwrap();
+        if pending == 0 {
+            break;
+        }
+    }
+    assert_eq!(pending, 0, "{point}: resolved");
+    let rows = ledger(&db, &url).await;
+    assert_eq!(rows[0]["state"], "captured", "{point}: {}", rows[0]);
+    let by_key = psp.intents_by_key().await;
+    assert_eq!(by_key.len(), 1, "{point}");
+    assert_eq!(by_key[&key].len(), 1, "{point}: exactly one charge");
+    assert_eq!(psp.stats().await["charges"], 1, "{point}");
+    assert_ledger_equals_psp(&db, &psp).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_after_key_commit() {
+    crash_checkout_then_recover("after_key_commit", Duration::from_secs(30), None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_after_send() {
+    crash_checkout_then_recover("after_send", Duration::from_secs(30), None).await;
+}
+
+/// Killed while the PSP is still executing the request (slow): the PSP's
+/// claim lock expires, the recovery's resend re-drives it; one charge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_after_send_while_psp_executes() {
+    crash_checkout_then_recover("after_send", Duration::from_secs(1), Some(800)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_after_response_before_commit() {
+    crash_checkout_then_recover("after_response_before_commit", Duration::from_secs(30), None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_after_commit() {
+    crash_checkout_then_recover("after_commit", Duration::from_secs(30), None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_mid_refund() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let url = psp.url();
+    let db = dir.path().join("register.db");
+    let r = run(&db, &url, &[], &["checkout", "--amount", "5000", "--currency", "jpy"]).await;
+    let key = r.json()["checkout_key"].as_str().unwrap().to_string();
+    let rf = run_env(&db, &url, &[], &["refund", "--payment", &key, "--amount", "1500"], &[("PAYDESK_CRASH_AT", "mid_refund")]).await;
+    assert!(rf.killed(), "{:?} {}", rf.code, rf.stderr);
+    let show = run(&db, &url, &[], &["show", "--payment", &key]).await.json();
+    assert_eq!(show["refunds"].as_array().unwrap().len(), 1);
+    assert_eq!(show["refunds"][0]["state"], "pending", "refund key committed, answer not recorded");
+    assert_eq!(psp.stats().await["refunds"], 1, "the PSP did refund");
+    let rec = run(&db, &url, &[], &["recover"]).await;
+    assert_eq!(rec.code, Some(0), "{}", rec.stderr);
+    assert_eq!(rec.json()["refunds_resolved"], 1, "{}", rec.stdout);
+    let show = run(&db, &url, &[], &["show", "--payment", &key]).await.json();
+    assert_eq!(show["refunds"][0]["state"], "succeeded");
+    assert!(show["refunds"][0]["psp_refund_id"].as_str().unwrap().starts_with("re_"));
+    assert_eq!(show["payment"]["state"], "partially_refunded");
+    assert_eq!(psp.stats().await["refunds"], 1, "refunded once");
+    // The rest can still be refunded, and not more.
+    let more = run(&db, &url, &[], &["refund", "--payment", &key, "--amount", "3501"]).await;
+    assert_eq!(more.json()["error"]["code"], "refund_exceeds_captured");
+    let rest = run(&db, &url, &[], &["refund", "--payment", &key]).await;
+    assert_eq!(rest.code, Some(0), "{}", rest.stderr);
+    assert_eq!(rest.json()["amount"], 3500);
+    assert_eq!(psp.stats().await["refunds"], 2);
+    assert_ledger_equals_psp(&db, &psp).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_mid_event_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let url = psp.url();
+    let db = dir.path().join("register.db");
+    for amt in ["100", "200", "300"] {
+        assert_eq!(run(&db, &url, &[], &["checkout", "--amount", amt, "--currency", "jpy"]).await.code, Some(0));
+    }
+    let ev = run_env(&db, &url, &[], &["events"], &[("PAYDESK_CRASH_AT", "mid_event_apply")]).await;
+    assert!(ev.killed(), "{:?} {}", ev.code, ev.stderr);
+    let partial = Ledger::open(&db).unwrap().journal().unwrap().len();
+    assert_eq!(partial, 1, "one event applied before the kill, none half-applied");
+    let ev = run(&db, &url, &[], &["events"]).await;
+    assert_eq!(ev.code, Some(0), "{}", ev.stderr);
+    assert_eq!(ev.json()["applied"], 2);
+    assert_eq!(ev.json()["duplicates"], 1);
+    let distinct: HashSet<String> = psp.events().await.iter().map(|e| e["id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(Ledger::open(&db).unwrap().journal().unwrap().len(), distinct.len());
+    assert_ledger_equals_psp(&db, &psp).await;
+}
+
+/// ≥ 50 checkouts SIGKILLed from outside at random moments (through a flaky
+/// PSP), then recovered: one charge per checkout, ledger equals PSP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_checkouts_killed_at_random_then_recovered() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start_with(dir.path(), Duration::from_secs(1), Duration::from_secs(86400), "127.0.0.1:0".parse().unwrap()).await;
+    let url = psp.url();
+    let db = dir.path().join("register.db");
+    let mut cfg = FaultConfig::none();
+    cfg.set_rate(Fault::DropResponse, 0.15);
+    cfg.set_rate(Fault::Slow, 0.1);
+    cfg.slow_ms = 200;
+    psp.psp().set_faults(cfg);
+    let flags = ["--attempt-timeout", "250ms", "--interactive", "3s"];
+    let mut rng = rand::rng();
+    let mut killed = 0;
+    let n = 56;
+    for round in 0..n / 4 {
+        let mut kids = vec![];
+        for i in 0..4 {
+            let amount = format!("{}", 100 + round * 4 + i);
+            let child = cli(&db, &url, &flags, &["checkout", "--amount", &amount, "--currency", "jpy"]).spawn().unwrap();
+            kids.push((child, rng.random_range(0..150u64)));
+        }
+        for (mut child, delay) in kids {
+            tokio::time::sleep(Duration::from_millis(delay)).await; // a random moment, not a synchronisation
+            let _ = child.start_kill();
+            let st = child.wait().await.unwrap();
+            use std::os::unix::process::ExitStatusExt;
+            if st.signal() == Some(9) {
+                killed += 1;
+            }
+        }
+    }
+    assert!(killed >= 10, "most were killed mid-flight: {killed}");
+    psp.psp().set_faults(FaultConfig::none());
+    let mut pending = u64::MAX;
+    for _ in 0..6 {
+        let rec = run(&db, &url, &[], &["recover"]).await;
+        assert_eq!(rec.code, Some(0), "{}", rec.stderr);
+        let j = rec.json();
+        pending = j["still_pending"].as_u64().unwrap() + j["still_queued"].as_u64().unwrap();
+        if pending == 0 {
+            break;
+        }
+    }
+    assert_eq!(pending, 0, "every in-flight checkout resolved");
+    let rows = ledger(&db, &url).await;
+    assert!(rows.len() >= 40, "most committed their key before being killed: {}", rows.len());
+    for r in &rows {
+        assert_eq!(r["state"], "captured", "{r}");
+    }
+    let by_key = psp.intents_by_key().await;
+    assert_eq!(by_key.len(), rows.len(), "every committed checkout charged once, nothing else");
+    assert_ledger_equals_psp(&db, &psp).await;
+}
