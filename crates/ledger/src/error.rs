@@ -43,6 +43,12 @@ pub enum Error {
     #[error("refund {refund_id} is {found}, not {expected}: it changed since it was read")]
     StaleRefundState { refund_id: i64, expected: RefundState, found: RefundState },
 
+    /// The refund states of a payment are bookkeeping of its refunds: `refunding` needs
+    /// an open refund, leaving it needs none, `partially_refunded` / `refunded` /
+    /// back to `captured` must match `refunded_minor`. Refused, nothing written.
+    #[error("payment {payment_id} cannot become {to}: {refunded_minor} of {amount_minor} refunded, {open_refunds} refund(s) open")]
+    RefundBookkeeping { payment_id: i64, to: PaymentState, refunded_minor: i64, amount_minor: i64, open_refunds: i64 },
+
     #[error("unknown payment {0}")]
     UnknownPayment(String),
     #[error("unknown refund {0}")]

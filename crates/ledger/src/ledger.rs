@@ -784,9 +784,16 @@ impl Ledger {
         if let (Some(p), Some(to)) = (&payment, target) {
             match p.state.step(to) {
                 Ok(Step::Moved(_)) => {
-                    transition_tx(&tx, p.id, p.state, to, &format!("event {}", event.event_id), now_ms)?;
-                    state_change = Some((p.state, to));
-                    effects.push(format!("{} -> {}", p.state, to));
+                    match transition_tx(&tx, p.id, p.state, to, &format!("event {}", event.event_id), now_ms) {
+                        Ok(_) => {
+                            state_change = Some((p.state, to));
+                            effects.push(format!("{} -> {}", p.state, to));
+                        }
+                        // A late payment event while refunds are open (refunding ->
+                        // captured): the refunds own that state; record, don't move.
+                        Err(e @ Error::RefundBookkeeping { .. }) => effects.push(format!("no state change ({e})")),
+                        Err(e) => return Err(e),
+                    }
                 }
                 Ok(Step::AlreadyThere(_)) => effects.push(format!("already {to}")),
                 Err(e) => effects.push(format!("no state change ({e})")),
@@ -1252,6 +1259,9 @@ fn transition_tx(
     if from != to && !from.can_transition_to(to) {
         return Err(Error::IllegalTransition(crate::state::IllegalTransition { from, to }));
     }
+    if from != to {
+        check_refund_bookkeeping(tx, payment_id, from, to)?;
+    }
     let n = if from == to {
         0
     } else {
@@ -1362,6 +1372,41 @@ fn refund_transition_tx(
         }
     }
     Ok(TransitionOutcome::Applied { from, to })
+}
+
+/// The payment's refund states must agree with its refunds (see
+/// [`Error::RefundBookkeeping`]), so a report never shows "refunded" for money that was
+/// not. Exhaustive over the target state on purpose.
+fn check_refund_bookkeeping(tx: &Connection, payment_id: PaymentId, from: PaymentState, to: PaymentState) -> Result<()> {
+    use PaymentState::*;
+    let row: Option<(i64, i64)> = tx
+        .query_row("SELECT refunded_minor, amount_minor FROM payments WHERE id = ?1", [payment_id.0], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?;
+    let Some((refunded_minor, amount_minor)) = row else {
+        return Err(Error::UnknownPayment(payment_id.to_string()));
+    };
+    let open_refunds: i64 = tx.query_row(
+        "SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight')",
+        [payment_id.0],
+        |r| r.get(0),
+    )?;
+    let leaving_refunding = from == Refunding;
+    let ok = match to {
+        Refunding => open_refunds > 0,
+        Refunded => !leaving_refunding || (open_refunds == 0 && refunded_minor == amount_minor),
+        PartiallyRefunded => {
+            !leaving_refunding || (open_refunds == 0 && refunded_minor > 0 && refunded_minor < amount_minor)
+        }
+        Captured => !leaving_refunding || (open_refunds == 0 && refunded_minor == 0),
+        Created | QueuedOffline | Authorizing | Authorized | Capturing | Failed | Canceled => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::RefundBookkeeping { payment_id: payment_id.0, to, refunded_minor, amount_minor, open_refunds })
+    }
 }
 
 fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {

@@ -169,6 +169,24 @@ fn every_pair_through_the_database() {
             t += 1;
             let p = new_payment(&mut l, 100, t);
             force_state(&l, p.id, from);
+            // Make the refund bookkeeping agree with the move, so only the table decides.
+            if to == PaymentState::Refunding {
+                l.connection()
+                    .execute(
+                        "INSERT INTO refunds (idempotency_key, payment_id, amount_minor, currency, state, request_params,
+                             created_at_ms, updated_at_ms) VALUES (?1, ?2, 10, 'usd', 'pending', '[]', 0, 0)",
+                        rusqlite::params![format!("r-{}", p.id), p.id.0],
+                    )
+                    .unwrap();
+            }
+            let refunded = match to {
+                PaymentState::Refunded => 100,
+                PaymentState::PartiallyRefunded => 50,
+                _ => 0,
+            };
+            l.connection()
+                .execute("UPDATE payments SET refunded_minor = ?2 WHERE id = ?1", rusqlite::params![p.id.0, refunded])
+                .unwrap();
             let timeline_before = l.timeline(p.id).unwrap().len();
             let r = l.transition(p.id, from, to, "test", t);
             let now = l.payment_by_id(p.id).unwrap().state;
@@ -538,4 +556,23 @@ fn an_event_found_by_checkout_key_attaches_the_psp_id() {
 fn the_ledger_can_move_to_a_writer_thread() {
     fn assert_send<T: Send>() {}
     assert_send::<Ledger>();
+}
+
+#[test]
+fn refund_states_must_match_the_refunds() {
+    let mut l = mem();
+    let p = captured(&mut l, 1000, "pi_b");
+    // No refund open: the payment cannot claim to be refunding or refunded.
+    let e = l.transition(p.id, PaymentState::Captured, PaymentState::Refunding, "", 10).unwrap_err();
+    assert!(matches!(e, Error::RefundBookkeeping { to: PaymentState::Refunding, open_refunds: 0, .. }), "{e:?}");
+    let r = l.create_refund(p.id, 400, None, 11).unwrap();
+    for to in [PaymentState::Refunded, PaymentState::PartiallyRefunded, PaymentState::Captured] {
+        assert!(
+            matches!(l.transition(p.id, PaymentState::Refunding, to, "", 12), Err(Error::RefundBookkeeping { .. })),
+            "{to} while a refund is open"
+        );
+    }
+    l.record_refund_result(r.id, "re_b", RefundState::Succeeded, 13).unwrap();
+    let after = l.payment_by_id(p.id).unwrap();
+    assert_eq!((after.state, after.refunded_minor), (PaymentState::PartiallyRefunded, 400));
 }
