@@ -319,3 +319,53 @@ async fn bad_inputs_clear_errors_nothing_lost() {
     assert_ledger_equals_psp(&db, &psp).await;
     assert_eq!(psp.intents().await.len(), 2);
 }
+
+/// 503 and 429 (answered before execution, Retry-After honoured) are retried
+/// with the same key; one charge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transient_503_and_429_are_retried() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    psp.psp().script_fault(PI_PATH, Fault::Transient503, 1, None);
+    psp.psp().script_fault(PI_PATH, Fault::Transient429, 1, None);
+    let r = run(&db, &psp.url(), &[], &["checkout", "--amount", "450", "--currency", "jpy"]).await;
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    let key = r.json()["checkout_key"].as_str().unwrap().to_string();
+    let show = run(&db, &psp.url(), &[], &["show", "--payment", &key]).await.json();
+    assert_eq!(attempts_outcomes(&show), ["unavailable_5xx", "rate_limited_429", "ok"]);
+    assert_eq!(psp.stats().await["charges"], 1);
+    assert_ledger_equals_psp(&db, &psp).await;
+}
+
+/// The same key with different parameters is a bug: the PSP answers 400
+/// idempotency_error, the register raises an alarm and does not retry or
+/// invent a new key; nothing is charged twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idempotency_mismatch_raises_an_alarm() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let url = psp.url();
+    psp.psp().script_fault(PI_PATH, Fault::DropResponse, 1, None);
+    let r = run_env(&db, &url, &[], &["checkout", "--amount", "1000", "--currency", "jpy"], &[("PAYDESK_CRASH_AT", "after_response_before_commit")]).await;
+    assert!(r.killed());
+    // Simulate a bug: the stored parameters changed after the first send.
+    {
+        let l = paydesk_ledger::Ledger::open(&db).unwrap();
+        l.connection()
+            .execute("UPDATE payments SET request_params = replace(request_params, '\"1000\"', '\"1001\"')", [])
+            .unwrap();
+    }
+    let rec = run(&db, &url, &["--progress"], &["recover"]).await;
+    assert_eq!(rec.code, Some(0));
+    let rep = rec.json();
+    assert_eq!(rep["still_pending"], 1, "{rep}");
+    assert!(rep["errors"][0].as_str().unwrap().contains("idempotency mismatch"), "{rep}");
+    assert!(rec.stderr.contains("\"type\":\"alarm\""), "an alarm notification: {}", rec.stderr);
+    assert_eq!(psp.stats().await["mismatches"], 1);
+    assert_eq!(psp.stats().await["charges"], 1);
+    let rows = ledger(&db, &url).await;
+    assert_eq!(rows[0]["state"], "authorizing", "left for a human; never resolved by guessing");
+    assert!(rows[0]["last_error"].as_str().unwrap().contains("idempotency mismatch"));
+}

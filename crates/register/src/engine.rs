@@ -437,6 +437,14 @@ impl Engine {
         let key = match existing {
             Some(p) => p.idempotency_key,
             None => {
+                // A declined (or abandoned) checkout is not replaced by pressing
+                // Charge again: a new key needs explicit intent (`new_payment_after`).
+                let recent = self.with_ledger(|l| l.list_payments(200, 0))?;
+                if let Some(last) = recent.into_iter().find(|p| p.cart_id == Some(cart)) {
+                    if matches!(last.state, PaymentState::Failed | PaymentState::Canceled) {
+                        return self.report(&last);
+                    }
+                }
                 let co = self.with_ledger(|l| l.open_checkout(cart, &options, now))?;
                 if co.is_new {
                     self.crash(CrashPoint::AfterKeyCommit);
@@ -1197,7 +1205,10 @@ impl Engine {
                         }
                     }
                 }
-                Err(e) => rep.errors.push(format!("{}: {e}", p.idempotency_key)),
+                Err(e) => {
+                    rep.still_pending += 1;
+                    rep.errors.push(format!("{}: {e}", p.idempotency_key));
+                }
             }
         }
         let refunds = self.with_ledger(|l| l.refunds_needing_recovery())?;
