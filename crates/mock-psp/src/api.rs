@@ -500,6 +500,12 @@ impl Inner {
             return Outcome::Respond(self.admin(&req).await);
         }
         self.stats.requests.fetch_add(1, Relaxed);
+        if req.body.len() > crate::MAX_BODY_BYTES {
+            self.stats.rejected.fetch_add(1, Relaxed);
+            let mut e = invalid("request_too_large", format!("Request bodies are limited to {} bytes.", crate::MAX_BODY_BYTES), None);
+            e.status = 413;
+            return Outcome::Respond(e.response());
+        }
         if self.is_offline() {
             self.stats.offline();
             return Outcome::Offline;

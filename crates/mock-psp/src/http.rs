@@ -20,7 +20,14 @@ pub struct RunningServer {
     addr: SocketAddr,
     psp: MockPsp,
     stop: watch::Sender<bool>,
-    task: tokio::task::JoinHandle<()>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for RunningServer {
+    /// Dropping without `shutdown` still stops accepting and closes connections.
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+    }
 }
 
 impl RunningServer {
@@ -36,9 +43,11 @@ impl RunningServer {
     }
     /// Stops accepting, closes every connection, and stops the writer after the
     /// work already queued (nothing acknowledged is lost: it was committed).
-    pub async fn shutdown(self) {
+    pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
-        let _ = self.task.await;
+        if let Some(t) = self.task.take() {
+            let _ = t.await;
+        }
         let psp = self.psp.clone();
         let _ = tokio::task::spawn_blocking(move || psp.close()).await;
     }
@@ -69,7 +78,7 @@ pub(crate) async fn serve(psp: MockPsp, addr: SocketAddr) -> std::io::Result<Run
             }
         }
     });
-    Ok(RunningServer { addr, psp, stop, task })
+    Ok(RunningServer { addr, psp, stop, task: Some(task) })
 }
 
 async fn accept_loop(psp: MockPsp, listener: TcpListener, mut stop: watch::Receiver<bool>) {
@@ -77,7 +86,11 @@ async fn accept_loop(psp: MockPsp, listener: TcpListener, mut stop: watch::Recei
     loop {
         tokio::select! {
             r = listener.accept() => {
-                let Ok((stream, _)) = r else { continue };
+                let Ok((stream, _)) = r else {
+                    // e.g. out of file descriptors: back off instead of spinning.
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                };
                 let _ = stream.set_nodelay(true);
                 let psp = psp.clone();
                 let stop = stop.clone();

@@ -109,4 +109,7 @@ async fn in_process_handle_rejects_without_socket() {
     let r2 = psp.handle(req).await;
     assert_eq!(r2.response().unwrap().header("idempotent-replayed"), Some("true"));
     assert_eq!(r.response().unwrap().body, r2.response().unwrap().body);
+    let mut big = mock_psp::PspRequest::post(PI, SK_A, Some("big"), &[("amount", "1"), ("currency", "usd")]);
+    big.body = bytes::Bytes::from(vec![b'a'; 1024 * 1024]);
+    assert_eq!(psp.handle(big).await.response().unwrap().status, 413);
 }
