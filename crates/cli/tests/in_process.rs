@@ -1,0 +1,111 @@
+//! The same engine code under virtual time, with an in-process transport to
+//! the real mock PSP service (no socket): what the deterministic simulation
+//! builds on. Two runs with the same seeds give the same history.
+
+use mock_psp::{Fault, FaultConfig, MockPsp, Outcome, PspRequest};
+use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
+use paydesk_register::clock::{BoxFuture, Clock, VirtualClock};
+use paydesk_register::transport::{HttpRequest, HttpResponse, Method, Transport, TransportError};
+use paydesk_register::{Engine, EngineConfig, SeededRandom};
+use std::sync::Arc;
+
+const KEY: &str = "sk_test_a";
+
+/// Calls the mock PSP's service directly; faults map to what a socket would show.
+struct InProcess {
+    psp: MockPsp,
+    clock: Arc<VirtualClock>,
+}
+
+impl Transport for InProcess {
+    fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>> {
+        let psp = self.psp.clone();
+        let clock = self.clock.clone();
+        Box::pin(async move {
+            let (path, query) = req.path.split_once('?').map(|(p, q)| (p.to_string(), q.to_string())).unwrap_or((req.path.clone(), String::new()));
+            let mut headers = vec![("authorization".to_string(), format!("Bearer {KEY}"))];
+            if let Some(k) = &req.idempotency_key {
+                headers.push(("idempotency-key".into(), k.clone()));
+            }
+            let body = match req.method {
+                Method::Post => {
+                    headers.push(("content-type".into(), "application/x-www-form-urlencoded".into()));
+                    req.encoded_body()
+                }
+                Method::Get => String::new(),
+            };
+            let r = PspRequest {
+                method: if req.method == Method::Post { "POST" } else { "GET" }.into(),
+                path,
+                query,
+                headers,
+                body: body.into_bytes().into(),
+            };
+            match psp.handle(r).await {
+                Outcome::Respond(resp) => Ok(HttpResponse {
+                    status: resp.status,
+                    headers: resp.headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),
+                    body: resp.body.to_vec(),
+                }),
+                Outcome::DropRequest => {
+                    clock.sleep(req.timeout).await;
+                    Err(TransportError::Timeout)
+                }
+                Outcome::DropResponse(_) => Err(TransportError::Reset("connection closed without an answer".into())),
+                Outcome::Offline => Err(TransportError::ConnectRefused("offline".into())),
+            }
+        })
+    }
+}
+
+async fn history(seed: u64) -> (Vec<(String, String, Option<String>, u32)>, serde_json::Value, i64) {
+    let psp = MockPsp::builder().memory().secret_key(KEY).seed(seed).faults(FaultConfig::none()).build().unwrap();
+    let mut cfg = FaultConfig::none();
+    cfg.set_rate(Fault::DropRequest, 0.2);
+    cfg.set_rate(Fault::DropResponse, 0.2);
+    cfg.set_rate(Fault::Transient503, 0.1);
+    psp.set_faults(cfg);
+    let clock = Arc::new(VirtualClock::new(1_800_000_000_000));
+    let transport = Arc::new(InProcess { psp: psp.clone(), clock: clock.clone() });
+    let ledger = Ledger::open_in_memory(Box::new(SeededKeys::new(seed))).unwrap();
+    let engine = Engine::new(ledger, transport, clock.clone(), Arc::new(SeededRandom::new(seed)), EngineConfig::default());
+    let mut out = vec![];
+    for i in 0..30 {
+        let card = if i % 7 == 3 { "pm_card_chargeDeclined" } else { "pm_card_visa" };
+        let r = engine.checkout_amount(Money::new(100 + i, Currency::Jpy), CheckoutOptions::card(card)).await.unwrap();
+        out.push((r.checkout_key, r.state, r.psp_payment_id, r.attempts));
+    }
+    let rep = engine.recover().await.unwrap();
+    assert_eq!(rep.still_pending + rep.still_queued, 0, "{rep:?}");
+    // Final states after recovery.
+    for row in out.iter_mut() {
+        let r = engine.status_of(&row.0).unwrap();
+        row.1 = r.state;
+        row.2 = r.psp_payment_id;
+    }
+    let stats = psp.stats();
+    (out, stats, clock.now_ms())
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn engine_runs_in_virtual_time_in_process_and_replays_deterministically() {
+    let (a, stats_a, t_a) = history(42).await;
+    let (b, stats_b, t_b) = history(42).await;
+    assert_eq!(a, b, "same seeds, same history");
+    assert_eq!(t_a, t_b, "same virtual time");
+    assert_eq!(stats_a["charges"], stats_b["charges"]);
+    // Faults happened and were absorbed: retries, replays, one charge per key.
+    assert!(a.iter().any(|(_, _, _, n)| *n > 1), "some checkouts needed retries");
+    assert!(stats_a["replays"].as_u64().unwrap() > 0, "{stats_a}");
+    let paid = a.iter().filter(|(_, s, _, _)| s == "captured").count() as u64;
+    assert_eq!(stats_a["charges"].as_u64().unwrap(), paid, "one charge per paid checkout");
+    let mut ids: Vec<_> = a.iter().filter_map(|(_, _, id, _)| id.clone()).collect();
+    let n = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), n);
+    // Virtual time moved (timeouts and backoff) without real waiting.
+    assert!(t_a > 1_800_000_000_000);
+    let (c, _, _) = history(43).await;
+    assert_ne!(a, c, "another seed, another history");
+}
