@@ -1091,8 +1091,8 @@ fn create_pi(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str,
     let Action::CreatePi { amount, currency, payment_method, confirm, manual, metadata, description } = action else { unreachable!() };
     // A re-drive of this claim finds the intent it already created: never a second one.
     let existing: Option<String> = c
-        .query_row("SELECT obj FROM payment_intents WHERE claim_id=?1", params![claim_id], |r| r.get(0))
-        .optional()
+        .prepare_cached("SELECT obj FROM payment_intents WHERE claim_id=?1")
+        .and_then(|mut s| s.query_row(params![claim_id], |r| r.get(0)).optional())
         .map_err(db)?;
     if let Some(obj) = existing {
         return Ok(serde_json::from_str(&obj).unwrap_or(Value::Null));
@@ -1235,8 +1235,8 @@ fn cancel(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i
 fn refund(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<Value, ApiError> {
     let Action::Refund { payment_intent, charge, amount, reason, metadata } = action else { unreachable!() };
     let existing: Option<String> = c
-        .query_row("SELECT obj FROM refunds WHERE claim_id=?1", params![claim_id], |r| r.get(0))
-        .optional()
+        .prepare_cached("SELECT obj FROM refunds WHERE claim_id=?1")
+        .and_then(|mut s| s.query_row(params![claim_id], |r| r.get(0)).optional())
         .map_err(db)?;
     if let Some(obj) = existing {
         return Ok(serde_json::from_str(&obj).unwrap_or(Value::Null));

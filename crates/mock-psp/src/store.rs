@@ -233,10 +233,10 @@ impl Store {
         let (otx, orx) = tokio::sync::oneshot::channel();
         let job: Job = Box::new(move |conn, st| {
             let r = (|| {
-                conn.execute_batch("SAVEPOINT job")?;
+                conn.prepare_cached("SAVEPOINT job")?.execute([])?;
                 match f(conn, st) {
                     Ok(v) => {
-                        conn.execute_batch("RELEASE job")?;
+                        conn.prepare_cached("RELEASE job")?.execute([])?;
                         Ok(v)
                     }
                     Err(e) => {
@@ -344,7 +344,7 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, 
         }
         let n = batch.len() as u64;
         let seq_before = st.id_seq;
-        if conn.execute_batch("BEGIN IMMEDIATE").is_err() {
+        if conn.prepare_cached("BEGIN IMMEDIATE").and_then(|mut s| s.execute([])).is_err() {
             // Dropping the jobs drops their reply channels: callers see an error.
             continue;
         }
@@ -353,9 +353,9 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, 
             finishers.push(job(&conn, st));
         }
         if st.id_seq != seq_before {
-            let _ = conn.execute("UPDATE meta SET v=?1 WHERE k='id_seq'", params![st.id_seq]);
+            let _ = conn.prepare_cached("UPDATE meta SET v=?1 WHERE k='id_seq'").and_then(|mut s| s.execute(params![st.id_seq]));
         }
-        let commit = conn.execute_batch("COMMIT").map_err(StoreError::from);
+        let commit = conn.prepare_cached("COMMIT").and_then(|mut s| s.execute([])).map(|_| ()).map_err(StoreError::from);
         if commit.is_err() {
             let _ = conn.execute_batch("ROLLBACK");
         }
