@@ -17,6 +17,7 @@
 //! after_response_before_commit, after_commit, mid_event_apply, mid_refund).
 
 mod bench;
+mod simulate;
 
 use clap::{Parser, Subcommand};
 use paydesk_ledger::{CaptureMethod, CheckoutOptions, Currency, Ledger, Money};
@@ -304,6 +305,10 @@ fn exit_code(o: CheckoutOutcome) -> i32 {
 }
 
 fn main() {
+    // `simulate` runs the in-process simulation: no --db, no PSP URL (paydesk-sim).
+    if std::env::args().nth(1).as_deref() == Some("simulate") {
+        std::process::exit(simulate::main(std::env::args_os().skip(1)));
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
