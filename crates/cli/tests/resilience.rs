@@ -219,3 +219,58 @@ async fn twenty_concurrent_charges_of_one_cart_one_key_one_charge() {
     drop(engine);
     assert_ledger_equals_psp(&db, &psp).await;
 }
+
+/// The cart flow the desktop app uses: Charge again after a decline returns the
+/// decline (no new key); "Try another card" is a new key; while the outcome is
+/// unknown a new payment is refused unless overridden with a reason (audited).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cart_decline_try_another_card_and_override_guard() {
+    use paydesk_register::{EngineError, RetryPolicy};
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let mut ledger = Ledger::open(&db).unwrap();
+    ledger
+        .seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: Money::new(300, Currency::Jpy) }])
+        .unwrap();
+    let cart = ledger.create_cart(Currency::Jpy, 0).unwrap();
+    ledger.add_to_cart(cart, "TEA", 1, 0).unwrap();
+    let transport = Arc::new(HttpTransport::new(&psp.url(), KEY, Duration::from_secs(2)).unwrap());
+    let cfg = EngineConfig {
+        attempt_timeout: Duration::from_millis(200),
+        interactive: RetryPolicy { max_attempts: 2, min_delay: Duration::from_millis(20), ..RetryPolicy::interactive() },
+        ..EngineConfig::default()
+    };
+    let engine = Engine::new(ledger, transport, Arc::new(SystemClock::new()), Arc::new(OsRandom), cfg);
+
+    let d = engine.charge_cart(cart, CheckoutOptions::card("pm_card_chargeDeclined")).await.unwrap();
+    assert_eq!(d.state, "failed");
+    let again = engine.charge_cart(cart, CheckoutOptions::card("pm_card_visa")).await.unwrap();
+    assert_eq!(again.checkout_key, d.checkout_key, "Charge again is not a new intent");
+    assert_eq!(again.state, "failed");
+
+    // Try another card: new key; its answers are all dropped -> unknown.
+    psp.psp().script_fault(PI_PATH, Fault::DropRequest, 1000, None);
+    let p = engine.new_payment_after(&d.checkout_key, CheckoutOptions::card("pm_card_visa"), None).await.unwrap();
+    assert_ne!(p.checkout_key, d.checkout_key);
+    assert_eq!(p.state, "authorizing");
+    psp.psp().clear_script();
+    let refused = engine.new_payment_after(&p.checkout_key, CheckoutOptions::card("pm_card_visa"), None).await;
+    assert!(matches!(refused, Err(EngineError::PreviousOutcomeUnknown { .. })), "{refused:?}");
+    let blank = engine.new_payment_after(&p.checkout_key, CheckoutOptions::card("pm_card_visa"), Some("  ")).await;
+    assert!(matches!(blank, Err(EngineError::InvalidInput(_))));
+    let o = engine
+        .new_payment_after(&p.checkout_key, CheckoutOptions::card("pm_card_visa"), Some("customer must leave"))
+        .await
+        .unwrap();
+    assert_ne!(o.checkout_key, p.checkout_key);
+    assert_eq!(o.state, "captured");
+    let audit = engine.with_ledger(|l| l.audit_log()).unwrap();
+    assert_eq!(audit.len(), 1, "{audit:?}");
+    assert_eq!(audit[0].reason, "customer must leave");
+    // The unknown one is still resolved with its own key.
+    engine.recover().await.unwrap();
+    drop(engine);
+    assert_ledger_equals_psp(&db, &psp).await;
+    assert_eq!(psp.intents_by_key().await.len(), 3, "declined + the overridden unknown + the new one");
+}

@@ -469,17 +469,27 @@ impl Engine {
         let prev = self.payment(previous)?;
         self.check_new_intent(&prev, override_reason)?;
         let now = self.now();
+        let mut audited = false;
         let p = match prev.cart_id {
             Some(cart) if !prev.state.is_checkout_open() => {
                 let co = self.with_ledger(|l| l.open_checkout(cart, &options, now))?;
                 co.payment
             }
-            _ => self.with_ledger(|l| l.create_payment(&NewPayment { amount: prev.amount, options }, now))?,
+            Some(cart) => {
+                // The cart's checkout is still open with an unknown outcome: the ledger
+                // opens the new one and writes the audit row in one transaction.
+                let reason = override_reason.unwrap_or_default();
+                audited = true;
+                self.with_ledger(|l| l.open_checkout_override(cart, &options, reason, now))?.payment
+            }
+            None => self.with_ledger(|l| l.create_payment(&NewPayment { amount: prev.amount, options }, now))?,
         };
         if override_reason.is_some() && is_unknown(prev.state) {
             let detail = format!("previous {} ({}) -> new {}", prev.idempotency_key, prev.state, p.idempotency_key);
             let reason = override_reason.unwrap_or_default().to_string();
-            self.with_ledger(|l| l.audit("new_payment_override", &reason, Some(&detail), now))?;
+            if !audited {
+                self.with_ledger(|l| l.audit("new_payment_override", &reason, Some(&detail), now))?;
+            }
             let _ = self.with_ledger(|l| {
                 l.append_timeline(
                     prev.id,
