@@ -370,6 +370,15 @@ async fn run(cli: Cli) -> i32 {
         }
         Cmd::Recover => match engine.recover().await {
             Ok(r) => {
+                if r.declined_after_forward > 0 {
+                    eprintln!(
+                        "paydesk-cli: ATTENTION: {} offline payment(s) were DECLINED when forwarded — collect payment another way (see `ledger`)",
+                        r.declined_after_forward
+                    );
+                }
+                for e in &r.errors {
+                    eprintln!("paydesk-cli: recover: {e}");
+                }
                 out!("{}", serde_json::to_string(&r).unwrap());
                 0
             }

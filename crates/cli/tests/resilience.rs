@@ -56,6 +56,7 @@ async fn offline_store_and_forward_within_limits_in_order() {
     let rep = rec.json();
     assert_eq!(rep["forwarded"], 2, "{rep}");
     assert_eq!(rep["declined_after_forward"], 1, "{rep}");
+    assert!(rec.stderr.contains("DECLINED when forwarded"), "surfaced loudly: {}", rec.stderr);
     assert_eq!(rep["still_queued"], 0);
 
     let rows = ledger(&db, &url).await;
@@ -273,4 +274,82 @@ async fn cart_decline_try_another_card_and_override_guard() {
     drop(engine);
     assert_ledger_equals_psp(&db, &psp).await;
     assert_eq!(psp.intents_by_key().await.len(), 3, "declined + the overridden unknown + the new one");
+}
+
+/// The mock's admin "offline" switch resets every connection (what the desktop
+/// app's fault profile uses): payments are stored offline; past a limit the
+/// refusal never resends (an attempt may have reached the PSP) and search
+/// decides; back online, the stored ones are forwarded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_offline_resets_are_stored_and_forwarded() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let url = psp.url();
+    let db = dir.path().join("register.db");
+    let limits = ["--offline-max-count", "1"];
+    psp.psp().set_offline(true, None);
+    let a = run(&db, &url, &limits, &["checkout", "--amount", "1000", "--currency", "jpy"]).await;
+    assert_eq!(a.code, Some(3), "{}{}", a.stdout, a.stderr);
+    assert_eq!(a.json()["state"], "queued_offline");
+    let b = run(&db, &url, &limits, &["checkout", "--amount", "1000", "--currency", "jpy"]).await;
+    assert_eq!(b.code, Some(1), "{}{}", b.stdout, b.stderr);
+    assert_eq!(b.json()["error"]["code"], "offline_refused");
+    assert!(b.stderr.contains("never resend"), "{}", b.stderr);
+    psp.psp().set_offline(false, None);
+    let rec = run(&db, &url, &[], &["recover"]).await;
+    assert_eq!(rec.code, Some(0), "{}", rec.stderr);
+    let rep = rec.json();
+    assert_eq!(rep["forwarded"], 1, "{rep}");
+    assert_eq!(rep["resolved_by_search"], 1, "the refused one: search, not resend: {rep}");
+    let rows = ledger(&db, &url).await;
+    assert_eq!(rows[0]["state"], "captured");
+    assert_eq!(rows[1]["state"], "failed");
+    assert_eq!(psp.intents().await.len(), 1);
+    assert_ledger_equals_psp(&db, &psp).await;
+}
+
+/// The periodic reconciler resolves a pending checkout with no cashier
+/// action; the resolution is observed through the engine's notifications.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_reconciler_resolves_pending_checkouts() {
+    use paydesk_register::{Notification, RetryPolicy, Subject};
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let transport = Arc::new(HttpTransport::new(&psp.url(), KEY, Duration::from_secs(2)).unwrap());
+    let cfg = EngineConfig {
+        attempt_timeout: Duration::from_millis(150),
+        interactive: RetryPolicy { max_attempts: 2, min_delay: Duration::from_millis(20), ..RetryPolicy::interactive() },
+        ..EngineConfig::default()
+    };
+    let engine = Engine::new(Ledger::open(&db).unwrap(), transport, Arc::new(SystemClock::new()), Arc::new(OsRandom), cfg);
+    psp.psp().script_fault(PI_PATH, Fault::DropResponse, 1, None);
+    psp.psp().script_fault(PI_PATH, Fault::DropRequest, 1, None);
+    let r = engine.checkout_amount(Money::new(777, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
+    assert_eq!(r.state, "authorizing", "pending after the interactive phase");
+    assert_eq!(engine.status().unwrap().in_flight, 1);
+    let mut rx = engine.subscribe();
+    let bg = engine.spawn_background(Duration::from_millis(200));
+    let key = r.checkout_key.clone();
+    let resolved = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match rx.recv().await {
+                Ok(Notification::Resolved { subject: Subject::Checkout(k), state, .. }) if k == key => break state,
+                Ok(_) => {}
+                Err(e) => panic!("notifications: {e}"),
+            }
+        }
+    })
+    .await
+    .expect("resolved in the background");
+    assert_eq!(resolved, "captured");
+    bg.abort();
+    let st = engine.status().unwrap();
+    assert_eq!(st.in_flight, 0);
+    assert_eq!(st.psp_online, Some(true));
+    assert!(st.last_sync_ms.is_some());
+    assert_eq!(engine.status_of(&key).unwrap().replayed, true, "the background resend was a replay");
+    drop(engine);
+    assert_eq!(psp.stats().await["charges"], 1);
+    assert_ledger_equals_psp(&db, &psp).await;
 }
