@@ -244,7 +244,7 @@ async fn replayed_500_is_resolved_by_search() {
     assert!(attempts_outcomes(&show).contains(&"replayed_500".to_string()), "{show}");
     assert_eq!(show["payment"]["state"], "failed");
     assert!(show["payment"]["last_error"].as_str().unwrap().contains("never charged"));
-    assert!(psp.intents_by_key().await.get(&key).is_none());
+    assert!(!psp.intents_by_key().await.contains_key(&key));
     assert_ledger_equals_psp(&db, &psp).await;
 }
 

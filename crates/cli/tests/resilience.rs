@@ -126,7 +126,7 @@ async fn window_guard_searches_instead_of_resending() {
     assert_eq!(rep["resolved"], 2, "{rep}");
     assert_eq!(rep["resolved_by_search"], 2, "{rep}");
     let by_key = psp.intents_by_key().await;
-    assert!(by_key.get(&k1).is_none(), "k1 was never resent (a resend would have charged it now)");
+    assert!(!by_key.contains_key(&k1), "k1 was never resent (a resend would have charged it now)");
     assert_eq!(by_key[&k2].len(), 1, "k2 not charged twice");
     let rows = ledger(&db, &url).await;
     let row = |k: &str| rows.iter().find(|r| r["checkout_key"] == k).unwrap().clone();
@@ -348,7 +348,7 @@ async fn background_reconciler_resolves_pending_checkouts() {
     assert_eq!(st.in_flight, 0);
     assert_eq!(st.psp_online, Some(true));
     assert!(st.last_sync_ms.is_some());
-    assert_eq!(engine.status_of(&key).unwrap().replayed, true, "the background resend was a replay");
+    assert!(engine.status_of(&key).unwrap().replayed, "the background resend was a replay");
     drop(engine);
     assert_eq!(psp.stats().await["charges"], 1);
     assert_ledger_equals_psp(&db, &psp).await;

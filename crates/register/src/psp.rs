@@ -251,6 +251,7 @@ pub struct Decline {
 
 /// The classified result of one attempt.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum AttemptOutcome<T> {
     /// 2xx.
     Ok { value: T, replayed: bool },
@@ -361,7 +362,7 @@ pub fn classify<T: serde::de::DeserializeOwned>(res: Result<HttpResponse, Transp
             }
         }
         429 => AttemptOutcome::Retry { reason: RetryReason::RateLimited, retry_after },
-        502 | 503 | 504 => AttemptOutcome::Retry { reason: RetryReason::Unavailable(resp.status), retry_after },
+        502..=504 => AttemptOutcome::Retry { reason: RetryReason::Unavailable(resp.status), retry_after },
         s @ 500..=599 => AttemptOutcome::Unknown {
             status: s,
             replayed,

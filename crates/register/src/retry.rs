@@ -75,6 +75,7 @@ pub struct AttemptRecord {
 
 /// The final answer of a phase.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum PhaseResult<T> {
     /// A non-retryable outcome (Ok, Declined, Unknown, Fatal).
     Final(AttemptOutcome<T>),
