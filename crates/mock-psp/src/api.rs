@@ -584,14 +584,19 @@ impl Inner {
     // ------------------------------------------------------------ POST + idempotency
 
     async fn post(&self, account: &str, segs: &[&str], req: &PspRequest, decision: &Decision) -> Result<PspResponse, ApiError> {
-        let params = form::parse(&req.body).map_err(|e| invalid("parameter_invalid_string", e.0, None))?;
-        let action = validate_post(segs, &params)?;
+        let known = matches!(segs, ["v1", "payment_intents"] | ["v1", "refunds"] | ["v1", "payment_intents", _, "capture" | "cancel"]);
+        if !known {
+            return Err(not_found_url("POST", segs));
+        }
+        // The key is checked first: a POST without one is a client bug whatever its body.
         let key = match req.header("idempotency-key") {
             None => return Err(invalid("idempotency_key_missing", "An Idempotency-Key header is required for POST requests.", None)),
             Some(k) if k.trim().is_empty() => return Err(invalid("idempotency_key_invalid", "The Idempotency-Key header must not be empty.", None)),
             Some(k) if k.len() > 255 => return Err(invalid("idempotency_key_invalid", format!("The Idempotency-Key header must be at most 255 characters (got {}).", k.len()), None)),
             Some(k) => k.to_string(),
         };
+        let params = form::parse(&req.body).map_err(|e| invalid("parameter_invalid_string", e.0, None))?;
+        let action = validate_post(segs, &params)?;
         let (fp, canon) = form::fingerprint(&req.method, &req.path, &params);
         let now = self.clock.now_ms();
         // Fast path: a finished key is answered from a read connection (no fsync).

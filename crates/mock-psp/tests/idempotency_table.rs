@@ -17,6 +17,10 @@ async fn row_post_without_key_is_400_missing_and_not_stored() {
     assert_eq!(r.status, 400);
     assert_eq!(r.err_code(), "idempotency_key_missing");
     assert_eq!(r.err_type(), "invalid_request_error");
+    // The missing key is reported first, whatever the body; unknown URLs stay 404.
+    let r = p.post(SK_A, PI, None, &[("amount", "-1")]).await;
+    assert_eq!(r.err_code(), "idempotency_key_missing");
+    assert_eq!(p.post(SK_A, "/v1/nowhere", None, &[]).await.status, 404);
     assert!(p.all_pis(SK_A).await.is_empty());
     assert_eq!(p.stats().await["executions"], 0);
 }
