@@ -1157,6 +1157,16 @@ impl Engine {
                 Some(RefundState::Failed)
             }
             PhaseResult::Final(AttemptOutcome::Fatal(f)) => return Err(EngineError::PspRejected(f.message())),
+            PhaseResult::Final(AttemptOutcome::Unknown { .. }) => {
+                // No refund search at the PSP: the event stream says whether it
+                // happened (charge.refunded carries the refund's key). Never resend blindly.
+                if r.state == RefundState::Pending {
+                    let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
+                }
+                drop(_flight);
+                let _ = self.consume_events().await;
+                None
+            }
             _ => {
                 if r.state == RefundState::Pending && !recs.is_empty() {
                     let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
