@@ -67,6 +67,7 @@ let catalog = [];
 let cart = null;
 let checkoutOpen = false;   // the checkout panel covers the cart
 let charging = false;       // a charge call is in flight (the engine guards too)
+let resultShownAt = 0;      // when the checkout result was last drawn (ms)
 
 function focusScan() {
   if (currentView === 'register' && !checkoutOpen) $('scan').focus();
@@ -154,11 +155,13 @@ function timeOf(iso) {
 }
 function addProgress(p) {
   if (!checkoutOpen) return;
+  // While an offline payment waits, background forwarding attempts are not news;
+  // only the final word is (late events of the charge itself still show).
+  if ($('checkout').dataset.kind === 'accepted_offline' && p.kind !== 'resolved' && p.at > resultShownAt + 500) return;
   const li = h('li', { class: p.tone || 'info', 'data-kind': p.kind || '' },
-    h('div', { class: 'when', text: `${timeOf(p.at)}${p.attempt ? ' · attempt ' + p.attempt : ''}` }),
-    h('div', { text: p.message }));
+    h('span', { class: 'when', text: timeOf(p.at) }), ' ',
+    h('span', { text: p.message }));
   $('progress').append(li);
-  li.scrollIntoView({ block: 'nearest' });
   announce(p.message, p.tone === 'bad' ? 'bad' : '');
 }
 
@@ -189,20 +192,23 @@ function renderOutcome(o) {
       if (overrideReason) announce('New sale started. The reason was recorded in the audit log.');
     } catch (e) { alertLoud(errText(e)); }
   };
+  const forwarded = $('checkout').dataset.kind === 'accepted_offline' && $('checkout').dataset.key === o.checkout_key && o.kind !== 'accepted_offline';
   $('checkout').dataset.key = o.checkout_key;
   $('checkout').dataset.kind = o.kind;
+  resultShownAt = Date.now();
   if (o.kind === 'approved' || o.kind === 'accepted_offline' || o.kind === 'authorized') {
     const offline = o.kind === 'accepted_offline';
-    $('checkout-title').textContent = offline ? 'Accepted offline' : 'Paid';
+    $('checkout-title').textContent = offline ? 'Accepted offline' : (forwarded ? 'Paid (forwarded)' : 'Paid');
     const btn = h('button', { class: 'primary', id: 'new-sale', type: 'button', text: 'New sale (Enter)', onclick: () => nextSale() });
     box.replaceChildren(h('div', { class: 'result ok', id: 'result', 'data-kind': o.kind, 'data-key': o.checkout_key },
       h('h3', { text: offline ? `Accepted offline: ${o.receipt.total_display}` : `Paid ${o.receipt.total_display}` }),
       h('p', { text: offline
         ? 'The processor cannot be reached. This payment is stored safely and will be forwarded, with the same key, when the processor is back.'
-        : (o.note || 'The card was charged once.') }),
+        : (forwarded ? 'The stored payment was forwarded to the processor with its own key and the card was charged once.' : (o.note || 'The card was charged once.')) }),
       receiptNode(o.receipt),
       h('div', { class: 'actions' }, btn)));
-    announce(offline ? `Accepted offline, ${o.receipt.total_display}. It will be forwarded.` : `Paid ${o.receipt.total_display}. Receipt ready.`);
+    announce(offline ? `Accepted offline, ${o.receipt.total_display}. It will be forwarded.`
+      : (forwarded ? `Offline payment forwarded: paid ${o.receipt.total_display}.` : `Paid ${o.receipt.total_display}. Receipt ready.`));
     btn.focus();
   } else if (o.kind === 'declined') {
     $('checkout-title').textContent = 'Declined';
@@ -345,7 +351,7 @@ async function selectPayment(id) {
 
 /** The payment's timeline as a picture: one node per event, attempt latencies as bars. */
 function timelineSvg(events) {
-  const W = 640, rowH = 34, top = 14, left = 86, barX = 330, barMax = 280;
+  const W = 640, rowH = 27, top = 10, left = 86, barX = 360, barMax = 260;
   const H = top * 2 + Math.max(1, events.length) * rowH;
   const t0 = events.length ? Number(events[0].at) : 0;
   const maxLat = Math.max(1, ...events.map((e) => e.latency_ms || 0));
@@ -408,40 +414,47 @@ async function loadReport() {
   $('report-chart').replaceChildren(hourChart(perHour, r.currency));
 }
 
-function fmtMoney(minor, currency) {
-  const exp = currency === 'JPY' ? 0 : 2;
+function fmtMoney(minor, cur) {
+  const currency = String(cur).toUpperCase();
+  const exp = ['JPY', 'KRW'].includes(currency) ? 0 : 2;
   const neg = minor < 0; const a = Math.abs(minor);
   const major = Math.trunc(a / 10 ** exp).toLocaleString('en-US');
   const frac = exp ? '.' + String(a % 10 ** exp).padStart(exp, '0') : '';
   return (neg ? '−' : '') + (currency === 'USD' ? '$' : '') + major + frac + (currency === 'USD' ? '' : ' ' + currency);
 }
 
+function niceMax(minor) {
+  // 1, 2 or 5 × 10^n minor units, at least the largest bar
+  if (minor <= 0) return 100;
+  const p = 10 ** Math.floor(Math.log10(minor));
+  for (const m of [1, 2, 5, 10]) if (m * p >= minor) return m * p;
+  return 10 * p;
+}
+
 function hourChart(perHour, currency) {
-  const W = 900, H = 260, padL = 60, padB = 30, padT = 20;
-  const hours = perHour.length ? perHour : [];
-  const max = Math.max(1, ...hours.map((x) => x.amount));
+  const W = 900, H = 250, padL = 70, padB = 30, padT = 24;
+  const hours = perHour;
+  const max = niceMax(Math.max(0, ...hours.map((x) => x.amount)));
   const bw = (W - padL - 10) / Math.max(1, hours.length);
+  const total = hours.reduce((a, x) => a + x.count, 0);
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img',
-    'aria-label': 'Sales per hour: ' + hours.filter((x) => x.amount).map((x) => `${x.hour}:00 ${x.amount_display}`).join(', ') || 'no sales yet' });
+    'aria-label': total ? 'Sales per hour: ' + hours.filter((x) => x.amount).map((x) => `${x.hour}:00 ${x.amount_display} in ${x.count} payments`).join(', ') : 'No sales yet today' });
   for (let g = 0; g <= 4; g++) {
     const y = padT + (H - padT - padB) * (1 - g / 4);
     svg.append(s('line', { x1: padL, y1: y, x2: W - 10, y2: y, stroke: '#e2e8f0' }),
-      s('text', { x: padL - 6, y: y + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#475569' }, fmtShort(max * g / 4, currency)));
+      s('text', { x: padL - 8, y: y + 4, 'text-anchor': 'end', 'font-size': 12, fill: '#475569' }, fmtMoney(Math.round(max * g / 4), currency)));
   }
   hours.forEach((x, i) => {
     const bh = (H - padT - padB) * (x.amount / max);
     const bx = padL + i * bw + 3;
+    const cx = bx + (bw - 6) / 2;
     svg.append(s('rect', { x: bx, y: H - padB - bh, width: Math.max(1, bw - 6), height: bh, rx: 3, fill: '#0f766e' },
-      s('title', {}, `${x.hour}:00 – ${x.amount_display} (${x.count} payments)`)));
-    svg.append(s('text', { x: bx + (bw - 6) / 2, y: H - padB + 16, 'text-anchor': 'middle', 'font-size': 11, fill: '#475569' }, String(x.hour)));
-    if (x.amount) svg.append(s('text', { x: bx + (bw - 6) / 2, y: H - padB - bh - 4, 'text-anchor': 'middle', 'font-size': 10, fill: '#0f172a' }, String(x.count)));
+      s('title', {}, `${x.hour}:00–${x.hour + 1}:00: ${x.amount_display} in ${x.count} payments`)));
+    svg.append(s('text', { x: cx, y: H - padB + 18, 'text-anchor': 'middle', 'font-size': 12, fill: '#475569' }, `${x.hour}:00`));
+    if (x.amount) svg.append(s('text', { x: cx, y: H - padB - bh - 6, 'text-anchor': 'middle', 'font-size': 12, 'font-weight': 700, fill: '#0f172a' }, x.amount_display));
   });
+  if (!total) svg.append(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', 'font-size': 16, fill: '#475569' }, 'No sales yet today'));
   return svg;
-}
-function fmtShort(minor, currency) {
-  const exp = currency === 'JPY' ? 0 : 2;
-  const major = minor / 10 ** exp; // display only; amounts stay integers elsewhere
-  return major >= 1000 ? `${(major / 1000).toFixed(1)}k` : major.toFixed(0);
 }
 
 // ---------------------------------------------------------------- settings

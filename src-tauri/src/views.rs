@@ -328,7 +328,15 @@ fn timeline_view(t: &TimelineEntry, refunds: &[Refund]) -> TimelineView {
             t.attempt_no.unwrap_or(0),
             if t.replayed { "replayed — already done, not charged again".into() } else { t.detail.clone() }
         ),
-        "transition" => format!("{refund_tag}{}", state_label(outcome)),
+        "transition" => format!(
+            "{refund_tag}{}",
+            match outcome {
+                "authorizing" => "Sent to the processor",
+                "queued_offline" => "Accepted offline (processor unreachable)",
+                o => state_label(o),
+            }
+        ),
+        "event" => format!("Processor event: {}", t.detail),
         "created" => "Key committed before sending".into(),
         _ => format!("{refund_tag}{}", t.detail),
     };
@@ -416,7 +424,12 @@ impl PaymentDetail {
                     psp_refund_id: r.psp_refund_id.clone(),
                 })
                 .collect(),
-            timeline: v.timeline.iter().map(|t| timeline_view(t, &v.refunds)).collect(),
+            timeline: {
+                // chronological (attempts are stamped with their start time)
+                let mut tl: Vec<TimelineView> = v.timeline.iter().map(|t| timeline_view(t, &v.refunds)).collect();
+                tl.sort_by_key(|t| t.at);
+                tl
+            },
         }
     }
 }

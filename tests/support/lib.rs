@@ -242,7 +242,12 @@ impl App {
                 Err(e) => last = Value::String(format!("error: {e}")),
             }
             if Instant::now() > end {
-                let _ = self.screenshot(&format!("{}-timeout", self.name)).await;
+                // for diagnosis only: target/screenshots, never docs/
+                if let Ok(png) = self.driver.screenshot_as_png().await {
+                    let dir = app_binary().parent().unwrap().parent().unwrap().join("screenshots");
+                    let _ = std::fs::create_dir_all(&dir);
+                    let _ = std::fs::write(dir.join(format!("{}-timeout.png", self.name)), png);
+                }
                 panic!("timed out after {timeout:?} waiting for {what}; last: {last}");
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -307,4 +312,125 @@ fn tauri_driver_path() -> PathBuf {
         }
     }
     PathBuf::from("tauri-driver")
+}
+
+/// The app's embedded mock PSP, reached through its own HTTP API (as a PSP-side
+/// check independent of the screen) and its `/__admin` endpoints (faults, stats).
+pub struct Psp {
+    pub url: String,
+    pub key: String,
+    http: reqwest::Client,
+}
+
+impl Psp {
+    pub async fn get(&self, path_and_query: &str) -> Value {
+        let r = self
+            .http
+            .get(format!("{}{}", self.url, path_and_query))
+            .bearer_auth(&self.key)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("GET {path_and_query}: {e}"));
+        r.json().await.expect("json")
+    }
+
+    pub async fn admin(&self, path: &str, form: &[(&str, &str)]) -> Value {
+        let r = self
+            .http
+            .post(format!("{}/__admin/{path}", self.url))
+            .form(form)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("POST /__admin/{path}: {e}"));
+        let status = r.status();
+        let v: Value = r.json().await.expect("json");
+        assert!(status.is_success(), "/__admin/{path}: {status} {v}");
+        v
+    }
+
+    pub async fn stats(&self) -> Value {
+        let r = self.http.get(format!("{}/__admin/stats", self.url)).send().await.expect("stats");
+        r.json().await.expect("json")
+    }
+
+    /// The next `count` requests to `path` get `fault` (script mode).
+    pub async fn script(&self, path: &str, fault: &str, count: u32, slow_ms: Option<u64>) {
+        let count = count.to_string();
+        let slow = slow_ms.map(|s| s.to_string());
+        let mut form = vec![("path", path), ("fault", fault), ("count", count.as_str())];
+        if let Some(s) = &slow {
+            form.push(("slow_ms", s.as_str()));
+        }
+        self.admin("faults/script", &form).await;
+    }
+
+    pub async fn set_offline(&self, on: bool) {
+        self.admin("offline", &[("on", if on { "true" } else { "false" })]).await;
+    }
+
+    /// Payment intents the PSP holds for one checkout key (its metadata).
+    pub async fn intents_for(&self, checkout_key: &str) -> Vec<Value> {
+        let q = format!("metadata['checkout_key']:'{checkout_key}'");
+        let r = self
+            .http
+            .get(format!("{}/v1/payment_intents/search", self.url))
+            .query(&[("query", q.as_str())])
+            .bearer_auth(&self.key)
+            .send()
+            .await
+            .expect("search");
+        let v: Value = r.json().await.expect("json");
+        v["data"].as_array().cloned().unwrap_or_default()
+    }
+}
+
+impl App {
+    /// The embedded PSP of this app (from `<data dir>/embedded-psp.json`).
+    pub async fn psp(&self) -> Psp {
+        let path = self.data_dir.join("embedded-psp.json");
+        let end = Instant::now() + LONG;
+        loop {
+            if let Ok(b) = std::fs::read(&path) {
+                if let Ok(v) = serde_json::from_slice::<Value>(&b) {
+                    return Psp {
+                        url: v["url"].as_str().unwrap().trim_end_matches('/').to_string(),
+                        key: v["secret_key"].as_str().unwrap().to_string(),
+                        http: reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap(),
+                    };
+                }
+            }
+            assert!(Instant::now() < end, "no {}", path.display());
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Clicks the element matching `css` (waiting for it to exist and be enabled).
+    pub async fn click(&self, css: &str) {
+        let sel = serde_json::to_string(css).unwrap();
+        self.wait_js(
+            &format!("const e = document.querySelector({sel}); return !!e && !e.disabled && e.offsetParent !== null"),
+            &format!("{css} to be clickable"),
+            LONG,
+        )
+        .await;
+        self.driver.find(By::Css(css)).await.unwrap().click().await.unwrap_or_else(|e| panic!("click {css}: {e}"));
+    }
+
+    /// Waits for the checkout result panel of `kind` and returns its checkout key.
+    pub async fn wait_result(&self, kind: &str) -> String {
+        let k = serde_json::to_string(kind).unwrap();
+        let v = self
+            .wait_js(
+                &format!("const r = document.getElementById('result'); return r && r.dataset.kind === {k} && r.dataset.key"),
+                &format!("a {kind} result"),
+                LONG,
+            )
+            .await;
+        v.as_str().unwrap().to_string()
+    }
+
+    /// Text of the whole progress list of the checkout panel.
+    pub async fn progress_text(&self) -> String {
+        self.js("return document.getElementById('progress').innerText").await.as_str().unwrap_or("").to_string()
+    }
 }
