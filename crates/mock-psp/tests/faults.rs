@@ -195,3 +195,47 @@ async fn slow_fault_runs_on_virtual_time_in_process() {
     let again = psp.handle(req).await;
     assert_eq!(again.response().unwrap().header("idempotent-replayed"), Some("true"));
 }
+
+/// End to end under the chaos preset (rates, seeded): a client that retries every
+/// checkout with its one key until it gets an answer ends with exactly one
+/// PaymentIntent per checkout — never two, never none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn chaos_preset_with_retrying_client_charges_each_checkout_exactly_once() {
+    let mut cfg = FaultConfig::chaos();
+    cfg.slow_ms = 300;
+    // A stored 500 is terminal for its key ("unknown: reconcile"); it has its own test.
+    cfg.internal_error = 0.0;
+    let p = start(MockPsp::builder().faults(cfg).lock_timeout(Duration::from_secs(5))).await;
+    let http = reqwest::Client::builder().timeout(Duration::from_millis(1000)).build().unwrap();
+    let checkouts = 40;
+    let mut tasks = vec![];
+    for i in 0..checkouts {
+        let (http, url) = (http.clone(), format!("{}{PI}", p.url));
+        tasks.push(tokio::spawn(async move {
+            let key = uuid_like(1000 + i);
+            let ck = format!("chaos-{i}");
+            for attempt in 0..200 {
+                let form = [("amount", "1000"), ("currency", "usd"), ("payment_method", "pm_card_visa"), ("confirm", "true"), ("metadata[checkout_key]", ck.as_str())];
+                match http.post(&url).bearer_auth(SK_A).header("Idempotency-Key", &key).form(&form).send().await {
+                    Ok(r) if r.status() == 200 => return (attempt, r.json::<serde_json::Value>().await.unwrap()["id"].as_str().unwrap().to_string()),
+                    Ok(r) => assert!([409, 429, 503].contains(&r.status().as_u16()), "unexpected {}", r.status()),
+                    Err(_) => {} // outcome unknown: retry with the same key
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await; // client backoff
+            }
+            panic!("checkout {i} never got an answer");
+        }));
+    }
+    let mut ids = std::collections::HashSet::new();
+    let mut retried = 0;
+    for t in tasks {
+        let (attempts, id) = t.await.unwrap();
+        retried += (attempts > 0) as usize;
+        assert!(ids.insert(id));
+    }
+    assert!(retried > 0, "chaos made some checkouts retry");
+    assert_eq!(p.all_pis(SK_A).await.len(), checkouts);
+    let s = p.stats().await;
+    assert_eq!(s["charges"], checkouts as u64, "{s}");
+    assert!(s["injected_faults"].as_u64().unwrap() > 0);
+}
