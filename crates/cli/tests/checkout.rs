@@ -369,3 +369,37 @@ async fn idempotency_mismatch_raises_an_alarm() {
     assert_eq!(rows[0]["state"], "authorizing", "left for a human; never resolved by guessing");
     assert!(rows[0]["last_error"].as_str().unwrap().contains("idempotency mismatch"));
 }
+
+/// Manual capture: the capture's answer is lost; the retry with the capture's
+/// own key is replayed; captured once. Cancel voids another authorization.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn capture_with_lost_answer_and_cancel() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let url = psp.url();
+    let a = run(&db, &url, &[], &["checkout", "--amount", "2500", "--currency", "usd", "--capture", "manual"]).await;
+    assert_eq!(a.code, Some(0), "{}", a.stderr);
+    assert_eq!(a.json()["state"], "authorized");
+    let ka = a.json()["checkout_key"].as_str().unwrap().to_string();
+    let pi = a.json()["psp_payment_id"].as_str().unwrap().to_string();
+    psp.psp().script_fault(&format!("/v1/payment_intents/{pi}/capture"), Fault::DropResponse, 1, None);
+    let c = run(&db, &url, &[], &["capture", "--payment", &ka]).await;
+    assert_eq!(c.code, Some(0), "{}{}", c.stdout, c.stderr);
+    assert_eq!(c.json()["state"], "captured");
+    let show = run(&db, &url, &[], &["show", "--payment", &ka]).await.json();
+    let outs = attempts_outcomes(&show);
+    assert!(outs.ends_with(&["connection_lost".to_string(), "replayed".to_string()]), "{outs:?}");
+    let pi_now = psp.get(&format!("/v1/payment_intents/{pi}")).await;
+    assert_eq!(pi_now["status"], "succeeded");
+    assert_eq!(pi_now["amount_received"], 2500);
+
+    let b = run(&db, &url, &[], &["checkout", "--amount", "1000", "--currency", "usd", "--capture", "manual"]).await;
+    let kb = b.json()["checkout_key"].as_str().unwrap().to_string();
+    let x = run(&db, &url, &[], &["cancel", "--payment", &kb]).await;
+    assert_eq!(x.code, Some(0), "{}{}", x.stdout, x.stderr);
+    assert_eq!(x.json()["state"], "canceled");
+    let again = run(&db, &url, &[], &["capture", "--payment", &kb]).await;
+    assert_eq!(again.json()["error"]["code"], "wrong_state");
+    assert_ledger_equals_psp(&db, &psp).await;
+}
