@@ -36,6 +36,9 @@ use world::{block_on, join2, CatchCrash, PspClock, RegisterClock, SimTransport, 
 pub const EPOCH_MS: i64 = 1_767_225_600_000;
 const SECRET: &str = "sk_test_sim";
 const H: i64 = 3_600_000;
+/// Sales between two background passes (recovery + event poll): ~20 min of
+/// virtual time at the simulated pace.
+const MAINTENANCE_EVERY: usize = 32;
 
 /// How hostile the world is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -222,7 +225,9 @@ pub fn engine_config() -> EngineConfig {
         window: DedupWindow::default(),
         offline: OfflineLimits::default(),
         events_overlap: Duration::from_secs(300),
-        events_lookback: Duration::from_secs(2 * 3600),
+        // A restarted register re-reads half an hour of events: more than the gap
+        // between two polls, so nothing is skipped (the final pass reads them all).
+        events_lookback: Duration::from_secs(30 * 60),
     }
 }
 
@@ -702,7 +707,7 @@ async fn run_async(cfg: SimConfig) -> Report {
     for i in 0..cfg.checkouts as usize {
         sim.one_sale(i).await;
         sim.maybe_refund().await;
-        if i % 16 == 15 {
+        if i % MAINTENANCE_EVERY == MAINTENANCE_EVERY - 1 {
             sim.maintenance().await;
         }
     }
