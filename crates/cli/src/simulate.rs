@@ -37,6 +37,9 @@ struct Args {
     /// One-line summary per seed instead of the full report.
     #[arg(long)]
     summary: bool,
+    /// Seeds run in parallel (each run is deterministic on its own thread).
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
 }
 
 pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
@@ -60,53 +63,97 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
             return 64;
         }
     };
-    let mut failed = Vec::new();
-    for seed in a.seed..a.seed.saturating_add(a.seeds.max(1)) {
-        let mut cfg = SimConfig::new(seed, a.checkouts, profile);
-        cfg.bug = bug;
-        cfg.avoid_known_bugs = a.avoid_known_bugs;
-        if let Some(d) = &a.ledger_dir {
-            let dir = d.join(format!("seed-{seed}"));
-            if let Err(e) = std::fs::create_dir_all(&dir) {
-                eprintln!("paydesk-cli simulate: cannot create {}: {e}", dir.display());
-                return 1;
-            }
-            let _ = std::fs::remove_file(dir.join("register.db"));
-            cfg.ledger = LedgerMode::Dir(dir);
+    let seeds: Vec<u64> = (a.seed..a.seed.saturating_add(a.seeds.max(1))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::Mutex::new(Vec::new());
+    let totals = std::sync::Mutex::new((0u64, 0u64));
+    let started = std::time::Instant::now();
+    let out = std::sync::Mutex::new(());
+    std::thread::scope(|scope| {
+        for _ in 0..a.jobs.clamp(1, 64) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(&seed) = seeds.get(i) else { break };
+                match run_one(&a, profile, bug, seed) {
+                    Ok((report, perf)) => {
+                        let _g = out.lock().unwrap();
+                        print_one(&a, seed, &report, &perf);
+                        let mut t = totals.lock().unwrap();
+                        t.0 += report.checkouts;
+                        t.1 += report.violations_total;
+                        if !report.ok() {
+                            failed.lock().unwrap().push(seed);
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("paydesk-cli simulate: seed {seed}: {e}");
+                        failed.lock().unwrap().push(seed);
+                    }
+                }
+            });
         }
-        let (report, perf) = run_timed(cfg);
-        if a.summary {
-            println!(
-                "{}",
-                serde_json::json!({
-                    "seed": seed, "checkouts": report.checkouts, "violations": report.violations_total,
-                    "crashes": report.register_restarts, "retries": report.retries, "replays": report.replays,
-                    "digest": report.state_digest, "checkouts_per_sec": perf.checkouts_per_sec.round(),
-                })
-            );
-        } else {
-            let mut v = serde_json::to_value(&report).unwrap_or_default();
-            v["perf"] = serde_json::to_value(&perf).unwrap_or_default();
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        }
-        if !report.ok() {
-            eprintln!(
-                "paydesk-cli simulate: {} audit violation(s) with seed {seed}; reproduce with: paydesk-cli simulate --seed {seed} --checkouts {} --profile {}{}",
-                report.violations_total,
-                a.checkouts,
-                a.profile,
-                if a.avoid_known_bugs { " --avoid-known-bugs" } else { "" }
-            );
-            for v in report.violations.iter().take(10) {
-                eprintln!("  {v}");
-            }
-            failed.push(seed);
-        }
+    });
+    let mut failed = failed.into_inner().unwrap();
+    failed.sort_unstable();
+    if seeds.len() > 1 {
+        let (n, v) = *totals.lock().unwrap();
+        let wall = started.elapsed().as_secs_f64();
+        println!(
+            "{}",
+            serde_json::json!({
+                "seeds": seeds.len(), "checkouts": n, "violations": v, "failed_seeds": failed,
+                "wall_secs": (wall * 10.0).round() / 10.0, "checkouts_per_sec": (n as f64 / wall).round(),
+                "jobs": a.jobs.clamp(1, 64),
+            })
+        );
     }
     if failed.is_empty() {
         0
     } else {
         eprintln!("paydesk-cli simulate: FAILED seeds {failed:?}");
         1
+    }
+}
+
+fn run_one(a: &Args, profile: Profile, bug: Option<PlantedBug>, seed: u64) -> Result<(paydesk_sim::Report, paydesk_sim::Perf), String> {
+    let mut cfg = SimConfig::new(seed, a.checkouts, profile);
+    cfg.bug = bug;
+    cfg.avoid_known_bugs = a.avoid_known_bugs;
+    if let Some(d) = &a.ledger_dir {
+        let dir = d.join(format!("seed-{seed}"));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let _ = std::fs::remove_file(dir.join("register.db"));
+        cfg.ledger = LedgerMode::Dir(dir);
+    }
+    Ok(run_timed(cfg))
+}
+
+fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_sim::Perf) {
+    if a.summary {
+        println!(
+            "{}",
+            serde_json::json!({
+                "seed": seed, "checkouts": report.checkouts, "violations": report.violations_total,
+                "crashes": report.register_restarts, "retries": report.retries, "replays": report.replays,
+                "conflicts": report.conflicts, "digest": report.state_digest,
+                "checkouts_per_sec": perf.checkouts_per_sec.round(),
+            })
+        );
+    } else {
+        let mut v = serde_json::to_value(report).unwrap_or_default();
+        v["perf"] = serde_json::to_value(perf).unwrap_or_default();
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    }
+    if !report.ok() {
+        eprintln!(
+            "paydesk-cli simulate: {} audit violation(s) with seed {seed}; reproduce with: paydesk-cli simulate --seed {seed} --checkouts {} --profile {}{}",
+            report.violations_total,
+            a.checkouts,
+            a.profile,
+            if a.avoid_known_bugs { " --avoid-known-bugs" } else { "" }
+        );
+        for v in report.violations.iter().take(10) {
+            eprintln!("  {v}");
+        }
     }
 }
