@@ -116,10 +116,14 @@ enum Cmd {
     /// Charge a new payment.
     Checkout {
         /// Amount in minor units (JPY 500 = 500; USD 5.00 = 500).
-        #[arg(long, allow_hyphen_values = true)]
-        amount: String,
-        #[arg(long)]
-        currency: String,
+        #[arg(long, allow_hyphen_values = true, required_unless_present = "cart")]
+        amount: Option<String>,
+        #[arg(long, required_unless_present = "cart")]
+        currency: Option<String>,
+        /// Charge this cart of the ledger instead ("Charge" pressed for a cart: an
+        /// open checkout of the cart is reused, same key).
+        #[arg(long, conflicts_with_all = ["amount", "currency", "after"])]
+        cart: Option<i64>,
         /// Payment method token.
         #[arg(long, default_value = "pm_card_visa")]
         card: String,
@@ -330,11 +334,15 @@ async fn run(cli: Cli) -> i32 {
     let crash = crash_target();
     // Validate input before touching the ledger: bad input loses nothing.
     if let Cmd::Checkout { amount, currency, capture, .. } = &cli.cmd {
-        if let Err(e) = parse_amount(amount) {
-            fail("invalid_input", &e);
+        if let Some(amount) = amount {
+            if let Err(e) = parse_amount(amount) {
+                fail("invalid_input", &e);
+            }
         }
-        if currency.parse::<Currency>().is_err() {
-            fail("invalid_input", &format!("unknown currency {currency:?} (known: jpy, usd, eur, gbp, krw)"));
+        if let Some(currency) = currency {
+            if currency.parse::<Currency>().is_err() {
+                fail("invalid_input", &format!("unknown currency {currency:?} (known: jpy, usd, eur, gbp, krw)"));
+            }
         }
         if capture.parse::<CaptureMethod>().is_err() {
             fail("invalid_input", &format!("--capture must be automatic or manual (got {capture:?})"));
@@ -350,15 +358,24 @@ async fn run(cli: Cli) -> i32 {
         });
     }
     match &cli.cmd {
-        Cmd::Checkout { amount, currency, card, capture, after, override_reason } => {
-            let amount = parse_amount(amount).unwrap_or_else(|e| fail("invalid_input", &e));
-            let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
-            let money = Money::positive(amount, currency).unwrap_or_else(|e| fail("invalid_input", &e.to_string()));
+        Cmd::Checkout { amount, currency, cart, card, capture, after, override_reason } => {
             let mut options = CheckoutOptions::card(card.clone());
             options.capture_method = capture.parse().unwrap_or(CaptureMethod::Automatic);
-            let res = match after {
-                Some(prev) => engine.new_payment_after(prev, options, override_reason.as_deref()).await,
-                None => engine.checkout_amount(money, options).await,
+            let res = match (cart, after) {
+                (Some(cart), _) => engine.charge_cart(paydesk_ledger::CartId(*cart), options).await,
+                (None, Some(prev)) => engine.new_payment_after(prev, options, override_reason.as_deref()).await,
+                (None, None) => {
+                    let amount = parse_amount(amount.as_deref().unwrap_or(""))
+                        .unwrap_or_else(|e| fail("invalid_input", &e));
+                    let currency: Currency = currency
+                        .as_deref()
+                        .unwrap_or("")
+                        .parse()
+                        .unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
+                    let money =
+                        Money::positive(amount, currency).unwrap_or_else(|e| fail("invalid_input", &e.to_string()));
+                    engine.checkout_amount(money, options).await
+                }
             };
             match res {
                 Ok(r) => {

@@ -353,3 +353,41 @@ async fn background_reconciler_resolves_pending_checkouts() {
     assert_eq!(psp.stats().await["charges"], 1);
     assert_ledger_equals_psp(&db, &psp).await;
 }
+
+/// 20 `paydesk-cli checkout --cart N` processes at once (separate processes,
+/// one ledger file, one PSP): one checkout key, one charge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_processes_charging_one_cart_one_key_one_charge() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let cart = {
+        let mut ledger = Ledger::open(&db).unwrap();
+        ledger
+            .seed_catalog(&[NewProduct { sku: "BREAD".into(), name: "Bread".into(), price: Money::new(250, Currency::Jpy) }])
+            .unwrap();
+        let cart = ledger.create_cart(Currency::Jpy, 0).unwrap();
+        ledger.add_to_cart(cart, "BREAD", 3, 0).unwrap();
+        cart
+    };
+    let cart_arg = cart.0.to_string();
+    let mut kids = vec![];
+    for _ in 0..20 {
+        kids.push(cli(&db, &psp.url(), &[], &["checkout", "--cart", &cart_arg]).output());
+    }
+    let mut keys = HashSet::new();
+    for k in kids {
+        let r: Run = k.await.unwrap().into();
+        assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+        assert_eq!(r.json()["state"], "captured");
+        keys.insert(r.json()["checkout_key"].as_str().unwrap().to_string());
+    }
+    assert_eq!(keys.len(), 1, "one checkout key across 20 processes");
+    let by_key = psp.intents_by_key().await;
+    assert_eq!(by_key.len(), 1);
+    assert_eq!(by_key.values().next().unwrap().len(), 1);
+    assert_eq!(by_key.values().next().unwrap()[0]["amount"], 750);
+    assert_eq!(psp.stats().await["charges"], 1);
+    assert_eq!(ledger(&db, &psp.url()).await.len(), 1);
+    assert_ledger_equals_psp(&db, &psp).await;
+}
