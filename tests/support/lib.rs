@@ -27,27 +27,9 @@ pub fn repo_root() -> PathBuf {
 /// the target dir this test executable lives in (a no-op when it is up to date).
 pub fn app_binary() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        if let Some(p) = std::env::var_os("PAYDESK_APP_BIN") {
-            return PathBuf::from(p);
-        }
-        // target/<profile>/deps/<test-exe> → target/<profile>
-        let exe = std::env::current_exe().expect("current_exe");
-        let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
-        let target_dir = profile_dir.parent().expect("target dir");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(repo_root())
-            .args(["build", "-q", "-p", "paydesk", "--bin", "paydesk"])
-            .env("CARGO_TARGET_DIR", target_dir);
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        let status = cmd.status().expect("run cargo build -p paydesk");
-        assert!(status.success(), "cargo build -p paydesk failed");
-        let bin = profile_dir.join("paydesk");
-        assert!(bin.exists(), "{} not found after the build", bin.display());
-        bin
+    BIN.get_or_init(|| match std::env::var_os("PAYDESK_APP_BIN") {
+        Some(p) => PathBuf::from(p),
+        None => build_binary("paydesk", "paydesk"),
     })
     .clone()
 }
@@ -118,6 +100,8 @@ pub struct Launch {
     pub height: u32,
     /// Extra environment for the app (e.g. `PAYDESK_FAULT_PROFILE=none`).
     pub env: Vec<(String, String)>,
+    /// Another binary than PayDesk (the benchmark's bare baseline).
+    pub binary: Option<PathBuf>,
 }
 
 impl Default for Launch {
@@ -126,8 +110,30 @@ impl Default for Launch {
             width: 1280,
             height: 800,
             env: vec![("PAYDESK_FAULT_PROFILE".into(), "none".into())],
+            binary: None,
         }
     }
+}
+
+/// Builds a binary of this workspace with cargo, in the profile this executable was
+/// built with, and returns its path (a no-op when it is up to date).
+pub fn build_binary(package: &str, bin: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
+    let target_dir = profile_dir.parent().expect("target dir");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(repo_root())
+        .args(["build", "-q", "-p", package, "--bin", bin])
+        .env("CARGO_TARGET_DIR", target_dir);
+    if profile_dir.file_name().is_some_and(|n| n == "release") {
+        cmd.arg("--release");
+    }
+    let status = cmd.status().unwrap_or_else(|e| panic!("cargo build -p {package}: {e}"));
+    assert!(status.success(), "cargo build -p {package} failed");
+    let path = profile_dir.join(bin);
+    assert!(path.exists(), "{} not found after the build", path.display());
+    path
 }
 
 /// A running PayDesk window driven over WebDriver.
@@ -135,6 +141,10 @@ pub struct App {
     pub driver: WebDriver,
     pub data_dir: PathBuf,
     pub name: String,
+    /// From asking for the session (the app is launched) to the UI being ready.
+    pub start_to_interactive: Duration,
+    /// The app binary this session runs.
+    pub binary: PathBuf,
     // drop order: driver session first (quit in `close`), then tauri-driver, then Xvfb
     tauri_driver: Group,
     xvfb: Group,
@@ -146,7 +156,7 @@ pub const LONG: Duration = Duration::from_secs(60);
 impl App {
     /// Starts Xvfb, tauri-driver and the app; waits until the UI says it is ready.
     pub async fn start(name: &str, launch: Launch) -> App {
-        let bin = app_binary();
+        let bin = launch.binary.clone().unwrap_or_else(app_binary);
         let tmp = tempfile::Builder::new().prefix(&format!("paydesk-{name}-")).tempdir().unwrap();
         let data_dir = tmp.path().join("data");
         for d in ["data", "xdg-data", "xdg-config", "xdg-cache", "xdg-runtime", "home"] {
@@ -199,6 +209,7 @@ impl App {
         caps.set("tauri:options", json!({ "application": bin, "args": [] })).unwrap();
         caps.set("browserName", "wry").unwrap();
         // New sessions sometimes take seconds (WebKit process start-up): retry a few times.
+        let t0 = Instant::now();
         let mut last_err = None;
         let mut driver = None;
         for _ in 0..3 {
@@ -214,9 +225,42 @@ impl App {
             }
         }
         let driver = driver.unwrap_or_else(|| panic!("WebDriver session failed: {last_err:?}"));
-        let app = App { driver, data_dir, name: name.to_string(), tauri_driver, xvfb, _tmp: tmp };
+        let mut app = App {
+            driver,
+            data_dir,
+            name: name.to_string(),
+            start_to_interactive: Duration::ZERO,
+            binary: bin,
+            tauri_driver,
+            xvfb,
+            _tmp: tmp,
+        };
         app.wait_js("return document.body.dataset.ready === 'true'", "the UI to be ready", LONG).await;
+        app.start_to_interactive = t0.elapsed();
         app
+    }
+
+    /// Proportional set size (kB) of the app process and all its descendants (the
+    /// WebKit web and network processes), from /proc/<pid>/smaps_rollup.
+    pub fn app_pss_kb(&self) -> (u64, usize) {
+        let procs = processes();
+        let bin = std::fs::canonicalize(&self.binary).unwrap_or(self.binary.clone());
+        let root_pid = self.tauri_driver.child.id() as i32;
+        let under_driver = descendants(&procs, root_pid);
+        let app_pids: Vec<i32> = under_driver
+            .iter()
+            .copied()
+            .filter(|p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == bin))
+            .collect();
+        let mut all: Vec<i32> = Vec::new();
+        for p in app_pids {
+            all.push(p);
+            all.extend(descendants(&procs, p));
+        }
+        all.sort();
+        all.dedup();
+        let total = all.iter().map(|p| pss_kb(*p)).sum();
+        (total, all.len())
     }
 
     /// Polls `script` (a JS function body returning a truthy value) until it is truthy.
@@ -433,4 +477,48 @@ impl App {
     pub async fn progress_text(&self) -> String {
         self.js("return document.getElementById('progress').innerText").await.as_str().unwrap_or("").to_string()
     }
+}
+
+fn processes() -> Vec<(i32, i32)> {
+    let mut v = Vec::new();
+    if let Ok(rd) = std::fs::read_dir("/proc") {
+        for e in rd.flatten() {
+            let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+            if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+                // pid (comm) state ppid ...; comm may contain spaces: split after ')'
+                if let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) {
+                    if let Some(ppid) = rest.split_whitespace().nth(1).and_then(|x| x.parse().ok()) {
+                        v.push((pid, ppid));
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+fn descendants(procs: &[(i32, i32)], root: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(p) = stack.pop() {
+        for (c, pp) in procs {
+            if *pp == p {
+                out.push(*c);
+                stack.push(*c);
+            }
+        }
+    }
+    out
+}
+
+fn pss_kb(pid: i32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("Pss:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or(0)
 }
