@@ -5,7 +5,7 @@
 //! violation, naming the seed that reproduces it.
 
 use clap::Parser;
-use paydesk_sim::{run_timed, LedgerMode, PlantedBug, Profile, SimConfig};
+use paydesk_sim::{run_timed, LedgerMode, PlantedBug, Profile, SimConfig, Stored500};
 use std::ffi::OsString;
 
 #[derive(Parser, Debug)]
@@ -31,6 +31,9 @@ struct Args {
     /// capture/refund key; a refund past the dedup window that never reached the PSP).
     #[arg(long = "avoid-known-bugs")]
     avoid_known_bugs: bool,
+    /// Where stored 500s are injected: everywhere | creates (overrides --avoid-known-bugs).
+    #[arg(long = "stored-500")]
+    stored_500: Option<String>,
     /// Plant a defect the audit must catch: fresh-key-retry.
     #[arg(long, hide = true)]
     bug: Option<String>,
@@ -119,6 +122,12 @@ fn run_one(a: &Args, profile: Profile, bug: Option<PlantedBug>, seed: u64) -> Re
     let mut cfg = SimConfig::new(seed, a.checkouts, profile);
     cfg.bug = bug;
     cfg.avoid_known_bugs = a.avoid_known_bugs;
+    cfg.stored_500 = match a.stored_500.as_deref() {
+        None => None,
+        Some("everywhere") => Some(Stored500::Everywhere),
+        Some("creates") => Some(Stored500::CreatesOnly),
+        Some(other) => return Err(format!("--stored-500 must be everywhere or creates (got {other:?})")),
+    };
     if let Some(d) = &a.ledger_dir {
         let dir = d.join(format!("seed-{seed}"));
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -150,7 +159,11 @@ fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_s
             report.violations_total,
             a.checkouts,
             a.profile,
-            if a.avoid_known_bugs { " --avoid-known-bugs" } else { "" }
+            format!(
+                "{}{}",
+                if a.avoid_known_bugs { " --avoid-known-bugs" } else { "" },
+                a.stored_500.as_deref().map(|v| format!(" --stored-500 {v}")).unwrap_or_default()
+            )
         );
         for v in report.violations.iter().take(10) {
             eprintln!("  {v}");

@@ -437,13 +437,17 @@ impl Engine {
         let key = match existing {
             Some(p) => p.idempotency_key,
             None => {
-                // A declined (or abandoned) checkout is not replaced by pressing
-                // Charge again: a new key needs explicit intent (`new_payment_after`).
+                // The cart's last checkout is finished (paid, accepted offline, declined
+                // or abandoned): pressing Charge again reports it. A new key needs
+                // explicit intent (`new_payment_after`).
                 let recent = self.with_ledger(|l| l.list_payments(200, 0))?;
-                if let Some(last) = recent.into_iter().find(|p| p.cart_id == Some(cart)) {
-                    if matches!(last.state, PaymentState::Failed | PaymentState::Canceled) {
-                        return self.report(&last);
+                match recent.into_iter().find(|p| p.cart_id == Some(cart)) {
+                    // Opened by a concurrent caller since we looked: drive that one.
+                    Some(last) if last.state.is_checkout_open() => {
+                        return self.drive(&last.idempotency_key, DriveMode::Interactive).await
                     }
+                    Some(last) => return self.report(&last),
+                    None => {}
                 }
                 let co = self.with_ledger(|l| l.open_checkout(cart, &options, now))?;
                 if co.is_new {
