@@ -363,6 +363,10 @@ impl Engine {
     async fn flight(&self, key: &str) -> tokio::sync::OwnedMutexGuard<()> {
         let m = {
             let mut f = self.inner.flights.lock().unwrap();
+            if f.len() > 1024 {
+                // Forget keys nobody is driving (only the map holds them).
+                f.retain(|_, m| Arc::strong_count(m) > 1);
+            }
             f.entry(key.to_string()).or_insert_with(|| Arc::new(tokio::sync::Mutex::new(()))).clone()
         };
         m.lock_owned().await
