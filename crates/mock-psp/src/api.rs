@@ -936,6 +936,13 @@ impl Inner {
         let mut worst = Duration::ZERO;
         loop {
             let chunk = self.purge_chunk;
+            // Low priority: wait (up to 50 ms) for the writer queue to drain, so a
+            // chunk starts when no request is waiting and at most one chunk is ever
+            // ahead of a request.
+            let idle_wait = std::time::Instant::now();
+            while self.store.queued() > 0 && idle_wait.elapsed() < Duration::from_millis(50) {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
             let t = std::time::Instant::now();
             let n = self.store.write_solo(move |c, _| store::purge_chunk(c, cutoff, chunk)).await?;
             let took = t.elapsed();

@@ -153,11 +153,19 @@ pub struct Store {
     ckpt_stop: Arc<std::sync::atomic::AtomicBool>,
 }
 
+impl Store {
+    /// Jobs sent to the writer and not yet picked up (for low-priority work).
+    pub fn queued(&self) -> u64 {
+        self.stats.queued.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 #[derive(Default)]
 pub struct StoreStats {
     pub transactions: std::sync::atomic::AtomicU64,
     pub jobs: std::sync::atomic::AtomicU64,
     pub max_batch: std::sync::atomic::AtomicU64,
+    pub queued: std::sync::atomic::AtomicU64,
 }
 
 fn open_conn(loc: &DbLocation) -> Result<Connection, StoreError> {
@@ -255,10 +263,15 @@ impl Store {
 
     fn send(&self, msg: Msg) -> Result<(), StoreError> {
         let g = self.tx.lock().unwrap();
-        match g.as_ref() {
+        self.stats.queued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let r = match g.as_ref() {
             Some(tx) => tx.send(msg).map_err(|_| StoreError("writer stopped".into())),
             None => Err(StoreError("store is closed".into())),
+        };
+        if r.is_err() {
+            self.stats.queued.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         }
+        r
     }
 
     /// Runs a read-only `f` on a read connection (file database) or through the
@@ -343,6 +356,7 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, 
             }
         }
         let n = batch.len() as u64;
+        stats.queued.fetch_sub(n, Relaxed);
         let seq_before = st.id_seq;
         if conn.prepare_cached("BEGIN IMMEDIATE").and_then(|mut s| s.execute([])).is_err() {
             // Dropping the jobs drops their reply channels: callers see an error.
