@@ -403,3 +403,32 @@ async fn capture_with_lost_answer_and_cancel() {
     assert_eq!(again.json()["error"]["code"], "wrong_state");
     assert_ledger_equals_psp(&db, &psp).await;
 }
+
+/// A refund's answer is lost: the retry with the refund's own key is replayed;
+/// refunded once. Full refund of the rest afterwards; nothing more refundable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refund_with_lost_answer_is_replayed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let url = psp.url();
+    let r = run(&db, &url, &[], &["checkout", "--amount", "3000", "--currency", "jpy"]).await;
+    let key = r.json()["checkout_key"].as_str().unwrap().to_string();
+    psp.psp().script_fault("/v1/refunds", Fault::DropResponse, 1, None);
+    let rf = run(&db, &url, &[], &["refund", "--payment", &key, "--amount", "1000"]).await;
+    assert_eq!(rf.code, Some(0), "{}{}", rf.stdout, rf.stderr);
+    let j = rf.json();
+    assert_eq!(j["state"], "succeeded");
+    assert_eq!(j["attempts"], 2);
+    assert_ne!(j["refund_key"], key.as_str(), "the refund has its own key");
+    assert_eq!(psp.stats().await["refunds"], 1);
+    let rest = run(&db, &url, &[], &["refund", "--payment", &key]).await;
+    assert_eq!(rest.json()["amount"], 2000);
+    let none = run(&db, &url, &[], &["refund", "--payment", &key, "--amount", "1"]).await;
+    assert_eq!(none.code, Some(1));
+    assert_eq!(psp.stats().await["refunds"], 2);
+    let rows = ledger(&db, &url).await;
+    assert_eq!(rows[0]["state"], "refunded");
+    assert_eq!(rows[0]["refunded"], 3000);
+    assert_ledger_equals_psp(&db, &psp).await;
+}
