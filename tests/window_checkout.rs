@@ -315,3 +315,40 @@ async fn readable_at_1024_by_768() {
     app.screenshot("register-1024x768").await;
     app.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_outcome_guards_a_new_payment() {
+    let app = App::start("unknown", Launch::default()).await;
+    let psp = app.psp().await;
+    ring_up(&app).await;
+    // Case C: the processor takes a minute; every retry finds it still working.
+    psp.script("/v1/payment_intents", "slow", 1, Some(60_000)).await;
+    app.click("#charge").await;
+    let key = app.wait_result("unknown").await;
+    let progress = app.progress_text().await.to_lowercase();
+    assert!(progress.contains("processor still working on this payment"), "{progress}");
+    app.screenshot("unknown-outcome").await;
+
+    // A new sale (or a new card) is refused without a reason ...
+    let err = app
+        .js("return window.__TAURI__.core.invoke('new_sale', {}).then(() => 'ok', e => e.code)")
+        .await;
+    assert_eq!(err, "previous_outcome_unknown");
+    assert!(app.js("return document.getElementById('override-next-sale').disabled").await.as_bool().unwrap());
+    // ... and allowed with one, which goes to the audit log.
+    app.el("#override-reason").await.send_keys("customer paid cash instead").await.unwrap();
+    app.click("#override-next-sale").await;
+    app.wait_js(
+        "return document.getElementById('checkout').hidden && document.getElementById('cart-total').textContent === '$0.00'",
+        "a new sale after the override",
+        LONG,
+    )
+    .await;
+
+    // PSP side: at most one charge for the key, never a second one.
+    let stats = psp.stats().await;
+    assert!(stats["conflicts"].as_u64().unwrap() >= 1, "{stats}");
+    assert!(stats["charges"].as_u64().unwrap() <= 1, "{stats}");
+    assert!(psp.intents_for(&key).await.len() <= 1);
+    app.close().await;
+}

@@ -217,8 +217,9 @@ function renderOutcome(o) {
       onclick: () => runCharge('try_another_card', { paymentMethod: sel.querySelector('select').value }, 'Charging another card') });
     const cancel = h('button', { class: 'secondary', id: 'cancel-sale', type: 'button', text: 'Cancel sale', onclick: () => nextSale() });
     box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'declined', 'data-key': o.checkout_key },
-      h('h3', { text: `Declined: ${o.message}` }),
-      h('p', { text: 'The card was not charged. Ask for another card; it gets a new payment key.' }),
+      h('h3', { text: 'Declined — the card was not charged' }),
+      h('p', { class: 'reason', text: `Processor's reason: ${o.message}` }),
+      h('p', { text: 'Ask for another card; it gets a new payment key.' }),
       sel, h('div', { class: 'actions' }, again, cancel)));
     alertLoud(`Card declined: ${o.message}`);
     again.focus();
