@@ -143,9 +143,19 @@ pub async fn charge(state: State<'_, AppState>, payment_method: String) -> AppRe
         return outcome_of(&state, &r);
     }
     let cart = state.cart_id();
-    let r = state.engine.charge_cart(cart, CheckoutOptions::card(pm)).await?;
-    *lock(&state.checkout) = Some(r.checkout_key.clone());
-    outcome_of(&state, &r)
+    let res = state.engine.charge_cart(cart, CheckoutOptions::card(pm)).await;
+    // Even on an error the cart's checkout (if one is open) is the one on screen.
+    let key = match &res {
+        Ok(r) => Some(r.checkout_key.clone()),
+        Err(_) => open_checkout_key(&state, cart),
+    };
+    *lock(&state.checkout) = key;
+    outcome_of(&state, &res?)
+}
+
+/// The key of the cart's open checkout, if any (e.g. after a charge that errored).
+fn open_checkout_key(state: &AppState, cart: paydesk_ledger::CartId) -> Option<String> {
+    state.engine.with_ledger(|l| l.open_checkout_for_cart(cart)).ok().flatten().map(|p| p.idempotency_key)
 }
 
 /// "Try another card" after a decline: an explicit new payment, so a new key.
@@ -178,7 +188,7 @@ pub fn current_checkout(state: State<'_, AppState>) -> AppResult<Option<OutcomeV
 pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String>) -> AppResult<CartView> {
     let reason = validate_reason(override_reason)?;
     let _one_at_a_time = state.charge_lock.lock().await;
-    let current = lock(&state.checkout).clone();
+    let current = lock(&state.checkout).clone().or_else(|| open_checkout_key(&state, state.cart_id()));
     if let Some(key) = current {
         let r = state.engine.status_of(&key)?;
         if r.outcome == CheckoutOutcome::Pending {
