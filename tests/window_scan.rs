@@ -37,6 +37,15 @@ async fn scanning_fills_the_cart_and_total() {
     )
     .await;
 
+    // The strict CSP holds: the UI worked without a single violation ...
+    let violations = app.js("return document.body.dataset.cspViolations || '0'").await;
+    assert_eq!(violations, "0", "{}", app.js("return document.body.dataset.cspLast").await);
+    // ... and eval is refused (that attempt is the one violation reported).
+    let refused = app
+        .js("try { new Function('return 1')(); return 'eval allowed'; } catch (e) { return 'refused'; }")
+        .await;
+    assert_eq!(refused, "refused", "CSP must forbid eval");
+
     app.screenshot("register-cart").await;
     app.close().await;
 }

@@ -509,6 +509,12 @@ document.addEventListener('keydown', (e) => {
 });
 
 // ---------------------------------------------------------------- start
+// Strict CSP: any violation is counted where the WebDriver tests can see it.
+document.addEventListener('securitypolicyviolation', (e) => {
+  document.body.dataset.cspViolations = String(Number(document.body.dataset.cspViolations || 0) + 1);
+  document.body.dataset.cspLast = `${e.violatedDirective} ${e.blockedURI}`;
+});
+
 async function start() {
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
   $('scan-form').addEventListener('submit', async (e) => {
