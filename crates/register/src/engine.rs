@@ -342,8 +342,18 @@ impl Engine {
     /// Direct access to the ledger for what the engine does not wrap (catalog,
     /// carts, reports). Keep the closure short: it holds the writer.
     pub fn with_ledger<R>(&self, f: impl FnOnce(&mut Ledger) -> R) -> R {
-        let mut l = self.inner.ledger.lock().unwrap_or_else(|e| e.into_inner());
-        f(&mut l)
+        let run = || {
+            let mut l = self.inner.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            f(&mut l)
+        };
+        // A durable commit waits for an fsync: on a multi-threaded runtime let the
+        // other tasks (HTTP attempts in flight) move to another worker meanwhile.
+        match tokio::runtime::Handle::try_current() {
+            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(run)
+            }
+            _ => run(),
+        }
     }
 
     fn now(&self) -> i64 {
