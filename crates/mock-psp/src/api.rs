@@ -11,6 +11,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// One HTTP request, already read. Header names are matched case-insensitively.
@@ -495,7 +496,11 @@ impl Inner {
         format!("req_{:014}", self.req_seq.fetch_add(1, Relaxed) + 1)
     }
 
-    pub(crate) async fn handle(&self, req: PspRequest) -> Outcome {
+    /// `detach`: once a POST's claim is committed, run its execution on its own tokio
+    /// task, so it finishes (and stores its result) even if the caller's future is
+    /// dropped — e.g. hyper cancelling the handler when the client disconnects. The
+    /// in-process path ([`crate::MockPsp::handle`]) runs inline (deterministic).
+    pub(crate) async fn handle(self: &Arc<Self>, req: PspRequest, detach: bool) -> Outcome {
         if req.path.starts_with("/__admin") {
             return Outcome::Respond(self.admin(&req).await);
         }
@@ -528,7 +533,7 @@ impl Inner {
             let e = ApiError { status: code, typ, code: Some(if code == 503 { "service_unavailable".into() } else { "rate_limit".into() }), message: msg.into(), param: None, extra: vec![] };
             return Outcome::Respond(self.finish(e.response(), &req).with("Retry-After", "1").with("Stripe-Should-Retry", "true"));
         }
-        let resp = self.dispatch(&req, &decision).await;
+        let resp = self.dispatch(&req, &decision, detach).await;
         let resp = self.finish(resp, &req);
         if decision.drop_response {
             self.stats.fault(Fault::DropResponse);
@@ -547,7 +552,7 @@ impl Inner {
         resp
     }
 
-    async fn dispatch(&self, req: &PspRequest, decision: &Decision) -> PspResponse {
+    async fn dispatch(self: &Arc<Self>, req: &PspRequest, decision: &Decision, detach: bool) -> PspResponse {
         let account = match authenticate(self, req) {
             Auth::Account(a) => a,
             Auth::Missing => {
@@ -566,7 +571,7 @@ impl Inner {
         let segs: Vec<&str> = req.path.trim_matches('/').split('/').collect();
         let result = match req.method.as_str() {
             "GET" => self.get(&account, &segs, req, decision).await,
-            "POST" => self.post(&account, &segs, req, decision).await,
+            "POST" => self.post(&account, &segs, req, decision, detach).await,
             "DELETE" => Err(not_found_url("DELETE", &segs)),
             m => Err(ApiError { status: 405, typ: "invalid_request_error", code: None, message: format!("Method {} not allowed", truncate(m, 20)), param: None, extra: vec![] }),
         };
@@ -583,7 +588,7 @@ impl Inner {
 
     // ------------------------------------------------------------ POST + idempotency
 
-    async fn post(&self, account: &str, segs: &[&str], req: &PspRequest, decision: &Decision) -> Result<PspResponse, ApiError> {
+    async fn post(self: &Arc<Self>, account: &str, segs: &[&str], req: &PspRequest, decision: &Decision, detach: bool) -> Result<PspResponse, ApiError> {
         let known = matches!(segs, ["v1", "payment_intents"] | ["v1", "refunds"] | ["v1", "payment_intents", _, "capture" | "cancel"]);
         if !known {
             return Err(not_found_url("POST", segs));
@@ -638,22 +643,37 @@ impl Inner {
             }
         };
         self.crash_point("after_claim");
-        if let Some(ms) = decision.slow_ms {
+        // From here on the claim is committed: the execution must run to completion
+        // whatever happens to the client (Stripe keeps executing), or the key would
+        // stay locked until the lock timeout.
+        let run = Arc::clone(self).execute_claim(claim_id, account.to_string(), key.clone(), action, decision.slow_ms, decision.internal_error);
+        let (status, body) = if detach {
+            match tokio::spawn(run).await {
+                Ok(done) => done,
+                Err(e) => (500, serde_json::to_vec(&internal(StoreError(format!("execution task failed: {e}"))).body()).unwrap()),
+            }
+        } else {
+            run.await
+        };
+        self.crash_point("after_execute");
+        Ok(should_retry(PspResponse::new(status, body)))
+    }
+
+    /// Executes a committed claim and stores its result (a 500 when execution failed).
+    async fn execute_claim(self: Arc<Self>, claim_id: i64, acct: String, key2: String, action: Action, slow_ms: Option<u64>, fail: bool) -> (u16, Vec<u8>) {
+        if let Some(ms) = slow_ms {
             self.stats.fault(Fault::Slow);
             self.clock.sleep(Duration::from_millis(ms)).await;
         }
-        if decision.internal_error {
+        if fail {
             self.stats.fault(Fault::InternalError);
         }
         let exec_now = self.clock.now_ms();
-        let fail = decision.internal_error;
-        let acct = account.to_string();
-        let key2 = key.clone();
         let res = self
             .store
             .write(move |c, st| execute(c, st, claim_id, &acct, &key2, exec_now, &action, fail))
             .await;
-        let (status, body) = match res {
+        match res {
             Ok(ex) => {
                 self.stats.executions.fetch_add(1, Relaxed);
                 if ex.charged {
@@ -680,9 +700,7 @@ impl Inner {
                     .await;
                 (500, body)
             }
-        };
-        self.crash_point("after_execute");
-        Ok(should_retry(PspResponse::new(status, body)))
+        }
     }
 
     fn replay(&self, status: u16, body: Vec<u8>) -> PspResponse {

@@ -198,7 +198,7 @@ async fn handle_http(psp: MockPsp, req: Request<Incoming>, kill: Arc<Notify>, fd
         headers,
         body: Bytes::from(buf),
     };
-    match psp.handle(preq).await {
+    match psp.handle_detached(preq).await {
         Outcome::Respond(r) => {
             let mut b = Response::builder().status(r.status);
             for (k, v) in &r.headers {

@@ -216,7 +216,14 @@ impl MockPsp {
     /// Handles one request in-process, without a socket. Faults come back as
     /// [`Outcome`]s for the caller to interpret (a simulation under virtual time).
     pub async fn handle(&self, req: PspRequest) -> Outcome {
-        self.inner.handle(req).await
+        self.inner.handle(req, false).await
+    }
+
+    /// Like [`MockPsp::handle`], but a POST whose claim is committed executes on its
+    /// own task: dropping this future (client gone) does not stop the execution, so
+    /// the key is not left locked until the lock timeout. Used by the HTTP server.
+    pub(crate) async fn handle_detached(&self, req: PspRequest) -> Outcome {
+        self.inner.handle(req, true).await
     }
 
     /// Serves HTTP/1.1 on `addr` (use port 0 for an ephemeral port) until

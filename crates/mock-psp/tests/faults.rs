@@ -239,3 +239,41 @@ async fn chaos_preset_with_retrying_client_charges_each_checkout_exactly_once() 
     assert_eq!(s["charges"], checkouts as u64, "{s}");
     assert!(s["injected_faults"].as_u64().unwrap() > 0);
 }
+
+/// A client that gives up mid-execution (timeout, disconnect) does not stop the
+/// execution once its claim is committed (as at Stripe): the retry with the same key
+/// gets 409 while it runs, then the stored result as a replay — one charge, and no
+/// waiting for the lock to expire. Real loopback HTTP; the slow execution sleeps on a
+/// manual clock, so "finishes" is an explicit step of the test, not a timing guess.
+#[tokio::test]
+async fn client_disconnect_mid_execution_does_not_cancel_it() {
+    let clock = mock_psp::ManualClock::new(1_800_000_000_000);
+    let p = start(MockPsp::builder().clock(std::sync::Arc::new(clock.clone())).lock_timeout(Duration::from_secs(3600))).await;
+    p.server.psp().script_fault(PI, Fault::Slow, 1, Some(5_000));
+    let short = reqwest::Client::builder().timeout(Duration::from_millis(300)).build().unwrap();
+    let err = short.post(format!("{}{PI}", p.url)).bearer_auth(SK_A).header("Idempotency-Key", "gone-1").form(&params()).send().await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    drop(short); // the client's connection is gone
+    let s = p.stats().await;
+    assert_eq!(s["faults"]["slow"], 1, "the execution began: {s}");
+    assert_eq!(s["executions"], 0);
+    // Still executing: the key is locked.
+    let r = p.post(SK_A, PI, Some("gone-1"), &params()).await;
+    assert_eq!(r.status, 409, "{:?}", r.json());
+    assert_eq!(r.err_code(), "idempotency_key_in_use");
+    // The slow execution's 5 s pass (far less than the 1 h lock timeout).
+    mock_psp::Clock::advance(&clock, Duration::from_secs(5));
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while p.stats().await["executions"] != 1 {
+        assert!(std::time::Instant::now() < deadline, "the abandoned execution never finished (cancelled with its client?)");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let r = p.post(SK_A, PI, Some("gone-1"), &params()).await;
+    assert_eq!(r.status, 200, "{:?}", r.json());
+    assert!(r.replayed(), "the retry replays the stored result");
+    assert_eq!(r.json()["status"], "succeeded");
+    let s = p.stats().await;
+    assert_eq!(s["charges"], 1);
+    assert_eq!(s["redrives"], 0, "no lock expiry was needed");
+    assert_eq!(p.all_pis(SK_A).await.len(), 1);
+}
