@@ -138,11 +138,13 @@ pub struct SimConfig {
     /// this crate): stored 500s only on payment-intent creates, and no clock jump
     /// while a refund is unresolved. Off by default: the chaos is faithful.
     pub avoid_known_bugs: bool,
+    /// Where stored 500s go, overriding what `avoid_known_bugs` implies.
+    pub stored_500: Option<Stored500>,
 }
 
 impl SimConfig {
     pub fn new(seed: u64, checkouts: u64, profile: Profile) -> Self {
-        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false }
+        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None }
     }
 }
 
@@ -292,7 +294,7 @@ impl Sim {
         *wire.bug.lock().unwrap() = cfg.bug;
         *wire.stored_500.lock().unwrap() = (
             cfg.profile.stored_500_rate(),
-            if cfg.avoid_known_bugs { Stored500::CreatesOnly } else { Stored500::Everywhere },
+            cfg.stored_500.unwrap_or(if cfg.avoid_known_bugs { Stored500::CreatesOnly } else { Stored500::Everywhere }),
         );
         let mut sim = Sim {
             rates: cfg.profile.rates(),
