@@ -8,7 +8,7 @@ APT_PKGS := build-essential pkg-config libwebkit2gtk-4.1-dev xvfb webkit2gtk-dri
 CARGO_BIN := $(HOME)/.cargo/bin
 export PATH := $(CARGO_BIN):$(PATH)
 
-.PHONY: help deps deps-apt deps-rust deps-py test run bench
+.PHONY: help deps deps-apt deps-rust deps-py test run bench soak
 
 help:
 	@echo "make run    start PayDesk with the embedded mock PSP"
@@ -34,8 +34,29 @@ deps-py:
 
 deps: deps-apt deps-rust deps-py
 
+# The binaries first (the app, mock-psp, paydesk-cli): end-to-end tests run them as real
+# processes, and building them here with the workspace's features means the tests find
+# them up to date instead of each rebuilding with another feature set.
+TARGET_DIR := $(abspath $(or $(CARGO_TARGET_DIR),target))
 test: deps
-	cargo nextest run --workspace --no-fail-fast
+	cargo build --workspace --bins
+	PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk cargo nextest run --workspace --no-fail-fast
+
+# Ratios from one run of each benchmark, collected into docs/benchmarks.md.
+bench: deps-apt
+	mkdir -p target/bench
+	cargo run -q --release -p paydesk-ledger --example bench | tee target/bench/ledger.txt
+	cargo run -q --release -p mock-psp -- bench | tee target/bench/mock-psp.txt
+	cargo build -q --release -p mock-psp -p paydesk-cli
+	rm -f target/bench/cli.db*; coproc PSP { exec target/release/mock-psp --addr 127.0.0.1:0 --db :memory: --secret-key sk_test_a; }; \
+	  read -r line <&$${PSP[0]}; url=$${line#listening on }; \
+	  target/release/paydesk-cli --db target/bench/cli.db --psp-url $$url --psp-key sk_test_a bench | tee target/bench/cli.txt; \
+	  kill $$PSP_PID
+	cargo run -q --release -p paydesk-sim --example sim_bench -- --collect target/bench
+
+# The long deterministic chaos simulation (seeds in parallel, audited; figures in docs/).
+soak:
+	cargo run -q --release -p paydesk-cli -- simulate --seed 1 --seeds 100 --checkouts 10000 --profile chaos --jobs 2 --summary --avoid-known-bugs
 
 # The cashier's app with the embedded, flaky mock PSP; data in the platform's app-data
 # dir (PAYDESK_DATA_DIR or --data-dir to override). Flags: make run ARGS="--help".
