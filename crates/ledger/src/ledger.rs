@@ -11,6 +11,8 @@
 //! [`KeySource`], so a seeded simulation replays exactly.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
@@ -39,6 +41,8 @@ pub struct Ledger {
     conn: Connection,
     keys: Box<dyn KeySource>,
     path: Option<PathBuf>,
+    /// Durable commits made through this connection (a SQLite commit hook).
+    commits: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Ledger {
@@ -81,7 +85,7 @@ impl Ledger {
             Err(Error::Sqlite(e)) => return Err(map_open_error(path, e)),
             other => other?,
         }
-        Ok(Ledger { conn, keys, path: Some(path.to_path_buf()) })
+        Ledger::with_conn(conn, keys, Some(path.to_path_buf()))
     }
 
     /// A read-only connection for reports and the UI, separate from the single writer
@@ -101,7 +105,7 @@ impl Ledger {
                 "ledger schema {found} is not {SCHEMA_VERSION}: open it with the writer first"
             )));
         }
-        Ok(Ledger { conn, keys: Box::new(RandomKeys), path: Some(path.to_path_buf()) })
+        Ledger::with_conn(conn, Box::new(RandomKeys), Some(path.to_path_buf()))
     }
 
     /// A private in-memory ledger (tests, simulations). Not durable.
@@ -109,7 +113,24 @@ impl Ledger {
         let mut conn = Connection::open_in_memory()?;
         conn.execute_batch("PRAGMA foreign_keys = ON")?;
         schema::migrate(&mut conn)?;
-        Ok(Ledger { conn, keys, path: None })
+        Ledger::with_conn(conn, keys, None)
+    }
+
+    fn with_conn(conn: Connection, keys: Box<dyn KeySource>, path: Option<PathBuf>) -> Result<Ledger> {
+        let commits = Arc::new(AtomicU64::new(0));
+        let c2 = commits.clone();
+        conn.commit_hook(Some(move || {
+            c2.fetch_add(1, Ordering::Relaxed);
+            false // let the commit proceed
+        }))?;
+        Ok(Ledger { conn, keys, path, commits })
+    }
+
+    /// How many transactions this connection has committed since it was opened (a
+    /// SQLite commit hook: each one is a durable commit, one fsync under
+    /// `synchronous=FULL`). For tests and benchmarks of the register's overhead.
+    pub fn commit_count(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
     }
 
     fn inspect_read_only(path: &Path) -> Result<()> {
@@ -287,98 +308,7 @@ impl Ledger {
             return Err(Error::InvalidInput("empty psp_payment_id".into()));
         }
         let tx = self.write_tx()?;
-        let by_psp: Option<(i64, String)> = tx
-            .query_row(
-                "SELECT id, idempotency_key FROM payments WHERE psp_payment_id = ?1",
-                [&result.psp_payment_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let existing = payment_by_key_tx(&tx, &result.idempotency_key)?;
-        let outcome = match existing {
-            Some(p) => {
-                if p.amount.amount_minor != result.amount.amount_minor {
-                    RecordOutcome::ExistsWithDifferentAmount {
-                        id: p.id,
-                        stored_minor: p.amount.amount_minor,
-                        requested_minor: result.amount.amount_minor,
-                    }
-                } else if p.amount.currency != result.amount.currency {
-                    RecordOutcome::ExistsWithDifferentCurrency {
-                        id: p.id,
-                        stored: p.amount.currency,
-                        requested: result.amount.currency,
-                    }
-                } else if let Some(stored) = p.psp_payment_id.clone() {
-                    if stored == result.psp_payment_id {
-                        RecordOutcome::Exists(p.id)
-                    } else {
-                        RecordOutcome::ExistsWithDifferentPspPaymentId {
-                            id: p.id,
-                            stored,
-                            requested: result.psp_payment_id.clone(),
-                        }
-                    }
-                } else if let Some((other_id, other_key)) = by_psp {
-                    RecordOutcome::PspPaymentIdBelongsToAnotherKey { id: PaymentId(other_id), other_key }
-                } else {
-                    tx.execute(
-                        "UPDATE payments SET psp_payment_id = ?2, updated_at_ms = ?3 WHERE id = ?1",
-                        params![p.id.0, result.psp_payment_id, now_ms],
-                    )?;
-                    append_timeline_tx(
-                        &tx,
-                        p.id,
-                        &TimelineInput {
-                            kind: Some(TimelineKind::PspResult),
-                            detail: format!("PSP payment {}", result.psp_payment_id),
-                            ..Default::default()
-                        },
-                        now_ms,
-                    )?;
-                    RecordOutcome::Recorded(p.id)
-                }
-            }
-            None => {
-                if let Some((other_id, other_key)) = by_psp {
-                    RecordOutcome::PspPaymentIdBelongsToAnotherKey { id: PaymentId(other_id), other_key }
-                } else {
-                    let mut params = RequestParams::default();
-                    params.push("amount", result.amount.amount_minor.to_string());
-                    params.push("currency", result.amount.currency.code());
-                    params.push("metadata[checkout_key]", result.idempotency_key.clone());
-                    tx.execute(
-                        "INSERT INTO payments (idempotency_key, psp_payment_id, amount_minor, currency, state,
-                             capture_method, request_params, created_at_ms, updated_at_ms)
-                         VALUES (?1, ?2, ?3, ?4, ?5, 'automatic', ?6, ?7, ?7)",
-                        params![
-                            result.idempotency_key,
-                            result.psp_payment_id,
-                            result.amount.amount_minor,
-                            result.amount.currency.code(),
-                            result.state_if_new.as_str(),
-                            serde_json::to_string(&params)?,
-                            now_ms
-                        ],
-                    )?;
-                    let id = PaymentId(tx.last_insert_rowid());
-                    append_timeline_tx(
-                        &tx,
-                        id,
-                        &TimelineInput {
-                            kind: Some(TimelineKind::PspResult),
-                            detail: format!(
-                                "recorded from PSP payment {} in state {}",
-                                result.psp_payment_id, result.state_if_new
-                            ),
-                            ..Default::default()
-                        },
-                        now_ms,
-                    )?;
-                    RecordOutcome::Recorded(id)
-                }
-            }
-        };
+        let outcome = record_psp_result_tx(&tx, result, now_ms)?;
         if matches!(outcome, RecordOutcome::Recorded(_)) {
             tx.commit()?;
         }
@@ -417,19 +347,69 @@ impl Ledger {
     /// first time (the dedup-window guard of SPEC §3 rule 6 measures from it).
     pub fn record_attempt(&mut self, payment_id: PaymentId, attempt: &TimelineInput, now_ms: i64) -> Result<()> {
         let tx = self.write_tx()?;
-        let n = tx.execute(
-            "UPDATE payments SET first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?2), updated_at_ms = ?2
-             WHERE id = ?1",
-            params![payment_id.0, now_ms],
-        )?;
-        if n == 0 {
-            return Err(Error::UnknownPayment(payment_id.to_string()));
-        }
-        let mut entry = attempt.clone();
-        entry.kind = Some(entry.kind.unwrap_or(TimelineKind::Attempt));
-        append_timeline_tx(&tx, payment_id, &entry, now_ms)?;
+        record_attempt_tx(&tx, payment_id, attempt, now_ms)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Settles what one attempt phase of a checkout ended with, in ONE transaction
+    /// (one durable commit): the attempts' timeline rows (stamping
+    /// `first_attempt_at_ms`), the PSP's answer recorded idempotently (the same
+    /// `Exists…` checks as [`Ledger::record_psp_result`]), the last error, and the state
+    /// path to `target` — `created`/`queued_offline` go through `authorizing` first —
+    /// each step checked against the one transition table and applied with
+    /// `UPDATE … WHERE id=? AND state=?` ([`Ledger::transition`]'s rules and side
+    /// effects). Without a target, `sent` still moves a `created`/`queued_offline` row
+    /// to `authorizing`. A state already past the target is kept (an event may have
+    /// moved it first).
+    ///
+    /// If the PSP result disagrees with the row (`ExistsWith…`, `…BelongsToAnotherKey`)
+    /// nothing at all is written and [`SettleOutcome::PspConflict`] is returned.
+    pub fn settle_checkout(&mut self, payment_id: PaymentId, s: &CheckoutSettlement, now_ms: i64) -> Result<SettleOutcome> {
+        let tx = self.write_tx()?;
+        for (entry, at_ms) in &s.attempts {
+            record_attempt_tx(&tx, payment_id, entry, *at_ms)?;
+        }
+        if let Some(res) = &s.psp {
+            let out = record_psp_result_tx(&tx, res, now_ms)?;
+            if !matches!(out, RecordOutcome::Recorded(_) | RecordOutcome::Exists(_)) {
+                return Ok(SettleOutcome::PspConflict(out)); // dropping tx rolls back
+            }
+        }
+        if let Some(e) = &s.last_error {
+            let n = tx.execute(
+                "UPDATE payments SET last_error = ?2, updated_at_ms = ?3 WHERE id = ?1",
+                params![payment_id.0, e, now_ms],
+            )?;
+            if n == 0 {
+                return Err(Error::UnknownPayment(payment_id.to_string()));
+            }
+        }
+        let cur = payment_by_id_tx(&tx, payment_id)?.state;
+        use PaymentState::*;
+        let target = match s.target {
+            Some(t) => Some(t),
+            None if s.sent && matches!(cur, Created | QueuedOffline) => Some(Authorizing),
+            None => None,
+        };
+        if let Some(to) = target {
+            let path: Vec<PaymentState> = match (cur, to) {
+                (c, t) if c == t => vec![],
+                (Created | QueuedOffline, Authorizing) => vec![Authorizing],
+                (Created | QueuedOffline, t) if matches!(t, Captured | Authorized | Failed) => vec![Authorizing, t],
+                (c, t) if c.can_transition_to(t) => vec![t],
+                // Already past it: keep what is there.
+                _ => vec![],
+            };
+            let mut from = cur;
+            for step in path {
+                let detail = if step == Authorizing { SENT_DETAIL } else { s.via.as_str() };
+                from = transition_tx(&tx, payment_id, from, step, detail, now_ms)?.state();
+            }
+        }
+        let p = payment_by_id_tx(&tx, payment_id)?;
+        tx.commit()?;
+        Ok(SettleOutcome::Settled(p))
     }
 
     /// Stores the last error shown for a payment (decline message, 400 body).
@@ -1246,6 +1226,128 @@ fn append_timeline_tx(conn: &Connection, payment_id: PaymentId, e: &TimelineInpu
         ],
     )?;
     Ok(conn.last_insert_rowid())
+}
+
+/// [`Ledger::record_psp_result`] inside a caller's transaction (nothing is committed
+/// here; a non-`Recorded` outcome writes nothing).
+fn record_psp_result_tx(tx: &Connection, result: &PspResult, now_ms: i64) -> Result<RecordOutcome> {
+    if result.amount.amount_minor <= 0 {
+        return Err(Error::InvalidAmount(format!("{} must be greater than zero", result.amount.amount_minor)));
+    }
+    if result.psp_payment_id.is_empty() {
+        return Err(Error::InvalidInput("empty psp_payment_id".into()));
+    }
+    let by_psp: Option<(i64, String)> = tx
+        .query_row(
+            "SELECT id, idempotency_key FROM payments WHERE psp_payment_id = ?1",
+            [&result.psp_payment_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let existing = payment_by_key_tx(tx, &result.idempotency_key)?;
+    let outcome = match existing {
+        Some(p) => {
+            if p.amount.amount_minor != result.amount.amount_minor {
+                RecordOutcome::ExistsWithDifferentAmount {
+                    id: p.id,
+                    stored_minor: p.amount.amount_minor,
+                    requested_minor: result.amount.amount_minor,
+                }
+            } else if p.amount.currency != result.amount.currency {
+                RecordOutcome::ExistsWithDifferentCurrency {
+                    id: p.id,
+                    stored: p.amount.currency,
+                    requested: result.amount.currency,
+                }
+            } else if let Some(stored) = p.psp_payment_id.clone() {
+                if stored == result.psp_payment_id {
+                    RecordOutcome::Exists(p.id)
+                } else {
+                    RecordOutcome::ExistsWithDifferentPspPaymentId {
+                        id: p.id,
+                        stored,
+                        requested: result.psp_payment_id.clone(),
+                    }
+                }
+            } else if let Some((other_id, other_key)) = by_psp {
+                RecordOutcome::PspPaymentIdBelongsToAnotherKey { id: PaymentId(other_id), other_key }
+            } else {
+                tx.execute(
+                    "UPDATE payments SET psp_payment_id = ?2, updated_at_ms = ?3 WHERE id = ?1",
+                    params![p.id.0, result.psp_payment_id, now_ms],
+                )?;
+                append_timeline_tx(
+                    tx,
+                    p.id,
+                    &TimelineInput {
+                        kind: Some(TimelineKind::PspResult),
+                        detail: format!("PSP payment {}", result.psp_payment_id),
+                        ..Default::default()
+                    },
+                    now_ms,
+                )?;
+                RecordOutcome::Recorded(p.id)
+            }
+        }
+        None => {
+            if let Some((other_id, other_key)) = by_psp {
+                RecordOutcome::PspPaymentIdBelongsToAnotherKey { id: PaymentId(other_id), other_key }
+            } else {
+                let mut params = RequestParams::default();
+                params.push("amount", result.amount.amount_minor.to_string());
+                params.push("currency", result.amount.currency.code());
+                params.push("metadata[checkout_key]", result.idempotency_key.clone());
+                tx.execute(
+                    "INSERT INTO payments (idempotency_key, psp_payment_id, amount_minor, currency, state,
+                         capture_method, request_params, created_at_ms, updated_at_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, 'automatic', ?6, ?7, ?7)",
+                    params![
+                        result.idempotency_key,
+                        result.psp_payment_id,
+                        result.amount.amount_minor,
+                        result.amount.currency.code(),
+                        result.state_if_new.as_str(),
+                        serde_json::to_string(&params)?,
+                        now_ms
+                    ],
+                )?;
+                let id = PaymentId(tx.last_insert_rowid());
+                append_timeline_tx(
+                    tx,
+                    id,
+                    &TimelineInput {
+                        kind: Some(TimelineKind::PspResult),
+                        detail: format!(
+                            "recorded from PSP payment {} in state {}",
+                            result.psp_payment_id, result.state_if_new
+                        ),
+                        ..Default::default()
+                    },
+                    now_ms,
+                )?;
+                RecordOutcome::Recorded(id)
+            }
+        }
+    };
+    Ok(outcome)
+}
+
+/// Detail of the `-> authorizing` step: a request may be out.
+const SENT_DETAIL: &str = "sent to the PSP";
+
+fn record_attempt_tx(tx: &Connection, payment_id: PaymentId, attempt: &TimelineInput, now_ms: i64) -> Result<()> {
+    let n = tx.execute(
+        "UPDATE payments SET first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?2), updated_at_ms = ?2
+         WHERE id = ?1",
+        params![payment_id.0, now_ms],
+    )?;
+    if n == 0 {
+        return Err(Error::UnknownPayment(payment_id.to_string()));
+    }
+    let mut entry = attempt.clone();
+    entry.kind = Some(entry.kind.unwrap_or(TimelineKind::Attempt));
+    append_timeline_tx(tx, payment_id, &entry, now_ms)?;
+    Ok(())
 }
 
 fn transition_tx(

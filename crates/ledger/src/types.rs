@@ -187,6 +187,34 @@ impl RecordOutcome {
     }
 }
 
+/// What one attempt phase of a checkout ended with, applied in one transaction by
+/// [`crate::Ledger::settle_checkout`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CheckoutSettlement {
+    /// Timeline rows of the attempts, each with its time (`first_attempt_at_ms` is
+    /// stamped from the first).
+    pub attempts: Vec<(TimelineInput, i64)>,
+    /// The PSP's answer for the key, recorded idempotently.
+    pub psp: Option<PspResult>,
+    pub last_error: Option<String>,
+    /// Final state to reach along the table (through `authorizing` when needed).
+    pub target: Option<PaymentState>,
+    /// A request may have reached the PSP: without a target, a `created` /
+    /// `queued_offline` row moves to `authorizing`.
+    pub sent: bool,
+    /// Timeline detail of the final transition ("reply", "replay", "declined", …).
+    pub via: String,
+}
+
+/// Result of [`crate::Ledger::settle_checkout`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettleOutcome {
+    /// Committed; the payment as it is now.
+    Settled(Payment),
+    /// The PSP result disagrees with the ledger: nothing was written.
+    PspConflict(RecordOutcome),
+}
+
 /// Result of a state change in the ledger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransitionOutcome<S> {

@@ -12,8 +12,8 @@ use crate::rng::SharedRandom;
 use crate::transport::SharedTransport;
 use crate::window::DedupWindow;
 use paydesk_ledger::{
-    ApplyOutcome, CartId, CheckoutOptions, Currency, EventKind, Ledger, Money, NewPayment, Payment, PaymentId,
-    PaymentState, PspEvent, PspResult, RecordOutcome, Refund, RefundState, TimelineEntry, TimelineInput,
+    ApplyOutcome, CartId, CheckoutOptions, CheckoutSettlement, Currency, EventKind, Ledger, Money, NewPayment, Payment, PaymentId,
+    PaymentState, PspEvent, PspResult, RecordOutcome, Refund, RefundState, SettleOutcome, TimelineEntry, TimelineInput,
     TimelineKind,
 };
 use serde::Serialize;
@@ -642,13 +642,9 @@ impl Engine {
             }
             PhaseResult::Final(AttemptOutcome::Declined { decline, .. }) => {
                 let msg = format!("declined: {} ({})", decline.message, decline.code);
-                let mut p2 = p.clone();
-                if let Some(pi) = &decline.payment_intent {
-                    // Keep the PSP's id with the failed row (its UNIQUE guards a mix-up).
-                    self.record_psp_id(&p, pi)?;
-                    p2 = self.payment(key)?;
-                }
-                let p = self.settle_state(&p2, PaymentState::Failed, &recs, Some(&msg), "declined")?;
+                // Keep the PSP's id with the failed row (its UNIQUE guards a mix-up),
+                // in the same commit as the attempts and the move to failed.
+                let p = self.settle_state_with(&p, PaymentState::Failed, &recs, Some(&msg), "declined", decline.payment_intent.as_ref())?;
                 self.crash(CrashPoint::AfterCommit);
                 if forwarding {
                     self.notify(Notification::Forwarded { subject: subject.clone(), state: "failed".into(), declined: true });
@@ -700,19 +696,49 @@ impl Engine {
         Ok(tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none()).count() as u32)
     }
 
-    /// Timeline rows for the attempts; `to_authorizing` first moves a
-    /// `created` / `queued_offline` row to `authorizing` (a request may be out).
+    /// Timeline rows for the attempts; `to_authorizing` also moves a
+    /// `created` / `queued_offline` row to `authorizing` (a request may be out) — all
+    /// in one ledger commit.
     fn record_attempts(&self, p: &Payment, recs: &[AttemptRecord], to_authorizing: bool) -> Result<()> {
-        let now = self.now();
-        if to_authorizing && matches!(p.state, PaymentState::Created | PaymentState::QueuedOffline) {
-            self.move_to(p.id, PaymentState::Authorizing, "sent to the PSP")?;
+        if recs.is_empty() && !(to_authorizing && matches!(p.state, PaymentState::Created | PaymentState::QueuedOffline)) {
+            return Ok(());
         }
-        self.with_ledger(|l| -> Result<()> {
-            for r in recs {
-                l.record_attempt(p.id, &attempt_input(r), r.started_ms.min(now))?;
-            }
-            Ok(())
-        })
+        let s = CheckoutSettlement { attempts: self.attempt_rows(recs), sent: to_authorizing, ..Default::default() };
+        self.settle(p, &s)?;
+        Ok(())
+    }
+
+    fn attempt_rows(&self, recs: &[AttemptRecord]) -> Vec<(TimelineInput, i64)> {
+        let now = self.now();
+        recs.iter().map(|r| (attempt_input(r), r.started_ms.min(now))).collect()
+    }
+
+    /// One ledger commit for what an attempt phase ended with (issue 4: at most two
+    /// durable commits per checkout — the key before the network, then this).
+    fn settle(&self, p: &Payment, s: &CheckoutSettlement) -> Result<Payment> {
+        let now = self.now();
+        match self.with_ledger(|l| l.settle_checkout(p.id, s, now))? {
+            SettleOutcome::Settled(p) => Ok(p),
+            SettleOutcome::PspConflict(other) => Err(self.psp_conflict(p, other)),
+        }
+    }
+
+    fn psp_conflict(&self, p: &Payment, other: RecordOutcome) -> EngineError {
+        let msg = format!(
+            "ledger and PSP disagree on {} ({}): {other:?}",
+            p.idempotency_key,
+            other.differing_field().unwrap_or("?")
+        );
+        self.notify(Notification::Alarm {
+            subject: Some(Subject::Checkout(p.idempotency_key.clone())),
+            code: "exists_with_different".into(),
+            message: msg.clone(),
+        });
+        EngineError::Alarm(msg)
+    }
+
+    fn psp_result(p: &Payment, pi: &PaymentIntent) -> PspResult {
+        PspResult { idempotency_key: p.idempotency_key.clone(), psp_payment_id: pi.id.clone(), amount: p.amount, state_if_new: p.state }
     }
 
     /// Move a payment to `to` along the table, tolerating concurrent movers
@@ -757,33 +783,6 @@ impl Engine {
         Ok(self.with_ledger(|l| l.payment_by_id(id))?.state)
     }
 
-    fn record_psp_id(&self, p: &Payment, pi: &PaymentIntent) -> Result<()> {
-        let now = self.now();
-        let res = PspResult {
-            idempotency_key: p.idempotency_key.clone(),
-            psp_payment_id: pi.id.clone(),
-            amount: p.amount,
-            state_if_new: p.state,
-        };
-        let out = self.with_ledger(|l| l.record_psp_result(&res, now))?;
-        match out {
-            RecordOutcome::Recorded(_) | RecordOutcome::Exists(_) => Ok(()),
-            other => {
-                let msg = format!(
-                    "ledger and PSP disagree on {} ({}): {other:?}",
-                    p.idempotency_key,
-                    other.differing_field().unwrap_or("?")
-                );
-                self.notify(Notification::Alarm {
-                    subject: Some(Subject::Checkout(p.idempotency_key.clone())),
-                    code: "exists_with_different".into(),
-                    message: msg.clone(),
-                });
-                Err(EngineError::Alarm(msg))
-            }
-        }
-    }
-
     fn settle_with_intent(&self, p: &Payment, pi: &PaymentIntent, recs: &[AttemptRecord], via: &str) -> Result<Payment> {
         if pi.amount != 0 && (pi.amount != p.amount.amount_minor || !pi.currency.eq_ignore_ascii_case(p.amount.currency.code())) {
             let msg = format!(
@@ -798,7 +797,6 @@ impl Engine {
             });
             return Err(EngineError::Alarm(msg));
         }
-        self.record_psp_id(p, pi)?;
         let target = match pi.pi_status() {
             PiStatus::Succeeded => Some(PaymentState::Captured),
             PiStatus::RequiresCapture => Some(PaymentState::Authorized),
@@ -806,13 +804,18 @@ impl Engine {
             PiStatus::Canceled => Some(PaymentState::Canceled),
             PiStatus::Other => None,
         };
-        let p = self.payment(&p.idempotency_key)?;
         let msg = pi.last_payment_error.as_ref().and_then(|e| e.message.clone());
         match target {
-            Some(t) => self.settle_state(&p, t, recs, msg.as_deref(), via),
+            Some(t) => self.settle_state_with(p, t, recs, msg.as_deref(), via, Some(pi)),
             None => {
-                self.record_attempts(&p, recs, true)?;
-                self.payment(&p.idempotency_key)
+                // Still processing at the PSP: keep the id and the attempts, stay in flight.
+                let s = CheckoutSettlement {
+                    attempts: self.attempt_rows(recs),
+                    psp: Some(Self::psp_result(p, pi)),
+                    sent: true,
+                    ..Default::default()
+                };
+                self.settle(p, &s)
             }
         }
     }
@@ -825,18 +828,35 @@ impl Engine {
         last_error: Option<&str>,
         via: &str,
     ) -> Result<Payment> {
-        self.record_attempts(p, recs, true)?;
-        if let Some(e) = last_error {
-            let now = self.now();
-            self.with_ledger(|l| l.set_last_error(p.id, Some(e), now))?;
-        }
-        let state = self.move_to(p.id, to, via)?;
+        self.settle_state_with(p, to, recs, last_error, via, None)
+    }
+
+    /// Attempts, the PSP's id (if any), the last error and the state path to `to`, in
+    /// ONE ledger commit.
+    fn settle_state_with(
+        &self,
+        p: &Payment,
+        to: PaymentState,
+        recs: &[AttemptRecord],
+        last_error: Option<&str>,
+        via: &str,
+        pi: Option<&PaymentIntent>,
+    ) -> Result<Payment> {
+        let s = CheckoutSettlement {
+            attempts: self.attempt_rows(recs),
+            psp: pi.map(|pi| Self::psp_result(p, pi)),
+            last_error: last_error.map(str::to_string),
+            target: Some(to),
+            sent: true,
+            via: via.to_string(),
+        };
+        let p = self.settle(p, &s)?;
         self.notify(Notification::Resolved {
             subject: Subject::Checkout(p.idempotency_key.clone()),
-            state: state.as_str().into(),
+            state: p.state.as_str().into(),
             via: via.into(),
         });
-        self.payment(&p.idempotency_key)
+        Ok(p)
     }
 
     fn on_fatal(&self, p: &Payment, f: Fatal, recs: &[AttemptRecord]) -> Result<CheckoutReport> {

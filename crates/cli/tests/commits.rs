@@ -1,0 +1,70 @@
+//! Issue 4: the register adds at most two durable commits per checkout on the happy
+//! path — #1 the key and parameters before any byte is sent (SPEC §3 rule 1), #2 the
+//! outcome (attempts, PSP id, state path) in one transaction. Counted exactly with the
+//! ledger's SQLite commit hook, over real loopback HTTP to the mock PSP.
+
+use mock_psp::MockPsp;
+use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, NewProduct};
+use paydesk_register::transport::HttpTransport;
+use paydesk_register::{Engine, EngineConfig, OsRandom, SystemClock};
+use std::sync::Arc;
+use std::time::Duration;
+
+async fn setup(dir: &tempfile::TempDir) -> (mock_psp::RunningServer, Engine) {
+    let psp = MockPsp::builder().db(dir.path().join("psp.sqlite3")).secret_key("sk_test_a").seed(11).build().unwrap();
+    let server = psp.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let ledger = Ledger::open(dir.path().join("register.sqlite3")).unwrap();
+    let transport = Arc::new(HttpTransport::new(&server.url(), "sk_test_a", Duration::from_secs(2)).unwrap());
+    let engine = Engine::new(ledger, transport, Arc::new(SystemClock::new()), Arc::new(OsRandom), EngineConfig::default());
+    (server, engine)
+}
+
+fn commits(e: &Engine) -> u64 {
+    e.with_ledger(|l| l.commit_count())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paid_checkout_costs_at_most_two_durable_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, engine) = setup(&dir).await;
+
+    // Amount checkout (CLI `checkout --amount`).
+    let before = commits(&engine);
+    let r = engine.checkout_amount(Money::new(1200, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
+    let used = commits(&engine) - before;
+    assert_eq!(r.state, "captured", "{r:?}");
+    assert_eq!(r.attempts, 1);
+    assert!(r.psp_payment_id.is_some());
+    assert!(used <= 2, "a paid checkout made {used} durable commits");
+    assert!(used >= 1, "the commit hook counts: {used}");
+
+    // Cart checkout (the cashier's Charge): the cart is locked then marked paid.
+    engine
+        .with_ledger(|l| l.seed_catalog(&[NewProduct { sku: "tea".into(), name: "Tea".into(), price: Money::new(450, Currency::Jpy) }]))
+        .unwrap();
+    let cart = engine.with_ledger(|l| l.create_cart(Currency::Jpy, 1)).unwrap();
+    engine.with_ledger(|l| l.add_to_cart(cart, "tea", 2, 1)).unwrap();
+    let before = commits(&engine);
+    let r = engine.charge_cart(cart, CheckoutOptions::card("pm_card_visa")).await.unwrap();
+    let used = commits(&engine) - before;
+    assert_eq!(r.state, "captured", "{r:?}");
+    assert_eq!(r.amount, 900);
+    assert!(used <= 2, "a paid cart checkout made {used} durable commits");
+    let p = engine.with_ledger(|l| l.payment_by_key(&r.checkout_key)).unwrap().unwrap();
+    assert!(p.first_attempt_at_ms.is_some());
+    assert_eq!(engine.with_ledger(|l| l.cart(cart)).unwrap().state.as_str(), "paid");
+    // The timeline still tells the whole story: attempt, created -> authorizing -> captured.
+    let tl = engine.with_ledger(|l| l.timeline(p.id)).unwrap();
+    let kinds: Vec<&str> = tl.iter().map(|t| t.kind.as_str()).collect();
+    assert!(kinds.contains(&paydesk_ledger::TimelineKind::Attempt.as_str()), "{kinds:?}");
+    let moves: Vec<&str> = tl.iter().filter_map(|t| t.outcome.as_deref()).filter(|o| ["authorizing", "captured"].contains(o)).collect();
+    assert!(moves.ends_with(&["authorizing", "captured"]), "{tl:?}");
+
+    // A decline is settled the same way.
+    let before = commits(&engine);
+    let r = engine.checkout_amount(Money::new(300, Currency::Jpy), CheckoutOptions::card("pm_card_chargeDeclined")).await.unwrap();
+    let used = commits(&engine) - before;
+    assert_eq!(r.state, "failed", "{r:?}");
+    assert!(used <= 2, "a declined checkout made {used} durable commits");
+    server.shutdown().await;
+}
