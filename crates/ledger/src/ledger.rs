@@ -23,6 +23,36 @@ use crate::schema::{self, SCHEMA_VERSION};
 use crate::state::{CaptureMethod, PaymentState, RefundState, Step};
 use crate::types::*;
 
+/// Prepared statements kept per connection: every statement the ledger runs is
+/// parsed once and reused (re-parsing was a third of the simulation's CPU time).
+/// Sized above the number of distinct statements in this file.
+const STATEMENT_CACHE_CAPACITY: usize = 128;
+
+/// `execute` / `query_row` through the connection's statement cache.
+trait Cached {
+    fn exec_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize>;
+    fn row_cached<T, P: rusqlite::Params, F: FnOnce(&Row<'_>) -> rusqlite::Result<T>>(
+        &self,
+        sql: &str,
+        params: P,
+        f: F,
+    ) -> rusqlite::Result<T>;
+}
+
+impl Cached for Connection {
+    fn exec_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize> {
+        self.prepare_cached(sql)?.execute(params)
+    }
+    fn row_cached<T, P: rusqlite::Params, F: FnOnce(&Row<'_>) -> rusqlite::Result<T>>(
+        &self,
+        sql: &str,
+        params: P,
+        f: F,
+    ) -> rusqlite::Result<T> {
+        self.prepare_cached(sql)?.query_row(params, f)
+    }
+}
+
 /// How long a writer waits for the lock before `SQLITE_BUSY`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -117,6 +147,7 @@ impl Ledger {
     }
 
     fn with_conn(conn: Connection, keys: Box<dyn KeySource>, path: Option<PathBuf>) -> Result<Ledger> {
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
         let commits = Arc::new(AtomicU64::new(0));
         let c2 = commits.clone();
         conn.commit_hook(Some(move || {
@@ -216,7 +247,7 @@ impl Ledger {
         }
         let amount = Money::positive(cart.total.amount_minor, cart.currency)?;
         let id = insert_payment(&tx, &key, amount, options, Some(cart_id), now_ms)?;
-        tx.execute(
+        tx.exec_cached(
             "UPDATE carts SET state = 'locked', updated_at_ms = ?2 WHERE id = ?1",
             params![cart_id.0, now_ms],
         )?;
@@ -253,7 +284,7 @@ impl Ledger {
         }
         let amount = Money::positive(cart.total.amount_minor, cart.currency)?;
         let id = insert_payment(&tx, &key, amount, options, Some(cart_id), now_ms)?;
-        tx.execute(
+        tx.exec_cached(
             "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, 'new_checkout_override', ?2, ?3)",
             params![
                 now_ms,
@@ -377,7 +408,7 @@ impl Ledger {
             }
         }
         if let Some(e) = &s.last_error {
-            let n = tx.execute(
+            let n = tx.exec_cached(
                 "UPDATE payments SET last_error = ?2, updated_at_ms = ?3 WHERE id = ?1",
                 params![payment_id.0, e, now_ms],
             )?;
@@ -414,7 +445,7 @@ impl Ledger {
 
     /// Stores the last error shown for a payment (decline message, 400 body).
     pub fn set_last_error(&mut self, payment_id: PaymentId, error: Option<&str>, now_ms: i64) -> Result<()> {
-        let n = self.conn.execute(
+        let n = self.conn.exec_cached(
             "UPDATE payments SET last_error = ?2, updated_at_ms = ?3 WHERE id = ?1",
             params![payment_id.0, error, now_ms],
         )?;
@@ -445,7 +476,7 @@ impl Ledger {
 
     pub fn payment_by_psp_id(&self, psp_payment_id: &str) -> Result<Option<Payment>> {
         let sql = format!("SELECT {PAYMENT_COLS} FROM payments WHERE psp_payment_id = ?1");
-        self.conn.query_row(&sql, [psp_payment_id], payment_from_row).optional()?.transpose()
+        self.conn.row_cached(&sql, [psp_payment_id], payment_from_row).optional()?.transpose()
     }
 
     /// Newest first.
@@ -547,7 +578,7 @@ impl Ledger {
         if !p.state.is_refundable() {
             return Err(Error::NotRefundable { payment_id: payment_id.0, state: p.state });
         }
-        let reserved: i64 = tx.query_row(
+        let reserved: i64 = tx.row_cached(
             "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
             [payment_id.0],
             |r| r.get(0),
@@ -567,7 +598,7 @@ impl Ledger {
         params.push("amount", amount_minor.to_string());
         params.push("metadata[refund_key]", key.clone());
         params.push("metadata[checkout_key]", p.idempotency_key.clone());
-        tx.execute(
+        tx.exec_cached(
             "INSERT INTO refunds (idempotency_key, payment_id, amount_minor, currency, state, reason,
                  request_params, created_at_ms, updated_at_ms)
              VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?7)",
@@ -615,7 +646,7 @@ impl Ledger {
     pub fn record_refund_attempt(&mut self, refund_id: RefundId, attempt: &TimelineInput, now_ms: i64) -> Result<()> {
         let tx = self.write_tx()?;
         let r = refund_by_id_tx(&tx, refund_id)?;
-        tx.execute(
+        tx.exec_cached(
             "UPDATE refunds SET first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?2), updated_at_ms = ?2 WHERE id = ?1",
             params![refund_id.0, now_ms],
         )?;
@@ -650,7 +681,7 @@ impl Ledger {
             }
             Some(_) => {}
             None => {
-                tx.execute(
+                tx.exec_cached(
                     "UPDATE refunds SET psp_refund_id = ?2, updated_at_ms = ?3 WHERE id = ?1",
                     params![refund_id.0, psp_refund_id, now_ms],
                 )?;
@@ -682,7 +713,7 @@ impl Ledger {
 
     pub fn refund_by_key(&self, key: &str) -> Result<Option<Refund>> {
         let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE idempotency_key = ?1");
-        self.conn.query_row(&sql, [key], refund_from_row).optional()?.transpose()
+        self.conn.row_cached(&sql, [key], refund_from_row).optional()?.transpose()
     }
 
     pub fn refunds_for_payment(&self, payment_id: PaymentId) -> Result<Vec<Refund>> {
@@ -714,7 +745,7 @@ impl Ledger {
             return Err(Error::InvalidInput("empty event id".into()));
         }
         let tx = self.write_tx()?;
-        let inserted = tx.execute(
+        let inserted = tx.exec_cached(
             "INSERT INTO processed_events (event_id, event_type, applied_at_ms, effect)
              VALUES (?1, ?2, ?3, '') ON CONFLICT(event_id) DO NOTHING",
             params![event.event_id, event.event_type, now_ms],
@@ -732,7 +763,7 @@ impl Ledger {
             (Some(psp), _) if refund_by_psp_tx(&tx, psp)?.is_some() => refund_by_psp_tx(&tx, psp)?,
             (_, Some(key)) => {
                 let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE idempotency_key = ?1");
-                tx.query_row(&sql, [key], refund_from_row).optional()?.transpose()?
+                tx.row_cached(&sql, [key], refund_from_row).optional()?.transpose()?
             }
             _ => None,
         };
@@ -746,7 +777,7 @@ impl Ledger {
         // PSP id, so attach it (only if no other payment holds it; UNIQUE would refuse).
         if let (Some(p), Some(psp)) = (&payment, &event.psp_payment_id) {
             if p.psp_payment_id.is_none() && payment_by_psp_tx(&tx, psp)?.is_none() {
-                tx.execute(
+                tx.exec_cached(
                     "UPDATE payments SET psp_payment_id = ?2, updated_at_ms = ?3 WHERE id = ?1 AND psp_payment_id IS NULL",
                     params![p.id.0, psp, now_ms],
                 )?;
@@ -800,7 +831,7 @@ impl Ledger {
                     Err(e) => effects.push(format!("no refund change ({e})")),
                 }
                 if let (Some(psp), None) = (&event.psp_refund_id, &r.psp_refund_id) {
-                    tx.execute(
+                    tx.exec_cached(
                         "UPDATE refunds SET psp_refund_id = ?2 WHERE id = ?1 AND psp_refund_id IS NULL",
                         params![r.id.0, psp],
                     )?;
@@ -839,11 +870,11 @@ impl Ledger {
         }
         let effect = if effects.is_empty() { "none".to_string() } else { effects.join("; ") };
         let payment_id = payment.as_ref().map(|p| p.id);
-        tx.execute(
+        tx.exec_cached(
             "UPDATE processed_events SET payment_id = ?2, effect = ?3 WHERE event_id = ?1",
             params![event.event_id, payment_id.map(|p| p.0), effect],
         )?;
-        tx.execute(
+        tx.exec_cached(
             "INSERT INTO journal (event_id, payment_id, at_ms, account, amount_minor, currency, memo)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
@@ -877,7 +908,7 @@ impl Ledger {
     pub fn is_event_processed(&self, event_id: &str) -> Result<bool> {
         Ok(self
             .conn
-            .query_row("SELECT 1 FROM processed_events WHERE event_id = ?1", [event_id], |_| Ok(()))
+            .row_cached("SELECT 1 FROM processed_events WHERE event_id = ?1", [event_id], |_| Ok(()))
             .optional()?
             .is_some())
     }
@@ -921,7 +952,7 @@ impl Ledger {
     /// Appends to the audit log (e.g. the cashier's override of SPEC §3 rule 3 with the
     /// reason they gave). Durable on return.
     pub fn audit(&mut self, action: &str, reason: &str, detail: Option<&str>, now_ms: i64) -> Result<i64> {
-        self.conn.execute(
+        self.conn.exec_cached(
             "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, ?2, ?3, ?4)",
             params![now_ms, action, reason, detail],
         )?;
@@ -943,7 +974,7 @@ impl Ledger {
             if p.price.amount_minor < 0 {
                 return Err(Error::InvalidAmount(format!("price of {} is negative", p.sku)));
             }
-            tx.execute(
+            tx.exec_cached(
                 "INSERT INTO products (sku, name, price_minor, currency) VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT(sku) DO UPDATE SET name = excluded.name, price_minor = excluded.price_minor,
                      currency = excluded.currency",
@@ -960,13 +991,13 @@ impl Ledger {
 
     pub fn product_by_sku(&self, sku: &str) -> Result<Option<Product>> {
         self.conn
-            .query_row("SELECT id, sku, name, price_minor, currency FROM products WHERE sku = ?1", [sku], product_from_row)
+            .row_cached("SELECT id, sku, name, price_minor, currency FROM products WHERE sku = ?1", [sku], product_from_row)
             .optional()?
             .transpose()
     }
 
     pub fn create_cart(&mut self, currency: Currency, now_ms: i64) -> Result<CartId> {
-        self.conn.execute(
+        self.conn.exec_cached(
             "INSERT INTO carts (currency, state, created_at_ms, updated_at_ms) VALUES (?1, 'open', ?2, ?2)",
             params![currency.code(), now_ms],
         )?;
@@ -987,7 +1018,7 @@ impl Ledger {
         let cart = editable_cart(&tx, cart_id)?;
         let product = product_for_cart(&tx, sku, cart.currency)?;
         let current: i64 = tx
-            .query_row(
+            .row_cached(
                 "SELECT quantity FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2",
                 params![cart_id.0, product.id.0],
                 |r| r.get(0),
@@ -1028,7 +1059,7 @@ fn collect<P: rusqlite::Params, T>(
     params: P,
     f: impl FnMut(&Row<'_>) -> rusqlite::Result<Result<T>>,
 ) -> Result<Vec<T>> {
-    let mut stmt = conn.prepare(sql)?;
+    let mut stmt = conn.prepare_cached(sql)?;
     let rows = stmt.query_map(params, f)?;
     let mut out = Vec::new();
     for r in rows {
@@ -1114,7 +1145,7 @@ fn product_from_row(r: &Row<'_>) -> rusqlite::Result<Result<Product>> {
 
 fn payment_by_id_tx(conn: &Connection, id: PaymentId) -> Result<Payment> {
     let sql = format!("SELECT {PAYMENT_COLS} FROM payments WHERE id = ?1");
-    conn.query_row(&sql, [id.0], payment_from_row)
+    conn.row_cached(&sql, [id.0], payment_from_row)
         .optional()?
         .transpose()?
         .ok_or_else(|| Error::UnknownPayment(id.to_string()))
@@ -1122,17 +1153,17 @@ fn payment_by_id_tx(conn: &Connection, id: PaymentId) -> Result<Payment> {
 
 fn payment_by_key_tx(conn: &Connection, key: &str) -> Result<Option<Payment>> {
     let sql = format!("SELECT {PAYMENT_COLS} FROM payments WHERE idempotency_key = ?1");
-    conn.query_row(&sql, [key], payment_from_row).optional()?.transpose()
+    conn.row_cached(&sql, [key], payment_from_row).optional()?.transpose()
 }
 
 fn payment_by_psp_tx(conn: &Connection, psp: &str) -> Result<Option<Payment>> {
     let sql = format!("SELECT {PAYMENT_COLS} FROM payments WHERE psp_payment_id = ?1");
-    conn.query_row(&sql, [psp], payment_from_row).optional()?.transpose()
+    conn.row_cached(&sql, [psp], payment_from_row).optional()?.transpose()
 }
 
 fn refund_by_id_tx(conn: &Connection, id: RefundId) -> Result<Refund> {
     let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE id = ?1");
-    conn.query_row(&sql, [id.0], refund_from_row)
+    conn.row_cached(&sql, [id.0], refund_from_row)
         .optional()?
         .transpose()?
         .ok_or_else(|| Error::UnknownRefund(id.to_string()))
@@ -1140,7 +1171,7 @@ fn refund_by_id_tx(conn: &Connection, id: RefundId) -> Result<Refund> {
 
 fn refund_by_psp_tx(conn: &Connection, psp: &str) -> Result<Option<Refund>> {
     let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE psp_refund_id = ?1");
-    conn.query_row(&sql, [psp], refund_from_row).optional()?.transpose()
+    conn.row_cached(&sql, [psp], refund_from_row).optional()?.transpose()
 }
 
 fn open_checkout_of_cart(conn: &Connection, cart_id: CartId) -> Result<Option<Payment>> {
@@ -1150,7 +1181,7 @@ fn open_checkout_of_cart(conn: &Connection, cart_id: CartId) -> Result<Option<Pa
         "SELECT {PAYMENT_COLS} FROM payments WHERE cart_id = ?1 AND state IN (SELECT value FROM json_each(?2))
          ORDER BY id DESC LIMIT 1"
     );
-    conn.query_row(&sql, params![cart_id.0, serde_json::to_string(&open)?], payment_from_row)
+    conn.row_cached(&sql, params![cart_id.0, serde_json::to_string(&open)?], payment_from_row)
         .optional()?
         .transpose()
 }
@@ -1181,7 +1212,7 @@ fn insert_payment(
     for (k, v) in &options.extra_params {
         params.push(k.clone(), v.clone());
     }
-    tx.execute(
+    tx.exec_cached(
         "INSERT INTO payments (idempotency_key, amount_minor, currency, state, capture_method, request_params,
              cart_id, created_at_ms, updated_at_ms)
          VALUES (?1, ?2, ?3, 'created', ?4, ?5, ?6, ?7, ?7)",
@@ -1210,7 +1241,7 @@ fn insert_payment(
 }
 
 fn append_timeline_tx(conn: &Connection, payment_id: PaymentId, e: &TimelineInput, at_ms: i64) -> Result<i64> {
-    conn.execute(
+    conn.exec_cached(
         "INSERT INTO payment_timeline (payment_id, refund_id, at_ms, kind, detail, outcome, latency_ms, replayed, attempt_no)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
@@ -1238,7 +1269,7 @@ fn record_psp_result_tx(tx: &Connection, result: &PspResult, now_ms: i64) -> Res
         return Err(Error::InvalidInput("empty psp_payment_id".into()));
     }
     let by_psp: Option<(i64, String)> = tx
-        .query_row(
+        .row_cached(
             "SELECT id, idempotency_key FROM payments WHERE psp_payment_id = ?1",
             [&result.psp_payment_id],
             |r| Ok((r.get(0)?, r.get(1)?)),
@@ -1272,7 +1303,7 @@ fn record_psp_result_tx(tx: &Connection, result: &PspResult, now_ms: i64) -> Res
             } else if let Some((other_id, other_key)) = by_psp {
                 RecordOutcome::PspPaymentIdBelongsToAnotherKey { id: PaymentId(other_id), other_key }
             } else {
-                tx.execute(
+                tx.exec_cached(
                     "UPDATE payments SET psp_payment_id = ?2, updated_at_ms = ?3 WHERE id = ?1",
                     params![p.id.0, result.psp_payment_id, now_ms],
                 )?;
@@ -1297,7 +1328,7 @@ fn record_psp_result_tx(tx: &Connection, result: &PspResult, now_ms: i64) -> Res
                 params.push("amount", result.amount.amount_minor.to_string());
                 params.push("currency", result.amount.currency.code());
                 params.push("metadata[checkout_key]", result.idempotency_key.clone());
-                tx.execute(
+                tx.exec_cached(
                     "INSERT INTO payments (idempotency_key, psp_payment_id, amount_minor, currency, state,
                          capture_method, request_params, created_at_ms, updated_at_ms)
                      VALUES (?1, ?2, ?3, ?4, ?5, 'automatic', ?6, ?7, ?7)",
@@ -1336,7 +1367,7 @@ fn record_psp_result_tx(tx: &Connection, result: &PspResult, now_ms: i64) -> Res
 const SENT_DETAIL: &str = "sent to the PSP";
 
 fn record_attempt_tx(tx: &Connection, payment_id: PaymentId, attempt: &TimelineInput, now_ms: i64) -> Result<()> {
-    let n = tx.execute(
+    let n = tx.exec_cached(
         "UPDATE payments SET first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?2), updated_at_ms = ?2
          WHERE id = ?1",
         params![payment_id.0, now_ms],
@@ -1367,7 +1398,7 @@ fn transition_tx(
     let n = if from == to {
         0
     } else {
-        tx.execute(
+        tx.exec_cached(
             "UPDATE payments SET state = ?3, updated_at_ms = ?4,
                  offline = CASE WHEN ?3 = 'queued_offline' THEN 1 ELSE offline END
              WHERE id = ?1 AND state = ?2",
@@ -1400,7 +1431,7 @@ fn transition_tx(
         Created | Authorizing | Authorized | Capturing | Refunding | PartiallyRefunded | Refunded => None,
     };
     if let Some((new, only_from)) = cart_state {
-        tx.execute(
+        tx.exec_cached(
             "UPDATE carts SET state = ?2, updated_at_ms = ?4
              WHERE id = (SELECT cart_id FROM payments WHERE id = ?1) AND state = ?3",
             params![payment_id.0, new, only_from, now_ms],
@@ -1425,7 +1456,7 @@ fn refund_transition_tx(
     let n = if from == to {
         0
     } else {
-        tx.execute(
+        tx.exec_cached(
             "UPDATE refunds SET state = ?3, updated_at_ms = ?4 WHERE id = ?1 AND state = ?2",
             params![refund_id.0, from.as_str(), to.as_str(), now_ms],
         )?
@@ -1450,14 +1481,14 @@ fn refund_transition_tx(
         now_ms,
     )?;
     if to == RefundState::Succeeded {
-        tx.execute(
+        tx.exec_cached(
             "UPDATE payments SET refunded_minor = refunded_minor + ?2, updated_at_ms = ?3 WHERE id = ?1",
             params![r.payment_id.0, r.amount.amount_minor, now_ms],
         )?;
     }
     if to.is_terminal() {
         let p = payment_by_id_tx(tx, r.payment_id)?;
-        let still_open: i64 = tx.query_row(
+        let still_open: i64 = tx.row_cached(
             "SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight')",
             [r.payment_id.0],
             |row| row.get(0),
@@ -1482,14 +1513,14 @@ fn refund_transition_tx(
 fn check_refund_bookkeeping(tx: &Connection, payment_id: PaymentId, from: PaymentState, to: PaymentState) -> Result<()> {
     use PaymentState::*;
     let row: Option<(i64, i64)> = tx
-        .query_row("SELECT refunded_minor, amount_minor FROM payments WHERE id = ?1", [payment_id.0], |r| {
+        .row_cached("SELECT refunded_minor, amount_minor FROM payments WHERE id = ?1", [payment_id.0], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })
         .optional()?;
     let Some((refunded_minor, amount_minor)) = row else {
         return Err(Error::UnknownPayment(payment_id.to_string()));
     };
-    let open_refunds: i64 = tx.query_row(
+    let open_refunds: i64 = tx.row_cached(
         "SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight')",
         [payment_id.0],
         |r| r.get(0),
@@ -1513,7 +1544,7 @@ fn check_refund_bookkeeping(tx: &Connection, payment_id: PaymentId, from: Paymen
 
 fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
     let head: Option<(String, String, i64, i64)> = conn
-        .query_row(
+        .row_cached(
             "SELECT currency, state, created_at_ms, updated_at_ms FROM carts WHERE id = ?1",
             [cart_id.0],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
@@ -1556,7 +1587,7 @@ fn editable_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
 
 fn product_for_cart(conn: &Connection, sku: &str, currency: Currency) -> Result<Product> {
     let p = conn
-        .query_row("SELECT id, sku, name, price_minor, currency FROM products WHERE sku = ?1", [sku], product_from_row)
+        .row_cached("SELECT id, sku, name, price_minor, currency FROM products WHERE sku = ?1", [sku], product_from_row)
         .optional()?
         .transpose()?
         .ok_or_else(|| Error::UnknownProduct(sku.to_string()))?;
@@ -1568,20 +1599,20 @@ fn product_for_cart(conn: &Connection, sku: &str, currency: Currency) -> Result<
 
 fn set_line(conn: &Connection, cart_id: CartId, product: &Product, quantity: i64, now_ms: i64) -> Result<()> {
     if quantity == 0 {
-        conn.execute(
+        conn.exec_cached(
             "DELETE FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2",
             params![cart_id.0, product.id.0],
         )?;
     } else {
         // Refuse a quantity whose line total would overflow, before storing it.
         product.price.checked_mul(quantity)?;
-        conn.execute(
+        conn.exec_cached(
             "INSERT INTO cart_lines (cart_id, product_id, quantity, unit_price_minor) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT(cart_id, product_id) DO UPDATE SET quantity = excluded.quantity",
             params![cart_id.0, product.id.0, quantity, product.price.amount_minor],
         )?;
     }
-    conn.execute("UPDATE carts SET updated_at_ms = ?2 WHERE id = ?1", params![cart_id.0, now_ms])?;
+    conn.exec_cached("UPDATE carts SET updated_at_ms = ?2 WHERE id = ?1", params![cart_id.0, now_ms])?;
     // The whole cart total must stay representable.
     load_cart(conn, cart_id)?;
     Ok(())
