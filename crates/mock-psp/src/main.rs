@@ -12,23 +12,15 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+/// A duration flag (`--retention 24h`, `--lock-timeout 30s`, `500ms`, `1d`, `1h 30m`),
+/// parsed by `humantime`. A bare number is refused: `--retention 24` could mean
+/// seconds or hours, and guessing wrong silently changes how long keys are kept.
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let (num, mul) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 1u64)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1000)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60_000)
-    } else if let Some(n) = s.strip_suffix('h') {
-        (n, 3_600_000)
-    } else if let Some(n) = s.strip_suffix('d') {
-        (n, 86_400_000)
-    } else {
-        (s, 1000)
-    };
-    let n: u64 = num.trim().parse().map_err(|_| format!("invalid duration {s:?} (examples: 500ms, 30s, 10m, 24h)"))?;
-    n.checked_mul(mul).map(Duration::from_millis).ok_or_else(|| format!("duration {s:?} is too large"))
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{s:?} has no unit: write it with one, e.g. {s}s, {s}ms, {s}m or {s}h"));
+    }
+    humantime::parse_duration(s).map_err(|e| format!("invalid duration {s:?}: {e} (examples: 500ms, 30s, 10m, 24h, 1d)"))
 }
 
 fn parse_prob(s: &str) -> Result<f64, String> {

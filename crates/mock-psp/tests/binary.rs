@@ -170,4 +170,12 @@ async fn full_cli_contract_is_accepted() {
         assert!(!out.status.success(), "{bad:?}");
         assert!(!out.stderr.is_empty());
     }
+    // A duration without a unit is refused with a message naming the fix (never
+    // silently read as seconds).
+    for flag in ["--retention", "--lock-timeout"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mock-psp")).args(["--db", ":memory:", "--secret-key", "a", flag, "24"]).output().unwrap();
+        assert!(!out.status.success(), "{flag} 24");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("no unit") && err.contains("24s"), "{flag} 24: {err}");
+    }
 }
