@@ -88,6 +88,9 @@ CREATE TABLE IF NOT EXISTS refunds (
     claim_id INTEGER UNIQUE,
     obj TEXT NOT NULL
 );
+-- GET /v1/refunds?payment_intent=…: an expression index, so files written before the
+-- list endpoint existed need no new column.
+CREATE INDEX IF NOT EXISTS refunds_pi ON refunds(account, json_extract(obj, '$.payment_intent'), seq);
 CREATE TABLE IF NOT EXISTS events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,

@@ -114,6 +114,53 @@ async fn refunds_partial_up_to_captured() {
     assert_eq!(p.stats().await["refunds"], 2);
 }
 
+/// `GET /v1/refunds?payment_intent=…`: how a register finds out whether a refund it
+/// could not confirm exists, by the metadata it sent, without resending it.
+#[tokio::test]
+async fn refund_list_filters_by_intent_and_charge_and_pages() {
+    let p = start_default().await;
+    let a = p.create_pi(SK_A, "la", "1000", "pm_card_visa", &[]).await.json();
+    let b = p.create_pi(SK_A, "lb", "1000", "pm_card_visa", &[]).await.json();
+    let (aid, bid) = (a["id"].as_str().unwrap(), b["id"].as_str().unwrap());
+    for (i, key) in ["ra1", "ra2", "ra3"].iter().enumerate() {
+        let r = p.post(SK_A, "/v1/refunds", Some(key), &[("payment_intent", aid), ("amount", "100"), ("metadata[refund_key]", key)]).await;
+        assert_eq!(r.status, 200, "refund {i}: {:?}", r.json());
+    }
+    let rb = p.post(SK_A, "/v1/refunds", Some("rb1"), &[("payment_intent", bid), ("amount", "50")]).await.json();
+    // Only A's refunds, newest first, with the metadata they were created with.
+    let l = p.get(SK_A, &format!("/v1/refunds?payment_intent={aid}")).await;
+    assert_eq!(l.status, 200, "{:?}", l.json());
+    let v = l.json();
+    assert_eq!(v["object"], "list");
+    assert_eq!(v["url"], "/v1/refunds");
+    let keys: Vec<&str> = v["data"].as_array().unwrap().iter().map(|r| r["metadata"]["refund_key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["ra3", "ra2", "ra1"]);
+    assert_eq!(v["has_more"], false);
+    // Paging with Stripe's parameters.
+    let page1 = p.get(SK_A, &format!("/v1/refunds?payment_intent={aid}&limit=2")).await.json();
+    assert_eq!(page1["data"].as_array().unwrap().len(), 2);
+    assert_eq!(page1["has_more"], true);
+    let last = page1["data"][1]["id"].as_str().unwrap();
+    let page2 = p.get(SK_A, &format!("/v1/refunds?payment_intent={aid}&limit=2&starting_after={last}")).await.json();
+    assert_eq!(page2["data"].as_array().unwrap().len(), 1);
+    assert_eq!(page2["data"][0]["metadata"]["refund_key"], "ra1");
+    assert_eq!(page2["has_more"], false);
+    // By charge; all of them; another account sees none; both filters at once is refused.
+    let by_charge = p.get(SK_A, &format!("/v1/refunds?charge={}", b["latest_charge"].as_str().unwrap())).await.json();
+    assert_eq!(by_charge["data"].as_array().unwrap().len(), 1);
+    assert_eq!(by_charge["data"][0]["id"], rb["id"]);
+    assert_eq!(p.get(SK_A, "/v1/refunds").await.json()["data"].as_array().unwrap().len(), 4);
+    assert_eq!(p.get(SK_B, &format!("/v1/refunds?payment_intent={aid}")).await.json()["data"].as_array().unwrap().len(), 0);
+    let both = p.get(SK_A, &format!("/v1/refunds?payment_intent={aid}&charge={}", a["latest_charge"].as_str().unwrap())).await;
+    assert_eq!(both.status, 400);
+    assert_eq!(both.json()["error"]["param"], "payment_intent");
+    // A malformed id and an unknown parameter are clear 400s.
+    assert_eq!(p.get(SK_A, "/v1/refunds?payment_intent=pi%20x").await.status, 400);
+    let unknown = p.get(SK_A, "/v1/refunds?amount=3").await;
+    assert_eq!(unknown.status, 400);
+    assert_eq!(unknown.json()["error"]["param"], "amount");
+}
+
 #[tokio::test]
 async fn search_by_metadata() {
     let p = start_default().await;
