@@ -52,6 +52,7 @@ bench: deps-apt
 	  read -r line <&$${PSP[0]}; url=$${line#listening on }; \
 	  target/release/paydesk-cli --db target/bench/cli.db --psp-url $$url --psp-key sk_test_a bench | tee target/bench/cli.txt; \
 	  kill $$PSP_PID
+	cargo bench -q -p paydesk-e2e --bench app | tee target/bench/app.txt
 	cargo run -q --release -p paydesk-sim --example sim_bench -- --collect target/bench
 
 # The long deterministic chaos simulation (seeds in parallel, audited; figures in docs/).

@@ -288,6 +288,10 @@ function renderStatus(st) {
   $('pending-forward').dataset.count = String(st.pending_forward);
   $('last-sync').textContent = `Last sync: ${st.last_sync ? timeOf(Number(st.last_sync)) : 'never'}`;
   $('fault-profile').textContent = st.psp_embedded ? `Embedded test PSP · faults: ${st.fault_profile}` : `PSP: ${st.psp_url}`;
+  const w = $('settings-waiting');
+  w.hidden = !st.settings_waiting;
+  w.textContent = st.settings_waiting ? 'New settings waiting' : '';
+  w.title = st.settings_waiting || '';
 }
 async function refreshStatus() {
   try { renderStatus(await invoke('get_status')); } catch (e) { /* the bar keeps its last state */ }
@@ -410,32 +414,47 @@ async function loadReport() {
   const perHour = [];
   for (let hr = first; hr <= last; hr++) {
     const b = bins.get(hr) || { amount: 0, count: 0 };
-    perHour.push({ hour: hr, amount: b.amount, count: b.count, amount_display: fmtMoney(b.amount, r.currency) });
+    perHour.push({ hour: hr, amount: b.amount, count: b.count, amount_display: fmtMoney(b.amount, r.money) });
   }
-  $('report-chart').replaceChildren(hourChart(perHour, r.currency));
+  $('report-chart').replaceChildren(hourChart(perHour, r.money));
 }
 
-function fmtMoney(minor, cur) {
-  const currency = String(cur).toUpperCase();
-  const exp = ['JPY', 'KRW'].includes(currency) ? 0 : 2;
-  const neg = minor < 0; const a = Math.abs(minor);
-  const major = Math.trunc(a / 10 ** exp).toLocaleString('en-US');
-  const frac = exp ? '.' + String(a % 10 ** exp).padStart(exp, '0') : '';
-  return (neg ? '−' : '') + (currency === 'USD' ? '$' : '') + major + frac + (currency === 'USD' ? '' : ' ' + currency);
+/**
+ * Integer minor units → "$1,234.50" / "¥1,200" / "1.000 KWD", with the currency's
+ * symbol and exponent as the register sent them (fmt = report.money). Integer
+ * arithmetic only: amounts never become fractions of a unit in floating point.
+ */
+function fmtMoney(minor, fmt) {
+  if (!Number.isSafeInteger(minor)) throw new Error(`not an amount in minor units: ${minor}`);
+  const scale = 10 ** fmt.exponent;           // an exact integer (exponent 0..3)
+  const a = Math.abs(minor);
+  const frac = a % scale;
+  const major = (a - frac) / scale;           // exact: a - frac is a multiple of scale
+  const grouped = String(major).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const number = fmt.exponent ? `${grouped}.${String(frac).padStart(fmt.exponent, '0')}` : grouped;
+  const body = fmt.symbol ? fmt.symbol + number : `${number} ${fmt.code}`;
+  return (minor < 0 ? '−' : '') + body;
 }
 
-function niceMax(minor) {
-  // 1, 2 or 5 × 10^n minor units, at least the largest bar
-  if (minor <= 0) return 100;
-  const p = 10 ** Math.floor(Math.log10(minor));
-  for (const m of [1, 2, 5, 10]) if (m * p >= minor) return m * p;
-  return 10 * p;
+/**
+ * Chart scale: the step (integer minor units) between the 4 grid lines above zero,
+ * a round 1, 2, 2.5 or 5 × 10^n so every tick label is an exact, round amount.
+ */
+function axisStep(maxMinor, fmt) {
+  const unit = 10 ** fmt.exponent;
+  if (maxMinor <= 0) return 25 * unit;                   // an empty day: 0 to 100 units
+  const need = Math.ceil(maxMinor / 4);                  // integer minor units per step
+  let p = 1;
+  while (p * 10 <= need) p *= 10;
+  // 1, 2, 2.5 (when it stays whole) or 5 × 10^n
+  return [p, 2 * p, 5 * p / 2, 5 * p, 10 * p].find((x) => Number.isInteger(x) && x >= need);
 }
 
-function hourChart(perHour, currency) {
-  const W = 900, H = 250, padL = 70, padB = 30, padT = 24;
+function hourChart(perHour, fmt) {
+  const W = 900, H = 250, padL = 84, padB = 30, padT = 24;
   const hours = perHour;
-  const max = niceMax(Math.max(0, ...hours.map((x) => x.amount)));
+  const step = axisStep(Math.max(0, ...hours.map((x) => x.amount)), fmt);
+  const max = step * 4;
   const bw = (W - padL - 10) / Math.max(1, hours.length);
   const total = hours.reduce((a, x) => a + x.count, 0);
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img',
@@ -443,7 +462,7 @@ function hourChart(perHour, currency) {
   for (let g = 0; g <= 4; g++) {
     const y = padT + (H - padT - padB) * (1 - g / 4);
     svg.append(s('line', { x1: padL, y1: y, x2: W - 10, y2: y, stroke: '#e2e8f0' }),
-      s('text', { x: padL - 8, y: y + 4, 'text-anchor': 'end', 'font-size': 12, fill: '#475569' }, fmtMoney(Math.round(max * g / 4), currency)));
+      s('text', { x: padL - 8, y: y + 4, 'text-anchor': 'end', 'font-size': 12, fill: '#334155', class: 'axis-label' }, fmtMoney(step * g, fmt)));
   }
   hours.forEach((x, i) => {
     const bh = (H - padT - padB) * (x.amount / max);
@@ -467,10 +486,12 @@ async function loadSettings() {
     h('input', { name, id: 'set-' + name, value: value === null || value === undefined ? '' : String(value), ...attrs }));
   const profile = h('select', { name: 'fault_profile', id: 'set-fault_profile', disabled: !st.psp_embedded },
     ...st.fault_profiles.map((p) => h('option', { value: p, text: p, selected: p === st.fault_profile })));
-  const msg = h('span', { class: 'help', id: 'settings-msg', role: 'status' });
+  const msg = h('p', { class: 'settings-msg', id: 'settings-msg', role: 'status',
+    'data-applied': st.waiting ? 'waiting' : '', text: st.waiting ? `Saved settings are not in use yet: ${st.waiting}.` : '' });
   f.replaceChildren(
     h('fieldset', {}, h('legend', { text: 'Payment processor' }),
       field('psp_url', 'PSP URL (empty: the embedded test PSP)', st.psp_url, { type: 'url', placeholder: st.psp_url_in_use }),
+      h('p', { class: 'help', id: 'psp-in-use', text: `In use now: ${st.psp_embedded ? 'the embedded test PSP' : st.psp_url_in_use}` }),
       field('psp_key', 'Secret key', st.psp_key, { type: 'password', autocomplete: 'off' }),
       h('label', {}, 'Embedded test PSP fault profile', profile),
       h('p', { class: 'help', text: 'flaky: some lost responses and slow requests; chaos: many; offline: cable pulled.' })),
@@ -482,15 +503,19 @@ async function loadSettings() {
       field('offline_max_total', 'Total stored offline', st.offline_max_total_display_plain, { inputmode: 'decimal' }),
       field('offline_max_count', 'Number of payments', st.offline_max_count, { type: 'number', min: '0', max: '10000' }),
       field('offline_max_age_hours', 'Oldest stored payment (hours)', st.offline_max_age_hours, { type: 'number', min: '1', max: '168' })),
-    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', id: 'save-settings', text: 'Save settings' }), msg));
+    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', id: 'save-settings', text: 'Save settings' }),
+      h('p', { class: 'help', text: 'Changes apply at once when no payment is in progress. A new processor is used once every payment sent to the old one is settled there.' })),
+    msg);
   f.onsubmit = async (e) => {
     e.preventDefault();
     const data = Object.fromEntries(new FormData(f).entries());
     if (profile.disabled) data.fault_profile = st.fault_profile;
     try {
       const res = await invoke('save_settings', { settings: data });
-      msg.textContent = res.message; announce(res.message); refreshStatus();
-    } catch (err) { msg.textContent = errText(err); alertLoud(errText(err)); }
+      msg.textContent = res.message; msg.dataset.applied = res.applied; msg.classList.remove('bad');
+      announce(res.message, res.applied === 'waiting' ? 'warn' : ''); refreshStatus();
+      if (res.applied === 'now') loadSettings().then(() => { $('settings-msg').textContent = res.message; $('settings-msg').dataset.applied = 'now'; });
+    } catch (err) { msg.textContent = errText(err); msg.dataset.applied = 'error'; msg.classList.add('bad'); alertLoud(errText(err)); }
   };
 }
 
@@ -539,6 +564,11 @@ async function start() {
     }
   });
   await listen('status', renderStatus);
+  await listen('settings-applied', (m) => {
+    announce(m);
+    if (currentView === 'settings') loadSettings().then(() => { $('settings-msg').textContent = m; $('settings-msg').dataset.applied = 'now'; });
+    refreshStatus();
+  });
   await listen('payment-updated', (p) => {
     if (p.loud) alertLoud(p.message); else if (p.message) announce(p.message);
     if (currentView === 'payments') loadPayments();

@@ -11,7 +11,7 @@ use crate::config::FAULT_PROFILES;
 use crate::error::{AppError, AppResult};
 use crate::money;
 use crate::settings::{Settings, SettingsForm};
-use crate::state::{lock, now_ms, AppState, StatusView};
+use crate::state::{lock, now_ms, AppState, Applied, StatusView};
 use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
 
 // ---------------------------------------------------------------- validation
@@ -64,7 +64,7 @@ pub fn get_catalog(state: State<'_, AppState>) -> Vec<Item> {
 
 fn cart_view(state: &AppState) -> AppResult<CartView> {
     let id = state.cart_id();
-    Ok(CartView::of(&state.engine.with_ledger(|l| l.cart(id))?))
+    Ok(CartView::of(&state.engine().with_ledger(|l| l.cart(id))?))
 }
 
 #[tauri::command]
@@ -78,7 +78,7 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
     let code = catalog::validate_code(&code)?;
     let sku = state.sku_for(&code).ok_or_else(|| AppError::UnknownItem(code.clone()))?;
     let id = state.cart_id();
-    let cart = state.engine.with_ledger(|l| l.add_to_cart(id, &sku, 1, now_ms()))?;
+    let cart = state.engine().with_ledger(|l| l.add_to_cart(id, &sku, 1, now_ms()))?;
     Ok(CartView::of(&cart))
 }
 
@@ -90,7 +90,7 @@ pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32) -> A
     }
     let sku = state.sku_for(&sku).ok_or_else(|| AppError::UnknownItem(sku.clone()))?;
     let id = state.cart_id();
-    let cart = state.engine.with_ledger(|l| l.set_quantity(id, &sku, i64::from(quantity), now_ms()))?;
+    let cart = state.engine().with_ledger(|l| l.set_quantity(id, &sku, i64::from(quantity), now_ms()))?;
     Ok(CartView::of(&cart))
 }
 
@@ -112,17 +112,17 @@ pub fn get_status(state: State<'_, AppState>) -> AppResult<StatusView> {
 // ---------------------------------------------------------------- checkout
 
 fn outcome(state: &AppState, key: &str) -> AppResult<OutcomeView> {
-    let report = state.engine.status_of(key)?;
+    let report = state.engine().status_of(key)?;
     outcome_of(state, &report)
 }
 
 fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResult<OutcomeView> {
     let payment = state
-        .engine
+        .engine()
         .with_ledger(|l| l.payment_by_key(&r.checkout_key))?
         .ok_or_else(|| AppError::Internal("the payment vanished from the ledger".into()))?;
     let cart_id = payment.cart_id.unwrap_or_else(|| state.cart_id());
-    let cart = CartView::of(&state.engine.with_ledger(|l| l.cart(cart_id))?);
+    let cart = CartView::of(&state.engine().with_ledger(|l| l.cart(cart_id))?);
     Ok(OutcomeView::build(r, &payment, cart))
 }
 
@@ -133,17 +133,18 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
 pub async fn charge(state: State<'_, AppState>, payment_method: String) -> AppResult<OutcomeView> {
     let pm = validate_payment_method(&payment_method)?;
     let _one_at_a_time = state.charge_lock.lock().await;
+    let _no_settings_swap = state.gate.read().await;
     let current = lock(&state.checkout).clone();
     if let Some(key) = current {
-        let r = state.engine.status_of(&key)?;
+        let r = state.engine().status_of(&key)?;
         if r.outcome == CheckoutOutcome::Pending {
-            let r = state.engine.retry_checkout(&key).await?;
+            let r = state.engine().retry_checkout(&key).await?;
             return outcome_of(&state, &r);
         }
         return outcome_of(&state, &r);
     }
     let cart = state.cart_id();
-    let res = state.engine.charge_cart(cart, CheckoutOptions::card(pm)).await;
+    let res = state.engine().charge_cart(cart, CheckoutOptions::card(pm)).await;
     // Even on an error the cart's checkout (if one is open) is the one on screen.
     let key = match &res {
         Ok(r) => Some(r.checkout_key.clone()),
@@ -155,7 +156,7 @@ pub async fn charge(state: State<'_, AppState>, payment_method: String) -> AppRe
 
 /// The key of the cart's open checkout, if any (e.g. after a charge that errored).
 fn open_checkout_key(state: &AppState, cart: paydesk_ledger::CartId) -> Option<String> {
-    state.engine.with_ledger(|l| l.open_checkout_for_cart(cart)).ok().flatten().map(|p| p.idempotency_key)
+    state.engine().with_ledger(|l| l.open_checkout_for_cart(cart)).ok().flatten().map(|p| p.idempotency_key)
 }
 
 /// "Try another card" after a decline: an explicit new payment, so a new key.
@@ -169,8 +170,9 @@ pub async fn try_another_card(
     let pm = validate_payment_method(&payment_method)?;
     let reason = validate_reason(override_reason)?;
     let _one_at_a_time = state.charge_lock.lock().await;
+    let _no_settings_swap = state.gate.read().await;
     let prev = lock(&state.checkout).clone().ok_or(AppError::NoCheckout)?;
-    let r = state.engine.new_payment_after(&prev, CheckoutOptions::card(pm), reason.as_deref()).await?;
+    let r = state.engine().new_payment_after(&prev, CheckoutOptions::card(pm), reason.as_deref()).await?;
     *lock(&state.checkout) = Some(r.checkout_key.clone());
     outcome_of(&state, &r)
 }
@@ -190,13 +192,13 @@ pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String
     let _one_at_a_time = state.charge_lock.lock().await;
     let current = lock(&state.checkout).clone().or_else(|| open_checkout_key(&state, state.cart_id()));
     if let Some(key) = current {
-        let r = state.engine.status_of(&key)?;
+        let r = state.engine().status_of(&key)?;
         if r.outcome == CheckoutOutcome::Pending {
             let Some(reason) = reason else {
                 return Err(paydesk_register::EngineError::PreviousOutcomeUnknown { key, state: r.state }.into());
             };
             let detail = format!("left checkout {key} ({}) for a new sale", r.state);
-            state.engine.with_ledger(|l| l.audit("new_sale_override", &reason, Some(&detail), now_ms()))?;
+            state.engine().with_ledger(|l| l.audit("new_sale_override", &reason, Some(&detail), now_ms()))?;
         }
     }
     let cart = cart_view(&state)?;
@@ -212,8 +214,8 @@ pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String
 
 #[tauri::command]
 pub fn list_payments(state: State<'_, AppState>) -> AppResult<Vec<PaymentRow>> {
-    let payments = state.engine.list_payments(500, 0)?;
-    state.engine.with_ledger(|l| {
+    let payments = state.engine().list_payments(500, 0)?;
+    state.engine().with_ledger(|l| {
         payments
             .iter()
             .map(|p| {
@@ -229,7 +231,7 @@ pub fn list_payments(state: State<'_, AppState>) -> AppResult<Vec<PaymentRow>> {
 #[tauri::command]
 pub fn get_payment(state: State<'_, AppState>, id: String) -> AppResult<PaymentDetail> {
     let key = validate_key(&id)?;
-    Ok(PaymentDetail::of(&state.engine.payment_view(&key)?))
+    Ok(PaymentDetail::of(&state.engine().payment_view(&key)?))
 }
 
 #[derive(Debug, Serialize)]
@@ -257,7 +259,12 @@ pub async fn refund(state: State<'_, AppState>, payment_id: String, amount: Opti
             Some(m.amount_minor)
         }
     };
-    let r = state.engine.refund(&key, minor, Some("requested_by_customer")).await?;
+    let _no_settings_swap = state.gate.read().await;
+    let r = state
+        .engine()
+        .refund(&key, minor, Some("requested_by_customer"))
+        .await
+        .map_err(|e| AppError::from_engine(e, state.currency.code()))?;
     let shown = money::format(r.amount, &r.currency);
     let message = match r.state.as_str() {
         "succeeded" => format!("Refunded {shown}."),
@@ -275,9 +282,9 @@ pub fn get_report(state: State<'_, AppState>, since: i64) -> AppResult<ReportVie
     if !(0..=now_ms() + 86_400_000).contains(&since) {
         return Err(AppError::InvalidInput("The report's start time is not valid.".into()));
     }
-    let payments = state.engine.list_payments(100_000, 0)?;
+    let payments = state.engine().list_payments(100_000, 0)?;
     let timelines = state
-        .engine
+        .engine()
         .with_ledger(|l| payments.iter().map(|p| l.timeline(p.id)).collect::<Result<Vec<_>, _>>())?;
     Ok(views::report(views::ReportInput {
         payments: &payments,
@@ -303,28 +310,29 @@ pub struct SettingsView {
     pub offline_max_total_display_plain: String,
     pub offline_max_count: u32,
     pub offline_max_age_hours: u32,
+    /// Saved settings not in use yet, and why.
+    pub waiting: Option<String>,
 }
 
 fn plain(minor: i64, currency: paydesk_ledger::Currency) -> String {
-    let exp = currency.exponent();
-    let scale = 10i64.pow(exp);
-    if exp == 0 {
-        minor.to_string()
-    } else {
-        format!("{}.{:0w$}", minor / scale, minor % scale, w = exp as usize)
-    }
+    money::plain(minor, currency.code())
 }
 
 #[tauri::command]
 pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
     let s = lock(&state.settings).clone();
+    let live = state.live();
     let cur = state.currency;
     SettingsView {
         psp_url: s.psp_url.clone(),
-        psp_url_in_use: state.psp_url.clone(),
+        psp_url_in_use: live.psp_url.clone(),
         // The key is never sent back in full.
-        psp_key: if s.psp_key.is_empty() { String::new() } else { format!("…{}", &s.psp_key[s.psp_key.len().saturating_sub(4)..]) },
-        psp_embedded: state.psp.is_some(),
+        psp_key: if s.psp_key.is_empty() {
+            String::new()
+        } else {
+            format!("…{}", &s.psp_key[s.psp_key.len().saturating_sub(4)..])
+        },
+        psp_embedded: live.embedded,
         fault_profile: s.fault_profile.clone(),
         fault_profiles: FAULT_PROFILES.to_vec(),
         retention_hours: s.retention_hours,
@@ -333,19 +341,28 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         offline_max_total_display_plain: plain(s.offline_max_total, cur),
         offline_max_count: s.offline_max_count,
         offline_max_age_hours: s.offline_max_age_hours,
+        waiting: lock(&state.waiting).clone(),
     }
 }
 
 #[derive(Debug, Serialize)]
 pub struct SaveResult {
     pub message: String,
-    pub restart_needed: bool,
+    /// unchanged | now | waiting
+    pub applied: &'static str,
 }
 
-/// Validates and stores the settings. The embedded PSP's fault profile applies at
-/// once; the PSP connection, retention and offline limits at the next start.
+/// How long saving waits for a checkout or background pass in flight before it
+/// leaves the change to the background pass.
+const SAVE_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Validates and stores the settings, then puts them in use at once when that is
+/// safe: the engine is rebuilt (new PSP connection, retention, offline limits) only
+/// while no checkout, refund or background pass is in flight, and a change of PSP
+/// waits until every payment sent to the old one is settled there. Otherwise the
+/// background pass applies them later; the reply and the status bar say which.
 #[tauri::command]
-pub fn save_settings(state: State<'_, AppState>, settings: SettingsForm) -> AppResult<SaveResult> {
+pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm) -> AppResult<SaveResult> {
     let current = lock(&state.settings).clone();
     let mut form = settings;
     // "…1234" is the masked key we showed: unchanged.
@@ -354,17 +371,29 @@ pub fn save_settings(state: State<'_, AppState>, settings: SettingsForm) -> AppR
     }
     let new = Settings::validate(&form, &current, state.currency)?;
     new.save(&state.data_dir)?;
-    if let Some(psp) = &state.psp {
+    let profile_changed = new.fault_profile != current.fault_profile;
+    *lock(&state.settings) = new.clone();
+    if let (Some(psp), true) = (state.embedded(), state.live().embedded) {
         psp.apply_profile(&new.fault_profile);
     }
-    let restart_needed = Settings { fault_profile: current.fault_profile.clone(), ..new.clone() } != current;
-    *lock(&state.settings) = new;
-    Ok(SaveResult {
-        message: if restart_needed {
-            "Saved. The fault profile applies now; the PSP connection, retention and offline limits apply when PayDesk restarts.".into()
-        } else {
-            "Saved.".into()
-        },
-        restart_needed,
-    })
+    let before = state.live();
+    let applied = state.apply_settings(SAVE_WAIT).await;
+    let profile_note = if profile_changed && before.embedded { " The test PSP's fault profile changed at once." } else { "" };
+    let (message, kind) = match applied {
+        Applied::Unchanged => (format!("Saved.{profile_note}"), "unchanged"),
+        Applied::Now => {
+            let live = state.live();
+            let psp = if live.psp_url != before.psp_url {
+                format!(" New payments go to {}.", if live.embedded { "the embedded test PSP".to_string() } else { live.psp_url.clone() })
+            } else {
+                String::new()
+            };
+            (format!("Saved and in use now.{psp}{profile_note}"), "now")
+        }
+        Applied::Waiting(reason) => (
+            format!("Saved, but not in use yet: {reason}. The status bar shows when it is.{profile_note}"),
+            "waiting",
+        ),
+    };
+    Ok(SaveResult { message, applied: kind })
 }

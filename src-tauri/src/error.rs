@@ -43,6 +43,13 @@ impl AppError {
 /// The engine's errors in words a cashier understands (the code stays the engine's).
 impl From<EngineError> for AppError {
     fn from(e: EngineError) -> Self {
+        AppError::from_engine(e, "usd")
+    }
+}
+
+impl AppError {
+    /// As `From<EngineError>`, with amounts shown in the register's `currency`.
+    pub fn from_engine(e: EngineError, currency: &str) -> AppError {
         let code = e.code();
         let message = match &e {
             EngineError::InvalidInput(m) if m.contains("not open") || m.contains("is locked") => {
@@ -52,8 +59,8 @@ impl From<EngineError> for AppError {
             EngineError::InvalidInput(m) => format!("That input was not accepted: {m}."),
             EngineError::UnknownPayment(_) => "That payment is not in this register's records.".into(),
             EngineError::RefundExceedsCaptured { refundable, .. } => format!(
-                "That is more than can be refunded. At most {} (in cents: {refundable}) is left on this payment.",
-                money::format(*refundable, "USD")
+                "That is more than can be refunded. At most {} is left on this payment.",
+                money::format(*refundable, currency)
             ),
             EngineError::WrongState { state, .. } => {
                 format!("This payment cannot be refunded now: it is {}.", state.replace('_', " "))

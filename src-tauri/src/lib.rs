@@ -30,6 +30,8 @@ pub mod events {
     pub const STATUS: &str = "status";
     /// [`crate::views::PaymentUpdate`]: a payment changed in the background.
     pub const PAYMENT_UPDATED: &str = "payment-updated";
+    /// A message: settings saved earlier (while something was in flight) are now in use.
+    pub const SETTINGS_APPLIED: &str = "settings-applied";
 }
 
 /// How often the background pass (recovery, forwarding, events) runs.
@@ -70,41 +72,58 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
         })
 }
 
-/// Engine notifications → Tauri events, as they happen.
+/// Engine notifications → Tauri events, as they happen. When settings replace the
+/// engine, the forwarder follows the new one.
 async fn forward_notifications<R: Runtime>(app: AppHandle<R>) {
     let state = app.state::<AppState>();
-    let mut rx = state.engine.subscribe();
+    let mut lives = state.watch_live();
     loop {
-        let n = match rx.recv().await {
-            Ok(n) => n,
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-        };
-        match views::forward(&n, state::now_ms()) {
-            views::Forward::Progress(p) => {
-                // Only the cart on screen: background passes over other payments
-                // are not this customer's progress.
-                let cart = state.cart_id();
-                let on_screen = state
-                    .engine
-                    .with_ledger(|l| l.payment_by_key(&p.key))
-                    .ok()
-                    .flatten()
-                    .is_some_and(|pay| pay.cart_id == Some(cart));
-                if on_screen {
-                    let _ = app.emit(events::CHECKOUT_PROGRESS, p);
+        let mut rx = lives.borrow_and_update().engine.subscribe();
+        loop {
+            let n = tokio::select! {
+                n = rx.recv() => n,
+                changed = lives.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    break;
                 }
-            }
-            views::Forward::Update(u) => {
-                let _ = app.emit(events::PAYMENT_UPDATED, u);
-                emit_status(&app);
-            }
-            views::Forward::Connectivity(online) => {
-                state.set_online(online);
-                emit_status(&app);
-            }
-            views::Forward::Nothing => {}
+            };
+            let n = match n {
+                Ok(n) => n,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            };
+            forward_one(&app, &state, &n);
         }
+    }
+}
+
+fn forward_one<R: Runtime>(app: &AppHandle<R>, state: &AppState, n: &paydesk_register::Notification) {
+    match views::forward(n, state::now_ms()) {
+        views::Forward::Progress(p) => {
+            // Only the cart on screen: background passes over other payments
+            // are not this customer's progress.
+            let cart = state.cart_id();
+            let on_screen = state
+                .engine()
+                .with_ledger(|l| l.payment_by_key(&p.key))
+                .ok()
+                .flatten()
+                .is_some_and(|pay| pay.cart_id == Some(cart));
+            if on_screen {
+                let _ = app.emit(events::CHECKOUT_PROGRESS, p);
+            }
+        }
+        views::Forward::Update(u) => {
+            let _ = app.emit(events::PAYMENT_UPDATED, u);
+            emit_status(app);
+        }
+        views::Forward::Connectivity(online) => {
+            state.set_online(online);
+            emit_status(app);
+        }
+        views::Forward::Nothing => {}
     }
 }
 
@@ -115,18 +134,29 @@ fn emit_status<R: Runtime>(app: &AppHandle<R>) {
 }
 
 /// SPEC §3 rules 7–9 without a cashier: resolve in-flight payments, forward the
-/// offline queue, consume PSP events; also tracks whether the PSP answers.
+/// offline queue, consume PSP events; also tracks whether the PSP answers, and puts
+/// saved settings in use once that is safe.
 async fn background<R: Runtime>(app: AppHandle<R>) {
     let state = app.state::<AppState>();
     loop {
-        let before = state.status().ok().map(|s| (s.pending_forward, s.in_flight));
-        if let Err(e) = state.engine.recover().await {
-            eprintln!("paydesk: recovery pass: {e}");
+        let waiting_before = state.status().ok().and_then(|s| s.settings_waiting);
+        if state.apply_settings(Duration::ZERO).await == state::Applied::Now {
+            let _ = app.emit(events::SETTINGS_APPLIED, "The saved settings are now in use.");
         }
-        let online = state.engine.consume_events().await.is_ok();
-        let changed = state.set_online(online);
-        let after = state.status().ok().map(|s| (s.pending_forward, s.in_flight));
-        if changed || before != after || online {
+        let before = state.status().ok().map(|s| (s.pending_forward, s.in_flight));
+        let changed = {
+            // a pass never overlaps an engine swap
+            let _pass = state.gate.read().await;
+            let engine = state.engine();
+            if let Err(e) = engine.recover().await {
+                eprintln!("paydesk: recovery pass: {e}");
+            }
+            let online = engine.consume_events().await.is_ok();
+            state.set_online(online) || online
+        };
+        let after = state.status().ok();
+        let waiting_after = after.as_ref().and_then(|s| s.settings_waiting.clone());
+        if changed || before != after.map(|s| (s.pending_forward, s.in_flight)) || waiting_before != waiting_after {
             emit_status(&app);
         }
         tokio::time::sleep(BACKGROUND_INTERVAL).await;

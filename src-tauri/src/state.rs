@@ -2,7 +2,7 @@
 //! data dir), the embedded mock PSP, the cart on screen and the checkout on screen.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -34,15 +34,49 @@ impl EmbeddedPsp {
     }
 }
 
+/// What a change of settings rebuilds: the engine (its transport to the PSP and its
+/// config), built from `settings`. Swapped whole, so every operation sees one
+/// consistent engine + PSP pair.
+pub struct Live {
+    pub engine: Engine,
+    /// The PSP this engine talks to (embedded or external).
+    pub psp_url: String,
+    /// The secret key it uses (never shown; compared to know whether the PSP changed).
+    psp_key: String,
+    pub embedded: bool,
+    /// The settings this engine was built from.
+    pub settings: Settings,
+}
+
+/// What saving settings did (shown to the cashier).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", content = "reason", rename_all = "snake_case")]
+pub enum Applied {
+    /// Nothing the engine uses changed.
+    Unchanged,
+    /// The engine was rebuilt with the new settings.
+    Now,
+    /// Saved, not yet in use; the reason says what it waits for.
+    Waiting(String),
+}
+
 pub struct AppState {
     pub data_dir: PathBuf,
     pub currency: Currency,
     pub catalog: Catalog,
-    pub engine: Engine,
-    pub psp: Option<EmbeddedPsp>,
-    /// The PSP the engine talks to (embedded or external).
-    pub psp_url: String,
+    /// The engine in use; replaced (never mutated) when settings are applied.
+    live: tokio::sync::watch::Sender<Arc<Live>>,
+    /// The embedded mock PSP, started when first needed and kept for the app's life
+    /// (payments it holds must stay resolvable).
+    embedded: tokio::sync::Mutex<Option<Arc<EmbeddedPsp>>>,
+    /// The settings as saved (may be ahead of `live` while a change waits).
     pub settings: Mutex<Settings>,
+    /// Why saved settings are not in use yet (shown in the status bar).
+    pub waiting: Mutex<Option<String>>,
+    /// Every operation that may talk to the PSP holds this for reading; applying
+    /// settings takes it for writing, so an engine is never swapped under a
+    /// checkout, refund or background pass in flight.
+    pub gate: tokio::sync::RwLock<()>,
     /// The cart on screen.
     pub cart: Mutex<CartId>,
     /// The checkout key on screen (receipt, decline, unknown outcome).
@@ -52,6 +86,7 @@ pub struct AppState {
     /// Reachability as last observed (engine notifications and the background poll).
     pub online: Mutex<Option<bool>>,
     pub last_sync_ms: Mutex<Option<i64>>,
+    psp_seed: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -64,6 +99,8 @@ pub struct StatusView {
     pub in_flight: u32,
     pub last_sync: Option<i64>,
     pub data_dir: String,
+    /// Saved settings not in use yet, and why.
+    pub settings_waiting: Option<String>,
 }
 
 /// Written to `<data dir>/embedded-psp.json` so tools (and the end-to-end tests) can
@@ -86,6 +123,9 @@ pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Attempt outcomes after which the request certainly never reached the PSP.
+const NEVER_SENT: &[&str] = &["connection_refused", "connect_timeout"];
+
 impl AppState {
     /// Opens the ledger, seeds the demo catalog, starts the embedded PSP (unless an
     /// external one is configured) and builds the engine. Needs a Tokio runtime.
@@ -104,50 +144,131 @@ impl AppState {
         ledger.seed_catalog(&products)?;
         let cart = ledger.create_cart(currency, now_ms())?;
 
-        let (psp, psp_url, psp_key) = if settings.embedded() {
-            let mut b = MockPsp::builder()
-                .db(data_dir.join("mock-psp.db"))
-                .secret_key(EMBEDDED_KEY)
-                .retention(Duration::from_secs(u64::from(settings.retention_hours) * 3600))
-                .admin(true);
-            if let Some(seed) = opts.psp_seed {
-                b = b.seed(seed);
-            }
-            let server = b.build()?.serve(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
-            let url = server.url();
-            let e = EmbeddedPsp { server, url: url.clone() };
-            e.apply_profile(&settings.fault_profile);
-            let info = EmbeddedInfo { url: &url, secret_key: EMBEDDED_KEY, pid: std::process::id() };
-            std::fs::write(data_dir.join("embedded-psp.json"), serde_json::to_vec_pretty(&info)?)?;
-            (Some(e), url, EMBEDDED_KEY.to_string())
-        } else {
+        drop(ledger); // the engine opens its own connection
+        if !settings.embedded() {
             let _ = std::fs::remove_file(data_dir.join("embedded-psp.json"));
-            (None, settings.psp_url.clone(), settings.psp_key.clone())
-        };
-
-        let transport = HttpTransport::new(&psp_url, &psp_key, Duration::from_secs(2))
-            .map_err(|e| format!("PSP connection: {e}"))?;
-        let engine = Engine::new(
-            ledger,
-            Arc::new(transport),
-            Arc::new(SystemClock::new()),
-            Arc::new(OsRandom),
-            settings.engine_config(),
-        );
-
+        }
+        let embedded = tokio::sync::Mutex::new(None);
+        let live = build_live(&data_dir, &embedded, opts.psp_seed, &settings).await?;
         Ok(AppState {
             data_dir,
             currency,
             catalog,
-            engine,
-            psp,
-            psp_url,
+            live: tokio::sync::watch::Sender::new(Arc::new(live)),
+            embedded,
             settings: Mutex::new(settings),
+            waiting: Mutex::new(None),
+            gate: tokio::sync::RwLock::new(()),
             cart: Mutex::new(cart),
             checkout: Mutex::new(None),
             charge_lock: tokio::sync::Mutex::new(()),
             online: Mutex::new(None),
             last_sync_ms: Mutex::new(None),
+            psp_seed: opts.psp_seed,
+        })
+    }
+
+    /// The embedded PSP if it is running.
+    pub fn embedded(&self) -> Option<Arc<EmbeddedPsp>> {
+        self.embedded.try_lock().ok().and_then(|g| g.clone())
+    }
+
+    /// The engine and PSP in use.
+    pub fn live(&self) -> Arc<Live> {
+        self.live.borrow().clone()
+    }
+
+    /// The engine in use (cheap clone).
+    pub fn engine(&self) -> Engine {
+        self.live.borrow().engine.clone()
+    }
+
+    /// Changes of the engine in use (the notification forwarder re-subscribes).
+    pub fn watch_live(&self) -> tokio::sync::watch::Receiver<Arc<Live>> {
+        self.live.subscribe()
+    }
+
+    /// Puts the saved settings in use when it is safe; otherwise says what it waits for
+    /// (the background pass calls this again every few seconds).
+    ///
+    /// Safe means: no checkout, refund or background pass is in flight (the gate), and,
+    /// when the PSP itself changes (URL or key: another merchant account), no payment or
+    /// refund whose outcome is unknown at the old PSP and no offline payment that may
+    /// have reached it — those keys must be settled where they were sent, or sending
+    /// them to the new PSP could charge the customer a second time.
+    /// `wait`: how long to wait for operations in flight to finish (zero: don't).
+    pub async fn apply_settings(&self, wait: Duration) -> Applied {
+        let wanted = lock(&self.settings).clone();
+        let current = self.live();
+        let engine_settings = |s: &Settings| Settings { fault_profile: String::new(), ..s.clone() };
+        if engine_settings(&wanted) == engine_settings(&current.settings) {
+            *lock(&self.waiting) = None;
+            return Applied::Unchanged;
+        }
+        let outcome = self.try_apply(&wanted, &current, wait).await;
+        *lock(&self.waiting) = match &outcome {
+            Applied::Waiting(r) => Some(r.clone()),
+            _ => None,
+        };
+        outcome
+    }
+
+    async fn try_apply(&self, wanted: &Settings, current: &Live, wait: Duration) -> Applied {
+        let gate = match self.gate.try_write() {
+            Ok(g) => Some(g),
+            Err(_) if wait.is_zero() => None,
+            Err(_) => tokio::time::timeout(wait, self.gate.write()).await.ok(),
+        };
+        let Some(_gate) = gate else {
+            return Applied::Waiting(
+                "the register is talking to the processor right now; the new settings apply as soon as that finishes".into(),
+            );
+        };
+        let (new_url, new_key) = if wanted.embedded() {
+            (self.embedded().map(|e| e.url.clone()), EMBEDDED_KEY.to_string())
+        } else {
+            (Some(wanted.psp_url.clone()), wanted.psp_key.clone())
+        };
+        let psp_changes = new_url.as_deref() != Some(current.psp_url.as_str()) || new_key != current.psp_key;
+        if psp_changes {
+            match self.unsettled_at_psp(&current.engine) {
+                Ok(0) => {}
+                Ok(n) => {
+                    return Applied::Waiting(format!(
+                        "{n} payment{} sent to the current processor {} not settled yet; the new processor is used once {} settled there (never sent twice)",
+                        if n == 1 { "" } else { "s" },
+                        if n == 1 { "is" } else { "are" },
+                        if n == 1 { "it is" } else { "they are" },
+                    ))
+                }
+                Err(e) => return Applied::Waiting(format!("could not check the open payments ({e})")),
+            }
+        }
+        match build_live(&self.data_dir, &self.embedded, self.psp_seed, wanted).await {
+            Ok(live) => {
+                self.live.send_replace(Arc::new(live));
+                if psp_changes {
+                    *lock(&self.online) = None;
+                }
+                Applied::Now
+            }
+            Err(e) => Applied::Waiting(format!("the new settings could not be used: {e}")),
+        }
+    }
+
+    /// Payments and refunds the current PSP may have received without the register
+    /// knowing the outcome: unknown outcomes, and offline payments with an attempt
+    /// that possibly reached it.
+    fn unsettled_at_psp(&self, engine: &Engine) -> Result<usize, paydesk_ledger::Error> {
+        engine.with_ledger(|l| {
+            let mut n = l.payments_needing_recovery()?.len() + l.refunds_needing_recovery()?.len();
+            for p in l.offline_queue()? {
+                let maybe_sent = l.timeline(p.id)?.iter().any(|t| {
+                    t.kind == "attempt" && !t.outcome.as_deref().is_some_and(|o| NEVER_SENT.contains(&o))
+                });
+                n += usize::from(maybe_sent);
+            }
+            Ok(n)
         })
     }
 
@@ -157,7 +278,7 @@ impl AppState {
 
     /// A fresh empty cart for the next customer.
     pub fn new_cart(&self) -> AppResult<CartId> {
-        let id = self.engine.with_ledger(|l| l.create_cart(self.currency, now_ms()))?;
+        let id = self.engine().with_ledger(|l| l.create_cart(self.currency, now_ms()))?;
         *lock(&self.cart) = id;
         *lock(&self.checkout) = None;
         Ok(id)
@@ -174,7 +295,8 @@ impl AppState {
     }
 
     pub fn status(&self) -> AppResult<StatusView> {
-        let st = self.engine.status()?;
+        let live = self.live();
+        let st = live.engine.status()?;
         let settings = lock(&self.settings).clone();
         let last_sync = match (st.last_sync_ms, *lock(&self.last_sync_ms)) {
             (Some(a), Some(b)) => Some(a.max(b)),
@@ -182,13 +304,14 @@ impl AppState {
         };
         Ok(StatusView {
             psp_online: lock(&self.online).or(st.psp_online),
-            psp_url: self.psp_url.clone(),
-            psp_embedded: self.psp.is_some(),
+            psp_url: live.psp_url.clone(),
+            psp_embedded: live.embedded,
             fault_profile: settings.fault_profile,
             pending_forward: st.queued_offline,
             in_flight: st.in_flight,
             last_sync,
             data_dir: self.data_dir.display().to_string(),
+            settings_waiting: lock(&self.waiting).clone(),
         })
     }
 
@@ -198,6 +321,57 @@ impl AppState {
     }
 }
 
+/// The embedded PSP, started on first use (then kept in `slot`).
+async fn embedded_psp(
+    data_dir: &Path,
+    slot: &tokio::sync::Mutex<Option<Arc<EmbeddedPsp>>>,
+    psp_seed: Option<u64>,
+    settings: &Settings,
+) -> Result<Arc<EmbeddedPsp>, Box<dyn std::error::Error>> {
+    let mut slot = slot.lock().await;
+    if let Some(e) = slot.as_ref() {
+        return Ok(e.clone());
+    }
+    let mut b = MockPsp::builder()
+        .db(data_dir.join("mock-psp.db"))
+        .secret_key(EMBEDDED_KEY)
+        .retention(Duration::from_secs(u64::from(settings.retention_hours) * 3600))
+        .admin(true);
+    if let Some(seed) = psp_seed {
+        b = b.seed(seed);
+    }
+    let server = b.build()?.serve(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+    let url = server.url();
+    let e = Arc::new(EmbeddedPsp { server, url: url.clone() });
+    let info = EmbeddedInfo { url: &url, secret_key: EMBEDDED_KEY, pid: std::process::id() };
+    std::fs::write(data_dir.join("embedded-psp.json"), serde_json::to_vec_pretty(&info)?)?;
+    *slot = Some(e.clone());
+    Ok(e)
+}
+
+/// A new engine over a new connection to the same ledger file, for `settings`.
+async fn build_live(
+    data_dir: &Path,
+    slot: &tokio::sync::Mutex<Option<Arc<EmbeddedPsp>>>,
+    psp_seed: Option<u64>,
+    settings: &Settings,
+) -> Result<Live, Box<dyn std::error::Error>> {
+    let mut cfg = settings.engine_config();
+    let (url, key, embedded) = if settings.embedded() {
+        let e = embedded_psp(data_dir, slot, psp_seed, settings).await?;
+        e.apply_profile(&settings.fault_profile);
+        // The embedded PSP keeps the retention it started with: the register must
+        // never believe a key is remembered longer than the PSP remembers it.
+        cfg.window.retention = cfg.window.retention.min(e.server.psp().retention());
+        (e.url.clone(), EMBEDDED_KEY.to_string(), true)
+    } else {
+        (settings.psp_url.clone(), settings.psp_key.clone(), false)
+    };
+    let transport = HttpTransport::new(&url, &key, Duration::from_secs(2)).map_err(|e| format!("PSP connection: {e}"))?;
+    let ledger = Ledger::open(data_dir.join("ledger.db"))?;
+    let engine = Engine::new(ledger, Arc::new(transport), Arc::new(SystemClock::new()), Arc::new(OsRandom), cfg);
+    Ok(Live { engine, psp_url: url, psp_key: key, embedded, settings: settings.clone() })
+}
 
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {

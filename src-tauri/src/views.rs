@@ -351,6 +351,56 @@ fn timeline_view(t: &TimelineEntry, refunds: &[Refund]) -> TimelineView {
     }
 }
 
+/// A row that says a request left for the processor: the payment's move to
+/// `authorizing`, or a refund's move to `in_flight`.
+fn is_send(t: &TimelineEntry) -> bool {
+    matches!((t.kind.as_str(), t.outcome.as_deref()), ("transition", Some("authorizing")) | ("refund", Some("in_flight")))
+}
+
+/// The payment's timeline in the order things happened: by time, then by sequence
+/// (row id), `created` first and a send before the attempts it started on a tie.
+///
+/// The ledger stamps an attempt with the moment it started but commits the "sent to
+/// the processor" row together with the answer (one commit per checkout phase), so
+/// by its own stamp that row would come after the attempts it describes. It is shown
+/// at the start of the first attempt it covers — when the request actually left.
+pub fn timeline(entries: &[TimelineEntry], refunds: &[Refund]) -> Vec<TimelineView> {
+    let boundary = |t: &TimelineEntry| matches!(t.kind.as_str(), "transition" | "refund" | "created");
+    let mut rows: Vec<(i64, u8, i64, TimelineView)> = entries
+        .iter()
+        .map(|t| {
+            let mut at = t.at_ms;
+            if is_send(t) {
+                // the previous state change of the same subject bounds the attempts this send covers
+                let since = entries
+                    .iter()
+                    .filter(|o| o.id != t.id && o.refund_id == t.refund_id && boundary(o) && o.at_ms < t.at_ms)
+                    .map(|o| o.at_ms)
+                    .max()
+                    .unwrap_or(i64::MIN);
+                if let Some(first) = entries
+                    .iter()
+                    .filter(|o| o.kind == "attempt" && o.refund_id == t.refund_id && o.at_ms >= since && o.at_ms <= t.at_ms)
+                    .map(|o| o.at_ms)
+                    .min()
+                {
+                    at = first;
+                }
+            }
+            let rank = match t.kind.as_str() {
+                "created" => 0,
+                _ if is_send(t) => 1,
+                _ => 2,
+            };
+            let mut view = timeline_view(t, refunds);
+            view.at = at;
+            (at, rank, t.id, view)
+        })
+        .collect();
+    rows.sort_by_key(|(at, rank, id, _)| (*at, *rank, *id));
+    rows.into_iter().map(|(.., v)| v).collect()
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RefundRow {
     pub key: String,
@@ -412,7 +462,7 @@ impl PaymentDetail {
             refunded_display: money::format(p.refunded_minor, cur),
             refundable,
             refundable_display: money::format(refundable, cur),
-            refundable_display_plain: money::format(refundable, cur).trim_start_matches('$').replace(',', ""),
+            refundable_display_plain: money::plain(refundable, cur),
             refund_note,
             refunds: v
                 .refunds
@@ -424,12 +474,7 @@ impl PaymentDetail {
                     psp_refund_id: r.psp_refund_id.clone(),
                 })
                 .collect(),
-            timeline: {
-                // chronological (attempts are stamped with their start time)
-                let mut tl: Vec<TimelineView> = v.timeline.iter().map(|t| timeline_view(t, &v.refunds)).collect();
-                tl.sort_by_key(|t| t.at);
-                tl
-            },
+            timeline: timeline(&v.timeline, &v.refunds),
         }
     }
 }
@@ -445,6 +490,8 @@ pub struct Sale {
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportView {
     pub currency: String,
+    /// For amounts the UI sums itself (sales per hour, chart axes).
+    pub money: money::MoneyFormat,
     pub since: i64,
     pub gross: i64,
     pub gross_display: String,
@@ -503,6 +550,7 @@ pub fn report(inp: ReportInput<'_>) -> ReportView {
     }
     ReportView {
         currency: cur.to_string(),
+        money: money::MoneyFormat::of(cur),
         since: inp.since,
         gross,
         gross_display: money::format(gross, cur),
@@ -517,5 +565,86 @@ pub fn report(inp: ReportInput<'_>) -> ReportView {
         declined_count: declined,
         duplicates_prevented: dupes,
         sales,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use paydesk_ledger::PaymentId;
+
+    fn row(id: i64, at: i64, kind: &str, outcome: Option<&str>, attempt: Option<i64>, refund: Option<i64>) -> TimelineEntry {
+        TimelineEntry {
+            id,
+            payment_id: PaymentId(1),
+            refund_id: refund.map(paydesk_ledger::RefundId),
+            at_ms: at,
+            kind: kind.into(),
+            detail: format!("{kind} {id}"),
+            outcome: outcome.map(String::from),
+            latency_ms: attempt.map(|_| 30),
+            replayed: false,
+            attempt_no: attempt,
+        }
+    }
+
+    /// As the ledger stores a checkout with a lost answer, a retry, then a refund:
+    /// rows in commit order (id), attempts stamped with their start.
+    #[test]
+    fn timeline_is_in_time_order_then_sequence() {
+        let entries = vec![
+            row(1, 1_000, "created", None, None, None),
+            // one commit after two attempts: attempts first, then the send, the result
+            row(2, 1_020, "attempt", Some("connection_lost"), Some(1), None),
+            row(3, 1_900, "attempt", Some("replayed"), Some(2), None),
+            row(4, 2_000, "transition", Some("authorizing"), None, None),
+            row(5, 2_000, "psp_result", None, None, None),
+            row(6, 2_000, "transition", Some("captured"), None, None),
+            // an event consumed later, but committed before the refund rows
+            row(7, 5_000, "event", None, None, None),
+            row(8, 3_000, "refund", Some("pending"), None, Some(1)),
+            row(9, 3_010, "attempt", Some("ok"), Some(1), Some(1)),
+            row(10, 3_050, "refund", Some("in_flight"), None, Some(1)),
+            row(11, 3_050, "refund", Some("succeeded"), None, Some(1)),
+        ];
+        let tl = timeline(&entries, &[]);
+        let order: Vec<String> = tl.iter().map(|t| format!("{}@{}", t.kind, t.at)).collect();
+        assert_eq!(
+            order,
+            [
+                "created@1000",
+                "transition@1020", // sent: when attempt 1 left, before it
+                "attempt@1020",
+                "attempt@1900",
+                "psp_result@2000",
+                "transition@2000",
+                "refund@3000",
+                "refund@3010", // refund in flight: when its attempt left
+                "attempt@3010",
+                "refund@3050",
+                "event@5000",
+            ]
+        );
+        assert!(tl.windows(2).all(|w| w[0].at <= w[1].at), "non-decreasing times");
+        assert_eq!(tl[1].label, "Sent to the processor");
+    }
+
+    /// An offline payment forwarded later: the forward's send is bounded by the
+    /// move to queued_offline, so it is placed at the forward's first attempt.
+    #[test]
+    fn forwarded_offline_payment_sends_at_its_forward_attempt() {
+        let entries = vec![
+            row(1, 1_000, "created", None, None, None),
+            row(2, 1_010, "attempt", Some("connection_refused"), Some(1), None),
+            row(3, 1_100, "transition", Some("queued_offline"), None, None),
+            row(4, 9_000, "attempt", Some("ok"), Some(2), None),
+            row(5, 9_040, "transition", Some("authorizing"), None, None),
+            row(6, 9_040, "transition", Some("captured"), None, None),
+        ];
+        let ids: Vec<i64> = timeline(&entries, &[]).iter().map(|t| t.at).collect();
+        assert_eq!(ids, [1_000, 1_010, 1_100, 9_000, 9_000, 9_040]);
+        let tl = timeline(&entries, &[]);
+        assert_eq!(tl[3].label, "Sent to the processor");
+        assert!(tl[4].label.starts_with("Attempt 2"));
     }
 }

@@ -93,7 +93,7 @@ fn charge_twice_is_one_payment_with_one_key() {
     assert_eq!(call(&w, "scan", json!({ "code": "MUG-001" })).unwrap_err()["code"], "cart_locked");
 
     let state = app.state::<paydesk_app::AppState>();
-    let stats = state.psp.as_ref().unwrap().server.psp().stats();
+    let stats = state.embedded().unwrap().server.psp().stats();
     assert_eq!(stats["charges"], 1, "{stats}");
     let payments = call(&w, "list_payments", json!({})).unwrap();
     assert_eq!(payments.as_array().unwrap().len(), 1);
@@ -127,4 +127,91 @@ fn only_granted_commands_are_reachable() {
     let e = call(&w, "plugin:app|version", json!({})).unwrap_err();
     assert!(e.to_string().contains("not allowed"), "{e}");
     assert!(call(&w, "get_status", json!({})).is_ok());
+}
+
+fn settings_form(url: &str, key: &str) -> Value {
+    json!({ "settings": {
+        "psp_url": url, "psp_key": key, "fault_profile": "none",
+        "retention_hours": "24", "safety_margin_minutes": "60",
+        "offline_max_amount": "100.00", "offline_max_total": "500.00",
+        "offline_max_count": "20", "offline_max_age_hours": "24",
+    } })
+}
+
+/// Polls `f` until it returns Some (generous deadline; the background pass runs every 2 s).
+fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(std::time::Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Settings apply without a restart, but a new PSP is never used while a payment
+/// sent to the old one is unsettled: its key must be resolved where it was sent.
+#[test]
+fn a_new_psp_waits_until_payments_at_the_old_one_are_settled() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, w) = app(dir.path());
+    let state = app.state::<paydesk_app::AppState>();
+    let embedded = state.embedded().unwrap();
+    let old_url = embedded.url.clone();
+
+    // Limits and retention (same PSP) apply at once.
+    let mut form = settings_form("", "");
+    form["settings"]["offline_max_amount"] = json!("50.00");
+    let r = call(&w, "save_settings", form).unwrap();
+    assert_eq!(r["applied"], "now", "{r}");
+    assert_eq!(state.live().settings.offline_max_amount, 5_000);
+    assert_eq!(state.live().psp_url, old_url);
+
+    // The PSP charges but every answer is lost: the outcome stays open at this PSP.
+    embedded.server.psp().script_fault("/v1/payment_intents", mock_psp::Fault::DropResponse, 1_000, None);
+    call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
+    let o = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
+    assert!(o["kind"] == "unknown" || o["kind"] == "accepted_offline", "{o}");
+    let key = o["checkout_key"].as_str().unwrap().to_string();
+
+    // Another PSP is saved but not used yet; the reply and the status bar say why.
+    let r = call(&w, "save_settings", settings_form("http://127.0.0.1:9", "sk_test_other")).unwrap();
+    assert_eq!(r["applied"], "waiting", "{r}");
+    assert!(r["message"].as_str().unwrap().contains("not settled"), "{r}");
+    let st = call(&w, "get_status", json!({})).unwrap();
+    assert_eq!(st["psp_url"], old_url.as_str());
+    assert!(st["settings_waiting"].as_str().is_some_and(|s| s.contains("1 payment")), "{st}");
+
+    // The old PSP answers again: the background pass settles the payment there (a
+    // replay of its first answer, one charge), then puts the new PSP in use.
+    embedded.server.psp().clear_script();
+    let st = wait_for("the new PSP in use", || {
+        let st = call(&w, "get_status", json!({})).unwrap();
+        (st["psp_url"] == "http://127.0.0.1:9").then_some(st)
+    });
+    assert!(st["settings_waiting"].is_null(), "{st}");
+    assert_eq!(st["psp_embedded"], false);
+    let p = call(&w, "get_payment", json!({ "id": key })).unwrap();
+    assert_eq!(p["state"], "captured", "settled at the PSP that got it: {p}");
+    assert_eq!(embedded.server.psp().stats()["charges"], 1);
+}
+
+/// Amounts are formatted in Rust from integer minor units, with the currency's
+/// symbol; the report gives the UI the format for the amounts it sums itself.
+#[test]
+fn money_is_shown_with_the_currency_symbol() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, w) = app(dir.path());
+    call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
+    let o = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
+    assert_eq!(o["receipt"]["total_display"], "$14.95");
+    let key = o["checkout_key"].as_str().unwrap();
+    let e = call(&w, "refund", json!({ "paymentId": key, "amount": "20" })).unwrap_err();
+    assert!(e["message"].as_str().unwrap().contains("At most $14.95 is left"), "{e}");
+    let p = call(&w, "get_payment", json!({ "id": key })).unwrap();
+    assert_eq!(p["refundable_display_plain"], "14.95");
+    let report = call(&w, "get_report", json!({ "since": 0 })).unwrap();
+    assert_eq!(report["gross_display"], "$14.95");
+    assert_eq!(report["money"], json!({ "code": "USD", "symbol": "$", "exponent": 2 }));
 }
