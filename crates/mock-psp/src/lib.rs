@@ -54,6 +54,7 @@ pub struct MockPspBuilder {
     clock: Option<Arc<dyn Clock>>,
     admin: bool,
     group_commit: bool,
+    inline_writes: bool,
     purge_chunk: usize,
     purge_interval: Duration,
     crash_point: Option<String>,
@@ -71,6 +72,7 @@ impl Default for MockPspBuilder {
             clock: None,
             admin: false,
             group_commit: true,
+            inline_writes: false,
             purge_chunk: 200,
             purge_interval: Duration::from_secs(60),
             crash_point: std::env::var("MOCK_PSP_CRASH_POINT").ok().filter(|s| !s.is_empty()),
@@ -136,6 +138,14 @@ impl MockPspBuilder {
         self.group_commit = on;
         self
     }
+    /// Runs every write on the calling thread, one transaction per request step, with
+    /// no writer thread and no group commit (default off). Only for a caller that
+    /// drives one request at a time on one thread — the deterministic simulation,
+    /// where it removes a thread hop per request. A server must keep the default.
+    pub fn inline_writes_for_single_threaded_simulation(mut self, on: bool) -> Self {
+        self.inline_writes = on;
+        self
+    }
     /// Keys deleted per purge transaction (default 200).
     pub fn purge_chunk(mut self, n: usize) -> Self {
         self.purge_chunk = n.max(1);
@@ -155,8 +165,12 @@ impl MockPspBuilder {
 
     pub fn build(self) -> std::io::Result<MockPsp> {
         let seed = self.seed.unwrap_or_else(store::random_seed);
-        let max_batch = if self.group_commit { 256 } else { 1 };
-        let store = store::Store::open(self.db, seed, max_batch).map_err(|e| std::io::Error::other(e.0))?;
+        let mode = if self.inline_writes {
+            store::WriteMode::Inline
+        } else {
+            store::WriteMode::WriterThread { max_batch: if self.group_commit { 256 } else { 1 } }
+        };
+        let store = store::Store::open_with(self.db, seed, mode).map_err(|e| std::io::Error::other(e.0))?;
         let accounts = self.keys.iter().map(|k| (k.clone(), account_id(k))).collect();
         Ok(MockPsp {
             inner: Arc::new(Inner {

@@ -2,6 +2,10 @@
 //! queue that commits many requests' claims and completions in one transaction
 //! (group commit; each caller is answered only after its transaction committed), and
 //! separate read connections. An in-memory database routes reads through the writer.
+//!
+//! [`WriteMode::Inline`] (opt-in, for a single-threaded deterministic simulation)
+//! runs each write job on the caller's thread instead, in a transaction of its own:
+//! no thread hop, no batching. The default everywhere else is the writer thread.
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -147,8 +151,28 @@ enum Msg {
     Solo(Job),
 }
 
+/// How write jobs reach the database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteMode {
+    /// One writer thread fed by a FIFO queue, group-committing up to `max_batch` jobs
+    /// per transaction (1 = the naive path). What a server uses.
+    WriterThread { max_batch: usize },
+    /// Each job runs on the caller's thread, in its own transaction, when it is
+    /// submitted. For one caller that submits one job at a time (the deterministic
+    /// simulation): it saves a thread hop and two wake-ups per job. Concurrent callers
+    /// would serialise on a mutex without any group commit, so never for a server.
+    Inline,
+}
+
+/// The connection and id state of [`WriteMode::Inline`].
+struct InlineWriter {
+    conn: Connection,
+    state: WriterState,
+}
+
 pub struct Store {
     tx: Mutex<Option<mpsc::Sender<Msg>>>,
+    inline: Option<Mutex<Option<InlineWriter>>>,
     readers: Mutex<Vec<Connection>>,
     location: DbLocation,
     writer: Mutex<Option<std::thread::JoinHandle<()>>>,
@@ -189,6 +213,11 @@ impl Store {
     /// Opens (creating if needed) the database and starts the writer thread.
     /// `max_batch` 1 disables group commit (one transaction per job: the naive path).
     pub fn open(location: DbLocation, seed: u64, max_batch: usize) -> Result<Arc<Store>, StoreError> {
+        Store::open_with(location, seed, WriteMode::WriterThread { max_batch })
+    }
+
+    /// Opens the database with an explicit [`WriteMode`].
+    pub fn open_with(location: DbLocation, seed: u64, mode: WriteMode) -> Result<Arc<Store>, StoreError> {
         let conn = open_conn(&location)?;
         conn.execute_batch(SCHEMA)?;
         let ckpt_stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -199,8 +228,22 @@ impl Store {
         }
         let id_seq: i64 = conn.query_row("SELECT v FROM meta WHERE k='id_seq'", [], |r| r.get(0))?;
         let mut state = WriterState { rng: ChaCha8Rng::seed_from_u64(seed), id_seq };
-        let (tx, rx) = mpsc::channel::<Msg>();
         let stats = Arc::new(StoreStats::default());
+        let max_batch = match mode {
+            WriteMode::Inline => {
+                return Ok(Arc::new(Store {
+                    tx: Mutex::new(None),
+                    inline: Some(Mutex::new(Some(InlineWriter { conn, state }))),
+                    readers: Mutex::new(Vec::new()),
+                    location,
+                    writer: Mutex::new(None),
+                    stats,
+                    ckpt_stop,
+                }))
+            }
+            WriteMode::WriterThread { max_batch } => max_batch,
+        };
+        let (tx, rx) = mpsc::channel::<Msg>();
         let st2 = stats.clone();
         let max_batch = max_batch.max(1);
         let writer = std::thread::Builder::new()
@@ -209,6 +252,7 @@ impl Store {
             .map_err(|e| StoreError(e.to_string()))?;
         Ok(Arc::new(Store {
             tx: Mutex::new(Some(tx)),
+            inline: None,
             readers: Mutex::new(Vec::new()),
             location,
             writer: Mutex::new(Some(writer)),
@@ -260,7 +304,14 @@ impl Store {
                 let _ = otx.send(commit.and(r));
             })
         });
-        self.send(if solo { Msg::Solo(job) } else { Msg::Job(job) })?;
+        if let Some(inline) = &self.inline {
+            // Runs to its commit right here; the reply is already in the channel.
+            let mut g = inline.lock().unwrap();
+            let w = g.as_mut().ok_or_else(|| StoreError("store is closed".into()))?;
+            run_batch(&w.conn, &mut w.state, vec![job], &self.stats);
+        } else {
+            self.send(if solo { Msg::Solo(job) } else { Msg::Job(job) })?;
+        }
         orx.await.map_err(|_| StoreError("writer stopped".into()))?
     }
 
@@ -322,6 +373,9 @@ impl Store {
     pub fn close(&self) {
         self.ckpt_stop.store(true, std::sync::atomic::Ordering::Relaxed);
         self.tx.lock().unwrap().take();
+        if let Some(inline) = &self.inline {
+            inline.lock().unwrap().take();
+        }
         self.readers.lock().unwrap().clear();
         if let Some(h) = self.writer.lock().unwrap().take() {
             let _ = h.join();
@@ -358,31 +412,37 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, 
                 }
             }
         }
-        let n = batch.len() as u64;
-        stats.queued.fetch_sub(n, Relaxed);
-        let seq_before = st.id_seq;
-        if conn.prepare_cached("BEGIN IMMEDIATE").and_then(|mut s| s.execute([])).is_err() {
-            // Dropping the jobs drops their reply channels: callers see an error.
-            continue;
-        }
-        let mut finishers = Vec::with_capacity(batch.len());
-        for job in batch {
-            finishers.push(job(&conn, st));
-        }
-        if st.id_seq != seq_before {
-            let _ = conn.prepare_cached("UPDATE meta SET v=?1 WHERE k='id_seq'").and_then(|mut s| s.execute(params![st.id_seq]));
-        }
-        let commit = conn.prepare_cached("COMMIT").and_then(|mut s| s.execute([])).map(|_| ()).map_err(StoreError::from);
-        if commit.is_err() {
-            let _ = conn.execute_batch("ROLLBACK");
-        }
-        stats.transactions.fetch_add(1, Relaxed);
-        stats.jobs.fetch_add(n, Relaxed);
-        stats.max_batch.fetch_max(n, Relaxed);
-        // Answer only after the commit (durable: synchronous=FULL).
-        for f in finishers {
-            f(commit.clone());
-        }
+        stats.queued.fetch_sub(batch.len() as u64, Relaxed);
+        run_batch(&conn, st, batch, &stats);
+    }
+}
+
+/// Runs `batch` in one transaction, then answers each job with the commit's result.
+fn run_batch(conn: &Connection, st: &mut WriterState, batch: Vec<Job>, stats: &StoreStats) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let n = batch.len() as u64;
+    let seq_before = st.id_seq;
+    if conn.prepare_cached("BEGIN IMMEDIATE").and_then(|mut s| s.execute([])).is_err() {
+        // Dropping the jobs drops their reply channels: callers see an error.
+        return;
+    }
+    let mut finishers = Vec::with_capacity(batch.len());
+    for job in batch {
+        finishers.push(job(conn, st));
+    }
+    if st.id_seq != seq_before {
+        let _ = conn.prepare_cached("UPDATE meta SET v=?1 WHERE k='id_seq'").and_then(|mut s| s.execute(params![st.id_seq]));
+    }
+    let commit = conn.prepare_cached("COMMIT").and_then(|mut s| s.execute([])).map(|_| ()).map_err(StoreError::from);
+    if commit.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    stats.transactions.fetch_add(1, Relaxed);
+    stats.jobs.fetch_add(n, Relaxed);
+    stats.max_batch.fetch_max(n, Relaxed);
+    // Answer only after the commit (durable: synchronous=FULL).
+    for f in finishers {
+        f(commit.clone());
     }
 }
 

@@ -288,6 +288,9 @@ impl Sim {
             .lock_timeout(Duration::from_secs(30))
             .retention(Duration::from_secs(24 * 3600))
             .crash_point(None)
+            // One request at a time on this thread: run the PSP's writes right here
+            // instead of hopping to its writer thread (same order, same results).
+            .inline_writes_for_single_threaded_simulation(true)
             .build()
             .expect("mock PSP");
         let wire = Wire::new(core.clone(), psp.clone(), SECRET, cfg.seed);

@@ -2,11 +2,12 @@
 //! an in-process transport that calls [`MockPsp::handle`] directly, and the
 //! bookkeeping of slow PSP executions that are still "running" in virtual time.
 //!
-//! Determinism: nothing here waits on the wall clock. The only other thread is the
-//! PSP's SQLite writer; every PSP request is driven to completion (or to its virtual
-//! sleep) synchronously before the simulation makes its next decision, so the order
-//! of writer jobs — and with it every id, every fault draw and every answer — is a
-//! pure function of the seed.
+//! Determinism: nothing here waits on the wall clock, and there is no other thread:
+//! the PSP runs its writes inline on this thread
+//! (`inline_writes_for_single_threaded_simulation`), and every PSP request is driven
+//! to completion (or to its virtual sleep) before the simulation makes its next
+//! decision, so the order of PSP writes — and with it every id, every fault draw and
+//! every answer — is a pure function of the seed.
 
 use mock_psp::{MockPsp, Outcome, PspRequest};
 use paydesk_register::clock::BoxFuture;
