@@ -14,9 +14,11 @@
 //!   (rule 4), offline queue (rule 7), recovery queries (rule 8), the idempotent event
 //!   consumer (rule 9).
 
+pub mod cursor;
 pub mod error;
 pub mod ledger;
 pub mod money;
+pub mod reissue;
 pub mod schema;
 pub mod state;
 pub mod types;

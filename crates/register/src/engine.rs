@@ -11,6 +11,7 @@ use crate::retry::{run_phase, AttemptRecord, PhaseResult, RetryPolicy};
 use crate::rng::SharedRandom;
 use crate::transport::SharedTransport;
 use crate::window::DedupWindow;
+use paydesk_ledger::reissue::ReissueOp;
 use paydesk_ledger::{
     ApplyOutcome, CartId, CheckoutOptions, CheckoutSettlement, Currency, EventKind, Ledger, Money, NewPayment, Payment, PaymentId,
     PaymentState, PspEvent, PspResult, RecordOutcome, Refund, RefundState, SettleOutcome, TimelineEntry, TimelineInput,
@@ -276,7 +277,9 @@ struct Inner {
     flights: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     online: Mutex<Option<bool>>,
     last_sync_ms: Mutex<Option<i64>>,
+    /// Newest event `created` (s) fully applied; persisted per `events_psp`.
     events_cursor: Mutex<Option<i64>>,
+    events_psp: String,
     events_lock: tokio::sync::Mutex<()>,
 }
 
@@ -293,6 +296,56 @@ fn psp_key_prefix(p: &Payment, what: &str) -> String {
     format!("{}-{what}", p.idempotency_key)
 }
 
+/// Fresh keys an operation may get after stored failures (see `Engine::pi_operation`,
+/// `Engine::drive_refund`) before it is handed to a person.
+pub const MAX_KEY_REISSUES: i64 = 3;
+
+/// A POST on an authorized PaymentIntent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PiOp {
+    Capture,
+    Cancel,
+}
+
+impl PiOp {
+    fn name(self) -> &'static str {
+        match self {
+            PiOp::Capture => "capture",
+            PiOp::Cancel => "cancel",
+        }
+    }
+    fn via_replay(self) -> &'static str {
+        match self {
+            PiOp::Capture => "capture replay",
+            PiOp::Cancel => "cancel replay",
+        }
+    }
+    fn via_check(self) -> &'static str {
+        match self {
+            PiOp::Capture => "capture check",
+            PiOp::Cancel => "cancel check",
+        }
+    }
+    fn reissue(self) -> ReissueOp {
+        match self {
+            PiOp::Capture => ReissueOp::Capture,
+            PiOp::Cancel => ReissueOp::Cancel,
+        }
+    }
+    fn subject(self, checkout_key: &str) -> Subject {
+        match self {
+            PiOp::Capture => Subject::Capture(checkout_key.to_string()),
+            PiOp::Cancel => Subject::Cancel(checkout_key.to_string()),
+        }
+    }
+    fn request(self, c: &PspClient, pi_id: &str, key: &str) -> crate::transport::HttpRequest {
+        match self {
+            PiOp::Capture => c.capture_request(pi_id, key),
+            PiOp::Cancel => c.cancel_request(pi_id, key),
+        }
+    }
+}
+
 impl Engine {
     /// Build an engine over an open ledger and a transport to the PSP.
     pub fn new(
@@ -302,6 +355,13 @@ impl Engine {
         rng: SharedRandom,
         cfg: EngineConfig,
     ) -> Engine {
+        // The cursor persisted by an earlier process (schema v2): resume there. A ledger
+        // that cannot read it just re-reads the lookback (application is exactly-once).
+        let events_psp = transport.endpoint().unwrap_or_else(|| "default".to_string());
+        let stored_cursor = ledger.event_cursor(&events_psp).unwrap_or_else(|e| {
+            tracing::warn!(%e, "cannot read the stored events cursor; re-reading the lookback");
+            None
+        });
         let psp = PspClient::new(transport, cfg.attempt_timeout);
         Engine {
             inner: Arc::new(Inner {
@@ -315,7 +375,8 @@ impl Engine {
                 flights: Mutex::new(HashMap::new()),
                 online: Mutex::new(None),
                 last_sync_ms: Mutex::new(None),
-                events_cursor: Mutex::new(None),
+                events_cursor: Mutex::new(stored_cursor),
+                events_psp,
                 events_lock: tokio::sync::Mutex::new(()),
             }),
         }
@@ -1034,30 +1095,116 @@ impl Engine {
         let Some(pi_id) = p.psp_payment_id.clone() else {
             return Err(EngineError::WrongState { key: p.idempotency_key.clone(), state: p.state.as_str().into(), what: "no PSP payment id".into() });
         };
-        let subject = Subject::Capture(p.idempotency_key.clone());
-        let psp = &self.inner.psp;
         // GET first: always safe, and it tells whether the capture already happened.
-        let (res, _) = run_phase::<PaymentIntent>(psp, { let c = psp.clone(); let id = pi_id.clone(); move || c.get_intent_request(&id) }, &self.inner.cfg.background, &self.inner.clock, &self.inner.rng, &Notifier::new(1), &subject, 1).await;
-        if let PhaseResult::Final(AttemptOutcome::Ok { value: pi, .. }) = res {
+        if let Some(pi) = self.get_intent(&pi_id, &Subject::Capture(p.idempotency_key.clone())).await {
             if pi.pi_status() != PiStatus::RequiresCapture {
                 let p = self.settle_with_intent(p, &pi, &[], "capture check")?;
                 return self.report(&p);
             }
         }
-        let ck = psp_key_prefix(p, "capture");
-        let (res, recs) = run_phase::<PaymentIntent>(psp, { let c = psp.clone(); let id = pi_id.clone(); let ck = ck.clone(); move || c.capture_request(&id, &ck) }, &self.inner.cfg.interactive, &self.inner.clock, &self.inner.rng, &self.inner.notifier, &subject, 1).await;
-        self.note_connectivity(&recs);
-        match res {
-            PhaseResult::Final(AttemptOutcome::Ok { value: pi, replayed }) => {
-                let p = self.settle_with_intent(p, &pi, &recs, if replayed { "capture replay" } else { "capture" })?;
+        let (known, recs) = self.pi_operation(p, &pi_id, PiOp::Capture).await?;
+        match known {
+            Some((pi, via)) => {
+                let p = self.settle_with_intent(p, &pi, &recs, via)?;
                 self.report(&p)
             }
-            PhaseResult::Final(AttemptOutcome::Fatal(f)) => Err(EngineError::PspRejected(f.message())),
-            _ => {
+            None => {
                 self.record_attempts(p, &recs, false)?;
                 self.report_key(&p.idempotency_key)
             }
         }
+    }
+
+    /// `GET /v1/payment_intents/:id` with the background policy; `None` when the PSP
+    /// cannot be asked right now.
+    async fn get_intent(&self, pi_id: &str, subject: &Subject) -> Option<PaymentIntent> {
+        let psp = &self.inner.psp;
+        let (res, _) = run_phase::<PaymentIntent>(
+            psp,
+            { let c = psp.clone(); let id = pi_id.to_string(); move || c.get_intent_request(&id) },
+            &self.inner.cfg.background,
+            &self.inner.clock,
+            &self.inner.rng,
+            &Notifier::new(1),
+            subject,
+            1,
+        )
+        .await;
+        match res {
+            PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// Capture or cancel an authorized PaymentIntent under the operation's current key
+    /// (`<checkout>-capture`, or a key reissued after a stored failure). Returns the
+    /// PaymentIntent when its state is known (with how it became known) and the
+    /// attempts not yet recorded; `None` when the outcome is still open (the next pass
+    /// retries with the same key).
+    ///
+    /// A 500 is stored by the PSP and replayed for that key until its retention ends:
+    /// resending the key can never succeed. So the register stops resending it, asks
+    /// the PSP for the truth (GET the PaymentIntent: the 500's execution is finished,
+    /// so what GET shows is final for that key), and only if the operation really did
+    /// not happen continues under a fresh key committed to the ledger before it is sent
+    /// (rule 1). No second capture is possible: the PSP captures a PaymentIntent once,
+    /// and a fresh key is only used after GET showed it still `requires_capture`. At most
+    /// [`MAX_KEY_REISSUES`] fresh keys; past that the payment needs a person (alarm).
+    async fn pi_operation(&self, p: &Payment, pi_id: &str, op: PiOp) -> Result<(Option<(PaymentIntent, &'static str)>, Vec<AttemptRecord>)> {
+        let subject = op.subject(&p.idempotency_key);
+        let root = psp_key_prefix(p, op.name());
+        let psp = &self.inner.psp;
+        let mut recs_all: Vec<AttemptRecord> = Vec::new();
+        for _ in 0..=MAX_KEY_REISSUES {
+            let cur = self.with_ledger(|l| l.current_operation_key(op.reissue(), &root))?;
+            let (res, recs) = run_phase::<PaymentIntent>(
+                psp,
+                { let c = psp.clone(); let id = pi_id.to_string(); let k = cur.key.clone(); move || op.request(&c, &id, &k) },
+                &self.inner.cfg.interactive,
+                &self.inner.clock,
+                &self.inner.rng,
+                &self.inner.notifier,
+                &subject,
+                recs_all.len() as u32 + 1,
+            )
+            .await;
+            self.note_connectivity(&recs);
+            recs_all.extend(recs);
+            match res {
+                PhaseResult::Final(AttemptOutcome::Ok { value, replayed }) => {
+                    return Ok((Some((value, if replayed { op.via_replay() } else { op.name() })), recs_all));
+                }
+                PhaseResult::Final(AttemptOutcome::Fatal(f)) => {
+                    self.record_attempts(p, &recs_all, false)?;
+                    return Err(EngineError::PspRejected(f.message()));
+                }
+                PhaseResult::Final(AttemptOutcome::Unknown { status, message, .. }) => {
+                    let Some(pi) = self.get_intent(pi_id, &subject).await else {
+                        return Ok((None, recs_all));
+                    };
+                    if pi.pi_status() != PiStatus::RequiresCapture {
+                        // It happened after all (or the intent moved on): the PSP's state decides.
+                        return Ok((Some((pi, op.via_check())), recs_all));
+                    }
+                    self.record_attempts(p, &recs_all, false)?;
+                    recs_all.clear();
+                    let now = self.now();
+                    if cur.generation >= MAX_KEY_REISSUES {
+                        let msg = format!(
+                            "{} of {} failed at the PSP under {} keys (last: {status} {message}); the payment is still authorized there. Needs attention: retry later or contact the processor",
+                            op.name(), p.idempotency_key, cur.generation + 1
+                        );
+                        self.with_ledger(|l| l.set_last_error(p.id, Some(&msg), now))?;
+                        self.notify(Notification::Alarm { subject: Some(subject.clone()), code: "needs_attention".into(), message: msg });
+                        return Ok((None, recs_all));
+                    }
+                    let why = format!("the PSP stored {status} ({message}) for {} and the PaymentIntent is still requires_capture", cur.key);
+                    self.with_ledger(|l| l.reissue_operation_key(p.id, op.reissue(), &root, cur.generation, &why, now))?;
+                }
+                _ => return Ok((None, recs_all)),
+            }
+        }
+        Ok((None, recs_all))
     }
 
     /// Void an authorized payment (manual capture), or abandon a queued
@@ -1070,18 +1217,17 @@ impl Engine {
                 self.report_key(key)
             }
             PaymentState::Authorized => {
+                let _flight = self.flight(&p.idempotency_key).await;
                 let pi_id = p.psp_payment_id.clone().unwrap_or_default();
-                let subject = Subject::Cancel(key.to_string());
-                let ck = psp_key_prefix(&p, "cancel");
-                let psp = &self.inner.psp;
-                let (res, recs) = run_phase::<PaymentIntent>(psp, { let c = psp.clone(); let id = pi_id.clone(); let ck = ck.clone(); move || c.cancel_request(&id, &ck) }, &self.inner.cfg.interactive, &self.inner.clock, &self.inner.rng, &self.inner.notifier, &subject, 1).await;
-                match res {
-                    PhaseResult::Final(AttemptOutcome::Ok { value: pi, .. }) => {
-                        let p = self.settle_with_intent(&p, &pi, &recs, "cancel")?;
+                match self.pi_operation(&p, &pi_id, PiOp::Cancel).await? {
+                    (Some((pi, via)), recs) => {
+                        let p = self.settle_with_intent(&p, &pi, &recs, via)?;
                         self.report(&p)
                     }
-                    PhaseResult::Final(AttemptOutcome::Fatal(f)) => Err(EngineError::PspRejected(f.message())),
-                    _ => Err(EngineError::PspRejected("cancel not confirmed yet; try again".into())),
+                    (None, recs) => {
+                        self.record_attempts(&p, &recs, false)?;
+                        Err(EngineError::PspRejected("cancel not confirmed yet; try again".into()))
+                    }
                 }
             }
             PaymentState::Canceled => self.report(&p),
@@ -1124,20 +1270,53 @@ impl Engine {
         self.drive_refund(r.id, r.idempotency_key.clone(), DriveMode::Interactive).await
     }
 
-    async fn drive_refund(&self, refund_id: paydesk_ledger::RefundId, key: String, mode: DriveMode) -> Result<RefundReport> {
-        let _flight = self.flight(&key).await;
+    /// Drive a refund to its outcome. When the PSP stored a failure for its key and
+    /// provably refunded nothing, the refund continues as a new refund under a fresh key
+    /// (see [`Ledger::reissue_refund`]); that one is driven here too, at most
+    /// [`MAX_KEY_REISSUES`] times.
+    async fn drive_refund(&self, refund_id: paydesk_ledger::RefundId, _key: String, mode: DriveMode) -> Result<RefundReport> {
+        let mut current = refund_id;
+        loop {
+            match self.drive_refund_once(current, mode).await? {
+                RefundStep::Done(rep) => return Ok(rep),
+                RefundStep::Reissued(next) => current = next,
+            }
+        }
+    }
+
+    async fn drive_refund_once(&self, refund_id: paydesk_ledger::RefundId, mode: DriveMode) -> Result<RefundStep> {
+        let r = self.with_ledger(move |l| l.refund_by_id(refund_id))?;
+        let _flight = self.flight(&r.idempotency_key).await;
         let r = self.with_ledger(move |l| l.refund_by_id(refund_id))?;
         let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
         if r.state.is_terminal() {
-            return self.refund_report(&r, &p);
+            return Ok(RefundStep::Done(self.refund_report(&r, &p)?));
         }
         let subject = Subject::Refund(r.idempotency_key.clone());
         let now = self.now();
         let first = Some(r.first_attempt_at_ms.unwrap_or(r.created_at_ms));
         if !self.inner.cfg.window.may_send(first, now) {
-            // No refund search at the PSP: the event consumer resolves it from
-            // charge.refunded (its idempotency key); never resend.
-            return self.refund_report(&r, &p);
+            // Past the dedup window the PSP may have forgotten the key: resending it could
+            // refund twice. Never resend; look the refund up by its metadata instead.
+            let why = "dedup window passed: never resending this refund key";
+            return match self.find_refund_at_psp(&r, &p, &subject).await {
+                RefundLookup::Found(found) => Ok(RefundStep::Done(self.record_found_refund(&r, &p, &found, why)?)),
+                RefundLookup::Absent => {
+                    // Provably never refunded (every page listed; a request that old has
+                    // long finished). Fail it visibly rather than resend under a new key:
+                    // like a checkout not found past the window (rule 6: never charged ->
+                    // failed), a new key needs the cashier's explicit intent (rule 3) — a
+                    // day later the customer may have been refunded another way, and an
+                    // automatic refund now could pay out twice. Ledger = PSP exactly: no
+                    // refund on either side; the amount is refundable again.
+                    let msg = format!(
+                        "refund of {} on {} never reached the processor before its key expired: nothing was refunded. Issue the refund again if it is still owed",
+                        r.amount, p.idempotency_key
+                    );
+                    Ok(RefundStep::Done(self.fail_refund_visibly(&r, &p, &subject, &msg)?))
+                }
+                RefundLookup::Unavailable => Ok(RefundStep::Done(self.refund_report(&r, &p)?)),
+            };
         }
         let policy = match mode {
             DriveMode::Interactive => &self.inner.cfg.interactive,
@@ -1178,11 +1357,7 @@ impl Engine {
         })?;
         let outcome = match res {
             PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => {
-                let to = match value.status.as_str() {
-                    "succeeded" => RefundState::Succeeded,
-                    "failed" | "canceled" => RefundState::Failed,
-                    _ => RefundState::InFlight,
-                };
+                let to = refund_state_of(&value);
                 self.with_ledger(|l| l.record_refund_result(r.id, &value.id, to, now))?;
                 Some(to)
             }
@@ -1195,15 +1370,36 @@ impl Engine {
                 Some(RefundState::Failed)
             }
             PhaseResult::Final(AttemptOutcome::Fatal(f)) => return Err(EngineError::PspRejected(f.message())),
-            PhaseResult::Final(AttemptOutcome::Unknown { .. }) => {
-                // No refund search at the PSP: the event stream says whether it
-                // happened (charge.refunded carries the refund's key). Never resend blindly.
+            PhaseResult::Final(AttemptOutcome::Unknown { status, message, .. }) => {
+                // The PSP stored this 500 for the key and replays it until the key expires:
+                // resending can never succeed. Its execution is finished, so the PSP's
+                // refund list now tells the truth for this key.
                 if r.state == RefundState::Pending {
                     let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
                 }
-                drop(_flight);
-                let _ = self.consume_events().await;
-                None
+                let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
+                let why = format!("the PSP answered {status} ({message}) for {key}");
+                match self.find_refund_at_psp(&r, &p, &subject).await {
+                    RefundLookup::Found(found) => return Ok(RefundStep::Done(self.record_found_refund(&r, &p, &found, &why)?)),
+                    RefundLookup::Unavailable => None,
+                    RefundLookup::Absent => {
+                        // Nothing refunded under this key, and nothing ever will be: continue
+                        // under a fresh key, committed (with the old row failed, in one
+                        // transaction) before it is sent. The cashier asked for this refund
+                        // seconds ago, so finishing it is the intent.
+                        let generation = self.with_ledger(|l| l.refund_generation(&key))?;
+                        if generation >= MAX_KEY_REISSUES {
+                            let msg = format!(
+                                "refund of {} on {} failed at the processor under {} keys ({status} {message}); nothing was refunded. Needs attention: issue it again later or refund another way",
+                                r.amount, p.idempotency_key, generation + 1
+                            );
+                            return Ok(RefundStep::Done(self.fail_refund_visibly(&r, &p, &subject, &msg)?));
+                        }
+                        let why = format!("{why}; no refund with this key at the PSP");
+                        let next = self.with_ledger(|l| l.reissue_refund(r.id, &why, now))?;
+                        return Ok(RefundStep::Reissued(next.id));
+                    }
+                }
             }
             _ => {
                 if r.state == RefundState::Pending && !recs.is_empty() {
@@ -1217,7 +1413,97 @@ impl Engine {
         }
         let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
         let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        Ok(RefundStep::Done(self.refund_report(&r, &p)?))
+    }
+
+    /// Look a refund up at the PSP by its metadata (`refund_key`), listing every refund
+    /// of its PaymentIntent (`GET /v1/refunds?payment_intent=…`, paged, bounded).
+    async fn find_refund_at_psp(&self, r: &Refund, p: &Payment, subject: &Subject) -> RefundLookup {
+        let Some(pi_id) = r.request_params.get("payment_intent").map(str::to_string).or_else(|| p.psp_payment_id.clone()) else {
+            return RefundLookup::Unavailable;
+        };
+        let psp = &self.inner.psp;
+        let mut after: Option<String> = None;
+        for _ in 0..MAX_REFUND_LIST_PAGES {
+            let a = after.clone();
+            let (res, _) = run_phase::<List<PspRefund>>(
+                psp,
+                { let c = psp.clone(); let id = pi_id.clone(); move || c.list_refunds_page_request(&id, a.as_deref()) },
+                &self.inner.cfg.background,
+                &self.inner.clock,
+                &self.inner.rng,
+                &Notifier::new(1),
+                subject,
+                1,
+            )
+            .await;
+            let page = match res {
+                PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => value,
+                _ => return RefundLookup::Unavailable,
+            };
+            self.set_online(true);
+            if let Some(found) = page.data.iter().find(|x| x.metadata.get("refund_key") == Some(&r.idempotency_key)) {
+                return RefundLookup::Found(found.clone());
+            }
+            match page.data.last() {
+                Some(last) if page.has_more => after = Some(last.id.clone()),
+                _ => return RefundLookup::Absent,
+            }
+        }
+        // More refunds than we are willing to page through: cannot prove absence.
+        RefundLookup::Unavailable
+    }
+
+    fn record_found_refund(&self, r: &Refund, p: &Payment, found: &PspRefund, why: &str) -> Result<RefundReport> {
+        let now = self.now();
+        let to = refund_state_of(found);
+        self.with_ledger(|l| -> Result<()> {
+            l.append_timeline(
+                p.id,
+                &TimelineInput {
+                    kind: Some(TimelineKind::Note),
+                    detail: format!("{why}; refund list: found {} ({})", found.id, found.status),
+                    outcome: Some("search".into()),
+                    refund_id: Some(r.id),
+                    ..Default::default()
+                },
+                now,
+            )?;
+            l.record_refund_result(r.id, &found.id, to, now)?;
+            Ok(())
+        })?;
+        self.notify(Notification::Resolved { subject: Subject::Refund(r.idempotency_key.clone()), state: to.as_str().into(), via: "search".into() });
+        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
+        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
         self.refund_report(&r, &p)
+    }
+
+    /// A refund that provably did not happen and will not be retried: `failed` (its
+    /// amount refundable again), the reason in the timeline, an alarm on the screen.
+    fn fail_refund_visibly(&self, r: &Refund, p: &Payment, subject: &Subject, msg: &str) -> Result<RefundReport> {
+        let now = self.now();
+        self.with_ledger(|l| -> Result<()> {
+            l.append_timeline(
+                p.id,
+                &TimelineInput {
+                    kind: Some(TimelineKind::Note),
+                    detail: msg.to_string(),
+                    outcome: Some("search".into()),
+                    refund_id: Some(r.id),
+                    ..Default::default()
+                },
+                now,
+            )?;
+            l.transition_refund(r.id, r.state, RefundState::Failed, now)?;
+            Ok(())
+        })?;
+        self.notify(Notification::Alarm { subject: Some(subject.clone()), code: "refund_not_made".into(), message: msg.to_string() });
+        self.notify(Notification::Resolved { subject: subject.clone(), state: "failed".into(), via: "search".into() });
+        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
+        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        let mut rep = self.refund_report(&r, &p)?;
+        rep.message = Some(msg.to_string());
+        Ok(rep)
     }
 
     fn refund_report(&self, r: &Refund, p: &Payment) -> Result<RefundReport> {
@@ -1383,10 +1669,40 @@ impl Engine {
             newest = Some(newest.map_or(ev.created, |n: i64| n.max(ev.created)));
         }
         if let Some(n) = newest {
-            let mut c = self.inner.events_cursor.lock().unwrap();
-            *c = Some(c.map_or(n, |old| old.max(n)));
+            let old = *self.inner.events_cursor.lock().unwrap();
+            if old.is_none_or(|o| n > o) {
+                // Every event up to `n` is applied (committed above): a restarted register
+                // resumes from here. One small commit, only when the cursor moves.
+                let now = self.now();
+                let stored = self.with_ledger(|l| l.advance_event_cursor(&self.inner.events_psp, n.max(0), now))?;
+                *self.inner.events_cursor.lock().unwrap() = Some(stored);
+            }
         }
         Ok(rep)
+    }
+}
+
+/// Pages of `GET /v1/refunds` read to prove a refund absent (100 refunds a page).
+const MAX_REFUND_LIST_PAGES: usize = 20;
+
+enum RefundStep {
+    Done(RefundReport),
+    /// Continued as this new refund under a fresh key.
+    Reissued(paydesk_ledger::RefundId),
+}
+
+enum RefundLookup {
+    Found(PspRefund),
+    /// Every refund of the PaymentIntent was listed; none carries this refund's key.
+    Absent,
+    Unavailable,
+}
+
+fn refund_state_of(r: &PspRefund) -> RefundState {
+    match r.status.as_str() {
+        "succeeded" => RefundState::Succeeded,
+        "failed" | "canceled" => RefundState::Failed,
+        _ => RefundState::InFlight,
     }
 }
 

@@ -459,7 +459,16 @@ impl PspClient {
         self.get(format!("/v1/payment_intents/search?query={}", q(&query)))
     }
     pub fn list_refunds_request(&self, pi: &str) -> HttpRequest {
-        self.get(format!("/v1/refunds?payment_intent={}&limit=100", q(pi)))
+        self.list_refunds_page_request(pi, None)
+    }
+    /// `GET /v1/refunds?payment_intent=…` (Stripe list: newest first, `starting_after`
+    /// pages to older ones).
+    pub fn list_refunds_page_request(&self, pi: &str, starting_after: Option<&str>) -> HttpRequest {
+        let mut path = format!("/v1/refunds?payment_intent={}&limit=100", q(pi));
+        if let Some(s) = starting_after {
+            path.push_str(&format!("&starting_after={}", q(s)));
+        }
+        self.get(path)
     }
     /// `GET /v1/events` with Stripe list parameters.
     pub fn list_events_request(&self, created_gte: Option<i64>, starting_after: Option<&str>, limit: u32) -> HttpRequest {

@@ -87,6 +87,17 @@ impl std::fmt::Display for TransportError {
 
 pub trait Transport: Send + Sync + 'static {
     fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>>;
+    /// Which PSP endpoint and account this transport talks to, as a stable name that
+    /// holds no secret (the ledger keys the events cursor by it). `None`: one PSP only.
+    fn endpoint(&self) -> Option<String> {
+        None
+    }
+}
+
+/// FNV-1a 64: a stable, non-reversible fingerprint of the secret key, so two merchant
+/// accounts on one URL keep separate cursors without the key ever being stored.
+fn fingerprint(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 pub type SharedTransport = Arc<dyn Transport>;
@@ -202,6 +213,10 @@ fn classify_reqwest(e: &reqwest::Error) -> TransportError {
 }
 
 impl Transport for HttpTransport {
+    fn endpoint(&self) -> Option<String> {
+        Some(format!("{}#{:016x}", self.base, fingerprint(&self.secret_key)))
+    }
+
     fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>> {
         let this = self.clone();
         Box::pin(async move {

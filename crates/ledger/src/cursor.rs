@@ -1,0 +1,52 @@
+//! The event consumer's cursor (schema v2, table `event_cursors`): where the last
+//! fully applied `/v1/events` poll ended, per PSP endpoint, so a restarted register
+//! resumes there instead of re-reading the whole lookback. Application itself is
+//! exactly-once through `processed_events` (SPEC §3 rule 9); the cursor only saves work.
+//!
+//! Written through [`Ledger::connection`] (an autocommit statement is its own durable
+//! transaction under `synchronous=FULL`), so `ledger.rs` stays untouched.
+
+use crate::error::{Error, Result};
+use crate::ledger::Ledger;
+use rusqlite::OptionalExtension;
+
+/// Longest accepted endpoint name (the table's CHECK says the same).
+pub const MAX_CURSOR_NAME_LEN: usize = 512;
+
+fn check_name(psp: &str) -> Result<()> {
+    if psp.is_empty() || psp.len() > MAX_CURSOR_NAME_LEN {
+        return Err(Error::InvalidInput(format!(
+            "event cursor name must be 1 to {MAX_CURSOR_NAME_LEN} bytes (got {})",
+            psp.len()
+        )));
+    }
+    Ok(())
+}
+
+impl Ledger {
+    /// The stored cursor (newest applied event's `created`, Unix seconds) for `psp`.
+    pub fn event_cursor(&self, psp: &str) -> Result<Option<i64>> {
+        check_name(psp)?;
+        Ok(self
+            .connection()
+            .query_row("SELECT created_s FROM event_cursors WHERE psp = ?1", [psp], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Moves the cursor of `psp` forward to `created_s`, never backwards (two pollers
+    /// finishing out of order keep the newer one). Returns the stored value.
+    pub fn advance_event_cursor(&mut self, psp: &str, created_s: i64, now_ms: i64) -> Result<i64> {
+        check_name(psp)?;
+        if created_s < 0 {
+            return Err(Error::InvalidInput(format!("event cursor must not be negative (got {created_s})")));
+        }
+        Ok(self.connection().query_row(
+            "INSERT INTO event_cursors (psp, created_s, updated_at_ms) VALUES (?1, ?2, ?3)
+             ON CONFLICT(psp) DO UPDATE SET created_s = max(created_s, excluded.created_s),
+                                            updated_at_ms = excluded.updated_at_ms
+             RETURNING created_s",
+            rusqlite::params![psp, created_s, now_ms],
+            |r| r.get(0),
+        )?)
+    }
+}
