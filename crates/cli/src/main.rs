@@ -31,23 +31,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Every duration flag: `humantime` forms — `500ms`, `30s`, `10m`, `24h`, `1d`, `1h 30m`.
+/// A bare number is refused with the expected form named: it has no unit, and reading
+/// "30" as 30 ms (or 30 s) would silently set a timeout a thousand times off.
 pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (num, mul) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 1u64)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1000)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60_000)
-    } else if let Some(n) = s.strip_suffix('h') {
-        (n, 3_600_000)
-    } else if let Some(n) = s.strip_suffix('d') {
-        (n, 86_400_000)
-    } else {
-        (s, 1)
-    };
-    let n: u64 = num.trim().parse().map_err(|_| format!("invalid duration {s:?} (examples: 500ms, 30s, 10m, 24h)"))?;
-    n.checked_mul(mul).map(Duration::from_millis).ok_or_else(|| format!("duration {s:?} is too large"))
+    const FORM: &str = "a number with a unit, e.g. 30s, 500ms, 10m or 24h";
+    let t = s.trim();
+    if t.is_empty() {
+        return Err(format!("empty duration: expected {FORM}"));
+    }
+    if t.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("duration {t:?} has no unit: expected {FORM}"));
+    }
+    humantime::parse_duration(t).map_err(|e| format!("invalid duration {t:?} ({e}): expected {FORM}"))
 }
 
 #[derive(Parser, Debug)]
@@ -62,7 +58,7 @@ struct Cli {
     /// PSP secret key (never printed).
     #[arg(global = true, long = "psp-key", env = "PAYDESK_PSP_KEY", default_value = "sk_test_a", hide_env_values = true)]
     psp_key: String,
-    /// Per-attempt timeout.
+    /// Per-attempt timeout. Durations take a unit: 500ms, 30s, 10m, 24h, 1d.
     #[arg(global = true, long = "attempt-timeout", default_value = "5s", value_parser = parse_duration)]
     attempt_timeout: Duration,
     /// TCP connect timeout.
@@ -475,5 +471,34 @@ async fn run(cli: Cli) -> i32 {
             let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
             bench::run(&cli.psp_url, &cli.psp_key, &cli.db, *n, *concurrency, currency).await
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_need_a_unit() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration(" 24h "), Ok(Duration::from_secs(24 * 3600)));
+        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration("1h 30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("0s"), Ok(Duration::ZERO));
+        for bad in ["30", "0", ""] {
+            let e = parse_duration(bad).unwrap_err();
+            assert!(e.contains("30s"), "{bad:?}: {e}");
+        }
+        let e = parse_duration("30 parsecs").unwrap_err();
+        assert!(e.contains("invalid duration") && e.contains("30s"), "{e}");
+    }
+
+    #[test]
+    fn a_bare_number_flag_is_a_usage_error() {
+        let e = Cli::try_parse_from(["paydesk-cli", "--db", "x.db", "--attempt-timeout", "30", "ledger"]).unwrap_err();
+        assert!(e.to_string().contains("has no unit") && e.to_string().contains("30s"), "{e}");
+        let ok = Cli::try_parse_from(["paydesk-cli", "--db", "x.db", "--attempt-timeout", "30s", "ledger"]).unwrap();
+        assert_eq!(ok.attempt_timeout, Duration::from_secs(30));
     }
 }
