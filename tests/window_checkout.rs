@@ -208,6 +208,20 @@ async fn partial_refund_from_the_payments_list() {
     )
     .await;
     app.wait_js("return document.querySelector('#timeline svg') !== null", "the timeline picture", LONG).await;
+    // The timeline reads in the order things happened: times never go back, the key
+    // is committed first, and the request is sent before its attempt is answered.
+    let tl = app
+        .js(&format!(
+            "return window.__TAURI__.core.invoke('get_payment', {{ id: {} }}).then(p => p.timeline.map(t => [t.at, t.label]))",
+            serde_json::to_string(&key).unwrap()
+        ))
+        .await;
+    let tl: Vec<(i64, String)> = serde_json::from_value(tl).unwrap();
+    assert!(tl.windows(2).all(|w| w[0].0 <= w[1].0), "out of time order: {tl:?}");
+    let pos = |label: &str| tl.iter().position(|(_, l)| l.starts_with(label)).unwrap_or_else(|| panic!("{label}: {tl:?}"));
+    assert_eq!(pos("Key committed"), 0, "{tl:?}");
+    assert!(pos("Sent to the processor") < pos("Attempt 1"), "{tl:?}");
+    assert!(pos("Attempt 1") < pos("Paid"), "{tl:?}");
     app.screenshot("payments-timeline").await;
 
     // PSP side: one refund of 200 against this payment's intent.
@@ -277,6 +291,17 @@ async fn end_of_day_report_matches_the_psp() {
     assert!(dupes >= 1, "the replayed attempt counts as a prevented duplicate");
     assert!(app.text("#r-net").await.contains("$18.25"));
     app.wait_js("return document.querySelectorAll('#report-chart svg rect').length > 0", "the per-hour chart", LONG).await;
+    // Money on the chart is written like money: "$0.00" … "$25.00" on the axis (the
+    // largest hour is $23.20 → steps of $5.00 or $10.00), and the bar's own label.
+    let axis = app.js("return [...document.querySelectorAll('#report-chart .axis-label')].map(t => t.textContent)").await;
+    let axis: Vec<&str> = axis.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(axis.len(), 5, "{axis:?}");
+    assert_eq!(axis[0], "$0.00", "{axis:?}");
+    assert!(axis.iter().all(|t| t.starts_with('$') && t.ends_with(".00") && !t.to_lowercase().contains("usd")), "{axis:?}");
+    let chart = app.js("return document.getElementById('report-chart').textContent").await;
+    let chart = chart.as_str().unwrap();
+    // both sales in one hour, or each in its own
+    assert!(chart.contains("$23.20") || (chart.contains("$8.25") && chart.contains("$14.95")), "{chart}");
     app.screenshot("report").await;
 
     // PSP side: the same money.

@@ -367,6 +367,15 @@ pub struct Psp {
 }
 
 impl Psp {
+    /// A PSP reached at `url` with `key` (e.g. a [`PspProcess`]).
+    pub fn new(url: &str, key: &str) -> Psp {
+        Psp {
+            url: url.trim_end_matches('/').to_string(),
+            key: key.to_string(),
+            http: reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap(),
+        }
+    }
+
     pub async fn get(&self, path_and_query: &str) -> Value {
         let r = self
             .http
@@ -425,6 +434,31 @@ impl Psp {
             .expect("search");
         let v: Value = r.json().await.expect("json");
         v["data"].as_array().cloned().unwrap_or_default()
+    }
+}
+
+/// Another processor: the `mock-psp` binary as its own process on a free loopback
+/// port, in-memory, with admin endpoints; stopped (SIGTERM to its group) on drop.
+pub struct PspProcess {
+    pub psp: Psp,
+    _group: Group,
+}
+
+impl PspProcess {
+    pub fn start(secret_key: &str) -> PspProcess {
+        let bin = build_binary("mock-psp", "mock-psp");
+        let mut cmd = Command::new(bin);
+        cmd.args(["--addr", "127.0.0.1:0", "--db", ":memory:", "--secret-key", secret_key, "--admin"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut group = Group::spawn(cmd, "mock-psp");
+        let mut out = BufReader::new(group.child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).expect("read mock-psp's first line");
+        let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("mock-psp said {line:?}")).to_string();
+        // keep its stdout drained so later lines never block or break the process
+        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+        PspProcess { psp: Psp::new(&url, secret_key), _group: group }
     }
 }
 

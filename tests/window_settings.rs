@@ -1,0 +1,65 @@
+//! Settings take effect without a restart: in the Settings screen the cashier points
+//! the register at another processor (a real `mock-psp` process with its own key),
+//! and the next checkout is charged there — checked at both PSPs, not on screen alone.
+
+use paydesk_e2e::thirtyfour::prelude::*;
+use paydesk_e2e::{App, Launch, PspProcess, LONG};
+
+async fn ring_up_and_charge(app: &App) -> String {
+    app.scan("COF-001").await;
+    app.scan("CRO-001").await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$5.75'", "total $5.75", LONG).await;
+    app.click("#charge").await;
+    app.wait_result("approved").await
+}
+
+async fn next_customer(app: &App) {
+    app.click("#new-sale").await;
+    app.wait_js("return document.getElementById('checkout').hidden", "the cart for the next customer", LONG).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_psp_in_settings_gets_the_next_checkout() {
+    let app = App::start("settings-psp", Launch::default()).await;
+    let embedded = app.psp().await;
+    let other = PspProcess::start("sk_test_other_processor");
+
+    let first = ring_up_and_charge(&app).await;
+    assert_eq!(embedded.intents_for(&first).await.len(), 1);
+    next_customer(&app).await;
+
+    // F4, type the other PSP's URL and key, save.
+    app.el("body").await.send_keys(Key::F4).await.unwrap();
+    let url = app.el("#set-psp_url").await;
+    url.clear().await.unwrap();
+    url.send_keys(&other.psp.url).await.unwrap();
+    let key = app.el("#set-psp_key").await;
+    key.clear().await.unwrap();
+    key.send_keys(&other.psp.key).await.unwrap();
+    app.click("#save-settings").await;
+    let msg = app
+        .wait_js(
+            "const m = document.getElementById('settings-msg'); return m && m.dataset.applied === 'now' && m.textContent",
+            "the settings to be in use",
+            LONG,
+        )
+        .await;
+    let msg = msg.as_str().unwrap();
+    assert!(msg.contains("in use now") && msg.contains(&other.psp.url), "{msg}");
+    let bar = format!("return document.getElementById('fault-profile').textContent === {:?}", format!("PSP: {}", other.psp.url));
+    app.wait_js(&bar, "the status bar to name the new PSP", LONG).await;
+    app.screenshot("settings-applied").await;
+
+    // The next checkout goes to the new PSP, once, and never to the old one.
+    app.el("body").await.send_keys(Key::F1).await.unwrap();
+    let second = ring_up_and_charge(&app).await;
+    assert_ne!(second, first);
+    let at_other = other.psp.intents_for(&second).await;
+    assert_eq!(at_other.len(), 1, "{at_other:?}");
+    assert_eq!(at_other[0]["amount"], 575);
+    assert_eq!(at_other[0]["status"], "succeeded");
+    assert_eq!(other.psp.stats().await["charges"], 1);
+    assert!(embedded.intents_for(&second).await.is_empty());
+    assert_eq!(embedded.stats().await["charges"], 1);
+    app.close().await;
+}
