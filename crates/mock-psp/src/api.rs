@@ -756,7 +756,8 @@ impl Inner {
             ["v1", "payment_intents"] => {
                 let p = P::new(&params, &["limit", "starting_after", "ending_before", "created", "created[gt]", "created[gte]", "created[lt]", "created[lte]", "customer", EXPAND], false)?;
                 let lp = ListParams::from(&p)?;
-                self.store.read(move |c| list(c, "payment_intents", &acct, &lp, ListFilter::None, "/v1/payment_intents")).await.map_err(internal)??
+                let page = self.store.read(move |c| list(c, "payment_intents", &acct, &lp, ListFilter::None, "/v1/payment_intents")).await.map_err(internal)??;
+                return Ok(PspResponse::new(200, page.to_bytes()));
             }
             ["v1", "payment_intents", id] if valid_id(id) => {
                 P::new(&params, &["client_secret", EXPAND], false)?;
@@ -774,7 +775,8 @@ impl Inner {
                     (None, Some(id)) => ListFilter::RefundOf { field: "charge", id },
                     (None, None) => ListFilter::None,
                 };
-                self.store.read(move |c| list(c, "refunds", &acct, &lp, filter, "/v1/refunds")).await.map_err(internal)??
+                let page = self.store.read(move |c| list(c, "refunds", &acct, &lp, filter, "/v1/refunds")).await.map_err(internal)??;
+                return Ok(PspResponse::new(200, page.to_bytes()));
             }
             ["v1", "refunds", id] if valid_id(id) => {
                 P::new(&params, &[EXPAND], false)?;
@@ -799,13 +801,15 @@ impl Inner {
                     types.push(t.to_string());
                 }
                 let filter = if types.is_empty() { ListFilter::None } else { ListFilter::EventTypes(types) };
-                let mut page = self.store.read(move |c| list(c, "events", &acct, &lp, filter, "/v1/events")).await.map_err(internal)??;
-                if decision.duplicate_events {
-                    let acct = account.to_string();
-                    let older = self.store.read(move |c| recent_events(c, &acct, 50)).await.map_err(internal)?;
-                    if self.redeliver(&mut page, older) {
-                        self.stats.fault(Fault::DuplicateEvents);
-                    }
+                let page = self.store.read(move |c| list(c, "events", &acct, &lp, filter, "/v1/events")).await.map_err(internal)??;
+                if !decision.duplicate_events {
+                    return Ok(PspResponse::new(200, page.to_bytes()));
+                }
+                let mut page = page.to_value();
+                let acct = account.to_string();
+                let older = self.store.read(move |c| recent_events(c, &acct, 50)).await.map_err(internal)?;
+                if self.redeliver(&mut page, older) {
+                    self.stats.fault(Fault::DuplicateEvents);
                 }
                 page
             }
@@ -959,37 +963,55 @@ impl Inner {
         v
     }
 
-    /// Deletes keys past retention in small chunks, each its own writer job, so
-    /// requests queued behind the purge wait at most one chunk.
+    /// Deletes keys past retention in small chunks, each its own writer transaction,
+    /// so a request queued behind the purge waits for at most one chunk.
+    ///
+    /// The chunk size is bounded by time, not only by count: it starts at
+    /// `purge_chunk` keys (the most a chunk ever holds), is halved whenever a chunk
+    /// (delete + commit) took longer than [`PURGE_CHUNK_BUDGET`], and grows back by
+    /// half while chunks stay well under it — a slow disk or a busy machine gets
+    /// smaller chunks, never longer stalls. Between chunks the purge yields: it waits
+    /// (up to [`PURGE_IDLE_WAIT`]) for the writer queue to empty and then leaves the
+    /// writer idle for as long as the last chunk took (duty cycle at most 50%).
     pub(crate) async fn purge_expired(&self) -> Result<(usize, Duration), StoreError> {
         let cutoff = self.clock.now_ms() - self.retention_ms;
+        let max_chunk = self.purge_chunk.max(1);
+        let mut chunk = max_chunk;
         let mut total = 0;
         let mut worst = Duration::ZERO;
         loop {
-            let chunk = self.purge_chunk;
-            // Low priority: wait (up to 50 ms) for the writer queue to drain, so a
-            // chunk starts when no request is waiting and at most one chunk is ever
-            // ahead of a request.
             let idle_wait = std::time::Instant::now();
-            while self.store.queued() > 0 && idle_wait.elapsed() < Duration::from_millis(50) {
+            while self.store.queued() > 0 && idle_wait.elapsed() < PURGE_IDLE_WAIT {
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
             let t = std::time::Instant::now();
-            let n = self.store.write_solo(move |c, _| store::purge_chunk(c, cutoff, chunk)).await?;
+            let this = chunk;
+            let n = self.store.write_solo(move |c, _| store::purge_chunk(c, cutoff, this)).await?;
             let took = t.elapsed();
             worst = worst.max(took);
             total += n;
             self.stats.purged_keys.fetch_add(n as u64, Relaxed);
-            if n < chunk {
+            if n < this {
                 break;
             }
-            // Leave the writer to requests for as long as the chunk took (duty cycle
-            // at most 50%), so a purge of millions of keys never starves them.
+            if took > PURGE_CHUNK_BUDGET {
+                chunk = (chunk / 2).max(PURGE_MIN_CHUNK.min(max_chunk));
+            } else if took < PURGE_CHUNK_BUDGET / 4 {
+                chunk = (chunk + chunk / 2 + 1).min(max_chunk);
+            }
             tokio::time::sleep(took.min(Duration::from_millis(20))).await;
         }
         Ok((total, worst))
     }
 }
+
+/// Longest a purge chunk should hold the writer (delete + commit): well under the
+/// 50 ms a request may stall behind a purge, leaving room for the request's own commit.
+const PURGE_CHUNK_BUDGET: Duration = Duration::from_millis(10);
+/// Smallest chunk the time bound shrinks to (a purge must still make progress).
+const PURGE_MIN_CHUNK: usize = 8;
+/// How long a purge chunk waits for queued requests to be served first.
+const PURGE_IDLE_WAIT: Duration = Duration::from_millis(50);
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Offline {
@@ -1036,11 +1058,11 @@ fn claim(c: &Connection, account: &str, key: &str, method: &str, path: &str, fp:
             }
             // The executing request died (or is far too slow): take the lock over and
             // re-drive. Execution is keyed by this claim's id, so no second charge.
-            c.execute("UPDATE idem SET lock_until_ms=?2 WHERE id=?1", params![row.id, now + lock_timeout])?;
+            c.prepare_cached("UPDATE idem SET lock_until_ms=?2 WHERE id=?1")?.execute(params![row.id, now + lock_timeout])?;
             return Ok(Claim::Claimed { id: row.id, redrive: true });
         }
         // Past retention: forgotten; the same key is a new request.
-        c.execute("DELETE FROM idem WHERE id=?1", params![row.id])?;
+        c.prepare_cached("DELETE FROM idem WHERE id=?1")?.execute(params![row.id])?;
     }
     c.prepare_cached(
         "INSERT INTO idem (account, key, method, path, fingerprint, params, created_ms, lock_until_ms) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
@@ -1382,7 +1404,40 @@ enum ListFilter {
     RefundOf { field: &'static str, id: String },
 }
 
-fn list(c: &Connection, table: &str, account: &str, lp: &ListParams, filter: ListFilter, url: &str) -> Result<Result<Value, ApiError>, StoreError> {
+/// One page of a list, each object kept as the JSON text it is stored as: answering a
+/// list never parses and re-serialises every object (the stored text is what
+/// serde_json wrote, so the bytes are the same as a round trip would give).
+struct Page {
+    data: Vec<String>,
+    has_more: bool,
+    url: &'static str,
+}
+
+impl Page {
+    fn to_bytes(&self) -> Vec<u8> {
+        // Keys in serde_json's (sorted) order, as `json!` + `to_vec` produced before.
+        let mut s = String::with_capacity(64 + self.data.iter().map(|d| d.len() + 1).sum::<usize>());
+        s.push_str("{\"data\":[");
+        for (i, d) in self.data.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(d);
+        }
+        s.push_str("],\"has_more\":");
+        s.push_str(if self.has_more { "true" } else { "false" });
+        s.push_str(",\"object\":\"list\",\"url\":");
+        s.push_str(&serde_json::to_string(self.url).unwrap());
+        s.push('}');
+        s.into_bytes()
+    }
+    fn to_value(&self) -> Value {
+        let data: Vec<Value> = self.data.iter().map(|d| serde_json::from_str(d).unwrap_or(Value::Null)).collect();
+        json!({"object": "list", "data": data, "has_more": self.has_more, "url": self.url})
+    }
+}
+
+fn list(c: &Connection, table: &str, account: &str, lp: &ListParams, filter: ListFilter, url: &'static str) -> Result<Result<Page, ApiError>, StoreError> {
     let mut sql = format!("SELECT seq, obj FROM {table} WHERE account=?");
     let mut args: Vec<rusqlite::types::Value> = vec![account.to_string().into()];
     // Refunds keep `created` inside the object only (the table predates the list endpoint,
@@ -1404,6 +1459,31 @@ fn list(c: &Connection, table: &str, account: &str, lp: &ListParams, filter: Lis
         sql.push_str(&format!(" AND {created_col} {op} ?"));
         args.push((*n).into());
     }
+    if table == "events" {
+        // Pages run newest first along (account, seq); on the last page of a
+        // `created[gte]` poll that scan would otherwise walk every older event of the
+        // account, however old (the cost grew with the table). Bound it below by the
+        // smallest seq whose `created` passes the lower bound (index events_created;
+        // exact whatever the order of `created` vs seq).
+        for (op, n) in lp.created.iter().filter(|(op, _)| matches!(*op, ">=" | ">" | "=")) {
+            let oldest: Option<i64> = c
+                .prepare_cached("SELECT min(created) FROM events WHERE account=?1")?
+                .query_row(params![account], |r| r.get(0))?;
+            if oldest.is_some_and(|o| o >= *n && *op == ">=") {
+                continue; // every event passes: no bound needed
+            }
+            let lo: Option<i64> = c
+                .prepare_cached(&format!("SELECT min(seq) FROM events WHERE account=?1 AND created {op} ?2"))?
+                .query_row(params![account, n], |r| r.get(0))?;
+            match lo {
+                Some(lo) => {
+                    sql.push_str(" AND seq >= ?");
+                    args.push(lo.into());
+                }
+                None => return Ok(Ok(Page { data: vec![], has_more: false, url })),
+            }
+        }
+    }
     match filter {
         ListFilter::None => {}
         ListFilter::EventTypes(types) => {
@@ -1421,18 +1501,19 @@ fn list(c: &Connection, table: &str, account: &str, lp: &ListParams, filter: Lis
     let asc = lp.ending_before.is_some();
     sql.push_str(if asc { " ORDER BY seq ASC LIMIT ?" } else { " ORDER BY seq DESC LIMIT ?" });
     args.push((lp.limit + 1).into());
-    let mut st = c.prepare(&sql)?;
+    // The SQL text depends only on which parameters were given: few variants, cached.
+    let mut st = c.prepare_cached(&sql)?;
     let rows = st.query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(1))?;
     let mut data = Vec::new();
     for r in rows {
-        data.push(serde_json::from_str::<Value>(&r?).unwrap_or(Value::Null));
+        data.push(r?);
     }
     let has_more = data.len() as i64 > lp.limit;
     data.truncate(lp.limit as usize);
     if asc {
         data.reverse();
     }
-    Ok(Ok(json!({"object": "list", "data": data, "has_more": has_more, "url": url})))
+    Ok(Ok(Page { data, has_more, url }))
 }
 
 #[derive(Clone, Debug)]

@@ -146,7 +146,8 @@ impl MockPspBuilder {
         self.inline_writes = on;
         self
     }
-    /// Keys deleted per purge transaction (default 200).
+    /// Most keys deleted per purge transaction (default 200); the purge shrinks its
+    /// chunks below this when one takes longer than 10 ms (see `purge_expired`).
     pub fn purge_chunk(mut self, n: usize) -> Self {
         self.purge_chunk = n.max(1);
         self

@@ -104,6 +104,8 @@ CREATE TABLE IF NOT EXISTS events (
     obj TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_account ON events(account, seq);
+-- Lower bound of a `created[gte]` events page (see api::list): the rowid (seq) rides along.
+CREATE INDEX IF NOT EXISTS events_created ON events(account, created);
 INSERT OR IGNORE INTO meta (k, v) VALUES ('id_seq', 0);
 "#;
 
