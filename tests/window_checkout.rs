@@ -338,6 +338,17 @@ async fn readable_at_1024_by_768() {
         .await;
     assert_eq!(visible, serde_json::json!([]), "cut off at 1024×768: {visible}");
     app.screenshot("register-1024x768").await;
+    // Settings at 1024×768: the whole form and its Save button without scrolling.
+    app.click(".tab[data-view='settings']").await;
+    app.el("#save-settings").await;
+    let cut = app
+        .js(
+            "const r = document.getElementById('save-settings').getBoundingClientRect(); \
+             return r.bottom <= document.querySelector('.statusbar').getBoundingClientRect().top && r.right <= window.innerWidth",
+        )
+        .await;
+    assert_eq!(cut, true, "Save settings is cut off at 1024×768");
+    app.screenshot("settings-1024x768").await;
     app.close().await;
 }
 

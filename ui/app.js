@@ -161,7 +161,8 @@ function addProgress(p) {
   const li = h('li', { class: p.tone || 'info', 'data-kind': p.kind || '' },
     h('span', { class: 'when', text: timeOf(p.at) }), ' ',
     h('span', { text: p.message }));
-  $('progress').append(li);
+  // newest first: the latest step stays in view however long the retries go on
+  $('progress').prepend(li);
   announce(p.message, p.tone === 'bad' ? 'bad' : '');
 }
 
@@ -493,7 +494,7 @@ async function loadSettings() {
       field('psp_url', 'PSP URL (empty: the embedded test PSP)', st.psp_url, { type: 'url', placeholder: st.psp_url_in_use }),
       h('p', { class: 'help', id: 'psp-in-use', text: `In use now: ${st.psp_embedded ? 'the embedded test PSP' : st.psp_url_in_use}` }),
       field('psp_key', 'Secret key', st.psp_key, { type: 'password', autocomplete: 'off' }),
-      h('label', {}, 'Embedded test PSP fault profile', profile),
+      h('label', {}, st.psp_embedded ? 'Embedded test PSP fault profile' : 'Embedded test PSP fault profile (not in use: an external PSP is set)', profile),
       h('p', { class: 'help', text: 'flaky: some lost responses and slow requests; chaos: many; offline: cable pulled.' })),
     h('fieldset', {}, h('legend', { text: 'Idempotency keys' }),
       field('retention_hours', 'PSP key retention (hours)', st.retention_hours, { type: 'number', min: '1', max: '720' }),

@@ -337,6 +337,18 @@ fn timeline_view(t: &TimelineEntry, refunds: &[Refund]) -> TimelineView {
             }
         ),
         "event" => format!("Processor event: {}", t.detail),
+        // refund rows in a cashier's words (the ledger's detail reads "pending -> in_flight")
+        "refund" => format!(
+            "{refund_tag}{}",
+            match outcome {
+                "" | "pending" => "key committed before sending".to_string(),
+                "in_flight" => "sent to the processor".to_string(),
+                "succeeded" => "refunded".to_string(),
+                "failed" => "failed, nothing refunded".to_string(),
+                "canceled" => "canceled".to_string(),
+                _ => t.detail.clone(),
+            }
+        ),
         "created" => "Key committed before sending".into(),
         _ => format!("{refund_tag}{}", t.detail),
     };
