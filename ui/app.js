@@ -205,7 +205,7 @@ function renderOutcome(o) {
       h('h3', { text: offline ? `Accepted offline: ${o.receipt.total_display}` : `Paid ${o.receipt.total_display}` }),
       h('p', { text: offline
         ? 'The processor cannot be reached. This payment is stored safely and will be forwarded, with the same key, when the processor is back.'
-        : (forwarded ? 'The stored payment was forwarded to the processor with its own key and the card was charged once.' : (o.note || 'The card was charged once.')) }),
+        : (forwarded ? 'The stored payment was forwarded to the processor with the key it got at the sale, and the card was charged once.' : (o.note || 'The card was charged once.')) }),
       receiptNode(o.receipt),
       h('div', { class: 'actions' }, btn)));
     announce(offline ? `Accepted offline, ${o.receipt.total_display}. It will be forwarded.`
