@@ -881,17 +881,6 @@ impl Engine {
         }
     }
 
-    fn settle_state(
-        &self,
-        p: &Payment,
-        to: PaymentState,
-        recs: &[AttemptRecord],
-        last_error: Option<&str>,
-        via: &str,
-    ) -> Result<Payment> {
-        self.settle_state_with(p, to, recs, last_error, via, None)
-    }
-
     /// Attempts, the PSP's id (if any), the last error and the state path to `to`, in
     /// ONE ledger commit.
     fn settle_state_with(
@@ -932,7 +921,7 @@ impl Engine {
             }
             Fatal::BadRequest(_) => {
                 // A validation 400 is not stored and nothing executed: this checkout failed.
-                self.settle_state(p, PaymentState::Failed, recs, Some(&f.message()), "rejected")?;
+                self.settle_state_with(p, PaymentState::Failed, recs, Some(&f.message()), "rejected", None)?;
                 Err(EngineError::PspRejected(f.message()))
             }
             Fatal::Auth(_) | Fatal::Config(_) => {
@@ -1027,18 +1016,8 @@ impl Engine {
     async fn resolve_by_search(&self, p: &Payment, why: &str) -> Result<CheckoutReport> {
         let subject = Subject::Checkout(p.idempotency_key.clone());
         let key = p.idempotency_key.clone();
-        let psp = &self.inner.psp;
-        let (res, _recs) = run_phase::<List<PaymentIntent>>(
-            psp,
-            { let c = psp.clone(); let k = key.clone(); move || c.search_by_metadata_request("checkout_key", &k) },
-            &self.inner.cfg.background,
-            &self.inner.clock,
-            &self.inner.rng,
-            &Notifier::new(1),
-            &subject,
-            1,
-        )
-        .await;
+        let (c, k) = (self.inner.psp.clone(), key.clone());
+        let res = self.background_get::<List<PaymentIntent>>(move || c.search_by_metadata_request("checkout_key", &k), &subject).await;
         let now = self.now();
         match res {
             PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => {
@@ -1063,7 +1042,7 @@ impl Engine {
                     }
                     None => {
                         let to = if p.state == PaymentState::Created { PaymentState::Canceled } else { PaymentState::Failed };
-                        let p = self.settle_state(p, to, &[], Some("not found at the PSP: never charged"), "search")?;
+                        let p = self.settle_state_with(p, to, &[], Some("not found at the PSP: never charged"), "search", None)?;
                         self.report(&p)
                     }
                 }
@@ -1115,22 +1094,22 @@ impl Engine {
         }
     }
 
+    /// A GET (safe to repeat) under the background policy, with no progress
+    /// notifications (lookups are not attempts of a payment).
+    async fn background_get<T>(&self, make: impl Fn() -> crate::transport::HttpRequest + Send + Sync + 'static, subject: &Subject) -> PhaseResult<T>
+    where
+        T: serde::de::DeserializeOwned + Send + 'static,
+    {
+        let i = &self.inner;
+        run_phase::<T>(&i.psp, make, &i.cfg.background, &i.clock, &i.rng, &Notifier::new(1), subject, 1).await.0
+    }
+
     /// `GET /v1/payment_intents/:id` with the background policy; `None` when the PSP
     /// cannot be asked right now.
     async fn get_intent(&self, pi_id: &str, subject: &Subject) -> Option<PaymentIntent> {
-        let psp = &self.inner.psp;
-        let (res, _) = run_phase::<PaymentIntent>(
-            psp,
-            { let c = psp.clone(); let id = pi_id.to_string(); move || c.get_intent_request(&id) },
-            &self.inner.cfg.background,
-            &self.inner.clock,
-            &self.inner.rng,
-            &Notifier::new(1),
-            subject,
-            1,
-        )
-        .await;
-        match res {
+        let c = self.inner.psp.clone();
+        let id = pi_id.to_string();
+        match self.background_get::<PaymentIntent>(move || c.get_intent_request(&id), subject).await {
             PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => Some(value),
             _ => None,
         }
@@ -1426,18 +1405,8 @@ impl Engine {
         let mut after: Option<String> = None;
         for _ in 0..MAX_REFUND_LIST_PAGES {
             let a = after.clone();
-            let (res, _) = run_phase::<List<PspRefund>>(
-                psp,
-                { let c = psp.clone(); let id = pi_id.clone(); move || c.list_refunds_page_request(&id, a.as_deref()) },
-                &self.inner.cfg.background,
-                &self.inner.clock,
-                &self.inner.rng,
-                &Notifier::new(1),
-                subject,
-                1,
-            )
-            .await;
-            let page = match res {
+            let (c, id) = (psp.clone(), pi_id.clone());
+            let page = match self.background_get::<List<PspRefund>>(move || c.list_refunds_page_request(&id, a.as_deref()), subject).await {
                 PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => value,
                 _ => return RefundLookup::Unavailable,
             };
@@ -1628,17 +1597,10 @@ impl Engine {
         let psp = &self.inner.psp;
         loop {
             let a = after.clone();
-            let (res, _) = run_phase::<List<Event>>(
-                psp,
-                { let c = psp.clone(); move || c.list_events_request(Some(since.max(0)), a.as_deref(), 100) },
-                &self.inner.cfg.background,
-                &self.inner.clock,
-                &self.inner.rng,
-                &Notifier::new(1),
-                &Subject::Checkout("events".into()),
-                1,
-            )
-            .await;
+            let c = psp.clone();
+            let res = self
+                .background_get::<List<Event>>(move || c.list_events_request(Some(since.max(0)), a.as_deref(), 100), &Subject::Checkout("events".into()))
+                .await;
             let page = match res {
                 PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => value,
                 PhaseResult::Final(AttemptOutcome::Fatal(f)) => return Err(EngineError::PspConfig(f.message())),
