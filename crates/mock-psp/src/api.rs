@@ -1007,7 +1007,7 @@ impl Inner {
 
 /// Longest a purge chunk should hold the writer (delete + commit): well under the
 /// 50 ms a request may stall behind a purge, leaving room for the request's own commit.
-const PURGE_CHUNK_BUDGET: Duration = Duration::from_millis(10);
+const PURGE_CHUNK_BUDGET: Duration = Duration::from_millis(5);
 /// Smallest chunk the time bound shrinks to (a purge must still make progress).
 const PURGE_MIN_CHUNK: usize = 8;
 /// How long a purge chunk waits for queued requests to be served first.

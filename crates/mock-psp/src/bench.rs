@@ -44,6 +44,12 @@ fn pct(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// The 1/5/15-minute load averages, printed with the figures: on a shared machine the
+/// absolute numbers move with load (ratios much less).
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_else(|_| "unknown".into())
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -122,6 +128,7 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     println!("mock-psp bench: {} s per throughput run, {} stored keys, dir {}", args.seconds, args.keys, dir.display());
     println!("(SQLite WAL, synchronous=FULL; client and server share this machine's cores)");
+    println!("load average at start: {} (nproc {})", loadavg(), std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0));
 
     // 1. Throughput. Both servers run side by side and the measurements are
     // interleaved (raw, naive, group; twice; best of two) so that disk and CPU noise
@@ -257,7 +264,7 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     during.sort();
     println!(
-        "\npurge of {purged} expired keys in chunks of {}: {purge_s:.1} s, slowest chunk {:.2} ms",
+        "\npurge of {purged} expired keys in time-bounded chunks of at most {} keys: {purge_s:.1} s, slowest chunk {:.2} ms",
         psp.inner.purge_chunk,
         ms(worst_chunk)
     );
@@ -278,6 +285,14 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
         ms(pct(&base_lat, 1.0))
     );
     println!("worst stall / 50 ms budget = {:.2}", ms(pct(&during, 1.0)) / 50.0);
+    println!(
+        "\nsummary: group@16 / naive@16 = {:.2}x (goal >= 5x); replay p50 {:.3} ms, p99 {:.3} ms at {n} keys; worst stall during the purge {:.2} ms (budget 50 ms); load average at end: {}",
+        g16 / n16,
+        ms(pct(&lat, 0.5)),
+        ms(pct(&lat, 0.99)),
+        ms(pct(&during, 1.0)),
+        loadavg()
+    );
     server.shutdown().await;
     Ok(())
 }
