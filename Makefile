@@ -57,7 +57,7 @@ bench: deps-apt
 
 # The long deterministic chaos simulation (seeds in parallel, audited; figures in docs/).
 soak:
-	cargo run -q --release -p paydesk-cli -- simulate --seed 1 --seeds 100 --checkouts 10000 --profile chaos --jobs 2 --summary --avoid-known-bugs
+	cargo run -q --release -p paydesk-cli -- simulate --seed 1 --seeds 100 --checkouts 10000 --profile chaos --jobs 2 --summary
 
 # The cashier's app with the embedded, flaky mock PSP; data in the platform's app-data
 # dir (PAYDESK_DATA_DIR or --data-dir to override). Flags: make run ARGS="--help".
