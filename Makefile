@@ -43,7 +43,7 @@ test: deps
 	PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk cargo nextest run --workspace --no-fail-fast
 
 # Ratios from one run of each benchmark, collected into docs/benchmarks.md.
-bench: deps-apt
+bench: deps-apt deps-rust
 	mkdir -p target/bench
 	cargo run -q --release -p paydesk-ledger --example bench | tee target/bench/ledger.txt
 	cargo run -q --release -p mock-psp -- bench | tee target/bench/mock-psp.txt
