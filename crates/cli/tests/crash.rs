@@ -155,10 +155,12 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
         for i in 0..4 {
             let amount = format!("{}", 100 + round * 4 + i);
             let child = cli(&db, &url, &flags, &["checkout", "--amount", &amount, "--currency", "jpy"]).spawn().unwrap();
-            kids.push((child, rng.random_range(0..150u64)));
+            // Each kill at its own random moment after its own spawn (not after the previous
+            // kill): a checkout takes tens of ms, so cumulative delays let most finish first.
+            kids.push((child, tokio::time::Instant::now() + Duration::from_millis(rng.random_range(0..100u64))));
         }
-        for (mut child, delay) in kids {
-            tokio::time::sleep(Duration::from_millis(delay)).await; // a random moment, not a synchronisation
+        for (mut child, kill_at) in kids {
+            tokio::time::sleep_until(kill_at).await; // a random moment, not a synchronisation
             let _ = child.start_kill();
             let st = child.wait().await.unwrap();
             use std::os::unix::process::ExitStatusExt;
