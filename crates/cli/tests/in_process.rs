@@ -2,10 +2,13 @@
 //! the real mock PSP service (no socket): what the deterministic simulation
 //! builds on. Two runs with the same seeds give the same history.
 
-use mock_psp::{Fault, FaultConfig, MockPsp, Outcome, PspRequest};
+use mock_psp::{Fault, FaultConfig, MockPsp, Outcome};
+#[path = "support/psp_request.rs"]
+mod psp_request;
+use psp_request::to_request;
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
 use paydesk_register::clock::{BoxFuture, Clock, VirtualClock};
-use paydesk_register::transport::{HttpRequest, HttpResponse, Method, Transport, TransportError};
+use paydesk_register::transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use paydesk_register::{Engine, EngineConfig, SeededRandom};
 use std::sync::Arc;
 
@@ -22,26 +25,7 @@ impl Transport for InProcess {
         let psp = self.psp.clone();
         let clock = self.clock.clone();
         Box::pin(async move {
-            let (path, query) = req.path.split_once('?').map(|(p, q)| (p.to_string(), q.to_string())).unwrap_or((req.path.clone(), String::new()));
-            let mut headers = vec![("authorization".to_string(), format!("Bearer {KEY}"))];
-            if let Some(k) = &req.idempotency_key {
-                headers.push(("idempotency-key".into(), k.clone()));
-            }
-            let body = match req.method {
-                Method::Post => {
-                    headers.push(("content-type".into(), "application/x-www-form-urlencoded".into()));
-                    req.encoded_body()
-                }
-                Method::Get => String::new(),
-            };
-            let r = PspRequest {
-                method: if req.method == Method::Post { "POST" } else { "GET" }.into(),
-                path,
-                query,
-                headers,
-                body: body.into_bytes().into(),
-            };
-            match psp.handle(r).await {
+            match psp.handle(to_request(&req, KEY)).await {
                 Outcome::Respond(resp) => Ok(HttpResponse {
                     status: resp.status,
                     headers: resp.headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),

@@ -8,7 +8,7 @@
 //! * A refund past the dedup window: looked up by its metadata; found -> recorded;
 //!   provably absent -> failed visibly (alarm), nothing refunded on either side.
 
-use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp, Outcome, PspRequest};
+use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp, Outcome};
 use paydesk_ledger::{CaptureMethod, CheckoutOptions, Currency, Ledger, Money, RefundState, SeededKeys};
 use paydesk_register::clock::{BoxFuture, Clock, VirtualClock};
 use paydesk_register::transport::{HttpRequest, HttpResponse, Method, Transport, TransportError};
@@ -20,27 +20,9 @@ use std::time::Duration;
 const KEY: &str = "sk_test_a";
 const START_MS: i64 = 1_800_000_000_000;
 
-fn to_request(req: &HttpRequest) -> PspRequest {
-    let (path, query) = req.path.split_once('?').map(|(p, q)| (p.to_string(), q.to_string())).unwrap_or((req.path.clone(), String::new()));
-    let mut headers = vec![("authorization".to_string(), format!("Bearer {KEY}"))];
-    if let Some(k) = &req.idempotency_key {
-        headers.push(("idempotency-key".into(), k.clone()));
-    }
-    let body = match req.method {
-        Method::Post => {
-            headers.push(("content-type".into(), "application/x-www-form-urlencoded".into()));
-            req.encoded_body()
-        }
-        Method::Get => String::new(),
-    };
-    PspRequest {
-        method: if req.method == Method::Post { "POST" } else { "GET" }.into(),
-        path,
-        query,
-        headers,
-        body: body.into_bytes().into(),
-    }
-}
+#[path = "support/psp_request.rs"]
+mod psp_request;
+use psp_request::to_request;
 
 /// Calls the mock PSP's service directly; faults map to what a socket would show.
 /// Records every POST (path, key) so tests can count what was sent.
@@ -58,7 +40,7 @@ impl Transport for InProcess {
             self.posts.lock().unwrap().push((req.path.clone(), req.idempotency_key.clone().unwrap_or_default()));
         }
         Box::pin(async move {
-            match psp.handle(to_request(&req)).await {
+            match psp.handle(to_request(&req, KEY)).await {
                 Outcome::Respond(resp) => Ok(HttpResponse {
                     status: resp.status,
                     headers: resp.headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),
@@ -99,7 +81,7 @@ impl World {
     /// A GET through the PSP's real API.
     async fn get(&self, path: &str) -> Value {
         let req = HttpRequest { method: Method::Get, path: path.into(), form: vec![], idempotency_key: None, timeout: Duration::from_secs(5) };
-        match self.psp.handle(to_request(&req)).await {
+        match self.psp.handle(to_request(&req, KEY)).await {
             Outcome::Respond(r) => {
                 assert_eq!(r.status, 200, "{path}: {}", String::from_utf8_lossy(&r.body));
                 serde_json::from_slice(&r.body).unwrap()
@@ -109,7 +91,7 @@ impl World {
     }
     async fn post(&self, path: &str, key: &str) -> (u16, bool) {
         let req = HttpRequest { method: Method::Post, path: path.into(), form: vec![], idempotency_key: Some(key.into()), timeout: Duration::from_secs(5) };
-        match self.psp.handle(to_request(&req)).await {
+        match self.psp.handle(to_request(&req, KEY)).await {
             Outcome::Respond(r) => (r.status, r.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("idempotent-replayed") && v == "true")),
             _ => panic!("no answer for POST {path}"),
         }
