@@ -534,6 +534,12 @@ impl Ledger {
         open_checkout_of_cart(&self.conn, cart_id)
     }
 
+    /// The cart's most recent payment, open or finished (index `payments_by_cart`).
+    pub fn last_payment_for_cart(&self, cart_id: CartId) -> Result<Option<Payment>> {
+        let sql = format!("SELECT {PAYMENT_COLS} FROM payments WHERE cart_id = ?1 ORDER BY id DESC LIMIT 1");
+        self.conn.row_cached(&sql, params![cart_id.0], payment_from_row).optional()?.transpose()
+    }
+
     pub fn timeline(&self, payment_id: PaymentId) -> Result<Vec<TimelineEntry>> {
         collect(
             &self.conn,

@@ -72,6 +72,30 @@ fn charge_pressed_again_reuses_the_open_checkout() {
 }
 
 #[test]
+fn last_payment_for_cart_finds_the_newest_even_behind_many_other_payments() {
+    let mut l = mem();
+    seed(&mut l);
+    let opts = CheckoutOptions::card("pm_card_visa");
+    let cart = l.create_cart(Currency::Usd, 0).unwrap();
+    assert_eq!(l.last_payment_for_cart(cart).unwrap(), None);
+    l.add_to_cart(cart, "COF", 1, 0).unwrap();
+    let first = l.open_checkout(cart, &opts, 10).unwrap().payment;
+    l.transition(first.id, PaymentState::Created, PaymentState::Authorizing, "", 11).unwrap();
+    l.transition(first.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", 12).unwrap();
+    let second = l.open_checkout(cart, &opts, 20).unwrap().payment;
+    // 300 other carts' checkouts after it: older than any "recent N" window.
+    for i in 0..300 {
+        let other = l.create_cart(Currency::Usd, 30 + i).unwrap();
+        l.add_to_cart(other, "BAG", 1, 30 + i).unwrap();
+        l.open_checkout(other, &opts, 30 + i).unwrap();
+    }
+    let last = l.last_payment_for_cart(cart).unwrap().expect("the cart has payments");
+    assert_eq!(last.idempotency_key, second.idempotency_key);
+    assert_eq!(last.state, PaymentState::Created);
+    assert_eq!(l.last_payment_for_cart(CartId(999_999)).unwrap(), None);
+}
+
+#[test]
 fn empty_cart_and_unknown_cart_are_refused() {
     let mut l = mem();
     let cart = l.create_cart(Currency::Usd, 0).unwrap();

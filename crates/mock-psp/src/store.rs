@@ -197,12 +197,18 @@ pub struct StoreStats {
     pub queued: std::sync::atomic::AtomicU64,
 }
 
+/// Statements kept prepared per connection (each connection has its own cache).
+const STATEMENT_CACHE_CAPACITY: usize = 128;
+
 fn open_conn(loc: &DbLocation) -> Result<Connection, StoreError> {
     let conn = match loc {
         DbLocation::Memory => Connection::open_in_memory()?,
         DbLocation::File(p) => Connection::open(p)?,
     };
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    // The request path uses ~40 distinct cached statements; rusqlite's default cache
+    // of 16 evicted and re-parsed them on every request.
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
     if let DbLocation::File(_) = loc {
         conn.pragma_update(None, "journal_mode", "WAL")?;
     }

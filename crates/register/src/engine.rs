@@ -515,8 +515,7 @@ impl Engine {
                 // The cart's last checkout is finished (paid, accepted offline, declined
                 // or abandoned): pressing Charge again reports it. A new key needs
                 // explicit intent (`new_payment_after`).
-                let recent = self.with_ledger(|l| l.list_payments(200, 0))?;
-                match recent.into_iter().find(|p| p.cart_id == Some(cart)) {
+                match self.with_ledger(|l| l.last_payment_for_cart(cart))? {
                     // Opened by a concurrent caller since we looked: drive that one.
                     Some(last) if last.state.is_checkout_open() => {
                         return self.drive(&last.idempotency_key, DriveMode::Interactive).await
