@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
+use crate::write_tx::WriteTx;
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, Row};
 
 use crate::error::{Error, Result};
 use crate::money::{Currency, Money};
@@ -217,8 +218,8 @@ impl Ledger {
         self.keys.next_key().to_string()
     }
 
-    fn write_tx(&mut self) -> Result<Transaction<'_>> {
-        Ok(self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?)
+    fn write_tx(&mut self) -> Result<WriteTx<'_>> {
+        Ok(WriteTx::begin(&self.conn)?)
     }
 
     // ----------------------------------------------------------------- checkouts
@@ -1193,7 +1194,7 @@ fn open_checkout_of_cart(conn: &Connection, cart_id: CartId) -> Result<Option<Pa
 }
 
 fn insert_payment(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     key: &str,
     amount: Money,
     options: &CheckoutOptions,

@@ -22,6 +22,7 @@ pub mod reissue;
 pub mod schema;
 pub mod state;
 pub mod types;
+mod write_tx;
 
 pub use error::{Error, Result};
 pub use ledger::{Ledger, BUSY_TIMEOUT};

@@ -21,7 +21,8 @@ use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::state::RefundState;
 use crate::types::{PaymentId, Refund, RefundId, RequestParams};
-use rusqlite::{params, OptionalExtension, Transaction, TransactionBehavior};
+use crate::write_tx::WriteTx;
+use rusqlite::{params, OptionalExtension};
 
 /// An operation whose key can be reissued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,8 +51,8 @@ pub struct CurrentKey {
 }
 
 impl Ledger {
-    fn begin_immediate(&self) -> Result<Transaction<'_>> {
-        Ok(Transaction::new_unchecked(self.connection(), TransactionBehavior::Immediate)?)
+    fn begin_immediate(&self) -> Result<WriteTx<'_>> {
+        Ok(WriteTx::begin(self.connection())?)
     }
 
     /// The newest key of a capture / cancel whose first key is `root_key`.
@@ -197,7 +198,7 @@ fn current_key(tx: &rusqlite::Connection, op: ReissueOp, root_key: &str) -> Resu
     })
 }
 
-fn note_tx(tx: &Transaction<'_>, payment_id: PaymentId, refund_id: Option<RefundId>, detail: &str, outcome: &str, now_ms: i64) -> Result<()> {
+fn note_tx(tx: &rusqlite::Connection, payment_id: PaymentId, refund_id: Option<RefundId>, detail: &str, outcome: &str, now_ms: i64) -> Result<()> {
     tx.execute(
         "INSERT INTO payment_timeline (payment_id, refund_id, at_ms, kind, detail, outcome)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
