@@ -30,6 +30,14 @@ async fn a_new_psp_in_settings_gets_the_next_checkout() {
 
     // F4, type the other PSP's URL and key, save.
     app.el("body").await.send_keys(Key::F4).await.unwrap();
+    // The offline money limits say which currency they are typed in.
+    app.wait_js(
+        "const i = document.getElementById('set-offline_max_amount'); \
+         return !!i && i.parentElement.textContent.includes('Largest single payment (USD)') && i.value === '100.00'",
+        "the offline limit to name its currency",
+        LONG,
+    )
+    .await;
     let url = app.el("#set-psp_url").await;
     url.clear().await.unwrap();
     url.send_keys(&other.psp.url).await.unwrap();

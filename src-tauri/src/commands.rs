@@ -308,6 +308,8 @@ pub struct SettingsView {
     pub safety_margin_minutes: u32,
     pub offline_max_amount_display_plain: String,
     pub offline_max_total_display_plain: String,
+    /// The store currency the offline money limits are typed in (e.g. "USD").
+    pub offline_currency: String,
     pub offline_max_count: u32,
     pub offline_max_age_hours: u32,
     /// Saved settings not in use yet, and why.
@@ -339,6 +341,7 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         safety_margin_minutes: s.safety_margin_minutes,
         offline_max_amount_display_plain: plain(s.offline_max_amount, cur),
         offline_max_total_display_plain: plain(s.offline_max_total, cur),
+        offline_currency: cur.code().to_ascii_uppercase(),
         offline_max_count: s.offline_max_count,
         offline_max_age_hours: s.offline_max_age_hours,
         waiting: lock(&state.waiting).clone(),

@@ -167,6 +167,8 @@ fn a_new_psp_waits_until_payments_at_the_old_one_are_settled() {
     assert_eq!(r["applied"], "now", "{r}");
     assert_eq!(state.live().settings.offline_max_amount, 5_000);
     assert_eq!(state.live().psp_url, old_url);
+    let shown = call(&w, "get_settings", json!({})).unwrap();
+    assert_eq!((shown["offline_max_amount_display_plain"].as_str(), shown["offline_currency"].as_str()), (Some("50.00"), Some("USD")), "{shown}");
 
     // The PSP charges but every answer is lost: the outcome stays open at this PSP.
     embedded.server.psp().script_fault("/v1/payment_intents", mock_psp::Fault::DropResponse, 1_000, None);
