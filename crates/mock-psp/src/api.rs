@@ -1095,7 +1095,9 @@ fn execute(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, k
     }
     let mut ex = Executed { status: 200, body: vec![], charged: false, declined: false, refunded: false };
     let now = now_ms / 1000;
-    let result: Result<Value, ApiError> = if fail {
+    // Success bodies come back as the JSON text already written to their table, so the
+    // object is serialised once per request.
+    let result: Result<String, ApiError> = if fail {
         Err(ApiError { status: 500, typ: "api_error", code: Some("internal_error".into()), message: "An unknown error occurred while processing this request (injected).".into(), param: None, extra: vec![] })
     } else {
         match action {
@@ -1106,11 +1108,11 @@ fn execute(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, k
         }
     };
     let (status, body) = match result {
-        Ok(v) => (200, v),
-        Err(e) => (e.status, e.body()),
+        Ok(text) => (200, text.into_bytes()),
+        Err(e) => (e.status, serde_json::to_vec(&e.body()).unwrap()),
     };
     ex.status = status;
-    ex.body = serde_json::to_vec(&body).unwrap();
+    ex.body = body;
     c.prepare_cached("UPDATE idem SET status=?2, body=?3, finished_ms=?4 WHERE id=?1")?
         .execute(params![claim_id, status as i64, ex.body, now_ms])?;
     Ok(ex)
@@ -1124,35 +1126,55 @@ fn load(c: &Connection, table: &str, account: &str, id: &str) -> Result<Option<V
     get_obj(c, table, account, id).map_err(internal)
 }
 
-fn save_pi(c: &Connection, pi: &Value) -> Result<(), ApiError> {
+/// Stores the updated intent; returns its JSON text (for its event and the response).
+fn save_pi(c: &Connection, pi: &Value) -> Result<String, ApiError> {
+    let text = pi.to_string();
     c.prepare_cached("UPDATE payment_intents SET obj=?2 WHERE id=?1")
-        .and_then(|mut s| s.execute(params![pi["id"].as_str().unwrap(), pi.to_string()]))
+        .and_then(|mut s| s.execute(params![pi["id"].as_str().unwrap(), text]))
         .map_err(db)?;
-    Ok(())
+    Ok(text)
 }
 
-fn save_charge(c: &Connection, account: &str, ch: &Value) -> Result<(), ApiError> {
+/// Stores the charge; returns its JSON text.
+fn save_charge(c: &Connection, account: &str, ch: &Value) -> Result<String, ApiError> {
+    let text = ch.to_string();
     c.prepare_cached("INSERT OR REPLACE INTO charges (id, account, obj) VALUES (?1, ?2, ?3)")
-        .and_then(|mut s| s.execute(params![ch["id"].as_str().unwrap(), account, ch.to_string()]))
+        .and_then(|mut s| s.execute(params![ch["id"].as_str().unwrap(), account, text]))
         .map_err(db)?;
-    Ok(())
+    Ok(text)
 }
 
-fn emit(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i64, typ: &str, obj: &Value) -> Result<(), ApiError> {
+/// The text of an event whose `data.object` is `obj_json` (an object's JSON text):
+/// the same bytes as serialising the event as a `serde_json::Value` (keys sorted),
+/// without parsing or re-serialising the object.
+fn event_json(id: &str, now: i64, typ: &str, key: &str, obj_json: &str) -> String {
+    let q = |s: &str| serde_json::to_string(s).unwrap();
+    let mut ev = String::with_capacity(obj_json.len() + 256);
+    ev.push_str("{\"api_version\":\"2025-03-31.basil\",\"created\":");
+    ev.push_str(&now.to_string());
+    ev.push_str(",\"data\":{\"object\":");
+    ev.push_str(obj_json);
+    ev.push_str("},\"id\":");
+    ev.push_str(&q(id));
+    ev.push_str(",\"livemode\":false,\"object\":\"event\",\"pending_webhooks\":0,\"request\":{\"id\":null,\"idempotency_key\":");
+    ev.push_str(&q(key));
+    ev.push_str("},\"type\":");
+    ev.push_str(&q(typ));
+    ev.push('}');
+    ev
+}
+
+fn emit(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i64, typ: &str, obj_json: &str) -> Result<(), ApiError> {
     let id = st.mint("evt");
-    let ev = json!({
-        "id": id, "object": "event", "api_version": "2025-03-31.basil", "created": now,
-        "data": {"object": obj}, "livemode": false, "pending_webhooks": 0,
-        "request": {"id": null, "idempotency_key": key}, "type": typ,
-    });
+    let ev = event_json(&id, now, typ, key, obj_json);
     c.prepare_cached("INSERT INTO events (id, account, created, type, obj) VALUES (?1,?2,?3,?4,?5)")
-        .and_then(|mut s| s.execute(params![id, account, now, typ, ev.to_string()]))
+        .and_then(|mut s| s.execute(params![id, account, now, typ, ev]))
         .map_err(db)?;
     Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
-fn create_pi(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<Value, ApiError> {
+fn create_pi(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<String, ApiError> {
     let Action::CreatePi { amount, currency, payment_method, confirm, manual, metadata, description } = action else { unreachable!() };
     // A re-drive of this claim finds the intent it already created: never a second one.
     let existing: Option<String> = c
@@ -1160,7 +1182,7 @@ fn create_pi(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str,
         .and_then(|mut s| s.query_row(params![claim_id], |r| r.get(0)).optional())
         .map_err(db)?;
     if let Some(obj) = existing {
-        return Ok(serde_json::from_str(&obj).unwrap_or(Value::Null));
+        return Ok(obj);
     }
     let id = st.mint("pi");
     let secret = format!("{id}_secret_{}", st.random_alnum(24));
@@ -1234,8 +1256,9 @@ fn create_pi(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str,
         }
         save_charge(c, account, &ch)?;
     }
+    let pi_json = pi.to_string();
     c.prepare_cached("INSERT INTO payment_intents (id, account, claim_id, created, obj) VALUES (?1,?2,?3,?4,?5)")
-        .and_then(|mut s| s.execute(params![id, account, claim_id, now, pi.to_string()]))
+        .and_then(|mut s| s.execute(params![id, account, claim_id, now, pi_json]))
         .map_err(db)?;
     let seq = c.last_insert_rowid();
     for (k, v) in metadata {
@@ -1244,19 +1267,19 @@ fn create_pi(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str,
             .map_err(db)?;
     }
     for e in events {
-        emit(c, st, account, key, now, e, &pi)?;
+        emit(c, st, account, key, now, e, &pi_json)?;
     }
     match decline {
         Some(mut d) => {
             d.extra.push(("payment_intent", pi));
             Err(d)
         }
-        None => Ok(pi),
+        None => Ok(pi_json),
     }
 }
 
 #[allow(clippy::too_many_arguments)]
-fn capture(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i64, id: &str, amount: Option<i64>, _ex: &mut Executed) -> Result<Value, ApiError> {
+fn capture(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i64, id: &str, amount: Option<i64>, _ex: &mut Executed) -> Result<String, ApiError> {
     let mut pi = load(c, "payment_intents", account, id)?.ok_or_else(|| missing("payment_intent", id, Some("intent")))?;
     if pi["status"] != "requires_capture" {
         return Err(invalid("payment_intent_unexpected_state", format!("This PaymentIntent could not be captured because it has a status of {}. Only a PaymentIntent with one of the following statuses may be captured: requires_capture.", pi["status"].as_str().unwrap_or("")), None));
@@ -1276,12 +1299,12 @@ fn capture(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: 
             save_charge(c, account, &ch)?;
         }
     }
-    save_pi(c, &pi)?;
-    emit(c, st, account, key, now, "payment_intent.succeeded", &pi)?;
-    Ok(pi)
+    let pi_json = save_pi(c, &pi)?;
+    emit(c, st, account, key, now, "payment_intent.succeeded", &pi_json)?;
+    Ok(pi_json)
 }
 
-fn cancel(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i64, id: &str, reason: Option<&str>) -> Result<Value, ApiError> {
+fn cancel(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i64, id: &str, reason: Option<&str>) -> Result<String, ApiError> {
     let mut pi = load(c, "payment_intents", account, id)?.ok_or_else(|| missing("payment_intent", id, Some("intent")))?;
     let s = pi["status"].as_str().unwrap_or("").to_string();
     if !["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"].contains(&s.as_str()) {
@@ -1291,20 +1314,20 @@ fn cancel(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i
     pi["canceled_at"] = json!(now);
     pi["cancellation_reason"] = json!(reason);
     pi["amount_capturable"] = json!(0);
-    save_pi(c, &pi)?;
-    emit(c, st, account, key, now, "payment_intent.canceled", &pi)?;
-    Ok(pi)
+    let pi_json = save_pi(c, &pi)?;
+    emit(c, st, account, key, now, "payment_intent.canceled", &pi_json)?;
+    Ok(pi_json)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn refund(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<Value, ApiError> {
+fn refund(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<String, ApiError> {
     let Action::Refund { payment_intent, charge, amount, reason, metadata } = action else { unreachable!() };
     let existing: Option<String> = c
         .prepare_cached("SELECT obj FROM refunds WHERE claim_id=?1")
         .and_then(|mut s| s.query_row(params![claim_id], |r| r.get(0)).optional())
         .map_err(db)?;
     if let Some(obj) = existing {
-        return Ok(serde_json::from_str(&obj).unwrap_or(Value::Null));
+        return Ok(obj);
     }
     let pi = match (payment_intent, charge) {
         (Some(pid), _) => load(c, "payment_intents", account, pid)?.ok_or_else(|| missing("payment_intent", pid, Some("payment_intent")))?,
@@ -1341,15 +1364,16 @@ fn refund(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, ke
         "id": re_id, "object": "refund", "amount": amt, "charge": ch_id, "currency": pi["currency"],
         "payment_intent": pid, "status": "succeeded", "created": now, "metadata": metadata, "reason": reason,
     });
+    let re_json = re.to_string();
     c.prepare_cached("INSERT INTO refunds (id, account, claim_id, obj) VALUES (?1,?2,?3,?4)")
-        .and_then(|mut s| s.execute(params![re_id, account, claim_id, re.to_string()]))
+        .and_then(|mut s| s.execute(params![re_id, account, claim_id, re_json]))
         .map_err(db)?;
     ch["amount_refunded"] = json!(refunded + amt);
     ch["refunded"] = json!(refunded + amt == captured);
-    save_charge(c, account, &ch)?;
-    emit(c, st, account, key, now, "charge.refunded", &ch)?;
+    let ch_json = save_charge(c, account, &ch)?;
+    emit(c, st, account, key, now, "charge.refunded", &ch_json)?;
     ex.refunded = true;
-    Ok(re)
+    Ok(re_json)
 }
 
 // ---------------------------------------------------------------- reads
@@ -1636,4 +1660,25 @@ fn search(c: &Connection, account: &str, q: &[Clause], limit: i64, page: Option<
     let next_page = if has_more { page_rows.last().map(|(s, _)| format!("pg_{s}")) } else { None };
     let data: Vec<Value> = page_rows.into_iter().map(|(_, o)| o).collect();
     Ok(json!({"object": "search_result", "data": data, "has_more": has_more, "next_page": next_page, "url": "/v1/payment_intents/search"}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `event_json` splices the object's text into the envelope; it must give the same
+    /// bytes as serialising the whole event as a `Value`, as stored events always were.
+    #[test]
+    fn event_json_is_byte_identical_to_value_serialisation() {
+        let obj = json!({"id": "pi_1", "amount": 1999, "metadata": {"k": "v \"q\" \\ é \u{1}"}, "z": null});
+        for (id, key, typ) in [("evt_1", "key-1", "payment_intent.succeeded"), ("evt_\"2", "k\\\n\u{7f}ü", "charge.refunded")] {
+            let want = json!({
+                "id": id, "object": "event", "api_version": "2025-03-31.basil", "created": 1_700_000_000,
+                "data": {"object": obj}, "livemode": false, "pending_webhooks": 0,
+                "request": {"id": null, "idempotency_key": key}, "type": typ,
+            })
+            .to_string();
+            assert_eq!(event_json(id, 1_700_000_000, typ, key, &obj.to_string()), want);
+        }
+    }
 }
