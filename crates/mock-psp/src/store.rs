@@ -244,6 +244,9 @@ pub struct Store {
     writer: Mutex<Option<std::thread::JoinHandle<()>>>,
     pub stats: Arc<StoreStats>,
     ckpt_stop: Arc<std::sync::atomic::AtomicBool>,
+    /// Set by the checkpointer when the WAL is long and fully backfilled: the writer
+    /// then finishes the checkpoint between two batches so the log restarts.
+    wal_restart: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Store {
@@ -293,10 +296,13 @@ impl Store {
         let conn = open_conn(&location)?;
         conn.execute_batch(SCHEMA)?;
         let ckpt_stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let wal_restart = Arc::new(std::sync::atomic::AtomicBool::new(false));
         if let DbLocation::File(_) = location {
             conn.pragma_update(None, "wal_autocheckpoint", 0)?;
-            let (loc, stop) = (location.clone(), ckpt_stop.clone());
-            std::thread::Builder::new().name("mock-psp-checkpoint".into()).spawn(move || checkpointer(loc, stop)).map_err(|e| StoreError(e.to_string()))?;
+            // When the log restarts, cut the file back (it otherwise keeps its largest size).
+            conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT_BYTES)?;
+            let (loc, stop, restart) = (location.clone(), ckpt_stop.clone(), wal_restart.clone());
+            std::thread::Builder::new().name("mock-psp-checkpoint".into()).spawn(move || checkpointer(loc, stop, restart)).map_err(|e| StoreError(e.to_string()))?;
         }
         let id_seq: i64 = conn.query_row("SELECT v FROM meta WHERE k='id_seq'", [], |r| r.get(0))?;
         let mut state = WriterState { rng: ChaCha8Rng::seed_from_u64(seed), id_seq };
@@ -311,6 +317,7 @@ impl Store {
                     writer: Mutex::new(None),
                     stats,
                     ckpt_stop,
+                    wal_restart,
                 }))
             }
             WriteMode::WriterThread { max_batch } => max_batch,
@@ -318,9 +325,10 @@ impl Store {
         let (tx, rx) = mpsc::channel::<Msg>();
         let st2 = stats.clone();
         let max_batch = max_batch.max(1);
+        let restart = wal_restart.clone();
         let writer = std::thread::Builder::new()
             .name("mock-psp-writer".into())
-            .spawn(move || writer_loop(conn, rx, &mut state, max_batch, st2))
+            .spawn(move || writer_loop(conn, rx, &mut state, max_batch, st2, &restart))
             .map_err(|e| StoreError(e.to_string()))?;
         Ok(Arc::new(Store {
             tx: Mutex::new(Some(tx)),
@@ -330,6 +338,7 @@ impl Store {
             writer: Mutex::new(Some(writer)),
             stats,
             ckpt_stop,
+            wal_restart,
         }))
     }
 
@@ -371,6 +380,7 @@ impl Store {
             let mut g = inline.lock().unwrap();
             let w = g.as_mut().ok_or_else(|| StoreError("store is closed".into()))?;
             run_batch(&w.conn, &mut w.state, vec![job], &self.stats);
+            finish_checkpoint_if_asked(&w.conn, &self.wal_restart);
             Ok(())
         } else {
             self.send(if solo { Msg::Solo(job) } else { Msg::Job(job) })
@@ -449,7 +459,7 @@ impl Store {
     }
 }
 
-fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, max_batch: usize, stats: Arc<StoreStats>) {
+fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, max_batch: usize, stats: Arc<StoreStats>, wal_restart: &std::sync::atomic::AtomicBool) {
     use std::sync::atomic::Ordering::Relaxed;
     let mut pending: Option<Msg> = None;
     loop {
@@ -480,6 +490,24 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, 
         }
         stats.queued.fetch_sub(batch.len() as u64, Relaxed);
         run_batch(&conn, st, batch, &stats);
+        finish_checkpoint_if_asked(&conn, wal_restart);
+    }
+}
+
+/// The WAL file is cut back to this size when the log restarts.
+const WAL_SIZE_LIMIT_BYTES: i64 = 64 * 1024 * 1024;
+/// A log longer than this (frames of one page, 4 KiB) is made to restart.
+const WAL_RESTART_FRAMES: i64 = 4096;
+
+/// Between two batches (no transaction open, nothing else writing), backfills the few
+/// frames committed since the checkpointer's last pass, so that the next transaction
+/// starts the log again from the beginning. Without this the log never restarts
+/// under continuous writes: a passive checkpoint never catches up with a writer that
+/// keeps appending, and the WAL grew by gigabytes during a purge (every commit then
+/// extends the file, and readers search an ever longer log).
+fn finish_checkpoint_if_asked(conn: &Connection, wal_restart: &std::sync::atomic::AtomicBool) {
+    if wal_restart.swap(false, std::sync::atomic::Ordering::Relaxed) {
+        let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
     }
 }
 
@@ -544,11 +572,23 @@ fn finish_all(batch: Vec<Box<dyn Job>>, commit: Result<(), StoreError>) {
 
 /// WAL checkpoints off the writer's path: the writer never runs an automatic
 /// checkpoint inside a commit; this thread runs passive ones in the background.
-fn checkpointer(loc: DbLocation, stop: Arc<std::sync::atomic::AtomicBool>) {
+///
+/// A pass that found the log long and copied all of it back asks the writer (via
+/// `wal_restart`) to copy the remainder written meanwhile, which lets the log restart.
+/// While passes have work to do they follow each other closely, so that remainder
+/// stays small (the writer's part is a few milliseconds at most).
+fn checkpointer(loc: DbLocation, stop: Arc<std::sync::atomic::AtomicBool>, wal_restart: Arc<std::sync::atomic::AtomicBool>) {
     let Ok(conn) = open_conn(&loc) else { return };
+    let mut busy = false;
     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+        std::thread::sleep(std::time::Duration::from_millis(if busy { 10 } else { 200 }));
+        // (busy, frames in the log, frames copied back)
+        let r: Result<(i64, i64, i64), _> = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)));
+        let Ok((_, log, copied)) = r else { continue };
+        busy = log > copied || log > WAL_RESTART_FRAMES;
+        if log > WAL_RESTART_FRAMES && copied == log {
+            wal_restart.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
