@@ -215,7 +215,7 @@ pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String
 #[tauri::command]
 pub fn list_payments(state: State<'_, AppState>) -> AppResult<Vec<PaymentRow>> {
     let payments = state.engine().list_payments(500, 0)?;
-    state.engine().with_ledger(|l| {
+    state.engine().with_reader(|l| {
         payments
             .iter()
             .map(|p| {
@@ -285,7 +285,7 @@ pub fn get_report(state: State<'_, AppState>, since: i64) -> AppResult<ReportVie
     let payments = state.engine().list_payments(100_000, 0)?;
     let timelines = state
         .engine()
-        .with_ledger(|l| payments.iter().map(|p| l.timeline(p.id)).collect::<Result<Vec<_>, _>>())?;
+        .with_reader(|l| payments.iter().map(|p| l.timeline(p.id)).collect::<Result<Vec<_>, _>>())?;
     Ok(views::report(views::ReportInput {
         payments: &payments,
         timelines: &timelines,

@@ -155,15 +155,12 @@ fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_s
     }
     if !report.ok() {
         eprintln!(
-            "paydesk-cli simulate: {} audit violation(s) with seed {seed}; reproduce with: paydesk-cli simulate --seed {seed} --checkouts {} --profile {}{}",
+            "paydesk-cli simulate: {} audit violation(s) with seed {seed}; reproduce with: paydesk-cli simulate --seed {seed} --checkouts {} --profile {}{}{}",
             report.violations_total,
             a.checkouts,
             a.profile,
-            format!(
-                "{}{}",
-                if a.avoid_known_bugs { " --avoid-known-bugs" } else { "" },
-                a.stored_500.as_deref().map(|v| format!(" --stored-500 {v}")).unwrap_or_default()
-            )
+            if a.avoid_known_bugs { " --avoid-known-bugs" } else { "" },
+            a.stored_500.as_deref().map(|v| format!(" --stored-500 {v}")).unwrap_or_default()
         );
         for v in report.violations.iter().take(10) {
             eprintln!("  {v}");

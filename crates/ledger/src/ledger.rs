@@ -535,6 +535,15 @@ impl Ledger {
         open_checkout_of_cart(&self.conn, cart_id)
     }
 
+    /// When this ledger's first payment was created (register clock, ms), if any. The
+    /// first payment by id: O(1) however long the history.
+    pub fn first_payment_created_at_ms(&self) -> Result<Option<i64>> {
+        Ok(self
+            .conn
+            .row_cached("SELECT created_at_ms FROM payments ORDER BY id LIMIT 1", [], |r| r.get(0))
+            .optional()?)
+    }
+
     /// The cart's most recent payment, open or finished (index `payments_by_cart`).
     pub fn last_payment_for_cart(&self, cart_id: CartId) -> Result<Option<Payment>> {
         let sql = format!("SELECT {PAYMENT_COLS} FROM payments WHERE cart_id = ?1 ORDER BY id DESC LIMIT 1");

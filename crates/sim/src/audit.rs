@@ -142,7 +142,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
             ledger_refunds.push((p.idempotency_key.clone(), r));
         }
     }
-    let (processed, journal): (Vec<String>, Vec<(String, String, i64, Option<String>)>) = engine.with_ledger(|l| {
+    let (processed, journal): (Vec<String>, Vec<JournalRow>) = engine.with_ledger(|l| {
         let c = l.connection();
         let processed = c
             .prepare("SELECT event_id FROM processed_events")
@@ -368,4 +368,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
     fnv(&mut h, &format!("events{}journal{}", psp_events.len(), journal.len()));
 
     AuditResult { checked: a.checked, violations_total: a.total, violations: a.violations, final_states, digest: format!("{h:016x}") }
-}
+}/// One `journal` row: (event id, account, amount in minor units, currency).
+type JournalRow = (String, String, i64, Option<String>);
+
+

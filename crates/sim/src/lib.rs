@@ -656,7 +656,9 @@ impl Sim {
 
     /// The storm ends: faults off, PSP back, every slow execution finished, locks
     /// expired; the register restarts and recovers until nothing is in flight, then
-    /// reads every event of the run once more.
+    /// restarts once more and polls events from its stored cursor, as any restarted
+    /// register does. No whole-run re-read: an event the polls during the run missed
+    /// stays missed, and the audit's `every_psp_event_applied` reports it.
     async fn finish(&mut self) {
         self.psp.set_faults(FaultConfig::none());
         self.wire.stored_500.lock().unwrap().0 = 0.0;
@@ -682,7 +684,7 @@ impl Sim {
             }
             self.core.advance(60_000);
         }
-        // A fresh register whose first event poll covers the whole run.
+        // Only used if no event was ever applied (no stored cursor): then cover the run.
         self.events_lookback = Duration::from_millis((self.core.now() - EPOCH_MS + 48 * H) as u64);
         self.restart();
         self.rep.restarts -= 1; // not a crash
