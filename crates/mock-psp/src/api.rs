@@ -966,8 +966,9 @@ impl Inner {
     /// Deletes keys past retention in small chunks, each its own writer transaction,
     /// so a request queued behind the purge waits for at most one chunk.
     ///
-    /// The chunk size is bounded by time, not only by count: it starts at
-    /// `purge_chunk` keys (the most a chunk ever holds), is halved whenever a chunk
+    /// The chunk size is bounded by time, not only by count: it starts small
+    /// ([`PURGE_FIRST_CHUNK`]; the first chunks measure what a chunk costs on this disk
+    /// under this load), never exceeds `purge_chunk` keys, is halved whenever a chunk
     /// (delete + commit) took longer than [`PURGE_CHUNK_BUDGET`], and grows back by
     /// half while chunks stay well under it — a slow disk or a busy machine gets
     /// smaller chunks, never longer stalls. Between chunks the purge yields: it waits
@@ -976,7 +977,7 @@ impl Inner {
     pub(crate) async fn purge_expired(&self) -> Result<(usize, Duration), StoreError> {
         let cutoff = self.clock.now_ms() - self.retention_ms;
         let max_chunk = self.purge_chunk.max(1);
-        let mut chunk = max_chunk;
+        let mut chunk = PURGE_FIRST_CHUNK.min(max_chunk);
         let mut total = 0;
         let mut worst = Duration::ZERO;
         loop {
@@ -1006,8 +1007,13 @@ impl Inner {
 }
 
 /// Longest a purge chunk should hold the writer (delete + commit): well under the
-/// 50 ms a request may stall behind a purge, leaving room for the request's own commit.
-const PURGE_CHUNK_BUDGET: Duration = Duration::from_millis(5);
+/// 50 ms a request may stall behind a purge, leaving room for the request's own commit
+/// and for the occasional slow fsync when the disk is busy (chunks measured 10x their
+/// usual time then, so the usual time is kept small).
+const PURGE_CHUNK_BUDGET: Duration = Duration::from_millis(3);
+/// Size of the first purge chunk; later ones grow while they stay under a quarter of
+/// the budget. Starting at the largest size made the first chunk the slowest.
+const PURGE_FIRST_CHUNK: usize = 16;
 /// Smallest chunk the time bound shrinks to (a purge must still make progress).
 const PURGE_MIN_CHUNK: usize = 8;
 /// How long a purge chunk waits for queued requests to be served first.

@@ -147,7 +147,7 @@ impl MockPspBuilder {
         self
     }
     /// Most keys deleted per purge transaction (default 200); the purge shrinks its
-    /// chunks below this when one takes longer than 5 ms (see `purge_expired`).
+    /// chunks below this when one takes longer than 3 ms (see `purge_expired`).
     pub fn purge_chunk(mut self, n: usize) -> Self {
         self.purge_chunk = n.max(1);
         self
