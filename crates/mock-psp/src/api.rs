@@ -987,7 +987,7 @@ impl Inner {
             }
             let t = std::time::Instant::now();
             let this = chunk;
-            let n = self.store.write_solo(move |c, _| store::purge_chunk(c, cutoff, this)).await?;
+            let n = self.store.write_solo_unsynced(move |c, _| store::purge_chunk(c, cutoff, this)).await?;
             let took = t.elapsed();
             worst = worst.max(took);
             total += n;

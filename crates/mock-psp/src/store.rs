@@ -213,7 +213,8 @@ enum Msg {
     /// Batched with other jobs in one transaction (group commit).
     Job(Box<dyn Job>),
     /// Runs in a transaction of its own (purge chunks), so requests batched around it
-    /// never pay for its writes.
+    /// never pay for its writes, committed without waiting for an fsync (see
+    /// [`Store::write_solo_unsynced`]).
     Solo(Box<dyn Job>),
 }
 
@@ -354,8 +355,15 @@ impl Store {
         self.write_inner(f, false).await
     }
 
-    /// Like [`Store::write`], but in a transaction of its own (not group-committed).
-    pub async fn write_solo<T, F>(&self, f: F) -> Result<T, StoreError>
+    /// Like [`Store::write`], but in a transaction of its own (not group-committed)
+    /// whose commit does not wait for an fsync (`synchronous=NORMAL` for that one
+    /// transaction). Only for housekeeping whose loss in a crash is harmless — the
+    /// purge: a lost purge chunk leaves expired keys, which a claim already treats as
+    /// forgotten and the next purge deletes. Request durability is unchanged: every
+    /// request's commit still fsyncs the log, and with it this transaction's frames.
+    /// What it buys: a request queued behind a purge chunk no longer also waits for
+    /// the chunk's fsync (the slowest part of a chunk when the disk is busy).
+    pub async fn write_solo_unsynced<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnMut(&Connection, &mut WriterState) -> Result<T, StoreError> + Send + 'static,
@@ -379,7 +387,11 @@ impl Store {
             // Runs to its commit right here; the reply is already in the channel.
             let mut g = inline.lock().unwrap();
             let w = g.as_mut().ok_or_else(|| StoreError("store is closed".into()))?;
-            run_batch(&w.conn, &mut w.state, vec![job], &self.stats);
+            if solo {
+                run_batch_unsynced(&w.conn, &mut w.state, vec![job], &self.stats);
+            } else {
+                run_batch(&w.conn, &mut w.state, vec![job], &self.stats);
+            }
             finish_checkpoint_if_asked(&w.conn, &self.wal_restart);
             Ok(())
         } else {
@@ -471,6 +483,7 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, 
             },
         };
         let mut batch: Vec<Box<dyn Job>> = Vec::new();
+        let solo = matches!(first, Msg::Solo(_));
         match first {
             Msg::Solo(j) => batch.push(j),
             Msg::Job(j) => {
@@ -489,9 +502,25 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, 
             }
         }
         stats.queued.fetch_sub(batch.len() as u64, Relaxed);
-        run_batch(&conn, st, batch, &stats);
+        if solo {
+            run_batch_unsynced(&conn, st, batch, &stats);
+        } else {
+            run_batch(&conn, st, batch, &stats);
+        }
         finish_checkpoint_if_asked(&conn, wal_restart);
     }
+}
+
+/// [`run_batch`] with `synchronous=NORMAL` for this one transaction (a solo job: see
+/// [`Store::write_solo_unsynced`]), then back to `FULL`.
+fn run_batch_unsynced(conn: &Connection, st: &mut WriterState, batch: Vec<Box<dyn Job>>, stats: &StoreStats) {
+    if conn.execute_batch("PRAGMA synchronous=NORMAL").is_err() {
+        return run_batch(conn, st, batch, stats);
+    }
+    run_batch(conn, st, batch, stats);
+    // Outside any transaction this cannot fail; if it ever did, later request commits
+    // would not be durable, so the writer stops (callers then get errors) instead.
+    conn.execute_batch("PRAGMA synchronous=FULL").expect("could not restore synchronous=FULL on the writer");
 }
 
 /// The WAL file is cut back to this size when the log restarts.
@@ -733,6 +762,17 @@ mod tests {
         // b's second run took 2 (its writes are gone, its minted id is not reused), then 3.
         let next = store.write(|_, st| Ok(st.mint("n"))).await.unwrap();
         assert!(a_id.starts_with("a_1") && next.starts_with("n_3"), "{a_id} then b's id, then {next}");
+        store.close();
+    }
+
+    /// A purge chunk commits with synchronous=NORMAL; every write after it is FULL again.
+    #[tokio::test]
+    async fn an_unsynced_solo_write_leaves_the_writer_at_synchronous_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(DbLocation::File(dir.path().join("s.sqlite3")), 1, 256).unwrap();
+        let during = store.write_solo_unsynced(|c, _| Ok(c.query_row("PRAGMA synchronous", [], |r| r.get::<_, i64>(0))?)).await.unwrap();
+        let after = store.write(|c, _| Ok(c.query_row("PRAGMA synchronous", [], |r| r.get::<_, i64>(0))?)).await.unwrap();
+        assert_eq!((during, after), (1, 2), "NORMAL (1) for the solo job, FULL (2) after it");
         store.close();
     }
 }
