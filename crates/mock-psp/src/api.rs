@@ -959,6 +959,8 @@ impl Inner {
             "transactions": s.transactions.load(Relaxed),
             "jobs": s.jobs.load(Relaxed),
             "max_batch": s.max_batch.load(Relaxed),
+            "wal_restart_checkpoints": s.wal_restart_checkpoints.load(Relaxed),
+            "wal_restart_checkpoint_max_us": s.wal_restart_checkpoint_max_us.load(Relaxed),
         });
         v
     }

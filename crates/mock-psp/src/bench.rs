@@ -50,6 +50,33 @@ fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_else(|_| "unknown".into())
 }
 
+/// CPU time (user + system) this process has used so far: with the client and the
+/// server in one process, CPU seconds per wall second says how much of the machine a
+/// throughput run got.
+fn process_cpu() -> Duration {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return Duration::ZERO };
+    // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
+    let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let ticks: u64 = fields.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) + fields.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    let per_s = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Duration::from_millis(ticks * 1000 / per_s)
+}
+
+/// (transactions, jobs) committed by a server's writer so far.
+fn storage_counts(server: &crate::RunningServer) -> (u64, u64) {
+    let st = server.psp().stats();
+    (st["storage"]["transactions"].as_u64().unwrap_or(0), st["storage"]["jobs"].as_u64().unwrap_or(0))
+}
+
+/// One throughput measurement with what it cost.
+struct Run {
+    rate: f64,
+    lat: Vec<Duration>,
+    commits_per_s: f64,
+    avg_batch: f64,
+    cpu_cores: f64,
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -135,7 +162,7 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     // from other work on the machine hits both paths alike.
     let naive = start(&dir, "naive.sqlite3", false).await?;
     let group = start(&dir, "group.sqlite3", true).await?;
-    let mut tp: std::collections::HashMap<(bool, usize), (f64, Vec<Duration>)> = std::collections::HashMap::new();
+    let mut tp: std::collections::HashMap<(bool, usize), Run> = std::collections::HashMap::new();
     let mut raw: f64 = 0.0;
     let mut key_base = 1u64 << 40;
     for _round in 0..2 {
@@ -145,10 +172,19 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
         for clients in [1usize, 16] {
             for (is_group, server) in [(false, &naive), (true, &group)] {
                 key_base += 1 << 36;
+                let ((txn0, jobs0), cpu0, t0) = (storage_counts(server), process_cpu(), Instant::now());
                 let (rate, lat) = throughput(&server.url(), clients, args.seconds, key_base).await?;
-                let e = tp.entry((is_group, clients)).or_insert((0.0, vec![]));
-                if rate > e.0 {
-                    *e = (rate, lat);
+                let ((txn1, jobs1), cpu1, wall) = (storage_counts(server), process_cpu(), t0.elapsed().as_secs_f64());
+                let run = Run {
+                    rate,
+                    lat,
+                    commits_per_s: (txn1 - txn0) as f64 / wall,
+                    avg_batch: (jobs1 - jobs0) as f64 / (txn1 - txn0).max(1) as f64,
+                    cpu_cores: (cpu1 - cpu0).as_secs_f64() / wall,
+                };
+                let e = tp.entry((is_group, clients)).or_insert(Run { rate: 0.0, lat: vec![], commits_per_s: 0.0, avg_batch: 0.0, cpu_cores: 0.0 });
+                if run.rate > e.rate {
+                    *e = run;
                 }
             }
         }
@@ -156,15 +192,23 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     println!("\nraw SQLite, 1 insert per transaction:       {raw:>9.0} inserts/s");
     for (is_group, name, server) in [(false, "naive (claim txn + completion txn)", &naive), (true, "group commit (one writer, batched)", &group)] {
         for clients in [1usize, 16] {
-            let (rate, lat) = &tp[&(is_group, clients)];
-            println!("{name:<40} {clients:>2} clients: {rate:>9.0} POSTs/s   p50 {:>6.2} ms  p99 {:>6.2} ms", ms(pct(lat, 0.5)), ms(pct(lat, 0.99)));
+            let r = &tp[&(is_group, clients)];
+            println!(
+                "{name:<40} {clients:>2} clients: {:>9.0} POSTs/s   p50 {:>6.2} ms  p99 {:>6.2} ms   {:>5.0} commits/s, avg batch {:>4.1} jobs, process CPU {:.2} cores",
+                r.rate,
+                ms(pct(&r.lat, 0.5)),
+                ms(pct(&r.lat, 0.99)),
+                r.commits_per_s,
+                r.avg_batch,
+                r.cpu_cores
+            );
         }
         let st = server.psp().stats();
         println!("{:<40} transactions {} for {} jobs (largest batch {})", "", st["storage"]["transactions"], st["storage"]["jobs"], st["storage"]["max_batch"]);
     }
     naive.shutdown().await;
     group.shutdown().await;
-    let (n1, n16, g1, g16) = (tp[&(false, 1)].0, tp[&(false, 16)].0, tp[&(true, 1)].0, tp[&(true, 16)].0);
+    let (n1, n16, g1, g16) = (tp[&(false, 1)].rate, tp[&(false, 16)].rate, tp[&(true, 1)].rate, tp[&(true, 16)].rate);
     println!("\nratios: group@16 / naive@16 = {:.2}x; group@16 / naive@1 = {:.2}x; group@1 / naive@1 = {:.2}x", g16 / n16, g16 / n1, g1 / n1);
     println!("        naive@1 / raw single insert = {:.2}; group@16 / raw single insert = {:.2}x", n1 / raw, g16 / raw);
 
@@ -254,6 +298,11 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
             lat
         }));
     }
+    // The writer's checkpoints between batches, counted over the purge only (the bulk
+    // fill's 50,000-row jobs make much longer ones).
+    let ckpt = &psp.store().stats;
+    let ckpt_before = ckpt.wal_restart_checkpoints.load(Ordering::Relaxed);
+    ckpt.wal_restart_checkpoint_max_us.store(0, Ordering::Relaxed);
     let pt = Instant::now();
     let (purged, worst_chunk) = psp.purge_expired().await.map_err(|e| e.to_string())?;
     let purge_s = pt.elapsed().as_secs_f64();
@@ -283,6 +332,11 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
         ms(pct(&base_lat, 0.99)),
         ms(pct(&base_lat, 0.999)),
         ms(pct(&base_lat, 1.0))
+    );
+    println!(
+        "writer checkpoints between batches during the purge (so the WAL restarts): {}, slowest {:.2} ms",
+        ckpt.wal_restart_checkpoints.load(Ordering::Relaxed) - ckpt_before,
+        ckpt.wal_restart_checkpoint_max_us.load(Ordering::Relaxed) as f64 / 1000.0
     );
     println!("worst stall / 50 ms budget = {:.2}", ms(pct(&during, 1.0)) / 50.0);
     println!(
