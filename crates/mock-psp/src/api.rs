@@ -1152,19 +1152,21 @@ fn save_charge(c: &Connection, account: &str, ch: &Value) -> Result<String, ApiE
     Ok(text)
 }
 
-/// The text of an event whose `data.object` is `obj_json` (an object's JSON text):
-/// the same bytes as serialising the event as a `serde_json::Value` (keys sorted),
-/// without parsing or re-serialising the object.
+/// The text of an event whose `data.object` is `obj_json` (an object's JSON text),
+/// without parsing or re-serialising the object. Fields in Stripe's order (`id` first).
+/// Not compared to a `serde_json::Value` serialisation byte for byte: that order depends
+/// on whether a crate in the build enables serde_json's `preserve_order` (the
+/// workspace build does, a standalone mock-psp build does not).
 fn event_json(id: &str, now: i64, typ: &str, key: &str, obj_json: &str) -> String {
     let q = |s: &str| serde_json::to_string(s).unwrap();
     let mut ev = String::with_capacity(obj_json.len() + 256);
-    ev.push_str("{\"api_version\":\"2025-03-31.basil\",\"created\":");
+    ev.push_str("{\"id\":");
+    ev.push_str(&q(id));
+    ev.push_str(",\"object\":\"event\",\"api_version\":\"2025-03-31.basil\",\"created\":");
     ev.push_str(&now.to_string());
     ev.push_str(",\"data\":{\"object\":");
     ev.push_str(obj_json);
-    ev.push_str("},\"id\":");
-    ev.push_str(&q(id));
-    ev.push_str(",\"livemode\":false,\"object\":\"event\",\"pending_webhooks\":0,\"request\":{\"id\":null,\"idempotency_key\":");
+    ev.push_str("},\"livemode\":false,\"pending_webhooks\":0,\"request\":{\"id\":null,\"idempotency_key\":");
     ev.push_str(&q(key));
     ev.push_str("},\"type\":");
     ev.push_str(&q(typ));
@@ -1674,19 +1676,23 @@ fn search(c: &Connection, account: &str, q: &[Clause], limit: i64, page: Option<
 mod tests {
     use super::*;
 
-    /// `event_json` splices the object's text into the envelope; it must give the same
-    /// bytes as serialising the whole event as a `Value`, as stored events always were.
+    /// `event_json` splices the object's text into the envelope: the same JSON as
+    /// building the event as a `Value` (whatever serde_json's key-order feature in this
+    /// build), the object's bytes verbatim, `id` first as Stripe sends it.
     #[test]
-    fn event_json_is_byte_identical_to_value_serialisation() {
+    fn event_json_is_the_same_json_as_the_value_and_keeps_the_object_bytes() {
         let obj = json!({"id": "pi_1", "amount": 1999, "metadata": {"k": "v \"q\" \\ é \u{1}"}, "z": null});
+        let obj_text = obj.to_string();
         for (id, key, typ) in [("evt_1", "key-1", "payment_intent.succeeded"), ("evt_\"2", "k\\\n\u{7f}ü", "charge.refunded")] {
             let want = json!({
                 "id": id, "object": "event", "api_version": "2025-03-31.basil", "created": 1_700_000_000,
                 "data": {"object": obj}, "livemode": false, "pending_webhooks": 0,
                 "request": {"id": null, "idempotency_key": key}, "type": typ,
-            })
-            .to_string();
-            assert_eq!(event_json(id, 1_700_000_000, typ, key, &obj.to_string()), want);
+            });
+            let got = event_json(id, 1_700_000_000, typ, key, &obj_text);
+            assert_eq!(serde_json::from_str::<Value>(&got).unwrap(), want, "{got}");
+            assert!(got.contains(&format!("\"data\":{{\"object\":{obj_text}}}")), "{got}");
+            assert!(got.starts_with(&format!("{{\"id\":{}", serde_json::to_string(id).unwrap())), "{got}");
         }
     }
 }
