@@ -173,11 +173,8 @@ where
         self.result = Some(r);
         ok
     }
-    fn finish(mut self: Box<Self>, commit: Result<(), StoreError>) {
-        let r = self.result.take().unwrap_or_else(|| Err(StoreError("the write job never ran".into())));
-        if let Some(reply) = self.reply.take() {
-            let _ = reply.send(commit.and(r));
-        }
+    fn finish(self: Box<Self>, commit: Result<(), StoreError>) {
+        reply(self.reply, self.result, commit, "write");
     }
 }
 
@@ -201,11 +198,22 @@ where
         }
         matches!(self.result, Some(Ok(_)))
     }
-    fn finish(mut self: Box<Self>, commit: Result<(), StoreError>) {
-        let r = self.result.take().unwrap_or_else(|| Err(StoreError("the read job never ran".into())));
-        if let Some(reply) = self.reply.take() {
-            let _ = reply.send(commit.and(r));
-        }
+    fn finish(self: Box<Self>, commit: Result<(), StoreError>) {
+        reply(self.reply, self.result, commit, "read");
+    }
+}
+
+/// Answers a job's caller once: its result if the transaction committed, else the
+/// commit's error.
+fn reply<T>(
+    to: Option<tokio::sync::oneshot::Sender<Result<T, StoreError>>>,
+    result: Option<Result<T, StoreError>>,
+    commit: Result<(), StoreError>,
+    what: &str,
+) {
+    let r = result.unwrap_or_else(|| Err(StoreError(format!("the {what} job never ran"))));
+    if let Some(to) = to {
+        let _ = to.send(commit.and(r));
     }
 }
 
@@ -391,12 +399,7 @@ impl Store {
             // Runs to its commit right here; the reply is already in the channel.
             let mut g = inline.lock().unwrap();
             let w = g.as_mut().ok_or_else(|| StoreError("store is closed".into()))?;
-            if solo {
-                run_batch_unsynced(&w.conn, &mut w.state, vec![job], &self.stats);
-            } else {
-                run_batch(&w.conn, &mut w.state, vec![job], &self.stats);
-            }
-            finish_checkpoint_if_asked(&w.conn, &self.wal_restart, &self.stats);
+            run_then_checkpoint(&w.conn, &mut w.state, vec![job], solo, &self.stats, &self.wal_restart);
             Ok(())
         } else {
             self.send(if solo { Msg::Solo(job) } else { Msg::Job(job) })
@@ -506,13 +509,26 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Msg>, st: &mut WriterState, 
             }
         }
         stats.queued.fetch_sub(batch.len() as u64, Relaxed);
-        if solo {
-            run_batch_unsynced(&conn, st, batch, &stats);
-        } else {
-            run_batch(&conn, st, batch, &stats);
-        }
-        finish_checkpoint_if_asked(&conn, wal_restart, &stats);
+        run_then_checkpoint(&conn, st, batch, solo, &stats, wal_restart);
     }
+}
+
+/// Runs one batch (a solo job without waiting for its fsync), then the WAL-restart
+/// checkpoint if the checkpointer asked for one: between batches, nothing open.
+fn run_then_checkpoint(
+    conn: &Connection,
+    st: &mut WriterState,
+    batch: Vec<Box<dyn Job>>,
+    solo: bool,
+    stats: &StoreStats,
+    wal_restart: &std::sync::atomic::AtomicBool,
+) {
+    if solo {
+        run_batch_unsynced(conn, st, batch, stats);
+    } else {
+        run_batch(conn, st, batch, stats);
+    }
+    finish_checkpoint_if_asked(conn, wal_restart, stats);
 }
 
 /// [`run_batch`] with `synchronous=NORMAL` for this one transaction (a solo job: see
