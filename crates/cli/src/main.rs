@@ -345,15 +345,8 @@ async fn run(cli: Cli) -> i32 {
         }
     }
     let engine = build_engine(&cli, crash);
-    if cli.progress {
-        let mut rx = engine.subscribe();
-        tokio::spawn(async move {
-            while let Ok(n) = rx.recv().await {
-                eprintln!("{}", serde_json::to_string(&n).unwrap_or_default());
-            }
-        });
-    }
-    match &cli.cmd {
+    let progress = cli.progress.then(|| progress_printer(&engine));
+    let code = match &cli.cmd {
         Cmd::Checkout { amount, currency, cart, card, capture, after, override_reason } => {
             let mut options = CheckoutOptions::card(card.clone());
             options.capture_method = capture.parse().unwrap_or(CaptureMethod::Automatic);
@@ -471,7 +464,42 @@ async fn run(cli: Cli) -> i32 {
             let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
             bench::run(&cli.psp_url, &cli.psp_key, &cli.db, *n, *concurrency, currency).await
         }
+    };
+    if let Some((stop, printer)) = progress {
+        // The last notifications (an alarm raised just before the command returned) are
+        // printed before the process exits, not lost with the printer task.
+        let _ = stop.send(());
+        let _ = printer.await;
     }
+    code
+}
+
+/// Prints the engine's notifications as JSON lines on stderr while the command runs;
+/// on `stop`, prints what is still queued and ends.
+fn progress_printer(engine: &Engine) -> (tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
+    use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+    let mut rx = engine.subscribe();
+    let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let print = |n: &paydesk_register::Notification| eprintln!("{}", serde_json::to_string(n).unwrap_or_default());
+    let task = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                n = rx.recv() => match n {
+                    Ok(n) => print(&n),
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => return,
+                },
+                _ = &mut stop_rx => loop {
+                    match rx.try_recv() {
+                        Ok(n) => print(&n),
+                        Err(TryRecvError::Lagged(_)) => continue,
+                        Err(_) => return,
+                    }
+                },
+            }
+        }
+    });
+    (stop_tx, task)
 }
 
 #[cfg(test)]
