@@ -604,9 +604,11 @@ impl Inner {
         let action = validate_post(segs, &params)?;
         let (fp, canon) = form::fingerprint(&req.method, &req.path, &params);
         let now = self.clock.now_ms();
-        // Fast path: a finished key is answered from a read connection (no fsync).
+        // Fast path: a finished key is answered from a read connection (no fsync). A key
+        // not found is no answer (the claim below decides), so it does not wait for
+        // other requests' commits to reach the disk.
         let (acct, k2) = (account.to_string(), key.clone());
-        let existing = self.store.read(move |c| store::get_idem(c, &acct, &k2)).await.map_err(internal)?;
+        let existing = self.store.read_point(move |c| store::get_idem(c, &acct, &k2), |row| row.is_some()).await.map_err(internal)?;
         if let Some(row) = existing {
             if row.created_ms + self.retention_ms > now {
                 if row.fingerprint != fp {
@@ -617,12 +619,16 @@ impl Inner {
                 }
             }
         }
-        // Claim: INSERT under UNIQUE(account, key), committed before execution.
+        // Claim: INSERT under UNIQUE(account, key), committed before execution. A fresh
+        // claim goes on to execution as soon as it is committed (every other request
+        // sees it), without waiting for its fsync: nothing leaves the process until the
+        // completion's fsync, which covers the claim too. Every other outcome (replay,
+        // mismatch, in use) is an answer to the client, so it waits for the fsync.
         let claim = {
             let (acct, key, method, path, fp, canon) = (account.to_string(), key.clone(), req.method.clone(), req.path.clone(), fp.clone(), canon.clone());
             let (retention, lock_timeout) = (self.retention_ms, self.lock_timeout_ms);
             self.store
-                .write(move |c, _| claim(c, &acct, &key, &method, &path, &fp, &canon, now, retention, lock_timeout))
+                .write_answered_at_commit(move |c, _| claim(c, &acct, &key, &method, &path, &fp, &canon, now, retention, lock_timeout), |c| matches!(c, Claim::Claimed { .. }))
                 .await
                 .map_err(internal)?
         };
@@ -961,6 +967,11 @@ impl Inner {
             "max_batch": s.max_batch.load(Relaxed),
             "wal_restart_checkpoints": s.wal_restart_checkpoints.load(Relaxed),
             "wal_restart_checkpoint_max_us": s.wal_restart_checkpoint_max_us.load(Relaxed),
+            // "log syncer": group commit, made durable by one fsync per group of
+            // batches off the writer's path; "commit": each COMMIT fsyncs (FULL).
+            "durable_by": if self.store.durability().is_some() { "log syncer" } else { "commit" },
+            "log_syncs": self.store.durability().map(|d| d.syncs.load(Relaxed)).unwrap_or(0),
+            "log_sync_us": self.store.durability().map(|d| d.sync_us.load(Relaxed)).unwrap_or(0),
         });
         v
     }

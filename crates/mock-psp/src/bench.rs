@@ -62,10 +62,12 @@ fn process_cpu() -> Duration {
     Duration::from_millis(ticks * 1000 / per_s)
 }
 
-/// (transactions, jobs) committed by a server's writer so far.
-fn storage_counts(server: &crate::RunningServer) -> (u64, u64) {
+/// (transactions, jobs) committed by a server's writer so far, and (fsyncs, µs in
+/// them) by its log syncer (0 for the naive path, whose fsyncs are inside its commits).
+fn storage_counts(server: &crate::RunningServer) -> ((u64, u64), (u64, u64)) {
     let st = server.psp().stats();
-    (st["storage"]["transactions"].as_u64().unwrap_or(0), st["storage"]["jobs"].as_u64().unwrap_or(0))
+    let n = |k: &str| st["storage"][k].as_u64().unwrap_or(0);
+    ((n("transactions"), n("jobs")), (n("log_syncs"), n("log_sync_us")))
 }
 
 /// One throughput measurement with what it cost.
@@ -75,6 +77,9 @@ struct Run {
     commits_per_s: f64,
     avg_batch: f64,
     cpu_cores: f64,
+    /// Log syncer fsyncs per second and their average duration (group commit only).
+    syncs_per_s: f64,
+    avg_sync_ms: f64,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -172,17 +177,19 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
         for clients in [1usize, 16] {
             for (is_group, server) in [(false, &naive), (true, &group)] {
                 key_base += 1 << 36;
-                let ((txn0, jobs0), cpu0, t0) = (storage_counts(server), process_cpu(), Instant::now());
+                let (((txn0, jobs0), (sy0, syus0)), cpu0, t0) = (storage_counts(server), process_cpu(), Instant::now());
                 let (rate, lat) = throughput(&server.url(), clients, args.seconds, key_base).await?;
-                let ((txn1, jobs1), cpu1, wall) = (storage_counts(server), process_cpu(), t0.elapsed().as_secs_f64());
+                let (((txn1, jobs1), (sy1, syus1)), cpu1, wall) = (storage_counts(server), process_cpu(), t0.elapsed().as_secs_f64());
                 let run = Run {
                     rate,
                     lat,
                     commits_per_s: (txn1 - txn0) as f64 / wall,
                     avg_batch: (jobs1 - jobs0) as f64 / (txn1 - txn0).max(1) as f64,
                     cpu_cores: (cpu1 - cpu0).as_secs_f64() / wall,
+                    syncs_per_s: (sy1 - sy0) as f64 / wall,
+                    avg_sync_ms: (syus1 - syus0) as f64 / 1000.0 / (sy1 - sy0).max(1) as f64,
                 };
-                let e = tp.entry((is_group, clients)).or_insert(Run { rate: 0.0, lat: vec![], commits_per_s: 0.0, avg_batch: 0.0, cpu_cores: 0.0 });
+                let e = tp.entry((is_group, clients)).or_insert(Run { rate: 0.0, lat: vec![], commits_per_s: 0.0, avg_batch: 0.0, cpu_cores: 0.0, syncs_per_s: 0.0, avg_sync_ms: 0.0 });
                 if run.rate > e.rate {
                     *e = run;
                 }
@@ -202,6 +209,9 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
                 r.avg_batch,
                 r.cpu_cores
             );
+            if r.syncs_per_s > 0.0 {
+                println!("{:<40}             log syncer: {:>5.0} fsyncs/s, {:.2} ms each on average (the writer does not wait for them)", "", r.syncs_per_s, r.avg_sync_ms);
+            }
         }
         let st = server.psp().stats();
         println!("{:<40} transactions {} for {} jobs (largest batch {})", "", st["storage"]["transactions"], st["storage"]["jobs"], st["storage"]["max_batch"]);

@@ -25,6 +25,7 @@ pub mod clock;
 pub mod faults;
 pub mod form;
 mod http;
+pub mod log_sync;
 pub mod store;
 
 pub use api::{Outcome, PspRequest, PspResponse, Stats};
