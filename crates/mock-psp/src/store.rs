@@ -966,6 +966,9 @@ mod tests {
     /// With group commit, neither the writer's caller nor a reader that sees the new
     /// row is answered before the log syncer's fsync: held here, nothing answers; let
     /// go, both answer.
+    // The syncer's lock is held across awaits on purpose: it is what keeps the fsync
+    // from happening while the test checks that nobody is answered.
+    #[allow(clippy::await_holding_lock)]
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_write_is_answered_and_seen_only_after_the_log_is_synced() {
         let dir = tempfile::tempdir().unwrap();
