@@ -619,18 +619,30 @@ impl Inner {
                 }
             }
         }
-        // Claim: INSERT under UNIQUE(account, key), committed before execution. A fresh
-        // claim goes on to execution as soon as it is committed (every other request
-        // sees it), without waiting for its fsync: nothing leaves the process until the
-        // completion's fsync, which covers the claim too. Every other outcome (replay,
-        // mismatch, in use) is an answer to the client, so it waits for the fsync.
-        let claim = {
-            let (acct, key, method, path, fp, canon) = (account.to_string(), key.clone(), req.method.clone(), req.path.clone(), fp.clone(), canon.clone());
-            let (retention, lock_timeout) = (self.retention_ms, self.lock_timeout_ms);
-            self.store
-                .write_answered_at_commit(move |c, _| claim(c, &acct, &key, &method, &path, &fp, &canon, now, retention, lock_timeout), |c| matches!(c, Claim::Claimed { .. }))
-                .await
-                .map_err(internal)?
+        // Claim: INSERT under UNIQUE(account, key), committed before execution.
+        let (acct, key2, method, path, fp2, canon2) = (account.to_string(), key.clone(), req.method.clone(), req.path.clone(), fp.clone(), canon.clone());
+        let (retention, lock_timeout) = (self.retention_ms, self.lock_timeout_ms);
+        let claim_step = move |c: &Connection, _: &mut WriterState| claim(c, &acct, &key2, &method, &path, &fp2, &canon2, now, retention, lock_timeout);
+        let fresh = |c: &Claim| matches!(c, Claim::Claimed { .. });
+        // Usually the writer runs the execution itself in the transaction right after
+        // the claim's: no round trip through this task in between. Not when the
+        // execution must wait first (the slow fault) or a crash test stops the process
+        // between the two steps.
+        let chained = decision.slow_ms.is_none() && self.crash_point.as_deref() != Some("after_claim");
+        let (claim, executed) = if chained {
+            let (acct, key2, action, clock, fail) = (account.to_string(), key.clone(), action.clone(), self.clock.clone(), decision.internal_error);
+            let execute_step = move |c: &Claim, conn: &Connection, st: &mut WriterState| {
+                let Claim::Claimed { id, .. } = c else { return Err(StoreError("only a fresh claim is executed".into())) };
+                execute(conn, st, *id, &acct, &key2, clock.now_ms(), &action, fail)
+            };
+            let (claim, executed) = self.store.write_then(claim_step, fresh, execute_step).await.map_err(internal)?;
+            (claim, executed)
+        } else {
+            // A fresh claim goes on to execution as soon as it is committed (every other
+            // request sees it), without waiting for its fsync: nothing leaves the process
+            // until the completion's fsync, which covers the claim too. Every other
+            // outcome (replay, mismatch, in use) is an answer to the client, so it waits.
+            (self.store.write_answered_at_commit(claim_step, fresh).await.map_err(internal)?, None)
         };
         let claim_id = match claim {
             Claim::Claimed { id, redrive } => {
@@ -651,8 +663,9 @@ impl Inner {
         self.crash_point("after_claim");
         // From here on the claim is committed: the execution must run to completion
         // whatever happens to the client (Stripe keeps executing), or the key would
-        // stay locked until the lock timeout.
-        let run = Arc::clone(self).execute_claim(claim_id, account.to_string(), key.clone(), action, decision.slow_ms, decision.internal_error);
+        // stay locked until the lock timeout. (A chained execution already ran in the
+        // writer; what is left is recording its outcome.)
+        let run = Arc::clone(self).finish_claim(claim_id, account.to_string(), key.clone(), action, decision.slow_ms, decision.internal_error, executed);
         let (status, body) = if detach {
             match tokio::spawn(run).await {
                 Ok(done) => done,
@@ -665,20 +678,25 @@ impl Inner {
         Ok(should_retry(PspResponse::new(status, body)))
     }
 
-    /// Executes a committed claim and stores its result (a 500 when execution failed).
-    async fn execute_claim(self: Arc<Self>, claim_id: i64, acct: String, key2: String, action: Action, slow_ms: Option<u64>, fail: bool) -> (u16, Vec<u8>) {
-        if let Some(ms) = slow_ms {
-            self.stats.fault(Fault::Slow);
-            self.clock.sleep(Duration::from_millis(ms)).await;
-        }
+    /// Executes a committed claim unless the writer already did (`executed`), and
+    /// records the outcome: counters, and a stored 500 when execution failed.
+    #[allow(clippy::too_many_arguments)]
+    async fn finish_claim(self: Arc<Self>, claim_id: i64, acct: String, key2: String, action: Action, slow_ms: Option<u64>, fail: bool, executed: Option<Result<Executed, StoreError>>) -> (u16, Vec<u8>) {
+        let exec_now = self.clock.now_ms();
+        let res = match executed {
+            Some(r) => r,
+            None => {
+                if let Some(ms) = slow_ms {
+                    self.stats.fault(Fault::Slow);
+                    self.clock.sleep(Duration::from_millis(ms)).await;
+                }
+                let exec_now = self.clock.now_ms();
+                self.store.write(move |c, st| execute(c, st, claim_id, &acct, &key2, exec_now, &action, fail)).await
+            }
+        };
         if fail {
             self.stats.fault(Fault::InternalError);
         }
-        let exec_now = self.clock.now_ms();
-        let res = self
-            .store
-            .write(move |c, st| execute(c, st, claim_id, &acct, &key2, exec_now, &action, fail))
-            .await;
         match res {
             Ok(ex) => {
                 self.stats.executions.fetch_add(1, Relaxed);
@@ -986,7 +1004,9 @@ impl Inner {
     /// half while chunks stay well under it — a slow disk or a busy machine gets
     /// smaller chunks, never longer stalls. Between chunks the purge yields: it waits
     /// (up to [`PURGE_IDLE_WAIT`]) for the writer queue to empty and then leaves the
-    /// writer idle for as long as the last chunk took (duty cycle at most 50%).
+    /// writer idle for three times as long as the last chunk took (duty cycle at most
+    /// 25%: a purge is housekeeping; at 50% its writes kept the disk busy enough that
+    /// the writer's WAL-restart checkpoints took up to 72 ms, at 25% 26 ms).
     pub(crate) async fn purge_expired(&self) -> Result<(usize, Duration), StoreError> {
         let cutoff = self.clock.now_ms() - self.retention_ms;
         let max_chunk = self.purge_chunk.max(1);
@@ -1013,7 +1033,7 @@ impl Inner {
             } else if took < PURGE_CHUNK_BUDGET / 4 {
                 chunk = (chunk + chunk / 2 + 1).min(max_chunk);
             }
-            tokio::time::sleep(took.min(Duration::from_millis(20))).await;
+            tokio::time::sleep((took * 3).min(Duration::from_millis(60))).await;
         }
         Ok((total, worst))
     }

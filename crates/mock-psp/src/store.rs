@@ -158,6 +158,75 @@ pub(crate) trait Job: Send {
     fn answer_at_commit(&self) -> bool {
         false
     }
+    /// Called after the job's transaction committed: true if the job has a second
+    /// step, which the writer then runs in its next transaction (see
+    /// [`Store::write_then`]) instead of answering the caller now.
+    fn advance(&mut self) -> bool {
+        false
+    }
+}
+
+/// What [`Store::write_then`] answers: the first step's result, and the second's if
+/// it ran (`None` when `go_on` said no; `Some(Err)` when it failed or its commit did:
+/// the first step stays committed either way).
+pub type ThenResult<A, B> = (A, Option<Result<B, StoreError>>);
+
+/// Two steps in two transactions, the second run by the writer right after the first
+/// committed (see [`Store::write_then`]).
+struct ChainJob<A, B, F, G> {
+    first: F,
+    then: G,
+    go_on: fn(&A) -> bool,
+    a: Option<Result<A, StoreError>>,
+    b: Option<Result<B, StoreError>>,
+    second: bool,
+    reply: Option<tokio::sync::oneshot::Sender<Result<ThenResult<A, B>, StoreError>>>,
+}
+
+impl<A, B, F, G> Job for ChainJob<A, B, F, G>
+where
+    A: Send,
+    B: Send,
+    F: FnMut(&Connection, &mut WriterState) -> Result<A, StoreError> + Send,
+    G: FnMut(&A, &Connection, &mut WriterState) -> Result<B, StoreError> + Send,
+{
+    fn run(&mut self, conn: &Connection, st: &mut WriterState) -> bool {
+        if !self.second {
+            let r = (self.first)(conn, st);
+            let ok = r.is_ok();
+            self.a = Some(r);
+            return ok;
+        }
+        let Some(Ok(a)) = &self.a else {
+            // advance() only moves on from a successful first step.
+            self.b = Some(Err(StoreError("the first step has no result".into())));
+            return false;
+        };
+        let r = (self.then)(a, conn, st);
+        let ok = r.is_ok();
+        self.b = Some(r);
+        ok
+    }
+    fn advance(&mut self) -> bool {
+        if !self.second && matches!(&self.a, Some(Ok(a)) if (self.go_on)(a)) {
+            self.second = true;
+            return true;
+        }
+        false
+    }
+    fn finish(self: Box<Self>, commit: Result<(), StoreError>) {
+        let this = *self;
+        let r = match (this.second, this.a) {
+            // The first step committed; the second's outcome (or its commit's error).
+            (true, Some(Ok(a))) => Ok((a, Some(commit.and(this.b.unwrap_or_else(|| Err(StoreError("the second step never ran".into()))))))),
+            (false, Some(Ok(a))) => commit.map(|_| (a, None)),
+            (_, Some(Err(e))) => Err(commit.err().unwrap_or(e)),
+            (_, None) => Err(commit.err().unwrap_or_else(|| StoreError("the write job never ran".into()))),
+        };
+        if let Some(to) = this.reply {
+            let _ = to.send(r);
+        }
+    }
 }
 
 /// A write: re-runnable (`FnMut`), because a failed batch is rolled back whole and
@@ -438,6 +507,26 @@ impl Store {
         self.write_inner(f, true, None).await
     }
 
+    /// Two writes in two transactions, the second (`then`, given the first's result)
+    /// run by the writer in the transaction right after the first committed, when
+    /// `go_on` holds for the first's result. The caller is answered once, after the
+    /// second committed (with group commit on a file: after its fsync, which covers
+    /// the first too). For the idempotency layer's claim and execution: the claim is
+    /// committed before execution begins, and the execution does not wait for a
+    /// round trip through the request's task between the two (a request then spends
+    /// one writer queue wait less). Both steps may run twice (see [`Store::write`]).
+    pub async fn write_then<A, B, F, G>(&self, first: F, go_on: fn(&A) -> bool, then: G) -> Result<ThenResult<A, B>, StoreError>
+    where
+        A: Send + 'static,
+        B: Send + 'static,
+        F: FnMut(&Connection, &mut WriterState) -> Result<A, StoreError> + Send + 'static,
+        G: FnMut(&A, &Connection, &mut WriterState) -> Result<B, StoreError> + Send + 'static,
+    {
+        let (otx, orx) = tokio::sync::oneshot::channel();
+        self.submit(Box::new(ChainJob { first, then, go_on, a: None, b: None, second: false, reply: Some(otx) }), false)?;
+        orx.await.map_err(|_| StoreError("writer stopped".into()))?
+    }
+
     async fn write_inner<T, F>(&self, f: F, solo: bool, at_commit: Option<fn(&T) -> bool>) -> Result<T, StoreError>
     where
         T: Send + 'static,
@@ -454,7 +543,11 @@ impl Store {
             // Runs to its commit right here; the reply is already in the channel.
             let mut g = inline.lock().unwrap();
             let w = g.as_mut().ok_or_else(|| StoreError("store is closed".into()))?;
-            run_then_checkpoint(&w.conn, &mut w.state, vec![job], solo, &self.stats, &self.wal_restart, None);
+            let mut jobs = vec![job];
+            // A job with a second step runs it in the next transaction, right here.
+            while !jobs.is_empty() {
+                jobs = run_then_checkpoint(&w.conn, &mut w.state, jobs, solo, &self.stats, &self.wal_restart, None);
+            }
             Ok(())
         } else {
             self.send(if solo { Msg::Solo(job) } else { Msg::Job(job) })
@@ -598,40 +691,74 @@ fn writer_loop(
 ) {
     use std::sync::atomic::Ordering::Relaxed;
     let mut pending: Option<Msg> = None;
+    // Second steps of jobs whose first step just committed (see Store::write_then):
+    // they go first in the next transaction, ahead of the queue.
+    let mut carry: Vec<Box<dyn Job>> = Vec::new();
     loop {
-        let first = match pending.take() {
-            Some(m) => m,
-            None => match rx.recv() {
-                Ok(m) => m,
-                Err(_) => break,
-            },
-        };
-        let mut batch: Vec<Box<dyn Job>> = Vec::new();
-        let solo = matches!(first, Msg::Solo(_));
-        match first {
-            Msg::Solo(j) => batch.push(j),
-            Msg::Job(j) => {
-                batch.push(j);
-                // Group commit: take what queued up meanwhile (FIFO), up to a solo job.
-                while batch.len() < max_batch {
-                    match rx.try_recv() {
-                        Ok(Msg::Job(j)) => batch.push(j),
-                        Ok(solo) => {
-                            pending = Some(solo);
-                            break;
-                        }
-                        Err(_) => break,
-                    }
+        let mut batch: Vec<Box<dyn Job>> = carry.drain(..carry.len().min(max_batch)).collect();
+        let mut from_queue = 0u64;
+        let mut solo = false;
+        if batch.is_empty() {
+            let first = match pending.take() {
+                Some(m) => m,
+                None => match rx.recv() {
+                    Ok(m) => m,
+                    Err(_) => break,
+                },
+            };
+            from_queue += 1;
+            match first {
+                Msg::Solo(j) => {
+                    batch.push(j);
+                    solo = true;
+                }
+                Msg::Job(j) => batch.push(j),
+            }
+        }
+        // Group commit: take what queued up meanwhile (FIFO), up to a solo job.
+        while !solo && batch.len() < max_batch {
+            let m = match pending.take() {
+                Some(m) => m,
+                None => match rx.try_recv() {
+                    Ok(m) => m,
+                    Err(_) => break,
+                },
+            };
+            match m {
+                Msg::Job(j) => {
+                    batch.push(j);
+                    from_queue += 1;
+                }
+                solo_job => {
+                    pending = Some(solo_job);
+                    break;
                 }
             }
         }
-        stats.queued.fetch_sub(batch.len() as u64, Relaxed);
-        run_then_checkpoint(&conn, st, batch, solo, &stats, wal_restart, flush.as_ref());
+        stats.queued.fetch_sub(from_queue, Relaxed);
+        carry.extend(run_then_checkpoint(&conn, st, batch, solo, &stats, wal_restart, flush.as_ref()));
     }
+}
+
+type Jobs = Vec<Box<dyn Job>>;
+
+/// After a successful commit: the jobs with a second step (kept by the writer for its
+/// next transaction), and the rest (to be answered).
+fn split_advancing(batch: Jobs) -> (Jobs, Jobs) {
+    let (mut carry, mut rest) = (Vec::new(), Vec::new());
+    for mut j in batch {
+        if j.advance() {
+            carry.push(j);
+        } else {
+            rest.push(j);
+        }
+    }
+    (carry, rest)
 }
 
 /// Runs one batch (a solo job without waiting for its fsync), then the WAL-restart
 /// checkpoint if the checkpointer asked for one: between batches, nothing open.
+/// Returns the jobs that go on to a second step in the next transaction.
 fn run_then_checkpoint(
     conn: &Connection,
     st: &mut WriterState,
@@ -640,7 +767,8 @@ fn run_then_checkpoint(
     stats: &StoreStats,
     wal_restart: &std::sync::atomic::AtomicBool,
     flush: Option<&(mpsc::Sender<Committed>, Arc<Durability>)>,
-) {
+) -> Vec<Box<dyn Job>> {
+    let mut carry = Vec::new();
     match flush {
         // The connection is at synchronous=NORMAL already; a solo job's callers are
         // answered without waiting for the syncer (the commit is still numbered, so
@@ -651,6 +779,8 @@ fn run_then_checkpoint(
                 finish_all(batch, commit);
                 Vec::new()
             } else {
+                let (next, batch) = split_advancing(batch);
+                carry = next;
                 let (now, after_sync): (Vec<_>, Vec<_>) = batch.into_iter().partition(|j| j.answer_at_commit());
                 finish_all(now, Ok(()));
                 after_sync
@@ -665,10 +795,18 @@ fn run_then_checkpoint(
         None if solo => run_batch_unsynced(conn, st, batch, stats),
         None => {
             let (batch, commit, _) = run_batch(conn, st, batch, stats, None);
+            let batch = if commit.is_ok() {
+                let (next, batch) = split_advancing(batch);
+                carry = next;
+                batch
+            } else {
+                batch
+            };
             finish_all(batch, commit);
         }
     }
     finish_checkpoint_if_asked(conn, wal_restart, stats);
+    carry
 }
 
 /// [`run_batch`] with `synchronous=NORMAL` for this one transaction (a solo job: see
@@ -966,6 +1104,37 @@ mod tests {
     /// With group commit, neither the writer's caller nor a reader that sees the new
     /// row is answered before the log syncer's fsync: held here, nothing answers; let
     /// go, both answer.
+    /// write_then: the second step runs only after the first committed (another
+    /// connection sees the first's row from inside the second), a failing second step
+    /// leaves the first committed, and `go_on` false skips the second step. On every
+    /// write path: group commit, the naive path, and inline.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn write_then_runs_the_second_step_after_the_first_committed() {
+        for (name, mode) in [("group", WriteMode::WriterThread { max_batch: 256 }), ("naive", WriteMode::WriterThread { max_batch: 1 }), ("inline", WriteMode::Inline)] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("s.sqlite3");
+            let store = Store::open_with(DbLocation::File(path.clone()), 1, mode).unwrap();
+            store.write(|c, _| Ok(c.execute_batch("CREATE TABLE t (k TEXT PRIMARY KEY)")?)).await.unwrap();
+            let insert = |k: &'static str| move |c: &Connection, _: &mut WriterState| Ok(c.execute("INSERT INTO t VALUES (?1)", [k])? as i64);
+            let seen_elsewhere = move |k: &'static str| {
+                let p = path.clone();
+                move |_: &i64, _: &Connection, _: &mut WriterState| -> Result<i64, StoreError> {
+                    let other = Connection::open(&p)?;
+                    Ok(other.query_row("SELECT count(*) FROM t WHERE k=?1", [k], |r| r.get(0))?)
+                }
+            };
+            let (a, b) = store.write_then(insert("a"), |_| true, seen_elsewhere("a")).await.unwrap();
+            assert_eq!((a, b.map(|r| r.unwrap())), (1, Some(1)), "{name}: the second step saw the first step's row committed");
+            let (a, b) = store.write_then(insert("b"), |_| true, |_: &i64, _: &Connection, _: &mut WriterState| Err::<(), _>(StoreError("second fails".into()))).await.unwrap();
+            assert_eq!((a, b.unwrap().unwrap_err().0), (1, "second fails".to_string()), "{name}");
+            let (a, b) = store.write_then(insert("c"), |_| false, |_: &i64, _: &Connection, _: &mut WriterState| -> Result<(), StoreError> { panic!("go_on said no") }).await.unwrap();
+            assert!(a == 1 && b.is_none(), "{name}");
+            let rows = store.read(|c| Ok(c.query_row("SELECT group_concat(k, '') FROM (SELECT k FROM t ORDER BY k)", [], |r| r.get::<_, String>(0))?)).await.unwrap();
+            assert_eq!(rows, "abc", "{name}: every first step stayed committed");
+            store.close();
+        }
+    }
+
     // The syncer's lock is held across awaits on purpose: it is what keeps the fsync
     // from happening while the test checks that nobody is answered.
     #[allow(clippy::await_holding_lock)]
