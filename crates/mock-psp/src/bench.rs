@@ -159,7 +159,8 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     let dir = args.dir.clone().unwrap_or_else(|| tmp.path().to_path_buf());
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     println!("mock-psp bench: {} s per throughput run, {} stored keys, dir {}", args.seconds, args.keys, dir.display());
-    println!("(SQLite WAL, synchronous=FULL; client and server share this machine's cores)");
+    println!("(SQLite WAL. naive: synchronous=FULL, an fsync inside every COMMIT; group commit: the log syncer");
+    println!(" fsyncs the WAL once per group of commits before answering; client and server share this machine's cores)");
     println!("load average at start: {} (nproc {})", loadavg(), std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0));
 
     // 1. Throughput. Both servers run side by side and the measurements are

@@ -99,15 +99,22 @@ impl Durability {
     }
 }
 
-/// Starts the syncer thread for the WAL file `wal_path` (which must exist: the writer
-/// connection has the database open in WAL mode). Stops once the writer drops its
+/// Starts the syncer thread for the WAL file `wal_path` (the writer connection has the
+/// database open in WAL mode). Stops once the writer drops its
 /// sender, after answering everything handed to it.
 pub(crate) fn start(wal_path: &std::path::Path, dur: Arc<Durability>) -> Result<(mpsc::Sender<Committed>, std::thread::JoinHandle<()>), StoreError> {
     // Our own descriptor of the WAL file: an fsync forces the file's (inode's) dirty
     // pages whichever descriptor wrote them. The file keeps its inode for the store's
     // lifetime: SQLite truncates it on restart (journal_size_limit) and deletes it only
     // when the last connection closes, and the writer's connection outlives this thread.
-    let wal = File::open(wal_path).map_err(|e| StoreError(format!("cannot open the WAL file {}: {e}", wal_path.display())))?;
+    // (Created if SQLite has not yet: an empty WAL file is what SQLite starts from.)
+    let wal = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(wal_path)
+        .map_err(|e| StoreError(format!("cannot open the WAL file {}: {e}", wal_path.display())))?;
     // The WAL file may have just been created: make its directory entry durable too.
     if let Some(dir) = wal_path.parent() {
         let dir = if dir.as_os_str().is_empty() { std::path::Path::new(".") } else { dir };

@@ -1,7 +1,11 @@
-//! SQLite storage (SPEC §7): WAL, `synchronous=FULL`, one writer thread fed by a FIFO
-//! queue that commits many requests' claims and completions in one transaction
-//! (group commit; each caller is answered only after its transaction committed), and
+//! SQLite storage (SPEC §7): WAL, one writer thread fed by a FIFO queue that commits
+//! many requests' claims and completions in one transaction (group commit), and
 //! separate read connections. An in-memory database routes reads through the writer.
+//!
+//! Durability: with group commit on a file, the writer commits at `synchronous=NORMAL`
+//! and the log syncer ([`crate::log_sync`]) fsyncs the WAL once per group of batches
+//! before anyone is answered (reads included); the naive path (batches of one) and
+//! [`WriteMode::Inline`] commit at `synchronous=FULL`, the fsync inside each COMMIT.
 //!
 //! [`WriteMode::Inline`] (opt-in, for a single-threaded deterministic simulation)
 //! runs each write job on the caller's thread instead, in a transaction of its own:
