@@ -1035,6 +1035,12 @@ impl Inner {
             }
             tokio::time::sleep((took * 3).min(Duration::from_millis(60))).await;
         }
+        // The chunks were answered at their commit, before any fsync: a purge's result
+        // (the admin endpoint's count) is reported only once it is on disk, as every
+        // other write's is.
+        if let Some(d) = self.store.durability() {
+            d.settled().await?;
+        }
         Ok((total, worst))
     }
 }

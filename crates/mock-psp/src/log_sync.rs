@@ -107,15 +107,13 @@ pub(crate) fn start(wal_path: &std::path::Path, dur: Arc<Durability>) -> Result<
     // pages whichever descriptor wrote them. The file keeps its inode for the store's
     // lifetime: SQLite truncates it on restart (journal_size_limit) and deletes it only
     // when the last connection closes, and the writer's connection outlives this thread.
-    // (Created if SQLite has not yet: an empty WAL file is what SQLite starts from.)
-    let wal = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(wal_path)
-        .map_err(|e| StoreError(format!("cannot open the WAL file {}: {e}", wal_path.display())))?;
-    // The WAL file may have just been created: make its directory entry durable too.
+    // Not created here: SQLite creates the log when a connection first reads a WAL-mode
+    // database (the store has read it by now), so a missing file means a wrong path,
+    // and syncing a file SQLite never writes would make nothing durable.
+    let wal = File::open(wal_path).map_err(|e| StoreError(format!("cannot open the write-ahead log {} to sync it: {e}", wal_path.display())))?;
+    // SQLite may have just created the log, and syncs the directory only on its own
+    // descriptor's first fsync, which the syncer's fsyncs bypass: make the file's
+    // directory entry durable here, once.
     if let Some(dir) = wal_path.parent() {
         let dir = if dir.as_os_str().is_empty() { std::path::Path::new(".") } else { dir };
         File::open(dir).and_then(|d| d.sync_all()).map_err(|e| StoreError(format!("cannot sync the directory {}: {e}", dir.display())))?;

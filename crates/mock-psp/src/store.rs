@@ -157,6 +157,9 @@ pub(crate) trait Job: Send {
     /// Answers the caller: the job's result if the transaction committed, else the
     /// commit's error.
     fn finish(self: Box<Self>, commit: Result<(), StoreError>);
+    /// Marks the job failed without running it again (its writes were rolled back and
+    /// it could not be re-run): its caller must not be answered with the earlier result.
+    fn fail(&mut self, e: StoreError);
     /// With the log syncer: may this job's caller be answered as soon as its batch
     /// committed, before the fsync? (See [`Store::write_answered_at_commit`].)
     fn answer_at_commit(&self) -> bool {
@@ -211,6 +214,13 @@ where
         self.b = Some(r);
         ok
     }
+    fn fail(&mut self, e: StoreError) {
+        if self.second {
+            self.b = Some(Err(e));
+        } else {
+            self.a = Some(Err(e));
+        }
+    }
     fn advance(&mut self) -> bool {
         if !self.second && matches!(&self.a, Some(Ok(a)) if (self.go_on)(a)) {
             self.second = true;
@@ -258,6 +268,9 @@ where
     fn finish(self: Box<Self>, commit: Result<(), StoreError>) {
         reply(self.reply, self.result, commit, "write");
     }
+    fn fail(&mut self, e: StoreError) {
+        self.result = Some(Err(e));
+    }
     fn answer_at_commit(&self) -> bool {
         match (&self.result, self.at_commit) {
             (Some(Ok(t)), Some(p)) => p(t),
@@ -288,6 +301,9 @@ where
     }
     fn finish(self: Box<Self>, commit: Result<(), StoreError>) {
         reply(self.reply, self.result, commit, "read");
+    }
+    fn fail(&mut self, e: StoreError) {
+        self.result = Some(Err(e));
     }
 }
 
@@ -437,12 +453,21 @@ impl Store {
         // writer's path (see log_sync). The naive path (batches of one) keeps the
         // textbook form, synchronous=FULL with the fsync inside each COMMIT.
         let (durability, flush, syncer) = match &location {
-            DbLocation::File(p) if max_batch > 1 => {
+            DbLocation::File(_) if max_batch > 1 => {
+                // The WAL file's name as SQLite builds it: from the database's full
+                // path as SQLite resolved it (symlinks followed, a `file:` URI
+                // decoded), not from the name we were given, which may be a symlink
+                // or a URI. Syncing any other file would make nothing durable.
+                let wal = match conn.path() {
+                    Some(db) if !db.is_empty() => format!("{db}-wal"),
+                    _ => {
+                        ckpt_stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                        return Err(StoreError("SQLite reports no file for the database: cannot find its write-ahead log".into()));
+                    }
+                };
                 conn.pragma_update(None, "synchronous", "NORMAL")?;
                 let dur = Durability::new();
-                let mut wal = p.clone().into_os_string();
-                wal.push("-wal");
-                let (ftx, h) = log_sync::start(std::path::Path::new(&wal), dur.clone())?;
+                let (ftx, h) = log_sync::start(std::path::Path::new(&wal), dur.clone()).inspect_err(|_| ckpt_stop.store(true, std::sync::atomic::Ordering::Relaxed))?;
                 (Some(dur.clone()), Some((ftx, dur)), Some(h))
             }
             _ => (None, None, None),
@@ -883,8 +908,11 @@ fn run_batch(conn: &Connection, st: &mut WriterState, mut batch: Vec<Box<dyn Job
             return (batch, Err(StoreError("could not begin a transaction".into())), None);
         }
         for j in batch.iter_mut() {
-            if conn.execute_batch("SAVEPOINT job").is_err() {
-                continue; // the job stays failed (its first result)
+            if let Err(e) = conn.execute_batch("SAVEPOINT job") {
+                // Its first run's writes were rolled back with the batch: whatever that
+                // run returned (perhaps success) must not reach its caller.
+                j.fail(StoreError(format!("could not re-run the write after a rollback: {e}")));
+                continue;
             }
             if j.run(conn, st) {
                 let _ = conn.execute_batch("RELEASE job");
@@ -1174,5 +1202,43 @@ mod tests {
         assert_eq!(r.await.unwrap().unwrap(), 1, "the read answers what it saw, once it is on disk");
         assert!(store.durability().unwrap().durable() > d_before);
         store.close();
+    }
+
+    /// The log syncer fsyncs the write-ahead log SQLite writes, found from the path
+    /// SQLite resolved, not the name it was given: a symlinked database file, or a
+    /// `file:` URI (rusqlite opens with URIs on), once made it sync a stray empty file
+    /// next to the link (or named `file:…-wal`) while the real log was never forced to
+    /// disk. Checked through the process's open descriptors: every descriptor of a
+    /// `-wal` file under the test's directories is the real log.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_log_syncer_syncs_the_log_sqlite_writes_behind_a_symlink_or_a_uri() {
+        let (real, links) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let real_dir = real.path().canonicalize().unwrap();
+        let links_dir = links.path().canonicalize().unwrap();
+        let link = links_dir.join("psp.sqlite3");
+        std::os::unix::fs::symlink(real_dir.join("psp.sqlite3"), &link).unwrap();
+        let uri = std::path::PathBuf::from(format!("file:{}", real_dir.join("u.sqlite3").display()));
+        let wal_descriptors = || -> Vec<std::path::PathBuf> {
+            std::fs::read_dir("/proc/self/fd")
+                .unwrap()
+                .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+                .filter(|t| t.to_string_lossy().ends_with("-wal") && (t.starts_with(&real_dir) || t.starts_with(&links_dir) || t.to_string_lossy().contains("file:")))
+                .collect()
+        };
+        for (given, wal) in [(link.clone(), real_dir.join("psp.sqlite3-wal")), (uri, real_dir.join("u.sqlite3-wal"))] {
+            let store = Store::open(DbLocation::File(given.clone()), 1, 256).unwrap();
+            store.write(|c, _| Ok(c.execute_batch("CREATE TABLE t (k TEXT)")?)).await.unwrap();
+            let d = store.durability().expect("group commit on a file uses the log syncer");
+            assert!(d.durable() >= 1 && d.syncs.load(Ordering::SeqCst) >= 1);
+            // (A store closed just before may still be letting go of its own log.)
+            let seen: Vec<_> = wal_descriptors().into_iter().filter(|p| p.file_name() == wal.file_name()).collect();
+            // The writer's and the checkpointer's connections, and the syncer's own.
+            assert!(seen.len() >= 3, "{given:?}: expected at least 3 open descriptors of the log, saw {seen:?}");
+            assert!(seen.iter().all(|p| p == &wal), "{given:?}: a descriptor of another file than the log {wal:?}: {seen:?}");
+            store.close();
+        }
+        let stray: Vec<_> = std::fs::read_dir(&links_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(stray, vec![std::ffi::OsString::from("psp.sqlite3")], "nothing but the link next to the link");
+        assert!(!std::path::Path::new(&format!("file:{}-wal", real_dir.join("u.sqlite3").display())).exists());
     }
 }
