@@ -629,14 +629,29 @@ impl Inner {
         // execution must wait first (the slow fault) or a crash test stops the process
         // between the two steps.
         let chained = decision.slow_ms.is_none() && self.crash_point.as_deref() != Some("after_claim");
-        let (claim, executed) = if chained {
-            let (acct, key2, action, clock, fail) = (account.to_string(), key.clone(), action.clone(), self.clock.clone(), decision.internal_error);
+        // `done`: the chained execution's recorded outcome (see finish_claim).
+        let (claim, done) = if chained {
+            let (acct, key2, action2, clock, fail) = (account.to_string(), key.clone(), action.clone(), self.clock.clone(), decision.internal_error);
             let execute_step = move |c: &Claim, conn: &Connection, st: &mut WriterState| {
                 let Claim::Claimed { id, .. } = c else { return Err(StoreError("only a fresh claim is executed".into())) };
-                execute(conn, st, *id, &acct, &key2, clock.now_ms(), &action, fail)
+                execute(conn, st, *id, &acct, &key2, clock.now_ms(), &action2, fail)
             };
-            let (claim, executed) = self.store.write_then(claim_step, fresh, execute_step).await.map_err(internal)?;
-            (claim, executed)
+            // The claim, its execution and the recording of the outcome (counters, a
+            // stored 500 if the execution failed) are one piece of work: detached, it
+            // completes even if the client disconnects meanwhile and hyper drops this
+            // future; otherwise a failed execution would leave the key locked until
+            // the lock timeout, and a charge would go uncounted.
+            let (this, acct, key2, action2) = (Arc::clone(self), account.to_string(), key.clone(), action.clone());
+            let work = async move {
+                let (claim, executed) = this.store.write_then(claim_step, fresh, execute_step).await?;
+                let done = match &claim {
+                    Claim::Claimed { id, .. } => Some(Arc::clone(&this).finish_claim(*id, acct, key2, action2, None, fail, executed).await),
+                    _ => None,
+                };
+                Ok::<_, StoreError>((claim, done))
+            };
+            let r = if detach { tokio::spawn(work).await.unwrap_or_else(|e| Err(StoreError(format!("execution task failed: {e}")))) } else { work.await };
+            r.map_err(internal)?
         } else {
             // A fresh claim goes on to execution as soon as it is committed (every other
             // request sees it), without waiting for its fsync: nothing leaves the process
@@ -660,19 +675,23 @@ impl Inner {
                 return Ok(e.response().with("Retry-After", secs.to_string()).with("Stripe-Should-Retry", "true"));
             }
         };
-        self.crash_point("after_claim");
-        // From here on the claim is committed: the execution must run to completion
-        // whatever happens to the client (Stripe keeps executing), or the key would
-        // stay locked until the lock timeout. (A chained execution already ran in the
-        // writer; what is left is recording its outcome.)
-        let run = Arc::clone(self).finish_claim(claim_id, account.to_string(), key.clone(), action, decision.slow_ms, decision.internal_error, executed);
-        let (status, body) = if detach {
-            match tokio::spawn(run).await {
-                Ok(done) => done,
-                Err(e) => (500, serde_json::to_vec(&internal(StoreError(format!("execution task failed: {e}"))).body()).unwrap()),
+        let (status, body) = match done {
+            Some(done) => done,
+            None => {
+                self.crash_point("after_claim");
+                // From here on the claim is committed: the execution must run to
+                // completion whatever happens to the client (Stripe keeps executing),
+                // or the key would stay locked until the lock timeout.
+                let run = Arc::clone(self).finish_claim(claim_id, account.to_string(), key.clone(), action, decision.slow_ms, decision.internal_error, None);
+                if detach {
+                    match tokio::spawn(run).await {
+                        Ok(done) => done,
+                        Err(e) => (500, serde_json::to_vec(&internal(StoreError(format!("execution task failed: {e}"))).body()).unwrap()),
+                    }
+                } else {
+                    run.await
+                }
             }
-        } else {
-            run.await
         };
         self.crash_point("after_execute");
         Ok(should_retry(PspResponse::new(status, body)))
@@ -1731,5 +1750,47 @@ mod tests {
             assert!(got.contains(&format!("\"data\":{{\"object\":{obj_text}}}")), "{got}");
             assert!(got.starts_with(&format!("{{\"id\":{}", serde_json::to_string(id).unwrap())), "{got}");
         }
+    }
+
+    /// hyper drops a request's future when its client disconnects. A POST dropped
+    /// while its claim and chained execution wait for the log syncer's fsync still
+    /// completes as one piece of work: the charge is recorded and counted once, and the
+    /// retry replays it. (Without the detached task the charge went uncounted, and a
+    /// failed execution would have left the key locked until the lock timeout.)
+    // The syncer's lock is held across awaits on purpose: it keeps the fsync back.
+    #[allow(clippy::await_holding_lock)]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_post_dropped_while_its_execution_waits_for_the_fsync_is_still_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let psp = crate::MockPsp::builder().db(dir.path().join("p.sqlite3")).secret_key("sk_test_a").build().unwrap();
+        let form = [("amount", "1999"), ("currency", "usd"), ("payment_method", "pm_card_visa"), ("confirm", "true")];
+        let req = || PspRequest::post("/v1/payment_intents", "sk_test_a", Some("k-dropped"), &form);
+        let store = psp.store();
+        let hold = store.durability().expect("group commit on a file").hold.lock().unwrap();
+        let client = {
+            let psp = psp.clone();
+            let req = req();
+            tokio::spawn(async move { psp.handle_detached(req).await })
+        };
+        // The execution has committed (seen without waiting for the fsync) ...
+        let finished = || store.read_blocking(|c| Ok(c.query_row("SELECT count(*) FROM idem WHERE key='k-dropped' AND status=200", [], |r| r.get::<_, i64>(0))?)).unwrap();
+        let t0 = std::time::Instant::now();
+        while finished() == 0 {
+            assert!(t0.elapsed() < Duration::from_secs(30), "the execution never committed");
+            tokio::task::yield_now().await;
+        }
+        // ... and the client goes away before it could be answered.
+        client.abort();
+        assert!(client.await.unwrap_err().is_cancelled());
+        drop(hold);
+        let t0 = std::time::Instant::now();
+        while psp.stats()["charges"] != 1 {
+            assert!(t0.elapsed() < Duration::from_secs(30), "the dropped request's charge was never counted: {}", psp.stats());
+            tokio::task::yield_now().await;
+        }
+        let again = psp.handle(req()).await;
+        let r = again.response().expect("answered");
+        assert_eq!((r.status, r.header("idempotent-replayed")), (200, Some("true")), "the retry replays the first result");
+        assert_eq!((psp.stats()["charges"].as_u64(), psp.stats()["replays"].as_u64()), (Some(1), Some(1)));
     }
 }

@@ -149,12 +149,16 @@ fn main() {
                 return 1;
             }
         };
+        // The handlers go in before "listening" is printed: whoever waits for that line
+        // may send SIGTERM at once, and without a handler it kills the process uncleanly
+        // (a make test run under load caught exactly that).
+        use tokio::signal::unix::{signal, SignalKind};
+        let (mut term, mut int) = (signal(SignalKind::terminate()).expect("SIGTERM handler"), signal(SignalKind::interrupt()).expect("SIGINT handler"));
         println!("listening on http://{}", server.local_addr());
         let _ = std::io::stdout().flush();
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
         tokio::select! {
             _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
+            _ = int.recv() => {}
         }
         eprintln!("mock-psp: stopping");
         server.shutdown().await;

@@ -1048,49 +1048,35 @@ mod tests {
         };
         tokio::task::spawn_blocking(move || started_rx.recv().unwrap()).await.unwrap();
         let runs = Arc::new(AtomicUsize::new(0));
-        let a = {
-            let store = store.clone();
-            tokio::spawn(async move {
-                store
-                    .write(|c, st| {
-                        let id = st.mint("a");
-                        c.execute("INSERT INTO t VALUES ('a', ?1)", [&id])?;
-                        Ok(id)
-                    })
-                    .await
-            })
-        };
-        while store.queued() < 1 {
-            tokio::task::yield_now().await;
-        }
-        let b = {
-            let (store, runs) = (store.clone(), runs.clone());
-            tokio::spawn(async move {
-                store
-                    .write(move |c, st| {
-                        runs.fetch_add(1, Ordering::SeqCst);
-                        let id = st.mint("b");
-                        c.execute("INSERT INTO t VALUES ('b', ?1)", [&id])?;
-                        Err::<(), _>(StoreError("b fails after writing".into()))
-                    })
-                    .await
-            })
-        };
-        while store.queued() < 2 {
-            tokio::task::yield_now().await;
-        }
-        let c = {
-            let store = store.clone();
-            tokio::spawn(async move { store.read(|c| Ok(c.query_row("SELECT count(*) FROM t", [], |r| r.get::<_, i64>(0))?)).await })
-        };
-        while store.queued() < 3 {
-            tokio::task::yield_now().await;
-        }
+        // Each write is polled once here, which queues its job before the next is
+        // created: a, b, c are in the writer's channel, in this order, when the gate
+        // opens. (Waiting on `queued()` from spawned tasks raced: the counter goes up
+        // just before the channel send, so c could miss the batch.)
+        let mut a = Box::pin(store.write(|c, st| {
+            let id = st.mint("a");
+            c.execute("INSERT INTO t VALUES ('a', ?1)", [&id])?;
+            Ok(id)
+        }));
+        let runs2 = runs.clone();
+        let mut b = Box::pin(store.write(move |c, st| {
+            runs2.fetch_add(1, Ordering::SeqCst);
+            let id = st.mint("b");
+            c.execute("INSERT INTO t VALUES ('b', ?1)", [&id])?;
+            Err::<(), _>(StoreError("b fails after writing".into()))
+        }));
+        let mut c = Box::pin(store.read(|c| Ok(c.query_row("SELECT count(*) FROM t", [], |r| r.get::<_, i64>(0))?)));
+        std::future::poll_fn(|cx| {
+            use std::future::Future;
+            assert!(a.as_mut().poll(cx).is_pending() && b.as_mut().poll(cx).is_pending() && c.as_mut().poll(cx).is_pending());
+            std::task::Poll::Ready(())
+        })
+        .await;
+        assert_eq!(store.queued(), 3, "a, b and c are queued behind the gate");
         release_tx.send(()).unwrap();
         gate.await.unwrap().unwrap();
-        let a_id = a.await.unwrap().unwrap();
-        let b_err = b.await.unwrap().unwrap_err();
-        let count_seen_by_c = c.await.unwrap().unwrap();
+        let a_id = a.await.unwrap();
+        let b_err = b.await.unwrap_err();
+        let count_seen_by_c = c.await.unwrap();
         assert_eq!(b_err.0, "b fails after writing");
         assert_eq!(runs.load(Ordering::SeqCst), 2, "the failing job runs again in a savepoint");
         assert_eq!(count_seen_by_c, 1, "the read after the failure sees a's row only");
@@ -1232,8 +1218,9 @@ mod tests {
             assert!(d.durable() >= 1 && d.syncs.load(Ordering::SeqCst) >= 1);
             // (A store closed just before may still be letting go of its own log.)
             let seen: Vec<_> = wal_descriptors().into_iter().filter(|p| p.file_name() == wal.file_name()).collect();
-            // The writer's and the checkpointer's connections, and the syncer's own.
-            assert!(seen.len() >= 3, "{given:?}: expected at least 3 open descriptors of the log, saw {seen:?}");
+            // The writer's connection's and the syncer's own (the checkpointer's
+            // connection may not have opened the log yet).
+            assert!(seen.len() >= 2, "{given:?}: expected at least 2 open descriptors of the log, saw {seen:?}");
             assert!(seen.iter().all(|p| p == &wal), "{given:?}: a descriptor of another file than the log {wal:?}: {seen:?}");
             store.close();
         }
