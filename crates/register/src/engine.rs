@@ -552,7 +552,7 @@ impl Engine {
         let now = self.now();
         let p = self.with_ledger(|l| l.create_payment(&NewPayment { amount, options }, now))?;
         self.crash(CrashPoint::AfterKeyCommit);
-        self.drive(&p.idempotency_key, DriveMode::Interactive).await
+        self.drive_created_here(&p.idempotency_key).await
     }
 
     /// The Charge button for a cart. Pressing it again, double clicks and
@@ -579,10 +579,13 @@ impl Engine {
                 let co = self.with_ledger(|l| l.open_checkout(cart, &options, now))?;
                 if co.is_new {
                     self.crash(CrashPoint::AfterKeyCommit);
+                    return self.drive_created_here(&co.payment.idempotency_key).await;
                 }
                 co.payment.idempotency_key
             }
         };
+        // An open checkout found in the ledger: it may have been sent already (by a
+        // concurrent press, or by a process that crashed before saving the result).
         self.drive(&key, DriveMode::Interactive).await
     }
 
@@ -601,19 +604,20 @@ impl Engine {
         self.check_new_intent(&prev, override_reason)?;
         let now = self.now();
         let mut audited = false;
-        let p = match prev.cart_id {
+        let (p, created_here) = match prev.cart_id {
             Some(cart) if !prev.state.is_checkout_open() => {
                 let co = self.with_ledger(|l| l.open_checkout(cart, &options, now))?;
-                co.payment
+                (co.payment, co.is_new)
             }
             Some(cart) => {
                 // The cart's checkout is still open with an unknown outcome: the ledger
                 // opens the new one and writes the audit row in one transaction.
                 let reason = override_reason.unwrap_or_default();
                 audited = true;
-                self.with_ledger(|l| l.open_checkout_override(cart, &options, reason, now))?.payment
+                let co = self.with_ledger(|l| l.open_checkout_override(cart, &options, reason, now))?;
+                (co.payment, co.is_new)
             }
-            None => self.with_ledger(|l| l.create_payment(&NewPayment { amount: prev.amount, options }, now))?,
+            None => (self.with_ledger(|l| l.create_payment(&NewPayment { amount: prev.amount, options }, now))?, true),
         };
         if override_reason.is_some() && is_unknown(prev.state) {
             let detail = format!("previous {} ({}) -> new {}", prev.idempotency_key, prev.state, p.idempotency_key);
@@ -634,7 +638,11 @@ impl Engine {
             });
         }
         self.crash(CrashPoint::AfterKeyCommit);
-        self.drive(&p.idempotency_key, DriveMode::Interactive).await
+        if created_here {
+            self.drive_created_here(&p.idempotency_key).await
+        } else {
+            self.drive(&p.idempotency_key, DriveMode::Interactive).await
+        }
     }
 
     fn check_new_intent(&self, prev: &Payment, override_reason: Option<&str>) -> Result<()> {
@@ -701,7 +709,22 @@ impl Engine {
 
     // ------------------------------------------------------------ the core
 
+    /// The interactive first drive of a payment this very call committed (its key is
+    /// fresh: no process can have sent it before). Only here may "every attempt was
+    /// refused" prove that nothing reached the PSP.
+    async fn drive_created_here(&self, key: &str) -> Result<CheckoutReport> {
+        self.drive_inner(key, DriveMode::Interactive, true).await
+    }
+
+    /// Drive a payment found in the ledger. One still `created` may have been sent
+    /// already: a process can crash after its first byte left and before anything
+    /// about the attempt was saved (nothing durable is written before the network,
+    /// to keep a paid checkout at two commits). So it is never concluded "never sent".
     async fn drive(&self, key: &str, mode: DriveMode) -> Result<CheckoutReport> {
+        self.drive_inner(key, mode, false).await
+    }
+
+    async fn drive_inner(&self, key: &str, mode: DriveMode, created_here: bool) -> Result<CheckoutReport> {
         let _flight = self.flight(key).await;
         let p = self.payment(key)?;
         match p.state {
@@ -792,7 +815,15 @@ impl Engine {
                 self.report_key(key)
             }
             PhaseResult::Exhausted { last, never_sent, unreachable } => {
-                if unreachable && (forwarding || p.state == PaymentState::Created) {
+                // "Every attempt refused" proves nothing was sent only for this drive's
+                // own attempts on a key this call created, with no earlier attempt.
+                let first_drive = created_here && prior == 0 && p.state == PaymentState::Created;
+                let never_sent = never_sent && first_drive;
+                // Recovery, the background queue and the forwarder never newly accept a
+                // payment offline: one found `created` may already be charged; it stays
+                // in flight (authorizing) and is retried with the same key.
+                let may_go_offline = mode == DriveMode::Interactive && p.state == PaymentState::Created;
+                if unreachable && (forwarding || may_go_offline) {
                     if forwarding {
                         // Still offline: stays queued, in order.
                         self.record_attempts(&p, &recs, false)?;
