@@ -223,7 +223,9 @@ function renderOutcome(o) {
       h('p', { text: 'Ask for another card; it gets a new payment key.' }),
       sel, h('div', { class: 'actions' }, again, cancel)));
     alertLoud(`Card declined: ${o.message}`);
-    again.focus();
+    // Not the "Try another card" button: an Enter still held or repeated from before
+    // the decline would charge a card again at once, under a new key.
+    sel.querySelector('select').focus();
   } else { // unknown outcome: the engine keeps resolving it with the same key
     $('checkout-title').textContent = 'Outcome not known yet';
     const reason = h('input', { id: 'override-reason', type: 'text', maxlength: '200',
@@ -330,12 +332,22 @@ async function selectPayment(id) {
   const refundable = p.refundable;
   const amount = h('input', { id: 'refund-amount', type: 'text', inputmode: 'decimal', value: p.refundable_display_plain,
     'aria-describedby': 'refund-help' });
+  // One refund at a time from this form: a double click or a repeated Enter must not
+  // send a second refund (each would get its own key, so the PSP would pay both).
+  let refunding = false;
   const refund = async (full) => {
+    if (refunding) return;
+    refunding = true;
+    const buttons = [...box.querySelectorAll('.refund-form button')];
+    for (const b of buttons) b.disabled = true;
     try {
       const r = await invoke('refund', { paymentId: id, amount: full ? null : amount.value });
       announce(r.message);
       selectPayment(id); loadPayments();
-    } catch (e) { alertLoud(errText(e)); }
+    } catch (e) { alertLoud(errText(e)); } finally {
+      refunding = false;
+      for (const b of buttons) b.disabled = false;
+    }
   };
   box.replaceChildren(
     h('h2', { text: `${p.amount_display} · ${p.state_label}` }),
@@ -351,7 +363,7 @@ async function selectPayment(id) {
       h('label', { for: 'refund-amount' }, `Refund amount (up to ${p.refundable_display})`, amount),
       h('button', { class: 'secondary', id: 'refund-partial', type: 'submit', text: 'Refund this amount' }),
       h('button', { class: 'danger', id: 'refund-full', type: 'button', text: 'Refund all', onclick: () => refund(true) }),
-      h('p', { id: 'refund-help', class: 'help', text: 'Each refund gets its own key, so pressing twice never refunds twice.' }))
+      h('p', { id: 'refund-help', class: 'help', text: 'A refund is sent once: the buttons wait for the processor\'s answer, and a refund still being confirmed must finish before another.' }))
       : h('p', { class: 'help', text: p.refund_note || 'Nothing left to refund.' }));
 }
 
@@ -522,6 +534,9 @@ async function loadSettings() {
 
 // ---------------------------------------------------------------- keyboard
 document.addEventListener('keydown', (e) => {
+  // A held Enter repeats: on a button it would press it again (charge another card,
+  // refund again). Only a fresh key press activates a button.
+  if (e.key === 'Enter' && e.repeat && e.target instanceof HTMLButtonElement) { e.preventDefault(); return; }
   const fkeys = { F1: 'register', F2: 'payments', F3: 'report', F4: 'settings' };
   if (fkeys[e.key]) { e.preventDefault(); show(fkeys[e.key]); return; }
   if (e.key === 'F12') { e.preventDefault(); if (currentView === 'register' && !checkoutOpen) charge(); return; }

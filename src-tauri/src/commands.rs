@@ -150,8 +150,24 @@ pub async fn charge(state: State<'_, AppState>, payment_method: String) -> AppRe
         Ok(r) => Some(r.checkout_key.clone()),
         Err(_) => open_checkout_key(&state, cart),
     };
-    *lock(&state.checkout) = key;
-    outcome_of(&state, &res?)
+    *lock(&state.checkout) = key.clone();
+    match res {
+        Ok(r) => outcome_of(&state, &r),
+        Err(e) => {
+            // An error while the cart's payment is still open (e.g. the PSP became
+            // unreachable after an attempt that may have reached it, and offline was
+            // refused): the outcome is unknown. The cashier must see that panel ("do
+            // not charge again"), not a bare error that invites charging again.
+            if let Some(k) = key {
+                if let Ok(r) = state.engine().status_of(&k) {
+                    if r.outcome == CheckoutOutcome::Pending {
+                        return outcome_of(&state, &r);
+                    }
+                }
+            }
+            Err(e.into())
+        }
+    }
 }
 
 /// The key of the cart's open checkout, if any (e.g. after a charge that errored).
@@ -329,11 +345,7 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         psp_url: s.psp_url.clone(),
         psp_url_in_use: live.psp_url.clone(),
         // The key is never sent back in full.
-        psp_key: if s.psp_key.is_empty() {
-            String::new()
-        } else {
-            format!("…{}", &s.psp_key[s.psp_key.len().saturating_sub(4)..])
-        },
+        psp_key: crate::settings::key_hint(&s.psp_key),
         psp_embedded: live.embedded,
         fault_profile: s.fault_profile.clone(),
         fault_profiles: FAULT_PROFILES.to_vec(),

@@ -81,28 +81,65 @@ fn money_in(text: &str, what: &str, currency: Currency) -> AppResult<i64> {
     Ok(m.amount_minor)
 }
 
-/// `http(s)://host[:port][/path]`, no spaces or credentials.
+/// `http(s)://host[:port][/path]`, no spaces or credentials. Plain `http://` only to
+/// this machine (a local test PSP): anywhere else the secret key would cross the
+/// network in clear text.
 pub fn validate_url(url: &str) -> AppResult<String> {
     let u = url.trim();
     if u.is_empty() {
         return Ok(String::new());
     }
-    let rest = u
-        .strip_prefix("http://")
-        .or_else(|| u.strip_prefix("https://"))
-        .ok_or_else(|| bad("The PSP URL must start with http:// or https://."))?;
+    let (rest, tls) = match (u.strip_prefix("http://"), u.strip_prefix("https://")) {
+        (Some(r), _) => (r, false),
+        (_, Some(r)) => (r, true),
+        _ => return Err(bad("The PSP URL must start with http:// or https://.")),
+    };
     if rest.is_empty() || u.len() > 200 || u.chars().any(|c| c.is_whitespace() || c == '@' || c.is_control()) {
         return Err(bad("The PSP URL is not valid."));
     }
-    Ok(u.trim_end_matches('/').to_string())
+    let host_port = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host_port.rsplit_once(':').map_or(host_port, |(h, _)| h),
+    };
+    let local = host.eq_ignore_ascii_case("localhost") || host == "::1" || host.starts_with("127.");
+    if !tls && !local {
+        return Err(bad("Use https:// for a processor on another machine (plain http:// would send the secret key unencrypted)."));
+    }
+    let u = u.trim_end_matches('/').to_string();
+    // The register's own HTTP client must accept it too (port range, host syntax, …).
+    paydesk_register::HttpTransport::new(&u, "sk_check", Duration::from_secs(2))
+        .map_err(|e| bad(format!("The PSP URL is not valid: {e}.")))?;
+    Ok(u)
+}
+
+/// A PSP secret key: printable ASCII without spaces (what processors issue; a pasted
+/// smart quote or space is a typing mistake), at most 200 characters.
+fn validate_key(key: &str) -> AppResult<()> {
+    if key.len() > 200 || !key.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(bad("The secret key must be letters, digits and symbols without spaces, at most 200 characters."));
+    }
+    Ok(())
+}
+
+/// The last four characters of a key, for showing which one is set (never the key).
+pub fn key_hint(key: &str) -> String {
+    let n = key.chars().count();
+    if n == 0 {
+        return String::new();
+    }
+    // A short key would be shown whole: show nothing of it.
+    let tail: String = if n > 8 { key.chars().skip(n - 4).collect() } else { String::new() };
+    format!("…{tail}")
 }
 
 impl Settings {
     pub fn validate(form: &SettingsForm, current: &Settings, currency: Currency) -> AppResult<Settings> {
         let psp_url = validate_url(&form.psp_url)?;
         let key = form.psp_key.trim();
-        if key.len() > 200 || key.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(bad("The secret key has spaces or is too long."));
+        validate_key(key)?;
+        if !psp_url.is_empty() && key.is_empty() {
+            return Err(bad("A processor at a URL needs its secret key."));
         }
         if !FAULT_PROFILES.contains(&form.fault_profile.as_str()) {
             return Err(bad(format!("Fault profile must be one of: {}.", FAULT_PROFILES.join(", "))));
@@ -132,12 +169,18 @@ impl Settings {
         data_dir.join("settings.json")
     }
 
-    /// settings.json (if any), then flags/env on top.
-    pub fn load(data_dir: &Path, opts: &Options) -> Settings {
-        let mut s: Settings = std::fs::read(Self::path(data_dir))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default();
+    /// settings.json (if any), then flags/env on top. A settings file that cannot be
+    /// read is an error, never a silent fallback to the defaults: those mean the
+    /// embedded test PSP, and a store would then "take" payments that charge nobody.
+    pub fn load(data_dir: &Path, opts: &Options) -> Result<Settings, String> {
+        let path = Self::path(data_dir);
+        let mut s: Settings = match std::fs::read(&path) {
+            Ok(b) => serde_json::from_slice(&b).map_err(|e| {
+                format!("{} is not valid ({e}). Fix it, or move it away to start from the defaults.", path.display())
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Settings::default(),
+            Err(e) => return Err(format!("{} cannot be read: {e}", path.display())),
+        };
         if let Some(u) = &opts.psp_url {
             s.psp_url = u.clone();
         }
@@ -147,13 +190,18 @@ impl Settings {
         if opts.fault_profile_set {
             s.fault_profile = opts.fault_profile.clone();
         }
-        s
+        // The file may have been edited by hand, and flags are typed: same rules as the form.
+        let url = validate_url(&s.psp_url).map_err(|e| format!("PSP URL {:?}: {e}", s.psp_url))?;
+        s.psp_url = url;
+        validate_key(&s.psp_key).map_err(|e| format!("PSP key: {e}"))?;
+        if !s.psp_url.is_empty() && s.psp_key.is_empty() {
+            return Err(format!("the PSP at {} has no secret key (settings.json, --psp-key or PAYDESK_PSP_KEY)", s.psp_url));
+        }
+        Ok(s)
     }
 
     pub fn save(&self, data_dir: &Path) -> std::io::Result<()> {
-        let tmp = data_dir.join("settings.json.tmp");
-        std::fs::write(&tmp, serde_json::to_vec_pretty(self).unwrap())?;
-        std::fs::rename(tmp, Self::path(data_dir))
+        write_private(&Self::path(data_dir), &serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?)
     }
 
     pub fn embedded(&self) -> bool {
@@ -176,5 +224,111 @@ impl Settings {
             },
             ..EngineConfig::default()
         }
+    }
+}
+
+/// Writes `bytes` to `path` atomically and durably, readable by this user only (the
+/// file holds the PSP's secret key): a temporary file with mode 0600, fsynced, renamed
+/// over the old one, then the directory fsynced so the rename survives a power cut.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    let tmp = dir.join(name);
+    let _ = std::fs::remove_file(&tmp); // a leftover of a crash may have other permissions
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path)?;
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// Which PSP the register's payments and refunds were sent to: the PSP in use, as
+/// opposed to the one saved in settings, which may be waiting until every payment at
+/// the old one is settled. Kept in its own file so that a restart in between goes on
+/// with the PSP that holds the unsettled keys (sending them to the new PSP could charge
+/// a customer twice), and switches only when it is safe, as a running register does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PspInUse {
+    /// Empty: the embedded mock PSP.
+    pub psp_url: String,
+    pub psp_key: String,
+}
+
+impl PspInUse {
+    pub fn of(s: &Settings) -> PspInUse {
+        if s.embedded() {
+            PspInUse { psp_url: String::new(), psp_key: String::new() }
+        } else {
+            PspInUse { psp_url: s.psp_url.clone(), psp_key: s.psp_key.clone() }
+        }
+    }
+
+    pub fn path(data_dir: &Path) -> PathBuf {
+        data_dir.join("psp-in-use.json")
+    }
+
+    /// `None` before the first start (or from a version without the file).
+    pub fn load(data_dir: &Path) -> Result<Option<PspInUse>, String> {
+        let path = Self::path(data_dir);
+        match std::fs::read(&path) {
+            Ok(b) => serde_json::from_slice(&b).map(Some).map_err(|e| format!("{} is not valid ({e})", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("{} cannot be read: {e}", path.display())),
+        }
+    }
+
+    pub fn save(&self, data_dir: &Path) -> std::io::Result<()> {
+        write_private(&Self::path(data_dir), &serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?)
+    }
+
+    /// `wanted` with this PSP in place of its own.
+    pub fn applied_to(&self, wanted: &Settings) -> Settings {
+        Settings { psp_url: self.psp_url.clone(), psp_key: self.psp_key.clone(), ..wanted.clone() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_keys_and_hints() {
+        assert_eq!(validate_url("https://api.example.com/").unwrap(), "https://api.example.com");
+        for local in ["http://127.0.0.1:12111", "http://localhost:9/x", "http://[::1]:8080"] {
+            assert!(validate_url(local).is_ok(), "{local}");
+        }
+        let e = validate_url("http://psp.example.com").unwrap_err().to_string();
+        assert!(e.contains("https://"), "{e}");
+        for bad_url in ["ftp://x", "http://", "https://user:pw@x.com", "https://exa%mple.com", "https://x.com:99999"] {
+            assert!(validate_url(bad_url).is_err(), "{bad_url}");
+        }
+        assert!(validate_key("sk_live_abc\u{201d}").is_err(), "a pasted smart quote");
+        assert!(validate_key("sk test").is_err());
+        assert!(validate_key("sk_test_a").is_ok());
+        assert_eq!(key_hint("sk_live_abcdefgh\u{e9}"), "…fgh\u{e9}");
+        assert_eq!(key_hint("short"), "…");
+        assert_eq!(key_hint(""), "");
+    }
+
+    #[test]
+    fn a_settings_file_is_private_and_a_bad_one_is_an_error() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let opts = Options::default();
+        assert_eq!(Settings::load(dir.path(), &opts).unwrap(), Settings::default(), "no file: the defaults");
+        let s = Settings { psp_url: "https://psp.example.com".into(), psp_key: "sk_live_123456789".into(), ..Settings::default() };
+        s.save(dir.path()).unwrap();
+        let mode = std::fs::metadata(Settings::path(dir.path())).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the file holds the secret key");
+        assert_eq!(Settings::load(dir.path(), &opts).unwrap(), s);
+        std::fs::write(Settings::path(dir.path()), b"{ not json").unwrap();
+        let e = Settings::load(dir.path(), &opts).unwrap_err();
+        assert!(e.contains("settings.json is not valid"), "{e}");
+        std::fs::write(Settings::path(dir.path()), br#"{"psp_url": "https://psp.example.com", "psp_key": ""}"#).unwrap();
+        assert!(Settings::load(dir.path(), &opts).unwrap_err().contains("no secret key"));
     }
 }

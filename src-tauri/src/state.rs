@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::catalog::Catalog;
 use crate::config::Options;
 use crate::error::{AppError, AppResult};
-use crate::settings::{Settings, EMBEDDED_KEY};
+use crate::settings::{PspInUse, Settings, EMBEDDED_KEY};
 
 /// The mock PSP that ships inside the app (SPEC: its embedded default).
 pub struct EmbeddedPsp {
@@ -131,7 +131,15 @@ impl AppState {
     /// external one is configured) and builds the engine. Needs a Tokio runtime.
     pub async fn start(data_dir: PathBuf, opts: &Options) -> Result<AppState, Box<dyn std::error::Error>> {
         std::fs::create_dir_all(&data_dir)?;
-        let settings = Settings::load(&data_dir, opts);
+        let settings = Settings::load(&data_dir, opts).map_err(|e| format!("the settings cannot be used: {e}"))?;
+        // The PSP the last run sent payments to goes on being used until every payment
+        // there is settled (apply_settings switches then), even if the saved settings,
+        // a flag or an environment variable now name another one.
+        let in_use = PspInUse::load(&data_dir)?;
+        let start_with = match &in_use {
+            Some(u) if *u != PspInUse::of(&settings) => u.applied_to(&settings),
+            _ => settings.clone(),
+        };
         let catalog = Catalog::demo();
         let currency = Currency::Usd;
 
@@ -145,11 +153,14 @@ impl AppState {
         let cart = ledger.create_cart(currency, now_ms())?;
 
         drop(ledger); // the engine opens its own connection
-        if !settings.embedded() {
+        if !start_with.embedded() {
             let _ = std::fs::remove_file(data_dir.join("embedded-psp.json"));
         }
         let embedded = tokio::sync::Mutex::new(None);
-        let live = build_live(&data_dir, &embedded, opts.psp_seed, &settings).await?;
+        let live = build_live(&data_dir, &embedded, opts.psp_seed, &start_with).await?;
+        if in_use.as_ref() != Some(&PspInUse::of(&start_with)) {
+            PspInUse::of(&start_with).save(&data_dir)?;
+        }
         Ok(AppState {
             data_dir,
             currency,
@@ -246,6 +257,13 @@ impl AppState {
         }
         match build_live(&self.data_dir, &self.embedded, self.psp_seed, wanted).await {
             Ok(live) => {
+                // Recorded before the first request can go to the new PSP: after a crash
+                // from here on, the restart goes on with the new one, which is right.
+                if psp_changes {
+                    if let Err(e) = PspInUse::of(wanted).save(&self.data_dir) {
+                        return Applied::Waiting(format!("could not record the processor in use ({e})"));
+                    }
+                }
                 self.live.send_replace(Arc::new(live));
                 if psp_changes {
                     *lock(&self.online) = None;

@@ -1,0 +1,56 @@
+//! A restart between "new PSP saved" and "new PSP in use": the register must go on
+//! with the PSP that holds its unsettled payments, as a running register does, or the
+//! restart would send their keys to a PSP that never saw them (a second charge).
+//! Real parts: the app's state with its ledger file and the embedded mock PSP (whose
+//! database survives the restart), no window.
+
+use paydesk_app::settings::{PspInUse, Settings};
+use paydesk_app::state::Applied;
+use paydesk_app::{AppState, Options};
+use paydesk_ledger::CheckoutOptions;
+
+const NEW_PSP: &str = "http://127.0.0.1:9";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options { data_dir: Some(dir.path().to_path_buf()), fault_profile: "none".into(), ..Default::default() };
+
+    // First run: the embedded PSP charges, but its answers are lost: the outcome is open.
+    let first = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
+    assert_eq!(PspInUse::load(dir.path()).unwrap(), Some(PspInUse::of(&Settings::default())), "the PSP in use is recorded");
+    let embedded = first.embedded().unwrap();
+    embedded.server.psp().script_fault("/v1/payment_intents", mock_psp::Fault::DropResponse, 1_000, None);
+    let cart = first.cart_id();
+    first.engine().with_ledger(|l| l.add_to_cart(cart, "MUG-001", 1, paydesk_app::state::now_ms())).unwrap();
+    let r = first.engine().charge_cart(cart, CheckoutOptions::card("pm_card_visa")).await.unwrap();
+    let key = r.checkout_key.clone();
+    assert!(matches!(r.outcome, paydesk_register::CheckoutOutcome::Pending | paydesk_register::CheckoutOutcome::QueuedOffline), "{r:?}");
+    assert_eq!(embedded.server.psp().stats()["charges"], 1, "charged once, answer lost");
+    // The cashier saves another PSP; it waits (as a_new_psp_waits_… in commands.rs checks).
+    let wanted = Settings { psp_url: NEW_PSP.into(), psp_key: "sk_test_other".into(), fault_profile: "none".into(), ..Settings::default() };
+    wanted.save(dir.path()).unwrap();
+    drop(embedded);
+    drop(first);
+
+    // The restart keeps the PSP that holds the open payment, and says why it waits.
+    let second = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
+    let live = second.live();
+    assert!(live.embedded && live.psp_url != NEW_PSP, "restarted on {} with a payment open at the embedded PSP", live.psp_url);
+    match second.apply_settings(std::time::Duration::ZERO).await {
+        Applied::Waiting(why) => assert!(why.contains("1 payment"), "{why}"),
+        other => panic!("the new PSP must wait: {other:?}"),
+    }
+    // Settled where it was sent (the embedded PSP's database kept the key): one charge.
+    let rec = second.engine().recover().await.unwrap();
+    let p = second.engine().with_ledger(|l| l.payment_by_key(&key)).unwrap().unwrap();
+    assert_eq!(p.state.as_str(), "captured", "{rec:?}");
+    // Only now the new PSP goes in use, and the record says so.
+    assert_eq!(second.apply_settings(std::time::Duration::ZERO).await, Applied::Now);
+    assert_eq!(second.live().psp_url, NEW_PSP);
+    assert_eq!(PspInUse::load(dir.path()).unwrap(), Some(PspInUse::of(&wanted)));
+    // The record is private: it holds the secret key.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(PspInUse::path(dir.path())).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
