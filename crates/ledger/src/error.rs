@@ -63,6 +63,12 @@ pub enum Error {
     #[error("refund of {requested_minor} exceeds the refundable {refundable_minor} on payment {payment_id}")]
     RefundExceedsCaptured { payment_id: i64, requested_minor: i64, refundable_minor: i64 },
 
+    /// The payment already has a refund that is not settled (`pending` / `in_flight`):
+    /// a second refund now could be the same request pressed twice under a new key, so
+    /// it is refused until the open one is confirmed or failed. Nothing written.
+    #[error("a refund of payment {payment_id} ({refund_key}) is still being confirmed; wait for it before refunding again")]
+    RefundInProgress { payment_id: i64, refund_key: String },
+
     /// Refunds need money that was captured.
     #[error("payment {payment_id} is {state}: nothing captured to refund")]
     NotRefundable { payment_id: i64, state: PaymentState },

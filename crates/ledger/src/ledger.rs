@@ -578,6 +578,9 @@ impl Ledger {
     /// Creates a refund with its own new key, in state `pending`, and moves the payment
     /// to `refunding`. The amount is checked against captured minus every non-failed
     /// refund IN THE SAME TRANSACTION, so concurrent refunds cannot exceed the capture.
+    /// Refused with [`Error::RefundInProgress`] while another refund of the payment is
+    /// not settled (same transaction): a partial refund pressed twice would otherwise
+    /// be two refunds under two keys.
     pub fn create_refund(
         &mut self,
         payment_id: PaymentId,
@@ -593,6 +596,17 @@ impl Ledger {
         let p = payment_by_id_tx(&tx, payment_id)?;
         if !p.state.is_refundable() {
             return Err(Error::NotRefundable { payment_id: payment_id.0, state: p.state });
+        }
+        let open: Option<String> = tx
+            .row_cached(
+                "SELECT idempotency_key FROM refunds WHERE payment_id = ?1 AND state IN ('pending', 'in_flight')
+                 ORDER BY id LIMIT 1",
+                [payment_id.0],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(refund_key) = open {
+            return Err(Error::RefundInProgress { payment_id: payment_id.0, refund_key });
         }
         let reserved: i64 = tx.row_cached(
             "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",

@@ -306,6 +306,37 @@ fn captured(l: &mut Ledger, minor: i64, psp: &str) -> Payment {
     l.payment_by_id(p.id).unwrap()
 }
 
+/// A partial refund pressed twice: the second `create_refund` (a new key) is refused
+/// while the first is pending or in flight, in the same transaction that would insert
+/// it; once the first succeeded or failed, refunds are allowed again up to the capture.
+#[test]
+fn a_second_refund_waits_for_the_open_one() {
+    let mut l = mem();
+    let p = captured(&mut l, 1000, "pi_twice");
+    let r1 = l.create_refund(p.id, 300, None, 10).unwrap();
+    match l.create_refund(p.id, 300, None, 11) {
+        Err(Error::RefundInProgress { payment_id, refund_key }) => {
+            assert_eq!(payment_id, p.id.0);
+            assert_eq!(refund_key, r1.idempotency_key);
+        }
+        other => panic!("pending: {other:?}"),
+    }
+    l.transition_refund(r1.id, RefundState::Pending, RefundState::InFlight, 12).unwrap();
+    assert!(matches!(l.create_refund(p.id, 300, None, 13), Err(Error::RefundInProgress { .. })), "in flight");
+    assert_eq!(l.refunds_for_payment(p.id).unwrap().len(), 1, "nothing written by the refused ones");
+    // The first failed: allowed again (its amount refundable again).
+    l.record_refund_result(r1.id, "re_t1", RefundState::Failed, 14).unwrap();
+    let r2 = l.create_refund(p.id, 300, None, 15).unwrap();
+    assert!(matches!(l.create_refund(p.id, 300, None, 16), Err(Error::RefundInProgress { .. })));
+    // The second succeeded: allowed again, up to the cap.
+    l.record_refund_result(r2.id, "re_t2", RefundState::Succeeded, 17).unwrap();
+    assert!(matches!(l.create_refund(p.id, 701, None, 18), Err(Error::RefundExceedsCaptured { refundable_minor: 700, .. })));
+    let r3 = l.create_refund(p.id, 700, None, 19).unwrap();
+    l.record_refund_result(r3.id, "re_t3", RefundState::Succeeded, 20).unwrap();
+    let done = l.payment_by_id(p.id).unwrap();
+    assert_eq!((done.state, done.refunded_minor), (PaymentState::Refunded, 1000));
+}
+
 #[test]
 fn refunds_never_exceed_the_capture() {
     let mut l = mem();
@@ -320,16 +351,8 @@ fn refunds_never_exceed_the_capture() {
     assert_ne!(r1.idempotency_key, p.idempotency_key);
     assert_eq!(r1.request_params.get("payment_intent"), Some("pi_r"));
     assert_eq!(l.payment_by_id(p.id).unwrap().state, PaymentState::Refunding);
-    // A pending refund reserves its amount.
-    assert!(matches!(
-        l.create_refund(p.id, 401, None, 12),
-        Err(Error::RefundExceedsCaptured { refundable_minor: 400, .. })
-    ));
-    let r2 = l.create_refund(p.id, 400, None, 12).unwrap();
-    // r2 fails: its 400 becomes refundable again.
-    l.transition_refund(r2.id, RefundState::Pending, RefundState::InFlight, 13).unwrap();
-    l.record_refund_result(r2.id, "re_2", RefundState::Failed, 14).unwrap();
-    assert_eq!(l.payment_by_id(p.id).unwrap().state, PaymentState::Refunding, "r1 still open");
+    // While r1 is open no second refund is made (the same refund pressed twice).
+    assert!(matches!(l.create_refund(p.id, 400, None, 12), Err(Error::RefundInProgress { .. })));
     // r1 succeeds, recorded twice.
     l.transition_refund(r1.id, RefundState::Pending, RefundState::InFlight, 15).unwrap();
     assert_eq!(
@@ -344,6 +367,16 @@ fn refunds_never_exceed_the_capture() {
     let after = l.payment_by_id(p.id).unwrap();
     assert_eq!(after.refunded_minor, 600);
     assert_eq!(after.state, PaymentState::PartiallyRefunded);
+    // A succeeded refund reserves its amount.
+    assert!(matches!(
+        l.create_refund(p.id, 401, None, 19),
+        Err(Error::RefundExceedsCaptured { refundable_minor: 400, .. })
+    ));
+    // r2 fails: its 400 becomes refundable again.
+    let r2 = l.create_refund(p.id, 400, None, 19).unwrap();
+    l.transition_refund(r2.id, RefundState::Pending, RefundState::InFlight, 19).unwrap();
+    l.record_refund_result(r2.id, "re_2", RefundState::Failed, 19).unwrap();
+    assert_eq!(l.payment_by_id(p.id).unwrap().state, PaymentState::PartiallyRefunded);
     // The rest.
     let r3 = l.create_refund(p.id, 400, None, 19).unwrap();
     l.record_refund_result(r3.id, "re_3", RefundState::Succeeded, 20).unwrap();

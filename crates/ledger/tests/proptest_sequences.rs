@@ -127,11 +127,14 @@ fn run(ops: Vec<Op>) -> (usize, usize) {
                         .filter(|r| r.state.reserves_amount())
                         .map(|r| r.amount.amount_minor)
                         .sum();
+                    let open = l.refunds_for_payment(p.id).unwrap().iter().any(|r| !r.state.is_terminal());
                     let left = p.amount.amount_minor - reserved;
                     let a = if fit && left > 0 { 1 + a % left } else { a };
                     let r = l.create_refund(p.id, a, None, now);
                     if !p.state.is_refundable() {
                         assert!(matches!(r, Err(Error::NotRefundable { .. })), "{r:?}");
+                    } else if open {
+                        assert!(matches!(r, Err(Error::RefundInProgress { .. })), "{r:?}");
                     } else if a > p.amount.amount_minor - reserved {
                         assert!(matches!(r, Err(Error::RefundExceedsCaptured { .. })), "{r:?}");
                     } else {

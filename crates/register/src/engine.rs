@@ -1314,6 +1314,10 @@ impl Engine {
         }
         let now = self.now();
         let refunds = self.with_ledger(|l| l.refunds_for_payment(p.id))?;
+        if let Some(open) = refunds.iter().find(|r| !r.state.is_terminal()) {
+            // The same refund pressed twice would be a second refund under a new key.
+            return Err(refund_in_progress(checkout_key, &open.idempotency_key));
+        }
         let reserved: i64 = refunds.iter().filter(|r| r.state.reserves_amount()).map(|r| r.amount.amount_minor).sum();
         let refundable = p.amount.amount_minor - reserved;
         let amt = amount.unwrap_or(refundable);
@@ -1331,6 +1335,7 @@ impl Engine {
             paydesk_ledger::Error::RefundExceedsCaptured { requested_minor, refundable_minor, .. } => {
                 EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: requested_minor, refundable: refundable_minor }
             }
+            paydesk_ledger::Error::RefundInProgress { refund_key, .. } => refund_in_progress(checkout_key, &refund_key),
             other => other.into(),
         })?;
         self.drive_refund(r.id, r.idempotency_key.clone(), DriveMode::Interactive).await
@@ -1767,6 +1772,17 @@ enum DriveMode {
     Interactive,
     Background,
     Forward,
+}
+
+/// A refund refused because another refund of the payment is not settled yet. Reported
+/// as `wrong_state` (the payment is `refunding`), so the app's existing mapping of
+/// [`EngineError`] covers it.
+fn refund_in_progress(checkout_key: &str, refund_key: &str) -> EngineError {
+    EngineError::WrongState {
+        key: checkout_key.to_string(),
+        state: PaymentState::Refunding.as_str().to_string(),
+        what: format!("a refund of this payment ({refund_key}) is still being confirmed; wait for it before refunding again"),
+    }
 }
 
 fn is_unknown(s: PaymentState) -> bool {
