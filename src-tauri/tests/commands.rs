@@ -217,3 +217,29 @@ fn money_is_shown_with_the_currency_symbol() {
     assert_eq!(report["gross_display"], "$14.95");
     assert_eq!(report["money"], json!({ "code": "USD", "symbol": "$", "exponent": 2 }));
 }
+
+/// The PSP got the first attempt (its answer was lost), then became unreachable, and
+/// offline payments are not allowed: the engine refuses to accept it offline but the
+/// payment stays open (the card may be charged). The cashier must see "we do not know
+/// yet whether the card was charged", not "Could not charge", which invites charging again.
+#[test]
+fn an_error_with_the_payment_still_open_shows_the_unknown_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, w) = app(dir.path());
+    let state = app.state::<paydesk_app::AppState>();
+    let mut form = settings_form("", "");
+    form["settings"]["offline_max_count"] = json!("0");
+    assert_eq!(call(&w, "save_settings", form).unwrap()["applied"], "now");
+    let psp = state.embedded().unwrap().server.psp().clone();
+    psp.script_fault("/v1/payment_intents", mock_psp::Fault::DropResponse, 1, None);
+    // As soon as the first attempt's answer is lost, the processor goes away.
+    let watcher = std::thread::spawn(move || {
+        wait_for("the first attempt", || (psp.stats()["faults"]["drop_response"].as_u64() >= Some(1)).then_some(()));
+        psp.set_offline(true, None);
+    });
+    call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
+    let o = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).expect("an outcome, not an error");
+    watcher.join().unwrap();
+    assert_eq!(o["kind"], "unknown", "{o}");
+    assert!(o["checkout_key"].as_str().is_some_and(|k| !k.is_empty()), "{o}");
+}
