@@ -1127,6 +1127,19 @@ impl Engine {
                         let p = self.settle_with_intent(p, &pi, &[], "search")?;
                         self.report(&p)
                     }
+                    None if p.state == PaymentState::QueuedOffline => {
+                        // Accepted offline: the customer left with the goods, and the key
+                        // can no longer be sent. Nothing was charged, so the store is owed
+                        // this money: fail it loudly, never silently.
+                        let msg = format!(
+                            "offline payment of {} ({}) could not be forwarded before its key expired and the processor has no record of it: it was NOT charged. Collect payment another way",
+                            p.amount, p.idempotency_key
+                        );
+                        let p = self.settle_state_with(p, PaymentState::Failed, &[], Some(&msg), "search", None)?;
+                        self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state.as_str().into(), declined: true });
+                        self.notify(Notification::Alarm { subject: Some(subject), code: "offline_payment_not_collected".into(), message: msg });
+                        self.report(&p)
+                    }
                     None => {
                         let to = if p.state == PaymentState::Created { PaymentState::Canceled } else { PaymentState::Failed };
                         let p = self.settle_state_with(p, to, &[], Some("not found at the PSP: never charged"), "search", None)?;
