@@ -62,6 +62,9 @@ impl AppError {
                 "That is more than can be refunded. At most {} is left on this payment.",
                 money::format(*refundable, currency)
             ),
+            EngineError::WrongState { state, .. } if state == "refunding" => {
+                "A refund of this payment is still being confirmed. Wait for it before refunding again.".into()
+            }
             EngineError::WrongState { state, .. } => {
                 format!("This payment cannot be refunded now: it is {}.", state.replace('_', " "))
             }
