@@ -42,7 +42,9 @@ impl Default for Settings {
             offline_max_amount: 10_000,
             offline_max_total: 50_000,
             offline_max_count: 20,
-            offline_max_age_hours: 24,
+            // At most the key retention minus the safety margin (24 h - 1 h): a stored
+            // payment is forwarded with its key, which the PSP must still remember.
+            offline_max_age_hours: 23,
         }
     }
 }
@@ -157,8 +159,16 @@ impl Settings {
             offline_max_age_hours: int_in(&form.offline_max_age_hours, "Oldest offline payment", 1, 168)?,
         })
         .and_then(|s| {
+            let safe_minutes = (u64::from(s.retention_hours) * 60).saturating_sub(u64::from(s.safety_margin_minutes));
             if u64::from(s.safety_margin_minutes) >= u64::from(s.retention_hours) * 60 {
                 Err(bad("The safety margin must be shorter than the key retention."))
+            } else if u64::from(s.offline_max_age_hours) * 60 > safe_minutes {
+                Err(bad(format!(
+                    "The oldest stored payment can be at most {} hours old: it is forwarded with its key, and the processor remembers keys for the retention ({} h) minus the safety margin ({} min).",
+                    safe_minutes / 60,
+                    s.retention_hours,
+                    s.safety_margin_minutes
+                )))
             } else {
                 Ok(s)
             }

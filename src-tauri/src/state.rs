@@ -385,6 +385,9 @@ async fn build_live(
     } else {
         (settings.psp_url.clone(), settings.psp_key.clone(), false)
     };
+    // Never store a payment offline longer than its key may still be sent (a settings
+    // file from before this rule may allow 24 h with a 23 h window).
+    cfg.offline.max_age = cfg.offline.max_age.min(cfg.window.safe_age());
     let transport = HttpTransport::new(&url, &key, Duration::from_secs(2)).map_err(|e| format!("PSP connection: {e}"))?;
     let ledger = Ledger::open(data_dir.join("ledger.db"))?;
     let engine = Engine::new(ledger, Arc::new(transport), Arc::new(SystemClock::new()), Arc::new(OsRandom), cfg);

@@ -134,7 +134,7 @@ fn settings_form(url: &str, key: &str) -> Value {
         "psp_url": url, "psp_key": key, "fault_profile": "none",
         "retention_hours": "24", "safety_margin_minutes": "60",
         "offline_max_amount": "100.00", "offline_max_total": "500.00",
-        "offline_max_count": "20", "offline_max_age_hours": "24",
+        "offline_max_count": "20", "offline_max_age_hours": "23",
     } })
 }
 
@@ -167,6 +167,10 @@ fn a_new_psp_waits_until_payments_at_the_old_one_are_settled() {
     assert_eq!(r["applied"], "now", "{r}");
     assert_eq!(state.live().settings.offline_max_amount, 5_000);
     assert_eq!(state.live().psp_url, old_url);
+    let mut too_old = settings_form("", "");
+    too_old["settings"]["offline_max_age_hours"] = json!("24");
+    let e = call(&w, "save_settings", too_old).unwrap_err();
+    assert!(e["message"].as_str().unwrap().contains("at most 23 hours"), "{e}");
     let shown = call(&w, "get_settings", json!({})).unwrap();
     assert_eq!((shown["offline_max_amount_display_plain"].as_str(), shown["offline_currency"].as_str()), (Some("50.00"), Some("USD")), "{shown}");
 
