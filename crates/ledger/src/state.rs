@@ -112,7 +112,9 @@ impl PaymentState {
             // store-and-forward queue (safe, the PSP deduplicates by key).
             Authorizing => &[Authorized, Captured, Failed, Canceled, QueuedOffline],
             Authorized => &[Capturing, Canceled],
-            Capturing => &[Captured, Failed],
+            // Canceled: the authorization was canceled or expired at the PSP before the
+            // capture reached it (the capture's GET-first finds it canceled).
+            Capturing => &[Captured, Failed, Canceled],
             Captured => &[Refunding],
             // A failed refund returns to where the payment was (captured, or
             // partially_refunded when earlier refunds succeeded).
@@ -375,6 +377,7 @@ mod tests {
         (Authorized, Canceled),
         (Capturing, Captured),
         (Capturing, Failed),
+        (Capturing, Canceled),
         (Captured, Refunding),
         (Refunding, Captured),
         (Refunding, PartiallyRefunded),

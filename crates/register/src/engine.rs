@@ -1156,14 +1156,21 @@ impl Engine {
 
     /// Capture an authorized (manual-capture) payment, with its own key.
     pub async fn capture(&self, key: &str) -> Result<CheckoutReport> {
+        // Under the payment's lock: a cancel holds it while it asks the PSP, and must
+        // not find its authorized payment turned `capturing` meanwhile.
+        let flight = self.flight(key).await;
         let p = self.payment(key)?;
         match p.state {
             PaymentState::Authorized => {
                 self.move_to(p.id, PaymentState::Capturing, "capture requested")?;
                 let p = self.payment(key)?;
+                drop(flight); // resolve_capture takes it again
                 self.resolve_capture(&p).await
             }
-            PaymentState::Capturing => self.resolve_capture(&p).await,
+            PaymentState::Capturing => {
+                drop(flight);
+                self.resolve_capture(&p).await
+            }
             PaymentState::Captured => self.report(&p),
             s => Err(EngineError::WrongState { key: key.into(), state: s.as_str().into(), what: "only an authorized payment can be captured".into() }),
         }
@@ -1289,14 +1296,28 @@ impl Engine {
     /// Void an authorized payment (manual capture), or abandon a queued
     /// offline one that was never forwarded.
     pub async fn cancel(&self, key: &str) -> Result<CheckoutReport> {
+        // The payment's lock first, then its state: the forwarder or a capture may be
+        // driving it, and what they find decides what may be canceled.
+        let _flight = self.flight(key).await;
         let p = self.payment(key)?;
         match p.state {
             PaymentState::QueuedOffline => {
+                // Parked after attempts that may have reached the PSP (a reset, a
+                // timeout): it may be charged, so it is forwarded with its key, not voided.
+                let maybe_sent = self.with_ledger(|l| l.timeline(p.id))?.iter().any(|t| {
+                    t.kind == "attempt" && !t.outcome.as_deref().is_some_and(|o| NEVER_SENT_OUTCOMES.contains(&o))
+                });
+                if maybe_sent {
+                    return Err(EngineError::WrongState {
+                        key: key.into(),
+                        state: p.state.as_str().into(),
+                        what: "an attempt of this offline payment may have reached the processor: it is forwarded with the same key, not voided".into(),
+                    });
+                }
                 self.move_to(p.id, PaymentState::Canceled, "offline payment voided by the cashier")?;
                 self.report_key(key)
             }
             PaymentState::Authorized => {
-                let _flight = self.flight(&p.idempotency_key).await;
                 let pi_id = p.psp_payment_id.clone().unwrap_or_default();
                 match self.pi_operation(&p, &pi_id, PiOp::Cancel).await? {
                     (Some((pi, via)), recs) => {
@@ -1786,6 +1807,9 @@ enum DriveMode {
     Background,
     Forward,
 }
+
+/// Attempt outcomes after which the request certainly never reached the PSP.
+const NEVER_SENT_OUTCOMES: &[&str] = &["connection_refused", "connect_timeout"];
 
 /// A refund refused because another refund of the payment is not settled yet. Reported
 /// as `wrong_state` (the payment is `refunding`), so the app's existing mapping of
