@@ -123,8 +123,6 @@ pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Attempt outcomes after which the request certainly never reached the PSP.
-const NEVER_SENT: &[&str] = &["connection_refused", "connect_timeout"];
 
 impl AppState {
     /// Opens the ledger, seeds the demo catalog, starts the embedded PSP (unless an
@@ -282,7 +280,7 @@ impl AppState {
             let mut n = l.payments_needing_recovery()?.len() + l.refunds_needing_recovery()?.len();
             for p in l.offline_queue()? {
                 let maybe_sent = l.timeline(p.id)?.iter().any(|t| {
-                    t.kind == "attempt" && !t.outcome.as_deref().is_some_and(|o| NEVER_SENT.contains(&o))
+                    t.kind == "attempt" && !t.outcome.as_deref().is_some_and(|o| paydesk_register::NEVER_SENT_OUTCOMES.contains(&o))
                 });
                 n += usize::from(maybe_sent);
             }

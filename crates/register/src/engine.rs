@@ -765,7 +765,7 @@ impl Engine {
         )
         .await;
         self.note_connectivity(&recs);
-        if recs.iter().any(|r| r.outcome != "connection_refused" && r.outcome != "connect_timeout") {
+        if recs.iter().any(|r| !NEVER_SENT_OUTCOMES.contains(&r.outcome.as_str())) {
             self.crash(CrashPoint::AfterResponseBeforeCommit);
         }
         let forwarding = p.state == PaymentState::QueuedOffline;
@@ -1808,8 +1808,9 @@ enum DriveMode {
     Forward,
 }
 
-/// Attempt outcomes after which the request certainly never reached the PSP.
-const NEVER_SENT_OUTCOMES: &[&str] = &["connection_refused", "connect_timeout"];
+/// Attempt outcomes after which the request certainly never reached the PSP (the app's
+/// check before a PSP change uses the same list).
+pub const NEVER_SENT_OUTCOMES: &[&str] = &["connection_refused", "connect_timeout"];
 
 /// A refund refused because another refund of the payment is not settled yet. Reported
 /// as `wrong_state` (the payment is `refunding`), so the app's existing mapping of
