@@ -179,3 +179,42 @@ async fn full_cli_contract_is_accepted() {
         assert!(err.contains("no unit") && err.contains("24s"), "{flag} 24: {err}");
     }
 }
+
+/// `mock-psp bench` runs end to end and prints every figure the issue asks for, each a
+/// finite number (a smoke test of the benchmark code: it asserts nothing about speed).
+#[test]
+fn the_bench_subcommand_runs_and_prints_every_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mock-psp"))
+        .args(["bench", "--keys", "2000", "--seconds", "0.2", "--replays", "20", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "bench failed: {}\n{text}", String::from_utf8_lossy(&out.stderr));
+    for needle in [
+        "raw SQLite, 1 insert per transaction:",
+        "ratios: group@16 / naive@16 = ",
+        "fsync-free ceiling",
+        "replay latency over HTTP with 2000 stored keys",
+        "expired keys in time-bounded chunks",
+        "worst stall",
+        "summary: group@16 / naive@16 = ",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+    for path in ["naive (claim txn + completion txn)", "group commit (one writer, batched)"] {
+        for clients in [" 1 clients:", "16 clients:"] {
+            assert!(text.lines().any(|l| l.starts_with(path) && l.contains(clients) && l.contains("POSTs/s")), "no {path} {clients} line in:\n{text}");
+        }
+    }
+    // The headline ratio is a real, positive number (not NaN or inf from an empty run).
+    let ratio: f64 = text.split("summary: group@16 / naive@16 = ").nth(1).and_then(|r| r.split('x').next()).and_then(|v| v.trim().parse().ok()).unwrap_or(f64::NAN);
+    assert!(ratio.is_finite() && ratio > 0.0, "ratio {ratio} in:\n{text}");
+    // Bad arguments are refused with a message, not run.
+    for bad in [["--seconds", "0"], ["--keys", "0"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mock-psp")).arg("bench").args(bad).output().unwrap();
+        assert!(!out.status.success(), "{bad:?}");
+        assert!(!out.stderr.is_empty(), "{bad:?}");
+    }
+}
