@@ -206,7 +206,7 @@ fn main() {
         let _ = writeln!(md, "## Other crates' benchmarks (same `make bench` run)\n");
         for (file, title, cmd) in [
             ("ledger.txt", "Ledger: idempotent record vs raw durable insert", "cargo run --release -p paydesk-ledger --example bench"),
-            ("mock-psp.txt", "Mock PSP: idempotent POST vs layer off at 1/16 clients, replay p50/p99 at 1,000,000 keys, purge", "cargo run --release -p mock-psp -- bench"),
+            ("mock-psp.txt", "Mock PSP: group commit vs naive commits at 1/16 clients, their fsync-free ceiling, replay p50/p99 at 1,000,000 keys, purge", "cargo run --release -p mock-psp -- bench"),
             ("cli.txt", "End to end over loopback: checkout through the engine vs the PSP alone", "paydesk-cli --db … --psp-url http://127.0.0.1:… bench"),
             ("app.txt", "The app: PayDesk vs a bare Tauri 2 app (start to interactive, idle memory, binary size)", "cargo bench -p paydesk-e2e --bench app"),
         ] {
