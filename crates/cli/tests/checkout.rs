@@ -238,8 +238,16 @@ async fn replayed_500_is_resolved_by_search() {
     let rec = run(&db, &url, &[], &["recover"]).await;
     assert_eq!(rec.code, Some(0), "{}", rec.stderr);
     let rep = rec.json();
-    assert_eq!(rep["resolved_by_search"], 1, "{rep}");
     assert!(psp.stats().await["replays"].as_u64().unwrap() > replays_before, "the resend was a replayed 500");
+    // The attempt that executed was lost in the crash, moments ago: search lags behind
+    // writes, so "not found" proves nothing yet. Still pending.
+    assert_eq!((rep["resolved_by_search"].as_u64(), rep["still_pending"].as_u64()), (Some(0), Some(1)), "{rep}");
+    assert_eq!(ledger(&db, &url).await[0]["state"], "authorizing");
+    // Past search_settle_ms (2 min): not found = never charged.
+    let rec = run(&db, &url, &["--clock-offset", "3m"], &["recover"]).await;
+    assert_eq!(rec.code, Some(0), "{}", rec.stderr);
+    let rep = rec.json();
+    assert_eq!(rep["resolved_by_search"], 1, "{rep}");
     let show = run(&db, &url, &[], &["show", "--payment", &key]).await.json();
     assert!(attempts_outcomes(&show).contains(&"replayed_500".to_string()), "{show}");
     assert_eq!(show["payment"]["state"], "failed");

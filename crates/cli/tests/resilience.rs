@@ -300,6 +300,14 @@ async fn admin_offline_resets_are_stored_and_forwarded() {
     assert_eq!(rec.code, Some(0), "{}", rec.stderr);
     let rep = rec.json();
     assert_eq!(rep["forwarded"], 1, "{rep}");
+    // The refused one is searched, never resent. Its attempts may have reached the PSP
+    // moments ago and search lags behind writes: "not found" is not conclusive yet.
+    assert_eq!((rep["resolved_by_search"].as_u64(), rep["still_pending"].as_u64()), (Some(0), Some(1)), "{rep}");
+    assert_eq!(ledger(&db, &url).await[1]["state"], "authorizing");
+    // Past search_settle_ms (2 min) after its last attempt: not found = never charged.
+    let rec = run(&db, &url, &["--clock-offset", "3m"], &["recover"]).await;
+    assert_eq!(rec.code, Some(0), "{}", rec.stderr);
+    let rep = rec.json();
     assert_eq!(rep["resolved_by_search"], 1, "the refused one: search, not resend: {rep}");
     let rows = ledger(&db, &url).await;
     assert_eq!(rows[0]["state"], "captured");

@@ -794,7 +794,11 @@ impl Inner {
                     None => None,
                     Some(v) => Some(v.strip_prefix("pg_").and_then(|s| s.parse::<i64>().ok()).ok_or_else(|| invalid("parameter_invalid_string", "Invalid page", Some("page")))?),
                 };
-                self.store.read(move |c| search(c, &acct, &q, limit, page)).await.map_err(internal)?
+                // Search lag (eventually consistent search, like Stripe's): PaymentIntents
+                // created less than `search_lag_ms` ago are not in the results yet.
+                let lag_ms = self.faults.config().search_lag_ms;
+                let max_created = (lag_ms > 0).then(|| visible_created_max_s(self.clock.now_ms(), lag_ms));
+                self.store.read(move |c| search(c, &acct, &q, limit, page, max_created)).await.map_err(internal)?
             }
             ["v1", "payment_intents"] => {
                 let p = P::new(&params, &["limit", "starting_after", "ending_before", "created", "created[gt]", "created[gte]", "created[lt]", "created[lte]", "customer", EXPAND], false)?;
@@ -944,6 +948,12 @@ impl Inner {
                     match v.parse() {
                         Ok(ms) => cfg.slow_ms = ms,
                         Err(_) => return invalid("parameter_invalid_integer", "slow_ms must be an integer", Some("slow_ms")).response(),
+                    }
+                }
+                if let Some(v) = get("search_lag_ms") {
+                    match v.parse() {
+                        Ok(ms) => cfg.search_lag_ms = ms,
+                        Err(_) => return invalid("parameter_invalid_integer", "search_lag_ms must be an integer", Some("search_lag_ms")).response(),
                     }
                 }
                 self.faults.set_config(cfg.clone());
@@ -1677,7 +1687,15 @@ fn split_and(q: &str) -> Vec<&str> {
     parts
 }
 
-fn search(c: &Connection, account: &str, q: &[Clause], limit: i64, page: Option<i64>) -> Result<Value, StoreError> {
+/// The newest `created` (Unix seconds) a search may show at `now_ms` with a search lag of
+/// `lag_ms`. `created` has second resolution: a PaymentIntent is taken to be created at
+/// the last millisecond of its second, so it is hidden for at least `lag_ms`, never less.
+fn visible_created_max_s(now_ms: i64, lag_ms: u64) -> i64 {
+    let lag = i64::try_from(lag_ms).unwrap_or(i64::MAX);
+    now_ms.saturating_sub(lag).saturating_sub(999).div_euclid(1000)
+}
+
+fn search(c: &Connection, account: &str, q: &[Clause], limit: i64, page: Option<i64>, max_created: Option<i64>) -> Result<Value, StoreError> {
     let mut candidates: Option<Vec<i64>> = None;
     for cl in q {
         if let Clause::Metadata(k, v) = cl {
@@ -1709,6 +1727,7 @@ fn search(c: &Connection, account: &str, q: &[Clause], limit: i64, page: Option<
     let rows: Vec<(i64, Value)> = rows
         .into_iter()
         .filter(|(s, _)| page.is_none_or(|p| *s < p))
+        .filter(|(_, o)| max_created.is_none_or(|m| o["created"].as_i64().is_none_or(|c| c <= m)))
         .filter(|(_, o)| {
             q.iter().all(|cl| match cl {
                 Clause::Metadata(k, v) => o["metadata"][k] == *v,

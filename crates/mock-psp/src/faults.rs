@@ -61,6 +61,13 @@ pub struct FaultConfig {
     pub transient_429: f64,
     pub internal_error: f64,
     pub duplicate_events: f64,
+    /// Search lag (not a per-request draw): `GET /v1/payment_intents/search` leaves out
+    /// PaymentIntents created less than this many ms ago by the PSP's clock, as
+    /// Stripe's eventually consistent Search API does (data normally searchable within
+    /// about a minute). `created` has second resolution, so a PaymentIntent stays
+    /// hidden between this and this + 999 ms; never less. 0 (default): no lag.
+    #[serde(default)]
+    pub search_lag_ms: u64,
 }
 
 impl Default for FaultConfig {
@@ -80,6 +87,7 @@ impl FaultConfig {
             transient_429: 0.0,
             internal_error: 0.0,
             duplicate_events: 0.0,
+            search_lag_ms: 0,
         }
     }
     /// An unreliable but usable network: a few percent of each fault.
@@ -93,6 +101,7 @@ impl FaultConfig {
             transient_429: 0.02,
             internal_error: 0.0,
             duplicate_events: 0.2,
+            search_lag_ms: 0,
         }
     }
     /// Hostile: about a third of requests hit a fault.
@@ -106,6 +115,7 @@ impl FaultConfig {
             transient_429: 0.04,
             internal_error: 0.01,
             duplicate_events: 0.5,
+            search_lag_ms: 0,
         }
     }
     pub fn preset(name: &str) -> Option<Self> {

@@ -3,7 +3,7 @@
 //! ```text
 //! mock-psp --addr 127.0.0.1:12111 --db PATH|:memory: --secret-key sk_test_a [--secret-key sk_test_b …]
 //!          [--retention 24h] [--lock-timeout 30s] [--faults none|flaky|chaos] [--drop-request P]
-//!          [--drop-response P] [--slow P --slow-ms N] [--seed N] [--admin]
+//!          [--drop-response P] [--slow P --slow-ms N] [--search-lag-ms N] [--seed N] [--admin]
 //! mock-psp bench [--keys N] [--seconds S]
 //! ```
 use clap::{Parser, Subcommand};
@@ -74,6 +74,11 @@ struct Cli {
     /// Probability that an events list re-delivers older events, out of order.
     #[arg(long = "duplicate-events", value_parser = parse_prob)]
     duplicate_events: Option<f64>,
+    /// Search lag in milliseconds: `GET /v1/payment_intents/search` leaves out
+    /// PaymentIntents created less than this long ago, as Stripe's eventually
+    /// consistent search does (0 = none).
+    #[arg(long = "search-lag-ms", default_value_t = 0)]
+    search_lag_ms: u64,
     /// Seed for faults and ids (reproducible runs).
     #[arg(long)]
     seed: Option<u64>,
@@ -124,6 +129,7 @@ fn main() {
     if let Some(p) = cli.duplicate_events {
         faults.duplicate_events = p;
     }
+    faults.search_lag_ms = cli.search_lag_ms;
     let mut b = MockPsp::builder()
         .db_location(DbLocation::parse(&cli.db))
         .secret_keys(cli.secret_key)

@@ -277,3 +277,36 @@ async fn client_disconnect_mid_execution_does_not_cancel_it() {
     assert_eq!(s["redrives"], 0, "no lock expiry was needed");
     assert_eq!(p.all_pis(SK_A).await.len(), 1);
 }
+
+/// `--search-lag-ms`: search is eventually consistent, as Stripe's is. A PaymentIntent
+/// created less than the lag ago (by the PSP's clock) is missing from search results,
+/// while GET and list already show it; once the lag has passed, search finds it.
+#[tokio::test]
+async fn search_lag_hides_a_fresh_payment_intent_until_the_lag_has_passed() {
+    let clock = std::sync::Arc::new(mock_psp::ManualClock::new(1_800_000_000_000));
+    let faults = FaultConfig { search_lag_ms: 60_000, ..FaultConfig::none() };
+    let p = start(MockPsp::builder().clock(clock.clone()).faults(faults)).await;
+    let r = p.create_pi(SK_A, "lag1", "700", "pm_card_visa", &[("metadata[checkout_key]", "lag1")]).await;
+    assert_eq!(r.status, 200);
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    let q = format!("{PI}/search?query={}", form_urlencoded::byte_serialize(b"metadata['checkout_key']:'lag1'").collect::<String>());
+    let found = |v: serde_json::Value| v["data"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+
+    assert!(found(p.get(SK_A, &q).await.json()).is_empty(), "fresh: not searchable yet");
+    assert_eq!(p.get(SK_A, &format!("{PI}/{id}")).await.status, 200, "but it exists");
+    assert_eq!(p.all_pis(SK_A).await.len(), 1, "and is listed");
+    p.server.psp().advance_clock(Duration::from_millis(59_999));
+    assert!(found(p.get(SK_A, &q).await.json()).is_empty(), "1 ms before the lag: still hidden");
+    // `created` has second resolution: the PSP counts the lag from the end of that
+    // second (never less than the lag), so it shows up by lag + 999 ms.
+    p.server.psp().advance_clock(Duration::from_millis(1_000));
+    assert_eq!(found(p.get(SK_A, &q).await.json()), vec![id.clone()], "past the lag: found");
+
+    // The lag is a setting of the admin endpoint too; 0 turns it off at once.
+    let r2 = p.create_pi(SK_A, "lag2", "700", "pm_card_visa", &[("metadata[checkout_key]", "lag1")]).await;
+    let id2 = r2.json()["id"].as_str().unwrap().to_string();
+    assert_eq!(found(p.get(SK_A, &q).await.json()), vec![id.clone()], "the second one is fresh");
+    let c = p.admin_post("/__admin/faults", &[("search_lag_ms", "0")]).await;
+    assert_eq!(c.json()["config"]["search_lag_ms"], 0);
+    assert_eq!(found(p.get(SK_A, &q).await.json()), vec![id2, id], "no lag: both, newest first");
+}

@@ -39,7 +39,22 @@ pub struct EngineConfig {
     pub events_overlap: Duration,
     /// How far back the first poll of a process looks (Stripe keeps 30 days).
     pub events_lookback: Duration,
+    /// How long search results may lag behind the PSP's writes, in ms. A search by
+    /// `metadata['checkout_key']` that finds nothing proves "never charged" only once the
+    /// most recent attempt that may have reached the PSP (not refused, not a replay) ended
+    /// at least this long ago; before that the payment stays pending and is searched again
+    /// by the background passes. Stripe's search is eventually consistent (data normally
+    /// searchable within about a minute), hence the default of 120 000 ms (2 min). Must be
+    /// at least the PSP's search lag; 0 trusts search at once (only for a PSP whose search
+    /// is read-after-write consistent). Bound: at most [`MAX_SEARCH_SETTLE_MS`] (1 h);
+    /// larger values are used as 1 h.
+    pub search_settle_ms: u64,
 }
+
+/// Upper bound of [`EngineConfig::search_settle_ms`] (1 h): a payment whose PaymentIntent
+/// search cannot find waits at most this long after its last attempt before it is
+/// settled "never charged".
+pub const MAX_SEARCH_SETTLE_MS: u64 = 3_600_000;
 
 impl Default for EngineConfig {
     fn default() -> Self {
@@ -51,6 +66,7 @@ impl Default for EngineConfig {
             offline: OfflineLimits::default(),
             events_overlap: Duration::from_secs(300),
             events_lookback: Duration::from_secs(30 * 24 * 3600),
+            search_settle_ms: 120_000,
         }
     }
 }
@@ -1097,9 +1113,31 @@ impl Engine {
         }
     }
 
+    /// When a search that finds nothing proves "never charged": `search_settle_ms` after
+    /// the end of the most recent attempt that may have reached the PSP and executed
+    /// there. Refused connections reached nothing, and a replayed answer executed
+    /// nothing (the execution it replays was an earlier attempt). Without such an attempt
+    /// on record (e.g. a crash lost it), the payment's first attempt, else its creation.
+    fn search_conclusive_at_ms(&self, p: &Payment) -> Result<i64> {
+        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        let since = p.first_attempt_at_ms.unwrap_or(p.created_at_ms);
+        let last_maybe_executed = tl
+            .iter()
+            .filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none() && !t.replayed)
+            .filter(|t| !t.outcome.as_deref().is_some_and(|o| NEVER_SENT_OUTCOMES.contains(&o)))
+            .map(|t| t.at_ms.saturating_add(t.latency_ms.unwrap_or(0).max(0)))
+            .max()
+            .unwrap_or(since)
+            .max(since);
+        let settle = self.inner.cfg.search_settle_ms.min(MAX_SEARCH_SETTLE_MS) as i64;
+        Ok(last_maybe_executed.saturating_add(settle))
+    }
+
     /// Past the window, after a replayed 500, or for a refused-offline payment:
     /// look for the key in the PSP's metadata. Found = adopt it; not found =
-    /// never charged.
+    /// never charged, but only once search can be trusted to show it
+    /// ([`EngineConfig::search_settle_ms`]): until then the payment stays as it is
+    /// (pending) and the background passes search again.
     async fn resolve_by_search(&self, p: &Payment, why: &str) -> Result<CheckoutReport> {
         let subject = Subject::Checkout(p.idempotency_key.clone());
         let key = p.idempotency_key.clone();
@@ -1110,6 +1148,33 @@ impl Engine {
             PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => {
                 self.set_online(true);
                 let found = value.data.into_iter().find(|pi| pi.metadata.get("checkout_key") == Some(&key));
+                if found.is_none() {
+                    let conclusive_at = self.search_conclusive_at_ms(p)?;
+                    if now < conclusive_at {
+                        // Search is eventually consistent: a PaymentIntent created moments
+                        // ago may not be in its results yet. Not proof of anything yet.
+                        let wait_s = (conclusive_at - now + 999) / 1000;
+                        self.with_ledger(|l| {
+                            l.append_timeline(
+                                p.id,
+                                &TimelineInput {
+                                    kind: Some(TimelineKind::Note),
+                                    detail: format!(
+                                        "{why}; search: not found yet, which is not conclusive (search results lag behind the processor); conclusive in {wait_s} s (clock {conclusive_at} ms); still pending, checked again in the background"
+                                    ),
+                                    outcome: Some("search_not_conclusive".into()),
+                                    ..Default::default()
+                                },
+                                now,
+                            )
+                        })?;
+                        self.notify(Notification::MovedToBackground {
+                            subject,
+                            reason: format!("the processor's search does not show it yet; checking again in {wait_s} s"),
+                        });
+                        return self.report_key(&key);
+                    }
+                }
                 let _ = self.with_ledger(|l| {
                     l.append_timeline(
                         p.id,

@@ -71,6 +71,11 @@ impl Profile {
             Profile::Chaos => FaultConfig::chaos(),
         };
         f.internal_error = 0.0;
+        if self == Profile::Chaos {
+            // Search is eventually consistent at a real PSP (Stripe: about a minute): a
+            // fresh PaymentIntent is missing from search results for this long.
+            f.search_lag_ms = 60_000;
+        }
         f
     }
     fn stored_500_rate(self) -> f64 {
@@ -230,6 +235,7 @@ pub fn engine_config() -> EngineConfig {
         // A restarted register re-reads half an hour of events: more than the gap
         // between two polls, so nothing is skipped (the final pass reads them all).
         events_lookback: Duration::from_secs(30 * 60),
+        search_settle_ms: EngineConfig::default().search_settle_ms,
     }
 }
 
