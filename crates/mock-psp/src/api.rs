@@ -604,6 +604,13 @@ impl Inner {
         let action = validate_post(segs, &params)?;
         let (fp, canon) = form::fingerprint(&req.method, &req.path, &params);
         let now = self.clock.now_ms();
+        if !self.idempotency_layer {
+            // Bench only (the layer's cost): execute at once, nothing claimed or stored.
+            let (acct, key2, fail) = (account.to_string(), key.clone(), decision.internal_error);
+            let ex = self.store.write(move |c, st| execute(c, st, None, &acct, &key2, now, &action, fail)).await.map_err(internal)?;
+            self.count(&ex);
+            return Ok(should_retry(PspResponse::new(ex.status, ex.body)));
+        }
         // Fast path: a finished key is answered from a read connection (no fsync). A key
         // not found is no answer (the claim below decides), so it does not wait for
         // other requests' commits to reach the disk.
@@ -634,7 +641,7 @@ impl Inner {
             let (acct, key2, action2, clock, fail) = (account.to_string(), key.clone(), action.clone(), self.clock.clone(), decision.internal_error);
             let execute_step = move |c: &Claim, conn: &Connection, st: &mut WriterState| {
                 let Claim::Claimed { id, .. } = c else { return Err(StoreError("only a fresh claim is executed".into())) };
-                execute(conn, st, *id, &acct, &key2, clock.now_ms(), &action2, fail)
+                execute(conn, st, Some(*id), &acct, &key2, clock.now_ms(), &action2, fail)
             };
             // The claim, its execution and the recording of the outcome (counters, a
             // stored 500 if the execution failed) are one piece of work: detached, it
@@ -710,7 +717,7 @@ impl Inner {
                     self.clock.sleep(Duration::from_millis(ms)).await;
                 }
                 let exec_now = self.clock.now_ms();
-                self.store.write(move |c, st| execute(c, st, claim_id, &acct, &key2, exec_now, &action, fail)).await
+                self.store.write(move |c, st| execute(c, st, Some(claim_id), &acct, &key2, exec_now, &action, fail)).await
             }
         };
         if fail {
@@ -718,16 +725,7 @@ impl Inner {
         }
         match res {
             Ok(ex) => {
-                self.stats.executions.fetch_add(1, Relaxed);
-                if ex.charged {
-                    self.stats.charges.fetch_add(1, Relaxed);
-                }
-                if ex.declined {
-                    self.stats.declines.fetch_add(1, Relaxed);
-                }
-                if ex.refunded {
-                    self.stats.refunds.fetch_add(1, Relaxed);
-                }
+                self.count(&ex);
                 (ex.status, ex.body)
             }
             Err(e) => {
@@ -743,6 +741,20 @@ impl Inner {
                     .await;
                 (500, body)
             }
+        }
+    }
+
+    /// Counts an execution in the stats.
+    fn count(&self, ex: &Executed) {
+        self.stats.executions.fetch_add(1, Relaxed);
+        if ex.charged {
+            self.stats.charges.fetch_add(1, Relaxed);
+        }
+        if ex.declined {
+            self.stats.declines.fetch_add(1, Relaxed);
+        }
+        if ex.refunded {
+            self.stats.refunds.fetch_add(1, Relaxed);
         }
     }
 
@@ -1154,18 +1166,23 @@ struct Executed {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn execute(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now_ms: i64, action: &Action, fail: bool) -> Result<Executed, StoreError> {
-    let row: Option<(Option<i64>, Option<Vec<u8>>)> = c
-        .prepare_cached("SELECT status, body FROM idem WHERE id=?1")?
-        .query_row(params![claim_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
-    match row {
-        None => return Err(StoreError("the idempotency claim disappeared before execution".into())),
-        Some((Some(s), Some(b))) => {
-            // Another (re-driven) execution finished first: answer with its result.
-            return Ok(Executed { status: s as u16, body: b, charged: false, declined: false, refunded: false });
+/// Executes a request under its claim (`claim_id`), or with no claim at all when the
+/// idempotency layer is off (the bench's comparison): then nothing is read from or
+/// written to the idempotency table.
+fn execute(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, account: &str, key: &str, now_ms: i64, action: &Action, fail: bool) -> Result<Executed, StoreError> {
+    if let Some(claim_id) = claim_id {
+        let row: Option<(Option<i64>, Option<Vec<u8>>)> = c
+            .prepare_cached("SELECT status, body FROM idem WHERE id=?1")?
+            .query_row(params![claim_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        match row {
+            None => return Err(StoreError("the idempotency claim disappeared before execution".into())),
+            Some((Some(s), Some(b))) => {
+                // Another (re-driven) execution finished first: answer with its result.
+                return Ok(Executed { status: s as u16, body: b, charged: false, declined: false, refunded: false });
+            }
+            _ => {}
         }
-        _ => {}
     }
     let mut ex = Executed { status: 200, body: vec![], charged: false, declined: false, refunded: false };
     let now = now_ms / 1000;
@@ -1187,8 +1204,10 @@ fn execute(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, k
     };
     ex.status = status;
     ex.body = body;
-    c.prepare_cached("UPDATE idem SET status=?2, body=?3, finished_ms=?4 WHERE id=?1")?
-        .execute(params![claim_id, status as i64, ex.body, now_ms])?;
+    if let Some(claim_id) = claim_id {
+        c.prepare_cached("UPDATE idem SET status=?2, body=?3, finished_ms=?4 WHERE id=?1")?
+            .execute(params![claim_id, status as i64, ex.body, now_ms])?;
+    }
     Ok(ex)
 }
 
@@ -1250,13 +1269,13 @@ fn emit(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i64
 }
 
 #[allow(clippy::too_many_arguments)]
-fn create_pi(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<String, ApiError> {
+fn create_pi(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<String, ApiError> {
     let Action::CreatePi { amount, currency, payment_method, confirm, manual, metadata, description } = action else { unreachable!() };
     // A re-drive of this claim finds the intent it already created: never a second one.
-    let existing: Option<String> = c
-        .prepare_cached("SELECT obj FROM payment_intents WHERE claim_id=?1")
-        .and_then(|mut s| s.query_row(params![claim_id], |r| r.get(0)).optional())
-        .map_err(db)?;
+    let existing: Option<String> = match claim_id {
+        Some(claim_id) => c.prepare_cached("SELECT obj FROM payment_intents WHERE claim_id=?1").and_then(|mut s| s.query_row(params![claim_id], |r| r.get(0)).optional()).map_err(db)?,
+        None => None,
+    };
     if let Some(obj) = existing {
         return Ok(obj);
     }
@@ -1396,12 +1415,12 @@ fn cancel(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i
 }
 
 #[allow(clippy::too_many_arguments)]
-fn refund(c: &Connection, st: &mut WriterState, claim_id: i64, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<String, ApiError> {
+fn refund(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<String, ApiError> {
     let Action::Refund { payment_intent, charge, amount, reason, metadata } = action else { unreachable!() };
-    let existing: Option<String> = c
-        .prepare_cached("SELECT obj FROM refunds WHERE claim_id=?1")
-        .and_then(|mut s| s.query_row(params![claim_id], |r| r.get(0)).optional())
-        .map_err(db)?;
+    let existing: Option<String> = match claim_id {
+        Some(claim_id) => c.prepare_cached("SELECT obj FROM refunds WHERE claim_id=?1").and_then(|mut s| s.query_row(params![claim_id], |r| r.get(0)).optional()).map_err(db)?,
+        None => None,
+    };
     if let Some(obj) = existing {
         return Ok(obj);
     }

@@ -55,6 +55,7 @@ pub struct MockPspBuilder {
     clock: Option<Arc<dyn Clock>>,
     admin: bool,
     group_commit: bool,
+    idempotency_layer: bool,
     inline_writes: bool,
     purge_chunk: usize,
     purge_interval: Duration,
@@ -73,6 +74,7 @@ impl Default for MockPspBuilder {
             clock: None,
             admin: false,
             group_commit: true,
+            idempotency_layer: true,
             inline_writes: false,
             purge_chunk: 200,
             purge_interval: Duration::from_secs(60),
@@ -139,6 +141,15 @@ impl MockPspBuilder {
         self.group_commit = on;
         self
     }
+    /// The idempotency layer on (default) or off. Off only to measure what the layer
+    /// costs (`mock-psp bench`): a POST then executes in one transaction without
+    /// claiming its key, storing its result or ever replaying it — every POST is a new
+    /// request, as at Stripe without an `Idempotency-Key`. The `mock-psp` server has no
+    /// flag for it: a PSP anyone talks to keeps its layer.
+    pub fn idempotency_layer(mut self, on: bool) -> Self {
+        self.idempotency_layer = on;
+        self
+    }
     /// Runs every write on the calling thread, one transaction per request step, with
     /// no writer thread and no group commit (default off). Only for a caller that
     /// drives one request at a time on one thread — the deterministic simulation,
@@ -183,6 +194,7 @@ impl MockPspBuilder {
                 faults: faults::FaultEngine::new(self.faults, seed),
                 clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
                 admin: self.admin,
+                idempotency_layer: self.idempotency_layer,
                 stats: Stats::default(),
                 offline: Mutex::new(api::Offline::Online),
                 crash_point: self.crash_point,
@@ -209,6 +221,8 @@ pub(crate) struct Inner {
     pub(crate) faults: faults::FaultEngine,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) admin: bool,
+    /// Off only in the bench (see [`MockPspBuilder::idempotency_layer`]).
+    pub(crate) idempotency_layer: bool,
     pub(crate) stats: Stats,
     pub(crate) offline: Mutex<api::Offline>,
     pub(crate) crash_point: Option<String>,

@@ -195,6 +195,7 @@ fn the_bench_subcommand_runs_and_prints_every_figure() {
     for needle in [
         "raw SQLite, 1 insert per transaction:",
         "ratios: group@16 / naive@16 = ",
+        "idempotency on / off (both group commit): ",
         "fsync-free ceiling",
         "replay latency over HTTP with 2000 stored keys",
         "expired keys in time-bounded chunks",
@@ -203,7 +204,7 @@ fn the_bench_subcommand_runs_and_prints_every_figure() {
     ] {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
     }
-    for path in ["naive (claim txn + completion txn)", "group commit (one writer, batched)"] {
+    for path in ["naive (claim txn + completion txn)", "group commit (one writer, batched)", "idempotency layer off (group commit)"] {
         for clients in [" 1 clients:", "16 clients:"] {
             assert!(text.lines().any(|l| l.starts_with(path) && l.contains(clients) && l.contains("POSTs/s")), "no {path} {clients} line in:\n{text}");
         }
