@@ -187,8 +187,17 @@ pub async fn try_another_card(
     let reason = validate_reason(override_reason)?;
     let _one_at_a_time = state.charge_lock.lock().await;
     let _no_settings_swap = state.gate.read().await;
-    let prev = lock(&state.checkout).clone().ok_or(AppError::NoCheckout)?;
-    let r = state.engine().new_payment_after(&prev, CheckoutOptions::card(pm), reason.as_deref()).await?;
+    let mut prev = lock(&state.checkout).clone().ok_or(AppError::NoCheckout)?;
+    // The engine makes at most one new payment after a given one. If the payment on
+    // screen already has a later one that ended (a call that failed after creating it
+    // left the screen on the earlier one), continue from that later one: each step moves
+    // to a strictly newer payment, so this ends.
+    let r = loop {
+        match state.engine().new_payment_after(&prev, CheckoutOptions::card(pm.clone()), reason.as_deref()).await {
+            Err(paydesk_register::EngineError::LaterPaymentExists { later, .. }) => prev = later,
+            other => break other?,
+        }
+    };
     *lock(&state.checkout) = Some(r.checkout_key.clone());
     outcome_of(&state, &r)
 }

@@ -73,6 +73,10 @@ impl AppError {
                  or give a reason to continue anyway."
                 .into(),
             EngineError::AlreadyPaid { .. } => "This payment already went through. No new payment is needed.".into(),
+            EngineError::LaterPaymentExists { state, .. } => format!(
+                "A later payment was already started after this one and ended {}. Try again from that payment.",
+                state.replace('_', " ")
+            ),
             EngineError::OfflineRefused { reason, detail, .. } => format!(
                 "The payment processor cannot be reached and this payment cannot be accepted offline ({reason}). {detail}"
             ),

@@ -440,3 +440,40 @@ async fn refund_with_lost_answer_is_replayed_once() {
     assert_eq!(rows[0]["refunded"], 3000);
     assert_ledger_equals_psp(&db, &psp).await;
 }
+
+/// `checkout --after K` run twice (the operator re-runs it, or the first run crashed
+/// after its payment was made): the second run reports the first run's payment, never a
+/// second charge; once that one is declined, `--after K` is refused, naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkout_after_the_same_key_twice_makes_one_payment() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let url = psp.url();
+    let declined = |r: &Run| r.json()["checkout_key"].as_str().unwrap().to_string();
+    let r = run(&db, &url, &[], &["checkout", "--amount", "800", "--currency", "jpy", "--card", "pm_card_chargeDeclined"]).await;
+    assert_eq!(r.code, Some(2), "{}{}", r.stdout, r.stderr);
+    let k = declined(&r);
+    let first = run(&db, &url, &[], &["checkout", "--amount", "800", "--currency", "jpy", "--after", &k]).await;
+    assert_eq!(first.code, Some(0), "{}{}", first.stdout, first.stderr);
+    let s = first.json()["checkout_key"].as_str().unwrap().to_string();
+    let second = run(&db, &url, &[], &["checkout", "--amount", "800", "--currency", "jpy", "--after", &k]).await;
+    assert_eq!(second.code, Some(0), "{}{}", second.stdout, second.stderr);
+    assert_eq!(second.json()["checkout_key"], s.as_str(), "the same payment, reported");
+    assert_eq!(second.json()["state"], "captured");
+    assert_eq!(ledger(&db, &url).await.len(), 2);
+    assert_eq!(psp.stats().await["charges"], 1);
+
+    // A declined successor: --after K is refused and names it.
+    let r = run(&db, &url, &[], &["checkout", "--amount", "500", "--currency", "jpy", "--card", "pm_card_chargeDeclined"]).await;
+    let k2 = declined(&r);
+    let s2 = run(&db, &url, &[], &["checkout", "--amount", "500", "--currency", "jpy", "--after", &k2, "--card", "pm_card_chargeDeclined"]).await;
+    assert_eq!(s2.code, Some(2));
+    let s2 = declined(&s2);
+    let refused = run(&db, &url, &[], &["checkout", "--amount", "500", "--currency", "jpy", "--after", &k2]).await;
+    assert_eq!(refused.code, Some(1), "{}{}", refused.stdout, refused.stderr);
+    assert_eq!(refused.json()["error"]["code"], "later_payment_exists");
+    assert!(refused.json()["error"]["message"].as_str().unwrap().contains(&format!("use --after {s2}")), "{}", refused.stdout);
+    assert_eq!(ledger(&db, &url).await.len(), 4, "nothing new");
+    assert_ledger_equals_psp(&db, &psp).await;
+}

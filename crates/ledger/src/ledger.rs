@@ -235,26 +235,11 @@ impl Ledger {
     pub fn open_checkout(&mut self, cart_id: CartId, options: &CheckoutOptions, now_ms: i64) -> Result<Checkout> {
         let key = self.new_key();
         let tx = self.write_tx()?;
-        let cart = load_cart(&tx, cart_id)?;
-        if let Some(existing) = open_checkout_of_cart(&tx, cart_id)? {
-            // Read-only path; dropping tx just releases the lock.
-            return Ok(Checkout { payment: existing, is_new: false });
-        }
-        if cart.state == CartState::Paid {
-            return Err(Error::CartNotOpen { cart_id: cart_id.0, state: cart.state.as_str().into() });
-        }
-        if cart.lines.is_empty() {
-            return Err(Error::EmptyCart(cart_id.0));
-        }
-        let amount = Money::positive(cart.total.amount_minor, cart.currency)?;
-        let id = insert_payment(&tx, &key, amount, options, Some(cart_id), now_ms)?;
-        tx.exec_cached(
-            "UPDATE carts SET state = 'locked', updated_at_ms = ?2 WHERE id = ?1",
-            params![cart_id.0, now_ms],
-        )?;
-        let payment = payment_by_id_tx(&tx, id)?;
-        tx.commit()?;
-        Ok(Checkout { payment, is_new: true })
+        let co = open_checkout_in(&tx, &key, cart_id, options, None, now_ms)?;
+        if co.is_new {
+            tx.commit()?;
+        } // else: read-only path; dropping tx just releases the lock.
+        Ok(co)
     }
 
     /// Starts a NEW checkout for a cart even though one is still open — the cashier's
@@ -275,40 +260,57 @@ impl Ledger {
         }
         let key = self.new_key();
         let tx = self.write_tx()?;
-        let cart = load_cart(&tx, cart_id)?;
-        let Some(previous) = open_checkout_of_cart(&tx, cart_id)? else {
-            drop(tx);
-            return self.open_checkout(cart_id, options, now_ms);
-        };
-        if cart.lines.is_empty() {
-            return Err(Error::EmptyCart(cart_id.0));
+        let co = open_checkout_in(&tx, &key, cart_id, options, Some(reason), now_ms)?;
+        if co.is_new {
+            tx.commit()?;
         }
-        let amount = Money::positive(cart.total.amount_minor, cart.currency)?;
-        let id = insert_payment(&tx, &key, amount, options, Some(cart_id), now_ms)?;
-        tx.exec_cached(
-            "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, 'new_checkout_override', ?2, ?3)",
-            params![
-                now_ms,
-                reason,
-                format!(
-                    "cart {cart_id}: new payment {id} while payment {} ({}) is {}",
-                    previous.id, previous.idempotency_key, previous.state
-                )
-            ],
-        )?;
-        append_timeline_tx(
-            &tx,
-            previous.id,
-            &TimelineInput {
-                kind: Some(TimelineKind::Note),
-                detail: format!("superseded by payment {id} on cashier override: {reason}"),
-                ..Default::default()
-            },
-            now_ms,
-        )?;
-        let payment = payment_by_id_tx(&tx, id)?;
-        tx.commit()?;
-        Ok(Checkout { payment, is_new: true })
+        Ok(co)
+    }
+
+    /// The payment explicitly started after `previous` with [`Ledger::payment_after`], if any.
+    pub fn successor_of(&self, previous: PaymentId) -> Result<Option<Payment>> {
+        successor_tx(&self.conn, previous)
+    }
+
+    /// A new payment explicitly started after `previous` ("Try another card", the CLI's
+    /// `checkout --after`), at most once per predecessor: if `previous` already has a
+    /// successor, that payment is returned with `is_new == false` and nothing is written
+    /// (re-running the same command resumes it, never a second payment). Otherwise the
+    /// new payment (as [`Ledger::create_payment`], or for a cart as
+    /// [`Ledger::open_checkout`] / [`Ledger::open_checkout_override`] with
+    /// `override_reason`) and its link to `previous` are committed in one transaction.
+    /// A cart's open checkout that is not `previous`'s successor is returned as by
+    /// `open_checkout` (`is_new == false`, not linked).
+    pub fn payment_after(&mut self, previous: PaymentId, after: After<'_>, now_ms: i64) -> Result<Checkout> {
+        if let After::Cart { override_reason: Some(r), .. } = &after {
+            if r.trim().is_empty() {
+                return Err(Error::InvalidInput("an override needs a reason".into()));
+            }
+        }
+        let key = self.new_key();
+        let tx = self.write_tx()?;
+        payment_by_id_tx(&tx, previous)?;
+        if let Some(next) = successor_tx(&tx, previous)? {
+            return Ok(Checkout { payment: next, is_new: false });
+        }
+        let co = match after {
+            After::Amount(new) => {
+                let amount = Money::positive(new.amount.amount_minor, new.amount.currency)?;
+                let id = insert_payment(&tx, &key, amount, &new.options, None, now_ms)?;
+                Checkout { payment: payment_by_id_tx(&tx, id)?, is_new: true }
+            }
+            After::Cart { cart_id, options, override_reason } => {
+                open_checkout_in(&tx, &key, cart_id, options, override_reason, now_ms)?
+            }
+        };
+        if co.is_new {
+            tx.exec_cached(
+                "INSERT INTO payment_successors (previous_id, next_id, created_at_ms) VALUES (?1, ?2, ?3)",
+                params![previous.0, co.payment.id.0, now_ms],
+            )?;
+            tx.commit()?;
+        }
+        Ok(co)
     }
 
     /// Creates a payment without a cart (CLI `checkout --amount`): committed in state
@@ -1202,6 +1204,74 @@ fn refund_by_id_tx(conn: &Connection, id: RefundId) -> Result<Refund> {
 fn refund_by_psp_tx(conn: &Connection, psp: &str) -> Result<Option<Refund>> {
     let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE psp_refund_id = ?1");
     conn.row_cached(&sql, [psp], refund_from_row).optional()?.transpose()
+}
+
+fn successor_tx(conn: &Connection, previous: PaymentId) -> Result<Option<Payment>> {
+    let sql = format!(
+        "SELECT {PAYMENT_COLS} FROM payments WHERE id = (SELECT next_id FROM payment_successors WHERE previous_id = ?1)"
+    );
+    conn.row_cached(&sql, [previous.0], payment_from_row).optional()?.transpose()
+}
+
+/// The body of [`Ledger::open_checkout`] (`override_reason` None) and
+/// [`Ledger::open_checkout_override`], inside the caller's write transaction (which it
+/// does not commit). `is_new == false`: the cart's open checkout, nothing written.
+fn open_checkout_in(
+    tx: &Connection,
+    key: &str,
+    cart_id: CartId,
+    options: &CheckoutOptions,
+    override_reason: Option<&str>,
+    now_ms: i64,
+) -> Result<Checkout> {
+    let cart = load_cart(tx, cart_id)?;
+    let previous = open_checkout_of_cart(tx, cart_id)?;
+    let (previous, reason) = match (previous, override_reason) {
+        (Some(existing), None) => return Ok(Checkout { payment: existing, is_new: false }),
+        (Some(previous), Some(reason)) => (Some(previous), reason),
+        (None, _) => (None, ""),
+    };
+    if previous.is_none() && cart.state == CartState::Paid {
+        return Err(Error::CartNotOpen { cart_id: cart_id.0, state: cart.state.as_str().into() });
+    }
+    if cart.lines.is_empty() {
+        return Err(Error::EmptyCart(cart_id.0));
+    }
+    let amount = Money::positive(cart.total.amount_minor, cart.currency)?;
+    let id = insert_payment(tx, key, amount, options, Some(cart_id), now_ms)?;
+    match previous {
+        None => {
+            tx.exec_cached(
+                "UPDATE carts SET state = 'locked', updated_at_ms = ?2 WHERE id = ?1",
+                params![cart_id.0, now_ms],
+            )?;
+        }
+        Some(previous) => {
+            tx.exec_cached(
+                "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, 'new_checkout_override', ?2, ?3)",
+                params![
+                    now_ms,
+                    reason,
+                    format!(
+                        "cart {cart_id}: new payment {id} while payment {} ({}) is {}",
+                        previous.id, previous.idempotency_key, previous.state
+                    )
+                ],
+            )?;
+            append_timeline_tx(
+                tx,
+                previous.id,
+                &TimelineInput {
+                    kind: Some(TimelineKind::Note),
+                    detail: format!("superseded by payment {id} on cashier override: {reason}"),
+                    ..Default::default()
+                },
+                now_ms,
+            )?;
+        }
+    }
+    let payment = payment_by_id_tx(tx, id)?;
+    Ok(Checkout { payment, is_new: true })
 }
 
 fn open_checkout_of_cart(conn: &Connection, cart_id: CartId) -> Result<Option<Payment>> {

@@ -160,6 +160,18 @@ CREATE TABLE reissued_keys (
 ) STRICT;
 CREATE INDEX reissued_keys_by_payment ON reissued_keys(payment_id);
 "#,
+    // v3: an explicit new payment after an earlier one is made at most once per
+    // predecessor, so re-running `checkout --after K` (or a second "Try another card" on
+    // the same payment) resumes that payment instead of charging a second time.
+    r#"
+-- next_id was started explicitly after previous_id (`Ledger::payment_after`), in the
+-- same transaction that created it. previous_id is the key: one successor per payment.
+CREATE TABLE payment_successors (
+    previous_id   INTEGER PRIMARY KEY REFERENCES payments(id),
+    next_id       INTEGER NOT NULL UNIQUE REFERENCES payments(id),
+    created_at_ms INTEGER NOT NULL
+) STRICT;
+"#,
 ];
 
 /// Reads `user_version` without writing anything.

@@ -143,6 +143,16 @@ pub struct Checkout {
     pub is_new: bool,
 }
 
+/// How [`crate::Ledger::payment_after`] opens the new payment.
+#[derive(Debug, Clone, Copy)]
+pub enum After<'a> {
+    /// Without a cart (as [`crate::Ledger::create_payment`]).
+    Amount(&'a NewPayment),
+    /// The cart's next checkout; with `override_reason`, one is opened even while another
+    /// is open (as [`crate::Ledger::open_checkout_override`]).
+    Cart { cart_id: CartId, options: &'a CheckoutOptions, override_reason: Option<&'a str> },
+}
+
 /// What the PSP said about a key: recorded with [`crate::Ledger::record_psp_result`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PspResult {

@@ -51,13 +51,13 @@ fn tables(c: &rusqlite::Connection) -> Vec<String> {
 
 #[test]
 fn a_v1_file_with_data_is_upgraded_to_v2_with_its_data_intact() {
-    assert_eq!(SCHEMA_VERSION, 2);
+    assert_eq!(SCHEMA_VERSION, 3);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v1.db");
     write_v1_file(&path);
 
     let mut l = Ledger::open(&path).unwrap();
-    assert_eq!(l.schema_version().unwrap(), 2);
+    assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
     let t = tables(l.connection());
     assert!(t.contains(&"event_cursors".to_string()) && t.contains(&"reissued_keys".to_string()), "{t:?}");
     let p = l.payment_by_key(V1_KEY).unwrap().unwrap();
@@ -77,7 +77,7 @@ fn a_v1_file_with_data_is_upgraded_to_v2_with_its_data_intact() {
 
     // Reopening does not migrate again.
     let l = Ledger::open(&path).unwrap();
-    assert_eq!(l.schema_version().unwrap(), 2);
+    assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
     assert_eq!(l.refunds_for_payment(p.id).unwrap().len(), 2);
 }
 
@@ -100,7 +100,28 @@ fn a_failing_upgrade_leaves_the_v1_file_as_it_was() {
     assert_eq!(c.query_row("SELECT state FROM refunds WHERE id = 1", [], |r| r.get::<_, String>(0)).unwrap(), "in_flight");
     c.execute_batch("DROP TABLE reissued_keys").unwrap();
     drop(c);
-    assert_eq!(Ledger::open(&path).unwrap().schema_version().unwrap(), 2, "fixed file upgrades");
+    assert_eq!(Ledger::open(&path).unwrap().schema_version().unwrap(), SCHEMA_VERSION, "fixed file upgrades");
+}
+
+/// v2 -> v3 (`payment_successors`): a v2 file's payments get successors after the upgrade.
+#[test]
+fn a_v2_file_is_upgraded_to_v3_and_its_payments_can_have_one_successor() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v2.db");
+    write_v1_file(&path);
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(MIGRATIONS[1]).unwrap();
+        c.execute_batch("UPDATE payments SET state = 'failed' WHERE id = 1; PRAGMA user_version = 2").unwrap();
+    }
+    let mut l = Ledger::open(&path).unwrap();
+    assert_eq!(l.schema_version().unwrap(), 3);
+    assert!(tables(l.connection()).contains(&"payment_successors".to_string()));
+    let p = l.payment_by_key(V1_KEY).unwrap().unwrap();
+    let new = NewPayment { amount: p.amount, options: CheckoutOptions::card("pm_card_visa") };
+    let s = l.payment_after(p.id, After::Amount(&new), 40).unwrap();
+    assert!(s.is_new);
+    assert_eq!(l.payment_after(p.id, After::Amount(&new), 41).unwrap().payment.id, s.payment.id);
 }
 
 #[test]

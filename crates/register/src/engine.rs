@@ -13,7 +13,7 @@ use crate::transport::SharedTransport;
 use crate::window::DedupWindow;
 use paydesk_ledger::reissue::ReissueOp;
 use paydesk_ledger::{
-    ApplyOutcome, CartId, CheckoutOptions, CheckoutSettlement, Currency, EventKind, Ledger, Money, NewPayment, Payment, PaymentId,
+    After, ApplyOutcome, CartId, CheckoutOptions, CheckoutSettlement, Currency, EventKind, Ledger, Money, NewPayment, Payment, PaymentId,
     PaymentState, PspEvent, PspResult, RecordOutcome, Refund, RefundState, SettleOutcome, TimelineEntry, TimelineInput,
     TimelineKind,
 };
@@ -125,6 +125,8 @@ pub enum EngineError {
     PreviousOutcomeUnknown { key: String, state: String },
     #[error("payment {key} already went through ({state}); no new payment needed")]
     AlreadyPaid { key: String, state: String },
+    #[error("{key} already has a later payment {later} ({state}); to try again after that one, use --after {later}")]
+    LaterPaymentExists { key: String, later: String, state: String },
     #[error("payment not accepted offline: {reason}. {detail}")]
     OfflineRefused { key: String, reason: String, detail: String },
     #[error("PSP configuration problem: {0}")]
@@ -146,6 +148,7 @@ impl EngineError {
             EngineError::WrongState { .. } => "wrong_state",
             EngineError::PreviousOutcomeUnknown { .. } => "previous_outcome_unknown",
             EngineError::AlreadyPaid { .. } => "already_paid",
+            EngineError::LaterPaymentExists { .. } => "later_payment_exists",
             EngineError::OfflineRefused { .. } => "offline_refused",
             EngineError::PspConfig(_) => "psp_config",
             EngineError::PspRejected(_) => "psp_rejected",
@@ -609,6 +612,12 @@ impl Engine {
     /// another card" after a decline): a new key. Refused while `previous` is in
     /// flight (outcome unknown) unless `override_reason` is given, which is
     /// written to the audit log. Refused if `previous` already went through.
+    ///
+    /// At most one new payment per `previous` (the ledger links them): when `previous`
+    /// already has one — the command was re-run, or a crash hid its answer — no other is
+    /// made. A successor still in flight is resumed with its own key, a paid or queued one
+    /// is reported, and one that ended declined or canceled is refused with
+    /// [`EngineError::LaterPaymentExists`] naming it (try again after that one instead).
     pub async fn new_payment_after(
         &self,
         previous: &str,
@@ -617,24 +626,32 @@ impl Engine {
     ) -> Result<CheckoutReport> {
         validate_options(&options)?;
         let prev = self.payment(previous)?;
+        if let Some(next) = self.with_ledger(|l| l.successor_of(prev.id))? {
+            return self.resume_successor(&prev, &next).await;
+        }
         self.check_new_intent(&prev, override_reason)?;
         let now = self.now();
-        let mut audited = false;
-        let (p, created_here) = match prev.cart_id {
-            Some(cart) if !prev.state.is_checkout_open() => {
-                let co = self.with_ledger(|l| l.open_checkout(cart, &options, now))?;
-                (co.payment, co.is_new)
-            }
-            Some(cart) => {
-                // The cart's checkout is still open with an unknown outcome: the ledger
-                // opens the new one and writes the audit row in one transaction.
-                let reason = override_reason.unwrap_or_default();
-                audited = true;
-                let co = self.with_ledger(|l| l.open_checkout_override(cart, &options, reason, now))?;
-                (co.payment, co.is_new)
-            }
-            None => (self.with_ledger(|l| l.create_payment(&NewPayment { amount: prev.amount, options }, now))?, true),
+        let new = NewPayment { amount: prev.amount, options: options.clone() };
+        // A cart whose checkout is still open (unknown outcome): the ledger opens the new
+        // one and writes the audit row in one transaction.
+        let audited = prev.cart_id.is_some() && prev.state.is_checkout_open();
+        let after = match prev.cart_id {
+            Some(cart_id) => After::Cart {
+                cart_id,
+                options: &options,
+                override_reason: audited.then(|| override_reason.unwrap_or_default()),
+            },
+            None => After::Amount(&new),
         };
+        let co = self.with_ledger(|l| l.payment_after(prev.id, after, now))?;
+        let p = co.payment;
+        if !co.is_new {
+            // Another caller made the successor meanwhile, or the cart's open checkout.
+            if let Some(next) = self.with_ledger(|l| l.successor_of(prev.id))? {
+                return self.resume_successor(&prev, &next).await;
+            }
+            return self.drive(&p.idempotency_key, DriveMode::Interactive).await;
+        }
         if override_reason.is_some() && is_unknown(prev.state) {
             let detail = format!("previous {} ({}) -> new {}", prev.idempotency_key, prev.state, p.idempotency_key);
             let reason = override_reason.unwrap_or_default().to_string();
@@ -654,10 +671,23 @@ impl Engine {
             });
         }
         self.crash(CrashPoint::AfterKeyCommit);
-        if created_here {
-            self.drive_created_here(&p.idempotency_key).await
-        } else {
-            self.drive(&p.idempotency_key, DriveMode::Interactive).await
+        self.drive_created_here(&p.idempotency_key).await
+    }
+
+    /// `previous` already has its new payment `next`: never a second one.
+    async fn resume_successor(&self, prev: &Payment, next: &Payment) -> Result<CheckoutReport> {
+        match next.state {
+            PaymentState::Failed | PaymentState::Canceled => Err(EngineError::LaterPaymentExists {
+                key: prev.idempotency_key.clone(),
+                later: next.idempotency_key.clone(),
+                state: next.state.as_str().into(),
+            }),
+            // In flight: the same key again (it may have been sent already).
+            PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing => {
+                self.drive(&next.idempotency_key, DriveMode::Interactive).await
+            }
+            // Queued offline (forwarded in order by the background), authorized, paid.
+            _ => self.report(next),
         }
     }
 
