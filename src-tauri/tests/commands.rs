@@ -247,3 +247,31 @@ fn an_error_with_the_payment_still_open_shows_the_unknown_outcome() {
     assert_eq!(o["kind"], "unknown", "{o}");
     assert!(o["checkout_key"].as_str().is_some_and(|k| !k.is_empty()), "{o}");
 }
+
+/// "Try another card" when the payment on screen already has a later payment the screen
+/// never showed (the call that made it returned an error): the engine refuses a second
+/// payment after the same one (`later_payment_exists`), so the command goes on from the
+/// later one and makes one new payment after it.
+#[test]
+fn try_another_card_goes_on_from_a_later_payment_the_screen_missed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, w) = app(dir.path());
+    let state = app.state::<paydesk_app::AppState>();
+    call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
+    let k = call(&w, "charge", json!({ "paymentMethod": "pm_card_chargeDeclined" })).unwrap();
+    assert_eq!(k["kind"], "declined", "{k}");
+    let k = k["checkout_key"].as_str().unwrap().to_string();
+    // A later payment after K, declined, that the screen never got to show.
+    let engine = state.engine();
+    let s = tauri::async_runtime::block_on(engine.new_payment_after(&k, paydesk_ledger::CheckoutOptions::card("pm_card_chargeDeclined"), None)).unwrap();
+    assert_eq!(s.state, "failed");
+
+    let t = call(&w, "try_another_card", json!({ "paymentMethod": "pm_card_visa" })).expect("goes on from the later payment");
+    assert_eq!(t["kind"], "approved", "{t}");
+    let t_key = t["checkout_key"].as_str().unwrap();
+    assert!(t_key != k && t_key != s.checkout_key, "{t}");
+    let successor = |key: &str| engine.with_ledger(|l| l.payment_by_key(key).unwrap().and_then(|p| l.successor_of(p.id).unwrap()));
+    assert_eq!(successor(&s.checkout_key).map(|p| p.idempotency_key), Some(t_key.to_string()), "made after the later one");
+    assert_eq!(state.embedded().unwrap().server.psp().stats()["charges"], 1);
+    assert_eq!(call(&w, "list_payments", json!({})).unwrap().as_array().unwrap().len(), 3);
+}
