@@ -82,6 +82,11 @@ struct Cli {
     /// Safety margin under the retention.
     #[arg(global = true, long = "retention-margin", default_value = "1h", value_parser = parse_duration)]
     retention_margin: Duration,
+    /// How long the PSP's search may lag behind its writes: a search that finds nothing
+    /// proves "never charged" only this long after the last attempt that may have
+    /// executed (Stripe: about a minute). At most 1h; 0s trusts search at once.
+    #[arg(global = true, long = "search-settle", default_value = "2m", value_parser = parse_search_settle)]
+    search_settle: Duration,
     /// Offline acceptance off.
     #[arg(global = true, long = "no-offline")]
     no_offline: bool,
@@ -232,6 +237,15 @@ fn parse_amount(s: &str) -> Result<i64, String> {
     Ok(v)
 }
 
+/// `--search-settle`: a duration of at most 1 h ([`paydesk_register::MAX_SEARCH_SETTLE_MS`]).
+fn parse_search_settle(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.as_millis() > u128::from(paydesk_register::MAX_SEARCH_SETTLE_MS) {
+        return Err(format!("--search-settle must be at most 1h (got {s}): a payment search cannot find would wait that long to be settled"));
+    }
+    Ok(d)
+}
+
 fn build_engine(cli: &Cli, crash: Option<CrashPoint>) -> Engine {
     let ledger = match Ledger::open(&cli.db) {
         Ok(l) => l,
@@ -276,6 +290,7 @@ fn build_engine(cli: &Cli, crash: Option<CrashPoint>) -> Engine {
             max_count: cli.offline_max_count,
             max_age: cli.offline_max_age,
         },
+        search_settle_ms: cli.search_settle.as_millis() as u64,
         ..EngineConfig::default()
     };
     let clock = Arc::new(SystemClock::with_offset_ms(cli.clock_offset.as_millis() as i64));

@@ -256,6 +256,41 @@ async fn replayed_500_is_resolved_by_search() {
     assert_ledger_equals_psp(&db, &psp).await;
 }
 
+/// `--search-settle` sets how long search may lag: 0s trusts a "not found" at once (a
+/// PSP whose search is read-after-write consistent); more than 1h is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_settle_flag_sets_when_not_found_is_conclusive() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let url = psp.url();
+    psp.psp().script_fault(PI_PATH, Fault::InternalError, 1, None);
+    let r = run_env(
+        &db,
+        &url,
+        &[],
+        &["checkout", "--amount", "650", "--currency", "jpy"],
+        &[("PAYDESK_CRASH_AT", "after_response_before_commit")],
+    )
+    .await;
+    assert!(r.killed(), "killed at the crash point: {r:?}", r = (r.code, &r.stderr));
+    let before = ledger(&db, &url).await;
+    let key = before[0]["checkout_key"].as_str().unwrap().to_string();
+    // Refused before anything is touched: the payment is left as it was.
+    let bad = run(&db, &url, &["--search-settle", "2h"], &["recover"]).await;
+    assert_eq!(bad.code, Some(64), "a usage error: {}", bad.stderr);
+    assert!(bad.stderr.contains("--search-settle must be at most 1h"), "{}", bad.stderr);
+    assert_eq!(ledger(&db, &url).await, before);
+    // With 0s the first recover's "not found" is conclusive (the default waits 2 min).
+    let rec = run(&db, &url, &["--search-settle", "0s"], &["recover"]).await;
+    assert_eq!(rec.code, Some(0), "{}", rec.stderr);
+    assert_eq!(rec.json()["resolved_by_search"], 1, "{}", rec.stdout);
+    let show = run(&db, &url, &[], &["show", "--payment", &key]).await.json();
+    assert_eq!(show["payment"]["state"], "failed");
+    assert!(show["payment"]["last_error"].as_str().unwrap().contains("never charged"));
+    assert_ledger_equals_psp(&db, &psp).await;
+}
+
 /// Bad input gives a clear error and loses nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_inputs_clear_errors_nothing_lost() {

@@ -147,6 +147,12 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
     cfg.slow_ms = 200;
     psp.psp().set_faults(cfg);
     let flags = ["--attempt-timeout", "250ms", "--interactive", "3s"];
+    // How long this machine takes to start the CLI and open the ledger right now: the
+    // random kill moments start after it, so that a loaded machine (a parallel build)
+    // does not kill most checkouts before they could commit their key.
+    let t = std::time::Instant::now();
+    assert_eq!(run(&db, &url, &[], &["ledger"]).await.code, Some(0));
+    let startup = t.elapsed();
     let mut rng = rand::rng();
     let mut killed = 0;
     let n = 56;
@@ -157,7 +163,7 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
             let child = cli(&db, &url, &flags, &["checkout", "--amount", &amount, "--currency", "jpy"]).spawn().unwrap();
             // Each kill at its own random moment after its own spawn (not after the previous
             // kill): a checkout takes tens of ms, so cumulative delays let most finish first.
-            kids.push((child, tokio::time::Instant::now() + Duration::from_millis(rng.random_range(0..100u64))));
+            kids.push((child, tokio::time::Instant::now() + startup + Duration::from_millis(rng.random_range(0..100u64))));
         }
         for (mut child, kill_at) in kids {
             tokio::time::sleep_until(kill_at).await; // a random moment, not a synchronisation

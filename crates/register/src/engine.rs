@@ -686,8 +686,14 @@ impl Engine {
             PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing => {
                 self.drive(&next.idempotency_key, DriveMode::Interactive).await
             }
-            // Queued offline (forwarded in order by the background), authorized, paid.
-            _ => self.report(next),
+            // Queued offline (forwarded in order by the background), authorized, paid or
+            // refunded since: it went through (or will be forwarded); nothing to send.
+            PaymentState::QueuedOffline
+            | PaymentState::Authorized
+            | PaymentState::Captured
+            | PaymentState::Refunding
+            | PaymentState::PartiallyRefunded
+            | PaymentState::Refunded => self.report(next),
         }
     }
 
