@@ -213,6 +213,14 @@ async fn decline_new_key_and_unknown_outcome_guard() {
     assert!(by_key.contains_key(&k3) && by_key.contains_key(&k4));
 }
 
+/// A checkout whose one attempt the PSP answers with a stored 500 (executed, outcome
+/// unknown), the CLI killed before it could record the answer.
+async fn checkout_killed_after_a_stored_500(psp: &Psp, db: &std::path::Path, url: &str) {
+    psp.psp().script_fault(PI_PATH, Fault::InternalError, 1, None);
+    let r = run_env(db, url, &[], &["checkout", "--amount", "650", "--currency", "jpy"], &[("PAYDESK_CRASH_AT", "after_response_before_commit")]).await;
+    assert!(r.killed(), "killed at the crash point: {r:?}", r = (r.code, &r.stderr));
+}
+
 /// Replayed 500: the PSP stored a 500 for the key; after a crash the resend is
 /// answered with the replayed 500, which means "unknown" — resolved by search.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -221,16 +229,7 @@ async fn replayed_500_is_resolved_by_search() {
     let psp = Psp::start(dir.path()).await;
     let db = dir.path().join("register.db");
     let url = psp.url();
-    psp.psp().script_fault(PI_PATH, Fault::InternalError, 1, None);
-    let r = run_env(
-        &db,
-        &url,
-        &[],
-        &["checkout", "--amount", "650", "--currency", "jpy"],
-        &[("PAYDESK_CRASH_AT", "after_response_before_commit")],
-    )
-    .await;
-    assert!(r.killed(), "killed at the crash point: {r:?}", r = (r.code, &r.stderr));
+    checkout_killed_after_a_stored_500(&psp, &db, &url).await;
     let rows = ledger(&db, &url).await;
     assert_eq!(rows.len(), 1);
     let key = rows[0]["checkout_key"].as_str().unwrap().to_string();
@@ -264,16 +263,7 @@ async fn search_settle_flag_sets_when_not_found_is_conclusive() {
     let psp = Psp::start(dir.path()).await;
     let db = dir.path().join("register.db");
     let url = psp.url();
-    psp.psp().script_fault(PI_PATH, Fault::InternalError, 1, None);
-    let r = run_env(
-        &db,
-        &url,
-        &[],
-        &["checkout", "--amount", "650", "--currency", "jpy"],
-        &[("PAYDESK_CRASH_AT", "after_response_before_commit")],
-    )
-    .await;
-    assert!(r.killed(), "killed at the crash point: {r:?}", r = (r.code, &r.stderr));
+    checkout_killed_after_a_stored_500(&psp, &db, &url).await;
     let before = ledger(&db, &url).await;
     let key = before[0]["checkout_key"].as_str().unwrap().to_string();
     // Refused before anything is touched: the payment is left as it was.

@@ -2,45 +2,16 @@
 //! the real mock PSP service (no socket): what the deterministic simulation
 //! builds on. Two runs with the same seeds give the same history.
 
-use mock_psp::{Fault, FaultConfig, MockPsp, Outcome};
+use mock_psp::{Fault, FaultConfig, MockPsp};
 #[path = "support/psp_request.rs"]
 mod psp_request;
-use psp_request::to_request;
+use psp_request::InProcess;
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
-use paydesk_register::clock::{BoxFuture, Clock, VirtualClock};
-use paydesk_register::transport::{HttpRequest, HttpResponse, Transport, TransportError};
+use paydesk_register::clock::{Clock, VirtualClock};
 use paydesk_register::{Engine, EngineConfig, SeededRandom};
 use std::sync::Arc;
 
 const KEY: &str = "sk_test_a";
-
-/// Calls the mock PSP's service directly; faults map to what a socket would show.
-struct InProcess {
-    psp: MockPsp,
-    clock: Arc<VirtualClock>,
-}
-
-impl Transport for InProcess {
-    fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>> {
-        let psp = self.psp.clone();
-        let clock = self.clock.clone();
-        Box::pin(async move {
-            match psp.handle(to_request(&req, KEY)).await {
-                Outcome::Respond(resp) => Ok(HttpResponse {
-                    status: resp.status,
-                    headers: resp.headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),
-                    body: resp.body.to_vec(),
-                }),
-                Outcome::DropRequest => {
-                    clock.sleep(req.timeout).await;
-                    Err(TransportError::Timeout)
-                }
-                Outcome::DropResponse(_) => Err(TransportError::Reset("connection closed without an answer".into())),
-                Outcome::Offline => Err(TransportError::ConnectRefused("offline".into())),
-            }
-        })
-    }
-}
 
 async fn history(seed: u64) -> (Vec<(String, String, Option<String>, u32)>, serde_json::Value, i64) {
     let psp = MockPsp::builder().memory().secret_key(KEY).seed(seed).faults(FaultConfig::none()).build().unwrap();
@@ -50,7 +21,7 @@ async fn history(seed: u64) -> (Vec<(String, String, Option<String>, u32)>, serd
     cfg.set_rate(Fault::Transient503, 0.1);
     psp.set_faults(cfg);
     let clock = Arc::new(VirtualClock::new(1_800_000_000_000));
-    let transport = Arc::new(InProcess { psp: psp.clone(), clock: clock.clone() });
+    let transport = Arc::new(InProcess::new(&psp, &clock, KEY));
     let ledger = Ledger::open_in_memory(Box::new(SeededKeys::new(seed))).unwrap();
     let engine = Engine::new(ledger, transport, clock.clone(), Arc::new(SeededRandom::new(seed)), EngineConfig::default());
     let mut out = vec![];

@@ -3,10 +3,9 @@
 //! the operator) resumes or reports that payment, never a second charge. The real engine
 //! over the real mock PSP service in process (no socket), virtual clocks.
 
-use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp, Outcome};
+use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp};
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
-use paydesk_register::clock::{BoxFuture, VirtualClock};
-use paydesk_register::transport::{HttpRequest, HttpResponse, Method, Transport, TransportError};
+use paydesk_register::clock::VirtualClock;
 use paydesk_register::{CheckoutOutcome, Engine, EngineConfig, EngineError, SeededRandom};
 use std::sync::{Arc, Mutex};
 
@@ -16,39 +15,7 @@ const PI: &str = "/v1/payment_intents";
 
 #[path = "support/psp_request.rs"]
 mod psp_request;
-use psp_request::to_request;
-
-/// Calls the mock PSP's service directly and records every POST's idempotency key.
-struct InProcess {
-    psp: MockPsp,
-    clock: Arc<VirtualClock>,
-    posts: Arc<Mutex<Vec<(String, String)>>>,
-}
-
-impl Transport for InProcess {
-    fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>> {
-        let psp = self.psp.clone();
-        let clock = self.clock.clone();
-        if req.method == Method::Post {
-            self.posts.lock().unwrap().push((req.path.clone(), req.idempotency_key.clone().unwrap_or_default()));
-        }
-        Box::pin(async move {
-            match psp.handle(to_request(&req, KEY)).await {
-                Outcome::Respond(resp) => Ok(HttpResponse {
-                    status: resp.status,
-                    headers: resp.headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),
-                    body: resp.body.to_vec(),
-                }),
-                Outcome::DropRequest => {
-                    paydesk_register::Clock::sleep(&*clock, req.timeout).await;
-                    Err(TransportError::Timeout)
-                }
-                Outcome::DropResponse(_) => Err(TransportError::Reset("connection closed without an answer".into())),
-                Outcome::Offline => Err(TransportError::ConnectRefused("offline".into())),
-            }
-        })
-    }
-}
+use psp_request::InProcess;
 
 struct World {
     psp: MockPsp,
@@ -68,7 +35,9 @@ impl World {
             .unwrap();
         let clock = Arc::new(VirtualClock::new(START_MS));
         let posts: Arc<Mutex<Vec<(String, String)>>> = Default::default();
-        let t = Arc::new(InProcess { psp: psp.clone(), clock: clock.clone(), posts: posts.clone() });
+        let mut t = InProcess::new(&psp, &clock, KEY);
+        t.posts = Some(posts.clone());
+        let t = Arc::new(t);
         let ledger = Ledger::open_in_memory(Box::new(SeededKeys::new(5))).unwrap();
         let engine = Engine::new(ledger, t, clock, Arc::new(SeededRandom::new(5)), EngineConfig::default());
         World { psp, engine, posts }

@@ -6,8 +6,8 @@
 
 use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp, Outcome};
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
-use paydesk_register::clock::{BoxFuture, VirtualClock};
-use paydesk_register::transport::{HttpRequest, HttpResponse, Method, Transport, TransportError};
+use paydesk_register::clock::VirtualClock;
+use paydesk_register::transport::{HttpRequest, Method};
 use paydesk_register::{CheckoutOutcome, Engine, EngineConfig, EngineError, OfflineLimits, SeededRandom};
 use serde_json::Value;
 use std::sync::Arc;
@@ -19,44 +19,7 @@ const LAG_MS: u64 = 60_000;
 
 #[path = "support/psp_request.rs"]
 mod psp_request;
-use psp_request::to_request;
-
-/// Calls the mock PSP's service directly; faults map to what a socket would show. With
-/// `pull_cable_after_lost_answer`, a dropped response is followed by the PSP going
-/// offline (the cable pulled right after the request got through).
-struct InProcess {
-    psp: MockPsp,
-    clock: Arc<VirtualClock>,
-    pull_cable_after_lost_answer: bool,
-}
-
-impl Transport for InProcess {
-    fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>> {
-        let psp = self.psp.clone();
-        let clock = self.clock.clone();
-        let pull = self.pull_cable_after_lost_answer;
-        Box::pin(async move {
-            match psp.handle(to_request(&req, KEY)).await {
-                Outcome::Respond(resp) => Ok(HttpResponse {
-                    status: resp.status,
-                    headers: resp.headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),
-                    body: resp.body.to_vec(),
-                }),
-                Outcome::DropRequest => {
-                    paydesk_register::Clock::sleep(&*clock, req.timeout).await;
-                    Err(TransportError::Timeout)
-                }
-                Outcome::DropResponse(_) => {
-                    if pull {
-                        psp.set_offline(true, None);
-                    }
-                    Err(TransportError::Reset("connection closed without an answer".into()))
-                }
-                Outcome::Offline => Err(TransportError::ConnectRefused("offline".into())),
-            }
-        })
-    }
-}
+use psp_request::{to_request, InProcess};
 
 struct World {
     psp: MockPsp,
@@ -71,7 +34,9 @@ impl World {
         World { psp, clock: Arc::new(VirtualClock::new(START_MS)) }
     }
     fn engine(&self, cfg: EngineConfig, pull_cable_after_lost_answer: bool) -> Engine {
-        let t = Arc::new(InProcess { psp: self.psp.clone(), clock: self.clock.clone(), pull_cable_after_lost_answer });
+        let mut t = InProcess::new(&self.psp, &self.clock, KEY);
+        t.pull_cable_after_lost_answer = pull_cable_after_lost_answer;
+        let t = Arc::new(t);
         let ledger = Ledger::open_in_memory(Box::new(SeededKeys::new(3))).unwrap();
         Engine::new(ledger, t, self.clock.clone(), Arc::new(SeededRandom::new(3)), cfg)
     }

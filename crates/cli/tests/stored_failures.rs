@@ -10,8 +10,8 @@
 
 use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp, Outcome};
 use paydesk_ledger::{CaptureMethod, CheckoutOptions, Currency, Ledger, Money, RefundState, SeededKeys};
-use paydesk_register::clock::{BoxFuture, Clock, VirtualClock};
-use paydesk_register::transport::{HttpRequest, HttpResponse, Method, Transport, TransportError};
+use paydesk_register::clock::VirtualClock;
+use paydesk_register::transport::{HttpRequest, Method};
 use paydesk_register::{Engine, EngineConfig, Notification, SeededRandom};
 use serde_json::Value;
 use std::sync::Arc;
@@ -22,40 +22,7 @@ const START_MS: i64 = 1_800_000_000_000;
 
 #[path = "support/psp_request.rs"]
 mod psp_request;
-use psp_request::to_request;
-
-/// Calls the mock PSP's service directly; faults map to what a socket would show.
-/// Records every POST (path, key) so tests can count what was sent.
-struct InProcess {
-    psp: MockPsp,
-    clock: Arc<VirtualClock>,
-    posts: Arc<std::sync::Mutex<Vec<(String, String)>>>,
-}
-
-impl Transport for InProcess {
-    fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>> {
-        let psp = self.psp.clone();
-        let clock = self.clock.clone();
-        if req.method == Method::Post {
-            self.posts.lock().unwrap().push((req.path.clone(), req.idempotency_key.clone().unwrap_or_default()));
-        }
-        Box::pin(async move {
-            match psp.handle(to_request(&req, KEY)).await {
-                Outcome::Respond(resp) => Ok(HttpResponse {
-                    status: resp.status,
-                    headers: resp.headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),
-                    body: resp.body.to_vec(),
-                }),
-                Outcome::DropRequest => {
-                    clock.sleep(req.timeout).await;
-                    Err(TransportError::Timeout)
-                }
-                Outcome::DropResponse(_) => Err(TransportError::Reset("connection closed without an answer".into())),
-                Outcome::Offline => Err(TransportError::ConnectRefused("offline".into())),
-            }
-        })
-    }
-}
+use psp_request::{to_request, InProcess};
 
 struct World {
     psp: MockPsp,
@@ -70,7 +37,9 @@ impl World {
         World { psp, clock: Arc::new(VirtualClock::new(START_MS)), posts: Default::default() }
     }
     fn engine(&self, ledger: Ledger, seed: u64) -> Engine {
-        let t = Arc::new(InProcess { psp: self.psp.clone(), clock: self.clock.clone(), posts: self.posts.clone() });
+        let mut t = InProcess::new(&self.psp, &self.clock, KEY);
+        t.posts = Some(self.posts.clone());
+        let t = Arc::new(t);
         Engine::new(ledger, t, self.clock.clone(), Arc::new(SeededRandom::new(seed)), EngineConfig::default())
     }
     /// Both clocks move together (the register's and the PSP's).
