@@ -211,18 +211,22 @@ function renderOutcome(o) {
     announce(offline ? `Accepted offline, ${o.receipt.total_display}. It will be forwarded.`
       : (forwarded ? `Offline payment forwarded: paid ${o.receipt.total_display}.` : `Paid ${o.receipt.total_display}. Receipt ready.`));
     btn.focus();
-  } else if (o.kind === 'declined') {
-    $('checkout-title').textContent = 'Declined';
+  } else if (o.kind === 'declined' || o.kind === 'failed') {
+    // failed: the processor refused the request before running it (wrong key or URL,
+    // a rejected parameter). Like a decline, nothing was charged and never will be.
+    const failed = o.kind === 'failed';
+    $('checkout-title').textContent = failed ? 'Not charged' : 'Declined';
     const sel = cardSelect('retry-card');
-    const again = h('button', { class: 'primary', id: 'try-another-card', type: 'button', text: 'Try another card',
+    const again = h('button', { class: 'primary', id: 'try-another-card', type: 'button', text: failed ? 'Start a new payment' : 'Try another card',
       onclick: () => runCharge('try_another_card', { paymentMethod: sel.querySelector('select').value }, 'Charging another card') });
     const cancel = h('button', { class: 'secondary', id: 'cancel-sale', type: 'button', text: 'Cancel sale', onclick: () => nextSale() });
-    box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'declined', 'data-key': o.checkout_key },
-      h('h3', { text: 'Declined — the card was not charged' }),
-      h('p', { class: 'reason', text: `Processor's reason: ${o.message}` }),
-      h('p', { text: 'Ask for another card; it gets a new payment key.' }),
+    box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': o.kind, 'data-key': o.checkout_key },
+      h('h3', { text: failed ? 'Not charged — the processor refused this request' : 'Declined — the card was not charged' }),
+      h('p', { class: 'reason', text: failed ? o.message : `Processor's reason: ${o.message}` }),
+      h('p', { text: failed ? 'Nothing was charged. Fix the cause (a manager may need to check Settings), then start a new payment; it gets a new key.'
+        : 'Ask for another card; it gets a new payment key.' }),
       sel, h('div', { class: 'actions' }, again, cancel)));
-    alertLoud(`Card declined: ${o.message}`);
+    alertLoud(failed ? `Not charged: ${o.message}` : `Card declined: ${o.message}`);
     // Not the "Try another card" button: an Enter still held or repeated from before
     // the decline would charge a card again at once, under a new key.
     sel.querySelector('select').focus();

@@ -86,6 +86,10 @@ impl AppError {
             EngineError::PspRejected(m) => format!("The payment processor rejected this request: {m}."),
             EngineError::Alarm(m) => format!("Stop: something is wrong and needs a manager. {m}"),
             EngineError::Ledger(m) => format!("The register could not save this ({m}). Nothing was charged twice; try again."),
+            EngineError::Unresolved { key, source } => format!(
+                "We don't know yet whether payment {key} went through ({source}). Do not charge again: \
+                 the register checks with the same key."
+            ),
         };
         AppError::Engine { code, message }
     }

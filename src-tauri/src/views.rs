@@ -50,7 +50,7 @@ pub struct Receipt {
 /// The result of a charge-like command.
 #[derive(Debug, Clone, Serialize)]
 pub struct OutcomeView {
-    /// approved | accepted_offline | declined | unknown | authorized
+    /// approved | accepted_offline | declined | failed | unknown | authorized
     pub kind: &'static str,
     pub checkout_key: String,
     pub state: String,
@@ -69,6 +69,7 @@ impl OutcomeView {
             CheckoutOutcome::Authorized => "authorized",
             CheckoutOutcome::QueuedOffline => "accepted_offline",
             CheckoutOutcome::Declined | CheckoutOutcome::Canceled => "declined",
+            CheckoutOutcome::Failed => "failed",
             CheckoutOutcome::Pending => "unknown",
         };
         let decline_msg = r
@@ -78,6 +79,7 @@ impl OutcomeView {
             .unwrap_or_else(|| "the card was declined".into());
         let message = match kind {
             "declined" => decline_msg,
+            "failed" => r.message.clone().unwrap_or_else(|| "The processor refused the request.".into()),
             "unknown" => r
                 .message
                 .clone()
@@ -114,6 +116,7 @@ impl OutcomeView {
                     "approved" => "APPROVED".into(),
                     "authorized" => "AUTHORIZED".into(),
                     "declined" => "DECLINED".into(),
+                    "failed" => "NOT CHARGED".into(),
                     _ => "PENDING".into(),
                 },
                 checkout_key: r.checkout_key.clone(),

@@ -4,7 +4,9 @@
 //! paydesk-cli --db PATH --psp-url URL --psp-key KEY checkout --amount N --currency jpy
 //!             [--card pm_card_visa] [--capture manual] [--after KEY [--override-reason TEXT]]
 //!     one JSON object {checkout_key, state, psp_payment_id, attempts, …};
-//!     exit 0 paid or authorized, 2 declined, 3 pending (outcome unknown or queued offline)
+//!     exit 0 paid or authorized, 2 declined, 3 pending (outcome unknown or queued offline);
+//!     1 failed (never charged: the PSP refused the request before executing it) and
+//!     other errors, whose object carries the checkout key and state once a payment exists
 //! paydesk-cli … recover        resolve in-flight payments/refunds, forward offline; JSON summary
 //! paydesk-cli … ledger         every payment, one JSON object per line
 //! paydesk-cli … refund --payment CHECKOUT_KEY [--amount N]
@@ -314,9 +316,25 @@ fn build_engine(cli: &Cli, crash: Option<CrashPoint>) -> Engine {
 fn exit_code(o: CheckoutOutcome) -> i32 {
     match o {
         CheckoutOutcome::Paid | CheckoutOutcome::Authorized | CheckoutOutcome::Refunded => 0,
+        CheckoutOutcome::Failed => 1,
         CheckoutOutcome::Declined | CheckoutOutcome::Canceled => 2,
         CheckoutOutcome::Pending | CheckoutOutcome::QueuedOffline => 3,
     }
+}
+
+/// A checkout's error object: with its key and state whenever a payment row exists, so
+/// the payment can be looked up, resolved or followed by a new one. Exit 1.
+fn checkout_error(code: &str, message: &str, key: Option<&str>, state: Option<&str>) -> i32 {
+    let mut err = json!({"code": code, "message": message});
+    if let Some(k) = key {
+        err["checkout_key"] = json!(k);
+    }
+    if let Some(s) = state {
+        err["state"] = json!(s);
+    }
+    out!("{}", json!({ "error": err }));
+    eprintln!("paydesk-cli: {message}");
+    1
 }
 
 fn main() {
@@ -382,11 +400,20 @@ async fn run(cli: Cli) -> i32 {
                 }
             };
             match res {
+                // Never charged, and not a decline: an error object, with the key.
+                Ok(r) if r.outcome == CheckoutOutcome::Failed => {
+                    let code = r.error_code.clone().unwrap_or_else(|| "failed".into());
+                    let message = r.message.clone().unwrap_or_default();
+                    checkout_error(&code, &format!("{message}; nothing was charged"), Some(&r.checkout_key), Some(&r.state))
+                }
                 Ok(r) => {
                     out!("{}", serde_json::to_string(&r).unwrap());
                     exit_code(r.outcome)
                 }
-                Err(e) => fail_engine(&e),
+                Err(e) => {
+                    let state = e.checkout_key().and_then(|k| engine.status_of(k).ok()).map(|r| r.state);
+                    checkout_error(e.code(), &e.to_string(), e.checkout_key(), state.as_deref())
+                }
             }
         }
         Cmd::Recover => match engine.recover().await {

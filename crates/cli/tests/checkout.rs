@@ -317,7 +317,8 @@ async fn bad_inputs_clear_errors_nothing_lost() {
     assert_eq!(r.code, Some(1));
     let r = run(&db, &url, &[], &["checkout", "--amount"]).await;
     assert_eq!(r.code, Some(64), "usage error");
-    // Misconfigured PSP: wrong secret key -> 401, nothing charged, checkout kept open.
+    // Misconfigured PSP: wrong secret key -> 401 before anything executed: failed, never
+    // charged later (told_stays_true.rs has the whole story).
     let r = cli(&db, &url, &[], &["checkout", "--amount", "400", "--currency", "jpy"])
         .args(["--psp-key", "sk_test_wrong"])
         .output()
@@ -325,7 +326,8 @@ async fn bad_inputs_clear_errors_nothing_lost() {
         .unwrap();
     let r: Run = r.into();
     assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
-    assert_eq!(r.json()["error"]["code"], "psp_config");
+    assert_eq!(r.json()["error"]["code"], "psp_auth");
+    assert_eq!(r.json()["error"]["state"], "failed");
     assert!(!r.stderr.contains("sk_test_wrong"), "secrets are not printed");
     // Bad URL.
     let r = run(&db, "ftp://nowhere", &[], &["checkout", "--amount", "400", "--currency", "jpy"]).await;
@@ -339,18 +341,18 @@ async fn bad_inputs_clear_errors_nothing_lost() {
     assert!(r.stderr.contains("Nothing was charged"), "{}", r.stderr);
 
     let rows = ledger(&db, &url).await;
-    // The good checkout, the 401 one (still open, retriable with the right key),
-    // the unreachable one (canceled: nothing was sent).
+    // The good checkout, the 401 one (failed: nothing executed), the unreachable one
+    // (canceled: nothing was sent).
     assert_eq!(rows.len(), 3, "{rows:?}");
     assert_eq!(rows[0]["state"], "captured");
-    assert_eq!(rows[1]["state"], "created");
+    assert_eq!(rows[1]["state"], "failed");
     assert!(rows[1]["last_error"].as_str().unwrap().contains("secret key"));
     assert_eq!(rows[2]["state"], "canceled");
-    // Fixing the key and recovering charges the open 401 checkout exactly once.
+    // With the key fixed, recovery sends neither again.
     let rec = run(&db, &url, &[], &["recover"]).await;
     assert_eq!(rec.code, Some(0), "{}", rec.stderr);
     assert_ledger_equals_psp(&db, &psp).await;
-    assert_eq!(psp.intents().await.len(), 2);
+    assert_eq!(psp.intents().await.len(), 1);
 }
 
 /// 503 and 429 (answered before execution, Retry-After honoured) are retried

@@ -155,12 +155,16 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
     let startup = t.elapsed();
     let mut rng = rand::rng();
     let mut killed = 0;
+    let mut told: Vec<(String, String)> = vec![];
     let n = 56;
     for round in 0..n / 4 {
         let mut kids = vec![];
         for i in 0..4 {
             let amount = format!("{}", 100 + round * 4 + i);
-            let child = cli(&db, &url, &flags, &["checkout", "--amount", &amount, "--currency", "jpy"]).spawn().unwrap();
+            let child = cli(&db, &url, &flags, &["checkout", "--amount", &amount, "--currency", "jpy"])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
             // Each kill at its own random moment after its own spawn (not after the previous
             // kill): a checkout takes tens of ms, so cumulative delays let most finish first.
             kids.push((child, tokio::time::Instant::now() + startup + Duration::from_millis(rng.random_range(0..100u64))));
@@ -168,11 +172,12 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
         for (mut child, kill_at) in kids {
             tokio::time::sleep_until(kill_at).await; // a random moment, not a synchronisation
             let _ = child.start_kill();
-            let st = child.wait().await.unwrap();
+            let out = child.wait_with_output().await.unwrap();
             use std::os::unix::process::ExitStatusExt;
-            if st.signal() == Some(9) {
+            if out.status.signal() == Some(9) {
                 killed += 1;
             }
+            told.extend(what_was_told(&String::from_utf8_lossy(&out.stdout)));
         }
     }
     assert!(killed >= 10, "most were killed mid-flight: {killed}");
@@ -196,4 +201,44 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
     let by_key = psp.intents_by_key().await;
     assert_eq!(by_key.len(), rows.len(), "every committed checkout charged once, nothing else");
     assert_ledger_equals_psp(&db, &psp).await;
+    // What each checkout that lived to answer told the cashier stays true.
+    assert!(!told.is_empty(), "some checkouts answered before their kill");
+    assert_told_stays_true(&told, &rows, &by_key);
+}
+
+/// The (checkout key, outcome) a finished `checkout` printed: its report, or its error
+/// object once a payment row existed ("failed": never charged).
+fn what_was_told(stdout: &str) -> Option<(String, String)> {
+    let v: serde_json::Value = serde_json::from_str(stdout.lines().last()?).ok()?;
+    if let Some(e) = v.get("error") {
+        return Some((e.get("checkout_key")?.as_str()?.to_string(), "failed".into()));
+    }
+    Some((v.get("checkout_key")?.as_str()?.to_string(), v.get("outcome")?.as_str()?.to_string()))
+}
+
+/// Rule 11: "paid" is captured at the PSP; "declined"/"failed" never charged and failed
+/// or canceled in the ledger; anything else was "pending" and may go either way.
+fn assert_told_stays_true(
+    told: &[(String, String)],
+    rows: &[serde_json::Value],
+    by_key: &std::collections::HashMap<String, Vec<serde_json::Value>>,
+) {
+    for (key, outcome) in told {
+        let row = rows.iter().find(|r| r["checkout_key"] == key.as_str());
+        let intents = by_key.get(key).cloned().unwrap_or_default();
+        match outcome.as_str() {
+            "paid" => {
+                assert_eq!(row.map(|r| &r["state"]), Some(&serde_json::json!("captured")), "{key} told paid: {row:?}");
+                assert!(intents.len() == 1 && intents[0]["status"] == "succeeded", "{key} told paid: {intents:?}");
+            }
+            "declined" | "failed" => {
+                assert!(
+                    row.is_some_and(|r| r["state"] == "failed" || r["state"] == "canceled"),
+                    "{key} told {outcome}, ledger has {row:?}"
+                );
+                assert!(intents.iter().all(|i| i["status"] != "succeeded" && i["status"] != "requires_capture"), "{key} told {outcome}: {intents:?}");
+            }
+            _ => {}
+        }
+    }
 }

@@ -137,6 +137,10 @@ pub enum EngineError {
     Alarm(String),
     #[error("ledger: {0}")]
     Ledger(String),
+    /// A checkout call failed after its key was committed and its payment could not
+    /// even be read back: the outcome is unknown, and recovery resolves it by its key.
+    #[error("{source}; checkout {key}: the outcome is not known yet, the register resolves it with the same key")]
+    Unresolved { key: String, source: Box<EngineError> },
 }
 
 impl EngineError {
@@ -154,6 +158,26 @@ impl EngineError {
             EngineError::PspRejected(_) => "psp_rejected",
             EngineError::Alarm(_) => "alarm",
             EngineError::Ledger(_) => "ledger",
+            EngineError::Unresolved { .. } => "outcome_unknown",
+        }
+    }
+
+    /// The checkout key this error is about, when a payment row exists for it.
+    pub fn checkout_key(&self) -> Option<&str> {
+        match self {
+            EngineError::RefundExceedsCaptured { key, .. }
+            | EngineError::WrongState { key, .. }
+            | EngineError::PreviousOutcomeUnknown { key, .. }
+            | EngineError::AlreadyPaid { key, .. }
+            | EngineError::LaterPaymentExists { key, .. }
+            | EngineError::OfflineRefused { key, .. }
+            | EngineError::Unresolved { key, .. } => Some(key),
+            EngineError::UnknownPayment(_)
+            | EngineError::InvalidInput(_)
+            | EngineError::PspConfig(_)
+            | EngineError::PspRejected(_)
+            | EngineError::Alarm(_)
+            | EngineError::Ledger(_) => None,
         }
     }
 }
@@ -187,8 +211,12 @@ pub enum CheckoutOutcome {
     Paid,
     /// Authorized (manual capture).
     Authorized,
-    /// Declined / failed: "Try another card" (new key).
+    /// Declined: "Try another card" (new key). Never charged, and never will be.
     Declined,
+    /// Not a decline, and never charged: the PSP refused the request before executing
+    /// it (wrong secret key, wrong URL, a rejected parameter). The payment is `failed`;
+    /// after fixing the cause the cashier starts a new payment (new key).
+    Failed,
     /// Outcome not known yet: the background queue continues with the same key.
     Pending,
     /// Accepted offline, waiting to be forwarded.
@@ -229,6 +257,10 @@ pub struct CheckoutReport {
     pub replayed: bool,
     /// Decline message or last error, for the screen.
     pub message: Option<String>,
+    /// Why the interactive phase ended with a problem (an engine or PSP error code),
+    /// when it did; the outcome says what that means for the money.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -554,6 +586,7 @@ impl Engine {
             currency: p.amount.currency.code().to_string(),
             replayed,
             message: p.last_error.clone(),
+            error_code: None,
         })
     }
 
@@ -564,6 +597,65 @@ impl Engine {
 
     // ------------------------------------------------------------ checkout entry points
 
+    /// What a checkout call tells the cashier when it ended in an error after the key
+    /// was committed (design §3, rule 11). An error about the request itself (refused
+    /// input, a guard) changes nothing and is passed on. Any other error — the disk
+    /// filled while recording the PSP's answer, an alarm — says nothing about the
+    /// money: the payment is reported as the ledger holds it, which for one still in
+    /// flight means "pending" with its key, resolved later with that key.
+    fn told(&self, key: &str, res: Result<CheckoutReport>) -> Result<CheckoutReport> {
+        let e = match res {
+            Ok(r) => return Ok(r),
+            Err(e) => e,
+        };
+        match &e {
+            EngineError::InvalidInput(_)
+            | EngineError::UnknownPayment(_)
+            | EngineError::RefundExceedsCaptured { .. }
+            | EngineError::WrongState { .. }
+            | EngineError::PreviousOutcomeUnknown { .. }
+            | EngineError::AlreadyPaid { .. }
+            | EngineError::LaterPaymentExists { .. }
+            | EngineError::OfflineRefused { .. }
+            | EngineError::Unresolved { .. } => return Err(e),
+            EngineError::PspConfig(_) | EngineError::PspRejected(_) | EngineError::Alarm(_) | EngineError::Ledger(_) => {}
+        }
+        let read = self
+            .with_reader(|l| l.payment_by_key(key))
+            .or_else(|_| self.with_ledger(|l| l.payment_by_key(key)));
+        let p = match read {
+            Ok(Some(p)) => p,
+            Ok(None) | Err(_) => return Err(EngineError::Unresolved { key: key.to_string(), source: Box::new(e) }),
+        };
+        let mut r = match self.report(&p) {
+            Ok(r) => r,
+            Err(_) => CheckoutReport {
+                checkout_key: p.idempotency_key.clone(),
+                state: p.state.as_str().to_string(),
+                outcome: CheckoutOutcome::of(p.state),
+                psp_payment_id: p.psp_payment_id.clone(),
+                attempts: 0,
+                amount: p.amount.amount_minor,
+                currency: p.amount.currency.code().to_string(),
+                replayed: false,
+                message: None,
+                error_code: None,
+            },
+        };
+        r.message = Some(match r.outcome {
+            CheckoutOutcome::Pending => format!("{e}; the outcome is not known yet: the register resolves it with the same key"),
+            CheckoutOutcome::Paid
+            | CheckoutOutcome::Authorized
+            | CheckoutOutcome::Declined
+            | CheckoutOutcome::Failed
+            | CheckoutOutcome::QueuedOffline
+            | CheckoutOutcome::Canceled
+            | CheckoutOutcome::Refunded => e.to_string(),
+        });
+        r.error_code = Some(e.code().to_string());
+        Ok(r)
+    }
+
     /// A checkout without a cart (CLI `checkout --amount`): a new key and the
     /// exact parameters are committed, then the interactive phase runs.
     pub async fn checkout_amount(&self, amount: Money, options: CheckoutOptions) -> Result<CheckoutReport> {
@@ -571,7 +663,8 @@ impl Engine {
         let now = self.now();
         let p = self.with_ledger(|l| l.create_payment(&NewPayment { amount, options }, now))?;
         self.crash(CrashPoint::AfterKeyCommit);
-        self.drive_created_here(&p.idempotency_key).await
+        let res = self.drive_created_here(&p.idempotency_key).await;
+        self.told(&p.idempotency_key, res)
     }
 
     /// The Charge button for a cart. Pressing it again, double clicks and
@@ -590,7 +683,8 @@ impl Engine {
                 match self.with_ledger(|l| l.last_payment_for_cart(cart))? {
                     // Opened by a concurrent caller since we looked: drive that one.
                     Some(last) if last.state.is_checkout_open() => {
-                        return self.drive(&last.idempotency_key, DriveMode::Interactive).await
+                        let res = self.drive(&last.idempotency_key, DriveMode::Interactive).await;
+                        return self.told(&last.idempotency_key, res);
                     }
                     Some(last) => return self.report(&last),
                     None => {}
@@ -598,14 +692,16 @@ impl Engine {
                 let co = self.with_ledger(|l| l.open_checkout(cart, &options, now))?;
                 if co.is_new {
                     self.crash(CrashPoint::AfterKeyCommit);
-                    return self.drive_created_here(&co.payment.idempotency_key).await;
+                    let res = self.drive_created_here(&co.payment.idempotency_key).await;
+                    return self.told(&co.payment.idempotency_key, res);
                 }
                 co.payment.idempotency_key
             }
         };
         // An open checkout found in the ledger: it may have been sent already (by a
         // concurrent press, or by a process that crashed before saving the result).
-        self.drive(&key, DriveMode::Interactive).await
+        let res = self.drive(&key, DriveMode::Interactive).await;
+        self.told(&key, res)
     }
 
     /// The cashier explicitly starts a new payment after `previous` (e.g. "Try
@@ -650,7 +746,8 @@ impl Engine {
             if let Some(next) = self.with_ledger(|l| l.successor_of(prev.id))? {
                 return self.resume_successor(&prev, &next).await;
             }
-            return self.drive(&p.idempotency_key, DriveMode::Interactive).await;
+            let res = self.drive(&p.idempotency_key, DriveMode::Interactive).await;
+            return self.told(&p.idempotency_key, res);
         }
         if override_reason.is_some() && is_unknown(prev.state) {
             let detail = format!("previous {} ({}) -> new {}", prev.idempotency_key, prev.state, p.idempotency_key);
@@ -671,7 +768,8 @@ impl Engine {
             });
         }
         self.crash(CrashPoint::AfterKeyCommit);
-        self.drive_created_here(&p.idempotency_key).await
+        let res = self.drive_created_here(&p.idempotency_key).await;
+        self.told(&p.idempotency_key, res)
     }
 
     /// `previous` already has its new payment `next`: never a second one.
@@ -684,7 +782,8 @@ impl Engine {
             }),
             // In flight: the same key again (it may have been sent already).
             PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing => {
-                self.drive(&next.idempotency_key, DriveMode::Interactive).await
+                let res = self.drive(&next.idempotency_key, DriveMode::Interactive).await;
+                self.told(&next.idempotency_key, res)
             }
             // Queued offline (forwarded in order by the background), authorized, paid or
             // refunded since: it went through (or will be forwarded); nothing to send.
@@ -724,7 +823,8 @@ impl Engine {
 
     /// The cashier's "retry" (or any re-drive): same key, stored parameters.
     pub async fn retry_checkout(&self, key: &str) -> Result<CheckoutReport> {
-        self.drive(key, DriveMode::Interactive).await
+        let res = self.drive(key, DriveMode::Interactive).await;
+        self.told(key, res)
     }
 
     /// A payment's current report.
@@ -860,7 +960,10 @@ impl Engine {
                 let p = self.payment(key)?;
                 self.resolve_by_search(&p, &why).await
             }
-            PhaseResult::Final(AttemptOutcome::Fatal(f)) => self.on_fatal(&p, f, &recs),
+            PhaseResult::Final(AttemptOutcome::Fatal(f)) => {
+                let first_drive = created_here && prior == 0 && p.state == PaymentState::Created;
+                self.on_fatal(&p, f, &recs, first_drive)
+            }
             PhaseResult::Final(AttemptOutcome::Retry { reason, .. }) => {
                 self.record_attempts(&p, &recs, true)?;
                 self.notify(Notification::MovedToBackground { subject, reason: reason.words() });
@@ -1048,40 +1151,43 @@ impl Engine {
         Ok(p)
     }
 
-    fn on_fatal(&self, p: &Payment, f: Fatal, recs: &[AttemptRecord]) -> Result<CheckoutReport> {
+    /// A non-retryable answer. What the cashier is told must stay true (design §3,
+    /// rule 11): `failed` only when every attempt of this key is proven to have executed
+    /// nothing — this call made the key and no attempt of it may have run at the PSP.
+    /// Otherwise the payment stays in flight with its key ("pending"), to be resolved
+    /// by recovery with the same key once the settings are right.
+    fn on_fatal(&self, p: &Payment, f: Fatal, recs: &[AttemptRecord], first_drive: bool) -> Result<CheckoutReport> {
         let subject = Subject::Checkout(p.idempotency_key.clone());
         let now = self.now();
+        let message = f.message();
+        // A validation 400 to the same key and parameters also proves that no earlier
+        // attempt executed: an executed key is answered by replay, never re-validated.
+        let proven = match &f {
+            Fatal::BadRequest(_) => true,
+            Fatal::Auth(_) | Fatal::Config(_) | Fatal::NotFound(_) | Fatal::Unexpected(..) | Fatal::NotAPsp(..) => {
+                first_drive && f.proves_not_executed() && recs.iter().all(|r| r.executed_nothing)
+            }
+            Fatal::IdempotencyMismatch(_) => false,
+        };
         match &f {
-            Fatal::IdempotencyMismatch(_) => {
-                self.record_attempts(p, recs, true)?;
-                self.with_ledger(|l| l.set_last_error(p.id, Some(&f.message()), now))?;
-                self.notify(Notification::Alarm { subject: Some(subject), code: f.code().into(), message: f.message() });
-                Err(EngineError::Alarm(f.message()))
+            Fatal::Auth(_) | Fatal::Config(_) | Fatal::IdempotencyMismatch(_) | Fatal::NotAPsp(..) => {
+                self.notify(Notification::Alarm { subject: Some(subject), code: f.code().into(), message: message.clone() });
             }
-            Fatal::BadRequest(_) => {
-                // A validation 400 is not stored and nothing executed: this checkout failed.
-                self.settle_state_with(p, PaymentState::Failed, recs, Some(&f.message()), "rejected", None)?;
-                Err(EngineError::PspRejected(f.message()))
-            }
-            Fatal::Auth(_) | Fatal::Config(_) => {
-                // Nothing executed (401 is never stored). The checkout stays open with
-                // its key: fixing the settings and retrying reuses it.
-                self.with_ledger(|l| -> Result<()> {
-                    for r in recs {
-                        l.append_timeline(p.id, &attempt_input(r), now)?;
-                    }
-                    l.set_last_error(p.id, Some(&f.message()), now)?;
-                    Ok(())
-                })?;
-                self.notify(Notification::Alarm { subject: Some(subject), code: f.code().into(), message: f.message() });
-                Err(EngineError::PspConfig(f.message()))
-            }
-            Fatal::NotFound(_) | Fatal::Unexpected(..) => {
-                self.record_attempts(p, recs, true)?;
-                self.with_ledger(|l| l.set_last_error(p.id, Some(&f.message()), now))?;
-                Err(EngineError::PspRejected(f.message()))
-            }
+            Fatal::BadRequest(_) | Fatal::NotFound(_) | Fatal::Unexpected(..) => {}
         }
+        if proven {
+            let p = self.settle_state_with(p, PaymentState::Failed, recs, Some(&message), "rejected", None)?;
+            let mut r = self.report(&p)?;
+            debug_assert_eq!(p.state, PaymentState::Failed);
+            r.outcome = CheckoutOutcome::Failed;
+            r.error_code = Some(f.code().to_string());
+            return Ok(r);
+        }
+        self.record_attempts(p, recs, true)?;
+        self.with_ledger(|l| l.set_last_error(p.id, Some(&message), now))?;
+        let mut r = self.report_key(&p.idempotency_key)?;
+        r.error_code = Some(f.code().to_string());
+        Ok(r)
     }
 
     async fn go_offline(&self, p: &Payment, recs: &[AttemptRecord], never_sent: bool) -> Result<CheckoutReport> {
@@ -1138,14 +1244,19 @@ impl Engine {
                 detail: "Nothing was charged; take another form of payment.".into(),
             })
         } else {
-            // Some attempt may have reached the PSP: never resend; search decides.
+            // Some attempt may have reached the PSP: never resend; search decides. The
+            // customer may have been charged, so the cashier is told "pending" with the
+            // key, never "not accepted" (design §3, rule 11).
             self.record_attempts(p, recs, true)?;
             self.with_ledger(|l| l.set_last_error(p.id, Some(&format!("{OFFLINE_REFUSED_MARK}: {reason}")), now))?;
-            Err(EngineError::OfflineRefused {
-                key: p.idempotency_key.clone(),
-                reason,
-                detail: "An attempt may have reached the processor; the register will check and never resend it.".into(),
-            })
+            let mut r = self.report_key(&p.idempotency_key)?;
+            debug_assert_eq!(r.outcome, CheckoutOutcome::Pending);
+            r.message = Some(format!(
+                "not accepted offline ({reason}), but an attempt may have reached the processor: the register checks \
+                 with the same key and never resends it; do not take another payment until it is resolved"
+            ));
+            r.error_code = Some("offline_refused".into());
+            Ok(r)
         }
     }
 
@@ -1733,6 +1844,11 @@ impl Engine {
             match self.drive(&p.idempotency_key, DriveMode::Background).await {
                 Ok(r) => {
                     let now_state = self.payment(&p.idempotency_key)?.state;
+                    if let (Some(code), Some(m)) = (&r.error_code, &r.message) {
+                        // Still pending for a reason a person should see (an alarm, the
+                        // PSP refusing the settings).
+                        rep.errors.push(format!("{}: {code}: {m}", p.idempotency_key));
+                    }
                     if now_state.needs_recovery() || now_state == PaymentState::QueuedOffline {
                         rep.still_pending += 1;
                     } else {

@@ -214,6 +214,9 @@ pub enum Fatal {
     Config(String),
     /// Other unexpected status.
     Unexpected(u16, StripeError),
+    /// A 2xx answer that is not JSON at all (an HTML page, plain text): the URL
+    /// points at something that is not a PSP.
+    NotAPsp(u16, String),
 }
 
 impl Fatal {
@@ -225,6 +228,22 @@ impl Fatal {
             Fatal::NotFound(_) => "psp_not_found",
             Fatal::Config(_) => "psp_config",
             Fatal::Unexpected(..) => "psp_unexpected",
+            Fatal::NotAPsp(..) => "not_a_psp",
+        }
+    }
+
+    /// True when this answer proves that this attempt executed nothing at any PSP
+    /// (design §5: Stripe stores a result only once execution began; validation 400s,
+    /// 401/403 and unknown paths are answered before). Only then may a checkout whose
+    /// every attempt proves the same end `failed` ("never charged"). An idempotency
+    /// error proves the opposite: the key was used before, and that use may have run.
+    pub fn proves_not_executed(&self) -> bool {
+        match self {
+            Fatal::BadRequest(_) | Fatal::Auth(_) | Fatal::NotFound(_) | Fatal::Config(_) | Fatal::NotAPsp(..) => true,
+            Fatal::IdempotencyMismatch(_) => false,
+            // 1xx, 3xx (redirects are not followed) and 4xx: refused before execution.
+            // Anything else (a status past 599) says nothing.
+            Fatal::Unexpected(s, _) => *s < 500,
         }
     }
     pub fn message(&self) -> String {
@@ -238,6 +257,9 @@ impl Fatal {
             Fatal::NotFound(e) => format!("not found at the PSP: {}", m(e)),
             Fatal::Config(s) => format!("PSP connection misconfigured: {s}"),
             Fatal::Unexpected(s, e) => format!("unexpected PSP answer {s}: {}", m(e)),
+            Fatal::NotAPsp(s, start) => {
+                format!("the PSP URL answered {s} with something that is not the PSP's API (it begins {start:?}); check the URL")
+            }
         }
     }
 }
@@ -288,6 +310,15 @@ impl<T> AttemptOutcome<T> {
             AttemptOutcome::Fatal(f) => f.message(),
         }
     }
+    /// This attempt certainly executed nothing at the PSP: it never reached one, or
+    /// was refused before execution.
+    pub fn executed_nothing(&self) -> bool {
+        match self {
+            AttemptOutcome::Retry { reason, .. } => reason.never_sent(),
+            AttemptOutcome::Fatal(f) => f.proves_not_executed(),
+            AttemptOutcome::Ok { .. } | AttemptOutcome::Declined { .. } | AttemptOutcome::Unknown { .. } => false,
+        }
+    }
     pub fn replayed(&self) -> bool {
         matches!(
             self,
@@ -312,6 +343,12 @@ pub fn parse_retry_after(v: Option<&str>) -> Option<Duration> {
     None
 }
 
+/// A body that is, or says it is, JSON: an API's answer, however unreadable.
+fn looks_like_json(resp: &HttpResponse) -> bool {
+    let labelled = resp.header("content-type").is_some_and(|v| v.to_ascii_lowercase().contains("json"));
+    labelled || serde_json::from_slice::<serde_json::Value>(&resp.body).is_ok()
+}
+
 /// SPEC rule 5, one table: how one attempt's result is to be handled.
 pub fn classify<T: serde::de::DeserializeOwned>(res: Result<HttpResponse, TransportError>) -> AttemptOutcome<T> {
     let resp = match res {
@@ -324,6 +361,11 @@ pub fn classify<T: serde::de::DeserializeOwned>(res: Result<HttpResponse, Transp
     match resp.status {
         200..=299 => match serde_json::from_slice::<T>(&resp.body) {
             Ok(value) => AttemptOutcome::Ok { value, replayed },
+            // Not JSON at all and not labelled JSON: a web page, not a PSP's answer.
+            Err(_) if !looks_like_json(&resp) => {
+                let start: String = String::from_utf8_lossy(&resp.body).trim_start().chars().take(60).collect();
+                AttemptOutcome::Fatal(Fatal::NotAPsp(resp.status, start))
+            }
             // Executed, but we cannot read the answer: treat as unknown.
             Err(e) => AttemptOutcome::Unknown {
                 status: resp.status,
@@ -599,8 +641,15 @@ mod tests {
             ref o => panic!("{o:?}"),
         }
         assert_eq!(o.label(), "replayed_500");
-        // garbage 2xx body: executed but unreadable -> unknown, never "not charged"
-        assert!(matches!(classify::<PaymentIntent>(resp(200, &[], "nope")), AttemptOutcome::Unknown { .. }));
+        // A 2xx JSON answer we cannot read: executed but unreadable -> unknown, never
+        // "not charged" (labelled JSON, or JSON of another shape).
+        let json = [("content-type", "application/json")];
+        assert!(matches!(classify::<PaymentIntent>(resp(200, &json, "{\"id\":")), AttemptOutcome::Unknown { .. }));
+        assert!(matches!(classify::<PaymentIntent>(resp(200, &[], "{\"object\":\"list\"}")), AttemptOutcome::Unknown { .. }));
+        // A 2xx that is not JSON at all, unlabelled: a web page, not a PSP; nothing ran.
+        let page = classify::<PaymentIntent>(resp(200, &[("content-type", "text/html")], "<html>hi</html>"));
+        assert!(matches!(page, AttemptOutcome::Fatal(Fatal::NotAPsp(200, _))), "{page:?}");
+        assert!(page.executed_nothing());
     }
 
     #[test]

@@ -69,6 +69,9 @@ pub struct AttemptRecord {
     pub outcome: String,
     pub message: String,
     pub replayed: bool,
+    /// The answer proves this attempt executed nothing at the PSP (never reached it,
+    /// or refused before execution).
+    pub executed_nothing: bool,
     /// Backoff chosen after this attempt, if another attempt followed.
     pub backoff_ms: Option<u64>,
 }
@@ -158,6 +161,7 @@ where
                 outcome: out.label(),
                 message: out.words(),
                 replayed: out.replayed(),
+                executed_nothing: out.executed_nothing(),
                 backoff_ms: None,
             };
             notifier.send(Notification::AttemptOutcome {

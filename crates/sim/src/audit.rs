@@ -205,6 +205,27 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
         }
     }
 
+    // 2b. What the cashier was told "declined" or "failed" (an error from a charge that
+    //     did not say "unknown") is never charged, by that key, ever after, and the
+    //     ledger keeps it failed or canceled.
+    for (i, sale) in sim.sales.iter().enumerate() {
+        for (key, told) in &sale.told {
+            if !matches!(told, CheckoutOutcome::Declined | CheckoutOutcome::Failed) {
+                continue;
+            }
+            let v = pis_by_key.get(key.as_str()).cloned().unwrap_or_default();
+            a.check("told_not_charged_is_never_charged", v.iter().all(|p| !charged(p)), || {
+                format!("sale-{i} key {key} shown {told:?} (not charged), PSP has {v:?}")
+            });
+            let lp = by_key.get(key.as_str());
+            a.check(
+                "told_not_charged_ends_failed_in_ledger",
+                lp.is_some_and(|p| matches!(p.state, PaymentState::Failed | PaymentState::Canceled)),
+                || format!("sale-{i} key {key} shown {told:?}, ledger has {:?}", lp.map(|p| p.state)),
+            );
+        }
+    }
+
     // 3. Nothing lost: every sale has its checkout in the ledger; every PSP intent is
     //    known to the ledger under its key with its id.
     let mut ledger_sales: HashSet<String> = HashSet::new();

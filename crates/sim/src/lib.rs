@@ -96,6 +96,9 @@ impl Profile {
                 register_crash: 0.01,
                 double_submit: 0.05,
                 cashier_retry: 0.2,
+                wrong_key: 0.002,
+                disk_full: 0.003,
+                cable_pull: 0.003,
             },
             Profile::Chaos => Rates {
                 offline: 0.01,
@@ -105,6 +108,9 @@ impl Profile {
                 register_crash: 0.05,
                 double_submit: 0.15,
                 cashier_retry: 0.4,
+                wrong_key: 0.005,
+                disk_full: 0.01,
+                cable_pull: 0.01,
             },
         }
     }
@@ -120,6 +126,12 @@ struct Rates {
     register_crash: f64,
     double_submit: f64,
     cashier_retry: f64,
+    /// A period of sales sent with a secret key the PSP does not know.
+    wrong_key: f64,
+    /// The ledger refuses writes right after a checkout's key commit (disk full).
+    disk_full: f64,
+    /// A create executes, its answer is lost, then the PSP cannot be reached.
+    cable_pull: f64,
 }
 
 /// Where the register's ledger lives. `Memory` keeps the committed database across
@@ -274,6 +286,7 @@ fn outcome_name(o: CheckoutOutcome) -> &'static str {
         CheckoutOutcome::Paid => "paid",
         CheckoutOutcome::Authorized => "authorized",
         CheckoutOutcome::Declined => "declined",
+        CheckoutOutcome::Failed => "failed",
         CheckoutOutcome::Pending => "pending",
         CheckoutOutcome::QueuedOffline => "queued_offline",
         CheckoutOutcome::Canceled => "canceled",
@@ -377,6 +390,9 @@ impl Sim {
                 let l = old.with_ledger(|l| std::mem::replace(l, blank));
                 drop(old);
                 assert!(l.connection().is_autocommit(), "a crashed register left a transaction open");
+                // A restarted process opens a new connection: a full disk's refusal
+                // (`disk_full`) does not outlive it.
+                l.connection().pragma_update(None, "query_only", false).expect("query_only off");
                 Some(l)
             }
             LedgerMode::Dir(_) => {
@@ -457,6 +473,42 @@ impl Sim {
         }
     }
 
+    /// What the cashier was shown. An error from a call that charges (`checkout`) tells
+    /// the cashier the sale was not paid, unless it says the outcome is unknown or only
+    /// refused the request; the audit holds the payment to that ("never charged").
+    fn record_checkout(&mut self, sale: usize, r: &Result<CheckoutReport, EngineError>) {
+        if let Err(e) = r {
+            let told_failed = match e {
+                EngineError::InvalidInput(_)
+                | EngineError::UnknownPayment(_)
+                | EngineError::RefundExceedsCaptured { .. }
+                | EngineError::WrongState { .. }
+                | EngineError::PreviousOutcomeUnknown { .. }
+                | EngineError::AlreadyPaid { .. }
+                | EngineError::LaterPaymentExists { .. }
+                | EngineError::Unresolved { .. } => false,
+                EngineError::OfflineRefused { .. }
+                | EngineError::PspConfig(_)
+                | EngineError::PspRejected(_)
+                | EngineError::Alarm(_)
+                | EngineError::Ledger(_) => true,
+            };
+            if told_failed {
+                if let Some(key) = e.checkout_key().map(str::to_string).or_else(|| self.newest_key_of_sale(sale)) {
+                    self.sales[sale].told.push((key, CheckoutOutcome::Failed));
+                }
+            }
+        }
+        self.record(sale, r);
+    }
+
+    /// The newest payment of `sale` in the ledger (an error that names no key).
+    fn newest_key_of_sale(&self, sale: usize) -> Option<String> {
+        let name = format!("sale-{sale}");
+        let recent = self.engine().list_payments(32, 0).ok()?;
+        recent.into_iter().find(|p| p.request_params.get("description") == Some(name.as_str())).map(|p| p.idempotency_key)
+    }
+
     fn record(&mut self, sale: usize, r: &Result<CheckoutReport, EngineError>) {
         match r {
             Ok(rep) => {
@@ -490,9 +542,24 @@ impl Sim {
             self.core.set_skew(self.rng.random_range(-30 * 60_000..30 * 60_000));
             self.fault("clock_skew");
         }
+        let wrong = self.wire.wrong_key_sales.load(std::sync::atomic::Ordering::SeqCst);
+        if wrong > 0 {
+            self.wire.wrong_key_sales.store(wrong - 1, std::sync::atomic::Ordering::SeqCst);
+        } else if r.wrong_key > 0.0 && self.rng.random_bool(r.wrong_key) {
+            let sales = self.rng.random_range(1..6);
+            self.wire.wrong_key_sales.store(sales, std::sync::atomic::Ordering::SeqCst);
+            self.fault("wrong_secret_key_period");
+        }
         if r.psp_crash > 0.0 && self.rng.random_bool(r.psp_crash) {
             self.wire.psp_crash_next_post.store(true, std::sync::atomic::Ordering::SeqCst);
         }
+    }
+
+    /// The sale's own faults end: the disk has room again, nothing stays armed.
+    fn end_sale_faults(&mut self) {
+        self.wire.fill_disk_after_key.lock().unwrap().take();
+        self.wire.cable_pull_after_next_create.store(false, std::sync::atomic::Ordering::SeqCst);
+        self.engine().with_ledger(|l| l.connection().pragma_update(None, "query_only", false)).expect("query_only off");
     }
 
     fn refund_open(&self) -> bool {
@@ -524,6 +591,13 @@ impl Sim {
         let opts = self.options(i, manual);
         let e = self.engine();
         let now = self.core.now() + self.core.skew();
+        if self.rates.disk_full > 0.0 && self.rng.random_bool(self.rates.disk_full) {
+            *self.wire.fill_disk_after_key.lock().unwrap() = Some(e.clone());
+            self.fault("disk_full_after_key_commit");
+        }
+        if self.rates.cable_pull > 0.0 && self.rng.random_bool(self.rates.cable_pull) {
+            self.wire.cable_pull_after_next_create.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         self.maybe_arm(self.rates.register_crash);
         let result: Option<Result<CheckoutReport, EngineError>> = if use_cart {
             let lines: &[(&str, i64)] = if currency == Currency::Jpy {
@@ -556,7 +630,7 @@ impl Sim {
                                 self.fault("double_submit_made_two_keys");
                             }
                         }
-                        self.record(i, &b);
+                        self.record_checkout(i, &b);
                         Some(a)
                     }
                     None => None,
@@ -573,8 +647,9 @@ impl Sim {
             self.sales.push(Sale { amount: m, told: vec![] });
             self.op(async move { e.checkout_amount(m, opts).await }).await
         };
+        self.end_sale_faults();
         let Some(result) = result else { return };
-        self.record(i, &result);
+        self.record_checkout(i, &result);
         let Ok(rep) = result else { return };
         match rep.outcome {
             CheckoutOutcome::Declined if self.rng.random_bool(0.8) => {
@@ -587,7 +662,7 @@ impl Sim {
                 let key = rep.checkout_key.clone();
                 self.maybe_arm(self.rates.register_crash);
                 if let Some(r) = self.op(async move { e.new_payment_after(&key, o, None).await }).await {
-                    self.record(i, &r);
+                    self.record_checkout(i, &r);
                 }
             }
             CheckoutOutcome::Pending if self.rates.cashier_retry > 0.0 && self.rng.random_bool(self.rates.cashier_retry) => {
@@ -598,7 +673,7 @@ impl Sim {
                 self.fault("cashier_retry_racing_recovery");
                 self.maybe_arm(self.rates.register_crash);
                 if let Some((r, _)) = self.op(join2(async move { e1.retry_checkout(&key).await }, async move { e2.recover().await })).await {
-                    self.record(i, &r);
+                    self.record_checkout(i, &r);
                 }
             }
             CheckoutOutcome::Authorized => {

@@ -374,6 +374,16 @@ pub struct Wire {
     pub bug: Mutex<Option<PlantedBug>>,
     /// Probability of a stored 500 per POST, and where.
     pub stored_500: Mutex<(f64, Stored500)>,
+    /// Sales left in a misconfiguration period: every request carries a secret key
+    /// the PSP does not know (a store owner typed the wrong key), answered 401.
+    pub wrong_key_sales: AtomicU64,
+    /// The register's ledger stops accepting writes right after the next key commit
+    /// (the disk filled): the engine to make read-only, taken by the crash hook.
+    pub fill_disk_after_key: Mutex<Option<paydesk_register::Engine>>,
+    /// The next payment-intent create executes, its answer is lost, and the cable is
+    /// pulled right after: later attempts are refused (an attempt may have reached
+    /// the PSP, then the register cannot reach it).
+    pub cable_pull_after_next_create: AtomicBool,
 }
 
 impl Wire {
@@ -391,6 +401,9 @@ impl Wire {
             psp_crashes: AtomicU64::new(0),
             bug: Mutex::new(None),
             stored_500: Mutex::new((0.0, Stored500::Everywhere)),
+            wrong_key_sales: AtomicU64::new(0),
+            fill_disk_after_key: Mutex::new(None),
+            cable_pull_after_next_create: AtomicBool::new(false),
         })
     }
 
@@ -405,6 +418,14 @@ impl Wire {
     }
 
     pub fn maybe_crash(&self, p: CrashPoint) {
+        if p == CrashPoint::AfterKeyCommit {
+            let engine = self.fill_disk_after_key.lock().unwrap().take();
+            if let Some(e) = engine {
+                // Every later write of this connection fails, as on a full disk; reads
+                // still work. The simulation lifts it once the operation is over.
+                e.with_ledger(|l| l.connection().pragma_update(None, "query_only", true)).expect("query_only");
+            }
+        }
         let fire = {
             let mut a = self.armed_crash.lock().unwrap();
             if *a == Some(p) {
@@ -426,7 +447,8 @@ impl Wire {
 
     fn to_psp(&self, req: &HttpRequest, key: Option<&str>) -> PspRequest {
         let (path, query) = req.path.split_once('?').unwrap_or((req.path.as_str(), ""));
-        let mut headers = vec![("authorization".to_string(), format!("Bearer {}", self.secret))];
+        let secret = if self.wrong_key_sales.load(Ordering::SeqCst) > 0 { "sk_test_not_this_account" } else { self.secret.as_str() };
+        let mut headers = vec![("authorization".to_string(), format!("Bearer {secret}"))];
         let method = match req.method {
             Method::Get => "GET",
             Method::Post => {
@@ -477,7 +499,15 @@ impl Wire {
         let crash_psp = is_post && self.psp_crash_next_post.swap(false, Ordering::SeqCst);
         let path = req.path.split('?').next().unwrap_or("").to_string();
         let mut scripted = false;
-        if crash_psp {
+        let cable_pull = !crash_psp
+            && is_post
+            && path == "/v1/payment_intents"
+            && !self.psp.is_offline()
+            && self.cable_pull_after_next_create.swap(false, Ordering::SeqCst);
+        if cable_pull {
+            self.psp.script_fault(&path, mock_psp::Fault::DropResponse, 1, None);
+            scripted = true;
+        } else if crash_psp {
             // Make this request park right after its claim, then kill the PSP.
             self.psp.script_fault(&path, mock_psp::Fault::Slow, 1, Some(1_000));
             scripted = true;
@@ -580,6 +610,10 @@ impl Wire {
                 Err(TransportError::ConnectRefused("PSP offline".into()))
             }
         };
+        if cable_pull {
+            self.psp.set_offline(true, Some(std::time::Duration::from_secs(15 * 60)));
+            self.stats.lock().unwrap().fault("cable_pulled_after_a_create");
+        }
         if is_post && !matches!(res, Err(TransportError::ConnectRefused(_))) {
             // The request reached the PSP: a crash here loses its answer.
             self.maybe_crash(CrashPoint::AfterSend);
