@@ -61,5 +61,10 @@ soak:
 
 # The cashier's app with the embedded, flaky mock PSP; data in the platform's app-data
 # dir (PAYDESK_DATA_DIR or --data-dir to override). Flags: make run ARGS="--help".
+# Built exactly as `make test` builds it: `cargo run -p paydesk` would resolve features
+# for that package alone (not unified with the workspace) and rebuild dozens of crates,
+# minutes, right after a `make test`; this build is then a no-op. Without a display the
+# app itself says so and how to run it anyway.
 run: deps-apt
-	cargo run -q -p paydesk -- $(ARGS)
+	cargo build --workspace --bins
+	$(TARGET_DIR)/debug/paydesk $(ARGS)

@@ -33,6 +33,7 @@ function s(tag, attrs = {}, ...children) {
 function announce(msg, tone = '') {
   const a = $('announce');
   a.textContent = msg;
+  a.title = msg;   // the bar may cut a long message short; the whole of it stays here
   a.className = 'announce' + (tone ? ' ' + tone : '');
 }
 function alertLoud(msg) {
@@ -96,7 +97,7 @@ function renderCart(c) {
       onchange: (e) => setQty(l.sku, e.target.value),
     });
     return h('li', { class: 'cart-line', 'data-sku': l.sku },
-      h('div', {}, h('div', { class: 'name', text: l.name }), h('div', { class: 'unit', text: `${l.unit_price_display} each` })),
+      h('div', { class: 'what' }, h('div', { class: 'name', text: l.name, title: l.name }), h('div', { class: 'unit', text: `${l.unit_price_display} each` })),
       h('div', { class: 'qty' },
         h('button', { type: 'button', 'aria-label': `One less ${l.name}`, text: '−', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity - 1) }),
         qty,
@@ -111,9 +112,17 @@ function renderCart(c) {
   $('charge').textContent = c.lines.length ? `Charge ${c.total_display}` : 'Charge';
 }
 
+/** A refused code under the barcode field ('' clears it), in place of the help line. */
+function scanError(msg) {
+  $('scan-error').textContent = msg;
+  $('scan-error').hidden = !msg;
+  $('scan-help').hidden = !!msg;
+}
+
 async function scan(code, fromCatalog = false) {
   try {
     const c = await invoke('scan', { code });
+    scanError('');
     renderCart(c);
     const line = c.lines.find((l) => l.sku.toLowerCase() === code.toLowerCase()) ||
       c.lines.find((l) => catalog.find((i) => i.barcode === code && i.sku === l.sku));
@@ -125,6 +134,7 @@ async function scan(code, fromCatalog = false) {
     return true;
   } catch (e) {
     alertLoud(errText(e));
+    if (!fromCatalog) scanError(errText(e));
     return false;
   }
 }
@@ -139,6 +149,7 @@ async function setQty(sku, q) {
 // ---------------------------------------------------------------- checkout
 function openCheckout(title) {
   checkoutOpen = true;
+  scanError('');
   $('checkout').hidden = false;
   $('checkout-title').textContent = title;
   $('progress').replaceChildren();
@@ -169,7 +180,7 @@ function addProgress(p) {
 function receiptNode(r) {
   return h('div', { class: 'receipt', id: 'receipt', 'aria-label': 'Receipt' },
     h('div', { class: 'row' }, h('span', { text: 'PayDesk demo store' }), h('span', { text: timeOf(r.at) })),
-    ...r.lines.map((l) => h('div', { class: 'row' }, h('span', { text: `${l.quantity} × ${l.name}` }), h('span', { text: l.line_total_display }))),
+    ...r.lines.map((l) => h('div', { class: 'row' }, h('span', { class: 'what', text: `${l.quantity} × ${l.name}` }), h('span', { text: l.line_total_display }))),
     h('div', { class: 'row total' }, h('span', { text: 'TOTAL' }), h('span', { text: r.total_display })),
     h('div', { class: 'row' }, h('span', { text: r.card_label || 'Card' }), h('span', { text: r.status_label })),
     r.psp_payment_id ? h('div', { class: 'row' }, h('span', { text: 'Ref' }), h('span', { text: r.psp_payment_id })) : null,
@@ -295,6 +306,7 @@ function renderStatus(st) {
   $('pending-forward').dataset.count = String(st.pending_forward);
   $('last-sync').textContent = `Last sync: ${st.last_sync ? timeOf(Number(st.last_sync)) : 'never'}`;
   $('fault-profile').textContent = st.psp_embedded ? `Embedded test PSP · faults: ${st.fault_profile}` : `PSP: ${st.psp_url}`;
+  $('fault-profile').title = $('fault-profile').textContent;   // the bar may cut it short
   const w = $('settings-waiting');
   w.hidden = !st.settings_waiting;
   w.textContent = st.settings_waiting ? 'New settings waiting' : '';
@@ -569,6 +581,7 @@ async function start() {
     if (!code) { if (cart && cart.lines.length) announce('Press F12 or the Charge button to take payment.'); return; }
     if (await scan(code)) input.value = ''; else input.select();
   });
+  $('scan').addEventListener('input', () => scanError(''));
   $('charge').addEventListener('click', charge);
   $('clear-cart').addEventListener('click', async () => {
     try { renderCart(await invoke('clear_cart')); announce('Cart cleared.'); focusScan(); } catch (e) { alertLoud(errText(e)); }
