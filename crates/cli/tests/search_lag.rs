@@ -8,7 +8,7 @@ use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp, Outcome};
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
 use paydesk_register::clock::VirtualClock;
 use paydesk_register::transport::{HttpRequest, Method};
-use paydesk_register::{CheckoutOutcome, Engine, EngineConfig, EngineError, OfflineLimits, SeededRandom};
+use paydesk_register::{CheckoutOutcome, Engine, EngineConfig, OfflineLimits, SeededRandom};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
