@@ -1,7 +1,7 @@
 //! The PSP itself: authentication, routing, the idempotency layer, the business
 //! operations (payment intents, refunds, events) and the admin endpoints. Everything
 //! here works on [`PspRequest`] → [`Outcome`] without a socket.
-use crate::faults::{Decision, Fault, FaultConfig, ScriptEntry};
+use crate::faults::{Decision, Fault};
 use crate::form::{self, Params};
 use crate::store::{self, IdemRow, StoreError, WriterState};
 use crate::Inner;
@@ -73,7 +73,7 @@ impl PspResponse {
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or(Value::Null)
     }
-    fn new(status: u16, body: Vec<u8>) -> Self {
+    pub(crate) fn new(status: u16, body: Vec<u8>) -> Self {
         PspResponse {
             status,
             headers: vec![("content-type".into(), "application/json".into())],
@@ -162,7 +162,8 @@ impl Stats {
 
 // ---------------------------------------------------------------- errors
 
-struct ApiError {
+#[derive(Debug)]
+pub(crate) struct ApiError {
     status: u16,
     typ: &'static str,
     code: Option<String>,
@@ -171,7 +172,7 @@ struct ApiError {
     extra: Vec<(&'static str, Value)>,
 }
 
-fn invalid(code: &str, message: impl Into<String>, param: Option<&str>) -> ApiError {
+pub(crate) fn invalid(code: &str, message: impl Into<String>, param: Option<&str>) -> ApiError {
     ApiError {
         status: 400,
         typ: "invalid_request_error",
@@ -194,7 +195,7 @@ fn missing(kind: &str, id: &str, param: Option<&str>) -> ApiError {
 }
 
 impl ApiError {
-    fn body(&self) -> Value {
+    pub(crate) fn body(&self) -> Value {
         let mut e = serde_json::Map::new();
         e.insert("type".into(), json!(self.typ));
         e.insert("code".into(), json!(self.code));
@@ -205,7 +206,7 @@ impl ApiError {
         }
         json!({ "error": e })
     }
-    fn response(&self) -> PspResponse {
+    pub(crate) fn response(&self) -> PspResponse {
         PspResponse::new(self.status, serde_json::to_vec(&self.body()).unwrap())
     }
 }
@@ -234,7 +235,7 @@ fn parse_amount(name: &str, v: &str) -> Result<i64, ApiError> {
     Ok(n)
 }
 
-fn truncate(s: &str, n: usize) -> String {
+pub(crate) fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
@@ -415,7 +416,7 @@ fn validate_post(path: &[&str], params: &Params) -> Result<Action, ApiError> {
     }
 }
 
-fn not_found_url(method: &str, path: &[&str]) -> ApiError {
+pub(crate) fn not_found_url(method: &str, path: &[&str]) -> ApiError {
     ApiError {
         status: 404,
         typ: "invalid_request_error",
@@ -617,7 +618,7 @@ impl Inner {
         let (acct, k2) = (account.to_string(), key.clone());
         let existing = self.store.read_point(move |c| store::get_idem(c, &acct, &k2), |row| row.is_some()).await.map_err(internal)?;
         if let Some(row) = existing {
-            if row.created_ms + self.retention_ms > now {
+            if row.created_ms.saturating_add(self.retention_ms) > now {
                 if row.fingerprint != fp {
                     return Err(self.mismatch(&row, &req.method, &req.path, &canon, &key));
                 }
@@ -909,7 +910,7 @@ impl Inner {
     }
 
     pub(crate) fn is_offline(&self) -> bool {
-        let mut g = self.offline.lock().unwrap();
+        let mut g = self.offline.lock();
         match *g {
             Offline::Online => false,
             Offline::Indefinite => true,
@@ -924,96 +925,12 @@ impl Inner {
         }
     }
 
-    // ------------------------------------------------------------ admin
-
-    async fn admin(&self, req: &PspRequest) -> PspResponse {
-        if !self.admin {
-            return not_found_url(&req.method, &req.path.trim_matches('/').split('/').collect::<Vec<_>>()).response();
-        }
-        let src = if req.method == "GET" { req.query.as_bytes().to_vec() } else { req.body.to_vec() };
-        let params = match form::parse(&src) {
-            Ok(p) => p,
-            Err(e) => return invalid("parameter_invalid_string", e.0, None).response(),
-        };
-        let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-        let ok = |v: Value| PspResponse::new(200, serde_json::to_vec(&v).unwrap());
-        match (req.method.as_str(), req.path.as_str()) {
-            ("GET", "/__admin/stats") => ok(self.stats_json()),
-            ("GET", "/__admin/faults") => ok(json!({"config": self.faults.config(), "script": self.faults.scripted()})),
-            ("POST", "/__admin/faults") => {
-                let mut cfg = match get("preset") {
-                    Some(p) => match FaultConfig::preset(p) {
-                        Some(c) => c,
-                        None => return invalid("parameter_invalid_string", "preset must be none, flaky or chaos", Some("preset")).response(),
-                    },
-                    None => self.faults.config(),
-                };
-                for f in Fault::ALL {
-                    if let Some(v) = get(f.name()) {
-                        match v.parse::<f64>() {
-                            Ok(p) if (0.0..=1.0).contains(&p) => cfg.set_rate(f, p),
-                            _ => return invalid("parameter_invalid_string", format!("{} must be a probability 0..1", f.name()), Some(f.name())).response(),
-                        }
-                    }
-                }
-                if let Some(v) = get("slow_ms") {
-                    match v.parse() {
-                        Ok(ms) => cfg.slow_ms = ms,
-                        Err(_) => return invalid("parameter_invalid_integer", "slow_ms must be an integer", Some("slow_ms")).response(),
-                    }
-                }
-                if let Some(v) = get("search_lag_ms") {
-                    match v.parse() {
-                        Ok(ms) => cfg.search_lag_ms = ms,
-                        Err(_) => return invalid("parameter_invalid_integer", "search_lag_ms must be an integer", Some("search_lag_ms")).response(),
-                    }
-                }
-                self.faults.set_config(cfg.clone());
-                ok(json!({"config": cfg}))
-            }
-            ("POST", "/__admin/faults/script") => {
-                let Some(fault) = get("fault").and_then(Fault::parse) else {
-                    return invalid("parameter_invalid_string", "fault must be one of drop_request, drop_response, slow, transient_503, transient_429, internal_error, duplicate_events", Some("fault")).response();
-                };
-                let path = get("path").unwrap_or("*").to_string();
-                let count = get("count").and_then(|c| c.parse().ok()).unwrap_or(1);
-                let slow_ms = get("slow_ms").and_then(|c| c.parse().ok());
-                self.faults.script(ScriptEntry { path, fault, remaining: count, slow_ms });
-                ok(json!({"script": self.faults.scripted()}))
-            }
-            ("POST", "/__admin/faults/script/clear") => {
-                self.faults.clear_script();
-                ok(json!({"script": []}))
-            }
-            ("POST", "/__admin/offline") => {
-                let on = get("on").map(|v| v == "true" || v == "1").unwrap_or(true);
-                let dur = get("duration_ms").and_then(|v| v.parse::<u64>().ok());
-                self.set_offline(on, dur.map(Duration::from_millis));
-                ok(json!({"offline": self.is_offline()}))
-            }
-            ("GET", "/__admin/clock") => ok(json!({"now_ms": self.clock.now_ms()})),
-            ("POST", "/__admin/clock/advance") => {
-                let ms = get("ms").and_then(|v| v.parse::<u64>().ok()).or_else(|| get("seconds").and_then(|v| v.parse::<u64>().ok()).map(|s| s * 1000));
-                let Some(ms) = ms else { return invalid("parameter_missing", "ms or seconds is required", Some("ms")).response() };
-                if !self.clock.advance(Duration::from_millis(ms)) {
-                    return invalid("clock_fixed", "this clock cannot be moved", None).response();
-                }
-                ok(json!({"now_ms": self.clock.now_ms()}))
-            }
-            ("POST", "/__admin/purge") => match self.purge_expired().await {
-                Ok((n, worst)) => ok(json!({"purged": n, "worst_chunk_ms": worst.as_secs_f64() * 1000.0})),
-                Err(e) => internal(e).response(),
-            },
-            _ => not_found_url(&req.method, &req.path.trim_matches('/').split('/').collect::<Vec<_>>()).response(),
-        }
-    }
-
     pub(crate) fn set_offline(&self, on: bool, duration: Option<Duration>) {
-        let mut g = self.offline.lock().unwrap();
+        let mut g = self.offline.lock();
         *g = match (on, duration) {
             (false, _) => Offline::Online,
             (true, None) => Offline::Indefinite,
-            (true, Some(d)) => Offline::Until(self.clock.now_ms() + d.as_millis() as i64),
+            (true, Some(d)) => Offline::Until(self.clock.now_ms().saturating_add(crate::clock::duration_ms(d))),
         };
     }
 
@@ -1049,7 +966,7 @@ impl Inner {
     /// 25%: a purge is housekeeping; at 50% its writes kept the disk busy enough that
     /// the writer's WAL-restart checkpoints took up to 72 ms, at 25% 26 ms).
     pub(crate) async fn purge_expired(&self) -> Result<(usize, Duration), StoreError> {
-        let cutoff = self.clock.now_ms() - self.retention_ms;
+        let cutoff = self.clock.now_ms().saturating_sub(self.retention_ms);
         let max_chunk = self.purge_chunk.max(1);
         let mut chunk = PURGE_FIRST_CHUNK.min(max_chunk);
         let mut total = 0;
@@ -1116,7 +1033,7 @@ fn should_retry(r: PspResponse) -> PspResponse {
     }
 }
 
-fn internal(e: StoreError) -> ApiError {
+pub(crate) fn internal(e: StoreError) -> ApiError {
     ApiError { status: 500, typ: "api_error", code: Some("internal_error".into()), message: format!("An internal error occurred: {e}"), param: None, extra: vec![] }
 }
 
@@ -1132,7 +1049,7 @@ enum Claim {
 #[allow(clippy::too_many_arguments)]
 fn claim(c: &Connection, account: &str, key: &str, method: &str, path: &str, fp: &str, canon: &str, now: i64, retention: i64, lock_timeout: i64) -> Result<Claim, StoreError> {
     if let Some(row) = store::get_idem(c, account, key)? {
-        if row.created_ms + retention > now {
+        if row.created_ms.saturating_add(retention) > now {
             if row.fingerprint != fp {
                 return Ok(Claim::Mismatch(row));
             }
@@ -1144,7 +1061,7 @@ fn claim(c: &Connection, account: &str, key: &str, method: &str, path: &str, fp:
             }
             // The executing request died (or is far too slow): take the lock over and
             // re-drive. Execution is keyed by this claim's id, so no second charge.
-            c.prepare_cached("UPDATE idem SET lock_until_ms=?2 WHERE id=?1")?.execute(params![row.id, now + lock_timeout])?;
+            c.prepare_cached("UPDATE idem SET lock_until_ms=?2 WHERE id=?1")?.execute(params![row.id, now.saturating_add(lock_timeout)])?;
             return Ok(Claim::Claimed { id: row.id, redrive: true });
         }
         // Past retention: forgotten; the same key is a new request.
@@ -1153,7 +1070,7 @@ fn claim(c: &Connection, account: &str, key: &str, method: &str, path: &str, fp:
     c.prepare_cached(
         "INSERT INTO idem (account, key, method, path, fingerprint, params, created_ms, lock_until_ms) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
     )?
-    .execute(params![account, key, method, path, fp, canon, now, now + lock_timeout])?;
+    .execute(params![account, key, method, path, fp, canon, now, now.saturating_add(lock_timeout)])?;
     Ok(Claim::Claimed { id: c.last_insert_rowid(), redrive: false })
 }
 
@@ -1804,7 +1721,7 @@ mod tests {
         let form = [("amount", "1999"), ("currency", "usd"), ("payment_method", "pm_card_visa"), ("confirm", "true")];
         let req = || PspRequest::post("/v1/payment_intents", "sk_test_a", Some("k-dropped"), &form);
         let store = psp.store();
-        let hold = store.durability().expect("group commit on a file").hold.lock().unwrap();
+        let hold = store.durability().expect("group commit on a file").hold.lock();
         let client = {
             let psp = psp.clone();
             let req = req();

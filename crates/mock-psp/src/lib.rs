@@ -19,6 +19,7 @@
 //! server.shutdown().await;
 //! # Ok(()) }
 //! ```
+pub mod admin;
 pub mod api;
 pub mod bench;
 pub mod clock;
@@ -26,6 +27,7 @@ pub mod faults;
 pub mod form;
 mod http;
 pub mod log_sync;
+pub mod schema;
 pub mod store;
 
 pub use api::{Outcome, PspRequest, PspResponse, Stats};
@@ -39,7 +41,8 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Largest accepted request body; larger bodies get a 413 and nothing is stored.
@@ -189,8 +192,8 @@ impl MockPspBuilder {
             inner: Arc::new(Inner {
                 store,
                 accounts,
-                retention_ms: self.retention.as_millis() as i64,
-                lock_timeout_ms: self.lock_timeout.as_millis() as i64,
+                retention_ms: clock::duration_ms(self.retention),
+                lock_timeout_ms: clock::duration_ms(self.lock_timeout),
                 faults: faults::FaultEngine::new(self.faults, seed),
                 clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
                 admin: self.admin,

@@ -219,3 +219,22 @@ fn the_bench_subcommand_runs_and_prints_every_figure() {
         assert!(!out.stderr.is_empty(), "{bad:?}");
     }
 }
+
+/// `mock-psp --db` on a PayDesk-ledger-like SQLite file exits with a clear message and
+/// leaves the file as it was.
+#[test]
+fn the_binary_refuses_a_foreign_database_and_leaves_it_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ledger.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch("CREATE TABLE payments (id INTEGER PRIMARY KEY); PRAGMA user_version = 3;").unwrap();
+    drop(c);
+    let before = std::fs::read(&db).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mock-psp")).args(["--addr", "127.0.0.1:0", "--secret-key", SK_A, "--db"]).arg(&db).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("not a mock-psp store") && err.contains("payments"), "{err}");
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("ledger.db")], "no journal left beside it");
+}
