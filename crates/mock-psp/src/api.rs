@@ -427,6 +427,39 @@ pub(crate) fn not_found_url(method: &str, path: &[&str]) -> ApiError {
     }
 }
 
+/// Longest accepted idempotency key, in characters (Stripe's limit).
+pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
+
+/// The request's idempotency key: exactly one `Idempotency-Key` header, 1 to 255
+/// printable ASCII characters (what an HTTP header carries unambiguously; a transport
+/// hands other bytes over as U+FFFD, see `http.rs`). Each way to get it wrong has its
+/// own message, so a client learns what to fix.
+fn idempotency_key(req: &PspRequest) -> Result<&str, ApiError> {
+    let mut keys = req.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("idempotency-key")).map(|(_, v)| v.as_str());
+    let Some(k) = keys.next() else {
+        return Err(invalid("idempotency_key_missing", "An Idempotency-Key header is required for POST requests.", None));
+    };
+    let more = keys.count();
+    if more > 0 {
+        return Err(invalid("idempotency_key_duplicate", format!("The request has {} Idempotency-Key headers; send exactly one (the server does not pick one for you).", more + 1), None));
+    }
+    if k.trim().is_empty() {
+        return Err(invalid("idempotency_key_invalid", "The Idempotency-Key header must not be empty.", None));
+    }
+    if let Some((i, c)) = k.chars().enumerate().find(|(_, c)| !(' '..='~').contains(c)) {
+        let what = match c {
+            '\u{fffd}' => "a byte that is not valid UTF-8".to_string(),
+            c if c.is_control() => format!("the control character U+{:04X}", c as u32),
+            c => format!("the non-ASCII character U+{:04X} '{c}'", c as u32),
+        };
+        return Err(invalid("idempotency_key_not_ascii", format!("The Idempotency-Key header must be printable ASCII (space to '~'); character {} is {what}. A UUID makes a good key.", i + 1), None));
+    }
+    if k.len() > MAX_IDEMPOTENCY_KEY_LEN {
+        return Err(invalid("idempotency_key_invalid", format!("The Idempotency-Key header must be at most {MAX_IDEMPOTENCY_KEY_LEN} characters (got {}).", k.len()), None));
+    }
+    Ok(k)
+}
+
 // ---------------------------------------------------------------- auth
 
 fn b64decode(s: &str) -> Option<Vec<u8>> {
@@ -545,8 +578,9 @@ impl Inner {
 
     fn finish(&self, resp: PspResponse, req: &PspRequest) -> PspResponse {
         let mut resp = resp.with("Request-Id", self.request_id()).with("Stripe-Version", "2025-03-31.basil");
-        if let Some(k) = req.header("idempotency-key") {
-            if req.method == "POST" && k.len() <= 255 {
+        // Echoed only when it is the request's one valid key (anything else was refused).
+        if req.method == "POST" {
+            if let Ok(k) = idempotency_key(req) {
                 resp = resp.with("Idempotency-Key", k);
             }
         }
@@ -595,12 +629,7 @@ impl Inner {
             return Err(not_found_url("POST", segs));
         }
         // The key is checked first: a POST without one is a client bug whatever its body.
-        let key = match req.header("idempotency-key") {
-            None => return Err(invalid("idempotency_key_missing", "An Idempotency-Key header is required for POST requests.", None)),
-            Some(k) if k.trim().is_empty() => return Err(invalid("idempotency_key_invalid", "The Idempotency-Key header must not be empty.", None)),
-            Some(k) if k.len() > 255 => return Err(invalid("idempotency_key_invalid", format!("The Idempotency-Key header must be at most 255 characters (got {}).", k.len()), None)),
-            Some(k) => k.to_string(),
-        };
+        let key = idempotency_key(req)?.to_string();
         let params = form::parse(&req.body).map_err(|e| invalid("parameter_invalid_string", e.0, None))?;
         let action = validate_post(segs, &params)?;
         let (fp, canon) = form::fingerprint(&req.method, &req.path, &params);
@@ -683,7 +712,7 @@ impl Inner {
                 return Ok(e.response().with("Retry-After", secs.to_string()).with("Stripe-Should-Retry", "true"));
             }
         };
-        let (status, body) = match done {
+        let (status, body, replayed) = match done {
             Some(done) => done,
             None => {
                 self.crash_point("after_claim");
@@ -694,7 +723,7 @@ impl Inner {
                 if detach {
                     match tokio::spawn(run).await {
                         Ok(done) => done,
-                        Err(e) => (500, serde_json::to_vec(&internal(StoreError(format!("execution task failed: {e}"))).body()).unwrap()),
+                        Err(e) => (500, serde_json::to_vec(&internal(StoreError(format!("execution task failed: {e}"))).body()).unwrap(), false),
                     }
                 } else {
                     run.await
@@ -702,13 +731,19 @@ impl Inner {
             }
         };
         self.crash_point("after_execute");
+        if replayed {
+            // Another execution of this claim (a re-drive, or the first one outliving
+            // its lock) finished first: this is its stored answer, not a new one.
+            return Ok(should_retry(PspResponse::new(status, body).with("Idempotent-Replayed", "true")));
+        }
         Ok(should_retry(PspResponse::new(status, body)))
     }
 
     /// Executes a committed claim unless the writer already did (`executed`), and
-    /// records the outcome: counters, and a stored 500 when execution failed.
+    /// records the outcome: counters, and a stored 500 when execution failed. The
+    /// flag: the answer is another execution's stored result (see `execute`).
     #[allow(clippy::too_many_arguments)]
-    async fn finish_claim(self: Arc<Self>, claim_id: i64, acct: String, key2: String, action: Action, slow_ms: Option<u64>, fail: bool, executed: Option<Result<Executed, StoreError>>) -> (u16, Vec<u8>) {
+    async fn finish_claim(self: Arc<Self>, claim_id: i64, acct: String, key2: String, action: Action, slow_ms: Option<u64>, fail: bool, executed: Option<Result<Executed, StoreError>>) -> (u16, Vec<u8>, bool) {
         let exec_now = self.clock.now_ms();
         let res = match executed {
             Some(r) => r,
@@ -727,7 +762,7 @@ impl Inner {
         match res {
             Ok(ex) => {
                 self.count(&ex);
-                (ex.status, ex.body)
+                (ex.status, ex.body, ex.replayed)
             }
             Err(e) => {
                 // Execution began and failed: store a 500 so a retry replays "unknown".
@@ -740,13 +775,17 @@ impl Inner {
                         Ok(())
                     })
                     .await;
-                (500, body)
+                (500, body, false)
             }
         }
     }
 
     /// Counts an execution in the stats.
     fn count(&self, ex: &Executed) {
+        if ex.replayed {
+            self.stats.replays.fetch_add(1, Relaxed);
+            return;
+        }
         self.stats.executions.fetch_add(1, Relaxed);
         if ex.charged {
             self.stats.charges.fetch_add(1, Relaxed);
@@ -949,6 +988,7 @@ impl Inner {
             "log_syncs": self.store.durability().map(|d| d.syncs.load(Relaxed)).unwrap_or(0),
             "log_sync_us": self.store.durability().map(|d| d.sync_us.load(Relaxed)).unwrap_or(0),
         });
+        v["http"] = self.http.stats.snapshot(self.http.open());
         v
     }
 
@@ -1077,6 +1117,9 @@ fn claim(c: &Connection, account: &str, key: &str, method: &str, path: &str, fp:
 struct Executed {
     status: u16,
     body: Vec<u8>,
+    /// The answer is the result another execution of the same claim stored: nothing
+    /// was executed now, and the client is told so (`Idempotent-Replayed`).
+    replayed: bool,
     charged: bool,
     declined: bool,
     refunded: bool,
@@ -1096,12 +1139,12 @@ fn execute(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, account:
             None => return Err(StoreError("the idempotency claim disappeared before execution".into())),
             Some((Some(s), Some(b))) => {
                 // Another (re-driven) execution finished first: answer with its result.
-                return Ok(Executed { status: s as u16, body: b, charged: false, declined: false, refunded: false });
+                return Ok(Executed { status: s as u16, body: b, replayed: true, charged: false, declined: false, refunded: false });
             }
             _ => {}
         }
     }
-    let mut ex = Executed { status: 200, body: vec![], charged: false, declined: false, refunded: false };
+    let mut ex = Executed { status: 200, body: vec![], replayed: false, charged: false, declined: false, refunded: false };
     let now = now_ms / 1000;
     // Success bodies come back as the JSON text already written to their table, so the
     // object is serialised once per request.
@@ -1194,6 +1237,8 @@ fn create_pi(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, accoun
         None => None,
     };
     if let Some(obj) = existing {
+        // The first execution's object: answered as what it is, a replay.
+        ex.replayed = true;
         return Ok(obj);
     }
     let id = st.mint("pi");
@@ -1339,6 +1384,8 @@ fn refund(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, account: 
         None => None,
     };
     if let Some(obj) = existing {
+        // The first execution's object: answered as what it is, a replay.
+        ex.replayed = true;
         return Ok(obj);
     }
     let pi = match (payment_intent, charge) {
