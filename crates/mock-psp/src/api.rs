@@ -3,6 +3,7 @@
 //! here works on [`PspRequest`] → [`Outcome`] without a socket.
 use crate::faults::{Decision, Fault};
 use crate::form::{self, Params};
+use crate::search;
 use crate::store::{self, IdemRow, StoreError, WriterState};
 use crate::Inner;
 use bytes::Bytes;
@@ -334,6 +335,14 @@ enum Action {
         id: String,
         reason: Option<String>,
     },
+    /// `POST /v1/payment_intents/:id`: metadata merged key by key (an empty value
+    /// deletes its key; `metadata=` empties it first), description set (empty: unset).
+    UpdatePi {
+        id: String,
+        clear_metadata: bool,
+        metadata: BTreeMap<String, String>,
+        description: Option<Option<String>>,
+    },
     Refund {
         payment_intent: Option<String>,
         charge: Option<String>,
@@ -385,6 +394,17 @@ fn validate_post(path: &[&str], params: &Params) -> Result<Action, ApiError> {
             let p = P::new(params, &["amount_to_capture", EXPAND], false)?;
             let amount = p.get("amount_to_capture").map(|v| parse_amount("amount_to_capture", v)).transpose()?;
             Ok(Action::Capture { id: id.to_string(), amount })
+        }
+        ["v1", "payment_intents", id] if valid_id(id) => {
+            let p = P::new(params, &["description", EXPAND], true)?;
+            let clear_metadata = params.iter().any(|(k, v)| k == "metadata" && v.is_empty());
+            if let Some(d) = p.get("description") {
+                if d.chars().count() > 1000 {
+                    return Err(invalid("parameter_invalid_string", "description is too long (at most 1000 characters)", Some("description")));
+                }
+            }
+            let description = p.get("description").map(|d| (!d.is_empty()).then(|| d.to_string()));
+            Ok(Action::UpdatePi { id: id.to_string(), clear_metadata, metadata: p.metadata, description })
         }
         ["v1", "payment_intents", id, "cancel"] if valid_id(id) => {
             let p = P::new(params, &["cancellation_reason", EXPAND], false)?;
@@ -624,7 +644,7 @@ impl Inner {
     // ------------------------------------------------------------ POST + idempotency
 
     async fn post(self: &Arc<Self>, account: &str, segs: &[&str], req: &PspRequest, decision: &Decision, detach: bool) -> Result<PspResponse, ApiError> {
-        let known = matches!(segs, ["v1", "payment_intents"] | ["v1", "refunds"] | ["v1", "payment_intents", _, "capture" | "cancel"]);
+        let known = matches!(segs, ["v1", "payment_intents"] | ["v1", "refunds"] | ["v1", "payment_intents", _] | ["v1", "payment_intents", _, "capture" | "cancel"]);
         if !known {
             return Err(not_found_url("POST", segs));
         }
@@ -840,17 +860,15 @@ impl Inner {
         let body: Value = match segs {
             ["v1", "payment_intents", "search"] => {
                 let p = P::new(&params, &["query", "limit", "page", EXPAND], false)?;
-                let q = parse_search(p.get("query").ok_or_else(|| invalid("parameter_missing", "Missing required param: query.", Some("query")))?)?;
+                let q = search::parse(p.get("query").ok_or_else(|| invalid("parameter_missing", "Missing required param: query.", Some("query")))?)?;
                 let limit = p.limit()?;
-                let page = match p.get("page") {
-                    None => None,
-                    Some(v) => Some(v.strip_prefix("pg_").and_then(|s| s.parse::<i64>().ok()).ok_or_else(|| invalid("parameter_invalid_string", "Invalid page", Some("page")))?),
-                };
+                let page = p.get("page").map(search::parse_page).transpose()?;
                 // Search lag (eventually consistent search, like Stripe's): PaymentIntents
                 // created less than `search_lag_ms` ago are not in the results yet.
                 let lag_ms = self.faults.config().search_lag_ms;
-                let max_created = (lag_ms > 0).then(|| visible_created_max_s(self.clock.now_ms(), lag_ms));
-                self.store.read(move |c| search(c, &acct, &q, limit, page, max_created)).await.map_err(internal)?
+                let max_created = (lag_ms > 0).then(|| search::visible_created_max_s(self.clock.now_ms(), lag_ms));
+                let page = self.store.read(move |c| search::search(c, &acct, &q, limit, page, max_created)).await.map_err(internal)?;
+                return Ok(PspResponse::new(200, page.to_bytes()));
             }
             ["v1", "payment_intents"] => {
                 let p = P::new(&params, &["limit", "starting_after", "ending_before", "created", "created[gt]", "created[gte]", "created[lt]", "created[lte]", "customer", EXPAND], false)?;
@@ -1155,6 +1173,7 @@ fn execute(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, account:
             Action::CreatePi { .. } => create_pi(c, st, claim_id, account, key, now, action, &mut ex),
             Action::Capture { id, amount } => capture(c, st, account, key, now, id, *amount, &mut ex),
             Action::Cancel { id, reason } => cancel(c, st, account, key, now, id, reason.as_deref()),
+            Action::UpdatePi { id, clear_metadata, metadata, description } => update_pi(c, account, id, *clear_metadata, metadata, description.as_ref()),
             Action::Refund { .. } => refund(c, st, claim_id, account, key, now, action, &mut ex),
         }
     };
@@ -1374,6 +1393,41 @@ fn cancel(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i
     let pi_json = save_pi(c, &pi)?;
     emit(c, st, account, key, now, "payment_intent.canceled", &pi_json)?;
     Ok(pi_json)
+}
+
+/// Most metadata keys an object may hold (Stripe's limit).
+const MAX_METADATA_KEYS: usize = 50;
+
+/// Stripe's update semantics for metadata and description. No event: Stripe sends
+/// none for such an update (there is no `payment_intent.updated`).
+fn update_pi(c: &Connection, account: &str, id: &str, clear_metadata: bool, changes: &BTreeMap<String, String>, description: Option<&Option<String>>) -> Result<String, ApiError> {
+    let found: Option<(i64, String)> = c
+        .prepare_cached("SELECT seq, obj FROM payment_intents WHERE id=?1 AND account=?2")
+        .and_then(|mut s| s.query_row(params![id, account], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+        .map_err(db)?;
+    let Some((seq, obj)) = found else { return Err(missing("payment_intent", id, Some("intent"))) };
+    let mut pi: Value = serde_json::from_str(&obj).map_err(|e| internal(StoreError(format!("stored payment intent {id} is unreadable: {e}"))))?;
+    let mut metadata: BTreeMap<String, String> = if clear_metadata { BTreeMap::new() } else { serde_json::from_value(pi["metadata"].clone()).unwrap_or_default() };
+    for (k, v) in changes {
+        if v.is_empty() {
+            metadata.remove(k);
+        } else {
+            metadata.insert(k.clone(), v.clone());
+        }
+    }
+    if metadata.len() > MAX_METADATA_KEYS {
+        return Err(invalid("parameter_invalid_string", format!("At most {MAX_METADATA_KEYS} metadata keys (this update would leave {}).", metadata.len()), Some("metadata")));
+    }
+    if let Some(d) = description {
+        pi["description"] = json!(d);
+    }
+    pi["metadata"] = json!(metadata);
+    // The search index follows the object: its rows are replaced with the new set.
+    c.prepare_cached("DELETE FROM pi_metadata WHERE account=?1 AND pi_seq=?2").and_then(|mut s| s.execute(params![account, seq])).map_err(db)?;
+    for (k, v) in &metadata {
+        c.prepare_cached("INSERT INTO pi_metadata (account, k, v, pi_seq) VALUES (?1,?2,?3,?4)").and_then(|mut s| s.execute(params![account, k, v, seq])).map_err(db)?;
+    }
+    save_pi(c, &pi)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1597,137 +1651,6 @@ fn list(c: &Connection, table: &str, account: &str, lp: &ListParams, filter: Lis
         data.reverse();
     }
     Ok(Ok(Page { data, has_more, url }))
-}
-
-#[derive(Clone, Debug)]
-enum Clause {
-    Metadata(String, String),
-    Field(String, String),
-}
-
-/// A subset of Stripe's search query language: clauses joined by AND, each
-/// `metadata['key']:'value'` or `status|currency|amount:'value'`.
-fn parse_search(q: &str) -> Result<Vec<Clause>, ApiError> {
-    let bad = || invalid("parameter_invalid_string", format!("Invalid search query: {}", truncate(q, 200)), Some("query"));
-    let mut out = vec![];
-    let parts: Vec<&str> = split_and(q);
-    for part in parts {
-        let part = part.trim();
-        let unq = |s: &str| -> Option<String> {
-            let s = s.trim();
-            if s.len() >= 2 && ((s.starts_with('\'') && s.ends_with('\'')) || (s.starts_with('"') && s.ends_with('"'))) {
-                Some(s[1..s.len() - 1].to_string())
-            } else if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-                Some(s.to_string())
-            } else {
-                None
-            }
-        };
-        if let Some(rest) = part.strip_prefix("metadata[") {
-            let close = rest.find("]:").ok_or_else(bad)?;
-            let k = unq(&rest[..close]).ok_or_else(bad)?;
-            let v = unq(&rest[close + 2..]).ok_or_else(bad)?;
-            out.push(Clause::Metadata(k, v));
-        } else if let Some((f, v)) = part.split_once(':') {
-            let f = f.trim();
-            if !["status", "currency", "amount"].contains(&f) {
-                return Err(invalid("parameter_invalid_string", format!("Field '{}' is an unsupported search field.", truncate(f, 40)), Some("query")));
-            }
-            out.push(Clause::Field(f.to_string(), unq(v).ok_or_else(bad)?));
-        } else {
-            return Err(bad());
-        }
-    }
-    if out.is_empty() {
-        return Err(bad());
-    }
-    Ok(out)
-}
-
-fn split_and(q: &str) -> Vec<&str> {
-    // Split on " AND " outside quotes.
-    let mut parts = vec![];
-    let b = q.as_bytes();
-    let mut quote: Option<u8> = None;
-    let mut start = 0;
-    let mut i = 0;
-    while i < b.len() {
-        match quote {
-            Some(qc) if b[i] == qc => quote = None,
-            Some(_) => {}
-            None if b[i] == b'\'' || b[i] == b'"' => quote = Some(b[i]),
-            None if b[i..].len() >= 5 && b[i..i + 5].eq_ignore_ascii_case(b" AND ") => {
-                parts.push(&q[start..i]);
-                start = i + 5;
-                i += 5;
-                continue;
-            }
-            None => {}
-        }
-        i += 1;
-    }
-    parts.push(&q[start..]);
-    parts
-}
-
-/// The newest `created` (Unix seconds) a search may show at `now_ms` with a search lag of
-/// `lag_ms`. `created` has second resolution: a PaymentIntent is taken to be created at
-/// the last millisecond of its second, so it is hidden for at least `lag_ms`, never less.
-fn visible_created_max_s(now_ms: i64, lag_ms: u64) -> i64 {
-    let lag = i64::try_from(lag_ms).unwrap_or(i64::MAX);
-    now_ms.saturating_sub(lag).saturating_sub(999).div_euclid(1000)
-}
-
-fn search(c: &Connection, account: &str, q: &[Clause], limit: i64, page: Option<i64>, max_created: Option<i64>) -> Result<Value, StoreError> {
-    let mut candidates: Option<Vec<i64>> = None;
-    for cl in q {
-        if let Clause::Metadata(k, v) = cl {
-            let mut st = c.prepare_cached("SELECT pi_seq FROM pi_metadata WHERE account=?1 AND k=?2 AND v=?3")?;
-            let seqs: Vec<i64> = st.query_map(params![account, k, v], |r| r.get(0))?.collect::<Result<_, _>>()?;
-            candidates = Some(match candidates {
-                None => seqs,
-                Some(prev) => prev.into_iter().filter(|s| seqs.contains(s)).collect(),
-            });
-        }
-    }
-    let mut rows: Vec<(i64, Value)> = vec![];
-    match candidates {
-        Some(mut seqs) => {
-            seqs.sort_unstable_by(|a, b| b.cmp(a));
-            for s in seqs {
-                let obj: String = c.query_row("SELECT obj FROM payment_intents WHERE seq=?1", params![s], |r| r.get(0))?;
-                rows.push((s, serde_json::from_str(&obj).unwrap_or(Value::Null)));
-            }
-        }
-        None => {
-            let mut st = c.prepare_cached("SELECT seq, obj FROM payment_intents WHERE account=?1 ORDER BY seq DESC")?;
-            for r in st.query_map(params![account], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
-                let (s, o) = r?;
-                rows.push((s, serde_json::from_str(&o).unwrap_or(Value::Null)));
-            }
-        }
-    }
-    let rows: Vec<(i64, Value)> = rows
-        .into_iter()
-        .filter(|(s, _)| page.is_none_or(|p| *s < p))
-        .filter(|(_, o)| max_created.is_none_or(|m| o["created"].as_i64().is_none_or(|c| c <= m)))
-        .filter(|(_, o)| {
-            q.iter().all(|cl| match cl {
-                Clause::Metadata(k, v) => o["metadata"][k] == *v,
-                Clause::Field(f, v) => match &o[f] {
-                    Value::String(s) => s == v,
-                    Value::Number(n) => n.to_string() == *v,
-                    _ => false,
-                },
-            })
-        })
-        .collect();
-    let total = rows.len();
-    let has_more = total as i64 > limit;
-    let page_rows: Vec<(i64, Value)> = rows.into_iter().take(limit as usize).collect();
-    let next_page = if has_more { page_rows.last().map(|(s, _)| format!("pg_{s}")) } else { None };
-    let data: Vec<Value> = page_rows.into_iter().map(|(_, o)| o).collect();
-    Ok(json!({"object": "search_result", "data": data, "has_more": has_more, "next_page": next_page, "url": "/v1/payment_intents/search"}))
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ pub mod form;
 mod http;
 pub mod log_sync;
 pub mod schema;
+pub mod search;
 pub mod store;
 
 pub use api::{Outcome, PspRequest, PspResponse, Stats};
