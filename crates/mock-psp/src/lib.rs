@@ -27,6 +27,7 @@ pub mod conns;
 pub mod faults;
 pub mod form;
 mod http;
+pub mod keys;
 pub mod log_sync;
 pub mod schema;
 pub mod search;
