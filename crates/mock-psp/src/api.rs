@@ -1,8 +1,9 @@
 //! The PSP itself: authentication, routing, the idempotency layer, the business
 //! operations (payment intents, refunds, events) and the admin endpoints. Everything
 //! here works on [`PspRequest`] → [`Outcome`] without a socket.
-use crate::faults::{Decision, Fault, FaultConfig, ScriptEntry};
+use crate::faults::{Decision, Fault};
 use crate::form::{self, Params};
+use crate::search;
 use crate::store::{self, IdemRow, StoreError, WriterState};
 use crate::Inner;
 use bytes::Bytes;
@@ -73,7 +74,7 @@ impl PspResponse {
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or(Value::Null)
     }
-    fn new(status: u16, body: Vec<u8>) -> Self {
+    pub(crate) fn new(status: u16, body: Vec<u8>) -> Self {
         PspResponse {
             status,
             headers: vec![("content-type".into(), "application/json".into())],
@@ -162,7 +163,8 @@ impl Stats {
 
 // ---------------------------------------------------------------- errors
 
-struct ApiError {
+#[derive(Debug)]
+pub(crate) struct ApiError {
     status: u16,
     typ: &'static str,
     code: Option<String>,
@@ -171,7 +173,7 @@ struct ApiError {
     extra: Vec<(&'static str, Value)>,
 }
 
-fn invalid(code: &str, message: impl Into<String>, param: Option<&str>) -> ApiError {
+pub(crate) fn invalid(code: &str, message: impl Into<String>, param: Option<&str>) -> ApiError {
     ApiError {
         status: 400,
         typ: "invalid_request_error",
@@ -194,7 +196,7 @@ fn missing(kind: &str, id: &str, param: Option<&str>) -> ApiError {
 }
 
 impl ApiError {
-    fn body(&self) -> Value {
+    pub(crate) fn body(&self) -> Value {
         let mut e = serde_json::Map::new();
         e.insert("type".into(), json!(self.typ));
         e.insert("code".into(), json!(self.code));
@@ -205,7 +207,7 @@ impl ApiError {
         }
         json!({ "error": e })
     }
-    fn response(&self) -> PspResponse {
+    pub(crate) fn response(&self) -> PspResponse {
         PspResponse::new(self.status, serde_json::to_vec(&self.body()).unwrap())
     }
 }
@@ -234,7 +236,7 @@ fn parse_amount(name: &str, v: &str) -> Result<i64, ApiError> {
     Ok(n)
 }
 
-fn truncate(s: &str, n: usize) -> String {
+pub(crate) fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
@@ -333,6 +335,14 @@ enum Action {
         id: String,
         reason: Option<String>,
     },
+    /// `POST /v1/payment_intents/:id`: metadata merged key by key (an empty value
+    /// deletes its key; `metadata=` empties it first), description set (empty: unset).
+    UpdatePi {
+        id: String,
+        clear_metadata: bool,
+        metadata: BTreeMap<String, String>,
+        description: Option<Option<String>>,
+    },
     Refund {
         payment_intent: Option<String>,
         charge: Option<String>,
@@ -385,6 +395,17 @@ fn validate_post(path: &[&str], params: &Params) -> Result<Action, ApiError> {
             let amount = p.get("amount_to_capture").map(|v| parse_amount("amount_to_capture", v)).transpose()?;
             Ok(Action::Capture { id: id.to_string(), amount })
         }
+        ["v1", "payment_intents", id] if valid_id(id) => {
+            let p = P::new(params, &["description", EXPAND], true)?;
+            let clear_metadata = params.iter().any(|(k, v)| k == "metadata" && v.is_empty());
+            if let Some(d) = p.get("description") {
+                if d.chars().count() > 1000 {
+                    return Err(invalid("parameter_invalid_string", "description is too long (at most 1000 characters)", Some("description")));
+                }
+            }
+            let description = p.get("description").map(|d| (!d.is_empty()).then(|| d.to_string()));
+            Ok(Action::UpdatePi { id: id.to_string(), clear_metadata, metadata: p.metadata, description })
+        }
         ["v1", "payment_intents", id, "cancel"] if valid_id(id) => {
             let p = P::new(params, &["cancellation_reason", EXPAND], false)?;
             let reason = p.get("cancellation_reason").map(str::to_string);
@@ -415,7 +436,7 @@ fn validate_post(path: &[&str], params: &Params) -> Result<Action, ApiError> {
     }
 }
 
-fn not_found_url(method: &str, path: &[&str]) -> ApiError {
+pub(crate) fn not_found_url(method: &str, path: &[&str]) -> ApiError {
     ApiError {
         status: 404,
         typ: "invalid_request_error",
@@ -424,6 +445,39 @@ fn not_found_url(method: &str, path: &[&str]) -> ApiError {
         param: None,
         extra: vec![],
     }
+}
+
+/// Longest accepted idempotency key, in characters (Stripe's limit).
+pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
+
+/// The request's idempotency key: exactly one `Idempotency-Key` header, 1 to 255
+/// printable ASCII characters (what an HTTP header carries unambiguously; a transport
+/// hands other bytes over as U+FFFD, see `http.rs`). Each way to get it wrong has its
+/// own message, so a client learns what to fix.
+fn idempotency_key(req: &PspRequest) -> Result<&str, ApiError> {
+    let mut keys = req.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("idempotency-key")).map(|(_, v)| v.as_str());
+    let Some(k) = keys.next() else {
+        return Err(invalid("idempotency_key_missing", "An Idempotency-Key header is required for POST requests.", None));
+    };
+    let more = keys.count();
+    if more > 0 {
+        return Err(invalid("idempotency_key_duplicate", format!("The request has {} Idempotency-Key headers; send exactly one (the server does not pick one for you).", more + 1), None));
+    }
+    if k.trim().is_empty() {
+        return Err(invalid("idempotency_key_invalid", "The Idempotency-Key header must not be empty.", None));
+    }
+    if let Some((i, c)) = k.chars().enumerate().find(|(_, c)| !(' '..='~').contains(c)) {
+        let what = match c {
+            '\u{fffd}' => "a byte that is not valid UTF-8".to_string(),
+            c if c.is_control() => format!("the control character U+{:04X}", c as u32),
+            c => format!("the non-ASCII character U+{:04X} '{c}'", c as u32),
+        };
+        return Err(invalid("idempotency_key_not_ascii", format!("The Idempotency-Key header must be printable ASCII (space to '~'); character {} is {what}. A UUID makes a good key.", i + 1), None));
+    }
+    if k.len() > MAX_IDEMPOTENCY_KEY_LEN {
+        return Err(invalid("idempotency_key_invalid", format!("The Idempotency-Key header must be at most {MAX_IDEMPOTENCY_KEY_LEN} characters (got {}).", k.len()), None));
+    }
+    Ok(k)
 }
 
 // ---------------------------------------------------------------- auth
@@ -544,8 +598,9 @@ impl Inner {
 
     fn finish(&self, resp: PspResponse, req: &PspRequest) -> PspResponse {
         let mut resp = resp.with("Request-Id", self.request_id()).with("Stripe-Version", "2025-03-31.basil");
-        if let Some(k) = req.header("idempotency-key") {
-            if req.method == "POST" && k.len() <= 255 {
+        // Echoed only when it is the request's one valid key (anything else was refused).
+        if req.method == "POST" {
+            if let Ok(k) = idempotency_key(req) {
                 resp = resp.with("Idempotency-Key", k);
             }
         }
@@ -589,17 +644,12 @@ impl Inner {
     // ------------------------------------------------------------ POST + idempotency
 
     async fn post(self: &Arc<Self>, account: &str, segs: &[&str], req: &PspRequest, decision: &Decision, detach: bool) -> Result<PspResponse, ApiError> {
-        let known = matches!(segs, ["v1", "payment_intents"] | ["v1", "refunds"] | ["v1", "payment_intents", _, "capture" | "cancel"]);
+        let known = matches!(segs, ["v1", "payment_intents"] | ["v1", "refunds"] | ["v1", "payment_intents", _] | ["v1", "payment_intents", _, "capture" | "cancel"]);
         if !known {
             return Err(not_found_url("POST", segs));
         }
         // The key is checked first: a POST without one is a client bug whatever its body.
-        let key = match req.header("idempotency-key") {
-            None => return Err(invalid("idempotency_key_missing", "An Idempotency-Key header is required for POST requests.", None)),
-            Some(k) if k.trim().is_empty() => return Err(invalid("idempotency_key_invalid", "The Idempotency-Key header must not be empty.", None)),
-            Some(k) if k.len() > 255 => return Err(invalid("idempotency_key_invalid", format!("The Idempotency-Key header must be at most 255 characters (got {}).", k.len()), None)),
-            Some(k) => k.to_string(),
-        };
+        let key = idempotency_key(req)?.to_string();
         let params = form::parse(&req.body).map_err(|e| invalid("parameter_invalid_string", e.0, None))?;
         let action = validate_post(segs, &params)?;
         let (fp, canon) = form::fingerprint(&req.method, &req.path, &params);
@@ -617,7 +667,7 @@ impl Inner {
         let (acct, k2) = (account.to_string(), key.clone());
         let existing = self.store.read_point(move |c| store::get_idem(c, &acct, &k2), |row| row.is_some()).await.map_err(internal)?;
         if let Some(row) = existing {
-            if row.created_ms + self.retention_ms > now {
+            if row.created_ms.saturating_add(self.retention_ms) > now {
                 if row.fingerprint != fp {
                     return Err(self.mismatch(&row, &req.method, &req.path, &canon, &key));
                 }
@@ -682,7 +732,7 @@ impl Inner {
                 return Ok(e.response().with("Retry-After", secs.to_string()).with("Stripe-Should-Retry", "true"));
             }
         };
-        let (status, body) = match done {
+        let (status, body, replayed) = match done {
             Some(done) => done,
             None => {
                 self.crash_point("after_claim");
@@ -693,7 +743,7 @@ impl Inner {
                 if detach {
                     match tokio::spawn(run).await {
                         Ok(done) => done,
-                        Err(e) => (500, serde_json::to_vec(&internal(StoreError(format!("execution task failed: {e}"))).body()).unwrap()),
+                        Err(e) => (500, serde_json::to_vec(&internal(StoreError(format!("execution task failed: {e}"))).body()).unwrap(), false),
                     }
                 } else {
                     run.await
@@ -701,13 +751,19 @@ impl Inner {
             }
         };
         self.crash_point("after_execute");
+        if replayed {
+            // Another execution of this claim (a re-drive, or the first one outliving
+            // its lock) finished first: this is its stored answer, not a new one.
+            return Ok(should_retry(PspResponse::new(status, body).with("Idempotent-Replayed", "true")));
+        }
         Ok(should_retry(PspResponse::new(status, body)))
     }
 
     /// Executes a committed claim unless the writer already did (`executed`), and
-    /// records the outcome: counters, and a stored 500 when execution failed.
+    /// records the outcome: counters, and a stored 500 when execution failed. The
+    /// flag: the answer is another execution's stored result (see `execute`).
     #[allow(clippy::too_many_arguments)]
-    async fn finish_claim(self: Arc<Self>, claim_id: i64, acct: String, key2: String, action: Action, slow_ms: Option<u64>, fail: bool, executed: Option<Result<Executed, StoreError>>) -> (u16, Vec<u8>) {
+    async fn finish_claim(self: Arc<Self>, claim_id: i64, acct: String, key2: String, action: Action, slow_ms: Option<u64>, fail: bool, executed: Option<Result<Executed, StoreError>>) -> (u16, Vec<u8>, bool) {
         let exec_now = self.clock.now_ms();
         let res = match executed {
             Some(r) => r,
@@ -726,7 +782,7 @@ impl Inner {
         match res {
             Ok(ex) => {
                 self.count(&ex);
-                (ex.status, ex.body)
+                (ex.status, ex.body, ex.replayed)
             }
             Err(e) => {
                 // Execution began and failed: store a 500 so a retry replays "unknown".
@@ -739,13 +795,17 @@ impl Inner {
                         Ok(())
                     })
                     .await;
-                (500, body)
+                (500, body, false)
             }
         }
     }
 
     /// Counts an execution in the stats.
     fn count(&self, ex: &Executed) {
+        if ex.replayed {
+            self.stats.replays.fetch_add(1, Relaxed);
+            return;
+        }
         self.stats.executions.fetch_add(1, Relaxed);
         if ex.charged {
             self.stats.charges.fetch_add(1, Relaxed);
@@ -800,17 +860,15 @@ impl Inner {
         let body: Value = match segs {
             ["v1", "payment_intents", "search"] => {
                 let p = P::new(&params, &["query", "limit", "page", EXPAND], false)?;
-                let q = parse_search(p.get("query").ok_or_else(|| invalid("parameter_missing", "Missing required param: query.", Some("query")))?)?;
+                let q = search::parse(p.get("query").ok_or_else(|| invalid("parameter_missing", "Missing required param: query.", Some("query")))?)?;
                 let limit = p.limit()?;
-                let page = match p.get("page") {
-                    None => None,
-                    Some(v) => Some(v.strip_prefix("pg_").and_then(|s| s.parse::<i64>().ok()).ok_or_else(|| invalid("parameter_invalid_string", "Invalid page", Some("page")))?),
-                };
+                let page = p.get("page").map(search::parse_page).transpose()?;
                 // Search lag (eventually consistent search, like Stripe's): PaymentIntents
                 // created less than `search_lag_ms` ago are not in the results yet.
                 let lag_ms = self.faults.config().search_lag_ms;
-                let max_created = (lag_ms > 0).then(|| visible_created_max_s(self.clock.now_ms(), lag_ms));
-                self.store.read(move |c| search(c, &acct, &q, limit, page, max_created)).await.map_err(internal)?
+                let max_created = (lag_ms > 0).then(|| search::visible_created_max_s(self.clock.now_ms(), lag_ms));
+                let page = self.store.read(move |c| search::search(c, &acct, &q, limit, page, max_created)).await.map_err(internal)?;
+                return Ok(PspResponse::new(200, page.to_bytes()));
             }
             ["v1", "payment_intents"] => {
                 let p = P::new(&params, &["limit", "starting_after", "ending_before", "created", "created[gt]", "created[gte]", "created[lt]", "created[lte]", "customer", EXPAND], false)?;
@@ -909,7 +967,7 @@ impl Inner {
     }
 
     pub(crate) fn is_offline(&self) -> bool {
-        let mut g = self.offline.lock().unwrap();
+        let mut g = self.offline.lock();
         match *g {
             Offline::Online => false,
             Offline::Indefinite => true,
@@ -924,96 +982,12 @@ impl Inner {
         }
     }
 
-    // ------------------------------------------------------------ admin
-
-    async fn admin(&self, req: &PspRequest) -> PspResponse {
-        if !self.admin {
-            return not_found_url(&req.method, &req.path.trim_matches('/').split('/').collect::<Vec<_>>()).response();
-        }
-        let src = if req.method == "GET" { req.query.as_bytes().to_vec() } else { req.body.to_vec() };
-        let params = match form::parse(&src) {
-            Ok(p) => p,
-            Err(e) => return invalid("parameter_invalid_string", e.0, None).response(),
-        };
-        let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-        let ok = |v: Value| PspResponse::new(200, serde_json::to_vec(&v).unwrap());
-        match (req.method.as_str(), req.path.as_str()) {
-            ("GET", "/__admin/stats") => ok(self.stats_json()),
-            ("GET", "/__admin/faults") => ok(json!({"config": self.faults.config(), "script": self.faults.scripted()})),
-            ("POST", "/__admin/faults") => {
-                let mut cfg = match get("preset") {
-                    Some(p) => match FaultConfig::preset(p) {
-                        Some(c) => c,
-                        None => return invalid("parameter_invalid_string", "preset must be none, flaky or chaos", Some("preset")).response(),
-                    },
-                    None => self.faults.config(),
-                };
-                for f in Fault::ALL {
-                    if let Some(v) = get(f.name()) {
-                        match v.parse::<f64>() {
-                            Ok(p) if (0.0..=1.0).contains(&p) => cfg.set_rate(f, p),
-                            _ => return invalid("parameter_invalid_string", format!("{} must be a probability 0..1", f.name()), Some(f.name())).response(),
-                        }
-                    }
-                }
-                if let Some(v) = get("slow_ms") {
-                    match v.parse() {
-                        Ok(ms) => cfg.slow_ms = ms,
-                        Err(_) => return invalid("parameter_invalid_integer", "slow_ms must be an integer", Some("slow_ms")).response(),
-                    }
-                }
-                if let Some(v) = get("search_lag_ms") {
-                    match v.parse() {
-                        Ok(ms) => cfg.search_lag_ms = ms,
-                        Err(_) => return invalid("parameter_invalid_integer", "search_lag_ms must be an integer", Some("search_lag_ms")).response(),
-                    }
-                }
-                self.faults.set_config(cfg.clone());
-                ok(json!({"config": cfg}))
-            }
-            ("POST", "/__admin/faults/script") => {
-                let Some(fault) = get("fault").and_then(Fault::parse) else {
-                    return invalid("parameter_invalid_string", "fault must be one of drop_request, drop_response, slow, transient_503, transient_429, internal_error, duplicate_events", Some("fault")).response();
-                };
-                let path = get("path").unwrap_or("*").to_string();
-                let count = get("count").and_then(|c| c.parse().ok()).unwrap_or(1);
-                let slow_ms = get("slow_ms").and_then(|c| c.parse().ok());
-                self.faults.script(ScriptEntry { path, fault, remaining: count, slow_ms });
-                ok(json!({"script": self.faults.scripted()}))
-            }
-            ("POST", "/__admin/faults/script/clear") => {
-                self.faults.clear_script();
-                ok(json!({"script": []}))
-            }
-            ("POST", "/__admin/offline") => {
-                let on = get("on").map(|v| v == "true" || v == "1").unwrap_or(true);
-                let dur = get("duration_ms").and_then(|v| v.parse::<u64>().ok());
-                self.set_offline(on, dur.map(Duration::from_millis));
-                ok(json!({"offline": self.is_offline()}))
-            }
-            ("GET", "/__admin/clock") => ok(json!({"now_ms": self.clock.now_ms()})),
-            ("POST", "/__admin/clock/advance") => {
-                let ms = get("ms").and_then(|v| v.parse::<u64>().ok()).or_else(|| get("seconds").and_then(|v| v.parse::<u64>().ok()).map(|s| s * 1000));
-                let Some(ms) = ms else { return invalid("parameter_missing", "ms or seconds is required", Some("ms")).response() };
-                if !self.clock.advance(Duration::from_millis(ms)) {
-                    return invalid("clock_fixed", "this clock cannot be moved", None).response();
-                }
-                ok(json!({"now_ms": self.clock.now_ms()}))
-            }
-            ("POST", "/__admin/purge") => match self.purge_expired().await {
-                Ok((n, worst)) => ok(json!({"purged": n, "worst_chunk_ms": worst.as_secs_f64() * 1000.0})),
-                Err(e) => internal(e).response(),
-            },
-            _ => not_found_url(&req.method, &req.path.trim_matches('/').split('/').collect::<Vec<_>>()).response(),
-        }
-    }
-
     pub(crate) fn set_offline(&self, on: bool, duration: Option<Duration>) {
-        let mut g = self.offline.lock().unwrap();
+        let mut g = self.offline.lock();
         *g = match (on, duration) {
             (false, _) => Offline::Online,
             (true, None) => Offline::Indefinite,
-            (true, Some(d)) => Offline::Until(self.clock.now_ms() + d.as_millis() as i64),
+            (true, Some(d)) => Offline::Until(self.clock.now_ms().saturating_add(crate::clock::duration_ms(d))),
         };
     }
 
@@ -1032,6 +1006,7 @@ impl Inner {
             "log_syncs": self.store.durability().map(|d| d.syncs.load(Relaxed)).unwrap_or(0),
             "log_sync_us": self.store.durability().map(|d| d.sync_us.load(Relaxed)).unwrap_or(0),
         });
+        v["http"] = self.http.stats.snapshot(self.http.open());
         v
     }
 
@@ -1049,7 +1024,7 @@ impl Inner {
     /// 25%: a purge is housekeeping; at 50% its writes kept the disk busy enough that
     /// the writer's WAL-restart checkpoints took up to 72 ms, at 25% 26 ms).
     pub(crate) async fn purge_expired(&self) -> Result<(usize, Duration), StoreError> {
-        let cutoff = self.clock.now_ms() - self.retention_ms;
+        let cutoff = self.clock.now_ms().saturating_sub(self.retention_ms);
         let max_chunk = self.purge_chunk.max(1);
         let mut chunk = PURGE_FIRST_CHUNK.min(max_chunk);
         let mut total = 0;
@@ -1116,7 +1091,7 @@ fn should_retry(r: PspResponse) -> PspResponse {
     }
 }
 
-fn internal(e: StoreError) -> ApiError {
+pub(crate) fn internal(e: StoreError) -> ApiError {
     ApiError { status: 500, typ: "api_error", code: Some("internal_error".into()), message: format!("An internal error occurred: {e}"), param: None, extra: vec![] }
 }
 
@@ -1132,7 +1107,7 @@ enum Claim {
 #[allow(clippy::too_many_arguments)]
 fn claim(c: &Connection, account: &str, key: &str, method: &str, path: &str, fp: &str, canon: &str, now: i64, retention: i64, lock_timeout: i64) -> Result<Claim, StoreError> {
     if let Some(row) = store::get_idem(c, account, key)? {
-        if row.created_ms + retention > now {
+        if row.created_ms.saturating_add(retention) > now {
             if row.fingerprint != fp {
                 return Ok(Claim::Mismatch(row));
             }
@@ -1144,7 +1119,7 @@ fn claim(c: &Connection, account: &str, key: &str, method: &str, path: &str, fp:
             }
             // The executing request died (or is far too slow): take the lock over and
             // re-drive. Execution is keyed by this claim's id, so no second charge.
-            c.prepare_cached("UPDATE idem SET lock_until_ms=?2 WHERE id=?1")?.execute(params![row.id, now + lock_timeout])?;
+            c.prepare_cached("UPDATE idem SET lock_until_ms=?2 WHERE id=?1")?.execute(params![row.id, now.saturating_add(lock_timeout)])?;
             return Ok(Claim::Claimed { id: row.id, redrive: true });
         }
         // Past retention: forgotten; the same key is a new request.
@@ -1153,13 +1128,16 @@ fn claim(c: &Connection, account: &str, key: &str, method: &str, path: &str, fp:
     c.prepare_cached(
         "INSERT INTO idem (account, key, method, path, fingerprint, params, created_ms, lock_until_ms) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
     )?
-    .execute(params![account, key, method, path, fp, canon, now, now + lock_timeout])?;
+    .execute(params![account, key, method, path, fp, canon, now, now.saturating_add(lock_timeout)])?;
     Ok(Claim::Claimed { id: c.last_insert_rowid(), redrive: false })
 }
 
 struct Executed {
     status: u16,
     body: Vec<u8>,
+    /// The answer is the result another execution of the same claim stored: nothing
+    /// was executed now, and the client is told so (`Idempotent-Replayed`).
+    replayed: bool,
     charged: bool,
     declined: bool,
     refunded: bool,
@@ -1179,12 +1157,12 @@ fn execute(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, account:
             None => return Err(StoreError("the idempotency claim disappeared before execution".into())),
             Some((Some(s), Some(b))) => {
                 // Another (re-driven) execution finished first: answer with its result.
-                return Ok(Executed { status: s as u16, body: b, charged: false, declined: false, refunded: false });
+                return Ok(Executed { status: s as u16, body: b, replayed: true, charged: false, declined: false, refunded: false });
             }
             _ => {}
         }
     }
-    let mut ex = Executed { status: 200, body: vec![], charged: false, declined: false, refunded: false };
+    let mut ex = Executed { status: 200, body: vec![], replayed: false, charged: false, declined: false, refunded: false };
     let now = now_ms / 1000;
     // Success bodies come back as the JSON text already written to their table, so the
     // object is serialised once per request.
@@ -1195,6 +1173,7 @@ fn execute(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, account:
             Action::CreatePi { .. } => create_pi(c, st, claim_id, account, key, now, action, &mut ex),
             Action::Capture { id, amount } => capture(c, st, account, key, now, id, *amount, &mut ex),
             Action::Cancel { id, reason } => cancel(c, st, account, key, now, id, reason.as_deref()),
+            Action::UpdatePi { id, clear_metadata, metadata, description } => update_pi(c, account, id, *clear_metadata, metadata, description.as_ref()),
             Action::Refund { .. } => refund(c, st, claim_id, account, key, now, action, &mut ex),
         }
     };
@@ -1277,6 +1256,8 @@ fn create_pi(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, accoun
         None => None,
     };
     if let Some(obj) = existing {
+        // The first execution's object: answered as what it is, a replay.
+        ex.replayed = true;
         return Ok(obj);
     }
     let id = st.mint("pi");
@@ -1414,6 +1395,41 @@ fn cancel(c: &Connection, st: &mut WriterState, account: &str, key: &str, now: i
     Ok(pi_json)
 }
 
+/// Most metadata keys an object may hold (Stripe's limit).
+const MAX_METADATA_KEYS: usize = 50;
+
+/// Stripe's update semantics for metadata and description. No event: Stripe sends
+/// none for such an update (there is no `payment_intent.updated`).
+fn update_pi(c: &Connection, account: &str, id: &str, clear_metadata: bool, changes: &BTreeMap<String, String>, description: Option<&Option<String>>) -> Result<String, ApiError> {
+    let found: Option<(i64, String)> = c
+        .prepare_cached("SELECT seq, obj FROM payment_intents WHERE id=?1 AND account=?2")
+        .and_then(|mut s| s.query_row(params![id, account], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+        .map_err(db)?;
+    let Some((seq, obj)) = found else { return Err(missing("payment_intent", id, Some("intent"))) };
+    let mut pi: Value = serde_json::from_str(&obj).map_err(|e| internal(StoreError(format!("stored payment intent {id} is unreadable: {e}"))))?;
+    let mut metadata: BTreeMap<String, String> = if clear_metadata { BTreeMap::new() } else { serde_json::from_value(pi["metadata"].clone()).unwrap_or_default() };
+    for (k, v) in changes {
+        if v.is_empty() {
+            metadata.remove(k);
+        } else {
+            metadata.insert(k.clone(), v.clone());
+        }
+    }
+    if metadata.len() > MAX_METADATA_KEYS {
+        return Err(invalid("parameter_invalid_string", format!("At most {MAX_METADATA_KEYS} metadata keys (this update would leave {}).", metadata.len()), Some("metadata")));
+    }
+    if let Some(d) = description {
+        pi["description"] = json!(d);
+    }
+    pi["metadata"] = json!(metadata);
+    // The search index follows the object: its rows are replaced with the new set.
+    c.prepare_cached("DELETE FROM pi_metadata WHERE account=?1 AND pi_seq=?2").and_then(|mut s| s.execute(params![account, seq])).map_err(db)?;
+    for (k, v) in &metadata {
+        c.prepare_cached("INSERT INTO pi_metadata (account, k, v, pi_seq) VALUES (?1,?2,?3,?4)").and_then(|mut s| s.execute(params![account, k, v, seq])).map_err(db)?;
+    }
+    save_pi(c, &pi)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn refund(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, account: &str, key: &str, now: i64, action: &Action, ex: &mut Executed) -> Result<String, ApiError> {
     let Action::Refund { payment_intent, charge, amount, reason, metadata } = action else { unreachable!() };
@@ -1422,6 +1438,8 @@ fn refund(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, account: 
         None => None,
     };
     if let Some(obj) = existing {
+        // The first execution's object: answered as what it is, a replay.
+        ex.replayed = true;
         return Ok(obj);
     }
     let pi = match (payment_intent, charge) {
@@ -1635,137 +1653,6 @@ fn list(c: &Connection, table: &str, account: &str, lp: &ListParams, filter: Lis
     Ok(Ok(Page { data, has_more, url }))
 }
 
-#[derive(Clone, Debug)]
-enum Clause {
-    Metadata(String, String),
-    Field(String, String),
-}
-
-/// A subset of Stripe's search query language: clauses joined by AND, each
-/// `metadata['key']:'value'` or `status|currency|amount:'value'`.
-fn parse_search(q: &str) -> Result<Vec<Clause>, ApiError> {
-    let bad = || invalid("parameter_invalid_string", format!("Invalid search query: {}", truncate(q, 200)), Some("query"));
-    let mut out = vec![];
-    let parts: Vec<&str> = split_and(q);
-    for part in parts {
-        let part = part.trim();
-        let unq = |s: &str| -> Option<String> {
-            let s = s.trim();
-            if s.len() >= 2 && ((s.starts_with('\'') && s.ends_with('\'')) || (s.starts_with('"') && s.ends_with('"'))) {
-                Some(s[1..s.len() - 1].to_string())
-            } else if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-                Some(s.to_string())
-            } else {
-                None
-            }
-        };
-        if let Some(rest) = part.strip_prefix("metadata[") {
-            let close = rest.find("]:").ok_or_else(bad)?;
-            let k = unq(&rest[..close]).ok_or_else(bad)?;
-            let v = unq(&rest[close + 2..]).ok_or_else(bad)?;
-            out.push(Clause::Metadata(k, v));
-        } else if let Some((f, v)) = part.split_once(':') {
-            let f = f.trim();
-            if !["status", "currency", "amount"].contains(&f) {
-                return Err(invalid("parameter_invalid_string", format!("Field '{}' is an unsupported search field.", truncate(f, 40)), Some("query")));
-            }
-            out.push(Clause::Field(f.to_string(), unq(v).ok_or_else(bad)?));
-        } else {
-            return Err(bad());
-        }
-    }
-    if out.is_empty() {
-        return Err(bad());
-    }
-    Ok(out)
-}
-
-fn split_and(q: &str) -> Vec<&str> {
-    // Split on " AND " outside quotes.
-    let mut parts = vec![];
-    let b = q.as_bytes();
-    let mut quote: Option<u8> = None;
-    let mut start = 0;
-    let mut i = 0;
-    while i < b.len() {
-        match quote {
-            Some(qc) if b[i] == qc => quote = None,
-            Some(_) => {}
-            None if b[i] == b'\'' || b[i] == b'"' => quote = Some(b[i]),
-            None if b[i..].len() >= 5 && b[i..i + 5].eq_ignore_ascii_case(b" AND ") => {
-                parts.push(&q[start..i]);
-                start = i + 5;
-                i += 5;
-                continue;
-            }
-            None => {}
-        }
-        i += 1;
-    }
-    parts.push(&q[start..]);
-    parts
-}
-
-/// The newest `created` (Unix seconds) a search may show at `now_ms` with a search lag of
-/// `lag_ms`. `created` has second resolution: a PaymentIntent is taken to be created at
-/// the last millisecond of its second, so it is hidden for at least `lag_ms`, never less.
-fn visible_created_max_s(now_ms: i64, lag_ms: u64) -> i64 {
-    let lag = i64::try_from(lag_ms).unwrap_or(i64::MAX);
-    now_ms.saturating_sub(lag).saturating_sub(999).div_euclid(1000)
-}
-
-fn search(c: &Connection, account: &str, q: &[Clause], limit: i64, page: Option<i64>, max_created: Option<i64>) -> Result<Value, StoreError> {
-    let mut candidates: Option<Vec<i64>> = None;
-    for cl in q {
-        if let Clause::Metadata(k, v) = cl {
-            let mut st = c.prepare_cached("SELECT pi_seq FROM pi_metadata WHERE account=?1 AND k=?2 AND v=?3")?;
-            let seqs: Vec<i64> = st.query_map(params![account, k, v], |r| r.get(0))?.collect::<Result<_, _>>()?;
-            candidates = Some(match candidates {
-                None => seqs,
-                Some(prev) => prev.into_iter().filter(|s| seqs.contains(s)).collect(),
-            });
-        }
-    }
-    let mut rows: Vec<(i64, Value)> = vec![];
-    match candidates {
-        Some(mut seqs) => {
-            seqs.sort_unstable_by(|a, b| b.cmp(a));
-            for s in seqs {
-                let obj: String = c.query_row("SELECT obj FROM payment_intents WHERE seq=?1", params![s], |r| r.get(0))?;
-                rows.push((s, serde_json::from_str(&obj).unwrap_or(Value::Null)));
-            }
-        }
-        None => {
-            let mut st = c.prepare_cached("SELECT seq, obj FROM payment_intents WHERE account=?1 ORDER BY seq DESC")?;
-            for r in st.query_map(params![account], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
-                let (s, o) = r?;
-                rows.push((s, serde_json::from_str(&o).unwrap_or(Value::Null)));
-            }
-        }
-    }
-    let rows: Vec<(i64, Value)> = rows
-        .into_iter()
-        .filter(|(s, _)| page.is_none_or(|p| *s < p))
-        .filter(|(_, o)| max_created.is_none_or(|m| o["created"].as_i64().is_none_or(|c| c <= m)))
-        .filter(|(_, o)| {
-            q.iter().all(|cl| match cl {
-                Clause::Metadata(k, v) => o["metadata"][k] == *v,
-                Clause::Field(f, v) => match &o[f] {
-                    Value::String(s) => s == v,
-                    Value::Number(n) => n.to_string() == *v,
-                    _ => false,
-                },
-            })
-        })
-        .collect();
-    let total = rows.len();
-    let has_more = total as i64 > limit;
-    let page_rows: Vec<(i64, Value)> = rows.into_iter().take(limit as usize).collect();
-    let next_page = if has_more { page_rows.last().map(|(s, _)| format!("pg_{s}")) } else { None };
-    let data: Vec<Value> = page_rows.into_iter().map(|(_, o)| o).collect();
-    Ok(json!({"object": "search_result", "data": data, "has_more": has_more, "next_page": next_page, "url": "/v1/payment_intents/search"}))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1804,7 +1691,7 @@ mod tests {
         let form = [("amount", "1999"), ("currency", "usd"), ("payment_method", "pm_card_visa"), ("confirm", "true")];
         let req = || PspRequest::post("/v1/payment_intents", "sk_test_a", Some("k-dropped"), &form);
         let store = psp.store();
-        let hold = store.durability().expect("group commit on a file").hold.lock().unwrap();
+        let hold = store.durability().expect("group commit on a file").hold.lock();
         let client = {
             let psp = psp.clone();
             let req = req();

@@ -3,7 +3,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -215,21 +215,21 @@ impl FaultEngine {
         }
     }
     pub fn config(&self) -> FaultConfig {
-        self.config.lock().unwrap().clone()
+        self.config.lock().clone()
     }
     pub fn set_config(&self, c: FaultConfig) {
-        *self.config.lock().unwrap() = c;
+        *self.config.lock() = c;
     }
     pub fn script(&self, entry: ScriptEntry) {
         if entry.remaining > 0 {
-            self.script.lock().unwrap().push(entry);
+            self.script.lock().push(entry);
         }
     }
     pub fn scripted(&self) -> Vec<ScriptEntry> {
-        self.script.lock().unwrap().clone()
+        self.script.lock().clone()
     }
     pub fn clear_script(&self) {
-        self.script.lock().unwrap().clear();
+        self.script.lock().clear();
     }
 
     /// Decides the faults for one request. A scripted fault for the path wins over
@@ -239,7 +239,7 @@ impl FaultEngine {
         let mut d = Decision::default();
         let cfg = self.config();
         {
-            let mut script = self.script.lock().unwrap();
+            let mut script = self.script.lock();
             if let Some(pos) = script.iter().position(|e| {
                 e.path == path || (e.path.ends_with('*') && path.starts_with(&e.path[..e.path.len() - 1]))
             }) {
@@ -260,7 +260,7 @@ impl FaultEngine {
                 return d;
             }
         }
-        let mut rng = self.rng.lock().unwrap();
+        let mut rng = self.rng.lock();
         let draws: [f64; 7] = std::array::from_fn(|_| rng.random::<f64>());
         let is_post = method == "POST";
         let is_events = path == "/v1/events";
@@ -293,7 +293,7 @@ impl FaultEngine {
 
     /// A seeded draw for callers that need extra randomness (event redelivery).
     pub fn with_rng<T>(&self, f: impl FnOnce(&mut ChaCha8Rng) -> T) -> T {
-        f(&mut self.rng.lock().unwrap())
+        f(&mut self.rng.lock())
     }
 }
 

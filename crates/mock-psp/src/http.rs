@@ -1,6 +1,8 @@
 //! HTTP/1.1 transport over hyper: turns [`Outcome`]s into socket behaviour
-//! (answer, never answer, close after commit, reset while offline).
+//! (answer, never answer, close after commit, reset while offline), within the
+//! connection limits of [`crate::conns`].
 use crate::api::{Outcome, PspRequest};
+use crate::conns::{self, Admitted, Expiry, Phase};
 use crate::{MockPsp, MAX_BODY_BYTES};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -10,6 +12,7 @@ use hyper_util::rt::TokioIo;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
@@ -91,10 +94,14 @@ async fn accept_loop(psp: MockPsp, listener: TcpListener, mut stop: watch::Recei
                     tokio::time::sleep(Duration::from_millis(20)).await;
                     continue;
                 };
+                let Some(admitted) = psp.inner.http.admit() else {
+                    refuse(stream);
+                    continue;
+                };
                 let _ = stream.set_nodelay(true);
                 let psp = psp.clone();
                 let stop = stop.clone();
-                conns.spawn(async move { connection(psp, stream, stop).await });
+                conns.spawn(async move { connection(psp, stream, admitted, stop).await });
             }
             _ = stop.changed() => break,
             Some(_) = conns.join_next(), if !conns.is_empty() => {}
@@ -106,8 +113,19 @@ async fn accept_loop(psp: MockPsp, listener: TcpListener, mut stop: watch::Recei
     while conns.join_next().await.is_some() {}
 }
 
-async fn connection(psp: MockPsp, stream: TcpStream, mut stop: watch::Receiver<bool>) {
+/// Every open connection is executing a request: answer a new one with a 503 at once
+/// (a client retries later) instead of keeping it waiting. The socket's buffer is empty,
+/// so the write cannot block.
+fn refuse(stream: TcpStream) {
+    let body = r#"{"error":{"type":"api_error","code":"server_busy","message":"Every connection is executing a request; retry shortly.","param":null}}"#;
+    let head = format!("HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n", body.len());
+    let _ = stream.try_write(format!("{head}{body}").as_bytes());
+    drop(stream);
+}
+
+async fn connection(psp: MockPsp, stream: TcpStream, admitted: Admitted, mut stop: watch::Receiver<bool>) {
     let fd = stream.as_raw_fd();
+    let me = admitted.conn.clone();
     if psp.inner.is_offline() {
         // Offline: only the admin endpoints get through (so offline can be turned off);
         // every other connection is reset as soon as it speaks.
@@ -123,17 +141,43 @@ async fn connection(psp: MockPsp, stream: TcpStream, mut stop: watch::Receiver<b
     }
     let kill = Arc::new(Notify::new());
     let k2 = kill.clone();
+    let limits = psp.inner.http.limits;
+    let (psp2, me2) = (psp.clone(), me.clone());
     let svc = hyper::service::service_fn(move |req: Request<Incoming>| {
-        let psp = psp.clone();
+        let psp = psp2.clone();
         let kill = k2.clone();
-        async move { Ok::<_, Infallible>(handle_http(psp, req, kill, fd).await) }
+        let me = me2.clone();
+        async move { Ok::<_, Infallible>(handle_http(psp, req, kill, fd, me).await) }
     });
-    let conn = hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), svc);
+    let conn = hyper::server::conn::http1::Builder::new()
+        .keep_alive(true)
+        .max_buf_size(conns::READ_BUFFER_BYTES)
+        .max_header_size(conns::MAX_HEADER_BYTES)
+        .max_headers(conns::MAX_HEADERS)
+        .serve_connection(TokioIo::new(stream), svc);
     tokio::pin!(conn);
-    tokio::select! {
-        _ = conn.as_mut() => return,
-        _ = kill.notified() => return,
-        _ = stop.changed() => {}
+    // Dropping `conn` closes the socket: every early return below closes it.
+    loop {
+        let deadline = me.deadline(&limits);
+        let changed = me.changed.notified();
+        tokio::select! {
+            _ = conn.as_mut() => return,
+            _ = kill.notified() => return,
+            _ = me.evict.notified() => return,
+            _ = changed => continue,
+            _ = tokio::time::sleep_until(deadline.map(|d| d.0).unwrap_or_else(far_future)), if deadline.is_some() => {
+                // The phase may have changed just now: only a deadline still current closes.
+                match me.deadline(&limits) {
+                    Some((d, why)) if d <= tokio::time::Instant::now() => {
+                        let counter = if why == Expiry::Header { &psp.inner.http.stats.header_timeouts } else { &psp.inner.http.stats.idle_timeouts };
+                        counter.fetch_add(1, Relaxed);
+                        return;
+                    }
+                    _ => continue,
+                }
+            }
+            _ = stop.changed() => break,
+        }
     }
     // Shutting down: let a request in flight finish (briefly), then close.
     conn.as_mut().graceful_shutdown();
@@ -153,44 +197,37 @@ fn json_response(status: u16, body: &str) -> Response<Full<Bytes>> {
         .unwrap()
 }
 
-async fn handle_http(psp: MockPsp, req: Request<Incoming>, kill: Arc<Notify>, fd: i32) -> Response<Full<Bytes>> {
-    let (parts, mut body) = req.into_parts();
-    // Read the body with a bound; past it, drain (up to 16 MiB) so the client can read
-    // our 413, and store nothing.
-    let mut buf: Vec<u8> = Vec::new();
-    let mut total = 0usize;
-    let mut too_large = parts
-        .headers
-        .get("content-length")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok())
-        .is_some_and(|n| n > MAX_BODY_BYTES);
-    while let Some(frame) = body.frame().await {
-        let Ok(frame) = frame else {
-            return json_response(400, r#"{"error":{"type":"invalid_request_error","code":"body_unreadable","message":"The request body could not be read.","param":null}}"#);
-        };
-        if let Ok(data) = frame.into_data() {
-            total += data.len();
-            if total > MAX_BODY_BYTES {
-                too_large = true;
-            }
-            if !too_large {
-                buf.extend_from_slice(&data);
-            }
-            if total > 16 * 1024 * 1024 {
-                break;
-            }
+fn far_future() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(86400 * 365)
+}
+
+/// Marks the connection idle again when its request's handling ends, however it ends
+/// (answered, or dropped because the client went away).
+struct Served(Arc<conns::Conn>);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.0.set_phase(Phase::Waiting);
+    }
+}
+
+async fn handle_http(psp: MockPsp, req: Request<Incoming>, kill: Arc<Notify>, fd: i32, me: Arc<conns::Conn>) -> Response<Full<Bytes>> {
+    me.set_phase(Phase::Reading);
+    let served = Served(me);
+    let body_timeout = psp.inner.http.limits.header_timeout;
+    let read = tokio::time::timeout(body_timeout, read_body(&psp, req)).await;
+    let (parts, buf) = match read {
+        Ok(Ok(r)) => r,
+        Ok(Err(resp)) => return resp,
+        Err(_) => {
+            psp.inner.http.stats.body_timeouts.fetch_add(1, Relaxed);
+            return json_response(408, &format!(r#"{{"error":{{"type":"invalid_request_error","code":"request_timeout","message":"The request body did not arrive within {} ms of its headers.","param":null}}}}"#, body_timeout.as_millis()));
         }
-    }
-    if too_large {
-        psp.inner.stats.rejected.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        return json_response(413, &format!(r#"{{"error":{{"type":"invalid_request_error","code":"request_too_large","message":"Request bodies are limited to {MAX_BODY_BYTES} bytes.","param":null}}}}"#));
-    }
-    let headers = parts
-        .headers
-        .iter()
-        .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
-        .collect();
+    };
+    served.0.set_phase(Phase::Executing);
+    // Header values are handed over as text; bytes that are not UTF-8 become U+FFFD, so
+    // the API can say what is wrong with them instead of treating the header as absent.
+    let headers = parts.headers.iter().map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
     let preq = PspRequest {
         method: parts.method.as_str().to_string(),
         path: parts.uri.path().to_string(),
@@ -198,13 +235,20 @@ async fn handle_http(psp: MockPsp, req: Request<Incoming>, kill: Arc<Notify>, fd
         headers,
         body: Bytes::from(buf),
     };
+    // Until this returns, the connection counts as executing (never evicted); an
+    // unanswered request (DropRequest) keeps counting so until it gives up.
     match psp.handle_detached(preq).await {
         Outcome::Respond(r) => {
+            drop(served);
             let mut b = Response::builder().status(r.status);
             for (k, v) in &r.headers {
-                b = b.header(k.as_str(), v.as_str());
+                // A header the API built from request text is never allowed to make the
+                // answer unbuildable; such a header is left out.
+                if let (Ok(k), Ok(v)) = (hyper::header::HeaderName::from_bytes(k.as_bytes()), hyper::header::HeaderValue::from_str(v)) {
+                    b = b.header(k, v);
+                }
             }
-            b.body(Full::new(r.body)).unwrap()
+            b.body(Full::new(r.body)).unwrap_or_else(|_| json_response(500, r#"{"error":{"type":"api_error","code":"internal_error","message":"The answer could not be encoded.","param":null}}"#))
         }
         Outcome::DropResponse(_) => {
             kill.notify_one();
@@ -223,4 +267,40 @@ async fn handle_http(psp: MockPsp, req: Request<Incoming>, kill: Arc<Notify>, fd
             std::future::pending().await
         }
     }
+}
+
+/// Reads the body with a bound; past it, drains (up to 16 MiB) so the client can read
+/// the 413, and stores nothing.
+async fn read_body(psp: &MockPsp, req: Request<Incoming>) -> Result<(hyper::http::request::Parts, Vec<u8>), Response<Full<Bytes>>> {
+    let (parts, mut body) = req.into_parts();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut total = 0usize;
+    let mut too_large = parts
+        .headers
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|n| n > MAX_BODY_BYTES);
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            return Err(json_response(400, r#"{"error":{"type":"invalid_request_error","code":"body_unreadable","message":"The request body could not be read.","param":null}}"#));
+        };
+        if let Ok(data) = frame.into_data() {
+            total += data.len();
+            if total > MAX_BODY_BYTES {
+                too_large = true;
+            }
+            if !too_large {
+                buf.extend_from_slice(&data);
+            }
+            if total > 16 * 1024 * 1024 {
+                break;
+            }
+        }
+    }
+    if too_large {
+        psp.inner.stats.rejected.fetch_add(1, Relaxed);
+        return Err(json_response(413, &format!(r#"{{"error":{{"type":"invalid_request_error","code":"request_too_large","message":"Request bodies are limited to {MAX_BODY_BYTES} bytes.","param":null}}}}"#)));
+    }
+    Ok((parts, buf))
 }

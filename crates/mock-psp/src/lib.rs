@@ -19,17 +19,23 @@
 //! server.shutdown().await;
 //! # Ok(()) }
 //! ```
+pub mod admin;
 pub mod api;
 pub mod bench;
 pub mod clock;
+pub mod conns;
 pub mod faults;
 pub mod form;
 mod http;
+pub mod keys;
 pub mod log_sync;
+pub mod schema;
+pub mod search;
 pub mod store;
 
 pub use api::{Outcome, PspRequest, PspResponse, Stats};
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use conns::HttpLimits;
 pub use faults::{Fault, FaultConfig, ScriptEntry};
 pub use http::RunningServer;
 pub use store::DbLocation;
@@ -39,7 +45,8 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Largest accepted request body; larger bodies get a 413 and nothing is stored.
@@ -60,6 +67,7 @@ pub struct MockPspBuilder {
     purge_chunk: usize,
     purge_interval: Duration,
     crash_point: Option<String>,
+    http: HttpLimits,
 }
 
 impl Default for MockPspBuilder {
@@ -79,6 +87,7 @@ impl Default for MockPspBuilder {
             purge_chunk: 200,
             purge_interval: Duration::from_secs(60),
             crash_point: std::env::var("MOCK_PSP_CRASH_POINT").ok().filter(|s| !s.is_empty()),
+            http: HttpLimits::default(),
         }
     }
 }
@@ -176,6 +185,31 @@ impl MockPspBuilder {
         self
     }
 
+    /// How long a client has, from connecting, to send its first request's headers,
+    /// and, from its headers, to send its body (default 10 s). Past it the connection
+    /// is closed (a late body gets a 408 first). At least 1 ms.
+    pub fn header_timeout(mut self, d: Duration) -> Self {
+        self.http.header_timeout = d.max(Duration::from_millis(1));
+        self
+    }
+    /// How long a kept-alive connection may sit idle after an answer (default 75 s).
+    pub fn idle_timeout(mut self, d: Duration) -> Self {
+        self.http.idle_timeout = d.max(Duration::from_millis(1));
+        self
+    }
+    /// Most connections open at once (default 512, at least 1): past it a new
+    /// connection closes the idlest one that is not executing a request, or is refused
+    /// with a 503 when all are (see [`conns`]).
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.http.max_connections = n.max(1);
+        self
+    }
+    /// All three HTTP limits at once.
+    pub fn http_limits(mut self, l: HttpLimits) -> Self {
+        self = self.header_timeout(l.header_timeout).idle_timeout(l.idle_timeout).max_connections(l.max_connections);
+        self
+    }
+
     pub fn build(self) -> std::io::Result<MockPsp> {
         let seed = self.seed.unwrap_or_else(store::random_seed);
         let mode = if self.inline_writes {
@@ -189,8 +223,8 @@ impl MockPspBuilder {
             inner: Arc::new(Inner {
                 store,
                 accounts,
-                retention_ms: self.retention.as_millis() as i64,
-                lock_timeout_ms: self.lock_timeout.as_millis() as i64,
+                retention_ms: clock::duration_ms(self.retention),
+                lock_timeout_ms: clock::duration_ms(self.lock_timeout),
                 faults: faults::FaultEngine::new(self.faults, seed),
                 clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
                 admin: self.admin,
@@ -202,6 +236,7 @@ impl MockPspBuilder {
                 purge_chunk: self.purge_chunk,
                 purge_interval: self.purge_interval,
                 seed,
+                http: conns::Registry::new(self.http),
             }),
         })
     }
@@ -230,6 +265,7 @@ pub(crate) struct Inner {
     pub(crate) purge_chunk: usize,
     pub(crate) purge_interval: Duration,
     pub(crate) seed: u64,
+    pub(crate) http: Arc<conns::Registry>,
 }
 
 /// A mock PSP instance. Cheap to clone; all clones share state.

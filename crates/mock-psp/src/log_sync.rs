@@ -59,7 +59,7 @@ pub struct Durability {
     pub sync_us: AtomicU64,
     /// Tests hold this to keep the syncer from syncing (see the store's tests).
     #[cfg(test)]
-    pub(crate) hold: std::sync::Mutex<()>,
+    pub(crate) hold: parking_lot::Mutex<()>,
 }
 
 impl Durability {
@@ -70,7 +70,7 @@ impl Durability {
             syncs: AtomicU64::new(0),
             sync_us: AtomicU64::new(0),
             #[cfg(test)]
-            hold: std::sync::Mutex::new(()),
+            hold: parking_lot::Mutex::new(()),
         })
     }
 
@@ -147,7 +147,7 @@ fn run(rx: mpsc::Receiver<Committed>, wal: File, dur: &Durability) {
         }
         let upto = batch.last().map(|c| c.seq).unwrap_or(0);
         #[cfg(test)]
-        let hold = dur.hold.lock().unwrap_or_else(|e| e.into_inner());
+        let hold = dur.hold.lock();
         let failed = dur.state.borrow().failed.clone();
         let t = std::time::Instant::now();
         let r = match failed {

@@ -2,11 +2,14 @@
 //!
 //! ```text
 //! mock-psp --addr 127.0.0.1:12111 --db PATH|:memory: --secret-key sk_test_a [--secret-key sk_test_b …]
+//!          [--secret-key-file PATH] (and/or MOCK_PSP_SECRET_KEYS=sk_a,sk_b)
 //!          [--retention 24h] [--lock-timeout 30s] [--faults none|flaky|chaos] [--drop-request P]
 //!          [--drop-response P] [--slow P --slow-ms N] [--search-lag-ms N] [--seed N] [--admin]
+//!          [--header-timeout 10s] [--idle-timeout 75s] [--max-connections 512]
 //! mock-psp bench [--keys N] [--seconds S]
 //! ```
 use clap::{Parser, Subcommand};
+use mock_psp::admin::{MAX_SEARCH_LAG_MS, MAX_SLOW_MS};
 use mock_psp::{DbLocation, FaultConfig, MockPsp};
 use std::io::Write;
 use std::net::SocketAddr;
@@ -21,6 +24,28 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         return Err(format!("{s:?} has no unit: write it with one, e.g. {s}s, {s}ms, {s}m or {s}h"));
     }
     humantime::parse_duration(s).map_err(|e| format!("invalid duration {s:?}: {e} (examples: 500ms, 30s, 10m, 24h, 1d)"))
+}
+
+/// A duration flag with an upper bound (and above zero).
+fn bounded(s: &str, max: Duration, what: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.is_zero() || d > max {
+        return Err(format!("{what} must be more than 0 and at most {}", humantime::format_duration(max)));
+    }
+    Ok(d)
+}
+
+fn parse_retention(s: &str) -> Result<Duration, String> {
+    bounded(s, Duration::from_secs(3650 * 86400), "--retention")
+}
+fn parse_lock_timeout(s: &str) -> Result<Duration, String> {
+    bounded(s, Duration::from_secs(86400), "--lock-timeout")
+}
+fn parse_header_timeout(s: &str) -> Result<Duration, String> {
+    bounded(s, Duration::from_secs(3600), "--header-timeout")
+}
+fn parse_idle_timeout(s: &str) -> Result<Duration, String> {
+    bounded(s, Duration::from_secs(86400), "--idle-timeout")
 }
 
 fn parse_prob(s: &str) -> Result<f64, String> {
@@ -41,15 +66,31 @@ struct Cli {
     /// SQLite database file, or :memory:
     #[arg(long, default_value = "mock-psp.sqlite3")]
     db: String,
-    /// A merchant account's secret key (repeatable).
+    /// A merchant account's secret key (repeatable). Visible to anyone who can list
+    /// processes: prefer --secret-key-file or MOCK_PSP_SECRET_KEYS (comma-separated).
     #[arg(long = "secret-key")]
     secret_key: Vec<String>,
-    /// How long idempotency keys are remembered.
-    #[arg(long, default_value = "24h", value_parser = parse_duration)]
+    /// A file of secret keys, one per line (blank lines and # comments ignored); must
+    /// not be readable by group or others (chmod 600).
+    #[arg(long = "secret-key-file")]
+    secret_key_file: Option<std::path::PathBuf>,
+    /// How long idempotency keys are remembered (at most 3650d).
+    #[arg(long, default_value = "24h", value_parser = parse_retention)]
     retention: Duration,
-    /// How long an executing request holds its key before a retry may re-drive it.
-    #[arg(long = "lock-timeout", default_value = "30s", value_parser = parse_duration)]
+    /// How long an executing request holds its key before a retry may re-drive it (at most 1d).
+    #[arg(long = "lock-timeout", default_value = "30s", value_parser = parse_lock_timeout)]
     lock_timeout: Duration,
+    /// How long a client has to send a request's headers after connecting, and its
+    /// body after its headers (at most 1h).
+    #[arg(long = "header-timeout", default_value = "10s", value_parser = parse_header_timeout)]
+    header_timeout: Duration,
+    /// How long a kept-alive connection may sit idle between requests (at most 1d).
+    #[arg(long = "idle-timeout", default_value = "75s", value_parser = parse_idle_timeout)]
+    idle_timeout: Duration,
+    /// Most connections open at once; past it the idlest connection that is not
+    /// executing a request is closed for the new one (or the new one gets a 503).
+    #[arg(long = "max-connections", default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    max_connections: u64,
     /// Fault preset.
     #[arg(long, default_value = "none", value_parser = ["none", "flaky", "chaos"])]
     faults: String,
@@ -62,8 +103,8 @@ struct Cli {
     /// Probability of executing slowly (case C).
     #[arg(long, value_parser = parse_prob)]
     slow: Option<f64>,
-    /// Delay of a slow request, in milliseconds.
-    #[arg(long = "slow-ms")]
+    /// Delay of a slow request, in milliseconds (at most one hour).
+    #[arg(long = "slow-ms", value_parser = clap::value_parser!(u64).range(0..=MAX_SLOW_MS))]
     slow_ms: Option<u64>,
     /// Probability of a 503 before execution.
     #[arg(long = "transient-503", value_parser = parse_prob)]
@@ -77,7 +118,7 @@ struct Cli {
     /// Search lag in milliseconds: `GET /v1/payment_intents/search` leaves out
     /// PaymentIntents created less than this long ago, as Stripe's eventually
     /// consistent search does (0 = none).
-    #[arg(long = "search-lag-ms", default_value_t = 0)]
+    #[arg(long = "search-lag-ms", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=MAX_SEARCH_LAG_MS))]
     search_lag_ms: u64,
     /// Seed for faults and ids (reproducible runs).
     #[arg(long)]
@@ -103,10 +144,18 @@ fn main() {
         }
         return;
     }
-    if cli.secret_key.is_empty() {
-        eprintln!("mock-psp: at least one --secret-key is required (each is a merchant account)");
-        std::process::exit(2);
-    }
+    let env_keys = std::env::var(mock_psp::keys::ENV_VAR).ok();
+    let keys = match mock_psp::keys::load(&cli.secret_key, env_keys.as_deref(), cli.secret_key_file.as_deref()) {
+        Ok(k) if k.is_empty() => {
+            eprintln!("mock-psp: at least one secret key is required (each is a merchant account): --secret-key-file PATH, {}=sk_a,sk_b, or --secret-key", mock_psp::keys::ENV_VAR);
+            std::process::exit(2);
+        }
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("mock-psp: {e}");
+            std::process::exit(2);
+        }
+    };
     let mut faults = FaultConfig::preset(&cli.faults).unwrap_or_default();
     if let Some(p) = cli.drop_request {
         faults.drop_request = p;
@@ -132,9 +181,12 @@ fn main() {
     faults.search_lag_ms = cli.search_lag_ms;
     let mut b = MockPsp::builder()
         .db_location(DbLocation::parse(&cli.db))
-        .secret_keys(cli.secret_key)
+        .secret_keys(keys)
         .retention(cli.retention)
         .lock_timeout(cli.lock_timeout)
+        .header_timeout(cli.header_timeout)
+        .idle_timeout(cli.idle_timeout)
+        .max_connections(usize::try_from(cli.max_connections).unwrap_or(usize::MAX))
         .faults(faults)
         .admin(cli.admin);
     if let Some(s) = cli.seed {

@@ -15,7 +15,8 @@ use rand_chacha::ChaCha8Rng;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::PathBuf;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 use crate::log_sync::{self, Committed, Durability};
 
 #[derive(Debug, Clone)]
@@ -51,68 +52,6 @@ impl DbLocation {
     }
 }
 
-const SCHEMA: &str = r#"
-CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS idem (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    account TEXT NOT NULL,
-    key TEXT NOT NULL,
-    method TEXT NOT NULL,
-    path TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    params TEXT NOT NULL,
-    created_ms INTEGER NOT NULL,
-    lock_until_ms INTEGER NOT NULL,
-    status INTEGER,
-    body BLOB,
-    finished_ms INTEGER,
-    UNIQUE(account, key)
-);
-CREATE INDEX IF NOT EXISTS idem_created ON idem(created_ms);
-CREATE TABLE IF NOT EXISTS payment_intents (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    account TEXT NOT NULL,
-    claim_id INTEGER UNIQUE,
-    created INTEGER NOT NULL,
-    obj TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS pi_account ON payment_intents(account, seq);
-CREATE TABLE IF NOT EXISTS pi_metadata (
-    account TEXT NOT NULL,
-    k TEXT NOT NULL,
-    v TEXT NOT NULL,
-    pi_seq INTEGER NOT NULL,
-    PRIMARY KEY (account, k, v, pi_seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS charges (
-    id TEXT PRIMARY KEY,
-    account TEXT NOT NULL,
-    obj TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS refunds (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    account TEXT NOT NULL,
-    claim_id INTEGER UNIQUE,
-    obj TEXT NOT NULL
-);
--- GET /v1/refunds?payment_intent=…: an expression index, so files written before the
--- list endpoint existed need no new column.
-CREATE INDEX IF NOT EXISTS refunds_pi ON refunds(account, json_extract(obj, '$.payment_intent'), seq);
-CREATE TABLE IF NOT EXISTS events (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    account TEXT NOT NULL,
-    created INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    obj TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_account ON events(account, seq);
--- Lower bound of a `created[gte]` events page (see api::list): the rowid (seq) rides along.
-CREATE INDEX IF NOT EXISTS events_created ON events(account, created);
-INSERT OR IGNORE INTO meta (k, v) VALUES ('id_seq', 0);
-"#;
 
 /// State owned by the writer thread and lent to each job. Cloned before each batch,
 /// so that a batch rolled back and re-run mints the same ids again.
@@ -414,8 +353,11 @@ impl Store {
 
     /// Opens the database with an explicit [`WriteMode`].
     pub fn open_with(location: DbLocation, seed: u64, mode: WriteMode) -> Result<Arc<Store>, StoreError> {
-        let conn = open_conn(&location)?;
-        conn.execute_batch(SCHEMA)?;
+        // A file that is not a mock-psp store (or is a newer one's) is refused before
+        // anything, even the journal mode, is written to it.
+        crate::schema::check(&location)?;
+        let mut conn = open_conn(&location)?;
+        crate::schema::migrate(&mut conn)?;
         let ckpt_stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let wal_restart = Arc::new(std::sync::atomic::AtomicBool::new(false));
         if let DbLocation::File(_) = location {
@@ -570,7 +512,7 @@ impl Store {
     fn submit(&self, job: Box<dyn Job>, solo: bool) -> Result<(), StoreError> {
         if let Some(inline) = &self.inline {
             // Runs to its commit right here; the reply is already in the channel.
-            let mut g = inline.lock().unwrap();
+            let mut g = inline.lock();
             let w = g.as_mut().ok_or_else(|| StoreError("store is closed".into()))?;
             let mut jobs = vec![job];
             // A job with a second step runs it in the next transaction, right here.
@@ -584,7 +526,7 @@ impl Store {
     }
 
     fn send(&self, msg: Msg) -> Result<(), StoreError> {
-        let g = self.tx.lock().unwrap();
+        let g = self.tx.lock();
         self.stats.queued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let r = match g.as_ref() {
             Some(tx) => tx.send(msg).map_err(|_| StoreError("writer stopped".into())),
@@ -638,7 +580,7 @@ impl Store {
             }
             DbLocation::File(_) => {
                 let conn = {
-                    let mut pool = self.readers.lock().unwrap();
+                    let mut pool = self.readers.lock();
                     pool.pop()
                 };
                 let conn = match conn {
@@ -656,7 +598,7 @@ impl Store {
                     .map_err(|e| StoreError(e.to_string()))?
                 };
                 {
-                    let mut pool = self.readers.lock().unwrap();
+                    let mut pool = self.readers.lock();
                     if pool.len() < 16 {
                         pool.push(conn);
                     }
@@ -684,16 +626,16 @@ impl Store {
     /// Stops the writer after the jobs already queued; waits for it.
     pub fn close(&self) {
         self.ckpt_stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        self.tx.lock().unwrap().take();
+        self.tx.lock().take();
         if let Some(inline) = &self.inline {
-            inline.lock().unwrap().take();
+            inline.lock().take();
         }
-        self.readers.lock().unwrap().clear();
-        if let Some(h) = self.writer.lock().unwrap().take() {
+        self.readers.lock().clear();
+        if let Some(h) = self.writer.lock().take() {
             let _ = h.join();
         }
         // The writer has handed over its last commits: let the syncer answer them.
-        if let Some(h) = self.syncer.lock().unwrap().take() {
+        if let Some(h) = self.syncer.lock().take() {
             let _ = h.join();
         }
     }
@@ -1040,7 +982,7 @@ mod tests {
                 store
                     .write(move |_, _| {
                         let _ = started_tx.send(());
-                        let _ = release_rx.lock().unwrap().recv();
+                        let _ = release_rx.lock().recv();
                         Ok(())
                     })
                     .await
@@ -1162,7 +1104,7 @@ mod tests {
         let store = Store::open(DbLocation::File(dir.path().join("s.sqlite3")), 1, 256).unwrap();
         store.write(|c, _| Ok(c.execute_batch("CREATE TABLE t (k TEXT PRIMARY KEY)")?)).await.unwrap();
         let d_before = store.durability().unwrap().durable();
-        let hold = store.durability().unwrap().hold.lock().unwrap();
+        let hold = store.durability().unwrap().hold.lock();
         let mut w = {
             let store = store.clone();
             tokio::spawn(async move { store.write(|c, _| Ok(c.execute("INSERT INTO t VALUES ('x')", [])?)).await })

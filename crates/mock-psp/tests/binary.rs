@@ -219,3 +219,57 @@ fn the_bench_subcommand_runs_and_prints_every_figure() {
         assert!(!out.stderr.is_empty(), "{bad:?}");
     }
 }
+
+/// Secret keys from the environment and from a key file (not only argv, which anyone
+/// who can list processes can read), and never echoed: not on a refusal, not in the
+/// output of a run.
+#[tokio::test]
+async fn secret_keys_from_the_environment_and_a_key_file_and_never_printed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("keys");
+    std::fs::write(&file, "# merchant accounts\nsk_test_fromfile_1\n\nsk_test_fromfile_2\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let c = client();
+    let mut p = spawn(&["--addr", "127.0.0.1:0", "--db", ":memory:", "--secret-key-file", file.to_str().unwrap()], &[("MOCK_PSP_SECRET_KEYS", "sk_test_fromenv_1,sk_test_fromenv_2")]);
+    for sk in ["sk_test_fromfile_1", "sk_test_fromfile_2", "sk_test_fromenv_1", "sk_test_fromenv_2"] {
+        let r = into(c.get(format!("{}/v1/events", p.url)).bearer_auth(sk).send().await.unwrap()).await;
+        assert_eq!(r.status, 200, "{sk}");
+    }
+    let r = into(c.get(format!("{}/v1/events", p.url)).bearer_auth("sk_test_fromfile_3").send().await.unwrap()).await;
+    assert_eq!(r.status, 401);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(p.child.id() as i32), nix::sys::signal::Signal::SIGTERM).unwrap();
+    let out = std::mem::replace(&mut p.child, Command::new("true").spawn().unwrap()).wait_with_output().unwrap();
+    let printed = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!printed.contains("fromfile") && !printed.contains("fromenv"), "a key was printed: {printed}");
+    // A key file others can read is refused, naming the fix and not the keys.
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mock-psp")).args(["--db", ":memory:", "--secret-key-file", file.to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("chmod 600") && !err.contains("fromfile"), "{err}");
+    // A malformed key in the environment: named by position, not printed.
+    let out = Command::new(env!("CARGO_BIN_EXE_mock-psp")).args(["--db", ":memory:"]).env("MOCK_PSP_SECRET_KEYS", "sk_test_ok,sk test secret").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("MOCK_PSP_SECRET_KEYS entry 2") && !err.contains("sk test"), "{err}");
+}
+
+/// `mock-psp --db` on a PayDesk-ledger-like SQLite file exits with a clear message and
+/// leaves the file as it was.
+#[test]
+fn the_binary_refuses_a_foreign_database_and_leaves_it_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ledger.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch("CREATE TABLE payments (id INTEGER PRIMARY KEY); PRAGMA user_version = 3;").unwrap();
+    drop(c);
+    let before = std::fs::read(&db).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mock-psp")).args(["--addr", "127.0.0.1:0", "--secret-key", SK_A, "--db"]).arg(&db).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("not a mock-psp store") && err.contains("payments"), "{err}");
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("ledger.db")], "no journal left beside it");
+}

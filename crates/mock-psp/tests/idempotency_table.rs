@@ -274,10 +274,16 @@ async fn row_lock_expiry_redrives_without_second_charge() {
     let first = first.await.unwrap();
     assert_eq!(first.status, 200);
     assert_eq!(first.json()["id"], redrive.json()["id"]);
+    // The re-drive executed the request: a fresh answer. The first execution woke after
+    // it had finished and answers with its stored result: a replay, and says so.
+    assert!(!redrive.replayed(), "the re-drive's answer is its own execution's");
+    assert!(first.replayed(), "the late first execution's answer is the stored one: {:?}", first.headers);
+    assert_eq!(first.body, redrive.body, "byte for byte the stored answer");
     assert_eq!(p.all_pis(SK_A).await.len(), 1);
     let s = p.stats().await;
     assert_eq!(s["charges"], 1);
     assert_eq!(s["redrives"], 1);
+    assert_eq!((s["executions"].as_u64(), s["replays"].as_u64()), (Some(1), Some(1)), "{s}");
 }
 
 #[tokio::test]
