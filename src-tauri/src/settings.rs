@@ -83,36 +83,16 @@ fn money_in(text: &str, what: &str, currency: Currency) -> AppResult<i64> {
     Ok(m.amount_minor)
 }
 
-/// `http(s)://host[:port][/path]`, no spaces or credentials. Plain `http://` only to
-/// this machine (a local test PSP): anywhere else the secret key would cross the
-/// network in clear text.
+/// The PSP URL as typed: empty for the embedded PSP, otherwise the register's own rule
+/// ([`paydesk_register::transport::validate_psp_url`]: `https://` anywhere, plain
+/// `http://` only to this machine, no credentials), so the app and the CLI accept the
+/// same URLs.
 pub fn validate_url(url: &str) -> AppResult<String> {
     let u = url.trim();
     if u.is_empty() {
         return Ok(String::new());
     }
-    let (rest, tls) = match (u.strip_prefix("http://"), u.strip_prefix("https://")) {
-        (Some(r), _) => (r, false),
-        (_, Some(r)) => (r, true),
-        _ => return Err(bad("The PSP URL must start with http:// or https://.")),
-    };
-    if rest.is_empty() || u.len() > 200 || u.chars().any(|c| c.is_whitespace() || c == '@' || c.is_control()) {
-        return Err(bad("The PSP URL is not valid."));
-    }
-    let host_port = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = match host_port.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => host_port.rsplit_once(':').map_or(host_port, |(h, _)| h),
-    };
-    let local = host.eq_ignore_ascii_case("localhost") || host == "::1" || host.starts_with("127.");
-    if !tls && !local {
-        return Err(bad("Use https:// for a processor on another machine (plain http:// would send the secret key unencrypted)."));
-    }
-    let u = u.trim_end_matches('/').to_string();
-    // The register's own HTTP client must accept it too (port range, host syntax, …).
-    paydesk_register::HttpTransport::new(&u, "sk_check", Duration::from_secs(2))
-        .map_err(|e| bad(format!("The PSP URL is not valid: {e}.")))?;
-    Ok(u)
+    paydesk_register::transport::validate_psp_url(u).map_err(|e| bad(format!("The PSP URL is not valid: {e}.")))
 }
 
 /// A PSP secret key: printable ASCII without spaces (what processors issue; a pasted
@@ -313,6 +293,8 @@ mod tests {
         }
         let e = validate_url("http://psp.example.com").unwrap_err().to_string();
         assert!(e.contains("https://"), "{e}");
+        let e = validate_url("http://127.evil.example").unwrap_err().to_string();
+        assert!(e.contains("https://"), "a name that starts like a loopback address is not one: {e}");
         for bad_url in ["ftp://x", "http://", "https://user:pw@x.com", "https://exa%mple.com", "https://x.com:99999"] {
             assert!(validate_url(bad_url).is_err(), "{bad_url}");
         }

@@ -57,9 +57,13 @@ struct Cli {
     /// PSP base URL, e.g. http://127.0.0.1:12111
     #[arg(global = true, long = "psp-url", env = "PAYDESK_PSP_URL", default_value = "http://127.0.0.1:12111")]
     psp_url: String,
-    /// PSP secret key (never printed).
-    #[arg(global = true, long = "psp-key", env = "PAYDESK_PSP_KEY", default_value = "sk_test_a", hide_env_values = true)]
-    psp_key: String,
+    /// PSP secret key (never printed). Required (except by `simulate`): this flag,
+    /// PAYDESK_PSP_KEY, or --psp-key-file (both keep it out of the process list).
+    #[arg(global = true, long = "psp-key", env = "PAYDESK_PSP_KEY", hide_env_values = true)]
+    psp_key: Option<String>,
+    /// File whose first line is the PSP secret key.
+    #[arg(global = true, long = "psp-key-file", value_name = "PATH")]
+    psp_key_file: Option<std::path::PathBuf>,
     /// Per-attempt timeout. Durations take a unit: 500ms, 30s, 10m, 24h, 1d.
     #[arg(global = true, long = "attempt-timeout", default_value = "5s", value_parser = parse_duration)]
     attempt_timeout: Duration,
@@ -248,14 +252,67 @@ fn parse_search_settle(s: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// A usage error (exit 64, like clap's own), printed the way clap prints them.
+fn usage_error(message: &str) -> ! {
+    use clap::CommandFactory as _;
+    let _ = Cli::command().error(clap::error::ErrorKind::MissingRequiredArgument, message).print();
+    std::process::exit(64)
+}
+
+/// Longest key file read: a key is one short line.
+const MAX_KEY_FILE_BYTES: u64 = 4096;
+
+/// The first line of `--psp-key-file`, trimmed.
+fn read_key_file(path: &std::path::Path) -> Result<String, String> {
+    use std::io::Read as _;
+    let what = format!("--psp-key-file {}", path.display());
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_KEY_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read {what}: {e}"))?;
+    let Some(line) = bytes.split(|b| *b == b'\n').next().filter(|l| l.len() as u64 <= MAX_KEY_FILE_BYTES) else {
+        return Err(format!("{what}: the first line is longer than {MAX_KEY_FILE_BYTES} bytes; it should hold the key alone"));
+    };
+    let line = std::str::from_utf8(line).map_err(|_| format!("{what}: the first line is not text"))?.trim();
+    if line.is_empty() {
+        return Err(format!("{what}: the first line is empty; it should hold the key"));
+    }
+    Ok(line.to_string())
+}
+
+/// The PSP secret key, given exactly one way; never a default (a register must not
+/// charge on some built-in account) and never printed.
+fn psp_key(cli: &Cli) -> String {
+    let key = match (&cli.psp_key, &cli.psp_key_file) {
+        (Some(_), Some(_)) => usage_error(
+            "the PSP secret key is given twice (--psp-key or PAYDESK_PSP_KEY, and --psp-key-file); give it one way",
+        ),
+        (Some(k), None) => k.clone(),
+        (None, Some(path)) => read_key_file(path).unwrap_or_else(|e| usage_error(&e)),
+        (None, None) => String::new(),
+    };
+    if key.is_empty() {
+        usage_error(
+            "no PSP secret key: give it with --psp-key KEY, the PAYDESK_PSP_KEY environment variable, or --psp-key-file PATH (its first line)",
+        );
+    }
+    key
+}
+
 fn build_engine(cli: &Cli, crash: Option<CrashPoint>) -> Engine {
+    // The PSP settings first: a command refused for them leaves the ledger untouched.
+    let mut transport = match HttpTransport::new(&cli.psp_url, &psp_key(cli), cli.connect_timeout) {
+        Ok(t) => t,
+        Err(e) => fail("psp_config", &format!("PSP connection misconfigured: {e}")),
+    };
     let ledger = match Ledger::open(&cli.db) {
         Ok(l) => l,
-        Err(e) => fail("ledger", &format!("cannot open ledger {}: {e}", cli.db)),
-    };
-    let mut transport = match HttpTransport::new(&cli.psp_url, &cli.psp_key, cli.connect_timeout) {
-        Ok(t) => t,
-        Err(e) => fail("psp_config", &e.to_string()),
+        Err(e) => {
+            // Some ledger errors name the file already; say it once.
+            let m = e.to_string();
+            let named = !cli.db.is_empty() && m.contains(cli.db.as_str());
+            fail("ledger", &if named { m } else { format!("cannot open ledger {:?}: {m}", cli.db) })
+        }
     };
     if crash == Some(CrashPoint::AfterSend) {
         transport = transport.with_after_send_hook(Arc::new(|| {
@@ -504,7 +561,7 @@ async fn run(cli: Cli) -> i32 {
         }
         Cmd::Bench { n, concurrency, currency } => {
             let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
-            bench::run(&cli.psp_url, &cli.psp_key, &cli.db, *n, *concurrency, currency).await
+            bench::run(&cli.psp_url, &psp_key(&cli), &cli.db, *n, *concurrency, currency).await
         }
     };
     if let Some((stop, printer)) = progress {

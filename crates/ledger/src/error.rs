@@ -22,6 +22,17 @@ pub enum Error {
     #[error("{path} is not a PayDesk ledger (not an SQLite database)")]
     NotADatabase { path: String },
 
+    /// The path cannot hold a register's ledger (empty, `:memory:`, a directory or a
+    /// device, a missing directory) or SQLite cannot open it (permissions, locked, disk
+    /// full). Nothing was created or changed.
+    #[error("{reason}")]
+    CannotOpen { path: String, reason: String },
+
+    /// The file is an SQLite database of another program: neither empty nor a PayDesk
+    /// ledger. Refused untouched (migrating it would mix our tables into its data).
+    #[error("an SQLite database of another program, not a PayDesk ledger: {detail}; refusing to use it (file left untouched)")]
+    ForeignDatabase { path: String, detail: String },
+
     /// The file is an SQLite database but its content is damaged.
     #[error("ledger {path} is corrupt: {detail}")]
     Corrupt { path: String, detail: String },
@@ -99,9 +110,18 @@ pub enum Error {
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
 
-    #[error("sqlite: {0}")]
+    #[error("database error: {}", sqlite_words(.0))]
     Sqlite(#[from] rusqlite::Error),
 
     #[error("io: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// An SQLite error in words for a person: SQLite's own message, never the SQL
+/// statement (rusqlite puts the statement text into syntax errors).
+pub fn sqlite_words(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        other => other.to_string(),
+    }
 }

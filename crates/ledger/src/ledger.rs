@@ -16,9 +16,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::write_tx::WriteTx;
-use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::error::{Error, Result};
+use crate::open;
 use crate::money::{Currency, Money};
 use crate::schema::{self, SCHEMA_VERSION};
 use crate::state::{CaptureMethod, PaymentState, RefundState, Step};
@@ -82,16 +83,6 @@ impl std::fmt::Debug for Ledger {
     }
 }
 
-fn map_open_error(path: &Path, e: rusqlite::Error) -> Error {
-    match e.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase) => Error::NotADatabase { path: path.display().to_string() },
-        Some(ErrorCode::DatabaseCorrupt) => {
-            Error::Corrupt { path: path.display().to_string(), detail: e.to_string() }
-        }
-        _ => Error::Sqlite(e),
-    }
-}
-
 impl Ledger {
     /// Opens (creating if missing) the ledger at `path` with OS-random keys.
     pub fn open(path: impl AsRef<Path>) -> Result<Ledger> {
@@ -100,20 +91,22 @@ impl Ledger {
 
     /// Opens the ledger with an injected key source.
     ///
-    /// Order matters: an existing file is first inspected through a READ-ONLY connection
-    /// (is it SQLite? is its schema newer than ours? is its header sane?), because even
-    /// `PRAGMA journal_mode=WAL` rewrites the header — a newer file must be refused
-    /// byte-for-byte untouched so the newer build can still read it.
+    /// Refused, the file left as it was: an empty path, `:memory:` (use
+    /// [`Ledger::open_in_memory`]), a directory or device, a missing directory, and a
+    /// file that is neither empty nor a PayDesk ledger (see [`crate::open`]). Order
+    /// matters: an existing file is first inspected through a READ-ONLY connection (is
+    /// it SQLite? ours? newer than this build? is its header sane?), because even
+    /// `PRAGMA journal_mode=WAL` rewrites the header — a file that is refused must stay
+    /// byte-for-byte untouched.
     pub fn open_with_keys(path: impl AsRef<Path>, keys: Box<dyn KeySource>) -> Result<Ledger> {
         let path = path.as_ref();
-        let existing = std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
-        if existing {
-            Self::inspect_read_only(path)?;
+        if open::check_path(path)? {
+            open::inspect_read_only(path)?;
         }
-        let mut conn = Connection::open(path).map_err(|e| map_open_error(path, e))?;
-        Self::configure(&conn).map_err(|e| map_open_error(path, e))?;
-        match schema::migrate(&mut conn) {
-            Err(Error::Sqlite(e)) => return Err(map_open_error(path, e)),
+        let mut conn = Connection::open_with_flags(path, open::write_flags()).map_err(|e| open::open_error(path, e))?;
+        open::configure(&conn, path)?;
+        match schema::migrate(&mut conn, path) {
+            Err(Error::Sqlite(e)) => return Err(open::open_error(path, e)),
             other => other?,
         }
         Ledger::with_conn(conn, keys, Some(path.to_path_buf()))
@@ -126,11 +119,11 @@ impl Ledger {
     /// on it fail with SQLite's read-only error.
     pub fn open_reader(path: impl AsRef<Path>) -> Result<Ledger> {
         let path = path.as_ref();
-        Self::inspect_read_only(path)?;
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .map_err(|e| map_open_error(path, e))?;
+        open::check_path(path)?;
+        open::inspect_read_only(path)?;
+        let conn = Connection::open_with_flags(path, open::read_flags()).map_err(|e| open::open_error(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        let found = schema::user_version(&conn).map_err(|e| map_open_error(path, e))?;
+        let found = schema::user_version(&conn).map_err(|e| open::open_error(path, e))?;
         if found != SCHEMA_VERSION {
             return Err(Error::InvalidInput(format!(
                 "ledger schema {found} is not {SCHEMA_VERSION}: open it with the writer first"
@@ -143,7 +136,7 @@ impl Ledger {
     pub fn open_in_memory(keys: Box<dyn KeySource>) -> Result<Ledger> {
         let mut conn = Connection::open_in_memory()?;
         conn.execute_batch("PRAGMA foreign_keys = ON")?;
-        schema::migrate(&mut conn)?;
+        schema::migrate(&mut conn, Path::new(":memory:"))?;
         Ledger::with_conn(conn, keys, None)
     }
 
@@ -163,38 +156,6 @@ impl Ledger {
     /// `synchronous=FULL`). For tests and benchmarks of the register's overhead.
     pub fn commit_count(&self) -> u64 {
         self.commits.load(Ordering::Relaxed)
-    }
-
-    fn inspect_read_only(path: &Path) -> Result<()> {
-        let ro = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .map_err(|e| map_open_error(path, e))?;
-        ro.busy_timeout(BUSY_TIMEOUT)?;
-        // Reading the schema forces SQLite to parse the header and sqlite_schema:
-        // NOTADB / CORRUPT surface here, before anything writes.
-        let found = schema::user_version(&ro).map_err(|e| map_open_error(path, e))?;
-        if found > SCHEMA_VERSION {
-            return Err(Error::NewerSchema { found, supported: SCHEMA_VERSION });
-        }
-        ro.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0))
-            .map_err(|e| map_open_error(path, e))?;
-        let check: String =
-            ro.query_row("PRAGMA quick_check(1)", [], |r| r.get(0)).map_err(|e| map_open_error(path, e))?;
-        if check != "ok" {
-            return Err(Error::Corrupt { path: path.display().to_string(), detail: check });
-        }
-        Ok(())
-    }
-
-    fn configure(conn: &Connection) -> rusqlite::Result<()> {
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(rusqlite::Error::InvalidQuery);
-        }
-        // FULL: the WAL is fsynced on every commit, so a returned commit survives power
-        // loss (SPEC §3 rule 1: the key is durable before the network is touched).
-        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
-        Ok(())
     }
 
     /// Path of the file, `None` in memory.

@@ -18,6 +18,7 @@ pub mod cursor;
 pub mod error;
 pub mod ledger;
 pub mod money;
+pub mod open;
 pub mod reissue;
 pub mod schema;
 pub mod state;

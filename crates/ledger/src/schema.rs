@@ -4,6 +4,8 @@
 //! are applied by `migrate` (at open) in ONE `BEGIN IMMEDIATE` transaction together with the
 //! `user_version` bump, so a crash mid-upgrade leaves the old schema intact.
 
+use std::path::Path;
+
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, Result};
@@ -179,19 +181,18 @@ pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("PRAGMA user_version", [], |r| r.get(0))
 }
 
-/// Applies every pending migration in one transaction. Re-checks the version under the
-/// write lock, so two processes opening a fresh file at once migrate it exactly once,
-/// and a file made newer in between is still refused without a write.
-pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
+/// Applies every pending migration in one transaction. Re-checks the version and that
+/// the database is ours (or empty) under the write lock, so two processes opening a
+/// fresh file at once migrate it exactly once, and a file made newer or filled by
+/// another program in between is still refused without a write.
+pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let found = user_version(&tx)?;
     if found > SCHEMA_VERSION {
         // Dropping `tx` rolls back; nothing was written.
         return Err(Error::NewerSchema { found, supported: SCHEMA_VERSION });
     }
-    if found < 0 {
-        return Err(Error::InvalidInput(format!("negative schema version {found}")));
-    }
+    crate::open::check_ours(&tx, found, path)?;
     for sql in &MIGRATIONS[found as usize..] {
         tx.execute_batch(sql)?;
     }

@@ -49,16 +49,117 @@ fn reopening_keeps_data_and_does_not_remigrate() {
 }
 
 #[test]
-fn an_older_schema_is_migrated_in_place() {
-    // A version-0 file (valid SQLite, nothing of ours in it) is upgraded.
+fn an_sqlite_file_with_no_tables_becomes_a_ledger() {
+    // A valid SQLite file (pages written) whose schema is empty: nothing to lose.
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("v0.db");
+    let path = dir.path().join("blank.db");
     {
         let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch("CREATE TABLE unrelated (x INTEGER)").unwrap();
+        c.execute_batch("CREATE TABLE scratch (x INTEGER); DROP TABLE scratch;").unwrap();
     }
+    assert!(std::fs::metadata(&path).unwrap().len() > 0);
     let l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
+}
+
+/// `path` is refused by `Ledger::open` with an error matching `is`, and neither it
+/// nor its directory changed.
+fn assert_refused_untouched(path: &Path, is: fn(&Error) -> bool, says: &str) -> Error {
+    let before = std::fs::read(path).unwrap();
+    let listing_before = list_dir(path.parent().unwrap());
+    let err = Ledger::open(path).unwrap_err();
+    assert!(is(&err), "{err:?}");
+    assert!(err.to_string().contains(says), "{err}");
+    assert!(std::fs::read(path).unwrap() == before, "a refused file is left byte-for-byte as it was");
+    assert_eq!(list_dir(path.parent().unwrap()), listing_before, "no -wal/-shm/-journal left behind");
+    err
+}
+
+#[test]
+fn another_programs_database_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("customers.db");
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT);
+             INSERT INTO customers (name) VALUES ('Ada'), ('Grace');",
+        )
+        .unwrap();
+    }
+    let foreign = |e: &Error| matches!(e, Error::ForeignDatabase { .. });
+    let err = assert_refused_untouched(&path, foreign, "not a PayDesk ledger");
+    assert!(err.to_string().contains("customers"), "names what is there: {err}");
+    // Also through the reader.
+    assert!(matches!(Ledger::open_reader(&path), Err(Error::ForeignDatabase { .. })));
+
+    // A schema version in our range is not enough: the tables of that version must be there.
+    let path = dir.path().join("claims_v2.db");
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch("CREATE TABLE payments (id INTEGER PRIMARY KEY); PRAGMA user_version = 2;").unwrap();
+    }
+    let err = assert_refused_untouched(&path, foreign, "missing");
+    assert!(err.to_string().contains("event_cursors"), "{err}");
+
+    // Only views or indexes, no tables: still somebody's schema.
+    let path = dir.path().join("view_only.db");
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch("CREATE VIEW answer AS SELECT 42 AS x;").unwrap();
+    }
+    assert_refused_untouched(&path, foreign, "not a PayDesk ledger");
+}
+
+#[test]
+fn paths_that_cannot_hold_a_ledger_are_refused_before_sqlite_opens_them() {
+    let cannot = |e: &Error| matches!(e, Error::CannotOpen { .. });
+    let dir = tempfile::tempdir().unwrap();
+    let listing = list_dir(dir.path());
+
+    let err = Ledger::open(dir.path()).unwrap_err();
+    assert!(cannot(&err) && err.to_string().contains("directory"), "{err:?}");
+
+    let fifo = dir.path().join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let null_link = dir.path().join("null.db");
+    std::os::unix::fs::symlink("/dev/null", &null_link).unwrap();
+    let listing = {
+        let mut l = listing;
+        l.extend(["null.db".to_string(), "pipe".to_string()]);
+        l.sort();
+        l
+    };
+    for device in [fifo.as_path(), null_link.as_path(), Path::new("/dev/null")] {
+        let err = Ledger::open(device).unwrap_err();
+        assert!(cannot(&err) && err.to_string().contains("not a regular file"), "{device:?}: {err:?}");
+        assert!(matches!(Ledger::open_reader(device), Err(Error::CannotOpen { .. })), "{device:?}");
+    }
+    assert_eq!(list_dir(dir.path()), listing, "no -journal file next to a device");
+
+    let err = Ledger::open("").unwrap_err();
+    assert!(cannot(&err) && err.to_string().contains("empty"), "{err:?}");
+    let err = Ledger::open(":memory:").unwrap_err();
+    assert!(cannot(&err) && err.to_string().contains("in-memory"), "{err:?}");
+    assert!(!Path::new(":memory:").exists());
+    // The library's in-memory ledger stays available to tests and simulations.
+    assert_eq!(Ledger::open_in_memory(Box::new(RandomKeys)).unwrap().schema_version().unwrap(), SCHEMA_VERSION);
+
+    let err = Ledger::open(dir.path().join("no/such/dir/l.db")).unwrap_err();
+    assert!(cannot(&err) && err.to_string().contains("does not exist"), "{err:?}");
+    assert_eq!(list_dir(dir.path()), listing);
+}
+
+#[test]
+fn a_database_error_shown_to_a_person_holds_no_sql() {
+    let c = rusqlite::Connection::open_in_memory().unwrap();
+    let e = c.prepare("SELECT secret_column FROM t WHERE x = = 1").unwrap_err();
+    assert!(e.to_string().contains("secret_column"), "rusqlite's own text quotes the statement: {e}");
+    let shown = Error::from(e).to_string();
+    assert!(shown.contains("syntax error"), "{shown}");
+    assert!(!shown.contains("secret_column") && !shown.contains("WHERE"), "{shown}");
 }
 
 fn assert_newer_refused_untouched(path: &Path, found: i64) {

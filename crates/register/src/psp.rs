@@ -158,6 +158,7 @@ impl RetryReason {
             RetryReason::Transport(TransportError::ConnectTimeout) => "connect_timeout",
             RetryReason::Transport(TransportError::Timeout) => "timeout",
             RetryReason::Transport(TransportError::Reset(_)) => "connection_lost",
+            RetryReason::Transport(TransportError::TooLarge(_)) => "answer_too_large",
             RetryReason::Transport(TransportError::Other(_)) => "transport_error",
             RetryReason::InProgress => "in_progress_409",
             RetryReason::RateLimited => "rate_limited_429",
@@ -350,15 +351,23 @@ fn looks_like_json(resp: &HttpResponse) -> bool {
 }
 
 /// SPEC rule 5, one table: how one attempt's result is to be handled.
+///
+/// An answer too large to read ([`TransportError::TooLarge`]) is an answer whose body
+/// is unreadable: its status still decides (a 2xx or 500 may have executed: unknown,
+/// resolved by search, never taken as "not sent"; a 409/429/503 is retried with the
+/// same key; a 402 is a decline without details).
 pub fn classify<T: serde::de::DeserializeOwned>(res: Result<HttpResponse, TransportError>) -> AttemptOutcome<T> {
-    let resp = match res {
-        Ok(r) => r,
+    let (resp, too_large) = match res {
+        Ok(r) => (r, false),
+        Err(TransportError::TooLarge(r)) => (*r, true),
         Err(TransportError::Other(m)) => return AttemptOutcome::Fatal(Fatal::Config(m)),
         Err(e) => return AttemptOutcome::Retry { reason: RetryReason::Transport(e), retry_after: None },
     };
+    let unread = || format!("the answer is larger than {} bytes and was not read", crate::transport::MAX_ANSWER_BYTES);
     let replayed = resp.header("idempotent-replayed").is_some_and(|v| v.eq_ignore_ascii_case("true"));
     let retry_after = parse_retry_after(resp.header("retry-after"));
     match resp.status {
+        200..=299 if too_large => AttemptOutcome::Unknown { status: resp.status, replayed, message: unread() },
         200..=299 => match serde_json::from_slice::<T>(&resp.body) {
             Ok(value) => AttemptOutcome::Ok { value, replayed },
             // Not JSON at all and not labelled JSON: a web page, not a PSP's answer.
@@ -408,7 +417,7 @@ pub fn classify<T: serde::de::DeserializeOwned>(res: Result<HttpResponse, Transp
         s @ 500..=599 => AttemptOutcome::Unknown {
             status: s,
             replayed,
-            message: parse_error(&resp.body).message.unwrap_or_default(),
+            message: if too_large { unread() } else { parse_error(&resp.body).message.unwrap_or_default() },
         },
         s => AttemptOutcome::Fatal(Fatal::Unexpected(s, parse_error(&resp.body))),
     }
@@ -650,6 +659,31 @@ mod tests {
         let page = classify::<PaymentIntent>(resp(200, &[("content-type", "text/html")], "<html>hi</html>"));
         assert!(matches!(page, AttemptOutcome::Fatal(Fatal::NotAPsp(200, _))), "{page:?}");
         assert!(page.executed_nothing());
+    }
+
+    #[test]
+    fn an_answer_too_large_to_read_is_classified_by_its_status_never_as_not_sent() {
+        let big = |status: u16| {
+            Err::<HttpResponse, _>(TransportError::TooLarge(Box::new(HttpResponse {
+                status,
+                headers: vec![("idempotent-replayed".into(), "true".into())],
+                body: vec![],
+            })))
+        };
+        for s in [200u16, 201, 500] {
+            match classify::<PaymentIntent>(big(s)) {
+                AttemptOutcome::Unknown { status, replayed: true, message } => {
+                    assert_eq!(status, s);
+                    assert!(message.contains("larger than"), "{message}");
+                }
+                o => panic!("{s}: {o:?}"),
+            }
+        }
+        assert!(matches!(classify::<PaymentIntent>(big(409)), AttemptOutcome::Retry { reason: RetryReason::InProgress, .. }));
+        assert!(matches!(classify::<PaymentIntent>(big(503)), AttemptOutcome::Retry { reason: RetryReason::Unavailable(503), .. }));
+        assert!(matches!(classify::<PaymentIntent>(big(402)), AttemptOutcome::Declined { .. }));
+        let reason = RetryReason::Transport(TransportError::TooLarge(Box::new(HttpResponse { status: 200, headers: vec![], body: vec![] })));
+        assert!(!reason.never_sent() && !reason.unreachable());
     }
 
     #[test]
