@@ -15,13 +15,14 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// A loopback HTTP server that answers every request with `status` and `body`
 /// (as `content_type`), whatever was asked: a web server, not a PSP. Serves until
 /// the returned handle is dropped.
-async fn not_a_psp(status: u16, content_type: &'static str, body: &'static str) -> (String, tokio::task::JoinHandle<()>) {
+async fn not_a_psp(status: u16, content_type: &'static str, body: &'static str, extra_headers: String) -> (String, tokio::task::JoinHandle<()>) {
     let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", l.local_addr().unwrap());
     let task = tokio::spawn(async move {
         // Bounded: a checkout makes a handful of requests.
         for _ in 0..64 {
             let Ok((mut s, _)) = l.accept().await else { return };
+            let extra_headers = extra_headers.clone();
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 16 * 1024];
                 let mut got = Vec::new();
@@ -44,7 +45,7 @@ async fn not_a_psp(status: u16, content_type: &'static str, body: &'static str) 
                     }
                 }
                 let resp = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    "HTTP/1.1 {status} X\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n{extra_headers}connection: close\r\n\r\n{body}",
                     body.len()
                 );
                 let _ = s.write_all(resp.as_bytes()).await;
@@ -102,11 +103,20 @@ async fn wrong_url_or_not_a_psp_fails_with_its_key() {
     let dir = tempfile::tempdir().unwrap();
     let psp = Psp::start(dir.path()).await;
     let db = dir.path().join("register.db");
-    let (teapot, _t1) = not_a_psp(418, "text/plain", "I'm a teapot").await;
-    let (page, _t2) = not_a_psp(200, "text/html", "<!doctype html><html><body>Welcome</body></html>").await;
-    let (missing, _t3) = not_a_psp(404, "text/html", "<html>Not Found</html>").await;
+    let (teapot, _t1) = not_a_psp(418, "text/plain", "I'm a teapot", String::new()).await;
+    let (page, _t2) = not_a_psp(200, "text/html", "<!doctype html><html><body>Welcome</body></html>", String::new()).await;
+    let (missing, _t3) = not_a_psp(404, "text/html", "<html>Not Found</html>", String::new()).await;
+    // A redirect to the real PSP: following it would resend the payment there.
+    let location = format!("location: {}/v1/payment_intents\r\n", psp.url());
+    let (redirect, _t4) = not_a_psp(307, "text/html", "", location).await;
     let wrong_path = format!("{}/not-the-api", psp.url());
-    let cases = [(wrong_path.as_str(), "psp_not_found"), (&teapot, "psp_unexpected"), (&page, "not_a_psp"), (&missing, "psp_not_found")];
+    let cases = [
+        (wrong_path.as_str(), "psp_not_found"),
+        (&teapot, "psp_unexpected"),
+        (&page, "not_a_psp"),
+        (&missing, "psp_not_found"),
+        (&redirect, "psp_unexpected"),
+    ];
     let mut keys = vec![];
     for (url, code) in cases {
         let r = run(&db, url, &[], &["checkout", "--amount", "700", "--currency", "jpy"]).await;

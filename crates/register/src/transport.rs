@@ -219,6 +219,10 @@ impl HttpTransport {
         validate_psp_key(secret_key).map_err(TransportError::Other)?;
         let client = reqwest::Client::builder()
             .connect_timeout(connect_timeout)
+            // A PSP's API never redirects. Following one would resend a payment POST
+            // (its key and body) to wherever the answer points; a 3xx is instead an
+            // answer that executed nothing here (design §3.11).
+            .redirect(reqwest::redirect::Policy::none())
             .pool_idle_timeout(Duration::from_secs(30))
             .build()
             .map_err(|e| TransportError::Other(format!("http client: {e}")))?;
