@@ -150,10 +150,12 @@ async fn the_key_file_is_the_key_the_psp_sees() {
     assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
     assert_eq!(r.json()["state"], "captured");
     assert_eq!(psp.intents().await.len(), 1);
-    // Another key in the file: the PSP refuses it (401), nothing is charged.
+    // Another key in the file: the PSP refuses it (401) before executing anything, so
+    // the checkout ends failed (never charged, design §3.11).
     std::fs::write(&key_file, "sk_test_not_this_merchant\n").unwrap();
     let r: Run = checkout(&key_file).output().await.unwrap().into();
-    let message = assert_one_error(&r, "psp_config");
+    let message = assert_one_error(&r, "psp_auth");
+    assert_eq!(r.json()["error"]["state"], "failed", "{}", r.stdout);
     assert!(!message.contains("sk_test_not_this_merchant"), "{message}");
     assert_eq!(psp.intents().await.len(), 1);
 }
