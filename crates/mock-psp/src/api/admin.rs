@@ -3,11 +3,13 @@
 //! does not parse, or one outside its range is a 400 that names the parameter and the
 //! range. Durations are bounded so that no timestamp sum can overflow (see
 //! [`crate::clock::MAX_CLOCK_MS`]).
-use crate::api::{internal, invalid, not_found_url, ApiError, PspRequest, PspResponse};
+use super::{internal, invalid, not_found_url, truncate, ApiError, PspRequest, PspResponse};
 use crate::faults::{Fault, FaultConfig, ScriptEntry};
 use crate::form;
+use crate::store::{self, StoreError};
 use crate::Inner;
 use serde_json::{json, Value};
+use std::sync::atomic::Ordering::Relaxed;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -32,7 +34,7 @@ impl Args {
         let mut map = BTreeMap::new();
         for (k, v) in params {
             if !allowed.contains(&k.as_str()) {
-                let shown = crate::api::truncate(&k, 80);
+                let shown = truncate(&k, 80);
                 let expected = if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") };
                 return Err(invalid("parameter_unknown", format!("Received unknown parameter: {shown} (this endpoint takes: {expected})"), Some(&shown)));
             }
@@ -52,7 +54,7 @@ impl Args {
         let n = if !v.is_empty() && v.len() <= 20 && v.bytes().all(|b| b.is_ascii_digit()) { v.parse::<u64>().ok() } else { None };
         match n {
             Some(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
-            _ => Err(invalid("parameter_invalid_integer", format!("{k} must be an integer between {lo} and {hi} (got {})", crate::api::truncate(v, 40)), Some(k))),
+            _ => Err(invalid("parameter_invalid_integer", format!("{k} must be an integer between {lo} and {hi} (got {})", truncate(v, 40)), Some(k))),
         }
     }
     fn bool(&self, k: &str) -> Result<Option<bool>, ApiError> {
@@ -60,14 +62,14 @@ impl Args {
             None => Ok(None),
             Some("true" | "1") => Ok(Some(true)),
             Some("false" | "0") => Ok(Some(false)),
-            Some(v) => Err(invalid("parameter_invalid_boolean", format!("{k} must be true or false (got {})", crate::api::truncate(v, 40)), Some(k))),
+            Some(v) => Err(invalid("parameter_invalid_boolean", format!("{k} must be true or false (got {})", truncate(v, 40)), Some(k))),
         }
     }
     fn prob(&self, k: &str) -> Result<Option<f64>, ApiError> {
         let Some(v) = self.get(k) else { return Ok(None) };
         match v.parse::<f64>() {
             Ok(p) if (0.0..=1.0).contains(&p) => Ok(Some(p)),
-            _ => Err(invalid("parameter_invalid_string", format!("{k} must be a probability between 0 and 1 (got {})", crate::api::truncate(v, 40)), Some(k))),
+            _ => Err(invalid("parameter_invalid_string", format!("{k} must be a probability between 0 and 1 (got {})", truncate(v, 40)), Some(k))),
         }
     }
 }
@@ -172,4 +174,118 @@ impl Inner {
             _ => Err(not_found_url(&req.method, &req.path.trim_matches('/').split('/').collect::<Vec<_>>())),
         }
     }
+
+    pub(crate) fn is_offline(&self) -> bool {
+        let mut g = self.offline.lock();
+        match *g {
+            Offline::Online => false,
+            Offline::Indefinite => true,
+            Offline::Until(t) => {
+                if self.clock.now_ms() >= t {
+                    *g = Offline::Online;
+                    false
+                } else {
+                    true
+                }
+            }
+        }
+    }
+
+    pub(crate) fn set_offline(&self, on: bool, duration: Option<Duration>) {
+        let mut g = self.offline.lock();
+        *g = match (on, duration) {
+            (false, _) => Offline::Online,
+            (true, None) => Offline::Indefinite,
+            (true, Some(d)) => Offline::Until(self.clock.now_ms().saturating_add(crate::clock::duration_ms(d))),
+        };
+    }
+
+    pub(crate) fn stats_json(&self) -> Value {
+        let mut v = self.stats.snapshot();
+        let s = &self.store.stats;
+        v["storage"] = json!({
+            "transactions": s.transactions.load(Relaxed),
+            "jobs": s.jobs.load(Relaxed),
+            "max_batch": s.max_batch.load(Relaxed),
+            "wal_restart_checkpoints": s.wal_restart_checkpoints.load(Relaxed),
+            "wal_restart_checkpoint_max_us": s.wal_restart_checkpoint_max_us.load(Relaxed),
+            // "log syncer": group commit, made durable by one fsync per group of
+            // batches off the writer's path; "commit": each COMMIT fsyncs (FULL).
+            "durable_by": if self.store.durability().is_some() { "log syncer" } else { "commit" },
+            "log_syncs": self.store.durability().map(|d| d.syncs.load(Relaxed)).unwrap_or(0),
+            "log_sync_us": self.store.durability().map(|d| d.sync_us.load(Relaxed)).unwrap_or(0),
+        });
+        v["http"] = self.http.stats.snapshot(self.http.open());
+        v
+    }
+
+    /// Deletes keys past retention in small chunks, each its own writer transaction,
+    /// so a request queued behind the purge waits for at most one chunk.
+    ///
+    /// The chunk size is bounded by time, not only by count: it starts small
+    /// ([`PURGE_FIRST_CHUNK`]; the first chunks measure what a chunk costs on this disk
+    /// under this load), never exceeds `purge_chunk` keys, is halved whenever a chunk
+    /// (delete + commit) took longer than [`PURGE_CHUNK_BUDGET`], and grows back by
+    /// half while chunks stay well under it — a slow disk or a busy machine gets
+    /// smaller chunks, never longer stalls. Between chunks the purge yields: it waits
+    /// (up to [`PURGE_IDLE_WAIT`]) for the writer queue to empty and then leaves the
+    /// writer idle for three times as long as the last chunk took (duty cycle at most
+    /// 25%: a purge is housekeeping; at 50% its writes kept the disk busy enough that
+    /// the writer's WAL-restart checkpoints took up to 72 ms, at 25% 26 ms).
+    pub(crate) async fn purge_expired(&self) -> Result<(usize, Duration), StoreError> {
+        let cutoff = self.clock.now_ms().saturating_sub(self.retention_ms);
+        let max_chunk = self.purge_chunk.max(1);
+        let mut chunk = PURGE_FIRST_CHUNK.min(max_chunk);
+        let mut total = 0;
+        let mut worst = Duration::ZERO;
+        loop {
+            let idle_wait = std::time::Instant::now();
+            while self.store.queued() > 0 && idle_wait.elapsed() < PURGE_IDLE_WAIT {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            let t = std::time::Instant::now();
+            let this = chunk;
+            let n = self.store.write_solo_unsynced(move |c, _| store::purge_chunk(c, cutoff, this)).await?;
+            let took = t.elapsed();
+            worst = worst.max(took);
+            total += n;
+            self.stats.purged_keys.fetch_add(n as u64, Relaxed);
+            if n < this {
+                break;
+            }
+            if took > PURGE_CHUNK_BUDGET {
+                chunk = (chunk / 2).max(PURGE_MIN_CHUNK.min(max_chunk));
+            } else if took < PURGE_CHUNK_BUDGET / 4 {
+                chunk = (chunk + chunk / 2 + 1).min(max_chunk);
+            }
+            tokio::time::sleep((took * 3).min(Duration::from_millis(60))).await;
+        }
+        // The chunks were answered at their commit, before any fsync: a purge's result
+        // (the admin endpoint's count) is reported only once it is on disk, as every
+        // other write's is.
+        if let Some(d) = self.store.durability() {
+            d.settled().await?;
+        }
+        Ok((total, worst))
+    }
+}
+
+/// Longest a purge chunk should hold the writer (delete + commit): well under the
+/// 50 ms a request may stall behind a purge, leaving room for the request's own commit
+/// and for the occasional slow fsync when the disk is busy (chunks measured 10x their
+/// usual time then, so the usual time is kept small).
+const PURGE_CHUNK_BUDGET: Duration = Duration::from_millis(3);
+/// Size of the first purge chunk; later ones grow while they stay under a quarter of
+/// the budget. Starting at the largest size made the first chunk the slowest.
+const PURGE_FIRST_CHUNK: usize = 16;
+/// Smallest chunk the time bound shrinks to (a purge must still make progress).
+const PURGE_MIN_CHUNK: usize = 8;
+/// How long a purge chunk waits for queued requests to be served first.
+const PURGE_IDLE_WAIT: Duration = Duration::from_millis(50);
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Offline {
+    Online,
+    Indefinite,
+    Until(i64),
 }
