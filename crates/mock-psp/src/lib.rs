@@ -27,11 +27,10 @@ pub mod faults;
 pub mod form;
 mod http;
 pub mod keys;
-pub mod log_sync;
-pub mod schema;
 pub mod store;
 
 pub use api::{admin, search};
+pub use store::{log_sync, schema};
 pub use api::{Outcome, PspRequest, PspResponse, Stats};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use conns::HttpLimits;

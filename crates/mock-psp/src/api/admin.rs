@@ -6,7 +6,7 @@
 use super::{internal, invalid, not_found_url, truncate, ApiError, PspRequest, PspResponse};
 use crate::faults::{Fault, FaultConfig, ScriptEntry};
 use crate::form;
-use crate::store::{self, StoreError};
+use crate::store::StoreError;
 use crate::Inner;
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering::Relaxed;
@@ -219,69 +219,13 @@ impl Inner {
         v
     }
 
-    /// Deletes keys past retention in small chunks, each its own writer transaction,
-    /// so a request queued behind the purge waits for at most one chunk.
-    ///
-    /// The chunk size is bounded by time, not only by count: it starts small
-    /// ([`PURGE_FIRST_CHUNK`]; the first chunks measure what a chunk costs on this disk
-    /// under this load), never exceeds `purge_chunk` keys, is halved whenever a chunk
-    /// (delete + commit) took longer than [`PURGE_CHUNK_BUDGET`], and grows back by
-    /// half while chunks stay well under it — a slow disk or a busy machine gets
-    /// smaller chunks, never longer stalls. Between chunks the purge yields: it waits
-    /// (up to [`PURGE_IDLE_WAIT`]) for the writer queue to empty and then leaves the
-    /// writer idle for three times as long as the last chunk took (duty cycle at most
-    /// 25%: a purge is housekeeping; at 50% its writes kept the disk busy enough that
-    /// the writer's WAL-restart checkpoints took up to 72 ms, at 25% 26 ms).
+    /// Deletes keys past retention (see [`crate::store::Store::purge_expired`]).
     pub(crate) async fn purge_expired(&self) -> Result<(usize, Duration), StoreError> {
         let cutoff = self.clock.now_ms().saturating_sub(self.retention_ms);
-        let max_chunk = self.purge_chunk.max(1);
-        let mut chunk = PURGE_FIRST_CHUNK.min(max_chunk);
-        let mut total = 0;
-        let mut worst = Duration::ZERO;
-        loop {
-            let idle_wait = std::time::Instant::now();
-            while self.store.queued() > 0 && idle_wait.elapsed() < PURGE_IDLE_WAIT {
-                tokio::time::sleep(Duration::from_millis(1)).await;
-            }
-            let t = std::time::Instant::now();
-            let this = chunk;
-            let n = self.store.write_solo_unsynced(move |c, _| store::purge_chunk(c, cutoff, this)).await?;
-            let took = t.elapsed();
-            worst = worst.max(took);
-            total += n;
-            self.stats.purged_keys.fetch_add(n as u64, Relaxed);
-            if n < this {
-                break;
-            }
-            if took > PURGE_CHUNK_BUDGET {
-                chunk = (chunk / 2).max(PURGE_MIN_CHUNK.min(max_chunk));
-            } else if took < PURGE_CHUNK_BUDGET / 4 {
-                chunk = (chunk + chunk / 2 + 1).min(max_chunk);
-            }
-            tokio::time::sleep((took * 3).min(Duration::from_millis(60))).await;
-        }
-        // The chunks were answered at their commit, before any fsync: a purge's result
-        // (the admin endpoint's count) is reported only once it is on disk, as every
-        // other write's is.
-        if let Some(d) = self.store.durability() {
-            d.settled().await?;
-        }
-        Ok((total, worst))
+        self.store.purge_expired(cutoff, self.purge_chunk, &self.stats.purged_keys).await
     }
 }
 
-/// Longest a purge chunk should hold the writer (delete + commit): well under the
-/// 50 ms a request may stall behind a purge, leaving room for the request's own commit
-/// and for the occasional slow fsync when the disk is busy (chunks measured 10x their
-/// usual time then, so the usual time is kept small).
-const PURGE_CHUNK_BUDGET: Duration = Duration::from_millis(3);
-/// Size of the first purge chunk; later ones grow while they stay under a quarter of
-/// the budget. Starting at the largest size made the first chunk the slowest.
-const PURGE_FIRST_CHUNK: usize = 16;
-/// Smallest chunk the time bound shrinks to (a purge must still make progress).
-const PURGE_MIN_CHUNK: usize = 8;
-/// How long a purge chunk waits for queued requests to be served first.
-const PURGE_IDLE_WAIT: Duration = Duration::from_millis(50);
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Offline {
