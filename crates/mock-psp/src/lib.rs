@@ -1,7 +1,7 @@
 //! # mock-psp
 //!
 //! A stateful, flaky, Stripe-compatible payment processor with a real idempotency layer
-//! (SPEC §5). Embed it as a library ([`MockPsp::builder`] → [`MockPsp::serve`] on a
+//! (design §5). Embed it as a library ([`MockPsp::builder`] → [`MockPsp::serve`] on a
 //! loopback port, or [`MockPsp::handle`] in-process without a socket), or run the
 //! `mock-psp` binary.
 //!
@@ -19,7 +19,6 @@
 //! server.shutdown().await;
 //! # Ok(()) }
 //! ```
-pub mod admin;
 pub mod api;
 pub mod bench;
 pub mod clock;
@@ -28,11 +27,10 @@ pub mod faults;
 pub mod form;
 mod http;
 pub mod keys;
-pub mod log_sync;
-pub mod schema;
-pub mod search;
 pub mod store;
 
+pub use api::{admin, search};
+pub use store::{log_sync, schema};
 pub use api::{Outcome, PspRequest, PspResponse, Stats};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use conns::HttpLimits;

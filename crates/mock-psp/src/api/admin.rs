@@ -3,11 +3,13 @@
 //! does not parse, or one outside its range is a 400 that names the parameter and the
 //! range. Durations are bounded so that no timestamp sum can overflow (see
 //! [`crate::clock::MAX_CLOCK_MS`]).
-use crate::api::{internal, invalid, not_found_url, ApiError, PspRequest, PspResponse};
+use super::{internal, invalid, not_found_url, truncate, ApiError, PspRequest, PspResponse};
 use crate::faults::{Fault, FaultConfig, ScriptEntry};
 use crate::form;
+use crate::store::StoreError;
 use crate::Inner;
 use serde_json::{json, Value};
+use std::sync::atomic::Ordering::Relaxed;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -32,7 +34,7 @@ impl Args {
         let mut map = BTreeMap::new();
         for (k, v) in params {
             if !allowed.contains(&k.as_str()) {
-                let shown = crate::api::truncate(&k, 80);
+                let shown = truncate(&k, 80);
                 let expected = if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") };
                 return Err(invalid("parameter_unknown", format!("Received unknown parameter: {shown} (this endpoint takes: {expected})"), Some(&shown)));
             }
@@ -52,7 +54,7 @@ impl Args {
         let n = if !v.is_empty() && v.len() <= 20 && v.bytes().all(|b| b.is_ascii_digit()) { v.parse::<u64>().ok() } else { None };
         match n {
             Some(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
-            _ => Err(invalid("parameter_invalid_integer", format!("{k} must be an integer between {lo} and {hi} (got {})", crate::api::truncate(v, 40)), Some(k))),
+            _ => Err(invalid("parameter_invalid_integer", format!("{k} must be an integer between {lo} and {hi} (got {})", truncate(v, 40)), Some(k))),
         }
     }
     fn bool(&self, k: &str) -> Result<Option<bool>, ApiError> {
@@ -60,14 +62,14 @@ impl Args {
             None => Ok(None),
             Some("true" | "1") => Ok(Some(true)),
             Some("false" | "0") => Ok(Some(false)),
-            Some(v) => Err(invalid("parameter_invalid_boolean", format!("{k} must be true or false (got {})", crate::api::truncate(v, 40)), Some(k))),
+            Some(v) => Err(invalid("parameter_invalid_boolean", format!("{k} must be true or false (got {})", truncate(v, 40)), Some(k))),
         }
     }
     fn prob(&self, k: &str) -> Result<Option<f64>, ApiError> {
         let Some(v) = self.get(k) else { return Ok(None) };
         match v.parse::<f64>() {
             Ok(p) if (0.0..=1.0).contains(&p) => Ok(Some(p)),
-            _ => Err(invalid("parameter_invalid_string", format!("{k} must be a probability between 0 and 1 (got {})", crate::api::truncate(v, 40)), Some(k))),
+            _ => Err(invalid("parameter_invalid_string", format!("{k} must be a probability between 0 and 1 (got {})", truncate(v, 40)), Some(k))),
         }
     }
 }
@@ -172,4 +174,62 @@ impl Inner {
             _ => Err(not_found_url(&req.method, &req.path.trim_matches('/').split('/').collect::<Vec<_>>())),
         }
     }
+
+    pub(crate) fn is_offline(&self) -> bool {
+        let mut g = self.offline.lock();
+        match *g {
+            Offline::Online => false,
+            Offline::Indefinite => true,
+            Offline::Until(t) => {
+                if self.clock.now_ms() >= t {
+                    *g = Offline::Online;
+                    false
+                } else {
+                    true
+                }
+            }
+        }
+    }
+
+    pub(crate) fn set_offline(&self, on: bool, duration: Option<Duration>) {
+        let mut g = self.offline.lock();
+        *g = match (on, duration) {
+            (false, _) => Offline::Online,
+            (true, None) => Offline::Indefinite,
+            (true, Some(d)) => Offline::Until(self.clock.now_ms().saturating_add(crate::clock::duration_ms(d))),
+        };
+    }
+
+    pub(crate) fn stats_json(&self) -> Value {
+        let mut v = self.stats.snapshot();
+        let s = &self.store.stats;
+        v["storage"] = json!({
+            "transactions": s.transactions.load(Relaxed),
+            "jobs": s.jobs.load(Relaxed),
+            "max_batch": s.max_batch.load(Relaxed),
+            "wal_restart_checkpoints": s.wal_restart_checkpoints.load(Relaxed),
+            "wal_restart_checkpoint_max_us": s.wal_restart_checkpoint_max_us.load(Relaxed),
+            // "log syncer": group commit, made durable by one fsync per group of
+            // batches off the writer's path; "commit": each COMMIT fsyncs (FULL).
+            "durable_by": if self.store.durability().is_some() { "log syncer" } else { "commit" },
+            "log_syncs": self.store.durability().map(|d| d.syncs.load(Relaxed)).unwrap_or(0),
+            "log_sync_us": self.store.durability().map(|d| d.sync_us.load(Relaxed)).unwrap_or(0),
+        });
+        v["http"] = self.http.stats.snapshot(self.http.open());
+        v
+    }
+
+    /// Deletes keys past retention (see [`crate::store::Store::purge_expired`]).
+    pub(crate) async fn purge_expired(&self) -> Result<(usize, Duration), StoreError> {
+        let cutoff = self.clock.now_ms().saturating_sub(self.retention_ms);
+        self.store.purge_expired(cutoff, self.purge_chunk, &self.stats.purged_keys).await
+    }
+}
+
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Offline {
+    Online,
+    Indefinite,
+    Until(i64),
 }

@@ -9,7 +9,7 @@
 //! (a PayDesk ledger, say), or a store of a newer mock-psp is refused byte for byte
 //! untouched (even setting the journal mode rewrites the header). So is a path that
 //! cannot be a database file: empty, a directory, a device.
-use crate::store::{DbLocation, StoreError};
+use super::{DbLocation, StoreError};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use std::path::Path;
 

@@ -9,7 +9,7 @@
 //! committed since its previous fsync and only then answers them. The writer runs the
 //! next batch meanwhile. PostgreSQL's WAL flush works the same way.
 //!
-//! What does not change (the promise of SPEC §5/§7): **nobody learns of a write before
+//! What does not change (the promise of design §5/§7): **nobody learns of a write before
 //! it is on disk**.
 //! - A write's caller is answered only after an fsync of the WAL file that began after
 //!   the write's COMMIT returned (so it covers the commit's frames and the log header).
@@ -26,7 +26,7 @@
 //!   again; reads fail too. The process has to be restarted (SQLite recovers the WAL).
 //!
 //! A process crash (SIGKILL) loses nothing either way: the frames are in the page cache.
-use crate::store::{Job, StoreError};
+use super::{Job, StoreError};
 use std::fs::File;
 use std::sync::mpsc;
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
@@ -137,12 +137,17 @@ impl Drop for Stopped<'_> {
     }
 }
 
+/// Most commits one fsync answers (the rest wait for the next one): a bound on the
+/// drain of the queue, far above the writer's rate per fsync (tens of commits).
+const MAX_COMMITS_PER_SYNC: usize = 65_536;
+
 fn run(rx: mpsc::Receiver<Committed>, wal: File, dur: &Durability) {
     let _stopped = Stopped(dur);
     while let Ok(first) = rx.recv() {
         // Every commit handed over so far is covered by the one fsync below.
         let mut batch = vec![first];
-        while let Ok(c) = rx.try_recv() {
+        for _ in 1..MAX_COMMITS_PER_SYNC {
+            let Ok(c) = rx.try_recv() else { break };
             batch.push(c);
         }
         let upto = batch.last().map(|c| c.seq).unwrap_or(0);
