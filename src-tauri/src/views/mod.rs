@@ -1,0 +1,92 @@
+//! What the screen shows, built from the engine's reports and the ledger's rows.
+//! Amounts stay integer minor units; `*_display` strings are formatted here.
+//!
+//! This file holds the shared vocabulary: a payment state in the cashier's words
+//! and its tone (the one place a state's colour is decided; the UI only maps a
+//! tone to a colour). One file per screen concern:
+//!
+//! | file          | what it builds                                              |
+//! |---------------|-------------------------------------------------------------|
+//! | `outcome.rs`  | the checkout panel's result and receipt ([`OutcomeView`])   |
+//! | `progress.rs` | engine notifications → live progress and background updates |
+//! | `payments.rs` | the payments list, one payment's detail and its timeline    |
+//! | `report.rs`   | the end-of-day report                                       |
+
+use paydesk_ledger::PaymentState;
+
+mod outcome;
+mod payments;
+mod progress;
+mod report;
+
+pub use outcome::{OutcomeView, Receipt};
+pub use payments::{timeline, PaymentDetail, PaymentRow, RefundRow, TimelineView};
+pub use progress::{forward, Forward, PaymentUpdate, ProgressView};
+pub use report::{report, ReportInput, ReportView, Sale};
+
+/// A payment state in the cashier's words.
+pub fn state_label(state: PaymentState) -> &'static str {
+    match state {
+        PaymentState::Created => "Starting",
+        PaymentState::QueuedOffline => "Offline, waiting to forward",
+        PaymentState::Authorizing => "Outcome unknown, checking",
+        PaymentState::Authorized => "Authorized",
+        PaymentState::Capturing => "Capturing",
+        PaymentState::Captured => "Paid",
+        PaymentState::Failed => "Declined",
+        PaymentState::Canceled => "Canceled",
+        PaymentState::Refunding => "Refund in progress",
+        PaymentState::PartiallyRefunded => "Partly refunded",
+        PaymentState::Refunded => "Refunded",
+    }
+}
+
+/// The tone a state is shown in (`ok` | `warn` | `bad` | `info`, the UI's CSS classes):
+/// money in the till is ok, anything still moving is warn, nothing charged is bad,
+/// money handed back is info.
+pub fn state_tone(state: PaymentState) -> &'static str {
+    match state {
+        PaymentState::Authorized | PaymentState::Captured => "ok",
+        PaymentState::Created
+        | PaymentState::QueuedOffline
+        | PaymentState::Authorizing
+        | PaymentState::Capturing
+        | PaymentState::Refunding => "warn",
+        PaymentState::Failed | PaymentState::Canceled => "bad",
+        PaymentState::PartiallyRefunded | PaymentState::Refunded => "info",
+    }
+}
+
+/// A payment state that arrived as text (engine notifications, timeline rows).
+/// `None` for text the ledger does not know; callers show the text as it is.
+fn parse_state(text: &str) -> Option<PaymentState> {
+    text.parse().ok()
+}
+
+fn card_label(pm: Option<&str>) -> String {
+    match pm {
+        Some("pm_card_visa") => "Visa ending 4242".into(),
+        Some("pm_card_mastercard") => "Mastercard ending 4444".into(),
+        Some(p) if p.contains("Declined") || p.contains("declined") => "Test card (declines)".into(),
+        Some(p) => p.trim_start_matches("pm_card_").replace('_', " "),
+        None => "Card".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every state has its own words and a tone the UI styles, and its stored
+    /// form parses back (what `parse_state` relies on).
+    #[test]
+    fn every_state_has_words_and_a_styled_tone() {
+        let mut labels = std::collections::HashSet::new();
+        for s in PaymentState::ALL {
+            assert!(labels.insert(state_label(s)), "{s} shares its label");
+            assert!(["ok", "warn", "bad", "info"].contains(&state_tone(s)), "{s}");
+            assert_eq!(parse_state(s.as_str()), Some(s));
+        }
+        assert_eq!(parse_state("no_such_state"), None);
+    }
+}

@@ -1,0 +1,102 @@
+//! The checkout panel's result: what the engine concluded for a checkout, in the
+//! cashier's words, with the receipt to print.
+
+use paydesk_ledger::Payment;
+use paydesk_register::{CheckoutOutcome, CheckoutReport};
+use serde::Serialize;
+
+use super::card_label;
+use crate::catalog::{CartLine, CartView};
+use crate::money;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Receipt {
+    pub at: i64,
+    pub lines: Vec<CartLine>,
+    pub total: i64,
+    pub total_display: String,
+    pub card_label: String,
+    pub status_label: String,
+    pub checkout_key: String,
+    pub psp_payment_id: Option<String>,
+}
+
+/// The result of a charge-like command.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutcomeView {
+    /// approved | accepted_offline | declined | failed | unknown | authorized
+    pub kind: &'static str,
+    pub checkout_key: String,
+    pub state: String,
+    pub attempts: u32,
+    pub replayed: bool,
+    pub message: String,
+    pub note: Option<String>,
+    pub receipt: Receipt,
+    pub cart: CartView,
+}
+
+impl OutcomeView {
+    pub fn build(r: &CheckoutReport, payment: &Payment, cart: CartView) -> OutcomeView {
+        let kind = match r.outcome {
+            CheckoutOutcome::Paid | CheckoutOutcome::Refunded => "approved",
+            CheckoutOutcome::Authorized => "authorized",
+            CheckoutOutcome::QueuedOffline => "accepted_offline",
+            CheckoutOutcome::Declined | CheckoutOutcome::Canceled => "declined",
+            CheckoutOutcome::Failed => "failed",
+            CheckoutOutcome::Pending => "unknown",
+        };
+        let decline_msg = r
+            .message
+            .as_deref()
+            .map(|m| m.trim_start_matches("declined: ").to_string())
+            .unwrap_or_else(|| "the card was declined".into());
+        let message = match kind {
+            "declined" => decline_msg,
+            "failed" => r.message.clone().unwrap_or_else(|| "The processor refused the request.".into()),
+            "unknown" => r
+                .message
+                .clone()
+                .unwrap_or_else(|| "The processor has not answered definitively yet.".into()),
+            _ => String::new(),
+        };
+        let note = if r.replayed {
+            Some(format!(
+                "The card was charged once. After {} attempts with the same key the processor replayed its first answer, so there is no second charge.",
+                r.attempts
+            ))
+        } else if r.attempts > 1 {
+            Some(format!("Charged once, after {} attempts with the same key.", r.attempts))
+        } else {
+            None
+        };
+        let cur = &r.currency;
+        OutcomeView {
+            kind,
+            checkout_key: r.checkout_key.clone(),
+            state: r.state.clone(),
+            attempts: r.attempts,
+            replayed: r.replayed,
+            message,
+            note,
+            receipt: Receipt {
+                at: payment.updated_at_ms,
+                lines: cart.lines.clone(),
+                total: r.amount,
+                total_display: money::format(r.amount, cur),
+                card_label: card_label(payment.request_params.get("payment_method")),
+                status_label: match kind {
+                    "accepted_offline" => "APPROVED OFFLINE".into(),
+                    "approved" => "APPROVED".into(),
+                    "authorized" => "AUTHORIZED".into(),
+                    "declined" => "DECLINED".into(),
+                    "failed" => "NOT CHARGED".into(),
+                    _ => "PENDING".into(),
+                },
+                checkout_key: r.checkout_key.clone(),
+                psp_payment_id: r.psp_payment_id.clone(),
+            },
+            cart,
+        }
+    }
+}

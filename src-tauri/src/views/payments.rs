@@ -1,0 +1,337 @@
+//! The payments screen: one row per payment, one payment's detail (refundable
+//! amount, refunds) and its timeline in the order things happened.
+
+use paydesk_ledger::{Payment, PaymentState, Refund, TimelineEntry};
+use paydesk_register::PaymentView;
+use serde::Serialize;
+
+use super::{card_label, parse_state, state_label, state_tone};
+use crate::money;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PaymentRow {
+    pub id: String,
+    pub created_at: i64,
+    pub amount: i64,
+    pub amount_display: String,
+    pub state: String,
+    pub state_label: &'static str,
+    /// How the state is shown (see [`state_tone`]).
+    pub tone: &'static str,
+    pub attempts: u32,
+    pub offline: bool,
+}
+
+impl PaymentRow {
+    pub fn of(p: &Payment, attempts: u32) -> PaymentRow {
+        PaymentRow {
+            id: p.idempotency_key.clone(),
+            created_at: p.created_at_ms,
+            amount: p.amount.amount_minor,
+            amount_display: money::format(p.amount.amount_minor, p.amount.currency.code()),
+            state: p.state.as_str().into(),
+            state_label: state_label(p.state),
+            tone: state_tone(p.state),
+            attempts,
+            offline: p.offline,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineView {
+    pub at: i64,
+    pub kind: String,
+    pub label: String,
+    pub tone: &'static str,
+    pub latency_ms: Option<i64>,
+    pub attempt: Option<i64>,
+    pub replayed: bool,
+}
+
+fn timeline_view(t: &TimelineEntry, refunds: &[Refund]) -> TimelineView {
+    let outcome = t.outcome.as_deref().unwrap_or("");
+    // a transition's outcome is the payment state it moved to
+    let moved_to = if t.kind == "transition" { parse_state(outcome) } else { None };
+    let tone = if t.replayed {
+        "info"
+    } else if let Some(state) = moved_to {
+        state_tone(state)
+    } else {
+        // the outcome of an attempt, a refund, or the processor's own word
+        match (t.kind.as_str(), outcome) {
+            (_, "ok" | "captured" | "authorized" | "succeeded" | "refunded" | "partially_refunded") => "ok",
+            (_, "declined" | "failed" | "canceled") => "bad",
+            ("attempt", _) => "warn",
+            _ => "info",
+        }
+    };
+    let refund_tag = t
+        .refund_id
+        .and_then(|id| refunds.iter().find(|r| r.id == id))
+        .map(|r| format!("Refund {}: ", money::format(r.amount.amount_minor, r.amount.currency.code())))
+        .unwrap_or_default();
+    let label = match t.kind.as_str() {
+        "attempt" => format!(
+            "{refund_tag}Attempt {}: {}",
+            t.attempt_no.unwrap_or(0),
+            if t.replayed { "replayed — already done, not charged again".into() } else { t.detail.clone() }
+        ),
+        "transition" => format!(
+            "{refund_tag}{}",
+            match moved_to {
+                Some(PaymentState::Authorizing) => "Sent to the processor",
+                Some(PaymentState::QueuedOffline) => "Accepted offline (processor unreachable)",
+                Some(state) => state_label(state),
+                None => outcome,
+            }
+        ),
+        "event" => format!("Processor event: {}", t.detail),
+        // refund rows in a cashier's words (the ledger's detail reads "pending -> in_flight")
+        "refund" => format!(
+            "{refund_tag}{}",
+            match outcome {
+                "" | "pending" => "key committed before sending".to_string(),
+                "in_flight" => "sent to the processor".to_string(),
+                "succeeded" => "refunded".to_string(),
+                "failed" => "failed, nothing refunded".to_string(),
+                "canceled" => "canceled".to_string(),
+                _ => t.detail.clone(),
+            }
+        ),
+        "created" => "Key committed before sending".into(),
+        _ => format!("{refund_tag}{}", t.detail),
+    };
+    TimelineView {
+        at: t.at_ms,
+        kind: t.kind.clone(),
+        label,
+        tone,
+        latency_ms: t.latency_ms,
+        attempt: t.attempt_no,
+        replayed: t.replayed,
+    }
+}
+
+/// A row that says a request left for the processor: the payment's move to
+/// `authorizing`, or a refund's move to `in_flight`.
+fn is_send(t: &TimelineEntry) -> bool {
+    matches!((t.kind.as_str(), t.outcome.as_deref()), ("transition", Some("authorizing")) | ("refund", Some("in_flight")))
+}
+
+/// The payment's timeline in the order things happened: by time, then by sequence
+/// (row id), `created` first and a send before the attempts it started on a tie.
+///
+/// The ledger stamps an attempt with the moment it started but commits the "sent to
+/// the processor" row together with the answer (one commit per checkout phase), so
+/// by its own stamp that row would come after the attempts it describes. It is shown
+/// at the start of the first attempt it covers — when the request actually left.
+pub fn timeline(entries: &[TimelineEntry], refunds: &[Refund]) -> Vec<TimelineView> {
+    let boundary = |t: &TimelineEntry| matches!(t.kind.as_str(), "transition" | "refund" | "created");
+    let mut rows: Vec<(i64, u8, i64, TimelineView)> = entries
+        .iter()
+        .map(|t| {
+            let mut at = t.at_ms;
+            if is_send(t) {
+                // the previous state change of the same subject bounds the attempts this send covers
+                let since = entries
+                    .iter()
+                    .filter(|o| o.id != t.id && o.refund_id == t.refund_id && boundary(o) && o.at_ms < t.at_ms)
+                    .map(|o| o.at_ms)
+                    .max()
+                    .unwrap_or(i64::MIN);
+                if let Some(first) = entries
+                    .iter()
+                    .filter(|o| o.kind == "attempt" && o.refund_id == t.refund_id && o.at_ms >= since && o.at_ms <= t.at_ms)
+                    .map(|o| o.at_ms)
+                    .min()
+                {
+                    at = first;
+                }
+            }
+            let rank = match t.kind.as_str() {
+                "created" => 0,
+                _ if is_send(t) => 1,
+                _ => 2,
+            };
+            let mut view = timeline_view(t, refunds);
+            view.at = at;
+            (at, rank, t.id, view)
+        })
+        .collect();
+    rows.sort_by_key(|(at, rank, id, _)| (*at, *rank, *id));
+    rows.into_iter().map(|(.., v)| v).collect()
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RefundRow {
+    pub key: String,
+    pub amount_display: String,
+    pub state: String,
+    pub psp_refund_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PaymentDetail {
+    pub id: String,
+    pub created_at: i64,
+    pub amount: i64,
+    pub amount_display: String,
+    pub state: String,
+    pub state_label: &'static str,
+    pub checkout_key: String,
+    pub psp_payment_id: Option<String>,
+    pub card_label: String,
+    pub offline: bool,
+    pub refunded: i64,
+    pub refunded_display: String,
+    pub refundable: i64,
+    pub refundable_display: String,
+    /// The refundable amount as it would be typed ("12.50").
+    pub refundable_display_plain: String,
+    pub refund_note: Option<String>,
+    pub refunds: Vec<RefundRow>,
+    pub timeline: Vec<TimelineView>,
+}
+
+impl PaymentDetail {
+    pub fn of(v: &PaymentView) -> PaymentDetail {
+        let p = &v.payment;
+        let cur = p.amount.currency.code();
+        let reserved: i64 = v.refunds.iter().filter(|r| r.state.reserves_amount()).map(|r| r.amount.amount_minor).sum();
+        let refundable = if p.state.is_refundable() { (p.amount.amount_minor - reserved).max(0) } else { 0 };
+        let refund_note = match p.state {
+            PaymentState::QueuedOffline => Some("Accepted offline: it can be refunded once it is forwarded.".into()),
+            PaymentState::Failed | PaymentState::Canceled => Some("Nothing was charged, so nothing to refund.".into()),
+            PaymentState::Refunded => Some("Fully refunded.".into()),
+            PaymentState::Created | PaymentState::Authorizing => {
+                Some("The outcome is not known yet; refunds are possible once it is.".into())
+            }
+            _ => None,
+        };
+        PaymentDetail {
+            id: p.idempotency_key.clone(),
+            created_at: p.created_at_ms,
+            amount: p.amount.amount_minor,
+            amount_display: money::format(p.amount.amount_minor, cur),
+            state: p.state.as_str().into(),
+            state_label: state_label(p.state),
+            checkout_key: p.idempotency_key.clone(),
+            psp_payment_id: p.psp_payment_id.clone(),
+            card_label: card_label(p.request_params.get("payment_method")),
+            offline: p.offline,
+            refunded: p.refunded_minor,
+            refunded_display: money::format(p.refunded_minor, cur),
+            refundable,
+            refundable_display: money::format(refundable, cur),
+            refundable_display_plain: money::plain(refundable, cur),
+            refund_note,
+            refunds: v
+                .refunds
+                .iter()
+                .map(|r| RefundRow {
+                    key: r.idempotency_key.clone(),
+                    amount_display: money::format(r.amount.amount_minor, cur),
+                    state: r.state.as_str().into(),
+                    psp_refund_id: r.psp_refund_id.clone(),
+                })
+                .collect(),
+            timeline: timeline(&v.timeline, &v.refunds),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use paydesk_ledger::PaymentId;
+
+    fn row(id: i64, at: i64, kind: &str, outcome: Option<&str>, attempt: Option<i64>, refund: Option<i64>) -> TimelineEntry {
+        TimelineEntry {
+            id,
+            payment_id: PaymentId(1),
+            refund_id: refund.map(paydesk_ledger::RefundId),
+            at_ms: at,
+            kind: kind.into(),
+            detail: format!("{kind} {id}"),
+            outcome: outcome.map(String::from),
+            latency_ms: attempt.map(|_| 30),
+            replayed: false,
+            attempt_no: attempt,
+        }
+    }
+
+    /// As the ledger stores a checkout with a lost answer, a retry, then a refund:
+    /// rows in commit order (id), attempts stamped with their start.
+    #[test]
+    fn timeline_is_in_time_order_then_sequence() {
+        let entries = vec![
+            row(1, 1_000, "created", None, None, None),
+            // one commit after two attempts: attempts first, then the send, the result
+            row(2, 1_020, "attempt", Some("connection_lost"), Some(1), None),
+            row(3, 1_900, "attempt", Some("replayed"), Some(2), None),
+            row(4, 2_000, "transition", Some("authorizing"), None, None),
+            row(5, 2_000, "psp_result", None, None, None),
+            row(6, 2_000, "transition", Some("captured"), None, None),
+            // an event consumed later, but committed before the refund rows
+            row(7, 5_000, "event", None, None, None),
+            row(8, 3_000, "refund", Some("pending"), None, Some(1)),
+            row(9, 3_010, "attempt", Some("ok"), Some(1), Some(1)),
+            row(10, 3_050, "refund", Some("in_flight"), None, Some(1)),
+            row(11, 3_050, "refund", Some("succeeded"), None, Some(1)),
+        ];
+        let tl = timeline(&entries, &[]);
+        let order: Vec<String> = tl.iter().map(|t| format!("{}@{}", t.kind, t.at)).collect();
+        assert_eq!(
+            order,
+            [
+                "created@1000",
+                "transition@1020", // sent: when attempt 1 left, before it
+                "attempt@1020",
+                "attempt@1900",
+                "psp_result@2000",
+                "transition@2000",
+                "refund@3000",
+                "refund@3010", // refund in flight: when its attempt left
+                "attempt@3010",
+                "refund@3050",
+                "event@5000",
+            ]
+        );
+        assert!(tl.windows(2).all(|w| w[0].at <= w[1].at), "non-decreasing times");
+        assert_eq!(tl[1].label, "Sent to the processor");
+    }
+
+    /// An offline payment forwarded later: the forward's send is bounded by the
+    /// move to queued_offline, so it is placed at the forward's first attempt.
+    #[test]
+    fn forwarded_offline_payment_sends_at_its_forward_attempt() {
+        let entries = vec![
+            row(1, 1_000, "created", None, None, None),
+            row(2, 1_010, "attempt", Some("connection_refused"), Some(1), None),
+            row(3, 1_100, "transition", Some("queued_offline"), None, None),
+            row(4, 9_000, "attempt", Some("ok"), Some(2), None),
+            row(5, 9_040, "transition", Some("authorizing"), None, None),
+            row(6, 9_040, "transition", Some("captured"), None, None),
+        ];
+        let ids: Vec<i64> = timeline(&entries, &[]).iter().map(|t| t.at).collect();
+        assert_eq!(ids, [1_000, 1_010, 1_100, 9_000, 9_000, 9_040]);
+        let tl = timeline(&entries, &[]);
+        assert_eq!(tl[3].label, "Sent to the processor");
+        assert!(tl[4].label.starts_with("Attempt 2"));
+    }
+
+    /// A transition is shown in its state's tone and words (the same as the
+    /// payments list); text the ledger does not know is shown as it is.
+    #[test]
+    fn transitions_take_the_tone_and_words_of_their_state() {
+        for s in PaymentState::ALL {
+            let tl = timeline(&[row(1, 1_000, "transition", Some(s.as_str()), None, None)], &[]);
+            assert_eq!(tl[0].tone, state_tone(s), "{s}");
+        }
+        let tl = timeline(&[row(1, 1_000, "transition", Some("refunded"), None, None)], &[]);
+        assert_eq!((tl[0].label.as_str(), tl[0].tone), ("Refunded", "info"));
+        let tl = timeline(&[row(1, 1_000, "transition", Some("mystery"), None, None)], &[]);
+        assert_eq!((tl[0].label.as_str(), tl[0].tone), ("mystery", "info"));
+    }
+}

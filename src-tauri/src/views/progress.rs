@@ -1,0 +1,153 @@
+//! Engine notifications → what the screen shows while it happens: lines of live
+//! progress in the checkout panel, and background changes to a payment (offline
+//! payments forwarded, refunds resolved, alarms).
+
+use paydesk_register::{Notification, Subject};
+use serde::Serialize;
+
+use super::{parse_state, state_label, state_tone};
+use crate::money;
+
+/// One line of live progress for the checkout panel (event `checkout-progress`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ProgressView {
+    pub key: String,
+    pub attempt: Option<u32>,
+    pub kind: &'static str,
+    pub tone: &'static str,
+    pub message: String,
+    pub at: i64,
+}
+
+/// A payment changed in the background (event `payment-updated`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PaymentUpdate {
+    pub key: Option<String>,
+    pub message: String,
+    pub loud: bool,
+}
+
+pub enum Forward {
+    Progress(ProgressView),
+    Update(PaymentUpdate),
+    Connectivity(bool),
+    Nothing,
+}
+
+fn short(key: &str) -> &str {
+    &key[..key.len().min(8)]
+}
+
+/// Engine notification → what the screen shows.
+pub fn forward(n: &Notification, now: i64) -> Forward {
+    let checkout_key = |s: &Subject| match s {
+        Subject::Checkout(k) => Some(k.clone()),
+        _ => None,
+    };
+    let p = |s: &Subject, attempt: Option<u32>, kind, tone, message: String| match checkout_key(s) {
+        Some(key) => Forward::Progress(ProgressView { key, attempt, kind, tone, message, at: now }),
+        None => Forward::Nothing,
+    };
+    match n {
+        Notification::AttemptStarted { subject, attempt } => p(
+            subject,
+            Some(*attempt),
+            "attempt",
+            "info",
+            format!("Attempt {attempt}: sending to the processor with key {}…", short(subject.key())),
+        ),
+        Notification::AttemptOutcome { subject, attempt, outcome, message, latency_ms } => {
+            let tone = match outcome.as_str() {
+                "ok" | "replayed" => "ok",
+                "declined" => "bad",
+                o if o.starts_with("psp_") || o == "idempotency_error" => "bad",
+                _ => "warn",
+            };
+            if outcome == "replayed" {
+                // the Replayed notification that follows says it in full
+                return Forward::Nothing;
+            }
+            p(subject, Some(*attempt), "outcome", tone, format!("{} ({latency_ms} ms)", capitalize(message)))
+        }
+        Notification::BackingOff { subject, attempt, delay_ms, .. } => p(
+            subject,
+            Some(*attempt),
+            "backoff",
+            "info",
+            format!("Waiting {:.1} s, then retrying with the same key.", *delay_ms as f64 / 1000.0),
+        ),
+        Notification::Replayed { subject, attempt } => p(
+            subject,
+            Some(*attempt),
+            "replayed",
+            "ok",
+            "Already charged — replayed: the processor returned its first answer, so there is no second charge.".into(),
+        ),
+        Notification::MovedToBackground { subject, reason } => p(
+            subject,
+            None,
+            "background",
+            "warn",
+            format!("Still no definitive answer ({reason}). The register keeps checking in the background with the same key."),
+        ),
+        Notification::QueuedOffline { subject, amount, currency } => p(
+            subject,
+            None,
+            "offline",
+            "warn",
+            format!(
+                "Processor unreachable: {} accepted offline. It will be forwarded with the same key when the processor is back.",
+                money::format(*amount, currency)
+            ),
+        ),
+        Notification::Forwarded { subject, state, declined } => Forward::Update(PaymentUpdate {
+            key: Some(subject.key().to_string()),
+            loud: *declined,
+            message: if *declined {
+                format!("An offline payment ({}…) was DECLINED when forwarded. Collect payment another way.", short(subject.key()))
+            } else {
+                format!("Offline payment {}… forwarded: {}.", short(subject.key()), state_words(state).to_lowercase())
+            },
+        }),
+        Notification::Resolved { subject, state, via } => match checkout_key(subject) {
+            Some(key) => Forward::Progress(ProgressView {
+                key,
+                attempt: None,
+                kind: "resolved",
+                tone: parse_state(state).map_or("bad", state_tone),
+                message: format!(
+                    "{} ({}).",
+                    state_words(state),
+                    match via.as_str() {
+                        "replay" => "confirmed by the processor's replay",
+                        "search" => "confirmed by searching the processor's records",
+                        "event" => "confirmed by a processor event",
+                        _ => "the processor answered",
+                    }
+                ),
+                at: now,
+            }),
+            None => Forward::Update(PaymentUpdate { key: None, message: format!("Refund {}.", state), loud: false }),
+        },
+        Notification::Connectivity { online } => Forward::Connectivity(*online),
+        Notification::Alarm { subject, message, .. } => Forward::Update(PaymentUpdate {
+            key: subject.as_ref().map(|s| s.key().to_string()),
+            message: message.clone(),
+            loud: true,
+        }),
+    }
+}
+
+/// A payment state sent as text, in the cashier's words (text the ledger does not
+/// know is shown as it came).
+fn state_words(text: &str) -> String {
+    parse_state(text).map_or_else(|| text.to_string(), |s| state_label(s).to_string())
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}

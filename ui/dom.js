@@ -1,0 +1,55 @@
+// DOM helpers shared by the screens: element builders, the status-bar announcement
+// and the screen reader alert, command error text, times of day.
+
+export const $ = (id) => document.getElementById(id);
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** Builds an element. attrs: props/attributes (on*: listeners); children: nodes/strings. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k in el && typeof v !== 'string') el[k] = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+/** Builds an SVG element (attributes only). */
+export function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  for (const c of children.flat()) if (c !== null && c !== undefined) el.append(c);
+  return el;
+}
+
+/** A message in the status bar (tone: '' | 'warn' | 'bad'), read out politely. */
+export function announce(msg, tone = '') {
+  const a = $('announce');
+  a.textContent = msg;
+  a.title = msg;   // the bar may cut a long message short; the whole of it stays here
+  a.className = 'announce' + (tone ? ' ' + tone : '');
+}
+
+/** A message read out at once (role=alert), and shown in the status bar. */
+export function alertLoud(msg) {
+  $('alert').textContent = '';
+  requestAnimationFrame(() => { $('alert').textContent = msg; });
+  announce(msg, 'bad');
+}
+
+/** Errors from commands are {code, message}; the message is written for the cashier. */
+export function errText(e) {
+  if (e && typeof e === 'object' && 'message' in e) return e.message;
+  return String(e);
+}
+
+/** Local time of day of a timestamp (ms or ISO text); now when absent. */
+export function timeOf(iso) {
+  const d = iso ? new Date(iso) : new Date();
+  return d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}

@@ -1,0 +1,81 @@
+// PayDesk cashier UI. Plain ES modules, no framework, no inline code (strict CSP).
+// Everything goes through Tauri commands; live progress arrives as Tauri events.
+// This module wires the screens together: the tabs, the keys (F1-F4, F12, Esc,
+// the Enter rules), the events from the register, and the start.
+
+import { listen } from './bridge.js';
+import { $, announce, alertLoud, errText } from './dom.js';
+import { charge, focusScan, initRegister, isCheckoutOpen, loadRegister, onProgress, setVisible } from './register.js';
+import { loadPayments } from './payments.js';
+import { loadReport } from './report.js';
+import { loadSettings, showApplied } from './settings.js';
+import { refreshStatus, renderStatus } from './status.js';
+
+// ---------------------------------------------------------------- screens
+const views = ['register', 'payments', 'report', 'settings'];
+let currentView = 'register';
+function show(view) {
+  currentView = view;
+  for (const v of views) $('view-' + v).hidden = v !== view;
+  for (const b of document.querySelectorAll('.tab')) {
+    if (b.dataset.view === view) b.setAttribute('aria-current', 'page');
+    else b.removeAttribute('aria-current');
+  }
+  setVisible(view === 'register');
+  if (view === 'payments') loadPayments();
+  if (view === 'report') loadReport();
+  if (view === 'settings') loadSettings();
+}
+
+// ---------------------------------------------------------------- keyboard
+document.addEventListener('keydown', (e) => {
+  // A held Enter repeats: on a button it would press it again (charge another card,
+  // refund again). Only a fresh key press activates a button.
+  if (e.key === 'Enter' && e.repeat && e.target instanceof HTMLButtonElement) { e.preventDefault(); return; }
+  const fkeys = { F1: 'register', F2: 'payments', F3: 'report', F4: 'settings' };
+  if (fkeys[e.key]) { e.preventDefault(); show(fkeys[e.key]); return; }
+  if (e.key === 'F12') { e.preventDefault(); if (currentView === 'register' && !isCheckoutOpen()) charge(); return; }
+  if (e.key === 'Escape') { if (currentView !== 'register') show('register'); else focusScan(); return; }
+  // A scanner "types" into whatever has focus: send stray keystrokes to the barcode field.
+  const t = e.target;
+  const typing = t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement;
+  if (!typing && currentView === 'register' && !isCheckoutOpen() && e.key.length === 1 && !e.ctrlKey && !e.altKey && !e.metaKey) {
+    $('scan').focus();
+  }
+});
+
+// ---------------------------------------------------------------- start
+// Strict CSP: any violation is counted where the WebDriver tests can see it.
+document.addEventListener('securitypolicyviolation', (e) => {
+  document.body.dataset.cspViolations = String(Number(document.body.dataset.cspViolations || 0) + 1);
+  document.body.dataset.cspLast = `${e.violatedDirective} ${e.blockedURI}`;
+});
+
+async function start() {
+  for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
+  initRegister();
+  const tick = () => { $('clock').textContent = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }); };
+  tick(); setInterval(tick, 10000);
+
+  await listen('checkout-progress', onProgress);
+  await listen('status', renderStatus);
+  await listen('settings-applied', (m) => {
+    announce(m);
+    if (currentView === 'settings') showApplied(m);
+    refreshStatus();
+  });
+  await listen('payment-updated', (p) => {
+    if (p.loud) alertLoud(p.message); else if (p.message) announce(p.message);
+    if (currentView === 'payments') loadPayments();
+    if (currentView === 'report') loadReport();
+    refreshStatus();
+  });
+
+  await loadRegister();
+  await refreshStatus();
+  setInterval(refreshStatus, 5000);
+  focusScan();
+  document.body.dataset.ready = 'true';
+}
+
+start().catch((e) => alertLoud('PayDesk could not start: ' + errText(e)));

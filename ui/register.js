@@ -1,0 +1,279 @@
+// The register screen: catalog, barcode field and cart on the left and right, and
+// the checkout panel over the cart (live progress, then the receipt, the decline or
+// the unknown outcome with its override).
+
+import { invoke } from './bridge.js';
+import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
+import { refreshStatus } from './status.js';
+
+let catalog = [];
+let cart = null;
+let checkoutOpen = false;   // the checkout panel covers the cart
+let charging = false;       // a charge call is in flight (the engine guards too)
+let resultShownAt = 0;      // when the checkout result was last drawn (ms)
+
+let visible = true;          // the register is the screen on show
+
+/** Puts the cursor in the barcode field when the register is on show and the cart in view. */
+export function focusScan() {
+  if (visible && !checkoutOpen) $('scan').focus();
+}
+
+/** Called when the screens switch: whether the register is the one on show. */
+export function setVisible(on) {
+  visible = on;
+  if (on) focusScan();
+}
+
+/** Whether the checkout panel covers the cart (F12 and stray keys wait then). */
+export const isCheckoutOpen = () => checkoutOpen;
+
+function renderCatalog() {
+  const box = $('catalog');
+  box.replaceChildren(...catalog.map((it) =>
+    h('button', {
+      class: 'item', type: 'button', role: 'listitem', 'data-sku': it.sku,
+      'aria-label': `${it.name}, ${it.price_display}, code ${it.sku}`,
+      onclick: () => scan(it.sku, true),
+    },
+      h('span', { class: 'name', text: it.name }),
+      h('span', { class: 'sku', text: `${it.sku} · ${it.barcode}` }),
+      h('span', { class: 'price', text: it.price_display }))));
+}
+
+function renderCart(c) {
+  cart = c;
+  const lines = $('cart-lines');
+  lines.replaceChildren(...c.lines.map((l) => {
+    const qty = h('input', {
+      type: 'number', min: '0', max: '999', value: String(l.quantity), inputmode: 'numeric',
+      'aria-label': `Quantity of ${l.name}`, disabled: c.locked,
+      onchange: (e) => setQty(l.sku, e.target.value),
+    });
+    return h('li', { class: 'cart-line', 'data-sku': l.sku },
+      h('div', { class: 'what' }, h('div', { class: 'name', text: l.name, title: l.name }), h('div', { class: 'unit', text: `${l.unit_price_display} each` })),
+      h('div', { class: 'qty' },
+        h('button', { type: 'button', 'aria-label': `One less ${l.name}`, text: '−', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity - 1) }),
+        qty,
+        h('button', { type: 'button', 'aria-label': `One more ${l.name}`, text: '+', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity + 1) })),
+      h('div', { class: 'line-total', text: l.line_total_display }));
+  }));
+  $('cart-empty').hidden = c.lines.length > 0;
+  $('cart-total').textContent = c.total_display;
+  $('cart-total').dataset.minor = String(c.total);
+  $('clear-cart').disabled = c.locked || c.lines.length === 0;
+  $('charge').disabled = c.lines.length === 0 || charging;
+  $('charge').textContent = c.lines.length ? `Charge ${c.total_display}` : 'Charge';
+}
+
+/** A refused code under the barcode field ('' clears it), in place of the help line. */
+function scanError(msg) {
+  $('scan-error').textContent = msg;
+  $('scan-error').hidden = !msg;
+  $('scan-help').hidden = !!msg;
+}
+
+async function scan(code, fromCatalog = false) {
+  try {
+    const c = await invoke('scan', { code });
+    scanError('');
+    renderCart(c);
+    const line = c.lines.find((l) => l.sku.toLowerCase() === code.toLowerCase()) ||
+      c.lines.find((l) => catalog.find((i) => i.barcode === code && i.sku === l.sku));
+    if (line) announce(`${line.name} added. Total ${c.total_display}.`);
+    if (fromCatalog) {
+      const btn = document.querySelector(`.item[data-sku="${CSS.escape(line ? line.sku : code)}"]`);
+      if (btn) { btn.classList.add('flash'); setTimeout(() => btn.classList.remove('flash'), 250); }
+    }
+    return true;
+  } catch (e) {
+    alertLoud(errText(e));
+    if (!fromCatalog) scanError(errText(e));
+    return false;
+  }
+}
+
+async function setQty(sku, q) {
+  const n = Number.parseInt(q, 10);
+  if (!Number.isInteger(n) || n < 0 || n > 999) { alertLoud('Quantity must be a whole number from 0 to 999.'); renderCart(cart); return; }
+  try { renderCart(await invoke('set_quantity', { sku, quantity: n })); }
+  catch (e) { alertLoud(errText(e)); renderCart(cart); }
+}
+
+// ---------------------------------------------------------------- checkout panel
+function openCheckout(title) {
+  checkoutOpen = true;
+  scanError('');
+  $('checkout').hidden = false;
+  $('checkout-title').textContent = title;
+  $('progress').replaceChildren();
+  $('checkout-result').replaceChildren();
+}
+function closeCheckout() {
+  checkoutOpen = false;
+  $('checkout').hidden = true;
+  focusScan();
+}
+function addProgress(p) {
+  if (!checkoutOpen) return;
+  // While an offline payment waits, background forwarding attempts are not news;
+  // only the final word is (late events of the charge itself still show).
+  if ($('checkout').dataset.kind === 'accepted_offline' && p.kind !== 'resolved' && p.at > resultShownAt + 500) return;
+  const li = h('li', { class: p.tone || 'info', 'data-kind': p.kind || '' },
+    h('span', { class: 'when', text: timeOf(p.at) }), ' ',
+    h('span', { text: p.message }));
+  // newest first: the latest step stays in view however long the retries go on
+  $('progress').prepend(li);
+  announce(p.message, p.tone === 'bad' ? 'bad' : '');
+}
+
+function receiptNode(r) {
+  return h('div', { class: 'receipt', id: 'receipt', 'aria-label': 'Receipt' },
+    h('div', { class: 'row' }, h('span', { text: 'PayDesk demo store' }), h('span', { text: timeOf(r.at) })),
+    ...r.lines.map((l) => h('div', { class: 'row' }, h('span', { class: 'what', text: `${l.quantity} × ${l.name}` }), h('span', { text: l.line_total_display }))),
+    h('div', { class: 'row total' }, h('span', { text: 'TOTAL' }), h('span', { text: r.total_display })),
+    h('div', { class: 'row' }, h('span', { text: r.card_label || 'Card' }), h('span', { text: r.status_label })),
+    r.psp_payment_id ? h('div', { class: 'row' }, h('span', { text: 'Ref' }), h('span', { text: r.psp_payment_id })) : null,
+    h('div', { class: 'row' }, h('span', { text: 'Key' }), h('span', { text: r.checkout_key.slice(0, 8) + '…' })));
+}
+
+function cardSelect(id) {
+  const sel = $('card').cloneNode(true);
+  sel.id = id;
+  sel.value = 'pm_card_visa';
+  return h('label', { class: 'override' }, 'Next card', sel);
+}
+
+/** Shows what the engine concluded for this checkout. */
+function renderOutcome(o) {
+  const box = $('checkout-result');
+  const nextSale = async (overrideReason) => {
+    try {
+      renderCart(await invoke('new_sale', overrideReason ? { overrideReason } : {}));
+      closeCheckout(); refreshStatus();
+      if (overrideReason) announce('New sale started. The reason was recorded in the audit log.');
+    } catch (e) { alertLoud(errText(e)); }
+  };
+  const forwarded = $('checkout').dataset.kind === 'accepted_offline' && $('checkout').dataset.key === o.checkout_key && o.kind !== 'accepted_offline';
+  $('checkout').dataset.key = o.checkout_key;
+  $('checkout').dataset.kind = o.kind;
+  resultShownAt = Date.now();
+  if (o.kind === 'approved' || o.kind === 'accepted_offline' || o.kind === 'authorized') {
+    const offline = o.kind === 'accepted_offline';
+    $('checkout-title').textContent = offline ? 'Accepted offline' : (forwarded ? 'Paid (forwarded)' : 'Paid');
+    const btn = h('button', { class: 'primary', id: 'new-sale', type: 'button', text: 'New sale (Enter)', onclick: () => nextSale() });
+    box.replaceChildren(h('div', { class: 'result ok', id: 'result', 'data-kind': o.kind, 'data-key': o.checkout_key },
+      h('h3', { text: offline ? `Accepted offline: ${o.receipt.total_display}` : `Paid ${o.receipt.total_display}` }),
+      h('p', { text: offline
+        ? 'The processor cannot be reached. This payment is stored safely and will be forwarded, with the same key, when the processor is back.'
+        : (forwarded ? 'The stored payment was forwarded to the processor with the key it got at the sale, and the card was charged once.' : (o.note || 'The card was charged once.')) }),
+      receiptNode(o.receipt),
+      h('div', { class: 'actions' }, btn)));
+    announce(offline ? `Accepted offline, ${o.receipt.total_display}. It will be forwarded.`
+      : (forwarded ? `Offline payment forwarded: paid ${o.receipt.total_display}.` : `Paid ${o.receipt.total_display}. Receipt ready.`));
+    btn.focus();
+  } else if (o.kind === 'declined' || o.kind === 'failed') {
+    // failed: the processor refused the request before running it (wrong key or URL,
+    // a rejected parameter). Like a decline, nothing was charged and never will be.
+    const failed = o.kind === 'failed';
+    $('checkout-title').textContent = failed ? 'Not charged' : 'Declined';
+    const sel = cardSelect('retry-card');
+    const again = h('button', { class: 'primary', id: 'try-another-card', type: 'button', text: failed ? 'Start a new payment' : 'Try another card',
+      onclick: () => runCharge('try_another_card', { paymentMethod: sel.querySelector('select').value }, 'Charging another card') });
+    const cancel = h('button', { class: 'secondary', id: 'cancel-sale', type: 'button', text: 'Cancel sale', onclick: () => nextSale() });
+    box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': o.kind, 'data-key': o.checkout_key },
+      h('h3', { text: failed ? 'Not charged — the processor refused this request' : 'Declined — the card was not charged' }),
+      h('p', { class: 'reason', text: failed ? o.message : `Processor's reason: ${o.message}` }),
+      h('p', { text: failed ? 'Nothing was charged. Fix the cause (a manager may need to check Settings), then start a new payment; it gets a new key.'
+        : 'Ask for another card; it gets a new payment key.' }),
+      sel, h('div', { class: 'actions' }, again, cancel)));
+    alertLoud(failed ? `Not charged: ${o.message}` : `Card declined: ${o.message}`);
+    // Not the "Try another card" button: an Enter still held or repeated from before
+    // the decline would charge a card again at once, under a new key.
+    sel.querySelector('select').focus();
+  } else { // unknown outcome: the engine keeps resolving it with the same key
+    $('checkout-title').textContent = 'Outcome not known yet';
+    const reason = h('input', { id: 'override-reason', type: 'text', maxlength: '200',
+      placeholder: 'e.g. customer paid cash instead', 'aria-describedby': 'override-help' });
+    const sel = cardSelect('override-card');
+    const newKey = h('button', { class: 'danger', id: 'override-new-card', type: 'button', text: 'Charge a card anyway (new key)', disabled: true,
+      onclick: () => runCharge('try_another_card', { paymentMethod: sel.querySelector('select').value, overrideReason: reason.value }, 'Charging with a new key') });
+    const next = h('button', { class: 'secondary', id: 'override-next-sale', type: 'button', text: 'Next customer', disabled: true,
+      onclick: () => nextSale(reason.value) });
+    reason.addEventListener('input', () => { const ok = reason.value.trim().length >= 3; newKey.disabled = !ok; next.disabled = !ok; });
+    const retry = h('button', { class: 'primary', id: 'retry-charge', type: 'button', text: 'Check again (same key)',
+      onclick: () => runCharge('charge', { paymentMethod: $('card').value }, 'Checking with the same key') });
+    box.replaceChildren(h('div', { class: 'result warn', id: 'result', 'data-kind': 'unknown', 'data-key': o.checkout_key },
+      h('h3', { text: 'We do not know yet whether the card was charged' }),
+      h('p', { text: o.message }),
+      h('p', { text: 'Do not charge this customer again. The register keeps checking with the same key in the background.' }),
+      h('div', { class: 'actions' }, retry),
+      h('label', { class: 'override', for: 'override-reason', id: 'override-help' }, 'To continue anyway, give a reason (kept in the audit log):'),
+      reason, sel, h('div', { class: 'actions' }, newKey, next)));
+    alertLoud('Outcome not known yet. Do not charge again.');
+    retry.focus();
+  }
+}
+
+/** One charge-like command; the panel shows engine progress events while it runs. */
+async function runCharge(cmd, args, title) {
+  if (charging) return;   // Enter-mashing: the open checkout is already running
+  charging = true;
+  $('charge').disabled = true;
+  if (!checkoutOpen) openCheckout(title);
+  else { $('checkout-title').textContent = title; $('checkout-result').replaceChildren(); }
+  try {
+    const o = await invoke(cmd, args);
+    if (o.cart) renderCart(o.cart);
+    renderOutcome(o);
+  } catch (e) {
+    const box = $('checkout-result');
+    const back = h('button', { class: 'secondary', type: 'button', text: 'Back to the cart',
+      onclick: async () => { try { renderCart(await invoke('get_cart')); } catch (_) { /* keep */ } closeCheckout(); } });
+    box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'error', 'data-code': e && e.code },
+      h('h3', { text: 'Could not charge' }), h('p', { text: errText(e) }), h('div', { class: 'actions' }, back)));
+    alertLoud(errText(e));
+    back.focus();
+  } finally {
+    charging = false;
+    if (cart) $('charge').disabled = cart.lines.length === 0;
+    refreshStatus();
+  }
+}
+
+export function charge() {
+  if (!cart || cart.lines.length === 0) { alertLoud('The cart is empty. Scan an item first.'); return; }
+  runCharge('charge', { paymentMethod: $('card').value }, `Charging ${cart.total_display}`);
+}
+
+/** A `checkout-progress` event: a line in the panel, and the final word when it resolves. */
+export async function onProgress(p) {
+  addProgress(p);
+  // Resolved in the background while the cashier looks at an unknown outcome.
+  if (p.kind === 'resolved' && !charging && checkoutOpen && $('checkout').dataset.key === p.key) {
+    try { const o = await invoke('current_checkout'); if (o) { renderCart(o.cart); renderOutcome(o); } } catch (_) { /* keep */ }
+  }
+}
+
+/** Wires the register's own controls: the barcode form, Charge and Clear. */
+export function initRegister() {
+  $('scan-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const input = $('scan');
+    const code = input.value.trim();
+    if (!code) { if (cart && cart.lines.length) announce('Press F12 or the Charge button to take payment.'); return; }
+    if (await scan(code)) input.value = ''; else input.select();
+  });
+  $('scan').addEventListener('input', () => scanError(''));
+  $('charge').addEventListener('click', charge);
+  $('clear-cart').addEventListener('click', async () => {
+    try { renderCart(await invoke('clear_cart')); announce('Cart cleared.'); focusScan(); } catch (e) { alertLoud(errText(e)); }
+  });
+}
+
+/** Loads the catalog and the cart as the engine has them. */
+export async function loadRegister() {
+  catalog = await invoke('get_catalog');
+  renderCatalog();
+  renderCart(await invoke('get_cart'));
+}

@@ -1,0 +1,99 @@
+// The end-of-day screen: the register's totals for today as tiles, and sales per
+// local hour as a chart. Amounts arrive as integer minor units and stay integers.
+
+import { invoke } from './bridge.js';
+import { $, h, s, announce, errText } from './dom.js';
+
+function localMidnight() { const d = new Date(); d.setHours(0, 0, 0, 0); return d.getTime(); }
+
+/** Today's totals as tiles, and sales per local hour as a bar chart. */
+export async function loadReport() {
+  let r;
+  try { r = await invoke('get_report', { since: localMidnight() }); } catch (e) { announce(errText(e), 'bad'); return; }
+  const tile = (id, label, value, hl) => h('div', { class: 'tile' + (hl ? ' highlight' : ''), id },
+    h('div', { class: 'label', text: label }), h('div', { class: 'value', text: value }));
+  $('report-tiles').replaceChildren(
+    tile('r-gross', 'Sales', r.gross_display, true),
+    tile('r-refunds', 'Refunds', r.refunds_display),
+    tile('r-net', 'Net', r.net_display, true),
+    tile('r-count', 'Payments', String(r.payment_count)),
+    tile('r-pending', 'Pending (offline or unknown)', `${r.pending_count} · ${r.pending_display}`),
+    tile('r-declined', 'Declined', String(r.declined_count)),
+    tile('r-dupes', 'Duplicate charges prevented', String(r.duplicates_prevented), true));
+  for (const [id, v] of [['r-gross', r.gross], ['r-refunds', r.refunds], ['r-net', r.net], ['r-count', r.payment_count],
+    ['r-pending', r.pending_count], ['r-declined', r.declined_count], ['r-dupes', r.duplicates_prevented]]) $(id).dataset.value = String(v);
+  // Sales per local hour, from the opening hour (or 8:00) to now.
+  const bins = new Map();
+  for (const sale of r.sales) {
+    const hr = new Date(Number(sale.at)).getHours();
+    const b = bins.get(hr) || { amount: 0, count: 0 };
+    b.amount += sale.amount; b.count += 1; bins.set(hr, b);
+  }
+  const nowH = new Date().getHours();
+  const first = Math.min(8, ...bins.keys(), nowH);
+  const last = Math.max(18, ...bins.keys(), nowH);
+  const perHour = [];
+  for (let hr = first; hr <= last; hr++) {
+    const b = bins.get(hr) || { amount: 0, count: 0 };
+    perHour.push({ hour: hr, amount: b.amount, count: b.count, amount_display: fmtMoney(b.amount, r.money) });
+  }
+  $('report-chart').replaceChildren(hourChart(perHour, r.money));
+}
+
+/**
+ * Integer minor units → "$1,234.50" / "¥1,200" / "1.000 KWD", with the currency's
+ * symbol and exponent as the register sent them (fmt = report.money). Integer
+ * arithmetic only: amounts never become fractions of a unit in floating point.
+ */
+function fmtMoney(minor, fmt) {
+  if (!Number.isSafeInteger(minor)) throw new Error(`not an amount in minor units: ${minor}`);
+  const scale = 10 ** fmt.exponent;           // an exact integer (exponent 0..3)
+  const a = Math.abs(minor);
+  const frac = a % scale;
+  const major = (a - frac) / scale;           // exact: a - frac is a multiple of scale
+  const grouped = String(major).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const number = fmt.exponent ? `${grouped}.${String(frac).padStart(fmt.exponent, '0')}` : grouped;
+  const body = fmt.symbol ? fmt.symbol + number : `${number} ${fmt.code}`;
+  return (minor < 0 ? '−' : '') + body;
+}
+
+/**
+ * Chart scale: the step (integer minor units) between the 4 grid lines above zero,
+ * a round 1, 2, 2.5 or 5 × 10^n so every tick label is an exact, round amount.
+ */
+function axisStep(maxMinor, fmt) {
+  const unit = 10 ** fmt.exponent;
+  if (maxMinor <= 0) return 25 * unit;                   // an empty day: 0 to 100 units
+  const need = Math.ceil(maxMinor / 4);                  // integer minor units per step
+  let p = 1;
+  while (p * 10 <= need) p *= 10;
+  // 1, 2, 2.5 (when it stays whole) or 5 × 10^n
+  return [p, 2 * p, 5 * p / 2, 5 * p, 10 * p].find((x) => Number.isInteger(x) && x >= need);
+}
+
+function hourChart(perHour, fmt) {
+  const W = 900, H = 250, padL = 84, padB = 30, padT = 24;
+  const hours = perHour;
+  const step = axisStep(Math.max(0, ...hours.map((x) => x.amount)), fmt);
+  const max = step * 4;
+  const bw = (W - padL - 10) / Math.max(1, hours.length);
+  const total = hours.reduce((a, x) => a + x.count, 0);
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img',
+    'aria-label': total ? 'Sales per hour: ' + hours.filter((x) => x.amount).map((x) => `${x.hour}:00 ${x.amount_display} in ${x.count} payments`).join(', ') : 'No sales yet today' });
+  for (let g = 0; g <= 4; g++) {
+    const y = padT + (H - padT - padB) * (1 - g / 4);
+    svg.append(s('line', { x1: padL, y1: y, x2: W - 10, y2: y, stroke: '#e2e8f0' }),
+      s('text', { x: padL - 8, y: y + 4, 'text-anchor': 'end', 'font-size': 12, fill: '#334155', class: 'axis-label' }, fmtMoney(step * g, fmt)));
+  }
+  hours.forEach((x, i) => {
+    const bh = (H - padT - padB) * (x.amount / max);
+    const bx = padL + i * bw + 3;
+    const cx = bx + (bw - 6) / 2;
+    svg.append(s('rect', { x: bx, y: H - padB - bh, width: Math.max(1, bw - 6), height: bh, rx: 3, fill: '#0f766e' },
+      s('title', {}, `${x.hour}:00–${x.hour + 1}:00: ${x.amount_display} in ${x.count} payments`)));
+    svg.append(s('text', { x: cx, y: H - padB + 18, 'text-anchor': 'middle', 'font-size': 12, fill: '#475569' }, `${x.hour}:00`));
+    if (x.amount) svg.append(s('text', { x: cx, y: H - padB - bh - 6, 'text-anchor': 'middle', 'font-size': 12, 'font-weight': 700, fill: '#0f172a' }, x.amount_display));
+  });
+  if (!total) svg.append(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', 'font-size': 16, fill: '#475569' }, 'No sales yet today'));
+  return svg;
+}
