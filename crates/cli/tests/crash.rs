@@ -156,9 +156,17 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
     let mut rng = rand::rng();
     let mut killed = 0;
     let mut told: Vec<(String, String)> = vec![];
-    let n = 56;
-    for round in 0..n / 4 {
+    // Rounds of 4 until enough were killed mid-flight (at least 14 rounds, at most 40).
+    // How long a checkout takes here varies with the machine's load: after a round in
+    // which every checkout finished before its kill moment, the moments move earlier.
+    let mut spawned = 0;
+    let mut scale = 1.0f64;
+    for round in 0..40 {
+        if round >= 14 && killed >= 12 {
+            break;
+        }
         let mut kids = vec![];
+        let mut killed_this_round = 0;
         for i in 0..4 {
             let amount = format!("{}", 100 + round * 4 + i);
             let child = cli(&db, &url, &flags, &["checkout", "--amount", &amount, "--currency", "jpy"])
@@ -167,7 +175,9 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
                 .unwrap();
             // Each kill at its own random moment after its own spawn (not after the previous
             // kill): a checkout takes tens of ms, so cumulative delays let most finish first.
-            kids.push((child, tokio::time::Instant::now() + startup + Duration::from_millis(rng.random_range(0..100u64))));
+            spawned += 1;
+            let offset = startup.mul_f64(scale) + Duration::from_millis(rng.random_range(0..100u64));
+            kids.push((child, tokio::time::Instant::now() + offset));
         }
         for (mut child, kill_at) in kids {
             tokio::time::sleep_until(kill_at).await; // a random moment, not a synchronisation
@@ -176,11 +186,15 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
             use std::os::unix::process::ExitStatusExt;
             if out.status.signal() == Some(9) {
                 killed += 1;
+                killed_this_round += 1;
             }
             told.extend(what_was_told(&String::from_utf8_lossy(&out.stdout)));
         }
+        if killed_this_round == 0 {
+            scale *= 0.75;
+        }
     }
-    assert!(killed >= 10, "most were killed mid-flight: {killed}");
+    assert!(killed >= 12, "killed mid-flight: {killed} of {spawned}");
     psp.psp().set_faults(FaultConfig::none());
     let mut pending = u64::MAX;
     for _ in 0..6 {
@@ -194,7 +208,7 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
     }
     assert_eq!(pending, 0, "every in-flight checkout resolved");
     let rows = ledger(&db, &url).await;
-    assert!(rows.len() >= 40, "most committed their key before being killed: {}", rows.len());
+    assert!(rows.len() * 10 >= spawned * 6, "most committed their key before being killed: {} of {spawned}", rows.len());
     for r in &rows {
         assert_eq!(r["state"], "captured", "{r}");
     }
