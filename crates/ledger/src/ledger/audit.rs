@@ -3,7 +3,7 @@
 
 use rusqlite::params;
 
-use super::{collect, Cached, Ledger};
+use super::{collect, Ledger};
 use crate::error::Result;
 use crate::types::*;
 
@@ -11,11 +11,14 @@ impl Ledger {
     /// Appends to the audit log (e.g. the cashier's override of SPEC §3 rule 3 with the
     /// reason they gave). Durable on return.
     pub fn audit(&mut self, action: &str, reason: &str, detail: Option<&str>, now_ms: i64) -> Result<i64> {
-        self.conn.exec_cached(
+        let tx = self.write_tx()?;
+        tx.exec_cached(
             "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, ?2, ?3, ?4)",
             params![now_ms, action, reason, detail],
         )?;
-        Ok(self.conn.last_insert_rowid())
+        let id = tx.last_insert_rowid();
+        tx.commit()?;
+        Ok(id)
     }
 
     pub fn audit_log(&self) -> Result<Vec<AuditEntry>> {

@@ -5,6 +5,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::rows::product_from_row;
 use super::{collect, Cached, Ledger};
+use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
 use crate::money::{Currency, Money};
 use crate::types::*;
@@ -40,11 +41,14 @@ impl Ledger {
     }
 
     pub fn create_cart(&mut self, currency: Currency, now_ms: i64) -> Result<CartId> {
-        self.conn.exec_cached(
+        let tx = self.write_tx()?;
+        tx.exec_cached(
             "INSERT INTO carts (currency, state, created_at_ms, updated_at_ms) VALUES (?1, 'open', ?2, ?2)",
             params![currency.code(), now_ms],
         )?;
-        Ok(CartId(self.conn.last_insert_rowid()))
+        let id = CartId(tx.last_insert_rowid());
+        tx.commit()?;
+        Ok(id)
     }
 
     pub fn cart(&self, cart_id: CartId) -> Result<Cart> {
@@ -149,7 +153,7 @@ pub(super) fn product_for_cart(conn: &Connection, sku: &str, currency: Currency)
     Ok(p)
 }
 
-pub(super) fn set_line(conn: &Connection, cart_id: CartId, product: &Product, quantity: i64, now_ms: i64) -> Result<()> {
+pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, quantity: i64, now_ms: i64) -> Result<()> {
     if quantity == 0 {
         conn.exec_cached(
             "DELETE FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2",

@@ -23,6 +23,8 @@ mod payments;
 mod reports;
 mod refunds;
 mod rows;
+
+pub(crate) use rows::refund_by_id_tx;
 mod successors;
 mod timeline;
 mod transitions;
@@ -45,9 +47,9 @@ use crate::write_tx::WriteTx;
 /// Sized above the number of distinct statements in this module.
 const STATEMENT_CACHE_CAPACITY: usize = 128;
 
-/// `execute` / `query_row` through the connection's statement cache.
+/// `query_row` through the connection's statement cache. Statements that write are run
+/// with [`WriteTx::exec_cached`], which exists only on an open write transaction.
 trait Cached {
-    fn exec_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize>;
     fn row_cached<T, P: rusqlite::Params, F: FnOnce(&Row<'_>) -> rusqlite::Result<T>>(
         &self,
         sql: &str,
@@ -57,9 +59,6 @@ trait Cached {
 }
 
 impl Cached for Connection {
-    fn exec_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize> {
-        self.prepare_cached(sql)?.execute(params)
-    }
     fn row_cached<T, P: rusqlite::Params, F: FnOnce(&Row<'_>) -> rusqlite::Result<T>>(
         &self,
         sql: &str,
@@ -130,14 +129,18 @@ impl Ledger {
     /// A read-only connection for reports and the UI, separate from the single writer
     /// (SPEC §7: one writer fed by a queue, separate readers). It never migrates or
     /// writes: a schema other than this build's is refused ([`Error::NewerSchema`] if
-    /// newer; an older or missing one must first be opened by the writer). Write methods
-    /// on it fail with SQLite's read-only error.
+    /// newer; an older or missing one must first be opened by the writer). Opened
+    /// `SQLITE_OPEN_READ_ONLY` with `PRAGMA query_only`: every write method fails at
+    /// [`Ledger::write_tx`] with SQLite's read-only error and changes nothing.
     pub fn open_reader(path: impl AsRef<Path>) -> Result<Ledger> {
         let path = path.as_ref();
         open::check_path(path)?;
         open::inspect_read_only(path)?;
         let conn = Connection::open_with_flags(path, open::read_flags()).map_err(|e| open::open_error(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Belt and braces over SQLITE_OPEN_READ_ONLY: a statement that would write is
+        // refused by SQLite itself, whichever way it reaches this connection.
+        conn.pragma_update(None, "query_only", true)?;
         let found = schema::user_version(&conn).map_err(|e| open::open_error(path, e))?;
         if found != SCHEMA_VERSION {
             return Err(Error::InvalidInput(format!(

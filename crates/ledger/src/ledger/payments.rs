@@ -9,6 +9,7 @@ use super::rows::{payment_by_id_tx, payment_by_key_tx, payment_from_row};
 use super::timeline::append_timeline_tx;
 use super::carts::load_cart;
 use super::{collect, Cached, Ledger, PAYMENT_COLS};
+use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
 use crate::money::Money;
 use crate::state::PaymentState;
@@ -97,13 +98,15 @@ impl Ledger {
 
     /// Stores the last error shown for a payment (decline message, 400 body).
     pub fn set_last_error(&mut self, payment_id: PaymentId, error: Option<&str>, now_ms: i64) -> Result<()> {
-        let n = self.conn.exec_cached(
+        let tx = self.write_tx()?;
+        let n = tx.exec_cached(
             "UPDATE payments SET last_error = ?2, updated_at_ms = ?3 WHERE id = ?1",
             params![payment_id.0, error, now_ms],
         )?;
         if n == 0 {
             return Err(Error::UnknownPayment(payment_id.to_string()));
         }
+        tx.commit()?;
         Ok(())
     }
 
@@ -160,7 +163,7 @@ impl Ledger {
 /// [`Ledger::open_checkout_override`], inside the caller's write transaction (which it
 /// does not commit). `is_new == false`: the cart's open checkout, nothing written.
 pub(super) fn open_checkout_in(
-    tx: &Connection,
+    tx: &WriteTx<'_>,
     key: &str,
     cart_id: CartId,
     options: &CheckoutOptions,
@@ -230,7 +233,7 @@ pub(super) fn open_checkout_of_cart(conn: &Connection, cart_id: CartId) -> Resul
 }
 
 pub(super) fn insert_payment(
-    tx: &Connection,
+    tx: &WriteTx<'_>,
     key: &str,
     amount: Money,
     options: &CheckoutOptions,
@@ -285,7 +288,7 @@ pub(super) fn insert_payment(
 
 /// [`Ledger::record_psp_result`] inside a caller's transaction (nothing is committed
 /// here; a non-`Recorded` outcome writes nothing).
-pub(super) fn record_psp_result_tx(tx: &Connection, result: &PspResult, now_ms: i64) -> Result<RecordOutcome> {
+pub(super) fn record_psp_result_tx(tx: &WriteTx<'_>, result: &PspResult, now_ms: i64) -> Result<RecordOutcome> {
     if result.amount.amount_minor <= 0 {
         return Err(Error::InvalidAmount(format!("{} must be greater than zero", result.amount.amount_minor)));
     }

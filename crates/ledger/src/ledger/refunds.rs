@@ -2,12 +2,13 @@
 //! transaction that creates it, moved along the refund table, and settling the payment
 //! (`refunded_minor`, leaving `refunding`) when it ends.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, OptionalExtension};
 
 use super::rows::{payment_by_id_tx, refund_by_id_tx, refund_from_row};
 use super::timeline::append_timeline_tx;
 use super::transitions::transition_tx;
 use super::{collect, Cached, Ledger, REFUND_COLS};
+use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
 use crate::money::Money;
 use crate::state::{PaymentState, RefundState};
@@ -201,7 +202,7 @@ impl Ledger {
 /// on success (once: the `WHERE state=?` guard makes the second caller a no-op), and the
 /// payment leaves `refunding` when no other refund is still open.
 pub(super) fn refund_transition_tx(
-    tx: &Connection,
+    tx: &WriteTx<'_>,
     refund_id: RefundId,
     from: RefundState,
     to: RefundState,

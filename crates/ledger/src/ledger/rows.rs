@@ -102,7 +102,7 @@ pub(super) fn payment_by_psp_tx(conn: &Connection, psp: &str) -> Result<Option<P
     conn.row_cached(&sql, [psp], payment_from_row).optional()?.transpose()
 }
 
-pub(super) fn refund_by_id_tx(conn: &Connection, id: RefundId) -> Result<Refund> {
+pub(crate) fn refund_by_id_tx(conn: &Connection, id: RefundId) -> Result<Refund> {
     let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE id = ?1");
     conn.row_cached(&sql, [id.0], refund_from_row)
         .optional()?

@@ -1,10 +1,11 @@
 //! A payment's timeline (table `payment_timeline`): every creation, attempt, PSP answer,
 //! transition, refund step and event, in order, for the cashier and the support view.
 
-use rusqlite::{params, Connection};
+use rusqlite::params;
 
 use super::rows::payment_by_id_tx;
-use super::{collect, Cached, Ledger};
+use super::{collect, Ledger};
+use crate::write_tx::WriteTx;
 use crate::error::Result;
 use crate::types::*;
 
@@ -42,7 +43,7 @@ impl Ledger {
     }
 }
 
-pub(super) fn append_timeline_tx(conn: &Connection, payment_id: PaymentId, e: &TimelineInput, at_ms: i64) -> Result<i64> {
+pub(super) fn append_timeline_tx(conn: &WriteTx<'_>, payment_id: PaymentId, e: &TimelineInput, at_ms: i64) -> Result<i64> {
     conn.exec_cached(
         "INSERT INTO payment_timeline (payment_id, refund_id, at_ms, kind, detail, outcome, latency_ms, replayed, attempt_no)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",

@@ -10,6 +10,7 @@ use super::payments::record_psp_result_tx;
 use super::rows::payment_by_id_tx;
 use super::timeline::append_timeline_tx;
 use super::{Cached, Ledger};
+use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
 use crate::state::PaymentState;
 use crate::types::*;
@@ -115,7 +116,7 @@ impl Ledger {
 /// Detail of the `-> authorizing` step: a request may be out.
 pub(super) const SENT_DETAIL: &str = "sent to the PSP";
 
-pub(super) fn record_attempt_tx(tx: &Connection, payment_id: PaymentId, attempt: &TimelineInput, now_ms: i64) -> Result<()> {
+pub(super) fn record_attempt_tx(tx: &WriteTx<'_>, payment_id: PaymentId, attempt: &TimelineInput, now_ms: i64) -> Result<()> {
     let n = tx.exec_cached(
         "UPDATE payments SET first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?2), updated_at_ms = ?2
          WHERE id = ?1",
@@ -131,7 +132,7 @@ pub(super) fn record_attempt_tx(tx: &Connection, payment_id: PaymentId, attempt:
 }
 
 pub(super) fn transition_tx(
-    tx: &Connection,
+    tx: &WriteTx<'_>,
     payment_id: PaymentId,
     from: PaymentState,
     to: PaymentState,
