@@ -131,6 +131,27 @@ impl PaymentState {
         self.allowed_next().contains(&to)
     }
 
+    /// The steps that take a payment from `self` to `target`, each one an edge of the
+    /// table: `Some([])` when it is already there, `Some([target])` for a direct edge,
+    /// `Some([Authorizing, target])` when the only way is through the send (a `created` /
+    /// `queued_offline` payment whose answer came back captured, authorized or failed).
+    /// `None` when the table has no such path: the payment is already past `target`
+    /// (e.g. an event captured it first) and must be left as it is. Pure; the register's
+    /// moves and [`crate::Ledger::settle_checkout`] walk it step by step.
+    pub fn path_to(self, target: PaymentState) -> Option<Vec<PaymentState>> {
+        if self == target {
+            Some(Vec::new())
+        } else if self.can_transition_to(target) {
+            Some(vec![target])
+        } else if self.can_transition_to(PaymentState::Authorizing)
+            && PaymentState::Authorizing.can_transition_to(target)
+        {
+            Some(vec![PaymentState::Authorizing, target])
+        } else {
+            None
+        }
+    }
+
     /// Checks a move: `Moved(to)` if legal, `AlreadyThere(self)` if `self == to` (a
     /// repeated transition is a no-op returning the current state), otherwise a typed
     /// [`IllegalTransition`].
@@ -449,6 +470,56 @@ mod tests {
             i += 1;
         }
         assert_eq!(seen.len(), PaymentState::ALL.len());
+    }
+
+    /// The moves the register and `settle_checkout` made before `path_to` existed,
+    /// written out as they were, so the function is checked against every pair.
+    fn path_as_written(cur: PaymentState, to: PaymentState) -> Option<Vec<PaymentState>> {
+        match (cur, to) {
+            (c, t) if c == t => Some(vec![]),
+            (Created | QueuedOffline, Authorizing) => Some(vec![Authorizing]),
+            (Created | QueuedOffline, t) if matches!(t, Captured | Authorized | Failed) => Some(vec![Authorizing, t]),
+            (c, t) if c.can_transition_to(t) => Some(vec![t]),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn path_to_every_pair() {
+        let mut reachable = 0;
+        for from in PaymentState::ALL {
+            for to in PaymentState::ALL {
+                let path = from.path_to(to);
+                assert_eq!(path, path_as_written(from, to), "{from} -> {to}");
+                let Some(path) = path else { continue };
+                reachable += 1;
+                assert!(path.len() <= 2, "{from} -> {to}: {path:?}");
+                let mut at = from;
+                for step in &path {
+                    assert!(at.can_transition_to(*step), "{from} -> {to}: {at} -> {step} is not in the table");
+                    at = *step;
+                }
+                assert_eq!(at, to, "{from} -> {to} ends where asked");
+            }
+        }
+        // 11 self paths, 20 edges, and created/queued_offline through authorizing to
+        // authorized, captured and failed (6).
+        assert_eq!(reachable, 11 + LEGAL.len() + 6);
+    }
+
+    #[test]
+    fn path_to_examples() {
+        assert_eq!(Created.path_to(Captured), Some(vec![Authorizing, Captured]));
+        assert_eq!(QueuedOffline.path_to(Failed), Some(vec![Authorizing, Failed]));
+        assert_eq!(Created.path_to(QueuedOffline), Some(vec![QueuedOffline]));
+        assert_eq!(Created.path_to(Canceled), Some(vec![Canceled]));
+        assert_eq!(Authorizing.path_to(Authorizing), Some(vec![]));
+        // Already past it: leave it.
+        assert_eq!(Captured.path_to(Authorizing), None);
+        assert_eq!(Refunded.path_to(Captured), None);
+        // Two steps that are not the send are not taken on a caller's behalf.
+        assert_eq!(Authorized.path_to(Captured), None);
+        assert_eq!(Created.path_to(Capturing), None);
     }
 
     #[test]

@@ -100,7 +100,11 @@ impl Ledger {
             let to = match &event.kind {
                 EventKind::RefundSucceeded => Some(RefundState::Succeeded),
                 EventKind::RefundFailed => Some(RefundState::Failed),
-                _ => None,
+                EventKind::PaymentSucceeded
+                | EventKind::PaymentAuthorized
+                | EventKind::PaymentFailed
+                | EventKind::PaymentCanceled
+                | EventKind::Other(_) => None,
             };
             if let Some(to) = to {
                 let mut from = r.state;
