@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::types::*;
 
 impl Ledger {
-    /// Appends to the audit log (e.g. the cashier's override of SPEC §3 rule 3 with the
+    /// Appends to the audit log (e.g. the cashier's override of design §3.3 with the
     /// reason they gave). Durable on return.
     pub fn audit(&mut self, action: &str, reason: &str, detail: Option<&str>, now_ms: i64) -> Result<i64> {
         let tx = self.write_tx()?;

@@ -154,6 +154,7 @@ pub(super) fn product_for_cart(conn: &Connection, sku: &str, currency: Currency)
 }
 
 pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, quantity: i64, now_ms: i64) -> Result<()> {
+    debug_assert!(quantity >= 0, "cart {cart_id} line quantity {quantity}");
     if quantity == 0 {
         conn.exec_cached(
             "DELETE FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2",

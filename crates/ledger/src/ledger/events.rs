@@ -15,7 +15,7 @@ use crate::state::{PaymentState, RefundState, Step};
 use crate::types::*;
 
 impl Ledger {
-    /// Applies a PSP event exactly once (SPEC §3 rule 9).
+    /// Applies a PSP event exactly once (design §3.9).
     ///
     /// One transaction: INSERT into `processed_events` (PRIMARY KEY on the event id) —
     /// on conflict the transaction is abandoned and `AlreadyApplied` returned, nothing

@@ -80,7 +80,7 @@ const REFUND_COLS: &str = "id, idempotency_key, payment_id, amount_minor, curren
 
 /// The ledger: one SQLite connection plus the injected key source.
 ///
-/// Writes take `&mut self`: SPEC §7 measured that one writer fed by a queue beats
+/// Writes take `&mut self`: design §7 measured that one writer fed by a queue beats
 /// several writer connections, so the register owns one `Ledger` on its writer thread;
 /// readers may open more `Ledger`s on the same file.
 pub struct Ledger {
@@ -127,7 +127,7 @@ impl Ledger {
     }
 
     /// A read-only connection for reports and the UI, separate from the single writer
-    /// (SPEC §7: one writer fed by a queue, separate readers). It never migrates or
+    /// (design §7: one writer fed by a queue, separate readers). It never migrates or
     /// writes: a schema other than this build's is refused ([`Error::NewerSchema`] if
     /// newer; an older or missing one must first be opened by the writer). Opened
     /// `SQLITE_OPEN_READ_ONLY` with `PRAGMA query_only`: every write method fails at

@@ -7,7 +7,7 @@ use crate::state::PaymentState;
 use crate::types::*;
 
 impl Ledger {
-    /// The store-and-forward queue (SPEC §3 rule 7), forwarded in creation order.
+    /// The store-and-forward queue (design §3.7), forwarded in creation order.
     pub fn offline_queue(&self) -> Result<Vec<Payment>> {
         self.payments_in_states(&[PaymentState::QueuedOffline.as_str()])
     }
@@ -17,6 +17,8 @@ impl Ledger {
         let q = self.offline_queue()?;
         let mut stats = OfflineQueueStats { count: q.len() as i64, ..Default::default() };
         for p in &q {
+            // A CHECK on the table: the queue's totals only add positive amounts.
+            assert!(p.amount.amount_minor > 0, "queued payment {} of {}", p.id, p.amount);
             stats.oldest_created_at_ms =
                 Some(stats.oldest_created_at_ms.map_or(p.created_at_ms, |o: i64| o.min(p.created_at_ms)));
             match stats.total_minor_by_currency.iter_mut().find(|(c, _)| *c == p.amount.currency) {

@@ -16,7 +16,7 @@ use crate::state::PaymentState;
 use crate::types::*;
 
 impl Ledger {
-    /// Opens a checkout for `cart_id` (SPEC §3 rules 1-3).
+    /// Opens a checkout for `cart_id` (design §3.1-§3.3).
     ///
     /// If the cart already has an open checkout (created / authorizing / authorized /
     /// capturing) it is returned with `is_new == false`: pressing Charge twice, a double
@@ -35,7 +35,7 @@ impl Ledger {
     }
 
     /// Starts a NEW checkout for a cart even though one is still open — the cashier's
-    /// explicit override of SPEC §3 rule 3 (e.g. the previous outcome is unknown and the
+    /// explicit override of design §3.3 (e.g. the previous outcome is unknown and the
     /// customer cannot wait). The reason is required and written to the audit log in the
     /// same transaction as the new payment. The old checkout is left as it is: crash
     /// recovery still resolves it, so a possible double charge stays visible.
@@ -72,7 +72,7 @@ impl Ledger {
     }
 
     /// Records what the PSP answered for `result.idempotency_key`, idempotently
-    /// (SPEC §3 rule 4). Never creates a second row for a key:
+    /// (design §3.4). Never creates a second row for a key:
     ///
     /// * no row for the key → insert one in `state_if_new` → `Recorded`;
     /// * row without a PSP id and same amount/currency → attach the id → `Recorded`;
@@ -123,7 +123,7 @@ impl Ledger {
         self.conn.row_cached(&sql, [psp_payment_id], payment_from_row).optional()?.transpose()
     }
 
-    /// Payments crash recovery must resolve (SPEC §3 rule 8): `created`, `authorizing`,
+    /// Payments crash recovery must resolve (design §3.8): `created`, `authorizing`,
     /// `capturing`, `refunding` — see [`PaymentState::needs_recovery`]. Oldest first.
     pub fn payments_needing_recovery(&self) -> Result<Vec<Payment>> {
         let states: Vec<&str> =
@@ -243,8 +243,10 @@ pub(super) fn insert_payment(
     if options.payment_method.is_empty() {
         return Err(Error::InvalidInput("payment_method is empty".into()));
     }
-    // The exact request the PSP will get, on every attempt (SPEC §3 rule 2). The key is
-    // also in metadata so reconciliation can search for it past the dedup window (rule 6).
+    // Money invariant: callers pass `Money::positive`; a payment charges something.
+    assert!(amount.amount_minor > 0, "payment amount {amount}");
+    // The exact request the PSP will get, on every attempt (design §3.2). The key is
+    // also in metadata so reconciliation can search for it past the dedup window (design §3.6).
     let mut params = RequestParams::default();
     params.push("amount", amount.amount_minor.to_string());
     params.push("currency", amount.currency.code());
@@ -351,6 +353,8 @@ pub(super) fn record_psp_result_tx(tx: &WriteTx<'_>, result: &PspResult, now_ms:
             if let Some((other_id, other_key)) = by_psp {
                 RecordOutcome::PspPaymentIdBelongsToAnotherKey { id: PaymentId(other_id), other_key }
             } else {
+                // Checked at the top: a row recorded from the PSP has a positive amount.
+                assert!(result.amount.amount_minor > 0, "PSP result amount {}", result.amount);
                 let mut params = RequestParams::default();
                 params.push("amount", result.amount.amount_minor.to_string());
                 params.push("currency", result.amount.currency.code());

@@ -61,6 +61,8 @@ impl Ledger {
                 refundable_minor: refundable,
             });
         }
+        // Money invariant: a refund is positive and fits in what is left of the capture.
+        assert!(0 < amount_minor && amount_minor <= refundable, "refund {amount_minor} of refundable {refundable}");
         let mut params = RequestParams::default();
         if let Some(psp) = &p.psp_payment_id {
             params.push("payment_intent", psp.clone());
@@ -251,6 +253,14 @@ pub(super) fn refund_transition_tx(
             [r.payment_id.0],
             |row| row.get(0),
         )?;
+        // Money invariant (also a CHECK on the table): never more refunded than captured.
+        assert!(
+            0 <= p.refunded_minor && p.refunded_minor <= p.amount.amount_minor,
+            "payment {}: refunded {} of {}",
+            p.id,
+            p.refunded_minor,
+            p.amount.amount_minor
+        );
         if p.state == PaymentState::Refunding && still_open == 0 {
             let settled = if p.refunded_minor == p.amount.amount_minor {
                 PaymentState::Refunded

@@ -17,7 +17,7 @@ use crate::types::*;
 
 impl Ledger {
     /// Moves a payment `from -> to` with `UPDATE … WHERE id=? AND state=?` in one
-    /// transaction, appending a timeline row (SPEC §4).
+    /// transaction, appending a timeline row (design §4).
     ///
     /// * illegal per the table → [`Error::IllegalTransition`], nothing written;
     /// * already in `to` → `AlreadyDone(to)`, nothing written (a repeat is a no-op);
@@ -44,7 +44,7 @@ impl Ledger {
 
     /// Records one attempt (an HTTP request with the checkout key): a timeline row with
     /// outcome, latency, replay flag and attempt number; stamps `first_attempt_at_ms` the
-    /// first time (the dedup-window guard of SPEC §3 rule 6 measures from it).
+    /// first time (the dedup-window guard of design §3.6 measures from it).
     pub fn record_attempt(&mut self, payment_id: PaymentId, attempt: &TimelineInput, now_ms: i64) -> Result<()> {
         let tx = self.write_tx()?;
         record_attempt_tx(&tx, payment_id, attempt, now_ms)?;
@@ -97,11 +97,15 @@ impl Ledger {
             let path = cur.path_to(to).unwrap_or_default();
             let mut from = cur;
             for step in path {
+                // A settle moves only forward, one edge of the table at a time.
+                assert!(from.can_transition_to(step), "settle of payment {payment_id}: {from} -> {step}");
                 let detail = if step == Authorizing { SENT_DETAIL } else { s.via.as_str() };
                 from = transition_tx(&tx, payment_id, from, step, detail, now_ms)?.state();
             }
         }
         let p = payment_by_id_tx(&tx, payment_id)?;
+        // A settle never moves a payment out of a terminal state.
+        assert!(!cur.is_terminal() || p.state == cur, "settle of payment {payment_id} moved {cur} to {}", p.state);
         tx.commit()?;
         Ok(SettleOutcome::Settled(p))
     }
