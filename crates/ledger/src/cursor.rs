@@ -3,7 +3,7 @@
 //! resumes there instead of re-reading the whole lookback. Application itself is
 //! exactly-once through `processed_events` (design §3.9); the cursor only saves work.
 //!
-//! Written through the ledger's one write path ([`Ledger::write_tx`]), like every other
+//! Written through the ledger's one write path (`Ledger::write_tx`), like every other
 //! write.
 
 use crate::error::{Error, Result};

@@ -15,7 +15,7 @@
 //!   (nothing was refunded under it) — in ONE transaction, so the amount stays reserved
 //!   and the payment stays `refunding` throughout.
 //!
-//! Written through the ledger's one write path ([`Ledger::write_tx`]).
+//! Written through the ledger's one write path (`Ledger::write_tx`).
 
 use crate::error::{Error, Result};
 use crate::ledger::{refund_by_id_tx, Ledger};

@@ -2,7 +2,7 @@
 //!
 //! Durability rules (design §3, §7): WAL, `synchronous=FULL` (a commit that returned is on
 //! disk), foreign keys on, a busy timeout so concurrent writers wait instead of failing.
-//! Every write goes through [`Ledger::write_tx`], one `BEGIN IMMEDIATE` transaction: the
+//! Every write goes through `Ledger::write_tx`, one `BEGIN IMMEDIATE` transaction: the
 //! write lock is taken up front, so a read-then-write (claim a key, check a refund against
 //! the capture) cannot be interleaved with another writer and never hits a
 //! mid-transaction `SQLITE_BUSY`. A reader ([`Ledger::open_reader`]) is opened read-only
@@ -48,7 +48,7 @@ use crate::write_tx::WriteTx;
 const STATEMENT_CACHE_CAPACITY: usize = 128;
 
 /// `query_row` through the connection's statement cache. Statements that write are run
-/// with [`WriteTx::exec_cached`], which exists only on an open write transaction.
+/// with `WriteTx::exec_cached`, which exists only on an open write transaction.
 trait Cached {
     fn row_cached<T, P: rusqlite::Params, F: FnOnce(&Row<'_>) -> rusqlite::Result<T>>(
         &self,
@@ -131,7 +131,7 @@ impl Ledger {
     /// writes: a schema other than this build's is refused ([`Error::NewerSchema`] if
     /// newer; an older or missing one must first be opened by the writer). Opened
     /// `SQLITE_OPEN_READ_ONLY` with `PRAGMA query_only`: every write method fails at
-    /// [`Ledger::write_tx`] with SQLite's read-only error and changes nothing.
+    /// `Ledger::write_tx` with SQLite's read-only error and changes nothing.
     pub fn open_reader(path: impl AsRef<Path>) -> Result<Ledger> {
         let path = path.as_ref();
         open::check_path(path)?;

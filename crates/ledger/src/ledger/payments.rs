@@ -99,13 +99,7 @@ impl Ledger {
     /// Stores the last error shown for a payment (decline message, 400 body).
     pub fn set_last_error(&mut self, payment_id: PaymentId, error: Option<&str>, now_ms: i64) -> Result<()> {
         let tx = self.write_tx()?;
-        let n = tx.exec_cached(
-            "UPDATE payments SET last_error = ?2, updated_at_ms = ?3 WHERE id = ?1",
-            params![payment_id.0, error, now_ms],
-        )?;
-        if n == 0 {
-            return Err(Error::UnknownPayment(payment_id.to_string()));
-        }
+        set_last_error_tx(&tx, payment_id, error, now_ms)?;
         tx.commit()?;
         Ok(())
     }
@@ -230,6 +224,18 @@ pub(super) fn open_checkout_of_cart(conn: &Connection, cart_id: CartId) -> Resul
     conn.row_cached(&sql, params![cart_id.0, serde_json::to_string(&open)?], payment_from_row)
         .optional()?
         .transpose()
+}
+
+/// [`Ledger::set_last_error`] inside a caller's transaction.
+pub(super) fn set_last_error_tx(tx: &WriteTx<'_>, payment_id: PaymentId, error: Option<&str>, now_ms: i64) -> Result<()> {
+    let n = tx.exec_cached(
+        "UPDATE payments SET last_error = ?2, updated_at_ms = ?3 WHERE id = ?1",
+        params![payment_id.0, error, now_ms],
+    )?;
+    if n == 0 {
+        return Err(Error::UnknownPayment(payment_id.to_string()));
+    }
+    Ok(())
 }
 
 pub(super) fn insert_payment(

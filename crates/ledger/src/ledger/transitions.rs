@@ -6,7 +6,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::payments::record_psp_result_tx;
+use super::payments::{record_psp_result_tx, set_last_error_tx};
 use super::rows::payment_by_id_tx;
 use super::timeline::append_timeline_tx;
 use super::{Cached, Ledger};
@@ -77,13 +77,7 @@ impl Ledger {
             }
         }
         if let Some(e) = &s.last_error {
-            let n = tx.exec_cached(
-                "UPDATE payments SET last_error = ?2, updated_at_ms = ?3 WHERE id = ?1",
-                params![payment_id.0, e, now_ms],
-            )?;
-            if n == 0 {
-                return Err(Error::UnknownPayment(payment_id.to_string()));
-            }
+            set_last_error_tx(&tx, payment_id, Some(e.as_str()), now_ms)?;
         }
         let cur = payment_by_id_tx(&tx, payment_id)?.state;
         use PaymentState::*;
