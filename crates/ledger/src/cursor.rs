@@ -1,10 +1,10 @@
 //! The event consumer's cursor (schema v2, table `event_cursors`): where the last
 //! fully applied `/v1/events` poll ended, per PSP endpoint, so a restarted register
 //! resumes there instead of re-reading the whole lookback. Application itself is
-//! exactly-once through `processed_events` (SPEC §3 rule 9); the cursor only saves work.
+//! exactly-once through `processed_events` (design §3.9); the cursor only saves work.
 //!
-//! Written through [`Ledger::connection`] (an autocommit statement is its own durable
-//! transaction under `synchronous=FULL`), so `ledger.rs` stays untouched.
+//! Written through the ledger's one write path (`Ledger::write_tx`), like every other
+//! write.
 
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
@@ -40,13 +40,16 @@ impl Ledger {
         if created_s < 0 {
             return Err(Error::InvalidInput(format!("event cursor must not be negative (got {created_s})")));
         }
-        Ok(self.connection().query_row(
+        let tx = self.write_tx()?;
+        let stored = tx.query_row(
             "INSERT INTO event_cursors (psp, created_s, updated_at_ms) VALUES (?1, ?2, ?3)
              ON CONFLICT(psp) DO UPDATE SET created_s = max(created_s, excluded.created_s),
                                             updated_at_ms = excluded.updated_at_ms
              RETURNING created_s",
             rusqlite::params![psp, created_s, now_ms],
             |r| r.get(0),
-        )?)
+        )?;
+        tx.commit()?;
+        Ok(stored)
     }
 }

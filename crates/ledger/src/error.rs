@@ -93,7 +93,7 @@ pub enum Error {
     #[error("amount overflow")]
     Overflow,
 
-    /// The cart is locked by an open checkout (SPEC §3 rule 2) or already paid.
+    /// The cart is locked by an open checkout (design §3.2) or already paid.
     #[error("cart {cart_id} is {state}, not open")]
     CartNotOpen { cart_id: i64, state: String },
     #[error("cart {0} is empty")]

@@ -1,6 +1,6 @@
 //! # paydesk-ledger
 //!
-//! The domain and the durable ledger of PayDesk (SPEC §2 "ledger + domain"): money,
+//! The domain and the durable ledger of PayDesk (design §2 "ledger + domain"): money,
 //! the payment and refund state machines, and the SQLite ledger that makes "a register
 //! never charges a customer twice and never loses a payment" hold on disk.
 //!
@@ -8,11 +8,11 @@
 //! register engine calls it with `now_ms` and an injected [`KeySource`], so a seeded
 //! simulation drives it deterministically.
 //!
-//! * [`money`] — integer minor units with ISO exponents (SPEC §3 rule 10).
-//! * [`state`] — the one transition table per machine (SPEC §4).
-//! * [`Ledger`] — key before network (rule 1), UNIQUE keys and `Exists…` outcomes
-//!   (rule 4), offline queue (rule 7), recovery queries (rule 8), the idempotent event
-//!   consumer (rule 9).
+//! * [`money`] — integer minor units with ISO exponents (design §3.10).
+//! * [`state`] — the one transition table per machine (design §4).
+//! * [`Ledger`] — key before network (design §3.1), UNIQUE keys and `Exists…` outcomes
+//!   (§3.4), offline queue (§3.7), recovery queries (§3.8), the idempotent event
+//!   consumer (§3.9); one file per table or operation under `ledger/` (see README).
 
 pub mod cursor;
 pub mod error;

@@ -4,8 +4,8 @@
 //! and replays it byte for byte for that key until its retention ends: resending a key
 //! that got a 500 can never succeed. Once the register has established at the PSP that
 //! the operation did NOT happen under that key (GET the PaymentIntent / list its
-//! refunds), it continues under a fresh key, committed here BEFORE it is sent (SPEC §3
-//! rule 1), so a crash right after the send still knows which key may be out.
+//! refunds), it continues under a fresh key, committed here BEFORE it is sent (design
+//! §3.1), so a crash right after the send still knows which key may be out.
 //!
 //! * capture / cancel: the key is `<root>-<generation>` (root `<checkout>-capture`);
 //!   a PaymentIntent is captured or canceled at most once by the PSP itself, the key
@@ -15,13 +15,12 @@
 //!   (nothing was refunded under it) — in ONE transaction, so the amount stays reserved
 //!   and the payment stays `refunding` throughout.
 //!
-//! Written through [`Ledger::connection`] in explicit `BEGIN IMMEDIATE` transactions.
+//! Written through the ledger's one write path (`Ledger::write_tx`).
 
 use crate::error::{Error, Result};
-use crate::ledger::Ledger;
+use crate::ledger::{refund_by_id_tx, Ledger};
 use crate::state::RefundState;
 use crate::types::{PaymentId, Refund, RefundId, RequestParams};
-use crate::write_tx::WriteTx;
 use rusqlite::{params, OptionalExtension};
 
 /// An operation whose key can be reissued.
@@ -51,10 +50,6 @@ pub struct CurrentKey {
 }
 
 impl Ledger {
-    fn begin_immediate(&self) -> Result<WriteTx<'_>> {
-        Ok(WriteTx::begin(self.connection())?)
-    }
-
     /// The newest key of a capture / cancel whose first key is `root_key`.
     pub fn current_operation_key(&self, op: ReissueOp, root_key: &str) -> Result<CurrentKey> {
         current_key(self.connection(), op, root_key)
@@ -76,7 +71,7 @@ impl Ledger {
         if op == ReissueOp::Refund {
             return Err(Error::InvalidInput("a refund is reissued with reissue_refund".into()));
         }
-        let tx = self.begin_immediate()?;
+        let tx = self.write_tx()?;
         let cur = current_key(&tx, op, root_key)?;
         if cur.generation != expected_generation {
             return Ok(cur);
@@ -117,8 +112,8 @@ impl Ledger {
     /// refund that is not `pending` / `in_flight` (someone resolved it meanwhile).
     pub fn reissue_refund(&mut self, refund_id: RefundId, reason: &str, now_ms: i64) -> Result<Refund> {
         let new_key = self.new_key();
-        let tx = self.begin_immediate()?;
-        let old = self.refund_by_id(refund_id)?;
+        let tx = self.write_tx()?;
+        let old = refund_by_id_tx(&tx, refund_id)?;
         if old.state.is_terminal() {
             return Err(Error::StaleRefundState { refund_id: refund_id.0, expected: RefundState::InFlight, found: old.state });
         }

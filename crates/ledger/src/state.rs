@@ -1,4 +1,4 @@
-//! The payment state machine of SPEC §4 and the refund machine.
+//! The payment state machine of design §4 and the refund machine.
 //!
 //! There is exactly ONE transition table per machine: [`PaymentState::allowed_next`] and
 //! [`RefundState::allowed_next`]. Both (and every helper below) `match` on every variant
@@ -26,10 +26,10 @@ use crate::error::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PaymentState {
-    /// Row, key and exact request parameters are committed (SPEC §3 rule 1); nothing has
+    /// Row, key and exact request parameters are committed (design §3.1); nothing has
     /// been sent yet. The register moves to `authorizing` before the first byte goes out.
     Created,
-    /// Accepted offline by the cashier while the PSP was unreachable (SPEC §3 rule 7);
+    /// Accepted offline by the cashier while the PSP was unreachable (design §3.7);
     /// waits in the store-and-forward queue and is forwarded with its own key.
     QueuedOffline,
     /// A create/confirm request with this key may be on the wire. **Outcome may be
@@ -43,7 +43,7 @@ pub enum PaymentState {
     /// Money captured. Not terminal: it can still be refunded.
     Captured,
     /// Declined or otherwise failed at the PSP. Terminal for this key: a new attempt needs
-    /// a new checkout (a new key) on the cashier's explicit intent (SPEC §3 rule 3).
+    /// a new checkout (a new key) on the cashier's explicit intent (design §3.3).
     Failed,
     /// Voided before capture (by the cashier, or canceled at the PSP). Terminal.
     Canceled,
@@ -131,6 +131,27 @@ impl PaymentState {
         self.allowed_next().contains(&to)
     }
 
+    /// The steps that take a payment from `self` to `target`, each one an edge of the
+    /// table: `Some([])` when it is already there, `Some([target])` for a direct edge,
+    /// `Some([Authorizing, target])` when the only way is through the send (a `created` /
+    /// `queued_offline` payment whose answer came back captured, authorized or failed).
+    /// `None` when the table has no such path: the payment is already past `target`
+    /// (e.g. an event captured it first) and must be left as it is. Pure; the register's
+    /// moves and [`crate::Ledger::settle_checkout`] walk it step by step.
+    pub fn path_to(self, target: PaymentState) -> Option<Vec<PaymentState>> {
+        if self == target {
+            Some(Vec::new())
+        } else if self.can_transition_to(target) {
+            Some(vec![target])
+        } else if self.can_transition_to(PaymentState::Authorizing)
+            && PaymentState::Authorizing.can_transition_to(target)
+        {
+            Some(vec![PaymentState::Authorizing, target])
+        } else {
+            None
+        }
+    }
+
     /// Checks a move: `Moved(to)` if legal, `AlreadyThere(self)` if `self == to` (a
     /// repeated transition is a no-op returning the current state), otherwise a typed
     /// [`IllegalTransition`].
@@ -155,7 +176,7 @@ impl PaymentState {
     }
 
     /// A request may be on the wire: after a crash or timeout the outcome is unknown and
-    /// must be resolved with the same key or by search (SPEC §3 rules 3, 6, 8).
+    /// must be resolved with the same key or by search (design §3.3, §3.6, §3.8).
     pub const fn is_in_flight(self) -> bool {
         use PaymentState::*;
         match self {
@@ -165,7 +186,7 @@ impl PaymentState {
         }
     }
 
-    /// Crash recovery (SPEC §3 rule 8) must look at it on start: in flight, or `created`
+    /// Crash recovery (design §3.8) must look at it on start: in flight, or `created`
     /// (committed on Charge, so it is meant to be sent). The offline queue is separate.
     pub const fn needs_recovery(self) -> bool {
         use PaymentState::*;
@@ -178,7 +199,7 @@ impl PaymentState {
     }
 
     /// The checkout is still open: its cart stays locked and pressing Charge again must
-    /// reuse it rather than make a new key (SPEC §3 rules 2-3).
+    /// reuse it rather than make a new key (design §3.2-§3.3).
     pub const fn is_checkout_open(self) -> bool {
         use PaymentState::*;
         match self {
@@ -449,6 +470,56 @@ mod tests {
             i += 1;
         }
         assert_eq!(seen.len(), PaymentState::ALL.len());
+    }
+
+    /// The moves the register and `settle_checkout` made before `path_to` existed,
+    /// written out as they were, so the function is checked against every pair.
+    fn path_as_written(cur: PaymentState, to: PaymentState) -> Option<Vec<PaymentState>> {
+        match (cur, to) {
+            (c, t) if c == t => Some(vec![]),
+            (Created | QueuedOffline, Authorizing) => Some(vec![Authorizing]),
+            (Created | QueuedOffline, t) if matches!(t, Captured | Authorized | Failed) => Some(vec![Authorizing, t]),
+            (c, t) if c.can_transition_to(t) => Some(vec![t]),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn path_to_every_pair() {
+        let mut reachable = 0;
+        for from in PaymentState::ALL {
+            for to in PaymentState::ALL {
+                let path = from.path_to(to);
+                assert_eq!(path, path_as_written(from, to), "{from} -> {to}");
+                let Some(path) = path else { continue };
+                reachable += 1;
+                assert!(path.len() <= 2, "{from} -> {to}: {path:?}");
+                let mut at = from;
+                for step in &path {
+                    assert!(at.can_transition_to(*step), "{from} -> {to}: {at} -> {step} is not in the table");
+                    at = *step;
+                }
+                assert_eq!(at, to, "{from} -> {to} ends where asked");
+            }
+        }
+        // 11 self paths, 20 edges, and created/queued_offline through authorizing to
+        // authorized, captured and failed (6).
+        assert_eq!(reachable, 11 + LEGAL.len() + 6);
+    }
+
+    #[test]
+    fn path_to_examples() {
+        assert_eq!(Created.path_to(Captured), Some(vec![Authorizing, Captured]));
+        assert_eq!(QueuedOffline.path_to(Failed), Some(vec![Authorizing, Failed]));
+        assert_eq!(Created.path_to(QueuedOffline), Some(vec![QueuedOffline]));
+        assert_eq!(Created.path_to(Canceled), Some(vec![Canceled]));
+        assert_eq!(Authorizing.path_to(Authorizing), Some(vec![]));
+        // Already past it: leave it.
+        assert_eq!(Captured.path_to(Authorizing), None);
+        assert_eq!(Refunded.path_to(Captured), None);
+        // Two steps that are not the send are not taken on a caller's behalf.
+        assert_eq!(Authorized.path_to(Captured), None);
+        assert_eq!(Created.path_to(Capturing), None);
     }
 
     #[test]

@@ -30,7 +30,7 @@ id_type!(/// Row id of a catalog product.
 
 /// The exact parameters of a PSP request: ordered `(name, value)` form pairs, Stripe
 /// bracket notation (`metadata[checkout_key]`). Stored as JSON `[["amount","1200"],…]`
-/// and sent as-is on every retry (SPEC §3 rule 2).
+/// and sent as-is on every retry (design §3.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(transparent)]
 pub struct RequestParams(pub Vec<(String, String)>);
@@ -165,7 +165,7 @@ pub struct PspResult {
     pub state_if_new: PaymentState,
 }
 
-/// Outcome of recording a PSP result (SPEC §3 rule 4, TigerBeetle style). Only
+/// Outcome of recording a PSP result (design §3.4, TigerBeetle style). Only
 /// `Recorded` changed the ledger; every other variant left it exactly as it was.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecordOutcome {
@@ -404,7 +404,7 @@ pub struct JournalEntry {
     pub memo: String,
 }
 
-/// One audit log row (SPEC §3 rule 3: overrides with their reason).
+/// One audit log row (design §3.3: overrides with their reason).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditEntry {
     pub id: i64,
@@ -482,7 +482,7 @@ pub struct Cart {
     pub updated_at_ms: i64,
 }
 
-/// Totals of the store-and-forward queue, for the offline limits (SPEC §3 rule 7).
+/// Totals of the store-and-forward queue, for the offline limits (design §3.7).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OfflineQueueStats {
     pub count: i64,

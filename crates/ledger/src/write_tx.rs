@@ -20,6 +20,12 @@ impl<'c> WriteTx<'c> {
         Ok(WriteTx { conn })
     }
 
+    /// Runs a statement that writes, through the connection's statement cache. The only
+    /// way the ledger runs one: a write outside a transaction does not compile.
+    pub(crate) fn exec_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize> {
+        self.conn.prepare_cached(sql)?.execute(params)
+    }
+
     /// Commits; on failure the transaction is rolled back when `self` drops.
     pub(crate) fn commit(self) -> rusqlite::Result<()> {
         self.conn.prepare_cached("COMMIT")?.execute([])?;

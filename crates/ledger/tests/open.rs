@@ -290,3 +290,71 @@ fn a_reader_sees_commits_and_cannot_write() {
     assert!(matches!(r.audit("x", "y", None, 2), Err(Error::Sqlite(_))));
     assert!(w.audit_log().unwrap().is_empty());
 }
+
+/// A reader is never a second writer: each kind of write (carts, catalog, payments,
+/// refunds, events, audit, the event cursor, reissued keys, a raw statement on its
+/// connection) fails with SQLite's read-only error and the file is unchanged.
+#[test]
+fn every_write_on_a_reader_fails_read_only_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ro.db");
+    let mut w = Ledger::open(&path).unwrap();
+    let usd = |m| Money::new(m, Currency::Usd);
+    w.seed_catalog(&[NewProduct { sku: "COF".into(), name: "Coffee".into(), price: usd(350) }]).unwrap();
+    let cart = w.create_cart(Currency::Usd, 1).unwrap();
+    let p = w.create_payment(&NewPayment { amount: usd(500), options: CheckoutOptions::card("pm_card_visa") }, 1).unwrap();
+    let count = |l: &Ledger, table: &str| -> i64 {
+        l.connection().query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap()
+    };
+    let tables = ["products", "carts", "cart_lines", "payments", "payment_timeline", "refunds", "processed_events",
+        "journal", "audit_log", "event_cursors", "reissued_keys"];
+    let before: Vec<i64> = tables.iter().map(|t| count(&w, t)).collect();
+    let commits = w.commit_count();
+
+    let mut r = Ledger::open_reader(&path).unwrap();
+    let read_only = |what: &str, res: std::result::Result<(), Error>| match res {
+        Err(Error::Sqlite(e)) => {
+            assert_eq!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::ReadOnly), "{what}: {e}");
+            let shown = Error::Sqlite(e).to_string();
+            assert!(shown.contains("readonly"), "{what}: the error says why: {shown}");
+        }
+        other => panic!("{what}: a reader must refuse to write, got {other:?}"),
+    };
+    read_only("create_cart", r.create_cart(Currency::Usd, 2).map(drop));
+    read_only("add_to_cart", r.add_to_cart(cart, "COF", 1, 2).map(drop));
+    read_only(
+        "seed_catalog",
+        r.seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: usd(300) }]).map(drop),
+    );
+    read_only(
+        "create_payment",
+        r.create_payment(&NewPayment { amount: usd(700), options: CheckoutOptions::card("pm_card_visa") }, 2).map(drop),
+    );
+    read_only("set_last_error", r.set_last_error(p.id, Some("declined"), 2));
+    read_only("transition", r.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "", 2).map(drop));
+    read_only("append_timeline", r.append_timeline(p.id, &TimelineInput::default(), 2).map(drop));
+    read_only("audit", r.audit("x", "y", None, 2).map(drop));
+    read_only("advance_event_cursor", r.advance_event_cursor("psp", 5, 2).map(drop));
+    read_only(
+        "reissue_operation_key",
+        r.reissue_operation_key(p.id, reissue::ReissueOp::Capture, "k-capture", 0, "stored 500", 2).map(drop),
+    );
+    let event = PspEvent {
+        event_id: "evt_1".into(),
+        event_type: "payment_intent.succeeded".into(),
+        kind: EventKind::PaymentSucceeded,
+        psp_payment_id: None,
+        checkout_key: Some(p.idempotency_key.clone()),
+        psp_refund_id: None,
+        refund_key: None,
+        amount: Some(usd(500)),
+    };
+    read_only("apply_event", r.apply_event(&event, 2).map(drop));
+    read_only("raw statement", r.connection().execute("DELETE FROM payments", []).map(drop).map_err(Error::Sqlite));
+
+    let after: Vec<i64> = tables.iter().map(|t| count(&w, t)).collect();
+    assert_eq!(before, after, "nothing written through the reader");
+    assert_eq!(w.payment_by_id(p.id).unwrap().state, PaymentState::Created);
+    assert_eq!(w.commit_count(), commits);
+    assert_eq!(r.commit_count(), 0);
+}

@@ -1,4 +1,4 @@
-//! Ledger operations against the rules of SPEC §3-§4.
+//! Ledger operations against the rules of design §3-§4.
 
 mod common;
 use common::*;

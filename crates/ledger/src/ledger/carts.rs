@@ -1,0 +1,176 @@
+//! The catalog (table `products`) and carts (`carts`, `cart_lines`): a cart is edited
+//! only while open; its total must stay representable; an open checkout locks it.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::rows::product_from_row;
+use super::{collect, Cached, Ledger};
+use crate::write_tx::WriteTx;
+use crate::error::{Error, Result};
+use crate::money::{Currency, Money};
+use crate::types::*;
+
+impl Ledger {
+    /// Inserts or updates products by SKU. Returns how many were written.
+    pub fn seed_catalog(&mut self, products: &[NewProduct]) -> Result<usize> {
+        let tx = self.write_tx()?;
+        for p in products {
+            if p.price.amount_minor < 0 {
+                return Err(Error::InvalidAmount(format!("price of {} is negative", p.sku)));
+            }
+            tx.exec_cached(
+                "INSERT INTO products (sku, name, price_minor, currency) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(sku) DO UPDATE SET name = excluded.name, price_minor = excluded.price_minor,
+                     currency = excluded.currency",
+                params![p.sku, p.name, p.price.amount_minor, p.price.currency.code()],
+            )?;
+        }
+        tx.commit()?;
+        Ok(products.len())
+    }
+
+    pub fn products(&self) -> Result<Vec<Product>> {
+        collect(&self.conn, "SELECT id, sku, name, price_minor, currency FROM products ORDER BY sku", [], product_from_row)
+    }
+
+    pub fn product_by_sku(&self, sku: &str) -> Result<Option<Product>> {
+        self.conn
+            .row_cached("SELECT id, sku, name, price_minor, currency FROM products WHERE sku = ?1", [sku], product_from_row)
+            .optional()?
+            .transpose()
+    }
+
+    pub fn create_cart(&mut self, currency: Currency, now_ms: i64) -> Result<CartId> {
+        let tx = self.write_tx()?;
+        tx.exec_cached(
+            "INSERT INTO carts (currency, state, created_at_ms, updated_at_ms) VALUES (?1, 'open', ?2, ?2)",
+            params![currency.code(), now_ms],
+        )?;
+        let id = CartId(tx.last_insert_rowid());
+        tx.commit()?;
+        Ok(id)
+    }
+
+    pub fn cart(&self, cart_id: CartId) -> Result<Cart> {
+        load_cart(&self.conn, cart_id)
+    }
+
+    /// Adds `quantity` of a product (adds to an existing line). Refused unless the cart
+    /// is open: a locked cart belongs to an open checkout whose parameters are fixed.
+    pub fn add_to_cart(&mut self, cart_id: CartId, sku: &str, quantity: i64, now_ms: i64) -> Result<Cart> {
+        if quantity <= 0 {
+            return Err(Error::InvalidInput(format!("quantity {quantity} must be positive")));
+        }
+        let tx = self.write_tx()?;
+        let cart = editable_cart(&tx, cart_id)?;
+        let product = product_for_cart(&tx, sku, cart.currency)?;
+        let current: i64 = tx
+            .row_cached(
+                "SELECT quantity FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2",
+                params![cart_id.0, product.id.0],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or(0);
+        let new_qty = current.checked_add(quantity).ok_or(Error::Overflow)?;
+        set_line(&tx, cart_id, &product, new_qty, now_ms)?;
+        let cart = load_cart(&tx, cart_id)?;
+        tx.commit()?;
+        Ok(cart)
+    }
+
+    /// Sets a line's quantity; 0 removes the line.
+    pub fn set_quantity(&mut self, cart_id: CartId, sku: &str, quantity: i64, now_ms: i64) -> Result<Cart> {
+        if quantity < 0 {
+            return Err(Error::InvalidInput(format!("quantity {quantity} must not be negative")));
+        }
+        let tx = self.write_tx()?;
+        let cart = editable_cart(&tx, cart_id)?;
+        let product = product_for_cart(&tx, sku, cart.currency)?;
+        set_line(&tx, cart_id, &product, quantity, now_ms)?;
+        let cart = load_cart(&tx, cart_id)?;
+        tx.commit()?;
+        Ok(cart)
+    }
+
+    pub fn remove_from_cart(&mut self, cart_id: CartId, sku: &str, now_ms: i64) -> Result<Cart> {
+        self.set_quantity(cart_id, sku, 0, now_ms)
+    }
+}
+
+pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
+    let head: Option<(String, String, i64, i64)> = conn
+        .row_cached(
+            "SELECT currency, state, created_at_ms, updated_at_ms FROM carts WHERE id = ?1",
+            [cart_id.0],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    let (currency, state, created_at_ms, updated_at_ms) = head.ok_or(Error::UnknownCart(cart_id.0))?;
+    let currency: Currency = currency.parse()?;
+    let lines = collect(
+        conn,
+        "SELECT l.product_id, p.sku, p.name, l.quantity, l.unit_price_minor
+         FROM cart_lines l JOIN products p ON p.id = l.product_id WHERE l.cart_id = ?1 ORDER BY p.sku",
+        params![cart_id.0],
+        |r| {
+            let product_id = ProductId(r.get(0)?);
+            let sku: String = r.get(1)?;
+            let name: String = r.get(2)?;
+            let quantity: i64 = r.get(3)?;
+            let unit_price = Money::new(r.get(4)?, currency);
+            Ok(unit_price
+                .checked_mul(quantity)
+                .map(|line_total| CartLine { product_id, sku, name, quantity, unit_price, line_total }))
+        },
+    )?;
+    let mut total = Money::zero(currency);
+    for l in &lines {
+        total = total.checked_add(l.line_total)?;
+    }
+    Ok(Cart { id: cart_id, currency, state: state.parse()?, lines, total, created_at_ms, updated_at_ms })
+}
+
+pub(super) fn editable_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
+    let cart = load_cart(conn, cart_id)?;
+    match cart.state {
+        CartState::Open => Ok(cart),
+        CartState::Locked | CartState::Paid => {
+            Err(Error::CartNotOpen { cart_id: cart_id.0, state: cart.state.as_str().into() })
+        }
+    }
+}
+
+pub(super) fn product_for_cart(conn: &Connection, sku: &str, currency: Currency) -> Result<Product> {
+    let p = conn
+        .row_cached("SELECT id, sku, name, price_minor, currency FROM products WHERE sku = ?1", [sku], product_from_row)
+        .optional()?
+        .transpose()?
+        .ok_or_else(|| Error::UnknownProduct(sku.to_string()))?;
+    if p.price.currency != currency {
+        return Err(Error::CurrencyMismatch { expected: currency, found: p.price.currency });
+    }
+    Ok(p)
+}
+
+pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, quantity: i64, now_ms: i64) -> Result<()> {
+    debug_assert!(quantity >= 0, "cart {cart_id} line quantity {quantity}");
+    if quantity == 0 {
+        conn.exec_cached(
+            "DELETE FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2",
+            params![cart_id.0, product.id.0],
+        )?;
+    } else {
+        // Refuse a quantity whose line total would overflow, before storing it.
+        product.price.checked_mul(quantity)?;
+        conn.exec_cached(
+            "INSERT INTO cart_lines (cart_id, product_id, quantity, unit_price_minor) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(cart_id, product_id) DO UPDATE SET quantity = excluded.quantity",
+            params![cart_id.0, product.id.0, quantity, product.price.amount_minor],
+        )?;
+    }
+    conn.exec_cached("UPDATE carts SET updated_at_ms = ?2 WHERE id = ?1", params![cart_id.0, now_ms])?;
+    // The whole cart total must stay representable.
+    load_cart(conn, cart_id)?;
+    Ok(())
+}

@@ -1,0 +1,221 @@
+//! The SQLite ledger: one connection, the injected key source, and the one write path.
+//!
+//! Durability rules (design §3, §7): WAL, `synchronous=FULL` (a commit that returned is on
+//! disk), foreign keys on, a busy timeout so concurrent writers wait instead of failing.
+//! Every write goes through `Ledger::write_tx`, one `BEGIN IMMEDIATE` transaction: the
+//! write lock is taken up front, so a read-then-write (claim a key, check a refund against
+//! the capture) cannot be interleaved with another writer and never hits a
+//! mid-transaction `SQLITE_BUSY`. A reader ([`Ledger::open_reader`]) is opened read-only
+//! and `query_only`, so that path fails on it before anything is written.
+//! All SQL takes bound parameters.
+//!
+//! No clock and no randomness inside: callers pass `now_ms`, keys come from an injected
+//! [`KeySource`], so a seeded simulation replays exactly.
+//!
+//! One file per table or operation, each with its own `impl Ledger` (see the crate's
+//! README for the table): this file holds what they share.
+
+mod audit;
+mod carts;
+mod events;
+mod offline;
+mod payments;
+mod reports;
+mod refunds;
+mod rows;
+
+pub(crate) use rows::refund_by_id_tx;
+mod successors;
+mod timeline;
+mod transitions;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusqlite::{Connection, Row};
+
+use crate::error::{Error, Result};
+use crate::open;
+use crate::schema::{self, SCHEMA_VERSION};
+use crate::types::{KeySource, RandomKeys};
+use crate::write_tx::WriteTx;
+
+/// Prepared statements kept per connection: every statement the ledger runs is
+/// parsed once and reused (re-parsing was a third of the simulation's CPU time).
+/// Sized above the number of distinct statements in this module.
+const STATEMENT_CACHE_CAPACITY: usize = 128;
+
+/// `query_row` through the connection's statement cache. Statements that write are run
+/// with `WriteTx::exec_cached`, which exists only on an open write transaction.
+trait Cached {
+    fn row_cached<T, P: rusqlite::Params, F: FnOnce(&Row<'_>) -> rusqlite::Result<T>>(
+        &self,
+        sql: &str,
+        params: P,
+        f: F,
+    ) -> rusqlite::Result<T>;
+}
+
+impl Cached for Connection {
+    fn row_cached<T, P: rusqlite::Params, F: FnOnce(&Row<'_>) -> rusqlite::Result<T>>(
+        &self,
+        sql: &str,
+        params: P,
+        f: F,
+    ) -> rusqlite::Result<T> {
+        self.prepare_cached(sql)?.query_row(params, f)
+    }
+}
+
+/// How long a writer waits for the lock before `SQLITE_BUSY`.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+const PAYMENT_COLS: &str = "id, idempotency_key, psp_payment_id, amount_minor, currency, state, capture_method, \
+     request_params, cart_id, offline, created_at_ms, first_attempt_at_ms, updated_at_ms, refunded_minor, last_error";
+
+const REFUND_COLS: &str = "id, idempotency_key, payment_id, amount_minor, currency, state, psp_refund_id, reason, \
+     request_params, created_at_ms, first_attempt_at_ms, updated_at_ms";
+
+/// The ledger: one SQLite connection plus the injected key source.
+///
+/// Writes take `&mut self`: design §7 measured that one writer fed by a queue beats
+/// several writer connections, so the register owns one `Ledger` on its writer thread;
+/// readers may open more `Ledger`s on the same file.
+pub struct Ledger {
+    conn: Connection,
+    keys: Box<dyn KeySource>,
+    path: Option<PathBuf>,
+    /// Durable commits made through this connection (a SQLite commit hook).
+    commits: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ledger").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl Ledger {
+    /// Opens (creating if missing) the ledger at `path` with OS-random keys.
+    pub fn open(path: impl AsRef<Path>) -> Result<Ledger> {
+        Ledger::open_with_keys(path, Box::new(RandomKeys))
+    }
+
+    /// Opens the ledger with an injected key source.
+    ///
+    /// Refused, the file left as it was: an empty path, `:memory:` (use
+    /// [`Ledger::open_in_memory`]), a directory or device, a missing directory, and a
+    /// file that is neither empty nor a PayDesk ledger (see [`crate::open`]). Order
+    /// matters: an existing file is first inspected through a READ-ONLY connection (is
+    /// it SQLite? ours? newer than this build? is its header sane?), because even
+    /// `PRAGMA journal_mode=WAL` rewrites the header — a file that is refused must stay
+    /// byte-for-byte untouched.
+    pub fn open_with_keys(path: impl AsRef<Path>, keys: Box<dyn KeySource>) -> Result<Ledger> {
+        let path = path.as_ref();
+        if open::check_path(path)? {
+            open::inspect_read_only(path)?;
+        }
+        let mut conn = Connection::open_with_flags(path, open::write_flags()).map_err(|e| open::open_error(path, e))?;
+        open::configure(&conn, path)?;
+        match schema::migrate(&mut conn, path) {
+            Err(Error::Sqlite(e)) => return Err(open::open_error(path, e)),
+            other => other?,
+        }
+        Ledger::with_conn(conn, keys, Some(path.to_path_buf()))
+    }
+
+    /// A read-only connection for reports and the UI, separate from the single writer
+    /// (design §7: one writer fed by a queue, separate readers). It never migrates or
+    /// writes: a schema other than this build's is refused ([`Error::NewerSchema`] if
+    /// newer; an older or missing one must first be opened by the writer). Opened
+    /// `SQLITE_OPEN_READ_ONLY` with `PRAGMA query_only`: every write method fails at
+    /// `Ledger::write_tx` with SQLite's read-only error and changes nothing.
+    pub fn open_reader(path: impl AsRef<Path>) -> Result<Ledger> {
+        let path = path.as_ref();
+        open::check_path(path)?;
+        open::inspect_read_only(path)?;
+        let conn = Connection::open_with_flags(path, open::read_flags()).map_err(|e| open::open_error(path, e))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Belt and braces over SQLITE_OPEN_READ_ONLY: a statement that would write is
+        // refused by SQLite itself, whichever way it reaches this connection.
+        conn.pragma_update(None, "query_only", true)?;
+        let found = schema::user_version(&conn).map_err(|e| open::open_error(path, e))?;
+        if found != SCHEMA_VERSION {
+            return Err(Error::InvalidInput(format!(
+                "ledger schema {found} is not {SCHEMA_VERSION}: open it with the writer first"
+            )));
+        }
+        Ledger::with_conn(conn, Box::new(RandomKeys), Some(path.to_path_buf()))
+    }
+
+    /// A private in-memory ledger (tests, simulations). Not durable.
+    pub fn open_in_memory(keys: Box<dyn KeySource>) -> Result<Ledger> {
+        let mut conn = Connection::open_in_memory()?;
+        conn.execute_batch("PRAGMA foreign_keys = ON")?;
+        schema::migrate(&mut conn, Path::new(":memory:"))?;
+        Ledger::with_conn(conn, keys, None)
+    }
+
+    fn with_conn(conn: Connection, keys: Box<dyn KeySource>, path: Option<PathBuf>) -> Result<Ledger> {
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
+        let commits = Arc::new(AtomicU64::new(0));
+        let c2 = commits.clone();
+        conn.commit_hook(Some(move || {
+            c2.fetch_add(1, Ordering::Relaxed);
+            false // let the commit proceed
+        }))?;
+        Ok(Ledger { conn, keys, path, commits })
+    }
+
+    /// How many transactions this connection has committed since it was opened (a
+    /// SQLite commit hook: each one is a durable commit, one fsync under
+    /// `synchronous=FULL`). For tests and benchmarks of the register's overhead.
+    pub fn commit_count(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
+    }
+
+    /// Path of the file, `None` in memory.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Current `user_version`.
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(schema::user_version(&self.conn)?)
+    }
+
+    /// The underlying connection, read-only use (reports, tests). Writes must go through
+    /// the methods so the invariants hold.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// A new key from the injected source.
+    pub fn new_key(&mut self) -> String {
+        self.keys.next_key().to_string()
+    }
+
+    /// THE write path: every method that writes opens its transaction here (payments,
+    /// carts, refunds, events, audit, the event cursor, reissued keys). On a reader it
+    /// fails at `BEGIN IMMEDIATE` with SQLite's read-only error, before any statement.
+    pub(crate) fn write_tx(&mut self) -> Result<WriteTx<'_>> {
+        Ok(WriteTx::begin(&self.conn)?)
+    }
+}
+
+fn collect<P: rusqlite::Params, T>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+    f: impl FnMut(&Row<'_>) -> rusqlite::Result<Result<T>>,
+) -> Result<Vec<T>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(params, f)?;
+    let mut out = Vec::new();
+    for r in rows {
+        out.push(r??);
+    }
+    Ok(out)
+}
