@@ -112,7 +112,7 @@ pub struct CartView {
     pub total: i64,
     pub total_display: String,
     /// True while a checkout is open or the cart is paid: it cannot change
-    /// (SPEC §3 rule 2).
+    /// (design §3.2).
     pub locked: bool,
 }
 

@@ -1,5 +1,5 @@
 //! PayDesk, the cashier's desktop app: thin Tauri commands and events over the
-//! register engine (SPEC §2, §6).
+//! register engine (design §2, §6).
 //!
 //! Shape follows Tauri's examples/api: [`run`] is the binary's entry point and
 //! [`app_builder`] wires commands, state and event forwarding into any
@@ -133,7 +133,7 @@ fn emit_status<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
-/// SPEC §3 rules 7–9 without a cashier: resolve in-flight payments, forward the
+/// design §3.7–§3.9 without a cashier: resolve in-flight payments, forward the
 /// offline queue, consume PSP events; also tracks whether the PSP answers, and puts
 /// saved settings in use once that is safe.
 async fn background<R: Runtime>(app: AppHandle<R>) {

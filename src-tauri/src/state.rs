@@ -16,7 +16,7 @@ use crate::config::Options;
 use crate::error::{AppError, AppResult};
 use crate::settings::{PspInUse, Settings, EMBEDDED_KEY};
 
-/// The mock PSP that ships inside the app (SPEC: its embedded default).
+/// The mock PSP that ships inside the app (design §2: its embedded default).
 pub struct EmbeddedPsp {
     pub server: RunningServer,
     pub url: String,

@@ -1,4 +1,4 @@
-//! SPEC §5 idempotency table, row by row, over real loopback HTTP.
+//! design §5.3 idempotency table, row by row, over real loopback HTTP.
 mod common;
 use common::*;
 use mock_psp::{Fault, MockPsp};
