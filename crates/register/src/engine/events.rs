@@ -8,6 +8,12 @@ use crate::psp::{AttemptOutcome, Event, List};
 use crate::retry::PhaseResult;
 use paydesk_ledger::{ApplyOutcome, Currency, EventKind, Money, PspEvent};
 
+/// Pages of `GET /v1/events` (100 events a page) one poll reads at most: a bound on
+/// the loop against a PSP that keeps answering `has_more`. 1 000 pages is 100 000
+/// events, far more than a register's overlap window holds; a poll cut short applies
+/// what it read (exactly once) and leaves the cursor where it was.
+pub const MAX_EVENT_PAGES_PER_POLL: u32 = 1_000;
+
 impl Engine {
     // ------------------------------------------------------------ events
 
@@ -17,7 +23,7 @@ impl Engine {
         let _one = self.inner.events_lock.lock().await;
         let mut rep = EventsReport::default();
         let now_s = self.now() / 1000;
-        let stored = *self.inner.events_cursor.lock().unwrap();
+        let stored = *self.inner.events_cursor.lock();
         let since = match stored {
             Some(c) => c - self.inner.cfg.events_overlap.as_secs() as i64,
             None => {
@@ -31,7 +37,10 @@ impl Engine {
         let mut events: Vec<Event> = Vec::new();
         let mut after: Option<String> = None;
         let psp = &self.inner.psp;
-        loop {
+        // Pages come newest first: stopping early leaves the oldest events of the window
+        // unread, so a cut-short poll applies what it read but keeps the cursor.
+        let mut complete = false;
+        for _ in 0..MAX_EVENT_PAGES_PER_POLL {
             let a = after.clone();
             let c = psp.clone();
             let res = self
@@ -47,8 +56,12 @@ impl Engine {
             after = page.data.last().map(|e| e.id.clone());
             events.extend(page.data);
             if !page.has_more || n == 0 {
+                complete = true;
                 break;
             }
+        }
+        if !complete {
+            tracing::warn!(pages = rep.pages, "event poll stopped at its page limit; the cursor stays, the next poll reads again");
         }
         self.set_online(true);
         rep.fetched = events.len() as u32;
@@ -66,14 +79,14 @@ impl Engine {
             }
             newest = Some(newest.map_or(ev.created, |n: i64| n.max(ev.created)));
         }
-        if let Some(n) = newest {
-            let old = *self.inner.events_cursor.lock().unwrap();
+        if let Some(n) = newest.filter(|_| complete) {
+            let old = *self.inner.events_cursor.lock();
             if old.is_none_or(|o| n > o) {
                 // Every event up to `n` is applied (committed above): a restarted register
                 // resumes from here. One small commit, only when the cursor moves.
                 let now = self.now();
                 let stored = self.with_ledger(|l| l.advance_event_cursor(&self.inner.events_psp, n.max(0), now))?;
-                *self.inner.events_cursor.lock().unwrap() = Some(stored);
+                *self.inner.events_cursor.lock() = Some(stored);
             }
         }
         Ok(rep)

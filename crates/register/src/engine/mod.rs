@@ -17,7 +17,7 @@ mod search;
 mod settle;
 
 pub use error::{EngineError, Result};
-pub use events::to_psp_event;
+pub use events::{to_psp_event, MAX_EVENT_PAGES_PER_POLL};
 pub use report::{CheckoutOutcome, CheckoutReport, EngineStatus, EventsReport, PaymentView, RecoverReport, RefundReport};
 
 use crate::clock::SharedClock;
@@ -30,7 +30,8 @@ use crate::transport::SharedTransport;
 use crate::window::DedupWindow;
 use paydesk_ledger::{Ledger, Payment, TimelineInput, TimelineKind};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 
 // ---------------------------------------------------------------- config
@@ -267,8 +268,8 @@ impl Engine {
             // A free reader if there is one, else wait for the first (bounded: LEDGER_READERS).
             let guard = readers
                 .iter()
-                .find_map(|r| r.try_lock().ok())
-                .unwrap_or_else(|| readers[0].lock().unwrap_or_else(|e| e.into_inner()));
+                .find_map(|r| r.try_lock())
+                .unwrap_or_else(|| readers[0].lock());
             f(&guard)
         })
     }
@@ -294,7 +295,7 @@ impl Engine {
 
     async fn flight(&self, key: &str) -> tokio::sync::OwnedMutexGuard<()> {
         let m = {
-            let mut f = self.inner.flights.lock().unwrap();
+            let mut f = self.inner.flights.lock();
             if f.len() > 1024 {
                 // Forget keys nobody is driving (only the map holds them).
                 f.retain(|_, m| Arc::strong_count(m) > 1);
@@ -309,13 +310,13 @@ impl Engine {
     }
 
     fn set_online(&self, online: bool) {
-        let mut o = self.inner.online.lock().unwrap();
+        let mut o = self.inner.online.lock();
         if *o != Some(online) {
             *o = Some(online);
             self.notify(Notification::Connectivity { online });
         }
         if online {
-            *self.inner.last_sync_ms.lock().unwrap() = Some(self.now());
+            *self.inner.last_sync_ms.lock() = Some(self.now());
         }
     }
 

@@ -170,10 +170,10 @@ impl Engine {
         let q = self.with_ledger(|l| l.offline_queue())?.len() as u32;
         let f = self.with_ledger(|l| l.payments_needing_recovery())?.len() as u32;
         Ok(EngineStatus {
-            psp_online: *self.inner.online.lock().unwrap(),
+            psp_online: *self.inner.online.lock(),
             queued_offline: q,
             in_flight: f,
-            last_sync_ms: *self.inner.last_sync_ms.lock().unwrap(),
+            last_sync_ms: *self.inner.last_sync_ms.lock(),
         })
     }
 }
