@@ -18,7 +18,7 @@ pub use rng::{OsRandom, Random, SeededRandom, SharedRandom};
 pub use transport::{HttpTransport, SharedTransport, Transport};
 pub use engine::{
     CheckoutOutcome, CheckoutReport, CrashHook, CrashPoint, Engine, EngineConfig, EngineError, EngineStatus,
-    EventsReport, PaymentView, RecoverReport, RefundReport, MAX_SEARCH_SETTLE_MS, NEVER_SENT_OUTCOMES,
+    EventsReport, PaymentView, RecoverReport, RefundReport, MAX_EVENT_PAGES_PER_POLL, MAX_SEARCH_SETTLE_MS, NEVER_SENT_OUTCOMES,
 };
 pub use offline::OfflineLimits;
 pub use retry::RetryPolicy;

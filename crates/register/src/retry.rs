@@ -10,7 +10,8 @@ use crate::rng::SharedRandom;
 use crate::transport::HttpRequest;
 use backon::{ExponentialBuilder, Retryable};
 use serde::Serialize;
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -146,7 +147,7 @@ where
         let client = o_client.clone();
         async move {
             let n = {
-                let mut c = counter.lock().unwrap();
+                let mut c = counter.lock();
                 *c += 1;
                 *c
             };
@@ -174,23 +175,23 @@ where
             if rec.replayed {
                 notifier.send(Notification::Replayed { subject: subject.clone(), attempt: n });
             }
-            records.lock().unwrap().push(rec);
+            records.lock().push(rec);
             match out {
                 AttemptOutcome::Retry { reason, retry_after } => {
                     if !reason.never_sent() {
-                        *never.lock().unwrap() = false;
+                        *never.lock() = false;
                     }
                     if reason.unreachable() {
-                        *consec.lock().unwrap() += 1;
+                        *consec.lock() += 1;
                     } else {
-                        *unreach.lock().unwrap() = false;
-                        *consec.lock().unwrap() = 0;
+                        *unreach.lock() = false;
+                        *consec.lock() = 0;
                     }
                     Err(RetryErr { reason, retry_after })
                 }
                 other => {
-                    *never.lock().unwrap() = false;
-                    *unreach.lock().unwrap() = false;
+                    *never.lock() = false;
+                    *unreach.lock() = false;
                     Ok(other)
                 }
             }
@@ -215,7 +216,7 @@ where
         .when(|_e: &RetryErr| true)
         .adjust(move |e: &RetryErr, dur: Option<Duration>| {
             let d = dur?;
-            if *adjust_consec.lock().unwrap() >= max_unreachable {
+            if *adjust_consec.lock() >= max_unreachable {
                 return None;
             }
             let d = match e.retry_after {
@@ -230,7 +231,7 @@ where
             Some(d)
         })
         .notify(move |e: &RetryErr, d: Duration| {
-            let mut recs = notify_records.lock().unwrap();
+            let mut recs = notify_records.lock();
             let attempt = recs.last().map(|r| r.attempt).unwrap_or(0);
             if let Some(last) = recs.last_mut() {
                 last.backoff_ms = Some(d.as_millis() as u64);
@@ -244,9 +245,9 @@ where
         }));
     let result = retry_fut.await;
 
-    let recs = std::mem::take(&mut *records.lock().unwrap());
-    let never_sent = *all_never_sent.lock().unwrap();
-    let unreachable = *all_unreachable.lock().unwrap();
+    let recs = std::mem::take(&mut *records.lock());
+    let never_sent = *all_never_sent.lock();
+    let unreachable = *all_unreachable.lock();
     match result {
         Ok(outcome) => (PhaseResult::Final(outcome), recs),
         Err(e) => (PhaseResult::Exhausted { last: e.reason, never_sent, unreachable }, recs),
@@ -269,8 +270,8 @@ mod tests {
     }
     impl Transport for Script {
         fn send(&self, req: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, TransportError>> {
-            self.seen.lock().unwrap().push(req);
-            let a = self.answers.lock().unwrap().pop_front().unwrap_or(Err(TransportError::Timeout));
+            self.seen.lock().push(req);
+            let a = self.answers.lock().pop_front().unwrap_or(Err(TransportError::Timeout));
             Box::pin(async move { a })
         }
     }
@@ -313,7 +314,7 @@ mod tests {
         while let Ok(n) = rx.try_recv() {
             notes.push(n);
         }
-        let seen = script.seen.lock().unwrap().clone();
+        let seen = script.seen.lock().clone();
         (res, recs, seen, notes, clock.now_ms())
     }
 

@@ -2,7 +2,8 @@
 
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 
 pub trait Random: Send + Sync + 'static {
     fn next_u64(&self) -> u64;
@@ -34,10 +35,10 @@ impl SeededRandom {
 
 impl Random for SeededRandom {
     fn next_u64(&self) -> u64 {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).next_u64()
+        self.0.lock().next_u64()
     }
     fn fill(&self, buf: &mut [u8]) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).fill_bytes(buf)
+        self.0.lock().fill_bytes(buf)
     }
 }
 

@@ -1,0 +1,208 @@
+//! Driving a checkout key to an outcome (design §3.4-§3.7): one bounded attempt phase
+//! with the same key and parameters, then what its result means — settled, declined,
+//! resolved by search, moved to the background, accepted offline, or a fatal answer
+//! (`on_fatal`, which only says `failed` when nothing can have executed).
+
+use super::{attempt_input, CheckoutOutcome, CheckoutReport, CrashPoint, DriveMode, Engine, Result, NEVER_SENT_OUTCOMES, OFFLINE_REFUSED_MARK};
+use crate::notify::{Notification, Subject};
+use crate::psp::{AttemptOutcome, Fatal, PaymentIntent};
+use crate::retry::{run_phase, AttemptRecord, PhaseResult};
+use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PaymentState, TimelineInput, TimelineKind};
+
+impl Engine {
+    // ------------------------------------------------------------ the core
+
+    /// The interactive first drive of a payment this very call committed (its key is
+    /// fresh: no process can have sent it before). Only here may "every attempt was
+    /// refused" prove that nothing reached the PSP.
+    pub(super) async fn drive_created_here(&self, key: &str) -> Result<CheckoutReport> {
+        self.drive_inner(key, DriveMode::Interactive, true).await
+    }
+
+    /// Drive a payment found in the ledger. One still `created` may have been sent
+    /// already: a process can crash after its first byte left and before anything
+    /// about the attempt was saved (nothing durable is written before the network,
+    /// to keep a paid checkout at two commits). So it is never concluded "never sent".
+    pub(super) async fn drive(&self, key: &str, mode: DriveMode) -> Result<CheckoutReport> {
+        self.drive_inner(key, mode, false).await
+    }
+
+    async fn drive_inner(&self, key: &str, mode: DriveMode, created_here: bool) -> Result<CheckoutReport> {
+        let _flight = self.flight(key).await;
+        let p = self.payment(key)?;
+        match p.state {
+            PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline => {}
+            PaymentState::Capturing => {
+                drop(_flight);
+                return self.resolve_capture(&p).await;
+            }
+            _ => return self.report(&p),
+        }
+        let subject = Subject::Checkout(key.to_string());
+        let now = self.now();
+        if p.last_error.as_deref().is_some_and(|e| e.starts_with(OFFLINE_REFUSED_MARK)) {
+            // Refused offline after attempts that may have reached the PSP: never
+            // resend (the customer paid another way); the PSP's records decide.
+            return self.resolve_by_search(&p, "refused offline; checking whether it reached the PSP").await;
+        }
+        let first = Some(p.first_attempt_at_ms.unwrap_or(p.created_at_ms));
+        if !self.inner.cfg.window.may_send(first, now) {
+            return self.resolve_by_search(&p, "dedup window passed: never resending this key").await;
+        }
+        let policy = match mode {
+            DriveMode::Interactive => &self.inner.cfg.interactive,
+            DriveMode::Background | DriveMode::Forward => &self.inner.cfg.background,
+        };
+        let prior = self.attempt_count(p.id)?;
+        let form = p.request_params.0.clone();
+        let psp = &self.inner.psp;
+        let (res, recs) = run_phase::<PaymentIntent>(
+            psp,
+            { let c = psp.clone(); let k = key.to_string(); move || c.create_intent_request_from_form(form.clone(), &k) },
+            policy,
+            &self.inner.clock,
+            &self.inner.rng,
+            &self.inner.notifier,
+            &subject,
+            prior + 1,
+        )
+        .await;
+        self.note_connectivity(&recs);
+        if recs.iter().any(|r| !NEVER_SENT_OUTCOMES.contains(&r.outcome.as_str())) {
+            self.crash(CrashPoint::AfterResponseBeforeCommit);
+        }
+        let forwarding = p.state == PaymentState::QueuedOffline;
+        match res {
+            PhaseResult::Final(AttemptOutcome::Ok { value: pi, replayed }) => {
+                let via = if replayed { "replay" } else { "reply" };
+                let p = self.settle_with_intent(&p, &pi, &recs, via)?;
+                self.crash(CrashPoint::AfterCommit);
+                if forwarding {
+                    let declined = p.state == PaymentState::Failed;
+                    self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state.as_str().into(), declined });
+                }
+                self.report(&p)
+            }
+            PhaseResult::Final(AttemptOutcome::Declined { decline, .. }) => {
+                let msg = format!("declined: {} ({})", decline.message, decline.code);
+                // Keep the PSP's id with the failed row (its UNIQUE guards a mix-up),
+                // in the same commit as the attempts and the move to failed.
+                let p = self.settle_state_with(&p, PaymentState::Failed, &recs, Some(&msg), "declined", decline.payment_intent.as_ref())?;
+                self.crash(CrashPoint::AfterCommit);
+                if forwarding {
+                    self.notify(Notification::Forwarded { subject: subject.clone(), state: "failed".into(), declined: true });
+                    self.notify(Notification::Alarm {
+                        subject: Some(subject.clone()),
+                        code: "declined_after_forwarding".into(),
+                        message: format!(
+                            "An offline payment of {} was DECLINED when forwarded: {}. Collect payment another way.",
+                            p.amount, decline.message
+                        ),
+                    });
+                }
+                self.report(&p)
+            }
+            PhaseResult::Final(AttemptOutcome::Unknown { status, replayed, message }) => {
+                self.record_attempts(&p, &recs, true)?;
+                let why = format!(
+                    "the PSP answered {status}{} ({message}); outcome unknown, resolving by search",
+                    if replayed { " (replayed)" } else { "" }
+                );
+                let p = self.payment(key)?;
+                self.resolve_by_search(&p, &why).await
+            }
+            PhaseResult::Final(AttemptOutcome::Fatal(f)) => {
+                let first_drive = created_here && prior == 0 && p.state == PaymentState::Created;
+                self.on_fatal(&p, f, &recs, first_drive)
+            }
+            PhaseResult::Final(AttemptOutcome::Retry { reason, .. }) => {
+                self.record_attempts(&p, &recs, true)?;
+                self.notify(Notification::MovedToBackground { subject, reason: reason.words() });
+                self.report_key(key)
+            }
+            PhaseResult::Exhausted { last, never_sent, unreachable } => {
+                // "Every attempt refused" proves nothing was sent only for this drive's
+                // own attempts on a key this call created, with no earlier attempt.
+                let first_drive = created_here && prior == 0 && p.state == PaymentState::Created;
+                let never_sent = never_sent && first_drive;
+                // Recovery, the background queue and the forwarder never newly accept a
+                // payment offline: one found `created` may already be charged; it stays
+                // in flight (authorizing) and is retried with the same key.
+                let may_go_offline = mode == DriveMode::Interactive && p.state == PaymentState::Created;
+                if unreachable && (forwarding || may_go_offline) {
+                    if forwarding {
+                        // Still offline: stays queued, in order.
+                        self.record_attempts(&p, &recs, false)?;
+                        return self.report_key(key);
+                    }
+                    return self.go_offline(&p, &recs, never_sent).await;
+                }
+                self.record_attempts(&p, &recs, true)?;
+                let p = self.payment(key)?;
+                self.notify(Notification::MovedToBackground { subject, reason: last.words() });
+                self.report(&p)
+            }
+        }
+    }
+
+    fn attempt_count(&self, id: PaymentId) -> Result<u32> {
+        let tl = self.with_ledger(|l| l.timeline(id))?;
+        Ok(tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none()).count() as u32)
+    }
+
+    /// Timeline rows for the attempts; `to_authorizing` also moves a
+    /// `created` / `queued_offline` row to `authorizing` (a request may be out) — all
+    /// in one ledger commit.
+    pub(super) fn record_attempts(&self, p: &Payment, recs: &[AttemptRecord], to_authorizing: bool) -> Result<()> {
+        if recs.is_empty() && !(to_authorizing && matches!(p.state, PaymentState::Created | PaymentState::QueuedOffline)) {
+            return Ok(());
+        }
+        let s = CheckoutSettlement { attempts: self.attempt_rows(recs), sent: to_authorizing, ..Default::default() };
+        self.settle(p, &s)?;
+        Ok(())
+    }
+
+    pub(super) fn attempt_rows(&self, recs: &[AttemptRecord]) -> Vec<(TimelineInput, i64)> {
+        let now = self.now();
+        recs.iter().map(|r| (attempt_input(r), r.started_ms.min(now))).collect()
+    }
+
+    /// A non-retryable answer. What the cashier is told must stay true (design §3,
+    /// rule 11): `failed` only when every attempt of this key is proven to have executed
+    /// nothing — this call made the key and no attempt of it may have run at the PSP.
+    /// Otherwise the payment stays in flight with its key ("pending"), to be resolved
+    /// by recovery with the same key once the settings are right.
+    fn on_fatal(&self, p: &Payment, f: Fatal, recs: &[AttemptRecord], first_drive: bool) -> Result<CheckoutReport> {
+        let subject = Subject::Checkout(p.idempotency_key.clone());
+        let now = self.now();
+        let message = f.message();
+        // A validation 400 to the same key and parameters also proves that no earlier
+        // attempt executed: an executed key is answered by replay, never re-validated.
+        let proven = match &f {
+            Fatal::BadRequest(_) => true,
+            Fatal::Auth(_) | Fatal::Config(_) | Fatal::NotFound(_) | Fatal::Unexpected(..) | Fatal::NotAPsp(..) => {
+                first_drive && f.proves_not_executed() && recs.iter().all(|r| r.executed_nothing)
+            }
+            Fatal::IdempotencyMismatch(_) => false,
+        };
+        match &f {
+            Fatal::Auth(_) | Fatal::Config(_) | Fatal::IdempotencyMismatch(_) | Fatal::NotAPsp(..) => {
+                self.notify(Notification::Alarm { subject: Some(subject), code: f.code().into(), message: message.clone() });
+            }
+            Fatal::BadRequest(_) | Fatal::NotFound(_) | Fatal::Unexpected(..) => {}
+        }
+        if proven {
+            let p = self.settle_state_with(p, PaymentState::Failed, recs, Some(&message), "rejected", None)?;
+            let mut r = self.report(&p)?;
+            debug_assert_eq!(p.state, PaymentState::Failed);
+            r.outcome = CheckoutOutcome::Failed;
+            r.error_code = Some(f.code().to_string());
+            return Ok(r);
+        }
+        self.record_attempts(p, recs, true)?;
+        self.with_ledger(|l| l.set_last_error(p.id, Some(&message), now))?;
+        let mut r = self.report_key(&p.idempotency_key)?;
+        r.error_code = Some(f.code().to_string());
+        Ok(r)
+    }
+}

@@ -1,0 +1,104 @@
+//! Store-and-forward (design §3.7): accepting a payment offline within the limits,
+//! refusing it truthfully past them, and forwarding the queue in order with each
+//! payment's own key.
+
+use super::DriveMode;
+use super::{attempt_input, CheckoutOutcome, CheckoutReport, Engine, EngineError, Result, OFFLINE_REFUSED_MARK};
+use crate::notify::{Notification, Subject};
+use crate::offline::{OfflineLimits, OfflineRefusal};
+use crate::retry::AttemptRecord;
+use paydesk_ledger::{Payment, PaymentState};
+
+impl Engine {
+
+    pub(super) async fn go_offline(&self, p: &Payment, recs: &[AttemptRecord], never_sent: bool) -> Result<CheckoutReport> {
+        let subject = Subject::Checkout(p.idempotency_key.clone());
+        let now = self.now();
+        let queue = self.with_ledger(|l| l.offline_queue())?;
+        let stored: Vec<(i64, i64)> = queue
+            .iter()
+            .filter(|q| q.amount.currency == p.amount.currency)
+            .map(|q| (q.amount.amount_minor, q.created_at_ms))
+            .collect();
+        let count_all: Vec<(i64, i64)> = queue.iter().map(|q| (0, q.created_at_ms)).collect();
+        let limits = &self.inner.cfg.offline;
+        let check = limits.check(p.amount.amount_minor, &stored, now).and_then(|_| {
+            // count and age across currencies
+            OfflineLimits { max_per_payment: i64::MAX, max_total: i64::MAX, ..limits.clone() }.check(0, &count_all, now)
+        });
+        match check {
+            Ok(()) => {
+                self.with_ledger(|l| -> Result<()> {
+                    for r in recs {
+                        l.record_attempt(p.id, &attempt_input(r), r.started_ms.min(now))?;
+                    }
+                    Ok(())
+                })?;
+                self.move_to(p.id, PaymentState::QueuedOffline, "PSP unreachable: accepted offline")?;
+                self.notify(Notification::QueuedOffline {
+                    subject,
+                    amount: p.amount.amount_minor,
+                    currency: p.amount.currency.code().into(),
+                });
+                self.report_key(&p.idempotency_key)
+            }
+            Err(refusal) => self.refuse_offline(p, recs, never_sent, refusal),
+        }
+    }
+
+    fn refuse_offline(&self, p: &Payment, recs: &[AttemptRecord], never_sent: bool, refusal: OfflineRefusal) -> Result<CheckoutReport> {
+        let now = self.now();
+        let reason = refusal.to_string();
+        if never_sent {
+            // Nothing reached the PSP: abandon the checkout; nothing charged.
+            self.with_ledger(|l| -> Result<()> {
+                for r in recs {
+                    l.append_timeline(p.id, &attempt_input(r), now)?;
+                }
+                l.set_last_error(p.id, Some(&format!("{OFFLINE_REFUSED_MARK}: {reason}")), now)?;
+                Ok(())
+            })?;
+            self.move_to(p.id, PaymentState::Canceled, "PSP unreachable and offline limit reached; nothing sent")?;
+            Err(EngineError::OfflineRefused {
+                key: p.idempotency_key.clone(),
+                reason,
+                detail: "Nothing was charged; take another form of payment.".into(),
+            })
+        } else {
+            // Some attempt may have reached the PSP: never resend; search decides. The
+            // customer may have been charged, so the cashier is told "pending" with the
+            // key, never "not accepted" (design §3, rule 11).
+            self.record_attempts(p, recs, true)?;
+            self.with_ledger(|l| l.set_last_error(p.id, Some(&format!("{OFFLINE_REFUSED_MARK}: {reason}")), now))?;
+            let mut r = self.report_key(&p.idempotency_key)?;
+            debug_assert_eq!(r.outcome, CheckoutOutcome::Pending);
+            r.message = Some(format!(
+                "not accepted offline ({reason}), but an attempt may have reached the processor: the register checks \
+                 with the same key and never resends it; do not take another payment until it is resolved"
+            ));
+            r.error_code = Some("offline_refused".into());
+            Ok(r)
+        }
+    }
+
+    /// Forward the store-and-forward queue, oldest first; stop at the first
+    /// payment the PSP still cannot be reached for (keeps the order).
+    /// Returns (forwarded, declined, still queued).
+    pub async fn forward_offline(&self) -> Result<(u32, u32, u32)> {
+        let queue = self.with_ledger(|l| l.offline_queue())?;
+        let total = queue.len() as u32;
+        let (mut fwd, mut declined) = (0, 0);
+        for p in queue {
+            let r = self.drive(&p.idempotency_key, DriveMode::Forward).await?;
+            if r.outcome == CheckoutOutcome::QueuedOffline {
+                break;
+            }
+            fwd += 1;
+            if r.outcome == CheckoutOutcome::Declined {
+                declined += 1;
+            }
+        }
+        Ok((fwd, declined, total - fwd))
+    }
+
+}

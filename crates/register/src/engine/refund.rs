@@ -1,0 +1,329 @@
+//! Refunds (design §3.10): each with its own key committed before the network, driven
+//! to an outcome, looked up in the PSP's refund list rather than resent, and continued
+//! under a fresh key only when the PSP provably refunded nothing.
+
+use super::DriveMode;
+use super::{attempt_input, CrashPoint, Engine, EngineError, RefundReport, Result, MAX_KEY_REISSUES};
+use crate::notify::{Notification, Subject};
+use crate::psp::{AttemptOutcome, Fatal, List, Refund as PspRefund};
+use crate::retry::{run_phase, PhaseResult};
+use paydesk_ledger::{Payment, PaymentState, Refund, RefundState, TimelineInput, TimelineKind};
+
+impl Engine {
+    // ------------------------------------------------------------ refunds
+
+    /// Refund `amount` (all that is left when `None`) of a captured payment,
+    /// with the refund's own key committed before the network.
+    pub async fn refund(&self, checkout_key: &str, amount: Option<i64>, reason: Option<&str>) -> Result<RefundReport> {
+        let p = self.payment(checkout_key)?;
+        if let Some(a) = amount {
+            if a <= 0 {
+                return Err(EngineError::InvalidInput(format!("refund amount must be greater than zero (got {a})")));
+            }
+        }
+        let now = self.now();
+        let refunds = self.with_ledger(|l| l.refunds_for_payment(p.id))?;
+        if let Some(open) = refunds.iter().find(|r| !r.state.is_terminal()) {
+            // The same refund pressed twice would be a second refund under a new key.
+            return Err(refund_in_progress(checkout_key, &open.idempotency_key));
+        }
+        let reserved: i64 = refunds.iter().filter(|r| r.state.reserves_amount()).map(|r| r.amount.amount_minor).sum();
+        let refundable = p.amount.amount_minor - reserved;
+        let amt = amount.unwrap_or(refundable);
+        if !p.state.is_refundable() {
+            return Err(EngineError::WrongState {
+                key: checkout_key.into(),
+                state: p.state.as_str().into(),
+                what: "nothing captured to refund".into(),
+            });
+        }
+        if amt > refundable || amt <= 0 {
+            return Err(EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: amt, refundable });
+        }
+        let r = self.with_ledger(|l| l.create_refund(p.id, amt, reason, now)).map_err(|e| match e {
+            paydesk_ledger::Error::RefundExceedsCaptured { requested_minor, refundable_minor, .. } => {
+                EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: requested_minor, refundable: refundable_minor }
+            }
+            paydesk_ledger::Error::RefundInProgress { refund_key, .. } => refund_in_progress(checkout_key, &refund_key),
+            other => other.into(),
+        })?;
+        self.drive_refund(r.id, r.idempotency_key.clone(), DriveMode::Interactive).await
+    }
+
+    /// Drive a refund to its outcome. When the PSP stored a failure for its key and
+    /// provably refunded nothing, the refund continues as a new refund under a fresh key
+    /// (see [`Ledger::reissue_refund`]); that one is driven here too, at most
+    /// [`MAX_KEY_REISSUES`] times.
+    pub(super) async fn drive_refund(&self, refund_id: paydesk_ledger::RefundId, _key: String, mode: DriveMode) -> Result<RefundReport> {
+        let mut current = refund_id;
+        loop {
+            match self.drive_refund_once(current, mode).await? {
+                RefundStep::Done(rep) => return Ok(rep),
+                RefundStep::Reissued(next) => current = next,
+            }
+        }
+    }
+
+    async fn drive_refund_once(&self, refund_id: paydesk_ledger::RefundId, mode: DriveMode) -> Result<RefundStep> {
+        let r = self.with_ledger(move |l| l.refund_by_id(refund_id))?;
+        let _flight = self.flight(&r.idempotency_key).await;
+        let r = self.with_ledger(move |l| l.refund_by_id(refund_id))?;
+        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        if r.state.is_terminal() {
+            return Ok(RefundStep::Done(self.refund_report(&r, &p)?));
+        }
+        let subject = Subject::Refund(r.idempotency_key.clone());
+        let now = self.now();
+        let first = Some(r.first_attempt_at_ms.unwrap_or(r.created_at_ms));
+        if !self.inner.cfg.window.may_send(first, now) {
+            // Past the dedup window the PSP may have forgotten the key: resending it could
+            // refund twice. Never resend; look the refund up by its metadata instead.
+            let why = "dedup window passed: never resending this refund key";
+            return match self.find_refund_at_psp(&r, &p, &subject).await {
+                RefundLookup::Found(found) => Ok(RefundStep::Done(self.record_found_refund(&r, &p, &found, why)?)),
+                RefundLookup::Absent => {
+                    // Provably never refunded (every page listed; a request that old has
+                    // long finished). Fail it visibly rather than resend under a new key:
+                    // like a checkout not found past the window (rule 6: never charged ->
+                    // failed), a new key needs the cashier's explicit intent (rule 3) — a
+                    // day later the customer may have been refunded another way, and an
+                    // automatic refund now could pay out twice. Ledger = PSP exactly: no
+                    // refund on either side; the amount is refundable again.
+                    let msg = format!(
+                        "refund of {} on {} never reached the processor before its key expired: nothing was refunded. Issue the refund again if it is still owed",
+                        r.amount, p.idempotency_key
+                    );
+                    Ok(RefundStep::Done(self.fail_refund_visibly(&r, &p, &subject, &msg)?))
+                }
+                RefundLookup::Unavailable => Ok(RefundStep::Done(self.refund_report(&r, &p)?)),
+            };
+        }
+        let policy = match mode {
+            DriveMode::Interactive => &self.inner.cfg.interactive,
+            _ => &self.inner.cfg.background,
+        };
+        let form = r.request_params.0.clone();
+        let key = r.idempotency_key.clone();
+        let psp = &self.inner.psp;
+        let (res, recs) = run_phase::<PspRefund>(
+            psp,
+            {
+                let timeout = psp.attempt_timeout;
+                let key = key.clone();
+                move || crate::transport::HttpRequest {
+                    method: crate::transport::Method::Post,
+                    path: "/v1/refunds".into(),
+                    form: form.clone(),
+                    idempotency_key: Some(key.clone()),
+                    timeout,
+                }
+            },
+            policy,
+            &self.inner.clock,
+            &self.inner.rng,
+            &self.inner.notifier,
+            &subject,
+            1,
+        )
+        .await;
+        self.note_connectivity(&recs);
+        self.crash(CrashPoint::MidRefund);
+        let now = self.now();
+        self.with_ledger(|l| -> Result<()> {
+            for rec in &recs {
+                l.record_refund_attempt(r.id, &attempt_input(rec), rec.started_ms.min(now))?;
+            }
+            Ok(())
+        })?;
+        let outcome = match res {
+            PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => {
+                let to = refund_state_of(&value);
+                self.with_ledger(|l| l.record_refund_result(r.id, &value.id, to, now))?;
+                Some(to)
+            }
+            PhaseResult::Final(AttemptOutcome::Fatal(Fatal::BadRequest(e))) => {
+                // Refused by the PSP (not stored, nothing executed): failed, amount refundable again.
+                if r.state == RefundState::Pending {
+                    self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::Failed, now))?;
+                }
+                let _ = e;
+                Some(RefundState::Failed)
+            }
+            PhaseResult::Final(AttemptOutcome::Fatal(f)) => return Err(EngineError::PspRejected(f.message())),
+            PhaseResult::Final(AttemptOutcome::Unknown { status, message, .. }) => {
+                // The PSP stored this 500 for the key and replays it until the key expires:
+                // resending can never succeed. Its execution is finished, so the PSP's
+                // refund list now tells the truth for this key.
+                if r.state == RefundState::Pending {
+                    let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
+                }
+                let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
+                let why = format!("the PSP answered {status} ({message}) for {key}");
+                match self.find_refund_at_psp(&r, &p, &subject).await {
+                    RefundLookup::Found(found) => return Ok(RefundStep::Done(self.record_found_refund(&r, &p, &found, &why)?)),
+                    RefundLookup::Unavailable => None,
+                    RefundLookup::Absent => {
+                        // Nothing refunded under this key, and nothing ever will be: continue
+                        // under a fresh key, committed (with the old row failed, in one
+                        // transaction) before it is sent. The cashier asked for this refund
+                        // seconds ago, so finishing it is the intent.
+                        let generation = self.with_ledger(|l| l.refund_generation(&key))?;
+                        if generation >= MAX_KEY_REISSUES {
+                            let msg = format!(
+                                "refund of {} on {} failed at the processor under {} keys ({status} {message}); nothing was refunded. Needs attention: issue it again later or refund another way",
+                                r.amount, p.idempotency_key, generation + 1
+                            );
+                            return Ok(RefundStep::Done(self.fail_refund_visibly(&r, &p, &subject, &msg)?));
+                        }
+                        let why = format!("{why}; no refund with this key at the PSP");
+                        let next = self.with_ledger(|l| l.reissue_refund(r.id, &why, now))?;
+                        return Ok(RefundStep::Reissued(next.id));
+                    }
+                }
+            }
+            _ => {
+                if r.state == RefundState::Pending && !recs.is_empty() {
+                    let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
+                }
+                None
+            }
+        };
+        if let Some(s) = outcome {
+            self.notify(Notification::Resolved { subject, state: s.as_str().into(), via: "reply".into() });
+        }
+        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
+        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        Ok(RefundStep::Done(self.refund_report(&r, &p)?))
+    }
+
+    /// Look a refund up at the PSP by its metadata (`refund_key`), listing every refund
+    /// of its PaymentIntent (`GET /v1/refunds?payment_intent=…`, paged, bounded).
+    async fn find_refund_at_psp(&self, r: &Refund, p: &Payment, subject: &Subject) -> RefundLookup {
+        let Some(pi_id) = r.request_params.get("payment_intent").map(str::to_string).or_else(|| p.psp_payment_id.clone()) else {
+            return RefundLookup::Unavailable;
+        };
+        let psp = &self.inner.psp;
+        let mut after: Option<String> = None;
+        for _ in 0..MAX_REFUND_LIST_PAGES {
+            let a = after.clone();
+            let (c, id) = (psp.clone(), pi_id.clone());
+            let page = match self.background_get::<List<PspRefund>>(move || c.list_refunds_page_request(&id, a.as_deref()), subject).await {
+                PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => value,
+                _ => return RefundLookup::Unavailable,
+            };
+            self.set_online(true);
+            if let Some(found) = page.data.iter().find(|x| x.metadata.get("refund_key") == Some(&r.idempotency_key)) {
+                return RefundLookup::Found(found.clone());
+            }
+            match page.data.last() {
+                Some(last) if page.has_more => after = Some(last.id.clone()),
+                _ => return RefundLookup::Absent,
+            }
+        }
+        // More refunds than we are willing to page through: cannot prove absence.
+        RefundLookup::Unavailable
+    }
+
+    fn record_found_refund(&self, r: &Refund, p: &Payment, found: &PspRefund, why: &str) -> Result<RefundReport> {
+        let now = self.now();
+        let to = refund_state_of(found);
+        self.with_ledger(|l| -> Result<()> {
+            l.append_timeline(
+                p.id,
+                &TimelineInput {
+                    kind: Some(TimelineKind::Note),
+                    detail: format!("{why}; refund list: found {} ({})", found.id, found.status),
+                    outcome: Some("search".into()),
+                    refund_id: Some(r.id),
+                    ..Default::default()
+                },
+                now,
+            )?;
+            l.record_refund_result(r.id, &found.id, to, now)?;
+            Ok(())
+        })?;
+        self.notify(Notification::Resolved { subject: Subject::Refund(r.idempotency_key.clone()), state: to.as_str().into(), via: "search".into() });
+        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
+        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        self.refund_report(&r, &p)
+    }
+
+    /// A refund that provably did not happen and will not be retried: `failed` (its
+    /// amount refundable again), the reason in the timeline, an alarm on the screen.
+    fn fail_refund_visibly(&self, r: &Refund, p: &Payment, subject: &Subject, msg: &str) -> Result<RefundReport> {
+        let now = self.now();
+        self.with_ledger(|l| -> Result<()> {
+            l.append_timeline(
+                p.id,
+                &TimelineInput {
+                    kind: Some(TimelineKind::Note),
+                    detail: msg.to_string(),
+                    outcome: Some("search".into()),
+                    refund_id: Some(r.id),
+                    ..Default::default()
+                },
+                now,
+            )?;
+            l.transition_refund(r.id, r.state, RefundState::Failed, now)?;
+            Ok(())
+        })?;
+        self.notify(Notification::Alarm { subject: Some(subject.clone()), code: "refund_not_made".into(), message: msg.to_string() });
+        self.notify(Notification::Resolved { subject: subject.clone(), state: "failed".into(), via: "search".into() });
+        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
+        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        let mut rep = self.refund_report(&r, &p)?;
+        rep.message = Some(msg.to_string());
+        Ok(rep)
+    }
+
+    fn refund_report(&self, r: &Refund, p: &Payment) -> Result<RefundReport> {
+        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        let attempts = tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id == Some(r.id)).count() as u32;
+        Ok(RefundReport {
+            refund_key: r.idempotency_key.clone(),
+            checkout_key: p.idempotency_key.clone(),
+            state: r.state.as_str().into(),
+            amount: r.amount.amount_minor,
+            currency: r.amount.currency.code().into(),
+            psp_refund_id: r.psp_refund_id.clone(),
+            attempts,
+            message: None,
+        })
+    }
+
+}
+
+/// Pages of `GET /v1/refunds` read to prove a refund absent (100 refunds a page).
+const MAX_REFUND_LIST_PAGES: usize = 20;
+
+enum RefundStep {
+    Done(RefundReport),
+    /// Continued as this new refund under a fresh key.
+    Reissued(paydesk_ledger::RefundId),
+}
+
+enum RefundLookup {
+    Found(PspRefund),
+    /// Every refund of the PaymentIntent was listed; none carries this refund's key.
+    Absent,
+    Unavailable,
+}
+
+fn refund_state_of(r: &PspRefund) -> RefundState {
+    match r.status.as_str() {
+        "succeeded" => RefundState::Succeeded,
+        "failed" | "canceled" => RefundState::Failed,
+        _ => RefundState::InFlight,
+    }
+}
+
+/// A refund refused because another refund of the payment is not settled yet. Reported
+/// as `wrong_state` (the payment is `refunding`), so the app's existing mapping of
+/// [`EngineError`] covers it.
+fn refund_in_progress(checkout_key: &str, refund_key: &str) -> EngineError {
+    EngineError::WrongState {
+        key: checkout_key.to_string(),
+        state: PaymentState::Refunding.as_str().to_string(),
+        what: format!("a refund of this payment ({refund_key}) is still being confirmed; wait for it before refunding again"),
+    }
+}

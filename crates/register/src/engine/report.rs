@@ -1,0 +1,179 @@
+//! What the engine reports back: the checkout and refund reports, recovery and event
+//! poll summaries, the status bar and a payment's detail view, and the reads that build
+//! them (lists and views use a reader connection, never the writer).
+
+use super::{Engine, EngineError, Result};
+use paydesk_ledger::{Payment, PaymentState, Refund, TimelineEntry, TimelineKind};
+use serde::Serialize;
+
+// ---------------------------------------------------------------- reports
+
+/// How a checkout stands, in one word for the cashier's screen and the CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckoutOutcome {
+    /// Money captured.
+    Paid,
+    /// Authorized (manual capture).
+    Authorized,
+    /// Declined: "Try another card" (new key). Never charged, and never will be.
+    Declined,
+    /// Not a decline, and never charged: the PSP refused the request before executing
+    /// it (wrong secret key, wrong URL, a rejected parameter). The payment is `failed`;
+    /// after fixing the cause the cashier starts a new payment (new key).
+    Failed,
+    /// Outcome not known yet: the background queue continues with the same key.
+    Pending,
+    /// Accepted offline, waiting to be forwarded.
+    QueuedOffline,
+    /// Voided, or abandoned before anything was sent.
+    Canceled,
+    /// Refunded (fully or partly) after being paid.
+    Refunded,
+}
+
+impl CheckoutOutcome {
+    pub fn of(state: PaymentState) -> Self {
+        match state {
+            PaymentState::Captured => CheckoutOutcome::Paid,
+            PaymentState::Authorized | PaymentState::Capturing => CheckoutOutcome::Authorized,
+            PaymentState::Failed => CheckoutOutcome::Declined,
+            PaymentState::Created | PaymentState::Authorizing => CheckoutOutcome::Pending,
+            PaymentState::QueuedOffline => CheckoutOutcome::QueuedOffline,
+            PaymentState::Canceled => CheckoutOutcome::Canceled,
+            PaymentState::Refunding | PaymentState::PartiallyRefunded | PaymentState::Refunded => {
+                CheckoutOutcome::Refunded
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CheckoutReport {
+    pub checkout_key: String,
+    pub state: String,
+    pub outcome: CheckoutOutcome,
+    pub psp_payment_id: Option<String>,
+    /// HTTP attempts recorded for this key so far.
+    pub attempts: u32,
+    pub amount: i64,
+    pub currency: String,
+    /// Some attempt was answered with the PSP's stored first response.
+    pub replayed: bool,
+    /// Decline message or last error, for the screen.
+    pub message: Option<String>,
+    /// Why the interactive phase ended with a problem (an engine or PSP error code),
+    /// when it did; the outcome says what that means for the money.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RefundReport {
+    pub refund_key: String,
+    pub checkout_key: String,
+    pub state: String,
+    pub amount: i64,
+    pub currency: String,
+    pub psp_refund_id: Option<String>,
+    pub attempts: u32,
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct RecoverReport {
+    /// In-flight checkouts examined.
+    pub examined: u32,
+    pub resolved: u32,
+    pub resolved_by_search: u32,
+    pub still_pending: u32,
+    pub forwarded: u32,
+    pub declined_after_forward: u32,
+    pub still_queued: u32,
+    pub refunds_resolved: u32,
+    pub refunds_pending: u32,
+    pub captures_resolved: u32,
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct EventsReport {
+    pub fetched: u32,
+    pub applied: u32,
+    pub duplicates: u32,
+    pub pages: u32,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct EngineStatus {
+    pub psp_online: Option<bool>,
+    pub queued_offline: u32,
+    pub in_flight: u32,
+    pub last_sync_ms: Option<i64>,
+}
+
+/// A payment with its timeline and refunds (the payments list's detail view).
+#[derive(Debug, Clone, Serialize)]
+pub struct PaymentView {
+    pub payment: Payment,
+    pub timeline: Vec<TimelineEntry>,
+    pub refunds: Vec<Refund>,
+}
+
+impl Engine {
+    pub(super) fn report(&self, p: &Payment) -> Result<CheckoutReport> {
+        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        let attempts = tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none()).count();
+        let replayed = tl.iter().any(|t| t.replayed && t.refund_id.is_none());
+        Ok(CheckoutReport {
+            checkout_key: p.idempotency_key.clone(),
+            state: p.state.as_str().to_string(),
+            outcome: CheckoutOutcome::of(p.state),
+            psp_payment_id: p.psp_payment_id.clone(),
+            attempts: attempts as u32,
+            amount: p.amount.amount_minor,
+            currency: p.amount.currency.code().to_string(),
+            replayed,
+            message: p.last_error.clone(),
+            error_code: None,
+        })
+    }
+
+    pub(super) fn report_key(&self, key: &str) -> Result<CheckoutReport> {
+        let p = self.payment(key)?;
+        self.report(&p)
+    }
+
+
+    /// A payment's current report.
+    pub fn status_of(&self, key: &str) -> Result<CheckoutReport> {
+        self.report_key(key)
+    }
+
+    /// Newest first (a reader connection: never waits behind a checkout's commit).
+    pub fn list_payments(&self, limit: i64, offset: i64) -> Result<Vec<Payment>> {
+        Ok(self.with_reader(|l| l.list_payments(limit, offset))?)
+    }
+
+    /// One payment with its timeline and refunds, read together on one reader (one
+    /// consistent snapshot per statement; never behind a checkout's commit).
+    pub fn payment_view(&self, key: &str) -> Result<PaymentView> {
+        self.with_reader(|l| {
+            let payment = l.payment_by_key(key)?.ok_or_else(|| EngineError::UnknownPayment(key.to_string()))?;
+            let timeline = l.timeline(payment.id)?;
+            let refunds = l.refunds_for_payment(payment.id)?;
+            Ok(PaymentView { payment, timeline, refunds })
+        })
+    }
+
+    pub fn status(&self) -> Result<EngineStatus> {
+        let q = self.with_ledger(|l| l.offline_queue())?.len() as u32;
+        let f = self.with_ledger(|l| l.payments_needing_recovery())?.len() as u32;
+        Ok(EngineStatus {
+            psp_online: *self.inner.online.lock(),
+            queued_offline: q,
+            in_flight: f,
+            last_sync_ms: *self.inner.last_sync_ms.lock(),
+        })
+    }
+}
