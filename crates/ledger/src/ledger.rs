@@ -427,14 +427,8 @@ impl Ledger {
             None => None,
         };
         if let Some(to) = target {
-            let path: Vec<PaymentState> = match (cur, to) {
-                (c, t) if c == t => vec![],
-                (Created | QueuedOffline, Authorizing) => vec![Authorizing],
-                (Created | QueuedOffline, t) if matches!(t, Captured | Authorized | Failed) => vec![Authorizing, t],
-                (c, t) if c.can_transition_to(t) => vec![t],
-                // Already past it: keep what is there.
-                _ => vec![],
-            };
+            // Already past it (None): keep what is there.
+            let path = cur.settle_path(to).unwrap_or_default();
             let mut from = cur;
             for step in path {
                 let detail = if step == Authorizing { SENT_DETAIL } else { s.via.as_str() };

@@ -131,6 +131,25 @@ impl PaymentState {
         self.allowed_next().contains(&to)
     }
 
+    /// The states a payment passes through to reach `to` when the PSP's answer says
+    /// where it is: `Some(vec![])` when already there, the direct move when the table
+    /// has it, or the send (`authorizing`) and then `to` — a reply to a create proves the
+    /// request was sent, so the send is the one step a settle may take implicitly. Never
+    /// through another state that needs its own request (`capturing`, `refunding`).
+    /// `None`: `to` is not ahead of `self` that way (already past it; keep what is there).
+    pub fn settle_path(self, to: PaymentState) -> Option<Vec<PaymentState>> {
+        use PaymentState::Authorizing;
+        if self == to {
+            Some(Vec::new())
+        } else if self.can_transition_to(to) {
+            Some(vec![to])
+        } else if self.can_transition_to(Authorizing) && Authorizing.can_transition_to(to) {
+            Some(vec![Authorizing, to])
+        } else {
+            None
+        }
+    }
+
     /// Checks a move: `Moved(to)` if legal, `AlreadyThere(self)` if `self == to` (a
     /// repeated transition is a no-op returning the current state), otherwise a typed
     /// [`IllegalTransition`].
@@ -449,6 +468,43 @@ mod tests {
             i += 1;
         }
         assert_eq!(seen.len(), PaymentState::ALL.len());
+    }
+
+    #[test]
+    fn settle_paths_follow_the_table_and_only_imply_the_send() {
+        // Written out independently: the two-step paths are exactly a create's outcomes
+        // reached from before the send.
+        let two_step = [
+            (Created, Authorized),
+            (Created, Captured),
+            (Created, Failed),
+            (QueuedOffline, Authorized),
+            (QueuedOffline, Captured),
+            (QueuedOffline, Failed),
+        ];
+        for from in PaymentState::ALL {
+            for to in PaymentState::ALL {
+                let path = from.settle_path(to);
+                if from == to {
+                    assert_eq!(path, Some(vec![]), "{from} -> {to}");
+                } else if LEGAL.contains(&(from, to)) {
+                    assert_eq!(path, Some(vec![to]), "{from} -> {to}");
+                } else if two_step.contains(&(from, to)) {
+                    assert_eq!(path, Some(vec![Authorizing, to]), "{from} -> {to}");
+                } else {
+                    assert_eq!(path, None, "{from} -> {to}");
+                }
+                // Every step of a path is a legal move.
+                let mut at = from;
+                for s in path.unwrap_or_default() {
+                    assert!(at.can_transition_to(s), "{at} -> {s} on the way {from} -> {to}");
+                    at = s;
+                }
+            }
+        }
+        // Never implied: a capture or a refund needs its own request.
+        assert_eq!(Authorized.settle_path(Captured), None);
+        assert_eq!(PartiallyRefunded.settle_path(Captured), None);
     }
 
     #[test]
