@@ -100,7 +100,7 @@ impl OutcomeView {
         OutcomeView {
             kind,
             checkout_key: r.checkout_key.clone(),
-            state: r.state.clone(),
+            state: r.state.as_str().to_string(),
             attempts: r.attempts,
             replayed: r.replayed,
             message,
@@ -227,7 +227,7 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             message: if *declined {
                 format!("An offline payment ({}…) was DECLINED when forwarded. Collect payment another way.", short(subject.key()))
             } else {
-                format!("Offline payment {}… forwarded: {}.", short(subject.key()), state_label(state).to_lowercase())
+                format!("Offline payment {}… forwarded: {}.", short(subject.key()), state_label(state.as_str()).to_lowercase())
             },
         }),
         Notification::Resolved { subject, state, via } => match checkout_key(subject) {
@@ -235,10 +235,10 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
                 key,
                 attempt: None,
                 kind: "resolved",
-                tone: if state == "captured" || state == "authorized" { "ok" } else { "bad" },
+                tone: if matches!(state.as_str(), "captured" | "authorized") { "ok" } else { "bad" },
                 message: format!(
                     "{} ({}).",
-                    state_label(state),
+                    state_label(state.as_str()),
                     match via.as_str() {
                         "replay" => "confirmed by the processor's replay",
                         "search" => "confirmed by searching the processor's records",

@@ -15,9 +15,7 @@ use paydesk_ledger::{ApplyOutcome, Currency, EventKind, Money, PspEvent};
 pub const MAX_EVENT_PAGES_PER_POLL: u32 = 1_000;
 
 impl Engine {
-    // ------------------------------------------------------------ events
-
-    /// Rule 9: poll `/v1/events` (from the newest event seen minus the overlap
+    /// Design §3.9: poll `/v1/events` (from the newest event seen minus the overlap
     /// window, so redelivery happens), apply each exactly once, oldest first.
     pub async fn consume_events(&self) -> Result<EventsReport> {
         let _one = self.inner.events_lock.lock().await;
