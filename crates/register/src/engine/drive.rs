@@ -34,7 +34,14 @@ impl Engine {
                 drop(_flight);
                 return self.resolve_capture(&p).await;
             }
-            _ => return self.report(&p),
+            // Settled, or not sendable from here: report it as it is.
+            PaymentState::Authorized
+            | PaymentState::Captured
+            | PaymentState::Failed
+            | PaymentState::Canceled
+            | PaymentState::Refunding
+            | PaymentState::PartiallyRefunded
+            | PaymentState::Refunded => return self.report(&p),
         }
         let subject = Subject::Checkout(key.to_string());
         let now = self.now();

@@ -47,7 +47,12 @@ impl Engine {
             let page = match res {
                 PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => value,
                 PhaseResult::Final(AttemptOutcome::Fatal(f)) => return Err(EngineError::PspConfig(f.message())),
-                _ => return Err(EngineError::PspRejected("event list unavailable; will retry".into())),
+                PhaseResult::Final(
+                    AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. } | AttemptOutcome::Unknown { .. },
+                )
+                | PhaseResult::Exhausted { .. } => {
+                    return Err(EngineError::PspRejected("event list unavailable; will retry".into()))
+                }
             };
             rep.pages += 1;
             let n = page.data.len();

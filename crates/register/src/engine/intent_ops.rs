@@ -168,7 +168,8 @@ impl Engine {
                     let why = format!("the PSP stored {status} ({message}) for {} and the PaymentIntent is still requires_capture", cur.key);
                     self.with_ledger(|l| l.reissue_operation_key(p.id, op.reissue(), &root, cur.generation, &why, now))?;
                 }
-                _ => return Ok((None, recs_all)),
+                PhaseResult::Final(AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. })
+                | PhaseResult::Exhausted { .. } => return Ok((None, recs_all)),
             }
         }
         Ok((None, recs_all))

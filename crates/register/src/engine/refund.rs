@@ -99,7 +99,7 @@ impl Engine {
         }
         let policy = match mode {
             DriveMode::Interactive => &self.inner.cfg.interactive,
-            _ => &self.inner.cfg.background,
+            DriveMode::Background | DriveMode::Forward => &self.inner.cfg.background,
         };
         let form = r.request_params.0.clone();
         let key = r.idempotency_key.clone();
@@ -180,7 +180,7 @@ impl Engine {
                     }
                 }
             }
-            _ => {
+            PhaseResult::Final(AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. }) | PhaseResult::Exhausted { .. } => {
                 if r.state == RefundState::Pending && !recs.is_empty() {
                     let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
                 }
@@ -208,7 +208,13 @@ impl Engine {
             let (c, id) = (psp.clone(), pi_id.clone());
             let page = match self.background_get::<List<PspRefund>>(move || c.list_refunds_page_request(&id, a.as_deref()), subject).await {
                 PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => value,
-                _ => return RefundLookup::Unavailable,
+                PhaseResult::Final(
+                    AttemptOutcome::Declined { .. }
+                    | AttemptOutcome::Retry { .. }
+                    | AttemptOutcome::Unknown { .. }
+                    | AttemptOutcome::Fatal(_),
+                )
+                | PhaseResult::Exhausted { .. } => return RefundLookup::Unavailable,
             };
             self.set_online(true);
             if let Some(found) = page.data.iter().find(|x| x.metadata.get("refund_key") == Some(&r.idempotency_key)) {

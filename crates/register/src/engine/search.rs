@@ -109,7 +109,11 @@ impl Engine {
                 }
             }
             PhaseResult::Final(AttemptOutcome::Fatal(f)) => Err(EngineError::PspConfig(f.message())),
-            _ => self.report(p),
+            // No answer to trust yet: stays as it is; the background searches again.
+            PhaseResult::Final(
+                AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. } | AttemptOutcome::Unknown { .. },
+            )
+            | PhaseResult::Exhausted { .. } => self.report(p),
         }
     }
 
@@ -130,7 +134,13 @@ impl Engine {
         let id = pi_id.to_string();
         match self.background_get::<PaymentIntent>(move || c.get_intent_request(&id), subject).await {
             PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => Some(value),
-            _ => None,
+            PhaseResult::Final(
+                AttemptOutcome::Declined { .. }
+                | AttemptOutcome::Retry { .. }
+                | AttemptOutcome::Unknown { .. }
+                | AttemptOutcome::Fatal(_),
+            )
+            | PhaseResult::Exhausted { .. } => None,
         }
     }
 }
