@@ -1,7 +1,7 @@
 //! The Tauri commands: each validates its input, then makes one call into the
 //! register engine (or the ledger through it). Business rules live in the engine.
 
-use paydesk_ledger::{CheckoutOptions, Money};
+use paydesk_ledger::{CheckoutOptions, Money, RefundState};
 use paydesk_register::CheckoutOutcome;
 use serde::Serialize;
 use tauri::State;
@@ -262,7 +262,7 @@ pub fn get_payment(state: State<'_, AppState>, id: String) -> AppResult<PaymentD
 #[derive(Debug, Serialize)]
 pub struct RefundResult {
     pub refund_key: String,
-    pub state: String,
+    pub state: RefundState,
     pub amount: i64,
     pub message: String,
 }
@@ -289,12 +289,14 @@ pub async fn refund(state: State<'_, AppState>, payment_id: String, amount: Opti
         .engine()
         .refund(&key, minor, Some("requested_by_customer"))
         .await
-        .map_err(|e| AppError::from_engine(e, state.currency.code()))?;
+        .map_err(AppError::from)?;
     let shown = money::format(r.amount, &r.currency);
-    let message = match r.state.as_str() {
-        "succeeded" => format!("Refunded {shown}."),
-        "failed" => format!("The refund of {shown} failed: {}.", r.message.clone().unwrap_or_default()),
-        _ => format!("Refund of {shown} sent; the register is confirming it with the same key."),
+    let message = match r.state {
+        RefundState::Succeeded => format!("Refunded {shown}."),
+        RefundState::Failed => format!("The refund of {shown} failed: {}.", r.message.clone().unwrap_or_default()),
+        RefundState::Pending | RefundState::InFlight => {
+            format!("Refund of {shown} sent; the register is confirming it with the same key.")
+        }
     };
     Ok(RefundResult { refund_key: r.refund_key, state: r.state, amount: r.amount, message })
 }

@@ -1,7 +1,7 @@
 //! Typed errors of the app's commands, serialized to the UI as `{code, message}`.
 //! `code` is stable (the UI and tests match on it); `message` is what a cashier reads.
 
-use paydesk_register::EngineError;
+use paydesk_register::{Attempted, EngineError};
 use serde::ser::SerializeStruct;
 
 use crate::money;
@@ -41,32 +41,29 @@ impl AppError {
 }
 
 /// The engine's errors in words a cashier understands (the code stays the engine's).
+/// Decided from the error's variant, never from its message text.
 impl From<EngineError> for AppError {
     fn from(e: EngineError) -> Self {
-        AppError::from_engine(e, "usd")
-    }
-}
-
-impl AppError {
-    /// As `From<EngineError>`, with amounts shown in the register's `currency`.
-    pub fn from_engine(e: EngineError, currency: &str) -> AppError {
         let code = e.code();
         let message = match &e {
-            EngineError::InvalidInput(m) if m.contains("not open") || m.contains("is locked") => {
-                return AppError::CartLocked
-            }
-            EngineError::InvalidInput(m) if m.contains("empty") => return AppError::CartEmpty,
+            EngineError::CartLocked(_) => return AppError::CartLocked,
+            EngineError::CartEmpty(_) => return AppError::CartEmpty,
             EngineError::InvalidInput(m) => format!("That input was not accepted: {m}."),
             EngineError::UnknownPayment(_) => "That payment is not in this register's records.".into(),
-            EngineError::RefundExceedsCaptured { refundable, .. } => format!(
+            EngineError::RefundExceedsCaptured { refundable, currency, .. } => format!(
                 "That is more than can be refunded. At most {} is left on this payment.",
-                money::format(*refundable, currency)
+                money::format(*refundable, currency.code())
             ),
-            EngineError::WrongState { state, .. } if state == "refunding" => {
+            EngineError::RefundInProgress { .. } => {
                 "A refund of this payment is still being confirmed. Wait for it before refunding again.".into()
             }
-            EngineError::WrongState { state, .. } => {
-                format!("This payment cannot be refunded now: it is {}.", state.replace('_', " "))
+            EngineError::WrongState { state, attempted, .. } => {
+                let done = match attempted {
+                    Attempted::Capture => "captured",
+                    Attempted::Cancel => "canceled",
+                    Attempted::Refund => "refunded",
+                };
+                format!("This payment cannot be {done} now: it is {}.", state.as_str().replace('_', " "))
             }
             EngineError::PreviousOutcomeUnknown { .. } => "We don't know yet whether the last card was charged. \
                  Charging again could charge the customer twice. Wait for the register to find out, \
@@ -75,7 +72,7 @@ impl AppError {
             EngineError::AlreadyPaid { .. } => "This payment already went through. No new payment is needed.".into(),
             EngineError::LaterPaymentExists { state, .. } => format!(
                 "A later payment was already started after this one and ended {}. Try again from that payment.",
-                state.replace('_', " ")
+                state.as_str().replace('_', " ")
             ),
             EngineError::OfflineRefused { reason, detail, .. } => format!(
                 "The payment processor cannot be reached and this payment cannot be accepted offline ({reason}). {detail}"
@@ -117,3 +114,50 @@ impl serde::Serialize for AppError {
 }
 
 pub type AppResult<T> = Result<T, AppError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use paydesk_ledger::{Currency, PaymentState};
+
+    #[test]
+    fn cart_errors_are_recognised_by_type_not_words() {
+        let locked = EngineError::from(paydesk_ledger::Error::CartNotOpen { cart_id: 1, state: "paid".into() });
+        assert!(matches!(AppError::from(locked), AppError::CartLocked));
+        assert!(matches!(AppError::from(EngineError::from(paydesk_ledger::Error::EmptyCart(1))), AppError::CartEmpty));
+        // Words alone decide nothing: an input error that happens to say "not open".
+        let e = AppError::from(EngineError::InvalidInput("the drawer is not open".into()));
+        assert_eq!(e.code(), "invalid_input");
+        assert!(!matches!(e, AppError::CartLocked));
+    }
+
+    #[test]
+    fn wrong_state_says_what_was_attempted() {
+        let of = |attempted| {
+            AppError::from(EngineError::WrongState {
+                key: "k".into(),
+                state: PaymentState::QueuedOffline,
+                attempted,
+                what: "x".into(),
+            })
+            .to_string()
+        };
+        assert_eq!(of(Attempted::Capture), "This payment cannot be captured now: it is queued offline.");
+        assert_eq!(of(Attempted::Cancel), "This payment cannot be canceled now: it is queued offline.");
+        assert_eq!(of(Attempted::Refund), "This payment cannot be refunded now: it is queued offline.");
+        let busy = AppError::from(EngineError::RefundInProgress { key: "k".into(), refund_key: "k-r".into() });
+        assert_eq!(busy.code(), "wrong_state");
+        assert!(busy.to_string().contains("still being confirmed"), "{busy}");
+    }
+
+    #[test]
+    fn refund_limits_are_shown_in_the_payments_currency() {
+        let e = AppError::from(EngineError::RefundExceedsCaptured {
+            key: "k".into(),
+            requested: 2000,
+            refundable: 1200,
+            currency: Currency::Jpy,
+        });
+        assert_eq!(e.to_string(), "That is more than can be refunded. At most ¥1,200 is left on this payment.");
+    }
+}

@@ -279,9 +279,7 @@ impl AppState {
         engine.with_ledger(|l| {
             let mut n = l.payments_needing_recovery()?.len() + l.refunds_needing_recovery()?.len();
             for p in l.offline_queue()? {
-                let maybe_sent = l.timeline(p.id)?.iter().any(|t| {
-                    t.kind == "attempt" && !t.outcome.as_deref().is_some_and(|o| paydesk_register::NEVER_SENT_OUTCOMES.contains(&o))
-                });
+                let maybe_sent = l.timeline(p.id)?.iter().any(paydesk_register::may_have_reached_psp);
                 n += usize::from(maybe_sent);
             }
             Ok(n)

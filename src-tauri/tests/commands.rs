@@ -264,7 +264,7 @@ fn try_another_card_goes_on_from_a_later_payment_the_screen_missed() {
     // A later payment after K, declined, that the screen never got to show.
     let engine = state.engine();
     let s = tauri::async_runtime::block_on(engine.new_payment_after(&k, paydesk_ledger::CheckoutOptions::card("pm_card_chargeDeclined"), None)).unwrap();
-    assert_eq!(s.state, "failed");
+    assert_eq!(s.state.as_str(), "failed");
 
     let t = call(&w, "try_another_card", json!({ "paymentMethod": "pm_card_visa" })).expect("goes on from the later payment");
     assert_eq!(t["kind"], "approved", "{t}");

@@ -461,15 +461,21 @@ async fn run(cli: Cli) -> i32 {
                 Ok(r) if r.outcome == CheckoutOutcome::Failed => {
                     let code = r.error_code.clone().unwrap_or_else(|| "failed".into());
                     let message = r.message.clone().unwrap_or_default();
-                    checkout_error(&code, &format!("{message}; nothing was charged"), Some(&r.checkout_key), Some(&r.state))
+                    checkout_error(&code, &format!("{message}; nothing was charged"), Some(&r.checkout_key), Some(r.state.as_str()))
                 }
                 Ok(r) => {
                     out!("{}", serde_json::to_string(&r).unwrap());
                     exit_code(r.outcome)
                 }
                 Err(e) => {
-                    let state = e.checkout_key().and_then(|k| engine.status_of(k).ok()).map(|r| r.state);
-                    checkout_error(e.code(), &e.to_string(), e.checkout_key(), state.as_deref())
+                    let state = e.checkout_key().and_then(|k| engine.status_of(k).ok()).map(|r| r.state.as_str());
+                    // The engine names the later payment; how to start from it is this CLI's flag.
+                    let message = if let EngineError::LaterPaymentExists { later, .. } = &e {
+                        format!("{e} (use --after {later})")
+                    } else {
+                        e.to_string()
+                    };
+                    checkout_error(e.code(), &message, e.checkout_key(), state)
                 }
             }
         }

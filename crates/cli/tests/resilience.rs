@@ -203,7 +203,7 @@ async fn twenty_concurrent_charges_of_one_cart_one_key_one_charge() {
     let mut keys = HashSet::new();
     for t in tasks {
         let r = t.await.unwrap().expect("charge");
-        assert_eq!(r.state, "captured");
+        assert_eq!(r.state.as_str(), "captured");
         keys.insert(r.checkout_key);
     }
     assert_eq!(keys.len(), 1, "one checkout key");
@@ -245,16 +245,16 @@ async fn cart_decline_try_another_card_and_override_guard() {
     let engine = Engine::new(ledger, transport, Arc::new(SystemClock::new()), Arc::new(OsRandom), cfg);
 
     let d = engine.charge_cart(cart, CheckoutOptions::card("pm_card_chargeDeclined")).await.unwrap();
-    assert_eq!(d.state, "failed");
+    assert_eq!(d.state.as_str(), "failed");
     let again = engine.charge_cart(cart, CheckoutOptions::card("pm_card_visa")).await.unwrap();
     assert_eq!(again.checkout_key, d.checkout_key, "Charge again is not a new intent");
-    assert_eq!(again.state, "failed");
+    assert_eq!(again.state.as_str(), "failed");
 
     // Try another card: new key; its answers are all dropped -> unknown.
     psp.psp().script_fault(PI_PATH, Fault::DropRequest, 1000, None);
     let p = engine.new_payment_after(&d.checkout_key, CheckoutOptions::card("pm_card_visa"), None).await.unwrap();
     assert_ne!(p.checkout_key, d.checkout_key);
-    assert_eq!(p.state, "authorizing");
+    assert_eq!(p.state.as_str(), "authorizing");
     psp.psp().clear_script();
     let refused = engine.new_payment_after(&p.checkout_key, CheckoutOptions::card("pm_card_visa"), None).await;
     assert!(matches!(refused, Err(EngineError::PreviousOutcomeUnknown { .. })), "{refused:?}");
@@ -265,7 +265,7 @@ async fn cart_decline_try_another_card_and_override_guard() {
         .await
         .unwrap();
     assert_ne!(o.checkout_key, p.checkout_key);
-    assert_eq!(o.state, "captured");
+    assert_eq!(o.state.as_str(), "captured");
     let audit = engine.with_ledger(|l| l.audit_log()).unwrap();
     assert_eq!(audit.len(), 1, "{audit:?}");
     assert_eq!(audit[0].reason, "customer must leave");
@@ -337,7 +337,7 @@ async fn background_reconciler_resolves_pending_checkouts() {
     psp.psp().script_fault(PI_PATH, Fault::DropResponse, 1, None);
     psp.psp().script_fault(PI_PATH, Fault::DropRequest, 1, None);
     let r = engine.checkout_amount(Money::new(777, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
-    assert_eq!(r.state, "authorizing", "pending after the interactive phase");
+    assert_eq!(r.state.as_str(), "authorizing", "pending after the interactive phase");
     assert_eq!(engine.status().unwrap().in_flight, 1);
     let mut rx = engine.subscribe();
     let bg = engine.spawn_background(Duration::from_millis(200));
@@ -353,7 +353,7 @@ async fn background_reconciler_resolves_pending_checkouts() {
     })
     .await
     .expect("resolved in the background");
-    assert_eq!(resolved, "captured");
+    assert_eq!(resolved.as_str(), "captured");
     bg.abort();
     let st = engine.status().unwrap();
     assert_eq!(st.in_flight, 0);

@@ -523,6 +523,43 @@ mod tests {
     }
 
     #[test]
+    fn settle_paths_follow_the_table_and_only_imply_the_send() {
+        // Written out independently: the two-step paths are exactly a create's outcomes
+        // reached from before the send.
+        let two_step = [
+            (Created, Authorized),
+            (Created, Captured),
+            (Created, Failed),
+            (QueuedOffline, Authorized),
+            (QueuedOffline, Captured),
+            (QueuedOffline, Failed),
+        ];
+        for from in PaymentState::ALL {
+            for to in PaymentState::ALL {
+                let path = from.path_to(to);
+                if from == to {
+                    assert_eq!(path, Some(vec![]), "{from} -> {to}");
+                } else if LEGAL.contains(&(from, to)) {
+                    assert_eq!(path, Some(vec![to]), "{from} -> {to}");
+                } else if two_step.contains(&(from, to)) {
+                    assert_eq!(path, Some(vec![Authorizing, to]), "{from} -> {to}");
+                } else {
+                    assert_eq!(path, None, "{from} -> {to}");
+                }
+                // Every step of a path is a legal move.
+                let mut at = from;
+                for s in path.unwrap_or_default() {
+                    assert!(at.can_transition_to(s), "{at} -> {s} on the way {from} -> {to}");
+                    at = s;
+                }
+            }
+        }
+        // Never implied: a capture or a refund needs its own request.
+        assert_eq!(Authorized.path_to(Captured), None);
+        assert_eq!(PartiallyRefunded.path_to(Captured), None);
+    }
+
+    #[test]
     fn every_pair_of_refund_states() {
         use RefundState::*;
         let legal = [(Pending, InFlight), (Pending, Failed), (InFlight, Succeeded), (InFlight, Failed)];

@@ -1,7 +1,8 @@
-//! PayDesk register engine (SPEC §2, §3): checkout orchestration, the PSP
+//! PayDesk register engine (design §2, §3): checkout orchestration, the PSP
 //! client, retries, offline store-and-forward, reconciliation and the event
 //! consumer. No Tauri, no UI. Clock, randomness and transport are injected.
 
+pub mod attempt;
 pub mod clock;
 pub mod engine;
 pub mod notify;
@@ -12,13 +13,14 @@ pub mod transport;
 pub mod window;
 pub mod offline;
 
+pub use attempt::{may_have_reached_psp, AttemptKind, UnknownAttemptKind};
 pub use clock::{Clock, SharedClock, SystemClock};
-pub use notify::{Notification, Notifier, Subject};
+pub use notify::{Notification, Notifier, SettledState, Subject};
 pub use rng::{OsRandom, Random, SeededRandom, SharedRandom};
 pub use transport::{HttpTransport, SharedTransport, Transport};
 pub use engine::{
-    CheckoutOutcome, CheckoutReport, CrashHook, CrashPoint, Engine, EngineConfig, EngineError, EngineStatus,
-    EventsReport, PaymentView, RecoverReport, RefundReport, MAX_EVENT_PAGES_PER_POLL, MAX_SEARCH_SETTLE_MS, NEVER_SENT_OUTCOMES,
+    CheckoutOutcome, CheckoutReport, Attempted, CrashHook, CrashPoint, Engine, EngineConfig, EngineError, EngineStatus,
+    EventsReport, PaymentView, RecoverReport, RefundReport, MAX_EVENT_PAGES_PER_POLL, MAX_SEARCH_SETTLE_MS,
 };
 pub use offline::OfflineLimits;
 pub use retry::RetryPolicy;

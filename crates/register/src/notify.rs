@@ -1,6 +1,7 @@
 //! Typed progress notifications. The desktop app subscribes and forwards each
 //! one as a Tauri event; the CLI may print them to stderr.
 
+use paydesk_ledger::{PaymentState, RefundState};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
@@ -23,6 +24,30 @@ impl Subject {
     }
 }
 
+/// Where a resolved payment or refund now stands. Serialized as the bare state name
+/// (`"captured"`, `"succeeded"`), as the subject says which machine it belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum SettledState {
+    Payment(PaymentState),
+    Refund(RefundState),
+}
+
+impl SettledState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SettledState::Payment(s) => s.as_str(),
+            SettledState::Refund(s) => s.as_str(),
+        }
+    }
+}
+
+impl std::fmt::Display for SettledState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum Notification {
@@ -40,9 +65,9 @@ pub enum Notification {
     /// Accepted offline (store-and-forward).
     QueuedOffline { subject: Subject, amount: i64, currency: String },
     /// A stored offline payment was forwarded to the PSP.
-    Forwarded { subject: Subject, state: String, declined: bool },
+    Forwarded { subject: Subject, state: PaymentState, declined: bool },
     /// A payment/refund reached a final answer (by reply, replay, search or event).
-    Resolved { subject: Subject, state: String, via: String },
+    Resolved { subject: Subject, state: SettledState, via: String },
     /// PSP reachability changed.
     Connectivity { online: bool },
     /// Something needs a human: idempotency mismatch (a bug), auth/config error,

@@ -1,6 +1,7 @@
 //! Stripe-compatible PSP client: request builders (form encoding with bracket
-//! metadata), response types, and the outcome classification of SPEC rule 5.
+//! metadata), response types, and the outcome classification of design §3.5.
 
+use crate::attempt::AttemptKind;
 use crate::transport::{HttpRequest, HttpResponse, Method, SharedTransport, TransportError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -139,7 +140,7 @@ pub fn parse_error(body: &[u8]) -> StripeError {
 
 // ---------------------------------------------------------------- classification
 
-/// Why an attempt may be retried with the same key (SPEC rule 5).
+/// Why an attempt may be retried with the same key (design §3.5).
 #[derive(Debug, Clone, PartialEq)]
 pub enum RetryReason {
     Transport(TransportError),
@@ -152,18 +153,21 @@ pub enum RetryReason {
 }
 
 impl RetryReason {
-    pub fn label(&self) -> &'static str {
+    pub fn kind(&self) -> AttemptKind {
         match self {
-            RetryReason::Transport(TransportError::ConnectRefused(_)) => "connection_refused",
-            RetryReason::Transport(TransportError::ConnectTimeout) => "connect_timeout",
-            RetryReason::Transport(TransportError::Timeout) => "timeout",
-            RetryReason::Transport(TransportError::Reset(_)) => "connection_lost",
-            RetryReason::Transport(TransportError::TooLarge(_)) => "answer_too_large",
-            RetryReason::Transport(TransportError::Other(_)) => "transport_error",
-            RetryReason::InProgress => "in_progress_409",
-            RetryReason::RateLimited => "rate_limited_429",
-            RetryReason::Unavailable(_) => "unavailable_5xx",
+            RetryReason::Transport(TransportError::ConnectRefused(_)) => AttemptKind::ConnectionRefused,
+            RetryReason::Transport(TransportError::ConnectTimeout) => AttemptKind::ConnectTimeout,
+            RetryReason::Transport(TransportError::Timeout) => AttemptKind::Timeout,
+            RetryReason::Transport(TransportError::Reset(_)) => AttemptKind::ConnectionLost,
+            RetryReason::Transport(TransportError::TooLarge(_)) => AttemptKind::AnswerTooLarge,
+            RetryReason::Transport(TransportError::Other(_)) => AttemptKind::TransportError,
+            RetryReason::InProgress => AttemptKind::InProgress,
+            RetryReason::RateLimited => AttemptKind::RateLimited,
+            RetryReason::Unavailable(_) => AttemptKind::Unavailable,
         }
+    }
+    pub fn label(&self) -> &'static str {
+        self.kind().label()
     }
     /// What the cashier reads.
     pub fn words(&self) -> String {
@@ -182,12 +186,7 @@ impl RetryReason {
     /// No server answered at all (refused, connect timeout, reset before any
     /// answer): the PSP looks offline.
     pub fn unreachable(&self) -> bool {
-        matches!(
-            self,
-            RetryReason::Transport(
-                TransportError::ConnectRefused(_) | TransportError::ConnectTimeout | TransportError::Reset(_)
-            )
-        )
+        self.kind().unreachable()
     }
     /// True when this attempt certainly did not reach the PSP.
     pub fn never_sent(&self) -> bool {
@@ -221,16 +220,20 @@ pub enum Fatal {
 }
 
 impl Fatal {
-    pub fn code(&self) -> &'static str {
+    pub fn kind(&self) -> AttemptKind {
         match self {
-            Fatal::BadRequest(_) => "psp_bad_request",
-            Fatal::Auth(_) => "psp_auth",
-            Fatal::IdempotencyMismatch(_) => "idempotency_error",
-            Fatal::NotFound(_) => "psp_not_found",
-            Fatal::Config(_) => "psp_config",
-            Fatal::Unexpected(..) => "psp_unexpected",
-            Fatal::NotAPsp(..) => "not_a_psp",
+            Fatal::BadRequest(_) => AttemptKind::BadRequest,
+            Fatal::Auth(_) => AttemptKind::Auth,
+            Fatal::IdempotencyMismatch(_) => AttemptKind::IdempotencyError,
+            Fatal::NotFound(_) => AttemptKind::NotFound,
+            Fatal::Config(_) => AttemptKind::Config,
+            Fatal::Unexpected(..) => AttemptKind::Unexpected,
+            Fatal::NotAPsp(..) => AttemptKind::NotAPsp,
         }
+    }
+    /// The stable code of the error: its attempt label.
+    pub fn code(&self) -> &'static str {
+        self.kind().label()
     }
 
     /// True when this answer proves that this attempt executed nothing at any PSP
@@ -290,16 +293,19 @@ pub enum AttemptOutcome<T> {
 }
 
 impl<T> AttemptOutcome<T> {
-    pub fn label(&self) -> String {
+    pub fn kind(&self) -> AttemptKind {
         match self {
-            AttemptOutcome::Ok { replayed: true, .. } => "replayed".into(),
-            AttemptOutcome::Ok { .. } => "ok".into(),
-            AttemptOutcome::Declined { .. } => "declined".into(),
-            AttemptOutcome::Retry { reason, .. } => reason.label().into(),
-            AttemptOutcome::Unknown { replayed: true, .. } => "replayed_500".into(),
-            AttemptOutcome::Unknown { .. } => "server_error_500".into(),
-            AttemptOutcome::Fatal(f) => f.code().into(),
+            AttemptOutcome::Ok { replayed: true, .. } => AttemptKind::Replayed,
+            AttemptOutcome::Ok { .. } => AttemptKind::Ok,
+            AttemptOutcome::Declined { .. } => AttemptKind::Declined,
+            AttemptOutcome::Retry { reason, .. } => reason.kind(),
+            AttemptOutcome::Unknown { replayed: true, .. } => AttemptKind::ReplayedServerError,
+            AttemptOutcome::Unknown { .. } => AttemptKind::ServerError,
+            AttemptOutcome::Fatal(f) => f.kind(),
         }
+    }
+    pub fn label(&self) -> &'static str {
+        self.kind().label()
     }
     pub fn words(&self) -> String {
         match self {
@@ -350,7 +356,7 @@ fn looks_like_json(resp: &HttpResponse) -> bool {
     labelled || serde_json::from_slice::<serde_json::Value>(&resp.body).is_ok()
 }
 
-/// SPEC rule 5, one table: how one attempt's result is to be handled.
+/// design §3.5, one table: how one attempt's result is to be handled.
 ///
 /// An answer too large to read ([`TransportError::TooLarge`]) is an answer whose body
 /// is unreadable: its status still decides (a 2xx or 500 may have executed: unknown,

@@ -1,8 +1,9 @@
-//! Bounded retries of one logical request with one idempotency key (SPEC rule 5):
+//! Bounded retries of one logical request with one idempotency key (design §3.5):
 //! exponential backoff with jitter (seeded from the injected RNG), `Retry-After`
 //! honoured, a bounded interactive phase. Built on `backon`; sleeping goes
 //! through the injected clock so the simulation runs it in virtual time.
 
+use crate::attempt::AttemptKind;
 use crate::clock::SharedClock;
 use crate::notify::{Notification, Notifier, Subject};
 use crate::psp::{AttemptOutcome, PspClient, RetryReason};
@@ -67,7 +68,7 @@ pub struct AttemptRecord {
     pub attempt: u32,
     pub started_ms: i64,
     pub latency_ms: u64,
-    pub outcome: String,
+    pub outcome: AttemptKind,
     pub message: String,
     pub replayed: bool,
     /// The answer proves this attempt executed nothing at the PSP (never reached it,
@@ -159,7 +160,7 @@ where
                 attempt: n,
                 started_ms: started,
                 latency_ms: latency,
-                outcome: out.label(),
+                outcome: out.kind(),
                 message: out.words(),
                 replayed: out.replayed(),
                 executed_nothing: out.executed_nothing(),
@@ -168,7 +169,7 @@ where
             notifier.send(Notification::AttemptOutcome {
                 subject: subject.clone(),
                 attempt: n,
-                outcome: rec.outcome.clone(),
+                outcome: rec.outcome.label().to_string(),
                 message: rec.message.clone(),
                 latency_ms: latency,
             });
@@ -331,7 +332,7 @@ mod tests {
             assert_eq!(r.idempotency_key.as_deref(), Some("k1"));
             assert_eq!(r.encoded_body(), seen[0].encoded_body());
         }
-        assert_eq!(recs.iter().map(|r| r.outcome.as_str()).collect::<Vec<_>>(), ["timeout", "connection_lost", "replayed"]);
+        assert_eq!(recs.iter().map(|r| r.outcome.label()).collect::<Vec<_>>(), ["timeout", "connection_lost", "replayed"]);
         assert!(recs[0].backoff_ms.is_some() && recs[2].backoff_ms.is_none());
         assert!(notes.iter().any(|n| matches!(n, Notification::Replayed { attempt: 3, .. })));
         assert_eq!(notes.iter().filter(|n| matches!(n, Notification::BackingOff { .. })).count(), 2);

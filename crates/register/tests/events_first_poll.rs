@@ -26,7 +26,7 @@ async fn a_late_first_poll_still_applies_the_first_sales_events() {
 
     for amount in [1200, 3400] {
         let r = engine.checkout_amount(Money::new(amount, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
-        assert_eq!(r.state, "captured", "{r:?}");
+        assert_eq!(r.state.as_str(), "captured", "{r:?}");
     }
     // Two hours pass before the first poll: far beyond the 10-minute lookback from now.
     clock.advance(Duration::from_secs(2 * 3600));

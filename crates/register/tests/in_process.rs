@@ -28,14 +28,14 @@ async fn history(seed: u64) -> (Vec<(String, String, Option<String>, u32)>, serd
     for i in 0..30 {
         let card = if i % 7 == 3 { "pm_card_chargeDeclined" } else { "pm_card_visa" };
         let r = engine.checkout_amount(Money::new(100 + i, Currency::Jpy), CheckoutOptions::card(card)).await.unwrap();
-        out.push((r.checkout_key, r.state, r.psp_payment_id, r.attempts));
+        out.push((r.checkout_key, r.state.as_str().to_string(), r.psp_payment_id, r.attempts));
     }
     let rep = engine.recover().await.unwrap();
     assert_eq!(rep.still_pending + rep.still_queued, 0, "{rep:?}");
     // Final states after recovery.
     for row in out.iter_mut() {
         let r = engine.status_of(&row.0).unwrap();
-        row.1 = r.state;
+        row.1 = r.state.to_string();
         row.2 = r.psp_payment_id;
     }
     let stats = psp.stats();

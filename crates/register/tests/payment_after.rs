@@ -4,9 +4,9 @@
 //! over the real mock PSP service in process (no socket), virtual clocks.
 
 use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp};
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
+use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, PaymentState, SeededKeys};
 use paydesk_register::clock::VirtualClock;
-use paydesk_register::{CheckoutOutcome, Engine, EngineConfig, EngineError, SeededRandom};
+use paydesk_register::{Attempted, CheckoutOutcome, Engine, EngineConfig, EngineError, SeededRandom};
 use std::sync::{Arc, Mutex};
 
 const KEY: &str = "sk_test_a";
@@ -82,12 +82,15 @@ async fn a_declined_successor_refuses_another_payment_after_the_same_predecessor
     let s = w.engine.new_payment_after(&k, card("pm_card_chargeDeclined"), None).await.unwrap();
     assert_eq!(s.outcome, CheckoutOutcome::Declined);
     let err = w.engine.new_payment_after(&k, card("pm_card_visa"), None).await.unwrap_err();
-    assert_eq!(
-        err,
-        EngineError::LaterPaymentExists { key: k.clone(), later: s.checkout_key.clone(), state: "failed".into() }
+    assert!(
+        matches!(&err, EngineError::LaterPaymentExists { key, later, state }
+            if *key == k && *later == s.checkout_key && *state == PaymentState::Failed),
+        "{err:?}"
     );
     assert_eq!(err.code(), "later_payment_exists");
-    assert!(err.to_string().contains(&format!("use --after {}", s.checkout_key)), "{err}");
+    // Names the later payment; the flag to use is the CLI's to add (no flag here).
+    assert!(err.to_string().contains(&s.checkout_key), "{err}");
+    assert!(!err.to_string().contains("--"), "{err}");
     assert_eq!(w.payments(), 2, "nothing new");
     // After the later one, a new payment is fine.
     let t = w.engine.new_payment_after(&s.checkout_key, card("pm_card_visa"), None).await.unwrap();
@@ -110,4 +113,20 @@ async fn a_pending_successor_is_resumed_with_its_own_key() {
     assert_eq!(w.payments(), 2);
     assert_eq!(w.create_keys(), vec![k, s.checkout_key.clone(), s.checkout_key], "the same key resent");
     assert_eq!(w.psp.stats()["charges"].as_u64(), Some(0));
+}
+
+/// A refused capture, cancel or refund says which of them was refused (the app words
+/// its message from that, not from the text).
+#[tokio::test]
+async fn wrong_state_names_the_operation_attempted() {
+    let w = World::new();
+    let k = w.declined().await;
+    let attempted = |r: Result<_, EngineError>| match r {
+        Err(EngineError::WrongState { state: PaymentState::Failed, attempted, .. }) => attempted,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(attempted(w.engine.capture(&k).await.map(|_| ())), Attempted::Capture);
+    assert_eq!(attempted(w.engine.cancel(&k).await.map(|_| ())), Attempted::Cancel);
+    assert_eq!(attempted(w.engine.refund(&k, None, None).await.map(|_| ())), Attempted::Refund);
+    assert_eq!(w.payments(), 1, "nothing new");
 }

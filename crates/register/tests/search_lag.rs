@@ -101,20 +101,20 @@ async fn refused_offline_payment_charged_at_the_psp_is_not_settled_never_charged
     let rep = e.recover().await.unwrap();
     assert_eq!((rep.examined, rep.resolved, rep.still_pending), (1, 0, 1), "{rep:?}");
     let r = e.status_of(&key).unwrap();
-    assert_eq!(r.state, "authorizing", "not settled as never charged: {r:?}");
+    assert_eq!(r.state.as_str(), "authorizing", "not settled as never charged: {r:?}");
     assert_eq!(r.outcome, CheckoutOutcome::Pending);
     assert_eq!(notes(&e, &key, "search_not_conclusive"), 1);
     // The background's next pass: same again while search still lags.
     w.advance(Duration::from_secs(30));
     assert_eq!(e.recover().await.unwrap().still_pending, 1);
-    assert_eq!(e.status_of(&key).unwrap().state, "authorizing");
+    assert_eq!(e.status_of(&key).unwrap().state.as_str(), "authorizing");
 
     // The lag has passed: search finds it and the register adopts the one charge.
     w.advance(Duration::from_secs(31));
     let rep = e.recover().await.unwrap();
     assert_eq!((rep.resolved, rep.still_pending, rep.resolved_by_search), (1, 0, 1), "{rep:?}");
     let r = e.status_of(&key).unwrap();
-    assert_eq!(r.state, "captured", "{r:?}");
+    assert_eq!(r.state.as_str(), "captured", "{r:?}");
     assert_eq!(r.psp_payment_id.as_deref(), Some(pi_id.as_str()));
     assert_eq!(w.intents().await.len(), 1, "one charge, never resent");
     assert_eq!(w.psp.stats()["charges"].as_u64(), Some(1));
@@ -131,7 +131,7 @@ async fn stored_500_never_created_is_settled_never_charged_only_after_search_set
     w.psp.script_fault("/v1/payment_intents", Fault::InternalError, 1, None);
     let r = e.checkout_amount(Money::new(800, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
     assert_eq!(r.outcome, CheckoutOutcome::Pending, "unknown, not never charged: {r:?}");
-    assert_eq!(r.state, "authorizing");
+    assert_eq!(r.state.as_str(), "authorizing");
     let key = r.checkout_key.clone();
     assert_eq!(notes(&e, &key, "search_not_conclusive"), 1);
 
@@ -139,14 +139,14 @@ async fn stored_500_never_created_is_settled_never_charged_only_after_search_set
     let rep = e.recover().await.unwrap();
     assert_eq!(rep.still_pending, 1, "{rep:?}");
     let r = e.status_of(&key).unwrap();
-    assert_eq!(r.state, "authorizing", "{r:?}");
+    assert_eq!(r.state.as_str(), "authorizing", "{r:?}");
     assert!(r.replayed, "the pass resent the key and got the stored 500 replayed");
 
     w.advance(Duration::from_secs(21)); // 121 s after the 500
     let rep = e.recover().await.unwrap();
     assert_eq!((rep.resolved, rep.still_pending), (1, 0), "{rep:?}");
     let r = e.status_of(&key).unwrap();
-    assert_eq!(r.state, "failed", "{r:?}");
+    assert_eq!(r.state.as_str(), "failed", "{r:?}");
     assert!(r.message.as_deref().unwrap_or("").contains("never charged"), "{r:?}");
     assert!(w.intents().await.is_empty(), "nothing at the PSP");
 }

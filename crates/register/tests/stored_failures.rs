@@ -96,13 +96,13 @@ async fn stored_500_on_capture_continues_under_a_fresh_key_after_get_shows_no_ca
     let w = World::new(1);
     let e = w.engine(ledger(1), 1);
     let co = e.checkout_amount(Money::new(1200, Currency::Jpy), manual()).await.unwrap();
-    assert_eq!(co.state, "authorized");
+    assert_eq!(co.state.as_str(), "authorized");
     let pi = co.psp_payment_id.clone().unwrap();
     let path = format!("/v1/payment_intents/{pi}/capture");
     w.psp.script_fault(&path, Fault::InternalError, 1, None);
 
     let r = e.capture(&co.checkout_key).await.unwrap();
-    assert_eq!(r.state, "captured", "{r:?}");
+    assert_eq!(r.state.as_str(), "captured", "{r:?}");
     let root = format!("{}-capture", co.checkout_key);
     assert_eq!(w.posts_to(&path), vec![root.clone(), format!("{root}-1")], "the stored-500 key is sent once, then one fresh key");
     // The old key really is dead: the PSP replays its 500 byte for byte.
@@ -129,7 +129,7 @@ async fn capture_keys_are_bounded_then_the_payment_needs_attention() {
     w.psp.script_fault(&path, Fault::InternalError, 100, None);
 
     let r = e.capture(&co.checkout_key).await.unwrap();
-    assert_eq!(r.state, "capturing", "not captured, not pretended: {r:?}");
+    assert_eq!(r.state.as_str(), "capturing", "not captured, not pretended: {r:?}");
     assert!(r.message.as_deref().unwrap_or("").contains("Needs attention"), "{r:?}");
     assert!(alarms(&mut rx).contains(&"needs_attention".to_string()));
     let keys = w.posts_to(&path);
@@ -149,12 +149,12 @@ async fn stored_500_on_refund_becomes_a_new_refund_under_a_fresh_key_one_refund_
     let w = World::new(3);
     let e = w.engine(ledger(3), 3);
     let co = e.checkout_amount(Money::new(5000, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
-    assert_eq!(co.state, "captured");
+    assert_eq!(co.state.as_str(), "captured");
     let pi = co.psp_payment_id.clone().unwrap();
     w.psp.script_fault("/v1/refunds", Fault::InternalError, 1, None);
 
     let r = e.refund(&co.checkout_key, Some(2000), None).await.unwrap();
-    assert_eq!(r.state, "succeeded", "{r:?}");
+    assert_eq!(r.state.as_str(), "succeeded", "{r:?}");
     let sent = w.posts_to("/v1/refunds");
     assert_eq!(sent.len(), 2, "{sent:?}");
     assert_ne!(sent[0], sent[1]);
@@ -186,7 +186,7 @@ async fn refund_past_the_window_that_never_reached_the_psp_fails_visibly() {
     let pi = co.psp_payment_id.clone().unwrap();
     w.psp.set_offline(true, None);
     let r = e.refund(&co.checkout_key, None, None).await.unwrap();
-    assert_eq!(r.state, "in_flight", "{r:?}");
+    assert_eq!(r.state.as_str(), "in_flight", "{r:?}");
     w.psp.set_offline(false, None);
     // A day later (past retention minus margin): the key must never be sent again.
     w.advance(Duration::from_secs(24 * 3600));
@@ -210,7 +210,7 @@ async fn refund_past_the_window_that_did_reach_the_psp_is_found_by_its_metadata(
     // Executed and committed at the PSP, every answer lost.
     w.psp.script_fault("/v1/refunds", Fault::DropResponse, 100, None);
     let r = e.refund(&co.checkout_key, Some(600), None).await.unwrap();
-    assert_eq!(r.state, "in_flight", "{r:?}");
+    assert_eq!(r.state.as_str(), "in_flight", "{r:?}");
     w.psp.clear_script();
     w.advance(Duration::from_secs(24 * 3600));
     let sent_before = w.posts_to("/v1/refunds").len();

@@ -480,6 +480,9 @@ impl Sim {
         if let Err(e) = r {
             let told_failed = match e {
                 EngineError::InvalidInput(_)
+                | EngineError::CartLocked(_)
+                | EngineError::CartEmpty(_)
+                | EngineError::RefundInProgress { .. }
                 | EngineError::UnknownPayment(_)
                 | EngineError::RefundExceedsCaptured { .. }
                 | EngineError::WrongState { .. }

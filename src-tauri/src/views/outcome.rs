@@ -74,7 +74,7 @@ impl OutcomeView {
         OutcomeView {
             kind,
             checkout_key: r.checkout_key.clone(),
-            state: r.state.clone(),
+            state: r.state.as_str().to_string(),
             attempts: r.attempts,
             replayed: r.replayed,
             message,

@@ -2,10 +2,10 @@
 //! progress in the checkout panel, and background changes to a payment (offline
 //! payments forwarded, refunds resolved, alarms).
 
-use paydesk_register::{Notification, Subject};
+use paydesk_register::{Notification, SettledState, Subject};
 use serde::Serialize;
 
-use super::{parse_state, state_label, state_tone};
+use super::{state_label, state_tone};
 use crate::money;
 
 /// One line of live progress for the checkout panel (event `checkout-progress`).
@@ -106,7 +106,7 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             message: if *declined {
                 format!("An offline payment ({}…) was DECLINED when forwarded. Collect payment another way.", short(subject.key()))
             } else {
-                format!("Offline payment {}… forwarded: {}.", short(subject.key()), state_words(state).to_lowercase())
+                format!("Offline payment {}… forwarded: {}.", short(subject.key()), state_label(*state).to_lowercase())
             },
         }),
         Notification::Resolved { subject, state, via } => match checkout_key(subject) {
@@ -114,10 +114,16 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
                 key,
                 attempt: None,
                 kind: "resolved",
-                tone: parse_state(state).map_or("bad", state_tone),
+                tone: match state {
+                    SettledState::Payment(s) => state_tone(*s),
+                    SettledState::Refund(_) => "bad",
+                },
                 message: format!(
                     "{} ({}).",
-                    state_words(state),
+                    match state {
+                        SettledState::Payment(s) => state_label(*s).to_string(),
+                        SettledState::Refund(r) => r.as_str().to_string(),
+                    },
                     match via.as_str() {
                         "replay" => "confirmed by the processor's replay",
                         "search" => "confirmed by searching the processor's records",
@@ -136,12 +142,6 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             loud: true,
         }),
     }
-}
-
-/// A payment state sent as text, in the cashier's words (text the ledger does not
-/// know is shown as it came).
-fn state_words(text: &str) -> String {
-    parse_state(text).map_or_else(|| text.to_string(), |s| state_label(s).to_string())
 }
 
 fn capitalize(s: &str) -> String {

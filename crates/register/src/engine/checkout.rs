@@ -8,10 +8,8 @@ use super::{CheckoutOutcome, CheckoutReport, CrashPoint, Engine, EngineError, Re
 use paydesk_ledger::{After, CartId, CheckoutOptions, Money, NewPayment, Payment, PaymentState, TimelineInput, TimelineKind};
 
 impl Engine {
-    // ------------------------------------------------------------ checkout entry points
-
     /// What a checkout call tells the cashier when it ended in an error after the key
-    /// was committed (design §3, rule 11). An error about the request itself (refused
+    /// was committed (design §3.11). An error about the request itself (refused
     /// input, a guard) changes nothing and is passed on. Any other error — the disk
     /// filled while recording the PSP's answer, an alarm — says nothing about the
     /// money: the payment is reported as the ledger holds it, which for one still in
@@ -23,6 +21,9 @@ impl Engine {
         };
         match &e {
             EngineError::InvalidInput(_)
+            | EngineError::CartLocked(_)
+            | EngineError::CartEmpty(_)
+            | EngineError::RefundInProgress { .. }
             | EngineError::UnknownPayment(_)
             | EngineError::RefundExceedsCaptured { .. }
             | EngineError::WrongState { .. }
@@ -44,7 +45,7 @@ impl Engine {
             Ok(r) => r,
             Err(_) => CheckoutReport {
                 checkout_key: p.idempotency_key.clone(),
-                state: p.state.as_str().to_string(),
+                state: p.state,
                 outcome: CheckoutOutcome::of(p.state),
                 psp_payment_id: p.psp_payment_id.clone(),
                 attempts: 0,
@@ -191,7 +192,7 @@ impl Engine {
             PaymentState::Failed | PaymentState::Canceled => Err(EngineError::LaterPaymentExists {
                 key: prev.idempotency_key.clone(),
                 later: next.idempotency_key.clone(),
-                state: next.state.as_str().into(),
+                state: next.state,
             }),
             // In flight: the same key again (it may have been sent already).
             PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing => {
@@ -218,7 +219,7 @@ impl Engine {
                     Some(_) => Err(EngineError::InvalidInput("an override needs a reason".into())),
                     None => Err(EngineError::PreviousOutcomeUnknown {
                         key: prev.idempotency_key.clone(),
-                        state: prev.state.as_str().into(),
+                        state: prev.state,
                     }),
                 }
             }
@@ -229,7 +230,7 @@ impl Engine {
             | PaymentState::PartiallyRefunded
             | PaymentState::Refunded => Err(EngineError::AlreadyPaid {
                 key: prev.idempotency_key.clone(),
-                state: prev.state.as_str().into(),
+                state: prev.state,
             }),
         }
     }

@@ -1,17 +1,15 @@
-//! Driving a checkout key to an outcome (design §3.4-§3.7): one bounded attempt phase
+//! Driving a checkout key to an outcome (design §3.2, §3.5-§3.7): one bounded attempt phase
 //! with the same key and parameters, then what its result means — settled, declined,
 //! resolved by search, moved to the background, accepted offline, or a fatal answer
 //! (`on_fatal`, which only says `failed` when nothing can have executed).
 
-use super::{attempt_input, CheckoutOutcome, CheckoutReport, CrashPoint, DriveMode, Engine, Result, NEVER_SENT_OUTCOMES, OFFLINE_REFUSED_MARK};
+use super::{attempt_input, CheckoutOutcome, CheckoutReport, CrashPoint, DriveMode, Engine, Result, OFFLINE_REFUSED_MARK};
 use crate::notify::{Notification, Subject};
 use crate::psp::{AttemptOutcome, Fatal, PaymentIntent};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PaymentState, TimelineInput, TimelineKind};
 
 impl Engine {
-    // ------------------------------------------------------------ the core
-
     /// The interactive first drive of a payment this very call committed (its key is
     /// fresh: no process can have sent it before). Only here may "every attempt was
     /// refused" prove that nothing reached the PSP.
@@ -36,7 +34,14 @@ impl Engine {
                 drop(_flight);
                 return self.resolve_capture(&p).await;
             }
-            _ => return self.report(&p),
+            // Settled, or not sendable from here: report it as it is.
+            PaymentState::Authorized
+            | PaymentState::Captured
+            | PaymentState::Failed
+            | PaymentState::Canceled
+            | PaymentState::Refunding
+            | PaymentState::PartiallyRefunded
+            | PaymentState::Refunded => return self.report(&p),
         }
         let subject = Subject::Checkout(key.to_string());
         let now = self.now();
@@ -68,7 +73,7 @@ impl Engine {
         )
         .await;
         self.note_connectivity(&recs);
-        if recs.iter().any(|r| !NEVER_SENT_OUTCOMES.contains(&r.outcome.as_str())) {
+        if recs.iter().any(|r| !r.outcome.never_sent()) {
             self.crash(CrashPoint::AfterResponseBeforeCommit);
         }
         let forwarding = p.state == PaymentState::QueuedOffline;
@@ -79,7 +84,7 @@ impl Engine {
                 self.crash(CrashPoint::AfterCommit);
                 if forwarding {
                     let declined = p.state == PaymentState::Failed;
-                    self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state.as_str().into(), declined });
+                    self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state, declined });
                 }
                 self.report(&p)
             }
@@ -90,7 +95,7 @@ impl Engine {
                 let p = self.settle_state_with(&p, PaymentState::Failed, &recs, Some(&msg), "declined", decline.payment_intent.as_ref())?;
                 self.crash(CrashPoint::AfterCommit);
                 if forwarding {
-                    self.notify(Notification::Forwarded { subject: subject.clone(), state: "failed".into(), declined: true });
+                    self.notify(Notification::Forwarded { subject: subject.clone(), state: PaymentState::Failed, declined: true });
                     self.notify(Notification::Alarm {
                         subject: Some(subject.clone()),
                         code: "declined_after_forwarding".into(),
@@ -167,8 +172,8 @@ impl Engine {
         recs.iter().map(|r| (attempt_input(r), r.started_ms.min(now))).collect()
     }
 
-    /// A non-retryable answer. What the cashier is told must stay true (design §3,
-    /// rule 11): `failed` only when every attempt of this key is proven to have executed
+    /// A non-retryable answer. What the cashier is told must stay true (design §3.11):
+    /// `failed` only when every attempt of this key is proven to have executed
     /// nothing — this call made the key and no attempt of it may have run at the PSP.
     /// Otherwise the payment stays in flight with its key ("pending"), to be resolved
     /// by recovery with the same key once the settings are right.

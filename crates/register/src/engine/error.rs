@@ -1,25 +1,38 @@
 //! [`EngineError`]: the engine's typed errors. `code()` and `Display` are what the UI
 //! and the CLI show (`{code, message}`); the code is stable, the message is words.
 
-// ---------------------------------------------------------------- errors
+use paydesk_ledger::{Currency, PaymentState};
+use std::sync::Arc;
 
 /// Typed errors; `code()` + `Display` are what the UI shows (`{code, message}`).
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum EngineError {
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// The cart has an open checkout or is already paid: it cannot change or be charged
+    /// again. Reported as `invalid_input`, like any refused request.
+    #[error("invalid input: {0}")]
+    CartLocked(String),
+    /// The cart has nothing to charge. Reported as `invalid_input`.
+    #[error("invalid input: {0}")]
+    CartEmpty(String),
     #[error("unknown payment {0}")]
     UnknownPayment(String),
     #[error("refund of {requested} exceeds the refundable {refundable} on payment {key}")]
-    RefundExceedsCaptured { key: String, requested: i64, refundable: i64 },
+    RefundExceedsCaptured { key: String, requested: i64, refundable: i64, currency: Currency },
+    /// `attempted` is not possible in the payment's state; `what` says why.
     #[error("payment {key} is {state}: {what}")]
-    WrongState { key: String, state: String, what: String },
+    WrongState { key: String, state: PaymentState, attempted: Attempted, what: String },
+    /// Another refund of the payment is not settled yet. Reported as `wrong_state` (the
+    /// payment is `refunding`).
+    #[error("payment {key} is refunding: a refund of this payment ({refund_key}) is still being confirmed; wait for it before refunding again")]
+    RefundInProgress { key: String, refund_key: String },
     #[error("the previous payment {key} is {state} and its outcome is not known yet; a new payment could charge the customer twice. Wait, or override with a reason")]
-    PreviousOutcomeUnknown { key: String, state: String },
+    PreviousOutcomeUnknown { key: String, state: PaymentState },
     #[error("payment {key} already went through ({state}); no new payment needed")]
-    AlreadyPaid { key: String, state: String },
-    #[error("{key} already has a later payment {later} ({state}); to try again after that one, use --after {later}")]
-    LaterPaymentExists { key: String, later: String, state: String },
+    AlreadyPaid { key: String, state: PaymentState },
+    #[error("{key} already has a later payment {later} ({state}); to try again, start from that one")]
+    LaterPaymentExists { key: String, later: String, state: PaymentState },
     #[error("payment not accepted offline: {reason}. {detail}")]
     OfflineRefused { key: String, reason: String, detail: String },
     #[error("PSP configuration problem: {0}")]
@@ -28,8 +41,9 @@ pub enum EngineError {
     PspRejected(String),
     #[error("ALARM: {0}")]
     Alarm(String),
+    /// The ledger's own error is the source (shared: the engine's errors are `Clone`).
     #[error("ledger: {0}")]
-    Ledger(String),
+    Ledger(#[source] Arc<paydesk_ledger::Error>),
     /// A checkout call failed after its key was committed and its payment could not
     /// even be read back: the outcome is unknown, and recovery resolves it by its key.
     #[error("{source}; checkout {key}: the outcome is not known yet, the register resolves it with the same key")]
@@ -39,10 +53,10 @@ pub enum EngineError {
 impl EngineError {
     pub fn code(&self) -> &'static str {
         match self {
-            EngineError::InvalidInput(_) => "invalid_input",
+            EngineError::InvalidInput(_) | EngineError::CartLocked(_) | EngineError::CartEmpty(_) => "invalid_input",
             EngineError::UnknownPayment(_) => "unknown_payment",
             EngineError::RefundExceedsCaptured { .. } => "refund_exceeds_captured",
-            EngineError::WrongState { .. } => "wrong_state",
+            EngineError::WrongState { .. } | EngineError::RefundInProgress { .. } => "wrong_state",
             EngineError::PreviousOutcomeUnknown { .. } => "previous_outcome_unknown",
             EngineError::AlreadyPaid { .. } => "already_paid",
             EngineError::LaterPaymentExists { .. } => "later_payment_exists",
@@ -60,6 +74,7 @@ impl EngineError {
         match self {
             EngineError::RefundExceedsCaptured { key, .. }
             | EngineError::WrongState { key, .. }
+            | EngineError::RefundInProgress { key, .. }
             | EngineError::PreviousOutcomeUnknown { key, .. }
             | EngineError::AlreadyPaid { key, .. }
             | EngineError::LaterPaymentExists { key, .. }
@@ -67,6 +82,8 @@ impl EngineError {
             | EngineError::Unresolved { key, .. } => Some(key),
             EngineError::UnknownPayment(_)
             | EngineError::InvalidInput(_)
+            | EngineError::CartLocked(_)
+            | EngineError::CartEmpty(_)
             | EngineError::PspConfig(_)
             | EngineError::PspRejected(_)
             | EngineError::Alarm(_)
@@ -79,17 +96,73 @@ impl From<paydesk_ledger::Error> for EngineError {
     fn from(e: paydesk_ledger::Error) -> Self {
         use paydesk_ledger::Error as L;
         match e {
-            L::InvalidAmount(_) | L::InvalidCurrency(_) | L::InvalidInput(_) | L::Overflow | L::EmptyCart(_) => {
+            L::InvalidAmount(_) | L::InvalidCurrency(_) | L::InvalidInput(_) | L::Overflow => {
                 EngineError::InvalidInput(e.to_string())
             }
-            L::CurrencyMismatch { .. } | L::CartNotOpen { .. } | L::UnknownProduct(_) => {
-                EngineError::InvalidInput(e.to_string())
-            }
+            L::CurrencyMismatch { .. } | L::UnknownProduct(_) => EngineError::InvalidInput(e.to_string()),
+            L::EmptyCart(_) => EngineError::CartEmpty(e.to_string()),
+            L::CartNotOpen { .. } => EngineError::CartLocked(e.to_string()),
             L::UnknownPayment(k) => EngineError::UnknownPayment(k),
             L::UnknownCart(c) => EngineError::InvalidInput(format!("unknown cart {c}")),
-            other => EngineError::Ledger(other.to_string()),
+            other => EngineError::Ledger(Arc::new(other)),
+        }
+    }
+}
+
+/// The operation a [`EngineError::WrongState`] refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attempted {
+    Capture,
+    Cancel,
+    Refund,
+}
+
+impl Attempted {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Attempted::Capture => "capture",
+            Attempted::Cancel => "cancel",
+            Attempted::Refund => "refund",
         }
     }
 }
 
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_ledger_error_is_kept_as_the_source() {
+        let e = EngineError::from(paydesk_ledger::Error::NotADatabase { path: "/x.db".into() });
+        assert_eq!(e.code(), "ledger");
+        let source = e.source().expect("the ledger error is the source");
+        assert!(matches!(
+            source.downcast_ref::<Arc<paydesk_ledger::Error>>().map(|e| &**e),
+            Some(paydesk_ledger::Error::NotADatabase { .. })
+        ));
+        assert!(e.to_string().starts_with("ledger: "), "{e}");
+    }
+
+    #[test]
+    fn cart_errors_are_typed_and_keep_their_code_and_words() {
+        let locked = EngineError::from(paydesk_ledger::Error::CartNotOpen { cart_id: 1, state: "paid".into() });
+        assert!(matches!(locked, EngineError::CartLocked(_)), "{locked:?}");
+        assert_eq!(locked.code(), "invalid_input");
+        assert_eq!(locked.to_string(), "invalid input: cart 1 is paid, not open");
+        let empty = EngineError::from(paydesk_ledger::Error::EmptyCart(2));
+        assert!(matches!(empty, EngineError::CartEmpty(_)), "{empty:?}");
+        assert_eq!(empty.code(), "invalid_input");
+    }
+
+    #[test]
+    fn messages_name_no_cli_flag() {
+        let e = EngineError::LaterPaymentExists { key: "a".into(), later: "b".into(), state: PaymentState::Failed };
+        assert!(e.to_string().contains('b') && !e.to_string().contains("--"), "{e}");
+        let e = EngineError::RefundInProgress { key: "a".into(), refund_key: "a-r1".into() };
+        assert_eq!(e.code(), "wrong_state");
+        assert_eq!(e.checkout_key(), Some("a"));
+    }
+}

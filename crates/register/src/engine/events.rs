@@ -15,9 +15,7 @@ use paydesk_ledger::{ApplyOutcome, Currency, EventKind, Money, PspEvent};
 pub const MAX_EVENT_PAGES_PER_POLL: u32 = 1_000;
 
 impl Engine {
-    // ------------------------------------------------------------ events
-
-    /// Rule 9: poll `/v1/events` (from the newest event seen minus the overlap
+    /// Design §3.9: poll `/v1/events` (from the newest event seen minus the overlap
     /// window, so redelivery happens), apply each exactly once, oldest first.
     pub async fn consume_events(&self) -> Result<EventsReport> {
         let _one = self.inner.events_lock.lock().await;
@@ -49,7 +47,12 @@ impl Engine {
             let page = match res {
                 PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => value,
                 PhaseResult::Final(AttemptOutcome::Fatal(f)) => return Err(EngineError::PspConfig(f.message())),
-                _ => return Err(EngineError::PspRejected("event list unavailable; will retry".into())),
+                PhaseResult::Final(
+                    AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. } | AttemptOutcome::Unknown { .. },
+                )
+                | PhaseResult::Exhausted { .. } => {
+                    return Err(EngineError::PspRejected("event list unavailable; will retry".into()))
+                }
             };
             rep.pages += 1;
             let n = page.data.len();

@@ -2,7 +2,8 @@
 //! checkout key plus `-capture` / `-cancel`, reissued only after GET proved a stored
 //! failure executed nothing), and the capture's GET-first resolution.
 
-use super::{psp_key_prefix, CheckoutReport, Engine, EngineError, Result, MAX_KEY_REISSUES, NEVER_SENT_OUTCOMES};
+use super::{psp_key_prefix, Attempted, CheckoutReport, Engine, EngineError, Result, MAX_KEY_REISSUES};
+use crate::attempt::may_have_reached_psp;
 use crate::notify::{Notification, Subject};
 use crate::psp::{AttemptOutcome, PaymentIntent, PiStatus, PspClient};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
@@ -56,8 +57,6 @@ impl PiOp {
 }
 
 impl Engine {
-    // ------------------------------------------------------------ capture / cancel
-
     /// Capture an authorized (manual-capture) payment, with its own key.
     pub async fn capture(&self, key: &str) -> Result<CheckoutReport> {
         // Under the payment's lock: a cancel holds it while it asks the PSP, and must
@@ -76,14 +75,14 @@ impl Engine {
                 self.resolve_capture(&p).await
             }
             PaymentState::Captured => self.report(&p),
-            s => Err(EngineError::WrongState { key: key.into(), state: s.as_str().into(), what: "only an authorized payment can be captured".into() }),
+            s => Err(EngineError::WrongState { key: key.into(), state: s, attempted: Attempted::Capture, what: "only an authorized payment can be captured".into() }),
         }
     }
 
     pub(super) async fn resolve_capture(&self, p: &Payment) -> Result<CheckoutReport> {
         let _flight = self.flight(&p.idempotency_key).await;
         let Some(pi_id) = p.psp_payment_id.clone() else {
-            return Err(EngineError::WrongState { key: p.idempotency_key.clone(), state: p.state.as_str().into(), what: "no PSP payment id".into() });
+            return Err(EngineError::WrongState { key: p.idempotency_key.clone(), state: p.state, attempted: Attempted::Capture, what: "no PSP payment id".into() });
         };
         // GET first: always safe, and it tells whether the capture already happened.
         if let Some(pi) = self.get_intent(&pi_id, &Subject::Capture(p.idempotency_key.clone())).await {
@@ -115,7 +114,7 @@ impl Engine {
     /// the PSP for the truth (GET the PaymentIntent: the 500's execution is finished,
     /// so what GET shows is final for that key), and only if the operation really did
     /// not happen continues under a fresh key committed to the ledger before it is sent
-    /// (rule 1). No second capture is possible: the PSP captures a PaymentIntent once,
+    /// (design §3.1). No second capture is possible: the PSP captures a PaymentIntent once,
     /// and a fresh key is only used after GET showed it still `requires_capture`. At most
     /// [`MAX_KEY_REISSUES`] fresh keys; past that the payment needs a person (alarm).
     async fn pi_operation(&self, p: &Payment, pi_id: &str, op: PiOp) -> Result<(Option<(PaymentIntent, &'static str)>, Vec<AttemptRecord>)> {
@@ -169,7 +168,8 @@ impl Engine {
                     let why = format!("the PSP stored {status} ({message}) for {} and the PaymentIntent is still requires_capture", cur.key);
                     self.with_ledger(|l| l.reissue_operation_key(p.id, op.reissue(), &root, cur.generation, &why, now))?;
                 }
-                _ => return Ok((None, recs_all)),
+                PhaseResult::Final(AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. })
+                | PhaseResult::Exhausted { .. } => return Ok((None, recs_all)),
             }
         }
         Ok((None, recs_all))
@@ -186,13 +186,12 @@ impl Engine {
             PaymentState::QueuedOffline => {
                 // Parked after attempts that may have reached the PSP (a reset, a
                 // timeout): it may be charged, so it is forwarded with its key, not voided.
-                let maybe_sent = self.with_ledger(|l| l.timeline(p.id))?.iter().any(|t| {
-                    t.kind == "attempt" && !t.outcome.as_deref().is_some_and(|o| NEVER_SENT_OUTCOMES.contains(&o))
-                });
+                let maybe_sent = self.with_ledger(|l| l.timeline(p.id))?.iter().any(may_have_reached_psp);
                 if maybe_sent {
                     return Err(EngineError::WrongState {
                         key: key.into(),
-                        state: p.state.as_str().into(),
+                        state: p.state,
+                        attempted: Attempted::Cancel,
                         what: "an attempt of this offline payment may have reached the processor: it is forwarded with the same key, not voided".into(),
                     });
                 }
@@ -213,8 +212,7 @@ impl Engine {
                 }
             }
             PaymentState::Canceled => self.report(&p),
-            s => Err(EngineError::WrongState { key: key.into(), state: s.as_str().into(), what: "only an authorized or queued offline payment can be canceled".into() }),
+            s => Err(EngineError::WrongState { key: key.into(), state: s, attempted: Attempted::Cancel, what: "only an authorized or queued offline payment can be canceled".into() }),
         }
     }
-
 }

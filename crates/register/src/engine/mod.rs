@@ -16,7 +16,7 @@ mod report;
 mod search;
 mod settle;
 
-pub use error::{EngineError, Result};
+pub use error::{Attempted, EngineError, Result};
 pub use events::{to_psp_event, MAX_EVENT_PAGES_PER_POLL};
 pub use report::{CheckoutOutcome, CheckoutReport, EngineStatus, EventsReport, PaymentView, RecoverReport, RefundReport};
 
@@ -121,14 +121,14 @@ impl CrashPoint {
 pub type CrashHook = Arc<dyn Fn(CrashPoint) + Send + Sync>;
 // ---------------------------------------------------------------- engine
 
-/// Read-only ledger connections for the UI's lists and reports (SPEC §7: one writer,
+/// Read-only ledger connections for the UI's lists and reports (design §7: one writer,
 /// separate readers), so an End-of-day report over a long day never holds up a
 /// checkout's commit. Few: a register has one screen; the limit keeps file handles bounded.
 const LEDGER_READERS: usize = 2;
 
 struct Inner {
     /// The single writer. Fair (FIFO hand-off): under contention every waiter gets the
-    /// connection in arrival order, so no caller starves behind a busy one (SPEC §7
+    /// connection in arrival order, so no caller starves behind a busy one (design §7
     /// measured 0.6 s waits on an unfair Mutex-shared connection).
     ledger: parking_lot::FairMutex<Ledger>,
     /// Empty for an in-memory ledger (nothing to share): reads then use the writer.
@@ -322,11 +322,7 @@ impl Engine {
 
     fn note_connectivity(&self, recs: &[AttemptRecord]) {
         if let Some(last) = recs.last() {
-            let unreachable = matches!(
-                last.outcome.as_str(),
-                "connection_refused" | "connect_timeout" | "connection_lost" | "timeout"
-            );
-            self.set_online(!unreachable);
+            self.set_online(!last.outcome.shows_offline());
         }
     }
 }
@@ -338,10 +334,6 @@ enum DriveMode {
     Forward,
 }
 
-/// Attempt outcomes after which the request certainly never reached the PSP (the app's
-/// check before a PSP change uses the same list).
-pub const NEVER_SENT_OUTCOMES: &[&str] = &["connection_refused", "connect_timeout"];
-
 fn attempt_input(r: &AttemptRecord) -> TimelineInput {
     TimelineInput {
         kind: Some(TimelineKind::Attempt),
@@ -349,7 +341,7 @@ fn attempt_input(r: &AttemptRecord) -> TimelineInput {
             Some(b) => format!("{}; next attempt in {b} ms", r.message),
             None => r.message.clone(),
         },
-        outcome: Some(r.outcome.clone()),
+        outcome: Some(r.outcome.label().to_string()),
         latency_ms: Some(r.latency_ms as i64),
         replayed: r.replayed,
         attempt_no: Some(r.attempt as i64),

@@ -10,7 +10,6 @@ use crate::retry::AttemptRecord;
 use paydesk_ledger::{Payment, PaymentState};
 
 impl Engine {
-
     pub(super) async fn go_offline(&self, p: &Payment, recs: &[AttemptRecord], never_sent: bool) -> Result<CheckoutReport> {
         let subject = Subject::Checkout(p.idempotency_key.clone());
         let now = self.now();
@@ -67,7 +66,7 @@ impl Engine {
         } else {
             // Some attempt may have reached the PSP: never resend; search decides. The
             // customer may have been charged, so the cashier is told "pending" with the
-            // key, never "not accepted" (design §3, rule 11).
+            // key, never "not accepted" (design §3.11).
             self.record_attempts(p, recs, true)?;
             self.with_ledger(|l| l.set_last_error(p.id, Some(&format!("{OFFLINE_REFUSED_MARK}: {reason}")), now))?;
             let mut r = self.report_key(&p.idempotency_key)?;
@@ -100,5 +99,4 @@ impl Engine {
         }
         Ok((fwd, declined, total - fwd))
     }
-
 }

@@ -4,14 +4,12 @@
 
 use super::DriveMode;
 use super::{Engine, RecoverReport, Result};
-use paydesk_ledger::{Payment, PaymentState};
+use paydesk_ledger::{Payment, PaymentState, RefundState};
 use std::time::Duration;
 
 impl Engine {
-    // ------------------------------------------------------------ recovery
-
-    /// Rule 8: resolve every in-flight checkout, capture and refund; then
-    /// forward the offline queue in order (rule 7). No cashier action needed.
+    /// Design §3.8: resolve every in-flight checkout, capture and refund; then
+    /// forward the offline queue in order (design §3.7). No cashier action needed.
     pub async fn recover(&self) -> Result<RecoverReport> {
         let mut rep = RecoverReport::default();
         let pending = self.with_ledger(|l| l.payments_needing_recovery())?;
@@ -50,8 +48,10 @@ impl Engine {
         let refunds = self.with_ledger(|l| l.refunds_needing_recovery())?;
         for (rid, rkey) in refunds.into_iter().map(|r| (r.id, r.idempotency_key)) {
             match self.drive_refund(rid, rkey.clone(), DriveMode::Background).await {
-                Ok(rr) if rr.state == "succeeded" || rr.state == "failed" => rep.refunds_resolved += 1,
-                Ok(_) => rep.refunds_pending += 1,
+                Ok(rr) => match rr.state {
+                    RefundState::Succeeded | RefundState::Failed => rep.refunds_resolved += 1,
+                    RefundState::Pending | RefundState::InFlight => rep.refunds_pending += 1,
+                },
                 Err(e) => rep.errors.push(format!("refund {rkey}: {e}")),
             }
         }
@@ -81,5 +81,4 @@ impl Engine {
             }
         })
     }
-
 }

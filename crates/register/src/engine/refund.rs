@@ -1,17 +1,15 @@
-//! Refunds (design §3.10): each with its own key committed before the network, driven
+//! Refunds (design §4.5): each with its own key committed before the network, driven
 //! to an outcome, looked up in the PSP's refund list rather than resent, and continued
 //! under a fresh key only when the PSP provably refunded nothing.
 
 use super::DriveMode;
-use super::{attempt_input, CrashPoint, Engine, EngineError, RefundReport, Result, MAX_KEY_REISSUES};
-use crate::notify::{Notification, Subject};
+use super::{attempt_input, Attempted, CrashPoint, Engine, EngineError, RefundReport, Result, MAX_KEY_REISSUES};
+use crate::notify::{Notification, SettledState, Subject};
 use crate::psp::{AttemptOutcome, Fatal, List, Refund as PspRefund};
 use crate::retry::{run_phase, PhaseResult};
-use paydesk_ledger::{Payment, PaymentState, Refund, RefundState, TimelineInput, TimelineKind};
+use paydesk_ledger::{Payment, Refund, RefundState, TimelineInput, TimelineKind};
 
 impl Engine {
-    // ------------------------------------------------------------ refunds
-
     /// Refund `amount` (all that is left when `None`) of a captured payment,
     /// with the refund's own key committed before the network.
     pub async fn refund(&self, checkout_key: &str, amount: Option<i64>, reason: Option<&str>) -> Result<RefundReport> {
@@ -25,7 +23,7 @@ impl Engine {
         let refunds = self.with_ledger(|l| l.refunds_for_payment(p.id))?;
         if let Some(open) = refunds.iter().find(|r| !r.state.is_terminal()) {
             // The same refund pressed twice would be a second refund under a new key.
-            return Err(refund_in_progress(checkout_key, &open.idempotency_key));
+            return Err(EngineError::RefundInProgress { key: checkout_key.into(), refund_key: open.idempotency_key.clone() });
         }
         let reserved: i64 = refunds.iter().filter(|r| r.state.reserves_amount()).map(|r| r.amount.amount_minor).sum();
         let refundable = p.amount.amount_minor - reserved;
@@ -33,18 +31,19 @@ impl Engine {
         if !p.state.is_refundable() {
             return Err(EngineError::WrongState {
                 key: checkout_key.into(),
-                state: p.state.as_str().into(),
+                state: p.state,
+                attempted: Attempted::Refund,
                 what: "nothing captured to refund".into(),
             });
         }
         if amt > refundable || amt <= 0 {
-            return Err(EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: amt, refundable });
+            return Err(EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: amt, refundable, currency: p.amount.currency });
         }
         let r = self.with_ledger(|l| l.create_refund(p.id, amt, reason, now)).map_err(|e| match e {
             paydesk_ledger::Error::RefundExceedsCaptured { requested_minor, refundable_minor, .. } => {
-                EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: requested_minor, refundable: refundable_minor }
+                EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: requested_minor, refundable: refundable_minor, currency: p.amount.currency }
             }
-            paydesk_ledger::Error::RefundInProgress { refund_key, .. } => refund_in_progress(checkout_key, &refund_key),
+            paydesk_ledger::Error::RefundInProgress { refund_key, .. } => EngineError::RefundInProgress { key: checkout_key.into(), refund_key },
             other => other.into(),
         })?;
         self.drive_refund(r.id, r.idempotency_key.clone(), DriveMode::Interactive).await
@@ -84,8 +83,8 @@ impl Engine {
                 RefundLookup::Absent => {
                     // Provably never refunded (every page listed; a request that old has
                     // long finished). Fail it visibly rather than resend under a new key:
-                    // like a checkout not found past the window (rule 6: never charged ->
-                    // failed), a new key needs the cashier's explicit intent (rule 3) — a
+                    // like a checkout not found past the window (design §3.6: never charged ->
+                    // failed), a new key needs the cashier's explicit intent (design §3.3) — a
                     // day later the customer may have been refunded another way, and an
                     // automatic refund now could pay out twice. Ledger = PSP exactly: no
                     // refund on either side; the amount is refundable again.
@@ -100,7 +99,7 @@ impl Engine {
         }
         let policy = match mode {
             DriveMode::Interactive => &self.inner.cfg.interactive,
-            _ => &self.inner.cfg.background,
+            DriveMode::Background | DriveMode::Forward => &self.inner.cfg.background,
         };
         let form = r.request_params.0.clone();
         let key = r.idempotency_key.clone();
@@ -181,7 +180,7 @@ impl Engine {
                     }
                 }
             }
-            _ => {
+            PhaseResult::Final(AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. }) | PhaseResult::Exhausted { .. } => {
                 if r.state == RefundState::Pending && !recs.is_empty() {
                     let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
                 }
@@ -189,7 +188,7 @@ impl Engine {
             }
         };
         if let Some(s) = outcome {
-            self.notify(Notification::Resolved { subject, state: s.as_str().into(), via: "reply".into() });
+            self.notify(Notification::Resolved { subject, state: SettledState::Refund(s), via: "reply".into() });
         }
         let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
         let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
@@ -209,7 +208,13 @@ impl Engine {
             let (c, id) = (psp.clone(), pi_id.clone());
             let page = match self.background_get::<List<PspRefund>>(move || c.list_refunds_page_request(&id, a.as_deref()), subject).await {
                 PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => value,
-                _ => return RefundLookup::Unavailable,
+                PhaseResult::Final(
+                    AttemptOutcome::Declined { .. }
+                    | AttemptOutcome::Retry { .. }
+                    | AttemptOutcome::Unknown { .. }
+                    | AttemptOutcome::Fatal(_),
+                )
+                | PhaseResult::Exhausted { .. } => return RefundLookup::Unavailable,
             };
             self.set_online(true);
             if let Some(found) = page.data.iter().find(|x| x.metadata.get("refund_key") == Some(&r.idempotency_key)) {
@@ -242,7 +247,7 @@ impl Engine {
             l.record_refund_result(r.id, &found.id, to, now)?;
             Ok(())
         })?;
-        self.notify(Notification::Resolved { subject: Subject::Refund(r.idempotency_key.clone()), state: to.as_str().into(), via: "search".into() });
+        self.notify(Notification::Resolved { subject: Subject::Refund(r.idempotency_key.clone()), state: SettledState::Refund(to), via: "search".into() });
         let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
         let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
         self.refund_report(&r, &p)
@@ -268,7 +273,7 @@ impl Engine {
             Ok(())
         })?;
         self.notify(Notification::Alarm { subject: Some(subject.clone()), code: "refund_not_made".into(), message: msg.to_string() });
-        self.notify(Notification::Resolved { subject: subject.clone(), state: "failed".into(), via: "search".into() });
+        self.notify(Notification::Resolved { subject: subject.clone(), state: SettledState::Refund(RefundState::Failed), via: "search".into() });
         let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
         let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
         let mut rep = self.refund_report(&r, &p)?;
@@ -282,7 +287,7 @@ impl Engine {
         Ok(RefundReport {
             refund_key: r.idempotency_key.clone(),
             checkout_key: p.idempotency_key.clone(),
-            state: r.state.as_str().into(),
+            state: r.state,
             amount: r.amount.amount_minor,
             currency: r.amount.currency.code().into(),
             psp_refund_id: r.psp_refund_id.clone(),
@@ -290,7 +295,6 @@ impl Engine {
             message: None,
         })
     }
-
 }
 
 /// Pages of `GET /v1/refunds` read to prove a refund absent (100 refunds a page).
@@ -314,16 +318,5 @@ fn refund_state_of(r: &PspRefund) -> RefundState {
         "succeeded" => RefundState::Succeeded,
         "failed" | "canceled" => RefundState::Failed,
         _ => RefundState::InFlight,
-    }
-}
-
-/// A refund refused because another refund of the payment is not settled yet. Reported
-/// as `wrong_state` (the payment is `refunding`), so the app's existing mapping of
-/// [`EngineError`] covers it.
-fn refund_in_progress(checkout_key: &str, refund_key: &str) -> EngineError {
-    EngineError::WrongState {
-        key: checkout_key.to_string(),
-        state: PaymentState::Refunding.as_str().to_string(),
-        what: format!("a refund of this payment ({refund_key}) is still being confirmed; wait for it before refunding again"),
     }
 }

@@ -3,10 +3,8 @@
 //! them (lists and views use a reader connection, never the writer).
 
 use super::{Engine, EngineError, Result};
-use paydesk_ledger::{Payment, PaymentState, Refund, TimelineEntry, TimelineKind};
+use paydesk_ledger::{Payment, PaymentState, Refund, RefundState, TimelineEntry, TimelineKind};
 use serde::Serialize;
-
-// ---------------------------------------------------------------- reports
 
 /// How a checkout stands, in one word for the cashier's screen and the CLI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -51,7 +49,7 @@ impl CheckoutOutcome {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CheckoutReport {
     pub checkout_key: String,
-    pub state: String,
+    pub state: PaymentState,
     pub outcome: CheckoutOutcome,
     pub psp_payment_id: Option<String>,
     /// HTTP attempts recorded for this key so far.
@@ -72,7 +70,7 @@ pub struct CheckoutReport {
 pub struct RefundReport {
     pub refund_key: String,
     pub checkout_key: String,
-    pub state: String,
+    pub state: RefundState,
     pub amount: i64,
     pub currency: String,
     pub psp_refund_id: Option<String>,
@@ -127,7 +125,7 @@ impl Engine {
         let replayed = tl.iter().any(|t| t.replayed && t.refund_id.is_none());
         Ok(CheckoutReport {
             checkout_key: p.idempotency_key.clone(),
-            state: p.state.as_str().to_string(),
+            state: p.state,
             outcome: CheckoutOutcome::of(p.state),
             psp_payment_id: p.psp_payment_id.clone(),
             attempts: attempts as u32,
@@ -143,7 +141,6 @@ impl Engine {
         let p = self.payment(key)?;
         self.report(&p)
     }
-
 
     /// A payment's current report.
     pub fn status_of(&self, key: &str) -> Result<CheckoutReport> {
@@ -175,5 +172,53 @@ impl Engine {
             in_flight: f,
             last_sync_ms: *self.inner.last_sync_ms.lock(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notify::{Notification, SettledState, Subject};
+
+    /// Typed states serialize to the same snake_case words as before (the CLI's JSON).
+    #[test]
+    fn states_serialize_as_their_names() {
+        let r = CheckoutReport {
+            checkout_key: "k".into(),
+            state: PaymentState::QueuedOffline,
+            outcome: CheckoutOutcome::QueuedOffline,
+            psp_payment_id: None,
+            attempts: 0,
+            amount: 100,
+            currency: "jpy".into(),
+            replayed: false,
+            message: None,
+            error_code: None,
+        };
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!((v["state"].as_str(), v["outcome"].as_str()), (Some("queued_offline"), Some("queued_offline")));
+        let rr = RefundReport {
+            refund_key: "k-r".into(),
+            checkout_key: "k".into(),
+            state: RefundState::InFlight,
+            amount: 1,
+            currency: "jpy".into(),
+            psp_refund_id: None,
+            attempts: 1,
+            message: None,
+        };
+        assert_eq!(serde_json::to_value(&rr).unwrap()["state"], "in_flight");
+        let n = Notification::Resolved {
+            subject: Subject::Refund("k-r".into()),
+            state: SettledState::Refund(RefundState::Succeeded),
+            via: "reply".into(),
+        };
+        assert_eq!(serde_json::to_value(&n).unwrap()["state"], "succeeded");
+        let n = Notification::Resolved {
+            subject: Subject::Checkout("k".into()),
+            state: SettledState::Payment(PaymentState::PartiallyRefunded),
+            via: "event".into(),
+        };
+        assert_eq!(serde_json::to_value(&n).unwrap()["state"], "partially_refunded");
     }
 }

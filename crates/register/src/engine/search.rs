@@ -2,14 +2,14 @@
 //! metadata, trusted to prove "never charged" only once search has caught up
 //! (`search_conclusive_at_ms`), and the safe GETs other operations use.
 
-use super::{CheckoutReport, Engine, EngineError, Result, MAX_SEARCH_SETTLE_MS, NEVER_SENT_OUTCOMES};
+use super::{CheckoutReport, Engine, EngineError, Result, MAX_SEARCH_SETTLE_MS};
+use crate::attempt::may_have_reached_psp;
 use crate::notify::{Notification, Notifier, Subject};
 use crate::psp::{AttemptOutcome, List, PaymentIntent};
 use crate::retry::{run_phase, PhaseResult};
 use paydesk_ledger::{Payment, PaymentState, TimelineInput, TimelineKind};
 
 impl Engine {
-
     /// When a search that finds nothing proves "never charged": `search_settle_ms` after
     /// the end of the most recent attempt that may have reached the PSP and executed
     /// there. Refused connections reached nothing, and a replayed answer executed
@@ -20,8 +20,7 @@ impl Engine {
         let since = p.first_attempt_at_ms.unwrap_or(p.created_at_ms);
         let last_maybe_executed = tl
             .iter()
-            .filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none() && !t.replayed)
-            .filter(|t| !t.outcome.as_deref().is_some_and(|o| NEVER_SENT_OUTCOMES.contains(&o)))
+            .filter(|t| may_have_reached_psp(t) && t.refund_id.is_none() && !t.replayed)
             .map(|t| t.at_ms.saturating_add(t.latency_ms.unwrap_or(0).max(0)))
             .max()
             .unwrap_or(since)
@@ -98,7 +97,7 @@ impl Engine {
                             p.amount, p.idempotency_key
                         );
                         let p = self.settle_state_with(p, PaymentState::Failed, &[], Some(&msg), "search", None)?;
-                        self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state.as_str().into(), declined: true });
+                        self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state, declined: true });
                         self.notify(Notification::Alarm { subject: Some(subject), code: "offline_payment_not_collected".into(), message: msg });
                         self.report(&p)
                     }
@@ -110,10 +109,13 @@ impl Engine {
                 }
             }
             PhaseResult::Final(AttemptOutcome::Fatal(f)) => Err(EngineError::PspConfig(f.message())),
-            _ => self.report(p),
+            // No answer to trust yet: stays as it is; the background searches again.
+            PhaseResult::Final(
+                AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. } | AttemptOutcome::Unknown { .. },
+            )
+            | PhaseResult::Exhausted { .. } => self.report(p),
         }
     }
-
 
     /// A GET (safe to repeat) under the background policy, with no progress
     /// notifications (lookups are not attempts of a payment).
@@ -132,8 +134,13 @@ impl Engine {
         let id = pi_id.to_string();
         match self.background_get::<PaymentIntent>(move || c.get_intent_request(&id), subject).await {
             PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => Some(value),
-            _ => None,
+            PhaseResult::Final(
+                AttemptOutcome::Declined { .. }
+                | AttemptOutcome::Retry { .. }
+                | AttemptOutcome::Unknown { .. }
+                | AttemptOutcome::Fatal(_),
+            )
+            | PhaseResult::Exhausted { .. } => None,
         }
     }
-
 }

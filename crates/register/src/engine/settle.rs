@@ -3,14 +3,13 @@
 //! and `move_to` for the moves that are not a settle (offline, void, capture start).
 
 use super::{Engine, EngineError, Result};
-use crate::notify::{Notification, Subject};
+use crate::notify::{Notification, SettledState, Subject};
 use crate::psp::{PaymentIntent, PiStatus};
 use crate::retry::AttemptRecord;
 use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PaymentState, PspResult, RecordOutcome, SettleOutcome};
 
 impl Engine {
-
-    /// One ledger commit for what an attempt phase ended with (issue 4: at most two
+    /// One ledger commit for what an attempt phase ended with (at most two
     /// durable commits per checkout — the key before the network, then this).
     pub(super) fn settle(&self, p: &Payment, s: &CheckoutSettlement) -> Result<Payment> {
         let now = self.now();
@@ -46,19 +45,11 @@ impl Engine {
             if cur == to {
                 return Ok(cur);
             }
-            let path: Vec<PaymentState> = match (cur, to) {
-                (PaymentState::Created | PaymentState::QueuedOffline, PaymentState::Authorizing) => vec![to],
-                (PaymentState::Created | PaymentState::QueuedOffline, t)
-                    if matches!(t, PaymentState::Captured | PaymentState::Authorized | PaymentState::Failed) =>
-                {
-                    vec![PaymentState::Authorizing, t]
-                }
-                (c, t) if c.can_transition_to(t) => vec![t],
-                (c, t) => {
-                    // Already past it (e.g. an event captured it first): keep what is there.
-                    tracing::info!(?c, ?t, "no move: state already advanced");
-                    return Ok(c);
-                }
+            // The ledger's table decides the path; none means already past it (e.g. an
+            // event captured it first): keep what is there.
+            let Some(path) = cur.path_to(to) else {
+                tracing::info!(?cur, ?to, "no move: state already advanced");
+                return Ok(cur);
             };
             let mut from = cur;
             let mut stale = false;
@@ -139,7 +130,7 @@ impl Engine {
         let p = self.settle(p, &s)?;
         self.notify(Notification::Resolved {
             subject: Subject::Checkout(p.idempotency_key.clone()),
-            state: p.state.as_str().into(),
+            state: SettledState::Payment(p.state),
             via: via.into(),
         });
         Ok(p)

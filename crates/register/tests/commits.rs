@@ -1,4 +1,4 @@
-//! Issue 4: the register adds at most two durable commits per checkout on the happy
+//! The register adds at most two durable commits per checkout on the happy
 //! path — #1 the key and parameters before any byte is sent (design §3.1), #2 the
 //! outcome (attempts, PSP id, state path) in one transaction. Counted exactly with the
 //! ledger's SQLite commit hook, over real loopback HTTP to the mock PSP.
@@ -32,7 +32,7 @@ async fn a_paid_checkout_costs_at_most_two_durable_commits() {
     let before = commits(&engine);
     let r = engine.checkout_amount(Money::new(1200, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
     let used = commits(&engine) - before;
-    assert_eq!(r.state, "captured", "{r:?}");
+    assert_eq!(r.state.as_str(), "captured", "{r:?}");
     assert_eq!(r.attempts, 1);
     assert!(r.psp_payment_id.is_some());
     assert!(used <= 2, "a paid checkout made {used} durable commits");
@@ -47,7 +47,7 @@ async fn a_paid_checkout_costs_at_most_two_durable_commits() {
     let before = commits(&engine);
     let r = engine.charge_cart(cart, CheckoutOptions::card("pm_card_visa")).await.unwrap();
     let used = commits(&engine) - before;
-    assert_eq!(r.state, "captured", "{r:?}");
+    assert_eq!(r.state.as_str(), "captured", "{r:?}");
     assert_eq!(r.amount, 900);
     assert!(used <= 2, "a paid cart checkout made {used} durable commits");
     let p = engine.with_ledger(|l| l.payment_by_key(&r.checkout_key)).unwrap().unwrap();
@@ -64,7 +64,7 @@ async fn a_paid_checkout_costs_at_most_two_durable_commits() {
     let before = commits(&engine);
     let r = engine.checkout_amount(Money::new(300, Currency::Jpy), CheckoutOptions::card("pm_card_chargeDeclined")).await.unwrap();
     let used = commits(&engine) - before;
-    assert_eq!(r.state, "failed", "{r:?}");
+    assert_eq!(r.state.as_str(), "failed", "{r:?}");
     assert!(used <= 2, "a declined checkout made {used} durable commits");
     server.shutdown().await;
 }
