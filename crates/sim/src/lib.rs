@@ -478,24 +478,7 @@ impl Sim {
     /// refused the request; the audit holds the payment to that ("never charged").
     fn record_checkout(&mut self, sale: usize, r: &Result<CheckoutReport, EngineError>) {
         if let Err(e) = r {
-            let told_failed = match e {
-                EngineError::InvalidInput(_)
-                | EngineError::CartLocked(_)
-                | EngineError::CartEmpty(_)
-                | EngineError::RefundInProgress { .. }
-                | EngineError::UnknownPayment(_)
-                | EngineError::RefundExceedsCaptured { .. }
-                | EngineError::WrongState { .. }
-                | EngineError::PreviousOutcomeUnknown { .. }
-                | EngineError::AlreadyPaid { .. }
-                | EngineError::LaterPaymentExists { .. }
-                | EngineError::Unresolved { .. } => false,
-                EngineError::OfflineRefused { .. }
-                | EngineError::PspConfig(_)
-                | EngineError::PspRejected(_)
-                | EngineError::Alarm(_)
-                | EngineError::Ledger(_) => true,
-            };
+            let told_failed = !e.refused_the_request() && !matches!(e, EngineError::Unresolved { .. });
             if told_failed {
                 if let Some(key) = e.checkout_key().map(str::to_string).or_else(|| self.newest_key_of_sale(sale)) {
                     self.sales[sale].told.push((key, CheckoutOutcome::Failed));
@@ -749,9 +732,15 @@ impl Sim {
         self.psp.clear_script();
         self.psp.set_offline(false, None);
         self.wire.psp_crash_next_post.store(false, std::sync::atomic::Ordering::SeqCst);
+        // The owner has fixed the secret key, the disk has room, the cable is in.
+        self.wire.wrong_key_sales.store(0, std::sync::atomic::Ordering::SeqCst);
+        self.end_sale_faults();
         self.disarm();
         self.core.advance(60_000);
-        for _ in 0..12 {
+        // Up to 45 virtual minutes: a register clock skewed up to 30 min behind must still
+        // reach the moment a search becomes conclusive (search_settle_ms after an attempt
+        // stamped by the unskewed clock).
+        for _ in 0..45 {
             let e = self.engine();
             let _ = e.recover().await;
             let ev = e.consume_events().await;

@@ -19,20 +19,10 @@ impl Engine {
             Ok(r) => return Ok(r),
             Err(e) => e,
         };
-        match &e {
-            EngineError::InvalidInput(_)
-            | EngineError::CartLocked(_)
-            | EngineError::CartEmpty(_)
-            | EngineError::RefundInProgress { .. }
-            | EngineError::UnknownPayment(_)
-            | EngineError::RefundExceedsCaptured { .. }
-            | EngineError::WrongState { .. }
-            | EngineError::PreviousOutcomeUnknown { .. }
-            | EngineError::AlreadyPaid { .. }
-            | EngineError::LaterPaymentExists { .. }
-            | EngineError::OfflineRefused { .. }
-            | EngineError::Unresolved { .. } => return Err(e),
-            EngineError::PspConfig(_) | EngineError::PspRejected(_) | EngineError::Alarm(_) | EngineError::Ledger(_) => {}
+        // A refused offline payment (nothing sent, canceled) and an unresolved one already
+        // say what they mean, with their key.
+        if e.refused_the_request() || matches!(e, EngineError::OfflineRefused { .. } | EngineError::Unresolved { .. }) {
+            return Err(e);
         }
         let read = self
             .with_reader(|l| l.payment_by_key(key))

@@ -69,6 +69,30 @@ impl EngineError {
         }
     }
 
+    /// The engine refused the request itself (bad input, a guard such as "the previous
+    /// outcome is unknown"): no payment's money moved or became uncertain because of it.
+    /// Every other error of a checkout call is about a payment (design §3.11).
+    pub fn refused_the_request(&self) -> bool {
+        match self {
+            EngineError::InvalidInput(_)
+            | EngineError::CartLocked(_)
+            | EngineError::CartEmpty(_)
+            | EngineError::RefundInProgress { .. }
+            | EngineError::UnknownPayment(_)
+            | EngineError::RefundExceedsCaptured { .. }
+            | EngineError::WrongState { .. }
+            | EngineError::PreviousOutcomeUnknown { .. }
+            | EngineError::AlreadyPaid { .. }
+            | EngineError::LaterPaymentExists { .. } => true,
+            EngineError::OfflineRefused { .. }
+            | EngineError::PspConfig(_)
+            | EngineError::PspRejected(_)
+            | EngineError::Alarm(_)
+            | EngineError::Ledger(_)
+            | EngineError::Unresolved { .. } => false,
+        }
+    }
+
     /// The checkout key this error is about, when a payment row exists for it.
     pub fn checkout_key(&self) -> Option<&str> {
         match self {
