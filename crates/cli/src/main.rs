@@ -19,6 +19,8 @@
 //! after_response_before_commit, after_commit, mid_event_apply, mid_refund).
 
 mod bench;
+mod outcome;
+use outcome::{checkout_error, exit_code};
 mod simulate;
 
 use clap::{Parser, Subcommand};
@@ -370,29 +372,6 @@ fn build_engine(cli: &Cli, crash: Option<CrashPoint>) -> Engine {
     }
 }
 
-fn exit_code(o: CheckoutOutcome) -> i32 {
-    match o {
-        CheckoutOutcome::Paid | CheckoutOutcome::Authorized | CheckoutOutcome::Refunded => 0,
-        CheckoutOutcome::Failed => 1,
-        CheckoutOutcome::Declined | CheckoutOutcome::Canceled => 2,
-        CheckoutOutcome::Pending | CheckoutOutcome::QueuedOffline => 3,
-    }
-}
-
-/// A checkout's error object: with its key and state whenever a payment row exists, so
-/// the payment can be looked up, resolved or followed by a new one. Exit 1.
-fn checkout_error(code: &str, message: &str, key: Option<&str>, state: Option<&str>) -> i32 {
-    let mut err = json!({"code": code, "message": message});
-    if let Some(k) = key {
-        err["checkout_key"] = json!(k);
-    }
-    if let Some(s) = state {
-        err["state"] = json!(s);
-    }
-    out!("{}", json!({ "error": err }));
-    eprintln!("paydesk-cli: {message}");
-    1
-}
 
 fn main() {
     // `simulate` runs the in-process simulation: no --db, no PSP URL (paydesk-sim).

@@ -1,0 +1,37 @@
+//! How `checkout` ends: its exit code per outcome, and its error object, which names the
+//! checkout key and state whenever a payment exists (design §3.11).
+
+use paydesk_register::CheckoutOutcome;
+use serde_json::json;
+
+/// Print a line on stdout; a closed pipe (`| head`) is not an error.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+pub(crate) fn exit_code(o: CheckoutOutcome) -> i32 {
+    match o {
+        CheckoutOutcome::Paid | CheckoutOutcome::Authorized | CheckoutOutcome::Refunded => 0,
+        CheckoutOutcome::Failed => 1,
+        CheckoutOutcome::Declined | CheckoutOutcome::Canceled => 2,
+        CheckoutOutcome::Pending | CheckoutOutcome::QueuedOffline => 3,
+    }
+}
+
+/// A checkout's error object: with its key and state whenever a payment row exists, so
+/// the payment can be looked up, resolved or followed by a new one. Exit 1.
+pub(crate) fn checkout_error(code: &str, message: &str, key: Option<&str>, state: Option<&str>) -> i32 {
+    let mut err = json!({"code": code, "message": message});
+    if let Some(k) = key {
+        err["checkout_key"] = json!(k);
+    }
+    if let Some(s) = state {
+        err["state"] = json!(s);
+    }
+    out!("{}", json!({ "error": err }));
+    eprintln!("paydesk-cli: {message}");
+    1
+}
