@@ -6,9 +6,16 @@ import { $, timeOf } from './dom.js';
 
 export function renderStatus(st) {
   const p = $('psp-status');
-  p.dataset.online = st.psp_online === null ? 'unknown' : String(st.psp_online);
-  p.textContent = st.psp_online === null ? 'PSP: checking…' : (st.psp_online ? 'PSP online' : 'PSP offline');
-  p.title = st.psp_url || '';
+  if (st.psp_refusing) {
+    // It answers, but refuses this register's key or URL: a Settings problem, not the network.
+    p.dataset.online = 'refusing';
+    p.textContent = 'PSP refuses this register';
+    p.title = `${st.psp_url || ''}: ${st.psp_refusing}`;
+  } else {
+    p.dataset.online = st.psp_online === null ? 'unknown' : String(st.psp_online);
+    p.textContent = st.psp_online === null ? 'PSP: checking…' : (st.psp_online ? 'PSP online' : 'PSP offline');
+    p.title = st.psp_url || '';
+  }
   $('pending-forward').textContent = `Waiting to be forwarded: ${st.pending_forward}`;
   $('pending-forward').dataset.count = String(st.pending_forward);
   $('last-sync').textContent = `Last sync: ${st.last_sync ? timeOf(Number(st.last_sync)) : 'never'}`;

@@ -151,8 +151,16 @@ async fn background<R: Runtime>(app: AppHandle<R>) {
             if let Err(e) = engine.recover().await {
                 eprintln!("paydesk: recovery pass: {e}");
             }
-            let online = engine.consume_events().await.is_ok();
-            state.set_online(online) || online
+            // An answer that refuses the register (401, 404, not a PSP) proves the PSP
+            // is reachable: "offline" would send the cashier after the network cable.
+            let polled = engine.consume_events().await;
+            let refusing = match &polled {
+                Err(paydesk_register::EngineError::PspConfig(why)) => Some(why.clone()),
+                _ => None,
+            };
+            let online = polled.is_ok() || refusing.is_some();
+            let refusing_changed = state.set_psp_refusing(refusing);
+            state.set_online(online) || refusing_changed || online
         };
         let after = state.status().ok();
         let waiting_after = after.as_ref().and_then(|s| s.settings_waiting.clone());

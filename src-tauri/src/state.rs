@@ -85,6 +85,9 @@ pub struct AppState {
     pub charge_lock: tokio::sync::Mutex<()>,
     /// Reachability as last observed (engine notifications and the background poll).
     pub online: Mutex<Option<bool>>,
+    /// The PSP answers but refuses this register (wrong key, wrong URL, not a PSP):
+    /// reachable, yet nothing can be charged there until Settings are fixed.
+    pub psp_refusing: Mutex<Option<String>>,
     pub last_sync_ms: Mutex<Option<i64>>,
     psp_seed: Option<u64>,
 }
@@ -92,6 +95,9 @@ pub struct AppState {
 #[derive(Debug, Clone, Serialize)]
 pub struct StatusView {
     pub psp_online: Option<bool>,
+    /// Why the PSP refuses this register, when it does (then `psp_online` is true: it
+    /// answered). The status bar says so instead of "online" or "offline".
+    pub psp_refusing: Option<String>,
     pub psp_url: String,
     pub psp_embedded: bool,
     pub fault_profile: String,
@@ -172,6 +178,7 @@ impl AppState {
             checkout: Mutex::new(None),
             charge_lock: tokio::sync::Mutex::new(()),
             online: Mutex::new(None),
+            psp_refusing: Mutex::new(None),
             last_sync_ms: Mutex::new(None),
             psp_seed: opts.psp_seed,
         })
@@ -265,6 +272,7 @@ impl AppState {
                 self.live.send_replace(Arc::new(live));
                 if psp_changes {
                     *lock(&self.online) = None;
+                    *lock(&self.psp_refusing) = None;
                 }
                 Applied::Now
             }
@@ -308,6 +316,14 @@ impl AppState {
         changed
     }
 
+    /// Records whether the PSP refuses this register; true when that changed.
+    pub fn set_psp_refusing(&self, why: Option<String>) -> bool {
+        let mut r = lock(&self.psp_refusing);
+        let changed = *r != why;
+        *r = why;
+        changed
+    }
+
     pub fn status(&self) -> AppResult<StatusView> {
         let live = self.live();
         let st = live.engine.status()?;
@@ -318,6 +334,7 @@ impl AppState {
         };
         Ok(StatusView {
             psp_online: lock(&self.online).or(st.psp_online),
+            psp_refusing: lock(&self.psp_refusing).clone(),
             psp_url: live.psp_url.clone(),
             psp_embedded: live.embedded,
             fault_profile: settings.fault_profile,

@@ -33,7 +33,8 @@ pub fn state_label(state: PaymentState) -> &'static str {
         PaymentState::Authorized => "Authorized",
         PaymentState::Capturing => "Capturing",
         PaymentState::Captured => "Paid",
-        PaymentState::Failed => "Declined",
+        // Declined, or refused before it ran (wrong key): either way never charged.
+        PaymentState::Failed => "Not charged",
         PaymentState::Canceled => "Canceled",
         PaymentState::Refunding => "Refund in progress",
         PaymentState::PartiallyRefunded => "Partly refunded",
