@@ -1,16 +1,9 @@
-//! How `checkout` ends: its exit code per outcome, and its error object, which names the
-//! checkout key and state whenever a payment exists (design §3.11).
+//! How a command ends: `checkout`'s exit code per outcome and its error object, which
+//! names the checkout key and state whenever a payment exists (design §3.11), and the
+//! error object of every other command.
 
-use paydesk_register::CheckoutOutcome;
+use paydesk_register::{CheckoutOutcome, EngineError};
 use serde_json::json;
-
-/// Print a line on stdout; a closed pipe (`| head`) is not an error.
-macro_rules! out {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($t)*);
-    }};
-}
 
 pub(crate) fn exit_code(o: CheckoutOutcome) -> i32 {
     match o {
@@ -34,4 +27,16 @@ pub(crate) fn checkout_error(code: &str, message: &str, key: Option<&str>, state
     out!("{}", json!({ "error": err }));
     eprintln!("paydesk-cli: {message}");
     1
+}
+
+/// Any other command's error: `{"error":{"code","message"}}` on stdout, the message on
+/// stderr, exit 1.
+pub(crate) fn fail(code: &str, message: &str) -> ! {
+    out!("{}", json!({"error": {"code": code, "message": message}}));
+    eprintln!("paydesk-cli: {message}");
+    std::process::exit(1)
+}
+
+pub(crate) fn fail_engine(e: &EngineError) -> ! {
+    fail(e.code(), &e.to_string())
 }

@@ -1,0 +1,169 @@
+//! Virtual time: one clock core shared by the PSP's clock and the register's (plus a
+//! bounded skew), and the PSP executions parked in a virtual sleep until time passes
+//! their deadline.
+
+use super::exec::drive_psp;
+use super::PspFuture;
+use paydesk_register::clock::BoxFuture;
+use parking_lot::Mutex;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// A PSP execution asleep in virtual time (the "slow" fault): it holds its
+/// idempotency claim and finishes once the clock passes `deadline`.
+struct Parked {
+    deadline: i64,
+    seq: u64,
+    fut: PspFuture,
+}
+
+/// Virtual time, shared by both clocks. Also owns the parked PSP executions, which
+/// are resumed (one at a time, in deadline order) whenever time moves past them.
+pub struct TimeCore {
+    now: AtomicI64,
+    /// The register's clock minus the PSP's (bounded skew; the dedup margin covers it).
+    skew: AtomicI64,
+    /// Set by a PSP sleep that could not complete yet: its deadline.
+    pub(super) pending_sleep: Mutex<Option<i64>>,
+    parked: Mutex<Vec<Parked>>,
+    seq: AtomicU64,
+    /// Parked executions that finished after their client had given up.
+    pub late_completions: AtomicU64,
+}
+
+impl TimeCore {
+    pub fn new(start_ms: i64) -> Arc<Self> {
+        Arc::new(TimeCore {
+            now: AtomicI64::new(start_ms),
+            skew: AtomicI64::new(0),
+            pending_sleep: Mutex::new(None),
+            parked: Mutex::new(Vec::new()),
+            seq: AtomicU64::new(0),
+            late_completions: AtomicU64::new(0),
+        })
+    }
+    pub fn now(&self) -> i64 {
+        self.now.load(Ordering::SeqCst)
+    }
+    pub fn set_skew(&self, ms: i64) {
+        self.skew.store(ms, Ordering::SeqCst);
+    }
+    pub fn skew(&self) -> i64 {
+        self.skew.load(Ordering::SeqCst)
+    }
+    /// Moves time forward and lets every parked execution that is due finish.
+    pub fn advance(&self, d_ms: i64) {
+        if d_ms > 0 {
+            self.now.fetch_add(d_ms, Ordering::SeqCst);
+        }
+        self.release_due();
+    }
+    pub(super) fn park(&self, deadline: i64, fut: PspFuture) {
+        let seq = self.seq.fetch_add(1, Ordering::SeqCst);
+        self.parked.lock().push(Parked { deadline, seq, fut });
+    }
+    pub fn parked_count(&self) -> usize {
+        self.parked.lock().len()
+    }
+    /// The PSP process died: every execution in progress is gone (its claim stays
+    /// locked until the lock expires; a retry then re-drives it).
+    pub fn kill_parked(&self) -> usize {
+        let v = std::mem::take(&mut *self.parked.lock());
+        v.len()
+    }
+    fn release_due(&self) {
+        loop {
+            let now = self.now();
+            let next = {
+                let mut p = self.parked.lock();
+                let idx = p
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| x.deadline <= now)
+                    .min_by_key(|(_, x)| (x.deadline, x.seq))
+                    .map(|(i, _)| i);
+                idx.map(|i| p.swap_remove(i))
+            };
+            let Some(mut item) = next else { break };
+            match drive_psp(&mut item.fut, self) {
+                Ok(_) => {
+                    self.late_completions.fetch_add(1, Ordering::SeqCst);
+                }
+                Err(deadline) => self.park(deadline.max(now + 1), item.fut),
+            }
+        }
+    }
+}
+
+/// The PSP's clock: virtual time; `sleep` completes once time has passed its deadline
+/// (it never registers a waker: the driver resumes it explicitly).
+pub struct PspClock(pub Arc<TimeCore>);
+
+struct SleepUntil {
+    core: Arc<TimeCore>,
+    deadline: i64,
+}
+
+impl Future for SleepUntil {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        if self.core.now() >= self.deadline {
+            Poll::Ready(())
+        } else {
+            *self.core.pending_sleep.lock() = Some(self.deadline);
+            Poll::Pending
+        }
+    }
+}
+
+impl mock_psp::Clock for PspClock {
+    fn now_ms(&self) -> i64 {
+        self.0.now()
+    }
+    fn sleep(&self, d: Duration) -> mock_psp::clock::BoxFuture {
+        Box::pin(SleepUntil { core: self.0.clone(), deadline: self.0.now() + d.as_millis() as i64 })
+    }
+    fn advance(&self, d: Duration) -> bool {
+        self.0.advance(d.as_millis() as i64);
+        true
+    }
+}
+
+/// The register's clock: virtual time plus skew; `sleep` (backoff) moves time.
+pub struct RegisterClock(pub Arc<TimeCore>);
+
+impl paydesk_register::Clock for RegisterClock {
+    fn now_ms(&self) -> i64 {
+        self.0.now() + self.0.skew()
+    }
+    fn sleep(&self, d: Duration) -> BoxFuture<'static, ()> {
+        let core = self.0.clone();
+        let ms = d.as_millis() as i64;
+        Box::pin(async move {
+            core.advance(ms);
+            YieldOnce(false).await;
+        })
+    }
+}
+
+/// Returns `Pending` once (waking itself at once): a point where a concurrent
+/// future of the same run (a double submit) gets its turn, in a fixed order.
+pub struct YieldOnce(pub bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+}
+
