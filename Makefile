@@ -1,19 +1,25 @@
 # PayDesk: two commands on a fresh Debian 12 machine.
 #   make run   the cashier's app with the embedded, flaky mock PSP
 #   make test  every test (installs what it needs first)
+#   make backoffice  the back office on a private PostgreSQL with two demo registers
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PKGS := build-essential pkg-config libwebkit2gtk-4.1-dev xvfb webkit2gtk-driver python3-venv
+# postgresql: the back office's tests start private clusters with its binaries;
+# chromium + chromium-driver: the back office's dashboard test.
+APT_PKGS := build-essential pkg-config libwebkit2gtk-4.1-dev xvfb webkit2gtk-driver python3-venv postgresql chromium chromium-driver
+# PostgreSQL refuses to run as root: as root, the private clusters run as this user.
+PG_USER := paydesk-pg
 CARGO_BIN := $(HOME)/.cargo/bin
 export PATH := $(CARGO_BIN):$(PATH)
 
-.PHONY: help deps deps-apt deps-rust deps-py test run bench soak
+.PHONY: help deps deps-apt deps-rust deps-py test run bench soak backoffice
 
 help:
 	@echo "make run    start PayDesk with the embedded mock PSP"
 	@echo "make test   install what is missing, then run every test"
 	@echo "make bench  benchmarks (ratios from one run)"
+	@echo "make backoffice  the back office (private PostgreSQL, two demo registers), prints the dashboard URL"
 
 # Installs only what is missing, so a second run costs a few dpkg look-ups.
 deps-apt:
@@ -21,6 +27,10 @@ deps-apt:
 	if [ -n "$$missing" ]; then \
 	  echo "installing apt packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@if [ "$$(id -u)" = 0 ] && ! id -u $(PG_USER) >/dev/null 2>&1; then \
+	  echo "creating system user $(PG_USER) for private PostgreSQL clusters"; \
+	  useradd --system --no-create-home --shell /usr/sbin/nologin $(PG_USER); \
 	fi
 
 deps-rust:
@@ -68,3 +78,10 @@ soak:
 run: deps-apt
 	cargo build --workspace --bins
 	$(TARGET_DIR)/debug/paydesk $(ARGS)
+
+# The back office on a private PostgreSQL cluster (a temp dir, stopped on Ctrl-C) with a
+# demo store of two registers; prints the dashboard URL and where the owner's token is.
+# ARGS="--addr 127.0.0.1:9000" to listen elsewhere.
+backoffice: deps-apt
+	cargo build --workspace --bins
+	$(TARGET_DIR)/debug/paydesk-backoffice dev --admin-token-out $(TARGET_DIR)/backoffice-admin-token $(ARGS)

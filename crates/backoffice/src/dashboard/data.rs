@@ -1,0 +1,122 @@
+//! `GET /admin/dashboard`: everything the dashboard shows, in one JSON document.
+use crate::admin::require_owner;
+use crate::error::ApiResult;
+use crate::recon::ExceptionKind;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::Json;
+use serde_json::{json, Map, Value};
+
+/// States in which a payment counts as a sale (captured; refunds are shown apart).
+const SALE_STATES: &str = "('captured', 'refunding', 'partially_refunded', 'refunded')";
+/// Rows in each list, newest first.
+const LIST_LIMIT: i64 = 200;
+
+fn describe(kind: &str) -> &'static str {
+    [
+        ExceptionKind::ChargeWithoutRecord,
+        ExceptionKind::RecordWithoutCharge,
+        ExceptionKind::AmountDiffers,
+        ExceptionKind::StateDiffers,
+        ExceptionKind::DuplicateCharge,
+        ExceptionKind::RefundMismatch,
+    ]
+    .into_iter()
+    .find(|k| k.as_str() == kind)
+    .map_or("unknown", ExceptionKind::describe)
+}
+
+async fn rows(client: &tokio_postgres::Client, sql: &str) -> ApiResult<Vec<Value>> {
+    let out = client.query(sql, &[&LIST_LIMIT]).await?;
+    Ok(out
+        .iter()
+        .map(|r| {
+            let mut m = Map::new();
+            for (i, c) in r.columns().iter().enumerate() {
+                let v = match c.type_().name() {
+                    "int8" => json!(r.get::<_, Option<i64>>(i)),
+                    "int4" => json!(r.get::<_, Option<i32>>(i)),
+                    "uuid" => json!(r.get::<_, Option<uuid::Uuid>>(i).map(|u| u.to_string())),
+                    "jsonb" => r.get::<_, Option<Value>>(i).unwrap_or(Value::Null),
+                    "bool" => json!(r.get::<_, Option<bool>>(i)),
+                    _ => json!(r.get::<_, Option<String>>(i)),
+                };
+                m.insert(c.name().to_string(), v);
+            }
+            Value::Object(m)
+        })
+        .collect())
+}
+
+pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    require_owner(&st, &headers)?;
+    let client = st.pool.get().await?;
+    let currencies = rows(&client, "SELECT code, exponent::int4 AS exponent FROM currencies LIMIT $1").await?;
+    let stores = rows(
+        &client,
+        "SELECT s.store_id, s.name,
+                    (SELECT count(*) FROM registers r WHERE r.store_id = s.store_id) AS registers,
+                    (SELECT count(*) FROM recon_exceptions e WHERE e.store_id = s.store_id AND e.resolved_ms IS NULL) AS open_exceptions,
+                    (SELECT max(finished_ms) FROM recon_runs x WHERE x.store_id = s.store_id) AS last_reconciled_ms
+             FROM stores s ORDER BY s.name LIMIT $1",
+    )
+    .await?;
+    let sales_by_store = rows(
+        &client,
+        &format!(
+            "SELECT p.store_id, p.currency, count(*) AS sales, sum(p.amount)::int8 AS amount,
+                    coalesce((SELECT sum(f.amount) FROM refunds f WHERE f.store_id = p.store_id AND f.state = 'succeeded'), 0)::int8 AS refunded
+             FROM payments p WHERE p.state IN {SALE_STATES} GROUP BY p.store_id, p.currency ORDER BY p.store_id LIMIT $1"
+        ),
+    )
+    .await?;
+    let sales_by_register = rows(
+        &client,
+        &format!(
+            "SELECT p.store_id, p.register_id, r.name AS register, p.currency, count(*) AS sales, sum(p.amount)::int8 AS amount
+             FROM payments p JOIN registers r USING (store_id, register_id)
+             WHERE p.state IN {SALE_STATES} GROUP BY p.store_id, p.register_id, r.name, p.currency ORDER BY r.name LIMIT $1"
+        ),
+    )
+    .await?;
+    let sales_by_hour = rows(
+        &client,
+        &format!(
+            "SELECT p.store_id, to_char(to_timestamp(p.created_at_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:00') AS hour,
+                    p.currency, count(*) AS sales, sum(p.amount)::int8 AS amount
+             FROM payments p WHERE p.state IN {SALE_STATES}
+             GROUP BY 1, 2, 3 ORDER BY 2 DESC, 1 LIMIT $1"
+        ),
+    )
+    .await?;
+    let refunds = rows(
+        &client,
+        "SELECT f.store_id, f.refund_key, f.checkout_key, r.name AS register, f.amount, coalesce(p.currency, '') AS currency, f.state, f.created_at_ms
+         FROM refunds f JOIN registers r USING (store_id, register_id) LEFT JOIN payments p ON p.store_id = f.store_id AND p.checkout_key = f.checkout_key
+         ORDER BY f.created_at_ms DESC LIMIT $1",
+    )
+    .await?;
+    let mut exceptions = rows(
+        &client,
+        "SELECT store_id, exception_id, kind, subject, detail, first_seen_ms, last_seen_ms, resolved_ms, resolved_by, resolution
+         FROM recon_exceptions ORDER BY (resolved_ms IS NULL) DESC, first_seen_ms DESC LIMIT $1",
+    )
+    .await?;
+    for e in &mut exceptions {
+        let d = describe(e["kind"].as_str().unwrap_or(""));
+        e["description"] = json!(d);
+    }
+    let registers = rows(
+        &client,
+        "SELECT r.store_id, r.register_id, r.name, r.app_version, r.last_sync_ms, r.acked_through, r.queued, r.offline_waiting,
+                (SELECT count(*) FROM held_batches h WHERE h.store_id = r.store_id AND h.register_id = r.register_id) AS held_batches
+         FROM registers r ORDER BY r.name LIMIT $1",
+    )
+    .await?;
+    Ok(Json(json!({
+        "currencies": currencies, "stores": stores, "sales_by_store": sales_by_store,
+        "sales_by_register": sales_by_register, "sales_by_hour": sales_by_hour,
+        "refunds": refunds, "exceptions": exceptions, "registers": registers,
+    })))
+}

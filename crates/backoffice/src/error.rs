@@ -1,0 +1,131 @@
+//! Every refusal the back office answers, as one typed enum serialized as
+//! `{"error":{"code","message"}}` (design §9.3). A 4xx means nothing was changed.
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{message}")]
+    Proto { code: &'static str, message: String },
+    #[error("missing or malformed credentials")]
+    Unauthenticated,
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    Unprocessable(String),
+    #[error("{0}")]
+    TooMany(String),
+    #[error("the body is {0} bytes; at most {1}")]
+    TooLarge(u64, usize),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("the back office is busy; retry shortly")]
+    Busy,
+    #[error("the database is unavailable; retry shortly")]
+    DbUnavailable,
+    #[error("the PSP: {0}")]
+    Psp(String),
+    #[error("internal error")]
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(_) => "bad_request",
+            ApiError::Proto { code, .. } => code,
+            ApiError::Unauthenticated => "unauthenticated",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::NotFound(_) => "not_found",
+            ApiError::Conflict(_) => "conflict",
+            ApiError::Unprocessable(_) => "unprocessable",
+            ApiError::TooMany(_) => "too_many",
+            ApiError::TooLarge(..) => "too_large",
+            ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
+            ApiError::Busy => "busy",
+            ApiError::DbUnavailable => "db_unavailable",
+            ApiError::Psp(_) => "psp_error",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) | ApiError::Proto { .. } => StatusCode::BAD_REQUEST,
+            ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooLarge(..) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::Busy | ApiError::DbUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Psp(_) => StatusCode::BAD_GATEWAY,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl From<paydesk_sync_proto::ProtoError> for ApiError {
+    fn from(e: paydesk_sync_proto::ProtoError) -> Self {
+        ApiError::Proto { code: e.code(), message: e.to_string() }
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for ApiError {
+    fn from(e: deadpool_postgres::PoolError) -> Self {
+        tracing::warn!("database pool: {e}");
+        match e {
+            deadpool_postgres::PoolError::Timeout(_) => ApiError::Busy,
+            deadpool_postgres::PoolError::Backend(_)
+            | deadpool_postgres::PoolError::Closed
+            | deadpool_postgres::PoolError::NoRuntimeSpecified
+            | deadpool_postgres::PoolError::PostCreateHook(_) => ApiError::DbUnavailable,
+        }
+    }
+}
+
+impl From<tokio_postgres::Error> for ApiError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        // a statement or lock timeout is "busy", a lost connection "unavailable";
+        // anything else is ours to fix, logged with its cause
+        if let Some(db) = e.as_db_error() {
+            let code = db.code().code();
+            if code == "57014" || code == "55P03" {
+                return ApiError::Busy;
+            }
+            tracing::error!("database: {db}");
+            return ApiError::Internal(db.to_string());
+        }
+        if e.is_closed() {
+            return ApiError::DbUnavailable;
+        }
+        tracing::error!("database: {e}");
+        ApiError::DbUnavailable
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let message = match &self {
+            // the cause is in the log, not in the answer
+            ApiError::Internal(_) => "internal error".to_string(),
+            other => other.to_string(),
+        };
+        let body = serde_json::json!({"error": {"code": self.code(), "message": message}});
+        let mut resp = (self.status(), axum::Json(body)).into_response();
+        if matches!(self, ApiError::Busy | ApiError::DbUnavailable | ApiError::TooMany(_)) {
+            resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        resp
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,79 @@
+//! The router and what wraps every request (design §9.3): a bound on requests in
+//! flight, a body-size limit with a JSON error, JSON-only writes on the APIs, and the
+//! security headers (a strict Content-Security-Policy: scripts and styles from this
+//! origin only, nothing inline).
+use crate::admin::{exceptions, stores};
+use crate::dashboard::{data, pages};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::sync::{changes, ingest, pair};
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, HeaderValue, Method};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use axum::Router;
+use paydesk_sync_proto::limits::MAX_BODY_BYTES;
+
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+pub fn router(st: AppState) -> Router {
+    Router::new()
+        .route("/", get(pages::index))
+        .route("/login", get(pages::login_page).post(pages::login))
+        .route("/app.js", get(pages::app_js))
+        .route("/app.css", get(pages::app_css))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/v1/pair", post(pair::pair))
+        .route("/v1/sync/batches", post(ingest::post_batch))
+        .route("/v1/sync/changes", get(changes::changes))
+        .route("/admin/dashboard", get(data::dashboard))
+        .route("/admin/stores", post(stores::create_store))
+        .route("/admin/stores/{store}/pairing-codes", post(stores::pairing_code))
+        .route("/admin/stores/{store}/settings", put(stores::put_settings))
+        .route("/admin/stores/{store}/psp", put(stores::put_psp))
+        .route("/admin/stores/{store}/reconcile", post(exceptions::run))
+        .route("/admin/stores/{store}/exceptions/{id}/resolve", post(exceptions::resolve))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn(guard))
+        .layer(middleware::from_fn(security_headers))
+        .layer(middleware::from_fn_with_state(st.clone(), in_flight))
+        .with_state(st)
+}
+
+/// At most `max_in_flight` requests at once; the next one is told to come back.
+async fn in_flight(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    match st.in_flight.clone().try_acquire_owned() {
+        Ok(_permit) => next.run(req).await,
+        Err(_) => ApiError::Busy.into_response(),
+    }
+}
+
+/// Refuses what no handler should read: a declared body over the limit, and a write to
+/// the APIs that is not JSON (which also keeps other sites' forms off the owner's
+/// cookie: a cross-site form cannot send JSON).
+async fn guard(req: Request, next: Next) -> Response {
+    let len = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if let Some(n) = len.filter(|n| *n > MAX_BODY_BYTES as u64) {
+        return ApiError::TooLarge(n, MAX_BODY_BYTES).into_response();
+    }
+    let path = req.uri().path();
+    let api = path.starts_with("/admin/") || path.starts_with("/v1/");
+    if api && matches!(*req.method(), Method::POST | Method::PUT) {
+        let ct = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+        if !ct.starts_with("application/json") {
+            return ApiError::UnsupportedMediaType(format!("send JSON (content-type: application/json), not {ct:?}")).into_response();
+        }
+    }
+    next.run(req).await
+}
+
+async fn security_headers(req: Request, next: Next) -> Response {
+    let mut resp = next.run(req).await;
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    resp
+}

@@ -1,0 +1,51 @@
+//! What every handler shares: the pool, the owner's credential, the limits, a clock.
+use crate::auth::AdminToken;
+use crate::db::DbLimits;
+use deadpool_postgres::Pool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Limits of the HTTP side (design §9.3).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Requests handled at once; past it the answer is 503 with Retry-After.
+    pub max_in_flight: usize,
+    /// Batches one register may have held (waiting behind a gap) at once.
+    pub max_held_batches: i64,
+    /// How far past the acknowledged seq a batch may start (a "seq from the future"
+    /// beyond this is refused: no honest outbox runs that far ahead).
+    pub max_seq_ahead: u64,
+    /// How long a pairing code stays valid.
+    pub pairing_ttl: Duration,
+    /// PSP objects one reconciliation run reads at most (per kind).
+    pub max_psp_objects: usize,
+    pub db: DbLimits,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_in_flight: 256,
+            max_held_batches: 64,
+            max_seq_ahead: 1_000_000,
+            pairing_ttl: Duration::from_secs(24 * 3600),
+            max_psp_objects: 1_000_000,
+            db: DbLimits::default(),
+        }
+    }
+}
+
+pub struct Inner {
+    pub pool: Pool,
+    pub admin: AdminToken,
+    pub limits: Limits,
+    pub http: reqwest::Client,
+    pub in_flight: Arc<tokio::sync::Semaphore>,
+}
+
+pub type AppState = Arc<Inner>;
+
+/// Milliseconds since the epoch, the back office's own clock.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}

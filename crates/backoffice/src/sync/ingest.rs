@@ -1,0 +1,180 @@
+//! `POST /v1/sync/batches`: one batch, one transaction (design §9.4).
+//!
+//! The register's row lock serializes its batches; rows at or below `acked_through` are
+//! already stored (a redelivery: compared, not applied again); a batch that starts past
+//! `acked_through + 1` is held until the gap fills; a batch that continues the sequence is
+//! applied, then every held batch it makes contiguous. The answer names the highest
+//! contiguous seq stored: the register drops its outbox rows up to there, never further.
+use super::project::apply_row;
+use super::{authenticate, RegisterId};
+use crate::auth::sha256;
+use crate::error::{ApiError, ApiResult};
+use crate::state::{now_ms, AppState};
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::Json;
+use paydesk_sync_proto::limits::MAX_KEY_LEN;
+use paydesk_sync_proto::{Ack, Batch, Row, PROTOCOL_VERSION};
+use tokio_postgres::Transaction;
+
+fn idempotency_key(headers: &HeaderMap) -> ApiResult<String> {
+    let mut all = headers.get_all("idempotency-key").iter();
+    let (Some(v), None) = (all.next(), all.next()) else {
+        return Err(ApiError::BadRequest("exactly one Idempotency-Key header is required".into()));
+    };
+    let k = v.to_str().map_err(|_| ApiError::BadRequest("Idempotency-Key must be printable ASCII".into()))?;
+    if k.is_empty() || k.len() > MAX_KEY_LEN || !k.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(ApiError::BadRequest(format!("Idempotency-Key must be 1 to {MAX_KEY_LEN} printable ASCII characters")));
+    }
+    Ok(k.to_string())
+}
+
+pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: axum::body::Bytes) -> ApiResult<Json<Ack>> {
+    let mut client = st.pool.get().await?;
+    let reg = authenticate(&client, &headers).await?;
+    let key = idempotency_key(&headers)?;
+    let batch: Batch = serde_json::from_slice(&body).map_err(|e| ApiError::Proto { code: "malformed_batch", message: format!("not a batch: {e}") })?;
+    batch.validate()?;
+    if batch.register_id != reg.register_id.to_string() {
+        return Err(ApiError::Forbidden(format!("this token is register {}'s; a register sends only its own rows (batch names {})", reg.register_id, batch.register_id)));
+    }
+    let tx = client.transaction().await?;
+    let acked: i64 = tx
+        .query_one("SELECT acked_through FROM registers WHERE store_id = $1 AND register_id = $2 FOR UPDATE", &[&reg.store_id, &reg.register_id])
+        .await?
+        .get(0);
+    check_key(&tx, reg, &key, &body, batch.first_seq as i64).await?;
+    let (first, last) = (batch.first_seq as i64, batch.last_seq() as i64);
+    if batch.first_seq > acked as u64 + 1 + st.limits.max_seq_ahead {
+        return Err(ApiError::Unprocessable(format!(
+            "first_seq {first} is more than {} past the acknowledged seq {acked}: not from this register's outbox",
+            st.limits.max_seq_ahead
+        )));
+    }
+    compare_stored(&tx, reg, first, &batch.rows, acked).await?;
+    let (mut new_acked, mut applied, mut held) = (acked, 0u64, false);
+    if first > acked + 1 {
+        hold(&tx, reg, &batch, st.limits.max_held_batches).await?;
+        held = true;
+    } else if last > acked {
+        applied += apply_from(&tx, reg, first, &batch.rows, acked).await?;
+        new_acked = last;
+        (new_acked, applied) = release_held(&tx, reg, new_acked, applied).await?;
+    }
+    tx.execute(
+        "UPDATE registers SET acked_through = $3, app_version = $4, queued = $5, offline_waiting = $6, last_sync_ms = $7
+         WHERE store_id = $1 AND register_id = $2",
+        &[&reg.store_id, &reg.register_id, &new_acked, &batch.health.app_version, &(batch.health.queued.min(i64::MAX as u64) as i64), &(batch.health.offline_waiting.min(i64::MAX as u64) as i64), &now_ms()],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(Ack { v: PROTOCOL_VERSION, acked_through: new_acked as u64, held, applied }))
+}
+
+/// The same Idempotency-Key with a different body is a client bug: refused, not guessed.
+async fn check_key(tx: &Transaction<'_>, reg: RegisterId, key: &str, body: &[u8], first: i64) -> ApiResult<()> {
+    let hash = sha256(body);
+    let n = tx
+        .execute(
+            "INSERT INTO batch_keys (store_id, register_id, idem_key, body_sha256, first_seq, received_ms) VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (store_id, register_id, idem_key) DO NOTHING",
+            &[&reg.store_id, &reg.register_id, &key, &hash, &first, &now_ms()],
+        )
+        .await?;
+    if n == 0 {
+        let stored: Vec<u8> = tx
+            .query_one("SELECT body_sha256 FROM batch_keys WHERE store_id = $1 AND register_id = $2 AND idem_key = $3", &[&reg.store_id, &reg.register_id, &key])
+            .await?
+            .get(0);
+        if stored != hash {
+            return Err(ApiError::Unprocessable("this Idempotency-Key was used for a different batch; a new batch needs a new key".into()));
+        }
+    }
+    Ok(())
+}
+
+/// Rows this register already delivered must come again unchanged: a seq that changes
+/// meaning would mean two different histories, and the stored one stands.
+async fn compare_stored(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row], acked: i64) -> ApiResult<()> {
+    let upto = (first + rows.len() as i64 - 1).min(acked);
+    if first > upto {
+        return Ok(());
+    }
+    let stored = tx
+        .query("SELECT seq, at_ms, fact FROM journal WHERE store_id = $1 AND register_id = $2 AND seq BETWEEN $3 AND $4 ORDER BY seq", &[&reg.store_id, &reg.register_id, &first, &upto])
+        .await?;
+    for r in stored {
+        let seq: i64 = r.get(0);
+        let row = &rows[(seq - first) as usize];
+        let fact = serde_json::to_value(&row.fact).map_err(|e| ApiError::Internal(e.to_string()))?;
+        if r.get::<_, i64>(1) != row.at_ms || r.get::<_, serde_json::Value>(2) != fact {
+            return Err(ApiError::Conflict(format!("seq {seq} is already stored with different content; the stored row stands")));
+        }
+    }
+    Ok(())
+}
+
+/// Applies the rows of a batch starting at `first` whose seq is past `acked`.
+async fn apply_from(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row], acked: i64) -> ApiResult<u64> {
+    let mut n = 0;
+    for (i, row) in rows.iter().enumerate() {
+        let seq = first + i as i64;
+        if seq > acked {
+            apply_row(tx, reg, seq, row).await?;
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// Stores a batch that starts past a gap; a longer resend of the same start replaces it.
+async fn hold(tx: &Transaction<'_>, reg: RegisterId, batch: &Batch, max_held: i64) -> ApiResult<()> {
+    let first = batch.first_seq as i64;
+    let exists = tx
+        .query_opt("SELECT 1 FROM held_batches WHERE store_id = $1 AND register_id = $2 AND first_seq = $3", &[&reg.store_id, &reg.register_id, &first])
+        .await?
+        .is_some();
+    if !exists {
+        let count: i64 = tx.query_one("SELECT count(*) FROM held_batches WHERE store_id = $1 AND register_id = $2", &[&reg.store_id, &reg.register_id]).await?.get(0);
+        if count >= max_held {
+            return Err(ApiError::TooMany(format!("{count} batches of this register already wait behind a gap; send the missing rows first")));
+        }
+    }
+    let rows = serde_json::to_value(&batch.rows).map_err(|e| ApiError::Internal(e.to_string()))?;
+    tx.execute(
+        "INSERT INTO held_batches (store_id, register_id, first_seq, last_seq, rows, received_ms) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (store_id, register_id, first_seq) DO UPDATE SET last_seq = excluded.last_seq, rows = excluded.rows
+         WHERE held_batches.last_seq < excluded.last_seq",
+        &[&reg.store_id, &reg.register_id, &first, &(batch.last_seq() as i64), &rows, &now_ms()],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Applies, in seq order, every held batch that the sequence now reaches.
+async fn release_held(tx: &Transaction<'_>, reg: RegisterId, mut acked: i64, mut applied: u64) -> ApiResult<(i64, u64)> {
+    loop {
+        let next = tx
+            .query_opt(
+                "DELETE FROM held_batches WHERE (store_id, register_id, first_seq) IN
+                   (SELECT store_id, register_id, first_seq FROM held_batches
+                    WHERE store_id = $1 AND register_id = $2 AND first_seq <= $3 ORDER BY first_seq LIMIT 1)
+                 RETURNING first_seq, last_seq, rows",
+                &[&reg.store_id, &reg.register_id, &(acked + 1)],
+            )
+            .await?;
+        let Some(h) = next else { return Ok((acked, applied)) };
+        let (first, last): (i64, i64) = (h.get(0), h.get(1));
+        if last <= acked {
+            continue;
+        }
+        let rows: Vec<Row> = serde_json::from_value(h.get(2)).map_err(|e| ApiError::Internal(format!("held batch at {first}: {e}")))?;
+        if let Err(e) = compare_stored(tx, reg, first, &rows, acked).await {
+            // the register will send those seqs again; the stored history stands
+            tracing::error!(store = %reg.store_id, register = %reg.register_id, "held batch at {first} dropped: {e}");
+            continue;
+        }
+        applied += apply_from(tx, reg, first, &rows, acked).await?;
+        acked = last;
+    }
+}

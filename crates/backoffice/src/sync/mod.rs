@@ -1,0 +1,32 @@
+//! The registers' side of the API (design §9.2-§9.5): pairing, batches up, changes down.
+//! Every request but pairing carries the register's token; a register reaches only its
+//! own store's rows.
+pub mod changes;
+pub mod ingest;
+pub mod pair;
+mod project;
+
+use crate::auth::PresentedToken;
+use crate::error::{ApiError, ApiResult};
+use axum::http::HeaderMap;
+use uuid::Uuid;
+
+/// A register whose token checked out.
+#[derive(Debug, Clone, Copy)]
+pub struct RegisterId {
+    pub store_id: Uuid,
+    pub register_id: Uuid,
+}
+
+/// Checks the `Authorization: Bearer pdr.…` token against the stored hash.
+pub async fn authenticate(client: &tokio_postgres::Client, headers: &HeaderMap) -> ApiResult<RegisterId> {
+    let h = headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+    let tok = PresentedToken::parse(h)?;
+    let row = client
+        .query_opt("SELECT token_hash FROM registers WHERE store_id = $1 AND register_id = $2", &[&tok.store_id, &tok.register_id])
+        .await?;
+    match row {
+        Some(r) if tok.matches(r.get::<_, &[u8]>(0)) => Ok(RegisterId { store_id: tok.store_id, register_id: tok.register_id }),
+        Some(_) | None => Err(ApiError::Unauthenticated),
+    }
+}

@@ -1,0 +1,131 @@
+// PayDesk back office dashboard: reads /admin/dashboard and draws it. Every value goes
+// into the page as text (never as HTML); the only writes are resolutions of exceptions.
+"use strict";
+
+let exponents = {};
+let storeNames = {};
+
+function money(amount, currency) {
+  const e = exponents[currency] ?? 2;
+  const neg = amount < 0;
+  const digits = String(Math.abs(amount)).padStart(e + 1, "0");
+  const whole = e ? digits.slice(0, -e) : digits;
+  const frac = e ? "." + digits.slice(-e) : "";
+  return (neg ? "-" : "") + whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + frac + " " + currency.toUpperCase();
+}
+
+function when(ms) {
+  if (ms === null || ms === undefined) return "never";
+  const s = Math.round((Date.now() - ms) / 1000);
+  if (s < 60) return s + " s ago";
+  if (s < 3600) return Math.round(s / 60) + " min ago";
+  if (s < 86400) return Math.round(s / 3600) + " h ago";
+  return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+}
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+
+function table(id, headers, rows, empty) {
+  const t = document.getElementById(id);
+  t.replaceChildren();
+  const head = el("tr");
+  headers.forEach((h) => head.appendChild(el("th", h)));
+  t.appendChild(el("thead")).appendChild(head);
+  const body = t.appendChild(el("tbody"));
+  if (rows.length === 0) {
+    const tr = body.appendChild(el("tr"));
+    const td = tr.appendChild(el("td", empty, "empty"));
+    td.colSpan = headers.length;
+  }
+  rows.forEach((cells) => {
+    const tr = body.appendChild(el("tr"));
+    cells.forEach((c) => tr.appendChild(c instanceof Node ? wrap(c) : el("td", c)));
+  });
+}
+
+function wrap(node) {
+  const td = el("td");
+  td.appendChild(node);
+  return td;
+}
+
+function resolveForm(x) {
+  const f = el("form", null, "resolve");
+  const by = el("input");
+  by.name = "by"; by.placeholder = "your name"; by.required = true; by.maxLength = 100;
+  by.setAttribute("aria-label", "resolved by");
+  const reason = el("input");
+  reason.name = "reason"; reason.placeholder = "reason"; reason.required = true; reason.minLength = 3; reason.maxLength = 1000;
+  reason.setAttribute("aria-label", "reason");
+  const b = el("button", "Resolve");
+  b.type = "submit";
+  const msg = el("span", "", "message");
+  f.append(by, reason, b, msg);
+  f.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    b.disabled = true;
+    const r = await fetch(`/admin/stores/${x.store_id}/exceptions/${x.exception_id}/resolve`, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ by: by.value, reason: reason.value }),
+    });
+    if (r.ok) { await load(); return; }
+    const e = await r.json().catch(() => ({}));
+    msg.textContent = (e.error && e.error.message) || ("failed: " + r.status);
+    b.disabled = false;
+  });
+  return f;
+}
+
+function draw(d) {
+  exponents = Object.fromEntries(d.currencies.map((c) => [c.code, c.exponent]));
+  storeNames = Object.fromEntries(d.stores.map((s) => [s.store_id, s.name]));
+  const store = (id) => storeNames[id] || id;
+  const sales = {};
+  d.sales_by_store.forEach((s) => { (sales[s.store_id] ||= []).push(money(s.amount, s.currency) + " (" + s.sales + ")"); });
+  const refunded = {};
+  d.sales_by_store.forEach((s) => { if (s.refunded) (refunded[s.store_id] ||= []).push(money(s.refunded, s.currency)); });
+  table("stores", ["store", "registers", "sales", "refunded", "open exceptions", "last reconciled"],
+    d.stores.map((s) => [s.name, s.registers, (sales[s.store_id] || ["—"]).join(", "), (refunded[s.store_id] || ["—"]).join(", "),
+      s.open_exceptions, when(s.last_reconciled_ms)]), "No stores yet.");
+  table("registers", ["store", "register", "app version", "last sync", "acked through", "queued", "offline waiting", "held batches"],
+    d.registers.map((r) => [store(r.store_id), r.name, r.app_version || "—", when(r.last_sync_ms), r.acked_through, r.queued, r.offline_waiting, r.held_batches]),
+    "No registers paired yet.");
+  table("sales-by-register", ["store", "register", "sales", "amount"],
+    d.sales_by_register.map((r) => [store(r.store_id), r.register, r.sales, money(r.amount, r.currency)]), "No sales yet.");
+  table("sales-by-hour", ["hour", "store", "sales", "amount"],
+    d.sales_by_hour.map((h) => [h.hour, store(h.store_id), h.sales, money(h.amount, h.currency)]), "No sales yet.");
+  const chart = document.getElementById("hour-chart");
+  chart.replaceChildren();
+  const max = Math.max(1, ...d.sales_by_hour.map((h) => h.sales));
+  d.sales_by_hour.slice(0, 24).reverse().forEach((h) => {
+    const bar = el("div", null, "bar");
+    bar.style.height = Math.max(4, Math.round((h.sales / max) * 100)) + "%";
+    bar.title = h.hour + " " + store(h.store_id) + ": " + h.sales + " sales";
+    chart.appendChild(bar);
+  });
+  table("refunds", ["store", "register", "refund key", "amount", "state"],
+    d.refunds.map((r) => [store(r.store_id), r.register, r.refund_key, money(r.amount, r.currency), r.state]), "No refunds.");
+  table("exceptions", ["store", "what", "subject", "detail", "first seen", "resolution"],
+    d.exceptions.map((x) => [store(x.store_id), x.description, x.subject, JSON.stringify(x.detail), when(x.first_seen_ms),
+      x.resolved_ms ? el("span", "resolved by " + x.resolved_by + ": " + x.resolution, "resolved") : resolveForm(x)]),
+    "No exceptions: every charge and refund matched.");
+  document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString();
+  document.body.dataset.loaded = "true";
+}
+
+async function load() {
+  const r = await fetch("/admin/dashboard");
+  if (r.status === 401) { window.location = "/login"; return; }
+  if (!r.ok) { document.getElementById("updated").textContent = "could not load: " + r.status; return; }
+  draw(await r.json());
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  load();
+  setInterval(() => { if (!document.querySelector("form.resolve input:focus")) load(); }, 10000);
+});

@@ -1,0 +1,45 @@
+//! Shared checks for the strings and amounts inside messages.
+use crate::limits::{MAX_AMOUNT, MAX_KEY_LEN, MAX_TEXT_LEN};
+use crate::ProtoError;
+
+/// A key or id: 1..=255 printable ASCII characters, no spaces.
+pub(crate) fn key(field: &str, s: &str) -> Result<(), ProtoError> {
+    if s.is_empty() {
+        return Err(ProtoError::field(field, "is empty"));
+    }
+    if s.len() > MAX_KEY_LEN {
+        return Err(ProtoError::field(field, format!("is {} bytes long; at most {MAX_KEY_LEN}", s.len())));
+    }
+    if let Some(i) = s.bytes().position(|b| !b.is_ascii_graphic()) {
+        return Err(ProtoError::field(field, format!("has a space, control or non-ASCII character at byte {i}")));
+    }
+    Ok(())
+}
+
+/// Free text: at most 200 characters, no control characters.
+pub(crate) fn text(field: &str, s: &str) -> Result<(), ProtoError> {
+    let n = s.chars().count();
+    if n > MAX_TEXT_LEN {
+        return Err(ProtoError::field(field, format!("is {n} characters long; at most {MAX_TEXT_LEN}")));
+    }
+    if s.chars().any(char::is_control) {
+        return Err(ProtoError::field(field, "has a control character"));
+    }
+    Ok(())
+}
+
+/// Money in minor units: positive and bounded (design §3.10).
+pub(crate) fn amount(field: &str, a: i64) -> Result<(), ProtoError> {
+    if a <= 0 || a > MAX_AMOUNT {
+        return Err(ProtoError::field(field, format!("must be between 1 and {MAX_AMOUNT} minor units, got {a}")));
+    }
+    Ok(())
+}
+
+/// An ISO 4217 code in lower case, as the PSP writes it ("usd", "jpy").
+pub(crate) fn currency(field: &str, c: &str) -> Result<(), ProtoError> {
+    if c.len() != 3 || !c.bytes().all(|b| b.is_ascii_lowercase()) {
+        return Err(ProtoError::field(field, format!("must be three lower-case letters, got {c:?}")));
+    }
+    Ok(())
+}

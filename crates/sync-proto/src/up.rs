@@ -1,0 +1,251 @@
+//! Up: a register's journal facts, in batches numbered by the register's own sequence.
+//! Row `i` of a batch has seq `first_seq + i`; the back office applies each seq once
+//! (design §9.4).
+use crate::limits::{MAX_ROWS_PER_BATCH, MAX_SEQ};
+use crate::{check_version, text, ProtoError};
+use serde::{Deserialize, Serialize};
+
+/// A payment's state as the register's ledger names it (design §4.1). The wire keeps its
+/// own copy rather than the ledger's type, so the back office needs no SQLite and a
+/// ledger change cannot silently change the wire; `tests/ledger_states.rs` checks the two
+/// stay the same set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentState {
+    Created,
+    QueuedOffline,
+    Authorizing,
+    Authorized,
+    Capturing,
+    Captured,
+    Failed,
+    Canceled,
+    Refunding,
+    PartiallyRefunded,
+    Refunded,
+}
+
+impl PaymentState {
+    pub const ALL: [PaymentState; 11] = [
+        PaymentState::Created,
+        PaymentState::QueuedOffline,
+        PaymentState::Authorizing,
+        PaymentState::Authorized,
+        PaymentState::Capturing,
+        PaymentState::Captured,
+        PaymentState::Failed,
+        PaymentState::Canceled,
+        PaymentState::Refunding,
+        PaymentState::PartiallyRefunded,
+        PaymentState::Refunded,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PaymentState::Created => "created",
+            PaymentState::QueuedOffline => "queued_offline",
+            PaymentState::Authorizing => "authorizing",
+            PaymentState::Authorized => "authorized",
+            PaymentState::Capturing => "capturing",
+            PaymentState::Captured => "captured",
+            PaymentState::Failed => "failed",
+            PaymentState::Canceled => "canceled",
+            PaymentState::Refunding => "refunding",
+            PaymentState::PartiallyRefunded => "partially_refunded",
+            PaymentState::Refunded => "refunded",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PaymentState> {
+        PaymentState::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+
+    /// The customer's money moved to the store (held or captured): what the PSP must show
+    /// as a charge.
+    pub const fn money_taken(self) -> bool {
+        match self {
+            PaymentState::Authorized
+            | PaymentState::Capturing
+            | PaymentState::Captured
+            | PaymentState::Refunding
+            | PaymentState::PartiallyRefunded
+            | PaymentState::Refunded => true,
+            PaymentState::Created
+            | PaymentState::QueuedOffline
+            | PaymentState::Authorizing
+            | PaymentState::Failed
+            | PaymentState::Canceled => false,
+        }
+    }
+
+    /// The register does not know the outcome yet; reconciliation waits for it.
+    pub const fn unsettled(self) -> bool {
+        match self {
+            PaymentState::Created | PaymentState::QueuedOffline | PaymentState::Authorizing => true,
+            PaymentState::Authorized
+            | PaymentState::Capturing
+            | PaymentState::Captured
+            | PaymentState::Refunding
+            | PaymentState::PartiallyRefunded
+            | PaymentState::Refunded
+            | PaymentState::Failed
+            | PaymentState::Canceled => false,
+        }
+    }
+}
+
+/// A refund's state as the register's ledger names it (design §4.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefundState {
+    Pending,
+    InFlight,
+    Succeeded,
+    Failed,
+}
+
+impl RefundState {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RefundState::Pending => "pending",
+            RefundState::InFlight => "in_flight",
+            RefundState::Succeeded => "succeeded",
+            RefundState::Failed => "failed",
+        }
+    }
+
+    pub const ALL: [RefundState; 4] = [RefundState::Pending, RefundState::InFlight, RefundState::Succeeded, RefundState::Failed];
+
+    pub fn parse(s: &str) -> Option<RefundState> {
+        RefundState::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+}
+
+/// One fact of the register's journal. Tagged by `kind`; an unknown kind is refused
+/// whole (serde's error names it), never skipped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Fact {
+    /// A checkout committed its key and amount (design §3.1).
+    PaymentCreated { checkout_key: String, amount: i64, currency: String },
+    /// The payment moved to `state`; `psp_id` once the PSP has named it.
+    PaymentState { checkout_key: String, state: PaymentState, psp_id: Option<String> },
+    /// A refund committed its key and amount.
+    RefundCreated { refund_key: String, checkout_key: String, amount: i64 },
+    /// The refund moved to `state`; `psp_refund_id` once the PSP has named it.
+    RefundState { refund_key: String, state: RefundState, psp_refund_id: Option<String> },
+}
+
+impl Fact {
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Fact::PaymentCreated { .. } => "payment_created",
+            Fact::PaymentState { .. } => "payment_state",
+            Fact::RefundCreated { .. } => "refund_created",
+            Fact::RefundState { .. } => "refund_state",
+        }
+    }
+
+    fn validate(&self, at: &str) -> Result<(), ProtoError> {
+        let f = |name: &str| format!("{at}.{name}");
+        match self {
+            Fact::PaymentCreated { checkout_key, amount, currency } => {
+                text::key(&f("checkout_key"), checkout_key)?;
+                text::amount(&f("amount"), *amount)?;
+                text::currency(&f("currency"), currency)
+            }
+            Fact::PaymentState { checkout_key, state: _, psp_id } => {
+                text::key(&f("checkout_key"), checkout_key)?;
+                psp_id.as_deref().map_or(Ok(()), |p| text::key(&f("psp_id"), p))
+            }
+            Fact::RefundCreated { refund_key, checkout_key, amount } => {
+                text::key(&f("refund_key"), refund_key)?;
+                text::key(&f("checkout_key"), checkout_key)?;
+                text::amount(&f("amount"), *amount)
+            }
+            Fact::RefundState { refund_key, state: _, psp_refund_id } => {
+                text::key(&f("refund_key"), refund_key)?;
+                psp_refund_id.as_deref().map_or(Ok(()), |p| text::key(&f("psp_refund_id"), p))
+            }
+        }
+    }
+}
+
+/// One journal row: when the register wrote it (its own clock, milliseconds since the
+/// epoch) and what happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Row {
+    pub at_ms: i64,
+    pub fact: Fact,
+}
+
+/// What the register says about itself with every batch (the dashboard's health view).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterHealth {
+    pub app_version: String,
+    /// Outbox rows still waiting at the register behind this batch.
+    pub queued: u64,
+    /// Payments accepted offline and not yet forwarded to the PSP.
+    pub offline_waiting: u64,
+}
+
+/// A batch of consecutive journal rows: row `i` has seq `first_seq + i`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Batch {
+    pub v: u32,
+    pub register_id: String,
+    pub first_seq: u64,
+    pub rows: Vec<Row>,
+    pub health: RegisterHealth,
+}
+
+impl Batch {
+    /// The last seq of the batch (`first_seq` for one row).
+    pub fn last_seq(&self) -> u64 {
+        self.first_seq + self.rows.len().max(1) as u64 - 1
+    }
+
+    /// Every rule a batch must keep before anything is stored.
+    pub fn validate(&self) -> Result<(), ProtoError> {
+        check_version(self.v)?;
+        text::key("register_id", &self.register_id)?;
+        if self.rows.is_empty() {
+            return Err(ProtoError::EmptyBatch);
+        }
+        if self.rows.len() > MAX_ROWS_PER_BATCH {
+            return Err(ProtoError::TooManyRows { rows: self.rows.len(), max: MAX_ROWS_PER_BATCH });
+        }
+        if self.first_seq == 0 {
+            return Err(ProtoError::SeqZero);
+        }
+        if self.first_seq > MAX_SEQ - MAX_ROWS_PER_BATCH as u64 {
+            return Err(ProtoError::SeqTooLarge { max: MAX_SEQ });
+        }
+        text::text("health.app_version", &self.health.app_version)?;
+        for (i, row) in self.rows.iter().enumerate() {
+            let at = format!("rows[{i}] (seq {})", self.first_seq + i as u64);
+            if row.at_ms < 0 {
+                return Err(ProtoError::field(format!("{at}.at_ms"), "is negative"));
+            }
+            row.fact.validate(&at)?;
+        }
+        Ok(())
+    }
+}
+
+/// The back office's answer to a batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ack {
+    pub v: u32,
+    /// Every seq up to this one is stored; the register may drop its outbox rows up to
+    /// here and no further.
+    pub acked_through: u64,
+    /// True when this batch was held: it starts past a gap and waits for the missing rows.
+    pub held: bool,
+    /// Rows this request newly applied (0 for a redelivery), held batches it released
+    /// included.
+    pub applied: u64,
+}
