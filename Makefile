@@ -64,6 +64,7 @@ bench: deps-apt deps-rust
 	  kill $$PSP_PID
 	cargo bench -q -p paydesk-e2e --bench app | tee target/bench/app.txt
 	cargo run -q --release -p paydesk-sim --example sim_bench -- --collect target/bench
+	cargo run -q --release -p paydesk-backoffice --example ingest_bench | tee target/bench/backoffice.txt
 
 # The long deterministic chaos simulation (seeds in parallel, audited; figures in docs/).
 soak:

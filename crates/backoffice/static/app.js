@@ -127,5 +127,7 @@ async function load() {
 
 document.addEventListener("DOMContentLoaded", () => {
   load();
-  setInterval(() => { if (!document.querySelector("form.resolve input:focus")) load(); }, 10000);
+  // no refresh while someone is writing a resolution: it would redraw the form away
+  const writing = () => [...document.querySelectorAll("form.resolve input")].some((i) => i.value !== "" || i === document.activeElement);
+  setInterval(() => { if (!writing()) load(); }, 10000);
 });

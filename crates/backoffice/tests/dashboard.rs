@@ -159,8 +159,20 @@ async fn the_dashboard_shows_the_chain_and_resolves_an_exception_in_chromium() {
         }
 
         // resolve the amount difference with a reason, through the page
-        let row = d.find(By::XPath("//table[@id='exceptions']//tr[contains(., 'amount or currency differs')]")).await?;
-        row.find(By::Css("input[name=by]")).await?.send_keys("Ana").await?;
+        // the page refreshes itself every 10 s until someone starts writing: a row found
+        // just before a refresh is stale, so find it again; once "by" holds text it stays
+        let xpath = "//table[@id='exceptions']//tr[contains(., 'amount or currency differs')]";
+        for attempt in 1..=3 {
+            let typed = async { d.find(By::XPath(xpath)).await?.find(By::Css("input[name=by]")).await?.send_keys("Ana").await }.await;
+            match typed {
+                Err(e) if attempt < 3 && matches!(e.as_inner(), thirtyfour::error::WebDriverErrorInner::StaleElementReference(_)) => continue,
+                other => {
+                    other?;
+                    break;
+                }
+            }
+        }
+        let row = d.find(By::XPath(xpath)).await?;
         row.find(By::Css("input[name=reason]")).await?.send_keys("customer paid 1 USD more by mistake; refunded at the PSP").await?;
         row.find(By::Css("button")).await?.click().await?;
         wait_for(&d, "return [...document.querySelectorAll('#exceptions .resolved')].length === 1", "the resolution to show").await;

@@ -245,3 +245,47 @@ async fn projections_follow_each_registers_journal_and_health_is_recorded() {
     let r = db.query_one("SELECT app_version, queued, offline_waiting, acked_through, last_sync_ms IS NOT NULL FROM registers WHERE name = 'Main St register'", &[]).await.unwrap();
     assert_eq!((r.get::<_, String>(0), r.get::<_, i64>(1), r.get::<_, i64>(2), r.get::<_, i64>(3), r.get::<_, bool>(4)), ("0.2.0".into(), 42, 2, 8, true));
 }
+
+#[tokio::test]
+async fn one_big_batch_leaves_the_projections_where_row_by_row_batches_do() {
+    let h = Harness::start().await;
+    let (store, one_by_one) = h.store_with_register("Main St").await;
+    let at_once = h.register_in(&store, "Till 2").await;
+    let rows = |tag: &str| paydesk_backoffice::demo::journal(tag, 60, 1_764_600_000_000, 3);
+    let (a, b) = (rows("a"), rows("b"));
+    assert!(a.len() > 200 && a.len() <= 500);
+    for (i, row) in a.iter().enumerate() {
+        one_by_one.send(&batch(&one_by_one, 1 + i as u64, vec![row.clone()]), &format!("r{i}")).await.unwrap();
+    }
+    assert_eq!(at_once.send(&batch(&at_once, 1, b.clone()), "all").await.unwrap().acked_through, b.len() as u64);
+    let db = h.db().await;
+    let view = |sql: &'static str| {
+        let db = &db;
+        async move {
+            let mut out: Vec<String> = db.query(sql, &[]).await.unwrap().iter().map(|r| r.get::<_, String>(0)).collect();
+            out.sort();
+            out
+        }
+    };
+    // the same facts with the tag swapped must give the same rows
+    let p = "SELECT concat_ws('|', checkout_key, amount, currency, state, psp_id, created_at_ms, updated_at_ms) FROM payments WHERE checkout_key LIKE '_-%'";
+    let f = "SELECT concat_ws('|', refund_key, checkout_key, amount, state, psp_refund_id, created_at_ms, updated_at_ms) FROM refunds";
+    let (pa, fa) = (view(p).await, view(f).await);
+    let only = |v: &[String], tag: &str| -> Vec<String> { v.iter().filter(|s| s.starts_with(tag)).map(|s| s.replace("a-", "b-").replace("pi_a_", "pi_b_").replace("re_a_", "re_b_")).collect() };
+    let only_b = |v: &[String]| -> Vec<String> { v.iter().filter(|s| s.starts_with("b-")).cloned().collect() };
+    assert_eq!(only(&pa, "a-"), only_b(&pa));
+    assert_eq!(only(&fa, "a-"), only_b(&fa));
+    assert_eq!(only_b(&pa).len(), 60);
+    assert!(only_b(&pa).iter().any(|s| s.contains("|partially_refunded|pi_b_")), "{pa:?}");
+}
+
+#[tokio::test]
+async fn a_change_before_its_creation_in_one_batch_is_refused() {
+    let h = Harness::start().await;
+    let (_s, reg) = h.store_with_register("Main St").await;
+    let rows = vec![state("k1", PaymentState::Captured, None), created("k1", 100)];
+    let (s, c, m) = refused(reg.send(&batch(&reg, 1, rows), "x").await.unwrap_err());
+    assert_eq!((s, c.as_str()), (422, "unprocessable"), "{m}");
+    assert!(m.starts_with("seq 1:"), "{m}");
+    assert_eq!(h.count("SELECT count(*) FROM journal").await, 0);
+}

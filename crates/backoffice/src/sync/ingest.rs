@@ -5,7 +5,7 @@
 //! `acked_through + 1` is held until the gap fills; a batch that continues the sequence is
 //! applied, then every held batch it makes contiguous. The answer names the highest
 //! contiguous seq stored: the register drops its outbox rows up to there, never further.
-use super::project::apply_row;
+use super::project::apply_rows;
 use super::{authenticate, RegisterId};
 use crate::auth::sha256;
 use crate::error::{ApiError, ApiResult};
@@ -116,15 +116,8 @@ async fn compare_stored(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
 
 /// Applies the rows of a batch starting at `first` whose seq is past `acked`.
 async fn apply_from(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row], acked: i64) -> ApiResult<u64> {
-    let mut n = 0;
-    for (i, row) in rows.iter().enumerate() {
-        let seq = first + i as i64;
-        if seq > acked {
-            apply_row(tx, reg, seq, row).await?;
-            n += 1;
-        }
-    }
-    Ok(n)
+    let skip = (acked + 1 - first).clamp(0, rows.len() as i64) as usize;
+    apply_rows(tx, reg, first + skip as i64, &rows[skip..]).await
 }
 
 /// Stores a batch that starts past a gap; a longer resend of the same start replaces it.

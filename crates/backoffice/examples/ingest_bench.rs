@@ -1,0 +1,105 @@
+//! Ingest benchmark: ratios from ONE run on this machine (design §9.9), not a timed test.
+//!
+//!     cargo run --release -p paydesk-backoffice --example ingest_bench [-- ROWS]
+//!
+//! A private PostgreSQL cluster with its default durability (fsync on), the real service
+//! on loopback, and one register's journal of ROWS rows (three per sale) sent three ways:
+//! - `batches`: 500-row batches through `POST /v1/sync/batches` (idempotent apply: lock,
+//!   key, compare, journal insert and projection per row, one transaction per batch);
+//! - `batches + 10% redelivered`: the same with every tenth batch sent twice (the second
+//!   time it must change nothing); rows/s counts distinct rows;
+//! - `COPY`: the same rows straight into `journal` with `COPY … FROM STDIN`, one
+//!   transaction per 500 rows, no checks and no projections: the floor of the cost.
+use futures_util::SinkExt;
+use paydesk_backoffice::client::OwnerClient;
+use paydesk_backoffice::demo::journal;
+use paydesk_backoffice::pgcluster::{Cluster, ClusterOptions};
+use paydesk_backoffice::state::Limits;
+use paydesk_backoffice::{build, serve, Config};
+use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
+use std::time::{Duration, Instant};
+
+const PER_BATCH: usize = 500;
+
+async fn send(reg: &paydesk_backoffice::client::RegisterClient, rows: &[Row], redeliver_every: Option<usize>) -> (Duration, u64) {
+    let t = Instant::now();
+    let mut requests = 0;
+    for (i, chunk) in rows.chunks(PER_BATCH).enumerate() {
+        let b = Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: 1 + (i * PER_BATCH) as u64, rows: chunk.to_vec(), health: RegisterHealth::default() };
+        let key = format!("b-{i}");
+        let times = if redeliver_every.is_some_and(|n| i % n == 0) { 2 } else { 1 };
+        for _ in 0..times {
+            let ack = reg.send(&b, &key).await.expect("batch");
+            assert_eq!(ack.acked_through, b.last_seq());
+            requests += 1;
+        }
+    }
+    (t.elapsed(), requests)
+}
+
+async fn copy(client: &tokio_postgres::Client, store: uuid::Uuid, register: uuid::Uuid, rows: &[Row]) -> Duration {
+    let t = Instant::now();
+    for (i, chunk) in rows.chunks(PER_BATCH).enumerate() {
+        let mut text = String::new();
+        for (j, r) in chunk.iter().enumerate() {
+            let fact = serde_json::to_string(&r.fact).unwrap().replace('\\', "\\\\");
+            let seq = 1 + i * PER_BATCH + j;
+            text.push_str(&format!("{store}\t{register}\t{seq}\t{}\t{}\t{fact}\t{}\n", r.at_ms, r.fact.kind(), r.at_ms));
+        }
+        let sink = client.copy_in("COPY journal (store_id, register_id, seq, at_ms, kind, fact, received_ms) FROM STDIN").await.unwrap();
+        let mut sink = Box::pin(sink);
+        sink.send(bytes::Bytes::from(text)).await.unwrap();
+        sink.as_mut().finish().await.unwrap();
+    }
+    t.elapsed()
+}
+
+#[tokio::main]
+async fn main() {
+    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(30_000);
+    let cluster = tokio::task::spawn_blocking(|| Cluster::start(ClusterOptions::default())).await.unwrap().expect("private PostgreSQL");
+    cluster.create_db("paydesk").await.unwrap();
+    let token = "bench-owner-token-0123456789";
+    let st = build(&Config { database: cluster.conn_string("paydesk"), admin_token: token.into(), limits: Limits::default() }).await.unwrap();
+    let running = serve(st, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let owner = OwnerClient::new(&running.url(), token);
+    let store = owner.create_store("bench").await.unwrap();
+    let rows: Vec<Row> = journal("bench", n / 3, 1_764_600_000_000, 7).into_iter().take(n).collect();
+    let reg_for = |name: &'static str| {
+        let (owner, store) = (owner.clone(), store.clone());
+        async move {
+            let code = owner.pairing_code(&store, name).await.unwrap();
+            paydesk_backoffice::client::RegisterClient::pair(&owner.base, &code, "bench").await.unwrap()
+        }
+    };
+    let (db, conn) = tokio_postgres::connect(&cluster.conn_string("paydesk"), tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(conn);
+
+    // one warm-up register, then each variant on a fresh register (same store, same tables)
+    send(&reg_for("warm-up").await, &rows[..rows.len().min(5_000)], None).await;
+    // the rows' checkout keys must be new for each variant's projections: tag them per run
+    let tagged = |tag: &str| -> Vec<Row> {
+        rows.iter()
+            .map(|r| {
+                let s = serde_json::to_string(r).unwrap().replace("bench-", &format!("{tag}-"));
+                serde_json::from_str(&s).unwrap()
+            })
+            .collect()
+    };
+    let (t_batches, _) = send(&reg_for("batches").await, &tagged("a"), None).await;
+    let (t_redeliver, reqs) = send(&reg_for("redelivered").await, &tagged("b"), Some(10)).await;
+    let copy_reg = reg_for("copy").await;
+    let t_copy = copy(&db, store.parse().unwrap(), copy_reg.paired.register_id.parse().unwrap(), &tagged("c")).await;
+    let journal_rows: i64 = db.query_one("SELECT count(*) FROM journal", &[]).await.unwrap().get(0);
+
+    let rate = |d: Duration| rows.len() as f64 / d.as_secs_f64();
+    println!("ingest of {} journal rows, {PER_BATCH} per batch, PostgreSQL with fsync on (one run)", rows.len());
+    println!("  batches (idempotent apply + projections)  {:>9.0} rows/s", rate(t_batches));
+    println!("  batches + 10% redelivered ({reqs} requests)  {:>9.0} rows/s", rate(t_redeliver));
+    println!("  COPY into journal (no checks)             {:>9.0} rows/s", rate(t_copy));
+    println!("  ratio COPY / batches                      {:>9.1}x", t_batches.as_secs_f64() / t_copy.as_secs_f64());
+    println!("  ratio redelivered / batches (time)        {:>9.2}x", t_redeliver.as_secs_f64() / t_batches.as_secs_f64());
+    println!("  journal rows stored: {journal_rows}");
+    running.shutdown().await;
+    tokio::task::spawn_blocking(move || drop(cluster)).await.unwrap();
+}
