@@ -7,8 +7,7 @@
 use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp};
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
 use paydesk_register::clock::VirtualClock;
-use paydesk_register::transport::Method;
-use paydesk_test_kit::{call, InProcess};
+use paydesk_test_kit::{advance_both, get_json, InProcess};
 use paydesk_register::{CheckoutOutcome, Engine, EngineConfig, OfflineLimits, SeededRandom};
 use serde_json::Value;
 use std::sync::Arc;
@@ -39,13 +38,10 @@ impl World {
     }
     /// Both clocks move together (the register's and the PSP's).
     fn advance(&self, d: Duration) {
-        self.clock.advance(d);
-        assert!(self.psp.advance_clock(d));
+        advance_both(&self.clock, &self.psp, d);
     }
     async fn get(&self, path: &str) -> Value {
-        let (status, _, body) = call(&self.psp, KEY, Method::Get, path, None).await;
-        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
-        serde_json::from_slice(&body).unwrap()
+        get_json(&self.psp, KEY, path).await
     }
     /// Every PaymentIntent through the list API (consistent, unlike search).
     async fn intents(&self) -> Vec<Value> {

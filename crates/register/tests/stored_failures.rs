@@ -12,7 +12,7 @@ use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp};
 use paydesk_ledger::{CaptureMethod, CheckoutOptions, Currency, Ledger, Money, RefundState, SeededKeys};
 use paydesk_register::clock::VirtualClock;
 use paydesk_register::transport::Method;
-use paydesk_test_kit::{call, InProcess, Posts};
+use paydesk_test_kit::{advance_both, call, get_json, InProcess, Posts};
 use paydesk_register::{Engine, EngineConfig, Notification, SeededRandom};
 use serde_json::Value;
 use std::sync::Arc;
@@ -41,14 +41,11 @@ impl World {
     }
     /// Both clocks move together (the register's and the PSP's).
     fn advance(&self, d: Duration) {
-        self.clock.advance(d);
-        assert!(self.psp.advance_clock(d));
+        advance_both(&self.clock, &self.psp, d);
     }
     /// A GET through the PSP's real API.
     async fn get(&self, path: &str) -> Value {
-        let (status, _, body) = call(&self.psp, KEY, Method::Get, path, None).await;
-        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
-        serde_json::from_slice(&body).unwrap()
+        get_json(&self.psp, KEY, path).await
     }
     async fn post(&self, path: &str, key: &str) -> (u16, bool) {
         let (status, replayed, _) = call(&self.psp, KEY, Method::Post, path, Some(key)).await;

@@ -72,3 +72,16 @@ pub async fn call(psp: &MockPsp, key: &str, method: Method, path: &str, idempote
         _ => panic!("no answer for {path}"),
     }
 }
+
+/// A GET to the PSP's service as the merchant: its JSON body, the status asserted 200.
+pub async fn get_json(psp: &MockPsp, key: &str, path: &str) -> serde_json::Value {
+    let (status, _, body) = call(psp, key, Method::Get, path, None).await;
+    assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+    serde_json::from_slice(&body).expect("the PSP answers JSON")
+}
+
+/// Moves the register's virtual clock and the PSP's manual clock together.
+pub fn advance_both(clock: &VirtualClock, psp: &MockPsp, d: Duration) {
+    clock.advance(d);
+    assert!(psp.advance_clock(d), "the PSP's clock is not a manual clock");
+}

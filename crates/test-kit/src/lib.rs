@@ -14,7 +14,7 @@ mod ledger;
 mod process;
 mod serve;
 
-pub use in_process::{call, InProcess, Posts};
+pub use in_process::{advance_both, call, get_json, InProcess, Posts};
 pub use ledger::{ledger_in, TempLedger};
 pub use paydesk_sim::world::{http_response, psp_request};
 pub use process::listening_url;
