@@ -456,9 +456,7 @@ impl PspProcess {
             .stderr(Stdio::inherit());
         let mut group = Group::spawn(cmd, "mock-psp");
         let mut out = BufReader::new(group.child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).expect("read mock-psp's first line");
-        let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("mock-psp said {line:?}")).to_string();
+        let url = paydesk_test_kit::listening_url(&mut out).unwrap_or_else(|e| panic!("mock-psp: {e}"));
         // keep its stdout drained so later lines never block or break the process
         std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
         PspProcess { psp: Psp::new(&url, secret_key), _group: group }

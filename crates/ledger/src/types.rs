@@ -282,6 +282,13 @@ pub struct TimelineInput {
     pub refund_id: Option<RefundId>,
 }
 
+impl TimelineInput {
+    /// A row that only says what happened: its kind and words.
+    pub fn said(kind: TimelineKind, detail: String) -> TimelineInput {
+        TimelineInput { kind: Some(kind), detail, ..Default::default() }
+    }
+}
+
 /// One stored timeline row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimelineEntry {

@@ -53,6 +53,22 @@ pub enum AttemptKind {
     NotAPsp,
 }
 
+/// How far one attempt's request got ([`AttemptKind::reach`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// It never left the register: refused, or no connection in time.
+    NeverSent,
+    /// The connection dropped before any answer: it may have arrived.
+    DroppedBeforeAnswer,
+    /// Sent, and no answer came in time: the PSP may be executing it.
+    NoAnswerInTime,
+    /// Another transport failure, or a transport that could not be used (bad URL): the
+    /// register does not count it as proof of anything.
+    Unclear,
+    /// The PSP answered (a status, even if the body was not read).
+    Answered,
+}
+
 /// A label in the ledger that names no [`AttemptKind`] (written by another version).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown attempt outcome {0:?}")]
@@ -115,18 +131,19 @@ impl AttemptKind {
         AttemptKind::ALL.into_iter().find(|k| k.label() == label).ok_or_else(|| UnknownAttemptKind(label.to_string()))
     }
 
-    /// The request certainly never left the register (refused, or no connection in
-    /// time): it cannot have reached the PSP.
-    pub const fn never_sent(self) -> bool {
+    /// How far this attempt's request got, as far as the register can know: one table
+    /// for [`never_sent`](Self::never_sent), [`unreachable`](Self::unreachable) and
+    /// [`shows_offline`](Self::shows_offline).
+    pub const fn reach(self) -> Reach {
         match self {
-            AttemptKind::ConnectionRefused | AttemptKind::ConnectTimeout => true,
+            AttemptKind::ConnectionRefused | AttemptKind::ConnectTimeout => Reach::NeverSent,
+            AttemptKind::ConnectionLost => Reach::DroppedBeforeAnswer,
+            AttemptKind::Timeout => Reach::NoAnswerInTime,
+            AttemptKind::TransportError | AttemptKind::Config => Reach::Unclear,
             AttemptKind::Ok
             | AttemptKind::Replayed
             | AttemptKind::Declined
-            | AttemptKind::Timeout
-            | AttemptKind::ConnectionLost
             | AttemptKind::AnswerTooLarge
-            | AttemptKind::TransportError
             | AttemptKind::InProgress
             | AttemptKind::RateLimited
             | AttemptKind::Unavailable
@@ -136,42 +153,27 @@ impl AttemptKind {
             | AttemptKind::Auth
             | AttemptKind::IdempotencyError
             | AttemptKind::NotFound
-            | AttemptKind::Config
             | AttemptKind::Unexpected
-            | AttemptKind::NotAPsp => false,
+            | AttemptKind::NotAPsp => Reach::Answered,
         }
+    }
+
+    /// The request certainly never left the register (refused, or no connection in
+    /// time): it cannot have reached the PSP.
+    pub const fn never_sent(self) -> bool {
+        matches!(self.reach(), Reach::NeverSent)
     }
 
     /// No server answered at all (refused, no connection, dropped before any answer):
     /// the PSP is offline as far as the register can tell, so a phase may end early.
     pub const fn unreachable(self) -> bool {
-        match self {
-            AttemptKind::ConnectionRefused | AttemptKind::ConnectTimeout | AttemptKind::ConnectionLost => true,
-            AttemptKind::Ok
-            | AttemptKind::Replayed
-            | AttemptKind::Declined
-            | AttemptKind::Timeout
-            | AttemptKind::AnswerTooLarge
-            | AttemptKind::TransportError
-            | AttemptKind::InProgress
-            | AttemptKind::RateLimited
-            | AttemptKind::Unavailable
-            | AttemptKind::ServerError
-            | AttemptKind::ReplayedServerError
-            | AttemptKind::BadRequest
-            | AttemptKind::Auth
-            | AttemptKind::IdempotencyError
-            | AttemptKind::NotFound
-            | AttemptKind::Config
-            | AttemptKind::Unexpected
-            | AttemptKind::NotAPsp => false,
-        }
+        matches!(self.reach(), Reach::NeverSent | Reach::DroppedBeforeAnswer)
     }
 
     /// The status bar shows the PSP offline after such an attempt: unreachable, or sent
     /// and not answered in time.
     pub const fn shows_offline(self) -> bool {
-        self.unreachable() || matches!(self, AttemptKind::Timeout)
+        matches!(self.reach(), Reach::NeverSent | Reach::DroppedBeforeAnswer | Reach::NoAnswerInTime)
     }
 }
 

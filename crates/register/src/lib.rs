@@ -13,7 +13,7 @@ pub mod transport;
 pub mod window;
 pub mod offline;
 
-pub use attempt::{may_have_reached_psp, AttemptKind, UnknownAttemptKind};
+pub use attempt::{may_have_reached_psp, AttemptKind, Reach, UnknownAttemptKind};
 pub use clock::{Clock, SharedClock, SystemClock};
 pub use notify::{Notification, Notifier, SettledState, Subject};
 pub use rng::{OsRandom, Random, SeededRandom, SharedRandom};

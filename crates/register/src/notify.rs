@@ -1,6 +1,7 @@
 //! Typed progress notifications. The desktop app subscribes and forwards each
 //! one as a Tauri event; the CLI may print them to stderr.
 
+use crate::attempt::AttemptKind;
 use paydesk_ledger::{PaymentState, RefundState};
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -53,8 +54,9 @@ impl std::fmt::Display for SettledState {
 pub enum Notification {
     /// Attempt `attempt` (1-based) is about to be sent with the subject's key.
     AttemptStarted { subject: Subject, attempt: u32 },
-    /// How the attempt ended, in words a cashier can read, plus a machine label.
-    AttemptOutcome { subject: Subject, attempt: u32, outcome: String, message: String, latency_ms: u64 },
+    /// How the attempt ended, in words a cashier can read, and its kind (serialized as
+    /// the kind's label, as stored in the timeline).
+    AttemptOutcome { subject: Subject, attempt: u32, outcome: AttemptKind, message: String, latency_ms: u64 },
     /// Waiting before the next attempt (same key, same parameters).
     BackingOff { subject: Subject, attempt: u32, delay_ms: u64, reason: String },
     /// The PSP answered with its stored first response: already done, not charged twice.
@@ -98,5 +100,27 @@ impl Notifier {
     pub fn send(&self, n: Notification) {
         tracing::debug!(?n, "notification");
         let _ = self.tx.send(n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An attempt's outcome travels typed and is serialized as its kind's label, the
+    /// form the timeline stores.
+    #[test]
+    fn attempt_outcome_serializes_its_kind_label() {
+        let n = Notification::AttemptOutcome {
+            subject: Subject::Checkout("k".into()),
+            attempt: 2,
+            outcome: AttemptKind::InProgress,
+            message: "processor still working on this payment".into(),
+            latency_ms: 7,
+        };
+        let v = serde_json::to_value(&n).unwrap();
+        assert_eq!(v["type"], "attempt_outcome");
+        assert_eq!(v["outcome"], "in_progress_409");
+        assert_eq!(v["subject"], serde_json::json!({"kind": "checkout", "key": "k"}));
     }
 }

@@ -169,7 +169,7 @@ where
             notifier.send(Notification::AttemptOutcome {
                 subject: subject.clone(),
                 attempt: n,
-                outcome: rec.outcome.label().to_string(),
+                outcome: rec.outcome,
                 message: rec.message.clone(),
                 latency_ms: latency,
             });

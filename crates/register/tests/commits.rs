@@ -3,17 +3,16 @@
 //! outcome (attempts, PSP id, state path) in one transaction. Counted exactly with the
 //! ledger's SQLite commit hook, over real loopback HTTP to the mock PSP.
 
-use mock_psp::MockPsp;
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, NewProduct};
+use paydesk_ledger::{CheckoutOptions, Currency, Money, NewProduct};
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{Engine, EngineConfig, OsRandom, SystemClock};
 use std::sync::Arc;
 use std::time::Duration;
 
 async fn setup(dir: &tempfile::TempDir) -> (mock_psp::RunningServer, Engine) {
-    let psp = MockPsp::builder().db(dir.path().join("psp.sqlite3")).secret_key("sk_test_a").seed(11).build().unwrap();
-    let server = psp.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
-    let ledger = Ledger::open(dir.path().join("register.sqlite3")).unwrap();
+    let psp = paydesk_test_kit::psp_on_file(dir.path(), "sk_test_a", 11);
+    let server = paydesk_test_kit::serve(&psp).await;
+    let ledger = paydesk_test_kit::ledger_in(dir.path());
     let transport = Arc::new(HttpTransport::new(&server.url(), "sk_test_a", Duration::from_secs(2)).unwrap());
     let engine = Engine::new(ledger, transport, Arc::new(SystemClock::new()), Arc::new(OsRandom), EngineConfig::default());
     (server, engine)

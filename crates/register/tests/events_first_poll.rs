@@ -5,8 +5,7 @@
 //! `every_psp_event_applied` — events of the first sales, older than the lookback at the
 //! first poll, were never read). Real loopback HTTP to the mock PSP, real ledger file.
 
-use mock_psp::MockPsp;
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money};
+use paydesk_ledger::{CheckoutOptions, Currency, Money};
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{Engine, EngineConfig, OsRandom, SystemClock};
 use std::collections::HashSet;
@@ -16,12 +15,12 @@ use std::time::Duration;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_first_poll_still_applies_the_first_sales_events() {
     let dir = tempfile::tempdir().unwrap();
-    let psp = MockPsp::builder().db(dir.path().join("psp.sqlite3")).secret_key("sk_test_a").seed(3).build().unwrap();
-    let server = psp.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let psp = paydesk_test_kit::psp_on_file(dir.path(), "sk_test_a", 3);
+    let server = paydesk_test_kit::serve(&psp).await;
     let transport = Arc::new(HttpTransport::new(&server.url(), "sk_test_a", Duration::from_secs(2)).unwrap());
     let clock = Arc::new(SystemClock::new());
     let cfg = EngineConfig { events_lookback: Duration::from_secs(10 * 60), ..EngineConfig::default() };
-    let ledger = Ledger::open(dir.path().join("register.sqlite3")).unwrap();
+    let ledger = paydesk_test_kit::ledger_in(dir.path());
     let engine = Engine::new(ledger, transport, clock.clone(), Arc::new(OsRandom), cfg);
 
     for amount in [1200, 3400] {

@@ -3,9 +3,7 @@
 //! builds on. Two runs with the same seeds give the same history.
 
 use mock_psp::{Fault, FaultConfig, MockPsp};
-#[path = "support/psp_request.rs"]
-mod psp_request;
-use psp_request::InProcess;
+use paydesk_test_kit::InProcess;
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
 use paydesk_register::clock::{Clock, VirtualClock};
 use paydesk_register::{Engine, EngineConfig, SeededRandom};

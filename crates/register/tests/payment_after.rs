@@ -7,20 +7,17 @@ use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp};
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, PaymentState, SeededKeys};
 use paydesk_register::clock::VirtualClock;
 use paydesk_register::{Attempted, CheckoutOutcome, Engine, EngineConfig, EngineError, SeededRandom};
-use std::sync::{Arc, Mutex};
+use paydesk_test_kit::{InProcess, Posts};
+use std::sync::Arc;
 
 const KEY: &str = "sk_test_a";
 const START_MS: i64 = 1_800_000_000_000;
 const PI: &str = "/v1/payment_intents";
 
-#[path = "support/psp_request.rs"]
-mod psp_request;
-use psp_request::InProcess;
-
 struct World {
     psp: MockPsp,
     engine: Engine,
-    posts: Arc<Mutex<Vec<(String, String)>>>,
+    posts: Posts,
 }
 
 impl World {
@@ -34,7 +31,7 @@ impl World {
             .build()
             .unwrap();
         let clock = Arc::new(VirtualClock::new(START_MS));
-        let posts: Arc<Mutex<Vec<(String, String)>>> = Default::default();
+        let posts: Posts = Default::default();
         let mut t = InProcess::new(&psp, &clock, KEY);
         t.posts = Some(posts.clone());
         let t = Arc::new(t);
@@ -51,7 +48,7 @@ impl World {
         self.engine.list_payments(100, 0).unwrap().len()
     }
     fn create_keys(&self) -> Vec<String> {
-        self.posts.lock().unwrap().iter().filter(|(p, _)| p == PI).map(|(_, k)| k.clone()).collect()
+        self.posts.lock().iter().filter(|(p, _)| p == PI).map(|(_, k)| k.clone()).collect()
     }
 }
 

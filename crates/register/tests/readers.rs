@@ -2,7 +2,6 @@
 //! on reader connections, so they answer while the writer is busy (a long commit, a
 //! checkout in progress) and never hold it up. Real file ledger, real loopback HTTP.
 
-use mock_psp::MockPsp;
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, RandomKeys};
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{Engine, EngineConfig, OsRandom, SystemClock};
@@ -15,8 +14,8 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 const WRITER_HOLD_MAX: Duration = Duration::from_secs(90);
 
 async fn engine_over(ledger: Ledger, dir: &tempfile::TempDir) -> (mock_psp::RunningServer, Engine) {
-    let psp = MockPsp::builder().db(dir.path().join("psp.sqlite3")).secret_key("sk_test_a").seed(5).build().unwrap();
-    let server = psp.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let psp = paydesk_test_kit::psp_on_file(dir.path(), "sk_test_a", 5);
+    let server = paydesk_test_kit::serve(&psp).await;
     let transport = Arc::new(HttpTransport::new(&server.url(), "sk_test_a", Duration::from_secs(2)).unwrap());
     let engine = Engine::new(ledger, transport, Arc::new(SystemClock::new()), Arc::new(OsRandom), EngineConfig::default());
     (server, engine)
@@ -24,9 +23,8 @@ async fn engine_over(ledger: Ledger, dir: &tempfile::TempDir) -> (mock_psp::Runn
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lists_and_payment_details_answer_while_the_writer_is_held() {
-    let dir = tempfile::tempdir().unwrap();
-    let ledger = Ledger::open(dir.path().join("register.sqlite3")).unwrap();
-    let (_server, engine) = engine_over(ledger, &dir).await;
+    let temp = paydesk_test_kit::TempLedger::new();
+    let (_server, engine) = engine_over(temp.open(), &temp.dir).await;
     assert_eq!(engine.reader_count(), 2);
     let paid = engine.checkout_amount(Money::new(1500, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
     assert_eq!(paid.state.as_str(), "captured", "{paid:?}");

@@ -4,10 +4,10 @@
 //! (in process, no socket) with the PSP's search lag (`--search-lag-ms`), both clocks
 //! virtual and moved by the test.
 
-use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp, Outcome};
+use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp};
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
 use paydesk_register::clock::VirtualClock;
-use paydesk_register::transport::{HttpRequest, Method};
+use paydesk_test_kit::{advance_both, get_json, InProcess};
 use paydesk_register::{CheckoutOutcome, Engine, EngineConfig, OfflineLimits, SeededRandom};
 use serde_json::Value;
 use std::sync::Arc;
@@ -16,10 +16,6 @@ use std::time::Duration;
 const KEY: &str = "sk_test_a";
 const START_MS: i64 = 1_800_000_000_000;
 const LAG_MS: u64 = 60_000;
-
-#[path = "support/psp_request.rs"]
-mod psp_request;
-use psp_request::{to_request, InProcess};
 
 struct World {
     psp: MockPsp,
@@ -42,18 +38,10 @@ impl World {
     }
     /// Both clocks move together (the register's and the PSP's).
     fn advance(&self, d: Duration) {
-        self.clock.advance(d);
-        assert!(self.psp.advance_clock(d));
+        advance_both(&self.clock, &self.psp, d);
     }
     async fn get(&self, path: &str) -> Value {
-        let req = HttpRequest { method: Method::Get, path: path.into(), form: vec![], idempotency_key: None, timeout: Duration::from_secs(5) };
-        match self.psp.handle(to_request(&req, KEY)).await {
-            Outcome::Respond(r) => {
-                assert_eq!(r.status, 200, "{path}: {}", String::from_utf8_lossy(&r.body));
-                serde_json::from_slice(&r.body).unwrap()
-            }
-            _ => panic!("no answer for GET {path}"),
-        }
+        get_json(&self.psp, KEY, path).await
     }
     /// Every PaymentIntent through the list API (consistent, unlike search).
     async fn intents(&self) -> Vec<Value> {

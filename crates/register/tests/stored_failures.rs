@@ -8,10 +8,11 @@
 //! * A refund past the dedup window: looked up by its metadata; found -> recorded;
 //!   provably absent -> failed visibly (alarm), nothing refunded on either side.
 
-use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp, Outcome};
+use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp};
 use paydesk_ledger::{CaptureMethod, CheckoutOptions, Currency, Ledger, Money, RefundState, SeededKeys};
 use paydesk_register::clock::VirtualClock;
-use paydesk_register::transport::{HttpRequest, Method};
+use paydesk_register::transport::Method;
+use paydesk_test_kit::{advance_both, call, get_json, InProcess, Posts};
 use paydesk_register::{Engine, EngineConfig, Notification, SeededRandom};
 use serde_json::Value;
 use std::sync::Arc;
@@ -20,14 +21,10 @@ use std::time::Duration;
 const KEY: &str = "sk_test_a";
 const START_MS: i64 = 1_800_000_000_000;
 
-#[path = "support/psp_request.rs"]
-mod psp_request;
-use psp_request::{to_request, InProcess};
-
 struct World {
     psp: MockPsp,
     clock: Arc<VirtualClock>,
-    posts: Arc<std::sync::Mutex<Vec<(String, String)>>>,
+    posts: Posts,
 }
 
 impl World {
@@ -44,32 +41,21 @@ impl World {
     }
     /// Both clocks move together (the register's and the PSP's).
     fn advance(&self, d: Duration) {
-        self.clock.advance(d);
-        assert!(self.psp.advance_clock(d));
+        advance_both(&self.clock, &self.psp, d);
     }
     /// A GET through the PSP's real API.
     async fn get(&self, path: &str) -> Value {
-        let req = HttpRequest { method: Method::Get, path: path.into(), form: vec![], idempotency_key: None, timeout: Duration::from_secs(5) };
-        match self.psp.handle(to_request(&req, KEY)).await {
-            Outcome::Respond(r) => {
-                assert_eq!(r.status, 200, "{path}: {}", String::from_utf8_lossy(&r.body));
-                serde_json::from_slice(&r.body).unwrap()
-            }
-            _ => panic!("no answer for GET {path}"),
-        }
+        get_json(&self.psp, KEY, path).await
     }
     async fn post(&self, path: &str, key: &str) -> (u16, bool) {
-        let req = HttpRequest { method: Method::Post, path: path.into(), form: vec![], idempotency_key: Some(key.into()), timeout: Duration::from_secs(5) };
-        match self.psp.handle(to_request(&req, KEY)).await {
-            Outcome::Respond(r) => (r.status, r.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("idempotent-replayed") && v == "true")),
-            _ => panic!("no answer for POST {path}"),
-        }
+        let (status, replayed, _) = call(&self.psp, KEY, Method::Post, path, Some(key)).await;
+        (status, replayed)
     }
     async fn refunds_at_psp(&self, pi: &str) -> Vec<Value> {
         self.get(&format!("/v1/refunds?payment_intent={pi}&limit=100")).await["data"].as_array().unwrap().clone()
     }
     fn posts_to(&self, path: &str) -> Vec<String> {
-        self.posts.lock().unwrap().iter().filter(|(p, _)| p == path).map(|(_, k)| k.clone()).collect()
+        self.posts.lock().iter().filter(|(p, _)| p == path).map(|(_, k)| k.clone()).collect()
     }
 }
 

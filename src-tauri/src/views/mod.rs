@@ -13,6 +13,7 @@
 //! | `report.rs`   | the end-of-day report                                       |
 
 use paydesk_ledger::PaymentState;
+use paydesk_register::AttemptKind;
 
 mod outcome;
 mod payments;
@@ -20,7 +21,7 @@ mod progress;
 mod report;
 
 pub use outcome::{OutcomeView, Receipt};
-pub use payments::{timeline, PaymentDetail, PaymentRow, RefundRow, TimelineView};
+pub use payments::{timeline, PaymentDetail, PaymentHead, PaymentRow, RefundRow, TimelineView};
 pub use progress::{forward, Forward, PaymentUpdate, ProgressView};
 pub use report::{report, ReportInput, ReportView, Sale};
 
@@ -58,6 +59,19 @@ pub fn state_tone(state: PaymentState) -> &'static str {
     }
 }
 
+/// The tone of an attempt's live progress line: done is ok; a decline, and an answer
+/// that needs the owner (the PSP refused the request, the key or the settings), is bad;
+/// everything the register keeps retrying or resolving is warn.
+pub fn attempt_tone(kind: AttemptKind) -> &'static str {
+    use AttemptKind as K;
+    match kind {
+        K::Ok | K::Replayed => "ok",
+        K::Declined | K::BadRequest | K::Auth | K::IdempotencyError | K::NotFound | K::Config | K::Unexpected => "bad",
+        K::ConnectionRefused | K::ConnectTimeout | K::Timeout | K::ConnectionLost | K::AnswerTooLarge | K::TransportError => "warn",
+        K::InProgress | K::RateLimited | K::Unavailable | K::ServerError | K::ReplayedServerError | K::NotAPsp => "warn",
+    }
+}
+
 /// A payment state that arrived as text (engine notifications, timeline rows).
 /// `None` for text the ledger does not know; callers show the text as it is.
 fn parse_state(text: &str) -> Option<PaymentState> {
@@ -89,5 +103,21 @@ mod tests {
             assert_eq!(parse_state(s.as_str()), Some(s));
         }
         assert_eq!(parse_state("no_such_state"), None);
+    }
+
+    /// An attempt's tone is decided by its kind, as it was by its label: done is ok, a
+    /// decline or a request the PSP refused (`psp_*`, `idempotency_error`) is bad, the
+    /// rest is warn.
+    #[test]
+    fn attempt_tone_by_kind() {
+        for k in AttemptKind::ALL {
+            let by_label = match k.label() {
+                "ok" | "replayed" => "ok",
+                "declined" => "bad",
+                l if l.starts_with("psp_") || l == "idempotency_error" => "bad",
+                _ => "warn",
+            };
+            assert_eq!(attempt_tone(k), by_label, "{k}");
+        }
     }
 }

@@ -8,14 +8,35 @@ use serde::Serialize;
 use super::{card_label, parse_state, state_label, state_tone};
 use crate::money;
 
+/// What every view of one payment starts with: its key, when, how much, and its state
+/// in the cashier's words.
 #[derive(Debug, Clone, Serialize)]
-pub struct PaymentRow {
+pub struct PaymentHead {
     pub id: String,
     pub created_at: i64,
     pub amount: i64,
     pub amount_display: String,
     pub state: String,
     pub state_label: &'static str,
+}
+
+impl PaymentHead {
+    fn of(p: &Payment) -> PaymentHead {
+        PaymentHead {
+            id: p.idempotency_key.clone(),
+            created_at: p.created_at_ms,
+            amount: p.amount.amount_minor,
+            amount_display: money::format(p.amount.amount_minor, p.amount.currency.code()),
+            state: p.state.as_str().into(),
+            state_label: state_label(p.state),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PaymentRow {
+    #[serde(flatten)]
+    pub head: PaymentHead,
     /// How the state is shown (see [`state_tone`]).
     pub tone: &'static str,
     pub attempts: u32,
@@ -24,19 +45,10 @@ pub struct PaymentRow {
 
 impl PaymentRow {
     pub fn of(p: &Payment, attempts: u32) -> PaymentRow {
-        PaymentRow {
-            id: p.idempotency_key.clone(),
-            created_at: p.created_at_ms,
-            amount: p.amount.amount_minor,
-            amount_display: money::format(p.amount.amount_minor, p.amount.currency.code()),
-            state: p.state.as_str().into(),
-            state_label: state_label(p.state),
-            tone: state_tone(p.state),
-            attempts,
-            offline: p.offline,
-        }
+        PaymentRow { head: PaymentHead::of(p), tone: state_tone(p.state), attempts, offline: p.offline }
     }
 }
+
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TimelineView {
@@ -173,12 +185,8 @@ pub struct RefundRow {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct PaymentDetail {
-    pub id: String,
-    pub created_at: i64,
-    pub amount: i64,
-    pub amount_display: String,
-    pub state: String,
-    pub state_label: &'static str,
+    #[serde(flatten)]
+    pub head: PaymentHead,
     pub checkout_key: String,
     pub psp_payment_id: Option<String>,
     pub card_label: String,
@@ -207,15 +215,14 @@ impl PaymentDetail {
             PaymentState::Created | PaymentState::Authorizing => {
                 Some("The outcome is not known yet; refunds are possible once it is.".into())
             }
-            _ => None,
+            PaymentState::Authorized
+            | PaymentState::Capturing
+            | PaymentState::Captured
+            | PaymentState::Refunding
+            | PaymentState::PartiallyRefunded => None,
         };
         PaymentDetail {
-            id: p.idempotency_key.clone(),
-            created_at: p.created_at_ms,
-            amount: p.amount.amount_minor,
-            amount_display: money::format(p.amount.amount_minor, cur),
-            state: p.state.as_str().into(),
-            state_label: state_label(p.state),
+            head: PaymentHead::of(p),
             checkout_key: p.idempotency_key.clone(),
             psp_payment_id: p.psp_payment_id.clone(),
             card_label: card_label(p.request_params.get("payment_method")),

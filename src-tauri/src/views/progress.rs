@@ -2,10 +2,10 @@
 //! progress in the checkout panel, and background changes to a payment (offline
 //! payments forwarded, refunds resolved, alarms).
 
-use paydesk_register::{Notification, SettledState, Subject};
+use paydesk_register::{AttemptKind, Notification, SettledState, Subject};
 use serde::Serialize;
 
-use super::{state_label, state_tone};
+use super::{attempt_tone, state_label, state_tone};
 use crate::money;
 
 /// One line of live progress for the checkout panel (event `checkout-progress`).
@@ -57,17 +57,11 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             format!("Attempt {attempt}: sending to the processor with key {}…", short(subject.key())),
         ),
         Notification::AttemptOutcome { subject, attempt, outcome, message, latency_ms } => {
-            let tone = match outcome.as_str() {
-                "ok" | "replayed" => "ok",
-                "declined" => "bad",
-                o if o.starts_with("psp_") || o == "idempotency_error" => "bad",
-                _ => "warn",
-            };
-            if outcome == "replayed" {
+            if *outcome == AttemptKind::Replayed {
                 // the Replayed notification that follows says it in full
                 return Forward::Nothing;
             }
-            p(subject, Some(*attempt), "outcome", tone, format!("{} ({latency_ms} ms)", capitalize(message)))
+            p(subject, Some(*attempt), "outcome", attempt_tone(*outcome), format!("{} ({latency_ms} ms)", capitalize(message)))
         }
         Notification::BackingOff { subject, attempt, delay_ms, .. } => p(
             subject,

@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
-pub const KEY: &str = "sk_test_a";
+pub use paydesk_test_kit::KEY;
+
+/// Pages a test walks through a list endpoint before it gives up (100 objects a page).
+pub const MAX_LIST_PAGES: usize = 1_000;
 
 pub struct Psp {
     pub server: Option<RunningServer>,
@@ -44,18 +47,7 @@ impl Psp {
             .faults(FaultConfig::none())
             .build()
             .expect("mock psp");
-        let mut tries = 0;
-        let server = loop {
-            match psp.serve(addr).await {
-                Ok(s) => break s,
-                Err(e) if tries < 50 => {
-                    tries += 1;
-                    let _ = e;
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-                Err(e) => panic!("serve: {e}"),
-            }
-        };
+        let server = paydesk_test_kit::serve_on(&psp, addr).await;
         self.addr = server.local_addr();
         self.server = Some(server);
     }
@@ -101,14 +93,15 @@ impl Psp {
         reqwest::Client::new().get(format!("{}/__admin/stats", self.url())).send().await.unwrap().json().await.unwrap()
     }
 
-    /// Every PaymentIntent of the merchant, through the list API (paginated).
-    pub async fn intents(&self) -> Vec<Value> {
+    /// Every object of a Stripe list endpoint (`/v1/payment_intents`, `/v1/events`),
+    /// page by page (at most [`MAX_LIST_PAGES`] pages of 100).
+    pub async fn list_all(&self, list: &str) -> Vec<Value> {
         let mut all = Vec::new();
         let mut after: Option<String> = None;
-        loop {
+        for _ in 0..MAX_LIST_PAGES {
             let path = match &after {
-                Some(a) => format!("/v1/payment_intents?limit=100&starting_after={a}"),
-                None => "/v1/payment_intents?limit=100".to_string(),
+                Some(a) => format!("{list}?limit=100&starting_after={a}"),
+                None => format!("{list}?limit=100"),
             };
             let page = self.get(&path).await;
             let data = page["data"].as_array().cloned().unwrap_or_default();
@@ -116,10 +109,15 @@ impl Psp {
             let more = page["has_more"].as_bool().unwrap_or(false);
             all.extend(data);
             if !more || after.is_none() {
-                break;
+                return all;
             }
         }
-        all
+        panic!("{list} has more than {MAX_LIST_PAGES} pages");
+    }
+
+    /// Every PaymentIntent of the merchant, through the list API.
+    pub async fn intents(&self) -> Vec<Value> {
+        self.list_all("/v1/payment_intents").await
     }
 
     /// PaymentIntents by `metadata[checkout_key]`.
@@ -134,23 +132,7 @@ impl Psp {
     }
 
     pub async fn events(&self) -> Vec<Value> {
-        let mut all = Vec::new();
-        let mut after: Option<String> = None;
-        loop {
-            let path = match &after {
-                Some(a) => format!("/v1/events?limit=100&starting_after={a}"),
-                None => "/v1/events?limit=100".to_string(),
-            };
-            let page = self.get(&path).await;
-            let data = page["data"].as_array().cloned().unwrap_or_default();
-            after = data.last().and_then(|d| d["id"].as_str()).map(str::to_string);
-            let more = page["has_more"].as_bool().unwrap_or(false);
-            all.extend(data);
-            if !more || after.is_none() {
-                break;
-            }
-        }
-        all
+        self.list_all("/v1/events").await
     }
 }
 

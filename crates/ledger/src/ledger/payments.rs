@@ -198,16 +198,8 @@ pub(super) fn open_checkout_in(
                     )
                 ],
             )?;
-            append_timeline_tx(
-                tx,
-                previous.id,
-                &TimelineInput {
-                    kind: Some(TimelineKind::Note),
-                    detail: format!("superseded by payment {id} on cashier override: {reason}"),
-                    ..Default::default()
-                },
-                now_ms,
-            )?;
+            let note = format!("superseded by payment {id} on cashier override: {reason}");
+            append_timeline_tx(tx, previous.id, &TimelineInput::said(TimelineKind::Note, note), now_ms)?;
         }
     }
     let payment = payment_by_id_tx(tx, id)?;
@@ -281,16 +273,7 @@ pub(super) fn insert_payment(
         ],
     )?;
     let id = PaymentId(tx.last_insert_rowid());
-    append_timeline_tx(
-        tx,
-        id,
-        &TimelineInput {
-            kind: Some(TimelineKind::Created),
-            detail: format!("checkout of {amount} created"),
-            ..Default::default()
-        },
-        now_ms,
-    )?;
+    append_timeline_tx(tx, id, &TimelineInput::said(TimelineKind::Created, format!("checkout of {amount} created")), now_ms)?;
     Ok(id)
 }
 
@@ -342,16 +325,8 @@ pub(super) fn record_psp_result_tx(tx: &WriteTx<'_>, result: &PspResult, now_ms:
                     "UPDATE payments SET psp_payment_id = ?2, updated_at_ms = ?3 WHERE id = ?1",
                     params![p.id.0, result.psp_payment_id, now_ms],
                 )?;
-                append_timeline_tx(
-                    tx,
-                    p.id,
-                    &TimelineInput {
-                        kind: Some(TimelineKind::PspResult),
-                        detail: format!("PSP payment {}", result.psp_payment_id),
-                        ..Default::default()
-                    },
-                    now_ms,
-                )?;
+                let detail = format!("PSP payment {}", result.psp_payment_id);
+                append_timeline_tx(tx, p.id, &TimelineInput::said(TimelineKind::PspResult, detail), now_ms)?;
                 RecordOutcome::Recorded(p.id)
             }
         }
@@ -380,19 +355,8 @@ pub(super) fn record_psp_result_tx(tx: &WriteTx<'_>, result: &PspResult, now_ms:
                     ],
                 )?;
                 let id = PaymentId(tx.last_insert_rowid());
-                append_timeline_tx(
-                    tx,
-                    id,
-                    &TimelineInput {
-                        kind: Some(TimelineKind::PspResult),
-                        detail: format!(
-                            "recorded from PSP payment {} in state {}",
-                            result.psp_payment_id, result.state_if_new
-                        ),
-                        ..Default::default()
-                    },
-                    now_ms,
-                )?;
+                let detail = format!("recorded from PSP payment {} in state {}", result.psp_payment_id, result.state_if_new);
+                append_timeline_tx(tx, id, &TimelineInput::said(TimelineKind::PspResult, detail), now_ms)?;
                 RecordOutcome::Recorded(id)
             }
         }

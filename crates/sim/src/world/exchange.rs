@@ -124,11 +124,7 @@ impl Wire {
                     500 => st.fault("internal_500"),
                     _ => {}
                 }
-                Ok(HttpResponse {
-                    status: r.status,
-                    headers: r.headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),
-                    body: r.body.to_vec(),
-                })
+                Ok(super::http_response(&r))
             }
             Outcome::DropRequest => {
                 self.stats.lock().fault("drop_request");

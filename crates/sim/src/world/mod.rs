@@ -9,11 +9,13 @@
 //! decision, so the order of PSP writes — and with it every id, every fault draw and
 //! every answer — is a pure function of the seed.
 
+mod convert;
 mod exchange;
 mod exec;
 mod time;
 mod wire;
 
+pub use convert::{http_response, psp_request};
 pub use exec::{block_on, drive_psp, install_quiet_crash_hook, join2, CatchCrash, SimCrash};
 pub use time::{PspClock, RegisterClock, TimeCore, YieldOnce};
 pub use wire::{PlantedBug, SimTransport, Stored500, Wire, WireStats};

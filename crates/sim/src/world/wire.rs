@@ -6,7 +6,7 @@ use super::exec::SimCrash;
 use super::time::{TimeCore, YieldOnce};
 use mock_psp::{MockPsp, PspRequest};
 use paydesk_register::clock::BoxFuture;
-use paydesk_register::transport::{HttpRequest, HttpResponse, Method, Transport, TransportError};
+use paydesk_register::transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use paydesk_register::CrashPoint;
 use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};
@@ -144,26 +144,8 @@ impl Wire {
     }
 
     pub(super) fn to_psp(&self, req: &HttpRequest, key: Option<&str>) -> PspRequest {
-        let (path, query) = req.path.split_once('?').unwrap_or((req.path.as_str(), ""));
         let secret = if self.wrong_key_sales.load(Ordering::SeqCst) > 0 { "sk_test_not_this_account" } else { self.secret.as_str() };
-        let mut headers = vec![("authorization".to_string(), format!("Bearer {secret}"))];
-        let method = match req.method {
-            Method::Get => "GET",
-            Method::Post => {
-                headers.push(("content-type".into(), "application/x-www-form-urlencoded".into()));
-                "POST"
-            }
-        };
-        if let Some(k) = key {
-            headers.push(("idempotency-key".into(), k.to_string()));
-        }
-        PspRequest {
-            method: method.into(),
-            path: path.into(),
-            query: query.into(),
-            headers,
-            body: if req.method == Method::Post { bytes::Bytes::from(req.encoded_body()) } else { bytes::Bytes::new() },
-        }
+        super::psp_request(req, secret, key)
     }
 }
 

@@ -1,0 +1,24 @@
+//! `paydesk-test-kit`: what PayDesk's tests share, so each test crate does not grow its
+//! own copy. A dev-dependency only (`publish = false`); nothing in a product depends on
+//! it. The mock PSP it starts is the real product part, never a fake:
+//!
+//! | file | what |
+//! |---|---|
+//! | `serve.rs` | the mock PSP in process, served on a loopback port (`127.0.0.1:0`, or a given port again after a restart) |
+//! | `process.rs` | the URL a PSP process prints once it listens (`listening on URL`) |
+//! | `ledger.rs` | a register ledger in a temp dir (a real SQLite file) |
+//! | `in_process.rs` | the register's transport that calls the mock PSP's service directly (no socket) |
+
+mod in_process;
+mod ledger;
+mod process;
+mod serve;
+
+pub use in_process::{advance_both, call, get_json, InProcess, Posts};
+pub use ledger::{ledger_in, TempLedger};
+pub use paydesk_sim::world::{http_response, psp_request};
+pub use process::listening_url;
+pub use serve::{psp_on_file, serve, serve_on};
+
+/// The secret key the tests' PSP accounts use unless a test needs another.
+pub const KEY: &str = "sk_test_a";
