@@ -313,3 +313,31 @@ async fn an_offline_card_tender_declined_at_forwarding_reopens_the_sale() {
     assert_eq!((c.sale.state, c.sale.due), (SaleState::Paid, 0));
     w.server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recovery_never_makes_a_new_refund_key_for_a_cancel_only_the_cashier_does() {
+    let w = World::new().await;
+    let cart = w.cart("TEA", 2);
+    let a = w.engine.charge_card_tender(cart, Some(300), card("pm_card_visa"), None).await.unwrap();
+    let pi = w.pi_of(&a.checkout.checkout_key);
+    // The cancel is committed, then its refund ends failed before anything was sent
+    // (as when the PSP refuses it): nothing refunded, the sale stays canceling.
+    let plan = w.engine.with_ledger(|l| l.begin_sale_cancel(cart, "wrong order", 5)).unwrap();
+    let [paydesk_ledger::CancelAction::Refund { refund_id, .. }] = plan.actions.as_slice() else { panic!("{plan:?}") };
+    w.engine
+        .with_ledger(|l| l.transition_refund(*refund_id, paydesk_ledger::RefundState::Pending, paydesk_ledger::RefundState::Failed, 6))
+        .unwrap();
+    let payment = w.engine.with_ledger(|l| l.payment_by_key(&a.checkout.checkout_key)).unwrap().unwrap();
+    for _ in 0..2 {
+        let rep = w.engine.recover().await.unwrap();
+        assert_eq!((rep.sale_cancels_resumed, rep.sale_cancels_completed), (1, 0), "{rep:?}");
+    }
+    assert_eq!(w.engine.with_ledger(|l| l.refunds_for_payment(payment.id)).unwrap().len(), 1, "recovery made no new refund");
+    assert_eq!(w.engine.sale_view(cart).unwrap().state, SaleState::Canceling);
+    assert!(w.psp_refunds(&pi).await.is_empty());
+    // The cashier presses Cancel again: a new refund with its own key, once.
+    let r = w.engine.cancel_sale(cart, "wrong order").await.unwrap();
+    assert_eq!(r.state, SaleState::Canceled, "{r:?}");
+    assert_eq!(w.psp_refunds(&pi).await, vec![(300, "succeeded".to_string())]);
+    w.server.shutdown().await;
+}

@@ -6,7 +6,7 @@
 
 use super::{cancel_state, SaleView};
 use crate::engine::{CheckoutReport, DriveMode, Engine, EngineError, RefundReport, Result};
-use paydesk_ledger::{CancelAction, CartId, RefundState, SaleState};
+use paydesk_ledger::{CancelAction, CartId, PaymentState, RefundState, SaleState, TenderStanding};
 use serde::Serialize;
 
 /// Rounds of "commit what is left, drive it" in one call: a refund the PSP refused
@@ -67,12 +67,26 @@ impl Engine {
         };
         let mut report =
             CancelReport { state: SaleState::Canceling, refunds: Vec::new(), voids: Vec::new(), cash_returned: 0, errors: Vec::new(), sale: self.sale_now(cart)? };
-        for _ in 0..CANCEL_ROUNDS {
+        // Recovery only finishes what the cashier started: it drives the refunds and voids
+        // already committed and never commits a new refund key (a refund the PSP refused
+        // waits for the cashier to press Cancel again, design §3.3), so a refusing PSP
+        // cannot make recovery mint a key every pass.
+        let rounds = match mode {
+            DriveMode::Interactive => CANCEL_ROUNDS,
+            DriveMode::Background | DriveMode::Forward => 1,
+        };
+        for _ in 0..rounds {
             let now = self.now();
-            let plan = self.with_ledger(|l| l.begin_sale_cancel(cart, &reason, now))?;
-            report.cash_returned += plan.cash_returned_minor;
+            let actions = match mode {
+                DriveMode::Interactive => {
+                    let plan = self.with_ledger(|l| l.begin_sale_cancel(cart, &reason, now))?;
+                    report.cash_returned += plan.cash_returned_minor;
+                    plan.actions
+                }
+                DriveMode::Background | DriveMode::Forward => self.committed_cancel_actions(cart)?,
+            };
             let mut refused = false;
-            for action in plan.actions {
+            for action in actions {
                 match action {
                     CancelAction::Refund { refund_id, refund_key, .. } => {
                         match self.drive_refund(refund_id, refund_key.clone(), mode).await {
@@ -102,5 +116,46 @@ impl Engine {
         }
         report.sale = sale;
         Ok(report)
+    }
+}
+
+impl Engine {
+    /// The refunds a cancel committed that are still open, and the authorizations it
+    /// must still void: what recovery drives, nothing new.
+    fn committed_cancel_actions(&self, cart: CartId) -> Result<Vec<CancelAction>> {
+        self.with_ledger(|l| -> paydesk_ledger::Result<Vec<CancelAction>> {
+            let sale = l.sale(cart)?;
+            let mut actions = Vec::new();
+            for t in sale.tenders.iter().filter(|t| t.standing == TenderStanding::Active) {
+                let (Some(pid), Some(key)) = (t.payment_id, t.checkout_key.clone()) else { continue };
+                match t.payment_state {
+                    Some(PaymentState::Authorized) => actions.push(CancelAction::Void { tender_id: t.id, checkout_key: key }),
+                    Some(PaymentState::Refunding) => {
+                        for r in l.refunds_for_payment(pid)?.into_iter().filter(|r| !r.state.is_terminal()) {
+                            actions.push(CancelAction::Refund {
+                                tender_id: t.id,
+                                refund_id: r.id,
+                                refund_key: r.idempotency_key,
+                                checkout_key: key.clone(),
+                            });
+                        }
+                    }
+                    Some(
+                        PaymentState::Created
+                        | PaymentState::QueuedOffline
+                        | PaymentState::Authorizing
+                        | PaymentState::Capturing
+                        | PaymentState::Captured
+                        | PaymentState::Failed
+                        | PaymentState::Canceled
+                        | PaymentState::PartiallyRefunded
+                        | PaymentState::Refunded,
+                    )
+                    | None => {}
+                }
+            }
+            Ok(actions)
+        })
+        .map_err(Into::into)
     }
 }
