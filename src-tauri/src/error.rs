@@ -83,6 +83,16 @@ impl From<EngineError> for AppError {
             EngineError::PspRejected(m) => format!("The payment processor rejected this request: {m}."),
             EngineError::Alarm(m) => format!("Stop: something is wrong and needs a manager. {m}"),
             EngineError::Ledger(m) => format!("The register could not save this ({m}). Nothing was charged twice; try again."),
+            EngineError::TenderExceedsDue { open, currency, .. } => format!(
+                "That is more than this sale still needs. At most {} is open.",
+                money::format(*open, currency.code())
+            ),
+            EngineError::TenderUnknownOutstanding { .. } => "We don't know yet whether the last card of this sale was \
+                 charged. Another payment now could charge the customer twice. Wait, or give a reason to continue anyway."
+                .into(),
+            EngineError::SaleComplete { .. } => "This sale is already paid in full.".into(),
+            EngineError::SaleCanceled { .. } => "This sale was canceled.".into(),
+            EngineError::SaleRefundExceeds { .. } => "That is more than can be refunded on this sale.".into(),
             EngineError::Unresolved { key, source } => format!(
                 "We don't know yet whether payment {key} went through ({source}). Do not charge again: \
                  the register checks with the same key."

@@ -126,6 +126,11 @@ pub(crate) enum Cmd {
     },
     /// The audit log, one JSON object per line.
     Audit,
+    /// A sale paid by several tenders: cash, cards, cancel, refund (design §8).
+    Sale {
+        #[command(subcommand)]
+        cmd: crate::sale::SaleCmd,
+    },
     /// Benchmark: end-to-end checkouts vs PSP-only requests over loopback.
     Bench {
         #[arg(long, default_value_t = 300)]

@@ -12,6 +12,7 @@
 //! paydesk-cli … refund --payment CHECKOUT_KEY [--amount N]
 //! paydesk-cli … events         consume events once; JSON counts (applied, duplicates)
 //! paydesk-cli … capture|cancel|show --payment KEY;  audit;  bench
+//! paydesk-cli … sale new|show|cash|card|cancel|refund|product|rounding|day   (sale.rs)
 //! ```
 //! Errors print `{"error":{"code","message"}}` on stdout and the message on
 //! stderr, exit 1 (usage errors exit 64). `PAYDESK_CRASH_AT=<point>` SIGKILLs
@@ -35,6 +36,7 @@ mod outcome;
 mod payments;
 mod progress;
 mod reports;
+mod sale;
 mod simulate;
 
 use args::{psp_key, Cli, Cmd};
@@ -83,6 +85,7 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Cancel { payment } => payments::cancel(&engine, payment).await,
         Cmd::Show { payment } => payments::show(&engine, payment),
         Cmd::Audit => reports::audit(&engine),
+        Cmd::Sale { cmd } => sale::run(&engine, cmd).await,
         Cmd::Bench { n, concurrency, currency } => {
             let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
             bench::run(&cli.psp_url, &psp_key(&cli), &cli.db, *n, *concurrency, currency).await

@@ -99,6 +99,28 @@ pub enum Error {
     #[error("cart {0} is empty")]
     EmptyCart(i64),
 
+    /// A tender larger than what the sale still needs (design §8.3): due minus what
+    /// held or pending card tenders reserve. Cash may exceed it (change); a card may not.
+    #[error("a tender of {requested_minor} exceeds the {open_minor} still open on sale {cart_id}")]
+    TenderExceedsDue { cart_id: i64, requested_minor: i64, open_minor: i64 },
+
+    /// A card tender of the sale has an unknown outcome: another tender now could
+    /// overpay the sale when it succeeds. Refused unless overridden with a reason.
+    #[error("sale {cart_id}: the card tender {checkout_key} has an unknown outcome; a new tender could charge the customer twice. Wait, or override with a reason")]
+    TenderUnknownOutstanding { cart_id: i64, checkout_key: String },
+
+    /// The sale is paid in full: no tender, no cancel (refund it instead).
+    #[error("sale {cart_id} is already paid in full")]
+    SaleComplete { cart_id: i64 },
+
+    /// The sale was canceled (or its cancel is being completed).
+    #[error("sale {cart_id} was canceled")]
+    SaleCanceled { cart_id: i64 },
+
+    /// A refund of a sale larger than what its tenders can still give back.
+    #[error("refund of {requested_minor} exceeds the refundable {refundable_minor} of sale {cart_id}")]
+    SaleRefundExceeds { cart_id: i64, requested_minor: i64, refundable_minor: i64 },
+
     /// A string read back from the database is not a known value (only possible if the
     /// file was edited outside PayDesk: the CHECK constraints forbid it otherwise).
     #[error("unknown {what} {value:?} in the ledger")]

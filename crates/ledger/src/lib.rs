@@ -22,11 +22,16 @@ pub mod open;
 pub mod reissue;
 pub mod schema;
 pub mod state;
+pub mod tender;
 pub mod types;
 mod write_tx;
 
 pub use error::{Error, Result};
-pub use ledger::{Ledger, BUSY_TIMEOUT};
+pub use ledger::{
+    CancelAction, CancelPlan, CardTender, CashTender, Ledger, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal,
+    UnpaidBalance, BUSY_TIMEOUT,
+};
+pub use tender::*;
 pub use money::{Currency, Money};
 pub use schema::SCHEMA_VERSION;
 pub use state::{CaptureMethod, IllegalRefundTransition, IllegalTransition, PaymentState, RefundState, Step};

@@ -51,7 +51,7 @@ fn tables(c: &rusqlite::Connection) -> Vec<String> {
 
 #[test]
 fn a_v1_file_with_data_is_upgraded_to_v2_with_its_data_intact() {
-    assert_eq!(SCHEMA_VERSION, 3);
+    assert_eq!(SCHEMA_VERSION, 4);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v1.db");
     write_v1_file(&path);
@@ -115,7 +115,7 @@ fn a_v2_file_is_upgraded_to_v3_and_its_payments_can_have_one_successor() {
         c.execute_batch("UPDATE payments SET state = 'failed' WHERE id = 1; PRAGMA user_version = 2").unwrap();
     }
     let mut l = Ledger::open(&path).unwrap();
-    assert_eq!(l.schema_version().unwrap(), 3);
+    assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
     assert!(tables(l.connection()).contains(&"payment_successors".to_string()));
     let p = l.payment_by_key(V1_KEY).unwrap().unwrap();
     let new = NewPayment { amount: p.amount, options: CheckoutOptions::card("pm_card_visa") };

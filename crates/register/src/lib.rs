@@ -19,6 +19,7 @@ pub use notify::{Notification, Notifier, SettledState, Subject};
 pub use rng::{OsRandom, Random, SeededRandom, SharedRandom};
 pub use transport::{HttpTransport, SharedTransport, Transport};
 pub use engine::{
+    CancelReport, CardTenderReport, CashReport, SaleRefundReport, SaleView,
     CheckoutOutcome, CheckoutReport, Attempted, CrashHook, CrashPoint, Engine, EngineConfig, EngineError, EngineStatus,
     EventsReport, PaymentView, RecoverReport, RefundReport, MAX_EVENT_PAGES_PER_POLL, MAX_SEARCH_SETTLE_MS,
 };

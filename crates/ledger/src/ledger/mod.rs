@@ -23,6 +23,9 @@ mod payments;
 mod reports;
 mod refunds;
 mod rows;
+mod sale;
+
+pub use sale::{CancelAction, CancelPlan, CardTender, CashTender, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal, UnpaidBalance};
 
 pub(crate) use rows::refund_by_id_tx;
 mod successors;

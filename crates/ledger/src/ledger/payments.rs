@@ -8,6 +8,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::rows::{payment_by_id_tx, payment_by_key_tx, payment_from_row};
 use super::timeline::append_timeline_tx;
 use super::carts::load_cart;
+use super::sale::{insert_tender_tx, refresh_cart_tx, sale_tx, supersede_tx};
+use crate::tender::{SaleState, TenderKind, TenderStanding};
 use super::{collect, Cached, Ledger, PAYMENT_COLS};
 use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
@@ -177,15 +179,27 @@ pub(super) fn open_checkout_in(
     if cart.lines.is_empty() {
         return Err(Error::EmptyCart(cart_id.0));
     }
-    let amount = Money::positive(cart.total.amount_minor, cart.currency)?;
-    let id = insert_payment(tx, key, amount, options, Some(cart_id), now_ms)?;
-    match previous {
-        None => {
-            tx.exec_cached(
-                "UPDATE carts SET state = 'locked', updated_at_ms = ?2 WHERE id = ?1",
-                params![cart_id.0, now_ms],
-            )?;
+    // The checkout is the sale's card tender for everything still open (design §8.3);
+    // an overridden open checkout's tender stops counting first.
+    let sale = sale_tx(tx, cart_id)?;
+    if let SaleState::Canceling | SaleState::Canceled = sale.state {
+        return Err(Error::SaleCanceled { cart_id: cart_id.0 });
+    }
+    if let Some(prev) = &previous {
+        if let Some(t) = sale.tenders.iter().find(|t| t.payment_id == Some(prev.id) && t.standing == TenderStanding::Active) {
+            supersede_tx(tx, t, reason.trim(), now_ms, false)?;
         }
+    }
+    let open = sale_tx(tx, cart_id)?.totals.open_minor();
+    if open <= 0 {
+        return Err(Error::TenderExceedsDue { cart_id: cart_id.0, requested_minor: 0, open_minor: open });
+    }
+    let amount = Money::positive(open, cart.currency)?;
+    let id = insert_payment(tx, key, amount, options, Some(cart_id), now_ms)?;
+    insert_tender_tx(tx, cart_id, TenderKind::Card, amount, Some(id), None, now_ms)?;
+    refresh_cart_tx(tx, cart_id, now_ms)?;
+    match previous {
+        None => {}
         Some(previous) => {
             tx.exec_cached(
                 "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, 'new_checkout_override', ?2, ?3)",

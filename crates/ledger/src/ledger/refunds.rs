@@ -33,65 +33,7 @@ impl Ledger {
         }
         let key = self.new_key();
         let tx = self.write_tx()?;
-        let p = payment_by_id_tx(&tx, payment_id)?;
-        if !p.state.is_refundable() {
-            return Err(Error::NotRefundable { payment_id: payment_id.0, state: p.state });
-        }
-        let open: Option<String> = tx
-            .row_cached(
-                "SELECT idempotency_key FROM refunds WHERE payment_id = ?1 AND state IN ('pending', 'in_flight')
-                 ORDER BY id LIMIT 1",
-                [payment_id.0],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(refund_key) = open {
-            return Err(Error::RefundInProgress { payment_id: payment_id.0, refund_key });
-        }
-        let reserved: i64 = tx.row_cached(
-            "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
-            [payment_id.0],
-            |r| r.get(0),
-        )?;
-        let refundable = p.amount.amount_minor.checked_sub(reserved).ok_or(Error::Overflow)?;
-        if amount_minor > refundable {
-            return Err(Error::RefundExceedsCaptured {
-                payment_id: payment_id.0,
-                requested_minor: amount_minor,
-                refundable_minor: refundable,
-            });
-        }
-        // Money invariant: a refund is positive and fits in what is left of the capture.
-        assert!(0 < amount_minor && amount_minor <= refundable, "refund {amount_minor} of refundable {refundable}");
-        let mut params = RequestParams::default();
-        if let Some(psp) = &p.psp_payment_id {
-            params.push("payment_intent", psp.clone());
-        }
-        params.push("amount", amount_minor.to_string());
-        params.push("metadata[refund_key]", key.clone());
-        params.push("metadata[checkout_key]", p.idempotency_key.clone());
-        tx.exec_cached(
-            "INSERT INTO refunds (idempotency_key, payment_id, amount_minor, currency, state, reason,
-                 request_params, created_at_ms, updated_at_ms)
-             VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?7)",
-            params![key, payment_id.0, amount_minor, p.amount.currency.code(), reason, serde_json::to_string(&params)?, now_ms],
-        )?;
-        let refund_id = RefundId(tx.last_insert_rowid());
-        append_timeline_tx(
-            &tx,
-            payment_id,
-            &TimelineInput {
-                kind: Some(TimelineKind::Refund),
-                detail: format!("refund of {} created", Money::new(amount_minor, p.amount.currency)),
-                refund_id: Some(refund_id),
-                ..Default::default()
-            },
-            now_ms,
-        )?;
-        if p.state != PaymentState::Refunding {
-            transition_tx(&tx, payment_id, p.state, PaymentState::Refunding, "refund created", now_ms)?;
-        }
-        let r = refund_by_id_tx(&tx, refund_id)?;
+        let r = create_refund_tx(&tx, &key, payment_id, amount_minor, reason, now_ms)?;
         tx.commit()?;
         Ok(r)
     }
@@ -198,6 +140,81 @@ impl Ledger {
         let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE state IN ('pending','in_flight') ORDER BY id");
         collect(&self.conn, &sql, [], refund_from_row)
     }
+}
+
+/// [`Ledger::create_refund`] inside the caller's transaction (not committed here): the
+/// reservation check and the move to `refunding` happen under the same write lock as
+/// the insert.
+pub(super) fn create_refund_tx(
+    tx: &WriteTx<'_>,
+    key: &str,
+    payment_id: PaymentId,
+    amount_minor: i64,
+    reason: Option<&str>,
+    now_ms: i64,
+) -> Result<Refund> {
+    if amount_minor <= 0 {
+        return Err(Error::InvalidAmount(format!("refund of {amount_minor} must be greater than zero")));
+    }
+    let p = payment_by_id_tx(tx, payment_id)?;
+    if !p.state.is_refundable() {
+        return Err(Error::NotRefundable { payment_id: payment_id.0, state: p.state });
+    }
+    let open: Option<String> = tx
+        .row_cached(
+            "SELECT idempotency_key FROM refunds WHERE payment_id = ?1 AND state IN ('pending', 'in_flight')
+             ORDER BY id LIMIT 1",
+            [payment_id.0],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(refund_key) = open {
+        return Err(Error::RefundInProgress { payment_id: payment_id.0, refund_key });
+    }
+    let reserved: i64 = tx.row_cached(
+        "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
+        [payment_id.0],
+        |r| r.get(0),
+    )?;
+    let refundable = p.amount.amount_minor.checked_sub(reserved).ok_or(Error::Overflow)?;
+    if amount_minor > refundable {
+        return Err(Error::RefundExceedsCaptured {
+            payment_id: payment_id.0,
+            requested_minor: amount_minor,
+            refundable_minor: refundable,
+        });
+    }
+    // Money invariant: a refund is positive and fits in what is left of the capture.
+    assert!(0 < amount_minor && amount_minor <= refundable, "refund {amount_minor} of refundable {refundable}");
+    let mut params = RequestParams::default();
+    if let Some(psp) = &p.psp_payment_id {
+        params.push("payment_intent", psp.clone());
+    }
+    params.push("amount", amount_minor.to_string());
+    params.push("metadata[refund_key]", key);
+    params.push("metadata[checkout_key]", p.idempotency_key.clone());
+    tx.exec_cached(
+        "INSERT INTO refunds (idempotency_key, payment_id, amount_minor, currency, state, reason,
+             request_params, created_at_ms, updated_at_ms)
+         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?7)",
+        params![key, payment_id.0, amount_minor, p.amount.currency.code(), reason, serde_json::to_string(&params)?, now_ms],
+    )?;
+    let refund_id = RefundId(tx.last_insert_rowid());
+    append_timeline_tx(
+        tx,
+        payment_id,
+        &TimelineInput {
+            kind: Some(TimelineKind::Refund),
+            detail: format!("refund of {} created", Money::new(amount_minor, p.amount.currency)),
+            refund_id: Some(refund_id),
+            ..Default::default()
+        },
+        now_ms,
+    )?;
+    if p.state != PaymentState::Refunding {
+        transition_tx(tx, payment_id, p.state, PaymentState::Refunding, "refund created", now_ms)?;
+    }
+    refund_by_id_tx(tx, refund_id)
 }
 
 /// Moves a refund and, on a terminal state, settles the payment: `refunded_minor` grows

@@ -7,6 +7,7 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::payments::{record_psp_result_tx, set_last_error_tx};
+use super::sale::after_payment_move_tx;
 use super::rows::payment_by_id_tx;
 use super::timeline::append_timeline_tx;
 use super::{Cached, Ledger};
@@ -165,20 +166,9 @@ pub(super) fn transition_tx(
         },
         now_ms,
     )?;
-    // The cart follows its checkout. Exhaustive on purpose: a new state must decide.
-    use PaymentState::*;
-    let cart_state = match to {
-        Failed | Canceled => Some(("open", "locked")),
-        Captured | QueuedOffline => Some(("paid", "locked")),
-        Created | Authorizing | Authorized | Capturing | Refunding | PartiallyRefunded | Refunded => None,
-    };
-    if let Some((new, only_from)) = cart_state {
-        tx.exec_cached(
-            "UPDATE carts SET state = ?2, updated_at_ms = ?4
-             WHERE id = (SELECT cart_id FROM payments WHERE id = ?1) AND state = ?3",
-            params![payment_id.0, new, only_from, now_ms],
-        )?;
-    }
+    // The sale (cart) follows its tenders' payments (design §8.2): paid when they add
+    // up to its total, editable again when nothing is settled or reserved.
+    after_payment_move_tx(tx, payment_id, now_ms)?;
     Ok(TransitionOutcome::Applied { from, to })
 }
 

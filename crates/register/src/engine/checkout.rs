@@ -14,7 +14,7 @@ impl Engine {
     /// filled while recording the PSP's answer, an alarm — says nothing about the
     /// money: the payment is reported as the ledger holds it, which for one still in
     /// flight means "pending" with its key, resolved later with that key.
-    fn told(&self, key: &str, res: Result<CheckoutReport>) -> Result<CheckoutReport> {
+    pub(super) fn told(&self, key: &str, res: Result<CheckoutReport>) -> Result<CheckoutReport> {
         let e = match res {
             Ok(r) => return Ok(r),
             Err(e) => e,
@@ -236,7 +236,7 @@ fn is_unknown(s: PaymentState) -> bool {
     matches!(s, PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline)
 }
 
-fn validate_options(o: &CheckoutOptions) -> Result<()> {
+pub(super) fn validate_options(o: &CheckoutOptions) -> Result<()> {
     let pm = o.payment_method.trim();
     if pm.is_empty() || pm.len() > 200 || !pm.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(EngineError::InvalidInput(format!("invalid payment method token {:?}", o.payment_method)));

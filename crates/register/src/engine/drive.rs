@@ -104,6 +104,7 @@ impl Engine {
                             p.amount, decline.message
                         ),
                     });
+                    self.alarm_reopened_sale(&p, &subject);
                 }
                 self.report(&p)
             }
@@ -147,6 +148,23 @@ impl Engine {
                 self.notify(Notification::MovedToBackground { subject, reason: last.words() });
                 self.report(&p)
             }
+        }
+    }
+
+    /// A card tender accepted offline and declined at forwarding reopens its sale's
+    /// amount due (design §8.8): said loudly, with the balance to collect.
+    fn alarm_reopened_sale(&self, p: &Payment, subject: &Subject) {
+        let Some(cart) = p.cart_id else { return };
+        let Ok(sale) = self.with_ledger(|l| l.sale(cart)) else { return };
+        if sale.state == paydesk_ledger::SaleState::UnpaidBalance {
+            self.notify(Notification::Alarm {
+                subject: Some(subject.clone()),
+                code: "sale_balance_reopened".into(),
+                message: format!(
+                    "Sale {cart} has an UNPAID BALANCE of {}: its card payment accepted offline was declined.",
+                    paydesk_ledger::Money::new(sale.totals.due_minor, sale.cart.currency)
+                ),
+            });
         }
     }
 

@@ -44,6 +44,19 @@ pub enum EngineError {
     /// The ledger's own error is the source (shared: the engine's errors are `Clone`).
     #[error("ledger: {0}")]
     Ledger(#[source] Arc<paydesk_ledger::Error>),
+    /// A tender larger than what the sale still needs (design §8.3).
+    #[error("a tender of {requested} exceeds the {open} still open on sale {cart}")]
+    TenderExceedsDue { cart: i64, requested: i64, open: i64, currency: Currency },
+    /// A card tender of the sale has an unknown outcome: no other tender without an
+    /// override reason (design §8.3).
+    #[error("sale {cart}: card tender {key} has an unknown outcome; another tender could charge the customer twice. Wait, or override with a reason")]
+    TenderUnknownOutstanding { cart: i64, key: String },
+    #[error("sale {cart} is already paid in full")]
+    SaleComplete { cart: i64 },
+    #[error("sale {cart} was canceled")]
+    SaleCanceled { cart: i64 },
+    #[error("refund of {requested} exceeds the refundable {refundable} of sale {cart}")]
+    SaleRefundExceeds { cart: i64, requested: i64, refundable: i64 },
     /// A checkout call failed after its key was committed and its payment could not
     /// even be read back: the outcome is unknown, and recovery resolves it by its key.
     #[error("{source}; checkout {key}: the outcome is not known yet, the register resolves it with the same key")]
@@ -66,6 +79,11 @@ impl EngineError {
             EngineError::Alarm(_) => "alarm",
             EngineError::Ledger(_) => "ledger",
             EngineError::Unresolved { .. } => "outcome_unknown",
+            EngineError::TenderExceedsDue { .. } => "tender_exceeds_due",
+            EngineError::TenderUnknownOutstanding { .. } => "tender_unknown_outstanding",
+            EngineError::SaleComplete { .. } => "sale_complete",
+            EngineError::SaleCanceled { .. } => "sale_canceled",
+            EngineError::SaleRefundExceeds { .. } => "sale_refund_exceeds",
         }
     }
 
@@ -83,7 +101,12 @@ impl EngineError {
             | EngineError::WrongState { .. }
             | EngineError::PreviousOutcomeUnknown { .. }
             | EngineError::AlreadyPaid { .. }
-            | EngineError::LaterPaymentExists { .. } => true,
+            | EngineError::LaterPaymentExists { .. }
+            | EngineError::TenderExceedsDue { .. }
+            | EngineError::TenderUnknownOutstanding { .. }
+            | EngineError::SaleComplete { .. }
+            | EngineError::SaleCanceled { .. }
+            | EngineError::SaleRefundExceeds { .. } => true,
             EngineError::OfflineRefused { .. }
             | EngineError::PspConfig(_)
             | EngineError::PspRejected(_)
@@ -103,8 +126,13 @@ impl EngineError {
             | EngineError::AlreadyPaid { key, .. }
             | EngineError::LaterPaymentExists { key, .. }
             | EngineError::OfflineRefused { key, .. }
-            | EngineError::Unresolved { key, .. } => Some(key),
-            EngineError::UnknownPayment(_)
+            | EngineError::Unresolved { key, .. }
+            | EngineError::TenderUnknownOutstanding { key, .. } => Some(key),
+            EngineError::TenderExceedsDue { .. }
+            | EngineError::SaleComplete { .. }
+            | EngineError::SaleCanceled { .. }
+            | EngineError::SaleRefundExceeds { .. }
+            | EngineError::UnknownPayment(_)
             | EngineError::InvalidInput(_)
             | EngineError::CartLocked(_)
             | EngineError::CartEmpty(_)
@@ -128,6 +156,14 @@ impl From<paydesk_ledger::Error> for EngineError {
             L::CartNotOpen { .. } => EngineError::CartLocked(e.to_string()),
             L::UnknownPayment(k) => EngineError::UnknownPayment(k),
             L::UnknownCart(c) => EngineError::InvalidInput(format!("unknown cart {c}")),
+            L::TenderUnknownOutstanding { cart_id, checkout_key } => {
+                EngineError::TenderUnknownOutstanding { cart: cart_id, key: checkout_key }
+            }
+            L::SaleComplete { cart_id } => EngineError::SaleComplete { cart: cart_id },
+            L::SaleCanceled { cart_id } => EngineError::SaleCanceled { cart: cart_id },
+            L::SaleRefundExceeds { cart_id, requested_minor, refundable_minor } => {
+                EngineError::SaleRefundExceeds { cart: cart_id, requested: requested_minor, refundable: refundable_minor }
+            }
             other => EngineError::Ledger(Arc::new(other)),
         }
     }

@@ -13,11 +13,13 @@ mod offline;
 mod recovery;
 mod refund;
 mod report;
+mod sale;
 mod search;
 mod settle;
 
 pub use error::{Attempted, EngineError, Result};
 pub use events::{to_psp_event, MAX_EVENT_PAGES_PER_POLL};
+pub use sale::{CancelReport, CardTenderReport, CashReport, SaleRefundReport, SaleView};
 pub use report::{CheckoutOutcome, CheckoutReport, EngineStatus, EventsReport, PaymentView, RecoverReport, RefundReport};
 
 use crate::clock::SharedClock;

@@ -1,5 +1,5 @@
 //! Crash recovery and reconciliation (design §3.8): resolve every in-flight checkout,
-//! capture and refund with its own key, forward the offline queue, and the background
+//! capture and refund with its own key, resume sale cancels, forward the offline queue, and the background
 //! loop that repeats this with the event poll.
 
 use super::DriveMode;
@@ -55,6 +55,12 @@ impl Engine {
                 Err(e) => rep.errors.push(format!("refund {rkey}: {e}")),
             }
         }
+        // A sale's cancel whose refunds were committed (or sent) before a crash: the
+        // same refunds again, never new ones (design §8.5).
+        let (resumed, completed, errors) = self.resume_sale_cancels().await?;
+        rep.sale_cancels_resumed = resumed;
+        rep.sale_cancels_completed = completed;
+        rep.errors.extend(errors);
         let (fwd, declined, still) = self.forward_offline().await?;
         rep.forwarded = fwd;
         rep.declined_after_forward = declined;

@@ -1,0 +1,212 @@
+//! Cancel a sale (design §8.5): every settled card tender refunded with its own refund
+//! key exactly once (an authorization voided, an offline one dropped before it is
+//! forwarded), the cash handed back recorded in the drawer, the sale `canceled` once
+//! the PSP confirmed it all. Idempotent: pressed twice or resumed after a crash, it
+//! finds the refunds it already committed and never makes a second one for a tender.
+
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use super::cash::movement_tx;
+use super::{check_reason, refresh_cart_tx, sale_tx};
+use crate::error::{Error, Result};
+use crate::ledger::refunds::create_refund_tx;
+use crate::ledger::rows::refund_by_id_tx;
+use crate::ledger::transitions::transition_tx;
+use crate::ledger::{Cached, Ledger};
+use crate::state::PaymentState;
+use crate::tender::*;
+use crate::types::*;
+use crate::write_tx::WriteTx;
+
+/// What the engine must still do at the PSP for a cancel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum CancelAction {
+    /// Drive this refund (committed with its own key) to its outcome.
+    Refund { tender_id: TenderId, refund_id: RefundId, refund_key: String, checkout_key: String },
+    /// Void this authorization (`<checkout key>-cancel`).
+    Void { tender_id: TenderId, checkout_key: String },
+}
+
+/// What [`Ledger::begin_sale_cancel`] committed and what is left to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CancelPlan {
+    pub cart_id: CartId,
+    pub actions: Vec<CancelAction>,
+    /// Cash handed back by this call (0 when a repeat found it already recorded).
+    pub cash_returned_minor: i64,
+    /// `canceled` when nothing was left to confirm at the PSP, else `canceling`.
+    pub state: SaleState,
+}
+
+impl Ledger {
+    /// Starts (or resumes) the cancel of a sale, in ONE transaction: the cancel row
+    /// (`canceling`, with the reason), the cash hand-back (once per cash tender),
+    /// offline card tenders voided before they are forwarded, and a refund row with
+    /// its own key for every settled card tender that has neither an open refund nor
+    /// nothing left to refund. Refused for a paid sale ([`Error::SaleComplete`]: refund
+    /// it) and while a card tender's outcome is unknown
+    /// ([`Error::TenderUnknownOutstanding`]: refunding or keeping it cannot be decided).
+    pub fn begin_sale_cancel(&mut self, cart_id: CartId, reason: &str, now_ms: i64) -> Result<CancelPlan> {
+        let reason = check_reason(reason)?.to_string();
+        let cards = self.sale(cart_id)?.tenders.iter().filter(|t| t.kind == TenderKind::Card).count();
+        let mut keys: Vec<String> = (0..cards).map(|_| self.new_key()).collect();
+        let tx = self.write_tx()?;
+        let sale = sale_tx(&tx, cart_id)?;
+        match sale.state {
+            SaleState::Paid => return Err(Error::SaleComplete { cart_id: cart_id.0 }),
+            SaleState::Canceled => {
+                return Ok(CancelPlan { cart_id, actions: Vec::new(), cash_returned_minor: 0, state: SaleState::Canceled })
+            }
+            SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => {}
+        }
+        let forwarding = sale.tenders.iter().find(|t| {
+            t.state.is_unknown() || (t.state == TenderState::Offline && t.payment_state != Some(PaymentState::QueuedOffline))
+        });
+        if let Some(t) = forwarding {
+            return Err(Error::TenderUnknownOutstanding {
+                cart_id: cart_id.0,
+                checkout_key: t.checkout_key.clone().unwrap_or_default(),
+            });
+        }
+        tx.exec_cached(
+            "INSERT INTO sale_cancels (cart_id, state, reason, created_at_ms) VALUES (?1, 'canceling', ?2, ?3)
+             ON CONFLICT(cart_id) DO NOTHING",
+            params![cart_id.0, reason, now_ms],
+        )?;
+        let mut actions = Vec::new();
+        let mut cash_returned = 0i64;
+        for t in sale.tenders.iter().filter(|t| t.standing == TenderStanding::Active) {
+            match (t.kind, t.payment_state) {
+                (TenderKind::Cash, _) => {
+                    let kept = t.amount.amount_minor + t.rounding_minor.unwrap_or(0) - cash_refunded_tx(&tx, t.id)?;
+                    if kept > 0 && movement_tx(&tx, CashMovementKind::CancelReturn, -kept, t.amount.currency, cart_id, Some(t.id), now_ms)? {
+                        cash_returned += kept;
+                    }
+                }
+                (TenderKind::Card, None) => {}
+                (TenderKind::Card, Some(ps)) => {
+                    let pid = t.payment_id.expect("a card tender has a payment");
+                    let checkout_key = t.checkout_key.clone().unwrap_or_default();
+                    match ps {
+                        PaymentState::QueuedOffline => {
+                            transition_tx(&tx, pid, ps, PaymentState::Canceled, "sale canceled before forwarding", now_ms)?;
+                        }
+                        PaymentState::Authorized => actions.push(CancelAction::Void { tender_id: t.id, checkout_key }),
+                        PaymentState::Captured | PaymentState::Refunding | PaymentState::PartiallyRefunded => {
+                            if let Some(r) = open_refund_tx(&tx, pid)? {
+                                actions.push(CancelAction::Refund {
+                                    tender_id: t.id,
+                                    refund_id: r.id,
+                                    refund_key: r.idempotency_key,
+                                    checkout_key,
+                                });
+                                continue;
+                            }
+                            let reserved: i64 = tx.row_cached(
+                                "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
+                                [pid.0],
+                                |r| r.get(0),
+                            )?;
+                            let left = t.amount.amount_minor - reserved;
+                            if left > 0 {
+                                let key = keys.pop().ok_or_else(|| Error::InvalidInput("the sale changed; cancel again".into()))?;
+                                let r = create_refund_tx(&tx, &key, pid, left, Some("sale canceled"), now_ms)?;
+                                actions.push(CancelAction::Refund {
+                                    tender_id: t.id,
+                                    refund_id: r.id,
+                                    refund_key: r.idempotency_key,
+                                    checkout_key,
+                                });
+                            }
+                        }
+                        PaymentState::Refunded | PaymentState::Failed | PaymentState::Canceled => {}
+                        // Excluded above: a pending or forwarding tender refuses the cancel.
+                        PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing => {
+                            unreachable!("sale {cart_id}: cancel with tender {} {ps}", t.id)
+                        }
+                    }
+                }
+            }
+        }
+        let state = if actions.is_empty() { complete_tx(&tx, cart_id, now_ms)? } else { SaleState::Canceling };
+        refresh_cart_tx(&tx, cart_id, now_ms)?;
+        tx.commit()?;
+        Ok(CancelPlan { cart_id, actions, cash_returned_minor: cash_returned, state })
+    }
+
+    /// Ends a cancel once every settled card tender of the sale is refunded in full or
+    /// void: the sale becomes `canceled`. Otherwise it stays `canceling` (a refund still
+    /// in flight, or one that failed and needs [`Ledger::begin_sale_cancel`] again).
+    pub fn finish_sale_cancel(&mut self, cart_id: CartId, now_ms: i64) -> Result<SaleState> {
+        let tx = self.write_tx()?;
+        let state = sale_tx(&tx, cart_id)?.state;
+        if state != SaleState::Canceling {
+            return Ok(state);
+        }
+        let state = complete_tx(&tx, cart_id, now_ms)?;
+        if state == SaleState::Canceled {
+            refresh_cart_tx(&tx, cart_id, now_ms)?;
+            tx.commit()?;
+        }
+        Ok(state)
+    }
+
+    /// Sales whose cancel is not confirmed yet (recovery resumes them), oldest first.
+    pub fn sales_canceling(&self) -> Result<Vec<CartId>> {
+        crate::ledger::collect(
+            &self.conn,
+            "SELECT cart_id FROM sale_cancels WHERE state = 'canceling' ORDER BY created_at_ms, cart_id",
+            [],
+            |r| Ok(Ok(CartId(r.get(0)?))),
+        )
+    }
+}
+
+/// `canceled` if every active card tender's payment is refunded in full or void.
+fn complete_tx(tx: &WriteTx<'_>, cart_id: CartId, now_ms: i64) -> Result<SaleState> {
+    let sale = sale_tx(tx, cart_id)?;
+    let done = sale.tenders.iter().filter(|t| t.standing == TenderStanding::Active).all(|t| match t.payment_state {
+        None => true,
+        Some(ps) => match ps {
+            PaymentState::Refunded | PaymentState::Failed | PaymentState::Canceled => true,
+            PaymentState::Created
+            | PaymentState::QueuedOffline
+            | PaymentState::Authorizing
+            | PaymentState::Authorized
+            | PaymentState::Capturing
+            | PaymentState::Captured
+            | PaymentState::Refunding
+            | PaymentState::PartiallyRefunded => false,
+        },
+    });
+    if !done {
+        return Ok(SaleState::Canceling);
+    }
+    tx.exec_cached(
+        "UPDATE sale_cancels SET state = 'canceled', completed_at_ms = ?2 WHERE cart_id = ?1 AND state = 'canceling'",
+        params![cart_id.0, now_ms],
+    )?;
+    Ok(SaleState::Canceled)
+}
+
+fn open_refund_tx(tx: &WriteTx<'_>, payment_id: PaymentId) -> Result<Option<Refund>> {
+    let id: Option<i64> = tx
+        .row_cached(
+            "SELECT id FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight') ORDER BY id LIMIT 1",
+            [payment_id.0],
+            |r| r.get(0),
+        )
+        .optional()?;
+    id.map(|id| refund_by_id_tx(tx, RefundId(id))).transpose()
+}
+
+/// Cash already refunded out of a cash tender (positive).
+pub(super) fn cash_refunded_tx(conn: &rusqlite::Connection, tender: TenderId) -> Result<i64> {
+    Ok(conn.row_cached(
+        "SELECT COALESCE(-SUM(amount_minor), 0) FROM cash_movements WHERE tender_id = ?1 AND kind = 'refund_out'",
+        [tender.0],
+        |r| r.get(0),
+    )?)
+}

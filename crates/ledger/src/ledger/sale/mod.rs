@@ -1,0 +1,326 @@
+//! Sales paid by tenders (design §8): what they share — reading a sale (cart, tenders,
+//! totals, derived state), keeping the cart's state in step with it inside every write
+//! that can change it, and superseding a pending card tender on an override. One file
+//! per operation: `cash.rs` (cash tender, rounding, drawer), `card.rs` (card tender),
+//! `cancel.rs` (cancel a sale), `refund.rs` (a sale's refund allocated to its tenders),
+//! `report.rs` (End of day).
+
+mod cancel;
+mod card;
+mod cash;
+mod refund;
+mod report;
+
+pub use cancel::{CancelAction, CancelPlan};
+pub use card::CardTender;
+pub use cash::CashTender;
+pub use refund::SaleRefundPlan;
+pub use report::{TenderDay, TenderKindTotal, UnpaidBalance};
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use super::carts::load_cart;
+use super::timeline::append_timeline_tx;
+use super::{collect, Cached, Ledger};
+use crate::error::{Error, Result};
+use crate::money::Money;
+use crate::state::PaymentState;
+use crate::tender::*;
+use crate::types::*;
+use crate::write_tx::WriteTx;
+
+/// A sale as the cashier sees it: the cart, its tenders in order, its money and state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sale {
+    pub cart: Cart,
+    pub state: SaleState,
+    pub totals: SaleTotals,
+    pub tenders: Vec<Tender>,
+    /// The cash rounding increment of the sale's currency (1 = none).
+    pub cash_rounding_minor: i64,
+    /// What cash must hand over to pay what is open (rounded).
+    pub cash_due_minor: i64,
+    pub cancel: Option<SaleCancel>,
+}
+
+impl Sale {
+    /// The card tender whose outcome is unknown, if any.
+    pub fn unknown_tender(&self) -> Option<&Tender> {
+        self.tenders.iter().find(|t| t.state.is_unknown())
+    }
+}
+
+/// A sale's cancel row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaleCancel {
+    pub state: CancelState,
+    pub reason: String,
+    pub created_at_ms: i64,
+    pub completed_at_ms: Option<i64>,
+}
+
+/// An override reason: 3-200 characters, as the other overrides (design §3.3).
+pub(crate) fn check_reason(reason: &str) -> Result<&str> {
+    let r = reason.trim();
+    let n = r.chars().count();
+    if !(3..=200).contains(&n) || r.chars().any(char::is_control) {
+        return Err(Error::InvalidInput("a reason needs 3 to 200 printable characters".into()));
+    }
+    Ok(r)
+}
+
+impl Ledger {
+    /// The sale of a cart: tenders, totals, state (design §8.2).
+    pub fn sale(&self, cart_id: CartId) -> Result<Sale> {
+        sale_tx(&self.conn, cart_id)
+    }
+
+    /// The tender that holds a payment, if it is a card tender.
+    pub fn tender_of_payment(&self, payment_id: PaymentId) -> Result<Option<Tender>> {
+        let cart: Option<i64> = self
+            .conn
+            .row_cached("SELECT cart_id FROM tenders WHERE payment_id = ?1", [payment_id.0], |r| r.get(0))
+            .optional()?;
+        match cart {
+            None => Ok(None),
+            Some(c) => Ok(load_tenders(&self.conn, CartId(c))?.into_iter().find(|t| t.payment_id == Some(payment_id))),
+        }
+    }
+}
+
+const TENDER_SQL: &str = "SELECT t.id, t.cart_id, t.seq, t.kind, t.amount_minor, t.currency, t.standing, t.payment_id,
+        p.idempotency_key, p.state, p.offline, t.cash_tendered_minor, t.change_minor, t.rounding_minor,
+        t.created_at_ms, t.superseded_reason
+     FROM tenders t LEFT JOIN payments p ON p.id = t.payment_id WHERE t.cart_id = ?1 ORDER BY t.seq";
+
+pub(super) fn load_tenders(conn: &Connection, cart_id: CartId) -> Result<Vec<Tender>> {
+    collect(conn, TENDER_SQL, params![cart_id.0], |r| {
+        let kind: String = r.get(3)?;
+        let currency: String = r.get(5)?;
+        let standing: String = r.get(6)?;
+        let payment_state: Option<String> = r.get(9)?;
+        let offline: Option<i64> = r.get(10)?;
+        let id = TenderId(r.get(0)?);
+        let cart_id = CartId(r.get(1)?);
+        let seq = r.get(2)?;
+        let amount_minor: i64 = r.get(4)?;
+        let payment_id = r.get::<_, Option<i64>>(7)?.map(PaymentId);
+        let checkout_key = r.get(8)?;
+        let (cash_tendered_minor, change_minor, rounding_minor) = (r.get(11)?, r.get(12)?, r.get(13)?);
+        let created_at_ms = r.get(14)?;
+        let superseded_reason = r.get(15)?;
+        Ok((|| {
+            let kind: TenderKind = kind.parse()?;
+            let standing: TenderStanding = standing.parse()?;
+            let payment_state = payment_state.map(|s| s.parse::<PaymentState>()).transpose()?;
+            let state = match (kind, payment_state) {
+                (TenderKind::Cash, _) => TenderState::of_cash(standing),
+                (TenderKind::Card, Some(ps)) => TenderState::of_card(standing, ps, offline == Some(1)),
+                (TenderKind::Card, None) => {
+                    return Err(Error::UnknownValue { what: "card tender without payment", value: id.to_string() })
+                }
+            };
+            Ok(Tender {
+                id,
+                cart_id,
+                seq,
+                kind,
+                amount: Money::new(amount_minor, currency.parse()?),
+                standing,
+                state,
+                payment_id,
+                checkout_key,
+                payment_state,
+                offline: offline == Some(1),
+                cash_tendered_minor,
+                change_minor,
+                rounding_minor,
+                created_at_ms,
+                superseded_reason,
+            })
+        })())
+    })
+}
+
+pub(super) fn tender_by_id(conn: &Connection, cart_id: CartId, id: TenderId) -> Result<Tender> {
+    load_tenders(conn, cart_id)?
+        .into_iter()
+        .find(|t| t.id == id)
+        .ok_or_else(|| Error::UnknownValue { what: "tender", value: id.to_string() })
+}
+
+pub(super) fn cash_rounding_tx(conn: &Connection, currency: crate::money::Currency) -> Result<i64> {
+    Ok(conn
+        .row_cached("SELECT increment_minor FROM cash_rounding WHERE currency = ?1", [currency.code()], |r| r.get(0))
+        .optional()?
+        .unwrap_or(1))
+}
+
+pub(super) fn sale_tx(conn: &Connection, cart_id: CartId) -> Result<Sale> {
+    let cart = load_cart(conn, cart_id)?;
+    let tenders = load_tenders(conn, cart_id)?;
+    let totals = SaleTotals::of(cart.total.amount_minor, tenders.iter().map(|t| (t.state, t.amount.amount_minor)))?;
+    let cancel = conn
+        .row_cached(
+            "SELECT state, reason, created_at_ms, completed_at_ms FROM sale_cancels WHERE cart_id = ?1",
+            [cart_id.0],
+            |r| Ok((r.get::<_, String>(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?
+        .map(|(s, reason, created_at_ms, completed_at_ms)| {
+            Ok::<_, Error>(SaleCancel { state: s.parse()?, reason, created_at_ms, completed_at_ms })
+        })
+        .transpose()?;
+    // Only a card accepted offline can have left the customer with the goods unpaid.
+    let declined_offline =
+        tenders.iter().any(|t| t.offline && t.state == TenderState::Void && t.standing == TenderStanding::Active);
+    let state = match cancel.as_ref().map(|c| c.state) {
+        Some(CancelState::Canceled) => SaleState::Canceled,
+        Some(CancelState::Canceling) => SaleState::Canceling,
+        None if totals.settled_minor > 0 && totals.settled_minor == totals.total_minor => SaleState::Paid,
+        None if declined_offline => SaleState::UnpaidBalance,
+        None if totals.settled_minor > 0 || totals.outstanding_minor > 0 => SaleState::PartiallyPaid,
+        None => SaleState::Open,
+    };
+    let cash_rounding_minor = cash_rounding_tx(conn, cart.currency)?;
+    let cash_due_minor = round_cash(totals.open_minor(), cash_rounding_minor);
+    Ok(Sale { cart, state, totals, tenders, cash_rounding_minor, cash_due_minor, cancel })
+}
+
+/// Brings the cart's state in line with its sale, inside the write that changed the
+/// sale (a tender, a payment's move, a cancel): `paid` exactly when settled tenders add
+/// up to the total, `open` (editable) only when nothing is settled or reserved, else
+/// `locked`. Asserts the invariant every write keeps: settled never exceeds the total.
+pub(super) fn refresh_cart_tx(tx: &WriteTx<'_>, cart_id: CartId, now_ms: i64) -> Result<Sale> {
+    let sale = sale_tx(tx, cart_id)?;
+    assert!(
+        sale.totals.settled_minor <= sale.totals.total_minor,
+        "sale {cart_id}: settled {} exceeds the total {}",
+        sale.totals.settled_minor,
+        sale.totals.total_minor
+    );
+    let want = match sale.state {
+        SaleState::Paid => CartState::Paid,
+        SaleState::Open => CartState::Open,
+        SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling | SaleState::Canceled => {
+            CartState::Locked
+        }
+    };
+    if want != sale.cart.state {
+        tx.exec_cached(
+            "UPDATE carts SET state = ?2, updated_at_ms = ?3 WHERE id = ?1",
+            params![cart_id.0, want.as_str(), now_ms],
+        )?;
+        return sale_tx(tx, cart_id);
+    }
+    Ok(sale)
+}
+
+/// After a payment moved (`transition_tx`): its sale follows, if it belongs to one.
+pub(super) fn after_payment_move_tx(tx: &WriteTx<'_>, payment_id: PaymentId, now_ms: i64) -> Result<()> {
+    let cart: Option<Option<i64>> = tx
+        .row_cached("SELECT cart_id FROM payments WHERE id = ?1", [payment_id.0], |r| r.get(0))
+        .optional()?;
+    if let Some(Some(cart)) = cart {
+        refresh_cart_tx(tx, CartId(cart), now_ms)?;
+    }
+    Ok(())
+}
+
+/// Refuses a new tender unless the sale takes one; with `override_reason`, a pending
+/// card tender is superseded (audited, noted on its payment's timeline) instead of
+/// blocking. Returns the sale as it stands after that.
+pub(super) fn admit_tender_tx(tx: &WriteTx<'_>, cart_id: CartId, override_reason: Option<&str>, now_ms: i64) -> Result<Sale> {
+    let sale = sale_tx(tx, cart_id)?;
+    match sale.state {
+        SaleState::Paid => return Err(Error::SaleComplete { cart_id: cart_id.0 }),
+        SaleState::Canceling | SaleState::Canceled => return Err(Error::SaleCanceled { cart_id: cart_id.0 }),
+        SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance => {}
+    }
+    if sale.cart.lines.is_empty() {
+        return Err(Error::EmptyCart(cart_id.0));
+    }
+    let Some(unknown) = sale.unknown_tender() else { return Ok(sale) };
+    let Some(reason) = override_reason else {
+        return Err(Error::TenderUnknownOutstanding {
+            cart_id: cart_id.0,
+            checkout_key: unknown.checkout_key.clone().unwrap_or_default(),
+        });
+    };
+    let reason = check_reason(reason)?;
+    for t in sale.tenders.iter().filter(|t| t.state.is_unknown()) {
+        supersede_tx(tx, t, reason, now_ms, true)?;
+    }
+    sale_tx(tx, cart_id)
+}
+
+/// Marks a pending card tender superseded (design §8.3): it stops counting; its
+/// payment is left to recovery, so a charge that turns up stays visible. `record`
+/// writes the audit row and the timeline note (the checkout override writes its own).
+pub(super) fn supersede_tx(tx: &WriteTx<'_>, t: &Tender, reason: &str, now_ms: i64, record: bool) -> Result<()> {
+    tx.exec_cached(
+        "UPDATE tenders SET standing = 'superseded', superseded_reason = ?2, superseded_at_ms = ?3
+         WHERE id = ?1 AND standing = 'active'",
+        params![t.id.0, reason, now_ms],
+    )?;
+    if !record {
+        return Ok(());
+    }
+    let key = t.checkout_key.clone().unwrap_or_default();
+    tx.exec_cached(
+        "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, 'tender_override', ?2, ?3)",
+        params![
+            now_ms,
+            reason,
+            format!("sale {}: tender {} ({key}) with an unknown outcome superseded by a new tender", t.cart_id, t.seq)
+        ],
+    )?;
+    if let Some(pid) = t.payment_id {
+        append_timeline_tx(
+            tx,
+            pid,
+            &TimelineInput {
+                kind: Some(TimelineKind::Note),
+                detail: format!("tender superseded on cashier override: {reason}; if it was charged, it is owed back"),
+                ..Default::default()
+            },
+            now_ms,
+        )?;
+    }
+    Ok(())
+}
+
+/// Inserts a tender row with the sale's next `seq`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn insert_tender_tx(
+    tx: &WriteTx<'_>,
+    cart_id: CartId,
+    kind: TenderKind,
+    amount: Money,
+    payment_id: Option<PaymentId>,
+    cash: Option<&CashSplit>,
+    now_ms: i64,
+) -> Result<TenderId> {
+    assert!(amount.amount_minor > 0, "tender of {amount}");
+    let seq: i64 =
+        tx.row_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM tenders WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
+    tx.exec_cached(
+        "INSERT INTO tenders (cart_id, seq, kind, amount_minor, currency, payment_id, cash_tendered_minor,
+             change_minor, rounding_minor, created_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            cart_id.0,
+            seq,
+            kind.as_str(),
+            amount.amount_minor,
+            amount.currency.code(),
+            payment_id.map(|p| p.0),
+            cash.map(|c| c.tendered_minor),
+            cash.map(|c| c.change_minor),
+            cash.map(|c| c.rounding_minor),
+            now_ms
+        ],
+    )?;
+    Ok(TenderId(tx.last_insert_rowid()))
+}

@@ -1,0 +1,118 @@
+//! A refund of a split sale (design §8.6): allocated to its tenders — card amounts back
+//! to their own card first (each its own refund with its own key), the rest in cash —
+//! all committed in ONE transaction before anything is sent.
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use super::cancel::cash_refunded_tx;
+use super::cash::movement_tx;
+use super::sale_tx;
+use crate::error::{Error, Result};
+use crate::ledger::refunds::create_refund_tx;
+use crate::ledger::rows::payment_by_id_tx;
+use crate::ledger::{Cached, Ledger};
+use crate::tender::*;
+use crate::types::*;
+
+/// What [`Ledger::plan_sale_refund`] committed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaleRefundPlan {
+    pub cart_id: CartId,
+    /// Card refunds to drive, each with its own key.
+    pub card_refunds: Vec<(TenderId, Refund)>,
+    /// Cash paid out, per cash tender (already recorded in the drawer).
+    pub cash_refunds: Vec<(TenderId, i64)>,
+    pub cash_out_minor: i64,
+}
+
+impl Ledger {
+    /// Refunds `amount_minor` of a paid sale (everything refundable when `None`): card
+    /// tenders in order, each up to what is left of its payment, then cash tenders.
+    /// Refused while a refund of one of its cards is open (`RefundInProgress`), while a
+    /// card tender waits to be forwarded, and above what is refundable
+    /// ([`Error::SaleRefundExceeds`]). A sale not paid in full is canceled instead.
+    pub fn plan_sale_refund(&mut self, cart_id: CartId, amount_minor: Option<i64>, reason: Option<&str>, now_ms: i64) -> Result<SaleRefundPlan> {
+        if let Some(a) = amount_minor {
+            if a <= 0 {
+                return Err(Error::InvalidAmount(format!("a refund of {a} must be greater than zero")));
+            }
+        }
+        let cards = self.sale(cart_id)?.tenders.iter().filter(|t| t.kind == TenderKind::Card).count();
+        let mut keys: Vec<String> = (0..cards).map(|_| self.new_key()).collect();
+        let tx = self.write_tx()?;
+        let sale = sale_tx(&tx, cart_id)?;
+        match sale.state {
+            SaleState::Paid => {}
+            SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance => {
+                return Err(Error::InvalidInput(format!(
+                    "sale {cart_id} is not paid in full ({}): cancel it instead of refunding",
+                    sale.state.as_str()
+                )))
+            }
+            SaleState::Canceling | SaleState::Canceled => return Err(Error::SaleCanceled { cart_id: cart_id.0 }),
+        }
+        // (tender, left to refund) in allocation order: cards, then cash.
+        let mut slots: Vec<(&Tender, i64)> = Vec::new();
+        for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Card) {
+            if t.state == TenderState::Offline {
+                return Err(Error::InvalidInput(format!(
+                    "card tender {} of sale {cart_id} was accepted offline and is not forwarded yet; refund it after it is",
+                    t.seq
+                )));
+            }
+            let pid = t.payment_id.expect("a card tender has a payment");
+            let open: i64 = tx.row_cached(
+                "SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight')",
+                [pid.0],
+                |r| r.get(0),
+            )?;
+            if open > 0 {
+                return Err(Error::RefundInProgress { payment_id: pid.0, refund_key: t.checkout_key.clone().unwrap_or_default() });
+            }
+            let reserved: i64 = tx.row_cached(
+                "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
+                [pid.0],
+                |r| r.get(0),
+            )?;
+            slots.push((t, payment_by_id_tx(&tx, pid)?.amount.amount_minor - reserved));
+        }
+        for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Cash) {
+            slots.push((t, t.amount.amount_minor - cash_refunded_tx(&tx, t.id)?));
+        }
+        let refundable: i64 = slots.iter().map(|(_, left)| left).sum();
+        let mut rest = amount_minor.unwrap_or(refundable);
+        if rest > refundable || rest <= 0 {
+            return Err(Error::SaleRefundExceeds { cart_id: cart_id.0, requested_minor: rest, refundable_minor: refundable });
+        }
+        let mut plan = SaleRefundPlan { cart_id, card_refunds: Vec::new(), cash_refunds: Vec::new(), cash_out_minor: 0 };
+        for (t, left) in slots {
+            let take = rest.min(left);
+            if take <= 0 {
+                continue;
+            }
+            rest -= take;
+            match t.kind {
+                TenderKind::Card => {
+                    let key = keys.pop().ok_or_else(|| Error::InvalidInput("the sale changed; refund again".into()))?;
+                    let pid = t.payment_id.expect("a card tender has a payment");
+                    plan.card_refunds.push((t.id, create_refund_tx(&tx, &key, pid, take, reason, now_ms)?));
+                }
+                TenderKind::Cash => {
+                    movement_tx(&tx, CashMovementKind::RefundOut, -take, t.amount.currency, cart_id, Some(t.id), now_ms)?;
+                    plan.cash_refunds.push((t.id, take));
+                    plan.cash_out_minor += take;
+                }
+            }
+        }
+        assert_eq!(rest, 0, "sale {cart_id}: refund allocation left {rest}");
+        if let Some(r) = reason {
+            tx.exec_cached(
+                "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, 'sale_refund', ?2, ?3)",
+                params![now_ms, r, format!("sale {cart_id}: {} card refund(s), {} in cash", plan.card_refunds.len(), plan.cash_out_minor)],
+            )?;
+        }
+        tx.commit()?;
+        Ok(plan)
+    }
+}

@@ -1,0 +1,43 @@
+//! Refund of a split sale (design §8.6): the ledger allocates it to the tenders — card
+//! amounts back to their own card, the rest in cash — and commits every refund row
+//! (each with its own key) and the cash paid out in one transaction; then each card
+//! refund is driven like any refund (design §4.5).
+
+use super::SaleView;
+use crate::engine::{DriveMode, Engine, EngineError, RefundReport, Result};
+use paydesk_ledger::CartId;
+use serde::Serialize;
+
+/// What a sale refund did.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SaleRefundReport {
+    pub card_refunds: Vec<RefundReport>,
+    /// Pay this out of the drawer (already recorded).
+    pub cash_out: i64,
+    /// Card refunds whose drive ended in an error (each still has its key; recovery
+    /// resolves it).
+    pub errors: Vec<String>,
+    pub sale: SaleView,
+}
+
+impl Engine {
+    /// Refunds `amount_minor` of a paid sale (everything refundable when `None`).
+    pub async fn refund_sale(&self, cart: CartId, amount_minor: Option<i64>, reason: Option<&str>) -> Result<SaleRefundReport> {
+        let now = self.now();
+        let plan = self.with_ledger(|l| l.plan_sale_refund(cart, amount_minor, reason, now)).map_err(|e| match e {
+            paydesk_ledger::Error::RefundInProgress { refund_key, .. } => {
+                EngineError::RefundInProgress { key: format!("sale {cart}"), refund_key }
+            }
+            other => other.into(),
+        })?;
+        let mut card_refunds = Vec::new();
+        let mut errors = Vec::new();
+        for (_, r) in plan.card_refunds {
+            match self.drive_refund(r.id, r.idempotency_key.clone(), DriveMode::Interactive).await {
+                Ok(rep) => card_refunds.push(rep),
+                Err(e) => errors.push(format!("refund {}: {e}", r.idempotency_key)),
+            }
+        }
+        Ok(SaleRefundReport { card_refunds, cash_out: plan.cash_out_minor, errors, sale: self.sale_now(cart)? })
+    }
+}
