@@ -2,6 +2,9 @@
 #   make run   the cashier's app with the embedded, flaky mock PSP
 #   make test  every test (installs what it needs first)
 #   make backoffice  the back office on a private PostgreSQL with two demo registers
+# and the package a store installs:
+#   make package       target/release/bundle/deb/PayDesk_<version>_amd64.deb
+#   make test-package  builds it, then runs what it carries through a sale
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -13,13 +16,15 @@ PG_USER := paydesk-pg
 CARGO_BIN := $(HOME)/.cargo/bin
 export PATH := $(CARGO_BIN):$(PATH)
 
-.PHONY: help deps deps-apt deps-rust deps-py test run bench soak backoffice
+.PHONY: help deps deps-apt deps-rust deps-py deps-tauri test run bench soak backoffice package package-appimage test-package
 
 help:
 	@echo "make run    start PayDesk with the embedded mock PSP"
 	@echo "make test   install what is missing, then run every test"
 	@echo "make bench  benchmarks (ratios from one run)"
 	@echo "make backoffice  the back office (private PostgreSQL, two demo registers), prints the dashboard URL"
+	@echo "make package       build the .deb (release profile)"
+	@echo "make test-package  build the .deb and test the app it carries"
 
 # Installs only what is missing, so a second run costs a few dpkg look-ups.
 deps-apt:
@@ -48,9 +53,37 @@ deps: deps-apt deps-rust deps-py
 # processes, and building them here with the workspace's features means the tests find
 # them up to date instead of each rebuilding with another feature set.
 TARGET_DIR := $(abspath $(or $(CARGO_TARGET_DIR),target))
+# The package test needs `make package` first; it runs in `make test-package`.
 test: deps
 	cargo build --workspace --bins
-	PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk cargo nextest run --workspace --no-fail-fast
+	PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk cargo nextest run --workspace --no-fail-fast -E 'not binary_id(paydesk-e2e::package)'
+
+# Tauri's bundler through its CLI, pinned to one 2.x release and installed from npm
+# into .tauri-cli/ (a prebuilt binary; `cargo install tauri-cli` compiles for ~8 min).
+# npm comes with Node.js; Debian's own npm package only where there is no npm at all.
+TAURI_CLI_VERSION := 2.12.5
+TAURI := .tauri-cli/node_modules/.bin/tauri
+deps-tauri:
+	@command -v npm >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq npm; }
+	@[ "$$($(TAURI) --version 2>/dev/null)" = "tauri-cli $(TAURI_CLI_VERSION)" ] || \
+	  npm install --prefix .tauri-cli --no-save --no-audit --no-fund --loglevel=error @tauri-apps/cli@$(TAURI_CLI_VERSION)
+
+# The .deb: release profile (Cargo.toml: thin LTO, stripped), desktop entry, icons,
+# the workspace's version (src-tauri/tauri.conf.json "bundle"; docs/packaging.md).
+package: deps-apt deps-tauri
+	$(TAURI) build --bundles deb
+	@ls -l $(TARGET_DIR)/release/bundle/deb/*.deb
+
+# Needs linuxdeploy and the AppImage runtime, which the bundler downloads from GitHub:
+# fails where GitHub cannot be reached (docs/packaging.md says what to provide).
+package-appimage: deps-apt deps-tauri
+	$(TAURI) build --bundles appimage
+
+# Unpacks the .deb and drives the binary it carries (tests/package.rs). --workspace:
+# features unified as in `make test`, so its dependencies are found built instead of
+# rebuilt with another feature set.
+test-package: deps package
+	cargo nextest run --workspace --test package --no-fail-fast
 
 # Ratios from one run of each benchmark, collected into docs/benchmarks.md.
 bench: deps-apt deps-rust

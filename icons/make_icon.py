@@ -2,7 +2,8 @@
 """Writes icons/icon.png: PayDesk's 8-bit RGBA icon (a receipt on a teal tile).
 
 Only the standard library (zlib + struct), so it runs anywhere; the PNG is committed.
-Usage: python3 icons/make_icon.py [size]   (default 256)
+Usage: python3 icons/make_icon.py [size]   (default 256: icon.png; other sizes: SxS.png,
+e.g. 32 and 128 for the package's hicolor icon sizes, see src-tauri/tauri.conf.json)
 """
 import struct, sys, zlib, os
 
@@ -46,7 +47,8 @@ def png(width, height, rows):
             + chunk(b"IEND", b""))
 
 rows = [[pixel(x, y) for x in range(N)] for y in range(N)]
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "icon.png")
+name = "icon.png" if N == 256 else f"{N}x{N}.png"
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
 with open(out, "wb") as f:
     f.write(png(N, N, rows))
 print(out)

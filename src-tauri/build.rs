@@ -18,6 +18,7 @@ const COMMANDS: &[&str] = &[
     "get_report",
     "get_settings",
     "save_settings",
+    "about",
 ];
 
 fn main() {

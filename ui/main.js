@@ -9,6 +9,7 @@ import { charge, focusScan, initRegister, isCheckoutOpen, loadRegister, onProgre
 import { loadPayments } from './payments.js';
 import { loadReport } from './report.js';
 import { loadSettings, showApplied } from './settings.js';
+import { loadAbout } from './about.js';
 import { refreshStatus, renderStatus } from './status.js';
 
 // ---------------------------------------------------------------- screens
@@ -24,7 +25,7 @@ function show(view) {
   setVisible(view === 'register');
   if (view === 'payments') loadPayments();
   if (view === 'report') loadReport();
-  if (view === 'settings') loadSettings();
+  if (view === 'settings') { loadSettings(); loadAbout(); }
 }
 
 // ---------------------------------------------------------------- keyboard

@@ -17,6 +17,7 @@ Options (each also an environment variable):
                                                       PAYDESK_FAULT_PROFILE
   --psp-seed N           seed of the embedded PSP's faults (reproducible runs)
                                                       PAYDESK_PSP_SEED
+  -V, --version          the version and the ledger schema it writes
   -h, --help             this text
 ";
 
@@ -77,6 +78,10 @@ impl Options {
             match flag.as_str() {
                 "-h" | "--help" => {
                     print!("{USAGE}");
+                    return Err(0);
+                }
+                "-V" | "--version" => {
+                    println!("{}", crate::about::version_line());
                     return Err(0);
                 }
                 "--data-dir" => o.data_dir = Some(PathBuf::from(value("--data-dir")?)),

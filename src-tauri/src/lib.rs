@@ -6,6 +6,7 @@
 //! `tauri::Builder<R>`, so the same wiring runs in the real window (Wry) and in
 //! `tauri::test::mock_builder()` command tests.
 
+pub mod about;
 pub mod catalog;
 pub mod commands;
 pub mod config;
@@ -57,6 +58,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             commands::get_report,
             commands::get_settings,
             commands::save_settings,
+            about::about,
         ])
         .setup(move |app| {
             let data_dir = match &opts.data_dir {

@@ -118,6 +118,9 @@ struct EmbeddedInfo<'a> {
     pid: u32,
 }
 
+/// The ledger's file in the data dir (design §10.2: what a backup must include).
+pub const LEDGER_FILE: &str = "ledger.db";
+
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -147,7 +150,7 @@ impl AppState {
         let catalog = Catalog::demo();
         let currency = Currency::Usd;
 
-        let mut ledger = Ledger::open(data_dir.join("ledger.db"))?;
+        let mut ledger = Ledger::open(data_dir.join(LEDGER_FILE))?;
         let products: Vec<NewProduct> = catalog
             .items
             .iter()
@@ -402,7 +405,7 @@ async fn build_live(
     // file from before this rule may allow 24 h with a 23 h window).
     cfg.offline.max_age = cfg.offline.max_age.min(cfg.window.safe_age());
     let transport = HttpTransport::new(&url, &key, Duration::from_secs(2)).map_err(|e| format!("PSP connection: {e}"))?;
-    let ledger = Ledger::open(data_dir.join("ledger.db"))?;
+    let ledger = Ledger::open(data_dir.join(LEDGER_FILE))?;
     let engine = Engine::new(ledger, Arc::new(transport), Arc::new(SystemClock::new()), Arc::new(OsRandom), cfg);
     Ok(Live { engine, psp_url: url, psp_key: key, embedded, settings: settings.clone() })
 }

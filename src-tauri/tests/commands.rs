@@ -275,3 +275,20 @@ fn try_another_card_goes_on_from_a_later_payment_the_screen_missed() {
     assert_eq!(state.embedded().unwrap().server.psp().stats()["charges"], 1);
     assert_eq!(call(&w, "list_payments", json!({})).unwrap().as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn about_names_the_version_data_folder_ledger_schema_and_psp() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, w) = app(dir.path());
+    let a = call(&w, "about", json!({})).unwrap();
+    assert_eq!(a["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(a["data_dir"], dir.path().display().to_string());
+    assert_eq!(a["ledger_path"], dir.path().join("ledger.db").display().to_string());
+    assert_eq!(a["ledger_schema"], paydesk_ledger::SCHEMA_VERSION);
+    assert_eq!(a["psp_kind"], "embedded");
+    // The profile in use: these tests' options do not set one, so the settings' default.
+    assert_eq!(a["fault_profile"], call(&w, "get_settings", json!({})).unwrap()["fault_profile"]);
+    assert!(!a["fault_profile"].as_str().unwrap().is_empty());
+    assert!(a["psp_url"].as_str().unwrap().starts_with("http://127.0.0.1:"), "{a}");
+    assert_eq!(a["backups"], json!([]), "a new ledger has no copies");
+}

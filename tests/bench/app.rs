@@ -1,7 +1,8 @@
 //! `cargo bench -p paydesk-e2e --bench app`: PayDesk against a bare Tauri 2 app built
 //! the same way (same tauri, same profile), in one run, as ratios:
 //! start to interactive (WebDriver session asked → UI ready), idle memory (PSS of
-//! the app and its WebKit processes, 3 s after ready), binary size.
+//! the app and its WebKit processes, 3 s after ready), binary size; and the size of the
+//! `.deb` that `make package` built, when there is one.
 //! Both run under the same Xvfb + tauri-driver harness as the WebDriver tests.
 
 use std::time::Duration;
@@ -48,5 +49,14 @@ fn main() {
             "idle memory (PSS, all procs)", b.1, p.1, p.1 / b.1, b.3, p.3
         );
         println!("{:<28} {:>9.1}MiB {:>9.1}MiB {:>7.2}x", "binary size", mib(b.2), mib(p.2), p.2 as f64 / b.2 as f64);
+        // What a store downloads: the package `make package` built (release profile:
+        // stripped, thin LTO; docs/packaging.md).
+        match paydesk_e2e::package::newest_deb() {
+            Some(deb) => {
+                let size = std::fs::metadata(&deb).map(|m| m.len()).unwrap_or(0);
+                println!("{:<28} {:>22.1}MiB   ({})", "package (.deb)", mib(size), deb.display());
+            }
+            None => println!("{:<28} {:>25}", "package (.deb)", "not built: make package"),
+        }
     });
 }

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 pub use thirtyfour;
+
+pub mod package;
 use thirtyfour::prelude::*;
 
 /// The root of the repository (this package's manifest dir).
@@ -100,8 +102,11 @@ pub struct Launch {
     pub height: u32,
     /// Extra environment for the app (e.g. `PAYDESK_FAULT_PROFILE=none`).
     pub env: Vec<(String, String)>,
-    /// Another binary than PayDesk (the benchmark's bare baseline).
+    /// Another binary than PayDesk (the benchmark's bare baseline, a packaged build).
     pub binary: Option<PathBuf>,
+    /// A data folder whose files are copied into the app's data dir before it starts
+    /// (an older version's data, for upgrade tests).
+    pub data_from: Option<PathBuf>,
 }
 
 impl Default for Launch {
@@ -111,6 +116,7 @@ impl Default for Launch {
             height: 800,
             env: vec![("PAYDESK_FAULT_PROFILE".into(), "none".into())],
             binary: None,
+            data_from: None,
         }
     }
 }
@@ -164,6 +170,13 @@ impl App {
         let data_dir = tmp.path().join("data");
         for d in ["data", "xdg-data", "xdg-config", "xdg-cache", "xdg-runtime", "home"] {
             std::fs::create_dir_all(tmp.path().join(d)).unwrap();
+        }
+        if let Some(from) = &launch.data_from {
+            for e in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())).flatten() {
+                if e.path().is_file() {
+                    std::fs::copy(e.path(), data_dir.join(e.file_name())).unwrap();
+                }
+            }
         }
         #[cfg(unix)]
         {

@@ -8,12 +8,15 @@
 //! register engine calls it with `now_ms` and an injected [`KeySource`], so a seeded
 //! simulation drives it deterministically.
 //!
+//! * [`backup`] — the copy written before a schema migration (design §10.3; its file
+//!   name is the crate's one read of the wall clock).
 //! * [`money`] — integer minor units with ISO exponents (design §3.10).
 //! * [`state`] — the one transition table per machine (design §4).
 //! * [`Ledger`] — key before network (design §3.1), UNIQUE keys and `Exists…` outcomes
 //!   (§3.4), offline queue (§3.7), recovery queries (§3.8), the idempotent event
 //!   consumer (§3.9); one file per table or operation under `ledger/` (see README).
 
+pub mod backup;
 pub mod cursor;
 pub mod error;
 pub mod ledger;

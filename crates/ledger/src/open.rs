@@ -84,8 +84,8 @@ pub(crate) fn open_error(path: &Path, e: rusqlite::Error) -> Error {
 
 /// Inspects an existing file through a READ-ONLY connection, because even
 /// `PRAGMA journal_mode=WAL` rewrites the header: a file that is refused (newer, not
-/// ours, damaged) must stay byte-for-byte untouched.
-pub(crate) fn inspect_read_only(path: &Path) -> Result<()> {
+/// ours, damaged) must stay byte-for-byte untouched. Returns the file's schema version.
+pub(crate) fn inspect_read_only(path: &Path) -> Result<i64> {
     let ro = Connection::open_with_flags(path, read_flags()).map_err(|e| open_error(path, e))?;
     ro.busy_timeout(crate::ledger::BUSY_TIMEOUT).map_err(|e| open_error(path, e))?;
     // Reading the schema forces SQLite to parse the header and sqlite_schema:
@@ -99,7 +99,7 @@ pub(crate) fn inspect_read_only(path: &Path) -> Result<()> {
     if check != "ok" {
         return Err(Error::Corrupt { path: path.display().to_string(), detail: check });
     }
-    Ok(())
+    Ok(found)
 }
 
 /// WAL, `synchronous=FULL`, foreign keys, busy timeout (see the ledger's durability rules).

@@ -118,7 +118,11 @@ impl Ledger {
     pub fn open_with_keys(path: impl AsRef<Path>, keys: Box<dyn KeySource>) -> Result<Ledger> {
         let path = path.as_ref();
         if open::check_path(path)? {
-            open::inspect_read_only(path)?;
+            let found = open::inspect_read_only(path)?;
+            // design §10.3: a copy before a migration runs, never when none will.
+            if found > 0 && found < SCHEMA_VERSION {
+                crate::backup::before_migrate(path, found, SCHEMA_VERSION)?;
+            }
         }
         let mut conn = Connection::open_with_flags(path, open::write_flags()).map_err(|e| open::open_error(path, e))?;
         open::configure(&conn, path)?;

@@ -1,0 +1,60 @@
+//! The About panel (design §10.4): which build this is and where its data lives, so a
+//! store can tell support what it runs and back up the right folder.
+
+use serde::Serialize;
+use tauri::State;
+
+use crate::error::AppResult;
+use crate::state::{AppState, LEDGER_FILE};
+
+/// The app's version: the workspace's (`Cargo.toml`), also the package's.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// `paydesk --version`: the version and the ledger schema this build writes.
+pub fn version_line() -> String {
+    format!("paydesk {VERSION} (ledger schema {})", paydesk_ledger::SCHEMA_VERSION)
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AboutView {
+    pub version: String,
+    pub data_dir: String,
+    pub ledger_path: String,
+    /// The schema version of the open ledger (what a backup restores into).
+    pub ledger_schema: i64,
+    /// The schema version this build writes (equal to `ledger_schema` once open).
+    pub schema_supported: i64,
+    /// Copies written before schema upgrades, newest last (file names).
+    pub backups: Vec<String>,
+    /// "embedded" or "external".
+    pub psp_kind: &'static str,
+    pub psp_url: String,
+    /// The embedded PSP's fault profile (empty for an external PSP).
+    pub fault_profile: String,
+}
+
+#[tauri::command]
+pub fn about(state: State<'_, AppState>) -> AppResult<AboutView> {
+    about_of(&state)
+}
+
+pub fn about_of(state: &AppState) -> AppResult<AboutView> {
+    let live = state.live();
+    let ledger_schema = state.engine().with_ledger(|l| l.schema_version())?;
+    let ledger_path = state.data_dir.join(LEDGER_FILE);
+    let backups = paydesk_ledger::backup::list(&ledger_path)
+        .iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    Ok(AboutView {
+        version: VERSION.to_string(),
+        data_dir: state.data_dir.display().to_string(),
+        ledger_path: ledger_path.display().to_string(),
+        ledger_schema,
+        schema_supported: paydesk_ledger::SCHEMA_VERSION,
+        backups,
+        psp_kind: if live.embedded { "embedded" } else { "external" },
+        psp_url: live.psp_url.clone(),
+        fault_profile: if live.embedded { live.settings.fault_profile.clone() } else { String::new() },
+    })
+}
