@@ -159,6 +159,27 @@ pub enum ReceiptError {
     Underpaid { paid: i64, total: i64 },
     #[error("change {change} is more than the cash tendered ({cash}); only cash gives change")]
     ChangeWithoutCash { change: i64, cash: i64 },
+    #[error("issued_at {year:04}-{month:02}-{day:02} {hour:02}:{minute:02} is not a valid date and time")]
+    BadDateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8 },
+}
+
+/// Largest single tender (10¹⁵ minor units): sixteen of them still add up within `i64`.
+const MAX_TENDER: i64 = 1_000_000_000_000_000;
+
+fn check_date_time(t: &LocalDateTime) -> Result<(), ReceiptError> {
+    // Gregorian: every 4th year, except centuries not divisible by 400.
+    let leap = matches!((t.year % 4, t.year % 100, t.year % 400), (0, 1.., _) | (_, _, 0));
+    let days = match t.month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => 0,
+    };
+    if (2000..=9999).contains(&t.year) && (1..=days).contains(&t.day) && t.hour < 24 && t.minute < 60 {
+        return Ok(());
+    }
+    Err(ReceiptError::BadDateTime { year: t.year, month: t.month, day: t.day, hour: t.hour, minute: t.minute })
 }
 
 fn check_text(field: &str, s: &str, allow_empty: bool) -> Result<(), ReceiptError> {
@@ -191,6 +212,7 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
     check_text("store.address", &sale.store.address, true)?;
     check_text("store.phone", &sale.store.phone, true)?;
     check_text("receipt_no", &sale.receipt_no, false)?;
+    check_date_time(&sale.issued_at)?;
     check_lines("header", &sale.header)?;
     check_lines("footer", &sale.footer)?;
     for (i, l) in sale.lines.iter().enumerate() {
@@ -200,8 +222,7 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
         return Err(ReceiptError::TooManyTenders { count: sale.tenders.len(), max: MAX_TENDERS });
     }
     for (index, t) in sale.tenders.iter().enumerate() {
-        // Bounded so the sum below cannot overflow.
-        if t.amount <= 0 || t.amount > 1_000_000_000_000_000 {
+        if t.amount <= 0 || t.amount > MAX_TENDER {
             return Err(ReceiptError::BadTender { index, amount: t.amount });
         }
     }

@@ -119,6 +119,23 @@ fn bad_sale_data_is_a_typed_error() {
     assert!(matches!(build_receipt(&sale, &s, false), Err(ReceiptError::BadText { ref field, .. }) if field == "footer"));
 
     let mut sale = ja_sale();
+    sale.tenders[0].amount = 1_000_000_000_000_001;
+    assert!(matches!(build_receipt(&sale, &s, false), Err(ReceiptError::BadTender { index: 0, .. })));
+
+    for (month, day, hour) in [(2, 29, 10), (13, 1, 10), (4, 31, 10), (12, 1, 24), (1, 0, 0)] {
+        let mut sale = ja_sale();
+        sale.issued_at = LocalDateTime { year: 2026, month, day, hour, minute: 0 };
+        assert!(matches!(build_receipt(&sale, &s, false), Err(ReceiptError::BadDateTime { .. })), "{month}-{day} {hour}h");
+    }
+    for (year, valid) in [(2028, true), (2000, true), (2100, false)] {
+        let mut sale = ja_sale();
+        sale.issued_at = LocalDateTime { year, month: 2, day: 29, hour: 23, minute: 59 };
+        // (2000 has no rates in the Japanese table: a tax error, but not a date error.)
+        let bad_date = matches!(build_receipt(&sale, &s, false), Err(ReceiptError::BadDateTime { .. }));
+        assert_eq!(!bad_date, valid, "{year}-02-29");
+    }
+
+    let mut sale = ja_sale();
     sale.lines[0].discount = Some(paydesk_tax::Discount::Amount { amount: 281 });
     assert_eq!(
         build_receipt(&sale, &s, false),
