@@ -58,8 +58,10 @@ pub fn validate_jan(code: &str) -> Result<(), CodeError> {
 
 /// A qualified-invoice issuer's registration number (適格請求書発行事業者登録番号): "T" and
 /// 13 digits. For a corporation the 13 digits are its corporate number (法人番号), whose
-/// leading digit is a check digit; numbers issued to sole proprietors are assigned by the
-/// National Tax Agency in the same 13-digit form and are validated the same way.
+/// leading digit is a check digit. Sole proprietors get 13 digits that are neither their
+/// individual number nor any corporate number; they are checked with the same rule here, on
+/// the understanding that the tax agency issues them with the same check digit (design §11.5
+/// notes this is not confirmed from a primary source).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct RegistrationNumber(String);
