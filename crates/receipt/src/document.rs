@@ -1,0 +1,318 @@
+//! The receipt document and the pure function that builds it from sale data.
+
+use paydesk_tax::{compute, Dining, Discount, PriceMode, RegistrationNumber, TaxClass, TaxError, TaxSettings};
+use serde::{Deserialize, Serialize};
+
+use crate::labels::Labels;
+
+/// Limits on what a receipt prints, so a runaway name cannot eat a roll of paper.
+pub const MAX_TEXT_CHARS: usize = 64;
+pub const MAX_TEXT_LINES: usize = 8;
+pub const MAX_TENDERS: usize = 16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Language {
+    En,
+    Ja,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Currency {
+    Jpy,
+    Usd,
+}
+
+impl Currency {
+    /// Digits after the decimal point in a minor-unit amount.
+    pub fn minor_digits(self) -> u32 {
+        match self {
+            Currency::Jpy => 0,
+            Currency::Usd => 2,
+        }
+    }
+}
+
+/// The store as printed at the top. The registration number makes a Japanese receipt a
+/// qualified invoice; without it the receipt is still a receipt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreInfo {
+    pub name: String,
+    #[serde(default)]
+    pub address: String,
+    #[serde(default)]
+    pub phone: String,
+    #[serde(default)]
+    pub registration_number: Option<RegistrationNumber>,
+}
+
+/// The wall-clock time of the sale in the store's time zone, as the ledger recorded it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalDateTime {
+    pub year: u16,
+    pub month: u8,
+    pub day: u8,
+    pub hour: u8,
+    pub minute: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineInput {
+    pub name: String,
+    pub unit_price: i64,
+    pub quantity: u32,
+    pub class: TaxClass,
+    #[serde(default)]
+    pub discount: Option<Discount>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TenderKind {
+    Cash,
+    Card,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tender {
+    pub kind: TenderKind,
+    pub amount: i64,
+}
+
+/// Everything a receipt shows, as the ledger and the store settings hold it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaleData {
+    pub store: StoreInfo,
+    pub language: Language,
+    pub currency: Currency,
+    pub receipt_no: String,
+    pub issued_at: LocalDateTime,
+    pub lines: Vec<LineInput>,
+    pub dining: Dining,
+    #[serde(default)]
+    pub sale_discount: Option<Discount>,
+    pub tenders: Vec<Tender>,
+    #[serde(default)]
+    pub header: Vec<String>,
+    #[serde(default)]
+    pub footer: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReceiptLine {
+    pub name: String,
+    pub quantity: u32,
+    pub unit_price: i64,
+    pub discount: i64,
+    pub net: i64,
+    /// Taxed at the reduced rate: printed with ※.
+    pub reduced: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReceiptRate {
+    pub class: TaxClass,
+    pub basis_points: u32,
+    pub base: i64,
+    pub tax: i64,
+    pub gross: i64,
+}
+
+/// The document: what every rendering prints, already computed. Plain data, serde-able.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    pub language: Language,
+    pub currency: Currency,
+    pub reprint: bool,
+    pub store: StoreInfo,
+    pub header: Vec<String>,
+    pub footer: Vec<String>,
+    pub receipt_no: String,
+    pub issued_at: LocalDateTime,
+    pub dining: Dining,
+    pub lines: Vec<ReceiptLine>,
+    pub subtotal: i64,
+    pub sale_discount: i64,
+    pub price_mode: PriceMode,
+    pub rates: Vec<ReceiptRate>,
+    pub tax_total: i64,
+    pub total: i64,
+    pub tenders: Vec<Tender>,
+    pub paid: i64,
+    pub change: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum ReceiptError {
+    #[error(transparent)]
+    Tax(#[from] TaxError),
+    #[error("{field}: {reason}")]
+    BadText { field: String, reason: String },
+    #[error("{count} tenders; at most {max}")]
+    TooManyTenders { count: usize, max: usize },
+    #[error("tender {index}: amount {amount} must be positive")]
+    BadTender { index: usize, amount: i64 },
+    #[error("the tenders pay {paid} of {total}")]
+    Underpaid { paid: i64, total: i64 },
+    #[error("change {change} is more than the cash tendered ({cash}); only cash gives change")]
+    ChangeWithoutCash { change: i64, cash: i64 },
+    #[error("issued_at {year:04}-{month:02}-{day:02} {hour:02}:{minute:02} is not a valid date and time")]
+    BadDateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8 },
+}
+
+/// Largest single tender (10¹⁵ minor units): sixteen of them still add up within `i64`.
+const MAX_TENDER: i64 = 1_000_000_000_000_000;
+
+fn check_date_time(t: &LocalDateTime) -> Result<(), ReceiptError> {
+    // Gregorian: every 4th year, except centuries not divisible by 400.
+    let leap = matches!((t.year % 4, t.year % 100, t.year % 400), (0, 1.., _) | (_, _, 0));
+    let days = match t.month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => 0,
+    };
+    if (2000..=9999).contains(&t.year) && (1..=days).contains(&t.day) && t.hour < 24 && t.minute < 60 {
+        return Ok(());
+    }
+    Err(ReceiptError::BadDateTime { year: t.year, month: t.month, day: t.day, hour: t.hour, minute: t.minute })
+}
+
+fn check_text(field: &str, s: &str, allow_empty: bool) -> Result<(), ReceiptError> {
+    let bad = |reason: &str| Err(ReceiptError::BadText { field: field.to_string(), reason: reason.to_string() });
+    if !allow_empty && s.trim().is_empty() {
+        return bad("must not be empty");
+    }
+    if s.chars().count() > MAX_TEXT_CHARS {
+        return bad(&format!("longer than {MAX_TEXT_CHARS} characters"));
+    }
+    // A control character would reach the printer as a command (ESC, GS…), not as text.
+    if s.chars().any(char::is_control) {
+        return bad("contains a control character");
+    }
+    Ok(())
+}
+
+fn check_lines(field: &str, lines: &[String]) -> Result<(), ReceiptError> {
+    if lines.len() > MAX_TEXT_LINES {
+        return Err(ReceiptError::BadText { field: field.to_string(), reason: format!("more than {MAX_TEXT_LINES} lines") });
+    }
+    lines.iter().enumerate().try_for_each(|(i, l)| check_text(&format!("{field}[{i}]"), l, true))
+}
+
+/// Builds the receipt of a sale: computes its tax with `settings` (paydesk-tax), checks every
+/// printed text against the limits, and works out the change. `reprint` marks a copy of a
+/// receipt that was (or may have been) printed before.
+pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> Result<Receipt, ReceiptError> {
+    check_text("store.name", &sale.store.name, false)?;
+    check_text("store.address", &sale.store.address, true)?;
+    check_text("store.phone", &sale.store.phone, true)?;
+    check_text("receipt_no", &sale.receipt_no, false)?;
+    check_date_time(&sale.issued_at)?;
+    check_lines("header", &sale.header)?;
+    check_lines("footer", &sale.footer)?;
+    for (i, l) in sale.lines.iter().enumerate() {
+        check_text(&format!("lines[{i}].name"), &l.name, false)?;
+    }
+    if sale.tenders.len() > MAX_TENDERS {
+        return Err(ReceiptError::TooManyTenders { count: sale.tenders.len(), max: MAX_TENDERS });
+    }
+    for (index, t) in sale.tenders.iter().enumerate() {
+        if t.amount <= 0 || t.amount > MAX_TENDER {
+            return Err(ReceiptError::BadTender { index, amount: t.amount });
+        }
+    }
+    let cart = paydesk_tax::Cart {
+        lines: sale
+            .lines
+            .iter()
+            .map(|l| paydesk_tax::Line { unit_price: l.unit_price, quantity: l.quantity, class: l.class, discount: l.discount })
+            .collect(),
+        dining: sale.dining,
+        sale_discount: sale.sale_discount,
+        date: paydesk_tax::YearMonthDay { year: sale.issued_at.year, month: sale.issued_at.month, day: sale.issued_at.day },
+    };
+    let tax = compute(&cart, settings)?;
+    let paid: i64 = sale.tenders.iter().map(|t| t.amount).sum();
+    if paid < tax.total {
+        return Err(ReceiptError::Underpaid { paid, total: tax.total });
+    }
+    let change = paid - tax.total;
+    let cash: i64 = sale.tenders.iter().filter(|t| t.kind == TenderKind::Cash).map(|t| t.amount).sum();
+    if change > cash {
+        return Err(ReceiptError::ChangeWithoutCash { change, cash });
+    }
+    let lines = sale
+        .lines
+        .iter()
+        .zip(&tax.lines)
+        .map(|(l, r)| ReceiptLine {
+            name: l.name.clone(),
+            quantity: l.quantity,
+            unit_price: l.unit_price,
+            discount: r.discount,
+            net: r.net,
+            reduced: r.is_reduced(),
+        })
+        .collect();
+    let rates = tax
+        .rates
+        .iter()
+        .map(|r| ReceiptRate { class: r.class, basis_points: r.basis_points, base: r.base, tax: r.tax, gross: r.gross })
+        .collect();
+    Ok(Receipt {
+        language: sale.language,
+        currency: sale.currency,
+        reprint,
+        store: sale.store.clone(),
+        header: sale.header.clone(),
+        footer: sale.footer.clone(),
+        receipt_no: sale.receipt_no.clone(),
+        issued_at: sale.issued_at,
+        dining: sale.dining,
+        lines,
+        subtotal: tax.subtotal,
+        sale_discount: tax.sale_discount,
+        price_mode: tax.price_mode,
+        rates,
+        tax_total: tax.tax_total,
+        total: tax.total,
+        tenders: sale.tenders.clone(),
+        paid,
+        change,
+    })
+}
+
+impl Receipt {
+    pub(crate) fn labels(&self) -> &'static Labels {
+        Labels::of(self.language)
+    }
+
+    /// Whether printing this receipt should open the cash drawer: cash changed hands, and this
+    /// is the first print (a reprint never opens the drawer).
+    pub fn opens_drawer(&self) -> bool {
+        !self.reprint && self.tenders.iter().any(|t| t.kind == TenderKind::Cash)
+    }
+
+    /// The elements of a simplified qualified invoice (適格簡易請求書, Consumption Tax Act
+    /// art. 57-4(2)) this receipt lacks; empty means it is one. The document always carries the
+    /// date, the items with the reduced-rate mark, and per rate the total and its tax; what a
+    /// store can lack is its name or registration number.
+    pub fn missing_invoice_elements(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if self.store.name.trim().is_empty() {
+            missing.push("store name");
+        }
+        if self.store.registration_number.is_none() {
+            missing.push("registration number");
+        }
+        if self.lines.is_empty() {
+            missing.push("items");
+        }
+        missing
+    }
+}

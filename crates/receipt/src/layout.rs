@@ -1,0 +1,208 @@
+//! The receipt as rows of at most a paper width of columns, counted as a thermal printer
+//! counts them: a full-width character takes two (East Asian width). Both the text and the
+//! ESC/POS renderings print these rows, so they cannot disagree.
+
+use paydesk_tax::{Dining, PriceMode, TaxClass};
+use serde::{Deserialize, Serialize};
+use unicode_width::UnicodeWidthChar;
+
+use crate::document::{Language, Receipt, TenderKind};
+use crate::labels::{format_date, format_money, format_rate};
+
+/// Roll width: 58 mm paper prints 32 columns of font A, 80 mm prints 48.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Paper {
+    Mm58,
+    Mm80,
+}
+
+impl Paper {
+    pub fn columns(self) -> usize {
+        match self {
+            Paper::Mm58 => 32,
+            Paper::Mm80 => 48,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Align {
+    Left,
+    Center,
+    Right,
+}
+
+/// One printed row: `left` and, for a label/amount pair, `right` flush to the right edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    pub left: String,
+    pub right: String,
+    pub align: Align,
+    pub bold: bool,
+    /// Double width and height: each character takes twice its columns.
+    pub double: bool,
+}
+
+/// Columns a character takes. Japanese printers print every double-byte Shift_JIS character
+/// full width, including the "ambiguous" ones (※, ×), so Japanese counts those as two.
+pub(crate) fn char_width(c: char, language: Language) -> usize {
+    match language {
+        Language::Ja => c.width_cjk().unwrap_or(0),
+        Language::En => c.width().unwrap_or(0),
+    }
+}
+
+pub(crate) fn str_width(s: &str, language: Language) -> usize {
+    s.chars().map(|c| char_width(c, language)).sum()
+}
+
+/// Splits `s` into pieces of at most `columns` columns, never inside a character.
+fn wrap(s: &str, columns: usize, language: Language) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut used = 0;
+    for c in s.chars() {
+        let w = char_width(c, language);
+        if used + w > columns && used > 0 {
+            out.push(String::new());
+            used = 0;
+        }
+        out.last_mut().expect("never empty").push(c);
+        used += w;
+    }
+    out
+}
+
+impl Row {
+    /// The row as exactly `columns` columns of plain text. Plain text has no double size, so
+    /// a double row is laid out at normal size (it was wrapped to half the width).
+    pub fn fill(&self, columns: usize, language: Language) -> String {
+        let used = str_width(&self.left, language) + str_width(&self.right, language);
+        let pad = columns.saturating_sub(used);
+        if !self.right.is_empty() {
+            return format!("{}{}{}", self.left, " ".repeat(pad), self.right);
+        }
+        let (before, after) = match self.align {
+            Align::Left => (0, pad),
+            Align::Center => (pad / 2, pad - pad / 2),
+            Align::Right => (pad, 0),
+        };
+        format!("{}{}{}", " ".repeat(before), self.left, " ".repeat(after))
+    }
+}
+
+struct Rows {
+    rows: Vec<Row>,
+    columns: usize,
+    language: Language,
+}
+
+impl Rows {
+    fn text(&mut self, s: &str, align: Align, bold: bool, double: bool) {
+        let columns = if double { self.columns / 2 } else { self.columns };
+        for piece in wrap(s, columns, self.language) {
+            self.rows.push(Row { left: piece, right: String::new(), align, bold, double });
+        }
+    }
+
+    /// A label and an amount on one row; a label too long for that gets rows of its own
+    /// and the amount goes on the last, flush right.
+    fn pair(&mut self, label: &str, amount: &str, bold: bool) {
+        let room = self.columns.saturating_sub(str_width(amount, self.language) + 1);
+        let mut pieces = wrap(label, self.columns, self.language);
+        let last = pieces.pop().unwrap_or_default();
+        for p in pieces {
+            self.rows.push(Row { left: p, right: String::new(), align: Align::Left, bold, double: false });
+        }
+        if str_width(&last, self.language) <= room {
+            self.rows.push(Row { left: last, right: amount.to_string(), align: Align::Left, bold, double: false });
+        } else {
+            self.rows.push(Row { left: last, right: String::new(), align: Align::Left, bold, double: false });
+            self.rows.push(Row { left: String::new(), right: amount.to_string(), align: Align::Left, bold, double: false });
+        }
+    }
+
+    fn rule(&mut self) {
+        self.text(&"-".repeat(self.columns), Align::Left, false, false);
+    }
+}
+
+/// The receipt's rows for a paper width.
+pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
+    let l = r.labels();
+    let money = |a: i64| format_money(a, r.currency);
+    let mut o = Rows { rows: Vec::new(), columns: paper.columns(), language: r.language };
+
+    o.text(l.title, Align::Center, true, true);
+    if r.reprint {
+        o.text(l.reprint, Align::Center, true, false);
+    }
+    o.text(&r.store.name, Align::Center, true, false);
+    if !r.store.address.is_empty() {
+        o.text(&r.store.address, Align::Center, false, false);
+    }
+    if !r.store.phone.is_empty() {
+        o.text(&format!("{} {}", l.tel, r.store.phone), Align::Center, false, false);
+    }
+    if let Some(reg) = &r.store.registration_number {
+        o.text(&format!("{} {}", l.registration, reg), Align::Center, false, false);
+    }
+    for h in &r.header {
+        o.text(h, Align::Center, false, false);
+    }
+    o.pair(&format_date(&r.issued_at, r.language), &format!("{}{}", l.receipt_no, r.receipt_no), false);
+    match r.dining {
+        Dining::EatIn => o.text(l.eat_in, Align::Left, false, false),
+        Dining::TakeOut => {}
+    }
+    o.rule();
+    for line in &r.lines {
+        let name = if line.reduced { format!("{}{}", l.reduced_mark, line.name) } else { line.name.clone() };
+        let gross = line.unit_price * i64::from(line.quantity);
+        if line.quantity == 1 {
+            o.pair(&name, &money(gross), false);
+        } else {
+            o.text(&name, Align::Left, false, false);
+            o.pair(&format!("  {} x {}", money(line.unit_price), line.quantity), &money(gross), false);
+        }
+        if line.discount > 0 {
+            o.pair(&format!("  {}", l.line_discount), &money(-line.discount), false);
+        }
+    }
+    o.rule();
+    o.pair(l.subtotal, &money(r.subtotal), false);
+    if r.sale_discount > 0 {
+        o.pair(l.sale_discount, &money(-r.sale_discount), false);
+    }
+    o.pair(l.total, &money(r.total), true);
+    for rate in &r.rates {
+        let pct = format_rate(rate.basis_points);
+        let with_rate = |word: &str| word.replace("{rate}", &pct);
+        match (rate.class, r.price_mode) {
+            (TaxClass::Exempt, _) => o.pair(l.exempt, &money(rate.gross), false),
+            (TaxClass::Standard | TaxClass::Reduced, PriceMode::Inclusive) => {
+                o.pair(&with_rate(l.taxable), &money(rate.gross), false);
+                o.pair(&format!("  {}", l.tax_included), &money(rate.tax), false);
+            }
+            (TaxClass::Standard | TaxClass::Reduced, PriceMode::Exclusive) => {
+                o.pair(&with_rate(l.taxable_excl), &money(rate.base), false);
+                o.pair(&format!("  {}", l.tax), &money(rate.tax), false);
+            }
+        }
+    }
+    o.rule();
+    for t in &r.tenders {
+        o.pair(l.tender(t.kind), &money(t.amount), false);
+    }
+    if r.tenders.iter().any(|t| t.kind == TenderKind::Cash) {
+        o.pair(l.change, &money(r.change), false);
+    }
+    if r.lines.iter().any(|x| x.reduced) {
+        o.text(l.reduced_legend, Align::Left, false, false);
+    }
+    for f in &r.footer {
+        o.text(f, Align::Center, false, false);
+    }
+    o.rows
+}

@@ -1,0 +1,27 @@
+//! The receipt (design §11.6–§11.8): one document built by a pure function from a sale, its
+//! renderings (plain text for 58/80 mm paper, ESC/POS bytes with kanji, a printable HTML page)
+//! and printing to a thermal printer over TCP (port 9100) or a device file.
+//!
+//! A Japanese receipt with the store's registration number is a simplified qualified invoice
+//! (適格簡易請求書): see [`Receipt::missing_invoice_elements`].
+
+mod document;
+pub mod escpos;
+mod html;
+mod labels;
+mod layout;
+mod printer;
+#[cfg(feature = "test-printer")]
+pub mod test_printer;
+mod text;
+
+pub use document::{
+    build_receipt, Currency, Language, LineInput, LocalDateTime, Receipt, ReceiptError, ReceiptLine, ReceiptRate,
+    SaleData, StoreInfo, Tender, TenderKind, MAX_TENDERS, MAX_TEXT_CHARS, MAX_TEXT_LINES,
+};
+pub use escpos::{render_escpos, EscPosOptions};
+pub use html::render_html;
+pub use labels::format_money;
+pub use layout::{Align, Paper, Row};
+pub use printer::{PrintError, PrintJob, Printer, PrinterTarget};
+pub use text::render_text;

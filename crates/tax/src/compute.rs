@@ -1,0 +1,195 @@
+//! From a cart to per-rate totals and tax (design §11.2–§11.4).
+
+use serde::{Deserialize, Serialize};
+
+use crate::allocate::allocate_proportionally;
+use crate::error::TaxError;
+use crate::rates::{round_div, Dining, PriceMode, TaxClass, TaxSettings, YearMonthDay, BASIS_POINTS_100_PERCENT};
+
+/// Input limits: a cart beyond them is refused, and within them no sum can overflow `i64`
+/// (1 000 × 9 999 × 10¹⁰ < 9.2 × 10¹⁸).
+pub const MAX_LINES: usize = 1_000;
+pub const MAX_QUANTITY: u32 = 9_999;
+pub const MAX_UNIT_PRICE: i64 = 10_000_000_000;
+
+/// A discount, on a line or on the whole sale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Discount {
+    /// A percentage in basis points (1000 = 10 %). The amount is rounded down: "10 % off"
+    /// never takes more than 10 %.
+    Percent { basis_points: u32 },
+    /// An amount in minor units, in the store's price mode (tax-inclusive if prices are).
+    Amount { amount: i64 },
+}
+
+/// One line of a cart: a price as on the shelf (in the store's [`PriceMode`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Line {
+    pub unit_price: i64,
+    pub quantity: u32,
+    pub class: TaxClass,
+    #[serde(default)]
+    pub discount: Option<Discount>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cart {
+    pub lines: Vec<Line>,
+    pub dining: Dining,
+    #[serde(default)]
+    pub sale_discount: Option<Discount>,
+    /// The day of the sale: picks the rates in force.
+    pub date: YearMonthDay,
+}
+
+/// A line after its own discount. Amounts are in the store's price mode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineResult {
+    /// `unit_price × quantity`.
+    pub gross: i64,
+    pub discount: i64,
+    /// `gross − discount`, never negative.
+    pub net: i64,
+    /// The class the tax was computed under (a reduced item eaten in is `Standard`).
+    pub class: TaxClass,
+    pub basis_points: u32,
+}
+
+impl LineResult {
+    /// Whether the receipt marks this line as reduced-rate (※).
+    pub fn is_reduced(&self) -> bool {
+        self.class == TaxClass::Reduced
+    }
+}
+
+/// One rate's part of the sale, after discounts. `base + tax == gross` always.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RateResult {
+    pub class: TaxClass,
+    pub basis_points: u32,
+    /// Sum of this rate's line nets, before the sale discount.
+    pub lines_net: i64,
+    /// This rate's share of the sale discount.
+    pub sale_discount: i64,
+    /// Tax-exclusive taxable amount (税抜対象額).
+    pub base: i64,
+    pub tax: i64,
+    /// Tax-inclusive amount (税込対象額).
+    pub gross: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaleTax {
+    pub price_mode: PriceMode,
+    pub lines: Vec<LineResult>,
+    /// One entry per class present in the cart, in the order standard, reduced, exempt.
+    pub rates: Vec<RateResult>,
+    /// Sum of line nets, before the sale discount.
+    pub subtotal: i64,
+    pub sale_discount: i64,
+    pub tax_total: i64,
+    /// What the customer pays: the sum of the rates' `gross`.
+    pub total: i64,
+}
+
+fn percent_of(amount: i64, basis_points: u32) -> i64 {
+    // amount ≤ ~10¹⁷ and basis_points ≤ 10⁴, so the quotient is ≤ amount: it fits.
+    (i128::from(amount) * i128::from(basis_points) / i128::from(BASIS_POINTS_100_PERCENT)) as i64
+}
+
+fn line_result(i: usize, line: &Line, cart: &Cart, settings: &TaxSettings) -> Result<LineResult, TaxError> {
+    if line.quantity == 0 || line.quantity > MAX_QUANTITY {
+        return Err(TaxError::QuantityOutOfRange { line: i, quantity: line.quantity, max: MAX_QUANTITY });
+    }
+    if !(0..=MAX_UNIT_PRICE).contains(&line.unit_price) {
+        return Err(TaxError::PriceOutOfRange { line: i, price: line.unit_price, max: MAX_UNIT_PRICE });
+    }
+    let gross = line.unit_price * i64::from(line.quantity);
+    let discount = match line.discount {
+        None => 0,
+        Some(Discount::Percent { basis_points }) if basis_points > BASIS_POINTS_100_PERCENT => {
+            return Err(TaxError::LinePercentOutOfRange { line: i, percent_bp: basis_points });
+        }
+        Some(Discount::Percent { basis_points }) => percent_of(gross, basis_points),
+        Some(Discount::Amount { amount }) if !(0..=gross).contains(&amount) => {
+            return Err(TaxError::LineDiscountTooLarge { line: i, discount: amount, gross });
+        }
+        Some(Discount::Amount { amount }) => amount,
+    };
+    let class = cart.dining.effective_class(line.class);
+    let basis_points = settings.rates.rate(class, cart.date)?;
+    Ok(LineResult { gross, discount, net: gross - discount, class, basis_points })
+}
+
+/// Tax of one rate's amount, in the store's price mode: `(base, tax, gross)`.
+fn tax_of(amount: i64, basis_points: u32, settings: &TaxSettings) -> (i64, i64, i64) {
+    let a = i128::from(amount);
+    let bp = i128::from(basis_points);
+    let full = i128::from(BASIS_POINTS_100_PERCENT);
+    // tax ≤ amount in both modes (rates are at most 100 %), so it fits in i64.
+    match settings.price_mode {
+        PriceMode::Exclusive => {
+            let tax = round_div(a * bp, full, settings.rounding) as i64;
+            (amount, tax, amount + tax)
+        }
+        PriceMode::Inclusive => {
+            let tax = round_div(a * bp, full + bp, settings.rounding) as i64;
+            (amount - tax, tax, amount)
+        }
+    }
+}
+
+/// Computes a sale's tax: line discounts, then the sale discount spread over the rates
+/// (see [`allocate_proportionally`]), then per rate one tax on that rate's total, rounded once
+/// by the store's rule. Refuses (never clamps) a cart outside the limits or a discount that
+/// would make a line or the sale negative.
+pub fn compute(cart: &Cart, settings: &TaxSettings) -> Result<SaleTax, TaxError> {
+    settings.rates.validate()?;
+    if cart.lines.len() > MAX_LINES {
+        return Err(TaxError::TooManyLines { lines: cart.lines.len(), max: MAX_LINES });
+    }
+    let lines = cart
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| line_result(i, l, cart, settings))
+        .collect::<Result<Vec<_>, _>>()?;
+    let subtotal: i64 = lines.iter().map(|l| l.net).sum();
+    let sale_discount = match cart.sale_discount {
+        None => 0,
+        Some(Discount::Percent { basis_points }) if basis_points > BASIS_POINTS_100_PERCENT => {
+            return Err(TaxError::SalePercentOutOfRange { percent_bp: basis_points });
+        }
+        Some(Discount::Percent { basis_points }) => percent_of(subtotal, basis_points),
+        Some(Discount::Amount { amount }) if !(0..=subtotal).contains(&amount) => {
+            return Err(TaxError::SaleDiscountTooLarge { discount: amount, subtotal });
+        }
+        Some(Discount::Amount { amount }) => amount,
+    };
+
+    // Groups in class order; a class absent from the cart has no group.
+    let mut groups: Vec<(TaxClass, u32, i64)> = Vec::new();
+    for class in [TaxClass::Standard, TaxClass::Reduced, TaxClass::Exempt] {
+        let mut in_class = lines.iter().filter(|l| l.class == class).peekable();
+        if let Some(first) = in_class.peek() {
+            let bp = first.basis_points;
+            groups.push((class, bp, in_class.map(|l| l.net).sum()));
+        }
+    }
+    let weights: Vec<i64> = groups.iter().map(|g| g.2).collect();
+    let shares = allocate_proportionally(sale_discount, &weights)
+        .ok_or(TaxError::SaleDiscountTooLarge { discount: sale_discount, subtotal })?;
+
+    let rates: Vec<RateResult> = groups
+        .iter()
+        .zip(shares)
+        .map(|(&(class, basis_points, lines_net), share)| {
+            let (base, tax, gross) = tax_of(lines_net - share, basis_points, settings);
+            RateResult { class, basis_points, lines_net, sale_discount: share, base, tax, gross }
+        })
+        .collect();
+    let tax_total = rates.iter().map(|r| r.tax).sum();
+    let total = rates.iter().map(|r| r.gross).sum();
+    Ok(SaleTax { price_mode: settings.price_mode, lines, rates, subtotal, sale_discount, tax_total, total })
+}

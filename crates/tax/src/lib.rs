@@ -1,0 +1,25 @@
+//! Consumption tax for a store in Japan (design §11): tax classes whose rates are data, eat-in
+//! and take-out, tax per rate on that rate's total with the store's rounding rule, prices
+//! tax-inclusive or tax-exclusive, discounts per line and per sale, and the identifiers a
+//! receipt carries (JAN/EAN barcodes, the qualified-invoice registration number).
+//!
+//! Everything here is pure: no I/O, no clock, no floating point. Money is `i64` minor units
+//! (yen have none, so 1 = ¥1; cents for USD); products are taken in `i128` so no limit-sized
+//! input can overflow.
+//!
+//! The entry point is [`compute`]: a [`Cart`] and the store's [`TaxSettings`] in, a
+//! [`SaleTax`] (per-rate taxable total and tax, sale total) out.
+
+mod allocate;
+mod codes;
+mod compute;
+mod error;
+mod rates;
+
+pub use allocate::allocate_proportionally;
+pub use codes::{ean_check_digit, validate_ean, validate_jan, CodeError, RegistrationNumber};
+pub use compute::{compute, Cart, Discount, Line, LineResult, RateResult, SaleTax, MAX_LINES,
+    MAX_QUANTITY, MAX_UNIT_PRICE};
+pub use error::TaxError;
+pub use rates::{round_div, Dining, PriceMode, RateEntry, RateTable, Rounding, TaxClass, TaxSettings,
+    YearMonthDay, BASIS_POINTS_100_PERCENT};
