@@ -25,7 +25,9 @@ pub const GENESIS: Hash = [0; 32];
 /// `before`/`after` are short JSON documents; a bigger one is a bug, not an audit row.
 pub const MAX_DOCUMENT_BYTES: usize = 16 * 1024;
 /// Names (`action`, `subject`) stay short.
-pub const MAX_NAME_BYTES: usize = 200;
+pub const MAX_NAME_BYTES: usize = 400;
+/// A reason is a person's sentence, in any script (200 kanji are 600 bytes).
+pub const MAX_REASON_BYTES: usize = 1024;
 /// [`verify`] lists at most this many breaks and counts the rest.
 pub const MAX_BREAKS_LISTED: usize = 100;
 
@@ -41,6 +43,8 @@ pub struct AuditRecord {
     pub action: String,
     /// What it was done to, e.g. `cart:12`, `payment:pay_…`, `settings`.
     pub subject: String,
+    /// Why, in the person's words (an override, a paid-out, a cancel).
+    pub reason: Option<String>,
     pub before: Option<String>,
     pub after: Option<String>,
 }
@@ -111,6 +115,7 @@ fn content_bytes(r: &AuditRecord) -> Vec<u8> {
     put_opt_i64(&mut out, r.approver_id);
     put_str(&mut out, &r.action);
     put_str(&mut out, &r.subject);
+    put_opt_str(&mut out, &r.reason);
     put_opt_str(&mut out, &r.before);
     put_opt_str(&mut out, &r.after);
     out
@@ -132,6 +137,7 @@ pub fn append(last: Anchor, record: AuditRecord) -> Result<ChainedRecord, Append
     for (field, bytes, limit) in [
         ("action", record.action.len(), MAX_NAME_BYTES),
         ("subject", record.subject.len(), MAX_NAME_BYTES),
+        ("reason", record.reason.as_ref().map_or(0, String::len), MAX_REASON_BYTES),
         ("before", record.before.as_ref().map_or(0, String::len), MAX_DOCUMENT_BYTES),
         ("after", record.after.as_ref().map_or(0, String::len), MAX_DOCUMENT_BYTES),
     ] {

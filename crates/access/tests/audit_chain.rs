@@ -13,6 +13,7 @@ fn record(seq: u64, salt: u64) -> AuditRecord {
         approver_id: salt.is_multiple_of(5).then_some(9),
         action: ["sell", "refund", "settings", "close_shift"][(salt % 4) as usize].to_string(),
         subject: format!("cart:{}", salt % 1000),
+        reason: salt.is_multiple_of(3).then(|| "customer changed their mind".to_string()),
         before: salt.is_multiple_of(2).then(|| format!("{{\"due\":{}}}", salt % 977)),
         after: Some(format!("{{\"due\":{}}}", salt % 13)),
     }
@@ -121,7 +122,7 @@ enum Tamper {
 fn tamper() -> impl Strategy<Value = (usize, Tamper)> {
     (3usize..60).prop_flat_map(|n| {
         let t = prop_oneof![
-            (0..n, 0u8..6).prop_map(|(at, field)| Tamper::Edit { at, field }),
+            (0..n, 0u8..7).prop_map(|(at, field)| Tamper::Edit { at, field }),
             (0..n - 1).prop_map(|at| Tamper::Delete { at }),
             (0..n, 0..n).prop_filter("two rows", |(a, b)| a != b).prop_map(|(a, b)| Tamper::Swap { a, b }),
         ];
@@ -148,6 +149,7 @@ proptest! {
                     2 => r.approver_id = if r.approver_id.is_some() { None } else { Some(4) },
                     3 => r.action.push('x'),
                     4 => r.before = if r.before.is_some() { None } else { Some("{}".into()) },
+                    5 => r.reason = Some(format!("{}!", r.reason.clone().unwrap_or_default())),
                     _ => r.after = Some("{\"due\":-1}".into()),
                 }
                 vec![Break::Changed { seq: at as u64 + 1 }]
