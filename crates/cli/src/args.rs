@@ -124,8 +124,16 @@ pub(crate) enum Cmd {
         #[arg(long)]
         payment: String,
     },
-    /// The audit log, one JSON object per line.
-    Audit,
+    /// The audit log, one JSON object per line; `audit verify` checks its chain.
+    Audit {
+        #[command(subcommand)]
+        cmd: Option<crate::access::AuditCmd>,
+    },
+    /// Staff members with hashed PINs (design §12).
+    Staff {
+        #[command(subcommand)]
+        cmd: crate::access::StaffCmd,
+    },
     /// A sale paid by several tenders: cash, cards, cancel, refund (design §8).
     Sale {
         #[command(subcommand)]

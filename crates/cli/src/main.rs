@@ -28,6 +28,7 @@ macro_rules! out {
     }};
 }
 
+mod access;
 mod args;
 mod bench;
 mod checkout;
@@ -84,7 +85,8 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Capture { payment } => payments::capture(&engine, payment).await,
         Cmd::Cancel { payment } => payments::cancel(&engine, payment).await,
         Cmd::Show { payment } => payments::show(&engine, payment),
-        Cmd::Audit => reports::audit(&engine),
+        Cmd::Audit { cmd } => access::audit(&engine, cmd),
+        Cmd::Staff { cmd } => access::staff(&engine, cmd),
         Cmd::Sale { cmd } => sale::run(&engine, cmd).await,
         Cmd::Bench { n, concurrency, currency } => {
             let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));

@@ -126,6 +126,15 @@ pub enum Error {
     #[error("unknown {what} {value:?} in the ledger")]
     UnknownValue { what: &'static str, value: String },
 
+    /// A wrong PIN, or a name that is not a staff member (the same answer, on purpose).
+    /// `attempts_left` before the lock, when the name was known.
+    #[error("wrong name or PIN{}", attempts_left.map(|n| format!(" ({n} tries left before the lock)")).unwrap_or_default())]
+    WrongPin { attempts_left: Option<u32> },
+
+    /// Too many wrong PINs: no PIN is checked until `until_ms` (design §12.3).
+    #[error("locked after too many wrong PINs until {until_ms} (epoch ms)")]
+    StaffLocked { until_ms: i64 },
+
     #[error("invalid input: {0}")]
     InvalidInput(String),
 

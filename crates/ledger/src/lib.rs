@@ -34,6 +34,9 @@ pub use ledger::{
     CancelAction, CancelPlan, CardTender, CashTender, Ledger, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal,
     UnpaidBalance, BUSY_TIMEOUT,
 };
+pub use ledger::{AuditInput, PinPurpose, Staff, MAX_STAFF};
+/// The rules the ledger stores the results of: roles, PINs, lockout, the audit chain.
+pub use paydesk_access as access;
 pub use tender::*;
 pub use money::{Currency, Money};
 pub use schema::SCHEMA_VERSION;

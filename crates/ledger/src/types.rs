@@ -418,7 +418,13 @@ pub struct AuditEntry {
     pub at_ms: i64,
     pub action: String,
     pub reason: String,
+    /// What it concerned (`subject` in the chain).
     pub detail: Option<String>,
+    /// Who did it; `None` for the register itself.
+    pub actor_id: Option<i64>,
+    pub approver_id: Option<i64>,
+    pub before: Option<String>,
+    pub after: Option<String>,
 }
 
 /// A catalog product.

@@ -66,12 +66,12 @@ fn write_v3_file(path: &Path) {
 
 #[test]
 fn a_v3_ledger_gets_one_card_tender_per_cart_payment_and_stays_refundable() {
-    assert_eq!(SCHEMA_VERSION, 4);
+    assert_eq!(SCHEMA_VERSION, 5);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v3.db");
     write_v3_file(&path);
     let mut l = Ledger::open_with_keys(&path, Box::new(SeededKeys::new(3))).unwrap();
-    assert_eq!(l.schema_version().unwrap(), 4);
+    assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
 
     let n: i64 = l.connection().query_row("SELECT count(*) FROM tenders", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 7, "one tender per payment with a cart, none for the cart-less one");

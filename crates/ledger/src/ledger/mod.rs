@@ -24,6 +24,11 @@ mod reports;
 mod refunds;
 mod rows;
 mod sale;
+mod staff;
+
+pub use audit::AuditInput;
+pub(crate) use audit::seal_audit;
+pub use staff::{PinPurpose, Staff, MAX_STAFF};
 
 pub use sale::{CancelAction, CancelPlan, CardTender, CashTender, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal, UnpaidBalance};
 

@@ -201,16 +201,19 @@ pub(super) fn open_checkout_in(
     match previous {
         None => {}
         Some(previous) => {
-            tx.exec_cached(
-                "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, 'new_checkout_override', ?2, ?3)",
-                params![
-                    now_ms,
-                    reason,
-                    format!(
-                        "cart {cart_id}: new payment {id} while payment {} ({}) is {}",
-                        previous.id, previous.idempotency_key, previous.state
+            crate::ledger::audit::append_audit(
+                tx,
+                &crate::ledger::AuditInput {
+                    reason: Some(reason.to_string()),
+                    ..crate::ledger::AuditInput::new(
+                        "new_checkout_override",
+                        &format!(
+                            "cart {cart_id}: new payment {id} while payment {} ({}) is {}",
+                            previous.id, previous.idempotency_key, previous.state
+                        ),
                     )
-                ],
+                },
+                now_ms,
             )?;
             let note = format!("superseded by payment {id} on cashier override: {reason}");
             append_timeline_tx(tx, previous.id, &TimelineInput::said(TimelineKind::Note, note), now_ms)?;

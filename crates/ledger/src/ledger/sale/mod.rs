@@ -268,13 +268,16 @@ pub(super) fn supersede_tx(tx: &WriteTx<'_>, t: &Tender, reason: &str, now_ms: i
         return Ok(());
     }
     let key = t.checkout_key.clone().unwrap_or_default();
-    tx.exec_cached(
-        "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, 'tender_override', ?2, ?3)",
-        params![
-            now_ms,
-            reason,
-            format!("sale {}: tender {} ({key}) with an unknown outcome superseded by a new tender", t.cart_id, t.seq)
-        ],
+    crate::ledger::audit::append_audit(
+        tx,
+        &crate::ledger::AuditInput {
+            reason: Some(reason.to_string()),
+            ..crate::ledger::AuditInput::new(
+                "tender_override",
+                &format!("sale {}: tender {} ({key}) with an unknown outcome superseded by a new tender", t.cart_id, t.seq),
+            )
+        },
+        now_ms,
     )?;
     if let Some(pid) = t.payment_id {
         append_timeline_tx(

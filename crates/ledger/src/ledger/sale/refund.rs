@@ -2,7 +2,6 @@
 //! to their own card first (each its own refund with its own key), the rest in cash —
 //! all committed in ONE transaction before anything is sent.
 
-use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use super::cancel::cash_refunded_tx;
@@ -107,9 +106,16 @@ impl Ledger {
         }
         assert_eq!(rest, 0, "sale {cart_id}: refund allocation left {rest}");
         if let Some(r) = reason {
-            tx.exec_cached(
-                "INSERT INTO audit_log (at_ms, action, reason, detail) VALUES (?1, 'sale_refund', ?2, ?3)",
-                params![now_ms, r, format!("sale {cart_id}: {} card refund(s), {} in cash", plan.card_refunds.len(), plan.cash_out_minor)],
+            crate::ledger::audit::append_audit(
+                &tx,
+                &crate::ledger::AuditInput {
+                    reason: (!r.is_empty()).then(|| r.to_string()),
+                    ..crate::ledger::AuditInput::new(
+                        "sale_refund",
+                        &format!("sale {cart_id}: {} card refund(s), {} in cash", plan.card_refunds.len(), plan.cash_out_minor),
+                    )
+                },
+                now_ms,
             )?;
         }
         tx.commit()?;

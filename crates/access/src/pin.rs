@@ -1,0 +1,123 @@
+//! Staff PINs (design §12.3): 4 to 8 digits, stored only as an Argon2id hash in PHC form
+//! (`$argon2id$v=19$m=...,t=...,p=...$salt$hash`), so a hash keeps the parameters it was
+//! made with and stronger parameters later do not lock anyone out.
+//!
+//! A PIN is short: the hash alone does not protect it against someone holding the
+//! ledger file (10^8 guesses at most). What protects the register is the lockout
+//! ([`crate::lockout`]) at the screen and the file's own permissions; the hash keeps
+//! PINs out of backups, logs and the back office in clear.
+
+use password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::{Algorithm, Argon2, Params, Version};
+use std::fmt;
+
+pub const PIN_MIN_DIGITS: usize = 4;
+pub const PIN_MAX_DIGITS: usize = 8;
+/// The longest PHC string we accept from the ledger (ours are ~100 bytes).
+pub const PIN_HASH_MAX_BYTES: usize = 256;
+
+/// OWASP's Argon2id baseline: 19 MiB, 2 passes, 1 lane — ~20-50 ms a check on a
+/// register, slow for a thief's guessing loop, quick for a cashier.
+const MEMORY_KIB: u32 = 19 * 1024;
+const PASSES: u32 = 2;
+const LANES: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PinError {
+    #[error("a PIN is {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits; this one has {0}")]
+    Length(usize),
+    #[error("a PIN is digits only (0-9)")]
+    NotDigits,
+    #[error("the stored PIN hash is not a valid Argon2 PHC string: {0}")]
+    BadHash(String),
+}
+
+/// A PIN that has the right shape. Its `Debug` never shows the digits.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Pin(String);
+
+impl Pin {
+    pub fn parse(s: &str) -> Result<Pin, PinError> {
+        // Count chars, not bytes, so "１２３４" (full-width) is "not digits", not "too long".
+        let n = s.chars().count();
+        if !(PIN_MIN_DIGITS..=PIN_MAX_DIGITS).contains(&n) {
+            return Err(PinError::Length(n));
+        }
+        if !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(PinError::NotDigits);
+        }
+        Ok(Pin(s.to_string()))
+    }
+}
+
+impl fmt::Debug for Pin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Pin(****)")
+    }
+}
+
+fn hasher() -> Argon2<'static> {
+    let params = Params::new(MEMORY_KIB, PASSES, LANES, None).expect("constant Argon2 parameters are valid");
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+}
+
+/// A fresh salt and the PHC string to store.
+pub fn hash_pin(pin: &Pin) -> String {
+    let salt = SaltString::generate(&mut OsRng);
+    hasher()
+        .hash_password(pin.0.as_bytes(), &salt)
+        .expect("hashing a 4-8 byte PIN with a generated salt cannot fail")
+        .to_string()
+}
+
+/// Whether `pin` matches `stored`. A malformed stored hash is an error (the ledger is
+/// damaged), never a silent "no".
+pub fn verify_pin(pin: &Pin, stored: &str) -> Result<bool, PinError> {
+    if stored.len() > PIN_HASH_MAX_BYTES {
+        return Err(PinError::BadHash(format!("{} bytes", stored.len())));
+    }
+    let parsed = PasswordHash::new(stored).map_err(|e| PinError::BadHash(e.to_string()))?;
+    if parsed.algorithm.as_str() != "argon2id" {
+        return Err(PinError::BadHash(format!("algorithm {}", parsed.algorithm)));
+    }
+    // The parameters come from the stored string; `hasher()` only supplies defaults.
+    Ok(hasher().verify_password(pin.0.as_bytes(), &parsed).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_is_checked_with_specific_errors() {
+        assert_eq!(Pin::parse("123"), Err(PinError::Length(3)));
+        assert_eq!(Pin::parse("123456789"), Err(PinError::Length(9)));
+        assert_eq!(Pin::parse("12a4"), Err(PinError::NotDigits));
+        assert_eq!(Pin::parse("１２３４"), Err(PinError::NotDigits));
+        assert!(Pin::parse("0000").is_ok());
+        assert!(Pin::parse("12345678").is_ok());
+        assert_eq!(format!("{:?}", Pin::parse("4321").unwrap()), "Pin(****)");
+    }
+
+    #[test]
+    fn hash_verifies_the_right_pin_only_and_is_salted() {
+        let pin = Pin::parse("2468").unwrap();
+        let a = hash_pin(&pin);
+        let b = hash_pin(&pin);
+        assert!(a.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{a}");
+        assert_ne!(a, b, "each hash has its own salt");
+        assert!(!a.contains("2468"));
+        assert_eq!(verify_pin(&pin, &a), Ok(true));
+        assert_eq!(verify_pin(&Pin::parse("2469").unwrap(), &a), Ok(false));
+    }
+
+    #[test]
+    fn a_damaged_hash_is_an_error_not_a_wrong_pin() {
+        let pin = Pin::parse("2468").unwrap();
+        assert!(matches!(verify_pin(&pin, "not a hash"), Err(PinError::BadHash(_))));
+        assert!(matches!(verify_pin(&pin, &"$".repeat(300)), Err(PinError::BadHash(_))));
+        // Another algorithm is refused rather than trusted.
+        let argon2i = "$argon2i$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG";
+        assert!(matches!(verify_pin(&pin, argon2i), Err(PinError::BadHash(_))));
+    }
+}

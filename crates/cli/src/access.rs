@@ -1,0 +1,178 @@
+//! `paydesk-cli staff …` and `paydesk-cli audit …` (design §12): staff members with
+//! hashed PINs, and the audit chain's log and verification. One JSON object per line.
+//!
+//! ```text
+//! audit                       the log, oldest first (as before the chain)
+//! audit verify [--head SEQ:HASH]   exit 0 intact; exit 4 broken, each break named
+//! audit head                  the last row's seq and hash, to keep apart
+//! staff add --name N --role cashier|manager|owner [--by NAME]   the PIN is read from stdin
+//! staff list
+//! ```
+//! A PIN never goes on the command line (argv is visible to every user of the machine):
+//! `staff add` reads it from the first line of stdin. `--by` names who adds the member;
+//! that person's PIN is the second line, checked under the lockout like any sign-in.
+
+use crate::outcome::fail;
+use clap::Subcommand;
+use paydesk_ledger::access::audit::{Anchor, Hash};
+use paydesk_ledger::access::lockout::LockoutPolicy;
+use paydesk_ledger::access::pin::Pin;
+use paydesk_ledger::access::{authorize, Action, Role};
+use paydesk_ledger::{Error, PinPurpose};
+use paydesk_register::Engine;
+use serde_json::json;
+
+/// Exit code of `audit verify` when the chain is broken.
+pub(crate) const EXIT_AUDIT_BROKEN: i32 = 4;
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum AuditCmd {
+    /// Check the chain; name every row changed, deleted or moved.
+    Verify {
+        /// The head kept apart (from `audit head`, a Z report or the back office):
+        /// SEQ:HEX. Without it, rows cut from the end cannot be seen.
+        #[arg(long)]
+        head: Option<String>,
+    },
+    /// The last row's seq and hash.
+    Head,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum StaffCmd {
+    /// Add a staff member; the PIN is the first line of stdin.
+    Add {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        role: String,
+        /// Who adds them (must be allowed staff admin); their PIN is the second line of
+        /// stdin. Only the store's first member may be added without.
+        #[arg(long)]
+        by: Option<String>,
+    },
+    /// Every staff member (never a PIN or its hash).
+    List,
+}
+
+fn parse_head(s: &str) -> Anchor {
+    fn bad() -> ! {
+        fail("invalid_input", "--head is SEQ:HASH (a number, a colon, 64 hex digits), as `audit head` prints it")
+    }
+    let (seq, hex_hash) = s.split_once(':').unwrap_or_else(|| bad());
+    let seq: u64 = seq.parse().unwrap_or_else(|_| bad());
+    let bytes = hex::decode(hex_hash).unwrap_or_else(|_| bad());
+    let hash = Hash::try_from(bytes.as_slice()).unwrap_or_else(|_| bad());
+    Anchor { seq, hash }
+}
+
+fn head_json(a: Anchor) -> serde_json::Value {
+    json!({ "seq": a.seq, "hash": hex::encode(a.hash), "head": format!("{}:{}", a.seq, hex::encode(a.hash)) })
+}
+
+pub(crate) fn audit(engine: &Engine, cmd: &Option<AuditCmd>) -> i32 {
+    match cmd {
+        None => crate::reports::audit(engine),
+        Some(AuditCmd::Head) => {
+            let head = engine.with_ledger(|l| l.audit_head()).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+            out!("{}", head_json(head));
+            0
+        }
+        Some(AuditCmd::Verify { head }) => {
+            let head = head.as_deref().map(parse_head);
+            let v = engine.with_ledger(|l| l.verify_audit(head)).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+            let breaks: Vec<_> = v
+                .breaks
+                .iter()
+                .map(|b| {
+                    let mut j = serde_json::to_value(b).expect("a break serializes");
+                    j["message"] = json!(b.describe());
+                    j
+                })
+                .collect();
+            out!(
+                "{}",
+                json!({ "intact": v.is_intact(), "rows_checked": v.rows_checked, "breaks": breaks, "breaks_not_listed": v.breaks_not_listed })
+            );
+            if v.is_intact() {
+                0
+            } else {
+                EXIT_AUDIT_BROKEN
+            }
+        }
+    }
+}
+
+/// Stdin holds at most two PINs of 8 digits: more than this is not ours to read.
+const STDIN_MAX_BYTES: u64 = 256;
+
+fn stdin_lines() -> Vec<String> {
+    use std::io::Read;
+    let mut buf = String::new();
+    if std::io::stdin().take(STDIN_MAX_BYTES).read_to_string(&mut buf).is_err() {
+        fail("invalid_input", "stdin is not UTF-8 text");
+    }
+    buf.lines().map(|l| l.trim_end_matches('\r').to_string()).collect()
+}
+
+fn read_pin<'a>(lines: &mut impl Iterator<Item = &'a String>, whose: &str) -> Pin {
+    let Some(line) = lines.next() else { fail("invalid_input", &format!("{whose} PIN expected on stdin")) };
+    Pin::parse(line).unwrap_or_else(|e| fail("invalid_pin", &format!("{whose} PIN: {e}")))
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+fn ledger_fail(e: &Error) -> ! {
+    let code = match e {
+        Error::WrongPin { .. } => "wrong_pin",
+        Error::StaffLocked { .. } => "staff_locked",
+        Error::InvalidInput(_) => "invalid_input",
+        _ => "ledger",
+    };
+    fail(code, &e.to_string())
+}
+
+pub(crate) fn staff(engine: &Engine, cmd: &StaffCmd) -> i32 {
+    match cmd {
+        StaffCmd::List => {
+            let all = engine.with_ledger(|l| l.staff_list()).unwrap_or_else(|e| ledger_fail(&e));
+            for s in all {
+                out!("{}", serde_json::to_string(&s).expect("staff serializes"));
+            }
+            0
+        }
+        StaffCmd::Add { name, role, by } => {
+            let role = Role::parse(role).unwrap_or_else(|e| fail("invalid_input", &e.to_string()));
+            let input = stdin_lines();
+            let mut lines = input.iter();
+            let pin = read_pin(&mut lines, "the new member's");
+            let by_pin = by.as_ref().map(|_| read_pin(&mut lines, "the --by member's"));
+            let added = engine.with_ledger(|l| {
+                let count = l.staff_list()?.len();
+                let by_id = match (by, &by_pin) {
+                    (Some(by), Some(by_pin)) => {
+                        let who = l.check_pin(by, by_pin, PinPurpose::SignIn, LockoutPolicy::default(), now_ms())?;
+                        if !authorize(who.person(), Action::StaffAdmin, None).is_granted() {
+                            return Err(Error::InvalidInput(format!("{} is a {}: adding staff needs an owner", who.name, who.role)));
+                        }
+                        Some(who.id)
+                    }
+                    // The store's first member is its owner, created before anyone can sign in.
+                    _ if count == 0 && role == Role::Owner => None,
+                    _ if count == 0 => return Err(Error::InvalidInput("the store's first staff member is its owner".into())),
+                    _ => return Err(Error::InvalidInput("--by NAME is needed: an owner adds staff".into())),
+                };
+                l.add_staff(name, role, &pin, by_id, now_ms())
+            });
+            match added {
+                Ok(s) => {
+                    out!("{}", serde_json::to_string(&s).expect("staff serializes"));
+                    0
+                }
+                Err(e) => ledger_fail(&e),
+            }
+        }
+    }
+}

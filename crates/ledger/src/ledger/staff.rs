@@ -1,0 +1,175 @@
+//! Staff (table `staff`, design §12): names, roles, Argon2id PIN hashes and the wrong-PIN
+//! counters. Every change and every PIN check writes its audit row in the same
+//! transaction, so "who did it" and "it happened" cannot disagree after a crash.
+//!
+//! The rules themselves (roles, lockout, hashing) are `paydesk_access`'s; this file only
+//! stores what they decide.
+
+use paydesk_access::lockout::{LockoutPolicy, PinAttempts};
+use paydesk_access::pin::{hash_pin, verify_pin, Pin};
+use paydesk_access::{Person, Role};
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use super::audit::{append_audit, AuditInput};
+use super::{collect, Cached, Ledger};
+use crate::error::{Error, Result};
+
+/// The most staff one store keeps (a limit on every table).
+pub const MAX_STAFF: i64 = 500;
+
+/// A staff member as the register shows them: never the PIN hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Staff {
+    pub id: i64,
+    pub name: String,
+    pub role: Role,
+    pub active: bool,
+    pub locked_until_ms: Option<i64>,
+    pub created_at_ms: i64,
+}
+
+impl Staff {
+    pub fn person(&self) -> Person {
+        Person { staff_id: self.id, role: self.role }
+    }
+}
+
+/// Why a PIN is checked: the audit row says which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinPurpose {
+    SignIn,
+    /// A manager's PIN approving someone else's action.
+    Approval,
+}
+
+impl PinPurpose {
+    fn action(self, ok: bool) -> &'static str {
+        match (self, ok) {
+            (PinPurpose::SignIn, true) => "sign_in",
+            (PinPurpose::SignIn, false) => "sign_in_failed",
+            (PinPurpose::Approval, true) => "approval_pin",
+            (PinPurpose::Approval, false) => "approval_pin_failed",
+        }
+    }
+}
+
+const STAFF_COLS: &str = "id, name, role, active, locked_until_ms, created_at_ms";
+
+fn staff_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Staff>> {
+    let role: String = r.get(2)?;
+    let role = match Role::parse(&role) {
+        Ok(role) => role,
+        Err(e) => return Ok(Err(Error::UnknownValue { what: "staff role", value: e.0 })),
+    };
+    let active: i64 = r.get(3)?;
+    Ok(Ok(Staff { id: r.get(0)?, name: r.get(1)?, role, active: active == 1, locked_until_ms: r.get(4)?, created_at_ms: r.get(5)? }))
+}
+
+fn check_name(name: &str) -> Result<&str> {
+    let name = name.trim();
+    let n = name.chars().count();
+    if n == 0 || n > 60 || name.chars().any(char::is_control) {
+        return Err(Error::InvalidInput("a staff name is 1 to 60 characters, no control characters".into()));
+    }
+    Ok(name)
+}
+
+impl Ledger {
+    pub fn staff_list(&self) -> Result<Vec<Staff>> {
+        collect(&self.conn, &format!("SELECT {STAFF_COLS} FROM staff ORDER BY id"), [], staff_of)
+    }
+
+    pub fn staff_by_name(&self, name: &str) -> Result<Option<Staff>> {
+        let found = self
+            .conn
+            .row_cached(&format!("SELECT {STAFF_COLS} FROM staff WHERE name = ?1"), [name.trim()], staff_of)
+            .optional()?;
+        found.transpose()
+    }
+
+    /// Adds a staff member. `by` is who did it (`None` only for the store's first owner,
+    /// created at first start). The PIN is hashed before the write lock is taken.
+    pub fn add_staff(&mut self, name: &str, role: Role, pin: &Pin, by: Option<i64>, now_ms: i64) -> Result<Staff> {
+        let name = check_name(name)?.to_string();
+        let pin_hash = hash_pin(pin);
+        let tx = self.write_tx()?;
+        let count: i64 = tx.row_cached("SELECT count(*) FROM staff", [], |r| r.get(0))?;
+        if count >= MAX_STAFF {
+            return Err(Error::InvalidInput(format!("a store keeps at most {MAX_STAFF} staff")));
+        }
+        let taken: Option<i64> = tx.row_cached("SELECT id FROM staff WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
+        if taken.is_some() {
+            return Err(Error::InvalidInput(format!("there is already a staff member named {name:?}")));
+        }
+        tx.exec_cached(
+            "INSERT INTO staff (name, role, pin_hash, created_at_ms) VALUES (?1, ?2, ?3, ?4)",
+            params![name, role.as_str(), pin_hash, now_ms],
+        )?;
+        let id = tx.last_insert_rowid();
+        let after = serde_json::json!({ "name": name, "role": role.as_str() }).to_string();
+        append_audit(
+            &tx,
+            &AuditInput { actor_id: by, after: Some(after), ..AuditInput::new("staff_add", &format!("staff:{id}")) },
+            now_ms,
+        )?;
+        tx.commit()?;
+        Ok(Staff { id, name, role, active: true, locked_until_ms: None, created_at_ms: now_ms })
+    }
+
+    /// Checks `name`'s PIN under the lockout `policy` (design §12.3). The counters and
+    /// the audit row are committed whatever the answer, so a wrong PIN counts even if
+    /// the register is killed right after. While locked the PIN is not checked at all.
+    pub fn check_pin(&mut self, name: &str, pin: &Pin, purpose: PinPurpose, policy: LockoutPolicy, now_ms: i64) -> Result<Staff> {
+        let tx = self.write_tx()?;
+        let row: Option<(i64, String, u32, Option<i64>, i64)> = tx
+            .row_cached(
+                "SELECT id, pin_hash, pin_failures, locked_until_ms, active FROM staff WHERE name = ?1",
+                [name.trim()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .optional()?;
+        // An unknown name and a wrong PIN look the same to whoever types them.
+        let Some((id, pin_hash, failures, locked_until_ms, active)) = row else {
+            return Err(Error::WrongPin { attempts_left: None });
+        };
+        if active != 1 {
+            return Err(Error::WrongPin { attempts_left: None });
+        }
+        let attempts = PinAttempts { failures, locked_until_ms };
+        if let Err(locked) = attempts.check(now_ms) {
+            return Err(Error::StaffLocked { until_ms: locked.until_ms });
+        }
+        let ok = verify_pin(pin, &pin_hash).map_err(|e| Error::UnknownValue { what: "PIN hash", value: e.to_string() })?;
+        let next = if ok { attempts.after_success() } else { attempts.after_failure(policy, now_ms) };
+        tx.exec_cached(
+            "UPDATE staff SET pin_failures = ?1, locked_until_ms = ?2 WHERE id = ?3",
+            params![next.failures, next.locked_until_ms, id],
+        )?;
+        let mut audit = AuditInput { actor_id: Some(id), ..AuditInput::new(purpose.action(ok), &format!("staff:{id}")) };
+        if let Some(until) = next.locked_until_ms {
+            audit.after = Some(serde_json::json!({ "locked_until_ms": until }).to_string());
+        }
+        append_audit(&tx, &audit, now_ms)?;
+        tx.commit()?;
+        if !ok {
+            return Err(match next.locked_until_ms {
+                Some(until_ms) => Error::StaffLocked { until_ms },
+                None => Error::WrongPin { attempts_left: Some(policy.max_failures.saturating_sub(next.failures)) },
+            });
+        }
+        let staff = self.staff_list()?.into_iter().find(|s| s.id == id);
+        staff.ok_or_else(|| Error::InvalidInput(format!("staff {id} vanished")))
+    }
+
+    /// A new PIN, after the old one is checked (a wrong old PIN counts toward the lock).
+    pub fn change_pin(&mut self, name: &str, old: &Pin, new: &Pin, policy: LockoutPolicy, now_ms: i64) -> Result<()> {
+        let who = self.check_pin(name, old, PinPurpose::SignIn, policy, now_ms)?;
+        let pin_hash = hash_pin(new);
+        let tx = self.write_tx()?;
+        tx.exec_cached("UPDATE staff SET pin_hash = ?1 WHERE id = ?2", params![pin_hash, who.id])?;
+        append_audit(&tx, &AuditInput { actor_id: Some(who.id), ..AuditInput::new("pin_change", &format!("staff:{}", who.id)) }, now_ms)?;
+        tx.commit()?;
+        Ok(())
+    }
+}
