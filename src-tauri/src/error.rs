@@ -19,6 +19,13 @@ pub enum AppError {
     CartEmpty,
     #[error("There is no payment on screen to continue.")]
     NoCheckout,
+    /// A tender press acted on a view of the sale that is out of date (a second press
+    /// of the same button, or another window): nothing was taken (design §8.11).
+    #[error("The sale changed since this screen was drawn ({seen} payment{} shown, {now} now). Nothing was taken: check the amount due and try again.", if *seen == 1 { "" } else { "s" })]
+    SaleChanged { seen: u32, now: u32 },
+    /// Another tender (or Charge, or a cancel) of this register is still running.
+    #[error("A payment is still running on this register. Wait for its answer; nothing else was taken.")]
+    TenderInFlight,
     /// An error from the register engine, already put in a cashier's words.
     #[error("{message}")]
     Engine { code: &'static str, message: String },
@@ -34,6 +41,8 @@ impl AppError {
             AppError::CartLocked => "cart_locked",
             AppError::CartEmpty => "cart_empty",
             AppError::NoCheckout => "no_checkout",
+            AppError::SaleChanged { .. } => "sale_changed",
+            AppError::TenderInFlight => "tender_in_flight",
             AppError::Engine { code, .. } => code,
             AppError::Internal(_) => "internal",
         }
