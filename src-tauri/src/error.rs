@@ -179,4 +179,26 @@ mod tests {
         });
         assert_eq!(e.to_string(), "That is more than can be refunded. At most ¥1,200 is left on this payment.");
     }
+
+    /// ui/bridge.js mirrors the codes the screens match on.
+    #[test]
+    fn the_ui_knows_every_tender_code() {
+        let bridge = include_str!("../../ui/bridge.js");
+        let tender = [
+            AppError::SaleChanged { seen: 1, now: 2 },
+            AppError::TenderInFlight,
+            AppError::from(EngineError::SaleComplete { cart: 1 }),
+            AppError::from(EngineError::SaleCanceled { cart: 1 }),
+            AppError::from(EngineError::TenderExceedsDue { cart: 1, requested: 2, open: 1, currency: Currency::Usd }),
+            AppError::from(EngineError::SaleRefundExceeds { cart: 1, requested: 2, refundable: 1 }),
+            AppError::from(EngineError::TenderUnknownOutstanding { cart: 1, key: "k".into() }),
+        ];
+        for e in tender {
+            assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());
+        }
+        assert_eq!(
+            AppError::SaleChanged { seen: 1, now: 2 }.to_string(),
+            "The sale changed since this screen was drawn (1 payment shown, 2 now). Nothing was taken: check the amount due and try again."
+        );
+    }
 }

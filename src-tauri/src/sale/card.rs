@@ -66,11 +66,9 @@ pub async fn pay_card(
         CheckoutOutcome::Paid if sale.complete => format!("Card charged {shown}. The sale is paid."),
         CheckoutOutcome::Paid | CheckoutOutcome::Authorized => format!("Card took {shown}. Still due: {}.", sale.due_display),
         CheckoutOutcome::QueuedOffline => format!("Card of {shown} accepted offline; it is forwarded when the processor is back."),
-        CheckoutOutcome::Declined => format!(
-            "Declined — the card was not charged ({why}). Earlier payments are kept. Still due: {}.",
-            sale.due_display
-        ),
-        CheckoutOutcome::Failed => format!("Not charged — the processor refused the request ({why}). Still due: {}.", sale.due_display),
+        // the panel shows what is still due right under these, in large type
+        CheckoutOutcome::Declined => format!("Declined — the card was not charged ({why}). Earlier payments are kept."),
+        CheckoutOutcome::Failed => format!("Not charged — the processor refused the request ({why})."),
         CheckoutOutcome::Pending => format!(
             "We don't know yet whether the card was charged {shown}. Do not take another payment: the register checks with the same key."
         ),

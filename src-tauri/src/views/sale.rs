@@ -18,6 +18,8 @@ pub struct TenderRow {
     pub kind: &'static str,
     pub amount: i64,
     pub amount_display: String,
+    /// As a cashier types it (pressing a pending card again sends the same amount).
+    pub amount_plain: String,
     /// The tender's state (`settled`, `pending`, …) and in the cashier's words.
     pub state: &'static str,
     pub state_label: String,
@@ -149,8 +151,11 @@ impl SaleScreen {
                     kind,
                     amount: t.amount.amount_minor,
                     amount_display: fmt(t.amount.amount_minor),
+                    amount_plain: money::plain(t.amount.amount_minor, cur),
                     state: t.state.as_str(),
                     state_label: match (t.kind, t.payment_state) {
+                        // a canceled sale's cash went back over the counter
+                        (TenderKind::Cash, _) if v.is_canceled() && t.state == TenderState::Settled => format!("{label} · handed back"),
                         // a refund of a settled card still paid this sale; say both
                         (TenderKind::Card, Some(ps)) if t.state == TenderState::Settled && ps != paydesk_ledger::PaymentState::Captured => {
                             format!("{label} · {}", state_label(ps))
