@@ -36,6 +36,16 @@ async fn wait_tenders(app: &App, n: usize, due: i64) {
     .await;
 }
 
+/// Waits for the panel's last word: the sale `paid` or `canceled`.
+async fn wait_done(app: &App, state: &str) {
+    app.wait_js(
+        &format!("return document.getElementById('tender-done')?.dataset.state === '{state}'"),
+        &format!("the sale {state}"),
+        LONG,
+    )
+    .await;
+}
+
 /// Fills the card form (F7) with `amount` on `method` and presses Enter.
 async fn pay_card(app: &App, amount: &str, method: &str) {
     key(app, Key::F7).await;
@@ -89,7 +99,7 @@ async fn cash_with_change_records_the_tender_and_the_drawer() {
     assert_eq!(app.text("#tender-title").await, "Take payment", "not Paid before it is");
     app.screenshot("tender").await;
     app.el("#cash-tendered").await.send_keys(Key::Enter).await.unwrap();
-    app.wait_js("return document.getElementById('tender-done')?.dataset.state === 'paid'", "the sale paid", LONG).await;
+    wait_done(&app, "paid").await;
     assert_eq!(app.text("#tender-title").await, "Paid");
     assert_eq!(app.text("#cash-change strong").await, "$1.75");
 
@@ -133,7 +143,7 @@ async fn card_then_cash_is_one_charge_for_the_card_part() {
     assert_eq!(app.text("#tender-title").await, "Take payment");
     assert!(app.text("#tender-notice").await.contains("Still due: $3.25"));
     pay_cash(&app, "3.25").await;
-    app.wait_js("return document.getElementById('tender-done')?.dataset.state === 'paid'", "the sale paid", LONG).await;
+    wait_done(&app, "paid").await;
 
     let cards = card_tenders(&app, cart);
     assert_eq!(cards.len(), 1);
@@ -166,7 +176,7 @@ async fn a_declined_second_card_keeps_the_first_and_a_third_pays_the_rest() {
     // the card form is open again with the rest as its amount: a third card pays it
     app.wait_js("return document.getElementById('card-amount')?.value === '5.25'", "the rest as the amount", LONG).await;
     pay_card(&app, "5.25", "pm_card_visa").await;
-    app.wait_js("return document.getElementById('tender-done')?.dataset.state === 'paid'", "the sale paid", LONG).await;
+    wait_done(&app, "paid").await;
     assert_eq!(app.text("#tender-title").await, "Paid");
 
     let cards = card_tenders(&app, cart);
@@ -202,7 +212,7 @@ async fn cancel_of_a_half_paid_sale_refunds_the_card_once_and_returns_the_cash()
     let reason = app.el("#cancel-reason").await;
     reason.send_keys("customer changed their mind").await.unwrap();
     reason.send_keys(Key::Enter).await.unwrap();
-    app.wait_js("return document.getElementById('tender-done')?.dataset.state === 'canceled'", "the sale canceled", LONG).await;
+    wait_done(&app, "canceled").await;
     assert_eq!(app.text("#cash-returned").await, "$2.00");
     let lines = app.js("return [...document.querySelectorAll('#cancel-lines li[data-kind=refund]')].map((li) => li.dataset.key)").await;
     let cards = card_tenders(&app, cart);

@@ -246,7 +246,7 @@ async function runCard(amountText, shown, method, again, overrideReason) {
       startMode('menu');
       notice('bad', r.message);
     } else {
-      notice(r.outcome === 'accepted_offline' ? 'warn' : 'ok', r.message);
+      notice(r.outcome === 'queued_offline' ? 'warn' : 'ok', r.message);
       startMode('menu');
     }
   } catch (e) { await failed(e); }

@@ -15,27 +15,14 @@ use crate::views::SaleScreen;
 
 #[derive(Debug, Serialize)]
 pub struct CardResult {
-    /// `paid` | `authorized` | `declined` | `failed` | `pending` | `accepted_offline` |
+    /// `paid` | `authorized` | `declined` | `failed` | `pending` | `queued_offline` |
     /// `canceled` | `refunded`
-    pub outcome: &'static str,
+    pub outcome: CheckoutOutcome,
     pub checkout_key: String,
     pub amount: i64,
     pub amount_display: String,
     pub message: String,
     pub sale: SaleScreen,
-}
-
-fn outcome_kind(o: CheckoutOutcome) -> &'static str {
-    match o {
-        CheckoutOutcome::Paid => "paid",
-        CheckoutOutcome::Authorized => "authorized",
-        CheckoutOutcome::Declined => "declined",
-        CheckoutOutcome::Failed => "failed",
-        CheckoutOutcome::Pending => "pending",
-        CheckoutOutcome::QueuedOffline => "accepted_offline",
-        CheckoutOutcome::Canceled => "canceled",
-        CheckoutOutcome::Refunded => "refunded",
-    }
 }
 
 /// Charges `amount` (as typed; everything open when empty) to a test card. Refused
@@ -72,12 +59,11 @@ pub async fn pay_card(
         CheckoutOutcome::Pending => format!(
             "We don't know yet whether the card was charged {shown}. Do not take another payment: the register checks with the same key."
         ),
-        CheckoutOutcome::Canceled | CheckoutOutcome::Refunded => {
-            format!("This card payment ended {}. Still due: {}.", outcome_kind(c.outcome), sale.due_display)
-        }
+        CheckoutOutcome::Canceled => format!("This card payment was canceled. Still due: {}.", sale.due_display),
+        CheckoutOutcome::Refunded => format!("This card payment was refunded. Still due: {}.", sale.due_display),
     };
     Ok(CardResult {
-        outcome: outcome_kind(c.outcome),
+        outcome: c.outcome,
         checkout_key: c.checkout_key.clone(),
         amount: c.amount,
         amount_display: shown,
