@@ -272,3 +272,53 @@ async fn a_second_press_on_the_same_view_is_refused_by_the_command() {
     assert_eq!(psp.stats().await["charges"], 1);
     app.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_card_is_pending_with_its_key_and_blocks_cash_without_a_reason() {
+    let app = App::start("tender-unknown", Launch::default()).await;
+    let psp = app.psp().await;
+    let cart = ring_up(&app).await;
+    pay_cash(&app, "2.00").await;
+    wait_tenders(&app, 1, 625).await;
+
+    // The processor takes a minute: the card's outcome stays unknown.
+    psp.script("/v1/payment_intents", "slow", 1, Some(60_000)).await;
+    pay_card(&app, "3.00", "pm_card_visa").await;
+    let key = app
+        .wait_js("return document.getElementById('tender-pending')?.dataset.key", "the pending card with its key", LONG)
+        .await;
+    let key = key.as_str().unwrap().to_string();
+    assert_eq!(card_tenders(&app, cart), vec![(key.clone(), "pending".to_string())]);
+    assert!(app.text("#tender-pending").await.contains(&key), "the key is on screen");
+    assert_ne!(app.text("#tender-title").await, "Paid");
+    app.screenshot("tender-pending").await;
+
+    // Cash now, without a reason: refused by the register, nothing recorded.
+    pay_cash(&app, "1.00").await;
+    app.wait_js(
+        "return document.getElementById('tender-msg')?.dataset.code === 'tender_unknown_outstanding'",
+        "the refusal",
+        LONG,
+    )
+    .await;
+    let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
+    assert_eq!(l.sale(cart).unwrap().tenders.len(), 2);
+    drop(l);
+
+    // With a reason (the override), the cash is taken and the pending card stops counting.
+    key_and_reason_cash(&app, "1.00", "card reader frozen, customer paid cash").await;
+    wait_tenders(&app, 3, 525).await;
+    let states = app.js("return [...document.querySelectorAll('#tender-list li')].map((li) => li.dataset.state).join(',')").await;
+    assert_eq!(states, "settled,superseded,settled");
+    assert!(psp.intents_for(&key).await.len() <= 1, "never a second charge for the key");
+    app.close().await;
+}
+
+/// The cash form (F6) while a card is pending: amount and the override reason, Enter.
+async fn key_and_reason_cash(app: &App, amount: &str, reason: &str) {
+    key(app, Key::F6).await;
+    app.el("#cash-reason").await.send_keys(reason).await.unwrap();
+    let field = app.el("#cash-form #cash-tendered").await;
+    field.send_keys(amount).await.unwrap();
+    field.send_keys(Key::Enter).await.unwrap();
+}

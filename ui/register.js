@@ -5,7 +5,7 @@
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { refreshStatus } from './status.js';
-import { initTender, isTenderOpen, openTender, resumeTender, tenderKey } from './tender.js';
+import { initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderKey } from './tender.js';
 
 let catalog = [];
 let cart = null;
@@ -262,6 +262,7 @@ export function charge() {
 
 /** A `checkout-progress` event: a line in the panel, and the final word when it resolves. */
 export async function onProgress(p) {
+  if (p.kind === 'resolved' && isTenderOpen()) refreshTender();
   addProgress(p);
   // Resolved in the background while the cashier looks at an unknown outcome.
   if (p.kind === 'resolved' && !charging && checkoutOpen && $('checkout').dataset.key === p.key) {

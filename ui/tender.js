@@ -57,6 +57,15 @@ export function tenderKey(e) {
   return false;
 }
 
+/** A card of this sale was resolved in the background: show the sale as it is now. */
+export async function refreshTender() {
+  if (!open || busy || mode === 'done') return;
+  const was = sale && sale.unknown_tender;
+  if (!(await refresh())) return;
+  if (sale.complete || sale.canceled) showDone(null, sale.state_label);
+  else if (was && !sale.unknown_tender) notice('ok', 'The pending card is resolved; the list shows how it ended.');
+}
+
 async function refresh() {
   try { sale = await invoke('get_sale'); render(); return true; }
   catch (e) { alertLoud(errText(e)); return false; }
@@ -243,8 +252,10 @@ async function runCard(amountText, shown, method, again, overrideReason) {
       $('tender-notice').firstChild.dataset.outcome = r.outcome;
       startMode('card');
     } else if (r.outcome === 'pending') {
+      // the pending box above says it with the key; read it out as well
       startMode('menu');
-      notice('bad', r.message);
+      $('tender-notice').replaceChildren();
+      alertLoud(r.message);
     } else {
       notice(r.outcome === 'queued_offline' ? 'warn' : 'ok', r.message);
       startMode('menu');
