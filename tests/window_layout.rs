@@ -255,3 +255,36 @@ async fn long_text_never_pushes_the_cart_or_charge_out_of_the_window() {
     assert_eq!(violations, Value::from("0"), "{}", app.js("return document.body.dataset.cspLast").await);
     app.close().await;
 }
+
+/// The tender panel over a long cart of long names, with four payments listed (a card,
+/// a declined card, cash, another card): its sums, its buttons and each form's fields
+/// and confirm button lie inside the window at both sizes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tender_panel_fits_with_several_tenders_and_long_names() {
+    let app = App::start("layout-tender", Launch::default()).await;
+    fill_long_cart(&app).await;
+    let n = app
+        .js("const inv = window.__TAURI__.core.invoke; \
+             return inv('pay_card', { amount: '1.00', paymentMethod: 'pm_card_visa', seenTenders: 0 }) \
+               .then(() => inv('pay_card', { amount: '1.00', paymentMethod: 'pm_card_chargeDeclinedInsufficientFunds', seenTenders: 1 })) \
+               .then(() => inv('pay_cash', { tendered: '2.50', seenTenders: 2 })) \
+               .then(() => inv('pay_card', { amount: '1.00', paymentMethod: 'pm_card_visa', seenTenders: 3 })) \
+               .then((r) => r.sale.tenders.length)")
+        .await;
+    assert_eq!(n, 4);
+    let forms: [(Key, &str, &[&str]); 3] = [
+        (Key::F6, "tender-cash", &["tender-due", "tender-cash", "tender-card", "tender-cancel", "cash-tendered", "cash-confirm"]),
+        (Key::F7, "tender-card", &["tender-due", "card-amount", "tender-card-method", "card-confirm"]),
+        (Key::F8, "tender-cancel", &["tender-due", "cancel-reason", "cancel-confirm"]),
+    ];
+    for (w, h) in SIZES {
+        resize(&app, w, h).await;
+        for (key, what, must) in &forms {
+            show(&app, key.clone(), "return document.getElementById('tender').dataset.tenders === '4' && !!document.querySelector('#tender-work form')").await;
+            assert_fits(&app, what, must).await;
+        }
+    }
+    let violations = app.js("return document.body.dataset.cspViolations || '0'").await;
+    assert_eq!(violations, Value::from("0"), "{}", app.js("return document.body.dataset.cspLast").await);
+    app.close().await;
+}

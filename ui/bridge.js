@@ -8,3 +8,16 @@ export const invoke = (cmd, args) => T.core.invoke(cmd, args);
 
 /** Calls fn with each event's payload. */
 export const listen = (ev, fn) => T.event.listen(ev, (e) => fn(e.payload));
+
+/**
+ * Every `code` a command may reject with (src-tauri/src/error.rs, the engine's codes
+ * included). The screens match on these, never on the message text.
+ */
+export const ERROR_CODES = Object.freeze([
+  'invalid_input', 'unknown_item', 'cart_locked', 'cart_empty', 'no_checkout', 'internal',
+  // tenders: a press on an out-of-date view, another tender running
+  'sale_changed', 'tender_in_flight',
+  'tender_exceeds_due', 'tender_unknown_outstanding', 'sale_complete', 'sale_canceled', 'sale_refund_exceeds',
+  'unknown_payment', 'refund_exceeds_captured', 'wrong_state', 'previous_outcome_unknown', 'already_paid',
+  'later_payment_exists', 'offline_refused', 'psp_config', 'psp_rejected', 'alarm', 'ledger', 'outcome_unknown',
+]);

@@ -53,3 +53,34 @@ export function timeOf(iso) {
   const d = iso ? new Date(iso) : new Date();
   return d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
+
+/**
+ * Integer minor units → "$1,234.50" / "¥1,200" / "1.000 KWD", with the currency's
+ * symbol and exponent as the register sent them (fmt = report.money). Integer
+ * arithmetic only: amounts never become fractions of a unit in floating point.
+ */
+export function fmtMoney(minor, fmt) {
+  if (!Number.isSafeInteger(minor)) throw new Error(`not an amount in minor units: ${minor}`);
+  const scale = 10 ** fmt.exponent;           // an exact integer (exponent 0..3)
+  const a = Math.abs(minor);
+  const frac = a % scale;
+  const major = (a - frac) / scale;           // exact: a - frac is a multiple of scale
+  const grouped = String(major).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const number = fmt.exponent ? `${grouped}.${String(frac).padStart(fmt.exponent, '0')}` : grouped;
+  const body = fmt.symbol ? fmt.symbol + number : `${number} ${fmt.code}`;
+  return (minor < 0 ? '−' : '') + body;
+}
+
+/**
+ * What the cashier typed ("12.5", "20", "1200") → integer minor units, or null when it
+ * is not an amount of this currency (no sign, at most `exponent` decimals). Integer
+ * arithmetic only. The register parses it again and decides; this is for the preview.
+ */
+export function toMinor(text, exponent) {
+  const t = String(text).trim();
+  const m = /^(\d{1,12})(?:\.(\d*))?$/.exec(t);
+  if (!m) return null;
+  const frac = m[2] || '';
+  if (frac.length > exponent || (m[2] !== undefined && frac.length === 0)) return null;
+  return Number(m[1]) * 10 ** exponent + Number(frac.padEnd(exponent, '0') || '0');
+}

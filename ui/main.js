@@ -5,7 +5,7 @@
 
 import { listen } from './bridge.js';
 import { $, announce, alertLoud, errText } from './dom.js';
-import { charge, focusScan, initRegister, isCheckoutOpen, loadRegister, onProgress, setVisible } from './register.js';
+import { charge, focusScan, initRegister, isCheckoutOpen, loadRegister, onProgress, registerTenderKey, setVisible } from './register.js';
 import { loadPayments } from './payments.js';
 import { loadReport } from './report.js';
 import { loadSettings, showApplied } from './settings.js';
@@ -33,6 +33,8 @@ document.addEventListener('keydown', (e) => {
   // A held Enter repeats: on a button it would press it again (charge another card,
   // refund again). Only a fresh key press activates a button.
   if (e.key === 'Enter' && e.repeat && e.target instanceof HTMLButtonElement) { e.preventDefault(); return; }
+  // The tender panel's keys first: F6/F7/F8 and Esc mean payment there.
+  if (currentView === 'register' && !e.repeat && registerTenderKey(e)) { e.preventDefault(); return; }
   const fkeys = { F1: 'register', F2: 'payments', F3: 'report', F4: 'settings' };
   if (fkeys[e.key]) { e.preventDefault(); show(fkeys[e.key]); return; }
   if (e.key === 'F12') { e.preventDefault(); if (currentView === 'register' && !isCheckoutOpen()) charge(); return; }

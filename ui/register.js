@@ -5,6 +5,7 @@
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { refreshStatus } from './status.js';
+import { initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderKey } from './tender.js';
 
 let catalog = [];
 let cart = null;
@@ -16,7 +17,7 @@ let visible = true;          // the register is the screen on show
 
 /** Puts the cursor in the barcode field when the register is on show and the cart in view. */
 export function focusScan() {
-  if (visible && !checkoutOpen) $('scan').focus();
+  if (visible && !checkoutOpen && !isTenderOpen()) $('scan').focus();
 }
 
 /** Called when the screens switch: whether the register is the one on show. */
@@ -25,8 +26,19 @@ export function setVisible(on) {
   if (on) focusScan();
 }
 
-/** Whether the checkout panel covers the cart (F12 and stray keys wait then). */
-export const isCheckoutOpen = () => checkoutOpen;
+/** Whether the checkout or tender panel covers the cart (F12 and stray keys wait then). */
+export const isCheckoutOpen = () => checkoutOpen || isTenderOpen();
+
+/** The tender keys (F6 cash, F7 card/split, F8 cancel, Esc back); true when handled. */
+export function registerTenderKey(e) {
+  if (checkoutOpen) return false;
+  if (isTenderOpen()) return tenderKey(e);
+  if ((e.key === 'F6' || e.key === 'F7') && cart && cart.lines.length && !charging) {
+    openTender(e.key === 'F6' ? 'cash' : 'card');
+    return true;
+  }
+  return false;
+}
 
 function renderCatalog() {
   const box = $('catalog');
@@ -41,7 +53,7 @@ function renderCatalog() {
       h('span', { class: 'price', text: it.price_display }))));
 }
 
-function renderCart(c) {
+export function renderCart(c) {
   cart = c;
   const lines = $('cart-lines');
   lines.replaceChildren(...c.lines.map((l) => {
@@ -63,6 +75,8 @@ function renderCart(c) {
   $('cart-total').dataset.minor = String(c.total);
   $('clear-cart').disabled = c.locked || c.lines.length === 0;
   $('charge').disabled = c.lines.length === 0 || charging;
+  $('pay-cash').disabled = c.lines.length === 0 || charging;
+  $('pay-split').disabled = c.lines.length === 0 || charging;
   $('charge').textContent = c.lines.length ? `Charge ${c.total_display}` : 'Charge';
 }
 
@@ -248,6 +262,7 @@ export function charge() {
 
 /** A `checkout-progress` event: a line in the panel, and the final word when it resolves. */
 export async function onProgress(p) {
+  if (p.kind === 'resolved' && isTenderOpen()) refreshTender();
   addProgress(p);
   // Resolved in the background while the cashier looks at an unknown outcome.
   if (p.kind === 'resolved' && !charging && checkoutOpen && $('checkout').dataset.key === p.key) {
@@ -266,6 +281,9 @@ export function initRegister() {
   });
   $('scan').addEventListener('input', () => scanError(''));
   $('charge').addEventListener('click', charge);
+  $('pay-cash').addEventListener('click', () => openTender('cash'));
+  $('pay-split').addEventListener('click', () => openTender('card'));
+  initTender({ cart: renderCart, closed: focusScan });
   $('clear-cart').addEventListener('click', async () => {
     try { renderCart(await invoke('clear_cart')); announce('Cart cleared.'); focusScan(); } catch (e) { alertLoud(errText(e)); }
   });
@@ -276,4 +294,5 @@ export async function loadRegister() {
   catalog = await invoke('get_catalog');
   renderCatalog();
   renderCart(await invoke('get_cart'));
+  await resumeTender();
 }

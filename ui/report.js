@@ -2,7 +2,7 @@
 // local hour as a chart. Amounts arrive as integer minor units and stay integers.
 
 import { invoke } from './bridge.js';
-import { $, h, s, announce, errText } from './dom.js';
+import { $, h, s, announce, errText, fmtMoney } from './dom.js';
 
 function localMidnight() { const d = new Date(); d.setHours(0, 0, 0, 0); return d.getTime(); }
 
@@ -22,6 +22,7 @@ export async function loadReport() {
     tile('r-dupes', 'Duplicate charges prevented', String(r.duplicates_prevented), true));
   for (const [id, v] of [['r-gross', r.gross], ['r-refunds', r.refunds], ['r-net', r.net], ['r-count', r.payment_count],
     ['r-pending', r.pending_count], ['r-declined', r.declined_count], ['r-dupes', r.duplicates_prevented]]) $(id).dataset.value = String(v);
+  await loadTenders(tile);
   // Sales per local hour, from the opening hour (or 8:00) to now.
   const bins = new Map();
   for (const sale of r.sales) {
@@ -40,21 +41,28 @@ export async function loadReport() {
   $('report-chart').replaceChildren(hourChart(perHour, r.money));
 }
 
-/**
- * Integer minor units → "$1,234.50" / "¥1,200" / "1.000 KWD", with the currency's
- * symbol and exponent as the register sent them (fmt = report.money). Integer
- * arithmetic only: amounts never become fractions of a unit in floating point.
- */
-function fmtMoney(minor, fmt) {
-  if (!Number.isSafeInteger(minor)) throw new Error(`not an amount in minor units: ${minor}`);
-  const scale = 10 ** fmt.exponent;           // an exact integer (exponent 0..3)
-  const a = Math.abs(minor);
-  const frac = a % scale;
-  const major = (a - frac) / scale;           // exact: a - frac is a multiple of scale
-  const grouped = String(major).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const number = fmt.exponent ? `${grouped}.${String(frac).padStart(fmt.exponent, '0')}` : grouped;
-  const body = fmt.symbol ? fmt.symbol + number : `${number} ${fmt.code}`;
-  return (minor < 0 ? '−' : '') + body;
+/** Tenders today: totals per kind, the cash the drawer should hold, sales still owing. */
+async function loadTenders(tile) {
+  let d;
+  try { d = await invoke('get_tender_day', { since: localMidnight() }); } catch (e) { announce(errText(e), 'bad'); return; }
+  const label = { cash: 'Cash', card: 'Card' };
+  const perKind = d.by_kind.map((k) => {
+    const t = tile(`r-tender-${k.kind}-${k.settled.currency.toLowerCase()}`, `${label[k.kind] || k.kind} (${k.count})`, k.settled.display);
+    t.dataset.value = String(k.settled.minor); t.dataset.count = String(k.count);
+    return t;
+  });
+  const drawer = d.expected_drawer.length ? d.expected_drawer : [{ currency: '', minor: 0, display: '—' }];
+  const drawerTiles = drawer.map((a, i) => {
+    const t = tile(i ? `r-drawer-${a.currency.toLowerCase()}` : 'r-drawer', 'Expected cash in drawer', a.display, true);
+    t.dataset.value = String(a.minor);
+    return t;
+  });
+  const unpaid = tile('r-unpaid', 'Unpaid balances', String(d.unpaid_balances.length));
+  unpaid.dataset.value = String(d.unpaid_balances.length);
+  $('report-tenders').replaceChildren(...perKind, ...drawerTiles, unpaid);
+  $('report-unpaid').replaceChildren(...d.unpaid_balances.map((u) =>
+    h('li', { 'data-cart': String(u.cart_id), text: `Sale ${u.cart_id}: ${u.due.display} of ${u.total.display} still due (${u.state_label})` })),
+  ...(d.superseded_charged.length ? [h('li', { text: `Overridden card payments that went through anyway, owed back: ${d.superseded_charged.join(', ')}` })] : []));
 }
 
 /**

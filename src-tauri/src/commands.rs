@@ -17,7 +17,7 @@ use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
 // ---------------------------------------------------------------- validation
 
 /// Stripe test payment-method tokens: `pm_card_…`, letters, digits, underscores.
-fn validate_payment_method(pm: &str) -> AppResult<String> {
+pub(crate) fn validate_payment_method(pm: &str) -> AppResult<String> {
     let ok = pm.len() <= 64
         && pm.starts_with("pm_card_")
         && pm.len() > "pm_card_".len()
@@ -44,7 +44,7 @@ fn validate_key(key: &str) -> AppResult<String> {
 }
 
 /// An override reason: 3–200 printable characters, kept in the audit log.
-fn validate_reason(reason: Option<String>) -> AppResult<Option<String>> {
+pub(crate) fn validate_reason(reason: Option<String>) -> AppResult<Option<String>> {
     match reason.map(|r| r.trim().to_string()) {
         None => Ok(None),
         Some(r) if r.is_empty() => Ok(None),

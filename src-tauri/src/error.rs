@@ -19,6 +19,13 @@ pub enum AppError {
     CartEmpty,
     #[error("There is no payment on screen to continue.")]
     NoCheckout,
+    /// A tender press acted on a view of the sale that is out of date (a second press
+    /// of the same button, or another window): nothing was taken (design §8.11).
+    #[error("The sale changed since this screen was drawn ({seen} payment{} shown, {now} now). Nothing was taken: check the amount due and try again.", if *seen == 1 { "" } else { "s" })]
+    SaleChanged { seen: u32, now: u32 },
+    /// Another tender (or Charge, or a cancel) of this register is still running.
+    #[error("A payment is still running on this register. Wait for its answer; nothing else was taken.")]
+    TenderInFlight,
     /// An error from the register engine, already put in a cashier's words.
     #[error("{message}")]
     Engine { code: &'static str, message: String },
@@ -34,6 +41,8 @@ impl AppError {
             AppError::CartLocked => "cart_locked",
             AppError::CartEmpty => "cart_empty",
             AppError::NoCheckout => "no_checkout",
+            AppError::SaleChanged { .. } => "sale_changed",
+            AppError::TenderInFlight => "tender_in_flight",
             AppError::Engine { code, .. } => code,
             AppError::Internal(_) => "internal",
         }
@@ -169,5 +178,27 @@ mod tests {
             currency: Currency::Jpy,
         });
         assert_eq!(e.to_string(), "That is more than can be refunded. At most ¥1,200 is left on this payment.");
+    }
+
+    /// ui/bridge.js mirrors the codes the screens match on.
+    #[test]
+    fn the_ui_knows_every_tender_code() {
+        let bridge = include_str!("../../ui/bridge.js");
+        let tender = [
+            AppError::SaleChanged { seen: 1, now: 2 },
+            AppError::TenderInFlight,
+            AppError::from(EngineError::SaleComplete { cart: 1 }),
+            AppError::from(EngineError::SaleCanceled { cart: 1 }),
+            AppError::from(EngineError::TenderExceedsDue { cart: 1, requested: 2, open: 1, currency: Currency::Usd }),
+            AppError::from(EngineError::SaleRefundExceeds { cart: 1, requested: 2, refundable: 1 }),
+            AppError::from(EngineError::TenderUnknownOutstanding { cart: 1, key: "k".into() }),
+        ];
+        for e in tender {
+            assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());
+        }
+        assert_eq!(
+            AppError::SaleChanged { seen: 1, now: 2 }.to_string(),
+            "The sale changed since this screen was drawn (1 payment shown, 2 now). Nothing was taken: check the amount due and try again."
+        );
     }
 }

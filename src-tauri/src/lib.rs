@@ -12,6 +12,7 @@ pub mod commands;
 pub mod config;
 pub mod error;
 pub mod money;
+pub mod sale;
 pub mod settings;
 pub mod state;
 pub mod views;
@@ -56,6 +57,11 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             commands::get_payment,
             commands::refund,
             commands::get_report,
+            sale::day::get_sale,
+            sale::cash::pay_cash,
+            sale::card::pay_card,
+            sale::cancel::cancel_sale,
+            sale::day::get_tender_day,
             commands::get_settings,
             commands::save_settings,
             about::about,

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mock_psp::{FaultConfig, MockPsp, RunningServer};
-use paydesk_ledger::{CartId, Currency, Ledger, Money, NewProduct};
+use paydesk_ledger::{CartId, Currency, Ledger, Money, NewProduct, SaleState};
 use paydesk_register::{Engine, HttpTransport, OsRandom, SystemClock};
 use serde::Serialize;
 
@@ -128,6 +128,17 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// Whether a sale the register had on screen when it stopped is shown again at start:
+/// only one the customer is still paying for. A paid or canceled one is done; an unpaid
+/// balance (an offline card declined later) left with its customer and is listed by End
+/// of day; a cart with nothing tendered is simply a new cart.
+fn resumes_on_screen(s: SaleState) -> bool {
+    match s {
+        SaleState::PartiallyPaid => true,
+        SaleState::Open | SaleState::Paid | SaleState::UnpaidBalance | SaleState::Canceling | SaleState::Canceled => false,
+    }
+}
+
 pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -157,7 +168,12 @@ impl AppState {
             .map(|i| NewProduct { sku: i.sku.clone(), name: i.name.clone(), price: Money::new(i.price, currency) })
             .collect();
         ledger.seed_catalog(&products)?;
-        let cart = ledger.create_cart(currency, now_ms())?;
+        // A sale part-paid when the register stopped (cash in the drawer, the customer at
+        // the counter) comes back on screen, to be paid or canceled (design §8.11).
+        let cart = match ledger.newest_cart()? {
+            Some(c) if resumes_on_screen(ledger.sale(c)?.state) => c,
+            Some(_) | None => ledger.create_cart(currency, now_ms())?,
+        };
 
         drop(ledger); // the engine opens its own connection
         if !start_with.embedded() {

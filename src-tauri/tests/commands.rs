@@ -292,3 +292,105 @@ fn about_names_the_version_data_folder_ledger_schema_and_psp() {
     assert!(a["psp_url"].as_str().unwrap().starts_with("http://127.0.0.1:"), "{a}");
     assert_eq!(a["backups"], json!([]), "a new ledger has no copies");
 }
+
+/// The tender guard lives in the command (design §8.11): a press that acted on a view
+/// with another number of tenders is refused with `sale_changed` and takes nothing; a
+/// press while another tender runs is refused with `tender_in_flight`.
+#[test]
+fn a_second_tender_press_is_refused_by_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, w) = app(dir.path());
+    let state = app.state::<paydesk_app::AppState>();
+    let psp = || state.embedded().unwrap().server.psp().stats();
+    call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
+    call(&w, "scan", json!({ "code": "COF-001" })).unwrap();
+
+    let sale = call(&w, "get_sale", json!({})).unwrap();
+    assert_eq!((sale["total"].as_i64(), sale["due"].as_i64(), sale["tenders"].as_array().unwrap().len()), (Some(1745), Some(1745), 0));
+    let quick: Vec<i64> = sale["quick_cash"].as_array().unwrap().iter().map(|q| q["minor"].as_i64().unwrap()).collect();
+    assert_eq!(quick, vec![1745, 2000, 5000, 10000]);
+
+    // bad input first: nothing recorded
+    for bad in ["0", "-1", "1.234", "12,00", "", "99999999999"] {
+        let e = call(&w, "pay_cash", json!({ "tendered": bad, "seenTenders": 0 })).unwrap_err();
+        assert_eq!(e["code"], "invalid_input", "{bad:?}: {e}");
+    }
+    let e = call(&w, "pay_card", json!({ "amount": "1.00", "paymentMethod": "tok_<x>", "seenTenders": 0 })).unwrap_err();
+    assert_eq!(e["code"], "invalid_input");
+
+    // cash $5 as a part payment, then the very same press again
+    let r = call(&w, "pay_cash", json!({ "tendered": "5", "seenTenders": 0 })).unwrap();
+    assert_eq!((r["change"].as_i64(), r["sale"]["due"].as_i64(), r["sale"]["complete"].as_bool()), (Some(0), Some(1245), Some(false)));
+    let e = call(&w, "pay_cash", json!({ "tendered": "5", "seenTenders": 0 })).unwrap_err();
+    assert_eq!(e["code"], "sale_changed", "{e}");
+    assert_eq!(call(&w, "get_sale", json!({})).unwrap()["tenders"].as_array().unwrap().len(), 1);
+
+    // a card for $4, pressed twice: one charge at the PSP
+    let r = call(&w, "pay_card", json!({ "amount": "4.00", "paymentMethod": "pm_card_visa", "seenTenders": 1 })).unwrap();
+    assert_eq!(r["outcome"], "paid", "{r}");
+    assert_eq!(r["sale"]["due"], 845);
+    let e = call(&w, "pay_card", json!({ "amount": "4.00", "paymentMethod": "pm_card_visa", "seenTenders": 1 })).unwrap_err();
+    assert_eq!(e["code"], "sale_changed", "{e}");
+    assert_eq!(psp()["charges"], 1);
+
+    // another tender running on this register: refused at once, not queued
+    {
+        let _running = state.charge_lock.try_lock().expect("nothing runs");
+        let e = call(&w, "pay_cash", json!({ "tendered": "10", "seenTenders": 2 })).unwrap_err();
+        assert_eq!(e["code"], "tender_in_flight", "{e}");
+        let e = call(&w, "pay_card", json!({ "paymentMethod": "pm_card_visa", "seenTenders": 2 })).unwrap_err();
+        assert_eq!(e["code"], "tender_in_flight", "{e}");
+    }
+    assert_eq!(call(&w, "get_sale", json!({})).unwrap()["tenders"].as_array().unwrap().len(), 2);
+
+    // $10 in cash for the $8.45 left: $1.55 change, and only now "Paid"
+    let r = call(&w, "pay_cash", json!({ "tendered": "10.00", "seenTenders": 2 })).unwrap();
+    assert_eq!(r["change"], 155);
+    assert_eq!(r["change_display"], "$1.55");
+    assert_eq!(r["sale"]["complete"], true);
+    assert_eq!(r["sale"]["state_label"], "Paid");
+    let e = call(&w, "pay_cash", json!({ "tendered": "1", "seenTenders": 3 })).unwrap_err();
+    assert_eq!(e["code"], "sale_complete", "{e}");
+
+    let day = call(&w, "get_tender_day", json!({ "since": 0 })).unwrap();
+    let kind = |k: &str| day["by_kind"].as_array().unwrap().iter().find(|x| x["kind"] == k).cloned().unwrap();
+    assert_eq!((kind("cash")["count"].as_i64(), kind("cash")["settled"]["minor"].as_i64()), (Some(2), Some(1345)));
+    assert_eq!((kind("card")["count"].as_i64(), kind("card")["settled"]["minor"].as_i64()), (Some(1), Some(400)));
+    assert_eq!(day["expected_drawer"][0]["minor"], 1345, "{day}");
+    assert_eq!(call(&w, "get_tender_day", json!({ "since": -1 })).unwrap_err()["code"], "invalid_input");
+}
+
+/// A decline keeps the earlier tenders; a cancel refunds each settled card once and
+/// says what cash to hand back; a second cancel changes nothing.
+#[test]
+fn a_decline_keeps_the_cash_and_a_cancel_refunds_each_card_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, w) = app(dir.path());
+    let state = app.state::<paydesk_app::AppState>();
+    let psp = || state.embedded().unwrap().server.psp().stats();
+    call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
+
+    call(&w, "pay_cash", json!({ "tendered": "2", "seenTenders": 0 })).unwrap();
+    let r = call(&w, "pay_card", json!({ "amount": "3", "paymentMethod": "pm_card_chargeDeclined", "seenTenders": 1 })).unwrap();
+    assert_eq!(r["outcome"], "declined", "{r}");
+    assert_eq!(r["sale"]["due"], 1295);
+    assert_eq!(r["sale"]["tenders"][1]["state"], "void");
+    assert!(r["message"].as_str().unwrap().starts_with("Declined"), "{r}");
+    assert_eq!(r["sale"]["due_display"], "$12.95");
+    let r = call(&w, "pay_card", json!({ "amount": "3", "paymentMethod": "pm_card_visa", "seenTenders": 2 })).unwrap();
+    assert_eq!(r["outcome"], "paid", "{r}");
+    assert_eq!(r["sale"]["due"], 995);
+
+    assert_eq!(call(&w, "cancel_sale", json!({ "reason": " " })).unwrap_err()["code"], "invalid_input");
+    let c = call(&w, "cancel_sale", json!({ "reason": "customer left" })).unwrap();
+    assert_eq!(c["sale"]["state"], "canceled", "{c}");
+    assert_eq!(c["cash_returned"], 200);
+    assert_eq!(c["lines"].as_array().unwrap().len(), 1, "{c}");
+    assert_eq!(c["lines"][0]["kind"], "refund");
+    assert_eq!(psp()["refunds"], 1);
+    let again = call(&w, "cancel_sale", json!({ "reason": "customer left" })).unwrap();
+    assert_eq!(again["cash_returned"], 0);
+    assert_eq!(psp()["refunds"], 1);
+    assert_eq!(psp()["charges"], 1);
+    assert_eq!(call(&w, "pay_cash", json!({ "tendered": "1", "seenTenders": 3 })).unwrap_err()["code"], "sale_canceled");
+}

@@ -54,3 +54,27 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     let mode = std::fs::metadata(PspInUse::path(dir.path())).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
 }
+
+/// A restart in the middle of a split sale: the part-paid sale is on screen again (its
+/// cash is in the drawer, its customer at the counter); once paid, the next start has a
+/// fresh cart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_part_paid_sale_is_on_screen_again_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options { data_dir: Some(dir.path().to_path_buf()), fault_profile: "none".into(), ..Default::default() };
+    let first = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
+    let cart = first.cart_id();
+    first.engine().with_ledger(|l| l.add_to_cart(cart, "MUG-001", 1, paydesk_app::state::now_ms())).unwrap();
+    first.engine().pay_cash(cart, 500, None).unwrap();
+    drop(first);
+
+    let second = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
+    assert_eq!(second.cart_id(), cart, "the part-paid sale is back on screen");
+    let r = second.engine().pay_cash(cart, 995, None).unwrap();
+    assert_eq!(r.sale.due, 0);
+    drop(second);
+
+    let third = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
+    assert_ne!(third.cart_id(), cart, "a paid sale is done: a fresh cart");
+    assert!(third.engine().with_ledger(|l| l.cart(third.cart_id())).unwrap().lines.is_empty());
+}

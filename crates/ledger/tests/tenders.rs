@@ -195,3 +195,13 @@ fn a_sale_refund_goes_to_the_cards_first_then_cash() {
     assert_eq!(l.expected_drawer().unwrap(), vec![(Currency::Usd, 0)]);
     assert_eq!(l.sale(cart).unwrap().state, SaleState::Paid, "a refunded sale was still paid");
 }
+
+#[test]
+fn newest_cart_is_the_one_created_last() {
+    let mut l = mem();
+    assert_eq!(l.newest_cart().unwrap(), None);
+    let a = l.create_cart(Currency::Usd, 1).unwrap();
+    assert_eq!(l.newest_cart().unwrap(), Some(a));
+    let b = l.create_cart(Currency::Usd, 2).unwrap();
+    assert_eq!(l.newest_cart().unwrap(), Some(b));
+}

@@ -11,6 +11,7 @@
 //! | `progress.rs` | engine notifications → live progress and background updates |
 //! | `payments.rs` | the payments list, one payment's detail and its timeline    |
 //! | `report.rs`   | the end-of-day report                                       |
+//! | `sale.rs`     | the tender panel's sale, and End of day's tender totals     |
 
 use paydesk_ledger::PaymentState;
 use paydesk_register::AttemptKind;
@@ -19,11 +20,13 @@ mod outcome;
 mod payments;
 mod progress;
 mod report;
+mod sale;
 
 pub use outcome::{OutcomeView, Receipt};
 pub use payments::{timeline, PaymentDetail, PaymentHead, PaymentRow, RefundRow, TimelineView};
 pub use progress::{forward, Forward, PaymentUpdate, ProgressView};
 pub use report::{report, ReportInput, ReportView, Sale};
+pub use sale::{quick_cash, QuickCash, SaleScreen, TenderDayView, TenderRow};
 
 /// A payment state in the cashier's words.
 pub fn state_label(state: PaymentState) -> &'static str {

@@ -51,6 +51,13 @@ impl Ledger {
         Ok(id)
     }
 
+    /// The cart created last: the one a register had on screen when it stopped (the app
+    /// puts a part-paid sale back on screen after a restart, design §8.11).
+    pub fn newest_cart(&self) -> Result<Option<CartId>> {
+        let id: Option<i64> = self.conn.query_row("SELECT MAX(id) FROM carts", [], |r| r.get(0))?;
+        Ok(id.map(CartId))
+    }
+
     pub fn cart(&self, cart_id: CartId) -> Result<Cart> {
         load_cart(&self.conn, cart_id)
     }

@@ -1,0 +1,81 @@
+//! Cancel a sale that is not paid in full (design §8.5): every settled card refunded
+//! once with its own key (an authorization voided), the cash to hand back recorded.
+
+use paydesk_ledger::RefundState;
+use serde::Serialize;
+use tauri::State;
+
+use super::{begin, required_reason, screen};
+use crate::error::AppResult;
+use crate::money;
+use crate::state::AppState;
+use crate::views::{state_label, SaleScreen};
+
+#[derive(Debug, Serialize)]
+pub struct CancelLine {
+    /// `refund` | `void`
+    pub kind: &'static str,
+    pub checkout_key: String,
+    pub amount_display: String,
+    pub state_label: String,
+    /// `ok` | `warn` | `bad`
+    pub tone: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CancelResult {
+    pub lines: Vec<CancelLine>,
+    pub cash_returned: i64,
+    pub cash_returned_display: String,
+    pub errors: Vec<String>,
+    pub message: String,
+    pub sale: SaleScreen,
+}
+
+fn refund_words(s: RefundState) -> (&'static str, &'static str) {
+    match s {
+        RefundState::Succeeded => ("Refunded to the card", "ok"),
+        RefundState::Pending | RefundState::InFlight => ("Refund sent, being confirmed (same key)", "warn"),
+        RefundState::Failed => ("Refund refused — press Cancel sale again", "bad"),
+    }
+}
+
+/// Cancels the sale on screen. Pressed again it finds the same refunds (never a second
+/// one); while a card's outcome is unknown it is refused.
+#[tauri::command]
+pub async fn cancel_sale(state: State<'_, AppState>, reason: String) -> AppResult<CancelResult> {
+    let reason = required_reason(&reason)?;
+    let turn = begin(&state, None).await?;
+    let r = state.engine().cancel_sale(turn.cart, &reason).await?;
+    let cur = r.sale.currency.clone();
+    let mut lines: Vec<CancelLine> = r
+        .refunds
+        .iter()
+        .map(|f| {
+            let (label, tone) = refund_words(f.state);
+            CancelLine {
+                kind: "refund",
+                checkout_key: f.checkout_key.clone(),
+                amount_display: money::format(f.amount, &f.currency),
+                state_label: label.to_string(),
+                tone,
+            }
+        })
+        .collect();
+    lines.extend(r.voids.iter().map(|v| CancelLine {
+        kind: "void",
+        checkout_key: v.checkout_key.clone(),
+        amount_display: money::format(v.amount, &v.currency),
+        state_label: format!("Authorization released ({})", state_label(v.state)),
+        tone: "ok",
+    }));
+    let sale = screen(&state, &r.sale);
+    let cash = money::format(r.cash_returned, &cur);
+    let message = match (sale.state, r.cash_returned > 0) {
+        ("canceled", true) => format!("Sale canceled. Give back {cash} in cash."),
+        ("canceled", false) => "Sale canceled.".to_string(),
+        (_, true) => format!("Canceling: give back {cash} in cash; a card refund is still being confirmed."),
+        (_, false) => "Canceling: a card refund is still being confirmed with the same key.".to_string(),
+    };
+    Ok(CancelResult { lines, cash_returned: r.cash_returned, cash_returned_display: cash, errors: r.errors, message, sale })
+}

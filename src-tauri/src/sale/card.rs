@@ -1,0 +1,73 @@
+//! A card tender: part or all of what the sale still needs, its own checkout key,
+//! driven like any checkout (design §8.3). A decline keeps the earlier tenders.
+
+use paydesk_ledger::CheckoutOptions;
+use paydesk_register::CheckoutOutcome;
+use serde::Serialize;
+use tauri::State;
+
+use super::{begin, parse_amount, screen};
+use crate::commands::{validate_payment_method, validate_reason};
+use crate::error::AppResult;
+use crate::money;
+use crate::state::AppState;
+use crate::views::SaleScreen;
+
+#[derive(Debug, Serialize)]
+pub struct CardResult {
+    /// `paid` | `authorized` | `declined` | `failed` | `pending` | `queued_offline` |
+    /// `canceled` | `refunded`
+    pub outcome: CheckoutOutcome,
+    pub checkout_key: String,
+    pub amount: i64,
+    pub amount_display: String,
+    pub message: String,
+    pub sale: SaleScreen,
+}
+
+/// Charges `amount` (as typed; everything open when empty) to a test card. Refused
+/// with `sale_changed` when the sale no longer has `seen_tenders` tenders. Pressed
+/// again while this card's outcome is unknown (same amount, same `seen_tenders`) it
+/// drives the same key; another tender meanwhile needs `override_reason`.
+#[tauri::command]
+pub async fn pay_card(
+    state: State<'_, AppState>,
+    amount: Option<String>,
+    payment_method: String,
+    seen_tenders: u32,
+    override_reason: Option<String>,
+) -> AppResult<CardResult> {
+    let amount = match amount.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(t) => Some(parse_amount(t, state.currency, "card amount")?),
+    };
+    let pm = validate_payment_method(&payment_method)?;
+    let reason = validate_reason(override_reason)?;
+    let turn = begin(&state, Some(seen_tenders)).await?;
+    let r = state.engine().charge_card_tender(turn.cart, amount, CheckoutOptions::card(pm), reason.as_deref()).await?;
+    let c = &r.checkout;
+    let sale = screen(&state, &r.sale);
+    let shown = money::format(c.amount, &c.currency);
+    let why = c.message.clone().unwrap_or_else(|| "no reason given".into());
+    let message = match c.outcome {
+        CheckoutOutcome::Paid if sale.complete => format!("Card charged {shown}. The sale is paid."),
+        CheckoutOutcome::Paid | CheckoutOutcome::Authorized => format!("Card took {shown}. Still due: {}.", sale.due_display),
+        CheckoutOutcome::QueuedOffline => format!("Card of {shown} accepted offline; it is forwarded when the processor is back."),
+        // the panel shows what is still due right under these, in large type
+        CheckoutOutcome::Declined => format!("Declined — the card was not charged ({why}). Earlier payments are kept."),
+        CheckoutOutcome::Failed => format!("Not charged — the processor refused the request ({why})."),
+        CheckoutOutcome::Pending => format!(
+            "We don't know yet whether the card was charged {shown}. Do not take another payment: the register checks with the same key."
+        ),
+        CheckoutOutcome::Canceled => format!("This card payment was canceled. Still due: {}.", sale.due_display),
+        CheckoutOutcome::Refunded => format!("This card payment was refunded. Still due: {}.", sale.due_display),
+    };
+    Ok(CardResult {
+        outcome: c.outcome,
+        checkout_key: c.checkout_key.clone(),
+        amount: c.amount,
+        amount_display: shown,
+        message,
+        sale,
+    })
+}

@@ -1,0 +1,59 @@
+//! Cash: the amount handed over as typed, the change, one ledger transaction
+//! (design §8.4). No network, so it answers at once.
+
+use serde::Serialize;
+use tauri::State;
+
+use super::{begin, parse_amount, screen};
+use crate::commands::validate_reason;
+use crate::error::AppResult;
+use crate::money;
+use crate::state::AppState;
+use crate::views::SaleScreen;
+
+#[derive(Debug, Serialize)]
+pub struct CashResult {
+    pub tendered: i64,
+    pub tendered_display: String,
+    /// Give this back to the customer.
+    pub change: i64,
+    pub change_display: String,
+    /// What this cash paid of the sale.
+    pub amount_display: String,
+    pub message: String,
+    pub sale: SaleScreen,
+}
+
+/// Takes cash (`tendered` as typed, e.g. "20" or "20.00"). Refused with `sale_changed`
+/// when the sale no longer has `seen_tenders` tenders (a second press), with
+/// `tender_unknown_outstanding` while a card's outcome is unknown unless a reason is
+/// given.
+#[tauri::command]
+pub async fn pay_cash(
+    state: State<'_, AppState>,
+    tendered: String,
+    seen_tenders: u32,
+    override_reason: Option<String>,
+) -> AppResult<CashResult> {
+    let tendered = parse_amount(&tendered, state.currency, "cash received")?;
+    let reason = validate_reason(override_reason)?;
+    let turn = begin(&state, Some(seen_tenders)).await?;
+    let r = state.engine().pay_cash(turn.cart, tendered, reason.as_deref())?;
+    let cur = r.sale.currency.clone();
+    let sale = screen(&state, &r.sale);
+    let amount = r.tender.amount.amount_minor;
+    let message = match (sale.complete, r.change > 0) {
+        (true, true) => format!("Give back {} change. The sale is paid.", money::format(r.change, &cur)),
+        (true, false) => "Exact cash. The sale is paid.".to_string(),
+        (false, _) => format!("Took {} in cash. Still due: {}.", money::format(amount, &cur), sale.due_display),
+    };
+    Ok(CashResult {
+        tendered: r.tendered,
+        tendered_display: money::format(r.tendered, &cur),
+        change: r.change,
+        change_display: money::format(r.change, &cur),
+        amount_display: money::format(amount, &cur),
+        message,
+        sale,
+    })
+}

@@ -1,0 +1,303 @@
+//! The tender panel's view of a sale (design §8.11) and the tender part of End of day.
+//! Built from the engine's `SaleView`; amounts stay integer minor units, with
+//! `*_display` strings (what the cashier reads) and `*_plain` strings (what the cashier
+//! would type) formatted here.
+
+use paydesk_ledger::{Payment, SaleState, TenderDay, TenderKind, TenderState};
+use paydesk_register::SaleView;
+use serde::Serialize;
+
+use super::{card_label, state_label};
+use crate::money;
+
+/// One tender as the panel lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct TenderRow {
+    pub seq: i64,
+    /// `cash` | `card`
+    pub kind: &'static str,
+    pub amount: i64,
+    pub amount_display: String,
+    /// As a cashier types it (pressing a pending card again sends the same amount).
+    pub amount_plain: String,
+    /// The tender's state (`settled`, `pending`, …) and in the cashier's words.
+    pub state: &'static str,
+    pub state_label: String,
+    /// `ok` | `warn` | `bad` | `info`
+    pub tone: &'static str,
+    /// Card: which card, its checkout key, the processor's decline message.
+    pub card_label: Option<String>,
+    pub checkout_key: Option<String>,
+    pub message: Option<String>,
+    /// Cash: handed over and given back.
+    pub tendered_display: Option<String>,
+    pub change: Option<i64>,
+    pub change_display: Option<String>,
+}
+
+/// A quick cash amount: the exact amount due, or a round note above it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct QuickCash {
+    pub minor: i64,
+    pub display: String,
+    pub plain: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SaleScreen {
+    pub cart_id: i64,
+    pub currency: String,
+    pub money: money::MoneyFormat,
+    /// `open` | `partially_paid` | `paid` | `unpaid_balance` | `canceling` | `canceled`
+    pub state: &'static str,
+    pub state_label: &'static str,
+    /// Only a sale whose settled tenders add up to its total is "Paid".
+    pub complete: bool,
+    pub canceled: bool,
+    pub item_count: i64,
+    pub total: i64,
+    pub total_display: String,
+    pub settled: i64,
+    pub settled_display: String,
+    pub due: i64,
+    pub due_display: String,
+    /// What a new tender may cover, and typed back as the card amount's default.
+    pub open: i64,
+    pub open_display: String,
+    pub open_plain: String,
+    /// Cash to hand over for `open` (the store's cash rounding applied).
+    pub cash_due: i64,
+    pub cash_due_display: String,
+    pub quick_cash: Vec<QuickCash>,
+    /// A card tender whose outcome is unknown: no other tender without a reason.
+    pub unknown_tender: Option<String>,
+    pub tenders: Vec<TenderRow>,
+    pub cancel_reason: Option<String>,
+}
+
+pub fn sale_state_label(s: SaleState) -> &'static str {
+    match s {
+        SaleState::Open => "Not paid yet",
+        SaleState::PartiallyPaid => "Partly paid",
+        SaleState::Paid => "Paid",
+        SaleState::UnpaidBalance => "Balance due again",
+        SaleState::Canceling => "Canceling",
+        SaleState::Canceled => "Canceled",
+    }
+}
+
+fn tender_words(s: TenderState) -> (&'static str, &'static str) {
+    match s {
+        TenderState::Settled => ("Paid", "ok"),
+        TenderState::Offline => ("Accepted offline", "warn"),
+        TenderState::Held => ("Authorized", "info"),
+        TenderState::Pending => ("Outcome unknown (pending)", "warn"),
+        TenderState::Void => ("Not charged", "bad"),
+        TenderState::Superseded => ("Overridden", "bad"),
+    }
+}
+
+/// Notes a cashier is handed, in major units, by currency (design §8.11).
+fn notes(currency: &str) -> &'static [i64] {
+    match currency.to_ascii_uppercase().as_str() {
+        "JPY" => &[1000, 5000, 10000],
+        "KRW" => &[1000, 5000, 10000, 50000],
+        "GBP" => &[5, 10, 20, 50],
+        _ => &[5, 10, 20, 50, 100],
+    }
+}
+
+/// The exact amount, then up to three round amounts above it a customer hands over:
+/// `due` rounded up to each note (USD 8.25 → 10, 20, 50; 137.50 → 140, 150, 200).
+pub fn quick_cash(due: i64, currency: &str) -> Vec<QuickCash> {
+    let q = |minor: i64| QuickCash { minor, display: money::format(minor, currency), plain: money::plain(minor, currency) };
+    if due <= 0 {
+        return Vec::new();
+    }
+    let scale = 10i64.pow(money::exponent(currency));
+    let mut above: Vec<i64> = notes(currency)
+        .iter()
+        .filter_map(|n| n.checked_mul(scale))
+        .filter_map(|n| due.checked_add(n - 1).map(|x| x / n * n))
+        .filter(|m| *m > due)
+        .collect();
+    above.sort_unstable();
+    above.dedup();
+    std::iter::once(due).chain(above.into_iter().take(3)).map(q).collect()
+}
+
+impl SaleScreen {
+    /// `payment`: the ledger's payment of a card tender's checkout key.
+    pub fn build(v: &SaleView, payment: impl Fn(&str) -> Option<Payment>) -> SaleScreen {
+        let cur = v.currency.as_str();
+        let fmt = |m: i64| money::format(m, cur);
+        let tenders = v
+            .tenders
+            .iter()
+            .map(|t| {
+                let (label, tone) = tender_words(t.state);
+                let pay = t.checkout_key.as_deref().and_then(&payment);
+                let message = match t.state {
+                    TenderState::Void => pay.as_ref().and_then(|p| p.last_error.clone()),
+                    TenderState::Superseded => t.superseded_reason.clone(),
+                    TenderState::Settled | TenderState::Offline | TenderState::Held | TenderState::Pending => None,
+                };
+                let kind = match t.kind {
+                    TenderKind::Cash => "cash",
+                    TenderKind::Card => "card",
+                };
+                TenderRow {
+                    seq: t.seq,
+                    kind,
+                    amount: t.amount.amount_minor,
+                    amount_display: fmt(t.amount.amount_minor),
+                    amount_plain: money::plain(t.amount.amount_minor, cur),
+                    state: t.state.as_str(),
+                    state_label: match (t.kind, t.payment_state) {
+                        // a canceled sale's cash went back over the counter
+                        (TenderKind::Cash, _) if v.is_canceled() && t.state == TenderState::Settled => format!("{label} · handed back"),
+                        // a refund of a settled card still paid this sale; say both
+                        (TenderKind::Card, Some(ps)) if t.state == TenderState::Settled && ps != paydesk_ledger::PaymentState::Captured => {
+                            format!("{label} · {}", state_label(ps))
+                        }
+                        _ => label.to_string(),
+                    },
+                    tone,
+                    card_label: pay.as_ref().map(|p| card_label(p.request_params.get("payment_method"))),
+                    checkout_key: t.checkout_key.clone(),
+                    message,
+                    tendered_display: t.cash_tendered_minor.map(fmt),
+                    change: t.change_minor,
+                    change_display: t.change_minor.map(fmt),
+                }
+            })
+            .collect();
+        let complete = v.state == SaleState::Paid;
+        SaleScreen {
+            cart_id: v.cart_id,
+            currency: cur.to_ascii_uppercase(),
+            money: money::MoneyFormat::of(cur),
+            state: v.state.as_str(),
+            state_label: sale_state_label(v.state),
+            complete,
+            canceled: v.is_canceled(),
+            item_count: v.lines.iter().map(|l| l.quantity).sum(),
+            total: v.total,
+            total_display: fmt(v.total),
+            settled: v.settled,
+            settled_display: fmt(v.settled),
+            due: v.due,
+            due_display: fmt(v.due),
+            open: v.open,
+            open_display: fmt(v.open),
+            open_plain: money::plain(v.open, cur),
+            cash_due: v.cash_due,
+            cash_due_display: fmt(v.cash_due),
+            quick_cash: if complete || v.is_canceled() { Vec::new() } else { quick_cash(v.cash_due, cur) },
+            unknown_tender: v.unknown_tender.clone(),
+            tenders,
+            cancel_reason: v.cancel_reason.clone(),
+        }
+    }
+}
+
+/// An amount in one currency, shown.
+#[derive(Debug, Clone, Serialize)]
+pub struct Amount {
+    pub currency: String,
+    pub minor: i64,
+    pub display: String,
+}
+
+impl Amount {
+    fn of(minor: i64, currency: &str) -> Amount {
+        Amount { currency: currency.to_ascii_uppercase(), minor, display: money::format(minor, currency) }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KindTotal {
+    pub kind: &'static str,
+    pub count: i64,
+    pub settled: Amount,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UnpaidRow {
+    pub cart_id: i64,
+    pub total: Amount,
+    pub due: Amount,
+    pub state_label: &'static str,
+}
+
+/// End of day, tender part: totals per kind, the drawer, sales still owing.
+#[derive(Debug, Clone, Serialize)]
+pub struct TenderDayView {
+    pub by_kind: Vec<KindTotal>,
+    pub expected_drawer: Vec<Amount>,
+    pub unpaid_balances: Vec<UnpaidRow>,
+    pub canceling: Vec<i64>,
+    pub superseded_charged: Vec<String>,
+}
+
+impl TenderDayView {
+    pub fn of(d: &TenderDay) -> TenderDayView {
+        TenderDayView {
+            by_kind: d
+                .by_kind
+                .iter()
+                .map(|k| KindTotal {
+                    kind: k.kind.as_str(),
+                    count: k.count,
+                    settled: Amount::of(k.settled_minor, k.currency.code()),
+                })
+                .collect(),
+            expected_drawer: d.expected_drawer.iter().map(|(c, m)| Amount::of(*m, c.code())).collect(),
+            unpaid_balances: d
+                .unpaid_balances
+                .iter()
+                .map(|u| UnpaidRow {
+                    cart_id: u.cart_id.0,
+                    total: Amount::of(u.total_minor, u.currency.code()),
+                    due: Amount::of(u.due_minor, u.currency.code()),
+                    state_label: sale_state_label(u.state),
+                })
+                .collect(),
+            canceling: d.canceling.iter().map(|c| c.0).collect(),
+            superseded_charged: d.superseded_charged.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn minors(v: &[QuickCash]) -> Vec<i64> {
+        v.iter().map(|q| q.minor).collect()
+    }
+
+    #[test]
+    fn quick_cash_is_the_exact_amount_then_round_notes_above_it() {
+        assert_eq!(minors(&quick_cash(825, "USD")), vec![825, 1000, 2000, 5000]);
+        assert_eq!(minors(&quick_cash(13750, "usd")), vec![13750, 14000, 15000, 20000]);
+        assert_eq!(minors(&quick_cash(2000, "USD")), vec![2000, 5000, 10000]);
+        assert_eq!(minors(&quick_cash(1200, "JPY")), vec![1200, 2000, 5000, 10000]);
+        assert_eq!(quick_cash(1200, "JPY")[1].display, "¥2,000");
+        assert_eq!(quick_cash(825, "USD")[1].plain, "10.00");
+        assert!(quick_cash(0, "USD").is_empty());
+        // no overflow near the largest amounts
+        assert_eq!(quick_cash(i64::MAX - 1, "USD")[0].minor, i64::MAX - 1);
+    }
+
+    #[test]
+    fn every_tender_state_has_words_and_a_tone() {
+        for s in [TenderState::Settled, TenderState::Offline, TenderState::Held, TenderState::Pending, TenderState::Void, TenderState::Superseded] {
+            let (label, tone) = tender_words(s);
+            assert!(!label.is_empty());
+            assert!(["ok", "warn", "bad", "info"].contains(&tone));
+        }
+        assert_eq!(sale_state_label(SaleState::Paid), "Paid");
+        assert_ne!(sale_state_label(SaleState::PartiallyPaid), "Paid");
+    }
+}

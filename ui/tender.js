@@ -1,0 +1,346 @@
+// The tender panel (design §8.11): a sale paid by cash and cards, one tender at a time,
+// over the cart. The amount due is always in view; each tender is listed with its kind,
+// amount, state and change. Keys: F6 cash, F7 card, F8 cancel sale, Enter confirms,
+// Esc goes back. "Paid" is said only when the register says the sale is complete.
+//
+// Every tender call carries seenTenders (how many tenders this screen shows): the
+// command refuses a press made on an out-of-date view (sale_changed), so a double
+// press never takes money twice, whatever the webview does.
+
+import { invoke } from './bridge.js';
+import { $, h, announce, alertLoud, errText, fmtMoney, toMinor } from './dom.js';
+import { refreshStatus } from './status.js';
+
+let sale = null;          // the SaleScreen on show
+let open = false;         // the panel covers the cart
+let mode = 'menu';        // menu | cash | card | cancel | done
+let busy = false;         // a tender call is running (the command guards too)
+let hooks = { cart: () => {}, closed: () => {} };
+
+export const isTenderOpen = () => open;
+
+/** hooks.cart(cartView): the cart changed; hooks.closed(): the panel closed. */
+export function initTender(h0) {
+  hooks = h0;
+  $('tender-cash').addEventListener('click', () => startMode('cash'));
+  $('tender-card').addEventListener('click', () => startMode('card'));
+  $('tender-cancel').addEventListener('click', () => startMode('cancel'));
+  $('tender-back').addEventListener('click', back);
+}
+
+/** Opens the panel on the cart's sale, in `m` (menu, cash or card). */
+export async function openTender(m = 'menu') {
+  if (!(await refresh())) return;
+  open = true;
+  $('tender').hidden = false;
+  $('tender-notice').replaceChildren();
+  if (sale.complete || sale.canceled) showDone();
+  else startMode(m);
+}
+
+/** Opens the panel by itself when the sale on screen is part-paid (after a restart). */
+export async function resumeTender() {
+  try {
+    const s = await invoke('get_sale');
+    if (s.tenders.length && !s.complete && s.state !== 'canceled') await openTender('menu');
+  } catch (_) { /* the cart screen stays */ }
+}
+
+/** The panel's keys; true when the key was for it. */
+export function tenderKey(e) {
+  if (!open) return false;
+  if (e.key === 'Escape') { back(); return true; }
+  if (busy || mode === 'done') return ['F6', 'F7', 'F8'].includes(e.key);
+  if (e.key === 'F6') { startMode('cash'); return true; }
+  if (e.key === 'F7') { startMode('card'); return true; }
+  if (e.key === 'F8') { startMode('cancel'); return true; }
+  return false;
+}
+
+/** A card of this sale was resolved in the background: show the sale as it is now. */
+export async function refreshTender() {
+  if (!open || busy || mode === 'done') return;
+  const was = sale && sale.unknown_tender;
+  if (!(await refresh())) return;
+  if (sale.complete || sale.canceled) showDone(null, sale.state_label);
+  else if (was && !sale.unknown_tender) notice('ok', 'The pending card is resolved; the list shows how it ended.');
+}
+
+async function refresh() {
+  try { sale = await invoke('get_sale'); render(); return true; }
+  catch (e) { alertLoud(errText(e)); return false; }
+}
+
+function close() {
+  open = false; mode = 'menu';
+  $('tender').hidden = true;
+  hooks.closed();
+}
+
+/** Esc: from a form back to the buttons; from the buttons back to the cart, but only
+ * while nothing is paid (a part-paid sale stays on screen until paid or canceled). */
+function back() {
+  if (busy) return;
+  if (mode === 'done') return;
+  if (mode !== 'menu') { startMode('menu'); return; }
+  if (sale && sale.tenders.length) { notice('warn', 'Part of this sale is paid: take the rest (F6 cash, F7 card) or cancel the sale (F8).'); return; }
+  close();
+}
+
+const fmt = (minor) => fmtMoney(minor, sale.money);
+
+function render() {
+  const s = sale;
+  $('tender-title').textContent = s.complete ? 'Paid' : (s.canceled ? s.state_label : 'Take payment');
+  const pill = $('tender-state');
+  pill.textContent = s.state_label;
+  pill.className = 'state ' + (s.complete ? 'ok' : s.canceled ? 'info' : s.tenders.length ? 'warn' : '');
+  $('tender-total').textContent = s.total_display;
+  $('tender-paid').textContent = s.settled_display;
+  // a canceled sale owes nothing: its money went back
+  $('tender-due').textContent = s.canceled ? 'nothing' : s.due_display;
+  $('tender-due').dataset.minor = String(s.due);
+  $('tender').dataset.state = s.state;
+  $('tender').dataset.tenders = String(s.tenders.length);
+  $('tender-list').replaceChildren(...s.tenders.map(tenderRow));
+  $('tender-list-empty').hidden = s.tenders.length > 0;
+  const finished = s.complete || s.canceled;
+  for (const id of ['tender-cash', 'tender-card', 'tender-cancel']) $(id).disabled = finished || busy;
+  $('tender-back').disabled = finished || busy;
+  $('tender-actions').hidden = finished;
+  if (s.unknown_tender && !finished) pendingNotice();
+  else $('tender-pending-slot').replaceChildren();
+}
+
+function tenderRow(t) {
+  const what = t.kind === 'cash' ? 'Cash' : (t.card_label || 'Card');
+  const extra = [];
+  if (t.kind === 'cash' && t.tendered_display) extra.push(`handed ${t.tendered_display}`);
+  if (t.change) extra.push(`change ${t.change_display}`);
+  if (t.checkout_key) extra.push(`key ${t.checkout_key.slice(0, 8)}…`);
+  if (t.message) extra.push(t.message);
+  return h('li', { class: 'tender-row ' + t.tone, 'data-kind': t.kind, 'data-state': t.state, 'data-key': t.checkout_key || '' },
+    h('span', { class: 'seq', text: `#${t.seq}` }),
+    h('span', { class: 'what', text: what, title: what }),
+    h('span', { class: 'amount', text: t.amount_display }),
+    h('span', { class: 'state ' + t.tone, text: t.state_label }),
+    extra.length ? h('span', { class: 'extra', text: extra.join(' · '), title: extra.join(' · ') }) : null);
+}
+
+/** A message in the panel (tone ok | warn | bad), said aloud when bad. */
+function notice(tone, text, ...more) {
+  $('tender-notice').replaceChildren(h('div', { class: `result ${tone}`, id: 'tender-msg', 'data-tone': tone }, h('p', { class: 'msg', text }), ...more));
+  if (tone === 'bad') alertLoud(text); else announce(text, tone === 'warn' ? 'warn' : '');
+}
+
+/** A card whose outcome is unknown: shown loudly with its key; it can be checked again
+ * with the same key, and other tenders need a reason. */
+function pendingNotice() {
+  const t = sale.tenders.find((x) => x.checkout_key === sale.unknown_tender);
+  const again = h('button', { class: 'primary', id: 'tender-recheck', type: 'button', text: 'Check again (same key)',
+    onclick: () => runCard(t ? t.amount_plain : '', t ? t.amount_display : '', null, true) });
+  $('tender-pending-slot').replaceChildren(h('div', { class: 'result warn', id: 'tender-pending', 'data-key': sale.unknown_tender },
+    h('p', { class: 'msg', text: `Card ${t ? t.amount_display : ''} pending: we do not know yet whether it was charged. Do not take another payment.` }),
+    h('p', { class: 'key', text: `Key ${sale.unknown_tender}` }),
+    h('p', { class: 'help', text: 'Another payment needs a reason (kept in the audit log).' }),
+    h('div', { class: 'actions' }, again)));
+}
+
+function reasonField(id, label) {
+  return h('label', { class: 'field' }, label,
+    h('input', { id, type: 'text', maxlength: '200', autocomplete: 'off', placeholder: 'e.g. customer paid another way' }));
+}
+
+function startMode(m) {
+  if (busy || !sale || sale.complete || sale.canceled) return;
+  mode = m;
+  const work = $('tender-work');
+  for (const [id, on] of [['tender-cash', 'cash'], ['tender-card', 'card'], ['tender-cancel', 'cancel']]) {
+    $(id).setAttribute('aria-pressed', String(m === on));
+  }
+  if (m === 'menu') { work.replaceChildren(); $('tender-cash').focus(); return; }
+  if (m === 'cash') cashForm(work);
+  if (m === 'card') cardForm(work);
+  if (m === 'cancel') cancelForm(work);
+}
+
+// ---------------------------------------------------------------- cash
+function cashForm(work) {
+  const input = h('input', { id: 'cash-tendered', type: 'text', inputmode: 'decimal', maxlength: '16', autocomplete: 'off',
+    'aria-describedby': 'cash-preview', value: '' });
+  const preview = h('p', { id: 'cash-preview', class: 'preview', 'aria-live': 'polite' });
+  const update = () => {
+    const m = toMinor(input.value, sale.money.exponent);
+    if (!input.value.trim()) { preview.textContent = `Cash due: ${sale.cash_due_display}`; preview.dataset.change = ''; }
+    else if (m === null || m <= 0) { preview.textContent = `Type an amount like ${sale.quick_cash[0] ? sale.quick_cash[0].plain : '10.00'}.`; preview.dataset.change = ''; }
+    else if (m >= sale.cash_due) { preview.textContent = `Change to give: ${fmt(m - sale.cash_due)}`; preview.dataset.change = String(m - sale.cash_due); }
+    else { preview.textContent = `Part payment: ${fmt(sale.cash_due - m)} still due after it`; preview.dataset.change = '0'; }
+  };
+  input.addEventListener('input', update);
+  const quick = h('div', { class: 'quick', role: 'group', 'aria-label': 'Quick amounts' },
+    ...sale.quick_cash.map((q, i) => h('button', { type: 'button', class: 'quick-cash' + (i === 0 ? ' exact' : ''), 'data-minor': String(q.minor),
+      text: i === 0 ? `Exact ${q.display}` : q.display,
+      onclick: () => { input.value = q.plain; update(); input.focus(); } })));
+  const reason = sale.unknown_tender ? reasonField('cash-reason', 'Reason to take cash anyway') : null;
+  const ok = h('button', { type: 'submit', class: 'primary', id: 'cash-confirm' }, 'Take cash ', h('kbd', { text: 'Enter' }));
+  const form = h('form', { class: 'tender-form', id: 'cash-form', autocomplete: 'off' },
+    h('label', { class: 'field', for: 'cash-tendered' }, 'Cash received'), input, quick, preview, reason, h('div', { class: 'actions' }, ok));
+  form.addEventListener('submit', (e) => { e.preventDefault(); runCash(input.value, reason && reason.querySelector('input').value); });
+  work.replaceChildren(form);
+  update();
+  input.focus();
+}
+
+async function runCash(text, overrideReason) {
+  if (busy) return;
+  setBusy(true, 'cash-confirm', 'Taking cash…');
+  try {
+    const args = { tendered: text, seenTenders: sale.tenders.length };
+    if (overrideReason) args.overrideReason = overrideReason;
+    const r = await invoke('pay_cash', args);
+    sale = r.sale;
+    busy = false;
+    render();
+    if (sale.complete) {
+      showDone(h('div', { class: 'change-box', id: 'cash-change', 'data-minor': String(r.change) },
+        h('span', { text: 'Change' }), h('strong', { text: r.change_display })), r.message);
+    } else {
+      notice('ok', r.message);
+      startMode('menu');
+    }
+  } catch (e) { await failed(e); }
+  finally { setBusy(false); }
+}
+
+// ---------------------------------------------------------------- card
+function cardForm(work) {
+  const amount = h('input', { id: 'card-amount', type: 'text', inputmode: 'decimal', maxlength: '16', autocomplete: 'off', value: sale.open_plain });
+  const sel = $('card').cloneNode(true);
+  sel.id = 'tender-card-method';
+  sel.value = $('card').value;
+  const reason = sale.unknown_tender ? reasonField('card-reason', 'Reason to charge another card anyway') : null;
+  const ok = h('button', { type: 'submit', class: 'primary', id: 'card-confirm' }, 'Charge card ', h('kbd', { text: 'Enter' }));
+  const form = h('form', { class: 'tender-form', id: 'card-form', autocomplete: 'off' },
+    h('div', { class: 'pair' },
+      h('label', { class: 'field' }, 'Amount', amount),
+      h('label', { class: 'field' }, 'Card', sel)),
+    reason, h('div', { class: 'actions' }, ok));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    runCard(amount.value, amount.value, sel.value, false, reason && reason.querySelector('input').value);
+  });
+  work.replaceChildren(form);
+  amount.focus();
+  amount.select();
+}
+
+/** A card tender. `again`: the pending card pressed again (its amount in minor units,
+ * the same key is driven). */
+async function runCard(amountText, shown, method, again, overrideReason) {
+  if (busy) return;
+  setBusy(true, again ? 'tender-recheck' : 'card-confirm', again ? 'Checking…' : `Charging ${shown}…`);
+  try {
+    const args = { paymentMethod: method || $('card').value, seenTenders: sale.tenders.length, amount: amountText };
+    if (overrideReason) args.overrideReason = overrideReason;
+    const r = await invoke('pay_card', args);
+    sale = r.sale;
+    busy = false;
+    render();
+    if (sale.complete) { showDone(null, r.message); return; }
+    if (r.outcome === 'declined' || r.outcome === 'failed') {
+      notice('bad', r.message, h('p', { class: 'due-again', text: `Still due: ${sale.due_display}` }));
+      $('tender-notice').firstChild.dataset.outcome = r.outcome;
+      startMode('card');
+    } else if (r.outcome === 'pending') {
+      // the pending box above says it with the key; read it out as well
+      startMode('menu');
+      $('tender-notice').replaceChildren();
+      alertLoud(r.message);
+    } else {
+      notice(r.outcome === 'queued_offline' ? 'warn' : 'ok', r.message);
+      startMode('menu');
+    }
+  } catch (e) { await failed(e); }
+  finally { setBusy(false); }
+}
+
+// ---------------------------------------------------------------- cancel
+function cancelForm(work) {
+  const reason = h('input', { id: 'cancel-reason', type: 'text', maxlength: '200', autocomplete: 'off', placeholder: 'e.g. customer changed their mind' });
+  const ok = h('button', { type: 'submit', class: 'danger', id: 'cancel-confirm', disabled: true }, 'Cancel sale and refund ', h('kbd', { text: 'Enter' }));
+  reason.addEventListener('input', () => { ok.disabled = reason.value.trim().length < 3; });
+  const cards = sale.tenders.filter((t) => t.kind === 'card' && (t.state === 'settled' || t.state === 'held' || t.state === 'offline')).length;
+  const cash = sale.tenders.filter((t) => t.kind === 'cash' && t.state === 'settled').length;
+  const form = h('form', { class: 'tender-form', id: 'cancel-form', autocomplete: 'off' },
+    h('p', { class: 'help', text: `Each paid card (${cards}) is refunded once; cash paid (${cash}) is handed back.` }),
+    h('label', { class: 'field', for: 'cancel-reason' }, 'Why is the sale canceled? (kept in the audit log)'), reason,
+    h('div', { class: 'actions' }, ok));
+  form.addEventListener('submit', (e) => { e.preventDefault(); if (!ok.disabled) runCancel(reason.value); });
+  work.replaceChildren(form);
+  reason.focus();
+}
+
+async function runCancel(reason) {
+  if (busy) return;
+  setBusy(true, 'cancel-confirm', 'Canceling…');
+  try {
+    const r = await invoke('cancel_sale', { reason });
+    sale = r.sale;
+    busy = false;
+    render();
+    const lines = h('ul', { class: 'cancel-lines', id: 'cancel-lines' },
+      ...r.lines.map((l) => h('li', { class: l.tone, 'data-kind': l.kind, 'data-key': l.checkout_key },
+        h('span', { text: `${l.kind === 'refund' ? 'Card refund' : 'Card void'} ${l.amount_display}` }),
+        h('span', { class: 'state ' + l.tone, text: l.state_label }))),
+      r.cash_returned > 0 ? h('li', { class: 'ok', 'data-kind': 'cash' }, h('span', { text: 'Cash to give back' }), h('strong', { id: 'cash-returned', text: r.cash_returned_display })) : null,
+      ...r.errors.map((x) => h('li', { class: 'bad', text: x })));
+    if (sale.canceled) showDone(lines, r.message);
+    else { notice('warn', r.message, lines); startMode('menu'); }
+    if (sale.state !== 'canceled') $('tender-actions').hidden = false;
+  } catch (e) { await failed(e); }
+  finally { setBusy(false); }
+}
+
+// ---------------------------------------------------------------- shared
+function setBusy(on, btnId, text) {
+  busy = on;
+  for (const id of ['tender-cash', 'tender-card', 'tender-cancel', 'tender-back']) if ($(id)) $(id).disabled = on || (sale && (sale.complete || sale.canceled));
+  if (on && btnId && $(btnId)) { $(btnId).disabled = true; $(btnId).textContent = text; }
+  $('tender').dataset.busy = String(on);
+  if (!on) refreshStatus();
+}
+
+/** A refused or failed call: say why, show the sale as the register has it now. */
+async function failed(e) {
+  busy = false;
+  const code = e && e.code;
+  await refresh();
+  notice('bad', errText(e));
+  $('tender-notice').firstChild.dataset.code = code || '';
+  if (sale && sale.unknown_tender) startMode('menu');
+  else if (sale && !sale.complete && !sale.canceled) startMode(mode === 'done' ? 'menu' : mode);
+  else showDone(null, errText(e));
+}
+
+/** Paid or canceled: what to tell the customer, and the next sale. */
+function showDone(extra, message) {
+  mode = 'done';
+  const next = h('button', { class: 'primary', id: 'tender-new-sale', type: 'button' }, 'New sale ', h('kbd', { text: 'Enter' }));
+  next.addEventListener('click', nextSale);
+  const tone = sale.complete ? 'ok' : 'warn';
+  $('tender-work').replaceChildren(h('div', { class: `result ${tone}`, id: 'tender-done', 'data-state': sale.state },
+    h('h3', { text: sale.complete ? `Paid ${sale.total_display}` : sale.state_label }),
+    message ? h('p', { text: message }) : null, extra || null, h('div', { class: 'actions' }, next)));
+  $('tender-notice').replaceChildren();
+  $('tender-pending-slot').replaceChildren();
+  announce(message || sale.state_label, '');
+  next.focus();
+}
+
+async function nextSale() {
+  try {
+    hooks.cart(await invoke('new_sale', {}));
+    close();
+    announce('Next customer.');
+  } catch (e) { alertLoud(errText(e)); }
+}
