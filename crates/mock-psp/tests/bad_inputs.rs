@@ -56,6 +56,21 @@ async fn bad_amounts_and_currencies() {
     assert_nothing_stored(&p).await;
 }
 
+/// Every test card the mock PSP lists is accepted: the succeeding ones charge, the
+/// declines decline (the app's card list offers each, and once offered one it refused).
+#[tokio::test]
+async fn every_listed_test_card_is_accepted() {
+    let p = start_default().await;
+    for (i, pm) in mock_psp::api::TEST_PAYMENT_METHODS.iter().enumerate() {
+        let r = p.create_pi(SK_A, &format!("card{i}"), "500", pm, &[]).await;
+        let declines = pm.contains("Declined");
+        assert_eq!(r.status, if declines { 402 } else { 200 }, "{pm}: {:?}", r.json());
+        if !declines {
+            assert_eq!(r.json()["status"], "succeeded", "{pm}: {:?}", r.json());
+        }
+    }
+}
+
 #[tokio::test]
 async fn malformed_bodies_invalid_utf8_and_huge_bodies() {
     let p = start_default().await;

@@ -22,6 +22,7 @@ mod idempotency;
 mod intents;
 mod lists;
 mod params;
+pub use params::TEST_PAYMENT_METHODS;
 mod refunds;
 pub mod search;
 

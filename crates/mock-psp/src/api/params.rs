@@ -12,7 +12,10 @@ const CURRENCIES: &[&str] = &[
     "bgn", "isk", "clp", "vnd", "ugx", "kwd", "bhd", "jod", "omr", "tnd",
 ];
 const MAX_AMOUNT: i64 = 99_999_999;
-const TEST_METHODS: &[&str] = &["pm_card_visa", "pm_card_chargeDeclined", "pm_card_chargeDeclinedInsufficientFunds"];
+/// The test payment methods this PSP knows (Stripe's names): the two declines fail, the
+/// others succeed. The app's card list must offer only these (a test checks it).
+pub const TEST_PAYMENT_METHODS: &[&str] =
+    &["pm_card_visa", "pm_card_mastercard", "pm_card_chargeDeclined", "pm_card_chargeDeclinedInsufficientFunds"];
 /// Most metadata keys an object may hold (Stripe's limit).
 pub(super) const MAX_METADATA_KEYS: usize = 50;
 /// Longest description, in characters.
@@ -178,7 +181,7 @@ pub(super) fn validate_post(path: &[&str], params: &Params) -> Result<Action, Ap
             }
             let pm = p.get("payment_method").map(str::to_string);
             if let Some(pm) = &pm {
-                if !TEST_METHODS.contains(&pm.as_str()) {
+                if !TEST_PAYMENT_METHODS.contains(&pm.as_str()) {
                     return Err(invalid("resource_missing", format!("No such PaymentMethod: '{}'", truncate(pm, 60)), Some("payment_method")));
                 }
             }
