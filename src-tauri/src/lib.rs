@@ -12,6 +12,7 @@ pub mod commands;
 pub mod config;
 pub mod error;
 pub mod money;
+pub mod secrets;
 pub mod settings;
 pub mod state;
 pub mod views;
