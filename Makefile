@@ -10,7 +10,10 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # postgresql: the back office's tests start private clusters with its binaries;
 # chromium + chromium-driver: the back office's dashboard test.
-APT_PKGS := build-essential pkg-config libwebkit2gtk-4.1-dev xvfb webkit2gtk-driver python3-venv postgresql chromium chromium-driver
+# gnome-keyring, libsecret-tools, dbus-daemon, dbus-bin: a real Secret Service on a private bus
+# for the keychain tests; libdbus-1-dev for the keyring crate.
+APT_PKGS := build-essential pkg-config libwebkit2gtk-4.1-dev xvfb webkit2gtk-driver python3-venv postgresql chromium chromium-driver \
+	gnome-keyring libsecret-tools dbus-daemon dbus-bin libdbus-1-dev
 # PostgreSQL refuses to run as root: as root, the private clusters run as this user.
 PG_USER := paydesk-pg
 CARGO_BIN := $(HOME)/.cargo/bin

@@ -341,6 +341,10 @@ pub struct SettingsView {
     pub offline_max_age_hours: u32,
     /// Saved settings not in use yet, and why.
     pub waiting: Option<String>,
+    /// Where the secret key is kept: "keychain" or "file".
+    pub key_storage: &'static str,
+    /// Why the key is in the file and not a keychain (shown under the key field).
+    pub key_storage_note: Option<String>,
 }
 
 fn plain(minor: i64, currency: paydesk_ledger::Currency) -> String {
@@ -368,6 +372,8 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         offline_max_count: s.offline_max_count,
         offline_max_age_hours: s.offline_max_age_hours,
         waiting: lock(&state.waiting).clone(),
+        key_storage: if state.secrets.in_keychain() { "keychain" } else { "file" },
+        key_storage_note: state.secrets.note(),
     }
 }
 
@@ -396,7 +402,7 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm) -
         form.psp_key = current.psp_key.clone();
     }
     let new = Settings::validate(&form, &current, state.currency)?;
-    new.save(&state.data_dir)?;
+    new.save(&state.data_dir, &state.secrets)?;
     let profile_changed = new.fault_profile != current.fault_profile;
     *lock(&state.settings) = new.clone();
     if let (Some(psp), true) = (state.embedded(), state.live().embedded) {

@@ -13,6 +13,7 @@ pub mod config;
 pub mod error;
 pub mod money;
 pub mod sale;
+pub mod secrets;
 pub mod settings;
 pub mod state;
 pub mod views;

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Options, FAULT_PROFILES};
 use crate::error::{AppError, AppResult};
+use crate::secrets::SecretStore;
 
 /// Secret key of the embedded test PSP's merchant account.
 pub const EMBEDDED_KEY: &str = "sk_test_paydesk_embedded";
@@ -162,14 +163,21 @@ impl Settings {
     /// settings.json (if any), then flags/env on top. A settings file that cannot be
     /// read is an error, never a silent fallback to the defaults: those mean the
     /// embedded test PSP, and a store would then "take" payments that charge nobody.
-    pub fn load(data_dir: &Path, opts: &Options) -> Result<Settings, String> {
+    /// A key still in the file while a keychain answers is moved there (design §12.6).
+    pub fn load(data_dir: &Path, opts: &Options, secrets: &SecretStore) -> Result<Settings, String> {
         let path = Self::path(data_dir);
-        let mut s: Settings = match std::fs::read(&path) {
-            Ok(b) => serde_json::from_slice(&b).map_err(|e| {
-                format!("{} is not valid ({e}). Fix it, or move it away to start from the defaults.", path.display())
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Settings::default(),
-            Err(e) => return Err(format!("{} cannot be read: {e}", path.display())),
+        let mut s: Settings = match read_with_secret::<Settings>(&path, SETTINGS_SECRET, secrets)? {
+            Some((s, move_to_keychain)) => {
+                if move_to_keychain {
+                    // The file keeps the key until the keychain holds it: a crash in
+                    // between only repeats the move at the next start.
+                    if let Err(e) = s.save(data_dir, secrets) {
+                        eprintln!("paydesk: the PSP key stays in settings.json: {e}");
+                    }
+                }
+                s
+            }
+            None => Settings::default(),
         };
         if let Some(u) = &opts.psp_url {
             s.psp_url = u.clone();
@@ -190,8 +198,9 @@ impl Settings {
         Ok(s)
     }
 
-    pub fn save(&self, data_dir: &Path) -> std::io::Result<()> {
-        write_private(&Self::path(data_dir), &serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?)
+    /// Writes settings.json; the key goes to the keychain when there is one.
+    pub fn save(&self, data_dir: &Path, secrets: &SecretStore) -> std::io::Result<()> {
+        write_with_secret(&Self::path(data_dir), self, &self.psp_key, SETTINGS_SECRET, secrets)
     }
 
     pub fn embedded(&self) -> bool {
@@ -215,6 +224,68 @@ impl Settings {
             ..EngineConfig::default()
         }
     }
+}
+
+/// The keychain entries of the two files that name a PSP key.
+const SETTINGS_SECRET: &str = "psp-key";
+const IN_USE_SECRET: &str = "psp-key-in-use";
+/// The field of a settings file that says where its `psp_key` is: "keychain" (the field
+/// is empty), "file", or absent (a file written before the keychain: "file").
+const KEY_IN: &str = "psp_key_in";
+
+/// Reads a file that may name a PSP key, with the key filled in from wherever it is, and
+/// whether it should now move to the keychain. `None`: no file.
+fn read_with_secret<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    name: &str,
+    secrets: &SecretStore,
+) -> Result<Option<(T, bool)>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{} cannot be read: {e}", path.display())),
+    };
+    let invalid = |e: String| format!("{} is not valid ({e}). Fix it, or move it away to start from the defaults.", path.display());
+    let mut v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| invalid(e.to_string()))?;
+    let obj = v.as_object_mut().ok_or_else(|| invalid("not a JSON object".into()))?;
+    let place = obj.remove(KEY_IN);
+    let in_file = obj.get("psp_key").and_then(|k| k.as_str()).unwrap_or("").to_string();
+    let move_to_keychain = match place.as_ref().and_then(|p| p.as_str()) {
+        Some("keychain") => {
+            let key = match secrets {
+                SecretStore::Keychain { .. } => secrets.get(name)?,
+                SecretStore::File { why } => {
+                    return Err(format!("{} says the PSP key is in the keychain, which cannot be used: {why}", path.display()))
+                }
+            };
+            let key = key.ok_or_else(|| {
+                format!("{} says the PSP key is in the keychain, but the keychain has no entry for it: enter the key again (--psp-key or PAYDESK_PSP_KEY, then Settings)", path.display())
+            })?;
+            obj.insert("psp_key".into(), serde_json::Value::String(key));
+            false
+        }
+        Some("file") | None => !in_file.is_empty() && secrets.in_keychain(),
+        Some(other) => return Err(invalid(format!("{KEY_IN} is {other:?}, not \"keychain\" or \"file\""))),
+    };
+    let t = serde_json::from_value(v).map_err(|e| invalid(e.to_string()))?;
+    Ok(Some((t, move_to_keychain)))
+}
+
+/// Writes `value` (which names `key`) to `path`: the key into the keychain and an empty
+/// field in the file when there is a keychain, else the key in the 0600 file. A keychain
+/// that refuses is an error, not a quiet fallback to the file.
+fn write_with_secret<T: Serialize>(path: &Path, value: &T, key: &str, name: &str, secrets: &SecretStore) -> std::io::Result<()> {
+    let mut v = serde_json::to_value(value).map_err(std::io::Error::other)?;
+    let obj = v.as_object_mut().ok_or_else(|| std::io::Error::other("settings are not a JSON object"))?;
+    let place = if !key.is_empty() && secrets.in_keychain() {
+        secrets.set(name, key).map_err(std::io::Error::other)?;
+        obj.insert("psp_key".into(), serde_json::Value::String(String::new()));
+        "keychain"
+    } else {
+        "file"
+    };
+    obj.insert(KEY_IN.into(), serde_json::Value::String(place.into()));
+    write_private(path, &serde_json::to_vec_pretty(&v).map_err(std::io::Error::other)?)
 }
 
 /// Writes `bytes` to `path` atomically and durably, readable by this user only (the
@@ -262,17 +333,20 @@ impl PspInUse {
     }
 
     /// `None` before the first start (or from a version without the file).
-    pub fn load(data_dir: &Path) -> Result<Option<PspInUse>, String> {
-        let path = Self::path(data_dir);
-        match std::fs::read(&path) {
-            Ok(b) => serde_json::from_slice(&b).map(Some).map_err(|e| format!("{} is not valid ({e})", path.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("{} cannot be read: {e}", path.display())),
+    pub fn load(data_dir: &Path, secrets: &SecretStore) -> Result<Option<PspInUse>, String> {
+        let Some((u, move_to_keychain)) = read_with_secret::<PspInUse>(&Self::path(data_dir), IN_USE_SECRET, secrets)? else {
+            return Ok(None);
+        };
+        if move_to_keychain {
+            if let Err(e) = u.save(data_dir, secrets) {
+                eprintln!("paydesk: the PSP key in use stays in psp-in-use.json: {e}");
+            }
         }
+        Ok(Some(u))
     }
 
-    pub fn save(&self, data_dir: &Path) -> std::io::Result<()> {
-        write_private(&Self::path(data_dir), &serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?)
+    pub fn save(&self, data_dir: &Path, secrets: &SecretStore) -> std::io::Result<()> {
+        write_with_secret(&Self::path(data_dir), self, &self.psp_key, IN_USE_SECRET, secrets)
     }
 
     /// `wanted` with this PSP in place of its own.
@@ -311,16 +385,26 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let opts = Options::default();
-        assert_eq!(Settings::load(dir.path(), &opts).unwrap(), Settings::default(), "no file: the defaults");
+        let file = SecretStore::File { why: "no keychain in this test".into() };
+        assert_eq!(Settings::load(dir.path(), &opts, &file).unwrap(), Settings::default(), "no file: the defaults");
         let s = Settings { psp_url: "https://psp.example.com".into(), psp_key: "sk_live_123456789".into(), ..Settings::default() };
-        s.save(dir.path()).unwrap();
+        s.save(dir.path(), &file).unwrap();
         let mode = std::fs::metadata(Settings::path(dir.path())).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "the file holds the secret key");
-        assert_eq!(Settings::load(dir.path(), &opts).unwrap(), s);
+        let text = std::fs::read_to_string(Settings::path(dir.path())).unwrap();
+        assert!(text.contains("\"psp_key_in\": \"file\"") && text.contains("sk_live_123456789"), "{text}");
+        assert_eq!(Settings::load(dir.path(), &opts, &file).unwrap(), s);
         std::fs::write(Settings::path(dir.path()), b"{ not json").unwrap();
-        let e = Settings::load(dir.path(), &opts).unwrap_err();
+        let e = Settings::load(dir.path(), &opts, &file).unwrap_err();
         assert!(e.contains("settings.json is not valid"), "{e}");
         std::fs::write(Settings::path(dir.path()), br#"{"psp_url": "https://psp.example.com", "psp_key": ""}"#).unwrap();
-        assert!(Settings::load(dir.path(), &opts).unwrap_err().contains("no secret key"));
+        assert!(Settings::load(dir.path(), &opts, &file).unwrap_err().contains("no secret key"));
+        // A file that says the key is in a keychain this machine cannot reach: say so.
+        std::fs::write(Settings::path(dir.path()), br#"{"psp_url": "https://psp.example.com", "psp_key": "", "psp_key_in": "keychain"}"#)
+            .unwrap();
+        let e = Settings::load(dir.path(), &opts, &file).unwrap_err();
+        assert!(e.contains("in the keychain, which cannot be used: no keychain in this test"), "{e}");
+        std::fs::write(Settings::path(dir.path()), br#"{"psp_key_in": "vault"}"#).unwrap();
+        assert!(Settings::load(dir.path(), &opts, &file).unwrap_err().contains("psp_key_in"));
     }
 }

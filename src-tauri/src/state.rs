@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::catalog::Catalog;
 use crate::config::Options;
 use crate::error::{AppError, AppResult};
+use crate::secrets::SecretStore;
 use crate::settings::{PspInUse, Settings, EMBEDDED_KEY};
 
 /// The mock PSP that ships inside the app (design §2: its embedded default).
@@ -71,6 +72,8 @@ pub struct AppState {
     embedded: tokio::sync::Mutex<Option<Arc<EmbeddedPsp>>>,
     /// The settings as saved (may be ahead of `live` while a change waits).
     pub settings: Mutex<Settings>,
+    /// Where the PSP key is kept: the OS keychain, or the 0600 file (design §12.6).
+    pub secrets: SecretStore,
     /// Why saved settings are not in use yet (shown in the status bar).
     pub waiting: Mutex<Option<String>>,
     /// Every operation that may talk to the PSP holds this for reading; applying
@@ -149,11 +152,12 @@ impl AppState {
     /// external one is configured) and builds the engine. Needs a Tokio runtime.
     pub async fn start(data_dir: PathBuf, opts: &Options) -> Result<AppState, Box<dyn std::error::Error>> {
         std::fs::create_dir_all(&data_dir)?;
-        let settings = Settings::load(&data_dir, opts).map_err(|e| format!("the settings cannot be used: {e}"))?;
+        let secrets = SecretStore::open(&data_dir);
+        let settings = Settings::load(&data_dir, opts, &secrets).map_err(|e| format!("the settings cannot be used: {e}"))?;
         // The PSP the last run sent payments to goes on being used until every payment
         // there is settled (apply_settings switches then), even if the saved settings,
         // a flag or an environment variable now name another one.
-        let in_use = PspInUse::load(&data_dir)?;
+        let in_use = PspInUse::load(&data_dir, &secrets)?;
         let start_with = match &in_use {
             Some(u) if *u != PspInUse::of(&settings) => u.applied_to(&settings),
             _ => settings.clone(),
@@ -182,7 +186,7 @@ impl AppState {
         let embedded = tokio::sync::Mutex::new(None);
         let live = build_live(&data_dir, &embedded, opts.psp_seed, &start_with).await?;
         if in_use.as_ref() != Some(&PspInUse::of(&start_with)) {
-            PspInUse::of(&start_with).save(&data_dir)?;
+            PspInUse::of(&start_with).save(&data_dir, &secrets)?;
         }
         Ok(AppState {
             data_dir,
@@ -191,6 +195,7 @@ impl AppState {
             live: tokio::sync::watch::Sender::new(Arc::new(live)),
             embedded,
             settings: Mutex::new(settings),
+            secrets,
             waiting: Mutex::new(None),
             gate: tokio::sync::RwLock::new(()),
             cart: Mutex::new(cart),
@@ -284,7 +289,7 @@ impl AppState {
                 // Recorded before the first request can go to the new PSP: after a crash
                 // from here on, the restart goes on with the new one, which is right.
                 if psp_changes {
-                    if let Err(e) = PspInUse::of(wanted).save(&self.data_dir) {
+                    if let Err(e) = PspInUse::of(wanted).save(&self.data_dir, &self.secrets) {
                         return Applied::Waiting(format!("could not record the processor in use ({e})"));
                     }
                 }

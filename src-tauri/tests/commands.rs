@@ -164,8 +164,15 @@ fn a_new_psp_waits_until_payments_at_the_old_one_are_settled() {
     let mut form = settings_form("", "");
     form["settings"]["offline_max_amount"] = json!("50.00");
     let r = call(&w, "save_settings", form).unwrap();
-    assert_eq!(r["applied"], "now", "{r}");
-    assert_eq!(state.live().settings.offline_max_amount, 5_000);
+    // "now" unless the background pass was talking to the PSP for longer than saving
+    // waits (a loaded machine): then it applies them as soon as it finishes.
+    match r["applied"].as_str() {
+        Some("now") => assert_eq!(state.live().settings.offline_max_amount, 5_000),
+        Some("waiting") => wait_for("the background pass to apply the limits", || {
+            (state.live().settings.offline_max_amount == 5_000).then_some(())
+        }),
+        _ => panic!("{r}"),
+    }
     assert_eq!(state.live().psp_url, old_url);
     let mut too_old = settings_form("", "");
     too_old["settings"]["offline_max_age_hours"] = json!("24");

@@ -18,7 +18,7 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
 
     // First run: the embedded PSP charges, but its answers are lost: the outcome is open.
     let first = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
-    assert_eq!(PspInUse::load(dir.path()).unwrap(), Some(PspInUse::of(&Settings::default())), "the PSP in use is recorded");
+    assert_eq!(PspInUse::load(dir.path(), &first.secrets).unwrap(), Some(PspInUse::of(&Settings::default())), "the PSP in use is recorded");
     let embedded = first.embedded().unwrap();
     embedded.server.psp().script_fault("/v1/payment_intents", mock_psp::Fault::DropResponse, 1_000, None);
     let cart = first.cart_id();
@@ -29,7 +29,7 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     assert_eq!(embedded.server.psp().stats()["charges"], 1, "charged once, answer lost");
     // The cashier saves another PSP; it waits (as a_new_psp_waits_… in commands.rs checks).
     let wanted = Settings { psp_url: NEW_PSP.into(), psp_key: "sk_test_other".into(), fault_profile: "none".into(), ..Settings::default() };
-    wanted.save(dir.path()).unwrap();
+    wanted.save(dir.path(), &first.secrets).unwrap();
     drop(embedded);
     drop(first);
 
@@ -48,7 +48,7 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     // Only now the new PSP goes in use, and the record says so.
     assert_eq!(second.apply_settings(std::time::Duration::ZERO).await, Applied::Now);
     assert_eq!(second.live().psp_url, NEW_PSP);
-    assert_eq!(PspInUse::load(dir.path()).unwrap(), Some(PspInUse::of(&wanted)));
+    assert_eq!(PspInUse::load(dir.path(), &second.secrets).unwrap(), Some(PspInUse::of(&wanted)));
     // The record is private: it holds the secret key.
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(PspInUse::path(dir.path())).unwrap().permissions().mode() & 0o777;

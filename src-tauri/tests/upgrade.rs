@@ -81,7 +81,7 @@ async fn a_released_versions_data_opens_with_every_payment_refund_and_offline_pa
 
         // The app on that folder: its settings, the About panel, the payments list.
         let opts = Options { data_dir: Some(dir.path().to_path_buf()), ..Default::default() };
-        let settings = Settings::load(dir.path(), &opts).unwrap();
+        let settings = Settings::load(dir.path(), &opts, &paydesk_app::secrets::SecretStore::open(dir.path())).unwrap();
         let saved: Settings = serde_json::from_slice(&std::fs::read(fixture.join("settings.json")).unwrap()).unwrap();
         assert_eq!(settings, saved, "every saved setting is read back");
         assert_eq!((settings.fault_profile.as_str(), settings.offline_max_count), ("none", 15));
