@@ -17,6 +17,7 @@
 
 mod audit;
 mod carts;
+pub mod catalog;
 mod events;
 mod offline;
 mod payments;
