@@ -17,6 +17,8 @@
 
 mod audit;
 mod carts;
+mod cart_tax;
+pub use cart_tax::{tax_cart, utc_day, LockedTax};
 pub mod catalog;
 mod events;
 mod offline;

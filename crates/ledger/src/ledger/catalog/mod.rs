@@ -8,7 +8,7 @@
 mod csv;
 mod products;
 mod seed;
-mod settings;
+pub(crate) mod settings;
 
 pub use self::csv::{CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
 pub use seed::DemoLocale;
