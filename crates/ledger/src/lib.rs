@@ -35,7 +35,9 @@ pub use ledger::{
     UnpaidBalance, BUSY_TIMEOUT,
 };
 pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, StoreSettings};
-pub use ledger::{tax_cart, utc_day, LockedTax};
+pub use ledger::{receipt_sale_data, tax_cart, utc_day, LockedTax, ReceiptPrint};
+/// The receipt document (design §11).
+pub use paydesk_receipt as receipt;
 pub use ledger::{AuditInput, PinPurpose, Staff, MAX_STAFF};
 /// The rules the ledger stores the results of: roles, PINs, lockout, the audit chain.
 pub use paydesk_access as access;
