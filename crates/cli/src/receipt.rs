@@ -1,5 +1,5 @@
 //! `paydesk-cli receipt --cart N --format text|html|escpos [--paper 58|80] [--print HOST:PORT]`
-//! (design §11.11): a paid sale's receipt from the ledger. Without `--print` the rendering
+//! (design §11.14): a paid sale's receipt from the ledger. Without `--print` the rendering
 //! goes to stdout (text, HTML, or raw ESC/POS bytes) and nothing is recorded: a view is
 //! not paper. With `--print` (escpos only) the bytes go to the printer and the attempt is
 //! recorded in `receipt_prints`, then one JSON object {cart_id, print_no, reprint,

@@ -284,7 +284,7 @@ ALTER TABLE audit_log ADD COLUMN hash BLOB CHECK (hash IS NULL OR length(hash) =
 -- Before v5 the row said what it concerned in `detail`.
 UPDATE audit_log SET subject = coalesce(detail, '');
 "#,
-    // v6 (design §11.6-§11.10): the store's catalog (barcode, names per language, tax
+    // v6 (design §11.10-§11.15): the store's catalog (barcode, names per language, tax
     // class, active flag), its settings (one row), tax rates as data, a sale's dining and
     // discounts, its tax figures locked at the first tender, and every receipt printed.
     // Rows from before keep their totals: old products and lines are 'exempt', old carts

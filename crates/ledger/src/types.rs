@@ -483,7 +483,7 @@ pub struct CartLine {
     pub unit_price: Money,
     /// `unit_price × quantity`, before the line's discount.
     pub line_total: Money,
-    /// The class captured when the line was added (design §11.9).
+    /// The class captured when the line was added (design §11.12).
     pub tax_class: paydesk_tax::TaxClass,
     pub discount: Option<paydesk_tax::Discount>,
 }
@@ -494,7 +494,7 @@ pub struct Cart {
     pub currency: Currency,
     pub state: CartState,
     pub lines: Vec<CartLine>,
-    /// What the customer pays and the tenders must cover (design §11.9): the tax's
+    /// What the customer pays and the tenders must cover (design §11.12): the tax's
     /// total when the sale is taxed, else the sum of the lines.
     pub total: Money,
     pub created_at_ms: i64,

@@ -1,4 +1,4 @@
-//! The catalog, store settings, CSV import/export and the demo stores (design §11.6-§11.10),
+//! The catalog, store settings, CSV import/export and the demo stores (design §11.10-§11.15),
 //! on a real SQLite file.
 
 use paydesk_ledger::tax::{PriceMode, TaxClass};

@@ -1,4 +1,4 @@
-//! Receipts from the ledger (design §11.11): the receipt of a paid sale carries its lines,
+//! Receipts from the ledger (design §11.14): the receipt of a paid sale carries its lines,
 //! per-rate tax, tenders and change and the store's settings; it keeps the locked tax after
 //! a settings change; every print is recorded and only the first is unmarked.
 

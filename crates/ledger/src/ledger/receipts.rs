@@ -1,4 +1,4 @@
-//! Receipts from the ledger (design §11.11): a pure function turns a paid sale and the
+//! Receipts from the ledger (design §11.14): a pure function turns a paid sale and the
 //! store's settings into paydesk-receipt's `SaleData` (with the tax settings the sale
 //! was locked with), and `receipt_prints` records every print. The first print of a
 //! sale is the only one not marked as a reprint; a retry after a failure is a reprint

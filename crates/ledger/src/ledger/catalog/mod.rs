@@ -1,4 +1,4 @@
-//! The store's catalog and settings (design §11.6-§11.8): products with barcode, names
+//! The store's catalog and settings (design §11.10-§11.13): products with barcode, names
 //! per language, tax class and active flag (`products`, `product_names`), the one row
 //! of store settings (`store_settings`) and the tax rates as data (`tax_rates`). Every
 //! change is audited in its own transaction. One file per operation: `products.rs`

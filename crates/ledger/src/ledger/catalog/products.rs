@@ -1,5 +1,5 @@
 //! Upserting and listing catalog items; each change is one audit row with the item
-//! before and after (design §11.6).
+//! before and after (design §11.10).
 
 use rusqlite::{params, Connection, OptionalExtension};
 

@@ -1,5 +1,5 @@
 //! The store's settings (one row) and the tax settings a sale is computed with
-//! (design §11.7): rates from `tax_rates`, rounding and price mode from the settings.
+//! (design §11.11): rates from `tax_rates`, rounding and price mode from the settings.
 
 use paydesk_tax::{PriceMode, RateEntry, RateTable, RegistrationNumber, Rounding, TaxSettings, YearMonthDay};
 use rusqlite::{params, Connection};
@@ -210,7 +210,7 @@ impl Ledger {
     }
 
     /// Replaces the settings (validated; audited with before and after). A sale whose
-    /// first tender was taken keeps the tax it was locked with (design §11.9).
+    /// first tender was taken keeps the tax it was locked with (design §11.12).
     pub fn set_store_settings(&mut self, new: StoreSettings, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
         let tx = self.write_tx()?;
         let out = write_settings_tx(&tx, new, actor_id, now_ms)?;
