@@ -134,6 +134,18 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         cmd: crate::access::StaffCmd,
     },
+    /// The store's catalog: CSV import/export, list (design §11.13).
+    Catalog {
+        #[command(subcommand)]
+        cmd: crate::catalog::CatalogCmd,
+    },
+    /// The store's settings; the demo stores (design §11.11, §11.15).
+    Store {
+        #[command(subcommand)]
+        cmd: crate::catalog::StoreCmd,
+    },
+    /// A paid sale's receipt: rendered, or printed and recorded (design §11.14).
+    Receipt(crate::receipt::ReceiptArgs),
     /// A sale paid by several tenders: cash, cards, cancel, refund (design §8).
     Sale {
         #[command(subcommand)]

@@ -12,7 +12,9 @@
 //! paydesk-cli … refund --payment CHECKOUT_KEY [--amount N]
 //! paydesk-cli … events         consume events once; JSON counts (applied, duplicates)
 //! paydesk-cli … capture|cancel|show --payment KEY;  audit;  bench
-//! paydesk-cli … sale new|show|cash|card|cancel|refund|product|rounding|day   (sale.rs)
+//! paydesk-cli … sale new|show|cash|card|cancel|refund|product|rounding|day|discount   (sale.rs)
+//! paydesk-cli … catalog import|export|list;  store show|set|seed   (catalog.rs)
+//! paydesk-cli … receipt --cart N --format text|html|escpos [--paper 58|80] [--print HOST:PORT]
 //! ```
 //! Errors print `{"error":{"code","message"}}` on stdout and the message on
 //! stderr, exit 1 (usage errors exit 64). `PAYDESK_CRASH_AT=<point>` SIGKILLs
@@ -31,11 +33,13 @@ macro_rules! out {
 mod access;
 mod args;
 mod bench;
+mod catalog;
 mod checkout;
 mod engine;
 mod outcome;
 mod payments;
 mod progress;
+mod receipt;
 mod reports;
 mod sale;
 mod simulate;
@@ -88,6 +92,9 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Audit { cmd } => access::audit(&engine, cmd),
         Cmd::Staff { cmd } => access::staff(&engine, cmd),
         Cmd::Sale { cmd } => sale::run(&engine, cmd).await,
+        Cmd::Catalog { cmd } => catalog::catalog(&engine, cmd),
+        Cmd::Store { cmd } => catalog::store(&engine, cmd),
+        Cmd::Receipt(a) => receipt::run(&engine, a),
         Cmd::Bench { n, concurrency, currency } => {
             let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
             bench::run(&cli.psp_url, &psp_key(&cli), &cli.db, *n, *concurrency, currency).await

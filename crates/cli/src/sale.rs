@@ -20,6 +20,7 @@ use crate::outcome::{checkout_error, exit_code};
 use clap::Subcommand;
 use paydesk_ledger::{CaptureMethod, CartId, CheckoutOptions, Currency, Money, NewProduct, RefundState, SaleState};
 use paydesk_register::{Engine, EngineError};
+use paydesk_ledger::tax::{Dining, Discount};
 use serde::Serialize;
 
 /// Longest SKU and item name accepted (the catalog's limits).
@@ -50,6 +51,23 @@ pub(crate) enum SaleCmd {
         /// SKU or SKU:QUANTITY; repeat for several items.
         #[arg(long = "item", required = true)]
         items: Vec<String>,
+        /// Eaten in the store: reduced-rate food is taxed at the standard rate.
+        #[arg(long = "eat-in")]
+        eat_in: bool,
+    },
+    /// A discount on one line (--sku) or on the whole sale: --percent P (0-100,
+    /// up to two decimals) or --amount MINOR, or --clear.
+    Discount {
+        #[arg(long)]
+        cart: i64,
+        #[arg(long)]
+        sku: Option<String>,
+        #[arg(long, conflicts_with_all = ["amount", "clear"])]
+        percent: Option<String>,
+        #[arg(long, allow_hyphen_values = true, conflicts_with = "clear")]
+        amount: Option<String>,
+        #[arg(long)]
+        clear: bool,
     },
     /// The sale: tenders, total, settled, due, state.
     Show {
@@ -141,6 +159,20 @@ fn reason(r: &Option<String>) -> Result<Option<&str>, String> {
     }
 }
 
+/// "10" or "12.5" percent as basis points (0-10000).
+fn percent_bp(s: &str) -> Result<u32, String> {
+    let bad = || format!("--percent {s:?}: 0 to 100, at most two decimals");
+    let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
+    if whole.is_empty() || whole.len() > 3 || frac.len() > 2 || !whole.chars().chain(frac.chars()).all(|c| c.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let bp = whole.parse::<u32>().map_err(|_| bad())? * 100 + format!("{frac:0<2}").parse::<u32>().map_err(|_| bad())?;
+    if bp > 10_000 {
+        return Err(bad());
+    }
+    Ok(bp)
+}
+
 /// `SKU` or `SKU:QTY`.
 fn item(s: &str) -> Result<(String, i64), String> {
     let (sku, qty) = match s.rsplit_once(':') {
@@ -183,7 +215,25 @@ async fn run_checked(engine: &Engine, cmd: &SaleCmd) -> Result<i32, String> {
                 Err(e) => engine_error(&e.into()),
             }
         }
-        SaleCmd::New { currency: c, items } => {
+        SaleCmd::Discount { cart, sku, percent, amount, clear } => {
+            let d = match (percent, amount, clear) {
+                (Some(p), None, false) => Some(Discount::Percent { basis_points: percent_bp(p)? }),
+                (None, Some(a), false) => Some(Discount::Amount { amount: minor("--amount", a)? }),
+                (None, None, true) => None,
+                _ => return Err("give one of --percent, --amount or --clear".into()),
+            };
+            let sku = sku.as_deref().map(item).transpose()?.map(|(s, _)| s);
+            let now = crate::catalog::now_ms();
+            let done = engine.with_ledger(|l| match &sku {
+                Some(s) => l.set_line_discount(CartId(*cart), s, d, now),
+                None => l.set_sale_discount(CartId(*cart), d, now),
+            });
+            match done {
+                Ok(_) => show(engine, CartId(*cart)),
+                Err(e) => engine_error(&e.into()),
+            }
+        }
+        SaleCmd::New { currency: c, items, eat_in } => {
             let c = currency(c)?;
             if items.len() > MAX_ITEMS {
                 return Err(format!("at most {MAX_ITEMS} items"));
@@ -199,6 +249,9 @@ async fn run_checked(engine: &Engine, cmd: &SaleCmd) -> Result<i32, String> {
                     }
                 }
                 let cart = l.create_cart(c, now)?;
+                if *eat_in {
+                    l.set_dining(cart, Dining::EatIn, now)?;
+                }
                 for (sku, qty) in &items {
                     l.add_to_cart(cart, sku, *qty, now)?;
                 }
@@ -308,6 +361,8 @@ mod tests {
         assert_eq!(item("TEA"), Ok(("TEA".to_string(), 1)));
         assert!(item("TEA:0").is_err() && item("TEA:1000").is_err() && item(":2").is_err() && item("a b").is_err());
         assert_eq!(reason(&None), Ok(None));
+        assert_eq!((percent_bp("10"), percent_bp("12.5"), percent_bp("100")), (Ok(1000), Ok(1250), Ok(10_000)));
+        assert!(percent_bp("100.01").is_err() && percent_bp("-1").is_err() && percent_bp("1e2").is_err() && percent_bp("").is_err());
         assert!(reason(&Some("no".into())).is_err());
         assert_eq!(reason(&Some(" ok then ".into())), Ok(Some("ok then")));
     }

@@ -481,7 +481,11 @@ pub struct CartLine {
     pub name: String,
     pub quantity: i64,
     pub unit_price: Money,
+    /// `unit_price × quantity`, before the line's discount.
     pub line_total: Money,
+    /// The class captured when the line was added (design §11.12).
+    pub tax_class: paydesk_tax::TaxClass,
+    pub discount: Option<paydesk_tax::Discount>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -490,9 +494,18 @@ pub struct Cart {
     pub currency: Currency,
     pub state: CartState,
     pub lines: Vec<CartLine>,
+    /// What the customer pays and the tenders must cover (design §11.12): the tax's
+    /// total when the sale is taxed, else the sum of the lines.
     pub total: Money,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    pub dining: paydesk_tax::Dining,
+    pub sale_discount: Option<paydesk_tax::Discount>,
+    /// The sale's tax per rate; `None` for a sale of exempt lines without a discount
+    /// (every sale from before tax existed), whose total is the sum of its lines.
+    pub tax: Option<paydesk_tax::SaleTax>,
+    /// Whether `tax` and `total` are the figures locked at the first tender.
+    pub tax_locked: bool,
 }
 
 /// Totals of the store-and-forward queue, for the offline limits (design §3.7).

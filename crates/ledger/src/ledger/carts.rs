@@ -9,6 +9,7 @@ use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
 use crate::money::{Currency, Money};
 use crate::types::*;
+use paydesk_tax::Dining;
 
 impl Ledger {
     /// Inserts or updates products by SKU. Returns how many were written.
@@ -106,18 +107,21 @@ impl Ledger {
 }
 
 pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
-    let head: Option<(String, String, i64, i64)> = conn
+    type Head = (String, String, i64, i64, String, Option<String>, Option<i64>, Option<String>);
+    let head: Option<Head> = conn
         .row_cached(
-            "SELECT currency, state, created_at_ms, updated_at_ms FROM carts WHERE id = ?1",
+            "SELECT currency, state, created_at_ms, updated_at_ms, dining, discount_kind, discount_value, tax_locked
+             FROM carts WHERE id = ?1",
             [cart_id.0],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?)),
         )
         .optional()?;
-    let (currency, state, created_at_ms, updated_at_ms) = head.ok_or(Error::UnknownCart(cart_id.0))?;
+    let (currency, state, created_at_ms, updated_at_ms, dining, dkind, dvalue, locked) =
+        head.ok_or(Error::UnknownCart(cart_id.0))?;
     let currency: Currency = currency.parse()?;
     let lines = collect(
         conn,
-        "SELECT l.product_id, p.sku, p.name, l.quantity, l.unit_price_minor
+        "SELECT l.product_id, p.sku, p.name, l.quantity, l.unit_price_minor, l.tax_class, l.discount_kind, l.discount_value
          FROM cart_lines l JOIN products p ON p.id = l.product_id WHERE l.cart_id = ?1 ORDER BY p.sku",
         params![cart_id.0],
         |r| {
@@ -126,16 +130,45 @@ pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
             let name: String = r.get(2)?;
             let quantity: i64 = r.get(3)?;
             let unit_price = Money::new(r.get(4)?, currency);
-            Ok(unit_price
-                .checked_mul(quantity)
-                .map(|line_total| CartLine { product_id, sku, name, quantity, unit_price, line_total }))
+            let class: String = r.get(5)?;
+            let discount = (r.get(6)?, r.get(7)?);
+            Ok((|| {
+                let tax_class = super::catalog::parse_class(&class)
+                    .ok_or(Error::UnknownValue { what: "tax class", value: class.clone() })?;
+                let discount = super::cart_tax::discount_of(discount.0, discount.1)?;
+                let line_total = unit_price.checked_mul(quantity)?;
+                Ok(CartLine { product_id, sku, name, quantity, unit_price, line_total, tax_class, discount })
+            })())
         },
     )?;
     let mut total = Money::zero(currency);
     for l in &lines {
         total = total.checked_add(l.line_total)?;
     }
-    Ok(Cart { id: cart_id, currency, state: state.parse()?, lines, total, created_at_ms, updated_at_ms })
+    let dining = match dining.as_str() {
+        "eat_in" => Dining::EatIn,
+        "take_out" => Dining::TakeOut,
+        other => return Err(Error::UnknownValue { what: "dining", value: other.to_string() }),
+    };
+    let sale_discount = super::cart_tax::discount_of(dkind, dvalue)?;
+    let mut cart = Cart {
+        id: cart_id,
+        currency,
+        state: state.parse()?,
+        lines,
+        total,
+        created_at_ms,
+        updated_at_ms,
+        dining,
+        sale_discount,
+        tax: None,
+        tax_locked: locked.is_some(),
+    };
+    cart.tax = super::cart_tax::cart_tax(conn, &cart, locked.as_deref())?;
+    if let Some(t) = &cart.tax {
+        cart.total = Money::new(t.total, currency);
+    }
+    Ok(cart)
 }
 
 pub(super) fn editable_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
@@ -157,6 +190,10 @@ pub(super) fn product_for_cart(conn: &Connection, sku: &str, currency: Currency)
     if p.price.currency != currency {
         return Err(Error::CurrencyMismatch { expected: currency, found: p.price.currency });
     }
+    let active: i64 = conn.row_cached("SELECT active FROM products WHERE id = ?1", [p.id.0], |r| r.get(0))?;
+    if active != 1 {
+        return Err(Error::InvalidInput(format!("{sku} is not sold any more (inactive in the catalog)")));
+    }
     Ok(p)
 }
 
@@ -171,7 +208,8 @@ pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, q
         // Refuse a quantity whose line total would overflow, before storing it.
         product.price.checked_mul(quantity)?;
         conn.exec_cached(
-            "INSERT INTO cart_lines (cart_id, product_id, quantity, unit_price_minor) VALUES (?1, ?2, ?3, ?4)
+            "INSERT INTO cart_lines (cart_id, product_id, quantity, unit_price_minor, tax_class)
+             VALUES (?1, ?2, ?3, ?4, (SELECT tax_class FROM products WHERE id = ?2))
              ON CONFLICT(cart_id, product_id) DO UPDATE SET quantity = excluded.quantity",
             params![cart_id.0, product.id.0, quantity, product.price.amount_minor],
         )?;

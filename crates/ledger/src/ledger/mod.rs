@@ -17,10 +17,15 @@
 
 mod audit;
 mod carts;
+mod cart_tax;
+pub use cart_tax::{tax_cart, utc_day, LockedTax};
+pub mod catalog;
 mod events;
 mod offline;
 mod payments;
+mod receipts;
 mod reports;
+pub use receipts::{receipt_sale_data, ReceiptPrint};
 mod refunds;
 mod rows;
 mod sale;

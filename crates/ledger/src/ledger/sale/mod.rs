@@ -207,11 +207,17 @@ pub(super) fn refresh_cart_tx(tx: &WriteTx<'_>, cart_id: CartId, now_ms: i64) ->
             CartState::Locked
         }
     };
+    if want == CartState::Open && sale.cart.tax_locked {
+        crate::ledger::cart_tax::unlock_tax_tx(tx, cart_id)?;
+    }
     if want != sale.cart.state {
         tx.exec_cached(
             "UPDATE carts SET state = ?2, updated_at_ms = ?3 WHERE id = ?1",
             params![cart_id.0, want.as_str(), now_ms],
         )?;
+        return sale_tx(tx, cart_id);
+    }
+    if want == CartState::Open && sale.cart.tax_locked {
         return sale_tx(tx, cart_id);
     }
     Ok(sale)
@@ -306,6 +312,7 @@ pub(super) fn insert_tender_tx(
     now_ms: i64,
 ) -> Result<TenderId> {
     assert!(amount.amount_minor > 0, "tender of {amount}");
+    crate::ledger::cart_tax::lock_tax_tx(tx, cart_id)?;
     let seq: i64 =
         tx.row_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM tenders WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
     tx.exec_cached(

@@ -1,0 +1,207 @@
+//! `paydesk-cli catalog …` and `paydesk-cli store …` (design §11.10-§11.13, §11.15): the
+//! store's catalog and settings. JSON out, one object (or one per line for lists).
+//!
+//! ```text
+//! catalog import FILE      all or nothing; exit 1 with {"error":{"code":"invalid_csv","problems":[{line,field,message}…]}}
+//! catalog export           the catalog as CSV on stdout (what import reads)
+//! catalog list             one JSON object per item
+//! store show | store seed --locale en-US|ja-JP
+//! store set [--name N] [--address A] [--phone P] [--locale L] [--currency C] [--prices inclusive|exclusive]
+//!           [--registration-number T…|--no-registration-number] [--rounding down|half_up|up] [--header H] [--footer F]
+//! ```
+
+use std::io::Read as _;
+
+use clap::Subcommand;
+use paydesk_ledger::tax::{PriceMode, Rounding};
+use paydesk_ledger::{DemoLocale, Error, Locale};
+use paydesk_register::Engine;
+use serde_json::json;
+
+use crate::outcome::fail;
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum CatalogCmd {
+    /// Import a CSV file (sku,barcode,name_en,name_ja,price_minor,tax_class,active).
+    Import { file: std::path::PathBuf },
+    /// The catalog as CSV on stdout.
+    Export,
+    /// One JSON object per item.
+    List,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum StoreCmd {
+    /// The store's settings.
+    Show,
+    /// Change some settings (validated; audited).
+    Set(Box<StoreSetArgs>),
+    /// Write the demo store (settings and its 14 items) for a locale.
+    Seed {
+        #[arg(long)]
+        locale: String,
+    },
+}
+
+/// `store set`: only the settings given change.
+#[derive(clap::Args, Debug)]
+pub(crate) struct StoreSetArgs {
+    #[arg(long)]
+    name: Option<String>,
+    #[arg(long)]
+    address: Option<String>,
+    #[arg(long)]
+    phone: Option<String>,
+    #[arg(long)]
+    locale: Option<String>,
+    #[arg(long)]
+    currency: Option<String>,
+    /// inclusive | exclusive
+    #[arg(long)]
+    prices: Option<String>,
+    #[arg(long = "registration-number")]
+    registration_number: Option<String>,
+    #[arg(long = "no-registration-number", conflicts_with = "registration_number")]
+    no_registration_number: bool,
+    /// down | half_up | up
+    #[arg(long)]
+    rounding: Option<String>,
+    #[arg(long)]
+    header: Option<String>,
+    #[arg(long)]
+    footer: Option<String>,
+}
+
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+fn ledger_fail(e: &Error) -> ! {
+    let code = match e {
+        Error::InvalidInput(_) => "invalid_input",
+        _ => "ledger",
+    };
+    fail(code, &e.to_string())
+}
+
+fn print(v: &impl serde::Serialize) {
+    out!("{}", serde_json::to_string(v).unwrap_or_default());
+}
+
+pub(crate) fn catalog(engine: &Engine, cmd: &CatalogCmd) -> i32 {
+    match cmd {
+        CatalogCmd::Import { file } => {
+            let limit = paydesk_ledger::ledger::catalog::MAX_CSV_BYTES;
+            let f = std::fs::File::open(file)
+                .unwrap_or_else(|e| fail("invalid_input", &format!("cannot read {}: {e}", file.display())));
+            let mut bytes = Vec::new();
+            // One byte over the limit is enough to refuse the file without reading it all.
+            if let Err(e) = f.take(limit as u64 + 1).read_to_end(&mut bytes) {
+                fail("invalid_input", &format!("cannot read {}: {e}", file.display()));
+            }
+            match engine.with_ledger(|l| l.import_catalog_csv(&bytes, None, now_ms())) {
+                Ok(Ok(report)) => {
+                    print(&report);
+                    0
+                }
+                Ok(Err(problems)) => {
+                    let message = format!("{} problem(s) in {}; nothing was imported", problems.len(), file.display());
+                    out!("{}", json!({"error": {"code": "invalid_csv", "message": message, "problems": problems}}));
+                    for p in &problems {
+                        eprintln!("paydesk-cli: line {} field {}: {}", p.line, p.field, p.message);
+                    }
+                    1
+                }
+                Err(e) => ledger_fail(&e),
+            }
+        }
+        CatalogCmd::Export => match engine.with_ledger(|l| l.export_catalog_csv()) {
+            Ok(csv) => {
+                out!("{}", csv.trim_end_matches('\n'));
+                0
+            }
+            Err(e) => ledger_fail(&e),
+        },
+        CatalogCmd::List => match engine.with_ledger(|l| l.catalog()) {
+            Ok(items) => {
+                for i in items {
+                    print(&i);
+                }
+                0
+            }
+            Err(e) => ledger_fail(&e),
+        },
+    }
+}
+
+fn parse_locale(s: &str) -> Locale {
+    Locale::parse(s).unwrap_or_else(|e| fail("invalid_input", &e.to_string()))
+}
+
+pub(crate) fn store(engine: &Engine, cmd: &StoreCmd) -> i32 {
+    let settings = match cmd {
+        StoreCmd::Show => engine.with_ledger(|l| l.store_settings()),
+        StoreCmd::Seed { locale } => {
+            let demo = match parse_locale(locale) {
+                Locale::EnUs => DemoLocale::EnUs,
+                Locale::JaJp => DemoLocale::JaJp,
+            };
+            engine.with_ledger(|l| l.seed_demo_store(demo, None, now_ms()))
+        }
+        StoreCmd::Set(set) => {
+            let StoreSetArgs {
+                name,
+                address,
+                phone,
+                locale,
+                currency,
+                prices,
+                registration_number,
+                no_registration_number,
+                rounding,
+                header,
+                footer,
+            } = set.as_ref();
+            let locale = locale.as_deref().map(parse_locale);
+            let currency = currency.as_deref().map(|c| {
+                c.parse().unwrap_or_else(|_| fail("invalid_input", &format!("unknown currency {c:?}")))
+            });
+            let prices = prices.as_deref().map(|p| match p {
+                "inclusive" => PriceMode::Inclusive,
+                "exclusive" => PriceMode::Exclusive,
+                other => fail("invalid_input", &format!("--prices {other:?}: inclusive or exclusive")),
+            });
+            let rounding = rounding.as_deref().map(|r| match r {
+                "down" => Rounding::Down,
+                "half_up" => Rounding::HalfUp,
+                "up" => Rounding::Up,
+                other => fail("invalid_input", &format!("--rounding {other:?}: down, half_up or up")),
+            });
+            engine.with_ledger(|l| {
+                let mut s = l.store_settings()?;
+                s.name = name.clone().unwrap_or(s.name);
+                s.address = address.clone().unwrap_or(s.address);
+                s.phone = phone.clone().unwrap_or(s.phone);
+                s.locale = locale.unwrap_or(s.locale);
+                s.currency = currency.unwrap_or(s.currency);
+                s.price_mode = prices.unwrap_or(s.price_mode);
+                s.rounding = rounding.unwrap_or(s.rounding);
+                s.receipt_header = header.clone().unwrap_or(s.receipt_header);
+                s.receipt_footer = footer.clone().unwrap_or(s.receipt_footer);
+                if *no_registration_number {
+                    s.registration_number = None;
+                } else if let Some(r) = registration_number {
+                    s.registration_number = Some(r.clone());
+                }
+                l.set_store_settings(s, None, now_ms())
+            })
+        }
+    };
+    match settings {
+        Ok(s) => {
+            print(&s);
+            0
+        }
+        Err(e) => ledger_fail(&e),
+    }
+}

@@ -1,0 +1,96 @@
+//! `paydesk-cli receipt --cart N --format text|html|escpos [--paper 58|80] [--print HOST:PORT]`
+//! (design §11.14): a paid sale's receipt from the ledger. Without `--print` the rendering
+//! goes to stdout (text, HTML, or raw ESC/POS bytes) and nothing is recorded: a view is
+//! not paper. With `--print` (escpos only) the bytes go to the printer and the attempt is
+//! recorded in `receipt_prints`, then one JSON object {cart_id, print_no, reprint,
+//! outcome, target} is printed; every print after the first is marked as a reprint.
+//! A printer that is off: exit 1 `{"error":{"code":"print_failed","message",
+//! "may_have_printed"}}` — the sale is committed already and is not touched.
+
+use std::io::Write as _;
+
+use clap::Args;
+use paydesk_ledger::receipt::{build_receipt, render_html, render_text, Paper, PrintJob, Printer, PrinterTarget};
+use paydesk_ledger::CartId;
+use paydesk_register::Engine;
+use serde_json::json;
+
+use crate::catalog::now_ms;
+use crate::outcome::fail;
+
+#[derive(Args, Debug)]
+pub(crate) struct ReceiptArgs {
+    #[arg(long)]
+    cart: i64,
+    /// text | html | escpos
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Paper width in mm: 58 or 80.
+    #[arg(long, default_value_t = 80)]
+    paper: u16,
+    /// A thermal printer's HOST:PORT (usually port 9100); needs --format escpos.
+    #[arg(long)]
+    print: Option<String>,
+}
+
+pub(crate) fn run(engine: &Engine, a: &ReceiptArgs) -> i32 {
+    let paper = match a.paper {
+        58 => Paper::Mm58,
+        80 => Paper::Mm80,
+        other => fail("invalid_input", &format!("--paper {other}: 58 or 80")),
+    };
+    if !matches!(a.format.as_str(), "text" | "html" | "escpos") {
+        fail("invalid_input", &format!("--format {:?}: text, html or escpos", a.format));
+    }
+    let target: Option<PrinterTarget> = a.print.as_deref().map(|t| {
+        if a.format != "escpos" {
+            fail("invalid_input", "--print sends ESC/POS: use --format escpos");
+        }
+        t.parse().unwrap_or_else(|e: paydesk_ledger::receipt::PrintError| fail("invalid_input", &e.to_string()))
+    });
+    let cart = CartId(a.cart);
+    let built = engine.with_ledger(|l| {
+        let reprint = l.next_print_is_reprint(cart)?;
+        let (data, tax) = l.receipt_data(cart)?;
+        Ok::<_, paydesk_ledger::Error>(build_receipt(&data, &tax, reprint))
+    });
+    let receipt = match built {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => fail("invalid_receipt", &e.to_string()),
+        Err(paydesk_ledger::Error::InvalidInput(m)) => fail("invalid_input", &m),
+        Err(paydesk_ledger::Error::UnknownCart(c)) => fail("unknown_cart", &format!("no sale {c}")),
+        Err(e) => fail("ledger", &e.to_string()),
+    };
+    let Some(target) = target else {
+        let mut stdout = std::io::stdout();
+        let _ = match a.format.as_str() {
+            "text" => writeln!(stdout, "{}", render_text(&receipt, paper).join("\n")),
+            "html" => writeln!(stdout, "{}", render_html(&receipt)),
+            _ => stdout.write_all(&PrintJob::new(format!("sale-{}", cart.0), receipt, paper).bytes()),
+        };
+        return 0;
+    };
+    let job = PrintJob::new(format!("sale-{}", cart.0), receipt, paper);
+    let reprint = job.reprint();
+    let result = Printer::new(target.clone()).print(&job);
+    let (outcome, error) = match &result {
+        Ok(()) => ("printed", None),
+        Err(e) => ("failed", Some(e.to_string())),
+    };
+    let recorded = engine.with_ledger(|l| l.record_receipt_print(cart, "escpos", &target.to_string(), outcome, error.as_deref(), now_ms()));
+    let rec = recorded.unwrap_or_else(|e| fail("ledger", &e.to_string()));
+    debug_assert_eq!(rec.reprint, reprint, "the printed mark and the record agree");
+    match result {
+        Ok(()) => {
+            out!("{}", json!({"cart_id": cart.0, "print_no": rec.print_no, "reprint": rec.reprint, "outcome": outcome, "target": rec.target}));
+            0
+        }
+        Err(e) => {
+            let message = format!("{e}; the sale is not affected");
+            out!("{}", json!({"error": {"code": "print_failed", "message": message, "may_have_printed": e.may_have_printed(),
+                "print_no": rec.print_no}}));
+            eprintln!("paydesk-cli: {message}");
+            1
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! A sale's tax (design §11.12): computed with `paydesk_tax::compute` from the lines as
+//! captured (price and class when added), the sale's dining and discounts, and the
+//! store's rates, rounding and price mode. Its total is what the tenders must cover.
+//! The first tender locks the figures on the cart (`carts.tax_locked`), so a later
+//! change of prices, rates or settings cannot change a sale being paid or paid; the
+//! lock is dropped only when the sale is open again (every tender void).
+
+use paydesk_tax::{compute, Cart as TaxCart, Dining, Discount, Line, SaleTax, TaxClass, TaxSettings, YearMonthDay};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use super::carts::{editable_cart, load_cart};
+use super::catalog::settings::tax_settings_tx;
+use super::{Cached, Ledger};
+use crate::error::{Error, Result};
+use crate::types::*;
+use crate::write_tx::WriteTx;
+
+/// What is stored in `carts.tax_locked`: the figures and the settings they came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockedTax {
+    pub settings: TaxSettings,
+    pub date: YearMonthDay,
+    pub tax: SaleTax,
+}
+
+/// The UTC calendar day of a Unix time in ms (days-from-civil inverse, Howard Hinnant).
+pub fn utc_day(ms: i64) -> YearMonthDay {
+    let z = ms.div_euclid(86_400_000) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let year = (yoe + era * 400 + i64::from(month <= 2)).clamp(0, 9999) as u16;
+    YearMonthDay { year, month, day }
+}
+
+pub(super) fn discount_of(kind: Option<String>, value: Option<i64>) -> Result<Option<Discount>> {
+    match (kind.as_deref(), value) {
+        (None, _) => Ok(None),
+        (Some("percent"), Some(v)) => Ok(Some(Discount::Percent { basis_points: u32::try_from(v).map_err(|_| Error::Overflow)? })),
+        (Some("amount"), Some(v)) => Ok(Some(Discount::Amount { amount: v })),
+        (Some(k), _) => Err(Error::UnknownValue { what: "discount", value: k.to_string() }),
+    }
+}
+
+fn discount_cols(d: Option<Discount>) -> (Option<&'static str>, Option<i64>) {
+    match d {
+        None => (None, None),
+        Some(Discount::Percent { basis_points }) => (Some("percent"), Some(i64::from(basis_points))),
+        Some(Discount::Amount { amount }) => (Some("amount"), Some(amount)),
+    }
+}
+
+/// The input of `compute` for a cart's lines.
+pub fn tax_cart(lines: &[CartLine], dining: Dining, sale_discount: Option<Discount>, date: YearMonthDay) -> Result<TaxCart> {
+    let lines = lines
+        .iter()
+        .map(|l| {
+            let quantity = u32::try_from(l.quantity).map_err(|_| Error::Overflow)?;
+            Ok(Line { unit_price: l.unit_price.amount_minor, quantity, class: l.tax_class, discount: l.discount })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(TaxCart { lines, dining, sale_discount, date })
+}
+
+/// The cart's tax and total as of now: locked figures if any, else computed. `None`
+/// (total = sum of lines) for exempt lines without any discount.
+pub(super) fn cart_tax(conn: &Connection, cart: &Cart, locked: Option<&str>) -> Result<Option<SaleTax>> {
+    if let Some(doc) = locked {
+        let l: LockedTax = serde_json::from_str(doc)?;
+        return Ok(Some(l.tax));
+    }
+    let untaxed = cart.sale_discount.is_none()
+        && cart.lines.iter().all(|l| l.tax_class == TaxClass::Exempt && l.discount.is_none());
+    if untaxed {
+        return Ok(None);
+    }
+    let settings = tax_settings_tx(conn)?;
+    let input = tax_cart(&cart.lines, cart.dining, cart.sale_discount, utc_day(cart.created_at_ms))?;
+    compute(&input, &settings).map(Some).map_err(|e| Error::InvalidInput(format!("sale {}: {e}", cart.id)))
+}
+
+/// Locks the sale's tax at its first tender (inside the tender's transaction).
+pub(super) fn lock_tax_tx(tx: &WriteTx<'_>, cart_id: CartId) -> Result<()> {
+    let cart = load_cart(tx, cart_id)?;
+    if cart.tax_locked {
+        return Ok(());
+    }
+    let Some(tax) = cart.tax else { return Ok(()) };
+    let doc = LockedTax { settings: tax_settings_tx(tx)?, date: utc_day(cart.created_at_ms), tax };
+    tx.exec_cached(
+        "UPDATE carts SET tax_locked = ?2 WHERE id = ?1 AND tax_locked IS NULL",
+        params![cart_id.0, serde_json::to_string(&doc)?],
+    )?;
+    Ok(())
+}
+
+/// Drops the lock of a sale that is open again (nothing settled or reserved).
+pub(super) fn unlock_tax_tx(tx: &WriteTx<'_>, cart_id: CartId) -> Result<()> {
+    tx.exec_cached("UPDATE carts SET tax_locked = NULL WHERE id = ?1 AND tax_locked IS NOT NULL", [cart_id.0])?;
+    Ok(())
+}
+
+impl Ledger {
+    /// Eat-in or take-out for an open sale (moves reduced-class lines between rates).
+    pub fn set_dining(&mut self, cart_id: CartId, dining: Dining, now_ms: i64) -> Result<Cart> {
+        let tx = self.write_tx()?;
+        editable_cart(&tx, cart_id)?;
+        let d = match dining {
+            Dining::EatIn => "eat_in",
+            Dining::TakeOut => "take_out",
+        };
+        tx.exec_cached("UPDATE carts SET dining = ?2, updated_at_ms = ?3 WHERE id = ?1", params![cart_id.0, d, now_ms])?;
+        let cart = load_cart(&tx, cart_id)?;
+        tx.commit()?;
+        Ok(cart)
+    }
+
+    /// The whole sale's discount (`None` removes it). Refused if it would make the
+    /// sale negative or is over 100 %.
+    pub fn set_sale_discount(&mut self, cart_id: CartId, discount: Option<Discount>, now_ms: i64) -> Result<Cart> {
+        let tx = self.write_tx()?;
+        editable_cart(&tx, cart_id)?;
+        let (k, v) = discount_cols(discount);
+        tx.exec_cached(
+            "UPDATE carts SET discount_kind = ?2, discount_value = ?3, updated_at_ms = ?4 WHERE id = ?1",
+            params![cart_id.0, k, v, now_ms],
+        )?;
+        let cart = load_cart(&tx, cart_id)?;
+        tx.commit()?;
+        Ok(cart)
+    }
+
+    /// One line's discount (`None` removes it). Refused if it would make the line
+    /// negative or is over 100 %.
+    pub fn set_line_discount(&mut self, cart_id: CartId, sku: &str, discount: Option<Discount>, now_ms: i64) -> Result<Cart> {
+        let tx = self.write_tx()?;
+        editable_cart(&tx, cart_id)?;
+        let pid: i64 = tx
+            .row_cached(
+                "SELECT l.product_id FROM cart_lines l JOIN products p ON p.id = l.product_id
+                 WHERE l.cart_id = ?1 AND p.sku = ?2",
+                params![cart_id.0, sku],
+                |r| r.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| Error::UnknownProduct(format!("{sku} is not in sale {cart_id}")))?;
+        let (k, v) = discount_cols(discount);
+        tx.exec_cached(
+            "UPDATE cart_lines SET discount_kind = ?3, discount_value = ?4 WHERE cart_id = ?1 AND product_id = ?2",
+            params![cart_id.0, pid, k, v],
+        )?;
+        tx.exec_cached("UPDATE carts SET updated_at_ms = ?2 WHERE id = ?1", params![cart_id.0, now_ms])?;
+        let cart = load_cart(&tx, cart_id)?;
+        tx.commit()?;
+        Ok(cart)
+    }
+}

@@ -1,0 +1,219 @@
+//! CSV import and export of the catalog (design §11.13). Import checks the whole file
+//! first and reports EVERY bad line with its line number and field; a file with any
+//! problem imports nothing. Export writes exactly the columns import reads.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::products::{all_items, barcode_owner, upsert_tx};
+use super::settings::settings_tx;
+use super::{check_item, class_str, parse_class, CatalogItem, MAX_NAME_CHARS, MAX_SKU_CHARS};
+use crate::error::Result;
+use crate::ledger::Ledger;
+use crate::money::Currency;
+
+/// The header, in this order.
+pub const COLUMNS: [&str; 7] = ["sku", "barcode", "name_en", "name_ja", "price_minor", "tax_class", "active"];
+/// Largest file accepted, in bytes.
+pub const MAX_CSV_BYTES: usize = 4 * 1024 * 1024;
+/// Most data rows in one file.
+pub const MAX_CSV_ROWS: usize = 20_000;
+/// Most problems listed (the count is still exact).
+const MAX_LISTED: usize = 1_000;
+
+/// One problem: the file's line (1 = the header), the column, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CsvProblem {
+    pub line: u64,
+    pub field: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportReport {
+    pub rows: usize,
+    /// Items added or changed (identical rows write nothing).
+    pub changed: usize,
+}
+
+fn problem(line: u64, field: &str, message: impl Into<String>) -> CsvProblem {
+    CsvProblem { line, field: field.to_string(), message: message.into() }
+}
+
+/// Parses and checks a file on its own (no ledger): the items with their line numbers,
+/// or every problem found.
+pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Result<Vec<(u64, CatalogItem)>, Vec<CsvProblem>> {
+    if bytes.len() > MAX_CSV_BYTES {
+        return Err(vec![problem(0, "file", format!("{} bytes; at most {MAX_CSV_BYTES}", bytes.len()))]);
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut rdr = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(bytes);
+    let mut problems = Vec::new();
+    let mut items = Vec::new();
+    let mut skus: HashMap<String, u64> = HashMap::new();
+    let mut barcodes: HashMap<String, u64> = HashMap::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                problems.push(problem(line, "file", format!("not readable as CSV (UTF-8): {e}")));
+                // The reader cannot resume reliably after a broken quote or encoding.
+                break;
+            }
+        };
+        let line = rec.position().map_or(i as u64 + 1, |p| p.line());
+        if i == 0 {
+            let got: Vec<&str> = rec.iter().map(str::trim).collect();
+            if got != COLUMNS {
+                problems.push(problem(line, "header", format!("expected {}", COLUMNS.join(","))));
+                break;
+            }
+            continue;
+        }
+        if i > MAX_CSV_ROWS {
+            problems.push(problem(line, "file", format!("more than {MAX_CSV_ROWS} rows")));
+            break;
+        }
+        if rec.len() != COLUMNS.len() {
+            problems.push(problem(line, "row", format!("{} fields; expected {}", rec.len(), COLUMNS.len())));
+            continue;
+        }
+        let before = problems.len();
+        let f = |k: usize| rec.get(k).unwrap_or("");
+        let price_minor = match f(4).parse::<i64>() {
+            Ok(p) => p,
+            Err(_) if f(4).is_empty() => {
+                problems.push(problem(line, "price_minor", "the price is missing"));
+                0
+            }
+            Err(_) => {
+                problems.push(problem(line, "price_minor", format!("{:?} is not a whole number of minor units", f(4))));
+                0
+            }
+        };
+        let tax_class = parse_class(f(5)).unwrap_or_else(|| {
+            problems.push(problem(line, "tax_class", format!("{:?}: expected standard, reduced or exempt", f(5))));
+            paydesk_tax::TaxClass::Exempt
+        });
+        let active = match f(6) {
+            "1" | "true" => true,
+            "0" | "false" => false,
+            other => {
+                problems.push(problem(line, "active", format!("{other:?}: expected 1 or 0")));
+                true
+            }
+        };
+        let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        let item = CatalogItem {
+            sku: f(0).chars().take(MAX_SKU_CHARS + 1).collect(),
+            barcode: opt(f(1)),
+            name_en: f(2).chars().take(MAX_NAME_CHARS + 1).collect(),
+            name_ja: opt(&f(3).chars().take(MAX_NAME_CHARS + 1).collect::<String>()),
+            price_minor,
+            currency,
+            tax_class,
+            active,
+        };
+        for p in check_item(&item) {
+            if p.field != "price_minor" || problems[before..].iter().all(|q| q.field != "price_minor") {
+                problems.push(problem(line, p.field, p.message));
+            }
+        }
+        if let Some(first) = skus.insert(item.sku.clone(), line) {
+            problems.push(problem(line, "sku", format!("SKU {:?} is also on line {first}", item.sku)));
+        }
+        if let Some(b) = &item.barcode {
+            if let Some(first) = barcodes.insert(b.clone(), line) {
+                problems.push(problem(line, "barcode", format!("barcode {b} is also on line {first}")));
+            }
+        }
+        items.push((line, item));
+    }
+    if items.is_empty() && problems.is_empty() {
+        problems.push(problem(1, "file", "no header and no rows"));
+    }
+    if problems.is_empty() {
+        Ok(items)
+    } else {
+        Err(problems)
+    }
+}
+
+impl Ledger {
+    /// Imports a catalog file in the store's currency, all or nothing: `Ok(Err(..))`
+    /// lists every problem (at most 1000 of them) and nothing was written. A SKU
+    /// already in the catalog is updated; a barcode held by another stored SKU (that
+    /// the file does not move) is a problem of that line.
+    pub fn import_catalog_csv(
+        &mut self,
+        bytes: &[u8],
+        actor_id: Option<i64>,
+        now_ms: i64,
+    ) -> Result<std::result::Result<ImportReport, Vec<CsvProblem>>> {
+        let currency = settings_tx(&self.conn)?.currency;
+        let items = match parse_catalog_csv(bytes, currency) {
+            Ok(items) => items,
+            Err(mut p) => {
+                p.truncate(MAX_LISTED);
+                return Ok(Err(p));
+            }
+        };
+        let in_file: HashMap<&str, Option<&str>> =
+            items.iter().map(|(_, i)| (i.sku.as_str(), i.barcode.as_deref())).collect();
+        let tx = self.write_tx()?;
+        let mut problems = Vec::new();
+        for (line, item) in &items {
+            let Some(b) = &item.barcode else { continue };
+            if let Some(owner) = barcode_owner(&tx, b, &item.sku)? {
+                let moved = in_file.get(owner.as_str()).is_some_and(|ob| *ob != Some(b.as_str()));
+                if !moved {
+                    problems.push(problem(*line, "barcode", format!("barcode {b} already belongs to {owner}")));
+                }
+            }
+        }
+        if !problems.is_empty() {
+            problems.truncate(MAX_LISTED);
+            return Ok(Err(problems));
+        }
+        // Items that give a barcode up go first, so the one taking it over finds it free.
+        let (givers, rest): (Vec<_>, Vec<_>) = items.iter().map(|(_, i)| i).partition(|i| {
+            all_barcode_changes(&tx, i).unwrap_or(false)
+        });
+        let mut changed = 0;
+        for item in givers.into_iter().chain(rest) {
+            changed += usize::from(upsert_tx(&tx, item, actor_id, now_ms)?);
+        }
+        tx.commit()?;
+        Ok(Ok(ImportReport { rows: items.len(), changed }))
+    }
+
+    /// The catalog as CSV, in the columns import reads.
+    pub fn export_catalog_csv(&self) -> Result<String> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let csv_err = |e: csv::Error| crate::error::Error::InvalidInput(format!("CSV: {e}"));
+        w.write_record(COLUMNS).map_err(csv_err)?;
+        for i in all_items(&self.conn)? {
+            let price = i.price_minor.to_string();
+            w.write_record([
+                i.sku.as_str(),
+                i.barcode.as_deref().unwrap_or(""),
+                i.name_en.as_str(),
+                i.name_ja.as_deref().unwrap_or(""),
+                price.as_str(),
+                class_str(i.tax_class),
+                if i.active { "1" } else { "0" },
+            ])
+            .map_err(csv_err)?;
+        }
+        let bytes = w.into_inner().map_err(|e| crate::error::Error::InvalidInput(format!("CSV: {e}")))?;
+        Ok(String::from_utf8(bytes).expect("written from strings"))
+    }
+}
+
+/// Whether the stored item of this SKU has a barcode the file changes.
+fn all_barcode_changes(conn: &rusqlite::Connection, item: &CatalogItem) -> Result<bool> {
+    Ok(super::products::item_by_sku(conn, &item.sku)?
+        .is_some_and(|old| old.barcode.is_some() && old.barcode != item.barcode))
+}

@@ -1,0 +1,115 @@
+//! The store's catalog and settings (design §11.10-§11.13): products with barcode, names
+//! per language, tax class and active flag (`products`, `product_names`), the one row
+//! of store settings (`store_settings`) and the tax rates as data (`tax_rates`). Every
+//! change is audited in its own transaction. One file per operation: `products.rs`
+//! (upsert, list), `settings.rs` (store settings, tax settings), `csv.rs` (import and
+//! export), `seed.rs` (the demo stores).
+
+mod csv;
+mod products;
+mod seed;
+pub(crate) mod settings;
+
+pub use self::csv::{CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
+pub use seed::DemoLocale;
+pub use settings::{Locale, StoreSettings};
+
+use paydesk_tax::{validate_jan, TaxClass};
+use serde::{Deserialize, Serialize};
+
+use crate::money::Currency;
+
+/// Field limits, the same as the schema's CHECKs (which stay the last line of defence).
+pub const MAX_SKU_CHARS: usize = 64;
+pub const MAX_NAME_CHARS: usize = 120;
+/// Prices above this are refused (the tax crate's limit per unit).
+pub const MAX_PRICE_MINOR: i64 = paydesk_tax::MAX_UNIT_PRICE;
+/// Products in one store.
+pub const MAX_PRODUCTS: usize = 50_000;
+
+/// One catalog item as the store edits it. `name_en` is also the fallback name
+/// (`products.name`); `name_ja` is optional.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogItem {
+    pub sku: String,
+    pub barcode: Option<String>,
+    pub name_en: String,
+    pub name_ja: Option<String>,
+    pub price_minor: i64,
+    pub currency: Currency,
+    pub tax_class: TaxClass,
+    pub active: bool,
+}
+
+impl CatalogItem {
+    /// The name in `lang` ("en" or "ja"), falling back to English.
+    pub fn name_in(&self, lang: &str) -> &str {
+        match (lang, &self.name_ja) {
+            ("ja", Some(n)) => n,
+            _ => &self.name_en,
+        }
+    }
+}
+
+/// A field that is wrong, and why. `field` is the CSV column name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldProblem {
+    pub field: &'static str,
+    pub message: String,
+}
+
+fn text_ok(s: &str, max: usize) -> Option<String> {
+    let n = s.chars().count();
+    if n == 0 {
+        Some("is empty".into())
+    } else if n > max {
+        Some(format!("has {n} characters; at most {max}"))
+    } else if s.chars().any(char::is_control) {
+        Some("contains a control character".into())
+    } else if s.trim() != s {
+        Some("starts or ends with a space".into())
+    } else {
+        None
+    }
+}
+
+/// Every problem of one item (empty when it is valid).
+pub fn check_item(item: &CatalogItem) -> Vec<FieldProblem> {
+    let mut out = Vec::new();
+    let mut bad = |field: &'static str, message: String| out.push(FieldProblem { field, message });
+    if let Some(m) = text_ok(&item.sku, MAX_SKU_CHARS) {
+        bad("sku", format!("the SKU {m}"));
+    }
+    if let Some(b) = &item.barcode {
+        if let Err(e) = validate_jan(b) {
+            bad("barcode", format!("barcode {b:?}: {e}"));
+        }
+    }
+    if let Some(m) = text_ok(&item.name_en, MAX_NAME_CHARS) {
+        bad("name_en", format!("the English name {m}"));
+    }
+    if let Some(Some(m)) = item.name_ja.as_deref().map(|n| text_ok(n, MAX_NAME_CHARS)) {
+        bad("name_ja", format!("the Japanese name {m}"));
+    }
+    if !(0..=MAX_PRICE_MINOR).contains(&item.price_minor) {
+        bad("price_minor", format!("price {} is outside 0..={MAX_PRICE_MINOR}", item.price_minor));
+    }
+    out
+}
+
+pub(crate) fn class_str(c: TaxClass) -> &'static str {
+    match c {
+        TaxClass::Standard => "standard",
+        TaxClass::Reduced => "reduced",
+        TaxClass::Exempt => "exempt",
+    }
+}
+
+pub(crate) fn parse_class(s: &str) -> Option<TaxClass> {
+    match s {
+        "standard" => Some(TaxClass::Standard),
+        "reduced" => Some(TaxClass::Reduced),
+        "exempt" => Some(TaxClass::Exempt),
+        _ => None,
+    }
+}

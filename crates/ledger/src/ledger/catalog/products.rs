@@ -1,0 +1,132 @@
+//! Upserting and listing catalog items; each change is one audit row with the item
+//! before and after (design §11.10).
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{check_item, class_str, parse_class, CatalogItem, MAX_PRODUCTS};
+use crate::error::{Error, Result};
+use crate::ledger::audit::{append_audit, AuditInput};
+use crate::ledger::{collect, Cached, Ledger};
+use crate::write_tx::WriteTx;
+
+const ITEM_SQL: &str = "SELECT p.sku, p.barcode, p.name, ja.name, p.price_minor, p.currency, p.tax_class, p.active
+     FROM products p LEFT JOIN product_names ja ON ja.product_id = p.id AND ja.lang = 'ja'";
+
+fn item_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<CatalogItem>> {
+    let currency: String = r.get(5)?;
+    let class: String = r.get(6)?;
+    let item = (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get::<_, i64>(7)?);
+    Ok((|| {
+        let tax_class =
+            parse_class(&class).ok_or(Error::UnknownValue { what: "tax class", value: class.clone() })?;
+        Ok(CatalogItem {
+            sku: item.0,
+            barcode: item.1,
+            name_en: item.2,
+            name_ja: item.3,
+            price_minor: item.4,
+            currency: currency.parse()?,
+            tax_class,
+            active: item.5 == 1,
+        })
+    })())
+}
+
+pub(super) fn item_by_sku(conn: &Connection, sku: &str) -> Result<Option<CatalogItem>> {
+    conn.row_cached(&format!("{ITEM_SQL} WHERE p.sku = ?1"), [sku], item_of).optional()?.transpose()
+}
+
+pub(super) fn all_items(conn: &Connection) -> Result<Vec<CatalogItem>> {
+    collect(conn, &format!("{ITEM_SQL} ORDER BY p.sku"), [], item_of)
+}
+
+/// The SKU that already holds `barcode`, other than `sku` itself.
+pub(super) fn barcode_owner(conn: &Connection, barcode: &str, sku: &str) -> Result<Option<String>> {
+    Ok(conn
+        .row_cached("SELECT sku FROM products WHERE barcode = ?1 AND sku <> ?2", params![barcode, sku], |r| r.get(0))
+        .optional()?)
+}
+
+/// Writes one valid item (insert or update by SKU) and its audit row. The caller
+/// checked it with `check_item`; the barcode's uniqueness is checked here.
+pub(super) fn upsert_tx(tx: &WriteTx<'_>, item: &CatalogItem, actor_id: Option<i64>, now_ms: i64) -> Result<bool> {
+    if let Some(p) = check_item(item).into_iter().next() {
+        return Err(Error::InvalidInput(format!("{}: {}", item.sku, p.message)));
+    }
+    if let Some(b) = &item.barcode {
+        if let Some(owner) = barcode_owner(tx, b, &item.sku)? {
+            return Err(Error::InvalidInput(format!("barcode {b} already belongs to {owner}")));
+        }
+    }
+    let before = item_by_sku(tx, &item.sku)?;
+    if before.as_ref() == Some(item) {
+        return Ok(false);
+    }
+    if before.is_none() {
+        let n: i64 = tx.row_cached("SELECT count(*) FROM products", [], |r| r.get(0))?;
+        if n as usize >= MAX_PRODUCTS {
+            return Err(Error::InvalidInput(format!("the catalog is full ({MAX_PRODUCTS} products)")));
+        }
+    }
+    tx.exec_cached(
+        "INSERT INTO products (sku, name, price_minor, currency, barcode, tax_class, active)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT(sku) DO UPDATE SET name = excluded.name, price_minor = excluded.price_minor,
+             currency = excluded.currency, barcode = excluded.barcode, tax_class = excluded.tax_class,
+             active = excluded.active",
+        params![
+            item.sku,
+            item.name_en,
+            item.price_minor,
+            item.currency.code(),
+            item.barcode,
+            class_str(item.tax_class),
+            i64::from(item.active)
+        ],
+    )?;
+    let id: i64 = tx.row_cached("SELECT id FROM products WHERE sku = ?1", [&item.sku], |r| r.get(0))?;
+    tx.exec_cached(
+        "INSERT INTO product_names (product_id, lang, name) VALUES (?1, 'en', ?2)
+         ON CONFLICT(product_id, lang) DO UPDATE SET name = excluded.name",
+        params![id, item.name_en],
+    )?;
+    match &item.name_ja {
+        Some(n) => tx.exec_cached(
+            "INSERT INTO product_names (product_id, lang, name) VALUES (?1, 'ja', ?2)
+             ON CONFLICT(product_id, lang) DO UPDATE SET name = excluded.name",
+            params![id, n],
+        )?,
+        None => tx.exec_cached("DELETE FROM product_names WHERE product_id = ?1 AND lang = 'ja'", [id])?,
+    };
+    let input = AuditInput {
+        actor_id,
+        before: before.map(|b| serde_json::to_string(&b)).transpose()?,
+        after: Some(serde_json::to_string(item)?),
+        ..AuditInput::new("catalog_item", &format!("product {}", item.sku))
+    };
+    append_audit(tx, &input, now_ms)?;
+    Ok(true)
+}
+
+impl Ledger {
+    /// Inserts or updates catalog items by SKU, all or none. Returns how many changed
+    /// (an item identical to the stored one writes nothing and no audit row).
+    pub fn upsert_catalog(&mut self, items: &[CatalogItem], actor_id: Option<i64>, now_ms: i64) -> Result<usize> {
+        let tx = self.write_tx()?;
+        let mut changed = 0;
+        for item in items {
+            changed += usize::from(upsert_tx(&tx, item, actor_id, now_ms)?);
+        }
+        tx.commit()?;
+        Ok(changed)
+    }
+
+    /// The whole catalog, by SKU (active and inactive).
+    pub fn catalog(&self) -> Result<Vec<CatalogItem>> {
+        all_items(&self.conn)
+    }
+
+    pub fn catalog_item(&self, sku: &str) -> Result<Option<CatalogItem>> {
+        item_by_sku(&self.conn, sku)
+    }
+}

@@ -1,0 +1,113 @@
+//! The demo store (design §11.15): the app's 14 demo items as seed data, in two
+//! variants. en-US/USD keeps today's dollar prices, all exempt with tax-inclusive
+//! prices, so a demo sale totals exactly what it did before there was tax. ja-JP/JPY
+//! has Japanese names, yen prices, food and drink at the reduced rate (8 % taken out,
+//! 10 % eaten in), goods at the standard rate and the gift card exempt.
+
+use paydesk_tax::{ean_check_digit, PriceMode, Rounding, TaxClass};
+use serde::{Deserialize, Serialize};
+
+use super::products::upsert_tx;
+use super::settings::write_settings_tx;
+use super::{CatalogItem, Locale, StoreSettings};
+use crate::error::Result;
+use crate::ledger::Ledger;
+use crate::money::Currency;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DemoLocale {
+    EnUs,
+    JaJp,
+}
+
+/// (SKU, 12 data digits of the barcode, English name, Japanese name, USD cents, yen, class in Japan)
+type Demo = (&'static str, &'static str, &'static str, &'static str, i64, i64, TaxClass);
+
+const DEMO: [Demo; 14] = [
+    ("COF-001", "490000000001", "Coffee, regular", "ブレンドコーヒー", 250, 250, TaxClass::Reduced),
+    ("COF-002", "490000000002", "Cafe latte", "カフェラテ", 420, 420, TaxClass::Reduced),
+    ("TEA-001", "490000000011", "Green tea", "緑茶", 300, 160, TaxClass::Reduced),
+    ("WAT-001", "490000000021", "Sparkling water", "炭酸水", 180, 130, TaxClass::Reduced),
+    ("BAG-001", "490000000101", "Bagel, sesame", "ごまベーグル", 275, 240, TaxClass::Reduced),
+    ("CRO-001", "490000000102", "Croissant", "クロワッサン", 325, 220, TaxClass::Reduced),
+    ("MUF-001", "490000000103", "Blueberry muffin", "ブルーベリーマフィン", 350, 280, TaxClass::Reduced),
+    ("SAN-001", "490000000201", "Egg sandwich", "たまごサンド", 695, 390, TaxClass::Reduced),
+    ("SAL-001", "490000000202", "Garden salad", "グリーンサラダ", 850, 480, TaxClass::Reduced),
+    ("SOU-001", "490000000203", "Tomato soup", "トマトスープ", 575, 420, TaxClass::Reduced),
+    ("CHO-001", "490000000301", "Dark chocolate bar", "ダークチョコレート", 299, 250, TaxClass::Reduced),
+    ("CHP-001", "490000000302", "Sea salt chips", "うすしおポテトチップス", 199, 180, TaxClass::Reduced),
+    ("MUG-001", "490000000401", "PayDesk mug", "PayDeskマグカップ", 1495, 1650, TaxClass::Standard),
+    ("GFT-025", "490000000402", "Gift card $25", "ギフトカード 3,000円", 2500, 3000, TaxClass::Exempt),
+];
+
+fn barcode(data: &str) -> String {
+    let digits: Vec<u8> = data.bytes().map(|b| b - b'0').collect();
+    format!("{data}{}", ean_check_digit(&digits))
+}
+
+/// The demo store's settings and items for a locale (pure; [`Ledger::seed_demo_store`]
+/// writes them).
+pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
+    let (settings, currency) = match locale {
+        DemoLocale::EnUs => (
+            StoreSettings {
+                name: "PayDesk Demo Cafe".into(),
+                address: "1 Market Street, San Francisco, CA".into(),
+                phone: "+1 415 555 0100".into(),
+                currency: Currency::Usd,
+                locale: Locale::EnUs,
+                price_mode: PriceMode::Inclusive,
+                registration_number: None,
+                rounding: Rounding::Down,
+                receipt_header: "Welcome!".into(),
+                receipt_footer: "Thank you for visiting.".into(),
+            },
+            Currency::Usd,
+        ),
+        DemoLocale::JaJp => (
+            StoreSettings {
+                name: "PayDesk デモカフェ".into(),
+                address: "東京都千代田区丸の内1-1-1".into(),
+                phone: "03-5555-0100".into(),
+                currency: Currency::Jpy,
+                locale: Locale::JaJp,
+                price_mode: PriceMode::Inclusive,
+                // A well-formed number (valid check digit) for the demo, not a real store's.
+                registration_number: Some("T7000012050002".into()),
+                rounding: Rounding::Down,
+                receipt_header: "いらっしゃいませ".into(),
+                receipt_footer: "またのご来店をお待ちしております".into(),
+            },
+            Currency::Jpy,
+        ),
+    };
+    let items = DEMO
+        .iter()
+        .map(|&(sku, code, en, ja, cents, yen, class)| CatalogItem {
+            sku: sku.into(),
+            barcode: Some(barcode(code)),
+            name_en: if locale == DemoLocale::JaJp && sku == "GFT-025" { "Gift card ¥3,000".into() } else { en.into() },
+            name_ja: Some(ja.into()),
+            price_minor: if currency == Currency::Jpy { yen } else { cents },
+            currency,
+            tax_class: if currency == Currency::Jpy { class } else { TaxClass::Exempt },
+            active: true,
+        })
+        .collect();
+    (settings, items)
+}
+
+impl Ledger {
+    /// Writes the demo store of `locale` (settings and the 14 items) in one audited
+    /// transaction. Items with the same SKU are replaced; others are left alone.
+    pub fn seed_demo_store(&mut self, locale: DemoLocale, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
+        let (settings, items) = demo_store(locale);
+        let tx = self.write_tx()?;
+        let settings = write_settings_tx(&tx, settings, actor_id, now_ms)?;
+        for item in &items {
+            upsert_tx(&tx, item, actor_id, now_ms)?;
+        }
+        tx.commit()?;
+        Ok(settings)
+    }
+}

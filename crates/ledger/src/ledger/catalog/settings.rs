@@ -1,0 +1,226 @@
+//! The store's settings (one row) and the tax settings a sale is computed with
+//! (design §11.11): rates from `tax_rates`, rounding and price mode from the settings.
+
+use paydesk_tax::{PriceMode, RateEntry, RateTable, RegistrationNumber, Rounding, TaxSettings, YearMonthDay};
+use rusqlite::{params, Connection};
+use serde::{Deserialize, Serialize};
+
+use super::parse_class;
+use crate::error::{Error, Result};
+use crate::ledger::audit::{append_audit, AuditInput};
+use crate::ledger::{collect, Cached, Ledger};
+use crate::money::Currency;
+use crate::write_tx::WriteTx;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Locale {
+    #[serde(rename = "en-US")]
+    EnUs,
+    #[serde(rename = "ja-JP")]
+    JaJp,
+}
+
+impl Locale {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Locale::EnUs => "en-US",
+            Locale::JaJp => "ja-JP",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Locale> {
+        match s {
+            "en-US" => Ok(Locale::EnUs),
+            "ja-JP" => Ok(Locale::JaJp),
+            other => Err(Error::InvalidInput(format!("locale {other:?}: expected en-US or ja-JP"))),
+        }
+    }
+
+    /// The language of product names and receipts.
+    pub fn lang(self) -> &'static str {
+        match self {
+            Locale::EnUs => "en",
+            Locale::JaJp => "ja",
+        }
+    }
+}
+
+/// The store's settings. Limits: name 1-120 characters, address 300, phone 40, header
+/// and footer 500 each; the registration number is "T" + 13 digits with its check digit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreSettings {
+    pub name: String,
+    pub address: String,
+    pub phone: String,
+    pub currency: Currency,
+    pub locale: Locale,
+    pub price_mode: PriceMode,
+    pub registration_number: Option<String>,
+    pub rounding: Rounding,
+    pub receipt_header: String,
+    pub receipt_footer: String,
+}
+
+fn price_mode_str(m: PriceMode) -> &'static str {
+    match m {
+        PriceMode::Inclusive => "inclusive",
+        PriceMode::Exclusive => "exclusive",
+    }
+}
+
+fn rounding_str(r: Rounding) -> &'static str {
+    match r {
+        Rounding::Down => "down",
+        Rounding::HalfUp => "half_up",
+        Rounding::Up => "up",
+    }
+}
+
+fn bounded(field: &str, s: &str, min: usize, max: usize) -> Result<()> {
+    let n = s.chars().count();
+    if n < min || n > max || s.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(Error::InvalidInput(format!("{field}: {min} to {max} printable characters (got {n})")));
+    }
+    Ok(())
+}
+
+impl StoreSettings {
+    /// Every limit of the settings; the registration number is normalised ("T" + digits).
+    pub fn validated(mut self) -> Result<StoreSettings> {
+        bounded("name", &self.name, 1, 120)?;
+        bounded("address", &self.address, 0, 300)?;
+        bounded("phone", &self.phone, 0, 40)?;
+        bounded("receipt header", &self.receipt_header, 0, 500)?;
+        bounded("receipt footer", &self.receipt_footer, 0, 500)?;
+        if let Some(r) = &self.registration_number {
+            let parsed = RegistrationNumber::parse(r)
+                .map_err(|e| Error::InvalidInput(format!("registration number {r:?}: {e}")))?;
+            self.registration_number = Some(parsed.as_str().to_string());
+        }
+        Ok(self)
+    }
+}
+
+pub(crate) fn settings_tx(conn: &Connection) -> Result<StoreSettings> {
+    let row = conn.row_cached(
+        "SELECT name, address, phone, currency, locale, price_mode, registration_number, rounding,
+                receipt_header, receipt_footer FROM store_settings WHERE id = 1",
+        [],
+        |r| {
+            Ok((
+                (r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?),
+                (r.get::<_, String>(3)?, r.get::<_, String>(4)?, r.get::<_, String>(5)?),
+                (r.get::<_, Option<String>>(6)?, r.get::<_, String>(7)?),
+                (r.get::<_, String>(8)?, r.get::<_, String>(9)?),
+            ))
+        },
+    )?;
+    let ((name, address, phone), (currency, locale, mode), (registration_number, rounding), (header, footer)) = row;
+    let price_mode = match mode.as_str() {
+        "inclusive" => PriceMode::Inclusive,
+        "exclusive" => PriceMode::Exclusive,
+        _ => return Err(Error::UnknownValue { what: "price mode", value: mode }),
+    };
+    let rounding = match rounding.as_str() {
+        "down" => Rounding::Down,
+        "half_up" => Rounding::HalfUp,
+        "up" => Rounding::Up,
+        _ => return Err(Error::UnknownValue { what: "tax rounding", value: rounding }),
+    };
+    Ok(StoreSettings {
+        name,
+        address,
+        phone,
+        currency: currency.parse()?,
+        locale: Locale::parse(&locale)?,
+        price_mode,
+        registration_number,
+        rounding,
+        receipt_header: header,
+        receipt_footer: footer,
+    })
+}
+
+fn parse_day(s: &str) -> Option<YearMonthDay> {
+    let mut it = s.split('-');
+    let (y, m, d) = (it.next()?.parse().ok()?, it.next()?.parse().ok()?, it.next()?.parse().ok()?);
+    Some(YearMonthDay { year: y, month: m, day: d })
+}
+
+pub(crate) fn rate_table_tx(conn: &Connection) -> Result<RateTable> {
+    let entries = collect(conn, "SELECT class, basis_points, effective_from FROM tax_rates ORDER BY id", [], |r| {
+        let class: String = r.get(0)?;
+        let bp: i64 = r.get(1)?;
+        let from: Option<String> = r.get(2)?;
+        Ok((|| {
+            let class = parse_class(&class).ok_or(Error::UnknownValue { what: "tax class", value: class.clone() })?;
+            let effective_from = match from {
+                None => None,
+                Some(f) => Some(parse_day(&f).ok_or(Error::UnknownValue { what: "rate date", value: f.clone() })?),
+            };
+            Ok(RateEntry { class, basis_points: bp as u32, effective_from })
+        })())
+    })?;
+    Ok(RateTable { entries })
+}
+
+/// The settings a sale's tax is computed with now.
+pub(crate) fn tax_settings_tx(conn: &Connection) -> Result<TaxSettings> {
+    let s = settings_tx(conn)?;
+    Ok(TaxSettings { rates: rate_table_tx(conn)?, rounding: s.rounding, price_mode: s.price_mode })
+}
+
+pub(crate) fn write_settings_tx(tx: &WriteTx<'_>, new: StoreSettings, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
+    let new = new.validated()?;
+    let before = settings_tx(tx)?;
+    if before == new {
+        return Ok(new);
+    }
+    tx.exec_cached(
+        "UPDATE store_settings SET name = ?1, address = ?2, phone = ?3, currency = ?4, locale = ?5, price_mode = ?6,
+             registration_number = ?7, rounding = ?8, receipt_header = ?9, receipt_footer = ?10, updated_at_ms = ?11
+         WHERE id = 1",
+        params![
+            new.name,
+            new.address,
+            new.phone,
+            new.currency.code(),
+            new.locale.as_str(),
+            price_mode_str(new.price_mode),
+            new.registration_number,
+            rounding_str(new.rounding),
+            new.receipt_header,
+            new.receipt_footer,
+            now_ms
+        ],
+    )?;
+    let input = AuditInput {
+        actor_id,
+        before: Some(serde_json::to_string(&before)?),
+        after: Some(serde_json::to_string(&new)?),
+        ..AuditInput::new("store_settings", "store settings")
+    };
+    append_audit(tx, &input, now_ms)?;
+    Ok(new)
+}
+
+impl Ledger {
+    pub fn store_settings(&self) -> Result<StoreSettings> {
+        settings_tx(&self.conn)
+    }
+
+    /// Replaces the settings (validated; audited with before and after). A sale whose
+    /// first tender was taken keeps the tax it was locked with (design §11.12).
+    pub fn set_store_settings(&mut self, new: StoreSettings, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
+        let tx = self.write_tx()?;
+        let out = write_settings_tx(&tx, new, actor_id, now_ms)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// The tax settings sales are computed with now (rates as stored, the store's
+    /// rounding and price mode).
+    pub fn tax_settings(&self) -> Result<TaxSettings> {
+        tax_settings_tx(&self.conn)
+    }
+}

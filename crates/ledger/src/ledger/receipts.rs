@@ -1,0 +1,197 @@
+//! Receipts from the ledger (design §11.14): a pure function turns a paid sale and the
+//! store's settings into paydesk-receipt's `SaleData` (with the tax settings the sale
+//! was locked with), and `receipt_prints` records every print. The first print of a
+//! sale is the only one not marked as a reprint; a retry after a failure is a reprint
+//! (paper may have come out). Printing happens after the sale is committed and its
+//! outcome is only recorded, never fed back into the sale.
+
+use paydesk_receipt::{Currency as RCurrency, Language, LineInput, LocalDateTime, SaleData, StoreInfo, Tender as RTender, TenderKind as RKind};
+use paydesk_tax::{RegistrationNumber, TaxSettings};
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use super::catalog::settings::{settings_tx, tax_settings_tx};
+use super::catalog::{Locale, StoreSettings};
+use super::{collect, Cached, Ledger, LockedTax, Sale};
+use crate::error::{Error, Result};
+use crate::money::Currency;
+use crate::tender::{SaleState, TenderKind, TenderStanding};
+use crate::types::*;
+
+/// One recorded print.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReceiptPrint {
+    pub cart_id: CartId,
+    pub print_no: i64,
+    pub reprint: bool,
+    pub format: String,
+    pub target: String,
+    pub outcome: String,
+    pub error: Option<String>,
+    pub at_ms: i64,
+}
+
+/// The store's local time: Japan is UTC+9 all year; an en-US store is shown in UTC
+/// until the settings carry a time zone.
+fn local_time(ms: i64, locale: Locale) -> LocalDateTime {
+    let offset_ms = match locale {
+        Locale::JaJp => 9 * 3_600_000,
+        Locale::EnUs => 0,
+    };
+    let t = ms + offset_ms;
+    let d = super::utc_day(t);
+    let in_day = t.rem_euclid(86_400_000) / 60_000;
+    LocalDateTime { year: d.year, month: d.month, day: d.day, hour: (in_day / 60) as u8, minute: (in_day % 60) as u8 }
+}
+
+fn split_lines(s: &str) -> Vec<String> {
+    s.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect()
+}
+
+/// Builds a receipt's input from a PAID sale (pure). `names[i]` is the name of
+/// `sale.cart.lines[i]` in the store's language; `tax` are the settings the sale's tax
+/// was locked with, or the store's current ones for an untaxed sale.
+pub fn receipt_sale_data(sale: &Sale, store: &StoreSettings, names: &[String], tax: TaxSettings) -> Result<(SaleData, TaxSettings)> {
+    if sale.state != SaleState::Paid {
+        return Err(Error::InvalidInput(format!("sale {} is {:?}: only a paid sale has a receipt", sale.cart.id, sale.state)));
+    }
+    let currency = match sale.cart.currency {
+        Currency::Jpy => RCurrency::Jpy,
+        Currency::Usd => RCurrency::Usd,
+        other => return Err(Error::InvalidInput(format!("receipts are printed in JPY or USD, not {other}"))),
+    };
+    let lines = sale
+        .cart
+        .lines
+        .iter()
+        .zip(names)
+        .map(|(l, name)| {
+            Ok(LineInput {
+                name: name.clone(),
+                unit_price: l.unit_price.amount_minor,
+                quantity: u32::try_from(l.quantity).map_err(|_| Error::Overflow)?,
+                class: l.tax_class,
+                discount: l.discount,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let counted = sale.tenders.iter().filter(|t| t.standing == TenderStanding::Active && t.state.is_settled());
+    let tenders = counted
+        .clone()
+        .map(|t| match t.kind {
+            // Cash shows what was handed over; the receipt prints the change.
+            TenderKind::Cash => RTender { kind: RKind::Cash, amount: t.cash_tendered_minor.unwrap_or(t.amount.amount_minor) },
+            TenderKind::Card => RTender { kind: RKind::Card, amount: t.amount.amount_minor },
+        })
+        .collect();
+    let paid_at = counted.map(|t| t.created_at_ms).max().unwrap_or(sale.cart.updated_at_ms);
+    let registration_number = store
+        .registration_number
+        .as_deref()
+        .map(RegistrationNumber::parse)
+        .transpose()
+        .map_err(|e| Error::InvalidInput(format!("registration number: {e}")))?;
+    let data = SaleData {
+        store: StoreInfo { name: store.name.clone(), address: store.address.clone(), phone: store.phone.clone(), registration_number },
+        language: match store.locale {
+            Locale::JaJp => Language::Ja,
+            Locale::EnUs => Language::En,
+        },
+        currency,
+        receipt_no: format!("{:06}", sale.cart.id.0),
+        issued_at: local_time(paid_at, store.locale),
+        lines,
+        dining: sale.cart.dining,
+        sale_discount: sale.cart.sale_discount,
+        tenders,
+        header: split_lines(&store.receipt_header),
+        footer: split_lines(&store.receipt_footer),
+    };
+    Ok((data, tax))
+}
+
+impl Ledger {
+    /// A paid sale's receipt input, read from the ledger: names in the store's language,
+    /// the tax settings the sale was locked with.
+    pub fn receipt_data(&self, cart_id: CartId) -> Result<(SaleData, TaxSettings)> {
+        let sale = self.sale(cart_id)?;
+        let store = settings_tx(&self.conn)?;
+        let lang = store.locale.lang();
+        let mut names = Vec::with_capacity(sale.cart.lines.len());
+        for l in &sale.cart.lines {
+            let n: Option<String> = self
+                .conn
+                .row_cached("SELECT name FROM product_names WHERE product_id = ?1 AND lang = ?2", params![l.product_id.0, lang], |r| r.get(0))
+                .optional()?;
+            names.push(n.unwrap_or_else(|| l.name.clone()));
+        }
+        let locked: Option<String> =
+            self.conn.row_cached("SELECT tax_locked FROM carts WHERE id = ?1", [cart_id.0], |r| r.get(0))?;
+        let tax = match locked {
+            Some(doc) => serde_json::from_str::<LockedTax>(&doc)?.settings,
+            None => tax_settings_tx(&self.conn)?,
+        };
+        receipt_sale_data(&sale, &store, &names, tax)
+    }
+
+    /// Whether the next print of this sale's receipt is a reprint (any earlier print,
+    /// whatever its outcome).
+    pub fn next_print_is_reprint(&self, cart_id: CartId) -> Result<bool> {
+        let n: i64 = self.conn.row_cached("SELECT count(*) FROM receipt_prints WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
+        Ok(n > 0)
+    }
+
+    /// Records one print (after it was attempted). Its number is the next of the sale;
+    /// number 1 is the original, every later one a reprint.
+    pub fn record_receipt_print(
+        &mut self,
+        cart_id: CartId,
+        format: &str,
+        target: &str,
+        outcome: &str,
+        error: Option<&str>,
+        now_ms: i64,
+    ) -> Result<ReceiptPrint> {
+        let error = error.map(|e| e.chars().take(1000).collect::<String>());
+        let target: String = target.chars().take(300).collect();
+        let tx = self.write_tx()?;
+        let print_no: i64 =
+            tx.row_cached("SELECT COALESCE(MAX(print_no), 0) + 1 FROM receipt_prints WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
+        tx.exec_cached(
+            "INSERT INTO receipt_prints (cart_id, print_no, reprint, format, target, outcome, error, at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![cart_id.0, print_no, i64::from(print_no > 1), format, target, outcome, error, now_ms],
+        )?;
+        tx.commit()?;
+        Ok(ReceiptPrint {
+            cart_id,
+            print_no,
+            reprint: print_no > 1,
+            format: format.into(),
+            target,
+            outcome: outcome.into(),
+            error,
+            at_ms: now_ms,
+        })
+    }
+
+    pub fn receipt_prints(&self, cart_id: CartId) -> Result<Vec<ReceiptPrint>> {
+        collect(
+            &self.conn,
+            "SELECT print_no, reprint, format, target, outcome, error, at_ms FROM receipt_prints WHERE cart_id = ?1 ORDER BY print_no",
+            [cart_id.0],
+            |r| {
+                Ok(Ok(ReceiptPrint {
+                    cart_id,
+                    print_no: r.get(0)?,
+                    reprint: r.get::<_, i64>(1)? == 1,
+                    format: r.get(2)?,
+                    target: r.get(3)?,
+                    outcome: r.get(4)?,
+                    error: r.get(5)?,
+                    at_ms: r.get(6)?,
+                }))
+            },
+        )
+    }
+}

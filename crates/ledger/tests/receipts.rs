@@ -1,0 +1,64 @@
+//! Receipts from the ledger (design §11.14): the receipt of a paid sale carries its lines,
+//! per-rate tax, tenders and change and the store's settings; it keeps the locked tax after
+//! a settings change; every print is recorded and only the first is unmarked.
+
+use paydesk_ledger::receipt::{build_receipt, render_text, Language, Paper};
+use paydesk_ledger::tax::{PriceMode, TaxClass};
+use paydesk_ledger::*;
+
+const DAY_MS: i64 = 1_796_083_200_000; // 2026-12-01 00:00 UTC = 09:00 in Tokyo
+
+fn paid_ja_sale() -> (Ledger, CartId) {
+    let mut l = Ledger::open_in_memory(Box::new(SeededKeys::new(4))).unwrap();
+    l.seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
+    let cart = l.create_cart(Currency::Jpy, DAY_MS).unwrap();
+    l.add_to_cart(cart, "COF-001", 1, DAY_MS).unwrap(); // ¥250 reduced
+    l.add_to_cart(cart, "MUG-001", 1, DAY_MS).unwrap(); // ¥1,650 standard
+    l.pay_cash(cart, 2000, None, DAY_MS + 60_000).unwrap();
+    (l, cart)
+}
+
+#[test]
+fn a_paid_sale_becomes_a_qualified_invoice_with_per_rate_tax_and_change() {
+    let (l, cart) = paid_ja_sale();
+    let (data, tax) = l.receipt_data(cart).unwrap();
+    assert_eq!(data.language, Language::Ja);
+    assert_eq!(data.store.registration_number.as_ref().unwrap().as_str(), "T7000012050002");
+    assert_eq!(data.lines[0].name, "ブレンドコーヒー");
+    assert_eq!((data.issued_at.hour, data.issued_at.minute), (9, 1), "Tokyo time of the tender");
+    let r = build_receipt(&data, &tax, false).unwrap();
+    let rates: Vec<(TaxClass, i64, i64)> = r.rates.iter().map(|x| (x.class, x.gross, x.tax)).collect();
+    assert_eq!(rates, vec![(TaxClass::Standard, 1650, 150), (TaxClass::Reduced, 250, 18)]);
+    assert_eq!((r.total, r.paid, r.change), (1900, 2000, 100));
+    assert_eq!(r.total, l.sale(cart).unwrap().totals.total_minor, "the receipt's total is the sale's");
+    let text = render_text(&r, Paper::Mm80).join("\n");
+    assert!(text.contains('※'), "{text}");
+}
+
+#[test]
+fn the_receipt_keeps_the_tax_the_sale_was_locked_with() {
+    let (mut l, cart) = paid_ja_sale();
+    let mut s = l.store_settings().unwrap();
+    s.price_mode = PriceMode::Exclusive;
+    l.set_store_settings(s, None, DAY_MS + 2).unwrap();
+    let (data, tax) = l.receipt_data(cart).unwrap();
+    assert_eq!(tax.price_mode, PriceMode::Inclusive);
+    assert_eq!(build_receipt(&data, &tax, false).unwrap().total, 1900);
+}
+
+#[test]
+fn only_the_first_print_is_unmarked_and_an_unpaid_sale_has_no_receipt() {
+    let (mut l, cart) = paid_ja_sale();
+    assert!(!l.next_print_is_reprint(cart).unwrap());
+    let first = l.record_receipt_print(cart, "escpos", "127.0.0.1:9100", "failed", Some("connection refused"), 5).unwrap();
+    assert_eq!((first.print_no, first.reprint), (1, false));
+    assert!(l.next_print_is_reprint(cart).unwrap(), "a retry after a failure may duplicate paper: it says reprint");
+    let second = l.record_receipt_print(cart, "escpos", "127.0.0.1:9100", "printed", None, 6).unwrap();
+    assert_eq!((second.print_no, second.reprint), (2, true));
+    assert_eq!(l.receipt_prints(cart).unwrap().len(), 2);
+    assert_eq!(l.sale(cart).unwrap().state, SaleState::Paid, "printing never touches the sale");
+
+    let open = l.create_cart(Currency::Jpy, DAY_MS).unwrap();
+    l.add_to_cart(open, "COF-001", 1, DAY_MS).unwrap();
+    assert!(matches!(l.receipt_data(open), Err(Error::InvalidInput(_))));
+}
