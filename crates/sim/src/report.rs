@@ -33,6 +33,11 @@ pub struct Report {
     pub captures: u64,
     pub cancels: u64,
     pub refunds_requested: u64,
+    /// Share of sales paid by several tenders (0: the single-card profile).
+    pub split_share: f64,
+    /// Split sales: tenders, declines, overrides, refusals, cancels, refunds, offline
+    /// tenders and unpaid balances, per kind.
+    pub tenders: BTreeMap<String, u64>,
     pub events: EventCounts,
     /// The PSP's own counters (`/__admin/stats`).
     pub psp_stats: serde_json::Value,
