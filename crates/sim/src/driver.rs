@@ -46,6 +46,8 @@ pub(crate) struct Sim {
     pub(crate) offline_splits: Vec<usize>,
     /// Checks made during the run (rule 3 per tender), for the audit.
     pub(crate) mid_violations: Vec<(&'static str, String)>,
+    /// How often each of those was checked.
+    pub(crate) mid_checked: BTreeMap<&'static str, u64>,
     pub(crate) rep: Counters,
 }
 
@@ -118,6 +120,7 @@ impl Sim {
             paid_splits: Vec::new(),
             offline_splits: Vec::new(),
             mid_violations: Vec::new(),
+            mid_checked: BTreeMap::new(),
             rep: Counters::default(),
         };
         let mut ledger = sim.open_ledger(None);

@@ -127,6 +127,7 @@ async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
         final_states: audit.final_states,
         invariants_checked: audit.checked,
         violations_total: audit.violations_total,
+        violations_by_invariant: audit.failed,
         violations: audit.violations,
         state_digest: audit.digest,
     }

@@ -45,6 +45,8 @@ pub struct Report {
     pub final_states: BTreeMap<String, u64>,
     pub invariants_checked: BTreeMap<String, u64>,
     pub violations_total: u64,
+    /// Violations per invariant (exact; `violations` keeps only the first ones).
+    pub violations_by_invariant: BTreeMap<String, u64>,
     /// The first violations (each names the key and what disagrees).
     pub violations: Vec<String>,
     /// FNV-1a digest of the final ledger and PSP state (two runs of one seed agree).

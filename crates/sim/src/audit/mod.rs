@@ -15,6 +15,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 pub struct AuditResult {
     pub checked: BTreeMap<String, u64>,
     pub violations_total: u64,
+    /// Violations per invariant (exact, unlike the kept list).
+    pub failed: BTreeMap<String, u64>,
     pub violations: Vec<String>,
     pub final_states: BTreeMap<String, u64>,
     pub digest: String,
@@ -25,6 +27,7 @@ const KEEP: usize = 50;
 
 struct Audit {
     checked: BTreeMap<String, u64>,
+    failed: BTreeMap<String, u64>,
     total: u64,
     violations: Vec<String>,
 }
@@ -34,6 +37,7 @@ impl Audit {
         *self.checked.entry(name.to_string()).or_default() += 1;
         if !ok {
             self.total += 1;
+            *self.failed.entry(name.to_string()).or_default() += 1;
             if self.violations.len() < KEEP {
                 self.violations.push(format!("{name}: {}", what()));
             }
@@ -90,7 +94,7 @@ fn fnv(h: &mut u64, s: &str) {
 }
 
 pub(crate) fn audit(sim: &Sim) -> AuditResult {
-    let mut a = Audit { checked: BTreeMap::new(), total: 0, violations: Vec::new() };
+    let mut a = Audit { checked: BTreeMap::new(), failed: BTreeMap::new(), total: 0, violations: Vec::new() };
 
     // ---------------------------------------------------------------- the PSP's truth
     let pis: Vec<PspPi> = rows(sim, "SELECT obj FROM payment_intents ORDER BY seq")
@@ -394,7 +398,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
     }
     fnv(&mut h, &format!("events{}journal{}", psp_events.len(), journal.len()));
 
-    AuditResult { checked: a.checked, violations_total: a.total, violations: a.violations, final_states, digest: format!("{h:016x}") }
+    AuditResult { checked: a.checked, failed: a.failed, violations_total: a.total, violations: a.violations, final_states, digest: format!("{h:016x}") }
 }/// One `journal` row: (event id, account, amount in minor units, currency).
 type JournalRow = (String, String, i64, Option<String>);
 

@@ -56,7 +56,10 @@ impl Sim {
                 self.split_mut(i).cash_returned_told += r.cash_returned;
             }
             Some(Err(e)) => *self.rep.errors.entry(format!("cancel:{}", e.code())).or_default() += 1,
-            None => self.tally("crash_in_cancel"),
+            None => {
+                self.tally("crash_in_cancel");
+                self.check_after_restart(cart);
+            }
         }
     }
 
@@ -77,6 +80,7 @@ impl Sim {
             Some(Err(e)) => *self.rep.errors.entry(format!("sale_refund:{}", e.code())).or_default() += 1,
             None => {
                 self.tally("crash_in_sale_refund");
+                self.check_after_restart(cart);
                 self.split_mut(i).refund_unanswered = true;
             }
         }

@@ -103,3 +103,32 @@ pub(crate) fn note(currency: Currency) -> i64 {
         Currency::Usd | Currency::Eur | Currency::Gbp => 2_000,
     }
 }
+
+impl crate::driver::Sim {
+    /// Checked right after a crash and restart in a split sale's flow (the register's
+    /// start-up recovery has run): the sale's arithmetic holds on what was committed.
+    pub(crate) fn check_after_restart(&mut self, cart: CartId) {
+        let sale = self.engine().with_ledger(|l| l.sale(cart));
+        let (ok_le, ok_due, what) = match &sale {
+            Ok(s) => {
+                let settled: i64 = s.tenders.iter().filter(|t| t.state.is_settled()).map(|t| t.amount.amount_minor).sum();
+                let t = &s.totals;
+                (
+                    t.settled_minor <= t.total_minor,
+                    t.settled_minor == settled && t.due_minor == t.total_minor - settled,
+                    format!("sale {cart} after a restart: total {} settled {} (tenders {settled}) due {}", t.total_minor, t.settled_minor, t.due_minor),
+                )
+            }
+            Err(e) => (false, false, format!("sale {cart} unreadable after a restart: {e}")),
+        };
+        self.mid_check("restart_settled_le_total", ok_le, &what);
+        self.mid_check("restart_due_is_total_minus_settled", ok_due, &what);
+    }
+
+    fn mid_check(&mut self, name: &'static str, ok: bool, what: &str) {
+        *self.mid_checked.entry(name).or_default() += 1;
+        if !ok {
+            self.mid_violations.push((name, what.to_string()));
+        }
+    }
+}

@@ -116,7 +116,9 @@ impl Sim {
             self.core.advance(self.rng.random_range(5_000..90_000));
             let e = self.engine();
             self.maybe_arm(self.rates.register_crash);
-            let _ = self.op(async move { e.recover().await }).await;
+            if self.op(async move { e.recover().await }).await.is_none() {
+                self.check_after_restart(cart);
+            }
         } else if x < 0.65 {
             // Cash meanwhile, without a reason: rule 3 per tender refuses it.
             self.tally("cash_tried_while_unknown");
@@ -218,6 +220,7 @@ impl Sim {
         let r = match r {
             None => {
                 self.tally("crash_in_card_tender");
+                self.check_after_restart(cart);
                 return None;
             }
             Some(r) => r,
