@@ -5,7 +5,7 @@
 
 use super::{CANCEL_REASON, LEFT_REASON};
 use crate::driver::Sim;
-use paydesk_ledger::{CartId, SaleState};
+use paydesk_ledger::{CartId, SaleState, TenderState};
 use paydesk_register::{CrashPoint, EngineError};
 use rand::Rng;
 
@@ -112,7 +112,8 @@ impl Sim {
                         self.cash_tender(i, &v, true, None).await;
                     }
                 }
-                SaleState::Paid | SaleState::PartiallyPaid if v.tenders.iter().any(|t| t.offline) => keep.push(i),
+                // Still waiting to be forwarded (or answered): it may come back declined.
+                SaleState::Paid | SaleState::PartiallyPaid if v.tenders.iter().any(|t| t.state == TenderState::Offline) => keep.push(i),
                 SaleState::Open | SaleState::Paid | SaleState::PartiallyPaid | SaleState::Canceling | SaleState::Canceled => {}
             }
         }
