@@ -108,3 +108,15 @@ fn a_zero_split_share_is_the_single_card_run() {
     assert_eq!(single.state_digest, zero.state_digest);
     assert!(zero.tenders.is_empty(), "{:?}", zero.tenders);
 }
+
+#[test]
+fn split_sales_restart_from_a_real_ledger_file() {
+    let base = if std::path::Path::new("/dev/shm").is_dir() { tempfile::tempdir_in("/dev/shm") } else { tempfile::tempdir() };
+    let dir = base.unwrap();
+    let mut cfg = split(21, 200, Profile::Chaos);
+    cfg.ledger = paydesk_sim::LedgerMode::Dir(dir.path().to_path_buf());
+    let r = run(cfg);
+    assert!(r.ok(), "{}", show(&r));
+    assert!(r.register_restarts > 0, "{r:?}");
+    assert!(r.tenders["split_sales"] > 80, "{:?}", r.tenders);
+}
