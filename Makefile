@@ -103,8 +103,10 @@ bench: deps-apt deps-rust
 	cargo run -q --release -p paydesk-backoffice --example ingest_bench | tee target/bench/backoffice.txt
 
 # The long deterministic chaos simulation (seeds in parallel, audited; figures in docs/).
+# SPLIT=0.5: that share of the sales paid by several tenders (0: single-card sales).
+SPLIT ?= 0
 soak:
-	cargo run -q --release -p paydesk-cli -- simulate --seed 1 --seeds 100 --checkouts 10000 --profile chaos --jobs 2 --summary
+	cargo run -q --release -p paydesk-cli -- simulate --seed 1 --seeds 100 --checkouts 10000 --profile chaos --jobs 2 --summary --split-share $(SPLIT)
 
 # The cashier's app with the embedded, flaky mock PSP; data in the platform's app-data
 # dir (PAYDESK_DATA_DIR or --data-dir to override). Flags: make run ARGS="--help".

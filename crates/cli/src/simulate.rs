@@ -43,6 +43,10 @@ struct Args {
     /// Seeds run in parallel (each run is deterministic on its own thread).
     #[arg(long, default_value_t = 1)]
     jobs: usize,
+    /// Share of sales paid by several tenders (cash, card parts, cancels), 0 to 1.
+    /// 0 (the default) is the single-card run each seed always gave.
+    #[arg(long = "split-share", default_value_t = 0.0)]
+    split_share: f64,
 }
 
 pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
@@ -58,6 +62,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
         eprintln!("paydesk-cli simulate: --profile must be calm, flaky or chaos (got {:?})", a.profile);
         return 64;
     };
+    if !(0.0..=1.0).contains(&a.split_share) {
+        eprintln!("paydesk-cli simulate: --split-share must be between 0 and 1 (got {})", a.split_share);
+        return 64;
+    }
     let bug = match a.bug.as_deref() {
         None => None,
         Some("fresh-key-retry") => Some(PlantedBug::FreshKeyOnRetry),
@@ -69,7 +77,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
     let seeds: Vec<u64> = (a.seed..a.seed.saturating_add(a.seeds.max(1))).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failed = std::sync::Mutex::new(Vec::new());
-    let totals = std::sync::Mutex::new((0u64, 0u64));
+    let totals = std::sync::Mutex::new((0u64, 0u64, 0u64, 0u64));
     let started = std::time::Instant::now();
     let out = std::sync::Mutex::new(());
     std::thread::scope(|scope| {
@@ -84,6 +92,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
                         let mut t = totals.lock().unwrap();
                         t.0 += report.checkouts;
                         t.1 += report.violations_total;
+                        t.2 += tally(&report, "split_sales");
+                        t.3 += tally(&report, "card_tenders") + tally(&report, "cash_tenders");
                         if !report.ok() {
                             failed.lock().unwrap().push(seed);
                         }
@@ -99,12 +109,13 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
     let mut failed = failed.into_inner().unwrap();
     failed.sort_unstable();
     if seeds.len() > 1 {
-        let (n, v) = *totals.lock().unwrap();
+        let (n, v, splits, tenders) = *totals.lock().unwrap();
         let wall = started.elapsed().as_secs_f64();
         println!(
             "{}",
             serde_json::json!({
                 "seeds": seeds.len(), "checkouts": n, "violations": v, "failed_seeds": failed,
+                "split_sales": splits, "split_tenders": tenders,
                 "wall_secs": (wall * 10.0).round() / 10.0, "checkouts_per_sec": (n as f64 / wall).round(),
                 "jobs": a.jobs.clamp(1, 64),
             })
@@ -119,7 +130,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
 }
 
 fn run_one(a: &Args, profile: Profile, bug: Option<PlantedBug>, seed: u64) -> Result<(paydesk_sim::Report, paydesk_sim::Perf), String> {
-    let mut cfg = SimConfig::new(seed, a.checkouts, profile);
+    let mut cfg = SimConfig::new(seed, a.checkouts, profile).with_split_share(a.split_share);
     cfg.bug = bug;
     cfg.avoid_known_bugs = a.avoid_known_bugs;
     cfg.stored_500 = match a.stored_500.as_deref() {
@@ -137,6 +148,11 @@ fn run_one(a: &Args, profile: Profile, bug: Option<PlantedBug>, seed: u64) -> Re
     Ok(run_timed(cfg))
 }
 
+/// A split-sale counter of the report (0 when none).
+fn tally(report: &paydesk_sim::Report, k: &str) -> u64 {
+    report.tenders.get(k).copied().unwrap_or(0)
+}
+
 fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_sim::Perf) {
     if a.summary {
         println!(
@@ -146,6 +162,8 @@ fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_s
                 "crashes": report.register_restarts, "retries": report.retries, "replays": report.replays,
                 "conflicts": report.conflicts, "digest": report.state_digest,
                 "checkouts_per_sec": perf.checkouts_per_sec.round(),
+                "split_sales": tally(report, "split_sales"),
+                "split_tenders": tally(report, "card_tenders") + tally(report, "cash_tenders"),
             })
         );
     } else {
@@ -155,12 +173,13 @@ fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_s
     }
     if !report.ok() {
         eprintln!(
-            "paydesk-cli simulate: {} audit violation(s) with seed {seed}; reproduce with: paydesk-cli simulate --seed {seed} --checkouts {} --profile {}{}{}",
+            "paydesk-cli simulate: {} audit violation(s) with seed {seed}; reproduce with: paydesk-cli simulate --seed {seed} --checkouts {} --profile {}{}{}{}",
             report.violations_total,
             a.checkouts,
             a.profile,
             if a.avoid_known_bugs { " --avoid-known-bugs" } else { "" },
-            a.stored_500.as_deref().map(|v| format!(" --stored-500 {v}")).unwrap_or_default()
+            a.stored_500.as_deref().map(|v| format!(" --stored-500 {v}")).unwrap_or_default(),
+            if a.split_share > 0.0 { format!(" --split-share {}", a.split_share) } else { String::new() }
         );
         for v in report.violations.iter().take(10) {
             eprintln!("  {v}");

@@ -30,11 +30,21 @@ pub struct SimConfig {
     pub avoid_known_bugs: bool,
     /// Where stored 500s go, overriding what `avoid_known_bugs` implies.
     pub stored_500: Option<Stored500>,
+    /// Share of sales (0.0-1.0) paid by several tenders (cash, card parts, cancels;
+    /// design §8, simulated by `split/`). 0 keeps the single-card profile: no extra
+    /// random draw, so a seed's run is the one it always was.
+    pub split_share: f64,
 }
 
 impl SimConfig {
     pub fn new(seed: u64, checkouts: u64, profile: Profile) -> Self {
-        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None }
+        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0 }
+    }
+
+    /// The same run with `share` of its sales paid by several tenders.
+    pub fn with_split_share(mut self, share: f64) -> Self {
+        self.split_share = share.clamp(0.0, 1.0);
+        self
     }
 }
 

@@ -5,6 +5,7 @@
 use crate::config::{engine_config, LedgerMode, SimConfig};
 use crate::profile::Rates;
 use crate::report::EventCounts;
+use crate::split::SplitSale;
 use crate::world::{self, PspClock, Stored500, RegisterClock, SimTransport, TimeCore, Wire};
 use crate::{EPOCH_MS, SECRET};
 use mock_psp::MockPsp;
@@ -22,6 +23,8 @@ pub(crate) struct Sale {
     pub amount: Money,
     /// Checkout keys the cashier was shown, with the outcome shown.
     pub told: Vec<(String, CheckoutOutcome)>,
+    /// A sale paid by several tenders (its cart, and what each answer told).
+    pub split: Option<SplitSale>,
 }
 
 pub(crate) struct Sim {
@@ -37,6 +40,14 @@ pub(crate) struct Sim {
     pub(crate) sales: Vec<Sale>,
     pub(crate) paid_keys: Vec<String>,
     pub(crate) authorized_keys: Vec<String>,
+    /// Split sales paid in full (refunds pick from them).
+    pub(crate) paid_splits: Vec<usize>,
+    /// Split sales with a card tender accepted offline (it may come back declined).
+    pub(crate) offline_splits: Vec<usize>,
+    /// Checks made during the run (rule 3 per tender), for the audit.
+    pub(crate) mid_violations: Vec<(&'static str, String)>,
+    /// How often each of those was checked.
+    pub(crate) mid_checked: BTreeMap<&'static str, u64>,
     pub(crate) rep: Counters,
 }
 
@@ -52,9 +63,11 @@ pub(crate) struct Counters {
     pub(crate) cancels: u64,
     pub(crate) refunds: u64,
     pub(crate) events: EventCounts,
+    /// Split sales: what the cashier did and saw, per kind.
+    pub(crate) tenders: BTreeMap<String, u64>,
 }
 
-fn outcome_name(o: CheckoutOutcome) -> &'static str {
+pub(crate) fn outcome_name(o: CheckoutOutcome) -> &'static str {
     match o {
         CheckoutOutcome::Paid => "paid",
         CheckoutOutcome::Authorized => "authorized",
@@ -104,6 +117,10 @@ impl Sim {
             sales: Vec::new(),
             paid_keys: Vec::new(),
             authorized_keys: Vec::new(),
+            paid_splits: Vec::new(),
+            offline_splits: Vec::new(),
+            mid_violations: Vec::new(),
+            mid_checked: BTreeMap::new(),
             rep: Counters::default(),
         };
         let mut ledger = sim.open_ledger(None);
@@ -116,6 +133,13 @@ impl Sim {
                 NewProduct { sku: "US-LUNCH".into(), name: "Lunch".into(), price: Money::new(1_575, Currency::Usd) },
             ])
             .expect("catalog");
+        if sim.cfg.split_share > 0.0 {
+            ledger.seed_catalog(&crate::split::split_catalog()).expect("split catalog");
+            // Cash rounding in half the seeds: EUR to 0.05, as the Netherlands round cash.
+            if sim.cfg.seed.is_multiple_of(2) {
+                ledger.set_cash_rounding(Currency::Eur, 5).expect("cash rounding");
+            }
+        }
         sim.engine = Some(sim.build_engine(ledger));
         sim
     }

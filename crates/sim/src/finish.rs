@@ -43,6 +43,16 @@ impl Sim {
             }
             self.core.advance(60_000);
         }
+        // The cashier's last presses on split sales, then what they started is settled.
+        self.finish_splits().await;
+        let rounds = if self.cfg.split_share > 0.0 { 5 } else { 0 };
+        for _ in 0..rounds {
+            let e = self.engine();
+            let _ = e.recover().await;
+            let ev = e.consume_events().await;
+            self.count_events(ev);
+            self.core.advance(60_000);
+        }
         // Only used if no event was ever applied (no stored cursor): then cover the run.
         self.events_lookback = Duration::from_millis((self.core.now() - EPOCH_MS + 48 * H) as u64);
         self.restart();

@@ -22,6 +22,7 @@ mod finish;
 mod profile;
 mod report;
 mod sale;
+mod split;
 mod told;
 pub mod world;
 
@@ -51,21 +52,36 @@ pub fn run(cfg: SimConfig) -> Report {
 pub fn run_timed(cfg: SimConfig) -> (Report, Perf) {
     let t = std::time::Instant::now();
     let n = cfg.checkouts;
-    let report = block_on(run_async(cfg));
+    let report = block_on(run_async(cfg, None));
     let wall = t.elapsed().as_secs_f64();
     (report, Perf { wall_secs: wall, checkouts_per_sec: n as f64 / wall.max(1e-9) })
 }
 
-async fn run_async(cfg: SimConfig) -> Report {
+/// Something done to a store between the final pass and the audit.
+type Tamper = Box<dyn FnOnce(&mut paydesk_ledger::Ledger, &mock_psp::MockPsp)>;
+
+/// Runs the simulation, lets `tamper` change the register's ledger or the PSP's store
+/// (plain SQL) after the final pass, then audits. The audit's own tests use it to break
+/// one invariant on purpose and see the audit name it.
+pub fn run_tampered(cfg: SimConfig, tamper: impl FnOnce(&mut paydesk_ledger::Ledger, &mock_psp::MockPsp) + 'static) -> Report {
+    block_on(run_async(cfg, Some(Box::new(tamper))))
+}
+
+async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
     let mut sim = Sim::new(cfg.clone());
     for i in 0..cfg.checkouts as usize {
         sim.one_sale(i).await;
         sim.maybe_refund().await;
+        sim.maybe_refund_split().await;
         if i % MAINTENANCE_EVERY == MAINTENANCE_EVERY - 1 {
             sim.maintenance().await;
         }
     }
     sim.finish().await;
+    if let Some(t) = tamper {
+        let psp = sim.psp.clone();
+        sim.engine().with_ledger(|l| t(l, &psp));
+    }
     let audit = audit::audit(&sim);
     let wire = sim.wire.stats.lock().clone();
     let mut faults: BTreeMap<String, u64> = sim.rep.faults.clone();
@@ -104,11 +120,14 @@ async fn run_async(cfg: SimConfig) -> Report {
         captures: sim.rep.captures,
         cancels: sim.rep.cancels,
         refunds_requested: sim.rep.refunds,
+        split_share: cfg.split_share,
+        tenders: sim.rep.tenders.clone(),
         events: sim.rep.events.clone(),
         psp_stats,
         final_states: audit.final_states,
         invariants_checked: audit.checked,
         violations_total: audit.violations_total,
+        violations_by_invariant: audit.failed,
         violations: audit.violations,
         state_digest: audit.digest,
     }

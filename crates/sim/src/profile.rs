@@ -63,6 +63,7 @@ impl Profile {
                 wrong_key: 0.002,
                 disk_full: 0.003,
                 cable_pull: 0.003,
+                split_offline: 0.02,
             },
             Profile::Chaos => Rates {
                 offline: 0.01,
@@ -75,6 +76,7 @@ impl Profile {
                 wrong_key: 0.005,
                 disk_full: 0.01,
                 cable_pull: 0.01,
+                split_offline: 0.06,
             },
         }
     }
@@ -96,5 +98,8 @@ pub(crate) struct Rates {
     pub(crate) disk_full: f64,
     /// A create executes, its answer is lost, then the PSP cannot be reached.
     pub(crate) cable_pull: f64,
+    /// The PSP goes unreachable right before a split sale's card tender (offline
+    /// acceptance, forwarding, declines at forwarding).
+    pub(crate) split_offline: f64,
 }
 

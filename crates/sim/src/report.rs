@@ -33,6 +33,11 @@ pub struct Report {
     pub captures: u64,
     pub cancels: u64,
     pub refunds_requested: u64,
+    /// Share of sales paid by several tenders (0: the single-card profile).
+    pub split_share: f64,
+    /// Split sales: tenders, declines, overrides, refusals, cancels, refunds, offline
+    /// tenders and unpaid balances, per kind.
+    pub tenders: BTreeMap<String, u64>,
     pub events: EventCounts,
     /// The PSP's own counters (`/__admin/stats`).
     pub psp_stats: serde_json::Value,
@@ -40,6 +45,8 @@ pub struct Report {
     pub final_states: BTreeMap<String, u64>,
     pub invariants_checked: BTreeMap<String, u64>,
     pub violations_total: u64,
+    /// Violations per invariant (exact; `violations` keeps only the first ones).
+    pub violations_by_invariant: BTreeMap<String, u64>,
     /// The first violations (each names the key and what disagrees).
     pub violations: Vec<String>,
     /// FNV-1a digest of the final ledger and PSP state (two runs of one seed agree).

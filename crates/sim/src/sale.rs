@@ -28,6 +28,12 @@ impl Sim {
         let gap = self.rng.random_range(1_000..90_000);
         self.core.advance(gap);
         self.world_events();
+        // No draw at all without split sales: a seed's single-card run stays the same.
+        if self.cfg.split_share > 0.0 && self.rng.random_bool(self.cfg.split_share) {
+            self.split_sale(i).await;
+            self.end_sale_faults();
+            return;
+        }
         let currency = if self.rng.random_bool(0.7) { Currency::Jpy } else { Currency::Usd };
         let manual = self.rng.random_bool(0.15);
         let use_cart = self.rng.random_bool(0.35);
@@ -57,7 +63,7 @@ impl Sim {
                 l.cart(c)
             });
             let cart = cart.expect("cart");
-            self.sales.push(Sale { amount: cart.total, told: vec![] });
+            self.sales.push(Sale { amount: cart.total, told: vec![], split: None });
             let double = self.rng.random_bool(self.rates.double_submit);
             if double {
                 self.rep.double_submits += 1;
@@ -87,7 +93,7 @@ impl Sim {
                 _ => self.rng.random_range(100..20_000),
             };
             let m = Money::new(amount, currency);
-            self.sales.push(Sale { amount: m, told: vec![] });
+            self.sales.push(Sale { amount: m, told: vec![], split: None });
             self.op(async move { e.checkout_amount(m, opts).await }).await
         };
         self.end_sale_faults();
@@ -175,6 +181,9 @@ impl Sim {
         .await;
         if let Some(ev) = r {
             self.count_events(ev);
+        }
+        if !self.offline_splits.is_empty() {
+            self.collect_balances().await;
         }
     }
 

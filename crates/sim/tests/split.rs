@@ -1,0 +1,122 @@
+//! Split-tender sales under simulation (design §8): cash with change and rounding, card
+//! parts, declines mid-split, unknown outcomes with and without the override, cancels
+//! of half-paid sales, a cancel of a paid sale refused then refunded, refunds of split
+//! sales, crashes and offline forwards — with zero audit violations, and the same
+//! report for the same seed.
+
+use paydesk_sim::{run, Profile, Report, SimConfig};
+use std::collections::BTreeMap;
+
+fn split(seed: u64, n: u64, profile: Profile) -> SimConfig {
+    SimConfig::new(seed, n, profile).with_split_share(0.6)
+}
+
+fn show(r: &Report) -> String {
+    format!("seed {} violations {}: {:#?}\ntenders {:#?}", r.seed, r.violations_total, r.violations, r.tenders)
+}
+
+#[test]
+fn split_sales_in_chaos_have_no_violations_and_cover_every_flow() {
+    let mut seen: BTreeMap<String, u64> = BTreeMap::new();
+    let mut checked: BTreeMap<String, u64> = BTreeMap::new();
+    // An even seed (EUR cash rounded to 0.05) and an odd one (no rounding).
+    for seed in [2, 5, 8] {
+        let r = run(split(seed, 500, Profile::Chaos));
+        assert!(r.ok(), "{}", show(&r));
+        for (k, v) in &r.tenders {
+            *seen.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &r.invariants_checked {
+            *checked.entry(k.clone()).or_default() += v;
+        }
+    }
+    for flow in [
+        "split_sales",
+        "cash_tenders",
+        "cash_with_change",
+        "cash_rounded",
+        "card_tenders",
+        "card:paid",
+        "card:declined",
+        "card:pending",
+        "card:queued_offline",
+        "pressed_again_while_unknown",
+        "waited_for_recovery",
+        "refused_while_unknown",
+        "override_unknown_tender",
+        "cancels_with_money_taken",
+        "cancel:canceled",
+        "cancel_refused_sale_complete",
+        "sale_refunds",
+        "sale_refunds_with_cash",
+        "crash_in_card_tender",
+        "crash_in_cancel",
+        "crash_in_sale_refund",
+        "unpaid_balances_seen",
+        "unpaid_balances_collected",
+    ] {
+        assert!(seen.get(flow).copied().unwrap_or(0) > 0, "{flow} never happened: {seen:#?}");
+    }
+    for inv in [
+        "tenders_settled_le_total",
+        "due_is_total_minus_settled",
+        "sale_state_matches_money",
+        "card_tender_charged_at_most_once",
+        "card_tender_amount_is_its_charge",
+        "cancel_refunds_exactly_the_settled_cards",
+        "cancel_completes",
+        "no_card_refund_without_request",
+        "cash_movements_match_their_tender",
+        "drawer_equals_cash_tenders",
+        "told_paid_sale_is_complete",
+        "told_paid_tender_is_captured",
+        "told_declined_tender_never_charged",
+        "told_pending_has_its_key",
+        "told_change_matches_tender",
+        "unknown_tender_blocks_new_tender",
+        "unpaid_balance_listed_in_end_of_day",
+        "superseded_charge_listed_in_end_of_day",
+        "restart_settled_le_total",
+        "restart_due_is_total_minus_settled",
+    ] {
+        assert!(checked.get(inv).copied().unwrap_or(0) > 0, "{inv} never checked: {checked:#?}");
+    }
+}
+
+#[test]
+fn split_sales_in_a_calm_world_all_end_paid_or_canceled() {
+    let r = run(split(4, 300, Profile::Calm));
+    assert!(r.ok(), "{}", show(&r));
+    assert_eq!(r.register_restarts, 0);
+    assert_eq!(r.tenders.get("card:pending"), None, "{r:?}");
+    assert_eq!(r.tenders.get("card:queued_offline"), None, "{r:?}");
+    assert!(r.tenders["split_sales"] > 150, "{:?}", r.tenders);
+}
+
+#[test]
+fn same_seed_with_splits_gives_the_same_report() {
+    let a = run(split(9, 300, Profile::Chaos));
+    let b = run(split(9, 300, Profile::Chaos));
+    assert!(a.ok(), "{}", show(&a));
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_zero_split_share_is_the_single_card_run() {
+    let single = run(SimConfig::new(6, 200, Profile::Chaos));
+    let zero = run(SimConfig::new(6, 200, Profile::Chaos).with_split_share(0.0));
+    assert_eq!(single.state_digest, zero.state_digest);
+    assert!(zero.tenders.is_empty(), "{:?}", zero.tenders);
+}
+
+#[test]
+fn split_sales_restart_from_a_real_ledger_file() {
+    let base = if std::path::Path::new("/dev/shm").is_dir() { tempfile::tempdir_in("/dev/shm") } else { tempfile::tempdir() };
+    let dir = base.unwrap();
+    let mut cfg = split(21, 200, Profile::Chaos);
+    cfg.ledger = paydesk_sim::LedgerMode::Dir(dir.path().to_path_buf());
+    let r = run(cfg);
+    assert!(r.ok(), "{}", show(&r));
+    assert!(r.register_restarts > 0, "{r:?}");
+    assert!(r.tenders["split_sales"] > 80, "{:?}", r.tenders);
+}

@@ -1,0 +1,151 @@
+//! The tender audit fails when its invariant is broken: each test runs a clean split
+//! simulation, corrupts one side's store by plain SQL after the final pass, and expects
+//! the audit to name the broken invariant (and the same run untouched to be clean).
+
+use paydesk_sim::{run, run_tampered, PlantedBug, Profile, Report, SimConfig};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+fn cfg() -> SimConfig {
+    // Every sale a split sale; chaos for cancels of half-paid sales, declines, offline
+    // tenders and crashes. Seed 2: EUR cash rounded to 0.05.
+    SimConfig::new(2, 300, Profile::Chaos).with_split_share(1.0)
+}
+
+/// Runs `cfg()`, executes `sql` on the register's ledger before the audit, and returns
+/// the report; the statement must have changed at least one row.
+fn tampered(sql: &'static str) -> Report {
+    let changed = Arc::new(AtomicUsize::new(0));
+    let c = changed.clone();
+    let r = run_tampered(cfg(), move |l, _psp| {
+        let n = l.connection().execute(sql, ()).expect("tamper statement");
+        c.store(n, Ordering::SeqCst);
+    });
+    assert!(changed.load(Ordering::SeqCst) > 0, "the tamper statement changed nothing: {sql}");
+    r
+}
+
+fn assert_names(r: &Report, invariant: &str) {
+    assert!(!r.ok(), "the corruption went unnoticed");
+    assert!(r.violations_by_invariant.get(invariant).copied().unwrap_or(0) > 0, "{invariant} not named: {:#?}", r.violations_by_invariant);
+}
+
+#[test]
+fn the_untouched_run_is_clean() {
+    let r = run(cfg());
+    assert!(r.ok(), "{:#?}", r.violations);
+    assert!(r.tenders["cancels_with_money_taken"] > 0 && r.tenders["cash_with_change"] > 0, "{:?}", r.tenders);
+}
+
+#[test]
+fn settled_above_the_total_is_named() {
+    // A paid sale's prices lowered after the fact: its tenders now exceed its total.
+    let r = tampered(
+        "UPDATE cart_lines SET unit_price_minor = unit_price_minor / 2
+         WHERE cart_id = (SELECT id FROM carts WHERE state = 'paid' ORDER BY id LIMIT 1)",
+    );
+    assert_names(&r, "tenders_settled_le_total");
+}
+
+#[test]
+fn a_due_that_is_not_total_minus_settled_is_named() {
+    // The ledger forgets a captured card tender: its due no longer matches the PSP.
+    let r = tampered(
+        "UPDATE payments SET state = 'failed' WHERE id = (
+             SELECT t.payment_id FROM tenders t JOIN payments p ON p.id = t.payment_id
+             WHERE p.state = 'captured' ORDER BY t.id LIMIT 1)",
+    );
+    assert_names(&r, "due_is_total_minus_settled");
+}
+
+#[test]
+fn a_card_tender_charged_twice_is_named() {
+    // A planted register bug (a retry with a fresh idempotency key) charges card
+    // tenders twice at the PSP.
+    let mut c = cfg();
+    c.bug = Some(PlantedBug::FreshKeyOnRetry);
+    let r = run(c);
+    assert_names(&r, "card_tender_charged_at_most_once");
+}
+
+#[test]
+fn a_cancel_refund_of_the_wrong_amount_is_named() {
+    // A canceled sale's refunded card tender now claims one unit more than was refunded.
+    let r = tampered(
+        "UPDATE tenders SET amount_minor = amount_minor + 1 WHERE id = (
+             SELECT t.id FROM tenders t JOIN payments p ON p.id = t.payment_id
+             JOIN sale_cancels c ON c.cart_id = t.cart_id
+             WHERE p.state = 'refunded' ORDER BY t.id LIMIT 1)",
+    );
+    assert_names(&r, "cancel_refunds_exactly_the_settled_cards");
+}
+
+#[test]
+fn a_refund_outside_a_cancel_or_request_is_named() {
+    // The cancel row of a sale whose cards were refunded disappears: those refunds now
+    // have no request behind them.
+    let r = tampered(
+        "DELETE FROM sale_cancels WHERE cart_id = (
+             SELECT t.cart_id FROM tenders t JOIN payments p ON p.id = t.payment_id
+             JOIN sale_cancels c ON c.cart_id = t.cart_id
+             WHERE p.state = 'refunded' ORDER BY t.id LIMIT 1)",
+    );
+    assert_names(&r, "no_card_refund_without_request");
+}
+
+#[test]
+fn a_drawer_that_is_not_cash_in_less_change_and_refunds_is_named() {
+    // A change movement lost: the drawer expects more cash than the tenders took.
+    let r = tampered("DELETE FROM cash_movements WHERE id = (SELECT min(id) FROM cash_movements WHERE kind = 'change_out')");
+    assert_names(&r, "drawer_equals_cash_tenders");
+    assert_names(&r, "cash_movements_match_their_tender");
+}
+
+#[test]
+fn a_ledger_refund_that_differs_from_the_psp_is_named() {
+    let r = tampered(
+        "UPDATE refunds SET amount_minor = amount_minor + 1 WHERE id = (SELECT min(id) FROM refunds WHERE state = 'succeeded')",
+    );
+    assert_names(&r, "refund_ledger_equals_psp");
+}
+
+#[test]
+fn a_sale_told_paid_that_is_not_complete_is_named() {
+    // A cash tender of a paid sale stops counting.
+    let r = tampered(
+        "UPDATE tenders SET standing = 'superseded', superseded_reason = 'tampered' WHERE id = (
+             SELECT t.id FROM tenders t JOIN carts c ON c.id = t.cart_id
+             WHERE c.state = 'paid' AND t.kind = 'cash' ORDER BY t.id LIMIT 1)",
+    );
+    assert_names(&r, "told_paid_sale_is_complete");
+}
+
+#[test]
+fn a_tender_told_declined_that_counts_as_charged_is_named() {
+    let r = tampered(
+        "UPDATE payments SET state = 'captured' WHERE id = (
+             SELECT t.payment_id FROM tenders t JOIN payments p ON p.id = t.payment_id
+             WHERE p.state = 'failed' AND p.offline = 0 ORDER BY t.id LIMIT 1)",
+    );
+    assert_names(&r, "told_declined_tender_never_charged");
+}
+
+#[test]
+fn change_other_than_told_is_named() {
+    // The tender row says more was handed over and more given back than the cashier saw.
+    let r = tampered(
+        "UPDATE tenders SET cash_tendered_minor = cash_tendered_minor + 5, change_minor = change_minor + 5
+         WHERE id = (SELECT min(id) FROM tenders WHERE kind = 'cash' AND change_minor > 0)",
+    );
+    assert_names(&r, "told_change_matches_tender");
+}
+
+#[test]
+fn a_pending_tender_without_its_row_is_named() {
+    // A card tender the cashier was shown as accepted offline loses its tender row.
+    let r = tampered(
+        "DELETE FROM tenders WHERE id = (
+             SELECT t.id FROM tenders t JOIN payments p ON p.id = t.payment_id WHERE p.offline = 1 ORDER BY t.id LIMIT 1)",
+    );
+    assert_names(&r, "told_pending_has_its_key");
+}
