@@ -322,7 +322,7 @@ async fn recovery_never_makes_a_new_refund_key_for_a_cancel_only_the_cashier_doe
     let pi = w.pi_of(&a.checkout.checkout_key);
     // The cancel is committed, then its refund ends failed before anything was sent
     // (as when the PSP refuses it): nothing refunded, the sale stays canceling.
-    let plan = w.engine.with_ledger(|l| l.begin_sale_cancel(cart, "wrong order", 5)).unwrap();
+    let plan = w.engine.with_ledger(|l| l.begin_sale_cancel(cart, "wrong order", 5, &|_| false)).unwrap();
     let [paydesk_ledger::CancelAction::Refund { refund_id, .. }] = plan.actions.as_slice() else { panic!("{plan:?}") };
     w.engine
         .with_ledger(|l| l.transition_refund(*refund_id, paydesk_ledger::RefundState::Pending, paydesk_ledger::RefundState::Failed, 6))

@@ -20,27 +20,32 @@ impl Ledger {
     }
 
     pub fn timeline(&self, payment_id: PaymentId) -> Result<Vec<TimelineEntry>> {
-        collect(
-            &self.conn,
-            "SELECT id, payment_id, refund_id, at_ms, kind, detail, outcome, latency_ms, replayed, attempt_no
-             FROM payment_timeline WHERE payment_id = ?1 ORDER BY id",
-            params![payment_id.0],
-            |r| {
-                Ok(Ok(TimelineEntry {
-                    id: r.get(0)?,
-                    payment_id: PaymentId(r.get(1)?),
-                    refund_id: r.get::<_, Option<i64>>(2)?.map(RefundId),
-                    at_ms: r.get(3)?,
-                    kind: r.get(4)?,
-                    detail: r.get(5)?,
-                    outcome: r.get(6)?,
-                    latency_ms: r.get(7)?,
-                    replayed: r.get::<_, i64>(8)? != 0,
-                    attempt_no: r.get(9)?,
-                }))
-            },
-        )
+        timeline_of(&self.conn, payment_id)
     }
+}
+
+/// A payment's timeline on `conn` (inside a write transaction too).
+pub(crate) fn timeline_of(conn: &rusqlite::Connection, payment_id: PaymentId) -> Result<Vec<TimelineEntry>> {
+    collect(
+        conn,
+        "SELECT id, payment_id, refund_id, at_ms, kind, detail, outcome, latency_ms, replayed, attempt_no
+         FROM payment_timeline WHERE payment_id = ?1 ORDER BY id",
+        params![payment_id.0],
+        |r| {
+            Ok(Ok(TimelineEntry {
+                id: r.get(0)?,
+                payment_id: PaymentId(r.get(1)?),
+                refund_id: r.get::<_, Option<i64>>(2)?.map(RefundId),
+                at_ms: r.get(3)?,
+                kind: r.get(4)?,
+                detail: r.get(5)?,
+                outcome: r.get(6)?,
+                latency_ms: r.get(7)?,
+                replayed: r.get::<_, i64>(8)? != 0,
+                attempt_no: r.get(9)?,
+            }))
+        },
+    )
 }
 
 pub(super) fn append_timeline_tx(conn: &WriteTx<'_>, payment_id: PaymentId, e: &TimelineInput, at_ms: i64) -> Result<i64> {

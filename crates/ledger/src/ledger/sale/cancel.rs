@@ -12,6 +12,7 @@ use super::{check_reason, refresh_cart_tx, sale_tx};
 use crate::error::{Error, Result};
 use crate::ledger::refunds::create_refund_tx;
 use crate::ledger::rows::refund_by_id_tx;
+use crate::ledger::timeline::timeline_of;
 use crate::ledger::transitions::transition_tx;
 use crate::ledger::{Cached, Ledger};
 use crate::state::PaymentState;
@@ -48,7 +49,18 @@ impl Ledger {
     /// nothing left to refund. Refused for a paid sale ([`Error::SaleComplete`]: refund
     /// it) and while a card tender's outcome is unknown
     /// ([`Error::TenderUnknownOutstanding`]: refunding or keeping it cannot be decided).
-    pub fn begin_sale_cancel(&mut self, cart_id: CartId, reason: &str, now_ms: i64) -> Result<CancelPlan> {
+    ///
+    /// An offline card tender is dropped here only if none of its attempts may have
+    /// reached the PSP (`may_have_reached_psp`, the register's reading of an attempt's
+    /// outcome): one parked after a lost answer may be charged, so it is forwarded with
+    /// its key first and, if charged, refunded like any settled tender.
+    pub fn begin_sale_cancel(
+        &mut self,
+        cart_id: CartId,
+        reason: &str,
+        now_ms: i64,
+        may_have_reached_psp: &dyn Fn(&TimelineEntry) -> bool,
+    ) -> Result<CancelPlan> {
         let reason = check_reason(reason)?.to_string();
         let cards = self.sale(cart_id)?.tenders.iter().filter(|t| t.kind == TenderKind::Card).count();
         let mut keys: Vec<String> = (0..cards).map(|_| self.new_key()).collect();
@@ -61,9 +73,18 @@ impl Ledger {
             }
             SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => {}
         }
-        let forwarding = sale.tenders.iter().find(|t| {
-            t.state.is_unknown() || (t.state == TenderState::Offline && t.payment_state != Some(PaymentState::QueuedOffline))
-        });
+        let mut forwarding = None;
+        for t in &sale.tenders {
+            let parked = t.payment_state == Some(PaymentState::QueuedOffline);
+            let maybe_charged = match (parked && t.standing == TenderStanding::Active, t.payment_id) {
+                (true, Some(pid)) => timeline_of(&tx, pid)?.iter().any(may_have_reached_psp),
+                (true, None) | (false, _) => false,
+            };
+            if t.state.is_unknown() || (t.state == TenderState::Offline && !parked) || maybe_charged {
+                forwarding = Some(t);
+                break;
+            }
+        }
         if let Some(t) = forwarding {
             return Err(Error::TenderUnknownOutstanding {
                 cart_id: cart_id.0,

@@ -38,12 +38,17 @@ pub struct TenderDay {
     pub by_kind: Vec<TenderKindTotal>,
     /// Sum of every cash movement per currency: what the drawer should hold.
     pub expected_drawer: Vec<(Currency, i64)>,
-    /// Sales that were paid until an offline card tender was declined.
+    /// Sales that were paid until an offline card tender was declined and whose balance
+    /// is still owed, oldest first, at most 500.
     pub unpaid_balances: Vec<UnpaidBalance>,
+    /// Unpaid balances beyond those listed (the list never hides that there are more).
+    pub unpaid_balances_not_listed: i64,
     /// Canceled sales whose refunds are not all confirmed yet.
     pub canceling: Vec<CartId>,
     /// Checkout keys of superseded card tenders whose payment went through anyway.
     pub superseded_charged: Vec<String>,
+    /// Such charges beyond those listed.
+    pub superseded_charged_not_listed: i64,
 }
 
 impl Ledger {
@@ -75,39 +80,49 @@ impl Ledger {
                 }
             }
         }
+        // Every sale with a declined offline tender is read, not the first few: a balance
+        // collected later no longer counts, and a LIMIT here once hid the newest unpaid
+        // ones behind older, settled ones. They are few (offline declines), and listed
+        // up to MAX_LISTED with a count of the rest.
         let reopened = collect(
             &self.conn,
             "SELECT DISTINCT t.cart_id FROM tenders t JOIN payments p ON p.id = t.payment_id
-             WHERE p.offline = 1 AND p.state = 'failed' AND t.standing = 'active' ORDER BY t.cart_id LIMIT ?1",
-            params![MAX_LISTED],
+             WHERE p.offline = 1 AND p.state = 'failed' AND t.standing = 'active' ORDER BY t.cart_id",
+            [],
             |r| Ok(Ok(CartId(r.get(0)?))),
         )?;
         let mut unpaid_balances = Vec::new();
+        let mut unpaid_balances_not_listed = 0i64;
         for cart in reopened {
             let s = sale_tx(&self.conn, cart)?;
-            if s.state == SaleState::UnpaidBalance {
-                unpaid_balances.push(UnpaidBalance {
+            match s.state {
+                SaleState::UnpaidBalance if unpaid_balances.len() < MAX_LISTED as usize => unpaid_balances.push(UnpaidBalance {
                     cart_id: cart,
                     currency: s.cart.currency,
                     total_minor: s.totals.total_minor,
                     due_minor: s.totals.due_minor,
                     state: s.state,
-                });
+                }),
+                SaleState::UnpaidBalance => unpaid_balances_not_listed += 1,
+                SaleState::Open | SaleState::PartiallyPaid | SaleState::Paid | SaleState::Canceling | SaleState::Canceled => {}
             }
         }
+        const SUPERSEDED_CHARGED: &str = "FROM tenders t JOIN payments p ON p.id = t.payment_id
+             WHERE t.standing = 'superseded' AND p.state IN ('captured','authorized','queued_offline','partially_refunded')";
         let superseded_charged = collect(
             &self.conn,
-            "SELECT p.idempotency_key FROM tenders t JOIN payments p ON p.id = t.payment_id
-             WHERE t.standing = 'superseded' AND p.state IN ('captured','authorized','queued_offline','partially_refunded')
-             ORDER BY p.id LIMIT ?1",
+            &format!("SELECT p.idempotency_key {SUPERSEDED_CHARGED} ORDER BY p.id LIMIT ?1"),
             params![MAX_LISTED],
             |r| Ok(Ok(r.get(0)?)),
         )?;
+        let superseded_all: i64 = self.conn.query_row(&format!("SELECT count(*) {SUPERSEDED_CHARGED}"), [], |r| r.get(0))?;
         Ok(TenderDay {
             by_kind,
             expected_drawer: self.expected_drawer()?,
             unpaid_balances,
+            unpaid_balances_not_listed,
             canceling: self.sales_canceling()?,
+            superseded_charged_not_listed: superseded_all - superseded_charged.len() as i64,
             superseded_charged,
         })
     }

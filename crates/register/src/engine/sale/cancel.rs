@@ -79,7 +79,7 @@ impl Engine {
             let now = self.now();
             let actions = match mode {
                 DriveMode::Interactive => {
-                    let plan = self.with_ledger(|l| l.begin_sale_cancel(cart, &reason, now))?;
+                    let plan = self.with_ledger(|l| l.begin_sale_cancel(cart, &reason, now, &crate::attempt::may_have_reached_psp))?;
                     report.cash_returned += plan.cash_returned_minor;
                     plan.actions
                 }
