@@ -57,12 +57,15 @@ async function loadTenders(tile) {
     t.dataset.value = String(a.minor);
     return t;
   });
-  const unpaid = tile('r-unpaid', 'Unpaid balances', String(d.unpaid_balances.length));
-  unpaid.dataset.value = String(d.unpaid_balances.length);
+  const unpaidCount = d.unpaid_balances.length + d.unpaid_balances_not_listed;
+  const unpaid = tile('r-unpaid', 'Unpaid balances', String(unpaidCount));
+  unpaid.dataset.value = String(unpaidCount);
   $('report-tenders').replaceChildren(...perKind, ...drawerTiles, unpaid);
   $('report-unpaid').replaceChildren(...d.unpaid_balances.map((u) =>
     h('li', { 'data-cart': String(u.cart_id), text: `Sale ${u.cart_id}: ${u.due.display} of ${u.total.display} still due (${u.state_label})` })),
-  ...(d.superseded_charged.length ? [h('li', { text: `Overridden card payments that went through anyway, owed back: ${d.superseded_charged.join(', ')}` })] : []));
+  ...(d.unpaid_balances_not_listed ? [h('li', { text: `and ${d.unpaid_balances_not_listed} more sales with a balance due (not listed)` })] : []),
+  ...(d.superseded_charged.length ? [h('li', { text: `Overridden card payments that went through anyway, owed back: ${d.superseded_charged.join(', ')}`
+    + (d.superseded_charged_not_listed ? ` and ${d.superseded_charged_not_listed} more` : '') })] : []));
 }
 
 /**

@@ -22,8 +22,10 @@ export async function loadSettings() {
       field('psp_url', 'PSP URL (empty: the embedded test PSP)', st.psp_url, { type: 'url', placeholder: st.psp_url_in_use }),
       h('p', { class: 'help', id: 'psp-in-use', text: `In use now: ${st.psp_embedded ? 'the embedded test PSP' : st.psp_url_in_use}` }),
       field('psp_key', 'Secret key', st.psp_key, { type: 'password', autocomplete: 'off' }),
+      // Short on screen (the form must fit 1024x768); the whole reason is in its title.
       h('p', { class: st.key_storage === 'keychain' ? 'help' : 'help key-in-file', id: 'key-storage',
-        text: st.key_storage === 'keychain' ? 'The key is kept in the system keychain.' : st.key_storage_note }),
+        title: st.key_storage_note || '',
+        text: st.key_storage === 'keychain' ? 'Kept in the system keychain.' : 'No keychain here: the key is kept in settings.json.' }),
       h('label', {}, st.psp_embedded ? 'Embedded test PSP fault profile' : 'Embedded test PSP fault profile (not in use: an external PSP is set)', profile),
       h('p', { class: 'help', text: 'flaky: some lost responses and slow requests; chaos: many; offline: cable pulled.' })),
     h('fieldset', {}, h('legend', { text: 'Idempotency keys' }),

@@ -236,8 +236,11 @@ pub struct TenderDayView {
     pub by_kind: Vec<KindTotal>,
     pub expected_drawer: Vec<Amount>,
     pub unpaid_balances: Vec<UnpaidRow>,
+    /// Unpaid balances beyond the listed ones (the tile counts them too).
+    pub unpaid_balances_not_listed: i64,
     pub canceling: Vec<i64>,
     pub superseded_charged: Vec<String>,
+    pub superseded_charged_not_listed: i64,
 }
 
 impl TenderDayView {
@@ -263,8 +266,10 @@ impl TenderDayView {
                     state_label: sale_state_label(u.state),
                 })
                 .collect(),
+            unpaid_balances_not_listed: d.unpaid_balances_not_listed,
             canceling: d.canceling.iter().map(|c| c.0).collect(),
             superseded_charged: d.superseded_charged.clone(),
+            superseded_charged_not_listed: d.superseded_charged_not_listed,
         }
     }
 }
