@@ -158,8 +158,7 @@ impl Ledger {
                 None => Error::WrongPin { attempts_left: Some(policy.max_failures.saturating_sub(next.failures)) },
             });
         }
-        let staff = self.staff_list()?.into_iter().find(|s| s.id == id);
-        staff.ok_or_else(|| Error::InvalidInput(format!("staff {id} vanished")))
+        self.staff_by_name(name)?.ok_or_else(|| Error::InvalidInput(format!("staff {id} vanished")))
     }
 
     /// A new PIN, after the old one is checked (a wrong old PIN counts toward the lock).
