@@ -34,6 +34,7 @@ pub use ledger::{
     CancelAction, CancelPlan, CardTender, CashTender, Ledger, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal,
     UnpaidBalance, BUSY_TIMEOUT,
 };
+pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, StoreSettings};
 pub use ledger::{receipt_sale_data, tax_cart, utc_day, LockedTax, ReceiptPrint};
 /// The receipt document (design §11).

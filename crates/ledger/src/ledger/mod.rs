@@ -22,6 +22,8 @@ pub use cart_tax::{tax_cart, utc_day, LockedTax};
 pub mod catalog;
 mod events;
 mod offline;
+mod outbox;
+pub use outbox::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 mod payments;
 mod receipts;
 mod reports;
