@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! audit                       the log, oldest first (as before the chain)
-//! audit verify [--head SEQ:HASH]   exit 0 intact; exit 4 broken, each break named
+//! audit verify [--head SEQ:HASH] [--checkpoint SEQ:HASH]…   exit 0 intact; exit 4 broken, each
+//!                             break named (a checkpoint is an older head, e.g. a Z report's)
 //! audit head                  the last row's seq and hash, to keep apart
 //! staff add --name N --role cashier|manager|owner [--by NAME]   the PIN is read from stdin
 //! staff list
@@ -33,6 +34,10 @@ pub(crate) enum AuditCmd {
         /// SEQ:HEX. Without it, rows cut from the end cannot be seen.
         #[arg(long)]
         head: Option<String>,
+        /// An older head kept apart (the one printed on a Z report): SEQ:HEX. The row
+        /// must still be there with that hash; later rows are fine. Repeatable.
+        #[arg(long)]
+        checkpoint: Vec<String>,
     },
     /// The last row's seq and hash.
     Head,
@@ -78,9 +83,15 @@ pub(crate) fn audit(engine: &Engine, cmd: &Option<AuditCmd>) -> i32 {
             out!("{}", head_json(head));
             0
         }
-        Some(AuditCmd::Verify { head }) => {
+        Some(AuditCmd::Verify { head, checkpoint }) => {
             let head = head.as_deref().map(parse_head);
-            let v = engine.with_ledger(|l| l.verify_audit(head)).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+            if checkpoint.len() > 1000 {
+                fail("invalid_input", "at most 1000 --checkpoint");
+            }
+            let checkpoints: Vec<Anchor> = checkpoint.iter().map(|c| parse_head(c)).collect();
+            let v = engine
+                .with_ledger(|l| l.verify_audit_with(head, &checkpoints))
+                .unwrap_or_else(|e| fail("ledger", &e.to_string()));
             let breaks: Vec<_> = v
                 .breaks
                 .iter()
@@ -103,10 +114,11 @@ pub(crate) fn audit(engine: &Engine, cmd: &Option<AuditCmd>) -> i32 {
     }
 }
 
-/// Stdin holds at most two PINs of 8 digits: more than this is not ours to read.
+/// Stdin holds at most two PINs of 8 digits (and their line ends): more than this is
+/// not ours to read.
 const STDIN_MAX_BYTES: u64 = 256;
 
-fn stdin_lines() -> Vec<String> {
+pub(crate) fn stdin_lines() -> Vec<String> {
     use std::io::Read;
     let mut buf = String::new();
     if std::io::stdin().take(STDIN_MAX_BYTES).read_to_string(&mut buf).is_err() {
@@ -115,20 +127,25 @@ fn stdin_lines() -> Vec<String> {
     buf.lines().map(|l| l.trim_end_matches('\r').to_string()).collect()
 }
 
-fn read_pin<'a>(lines: &mut impl Iterator<Item = &'a String>, whose: &str) -> Pin {
+pub(crate) fn read_pin<'a>(lines: &mut impl Iterator<Item = &'a String>, whose: &str) -> Pin {
     let Some(line) = lines.next() else { fail("invalid_input", &format!("{whose} PIN expected on stdin")) };
     Pin::parse(line).unwrap_or_else(|e| fail("invalid_pin", &format!("{whose} PIN: {e}")))
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
-fn ledger_fail(e: &Error) -> ! {
+pub(crate) fn ledger_fail(e: &Error) -> ! {
     let code = match e {
         Error::WrongPin { .. } => "wrong_pin",
         Error::StaffLocked { .. } => "staff_locked",
         Error::InvalidInput(_) => "invalid_input",
+        Error::InvalidAmount(_) => "invalid_amount",
+        Error::NoOpenShift => "no_open_shift",
+        Error::ShiftAlreadyOpen { .. } => "shift_already_open",
+        Error::ShiftHasOpenSale { .. } => "shift_has_open_sale",
+        Error::NotAllowed { .. } => "not_allowed",
         _ => "ledger",
     };
     fail(code, &e.to_string())

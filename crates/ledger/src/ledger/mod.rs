@@ -29,6 +29,7 @@ pub use receipts::{receipt_sale_data, ReceiptPrint};
 mod refunds;
 mod rows;
 mod sale;
+pub mod shift;
 mod staff;
 
 pub use audit::AuditInput;

@@ -260,6 +260,7 @@ pub(super) fn insert_payment(
     }
     // Money invariant: callers pass `Money::positive`; a payment charges something.
     assert!(amount.amount_minor > 0, "payment amount {amount}");
+    crate::ledger::shift::require_open_shift_tx(tx)?;
     // The exact request the PSP will get, on every attempt (design §3.2). The key is
     // also in metadata so reconciliation can search for it past the dedup window (design §3.6).
     let mut params = RequestParams::default();
