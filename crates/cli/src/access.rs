@@ -8,6 +8,7 @@
 //! audit head                  the last row's seq and hash, to keep apart
 //! staff add --name N --role cashier|manager|owner [--by NAME]   the PIN is read from stdin
 //! staff list
+//! staff sign-in --name N | sign-out | whoami   who is signed in (sales are theirs)
 //! ```
 //! A PIN never goes on the command line (argv is visible to every user of the machine):
 //! `staff add` reads it from the first line of stdin. `--by` names who adds the member;
@@ -58,6 +59,15 @@ pub(crate) enum StaffCmd {
     },
     /// Every staff member (never a PIN or its hash).
     List,
+    /// Sign in at this register (PIN on stdin): sales and refunds from now are theirs.
+    SignIn {
+        #[arg(long)]
+        name: String,
+    },
+    /// Sign out whoever is signed in.
+    SignOut,
+    /// Who is signed in, or null.
+    Whoami,
 }
 
 fn parse_head(s: &str) -> Anchor {
@@ -143,6 +153,7 @@ pub(crate) fn ledger_fail(e: &Error) -> ! {
         Error::InvalidInput(_) => "invalid_input",
         Error::InvalidAmount(_) => "invalid_amount",
         Error::NoOpenShift => "no_open_shift",
+        Error::NotSignedIn => "not_signed_in",
         Error::ShiftAlreadyOpen { .. } => "shift_already_open",
         Error::ShiftHasOpenSale { .. } => "shift_has_open_sale",
         Error::NotAllowed { .. } => "not_allowed",
@@ -153,6 +164,23 @@ pub(crate) fn ledger_fail(e: &Error) -> ! {
 
 pub(crate) fn staff(engine: &Engine, cmd: &StaffCmd) -> i32 {
     match cmd {
+        StaffCmd::SignIn { name } => {
+            let input = stdin_lines();
+            let pin = read_pin(&mut input.iter(), "the member's");
+            let who = engine.with_ledger(|l| l.sign_in(name, &pin, LockoutPolicy::default(), now_ms())).unwrap_or_else(|e| ledger_fail(&e));
+            out!("{}", serde_json::to_string(&who).expect("staff serializes"));
+            0
+        }
+        StaffCmd::SignOut => {
+            let was = engine.with_ledger(|l| l.sign_out(now_ms())).unwrap_or_else(|e| ledger_fail(&e));
+            out!("{}", json!({ "signed_out": was }));
+            0
+        }
+        StaffCmd::Whoami => {
+            let who = engine.with_ledger(|l| l.signed_in()).unwrap_or_else(|e| ledger_fail(&e));
+            out!("{}", serde_json::to_string(&who).expect("staff serializes"));
+            0
+        }
         StaffCmd::List => {
             let all = engine.with_ledger(|l| l.staff_list()).unwrap_or_else(|e| ledger_fail(&e));
             for s in all {

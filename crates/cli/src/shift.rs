@@ -11,7 +11,9 @@
 //! shift status                                         the open shift, or null
 //! ```
 //! PINs never go on the command line: the first line of stdin is `--by`'s PIN, the
-//! second `--approver`'s. A count is `DENOMINATION x PIECES` pairs in minor units.
+//! second `--approver`'s. `--by` is signed in at the register and stays signed in (the
+//! sales that follow are theirs) until `staff sign-out`. A count is
+//! `DENOMINATION x PIECES` pairs in minor units.
 
 use clap::Subcommand;
 use paydesk_ledger::access::lockout::LockoutPolicy;
@@ -95,14 +97,16 @@ fn parse_count(s: &str) -> Vec<DenominationCount> {
         .collect()
 }
 
-/// Checks `by`'s PIN (and the approver's, when named) as sign-ins under the lockout and
-/// returns who acts. Every check is audited by the ledger, right or wrong.
+/// Signs `by` in at the register with their PIN (the ledger lets only the person signed
+/// in act), checks the approver's PIN when one is named, and returns who acts. Every
+/// PIN check is audited by the ledger, right or wrong; `by` stays signed in afterwards,
+/// so the sales that follow are theirs.
 fn actor(l: &mut Ledger, by: &str, approver: Option<&str>) -> Result<Actor, Error> {
     let input = stdin_lines();
     let mut lines = input.iter();
     let by_pin = read_pin(&mut lines, "the --by member's");
     let approver_pin = approver.map(|_| read_pin(&mut lines, "the --approver's"));
-    let who = l.check_pin(by, &by_pin, PinPurpose::SignIn, LockoutPolicy::default(), now_ms())?;
+    let who = l.sign_in(by, &by_pin, LockoutPolicy::default(), now_ms())?;
     let approver_id = match (approver, approver_pin) {
         (Some(name), Some(pin)) => Some(l.check_pin(name, &pin, PinPurpose::Approval, LockoutPolicy::default(), now_ms())?.id),
         _ => None,

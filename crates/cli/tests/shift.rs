@@ -43,10 +43,15 @@ async fn a_shift_from_float_to_z_report_through_the_cli() {
     ok(&db, &["staff", "add", "--name", "Mika", "--role", "manager", "--by", "Aiko"], "2468\n1357\n").await;
     ok(&db, &["staff", "add", "--name", "Ben", "--role", "cashier", "--by", "Aiko"], "1234\n1357\n").await;
 
-    // With staff, no cash moves before a shift is open.
+    // With staff, no cash moves before someone signs in and opens a shift.
     let r = cash_sale(&db, "2000").await;
     assert_eq!(r.code, Some(1), "{}", r.stdout);
+    assert!(r.stdout.contains("nobody is signed in"), "{}", r.stdout);
+    assert_eq!(ok(&db, &["staff", "sign-in", "--name", "Mika"], "2468\n").await["name"], "Mika");
+    let r = cash_sale(&db, "2000").await;
     assert!(r.stdout.contains("no shift is open"), "{}", r.stdout);
+    assert_eq!(ok(&db, &["staff", "sign-out"], "").await["signed_out"], 2);
+    assert_eq!(ok(&db, &["staff", "whoami"], "").await, serde_json::Value::Null);
     assert_eq!(ok(&db, &["shift", "status"], "").await, serde_json::Value::Null);
 
     // A wrong PIN opens nothing.
@@ -56,6 +61,7 @@ async fn a_shift_from_float_to_z_report_through_the_cli() {
     assert_eq!(r.json()["error"]["code"], "invalid_input", "{}", r.stdout);
     let s = ok(&db, &["shift", "open", "--by", "Ben", "--float", "1000x5,100x10"], "1234\n").await;
     assert_eq!(s["float_minor"], 6000);
+    assert_eq!(ok(&db, &["staff", "whoami"], "").await["name"], "Ben", "--by stays signed in");
     assert_eq!(cash_sale(&db, "2000").await.code, Some(0));
 
     // A cashier's paid out needs a manager: refused alone, recorded with both names.

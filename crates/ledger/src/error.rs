@@ -135,6 +135,10 @@ pub enum Error {
     #[error("locked after too many wrong PINs until {until_ms} (epoch ms)")]
     StaffLocked { until_ms: i64 },
 
+    /// The store signs staff in: money moves only with someone signed in (design §12.8).
+    #[error("nobody is signed in at this register: sign in first")]
+    NotSignedIn,
+
     /// The store signs staff in, so money moves only inside an open shift (design §12.7).
     #[error("no shift is open: open one with the counted float first")]
     NoOpenShift,

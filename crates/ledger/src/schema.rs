@@ -365,7 +365,7 @@ CREATE TABLE receipt_prints (
     CHECK ((print_no = 1) = (reprint = 0))
 ) STRICT;
 "#,
-    // v7: shifts, paid in/out and Z reports (design §12.7).
+    // v7: shifts, paid in/out, Z reports, who is signed in (design §12.7, §12.8).
     r#"
 -- A till session: opened on a counted float, closed on a blind count. At most one open.
 CREATE TABLE shifts (
@@ -402,6 +402,18 @@ ALTER TABLE cash_movements ADD COLUMN shift_id INTEGER REFERENCES shifts(id);
 ALTER TABLE tenders ADD COLUMN shift_id INTEGER REFERENCES shifts(id);
 CREATE INDEX cash_movements_by_shift ON cash_movements(shift_id) WHERE shift_id IS NOT NULL;
 CREATE INDEX tenders_by_shift ON tenders(shift_id) WHERE shift_id IS NOT NULL;
+
+-- Who is signed in at this register: at most one person. Money rows and audit rows
+-- written while someone is signed in name them.
+CREATE TABLE register_session (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    staff_id  INTEGER NOT NULL REFERENCES staff(id),
+    since_ms  INTEGER NOT NULL
+) STRICT;
+ALTER TABLE payments ADD COLUMN staff_id INTEGER REFERENCES staff(id);
+ALTER TABLE tenders ADD COLUMN staff_id INTEGER REFERENCES staff(id);
+ALTER TABLE refunds ADD COLUMN staff_id INTEGER REFERENCES staff(id);
+ALTER TABLE cash_movements ADD COLUMN staff_id INTEGER REFERENCES staff(id);
 
 -- The closing of a shift, numbered 1, 2, 3 ... with no gap, never changed or deleted.
 CREATE TABLE z_reports (

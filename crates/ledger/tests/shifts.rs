@@ -32,6 +32,15 @@ fn store(l: &mut Ledger) -> Store {
     Store { owner, manager, cashier }
 }
 
+fn sign_in(l: &mut Ledger, name: &str) {
+    let pin = match name {
+        "Aiko" => "1357",
+        "Mika" => "2468",
+        _ => "1234",
+    };
+    l.sign_in(name, &Pin::parse(pin).unwrap(), paydesk_ledger::access::lockout::LockoutPolicy::default(), T).unwrap();
+}
+
 /// A paid cash sale of one mug (¥1,650) with `tendered` yen; returns the change.
 fn cash_sale(l: &mut Ledger, tendered: i64, now: i64) -> i64 {
     let cart = l.create_cart(Currency::Jpy, T + now).unwrap();
@@ -53,7 +62,11 @@ fn no_money_moves_outside_an_open_shift_once_staff_sign_in() {
     assert!(l.shifts_required().unwrap());
     let cart = l.create_cart(Currency::Jpy, T + 20).unwrap();
     l.add_to_cart(cart, "MUG-001", 1, T + 20).unwrap();
+    assert!(matches!(l.pay_cash(cart, 2_000, None, T + 21), Err(Error::NotSignedIn)));
+    sign_in(&mut l, "Ben");
     assert!(matches!(l.pay_cash(cart, 2_000, None, T + 21), Err(Error::NoOpenShift)));
+    let e = l.open_shift(Actor::alone(s.manager), &[], T + 22).unwrap_err();
+    assert!(e.to_string().contains("not the person signed in"), "{e}");
     assert!(matches!(l.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, T + 22), Err(Error::NoOpenShift)));
     assert!(matches!(
         l.create_payment(&NewPayment { amount: Money::new(500, Currency::Jpy), options: CheckoutOptions::card("pm_card_visa") }, T + 23),
@@ -63,7 +76,9 @@ fn no_money_moves_outside_an_open_shift_once_staff_sign_in() {
     l.open_shift(Actor::alone(s.cashier), &[dc(1_000, 10)], T + 30).unwrap();
     assert_eq!(l.pay_cash(cart, 2_000, None, T + 31).unwrap().sale.state, SaleState::Paid);
     // A second shift while one is open is refused.
-    assert!(matches!(l.open_shift(Actor::alone(s.manager), &[], T + 32), Err(Error::ShiftAlreadyOpen { .. })));
+    assert!(matches!(l.open_shift(Actor::alone(s.cashier), &[], T + 32), Err(Error::ShiftAlreadyOpen { .. })));
+    l.sign_out(T + 33).unwrap();
+    assert!(matches!(l.x_report(Actor::alone(s.cashier), T + 34), Err(Error::NotSignedIn)));
 }
 
 #[test]
@@ -71,6 +86,7 @@ fn the_drawer_is_float_plus_cash_minus_change_refunds_and_paid_out() {
     let dir = tempfile::tempdir().unwrap();
     let mut l = Ledger::open(dir.path().join("ledger.db")).unwrap();
     let s = store(&mut l);
+    sign_in(&mut l, "Ben");
     let shift = l.open_shift(Actor::alone(s.cashier), &[dc(5_000, 1), dc(1_000, 4), dc(100, 10)], T + 100).unwrap();
     assert_eq!(shift.float_minor, 10_000);
     assert_eq!(shift.float_counts, vec![dc(5_000, 1), dc(1_000, 4), dc(100, 10)]);
@@ -81,13 +97,16 @@ fn the_drawer_is_float_plus_cash_minus_change_refunds_and_paid_out() {
     // recorded with both names; nobody approves their own.
     let e = l.paid_in_out(Actor::alone(s.cashier), PaidKind::PaidOut, 500, "milk for the coffee", T + 130).unwrap_err();
     assert!(matches!(e, Error::NotAllowed { authorization: Authorization::NeedsApproval { min_role: Role::Manager }, .. }), "{e:?}");
+    sign_in(&mut l, "Mika");
     let e = l.paid_in_out(Actor { staff_id: s.manager, approver_id: Some(s.manager) }, PaidKind::PaidIn, 500, "change top-up", T + 130);
     assert!(e.is_ok(), "a manager acts alone; the named approver is not consulted: {e:?}");
+    sign_in(&mut l, "Ben");
     let out = l.paid_in_out(Actor { staff_id: s.cashier, approver_id: Some(s.manager) }, PaidKind::PaidOut, 800, "milk for the coffee", T + 131).unwrap();
     assert_eq!((out.staff_id, out.approver_id), (s.cashier, Some(s.manager)));
-    assert!(l.paid_in_out(Actor::alone(s.manager), PaidKind::PaidOut, 0, "nothing", T + 132).is_err());
-    assert!(l.paid_in_out(Actor::alone(s.manager), PaidKind::PaidOut, 100, "x", T + 132).is_err(), "a reason of 3+ characters");
-    let e = l.paid_in_out(Actor::alone(s.manager), PaidKind::PaidOut, 1_000_000, "more than the drawer holds", T + 133).unwrap_err();
+    let with_mika = Actor { staff_id: s.cashier, approver_id: Some(s.manager) };
+    assert!(l.paid_in_out(with_mika, PaidKind::PaidOut, 0, "nothing", T + 132).is_err());
+    assert!(l.paid_in_out(with_mika, PaidKind::PaidOut, 100, "x", T + 132).is_err(), "a reason of 3+ characters");
+    let e = l.paid_in_out(with_mika, PaidKind::PaidOut, 1_000_000, "more than the drawer holds", T + 133).unwrap_err();
     assert!(e.to_string().contains("more than the drawer should hold"), "{e}");
 
     // A cash refund of part of the first sale leaves the drawer too.
@@ -119,6 +138,7 @@ fn the_drawer_is_float_plus_cash_minus_change_refunds_and_paid_out() {
     assert!(matches!(l.x_report(Actor::alone(s.cashier), T + 170), Err(Error::NoOpenShift)));
 
     // The next shift counts over; its Z is number 2 and starts from its own float.
+    sign_in(&mut l, "Aiko");
     l.open_shift(Actor::alone(s.owner), &[dc(1_000, 5)], T + 200).unwrap();
     cash_sale(&mut l, 1_650, 210);
     let z2 = l.close_shift(Actor::alone(s.owner), &[dc(1_000, 7)], T + 220).unwrap();
@@ -131,6 +151,7 @@ fn a_shift_does_not_close_under_a_part_paid_sale() {
     let dir = tempfile::tempdir().unwrap();
     let mut l = Ledger::open(dir.path().join("ledger.db")).unwrap();
     let s = store(&mut l);
+    sign_in(&mut l, "Mika");
     l.open_shift(Actor::alone(s.manager), &[], T + 10).unwrap();
     let cart = l.create_cart(Currency::Jpy, T + 11).unwrap();
     l.add_to_cart(cart, "MUG-001", 2, T + 11).unwrap();
@@ -153,6 +174,7 @@ fn z_numbers_survive_a_reopen_and_plain_sql_cannot_change_or_skip_them() {
     {
         let mut l = Ledger::open(&path).unwrap();
         let s = store(&mut l);
+        sign_in(&mut l, "Mika");
         for i in 0..3 {
             l.open_shift(Actor::alone(s.manager), &[dc(1_000, 1)], T + 100 + i).unwrap();
             l.close_shift(Actor::alone(s.manager), &[dc(1_000, 1)], T + 150 + i).unwrap();
@@ -161,6 +183,7 @@ fn z_numbers_survive_a_reopen_and_plain_sql_cannot_change_or_skip_them() {
     let mut l = Ledger::open(&path).unwrap();
     assert_eq!(l.last_z_number().unwrap(), 3);
     let manager = l.staff_by_name("Mika").unwrap().unwrap().id;
+    assert_eq!(l.signed_in().unwrap().map(|s| s.id), Some(manager), "the session survives a reopen");
     l.open_shift(Actor::alone(manager), &[], T + 200).unwrap();
     assert_eq!(l.close_shift(Actor::alone(manager), &[], T + 201).unwrap().z_number, 4);
     let z4_head = l.audit_head().unwrap();
@@ -189,10 +212,11 @@ fn counts_are_checked_against_the_currency() {
     let dir = tempfile::tempdir().unwrap();
     let mut l = Ledger::open(dir.path().join("ledger.db")).unwrap();
     let s = store(&mut l);
+    sign_in(&mut l, "Ben");
     let e = l.open_shift(Actor::alone(s.cashier), &[dc(25, 4)], T + 10).unwrap_err();
     assert!(e.to_string().contains("25 is not a JPY note or coin"), "{e}");
     assert!(l.current_shift().unwrap().is_none(), "a refused open writes nothing");
-    let e = l.open_shift(Actor { staff_id: 999, approver_id: None }, &[], T + 10).unwrap_err();
+    let e = l.open_shift(Actor { staff_id: s.cashier, approver_id: Some(999) }, &[], T + 10).unwrap_err();
     assert!(e.to_string().contains("not an active staff member"), "{e}");
 }
 
@@ -208,6 +232,7 @@ fn cycle_child(path: &str) -> ! {
         store(&mut l);
     }
     let manager = l.staff_by_name("Mika").unwrap().unwrap().id;
+    sign_in(&mut l, "Mika");
     let out = std::io::stdout();
     for i in 0i64.. {
         let now = 1_000 * i;
@@ -293,7 +318,10 @@ fn a_v6_ledger_with_staff_and_cash_sales_upgrades_and_its_next_drawer_starts_cle
         "DROP TRIGGER z_reports_consecutive; DROP TRIGGER z_reports_never_changed; DROP TRIGGER z_reports_never_deleted;
          DROP TABLE z_reports; DROP INDEX tenders_by_shift; DROP INDEX cash_movements_by_shift;
          ALTER TABLE tenders DROP COLUMN shift_id; ALTER TABLE cash_movements DROP COLUMN shift_id;
-         DROP TABLE paid_in_out; DROP TABLE shifts; PRAGMA user_version = 6;",
+         DROP TABLE paid_in_out; DROP TABLE shifts; DROP TABLE register_session;
+         ALTER TABLE payments DROP COLUMN staff_id; ALTER TABLE tenders DROP COLUMN staff_id;
+         ALTER TABLE refunds DROP COLUMN staff_id; ALTER TABLE cash_movements DROP COLUMN staff_id;
+         PRAGMA user_version = 6;",
     )
     .unwrap();
     assert!(MIGRATIONS.len() >= 7);
@@ -305,6 +333,8 @@ fn a_v6_ledger_with_staff_and_cash_sales_upgrades_and_its_next_drawer_starts_cle
     // Staff existed before the upgrade, so money now moves inside a shift only.
     let cart = l.create_cart(Currency::Jpy, T + 10).unwrap();
     l.add_to_cart(cart, "MUG-001", 1, T + 10).unwrap();
+    assert!(matches!(l.pay_cash(cart, 1_650, None, T + 11), Err(Error::NotSignedIn)));
+    sign_in(&mut l, "Mika");
     assert!(matches!(l.pay_cash(cart, 1_650, None, T + 11), Err(Error::NoOpenShift)));
     let manager = l.staff_by_name("Mika").unwrap().unwrap().id;
     l.open_shift(Actor::alone(manager), &[dc(1_000, 1)], T + 12).unwrap();
@@ -322,6 +352,7 @@ fn a_close_rewritten_with_its_hash_recomputed_is_caught_by_the_z_reports_head() 
     let z_head = {
         let mut l = Ledger::open(&path).unwrap();
         let s = store(&mut l);
+        sign_in(&mut l, "Mika");
         l.open_shift(Actor::alone(s.manager), &[dc(1_000, 1)], T + 1).unwrap();
         let z = l.close_shift(Actor::alone(s.manager), &[dc(1_000, 1)], T + 2).unwrap();
         // Later rows do not disturb a checkpoint.

@@ -92,7 +92,11 @@ pub(crate) fn append_audit(conn: &Connection, input: &AuditInput, now_ms: i64) -
     let record = AuditRecord {
         seq: last.seq + 1,
         at_ms: now_ms,
-        actor_id: input.actor_id,
+        // Nobody named: whoever is signed in at the register did it (design §12.8).
+        actor_id: match input.actor_id {
+            Some(id) => Some(id),
+            None => crate::ledger::session::operator(conn)?,
+        },
         approver_id: input.approver_id,
         action: input.action.clone(),
         subject: input.subject.clone(),

@@ -247,7 +247,7 @@ pub(super) fn admit_tender_tx(tx: &WriteTx<'_>, cart_id: CartId, override_reason
     if sale.cart.lines.is_empty() {
         return Err(Error::EmptyCart(cart_id.0));
     }
-    crate::ledger::shift::require_open_shift_tx(tx)?;
+    crate::ledger::shift::admit_money_tx(tx)?;
     let Some(unknown) = sale.unknown_tender() else { return Ok(sale) };
     let Some(reason) = override_reason else {
         return Err(Error::TenderUnknownOutstanding {
@@ -318,8 +318,9 @@ pub(super) fn insert_tender_tx(
         tx.row_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM tenders WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
     tx.exec_cached(
         "INSERT INTO tenders (cart_id, seq, kind, amount_minor, currency, payment_id, cash_tendered_minor,
-             change_minor, rounding_minor, created_at_ms, shift_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, (SELECT id FROM shifts WHERE closed_at_ms IS NULL))",
+             change_minor, rounding_minor, created_at_ms, shift_id, staff_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, (SELECT id FROM shifts WHERE closed_at_ms IS NULL),
+                 (SELECT staff_id FROM register_session WHERE id = 1))",
         params![
             cart_id.0,
             seq,
@@ -333,5 +334,20 @@ pub(super) fn insert_tender_tx(
             now_ms
         ],
     )?;
-    Ok(TenderId(tx.last_insert_rowid()))
+    let id = TenderId(tx.last_insert_rowid());
+    if let Some(staff_id) = crate::ledger::session::operator(tx)? {
+        // Who took the money, in the chain (design §12.8). A register without staff
+        // names nobody and writes no row per tender.
+        let after = serde_json::json!({ "cart": cart_id.0, "kind": kind.as_str(), "amount_minor": amount.amount_minor, "currency": amount.currency.code() });
+        crate::ledger::audit::append_audit(
+            tx,
+            &crate::ledger::audit::AuditInput {
+                actor_id: Some(staff_id),
+                after: Some(after.to_string()),
+                ..crate::ledger::audit::AuditInput::new("tender", &format!("tender:{}", id.0))
+            },
+            now_ms,
+        )?;
+    }
+    Ok(id)
 }

@@ -99,7 +99,7 @@ impl Ledger {
                 }
                 TenderKind::Cash => {
                     // Cash leaves a drawer: the drawer of an open shift, counted at its close.
-                    crate::ledger::shift::require_open_shift_tx(&tx)?;
+                    crate::ledger::shift::admit_money_tx(&tx)?;
                     movement_tx(&tx, CashMovementKind::RefundOut, -take, t.amount.currency, cart_id, Some(t.id), now_ms)?;
                     plan.cash_refunds.push((t.id, take));
                     plan.cash_out_minor += take;

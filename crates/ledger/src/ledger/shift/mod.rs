@@ -94,19 +94,36 @@ pub(crate) fn shifts_required(conn: &rusqlite::Connection) -> Result<bool> {
     Ok(conn.row_cached("SELECT EXISTS (SELECT 1 FROM staff WHERE active = 1)", [], |r| r.get(0))?)
 }
 
-/// Refuses with [`Error::NoOpenShift`] when shifts are required and none is open; the
-/// check sits where new money is admitted (a tender, a payment, cash paid out for a
-/// refund), never where recovery finishes what was admitted before.
-pub(crate) fn require_open_shift_tx(tx: &WriteTx<'_>) -> Result<()> {
-    if open_shift_id(tx)?.is_none() && shifts_required(tx)? {
-        return Err(Error::NoOpenShift);
+/// Admits new money (a tender, a payment, a refund, cash paid out for one) and says who
+/// is moving it. Where shifts are required, someone must be signed in
+/// ([`Error::NotSignedIn`]) and a shift open ([`Error::NoOpenShift`]); a register
+/// without staff moves money with nobody named. The check sits where money is admitted,
+/// never where recovery finishes what was admitted before.
+pub(crate) fn admit_money_tx(tx: &WriteTx<'_>) -> Result<Option<i64>> {
+    let operator = super::session::operator(tx)?;
+    if shifts_required(tx)? {
+        if operator.is_none() {
+            return Err(Error::NotSignedIn);
+        }
+        if open_shift_id(tx)?.is_none() {
+            return Err(Error::NoOpenShift);
+        }
     }
-    Ok(())
+    Ok(operator)
 }
 
 /// Checks `actor` (and their approver) against the role table for `action`, as the
-/// ledger holds their roles now. Returns the approver to record, if one was needed.
+/// ledger holds their roles now. The actor must be the person signed in at the register
+/// (their PIN was checked by [`Ledger::sign_in`]); the approver's PIN is the caller's to
+/// check. Returns the approver to record, if one was needed.
 pub(crate) fn authorize_tx(conn: &rusqlite::Connection, actor: Actor, action: Action) -> Result<Option<i64>> {
+    match super::session::operator(conn)? {
+        None => return Err(Error::NotSignedIn),
+        Some(id) if id != actor.staff_id => {
+            return Err(Error::InvalidInput(format!("staff {} is not the person signed in at this register", actor.staff_id)))
+        }
+        Some(_) => {}
+    }
     let person = |id: i64, what: &str| -> Result<paydesk_access::Person> {
         let s = super::staff::active_staff_tx(conn, id)?
             .ok_or_else(|| Error::InvalidInput(format!("the {what} (staff {id}) is not an active staff member")))?;
