@@ -33,7 +33,6 @@ fn write_v5_file(path: &Path) {
 
 #[test]
 fn a_v5_ledger_keeps_its_products_and_sale_totals_and_stays_refundable() {
-    assert_eq!(SCHEMA_VERSION, 7);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v5.db");
     write_v5_file(&path);

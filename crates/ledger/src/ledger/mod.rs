@@ -31,6 +31,8 @@ pub use receipts::{receipt_sale_data, ReceiptPrint};
 mod refunds;
 mod rows;
 mod sale;
+mod session;
+pub mod shift;
 mod staff;
 
 pub use audit::AuditInput;
