@@ -166,6 +166,8 @@ impl AppState {
         let currency = Currency::Usd;
 
         let mut ledger = Ledger::open(data_dir.join(LEDGER_FILE))?;
+        let store_locale = ledger.store_settings().ok().map(|s| s.locale);
+        crate::i18n::set_active(crate::i18n::initial(&settings.language, store_locale, |k| std::env::var(k).ok()));
         let products: Vec<NewProduct> = catalog
             .items
             .iter()
@@ -240,7 +242,7 @@ impl AppState {
     pub async fn apply_settings(&self, wait: Duration) -> Applied {
         let wanted = lock(&self.settings).clone();
         let current = self.live();
-        let engine_settings = |s: &Settings| Settings { fault_profile: String::new(), ..s.clone() };
+        let engine_settings = |s: &Settings| Settings { fault_profile: String::new(), language: String::new(), ..s.clone() };
         if engine_settings(&wanted) == engine_settings(&current.settings) {
             *lock(&self.waiting) = None;
             return Applied::Unchanged;
