@@ -101,6 +101,8 @@ bench: deps-apt deps-rust
 	cargo bench -q -p paydesk-e2e --bench app | tee target/bench/app.txt
 	cargo run -q --release -p paydesk-sim --example sim_bench -- --collect target/bench
 	cargo run -q --release -p paydesk-backoffice --example ingest_bench | tee target/bench/backoffice.txt
+	cargo build -q --release -p mock-psp --bin mock-psp
+	cargo run -q --release -p paydesk-backoffice --example recon_bench -- $${RECON_CHARGES:-100000} | tee target/bench/recon.txt
 
 # The long deterministic chaos simulation (seeds in parallel, audited; figures in docs/).
 # SPLIT=0.5: that share of the sales paid by several tenders (0: single-card sales).
