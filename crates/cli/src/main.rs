@@ -14,6 +14,7 @@
 //! paydesk-cli … capture|cancel|show --payment KEY;  audit;  bench
 //! paydesk-cli … sale new|show|cash|card|cancel|refund|product|rounding|day|discount   (sale.rs)
 //! paydesk-cli … catalog import|export|list;  store show|set|seed   (catalog.rs)
+//! paydesk-cli … sync pair URL (code on stdin) | run [--once] | status   (sync.rs)
 //! paydesk-cli … receipt --cart N --format text|html|escpos [--paper 58|80] [--print HOST:PORT]
 //! ```
 //! Errors print `{"error":{"code","message"}}` on stdout and the message on
@@ -43,6 +44,7 @@ mod receipt;
 mod reports;
 mod sale;
 mod simulate;
+mod sync;
 
 use args::{psp_key, Cli, Cmd};
 use clap::Parser;
@@ -72,6 +74,10 @@ fn main() {
 }
 
 async fn run(cli: Cli) -> i32 {
+    // The back office sync needs no PSP: it only reads and acknowledges the outbox.
+    if let Cmd::Sync { cmd } = &cli.cmd {
+        return sync::run(&cli.db, cmd).await;
+    }
     let crash = engine::crash_target();
     if let Cmd::Checkout(a) = &cli.cmd {
         checkout::validate(a);
@@ -95,6 +101,7 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Catalog { cmd } => catalog::catalog(&engine, cmd),
         Cmd::Store { cmd } => catalog::store(&engine, cmd),
         Cmd::Receipt(a) => receipt::run(&engine, a),
+        Cmd::Sync { .. } => unreachable!("handled before the engine is built"),
         Cmd::Bench { n, concurrency, currency } => {
             let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
             bench::run(&cli.psp_url, &psp_key(&cli), &cli.db, *n, *concurrency, currency).await

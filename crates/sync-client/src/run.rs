@@ -82,6 +82,9 @@ pub struct SyncLoop {
     status: Arc<Mutex<SyncStatus>>,
     /// Rounds finished (good or not): a signal for whoever waits on the loop.
     rounds: tokio::sync::watch::Sender<u64>,
+    /// Called at named points of a round ("sync_after_send": the back office answered,
+    /// nothing dropped yet); the CLI's crash tests SIGKILL the process there.
+    probe: Option<Box<dyn Fn(&'static str) + Send>>,
 }
 
 impl SyncLoop {
@@ -109,6 +112,7 @@ impl SyncLoop {
             batch_rows: limits::MAX_ROWS_PER_BATCH,
             status,
             rounds: tokio::sync::watch::Sender::new(0),
+            probe: None,
         };
         l.refresh_counts()?;
         Ok(l)
@@ -117,6 +121,12 @@ impl SyncLoop {
     /// Rows per batch (1 to the wire's limit); smaller batches are for tests.
     pub fn with_batch_rows(mut self, rows: usize) -> SyncLoop {
         self.batch_rows = rows.clamp(1, limits::MAX_ROWS_PER_BATCH);
+        self
+    }
+
+    /// A function called at the named points of a round (crash tests).
+    pub fn with_probe(mut self, probe: Box<dyn Fn(&'static str) + Send>) -> SyncLoop {
+        self.probe = Some(probe);
         self
     }
 
@@ -216,6 +226,9 @@ impl SyncLoop {
         self.save()?;
 
         let ack = self.bo.send(&batch, &idempotency_key(&self.register_id, first, last)).await?;
+        if let Some(p) = &self.probe {
+            p("sync_after_send");
+        }
         if ack.held || ack.acked_through < stats.acked_through {
             return Err(SyncError::BackOfficeBehind { acked_through: ack.acked_through, dropped_through: stats.acked_through });
         }
