@@ -43,16 +43,7 @@ async fn assert_back_office_equals_ledger(h: &support::Harness, db: &Path, psp: 
         .map(|r| (r["checkout_key"].as_str().unwrap().into(), r["amount"].as_i64().unwrap(), r["state"].as_str().unwrap().into(), r["psp_payment_id"].as_str().map(str::to_string)))
         .collect();
     mine.sort();
-    let bo: Vec<(String, i64, String, Option<String>)> = h
-        .db()
-        .await
-        .query("SELECT checkout_key, amount, state, psp_id FROM payments ORDER BY checkout_key", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
-        .collect();
-    assert_eq!(bo, mine);
+    assert_eq!(h.payment_rows().await, mine);
 }
 
 #[tokio::test]

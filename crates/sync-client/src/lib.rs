@@ -18,3 +18,4 @@ pub use client::{BackOffice, Refused, CONNECT_TIMEOUT, REQUEST_TIMEOUT};
 pub use error::SyncError;
 pub use run::{idempotency_key, Round, SyncLoop, SyncStatus};
 pub use store::{Pairing, SyncState, TokenFile};
+pub use paydesk_sync_proto::MAX_PAIRING_CODE_LEN;

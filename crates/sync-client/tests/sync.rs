@@ -74,19 +74,10 @@ async fn journal(h: &Harness) -> Vec<(i64, i64, Value)> {
 
 /// The back office's projection of payments against the register's own table.
 async fn assert_same_payments(h: &Harness, l: &Ledger) {
-    let bo: Vec<(String, i64, String, Option<String>)> = h
-        .db()
-        .await
-        .query("SELECT checkout_key, amount, state, psp_id FROM payments ORDER BY checkout_key", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
-        .collect();
     let mut mine: Vec<(String, i64, String, Option<String>)> =
         l.list_payments(1_000_000, 0).unwrap().into_iter().map(|p| (p.idempotency_key, p.amount.amount_minor, p.state.as_str().to_string(), p.psp_payment_id)).collect();
     mine.sort();
-    assert_eq!(bo, mine);
+    assert_eq!(h.payment_rows().await, mine);
 }
 
 #[tokio::test]
