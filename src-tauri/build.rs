@@ -24,6 +24,8 @@ const COMMANDS: &[&str] = &[
     "get_settings",
     "save_settings",
     "about",
+    "get_backoffice",
+    "pair_backoffice",
 ];
 
 fn main() {
