@@ -26,6 +26,8 @@ const COMMANDS: &[&str] = &[
     "about",
     "get_messages",
     "set_language",
+    "get_backoffice",
+    "pair_backoffice",
 ];
 
 fn main() {

@@ -20,4 +20,6 @@ export const ERROR_CODES = Object.freeze([
   'tender_exceeds_due', 'tender_unknown_outstanding', 'sale_complete', 'sale_canceled', 'sale_refund_exceeds',
   'unknown_payment', 'refund_exceeds_captured', 'wrong_state', 'previous_outcome_unknown', 'already_paid',
   'later_payment_exists', 'offline_refused', 'psp_config', 'psp_rejected', 'alarm', 'ledger', 'outcome_unknown',
+  // the back office (backoffice.js)
+  'backoffice_unreachable', 'backoffice_refused', 'already_paired',
 ]);

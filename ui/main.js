@@ -12,6 +12,7 @@ import { loadSettings, showApplied } from './settings.js';
 import { loadAbout } from './about.js';
 import { refreshStatus, renderStatus } from './status.js';
 import { applyStatic, formatTime, loadMessages, onLanguageChange, t } from './i18n.js';
+import { loadBackofficeSettings, refreshBackoffice } from './backoffice.js';
 
 // ---------------------------------------------------------------- screens
 const views = ['register', 'payments', 'report', 'settings'];
@@ -26,7 +27,7 @@ function show(view) {
   setVisible(view === 'register');
   if (view === 'payments') loadPayments();
   if (view === 'report') loadReport();
-  if (view === 'settings') { loadSettings(); loadAbout(); }
+  if (view === 'settings') { loadSettings(); loadBackofficeSettings(); loadAbout(); }
 }
 
 // ---------------------------------------------------------------- keyboard
@@ -89,6 +90,8 @@ async function start() {
   await loadRegister();
   await refreshStatus();
   setInterval(refreshStatus, 5000);
+  await refreshBackoffice();
+  setInterval(refreshBackoffice, 5000);
   focusScan();
   document.body.dataset.ready = 'true';
 }

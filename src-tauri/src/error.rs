@@ -29,6 +29,14 @@ pub enum AppError {
     /// An error from the register engine, already put in a cashier's words.
     #[error("{message}")]
     Engine { code: &'static str, message: String },
+    /// The back office did not answer (design §9.12).
+    #[error("The back office cannot be reached: {0}. Check the address and the network; sales go on meanwhile.")]
+    BackOfficeUnreachable(String),
+    /// The back office answered no (a spent or unknown pairing code, a revoked register).
+    #[error("The back office refused: {0}")]
+    BackOfficeRefused(String),
+    #[error("{0}")]
+    AlreadyPaired(String),
     #[error("{0}")]
     Internal(String),
 }
@@ -44,6 +52,9 @@ impl AppError {
             AppError::SaleChanged { .. } => "sale_changed",
             AppError::TenderInFlight => "tender_in_flight",
             AppError::Engine { code, .. } => code,
+            AppError::BackOfficeUnreachable(_) => "backoffice_unreachable",
+            AppError::BackOfficeRefused(_) => "backoffice_refused",
+            AppError::AlreadyPaired(_) => "already_paired",
             AppError::Internal(_) => "internal",
         }
     }

@@ -7,6 +7,7 @@
 //! `tauri::test::mock_builder()` command tests.
 
 pub mod about;
+pub mod backoffice;
 pub mod catalog;
 pub mod commands;
 pub mod config;
@@ -69,14 +70,18 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             about::about,
             i18n::get_messages,
             i18n::set_language,
+            backoffice::get_backoffice,
+            backoffice::pair_backoffice,
         ])
         .setup(move |app| {
             let data_dir = match &opts.data_dir {
                 Some(d) => d.clone(),
                 None => app.path().app_data_dir()?,
             };
-            let state = tauri::async_runtime::block_on(AppState::start(data_dir, &opts))?;
+            let state = tauri::async_runtime::block_on(AppState::start(data_dir.clone(), &opts))?;
+            let secrets = state.secrets.clone();
             app.manage(state);
+            backoffice::start(app.handle(), data_dir, secrets);
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(forward_notifications(handle.clone()));
             tauri::async_runtime::spawn(background(handle));

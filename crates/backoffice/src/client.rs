@@ -1,5 +1,5 @@
-//! A register's side of the wire, for the demo feeder and the tests (the app's own sync
-//! loop will live in the register crate): pair, send a batch, pull changes.
+//! A register's side of the wire, for the demo feeder and the tests (the register's own
+//! sync loop is `paydesk-sync`, which does not link this crate): pair, send a batch, pull changes.
 use paydesk_sync_proto::{Ack, Batch, Changes, PairRequest, Paired, PROTOCOL_VERSION};
 use serde_json::Value;
 

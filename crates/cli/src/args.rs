@@ -150,6 +150,11 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         cmd: crate::catalog::StoreCmd,
     },
+    /// The back office: pair (code on stdin), run the sync, status (design §9.12).
+    Sync {
+        #[command(subcommand)]
+        cmd: crate::sync::SyncCmd,
+    },
     /// A paid sale's receipt: rendered, or printed and recorded (design §11.14).
     Receipt(crate::receipt::ReceiptArgs),
     /// A sale paid by several tenders: cash, cards, cancel, refund (design §8).

@@ -15,6 +15,7 @@
 //! paydesk-cli … sale new|show|cash|card|cancel|refund|product|rounding|day|discount   (sale.rs)
 //! paydesk-cli … catalog import|export|list;  store show|set|seed   (catalog.rs)
 //! paydesk-cli … shift open|paid-in|paid-out|x|close|z|status   (shift.rs; PINs on stdin)
+//! paydesk-cli … sync pair URL (code on stdin) | run [--once] | status   (sync.rs)
 //! paydesk-cli … receipt --cart N --format text|html|escpos [--paper 58|80] [--print HOST:PORT]
 //! ```
 //! Errors print `{"error":{"code","message"}}` on stdout and the message on
@@ -45,6 +46,7 @@ mod reports;
 mod sale;
 mod shift;
 mod simulate;
+mod sync;
 
 use args::{psp_key, Cli, Cmd};
 use clap::Parser;
@@ -74,6 +76,10 @@ fn main() {
 }
 
 async fn run(cli: Cli) -> i32 {
+    // The back office sync needs no PSP: it only reads and acknowledges the outbox.
+    if let Cmd::Sync { cmd } = &cli.cmd {
+        return sync::run(&cli.db, cmd).await;
+    }
     let crash = engine::crash_target();
     if let Cmd::Checkout(a) = &cli.cmd {
         checkout::validate(a);
@@ -98,6 +104,7 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Catalog { cmd } => catalog::catalog(&engine, cmd),
         Cmd::Store { cmd } => catalog::store(&engine, cmd),
         Cmd::Receipt(a) => receipt::run(&engine, a),
+        Cmd::Sync { .. } => unreachable!("handled before the engine is built"),
         Cmd::Bench { n, concurrency, currency } => {
             let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
             bench::run(&cli.psp_url, &psp_key(&cli), &cli.db, *n, *concurrency, currency).await

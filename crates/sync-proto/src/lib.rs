@@ -14,7 +14,7 @@ mod up;
 
 pub use down::{Change, Changes, StoreSettings};
 pub use error::ProtoError;
-pub use pair::{PairRequest, Paired};
+pub use pair::{PairRequest, Paired, MAX_PAIRING_CODE_LEN};
 pub use up::{Ack, Batch, Fact, PaymentState, RefundState, RegisterHealth, Row};
 
 /// The protocol version this crate writes.

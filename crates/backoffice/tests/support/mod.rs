@@ -48,6 +48,13 @@ impl Harness {
         self.db().await.query_one(sql, &[]).await.unwrap_or_else(|e| panic!("{sql}: {e}")).get(0)
     }
 
+    /// Every payment the service holds as (checkout key, amount, state, PSP id), by key:
+    /// what a register's own table is compared with.
+    pub async fn payment_rows(&self) -> Vec<(String, i64, String, Option<String>)> {
+        let rows = self.db().await.query("SELECT checkout_key, amount, state, psp_id FROM payments ORDER BY checkout_key", &[]).await.expect("payments");
+        rows.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))).collect()
+    }
+
     /// A new store and one paired register in it.
     pub async fn store_with_register(&self, name: &str) -> (String, RegisterClient) {
         let store = self.owner.create_store(name).await.expect("create store");

@@ -1,0 +1,155 @@
+//! HTTP to the back office: pair, send a batch, pull changes. Every request has a
+//! connect and a total timeout, so a back office that hangs costs the loop a bounded
+//! wait, never the checkout anything. The token goes in the Authorization header only.
+use crate::error::SyncError;
+use paydesk_sync_proto::{limits, Ack, Batch, Changes, PairRequest, Paired, PROTOCOL_VERSION};
+use serde_json::Value;
+use std::time::Duration;
+
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// A full batch is under 1 MiB; 30 s is ample on any link that can carry it.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest back office URL accepted.
+pub const MAX_URL_LEN: usize = 2000;
+/// Most bytes of an answer read (the largest answer, a settings document, is small).
+const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+
+/// A refusal: status and the back office's `{error:{code,message}}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub status: u16,
+    pub code: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status, self.code, self.message)
+    }
+}
+
+/// One back office, with this register's token once paired.
+#[derive(Clone)]
+pub struct BackOffice {
+    base: String,
+    token: Option<String>,
+    http: reqwest::Client,
+}
+
+impl std::fmt::Debug for BackOffice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // never the token
+        f.debug_struct("BackOffice").field("base", &self.base).field("paired", &self.token.is_some()).finish()
+    }
+}
+
+/// Checks a back office URL: http or https, a host, no credentials, bounded.
+pub fn check_url(url: &str) -> Result<String, SyncError> {
+    let url = url.trim().trim_end_matches('/');
+    if url.is_empty() || url.len() > MAX_URL_LEN {
+        return Err(SyncError::Input(format!("the back office URL must be 1 to {MAX_URL_LEN} characters")));
+    }
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or_else(|| SyncError::Input(format!("the back office URL must start with http:// or https:// (got {url:?})")))?;
+    let host = rest.split('/').next().unwrap_or("");
+    if host.is_empty() || host.contains('@') || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(SyncError::Input(format!("the back office URL {url:?} has no usable host")));
+    }
+    Ok(url.to_string())
+}
+
+impl BackOffice {
+    pub fn new(url: &str, token: Option<String>) -> Result<BackOffice, SyncError> {
+        let base = check_url(url)?;
+        let http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(REQUEST_TIMEOUT)
+            .build()
+            .map_err(|e| SyncError::Unreachable(e.to_string()))?;
+        Ok(BackOffice { base, token, http })
+    }
+
+    pub fn url(&self) -> &str {
+        &self.base
+    }
+
+    /// Trades a one-time pairing code for this register's id and token.
+    pub async fn pair(&self, code: &str, app_version: &str) -> Result<Paired, SyncError> {
+        let req = PairRequest { v: PROTOCOL_VERSION, pairing_code: code.trim().to_string(), app_version: app_version.into() };
+        req.validate().map_err(|e| SyncError::Input(e.to_string()))?;
+        let paired: Paired = answer(self.http.post(format!("{}/v1/pair", self.base)).json(&req).send().await).await?;
+        for (field, v) in [("store_id", &paired.store_id), ("register_id", &paired.register_id), ("token", &paired.token)] {
+            if v.is_empty() || v.len() > limits::MAX_KEY_LEN || !v.bytes().all(|b| b.is_ascii_graphic()) {
+                return Err(SyncError::BadAnswer(format!("pairing answer: {field} is not 1-{} printable ASCII characters", limits::MAX_KEY_LEN)));
+            }
+        }
+        Ok(paired)
+    }
+
+    fn token(&self) -> Result<&str, SyncError> {
+        self.token.as_deref().ok_or_else(|| SyncError::Input("this register is not paired with a back office".into()))
+    }
+
+    pub async fn send(&self, batch: &Batch, idempotency_key: &str) -> Result<Ack, SyncError> {
+        let r = self.http.post(format!("{}/v1/sync/batches", self.base)).bearer_auth(self.token()?).header("Idempotency-Key", idempotency_key).json(batch).send().await;
+        answer(r).await
+    }
+
+    pub async fn changes(&self, since: u64) -> Result<Changes, SyncError> {
+        let r = self.http.get(format!("{}/v1/sync/changes", self.base)).query(&[("since", since)]).bearer_auth(self.token()?).send().await;
+        let c: Changes = answer(r).await?;
+        c.validate().map_err(|e| SyncError::BadAnswer(e.to_string()))?;
+        Ok(c)
+    }
+}
+
+async fn answer<T: serde::de::DeserializeOwned>(r: reqwest::Result<reqwest::Response>) -> Result<T, SyncError> {
+    let r = r.map_err(|e| SyncError::Unreachable(without_url(&e)))?;
+    let status = r.status().as_u16();
+    if r.content_length().is_some_and(|n| n > MAX_ANSWER_BYTES as u64) {
+        return Err(SyncError::BadAnswer(format!("an answer of {} bytes (at most {MAX_ANSWER_BYTES})", r.content_length().unwrap_or(0))));
+    }
+    let body = r.bytes().await.map_err(|e| SyncError::Unreachable(without_url(&e)))?;
+    if body.len() > MAX_ANSWER_BYTES {
+        return Err(SyncError::BadAnswer(format!("an answer of {} bytes (at most {MAX_ANSWER_BYTES})", body.len())));
+    }
+    if (200..300).contains(&status) {
+        return serde_json::from_slice(&body).map_err(|e| SyncError::BadAnswer(e.to_string()));
+    }
+    let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let s = |k: &str| v["error"][k].as_str().unwrap_or("").chars().take(500).collect::<String>();
+    Err(SyncError::Refused(Refused { status, code: s("code"), message: s("message") }))
+}
+
+/// reqwest's error text without the URL's query (nothing secret is in it today; the
+/// habit keeps it so).
+fn without_url(e: &reqwest::Error) -> String {
+    let kind = if e.is_timeout() {
+        "timed out"
+    } else if e.is_connect() {
+        "could not connect"
+    } else {
+        "request failed"
+    };
+    match e.url() {
+        Some(u) => format!("{kind} ({}://{}{})", u.scheme(), u.host_str().unwrap_or(""), u.port().map(|p| format!(":{p}")).unwrap_or_default()),
+        None => kind.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_url;
+
+    #[test]
+    fn urls_are_checked() {
+        assert_eq!(check_url(" http://127.0.0.1:8800/ ").unwrap(), "http://127.0.0.1:8800");
+        assert!(check_url("https://bo.example.com").is_ok());
+        for bad in ["", "ftp://x", "127.0.0.1:8800", "http://", "http://u:p@host", "http://a b"] {
+            assert!(check_url(bad).is_err(), "{bad}");
+        }
+        assert!(check_url(&format!("http://{}", "a".repeat(2001))).is_err());
+    }
+}

@@ -1,0 +1,39 @@
+use crate::client::Refused;
+
+/// Why a sync step did not complete. Every one is retried by the loop with a bounded
+/// back-off; none loses an outbox row (rows are dropped only after an ack).
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    #[error("the back office refused: {0}")]
+    Refused(Refused),
+    #[error("the back office is unreachable: {0}")]
+    Unreachable(String),
+    #[error("the back office answered something this register cannot read: {0}")]
+    BadAnswer(String),
+    #[error("ledger: {0}")]
+    Ledger(#[from] paydesk_ledger::Error),
+    #[error("outbox row {seq} is not a fact the back office accepts: {message}")]
+    BadRow { seq: u64, message: String },
+    #[error("the back office holds seq {acked_through} while this register dropped rows up to {dropped_through}: it lost rows this register no longer has")]
+    BackOfficeBehind { acked_through: u64, dropped_through: u64 },
+    #[error("sync state file {path}: {message}")]
+    State { path: String, message: String },
+    #[error("{0}")]
+    Input(String),
+}
+
+impl SyncError {
+    /// A short stable code for the status line and the CLI's JSON.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SyncError::Refused(_) => "refused",
+            SyncError::Unreachable(_) => "unreachable",
+            SyncError::BadAnswer(_) => "bad_answer",
+            SyncError::Ledger(_) => "ledger",
+            SyncError::BadRow { .. } => "bad_row",
+            SyncError::BackOfficeBehind { .. } => "back_office_behind",
+            SyncError::State { .. } => "state",
+            SyncError::Input(_) => "input",
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! The sync loop (design §9.12). It owns its own ledger connection and its own task: a
+//! checkout never waits on it beyond SQLite's write lock for an ack's short DELETE.
+//!
+//! A round: send the outbox in batches of at most 500 rows from the last acknowledged
+//! seq, drop rows only up to each ack's `acked_through`, until the outbox is empty; then
+//! pull the store's settings changes. Errors end the round; the loop waits a bounded
+//! back-off and tries again, and nothing is dropped that was not acknowledged.
+use crate::backoff::Backoff;
+use crate::client::BackOffice;
+use crate::error::SyncError;
+use crate::store::{InFlight, Pairing, SyncState};
+use parking_lot::Mutex;
+use paydesk_ledger::{Currency, Ledger};
+use paydesk_sync_proto::{limits, Batch, Change, Fact, RegisterHealth, Row, StoreSettings, PROTOCOL_VERSION};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The key of a batch: the same range of the same register is the same request, so a
+/// resend after a lost answer is recognised, never applied twice.
+pub fn idempotency_key(register_id: &str, first_seq: u64, last_seq: u64) -> String {
+    format!("sync-{register_id}-{first_seq}-{last_seq}")
+}
+
+/// Pairs with a one-time code: the pairing to keep in `sync.json` and the token to keep
+/// secret (a 0600 file or the keychain; never logged).
+pub async fn pair(url: &str, code: &str, app_version: &str) -> Result<(Pairing, String), SyncError> {
+    let bo = BackOffice::new(url, None)?;
+    let p = bo.pair(code, app_version).await?;
+    Ok((Pairing { url: bo.url().to_string(), store_id: p.store_id, register_id: p.register_id, register_name: p.register_name }, p.token))
+}
+
+/// What one round did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Round {
+    pub batches: u64,
+    pub rows_sent: u64,
+    pub rows_dropped: u64,
+    pub acked_through: u64,
+    pub settings_version: u64,
+    /// The settings copy changed in this round.
+    pub settings_changed: bool,
+    /// Why the new settings did not all reach the ledger (the copy is kept regardless).
+    pub settings_not_applied: Option<String>,
+}
+
+/// The loop's state for the status bar and `sync status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SyncStatus {
+    pub paired: bool,
+    pub store_id: Option<String>,
+    pub register_name: Option<String>,
+    pub last_sync_ms: Option<i64>,
+    pub queued: u64,
+    pub offline_waiting: u64,
+    pub acked_through: u64,
+    pub high_water: u64,
+    pub settings_version: u64,
+    /// `{code, message}` of the last failed round; cleared by a good one.
+    pub last_error: Option<StatusError>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatusError {
+    pub code: String,
+    pub message: String,
+}
+
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+pub struct SyncLoop {
+    ledger: Ledger,
+    bo: BackOffice,
+    register_id: String,
+    state_path: PathBuf,
+    state: SyncState,
+    app_version: String,
+    batch_rows: usize,
+    status: Arc<Mutex<SyncStatus>>,
+    /// Rounds finished (good or not): a signal for whoever waits on the loop.
+    rounds: tokio::sync::watch::Sender<u64>,
+    /// Called at named points of a round ("sync_after_send": the back office answered,
+    /// nothing dropped yet); the CLI's crash tests SIGKILL the process there.
+    probe: Option<Box<dyn Fn(&'static str) + Send>>,
+}
+
+impl SyncLoop {
+    /// `ledger` must be a connection of its own (not the checkout's); `token` is the
+    /// register's secret.
+    pub fn new(ledger: Ledger, state_path: &Path, token: String, app_version: &str) -> Result<SyncLoop, SyncError> {
+        let state = SyncState::load(state_path)?;
+        let pairing = state.pairing.clone().ok_or_else(|| SyncError::Input("this register is not paired with a back office: pair it first".into()))?;
+        let bo = BackOffice::new(&pairing.url, Some(token))?;
+        let status = Arc::new(Mutex::new(SyncStatus {
+            paired: true,
+            store_id: Some(pairing.store_id.clone()),
+            register_name: Some(pairing.register_name.clone()),
+            last_sync_ms: state.last_sync_ms,
+            settings_version: state.settings_version,
+            ..Default::default()
+        }));
+        let mut l = SyncLoop {
+            ledger,
+            bo,
+            register_id: pairing.register_id,
+            state_path: state_path.to_path_buf(),
+            state,
+            app_version: app_version.chars().take(limits::MAX_TEXT_LEN).collect(),
+            batch_rows: limits::MAX_ROWS_PER_BATCH,
+            status,
+            rounds: tokio::sync::watch::Sender::new(0),
+            probe: None,
+        };
+        l.refresh_counts()?;
+        Ok(l)
+    }
+
+    /// Rows per batch (1 to the wire's limit); smaller batches are for tests.
+    pub fn with_batch_rows(mut self, rows: usize) -> SyncLoop {
+        self.batch_rows = rows.clamp(1, limits::MAX_ROWS_PER_BATCH);
+        self
+    }
+
+    /// A function called at the named points of a round (crash tests).
+    pub fn with_probe(mut self, probe: Box<dyn Fn(&'static str) + Send>) -> SyncLoop {
+        self.probe = Some(probe);
+        self
+    }
+
+    /// The status, shared: the app's status bar reads it while the loop runs.
+    pub fn status(&self) -> Arc<Mutex<SyncStatus>> {
+        self.status.clone()
+    }
+
+    /// Counts finished rounds; the status is up to date whenever it moves.
+    pub fn subscribe_rounds(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.rounds.subscribe()
+    }
+
+    /// The last settings copy (kept while the back office is away).
+    pub fn settings(&self) -> Option<&StoreSettings> {
+        self.state.settings.as_ref()
+    }
+
+    fn refresh_counts(&mut self) -> Result<(), SyncError> {
+        let s = self.ledger.outbox_stats()?;
+        let offline = self.ledger.offline_queue_stats()?.count.max(0) as u64;
+        let mut st = self.status.lock();
+        st.queued = s.queued;
+        st.high_water = s.high_water;
+        st.acked_through = s.acked_through;
+        st.offline_waiting = offline;
+        Ok(())
+    }
+
+    fn save(&self) -> Result<(), SyncError> {
+        self.state.save(&self.state_path)
+    }
+
+    /// One round: the whole outbox up, then the settings down.
+    pub async fn round(&mut self) -> Result<Round, SyncError> {
+        let out = self.round_inner().await;
+        let _ = self.refresh_counts();
+        let mut st = self.status.lock();
+        match &out {
+            Ok(r) => {
+                st.last_error = None;
+                st.last_sync_ms = self.state.last_sync_ms;
+                st.settings_version = r.settings_version;
+            }
+            Err(e) => st.last_error = Some(StatusError { code: e.code().into(), message: e.to_string() }),
+        }
+        drop(st);
+        self.rounds.send_modify(|n| *n += 1);
+        out
+    }
+
+    async fn round_inner(&mut self) -> Result<Round, SyncError> {
+        let mut round = Round::default();
+        loop {
+            let sent = self.send_one(&mut round).await?;
+            if !sent {
+                break;
+            }
+        }
+        self.pull(&mut round).await?;
+        self.state.last_sync_ms = Some(now_ms());
+        self.save()?;
+        round.acked_through = self.ledger.outbox_stats()?.acked_through;
+        round.settings_version = self.state.settings_version;
+        Ok(round)
+    }
+
+    /// Sends the next batch; false when the outbox is empty.
+    async fn send_one(&mut self, round: &mut Round) -> Result<bool, SyncError> {
+        let stats = self.ledger.outbox_stats()?;
+        // A batch sent before and not acknowledged is sent again exactly as it was.
+        let resend = self.state.in_flight.clone().filter(|f| f.first_seq == stats.acked_through + 1);
+        let max = match &resend {
+            Some(f) => (f.last_seq - f.first_seq + 1) as usize,
+            None => self.batch_rows,
+        };
+        let rows = self.ledger.outbox_batch(stats.acked_through, max)?;
+        let (Some(first), Some(last)) = (rows.first().map(|r| r.seq), rows.last().map(|r| r.seq)) else {
+            return Ok(false);
+        };
+        let health = match resend {
+            Some(f) if f.last_seq == last => f.health,
+            _ => RegisterHealth {
+                app_version: self.app_version.clone(),
+                queued: stats.queued.saturating_sub(rows.len() as u64),
+                offline_waiting: self.ledger.offline_queue_stats()?.count.max(0) as u64,
+            },
+        };
+        let mut wire = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let fact: Fact = serde_json::from_str(&r.fact_json).map_err(|e| SyncError::BadRow { seq: r.seq, message: e.to_string() })?;
+            wire.push(Row { at_ms: r.at_ms, fact });
+        }
+        let batch = Batch { v: PROTOCOL_VERSION, register_id: self.register_id.clone(), first_seq: first, rows: wire, health: health.clone() };
+        batch.validate().map_err(|e| SyncError::BadRow { seq: first, message: e.to_string() })?;
+        self.state.in_flight = Some(InFlight { first_seq: first, last_seq: last, health });
+        self.save()?;
+
+        let ack = self.bo.send(&batch, &idempotency_key(&self.register_id, first, last)).await?;
+        if let Some(p) = &self.probe {
+            p("sync_after_send");
+        }
+        if ack.held || ack.acked_through < stats.acked_through {
+            return Err(SyncError::BackOfficeBehind { acked_through: ack.acked_through, dropped_through: stats.acked_through });
+        }
+        round.rows_dropped += self.ledger.outbox_ack(ack.acked_through)?;
+        self.state.in_flight = None;
+        self.save()?;
+        round.batches += 1;
+        round.rows_sent += rows.len() as u64;
+        if ack.acked_through < last {
+            // The back office stored less than it was sent without saying why: do not
+            // spin on it; the next round starts again from its ack.
+            return Err(SyncError::BadAnswer(format!("ack through {} for a batch up to {last}", ack.acked_through)));
+        }
+        Ok(true)
+    }
+
+    async fn pull(&mut self, round: &mut Round) -> Result<(), SyncError> {
+        let c = self.bo.changes(self.state.settings_version).await?;
+        for ch in c.changes {
+            match ch {
+                Change::Settings { version, settings } => {
+                    if self.state.settings.as_ref() != Some(&settings) || self.state.settings_version != version {
+                        round.settings_changed = true;
+                        if let Err(e) = apply_settings(&mut self.ledger, &settings) {
+                            round.settings_not_applied = Some(e.to_string());
+                        }
+                        self.state.settings = Some(settings);
+                    }
+                }
+            }
+        }
+        self.state.settings_version = c.version;
+        Ok(())
+    }
+
+    /// Runs rounds until `stop` turns true: `interval` after a good round, the bounded
+    /// back-off after a failed one. `poke` starts a round at once (a sale was made).
+    pub async fn run(mut self, interval: Duration, mut backoff: Backoff, mut stop: tokio::sync::watch::Receiver<bool>, poke: Arc<tokio::sync::Notify>) {
+        loop {
+            if *stop.borrow() {
+                return;
+            }
+            let wait = match self.round().await {
+                Ok(_) => {
+                    backoff.reset();
+                    interval
+                }
+                Err(e) => {
+                    tracing::warn!(code = e.code(), "sync round failed: {e}");
+                    backoff.next_delay()
+                }
+            };
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = poke.notified() => {}
+                r = stop.changed() => if r.is_err() { return },
+            }
+        }
+    }
+}
+
+/// The fields the ledger's store settings share with the back office's: name, currency
+/// and receipt footer. Written only when one differs (every write is audited).
+fn apply_settings(ledger: &mut Ledger, s: &StoreSettings) -> Result<(), SyncError> {
+    let mut cur = ledger.store_settings()?;
+    let before = cur.clone();
+    cur.name = s.store_name.clone();
+    cur.receipt_footer = s.receipt_footer.clone();
+    let currency: Currency = s.currency.parse().map_err(|_| SyncError::Input(format!("currency {:?} is not one this register sells in", s.currency)))?;
+    cur.currency = currency;
+    if cur != before {
+        ledger.set_store_settings(cur, None, now_ms())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! The register's sync against the REAL back office on a private PostgreSQL, with real
+//! ledger files (design §9.12): the back office ends holding exactly the register's
+//! rows, a lost answer is resent as the same request and changes nothing, 20,000 queued
+//! rows catch up, the owner's settings arrive, and the register keeps selling while the
+//! back office is down.
+#[path = "../../backoffice/tests/support/mod.rs"]
+mod support;
+#[path = "common/proxy.rs"]
+mod proxy;
+
+use paydesk_ledger::*;
+use paydesk_sync::store::{SyncState, TokenFile};
+use paydesk_sync::{Backoff, SyncError, SyncLoop};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use support::Harness;
+
+struct Register {
+    dir: tempfile::TempDir,
+    ledger: Ledger,
+}
+
+impl Register {
+    fn new() -> Register {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open(dir.path().join("ledger.db")).unwrap();
+        Register { dir, ledger }
+    }
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("ledger.db")
+    }
+    fn state(&self) -> PathBuf {
+        SyncState::path_in(self.dir.path())
+    }
+    /// A sale through the ledger's own write path: created, sent, captured by the PSP.
+    fn sell(&mut self, minor: i64, now: i64) -> Payment {
+        let p = self.ledger.create_payment(&NewPayment { amount: Money::new(minor, Currency::Usd), options: CheckoutOptions::card("pm_card_visa") }, now).unwrap();
+        self.ledger.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", now + 1).unwrap();
+        let rec = PspResult { idempotency_key: p.idempotency_key.clone(), psp_payment_id: format!("pi_{}", p.id), amount: p.amount, state_if_new: PaymentState::Captured };
+        self.ledger.record_psp_result(&rec, now + 2).unwrap();
+        self.ledger.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "ok", now + 3).unwrap();
+        p
+    }
+    fn sync_loop(&self) -> SyncLoop {
+        let token = TokenFile::in_dir(self.dir.path()).load().unwrap().expect("paired");
+        SyncLoop::new(Ledger::open(self.db()).unwrap(), &self.state(), token, "0.1.0-test").unwrap()
+    }
+    /// Every outbox row still queued, as the back office stores them (seq, at_ms, fact).
+    fn queued(&self) -> Vec<(i64, i64, Value)> {
+        let mut out = Vec::new();
+        let mut after = 0;
+        loop {
+            let rows = self.ledger.outbox_batch(after, MAX_OUTBOX_BATCH).unwrap();
+            let Some(last) = rows.last() else { return out };
+            after = last.seq;
+            out.extend(rows.into_iter().map(|r| (r.seq as i64, r.at_ms, serde_json::from_str(&r.fact_json).unwrap())));
+        }
+    }
+}
+
+/// Pairs `reg` with a new register of `store` the way the CLI does (state file + 0600 token).
+async fn pair(h: &Harness, store: &str, reg: &Register, url: &str) {
+    let code = h.owner.pairing_code(store, "Till 1").await.unwrap();
+    let (pairing, token) = paydesk_sync::run::pair(url, &code, "0.1.0-test").await.unwrap();
+    TokenFile::in_dir(reg.dir.path()).save(&token).unwrap();
+    SyncState { pairing: Some(pairing), ..Default::default() }.save(&reg.state()).unwrap();
+}
+
+async fn journal(h: &Harness) -> Vec<(i64, i64, Value)> {
+    h.db().await.query("SELECT seq, at_ms, fact FROM journal ORDER BY seq", &[]).await.unwrap().iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect()
+}
+
+/// The back office's projection of payments against the register's own table.
+async fn assert_same_payments(h: &Harness, l: &Ledger) {
+    let mut mine: Vec<(String, i64, String, Option<String>)> =
+        l.list_payments(1_000_000, 0).unwrap().into_iter().map(|p| (p.idempotency_key, p.amount.amount_minor, p.state.as_str().to_string(), p.psp_payment_id)).collect();
+    mine.sort();
+    assert_eq!(h.payment_rows().await, mine);
+}
+
+#[tokio::test]
+async fn the_back_office_ends_holding_exactly_the_registers_rows() {
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Main St").await.unwrap();
+    let mut reg = Register::new();
+    for i in 0..7 {
+        reg.sell(1000 + i, 100 * i);
+    }
+    let p = reg.sell(5000, 900);
+    let r = reg.ledger.create_refund(p.id, 1200, Some("returned"), 950).unwrap();
+    reg.ledger.record_refund_result(r.id, "re_1", RefundState::Succeeded, 960).unwrap();
+    let want = reg.queued();
+    pair(&h, &store, &reg, &h.url).await;
+
+    // batches of 3 rows: many round trips, each acknowledged before its rows are dropped
+    let mut sync = reg.sync_loop().with_batch_rows(3);
+    let round = sync.round().await.unwrap();
+    assert_eq!(round.rows_sent, want.len() as u64);
+    assert_eq!(round.batches, want.len().div_ceil(3) as u64);
+    assert_eq!(journal(&h).await, want, "row by row");
+    assert_same_payments(&h, &reg.ledger).await;
+    let s = reg.ledger.outbox_stats().unwrap();
+    assert_eq!((s.queued, s.acked_through, s.high_water), (0, want.len() as u64, want.len() as u64));
+    let refund: (String, i64) = {
+        let row = h.db().await.query_one("SELECT state, amount FROM refunds", &[]).await.unwrap();
+        (row.get(0), row.get(1))
+    };
+    assert_eq!(refund, ("succeeded".to_string(), 1200));
+    let health = h.db().await.query_one("SELECT app_version, queued, acked_through FROM registers", &[]).await.unwrap();
+    assert_eq!((health.get::<_, String>(0), health.get::<_, i64>(1), health.get::<_, i64>(2)), ("0.1.0-test".into(), 0, want.len() as i64));
+
+    // Nothing new: a round sends nothing and changes nothing.
+    assert_eq!(sync.round().await.unwrap().rows_sent, 0);
+    assert_eq!(journal(&h).await, want);
+    let st = sync.status().lock().clone();
+    assert!(st.paired && st.last_error.is_none() && st.last_sync_ms.is_some(), "{st:?}");
+}
+
+#[tokio::test]
+async fn a_batch_whose_answer_was_lost_is_resent_as_the_same_request_and_changes_nothing() {
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Main St").await.unwrap();
+    let proxy = proxy::Proxy::start(h.running.addr).await;
+    let mut reg = Register::new();
+    for i in 0..4 {
+        reg.sell(700 + i, 10 * i);
+    }
+    pair(&h, &store, &reg, &proxy.url()).await;
+    let first = reg.queued();
+
+    // The back office applies the batch; its answer never comes back (connection cut).
+    proxy.drop_answers(true);
+    let mut sync = reg.sync_loop();
+    let e = sync.round().await.unwrap_err();
+    assert!(matches!(e, SyncError::Unreachable(_)), "{e}");
+    assert_eq!(journal(&h).await, first, "applied at the back office");
+    assert_eq!(reg.ledger.outbox_stats().unwrap().queued, first.len() as u64, "nothing dropped without an ack");
+    assert_eq!(sync.status().lock().last_error.as_ref().unwrap().code, "unreachable");
+
+    // More sales meanwhile (the health would differ), and a restart of the sync: the
+    // resend is byte for byte the first request, so the back office recognises its key.
+    reg.sell(999, 500);
+    let all = reg.queued();
+    assert_eq!(all[..first.len()], first[..]);
+    drop(sync);
+    proxy.drop_answers(false);
+    let mut sync = reg.sync_loop();
+    let round = sync.round().await.unwrap();
+    assert_eq!(round.batches, 2, "the resent batch, then the new rows");
+    assert_eq!(journal(&h).await, all, "each row once");
+    assert_same_payments(&h, &reg.ledger).await;
+    assert_eq!(h.count("SELECT count(*) FROM batch_keys").await, 2);
+    assert_eq!(reg.ledger.outbox_stats().unwrap().queued, 0);
+}
+
+#[tokio::test]
+async fn twenty_thousand_queued_rows_catch_up() {
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Main St").await.unwrap();
+    let reg = Register::new();
+    // Ten thousand captured sales from a long offline period, written in one transaction
+    // straight into the tables (the triggers write the outbox as for any write): 20,000 rows.
+    {
+        let mut c = rusqlite::Connection::open(reg.db()).unwrap();
+        let tx = c.transaction().unwrap();
+        for i in 0..10_000i64 {
+            tx.execute(
+                "INSERT INTO payments (idempotency_key, psp_payment_id, amount_minor, currency, state, capture_method, request_params, created_at_ms, updated_at_ms)
+                 VALUES (?1, ?2, ?3, 'usd', 'captured', 'automatic', '[]', ?4, ?4)",
+                rusqlite::params![format!("ck-{i:05}"), format!("pi_{i}"), 100 + i, i],
+            )
+            .unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    assert_eq!(reg.ledger.outbox_stats().unwrap().queued, 20_000);
+    pair(&h, &store, &reg, &h.url).await;
+    let mut sync = reg.sync_loop();
+    let t = Instant::now();
+    let round = sync.round().await.unwrap();
+    eprintln!("20,000 rows in {} batches: {:?}", round.batches, t.elapsed());
+    assert_eq!((round.rows_sent, round.batches), (20_000, 40));
+    assert_eq!(h.count("SELECT count(*) FROM journal").await, 20_000);
+    assert_eq!(h.count("SELECT max(seq) FROM journal").await, 20_000);
+    assert_same_payments(&h, &reg.ledger).await;
+    assert_eq!(reg.ledger.outbox_stats().unwrap().queued, 0);
+}
+
+#[tokio::test]
+async fn settings_arrive_and_the_register_keeps_selling_while_the_back_office_is_down() {
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Main St").await.unwrap();
+    let mut reg = Register::new();
+    pair(&h, &store, &reg, &h.url).await;
+    let settings = json!({"store_name": "Main Street Coffee", "currency": "usd", "receipt_footer": "See you soon", "offline_max_payment": 5000, "offline_max_total": 20000});
+    h.owner.put(&format!("/admin/stores/{store}/settings"), &json!({"expected_version": 0, "settings": settings})).await.unwrap();
+
+    let mut sync = reg.sync_loop();
+    let round = sync.round().await.unwrap();
+    assert!(round.settings_changed && round.settings_not_applied.is_none(), "{round:?}");
+    assert_eq!(round.settings_version, 1);
+    let mine = reg.ledger.store_settings().unwrap();
+    assert_eq!((mine.name.as_str(), mine.receipt_footer.as_str()), ("Main Street Coffee", "See you soon"));
+    // The same version again applies nothing (no audit row per round).
+    let audits = count_audit(&reg.ledger);
+    assert!(!sync.round().await.unwrap().settings_changed);
+    assert_eq!(count_audit(&reg.ledger), audits);
+    drop(sync);
+
+    // The back office goes away: sales go on, the outbox queues, the copy stays.
+    let Harness { running, owner, url, cluster } = h;
+    let (addr, state) = (running.addr, running.state.clone());
+    running.shutdown().await;
+    let mut sync = reg.sync_loop();
+    assert_eq!(sync.settings().unwrap().store_name, "Main Street Coffee", "the last copy, read back from the data folder");
+    for i in 0..3 {
+        reg.sell(450, 1000 + i * 10);
+    }
+    let e = sync.round().await.unwrap_err();
+    assert!(matches!(e, SyncError::Unreachable(_)), "{e}");
+    let st = sync.status().lock().clone();
+    assert_eq!((st.queued, st.last_error.as_ref().map(|e| e.code.as_str())), (12, Some("unreachable")));
+    assert_eq!(reg.ledger.store_settings().unwrap().name, "Main Street Coffee");
+
+    // It comes back at the same address: the queue goes up.
+    let running = paydesk_backoffice::serve(state, addr).await.expect("the same port again");
+    let h = Harness { running, owner, url, cluster };
+    assert_eq!(sync.round().await.unwrap().rows_sent, 12);
+    assert_same_payments(&h, &reg.ledger).await;
+    assert_eq!(sync.status().lock().last_error, None);
+}
+
+fn count_audit(l: &Ledger) -> i64 {
+    l.connection().query_row("SELECT count(*) FROM audit_log", [], |r| r.get(0)).unwrap()
+}
+
+#[tokio::test]
+async fn the_loop_runs_beside_the_register_and_a_poke_starts_a_round() {
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Main St").await.unwrap();
+    let mut reg = Register::new();
+    pair(&h, &store, &reg, &h.url).await;
+    let sync = reg.sync_loop();
+    let status = sync.status();
+    let mut rounds = sync.subscribe_rounds();
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let poke = Arc::new(tokio::sync::Notify::new());
+    // an hour between rounds: only the poke can start the second one
+    let task = tokio::spawn(sync.run(Duration::from_secs(3600), Backoff::default(), stop, poke.clone()));
+    rounds.wait_for(|n| *n >= 1).await.unwrap();
+    let p = reg.sell(1234, 10);
+    poke.notify_one();
+    rounds.wait_for(|n| *n >= 2).await.unwrap();
+    let st = status.lock().clone();
+    assert_eq!((st.queued, st.acked_through, st.last_error.clone()), (0, 4, None), "{st:?}");
+    let stored: String = h.db().await.query_one("SELECT state FROM payments WHERE checkout_key = $1", &[&p.idempotency_key]).await.unwrap().get(0);
+    assert_eq!(stored, "captured");
+    stop_tx.send(true).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), task).await.expect("stops when told").unwrap();
+}
