@@ -32,3 +32,6 @@ refund-note-offline = Accepted offline: it can be refunded once it is forwarded.
 refund-note-not-charged = Nothing was charged, so nothing to refund.
 refund-note-refunded = Fully refunded.
 refund-note-unknown = The outcome is not known yet; refunds are possible once it is.
+refund-done = Refunded { $amount }.
+refund-failed = The refund of { $amount } failed: { $reason }.
+refund-sent = Refund of { $amount } sent; the register is confirming it with the same key.

@@ -32,3 +32,6 @@ refund-note-offline = オフラインで受付済み: 送信後に返金でき�
 refund-note-not-charged = 請求されていないため、返金するものはありません。
 refund-note-refunded = 全額返金済みです。
 refund-note-unknown = 結果がまだ分かりません。分かりしだい返金できます。
+refund-done = { $amount } を返金しました。
+refund-failed = { $amount } の返金に失敗しました: { $reason }。
+refund-sent = { $amount } の返金を送信しました。レジが同じキーで確認しています。
