@@ -3,6 +3,7 @@
 
 import { invoke } from './bridge.js';
 import { $, h, errText } from './dom.js';
+import { t } from './i18n.js';
 
 /** Fills the About panel. */
 export async function loadAbout() {
@@ -10,19 +11,19 @@ export async function loadAbout() {
   let a;
   try { a = await invoke('about'); } catch (e) { list.replaceChildren(h('p', { class: 'bad', text: errText(e) })); return; }
   const psp = a.psp_kind === 'embedded'
-    ? `The embedded test PSP (fault profile ${a.fault_profile}) at ${a.psp_url}`
+    ? t('about-psp-embedded', { profile: a.fault_profile, url: a.psp_url })
     : a.psp_url;
   const backups = a.backups.length === 0
-    ? 'None (a copy is written in backups/ before an upgrade changes the ledger)'
-    : `${a.backups.length} in backups/, newest ${a.backups[a.backups.length - 1]}`;
+    ? t('about-backups-none')
+    : t('about-backups', { count: a.backups.length, newest: a.backups[a.backups.length - 1] });
   const row = (id, term, value) => [h('dt', { text: term }), h('dd', { id: 'about-' + id, text: value })];
   list.replaceChildren(
-    ...row('version', 'Version', `PayDesk ${a.version}`),
-    ...row('data-dir', 'Data folder', a.data_dir),
-    ...row('ledger', 'Ledger', `${a.ledger_path} (schema ${a.ledger_schema})`),
-    ...row('psp', 'PSP in use', psp),
-    ...row('backups', 'Copies before upgrades', backups),
-    ...row('backup-how', 'Back up', 'Quit PayDesk, then copy the whole data folder.'),
+    ...row('version', t('about-version'), `PayDesk ${a.version}`),
+    ...row('data-dir', t('about-data-dir'), a.data_dir),
+    ...row('ledger', t('about-ledger'), t('about-ledger-value', { path: a.ledger_path, schema: a.ledger_schema })),
+    ...row('psp', t('about-psp'), psp),
+    ...row('backups', t('about-backups-title'), backups),
+    ...row('backup-how', t('about-backup-how-title'), t('about-backup-how')),
   );
   list.dataset.version = a.version;
 }

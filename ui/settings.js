@@ -8,8 +8,9 @@ import { $, h, announce, alertLoud, errText } from './dom.js';
 import { refreshStatus } from './status.js';
 import { chosenLanguage, lang, languageOptions, setLanguage, t } from './i18n.js';
 
-/** The Language select: changing it switches the whole screen at once. */
-function languageField() {
+/** The Language select: changing it switches the whole screen at once. Below the
+ *  processor form (whose Save button must stay in view at 1024x768), above About. */
+function languageSection() {
   const current = chosenLanguage() || lang();
   const select = h('select', { id: 'set-language', 'aria-describedby': 'language-help' },
     ...languageOptions().map((l) => h('option', { value: l.code, text: l.name, lang: l.code, selected: l.code === current })));
@@ -20,8 +21,9 @@ function languageField() {
       announce(t('language-changed'));
     } catch (err) { alertLoud(errText(err)); } finally { select.disabled = false; }
   });
-  return h('fieldset', { class: 'language' }, h('legend', { text: t('language-label') }),
-    h('label', { for: 'set-language' }, t('language-label'), select),
+  return h('section', { class: 'language', id: 'language-settings', 'aria-labelledby': 'language-title' },
+    h('h2', { id: 'language-title', text: t('language-label') }),
+    h('label', { for: 'set-language', class: 'visually-hidden', text: t('language-label') }), select,
     h('p', { class: 'help', id: 'language-help', text: t('language-help') }));
 }
 
@@ -37,8 +39,9 @@ export async function loadSettings() {
   const msg = h('p', { class: 'settings-msg', id: 'settings-msg', role: 'status',
     'data-applied': st.waiting ? 'waiting' : '', text: st.waiting ? t('settings-waiting', { reason: st.waiting }) : '' });
   const currency = st.offline_currency;
+  const old = $('language-settings');
+  if (old) old.replaceWith(languageSection()); else f.after(languageSection());
   f.replaceChildren(
-    languageField(),
     h('fieldset', {}, h('legend', { text: t('settings-psp') }),
       field('psp_url', t('settings-psp-url'), st.psp_url, { type: 'url', placeholder: st.psp_url_in_use }),
       h('p', { class: 'help', id: 'psp-in-use', text: st.psp_embedded ? t('settings-in-use-embedded') : t('settings-in-use', { url: st.psp_url_in_use }) }),

@@ -9,6 +9,7 @@ use tauri::State;
 use crate::catalog::{self, CartView, Item};
 use crate::config::FAULT_PROFILES;
 use crate::error::{AppError, AppResult};
+use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::settings::{Settings, SettingsForm};
 use crate::state::{lock, now_ms, AppState, Applied, StatusView};
@@ -292,11 +293,9 @@ pub async fn refund(state: State<'_, AppState>, payment_id: String, amount: Opti
         .map_err(AppError::from)?;
     let shown = money::format(r.amount, &r.currency);
     let message = match r.state {
-        RefundState::Succeeded => format!("Refunded {shown}."),
-        RefundState::Failed => format!("The refund of {shown} failed: {}.", r.message.clone().unwrap_or_default()),
-        RefundState::Pending | RefundState::InFlight => {
-            format!("Refund of {shown} sent; the register is confirming it with the same key.")
-        }
+        RefundState::Succeeded => tr!(active(), "refund-done", amount = shown),
+        RefundState::Failed => tr!(active(), "refund-failed", amount = shown, reason = r.message.clone().unwrap_or_default()),
+        RefundState::Pending | RefundState::InFlight => tr!(active(), "refund-sent", amount = shown),
     };
     Ok(RefundResult { refund_key: r.refund_key, state: r.state, amount: r.amount, message })
 }
@@ -410,22 +409,20 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm) -
     }
     let before = state.live();
     let applied = state.apply_settings(SAVE_WAIT).await;
-    let profile_note = if profile_changed && before.embedded { " The test PSP's fault profile changed at once." } else { "" };
+    let profile_note = if profile_changed && before.embedded { t(id!("settings-profile-changed")) } else { String::new() };
     let (message, kind) = match applied {
-        Applied::Unchanged => (format!("Saved.{profile_note}"), "unchanged"),
+        Applied::Unchanged => (format!("{}{profile_note}", t(id!("settings-saved"))), "unchanged"),
         Applied::Now => {
             let live = state.live();
             let psp = if live.psp_url != before.psp_url {
-                format!(" New payments go to {}.", if live.embedded { "the embedded test PSP".to_string() } else { live.psp_url.clone() })
+                let to = if live.embedded { t(id!("settings-embedded-psp")) } else { live.psp_url.clone() };
+                tr!(active(), "settings-new-psp", psp = to)
             } else {
                 String::new()
             };
-            (format!("Saved and in use now.{psp}{profile_note}"), "now")
+            (format!("{}{psp}{profile_note}", t(id!("settings-saved-now"))), "now")
         }
-        Applied::Waiting(reason) => (
-            format!("Saved, but not in use yet: {reason}. The status bar shows when it is.{profile_note}"),
-            "waiting",
-        ),
+        Applied::Waiting(reason) => (format!("{}{profile_note}", tr!(active(), "settings-saved-waiting", reason = reason)), "waiting"),
     };
     Ok(SaveResult { message, applied: kind })
 }

@@ -1,45 +1,59 @@
 //! Typed errors of the app's commands, serialized to the UI as `{code, message}`.
-//! `code` is stable (the UI and tests match on it); `message` is what a cashier reads.
+//! `code` is stable and never translated (the UI and tests match on it); `message` is
+//! what a cashier reads, in the screen's language (design §13.3).
 
 use paydesk_register::{Attempted, EngineError};
 use serde::ser::SerializeStruct;
 
+use crate::i18n::{active, id, t, tr};
 use crate::money;
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum AppError {
     /// A field the UI sent is malformed (a bug in the UI, or a tampered call).
-    #[error("{0}")]
     InvalidInput(String),
-    #[error("No item has the code “{0}”. Check the code or pick the item from the catalog.")]
     UnknownItem(String),
-    #[error("The cart is locked while its payment is open. Finish or resolve the payment first.")]
     CartLocked,
-    #[error("The cart is empty. Scan or pick an item first.")]
     CartEmpty,
-    #[error("There is no payment on screen to continue.")]
     NoCheckout,
     /// A tender press acted on a view of the sale that is out of date (a second press
     /// of the same button, or another window): nothing was taken (design §8.11).
-    #[error("The sale changed since this screen was drawn ({seen} payment{} shown, {now} now). Nothing was taken: check the amount due and try again.", if *seen == 1 { "" } else { "s" })]
     SaleChanged { seen: u32, now: u32 },
     /// Another tender (or Charge, or a cancel) of this register is still running.
-    #[error("A payment is still running on this register. Wait for its answer; nothing else was taken.")]
     TenderInFlight,
     /// An error from the register engine, already put in a cashier's words.
-    #[error("{message}")]
     Engine { code: &'static str, message: String },
     /// The back office did not answer (design §9.12).
-    #[error("The back office cannot be reached: {0}. Check the address and the network; sales go on meanwhile.")]
     BackOfficeUnreachable(String),
     /// The back office answered no (a spent or unknown pairing code, a revoked register).
-    #[error("The back office refused: {0}")]
     BackOfficeRefused(String),
-    #[error("{0}")]
+    /// This register is already paired; the text says with which store.
     AlreadyPaired(String),
-    #[error("{0}")]
     Internal(String),
 }
+
+/// The message in the active language: by variant (the code), with its arguments.
+impl std::fmt::Display for AppError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let l = active();
+        let text = match self {
+            AppError::InvalidInput(m) | AppError::Internal(m) => m.clone(),
+            AppError::Engine { message, .. } => message.clone(),
+            AppError::UnknownItem(code) => tr!(l, "error-unknown-item", code = code.clone()),
+            AppError::CartLocked => t(id!("error-cart-locked")),
+            AppError::CartEmpty => t(id!("error-cart-empty")),
+            AppError::NoCheckout => t(id!("error-no-checkout")),
+            AppError::SaleChanged { seen, now } => tr!(l, "error-sale-changed", seen = *seen, now = *now),
+            AppError::TenderInFlight => t(id!("error-tender-in-flight")),
+            AppError::BackOfficeUnreachable(why) => tr!(l, "error-backoffice-unreachable", why = why.clone()),
+            AppError::BackOfficeRefused(why) => tr!(l, "error-backoffice-refused", why = why.clone()),
+            AppError::AlreadyPaired(m) => m.clone(),
+        };
+        f.write_str(&text)
+    }
+}
+
+impl std::error::Error for AppError {}
 
 impl AppError {
     pub fn code(&self) -> &'static str {
@@ -65,58 +79,47 @@ impl AppError {
 impl From<EngineError> for AppError {
     fn from(e: EngineError) -> Self {
         let code = e.code();
+        let l = active();
+        // The engine's own detail (`m`, `reason`, `source`) is passed through as it is.
         let message = match &e {
             EngineError::CartLocked(_) => return AppError::CartLocked,
             EngineError::CartEmpty(_) => return AppError::CartEmpty,
-            EngineError::InvalidInput(m) => format!("That input was not accepted: {m}."),
-            EngineError::UnknownPayment(_) => "That payment is not in this register's records.".into(),
-            EngineError::RefundExceedsCaptured { refundable, currency, .. } => format!(
-                "That is more than can be refunded. At most {} is left on this payment.",
-                money::format(*refundable, currency.code())
-            ),
-            EngineError::RefundInProgress { .. } => {
-                "A refund of this payment is still being confirmed. Wait for it before refunding again.".into()
+            EngineError::InvalidInput(m) => tr!(l, "error-engine-invalid-input", detail = m.clone()),
+            EngineError::UnknownPayment(_) => t(id!("error-unknown-payment")),
+            EngineError::RefundExceedsCaptured { refundable, currency, .. } => {
+                tr!(l, "error-refund-exceeds", amount = money::format(*refundable, currency.code()))
             }
+            EngineError::RefundInProgress { .. } => t(id!("error-refund-in-progress")),
             EngineError::WrongState { state, attempted, .. } => {
                 let done = match attempted {
-                    Attempted::Capture => "captured",
-                    Attempted::Cancel => "canceled",
-                    Attempted::Refund => "refunded",
+                    Attempted::Capture => "capture",
+                    Attempted::Cancel => "cancel",
+                    Attempted::Refund => "refund",
                 };
-                format!("This payment cannot be {done} now: it is {}.", state.as_str().replace('_', " "))
+                tr!(l, "error-wrong-state", attempted = done, state = crate::views::state_label(*state))
             }
-            EngineError::PreviousOutcomeUnknown { .. } => "We don't know yet whether the last card was charged. \
-                 Charging again could charge the customer twice. Wait for the register to find out, \
-                 or give a reason to continue anyway."
-                .into(),
-            EngineError::AlreadyPaid { .. } => "This payment already went through. No new payment is needed.".into(),
-            EngineError::LaterPaymentExists { state, .. } => format!(
-                "A later payment was already started after this one and ended {}. Try again from that payment.",
-                state.as_str().replace('_', " ")
-            ),
-            EngineError::OfflineRefused { reason, detail, .. } => format!(
-                "The payment processor cannot be reached and this payment cannot be accepted offline ({reason}). {detail}"
-            ),
-            EngineError::PspConfig(m) => {
-                format!("The payment processor refused the register's settings ({m}). Check Settings → PSP URL and key.")
+            EngineError::PreviousOutcomeUnknown { .. } => t(id!("error-previous-outcome-unknown")),
+            EngineError::AlreadyPaid { .. } => t(id!("error-already-paid")),
+            EngineError::LaterPaymentExists { state, .. } => {
+                tr!(l, "error-later-payment", state = crate::views::state_label(*state))
             }
-            EngineError::PspRejected(m) => format!("The payment processor rejected this request: {m}."),
-            EngineError::Alarm(m) => format!("Stop: something is wrong and needs a manager. {m}"),
-            EngineError::Ledger(m) => format!("The register could not save this ({m}). Nothing was charged twice; try again."),
-            EngineError::TenderExceedsDue { open, currency, .. } => format!(
-                "That is more than this sale still needs. At most {} is open.",
-                money::format(*open, currency.code())
-            ),
-            EngineError::TenderUnknownOutstanding { .. } => "We don't know yet whether the last card of this sale was \
-                 charged. Another payment now could charge the customer twice. Wait, or give a reason to continue anyway."
-                .into(),
-            EngineError::SaleComplete { .. } => "This sale is already paid in full.".into(),
-            EngineError::SaleCanceled { .. } => "This sale was canceled.".into(),
-            EngineError::SaleRefundExceeds { .. } => "That is more than can be refunded on this sale.".into(),
-            EngineError::Unresolved { key, source } => format!(
-                "We don't know yet whether payment {key} went through ({source}). Do not charge again: \
-                 the register checks with the same key."
-            ),
+            EngineError::OfflineRefused { reason, detail, .. } => {
+                tr!(l, "error-offline-refused", reason = reason.to_string(), detail = detail.clone())
+            }
+            EngineError::PspConfig(m) => tr!(l, "error-psp-config", detail = m.clone()),
+            EngineError::PspRejected(m) => tr!(l, "error-psp-rejected", detail = m.clone()),
+            EngineError::Alarm(m) => tr!(l, "error-alarm", detail = m.clone()),
+            EngineError::Ledger(m) => tr!(l, "error-ledger", detail = m.to_string()),
+            EngineError::TenderExceedsDue { open, currency, .. } => {
+                tr!(l, "error-tender-exceeds-due", amount = money::format(*open, currency.code()))
+            }
+            EngineError::TenderUnknownOutstanding { .. } => t(id!("error-tender-unknown-outstanding")),
+            EngineError::SaleComplete { .. } => t(id!("error-sale-complete")),
+            EngineError::SaleCanceled { .. } => t(id!("error-sale-canceled")),
+            EngineError::SaleRefundExceeds { .. } => t(id!("error-sale-refund-exceeds")),
+            EngineError::Unresolved { key, source } => {
+                tr!(l, "error-unresolved", key = key.clone(), detail = source.to_string())
+            }
         };
         AppError::Engine { code, message }
     }
@@ -172,9 +175,12 @@ mod tests {
             })
             .to_string()
         };
-        assert_eq!(of(Attempted::Capture), "This payment cannot be captured now: it is queued offline.");
-        assert_eq!(of(Attempted::Cancel), "This payment cannot be canceled now: it is queued offline.");
-        assert_eq!(of(Attempted::Refund), "This payment cannot be refunded now: it is queued offline.");
+        assert_eq!(of(Attempted::Capture), "This payment cannot be captured now: it is Offline, waiting to forward.");
+        assert_eq!(of(Attempted::Cancel), "This payment cannot be canceled now: it is Offline, waiting to forward.");
+        assert_eq!(of(Attempted::Refund), "This payment cannot be refunded now: it is Offline, waiting to forward.");
+        crate::i18n::set_active(paydesk_i18n::Locale::Ja);
+        assert_eq!(of(Attempted::Refund), "この決済は今は返金できません: 状態は「オフライン・送信待ち」です。");
+        crate::i18n::set_active(paydesk_i18n::Locale::En);
         let busy = AppError::from(EngineError::RefundInProgress { key: "k".into(), refund_key: "k-r".into() });
         assert_eq!(busy.code(), "wrong_state");
         assert!(busy.to_string().contains("still being confirmed"), "{busy}");
@@ -189,6 +195,18 @@ mod tests {
             currency: Currency::Jpy,
         });
         assert_eq!(e.to_string(), "That is more than can be refunded. At most ¥1,200 is left on this payment.");
+        // In Japanese the message is Japanese; the code stays the same.
+        crate::i18n::set_active(paydesk_i18n::Locale::Ja);
+        let ja = serde_json::to_value(AppError::from(EngineError::RefundExceedsCaptured {
+            key: "k".into(),
+            requested: 2000,
+            refundable: 1200,
+            currency: Currency::Jpy,
+        }))
+        .expect("serializes");
+        crate::i18n::set_active(paydesk_i18n::Locale::En);
+        assert_eq!(ja["code"], "refund_exceeds_captured");
+        assert_eq!(ja["message"], "返金できる額を超えています。この決済の残りは最大 ¥1,200 です。");
     }
 
     /// ui/bridge.js mirrors the codes the screens match on.

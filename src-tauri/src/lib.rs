@@ -158,7 +158,7 @@ async fn background<R: Runtime>(app: AppHandle<R>) {
     loop {
         let waiting_before = state.status().ok().and_then(|s| s.settings_waiting);
         if state.apply_settings(Duration::ZERO).await == state::Applied::Now {
-            let _ = app.emit(events::SETTINGS_APPLIED, "The saved settings are now in use.");
+            let _ = app.emit(events::SETTINGS_APPLIED, i18n::t(i18n::id!("settings-now-in-use")));
         }
         let before = state.status().ok().map(|s| (s.pending_forward, s.in_flight));
         let changed = {

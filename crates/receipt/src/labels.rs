@@ -1,96 +1,90 @@
-//! The receipt's fixed words in English and Japanese, and money, date and rate formatting.
-//! (The app's message catalogs can take these over; the receipt needs them without the app.)
+//! The receipt's fixed words in English and Japanese (from the app's message catalogs,
+//! `crates/i18n/locales/<lang>/receipt.ftl`), and money, date and rate formatting.
+
+use std::sync::OnceLock;
+
+use paydesk_i18n::{id, message, tr, Locale};
 
 use crate::document::{Currency, Language, LocalDateTime, TenderKind};
 
+/// The receipt's fixed words in one language, from the catalogs' `receipt.ftl`
+/// (design §13.2), looked up once.
 pub(crate) struct Labels {
-    pub title: &'static str,
-    pub reprint: &'static str,
-    pub registration: &'static str,
-    pub tel: &'static str,
-    pub receipt_no: &'static str,
-    pub eat_in: &'static str,
-    pub line_discount: &'static str,
-    pub subtotal: &'static str,
-    pub sale_discount: &'static str,
-    pub total: &'static str,
-    /// A rate's tax-inclusive total; "{rate}" is replaced by the rate ("10%").
-    pub taxable: &'static str,
-    /// A rate's tax-exclusive total, for stores whose prices exclude tax.
-    pub taxable_excl: &'static str,
-    pub tax_included: &'static str,
-    pub tax: &'static str,
-    pub exempt: &'static str,
+    locale: Locale,
+    pub title: String,
+    pub reprint: String,
+    pub registration: String,
+    pub tel: String,
+    pub receipt_no: String,
+    pub eat_in: String,
+    pub line_discount: String,
+    pub subtotal: String,
+    pub sale_discount: String,
+    pub total: String,
+    pub tax_included: String,
+    pub tax: String,
+    pub exempt: String,
     /// The mark in front of a reduced-rate item.
-    pub reduced_mark: &'static str,
-    pub reduced_legend: &'static str,
-    pub cash: &'static str,
-    pub card: &'static str,
-    pub other: &'static str,
-    pub change: &'static str,
+    pub reduced_mark: String,
+    pub reduced_legend: String,
+    pub cash: String,
+    pub card: String,
+    pub other: String,
+    pub change: String,
 }
-
-const EN: Labels = Labels {
-    title: "RECEIPT",
-    reprint: "** REPRINT **",
-    registration: "Reg. No.",
-    tel: "Tel",
-    receipt_no: "No.",
-    eat_in: "Eat in",
-    line_discount: "Discount",
-    subtotal: "Subtotal",
-    sale_discount: "Sale discount",
-    total: "TOTAL",
-    taxable: "Taxable {rate}",
-    taxable_excl: "Taxable {rate} excl. tax",
-    tax_included: "incl. tax",
-    tax: "Tax",
-    exempt: "Tax exempt",
-    reduced_mark: "*",
-    reduced_legend: "* reduced tax rate",
-    cash: "Cash",
-    card: "Card",
-    other: "Other",
-    change: "Change",
-};
-
-const JA: Labels = Labels {
-    title: "領収書",
-    reprint: "【再発行】",
-    registration: "登録番号",
-    tel: "TEL",
-    receipt_no: "No.",
-    eat_in: "店内飲食",
-    line_discount: "値引",
-    subtotal: "小計",
-    sale_discount: "お会計値引",
-    total: "合計",
-    taxable: "{rate}対象",
-    taxable_excl: "{rate}対象(税抜)",
-    tax_included: "内消費税",
-    tax: "消費税",
-    exempt: "非課税",
-    reduced_mark: "※",
-    reduced_legend: "※は軽減税率対象商品",
-    cash: "現金",
-    card: "クレジット",
-    other: "その他",
-    change: "お釣り",
-};
 
 impl Labels {
     pub fn of(language: Language) -> &'static Labels {
-        match language {
-            Language::En => &EN,
-            Language::Ja => &JA,
+        static EN: OnceLock<Labels> = OnceLock::new();
+        static JA: OnceLock<Labels> = OnceLock::new();
+        let (cell, locale) = match language {
+            Language::En => (&EN, Locale::En),
+            Language::Ja => (&JA, Locale::Ja),
+        };
+        cell.get_or_init(|| Labels::load(locale))
+    }
+
+    fn load(locale: Locale) -> Labels {
+        let m = |id: &str| message(locale, id);
+        Labels {
+            locale,
+            title: m(id!("receipt-title")),
+            reprint: m(id!("receipt-reprint")),
+            registration: m(id!("receipt-registration")),
+            tel: m(id!("receipt-tel")),
+            receipt_no: m(id!("receipt-receipt-no")),
+            eat_in: m(id!("receipt-eat-in")),
+            line_discount: m(id!("receipt-line-discount")),
+            subtotal: m(id!("receipt-subtotal")),
+            sale_discount: m(id!("receipt-sale-discount")),
+            total: m(id!("receipt-total-label")),
+            tax_included: m(id!("receipt-tax-included")),
+            tax: m(id!("receipt-tax")),
+            exempt: m(id!("receipt-exempt")),
+            reduced_mark: m(id!("receipt-reduced-mark")),
+            reduced_legend: m(id!("receipt-reduced-legend")),
+            cash: m(id!("receipt-cash")),
+            card: m(id!("receipt-card-tender")),
+            other: m(id!("receipt-other")),
+            change: m(id!("receipt-change")),
         }
     }
 
-    pub fn tender(&self, kind: TenderKind) -> &'static str {
+    /// A rate's tax-inclusive total: "10%対象" / "Taxable 10%".
+    pub fn taxable(&self, rate: &str) -> String {
+        tr!(self.locale, "receipt-taxable", rate = rate)
+    }
+
+    /// A rate's tax-exclusive total, for stores whose prices exclude tax.
+    pub fn taxable_excl(&self, rate: &str) -> String {
+        tr!(self.locale, "receipt-taxable-excl", rate = rate)
+    }
+
+    pub fn tender(&self, kind: TenderKind) -> &str {
         match kind {
-            TenderKind::Cash => self.cash,
-            TenderKind::Card => self.card,
-            TenderKind::Other => self.other,
+            TenderKind::Cash => &self.cash,
+            TenderKind::Card => &self.card,
+            TenderKind::Other => &self.other,
         }
     }
 }

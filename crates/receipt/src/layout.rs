@@ -134,9 +134,9 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
     let money = |a: i64| format_money(a, r.currency);
     let mut o = Rows { rows: Vec::new(), columns: paper.columns(), language: r.language };
 
-    o.text(l.title, Align::Center, true, true);
+    o.text(&l.title, Align::Center, true, true);
     if r.reprint {
-        o.text(l.reprint, Align::Center, true, false);
+        o.text(&l.reprint, Align::Center, true, false);
     }
     o.text(&r.store.name, Align::Center, true, false);
     if !r.store.address.is_empty() {
@@ -153,7 +153,7 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
     }
     o.pair(&format_date(&r.issued_at, r.language), &format!("{}{}", l.receipt_no, r.receipt_no), false);
     match r.dining {
-        Dining::EatIn => o.text(l.eat_in, Align::Left, false, false),
+        Dining::EatIn => o.text(&l.eat_in, Align::Left, false, false),
         Dining::TakeOut => {}
     }
     o.rule();
@@ -171,22 +171,21 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
         }
     }
     o.rule();
-    o.pair(l.subtotal, &money(r.subtotal), false);
+    o.pair(&l.subtotal, &money(r.subtotal), false);
     if r.sale_discount > 0 {
-        o.pair(l.sale_discount, &money(-r.sale_discount), false);
+        o.pair(&l.sale_discount, &money(-r.sale_discount), false);
     }
-    o.pair(l.total, &money(r.total), true);
+    o.pair(&l.total, &money(r.total), true);
     for rate in &r.rates {
         let pct = format_rate(rate.basis_points);
-        let with_rate = |word: &str| word.replace("{rate}", &pct);
         match (rate.class, r.price_mode) {
-            (TaxClass::Exempt, _) => o.pair(l.exempt, &money(rate.gross), false),
+            (TaxClass::Exempt, _) => o.pair(&l.exempt, &money(rate.gross), false),
             (TaxClass::Standard | TaxClass::Reduced, PriceMode::Inclusive) => {
-                o.pair(&with_rate(l.taxable), &money(rate.gross), false);
+                o.pair(&l.taxable(&pct), &money(rate.gross), false);
                 o.pair(&format!("  {}", l.tax_included), &money(rate.tax), false);
             }
             (TaxClass::Standard | TaxClass::Reduced, PriceMode::Exclusive) => {
-                o.pair(&with_rate(l.taxable_excl), &money(rate.base), false);
+                o.pair(&l.taxable_excl(&pct), &money(rate.base), false);
                 o.pair(&format!("  {}", l.tax), &money(rate.tax), false);
             }
         }
@@ -196,10 +195,10 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
         o.pair(l.tender(t.kind), &money(t.amount), false);
     }
     if r.tenders.iter().any(|t| t.kind == TenderKind::Cash) {
-        o.pair(l.change, &money(r.change), false);
+        o.pair(&l.change, &money(r.change), false);
     }
     if r.lines.iter().any(|x| x.reduced) {
-        o.text(l.reduced_legend, Align::Left, false, false);
+        o.text(&l.reduced_legend, Align::Left, false, false);
     }
     for f in &r.footer {
         o.text(f, Align::Center, false, false);

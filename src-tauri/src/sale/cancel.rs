@@ -7,6 +7,7 @@ use tauri::State;
 
 use super::{begin, required_reason, screen};
 use crate::error::AppResult;
+use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::state::AppState;
 use crate::views::{state_label, SaleScreen};
@@ -32,11 +33,12 @@ pub struct CancelResult {
     pub sale: SaleScreen,
 }
 
+/// A refund's state in words (a message id) and its tone.
 fn refund_words(s: RefundState) -> (&'static str, &'static str) {
     match s {
-        RefundState::Succeeded => ("Refunded to the card", "ok"),
-        RefundState::Pending | RefundState::InFlight => ("Refund sent, being confirmed (same key)", "warn"),
-        RefundState::Failed => ("Refund refused — press Cancel sale again", "bad"),
+        RefundState::Succeeded => (id!("cancel-refund-succeeded"), "ok"),
+        RefundState::Pending | RefundState::InFlight => (id!("cancel-refund-sent"), "warn"),
+        RefundState::Failed => (id!("cancel-refund-failed"), "bad"),
     }
 }
 
@@ -57,7 +59,7 @@ pub async fn cancel_sale(state: State<'_, AppState>, reason: String) -> AppResul
                 kind: "refund",
                 checkout_key: f.checkout_key.clone(),
                 amount_display: money::format(f.amount, &f.currency),
-                state_label: label.to_string(),
+                state_label: t(label),
                 tone,
             }
         })
@@ -66,16 +68,16 @@ pub async fn cancel_sale(state: State<'_, AppState>, reason: String) -> AppResul
         kind: "void",
         checkout_key: v.checkout_key.clone(),
         amount_display: money::format(v.amount, &v.currency),
-        state_label: format!("Authorization released ({})", state_label(v.state)),
+        state_label: tr!(active(), "cancel-void-released", state = state_label(v.state)),
         tone: "ok",
     }));
     let sale = screen(&state, &r.sale);
     let cash = money::format(r.cash_returned, &cur);
     let message = match (sale.state, r.cash_returned > 0) {
-        ("canceled", true) => format!("Sale canceled. Give back {cash} in cash."),
-        ("canceled", false) => "Sale canceled.".to_string(),
-        (_, true) => format!("Canceling: give back {cash} in cash; a card refund is still being confirmed."),
-        (_, false) => "Canceling: a card refund is still being confirmed with the same key.".to_string(),
+        ("canceled", true) => tr!(active(), "cancel-done-cash", cash = cash.clone()),
+        ("canceled", false) => tr!(active(), "cancel-done"),
+        (_, true) => tr!(active(), "cancel-running-cash", cash = cash.clone()),
+        (_, false) => tr!(active(), "cancel-running-card"),
     };
     Ok(CancelResult { lines, cash_returned: r.cash_returned, cash_returned_display: cash, errors: r.errors, message, sale })
 }

@@ -9,6 +9,7 @@ use tauri::State;
 use super::{begin, parse_amount, screen};
 use crate::commands::{validate_payment_method, validate_reason};
 use crate::error::AppResult;
+use crate::i18n::{active, tr};
 use crate::money;
 use crate::state::AppState;
 use crate::views::SaleScreen;
@@ -48,19 +49,19 @@ pub async fn pay_card(
     let c = &r.checkout;
     let sale = screen(&state, &r.sale);
     let shown = money::format(c.amount, &c.currency);
-    let why = c.message.clone().unwrap_or_else(|| "no reason given".into());
+    let why = c.message.clone().unwrap_or_else(|| tr!(active(), "tender-card-no-reason"));
+    let due = sale.due_display.clone();
+    let l = active();
     let message = match c.outcome {
-        CheckoutOutcome::Paid if sale.complete => format!("Card charged {shown}. The sale is paid."),
-        CheckoutOutcome::Paid | CheckoutOutcome::Authorized => format!("Card took {shown}. Still due: {}.", sale.due_display),
-        CheckoutOutcome::QueuedOffline => format!("Card of {shown} accepted offline; it is forwarded when the processor is back."),
+        CheckoutOutcome::Paid if sale.complete => tr!(l, "tender-card-paid", amount = shown.clone()),
+        CheckoutOutcome::Paid | CheckoutOutcome::Authorized => tr!(l, "tender-card-took", amount = shown.clone(), due = due.clone()),
+        CheckoutOutcome::QueuedOffline => tr!(l, "tender-card-offline", amount = shown.clone()),
         // the panel shows what is still due right under these, in large type
-        CheckoutOutcome::Declined => format!("Declined — the card was not charged ({why}). Earlier payments are kept."),
-        CheckoutOutcome::Failed => format!("Not charged — the processor refused the request ({why})."),
-        CheckoutOutcome::Pending => format!(
-            "We don't know yet whether the card was charged {shown}. Do not take another payment: the register checks with the same key."
-        ),
-        CheckoutOutcome::Canceled => format!("This card payment was canceled. Still due: {}.", sale.due_display),
-        CheckoutOutcome::Refunded => format!("This card payment was refunded. Still due: {}.", sale.due_display),
+        CheckoutOutcome::Declined => tr!(l, "tender-card-declined", reason = why),
+        CheckoutOutcome::Failed => tr!(l, "tender-card-failed", reason = why),
+        CheckoutOutcome::Pending => tr!(l, "tender-card-pending", amount = shown.clone()),
+        CheckoutOutcome::Canceled => tr!(l, "tender-card-canceled", due = due.clone()),
+        CheckoutOutcome::Refunded => tr!(l, "tender-card-refunded", due = due.clone()),
     };
     Ok(CardResult {
         outcome: c.outcome,

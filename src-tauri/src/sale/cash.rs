@@ -7,6 +7,7 @@ use tauri::State;
 use super::{begin, parse_amount, screen};
 use crate::commands::validate_reason;
 use crate::error::AppResult;
+use crate::i18n::{active, tr};
 use crate::money;
 use crate::state::AppState;
 use crate::views::SaleScreen;
@@ -43,9 +44,9 @@ pub async fn pay_cash(
     let sale = screen(&state, &r.sale);
     let amount = r.tender.amount.amount_minor;
     let message = match (sale.complete, r.change > 0) {
-        (true, true) => format!("Give back {} change. The sale is paid.", money::format(r.change, &cur)),
-        (true, false) => "Exact cash. The sale is paid.".to_string(),
-        (false, _) => format!("Took {} in cash. Still due: {}.", money::format(amount, &cur), sale.due_display),
+        (true, true) => tr!(active(), "tender-cash-change", amount = money::format(r.change, &cur)),
+        (true, false) => tr!(active(), "tender-cash-exact"),
+        (false, _) => tr!(active(), "tender-cash-took", amount = money::format(amount, &cur), due = sale.due_display.clone()),
     };
     Ok(CashResult {
         tendered: r.tendered,

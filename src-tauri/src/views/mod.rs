@@ -16,6 +16,8 @@
 use paydesk_ledger::PaymentState;
 use paydesk_register::AttemptKind;
 
+use crate::i18n::{id, t};
+
 mod outcome;
 mod payments;
 mod progress;
@@ -28,22 +30,22 @@ pub use progress::{forward, Forward, PaymentUpdate, ProgressView};
 pub use report::{report, ReportInput, ReportView, Sale};
 pub use sale::{quick_cash, QuickCash, SaleScreen, TenderDayView, TenderRow};
 
-/// A payment state in the cashier's words.
-pub fn state_label(state: PaymentState) -> &'static str {
-    match state {
-        PaymentState::Created => "Starting",
-        PaymentState::QueuedOffline => "Offline, waiting to forward",
-        PaymentState::Authorizing => "Outcome unknown, checking",
-        PaymentState::Authorized => "Authorized",
-        PaymentState::Capturing => "Capturing",
-        PaymentState::Captured => "Paid",
+/// A payment state in the cashier's words, in the screen's language (design §13).
+pub fn state_label(state: PaymentState) -> String {
+    t(match state {
+        PaymentState::Created => id!("state-created"),
+        PaymentState::QueuedOffline => id!("state-queued-offline"),
+        PaymentState::Authorizing => id!("state-authorizing"),
+        PaymentState::Authorized => id!("state-authorized"),
+        PaymentState::Capturing => id!("state-capturing"),
+        PaymentState::Captured => id!("state-captured"),
         // Declined, or refused before it ran (wrong key): either way never charged.
-        PaymentState::Failed => "Not charged",
-        PaymentState::Canceled => "Canceled",
-        PaymentState::Refunding => "Refund in progress",
-        PaymentState::PartiallyRefunded => "Partly refunded",
-        PaymentState::Refunded => "Refunded",
-    }
+        PaymentState::Failed => id!("state-failed"),
+        PaymentState::Canceled => id!("state-canceled"),
+        PaymentState::Refunding => id!("state-refunding"),
+        PaymentState::PartiallyRefunded => id!("state-partially-refunded"),
+        PaymentState::Refunded => id!("state-refunded"),
+    })
 }
 
 /// The tone a state is shown in (`ok` | `warn` | `bad` | `info`, the UI's CSS classes):
@@ -83,11 +85,11 @@ fn parse_state(text: &str) -> Option<PaymentState> {
 
 fn card_label(pm: Option<&str>) -> String {
     match pm {
-        Some("pm_card_visa") => "Visa ending 4242".into(),
-        Some("pm_card_mastercard") => "Mastercard ending 4444".into(),
-        Some(p) if p.contains("Declined") || p.contains("declined") => "Test card (declines)".into(),
+        Some("pm_card_visa") => t(id!("card-visa")),
+        Some("pm_card_mastercard") => t(id!("card-mastercard")),
+        Some(p) if p.contains("Declined") || p.contains("declined") => t(id!("card-test-declines")),
         Some(p) => p.trim_start_matches("pm_card_").replace('_', " "),
-        None => "Card".into(),
+        None => t(id!("tender-card")),
     }
 }
 

@@ -6,6 +6,7 @@ use paydesk_register::{CheckoutOutcome, CheckoutReport};
 use serde::Serialize;
 
 use super::card_label;
+use crate::i18n::{active, id, t, tr};
 use crate::catalog::{CartLine, CartView};
 use crate::money;
 
@@ -50,23 +51,20 @@ impl OutcomeView {
             .message
             .as_deref()
             .map(|m| m.trim_start_matches("declined: ").to_string())
-            .unwrap_or_else(|| "the card was declined".into());
+            .unwrap_or_else(|| t(id!("outcome-declined-default")));
         let message = match kind {
             "declined" => decline_msg,
-            "failed" => r.message.clone().unwrap_or_else(|| "The processor refused the request.".into()),
+            "failed" => r.message.clone().unwrap_or_else(|| t(id!("outcome-failed-default"))),
             "unknown" => r
                 .message
                 .clone()
-                .unwrap_or_else(|| "The processor has not answered definitively yet.".into()),
+                .unwrap_or_else(|| t(id!("outcome-unknown-default"))),
             _ => String::new(),
         };
         let note = if r.replayed {
-            Some(format!(
-                "The card was charged once. After {} attempts with the same key the processor replayed its first answer, so there is no second charge.",
-                r.attempts
-            ))
+            Some(tr!(active(), "outcome-note-replayed", attempts = r.attempts))
         } else if r.attempts > 1 {
-            Some(format!("Charged once, after {} attempts with the same key.", r.attempts))
+            Some(tr!(active(), "outcome-note-attempts", attempts = r.attempts))
         } else {
             None
         };
@@ -85,14 +83,14 @@ impl OutcomeView {
                 total: r.amount,
                 total_display: money::format(r.amount, cur),
                 card_label: card_label(payment.request_params.get("payment_method")),
-                status_label: match kind {
-                    "accepted_offline" => "APPROVED OFFLINE".into(),
-                    "approved" => "APPROVED".into(),
-                    "authorized" => "AUTHORIZED".into(),
-                    "declined" => "DECLINED".into(),
-                    "failed" => "NOT CHARGED".into(),
-                    _ => "PENDING".into(),
-                },
+                status_label: t(match kind {
+                    "accepted_offline" => id!("receipt-status-offline"),
+                    "approved" => id!("receipt-status-approved"),
+                    "authorized" => id!("receipt-status-authorized"),
+                    "declined" => id!("receipt-status-declined"),
+                    "failed" => id!("receipt-status-failed"),
+                    _ => id!("receipt-status-pending"),
+                }),
                 checkout_key: r.checkout_key.clone(),
                 psp_payment_id: r.psp_payment_id.clone(),
             },

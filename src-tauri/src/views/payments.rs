@@ -6,6 +6,7 @@ use paydesk_register::PaymentView;
 use serde::Serialize;
 
 use super::{card_label, parse_state, state_label, state_tone};
+use crate::i18n::{active, tr};
 use crate::money;
 
 /// What every view of one payment starts with: its key, when, how much, and its state
@@ -17,7 +18,7 @@ pub struct PaymentHead {
     pub amount: i64,
     pub amount_display: String,
     pub state: String,
-    pub state_label: &'static str,
+    pub state_label: String,
 }
 
 impl PaymentHead {
@@ -81,37 +82,37 @@ fn timeline_view(t: &TimelineEntry, refunds: &[Refund]) -> TimelineView {
     let refund_tag = t
         .refund_id
         .and_then(|id| refunds.iter().find(|r| r.id == id))
-        .map(|r| format!("Refund {}: ", money::format(r.amount.amount_minor, r.amount.currency.code())))
+        .map(|r| tr!(active(), "timeline-refund-tag", amount = money::format(r.amount.amount_minor, r.amount.currency.code())))
         .unwrap_or_default();
     let label = match t.kind.as_str() {
-        "attempt" => format!(
-            "{refund_tag}Attempt {}: {}",
-            t.attempt_no.unwrap_or(0),
-            if t.replayed { "replayed — already done, not charged again".into() } else { t.detail.clone() }
-        ),
+        "attempt" => {
+            let what = if t.replayed { tr!(active(), "timeline-replayed") } else { t.detail.clone() };
+            let attempt = tr!(active(), "timeline-attempt", n = t.attempt_no.unwrap_or(0), what = what);
+            format!("{refund_tag}{attempt}")
+        }
         "transition" => format!(
             "{refund_tag}{}",
             match moved_to {
-                Some(PaymentState::Authorizing) => "Sent to the processor",
-                Some(PaymentState::QueuedOffline) => "Accepted offline (processor unreachable)",
+                Some(PaymentState::Authorizing) => tr!(active(), "timeline-sent"),
+                Some(PaymentState::QueuedOffline) => tr!(active(), "timeline-offline"),
                 Some(state) => state_label(state),
-                None => outcome,
+                None => outcome.to_string(),
             }
         ),
-        "event" => format!("Processor event: {}", t.detail),
+        "event" => tr!(active(), "timeline-event", detail = t.detail.clone()),
         // refund rows in a cashier's words (the ledger's detail reads "pending -> in_flight")
         "refund" => format!(
             "{refund_tag}{}",
             match outcome {
-                "" | "pending" => "key committed before sending".to_string(),
-                "in_flight" => "sent to the processor".to_string(),
-                "succeeded" => "refunded".to_string(),
-                "failed" => "failed, nothing refunded".to_string(),
-                "canceled" => "canceled".to_string(),
+                "" | "pending" => tr!(active(), "timeline-refund-committed"),
+                "in_flight" => tr!(active(), "timeline-refund-sent"),
+                "succeeded" => tr!(active(), "timeline-refund-succeeded"),
+                "failed" => tr!(active(), "timeline-refund-failed"),
+                "canceled" => tr!(active(), "timeline-refund-canceled"),
                 _ => t.detail.clone(),
             }
         ),
-        "created" => "Key committed before sending".into(),
+        "created" => tr!(active(), "timeline-created"),
         _ => format!("{refund_tag}{}", t.detail),
     };
     TimelineView {
@@ -209,12 +210,10 @@ impl PaymentDetail {
         let reserved: i64 = v.refunds.iter().filter(|r| r.state.reserves_amount()).map(|r| r.amount.amount_minor).sum();
         let refundable = if p.state.is_refundable() { (p.amount.amount_minor - reserved).max(0) } else { 0 };
         let refund_note = match p.state {
-            PaymentState::QueuedOffline => Some("Accepted offline: it can be refunded once it is forwarded.".into()),
-            PaymentState::Failed | PaymentState::Canceled => Some("Nothing was charged, so nothing to refund.".into()),
-            PaymentState::Refunded => Some("Fully refunded.".into()),
-            PaymentState::Created | PaymentState::Authorizing => {
-                Some("The outcome is not known yet; refunds are possible once it is.".into())
-            }
+            PaymentState::QueuedOffline => Some(tr!(active(), "refund-note-offline")),
+            PaymentState::Failed | PaymentState::Canceled => Some(tr!(active(), "refund-note-not-charged")),
+            PaymentState::Refunded => Some(tr!(active(), "refund-note-refunded")),
+            PaymentState::Created | PaymentState::Authorizing => Some(tr!(active(), "refund-note-unknown")),
             PaymentState::Authorized
             | PaymentState::Capturing
             | PaymentState::Captured

@@ -6,6 +6,7 @@ use paydesk_register::{AttemptKind, Notification, SettledState, Subject};
 use serde::Serialize;
 
 use super::{attempt_tone, state_label, state_tone};
+use crate::i18n::{active, id, t, tr};
 use crate::money;
 
 /// One line of live progress for the checkout panel (event `checkout-progress`).
@@ -54,7 +55,7 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             Some(*attempt),
             "attempt",
             "info",
-            format!("Attempt {attempt}: sending to the processor with key {}…", short(subject.key())),
+            tr!(active(), "progress-attempt", n = *attempt, key = short(subject.key())),
         ),
         Notification::AttemptOutcome { subject, attempt, outcome, message, latency_ms } => {
             if *outcome == AttemptKind::Replayed {
@@ -68,39 +69,36 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             Some(*attempt),
             "backoff",
             "info",
-            format!("Waiting {:.1} s, then retrying with the same key.", *delay_ms as f64 / 1000.0),
+            tr!(active(), "progress-backoff", seconds = seconds_tenths(*delay_ms)),
         ),
         Notification::Replayed { subject, attempt } => p(
             subject,
             Some(*attempt),
             "replayed",
             "ok",
-            "Already charged — replayed: the processor returned its first answer, so there is no second charge.".into(),
+            tr!(active(), "progress-replayed"),
         ),
         Notification::MovedToBackground { subject, reason } => p(
             subject,
             None,
             "background",
             "warn",
-            format!("Still no definitive answer ({reason}). The register keeps checking in the background with the same key."),
+            tr!(active(), "progress-background", reason = reason.to_string()),
         ),
         Notification::QueuedOffline { subject, amount, currency } => p(
             subject,
             None,
             "offline",
             "warn",
-            format!(
-                "Processor unreachable: {} accepted offline. It will be forwarded with the same key when the processor is back.",
-                money::format(*amount, currency)
-            ),
+            tr!(active(), "progress-offline", amount = money::format(*amount, currency)),
         ),
         Notification::Forwarded { subject, state, declined } => Forward::Update(PaymentUpdate {
             key: Some(subject.key().to_string()),
             loud: *declined,
             message: if *declined {
-                format!("An offline payment ({}…) was DECLINED when forwarded. Collect payment another way.", short(subject.key()))
+                tr!(active(), "progress-forward-declined", key = short(subject.key()))
             } else {
-                format!("Offline payment {}… forwarded: {}.", short(subject.key()), state_label(*state).to_lowercase())
+                tr!(active(), "progress-forwarded", key = short(subject.key()), state = state_label(*state))
             },
         }),
         Notification::Resolved { subject, state, via } => match checkout_key(subject) {
@@ -112,22 +110,23 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
                     SettledState::Payment(s) => state_tone(*s),
                     SettledState::Refund(_) => "bad",
                 },
-                message: format!(
-                    "{} ({}).",
-                    match state {
-                        SettledState::Payment(s) => state_label(*s).to_string(),
+                message: tr!(
+                    active(),
+                    "progress-resolved",
+                    state = match state {
+                        SettledState::Payment(s) => state_label(*s),
                         SettledState::Refund(r) => r.as_str().to_string(),
                     },
-                    match via.as_str() {
-                        "replay" => "confirmed by the processor's replay",
-                        "search" => "confirmed by searching the processor's records",
-                        "event" => "confirmed by a processor event",
-                        _ => "the processor answered",
-                    }
+                    via = t(match via.as_str() {
+                        "replay" => id!("progress-via-replay"),
+                        "search" => id!("progress-via-search"),
+                        "event" => id!("progress-via-event"),
+                        _ => id!("progress-via-answer"),
+                    })
                 ),
                 at: now,
             }),
-            None => Forward::Update(PaymentUpdate { key: None, message: format!("Refund {}.", state), loud: false }),
+            None => Forward::Update(PaymentUpdate { key: None, message: tr!(active(), "progress-refund", state = state.to_string()), loud: false }),
         },
         Notification::Connectivity { online } => Forward::Connectivity(*online),
         Notification::Alarm { subject, message, .. } => Forward::Update(PaymentUpdate {
@@ -136,6 +135,12 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             loud: true,
         }),
     }
+}
+
+/// 1500 ms → "1.5": tenths of a second by integer arithmetic.
+fn seconds_tenths(ms: u64) -> String {
+    let tenths = (ms + 50) / 100;
+    format!("{}.{}", tenths / 10, tenths % 10)
 }
 
 fn capitalize(s: &str) -> String {

@@ -8,6 +8,7 @@ use paydesk_register::SaleView;
 use serde::Serialize;
 
 use super::{card_label, state_label};
+use crate::i18n::{id, t as tr};
 use crate::money;
 
 /// One tender as the panel lists it.
@@ -50,7 +51,7 @@ pub struct SaleScreen {
     pub money: money::MoneyFormat,
     /// `open` | `partially_paid` | `paid` | `unpaid_balance` | `canceling` | `canceled`
     pub state: &'static str,
-    pub state_label: &'static str,
+    pub state_label: String,
     /// Only a sale whose settled tenders add up to its total is "Paid".
     pub complete: bool,
     pub canceled: bool,
@@ -75,25 +76,26 @@ pub struct SaleScreen {
     pub cancel_reason: Option<String>,
 }
 
-pub fn sale_state_label(s: SaleState) -> &'static str {
-    match s {
-        SaleState::Open => "Not paid yet",
-        SaleState::PartiallyPaid => "Partly paid",
-        SaleState::Paid => "Paid",
-        SaleState::UnpaidBalance => "Balance due again",
-        SaleState::Canceling => "Canceling",
-        SaleState::Canceled => "Canceled",
-    }
+pub fn sale_state_label(s: SaleState) -> String {
+    tr(match s {
+        SaleState::Open => id!("sale-open"),
+        SaleState::PartiallyPaid => id!("sale-partially-paid"),
+        SaleState::Paid => id!("state-captured"),
+        SaleState::UnpaidBalance => id!("sale-unpaid-balance"),
+        SaleState::Canceling => id!("sale-canceling"),
+        SaleState::Canceled => id!("state-canceled"),
+    })
 }
 
+/// A tender's state in words (a message id) and its tone.
 fn tender_words(s: TenderState) -> (&'static str, &'static str) {
     match s {
-        TenderState::Settled => ("Paid", "ok"),
-        TenderState::Offline => ("Accepted offline", "warn"),
-        TenderState::Held => ("Authorized", "info"),
-        TenderState::Pending => ("Outcome unknown (pending)", "warn"),
-        TenderState::Void => ("Not charged", "bad"),
-        TenderState::Superseded => ("Overridden", "bad"),
+        TenderState::Settled => (id!("state-captured"), "ok"),
+        TenderState::Offline => (id!("tender-offline"), "warn"),
+        TenderState::Held => (id!("state-authorized"), "info"),
+        TenderState::Pending => (id!("tender-pending"), "warn"),
+        TenderState::Void => (id!("state-failed"), "bad"),
+        TenderState::Superseded => (id!("tender-superseded"), "bad"),
     }
 }
 
@@ -155,12 +157,12 @@ impl SaleScreen {
                     state: t.state.as_str(),
                     state_label: match (t.kind, t.payment_state) {
                         // a canceled sale's cash went back over the counter
-                        (TenderKind::Cash, _) if v.is_canceled() && t.state == TenderState::Settled => format!("{label} · handed back"),
+                        (TenderKind::Cash, _) if v.is_canceled() && t.state == TenderState::Settled => tr(id!("tender-handed-back")),
                         // a refund of a settled card still paid this sale; say both
                         (TenderKind::Card, Some(ps)) if t.state == TenderState::Settled && ps != paydesk_ledger::PaymentState::Captured => {
-                            format!("{label} · {}", state_label(ps))
+                            format!("{} · {}", tr(label), state_label(ps))
                         }
-                        _ => label.to_string(),
+                        _ => tr(label),
                     },
                     tone,
                     card_label: pay.as_ref().map(|p| card_label(p.request_params.get("payment_method"))),
@@ -227,7 +229,7 @@ pub struct UnpaidRow {
     pub cart_id: i64,
     pub total: Amount,
     pub due: Amount,
-    pub state_label: &'static str,
+    pub state_label: String,
 }
 
 /// End of day, tender part: totals per kind, the drawer, sales still owing.

@@ -47,3 +47,25 @@ cancel-card-void = Card void { $amount }
 cancel-cash-back = Cash to give back
 new-sale = New sale
 next-customer = Next customer.
+
+## What the register says after a tender (Rust).
+tender-card-no-reason = no reason given
+tender-card-paid = Card charged { $amount }. The sale is paid.
+tender-card-took = Card took { $amount }. Still due: { $due }.
+tender-card-offline = Card of { $amount } accepted offline; it is forwarded when the processor is back.
+tender-card-declined = Declined — the card was not charged ({ $reason }). Earlier payments are kept.
+tender-card-failed = Not charged — the processor refused the request ({ $reason }).
+tender-card-pending = We don't know yet whether the card was charged { $amount }. Do not take another payment: the register checks with the same key.
+tender-card-canceled = This card payment was canceled. Still due: { $due }.
+tender-card-refunded = This card payment was refunded. Still due: { $due }.
+tender-cash-change = Give back { $amount } change. The sale is paid.
+tender-cash-exact = Exact cash. The sale is paid.
+tender-cash-took = Took { $amount } in cash. Still due: { $due }.
+cancel-refund-succeeded = Refunded to the card
+cancel-refund-sent = Refund sent, being confirmed (same key)
+cancel-refund-failed = Refund refused — press Cancel sale again
+cancel-void-released = Authorization released ({ $state })
+cancel-done-cash = Sale canceled. Give back { $cash } in cash.
+cancel-done = Sale canceled.
+cancel-running-cash = Canceling: give back { $cash } in cash; a card refund is still being confirmed.
+cancel-running-card = Canceling: a card refund is still being confirmed with the same key.

@@ -47,3 +47,25 @@ cancel-card-void = カード取消 { $amount }
 cancel-cash-back = お返しする現金
 new-sale = 次のお客様
 next-customer = 次のお客様へ。
+
+## お支払い後にレジが伝える文 (Rust)。
+tender-card-no-reason = 理由なし
+tender-card-paid = カードで { $amount } を決済しました。お支払い完了です。
+tender-card-took = カードで { $amount } を受け取りました。残額: { $due }。
+tender-card-offline = カード { $amount } をオフラインで受付けました。接続が戻りしだい送信します。
+tender-card-declined = 承認されませんでした — カードへの請求はありません ({ $reason })。それまでのお支払いはそのままです。
+tender-card-failed = 未決済 — 決済代行会社が要求を拒否しました ({ $reason })。
+tender-card-pending = カード { $amount } に請求されたかどうか、まだ分かりません。別のお支払いを受け取らないでください。レジが同じキーで確認します。
+tender-card-canceled = このカード決済は取り消されました。残額: { $due }。
+tender-card-refunded = このカード決済は返金されました。残額: { $due }。
+tender-cash-change = お釣り { $amount } をお返しください。お支払い完了です。
+tender-cash-exact = ちょうどお預りしました。お支払い完了です。
+tender-cash-took = 現金で { $amount } を受け取りました。残額: { $due }。
+cancel-refund-succeeded = カードに返金済み
+cancel-refund-sent = 返金を送信、確認中 (同じキー)
+cancel-refund-failed = 返金が拒否されました — もう一度「取引取消」を押してください
+cancel-void-released = オーソリを解除 ({ $state })
+cancel-done-cash = 取引を取り消しました。現金 { $cash } をお返しください。
+cancel-done = 取引を取り消しました。
+cancel-running-cash = 取消中: 現金 { $cash } をお返しください。カードの返金は確認中です。
+cancel-running-card = 取消中: カードの返金を同じキーで確認中です。

@@ -1,0 +1,21 @@
+# States of payments, sales and tenders as the cashier reads them (Rust views).
+state-created = Starting
+state-queued-offline = Offline, waiting to forward
+state-authorizing = Outcome unknown, checking
+state-authorized = Authorized
+state-capturing = Capturing
+state-captured = Paid
+state-failed = Not charged
+state-canceled = Canceled
+state-refunding = Refund in progress
+state-partially-refunded = Partly refunded
+state-refunded = Refunded
+sale-open = Not paid yet
+sale-partially-paid = Partly paid
+sale-unpaid-balance = Balance due again
+sale-canceling = Canceling
+tender-offline = Accepted offline
+tender-pending = Outcome unknown (pending)
+tender-superseded = Overridden
+tender-handed-back = Paid · handed back
+card-test-declines = Test card (declines)

@@ -1,0 +1,21 @@
+# 決済・取引・支払いの状態 (Rust の画面データ)。
+state-created = 開始中
+state-queued-offline = オフライン・送信待ち
+state-authorizing = 結果不明・確認中
+state-authorized = オーソリ済み
+state-capturing = 売上確定中
+state-captured = 決済済み
+state-failed = 未決済
+state-canceled = 取消済み
+state-refunding = 返金処理中
+state-partially-refunded = 一部返金
+state-refunded = 返金済み
+sale-open = 未決済
+sale-partially-paid = 一部支払済
+sale-unpaid-balance = 未収残高あり
+sale-canceling = 取消中
+tender-offline = オフラインで受付
+tender-pending = 結果不明 (確認中)
+tender-superseded = 無効 (理由付きで続行)
+tender-handed-back = 支払済 · 返却済
+card-test-declines = テスト用カード (不承認)
