@@ -20,4 +20,7 @@ export const ERROR_CODES = Object.freeze([
   'tender_exceeds_due', 'tender_unknown_outstanding', 'sale_complete', 'sale_canceled', 'sale_refund_exceeds',
   'unknown_payment', 'refund_exceeds_captured', 'wrong_state', 'previous_outcome_unknown', 'already_paid',
   'later_payment_exists', 'offline_refused', 'psp_config', 'psp_rejected', 'alarm', 'ledger', 'outcome_unknown',
+  // the store: tax fixed at the first tender, discounts, receipts and the printer, the catalog
+  'tax_locked', 'invalid_discount', 'printer_not_set', 'invalid_printer', 'printer_unreachable', 'receipt_unavailable',
+  'invalid_item', 'csv_rejected',
 ]);

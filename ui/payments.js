@@ -2,6 +2,8 @@
 // and its timeline drawn as a picture. Each row's and event's tone comes from the
 // register (views::state_tone); here a tone only picks a colour.
 
+import { receiptPanel } from './receipt.js';
+import { t } from './t.js';
 import { invoke } from './bridge.js';
 import { $, h, s, announce, alertLoud, errText, timeOf } from './dom.js';
 
@@ -62,6 +64,7 @@ async function selectPayment(id) {
       h('dt', { text: 'Processor ref' }), h('dd', { text: p.psp_payment_id || '—' }),
       h('dt', { text: 'Card' }), h('dd', { text: p.card_label || '—' }),
       h('dt', { text: 'Refunded' }), h('dd', { text: p.refunded_display })),
+    p.cart_id ? receiptSlot(p.cart_id) : null,
     h('h3', { text: 'Timeline' }),
     h('div', { class: 'timeline', id: 'timeline' }, timelineSvg(p.timeline)),
     refundable > 0 ? h('form', { class: 'refund-form', onsubmit: (e) => { e.preventDefault(); refund(false); } },
@@ -70,6 +73,15 @@ async function selectPayment(id) {
       h('button', { class: 'danger', id: 'refund-full', type: 'button', text: 'Refund all', onclick: () => refund(true) }),
       h('p', { id: 'refund-help', class: 'help', text: 'A refund is sent once: the buttons wait for the processor\'s answer, and a refund still being confirmed must finish before another.' }))
       : h('p', { class: 'help', text: p.refund_note || 'Nothing left to refund.' }));
+}
+
+/** "Print receipt / Reprint" of the payment's sale: the receipt and its button, on demand. */
+function receiptSlot(cartId) {
+  const slot = h('div', { class: 'receipt-slot', id: 'payment-receipt-slot' });
+  const show = h('button', { class: 'secondary', id: 'payment-receipt', type: 'button', text: t('receipt-of-sale', { id: cartId }),
+    onclick: () => slot.replaceChildren(receiptPanel(cartId)) });
+  slot.append(show);
+  return slot;
 }
 
 /** The payment's timeline as a picture: one node per event, attempt latencies as bars. */

@@ -6,6 +6,8 @@ import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { refreshStatus } from './status.js';
 import { initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderKey } from './tender.js';
+import { receiptPanel } from './receipt.js';
+import { t } from './t.js';
 
 let catalog = [];
 let cart = null;
@@ -55,6 +57,7 @@ function renderCatalog() {
 
 export function renderCart(c) {
   cart = c;
+  const fixed = c.tax_locked;
   const lines = $('cart-lines');
   lines.replaceChildren(...c.lines.map((l) => {
     const qty = h('input', {
@@ -62,15 +65,20 @@ export function renderCart(c) {
       'aria-label': `Quantity of ${l.name}`, disabled: c.locked,
       onchange: (e) => setQty(l.sku, e.target.value),
     });
-    return h('li', { class: 'cart-line', 'data-sku': l.sku },
-      h('div', { class: 'what' }, h('div', { class: 'name', text: l.name, title: l.name }), h('div', { class: 'unit', text: `${l.unit_price_display} each` })),
+    const name = (l.reduced ? '※ ' : '') + l.name;
+    const unit = `${l.unit_price_display} each` + (l.discount ? ` · −${l.discount_display} (${l.discount_label})` : '');
+    return h('li', { class: 'cart-line', 'data-sku': l.sku, 'data-reduced': String(l.reduced), 'data-discount': String(l.discount) },
+      h('div', { class: 'what' }, h('div', { class: 'name', text: name, title: l.name }), h('div', { class: 'unit', text: unit })),
       h('div', { class: 'qty' },
         h('button', { type: 'button', 'aria-label': `One less ${l.name}`, text: '−', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity - 1) }),
         qty,
-        h('button', { type: 'button', 'aria-label': `One more ${l.name}`, text: '+', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity + 1) })),
-      h('div', { class: 'line-total', text: l.line_total_display }));
+        h('button', { type: 'button', 'aria-label': `One more ${l.name}`, text: '+', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity + 1) }),
+        h('button', { type: 'button', class: 'line-discount', 'aria-label': t('cart-line-discount', { name: l.name }), title: t('cart-line-discount', { name: l.name }),
+          text: '%', disabled: fixed, onclick: () => openDiscount({ sku: l.sku, name: l.name }) })),
+      h('div', { class: 'line-total', text: l.discount ? l.net_display : l.line_total_display }));
   }));
   $('cart-empty').hidden = c.lines.length > 0;
+  renderSums(c);
   $('cart-total').textContent = c.total_display;
   $('cart-total').dataset.minor = String(c.total);
   $('clear-cart').disabled = c.locked || c.lines.length === 0;
@@ -78,6 +86,71 @@ export function renderCart(c) {
   $('pay-cash').disabled = c.lines.length === 0 || charging;
   $('pay-split').disabled = c.lines.length === 0 || charging;
   $('charge').textContent = c.lines.length ? `Charge ${c.total_display}` : 'Charge';
+}
+
+/** Eat-in/take-out, the sale discount, and subtotal / discount / tax per rate. */
+function renderSums(c) {
+  const fixed = c.tax_locked;
+  for (const b of document.querySelectorAll('#dining .seg')) {
+    b.setAttribute('aria-pressed', String(b.dataset.dining === c.dining));
+    b.disabled = fixed;
+  }
+  $('dining').dataset.dining = c.dining;
+  $('dining').title = fixed ? t('tax-locked') : '';
+  $('sale-discount').disabled = fixed || c.lines.length === 0;
+  $('sale-discount').textContent = c.sale_discount_label ? `${t('cart-sale-discount')}: ${c.sale_discount_label}` : `${t('cart-sale-discount')}…`;
+  if (fixed) closeDiscount();
+  const rows = [];
+  const row = (cls, label, value, attrs = {}) => rows.push(h('div', { class: cls, ...attrs }, h('dt', { text: label }), h('dd', { text: value })));
+  if (c.lines.length && (c.rates.length || c.sale_discount)) {
+    row('sum-subtotal', t('cart-subtotal'), c.subtotal_display);
+    if (c.sale_discount) row('sum-discount', `${t('cart-discount')} (${c.sale_discount_label})`, `−${c.sale_discount_display}`, { id: 'sum-discount' });
+    for (const r of c.rates) {
+      if (r.class === 'exempt' && !r.tax) continue;
+      row('sum-rate', (r.reduced ? '※' : '') + t('cart-tax-rate', { rate: r.rate_label }), t('cart-tax-amount', { gross: r.gross_display, tax: r.tax_display }),
+        { 'data-rate': String(r.basis_points), 'data-gross': String(r.gross), 'data-tax': String(r.tax) });
+    }
+    if (c.lines.some((l) => l.reduced)) rows.push(h('p', { class: 'sum-note', text: t('cart-reduced-note') }));
+  }
+  $('cart-sums').replaceChildren(...rows);
+}
+
+// ---------------------------------------------------------------- discounts
+let discountTarget = null;   // { sku, name } for a line, {} for the whole sale
+function openDiscount(target) {
+  if (!cart || cart.tax_locked) return;
+  discountTarget = target;
+  const f = $('discount-form');
+  f.hidden = false;
+  $('discount-target').textContent = target.sku ? target.name : t('cart-sale-discount');
+  $('discount-value').value = '';
+  $('discount-value').focus();
+}
+function closeDiscount() {
+  discountTarget = null;
+  $('discount-form').hidden = true;
+}
+async function applyDiscount(remove) {
+  if (!discountTarget) return;
+  const discount = remove ? null : { kind: $('discount-kind').value, value: $('discount-value').value };
+  const target = discountTarget;
+  try {
+    const c = target.sku
+      ? await invoke('set_line_discount', { sku: target.sku, discount })
+      : await invoke('set_sale_discount', { discount });
+    closeDiscount();
+    renderCart(c);
+    announce(`Total ${c.total_display}.`);
+    focusScan();
+  } catch (e) {
+    alertLoud(errText(e));
+    $('discount-form').dataset.code = (e && e.code) || 'error';
+  }
+}
+
+async function setDining(dining) {
+  try { renderCart(await invoke('set_dining', { dining })); announce(`${t(dining === 'eat_in' ? 'dining-eat-in' : 'dining-take-out')}: ${cart.total_display}`); }
+  catch (e) { alertLoud(errText(e)); }
 }
 
 /** A refused code under the barcode field ('' clears it), in place of the help line. */
@@ -143,7 +216,7 @@ function addProgress(p) {
 
 function receiptNode(r) {
   return h('div', { class: 'receipt', id: 'receipt', 'aria-label': 'Receipt' },
-    h('div', { class: 'row' }, h('span', { text: 'PayDesk demo store' }), h('span', { text: timeOf(r.at) })),
+    h('div', { class: 'row' }, h('span', { text: 'Card payment' }), h('span', { text: timeOf(r.at) })),
     ...r.lines.map((l) => h('div', { class: 'row' }, h('span', { class: 'what', text: `${l.quantity} × ${l.name}` }), h('span', { text: l.line_total_display }))),
     h('div', { class: 'row total' }, h('span', { text: 'TOTAL' }), h('span', { text: r.total_display })),
     h('div', { class: 'row' }, h('span', { text: r.card_label || 'Card' }), h('span', { text: r.status_label })),
@@ -182,7 +255,8 @@ function renderOutcome(o) {
         ? 'The processor cannot be reached. This payment is stored safely and will be forwarded, with the same key, when the processor is back.'
         : (forwarded ? 'The stored payment was forwarded to the processor with the key it got at the sale, and the card was charged once.' : (o.note || 'The card was charged once.')) }),
       receiptNode(o.receipt),
-      h('div', { class: 'actions' }, btn)));
+      h('div', { class: 'actions' }, btn),
+      offline ? null : receiptPanel(o.cart.id)));
     announce(offline ? `Accepted offline, ${o.receipt.total_display}. It will be forwarded.`
       : (forwarded ? `Offline payment forwarded: paid ${o.receipt.total_display}.` : `Paid ${o.receipt.total_display}. Receipt ready.`));
     btn.focus();
@@ -270,6 +344,12 @@ export async function onProgress(p) {
   }
 }
 
+/** The register's items again (after the catalog screen changed them). */
+export async function reloadCatalog() {
+  catalog = await invoke('get_catalog');
+  renderCatalog();
+}
+
 /** Wires the register's own controls: the barcode form, Charge and Clear. */
 export function initRegister() {
   $('scan-form').addEventListener('submit', async (e) => {
@@ -284,6 +364,19 @@ export function initRegister() {
   $('pay-cash').addEventListener('click', () => openTender('cash'));
   $('pay-split').addEventListener('click', () => openTender('card'));
   initTender({ cart: renderCart, closed: focusScan });
+  $('dining-take-out').textContent = t('dining-take-out');
+  $('dining-eat-in').textContent = t('dining-eat-in');
+  $('dining').setAttribute('aria-label', t('dining-group'));
+  for (const b of document.querySelectorAll('#dining .seg')) b.addEventListener('click', () => setDining(b.dataset.dining));
+  $('sale-discount').addEventListener('click', () => openDiscount({}));
+  $('discount-kind').replaceChildren(h('option', { value: 'percent', text: t('discount-kind-percent') }), h('option', { value: 'amount', text: t('discount-kind-amount') }));
+  $('discount-value').setAttribute('aria-label', t('discount-value'));
+  $('discount-apply').textContent = t('discount-apply');
+  $('discount-remove').textContent = t('discount-remove');
+  $('discount-cancel').textContent = t('discount-cancel');
+  $('discount-form').addEventListener('submit', (e) => { e.preventDefault(); applyDiscount(false); });
+  $('discount-remove').addEventListener('click', () => applyDiscount(true));
+  $('discount-cancel').addEventListener('click', () => { closeDiscount(); focusScan(); });
   $('clear-cart').addEventListener('click', async () => {
     try { renderCart(await invoke('clear_cart')); announce('Cart cleared.'); focusScan(); } catch (e) { alertLoud(errText(e)); }
   });
@@ -291,8 +384,7 @@ export function initRegister() {
 
 /** Loads the catalog and the cart as the engine has them. */
 export async function loadRegister() {
-  catalog = await invoke('get_catalog');
-  renderCatalog();
+  await reloadCatalog();
   renderCart(await invoke('get_cart'));
   await resumeTender();
 }

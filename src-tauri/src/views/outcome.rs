@@ -6,7 +6,7 @@ use paydesk_register::{CheckoutOutcome, CheckoutReport};
 use serde::Serialize;
 
 use super::card_label;
-use crate::catalog::{CartLine, CartView};
+use crate::store::cart::{CartLine, CartView};
 use crate::money;
 
 #[derive(Debug, Clone, Serialize)]
