@@ -161,6 +161,8 @@ async fn ja_register_taxes_eat_in_and_take_out_and_prints_the_receipt() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ja_register_at_1024x768_fits_and_fixes_the_tax_at_the_first_tender() {
     let app = App::start("store-ja-1024", ja(1024, 768)).await;
+    app.driver.set_window_rect(0, 0, 1024, 768).await.expect("set the window size");
+    app.wait_js("return window.innerWidth === 1024 && window.innerHeight === 768", "a 1024x768 window", LONG).await;
     ring_up_with_tax(&app).await;
     let outside = app
         .js("return [...document.querySelectorAll('#view-register button')].filter((b) => b.offsetParent !== null)

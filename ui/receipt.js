@@ -24,6 +24,7 @@ export function receiptPanel(cartId) {
       box.dataset.loaded = 'true';
     } catch (e) {
       body.textContent = t('receipt-none', { why: errText(e) });
+      body.classList.add('receipt-error');
       print.disabled = true;
       box.dataset.loaded = 'error';
     }

@@ -11,7 +11,7 @@ use paydesk_ledger::receipt::{build_receipt, Paper, PrintJob, Printer, PrinterTa
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
-use super::receipt::{receipt_error, validate_cart};
+use super::receipt::{printable, receipt_error, validate_cart};
 use crate::error::{AppError, AppResult};
 use crate::state::{now_ms, AppState};
 
@@ -96,7 +96,7 @@ pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<P
     let receipt = engine.with_reader(|l| {
         let reprint = l.next_print_is_reprint(cart)?;
         let (data, tax) = l.receipt_data(cart)?;
-        Ok::<_, paydesk_ledger::Error>(build_receipt(&data, &tax, reprint))
+        Ok::<_, paydesk_ledger::Error>(build_receipt(&printable(data), &tax, reprint))
     });
     let receipt = receipt.map_err(receipt_error)?.map_err(|e| AppError::ReceiptUnavailable(e.to_string()))?;
     let job = PrintJob::new(format!("sale-{}", cart.0), receipt, Paper::Mm80);
