@@ -24,6 +24,8 @@ const COMMANDS: &[&str] = &[
     "get_settings",
     "save_settings",
     "about",
+    "get_messages",
+    "set_language",
     "set_dining",
     "set_line_discount",
     "set_sale_discount",

@@ -124,7 +124,8 @@ async fn ja_register_taxes_eat_in_and_take_out_and_prints_the_receipt() {
     for want in ["PayDesk デモカフェ", "T7000012050002", "※ブレンドコーヒー", "8%対象", "10%対象", "※は軽減税率対象商品"] {
         assert!(shown.contains(want), "{want:?} not on the receipt on screen:\n{shown}");
     }
-    assert_eq!(app.text("#print-receipt").await, "Print receipt");
+    // The ja-JP store's screen is in Japanese (design §13): 印刷, then 再発行.
+    assert_eq!(app.text("#print-receipt").await, "レシートを印刷");
 
     // The first print: the original, the drawer opens (cash), the paper is cut.
     print_and_wait(&app, "printed").await;
@@ -133,7 +134,7 @@ async fn ja_register_taxes_eat_in_and_take_out_and_prints_the_receipt() {
     assert!(text.contains("8%対象") && text.contains("10%対象") && text.contains("PayDesk デモカフェ"), "{text}");
     assert!(!text.contains("再発行"), "{text}");
     assert_eq!((first.cuts, first.kicks.len(), first.kanji), (1, 1, true));
-    app.wait_js("return document.getElementById('print-receipt').textContent === 'Reprint'", "the Reprint button", LONG).await;
+    app.wait_js("return document.getElementById('print-receipt').textContent === '再発行'", "the Reprint button", LONG).await;
     app.screenshot("receipt-ja").await;
 
     // A reprint: marked, no drawer.

@@ -6,27 +6,22 @@
 
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
-import { t } from './t.js';
+import { msgId, t } from './i18n.js';
 
 const MAX_CSV_BYTES = 4 * 1024 * 1024;
+const CLASSES = { standard: msgId('catalog-class-standard'), reduced: msgId('catalog-class-reduced'), exempt: msgId('catalog-class-exempt') };
+const PRICE_MODES = { inclusive: msgId('store-prices-inclusive'), exclusive: msgId('store-prices-exclusive') };
+const ROUNDINGS = { down: msgId('store-rounding-down'), half_up: msgId('store-rounding-half_up'), up: msgId('store-rounding-up') };
 let screen = null;
 let onChange = () => {};
 
 /** `changed` is called after the catalog changed (the register reloads its items). */
 export function initCatalog(changed) {
   onChange = changed;
-  $('catalog-add').textContent = t('catalog-add');
-  $('catalog-export').textContent = t('catalog-export-button');
-  $('csv-title').textContent = t('catalog-import-title');
-  $('csv-file-label').textContent = t('catalog-import-file');
-  $('csv-paste-label').textContent = t('catalog-import-paste');
-  $('csv-import').textContent = t('catalog-import-button');
   $('catalog-add').addEventListener('click', () => editItem(null));
   $('catalog-export').addEventListener('click', exportCsv);
   $('csv-file').addEventListener('change', readFile);
   $('csv-form').addEventListener('submit', (e) => { e.preventDefault(); importCsv($('csv-text').value); });
-  $('catalog-thead').replaceChildren(h('tr', {}, ...['sku', 'barcode', 'name', 'price', 'class', 'active', '']
-    .map((c) => h('th', { scope: 'col', text: c ? t('catalog-col-' + c) : '' }))));
 }
 
 export async function loadCatalog() {
@@ -36,8 +31,8 @@ export async function loadCatalog() {
     h('td', { class: 'mono', text: it.barcode }),
     h('td', { text: it.name }),
     h('td', { class: 'num', text: it.price_display }),
-    h('td', { text: it.tax_class }),
-    h('td', { text: it.active ? t('catalog-yes') : t('catalog-no') }),
+    h('td', { text: t(CLASSES[it.tax_class]) }),
+    h('td', { text: t(it.active ? 'catalog-yes' : 'catalog-no') }),
     h('td', {}, h('button', { class: 'link', type: 'button', text: t('catalog-edit'), 'data-edit': it.sku, onclick: () => editItem(it) })))));
   $('catalog-rows').dataset.count = String(screen.items.length);
   await loadStore();
@@ -50,7 +45,7 @@ function editItem(it) {
   const input = (name, label, value, attrs = {}) => h('label', { 'data-field': name }, label,
     h('input', { name, id: 'item-' + name, value: value ?? '', ...attrs }), h('span', { class: 'field-error', id: 'item-err-' + name }));
   const cls = h('select', { name: 'tax_class', id: 'item-tax_class' },
-    ...['standard', 'reduced', 'exempt'].map((c) => h('option', { value: c, text: t('catalog-class-' + c), selected: c === v.tax_class })));
+    ...Object.entries(CLASSES).map(([c, id]) => h('option', { value: c, text: t(id), selected: c === v.tax_class })));
   const active = h('input', { type: 'checkbox', name: 'active', id: 'item-active', checked: v.active });
   f.hidden = false;
   f.replaceChildren(
@@ -115,7 +110,7 @@ async function importCsv(text) {
   } catch (e) {
     msg.textContent = errText(e); msg.dataset.outcome = (e && e.code) || 'error'; msg.classList.add('bad');
     list.replaceChildren(...((e && e.problems) || []).map((p) =>
-      h('li', { 'data-line': String(p.line), 'data-field': p.field, text: t('catalog-import-line', p) })));
+      h('li', { 'data-line': String(p.line), 'data-field': p.field, text: t('catalog-import-line', { line: p.line, field: p.field, message: p.message }) })));
     alertLoud(errText(e));
   }
 }
@@ -125,7 +120,7 @@ async function exportCsv() {
     const r = await invoke('export_catalog');
     const box = $('csv-export-text');
     box.hidden = false; box.value = r.csv;
-    $('catalog-msg').textContent = t('catalog-export-done', r);
+    $('catalog-msg').textContent = t('catalog-export-done', { rows: r.rows, path: r.path });
   } catch (e) { alertLoud(errText(e)); }
 }
 
@@ -137,7 +132,7 @@ async function loadStore() {
   const field = (name, label, value, attrs = {}) => h('label', {}, label, h('input', { name, id: 'store-' + name, value: value ?? '', ...attrs }));
   const area = (name, label, value) => h('label', {}, label, h('textarea', { name, id: 'store-' + name, rows: '2', maxlength: '500', text: value }));
   const choice = (name, label, value, opts) => h('label', {}, label, h('select', { name, id: 'store-' + name },
-    ...opts.map((o) => h('option', { value: o, text: t(`store-${name === 'price_mode' ? 'prices' : name}-${o}`), selected: o === value }))));
+    ...Object.entries(opts).map(([o, id]) => h('option', { value: o, text: t(id), selected: o === value }))));
   const printer = h('input', { id: 'store-printer', name: 'printer', value: st.printer, maxlength: '255', placeholder: '192.168.1.50:9100' });
   const msg = h('p', { class: 'help', id: 'store-msg', role: 'status' });
   f.replaceChildren(
@@ -146,9 +141,9 @@ async function loadStore() {
     field('address', t('store-address'), st.address, { maxlength: '300' }),
     field('phone', t('store-phone'), st.phone, { maxlength: '40' }),
     h('p', { class: 'help', id: 'store-currency', text: `${t('store-currency')}: ${st.currency} · ${st.locale}` }),
-    choice('price_mode', t('store-prices'), st.price_mode, ['inclusive', 'exclusive']),
+    choice('price_mode', t('store-prices'), st.price_mode, PRICE_MODES),
     field('registration_number', t('store-registration'), st.registration_number, { maxlength: '14', placeholder: 'T1234567890123' }),
-    choice('rounding', t('store-rounding'), st.rounding, ['down', 'half_up', 'up']),
+    choice('rounding', t('store-rounding'), st.rounding, ROUNDINGS),
     area('receipt_header', t('store-header'), st.receipt_header),
     area('receipt_footer', t('store-footer'), st.receipt_footer),
     h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', id: 'store-save', text: t('store-save') })),
@@ -157,7 +152,7 @@ async function loadStore() {
       onclick: async () => {
         try {
           const r = await invoke('save_printer', { printer: printer.value });
-          msg.textContent = r.printer ? t('store-printer-saved', r) : t('store-printer-none');
+          msg.textContent = r.printer ? t('store-printer-saved', { printer: r.printer }) : t('store-printer-none');
           msg.dataset.outcome = 'printer-saved'; msg.classList.remove('bad');
         } catch (e) { msg.textContent = errText(e); msg.dataset.outcome = (e && e.code) || 'error'; msg.classList.add('bad'); }
       } })),

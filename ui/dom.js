@@ -1,6 +1,8 @@
 // DOM helpers shared by the screens: element builders, the status-bar announcement
 // and the screen reader alert, command error text, times of day.
 
+import { langTag } from './i18n.js';
+
 export const $ = (id) => document.getElementById(id);
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -51,7 +53,7 @@ export function errText(e) {
 /** Local time of day of a timestamp (ms or ISO text); now when absent. */
 export function timeOf(iso) {
   const d = iso ? new Date(iso) : new Date();
-  return d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return d.toLocaleTimeString(langTag(), { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
 /**

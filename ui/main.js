@@ -12,6 +12,7 @@ import { loadReport } from './report.js';
 import { loadSettings, showApplied } from './settings.js';
 import { loadAbout } from './about.js';
 import { refreshStatus, renderStatus } from './status.js';
+import { applyStatic, formatTime, loadMessages, onLanguageChange, t } from './i18n.js';
 
 // ---------------------------------------------------------------- screens
 const views = ['register', 'payments', 'report', 'settings', 'catalog'];
@@ -57,11 +58,22 @@ document.addEventListener('securitypolicyviolation', (e) => {
 });
 
 async function start() {
+  // The words first: every screen below draws in the active language.
+  await loadMessages();
+  applyStatic(document);
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
   initRegister();
   initCatalog(() => reloadCatalog().catch((e) => alertLoud(errText(e))));
-  const tick = () => { $('clock').textContent = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }); };
+  const tick = () => { $('clock').textContent = formatTime(Date.now()); };
   tick(); setInterval(tick, 10000);
+  // A switch of language redraws what Rust or the screens wrote (the static text is
+  // refilled by i18n.js): the register, the screen on show and the status bar.
+  onLanguageChange(() => {
+    tick();
+    loadRegister();
+    if (currentView !== 'register') show(currentView);
+    refreshStatus();
+  });
 
   await listen('checkout-progress', onProgress);
   await listen('status', renderStatus);
@@ -84,4 +96,4 @@ async function start() {
   document.body.dataset.ready = 'true';
 }
 
-start().catch((e) => alertLoud('PayDesk could not start: ' + errText(e)));
+start().catch((e) => alertLoud(t('start-failed', { error: errText(e) })));

@@ -3,9 +3,9 @@
 // register (views::state_tone); here a tone only picks a colour.
 
 import { receiptPanel } from './receipt.js';
-import { t } from './t.js';
 import { invoke } from './bridge.js';
 import { $, h, s, announce, alertLoud, errText, timeOf } from './dom.js';
+import { formatDateTime, t } from './i18n.js';
 
 /** The timeline's colours for the tones (the same as --ok, --warn, --bad, --info in style.css). */
 const TONE_COLOR = { ok: '#15803d', warn: '#b45309', bad: '#b91c1c', info: '#1d4ed8' };
@@ -18,7 +18,7 @@ export async function loadPayments() {
   try { list = await invoke('list_payments'); } catch (e) { announce(errText(e), 'bad'); return; }
   const rows = $('payments-rows');
   rows.replaceChildren(...list.map((p) => {
-    const open = h('button', { type: 'button', text: timeOf(p.created_at), 'aria-label': `Payment of ${p.amount_display} at ${timeOf(p.created_at)}, ${p.state_label}` ,
+    const open = h('button', { type: 'button', text: timeOf(p.created_at), 'aria-label': t('payments-row-label', { amount: p.amount_display, time: timeOf(p.created_at), state: p.state_label }),
       onclick: () => selectPayment(p.id) });
     return h('tr', { 'data-id': p.id, 'aria-selected': String(p.id === selectedPayment), onclick: () => selectPayment(p.id) },
       h('td', {}, open), h('td', { class: 'num', text: p.amount_display }),
@@ -59,20 +59,20 @@ async function selectPayment(id) {
   box.replaceChildren(
     h('h2', { text: `${p.amount_display} · ${p.state_label}` }),
     h('dl', {},
-      h('dt', { text: 'Time' }), h('dd', { text: new Date(p.created_at).toLocaleString() }),
-      h('dt', { text: 'Checkout key' }), h('dd', { text: p.checkout_key }),
-      h('dt', { text: 'Processor ref' }), h('dd', { text: p.psp_payment_id || '—' }),
-      h('dt', { text: 'Card' }), h('dd', { text: p.card_label || '—' }),
-      h('dt', { text: 'Refunded' }), h('dd', { text: p.refunded_display })),
+      h('dt', { text: t('payments-col-time') }), h('dd', { text: formatDateTime(Number(new Date(p.created_at))) }),
+      h('dt', { text: t('payment-checkout-key') }), h('dd', { text: p.checkout_key }),
+      h('dt', { text: t('payment-psp-ref') }), h('dd', { text: p.psp_payment_id || '—' }),
+      h('dt', { text: t('card-label') }), h('dd', { text: p.card_label || '—' }),
+      h('dt', { text: t('payment-refunded') }), h('dd', { text: p.refunded_display })),
     p.cart_id ? receiptSlot(p.cart_id) : null,
-    h('h3', { text: 'Timeline' }),
+    h('h3', { text: t('payment-timeline') }),
     h('div', { class: 'timeline', id: 'timeline' }, timelineSvg(p.timeline)),
     refundable > 0 ? h('form', { class: 'refund-form', onsubmit: (e) => { e.preventDefault(); refund(false); } },
-      h('label', { for: 'refund-amount' }, `Refund amount (up to ${p.refundable_display})`, amount),
-      h('button', { class: 'secondary', id: 'refund-partial', type: 'submit', text: 'Refund this amount' }),
-      h('button', { class: 'danger', id: 'refund-full', type: 'button', text: 'Refund all', onclick: () => refund(true) }),
-      h('p', { id: 'refund-help', class: 'help', text: 'A refund is sent once: the buttons wait for the processor\'s answer, and a refund still being confirmed must finish before another.' }))
-      : h('p', { class: 'help', text: p.refund_note || 'Nothing left to refund.' }));
+      h('label', { for: 'refund-amount' }, t('refund-amount', { amount: p.refundable_display }), amount),
+      h('button', { class: 'secondary', id: 'refund-partial', type: 'submit', text: t('refund-partial') }),
+      h('button', { class: 'danger', id: 'refund-full', type: 'button', text: t('refund-full'), onclick: () => refund(true) }),
+      h('p', { id: 'refund-help', class: 'help', text: t('refund-help') }))
+      : h('p', { class: 'help', text: p.refund_note || t('refund-nothing-left') }));
 }
 
 /** "Print receipt / Reprint" of the payment's sale: the receipt and its button, on demand. */
@@ -90,7 +90,7 @@ function timelineSvg(events) {
   const H = top * 2 + Math.max(1, events.length) * rowH;
   const t0 = events.length ? Number(events[0].at) : 0;
   const maxLat = Math.max(1, ...events.map((e) => e.latency_ms || 0));
-  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'Payment timeline: ' + events.map((e) => e.label).join(', then ') });
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': t('timeline-label', { events: events.map((e) => e.label).join(t('timeline-then')) }) });
   svg.append(s('line', { x1: left, y1: top, x2: left, y2: H - top, stroke: '#cbd5e1', 'stroke-width': 3 }));
   events.forEach((e, i) => {
     const y = top + i * rowH + rowH / 2;

@@ -5,7 +5,7 @@
 
 import { invoke } from './bridge.js';
 import { h, announce, alertLoud, errText } from './dom.js';
-import { t } from './t.js';
+import { t } from './i18n.js';
 
 /** A box that loads and shows the receipt of sale `cartId`, with its print button. */
 export function receiptPanel(cartId) {

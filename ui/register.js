@@ -4,10 +4,10 @@
 
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
+import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
 import { initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderKey } from './tender.js';
 import { receiptPanel } from './receipt.js';
-import { t } from './t.js';
 
 let catalog = [];
 let cart = null;
@@ -47,7 +47,7 @@ function renderCatalog() {
   box.replaceChildren(...catalog.map((it) =>
     h('button', {
       class: 'item', type: 'button', role: 'listitem', 'data-sku': it.sku,
-      'aria-label': `${it.name}, ${it.price_display}, code ${it.sku}`,
+      'aria-label': t('catalog-item-label', { name: it.name, price: it.price_display, sku: it.sku }),
       onclick: () => scan(it.sku, true),
     },
       h('span', { class: 'name', text: it.name }),
@@ -62,17 +62,18 @@ export function renderCart(c) {
   lines.replaceChildren(...c.lines.map((l) => {
     const qty = h('input', {
       type: 'number', min: '0', max: '999', value: String(l.quantity), inputmode: 'numeric',
-      'aria-label': `Quantity of ${l.name}`, disabled: c.locked,
+      'aria-label': t('cart-qty-label', { name: l.name }), disabled: c.locked,
       onchange: (e) => setQty(l.sku, e.target.value),
     });
     const name = (l.reduced ? '※ ' : '') + l.name;
-    const unit = `${l.unit_price_display} each` + (l.discount ? ` · −${l.discount_display} (${l.discount_label})` : '');
+    const unit = t('cart-unit-price', { price: l.unit_price_display })
+      + (l.discount ? ' · ' + t('cart-line-discounted', { amount: l.discount_display, how: l.discount_label }) : '');
     return h('li', { class: 'cart-line', 'data-sku': l.sku, 'data-reduced': String(l.reduced), 'data-discount': String(l.discount) },
       h('div', { class: 'what' }, h('div', { class: 'name', text: name, title: l.name }), h('div', { class: 'unit', text: unit })),
       h('div', { class: 'qty' },
-        h('button', { type: 'button', 'aria-label': `One less ${l.name}`, text: '−', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity - 1) }),
+        h('button', { type: 'button', 'aria-label': t('cart-one-less', { name: l.name }), text: '−', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity - 1) }),
         qty,
-        h('button', { type: 'button', 'aria-label': `One more ${l.name}`, text: '+', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity + 1) }),
+        h('button', { type: 'button', 'aria-label': t('cart-one-more', { name: l.name }), text: '+', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity + 1) }),
         h('button', { type: 'button', class: 'line-discount', 'aria-label': t('cart-line-discount', { name: l.name }), title: t('cart-line-discount', { name: l.name }),
           text: '%', disabled: fixed, onclick: () => openDiscount({ sku: l.sku, name: l.name }) })),
       h('div', { class: 'line-total', text: l.discount ? l.net_display : l.line_total_display }));
@@ -85,7 +86,7 @@ export function renderCart(c) {
   $('charge').disabled = c.lines.length === 0 || charging;
   $('pay-cash').disabled = c.lines.length === 0 || charging;
   $('pay-split').disabled = c.lines.length === 0 || charging;
-  $('charge').textContent = c.lines.length ? `Charge ${c.total_display}` : 'Charge';
+  $('charge').textContent = c.lines.length ? t('charge-amount', { amount: c.total_display }) : t('charge');
 }
 
 /** Eat-in/take-out, the sale discount, and subtotal / discount / tax per rate. */
@@ -98,13 +99,14 @@ function renderSums(c) {
   $('dining').dataset.dining = c.dining;
   $('dining').title = fixed ? t('tax-locked') : '';
   $('sale-discount').disabled = fixed || c.lines.length === 0;
-  $('sale-discount').textContent = c.sale_discount_label ? `${t('cart-sale-discount')}: ${c.sale_discount_label}` : `${t('cart-sale-discount')}…`;
+  $('sale-discount').textContent = c.sale_discount_label
+    ? t('cart-sale-discount-set', { how: c.sale_discount_label }) : t('cart-sale-discount-add');
   if (fixed) closeDiscount();
   const rows = [];
   const row = (cls, label, value, attrs = {}) => rows.push(h('div', { class: cls, ...attrs }, h('dt', { text: label }), h('dd', { text: value })));
   if (c.lines.length && (c.rates.length || c.sale_discount)) {
     row('sum-subtotal', t('cart-subtotal'), c.subtotal_display);
-    if (c.sale_discount) row('sum-discount', `${t('cart-discount')} (${c.sale_discount_label})`, `−${c.sale_discount_display}`, { id: 'sum-discount' });
+    if (c.sale_discount) row('sum-discount', t('cart-sale-discount-set', { how: c.sale_discount_label }), `−${c.sale_discount_display}`, { id: 'sum-discount' });
     for (const r of c.rates) {
       if (r.class === 'exempt' && !r.tax) continue;
       row('sum-rate', (r.reduced ? '※' : '') + t('cart-tax-rate', { rate: r.rate_label }), t('cart-tax-amount', { gross: r.gross_display, tax: r.tax_display }),
@@ -120,9 +122,8 @@ let discountTarget = null;   // { sku, name } for a line, {} for the whole sale
 function openDiscount(target) {
   if (!cart || cart.tax_locked) return;
   discountTarget = target;
-  const f = $('discount-form');
-  f.hidden = false;
-  $('discount-target').textContent = target.sku ? target.name : t('cart-sale-discount');
+  $('discount-form').hidden = false;
+  $('discount-target').textContent = target.sku ? target.name : t('cart-sale-discount-add');
   $('discount-value').value = '';
   $('discount-value').focus();
 }
@@ -140,7 +141,7 @@ async function applyDiscount(remove) {
       : await invoke('set_sale_discount', { discount });
     closeDiscount();
     renderCart(c);
-    announce(`Total ${c.total_display}.`);
+    announce(t('cart-total-now', { total: c.total_display }));
     focusScan();
   } catch (e) {
     alertLoud(errText(e));
@@ -149,8 +150,10 @@ async function applyDiscount(remove) {
 }
 
 async function setDining(dining) {
-  try { renderCart(await invoke('set_dining', { dining })); announce(`${t(dining === 'eat_in' ? 'dining-eat-in' : 'dining-take-out')}: ${cart.total_display}`); }
-  catch (e) { alertLoud(errText(e)); }
+  try {
+    renderCart(await invoke('set_dining', { dining }));
+    announce(t('cart-total-now', { total: cart.total_display }));
+  } catch (e) { alertLoud(errText(e)); }
 }
 
 /** A refused code under the barcode field ('' clears it), in place of the help line. */
@@ -167,7 +170,7 @@ async function scan(code, fromCatalog = false) {
     renderCart(c);
     const line = c.lines.find((l) => l.sku.toLowerCase() === code.toLowerCase()) ||
       c.lines.find((l) => catalog.find((i) => i.barcode === code && i.sku === l.sku));
-    if (line) announce(`${line.name} added. Total ${c.total_display}.`);
+    if (line) announce(t('scan-added', { name: line.name, total: c.total_display }));
     if (fromCatalog) {
       const btn = document.querySelector(`.item[data-sku="${CSS.escape(line ? line.sku : code)}"]`);
       if (btn) { btn.classList.add('flash'); setTimeout(() => btn.classList.remove('flash'), 250); }
@@ -182,7 +185,7 @@ async function scan(code, fromCatalog = false) {
 
 async function setQty(sku, q) {
   const n = Number.parseInt(q, 10);
-  if (!Number.isInteger(n) || n < 0 || n > 999) { alertLoud('Quantity must be a whole number from 0 to 999.'); renderCart(cart); return; }
+  if (!Number.isInteger(n) || n < 0 || n > 999) { alertLoud(t('cart-qty-invalid')); renderCart(cart); return; }
   try { renderCart(await invoke('set_quantity', { sku, quantity: n })); }
   catch (e) { alertLoud(errText(e)); renderCart(cart); }
 }
@@ -215,20 +218,20 @@ function addProgress(p) {
 }
 
 function receiptNode(r) {
-  return h('div', { class: 'receipt', id: 'receipt', 'aria-label': 'Receipt' },
-    h('div', { class: 'row' }, h('span', { text: 'Card payment' }), h('span', { text: timeOf(r.at) })),
+  return h('div', { class: 'receipt', id: 'receipt', 'aria-label': t('receipt-label') },
+    h('div', { class: 'row' }, h('span', { text: t('receipt-store') }), h('span', { text: timeOf(r.at) })),
     ...r.lines.map((l) => h('div', { class: 'row' }, h('span', { class: 'what', text: `${l.quantity} × ${l.name}` }), h('span', { text: l.line_total_display }))),
-    h('div', { class: 'row total' }, h('span', { text: 'TOTAL' }), h('span', { text: r.total_display })),
-    h('div', { class: 'row' }, h('span', { text: r.card_label || 'Card' }), h('span', { text: r.status_label })),
-    r.psp_payment_id ? h('div', { class: 'row' }, h('span', { text: 'Ref' }), h('span', { text: r.psp_payment_id })) : null,
-    h('div', { class: 'row' }, h('span', { text: 'Key' }), h('span', { text: r.checkout_key.slice(0, 8) + '…' })));
+    h('div', { class: 'row total' }, h('span', { text: t('receipt-total') }), h('span', { text: r.total_display })),
+    h('div', { class: 'row' }, h('span', { text: r.card_label || t('receipt-card') }), h('span', { text: r.status_label })),
+    r.psp_payment_id ? h('div', { class: 'row' }, h('span', { text: t('receipt-ref') }), h('span', { text: r.psp_payment_id })) : null,
+    h('div', { class: 'row' }, h('span', { text: t('receipt-key') }), h('span', { text: r.checkout_key.slice(0, 8) + '…' })));
 }
 
 function cardSelect(id) {
   const sel = $('card').cloneNode(true);
   sel.id = id;
   sel.value = 'pm_card_visa';
-  return h('label', { class: 'override' }, 'Next card', sel);
+  return h('label', { class: 'override' }, t('next-card'), sel);
 }
 
 /** Shows what the engine concluded for this checkout. */
@@ -238,7 +241,7 @@ function renderOutcome(o) {
     try {
       renderCart(await invoke('new_sale', overrideReason ? { overrideReason } : {}));
       closeCheckout(); refreshStatus();
-      if (overrideReason) announce('New sale started. The reason was recorded in the audit log.');
+      if (overrideReason) announce(t('new-sale-override'));
     } catch (e) { alertLoud(errText(e)); }
   };
   const forwarded = $('checkout').dataset.kind === 'accepted_offline' && $('checkout').dataset.key === o.checkout_key && o.kind !== 'accepted_offline';
@@ -247,58 +250,58 @@ function renderOutcome(o) {
   resultShownAt = Date.now();
   if (o.kind === 'approved' || o.kind === 'accepted_offline' || o.kind === 'authorized') {
     const offline = o.kind === 'accepted_offline';
-    $('checkout-title').textContent = offline ? 'Accepted offline' : (forwarded ? 'Paid (forwarded)' : 'Paid');
-    const btn = h('button', { class: 'primary', id: 'new-sale', type: 'button', text: 'New sale (Enter)', onclick: () => nextSale() });
+    $('checkout-title').textContent = offline ? t('outcome-offline-title') : (forwarded ? t('outcome-forwarded-title') : t('outcome-paid-title'));
+    const btn = h('button', { class: 'primary', id: 'new-sale', type: 'button', text: t('new-sale-enter'), onclick: () => nextSale() });
     box.replaceChildren(h('div', { class: 'result ok', id: 'result', 'data-kind': o.kind, 'data-key': o.checkout_key },
-      h('h3', { text: offline ? `Accepted offline: ${o.receipt.total_display}` : `Paid ${o.receipt.total_display}` }),
+      h('h3', { text: offline ? t('outcome-offline-heading', { amount: o.receipt.total_display }) : t('outcome-paid-heading', { amount: o.receipt.total_display }) }),
       h('p', { text: offline
-        ? 'The processor cannot be reached. This payment is stored safely and will be forwarded, with the same key, when the processor is back.'
-        : (forwarded ? 'The stored payment was forwarded to the processor with the key it got at the sale, and the card was charged once.' : (o.note || 'The card was charged once.')) }),
+        ? t('outcome-offline-text')
+        : (forwarded ? t('outcome-forwarded-text') : (o.note || t('outcome-paid-text'))) }),
       receiptNode(o.receipt),
       h('div', { class: 'actions' }, btn),
       offline ? null : receiptPanel(o.cart.id)));
-    announce(offline ? `Accepted offline, ${o.receipt.total_display}. It will be forwarded.`
-      : (forwarded ? `Offline payment forwarded: paid ${o.receipt.total_display}.` : `Paid ${o.receipt.total_display}. Receipt ready.`));
+    const amount = o.receipt.total_display;
+    announce(offline ? t('outcome-offline-announce', { amount })
+      : (forwarded ? t('outcome-forwarded-announce', { amount }) : t('outcome-paid-announce', { amount })));
     btn.focus();
   } else if (o.kind === 'declined' || o.kind === 'failed') {
     // failed: the processor refused the request before running it (wrong key or URL,
     // a rejected parameter). Like a decline, nothing was charged and never will be.
     const failed = o.kind === 'failed';
-    $('checkout-title').textContent = failed ? 'Not charged' : 'Declined';
+    $('checkout-title').textContent = failed ? t('outcome-failed-title') : t('outcome-declined-title');
     const sel = cardSelect('retry-card');
-    const again = h('button', { class: 'primary', id: 'try-another-card', type: 'button', text: failed ? 'Start a new payment' : 'Try another card',
-      onclick: () => runCharge('try_another_card', { paymentMethod: sel.querySelector('select').value }, 'Charging another card') });
-    const cancel = h('button', { class: 'secondary', id: 'cancel-sale', type: 'button', text: 'Cancel sale', onclick: () => nextSale() });
+    const again = h('button', { class: 'primary', id: 'try-another-card', type: 'button', text: failed ? t('start-new-payment') : t('try-another-card'),
+      onclick: () => runCharge('try_another_card', { paymentMethod: sel.querySelector('select').value }, t('charging-another-card')) });
+    const cancel = h('button', { class: 'secondary', id: 'cancel-sale', type: 'button', text: t('tender-cancel'), onclick: () => nextSale() });
     box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': o.kind, 'data-key': o.checkout_key },
-      h('h3', { text: failed ? 'Not charged — the processor refused this request' : 'Declined — the card was not charged' }),
-      h('p', { class: 'reason', text: failed ? o.message : `Processor's reason: ${o.message}` }),
-      h('p', { text: failed ? 'Nothing was charged. Fix the cause (a manager may need to check Settings), then start a new payment; it gets a new key.'
-        : 'Ask for another card; it gets a new payment key.' }),
+      h('h3', { text: failed ? t('outcome-failed-heading') : t('outcome-declined-heading') }),
+      h('p', { class: 'reason', text: failed ? o.message : t('outcome-declined-reason', { reason: o.message }) }),
+      h('p', { text: failed ? t('outcome-failed-text') : t('outcome-declined-text') }),
       sel, h('div', { class: 'actions' }, again, cancel)));
-    alertLoud(failed ? `Not charged: ${o.message}` : `Card declined: ${o.message}`);
+    alertLoud(failed ? t('outcome-failed-alert', { reason: o.message }) : t('outcome-declined-alert', { reason: o.message }));
     // Not the "Try another card" button: an Enter still held or repeated from before
     // the decline would charge a card again at once, under a new key.
     sel.querySelector('select').focus();
   } else { // unknown outcome: the engine keeps resolving it with the same key
-    $('checkout-title').textContent = 'Outcome not known yet';
+    $('checkout-title').textContent = t('outcome-unknown-title');
     const reason = h('input', { id: 'override-reason', type: 'text', maxlength: '200',
-      placeholder: 'e.g. customer paid cash instead', 'aria-describedby': 'override-help' });
+      placeholder: t('override-placeholder'), 'aria-describedby': 'override-help' });
     const sel = cardSelect('override-card');
-    const newKey = h('button', { class: 'danger', id: 'override-new-card', type: 'button', text: 'Charge a card anyway (new key)', disabled: true,
-      onclick: () => runCharge('try_another_card', { paymentMethod: sel.querySelector('select').value, overrideReason: reason.value }, 'Charging with a new key') });
-    const next = h('button', { class: 'secondary', id: 'override-next-sale', type: 'button', text: 'Next customer', disabled: true,
+    const newKey = h('button', { class: 'danger', id: 'override-new-card', type: 'button', text: t('override-new-card'), disabled: true,
+      onclick: () => runCharge('try_another_card', { paymentMethod: sel.querySelector('select').value, overrideReason: reason.value }, t('charging-new-key')) });
+    const next = h('button', { class: 'secondary', id: 'override-next-sale', type: 'button', text: t('override-next-customer'), disabled: true,
       onclick: () => nextSale(reason.value) });
     reason.addEventListener('input', () => { const ok = reason.value.trim().length >= 3; newKey.disabled = !ok; next.disabled = !ok; });
-    const retry = h('button', { class: 'primary', id: 'retry-charge', type: 'button', text: 'Check again (same key)',
-      onclick: () => runCharge('charge', { paymentMethod: $('card').value }, 'Checking with the same key') });
+    const retry = h('button', { class: 'primary', id: 'retry-charge', type: 'button', text: t('check-again'),
+      onclick: () => runCharge('charge', { paymentMethod: $('card').value }, t('checking-same-key')) });
     box.replaceChildren(h('div', { class: 'result warn', id: 'result', 'data-kind': 'unknown', 'data-key': o.checkout_key },
-      h('h3', { text: 'We do not know yet whether the card was charged' }),
+      h('h3', { text: t('outcome-unknown-heading') }),
       h('p', { text: o.message }),
-      h('p', { text: 'Do not charge this customer again. The register keeps checking with the same key in the background.' }),
+      h('p', { text: t('outcome-unknown-text') }),
       h('div', { class: 'actions' }, retry),
-      h('label', { class: 'override', for: 'override-reason', id: 'override-help' }, 'To continue anyway, give a reason (kept in the audit log):'),
+      h('label', { class: 'override', for: 'override-reason', id: 'override-help' }, t('override-help')),
       reason, sel, h('div', { class: 'actions' }, newKey, next)));
-    alertLoud('Outcome not known yet. Do not charge again.');
+    alertLoud(t('outcome-unknown-alert'));
     retry.focus();
   }
 }
@@ -316,10 +319,10 @@ async function runCharge(cmd, args, title) {
     renderOutcome(o);
   } catch (e) {
     const box = $('checkout-result');
-    const back = h('button', { class: 'secondary', type: 'button', text: 'Back to the cart',
+    const back = h('button', { class: 'secondary', type: 'button', text: t('back-to-cart'),
       onclick: async () => { try { renderCart(await invoke('get_cart')); } catch (_) { /* keep */ } closeCheckout(); } });
     box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'error', 'data-code': e && e.code },
-      h('h3', { text: 'Could not charge' }), h('p', { text: errText(e) }), h('div', { class: 'actions' }, back)));
+      h('h3', { text: t('charge-error-heading') }), h('p', { text: errText(e) }), h('div', { class: 'actions' }, back)));
     alertLoud(errText(e));
     back.focus();
   } finally {
@@ -330,8 +333,8 @@ async function runCharge(cmd, args, title) {
 }
 
 export function charge() {
-  if (!cart || cart.lines.length === 0) { alertLoud('The cart is empty. Scan an item first.'); return; }
-  runCharge('charge', { paymentMethod: $('card').value }, `Charging ${cart.total_display}`);
+  if (!cart || cart.lines.length === 0) { alertLoud(t('cart-empty-charge')); return; }
+  runCharge('charge', { paymentMethod: $('card').value }, t('charging-amount', { amount: cart.total_display }));
 }
 
 /** A `checkout-progress` event: a line in the panel, and the final word when it resolves. */
@@ -344,19 +347,13 @@ export async function onProgress(p) {
   }
 }
 
-/** The register's items again (after the catalog screen changed them). */
-export async function reloadCatalog() {
-  catalog = await invoke('get_catalog');
-  renderCatalog();
-}
-
 /** Wires the register's own controls: the barcode form, Charge and Clear. */
 export function initRegister() {
   $('scan-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const input = $('scan');
     const code = input.value.trim();
-    if (!code) { if (cart && cart.lines.length) announce('Press F12 or the Charge button to take payment.'); return; }
+    if (!code) { if (cart && cart.lines.length) announce(t('scan-empty-hint')); return; }
     if (await scan(code)) input.value = ''; else input.select();
   });
   $('scan').addEventListener('input', () => scanError(''));
@@ -364,22 +361,20 @@ export function initRegister() {
   $('pay-cash').addEventListener('click', () => openTender('cash'));
   $('pay-split').addEventListener('click', () => openTender('card'));
   initTender({ cart: renderCart, closed: focusScan });
-  $('dining-take-out').textContent = t('dining-take-out');
-  $('dining-eat-in').textContent = t('dining-eat-in');
-  $('dining').setAttribute('aria-label', t('dining-group'));
   for (const b of document.querySelectorAll('#dining .seg')) b.addEventListener('click', () => setDining(b.dataset.dining));
   $('sale-discount').addEventListener('click', () => openDiscount({}));
-  $('discount-kind').replaceChildren(h('option', { value: 'percent', text: t('discount-kind-percent') }), h('option', { value: 'amount', text: t('discount-kind-amount') }));
-  $('discount-value').setAttribute('aria-label', t('discount-value'));
-  $('discount-apply').textContent = t('discount-apply');
-  $('discount-remove').textContent = t('discount-remove');
-  $('discount-cancel').textContent = t('discount-cancel');
   $('discount-form').addEventListener('submit', (e) => { e.preventDefault(); applyDiscount(false); });
   $('discount-remove').addEventListener('click', () => applyDiscount(true));
   $('discount-cancel').addEventListener('click', () => { closeDiscount(); focusScan(); });
   $('clear-cart').addEventListener('click', async () => {
-    try { renderCart(await invoke('clear_cart')); announce('Cart cleared.'); focusScan(); } catch (e) { alertLoud(errText(e)); }
+    try { renderCart(await invoke('clear_cart')); announce(t('cart-cleared')); focusScan(); } catch (e) { alertLoud(errText(e)); }
   });
+}
+
+/** The register's items again (after the catalog screen changed them). */
+export async function reloadCatalog() {
+  catalog = await invoke('get_catalog');
+  renderCatalog();
 }
 
 /** Loads the catalog and the cart as the engine has them. */

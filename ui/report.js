@@ -3,6 +3,7 @@
 
 import { invoke } from './bridge.js';
 import { $, h, s, announce, errText, fmtMoney } from './dom.js';
+import { t } from './i18n.js';
 
 function localMidnight() { const d = new Date(); d.setHours(0, 0, 0, 0); return d.getTime(); }
 
@@ -13,13 +14,13 @@ export async function loadReport() {
   const tile = (id, label, value, hl) => h('div', { class: 'tile' + (hl ? ' highlight' : ''), id },
     h('div', { class: 'label', text: label }), h('div', { class: 'value', text: value }));
   $('report-tiles').replaceChildren(
-    tile('r-gross', 'Sales', r.gross_display, true),
-    tile('r-refunds', 'Refunds', r.refunds_display),
-    tile('r-net', 'Net', r.net_display, true),
-    tile('r-count', 'Payments', String(r.payment_count)),
-    tile('r-pending', 'Pending (offline or unknown)', `${r.pending_count} · ${r.pending_display}`),
-    tile('r-declined', 'Declined', String(r.declined_count)),
-    tile('r-dupes', 'Duplicate charges prevented', String(r.duplicates_prevented), true));
+    tile('r-gross', t('report-sales'), r.gross_display, true),
+    tile('r-refunds', t('report-refunds'), r.refunds_display),
+    tile('r-net', t('report-net'), r.net_display, true),
+    tile('r-count', t('tab-payments'), String(r.payment_count)),
+    tile('r-pending', t('report-pending'), `${r.pending_count} · ${r.pending_display}`),
+    tile('r-declined', t('report-declined'), String(r.declined_count)),
+    tile('r-dupes', t('report-dupes'), String(r.duplicates_prevented), true));
   for (const [id, v] of [['r-gross', r.gross], ['r-refunds', r.refunds], ['r-net', r.net], ['r-count', r.payment_count],
     ['r-pending', r.pending_count], ['r-declined', r.declined_count], ['r-dupes', r.duplicates_prevented]]) $(id).dataset.value = String(v);
   await loadTenders(tile);
@@ -45,27 +46,27 @@ export async function loadReport() {
 async function loadTenders(tile) {
   let d;
   try { d = await invoke('get_tender_day', { since: localMidnight() }); } catch (e) { announce(errText(e), 'bad'); return; }
-  const label = { cash: 'Cash', card: 'Card' };
+  const label = { cash: t('tender-cash'), card: t('tender-card') };
   const perKind = d.by_kind.map((k) => {
-    const t = tile(`r-tender-${k.kind}-${k.settled.currency.toLowerCase()}`, `${label[k.kind] || k.kind} (${k.count})`, k.settled.display);
-    t.dataset.value = String(k.settled.minor); t.dataset.count = String(k.count);
-    return t;
+    const tl = tile(`r-tender-${k.kind}-${k.settled.currency.toLowerCase()}`, t('report-tender-kind', { kind: label[k.kind] || k.kind, count: k.count }), k.settled.display);
+    tl.dataset.value = String(k.settled.minor); tl.dataset.count = String(k.count);
+    return tl;
   });
   const drawer = d.expected_drawer.length ? d.expected_drawer : [{ currency: '', minor: 0, display: '—' }];
   const drawerTiles = drawer.map((a, i) => {
-    const t = tile(i ? `r-drawer-${a.currency.toLowerCase()}` : 'r-drawer', 'Expected cash in drawer', a.display, true);
-    t.dataset.value = String(a.minor);
-    return t;
+    const tl = tile(i ? `r-drawer-${a.currency.toLowerCase()}` : 'r-drawer', t('report-drawer'), a.display, true);
+    tl.dataset.value = String(a.minor);
+    return tl;
   });
   const unpaidCount = d.unpaid_balances.length + d.unpaid_balances_not_listed;
-  const unpaid = tile('r-unpaid', 'Unpaid balances', String(unpaidCount));
+  const unpaid = tile('r-unpaid', t('report-unpaid'), String(unpaidCount));
   unpaid.dataset.value = String(unpaidCount);
   $('report-tenders').replaceChildren(...perKind, ...drawerTiles, unpaid);
   $('report-unpaid').replaceChildren(...d.unpaid_balances.map((u) =>
-    h('li', { 'data-cart': String(u.cart_id), text: `Sale ${u.cart_id}: ${u.due.display} of ${u.total.display} still due (${u.state_label})` })),
-  ...(d.unpaid_balances_not_listed ? [h('li', { text: `and ${d.unpaid_balances_not_listed} more sales with a balance due (not listed)` })] : []),
-  ...(d.superseded_charged.length ? [h('li', { text: `Overridden card payments that went through anyway, owed back: ${d.superseded_charged.join(', ')}`
-    + (d.superseded_charged_not_listed ? ` and ${d.superseded_charged_not_listed} more` : '') })] : []));
+    h('li', { 'data-cart': String(u.cart_id), text: t('report-unpaid-line', { cart: u.cart_id, due: u.due.display, total: u.total.display, state: u.state_label }) })),
+  ...(d.unpaid_balances_not_listed ? [h('li', { text: t('report-unpaid-more', { count: d.unpaid_balances_not_listed }) })] : []),
+  ...(d.superseded_charged.length ? [h('li', { text: t('report-overridden', { keys: d.superseded_charged.join(', ') })
+    + (d.superseded_charged_not_listed ? t('report-overridden-more', { count: d.superseded_charged_not_listed }) : '') })] : []));
 }
 
 /**
@@ -90,7 +91,7 @@ function hourChart(perHour, fmt) {
   const bw = (W - padL - 10) / Math.max(1, hours.length);
   const total = hours.reduce((a, x) => a + x.count, 0);
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img',
-    'aria-label': total ? 'Sales per hour: ' + hours.filter((x) => x.amount).map((x) => `${x.hour}:00 ${x.amount_display} in ${x.count} payments`).join(', ') : 'No sales yet today' });
+    'aria-label': total ? t('report-chart-label', { hours: hours.filter((x) => x.amount).map((x) => t('report-hour-sum', { hour: x.hour, amount: x.amount_display, count: x.count })).join(', ') }) : t('report-no-sales') });
   for (let g = 0; g <= 4; g++) {
     const y = padT + (H - padT - padB) * (1 - g / 4);
     svg.append(s('line', { x1: padL, y1: y, x2: W - 10, y2: y, stroke: '#e2e8f0' }),
@@ -101,10 +102,10 @@ function hourChart(perHour, fmt) {
     const bx = padL + i * bw + 3;
     const cx = bx + (bw - 6) / 2;
     svg.append(s('rect', { x: bx, y: H - padB - bh, width: Math.max(1, bw - 6), height: bh, rx: 3, fill: '#0f766e' },
-      s('title', {}, `${x.hour}:00–${x.hour + 1}:00: ${x.amount_display} in ${x.count} payments`)));
+      s('title', {}, t('report-hour-title', { from: x.hour, to: x.hour + 1, amount: x.amount_display, count: x.count }))));
     svg.append(s('text', { x: cx, y: H - padB + 18, 'text-anchor': 'middle', 'font-size': 12, fill: '#475569' }, `${x.hour}:00`));
     if (x.amount) svg.append(s('text', { x: cx, y: H - padB - bh - 6, 'text-anchor': 'middle', 'font-size': 12, 'font-weight': 700, fill: '#0f172a' }, x.amount_display));
   });
-  if (!total) svg.append(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', 'font-size': 16, fill: '#475569' }, 'No sales yet today'));
+  if (!total) svg.append(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', 'font-size': 16, fill: '#475569' }, t('report-no-sales')));
   return svg;
 }

@@ -1,10 +1,29 @@
-// The settings screen: processor URL and key, fault profile of the embedded test
-// PSP, idempotency key retention and offline limits. Saved through `save_settings`,
-// which says whether they apply now or wait for payments in progress.
+// The settings screen: the screen's language, processor URL and key, fault profile of
+// the embedded test PSP, idempotency key retention and offline limits. Saved through
+// `save_settings`, which says whether they apply now or wait for payments in progress;
+// the language switches at once through `set_language` (design §13.3).
 
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { refreshStatus } from './status.js';
+import { chosenLanguage, lang, languageOptions, setLanguage, t } from './i18n.js';
+
+/** The Language select: changing it switches the whole screen at once. */
+function languageField() {
+  const current = chosenLanguage() || lang();
+  const select = h('select', { id: 'set-language', 'aria-describedby': 'language-help' },
+    ...languageOptions().map((l) => h('option', { value: l.code, text: l.name, lang: l.code, selected: l.code === current })));
+  select.addEventListener('change', async () => {
+    select.disabled = true;
+    try {
+      await setLanguage(select.value);
+      announce(t('language-changed'));
+    } catch (err) { alertLoud(errText(err)); } finally { select.disabled = false; }
+  });
+  return h('fieldset', { class: 'language' }, h('legend', { text: t('language-label') }),
+    h('label', { for: 'set-language' }, t('language-label'), select),
+    h('p', { class: 'help', id: 'language-help', text: t('language-help') }));
+}
 
 /** Draws the settings form as saved, with what is in use now and what still waits. */
 export async function loadSettings() {
@@ -16,28 +35,30 @@ export async function loadSettings() {
   const profile = h('select', { name: 'fault_profile', id: 'set-fault_profile', disabled: !st.psp_embedded },
     ...st.fault_profiles.map((p) => h('option', { value: p, text: p, selected: p === st.fault_profile })));
   const msg = h('p', { class: 'settings-msg', id: 'settings-msg', role: 'status',
-    'data-applied': st.waiting ? 'waiting' : '', text: st.waiting ? `Saved settings are not in use yet: ${st.waiting}.` : '' });
+    'data-applied': st.waiting ? 'waiting' : '', text: st.waiting ? t('settings-waiting', { reason: st.waiting }) : '' });
+  const currency = st.offline_currency;
   f.replaceChildren(
-    h('fieldset', {}, h('legend', { text: 'Payment processor' }),
-      field('psp_url', 'PSP URL (empty: the embedded test PSP)', st.psp_url, { type: 'url', placeholder: st.psp_url_in_use }),
-      h('p', { class: 'help', id: 'psp-in-use', text: `In use now: ${st.psp_embedded ? 'the embedded test PSP' : st.psp_url_in_use}` }),
-      field('psp_key', 'Secret key', st.psp_key, { type: 'password', autocomplete: 'off' }),
+    languageField(),
+    h('fieldset', {}, h('legend', { text: t('settings-psp') }),
+      field('psp_url', t('settings-psp-url'), st.psp_url, { type: 'url', placeholder: st.psp_url_in_use }),
+      h('p', { class: 'help', id: 'psp-in-use', text: st.psp_embedded ? t('settings-in-use-embedded') : t('settings-in-use', { url: st.psp_url_in_use }) }),
+      field('psp_key', t('settings-psp-key'), st.psp_key, { type: 'password', autocomplete: 'off' }),
       // Short on screen (the form must fit 1024x768); the whole reason is in its title.
       h('p', { class: st.key_storage === 'keychain' ? 'help' : 'help key-in-file', id: 'key-storage',
         title: st.key_storage_note || '',
-        text: st.key_storage === 'keychain' ? 'Kept in the system keychain.' : 'No keychain here: the key is kept in settings.json.' }),
-      h('label', {}, st.psp_embedded ? 'Embedded test PSP fault profile' : 'Embedded test PSP fault profile (not in use: an external PSP is set)', profile),
-      h('p', { class: 'help', text: 'flaky: some lost responses and slow requests; chaos: many; offline: cable pulled.' })),
-    h('fieldset', {}, h('legend', { text: 'Idempotency keys' }),
-      field('retention_hours', 'PSP key retention (hours)', st.retention_hours, { type: 'number', min: '1', max: '720' }),
-      field('safety_margin_minutes', 'Safety margin (minutes)', st.safety_margin_minutes, { type: 'number', min: '0', max: '1440' })),
-    h('fieldset', {}, h('legend', { text: 'Offline payments' }),
-      field('offline_max_amount', `Largest single payment (${st.offline_currency})`, st.offline_max_amount_display_plain, { inputmode: 'decimal' }),
-      field('offline_max_total', `Total stored offline (${st.offline_currency})`, st.offline_max_total_display_plain, { inputmode: 'decimal' }),
-      field('offline_max_count', 'Number of payments', st.offline_max_count, { type: 'number', min: '0', max: '10000' }),
-      field('offline_max_age_hours', 'Oldest stored payment (hours)', st.offline_max_age_hours, { type: 'number', min: '1', max: '168' })),
-    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', id: 'save-settings', text: 'Save settings' }),
-      h('p', { class: 'help', text: 'Changes apply at once when no payment is in progress. A new processor is used once every payment sent to the old one is settled there.' })),
+        text: st.key_storage === 'keychain' ? t('settings-key-keychain') : t('settings-key-file') }),
+      h('label', {}, st.psp_embedded ? t('settings-fault-profile') : t('settings-fault-profile-unused'), profile),
+      h('p', { class: 'help', text: t('settings-fault-help') })),
+    h('fieldset', {}, h('legend', { text: t('settings-keys') }),
+      field('retention_hours', t('settings-retention'), st.retention_hours, { type: 'number', min: '1', max: '720' }),
+      field('safety_margin_minutes', t('settings-margin'), st.safety_margin_minutes, { type: 'number', min: '0', max: '1440' })),
+    h('fieldset', {}, h('legend', { text: t('settings-offline') }),
+      field('offline_max_amount', t('settings-offline-max-amount', { currency }), st.offline_max_amount_display_plain, { inputmode: 'decimal' }),
+      field('offline_max_total', t('settings-offline-max-total', { currency }), st.offline_max_total_display_plain, { inputmode: 'decimal' }),
+      field('offline_max_count', t('settings-offline-max-count'), st.offline_max_count, { type: 'number', min: '0', max: '10000' }),
+      field('offline_max_age_hours', t('settings-offline-max-age'), st.offline_max_age_hours, { type: 'number', min: '1', max: '168' })),
+    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', id: 'save-settings', text: t('settings-save') }),
+      h('p', { class: 'help', text: t('settings-save-help') })),
     msg);
   f.onsubmit = async (e) => {
     e.preventDefault();

@@ -11,6 +11,7 @@ import { receiptPanel } from './receipt.js';
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText, fmtMoney, toMinor } from './dom.js';
 import { refreshStatus } from './status.js';
+import { t } from './i18n.js';
 
 let sale = null;          // the SaleScreen on show
 let open = false;         // the panel covers the cart
@@ -64,7 +65,7 @@ export async function refreshTender() {
   const was = sale && sale.unknown_tender;
   if (!(await refresh())) return;
   if (sale.complete || sale.canceled) showDone(null, sale.state_label);
-  else if (was && !sale.unknown_tender) notice('ok', 'The pending card is resolved; the list shows how it ended.');
+  else if (was && !sale.unknown_tender) notice('ok', t('tender-pending-resolved'));
 }
 
 async function refresh() {
@@ -84,7 +85,7 @@ function back() {
   if (busy) return;
   if (mode === 'done') return;
   if (mode !== 'menu') { startMode('menu'); return; }
-  if (sale && sale.tenders.length) { notice('warn', 'Part of this sale is paid: take the rest (F6 cash, F7 card) or cancel the sale (F8).'); return; }
+  if (sale && sale.tenders.length) { notice('warn', t('tender-part-paid-back')); return; }
   close();
 }
 
@@ -94,14 +95,14 @@ function render() {
   const s = sale;
   // The cart under the panel follows the sale: after the first tender its tax is fixed.
   invoke('get_cart').then(hooks.cart, () => {});
-  $('tender-title').textContent = s.complete ? 'Paid' : (s.canceled ? s.state_label : 'Take payment');
+  $('tender-title').textContent = s.complete ? t('outcome-paid-title') : (s.canceled ? s.state_label : t('tender-title'));
   const pill = $('tender-state');
   pill.textContent = s.state_label;
   pill.className = 'state ' + (s.complete ? 'ok' : s.canceled ? 'info' : s.tenders.length ? 'warn' : '');
   $('tender-total').textContent = s.total_display;
   $('tender-paid').textContent = s.settled_display;
   // a canceled sale owes nothing: its money went back
-  $('tender-due').textContent = s.canceled ? 'nothing' : s.due_display;
+  $('tender-due').textContent = s.canceled ? t('tender-due-nothing') : s.due_display;
   $('tender-due').dataset.minor = String(s.due);
   $('tender').dataset.state = s.state;
   $('tender').dataset.tenders = String(s.tenders.length);
@@ -115,18 +116,18 @@ function render() {
   else $('tender-pending-slot').replaceChildren();
 }
 
-function tenderRow(t) {
-  const what = t.kind === 'cash' ? 'Cash' : (t.card_label || 'Card');
+function tenderRow(tn) {
+  const what = tn.kind === 'cash' ? t('tender-cash') : (tn.card_label || t('tender-card'));
   const extra = [];
-  if (t.kind === 'cash' && t.tendered_display) extra.push(`handed ${t.tendered_display}`);
-  if (t.change) extra.push(`change ${t.change_display}`);
-  if (t.checkout_key) extra.push(`key ${t.checkout_key.slice(0, 8)}…`);
-  if (t.message) extra.push(t.message);
-  return h('li', { class: 'tender-row ' + t.tone, 'data-kind': t.kind, 'data-state': t.state, 'data-key': t.checkout_key || '' },
-    h('span', { class: 'seq', text: `#${t.seq}` }),
+  if (tn.kind === 'cash' && tn.tendered_display) extra.push(t('tender-row-handed', { amount: tn.tendered_display }));
+  if (tn.change) extra.push(t('tender-row-change', { amount: tn.change_display }));
+  if (tn.checkout_key) extra.push(t('tender-row-key', { key: tn.checkout_key.slice(0, 8) + '…' }));
+  if (tn.message) extra.push(tn.message);
+  return h('li', { class: 'tender-row ' + tn.tone, 'data-kind': tn.kind, 'data-state': tn.state, 'data-key': tn.checkout_key || '' },
+    h('span', { class: 'seq', text: `#${tn.seq}` }),
     h('span', { class: 'what', text: what, title: what }),
-    h('span', { class: 'amount', text: t.amount_display }),
-    h('span', { class: 'state ' + t.tone, text: t.state_label }),
+    h('span', { class: 'amount', text: tn.amount_display }),
+    h('span', { class: 'state ' + tn.tone, text: tn.state_label }),
     extra.length ? h('span', { class: 'extra', text: extra.join(' · '), title: extra.join(' · ') }) : null);
 }
 
@@ -139,19 +140,19 @@ function notice(tone, text, ...more) {
 /** A card whose outcome is unknown: shown loudly with its key; it can be checked again
  * with the same key, and other tenders need a reason. */
 function pendingNotice() {
-  const t = sale.tenders.find((x) => x.checkout_key === sale.unknown_tender);
-  const again = h('button', { class: 'primary', id: 'tender-recheck', type: 'button', text: 'Check again (same key)',
-    onclick: () => runCard(t ? t.amount_plain : '', t ? t.amount_display : '', null, true) });
+  const tn = sale.tenders.find((x) => x.checkout_key === sale.unknown_tender);
+  const again = h('button', { class: 'primary', id: 'tender-recheck', type: 'button', text: t('check-again'),
+    onclick: () => runCard(tn ? tn.amount_plain : '', tn ? tn.amount_display : '', null, true) });
   $('tender-pending-slot').replaceChildren(h('div', { class: 'result warn', id: 'tender-pending', 'data-key': sale.unknown_tender },
-    h('p', { class: 'msg', text: `Card ${t ? t.amount_display : ''} pending: we do not know yet whether it was charged. Do not take another payment.` }),
-    h('p', { class: 'key', text: `Key ${sale.unknown_tender}` }),
-    h('p', { class: 'help', text: 'Another payment needs a reason (kept in the audit log).' }),
+    h('p', { class: 'msg', text: t('tender-pending-card', { amount: tn ? tn.amount_display : '' }) }),
+    h('p', { class: 'key', text: t('tender-pending-key', { key: sale.unknown_tender }) }),
+    h('p', { class: 'help', text: t('tender-pending-reason') }),
     h('div', { class: 'actions' }, again)));
 }
 
 function reasonField(id, label) {
   return h('label', { class: 'field' }, label,
-    h('input', { id, type: 'text', maxlength: '200', autocomplete: 'off', placeholder: 'e.g. customer paid another way' }));
+    h('input', { id, type: 'text', maxlength: '200', autocomplete: 'off', placeholder: t('tender-reason-placeholder') }));
 }
 
 function startMode(m) {
@@ -174,20 +175,20 @@ function cashForm(work) {
   const preview = h('p', { id: 'cash-preview', class: 'preview', 'aria-live': 'polite' });
   const update = () => {
     const m = toMinor(input.value, sale.money.exponent);
-    if (!input.value.trim()) { preview.textContent = `Cash due: ${sale.cash_due_display}`; preview.dataset.change = ''; }
-    else if (m === null || m <= 0) { preview.textContent = `Type an amount like ${sale.quick_cash[0] ? sale.quick_cash[0].plain : '10.00'}.`; preview.dataset.change = ''; }
-    else if (m >= sale.cash_due) { preview.textContent = `Change to give: ${fmt(m - sale.cash_due)}`; preview.dataset.change = String(m - sale.cash_due); }
-    else { preview.textContent = `Part payment: ${fmt(sale.cash_due - m)} still due after it`; preview.dataset.change = '0'; }
+    if (!input.value.trim()) { preview.textContent = t('cash-due', { amount: sale.cash_due_display }); preview.dataset.change = ''; }
+    else if (m === null || m <= 0) { preview.textContent = t('cash-type-amount', { example: sale.quick_cash[0] ? sale.quick_cash[0].plain : '10.00' }); preview.dataset.change = ''; }
+    else if (m >= sale.cash_due) { preview.textContent = t('cash-change-to-give', { amount: fmt(m - sale.cash_due) }); preview.dataset.change = String(m - sale.cash_due); }
+    else { preview.textContent = t('cash-part-payment', { amount: fmt(sale.cash_due - m) }); preview.dataset.change = '0'; }
   };
   input.addEventListener('input', update);
-  const quick = h('div', { class: 'quick', role: 'group', 'aria-label': 'Quick amounts' },
+  const quick = h('div', { class: 'quick', role: 'group', 'aria-label': t('cash-quick-label') },
     ...sale.quick_cash.map((q, i) => h('button', { type: 'button', class: 'quick-cash' + (i === 0 ? ' exact' : ''), 'data-minor': String(q.minor),
-      text: i === 0 ? `Exact ${q.display}` : q.display,
+      text: i === 0 ? t('cash-exact', { amount: q.display }) : q.display,
       onclick: () => { input.value = q.plain; update(); input.focus(); } })));
-  const reason = sale.unknown_tender ? reasonField('cash-reason', 'Reason to take cash anyway') : null;
-  const ok = h('button', { type: 'submit', class: 'primary', id: 'cash-confirm' }, 'Take cash ', h('kbd', { text: 'Enter' }));
+  const reason = sale.unknown_tender ? reasonField('cash-reason', t('cash-reason')) : null;
+  const ok = h('button', { type: 'submit', class: 'primary', id: 'cash-confirm' }, t('cash-confirm') + ' ', h('kbd', { text: 'Enter' }));
   const form = h('form', { class: 'tender-form', id: 'cash-form', autocomplete: 'off' },
-    h('label', { class: 'field', for: 'cash-tendered' }, 'Cash received'), input, quick, preview, reason, h('div', { class: 'actions' }, ok));
+    h('label', { class: 'field', for: 'cash-tendered' }, t('cash-received')), input, quick, preview, reason, h('div', { class: 'actions' }, ok));
   form.addEventListener('submit', (e) => { e.preventDefault(); runCash(input.value, reason && reason.querySelector('input').value); });
   work.replaceChildren(form);
   update();
@@ -196,7 +197,7 @@ function cashForm(work) {
 
 async function runCash(text, overrideReason) {
   if (busy) return;
-  setBusy(true, 'cash-confirm', 'Taking cash…');
+  setBusy(true, 'cash-confirm', t('cash-taking'));
   try {
     const args = { tendered: text, seenTenders: sale.tenders.length };
     if (overrideReason) args.overrideReason = overrideReason;
@@ -206,7 +207,7 @@ async function runCash(text, overrideReason) {
     render();
     if (sale.complete) {
       showDone(h('div', { class: 'change-box', id: 'cash-change', 'data-minor': String(r.change) },
-        h('span', { text: 'Change' }), h('strong', { text: r.change_display })), r.message);
+        h('span', { text: t('cash-change') }), h('strong', { text: r.change_display })), r.message);
     } else {
       notice('ok', r.message);
       startMode('menu');
@@ -221,12 +222,12 @@ function cardForm(work) {
   const sel = $('card').cloneNode(true);
   sel.id = 'tender-card-method';
   sel.value = $('card').value;
-  const reason = sale.unknown_tender ? reasonField('card-reason', 'Reason to charge another card anyway') : null;
-  const ok = h('button', { type: 'submit', class: 'primary', id: 'card-confirm' }, 'Charge card ', h('kbd', { text: 'Enter' }));
+  const reason = sale.unknown_tender ? reasonField('card-reason', t('card-reason')) : null;
+  const ok = h('button', { type: 'submit', class: 'primary', id: 'card-confirm' }, t('card-confirm') + ' ', h('kbd', { text: 'Enter' }));
   const form = h('form', { class: 'tender-form', id: 'card-form', autocomplete: 'off' },
     h('div', { class: 'pair' },
-      h('label', { class: 'field' }, 'Amount', amount),
-      h('label', { class: 'field' }, 'Card', sel)),
+      h('label', { class: 'field' }, t('card-amount'), amount),
+      h('label', { class: 'field' }, t('card-label'), sel)),
     reason, h('div', { class: 'actions' }, ok));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -241,7 +242,7 @@ function cardForm(work) {
  * the same key is driven). */
 async function runCard(amountText, shown, method, again, overrideReason) {
   if (busy) return;
-  setBusy(true, again ? 'tender-recheck' : 'card-confirm', again ? 'Checking…' : `Charging ${shown}…`);
+  setBusy(true, again ? 'tender-recheck' : 'card-confirm', again ? t('card-checking') : t('card-charging', { amount: shown }));
   try {
     const args = { paymentMethod: method || $('card').value, seenTenders: sale.tenders.length, amount: amountText };
     if (overrideReason) args.overrideReason = overrideReason;
@@ -251,7 +252,7 @@ async function runCard(amountText, shown, method, again, overrideReason) {
     render();
     if (sale.complete) { showDone(null, r.message); return; }
     if (r.outcome === 'declined' || r.outcome === 'failed') {
-      notice('bad', r.message, h('p', { class: 'due-again', text: `Still due: ${sale.due_display}` }));
+      notice('bad', r.message, h('p', { class: 'due-again', text: t('tender-still-due', { amount: sale.due_display }) }));
       $('tender-notice').firstChild.dataset.outcome = r.outcome;
       startMode('card');
     } else if (r.outcome === 'pending') {
@@ -269,14 +270,14 @@ async function runCard(amountText, shown, method, again, overrideReason) {
 
 // ---------------------------------------------------------------- cancel
 function cancelForm(work) {
-  const reason = h('input', { id: 'cancel-reason', type: 'text', maxlength: '200', autocomplete: 'off', placeholder: 'e.g. customer changed their mind' });
-  const ok = h('button', { type: 'submit', class: 'danger', id: 'cancel-confirm', disabled: true }, 'Cancel sale and refund ', h('kbd', { text: 'Enter' }));
+  const reason = h('input', { id: 'cancel-reason', type: 'text', maxlength: '200', autocomplete: 'off', placeholder: t('cancel-placeholder') });
+  const ok = h('button', { type: 'submit', class: 'danger', id: 'cancel-confirm', disabled: true }, t('cancel-confirm') + ' ', h('kbd', { text: 'Enter' }));
   reason.addEventListener('input', () => { ok.disabled = reason.value.trim().length < 3; });
-  const cards = sale.tenders.filter((t) => t.kind === 'card' && (t.state === 'settled' || t.state === 'held' || t.state === 'offline')).length;
-  const cash = sale.tenders.filter((t) => t.kind === 'cash' && t.state === 'settled').length;
+  const cards = sale.tenders.filter((x) => x.kind === 'card' && (x.state === 'settled' || x.state === 'held' || x.state === 'offline')).length;
+  const cash = sale.tenders.filter((x) => x.kind === 'cash' && x.state === 'settled').length;
   const form = h('form', { class: 'tender-form', id: 'cancel-form', autocomplete: 'off' },
-    h('p', { class: 'help', text: `Each paid card (${cards}) is refunded once; cash paid (${cash}) is handed back.` }),
-    h('label', { class: 'field', for: 'cancel-reason' }, 'Why is the sale canceled? (kept in the audit log)'), reason,
+    h('p', { class: 'help', text: t('cancel-help', { cards, cash }) }),
+    h('label', { class: 'field', for: 'cancel-reason' }, t('cancel-why')), reason,
     h('div', { class: 'actions' }, ok));
   form.addEventListener('submit', (e) => { e.preventDefault(); if (!ok.disabled) runCancel(reason.value); });
   work.replaceChildren(form);
@@ -285,7 +286,7 @@ function cancelForm(work) {
 
 async function runCancel(reason) {
   if (busy) return;
-  setBusy(true, 'cancel-confirm', 'Canceling…');
+  setBusy(true, 'cancel-confirm', t('cancel-running'));
   try {
     const r = await invoke('cancel_sale', { reason });
     sale = r.sale;
@@ -293,9 +294,9 @@ async function runCancel(reason) {
     render();
     const lines = h('ul', { class: 'cancel-lines', id: 'cancel-lines' },
       ...r.lines.map((l) => h('li', { class: l.tone, 'data-kind': l.kind, 'data-key': l.checkout_key },
-        h('span', { text: `${l.kind === 'refund' ? 'Card refund' : 'Card void'} ${l.amount_display}` }),
+        h('span', { text: l.kind === 'refund' ? t('cancel-card-refund', { amount: l.amount_display }) : t('cancel-card-void', { amount: l.amount_display }) }),
         h('span', { class: 'state ' + l.tone, text: l.state_label }))),
-      r.cash_returned > 0 ? h('li', { class: 'ok', 'data-kind': 'cash' }, h('span', { text: 'Cash to give back' }), h('strong', { id: 'cash-returned', text: r.cash_returned_display })) : null,
+      r.cash_returned > 0 ? h('li', { class: 'ok', 'data-kind': 'cash' }, h('span', { text: t('cancel-cash-back') }), h('strong', { id: 'cash-returned', text: r.cash_returned_display })) : null,
       ...r.errors.map((x) => h('li', { class: 'bad', text: x })));
     if (sale.canceled) showDone(lines, r.message);
     else { notice('warn', r.message, lines); startMode('menu'); }
@@ -328,11 +329,11 @@ async function failed(e) {
 /** Paid or canceled: what to tell the customer, and the next sale. */
 function showDone(extra, message) {
   mode = 'done';
-  const next = h('button', { class: 'primary', id: 'tender-new-sale', type: 'button' }, 'New sale ', h('kbd', { text: 'Enter' }));
+  const next = h('button', { class: 'primary', id: 'tender-new-sale', type: 'button' }, t('new-sale') + ' ', h('kbd', { text: 'Enter' }));
   next.addEventListener('click', nextSale);
   const tone = sale.complete ? 'ok' : 'warn';
   $('tender-work').replaceChildren(h('div', { class: `result ${tone}`, id: 'tender-done', 'data-state': sale.state },
-    h('h3', { text: sale.complete ? `Paid ${sale.total_display}` : sale.state_label }),
+    h('h3', { text: sale.complete ? t('outcome-paid-heading', { amount: sale.total_display }) : sale.state_label }),
     message ? h('p', { text: message }) : null, extra || null, h('div', { class: 'actions' }, next),
     sale.complete ? receiptPanel(sale.cart_id) : null));
   $('tender-notice').replaceChildren();
@@ -345,6 +346,6 @@ async function nextSale() {
   try {
     hooks.cart(await invoke('new_sale', {}));
     close();
-    announce('Next customer.');
+    announce(t('next-customer'));
   } catch (e) { alertLoud(errText(e)); }
 }

@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod i18n;
 pub mod money;
 pub mod sale;
 pub mod secrets;
@@ -79,6 +80,8 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             commands::get_settings,
             commands::save_settings,
             about::about,
+            i18n::get_messages,
+            i18n::set_language,
         ])
         .setup(move |app| {
             let data_dir = match &opts.data_dir {

@@ -29,6 +29,9 @@ pub struct Settings {
     pub offline_max_total: i64,
     pub offline_max_count: u32,
     pub offline_max_age_hours: u32,
+    /// The screen's language: "en", "ja", or "" to follow the store and the system
+    /// (design §13.3). Set by its own command, applied at once; the engine ignores it.
+    pub language: String,
 }
 
 impl Default for Settings {
@@ -46,6 +49,7 @@ impl Default for Settings {
             // At most the key retention minus the safety margin (24 h - 1 h): a stored
             // payment is forwarded with its key, which the PSP must still remember.
             offline_max_age_hours: 23,
+            language: String::new(),
         }
     }
 }
@@ -138,6 +142,7 @@ impl Settings {
             offline_max_total: money_in(&form.offline_max_total, "Total stored offline", currency)?,
             offline_max_count: int_in(&form.offline_max_count, "Number of offline payments", 0, 10_000)?,
             offline_max_age_hours: int_in(&form.offline_max_age_hours, "Oldest offline payment", 1, 168)?,
+            language: current.language.clone(),
         })
         .and_then(|s| {
             let safe_minutes = (u64::from(s.retention_hours) * 60).saturating_sub(u64::from(s.safety_margin_minutes));
@@ -192,6 +197,9 @@ impl Settings {
         let url = validate_url(&s.psp_url).map_err(|e| format!("PSP URL {:?}: {e}", s.psp_url))?;
         s.psp_url = url;
         validate_key(&s.psp_key).map_err(|e| format!("PSP key: {e}"))?;
+        if !s.language.is_empty() && paydesk_i18n::Locale::from_tag(&s.language).is_none() {
+            return Err(format!("language {:?}: expected \"en\", \"ja\" or \"\" (automatic)", s.language.chars().take(16).collect::<String>()));
+        }
         if !s.psp_url.is_empty() && s.psp_key.is_empty() {
             return Err(format!("the PSP at {} has no secret key (settings.json, --psp-key or PAYDESK_PSP_KEY)", s.psp_url));
         }

@@ -175,6 +175,7 @@ impl AppState {
         }
         let store = ledger.store_settings()?;
         let (currency, lang) = (store.currency, store.locale.lang());
+        crate::i18n::set_active(crate::i18n::initial(&settings.language, Some(store.locale), |k| std::env::var(k).ok()));
         // A sale part-paid when the register stopped (cash in the drawer, the customer at
         // the counter) comes back on screen, to be paid or canceled (design §8.11).
         let cart = match ledger.newest_cart()? {
@@ -244,7 +245,7 @@ impl AppState {
     pub async fn apply_settings(&self, wait: Duration) -> Applied {
         let wanted = lock(&self.settings).clone();
         let current = self.live();
-        let engine_settings = |s: &Settings| Settings { fault_profile: String::new(), ..s.clone() };
+        let engine_settings = |s: &Settings| Settings { fault_profile: String::new(), language: String::new(), ..s.clone() };
         if engine_settings(&wanted) == engine_settings(&current.settings) {
             *lock(&self.waiting) = None;
             return Applied::Unchanged;
@@ -412,7 +413,7 @@ impl AppState {
             cart.lines
                 .iter()
                 .map(|line| Ok((line.sku.clone(), l.catalog_item(&line.sku)?.map(|i| i.name_in(self.lang).to_string()))))
-                .collect::<Result<std::collections::HashMap<_, _>, paydesk_ledger::Error>>()
+                .collect::<Result<HashMap<_, _>, paydesk_ledger::Error>>()
         })?;
         Ok(CartView::of(cart, &|sku| names.get(sku).cloned().flatten()))
     }

@@ -168,6 +168,9 @@ pub enum Break {
     /// The last row is not the head kept apart (rewritten with its hash recomputed, or
     /// rows added after the head was recorded).
     HeadMismatch { last_seq: u64, head_seq: u64 },
+    /// Row `seq` is not the row an earlier checkpoint (a Z report's recorded head)
+    /// saw there: rewritten with its hash recomputed, or gone.
+    CheckpointMismatch { seq: u64 },
 }
 
 impl Break {
@@ -183,6 +186,7 @@ impl Break {
             Break::HeadMismatch { last_seq, head_seq } => {
                 format!("the last row ({last_seq}) does not match the recorded head (row {head_seq})")
             }
+            Break::CheckpointMismatch { seq } => format!("row {seq} is not the row a Z report recorded there"),
         }
     }
 }
@@ -245,6 +249,21 @@ pub fn verify(rows: &[ChainedRecord], start: Anchor, head: Option<Anchor>) -> Ve
         }
     }
     v
+}
+
+/// Checks that each checkpoint (an older head kept apart, e.g. on a printed Z report) is
+/// still in the chain: the row at its `seq` exists and has its hash. Unlike `head`, a
+/// checkpoint may be followed by later rows. Added to `v`'s breaks.
+pub fn check_checkpoints(v: &mut Verdict, rows: &[ChainedRecord], checkpoints: &[Anchor]) {
+    for cp in checkpoints {
+        if cp.seq == 0 {
+            continue; // genesis: always there
+        }
+        let found = rows.binary_search_by_key(&cp.seq, |r| r.record.seq).ok().map(|i| rows[i].hash);
+        if found != Some(cp.hash) {
+            v.push(Break::CheckpointMismatch { seq: cp.seq });
+        }
+    }
 }
 
 /// Where each row was written, by following the links rather than trusting the `seq`

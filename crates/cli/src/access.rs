@@ -3,10 +3,12 @@
 //!
 //! ```text
 //! audit                       the log, oldest first (as before the chain)
-//! audit verify [--head SEQ:HASH]   exit 0 intact; exit 4 broken, each break named
+//! audit verify [--head SEQ:HASH] [--checkpoint SEQ:HASH]…   exit 0 intact; exit 4 broken, each
+//!                             break named (a checkpoint is an older head, e.g. a Z report's)
 //! audit head                  the last row's seq and hash, to keep apart
 //! staff add --name N --role cashier|manager|owner [--by NAME]   the PIN is read from stdin
 //! staff list
+//! staff sign-in --name N | sign-out | whoami   who is signed in (sales are theirs)
 //! ```
 //! A PIN never goes on the command line (argv is visible to every user of the machine):
 //! `staff add` reads it from the first line of stdin. `--by` names who adds the member;
@@ -33,6 +35,10 @@ pub(crate) enum AuditCmd {
         /// SEQ:HEX. Without it, rows cut from the end cannot be seen.
         #[arg(long)]
         head: Option<String>,
+        /// An older head kept apart (the one printed on a Z report): SEQ:HEX. The row
+        /// must still be there with that hash; later rows are fine. Repeatable.
+        #[arg(long)]
+        checkpoint: Vec<String>,
     },
     /// The last row's seq and hash.
     Head,
@@ -53,6 +59,15 @@ pub(crate) enum StaffCmd {
     },
     /// Every staff member (never a PIN or its hash).
     List,
+    /// Sign in at this register (PIN on stdin): sales and refunds from now are theirs.
+    SignIn {
+        #[arg(long)]
+        name: String,
+    },
+    /// Sign out whoever is signed in.
+    SignOut,
+    /// Who is signed in, or null.
+    Whoami,
 }
 
 fn parse_head(s: &str) -> Anchor {
@@ -78,9 +93,15 @@ pub(crate) fn audit(engine: &Engine, cmd: &Option<AuditCmd>) -> i32 {
             out!("{}", head_json(head));
             0
         }
-        Some(AuditCmd::Verify { head }) => {
+        Some(AuditCmd::Verify { head, checkpoint }) => {
             let head = head.as_deref().map(parse_head);
-            let v = engine.with_ledger(|l| l.verify_audit(head)).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+            if checkpoint.len() > 1000 {
+                fail("invalid_input", "at most 1000 --checkpoint");
+            }
+            let checkpoints: Vec<Anchor> = checkpoint.iter().map(|c| parse_head(c)).collect();
+            let v = engine
+                .with_ledger(|l| l.verify_audit_with(head, &checkpoints))
+                .unwrap_or_else(|e| fail("ledger", &e.to_string()));
             let breaks: Vec<_> = v
                 .breaks
                 .iter()
@@ -103,10 +124,11 @@ pub(crate) fn audit(engine: &Engine, cmd: &Option<AuditCmd>) -> i32 {
     }
 }
 
-/// Stdin holds at most two PINs of 8 digits: more than this is not ours to read.
+/// Stdin holds at most two PINs of 8 digits (and their line ends): more than this is
+/// not ours to read.
 const STDIN_MAX_BYTES: u64 = 256;
 
-fn stdin_lines() -> Vec<String> {
+pub(crate) fn stdin_lines() -> Vec<String> {
     use std::io::Read;
     let mut buf = String::new();
     if std::io::stdin().take(STDIN_MAX_BYTES).read_to_string(&mut buf).is_err() {
@@ -115,20 +137,26 @@ fn stdin_lines() -> Vec<String> {
     buf.lines().map(|l| l.trim_end_matches('\r').to_string()).collect()
 }
 
-fn read_pin<'a>(lines: &mut impl Iterator<Item = &'a String>, whose: &str) -> Pin {
+pub(crate) fn read_pin<'a>(lines: &mut impl Iterator<Item = &'a String>, whose: &str) -> Pin {
     let Some(line) = lines.next() else { fail("invalid_input", &format!("{whose} PIN expected on stdin")) };
     Pin::parse(line).unwrap_or_else(|e| fail("invalid_pin", &format!("{whose} PIN: {e}")))
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
-fn ledger_fail(e: &Error) -> ! {
+pub(crate) fn ledger_fail(e: &Error) -> ! {
     let code = match e {
         Error::WrongPin { .. } => "wrong_pin",
         Error::StaffLocked { .. } => "staff_locked",
         Error::InvalidInput(_) => "invalid_input",
+        Error::InvalidAmount(_) => "invalid_amount",
+        Error::NoOpenShift => "no_open_shift",
+        Error::NotSignedIn => "not_signed_in",
+        Error::ShiftAlreadyOpen { .. } => "shift_already_open",
+        Error::ShiftHasOpenSale { .. } => "shift_has_open_sale",
+        Error::NotAllowed { .. } => "not_allowed",
         _ => "ledger",
     };
     fail(code, &e.to_string())
@@ -136,6 +164,23 @@ fn ledger_fail(e: &Error) -> ! {
 
 pub(crate) fn staff(engine: &Engine, cmd: &StaffCmd) -> i32 {
     match cmd {
+        StaffCmd::SignIn { name } => {
+            let input = stdin_lines();
+            let pin = read_pin(&mut input.iter(), "the member's");
+            let who = engine.with_ledger(|l| l.sign_in(name, &pin, LockoutPolicy::default(), now_ms())).unwrap_or_else(|e| ledger_fail(&e));
+            out!("{}", serde_json::to_string(&who).expect("staff serializes"));
+            0
+        }
+        StaffCmd::SignOut => {
+            let was = engine.with_ledger(|l| l.sign_out(now_ms())).unwrap_or_else(|e| ledger_fail(&e));
+            out!("{}", json!({ "signed_out": was }));
+            0
+        }
+        StaffCmd::Whoami => {
+            let who = engine.with_ledger(|l| l.signed_in()).unwrap_or_else(|e| ledger_fail(&e));
+            out!("{}", serde_json::to_string(&who).expect("staff serializes"));
+            0
+        }
         StaffCmd::List => {
             let all = engine.with_ledger(|l| l.staff_list()).unwrap_or_else(|e| ledger_fail(&e));
             for s in all {

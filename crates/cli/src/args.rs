@@ -134,6 +134,12 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         cmd: crate::access::StaffCmd,
     },
+    /// Shifts: open on a counted float, paid in/out, X report, close on a blind count
+    /// with its Z report (design §12.7). PINs on stdin.
+    Shift {
+        #[command(subcommand)]
+        cmd: crate::shift::ShiftCmd,
+    },
     /// The store's catalog: CSV import/export, list (design §11.13).
     Catalog {
         #[command(subcommand)]

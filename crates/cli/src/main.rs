@@ -14,6 +14,7 @@
 //! paydesk-cli … capture|cancel|show --payment KEY;  audit;  bench
 //! paydesk-cli … sale new|show|cash|card|cancel|refund|product|rounding|day|discount   (sale.rs)
 //! paydesk-cli … catalog import|export|list;  store show|set|seed   (catalog.rs)
+//! paydesk-cli … shift open|paid-in|paid-out|x|close|z|status   (shift.rs; PINs on stdin)
 //! paydesk-cli … receipt --cart N --format text|html|escpos [--paper 58|80] [--print HOST:PORT]
 //! ```
 //! Errors print `{"error":{"code","message"}}` on stdout and the message on
@@ -42,6 +43,7 @@ mod progress;
 mod receipt;
 mod reports;
 mod sale;
+mod shift;
 mod simulate;
 
 use args::{psp_key, Cli, Cmd};
@@ -91,6 +93,7 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Show { payment } => payments::show(&engine, payment),
         Cmd::Audit { cmd } => access::audit(&engine, cmd),
         Cmd::Staff { cmd } => access::staff(&engine, cmd),
+        Cmd::Shift { cmd } => shift::shift(&engine, cmd),
         Cmd::Sale { cmd } => sale::run(&engine, cmd).await,
         Cmd::Catalog { cmd } => catalog::catalog(&engine, cmd),
         Cmd::Store { cmd } => catalog::store(&engine, cmd),

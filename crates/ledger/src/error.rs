@@ -135,6 +135,27 @@ pub enum Error {
     #[error("locked after too many wrong PINs until {until_ms} (epoch ms)")]
     StaffLocked { until_ms: i64 },
 
+    /// The store signs staff in: money moves only with someone signed in (design §12.8).
+    #[error("nobody is signed in at this register: sign in first")]
+    NotSignedIn,
+
+    /// The store signs staff in, so money moves only inside an open shift (design §12.7).
+    #[error("no shift is open: open one with the counted float first")]
+    NoOpenShift,
+
+    /// A second shift while one is open (one drawer, one count).
+    #[error("shift {shift_id} is still open: close it before opening another")]
+    ShiftAlreadyOpen { shift_id: i64 },
+
+    /// A shift cannot close while a customer is half-way through paying.
+    #[error("sale {cart_id} is part-paid: finish or cancel it before closing the shift")]
+    ShiftHasOpenSale { cart_id: i64 },
+
+    /// The role table (design §12.2) says no: the actor's role is too low and no one
+    /// holding the role approved, or the approver cannot approve this.
+    #[error("{action} is not allowed: {}", describe_refusal(*.authorization))]
+    NotAllowed { action: &'static str, authorization: paydesk_access::Authorization },
+
     #[error("invalid input: {0}")]
     InvalidInput(String),
 
@@ -154,5 +175,16 @@ pub fn sqlite_words(e: &rusqlite::Error) -> String {
     match e {
         rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
         other => other.to_string(),
+    }
+}
+
+fn describe_refusal(a: paydesk_access::Authorization) -> String {
+    use paydesk_access::Authorization as A;
+    match a {
+        A::NeedsApproval { min_role } => format!("it needs a {min_role}'s approval"),
+        A::ApproverTooLow { min_role } => format!("the approver is not a {min_role} or above"),
+        A::SelfApproval => "nobody approves their own action".into(),
+        // Granted answers never become an error; say so rather than panic.
+        A::Allowed | A::Approved { .. } => "it was allowed (this is a bug)".into(),
     }
 }

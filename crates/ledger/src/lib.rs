@@ -34,11 +34,13 @@ pub use ledger::{
     CancelAction, CancelPlan, CardTender, CashTender, Ledger, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal,
     UnpaidBalance, BUSY_TIMEOUT,
 };
+pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, StoreSettings};
 pub use ledger::{receipt_sale_data, tax_cart, utc_day, LockedTax, ReceiptPrint};
 /// The receipt document (design §11).
 pub use paydesk_receipt as receipt;
 pub use ledger::{AuditInput, PinPurpose, Staff, MAX_STAFF};
+pub use ledger::shift::{Actor, DenominationCount, PaidInOut, PaidKind, Shift, ShiftReport, TenderTotal, ZReport};
 /// The rules the ledger stores the results of: roles, PINs, lockout, the audit chain.
 pub use paydesk_access as access;
 /// Tax classes, rates and the tax of a sale (design §11).

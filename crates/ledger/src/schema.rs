@@ -365,6 +365,191 @@ CREATE TABLE receipt_prints (
     CHECK ((print_no = 1) = (reprint = 0))
 ) STRICT;
 "#,
+    // v7 (design §9.11): the outbox the sync loop sends to the back office. Triggers on
+    // `payments` and `refunds` write one row per creation and per change of state or PSP
+    // id, inside whatever transaction made the change, so no code path can skip it.
+    // History from before the upgrade is back-filled first (a register upgraded with
+    // history syncs it), in the order a live register would have written it.
+    r#"
+-- seq is the register's own sequence: 1, 2, 3... with no gap, never reused once rows
+-- are acknowledged and dropped (outbox_seq keeps the high-water mark). `fact` is the
+-- JSON of paydesk-sync-proto's Fact (tagged by "kind").
+CREATE TABLE outbox (
+    seq   INTEGER PRIMARY KEY CHECK (seq >= 1),
+    at_ms INTEGER NOT NULL,
+    fact  TEXT NOT NULL CHECK (json_valid(fact))
+) STRICT;
+
+-- Exactly one row: the last seq ever written and the last one the back office acknowledged.
+CREATE TABLE outbox_seq (
+    id            INTEGER PRIMARY KEY CHECK (id = 1),
+    high_water    INTEGER NOT NULL CHECK (high_water >= 0),
+    acked_through INTEGER NOT NULL CHECK (acked_through >= 0 AND acked_through <= high_water)
+) STRICT;
+
+WITH facts(k1, k2, k3, at_ms, fact) AS (
+    SELECT 0, id, 0, created_at_ms,
+           json_object('kind', 'payment_created', 'checkout_key', idempotency_key,
+                       'amount', amount_minor, 'currency', currency)
+    FROM payments
+    UNION ALL
+    SELECT 0, id, 1, updated_at_ms,
+           json_object('kind', 'payment_state', 'checkout_key', idempotency_key,
+                       'state', state, 'psp_id', psp_payment_id)
+    FROM payments WHERE state <> 'created' OR psp_payment_id IS NOT NULL
+    UNION ALL
+    SELECT 1, r.id, 0, r.created_at_ms,
+           json_object('kind', 'refund_created', 'refund_key', r.idempotency_key,
+                       'checkout_key', p.idempotency_key, 'amount', r.amount_minor)
+    FROM refunds r JOIN payments p ON p.id = r.payment_id
+    UNION ALL
+    SELECT 1, id, 1, updated_at_ms,
+           json_object('kind', 'refund_state', 'refund_key', idempotency_key,
+                       'state', state, 'psp_refund_id', psp_refund_id)
+    FROM refunds WHERE state <> 'pending' OR psp_refund_id IS NOT NULL
+)
+INSERT INTO outbox (seq, at_ms, fact)
+SELECT row_number() OVER (ORDER BY k1, k2, k3), at_ms, fact FROM facts ORDER BY k1, k2, k3;
+INSERT INTO outbox_seq (id, high_water, acked_through) VALUES (1, (SELECT count(*) FROM outbox), 0);
+
+-- The next seq must be exactly one past the high-water mark: a gap would hold the back
+-- office's copy forever.
+CREATE TRIGGER outbox_seq_next BEFORE INSERT ON outbox
+WHEN NEW.seq IS NOT (SELECT high_water + 1 FROM outbox_seq WHERE id = 1)
+BEGIN
+    SELECT RAISE(ABORT, 'outbox seq must follow the high-water mark');
+END;
+CREATE TRIGGER outbox_seq_bump AFTER INSERT ON outbox
+BEGIN
+    UPDATE outbox_seq SET high_water = NEW.seq WHERE id = 1;
+END;
+CREATE TRIGGER outbox_no_update BEFORE UPDATE ON outbox
+BEGIN
+    SELECT RAISE(ABORT, 'outbox rows are never changed');
+END;
+
+CREATE TRIGGER outbox_payment_created AFTER INSERT ON payments
+BEGIN
+    INSERT INTO outbox (seq, at_ms, fact)
+    SELECT high_water + 1, NEW.created_at_ms,
+           json_object('kind', 'payment_created', 'checkout_key', NEW.idempotency_key,
+                       'amount', NEW.amount_minor, 'currency', NEW.currency)
+    FROM outbox_seq WHERE id = 1;
+    INSERT INTO outbox (seq, at_ms, fact)
+    SELECT high_water + 1, NEW.updated_at_ms,
+           json_object('kind', 'payment_state', 'checkout_key', NEW.idempotency_key,
+                       'state', NEW.state, 'psp_id', NEW.psp_payment_id)
+    FROM outbox_seq WHERE id = 1 AND (NEW.state <> 'created' OR NEW.psp_payment_id IS NOT NULL);
+END;
+CREATE TRIGGER outbox_payment_state AFTER UPDATE OF state, psp_payment_id ON payments
+WHEN NEW.state IS NOT OLD.state OR NEW.psp_payment_id IS NOT OLD.psp_payment_id
+BEGIN
+    INSERT INTO outbox (seq, at_ms, fact)
+    SELECT high_water + 1, NEW.updated_at_ms,
+           json_object('kind', 'payment_state', 'checkout_key', NEW.idempotency_key,
+                       'state', NEW.state, 'psp_id', NEW.psp_payment_id)
+    FROM outbox_seq WHERE id = 1;
+END;
+CREATE TRIGGER outbox_refund_created AFTER INSERT ON refunds
+BEGIN
+    INSERT INTO outbox (seq, at_ms, fact)
+    SELECT high_water + 1, NEW.created_at_ms,
+           json_object('kind', 'refund_created', 'refund_key', NEW.idempotency_key,
+                       'checkout_key', (SELECT idempotency_key FROM payments WHERE id = NEW.payment_id),
+                       'amount', NEW.amount_minor)
+    FROM outbox_seq WHERE id = 1;
+    INSERT INTO outbox (seq, at_ms, fact)
+    SELECT high_water + 1, NEW.updated_at_ms,
+           json_object('kind', 'refund_state', 'refund_key', NEW.idempotency_key,
+                       'state', NEW.state, 'psp_refund_id', NEW.psp_refund_id)
+    FROM outbox_seq WHERE id = 1 AND (NEW.state <> 'pending' OR NEW.psp_refund_id IS NOT NULL);
+END;
+CREATE TRIGGER outbox_refund_state AFTER UPDATE OF state, psp_refund_id ON refunds
+WHEN NEW.state IS NOT OLD.state OR NEW.psp_refund_id IS NOT OLD.psp_refund_id
+BEGIN
+    INSERT INTO outbox (seq, at_ms, fact)
+    SELECT high_water + 1, NEW.updated_at_ms,
+           json_object('kind', 'refund_state', 'refund_key', NEW.idempotency_key,
+                       'state', NEW.state, 'psp_refund_id', NEW.psp_refund_id)
+    FROM outbox_seq WHERE id = 1;
+END;
+"#,
+    // v8: shifts, paid in/out, Z reports, who is signed in (design §12.7, §12.8).
+    r#"
+-- A till session: opened on a counted float, closed on a blind count. At most one open.
+CREATE TABLE shifts (
+    id           INTEGER PRIMARY KEY,
+    currency     TEXT NOT NULL CHECK (currency IN ('jpy','usd','eur','gbp','krw')),
+    opened_at_ms INTEGER NOT NULL,
+    opened_by    INTEGER NOT NULL REFERENCES staff(id),
+    -- JSON [[denomination_minor, count], ...] as counted; float_minor is their sum.
+    float_counts TEXT NOT NULL CHECK (json_valid(float_counts)),
+    float_minor  INTEGER NOT NULL CHECK (float_minor >= 0),
+    closed_at_ms INTEGER,
+    closed_by    INTEGER REFERENCES staff(id),
+    CHECK ((closed_at_ms IS NULL) = (closed_by IS NULL))
+) STRICT;
+CREATE UNIQUE INDEX shifts_one_open ON shifts((closed_at_ms IS NULL)) WHERE closed_at_ms IS NULL;
+
+-- Cash put in or taken out of the drawer outside a sale, with who and why.
+CREATE TABLE paid_in_out (
+    id           INTEGER PRIMARY KEY,
+    shift_id     INTEGER NOT NULL REFERENCES shifts(id),
+    kind         TEXT NOT NULL CHECK (kind IN ('paid_in','paid_out')),
+    amount_minor INTEGER NOT NULL CHECK (amount_minor > 0),
+    currency     TEXT NOT NULL CHECK (currency IN ('jpy','usd','eur','gbp','krw')),
+    reason       TEXT NOT NULL CHECK (length(reason) BETWEEN 3 AND 200),
+    staff_id     INTEGER NOT NULL REFERENCES staff(id),
+    approver_id  INTEGER REFERENCES staff(id),
+    at_ms        INTEGER NOT NULL
+) STRICT;
+CREATE INDEX paid_in_out_by_shift ON paid_in_out(shift_id);
+
+-- Which shift's drawer a movement and a tender belong to (NULL: before shifts, or a
+-- store that does not sign in).
+ALTER TABLE cash_movements ADD COLUMN shift_id INTEGER REFERENCES shifts(id);
+ALTER TABLE tenders ADD COLUMN shift_id INTEGER REFERENCES shifts(id);
+CREATE INDEX cash_movements_by_shift ON cash_movements(shift_id) WHERE shift_id IS NOT NULL;
+CREATE INDEX tenders_by_shift ON tenders(shift_id) WHERE shift_id IS NOT NULL;
+
+-- Who is signed in at this register: at most one person. Money rows and audit rows
+-- written while someone is signed in name them.
+CREATE TABLE register_session (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    staff_id  INTEGER NOT NULL REFERENCES staff(id),
+    since_ms  INTEGER NOT NULL
+) STRICT;
+ALTER TABLE payments ADD COLUMN staff_id INTEGER REFERENCES staff(id);
+ALTER TABLE tenders ADD COLUMN staff_id INTEGER REFERENCES staff(id);
+ALTER TABLE refunds ADD COLUMN staff_id INTEGER REFERENCES staff(id);
+ALTER TABLE cash_movements ADD COLUMN staff_id INTEGER REFERENCES staff(id);
+
+-- The closing of a shift, numbered 1, 2, 3 ... with no gap, never changed or deleted.
+CREATE TABLE z_reports (
+    z_number         INTEGER PRIMARY KEY CHECK (z_number >= 1),
+    shift_id         INTEGER NOT NULL UNIQUE REFERENCES shifts(id),
+    closed_at_ms     INTEGER NOT NULL,
+    closed_by        INTEGER NOT NULL REFERENCES staff(id),
+    approver_id      INTEGER REFERENCES staff(id),
+    counted_counts   TEXT NOT NULL CHECK (json_valid(counted_counts)),
+    counted_minor    INTEGER NOT NULL CHECK (counted_minor >= 0),
+    expected_minor   INTEGER NOT NULL,
+    over_short_minor INTEGER NOT NULL CHECK (over_short_minor = counted_minor - expected_minor),
+    -- The whole report as shown and printed (JSON of the ledger's ShiftReport).
+    report           TEXT NOT NULL CHECK (json_valid(report)),
+    -- The audit chain's head right after the close's own row: a printed Z report
+    -- anchors the chain, so rows cut from its end are found later.
+    audit_seq        INTEGER NOT NULL,
+    audit_hash       BLOB NOT NULL CHECK (length(audit_hash) = 32)
+) STRICT;
+CREATE TRIGGER z_reports_consecutive BEFORE INSERT ON z_reports
+WHEN NEW.z_number <> (SELECT COALESCE(MAX(z_number), 0) + 1 FROM z_reports)
+BEGIN SELECT RAISE(ABORT, 'Z reports are numbered consecutively'); END;
+CREATE TRIGGER z_reports_never_changed BEFORE UPDATE ON z_reports
+BEGIN SELECT RAISE(ABORT, 'a Z report is never changed'); END;
+CREATE TRIGGER z_reports_never_deleted BEFORE DELETE ON z_reports
+BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
+"#,
 ];
 
 /// The version whose migration turned the audit log into a chain.

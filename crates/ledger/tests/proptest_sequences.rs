@@ -1,7 +1,8 @@
 //! Random operation sequences against the ledger. After every operation:
 //! every state is one the table knows and moved by at most one legal edge; money is
 //! never negative; refunded never exceeds captured and equals the succeeded refunds;
-//! reserved refunds never exceed the amount; exactly one journal row per processed event.
+//! reserved refunds never exceed the amount; exactly one journal row per processed event;
+//! exactly one outbox row per payment or refund change, in seq order with no gap.
 
 mod common;
 use common::*;
@@ -84,6 +85,7 @@ fn run(ops: Vec<Op>) -> (usize, usize) {
     let mut refunds_succeeded = 0;
     let mut l = mem();
     let mut now = 0i64;
+    let mut outbox = common::outbox::OutboxShadow::default();
     for op in &ops {
         now += 1;
         let before = states(&l);
@@ -208,6 +210,8 @@ fn run(ops: Vec<Op>) -> (usize, usize) {
             }
         }
         check_invariants(&l, &before, op);
+        outbox.catch_up(&l, &format!("{op:?}"));
+        outbox.assert_matches(&l, &format!("{op:?}"));
     }
     (refunds_ok, refunds_succeeded)
 }

@@ -69,7 +69,8 @@ fn chained_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<(ChainedRecord, 
     })())
 }
 
-fn head(conn: &Connection) -> Result<Anchor> {
+/// The chain's last row (genesis when empty), inside a caller's transaction.
+pub(crate) fn audit_head_tx(conn: &Connection) -> Result<Anchor> {
     let last: Option<(i64, Option<Vec<u8>>)> = conn
         .row_cached("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
@@ -87,11 +88,15 @@ pub(crate) fn append_audit(conn: &Connection, input: &AuditInput, now_ms: i64) -
     if input.reason.as_deref() == Some("") {
         return Err(Error::InvalidInput("an audit reason, when given, is not empty".into()));
     }
-    let last = head(conn)?;
+    let last = audit_head_tx(conn)?;
     let record = AuditRecord {
         seq: last.seq + 1,
         at_ms: now_ms,
-        actor_id: input.actor_id,
+        // Nobody named: whoever is signed in at the register did it (design §12.8).
+        actor_id: match input.actor_id {
+            Some(id) => Some(id),
+            None => crate::ledger::session::operator(conn)?,
+        },
         approver_id: input.approver_id,
         action: input.action.clone(),
         subject: input.subject.clone(),
@@ -194,11 +199,23 @@ impl Ledger {
 
     /// The last row's seq and hash: what a Z report and the back office keep apart.
     pub fn audit_head(&self) -> Result<Anchor> {
-        head(&self.conn)
+        audit_head_tx(&self.conn)
     }
 
-    /// Checks the whole chain (design §12.4), against `head` when one was kept apart.
+    /// Checks the whole chain (design §12.4), against `head` when one was kept apart,
+    /// and against the head each Z report recorded at its close (design §12.7).
     pub fn verify_audit(&self, head: Option<Anchor>) -> Result<Verdict> {
-        Ok(chain::verify(&self.audit_chain()?, Anchor::GENESIS, head))
+        self.verify_audit_with(head, &[])
+    }
+
+    /// [`Ledger::verify_audit`] with `checkpoints` kept apart as well (the heads printed
+    /// on Z reports): each must still be in the chain, later rows allowed.
+    pub fn verify_audit_with(&self, head: Option<Anchor>, checkpoints: &[Anchor]) -> Result<Verdict> {
+        let rows = self.audit_chain()?;
+        let mut v = chain::verify(&rows, Anchor::GENESIS, head);
+        let mut all: Vec<Anchor> = checkpoints.to_vec();
+        all.extend(crate::ledger::shift::z_report_heads(&self.conn)?);
+        chain::check_checkpoints(&mut v, &rows, &all);
+        Ok(v)
     }
 }

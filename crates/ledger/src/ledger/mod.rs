@@ -22,6 +22,8 @@ pub use cart_tax::{tax_cart, utc_day, LockedTax};
 pub mod catalog;
 mod events;
 mod offline;
+mod outbox;
+pub use outbox::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 mod payments;
 mod receipts;
 mod reports;
@@ -29,6 +31,8 @@ pub use receipts::{receipt_sale_data, ReceiptPrint};
 mod refunds;
 mod rows;
 mod sale;
+mod session;
+pub mod shift;
 mod staff;
 
 pub use audit::AuditInput;

@@ -260,6 +260,7 @@ pub(super) fn insert_payment(
     }
     // Money invariant: callers pass `Money::positive`; a payment charges something.
     assert!(amount.amount_minor > 0, "payment amount {amount}");
+    let staff_id = crate::ledger::shift::admit_money_tx(tx)?;
     // The exact request the PSP will get, on every attempt (design §3.2). The key is
     // also in metadata so reconciliation can search for it past the dedup window (design §3.6).
     let mut params = RequestParams::default();
@@ -277,8 +278,8 @@ pub(super) fn insert_payment(
     }
     tx.exec_cached(
         "INSERT INTO payments (idempotency_key, amount_minor, currency, state, capture_method, request_params,
-             cart_id, created_at_ms, updated_at_ms)
-         VALUES (?1, ?2, ?3, 'created', ?4, ?5, ?6, ?7, ?7)",
+             cart_id, created_at_ms, updated_at_ms, staff_id)
+         VALUES (?1, ?2, ?3, 'created', ?4, ?5, ?6, ?7, ?7, ?8)",
         params![
             key,
             amount.amount_minor,
@@ -286,11 +287,25 @@ pub(super) fn insert_payment(
             options.capture_method.as_str(),
             serde_json::to_string(&params)?,
             cart_id.map(|c| c.0),
-            now_ms
+            now_ms,
+            staff_id
         ],
     )?;
     let id = PaymentId(tx.last_insert_rowid());
     append_timeline_tx(tx, id, &TimelineInput::said(TimelineKind::Created, format!("checkout of {amount} created")), now_ms)?;
+    if let (Some(staff_id), None) = (staff_id, cart_id) {
+        // A payment outside a sale (a sale's card payment is audited as its tender).
+        let after = serde_json::json!({ "amount_minor": amount.amount_minor, "currency": amount.currency.code() });
+        crate::ledger::audit::append_audit(
+            tx,
+            &crate::ledger::audit::AuditInput {
+                actor_id: Some(staff_id),
+                after: Some(after.to_string()),
+                ..crate::ledger::audit::AuditInput::new("payment_created", &format!("payment:{key}"))
+            },
+            now_ms,
+        )?;
+    }
     Ok(id)
 }
 

@@ -193,13 +193,27 @@ pub(super) fn create_refund_tx(
     params.push("amount", amount_minor.to_string());
     params.push("metadata[refund_key]", key);
     params.push("metadata[checkout_key]", p.idempotency_key.clone());
+    let staff_id = crate::ledger::shift::admit_money_tx(tx)?;
     tx.exec_cached(
         "INSERT INTO refunds (idempotency_key, payment_id, amount_minor, currency, state, reason,
-             request_params, created_at_ms, updated_at_ms)
-         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?7)",
-        params![key, payment_id.0, amount_minor, p.amount.currency.code(), reason, serde_json::to_string(&params)?, now_ms],
+             request_params, created_at_ms, updated_at_ms, staff_id)
+         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?7, ?8)",
+        params![key, payment_id.0, amount_minor, p.amount.currency.code(), reason, serde_json::to_string(&params)?, now_ms, staff_id],
     )?;
     let refund_id = RefundId(tx.last_insert_rowid());
+    if staff_id.is_some() {
+        // Who gave money back, in the chain (design §12.8).
+        let after = serde_json::json!({ "payment": p.idempotency_key, "amount_minor": amount_minor, "currency": p.amount.currency.code() });
+        crate::ledger::audit::append_audit(
+            tx,
+            &crate::ledger::audit::AuditInput {
+                actor_id: staff_id,
+                after: Some(after.to_string()),
+                ..crate::ledger::audit::AuditInput::new("refund_created", &format!("refund:{}", refund_id.0))
+            },
+            now_ms,
+        )?;
+    }
     append_timeline_tx(
         tx,
         payment_id,

@@ -66,6 +66,14 @@ fn staff_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Staff>> {
     Ok(Ok(Staff { id: r.get(0)?, name: r.get(1)?, role, active: active == 1, locked_until_ms: r.get(4)?, created_at_ms: r.get(5)? }))
 }
 
+/// An active staff member by id (inactive or unknown: `None`).
+pub(super) fn active_staff_tx(conn: &rusqlite::Connection, id: i64) -> Result<Option<Staff>> {
+    let found = conn
+        .row_cached(&format!("SELECT {STAFF_COLS} FROM staff WHERE id = ?1 AND active = 1"), [id], staff_of)
+        .optional()?;
+    found.transpose()
+}
+
 fn check_name(name: &str) -> Result<&str> {
     let name = name.trim();
     let n = name.chars().count();

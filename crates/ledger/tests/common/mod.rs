@@ -1,4 +1,5 @@
 #![allow(dead_code)]
+pub mod outbox;
 use paydesk_ledger::*;
 
 pub fn mem() -> Ledger {

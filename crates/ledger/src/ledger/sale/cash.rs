@@ -138,8 +138,9 @@ pub(super) fn movement_tx(
 ) -> Result<bool> {
     assert!(amount_minor != 0 && (amount_minor > 0) == kind.is_in(), "{} of {amount_minor}", kind.as_str());
     let n = tx.exec_cached(
-        "INSERT INTO cash_movements (at_ms, kind, amount_minor, currency, cart_id, tender_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
+        "INSERT INTO cash_movements (at_ms, kind, amount_minor, currency, cart_id, tender_id, shift_id, staff_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT id FROM shifts WHERE closed_at_ms IS NULL),
+                 (SELECT staff_id FROM register_session WHERE id = 1)) ON CONFLICT DO NOTHING",
         params![now_ms, kind.as_str(), amount_minor, currency.code(), cart_id.0, tender_id.map(|t| t.0)],
     )?;
     Ok(n == 1)

@@ -94,7 +94,7 @@ const TENDER_SQL: &str = "SELECT t.id, t.cart_id, t.seq, t.kind, t.amount_minor,
         t.created_at_ms, t.superseded_reason
      FROM tenders t LEFT JOIN payments p ON p.id = t.payment_id WHERE t.cart_id = ?1 ORDER BY t.seq";
 
-pub(super) fn load_tenders(conn: &Connection, cart_id: CartId) -> Result<Vec<Tender>> {
+pub(in crate::ledger) fn load_tenders(conn: &Connection, cart_id: CartId) -> Result<Vec<Tender>> {
     collect(conn, TENDER_SQL, params![cart_id.0], |r| {
         let kind: String = r.get(3)?;
         let currency: String = r.get(5)?;
@@ -157,7 +157,7 @@ pub(super) fn cash_rounding_tx(conn: &Connection, currency: crate::money::Curren
         .unwrap_or(1))
 }
 
-pub(super) fn sale_tx(conn: &Connection, cart_id: CartId) -> Result<Sale> {
+pub(in crate::ledger) fn sale_tx(conn: &Connection, cart_id: CartId) -> Result<Sale> {
     let cart = load_cart(conn, cart_id)?;
     let tenders = load_tenders(conn, cart_id)?;
     let totals = SaleTotals::of(cart.total.amount_minor, tenders.iter().map(|t| (t.state, t.amount.amount_minor)))?;
@@ -247,6 +247,7 @@ pub(super) fn admit_tender_tx(tx: &WriteTx<'_>, cart_id: CartId, override_reason
     if sale.cart.lines.is_empty() {
         return Err(Error::EmptyCart(cart_id.0));
     }
+    crate::ledger::shift::admit_money_tx(tx)?;
     let Some(unknown) = sale.unknown_tender() else { return Ok(sale) };
     let Some(reason) = override_reason else {
         return Err(Error::TenderUnknownOutstanding {
@@ -317,8 +318,9 @@ pub(super) fn insert_tender_tx(
         tx.row_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM tenders WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
     tx.exec_cached(
         "INSERT INTO tenders (cart_id, seq, kind, amount_minor, currency, payment_id, cash_tendered_minor,
-             change_minor, rounding_minor, created_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+             change_minor, rounding_minor, created_at_ms, shift_id, staff_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, (SELECT id FROM shifts WHERE closed_at_ms IS NULL),
+                 (SELECT staff_id FROM register_session WHERE id = 1))",
         params![
             cart_id.0,
             seq,
@@ -332,5 +334,20 @@ pub(super) fn insert_tender_tx(
             now_ms
         ],
     )?;
-    Ok(TenderId(tx.last_insert_rowid()))
+    let id = TenderId(tx.last_insert_rowid());
+    if let Some(staff_id) = crate::ledger::session::operator(tx)? {
+        // Who took the money, in the chain (design §12.8). A register without staff
+        // names nobody and writes no row per tender.
+        let after = serde_json::json!({ "cart": cart_id.0, "kind": kind.as_str(), "amount_minor": amount.amount_minor, "currency": amount.currency.code() });
+        crate::ledger::audit::append_audit(
+            tx,
+            &crate::ledger::audit::AuditInput {
+                actor_id: Some(staff_id),
+                after: Some(after.to_string()),
+                ..crate::ledger::audit::AuditInput::new("tender", &format!("tender:{}", id.0))
+            },
+            now_ms,
+        )?;
+    }
+    Ok(id)
 }

@@ -98,6 +98,8 @@ impl Ledger {
                     plan.card_refunds.push((t.id, create_refund_tx(&tx, &key, pid, take, reason, now_ms)?));
                 }
                 TenderKind::Cash => {
+                    // Cash leaves a drawer: the drawer of an open shift, counted at its close.
+                    crate::ledger::shift::admit_money_tx(&tx)?;
                     movement_tx(&tx, CashMovementKind::RefundOut, -take, t.amount.currency, cart_id, Some(t.id), now_ms)?;
                     plan.cash_refunds.push((t.id, take));
                     plan.cash_out_minor += take;

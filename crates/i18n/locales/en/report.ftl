@@ -1,0 +1,21 @@
+# End of day (F3).
+report-tenders = Tenders
+report-unpaid-label = Sales with an unpaid balance
+report-per-hour = Sales per hour
+report-sales = Sales
+report-refunds = Refunds
+report-net = Net
+report-pending = Pending (offline or unknown)
+report-declined = Declined
+report-dupes = Duplicate charges prevented
+report-tender-kind = { $kind } ({ $count })
+report-drawer = Expected cash in drawer
+report-unpaid = Unpaid balances
+report-unpaid-line = Sale { $cart }: { $due } of { $total } still due ({ $state })
+report-unpaid-more = and { $count } more sales with a balance due (not listed)
+report-overridden = Overridden card payments that went through anyway, owed back: { $keys }
+report-overridden-more = { " " }and { $count } more
+report-chart-label = Sales per hour: { $hours }
+report-hour-sum = { $hour }:00 { $amount } in { $count } payments
+report-hour-title = { $from }:00–{ $to }:00: { $amount } in { $count } payments
+report-no-sales = No sales yet today

@@ -1,0 +1,23 @@
+# Settings (F4): language, processor, idempotency keys, offline payments.
+language-help = The whole screen switches at once; receipts follow the store's language.
+settings-waiting = Saved settings are not in use yet: { $reason }.
+settings-psp = Payment processor
+settings-psp-url = PSP URL (empty: the embedded test PSP)
+settings-in-use-embedded = In use now: the embedded test PSP
+settings-in-use = In use now: { $url }
+settings-psp-key = Secret key
+settings-key-keychain = Kept in the system keychain.
+settings-key-file = No keychain here: the key is kept in settings.json.
+settings-fault-profile = Embedded test PSP fault profile
+settings-fault-profile-unused = Embedded test PSP fault profile (not in use: an external PSP is set)
+settings-fault-help = flaky: some lost responses and slow requests; chaos: many; offline: cable pulled.
+settings-keys = Idempotency keys
+settings-retention = PSP key retention (hours)
+settings-margin = Safety margin (minutes)
+settings-offline = Offline payments
+settings-offline-max-amount = Largest single payment ({ $currency })
+settings-offline-max-total = Total stored offline ({ $currency })
+settings-offline-max-count = Number of payments
+settings-offline-max-age = Oldest stored payment (hours)
+settings-save = Save settings
+settings-save-help = Changes apply at once when no payment is in progress. A new processor is used once every payment sent to the old one is settled there.

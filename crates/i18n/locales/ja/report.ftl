@@ -1,0 +1,21 @@
+# 精算 (F3)。
+report-tenders = 支払方法別
+report-unpaid-label = 未収残高のある取引
+report-per-hour = 時間帯別売上
+report-sales = 売上
+report-refunds = 返金
+report-net = 純売上
+report-pending = 結果待ち (オフライン・不明)
+report-declined = 不承認
+report-dupes = 防いだ二重請求
+report-tender-kind = { $kind } ({ $count } 件)
+report-drawer = ドロア内の現金 (予定)
+report-unpaid = 未収残高
+report-unpaid-line = 取引 { $cart }: { $total } のうち { $due } が未収 ({ $state })
+report-unpaid-more = ほか { $count } 件の未収残高のある取引 (一覧に表示なし)
+report-overridden = 理由を付けて続行した後に成立していたカード決済 (返金が必要): { $keys }
+report-overridden-more = {" "}ほか { $count } 件
+report-chart-label = 時間帯別売上: { $hours }
+report-hour-sum = { $hour }時 { $amount } ({ $count } 件)
+report-hour-title = { $from }:00–{ $to }:00: { $amount } ({ $count } 件)
+report-no-sales = 本日の売上はまだありません

@@ -1,0 +1,23 @@
+# 設定 (F4): 言語、決済代行会社、冪等キー、オフライン決済。
+language-help = 画面全体がすぐに切り替わります。レシートは店舗の言語で印字されます。
+settings-waiting = 保存した設定はまだ使われていません: { $reason }。
+settings-psp = 決済代行会社 (PSP)
+settings-psp-url = PSP の URL (空欄: 内蔵のテスト用 PSP)
+settings-in-use-embedded = 使用中: 内蔵のテスト用 PSP
+settings-in-use = 使用中: { $url }
+settings-psp-key = シークレットキー
+settings-key-keychain = システムのキーチェーンに保管しています。
+settings-key-file = キーチェーンがないため、キーは settings.json に保管しています。
+settings-fault-profile = テスト用 PSP の障害プロファイル
+settings-fault-profile-unused = テスト用 PSP の障害プロファイル (外部の PSP を使用中のため無効)
+settings-fault-help = flaky: 応答の消失や遅延が時々発生、chaos: 頻繁に発生、offline: ケーブルが抜けた状態。
+settings-keys = 冪等キー
+settings-retention = PSP のキー保持期間 (時間)
+settings-margin = 安全マージン (分)
+settings-offline = オフライン決済
+settings-offline-max-amount = 1 件の上限額 ({ $currency })
+settings-offline-max-total = オフライン保管の合計上限 ({ $currency })
+settings-offline-max-count = 件数の上限
+settings-offline-max-age = 保管できる最長期間 (時間)
+settings-save = 設定を保存
+settings-save-help = 処理中の決済がなければすぐに反映されます。新しい決済代行会社は、旧い代行会社に送った決済がすべて確定してから使われます。

@@ -1,0 +1,193 @@
+//! The catalogs are complete (design §13.4): every .ftl file parses, both languages have
+//! the same message ids in the same areas, and every id the code uses exists — in the UI
+//! (`t('id')`, `msgId('id')`, `data-i18n="id"`, `data-i18n-attr="attr:id"` in ui/) with a
+//! pattern the UI can fill, and in Rust (`tr!(locale, "id")`, `id!("id")` in src-tauri/src
+//! and crates/receipt/src).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use paydesk_i18n::{area_ids, parse_errors, ui_patterns, Locale};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn files_under(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for e in entries {
+        let p = e.expect("a directory entry").path();
+        if p.is_dir() {
+            files_under(&p, exts, out);
+        } else if p.extension().and_then(|x| x.to_str()).is_some_and(|x| exts.contains(&x)) {
+            out.push(p);
+        }
+    }
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// The ids after each `call` in `text` (`call` ends with its opening bracket): the id is
+/// the first argument (JS, `id!`) or the second, after the locale (`tr!`), when it is a
+/// string literal (a computed id is checked where its pieces are written).
+fn ids_after(text: &str, call: &str, out: &mut Vec<String>) {
+    let mut from = 0;
+    while let Some(at) = text[from..].find(call) {
+        let start = from + at;
+        from = start + call.len();
+        if text[..start].chars().next_back().is_some_and(is_ident) {
+            continue;
+        }
+        let mut rest = &text[from..];
+        if call == "tr!(" {
+            let Some(comma) = rest.find(',') else { continue };
+            rest = &rest[comma + 1..];
+        }
+        let rest = rest.trim_start();
+        let Some(quote) = rest.chars().next().filter(|c| *c == '\'' || *c == '"') else { continue };
+        if let Some(end) = rest[1..].find(quote) {
+            out.push(rest[1..1 + end].to_string());
+        }
+    }
+}
+
+/// `attr="value"` values in `text`.
+fn attr_values(text: &str, attr: &str, out: &mut Vec<String>) {
+    let needle = format!("{attr}=\"");
+    let mut from = 0;
+    while let Some(at) = text[from..].find(&needle) {
+        let start = from + at + needle.len();
+        let end = text[start..].find('"').map_or(text.len(), |e| start + e);
+        out.push(text[start..end].to_string());
+        from = end;
+    }
+}
+
+/// (file, id) pairs the UI uses.
+fn ui_ids() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    files_under(&repo().join("ui"), &["js", "html"], &mut files);
+    files.sort();
+    assert!(files.len() > 3, "ui/ not found");
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("a UI file");
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        // i18n.js is the machinery: its comments show the forms, not ids.
+        if name == "i18n.js" {
+            continue;
+        }
+        let mut ids = Vec::new();
+        ids_after(&text, "t(", &mut ids);
+        ids_after(&text, "msgId(", &mut ids);
+        attr_values(&text, "data-i18n", &mut ids);
+        let mut attrs = Vec::new();
+        attr_values(&text, "data-i18n-attr", &mut attrs);
+        for a in attrs {
+            for pair in a.split(';').filter(|p| !p.trim().is_empty()) {
+                match pair.split_once(':') {
+                    Some((_, id)) => ids.push(id.trim().to_string()),
+                    None => ids.push(format!("<data-i18n-attr without attr:id: {pair}>")),
+                }
+            }
+        }
+        // Template literals build ids from pieces; those are checked where the pieces are.
+        out.extend(ids.into_iter().filter(|id| !id.contains("${")).map(|id| (name.clone(), id)));
+    }
+    out
+}
+
+/// (file, id) pairs Rust code uses.
+fn rust_ids() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    for dir in ["src-tauri/src", "crates/receipt/src"] {
+        files_under(&repo().join(dir), &["rs"], &mut files);
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("a source file");
+        let mut ids = Vec::new();
+        ids_after(&text, "tr!(", &mut ids);
+        ids_after(&text, "id!(", &mut ids);
+        let name = f.strip_prefix(repo()).unwrap_or(&f).display().to_string();
+        out.extend(ids.into_iter().map(|id| (name.clone(), id)));
+    }
+    out
+}
+
+#[test]
+fn every_file_parses_without_errors_or_duplicate_ids() {
+    for l in Locale::ALL {
+        assert_eq!(parse_errors(l), &[] as &[String], "{}", l.code());
+    }
+}
+
+#[test]
+fn both_languages_have_the_same_ids_in_the_same_areas() {
+    let en: BTreeMap<_, _> = area_ids(Locale::En).collect();
+    let ja: BTreeMap<_, _> = area_ids(Locale::Ja).collect();
+    assert!(en.len() > 20, "the English catalog is nearly empty");
+    let mut wrong = Vec::new();
+    for (id, area) in &en {
+        match ja.get(id) {
+            None => wrong.push(format!("{id} ({area}.ftl) has no Japanese message")),
+            Some(a) if a != area => wrong.push(format!("{id} is in en/{area}.ftl but ja/{a}.ftl")),
+            Some(_) => {}
+        }
+    }
+    for (id, area) in &ja {
+        if !en.contains_key(id) {
+            wrong.push(format!("{id} (ja/{area}.ftl) has no English message"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_id_the_ui_uses_has_a_message_it_can_fill() {
+    let ids = ui_ids();
+    assert!(ids.len() > 20, "no ids found in ui/: the scan is broken");
+    let mut wrong = BTreeSet::new();
+    for (file, id) in &ids {
+        for l in Locale::ALL {
+            if !ui_patterns(l).contains_key(id) {
+                let why = if paydesk_i18n::has(l, id) { "needs Fluent (a selector or a reference): format it in Rust" } else { "missing" };
+                wrong.insert(format!("ui/{file}: {id} in {}: {why}", l.code()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.into_iter().collect::<Vec<_>>().join("\n"));
+}
+
+#[test]
+fn every_id_rust_uses_has_a_message() {
+    let mut wrong = BTreeSet::new();
+    for (file, id) in rust_ids() {
+        for l in Locale::ALL {
+            if !paydesk_i18n::has(l, &id) {
+                wrong.insert(format!("{file}: {id} missing in {}", l.code()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.into_iter().collect::<Vec<_>>().join("\n"));
+}
+
+#[test]
+fn the_scanners_find_what_they_should() {
+    let mut ids = Vec::new();
+    ids_after("x = t('a-b', { n }); alert('no'); t(name, { n: 'no' }); include_str!(\"f\")", "t(", &mut ids);
+    ids_after("msgId(\"c\")", "msgId(", &mut ids);
+    ids_after("tr!(locale, \"d\", n = 1); str!(\"x\")", "tr!(", &mut ids);
+    attr_values("<p data-i18n=\"e\"> <i data-i18n-attr=\"title:f\">", "data-i18n", &mut ids);
+    assert_eq!(ids, ["a-b", "c", "d", "e"]);
+}
+
+#[test]
+fn messages_format_with_arguments_and_missing_ids_come_back_as_ids() {
+    assert_eq!(paydesk_i18n::tr!(Locale::Ja, "start-failed", error = "x"), "PayDesk を起動できませんでした: x");
+    assert_eq!(paydesk_i18n::message(Locale::En, "no-such-message"), "no-such-message");
+    assert_eq!(ui_patterns(Locale::En).get("start-failed").map(String::as_str), Some("PayDesk could not start: {$error}"));
+}
