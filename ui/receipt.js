@@ -12,7 +12,8 @@ export function receiptPanel(cartId) {
   const body = h('pre', { class: 'receipt receipt-text', id: 'sale-receipt', 'aria-label': t('receipt-title') });
   const msg = h('p', { class: 'help', id: 'receipt-msg', role: 'status' });
   const print = h('button', { class: 'secondary', id: 'print-receipt', type: 'button', text: t('receipt-print') });
-  const box = h('div', { class: 'receipt-panel', 'data-cart': String(cartId) }, body, h('div', { class: 'actions' }, print), msg);
+  // The button and its message above the paper: in view however long the receipt is.
+  const box = h('div', { class: 'receipt-panel', 'data-cart': String(cartId) }, h('div', { class: 'actions' }, print), msg, body);
   let printing = false;
   const load = async () => {
     try {
