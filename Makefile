@@ -116,9 +116,11 @@ soak:
 # for that package alone (not unified with the workspace) and rebuild dozens of crates,
 # minutes, right after a `make test`; this build is then a no-op. Without a display the
 # app itself says so and how to run it anyway.
+# DEMO=ja-JP (or en-US) picks the demo store a NEW data folder gets; without it the OS
+# language decides (LANG=ja… → ja-JP). An existing store is never reseeded.
 run: deps-apt
 	cargo build --workspace --bins
-	$(TARGET_DIR)/debug/paydesk $(ARGS)
+	$(TARGET_DIR)/debug/paydesk $(if $(DEMO),--demo-store $(DEMO)) $(ARGS)
 
 # The back office on a private PostgreSQL cluster (a temp dir, stopped on Ctrl-C) with a
 # demo store of two registers; prints the dashboard URL and where the owner's token is.

@@ -28,6 +28,18 @@ const COMMANDS: &[&str] = &[
     "set_language",
     "get_backoffice",
     "pair_backoffice",
+    "set_dining",
+    "set_line_discount",
+    "set_sale_discount",
+    "get_receipt",
+    "print_receipt",
+    "save_printer",
+    "list_catalog",
+    "save_item",
+    "import_catalog",
+    "export_catalog",
+    "get_store",
+    "save_store",
 ];
 
 fn main() {

@@ -5,7 +5,8 @@
 
 import { listen } from './bridge.js';
 import { $, announce, alertLoud, errText } from './dom.js';
-import { charge, focusScan, initRegister, isCheckoutOpen, loadRegister, onProgress, registerTenderKey, setVisible } from './register.js';
+import { charge, focusScan, initRegister, isCheckoutOpen, loadRegister, onProgress, registerTenderKey, reloadCatalog, setVisible } from './register.js';
+import { initCatalog, loadCatalog } from './catalog.js';
 import { loadPayments } from './payments.js';
 import { loadReport } from './report.js';
 import { loadSettings, showApplied } from './settings.js';
@@ -15,7 +16,7 @@ import { applyStatic, formatTime, loadMessages, onLanguageChange, t } from './i1
 import { loadBackofficeSettings, refreshBackoffice } from './backoffice.js';
 
 // ---------------------------------------------------------------- screens
-const views = ['register', 'payments', 'report', 'settings'];
+const views = ['register', 'payments', 'report', 'settings', 'catalog'];
 let currentView = 'register';
 function show(view) {
   currentView = view;
@@ -28,6 +29,7 @@ function show(view) {
   if (view === 'payments') loadPayments();
   if (view === 'report') loadReport();
   if (view === 'settings') { loadSettings(); loadBackofficeSettings(); loadAbout(); }
+  if (view === 'catalog') loadCatalog();
 }
 
 // ---------------------------------------------------------------- keyboard
@@ -37,7 +39,7 @@ document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && e.repeat && e.target instanceof HTMLButtonElement) { e.preventDefault(); return; }
   // The tender panel's keys first: F6/F7/F8 and Esc mean payment there.
   if (currentView === 'register' && !e.repeat && registerTenderKey(e)) { e.preventDefault(); return; }
-  const fkeys = { F1: 'register', F2: 'payments', F3: 'report', F4: 'settings' };
+  const fkeys = { F1: 'register', F2: 'payments', F3: 'report', F4: 'settings', F5: 'catalog' };
   if (fkeys[e.key]) { e.preventDefault(); show(fkeys[e.key]); return; }
   if (e.key === 'F12') { e.preventDefault(); if (currentView === 'register' && !isCheckoutOpen()) charge(); return; }
   if (e.key === 'Escape') { if (currentView !== 'register') show('register'); else focusScan(); return; }
@@ -62,6 +64,7 @@ async function start() {
   applyStatic(document);
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
   initRegister();
+  initCatalog(() => reloadCatalog().catch((e) => alertLoud(errText(e))));
   const tick = () => { $('clock').textContent = formatTime(Date.now()); };
   tick(); setInterval(tick, 10000);
   // A switch of language redraws what Rust or the screens wrote (the static text is

@@ -2,6 +2,7 @@
 // and its timeline drawn as a picture. Each row's and event's tone comes from the
 // register (views::state_tone); here a tone only picks a colour.
 
+import { receiptPanel } from './receipt.js';
 import { invoke } from './bridge.js';
 import { $, h, s, announce, alertLoud, errText, timeOf } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
@@ -63,6 +64,7 @@ async function selectPayment(id) {
       h('dt', { text: t('payment-psp-ref') }), h('dd', { text: p.psp_payment_id || '—' }),
       h('dt', { text: t('card-label') }), h('dd', { text: p.card_label || '—' }),
       h('dt', { text: t('payment-refunded') }), h('dd', { text: p.refunded_display })),
+    p.cart_id ? receiptSlot(p.cart_id) : null,
     h('h3', { text: t('payment-timeline') }),
     h('div', { class: 'timeline', id: 'timeline' }, timelineSvg(p.timeline)),
     refundable > 0 ? h('form', { class: 'refund-form', onsubmit: (e) => { e.preventDefault(); refund(false); } },
@@ -71,6 +73,15 @@ async function selectPayment(id) {
       h('button', { class: 'danger', id: 'refund-full', type: 'button', text: t('refund-full'), onclick: () => refund(true) }),
       h('p', { id: 'refund-help', class: 'help', text: t('refund-help') }))
       : h('p', { class: 'help', text: p.refund_note || t('refund-nothing-left') }));
+}
+
+/** "Print receipt / Reprint" of the payment's sale: the receipt and its button, on demand. */
+function receiptSlot(cartId) {
+  const slot = h('div', { class: 'receipt-slot', id: 'payment-receipt-slot' });
+  const show = h('button', { class: 'secondary', id: 'payment-receipt', type: 'button', text: t('receipt-of-sale', { id: cartId }),
+    onclick: () => slot.replaceChildren(receiptPanel(cartId)) });
+  slot.append(show);
+  return slot;
 }
 
 /** The payment's timeline as a picture: one node per event, attempt latencies as bars. */

@@ -7,6 +7,7 @@ import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
 import { initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderKey } from './tender.js';
+import { receiptPanel } from './receipt.js';
 
 let catalog = [];
 let cart = null;
@@ -56,6 +57,7 @@ function renderCatalog() {
 
 export function renderCart(c) {
   cart = c;
+  const fixed = c.tax_locked;
   const lines = $('cart-lines');
   lines.replaceChildren(...c.lines.map((l) => {
     const qty = h('input', {
@@ -63,15 +65,21 @@ export function renderCart(c) {
       'aria-label': t('cart-qty-label', { name: l.name }), disabled: c.locked,
       onchange: (e) => setQty(l.sku, e.target.value),
     });
-    return h('li', { class: 'cart-line', 'data-sku': l.sku },
-      h('div', { class: 'what' }, h('div', { class: 'name', text: l.name, title: l.name }), h('div', { class: 'unit', text: t('cart-unit-price', { price: l.unit_price_display }) })),
+    const name = (l.reduced ? '※ ' : '') + l.name;
+    const unit = t('cart-unit-price', { price: l.unit_price_display })
+      + (l.discount ? ' · ' + t('cart-line-discounted', { amount: l.discount_display, how: l.discount_label }) : '');
+    return h('li', { class: 'cart-line', 'data-sku': l.sku, 'data-reduced': String(l.reduced), 'data-discount': String(l.discount) },
+      h('div', { class: 'what' }, h('div', { class: 'name', text: name, title: l.name }), h('div', { class: 'unit', text: unit })),
       h('div', { class: 'qty' },
         h('button', { type: 'button', 'aria-label': t('cart-one-less', { name: l.name }), text: '−', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity - 1) }),
         qty,
-        h('button', { type: 'button', 'aria-label': t('cart-one-more', { name: l.name }), text: '+', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity + 1) })),
-      h('div', { class: 'line-total', text: l.line_total_display }));
+        h('button', { type: 'button', 'aria-label': t('cart-one-more', { name: l.name }), text: '+', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity + 1) }),
+        h('button', { type: 'button', class: 'line-discount', 'aria-label': t('cart-line-discount', { name: l.name }), title: t('cart-line-discount', { name: l.name }),
+          text: '%', disabled: fixed, onclick: () => openDiscount({ sku: l.sku, name: l.name }) })),
+      h('div', { class: 'line-total', text: l.discount ? l.net_display : l.line_total_display }));
   }));
   $('cart-empty').hidden = c.lines.length > 0;
+  renderSums(c);
   $('cart-total').textContent = c.total_display;
   $('cart-total').dataset.minor = String(c.total);
   $('clear-cart').disabled = c.locked || c.lines.length === 0;
@@ -79,6 +87,73 @@ export function renderCart(c) {
   $('pay-cash').disabled = c.lines.length === 0 || charging;
   $('pay-split').disabled = c.lines.length === 0 || charging;
   $('charge').textContent = c.lines.length ? t('charge-amount', { amount: c.total_display }) : t('charge');
+}
+
+/** Eat-in/take-out, the sale discount, and subtotal / discount / tax per rate. */
+function renderSums(c) {
+  const fixed = c.tax_locked;
+  for (const b of document.querySelectorAll('#dining .seg')) {
+    b.setAttribute('aria-pressed', String(b.dataset.dining === c.dining));
+    b.disabled = fixed;
+  }
+  $('dining').dataset.dining = c.dining;
+  $('dining').title = fixed ? t('tax-locked') : '';
+  $('sale-discount').disabled = fixed || c.lines.length === 0;
+  $('sale-discount').textContent = c.sale_discount_label
+    ? t('cart-sale-discount-set', { how: c.sale_discount_label }) : t('cart-sale-discount-add');
+  if (fixed) closeDiscount();
+  const rows = [];
+  const row = (cls, label, value, attrs = {}) => rows.push(h('div', { class: cls, ...attrs }, h('dt', { text: label }), h('dd', { text: value })));
+  if (c.lines.length && (c.rates.length || c.sale_discount)) {
+    row('sum-subtotal', t('cart-subtotal'), c.subtotal_display);
+    if (c.sale_discount) row('sum-discount', t('cart-sale-discount-set', { how: c.sale_discount_label }), `−${c.sale_discount_display}`, { id: 'sum-discount' });
+    for (const r of c.rates) {
+      if (r.class === 'exempt' && !r.tax) continue;
+      row('sum-rate', (r.reduced ? '※' : '') + t('cart-tax-rate', { rate: r.rate_label }), t('cart-tax-amount', { gross: r.gross_display, tax: r.tax_display }),
+        { 'data-rate': String(r.basis_points), 'data-gross': String(r.gross), 'data-tax': String(r.tax) });
+    }
+    if (c.lines.some((l) => l.reduced)) rows.push(h('p', { class: 'sum-note', text: t('cart-reduced-note') }));
+  }
+  $('cart-sums').replaceChildren(...rows);
+}
+
+// ---------------------------------------------------------------- discounts
+let discountTarget = null;   // { sku, name } for a line, {} for the whole sale
+function openDiscount(target) {
+  if (!cart || cart.tax_locked) return;
+  discountTarget = target;
+  $('discount-form').hidden = false;
+  $('discount-target').textContent = target.sku ? target.name : t('cart-sale-discount-add');
+  $('discount-value').value = '';
+  $('discount-value').focus();
+}
+function closeDiscount() {
+  discountTarget = null;
+  $('discount-form').hidden = true;
+}
+async function applyDiscount(remove) {
+  if (!discountTarget) return;
+  const discount = remove ? null : { kind: $('discount-kind').value, value: $('discount-value').value };
+  const target = discountTarget;
+  try {
+    const c = target.sku
+      ? await invoke('set_line_discount', { sku: target.sku, discount })
+      : await invoke('set_sale_discount', { discount });
+    closeDiscount();
+    renderCart(c);
+    announce(t('cart-total-now', { total: c.total_display }));
+    focusScan();
+  } catch (e) {
+    alertLoud(errText(e));
+    $('discount-form').dataset.code = (e && e.code) || 'error';
+  }
+}
+
+async function setDining(dining) {
+  try {
+    renderCart(await invoke('set_dining', { dining }));
+    announce(t('cart-total-now', { total: cart.total_display }));
+  } catch (e) { alertLoud(errText(e)); }
 }
 
 /** A refused code under the barcode field ('' clears it), in place of the help line. */
@@ -183,7 +258,8 @@ function renderOutcome(o) {
         ? t('outcome-offline-text')
         : (forwarded ? t('outcome-forwarded-text') : (o.note || t('outcome-paid-text'))) }),
       receiptNode(o.receipt),
-      h('div', { class: 'actions' }, btn)));
+      h('div', { class: 'actions' }, btn),
+      offline ? null : receiptPanel(o.cart.id)));
     const amount = o.receipt.total_display;
     announce(offline ? t('outcome-offline-announce', { amount })
       : (forwarded ? t('outcome-forwarded-announce', { amount }) : t('outcome-paid-announce', { amount })));
@@ -285,15 +361,25 @@ export function initRegister() {
   $('pay-cash').addEventListener('click', () => openTender('cash'));
   $('pay-split').addEventListener('click', () => openTender('card'));
   initTender({ cart: renderCart, closed: focusScan });
+  for (const b of document.querySelectorAll('#dining .seg')) b.addEventListener('click', () => setDining(b.dataset.dining));
+  $('sale-discount').addEventListener('click', () => openDiscount({}));
+  $('discount-form').addEventListener('submit', (e) => { e.preventDefault(); applyDiscount(false); });
+  $('discount-remove').addEventListener('click', () => applyDiscount(true));
+  $('discount-cancel').addEventListener('click', () => { closeDiscount(); focusScan(); });
   $('clear-cart').addEventListener('click', async () => {
     try { renderCart(await invoke('clear_cart')); announce(t('cart-cleared')); focusScan(); } catch (e) { alertLoud(errText(e)); }
   });
 }
 
-/** Loads the catalog and the cart as the engine has them. */
-export async function loadRegister() {
+/** The register's items again (after the catalog screen changed them). */
+export async function reloadCatalog() {
   catalog = await invoke('get_catalog');
   renderCatalog();
+}
+
+/** Loads the catalog and the cart as the engine has them. */
+export async function loadRegister() {
+  await reloadCatalog();
   renderCart(await invoke('get_cart'));
   await resumeTender();
 }

@@ -7,6 +7,7 @@
 // command refuses a press made on an out-of-date view (sale_changed), so a double
 // press never takes money twice, whatever the webview does.
 
+import { receiptPanel } from './receipt.js';
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText, fmtMoney, toMinor } from './dom.js';
 import { refreshStatus } from './status.js';
@@ -92,6 +93,8 @@ const fmt = (minor) => fmtMoney(minor, sale.money);
 
 function render() {
   const s = sale;
+  // The cart under the panel follows the sale: after the first tender its tax is fixed.
+  invoke('get_cart').then(hooks.cart, () => {});
   $('tender-title').textContent = s.complete ? t('outcome-paid-title') : (s.canceled ? s.state_label : t('tender-title'));
   const pill = $('tender-state');
   pill.textContent = s.state_label;
@@ -331,7 +334,8 @@ function showDone(extra, message) {
   const tone = sale.complete ? 'ok' : 'warn';
   $('tender-work').replaceChildren(h('div', { class: `result ${tone}`, id: 'tender-done', 'data-state': sale.state },
     h('h3', { text: sale.complete ? t('outcome-paid-heading', { amount: sale.total_display }) : sale.state_label }),
-    message ? h('p', { text: message }) : null, extra || null, h('div', { class: 'actions' }, next)));
+    message ? h('p', { text: message }) : null, extra || null, h('div', { class: 'actions' }, next),
+    sale.complete ? receiptPanel(sale.cart_id) : null));
   $('tender-notice').replaceChildren();
   $('tender-pending-slot').replaceChildren();
   announce(message || sale.state_label, '');

@@ -6,7 +6,8 @@ use paydesk_register::CheckoutOutcome;
 use serde::Serialize;
 use tauri::State;
 
-use crate::catalog::{self, CartView, Item};
+use crate::catalog::{self, Item};
+use crate::store::cart::CartView;
 use crate::config::FAULT_PROFILES;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, id, t, tr};
@@ -58,14 +59,15 @@ pub(crate) fn validate_reason(reason: Option<String>) -> AppResult<Option<String
 
 // ---------------------------------------------------------------- catalog and cart
 
+/// The register's catalog: the store's active items, names in its language.
 #[tauri::command]
-pub fn get_catalog(state: State<'_, AppState>) -> Vec<Item> {
-    state.catalog.items.clone()
+pub fn get_catalog(state: State<'_, AppState>) -> AppResult<Vec<Item>> {
+    let items = state.engine().with_reader(|l| l.catalog())?;
+    Ok(items.iter().filter(|i| i.active).map(|i| Item::of(i, state.lang)).collect())
 }
 
 fn cart_view(state: &AppState) -> AppResult<CartView> {
-    let id = state.cart_id();
-    Ok(CartView::of(&state.engine().with_ledger(|l| l.cart(id))?))
+    state.cart_view()
 }
 
 #[tauri::command]
@@ -77,10 +79,10 @@ pub fn get_cart(state: State<'_, AppState>) -> AppResult<CartView> {
 #[tauri::command]
 pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
     let code = catalog::validate_code(&code)?;
-    let sku = state.sku_for(&code).ok_or_else(|| AppError::UnknownItem(code.clone()))?;
+    let sku = state.sku_for(&code)?.ok_or_else(|| AppError::UnknownItem(code.clone()))?;
     let id = state.cart_id();
     let cart = state.engine().with_ledger(|l| l.add_to_cart(id, &sku, 1, now_ms()))?;
-    Ok(CartView::of(&cart))
+    state.view_of(&cart)
 }
 
 #[tauri::command]
@@ -89,10 +91,15 @@ pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32) -> A
     if quantity > catalog::MAX_QUANTITY {
         return Err(AppError::InvalidInput(format!("Quantity must be 0 to {}.", catalog::MAX_QUANTITY)));
     }
-    let sku = state.sku_for(&sku).ok_or_else(|| AppError::UnknownItem(sku.clone()))?;
+    // A line already in the cart can be changed even if its item was deactivated since.
+    let in_cart = cart_view(&state)?.lines.into_iter().find(|l| l.sku.eq_ignore_ascii_case(&sku)).map(|l| l.sku);
+    let sku = match in_cart {
+        Some(s) => s,
+        None => state.sku_for(&sku)?.ok_or_else(|| AppError::UnknownItem(sku.clone()))?,
+    };
     let id = state.cart_id();
     let cart = state.engine().with_ledger(|l| l.set_quantity(id, &sku, i64::from(quantity), now_ms()))?;
-    Ok(CartView::of(&cart))
+    state.view_of(&cart)
 }
 
 /// Empties the cart on screen (only while no payment holds it).
@@ -123,7 +130,7 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
         .with_ledger(|l| l.payment_by_key(&r.checkout_key))?
         .ok_or_else(|| AppError::Internal("the payment vanished from the ledger".into()))?;
     let cart_id = payment.cart_id.unwrap_or_else(|| state.cart_id());
-    let cart = CartView::of(&state.engine().with_ledger(|l| l.cart(cart_id))?);
+    let cart = state.view_of(&state.engine().with_ledger(|l| l.cart(cart_id))?)?;
     Ok(OutcomeView::build(r, &payment, cart))
 }
 

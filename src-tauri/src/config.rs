@@ -17,11 +17,18 @@ Options (each also an environment variable):
                                                       PAYDESK_FAULT_PROFILE
   --psp-seed N           seed of the embedded PSP's faults (reproducible runs)
                                                       PAYDESK_PSP_SEED
+  --demo-store LOCALE    the demo store a NEW data folder gets: en-US or ja-JP
+                         (default: ja-JP when LANG starts with ja, else en-US;
+                         an existing store is never reseeded)
+                                                      PAYDESK_DEMO_STORE
   -V, --version          the version and the ledger schema it writes
   -h, --help             this text
 ";
 
 pub const FAULT_PROFILES: &[&str] = &["none", "flaky", "chaos", "offline"];
+
+/// The demo stores a new data folder can be seeded with.
+pub const DEMO_STORES: &[&str] = &["en-US", "ja-JP"];
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -32,6 +39,8 @@ pub struct Options {
     /// The fault profile came from a flag or env var (it then wins over settings.json).
     pub fault_profile_set: bool,
     pub psp_seed: Option<u64>,
+    /// `--demo-store` / `PAYDESK_DEMO_STORE`, checked against [`DEMO_STORES`].
+    pub demo_store: Option<String>,
 }
 
 impl Default for Options {
@@ -43,6 +52,7 @@ impl Default for Options {
             fault_profile: "flaky".into(),
             fault_profile_set: false,
             psp_seed: None,
+            demo_store: None,
         }
     }
 }
@@ -59,6 +69,7 @@ impl Options {
             fault_profile: env("PAYDESK_FAULT_PROFILE").unwrap_or_else(|| "flaky".into()),
             fault_profile_set: env("PAYDESK_FAULT_PROFILE").is_some(),
             psp_seed: None,
+            demo_store: env("PAYDESK_DEMO_STORE"),
         };
         if let Some(s) = env("PAYDESK_PSP_SEED") {
             o.psp_seed = Some(s.parse().map_err(|_| bad("PAYDESK_PSP_SEED must be a number"))?);
@@ -91,6 +102,7 @@ impl Options {
                     o.fault_profile = value("--fault-profile")?;
                     o.fault_profile_set = true;
                 }
+                "--demo-store" => o.demo_store = Some(value("--demo-store")?),
                 "--psp-seed" => {
                     o.psp_seed = Some(
                         value("--psp-seed")?
@@ -108,7 +120,30 @@ impl Options {
                 FAULT_PROFILES.join(", ")
             )));
         }
+        if let Some(d) = &o.demo_store {
+            if !DEMO_STORES.contains(&d.as_str()) {
+                return Err(bad(&format!("unknown demo store {d:?} (one of: {})", DEMO_STORES.join(", "))));
+            }
+        }
         Ok(o)
+    }
+
+    /// The demo store for a new data folder: the flag or variable, else the OS
+    /// language (`LC_ALL`, then `LANG`, starting with "ja"), else en-US.
+    pub fn demo_locale(&self) -> paydesk_ledger::DemoLocale {
+        let os = ["LC_ALL", "LANG"].iter().find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
+        demo_locale_of(self.demo_store.as_deref(), os.as_deref())
+    }
+}
+
+/// [`Options::demo_locale`] without the environment (unit-tested).
+pub fn demo_locale_of(chosen: Option<&str>, os_lang: Option<&str>) -> paydesk_ledger::DemoLocale {
+    use paydesk_ledger::DemoLocale;
+    match chosen {
+        Some("ja-JP") => DemoLocale::JaJp,
+        Some(_) => DemoLocale::EnUs,
+        None if os_lang.is_some_and(|l| l.starts_with("ja")) => DemoLocale::JaJp,
+        None => DemoLocale::EnUs,
     }
 }
 
@@ -134,4 +169,19 @@ To use the register without a window (same engine, same embedded mock PSP):
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use paydesk_ledger::DemoLocale;
+
+    #[test]
+    fn the_demo_store_is_the_flag_else_the_os_language_else_en_us() {
+        assert_eq!(demo_locale_of(Some("ja-JP"), Some("en_US.UTF-8")), DemoLocale::JaJp);
+        assert_eq!(demo_locale_of(Some("en-US"), Some("ja_JP.UTF-8")), DemoLocale::EnUs);
+        assert_eq!(demo_locale_of(None, Some("ja_JP.UTF-8")), DemoLocale::JaJp);
+        assert_eq!(demo_locale_of(None, Some("C.UTF-8")), DemoLocale::EnUs);
+        assert_eq!(demo_locale_of(None, None), DemoLocale::EnUs);
+    }
 }

@@ -21,6 +21,18 @@ pub enum AppError {
     SaleChanged { seen: u32, now: u32 },
     /// Another tender (or Charge, or a cancel) of this register is still running.
     TenderInFlight,
+    /// The sale's tax is fixed (its first tender was taken, or a payment is open):
+    /// dining and discounts cannot change (design §11.12).
+    TaxLocked,
+    InvalidDiscount(String),
+    PrinterNotSet,
+    InvalidPrinter(String),
+    /// The printer did not take the job; the sale is not affected.
+    PrinterUnreachable(String),
+    ReceiptUnavailable(String),
+    /// Input refused with every problem listed (a catalog item's fields, a CSV file's
+    /// lines); nothing was written.
+    Rejected { code: &'static str, message: String, problems: Vec<Problem> },
     /// An error from the register engine, already put in a cashier's words.
     Engine { code: &'static str, message: String },
     /// The back office did not answer (design §9.12).
@@ -48,6 +60,12 @@ impl std::fmt::Display for AppError {
             AppError::BackOfficeUnreachable(why) => tr!(l, "error-backoffice-unreachable", why = why.clone()),
             AppError::BackOfficeRefused(why) => tr!(l, "error-backoffice-refused", why = why.clone()),
             AppError::AlreadyPaired(m) => m.clone(),
+            AppError::TaxLocked => t(id!("error-tax-locked")),
+            AppError::PrinterNotSet => t(id!("error-printer-not-set")),
+            AppError::InvalidDiscount(m) | AppError::InvalidPrinter(m) | AppError::PrinterUnreachable(m) | AppError::ReceiptUnavailable(m) => {
+                m.clone()
+            }
+            AppError::Rejected { message, .. } => message.clone(),
         };
         f.write_str(&text)
     }
@@ -65,6 +83,13 @@ impl AppError {
             AppError::NoCheckout => "no_checkout",
             AppError::SaleChanged { .. } => "sale_changed",
             AppError::TenderInFlight => "tender_in_flight",
+            AppError::TaxLocked => "tax_locked",
+            AppError::InvalidDiscount(_) => "invalid_discount",
+            AppError::PrinterNotSet => "printer_not_set",
+            AppError::InvalidPrinter(_) => "invalid_printer",
+            AppError::PrinterUnreachable(_) => "printer_unreachable",
+            AppError::ReceiptUnavailable(_) => "receipt_unavailable",
+            AppError::Rejected { code, .. } => code,
             AppError::Engine { code, .. } => code,
             AppError::BackOfficeUnreachable(_) => "backoffice_unreachable",
             AppError::BackOfficeRefused(_) => "backoffice_refused",
@@ -139,14 +164,29 @@ impl From<paydesk_ledger::Error> for AppError {
 
 impl serde::Serialize for AppError {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("AppError", 2)?;
+        let problems = match self {
+            AppError::Rejected { problems, .. } => Some(problems),
+            _ => None,
+        };
+        let mut st = s.serialize_struct("AppError", 2 + usize::from(problems.is_some()))?;
         st.serialize_field("code", self.code())?;
         st.serialize_field("message", &self.to_string())?;
+        if let Some(p) = problems {
+            st.serialize_field("problems", p)?;
+        }
         st.end()
     }
 }
 
 pub type AppResult<T> = Result<T, AppError>;
+
+/// One problem of refused input: the CSV line (1 = the header) if any, the field, why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Problem {
+    pub line: Option<u64>,
+    pub field: String,
+    pub message: String,
+}
 
 #[cfg(test)]
 mod tests {
@@ -222,7 +262,17 @@ mod tests {
             AppError::from(EngineError::SaleRefundExceeds { cart: 1, requested: 2, refundable: 1 }),
             AppError::from(EngineError::TenderUnknownOutstanding { cart: 1, key: "k".into() }),
         ];
-        for e in tender {
+        let store = [
+            AppError::TaxLocked,
+            AppError::InvalidDiscount(String::new()),
+            AppError::PrinterNotSet,
+            AppError::InvalidPrinter(String::new()),
+            AppError::PrinterUnreachable(String::new()),
+            AppError::ReceiptUnavailable(String::new()),
+            AppError::Rejected { code: "invalid_item", message: String::new(), problems: vec![] },
+            AppError::Rejected { code: "csv_rejected", message: String::new(), problems: vec![] },
+        ];
+        for e in tender.into_iter().chain(store) {
             assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());
         }
         assert_eq!(

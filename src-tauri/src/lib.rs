@@ -18,6 +18,7 @@ pub mod sale;
 pub mod secrets;
 pub mod settings;
 pub mod state;
+pub mod store;
 pub mod views;
 
 use std::time::Duration;
@@ -65,6 +66,18 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             sale::card::pay_card,
             sale::cancel::cancel_sale,
             sale::day::get_tender_day,
+            store::cart::set_dining,
+            store::cart::set_line_discount,
+            store::cart::set_sale_discount,
+            store::receipt::get_receipt,
+            store::print::print_receipt,
+            store::print::save_printer,
+            store::catalog::list_catalog,
+            store::catalog::save_item,
+            store::catalog::import_catalog,
+            store::catalog::export_catalog,
+            store::settings::get_store,
+            store::settings::save_store,
             commands::get_settings,
             commands::save_settings,
             about::about,

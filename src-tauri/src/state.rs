@@ -1,19 +1,20 @@
 //! What the app holds while it runs: the register engine (over the ledger in the
 //! data dir), the embedded mock PSP, the cart on screen and the checkout on screen.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mock_psp::{FaultConfig, MockPsp, RunningServer};
-use paydesk_ledger::{CartId, Currency, Ledger, Money, NewProduct, SaleState};
+use paydesk_ledger::{Cart, CartId, Currency, Ledger, SaleState};
 use paydesk_register::{Engine, HttpTransport, OsRandom, SystemClock};
 use serde::Serialize;
 
-use crate::catalog::Catalog;
 use crate::config::Options;
 use crate::error::{AppError, AppResult};
+use crate::store::cart::CartView;
 use crate::secrets::SecretStore;
 use crate::settings::{PspInUse, Settings, EMBEDDED_KEY};
 
@@ -63,8 +64,12 @@ pub enum Applied {
 
 pub struct AppState {
     pub data_dir: PathBuf,
+    /// The store's currency (its settings in the ledger; fixed while the app runs).
     pub currency: Currency,
-    pub catalog: Catalog,
+    /// The language of item names on screen: the store's locale ("en" or "ja").
+    pub lang: &'static str,
+    /// Barcode → SKU of the active items (see [`AppState::sku_for`]).
+    barcodes: Mutex<HashMap<String, String>>,
     /// The engine in use; replaced (never mutated) when settings are applied.
     live: tokio::sync::watch::Sender<Arc<Live>>,
     /// The embedded mock PSP, started when first needed and kept for the app's life
@@ -162,18 +167,15 @@ impl AppState {
             Some(u) if *u != PspInUse::of(&settings) => u.applied_to(&settings),
             _ => settings.clone(),
         };
-        let catalog = Catalog::demo();
-        let currency = Currency::Usd;
-
         let mut ledger = Ledger::open(data_dir.join(LEDGER_FILE))?;
-        let store_locale = ledger.store_settings().ok().map(|s| s.locale);
-        crate::i18n::set_active(crate::i18n::initial(&settings.language, store_locale, |k| std::env::var(k).ok()));
-        let products: Vec<NewProduct> = catalog
-            .items
-            .iter()
-            .map(|i| NewProduct { sku: i.sku.clone(), name: i.name.clone(), price: Money::new(i.price, currency) })
-            .collect();
-        ledger.seed_catalog(&products)?;
+        // A new data folder gets a demo store (design §11.16); a store with any item,
+        // even an older one, is never reseeded.
+        if ledger.catalog()?.is_empty() {
+            ledger.seed_demo_store(opts.demo_locale(), None, now_ms())?;
+        }
+        let store = ledger.store_settings()?;
+        let (currency, lang) = (store.currency, store.locale.lang());
+        crate::i18n::set_active(crate::i18n::initial(&settings.language, Some(store.locale), |k| std::env::var(k).ok()));
         // A sale part-paid when the register stopped (cash in the drawer, the customer at
         // the counter) comes back on screen, to be paid or canceled (design §8.11).
         let cart = match ledger.newest_cart()? {
@@ -193,7 +195,8 @@ impl AppState {
         Ok(AppState {
             data_dir,
             currency,
-            catalog,
+            lang,
+            barcodes: Mutex::new(HashMap::new()),
             live: tokio::sync::watch::Sender::new(Arc::new(live)),
             embedded,
             settings: Mutex::new(settings),
@@ -372,9 +375,54 @@ impl AppState {
         })
     }
 
-    /// The barcode → SKU table of the catalog.
-    pub fn sku_for(&self, code: &str) -> Option<String> {
-        self.catalog.lookup(code).map(|i| i.sku.clone())
+    /// The SKU of the active item with this SKU (any letter case) or barcode. SKUs are
+    /// looked up directly; barcodes through a table kept here, read again from the
+    /// ledger on a miss (the catalog screen or the CLI may have added the item).
+    pub fn sku_for(&self, code: &str) -> AppResult<Option<String>> {
+        let engine = self.engine();
+        for sku in [code.to_string(), code.to_ascii_uppercase()] {
+            if let Some(i) = engine.with_reader(|l| l.catalog_item(&sku))? {
+                return Ok(i.active.then_some(i.sku));
+            }
+        }
+        if let Some(sku) = lock(&self.barcodes).get(code) {
+            return Ok(Some(sku.clone()));
+        }
+        let items = engine.with_reader(|l| l.catalog())?;
+        let table: HashMap<String, String> = items
+            .into_iter()
+            .filter(|i| i.active)
+            .filter_map(|i| i.barcode.map(|b| (b, i.sku)))
+            .collect();
+        let found = table.get(code).cloned();
+        *lock(&self.barcodes) = table;
+        Ok(found)
+    }
+
+    /// Forgets the barcode table (after the catalog changed here).
+    pub fn catalog_changed(&self) {
+        lock(&self.barcodes).clear();
+    }
+
+    /// A cart as the screen shows it, item names in the store's language.
+    pub fn view_of(&self, cart: &Cart) -> AppResult<CartView> {
+        if self.lang == "en" {
+            return Ok(CartView::of(cart, &|_| None));
+        }
+        let names = self.engine().with_reader(|l| {
+            cart.lines
+                .iter()
+                .map(|line| Ok((line.sku.clone(), l.catalog_item(&line.sku)?.map(|i| i.name_in(self.lang).to_string()))))
+                .collect::<Result<HashMap<_, _>, paydesk_ledger::Error>>()
+        })?;
+        Ok(CartView::of(cart, &|sku| names.get(sku).cloned().flatten()))
+    }
+
+    /// The cart on screen.
+    pub fn cart_view(&self) -> AppResult<CartView> {
+        let id = self.cart_id();
+        let cart = self.engine().with_reader(|l| l.cart(id))?;
+        self.view_of(&cart)
     }
 }
 

@@ -1,43 +1,11 @@
 //! Command tests without a window: the real wiring (`app_builder`), the real config
 //! and capabilities (`generate_context!`), on Tauri's mock runtime.
 
+mod support;
+
 use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
+use support::{app, call};
 use tauri::Manager;
-
-fn app(dir: &std::path::Path) -> (tauri::App<tauri::test::MockRuntime>, tauri::WebviewWindow<tauri::test::MockRuntime>) {
-    let opts = paydesk_app::Options {
-        data_dir: Some(dir.to_path_buf()),
-        fault_profile: "none".into(),
-        ..Default::default()
-    };
-    let mut app = paydesk_app::app_builder(mock_builder(), opts)
-        .build(paydesk_app::context())
-        .expect("build app");
-    // Runs setup once: the config's "main" window is created and the state managed.
-    #[allow(deprecated)]
-    app.run_iteration(|_, _| {});
-    let w = app.get_webview_window("main").expect("the main window from tauri.conf.json");
-    (app, w)
-}
-
-fn call(w: &tauri::WebviewWindow<tauri::test::MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
-    get_ipc_response(
-        w,
-        InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        },
-    )
-    .map(|b| b.deserialize::<Value>().unwrap())
-}
 
 #[test]
 fn scan_builds_the_cart_and_errors_are_typed() {
@@ -45,8 +13,8 @@ fn scan_builds_the_cart_and_errors_are_typed() {
     let (_app, w) = app(dir.path());
 
     let catalog = call(&w, "get_catalog", json!({})).unwrap();
-    let first = &catalog.as_array().unwrap()[0];
-    let barcode = first["barcode"].as_str().unwrap().to_string();
+    let coffee = catalog.as_array().unwrap().iter().find(|i| i["sku"] == "COF-001").expect("the demo coffee");
+    let barcode = coffee["barcode"].as_str().unwrap().to_string();
 
     call(&w, "scan", json!({ "code": "COF-001" })).unwrap();
     let cart = call(&w, "scan", json!({ "code": barcode })).unwrap();

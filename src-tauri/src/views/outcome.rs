@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::card_label;
 use crate::i18n::{active, id, t, tr};
-use crate::catalog::{CartLine, CartView};
+use crate::store::cart::{CartLine, CartView};
 use crate::money;
 
 #[derive(Debug, Clone, Serialize)]

@@ -199,6 +199,8 @@ pub struct PaymentDetail {
     /// The refundable amount as it would be typed ("12.50").
     pub refundable_display_plain: String,
     pub refund_note: Option<String>,
+    /// The sale this payment paid for (its receipt can be printed again).
+    pub cart_id: Option<i64>,
     pub refunds: Vec<RefundRow>,
     pub timeline: Vec<TimelineView>,
 }
@@ -232,6 +234,7 @@ impl PaymentDetail {
             refundable_display: money::format(refundable, cur),
             refundable_display_plain: money::plain(refundable, cur),
             refund_note,
+            cart_id: p.cart_id.map(|c| c.0),
             refunds: v
                 .refunds
                 .iter()

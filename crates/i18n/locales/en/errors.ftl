@@ -33,3 +33,5 @@ error-sale-refund-exceeds = That is more than can be refunded on this sale.
 error-unresolved = We don't know yet whether payment { $key } went through ({ $detail }). Do not charge again: the register checks with the same key.
 error-backoffice-unreachable = The back office cannot be reached: { $why }. Check the address and the network; sales go on meanwhile.
 error-backoffice-refused = The back office refused: { $why }
+error-tax-locked = The tax of this sale is fixed: a payment was already taken. Eat-in/take-out and discounts cannot change now.
+error-printer-not-set = No receipt printer is set. Enter its address (host:port) under Store → Receipt printer.

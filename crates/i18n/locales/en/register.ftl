@@ -39,7 +39,7 @@ scan-empty-hint = Press F12 or the Charge button to take payment.
 
 ## The checkout panel's outcome and the receipt on screen.
 receipt-label = Receipt
-receipt-store = PayDesk demo store
+receipt-store = Card payment
 receipt-total = TOTAL
 receipt-card = Card
 receipt-ref = Ref

@@ -30,3 +30,5 @@ error-sale-refund-exceeds = この取引で返金できる額を超えていま�
 error-unresolved = 決済 { $key } が成立したかどうか、まだ分かりません ({ $detail })。再度請求しないでください。レジが同じキーで確認します。
 error-backoffice-unreachable = バックオフィスに接続できません: { $why }。アドレスとネットワークを確認してください。販売はそのまま続けられます。
 error-backoffice-refused = バックオフィスが拒否しました: { $why }
+error-tax-locked = この取引の税額は確定しています（支払いを受け取り済み）。イートイン／テイクアウトと割引は変更できません。
+error-printer-not-set = レシートプリンターが設定されていません。「店舗」→「レシートプリンター」でアドレス（ホスト:ポート）を入力してください。

@@ -39,7 +39,7 @@ scan-empty-hint = F12 か「カード決済」ボタンでお支払いに進み�
 
 ## 決済パネルの結果と画面上のレシート。
 receipt-label = レシート
-receipt-store = PayDesk デモ店
+receipt-store = カード決済
 receipt-total = 合計
 receipt-card = クレジット
 receipt-ref = 参照番号

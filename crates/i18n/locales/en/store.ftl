@@ -1,0 +1,23 @@
+# The store on the register: eat-in/take-out, discounts, tax per rate, the Catalog tab.
+tab-catalog = Catalog
+tab-catalog-title = Catalog and store (F5)
+dining-group = Eat-in or take-out
+dining-take-out = Take-out
+dining-eat-in = Eat-in
+cart-subtotal = Subtotal
+cart-tax-rate = { $rate } taxable
+cart-tax-amount = { $gross } (tax { $tax })
+cart-reduced-note = ※ reduced rate
+cart-sale-discount-add = Sale discount…
+cart-sale-discount-set = Sale discount: { $how }
+cart-line-discount = Discount on { $name }
+cart-line-discounted = −{ $amount } ({ $how })
+cart-total-now = Total { $total }.
+tax-locked = The tax of this sale is fixed: a payment was taken.
+discount-kind = Kind of discount
+discount-kind-percent = % off
+discount-kind-amount = Amount off
+discount-value = Discount
+discount-apply = Apply
+discount-remove = Remove
+discount-cancel = Cancel

@@ -1,0 +1,23 @@
+# レジの店舗機能: イートイン/テイクアウト、値引き、税率ごとの税額、商品管理タブ。
+tab-catalog = 商品管理
+tab-catalog-title = 商品と店舗の設定 (F5)
+dining-group = イートインまたはテイクアウト
+dining-take-out = テイクアウト
+dining-eat-in = イートイン
+cart-subtotal = 小計
+cart-tax-rate = { $rate }対象
+cart-tax-amount = { $gross }(内消費税 { $tax })
+cart-reduced-note = ※は軽減税率対象商品
+cart-sale-discount-add = 会計値引き…
+cart-sale-discount-set = 会計値引き: { $how }
+cart-line-discount = { $name }の値引き
+cart-line-discounted = 値引き −{ $amount }({ $how })
+cart-total-now = 合計 { $total }。
+tax-locked = この会計は支払いを受けたため、税額が確定しています。
+discount-kind = 値引きの種類
+discount-kind-percent = %引き
+discount-kind-amount = 金額引き
+discount-value = 値引き
+discount-apply = 適用
+discount-remove = 取り消す
+discount-cancel = キャンセル

@@ -1,0 +1,202 @@
+//! The catalog screen (design §11.16): every item (active or not) with its fields, one
+//! item edited or added with a problem per field (the ledger's `check_item`), CSV import
+//! that lists EVERY bad line and field and imports nothing from a bad file, and CSV
+//! export saved in the data folder.
+
+use paydesk_ledger::tax::TaxClass;
+use paydesk_ledger::ledger::catalog::{check_item, MAX_CSV_BYTES};
+use paydesk_ledger::{CatalogItem, Money};
+use serde::{Deserialize, Serialize};
+use tauri::State;
+
+use crate::catalog::class_name;
+use crate::error::{AppError, AppResult, Problem};
+use crate::money;
+use crate::state::{now_ms, AppState};
+
+/// Where an export is written, in the data folder.
+pub const EXPORT_FILE: &str = "catalog-export.csv";
+
+#[derive(Debug, Serialize)]
+pub struct CatalogRow {
+    pub sku: String,
+    pub barcode: String,
+    /// In the store's language.
+    pub name: String,
+    pub name_en: String,
+    pub name_ja: String,
+    pub price_minor: i64,
+    pub price_display: String,
+    /// As typed in the form ("2.50", "250").
+    pub price_plain: String,
+    pub tax_class: &'static str,
+    pub active: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CatalogScreen {
+    pub currency: String,
+    pub lang: &'static str,
+    pub items: Vec<CatalogRow>,
+}
+
+/// One item as typed in the form.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ItemForm {
+    pub sku: String,
+    pub barcode: String,
+    pub name_en: String,
+    pub name_ja: String,
+    pub price: String,
+    pub tax_class: String,
+    pub active: bool,
+}
+
+fn row(i: &CatalogItem, lang: &str) -> CatalogRow {
+    let cur = i.currency.code();
+    CatalogRow {
+        sku: i.sku.clone(),
+        barcode: i.barcode.clone().unwrap_or_default(),
+        name: i.name_in(lang).to_string(),
+        name_en: i.name_en.clone(),
+        name_ja: i.name_ja.clone().unwrap_or_default(),
+        price_minor: i.price_minor,
+        price_display: money::format(i.price_minor, cur),
+        price_plain: money::plain(i.price_minor, cur),
+        tax_class: class_name(i.tax_class),
+        active: i.active,
+    }
+}
+
+#[tauri::command]
+pub fn list_catalog(state: State<'_, AppState>) -> AppResult<CatalogScreen> {
+    let (items, store) = state.engine().with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.catalog()?, l.store_settings()?)))?;
+    let lang = store.locale.lang();
+    Ok(CatalogScreen {
+        currency: store.currency.code().to_ascii_uppercase(),
+        lang,
+        items: items.iter().map(|i| row(i, lang)).collect(),
+    })
+}
+
+fn field(field: &str, message: impl Into<String>) -> Problem {
+    Problem { line: None, field: field.to_string(), message: message.into() }
+}
+
+/// The form as an item, or every problem of it (by field).
+pub fn item_of(f: &ItemForm, currency: paydesk_ledger::Currency) -> Result<CatalogItem, Vec<Problem>> {
+    let mut problems = Vec::new();
+    let price = match Money::parse(f.price.trim(), currency) {
+        Ok(m) => m.amount_minor,
+        Err(_) => {
+            problems.push(field("price_minor", format!("“{}” is not a price in {}", f.price.trim(), currency.code())));
+            0
+        }
+    };
+    let tax_class = match f.tax_class.as_str() {
+        "standard" => TaxClass::Standard,
+        "reduced" => TaxClass::Reduced,
+        "exempt" => TaxClass::Exempt,
+        _ => {
+            problems.push(field("tax_class", "choose standard, reduced or exempt"));
+            TaxClass::Standard
+        }
+    };
+    let opt = |s: &str| (!s.trim().is_empty()).then(|| s.to_string());
+    let item = CatalogItem {
+        sku: f.sku.clone(),
+        barcode: opt(&f.barcode).map(|b| b.trim().to_string()),
+        name_en: f.name_en.clone(),
+        name_ja: opt(&f.name_ja),
+        price_minor: price,
+        currency,
+        tax_class,
+        active: f.active,
+    };
+    problems.extend(check_item(&item).into_iter().map(|p| field(p.field, p.message)));
+    if problems.is_empty() {
+        Ok(item)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Adds or changes one item (by SKU). Problems come back per field, nothing is written.
+#[tauri::command]
+pub fn save_item(state: State<'_, AppState>, item: ItemForm) -> AppResult<CatalogRow> {
+    let engine = state.engine();
+    let store = engine.with_reader(|l| l.store_settings())?;
+    let it = item_of(&item, store.currency).map_err(|problems| AppError::Rejected {
+        code: "invalid_item",
+        message: format!("The item was not saved: {} problem(s).", problems.len()),
+        problems,
+    })?;
+    engine.with_ledger(|l| l.upsert_catalog(std::slice::from_ref(&it), None, now_ms())).map_err(|e| match e {
+        // The one check the item alone cannot make: its barcode held by another SKU.
+        paydesk_ledger::Error::InvalidInput(m) => AppError::Rejected {
+            code: "invalid_item",
+            message: "The item was not saved.".into(),
+            problems: vec![field(if m.contains("barcode") { "barcode" } else { "sku" }, m)],
+        },
+        other => AppError::from(other),
+    })?;
+    state.catalog_changed();
+    Ok(row(&it, store.locale.lang()))
+}
+
+#[derive(Debug, Serialize)]
+pub struct ImportResult {
+    pub rows: usize,
+    pub changed: usize,
+    pub message: String,
+}
+
+/// Imports a catalog file's text (read by the UI from a chosen file or pasted), all or
+/// nothing: any problem lists every bad line and field and writes nothing.
+#[tauri::command]
+pub fn import_catalog(state: State<'_, AppState>, csv: String) -> AppResult<ImportResult> {
+    if csv.len() > MAX_CSV_BYTES {
+        return Err(AppError::InvalidInput(format!(
+            "The file has {} bytes; at most {} MB can be imported at once. Nothing was imported.",
+            csv.len(),
+            MAX_CSV_BYTES / (1024 * 1024)
+        )));
+    }
+    if csv.trim().is_empty() {
+        return Err(AppError::InvalidInput("Choose a CSV file or paste its text first.".into()));
+    }
+    let res = state.engine().with_ledger(|l| l.import_catalog_csv(csv.as_bytes(), None, now_ms()))?;
+    match res {
+        Ok(r) => Ok({
+            state.catalog_changed();
+            ImportResult {
+            rows: r.rows,
+            changed: r.changed,
+            message: format!("Imported {} rows: {} items added or changed.", r.rows, r.changed),
+        }}),
+        Err(problems) => Err(AppError::Rejected {
+            code: "csv_rejected",
+            message: format!("Nothing was imported: the file has {} problem(s). Fix every line listed and import it again.", problems.len()),
+            problems: problems
+                .into_iter()
+                .map(|p| Problem { line: Some(p.line), field: p.field, message: p.message })
+                .collect(),
+        }),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct ExportResult {
+    pub csv: String,
+    pub path: String,
+    pub rows: usize,
+}
+
+/// The catalog as CSV (the columns import reads), also saved in the data folder.
+#[tauri::command]
+pub fn export_catalog(state: State<'_, AppState>) -> AppResult<ExportResult> {
+    let csv = state.engine().with_reader(|l| l.export_catalog_csv())?;
+    let path = state.data_dir.join(EXPORT_FILE);
+    std::fs::write(&path, &csv)?;
+    Ok(ExportResult { rows: csv.lines().count().saturating_sub(1), csv, path: path.display().to_string() })
+}

@@ -1,0 +1,130 @@
+//! Printing a paid sale's receipt (design §11.16, §11.8): ESC/POS over TCP 9100 (or a
+//! device file) to the printer named in `<data dir>/printer.json`. Printing runs after
+//! the sale is committed and only records its outcome (`receipt_prints`): a printer that
+//! is off gives the cashier `printer_unreachable` and the sale stays paid. Every print
+//! after the first of a sale — a retry after a failure included, since paper may have
+//! come out — is marked REPRINT / 再発行 by the ledger's rule.
+
+use std::path::Path;
+
+use paydesk_ledger::receipt::{build_receipt, Paper, PrintJob, Printer, PrinterTarget};
+use serde::{Deserialize, Serialize};
+use tauri::State;
+
+use super::receipt::{printable, receipt_error, validate_cart};
+use crate::error::{AppError, AppResult};
+use crate::state::{now_ms, AppState};
+
+/// One print at a time: two presses must not both be "the first print".
+static PRINTING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+const PRINTER_FILE: &str = "printer.json";
+/// Longest printer address typed.
+const MAX_TARGET_CHARS: usize = 255;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrinterConfig {
+    /// "host:port" (port 9100 by default) or a device path; empty: no printer.
+    #[serde(default)]
+    pub printer: String,
+}
+
+/// Parses a printer address as typed; `Ok(None)` for none.
+pub fn validate_printer(text: &str) -> AppResult<Option<PrinterTarget>> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    if t.chars().count() > MAX_TARGET_CHARS || t.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(AppError::InvalidPrinter(format!("A printer address has at most {MAX_TARGET_CHARS} characters and no spaces.")));
+    }
+    let target: PrinterTarget =
+        t.parse().map_err(|e: paydesk_ledger::receipt::PrintError| AppError::InvalidPrinter(format!("Printer address: {e}.")))?;
+    if let PrinterTarget::Tcp { host, .. } = &target {
+        let ok = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'));
+        if !ok {
+            return Err(AppError::InvalidPrinter(format!("“{host}” is not a host name or IP address.")));
+        }
+    }
+    Ok(Some(target))
+}
+
+impl PrinterConfig {
+    pub fn load(data_dir: &Path) -> AppResult<PrinterConfig> {
+        match std::fs::read(data_dir.join(PRINTER_FILE)) {
+            Ok(b) => serde_json::from_slice(&b)
+                .map_err(|e| AppError::Internal(format!("{PRINTER_FILE} is not valid ({e}); save the printer again."))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(PrinterConfig::default()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn save(&self, data_dir: &Path) -> AppResult<()> {
+        let tmp = data_dir.join(format!("{PRINTER_FILE}.tmp"));
+        std::fs::write(&tmp, serde_json::to_vec_pretty(self).map_err(|e| AppError::Internal(e.to_string()))?)?;
+        std::fs::rename(tmp, data_dir.join(PRINTER_FILE))?;
+        Ok(())
+    }
+}
+
+#[tauri::command]
+pub fn save_printer(state: State<'_, AppState>, printer: String) -> AppResult<PrinterConfig> {
+    let target = validate_printer(&printer)?;
+    let cfg = PrinterConfig { printer: target.map(|t| t.to_string()).unwrap_or_default() };
+    cfg.save(&state.data_dir)?;
+    Ok(cfg)
+}
+
+#[derive(Debug, Serialize)]
+pub struct PrintResult {
+    pub cart_id: i64,
+    pub print_no: i64,
+    pub reprint: bool,
+    pub target: String,
+    pub message: String,
+}
+
+/// Prints the receipt of paid sale `cart` (the first print is the original, every later
+/// one a reprint).
+#[tauri::command]
+pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<PrintResult> {
+    let cart = validate_cart(cart)?;
+    let target = PrinterConfig::load(&state.data_dir)?.printer;
+    let target = validate_printer(&target)?.ok_or(AppError::PrinterNotSet)?;
+    let _one = PRINTING.lock().await;
+    let engine = state.engine();
+    let receipt = engine.with_reader(|l| {
+        let reprint = l.next_print_is_reprint(cart)?;
+        let (data, tax) = l.receipt_data(cart)?;
+        Ok::<_, paydesk_ledger::Error>(build_receipt(&printable(data), &tax, reprint))
+    });
+    let receipt = receipt.map_err(receipt_error)?.map_err(|e| AppError::ReceiptUnavailable(e.to_string()))?;
+    let job = PrintJob::new(format!("sale-{}", cart.0), receipt, Paper::Mm80);
+    let printer = Printer::new(target.clone());
+    let sent = {
+        let job = job.clone();
+        tauri::async_runtime::spawn_blocking(move || printer.print(&job))
+            .await
+            .map_err(|e| AppError::Internal(format!("the print job stopped: {e}")))?
+    };
+    let (outcome, error) = match &sent {
+        Ok(()) => ("printed", None),
+        Err(e) => ("failed", Some(e.to_string())),
+    };
+    let rec = engine.with_ledger(|l| {
+        l.record_receipt_print(cart, "escpos", &target.to_string(), outcome, error.as_deref(), now_ms())
+    })?;
+    match sent {
+        Ok(()) => Ok(PrintResult {
+            cart_id: cart.0,
+            print_no: rec.print_no,
+            reprint: rec.reprint,
+            target: rec.target,
+            message: if rec.reprint { "Reprint sent to the printer.".into() } else { "Receipt sent to the printer.".into() },
+        }),
+        Err(e) => Err(AppError::PrinterUnreachable(format!(
+            "The receipt printer at {target} did not print ({e}). The sale is paid and not affected. \
+             Check that the printer is on and connected, then press Print again: that copy is marked REPRINT."
+        ))),
+    }
+}

@@ -1,0 +1,97 @@
+//! A paid sale's receipt on screen (design §11.16): the ledger's receipt data, built by
+//! paydesk-receipt's pure function, sent as the document and its 80 mm text lines. The
+//! UI draws them with text nodes only (never HTML), so a name in the catalog cannot
+//! become markup.
+
+use paydesk_ledger::receipt::{build_receipt, render_text, Paper, Receipt, SaleData, MAX_TEXT_CHARS};
+use paydesk_ledger::CartId;
+use serde::Serialize;
+use tauri::State;
+
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+
+#[derive(Debug, Serialize)]
+pub struct ReceiptView {
+    pub cart_id: i64,
+    /// The document (store, lines with the reduced mark, per-rate totals, tenders).
+    pub receipt: Receipt,
+    /// As printed on 80 mm paper (48 columns).
+    pub text: Vec<String>,
+    /// Whether the next print is a reprint (the sale's receipt was printed before).
+    pub next_print_reprint: bool,
+    /// Prints so far (any outcome).
+    pub prints: usize,
+}
+
+pub fn validate_cart(cart: i64) -> AppResult<CartId> {
+    if cart <= 0 {
+        return Err(AppError::InvalidInput("That sale number is not valid.".into()));
+    }
+    Ok(CartId(cart))
+}
+
+/// The sale's data as paper takes it: a catalog name may have up to 120 characters,
+/// a receipt line at most `MAX_TEXT_CHARS`; the name is cut (with "…"), never the sale.
+pub fn printable(mut data: SaleData) -> SaleData {
+    for l in &mut data.lines {
+        if l.name.chars().count() > MAX_TEXT_CHARS {
+            l.name = l.name.chars().take(MAX_TEXT_CHARS - 1).chain(['…']).collect();
+        }
+    }
+    data
+}
+
+/// Why the ledger has no receipt for a sale, in the cashier's words.
+pub fn receipt_error(e: paydesk_ledger::Error) -> AppError {
+    use paydesk_ledger::Error as L;
+    match e {
+        L::UnknownCart(c) => AppError::ReceiptUnavailable(format!("There is no sale {c}.")),
+        L::InvalidInput(m) => AppError::ReceiptUnavailable(format!("No receipt: {m}.")),
+        other => AppError::from(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_cut_to_what_a_receipt_line_holds() {
+        let line = |name: &str| paydesk_ledger::receipt::LineInput {
+            name: name.into(),
+            unit_price: 1,
+            quantity: 1,
+            class: paydesk_ledger::tax::TaxClass::Exempt,
+            discount: None,
+        };
+        let data: SaleData = serde_json::from_value(serde_json::json!({
+            "store": { "name": "S" }, "language": "ja", "currency": "JPY", "receipt_no": "1",
+            "issued_at": { "year": 2026, "month": 1, "day": 1, "hour": 0, "minute": 0 },
+            "lines": [], "dining": "take_out", "tenders": []
+        }))
+        .unwrap();
+        let long = "長".repeat(120);
+        let cut = printable(SaleData { lines: vec![line(&long), line("short")], ..data });
+        assert_eq!(cut.lines[0].name.chars().count(), MAX_TEXT_CHARS);
+        assert!(cut.lines[0].name.ends_with('…'));
+        assert_eq!(cut.lines[1].name, "short");
+    }
+}
+
+#[tauri::command]
+pub fn get_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<ReceiptView> {
+    let cart = validate_cart(cart)?;
+    let (built, reprint, prints) = state
+        .engine()
+        .with_reader(|l| {
+            let (data, tax) = l.receipt_data(cart)?;
+            let prints = l.receipt_prints(cart)?.len();
+            // On screen the receipt is what the customer got: marked only if it is a copy.
+            Ok::<_, paydesk_ledger::Error>((build_receipt(&printable(data), &tax, false), prints > 0, prints))
+        })
+        .map_err(receipt_error)?;
+    let receipt = built.map_err(|e| AppError::ReceiptUnavailable(e.to_string()))?;
+    let text = render_text(&receipt, Paper::Mm80);
+    Ok(ReceiptView { cart_id: cart.0, receipt, text, next_print_reprint: reprint, prints })
+}

@@ -1,0 +1,74 @@
+//! The catalog screen (F5) in the real window: a bad CSV pasted in shows EVERY bad line
+//! and field and imports nothing; a good one imports and the item scans at once; an item
+//! form shows its problem per field; export writes the file in the data folder.
+
+use paydesk_e2e::thirtyfour::prelude::*;
+use paydesk_e2e::{App, Launch, LONG};
+use serde_json::Value;
+
+const HEADER: &str = "sku,barcode,name_en,name_ja,price_minor,tax_class,active";
+
+async fn key(app: &App, k: Key) {
+    app.el("body").await.send_keys(k).await.unwrap();
+}
+
+/// Puts `csv` in the paste box (as a paste does) and presses Import.
+async fn import(app: &App, csv: &str) {
+    app.driver
+        .execute("document.getElementById('csv-text').value = arguments[0]; return true", vec![Value::from(csv)])
+        .await
+        .unwrap();
+    app.click("#csv-import").await;
+}
+
+async fn row_count(app: &App) -> i64 {
+    app.js("return +document.getElementById('catalog-rows').dataset.count").await.as_i64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csv_import_shows_every_bad_line_and_a_good_file_scans_at_once() {
+    let app = App::start("catalog", Launch::default()).await;
+    key(&app, Key::F5).await;
+    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 14", "the 14 demo items", LONG).await;
+
+    let bad = format!(
+        "{HEADER}\nONI-001,,Rice ball,おにぎり,150,reduced,true\nBAD-1,4900000000011,Bad barcode,,-5,reduced,true\nBAD-2,,,,100,luxury,maybe\n"
+    );
+    import(&app, &bad).await;
+    app.wait_js("return document.getElementById('csv-msg').dataset.outcome === 'csv_rejected'", "the file refused", LONG).await;
+    let listed = app
+        .js("return [...document.querySelectorAll('#csv-problems li')].map((li) => li.dataset.line + ':' + li.dataset.field)")
+        .await;
+    let listed: Vec<&str> = listed.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    for want in ["3:barcode", "3:price_minor", "4:name_en", "4:tax_class", "4:active"] {
+        assert!(listed.contains(&want), "{want} not listed: {listed:?}");
+    }
+    assert!(!listed.iter().any(|l| l.starts_with("2:")), "the good line is not a problem: {listed:?}");
+    assert!(app.text("#csv-msg").await.contains("Nothing was imported"));
+    assert_eq!(row_count(&app).await, 14, "nothing imported");
+
+    import(&app, &format!("{HEADER}\nONI-001,4901234567894,Rice ball,おにぎり,150,reduced,true\n")).await;
+    app.wait_js("return document.getElementById('csv-msg').dataset.outcome === 'imported'", "the file imported", LONG).await;
+    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 15", "15 items", LONG).await;
+
+    // A field's problem next to the field; nothing saved.
+    app.click("#catalog-rows tr[data-sku='ONI-001'] button").await;
+    let price = app.el("#item-price_minor").await;
+    price.clear().await.unwrap();
+    price.send_keys("1.5.0").await.unwrap();
+    app.click("#item-save").await;
+    app.wait_js("return document.getElementById('item-err-price_minor').textContent !== ''", "the price's problem", LONG).await;
+    assert_eq!(app.js("return document.getElementById('item-form').dataset.code").await, Value::from("invalid_item"));
+
+    app.click("#catalog-export").await;
+    app.wait_js("return !document.getElementById('csv-export-text').hidden", "the export", LONG).await;
+    let export = std::fs::read_to_string(app.data_dir.join("catalog-export.csv")).unwrap();
+    assert!(export.contains("ONI-001,4901234567894,Rice ball,おにぎり,150,reduced,1"), "{export}");
+
+    // The register knows the new item by its barcode at once.
+    key(&app, Key::F1).await;
+    app.scan("4901234567894").await;
+    app.wait_js("return !!document.querySelector(\".cart-line[data-sku='ONI-001']\")", "the rice ball in the cart", LONG).await;
+    app.wait_js("return !!document.querySelector(\".item[data-sku='ONI-001']\")", "the rice ball in the register's catalog", LONG).await;
+    app.close().await;
+}

@@ -1,0 +1,170 @@
+// The catalog screen (F5): every item of the store with its fields, an item form
+// (add, edit, deactivate) with the register's problem per field, CSV import (a file
+// read here, or pasted text) that lists every bad line and imports nothing from a bad
+// file, CSV export saved in the data folder; and the store's settings with the
+// receipt printer. The commands check everything again: this screen only draws.
+
+import { invoke } from './bridge.js';
+import { $, h, announce, alertLoud, errText } from './dom.js';
+import { msgId, t } from './i18n.js';
+
+const MAX_CSV_BYTES = 4 * 1024 * 1024;
+const CLASSES = { standard: msgId('catalog-class-standard'), reduced: msgId('catalog-class-reduced'), exempt: msgId('catalog-class-exempt') };
+const PRICE_MODES = { inclusive: msgId('store-prices-inclusive'), exclusive: msgId('store-prices-exclusive') };
+const ROUNDINGS = { down: msgId('store-rounding-down'), half_up: msgId('store-rounding-half_up'), up: msgId('store-rounding-up') };
+let screen = null;
+let onChange = () => {};
+
+/** `changed` is called after the catalog changed (the register reloads its items). */
+export function initCatalog(changed) {
+  onChange = changed;
+  $('catalog-add').addEventListener('click', () => editItem(null));
+  $('catalog-export').addEventListener('click', exportCsv);
+  $('csv-file').addEventListener('change', readFile);
+  $('csv-form').addEventListener('submit', (e) => { e.preventDefault(); importCsv($('csv-text').value); });
+}
+
+export async function loadCatalog() {
+  try { screen = await invoke('list_catalog'); } catch (e) { $('catalog-msg').textContent = errText(e); return; }
+  $('catalog-rows').replaceChildren(...screen.items.map((it) => h('tr', { 'data-sku': it.sku, class: it.active ? '' : 'inactive' },
+    h('td', { class: 'mono', text: it.sku }),
+    h('td', { class: 'mono', text: it.barcode }),
+    h('td', { text: it.name }),
+    h('td', { class: 'num', text: it.price_display }),
+    h('td', { text: t(CLASSES[it.tax_class]) }),
+    h('td', { text: t(it.active ? 'catalog-yes' : 'catalog-no') }),
+    h('td', {}, h('button', { class: 'link', type: 'button', text: t('catalog-edit'), 'data-edit': it.sku, onclick: () => editItem(it) })))));
+  $('catalog-rows').dataset.count = String(screen.items.length);
+  await loadStore();
+}
+
+// ---------------------------------------------------------------- one item
+function editItem(it) {
+  const f = $('item-form');
+  const v = it || { sku: '', barcode: '', name_en: '', name_ja: '', price_plain: '', tax_class: 'reduced', active: true };
+  const input = (name, label, value, attrs = {}) => h('label', { 'data-field': name }, label,
+    h('input', { name, id: 'item-' + name, value: value ?? '', ...attrs }), h('span', { class: 'field-error', id: 'item-err-' + name }));
+  const cls = h('select', { name: 'tax_class', id: 'item-tax_class' },
+    ...Object.entries(CLASSES).map(([c, id]) => h('option', { value: c, text: t(id), selected: c === v.tax_class })));
+  const active = h('input', { type: 'checkbox', name: 'active', id: 'item-active', checked: v.active });
+  f.hidden = false;
+  f.replaceChildren(
+    h('h2', { text: it ? `${t('catalog-edit')} ${it.sku}` : t('catalog-add') }),
+    input('sku', t('catalog-col-sku'), v.sku, { maxlength: '64', readonly: !!it }),
+    input('barcode', t('catalog-col-barcode'), v.barcode, { inputmode: 'numeric', maxlength: '13' }),
+    input('name_en', t('catalog-name-en'), v.name_en, { maxlength: '120' }),
+    input('name_ja', t('catalog-name-ja'), v.name_ja, { maxlength: '120' }),
+    input('price_minor', t('catalog-price', { currency: screen ? screen.currency : '' }), v.price_plain, { inputmode: 'decimal', maxlength: '16' }),
+    h('label', { 'data-field': 'tax_class' }, t('catalog-col-class'), cls, h('span', { class: 'field-error', id: 'item-err-tax_class' })),
+    h('label', { class: 'check' }, active, t('catalog-col-active')),
+    h('div', { class: 'actions' },
+      h('button', { class: 'primary', type: 'submit', id: 'item-save', text: t('catalog-save') }),
+      h('button', { class: 'link', type: 'button', text: t('discount-cancel'), onclick: () => { f.hidden = true; } })),
+    h('p', { class: 'help', id: 'item-msg', role: 'status' }));
+  f.onsubmit = async (e) => {
+    e.preventDefault();
+    for (const el of f.querySelectorAll('.field-error')) el.textContent = '';
+    const d = new FormData(f);
+    const item = { sku: d.get('sku'), barcode: d.get('barcode'), name_en: d.get('name_en'), name_ja: d.get('name_ja'),
+      price: d.get('price_minor'), tax_class: d.get('tax_class'), active: active.checked };
+    try {
+      const saved = await invoke('save_item', { item });
+      $('item-msg').textContent = t('catalog-saved', { sku: saved.sku });
+      f.hidden = true;
+      announce(t('catalog-saved', { sku: saved.sku }));
+      await loadCatalog();
+      onChange();
+    } catch (err) {
+      $('item-msg').textContent = errText(err);
+      f.dataset.code = (err && err.code) || 'error';
+      for (const p of (err && err.problems) || []) {
+        const slot = $('item-err-' + p.field);
+        if (slot) slot.textContent = p.message;
+      }
+      alertLoud(errText(err));
+    }
+  };
+  f.querySelector(it ? '#item-name_en' : '#item-sku').focus();
+}
+
+// ---------------------------------------------------------------- CSV
+function readFile() {
+  const file = $('csv-file').files[0];
+  if (!file) return;
+  if (file.size > MAX_CSV_BYTES) { $('csv-msg').textContent = t('catalog-file-too-big'); return; }
+  const r = new FileReader();
+  r.onload = () => { $('csv-text').value = String(r.result); };
+  r.readAsText(file);
+}
+
+async function importCsv(text) {
+  const msg = $('csv-msg');
+  const list = $('csv-problems');
+  list.replaceChildren();
+  try {
+    const r = await invoke('import_catalog', { csv: text });
+    msg.textContent = r.message; msg.dataset.outcome = 'imported'; msg.classList.remove('bad');
+    announce(r.message);
+    await loadCatalog();
+    onChange();
+  } catch (e) {
+    msg.textContent = errText(e); msg.dataset.outcome = (e && e.code) || 'error'; msg.classList.add('bad');
+    list.replaceChildren(...((e && e.problems) || []).map((p) =>
+      h('li', { 'data-line': String(p.line), 'data-field': p.field, text: t('catalog-import-line', { line: p.line, field: p.field, message: p.message }) })));
+    alertLoud(errText(e));
+  }
+}
+
+async function exportCsv() {
+  try {
+    const r = await invoke('export_catalog');
+    const box = $('csv-export-text');
+    box.hidden = false; box.value = r.csv;
+    $('catalog-msg').textContent = t('catalog-export-done', { rows: r.rows, path: r.path });
+  } catch (e) { alertLoud(errText(e)); }
+}
+
+// ---------------------------------------------------------------- store settings
+async function loadStore() {
+  let st;
+  try { st = await invoke('get_store'); } catch (e) { $('catalog-msg').textContent = errText(e); return; }
+  const f = $('store-form');
+  const field = (name, label, value, attrs = {}) => h('label', {}, label, h('input', { name, id: 'store-' + name, value: value ?? '', ...attrs }));
+  const area = (name, label, value) => h('label', {}, label, h('textarea', { name, id: 'store-' + name, rows: '2', maxlength: '500', text: value }));
+  const choice = (name, label, value, opts) => h('label', {}, label, h('select', { name, id: 'store-' + name },
+    ...Object.entries(opts).map(([o, id]) => h('option', { value: o, text: t(id), selected: o === value }))));
+  const printer = h('input', { id: 'store-printer', name: 'printer', value: st.printer, maxlength: '255', placeholder: '192.168.1.50:9100' });
+  const msg = h('p', { class: 'help', id: 'store-msg', role: 'status' });
+  f.replaceChildren(
+    h('h2', { text: t('store-title') }),
+    field('name', t('store-name'), st.name, { maxlength: '120' }),
+    field('address', t('store-address'), st.address, { maxlength: '300' }),
+    field('phone', t('store-phone'), st.phone, { maxlength: '40' }),
+    h('p', { class: 'help', id: 'store-currency', text: `${t('store-currency')}: ${st.currency} · ${st.locale}` }),
+    choice('price_mode', t('store-prices'), st.price_mode, PRICE_MODES),
+    field('registration_number', t('store-registration'), st.registration_number, { maxlength: '14', placeholder: 'T1234567890123' }),
+    choice('rounding', t('store-rounding'), st.rounding, ROUNDINGS),
+    area('receipt_header', t('store-header'), st.receipt_header),
+    area('receipt_footer', t('store-footer'), st.receipt_footer),
+    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', id: 'store-save', text: t('store-save') })),
+    h('label', {}, t('store-printer'), printer),
+    h('div', { class: 'actions' }, h('button', { class: 'secondary', type: 'button', id: 'printer-save', text: t('store-printer-save'),
+      onclick: async () => {
+        try {
+          const r = await invoke('save_printer', { printer: printer.value });
+          msg.textContent = r.printer ? t('store-printer-saved', { printer: r.printer }) : t('store-printer-none');
+          msg.dataset.outcome = 'printer-saved'; msg.classList.remove('bad');
+        } catch (e) { msg.textContent = errText(e); msg.dataset.outcome = (e && e.code) || 'error'; msg.classList.add('bad'); }
+      } })),
+    msg);
+  f.onsubmit = async (e) => {
+    e.preventDefault();
+    const d = Object.fromEntries(new FormData(f).entries());
+    delete d.printer;
+    try {
+      await invoke('save_store', { store: d });
+      msg.textContent = t('store-saved'); msg.dataset.outcome = 'saved'; msg.classList.remove('bad');
+      announce(t('store-saved'));
+    } catch (err) { msg.textContent = errText(err); msg.dataset.outcome = (err && err.code) || 'error'; msg.classList.add('bad'); alertLoud(errText(err)); }
+  };
+}

@@ -1,0 +1,51 @@
+// A paid sale's receipt on screen: the text the printer prints (80 mm, from the
+// ledger through paydesk-receipt), drawn with text nodes only, and its Print /
+// Reprint button. Printing never changes the sale; a printer that is off is said
+// in words (printer_unreachable) and the sale stays paid.
+
+import { invoke } from './bridge.js';
+import { h, announce, alertLoud, errText } from './dom.js';
+import { t } from './i18n.js';
+
+/** A box that loads and shows the receipt of sale `cartId`, with its print button. */
+export function receiptPanel(cartId) {
+  const body = h('pre', { class: 'receipt receipt-text', id: 'sale-receipt', 'aria-label': t('receipt-title') });
+  const msg = h('p', { class: 'help', id: 'receipt-msg', role: 'status' });
+  const print = h('button', { class: 'secondary', id: 'print-receipt', type: 'button', text: t('receipt-print') });
+  // The button and its message above the paper: in view however long the receipt is.
+  const box = h('div', { class: 'receipt-panel', 'data-cart': String(cartId) }, h('div', { class: 'actions' }, print), msg, body);
+  let printing = false;
+  const load = async () => {
+    try {
+      const r = await invoke('get_receipt', { cart: cartId });
+      body.textContent = r.text.join('\n');
+      body.dataset.total = String(r.receipt.total);
+      box.dataset.prints = String(r.prints);
+      print.textContent = r.next_print_reprint ? t('receipt-reprint') : t('receipt-print');
+      box.dataset.loaded = 'true';
+    } catch (e) {
+      body.textContent = t('receipt-none', { why: errText(e) });
+      body.classList.add('receipt-error');
+      print.disabled = true;
+      box.dataset.loaded = 'error';
+    }
+  };
+  print.addEventListener('click', async () => {
+    if (printing) return;
+    printing = true; print.disabled = true;
+    msg.textContent = t('receipt-printing'); msg.dataset.code = ''; msg.classList.remove('bad');
+    try {
+      const r = await invoke('print_receipt', { cart: cartId });
+      msg.textContent = r.message; msg.dataset.code = 'printed';
+      announce(r.message);
+    } catch (e) {
+      msg.textContent = errText(e); msg.dataset.code = (e && e.code) || 'error'; msg.classList.add('bad');
+      alertLoud(errText(e));
+    } finally {
+      printing = false; print.disabled = false;
+      await load();
+    }
+  });
+  load();
+  return box;
+}
