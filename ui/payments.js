@@ -78,7 +78,7 @@ async function selectPayment(id) {
 /** "Print receipt / Reprint" of the payment's sale: the receipt and its button, on demand. */
 function receiptSlot(cartId) {
   const slot = h('div', { class: 'receipt-slot', id: 'payment-receipt-slot' });
-  const show = h('button', { class: 'secondary', id: 'payment-receipt', type: 'button', text: t('receipt-of-sale', { id: cartId }),
+  const show = h('button', { class: 'secondary', id: 'payment-receipt', type: 'button', text: t('receipt-screen-of-sale', { id: cartId }),
     onclick: () => slot.replaceChildren(receiptPanel(cartId)) });
   slot.append(show);
   return slot;

@@ -9,9 +9,9 @@ import { t } from './i18n.js';
 
 /** A box that loads and shows the receipt of sale `cartId`, with its print button. */
 export function receiptPanel(cartId) {
-  const body = h('pre', { class: 'receipt receipt-text', id: 'sale-receipt', 'aria-label': t('receipt-title') });
+  const body = h('pre', { class: 'receipt receipt-text', id: 'sale-receipt', 'aria-label': t('receipt-screen-title') });
   const msg = h('p', { class: 'help', id: 'receipt-msg', role: 'status' });
-  const print = h('button', { class: 'secondary', id: 'print-receipt', type: 'button', text: t('receipt-print') });
+  const print = h('button', { class: 'secondary', id: 'print-receipt', type: 'button', text: t('receipt-screen-print') });
   // The button and its message above the paper: in view however long the receipt is.
   const box = h('div', { class: 'receipt-panel', 'data-cart': String(cartId) }, h('div', { class: 'actions' }, print), msg, body);
   let printing = false;
@@ -21,10 +21,10 @@ export function receiptPanel(cartId) {
       body.textContent = r.text.join('\n');
       body.dataset.total = String(r.receipt.total);
       box.dataset.prints = String(r.prints);
-      print.textContent = r.next_print_reprint ? t('receipt-reprint') : t('receipt-print');
+      print.textContent = r.next_print_reprint ? t('receipt-screen-reprint') : t('receipt-screen-print');
       box.dataset.loaded = 'true';
     } catch (e) {
-      body.textContent = t('receipt-none', { why: errText(e) });
+      body.textContent = t('receipt-screen-none', { why: errText(e) });
       body.classList.add('receipt-error');
       print.disabled = true;
       box.dataset.loaded = 'error';
@@ -33,7 +33,7 @@ export function receiptPanel(cartId) {
   print.addEventListener('click', async () => {
     if (printing) return;
     printing = true; print.disabled = true;
-    msg.textContent = t('receipt-printing'); msg.dataset.code = ''; msg.classList.remove('bad');
+    msg.textContent = t('receipt-screen-printing'); msg.dataset.code = ''; msg.classList.remove('bad');
     try {
       const r = await invoke('print_receipt', { cart: cartId });
       msg.textContent = r.message; msg.dataset.code = 'printed';

@@ -1,7 +1,7 @@
 # A paid sale's receipt on screen and its Print / Reprint button.
-receipt-title = Receipt
-receipt-print = Print receipt
-receipt-reprint = Reprint
-receipt-printing = Printing…
-receipt-of-sale = Receipt of sale { $id }
-receipt-none = No receipt: { $why }
+receipt-screen-title = Receipt
+receipt-screen-print = Print receipt
+receipt-screen-reprint = Reprint
+receipt-screen-printing = Printing…
+receipt-screen-of-sale = Receipt of sale { $id }
+receipt-screen-none = No receipt: { $why }
