@@ -147,7 +147,7 @@ async fn ja_register_taxes_eat_in_and_take_out_and_prints_the_receipt() {
     let off = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{off}' }}).then(() => true)")).await;
     let msg = print_and_wait(&app, "printer_unreachable").await;
-    assert!(msg.contains("not affected") && msg.contains("REPRINT"), "{msg}");
+    assert!(msg.contains("影響はありません") && msg.contains("【再発行】"), "the sale is not affected, the next copy is marked: {msg}");
     assert_eq!(app.js("return document.getElementById('tender-done').dataset.state").await, Value::from("paid"));
     let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
     assert_eq!(l.sale(cart).unwrap().state, SaleState::Paid);

@@ -11,6 +11,7 @@ use tauri::State;
 
 use crate::catalog::class_name;
 use crate::error::{AppError, AppResult, Problem};
+use crate::i18n::{active, tr};
 use crate::money;
 use crate::state::{now_ms, AppState};
 
@@ -128,14 +129,14 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm) -> AppResult<Catalo
     let store = engine.with_reader(|l| l.store_settings())?;
     let it = item_of(&item, store.currency).map_err(|problems| AppError::Rejected {
         code: "invalid_item",
-        message: format!("The item was not saved: {} problem(s).", problems.len()),
+        message: tr!(active(), "catalog-item-not-saved", count = problems.len()),
         problems,
     })?;
     engine.with_ledger(|l| l.upsert_catalog(std::slice::from_ref(&it), None, now_ms())).map_err(|e| match e {
         // The one check the item alone cannot make: its barcode held by another SKU.
         paydesk_ledger::Error::InvalidInput(m) => AppError::Rejected {
             code: "invalid_item",
-            message: "The item was not saved.".into(),
+            message: tr!(active(), "catalog-item-not-saved", count = 1),
             problems: vec![field(if m.contains("barcode") { "barcode" } else { "sku" }, m)],
         },
         other => AppError::from(other),
@@ -172,11 +173,11 @@ pub fn import_catalog(state: State<'_, AppState>, csv: String) -> AppResult<Impo
             ImportResult {
             rows: r.rows,
             changed: r.changed,
-            message: format!("Imported {} rows: {} items added or changed.", r.rows, r.changed),
+            message: tr!(active(), "catalog-imported", rows = r.rows, changed = r.changed),
         }}),
         Err(problems) => Err(AppError::Rejected {
             code: "csv_rejected",
-            message: format!("Nothing was imported: the file has {} problem(s). Fix every line listed and import it again.", problems.len()),
+            message: tr!(active(), "catalog-import-rejected", count = problems.len()),
             problems: problems
                 .into_iter()
                 .map(|p| Problem { line: Some(p.line), field: p.field, message: p.message })

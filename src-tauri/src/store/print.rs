@@ -11,6 +11,8 @@ use paydesk_ledger::receipt::{build_receipt, Paper, PrintJob, Printer, PrinterTa
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
+use crate::i18n::{active, id, t, tr};
+
 use super::receipt::{printable, receipt_error, validate_cart};
 use crate::error::{AppError, AppResult};
 use crate::state::{now_ms, AppState};
@@ -120,11 +122,8 @@ pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<P
             print_no: rec.print_no,
             reprint: rec.reprint,
             target: rec.target,
-            message: if rec.reprint { "Reprint sent to the printer.".into() } else { "Receipt sent to the printer.".into() },
+            message: if rec.reprint { t(id!("print-sent-reprint")) } else { t(id!("print-sent")) },
         }),
-        Err(e) => Err(AppError::PrinterUnreachable(format!(
-            "The receipt printer at {target} did not print ({e}). The sale is paid and not affected. \
-             Check that the printer is on and connected, then press Print again: that copy is marked REPRINT."
-        ))),
+        Err(e) => Err(AppError::PrinterUnreachable(tr!(active(), "print-unreachable", target = target.to_string(), why = e.to_string()))),
     }
 }

@@ -48,3 +48,17 @@ store-printer = Receipt printer (host:port, e.g. 192.168.1.50:9100)
 store-printer-save = Save printer
 store-printer-saved = Printer saved: { $printer }
 store-printer-none = Printer removed.
+
+# Printing and catalog results, formatted in Rust.
+print-sent = Receipt sent to the printer.
+print-sent-reprint = Reprint sent to the printer.
+print-unreachable = The receipt printer at { $target } did not print ({ $why }). The sale is paid and not affected. Check that the printer is on and connected, then press Print again: that copy is marked REPRINT.
+catalog-item-not-saved = The item was not saved: { $count ->
+    [one] one problem.
+   *[other] { $count } problems.
+}
+catalog-imported = Imported { $rows } rows: { $changed } items added or changed.
+catalog-import-rejected = Nothing was imported: the file has { $count ->
+    [one] one problem
+   *[other] { $count } problems
+}. Fix every line listed and import it again.

@@ -48,3 +48,11 @@ store-printer = レシートプリンター(ホスト:ポート、例 192.168.1.
 store-printer-save = プリンターを保存
 store-printer-saved = プリンターを保存しました: { $printer }
 store-printer-none = プリンターの設定を削除しました。
+
+# 印刷と商品取込の結果(Rust で整形)。
+print-sent = レシートをプリンターに送りました。
+print-sent-reprint = 再発行をプリンターに送りました。
+print-unreachable = { $target } のレシートプリンターで印刷できませんでした({ $why })。会計は支払い済みで影響はありません。プリンターの電源と接続を確認してから、もう一度「印刷」を押してください(その控えには【再発行】と印字されます)。
+catalog-item-not-saved = 商品は保存されませんでした: 問題 { $count } 件。
+catalog-imported = { $rows } 行を取り込みました: { $changed } 件の商品を追加・変更しました。
+catalog-import-rejected = 何も取り込みませんでした: ファイルに問題が { $count } 件あります。表示された行をすべて直してから、もう一度取り込んでください。
