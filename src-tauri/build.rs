@@ -40,6 +40,16 @@ const COMMANDS: &[&str] = &[
     "export_catalog",
     "get_store",
     "save_store",
+    "shift_status",
+    "shift_open",
+    "paid_in",
+    "paid_out",
+    "x_report",
+    "shift_close",
+    "z_report",
+    "print_shift_report",
+    "audit_verify",
+    "audit_page",
 ];
 
 fn main() {

@@ -8,6 +8,7 @@ import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
 import { initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderKey } from './tender.js';
 import { receiptPanel } from './receipt.js';
+import { openShiftOffer } from './shift.js';
 
 let catalog = [];
 let cart = null;
@@ -322,7 +323,8 @@ async function runCharge(cmd, args, title) {
     const back = h('button', { class: 'secondary', type: 'button', text: t('back-to-cart'),
       onclick: async () => { try { renderCart(await invoke('get_cart')); } catch (_) { /* keep */ } closeCheckout(); } });
     box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'error', 'data-code': e && e.code },
-      h('h3', { text: t('charge-error-heading') }), h('p', { text: errText(e) }), h('div', { class: 'actions' }, back)));
+      h('h3', { text: t('charge-error-heading') }), h('p', { text: errText(e) }),
+      h('div', { class: 'actions' }, e && e.code === 'no_open_shift' ? openShiftOffer() : null, back)));
     alertLoud(errText(e));
     back.focus();
   } finally {

@@ -42,6 +42,16 @@ pub enum AppError {
     /// This register is already paired; the text says with which store.
     AlreadyPaired(String),
     Internal(String),
+    /// Money moves only inside an open shift on a register with staff (design §12.7).
+    NoOpenShift,
+    ShiftAlreadyOpen,
+    /// A shift does not close while a customer is half-way through paying.
+    ShiftHasOpenSale { cart: i64 },
+    /// A drawer count the ledger refused (the detail says what is wrong with it).
+    InvalidCount(String),
+    /// A paid in / paid out refused: its amount or reason.
+    InvalidPaidInOut(String),
+    NoZReport(i64),
 }
 
 /// The message in the active language: by variant (the code), with its arguments.
@@ -66,6 +76,12 @@ impl std::fmt::Display for AppError {
                 m.clone()
             }
             AppError::Rejected { message, .. } => message.clone(),
+            AppError::NoOpenShift => t(id!("shift-error-no-open-shift")),
+            AppError::ShiftAlreadyOpen => t(id!("shift-error-already-open")),
+            AppError::ShiftHasOpenSale { cart } => tr!(l, "shift-error-open-sale", cart = cart.to_string()),
+            AppError::InvalidCount(m) => tr!(l, "shift-error-count", detail = m.clone()),
+            AppError::InvalidPaidInOut(m) => tr!(l, "shift-error-paid", detail = m.clone()),
+            AppError::NoZReport(n) => tr!(l, "shift-error-no-z", number = n.to_string()),
         };
         f.write_str(&text)
     }
@@ -95,6 +111,12 @@ impl AppError {
             AppError::BackOfficeRefused(_) => "backoffice_refused",
             AppError::AlreadyPaired(_) => "already_paired",
             AppError::Internal(_) => "internal",
+            AppError::NoOpenShift => "no_open_shift",
+            AppError::ShiftAlreadyOpen => "shift_already_open",
+            AppError::ShiftHasOpenSale { .. } => "shift_has_open_sale",
+            AppError::InvalidCount(_) => "invalid_count",
+            AppError::InvalidPaidInOut(_) => "invalid_paid_in_out",
+            AppError::NoZReport(_) => "no_z_report",
         }
     }
 }
@@ -103,6 +125,11 @@ impl AppError {
 /// Decided from the error's variant, never from its message text.
 impl From<EngineError> for AppError {
     fn from(e: EngineError) -> Self {
+        if let EngineError::Ledger(inner) = &e {
+            if let Some(shift) = shift_refusal(inner) {
+                return shift;
+            }
+        }
         let code = e.code();
         let l = active();
         // The engine's own detail (`m`, `reason`, `source`) is passed through as it is.
@@ -157,8 +184,23 @@ impl From<paydesk_ledger::Error> for AppError {
             L::CartNotOpen { .. } => AppError::CartLocked,
             L::EmptyCart(_) => AppError::CartEmpty,
             L::UnknownProduct(sku) => AppError::UnknownItem(sku),
-            other => AppError::from(EngineError::from(other)),
+            other => match shift_refusal(&other) {
+                Some(shift) => shift,
+                None => AppError::from(EngineError::from(other)),
+            },
         }
+    }
+}
+
+/// The ledger's shift rules (design §12.7), whichever command ran into them: a sale
+/// refused for want of an open shift says so, so the register can offer to open one.
+fn shift_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
+    use paydesk_ledger::Error as L;
+    match e {
+        L::NoOpenShift => Some(AppError::NoOpenShift),
+        L::ShiftAlreadyOpen { .. } => Some(AppError::ShiftAlreadyOpen),
+        L::ShiftHasOpenSale { cart_id } => Some(AppError::ShiftHasOpenSale { cart: *cart_id }),
+        _ => None,
     }
 }
 
@@ -202,6 +244,16 @@ mod tests {
         let e = AppError::from(EngineError::InvalidInput("the drawer is not open".into()));
         assert_eq!(e.code(), "invalid_input");
         assert!(!matches!(e, AppError::CartLocked));
+    }
+
+    /// A sale refused for want of a shift says so whichever way it arrives (the ledger's
+    /// error directly, or wrapped by the engine), so the register can offer to open one.
+    #[test]
+    fn no_open_shift_is_its_own_code() {
+        let direct = AppError::from(paydesk_ledger::Error::NoOpenShift);
+        let wrapped = AppError::from(EngineError::from(paydesk_ledger::Error::NoOpenShift));
+        assert_eq!((direct.code(), wrapped.code()), ("no_open_shift", "no_open_shift"));
+        assert_eq!(direct.to_string(), "No shift is open. Open a shift with the counted float first.");
     }
 
     #[test]
@@ -272,7 +324,15 @@ mod tests {
             AppError::Rejected { code: "invalid_item", message: String::new(), problems: vec![] },
             AppError::Rejected { code: "csv_rejected", message: String::new(), problems: vec![] },
         ];
-        for e in tender.into_iter().chain(store) {
+        let shift = [
+            AppError::from(paydesk_ledger::Error::NoOpenShift),
+            AppError::from(paydesk_ledger::Error::ShiftAlreadyOpen { shift_id: 1 }),
+            AppError::from(paydesk_ledger::Error::ShiftHasOpenSale { cart_id: 1 }),
+            AppError::InvalidCount(String::new()),
+            AppError::InvalidPaidInOut(String::new()),
+            AppError::NoZReport(1),
+        ];
+        for e in tender.into_iter().chain(store).chain(shift) {
             assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());
         }
         assert_eq!(

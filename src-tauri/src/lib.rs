@@ -17,6 +17,7 @@ pub mod money;
 pub mod sale;
 pub mod secrets;
 pub mod settings;
+pub mod shift;
 pub mod state;
 pub mod store;
 pub mod views;
@@ -78,6 +79,16 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             store::catalog::export_catalog,
             store::settings::get_store,
             store::settings::save_store,
+            shift::open::shift_status,
+            shift::open::shift_open,
+            shift::cash::paid_in,
+            shift::cash::paid_out,
+            shift::report::x_report,
+            shift::report::shift_close,
+            shift::report::z_report,
+            shift::print::print_shift_report,
+            shift::audit::audit_verify,
+            shift::audit::audit_page,
             commands::get_settings,
             commands::save_settings,
             about::about,

@@ -356,6 +356,25 @@ impl App {
         path
     }
 
+    /// Kills the app process with SIGKILL, as a crash or a pulled plug would: nothing of
+    /// its shutdown runs. tauri-driver and Xvfb stay up (close them with [`App::close`]).
+    /// Returns once the process is gone; its data folder stays as the crash left it.
+    pub fn kill_app(&self) {
+        let bin = std::fs::canonicalize(&self.binary).unwrap_or(self.binary.clone());
+        let is_app = |p: &i32| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == bin);
+        let pids: Vec<i32> = descendants(&processes(), self.tauri_driver.child.id() as i32).into_iter().filter(is_app).collect();
+        assert!(!pids.is_empty(), "no app process under tauri-driver");
+        for p in &pids {
+            unsafe { libc::kill(*p, libc::SIGKILL) };
+        }
+        // A killed process's exe link goes away when it dies (a zombie has none).
+        let end = Instant::now() + Duration::from_secs(10);
+        while pids.iter().any(is_app) {
+            assert!(Instant::now() < end, "the app did not die on SIGKILL");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Ends the WebDriver session, then stops tauri-driver and Xvfb.
     pub async fn close(mut self) {
         let _ = tokio::time::timeout(Duration::from_secs(20), self.driver.clone().quit()).await;

@@ -18,7 +18,7 @@ use crate::error::{AppError, AppResult};
 use crate::state::{now_ms, AppState};
 
 /// One print at a time: two presses must not both be "the first print".
-static PRINTING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(crate) static PRINTING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 const PRINTER_FILE: &str = "printer.json";
 /// Longest printer address typed.

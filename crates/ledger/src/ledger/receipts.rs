@@ -33,7 +33,7 @@ pub struct ReceiptPrint {
 
 /// The store's local time: Japan is UTC+9 all year; an en-US store is shown in UTC
 /// until the settings carry a time zone.
-fn local_time(ms: i64, locale: Locale) -> LocalDateTime {
+pub fn local_time(ms: i64, locale: Locale) -> LocalDateTime {
     let offset_ms = match locale {
         Locale::JaJp => 9 * 3_600_000,
         Locale::EnUs => 0,
