@@ -92,7 +92,7 @@ async fn a_csv_file_chosen_in_the_picker_is_imported_and_a_bad_one_lists_its_lin
     app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 14", "the 14 demo items", LONG).await;
 
     let bad = files.path().join("bad.csv");
-    std::fs::write(&bad, format!("{HEADER}\nTEA-001,,Green tea,緑茶,200,reduced,true\nBAD-3,123,,,abc,reduced,true\n")).unwrap();
+    std::fs::write(&bad, format!("{HEADER}\nYUZ-001,,Yuzu soda,ゆずソーダ,200,reduced,true\nBAD-3,123,,,abc,reduced,true\n")).unwrap();
     import_file(&app, &bad).await;
     app.wait_js("return document.getElementById('csv-msg').dataset.outcome === 'csv_rejected'", "the file refused", LONG).await;
     let listed = app
@@ -106,10 +106,10 @@ async fn a_csv_file_chosen_in_the_picker_is_imported_and_a_bad_one_lists_its_lin
     assert_eq!(row_count(&app).await, 14, "nothing imported from a file with errors");
 
     let good = files.path().join("good.csv");
-    std::fs::write(&good, format!("{HEADER}\nTEA-001,,Green tea,緑茶,200,reduced,true\n")).unwrap();
+    std::fs::write(&good, format!("{HEADER}\nYUZ-001,,Yuzu soda,ゆずソーダ,200,reduced,true\n")).unwrap();
     import_file(&app, &good).await;
     app.wait_js("return document.getElementById('csv-msg').dataset.outcome === 'imported'", "the file imported", LONG).await;
     app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 15", "15 items", LONG).await;
-    assert!(app.js("return document.querySelector(\"#catalog-rows tr[data-sku='TEA-001']\") !== null").await.as_bool().unwrap());
+    assert!(app.js("return document.querySelector(\"#catalog-rows tr[data-sku='YUZ-001']\") !== null").await.as_bool().unwrap());
     app.close().await;
 }

@@ -38,15 +38,19 @@ async fn cash_sale(app: &App) -> i64 {
     app.js("return +document.querySelector('.receipt-panel').dataset.cart").await.as_i64().unwrap()
 }
 
-async fn print_and_wait(app: &App) -> String {
-    app.click("#print-receipt").await;
+/// Prints from the receipt panel inside `scope` (the register's, or the Payments detail).
+async fn print_and_wait(app: &App, scope: &str) -> String {
+    app.click(&format!("{scope} #print-receipt")).await;
     app.wait_js(
-        "return document.getElementById('receipt-msg').dataset.code === 'printed' && !document.getElementById('print-receipt').disabled",
+        &format!(
+            "const p = document.querySelector('{scope} .receipt-panel'); \
+             return p.querySelector('#receipt-msg').dataset.code === 'printed' && !p.querySelector('#print-receipt').disabled"
+        ),
         "printed",
         LONG,
     )
     .await;
-    app.text("#receipt-msg").await
+    app.text(&format!("{scope} #receipt-msg")).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -58,7 +62,7 @@ async fn a_cash_sales_receipt_is_reprinted_from_the_receipts_list_and_opens_as_a
     let cart = cash_sale(&app).await;
 
     // The original comes out at the register.
-    print_and_wait(&app).await;
+    print_and_wait(&app, "#view-register").await;
     let first = job(&printer);
     assert!(!first.texts().join("\n").contains("再発行"));
 
@@ -76,11 +80,12 @@ async fn a_cash_sales_receipt_is_reprinted_from_the_receipts_list_and_opens_as_a
         LONG,
     )
     .await;
-    assert!(app.text("#sale-receipt").await.contains("8%対象"));
-    assert_eq!(app.text("#print-receipt").await, "再発行");
+    let shown = app.text("#payment-detail #sale-receipt").await;
+    assert!(shown.contains("8%対象") && shown.contains("T7000012050002"), "{shown}");
+    assert_eq!(app.text("#payment-detail #print-receipt").await, "再発行");
 
     // Reprinted from the list: marked, no drawer kick.
-    print_and_wait(&app).await;
+    print_and_wait(&app, "#payment-detail").await;
     let again = job(&printer);
     let text = again.texts().join("\n");
     assert!(text.contains("【再発行】") && text.contains("10%対象"), "{text}");
@@ -89,7 +94,7 @@ async fn a_cash_sales_receipt_is_reprinted_from_the_receipts_list_and_opens_as_a
     // The printable page in its own window: the receipt's rows, tax per rate, the
     // registration number; then back to the register's window.
     let main = app.driver.window().await.unwrap();
-    app.click("#receipt-page").await;
+    app.click("#payment-detail #receipt-page").await;
     app.wait_js(
         &format!("return document.querySelector('#payment-detail .receipt-panel').dataset.page === 'receipt-{cart}'"),
         "the page opened",
@@ -105,7 +110,7 @@ async fn a_cash_sales_receipt_is_reprinted_from_the_receipts_list_and_opens_as_a
     let button = app.driver.find(By::Id("print-page")).await.unwrap();
     assert_eq!(button.text().await.unwrap(), "このページを印刷");
     app.driver.switch_to_window(main).await.unwrap();
-    assert_eq!(app.text("#print-receipt").await, "再発行");
+    assert_eq!(app.text("#payment-detail #print-receipt").await, "再発行");
     app.close().await;
 }
 
