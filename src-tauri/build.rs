@@ -32,6 +32,8 @@ const COMMANDS: &[&str] = &[
     "set_line_discount",
     "set_sale_discount",
     "get_receipt",
+    "list_sales",
+    "open_receipt_page",
     "print_receipt",
     "save_printer",
     "list_catalog",

@@ -93,7 +93,8 @@ function readFile() {
   if (!file) return;
   if (file.size > MAX_CSV_BYTES) { $('csv-msg').textContent = t('catalog-file-too-big'); return; }
   const r = new FileReader();
-  r.onload = () => { $('csv-text').value = String(r.result); };
+  // data-file says which file the box now holds (what a test waits for).
+  r.onload = () => { $('csv-text').value = String(r.result); $('csv-text').dataset.file = file.name; };
   r.readAsText(file);
 }
 

@@ -276,7 +276,8 @@ function renderOutcome(o) {
     const cancel = h('button', { class: 'secondary', id: 'cancel-sale', type: 'button', text: t('tender-cancel'), onclick: () => nextSale() });
     box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': o.kind, 'data-key': o.checkout_key },
       h('h3', { text: failed ? t('outcome-failed-heading') : t('outcome-declined-heading') }),
-      h('p', { class: 'reason', text: failed ? o.message : t('outcome-declined-reason', { reason: o.message }) }),
+      h('p', { class: 'reason', text: o.message }),
+      o.detail ? h('p', { class: 'detail', text: t('outcome-processor-said', { detail: o.detail }) }) : null,
       h('p', { text: failed ? t('outcome-failed-text') : t('outcome-declined-text') }),
       sel, h('div', { class: 'actions' }, again, cancel)));
     alertLoud(failed ? t('outcome-failed-alert', { reason: o.message }) : t('outcome-declined-alert', { reason: o.message }));
@@ -297,7 +298,8 @@ function renderOutcome(o) {
       onclick: () => runCharge('charge', { paymentMethod: $('card').value }, t('checking-same-key')) });
     box.replaceChildren(h('div', { class: 'result warn', id: 'result', 'data-kind': 'unknown', 'data-key': o.checkout_key },
       h('h3', { text: t('outcome-unknown-heading') }),
-      h('p', { text: o.message }),
+      h('p', { class: 'reason', text: o.message }),
+      o.detail ? h('p', { class: 'detail', text: t('outcome-processor-said', { detail: o.detail }) }) : null,
       h('p', { text: t('outcome-unknown-text') }),
       h('div', { class: 'actions' }, retry),
       h('label', { class: 'override', for: 'override-reason', id: 'override-help' }, t('override-help')),

@@ -36,7 +36,7 @@ pub async fn pay_cash(
     seen_tenders: u32,
     override_reason: Option<String>,
 ) -> AppResult<CashResult> {
-    let tendered = parse_amount(&tendered, state.currency, "cash received")?;
+    let tendered = parse_amount(&tendered, state.currency, super::Amount::Cash)?;
     let reason = validate_reason(override_reason)?;
     let turn = begin(&state, Some(seen_tenders)).await?;
     let r = state.engine().pay_cash(turn.cart, tendered, reason.as_deref())?;

@@ -157,14 +157,10 @@ pub struct ImportResult {
 #[tauri::command]
 pub fn import_catalog(state: State<'_, AppState>, csv: String) -> AppResult<ImportResult> {
     if csv.len() > MAX_CSV_BYTES {
-        return Err(AppError::InvalidInput(format!(
-            "The file has {} bytes; at most {} MB can be imported at once. Nothing was imported.",
-            csv.len(),
-            MAX_CSV_BYTES / (1024 * 1024)
-        )));
+        return Err(AppError::InvalidInput(tr!(active(), "input-csv-too-large", bytes = csv.len(), mb = MAX_CSV_BYTES / (1024 * 1024))));
     }
     if csv.trim().is_empty() {
-        return Err(AppError::InvalidInput("Choose a CSV file or paste its text first.".into()));
+        return Err(AppError::InvalidInput(tr!(active(), "input-csv-empty")));
     }
     let res = state.engine().with_ledger(|l| l.import_catalog_csv(csv.as_bytes(), None, now_ms()))?;
     match res {

@@ -175,6 +175,21 @@ impl Ledger {
         })
     }
 
+    /// Sales whose cart is paid, newest first: at most `limit` (1 to 100), older than
+    /// `before` when given (the next page). Each one's receipt is read with
+    /// [`Ledger::receipt_data`]; a paid cart whose sale is not paid has none.
+    pub fn paid_sales(&self, before: Option<CartId>, limit: i64) -> Result<Vec<CartId>> {
+        if !(1..=100).contains(&limit) {
+            return Err(Error::InvalidInput(format!("a page has 1 to 100 sales, not {limit}")));
+        }
+        collect(
+            &self.conn,
+            "SELECT id FROM carts WHERE state = 'paid' AND (?1 IS NULL OR id < ?1) ORDER BY id DESC LIMIT ?2",
+            params![before.map(|c| c.0), limit],
+            |r| Ok(Ok(CartId(r.get(0)?))),
+        )
+    }
+
     pub fn receipt_prints(&self, cart_id: CartId) -> Result<Vec<ReceiptPrint>> {
         collect(
             &self.conn,
