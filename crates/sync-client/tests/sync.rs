@@ -374,4 +374,15 @@ async fn tenders_and_a_closed_shift_arrive_row_for_row() {
         .collect();
     assert_eq!(mine.len(), 2);
     assert_eq!(theirs, mine, "paid in and out row for row");
+
+    // the owner's dashboard: cash against card, the superseded tender not counted
+    let dash = h.owner.get("/admin/dashboard").await.unwrap();
+    let by_method: Vec<(String, i64, i64, i64)> = dash["tenders_by_store"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["method"].as_str().unwrap().to_string(), r["tenders"].as_i64().unwrap(), r["amount"].as_i64().unwrap(), r["change_given"].as_i64().unwrap()))
+        .collect();
+    let cash_change: i64 = c.query_row("SELECT sum(change_minor) FROM tenders WHERE kind = 'cash'", [], |r| r.get(0)).unwrap();
+    assert_eq!(by_method, vec![("card".to_string(), 1, 1_000, 0), ("cash".to_string(), 2, 1_650 + 2_300, cash_change)], "{dash}");
 }
