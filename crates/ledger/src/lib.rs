@@ -24,6 +24,7 @@ pub mod money;
 pub mod open;
 pub mod reissue;
 pub mod schema;
+mod schema_books;
 pub mod state;
 pub mod tender;
 pub mod types;
