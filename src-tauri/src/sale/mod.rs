@@ -38,6 +38,8 @@ const MAX_SEEN_TENDERS: u32 = 10_000;
 pub(crate) enum Amount {
     Cash,
     Card,
+    /// A paid in or paid out of the drawer (the Shift tab).
+    PaidInOut,
 }
 
 impl Amount {
@@ -45,6 +47,7 @@ impl Amount {
         crate::i18n::t(match self {
             Amount::Cash => crate::i18n::id!("input-amount-cash-received"),
             Amount::Card => crate::i18n::id!("input-amount-card"),
+            Amount::PaidInOut => crate::i18n::id!("input-amount-paid-in-out"),
         })
     }
 }

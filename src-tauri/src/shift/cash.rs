@@ -24,7 +24,7 @@ pub struct PaidView {
 }
 
 fn paid(state: &AppState, kind: PaidKind, amount: &str, reason: &str, approval: Option<Approval>) -> AppResult<PaidView> {
-    let amount = crate::sale::parse_amount(amount, state.currency, "amount").map_err(|e| AppError::InvalidPaidInOut(e.to_string()))?;
+    let amount = crate::sale::parse_amount(amount, state.currency, crate::sale::Amount::PaidInOut).map_err(|e| AppError::InvalidPaidInOut(e.to_string()))?;
     let reason = reason.trim();
     let n = reason.chars().count();
     if !(3..=MAX_REASON_CHARS).contains(&n) {
