@@ -92,7 +92,7 @@ pub struct AuditRow {
 #[tauri::command]
 pub fn audit_page(state: State<'_, AppState>, limit: u32, before: Option<i64>) -> AppResult<Vec<AuditRow>> {
     if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(AppError::InvalidInput(format!("A page has 1 to {MAX_PAGE} rows.")));
+        return Err(AppError::InvalidInput(crate::i18n::tr!(crate::i18n::active(), "input-audit-page", max = MAX_PAGE.to_string())));
     }
     state.engine().with_reader(|l| {
         let names: HashMap<i64, String> = l.staff_list()?.into_iter().map(|s| (s.id, s.name)).collect();

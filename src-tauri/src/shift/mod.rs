@@ -51,7 +51,7 @@ pub struct CountInput {
 /// total within limits) are the ledger's, checked there.
 pub fn count_of(lines: &[CountInput]) -> AppResult<Vec<DenominationCount>> {
     if lines.len() > MAX_COUNT_LINES {
-        return Err(AppError::InvalidCount(format!("at most {MAX_COUNT_LINES} denominations")));
+        return Err(AppError::InvalidCount(crate::i18n::tr!(crate::i18n::active(), "input-count-lines", max = MAX_COUNT_LINES.to_string())));
     }
     Ok(lines.iter().map(|l| DenominationCount { denomination_minor: l.denomination_minor, count: l.count }).collect())
 }
@@ -66,7 +66,7 @@ pub fn actor(l: &mut Ledger, approval: Option<&Approval>) -> AppResult<Actor> {
         Some(a) => {
             let name = a.name.trim();
             if name.is_empty() || name.chars().count() > MAX_NAME_CHARS || a.pin.chars().count() > MAX_PIN_CHARS {
-                return Err(AppError::InvalidInput("An approval is a staff name and their PIN.".into()));
+                return Err(AppError::InvalidInput(crate::i18n::t(crate::i18n::id!("input-approval-shape"))));
             }
             let pin = Pin::parse(a.pin.trim()).map_err(|_| paydesk_ledger::Error::WrongPin { attempts_left: None })?;
             Some(l.check_pin(name, &pin, PinPurpose::Approval, LockoutPolicy::default(), now_ms())?.id)

@@ -37,7 +37,7 @@ pub async fn print_shift_report(
     let data = match (kind.as_str(), number) {
         ("x", None) => engine.with_ledger(|l| x_data(l, approval.as_ref(), &register))?,
         ("z", Some(n)) => engine.with_reader(|l| z_data(l, n, &register))?,
-        _ => return Err(AppError::InvalidInput("A report to print is \"x\", or \"z\" with its number.".into())),
+        _ => return Err(AppError::InvalidInput(t(crate::i18n::id!("input-report-kind")))),
     };
     let report = build_drawer_report(&data).map_err(|e| AppError::ReceiptUnavailable(e.to_string()))?;
     let bytes = render_report_escpos(&report, Paper::Mm80);
@@ -45,7 +45,7 @@ pub async fn print_shift_report(
     let printer = Printer::new(target.clone());
     tauri::async_runtime::spawn_blocking(move || printer.send(&bytes))
         .await
-        .map_err(|e| AppError::Internal(format!("the print job stopped: {e}")))?
+        .map_err(|e| AppError::Internal(tr!(active(), "internal-report-print-job", error = e.to_string())))?
         .map_err(|e| AppError::PrinterUnreachable(tr!(active(), "shift-print-unreachable", target = target.to_string(), why = e.to_string())))?;
     Ok(ReportPrinted { target: target.to_string(), message: t(crate::i18n::id!("shift-print-sent")) })
 }

@@ -63,7 +63,7 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
     let currency = match r.shift.currency {
         paydesk_ledger::Currency::Jpy => RCurrency::Jpy,
         paydesk_ledger::Currency::Usd => RCurrency::Usd,
-        other => return Err(AppError::ReceiptUnavailable(format!("Reports are printed in JPY or USD, not {other}."))),
+        other => return Err(AppError::ReceiptUnavailable(crate::i18n::tr!(crate::i18n::active(), "input-report-currency", currency = other.to_string()))),
     };
     let name = |id: i64| staff_name(l, id).map(|n| fit(&n));
     let paid = r
