@@ -54,12 +54,13 @@ deps: deps-apt deps-rust deps-py
 
 # The binaries first (the app, mock-psp, paydesk-cli): end-to-end tests run them as real
 # processes, and building them here with the workspace's features means the tests find
-# them up to date instead of each rebuilding with another feature set.
+# them up to date instead of each rebuilding with another feature set. PAYDESK_BIN_DIR
+# hands the tests that folder, so none asks cargo again while the tests run.
 TARGET_DIR := $(abspath $(or $(CARGO_TARGET_DIR),target))
 # The package test needs `make package` first; it runs in `make test-package`.
 test: deps
 	cargo build --workspace --bins
-	PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk cargo nextest run --workspace --no-fail-fast -E 'not binary_id(paydesk-e2e::package)'
+	PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk PAYDESK_BIN_DIR=$(TARGET_DIR)/debug cargo nextest run --workspace --no-fail-fast -E 'not binary_id(paydesk-e2e::package)'
 
 # Tauri's bundler through its CLI, pinned to one 2.x release and installed from npm
 # into .tauri-cli/ (a prebuilt binary; `cargo install tauri-cli` compiles for ~8 min).

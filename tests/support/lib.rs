@@ -121,28 +121,10 @@ impl Default for Launch {
     }
 }
 
-/// Builds a binary of this workspace with cargo, in the profile this executable was
-/// built with, and returns its path (a no-op when it is up to date). `--workspace`, not
-/// `-p`: features are then unified as in `cargo build --workspace --bins` (make test
-/// builds that first), so the binary is found up to date instead of being rebuilt with
-/// another feature set (serde_json's `preserve_order`, …) — minutes on a cold machine.
-pub fn build_binary(package: &str, bin: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
-    let target_dir = profile_dir.parent().expect("target dir");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(repo_root())
-        .args(["build", "-q", "--workspace", "--bin", bin])
-        .env("CARGO_TARGET_DIR", target_dir);
-    if profile_dir.file_name().is_some_and(|n| n == "release") {
-        cmd.arg("--release");
-    }
-    let status = cmd.status().unwrap_or_else(|e| panic!("cargo build {bin} ({package}): {e}"));
-    assert!(status.success(), "cargo build {bin} ({package}) failed");
-    let path = profile_dir.join(bin);
-    assert!(path.exists(), "{} not found after the build", path.display());
-    path
+/// A binary of this workspace (`paydesk_test_kit::workspace_binary`: the folder
+/// `make test` built, or cargo). `package` only names it in messages.
+pub fn build_binary(_package: &str, bin: &str) -> PathBuf {
+    paydesk_test_kit::workspace_binary(bin)
 }
 
 /// A running PayDesk window driven over WebDriver.

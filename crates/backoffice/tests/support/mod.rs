@@ -7,7 +7,7 @@ use paydesk_backoffice::pgcluster::{Cluster, ClusterOptions};
 use paydesk_backoffice::state::Limits;
 use paydesk_backoffice::{build, serve, Config, Running};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 pub const ADMIN_TOKEN: &str = "owner-token-for-tests-0123456789";
@@ -69,25 +69,9 @@ impl Harness {
     }
 }
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-/// Builds a binary of the workspace (with the workspace's features, as `make test`
-/// does, so this is a no-op after it) and returns its path.
+/// A binary of the workspace, as `make test` built it (`paydesk_test_kit::workspace_binary`).
 pub fn build_binary(bin: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
-    let target_dir = profile_dir.parent().unwrap();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let st = Command::new(cargo)
-        .current_dir(repo_root())
-        .args(["build", "-q", "--workspace", "--bin", bin])
-        .env("CARGO_TARGET_DIR", target_dir)
-        .status()
-        .expect("cargo build");
-    assert!(st.success(), "cargo build --bin {bin} failed");
-    profile_dir.join(bin)
+    paydesk_test_kit::workspace_binary(bin)
 }
 
 /// The real mock PSP binary on a free loopback port with its own SQLite file; stopped
