@@ -38,6 +38,12 @@ const COMMANDS: &[&str] = &[
     "save_item",
     "import_catalog",
     "export_catalog",
+    "whoami",
+    "staff_list",
+    "sign_in",
+    "sign_out",
+    "change_pin",
+    "create_owner",
     "get_store",
     "save_store",
 ];

@@ -25,4 +25,7 @@ export const ERROR_CODES = Object.freeze([
   // the store: tax fixed at the first tender, discounts, receipts and the printer, the catalog
   'tax_locked', 'invalid_discount', 'printer_not_set', 'invalid_printer', 'printer_unreachable', 'receipt_unavailable',
   'invalid_item', 'csv_rejected',
+  // staff (signin.js, approval.js): sign-in, the lock, the role table, shifts
+  'not_signed_in', 'no_open_shift', 'shift_has_open_sale', 'approval_required', 'not_allowed', 'wrong_pin',
+  'staff_locked', 'owner_exists',
 ]);

@@ -14,6 +14,7 @@ import { loadAbout } from './about.js';
 import { refreshStatus, renderStatus } from './status.js';
 import { applyStatic, formatTime, loadMessages, onLanguageChange, t } from './i18n.js';
 import { loadBackofficeSettings, refreshBackoffice } from './backoffice.js';
+import { initStaff, isLocked, redrawStaff } from './signin.js';
 
 // ---------------------------------------------------------------- screens
 const views = ['register', 'payments', 'report', 'settings', 'catalog'];
@@ -34,6 +35,8 @@ function show(view) {
 
 // ---------------------------------------------------------------- keyboard
 document.addEventListener('keydown', (e) => {
+  // The sign-in screen and the approval dialog take the keys: nothing behind them acts.
+  if (isLocked() || !$('approval').hidden) return;
   // A held Enter repeats: on a button it would press it again (charge another card,
   // refund again). Only a fresh key press activates a button.
   if (e.key === 'Enter' && e.repeat && e.target instanceof HTMLButtonElement) { e.preventDefault(); return; }
@@ -71,6 +74,7 @@ async function start() {
   // refilled by i18n.js): the register, the screen on show and the status bar.
   onLanguageChange(() => {
     tick();
+    redrawStaff();
     loadRegister();
     if (currentView !== 'register') show(currentView);
     refreshStatus();
@@ -91,11 +95,14 @@ async function start() {
   });
 
   await loadRegister();
+  // Who uses the register: the sign-in (or first-start) screen covers it until someone
+  // is signed in; the sale on screen stays under it.
+  await initStaff(() => { loadRegister(); focusScan(); });
   await refreshStatus();
   setInterval(refreshStatus, 5000);
   await refreshBackoffice();
   setInterval(refreshBackoffice, 5000);
-  focusScan();
+  if (!isLocked()) focusScan();
   document.body.dataset.ready = 'true';
 }
 

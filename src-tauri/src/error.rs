@@ -5,6 +5,8 @@
 use paydesk_register::{Attempted, EngineError};
 use serde::ser::SerializeStruct;
 
+use paydesk_ledger::access::{Action, Authorization, Role};
+
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 
@@ -41,7 +43,51 @@ pub enum AppError {
     BackOfficeRefused(String),
     /// This register is already paired; the text says with which store.
     AlreadyPaired(String),
+    /// The store has staff and nobody is signed in (design §12.9).
+    NotSignedIn,
+    /// Money moves only inside an open shift once the store has staff (design §12.7).
+    NoOpenShift,
+    /// A shift cannot close while a customer is half-way through paying.
+    ShiftHasOpenSale,
+    /// The person signed in may not do this alone: ask someone holding `min_role`.
+    ApprovalRequired { action: Action, min_role: Role },
+    /// The approver cannot approve this (their role, or their own action).
+    NotAllowed { action: Action, authorization: Authorization },
+    /// A wrong PIN or an unknown name (the same answer); tries left before the lock.
+    WrongPin { attempts_left: Option<u32> },
+    /// Too many wrong PINs: locked until then (ms since the epoch).
+    StaffLocked { until_ms: i64 },
+    /// The first owner is created once: this store already has staff.
+    OwnerExists,
     Internal(String),
+}
+
+/// An action's name in the active language ("a refund").
+pub fn action_words(a: Action) -> String {
+    t(match a {
+        Action::Sell => id!("action-sell"),
+        Action::OpenShift => id!("action-open-shift"),
+        Action::XReport => id!("action-x-report"),
+        Action::Refund => id!("action-refund"),
+        Action::CancelSettledSale => id!("action-cancel-settled-sale"),
+        Action::OverrideUnknownOutcome => id!("action-override-unknown-outcome"),
+        Action::DiscountAboveLimit => id!("action-discount-above-limit"),
+        Action::OpenDrawerNoSale => id!("action-open-drawer-no-sale"),
+        Action::PaidInOut => id!("action-paid-in-out"),
+        Action::CloseShift => id!("action-close-shift"),
+        Action::Settings => id!("action-settings"),
+        Action::CatalogEdit => id!("action-catalog-edit"),
+        Action::StaffAdmin => id!("action-staff-admin"),
+    })
+}
+
+/// A role's name in the active language.
+pub fn role_words(r: Role) -> String {
+    t(match r {
+        Role::Cashier => id!("role-cashier"),
+        Role::Manager => id!("role-manager"),
+        Role::Owner => id!("role-owner"),
+    })
 }
 
 /// The message in the active language: by variant (the code), with its arguments.
@@ -66,6 +112,27 @@ impl std::fmt::Display for AppError {
                 m.clone()
             }
             AppError::Rejected { message, .. } => message.clone(),
+            AppError::NotSignedIn => t(id!("error-not-signed-in")),
+            AppError::NoOpenShift => t(id!("error-no-open-shift")),
+            AppError::ShiftHasOpenSale => t(id!("error-shift-has-open-sale")),
+            AppError::ApprovalRequired { action, min_role } => {
+                tr!(l, "error-approval-required", action = action_words(*action), role = role_words(*min_role))
+            }
+            AppError::NotAllowed { action, authorization } => match authorization {
+                Authorization::SelfApproval => t(id!("error-self-approval")),
+                Authorization::ApproverTooLow { min_role } | Authorization::NeedsApproval { min_role } => {
+                    tr!(l, "error-approver-too-low", action = action_words(*action), role = role_words(*min_role))
+                }
+                Authorization::Allowed | Authorization::Approved { .. } => t(id!("error-approver-too-low-plain")),
+            },
+            AppError::WrongPin { attempts_left: Some(n) } => tr!(l, "error-wrong-pin-left", count = *n),
+            AppError::WrongPin { attempts_left: None } => t(id!("error-wrong-pin")),
+            AppError::StaffLocked { until_ms } => {
+                let minutes = ((until_ms - crate::state::now_ms()).max(0) + 59_999) / 60_000;
+                let minutes = minutes.max(1);
+                tr!(l, "error-staff-locked", minutes = minutes)
+            }
+            AppError::OwnerExists => t(id!("error-owner-exists")),
         };
         f.write_str(&text)
     }
@@ -94,6 +161,14 @@ impl AppError {
             AppError::BackOfficeUnreachable(_) => "backoffice_unreachable",
             AppError::BackOfficeRefused(_) => "backoffice_refused",
             AppError::AlreadyPaired(_) => "already_paired",
+            AppError::NotSignedIn => "not_signed_in",
+            AppError::NoOpenShift => "no_open_shift",
+            AppError::ShiftHasOpenSale => "shift_has_open_sale",
+            AppError::ApprovalRequired { .. } => "approval_required",
+            AppError::NotAllowed { .. } => "not_allowed",
+            AppError::WrongPin { .. } => "wrong_pin",
+            AppError::StaffLocked { .. } => "staff_locked",
+            AppError::OwnerExists => "owner_exists",
             AppError::Internal(_) => "internal",
         }
     }
@@ -103,6 +178,11 @@ impl AppError {
 /// Decided from the error's variant, never from its message text.
 impl From<EngineError> for AppError {
     fn from(e: EngineError) -> Self {
+        if let EngineError::Ledger(inner) = &e {
+            if let Some(staff) = staff_error(inner) {
+                return staff;
+            }
+        }
         let code = e.code();
         let l = active();
         // The engine's own detail (`m`, `reason`, `source`) is passed through as it is.
@@ -153,6 +233,9 @@ impl From<EngineError> for AppError {
 impl From<paydesk_ledger::Error> for AppError {
     fn from(e: paydesk_ledger::Error) -> Self {
         use paydesk_ledger::Error as L;
+        if let Some(staff) = staff_error(&e) {
+            return staff;
+        }
         match e {
             L::CartNotOpen { .. } => AppError::CartLocked,
             L::EmptyCart(_) => AppError::CartEmpty,
@@ -162,17 +245,49 @@ impl From<paydesk_ledger::Error> for AppError {
     }
 }
 
+/// The ledger's staff and shift refusals as the app's own codes (they may also arrive
+/// wrapped in an engine error, when a tender or refund was refused by the ledger).
+fn staff_error(e: &paydesk_ledger::Error) -> Option<AppError> {
+    use paydesk_ledger::Error as L;
+    Some(match e {
+        L::NotSignedIn => AppError::NotSignedIn,
+        L::NoOpenShift => AppError::NoOpenShift,
+        L::ShiftHasOpenSale { .. } => AppError::ShiftHasOpenSale,
+        L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
+        L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
+        L::NotAllowed { action, authorization } => {
+            let action = Action::ALL.into_iter().find(|a| a.as_str() == *action)?;
+            match authorization {
+                Authorization::NeedsApproval { min_role } => AppError::ApprovalRequired { action, min_role: *min_role },
+                other => AppError::NotAllowed { action, authorization: *other },
+            }
+        }
+        _ => return None,
+    })
+}
+
 impl serde::Serialize for AppError {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let problems = match self {
             AppError::Rejected { problems, .. } => Some(problems),
             _ => None,
         };
-        let mut st = s.serialize_struct("AppError", 2 + usize::from(problems.is_some()))?;
+        let mut st = s.serialize_struct("AppError", 4)?;
         st.serialize_field("code", self.code())?;
         st.serialize_field("message", &self.to_string())?;
         if let Some(p) = problems {
             st.serialize_field("problems", p)?;
+        }
+        // What the sign-in screen and the approval dialog need besides the words.
+        match self {
+            AppError::ApprovalRequired { action, min_role } => {
+                st.serialize_field("action", action)?;
+                st.serialize_field("min_role", min_role)?;
+            }
+            AppError::NotAllowed { action, .. } => st.serialize_field("action", action)?,
+            AppError::WrongPin { attempts_left } => st.serialize_field("attempts_left", attempts_left)?,
+            AppError::StaffLocked { until_ms } => st.serialize_field("until_ms", until_ms)?,
+            _ => {}
         }
         st.end()
     }
@@ -202,6 +317,32 @@ mod tests {
         let e = AppError::from(EngineError::InvalidInput("the drawer is not open".into()));
         assert_eq!(e.code(), "invalid_input");
         assert!(!matches!(e, AppError::CartLocked));
+    }
+
+    /// The ledger's staff refusals keep their meaning whether they come straight from
+    /// the ledger or wrapped by the engine; the screen gets what it needs besides words.
+    #[test]
+    fn staff_refusals_become_their_own_codes() {
+        let wrapped = |e: paydesk_ledger::Error| AppError::from(EngineError::from(e));
+        assert_eq!(wrapped(paydesk_ledger::Error::NotSignedIn).code(), "not_signed_in");
+        assert_eq!(wrapped(paydesk_ledger::Error::NoOpenShift).code(), "no_open_shift");
+        assert_eq!(AppError::from(paydesk_ledger::Error::NoOpenShift).code(), "no_open_shift");
+        let needs = paydesk_ledger::Error::NotAllowed {
+            action: "refund",
+            authorization: Authorization::NeedsApproval { min_role: Role::Manager },
+        };
+        let v = serde_json::to_value(AppError::from(needs)).unwrap();
+        assert_eq!(v["code"], "approval_required");
+        assert_eq!(v["action"], "refund");
+        assert_eq!(v["min_role"], "manager");
+        assert_eq!(v["message"], "A refund needs a manager's approval.");
+        let v = serde_json::to_value(AppError::from(paydesk_ledger::Error::WrongPin { attempts_left: Some(3) })).unwrap();
+        assert_eq!((v["code"].as_str(), v["attempts_left"].as_u64()), (Some("wrong_pin"), Some(3)));
+        assert_eq!(v["message"], "Wrong PIN. 3 tries left before the lock.");
+        let until = crate::state::now_ms() + 5 * 60_000;
+        let v = serde_json::to_value(AppError::from(paydesk_ledger::Error::StaffLocked { until_ms: until })).unwrap();
+        assert_eq!(v["until_ms"], until);
+        assert!(v["message"].as_str().unwrap().contains("5 min"), "{v}");
     }
 
     #[test]
@@ -272,7 +413,17 @@ mod tests {
             AppError::Rejected { code: "invalid_item", message: String::new(), problems: vec![] },
             AppError::Rejected { code: "csv_rejected", message: String::new(), problems: vec![] },
         ];
-        for e in tender.into_iter().chain(store) {
+        let staff = [
+            AppError::NotSignedIn,
+            AppError::NoOpenShift,
+            AppError::ShiftHasOpenSale,
+            AppError::ApprovalRequired { action: Action::Refund, min_role: Role::Manager },
+            AppError::NotAllowed { action: Action::Refund, authorization: Authorization::SelfApproval },
+            AppError::WrongPin { attempts_left: Some(2) },
+            AppError::StaffLocked { until_ms: 0 },
+            AppError::OwnerExists,
+        ];
+        for e in tender.into_iter().chain(store).chain(staff) {
             assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());
         }
         assert_eq!(

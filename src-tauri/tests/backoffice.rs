@@ -19,7 +19,18 @@ fn start_app(dir: &std::path::Path) -> (tauri::App<tauri::test::MockRuntime>, Wi
     #[allow(deprecated)]
     app.run_iteration(|_, _| {});
     let w = app.get_webview_window("main").expect("main window");
+    owner_with_shift(dir, &w);
     (app, w)
+}
+
+/// The demo owner signed in and a shift open (a start signs everyone out, design §12.9).
+fn owner_with_shift(dir: &std::path::Path, w: &Window) {
+    invoke(w, "sign_in", json!({ "name": "Olivia", "pin": "1111" })).expect("the demo owner signs in");
+    let mut l = paydesk_ledger::Ledger::open(dir.join("ledger.db")).unwrap();
+    if l.current_shift().unwrap().is_none() {
+        let me = l.signed_in().unwrap().expect("signed in");
+        l.open_shift(paydesk_ledger::Actor::alone(me.id), &[], paydesk_app::state::now_ms()).unwrap();
+    }
 }
 
 fn invoke(w: &Window, cmd: &str, args: Value) -> Result<Value, Value> {

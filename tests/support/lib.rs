@@ -18,6 +18,8 @@ use serde_json::{json, Value};
 pub use thirtyfour;
 
 pub mod package;
+pub mod staff;
+pub use staff::StaffStart;
 use thirtyfour::prelude::*;
 
 /// The root of the repository (this package's manifest dir).
@@ -107,6 +109,8 @@ pub struct Launch {
     /// A data folder whose files are copied into the app's data dir before it starts
     /// (an older version's data, for upgrade tests).
     pub data_from: Option<PathBuf>,
+    /// Who is signed in when `start` returns, and whether a shift is open.
+    pub staff: StaffStart,
 }
 
 impl Default for Launch {
@@ -117,6 +121,7 @@ impl Default for Launch {
             env: vec![("PAYDESK_FAULT_PROFILE".into(), "none".into())],
             binary: None,
             data_from: None,
+            staff: StaffStart::default(),
         }
     }
 }
@@ -256,6 +261,7 @@ impl App {
         };
         app.wait_js("return document.body.dataset.ready === 'true'", "the UI to be ready", LONG).await;
         app.start_to_interactive = t0.elapsed();
+        app.prepare_staff(launch.staff).await;
         app
     }
 
