@@ -32,6 +32,8 @@ const COMMANDS: &[&str] = &[
     "set_line_discount",
     "set_sale_discount",
     "get_receipt",
+    "list_sales",
+    "open_receipt_page",
     "print_receipt",
     "save_printer",
     "list_catalog",
@@ -46,6 +48,16 @@ const COMMANDS: &[&str] = &[
     "create_owner",
     "get_store",
     "save_store",
+    "shift_status",
+    "shift_open",
+    "paid_in",
+    "paid_out",
+    "x_report",
+    "shift_close",
+    "z_report",
+    "print_shift_report",
+    "audit_verify",
+    "audit_page",
 ];
 
 fn main() {

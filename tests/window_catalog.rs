@@ -1,6 +1,8 @@
 //! The catalog screen (F5) in the real window: a bad CSV pasted in shows EVERY bad line
 //! and field and imports nothing; a good one imports and the item scans at once; an item
-//! form shows its problem per field; export writes the file in the data folder.
+//! form shows its problem per field; export writes the file in the data folder. Files
+//! chosen with the file picker (WebDriver types the path into the file input) are read
+//! and imported the same way: a bad file lists its bad lines, a good one imports.
 
 use paydesk_e2e::thirtyfour::prelude::*;
 use paydesk_e2e::{App, Launch, LONG};
@@ -70,5 +72,44 @@ async fn csv_import_shows_every_bad_line_and_a_good_file_scans_at_once() {
     app.scan("4901234567894").await;
     app.wait_js("return !!document.querySelector(\".cart-line[data-sku='ONI-001']\")", "the rice ball in the cart", LONG).await;
     app.wait_js("return !!document.querySelector(\".item[data-sku='ONI-001']\")", "the rice ball in the register's catalog", LONG).await;
+    app.close().await;
+}
+
+/// Chooses `path` in the CSV file picker (as WebDriver does: the path typed into the
+/// file input), waits until the file is read into the box, and presses Import.
+async fn import_file(app: &App, path: &std::path::Path) {
+    let name = path.file_name().unwrap().to_str().unwrap().to_string();
+    app.el("#csv-file").await.send_keys(path.to_str().unwrap()).await.unwrap();
+    app.wait_js(&format!("return document.getElementById('csv-text').dataset.file === '{name}'"), "the file read", LONG).await;
+    app.click("#csv-import").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_csv_file_chosen_in_the_picker_is_imported_and_a_bad_one_lists_its_lines() {
+    let app = App::start("catalog-file", Launch::default()).await;
+    let files = tempfile::tempdir().unwrap();
+    key(&app, Key::F5).await;
+    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 14", "the 14 demo items", LONG).await;
+
+    let bad = files.path().join("bad.csv");
+    std::fs::write(&bad, format!("{HEADER}\nYUZ-001,,Yuzu soda,ゆずソーダ,200,reduced,true\nBAD-3,123,,,abc,reduced,true\n")).unwrap();
+    import_file(&app, &bad).await;
+    app.wait_js("return document.getElementById('csv-msg').dataset.outcome === 'csv_rejected'", "the file refused", LONG).await;
+    let listed = app
+        .js("return [...document.querySelectorAll('#csv-problems li')].map((li) => li.dataset.line + ':' + li.dataset.field)")
+        .await;
+    let listed: Vec<&str> = listed.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    for want in ["3:barcode", "3:name_en", "3:price_minor"] {
+        assert!(listed.contains(&want), "{want} not listed: {listed:?}");
+    }
+    assert!(!listed.iter().any(|l| l.starts_with("2:")), "the good line is not a problem: {listed:?}");
+    assert_eq!(row_count(&app).await, 14, "nothing imported from a file with errors");
+
+    let good = files.path().join("good.csv");
+    std::fs::write(&good, format!("{HEADER}\nYUZ-001,,Yuzu soda,ゆずソーダ,200,reduced,true\n")).unwrap();
+    import_file(&app, &good).await;
+    app.wait_js("return document.getElementById('csv-msg').dataset.outcome === 'imported'", "the file imported", LONG).await;
+    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 15", "15 items", LONG).await;
+    assert!(app.js("return document.querySelector(\"#catalog-rows tr[data-sku='YUZ-001']\") !== null").await.as_bool().unwrap());
     app.close().await;
 }

@@ -6,7 +6,7 @@
 import { invoke } from './bridge.js';
 import { $, h, errText } from './dom.js';
 import { t } from './i18n.js';
-import { signedIn } from './signin.js';
+import { roleWords, signedIn } from './signin.js';
 
 const RANK = { cashier: 0, manager: 1, owner: 2 };
 
@@ -21,7 +21,7 @@ function ask(err, check) {
     try { staff = await invoke('staff_list'); } catch (e) { /* the name list stays empty */ }
     const eligible = staff.filter((s) => RANK[s.role] >= RANK[err.min_role] && (!me || s.name !== me.name));
     $('approval-why').textContent = errText(err);
-    $('approval-name').replaceChildren(...eligible.map((s) => h('option', { value: s.name, text: `${s.name} (${t('role-' + s.role)})` })));
+    $('approval-name').replaceChildren(...eligible.map((s) => h('option', { value: s.name, text: `${s.name} (${roleWords(s.role)})` })));
     $('approval-pin').value = '';
     $('approval-msg').textContent = '';
     $('approval-msg').dataset.code = '';

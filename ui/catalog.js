@@ -1,10 +1,10 @@
 // The catalog screen (F5): every item of the store with its fields, an item form
-// (add, edit, deactivate) with the register's problem per field, CSV import { withApproval } from './approval.js';
-import (a file
+// (add, edit, deactivate) with the register's problem per field, CSV import (a file
 // read here, or pasted text) that lists every bad line and imports nothing from a bad
 // file, CSV export saved in the data folder; and the store's settings with the
 // receipt printer. The commands check everything again: this screen only draws.
 
+import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { msgId, t } from './i18n.js';
@@ -94,7 +94,8 @@ function readFile() {
   if (!file) return;
   if (file.size > MAX_CSV_BYTES) { $('csv-msg').textContent = t('catalog-file-too-big'); return; }
   const r = new FileReader();
-  r.onload = () => { $('csv-text').value = String(r.result); };
+  // data-file says which file the box now holds (what a test waits for).
+  r.onload = () => { $('csv-text').value = String(r.result); $('csv-text').dataset.file = file.name; };
   r.readAsText(file);
 }
 

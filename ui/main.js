@@ -15,9 +15,11 @@ import { refreshStatus, renderStatus } from './status.js';
 import { applyStatic, formatTime, loadMessages, onLanguageChange, t } from './i18n.js';
 import { loadBackofficeSettings, refreshBackoffice } from './backoffice.js';
 import { initStaff, isLocked, redrawStaff } from './signin.js';
+import { loadShift } from './shift.js';
+import { initAudit, loadAudit } from './audit.js';
 
 // ---------------------------------------------------------------- screens
-const views = ['register', 'payments', 'report', 'settings', 'catalog'];
+const views = ['register', 'payments', 'report', 'settings', 'catalog', 'shift', 'audit'];
 let currentView = 'register';
 function show(view) {
   currentView = view;
@@ -31,6 +33,8 @@ function show(view) {
   if (view === 'report') loadReport();
   if (view === 'settings') { loadSettings(); loadBackofficeSettings(); loadAbout(); }
   if (view === 'catalog') loadCatalog();
+  if (view === 'shift') loadShift();
+  if (view === 'audit') loadAudit();
 }
 
 // ---------------------------------------------------------------- keyboard
@@ -42,7 +46,7 @@ document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && e.repeat && e.target instanceof HTMLButtonElement) { e.preventDefault(); return; }
   // The tender panel's keys first: F6/F7/F8 and Esc mean payment there.
   if (currentView === 'register' && !e.repeat && registerTenderKey(e)) { e.preventDefault(); return; }
-  const fkeys = { F1: 'register', F2: 'payments', F3: 'report', F4: 'settings', F5: 'catalog' };
+  const fkeys = { F1: 'register', F2: 'payments', F3: 'report', F4: 'settings', F5: 'catalog', F9: 'shift', F10: 'audit' };
   if (fkeys[e.key]) { e.preventDefault(); show(fkeys[e.key]); return; }
   if (e.key === 'F12') { e.preventDefault(); if (currentView === 'register' && !isCheckoutOpen()) charge(); return; }
   if (e.key === 'Escape') { if (currentView !== 'register') show('register'); else focusScan(); return; }
@@ -67,6 +71,9 @@ async function start() {
   applyStatic(document);
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
   initRegister();
+  initAudit();
+  // A sale refused for want of a shift offers the open-shift form (shift.js).
+  document.addEventListener('paydesk:show', (e) => show(e.detail));
   initCatalog(() => reloadCatalog().catch((e) => alertLoud(errText(e))));
   const tick = () => { $('clock').textContent = formatTime(Date.now()); };
   tick(); setInterval(tick, 10000);
@@ -106,4 +113,8 @@ async function start() {
   document.body.dataset.ready = 'true';
 }
 
-start().catch((e) => alertLoud(t('start-failed', { error: errText(e) })));
+start().catch((e) => {
+  // Said loudly, and where the WebDriver tests read it instead of waiting for "ready".
+  document.body.dataset.startError = errText(e);
+  alertLoud(t('start-failed', { error: errText(e) }));
+});

@@ -12,6 +12,8 @@ import { formatDateTime, t } from './i18n.js';
 const TONE_COLOR = { ok: '#15803d', warn: '#b45309', bad: '#b91c1c', info: '#1d4ed8' };
 
 let selectedPayment = null;
+/** The sale whose receipt the detail pane shows (from the Receipts list), if any. */
+let selectedSale = null;
 
 /** Lists the payments (newest first) and shows the selected one, or the first. */
 export async function loadPayments() {
@@ -27,12 +29,43 @@ export async function loadPayments() {
       h('td', { class: 'num', text: String(p.attempts) }));
   }));
   $('payments-empty').hidden = list.length > 0;
+  loadSales(null);
+  if (selectedSale !== null) return;
   if (selectedPayment === null && list.length) selectPayment(list[0].id);
   else if (selectedPayment !== null) selectPayment(selectedPayment);
 }
 
+/** The Receipts list: every paid sale (cash, card or split), newest first, a page at a
+ *  time; `before` continues after the last page shown. */
+async function loadSales(before) {
+  let page;
+  try { page = await invoke('list_sales', { before }); } catch (e) { announce(errText(e), 'bad'); return; }
+  const rows = page.sales.map((s) => {
+    const show = h('button', { type: 'button', class: 'sale-show', id: `sale-show-${s.cart_id}`, text: t('sales-show'),
+      'aria-label': t('sales-row-label', { no: s.receipt_no, total: s.total_display, time: s.issued_at }),
+      onclick: () => selectSale(s.cart_id) });
+    return h('tr', { 'data-cart': String(s.cart_id), 'aria-selected': String(s.cart_id === selectedSale) },
+      h('td', { text: s.issued_at }), h('td', { class: 'num', text: s.receipt_no }),
+      h('td', { class: 'num', text: s.total_display }), h('td', { text: s.tenders }), h('td', {}, show));
+  });
+  if (before === null) $('sales-rows').replaceChildren(...rows); else $('sales-rows').append(...rows);
+  $('sales-empty').hidden = $('sales-rows').children.length > 0;
+  const more = $('sales-more');
+  more.hidden = page.next_before === null || page.next_before === undefined;
+  more.onclick = () => loadSales(page.next_before);
+}
+
+/** Shows sale `cartId`'s receipt with its Print / Reprint and printable-page buttons. */
+function selectSale(cartId) {
+  selectedSale = cartId; selectedPayment = null;
+  for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', 'false');
+  for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', String(tr.dataset.cart === String(cartId)));
+  $('payment-detail').replaceChildren(h('h2', { text: t('receipt-screen-of-sale', { id: cartId }) }), receiptPanel(cartId));
+}
+
 async function selectPayment(id) {
-  selectedPayment = id;
+  selectedPayment = id; selectedSale = null;
+  for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', 'false');
   for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', String(tr.dataset.id === String(id)));
   let p;
   try { p = await invoke('get_payment', { id }); } catch (e) { announce(errText(e), 'bad'); return; }

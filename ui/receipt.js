@@ -12,8 +12,16 @@ export function receiptPanel(cartId) {
   const body = h('pre', { class: 'receipt receipt-text', id: 'sale-receipt', 'aria-label': t('receipt-screen-title') });
   const msg = h('p', { class: 'help', id: 'receipt-msg', role: 'status' });
   const print = h('button', { class: 'secondary', id: 'print-receipt', type: 'button', text: t('receipt-screen-print') });
-  // The button and its message above the paper: in view however long the receipt is.
-  const box = h('div', { class: 'receipt-panel', 'data-cart': String(cartId) }, h('div', { class: 'actions' }, print), msg, body);
+  // An A4 page for an office printer, in a window of its own (design §11.18).
+  const page = h('button', { class: 'secondary', id: 'receipt-page', type: 'button', text: t('receipt-page-open'),
+    onclick: async () => {
+      try {
+        const label = await invoke('open_receipt_page', { cart: cartId });
+        box.dataset.page = label;
+      } catch (e) { msg.textContent = errText(e); msg.dataset.code = (e && e.code) || 'error'; msg.classList.add('bad'); }
+    } });
+  // The buttons and their message above the paper: in view however long the receipt is.
+  const box = h('div', { class: 'receipt-panel', 'data-cart': String(cartId) }, h('div', { class: 'actions' }, print, page), msg, body);
   let printing = false;
   const load = async () => {
     try {
@@ -26,7 +34,7 @@ export function receiptPanel(cartId) {
     } catch (e) {
       body.textContent = t('receipt-screen-none', { why: errText(e) });
       body.classList.add('receipt-error');
-      print.disabled = true;
+      print.disabled = true; page.disabled = true;
       box.dataset.loaded = 'error';
     }
   };

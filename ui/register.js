@@ -9,6 +9,7 @@ import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
 import { initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderKey } from './tender.js';
 import { receiptPanel } from './receipt.js';
+import { openShiftOffer } from './shift.js';
 
 let catalog = [];
 let cart = null;
@@ -276,7 +277,8 @@ function renderOutcome(o) {
     const cancel = h('button', { class: 'secondary', id: 'cancel-sale', type: 'button', text: t('tender-cancel'), onclick: () => nextSale() });
     box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': o.kind, 'data-key': o.checkout_key },
       h('h3', { text: failed ? t('outcome-failed-heading') : t('outcome-declined-heading') }),
-      h('p', { class: 'reason', text: failed ? o.message : t('outcome-declined-reason', { reason: o.message }) }),
+      h('p', { class: 'reason', text: o.message }),
+      o.detail ? h('p', { class: 'detail', text: t('outcome-processor-said', { detail: o.detail }) }) : null,
       h('p', { text: failed ? t('outcome-failed-text') : t('outcome-declined-text') }),
       sel, h('div', { class: 'actions' }, again, cancel)));
     alertLoud(failed ? t('outcome-failed-alert', { reason: o.message }) : t('outcome-declined-alert', { reason: o.message }));
@@ -297,7 +299,8 @@ function renderOutcome(o) {
       onclick: () => runCharge('charge', { paymentMethod: $('card').value }, t('checking-same-key')) });
     box.replaceChildren(h('div', { class: 'result warn', id: 'result', 'data-kind': 'unknown', 'data-key': o.checkout_key },
       h('h3', { text: t('outcome-unknown-heading') }),
-      h('p', { text: o.message }),
+      h('p', { class: 'reason', text: o.message }),
+      o.detail ? h('p', { class: 'detail', text: t('outcome-processor-said', { detail: o.detail }) }) : null,
       h('p', { text: t('outcome-unknown-text') }),
       h('div', { class: 'actions' }, retry),
       h('label', { class: 'override', for: 'override-reason', id: 'override-help' }, t('override-help')),
@@ -323,7 +326,8 @@ async function runCharge(cmd, args, title) {
     const back = h('button', { class: 'secondary', type: 'button', text: t('back-to-cart'),
       onclick: async () => { try { renderCart(await invoke('get_cart')); } catch (_) { /* keep */ } closeCheckout(); } });
     box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'error', 'data-code': e && e.code },
-      h('h3', { text: t('charge-error-heading') }), h('p', { text: errText(e) }), h('div', { class: 'actions' }, back)));
+      h('h3', { text: t('charge-error-heading') }), h('p', { text: errText(e) }),
+      h('div', { class: 'actions' }, e && e.code === 'no_open_shift' ? openShiftOffer() : null, back)));
     alertLoud(errText(e));
     back.focus();
   } finally {

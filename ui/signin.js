@@ -6,7 +6,7 @@
 
 import { invoke } from './bridge.js';
 import { $, h, errText } from './dom.js';
-import { formatTime, t } from './i18n.js';
+import { formatTime, msgId, t } from './i18n.js';
 
 let me = null;            // { name, role } of the person signed in, or null
 let hasStaff = false;
@@ -20,7 +20,9 @@ export const signedIn = () => me;
 /** Whether the sign-in or first-start screen covers the register. */
 export const isLocked = () => !$('signin').hidden || !$('owner').hidden;
 
-const roleWords = (role) => t('role-' + role);
+const ROLES = { cashier: msgId('role-cashier'), manager: msgId('role-manager'), owner: msgId('role-owner') };
+/** A role's name in the screen's language. */
+export const roleWords = (role) => t(ROLES[role] || role);
 
 function renderWho() {
   const who = $('whoami');

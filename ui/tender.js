@@ -10,6 +10,7 @@
 import { withApproval } from './approval.js';
 import { receiptPanel } from './receipt.js';
 import { invoke } from './bridge.js';
+import { openShiftOffer } from './shift.js';
 import { $, h, announce, alertLoud, errText, fmtMoney, toMinor } from './dom.js';
 import { refreshStatus } from './status.js';
 import { t } from './i18n.js';
@@ -322,6 +323,7 @@ async function failed(e) {
   await refresh();
   notice('bad', errText(e));
   $('tender-notice').firstChild.dataset.code = code || '';
+  if (code === 'no_open_shift') $('tender-notice').firstChild.append(h('div', { class: 'actions' }, openShiftOffer()));
   if (sale && sale.unknown_tender) startMode('menu');
   else if (sale && !sale.complete && !sale.canceled) startMode(mode === 'done' ? 'menu' : mode);
   else showDone(null, errText(e));

@@ -6,7 +6,10 @@ use std::path::Path;
 const LANGS: [&str; 2] = ["en", "ja"];
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("locales");
+    // Read at run time, not baked in with env!(): a build script compiled in one checkout
+    // and reused from a shared target dir must still read THIS checkout's catalogs.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts");
+    let root = Path::new(&manifest_dir).join("locales");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut out = String::new();
     for lang in LANGS {

@@ -16,6 +16,7 @@ use serde::Serialize;
 use tauri::{AppHandle, Manager, Runtime, State};
 
 use crate::error::AppError;
+use crate::i18n::{active, tr};
 use crate::secrets::SecretStore;
 use crate::state::LEDGER_FILE;
 
@@ -60,8 +61,8 @@ impl From<SyncError> for AppError {
         match e {
             SyncError::Unreachable(m) => AppError::BackOfficeUnreachable(m),
             SyncError::Refused(r) => AppError::BackOfficeRefused(format!("{} ({})", r.message, r.status)),
-            SyncError::Input(m) => AppError::InvalidInput(m),
-            other => AppError::Internal(other.to_string()),
+            SyncError::Input(m) => AppError::InvalidInput(tr!(active(), "input-backoffice", detail = m)),
+            other => AppError::Internal(tr!(active(), "internal-backoffice", detail = other.to_string())),
         }
     }
 }
@@ -177,13 +178,13 @@ pub async fn pair_backoffice(
     let granted = crate::staff::authorize(&app, action, approval.as_ref())?;
     crate::staff::record_approval(&app, &granted, action, "backoffice_pairing")?;
     if code.trim().is_empty() || code.len() > MAX_CODE_LEN {
-        return Err(AppError::InvalidInput(format!("The pairing code has 1 to {MAX_CODE_LEN} characters.")));
+        return Err(AppError::InvalidInput(tr!(active(), "input-pairing-code", max = MAX_CODE_LEN)));
     }
     let _one = bo.pairing.lock().await;
     let path = bo.state_path();
     let mut state = SyncState::load(&path)?;
     if let Some(p) = &state.pairing {
-        return Err(AppError::AlreadyPaired(format!("This register is already paired as “{}” with {}.", p.register_name, p.url)));
+        return Err(AppError::AlreadyPaired(tr!(active(), "error-already-paired", name = p.register_name.clone(), url = p.url.clone())));
     }
     let (pairing, token) = paydesk_sync::run::pair(&url, &code, env!("CARGO_PKG_VERSION")).await?;
     bo.save_token(&token).map_err(AppError::Internal)?;

@@ -7,6 +7,7 @@ use paydesk_ledger::CatalogItem;
 use serde::Serialize;
 
 use crate::error::{AppError, AppResult};
+use crate::i18n::{active, tr};
 use crate::money;
 
 /// One catalog item on the register's screen.
@@ -47,12 +48,10 @@ impl Item {
 pub fn validate_code(code: &str) -> AppResult<String> {
     let code = code.trim();
     if code.is_empty() {
-        return Err(AppError::InvalidInput("Type or scan a code first.".into()));
+        return Err(AppError::InvalidInput(tr!(active(), "input-code-empty")));
     }
     if code.len() > 32 || !code.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-        return Err(AppError::InvalidInput(
-            "A code has only letters, digits and dashes (at most 32).".into(),
-        ));
+        return Err(AppError::InvalidInput(tr!(active(), "input-code-chars", max = 32)));
     }
     Ok(code.to_string())
 }

@@ -29,7 +29,7 @@ pub(crate) fn validate_payment_method(pm: &str) -> AppResult<String> {
     if ok {
         Ok(pm.to_string())
     } else {
-        Err(AppError::InvalidInput("Pick a card from the list.".into()))
+        Err(AppError::InvalidInput(tr!(active(), "input-pick-card")))
     }
 }
 
@@ -43,7 +43,7 @@ fn validate_key(key: &str) -> AppResult<String> {
     if ok {
         Ok(key.to_string())
     } else {
-        Err(AppError::InvalidInput("That payment reference is not valid.".into()))
+        Err(AppError::InvalidInput(tr!(active(), "input-payment-ref")))
     }
 }
 
@@ -53,7 +53,7 @@ pub(crate) fn validate_reason(reason: Option<String>) -> AppResult<Option<String
         None => Ok(None),
         Some(r) if r.is_empty() => Ok(None),
         Some(r) if r.chars().count() < 3 || r.chars().count() > 200 || r.chars().any(char::is_control) => Err(
-            AppError::InvalidInput("Give a short reason (3 to 200 characters) for the audit log.".into()),
+            AppError::InvalidInput(tr!(active(), "input-reason")),
         ),
         Some(r) => Ok(Some(r)),
     }
@@ -91,7 +91,7 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
 pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32) -> AppResult<CartView> {
     let sku = catalog::validate_code(&sku)?;
     if quantity > catalog::MAX_QUANTITY {
-        return Err(AppError::InvalidInput(format!("Quantity must be 0 to {}.", catalog::MAX_QUANTITY)));
+        return Err(AppError::InvalidInput(tr!(active(), "input-quantity", max = catalog::MAX_QUANTITY)));
     }
     // A line already in the cart can be changed even if its item was deactivated since.
     let in_cart = cart_view(&state)?.lines.into_iter().find(|l| l.sku.eq_ignore_ascii_case(&sku)).map(|l| l.sku);
@@ -130,7 +130,7 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
     let payment = state
         .engine()
         .with_ledger(|l| l.payment_by_key(&r.checkout_key))?
-        .ok_or_else(|| AppError::Internal("the payment vanished from the ledger".into()))?;
+        .ok_or_else(|| AppError::Internal(tr!(active(), "internal-payment-missing")))?;
     let cart_id = payment.cart_id.unwrap_or_else(|| state.cart_id());
     let cart = state.view_of(&state.engine().with_ledger(|l| l.cart(cart_id))?)?;
     Ok(OutcomeView::build(r, &payment, cart))
@@ -304,10 +304,10 @@ pub async fn refund(
         None | Some("") => None,
         Some(text) => {
             let m = Money::parse(text, state.currency).map_err(|_| {
-                AppError::InvalidInput(format!("“{text}” is not an amount. Type it like 2.50."))
+                AppError::InvalidInput(tr!(active(), "input-refund-amount", text = text.chars().take(24).collect::<String>(), example = money::plain(250 * 10i64.pow(money::exponent(state.currency.code()).saturating_sub(2)), state.currency.code())))
             })?;
             if m.amount_minor <= 0 {
-                return Err(AppError::InvalidInput("A refund must be more than zero.".into()));
+                return Err(AppError::InvalidInput(tr!(active(), "input-refund-positive")));
             }
             Some(m.amount_minor)
         }
@@ -336,7 +336,7 @@ pub async fn refund(
 #[tauri::command]
 pub fn get_report(state: State<'_, AppState>, since: i64) -> AppResult<ReportView> {
     if !(0..=now_ms() + 86_400_000).contains(&since) {
-        return Err(AppError::InvalidInput("The report's start time is not valid.".into()));
+        return Err(AppError::InvalidInput(tr!(active(), "input-report-start")));
     }
     let payments = state.engine().list_payments(100_000, 0)?;
     let timelines = state

@@ -45,10 +45,6 @@ pub enum AppError {
     AlreadyPaired(String),
     /// The store has staff and nobody is signed in (design §12.9).
     NotSignedIn,
-    /// Money moves only inside an open shift once the store has staff (design §12.7).
-    NoOpenShift,
-    /// A shift cannot close while a customer is half-way through paying.
-    ShiftHasOpenSale,
     /// The person signed in may not do this alone: ask someone holding `min_role`.
     ApprovalRequired { action: Action, min_role: Role },
     /// The approver cannot approve this (their role, or their own action).
@@ -60,6 +56,16 @@ pub enum AppError {
     /// The first owner is created once: this store already has staff.
     OwnerExists,
     Internal(String),
+    /// Money moves only inside an open shift on a register with staff (design §12.7).
+    NoOpenShift,
+    ShiftAlreadyOpen,
+    /// A shift does not close while a customer is half-way through paying.
+    ShiftHasOpenSale { cart: i64 },
+    /// A drawer count the ledger refused (the detail says what is wrong with it).
+    InvalidCount(String),
+    /// A paid in / paid out refused: its amount or reason.
+    InvalidPaidInOut(String),
+    NoZReport(i64),
 }
 
 /// An action's name in the active language ("a refund").
@@ -113,8 +119,6 @@ impl std::fmt::Display for AppError {
             }
             AppError::Rejected { message, .. } => message.clone(),
             AppError::NotSignedIn => t(id!("error-not-signed-in")),
-            AppError::NoOpenShift => t(id!("error-no-open-shift")),
-            AppError::ShiftHasOpenSale => t(id!("error-shift-has-open-sale")),
             AppError::ApprovalRequired { action, min_role } => {
                 tr!(l, "error-approval-required", action = action_words(*action), role = role_words(*min_role))
             }
@@ -133,6 +137,12 @@ impl std::fmt::Display for AppError {
                 tr!(l, "error-staff-locked", minutes = minutes)
             }
             AppError::OwnerExists => t(id!("error-owner-exists")),
+            AppError::NoOpenShift => t(id!("shift-error-no-open-shift")),
+            AppError::ShiftAlreadyOpen => t(id!("shift-error-already-open")),
+            AppError::ShiftHasOpenSale { cart } => tr!(l, "shift-error-open-sale", cart = cart.to_string()),
+            AppError::InvalidCount(m) => tr!(l, "shift-error-count", detail = m.clone()),
+            AppError::InvalidPaidInOut(m) => tr!(l, "shift-error-paid", detail = m.clone()),
+            AppError::NoZReport(n) => tr!(l, "shift-error-no-z", number = n.to_string()),
         };
         f.write_str(&text)
     }
@@ -162,14 +172,18 @@ impl AppError {
             AppError::BackOfficeRefused(_) => "backoffice_refused",
             AppError::AlreadyPaired(_) => "already_paired",
             AppError::NotSignedIn => "not_signed_in",
-            AppError::NoOpenShift => "no_open_shift",
-            AppError::ShiftHasOpenSale => "shift_has_open_sale",
             AppError::ApprovalRequired { .. } => "approval_required",
             AppError::NotAllowed { .. } => "not_allowed",
             AppError::WrongPin { .. } => "wrong_pin",
             AppError::StaffLocked { .. } => "staff_locked",
             AppError::OwnerExists => "owner_exists",
             AppError::Internal(_) => "internal",
+            AppError::NoOpenShift => "no_open_shift",
+            AppError::ShiftAlreadyOpen => "shift_already_open",
+            AppError::ShiftHasOpenSale { .. } => "shift_has_open_sale",
+            AppError::InvalidCount(_) => "invalid_count",
+            AppError::InvalidPaidInOut(_) => "invalid_paid_in_out",
+            AppError::NoZReport(_) => "no_z_report",
         }
     }
 }
@@ -179,8 +193,8 @@ impl AppError {
 impl From<EngineError> for AppError {
     fn from(e: EngineError) -> Self {
         if let EngineError::Ledger(inner) = &e {
-            if let Some(staff) = staff_error(inner) {
-                return staff;
+            if let Some(refusal) = ledger_refusal(inner) {
+                return refusal;
             }
         }
         let code = e.code();
@@ -233,8 +247,8 @@ impl From<EngineError> for AppError {
 impl From<paydesk_ledger::Error> for AppError {
     fn from(e: paydesk_ledger::Error) -> Self {
         use paydesk_ledger::Error as L;
-        if let Some(staff) = staff_error(&e) {
-            return staff;
+        if let Some(refusal) = ledger_refusal(&e) {
+            return refusal;
         }
         match e {
             L::CartNotOpen { .. } => AppError::CartLocked,
@@ -245,14 +259,16 @@ impl From<paydesk_ledger::Error> for AppError {
     }
 }
 
-/// The ledger's staff and shift refusals as the app's own codes (they may also arrive
-/// wrapped in an engine error, when a tender or refund was refused by the ledger).
-fn staff_error(e: &paydesk_ledger::Error) -> Option<AppError> {
+/// The ledger's staff and shift refusals (design §12.7, §12.9) as the app's own codes,
+/// whichever command ran into them: they may also arrive wrapped in an engine error,
+/// when a tender or refund was refused by the ledger. One mapping per ledger error.
+fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
     use paydesk_ledger::Error as L;
     Some(match e {
         L::NotSignedIn => AppError::NotSignedIn,
         L::NoOpenShift => AppError::NoOpenShift,
-        L::ShiftHasOpenSale { .. } => AppError::ShiftHasOpenSale,
+        L::ShiftAlreadyOpen { .. } => AppError::ShiftAlreadyOpen,
+        L::ShiftHasOpenSale { cart_id } => AppError::ShiftHasOpenSale { cart: *cart_id },
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {
@@ -325,8 +341,6 @@ mod tests {
     fn staff_refusals_become_their_own_codes() {
         let wrapped = |e: paydesk_ledger::Error| AppError::from(EngineError::from(e));
         assert_eq!(wrapped(paydesk_ledger::Error::NotSignedIn).code(), "not_signed_in");
-        assert_eq!(wrapped(paydesk_ledger::Error::NoOpenShift).code(), "no_open_shift");
-        assert_eq!(AppError::from(paydesk_ledger::Error::NoOpenShift).code(), "no_open_shift");
         let needs = paydesk_ledger::Error::NotAllowed {
             action: "refund",
             authorization: Authorization::NeedsApproval { min_role: Role::Manager },
@@ -343,6 +357,16 @@ mod tests {
         let v = serde_json::to_value(AppError::from(paydesk_ledger::Error::StaffLocked { until_ms: until })).unwrap();
         assert_eq!(v["until_ms"], until);
         assert!(v["message"].as_str().unwrap().contains("5 min"), "{v}");
+    }
+
+    /// A sale refused for want of a shift says so whichever way it arrives (the ledger's
+    /// error directly, or wrapped by the engine), so the register can offer to open one.
+    #[test]
+    fn no_open_shift_is_its_own_code() {
+        let direct = AppError::from(paydesk_ledger::Error::NoOpenShift);
+        let wrapped = AppError::from(EngineError::from(paydesk_ledger::Error::NoOpenShift));
+        assert_eq!((direct.code(), wrapped.code()), ("no_open_shift", "no_open_shift"));
+        assert_eq!(direct.to_string(), "No shift is open. Open a shift with the counted float first.");
     }
 
     #[test]
@@ -415,15 +439,21 @@ mod tests {
         ];
         let staff = [
             AppError::NotSignedIn,
-            AppError::NoOpenShift,
-            AppError::ShiftHasOpenSale,
             AppError::ApprovalRequired { action: Action::Refund, min_role: Role::Manager },
             AppError::NotAllowed { action: Action::Refund, authorization: Authorization::SelfApproval },
             AppError::WrongPin { attempts_left: Some(2) },
             AppError::StaffLocked { until_ms: 0 },
             AppError::OwnerExists,
         ];
-        for e in tender.into_iter().chain(store).chain(staff) {
+        let shift = [
+            AppError::from(paydesk_ledger::Error::NoOpenShift),
+            AppError::from(paydesk_ledger::Error::ShiftAlreadyOpen { shift_id: 1 }),
+            AppError::from(paydesk_ledger::Error::ShiftHasOpenSale { cart_id: 1 }),
+            AppError::InvalidCount(String::new()),
+            AppError::InvalidPaidInOut(String::new()),
+            AppError::NoZReport(1),
+        ];
+        for e in tender.into_iter().chain(store).chain(staff).chain(shift) {
             assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());
         }
         assert_eq!(

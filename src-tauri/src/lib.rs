@@ -13,10 +13,13 @@ pub mod commands;
 pub mod config;
 pub mod error;
 pub mod i18n;
+#[cfg(test)]
+mod i18n_coverage;
 pub mod money;
 pub mod sale;
 pub mod secrets;
 pub mod settings;
+pub mod shift;
 pub mod staff;
 pub mod state;
 pub mod store;
@@ -47,6 +50,7 @@ pub const BACKGROUND_INTERVAL: Duration = Duration::from_secs(2);
 /// Adds PayDesk's commands, state and engine-event forwarding to `builder`.
 pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tauri::Builder<R> {
     builder
+        .register_uri_scheme_protocol(store::page::SCHEME, store::page::serve)
         .invoke_handler(tauri::generate_handler![
             commands::get_catalog,
             commands::get_cart,
@@ -71,6 +75,8 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             store::cart::set_line_discount,
             store::cart::set_sale_discount,
             store::receipt::get_receipt,
+            store::sales::list_sales,
+            store::page::open_receipt_page,
             store::print::print_receipt,
             store::print::save_printer,
             store::catalog::list_catalog,
@@ -79,6 +85,16 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             store::catalog::export_catalog,
             store::settings::get_store,
             store::settings::save_store,
+            shift::open::shift_status,
+            shift::open::shift_open,
+            shift::cash::paid_in,
+            shift::cash::paid_out,
+            shift::report::x_report,
+            shift::report::shift_close,
+            shift::report::z_report,
+            shift::print::print_shift_report,
+            shift::audit::audit_verify,
+            shift::audit::audit_page,
             commands::get_settings,
             commands::save_settings,
             about::about,

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Options, FAULT_PROFILES};
 use crate::error::{AppError, AppResult};
+use crate::i18n::{active, id, t, tr};
 use crate::secrets::SecretStore;
 
 /// Secret key of the embedded test PSP's merchant account.
@@ -76,18 +77,22 @@ fn bad(msg: impl Into<String>) -> AppError {
     AppError::InvalidInput(msg.into())
 }
 
-fn int_in(text: &str, what: &str, lo: u32, hi: u32) -> AppResult<u32> {
-    let v: u32 = text.trim().parse().map_err(|_| bad(format!("{what} must be a whole number.")))?;
+/// `what` is the field's message id (its name in an error message).
+fn int_in(text: &str, what: &'static str, lo: u32, hi: u32) -> AppResult<u32> {
+    let l = active();
+    let v: u32 = text.trim().parse().map_err(|_| bad(tr!(l, "input-settings-whole", what = t(what))))?;
     if v < lo || v > hi {
-        return Err(bad(format!("{what} must be from {lo} to {hi}.")));
+        return Err(bad(tr!(l, "input-settings-range", what = t(what), lo = lo, hi = hi)));
     }
     Ok(v)
 }
 
-fn money_in(text: &str, what: &str, currency: Currency) -> AppResult<i64> {
-    let m = Money::parse(text.trim(), currency).map_err(|_| bad(format!("{what} must be an amount like 100.00.")))?;
+fn money_in(text: &str, what: &'static str, currency: Currency) -> AppResult<i64> {
+    let l = active();
+    let example = crate::money::plain(10_000 * 10i64.pow(crate::money::exponent(currency.code()).saturating_sub(2)), currency.code());
+    let m = Money::parse(text.trim(), currency).map_err(|_| bad(tr!(l, "input-settings-amount", what = t(what), example = example)))?;
     if m.amount_minor < 0 || m.amount_minor > 100_000_000 {
-        return Err(bad(format!("{what} is out of range.")));
+        return Err(bad(tr!(l, "input-settings-amount-range", what = t(what))))
     }
     Ok(m.amount_minor)
 }
@@ -101,14 +106,14 @@ pub fn validate_url(url: &str) -> AppResult<String> {
     if u.is_empty() {
         return Ok(String::new());
     }
-    paydesk_register::transport::validate_psp_url(u).map_err(|e| bad(format!("The PSP URL is not valid: {e}.")))
+    paydesk_register::transport::validate_psp_url(u).map_err(|e| bad(tr!(active(), "input-settings-url", detail = e.to_string())))
 }
 
 /// A PSP secret key: printable ASCII without spaces (what processors issue; a pasted
 /// smart quote or space is a typing mistake), at most 200 characters.
 fn validate_key(key: &str) -> AppResult<()> {
     if key.len() > 200 || !key.chars().all(|c| c.is_ascii_graphic()) {
-        return Err(bad("The secret key must be letters, digits and symbols without spaces, at most 200 characters."));
+        return Err(bad(tr!(active(), "input-settings-key", max = 200)));
     }
     Ok(())
 }
@@ -130,35 +135,36 @@ impl Settings {
         let key = form.psp_key.trim();
         validate_key(key)?;
         if !psp_url.is_empty() && key.is_empty() {
-            return Err(bad("A processor at a URL needs its secret key."));
+            return Err(bad(tr!(active(), "input-settings-key-needed")));
         }
         if !FAULT_PROFILES.contains(&form.fault_profile.as_str()) {
-            return Err(bad(format!("Fault profile must be one of: {}.", FAULT_PROFILES.join(", "))));
+            return Err(bad(tr!(active(), "input-settings-profile", profiles = FAULT_PROFILES.join(", "))));
         }
         Ok(Settings {
             psp_url,
             psp_key: key.to_string(),
             fault_profile: form.fault_profile.clone(),
-            retention_hours: int_in(&form.retention_hours, "Key retention", 1, 720)?,
-            safety_margin_minutes: int_in(&form.safety_margin_minutes, "Safety margin", 0, 1440)?,
+            retention_hours: int_in(&form.retention_hours, id!("input-settings-retention"), 1, 720)?,
+            safety_margin_minutes: int_in(&form.safety_margin_minutes, id!("input-settings-margin"), 0, 1440)?,
             offline_enabled: current.offline_enabled,
-            offline_max_amount: money_in(&form.offline_max_amount, "Largest offline payment", currency)?,
-            offline_max_total: money_in(&form.offline_max_total, "Total stored offline", currency)?,
-            offline_max_count: int_in(&form.offline_max_count, "Number of offline payments", 0, 10_000)?,
-            offline_max_age_hours: int_in(&form.offline_max_age_hours, "Oldest offline payment", 1, 168)?,
+            offline_max_amount: money_in(&form.offline_max_amount, id!("input-settings-offline-max-amount"), currency)?,
+            offline_max_total: money_in(&form.offline_max_total, id!("input-settings-offline-max-total"), currency)?,
+            offline_max_count: int_in(&form.offline_max_count, id!("input-settings-offline-max-count"), 0, 10_000)?,
+            offline_max_age_hours: int_in(&form.offline_max_age_hours, id!("input-settings-offline-max-age"), 1, 168)?,
             language: current.language.clone(),
             idle_lock_s: current.idle_lock_s,
         })
         .and_then(|s| {
             let safe_minutes = (u64::from(s.retention_hours) * 60).saturating_sub(u64::from(s.safety_margin_minutes));
             if u64::from(s.safety_margin_minutes) >= u64::from(s.retention_hours) * 60 {
-                Err(bad("The safety margin must be shorter than the key retention."))
+                Err(bad(tr!(active(), "input-settings-margin-too-long")))
             } else if u64::from(s.offline_max_age_hours) * 60 > safe_minutes {
-                Err(bad(format!(
-                    "The oldest stored payment can be at most {} hours old: it is forwarded with its key, and the processor remembers keys for the retention ({} h) minus the safety margin ({} min).",
-                    safe_minutes / 60,
-                    s.retention_hours,
-                    s.safety_margin_minutes
+                Err(bad(tr!(
+                    active(),
+                    "input-settings-offline-age-too-long",
+                    hours = safe_minutes / 60,
+                    retention = s.retention_hours,
+                    margin = s.safety_margin_minutes
                 )))
             } else {
                 Ok(s)

@@ -490,6 +490,6 @@ async fn build_live(
 
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {
-        AppError::Internal(format!("The register could not write its files: {e}"))
+        AppError::Internal(crate::i18n::tr!(crate::i18n::active(), "internal-files", error = e.to_string()))
     }
 }

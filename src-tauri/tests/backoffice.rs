@@ -3,48 +3,11 @@
 //! the token kept out of the settings files, the loop started by the pairing and again
 //! with the app, the back office ending with exactly the register's payments.
 #[path = "../../crates/backoffice/tests/support/mod.rs"]
+mod bo;
 mod support;
 
 use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
-use tauri::Manager;
-
-type Window = tauri::WebviewWindow<tauri::test::MockRuntime>;
-
-fn start_app(dir: &std::path::Path) -> (tauri::App<tauri::test::MockRuntime>, Window) {
-    let opts = paydesk_app::Options { data_dir: Some(dir.to_path_buf()), fault_profile: "none".into(), ..Default::default() };
-    let mut app = paydesk_app::app_builder(mock_builder(), opts).build(paydesk_app::context()).expect("build app");
-    #[allow(deprecated)]
-    app.run_iteration(|_, _| {});
-    let w = app.get_webview_window("main").expect("main window");
-    owner_with_shift(dir, &w);
-    (app, w)
-}
-
-/// The demo owner signed in and a shift open (a start signs everyone out, design §12.9).
-fn owner_with_shift(dir: &std::path::Path, w: &Window) {
-    invoke(w, "sign_in", json!({ "name": "Olivia", "pin": "1111" })).expect("the demo owner signs in");
-    let mut l = paydesk_ledger::Ledger::open(dir.join("ledger.db")).unwrap();
-    if l.current_shift().unwrap().is_none() {
-        let me = l.signed_in().unwrap().expect("signed in");
-        l.open_shift(paydesk_ledger::Actor::alone(me.id), &[], paydesk_app::state::now_ms()).unwrap();
-    }
-}
-
-fn invoke(w: &Window, cmd: &str, args: Value) -> Result<Value, Value> {
-    let req = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().unwrap(),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_string(),
-    };
-    get_ipc_response(w, req).map(|b| b.deserialize::<Value>().unwrap())
-}
+use support::{app as start_app, call as invoke, Window};
 
 /// Polls the status the status bar reads until `ok` (the loop runs in its own task; the
 /// command is the only window onto it, as for the UI).
@@ -73,7 +36,7 @@ fn pairing_starts_the_loop_and_the_back_office_gets_every_sale() {
     // No keychain in the test session: the token goes to the 0600 file, as on a kiosk.
     std::env::set_var("PAYDESK_KEYCHAIN", "off");
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let h = rt.block_on(support::Harness::start());
+    let h = rt.block_on(bo::Harness::start());
     let store = rt.block_on(h.owner.create_store("Main St")).unwrap();
     let code = rt.block_on(h.owner.pairing_code(&store, "Front till")).unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -259,7 +259,11 @@ impl App {
             xvfb,
             _tmp: tmp,
         };
-        app.wait_js("return document.body.dataset.ready === 'true'", "the UI to be ready", LONG).await;
+        // A start that failed says why (main.js) instead of leaving the wait to time out.
+        let ready = app
+            .wait_js("const b = document.body.dataset; return b.ready === 'true' || (b.startError && { error: b.startError })", "the UI to be ready", LONG)
+            .await;
+        assert_eq!(ready, Value::Bool(true), "the UI did not start");
         app.start_to_interactive = t0.elapsed();
         app.prepare_staff(launch.staff).await;
         app
@@ -360,6 +364,25 @@ impl App {
             std::fs::write(docs.join(format!("{name}.png")), &png).unwrap();
         }
         path
+    }
+
+    /// Kills the app process with SIGKILL, as a crash or a pulled plug would: nothing of
+    /// its shutdown runs. tauri-driver and Xvfb stay up (close them with [`App::close`]).
+    /// Returns once the process is gone; its data folder stays as the crash left it.
+    pub fn kill_app(&self) {
+        let bin = std::fs::canonicalize(&self.binary).unwrap_or(self.binary.clone());
+        let is_app = |p: &i32| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == bin);
+        let pids: Vec<i32> = descendants(&processes(), self.tauri_driver.child.id() as i32).into_iter().filter(is_app).collect();
+        assert!(!pids.is_empty(), "no app process under tauri-driver");
+        for p in &pids {
+            unsafe { libc::kill(*p, libc::SIGKILL) };
+        }
+        // A killed process's exe link goes away when it dies (a zombie has none).
+        let end = Instant::now() + Duration::from_secs(10);
+        while pids.iter().any(is_app) {
+            assert!(Instant::now() < end, "the app did not die on SIGKILL");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Ends the WebDriver session, then stops tauri-driver and Xvfb.

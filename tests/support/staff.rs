@@ -7,8 +7,6 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use thirtyfour::prelude::*;
-
 use crate::{build_binary, App, LONG};
 
 /// How a window test's register starts.

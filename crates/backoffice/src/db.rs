@@ -49,8 +49,12 @@ pub fn code_schema_version() -> i64 {
 /// Connects, migrates (or refuses a newer database) and returns the pool.
 pub async fn open(conn: &str, limits: &DbLimits) -> Result<Pool, DbError> {
     let mut cfg: tokio_postgres::Config = conn.parse().map_err(|e: tokio_postgres::Error| DbError::Config(e.to_string()))?;
+    // synchronous_commit=on whatever the server's default: an ack tells the register it
+    // may delete its rows, so the batch must be in the WAL on disk before the answer (a
+    // server set to `off` loses acknowledged batches when PostgreSQL is killed; the chaos
+    // test saw it).
     cfg.options(format!(
-        "-c statement_timeout={} -c lock_timeout={} -c idle_in_transaction_session_timeout={}",
+        "-c synchronous_commit=on -c statement_timeout={} -c lock_timeout={} -c idle_in_transaction_session_timeout={}",
         limits.statement_timeout.as_millis(),
         limits.lock_timeout.as_millis(),
         (limits.statement_timeout * 2).as_millis()

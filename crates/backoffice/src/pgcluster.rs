@@ -70,9 +70,13 @@ fn free_port() -> Result<u16, ClusterError> {
 /// A running private cluster. Connect with [`Cluster::conn_string`].
 pub struct Cluster {
     dir: Option<tempfile::TempDir>,
-    child: Child,
+    /// The postmaster (the leader of its own process group); `None` before the first start.
+    child: Option<Child>,
     port: u16,
     log: PathBuf,
+    bin: PathBuf,
+    owner: Option<(u32, u32)>,
+    opts: ClusterOptions,
 }
 
 /// Options for [`Cluster::start`].
@@ -109,23 +113,32 @@ impl Cluster {
             return Err(ClusterError::Failed { what: "initdb".into(), log: kept.join("initdb.log") });
         }
         let port = free_port()?;
-        let mut cmd = Command::new(bin.join("postgres"));
+        let mut cluster = Cluster { dir: Some(dir), child: None, port, log, bin, owner, opts };
+        cluster.launch()?;
+        Ok(cluster)
+    }
+
+    /// Starts `postgres` on the cluster's data dir and port and waits until it accepts
+    /// connections. Its log is appended to, so a restart keeps the earlier lines.
+    fn launch(&mut self) -> Result<(), ClusterError> {
+        let dir = self.socket_dir().to_path_buf();
+        let mut cmd = Command::new(self.bin.join("postgres"));
         cmd.arg("-D")
-            .arg(&data)
-            .args(["-p", &port.to_string(), "-c", "listen_addresses=127.0.0.1", "-c"])
-            .arg(format!("unix_socket_directories={}", dir.path().display()))
+            .arg(dir.join("data"))
+            .args(["-p", &self.port.to_string(), "-c", "listen_addresses=127.0.0.1", "-c"])
+            .arg(format!("unix_socket_directories={}", dir.display()))
             .args(["-c", "max_connections=50", "-c", "shared_buffers=32MB"]);
-        if opts.fast_unsafe {
+        if self.opts.fast_unsafe {
             cmd.args(["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]);
         }
         cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).process_group(0);
-        as_owner(&mut cmd, owner);
+        as_owner(&mut cmd, self.owner);
         let mut child = cmd.spawn().map_err(io("start postgres"))?;
         // Its log goes to a file; the line saying it accepts connections is the signal
         // that it is ready (no polling).
         let (ready_tx, ready_rx) = mpsc::channel();
         let stderr = child.stderr.take().expect("piped");
-        let mut file = std::fs::File::create(&log).map_err(io("create postgres.log"))?;
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&self.log).map_err(io("open postgres.log"))?;
         std::thread::spawn(move || {
             let mut ready = Some(ready_tx);
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -137,13 +150,29 @@ impl Cluster {
                 }
             }
         });
-        let mut cluster = Cluster { dir: Some(dir), child, port, log };
+        self.child = Some(child);
         if ready_rx.recv_timeout(START_TIMEOUT).is_err() {
-            cluster.stop();
-            let kept = cluster.keep_dir();
+            self.stop();
+            let kept = self.keep_dir();
             return Err(ClusterError::Failed { what: "starting postgres".into(), log: kept.join("postgres.log") });
         }
-        Ok(cluster)
+        Ok(())
+    }
+
+    /// Starts PostgreSQL again on the same data dir and port after [`Cluster::kill`]: it
+    /// runs its crash recovery and accepts connections as before.
+    pub fn restart(&mut self) -> Result<(), ClusterError> {
+        if let Some(c) = self.child.as_mut() {
+            if let Ok(None) = c.try_wait() {
+                return Ok(());
+            }
+        }
+        self.launch()
+    }
+
+    /// The postmaster's pid while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     /// The socket dir (also the cluster's temp dir).
@@ -178,23 +207,24 @@ impl Cluster {
 
     /// Sends the postmaster SIGKILL (a crash), then waits for it; for crash tests.
     pub fn kill(&mut self) {
-        let pgid = self.child.id() as i32;
+        let Some(child) = self.child.as_mut() else { return };
+        let pgid = child.id() as i32;
         unsafe { libc::kill(-pgid, libc::SIGKILL) };
-        let _ = self.child.wait();
+        let _ = child.wait();
     }
 
     /// Fast shutdown: SIGINT to the postmaster (PostgreSQL's SIGTERM is the "smart" mode,
     /// which waits for every client to leave), then waits; the whole group is killed if it
     /// has not stopped in time.
     fn stop(&mut self) {
-        if let Ok(Some(_)) = self.child.try_wait() {
+        let Some(child) = self.child.as_mut() else { return };
+        if let Ok(Some(_)) = child.try_wait() {
             return;
         }
-        let pid = self.child.id() as i32;
+        let pid = child.id() as i32;
         unsafe { libc::kill(pid, libc::SIGINT) };
         let (tx, rx) = mpsc::channel();
         let waited = std::thread::scope(|s| {
-            let child = &mut self.child;
             s.spawn(move || {
                 let _ = child.wait();
                 let _ = tx.send(());

@@ -133,6 +133,9 @@ async fn the_dashboard_shows_the_chain_and_resolves_an_exception_in_chromium() {
         assert!(d.current_url().await?.as_str().ends_with("/login"));
         d.find(By::Id("token")).await?.send_keys("not-the-token").await?;
         d.find(By::Id("sign-in")).await?.click().await?;
+        // the form posts and the answer is a new page: wait for that page, not for the click
+        // (under load chromedriver can return from the click while the old page is unloading)
+        wait_for(&d, "const m = document.querySelector('.message'); return !!m && m.textContent.length > 0", "the refusal page").await;
         assert_eq!(d.find(By::Css(".message")).await?.text().await?, "That token is not the owner's token.");
         d.find(By::Id("token")).await?.send_keys(ADMIN_TOKEN).await?;
         d.find(By::Id("sign-in")).await?.click().await?;

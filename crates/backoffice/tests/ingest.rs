@@ -289,3 +289,53 @@ async fn a_change_before_its_creation_in_one_batch_is_refused() {
     assert!(m.starts_with("seq 1:"), "{m}");
     assert_eq!(h.count("SELECT count(*) FROM journal").await, 0);
 }
+
+fn book(at_ms: i64, fact: serde_json::Value) -> Row {
+    Row { at_ms, fact: serde_json::from_value(fact).unwrap() }
+}
+
+/// Tenders and shifts that do not follow the register's own order are refused whole,
+/// naming the seq, and change nothing (design §9.14).
+#[tokio::test]
+async fn tender_and_shift_facts_out_of_the_registers_order_are_refused() {
+    let h = Harness::start().await;
+    let (_store, reg) = h.store_with_register("Main St").await;
+    let opened = book(1, json!({"kind": "shift_opened", "shift": 1, "currency": "jpy", "float": 5000}));
+    reg.send(&batch(&reg, 1, vec![opened.clone()]), "b1").await.unwrap();
+    let books = |db: tokio_postgres::Client| async move {
+        let n = |sql: &'static str| {
+            let db = &db;
+            async move { db.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
+        };
+        (n("SELECT count(*) FROM tenders").await, n("SELECT count(*) FROM shifts WHERE z_number IS NOT NULL").await, n("SELECT count(*) FROM drawer_moves").await)
+    };
+    let before = (snapshot(&h).await, books(h.db().await).await);
+    let cases = [
+        (json!({"kind": "shift_opened", "shift": 1, "currency": "jpy", "float": 0}), "shift 1 was already recorded"),
+        (json!({"kind": "shift_closed", "shift": 2, "z_number": 1, "counted": 0, "expected": 0, "over_short": 0}), "closes shift 2 with Z 1, but that shift is not open here"),
+        (json!({"kind": "paid_in_out", "entry": 1, "shift": 9, "direction": "paid_in", "amount": 5, "currency": "jpy", "reason": "top-up"}), "moves cash in shift 9"),
+        (json!({"kind": "tender_superseded", "sale": 4, "tender_seq": 1}), "supersedes tender 1 of sale 4"),
+    ];
+    for (i, (fact, want)) in cases.into_iter().enumerate() {
+        // a good row first: the refusal takes the whole batch back
+        let rows = vec![book(2, json!({"kind": "tender_added", "sale": 3, "tender_seq": 1, "method": "cash", "amount": 1650, "currency": "jpy",
+            "checkout_key": null, "cash_tendered": 2000, "change": 350, "rounding": 0, "shift": 1})), book(3, fact)];
+        let (status, code, message) = refused(reg.send(&batch(&reg, 2, rows.clone()), &format!("bad-{i}")).await.unwrap_err());
+        assert_eq!((status, code.as_str()), (422, "unprocessable"), "{message}");
+        assert!(message.contains("seq 3") && message.contains(want), "{message} (wanted {want})");
+        assert_eq!((snapshot(&h).await, books(h.db().await).await), before, "{want}: nothing changed");
+    }
+    // in order, the same kinds apply
+    let closed = book(9, json!({"kind": "shift_closed", "shift": 1, "z_number": 1, "counted": 6700, "expected": 6650, "over_short": 50}));
+    let good = vec![
+        book(2, json!({"kind": "tender_added", "sale": 3, "tender_seq": 1, "method": "cash", "amount": 1650, "currency": "jpy",
+            "checkout_key": null, "cash_tendered": 2000, "change": 350, "rounding": 0, "shift": 1})),
+        book(3, json!({"kind": "paid_in_out", "entry": 1, "shift": 1, "direction": "paid_in", "amount": 1000, "currency": "jpy", "reason": "top-up"})),
+        closed.clone(),
+    ];
+    reg.send(&batch(&reg, 2, good), "good").await.unwrap();
+    assert_eq!(books(h.db().await).await, (1, 1, 1));
+    // a second close of the same shift is refused too
+    let (status, _, message) = refused(reg.send(&batch(&reg, 5, vec![closed]), "again").await.unwrap_err());
+    assert_eq!(status, 422, "{message}");
+}

@@ -6,17 +6,9 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::Stdio;
-use tokio::io::AsyncWriteExt;
 
 async fn with_stdin(db: &Path, url: &str, args: &[&str], stdin: &str) -> Run {
-    let mut c = cli(db, url, &[], args);
-    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().expect("spawn paydesk-cli");
-    let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin.as_bytes()).await.unwrap();
-    drop(input);
-    child.wait_with_output().await.unwrap().into()
+    run_stdin(db, url, args, stdin).await
 }
 
 #[tokio::test]

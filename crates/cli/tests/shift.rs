@@ -8,17 +8,9 @@ use common::*;
 
 const NO_PSP: &str = "http://127.0.0.1:9";
 use std::path::Path;
-use std::process::Stdio;
-use tokio::io::AsyncWriteExt;
 
 async fn with_stdin(db: &Path, args: &[&str], stdin: &str) -> Run {
-    let mut c = cli(db, NO_PSP, &[], args);
-    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().expect("spawn paydesk-cli");
-    let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin.as_bytes()).await.unwrap();
-    drop(input);
-    child.wait_with_output().await.unwrap().into()
+    run_stdin(db, NO_PSP, args, stdin).await
 }
 
 async fn ok(db: &Path, args: &[&str], stdin: &str) -> serde_json::Value {

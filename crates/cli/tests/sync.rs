@@ -10,8 +10,6 @@ mod support;
 use common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Stdio;
-use tokio::io::AsyncWriteExt;
 
 async fn checkout(db: &Path, psp: &Psp, minor: &str) -> Value {
     let r = run(db, &psp.url(), &[], &["checkout", "--amount", minor, "--currency", "usd"]).await;
@@ -26,13 +24,7 @@ async fn sync(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
 }
 
 async fn pair(db: &Path, url: &str, code: &str) -> Run {
-    let mut c = cli(db, "http://127.0.0.1:9", &[], &["sync", "pair", url]);
-    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(format!("{code}\n").as_bytes()).await.unwrap();
-    drop(stdin);
-    child.wait_with_output().await.unwrap().into()
+    run_stdin(db, "http://127.0.0.1:9", &["sync", "pair", url], &format!("{code}\n")).await
 }
 
 /// The back office's payments as the CLI's `ledger` prints them: key, amount, state, PSP id.

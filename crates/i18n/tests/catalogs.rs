@@ -2,7 +2,9 @@
 //! the same message ids in the same areas, and every id the code uses exists — in the UI
 //! (`t('id')`, `msgId('id')`, `data-i18n="id"`, `data-i18n-attr="attr:id"` in ui/) with a
 //! pattern the UI can fill, and in Rust (`tr!(locale, "id")`, `id!("id")` in src-tauri/src
-//! and crates/receipt/src).
+//! and crates/receipt/src). And no cashier-facing error in src-tauri/src is built from an
+//! English sentence written in the code (`AppError::InvalidInput("Pick a card.")`): its
+//! words come from the catalogs in the screen's language.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -190,4 +192,71 @@ fn messages_format_with_arguments_and_missing_ids_come_back_as_ids() {
     assert_eq!(paydesk_i18n::tr!(Locale::Ja, "start-failed", error = "x"), "PayDesk を起動できませんでした: x");
     assert_eq!(paydesk_i18n::message(Locale::En, "no-such-message"), "no-such-message");
     assert_eq!(ui_patterns(Locale::En).get("start-failed").map(String::as_str), Some("PayDesk could not start: {$error}"));
+}
+
+/// English words in a string literal, outside `{placeholders}`: three letters in a row.
+fn has_words(literal: &str) -> bool {
+    let mut depth = 0;
+    let mut run = 0;
+    for c in literal.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            c if depth == 0 && c.is_ascii_alphabetic() => {
+                run += 1;
+                if run >= 3 {
+                    return true;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        run = 0;
+    }
+    false
+}
+
+/// `AppError::Variant("words…"` or `AppError::Variant(format!("words…"`: (variant, literal).
+fn english_errors(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("AppError::") {
+        let start = from + at + "AppError::".len();
+        from = start;
+        let variant: String = text[start..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+        let rest = &text[start + variant.len()..];
+        let Some(rest) = rest.strip_prefix('(') else { continue };
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix("format!(").unwrap_or(rest);
+        let Some(rest) = rest.strip_prefix('"') else { continue };
+        let literal: String = rest.chars().take_while(|c| *c != '"').collect();
+        if has_words(&literal) {
+            out.push((variant, literal));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_cashier_facing_error_is_an_english_literal() {
+    let mut files = Vec::new();
+    files_under(&repo().join("src-tauri/src"), &["rs"], &mut files);
+    files.sort();
+    let mut wrong = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("a source file");
+        for (variant, literal) in english_errors(&text) {
+            wrong.push(format!("{}: AppError::{variant}(\"{literal}\"): use a message id (tr!)", f.strip_prefix(repo()).unwrap_or(&f).display()));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_english_error_scanner_finds_literals_not_ids() {
+    let src = r#"AppError::InvalidInput("Pick a card.".into()); AppError::Internal(format!("the {x} failed: {e}"));
+        AppError::InvalidInput(tr!(active(), "input-pick-card")); AppError::BackOfficeRefused(format!("{} ({})", a, b));
+        AppError::UnknownItem("X".into()); AppError::CartEmpty"#;
+    let found: Vec<String> = english_errors(src).into_iter().map(|(v, _)| v).collect();
+    assert_eq!(found, ["InvalidInput", "Internal"]);
 }

@@ -24,6 +24,7 @@ pub mod money;
 pub mod open;
 pub mod reissue;
 pub mod schema;
+mod schema_books;
 pub mod state;
 pub mod tender;
 pub mod types;
@@ -36,7 +37,7 @@ pub use ledger::{
 };
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, StoreSettings};
-pub use ledger::{receipt_sale_data, tax_cart, utc_day, LockedTax, ReceiptPrint};
+pub use ledger::{local_time, receipt_sale_data, tax_cart, utc_day, LockedTax, ReceiptPrint};
 /// The receipt document (design §11).
 pub use paydesk_receipt as receipt;
 pub use ledger::{AuditInput, PinPurpose, Staff, MAX_STAFF};

@@ -550,6 +550,8 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never changed'); END;
 CREATE TRIGGER z_reports_never_deleted BEFORE DELETE ON z_reports
 BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
 "#,
+    // v9: tenders and shifts in the outbox (design §9.14).
+    crate::schema_books::SYNC_BOOKS,
 ];
 
 /// The version whose migration turned the audit log into a chain.

@@ -195,9 +195,9 @@ fn newer_schema_rollback_journal_file_is_refused_untouched() {
     let path = dir.path().join("future.db");
     {
         let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch("CREATE TABLE payments_v9 (id INTEGER PRIMARY KEY); PRAGMA user_version = 9;").unwrap();
+        c.execute_batch("CREATE TABLE payments_v99 (id INTEGER PRIMARY KEY); PRAGMA user_version = 99;").unwrap();
     }
-    assert_newer_refused_untouched(&path, 9);
+    assert_newer_refused_untouched(&path, 99);
 }
 
 #[test]

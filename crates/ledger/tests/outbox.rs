@@ -174,3 +174,72 @@ fn a_v6_ledger_is_back_filled_so_its_history_syncs() {
     let r = Ledger::open_reader(&path).unwrap();
     assert_eq!(r.outbox_stats().unwrap().queued, 9);
 }
+
+/// A register at schema v8 with tenders (one superseded), paid in and out and a closed
+/// shift: made by this code, then its v9 triggers and their outbox rows taken away.
+fn write_v8_file_with_books(path: &std::path::Path) {
+    use paydesk_ledger::access::pin::Pin;
+    use paydesk_ledger::access::Role;
+    const T: i64 = 1_790_000_000_000;
+    let mut l = Ledger::open(path).unwrap();
+    l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+    let pin = Pin::parse("2468").unwrap();
+    let mika = l.add_staff("Mika", Role::Manager, &pin, None, T + 1).unwrap().id;
+    l.sign_in("Mika", &pin, paydesk_ledger::access::lockout::LockoutPolicy::default(), T + 2).unwrap();
+    let dc = |d, n| DenominationCount { denomination_minor: d, count: n };
+    l.open_shift(Actor::alone(mika), &[dc(1_000, 5)], T + 10).unwrap();
+    let cart = l.create_cart(Currency::Jpy, T + 20).unwrap();
+    l.add_to_cart(cart, "MUG-001", 2, T + 20).unwrap();
+    l.open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), None, T + 21).unwrap();
+    let p = l.open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), Some("terminal froze"), T + 22).unwrap().payment;
+    // declined: the sale holds nothing, so the shift may close
+    l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", T + 23).unwrap();
+    l.transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", T + 24).unwrap();
+    l.paid_in_out(Actor::alone(mika), PaidKind::PaidIn, 1_000, "change top-up", T + 30).unwrap();
+    let cart = l.create_cart(Currency::Jpy, T + 40).unwrap();
+    l.add_to_cart(cart, "MUG-001", 1, T + 40).unwrap();
+    l.pay_cash(cart, 2_000, None, T + 41).unwrap();
+    l.close_shift(Actor::alone(mika), &[dc(1_000, 7)], T + 50).unwrap();
+    drop(l);
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(
+        "DROP TRIGGER outbox_shift_opened; DROP TRIGGER outbox_paid_in_out; DROP TRIGGER outbox_tender_added;
+         DROP TRIGGER outbox_tender_superseded; DROP TRIGGER outbox_shift_closed; DROP TRIGGER outbox_no_update;
+         CREATE TEMP TABLE kept AS SELECT row_number() OVER (ORDER BY seq) AS n, at_ms, fact FROM outbox
+             WHERE json_extract(fact, '$.kind') IN ('payment_created', 'payment_state', 'refund_created', 'refund_state');
+         DELETE FROM outbox;
+         UPDATE outbox_seq SET high_water = 0, acked_through = 0;
+         INSERT INTO outbox (seq, at_ms, fact) SELECT n, at_ms, fact FROM temp.kept ORDER BY n;
+         CREATE TRIGGER outbox_no_update BEFORE UPDATE ON outbox BEGIN SELECT RAISE(ABORT, 'outbox rows are never changed'); END;
+         PRAGMA user_version = 8;",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_v8_ledger_is_back_filled_with_its_tenders_and_shifts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v8.db");
+    write_v8_file_with_books(&path);
+    let payments_only = rusqlite::Connection::open(&path).unwrap().query_row("SELECT count(*) FROM outbox", [], |r| r.get::<_, i64>(0)).unwrap() as u64;
+    let mut l = Ledger::open(&path).unwrap();
+    assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
+    let added = facts(&l, payments_only);
+    let kinds: Vec<&str> = added.iter().map(|(_, f)| f["kind"].as_str().unwrap()).collect();
+    // shifts opened, drawer moves, tenders (a superseded one followed by its supersede), closes
+    assert_eq!(kinds, ["shift_opened", "paid_in_out", "tender_added", "tender_superseded", "tender_added", "tender_added", "shift_closed"]);
+    assert_eq!(added.iter().map(|(s, _)| *s).collect::<Vec<_>>(), (payments_only + 1..=payments_only + 7).collect::<Vec<_>>());
+    let mut shadow = OutboxShadow::default();
+    shadow.catch_up(&l, "upgraded to v9");
+    shadow.assert_matches(&l, "upgraded to v9");
+    // the triggers carry on after the back-fill
+    let cart = l.create_cart(Currency::Jpy, 1_790_000_000_100).unwrap();
+    l.add_to_cart(cart, "MUG-001", 1, 1_790_000_000_100).unwrap();
+    let e = l.pay_cash(cart, 2_000, None, 1_790_000_000_101).unwrap_err();
+    assert!(matches!(e, Error::NoOpenShift), "{e}");
+    let mika = l.staff_by_name("Mika").unwrap().unwrap().id;
+    l.open_shift(Actor::alone(mika), &[], 1_790_000_000_102).unwrap();
+    l.pay_cash(cart, 2_000, None, 1_790_000_000_103).unwrap();
+    shadow.catch_up(&l, "after the upgrade");
+    shadow.assert_matches(&l, "after the upgrade");
+}

@@ -62,3 +62,21 @@ fn only_the_first_print_is_unmarked_and_an_unpaid_sale_has_no_receipt() {
     l.add_to_cart(open, "COF-001", 1, DAY_MS).unwrap();
     assert!(matches!(l.receipt_data(open), Err(Error::InvalidInput(_))));
 }
+
+/// Every paid sale is listed for its receipt (cash-only, card or split alike), newest
+/// first, a page at a time; an open sale is not.
+#[test]
+fn paid_sales_are_listed_newest_first_a_page_at_a_time() {
+    let (mut l, first) = paid_ja_sale();
+    let second = l.create_cart(Currency::Jpy, DAY_MS).unwrap();
+    l.add_to_cart(second, "COF-001", 1, DAY_MS).unwrap();
+    l.pay_cash(second, 250, None, DAY_MS + 1).unwrap();
+    let open = l.create_cart(Currency::Jpy, DAY_MS).unwrap();
+    l.add_to_cart(open, "COF-001", 1, DAY_MS).unwrap();
+    assert_eq!(l.paid_sales(None, 20).unwrap(), vec![second, first]);
+    assert_eq!(l.paid_sales(None, 1).unwrap(), vec![second]);
+    assert_eq!(l.paid_sales(Some(second), 20).unwrap(), vec![first]);
+    assert!(l.paid_sales(Some(first), 20).unwrap().is_empty());
+    assert!(matches!(l.paid_sales(None, 0), Err(Error::InvalidInput(_))));
+    assert!(matches!(l.paid_sales(None, 101), Err(Error::InvalidInput(_))));
+}

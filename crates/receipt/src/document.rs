@@ -166,7 +166,7 @@ pub enum ReceiptError {
 /// Largest single tender (10¹⁵ minor units): sixteen of them still add up within `i64`.
 const MAX_TENDER: i64 = 1_000_000_000_000_000;
 
-fn check_date_time(t: &LocalDateTime) -> Result<(), ReceiptError> {
+pub(crate) fn check_date_time(t: &LocalDateTime) -> Result<(), ReceiptError> {
     // Gregorian: every 4th year, except centuries not divisible by 400.
     let leap = matches!((t.year % 4, t.year % 100, t.year % 400), (0, 1.., _) | (_, _, 0));
     let days = match t.month {
@@ -182,7 +182,7 @@ fn check_date_time(t: &LocalDateTime) -> Result<(), ReceiptError> {
     Err(ReceiptError::BadDateTime { year: t.year, month: t.month, day: t.day, hour: t.hour, minute: t.minute })
 }
 
-fn check_text(field: &str, s: &str, allow_empty: bool) -> Result<(), ReceiptError> {
+pub(crate) fn check_text(field: &str, s: &str, allow_empty: bool) -> Result<(), ReceiptError> {
     let bad = |reason: &str| Err(ReceiptError::BadText { field: field.to_string(), reason: reason.to_string() });
     if !allow_empty && s.trim().is_empty() {
         return bad("must not be empty");

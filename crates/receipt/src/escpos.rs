@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::document::{Language, Receipt};
-use crate::layout::{layout, Align, Paper};
+use crate::layout::{layout, Align, Paper, Row};
 
 pub const ESC: u8 = 0x1B;
 pub const GS: u8 = 0x1D;
@@ -96,10 +96,15 @@ pub fn encode_text(s: &str, language: Language) -> Vec<u8> {
 /// The receipt as ESC/POS bytes: init, character set (kanji mode for Japanese), each row with
 /// its alignment, emphasis and size, then feed, cut and drawer kick as `options` say.
 pub fn render_escpos(receipt: &Receipt, options: EscPosOptions) -> Vec<u8> {
+    rows_escpos(&layout(receipt, options.paper), receipt.language, options)
+}
+
+/// Rows laid out for `options.paper` as ESC/POS bytes (the receipt's and the shift reports').
+pub(crate) fn rows_escpos(rows: &[Row], language: Language, options: EscPosOptions) -> Vec<u8> {
     let columns = options.paper.columns();
     let mut out = Vec::with_capacity(2048);
     out.extend_from_slice(&INIT);
-    match receipt.language {
+    match language {
         Language::Ja => {
             out.extend_from_slice(&CHARSET_JAPAN);
             out.extend_from_slice(&KANJI_SHIFT_JIS);
@@ -111,12 +116,12 @@ pub fn render_escpos(receipt: &Receipt, options: EscPosOptions) -> Vec<u8> {
         }
     }
     let (mut cur_align, mut cur_bold, mut cur_double) = (Align::Left, false, false);
-    for row in layout(receipt, options.paper) {
+    for row in rows {
         // A label/amount pair is padded here; a single text is aligned by the printer.
         let (text, a) = if row.right.is_empty() {
             (row.left.clone(), row.align)
         } else {
-            (row.fill(columns, receipt.language), Align::Left)
+            (row.fill(columns, language), Align::Left)
         };
         if a != cur_align {
             out.extend_from_slice(&align(a));
@@ -130,10 +135,10 @@ pub fn render_escpos(receipt: &Receipt, options: EscPosOptions) -> Vec<u8> {
             out.extend_from_slice(&size(row.double));
             cur_double = row.double;
         }
-        out.extend_from_slice(&encode_text(&text, receipt.language));
+        out.extend_from_slice(&encode_text(&text, language));
         out.push(LF);
     }
-    if receipt.language == Language::Ja {
+    if language == Language::Ja {
         out.extend_from_slice(&KANJI_OFF);
     }
     out.extend_from_slice(&FEED_BEFORE_CUT);

@@ -1,7 +1,7 @@
 //! A printable HTML page of the receipt (A4 or a browser's print dialog), every text escaped.
 
-use crate::document::Receipt;
-use crate::layout::{layout, Align, Paper};
+use crate::document::{Language, Receipt};
+use crate::layout::{layout, Align, Paper, Row};
 
 /// Escapes the five characters that matter in HTML text and attribute values.
 pub(crate) fn escape(s: &str) -> String {
@@ -21,12 +21,19 @@ pub(crate) fn escape(s: &str) -> String {
 
 /// A self-contained page (inline CSS, no scripts) with the same rows as the 80 mm receipt.
 pub fn render_html(receipt: &Receipt) -> String {
-    let lang = match receipt.language {
-        crate::document::Language::En => "en",
-        crate::document::Language::Ja => "ja",
+    let title = format!("{} {}", receipt.store.name, receipt.receipt_no);
+    rows_html(&layout(receipt, Paper::Mm80), receipt.language, &title)
+}
+
+/// Rows laid out for 80 mm paper as a self-contained page (the receipt's and the shift
+/// reports').
+pub(crate) fn rows_html(rows: &[Row], language: Language, title: &str) -> String {
+    let lang = match language {
+        Language::En => "en",
+        Language::Ja => "ja",
     };
     let mut body = String::new();
-    for row in layout(receipt, Paper::Mm80) {
+    for row in rows {
         let class = match row.align {
             Align::Left => "l",
             Align::Center => "c",
@@ -46,7 +53,7 @@ pub fn render_html(receipt: &Receipt) -> String {
             escape(&row.right)
         ));
     }
-    let title = escape(&format!("{} {}", receipt.store.name, receipt.receipt_no));
+    let title = escape(title);
     format!(
         "<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{title}</title>\n<style>\n\
          body{{font-family:monospace;width:48ch;margin:1em auto}}\n\

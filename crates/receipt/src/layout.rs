@@ -92,14 +92,19 @@ impl Row {
     }
 }
 
-struct Rows {
-    rows: Vec<Row>,
+/// Rows being laid out for one paper width (the receipt's and the shift reports').
+pub(crate) struct Rows {
+    pub rows: Vec<Row>,
     columns: usize,
     language: Language,
 }
 
 impl Rows {
-    fn text(&mut self, s: &str, align: Align, bold: bool, double: bool) {
+    pub(crate) fn new(paper: Paper, language: Language) -> Rows {
+        Rows { rows: Vec::new(), columns: paper.columns(), language }
+    }
+
+    pub(crate) fn text(&mut self, s: &str, align: Align, bold: bool, double: bool) {
         let columns = if double { self.columns / 2 } else { self.columns };
         for piece in wrap(s, columns, self.language) {
             self.rows.push(Row { left: piece, right: String::new(), align, bold, double });
@@ -108,7 +113,7 @@ impl Rows {
 
     /// A label and an amount on one row; a label too long for that gets rows of its own
     /// and the amount goes on the last, flush right.
-    fn pair(&mut self, label: &str, amount: &str, bold: bool) {
+    pub(crate) fn pair(&mut self, label: &str, amount: &str, bold: bool) {
         let room = self.columns.saturating_sub(str_width(amount, self.language) + 1);
         let mut pieces = wrap(label, self.columns, self.language);
         let last = pieces.pop().unwrap_or_default();
@@ -123,7 +128,7 @@ impl Rows {
         }
     }
 
-    fn rule(&mut self) {
+    pub(crate) fn rule(&mut self) {
         self.text(&"-".repeat(self.columns), Align::Left, false, false);
     }
 }
@@ -132,7 +137,7 @@ impl Rows {
 pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
     let l = r.labels();
     let money = |a: i64| format_money(a, r.currency);
-    let mut o = Rows { rows: Vec::new(), columns: paper.columns(), language: r.language };
+    let mut o = Rows::new(paper, r.language);
 
     o.text(&l.title, Align::Center, true, true);
     if r.reprint {

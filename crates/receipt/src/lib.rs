@@ -3,7 +3,8 @@
 //! and printing to a thermal printer over TCP (port 9100) or a device file.
 //!
 //! A Japanese receipt with the store's registration number is a simplified qualified invoice
-//! (適格簡易請求書): see [`Receipt::missing_invoice_elements`].
+//! (適格簡易請求書): see [`Receipt::missing_invoice_elements`]. The shift's X and Z reports
+//! are printed the same way ([`shift`], design §12.10).
 
 mod document;
 pub mod escpos;
@@ -11,6 +12,7 @@ mod html;
 mod labels;
 mod layout;
 mod printer;
+pub mod shift;
 #[cfg(feature = "test-printer")]
 pub mod test_printer;
 mod text;

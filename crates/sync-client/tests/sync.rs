@@ -260,3 +260,129 @@ async fn the_loop_runs_beside_the_register_and_a_poke_starts_a_round() {
     stop_tx.send(true).unwrap();
     tokio::time::timeout(Duration::from_secs(10), task).await.expect("stops when told").unwrap();
 }
+
+/// The ledger's tenders, shifts and paid in/out rows as the back office's tables hold them.
+type TenderRow = (i64, i32, String, i64, String, Option<String>, Option<i64>, Option<i64>, Option<i64>, Option<i64>, bool);
+
+#[tokio::test]
+async fn tenders_and_a_closed_shift_arrive_row_for_row() {
+    use paydesk_ledger::access::pin::Pin;
+    use paydesk_ledger::access::Role;
+    const T: i64 = 1_790_000_000_000;
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Main St").await.unwrap();
+    let mut reg = Register::new();
+    let l = &mut reg.ledger;
+    l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+    let mika = l.add_staff("Mika", Role::Manager, &Pin::parse("2468").unwrap(), None, T + 1).unwrap().id;
+    l.sign_in("Mika", &Pin::parse("2468").unwrap(), paydesk_ledger::access::lockout::LockoutPolicy::default(), T + 2).unwrap();
+    let dc = |d, n| DenominationCount { denomination_minor: d, count: n };
+    l.open_shift(Actor::alone(mika), &[dc(1_000, 5), dc(100, 10)], T + 10).unwrap();
+    // a cash sale with change
+    let cart = l.create_cart(Currency::Jpy, T + 20).unwrap();
+    l.add_to_cart(cart, "MUG-001", 1, T + 20).unwrap();
+    assert!(l.pay_cash(cart, 2_000, None, T + 21).unwrap().split.change_minor > 0);
+    // a split sale: a card tender left pending is overridden, a second card pays part, cash the rest
+    let cart = l.create_cart(Currency::Jpy, T + 30).unwrap();
+    l.add_to_cart(cart, "MUG-001", 2, T + 30).unwrap();
+    l.open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), None, T + 31).unwrap();
+    let card = l.open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), Some("terminal froze"), T + 32).unwrap();
+    let p = card.payment;
+    l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", T + 33).unwrap();
+    let rec = PspResult { idempotency_key: p.idempotency_key.clone(), psp_payment_id: "pi_split".into(), amount: p.amount, state_if_new: PaymentState::Captured };
+    l.record_psp_result(&rec, T + 34).unwrap();
+    l.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "ok", T + 35).unwrap();
+    assert_eq!(l.pay_cash(cart, 5_000, None, T + 36).unwrap().sale.state, SaleState::Paid);
+    l.paid_in_out(Actor::alone(mika), PaidKind::PaidOut, 800, "milk for the coffee", T + 40).unwrap();
+    l.paid_in_out(Actor::alone(mika), PaidKind::PaidIn, 1_000, "change top-up", T + 41).unwrap();
+    let z = l.close_shift(Actor::alone(mika), &[dc(1_000, 9), dc(100, 12)], T + 50).unwrap();
+    assert_ne!(z.over_short_minor, 0, "a count that is off, so over/short is carried");
+    l.open_shift(Actor::alone(mika), &[dc(1_000, 5)], T + 60).unwrap();
+
+    let want = reg.queued();
+    pair(&h, &store, &reg, &h.url).await;
+    let round = reg.sync_loop().round().await.unwrap();
+    assert_eq!(round.rows_sent, want.len() as u64);
+    assert_eq!(journal(&h).await, want, "row by row");
+    assert_same_payments(&h, &reg.ledger).await;
+    let kinds: Vec<&str> = want.iter().map(|(_, _, f)| f["kind"].as_str().unwrap()).collect();
+    for k in ["tender_added", "tender_superseded", "shift_opened", "paid_in_out", "shift_closed"] {
+        assert!(kinds.contains(&k), "{k} in {kinds:?}");
+    }
+
+    let c = reg.ledger.connection();
+    let mut st = c
+        .prepare(
+            "SELECT t.cart_id, t.seq, t.kind, t.amount_minor, t.currency, p.idempotency_key, t.cash_tendered_minor, t.change_minor,
+                    t.rounding_minor, t.shift_id, t.standing = 'superseded'
+             FROM tenders t LEFT JOIN payments p ON p.id = t.payment_id ORDER BY t.cart_id, t.seq",
+        )
+        .unwrap();
+    let mine: Vec<TenderRow> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?, r.get(10)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let theirs: Vec<TenderRow> = h
+        .db()
+        .await
+        .query(
+            "SELECT sale_id, tender_seq, method, amount, currency, checkout_key, cash_tendered, change_given, rounding, shift_id,
+                    superseded_at_ms IS NOT NULL FROM tenders ORDER BY sale_id, tender_seq",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5), r.get(6), r.get(7), r.get(8), r.get(9), r.get(10)))
+        .collect();
+    assert_eq!(mine.len(), 4);
+    assert_eq!(theirs, mine, "tenders row for row");
+
+    type ShiftRow = (i64, String, i64, Option<i64>, Option<i64>, Option<i64>, Option<i64>);
+    let mut st = c
+        .prepare(
+            "SELECT s.id, s.currency, s.float_minor, z.z_number, z.counted_minor, z.expected_minor, z.over_short_minor
+             FROM shifts s LEFT JOIN z_reports z ON z.shift_id = s.id ORDER BY s.id",
+        )
+        .unwrap();
+    let mine: Vec<ShiftRow> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))).unwrap().map(Result::unwrap).collect();
+    let theirs: Vec<ShiftRow> = h
+        .db()
+        .await
+        .query("SELECT shift_id, currency, float_amount, z_number, counted, expected, over_short FROM shifts ORDER BY shift_id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5), r.get(6)))
+        .collect();
+    assert_eq!(mine.len(), 2);
+    assert_eq!(mine[0].6, Some(z.over_short_minor));
+    assert_eq!(theirs, mine, "shifts row for row, the closed one with its Z report");
+
+    type MoveRow = (i64, i64, String, i64, String);
+    let mut st = c.prepare("SELECT id, shift_id, kind, amount_minor, reason FROM paid_in_out ORDER BY id").unwrap();
+    let mine: Vec<MoveRow> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))).unwrap().map(Result::unwrap).collect();
+    let theirs: Vec<MoveRow> = h
+        .db()
+        .await
+        .query("SELECT entry_id, shift_id, direction, amount, reason FROM drawer_moves ORDER BY entry_id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+        .collect();
+    assert_eq!(mine.len(), 2);
+    assert_eq!(theirs, mine, "paid in and out row for row");
+
+    // the owner's dashboard: cash against card, the superseded tender not counted
+    let dash = h.owner.get("/admin/dashboard").await.unwrap();
+    let by_method: Vec<(String, i64, i64, i64)> = dash["tenders_by_store"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["method"].as_str().unwrap().to_string(), r["tenders"].as_i64().unwrap(), r["amount"].as_i64().unwrap(), r["change_given"].as_i64().unwrap()))
+        .collect();
+    let cash_change: i64 = c.query_row("SELECT sum(change_minor) FROM tenders WHERE kind = 'cash'", [], |r| r.get(0)).unwrap();
+    assert_eq!(by_method, vec![("card".to_string(), 1, 1_000, 0), ("cash".to_string(), 2, 1_650 + 2_300, cash_change)], "{dash}");
+}

@@ -6,12 +6,14 @@
 //! Versioning: every message carries `v`. A receiver accepts exactly the versions it
 //! knows ([`SUPPORTED_VERSIONS`]) and refuses others with [`ProtoError::Version`], so an
 //! old back office never half-understands a newer register.
+mod books;
 mod down;
 mod error;
 mod pair;
 mod text;
 mod up;
 
+pub use books::{DrawerMove, Tender, TenderMethod};
 pub use down::{Change, Changes, StoreSettings};
 pub use error::ProtoError;
 pub use pair::{PairRequest, Paired, MAX_PAIRING_CODE_LEN};

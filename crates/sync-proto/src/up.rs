@@ -1,6 +1,7 @@
 //! Up: a register's journal facts, in batches numbered by the register's own sequence.
 //! Row `i` of a batch has seq `first_seq + i`; the back office applies each seq once
 //! (design §9.4).
+use crate::books::{amount_or_zero, id, signed_amount, DrawerMove, Tender};
 use crate::limits::{MAX_ROWS_PER_BATCH, MAX_SEQ};
 use crate::{check_version, text, ProtoError};
 use serde::{Deserialize, Serialize};
@@ -134,6 +135,16 @@ pub enum Fact {
     RefundCreated { refund_key: String, checkout_key: String, amount: i64 },
     /// The refund moved to `state`; `psp_refund_id` once the PSP has named it.
     RefundState { refund_key: String, state: RefundState, psp_refund_id: Option<String> },
+    /// A sale took a tender (design §8).
+    TenderAdded(Tender),
+    /// A pending tender was overridden and stopped counting (design §8.3).
+    TenderSuperseded { sale: i64, tender_seq: i64 },
+    /// A drawer session opened on a counted float (design §12.7).
+    ShiftOpened { shift: i64, currency: String, float: i64 },
+    /// Cash paid into or out of the drawer of `shift`, with why.
+    PaidInOut { entry: i64, shift: i64, direction: DrawerMove, amount: i64, currency: String, reason: String },
+    /// A shift closed on a blind count: its Z report's number and figures.
+    ShiftClosed { shift: i64, z_number: i64, counted: i64, expected: i64, over_short: i64 },
 }
 
 impl Fact {
@@ -143,6 +154,11 @@ impl Fact {
             Fact::PaymentState { .. } => "payment_state",
             Fact::RefundCreated { .. } => "refund_created",
             Fact::RefundState { .. } => "refund_state",
+            Fact::TenderAdded(_) => "tender_added",
+            Fact::TenderSuperseded { .. } => "tender_superseded",
+            Fact::ShiftOpened { .. } => "shift_opened",
+            Fact::PaidInOut { .. } => "paid_in_out",
+            Fact::ShiftClosed { .. } => "shift_closed",
         }
     }
 
@@ -166,6 +182,38 @@ impl Fact {
             Fact::RefundState { refund_key, state: _, psp_refund_id } => {
                 text::key(&f("refund_key"), refund_key)?;
                 psp_refund_id.as_deref().map_or(Ok(()), |p| text::key(&f("psp_refund_id"), p))
+            }
+            Fact::TenderAdded(t) => t.validate(&f),
+            Fact::TenderSuperseded { sale, tender_seq } => {
+                id(&f("sale"), *sale)?;
+                id(&f("tender_seq"), *tender_seq)
+            }
+            Fact::ShiftOpened { shift, currency, float } => {
+                id(&f("shift"), *shift)?;
+                text::currency(&f("currency"), currency)?;
+                amount_or_zero(&f("float"), *float)
+            }
+            Fact::PaidInOut { entry, shift, direction: _, amount, currency, reason } => {
+                id(&f("entry"), *entry)?;
+                id(&f("shift"), *shift)?;
+                text::amount(&f("amount"), *amount)?;
+                text::currency(&f("currency"), currency)?;
+                text::text(&f("reason"), reason)?;
+                if reason.trim().is_empty() {
+                    return Err(ProtoError::field(f("reason"), "is empty"));
+                }
+                Ok(())
+            }
+            Fact::ShiftClosed { shift, z_number, counted, expected, over_short } => {
+                id(&f("shift"), *shift)?;
+                id(&f("z_number"), *z_number)?;
+                amount_or_zero(&f("counted"), *counted)?;
+                signed_amount(&f("expected"), *expected)?;
+                signed_amount(&f("over_short"), *over_short)?;
+                if *over_short != counted - expected {
+                    return Err(ProtoError::field(f("over_short"), format!("must be counted {counted} less expected {expected}, got {over_short}")));
+                }
+                Ok(())
             }
         }
     }

@@ -42,7 +42,7 @@ pub async fn pay_card(
 ) -> AppResult<CardResult> {
     let amount = match amount.as_deref().map(str::trim) {
         None | Some("") => None,
-        Some(t) => Some(parse_amount(t, state.currency, "card amount")?),
+        Some(t) => Some(parse_amount(t, state.currency, super::Amount::Card)?),
     };
     let pm = validate_payment_method(&payment_method)?;
     let reason = validate_reason(override_reason)?;
@@ -55,7 +55,7 @@ pub async fn pay_card(
     let c = &r.checkout;
     let sale = screen(&state, &r.sale);
     let shown = money::format(c.amount, &c.currency);
-    let why = c.message.clone().unwrap_or_else(|| tr!(active(), "tender-card-no-reason"));
+    let why = crate::views::reason_with_detail(c);
     let due = sale.due_display.clone();
     let l = active();
     let message = match c.outcome {

@@ -38,7 +38,7 @@ pub async fn pay_cash(
     override_reason: Option<String>,
     approval: Option<crate::staff::Approval>,
 ) -> AppResult<CashResult> {
-    let tendered = parse_amount(&tendered, state.currency, "cash received")?;
+    let tendered = parse_amount(&tendered, state.currency, super::Amount::Cash)?;
     let reason = validate_reason(override_reason)?;
     // A reason is sent only to tender past a card whose outcome is unknown: a manager's call.
     let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };

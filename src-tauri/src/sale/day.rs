@@ -4,6 +4,7 @@ use tauri::State;
 
 use super::{sale_now, screen};
 use crate::error::{AppError, AppResult};
+use crate::i18n::{active, tr};
 use crate::state::{now_ms, AppState};
 use crate::views::{SaleScreen, TenderDayView};
 
@@ -19,7 +20,7 @@ pub fn get_sale(state: State<'_, AppState>) -> AppResult<SaleScreen> {
 #[tauri::command]
 pub fn get_tender_day(state: State<'_, AppState>, since: i64) -> AppResult<TenderDayView> {
     if !(0..=now_ms() + 86_400_000).contains(&since) {
-        return Err(AppError::InvalidInput("The report's start time is not valid.".into()));
+        return Err(AppError::InvalidInput(tr!(active(), "input-report-start")));
     }
     Ok(TenderDayView::of(&state.engine().tender_day(since)?))
 }

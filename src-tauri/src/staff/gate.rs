@@ -43,9 +43,9 @@ pub fn authorize(state: &AppState, action: Action, approval: Option<&Approval>) 
     let min_role = match table(me.person(), action, None) {
         Authorization::Allowed => return Ok(Granted { actor: Some(me), approver: None }),
         Authorization::NeedsApproval { min_role } => min_role,
-        // Without an approver the table answers only these two.
-        Authorization::Approved { .. } | Authorization::ApproverTooLow { .. } | Authorization::SelfApproval => {
-            return Err(AppError::Internal(format!("the role table answered {action:?} oddly")))
+        // Without an approver the table answers only the two above; anything else is a no.
+        refused @ (Authorization::Approved { .. } | Authorization::ApproverTooLow { .. } | Authorization::SelfApproval) => {
+            return Err(AppError::NotAllowed { action, authorization: refused })
         }
     };
     let Some(approval) = approval else {

@@ -12,6 +12,7 @@ use tauri::State;
 use super::{discount_label, rate_label};
 use crate::catalog::class_name;
 use crate::error::{AppError, AppResult};
+use crate::i18n::{active, tr};
 use crate::money;
 use crate::staff::Approval;
 use crate::state::{now_ms, AppState};
@@ -197,7 +198,7 @@ pub fn set_dining(state: State<'_, AppState>, dining: String) -> AppResult<CartV
     let d = match dining.as_str() {
         "eat_in" => Dining::EatIn,
         "take_out" => Dining::TakeOut,
-        _ => return Err(AppError::InvalidInput("Choose eat-in or take-out.".into())),
+        _ => return Err(AppError::InvalidInput(tr!(active(), "input-dining"))),
     };
     editable(&state)?;
     let id = state.cart_id();

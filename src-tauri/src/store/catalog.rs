@@ -163,14 +163,10 @@ pub struct ImportResult {
 pub fn import_catalog(state: State<'_, AppState>, csv: String, approval: Option<Approval>) -> AppResult<ImportResult> {
     let granted = crate::staff::authorize(&state, Action::CatalogEdit, approval.as_ref())?;
     if csv.len() > MAX_CSV_BYTES {
-        return Err(AppError::InvalidInput(format!(
-            "The file has {} bytes; at most {} MB can be imported at once. Nothing was imported.",
-            csv.len(),
-            MAX_CSV_BYTES / (1024 * 1024)
-        )));
+        return Err(AppError::InvalidInput(tr!(active(), "input-csv-too-large", bytes = csv.len(), mb = MAX_CSV_BYTES / (1024 * 1024))));
     }
     if csv.trim().is_empty() {
-        return Err(AppError::InvalidInput("Choose a CSV file or paste its text first.".into()));
+        return Err(AppError::InvalidInput(tr!(active(), "input-csv-empty")));
     }
     crate::staff::record_approval(&state, &granted, Action::CatalogEdit, "catalog:import")?;
     let res = state.engine().with_ledger(|l| l.import_catalog_csv(csv.as_bytes(), granted.actor_id(), now_ms()))?;

@@ -1,18 +1,22 @@
 //! The store in the app (design §11.16): the cart with its tax, dining and discounts
-//! (`cart.rs`), receipts on screen and on paper (`receipt.rs`, `print.rs`), the catalog
+//! (`cart.rs`), receipts on screen and on paper (`receipt.rs`, `print.rs`), every paid
+//! sale's receipt within reach (`sales.rs`), a receipt as a printable page (`page.rs`), the catalog
 //! screen (`catalog.rs`) and the store's settings (`settings.rs`). This file holds what
 //! they share: how discounts are typed and shown, and how rates are labelled.
 
 pub mod cart;
 pub mod catalog;
 pub mod print;
+pub mod page;
 pub mod receipt;
+pub mod sales;
 pub mod settings;
 
 use paydesk_ledger::tax::Discount;
 use paydesk_ledger::{Currency, Money};
 
 use crate::error::{AppError, AppResult};
+use crate::i18n::{active, tr};
 use crate::money;
 
 /// Longest discount value typed ("12.5", "1,000").
@@ -43,25 +47,25 @@ pub fn parse_discount(form: &cart::DiscountForm, currency: Currency) -> AppResul
         return Ok(None);
     }
     if text.chars().count() > MAX_DISCOUNT_CHARS {
-        return Err(AppError::InvalidDiscount(format!("A discount has at most {MAX_DISCOUNT_CHARS} characters.")));
+        return Err(AppError::InvalidDiscount(tr!(active(), "input-discount-too-long", max = MAX_DISCOUNT_CHARS)));
     }
     match form.kind.as_str() {
         "percent" => {
             let bp = percent_basis_points(text).ok_or_else(|| {
-                AppError::InvalidDiscount(format!("“{text}” is not a percentage from 0 to 100 (at most two decimals)."))
+                AppError::InvalidDiscount(tr!(active(), "input-discount-not-percent", text = text.to_string()))
             })?;
             Ok((bp > 0).then_some(Discount::Percent { basis_points: bp }))
         }
         "amount" => {
             let m = Money::parse(text, currency).map_err(|_| {
-                AppError::InvalidDiscount(format!("“{text}” is not an amount in {}.", currency.code()))
+                AppError::InvalidDiscount(tr!(active(), "input-discount-not-amount", text = text.to_string(), currency = currency.code()))
             })?;
             if m.amount_minor < 0 {
-                return Err(AppError::InvalidDiscount("A discount cannot be negative.".into()));
+                return Err(AppError::InvalidDiscount(tr!(active(), "input-discount-negative")));
             }
             Ok((m.amount_minor > 0).then_some(Discount::Amount { amount: m.amount_minor }))
         }
-        _ => Err(AppError::InvalidInput("A discount is a percentage or an amount.".into())),
+        _ => Err(AppError::InvalidInput(tr!(active(), "input-discount-kind"))),
     }
 }
 
@@ -88,7 +92,7 @@ pub fn discount_error(e: paydesk_ledger::Error) -> AppError {
     use paydesk_ledger::Error as L;
     match e {
         L::CartNotOpen { .. } => AppError::TaxLocked,
-        L::InvalidInput(m) => AppError::InvalidDiscount(format!("That discount is not allowed: {m}.")),
+        L::InvalidInput(m) => AppError::InvalidDiscount(tr!(active(), "input-discount-refused", detail = m)),
         other => AppError::from(other),
     }
 }

@@ -13,12 +13,12 @@ use tauri::State;
 
 use crate::i18n::{active, id, t, tr};
 
-use super::receipt::{printable, receipt_error, validate_cart};
+use super::receipt::{printable, receipt_build_error, receipt_error, validate_cart};
 use crate::error::{AppError, AppResult};
 use crate::state::{now_ms, AppState};
 
 /// One print at a time: two presses must not both be "the first print".
-static PRINTING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(crate) static PRINTING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 const PRINTER_FILE: &str = "printer.json";
 /// Longest printer address typed.
@@ -38,14 +38,14 @@ pub fn validate_printer(text: &str) -> AppResult<Option<PrinterTarget>> {
         return Ok(None);
     }
     if t.chars().count() > MAX_TARGET_CHARS || t.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        return Err(AppError::InvalidPrinter(format!("A printer address has at most {MAX_TARGET_CHARS} characters and no spaces.")));
+        return Err(AppError::InvalidPrinter(tr!(active(), "input-printer-address-long", max = MAX_TARGET_CHARS)));
     }
     let target: PrinterTarget =
-        t.parse().map_err(|e: paydesk_ledger::receipt::PrintError| AppError::InvalidPrinter(format!("Printer address: {e}.")))?;
+        t.parse().map_err(|e: paydesk_ledger::receipt::PrintError| AppError::InvalidPrinter(tr!(active(), "input-printer-address-bad", detail = e.to_string())))?;
     if let PrinterTarget::Tcp { host, .. } = &target {
         let ok = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'));
         if !ok {
-            return Err(AppError::InvalidPrinter(format!("“{host}” is not a host name or IP address.")));
+            return Err(AppError::InvalidPrinter(tr!(active(), "input-printer-host-bad", host = host.clone())));
         }
     }
     Ok(Some(target))
@@ -55,7 +55,7 @@ impl PrinterConfig {
     pub fn load(data_dir: &Path) -> AppResult<PrinterConfig> {
         match std::fs::read(data_dir.join(PRINTER_FILE)) {
             Ok(b) => serde_json::from_slice(&b)
-                .map_err(|e| AppError::Internal(format!("{PRINTER_FILE} is not valid ({e}); save the printer again."))),
+                .map_err(|e| AppError::Internal(tr!(active(), "internal-printer-file", file = PRINTER_FILE, error = e.to_string()))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(PrinterConfig::default()),
             Err(e) => Err(e.into()),
         }
@@ -63,7 +63,7 @@ impl PrinterConfig {
 
     fn save(&self, data_dir: &Path) -> AppResult<()> {
         let tmp = data_dir.join(format!("{PRINTER_FILE}.tmp"));
-        std::fs::write(&tmp, serde_json::to_vec_pretty(self).map_err(|e| AppError::Internal(e.to_string()))?)?;
+        std::fs::write(&tmp, serde_json::to_vec_pretty(self).map_err(|e| AppError::Internal(tr!(active(), "internal-printer-file", file = PRINTER_FILE, error = e.to_string())))?)?;
         std::fs::rename(tmp, data_dir.join(PRINTER_FILE))?;
         Ok(())
     }
@@ -103,14 +103,14 @@ pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<P
         let (data, tax) = l.receipt_data(cart)?;
         Ok::<_, paydesk_ledger::Error>(build_receipt(&printable(data), &tax, reprint))
     });
-    let receipt = receipt.map_err(receipt_error)?.map_err(|e| AppError::ReceiptUnavailable(e.to_string()))?;
+    let receipt = receipt.map_err(receipt_error)?.map_err(receipt_build_error)?;
     let job = PrintJob::new(format!("sale-{}", cart.0), receipt, Paper::Mm80);
     let printer = Printer::new(target.clone());
     let sent = {
         let job = job.clone();
         tauri::async_runtime::spawn_blocking(move || printer.print(&job))
             .await
-            .map_err(|e| AppError::Internal(format!("the print job stopped: {e}")))?
+            .map_err(|e| AppError::Internal(tr!(active(), "internal-print-job", error = e.to_string())))?
     };
     let (outcome, error) = match &sent {
         Ok(()) => ("printed", None),

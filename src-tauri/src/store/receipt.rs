@@ -9,6 +9,7 @@ use serde::Serialize;
 use tauri::State;
 
 use crate::error::{AppError, AppResult};
+use crate::i18n::{active, tr};
 use crate::state::AppState;
 
 #[derive(Debug, Serialize)]
@@ -26,7 +27,7 @@ pub struct ReceiptView {
 
 pub fn validate_cart(cart: i64) -> AppResult<CartId> {
     if cart <= 0 {
-        return Err(AppError::InvalidInput("That sale number is not valid.".into()));
+        return Err(AppError::InvalidInput(tr!(active(), "input-sale-number")));
     }
     Ok(CartId(cart))
 }
@@ -46,10 +47,16 @@ pub fn printable(mut data: SaleData) -> SaleData {
 pub fn receipt_error(e: paydesk_ledger::Error) -> AppError {
     use paydesk_ledger::Error as L;
     match e {
-        L::UnknownCart(c) => AppError::ReceiptUnavailable(format!("There is no sale {c}.")),
-        L::InvalidInput(m) => AppError::ReceiptUnavailable(format!("No receipt: {m}.")),
+        L::UnknownCart(c) => AppError::ReceiptUnavailable(tr!(active(), "receipt-no-sale", sale = c.to_string())),
+        L::InvalidInput(m) => AppError::ReceiptUnavailable(tr!(active(), "receipt-none", detail = m)),
         other => AppError::from(other),
     }
+}
+
+/// A sale whose data cannot make a receipt (a stored text or amount the document
+/// refuses): the document's own reason is kept as the detail.
+pub fn receipt_build_error(e: paydesk_ledger::receipt::ReceiptError) -> AppError {
+    AppError::ReceiptUnavailable(tr!(active(), "receipt-none", detail = e.to_string()))
 }
 
 #[cfg(test)]
@@ -91,7 +98,7 @@ pub fn get_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<ReceiptVi
             Ok::<_, paydesk_ledger::Error>((build_receipt(&printable(data), &tax, false), prints > 0, prints))
         })
         .map_err(receipt_error)?;
-    let receipt = built.map_err(|e| AppError::ReceiptUnavailable(e.to_string()))?;
+    let receipt = built.map_err(receipt_build_error)?;
     let text = render_text(&receipt, Paper::Mm80);
     Ok(ReceiptView { cart_id: cart.0, receipt, text, next_print_reprint: reprint, prints })
 }

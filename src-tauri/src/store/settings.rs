@@ -11,6 +11,7 @@ use tauri::State;
 
 use super::print::PrinterConfig;
 use crate::error::{AppError, AppResult};
+use crate::i18n::{active, tr};
 use crate::state::{now_ms, AppState};
 
 #[derive(Debug, Serialize)]
@@ -78,13 +79,13 @@ pub fn apply_form(current: &StoreSettings, f: &StoreForm) -> AppResult<StoreSett
     let price_mode = match f.price_mode.as_str() {
         "inclusive" => PriceMode::Inclusive,
         "exclusive" => PriceMode::Exclusive,
-        _ => return Err(AppError::InvalidInput("Prices are tax-inclusive or tax-exclusive.".into())),
+        _ => return Err(AppError::InvalidInput(tr!(active(), "input-store-price-mode"))),
     };
     let rounding = match f.rounding.as_str() {
         "down" => Rounding::Down,
         "half_up" => Rounding::HalfUp,
         "up" => Rounding::Up,
-        _ => return Err(AppError::InvalidInput("Tax rounding is down, half up or up.".into())),
+        _ => return Err(AppError::InvalidInput(tr!(active(), "input-store-rounding"))),
     };
     let reg = f.registration_number.trim();
     let new = StoreSettings {
@@ -100,7 +101,7 @@ pub fn apply_form(current: &StoreSettings, f: &StoreForm) -> AppResult<StoreSett
         receipt_footer: f.receipt_footer.trim_end().to_string(),
     };
     new.validated().map_err(|e| match e {
-        paydesk_ledger::Error::InvalidInput(m) => AppError::InvalidInput(format!("Not saved: {m}.")),
+        paydesk_ledger::Error::InvalidInput(m) => AppError::InvalidInput(tr!(active(), "input-store-not-saved", detail = m)),
         other => AppError::from(other),
     })
 }

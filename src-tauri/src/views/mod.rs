@@ -24,7 +24,7 @@ mod progress;
 mod report;
 mod sale;
 
-pub use outcome::{OutcomeView, Receipt};
+pub use outcome::{reason_with_detail, reason_words, OutcomeView, Receipt};
 pub use payments::{timeline, PaymentDetail, PaymentHead, PaymentRow, RefundRow, TimelineView};
 pub use progress::{forward, Forward, PaymentUpdate, ProgressView};
 pub use report::{report, ReportInput, ReportView, Sale};
@@ -75,6 +75,35 @@ pub fn attempt_tone(kind: AttemptKind) -> &'static str {
         K::ConnectionRefused | K::ConnectTimeout | K::Timeout | K::ConnectionLost | K::AnswerTooLarge | K::TransportError => "warn",
         K::InProgress | K::RateLimited | K::Unavailable | K::ServerError | K::ReplayedServerError | K::NotAPsp => "warn",
     }
+}
+
+/// How one attempt ended, in the cashier's words and the screen's language: chosen by
+/// the attempt's kind, never by the engine's English text (design §13.3).
+pub fn attempt_words(kind: AttemptKind) -> String {
+    use AttemptKind as K;
+    t(match kind {
+        K::Ok => id!("attempt-ok"),
+        K::Replayed => id!("attempt-replayed"),
+        K::Declined => id!("attempt-declined"),
+        K::ConnectionRefused => id!("attempt-connection-refused"),
+        K::ConnectTimeout => id!("attempt-connect-timeout"),
+        K::Timeout => id!("attempt-timeout"),
+        K::ConnectionLost => id!("attempt-connection-lost"),
+        K::AnswerTooLarge => id!("attempt-answer-too-large"),
+        K::TransportError => id!("attempt-transport-error"),
+        K::InProgress => id!("attempt-in-progress"),
+        K::RateLimited => id!("attempt-rate-limited"),
+        K::Unavailable => id!("attempt-unavailable"),
+        K::ServerError => id!("attempt-server-error"),
+        K::ReplayedServerError => id!("attempt-replayed-server-error"),
+        K::BadRequest => id!("attempt-bad-request"),
+        K::Auth => id!("attempt-auth"),
+        K::IdempotencyError => id!("attempt-idempotency-error"),
+        K::NotFound => id!("attempt-not-found"),
+        K::Config => id!("attempt-config"),
+        K::Unexpected => id!("attempt-unexpected"),
+        K::NotAPsp => id!("attempt-not-a-psp"),
+    })
 }
 
 /// A payment state that arrived as text (engine notifications, timeline rows).

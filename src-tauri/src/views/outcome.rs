@@ -2,10 +2,10 @@
 //! cashier's words, with the receipt to print.
 
 use paydesk_ledger::Payment;
-use paydesk_register::{CheckoutOutcome, CheckoutReport};
+use paydesk_register::{AttemptKind, CheckoutOutcome, CheckoutReport};
 use serde::Serialize;
 
-use super::card_label;
+use super::{attempt_words, card_label};
 use crate::i18n::{active, id, t, tr};
 use crate::store::cart::{CartLine, CartView};
 use crate::money;
@@ -31,10 +31,43 @@ pub struct OutcomeView {
     pub state: String,
     pub attempts: u32,
     pub replayed: bool,
+    /// What happened, in the screen's language: chosen by the outcome and its error code.
     pub message: String,
+    /// The processor's (or the engine's) own words, as they came: shown labelled as such.
+    pub detail: Option<String>,
     pub note: Option<String>,
     pub receipt: Receipt,
     pub cart: CartView,
+}
+
+/// Why a checkout did not end paid, in the screen's language: by its outcome and the
+/// typed error code (an attempt's kind, e.g. `psp_auth`), never by the engine's English
+/// text, which stays the detail (design §13.3).
+pub fn reason_words(r: &CheckoutReport) -> String {
+    let by_code = r.error_code.as_deref().and_then(|c| AttemptKind::parse(c).ok()).map(|k| capitalize(&attempt_words(k)));
+    match r.outcome {
+        CheckoutOutcome::Declined | CheckoutOutcome::Canceled => t(id!("outcome-declined-default")),
+        CheckoutOutcome::Failed => by_code.unwrap_or_else(|| t(id!("outcome-failed-default"))),
+        CheckoutOutcome::Pending => match by_code {
+            Some(words) => tr!(active(), "outcome-unknown-because", why = words),
+            None => t(id!("outcome-unknown-default")),
+        },
+        CheckoutOutcome::Paid | CheckoutOutcome::Authorized | CheckoutOutcome::QueuedOffline | CheckoutOutcome::Refunded => String::new(),
+    }
+}
+
+/// A reason with the processor's own words after it, labelled: for one-line messages.
+pub fn reason_with_detail(r: &CheckoutReport) -> String {
+    let words = reason_words(r);
+    match &r.message {
+        Some(d) => tr!(active(), "outcome-reason-detail", reason = words, detail = d.clone()),
+        None => words,
+    }
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 impl OutcomeView {
@@ -47,19 +80,9 @@ impl OutcomeView {
             CheckoutOutcome::Failed => "failed",
             CheckoutOutcome::Pending => "unknown",
         };
-        let decline_msg = r
-            .message
-            .as_deref()
-            .map(|m| m.trim_start_matches("declined: ").to_string())
-            .unwrap_or_else(|| t(id!("outcome-declined-default")));
-        let message = match kind {
-            "declined" => decline_msg,
-            "failed" => r.message.clone().unwrap_or_else(|| t(id!("outcome-failed-default"))),
-            "unknown" => r
-                .message
-                .clone()
-                .unwrap_or_else(|| t(id!("outcome-unknown-default"))),
-            _ => String::new(),
+        let (message, detail) = match kind {
+            "declined" | "failed" | "unknown" => (reason_words(r), r.message.clone()),
+            _ => (String::new(), None),
         };
         let note = if r.replayed {
             Some(tr!(active(), "outcome-note-replayed", attempts = r.attempts))
@@ -76,6 +99,7 @@ impl OutcomeView {
             attempts: r.attempts,
             replayed: r.replayed,
             message,
+            detail,
             note,
             receipt: Receipt {
                 at: payment.updated_at_ms,

@@ -5,7 +5,7 @@ use paydesk_ledger::{Payment, PaymentState, Refund, TimelineEntry};
 use paydesk_register::PaymentView;
 use serde::Serialize;
 
-use super::{card_label, parse_state, state_label, state_tone};
+use super::{attempt_words, card_label, parse_state, state_label, state_tone};
 use crate::i18n::{active, tr};
 use crate::money;
 
@@ -86,7 +86,13 @@ fn timeline_view(t: &TimelineEntry, refunds: &[Refund]) -> TimelineView {
         .unwrap_or_default();
     let label = match t.kind.as_str() {
         "attempt" => {
-            let what = if t.replayed { tr!(active(), "timeline-replayed") } else { t.detail.clone() };
+            // The attempt's kind (its stored label) decides the words; a label this
+            // version does not know is shown as the ledger holds it.
+            let what = if t.replayed {
+                tr!(active(), "timeline-replayed")
+            } else {
+                paydesk_register::AttemptKind::parse(outcome).map(attempt_words).unwrap_or_else(|_| t.detail.clone())
+            };
             let attempt = tr!(active(), "timeline-attempt", n = t.attempt_no.unwrap_or(0), what = what);
             format!("{refund_tag}{attempt}")
         }

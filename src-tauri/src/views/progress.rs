@@ -5,7 +5,7 @@
 use paydesk_register::{AttemptKind, Notification, SettledState, Subject};
 use serde::Serialize;
 
-use super::{attempt_tone, state_label, state_tone};
+use super::{attempt_tone, attempt_words, state_label, state_tone};
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 
@@ -57,12 +57,12 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             "info",
             tr!(active(), "progress-attempt", n = *attempt, key = short(subject.key())),
         ),
-        Notification::AttemptOutcome { subject, attempt, outcome, message, latency_ms } => {
+        Notification::AttemptOutcome { subject, attempt, outcome, latency_ms, .. } => {
             if *outcome == AttemptKind::Replayed {
                 // the Replayed notification that follows says it in full
                 return Forward::Nothing;
             }
-            p(subject, Some(*attempt), "outcome", attempt_tone(*outcome), format!("{} ({latency_ms} ms)", capitalize(message)))
+            p(subject, Some(*attempt), "outcome", attempt_tone(*outcome), format!("{} ({latency_ms} ms)", capitalize(&attempt_words(*outcome))))
         }
         Notification::BackingOff { subject, attempt, delay_ms, .. } => p(
             subject,

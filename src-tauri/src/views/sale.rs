@@ -140,7 +140,8 @@ impl SaleScreen {
                 let (label, tone) = tender_words(t.state);
                 let pay = t.checkout_key.as_deref().and_then(&payment);
                 let message = match t.state {
-                    TenderState::Void => pay.as_ref().and_then(|p| p.last_error.clone()),
+                    // the processor's own words, labelled as theirs
+                    TenderState::Void => pay.as_ref().and_then(|p| p.last_error.clone()).map(|d| paydesk_i18n::tr!(crate::i18n::active(), "outcome-processor-said", detail = d)),
                     TenderState::Superseded => t.superseded_reason.clone(),
                     TenderState::Settled | TenderState::Offline | TenderState::Held | TenderState::Pending => None,
                 };

@@ -10,8 +10,16 @@ use tauri::Manager;
 pub type App = tauri::App<tauri::test::MockRuntime>;
 pub type Window = tauri::WebviewWindow<tauri::test::MockRuntime>;
 
-/// The app over data folder `dir` with `opts` (its data dir and "none" faults set here).
+/// The app over data folder `dir` with `opts`, the demo owner signed in and a shift open.
 pub fn app_with(dir: &std::path::Path, opts: paydesk_app::Options) -> (App, Window) {
+    let (app, w) = app_signed_out(dir, opts);
+    owner_with_shift(dir, &w);
+    (app, w)
+}
+
+/// The app over data folder `dir` with `opts` (its data dir and "none" faults set here)
+/// as it starts: nobody signed in (design §12.9).
+pub fn app_signed_out(dir: &std::path::Path, opts: paydesk_app::Options) -> (App, Window) {
     let opts = paydesk_app::Options { data_dir: Some(dir.to_path_buf()), fault_profile: "none".into(), ..opts };
     let mut app = paydesk_app::app_builder(tauri::test::mock_builder(), opts)
         .build(paydesk_app::context())
@@ -20,7 +28,6 @@ pub fn app_with(dir: &std::path::Path, opts: paydesk_app::Options) -> (App, Wind
     #[allow(deprecated)]
     app.run_iteration(|_, _| {});
     let w = app.get_webview_window("main").expect("the main window from tauri.conf.json");
-    owner_with_shift(dir, &w);
     (app, w)
 }
 

@@ -90,6 +90,14 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
         ),
     )
     .await?;
+    // Cash against card per store: tenders that count (a superseded one never did).
+    let tenders_by_store = rows(
+        &client,
+        "SELECT store_id, method, currency, count(*) AS tenders, sum(amount)::int8 AS amount,
+                coalesce(sum(change_given), 0)::int8 AS change_given
+         FROM tenders WHERE superseded_at_ms IS NULL GROUP BY store_id, method, currency ORDER BY store_id, method, currency LIMIT $1",
+    )
+    .await?;
     let refunds = rows(
         &client,
         "SELECT f.store_id, f.refund_key, f.checkout_key, r.name AS register, f.amount, coalesce(p.currency, '') AS currency, f.state, f.created_at_ms
@@ -116,7 +124,7 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     .await?;
     Ok(Json(json!({
         "currencies": currencies, "stores": stores, "sales_by_store": sales_by_store,
-        "sales_by_register": sales_by_register, "sales_by_hour": sales_by_hour,
+        "sales_by_register": sales_by_register, "sales_by_hour": sales_by_hour, "tenders_by_store": tenders_by_store,
         "refunds": refunds, "exceptions": exceptions, "registers": registers,
     })))
 }

@@ -188,6 +188,19 @@ pub async fn run(db: &Path, psp_url: &str, extra_global: &[&str], args: &[&str])
     cli(db, psp_url, extra_global, args).output().await.expect("spawn paydesk-cli").into()
 }
 
+/// Runs the CLI with `stdin` written to its standard input and closed (PINs and pairing
+/// codes never go in argv).
+pub async fn run_stdin(db: &Path, psp_url: &str, args: &[&str], stdin: &str) -> Run {
+    use tokio::io::AsyncWriteExt;
+    let mut c = cli(db, psp_url, &[], args);
+    c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("spawn paydesk-cli");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    input.write_all(stdin.as_bytes()).await.expect("write the CLI's stdin");
+    drop(input);
+    child.wait_with_output().await.expect("wait for paydesk-cli").into()
+}
+
 pub async fn run_env(db: &Path, psp_url: &str, extra_global: &[&str], args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut c = cli(db, psp_url, extra_global, args);
     for (k, v) in env {

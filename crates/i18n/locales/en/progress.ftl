@@ -1,5 +1,5 @@
-# The checkout panel's live progress and outcome, as Rust writes them. The engine's own
-# reasons (a decline's, a network error's) are passed through in English.
+# The checkout panel's live progress and outcome, as Rust writes them. Reasons are chosen by
+# the attempt's kind or the error code; the processor's own words are added, labelled.
 progress-attempt = Attempt { $n }: sending to the processor with key { $key }…
 progress-backoff = Waiting { $seconds } s, then retrying with the same key.
 progress-replayed = Already charged — replayed: the processor returned its first answer, so there is no second charge.
@@ -24,3 +24,28 @@ receipt-status-authorized = AUTHORIZED
 receipt-status-declined = DECLINED
 receipt-status-failed = NOT CHARGED
 receipt-status-pending = PENDING
+# How one attempt ended, by its kind (never the engine's own text).
+attempt-ok = done
+attempt-replayed = already done — the processor replayed its first answer
+attempt-declined = declined by the card issuer
+attempt-connection-refused = cannot reach the payment processor — nothing was sent; retrying with the same key
+attempt-connect-timeout = no connection to the payment processor in time — nothing was sent; retrying with the same key
+attempt-timeout = no answer — the payment may have gone through; retrying with the same key
+attempt-connection-lost = no answer — the payment may have gone through; retrying with the same key
+attempt-answer-too-large = the processor's answer was too large to read; checking with the same key
+attempt-transport-error = a network error — retrying with the same key
+attempt-in-progress = processor still working on this payment
+attempt-rate-limited = processor busy (rate limited); waiting
+attempt-unavailable = processor temporarily unavailable; retrying
+attempt-server-error = processor error — outcome unknown; checking by search
+attempt-replayed-server-error = processor error stored for this key — outcome unknown; checking by search
+attempt-bad-request = the processor rejected the request
+attempt-auth = the processor refused the secret key (check Settings)
+attempt-idempotency-error = the same key was sent with different details (a bug: call a manager)
+attempt-not-found = the processor does not know this address (check the PSP URL in Settings)
+attempt-config = the processor's address is not valid (check Settings)
+attempt-unexpected = the processor gave an unexpected answer
+attempt-not-a-psp = the address answered, but it is not a payment processor (check the PSP URL in Settings)
+outcome-unknown-because = The outcome is not known yet: { $why }.
+outcome-reason-detail = { $reason } (processor: { $detail })
+outcome-processor-said = Processor: { $detail }

@@ -65,7 +65,6 @@ try-another-card = Try another card
 charging-another-card = Charging another card
 outcome-failed-heading = Not charged — the processor refused this request
 outcome-declined-heading = Declined — the card was not charged
-outcome-declined-reason = Processor's reason: { $reason }
 outcome-failed-text = Nothing was charged. Fix the cause (a manager may need to check Settings), then start a new payment; it gets a new key.
 outcome-declined-text = Ask for another card; it gets a new payment key.
 outcome-failed-alert = Not charged: { $reason }

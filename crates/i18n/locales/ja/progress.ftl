@@ -1,5 +1,5 @@
-# 決済パネルの経過と結果 (Rust が作る文)。エンジン自身の理由 (不承認やネットワーク
-# エラーの理由) は英語のまま表示されます。
+# 決済パネルの経過と結果 (Rust が作る文)。理由は試行の種類やエラーコードで選び、
+# 決済代行会社自身の言葉は「決済代行会社: …」と示して添えます。
 progress-attempt = 試行 { $n }: キー { $key }… で決済代行会社に送信中
 progress-backoff = { $seconds } 秒待ってから、同じキーで再試行します。
 progress-replayed = 請求済み — 再送: 決済代行会社が最初の応答を返したため、二重請求はありません。
@@ -24,3 +24,28 @@ receipt-status-authorized = オーソリ済み
 receipt-status-declined = 不承認
 receipt-status-failed = 未決済
 receipt-status-pending = 確認中
+# 1回の試行の結果。試行の種類で選びます (エンジン自身の英文は使いません)。
+attempt-ok = 完了
+attempt-replayed = 処理済み — 決済代行会社が最初の応答を再送しました
+attempt-declined = カード会社に承認されませんでした
+attempt-connection-refused = 決済代行会社に接続できません — 何も送信していません。同じキーで再試行します
+attempt-connect-timeout = 決済代行会社に時間内に接続できません — 何も送信していません。同じキーで再試行します
+attempt-timeout = 応答がありません — 決済が通った可能性があります。同じキーで再試行します
+attempt-connection-lost = 応答がありません (接続が切れました) — 決済が通った可能性があります。同じキーで再試行します
+attempt-answer-too-large = 決済代行会社の応答が大きすぎて読めません。同じキーで確認します
+attempt-transport-error = ネットワークエラー — 同じキーで再試行します
+attempt-in-progress = 決済代行会社がこの決済をまだ処理しています
+attempt-rate-limited = 決済代行会社が混み合っています (レート制限)。待機します
+attempt-unavailable = 決済代行会社が一時的に利用できません。再試行します
+attempt-server-error = 決済代行会社のエラー — 結果は不明です。検索で確認します
+attempt-replayed-server-error = このキーには決済代行会社のエラーが記録されています — 結果は不明です。検索で確認します
+attempt-bad-request = 決済代行会社が要求を拒否しました
+attempt-auth = 決済代行会社がシークレットキーを拒否しました (設定を確認してください)
+attempt-idempotency-error = 同じキーで異なる内容が送信されました (不具合です。責任者を呼んでください)
+attempt-not-found = 決済代行会社がこのアドレスを知りません (設定の PSP URL を確認してください)
+attempt-config = 決済代行会社のアドレスが正しくありません (設定を確認してください)
+attempt-unexpected = 決済代行会社から想定外の応答がありました
+attempt-not-a-psp = アドレスは応答しましたが、決済代行会社ではありません (設定の PSP URL を確認してください)
+outcome-unknown-because = 結果はまだ分かりません: { $why }。
+outcome-reason-detail = { $reason } (決済代行会社: { $detail })
+outcome-processor-said = 決済代行会社: { $detail }

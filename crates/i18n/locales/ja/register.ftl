@@ -65,7 +65,6 @@ try-another-card = 別のカードで決済
 charging-another-card = 別のカードで決済中
 outcome-failed-heading = 未決済 — 決済代行会社がこの要求を拒否しました
 outcome-declined-heading = 承認されませんでした — カードへの請求はありません
-outcome-declined-reason = 決済代行会社の理由: { $reason }
 outcome-failed-text = 請求は行われていません。原因を直してから (設定の確認が必要な場合は責任者へ)、新しい決済を始めてください。新しいキーが使われます。
 outcome-declined-text = 別のカードをお願いしてください。新しい決済キーが使われます。
 outcome-failed-alert = 未決済: { $reason }

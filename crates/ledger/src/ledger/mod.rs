@@ -27,7 +27,7 @@ pub use outbox::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 mod payments;
 mod receipts;
 mod reports;
-pub use receipts::{receipt_sale_data, ReceiptPrint};
+pub use receipts::{local_time, receipt_sale_data, ReceiptPrint};
 mod refunds;
 mod rows;
 mod sale;

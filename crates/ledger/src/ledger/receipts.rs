@@ -33,7 +33,7 @@ pub struct ReceiptPrint {
 
 /// The store's local time: Japan is UTC+9 all year; an en-US store is shown in UTC
 /// until the settings carry a time zone.
-fn local_time(ms: i64, locale: Locale) -> LocalDateTime {
+pub fn local_time(ms: i64, locale: Locale) -> LocalDateTime {
     let offset_ms = match locale {
         Locale::JaJp => 9 * 3_600_000,
         Locale::EnUs => 0,
@@ -173,6 +173,21 @@ impl Ledger {
             error,
             at_ms: now_ms,
         })
+    }
+
+    /// Sales whose cart is paid, newest first: at most `limit` (1 to 100), older than
+    /// `before` when given (the next page). Each one's receipt is read with
+    /// [`Ledger::receipt_data`]; a paid cart whose sale is not paid has none.
+    pub fn paid_sales(&self, before: Option<CartId>, limit: i64) -> Result<Vec<CartId>> {
+        if !(1..=100).contains(&limit) {
+            return Err(Error::InvalidInput(format!("a page has 1 to 100 sales, not {limit}")));
+        }
+        collect(
+            &self.conn,
+            "SELECT id FROM carts WHERE state = 'paid' AND (?1 IS NULL OR id < ?1) ORDER BY id DESC LIMIT ?2",
+            params![before.map(|c| c.0), limit],
+            |r| Ok(Ok(CartId(r.get(0)?))),
+        )
     }
 
     pub fn receipt_prints(&self, cart_id: CartId) -> Result<Vec<ReceiptPrint>> {

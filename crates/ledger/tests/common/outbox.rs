@@ -5,6 +5,9 @@ use paydesk_ledger::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// (method, amount, checkout key, change, superseded)
+pub type TenderFacts = (String, i64, Option<String>, Option<i64>, bool);
+
 #[derive(Debug, Default)]
 pub struct OutboxShadow {
     pub last_seq: u64,
@@ -12,6 +15,12 @@ pub struct OutboxShadow {
     pub payments: BTreeMap<String, (i64, String, String, Option<String>)>,
     /// refund key -> (checkout key, amount, state, psp refund id)
     pub refunds: BTreeMap<String, (String, i64, String, Option<String>)>,
+    /// (sale, tender seq) -> what its facts said
+    pub tenders: BTreeMap<(i64, i64), TenderFacts>,
+    /// shift -> (float, z number once closed)
+    pub shifts: BTreeMap<i64, (i64, Option<i64>)>,
+    /// paid in/out entry -> (shift, direction, amount)
+    pub drawer_moves: BTreeMap<i64, (i64, String, i64)>,
 }
 
 impl OutboxShadow {
@@ -61,6 +70,32 @@ impl OutboxShadow {
                 assert_ne!((r.2.clone(), r.3.clone()), next, "{what}: a row that changes nothing for {key}");
                 (r.2, r.3) = next;
             }
+            "tender_added" => {
+                let id = (f["sale"].as_i64().unwrap(), f["tender_seq"].as_i64().unwrap());
+                let t = (s("method").unwrap(), f["amount"].as_i64().unwrap(), s("checkout_key"), f["change"].as_i64(), false);
+                assert!(self.tenders.insert(id, t).is_none(), "{what}: tender {id:?} added twice");
+            }
+            "tender_superseded" => {
+                let id = (f["sale"].as_i64().unwrap(), f["tender_seq"].as_i64().unwrap());
+                let t = self.tenders.get_mut(&id).unwrap_or_else(|| panic!("{what}: unknown tender {id:?} superseded"));
+                assert!(!t.4, "{what}: tender {id:?} superseded twice");
+                t.4 = true;
+            }
+            "shift_opened" => {
+                let had = self.shifts.insert(f["shift"].as_i64().unwrap(), (f["float"].as_i64().unwrap(), None));
+                assert!(had.is_none(), "{what}: shift opened twice");
+            }
+            "paid_in_out" => {
+                let shift = f["shift"].as_i64().unwrap();
+                assert!(self.shifts.contains_key(&shift), "{what}: drawer move in unknown shift {shift}");
+                self.drawer_moves.insert(f["entry"].as_i64().unwrap(), (shift, s("direction").unwrap(), f["amount"].as_i64().unwrap()));
+            }
+            "shift_closed" => {
+                let shift = f["shift"].as_i64().unwrap();
+                let sh = self.shifts.get_mut(&shift).unwrap_or_else(|| panic!("{what}: unknown shift {shift} closed"));
+                assert!(sh.1.is_none(), "{what}: shift {shift} closed twice");
+                sh.1 = f["z_number"].as_i64();
+            }
             other => panic!("{what}: unknown kind {other}"),
         }
     }
@@ -78,5 +113,17 @@ impl OutboxShadow {
         let refunds: BTreeMap<String, (String, i64, String, Option<String>)> =
             st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))).unwrap().map(Result::unwrap).collect();
         assert_eq!(refunds, self.refunds, "{what}: refunds");
+        let mut st = c
+            .prepare("SELECT t.cart_id, t.seq, t.kind, t.amount_minor, p.idempotency_key, t.change_minor, t.standing = 'superseded' FROM tenders t LEFT JOIN payments p ON p.id = t.payment_id")
+            .unwrap();
+        let tenders: BTreeMap<(i64, i64), TenderFacts> =
+            st.query_map([], |r| Ok(((r.get(0)?, r.get(1)?), (r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))).unwrap().map(Result::unwrap).collect();
+        assert_eq!(tenders, self.tenders, "{what}: tenders");
+        let mut st = c.prepare("SELECT s.id, s.float_minor, z.z_number FROM shifts s LEFT JOIN z_reports z ON z.shift_id = s.id").unwrap();
+        let shifts: BTreeMap<i64, (i64, Option<i64>)> = st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?)))).unwrap().map(Result::unwrap).collect();
+        assert_eq!(shifts, self.shifts, "{what}: shifts");
+        let mut st = c.prepare("SELECT id, shift_id, kind, amount_minor FROM paid_in_out").unwrap();
+        let moves: BTreeMap<i64, (i64, String, i64)> = st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))).unwrap().map(Result::unwrap).collect();
+        assert_eq!(moves, self.drawer_moves, "{what}: paid in and out");
     }
 }

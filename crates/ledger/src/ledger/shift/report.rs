@@ -141,6 +141,12 @@ pub(super) fn shift_report_tx(conn: &Connection, shift_id: i64, now_ms: i64) -> 
         [shift_id],
         |r| Ok(Ok(CartId(r.get(0)?))),
     )?;
+    // A tender taken in an earlier shift of the same sale stays with that shift: only
+    // this shift's tender ids count (one query, not one per tender).
+    let in_shift: std::collections::HashSet<i64> =
+        collect(conn, "SELECT id FROM tenders WHERE shift_id = ?1", [shift_id], |r| Ok(Ok(r.get::<_, i64>(0)?)))?
+            .into_iter()
+            .collect();
     let mut tenders: Vec<TenderTotal> = Vec::new();
     let mut sales = 0;
     for cart in carts {
@@ -149,9 +155,7 @@ pub(super) fn shift_report_tx(conn: &Connection, shift_id: i64, now_ms: i64) -> 
             if !t.state.is_settled() || t.amount.currency != c {
                 continue;
             }
-            // A tender taken in an earlier shift of the same sale stays with that shift.
-            let in_shift: Option<i64> = conn.query_row("SELECT shift_id FROM tenders WHERE id = ?1", [t.id.0], |r| r.get(0))?;
-            if in_shift != Some(shift_id) {
+            if !in_shift.contains(&t.id.0) {
                 continue;
             }
             counted = true;

@@ -1,0 +1,22 @@
+# The Audit view (src-tauri/src/shift/audit.rs, ui/audit.js).
+audit-tab = Audit
+audit-title = Audit log
+audit-verify = Verify the chain
+audit-intact = Chain intact: { $rows } rows, head { $head }.
+audit-broken = The chain is broken: { $count } problem(s) found.
+audit-break-changed = Row { $row } was changed after it was written.
+audit-break-moved = Row { $row } was moved: it was written as row { $written }.
+audit-break-deleted = Rows { $from } to { $to } were deleted.
+audit-break-unlinked = The row before row { $row } was removed or rewritten.
+audit-break-cut = Rows { $from } to { $to } were deleted from the end.
+audit-break-head = The last row ({ $row }) is not the head kept apart (row { $head }).
+audit-break-checkpoint = Row { $row } is not the row a Z report recorded there.
+audit-latest = Latest rows
+audit-col-seq = Row
+audit-col-when = When
+audit-col-who = Who
+audit-col-approver = Approved by
+audit-col-action = Action
+audit-col-subject = Subject
+audit-col-reason = Reason
+audit-nobody = —

@@ -1,0 +1,22 @@
+# 監査ログ画面 (src-tauri/src/shift/audit.rs, ui/audit.js)。
+audit-tab = 監査
+audit-title = 監査ログ
+audit-verify = チェーンを検証
+audit-intact = チェーンは正常です: { $rows } 行、先頭 { $head }。
+audit-broken = チェーンが壊れています: 問題 { $count } 件。
+audit-break-changed = 行 { $row } は書き込み後に変更されています。
+audit-break-moved = 行 { $row } は移動されています (元は行 { $written })。
+audit-break-deleted = 行 { $from }〜{ $to } が削除されています。
+audit-break-unlinked = 行 { $row } の前の行が削除または書き換えられています。
+audit-break-cut = 末尾の行 { $from }〜{ $to } が削除されています。
+audit-break-head = 最後の行 ({ $row }) が別に保管した先頭 (行 { $head }) と一致しません。
+audit-break-checkpoint = 行 { $row } は精算レポートが記録した行ではありません。
+audit-latest = 最新の行
+audit-col-seq = 行
+audit-col-when = 日時
+audit-col-who = 担当
+audit-col-approver = 承認者
+audit-col-action = 操作
+audit-col-subject = 対象
+audit-col-reason = 理由
+audit-nobody = —

@@ -1,0 +1,123 @@
+//! The register's books beyond payments and refunds (design §9.14): a sale's tenders
+//! (cash or card, with the change given) and the drawer's shifts (float, paid in and out,
+//! the close with its Z number and over/short). They travel as `Fact` kinds; this module
+//! holds their vocabulary and checks.
+use crate::limits::{MAX_AMOUNT, MAX_SEQ};
+use crate::{text, ProtoError};
+use serde::{Deserialize, Serialize};
+
+/// How a tender paid (design §8.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TenderMethod {
+    Cash,
+    Card,
+}
+
+impl TenderMethod {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TenderMethod::Cash => "cash",
+            TenderMethod::Card => "card",
+        }
+    }
+}
+
+/// Cash into or out of the drawer outside a sale (design §12.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawerMove {
+    PaidIn,
+    PaidOut,
+}
+
+impl DrawerMove {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DrawerMove::PaidIn => "paid_in",
+            DrawerMove::PaidOut => "paid_out",
+        }
+    }
+}
+
+/// A tender as the register recorded it: `sale` is the register's own sale (cart) id,
+/// `tender_seq` its place in the sale. Card tenders name their payment; cash tenders
+/// carry what was handed over, the change and the rounding
+/// (`cash_tendered - change = amount + rounding`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tender {
+    pub sale: i64,
+    pub tender_seq: i64,
+    pub method: TenderMethod,
+    pub amount: i64,
+    pub currency: String,
+    pub checkout_key: Option<String>,
+    pub cash_tendered: Option<i64>,
+    pub change: Option<i64>,
+    pub rounding: Option<i64>,
+    /// The drawer session it belongs to; `None` where the store runs without shifts.
+    pub shift: Option<i64>,
+}
+
+/// A register-local row id: positive and inside BIGINT.
+pub(crate) fn id(field: &str, v: i64) -> Result<(), ProtoError> {
+    if v < 1 || v as u64 > MAX_SEQ {
+        return Err(ProtoError::field(field, format!("must be between 1 and {MAX_SEQ}, got {v}")));
+    }
+    Ok(())
+}
+
+/// Money that may be zero (a float, a count, the change).
+pub(crate) fn amount_or_zero(field: &str, a: i64) -> Result<(), ProtoError> {
+    if !(0..=MAX_AMOUNT).contains(&a) {
+        return Err(ProtoError::field(field, format!("must be between 0 and {MAX_AMOUNT} minor units, got {a}")));
+    }
+    Ok(())
+}
+
+/// Money that may be negative (rounding down, an expected drawer, a shortage).
+pub(crate) fn signed_amount(field: &str, a: i64) -> Result<(), ProtoError> {
+    if !(-MAX_AMOUNT..=MAX_AMOUNT).contains(&a) {
+        return Err(ProtoError::field(field, format!("must be within ±{MAX_AMOUNT} minor units, got {a}")));
+    }
+    Ok(())
+}
+
+impl Tender {
+    pub(crate) fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ProtoError> {
+        id(&f("sale"), self.sale)?;
+        if !(1..=1000).contains(&self.tender_seq) {
+            return Err(ProtoError::field(f("tender_seq"), format!("must be between 1 and 1000, got {}", self.tender_seq)));
+        }
+        text::amount(&f("amount"), self.amount)?;
+        text::currency(&f("currency"), &self.currency)?;
+        if let Some(s) = self.shift {
+            id(&f("shift"), s)?;
+        }
+        match self.method {
+            TenderMethod::Card => {
+                let key = self.checkout_key.as_deref().ok_or_else(|| ProtoError::field(f("checkout_key"), "is required for a card tender"))?;
+                text::key(&f("checkout_key"), key)?;
+                if self.cash_tendered.is_some() || self.change.is_some() || self.rounding.is_some() {
+                    return Err(ProtoError::field(f("cash_tendered"), "a card tender has no cash, change or rounding"));
+                }
+            }
+            TenderMethod::Cash => {
+                if self.checkout_key.is_some() {
+                    return Err(ProtoError::field(f("checkout_key"), "a cash tender has no payment"));
+                }
+                let (Some(given), Some(change), Some(rounding)) = (self.cash_tendered, self.change, self.rounding) else {
+                    return Err(ProtoError::field(f("cash_tendered"), "a cash tender needs cash_tendered, change and rounding"));
+                };
+                amount_or_zero(&f("cash_tendered"), given)?;
+                amount_or_zero(&f("change"), change)?;
+                signed_amount(&f("rounding"), rounding)?;
+                if given - change != self.amount + rounding {
+                    return Err(ProtoError::field(f("change"), format!("cash {given} less change {change} must be the amount {} plus rounding {rounding}", self.amount)));
+                }
+            }
+        }
+        Ok(())
+    }
+}

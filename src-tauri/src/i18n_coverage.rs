@@ -1,0 +1,184 @@
+//! Every error a cashier can be shown speaks the screen's language (design §13.3): with
+//! the screen in Japanese, each `AppError` variant — made the way the commands make it —
+//! and each engine error put in words comes out with Japanese in it, never an English
+//! sentence alone. The engine's or processor's own detail may follow, labelled.
+
+use paydesk_i18n::Locale;
+use paydesk_ledger::{Currency, PaymentState};
+use paydesk_register::{Attempted, AttemptKind, CheckoutOutcome, CheckoutReport, EngineError};
+
+use crate::error::AppError;
+use crate::i18n::{active, set_active, tr};
+
+fn japanese(s: &str) -> bool {
+    s.chars().any(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}'))
+}
+
+/// One of each variant, made through the code paths the commands use where there is one.
+fn every_variant() -> Vec<AppError> {
+    let engine = [
+        EngineError::InvalidInput("x".into()),
+        EngineError::UnknownPayment("k".into()),
+        EngineError::RefundExceedsCaptured { key: "k".into(), requested: 2, refundable: 1, currency: Currency::Jpy },
+        EngineError::WrongState { key: "k".into(), state: PaymentState::Captured, attempted: Attempted::Cancel, what: "x".into() },
+        EngineError::RefundInProgress { key: "k".into(), refund_key: "r".into() },
+        EngineError::PreviousOutcomeUnknown { key: "k".into(), state: PaymentState::Authorizing },
+        EngineError::AlreadyPaid { key: "k".into(), state: PaymentState::Captured },
+        EngineError::LaterPaymentExists { key: "k".into(), later: "l".into(), state: PaymentState::Failed },
+        EngineError::OfflineRefused { key: "k".into(), reason: "limit".into(), detail: "over".into() },
+        EngineError::PspConfig("x".into()),
+        EngineError::PspRejected("x".into()),
+        EngineError::Alarm("x".into()),
+        EngineError::from(paydesk_ledger::Error::InvalidInput("x".into())),
+        EngineError::TenderExceedsDue { cart: 1, requested: 2, open: 1, currency: Currency::Jpy },
+        EngineError::TenderUnknownOutstanding { cart: 1, key: "k".into() },
+        EngineError::SaleComplete { cart: 1 },
+        EngineError::SaleCanceled { cart: 1 },
+        EngineError::SaleRefundExceeds { cart: 1, requested: 2, refundable: 1 },
+        EngineError::Unresolved { key: "k".into(), source: Box::new(EngineError::Alarm("x".into())) },
+    ];
+    let discount = |kind: &str, value: &str| {
+        let form = crate::store::cart::DiscountForm { kind: kind.into(), value: value.into() };
+        crate::store::parse_discount(&form, Currency::Jpy).expect_err("refused")
+    };
+    let mut out: Vec<AppError> = engine.into_iter().map(AppError::from).collect();
+    out.extend([
+        crate::sale::parse_amount("abc", Currency::Jpy, crate::sale::Amount::Cash).expect_err("refused"),
+        crate::sale::parse_amount("", Currency::Jpy, crate::sale::Amount::Card).expect_err("refused"),
+        crate::sale::parse_amount("0", Currency::Jpy, crate::sale::Amount::Card).expect_err("refused"),
+        crate::sale::required_reason("x").expect_err("refused"),
+        crate::catalog::validate_code("").expect_err("refused"),
+        crate::catalog::validate_code("a b").expect_err("refused"),
+        crate::commands::validate_payment_method("visa").expect_err("refused"),
+        crate::store::receipt::validate_cart(0).expect_err("refused"),
+        crate::store::receipt::receipt_error(paydesk_ledger::Error::UnknownCart(7)),
+        crate::store::print::validate_printer("bad_host!:9100").expect_err("refused"),
+        crate::store::print::validate_printer("a b").expect_err("refused"),
+        discount("percent", "150"),
+        discount("amount", "x"),
+        discount("percent", &"9".repeat(40)),
+        discount("other", "1"),
+        crate::store::discount_error(paydesk_ledger::Error::InvalidInput("x".into())),
+        crate::settings::validate_url("ftp://x").expect_err("refused"),
+        AppError::from(paydesk_sync::SyncError::Unreachable("x".into())),
+        AppError::from(paydesk_sync::SyncError::Input("x".into())),
+        AppError::from(paydesk_sync::SyncError::BadAnswer("x".into())),
+        AppError::from(std::io::Error::other("x")),
+        AppError::UnknownItem("X".into()),
+        AppError::CartLocked,
+        AppError::CartEmpty,
+        AppError::NoCheckout,
+        AppError::SaleChanged { seen: 1, now: 2 },
+        AppError::TenderInFlight,
+        AppError::TaxLocked,
+        AppError::PrinterNotSet,
+        AppError::PrinterUnreachable(tr!(active(), "print-unreachable", target = "127.0.0.1:9100", why = "refused")),
+        AppError::Rejected { code: "csv_rejected", message: tr!(active(), "catalog-import-rejected", count = 2), problems: vec![] },
+        AppError::AlreadyPaired(tr!(active(), "error-already-paired", name = "R1", url = "https://bo")),
+    ]);
+    // Staff (design §12.9): the ledger's refusals as they reach the commands, the gate's
+    // own answers and the sign-in screen's input checks.
+    use paydesk_ledger::access::{Action, Authorization, Role};
+    use paydesk_ledger::Error as L;
+    let needs = |min_role| L::NotAllowed { action: "refund", authorization: Authorization::NeedsApproval { min_role } };
+    let refused = |authorization| L::NotAllowed { action: "paid_in_out", authorization };
+    out.extend([
+        AppError::from(L::NotSignedIn),
+        AppError::from(EngineError::from(L::NotSignedIn)),
+        AppError::from(needs(Role::Manager)),
+        AppError::from(refused(Authorization::SelfApproval)),
+        AppError::from(refused(Authorization::ApproverTooLow { min_role: Role::Manager })),
+        AppError::NotAllowed { action: Action::Settings, authorization: Authorization::Allowed },
+        AppError::from(L::WrongPin { attempts_left: Some(2) }),
+        AppError::from(L::WrongPin { attempts_left: None }),
+        AppError::from(L::StaffLocked { until_ms: crate::state::now_ms() + 300_000 }),
+        AppError::OwnerExists,
+        crate::staff::check_name("").expect_err("refused"),
+        crate::staff::parse_pin("12").expect_err("refused"),
+        AppError::from(L::NoOpenShift),
+        AppError::from(L::ShiftAlreadyOpen { shift_id: 1 }),
+        AppError::from(L::ShiftHasOpenSale { cart_id: 1 }),
+    ]);
+    for a in Action::ALL {
+        out.push(AppError::ApprovalRequired { action: a, min_role: Role::Owner });
+    }
+    out
+}
+
+#[test]
+fn every_error_a_cashier_sees_is_in_japanese_when_the_screen_is() {
+    set_active(Locale::Ja);
+    let shown: Vec<(String, String)> = every_variant().iter().map(|e| (e.code().to_string(), e.to_string())).collect();
+    set_active(Locale::En);
+    let english: Vec<_> = shown.iter().filter(|(_, m)| !japanese(m)).collect();
+    assert!(english.is_empty(), "English only with the screen in Japanese:\n{english:#?}");
+    // The same errors in English are English (the check above is not vacuous).
+    assert!(every_variant().iter().all(|e| !japanese(&e.to_string())));
+}
+
+/// Settings' own refusals, field by field.
+#[test]
+fn settings_refusals_are_in_japanese() {
+    let mut form = crate::settings::SettingsForm {
+        psp_url: String::new(),
+        psp_key: String::new(),
+        fault_profile: "none".into(),
+        retention_hours: "24".into(),
+        safety_margin_minutes: "60".into(),
+        offline_max_amount: "100".into(),
+        offline_max_total: "500".into(),
+        offline_max_count: "20".into(),
+        offline_max_age_hours: "23".into(),
+    };
+    let current = crate::settings::Settings::default();
+    assert!(crate::settings::Settings::validate(&form, &current, Currency::Jpy).is_ok());
+    let broken: [&dyn Fn(&mut crate::settings::SettingsForm); 6] = [
+        &|f| f.retention_hours = "x".into(),
+        &|f| f.safety_margin_minutes = "99999".into(),
+        &|f| f.offline_max_amount = "x".into(),
+        &|f| f.offline_max_age_hours = "100".into(),
+        &|f| f.fault_profile = "nope".into(),
+        &|f| f.psp_key = "a b".into(),
+    ];
+    for (i, b) in broken.iter().enumerate() {
+        let mut f = form.clone();
+        b(&mut f);
+        set_active(Locale::Ja);
+        let e = crate::settings::Settings::validate(&f, &current, Currency::Jpy).expect_err("refused").to_string();
+        set_active(Locale::En);
+        assert!(japanese(&e), "case {i}: {e}");
+    }
+    form.psp_url = "https://psp.example".into();
+    set_active(Locale::Ja);
+    let e = crate::settings::Settings::validate(&form, &current, Currency::Jpy).expect_err("a URL needs a key").to_string();
+    set_active(Locale::En);
+    assert!(japanese(&e), "{e}");
+}
+
+/// A checkout's outcome is put in words by its outcome and typed error code: the engine's
+/// English text is only the detail.
+#[test]
+fn checkout_outcomes_are_worded_by_code() {
+    let report = |outcome, error_code: Option<&str>, message: &str| CheckoutReport {
+        checkout_key: "k".into(),
+        state: PaymentState::Failed,
+        outcome,
+        psp_payment_id: None,
+        attempts: 1,
+        amount: 100,
+        currency: "JPY".into(),
+        replayed: false,
+        message: Some(message.into()),
+        error_code: error_code.map(str::to_string),
+    };
+    set_active(Locale::Ja);
+    let declined = crate::views::reason_words(&report(CheckoutOutcome::Declined, None, "declined: Your card was declined. (card_declined)"));
+    let auth = crate::views::reason_words(&report(CheckoutOutcome::Failed, Some(AttemptKind::Auth.label()), "the PSP refused the secret key"));
+    let pending = crate::views::reason_with_detail(&report(CheckoutOutcome::Pending, Some(AttemptKind::Timeout.label()), "no answer"));
+    set_active(Locale::En);
+    assert_eq!(declined, "カードが承認されませんでした");
+    assert!(auth.contains("シークレットキー"), "{auth}");
+    assert!(pending.starts_with("結果はまだ分かりません") && pending.ends_with("(決済代行会社: no answer)"), "{pending}");
+    let auth = crate::views::reason_words(&report(CheckoutOutcome::Failed, Some(AttemptKind::Auth.label()), "whatever"));
+    assert_eq!(auth, "The processor refused the secret key (check Settings)");
+}

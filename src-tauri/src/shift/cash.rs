@@ -1,0 +1,54 @@
+//! Paid in / paid out: cash put into or taken out of the drawer outside a sale, with the
+//! person's reason. A manager's action (design §12.2): a cashier's needs an approval.
+
+use paydesk_ledger::access::Action;
+use paydesk_ledger::PaidKind;
+use serde::Serialize;
+use tauri::State;
+
+use super::{actor, shift_error, Approval, Refused};
+use crate::error::{AppError, AppResult};
+use crate::i18n::{active, tr};
+use crate::money;
+use crate::state::{now_ms, AppState};
+
+/// Longest reason typed (the ledger keeps 3-200 characters).
+const MAX_REASON_CHARS: usize = 200;
+
+#[derive(Debug, Serialize)]
+pub struct PaidView {
+    pub id: i64,
+    pub kind: PaidKind,
+    pub amount_minor: i64,
+    pub reason: String,
+    pub message: String,
+}
+
+fn paid(state: &AppState, kind: PaidKind, amount: &str, reason: &str, approval: Option<Approval>) -> AppResult<PaidView> {
+    let amount = crate::sale::parse_amount(amount, state.currency, crate::sale::Amount::PaidInOut).map_err(|e| AppError::InvalidPaidInOut(e.to_string()))?;
+    let reason = reason.trim();
+    let n = reason.chars().count();
+    if !(3..=MAX_REASON_CHARS).contains(&n) {
+        return Err(AppError::InvalidPaidInOut(tr!(active(), "shift-reason-length", max = MAX_REASON_CHARS.to_string())));
+    }
+    let who = actor(state, Action::PaidInOut, approval.as_ref())?;
+    let row = state.engine().with_ledger(|l| {
+        l.paid_in_out(who, kind, amount, reason, now_ms()).map_err(|e| shift_error(e, Refused::PaidInOut))
+    })?;
+    let shown = money::format(row.amount_minor, state.currency.code());
+    let message = match kind {
+        PaidKind::PaidIn => tr!(active(), "shift-paid-in-done", amount = shown),
+        PaidKind::PaidOut => tr!(active(), "shift-paid-out-done", amount = shown),
+    };
+    Ok(PaidView { id: row.id, kind: row.kind, amount_minor: row.amount_minor, reason: row.reason, message })
+}
+
+#[tauri::command]
+pub fn paid_in(state: State<'_, AppState>, amount: String, reason: String, approval: Option<Approval>) -> AppResult<PaidView> {
+    paid(&state, PaidKind::PaidIn, &amount, &reason, approval)
+}
+
+#[tauri::command]
+pub fn paid_out(state: State<'_, AppState>, amount: String, reason: String, approval: Option<Approval>) -> AppResult<PaidView> {
+    paid(&state, PaidKind::PaidOut, &amount, &reason, approval)
+}

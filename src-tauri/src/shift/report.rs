@@ -1,0 +1,208 @@
+//! The X report (the open shift so far), the close on a blind count that shows its Z
+//! report, and any earlier Z report. Each is the ledger's figures built into the printed
+//! document by paydesk-receipt's pure `build_drawer_report` and sent with its 80 mm text.
+
+use paydesk_ledger::receipt::shift::{
+    build_drawer_report, render_report_text, CloseData, CountLine, DrawerReport, DrawerReportData, PaidKind as RPaid, PaidLine,
+    ReportKind, TenderLine,
+};
+use paydesk_ledger::receipt::{Currency as RCurrency, Language, Paper, TenderKind as RTender, MAX_TEXT_CHARS};
+use paydesk_ledger::access::Action;
+use paydesk_ledger::{local_time, Actor, DenominationCount, Ledger, Locale, PaidKind, ShiftReport, TenderKind, ZReport};
+use serde::Serialize;
+use tauri::State;
+
+use super::{actor, count_of, shift_error, staff_name, Approval, CountInput, Refused};
+use crate::backoffice::BackOfficeState;
+use crate::error::{AppError, AppResult};
+use crate::money;
+use crate::state::{now_ms, AppState};
+
+/// Z reports one look-up may name (far above a register's lifetime of closes).
+const MAX_Z_NUMBER: i64 = 10_000_000;
+
+#[derive(Debug, Serialize)]
+pub struct ReportView {
+    /// "x" or "z".
+    pub kind: &'static str,
+    pub z_number: Option<i64>,
+    pub report: DrawerReport,
+    /// As printed on 80 mm paper (48 columns), in the store's language.
+    pub text: Vec<String>,
+    pub expected_display: String,
+    pub counted_display: Option<String>,
+    pub over_short_display: Option<String>,
+    /// `SEQ:HEX`, what `paydesk-cli audit verify --checkpoint` takes (Z only).
+    pub checkpoint: Option<String>,
+}
+
+/// The audit head a Z report recorded, as `SEQ:HEX`.
+pub fn checkpoint(z: &ZReport) -> String {
+    let hex: String = z.audit_head.hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}:{hex}", z.audit_head.seq)
+}
+
+fn counts(lines: &[DenominationCount]) -> Vec<CountLine> {
+    lines.iter().map(|c| CountLine { denomination: c.denomination_minor, count: c.count }).collect()
+}
+
+/// A name or a store name as a report line takes it (cut with "…", never refused).
+fn fit(s: &str) -> String {
+    if s.chars().count() <= MAX_TEXT_CHARS {
+        return s.to_string();
+    }
+    s.chars().take(MAX_TEXT_CHARS - 1).chain(['…']).collect()
+}
+
+/// The ledger's report (and close) with names and the store's local times filled in.
+pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &str, now: i64) -> AppResult<DrawerReportData> {
+    let store = l.store_settings()?;
+    let language = match store.locale {
+        Locale::JaJp => Language::Ja,
+        Locale::EnUs => Language::En,
+    };
+    let currency = match r.shift.currency {
+        paydesk_ledger::Currency::Jpy => RCurrency::Jpy,
+        paydesk_ledger::Currency::Usd => RCurrency::Usd,
+        other => return Err(AppError::ReceiptUnavailable(crate::i18n::tr!(crate::i18n::active(), "input-report-currency", currency = other.to_string()))),
+    };
+    let name = |id: i64| staff_name(l, id).map(|n| fit(&n));
+    let paid = r
+        .paid_in_out
+        .iter()
+        .map(|p| {
+            let kind = match p.kind {
+                PaidKind::PaidIn => RPaid::PaidIn,
+                PaidKind::PaidOut => RPaid::PaidOut,
+            };
+            Ok(PaidLine { kind, amount: p.amount_minor, reason: p.reason.clone(), by: name(p.staff_id)? })
+        })
+        .collect::<AppResult<Vec<_>>>()?;
+    let tenders = r
+        .tenders
+        .iter()
+        .map(|t| {
+            let kind = match t.kind {
+                TenderKind::Cash => RTender::Cash,
+                TenderKind::Card => RTender::Card,
+            };
+            TenderLine { kind, count: t.count, amount: t.amount_minor }
+        })
+        .collect();
+    let close = match z {
+        None => None,
+        Some(z) => Some(CloseData {
+            closed_by: name(z.closed_by)?,
+            approved_by: z.approver_id.map(name).transpose()?,
+            closed_at: local_time(r.shift.closed_at_ms.unwrap_or(r.at_ms), store.locale),
+            counted: counts(&z.counted_counts),
+            checkpoint: checkpoint(z),
+        }),
+    };
+    Ok(DrawerReportData {
+        language,
+        currency,
+        kind: match z {
+            Some(z) => ReportKind::Z { number: z.z_number },
+            None => ReportKind::X,
+        },
+        store_name: fit(&store.name),
+        register: fit(register),
+        opened_by: name(r.shift.opened_by)?,
+        opened_at: local_time(r.shift.opened_at_ms, store.locale),
+        printed_at: local_time(now, store.locale),
+        float: counts(&r.shift.float_counts),
+        cash_received: r.cash_received_minor,
+        change_given: r.change_given_minor,
+        cash_cancel_returns: r.cash_cancel_returns_minor,
+        cash_refunds: r.cash_refunds_minor,
+        paid,
+        tenders,
+        sales: r.sales,
+        close,
+    })
+}
+
+/// The register's name on a report: its name at the back office, once paired.
+pub fn register_name(bo: &BackOfficeState) -> String {
+    bo.view().register_name.unwrap_or_else(|| "PayDesk".into())
+}
+
+pub fn view_of(data: &DrawerReportData) -> AppResult<ReportView> {
+    let report = build_drawer_report(data).map_err(|e| AppError::ReceiptUnavailable(e.to_string()))?;
+    let code = match data.currency {
+        RCurrency::Jpy => "JPY",
+        RCurrency::Usd => "USD",
+    };
+    let z_number = match data.kind {
+        ReportKind::X => None,
+        ReportKind::Z { number } => Some(number),
+    };
+    Ok(ReportView {
+        kind: if z_number.is_some() { "z" } else { "x" },
+        z_number,
+        text: render_report_text(&report, Paper::Mm80),
+        expected_display: money::format(report.expected, code),
+        counted_display: report.counted.map(|c| money::format(c, code)),
+        over_short_display: report.over_short.map(|c| money::format(c, code)),
+        checkpoint: data.close.as_ref().map(|c| c.checkpoint.clone()),
+        report,
+    })
+}
+
+/// The open shift's X report (audited: who looked at the expected amount, and when).
+pub fn x_data(l: &mut Ledger, who: Actor, register: &str) -> AppResult<DrawerReportData> {
+    let now = now_ms();
+    let r = l.x_report(who, now).map_err(|e| shift_error(e, Refused::Other))?;
+    report_data(l, &r, None, register, now)
+}
+
+/// Z report `number` as written at its close.
+pub fn z_data(l: &Ledger, number: i64, register: &str) -> AppResult<DrawerReportData> {
+    if !(1..=MAX_Z_NUMBER).contains(&number) {
+        return Err(AppError::NoZReport(number));
+    }
+    let z = l.z_report(number)?.ok_or(AppError::NoZReport(number))?;
+    report_data(l, &z.report, Some(&z), register, now_ms())
+}
+
+#[tauri::command]
+pub fn x_report(state: State<'_, AppState>, bo: State<'_, BackOfficeState>, approval: Option<Approval>) -> AppResult<ReportView> {
+    let register = register_name(&bo);
+    let who = actor(&state, Action::XReport, approval.as_ref())?;
+    let data = state.engine().with_ledger(|l| x_data(l, who, &register))?;
+    view_of(&data)
+}
+
+/// Closes the open shift on a blind count by denomination (the screen never had the
+/// expected amount) and answers with its Z report: expected, counted, over/short.
+#[tauri::command]
+pub fn shift_close(
+    state: State<'_, AppState>,
+    bo: State<'_, BackOfficeState>,
+    counted: Vec<CountInput>,
+    approval: Option<Approval>,
+) -> AppResult<ReportView> {
+    let counted = count_of(&counted)?;
+    let register = register_name(&bo);
+    let who = actor(&state, Action::CloseShift, approval.as_ref())?;
+    let data = state.engine().with_ledger(|l| {
+        let z = l.close_shift(who, &counted, now_ms()).map_err(|e| shift_error(e, Refused::Count))?;
+        report_data(l, &z.report, Some(&z), &register, now_ms())
+    })?;
+    view_of(&data)
+}
+
+/// Z report `number` (the newest when none is given).
+#[tauri::command]
+pub fn z_report(state: State<'_, AppState>, bo: State<'_, BackOfficeState>, number: Option<i64>) -> AppResult<ReportView> {
+    let register = register_name(&bo);
+    let data = state.engine().with_reader(|l| {
+        let n = match number {
+            Some(n) => n,
+            None => l.last_z_number()?,
+        };
+        z_data(l, n, &register)
+    })?;
+    view_of(&data)
+}

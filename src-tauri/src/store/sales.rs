@@ -1,0 +1,94 @@
+//! Every paid sale's receipt within reach (design §11.17): the Payments screen lists
+//! paid sales newest first, a page at a time, whatever paid them (cash only, card,
+//! split), so any past receipt can be shown and reprinted, not only a card payment's.
+//! Each row is read from the same receipt document the screen and the printer use.
+
+use paydesk_ledger::receipt::{build_receipt, Currency as RCurrency, TenderKind as RKind};
+use paydesk_ledger::CartId;
+use serde::Serialize;
+use tauri::State;
+
+use super::receipt::{printable, receipt_build_error, receipt_error};
+use crate::error::{AppError, AppResult};
+use crate::i18n::{active, id, t, tr};
+use crate::money;
+use crate::state::AppState;
+
+/// Sales in one page of the list.
+pub const PAGE: i64 = 20;
+
+#[derive(Debug, Serialize)]
+pub struct SaleRow {
+    pub cart_id: i64,
+    pub receipt_no: String,
+    /// The store's local time of payment, "2026-12-01 09:01".
+    pub issued_at: String,
+    pub total: i64,
+    pub total_display: String,
+    /// "Cash ¥2,000 · Card ¥500", in the screen's language.
+    pub tenders: String,
+    /// Prints so far: the next one is a reprint when this is above zero.
+    pub prints: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SalesPage {
+    pub sales: Vec<SaleRow>,
+    /// Pass as `before` for the next (older) page; `None` on the last page.
+    pub next_before: Option<i64>,
+}
+
+/// One page of paid sales, newest first; `before` (a sale number) for older ones.
+#[tauri::command]
+pub fn list_sales(state: State<'_, AppState>, before: Option<i64>) -> AppResult<SalesPage> {
+    let before = match before {
+        None => None,
+        Some(b) if b > 0 => Some(CartId(b)),
+        Some(_) => return Err(AppError::InvalidInput(tr!(active(), "input-sale-number"))),
+    };
+    let engine = state.engine();
+    let (ids, rows) = engine
+        .with_reader(|l| {
+            let ids = l.paid_sales(before, PAGE)?;
+            let mut rows = Vec::with_capacity(ids.len());
+            for &cart in &ids {
+                let (data, tax) = l.receipt_data(cart)?;
+                rows.push((cart, build_receipt(&printable(data), &tax, false), l.receipt_prints(cart)?.len()));
+            }
+            Ok::<_, paydesk_ledger::Error>((ids, rows))
+        })
+        .map_err(receipt_error)?;
+    let mut sales = Vec::with_capacity(rows.len());
+    for (cart, built, prints) in rows {
+        let r = built.map_err(receipt_build_error)?;
+        let code = match r.currency {
+            RCurrency::Jpy => "JPY",
+            RCurrency::Usd => "USD",
+        };
+        let tenders = r
+            .tenders
+            .iter()
+            .map(|tn| {
+                let kind = t(match tn.kind {
+                    RKind::Cash => id!("tender-cash"),
+                    RKind::Card => id!("tender-card"),
+                    RKind::Other => id!("sales-tender-other"),
+                });
+                format!("{kind} {}", money::format(tn.amount, code))
+            })
+            .collect::<Vec<_>>()
+            .join(" · ");
+        let at = r.issued_at;
+        sales.push(SaleRow {
+            cart_id: cart.0,
+            receipt_no: r.receipt_no.clone(),
+            issued_at: format!("{:04}-{:02}-{:02} {:02}:{:02}", at.year, at.month, at.day, at.hour, at.minute),
+            total: r.total,
+            total_display: money::format(r.total, code),
+            tenders,
+            prints,
+        });
+    }
+    let full = i64::try_from(ids.len()).unwrap_or(i64::MAX) == PAGE;
+    Ok(SalesPage { sales, next_before: ids.last().filter(|_| full).map(|c| c.0) })
+}

@@ -1,0 +1,48 @@
+// The Audit tab (F10): the chain verified by the register (intact with its head, or each
+// broken row named with what is wrong) and the latest rows: when, who, approver, action,
+// subject, reason. Text nodes only: a reason is whatever someone typed.
+
+import { invoke } from './bridge.js';
+import { $, h, errText } from './dom.js';
+import { formatDateTime, t } from './i18n.js';
+
+const PAGE = 50;
+
+export function initAudit() {
+  $('audit-verify').addEventListener('click', verify);
+}
+
+export async function loadAudit() {
+  await page();
+}
+
+async function verify() {
+  const out = $('audit-result');
+  out.dataset.state = 'checking';
+  try {
+    const v = await invoke('audit_verify');
+    out.replaceChildren(h('p', { class: v.intact ? 'ok' : 'bad', id: 'audit-verdict', text: v.message }),
+      v.intact ? null : h('ul', { id: 'audit-breaks' }, ...v.breaks.map((b) =>
+        h('li', { class: 'bad', 'data-seq': String(b.seq), 'data-kind': b.kind, text: b.message }))));
+    out.dataset.rows = String(v.rows);
+    out.dataset.state = v.intact ? 'intact' : 'broken';
+  } catch (e) {
+    out.replaceChildren(h('p', { class: 'bad', text: errText(e) }));
+    out.dataset.state = 'error';
+  }
+  await page();
+}
+
+async function page() {
+  let rows;
+  try { rows = await invoke('audit_page', { limit: PAGE }); } catch (e) { $('audit-rows').replaceChildren(h('tr', {}, h('td', { colspan: '7', text: errText(e) }))); return; }
+  const none = t('audit-nobody');
+  $('audit-rows').replaceChildren(...rows.map((r) => h('tr', { 'data-seq': String(r.seq) },
+    h('td', { class: 'num', text: String(r.seq) }),
+    h('td', { text: formatDateTime(r.at_ms) }),
+    h('td', { text: r.actor || none }),
+    h('td', { text: r.approver || none }),
+    h('td', { class: 'mono', text: r.action }),
+    h('td', { class: 'mono', text: r.subject || '' }),
+    h('td', { text: r.reason }))));
+}
