@@ -18,6 +18,8 @@ pub mod open;
 pub mod print;
 pub mod report;
 
+use std::collections::HashMap;
+
 use paydesk_ledger::access::Action;
 use paydesk_ledger::{Actor, DenominationCount, Ledger};
 use serde::{Deserialize, Serialize};
@@ -55,9 +57,19 @@ pub fn actor(state: &AppState, action: Action, approval: Option<&Approval>) -> A
     Ok(Actor { staff_id, approver_id: granted.approver_id() })
 }
 
-/// A staff member's name for a report (an id the ledger no longer knows prints as "#id").
-pub fn staff_name(l: &Ledger, id: i64) -> AppResult<String> {
-    Ok(l.staff_list()?.into_iter().find(|s| s.id == id).map(|s| s.name).unwrap_or_else(|| format!("#{id}")))
+/// The staff's names by id, read once for a report or a page of the audit log (a report
+/// names several people; one query instead of one per name).
+pub struct StaffNames(HashMap<i64, String>);
+
+impl StaffNames {
+    pub fn load(l: &Ledger) -> AppResult<StaffNames> {
+        Ok(StaffNames(l.staff_list()?.into_iter().map(|s| (s.id, s.name)).collect()))
+    }
+
+    /// A staff member's name (an id the ledger no longer knows prints as "#id").
+    pub fn name(&self, id: i64) -> String {
+        self.0.get(&id).cloned().unwrap_or_else(|| format!("#{id}"))
+    }
 }
 
 /// The ledger's refusal of a count, a paid in/out or a shift step, in the cashier's

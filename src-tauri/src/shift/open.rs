@@ -7,7 +7,7 @@ use paydesk_ledger::Shift;
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, count_of, shift_error, staff_name, Approval, CountInput, Refused};
+use super::{actor, count_of, shift_error, Approval, CountInput, Refused, StaffNames};
 use crate::error::AppResult;
 use crate::state::{now_ms, AppState};
 
@@ -31,7 +31,10 @@ pub struct ShiftStatus {
 }
 
 fn status_of(l: &paydesk_ledger::Ledger, shift: Option<Shift>, currency: paydesk_ledger::Currency) -> AppResult<ShiftStatus> {
-    let opened_by = shift.as_ref().map(|s| staff_name(l, s.opened_by)).transpose()?;
+    let opened_by = match &shift {
+        Some(s) => Some(StaffNames::load(l)?.name(s.opened_by)),
+        None => None,
+    };
     Ok(ShiftStatus {
         open: shift.is_some(),
         shift_id: shift.as_ref().map(|s| s.id),

@@ -12,7 +12,7 @@ use paydesk_ledger::{local_time, Actor, DenominationCount, Ledger, Locale, PaidK
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, count_of, shift_error, staff_name, Approval, CountInput, Refused};
+use super::{actor, count_of, shift_error, Approval, CountInput, Refused, StaffNames};
 use crate::backoffice::BackOfficeState;
 use crate::error::{AppError, AppResult};
 use crate::money;
@@ -66,7 +66,8 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
         paydesk_ledger::Currency::Usd => RCurrency::Usd,
         other => return Err(AppError::ReceiptUnavailable(crate::i18n::tr!(crate::i18n::active(), "input-report-currency", currency = other.to_string()))),
     };
-    let name = |id: i64| staff_name(l, id).map(|n| fit(&n));
+    let names = StaffNames::load(l)?;
+    let name = |id: i64| fit(&names.name(id));
     let paid = r
         .paid_in_out
         .iter()
@@ -75,9 +76,9 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
                 PaidKind::PaidIn => RPaid::PaidIn,
                 PaidKind::PaidOut => RPaid::PaidOut,
             };
-            Ok(PaidLine { kind, amount: p.amount_minor, reason: p.reason.clone(), by: name(p.staff_id)? })
+            PaidLine { kind, amount: p.amount_minor, reason: p.reason.clone(), by: name(p.staff_id) }
         })
-        .collect::<AppResult<Vec<_>>>()?;
+        .collect();
     let tenders = r
         .tenders
         .iter()
@@ -92,8 +93,8 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
     let close = match z {
         None => None,
         Some(z) => Some(CloseData {
-            closed_by: name(z.closed_by)?,
-            approved_by: z.approver_id.map(name).transpose()?,
+            closed_by: name(z.closed_by),
+            approved_by: z.approver_id.map(name),
             closed_at: local_time(r.shift.closed_at_ms.unwrap_or(r.at_ms), store.locale),
             counted: counts(&z.counted_counts),
             checkpoint: checkpoint(z),
@@ -108,7 +109,7 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
         },
         store_name: fit(&store.name),
         register: fit(register),
-        opened_by: name(r.shift.opened_by)?,
+        opened_by: name(r.shift.opened_by),
         opened_at: local_time(r.shift.opened_at_ms, store.locale),
         printed_at: local_time(now, store.locale),
         float: counts(&r.shift.float_counts),
