@@ -182,6 +182,9 @@ async fn a_cashier_is_refused_settings_and_catalog_edits_even_through_the_bridge
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sign_in_screen_fits_a_small_window() {
     let app = App::start("staff-small", Launch { width: 1024, height: 768, staff: StaffStart::SignedOut, ..Launch::default() }).await;
+    // The display is 1024x768; the window opens at its configured size until resized.
+    app.driver.set_window_rect(0, 0, 1024, 768).await.expect("resize the window");
+    app.wait_js("return innerWidth <= 1024 && innerHeight <= 768", "the window at 1024x768", LONG).await;
     app.click(".staff-tile[data-name='Casey']").await;
     app.screenshot("sign-in-pin-1024x768").await;
     // Every key of the pad and the Sign in button are on screen without scrolling.
