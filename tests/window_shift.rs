@@ -12,8 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use paydesk_e2e::thirtyfour::prelude::*;
-use paydesk_e2e::{App, Launch, LONG};
-use paydesk_ledger::access::lockout::LockoutPolicy;
+use paydesk_e2e::{App, Launch, StaffStart, LONG};
 use paydesk_ledger::access::{Pin, Role};
 use paydesk_ledger::{DemoLocale, Ledger};
 use paydesk_receipt::test_printer::{Printout, TestPrinter};
@@ -26,14 +25,21 @@ fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
-/// A data folder as a store that signs its staff in leaves it: the ja-JP demo store, an
-/// owner and a manager, the manager signed in at the register.
+/// A data folder as a store with staff leaves it: the ja-JP demo store, an owner and a
+/// manager. Nobody is signed in: a start signs everyone out (design §12.9), so the test
+/// signs the manager in through the sign-in screen.
 fn prepared_store(dir: &Path) {
     let mut l = Ledger::open(dir.join("ledger.db")).unwrap();
     l.seed_demo_store(DemoLocale::JaJp, None, now_ms()).unwrap();
     let owner = l.add_staff("山田", Role::Owner, &Pin::parse("1111").unwrap(), None, now_ms()).unwrap();
     l.add_staff("佐藤", Role::Manager, &Pin::parse("2222").unwrap(), Some(owner.id), now_ms()).unwrap();
-    l.sign_in("佐藤", &Pin::parse("2222").unwrap(), LockoutPolicy::default(), now_ms()).unwrap();
+}
+
+/// The manager signed in through the sign-in screen, no shift opened.
+async fn start_as_manager(name: &str, launch: Launch) -> App {
+    let app = App::start(name, Launch { staff: StaffStart::SignedOut, ..launch }).await;
+    app.sign_in_as("佐藤", "2222").await;
+    app
 }
 
 /// `amount` yen as pieces, largest notes first.
@@ -81,7 +87,7 @@ fn yen(amount: i64) -> String {
     let digits = amount.to_string();
     let mut out = String::from("¥");
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -127,8 +133,10 @@ async fn shifts_close_short_and_over_z_numbers_survive_a_crash_and_the_audit_vie
     prepared_store(prep.path());
     let printer = TestPrinter::start().unwrap();
     let launch = Launch { data_from: Some(prep.path().to_path_buf()), ..Launch::default() };
-    let app = App::start("shift", launch.clone()).await;
-    app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{}' }}).then(() => true)", printer.addr())).await;
+    let app = start_as_manager("shift", launch.clone()).await;
+    // The printer is a setting: the owner approves the manager's change (design §12.2).
+    let approval = "{ name: '山田', pin: '1111' }";
+    app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{}', approval: {approval} }}).then(() => true)", printer.addr())).await;
 
     // No shift yet: the cash sale is refused, and the register offers to open one.
     app.scan("COF-001").await;
@@ -200,7 +208,7 @@ async fn shifts_close_short_and_over_z_numbers_survive_a_crash_and_the_audit_vie
 
     // A crash: SIGKILL, then the same data folder started again.
     app.kill_app();
-    let again = App::start("shift-restarted", Launch { data_from: Some(app.data_dir.clone()), ..launch }).await;
+    let again = start_as_manager("shift-restarted", Launch { data_from: Some(app.data_dir.clone()), ..launch }).await;
     app.close().await;
     show_shift(&again).await;
     again.wait_js("return document.getElementById('shift-z-list').dataset.last === '2'", "Z 1 and 2 listed", LONG).await;

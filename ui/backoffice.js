@@ -2,6 +2,7 @@
 // pairing code → pair; then the paired store and register) and the sync state in the
 // status bar. The rules live in the commands; this only shows and asks.
 
+import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { $, h, errText } from './dom.js';
 
@@ -55,7 +56,7 @@ export async function loadBackofficeSettings() {
     button.disabled = true;
     msg.textContent = 'Pairing…';
     try {
-      const paired = await invoke('pair_backoffice', { url: url.value, code: code.value });
+      const paired = await withApproval((approval) => invoke('pair_backoffice', { url: url.value, code: code.value, approval }));
       box.replaceChildren(pairedView(paired));
       renderBackofficeStatus(paired);
     } catch (err) {

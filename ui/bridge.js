@@ -25,6 +25,8 @@ export const ERROR_CODES = Object.freeze([
   // the store: tax fixed at the first tender, discounts, receipts and the printer, the catalog
   'tax_locked', 'invalid_discount', 'printer_not_set', 'invalid_printer', 'printer_unreachable', 'receipt_unavailable',
   'invalid_item', 'csv_rejected',
+  // staff (signin.js, approval.js): sign-in, the lock, the role table and approvals
+  'not_signed_in', 'approval_required', 'not_allowed', 'wrong_pin', 'staff_locked', 'owner_exists',
   // shifts (shift.js): no sale without an open shift, the counts, paid in/out, Z reports
   'no_open_shift', 'shift_already_open', 'shift_has_open_sale', 'invalid_count', 'invalid_paid_in_out', 'no_z_report',
 ]);

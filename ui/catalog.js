@@ -4,6 +4,7 @@
 // file, CSV export saved in the data folder; and the store's settings with the
 // receipt printer. The commands check everything again: this screen only draws.
 
+import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { msgId, t } from './i18n.js';
@@ -68,7 +69,7 @@ function editItem(it) {
     const item = { sku: d.get('sku'), barcode: d.get('barcode'), name_en: d.get('name_en'), name_ja: d.get('name_ja'),
       price: d.get('price_minor'), tax_class: d.get('tax_class'), active: active.checked };
     try {
-      const saved = await invoke('save_item', { item });
+      const saved = await withApproval((approval) => invoke('save_item', { item, approval }));
       $('item-msg').textContent = t('catalog-saved', { sku: saved.sku });
       f.hidden = true;
       announce(t('catalog-saved', { sku: saved.sku }));
@@ -103,7 +104,7 @@ async function importCsv(text) {
   const list = $('csv-problems');
   list.replaceChildren();
   try {
-    const r = await invoke('import_catalog', { csv: text });
+    const r = await withApproval((approval) => invoke('import_catalog', { csv: text, approval }));
     msg.textContent = r.message; msg.dataset.outcome = 'imported'; msg.classList.remove('bad');
     announce(r.message);
     await loadCatalog();
@@ -152,7 +153,7 @@ async function loadStore() {
     h('div', { class: 'actions' }, h('button', { class: 'secondary', type: 'button', id: 'printer-save', text: t('store-printer-save'),
       onclick: async () => {
         try {
-          const r = await invoke('save_printer', { printer: printer.value });
+          const r = await withApproval((approval) => invoke('save_printer', { printer: printer.value, approval }));
           msg.textContent = r.printer ? t('store-printer-saved', { printer: r.printer }) : t('store-printer-none');
           msg.dataset.outcome = 'printer-saved'; msg.classList.remove('bad');
         } catch (e) { msg.textContent = errText(e); msg.dataset.outcome = (e && e.code) || 'error'; msg.classList.add('bad'); }
@@ -163,7 +164,7 @@ async function loadStore() {
     const d = Object.fromEntries(new FormData(f).entries());
     delete d.printer;
     try {
-      await invoke('save_store', { store: d });
+      await withApproval((approval) => invoke('save_store', { store: d, approval }));
       msg.textContent = t('store-saved'); msg.dataset.outcome = 'saved'; msg.classList.remove('bad');
       announce(t('store-saved'));
     } catch (err) { msg.textContent = errText(err); msg.dataset.outcome = (err && err.code) || 'error'; msg.classList.add('bad'); alertLoud(errText(err)); }

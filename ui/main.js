@@ -14,6 +14,7 @@ import { loadAbout } from './about.js';
 import { refreshStatus, renderStatus } from './status.js';
 import { applyStatic, formatTime, loadMessages, onLanguageChange, t } from './i18n.js';
 import { loadBackofficeSettings, refreshBackoffice } from './backoffice.js';
+import { initStaff, isLocked, redrawStaff } from './signin.js';
 import { loadShift } from './shift.js';
 import { initAudit, loadAudit } from './audit.js';
 
@@ -38,6 +39,8 @@ function show(view) {
 
 // ---------------------------------------------------------------- keyboard
 document.addEventListener('keydown', (e) => {
+  // The sign-in screen and the approval dialog take the keys: nothing behind them acts.
+  if (isLocked() || !$('approval').hidden) return;
   // A held Enter repeats: on a button it would press it again (charge another card,
   // refund again). Only a fresh key press activates a button.
   if (e.key === 'Enter' && e.repeat && e.target instanceof HTMLButtonElement) { e.preventDefault(); return; }
@@ -78,6 +81,7 @@ async function start() {
   // refilled by i18n.js): the register, the screen on show and the status bar.
   onLanguageChange(() => {
     tick();
+    redrawStaff();
     loadRegister();
     if (currentView !== 'register') show(currentView);
     refreshStatus();
@@ -98,12 +102,19 @@ async function start() {
   });
 
   await loadRegister();
+  // Who uses the register: the sign-in (or first-start) screen covers it until someone
+  // is signed in; the sale on screen stays under it.
+  await initStaff(() => { loadRegister(); focusScan(); });
   await refreshStatus();
   setInterval(refreshStatus, 5000);
   await refreshBackoffice();
   setInterval(refreshBackoffice, 5000);
-  focusScan();
+  if (!isLocked()) focusScan();
   document.body.dataset.ready = 'true';
 }
 
-start().catch((e) => alertLoud(t('start-failed', { error: errText(e) })));
+start().catch((e) => {
+  // Said loudly, and where the WebDriver tests read it instead of waiting for "ready".
+  document.body.dataset.startError = errText(e);
+  alertLoud(t('start-failed', { error: errText(e) }));
+});

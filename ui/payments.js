@@ -2,6 +2,7 @@
 // and its timeline drawn as a picture. Each row's and event's tone comes from the
 // register (views::state_tone); here a tone only picks a colour.
 
+import { withApproval } from './approval.js';
 import { receiptPanel } from './receipt.js';
 import { invoke } from './bridge.js';
 import { $, h, s, announce, alertLoud, errText, timeOf } from './dom.js';
@@ -81,7 +82,7 @@ async function selectPayment(id) {
     const buttons = [...box.querySelectorAll('.refund-form button')];
     for (const b of buttons) b.disabled = true;
     try {
-      const r = await invoke('refund', { paymentId: id, amount: full ? null : amount.value });
+      const r = await withApproval((approval) => invoke('refund', { paymentId: id, amount: full ? null : amount.value, approval }));
       announce(r.message);
       selectPayment(id); loadPayments();
     } catch (e) { alertLoud(errText(e)); } finally {

@@ -2,6 +2,7 @@
 // the checkout panel over the cart (live progress, then the receipt, the decline or
 // the unknown outcome with its override).
 
+import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { t } from './i18n.js';
@@ -138,8 +139,8 @@ async function applyDiscount(remove) {
   const target = discountTarget;
   try {
     const c = target.sku
-      ? await invoke('set_line_discount', { sku: target.sku, discount })
-      : await invoke('set_sale_discount', { discount });
+      ? await withApproval((approval) => invoke('set_line_discount', { sku: target.sku, discount, approval }))
+      : await withApproval((approval) => invoke('set_sale_discount', { discount, approval }));
     closeDiscount();
     renderCart(c);
     announce(t('cart-total-now', { total: c.total_display }));
@@ -240,7 +241,7 @@ function renderOutcome(o) {
   const box = $('checkout-result');
   const nextSale = async (overrideReason) => {
     try {
-      renderCart(await invoke('new_sale', overrideReason ? { overrideReason } : {}));
+      renderCart(await withApproval((approval) => invoke('new_sale', overrideReason ? { overrideReason, approval } : {})));
       closeCheckout(); refreshStatus();
       if (overrideReason) announce(t('new-sale-override'));
     } catch (e) { alertLoud(errText(e)); }
@@ -317,7 +318,7 @@ async function runCharge(cmd, args, title) {
   if (!checkoutOpen) openCheckout(title);
   else { $('checkout-title').textContent = title; $('checkout-result').replaceChildren(); }
   try {
-    const o = await invoke(cmd, args);
+    const o = await withApproval((approval) => invoke(cmd, approval ? { ...args, approval } : args));
     if (o.cart) renderCart(o.cart);
     renderOutcome(o);
   } catch (e) {

@@ -3,6 +3,7 @@
 // `save_settings`, which says whether they apply now or wait for payments in progress;
 // the language switches at once through `set_language` (design §13.3).
 
+import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { refreshStatus } from './status.js';
@@ -68,7 +69,7 @@ export async function loadSettings() {
     const data = Object.fromEntries(new FormData(f).entries());
     if (profile.disabled) data.fault_profile = st.fault_profile;
     try {
-      const res = await invoke('save_settings', { settings: data });
+      const res = await withApproval((approval) => invoke('save_settings', { settings: data, approval }));
       msg.textContent = res.message; msg.dataset.applied = res.applied; msg.classList.remove('bad');
       announce(res.message, res.applied === 'waiting' ? 'warn' : ''); refreshStatus();
       if (res.applied === 'now') showApplied(res.message);

@@ -7,6 +7,7 @@
 // command refuses a press made on an out-of-date view (sale_changed), so a double
 // press never takes money twice, whatever the webview does.
 
+import { withApproval } from './approval.js';
 import { receiptPanel } from './receipt.js';
 import { invoke } from './bridge.js';
 import { openShiftOffer } from './shift.js';
@@ -202,7 +203,7 @@ async function runCash(text, overrideReason) {
   try {
     const args = { tendered: text, seenTenders: sale.tenders.length };
     if (overrideReason) args.overrideReason = overrideReason;
-    const r = await invoke('pay_cash', args);
+    const r = await withApproval((approval) => invoke('pay_cash', { ...args, approval }));
     sale = r.sale;
     busy = false;
     render();
@@ -247,7 +248,7 @@ async function runCard(amountText, shown, method, again, overrideReason) {
   try {
     const args = { paymentMethod: method || $('card').value, seenTenders: sale.tenders.length, amount: amountText };
     if (overrideReason) args.overrideReason = overrideReason;
-    const r = await invoke('pay_card', args);
+    const r = await withApproval((approval) => invoke('pay_card', { ...args, approval }));
     sale = r.sale;
     busy = false;
     render();
@@ -289,7 +290,7 @@ async function runCancel(reason) {
   if (busy) return;
   setBusy(true, 'cancel-confirm', t('cancel-running'));
   try {
-    const r = await invoke('cancel_sale', { reason });
+    const r = await withApproval((approval) => invoke('cancel_sale', { reason, approval }));
     sale = r.sale;
     busy = false;
     render();

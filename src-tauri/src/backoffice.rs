@@ -167,7 +167,16 @@ pub fn get_backoffice(bo: State<'_, BackOfficeState>) -> BackOfficeView {
 
 /// Pairs this register (the rule, not only the UI: refused when already paired).
 #[tauri::command]
-pub async fn pair_backoffice(bo: State<'_, BackOfficeState>, url: String, code: String) -> Result<BackOfficeView, AppError> {
+pub async fn pair_backoffice(
+    bo: State<'_, BackOfficeState>,
+    app: State<'_, crate::state::AppState>,
+    url: String,
+    code: String,
+    approval: Option<crate::staff::Approval>,
+) -> Result<BackOfficeView, AppError> {
+    let action = paydesk_ledger::access::Action::Settings;
+    let granted = crate::staff::authorize(&app, action, approval.as_ref())?;
+    crate::staff::record_approval(&app, &granted, action, "backoffice_pairing")?;
     if code.trim().is_empty() || code.len() > MAX_CODE_LEN {
         return Err(AppError::InvalidInput(tr!(active(), "input-pairing-code", max = MAX_CODE_LEN)));
     }

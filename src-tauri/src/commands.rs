@@ -13,6 +13,8 @@ use crate::error::{AppError, AppResult};
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::settings::{Settings, SettingsForm};
+use crate::staff::{self, Approval};
+use paydesk_ledger::access::Action;
 use crate::state::{lock, now_ms, AppState, Applied, StatusView};
 use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
 
@@ -140,6 +142,7 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
 #[tauri::command]
 pub async fn charge(state: State<'_, AppState>, payment_method: String) -> AppResult<OutcomeView> {
     let pm = validate_payment_method(&payment_method)?;
+    staff::authorize(&state, Action::Sell, None)?;
     let _one_at_a_time = state.charge_lock.lock().await;
     let _no_settings_swap = state.gate.read().await;
     let current = lock(&state.checkout).clone();
@@ -190,9 +193,14 @@ pub async fn try_another_card(
     state: State<'_, AppState>,
     payment_method: String,
     override_reason: Option<String>,
+    approval: Option<Approval>,
 ) -> AppResult<OutcomeView> {
     let pm = validate_payment_method(&payment_method)?;
     let reason = validate_reason(override_reason)?;
+    // A reason is sent only to go past an unknown outcome: that is a manager's call.
+    let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };
+    let granted = staff::authorize(&state, action, approval.as_ref())?;
+    staff::record_approval(&state, &granted, action, "try_another_card")?;
     let _one_at_a_time = state.charge_lock.lock().await;
     let _no_settings_swap = state.gate.read().await;
     let mut prev = lock(&state.checkout).clone().ok_or(AppError::NoCheckout)?;
@@ -220,7 +228,7 @@ pub fn current_checkout(state: State<'_, AppState>) -> AppResult<Option<OutcomeV
 /// Next customer: a fresh cart. Refused while the payment on screen has an unknown
 /// outcome, unless the cashier gives a reason (kept in the audit log).
 #[tauri::command]
-pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String>) -> AppResult<CartView> {
+pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String>, approval: Option<Approval>) -> AppResult<CartView> {
     let reason = validate_reason(override_reason)?;
     let _one_at_a_time = state.charge_lock.lock().await;
     let current = lock(&state.checkout).clone().or_else(|| open_checkout_key(&state, state.cart_id()));
@@ -230,8 +238,15 @@ pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String
             let Some(reason) = reason else {
                 return Err(paydesk_register::EngineError::PreviousOutcomeUnknown { key, state: r.state }.into());
             };
+            let granted = staff::authorize(&state, Action::OverrideUnknownOutcome, approval.as_ref())?;
             let detail = format!("left checkout {key} ({}) for a new sale", r.state);
-            state.engine().with_ledger(|l| l.audit("new_sale_override", &reason, Some(&detail), now_ms()))?;
+            let input = paydesk_ledger::AuditInput {
+                actor_id: granted.actor_id(),
+                approver_id: granted.approver_id(),
+                reason: Some(reason),
+                ..paydesk_ledger::AuditInput::new("new_sale_override", &detail)
+            };
+            state.engine().with_ledger(|l| l.record_action(&input, now_ms()))?;
         }
     }
     let cart = cart_view(&state)?;
@@ -278,7 +293,12 @@ pub struct RefundResult {
 /// Refund all that is left (`amount` null) or an amount typed like "2.50". Each
 /// refund gets its own key, committed before the network.
 #[tauri::command]
-pub async fn refund(state: State<'_, AppState>, payment_id: String, amount: Option<String>) -> AppResult<RefundResult> {
+pub async fn refund(
+    state: State<'_, AppState>,
+    payment_id: String,
+    amount: Option<String>,
+    approval: Option<Approval>,
+) -> AppResult<RefundResult> {
     let key = validate_key(&payment_id)?;
     let minor = match amount.as_deref().map(str::trim) {
         None | Some("") => None,
@@ -292,10 +312,13 @@ pub async fn refund(state: State<'_, AppState>, payment_id: String, amount: Opti
             Some(m.amount_minor)
         }
     };
+    // The approver is checked here (PIN, lockout) and again by the ledger's role table
+    // in the refund's own transaction, whose audit row names both people.
+    let granted = staff::authorize(&state, Action::Refund, approval.as_ref())?;
     let _no_settings_swap = state.gate.read().await;
     let r = state
         .engine()
-        .refund(&key, minor, Some("requested_by_customer"))
+        .refund_approved(&key, minor, Some("requested_by_customer"), granted.approver_id())
         .await
         .map_err(AppError::from)?;
     let shown = money::format(r.amount, &r.currency);
@@ -400,7 +423,8 @@ const SAVE_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 /// waits until every payment sent to the old one is settled there. Otherwise the
 /// background pass applies them later; the reply and the status bar say which.
 #[tauri::command]
-pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm) -> AppResult<SaveResult> {
+pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, approval: Option<Approval>) -> AppResult<SaveResult> {
+    let granted = staff::authorize(&state, Action::Settings, approval.as_ref())?;
     let current = lock(&state.settings).clone();
     let mut form = settings;
     // "…1234" is the masked key we showed: unchanged.
@@ -408,6 +432,7 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm) -
         form.psp_key = current.psp_key.clone();
     }
     let new = Settings::validate(&form, &current, state.currency)?;
+    staff::record_approval(&state, &granted, Action::Settings, "settings.json")?;
     new.save(&state.data_dir, &state.secrets)?;
     let profile_changed = new.fault_profile != current.fault_profile;
     *lock(&state.settings) = new.clone();

@@ -5,6 +5,8 @@
 use paydesk_register::{Attempted, EngineError};
 use serde::ser::SerializeStruct;
 
+use paydesk_ledger::access::{Action, Authorization, Role};
+
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 
@@ -41,6 +43,18 @@ pub enum AppError {
     BackOfficeRefused(String),
     /// This register is already paired; the text says with which store.
     AlreadyPaired(String),
+    /// The store has staff and nobody is signed in (design §12.9).
+    NotSignedIn,
+    /// The person signed in may not do this alone: ask someone holding `min_role`.
+    ApprovalRequired { action: Action, min_role: Role },
+    /// The approver cannot approve this (their role, or their own action).
+    NotAllowed { action: Action, authorization: Authorization },
+    /// A wrong PIN or an unknown name (the same answer); tries left before the lock.
+    WrongPin { attempts_left: Option<u32> },
+    /// Too many wrong PINs: locked until then (ms since the epoch).
+    StaffLocked { until_ms: i64 },
+    /// The first owner is created once: this store already has staff.
+    OwnerExists,
     Internal(String),
     /// Money moves only inside an open shift on a register with staff (design §12.7).
     NoOpenShift,
@@ -52,6 +66,34 @@ pub enum AppError {
     /// A paid in / paid out refused: its amount or reason.
     InvalidPaidInOut(String),
     NoZReport(i64),
+}
+
+/// An action's name in the active language ("a refund").
+pub fn action_words(a: Action) -> String {
+    t(match a {
+        Action::Sell => id!("action-sell"),
+        Action::OpenShift => id!("action-open-shift"),
+        Action::XReport => id!("action-x-report"),
+        Action::Refund => id!("action-refund"),
+        Action::CancelSettledSale => id!("action-cancel-settled-sale"),
+        Action::OverrideUnknownOutcome => id!("action-override-unknown-outcome"),
+        Action::DiscountAboveLimit => id!("action-discount-above-limit"),
+        Action::OpenDrawerNoSale => id!("action-open-drawer-no-sale"),
+        Action::PaidInOut => id!("action-paid-in-out"),
+        Action::CloseShift => id!("action-close-shift"),
+        Action::Settings => id!("action-settings"),
+        Action::CatalogEdit => id!("action-catalog-edit"),
+        Action::StaffAdmin => id!("action-staff-admin"),
+    })
+}
+
+/// A role's name in the active language.
+pub fn role_words(r: Role) -> String {
+    t(match r {
+        Role::Cashier => id!("role-cashier"),
+        Role::Manager => id!("role-manager"),
+        Role::Owner => id!("role-owner"),
+    })
 }
 
 /// The message in the active language: by variant (the code), with its arguments.
@@ -76,6 +118,25 @@ impl std::fmt::Display for AppError {
                 m.clone()
             }
             AppError::Rejected { message, .. } => message.clone(),
+            AppError::NotSignedIn => t(id!("error-not-signed-in")),
+            AppError::ApprovalRequired { action, min_role } => {
+                tr!(l, "error-approval-required", action = action_words(*action), role = role_words(*min_role))
+            }
+            AppError::NotAllowed { action, authorization } => match authorization {
+                Authorization::SelfApproval => t(id!("error-self-approval")),
+                Authorization::ApproverTooLow { min_role } | Authorization::NeedsApproval { min_role } => {
+                    tr!(l, "error-approver-too-low", action = action_words(*action), role = role_words(*min_role))
+                }
+                Authorization::Allowed | Authorization::Approved { .. } => t(id!("error-approver-too-low-plain")),
+            },
+            AppError::WrongPin { attempts_left: Some(n) } => tr!(l, "error-wrong-pin-left", count = *n),
+            AppError::WrongPin { attempts_left: None } => t(id!("error-wrong-pin")),
+            AppError::StaffLocked { until_ms } => {
+                let minutes = ((until_ms - crate::state::now_ms()).max(0) + 59_999) / 60_000;
+                let minutes = minutes.max(1);
+                tr!(l, "error-staff-locked", minutes = minutes)
+            }
+            AppError::OwnerExists => t(id!("error-owner-exists")),
             AppError::NoOpenShift => t(id!("shift-error-no-open-shift")),
             AppError::ShiftAlreadyOpen => t(id!("shift-error-already-open")),
             AppError::ShiftHasOpenSale { cart } => tr!(l, "shift-error-open-sale", cart = cart.to_string()),
@@ -110,6 +171,12 @@ impl AppError {
             AppError::BackOfficeUnreachable(_) => "backoffice_unreachable",
             AppError::BackOfficeRefused(_) => "backoffice_refused",
             AppError::AlreadyPaired(_) => "already_paired",
+            AppError::NotSignedIn => "not_signed_in",
+            AppError::ApprovalRequired { .. } => "approval_required",
+            AppError::NotAllowed { .. } => "not_allowed",
+            AppError::WrongPin { .. } => "wrong_pin",
+            AppError::StaffLocked { .. } => "staff_locked",
+            AppError::OwnerExists => "owner_exists",
             AppError::Internal(_) => "internal",
             AppError::NoOpenShift => "no_open_shift",
             AppError::ShiftAlreadyOpen => "shift_already_open",
@@ -126,8 +193,8 @@ impl AppError {
 impl From<EngineError> for AppError {
     fn from(e: EngineError) -> Self {
         if let EngineError::Ledger(inner) = &e {
-            if let Some(shift) = shift_refusal(inner) {
-                return shift;
+            if let Some(refusal) = ledger_refusal(inner) {
+                return refusal;
             }
         }
         let code = e.code();
@@ -180,28 +247,39 @@ impl From<EngineError> for AppError {
 impl From<paydesk_ledger::Error> for AppError {
     fn from(e: paydesk_ledger::Error) -> Self {
         use paydesk_ledger::Error as L;
+        if let Some(refusal) = ledger_refusal(&e) {
+            return refusal;
+        }
         match e {
             L::CartNotOpen { .. } => AppError::CartLocked,
             L::EmptyCart(_) => AppError::CartEmpty,
             L::UnknownProduct(sku) => AppError::UnknownItem(sku),
-            other => match shift_refusal(&other) {
-                Some(shift) => shift,
-                None => AppError::from(EngineError::from(other)),
-            },
+            other => AppError::from(EngineError::from(other)),
         }
     }
 }
 
-/// The ledger's shift rules (design §12.7), whichever command ran into them: a sale
-/// refused for want of an open shift says so, so the register can offer to open one.
-fn shift_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
+/// The ledger's staff and shift refusals (design §12.7, §12.9) as the app's own codes,
+/// whichever command ran into them: they may also arrive wrapped in an engine error,
+/// when a tender or refund was refused by the ledger. One mapping per ledger error.
+fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
     use paydesk_ledger::Error as L;
-    match e {
-        L::NoOpenShift => Some(AppError::NoOpenShift),
-        L::ShiftAlreadyOpen { .. } => Some(AppError::ShiftAlreadyOpen),
-        L::ShiftHasOpenSale { cart_id } => Some(AppError::ShiftHasOpenSale { cart: *cart_id }),
-        _ => None,
-    }
+    Some(match e {
+        L::NotSignedIn => AppError::NotSignedIn,
+        L::NoOpenShift => AppError::NoOpenShift,
+        L::ShiftAlreadyOpen { .. } => AppError::ShiftAlreadyOpen,
+        L::ShiftHasOpenSale { cart_id } => AppError::ShiftHasOpenSale { cart: *cart_id },
+        L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
+        L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
+        L::NotAllowed { action, authorization } => {
+            let action = Action::ALL.into_iter().find(|a| a.as_str() == *action)?;
+            match authorization {
+                Authorization::NeedsApproval { min_role } => AppError::ApprovalRequired { action, min_role: *min_role },
+                other => AppError::NotAllowed { action, authorization: *other },
+            }
+        }
+        _ => return None,
+    })
 }
 
 impl serde::Serialize for AppError {
@@ -210,11 +288,22 @@ impl serde::Serialize for AppError {
             AppError::Rejected { problems, .. } => Some(problems),
             _ => None,
         };
-        let mut st = s.serialize_struct("AppError", 2 + usize::from(problems.is_some()))?;
+        let mut st = s.serialize_struct("AppError", 4)?;
         st.serialize_field("code", self.code())?;
         st.serialize_field("message", &self.to_string())?;
         if let Some(p) = problems {
             st.serialize_field("problems", p)?;
+        }
+        // What the sign-in screen and the approval dialog need besides the words.
+        match self {
+            AppError::ApprovalRequired { action, min_role } => {
+                st.serialize_field("action", action)?;
+                st.serialize_field("min_role", min_role)?;
+            }
+            AppError::NotAllowed { action, .. } => st.serialize_field("action", action)?,
+            AppError::WrongPin { attempts_left } => st.serialize_field("attempts_left", attempts_left)?,
+            AppError::StaffLocked { until_ms } => st.serialize_field("until_ms", until_ms)?,
+            _ => {}
         }
         st.end()
     }
@@ -244,6 +333,30 @@ mod tests {
         let e = AppError::from(EngineError::InvalidInput("the drawer is not open".into()));
         assert_eq!(e.code(), "invalid_input");
         assert!(!matches!(e, AppError::CartLocked));
+    }
+
+    /// The ledger's staff refusals keep their meaning whether they come straight from
+    /// the ledger or wrapped by the engine; the screen gets what it needs besides words.
+    #[test]
+    fn staff_refusals_become_their_own_codes() {
+        let wrapped = |e: paydesk_ledger::Error| AppError::from(EngineError::from(e));
+        assert_eq!(wrapped(paydesk_ledger::Error::NotSignedIn).code(), "not_signed_in");
+        let needs = paydesk_ledger::Error::NotAllowed {
+            action: "refund",
+            authorization: Authorization::NeedsApproval { min_role: Role::Manager },
+        };
+        let v = serde_json::to_value(AppError::from(needs)).unwrap();
+        assert_eq!(v["code"], "approval_required");
+        assert_eq!(v["action"], "refund");
+        assert_eq!(v["min_role"], "manager");
+        assert_eq!(v["message"], "A refund needs a manager's approval.");
+        let v = serde_json::to_value(AppError::from(paydesk_ledger::Error::WrongPin { attempts_left: Some(3) })).unwrap();
+        assert_eq!((v["code"].as_str(), v["attempts_left"].as_u64()), (Some("wrong_pin"), Some(3)));
+        assert_eq!(v["message"], "Wrong PIN. 3 tries left before the lock.");
+        let until = crate::state::now_ms() + 5 * 60_000;
+        let v = serde_json::to_value(AppError::from(paydesk_ledger::Error::StaffLocked { until_ms: until })).unwrap();
+        assert_eq!(v["until_ms"], until);
+        assert!(v["message"].as_str().unwrap().contains("5 min"), "{v}");
     }
 
     /// A sale refused for want of a shift says so whichever way it arrives (the ledger's
@@ -324,6 +437,14 @@ mod tests {
             AppError::Rejected { code: "invalid_item", message: String::new(), problems: vec![] },
             AppError::Rejected { code: "csv_rejected", message: String::new(), problems: vec![] },
         ];
+        let staff = [
+            AppError::NotSignedIn,
+            AppError::ApprovalRequired { action: Action::Refund, min_role: Role::Manager },
+            AppError::NotAllowed { action: Action::Refund, authorization: Authorization::SelfApproval },
+            AppError::WrongPin { attempts_left: Some(2) },
+            AppError::StaffLocked { until_ms: 0 },
+            AppError::OwnerExists,
+        ];
         let shift = [
             AppError::from(paydesk_ledger::Error::NoOpenShift),
             AppError::from(paydesk_ledger::Error::ShiftAlreadyOpen { shift_id: 1 }),
@@ -332,7 +453,7 @@ mod tests {
             AppError::InvalidPaidInOut(String::new()),
             AppError::NoZReport(1),
         ];
-        for e in tender.into_iter().chain(store).chain(shift) {
+        for e in tender.into_iter().chain(store).chain(staff).chain(shift) {
             assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());
         }
         assert_eq!(

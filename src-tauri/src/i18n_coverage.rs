@@ -76,6 +76,32 @@ fn every_variant() -> Vec<AppError> {
         AppError::Rejected { code: "csv_rejected", message: tr!(active(), "catalog-import-rejected", count = 2), problems: vec![] },
         AppError::AlreadyPaired(tr!(active(), "error-already-paired", name = "R1", url = "https://bo")),
     ]);
+    // Staff (design §12.9): the ledger's refusals as they reach the commands, the gate's
+    // own answers and the sign-in screen's input checks.
+    use paydesk_ledger::access::{Action, Authorization, Role};
+    use paydesk_ledger::Error as L;
+    let needs = |min_role| L::NotAllowed { action: "refund", authorization: Authorization::NeedsApproval { min_role } };
+    let refused = |authorization| L::NotAllowed { action: "paid_in_out", authorization };
+    out.extend([
+        AppError::from(L::NotSignedIn),
+        AppError::from(EngineError::from(L::NotSignedIn)),
+        AppError::from(needs(Role::Manager)),
+        AppError::from(refused(Authorization::SelfApproval)),
+        AppError::from(refused(Authorization::ApproverTooLow { min_role: Role::Manager })),
+        AppError::NotAllowed { action: Action::Settings, authorization: Authorization::Allowed },
+        AppError::from(L::WrongPin { attempts_left: Some(2) }),
+        AppError::from(L::WrongPin { attempts_left: None }),
+        AppError::from(L::StaffLocked { until_ms: crate::state::now_ms() + 300_000 }),
+        AppError::OwnerExists,
+        crate::staff::check_name("").expect_err("refused"),
+        crate::staff::parse_pin("12").expect_err("refused"),
+        AppError::from(L::NoOpenShift),
+        AppError::from(L::ShiftAlreadyOpen { shift_id: 1 }),
+        AppError::from(L::ShiftHasOpenSale { cart_id: 1 }),
+    ]);
+    for a in Action::ALL {
+        out.push(AppError::ApprovalRequired { action: a, min_role: Role::Owner });
+    }
     out
 }
 

@@ -20,6 +20,7 @@ pub mod sale;
 pub mod secrets;
 pub mod settings;
 pub mod shift;
+pub mod staff;
 pub mod state;
 pub mod store;
 pub mod views;
@@ -101,6 +102,12 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             i18n::set_language,
             backoffice::get_backoffice,
             backoffice::pair_backoffice,
+            staff::session::whoami,
+            staff::session::staff_list,
+            staff::session::sign_in,
+            staff::session::sign_out,
+            staff::session::change_pin,
+            staff::session::create_owner,
         ])
         .setup(move |app| {
             let data_dir = match &opts.data_dir {

@@ -33,6 +33,9 @@ pub struct Settings {
     /// The screen's language: "en", "ja", or "" to follow the store and the system
     /// (design §13.3). Set by its own command, applied at once; the engine ignores it.
     pub language: String,
+    /// Seconds without input before the register locks (design §12.9); only from the
+    /// file, 30 to 3600.
+    pub idle_lock_s: u32,
 }
 
 impl Default for Settings {
@@ -51,6 +54,7 @@ impl Default for Settings {
             // payment is forwarded with its key, which the PSP must still remember.
             offline_max_age_hours: 23,
             language: String::new(),
+            idle_lock_s: crate::staff::IDLE_LOCK_DEFAULT_S,
         }
     }
 }
@@ -148,6 +152,7 @@ impl Settings {
             offline_max_count: int_in(&form.offline_max_count, id!("input-settings-offline-max-count"), 0, 10_000)?,
             offline_max_age_hours: int_in(&form.offline_max_age_hours, id!("input-settings-offline-max-age"), 1, 168)?,
             language: current.language.clone(),
+            idle_lock_s: current.idle_lock_s,
         })
         .and_then(|s| {
             let safe_minutes = (u64::from(s.retention_hours) * 60).saturating_sub(u64::from(s.safety_margin_minutes));
@@ -205,6 +210,10 @@ impl Settings {
         validate_key(&s.psp_key).map_err(|e| format!("PSP key: {e}"))?;
         if !s.language.is_empty() && paydesk_i18n::Locale::from_tag(&s.language).is_none() {
             return Err(format!("language {:?}: expected \"en\", \"ja\" or \"\" (automatic)", s.language.chars().take(16).collect::<String>()));
+        }
+        let idle = crate::staff::IDLE_LOCK_MIN_S..=crate::staff::IDLE_LOCK_MAX_S;
+        if !idle.contains(&s.idle_lock_s) {
+            return Err(format!("idle_lock_s {}: expected {} to {} seconds", s.idle_lock_s, idle.start(), idle.end()));
         }
         if !s.psp_url.is_empty() && s.psp_key.is_empty() {
             return Err(format!("the PSP at {} has no secret key (settings.json, --psp-key or PAYDESK_PSP_KEY)", s.psp_url));

@@ -172,7 +172,13 @@ impl AppState {
         // even an older one, is never reseeded.
         if ledger.catalog()?.is_empty() {
             ledger.seed_demo_store(opts.demo_locale(), None, now_ms())?;
+            // Its staff in the same start-up step (design §12.9); a store made another
+            // way (the CLI, an older version) gets the first-start screen instead.
+            ledger.seed_demo_staff(opts.demo_locale(), now_ms())?;
         }
+        // A fresh start shows the sign-in screen: a register stopped or killed with
+        // someone signed in must not let the next person act as them (design §12.9).
+        ledger.sign_out(now_ms())?;
         let store = ledger.store_settings()?;
         let (currency, lang) = (store.currency, store.locale.lang());
         crate::i18n::set_active(crate::i18n::initial(&settings.language, Some(store.locale), |k| std::env::var(k).ok()));
@@ -245,7 +251,8 @@ impl AppState {
     pub async fn apply_settings(&self, wait: Duration) -> Applied {
         let wanted = lock(&self.settings).clone();
         let current = self.live();
-        let engine_settings = |s: &Settings| Settings { fault_profile: String::new(), language: String::new(), ..s.clone() };
+        let engine_settings =
+            |s: &Settings| Settings { fault_profile: String::new(), language: String::new(), idle_lock_s: 0, ..s.clone() };
         if engine_settings(&wanted) == engine_settings(&current.settings) {
             *lock(&self.waiting) = None;
             return Applied::Unchanged;

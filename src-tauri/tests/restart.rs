@@ -17,7 +17,7 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     let opts = Options { data_dir: Some(dir.path().to_path_buf()), fault_profile: "none".into(), ..Default::default() };
 
     // First run: the embedded PSP charges, but its answers are lost: the outcome is open.
-    let first = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
+    let first = signed_in(AppState::start(dir.path().to_path_buf(), &opts).await.unwrap());
     assert_eq!(PspInUse::load(dir.path(), &first.secrets).unwrap(), Some(PspInUse::of(&Settings::default())), "the PSP in use is recorded");
     let embedded = first.embedded().unwrap();
     embedded.server.psp().script_fault("/v1/payment_intents", mock_psp::Fault::DropResponse, 1_000, None);
@@ -34,7 +34,7 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     drop(first);
 
     // The restart keeps the PSP that holds the open payment, and says why it waits.
-    let second = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
+    let second = signed_in(AppState::start(dir.path().to_path_buf(), &opts).await.unwrap());
     let live = second.live();
     assert!(live.embedded && live.psp_url != NEW_PSP, "restarted on {} with a payment open at the embedded PSP", live.psp_url);
     match second.apply_settings(std::time::Duration::ZERO).await {
@@ -62,19 +62,33 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
 async fn a_part_paid_sale_is_on_screen_again_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let opts = Options { data_dir: Some(dir.path().to_path_buf()), fault_profile: "none".into(), ..Default::default() };
-    let first = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
+    let first = signed_in(AppState::start(dir.path().to_path_buf(), &opts).await.unwrap());
     let cart = first.cart_id();
     first.engine().with_ledger(|l| l.add_to_cart(cart, "MUG-001", 1, paydesk_app::state::now_ms())).unwrap();
     first.engine().pay_cash(cart, 500, None).unwrap();
     drop(first);
 
-    let second = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
+    let second = signed_in(AppState::start(dir.path().to_path_buf(), &opts).await.unwrap());
     assert_eq!(second.cart_id(), cart, "the part-paid sale is back on screen");
     let r = second.engine().pay_cash(cart, 995, None).unwrap();
     assert_eq!(r.sale.due, 0);
     drop(second);
 
-    let third = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
+    let third = signed_in(AppState::start(dir.path().to_path_buf(), &opts).await.unwrap());
     assert_ne!(third.cart_id(), cart, "a paid sale is done: a fresh cart");
     assert!(third.engine().with_ledger(|l| l.cart(third.cart_id())).unwrap().lines.is_empty());
+}
+
+/// A start signs everyone out (design §12.9): the demo owner signs in again, and a shift
+/// is open (the first start opens it; it stays open across restarts).
+fn signed_in(state: AppState) -> AppState {
+    state.engine().with_ledger(|l| {
+        let pin = paydesk_ledger::access::pin::Pin::parse("1111").unwrap();
+        let owner = l.staff_list().unwrap().into_iter().find(|s| s.role == paydesk_ledger::access::Role::Owner).expect("the demo owner");
+        l.sign_in(&owner.name, &pin, Default::default(), paydesk_app::state::now_ms()).unwrap();
+        if l.current_shift().unwrap().is_none() {
+            l.open_shift(paydesk_ledger::Actor::alone(owner.id), &[], paydesk_app::state::now_ms()).unwrap();
+        }
+    });
+    state
 }

@@ -8,27 +8,28 @@ mod support;
 
 use std::time::Duration;
 
-use paydesk_ledger::access::lockout::LockoutPolicy;
 use paydesk_ledger::access::{Pin, Role};
 use paydesk_ledger::Ledger;
 use paydesk_receipt::test_printer::TestPrinter;
 use serde_json::{json, Value};
-use support::{app_with, call, Window};
+use support::{app_signed_out, call, Window};
 
 fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
 /// A ja-JP store (seeded by the app at start) with an owner and a cashier, the cashier
-/// signed in at the register.
+/// signed in at the register (through the command the sign-in screen calls: a start
+/// signs everyone out).
 fn store_with_staff(dir: &std::path::Path) -> (support::App, Window) {
     {
         let mut l = Ledger::open(dir.join("ledger.db")).unwrap();
         let owner = l.add_staff("山田", Role::Owner, &Pin::parse("1111").unwrap(), None, now_ms()).unwrap();
         l.add_staff("鈴木", Role::Cashier, &Pin::parse("3333").unwrap(), Some(owner.id), now_ms()).unwrap();
-        l.sign_in("鈴木", &Pin::parse("3333").unwrap(), LockoutPolicy::default(), now_ms()).unwrap();
     }
-    app_with(dir, paydesk_app::Options { demo_store: Some("ja-JP".into()), ..Default::default() })
+    let (app, w) = app_signed_out(dir, paydesk_app::Options { demo_store: Some("ja-JP".into()), ..Default::default() });
+    call(&w, "sign_in", json!({ "name": "鈴木", "pin": "3333" })).expect("the cashier signs in");
+    (app, w)
 }
 
 fn code(r: Result<Value, Value>) -> String {
@@ -97,7 +98,8 @@ fn a_shift_from_its_float_to_its_z_report() {
 
     // Printed to the test printer: the Z, the shortage, the checkpoint; no drawer kick.
     let tp = TestPrinter::start().unwrap();
-    call(&w, "save_printer", json!({ "printer": tp.addr().to_string() })).unwrap();
+    // The printer is a setting: the owner approves the cashier's change.
+    call(&w, "save_printer", json!({ "printer": tp.addr().to_string(), "approval": approval })).unwrap();
     call(&w, "print_shift_report", json!({ "kind": "z", "number": 1 })).unwrap();
     let p = tp.next_job(Duration::from_secs(20)).expect("a job").unwrap();
     let lines: Vec<String> = p.texts().iter().map(|t| t.trim().to_string()).collect();
@@ -115,7 +117,11 @@ fn a_shift_from_its_float_to_its_z_report() {
     let rows = call(&w, "audit_page", json!({ "limit": 3 })).unwrap();
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 3);
-    assert_eq!((rows[0]["action"].clone(), rows[0]["actor"].clone(), rows[0]["approver"].clone()), (json!("shift_close"), json!("鈴木"), json!("山田")));
+    // The close names both people (the printer's approval came after it).
+    let page = call(&w, "audit_page", json!({ "limit": 10 })).unwrap();
+    let close = page.as_array().unwrap().iter().find(|r| r["action"] == "shift_close").expect("the close's row");
+    assert_eq!((close["actor"].clone(), close["approver"].clone()), (json!("鈴木"), json!("山田")));
+    assert_eq!((rows[0]["action"].clone(), rows[0]["actor"].clone(), rows[0]["approver"].clone()), (json!("approved_settings"), json!("鈴木"), json!("山田")));
     assert!(rows[0]["seq"].as_i64() > rows[1]["seq"].as_i64());
     let older = call(&w, "audit_page", json!({ "limit": 200, "before": rows[0]["seq"] })).unwrap();
     assert_eq!(older[0]["seq"], rows[1]["seq"]);

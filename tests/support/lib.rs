@@ -18,6 +18,8 @@ use serde_json::{json, Value};
 pub use thirtyfour;
 
 pub mod package;
+pub mod staff;
+pub use staff::StaffStart;
 use thirtyfour::prelude::*;
 
 /// The root of the repository (this package's manifest dir).
@@ -107,6 +109,8 @@ pub struct Launch {
     /// A data folder whose files are copied into the app's data dir before it starts
     /// (an older version's data, for upgrade tests).
     pub data_from: Option<PathBuf>,
+    /// Who is signed in when `start` returns, and whether a shift is open.
+    pub staff: StaffStart,
 }
 
 impl Default for Launch {
@@ -117,6 +121,7 @@ impl Default for Launch {
             env: vec![("PAYDESK_FAULT_PROFILE".into(), "none".into())],
             binary: None,
             data_from: None,
+            staff: StaffStart::default(),
         }
     }
 }
@@ -236,8 +241,13 @@ impl App {
             xvfb,
             _tmp: tmp,
         };
-        app.wait_js("return document.body.dataset.ready === 'true'", "the UI to be ready", LONG).await;
+        // A start that failed says why (main.js) instead of leaving the wait to time out.
+        let ready = app
+            .wait_js("const b = document.body.dataset; return b.ready === 'true' || (b.startError && { error: b.startError })", "the UI to be ready", LONG)
+            .await;
+        assert_eq!(ready, Value::Bool(true), "the UI did not start");
         app.start_to_interactive = t0.elapsed();
+        app.prepare_staff(launch.staff).await;
         app
     }
 

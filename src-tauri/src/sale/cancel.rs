@@ -7,6 +7,8 @@ use tauri::State;
 
 use super::{begin, required_reason, screen};
 use crate::error::AppResult;
+use crate::staff::Approval;
+use paydesk_ledger::access::Action;
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::state::AppState;
@@ -45,8 +47,15 @@ fn refund_words(s: RefundState) -> (&'static str, &'static str) {
 /// Cancels the sale on screen. Pressed again it finds the same refunds (never a second
 /// one); while a card's outcome is unknown it is refused.
 #[tauri::command]
-pub async fn cancel_sale(state: State<'_, AppState>, reason: String) -> AppResult<CancelResult> {
+pub async fn cancel_sale(state: State<'_, AppState>, reason: String, approval: Option<Approval>) -> AppResult<CancelResult> {
     let reason = required_reason(&reason)?;
+    // Money already taken goes back: a manager's call (design §12.2). Nothing taken yet:
+    // anyone who sells may cancel.
+    let cart = state.cart_id();
+    let settled = state.engine().with_reader(|l| l.sale(cart))?.totals.settled_minor > 0;
+    let action = if settled { Action::CancelSettledSale } else { Action::Sell };
+    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
+    crate::staff::record_approval(&state, &granted, action, &format!("cart:{cart}"))?;
     let turn = begin(&state, None).await?;
     let r = state.engine().cancel_sale(turn.cart, &reason).await?;
     let cur = r.sale.currency.clone();

@@ -4,6 +4,7 @@
 use paydesk_ledger::CheckoutOptions;
 use paydesk_register::CheckoutOutcome;
 use serde::Serialize;
+use paydesk_ledger::access::Action;
 use tauri::State;
 
 use super::{begin, parse_amount, screen};
@@ -37,6 +38,7 @@ pub async fn pay_card(
     payment_method: String,
     seen_tenders: u32,
     override_reason: Option<String>,
+    approval: Option<crate::staff::Approval>,
 ) -> AppResult<CardResult> {
     let amount = match amount.as_deref().map(str::trim) {
         None | Some("") => None,
@@ -44,6 +46,10 @@ pub async fn pay_card(
     };
     let pm = validate_payment_method(&payment_method)?;
     let reason = validate_reason(override_reason)?;
+    // A reason is sent only to tender past a card whose outcome is unknown: a manager's call.
+    let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };
+    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
+    crate::staff::record_approval(&state, &granted, action, "tender")?;
     let turn = begin(&state, Some(seen_tenders)).await?;
     let r = state.engine().charge_card_tender(turn.cart, amount, CheckoutOptions::card(pm), reason.as_deref()).await?;
     let c = &r.checkout;

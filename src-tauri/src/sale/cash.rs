@@ -2,6 +2,7 @@
 //! (design §8.4). No network, so it answers at once.
 
 use serde::Serialize;
+use paydesk_ledger::access::Action;
 use tauri::State;
 
 use super::{begin, parse_amount, screen};
@@ -35,9 +36,14 @@ pub async fn pay_cash(
     tendered: String,
     seen_tenders: u32,
     override_reason: Option<String>,
+    approval: Option<crate::staff::Approval>,
 ) -> AppResult<CashResult> {
     let tendered = parse_amount(&tendered, state.currency, super::Amount::Cash)?;
     let reason = validate_reason(override_reason)?;
+    // A reason is sent only to tender past a card whose outcome is unknown: a manager's call.
+    let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };
+    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
+    crate::staff::record_approval(&state, &granted, action, "tender")?;
     let turn = begin(&state, Some(seen_tenders)).await?;
     let r = state.engine().pay_cash(turn.cart, tendered, reason.as_deref())?;
     let cur = r.sale.currency.clone();

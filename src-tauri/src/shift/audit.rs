@@ -1,8 +1,6 @@
 //! The Audit view: the chain checked (design §12.4) — intact, or each broken row named with
 //! what is wrong — and the latest rows (when, who, approver, action, subject).
 
-use std::collections::HashMap;
-
 use paydesk_ledger::access::Break;
 use serde::Serialize;
 use tauri::State;
@@ -95,8 +93,8 @@ pub fn audit_page(state: State<'_, AppState>, limit: u32, before: Option<i64>) -
         return Err(AppError::InvalidInput(crate::i18n::tr!(crate::i18n::active(), "input-audit-page", max = MAX_PAGE.to_string())));
     }
     state.engine().with_reader(|l| {
-        let names: HashMap<i64, String> = l.staff_list()?.into_iter().map(|s| (s.id, s.name)).collect();
-        let name = |id: Option<i64>| id.map(|i| names.get(&i).cloned().unwrap_or_else(|| format!("#{i}")));
+        let names = super::StaffNames::load(l)?;
+        let name = |id: Option<i64>| id.map(|i| names.name(i));
         let rows = l.audit_log()?;
         Ok(rows
             .into_iter()

@@ -1,6 +1,7 @@
 //! Paid in / paid out: cash put into or taken out of the drawer outside a sale, with the
 //! person's reason. A manager's action (design §12.2): a cashier's needs an approval.
 
+use paydesk_ledger::access::Action;
 use paydesk_ledger::PaidKind;
 use serde::Serialize;
 use tauri::State;
@@ -30,8 +31,8 @@ fn paid(state: &AppState, kind: PaidKind, amount: &str, reason: &str, approval: 
     if !(3..=MAX_REASON_CHARS).contains(&n) {
         return Err(AppError::InvalidPaidInOut(tr!(active(), "shift-reason-length", max = MAX_REASON_CHARS.to_string())));
     }
+    let who = actor(state, Action::PaidInOut, approval.as_ref())?;
     let row = state.engine().with_ledger(|l| {
-        let who = actor(l, approval.as_ref())?;
         l.paid_in_out(who, kind, amount, reason, now_ms()).map_err(|e| shift_error(e, Refused::PaidInOut))
     })?;
     let shown = money::format(row.amount_minor, state.currency.code());

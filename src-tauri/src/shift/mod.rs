@@ -18,27 +18,18 @@ pub mod open;
 pub mod print;
 pub mod report;
 
-use paydesk_ledger::access::lockout::LockoutPolicy;
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::{Actor, DenominationCount, Ledger, PinPurpose};
+use std::collections::HashMap;
+
+use paydesk_ledger::access::Action;
+use paydesk_ledger::{Actor, DenominationCount, Ledger};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
-use crate::state::now_ms;
+use crate::state::AppState;
+pub use crate::staff::Approval;
 
 /// Denominations one count may list (every currency has fewer).
 pub const MAX_COUNT_LINES: usize = 32;
-/// Longest name typed for an approval.
-const MAX_NAME_CHARS: usize = 100;
-/// Longest PIN typed (a PIN is 4-8 digits; more is refused before it is hashed).
-const MAX_PIN_CHARS: usize = 16;
-
-/// A manager's approval typed on the spot: their name and PIN (design §12.2).
-#[derive(Debug, Clone, Deserialize)]
-pub struct Approval {
-    pub name: String,
-    pub pin: String,
-}
 
 /// One line of a count as the form sends it: pieces of one denomination (minor units).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,28 +47,29 @@ pub fn count_of(lines: &[CountInput]) -> AppResult<Vec<DenominationCount>> {
     Ok(lines.iter().map(|l| DenominationCount { denomination_minor: l.denomination_minor, count: l.count }).collect())
 }
 
-/// Who acts: the person signed in at the register, with the approver whose PIN was just
-/// checked (every check is audited by the ledger, right or wrong, under the lockout).
-/// Whether an approval is needed is the ledger's role table, in the action's transaction.
-pub fn actor(l: &mut Ledger, approval: Option<&Approval>) -> AppResult<Actor> {
-    let who = l.signed_in()?.ok_or(paydesk_ledger::Error::NotSignedIn)?;
-    let approver_id = match approval {
-        None => None,
-        Some(a) => {
-            let name = a.name.trim();
-            if name.is_empty() || name.chars().count() > MAX_NAME_CHARS || a.pin.chars().count() > MAX_PIN_CHARS {
-                return Err(AppError::InvalidInput(crate::i18n::t(crate::i18n::id!("input-approval-shape"))));
-            }
-            let pin = Pin::parse(a.pin.trim()).map_err(|_| paydesk_ledger::Error::WrongPin { attempts_left: None })?;
-            Some(l.check_pin(name, &pin, PinPurpose::Approval, LockoutPolicy::default(), now_ms())?.id)
-        }
-    };
-    Ok(Actor { staff_id: who.id, approver_id })
+/// Who acts: the person signed in, with the approver the staff gate checked (one approval
+/// path for every command, design §12.9). A shift step is always someone's: on a register
+/// without staff there is nobody to act. The ledger checks the role table again inside
+/// the action's own transaction and writes both names in its audit row.
+pub fn actor(state: &AppState, action: Action, approval: Option<&Approval>) -> AppResult<Actor> {
+    let granted = crate::staff::authorize(state, action, approval)?;
+    let staff_id = granted.actor_id().ok_or(AppError::NotSignedIn)?;
+    Ok(Actor { staff_id, approver_id: granted.approver_id() })
 }
 
-/// A staff member's name for a report (an id the ledger no longer knows prints as "#id").
-pub fn staff_name(l: &Ledger, id: i64) -> AppResult<String> {
-    Ok(l.staff_list()?.into_iter().find(|s| s.id == id).map(|s| s.name).unwrap_or_else(|| format!("#{id}")))
+/// The staff's names by id, read once for a report or a page of the audit log (a report
+/// names several people; one query instead of one per name).
+pub struct StaffNames(HashMap<i64, String>);
+
+impl StaffNames {
+    pub fn load(l: &Ledger) -> AppResult<StaffNames> {
+        Ok(StaffNames(l.staff_list()?.into_iter().map(|s| (s.id, s.name)).collect()))
+    }
+
+    /// A staff member's name (an id the ledger no longer knows prints as "#id").
+    pub fn name(&self, id: i64) -> String {
+        self.0.get(&id).cloned().unwrap_or_else(|| format!("#{id}"))
+    }
 }
 
 /// The ledger's refusal of a count, a paid in/out or a shift step, in the cashier's

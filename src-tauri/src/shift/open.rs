@@ -2,11 +2,12 @@
 //! Nothing here shows what the drawer should hold: the close is a blind count.
 
 use paydesk_ledger::ledger::shift::count::denominations;
+use paydesk_ledger::access::Action;
 use paydesk_ledger::Shift;
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, count_of, shift_error, staff_name, Approval, CountInput, Refused};
+use super::{actor, count_of, shift_error, Approval, CountInput, Refused, StaffNames};
 use crate::error::AppResult;
 use crate::state::{now_ms, AppState};
 
@@ -30,7 +31,10 @@ pub struct ShiftStatus {
 }
 
 fn status_of(l: &paydesk_ledger::Ledger, shift: Option<Shift>, currency: paydesk_ledger::Currency) -> AppResult<ShiftStatus> {
-    let opened_by = shift.as_ref().map(|s| staff_name(l, s.opened_by)).transpose()?;
+    let opened_by = match &shift {
+        Some(s) => Some(StaffNames::load(l)?.name(s.opened_by)),
+        None => None,
+    };
     Ok(ShiftStatus {
         open: shift.is_some(),
         shift_id: shift.as_ref().map(|s| s.id),
@@ -64,8 +68,8 @@ pub fn shift_status(state: State<'_, AppState>) -> AppResult<ShiftStatus> {
 pub fn shift_open(state: State<'_, AppState>, float: Vec<CountInput>, approval: Option<Approval>) -> AppResult<ShiftStatus> {
     let float = count_of(&float)?;
     let currency = state.currency;
+    let who = actor(&state, Action::OpenShift, approval.as_ref())?;
     state.engine().with_ledger(|l| {
-        let who = actor(l, approval.as_ref())?;
         let shift = l.open_shift(who, &float, now_ms()).map_err(|e| shift_error(e, Refused::Count))?;
         status_of(l, Some(shift), currency)
     })

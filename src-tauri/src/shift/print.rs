@@ -2,6 +2,7 @@
 //! print at a time with the receipts. A report never opens the drawer; a printer that is
 //! off gives `printer_unreachable` and changes nothing (the Z stays as it was written).
 
+use paydesk_ledger::access::Action;
 use paydesk_ledger::receipt::shift::{build_drawer_report, render_report_escpos};
 use paydesk_ledger::receipt::{Paper, Printer};
 use serde::Serialize;
@@ -35,7 +36,10 @@ pub async fn print_shift_report(
     let register = register_name(&bo);
     let engine = state.engine();
     let data = match (kind.as_str(), number) {
-        ("x", None) => engine.with_ledger(|l| x_data(l, approval.as_ref(), &register))?,
+        ("x", None) => {
+            let who = super::actor(&state, Action::XReport, approval.as_ref())?;
+            engine.with_ledger(|l| x_data(l, who, &register))?
+        }
         ("z", Some(n)) => engine.with_reader(|l| z_data(l, n, &register))?,
         _ => return Err(AppError::InvalidInput(t(crate::i18n::id!("input-report-kind")))),
     };

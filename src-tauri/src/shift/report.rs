@@ -7,11 +7,12 @@ use paydesk_ledger::receipt::shift::{
     ReportKind, TenderLine,
 };
 use paydesk_ledger::receipt::{Currency as RCurrency, Language, Paper, TenderKind as RTender, MAX_TEXT_CHARS};
-use paydesk_ledger::{local_time, DenominationCount, Ledger, Locale, PaidKind, ShiftReport, TenderKind, ZReport};
+use paydesk_ledger::access::Action;
+use paydesk_ledger::{local_time, Actor, DenominationCount, Ledger, Locale, PaidKind, ShiftReport, TenderKind, ZReport};
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, count_of, shift_error, staff_name, Approval, CountInput, Refused};
+use super::{actor, count_of, shift_error, Approval, CountInput, Refused, StaffNames};
 use crate::backoffice::BackOfficeState;
 use crate::error::{AppError, AppResult};
 use crate::money;
@@ -65,7 +66,8 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
         paydesk_ledger::Currency::Usd => RCurrency::Usd,
         other => return Err(AppError::ReceiptUnavailable(crate::i18n::tr!(crate::i18n::active(), "input-report-currency", currency = other.to_string()))),
     };
-    let name = |id: i64| staff_name(l, id).map(|n| fit(&n));
+    let names = StaffNames::load(l)?;
+    let name = |id: i64| fit(&names.name(id));
     let paid = r
         .paid_in_out
         .iter()
@@ -74,9 +76,9 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
                 PaidKind::PaidIn => RPaid::PaidIn,
                 PaidKind::PaidOut => RPaid::PaidOut,
             };
-            Ok(PaidLine { kind, amount: p.amount_minor, reason: p.reason.clone(), by: name(p.staff_id)? })
+            PaidLine { kind, amount: p.amount_minor, reason: p.reason.clone(), by: name(p.staff_id) }
         })
-        .collect::<AppResult<Vec<_>>>()?;
+        .collect();
     let tenders = r
         .tenders
         .iter()
@@ -91,8 +93,8 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
     let close = match z {
         None => None,
         Some(z) => Some(CloseData {
-            closed_by: name(z.closed_by)?,
-            approved_by: z.approver_id.map(name).transpose()?,
+            closed_by: name(z.closed_by),
+            approved_by: z.approver_id.map(name),
             closed_at: local_time(r.shift.closed_at_ms.unwrap_or(r.at_ms), store.locale),
             counted: counts(&z.counted_counts),
             checkpoint: checkpoint(z),
@@ -107,7 +109,7 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
         },
         store_name: fit(&store.name),
         register: fit(register),
-        opened_by: name(r.shift.opened_by)?,
+        opened_by: name(r.shift.opened_by),
         opened_at: local_time(r.shift.opened_at_ms, store.locale),
         printed_at: local_time(now, store.locale),
         float: counts(&r.shift.float_counts),
@@ -150,8 +152,7 @@ pub fn view_of(data: &DrawerReportData) -> AppResult<ReportView> {
 }
 
 /// The open shift's X report (audited: who looked at the expected amount, and when).
-pub fn x_data(l: &mut Ledger, approval: Option<&Approval>, register: &str) -> AppResult<DrawerReportData> {
-    let who = actor(l, approval)?;
+pub fn x_data(l: &mut Ledger, who: Actor, register: &str) -> AppResult<DrawerReportData> {
     let now = now_ms();
     let r = l.x_report(who, now).map_err(|e| shift_error(e, Refused::Other))?;
     report_data(l, &r, None, register, now)
@@ -169,7 +170,8 @@ pub fn z_data(l: &Ledger, number: i64, register: &str) -> AppResult<DrawerReport
 #[tauri::command]
 pub fn x_report(state: State<'_, AppState>, bo: State<'_, BackOfficeState>, approval: Option<Approval>) -> AppResult<ReportView> {
     let register = register_name(&bo);
-    let data = state.engine().with_ledger(|l| x_data(l, approval.as_ref(), &register))?;
+    let who = actor(&state, Action::XReport, approval.as_ref())?;
+    let data = state.engine().with_ledger(|l| x_data(l, who, &register))?;
     view_of(&data)
 }
 
@@ -184,8 +186,8 @@ pub fn shift_close(
 ) -> AppResult<ReportView> {
     let counted = count_of(&counted)?;
     let register = register_name(&bo);
+    let who = actor(&state, Action::CloseShift, approval.as_ref())?;
     let data = state.engine().with_ledger(|l| {
-        let who = actor(l, approval.as_ref())?;
         let z = l.close_shift(who, &counted, now_ms()).map_err(|e| shift_error(e, Refused::Count))?;
         report_data(l, &z.report, Some(&z), &register, now_ms())
     })?;

@@ -3,7 +3,8 @@
 //! discount and total, all as the ledger computed them (paydesk-tax); and the
 //! commands that change a sale's dining and discounts while it is still open.
 
-use paydesk_ledger::tax::{Dining, PriceMode, TaxClass};
+use paydesk_ledger::access::Action;
+use paydesk_ledger::tax::{Discount, Dining, PriceMode, TaxClass};
 use paydesk_ledger::{Cart, CartState};
 use serde::{Deserialize, Serialize};
 use tauri::State;
@@ -13,6 +14,7 @@ use crate::catalog::class_name;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::money;
+use crate::staff::Approval;
 use crate::state::{now_ms, AppState};
 
 #[derive(Debug, Clone, Serialize)]
@@ -180,6 +182,17 @@ fn editable(state: &AppState) -> AppResult<()> {
     Ok(())
 }
 
+/// A discount above the cashier's limit is a manager's (design §12.9); removing one,
+/// or one within the limit, is part of selling.
+fn discount_allowed(state: &AppState, d: Option<Discount>, base: i64, approval: Option<&Approval>, subject: &str) -> AppResult<()> {
+    let action = match d {
+        Some(d) if crate::staff::gate::discount_above_limit(d, base) => Action::DiscountAboveLimit,
+        Some(_) | None => Action::Sell,
+    };
+    let granted = crate::staff::authorize(state, action, approval)?;
+    crate::staff::record_approval(state, &granted, action, subject)
+}
+
 #[tauri::command]
 pub fn set_dining(state: State<'_, AppState>, dining: String) -> AppResult<CartView> {
     let d = match dining.as_str() {
@@ -194,19 +207,28 @@ pub fn set_dining(state: State<'_, AppState>, dining: String) -> AppResult<CartV
 }
 
 #[tauri::command]
-pub fn set_line_discount(state: State<'_, AppState>, sku: String, discount: Option<DiscountForm>) -> AppResult<CartView> {
+pub fn set_line_discount(
+    state: State<'_, AppState>,
+    sku: String,
+    discount: Option<DiscountForm>,
+    approval: Option<Approval>,
+) -> AppResult<CartView> {
     let sku = crate::catalog::validate_code(&sku)?;
     let d = discount.map(|f| super::parse_discount(&f, state.currency)).transpose()?.flatten();
     editable(&state)?;
+    let base = state.cart_view()?.lines.iter().find(|l| l.sku.eq_ignore_ascii_case(&sku)).map_or(0, |l| l.line_total);
+    discount_allowed(&state, d, base, approval.as_ref(), &sku)?;
     let id = state.cart_id();
     let cart = state.engine().with_ledger(|l| l.set_line_discount(id, &sku, d, now_ms())).map_err(super::discount_error)?;
     state.view_of(&cart)
 }
 
 #[tauri::command]
-pub fn set_sale_discount(state: State<'_, AppState>, discount: Option<DiscountForm>) -> AppResult<CartView> {
+pub fn set_sale_discount(state: State<'_, AppState>, discount: Option<DiscountForm>, approval: Option<Approval>) -> AppResult<CartView> {
     let d = discount.map(|f| super::parse_discount(&f, state.currency)).transpose()?.flatten();
     editable(&state)?;
+    let base = state.cart_view()?.lines.iter().map(|l| l.line_total - l.discount).sum();
+    discount_allowed(&state, d, base, approval.as_ref(), "sale")?;
     let id = state.cart_id();
     let cart = state.engine().with_ledger(|l| l.set_sale_discount(id, d, now_ms())).map_err(super::discount_error)?;
     state.view_of(&cart)

@@ -7,7 +7,10 @@ use paydesk_ledger::tax::TaxClass;
 use paydesk_ledger::ledger::catalog::{check_item, MAX_CSV_BYTES};
 use paydesk_ledger::{CatalogItem, Money};
 use serde::{Deserialize, Serialize};
+use paydesk_ledger::access::Action;
 use tauri::State;
+
+use crate::staff::Approval;
 
 use crate::catalog::class_name;
 use crate::error::{AppError, AppResult, Problem};
@@ -124,7 +127,8 @@ pub fn item_of(f: &ItemForm, currency: paydesk_ledger::Currency) -> Result<Catal
 
 /// Adds or changes one item (by SKU). Problems come back per field, nothing is written.
 #[tauri::command]
-pub fn save_item(state: State<'_, AppState>, item: ItemForm) -> AppResult<CatalogRow> {
+pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Approval>) -> AppResult<CatalogRow> {
+    let granted = crate::staff::authorize(&state, Action::CatalogEdit, approval.as_ref())?;
     let engine = state.engine();
     let store = engine.with_reader(|l| l.store_settings())?;
     let it = item_of(&item, store.currency).map_err(|problems| AppError::Rejected {
@@ -132,7 +136,8 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm) -> AppResult<Catalo
         message: tr!(active(), "catalog-item-not-saved", count = problems.len()),
         problems,
     })?;
-    engine.with_ledger(|l| l.upsert_catalog(std::slice::from_ref(&it), None, now_ms())).map_err(|e| match e {
+    crate::staff::record_approval(&state, &granted, Action::CatalogEdit, &format!("product:{}", it.sku))?;
+    engine.with_ledger(|l| l.upsert_catalog(std::slice::from_ref(&it), granted.actor_id(), now_ms())).map_err(|e| match e {
         // The one check the item alone cannot make: its barcode held by another SKU.
         paydesk_ledger::Error::InvalidInput(m) => AppError::Rejected {
             code: "invalid_item",
@@ -155,14 +160,16 @@ pub struct ImportResult {
 /// Imports a catalog file's text (read by the UI from a chosen file or pasted), all or
 /// nothing: any problem lists every bad line and field and writes nothing.
 #[tauri::command]
-pub fn import_catalog(state: State<'_, AppState>, csv: String) -> AppResult<ImportResult> {
+pub fn import_catalog(state: State<'_, AppState>, csv: String, approval: Option<Approval>) -> AppResult<ImportResult> {
+    let granted = crate::staff::authorize(&state, Action::CatalogEdit, approval.as_ref())?;
     if csv.len() > MAX_CSV_BYTES {
         return Err(AppError::InvalidInput(tr!(active(), "input-csv-too-large", bytes = csv.len(), mb = MAX_CSV_BYTES / (1024 * 1024))));
     }
     if csv.trim().is_empty() {
         return Err(AppError::InvalidInput(tr!(active(), "input-csv-empty")));
     }
-    let res = state.engine().with_ledger(|l| l.import_catalog_csv(csv.as_bytes(), None, now_ms()))?;
+    crate::staff::record_approval(&state, &granted, Action::CatalogEdit, "catalog:import")?;
+    let res = state.engine().with_ledger(|l| l.import_catalog_csv(csv.as_bytes(), granted.actor_id(), now_ms()))?;
     match res {
         Ok(r) => Ok({
             state.catalog_changed();

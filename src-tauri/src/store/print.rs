@@ -70,8 +70,11 @@ impl PrinterConfig {
 }
 
 #[tauri::command]
-pub fn save_printer(state: State<'_, AppState>, printer: String) -> AppResult<PrinterConfig> {
+pub fn save_printer(state: State<'_, AppState>, printer: String, approval: Option<crate::staff::Approval>) -> AppResult<PrinterConfig> {
     let target = validate_printer(&printer)?;
+    let action = paydesk_ledger::access::Action::Settings;
+    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
+    crate::staff::record_approval(&state, &granted, action, "printer")?;
     let cfg = PrinterConfig { printer: target.map(|t| t.to_string()).unwrap_or_default() };
     cfg.save(&state.data_dir)?;
     Ok(cfg)

@@ -107,10 +107,13 @@ pub fn apply_form(current: &StoreSettings, f: &StoreForm) -> AppResult<StoreSett
 }
 
 #[tauri::command]
-pub fn save_store(state: State<'_, AppState>, store: StoreForm) -> AppResult<StoreView> {
+pub fn save_store(state: State<'_, AppState>, store: StoreForm, approval: Option<crate::staff::Approval>) -> AppResult<StoreView> {
+    let action = paydesk_ledger::access::Action::Settings;
+    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
     let engine = state.engine();
     let current = engine.with_reader(|l| l.store_settings())?;
     let new = apply_form(&current, &store)?;
-    let saved = engine.with_ledger(|l| l.set_store_settings(new, None, now_ms()))?;
+    crate::staff::record_approval(&state, &granted, action, "store_settings")?;
+    let saved = engine.with_ledger(|l| l.set_store_settings(new, granted.actor_id(), now_ms()))?;
     Ok(view(&saved, PrinterConfig::load(&state.data_dir)?.printer))
 }

@@ -10,8 +10,16 @@ use tauri::Manager;
 pub type App = tauri::App<tauri::test::MockRuntime>;
 pub type Window = tauri::WebviewWindow<tauri::test::MockRuntime>;
 
-/// The app over data folder `dir` with `opts` (its data dir and "none" faults set here).
+/// The app over data folder `dir` with `opts`, the demo owner signed in and a shift open.
 pub fn app_with(dir: &std::path::Path, opts: paydesk_app::Options) -> (App, Window) {
+    let (app, w) = app_signed_out(dir, opts);
+    owner_with_shift(dir, &w);
+    (app, w)
+}
+
+/// The app over data folder `dir` with `opts` (its data dir and "none" faults set here)
+/// as it starts: nobody signed in (design §12.9).
+pub fn app_signed_out(dir: &std::path::Path, opts: paydesk_app::Options) -> (App, Window) {
     let opts = paydesk_app::Options { data_dir: Some(dir.to_path_buf()), fault_profile: "none".into(), ..opts };
     let mut app = paydesk_app::app_builder(tauri::test::mock_builder(), opts)
         .build(paydesk_app::context())
@@ -22,6 +30,24 @@ pub fn app_with(dir: &std::path::Path, opts: paydesk_app::Options) -> (App, Wind
     let w = app.get_webview_window("main").expect("the main window from tauri.conf.json");
     (app, w)
 }
+
+/// The demo owner signed in (through the command, as the sign-in screen does) and a
+/// shift open (through the ledger, as the shift screen does): what a test that sells
+/// needs once the store has staff (design §12.9). A store without staff is left alone.
+pub fn owner_with_shift(dir: &std::path::Path, w: &Window) {
+    let staff = call(w, "staff_list", serde_json::json!({})).expect("staff_list");
+    let Some(owner) = staff.as_array().unwrap().iter().find(|s| s["role"] == "owner") else { return };
+    let name = owner["name"].as_str().unwrap();
+    call(w, "sign_in", serde_json::json!({ "name": name, "pin": OWNER_PIN })).expect("the owner signs in");
+    let mut l = paydesk_ledger::Ledger::open(dir.join("ledger.db")).unwrap();
+    if l.current_shift().unwrap().is_none() {
+        let me = l.signed_in().unwrap().expect("signed in");
+        l.open_shift(paydesk_ledger::Actor::alone(me.id), &[], paydesk_app::state::now_ms()).unwrap();
+    }
+}
+
+/// The demo owner's PIN (README: Demo staff).
+pub const OWNER_PIN: &str = "1111";
 
 #[allow(dead_code)] // not every test file starts the default store
 pub fn app(dir: &std::path::Path) -> (App, Window) {

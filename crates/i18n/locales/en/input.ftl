@@ -65,7 +65,6 @@ receipt-none = No receipt for this sale: { $detail }.
 # the Shift and Audit tabs' inputs
 input-audit-page = A page of the audit log has 1 to { $max } rows.
 input-count-lines = A count has at most { $max } denominations.
-input-approval-shape = An approval is a staff member's name and their PIN.
 input-report-kind = A report to print is the X report, or a Z report with its number.
 input-report-currency = Reports are printed in JPY or USD, not { $currency }.
 internal-report-print-job = The print job stopped: { $error }. Nothing in the drawer or the ledger changed.

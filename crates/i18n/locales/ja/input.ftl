@@ -65,7 +65,6 @@ receipt-none = この会計のレシートはありません: { $detail }。
 # the Shift and Audit tabs' inputs
 input-audit-page = 監査ログの1ページは1〜{ $max }行です。
 input-count-lines = 金種は{ $max }種類までです。
-input-approval-shape = 承認にはスタッフの名前と暗証番号が必要です。
 input-report-kind = 印刷できるのは点検(X)レポート、または番号付きの精算(Z)レポートです。
 input-report-currency = レポートは JPY か USD で印刷します({ $currency } は使えません)。
 internal-report-print-job = 印刷ジョブが止まりました: { $error }。ドロアと台帳は変わっていません。

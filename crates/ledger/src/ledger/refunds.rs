@@ -31,9 +31,34 @@ impl Ledger {
         if amount_minor <= 0 {
             return Err(Error::InvalidAmount(format!("refund of {amount_minor} must be greater than zero")));
         }
+        self.create_refund_approved(payment_id, amount_minor, reason, None, now_ms)
+    }
+
+    /// [`Ledger::create_refund`] approved by `approver_id` (whose PIN the caller checked)
+    /// when the person signed in may not refund alone (design §12.9). The role table is
+    /// checked again inside the refund's transaction, and the refund's audit row names
+    /// both people, so the approval and the refund are committed together or not at all.
+    pub fn create_refund_approved(
+        &mut self,
+        payment_id: PaymentId,
+        amount_minor: i64,
+        reason: Option<&str>,
+        approver_id: Option<i64>,
+        now_ms: i64,
+    ) -> Result<Refund> {
+        if amount_minor <= 0 {
+            return Err(Error::InvalidAmount(format!("refund of {amount_minor} must be greater than zero")));
+        }
         let key = self.new_key();
         let tx = self.write_tx()?;
-        let r = create_refund_tx(&tx, &key, payment_id, amount_minor, reason, now_ms)?;
+        let approver = match approver_id {
+            Some(a) => {
+                let me = super::session::operator(&tx)?.ok_or(Error::NotSignedIn)?;
+                super::shift::authorize_tx(&tx, super::shift::Actor { staff_id: me, approver_id: Some(a) }, paydesk_access::Action::Refund)?
+            }
+            None => None,
+        };
+        let r = create_refund_tx(&tx, &key, payment_id, amount_minor, reason, approver, now_ms)?;
         tx.commit()?;
         Ok(r)
     }
@@ -151,6 +176,7 @@ pub(super) fn create_refund_tx(
     payment_id: PaymentId,
     amount_minor: i64,
     reason: Option<&str>,
+    approver_id: Option<i64>,
     now_ms: i64,
 ) -> Result<Refund> {
     if amount_minor <= 0 {
@@ -208,6 +234,7 @@ pub(super) fn create_refund_tx(
             tx,
             &crate::ledger::audit::AuditInput {
                 actor_id: staff_id,
+                approver_id,
                 after: Some(after.to_string()),
                 ..crate::ledger::audit::AuditInput::new("refund_created", &format!("refund:{}", refund_id.0))
             },

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::audit::{append_audit, AuditInput};
 use super::{collect, Cached, Ledger};
 use crate::error::{Error, Result};
+use crate::write_tx::WriteTx;
 
 /// The most staff one store keeps (a limit on every table).
 pub const MAX_STAFF: i64 = 500;
@@ -83,6 +84,32 @@ fn check_name(name: &str) -> Result<&str> {
     Ok(name)
 }
 
+/// Inserts a member whose PIN is already hashed, with its audit row, inside the caller's
+/// transaction (the limit and the unique name checked there too).
+pub(super) fn add_staff_tx(tx: &WriteTx<'_>, name: &str, role: Role, pin_hash: &str, by: Option<i64>, now_ms: i64) -> Result<Staff> {
+    let name = check_name(name)?.to_string();
+    let count: i64 = tx.row_cached("SELECT count(*) FROM staff", [], |r| r.get(0))?;
+    if count >= MAX_STAFF {
+        return Err(Error::InvalidInput(format!("a store keeps at most {MAX_STAFF} staff")));
+    }
+    let taken: Option<i64> = tx.row_cached("SELECT id FROM staff WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
+    if taken.is_some() {
+        return Err(Error::InvalidInput(format!("there is already a staff member named {name:?}")));
+    }
+    tx.exec_cached(
+        "INSERT INTO staff (name, role, pin_hash, created_at_ms) VALUES (?1, ?2, ?3, ?4)",
+        params![name, role.as_str(), pin_hash, now_ms],
+    )?;
+    let id = tx.last_insert_rowid();
+    let after = serde_json::json!({ "name": name, "role": role.as_str() }).to_string();
+    append_audit(
+        tx,
+        &AuditInput { actor_id: by, after: Some(after), ..AuditInput::new("staff_add", &format!("staff:{id}")) },
+        now_ms,
+    )?;
+    Ok(Staff { id, name, role, active: true, locked_until_ms: None, created_at_ms: now_ms })
+}
+
 impl Ledger {
     pub fn staff_list(&self) -> Result<Vec<Staff>> {
         collect(&self.conn, &format!("SELECT {STAFF_COLS} FROM staff ORDER BY id"), [], staff_of)
@@ -102,27 +129,9 @@ impl Ledger {
         let name = check_name(name)?.to_string();
         let pin_hash = hash_pin(pin);
         let tx = self.write_tx()?;
-        let count: i64 = tx.row_cached("SELECT count(*) FROM staff", [], |r| r.get(0))?;
-        if count >= MAX_STAFF {
-            return Err(Error::InvalidInput(format!("a store keeps at most {MAX_STAFF} staff")));
-        }
-        let taken: Option<i64> = tx.row_cached("SELECT id FROM staff WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
-        if taken.is_some() {
-            return Err(Error::InvalidInput(format!("there is already a staff member named {name:?}")));
-        }
-        tx.exec_cached(
-            "INSERT INTO staff (name, role, pin_hash, created_at_ms) VALUES (?1, ?2, ?3, ?4)",
-            params![name, role.as_str(), pin_hash, now_ms],
-        )?;
-        let id = tx.last_insert_rowid();
-        let after = serde_json::json!({ "name": name, "role": role.as_str() }).to_string();
-        append_audit(
-            &tx,
-            &AuditInput { actor_id: by, after: Some(after), ..AuditInput::new("staff_add", &format!("staff:{id}")) },
-            now_ms,
-        )?;
+        let staff = add_staff_tx(&tx, &name, role, &pin_hash, by, now_ms)?;
         tx.commit()?;
-        Ok(Staff { id, name, role, active: true, locked_until_ms: None, created_at_ms: now_ms })
+        Ok(staff)
     }
 
     /// Checks `name`'s PIN under the lockout `policy` (design §12.3). The counters and

@@ -13,6 +13,13 @@ impl Engine {
     /// Refund `amount` (all that is left when `None`) of a captured payment,
     /// with the refund's own key committed before the network.
     pub async fn refund(&self, checkout_key: &str, amount: Option<i64>, reason: Option<&str>) -> Result<RefundReport> {
+        self.refund_approved(checkout_key, amount, reason, None).await
+    }
+
+    /// [`Engine::refund`] approved by `approver_id` (staff whose PIN the caller checked):
+    /// the ledger checks the role table and names both people in the refund's audit row,
+    /// in the transaction that creates it (design §12.9).
+    pub async fn refund_approved(&self, checkout_key: &str, amount: Option<i64>, reason: Option<&str>, approver_id: Option<i64>) -> Result<RefundReport> {
         let p = self.payment(checkout_key)?;
         if let Some(a) = amount {
             if a <= 0 {
@@ -39,7 +46,7 @@ impl Engine {
         if amt > refundable || amt <= 0 {
             return Err(EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: amt, refundable, currency: p.amount.currency });
         }
-        let r = self.with_ledger(|l| l.create_refund(p.id, amt, reason, now)).map_err(|e| match e {
+        let r = self.with_ledger(|l| l.create_refund_approved(p.id, amt, reason, approver_id, now)).map_err(|e| match e {
             paydesk_ledger::Error::RefundExceedsCaptured { requested_minor, refundable_minor, .. } => {
                 EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: requested_minor, refundable: refundable_minor, currency: p.amount.currency }
             }

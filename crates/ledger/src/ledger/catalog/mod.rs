@@ -11,7 +11,7 @@ mod seed;
 pub(crate) mod settings;
 
 pub use self::csv::{CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
-pub use seed::DemoLocale;
+pub use seed::{demo_staff, DemoLocale};
 pub use settings::{Locale, StoreSettings};
 
 use paydesk_tax::{validate_jan, TaxClass};

@@ -4,14 +4,17 @@
 //! has Japanese names, yen prices, food and drink at the reduced rate (8 % taken out,
 //! 10 % eaten in), goods at the standard rate and the gift card exempt.
 
+use paydesk_access::pin::{hash_pin, Pin};
+use paydesk_access::Role;
 use paydesk_tax::{ean_check_digit, PriceMode, Rounding, TaxClass};
 use serde::{Deserialize, Serialize};
 
 use super::products::upsert_tx;
 use super::settings::write_settings_tx;
 use super::{CatalogItem, Locale, StoreSettings};
-use crate::error::Result;
-use crate::ledger::Ledger;
+use crate::error::{Error, Result};
+use crate::ledger::staff::{add_staff_tx, Staff};
+use crate::ledger::{Cached, Ledger};
 use crate::money::Currency;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,7 +100,42 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
     (settings, items)
 }
 
+/// The demo store's staff, one per role (name, role, PIN); the README lists them.
+pub fn demo_staff(locale: DemoLocale) -> [(&'static str, Role, &'static str); 3] {
+    match locale {
+        DemoLocale::EnUs => [("Olivia", Role::Owner, "1111"), ("Marcus", Role::Manager, "2222"), ("Casey", Role::Cashier, "3333")],
+        DemoLocale::JaJp => [("山田", Role::Owner, "1111"), ("佐藤", Role::Manager, "2222"), ("鈴木", Role::Cashier, "3333")],
+    }
+}
+
 impl Ledger {
+    /// Adds the demo staff of `locale` in one audited transaction, only to a store that
+    /// has no staff yet (a store with any member, even an inactive one, is left alone).
+    /// Returns who was added.
+    pub fn seed_demo_staff(&mut self, locale: DemoLocale, now_ms: i64) -> Result<Vec<Staff>> {
+        // Hashing takes ~30 ms a PIN: done before the write lock is taken.
+        let hashed: Vec<(&str, Role, String)> = demo_staff(locale)
+            .into_iter()
+            .map(|(name, role, pin)| Pin::parse(pin).map(|p| (name, role, hash_pin(&p))))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| Error::InvalidInput(e.to_string()))?;
+        let tx = self.write_tx()?;
+        let any: bool = tx.row_cached("SELECT EXISTS (SELECT 1 FROM staff)", [], |r| r.get(0))?;
+        if any {
+            return Ok(Vec::new());
+        }
+        let mut added = Vec::with_capacity(hashed.len());
+        let mut owner = None;
+        for (name, role, hash) in &hashed {
+            // The owner is added by nobody (the store's first member); the others by the owner.
+            let s = add_staff_tx(&tx, name, *role, hash, owner, now_ms)?;
+            owner = owner.or(Some(s.id));
+            added.push(s);
+        }
+        tx.commit()?;
+        Ok(added)
+    }
+
     /// Writes the demo store of `locale` (settings and the 14 items) in one audited
     /// transaction. Items with the same SKU are replaced; others are left alone.
     pub fn seed_demo_store(&mut self, locale: DemoLocale, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {

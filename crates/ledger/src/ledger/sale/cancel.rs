@@ -133,7 +133,7 @@ impl Ledger {
                             let left = t.amount.amount_minor - reserved;
                             if left > 0 {
                                 let key = keys.pop().ok_or_else(|| Error::InvalidInput("the sale changed; cancel again".into()))?;
-                                let r = create_refund_tx(&tx, &key, pid, left, Some("sale canceled"), now_ms)?;
+                                let r = create_refund_tx(&tx, &key, pid, left, Some("sale canceled"), None, now_ms)?;
                                 actions.push(CancelAction::Refund {
                                     tender_id: t.id,
                                     refund_id: r.id,

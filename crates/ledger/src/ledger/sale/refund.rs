@@ -95,7 +95,7 @@ impl Ledger {
                 TenderKind::Card => {
                     let key = keys.pop().ok_or_else(|| Error::InvalidInput("the sale changed; refund again".into()))?;
                     let pid = t.payment_id.expect("a card tender has a payment");
-                    plan.card_refunds.push((t.id, create_refund_tx(&tx, &key, pid, take, reason, now_ms)?));
+                    plan.card_refunds.push((t.id, create_refund_tx(&tx, &key, pid, take, reason, None, now_ms)?));
                 }
                 TenderKind::Cash => {
                     // Cash leaves a drawer: the drawer of an open shift, counted at its close.

@@ -1,0 +1,72 @@
+//! Staff at the register (design §12.9): who is signed in, the sign-in screen's commands
+//! and the one gate every command that needs a role goes through.
+//!
+//! | file         | what it holds                                                         |
+//! |--------------|-----------------------------------------------------------------------|
+//! | `session.rs` | the sign-in screen: staff list, sign in, lock, whoami, PIN change, first owner |
+//! | `gate.rs`    | [`gate::authorize`]: the role table for a command, with an inline approval |
+//!
+//! The ledger holds the session (`register_session`), so "who did it" is decided in the
+//! same transaction as the money row; this module only asks the ledger and puts its
+//! answers in the screen's words.
+
+pub mod gate;
+pub mod session;
+
+use paydesk_ledger::access::lockout::LockoutPolicy;
+use paydesk_ledger::access::pin::Pin;
+use paydesk_ledger::access::Role;
+use paydesk_ledger::Staff;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{AppError, AppResult};
+
+pub use gate::{authorize, record_approval, Granted};
+
+/// The wrong-PIN lock (design §12.3): 5 tries, then 5 minutes.
+pub fn policy() -> LockoutPolicy {
+    LockoutPolicy::default()
+}
+
+/// Idle lock limits (settings.json `idle_lock_s`).
+pub const IDLE_LOCK_DEFAULT_S: u32 = 300;
+pub const IDLE_LOCK_MIN_S: u32 = 30;
+pub const IDLE_LOCK_MAX_S: u32 = 3600;
+
+/// A staff member as the screen shows them: never the PIN hash.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StaffView {
+    pub name: String,
+    pub role: Role,
+    /// Locked after wrong PINs until this time (ms since the epoch), if still locked.
+    pub locked_until_ms: Option<i64>,
+}
+
+impl StaffView {
+    pub fn of(s: &Staff, now_ms: i64) -> StaffView {
+        StaffView { name: s.name.clone(), role: s.role, locked_until_ms: s.locked_until_ms.filter(|t| *t > now_ms) }
+    }
+}
+
+/// A manager's approval sent with a command the signed-in person may not do alone.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Approval {
+    pub name: String,
+    pub pin: String,
+}
+
+/// Longest name the sign-in screen sends (the ledger's limit is 60 characters).
+const MAX_NAME_BYTES: usize = 240;
+
+pub(crate) fn check_name(name: &str) -> AppResult<&str> {
+    let n = name.trim();
+    if n.is_empty() || n.len() > MAX_NAME_BYTES || n.chars().any(char::is_control) {
+        return Err(AppError::InvalidInput(crate::i18n::t(crate::i18n::id!("staff-name-invalid"))));
+    }
+    Ok(n)
+}
+
+/// A PIN as typed: 4 to 8 digits, else a clear error (nothing is checked or counted).
+pub(crate) fn parse_pin(pin: &str) -> AppResult<Pin> {
+    Pin::parse(pin).map_err(|_| AppError::InvalidInput(crate::i18n::t(crate::i18n::id!("staff-pin-invalid"))))
+}

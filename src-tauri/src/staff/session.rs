@@ -1,0 +1,93 @@
+//! The sign-in screen's commands (design §12.9): the staff tiles, sign in with a PIN,
+//! lock (sign out), who is signed in, a PIN change, and the store's first owner.
+
+use paydesk_ledger::access::Role;
+use serde::Serialize;
+use tauri::State;
+
+use super::{check_name, parse_pin, policy, StaffView};
+use crate::error::{AppError, AppResult};
+use crate::state::{now_ms, AppState};
+
+/// What the screen needs to decide between the register, the sign-in screen and the
+/// first-start screen.
+#[derive(Debug, Clone, Serialize)]
+pub struct WhoAmI {
+    /// The store has staff: the register is used signed in.
+    pub has_staff: bool,
+    pub signed_in: Option<StaffView>,
+    /// Seconds without input before the register locks itself.
+    pub idle_lock_s: u32,
+}
+
+/// Who is signed in at this register (the ledger's session, not the screen's memory).
+pub fn whoami_of(state: &AppState) -> AppResult<WhoAmI> {
+    let now = now_ms();
+    let (has_staff, me) = state.engine().with_reader(|l| -> Result<_, paydesk_ledger::Error> {
+        Ok((l.shifts_required()?, l.signed_in()?))
+    })?;
+    Ok(WhoAmI {
+        has_staff,
+        signed_in: me.as_ref().map(|s| StaffView::of(s, now)),
+        idle_lock_s: crate::state::lock(&state.settings).idle_lock_s,
+    })
+}
+
+#[tauri::command]
+pub fn whoami(state: State<'_, AppState>) -> AppResult<WhoAmI> {
+    whoami_of(&state)
+}
+
+/// The active staff, for the sign-in tiles and the approval dialog.
+#[tauri::command]
+pub fn staff_list(state: State<'_, AppState>) -> AppResult<Vec<StaffView>> {
+    let now = now_ms();
+    let all = state.engine().with_reader(|l| l.staff_list())?;
+    Ok(all.iter().filter(|s| s.active).map(|s| StaffView::of(s, now)).collect())
+}
+
+#[tauri::command]
+pub fn sign_in(state: State<'_, AppState>, name: String, pin: String) -> AppResult<StaffView> {
+    let name = check_name(&name)?.to_string();
+    let pin = parse_pin(&pin)?;
+    let now = now_ms();
+    let who = state.engine().with_ledger(|l| l.sign_in(&name, &pin, policy(), now))?;
+    Ok(StaffView::of(&who, now))
+}
+
+/// Lock: whoever is signed in is signed out; the sale on screen stays where it is.
+#[tauri::command]
+pub fn sign_out(state: State<'_, AppState>) -> AppResult<()> {
+    state.engine().with_ledger(|l| l.sign_out(now_ms()))?;
+    Ok(())
+}
+
+/// The signed-in person's own PIN: the old one checked (a wrong one counts toward the lock).
+#[tauri::command]
+pub fn change_pin(state: State<'_, AppState>, old_pin: String, new_pin: String) -> AppResult<()> {
+    let (old, new) = (parse_pin(&old_pin)?, parse_pin(&new_pin)?);
+    let me = whoami_of(&state)?.signed_in.ok_or(AppError::NotSignedIn)?;
+    state.engine().with_ledger(|l| l.change_pin(&me.name, &old, &new, policy(), now_ms()))?;
+    Ok(())
+}
+
+/// First start of a store without staff: its owner, who is then signed in.
+#[tauri::command]
+pub fn create_owner(state: State<'_, AppState>, name: String, pin: String, pin_again: String) -> AppResult<StaffView> {
+    let name = check_name(&name)?.to_string();
+    let pin_parsed = parse_pin(&pin)?;
+    if pin != pin_again {
+        return Err(AppError::InvalidInput(crate::i18n::t(crate::i18n::id!("owner-pins-differ"))));
+    }
+    let now = now_ms();
+    let who = state.engine().with_ledger(|l| -> Result<_, paydesk_ledger::Error> {
+        // Checked again inside the ledger's write, so two screens cannot both create one.
+        if !l.staff_list()?.is_empty() {
+            return Ok(None);
+        }
+        l.add_staff(&name, Role::Owner, &pin_parsed, None, now)?;
+        Ok(Some(l.sign_in(&name, &pin_parsed, policy(), now)?))
+    })?;
+    let who = who.ok_or(AppError::OwnerExists)?;
+    Ok(StaffView::of(&who, now))
+}
