@@ -117,7 +117,7 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     }
     let registers = rows(
         &client,
-        "SELECT r.store_id, r.register_id, r.name, r.app_version, r.last_sync_ms, r.acked_through, r.queued, r.offline_waiting,
+        "SELECT r.store_id, r.register_id, r.name, r.app_version, r.last_sync_ms, r.acked_through, r.queued, r.offline_waiting, r.replaced_ms,
                 (SELECT count(*) FROM held_batches h WHERE h.store_id = r.store_id AND h.register_id = r.register_id) AS held_batches
          FROM registers r ORDER BY r.name LIMIT $1",
     )
