@@ -104,6 +104,7 @@ bench: deps-apt deps-rust
 	cargo run -q --release -p paydesk-backoffice --example ingest_bench | tee target/bench/backoffice.txt
 	cargo build -q --release -p mock-psp --bin mock-psp
 	cargo run -q --release -p paydesk-backoffice --example recon_bench -- $${RECON_CHARGES:-100000} | tee target/bench/recon.txt
+	cargo run -q --release -p paydesk-sync --example latency_bench | tee target/bench/sync-latency.txt
 
 # The long deterministic chaos simulation (seeds in parallel, audited; figures in docs/).
 # SPLIT=0.5: that share of the sales paid by several tenders (0: single-card sales).

@@ -67,6 +67,11 @@ impl RegisterClient {
         answer(r).await
     }
 
+    /// A GET of the register API with this register's token (restore's endpoints).
+    pub async fn get(&self, path: &str, query: &[(&str, &str)]) -> Result<Value, ClientError> {
+        answer(self.http.get(format!("{}{path}", self.base)).query(query).bearer_auth(&self.paired.token).send().await?).await
+    }
+
     pub async fn changes(&self, since: u64) -> Result<Changes, ClientError> {
         let r = self.http.get(format!("{}/v1/sync/changes", self.base)).query(&[("since", since)]).bearer_auth(&self.paired.token).send().await?;
         answer(r).await

@@ -13,6 +13,8 @@ pub enum ApiError {
     Unauthenticated,
     #[error("{0}")]
     Forbidden(String),
+    #[error("register {register_id} was replaced by the store's owner; its token is no longer accepted (pair the replacement and restore it from this one)")]
+    RegisterReplaced { register_id: uuid::Uuid },
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -42,6 +44,7 @@ impl ApiError {
             ApiError::Proto { code, .. } => code,
             ApiError::Unauthenticated => "unauthenticated",
             ApiError::Forbidden(_) => "forbidden",
+            ApiError::RegisterReplaced { .. } => "register_replaced",
             ApiError::NotFound(_) => "not_found",
             ApiError::Conflict(_) => "conflict",
             ApiError::Unprocessable(_) => "unprocessable",
@@ -59,7 +62,7 @@ impl ApiError {
         match self {
             ApiError::BadRequest(_) | ApiError::Proto { .. } => StatusCode::BAD_REQUEST,
             ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_) | ApiError::RegisterReplaced { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,

@@ -2,11 +2,11 @@
 //! flight, a body-size limit with a JSON error, JSON-only writes on the APIs, and the
 //! security headers (a strict Content-Security-Policy: scripts and styles from this
 //! origin only, nothing inline).
-use crate::admin::{exceptions, stores};
+use crate::admin::{exceptions, registers, stores};
 use crate::dashboard::{data, pages};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::sync::{changes, ingest, pair};
+use crate::sync::{changes, ingest, pair, restore};
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, HeaderValue, Method};
 use axum::middleware::{self, Next};
@@ -27,11 +27,14 @@ pub fn router(st: AppState) -> Router {
         .route("/v1/pair", post(pair::pair))
         .route("/v1/sync/batches", post(ingest::post_batch))
         .route("/v1/sync/changes", get(changes::changes))
+        .route("/v1/restore/source", get(restore::source))
+        .route("/v1/restore/rows", get(restore::rows))
         .route("/admin/dashboard", get(data::dashboard))
         .route("/admin/stores", post(stores::create_store))
         .route("/admin/stores/{store}/pairing-codes", post(stores::pairing_code))
         .route("/admin/stores/{store}/settings", put(stores::put_settings))
         .route("/admin/stores/{store}/psp", put(stores::put_psp))
+        .route("/admin/stores/{store}/registers/{register}/replace", post(registers::replace))
         .route("/admin/stores/{store}/reconcile", post(exceptions::run))
         .route("/admin/stores/{store}/exceptions/{id}/resolve", post(exceptions::resolve))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -92,8 +92,10 @@ function draw(d) {
   table("stores", ["store", "registers", "sales", "refunded", "open exceptions", "last reconciled"],
     d.stores.map((s) => [s.name, s.registers, (sales[s.store_id] || ["—"]).join(", "), (refunded[s.store_id] || ["—"]).join(", "),
       s.open_exceptions, when(s.last_reconciled_ms)]), "No stores yet.");
-  table("registers", ["store", "register", "app version", "last sync", "acked through", "queued", "offline waiting", "held batches"],
-    d.registers.map((r) => [store(r.store_id), r.name, r.app_version || "—", when(r.last_sync_ms), r.acked_through, r.queued, r.offline_waiting, r.held_batches]),
+  // a replaced register's "queued" is what it never delivered: lost with its disk
+  table("registers", ["store", "register", "app version", "last sync", "acked through", "queued", "offline waiting", "held batches", "replaced"],
+    d.registers.map((r) => [store(r.store_id), r.name, r.app_version || "—", when(r.last_sync_ms), r.acked_through, r.queued, r.offline_waiting, r.held_batches,
+      r.replaced_ms ? when(r.replaced_ms) + " (" + r.queued + " rows never received)" : "—"]),
     "No registers paired yet.");
   table("sales-by-register", ["store", "register", "sales", "amount"],
     d.sales_by_register.map((r) => [store(r.store_id), r.register, r.sales, money(r.amount, r.currency)]), "No sales yet.");
@@ -108,6 +110,14 @@ function draw(d) {
     bar.title = h.hour + " " + store(h.store_id) + ": " + h.sales + " sales";
     chart.appendChild(bar);
   });
+  table("tenders", ["store", "method", "tenders", "amount", "change given"],
+    d.tenders_by_store.map((t) => [store(t.store_id), t.method, t.tenders, money(t.amount, t.currency),
+      t.method === "cash" ? money(t.change_given, t.currency) : "—"]), "No tenders yet.");
+  table("shifts", ["store", "register", "shift", "float", "opened", "Z", "counted", "expected", "over/short"],
+    d.shifts.map((s) => [store(s.store_id), s.register, s.shift_id, money(s.float_amount, s.currency), when(s.opened_at_ms),
+      s.z_number ?? "open", s.counted === null ? "—" : money(s.counted, s.currency),
+      s.expected === null ? "—" : money(s.expected, s.currency), s.over_short === null ? "—" : money(s.over_short, s.currency)]),
+    "No shifts yet.");
   table("refunds", ["store", "register", "refund key", "amount", "state"],
     d.refunds.map((r) => [store(r.store_id), r.register, r.refund_key, money(r.amount, r.currency), r.state]), "No refunds.");
   table("exceptions", ["store", "what", "subject", "detail", "first seen", "resolution"],

@@ -1,10 +1,10 @@
 //! The dashboard in a real headless Chromium driven over WebDriver (Debian's chromium and
 //! chromium-driver): sign in through the form, see sales per store, register and hour,
-//! refunds, register health and reconciliation exceptions, resolve one with a reason,
+//! refunds, tenders (cash against card per store) and shifts, register health and reconciliation exceptions, resolve one with a reason,
 //! and a screenshot. Also: the strict CSP on every page, and no inline script.
 mod support;
 use paydesk_backoffice::{demo, state::now_ms};
-use paydesk_sync_proto::{Batch, Fact, PaymentState, RegisterHealth, Row, PROTOCOL_VERSION};
+use paydesk_sync_proto::{Batch, Fact, PaymentState, RegisterHealth, Row, Tender, TenderMethod, PROTOCOL_VERSION};
 use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
@@ -94,6 +94,15 @@ async fn store_with_exceptions(h: &Harness, psp: &PspProcess) -> String {
         rows.push(Row { at_ms: now - 3_600_000, fact: Fact::PaymentCreated { checkout_key: k.into(), amount, currency: "usd".into() } });
         rows.push(Row { at_ms: now - 3_599_000, fact: Fact::PaymentState { checkout_key: k.into(), state: PaymentState::Captured, psp_id: None } });
     }
+    // a drawer opened on 100.00, a cash sale of 15.00 paid with 20.00, and h-1 as a card tender
+    let at = now - 3_500_000;
+    rows.push(Row { at_ms: at, fact: Fact::ShiftOpened { shift: 1, currency: "usd".into(), float: 10_000 } });
+    let tender = |sale, method, amount, checkout_key: Option<&str>, cash: Option<(i64, i64)>| Tender {
+        sale, tender_seq: 1, method, amount, currency: "usd".into(), checkout_key: checkout_key.map(Into::into),
+        cash_tendered: cash.map(|c| c.0), change: cash.map(|c| c.1), rounding: cash.map(|_| 0), shift: Some(1),
+    };
+    rows.push(Row { at_ms: at, fact: Fact::TenderAdded(tender(1, TenderMethod::Cash, 1500, None, Some((2000, 500)))) });
+    rows.push(Row { at_ms: at, fact: Fact::TenderAdded(tender(2, TenderMethod::Card, 2500, Some("h-1"), None)) });
     let b = Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: 1, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 1 } };
     reg.send(&b, "harbour-1").await.unwrap();
     psp.charge("c1", 2500, "usd", &[("checkout_key", "h-1")]).await;
@@ -151,6 +160,11 @@ async fn the_dashboard_shows_the_chain_and_resolves_an_exception_in_chromium() {
         assert_eq!(texts(&d, "#sales-by-register tbody tr").await.len(), 3);
         assert!(texts(&d, "#sales-by-hour tbody tr").await.len() >= 8);
         assert!(!texts(&d, "#refunds tbody tr").await.is_empty());
+        let words = |v: Vec<String>| v.iter().map(|s| s.split_whitespace().collect::<Vec<_>>().join(" ")).collect::<Vec<_>>();
+        assert_eq!(words(texts(&d, "#tenders tbody tr").await), ["Harbour St card 1 25.00 USD —", "Harbour St cash 1 15.00 USD 5.00 USD"]);
+        let shifts = words(texts(&d, "#shifts tbody tr").await);
+        assert_eq!(shifts.len(), 1, "{shifts:?}");
+        assert!(shifts[0].starts_with("Harbour St Harbour St register 1 100.00 USD") && shifts[0].ends_with("open — — —"), "{shifts:?}");
         assert!(d.find_all(By::Css("#hour-chart .bar")).await?.len() >= 8);
         let ex = texts(&d, "#exceptions tbody tr").await;
         assert_eq!(ex.len(), 2, "{ex:?}");

@@ -16,6 +16,7 @@
 //! paydesk-cli … catalog import|export|list;  store show|set|seed   (catalog.rs)
 //! paydesk-cli … shift open|paid-in|paid-out|x|close|z|status   (shift.rs; PINs on stdin)
 //! paydesk-cli … sync pair URL (code on stdin) | run [--once] | status   (sync.rs)
+//! paydesk-cli … sync restore --from NAME|ID [--page-rows N] | restored [--from ID]   (sync_restore.rs)
 //! paydesk-cli … receipt --cart N --format text|html|escpos [--paper 58|80] [--print HOST:PORT]
 //! ```
 //! Errors print `{"error":{"code","message"}}` on stdout and the message on
@@ -47,6 +48,7 @@ mod sale;
 mod shift;
 mod simulate;
 mod sync;
+mod sync_restore;
 
 use args::{psp_key, Cli, Cmd};
 use clap::Parser;

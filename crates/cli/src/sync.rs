@@ -1,4 +1,6 @@
-//! `paydesk-cli sync pair URL | run [--once] | status` (design §9.12). The pairing code is
+//! `paydesk-cli sync pair URL | run [--once] | status` (design §9.12), and a
+//! replacement register's `sync restore --from <name or id>` / `sync restored` (design
+//! §9.15, `sync_restore.rs`). The pairing code is
 //! read from stdin, never argv; the token is kept in `sync.token` (0600) beside the
 //! ledger, the pairing and the last settings copy in `sync.json`.
 use crate::outcome::fail;
@@ -33,6 +35,30 @@ pub(crate) enum SyncCmd {
     },
     /// Pairing, outbox and last sync as one JSON object.
     Status,
+    /// Pull a replaced register's history (read-only) from the back office.
+    Restore {
+        /// The replaced register of this store: its id, or its name.
+        #[arg(long)]
+        from: String,
+        /// Rows asked for per page (1 to 500).
+        #[arg(long, default_value_t = default_page_rows(), value_parser = clap::value_parser!(u16).range(1..=500))]
+        page_rows: u16,
+    },
+    /// The restored history: the predecessors, or one predecessor's rows (`--from`).
+    Restored {
+        /// A predecessor's id (as `sync restored` lists it).
+        #[arg(long)]
+        from: Option<String>,
+        #[arg(long, default_value_t = 0)]
+        after: u64,
+        /// Rows printed (1 to 500).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..=500))]
+        limit: u16,
+    },
+}
+
+const fn default_page_rows() -> u16 {
+    paydesk_ledger::MAX_RESTORED_PAGE as u16
 }
 
 fn data_dir(db: &str) -> PathBuf {
@@ -43,7 +69,7 @@ fn data_dir(db: &str) -> PathBuf {
     }
 }
 
-fn open_ledger(db: &str) -> Ledger {
+pub(crate) fn open_ledger(db: &str) -> Ledger {
     Ledger::open(db).unwrap_or_else(|e| fail("ledger", &e.to_string()))
 }
 
@@ -54,6 +80,8 @@ pub(crate) async fn run(db: &str, cmd: &SyncCmd) -> i32 {
         SyncCmd::Pair { url } => pair(db, &dir, &state_path, url).await,
         SyncCmd::Run { once, interval } => run_loop(db, &dir, &state_path, *once, *interval).await,
         SyncCmd::Status => status(db, &state_path),
+        SyncCmd::Restore { from, page_rows } => crate::sync_restore::restore(db, &dir, &state_path, from, *page_rows as usize).await,
+        SyncCmd::Restored { from, after, limit } => crate::sync_restore::restored(db, from.as_deref(), *after, *limit as usize),
     }
 }
 

@@ -11,22 +11,6 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-async fn checkout(db: &Path, psp: &Psp, minor: &str) -> Value {
-    let r = run(db, &psp.url(), &[], &["checkout", "--amount", minor, "--currency", "usd"]).await;
-    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
-    r.json()
-}
-
-async fn sync(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut all = vec!["sync"];
-    all.extend_from_slice(args);
-    run_env(db, "http://127.0.0.1:9", &[], &all, env).await
-}
-
-async fn pair(db: &Path, url: &str, code: &str) -> Run {
-    run_stdin(db, "http://127.0.0.1:9", &["sync", "pair", url], &format!("{code}\n")).await
-}
-
 /// The back office's payments as the CLI's `ledger` prints them: key, amount, state, PSP id.
 async fn assert_back_office_equals_ledger(h: &support::Harness, db: &Path, psp: &Psp) {
     let mut mine: Vec<(String, i64, String, Option<String>)> = ledger(db, &psp.url())
@@ -46,11 +30,11 @@ async fn pair_then_a_sigkill_after_the_answer_resends_and_nothing_is_twice_or_lo
     let h = support::Harness::start().await;
     let store = h.owner.create_store("Main St").await.unwrap();
     for minor in ["1200", "450", "3000"] {
-        checkout(&db, &psp, minor).await;
+        checkout_usd(&db, &psp, minor).await;
     }
 
     let code = h.owner.pairing_code(&store, "Front till").await.unwrap();
-    let r = pair(&db, &h.url, &code).await;
+    let r = sync_pair(&db, &h.url, &code).await;
     assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
     let p = r.json();
     assert_eq!((p["paired"].as_bool(), p["store_id"].as_str(), p["register_name"].as_str()), (Some(true), Some(store.as_str()), Some("Front till")));
@@ -60,28 +44,28 @@ async fn pair_then_a_sigkill_after_the_answer_resends_and_nothing_is_twice_or_lo
     assert_eq!(std::fs::metadata(&token_path).unwrap().permissions().mode() & 0o777, 0o600);
     assert!(!r.stdout.contains(token.trim()) && !r.stderr.contains(token.trim()), "the token is never printed");
     assert!(!std::fs::read_to_string(dir.path().join("sync.json")).unwrap().contains(token.trim()));
-    let again = pair(&db, &h.url, &code).await;
+    let again = sync_pair(&db, &h.url, &code).await;
     assert_eq!((again.code, again.json()["error"]["code"].as_str()), (Some(1), Some("already_paired")));
 
-    let st = sync(&db, &["status"], &[]).await.json();
+    let st = sync_cmd(&db, &["status"], &[]).await.json();
     let queued = st["queued"].as_u64().unwrap();
     assert!(st["paired"].as_bool().unwrap() && queued >= 9, "{st}");
 
     // Killed right after the back office answered, before a row is dropped.
-    let killed = sync(&db, &["run", "--once"], &[("PAYDESK_CRASH_AT", "sync_after_send")]).await;
+    let killed = sync_cmd(&db, &["run", "--once"], &[("PAYDESK_CRASH_AT", "sync_after_send")]).await;
     assert!(killed.killed(), "{killed:?}", killed = killed.stderr);
     assert_eq!(h.count("SELECT count(*) FROM journal").await, queued as i64, "the back office has the batch");
-    let st = sync(&db, &["status"], &[]).await.json();
+    let st = sync_cmd(&db, &["status"], &[]).await.json();
     assert_eq!((st["queued"].as_u64(), st["acked_through"].as_u64()), (Some(queued), Some(0)), "{st}");
     assert_eq!(st["batch_in_flight"]["first_seq"], 1);
 
     // Sales go on; the next run resends the same batch (same key, same body), then the rest.
-    checkout(&db, &psp, "800").await;
-    let r = sync(&db, &["run", "--once"], &[]).await;
+    checkout_usd(&db, &psp, "800").await;
+    let r = sync_cmd(&db, &["run", "--once"], &[]).await;
     assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
     let round = &r.json()["round"];
     assert_eq!(round["batches"], 2, "{round}");
-    let st = sync(&db, &["status"], &[]).await.json();
+    let st = sync_cmd(&db, &["status"], &[]).await.json();
     let high = st["high_water"].as_i64().unwrap();
     assert_eq!((st["queued"].as_u64(), st["acked_through"].as_i64(), st["batch_in_flight"].clone()), (Some(0), Some(high), Value::Null), "{st}");
     assert_eq!(h.count("SELECT count(*) FROM journal").await, high, "each seq once");
@@ -98,23 +82,23 @@ async fn the_register_keeps_selling_while_the_back_office_is_down() {
     let h = support::Harness::start().await;
     let store = h.owner.create_store("Main St").await.unwrap();
     let code = h.owner.pairing_code(&store, "Till").await.unwrap();
-    assert_eq!(pair(&db, &h.url, &code).await.code, Some(0));
+    assert_eq!(sync_pair(&db, &h.url, &code).await.code, Some(0));
     let support::Harness { running, owner, url, cluster } = h;
     let (addr, state) = (running.addr, running.state.clone());
     running.shutdown().await;
 
     for minor in ["500", "650"] {
-        let c = checkout(&db, &psp, minor).await;
+        let c = checkout_usd(&db, &psp, minor).await;
         assert_eq!(c["state"], "captured", "{c}");
     }
-    let r = sync(&db, &["run", "--once"], &[]).await;
+    let r = sync_cmd(&db, &["run", "--once"], &[]).await;
     assert_eq!((r.code, r.json()["error"]["code"].as_str()), (Some(1), Some("unreachable")), "{}", r.stdout);
-    assert!(sync(&db, &["status"], &[]).await.json()["queued"].as_u64().unwrap() >= 8);
+    assert!(sync_cmd(&db, &["status"], &[]).await.json()["queued"].as_u64().unwrap() >= 8);
 
     let running = paydesk_backoffice::serve(state, addr).await.expect("the same port again");
     let h = support::Harness { running, owner, url, cluster };
-    let r = sync(&db, &["run", "--once"], &[]).await;
+    let r = sync_cmd(&db, &["run", "--once"], &[]).await;
     assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
-    assert_eq!(sync(&db, &["status"], &[]).await.json()["queued"], 0);
+    assert_eq!(sync_cmd(&db, &["status"], &[]).await.json()["queued"], 0);
     assert_back_office_equals_ledger(&h, &db, &psp).await;
 }

@@ -552,6 +552,8 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
 "#,
     // v9: tenders and shifts in the outbox (design §9.14).
     crate::schema_books::SYNC_BOOKS,
+    // v10: a replacement register's restored history (design §9.15).
+    crate::schema_restore::RESTORE,
 ];
 
 /// The version whose migration turned the audit log into a chain.

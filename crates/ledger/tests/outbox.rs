@@ -176,7 +176,8 @@ fn a_v6_ledger_is_back_filled_so_its_history_syncs() {
 }
 
 /// A register at schema v8 with tenders (one superseded), paid in and out and a closed
-/// shift: made by this code, then its v9 triggers and their outbox rows taken away.
+/// shift: made by this code, then its v9 triggers and their outbox rows (and the v10
+/// restore tables) taken away.
 fn write_v8_file_with_books(path: &std::path::Path) {
     use paydesk_ledger::access::pin::Pin;
     use paydesk_ledger::access::Role;
@@ -205,6 +206,7 @@ fn write_v8_file_with_books(path: &std::path::Path) {
     c.execute_batch(
         "DROP TRIGGER outbox_shift_opened; DROP TRIGGER outbox_paid_in_out; DROP TRIGGER outbox_tender_added;
          DROP TRIGGER outbox_tender_superseded; DROP TRIGGER outbox_shift_closed; DROP TRIGGER outbox_no_update;
+         DROP TABLE restored_history; DROP TABLE restore_sources;
          CREATE TEMP TABLE kept AS SELECT row_number() OVER (ORDER BY seq) AS n, at_ms, fact FROM outbox
              WHERE json_extract(fact, '$.kind') IN ('payment_created', 'payment_state', 'refund_created', 'refund_state');
          DELETE FROM outbox;

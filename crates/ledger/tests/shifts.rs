@@ -323,6 +323,7 @@ fn a_v7_ledger_with_staff_and_cash_sales_upgrades_and_its_next_drawer_starts_cle
          DROP TABLE paid_in_out; DROP TABLE shifts; DROP TABLE register_session;
          ALTER TABLE payments DROP COLUMN staff_id; ALTER TABLE tenders DROP COLUMN staff_id;
          ALTER TABLE refunds DROP COLUMN staff_id; ALTER TABLE cash_movements DROP COLUMN staff_id;
+         DROP TABLE restored_history; DROP TABLE restore_sources;
          PRAGMA user_version = 7;",
     )
     .unwrap();

@@ -2,7 +2,7 @@
 //! connect and a total timeout, so a back office that hangs costs the loop a bounded
 //! wait, never the checkout anything. The token goes in the Authorization header only.
 use crate::error::SyncError;
-use paydesk_sync_proto::{limits, Ack, Batch, Changes, PairRequest, Paired, PROTOCOL_VERSION};
+use paydesk_sync_proto::{limits, Ack, Batch, Changes, PairRequest, Paired, RestorePage, RestoreSource, PROTOCOL_VERSION};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -102,6 +102,32 @@ impl BackOffice {
         let c: Changes = answer(r).await?;
         c.validate().map_err(|e| SyncError::BadAnswer(e.to_string()))?;
         Ok(c)
+    }
+}
+
+impl BackOffice {
+    /// The replaced register `from` (id or name) of this register's store (design §9.15).
+    pub async fn restore_source(&self, from: &str) -> Result<RestoreSource, SyncError> {
+        let r = self.http.get(format!("{}/v1/restore/source", self.base)).query(&[("from", from)]).bearer_auth(self.token()?).send().await;
+        let s: RestoreSource = answer(r).await?;
+        s.validate().map_err(|e| SyncError::BadAnswer(e.to_string()))?;
+        Ok(s)
+    }
+
+    /// Rows `after + 1 ..` of a replaced register's history, at most `limit`, checked to
+    /// follow `after` one by one.
+    pub async fn restore_page(&self, register_id: &str, after: u64, limit: usize) -> Result<RestorePage, SyncError> {
+        let (a, l) = (after.to_string(), limit.to_string());
+        let r = self
+            .http
+            .get(format!("{}/v1/restore/rows", self.base))
+            .query(&[("from", register_id), ("after", a.as_str()), ("limit", l.as_str())])
+            .bearer_auth(self.token()?)
+            .send()
+            .await;
+        let p: RestorePage = answer(r).await?;
+        p.validate(register_id, after, limit).map_err(|e| SyncError::BadAnswer(e.to_string()))?;
+        Ok(p)
     }
 }
 

@@ -10,12 +10,14 @@
 mod backoff;
 mod client;
 mod error;
+pub mod restore;
 pub mod run;
 pub mod store;
 
 pub use backoff::Backoff;
 pub use client::{BackOffice, Refused, CONNECT_TIMEOUT, REQUEST_TIMEOUT};
 pub use error::SyncError;
+pub use restore::{restore, RestoreReport};
 pub use run::{idempotency_key, Round, SyncLoop, SyncStatus};
 pub use store::{Pairing, SyncState, TokenFile};
 pub use paydesk_sync_proto::MAX_PAIRING_CODE_LEN;

@@ -10,6 +10,7 @@ mod books;
 mod down;
 mod error;
 mod pair;
+mod restore;
 mod text;
 mod up;
 
@@ -17,6 +18,7 @@ pub use books::{DrawerMove, Tender, TenderMethod};
 pub use down::{Change, Changes, StoreSettings};
 pub use error::ProtoError;
 pub use pair::{PairRequest, Paired, MAX_PAIRING_CODE_LEN};
+pub use restore::{JournalRow, RestorePage, RestoreSource, MAX_RESTORE_PAGE};
 pub use up::{Ack, Batch, Fact, PaymentState, RefundState, RegisterHealth, Row};
 
 /// The protocol version this crate writes.

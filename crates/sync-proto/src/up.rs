@@ -162,7 +162,7 @@ impl Fact {
         }
     }
 
-    fn validate(&self, at: &str) -> Result<(), ProtoError> {
+    pub(crate) fn validate(&self, at: &str) -> Result<(), ProtoError> {
         let f = |name: &str| format!("{at}.{name}");
         match self {
             Fact::PaymentCreated { checkout_key, amount, currency } => {

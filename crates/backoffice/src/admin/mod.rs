@@ -2,6 +2,7 @@
 //! reconciliation runs and resolutions. Authenticated by the owner's token, as a
 //! Bearer header (programs) or the dashboard's session cookie.
 pub mod exceptions;
+pub mod registers;
 pub mod stores;
 
 use crate::error::{ApiError, ApiResult};

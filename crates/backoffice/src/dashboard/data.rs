@@ -98,6 +98,14 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
          FROM tenders WHERE superseded_at_ms IS NULL GROUP BY store_id, method, currency ORDER BY store_id, method, currency LIMIT $1",
     )
     .await?;
+    // Drawer sessions, newest first: open ones have no Z number yet.
+    let shifts = rows(
+        &client,
+        "SELECT s.store_id, r.name AS register, s.shift_id, s.currency, s.float_amount, s.opened_at_ms, s.z_number,
+                s.counted, s.expected, s.over_short, s.closed_at_ms
+         FROM shifts s JOIN registers r USING (store_id, register_id) ORDER BY s.opened_at_ms DESC LIMIT $1",
+    )
+    .await?;
     let refunds = rows(
         &client,
         "SELECT f.store_id, f.refund_key, f.checkout_key, r.name AS register, f.amount, coalesce(p.currency, '') AS currency, f.state, f.created_at_ms
@@ -117,14 +125,14 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     }
     let registers = rows(
         &client,
-        "SELECT r.store_id, r.register_id, r.name, r.app_version, r.last_sync_ms, r.acked_through, r.queued, r.offline_waiting,
+        "SELECT r.store_id, r.register_id, r.name, r.app_version, r.last_sync_ms, r.acked_through, r.queued, r.offline_waiting, r.replaced_ms,
                 (SELECT count(*) FROM held_batches h WHERE h.store_id = r.store_id AND h.register_id = r.register_id) AS held_batches
          FROM registers r ORDER BY r.name LIMIT $1",
     )
     .await?;
     Ok(Json(json!({
         "currencies": currencies, "stores": stores, "sales_by_store": sales_by_store,
-        "sales_by_register": sales_by_register, "sales_by_hour": sales_by_hour, "tenders_by_store": tenders_by_store,
+        "sales_by_register": sales_by_register, "sales_by_hour": sales_by_hour, "tenders_by_store": tenders_by_store, "shifts": shifts,
         "refunds": refunds, "exceptions": exceptions, "registers": registers,
     })))
 }

@@ -39,10 +39,15 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
         return Err(ApiError::Forbidden(format!("this token is register {}'s; a register sends only its own rows (batch names {})", reg.register_id, batch.register_id)));
     }
     let tx = client.transaction().await?;
-    let acked: i64 = tx
-        .query_one("SELECT acked_through FROM registers WHERE store_id = $1 AND register_id = $2 FOR UPDATE", &[&reg.store_id, &reg.register_id])
-        .await?
-        .get(0);
+    let locked = tx
+        .query_one("SELECT acked_through, replaced_ms FROM registers WHERE store_id = $1 AND register_id = $2 FOR UPDATE", &[&reg.store_id, &reg.register_id])
+        .await?;
+    // Checked again under the lock: a batch racing the owner's replacement is refused,
+    // so the history a replacement restores is final (design §9.15).
+    if locked.get::<_, Option<i64>>(1).is_some() {
+        return Err(ApiError::RegisterReplaced { register_id: reg.register_id });
+    }
+    let acked: i64 = locked.get(0);
     check_key(&tx, reg, &key, &body, batch.first_seq as i64).await?;
     let (first, last) = (batch.first_seq as i64, batch.last_seq() as i64);
     if batch.first_seq > acked as u64 + 1 + st.limits.max_seq_ahead {

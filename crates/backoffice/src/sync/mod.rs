@@ -6,6 +6,7 @@ pub mod changes;
 pub mod ingest;
 pub mod pair;
 mod project;
+pub mod restore;
 
 use crate::auth::PresentedToken;
 use crate::error::{ApiError, ApiResult};
@@ -19,15 +20,19 @@ pub struct RegisterId {
     pub register_id: Uuid,
 }
 
-/// Checks the `Authorization: Bearer pdr.…` token against the stored hash.
+/// Checks the `Authorization: Bearer pdr.…` token against the stored hash. A register
+/// the owner replaced is refused with its own code, whatever the token (design §9.15).
 pub async fn authenticate(client: &tokio_postgres::Client, headers: &HeaderMap) -> ApiResult<RegisterId> {
     let h = headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok());
     let tok = PresentedToken::parse(h)?;
     let row = client
-        .query_opt("SELECT token_hash FROM registers WHERE store_id = $1 AND register_id = $2", &[&tok.store_id, &tok.register_id])
+        .query_opt("SELECT token_hash, replaced_ms FROM registers WHERE store_id = $1 AND register_id = $2", &[&tok.store_id, &tok.register_id])
         .await?;
     match row {
-        Some(r) if tok.matches(r.get::<_, &[u8]>(0)) => Ok(RegisterId { store_id: tok.store_id, register_id: tok.register_id }),
+        Some(r) if tok.matches(r.get::<_, &[u8]>(0)) => match r.get::<_, Option<i64>>(1) {
+            None => Ok(RegisterId { store_id: tok.store_id, register_id: tok.register_id }),
+            Some(_) => Err(ApiError::RegisterReplaced { register_id: tok.register_id }),
+        },
         Some(_) | None => Err(ApiError::Unauthenticated),
     }
 }

@@ -249,3 +249,22 @@ pub async fn assert_ledger_equals_psp(db: &Path, psp: &Psp) {
         assert!(seen.contains(k), "PSP charged {k} but the ledger does not know it");
     }
 }
+
+/// `paydesk-cli checkout` of `minor` US cents through the mock PSP, which must succeed; its JSON.
+pub async fn checkout_usd(db: &Path, psp: &Psp, minor: &str) -> Value {
+    let r = run(db, &psp.url(), &[], &["checkout", "--amount", minor, "--currency", "usd"]).await;
+    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+    r.json()
+}
+
+/// `paydesk-cli sync ARGS…` (the back office sync needs no PSP).
+pub async fn sync_cmd(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut all = vec!["sync"];
+    all.extend_from_slice(args);
+    run_env(db, "http://127.0.0.1:9", &[], &all, env).await
+}
+
+/// `paydesk-cli sync pair URL` with the one-time code on stdin.
+pub async fn sync_pair(db: &Path, url: &str, code: &str) -> Run {
+    run_stdin(db, "http://127.0.0.1:9", &["sync", "pair", url], &format!("{code}\n")).await
+}
