@@ -113,3 +113,43 @@ async fn a_csv_file_chosen_in_the_picker_is_imported_and_a_bad_one_lists_its_lin
     assert!(app.js("return document.querySelector(\"#catalog-rows tr[data-sku='YUZ-001']\") !== null").await.as_bool().unwrap());
     app.close().await;
 }
+
+/// Items and the tax setup the back office publishes (design §9.16), written into the
+/// app's own ledger as the sync loop writes them: the catalog screen shows a "Back
+/// office" badge where Edit was, the store form shows the tax fields locked with the
+/// reason, and the rest of the store form still saves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn published_items_show_a_badge_and_the_tax_fields_are_locked() {
+    use paydesk_ledger::tax::{PriceMode, RateTable, Rounding};
+    use paydesk_ledger::{Ledger, PublishedItem, PublishedTax};
+    let app = App::start("catalog-published", Launch::default()).await;
+    {
+        let mut l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
+        let mug = l.catalog_item("MUG-001").unwrap().expect("a demo item");
+        let r = l.apply_published_items(&[PublishedItem { version: 3, item: paydesk_ledger::CatalogItem { price_minor: 1_595, ..mug } }], 1).unwrap();
+        assert_eq!(r.applied, 1);
+        let tax = PublishedTax { version: 4, price_mode: PriceMode::Exclusive, rounding: Rounding::HalfUp, registration_number: None, rates: RateTable::japan() };
+        assert!(l.apply_published_tax(&tax, 2).unwrap());
+    }
+    key(&app, Key::F5).await;
+    app.wait_js("return !!document.querySelector(\"#catalog-rows tr[data-sku='MUG-001'] [data-published]\")", "the badge on the published item", LONG).await;
+    let edit_buttons = app.js("return document.querySelectorAll(\"#catalog-rows tr[data-sku='MUG-001'] button\").length").await;
+    assert_eq!(edit_buttons, Value::from(0), "no Edit on a published item");
+    assert_eq!(app.text("#catalog-rows tr[data-sku='MUG-001'] [data-published]").await, "Back office");
+    app.wait_js("return !!document.getElementById('store-tax-published')", "the store form's reason", LONG).await;
+    let locked = app
+        .js("return [document.getElementById('store-rounding').disabled, document.getElementById('store-price_mode').disabled, document.getElementById('store-registration_number').readOnly]")
+        .await;
+    assert_eq!(locked, serde_json::json!([true, true, true]));
+    app.screenshot("catalog-published").await;
+    // The fields the register owns still save, the locked ones going as they are.
+    let phone = app.el("#store-phone").await;
+    phone.clear().await.unwrap();
+    phone.send_keys("555-0100").await.unwrap();
+    app.click("#store-save").await;
+    app.wait_js("return document.getElementById('store-msg').dataset.outcome === 'saved'", "the store saved", LONG).await;
+    let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
+    let s = l.store_settings().unwrap();
+    assert_eq!((s.phone.as_str(), s.rounding, s.price_mode), ("555-0100", Rounding::HalfUp, PriceMode::Exclusive));
+    app.close().await;
+}

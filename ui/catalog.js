@@ -34,7 +34,11 @@ export async function loadCatalog() {
     h('td', { class: 'num', text: it.price_display }),
     h('td', { text: t(CLASSES[it.tax_class]) }),
     h('td', { text: t(it.active ? 'catalog-yes' : 'catalog-no') }),
-    h('td', {}, h('button', { class: 'link', type: 'button', text: t('catalog-edit'), 'data-edit': it.sku, onclick: () => editItem(it) })))));
+    // An item the back office publishes is changed there (design §9.16); the command
+    // refuses an edit of it too, this only spares the cashier a form that cannot save.
+    h('td', {}, it.published
+      ? h('span', { class: 'badge', 'data-published': it.sku, title: t('catalog-published-help'), text: t('catalog-published') })
+      : h('button', { class: 'link', type: 'button', text: t('catalog-edit'), 'data-edit': it.sku, onclick: () => editItem(it) })))));
   $('catalog-rows').dataset.count = String(screen.items.length);
   await loadStore();
 }
@@ -146,6 +150,7 @@ async function loadStore() {
     choice('price_mode', t('store-prices'), st.price_mode, PRICE_MODES),
     field('registration_number', t('store-registration'), st.registration_number, { maxlength: '14', placeholder: 'T1234567890123' }),
     choice('rounding', t('store-rounding'), st.rounding, ROUNDINGS),
+    st.tax_published ? h('p', { class: 'help', id: 'store-tax-published', text: t('store-tax-published') }) : '',
     area('receipt_header', t('store-header'), st.receipt_header),
     area('receipt_footer', t('store-footer'), st.receipt_footer),
     h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', id: 'store-save', text: t('store-save') })),
@@ -159,9 +164,17 @@ async function loadStore() {
         } catch (e) { msg.textContent = errText(e); msg.dataset.outcome = (e && e.code) || 'error'; msg.classList.add('bad'); }
       } })),
     msg);
+  if (st.tax_published) {
+    // The tax setup is the back office's (design §9.16): shown, not edited here.
+    $('store-price_mode').disabled = true;
+    $('store-rounding').disabled = true;
+    $('store-registration_number').readOnly = true;
+  }
   f.onsubmit = async (e) => {
     e.preventDefault();
     const d = Object.fromEntries(new FormData(f).entries());
+    // Disabled fields are not in the form's data: they go as they are, unchanged.
+    if (st.tax_published) Object.assign(d, { price_mode: st.price_mode, rounding: st.rounding });
     delete d.printer;
     try {
       await withApproval((approval) => invoke('save_store', { store: d, approval }));

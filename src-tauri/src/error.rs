@@ -55,6 +55,9 @@ pub enum AppError {
     StaffLocked { until_ms: i64 },
     /// The first owner is created once: this store already has staff.
     OwnerExists,
+    /// An item (Some(sku)) or the tax setup (None) the back office publishes: it is
+    /// changed there and reaches this register with the next sync (design §9.16).
+    ManagedByBackOffice { sku: Option<String> },
     Internal(String),
     /// Money moves only inside an open shift on a register with staff (design §12.7).
     NoOpenShift,
@@ -137,6 +140,8 @@ impl std::fmt::Display for AppError {
                 tr!(l, "error-staff-locked", minutes = minutes)
             }
             AppError::OwnerExists => t(id!("error-owner-exists")),
+            AppError::ManagedByBackOffice { sku: Some(sku) } => tr!(l, "error-item-published", sku = sku.clone()),
+            AppError::ManagedByBackOffice { sku: None } => t(id!("error-tax-published")),
             AppError::NoOpenShift => t(id!("shift-error-no-open-shift")),
             AppError::ShiftAlreadyOpen => t(id!("shift-error-already-open")),
             AppError::ShiftHasOpenSale { cart } => tr!(l, "shift-error-open-sale", cart = cart.to_string()),
@@ -177,6 +182,7 @@ impl AppError {
             AppError::WrongPin { .. } => "wrong_pin",
             AppError::StaffLocked { .. } => "staff_locked",
             AppError::OwnerExists => "owner_exists",
+            AppError::ManagedByBackOffice { .. } => "managed_by_back_office",
             AppError::Internal(_) => "internal",
             AppError::NoOpenShift => "no_open_shift",
             AppError::ShiftAlreadyOpen => "shift_already_open",
@@ -266,6 +272,8 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
     use paydesk_ledger::Error as L;
     Some(match e {
         L::NotSignedIn => AppError::NotSignedIn,
+        L::PublishedItem { sku } => AppError::ManagedByBackOffice { sku: Some(sku.clone()) },
+        L::PublishedTax => AppError::ManagedByBackOffice { sku: None },
         L::NoOpenShift => AppError::NoOpenShift,
         L::ShiftAlreadyOpen { .. } => AppError::ShiftAlreadyOpen,
         L::ShiftHasOpenSale { cart_id } => AppError::ShiftHasOpenSale { cart: *cart_id },

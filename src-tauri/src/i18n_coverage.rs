@@ -93,6 +93,8 @@ fn every_variant() -> Vec<AppError> {
         AppError::from(L::WrongPin { attempts_left: None }),
         AppError::from(L::StaffLocked { until_ms: crate::state::now_ms() + 300_000 }),
         AppError::OwnerExists,
+        AppError::from(L::PublishedItem { sku: "MUG-001".into() }),
+        AppError::from(L::PublishedTax),
         crate::staff::check_name("").expect_err("refused"),
         crate::staff::parse_pin("12").expect_err("refused"),
         AppError::from(L::NoOpenShift),

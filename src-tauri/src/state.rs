@@ -384,7 +384,8 @@ impl AppState {
 
     /// The SKU of the active item with this SKU (any letter case) or barcode. SKUs are
     /// looked up directly; barcodes through a table kept here, read again from the
-    /// ledger on a miss (the catalog screen or the CLI may have added the item).
+    /// ledger on a miss or a stale hit (the catalog screen, the CLI or the back office's
+    /// sync may have changed the item).
     pub fn sku_for(&self, code: &str) -> AppResult<Option<String>> {
         let engine = self.engine();
         for sku in [code.to_string(), code.to_ascii_uppercase()] {
@@ -392,8 +393,15 @@ impl AppState {
                 return Ok(i.active.then_some(i.sku));
             }
         }
-        if let Some(sku) = lock(&self.barcodes).get(code) {
-            return Ok(Some(sku.clone()));
+        let cached = lock(&self.barcodes).get(code).cloned();
+        if let Some(sku) = cached {
+            // Checked against the ledger on every hit: the back office's sync (§9.16) and
+            // the CLI change the catalog without telling this table, and a barcode that
+            // moved to another SKU must never ring up the old one.
+            let item = engine.with_reader(|l| l.catalog_item(&sku))?;
+            if item.as_ref().is_some_and(|i| i.active && i.barcode.as_deref() == Some(code)) {
+                return Ok(Some(sku));
+            }
         }
         let items = engine.with_reader(|l| l.catalog())?;
         let table: HashMap<String, String> = items

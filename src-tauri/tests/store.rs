@@ -269,3 +269,57 @@ fn an_item_form_reports_every_field_and_store_settings_are_validated() {
     assert_eq!((saved["name"].clone(), saved["registration_number"].clone()), (json!("駅前カフェ"), json!("")));
     assert_eq!(saved["currency"], "JPY");
 }
+
+/// Items and the tax setup the back office publishes (design §9.16), applied to the
+/// ledger as the sync loop applies them: the catalog screen marks them, and the
+/// commands refuse to change them with their own code, in the store's language,
+/// before any approval is recorded; the fields the register owns still save.
+#[test]
+fn published_items_and_tax_are_read_only_in_the_app() {
+    use paydesk_ledger::tax::{PriceMode, RateTable, Rounding};
+    use paydesk_ledger::{PublishedItem, PublishedTax};
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, w) = app_with(dir.path(), ja());
+    let mut l = ledger(dir.path());
+    let coffee = l.catalog_item("COF-001").unwrap().unwrap();
+    let published = PublishedItem { version: 7, item: paydesk_ledger::CatalogItem { price_minor: 280, ..coffee.clone() } };
+    let report = l.apply_published_items(&[published], 1).unwrap();
+    assert_eq!((report.applied, report.refused.len()), (1, 0));
+    let tax = PublishedTax { version: 8, price_mode: PriceMode::Inclusive, rounding: Rounding::HalfUp, registration_number: Some("T7000012050002".into()), rates: RateTable::japan() };
+    assert!(l.apply_published_tax(&tax, 2).unwrap());
+
+    let screen = call(&w, "list_catalog", json!({})).unwrap();
+    let row = |sku: &str| screen["items"].as_array().unwrap().iter().find(|i| i["sku"] == sku).unwrap().clone();
+    assert_eq!((row("COF-001")["published"].clone(), row("COF-001")["price_minor"].clone()), (json!(true), json!(280)));
+    assert_eq!(row("TEA-001")["published"], false);
+    // The scan rings up the published price.
+    let cart = call(&w, "scan", json!({ "code": coffee.barcode.clone().unwrap() })).unwrap();
+    assert_eq!(cart["lines"][0]["unit_price"], 280, "{cart}");
+
+    let audits = l.audit_log().unwrap().len();
+    let edit = json!({ "item": { "sku": "COF-001", "barcode": "", "name_en": "Coffee", "name_ja": "",
+        "price": "1", "tax_class": "reduced", "active": true } });
+    let e = call(&w, "save_item", edit).unwrap_err();
+    assert_eq!(e["code"], "managed_by_back_office", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("本部"), "in the store's language: {e}");
+    assert_eq!(l.audit_log().unwrap().len(), audits, "nothing recorded for a refused edit");
+
+    let store = call(&w, "get_store", json!({})).unwrap();
+    assert_eq!((store["tax_published"].clone(), store["rounding"].clone()), (json!(true), json!("half_up")));
+    let form = |s: &Value| {
+        let mut f = s.clone();
+        let o = f.as_object_mut().unwrap();
+        for k in ["currency", "locale", "printer", "tax_published"] {
+            o.remove(k);
+        }
+        json!({ "store": f })
+    };
+    let mut changed = store.clone();
+    changed["rounding"] = json!("down");
+    let e = call(&w, "save_store", form(&changed)).unwrap_err();
+    assert_eq!(e["code"], "managed_by_back_office", "{e}");
+    let mut phone = store.clone();
+    phone["phone"] = json!("03-1234-5678");
+    let saved = call(&w, "save_store", form(&phone)).unwrap();
+    assert_eq!((saved["phone"].clone(), saved["rounding"].clone()), (json!("03-1234-5678"), json!("half_up")));
+}

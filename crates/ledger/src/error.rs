@@ -156,6 +156,15 @@ pub enum Error {
     #[error("{action} is not allowed: {}", describe_refusal(*.authorization))]
     NotAllowed { action: &'static str, authorization: paydesk_access::Authorization },
 
+    /// A local edit of an item the back office publishes (design §9.16): it is changed
+    /// at the back office, and reaches this register with the next sync.
+    #[error("item {sku} is managed by the back office; change it there")]
+    PublishedItem { sku: String },
+
+    /// A local edit of the tax setup the back office publishes (design §9.16).
+    #[error("the tax setup is managed by the back office; change it there")]
+    PublishedTax,
+
     #[error("invalid input: {0}")]
     InvalidInput(String),
 

@@ -25,6 +25,7 @@ pub mod open;
 pub mod reissue;
 pub mod schema;
 mod schema_books;
+mod schema_catalog;
 mod schema_restore;
 pub mod state;
 pub mod tender;
@@ -38,7 +39,7 @@ pub use ledger::{
 };
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredRow, MAX_RESTORED_PAGE};
-pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, StoreSettings};
+pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
 pub use ledger::{local_time, receipt_sale_data, tax_cart, utc_day, LockedTax, ReceiptPrint};
 /// The receipt document (design §11).
 pub use paydesk_receipt as receipt;

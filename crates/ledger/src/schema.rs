@@ -554,6 +554,8 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_books::SYNC_BOOKS,
     // v10: a replacement register's restored history (design §9.15).
     crate::schema_restore::RESTORE,
+    // v11: what the back office publishes: catalog items and the tax setup (design §9.16).
+    crate::schema_catalog::PUBLISHED,
 ];
 
 /// The version whose migration turned the audit log into a chain.

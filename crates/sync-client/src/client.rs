@@ -11,7 +11,7 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Longest back office URL accepted.
 pub const MAX_URL_LEN: usize = 2000;
-/// Most bytes of an answer read (the largest answer, a settings document, is small).
+/// Most bytes of an answer read (the largest, a page of 500 catalog items, is about half).
 const MAX_ANSWER_BYTES: usize = 1024 * 1024;
 
 /// A refusal: status and the back office's `{error:{code,message}}`.
@@ -98,7 +98,14 @@ impl BackOffice {
     }
 
     pub async fn changes(&self, since: u64) -> Result<Changes, SyncError> {
-        let r = self.http.get(format!("{}/v1/sync/changes", self.base)).query(&[("since", since)]).bearer_auth(self.token()?).send().await;
+        let kinds = paydesk_sync_proto::ChangeKind::all_list();
+        let r = self
+            .http
+            .get(format!("{}/v1/sync/changes", self.base))
+            .query(&[("since", since.to_string()), ("kinds", kinds)])
+            .bearer_auth(self.token()?)
+            .send()
+            .await;
         let c: Changes = answer(r).await?;
         c.validate().map_err(|e| SyncError::BadAnswer(e.to_string()))?;
         Ok(c)

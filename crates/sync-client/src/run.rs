@@ -3,14 +3,14 @@
 //!
 //! A round: send the outbox in batches of at most 500 rows from the last acknowledged
 //! seq, drop rows only up to each ack's `acked_through`, until the outbox is empty; then
-//! pull the store's settings changes. Errors end the round; the loop waits a bounded
+//! pull the store's changes (settings, catalog, taxes: `apply.rs`). Errors end the round; the loop waits a bounded
 //! back-off and tries again, and nothing is dropped that was not acknowledged.
 use crate::backoff::Backoff;
 use crate::client::BackOffice;
 use crate::error::SyncError;
 use crate::store::{InFlight, Pairing, SyncState};
 use parking_lot::Mutex;
-use paydesk_ledger::{Currency, Ledger};
+use paydesk_ledger::Ledger;
 use paydesk_sync_proto::{limits, Batch, Change, Fact, RegisterHealth, Row, StoreSettings, PROTOCOL_VERSION};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -43,7 +43,17 @@ pub struct Round {
     pub settings_changed: bool,
     /// Why the new settings did not all reach the ledger (the copy is kept regardless).
     pub settings_not_applied: Option<String>,
+    /// Catalog items written to the ledger in this round (design §9.16).
+    pub items_applied: u64,
+    /// The tax setup changed in this round.
+    pub tax_changed: bool,
+    /// Published changes this register could not take, "what: why" (at most 20).
+    pub not_applied: Vec<String>,
 }
+
+/// Pages of changes one round pulls at most (100 x 500 items: twice the largest
+/// catalog); the rest comes with the next round.
+pub const MAX_PAGES_PER_ROUND: usize = 100;
 
 /// The loop's state for the status bar and `sync status`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -245,22 +255,44 @@ impl SyncLoop {
         Ok(true)
     }
 
+    /// Pulls and applies the store's changes page by page (design §9.16). The version
+    /// held is saved after each page, so a crash mid catch-up resumes at the page it was
+    /// on (and a page applied twice changes nothing).
     async fn pull(&mut self, round: &mut Round) -> Result<(), SyncError> {
-        let c = self.bo.changes(self.state.settings_version).await?;
-        for ch in c.changes {
-            match ch {
-                Change::Settings { version, settings } => {
-                    if self.state.settings.as_ref() != Some(&settings) || self.state.settings_version != version {
-                        round.settings_changed = true;
-                        if let Err(e) = apply_settings(&mut self.ledger, &settings) {
-                            round.settings_not_applied = Some(e.to_string());
+        for _ in 0..MAX_PAGES_PER_ROUND {
+            let c = self.bo.changes(self.state.settings_version).await?;
+            let mut applied = crate::apply::Applied::default();
+            let mut page: Vec<(u64, paydesk_sync_proto::Item)> = Vec::new();
+            for ch in c.changes {
+                match ch {
+                    Change::Settings { version, settings } => {
+                        if self.state.settings.as_ref() != Some(&settings) || self.state.settings_version != version {
+                            round.settings_changed = true;
+                            if let Err(e) = crate::apply::settings(&mut self.ledger, &settings) {
+                                round.settings_not_applied = Some(e.to_string());
+                            }
+                            self.state.settings = Some(settings);
                         }
-                        self.state.settings = Some(settings);
                     }
+                    Change::Item { version, item } => page.push((version, item)),
+                    Change::Tax { version, tax } => crate::apply::tax(&mut self.ledger, version, &tax, &mut applied)?,
                 }
             }
+            crate::apply::items(&mut self.ledger, &page, &mut applied)?;
+            round.items_applied += applied.items_applied;
+            round.tax_changed |= applied.tax_changed;
+            for why in applied.not_applied {
+                if round.not_applied.len() < crate::apply::MAX_REASONS {
+                    round.not_applied.push(why);
+                }
+            }
+            self.state.settings_version = c.version;
+            self.save()?;
+            if !c.more {
+                return Ok(());
+            }
         }
-        self.state.settings_version = c.version;
+        // Bounded: the rest comes with the next round.
         Ok(())
     }
 
@@ -290,17 +322,3 @@ impl SyncLoop {
     }
 }
 
-/// The fields the ledger's store settings share with the back office's: name, currency
-/// and receipt footer. Written only when one differs (every write is audited).
-fn apply_settings(ledger: &mut Ledger, s: &StoreSettings) -> Result<(), SyncError> {
-    let mut cur = ledger.store_settings()?;
-    let before = cur.clone();
-    cur.name = s.store_name.clone();
-    cur.receipt_footer = s.receipt_footer.clone();
-    let currency: Currency = s.currency.parse().map_err(|_| SyncError::Input(format!("currency {:?} is not one this register sells in", s.currency)))?;
-    cur.currency = currency;
-    if cur != before {
-        ledger.set_store_settings(cur, None, now_ms())?;
-    }
-    Ok(())
-}

@@ -1,6 +1,7 @@
 //! Down: what the back office publishes to a store's registers, versioned per store.
 //! A register asks for changes since the version it holds and keeps working on its last
 //! copy while the back office is away (design §9.5).
+use crate::catalog::{Item, StoreTax};
 use crate::{check_version, text, ProtoError};
 use serde::{Deserialize, Serialize};
 
@@ -35,31 +36,112 @@ impl StoreSettings {
     }
 }
 
-/// One published change, tagged by what it replaces. Catalog, taxes and staff join as
-/// variants of their own.
+/// One published change, tagged by what it replaces. Every change has its own version
+/// in the store's one sequence (design §9.16), so any prefix of the list sorted by
+/// version is a safe place to stop and resume.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Change {
     /// The whole settings document at `version` (it is small; a register replaces its copy).
     Settings { version: u64, settings: StoreSettings },
+    /// One catalog item, inserted or replaced by SKU.
+    Item { version: u64, item: Item },
+    /// The whole tax setup (price mode, rounding, registration number, rates).
+    Tax { version: u64, tax: StoreTax },
 }
+
+impl Change {
+    pub fn version(&self) -> u64 {
+        match self {
+            Change::Settings { version, .. } | Change::Item { version, .. } | Change::Tax { version, .. } => *version,
+        }
+    }
+
+    /// The name a register lists in `kinds=` to say it understands this kind.
+    pub fn kind(&self) -> ChangeKind {
+        match self {
+            Change::Settings { .. } => ChangeKind::Settings,
+            Change::Item { .. } => ChangeKind::Item,
+            Change::Tax { .. } => ChangeKind::Tax,
+        }
+    }
+}
+
+/// The kinds of change. A register says which it understands (`kinds=settings,item,tax`);
+/// one that says nothing is sent settings only, so a register older than the catalog
+/// never reads a change it cannot parse (design §9.16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChangeKind {
+    Settings,
+    Item,
+    Tax,
+}
+
+impl ChangeKind {
+    pub const ALL: [ChangeKind; 3] = [ChangeKind::Settings, ChangeKind::Item, ChangeKind::Tax];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Settings => "settings",
+            ChangeKind::Item => "item",
+            ChangeKind::Tax => "tax",
+        }
+    }
+
+    /// Parses a `kinds=` list; an unknown name is an error naming it.
+    pub fn parse_list(s: &str) -> Result<Vec<ChangeKind>, ProtoError> {
+        let mut out = Vec::new();
+        for name in s.split(',').filter(|n| !n.is_empty()) {
+            let k = ChangeKind::ALL
+                .into_iter()
+                .find(|k| k.as_str() == name)
+                .ok_or_else(|| ProtoError::field("kinds", format!("has {name:?}; known kinds: settings, item, tax")))?;
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        Ok(out)
+    }
+
+    /// What this build understands, as a `kinds=` value.
+    pub fn all_list() -> String {
+        ChangeKind::ALL.map(ChangeKind::as_str).join(",")
+    }
+}
+
+/// Most changes in one answer: a full page of items and the two documents.
+pub const MAX_CHANGES_PER_PAGE: usize = crate::catalog::MAX_ITEMS_PER_PUBLISH + 2;
 
 /// The answer to "what changed since version N".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Changes {
     pub v: u32,
     pub since: u64,
-    /// The store's current version; ask again with `since = version` next time.
+    /// Where this answer ends; ask again with `since = version` next time.
     pub version: u64,
     pub changes: Vec<Change>,
+    /// More changes wait after `version` (the answer was cut at a page).
+    #[serde(default)]
+    pub more: bool,
 }
 
 impl Changes {
     pub fn validate(&self) -> Result<(), ProtoError> {
         check_version(self.v)?;
+        if self.changes.len() > MAX_CHANGES_PER_PAGE {
+            return Err(ProtoError::field("changes", format!("has {} entries; at most {MAX_CHANGES_PER_PAGE}", self.changes.len())));
+        }
+        let mut last = 0;
         for c in &self.changes {
+            let v = c.version();
+            if v <= last || v > self.version {
+                return Err(ProtoError::field("changes", format!("version {v} is out of order (after {last}, up to {})", self.version)));
+            }
+            last = v;
             match c {
                 Change::Settings { version: _, settings } => settings.validate()?,
+                Change::Item { version: _, item } => item.validate()?,
+                Change::Tax { version: _, tax } => tax.validate()?,
             }
         }
         Ok(())

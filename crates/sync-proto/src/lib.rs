@@ -1,5 +1,5 @@
 //! The wire between a register and the back office (design §9): what a register sends
-//! up (batches of its journal facts), what it reads down (its store's settings), and
+//! up (batches of its journal facts), what it reads down (its store's settings, catalog and taxes), and
 //! pairing. Plain serde types with their limits and validation; no I/O, so both sides
 //! (and the tests) agree on one definition of a well-formed message.
 //!
@@ -7,6 +7,7 @@
 //! knows ([`SUPPORTED_VERSIONS`]) and refuses others with [`ProtoError::Version`], so an
 //! old back office never half-understands a newer register.
 mod books;
+pub mod catalog;
 mod down;
 mod error;
 mod pair;
@@ -15,7 +16,9 @@ mod text;
 mod up;
 
 pub use books::{DrawerMove, Tender, TenderMethod};
-pub use down::{Change, Changes, StoreSettings};
+pub use catalog::{Item, StoreTax, TaxRate};
+pub use down::{Change, ChangeKind, Changes, StoreSettings, MAX_CHANGES_PER_PAGE};
+pub use paydesk_tax::{PriceMode, Rounding, TaxClass};
 pub use error::ProtoError;
 pub use pair::{PairRequest, Paired, MAX_PAIRING_CODE_LEN};
 pub use restore::{JournalRow, RestorePage, RestoreSource, MAX_RESTORE_PAGE};

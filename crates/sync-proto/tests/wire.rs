@@ -108,7 +108,7 @@ fn settings_are_checked_before_they_are_published() {
     s.validate().unwrap();
     s.offline_max_payment = 30000;
     assert!(s.validate().unwrap_err().to_string().contains("larger than offline_max_total"));
-    let c = Changes { v: 1, since: 0, version: 3, changes: vec![Change::Settings { version: 3, settings: s.clone() }] };
+    let c = Changes { v: 1, since: 0, version: 3, changes: vec![Change::Settings { version: 3, settings: s.clone() }], more: false };
     let back: Changes = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
     assert_eq!(back, c);
 }

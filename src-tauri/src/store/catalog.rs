@@ -35,6 +35,8 @@ pub struct CatalogRow {
     pub price_plain: String,
     pub tax_class: &'static str,
     pub active: bool,
+    /// The back office publishes this item: the screen shows it read-only (§9.16).
+    pub published: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -56,7 +58,7 @@ pub struct ItemForm {
     pub active: bool,
 }
 
-fn row(i: &CatalogItem, lang: &str) -> CatalogRow {
+fn row(i: &CatalogItem, lang: &str, published: bool) -> CatalogRow {
     let cur = i.currency.code();
     CatalogRow {
         sku: i.sku.clone(),
@@ -69,17 +71,21 @@ fn row(i: &CatalogItem, lang: &str) -> CatalogRow {
         price_plain: money::plain(i.price_minor, cur),
         tax_class: class_name(i.tax_class),
         active: i.active,
+        published,
     }
 }
 
 #[tauri::command]
 pub fn list_catalog(state: State<'_, AppState>) -> AppResult<CatalogScreen> {
-    let (items, store) = state.engine().with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.catalog()?, l.store_settings()?)))?;
+    let (items, store, published) = state.engine().with_reader(|l| {
+        Ok::<_, paydesk_ledger::Error>((l.catalog()?, l.store_settings()?, l.published_skus()?))
+    })?;
+    let published: std::collections::HashSet<String> = published.into_iter().collect();
     let lang = store.locale.lang();
     Ok(CatalogScreen {
         currency: store.currency.code().to_ascii_uppercase(),
         lang,
-        items: items.iter().map(|i| row(i, lang)).collect(),
+        items: items.iter().map(|i| row(i, lang, published.contains(&i.sku))).collect(),
     })
 }
 
@@ -136,6 +142,10 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
         message: tr!(active(), "catalog-item-not-saved", count = problems.len()),
         problems,
     })?;
+    // Before the approval is recorded: nothing was approved that cannot happen here.
+    if engine.with_reader(|l| l.published_skus())?.contains(&it.sku) {
+        return Err(AppError::ManagedByBackOffice { sku: Some(it.sku) });
+    }
     crate::staff::record_approval(&state, &granted, Action::CatalogEdit, &format!("product:{}", it.sku))?;
     engine.with_ledger(|l| l.upsert_catalog(std::slice::from_ref(&it), granted.actor_id(), now_ms())).map_err(|e| match e {
         // The one check the item alone cannot make: its barcode held by another SKU.
@@ -147,7 +157,7 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
         other => AppError::from(other),
     })?;
     state.catalog_changed();
-    Ok(row(&it, store.locale.lang()))
+    Ok(row(&it, store.locale.lang(), false))
 }
 
 #[derive(Debug, Serialize)]

@@ -29,6 +29,8 @@ pub struct StoreView {
     pub receipt_header: String,
     pub receipt_footer: String,
     pub printer: String,
+    /// The back office publishes the tax setup: its fields are read-only here (§9.16).
+    pub tax_published: bool,
 }
 
 /// The form as typed.
@@ -44,7 +46,7 @@ pub struct StoreForm {
     pub receipt_footer: String,
 }
 
-fn view(s: &StoreSettings, printer: String) -> StoreView {
+fn view(s: &StoreSettings, printer: String, tax_published: bool) -> StoreView {
     StoreView {
         name: s.name.clone(),
         address: s.address.clone(),
@@ -64,13 +66,14 @@ fn view(s: &StoreSettings, printer: String) -> StoreView {
         receipt_header: s.receipt_header.clone(),
         receipt_footer: s.receipt_footer.clone(),
         printer,
+        tax_published,
     }
 }
 
 #[tauri::command]
 pub fn get_store(state: State<'_, AppState>) -> AppResult<StoreView> {
-    let s = state.engine().with_reader(|l| l.store_settings())?;
-    Ok(view(&s, PrinterConfig::load(&state.data_dir)?.printer))
+    let (s, tax) = state.engine().with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.store_settings()?, l.tax_published_version()?)))?;
+    Ok(view(&s, PrinterConfig::load(&state.data_dir)?.printer, tax.is_some()))
 }
 
 /// The form applied to the stored settings (currency and locale kept). Every limit is
@@ -113,7 +116,13 @@ pub fn save_store(state: State<'_, AppState>, store: StoreForm, approval: Option
     let engine = state.engine();
     let current = engine.with_reader(|l| l.store_settings())?;
     let new = apply_form(&current, &store)?;
+    // Checked before the approval is recorded (the ledger refuses it again inside its write).
+    let tax_fields = |s: &StoreSettings| (s.price_mode, s.rounding, s.registration_number.clone());
+    if tax_fields(&new) != tax_fields(&current) && engine.with_reader(|l| l.tax_published_version())?.is_some() {
+        return Err(AppError::ManagedByBackOffice { sku: None });
+    }
     crate::staff::record_approval(&state, &granted, action, "store_settings")?;
     let saved = engine.with_ledger(|l| l.set_store_settings(new, granted.actor_id(), now_ms()))?;
-    Ok(view(&saved, PrinterConfig::load(&state.data_dir)?.printer))
+    let tax = engine.with_reader(|l| l.tax_published_version())?;
+    Ok(view(&saved, PrinterConfig::load(&state.data_dir)?.printer, tax.is_some()))
 }

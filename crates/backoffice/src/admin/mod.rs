@@ -1,6 +1,8 @@
-//! The owner's API (design §9.7): stores, pairing codes, settings, the PSP account,
+//! The owner's API (design §9.7): stores, pairing codes, settings, catalog and taxes
+//! (§9.16), the PSP account,
 //! reconciliation runs and resolutions. Authenticated by the owner's token, as a
 //! Bearer header (programs) or the dashboard's session cookie.
+pub mod catalog;
 pub mod exceptions;
 pub mod registers;
 pub mod stores;

@@ -1,4 +1,5 @@
-//! Stores, pairing codes, published settings and the PSP account of a store.
+//! Stores, pairing codes, published settings and the PSP account of a store. The
+//! settings take their version from the store's one sequence (design §9.16).
 use super::{json_body, parse_store, require_owner};
 use crate::auth::{new_pairing_code, pairing_code_hash};
 use crate::error::{ApiError, ApiResult};
@@ -79,16 +80,15 @@ pub async fn put_settings(State(st): State<AppState>, headers: HeaderMap, Path(s
     let req: PutSettings = json_body(&body)?;
     req.settings.validate()?;
     let mut client = st.pool.get().await?;
-    store_exists(&client, store).await?;
     let tx = client.transaction().await?;
-    let current: i64 = tx
-        .query_opt("SELECT version FROM store_settings WHERE store_id = $1 FOR UPDATE", &[&store])
-        .await?
-        .map_or(0, |r| r.get(0));
+    // The store's sequence first: its row lock orders publishes (design §9.16).
+    let version = super::catalog::take_versions(&tx, store, 1).await?;
+    let current: i64 = tx.query_opt("SELECT version FROM store_settings WHERE store_id = $1", &[&store]).await?.map_or(0, |r| r.get(0));
     if current as u64 != req.expected_version {
+        // Dropping the transaction rolls the sequence number back too.
         return Err(ApiError::Conflict(format!("the settings are at version {current}, not {}; reload and edit again", req.expected_version)));
     }
-    let version = current + 1;
+    super::catalog::check_currency_change(&tx, store, &req.settings).await?;
     let doc = serde_json::to_value(&req.settings).map_err(|e| ApiError::Internal(e.to_string()))?;
     tx.execute(
         "INSERT INTO store_settings (store_id, version, settings, updated_ms) VALUES ($1, $2, $3, $4)

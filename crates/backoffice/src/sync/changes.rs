@@ -1,35 +1,82 @@
-//! `GET /v1/sync/changes?since=N`: what a register must apply to catch up with its
-//! store (design §9.5). The register applies them idempotently and keeps its last copy
-//! while the back office is away.
+//! `GET /v1/sync/changes?since=N&kinds=settings,item,tax`: what a register must apply to
+//! catch up with its store (design §9.5, §9.16). Every change carries its own number of
+//! the store's sequence; the answer lists those after `since` in order, at most one page
+//! of items, and says where it ends. The register applies them idempotently and keeps
+//! its last copy while the back office is away.
 use super::authenticate;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::Json;
-use paydesk_sync_proto::{Change, Changes, StoreSettings, PROTOCOL_VERSION};
+use paydesk_sync_proto::catalog::MAX_ITEMS_PER_PUBLISH;
+use paydesk_sync_proto::{Change, ChangeKind, Changes, Item, StoreSettings, StoreTax, PROTOCOL_VERSION};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
 pub struct Since {
     since: Option<String>,
+    kinds: Option<String>,
+}
+
+fn stored<T: serde::de::DeserializeOwned>(what: &str, v: serde_json::Value) -> ApiResult<T> {
+    serde_json::from_value(v).map_err(|e| ApiError::Internal(format!("stored {what}: {e}")))
 }
 
 pub async fn changes(State(st): State<AppState>, headers: HeaderMap, Query(q): Query<Since>) -> ApiResult<Json<Changes>> {
-    let since: u64 = match q.since.as_deref() {
+    let asked: u64 = match q.since.as_deref() {
         None => 0,
         Some(s) => s.parse().map_err(|_| ApiError::BadRequest(format!("since must be a version number (0 or more), got {s:?}")))?,
     };
-    let client = st.pool.get().await?;
-    let reg = authenticate(&client, &headers).await?;
-    let row = client.query_opt("SELECT version, settings FROM store_settings WHERE store_id = $1", &[&reg.store_id]).await?;
-    let Some(row) = row else {
-        return Ok(Json(Changes { v: PROTOCOL_VERSION, since, version: 0, changes: vec![] }));
+    // A register that names no kinds predates the catalog: settings only (§9.16).
+    let kinds = match q.kinds.as_deref() {
+        None => vec![ChangeKind::Settings],
+        Some(k) => ChangeKind::parse_list(k)?,
     };
-    let version = row.get::<_, i64>(0) as u64;
-    let settings: StoreSettings = serde_json::from_value(row.get(1)).map_err(|e| ApiError::Internal(format!("stored settings: {e}")))?;
+    let mut client = st.pool.get().await?;
+    let reg = authenticate(&client, &headers).await?;
+    // One snapshot for every read: the sequence and the rows agree.
+    let tx = client.build_transaction().isolation_level(tokio_postgres::IsolationLevel::RepeatableRead).read_only(true).start().await?;
+    let current = tx.query_one("SELECT published_version FROM stores WHERE store_id = $1", &[&reg.store_id]).await?.get::<_, i64>(0) as u64;
     // A register ahead of us (the back office restored from an older backup) gets the
-    // current copy too: the published version is the truth, whatever the register holds.
-    let changes = if since == version { vec![] } else { vec![Change::Settings { version, settings }] };
-    Ok(Json(Changes { v: PROTOCOL_VERSION, since, version, changes }))
+    // whole current copy: the published version is the truth, whatever it holds.
+    let since = if asked > current { 0 } else { asked };
+    let after = since as i64;
+    let mut list: Vec<Change> = Vec::new();
+    if kinds.contains(&ChangeKind::Settings) {
+        if let Some(r) = tx.query_opt("SELECT version, settings FROM store_settings WHERE store_id = $1 AND version > $2", &[&reg.store_id, &after]).await? {
+            let settings: StoreSettings = stored("settings", r.get(1))?;
+            list.push(Change::Settings { version: r.get::<_, i64>(0) as u64, settings });
+        }
+    }
+    if kinds.contains(&ChangeKind::Tax) {
+        if let Some(r) = tx.query_opt("SELECT version, tax FROM store_tax WHERE store_id = $1 AND version > $2", &[&reg.store_id, &after]).await? {
+            let tax: StoreTax = stored("tax", r.get(1))?;
+            list.push(Change::Tax { version: r.get::<_, i64>(0) as u64, tax });
+        }
+    }
+    let mut end = current;
+    let mut more = false;
+    if kinds.contains(&ChangeKind::Item) {
+        let page = MAX_ITEMS_PER_PUBLISH as i64;
+        let rows = tx
+            .query(
+                "SELECT version, item FROM catalog_items WHERE store_id = $1 AND version > $2 ORDER BY version LIMIT $3",
+                &[&reg.store_id, &after, &(page + 1)],
+            )
+            .await?;
+        more = rows.len() as i64 > page;
+        for r in rows.iter().take(page as usize) {
+            let item: Item = stored("item", r.get(1))?;
+            list.push(Change::Item { version: r.get::<_, i64>(0) as u64, item });
+        }
+        if more {
+            // Cut after the page's last item; later documents come with the next page.
+            end = list.iter().filter(|c| matches!(c, Change::Item { .. })).map(Change::version).max().unwrap_or(current);
+        }
+    }
+    tx.commit().await?;
+    list.retain(|c| c.version() <= end);
+    list.sort_by_key(Change::version);
+    Ok(Json(Changes { v: PROTOCOL_VERSION, since, version: end, changes: list, more }))
 }

@@ -62,3 +62,5 @@ catalog-import-rejected = Nothing was imported: the file has { $count ->
     [one] one problem
    *[other] { $count } problems
 }. Fix every line listed and import it again.
+catalog-published = Back office
+catalog-published-help = This item is managed by the back office: change it there; this register gets it with the next sync.

@@ -35,3 +35,5 @@ error-backoffice-unreachable = The back office cannot be reached: { $why }. Chec
 error-backoffice-refused = The back office refused: { $why }
 error-tax-locked = The tax of this sale is fixed: a payment was already taken. Eat-in/take-out and discounts cannot change now.
 error-printer-not-set = No receipt printer is set. Enter its address (host:port) under Store → Receipt printer.
+error-item-published = “{ $sku }” is managed by the back office: change it there, and this register gets it with the next sync.
+error-tax-published = The tax setup (price mode, rounding, registration number, rates) is managed by the back office: change it there.

@@ -21,3 +21,4 @@ discount-value = Discount
 discount-apply = Apply
 discount-remove = Remove
 discount-cancel = Cancel
+store-tax-published = The tax setup (prices, registration number, rounding) is managed by the back office.

@@ -56,3 +56,5 @@ print-unreachable = { $target } のレシートプリンターで印刷できま
 catalog-item-not-saved = 商品は保存されませんでした: 問題 { $count } 件。
 catalog-imported = { $rows } 行を取り込みました: { $changed } 件の商品を追加・変更しました。
 catalog-import-rejected = 何も取り込みませんでした: ファイルに問題が { $count } 件あります。表示された行をすべて直してから、もう一度取り込んでください。
+catalog-published = 本部
+catalog-published-help = この商品は本部で管理されています。本部で変更すると、次の同期でこのレジに届きます。

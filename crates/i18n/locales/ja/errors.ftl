@@ -32,3 +32,5 @@ error-backoffice-unreachable = バックオフィスに接続できません: { 
 error-backoffice-refused = バックオフィスが拒否しました: { $why }
 error-tax-locked = この取引の税額は確定しています（支払いを受け取り済み）。イートイン／テイクアウトと割引は変更できません。
 error-printer-not-set = レシートプリンターが設定されていません。「店舗」→「レシートプリンター」でアドレス（ホスト:ポート）を入力してください。
+error-item-published = 「{ $sku }」は本部で管理されています。本部で変更すると、次の同期でこのレジに届きます。
+error-tax-published = 税の設定（価格表示、端数処理、登録番号、税率）は本部で管理されています。本部で変更してください。

@@ -21,3 +21,4 @@ discount-value = 値引き
 discount-apply = 適用
 discount-remove = 取り消す
 discount-cancel = キャンセル
+store-tax-published = 税の設定（価格表示、登録番号、端数処理）は本部で管理されています。

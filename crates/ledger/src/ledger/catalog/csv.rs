@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::products::{all_items, barcode_owner, upsert_tx};
+use super::products::{all_items, barcode_owner, published_version, upsert_tx, Source};
 use super::settings::settings_tx;
 use super::{check_item, class_str, parse_class, CatalogItem, MAX_NAME_CHARS, MAX_SKU_CHARS};
 use crate::error::Result;
@@ -165,6 +165,9 @@ impl Ledger {
         let tx = self.write_tx()?;
         let mut problems = Vec::new();
         for (line, item) in &items {
+            if published_version(&tx, &item.sku)?.is_some() {
+                problems.push(problem(*line, "sku", format!("{} is managed by the back office; change it there", item.sku)));
+            }
             let Some(b) = &item.barcode else { continue };
             if let Some(owner) = barcode_owner(&tx, b, &item.sku)? {
                 let moved = in_file.get(owner.as_str()).is_some_and(|ob| *ob != Some(b.as_str()));
@@ -183,7 +186,7 @@ impl Ledger {
         });
         let mut changed = 0;
         for item in givers.into_iter().chain(rest) {
-            changed += usize::from(upsert_tx(&tx, item, actor_id, now_ms)?);
+            changed += usize::from(upsert_tx(&tx, item, Source::Local, actor_id, now_ms)?);
         }
         tx.commit()?;
         Ok(Ok(ImportReport { rows: items.len(), changed }))

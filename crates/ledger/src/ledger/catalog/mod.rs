@@ -3,14 +3,17 @@
 //! of store settings (`store_settings`) and the tax rates as data (`tax_rates`). Every
 //! change is audited in its own transaction. One file per operation: `products.rs`
 //! (upsert, list), `settings.rs` (store settings, tax settings), `csv.rs` (import and
-//! export), `seed.rs` (the demo stores).
+//! export), `seed.rs` (the demo stores), `published.rs` (what the back office publishes,
+//! §9.16).
 
 mod csv;
 mod products;
+mod published;
 mod seed;
 pub(crate) mod settings;
 
 pub use self::csv::{CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
+pub use published::{PublishedItem, PublishedReport, PublishedTax};
 pub use seed::{demo_staff, DemoLocale};
 pub use settings::{Locale, StoreSettings};
 

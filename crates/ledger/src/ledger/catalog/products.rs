@@ -47,12 +47,39 @@ pub(super) fn barcode_owner(conn: &Connection, barcode: &str, sku: &str) -> Resu
         .optional()?)
 }
 
+/// The back office's version of the item `sku` holds; None for the register's own
+/// items and unknown SKUs (design §9.16).
+pub(super) fn published_version(conn: &Connection, sku: &str) -> Result<Option<i64>> {
+    Ok(conn
+        .row_cached("SELECT published_version FROM products WHERE sku = ?1", [sku], |r| r.get::<_, Option<i64>>(0))
+        .optional()?
+        .flatten())
+}
+
+/// Who writes an item: the register's own screens and files, or the back office's
+/// publish at `version` (design §9.16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Source {
+    Local,
+    BackOffice { version: i64 },
+}
+
 /// Writes one valid item (insert or update by SKU) and its audit row. The caller
-/// checked it with `check_item`; the barcode's uniqueness is checked here.
-pub(super) fn upsert_tx(tx: &WriteTx<'_>, item: &CatalogItem, actor_id: Option<i64>, now_ms: i64) -> Result<bool> {
+/// checked it with `check_item`; the barcode's uniqueness is checked here. A local
+/// write of an item the back office publishes is refused.
+pub(super) fn upsert_tx(tx: &WriteTx<'_>, item: &CatalogItem, source: Source, actor_id: Option<i64>, now_ms: i64) -> Result<bool> {
     if let Some(p) = check_item(item).into_iter().next() {
         return Err(Error::InvalidInput(format!("{}: {}", item.sku, p.message)));
     }
+    let published = match source {
+        Source::Local => {
+            if published_version(tx, &item.sku)?.is_some() {
+                return Err(Error::PublishedItem { sku: item.sku.clone() });
+            }
+            None
+        }
+        Source::BackOffice { version } => Some(version),
+    };
     if let Some(b) = &item.barcode {
         if let Some(owner) = barcode_owner(tx, b, &item.sku)? {
             return Err(Error::InvalidInput(format!("barcode {b} already belongs to {owner}")));
@@ -60,6 +87,9 @@ pub(super) fn upsert_tx(tx: &WriteTx<'_>, item: &CatalogItem, actor_id: Option<i
     }
     let before = item_by_sku(tx, &item.sku)?;
     if before.as_ref() == Some(item) {
+        if published.is_some() {
+            tx.exec_cached("UPDATE products SET published_version = ?2 WHERE sku = ?1", params![item.sku, published])?;
+        }
         return Ok(false);
     }
     if before.is_none() {
@@ -69,11 +99,11 @@ pub(super) fn upsert_tx(tx: &WriteTx<'_>, item: &CatalogItem, actor_id: Option<i
         }
     }
     tx.exec_cached(
-        "INSERT INTO products (sku, name, price_minor, currency, barcode, tax_class, active)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        "INSERT INTO products (sku, name, price_minor, currency, barcode, tax_class, active, published_version)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
          ON CONFLICT(sku) DO UPDATE SET name = excluded.name, price_minor = excluded.price_minor,
              currency = excluded.currency, barcode = excluded.barcode, tax_class = excluded.tax_class,
-             active = excluded.active",
+             active = excluded.active, published_version = excluded.published_version",
         params![
             item.sku,
             item.name_en,
@@ -81,7 +111,8 @@ pub(super) fn upsert_tx(tx: &WriteTx<'_>, item: &CatalogItem, actor_id: Option<i
             item.currency.code(),
             item.barcode,
             class_str(item.tax_class),
-            i64::from(item.active)
+            i64::from(item.active),
+            published
         ],
     )?;
     let id: i64 = tx.row_cached("SELECT id FROM products WHERE sku = ?1", [&item.sku], |r| r.get(0))?;
@@ -115,7 +146,7 @@ impl Ledger {
         let tx = self.write_tx()?;
         let mut changed = 0;
         for item in items {
-            changed += usize::from(upsert_tx(&tx, item, actor_id, now_ms)?);
+            changed += usize::from(upsert_tx(&tx, item, Source::Local, actor_id, now_ms)?);
         }
         tx.commit()?;
         Ok(changed)
@@ -128,5 +159,10 @@ impl Ledger {
 
     pub fn catalog_item(&self, sku: &str) -> Result<Option<CatalogItem>> {
         item_by_sku(&self.conn, sku)
+    }
+
+    /// The SKUs the back office publishes (their edit screens are read-only, §9.16).
+    pub fn published_skus(&self) -> Result<Vec<String>> {
+        collect(&self.conn, "SELECT sku FROM products WHERE published_version IS NOT NULL ORDER BY sku", [], |r| Ok(Ok(r.get::<_, String>(0)?)))
     }
 }

@@ -9,7 +9,7 @@ use paydesk_access::Role;
 use paydesk_tax::{ean_check_digit, PriceMode, Rounding, TaxClass};
 use serde::{Deserialize, Serialize};
 
-use super::products::upsert_tx;
+use super::products::{upsert_tx, Source};
 use super::settings::write_settings_tx;
 use super::{CatalogItem, Locale, StoreSettings};
 use crate::error::{Error, Result};
@@ -143,7 +143,7 @@ impl Ledger {
         let tx = self.write_tx()?;
         let settings = write_settings_tx(&tx, settings, actor_id, now_ms)?;
         for item in &items {
-            upsert_tx(&tx, item, actor_id, now_ms)?;
+            upsert_tx(&tx, item, Source::Local, actor_id, now_ms)?;
         }
         tx.commit()?;
         Ok(settings)

@@ -170,11 +170,39 @@ pub(crate) fn tax_settings_tx(conn: &Connection) -> Result<TaxSettings> {
     Ok(TaxSettings { rates: rate_table_tx(conn)?, rounding: s.rounding, price_mode: s.price_mode })
 }
 
+/// The back office's version of the tax setup in use; None while it is the register's
+/// own (design §9.16).
+pub(crate) fn tax_published_version(conn: &Connection) -> Result<Option<i64>> {
+    Ok(conn.row_cached("SELECT tax_published_version FROM store_settings WHERE id = 1", [], |r| r.get(0))?)
+}
+
 pub(crate) fn write_settings_tx(tx: &WriteTx<'_>, new: StoreSettings, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
+    write_settings_from(tx, new, TaxSource::Local, actor_id, now_ms)
+}
+
+/// Who may change the tax fields (price mode, rounding, registration number) in a
+/// settings write: the register's screens only while the back office publishes none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaxSource {
+    Local,
+    BackOffice,
+}
+
+pub(crate) fn write_settings_from(
+    tx: &WriteTx<'_>,
+    new: StoreSettings,
+    source: TaxSource,
+    actor_id: Option<i64>,
+    now_ms: i64,
+) -> Result<StoreSettings> {
     let new = new.validated()?;
     let before = settings_tx(tx)?;
     if before == new {
         return Ok(new);
+    }
+    let tax_fields = |s: &StoreSettings| (s.price_mode, s.rounding, s.registration_number.clone());
+    if source == TaxSource::Local && tax_fields(&before) != tax_fields(&new) && tax_published_version(tx)?.is_some() {
+        return Err(Error::PublishedTax);
     }
     tx.exec_cached(
         "UPDATE store_settings SET name = ?1, address = ?2, phone = ?3, currency = ?4, locale = ?5, price_mode = ?6,

@@ -1,0 +1,25 @@
+-- Catalog and taxes down (design §9.16). Every published document and item takes the
+-- next number of its store's one sequence, stores.published_version, under the store
+-- row's lock: versions commit in order, so a register that read up to N never misses
+-- a change numbered N or less.
+ALTER TABLE stores ADD COLUMN published_version bigint NOT NULL DEFAULT 0 CHECK (published_version >= 0);
+UPDATE stores s SET published_version = ss.version FROM store_settings ss WHERE ss.store_id = s.store_id;
+
+-- distributed by store_id: one row per SKU, its last published copy
+CREATE TABLE catalog_items (
+    store_id uuid NOT NULL REFERENCES stores (store_id),
+    sku text NOT NULL,
+    version bigint NOT NULL CHECK (version >= 1),
+    item jsonb NOT NULL,
+    updated_ms bigint NOT NULL,
+    PRIMARY KEY (store_id, sku),
+    UNIQUE (store_id, version)
+);
+
+-- distributed by store_id: the store's tax setup, a whole document
+CREATE TABLE store_tax (
+    store_id uuid PRIMARY KEY REFERENCES stores (store_id),
+    version bigint NOT NULL CHECK (version >= 1),
+    tax jsonb NOT NULL,
+    updated_ms bigint NOT NULL
+);

@@ -1,0 +1,137 @@
+//! What the back office publishes, applied at the register (design §9.16): catalog items
+//! by SKU and the tax setup as a whole. Applying is idempotent (a version already held
+//! changes nothing) and audited like a local edit, with no actor: the back office is
+//! the author.
+
+use paydesk_tax::{PriceMode, RateTable, Rounding};
+use rusqlite::params;
+
+use super::products::{barcode_owner, item_by_sku, published_version, upsert_tx, Source};
+use super::settings::{settings_tx, tax_published_version, write_settings_from, TaxSource};
+use super::{check_item, class_str, CatalogItem};
+use crate::error::Result;
+use crate::ledger::audit::{append_audit, AuditInput};
+use crate::ledger::Ledger;
+use crate::write_tx::WriteTx;
+
+/// One item as the back office published it at `version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedItem {
+    pub version: i64,
+    pub item: CatalogItem,
+}
+
+/// What applying a page of items did. `refused` names each item this register cannot
+/// hold and why (another currency, a shape its ledger refuses); the rest are applied.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PublishedReport {
+    pub applied: usize,
+    pub unchanged: usize,
+    pub refused: Vec<(String, String)>,
+}
+
+/// The tax setup as the back office published it at `version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedTax {
+    pub version: i64,
+    pub price_mode: PriceMode,
+    pub rounding: Rounding,
+    pub registration_number: Option<String>,
+    pub rates: RateTable,
+}
+
+/// The back office's item takes its barcode from any other SKU here: the back office
+/// holds each barcode on one SKU of its own, and a local item that used it loses it
+/// (audited), so the store's central catalog wins and a sync never stalls on it.
+fn take_barcode(tx: &WriteTx<'_>, item: &CatalogItem, now_ms: i64) -> Result<()> {
+    let Some(b) = &item.barcode else { return Ok(()) };
+    let Some(owner) = barcode_owner(tx, b, &item.sku)? else { return Ok(()) };
+    let before = item_by_sku(tx, &owner)?;
+    tx.exec_cached("UPDATE products SET barcode = NULL WHERE sku = ?1", [&owner])?;
+    let after = item_by_sku(tx, &owner)?;
+    let input = AuditInput {
+        actor_id: None,
+        before: before.map(|b| serde_json::to_string(&b)).transpose()?,
+        after: after.map(|a| serde_json::to_string(&a)).transpose()?,
+        reason: Some(format!("barcode {b} published by the back office for {}", item.sku)),
+        ..AuditInput::new("catalog_item", &format!("product {owner}"))
+    };
+    append_audit(tx, &input, now_ms)?;
+    Ok(())
+}
+
+impl Ledger {
+    /// Applies one page of published items in one transaction. An item whose version
+    /// this register already holds (or a newer one) is unchanged: a page read twice
+    /// changes nothing.
+    pub fn apply_published_items(&mut self, items: &[PublishedItem], now_ms: i64) -> Result<PublishedReport> {
+        let tx = self.write_tx()?;
+        let currency = settings_tx(&tx)?.currency;
+        let mut report = PublishedReport::default();
+        for p in items {
+            let item = &p.item;
+            if let Some(problem) = check_item(item).into_iter().next() {
+                report.refused.push((item.sku.clone(), problem.message));
+                continue;
+            }
+            if item.currency != currency {
+                report.refused.push((item.sku.clone(), format!("priced in {}; this register sells in {}", item.currency.code(), currency.code())));
+                continue;
+            }
+            if published_version(&tx, &item.sku)?.is_some_and(|held| held >= p.version) {
+                report.unchanged += 1;
+                continue;
+            }
+            take_barcode(&tx, item, now_ms)?;
+            if upsert_tx(&tx, item, Source::BackOffice { version: p.version }, None, now_ms)? {
+                report.applied += 1;
+            } else {
+                report.unchanged += 1;
+            }
+        }
+        tx.commit()?;
+        Ok(report)
+    }
+
+    /// Applies the published tax setup: the store settings' tax fields and the rate
+    /// table, replaced together in one transaction and audited. False when this
+    /// version (or a newer one) is already in use.
+    pub fn apply_published_tax(&mut self, tax: &PublishedTax, now_ms: i64) -> Result<bool> {
+        tax.rates.validate().map_err(|e| crate::error::Error::InvalidInput(format!("published rates: {e}")))?;
+        let tx = self.write_tx()?;
+        if tax_published_version(&tx)?.is_some_and(|held| held >= tax.version) {
+            return Ok(false);
+        }
+        let mut settings = settings_tx(&tx)?;
+        settings.price_mode = tax.price_mode;
+        settings.rounding = tax.rounding;
+        settings.registration_number = tax.registration_number.clone();
+        write_settings_from(&tx, settings, TaxSource::BackOffice, None, now_ms)?;
+        let before = super::settings::rate_table_tx(&tx)?;
+        if before != tax.rates {
+            tx.exec_cached("DELETE FROM tax_rates", [])?;
+            for e in &tax.rates.entries {
+                tx.exec_cached(
+                    "INSERT INTO tax_rates (class, basis_points, effective_from) VALUES (?1, ?2, ?3)",
+                    params![class_str(e.class), i64::from(e.basis_points), e.effective_from.map(|d| d.to_string())],
+                )?;
+            }
+            let input = AuditInput {
+                actor_id: None,
+                before: Some(serde_json::to_string(&before)?),
+                after: Some(serde_json::to_string(&tax.rates)?),
+                reason: Some(format!("published by the back office at version {}", tax.version)),
+                ..AuditInput::new("tax_rates", "tax rates")
+            };
+            append_audit(&tx, &input, now_ms)?;
+        }
+        tx.exec_cached("UPDATE store_settings SET tax_published_version = ?1 WHERE id = 1", [tax.version])?;
+        tx.commit()?;
+        Ok(true)
+    }
+
+    /// The back office's version of the tax setup in use (None: the register's own).
+    pub fn tax_published_version(&self) -> Result<Option<i64>> {
+        tax_published_version(&self.conn)
+    }
+}

@@ -1,0 +1,102 @@
+//! Applying what the back office publishes to this register's ledger (design §9.5,
+//! §9.16): settings, catalog items and the tax setup. Each is idempotent, so a page
+//! read again after a crash changes nothing; what this register cannot hold is named,
+//! never silently dropped.
+use crate::error::SyncError;
+use crate::run::now_ms;
+use paydesk_ledger::{CatalogItem, Currency, Ledger, PublishedItem, PublishedTax};
+use paydesk_sync_proto::{Item, StoreSettings, StoreTax};
+
+/// Reasons kept per round (the rest are counted): a bound on what one bad publish costs.
+pub const MAX_REASONS: usize = 20;
+
+/// What one page of changes did to the ledger.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Applied {
+    pub items_applied: u64,
+    pub items_unchanged: u64,
+    pub tax_changed: bool,
+    /// "what: why" for each change this register could not take.
+    pub not_applied: Vec<String>,
+}
+
+impl Applied {
+    pub fn refuse(&mut self, what: String) {
+        if self.not_applied.len() < MAX_REASONS {
+            self.not_applied.push(what);
+        }
+    }
+}
+
+/// The fields the ledger's store settings share with the back office's: name, currency
+/// and receipt footer. Written only when one differs (every write is audited).
+pub fn settings(ledger: &mut Ledger, s: &StoreSettings) -> Result<(), SyncError> {
+    let mut cur = ledger.store_settings()?;
+    let before = cur.clone();
+    cur.name = s.store_name.clone();
+    cur.receipt_footer = s.receipt_footer.clone();
+    let currency: Currency = s.currency.parse().map_err(|_| SyncError::Input(format!("currency {:?} is not one this register sells in", s.currency)))?;
+    cur.currency = currency;
+    if cur != before {
+        ledger.set_store_settings(cur, None, now_ms())?;
+    }
+    Ok(())
+}
+
+/// The wire's item as the ledger holds it; Err names what this register cannot hold.
+fn item(i: &Item) -> Result<CatalogItem, String> {
+    let currency: Currency = i.currency.parse().map_err(|_| format!("currency {:?} is not one this register sells in", i.currency))?;
+    Ok(CatalogItem {
+        sku: i.sku.clone(),
+        barcode: i.barcode.clone(),
+        name_en: i.name_en.clone(),
+        name_ja: i.name_ja.clone(),
+        price_minor: i.price,
+        currency,
+        tax_class: i.tax_class,
+        active: i.active,
+    })
+}
+
+/// One page of items, in one ledger transaction.
+pub fn items(ledger: &mut Ledger, page: &[(u64, Item)], out: &mut Applied) -> Result<(), SyncError> {
+    let mut ready = Vec::with_capacity(page.len());
+    for (version, i) in page {
+        match item(i) {
+            Ok(item) => ready.push(PublishedItem { version: *version as i64, item }),
+            Err(why) => out.refuse(format!("item {}: {why}", i.sku)),
+        }
+    }
+    let report = ledger.apply_published_items(&ready, now_ms())?;
+    out.items_applied += report.applied as u64;
+    out.items_unchanged += report.unchanged as u64;
+    for (sku, why) in report.refused {
+        out.refuse(format!("item {sku}: {why}"));
+    }
+    Ok(())
+}
+
+/// The tax setup, replaced as a whole.
+pub fn tax(ledger: &mut Ledger, version: u64, t: &StoreTax, out: &mut Applied) -> Result<(), SyncError> {
+    let rates = match t.rate_table() {
+        Ok(r) => r,
+        Err(e) => {
+            out.refuse(format!("tax: {e}"));
+            return Ok(());
+        }
+    };
+    let published = PublishedTax {
+        version: version as i64,
+        price_mode: t.price_mode,
+        rounding: t.rounding,
+        registration_number: t.registration_number.clone(),
+        rates,
+    };
+    match ledger.apply_published_tax(&published, now_ms()) {
+        Ok(changed) => out.tax_changed |= changed,
+        // A rule of this register's ledger (the wire's checks passed): named, not fatal.
+        Err(paydesk_ledger::Error::InvalidInput(m)) => out.refuse(format!("tax: {m}")),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! Down: the catalog items and the tax setup a back office publishes to its store's
+//! registers (design §9.16). The back office checks them with these rules before
+//! publishing, and the register checks them again on receipt, so a register never
+//! holds an item its own ledger would refuse for its shape.
+use crate::{text, ProtoError};
+use paydesk_tax::{PriceMode, RateEntry, RateTable, RegistrationNumber, Rounding, TaxClass, YearMonthDay};
+use serde::{Deserialize, Serialize};
+
+/// The ledger's limits (crates/ledger catalog): the same numbers, so an item valid here
+/// is valid there.
+pub const MAX_SKU_CHARS: usize = 64;
+pub const MAX_ITEM_NAME_CHARS: usize = 120;
+/// A unit price's ceiling, minor units (the tax crate's limit).
+pub const MAX_PRICE: i64 = paydesk_tax::MAX_UNIT_PRICE;
+/// Items one publish request may carry (and one page of changes down holds).
+pub const MAX_ITEMS_PER_PUBLISH: usize = 500;
+/// Rows of a published rate table.
+pub const MAX_TAX_RATES: usize = 64;
+
+/// One catalog item, keyed by its SKU. An item is never deleted (past sales name it):
+/// the back office retires it with `active: false`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Item {
+    pub sku: String,
+    #[serde(default)]
+    pub barcode: Option<String>,
+    pub name_en: String,
+    #[serde(default)]
+    pub name_ja: Option<String>,
+    /// Minor units of `currency`, as the shelf shows it (with or without tax by the
+    /// store's price mode).
+    pub price: i64,
+    /// Lower-case ISO 4217; must be the store's.
+    pub currency: String,
+    pub tax_class: TaxClass,
+    pub active: bool,
+}
+
+/// Names and SKUs: 1..=max characters, no control characters, no space at either end.
+fn bounded(field: &str, s: &str, max: usize) -> Result<(), ProtoError> {
+    let n = s.chars().count();
+    if n == 0 {
+        return Err(ProtoError::field(field, "is empty"));
+    }
+    if n > max {
+        return Err(ProtoError::field(field, format!("is {n} characters long; at most {max}")));
+    }
+    if s.chars().any(char::is_control) {
+        return Err(ProtoError::field(field, "has a control character"));
+    }
+    if s.trim() != s {
+        return Err(ProtoError::field(field, "starts or ends with a space"));
+    }
+    Ok(())
+}
+
+impl Item {
+    pub fn validate(&self) -> Result<(), ProtoError> {
+        bounded("sku", &self.sku, MAX_SKU_CHARS)?;
+        let at = |f: &str| format!("item {:?}: {f}", self.sku);
+        if let Some(b) = &self.barcode {
+            paydesk_tax::validate_jan(b).map_err(|e| ProtoError::field(at("barcode"), format!("{b:?}: {e}")))?;
+        }
+        bounded(&at("name_en"), &self.name_en, MAX_ITEM_NAME_CHARS)?;
+        if let Some(n) = &self.name_ja {
+            bounded(&at("name_ja"), n, MAX_ITEM_NAME_CHARS)?;
+        }
+        if !(0..=MAX_PRICE).contains(&self.price) {
+            return Err(ProtoError::field(at("price"), format!("must be between 0 and {MAX_PRICE} minor units, got {}", self.price)));
+        }
+        text::currency(&at("currency"), &self.currency)
+    }
+}
+
+/// One row of the rate table: `class` at `basis_points` (1000 = 10 %) from
+/// `effective_from` ("YYYY-MM-DD", inclusive; absent: since always).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaxRate {
+    pub class: TaxClass,
+    pub basis_points: u32,
+    #[serde(default)]
+    pub effective_from: Option<String>,
+}
+
+/// How the store's sales are taxed: a whole document, replaced as one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreTax {
+    pub price_mode: PriceMode,
+    pub rounding: Rounding,
+    /// The qualified-invoice registration number ("T" + 13 digits) printed on receipts.
+    #[serde(default)]
+    pub registration_number: Option<String>,
+    pub rates: Vec<TaxRate>,
+}
+
+/// "YYYY-MM-DD" with a real month and a day that month has.
+pub fn parse_day(field: &str, s: &str) -> Result<YearMonthDay, ProtoError> {
+    let bad = || ProtoError::field(field, format!("must be a date as YYYY-MM-DD, got {s:?}"));
+    let b = s.as_bytes();
+    if !s.is_ascii() || b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return Err(bad());
+    }
+    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
+        let part = &s[r];
+        part.bytes().all(|c| c.is_ascii_digit()).then(|| part.parse().ok()).flatten()
+    };
+    let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else { return Err(bad()) };
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return Err(bad()),
+    };
+    if !(1..=days).contains(&day) || !(1900..=9999).contains(&year) {
+        return Err(bad());
+    }
+    Ok(YearMonthDay { year: year as u16, month: month as u8, day: day as u8 })
+}
+
+impl StoreTax {
+    /// The rate table as the tax crate reads it (checked: see [`StoreTax::validate`]).
+    pub fn rate_table(&self) -> Result<RateTable, ProtoError> {
+        let mut entries = Vec::with_capacity(self.rates.len());
+        for (i, r) in self.rates.iter().enumerate() {
+            let effective_from = match &r.effective_from {
+                None => None,
+                Some(d) => Some(parse_day(&format!("rates[{i}].effective_from"), d)?),
+            };
+            entries.push(RateEntry { class: r.class, basis_points: r.basis_points, effective_from });
+        }
+        Ok(RateTable { entries })
+    }
+
+    pub fn validate(&self) -> Result<(), ProtoError> {
+        if let Some(n) = &self.registration_number {
+            RegistrationNumber::parse(n).map_err(|e| ProtoError::field("registration_number", format!("{n:?}: {e}")))?;
+        }
+        if self.rates.len() > MAX_TAX_RATES {
+            return Err(ProtoError::field("rates", format!("has {} rows; at most {MAX_TAX_RATES}", self.rates.len())));
+        }
+        let table = self.rate_table()?;
+        table.validate().map_err(|e| ProtoError::field("rates", e.to_string()))?;
+        // A class without any row would make every sale of such an item fail at the
+        // register; the owner learns it here instead.
+        for class in [TaxClass::Standard, TaxClass::Reduced, TaxClass::Exempt] {
+            if !table.entries.iter().any(|e| e.class == class) {
+                return Err(ProtoError::field("rates", format!("has no row for the {} class", class_name(class))));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The wire name of a tax class (as serde writes it).
+pub fn class_name(c: TaxClass) -> &'static str {
+    match c {
+        TaxClass::Standard => "standard",
+        TaxClass::Reduced => "reduced",
+        TaxClass::Exempt => "exempt",
+    }
+}
