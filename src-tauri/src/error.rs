@@ -55,9 +55,9 @@ pub enum AppError {
     StaffLocked { until_ms: i64 },
     /// The first owner is created once: this store already has staff.
     OwnerExists,
-    /// An item (Some(sku)) or the tax setup (None) the back office publishes: it is
-    /// changed there and reaches this register with the next sync (design §9.16).
-    ManagedByBackOffice { sku: Option<String> },
+    /// Something the back office publishes: it is changed there and reaches this
+    /// register with the next sync (design §9.16, §9.17).
+    ManagedByBackOffice(Managed),
     Internal(String),
     /// Money moves only inside an open shift on a register with staff (design §12.7).
     NoOpenShift,
@@ -97,6 +97,17 @@ pub fn role_words(r: Role) -> String {
         Role::Manager => id!("role-manager"),
         Role::Owner => id!("role-owner"),
     })
+}
+
+/// What the back office publishes and the register only shows (design §9.16, §9.17).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Managed {
+    /// A catalog item, by SKU.
+    Item(String),
+    /// The tax setup.
+    Tax,
+    /// A staff member's PIN, by name.
+    Pin(String),
 }
 
 /// The message in the active language: by variant (the code), with its arguments.
@@ -140,8 +151,9 @@ impl std::fmt::Display for AppError {
                 tr!(l, "error-staff-locked", minutes = minutes)
             }
             AppError::OwnerExists => t(id!("error-owner-exists")),
-            AppError::ManagedByBackOffice { sku: Some(sku) } => tr!(l, "error-item-published", sku = sku.clone()),
-            AppError::ManagedByBackOffice { sku: None } => t(id!("error-tax-published")),
+            AppError::ManagedByBackOffice(Managed::Item(sku)) => tr!(l, "error-item-published", sku = sku.clone()),
+            AppError::ManagedByBackOffice(Managed::Tax) => t(id!("error-tax-published")),
+            AppError::ManagedByBackOffice(Managed::Pin(name)) => tr!(l, "error-pin-published", name = name.clone()),
             AppError::NoOpenShift => t(id!("shift-error-no-open-shift")),
             AppError::ShiftAlreadyOpen => t(id!("shift-error-already-open")),
             AppError::ShiftHasOpenSale { cart } => tr!(l, "shift-error-open-sale", cart = cart.to_string()),
@@ -182,7 +194,7 @@ impl AppError {
             AppError::WrongPin { .. } => "wrong_pin",
             AppError::StaffLocked { .. } => "staff_locked",
             AppError::OwnerExists => "owner_exists",
-            AppError::ManagedByBackOffice { .. } => "managed_by_back_office",
+            AppError::ManagedByBackOffice(_) => "managed_by_back_office",
             AppError::Internal(_) => "internal",
             AppError::NoOpenShift => "no_open_shift",
             AppError::ShiftAlreadyOpen => "shift_already_open",
@@ -272,8 +284,9 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
     use paydesk_ledger::Error as L;
     Some(match e {
         L::NotSignedIn => AppError::NotSignedIn,
-        L::PublishedItem { sku } => AppError::ManagedByBackOffice { sku: Some(sku.clone()) },
-        L::PublishedTax => AppError::ManagedByBackOffice { sku: None },
+        L::PublishedItem { sku } => AppError::ManagedByBackOffice(Managed::Item(sku.clone())),
+        L::PublishedTax => AppError::ManagedByBackOffice(Managed::Tax),
+        L::PublishedStaff { name } => AppError::ManagedByBackOffice(Managed::Pin(name.clone())),
         L::NoOpenShift => AppError::NoOpenShift,
         L::ShiftAlreadyOpen { .. } => AppError::ShiftAlreadyOpen,
         L::ShiftHasOpenSale { cart_id } => AppError::ShiftHasOpenSale { cart: *cart_id },

@@ -95,6 +95,7 @@ fn every_variant() -> Vec<AppError> {
         AppError::OwnerExists,
         AppError::from(L::PublishedItem { sku: "MUG-001".into() }),
         AppError::from(L::PublishedTax),
+        AppError::from(L::PublishedStaff { name: "Casey".into() }),
         crate::staff::check_name("").expect_err("refused"),
         crate::staff::parse_pin("12").expect_err("refused"),
         AppError::from(L::NoOpenShift),

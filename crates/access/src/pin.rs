@@ -21,6 +21,10 @@ pub const PIN_HASH_MAX_BYTES: usize = 256;
 const MEMORY_KIB: u32 = 19 * 1024;
 const PASSES: u32 = 2;
 const LANES: u32 = 1;
+/// The most a stored hash may ask for: room for stronger parameters later, a bound for now.
+const MAX_MEMORY_KIB: u32 = 64 * 1024;
+const MAX_PASSES: u32 = 10;
+const MAX_LANES: u32 = 4;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PinError {
@@ -70,9 +74,7 @@ pub fn hash_pin(pin: &Pin) -> String {
         .to_string()
 }
 
-/// Whether `pin` matches `stored`. A malformed stored hash is an error (the ledger is
-/// damaged), never a silent "no".
-pub fn verify_pin(pin: &Pin, stored: &str) -> Result<bool, PinError> {
+fn parse_hash(stored: &str) -> Result<PasswordHash<'_>, PinError> {
     if stored.len() > PIN_HASH_MAX_BYTES {
         return Err(PinError::BadHash(format!("{} bytes", stored.len())));
     }
@@ -80,6 +82,33 @@ pub fn verify_pin(pin: &Pin, stored: &str) -> Result<bool, PinError> {
     if parsed.algorithm.as_str() != "argon2id" {
         return Err(PinError::BadHash(format!("algorithm {}", parsed.algorithm)));
     }
+    if parsed.hash.is_none() || parsed.salt.is_none() {
+        return Err(PinError::BadHash("no salt or no hash".into()));
+    }
+    let params = Params::try_from(&parsed).map_err(|e| PinError::BadHash(format!("parameters: {e}")))?;
+    // A bound on what one check may cost: a hash from elsewhere asking for gigabytes
+    // would stall the register at every sign-in.
+    if params.m_cost() > MAX_MEMORY_KIB || params.t_cost() > MAX_PASSES || params.p_cost() > MAX_LANES {
+        return Err(PinError::BadHash(format!(
+            "parameters m={} t={} p={} exceed m={MAX_MEMORY_KIB} t={MAX_PASSES} p={MAX_LANES}",
+            params.m_cost(),
+            params.t_cost(),
+            params.p_cost()
+        )));
+    }
+    Ok(parsed)
+}
+
+/// Checks a hash made elsewhere (the back office, design §9.17) before it is stored:
+/// an Argon2id PHC string with a salt, a hash and parameters Argon2 accepts.
+pub fn check_hash(stored: &str) -> Result<(), PinError> {
+    parse_hash(stored).map(|_| ())
+}
+
+/// Whether `pin` matches `stored`. A malformed stored hash is an error (the ledger is
+/// damaged), never a silent "no".
+pub fn verify_pin(pin: &Pin, stored: &str) -> Result<bool, PinError> {
+    let parsed = parse_hash(stored)?;
     // The parameters come from the stored string; `hasher()` only supplies defaults.
     Ok(hasher().verify_password(pin.0.as_bytes(), &parsed).is_ok())
 }
@@ -119,5 +148,18 @@ mod tests {
         // Another algorithm is refused rather than trusted.
         let argon2i = "$argon2i$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG";
         assert!(matches!(verify_pin(&pin, argon2i), Err(PinError::BadHash(_))));
+    }
+
+    #[test]
+    fn a_hash_from_elsewhere_is_checked_before_it_is_kept() {
+        let good = hash_pin(&Pin::parse("2468").unwrap());
+        check_hash(&good).unwrap();
+        let no_hash = good.rsplit_once('$').unwrap().0;
+        assert!(matches!(check_hash(no_hash), Err(PinError::BadHash(_))), "{no_hash}");
+        let no_memory = good.replacen("m=19456", "m=0", 1);
+        assert!(matches!(check_hash(&no_memory), Err(PinError::BadHash(_))), "{no_memory}");
+        let gigabytes = good.replacen("m=19456", "m=4194304", 1);
+        assert!(matches!(check_hash(&gigabytes), Err(PinError::BadHash(m)) if m.contains("exceed")), "{gigabytes}");
+        assert!(matches!(check_hash("$argon2id$"), Err(PinError::BadHash(_))));
     }
 }

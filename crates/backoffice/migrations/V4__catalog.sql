@@ -1,4 +1,4 @@
--- Catalog and taxes down (design §9.16). Every published document and item takes the
+-- Catalog, taxes and staff down (design §9.16, §9.17). Every published document and item takes the
 -- next number of its store's one sequence, stores.published_version, under the store
 -- row's lock: versions commit in order, so a register that read up to N never misses
 -- a change numbered N or less.
@@ -22,4 +22,18 @@ CREATE TABLE store_tax (
     version bigint NOT NULL CHECK (version >= 1),
     tax jsonb NOT NULL,
     updated_ms bigint NOT NULL
+);
+
+-- distributed by store_id: one row per staff member (by name), its last published copy.
+-- pin_hash is the Argon2id PHC string registers verify; the PIN itself is never stored.
+CREATE TABLE store_staff (
+    store_id uuid NOT NULL REFERENCES stores (store_id),
+    name text NOT NULL,
+    version bigint NOT NULL CHECK (version >= 1),
+    role text NOT NULL CHECK (role IN ('cashier', 'manager', 'owner')),
+    active boolean NOT NULL,
+    pin_hash text NOT NULL CHECK (pin_hash LIKE '$argon2id$%' AND length(pin_hash) <= 256),
+    updated_ms bigint NOT NULL,
+    PRIMARY KEY (store_id, name),
+    UNIQUE (store_id, version)
 );

@@ -37,7 +37,7 @@ async fn pull(reg: &RegisterClient, since: u64, kinds: Option<&str>) -> Changes 
     c
 }
 
-const ALL: Option<&str> = Some("settings,item,tax");
+const ALL: Option<&str> = Some("settings,item,tax,staff");
 
 #[tokio::test]
 async fn items_and_tax_take_the_stores_sequence_and_registers_pull_them_in_order() {
@@ -77,10 +77,10 @@ async fn items_and_tax_take_the_stores_sequence_and_registers_pull_them_in_order
     let read = h.owner.get(&path("catalog")).await.unwrap();
     assert_eq!((read["version"].as_i64(), read["items"].as_array().map(Vec::len)), (Some(5), Some(2)));
     // An unknown kind is a clear 400.
-    let e = reg.get("/v1/sync/changes", &[("since", "0"), ("kinds", "settings,staff")]).await.unwrap_err();
+    let e = reg.get("/v1/sync/changes", &[("since", "0"), ("kinds", "settings,shifts")]).await.unwrap_err();
     let (status, code, message) = refused(e);
     assert_eq!((status, code.as_str()), (400, "bad_field"), "{message}");
-    assert!(message.contains("staff"), "{message}");
+    assert!(message.contains("shifts"), "{message}");
 }
 
 #[tokio::test]

@@ -161,6 +161,10 @@ pub enum Error {
     #[error("item {sku} is managed by the back office; change it there")]
     PublishedItem { sku: String },
 
+    /// A local PIN change of a staff member the back office publishes (design §9.17).
+    #[error("{name}'s PIN is managed by the back office; change it there")]
+    PublishedStaff { name: String },
+
     /// A local edit of the tax setup the back office publishes (design §9.16).
     #[error("the tax setup is managed by the back office; change it there")]
     PublishedTax,

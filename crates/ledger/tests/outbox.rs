@@ -208,6 +208,7 @@ fn write_v8_file_with_books(path: &std::path::Path) {
          DROP TRIGGER outbox_tender_superseded; DROP TRIGGER outbox_shift_closed; DROP TRIGGER outbox_no_update;
          DROP TABLE restored_history; DROP TABLE restore_sources;
          ALTER TABLE products DROP COLUMN published_version; ALTER TABLE store_settings DROP COLUMN tax_published_version;
+         ALTER TABLE staff DROP COLUMN published_version;
          CREATE TEMP TABLE kept AS SELECT row_number() OVER (ORDER BY seq) AS n, at_ms, fact FROM outbox
              WHERE json_extract(fact, '$.kind') IN ('payment_created', 'payment_state', 'refund_created', 'refund_state');
          DELETE FROM outbox;

@@ -325,6 +325,7 @@ fn a_v7_ledger_with_staff_and_cash_sales_upgrades_and_its_next_drawer_starts_cle
          ALTER TABLE refunds DROP COLUMN staff_id; ALTER TABLE cash_movements DROP COLUMN staff_id;
          DROP TABLE restored_history; DROP TABLE restore_sources;
          ALTER TABLE products DROP COLUMN published_version; ALTER TABLE store_settings DROP COLUMN tax_published_version;
+         ALTER TABLE staff DROP COLUMN published_version;
          PRAGMA user_version = 7;",
     )
     .unwrap();

@@ -1,11 +1,11 @@
 //! Applying what the back office publishes to this register's ledger (design §9.5,
-//! §9.16): settings, catalog items and the tax setup. Each is idempotent, so a page
+//! §9.16, §9.17): settings, catalog items, the tax setup and staff. Each is idempotent, so a page
 //! read again after a crash changes nothing; what this register cannot hold is named,
 //! never silently dropped.
 use crate::error::SyncError;
 use crate::run::now_ms;
-use paydesk_ledger::{CatalogItem, Currency, Ledger, PublishedItem, PublishedTax};
-use paydesk_sync_proto::{Item, StoreSettings, StoreTax};
+use paydesk_ledger::{CatalogItem, Currency, Ledger, PublishedItem, PublishedStaff, PublishedTax};
+use paydesk_sync_proto::{Item, StaffMember, StoreSettings, StoreTax};
 
 /// Reasons kept per round (the rest are counted): a bound on what one bad publish costs.
 pub const MAX_REASONS: usize = 20;
@@ -16,6 +16,7 @@ pub struct Applied {
     pub items_applied: u64,
     pub items_unchanged: u64,
     pub tax_changed: bool,
+    pub staff_applied: u64,
     /// "what: why" for each change this register could not take.
     pub not_applied: Vec<String>,
 }
@@ -97,6 +98,27 @@ pub fn tax(ledger: &mut Ledger, version: u64, t: &StoreTax, out: &mut Applied) -
         // A rule of this register's ledger (the wire's checks passed): named, not fatal.
         Err(paydesk_ledger::Error::InvalidInput(m)) => out.refuse(format!("tax: {m}")),
         Err(e) => return Err(e.into()),
+    }
+    Ok(())
+}
+
+/// Published staff members, in one ledger transaction. The role names are the ledger's
+/// own, so a name this build does not know is named, not guessed.
+pub fn staff(ledger: &mut Ledger, page: &[(u64, StaffMember)], out: &mut Applied) -> Result<(), SyncError> {
+    let mut ready = Vec::with_capacity(page.len());
+    for (version, m) in page {
+        match paydesk_ledger::access::Role::parse(m.role.as_str()) {
+            Ok(role) => ready.push(PublishedStaff { version: *version as i64, name: m.name.clone(), role, active: m.active, pin_hash: m.pin_hash.clone() }),
+            Err(e) => out.refuse(format!("staff {}: role {:?}", m.name, e.0)),
+        }
+    }
+    if ready.is_empty() {
+        return Ok(());
+    }
+    let report = ledger.apply_published_staff(&ready, now_ms())?;
+    out.staff_applied += report.applied as u64;
+    for (name, why) in report.refused {
+        out.refuse(format!("staff {name}: {why}"));
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //!
 //! A round: send the outbox in batches of at most 500 rows from the last acknowledged
 //! seq, drop rows only up to each ack's `acked_through`, until the outbox is empty; then
-//! pull the store's changes (settings, catalog, taxes: `apply.rs`). Errors end the round; the loop waits a bounded
+//! pull the store's changes (settings, catalog, taxes, staff: `apply.rs`). Errors end the round; the loop waits a bounded
 //! back-off and tries again, and nothing is dropped that was not acknowledged.
 use crate::backoff::Backoff;
 use crate::client::BackOffice;
@@ -47,6 +47,8 @@ pub struct Round {
     pub items_applied: u64,
     /// The tax setup changed in this round.
     pub tax_changed: bool,
+    /// Staff members written to the ledger in this round (design §9.17).
+    pub staff_applied: u64,
     /// Published changes this register could not take, "what: why" (at most 20).
     pub not_applied: Vec<String>,
 }
@@ -263,6 +265,7 @@ impl SyncLoop {
             let c = self.bo.changes(self.state.settings_version).await?;
             let mut applied = crate::apply::Applied::default();
             let mut page: Vec<(u64, paydesk_sync_proto::Item)> = Vec::new();
+            let mut members: Vec<(u64, paydesk_sync_proto::StaffMember)> = Vec::new();
             for ch in c.changes {
                 match ch {
                     Change::Settings { version, settings } => {
@@ -276,10 +279,13 @@ impl SyncLoop {
                     }
                     Change::Item { version, item } => page.push((version, item)),
                     Change::Tax { version, tax } => crate::apply::tax(&mut self.ledger, version, &tax, &mut applied)?,
+                    Change::Staff { version, member } => members.push((version, member)),
                 }
             }
             crate::apply::items(&mut self.ledger, &page, &mut applied)?;
+            crate::apply::staff(&mut self.ledger, &members, &mut applied)?;
             round.items_applied += applied.items_applied;
+            round.staff_applied += applied.staff_applied;
             round.tax_changed |= applied.tax_changed;
             for why in applied.not_applied {
                 if round.not_applied.len() < crate::apply::MAX_REASONS {

@@ -158,3 +158,56 @@ async fn what_the_register_cannot_hold_is_named_and_a_large_catalog_catches_up_i
     // The version moved past them: the next round does not stall on them.
     assert_eq!(sync.round().await.unwrap().items_applied, 0);
 }
+
+/// Staff published at the back office sign in at the register with the PIN set there
+/// (design §9.17); their PIN cannot be changed locally; a retirement stops their
+/// sign-in; a new PIN from the back office clears a lock.
+#[tokio::test]
+async fn published_staff_sign_in_with_the_back_offices_pin() {
+    use paydesk_ledger::access::{LockoutPolicy, Pin, Role};
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Shibuya").await.unwrap();
+    let mut reg = Register::paired(&h, &store).await;
+    let path = format!("/admin/stores/{store}/staff");
+    h.owner
+        .put(&path, &json!({"staff": [
+            {"name": "Olivia", "role": "owner", "active": true, "pin": "1111"},
+            {"name": "Casey", "role": "cashier", "active": true, "pin": "3333"}]}))
+        .await
+        .unwrap();
+    let mut sync = reg.sync_loop();
+    let round = sync.round().await.unwrap();
+    assert_eq!(round.staff_applied, 2, "{round:?}");
+    let pin = |p: &str| Pin::parse(p).unwrap();
+    let policy = LockoutPolicy::default();
+    let casey = reg.ledger.sign_in("Casey", &pin("3333"), policy, 100).unwrap();
+    assert_eq!(casey.role, Role::Cashier);
+    reg.ledger.sign_out(101).unwrap();
+    assert_eq!(reg.ledger.published_staff_names().unwrap(), vec!["Casey".to_string(), "Olivia".to_string()]);
+    // The hash never reaches the audit log.
+    let log = serde_json::to_string(&reg.ledger.audit_log().unwrap().iter().map(|e| (&e.before, &e.after)).collect::<Vec<_>>()).unwrap();
+    assert!(!log.contains("argon2"), "{log}");
+
+    // Her PIN is the back office's: refused before the old one is even checked.
+    let e = reg.ledger.change_pin("Casey", &pin("3333"), &pin("4444"), policy, 102).unwrap_err();
+    assert!(matches!(&e, Error::PublishedStaff { name } if name == "Casey"), "{e}");
+
+    // Locked by wrong PINs here; a new PIN from the back office clears the lock.
+    for i in 0..policy.max_failures {
+        let _ = reg.ledger.sign_in("Casey", &pin("0000"), policy, 200 + i as i64);
+    }
+    assert!(matches!(reg.ledger.sign_in("Casey", &pin("3333"), policy, 300), Err(Error::StaffLocked { .. })));
+    h.owner.put(&path, &json!({"staff": [{"name": "Casey", "role": "manager", "active": true, "pin": "5555"}]})).await.unwrap();
+    assert_eq!(sync.round().await.unwrap().staff_applied, 1);
+    assert_eq!(reg.ledger.sign_in("Casey", &pin("5555"), policy, 301).unwrap().role, Role::Manager);
+    reg.ledger.sign_out(302).unwrap();
+    // The same round again writes nothing.
+    let audits = reg.audit_rows();
+    assert_eq!(sync.round().await.unwrap().staff_applied, 0);
+    assert_eq!(reg.audit_rows(), audits);
+
+    // Retired: her PIN no longer signs in (the same answer as a wrong one).
+    h.owner.put(&path, &json!({"staff": [{"name": "Casey", "role": "manager", "active": false}]})).await.unwrap();
+    sync.round().await.unwrap();
+    assert!(matches!(reg.ledger.sign_in("Casey", &pin("5555"), policy, 400), Err(Error::WrongPin { .. })));
+}

@@ -2,6 +2,7 @@
 //! A register asks for changes since the version it holds and keeps working on its last
 //! copy while the back office is away (design §9.5).
 use crate::catalog::{Item, StoreTax};
+use crate::staff::StaffMember;
 use crate::{check_version, text, ProtoError};
 use serde::{Deserialize, Serialize};
 
@@ -48,12 +49,14 @@ pub enum Change {
     Item { version: u64, item: Item },
     /// The whole tax setup (price mode, rounding, registration number, rates).
     Tax { version: u64, tax: StoreTax },
+    /// One staff member, inserted or replaced by name (design §9.17).
+    Staff { version: u64, member: StaffMember },
 }
 
 impl Change {
     pub fn version(&self) -> u64 {
         match self {
-            Change::Settings { version, .. } | Change::Item { version, .. } | Change::Tax { version, .. } => *version,
+            Change::Settings { version, .. } | Change::Item { version, .. } | Change::Tax { version, .. } | Change::Staff { version, .. } => *version,
         }
     }
 
@@ -63,11 +66,12 @@ impl Change {
             Change::Settings { .. } => ChangeKind::Settings,
             Change::Item { .. } => ChangeKind::Item,
             Change::Tax { .. } => ChangeKind::Tax,
+            Change::Staff { .. } => ChangeKind::Staff,
         }
     }
 }
 
-/// The kinds of change. A register says which it understands (`kinds=settings,item,tax`);
+/// The kinds of change. A register says which it understands (`kinds=settings,item,tax,staff`);
 /// one that says nothing is sent settings only, so a register older than the catalog
 /// never reads a change it cannot parse (design §9.16).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -75,16 +79,18 @@ pub enum ChangeKind {
     Settings,
     Item,
     Tax,
+    Staff,
 }
 
 impl ChangeKind {
-    pub const ALL: [ChangeKind; 3] = [ChangeKind::Settings, ChangeKind::Item, ChangeKind::Tax];
+    pub const ALL: [ChangeKind; 4] = [ChangeKind::Settings, ChangeKind::Item, ChangeKind::Tax, ChangeKind::Staff];
 
     pub const fn as_str(self) -> &'static str {
         match self {
             ChangeKind::Settings => "settings",
             ChangeKind::Item => "item",
             ChangeKind::Tax => "tax",
+            ChangeKind::Staff => "staff",
         }
     }
 
@@ -95,7 +101,7 @@ impl ChangeKind {
             let k = ChangeKind::ALL
                 .into_iter()
                 .find(|k| k.as_str() == name)
-                .ok_or_else(|| ProtoError::field("kinds", format!("has {name:?}; known kinds: settings, item, tax")))?;
+                .ok_or_else(|| ProtoError::field("kinds", format!("has {name:?}; known kinds: settings, item, tax, staff")))?;
             if !out.contains(&k) {
                 out.push(k);
             }
@@ -109,8 +115,9 @@ impl ChangeKind {
     }
 }
 
-/// Most changes in one answer: a full page of items and the two documents.
-pub const MAX_CHANGES_PER_PAGE: usize = crate::catalog::MAX_ITEMS_PER_PUBLISH + 2;
+/// Most changes in one answer: a full page of items, the two documents and every
+/// staff member of the store.
+pub const MAX_CHANGES_PER_PAGE: usize = crate::catalog::MAX_ITEMS_PER_PUBLISH + 2 + crate::staff::MAX_STORE_STAFF;
 
 /// The answer to "what changed since version N".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,6 +149,7 @@ impl Changes {
                 Change::Settings { version: _, settings } => settings.validate()?,
                 Change::Item { version: _, item } => item.validate()?,
                 Change::Tax { version: _, tax } => tax.validate()?,
+                Change::Staff { version: _, member } => member.validate()?,
             }
         }
         Ok(())

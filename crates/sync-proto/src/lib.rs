@@ -1,5 +1,5 @@
 //! The wire between a register and the back office (design §9): what a register sends
-//! up (batches of its journal facts), what it reads down (its store's settings, catalog and taxes), and
+//! up (batches of its journal facts), what it reads down (its store's settings, catalog, taxes and staff), and
 //! pairing. Plain serde types with their limits and validation; no I/O, so both sides
 //! (and the tests) agree on one definition of a well-formed message.
 //!
@@ -12,11 +12,13 @@ mod down;
 mod error;
 mod pair;
 mod restore;
+pub mod staff;
 mod text;
 mod up;
 
 pub use books::{DrawerMove, Tender, TenderMethod};
 pub use catalog::{Item, StoreTax, TaxRate};
+pub use staff::{StaffMember, StaffRole};
 pub use down::{Change, ChangeKind, Changes, StoreSettings, MAX_CHANGES_PER_PAGE};
 pub use paydesk_tax::{PriceMode, Rounding, TaxClass};
 pub use error::ProtoError;

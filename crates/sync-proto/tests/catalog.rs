@@ -94,10 +94,10 @@ fn a_tax_setup_needs_a_valid_number_real_dates_and_a_rate_for_every_class() {
 
 #[test]
 fn kinds_parse_and_an_unknown_one_is_named() {
-    assert_eq!(ChangeKind::parse_list("settings,item,tax").unwrap(), ChangeKind::ALL.to_vec());
+    assert_eq!(ChangeKind::parse_list("settings,item,tax,staff").unwrap(), ChangeKind::ALL.to_vec());
     assert_eq!(ChangeKind::parse_list("item,item").unwrap(), vec![ChangeKind::Item]);
     assert_eq!(ChangeKind::parse_list(&ChangeKind::all_list()).unwrap(), ChangeKind::ALL.to_vec());
-    assert!(ChangeKind::parse_list("settings,staff").unwrap_err().to_string().contains("\"staff\""));
+    assert!(ChangeKind::parse_list("settings,shifts").unwrap_err().to_string().contains("\"shifts\""));
 }
 
 #[test]

@@ -144,7 +144,7 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
     })?;
     // Before the approval is recorded: nothing was approved that cannot happen here.
     if engine.with_reader(|l| l.published_skus())?.contains(&it.sku) {
-        return Err(AppError::ManagedByBackOffice { sku: Some(it.sku) });
+        return Err(AppError::ManagedByBackOffice(crate::error::Managed::Item(it.sku)));
     }
     crate::staff::record_approval(&state, &granted, Action::CatalogEdit, &format!("product:{}", it.sku))?;
     engine.with_ledger(|l| l.upsert_catalog(std::slice::from_ref(&it), granted.actor_id(), now_ms())).map_err(|e| match e {

@@ -1,10 +1,11 @@
 //! The owner's API (design §9.7): stores, pairing codes, settings, catalog and taxes
-//! (§9.16), the PSP account,
+//! (§9.16), staff (§9.17), the PSP account,
 //! reconciliation runs and resolutions. Authenticated by the owner's token, as a
 //! Bearer header (programs) or the dashboard's session cookie.
 pub mod catalog;
 pub mod exceptions;
 pub mod registers;
+pub mod staff;
 pub mod stores;
 
 use crate::error::{ApiError, ApiResult};

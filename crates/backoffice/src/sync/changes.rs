@@ -1,5 +1,5 @@
-//! `GET /v1/sync/changes?since=N&kinds=settings,item,tax`: what a register must apply to
-//! catch up with its store (design §9.5, §9.16). Every change carries its own number of
+//! `GET /v1/sync/changes?since=N&kinds=settings,item,tax,staff`: what a register must
+//! apply to catch up with its store (design §9.5, §9.16, §9.17). Every change carries its own number of
 //! the store's sequence; the answer lists those after `since` in order, at most one page
 //! of items, and says where it ends. The register applies them idempotently and keeps
 //! its last copy while the back office is away.
@@ -10,7 +10,7 @@ use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::Json;
 use paydesk_sync_proto::catalog::MAX_ITEMS_PER_PUBLISH;
-use paydesk_sync_proto::{Change, ChangeKind, Changes, Item, StoreSettings, StoreTax, PROTOCOL_VERSION};
+use paydesk_sync_proto::{Change, ChangeKind, Changes, Item, StaffMember, StaffRole, StoreSettings, StoreTax, PROTOCOL_VERSION};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -53,6 +53,20 @@ pub async fn changes(State(st): State<AppState>, headers: HeaderMap, Query(q): Q
         if let Some(r) = tx.query_opt("SELECT version, tax FROM store_tax WHERE store_id = $1 AND version > $2", &[&reg.store_id, &after]).await? {
             let tax: StoreTax = stored("tax", r.get(1))?;
             list.push(Change::Tax { version: r.get::<_, i64>(0) as u64, tax });
+        }
+    }
+    if kinds.contains(&ChangeKind::Staff) {
+        // A store has at most MAX_STORE_STAFF members: all of them fit in one answer.
+        let rows = tx
+            .query(
+                "SELECT version, name, role, active, pin_hash FROM store_staff WHERE store_id = $1 AND version > $2 ORDER BY version",
+                &[&reg.store_id, &after],
+            )
+            .await?;
+        for r in rows {
+            let role: StaffRole = stored("staff role", serde_json::Value::String(r.get(2)))?;
+            let member = StaffMember { name: r.get(1), role, active: r.get(3), pin_hash: r.get(4) };
+            list.push(Change::Staff { version: r.get::<_, i64>(0) as u64, member });
         }
     }
     let mut end = current;

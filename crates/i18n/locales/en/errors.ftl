@@ -37,3 +37,4 @@ error-tax-locked = The tax of this sale is fixed: a payment was already taken. E
 error-printer-not-set = No receipt printer is set. Enter its address (host:port) under Store → Receipt printer.
 error-item-published = “{ $sku }” is managed by the back office: change it there, and this register gets it with the next sync.
 error-tax-published = The tax setup (price mode, rounding, registration number, rates) is managed by the back office: change it there.
+error-pin-published = { $name }’s PIN is managed by the back office: change it there, and every register of the store gets it with its next sync.

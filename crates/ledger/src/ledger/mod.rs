@@ -36,10 +36,12 @@ mod sale;
 mod session;
 pub mod shift;
 mod staff;
+mod staff_published;
 
 pub use audit::AuditInput;
 pub(crate) use audit::seal_audit;
 pub use staff::{PinPurpose, Staff, MAX_STAFF};
+pub use staff_published::{PublishedStaff, PublishedStaffReport};
 
 pub use sale::{CancelAction, CancelPlan, CardTender, CashTender, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal, UnpaidBalance};
 

@@ -75,7 +75,7 @@ pub(super) fn active_staff_tx(conn: &rusqlite::Connection, id: i64) -> Result<Op
     found.transpose()
 }
 
-fn check_name(name: &str) -> Result<&str> {
+pub(super) fn check_name(name: &str) -> Result<&str> {
     let name = name.trim();
     let n = name.chars().count();
     if n == 0 || n > 60 || name.chars().any(char::is_control) {
@@ -180,6 +180,11 @@ impl Ledger {
 
     /// A new PIN, after the old one is checked (a wrong old PIN counts toward the lock).
     pub fn change_pin(&mut self, name: &str, old: &Pin, new: &Pin, policy: LockoutPolicy, now_ms: i64) -> Result<()> {
+        // The back office's members change their PIN there (design §9.17); refused before
+        // the old PIN is checked, so asking costs no try.
+        if super::staff_published::staff_published_version(&self.conn, name)?.is_some() {
+            return Err(Error::PublishedStaff { name: name.trim().to_string() });
+        }
         let who = self.check_pin(name, old, PinPurpose::SignIn, policy, now_ms)?;
         let pin_hash = hash_pin(new);
         let tx = self.write_tx()?;
