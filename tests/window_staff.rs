@@ -2,7 +2,8 @@
 //! manager's PIN (a wrong one refused first) and recorded with both names; the
 //! wrong-PIN lock on the sign-in screen; the idle lock keeping the sale on screen; the
 //! first-start owner of a store without staff; a cashier refused Settings and catalog
-//! edits even when calling the commands directly; screenshots of the sign-in screen.
+//! edits even when calling the commands directly; a cashier changing their PIN through
+//! "Change my PIN" and signing in with it; screenshots of the sign-in screen and the dialog.
 
 use paydesk_e2e::{App, Launch, StaffStart, LONG};
 use paydesk_ledger::Ledger;
@@ -192,5 +193,74 @@ async fn the_sign_in_screen_fits_a_small_window() {
         .js("return [...document.querySelectorAll('.pin-key, #signin-submit')].filter(b => { const r = b.getBoundingClientRect(); return r.bottom > innerHeight || r.right > innerWidth || r.top < 0; }).length")
         .await;
     assert_eq!(off, 0);
+    app.close().await;
+}
+
+/// Types the three fields of "Change my PIN" (each emptied first) and presses Change PIN.
+async fn change_pin(app: &App, old: &str, new: &str, again: &str) {
+    for (css, v) in [("#pinchange-old", old), ("#pinchange-new", new), ("#pinchange-again", again)] {
+        let f = app.el(css).await;
+        f.clear().await.expect("clear the field");
+        f.send_keys(v).await.expect("type the PIN");
+    }
+    app.js("document.getElementById('pinchange-msg').dataset.code = ''; return true").await;
+    app.click("#pinchange-ok").await;
+}
+
+async fn pin_change_says(app: &App, code: &str) -> String {
+    let c = serde_json::to_string(code).unwrap();
+    app.wait_js(&format!("return document.getElementById('pinchange-msg').dataset.code === {c}"), code, LONG).await;
+    app.text("#pinchange-msg").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cashier_changes_their_pin_on_the_screen_and_signs_in_with_it() {
+    let app = App::start("staff-pin", Launch { staff: StaffStart::SignedOut, ..Launch::default() }).await;
+    app.sign_in_as("Casey", "3333").await;
+    app.click("#change-pin").await;
+    app.wait_js("return !document.getElementById('pinchange').hidden", "the Change my PIN dialog", LONG).await;
+
+    // A wrong current PIN: the lockout's answer, and the dialog stays for another try.
+    change_pin(&app, "0000", "4826", "4826").await;
+    assert_eq!(pin_change_says(&app, "wrong_pin").await, "Wrong PIN. 4 tries left before the lock.");
+    assert_eq!(app.js("return document.getElementById('pinchange-old').value").await, "", "the wrong PIN is typed again");
+    // The new PIN typed differently, then the current one again: each said, nothing sent
+    // to the lock.
+    change_pin(&app, "3333", "4826", "4827").await;
+    assert_eq!(pin_change_says(&app, "invalid_input").await, "The two new PINs differ. Type the same new PIN twice.");
+    change_pin(&app, "3333", "3333", "3333").await;
+    assert_eq!(pin_change_says(&app, "invalid_input").await, "The new PIN is the same as the current one. Choose a different PIN.");
+    app.screenshot("pin-change-refused").await;
+
+    change_pin(&app, "3333", "4826", "4826").await;
+    assert_eq!(pin_change_says(&app, "done").await, "Your PIN is changed. Use the new PIN from now on, to sign in and to approve.");
+    assert_eq!(app.js("return document.getElementById('pinchange-fields').hidden").await, true, "the fields are gone");
+    // The dialog as shown at the smallest supported window.
+    app.driver.set_window_rect(0, 0, 1024, 768).await.expect("resize the window");
+    app.wait_js("return innerWidth <= 1024 && innerHeight <= 768", "the window at 1024x768", LONG).await;
+    app.screenshot("pin-change-done-1024x768").await;
+    let off = app
+        .js("const r = document.getElementById('pinchange-close').getBoundingClientRect(); return r.bottom > innerHeight || r.right > innerWidth || r.top < 0")
+        .await;
+    assert_eq!(off, false, "Close is on screen");
+    app.click("#pinchange-close").await;
+    app.wait_js("return document.getElementById('pinchange').hidden", "the dialog closed", LONG).await;
+    assert_eq!(app.js("return document.getElementById('whoami').dataset.name").await, "Casey", "still signed in");
+
+    // Locked: the old PIN is refused, the new one signs in.
+    app.click("#lock").await;
+    app.wait_js("return document.body.dataset.screen === 'signin'", "the sign-in screen", LONG).await;
+    app.click(".staff-tile[data-name='Casey']").await;
+    app.type_pin("3333").await;
+    app.wait_js("return document.getElementById('signin-msg').dataset.code === 'wrong_pin'", "the old PIN refused", LONG).await;
+    app.type_pin("4826").await;
+    app.wait_js("return document.body.dataset.screen === 'register'", "Casey signed in with the new PIN", LONG).await;
+
+    let casey = staff_id(&app, "Casey");
+    let l = Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap();
+    let log = l.audit_log().unwrap();
+    let of = |action: &str| log.iter().filter(|e| e.action == action && e.actor_id == Some(casey)).count();
+    assert_eq!((of("pin_change_failed"), of("pin_change_checked"), of("pin_change")), (1, 1, 1), "audited as a PIN change, not a sign-in");
+    assert!(l.verify_audit(None).unwrap().is_intact());
     app.close().await;
 }

@@ -15,6 +15,7 @@ import { refreshStatus, renderStatus } from './status.js';
 import { applyStatic, formatTime, loadMessages, onLanguageChange, t } from './i18n.js';
 import { loadBackofficeSettings, refreshBackoffice } from './backoffice.js';
 import { initStaff, isLocked, redrawStaff } from './signin.js';
+import { isPinChangeOpen } from './pinchange.js';
 import { loadShift } from './shift.js';
 import { initAudit, loadAudit } from './audit.js';
 
@@ -39,8 +40,8 @@ function show(view) {
 
 // ---------------------------------------------------------------- keyboard
 document.addEventListener('keydown', (e) => {
-  // The sign-in screen and the approval dialog take the keys: nothing behind them acts.
-  if (isLocked() || !$('approval').hidden) return;
+  // The sign-in screen and the approval and PIN dialogs take the keys: nothing behind them acts.
+  if (isLocked() || !$('approval').hidden || isPinChangeOpen()) return;
   // A held Enter repeats: on a button it would press it again (charge another card,
   // refund again). Only a fresh key press activates a button.
   if (e.key === 'Enter' && e.repeat && e.target instanceof HTMLButtonElement) { e.preventDefault(); return; }

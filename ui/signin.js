@@ -1,12 +1,14 @@
 // Who uses the register (design §12.9): the sign-in screen (staff tiles, a PIN pad,
 // keyboard digits too), the first-start screen of a store without staff, the status
-// bar's name and Lock button (Ctrl+L), and the idle lock. The screens cover the register
-// without touching it, so a sale on screen is still there after a lock and a sign-in.
+// bar's name, its Change my PIN (pinchange.js) and Lock (Ctrl+L) buttons, and the idle
+// lock. The screens cover the register without touching it, so a sale on screen is still
+// there after a lock and a sign-in.
 // The commands decide; this module only asks them and shows their answers.
 
 import { invoke } from './bridge.js';
 import { $, h, errText } from './dom.js';
 import { formatTime, msgId, t } from './i18n.js';
+import { closePinChange, initPinChange } from './pinchange.js';
 
 let me = null;            // { name, role } of the person signed in, or null
 let hasStaff = false;
@@ -29,6 +31,7 @@ function renderWho() {
   const lock = $('lock');
   who.hidden = !me;
   lock.hidden = !me;
+  $('change-pin').hidden = !me;
   who.textContent = me ? t('status-signed-in', { name: me.name, role: roleWords(me.role) }) : '';
   who.dataset.name = me ? me.name : '';
   who.dataset.role = me ? me.role : '';
@@ -128,6 +131,7 @@ function signedInAs(who) {
 
 /** Signs out and shows the sign-in screen; `why` is shown there (the idle lock says so). */
 export async function lock(why) {
+  closePinChange();
   try { await invoke('sign_out'); } catch (e) { /* the screen locks anyway */ }
   me = null;
   renderWho();
@@ -158,6 +162,7 @@ export async function initStaff(whenSignedIn) {
   for (const b of document.querySelectorAll('.pin-key')) b.addEventListener('click', () => padKey(b.dataset.key));
   $('owner-form').addEventListener('submit', createOwner);
   $('lock').addEventListener('click', () => lock());
+  initPinChange();
   // Any input counts as activity: the idle lock starts again.
   for (const ev of ['keydown', 'pointerdown', 'wheel']) document.addEventListener(ev, () => { if (me) armIdle(); }, { capture: true, passive: true });
   document.addEventListener('keydown', (e) => {

@@ -64,9 +64,10 @@ pub enum AppError {
     ShiftAlreadyOpen,
     /// A shift does not close while a customer is half-way through paying.
     ShiftHasOpenSale { cart: i64 },
-    /// A drawer count the ledger refused (the detail says what is wrong with it).
+    /// A drawer count refused: the detail, in the screen's words, says what is wrong
+    /// with it (`shift::refusal` for the ledger's rules).
     InvalidCount(String),
-    /// A paid in / paid out refused: its amount or reason.
+    /// A paid in / paid out refused: its amount or reason, in the screen's words.
     InvalidPaidInOut(String),
     NoZReport(i64),
 }
@@ -290,6 +291,11 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         L::NoOpenShift => AppError::NoOpenShift,
         L::ShiftAlreadyOpen { .. } => AppError::ShiftAlreadyOpen,
         L::ShiftHasOpenSale { cart_id } => AppError::ShiftHasOpenSale { cart: *cart_id },
+        L::ShiftRefused(r) => crate::shift::refusal(r),
+        // Only a session changed under a command (another sign-in between the gate and the
+        // write) or a tampered call: refused input, said in the screen's words.
+        L::NotTheOperator { .. } => AppError::InvalidInput(t(id!("error-not-the-operator"))),
+        L::InactiveStaff { .. } => AppError::InvalidInput(t(id!("error-inactive-staff"))),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {

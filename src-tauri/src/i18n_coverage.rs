@@ -4,7 +4,7 @@
 //! sentence alone. The engine's or processor's own detail may follow, labelled.
 
 use paydesk_i18n::Locale;
-use paydesk_ledger::{Currency, PaymentState};
+use paydesk_ledger::{Currency, PaymentState, ShiftRefusal};
 use paydesk_register::{Attempted, AttemptKind, CheckoutOutcome, CheckoutReport, EngineError};
 
 use crate::error::AppError;
@@ -98,10 +98,34 @@ fn every_variant() -> Vec<AppError> {
         AppError::from(L::PublishedStaff { name: "Casey".into() }),
         crate::staff::check_name("").expect_err("refused"),
         crate::staff::parse_pin("12").expect_err("refused"),
+        AppError::from(L::NotTheOperator { staff_id: 2 }),
+        AppError::from(L::InactiveStaff { staff_id: 2, who: "approver" }),
+        // Change my PIN: the new one typed differently twice, or the same as the current.
+        crate::staff::session::pin_change_of("1234", "5678", "5679").expect_err("refused"),
+        crate::staff::session::pin_change_of("1234", "1234", "1234").expect_err("refused"),
         AppError::from(L::NoOpenShift),
         AppError::from(L::ShiftAlreadyOpen { shift_id: 1 }),
         AppError::from(L::ShiftHasOpenSale { cart_id: 1 }),
+        crate::shift::count_of(&[crate::shift::CountInput { denomination_minor: 1, count: 1 }; crate::shift::MAX_COUNT_LINES + 1])
+            .expect_err("refused"),
     ]);
+    // Each rule of the ledger's shift refusals, as it reaches the commands.
+    let c = Currency::Jpy;
+    out.extend(
+        [
+            ShiftRefusal::UnknownDenomination { currency: c, denomination_minor: 300 },
+            ShiftRefusal::CountedTwice { currency: c, denomination_minor: 100 },
+            ShiftRefusal::PiecesOutOfRange { currency: c, denomination_minor: 100, count: -1 },
+            ShiftRefusal::CountAboveLimit { currency: c, total_minor: 200_000_000_000 },
+            ShiftRefusal::NoStoreCurrency,
+            ShiftRefusal::PaidAmountOutOfRange { currency: c, amount_minor: 0 },
+            ShiftRefusal::ReasonInvalid,
+            ShiftRefusal::TooManyPaidInOut,
+            ShiftRefusal::PaidOutAboveDrawer { currency: c, amount_minor: 5_000, drawer_minor: 1_000 },
+        ]
+        .into_iter()
+        .map(|r| AppError::from(L::ShiftRefused(r))),
+    );
     for a in Action::ALL {
         out.push(AppError::ApprovalRequired { action: a, min_role: Role::Owner });
     }
@@ -184,4 +208,45 @@ fn checkout_outcomes_are_worded_by_code() {
     assert!(pending.starts_with("結果はまだ分かりません") && pending.ends_with("(決済代行会社: no answer)"), "{pending}");
     let auth = crate::views::reason_words(&report(CheckoutOutcome::Failed, Some(AttemptKind::Auth.label()), "whatever"));
     assert_eq!(auth, "The processor refused the secret key (check Settings)");
+}
+
+/// The ledger's shift refusals are worded by rule (design §12.10): each its own message,
+/// its detail in the screen's language (not only the translated "not valid:" before it),
+/// under the code the Shift tab knows for what was refused.
+#[test]
+fn shift_refusals_are_worded_by_rule_under_their_codes() {
+    use paydesk_ledger::Error as L;
+    let c = Currency::Usd;
+    let cases = [
+        (ShiftRefusal::UnknownDenomination { currency: c, denomination_minor: 300 }, "invalid_count"),
+        (ShiftRefusal::CountedTwice { currency: c, denomination_minor: 100 }, "invalid_count"),
+        (ShiftRefusal::PiecesOutOfRange { currency: c, denomination_minor: 100, count: -1 }, "invalid_count"),
+        (ShiftRefusal::CountAboveLimit { currency: c, total_minor: 200_000_000_000 }, "invalid_count"),
+        (ShiftRefusal::NoStoreCurrency, "invalid_input"),
+        (ShiftRefusal::PaidAmountOutOfRange { currency: c, amount_minor: 0 }, "invalid_paid_in_out"),
+        (ShiftRefusal::ReasonInvalid, "invalid_paid_in_out"),
+        (ShiftRefusal::TooManyPaidInOut, "invalid_paid_in_out"),
+        (ShiftRefusal::PaidOutAboveDrawer { currency: c, amount_minor: 5_000, drawer_minor: 1_234 }, "invalid_paid_in_out"),
+    ];
+    let detail = |e: &AppError| match e {
+        AppError::InvalidCount(d) | AppError::InvalidPaidInOut(d) | AppError::InvalidInput(d) => d.clone(),
+        other => panic!("not a shift refusal's error: {other:?}"),
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for (r, code) in cases {
+        let e = AppError::from(L::ShiftRefused(r));
+        assert_eq!(e.code(), code, "{r:?}");
+        // The same whether the ledger's error comes alone or the refusal is worded directly.
+        assert_eq!(e.to_string(), crate::shift::refusal(&r).to_string());
+        let en = detail(&e);
+        assert_ne!(en, r.to_string(), "not the ledger's English: {r:?}");
+        assert!(seen.insert(en.clone()), "one message per rule: {en}");
+        set_active(Locale::Ja);
+        let ja = detail(&AppError::from(L::ShiftRefused(r)));
+        set_active(Locale::En);
+        assert!(japanese(&ja), "{r:?}: {ja}");
+    }
+    // The drawer's expected amount is the blind close's: a refused paid out never says it.
+    let over = AppError::from(L::ShiftRefused(ShiftRefusal::PaidOutAboveDrawer { currency: c, amount_minor: 5_000, drawer_minor: 1_234 }));
+    assert_eq!(over.to_string(), "That paid in / paid out is not valid: Paying out $50.00 is more than the drawer should hold.");
 }

@@ -52,8 +52,15 @@ fn a_shift_from_its_float_to_its_z_report() {
     assert_eq!(st["signed_in"], "鈴木");
 
     // The float: a count the ledger refuses says why; a good one opens the shift.
-    let bad = call(&w, "shift_open", json!({ "float": [{ "denomination_minor": 300, "count": 1 }] }));
-    assert_eq!(code(bad), "invalid_count");
+    // Each in the screen's language (Japanese here), the ledger's English nowhere.
+    let bad = call(&w, "shift_open", json!({ "float": [{ "denomination_minor": 300, "count": 1 }] })).expect_err("refused");
+    assert_eq!(bad["code"], "invalid_count");
+    assert_eq!(bad["message"], "金種の数え方が正しくありません: ¥300 は JPY の紙幣・硬貨ではありません。");
+    let twice = json!([{ "denomination_minor": 100, "count": 1 }, { "denomination_minor": 100, "count": 2 }]);
+    let bad = call(&w, "shift_open", json!({ "float": twice })).expect_err("refused");
+    assert_eq!((bad["code"].as_str(), bad["message"].as_str()), (Some("invalid_count"), Some("金種の数え方が正しくありません: ¥100 が2回数えられています。金種ごとに1回だけ入力してください。")));
+    let bad = call(&w, "shift_open", json!({ "float": [{ "denomination_minor": 100, "count": -1 }] })).expect_err("refused");
+    assert_eq!((bad["code"].as_str(), bad["message"].as_str()), (Some("invalid_count"), Some("金種の数え方が正しくありません: ¥100 が -1 枚: 枚数は0〜100000枚です。")));
     let float = json!([{ "denomination_minor": 10000, "count": 1 }, { "denomination_minor": 100, "count": 50 }]);
     let st = call(&w, "shift_open", json!({ "float": float })).unwrap();
     assert_eq!((st["open"].clone(), st["float_minor"].clone(), st["opened_by"].clone()), (json!(true), json!(15000), json!("鈴木")));
@@ -65,10 +72,19 @@ fn a_shift_from_its_float_to_its_z_report() {
     call(&w, "pay_cash", json!({ "tendered": "1000", "seenTenders": 0 })).unwrap();
 
     // Paid out: a reason is required; a cashier's needs a manager's approval, typed here.
-    let short = call(&w, "paid_out", json!({ "amount": "500", "reason": "no" }));
-    assert_eq!(code(short), "invalid_paid_in_out");
+    let short = call(&w, "paid_out", json!({ "amount": "500", "reason": "no" })).expect_err("refused");
+    assert_eq!((short["code"].as_str(), short["message"].as_str()), (Some("invalid_paid_in_out"), Some("入出金が正しくありません: 理由を3〜200文字で、改行なしで入力してください。")));
+    let two_lines = call(&w, "paid_out", json!({ "amount": "500", "reason": "牛乳の\n仕入れ" }));
+    assert_eq!(code(two_lines), "invalid_paid_in_out");
+    // Above the ledger's limit: said before anyone is asked to approve it.
+    let huge = call(&w, "paid_out", json!({ "amount": "20000000", "reason": "牛乳の仕入れ" })).expect_err("refused");
+    assert_eq!((huge["code"].as_str(), huge["message"].as_str()), (Some("invalid_paid_in_out"), Some("入出金が正しくありません: 入出金の金額は ¥1〜¥10,000,000 です。")));
     assert!(call(&w, "paid_out", json!({ "amount": "500", "reason": "牛乳の仕入れ" })).is_err(), "a cashier alone");
     let approval = json!({ "name": "山田", "pin": "1111" });
+    // More than the drawer should hold (¥15,250): refused by the ledger, without saying
+    // what the drawer should hold (that is the blind close's figure).
+    let over = call(&w, "paid_out", json!({ "amount": "20000", "reason": "牛乳の仕入れ", "approval": approval })).expect_err("refused");
+    assert_eq!((over["code"].as_str(), over["message"].as_str()), (Some("invalid_paid_in_out"), Some("入出金が正しくありません: 出金額 ¥20,000 はドロワーにあるはずの金額を超えています。")));
     let out = call(&w, "paid_out", json!({ "amount": "500", "reason": "牛乳の仕入れ", "approval": approval })).unwrap();
     assert_eq!(out["amount_minor"], 500);
 

@@ -20,7 +20,7 @@ use paydesk_ledger::access::audit::{Anchor, Hash};
 use paydesk_ledger::access::lockout::LockoutPolicy;
 use paydesk_ledger::access::pin::Pin;
 use paydesk_ledger::access::{authorize, Action, Role};
-use paydesk_ledger::{Error, PinPurpose};
+use paydesk_ledger::{Error, PinPurpose, ShiftRefusal};
 use paydesk_register::Engine;
 use serde_json::json;
 
@@ -150,8 +150,11 @@ pub(crate) fn ledger_fail(e: &Error) -> ! {
     let code = match e {
         Error::WrongPin { .. } => "wrong_pin",
         Error::StaffLocked { .. } => "staff_locked",
-        Error::InvalidInput(_) => "invalid_input",
+        Error::InvalidInput(_) | Error::NotTheOperator { .. } | Error::InactiveStaff { .. } => "invalid_input",
         Error::InvalidAmount(_) => "invalid_amount",
+        // The codes these had as untyped input and amount errors, kept for scripts.
+        Error::ShiftRefused(ShiftRefusal::PaidAmountOutOfRange { .. } | ShiftRefusal::PaidOutAboveDrawer { .. }) => "invalid_amount",
+        Error::ShiftRefused(_) => "invalid_input",
         Error::NoOpenShift => "no_open_shift",
         Error::NotSignedIn => "not_signed_in",
         Error::ShiftAlreadyOpen { .. } => "shift_already_open",

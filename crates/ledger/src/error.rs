@@ -151,6 +151,21 @@ pub enum Error {
     #[error("sale {cart_id} is part-paid: finish or cancel it before closing the shift")]
     ShiftHasOpenSale { cart_id: i64 },
 
+    /// A drawer count, a paid in / out or a shift's open broke one of the shift's rules
+    /// (design §12.7); the variant says which, for the app to put in the screen's words.
+    #[error(transparent)]
+    ShiftRefused(#[from] crate::ledger::shift::ShiftRefusal),
+
+    /// An action named someone other than the person signed in at this register as its
+    /// actor (the session changed between the screen's check and the write). Nothing
+    /// written.
+    #[error("staff {staff_id} is not the person signed in at this register")]
+    NotTheOperator { staff_id: i64 },
+
+    /// An action's actor or approver (`who`) is not an active staff member. Nothing written.
+    #[error("the {who} (staff {staff_id}) is not an active staff member")]
+    InactiveStaff { staff_id: i64, who: &'static str },
+
     /// The role table (design §12.2) says no: the actor's role is too low and no one
     /// holding the role approved, or the approver cannot approve this.
     #[error("{action} is not allowed: {}", describe_refusal(*.authorization))]

@@ -44,7 +44,7 @@ pub use ledger::{local_time, receipt_sale_data, tax_cart, utc_day, LockedTax, Re
 /// The receipt document (design §11).
 pub use paydesk_receipt as receipt;
 pub use ledger::{AuditInput, PinPurpose, PublishedStaff, PublishedStaffReport, Staff, MAX_STAFF};
-pub use ledger::shift::{Actor, DenominationCount, PaidInOut, PaidKind, Shift, ShiftReport, TenderTotal, ZReport};
+pub use ledger::shift::{Actor, DenominationCount, PaidInOut, PaidKind, Shift, ShiftRefusal, ShiftReport, TenderTotal, ZReport};
 /// The rules the ledger stores the results of: roles, PINs, lockout, the audit chain.
 pub use paydesk_access as access;
 /// Tax classes, rates and the tax of a sale (design §11).

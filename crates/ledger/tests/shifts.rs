@@ -66,6 +66,7 @@ fn no_money_moves_outside_an_open_shift_once_staff_sign_in() {
     sign_in(&mut l, "Ben");
     assert!(matches!(l.pay_cash(cart, 2_000, None, T + 21), Err(Error::NoOpenShift)));
     let e = l.open_shift(Actor::alone(s.manager), &[], T + 22).unwrap_err();
+    assert!(matches!(e, Error::NotTheOperator { staff_id } if staff_id == s.manager), "{e:?}");
     assert!(e.to_string().contains("not the person signed in"), "{e}");
     assert!(matches!(l.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, T + 22), Err(Error::NoOpenShift)));
     assert!(matches!(
@@ -104,10 +105,21 @@ fn the_drawer_is_float_plus_cash_minus_change_refunds_and_paid_out() {
     let out = l.paid_in_out(Actor { staff_id: s.cashier, approver_id: Some(s.manager) }, PaidKind::PaidOut, 800, "milk for the coffee", T + 131).unwrap();
     assert_eq!((out.staff_id, out.approver_id), (s.cashier, Some(s.manager)));
     let with_mika = Actor { staff_id: s.cashier, approver_id: Some(s.manager) };
-    assert!(l.paid_in_out(with_mika, PaidKind::PaidOut, 0, "nothing", T + 132).is_err());
-    assert!(l.paid_in_out(with_mika, PaidKind::PaidOut, 100, "x", T + 132).is_err(), "a reason of 3+ characters");
+    // Each refusal is typed, with the shift's currency and its figures.
+    let jpy = Currency::Jpy;
+    let e = l.paid_in_out(with_mika, PaidKind::PaidOut, 0, "nothing", T + 132).unwrap_err();
+    assert!(matches!(e, Error::ShiftRefused(ShiftRefusal::PaidAmountOutOfRange { currency: Currency::Jpy, amount_minor: 0 })), "{e:?}");
+    let e = l.paid_in_out(with_mika, PaidKind::PaidIn, 10_000_001, "a typo of zeros", T + 132).unwrap_err();
+    assert!(matches!(e, Error::ShiftRefused(ShiftRefusal::PaidAmountOutOfRange { amount_minor: 10_000_001, .. })), "{e:?}");
+    let e = l.paid_in_out(with_mika, PaidKind::PaidOut, 100, "x", T + 132).unwrap_err();
+    assert!(matches!(e, Error::ShiftRefused(ShiftRefusal::ReasonInvalid)), "a reason of 3+ characters: {e:?}");
+    let e = l.paid_in_out(with_mika, PaidKind::PaidOut, 100, "two\nlines", T + 132).unwrap_err();
+    assert!(matches!(e, Error::ShiftRefused(ShiftRefusal::ReasonInvalid)), "one printed line: {e:?}");
     let e = l.paid_in_out(with_mika, PaidKind::PaidOut, 1_000_000, "more than the drawer holds", T + 133).unwrap_err();
-    assert!(e.to_string().contains("more than the drawer should hold"), "{e}");
+    let Error::ShiftRefused(ShiftRefusal::PaidOutAboveDrawer { currency, amount_minor, drawer_minor }) = e else { panic!("{e:?}") };
+    assert_eq!((currency, amount_minor), (jpy, 1_000_000));
+    assert!(drawer_minor < amount_minor, "{drawer_minor}");
+    assert!(e.to_string().contains("more than the drawer should hold"), "the CLI's words: {e}");
 
     // A cash refund of part of the first sale leaves the drawer too.
     let first = CartId(1);
@@ -214,9 +226,11 @@ fn counts_are_checked_against_the_currency() {
     let s = store(&mut l);
     sign_in(&mut l, "Ben");
     let e = l.open_shift(Actor::alone(s.cashier), &[dc(25, 4)], T + 10).unwrap_err();
+    assert!(matches!(e, Error::ShiftRefused(ShiftRefusal::UnknownDenomination { currency: Currency::Jpy, denomination_minor: 25 })), "{e:?}");
     assert!(e.to_string().contains("25 is not a JPY note or coin"), "{e}");
     assert!(l.current_shift().unwrap().is_none(), "a refused open writes nothing");
     let e = l.open_shift(Actor { staff_id: s.cashier, approver_id: Some(999) }, &[], T + 10).unwrap_err();
+    assert!(matches!(e, Error::InactiveStaff { staff_id: 999, who: "approver" }), "{e:?}");
     assert!(e.to_string().contains("not an active staff member"), "{e}");
 }
 

@@ -74,8 +74,11 @@ fn a_pin_change_needs_the_old_pin() {
     let mut l = Ledger::open_in_memory(Box::new(RandomKeys)).unwrap();
     let policy = LockoutPolicy::default();
     l.add_staff("Chie", Role::Manager, &pin("1234"), None, 1).unwrap();
-    assert!(l.change_pin("Chie", &pin("9999"), &pin("4321"), policy, 2).is_err());
+    assert!(matches!(l.change_pin("Chie", &pin("9999"), &pin("4321"), policy, 2), Err(Error::WrongPin { attempts_left: Some(4) })));
     l.change_pin("Chie", &pin("1234"), &pin("4321"), policy, 3).unwrap();
+    // Audited as a PIN change, not as a sign-in.
+    let actions: Vec<String> = l.audit_log().unwrap().into_iter().map(|r| r.action).collect();
+    assert_eq!(actions, ["staff_add", "pin_change_failed", "pin_change_checked", "pin_change"]);
     assert!(l.check_pin("Chie", &pin("1234"), PinPurpose::SignIn, policy, 4).is_err());
     assert!(l.check_pin("Chie", &pin("4321"), PinPurpose::Approval, policy, 5).is_ok());
     let last = l.audit_log().unwrap().pop().unwrap();

@@ -2,18 +2,16 @@
 //! person's reason. A manager's action (design §12.2): a cashier's needs an approval.
 
 use paydesk_ledger::access::Action;
-use paydesk_ledger::PaidKind;
+use paydesk_ledger::ledger::shift::{checked_reason, MAX_PAID_IN_OUT_MINOR};
+use paydesk_ledger::{PaidKind, ShiftRefusal};
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, shift_error, Approval, Refused};
+use super::{actor, refusal, Approval};
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::money;
 use crate::state::{now_ms, AppState};
-
-/// Longest reason typed (the ledger keeps 3-200 characters).
-const MAX_REASON_CHARS: usize = 200;
 
 #[derive(Debug, Serialize)]
 pub struct PaidView {
@@ -26,15 +24,15 @@ pub struct PaidView {
 
 fn paid(state: &AppState, kind: PaidKind, amount: &str, reason: &str, approval: Option<Approval>) -> AppResult<PaidView> {
     let amount = crate::sale::parse_amount(amount, state.currency, crate::sale::Amount::PaidInOut).map_err(|e| AppError::InvalidPaidInOut(e.to_string()))?;
-    let reason = reason.trim();
-    let n = reason.chars().count();
-    if !(3..=MAX_REASON_CHARS).contains(&n) {
-        return Err(AppError::InvalidPaidInOut(tr!(active(), "shift-reason-length", max = MAX_REASON_CHARS.to_string())));
+    // The ledger's own rules for the amount and the reason, checked here as well so a
+    // refused paid out is said before a manager is asked to approve it; the ledger checks
+    // them again in its write.
+    if amount > MAX_PAID_IN_OUT_MINOR {
+        return Err(refusal(&ShiftRefusal::PaidAmountOutOfRange { currency: state.currency, amount_minor: amount }));
     }
+    let reason = checked_reason(reason).ok_or_else(|| refusal(&ShiftRefusal::ReasonInvalid))?;
     let who = actor(state, Action::PaidInOut, approval.as_ref())?;
-    let row = state.engine().with_ledger(|l| {
-        l.paid_in_out(who, kind, amount, reason, now_ms()).map_err(|e| shift_error(e, Refused::PaidInOut))
-    })?;
+    let row = state.engine().with_ledger(|l| l.paid_in_out(who, kind, amount, reason, now_ms()))?;
     let shown = money::format(row.amount_minor, state.currency.code());
     let message = match kind {
         PaidKind::PaidIn => tr!(active(), "shift-paid-in-done", amount = shown),

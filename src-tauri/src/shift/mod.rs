@@ -10,7 +10,9 @@
 //! | `audit.rs`  | `audit_verify`, `audit_page`                                        |
 //!
 //! This file holds what they share: who acts (the person signed in, and a manager's
-//! approval when their role needs one), how a count arrives, and the errors.
+//! approval when their role needs one), how a count arrives, and the ledger's refusals
+//! in the screen's words ([`refusal`], which `error.rs` calls for every ledger error of
+//! this kind, whichever command met it).
 
 pub mod audit;
 pub mod cash;
@@ -21,10 +23,16 @@ pub mod report;
 use std::collections::HashMap;
 
 use paydesk_ledger::access::Action;
-use paydesk_ledger::{Actor, DenominationCount, Ledger};
+use paydesk_ledger::ledger::shift::{
+    MAX_DRAWER_MINOR, MAX_PAID_IN_OUT_MINOR, MAX_PAID_IN_OUT_PER_SHIFT, MAX_PIECES_PER_DENOMINATION, REASON_MAX_CHARS,
+    REASON_MIN_CHARS,
+};
+use paydesk_ledger::{Actor, Currency, DenominationCount, Ledger, ShiftRefusal};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
+use crate::i18n::{active, id, t, tr};
+use crate::money;
 use crate::state::AppState;
 pub use crate::staff::Approval;
 
@@ -42,7 +50,7 @@ pub struct CountInput {
 /// total within limits) are the ledger's, checked there.
 pub fn count_of(lines: &[CountInput]) -> AppResult<Vec<DenominationCount>> {
     if lines.len() > MAX_COUNT_LINES {
-        return Err(AppError::InvalidCount(crate::i18n::tr!(crate::i18n::active(), "input-count-lines", max = MAX_COUNT_LINES.to_string())));
+        return Err(AppError::InvalidCount(tr!(active(), "input-count-lines", max = MAX_COUNT_LINES.to_string())));
     }
     Ok(lines.iter().map(|l| DenominationCount { denomination_minor: l.denomination_minor, count: l.count }).collect())
 }
@@ -72,21 +80,58 @@ impl StaffNames {
     }
 }
 
-/// The ledger's refusal of a count, a paid in/out or a shift step, in the cashier's
-/// words; the rest (who may, who is signed in) goes through the app's shared mapping.
-pub fn shift_error(e: paydesk_ledger::Error, what: Refused) -> AppError {
-    use paydesk_ledger::Error as L;
-    match (e, what) {
-        (L::InvalidInput(m), Refused::Count) => AppError::InvalidCount(m),
-        (L::InvalidInput(m) | L::InvalidAmount(m), Refused::PaidInOut) => AppError::InvalidPaidInOut(m),
-        (other, Refused::Count | Refused::PaidInOut | Refused::Other) => AppError::from(other),
+/// The ledger's refusal of a drawer count, a paid in / out or a shift's first open in
+/// the screen's language (design §12.10), one message per rule and decided by the
+/// variant, never by the ledger's English: a count's as `invalid_count` and a paid in /
+/// out's as `invalid_paid_in_out` (the codes the Shift tab knows), the store's missing
+/// setup as `invalid_input`. Amounts are shown in the shift's currency.
+pub fn refusal(r: &ShiftRefusal) -> AppError {
+    use ShiftRefusal as R;
+    let l = active();
+    let shown = |minor: i64, c: Currency| money::format(minor, c.code());
+    match *r {
+        R::UnknownDenomination { currency, denomination_minor } => AppError::InvalidCount(tr!(
+            l,
+            "shift-refusal-unknown-denomination",
+            denomination = shown(denomination_minor, currency),
+            currency = currency.code().to_uppercase()
+        )),
+        R::CountedTwice { currency, denomination_minor } => {
+            AppError::InvalidCount(tr!(l, "shift-refusal-counted-twice", denomination = shown(denomination_minor, currency)))
+        }
+        R::PiecesOutOfRange { currency, denomination_minor, count } => AppError::InvalidCount(tr!(
+            l,
+            "shift-refusal-pieces",
+            denomination = shown(denomination_minor, currency),
+            count = count.to_string(),
+            max = MAX_PIECES_PER_DENOMINATION.to_string()
+        )),
+        R::CountAboveLimit { currency, total_minor } => AppError::InvalidCount(tr!(
+            l,
+            "shift-refusal-count-total",
+            total = shown(total_minor, currency),
+            max = shown(MAX_DRAWER_MINOR, currency)
+        )),
+        R::NoStoreCurrency => AppError::InvalidInput(t(id!("shift-refusal-no-currency"))),
+        R::PaidAmountOutOfRange { currency, .. } => AppError::InvalidPaidInOut(tr!(
+            l,
+            "shift-refusal-paid-amount",
+            min = shown(1, currency),
+            max = shown(MAX_PAID_IN_OUT_MINOR, currency)
+        )),
+        R::ReasonInvalid => AppError::InvalidPaidInOut(tr!(
+            l,
+            "shift-refusal-reason",
+            min = REASON_MIN_CHARS.to_string(),
+            max = REASON_MAX_CHARS.to_string()
+        )),
+        R::TooManyPaidInOut => {
+            AppError::InvalidPaidInOut(tr!(l, "shift-refusal-too-many", max = MAX_PAID_IN_OUT_PER_SHIFT.to_string()))
+        }
+        // Not what the drawer should hold: that figure is the blind close's (§12.10), and
+        // the X report, which shows it, is audited; a refused paid out is not.
+        R::PaidOutAboveDrawer { currency, amount_minor, .. } => {
+            AppError::InvalidPaidInOut(tr!(l, "shift-refusal-above-drawer", amount = shown(amount_minor, currency)))
+        }
     }
-}
-
-/// What the ledger was refusing, so its input errors get the right code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refused {
-    Count,
-    PaidInOut,
-    Other,
 }

@@ -7,7 +7,7 @@ use paydesk_ledger::Shift;
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, count_of, shift_error, Approval, CountInput, Refused, StaffNames};
+use super::{actor, count_of, Approval, CountInput, StaffNames};
 use crate::error::AppResult;
 use crate::state::{now_ms, AppState};
 
@@ -70,7 +70,7 @@ pub fn shift_open(state: State<'_, AppState>, float: Vec<CountInput>, approval: 
     let currency = state.currency;
     let who = actor(&state, Action::OpenShift, approval.as_ref())?;
     state.engine().with_ledger(|l| {
-        let shift = l.open_shift(who, &float, now_ms()).map_err(|e| shift_error(e, Refused::Count))?;
+        let shift = l.open_shift(who, &float, now_ms())?;
         status_of(l, Some(shift), currency)
     })
 }

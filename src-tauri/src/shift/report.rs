@@ -12,7 +12,7 @@ use paydesk_ledger::{local_time, Actor, DenominationCount, Ledger, Locale, PaidK
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, count_of, shift_error, Approval, CountInput, Refused, StaffNames};
+use super::{actor, count_of, Approval, CountInput, StaffNames};
 use crate::backoffice::BackOfficeState;
 use crate::error::{AppError, AppResult};
 use crate::money;
@@ -154,7 +154,7 @@ pub fn view_of(data: &DrawerReportData) -> AppResult<ReportView> {
 /// The open shift's X report (audited: who looked at the expected amount, and when).
 pub fn x_data(l: &mut Ledger, who: Actor, register: &str) -> AppResult<DrawerReportData> {
     let now = now_ms();
-    let r = l.x_report(who, now).map_err(|e| shift_error(e, Refused::Other))?;
+    let r = l.x_report(who, now)?;
     report_data(l, &r, None, register, now)
 }
 
@@ -188,7 +188,7 @@ pub fn shift_close(
     let register = register_name(&bo);
     let who = actor(&state, Action::CloseShift, approval.as_ref())?;
     let data = state.engine().with_ledger(|l| {
-        let z = l.close_shift(who, &counted, now_ms()).map_err(|e| shift_error(e, Refused::Count))?;
+        let z = l.close_shift(who, &counted, now_ms())?;
         report_data(l, &z.report, Some(&z), &register, now_ms())
     })?;
     view_of(&data)

@@ -1,12 +1,14 @@
 //! The sign-in screen's commands (design §12.9): the staff tiles, sign in with a PIN,
 //! lock (sign out), who is signed in, a PIN change, and the store's first owner.
 
+use paydesk_ledger::access::pin::Pin;
 use paydesk_ledger::access::Role;
 use serde::Serialize;
 use tauri::State;
 
 use super::{check_name, parse_pin, policy, StaffView};
 use crate::error::{AppError, AppResult};
+use crate::i18n::{id, t};
 use crate::state::{now_ms, AppState};
 
 /// What the screen needs to decide between the register, the sign-in screen and the
@@ -62,13 +64,33 @@ pub fn sign_out(state: State<'_, AppState>) -> AppResult<()> {
     Ok(())
 }
 
-/// The signed-in person's own PIN: the old one checked (a wrong one counts toward the lock).
+/// The signed-in person's own PIN (design §12.9, "Change my PIN"): the current one
+/// checked under the lockout (a wrong one costs a try, as at sign-in), the new one typed
+/// twice. They stay signed in; the new PIN is the one for the next sign-in and approvals.
 #[tauri::command]
-pub fn change_pin(state: State<'_, AppState>, old_pin: String, new_pin: String) -> AppResult<()> {
-    let (old, new) = (parse_pin(&old_pin)?, parse_pin(&new_pin)?);
+pub fn change_pin(state: State<'_, AppState>, old_pin: String, new_pin: String, new_pin_again: String) -> AppResult<()> {
+    let (old, new) = pin_change_of(&old_pin, &new_pin, &new_pin_again)?;
     let me = whoami_of(&state)?.signed_in.ok_or(AppError::NotSignedIn)?;
     state.engine().with_ledger(|l| l.change_pin(&me.name, &old, &new, policy(), now_ms()))?;
     Ok(())
+}
+
+/// The three fields of "Change my PIN" checked before the ledger is asked: each PIN's
+/// shape, the new one typed the same twice (here, not only on the screen: a call from
+/// elsewhere gets the same answer), and a new PIN that differs from the current one.
+pub(crate) fn pin_change_of(old_pin: &str, new_pin: &str, new_pin_again: &str) -> AppResult<(Pin, Pin)> {
+    let (old, new) = (parse_pin(old_pin)?, parse_pin(new_pin)?);
+    if new_pin != new_pin_again {
+        return Err(AppError::InvalidInput(t(id!("pin-change-pins-differ"))));
+    }
+    // Decided here rather than in the ledger, and before the current PIN is checked: it
+    // compares two things the person typed, so it says nothing about the stored PIN and
+    // costs no try toward the lock (nor an Argon2 check). The ledger only stores a PIN
+    // whose owner proved the old one; which new PIN is worth having is this screen's rule.
+    if old == new {
+        return Err(AppError::InvalidInput(t(id!("pin-change-same"))));
+    }
+    Ok((old, new))
 }
 
 /// First start of a store without staff: its owner, who is then signed in.
@@ -77,7 +99,7 @@ pub fn create_owner(state: State<'_, AppState>, name: String, pin: String, pin_a
     let name = check_name(&name)?.to_string();
     let pin_parsed = parse_pin(&pin)?;
     if pin != pin_again {
-        return Err(AppError::InvalidInput(crate::i18n::t(crate::i18n::id!("owner-pins-differ"))));
+        return Err(AppError::InvalidInput(t(id!("owner-pins-differ"))));
     }
     let now = now_ms();
     let who = state.engine().with_ledger(|l| -> Result<_, paydesk_ledger::Error> {

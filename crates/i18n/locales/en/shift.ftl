@@ -31,7 +31,16 @@ shift-error-open-sale = Sale { $cart } is part-paid. Finish or cancel it before 
 shift-error-count = The count is not valid: { $detail }
 shift-error-paid = That paid in / paid out is not valid: { $detail }
 shift-error-no-z = There is no Z report { $number }.
-shift-reason-length = Give a reason of 3 to { $max } characters.
+# The ledger's shift rules, one message per rule (src-tauri/src/shift/mod.rs `refusal`).
+shift-refusal-unknown-denomination = { $denomination } is not a { $currency } note or coin.
+shift-refusal-counted-twice = { $denomination } is counted twice: give each note or coin once.
+shift-refusal-pieces = { $count } pieces of { $denomination }: a count is 0 to { $max } pieces.
+shift-refusal-count-total = The total counted, { $total }, is above the most one count may hold ({ $max }).
+shift-refusal-no-currency = The store has no currency yet: save the store's settings before the first shift.
+shift-refusal-paid-amount = A paid in or out is { $min } to { $max }.
+shift-refusal-reason = Give a reason of { $min } to { $max } characters on one line.
+shift-refusal-too-many = This shift already holds { $max } paid ins and outs, the most one shift keeps. Close it and open a new one.
+shift-refusal-above-drawer = Paying out { $amount } is more than the drawer should hold.
 shift-paid-in-done = Paid in { $amount }.
 shift-paid-out-done = Paid out { $amount }.
 shift-print-sent = Report sent to the printer.

@@ -31,7 +31,16 @@ shift-error-open-sale = 会計 { $cart } は一部支払い中です。精算の
 shift-error-count = 金種の数え方が正しくありません: { $detail }
 shift-error-paid = 入出金が正しくありません: { $detail }
 shift-error-no-z = 精算レポート { $number } はありません。
-shift-reason-length = 理由を3〜{ $max }文字で入力してください。
+# 台帳のシフト規則、規則ごとに1つ (src-tauri/src/shift/mod.rs `refusal`)。
+shift-refusal-unknown-denomination = { $denomination } は { $currency } の紙幣・硬貨ではありません。
+shift-refusal-counted-twice = { $denomination } が2回数えられています。金種ごとに1回だけ入力してください。
+shift-refusal-pieces = { $denomination } が { $count } 枚: 枚数は0〜{ $max }枚です。
+shift-refusal-count-total = 数えた合計 { $total } は1回の数えの上限 ({ $max }) を超えています。
+shift-refusal-no-currency = 店舗の通貨がまだ設定されていません。最初のシフトの前に店舗の設定を保存してください。
+shift-refusal-paid-amount = 入出金の金額は { $min }〜{ $max } です。
+shift-refusal-reason = 理由を{ $min }〜{ $max }文字で、改行なしで入力してください。
+shift-refusal-too-many = このシフトの入出金はすでに上限の { $max } 件です。シフトを精算して新しいシフトを開始してください。
+shift-refusal-above-drawer = 出金額 { $amount } はドロワーにあるはずの金額を超えています。
 shift-paid-in-done = { $amount } を入金しました。
 shift-paid-out-done = { $amount } を出金しました。
 shift-print-sent = レポートをプリンターに送りました。

@@ -42,6 +42,8 @@ pub enum PinPurpose {
     SignIn,
     /// A manager's PIN approving someone else's action.
     Approval,
+    /// The current PIN typed to change it: audited as what it was, not as a sign-in.
+    PinChange,
 }
 
 impl PinPurpose {
@@ -51,6 +53,8 @@ impl PinPurpose {
             (PinPurpose::SignIn, false) => "sign_in_failed",
             (PinPurpose::Approval, true) => "approval_pin",
             (PinPurpose::Approval, false) => "approval_pin_failed",
+            (PinPurpose::PinChange, true) => "pin_change_checked",
+            (PinPurpose::PinChange, false) => "pin_change_failed",
         }
     }
 }
@@ -185,7 +189,7 @@ impl Ledger {
         if super::staff_published::staff_published_version(&self.conn, name)?.is_some() {
             return Err(Error::PublishedStaff { name: name.trim().to_string() });
         }
-        let who = self.check_pin(name, old, PinPurpose::SignIn, policy, now_ms)?;
+        let who = self.check_pin(name, old, PinPurpose::PinChange, policy, now_ms)?;
         let pin_hash = hash_pin(new);
         let tx = self.write_tx()?;
         tx.exec_cached("UPDATE staff SET pin_hash = ?1 WHERE id = ?2", params![pin_hash, who.id])?;

@@ -152,6 +152,8 @@ impl From<paydesk_ledger::Error> for EngineError {
                 EngineError::InvalidInput(e.to_string())
             }
             L::CurrencyMismatch { .. } | L::UnknownProduct(_) => EngineError::InvalidInput(e.to_string()),
+            // Refused input, as they were before they were typed (the app reads the type).
+            L::ShiftRefused(_) | L::NotTheOperator { .. } | L::InactiveStaff { .. } => EngineError::InvalidInput(e.to_string()),
             L::EmptyCart(_) => EngineError::CartEmpty(e.to_string()),
             L::CartNotOpen { .. } => EngineError::CartLocked(e.to_string()),
             L::UnknownPayment(k) => EngineError::UnknownPayment(k),

@@ -60,14 +60,11 @@ pub struct SaleCancel {
     pub completed_at_ms: Option<i64>,
 }
 
-/// An override reason: 3-200 characters, as the other overrides (design §3.3).
+/// An override reason: 3-200 characters, as the other overrides (design §3.3) and a
+/// paid in / out's (one rule, `shift::refusal::checked_reason`).
 pub(crate) fn check_reason(reason: &str) -> Result<&str> {
-    let r = reason.trim();
-    let n = r.chars().count();
-    if !(3..=200).contains(&n) || r.chars().any(char::is_control) {
-        return Err(Error::InvalidInput("a reason needs 3 to 200 printable characters".into()));
-    }
-    Ok(r)
+    crate::ledger::shift::refusal::checked_reason(reason)
+        .ok_or_else(|| Error::InvalidInput("a reason needs 3 to 200 printable characters".into()))
 }
 
 impl Ledger {

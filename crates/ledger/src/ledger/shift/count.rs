@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::refusal::ShiftRefusal;
 use crate::error::{Error, Result};
 use crate::money::Currency;
 
@@ -42,22 +43,15 @@ pub fn checked_count(currency: Currency, lines: &[DenominationCount]) -> Result<
     let mut seen: Vec<i64> = Vec::with_capacity(lines.len());
     for l in lines {
         if !known.contains(&l.denomination_minor) {
-            return Err(Error::InvalidInput(format!(
-                "{} is not a {} note or coin (in minor units: {})",
-                l.denomination_minor,
-                currency.code().to_uppercase(),
-                known.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-            )));
+            return Err(Error::ShiftRefused(ShiftRefusal::UnknownDenomination { currency, denomination_minor: l.denomination_minor }));
         }
         if seen.contains(&l.denomination_minor) {
-            return Err(Error::InvalidInput(format!("{} is counted twice: give each denomination once", l.denomination_minor)));
+            return Err(Error::ShiftRefused(ShiftRefusal::CountedTwice { currency, denomination_minor: l.denomination_minor }));
         }
         seen.push(l.denomination_minor);
         if !(0..=MAX_PIECES_PER_DENOMINATION).contains(&l.count) {
-            return Err(Error::InvalidInput(format!(
-                "{} pieces of {}: a count is 0 to {MAX_PIECES_PER_DENOMINATION}",
-                l.count, l.denomination_minor
-            )));
+            let (denomination_minor, count) = (l.denomination_minor, l.count);
+            return Err(Error::ShiftRefused(ShiftRefusal::PiecesOutOfRange { currency, denomination_minor, count }));
         }
     }
     let mut out: Vec<DenominationCount> = Vec::new();
@@ -72,7 +66,7 @@ pub fn checked_count(currency: Currency, lines: &[DenominationCount]) -> Result<
         out.push(*l);
     }
     if total > MAX_DRAWER_MINOR {
-        return Err(Error::InvalidInput(format!("a count of {total} is above the limit of {MAX_DRAWER_MINOR} minor units")));
+        return Err(Error::ShiftRefused(ShiftRefusal::CountAboveLimit { currency, total_minor: total }));
     }
     Ok((out, total))
 }
@@ -92,15 +86,24 @@ mod tests {
         assert_eq!(lines, vec![c(10_000, 1), c(1_000, 9), c(100, 50)]);
     }
 
+    fn refusal(currency: Currency, lines: &[DenominationCount]) -> ShiftRefusal {
+        match checked_count(currency, lines) {
+            Err(Error::ShiftRefused(r)) => r,
+            other => panic!("not a shift refusal: {other:?}"),
+        }
+    }
+
     #[test]
-    fn unknown_repeated_and_negative_lines_are_refused_with_what_is_wrong() {
-        let e = checked_count(Currency::Usd, &[c(300, 1)]).unwrap_err().to_string();
-        assert!(e.contains("300 is not a USD note or coin"), "{e}");
-        let e = checked_count(Currency::Jpy, &[c(100, 1), c(100, 2)]).unwrap_err().to_string();
-        assert!(e.contains("counted twice"), "{e}");
-        let e = checked_count(Currency::Jpy, &[c(100, -1)]).unwrap_err().to_string();
-        assert!(e.contains("a count is 0 to"), "{e}");
-        assert!(checked_count(Currency::Jpy, &[c(100, MAX_PIECES_PER_DENOMINATION + 1)]).is_err());
+    fn unknown_repeated_and_negative_lines_are_refused_by_type_with_what_is_wrong() {
+        let (usd, jpy) = (Currency::Usd, Currency::Jpy);
+        let r = refusal(usd, &[c(300, 1)]);
+        assert_eq!(r, ShiftRefusal::UnknownDenomination { currency: usd, denomination_minor: 300 });
+        assert!(r.to_string().contains("300 is not a USD note or coin"), "{r}");
+        assert_eq!(refusal(jpy, &[c(100, 1), c(100, 2)]), ShiftRefusal::CountedTwice { currency: jpy, denomination_minor: 100 });
+        assert_eq!(refusal(jpy, &[c(100, -1)]), ShiftRefusal::PiecesOutOfRange { currency: jpy, denomination_minor: 100, count: -1 });
+        let too_many = MAX_PIECES_PER_DENOMINATION + 1;
+        assert_eq!(refusal(jpy, &[c(100, too_many)]), ShiftRefusal::PiecesOutOfRange { currency: jpy, denomination_minor: 100, count: too_many });
+        assert!(checked_count(jpy, &[c(100, MAX_PIECES_PER_DENOMINATION)]).is_ok());
     }
 
     #[test]
@@ -109,7 +112,7 @@ mod tests {
             let all: Vec<_> = denominations(currency).iter().map(|&d| c(d, MAX_PIECES_PER_DENOMINATION)).collect();
             match checked_count(currency, &all) {
                 Ok((_, total)) => assert!(total <= MAX_DRAWER_MINOR),
-                Err(e) => assert!(e.to_string().contains("above the limit"), "{e}"),
+                Err(e) => assert!(matches!(e, Error::ShiftRefused(ShiftRefusal::CountAboveLimit { total_minor, .. }) if total_minor > MAX_DRAWER_MINOR), "{e}"),
             }
         }
     }

@@ -7,6 +7,7 @@
 //! | `count.rs`  | denominations per currency and the checked total of a count    |
 //! | `ops.rs`    | open, paid in / paid out, close (each one write transaction)   |
 //! | `report.rs` | the X / Z report of a shift, built from the ledger's rows      |
+//! | `refusal.rs`| [`ShiftRefusal`]: each rule a count or a paid in / out breaks   |
 //!
 //! Who may do what is `paydesk_access`'s table, checked here as well as by the screen
 //! ([`authorize_tx`]); an approver's PIN is checked by the caller before it names them.
@@ -22,9 +23,12 @@ use crate::write_tx::WriteTx;
 
 pub mod count;
 mod ops;
+pub mod refusal;
 mod report;
 
 pub use count::{checked_count, denominations, DenominationCount, MAX_DRAWER_MINOR, MAX_PIECES_PER_DENOMINATION};
+pub use ops::MAX_PAID_IN_OUT_MINOR;
+pub use refusal::{checked_reason, ShiftRefusal, REASON_MAX_CHARS, REASON_MIN_CHARS};
 pub use report::{PaidInOut, PaidKind, ShiftReport, TenderTotal, ZReport};
 
 /// Paid in / paid out entries one shift may hold (a limit on every table).
@@ -119,14 +123,11 @@ pub(crate) fn admit_money_tx(tx: &WriteTx<'_>) -> Result<Option<i64>> {
 pub(crate) fn authorize_tx(conn: &rusqlite::Connection, actor: Actor, action: Action) -> Result<Option<i64>> {
     match super::session::operator(conn)? {
         None => return Err(Error::NotSignedIn),
-        Some(id) if id != actor.staff_id => {
-            return Err(Error::InvalidInput(format!("staff {} is not the person signed in at this register", actor.staff_id)))
-        }
+        Some(id) if id != actor.staff_id => return Err(Error::NotTheOperator { staff_id: actor.staff_id }),
         Some(_) => {}
     }
-    let person = |id: i64, what: &str| -> Result<paydesk_access::Person> {
-        let s = super::staff::active_staff_tx(conn, id)?
-            .ok_or_else(|| Error::InvalidInput(format!("the {what} (staff {id}) is not an active staff member")))?;
+    let person = |id: i64, who: &'static str| -> Result<paydesk_access::Person> {
+        let s = super::staff::active_staff_tx(conn, id)?.ok_or(Error::InactiveStaff { staff_id: id, who })?;
         Ok(s.person())
     };
     let who = person(actor.staff_id, "actor")?;

@@ -6,12 +6,12 @@ use paydesk_access::Action;
 use rusqlite::{params, OptionalExtension};
 
 use super::count::{checked_count, DenominationCount};
+use super::refusal::{checked_reason, ShiftRefusal};
 use super::report::{shift_report_tx, PaidKind, ShiftReport, ZReport};
 use super::{authorize_tx, open_shift_id, shift_by_id_tx, Actor, Shift, MAX_PAID_IN_OUT_PER_SHIFT};
 use crate::error::{Error, Result};
 use crate::ledger::audit::{append_audit, audit_head_tx, AuditInput};
 use crate::ledger::{collect, Cached, Ledger};
-use crate::ledger::sale::check_reason;
 use crate::money::Currency;
 use crate::types::CartId;
 
@@ -44,7 +44,7 @@ impl Ledger {
         }
         let currency: Currency = match tx.row_cached("SELECT currency FROM store_settings WHERE id = 1", [], |r| r.get::<_, String>(0)).optional()? {
             Some(c) => c.parse()?,
-            None => return Err(Error::InvalidInput("the store has no settings yet: set its currency before the first shift".into())),
+            None => return Err(Error::ShiftRefused(ShiftRefusal::NoStoreCurrency)),
         };
         let (counts, float_minor) = checked_count(currency, float)?;
         tx.exec_cached(
@@ -60,25 +60,27 @@ impl Ledger {
     }
 
     /// Puts cash into (paid in) or takes it out of (paid out) the drawer of the open
-    /// shift outside a sale, with the person's reason (3-200 characters).
+    /// shift outside a sale, with the person's reason (3-200 characters). The amount is
+    /// checked against the shift's currency, so its refusal can name it.
     pub fn paid_in_out(&mut self, actor: Actor, kind: PaidKind, amount_minor: i64, reason: &str, now_ms: i64) -> Result<super::PaidInOut> {
-        if !(1..=MAX_PAID_IN_OUT_MINOR).contains(&amount_minor) {
-            return Err(Error::InvalidAmount(format!("a paid in or out is 1 to {MAX_PAID_IN_OUT_MINOR} minor units, not {amount_minor}")));
-        }
-        let reason = check_reason(reason)?.to_string();
+        let reason = checked_reason(reason).ok_or(Error::ShiftRefused(ShiftRefusal::ReasonInvalid))?.to_string();
         let tx = self.write_tx()?;
         let approver = authorize_tx(&tx, actor, Action::PaidInOut)?;
         let shift_id = open_shift_id(&tx)?.ok_or(Error::NoOpenShift)?;
         let shift = shift_by_id_tx(&tx, shift_id)?.expect("the open shift");
+        let currency = shift.currency;
+        if !(1..=MAX_PAID_IN_OUT_MINOR).contains(&amount_minor) {
+            return Err(Error::ShiftRefused(ShiftRefusal::PaidAmountOutOfRange { currency, amount_minor }));
+        }
         let n: i64 = tx.row_cached("SELECT count(*) FROM paid_in_out WHERE shift_id = ?1", [shift_id], |r| r.get(0))?;
         if n >= MAX_PAID_IN_OUT_PER_SHIFT {
-            return Err(Error::InvalidInput(format!("a shift holds at most {MAX_PAID_IN_OUT_PER_SHIFT} paid in / out entries")));
+            return Err(Error::ShiftRefused(ShiftRefusal::TooManyPaidInOut));
         }
         if kind == PaidKind::PaidOut {
             // The drawer cannot hand out cash it does not hold.
-            let holds = shift_report_tx(&tx, shift_id, now_ms)?.expected_drawer_minor;
-            if amount_minor > holds {
-                return Err(Error::InvalidAmount(format!("paid out {amount_minor} is more than the drawer should hold ({holds})")));
+            let drawer_minor = shift_report_tx(&tx, shift_id, now_ms)?.expected_drawer_minor;
+            if amount_minor > drawer_minor {
+                return Err(Error::ShiftRefused(ShiftRefusal::PaidOutAboveDrawer { currency, amount_minor, drawer_minor }));
             }
         }
         tx.exec_cached(
