@@ -376,3 +376,36 @@ fn a_decline_keeps_the_cash_and_a_cancel_refunds_each_card_once() {
     assert_eq!(psp()["charges"], 1);
     assert_eq!(call(&w, "pay_cash", json!({ "tendered": "1", "seenTenders": 3 })).unwrap_err()["code"], "sale_canceled");
 }
+
+/// A payment the PSP refused before running it (wrong secret key) read back — by a
+/// second "charge" on the same sale, or `current_checkout` as the screen does when a
+/// late "resolved" event arrives (CI saw "Not charged" turn into "Declined") — says "failed"
+/// with the same reason, never "declined": no card was looked at, and the cashier must
+/// fix the settings rather than ask for another card. A real decline read back stays
+/// "declined".
+#[test]
+fn a_refused_payment_read_again_is_still_not_charged_and_a_decline_still_declined() {
+    let dir = tempfile::tempdir().unwrap();
+    let (running, w) = app(dir.path());
+    let state = running.state::<paydesk_app::AppState>();
+    let url = state.embedded().unwrap().url.clone();
+    save_settings_in_use(&w, settings_form(&url, "sk_test_a_mistyped_key"), || !state.live().embedded);
+    call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
+    let first = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
+    assert_eq!(first["kind"], "failed", "{first}");
+    let again = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
+    assert_eq!((again["kind"].clone(), again["checkout_key"].clone()), (json!("failed"), first["checkout_key"].clone()), "{again}");
+    assert_eq!(again["message"], first["message"], "the same reason both times");
+    let shown = call(&w, "current_checkout", json!({})).unwrap();
+    assert_eq!((shown["kind"].clone(), shown["message"].clone()), (json!("failed"), first["message"].clone()), "{shown}");
+    let p = call(&w, "get_payment", json!({ "id": first["checkout_key"] })).unwrap();
+    assert_eq!(p["state"], "failed", "{p}");
+
+    // A card decline read back is a decline.
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, w) = app(dir.path());
+    call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
+    let d = call(&w, "charge", json!({ "paymentMethod": "pm_card_chargeDeclined" })).unwrap();
+    assert_eq!(d["kind"], "declined", "{d}");
+    assert_eq!(call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap()["kind"], "declined");
+}
