@@ -181,6 +181,48 @@ impl Engine {
     }
 }
 
+/// A `failed` payment read back (`current_checkout` after a late "resolved" event, a
+/// second "charge" on the same sale, the payments list):
+/// its state alone cannot say whether a card was declined or the PSP refused the request
+/// before running it (wrong key or URL, a rejected parameter). The last attempt's label
+/// in the timeline can, so the cashier is told the same as when it happened — "Not
+/// charged: check the settings", never "Declined" for a card nobody looked at. CI saw
+/// it under load: the "resolved" event came after the charge's answer, the screen read
+/// the sale again and turned "Not charged" into "Declined".
+fn failed_or_declined(state: PaymentState, tl: &[paydesk_ledger::TimelineEntry]) -> (CheckoutOutcome, Option<String>) {
+    if state != PaymentState::Failed {
+        return (CheckoutOutcome::of(state), None);
+    }
+    let last = tl
+        .iter()
+        .rev()
+        .filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none())
+        .find_map(|t| t.outcome.as_deref().and_then(|o| AttemptKind::parse(o).ok()));
+    match last {
+        Some(k @ (AttemptKind::BadRequest | AttemptKind::Auth | AttemptKind::NotFound | AttemptKind::Config | AttemptKind::Unexpected | AttemptKind::NotAPsp)) => {
+            (CheckoutOutcome::Failed, Some(k.label().to_string()))
+        }
+        Some(
+            AttemptKind::Ok
+            | AttemptKind::Replayed
+            | AttemptKind::Declined
+            | AttemptKind::ConnectionRefused
+            | AttemptKind::ConnectTimeout
+            | AttemptKind::Timeout
+            | AttemptKind::ConnectionLost
+            | AttemptKind::AnswerTooLarge
+            | AttemptKind::TransportError
+            | AttemptKind::InProgress
+            | AttemptKind::RateLimited
+            | AttemptKind::Unavailable
+            | AttemptKind::ServerError
+            | AttemptKind::ReplayedServerError
+            | AttemptKind::IdempotencyError,
+        )
+        | None => (CheckoutOutcome::Declined, None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,47 +268,5 @@ mod tests {
             via: "event".into(),
         };
         assert_eq!(serde_json::to_value(&n).unwrap()["state"], "partially_refunded");
-    }
-}
-
-/// A `failed` payment read back (`current_checkout` after a late "resolved" event, a
-/// second "charge" on the same sale, the payments list):
-/// its state alone cannot say whether a card was declined or the PSP refused the request
-/// before running it (wrong key or URL, a rejected parameter). The last attempt's label
-/// in the timeline can, so the cashier is told the same as when it happened — "Not
-/// charged: check the settings", never "Declined" for a card nobody looked at. CI saw
-/// it under load: the "resolved" event came after the charge's answer, the screen read
-/// the sale again and turned "Not charged" into "Declined".
-fn failed_or_declined(state: PaymentState, tl: &[paydesk_ledger::TimelineEntry]) -> (CheckoutOutcome, Option<String>) {
-    if state != PaymentState::Failed {
-        return (CheckoutOutcome::of(state), None);
-    }
-    let last = tl
-        .iter()
-        .rev()
-        .filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none())
-        .find_map(|t| t.outcome.as_deref().and_then(|o| AttemptKind::parse(o).ok()));
-    match last {
-        Some(k @ (AttemptKind::BadRequest | AttemptKind::Auth | AttemptKind::NotFound | AttemptKind::Config | AttemptKind::Unexpected | AttemptKind::NotAPsp)) => {
-            (CheckoutOutcome::Failed, Some(k.label().to_string()))
-        }
-        Some(
-            AttemptKind::Ok
-            | AttemptKind::Replayed
-            | AttemptKind::Declined
-            | AttemptKind::ConnectionRefused
-            | AttemptKind::ConnectTimeout
-            | AttemptKind::Timeout
-            | AttemptKind::ConnectionLost
-            | AttemptKind::AnswerTooLarge
-            | AttemptKind::TransportError
-            | AttemptKind::InProgress
-            | AttemptKind::RateLimited
-            | AttemptKind::Unavailable
-            | AttemptKind::ServerError
-            | AttemptKind::ReplayedServerError
-            | AttemptKind::IdempotencyError,
-        )
-        | None => (CheckoutOutcome::Declined, None),
     }
 }
