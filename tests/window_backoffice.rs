@@ -41,6 +41,9 @@ async fn listed(app: &App) -> Value {
 }
 
 async fn restore(app: &App, from: &str) -> Value {
+    // Scrolled to, as a cashier would: the form sits low in the Settings screen.
+    app.el("#restore-form").await;
+    app.js("document.getElementById('restore-form').scrollIntoView({ block: 'center' })").await;
     let f = app.el("#restore-from").await;
     f.clear().await.unwrap();
     f.send_keys(from).await.unwrap();
@@ -78,12 +81,22 @@ async fn a_replacement_pairs_restores_its_predecessor_and_lists_its_payments() {
     let app = App::start("backoffice", launch).await;
     back_office(&app).await;
     assert_eq!(app.text("#backoffice-title").await, "Back office");
+    app.el("#backoffice-form").await;
+    app.js("document.getElementById('backoffice-form').scrollIntoView({ block: 'center' })").await;
     app.el("#backoffice-url").await.send_keys(&h.url).await.unwrap();
     app.el("#backoffice-code").await.send_keys(&code).await.unwrap();
     app.click("#backoffice-pair").await;
     let paired = app.wait_js("const p = document.getElementById('backoffice-paired'); return p && p.textContent", "paired", LONG).await;
     assert!(paired.as_str().unwrap().contains("“Front till”"), "{paired}");
-    app.wait_js("return document.getElementById('restored-none')", "an empty restored history", LONG).await;
+    let empty = app
+        .wait_js(
+            "const e = document.getElementById('restored-error'); \
+             return document.getElementById('restored-none') ? 'empty' : (e && 'error: ' + e.textContent)",
+            "an empty restored history",
+            LONG,
+        )
+        .await;
+    assert_eq!(empty, "empty");
 
     // A name nobody has is refused with its own code, in words.
     let r = restore(&app, "Back till").await;

@@ -55,7 +55,7 @@ function sourceRow(s, shown, onShow) {
 async function loadHistory(box, from, before) {
   let v;
   try { v = await invoke('restored_history', { from: from || null, before: before ?? null }); } catch (e) {
-    box.replaceChildren(h('p', { class: 'error', text: errText(e) }));
+    box.replaceChildren(h('p', { id: 'restored-error', class: 'error', 'data-code': (e && e.code) || '', text: errText(e) }));
     return;
   }
   const title = h('h3', { text: t('backoffice-history-title') });
