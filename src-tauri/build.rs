@@ -28,6 +28,8 @@ const COMMANDS: &[&str] = &[
     "set_language",
     "get_backoffice",
     "pair_backoffice",
+    "restore_backoffice",
+    "restored_history",
     "set_dining",
     "set_line_discount",
     "set_sale_discount",

@@ -1,16 +1,18 @@
-// The back office (design §9.12): the "Back office" part of Settings (URL + one-time
-// pairing code → pair; then the paired store and register) and the sync state in the
-// status bar. The rules live in the commands; this only shows and asks.
+// The back office (design §9.12, §9.15): the "Back office" part of Settings (URL + one-time
+// pairing code → pair; then the paired store and register, restoring a replaced register's
+// history and reading it) and the sync state in the status bar. The rules live in the
+// commands (permission, limits, one restore at a time); this only shows and asks.
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { $, h, errText } from './dom.js';
+import { formatDateTime, t } from './i18n.js';
 
 function ago(ms) {
   const s = Math.max(0, Math.round((Date.now() - Number(ms)) / 1000));
-  if (s < 60) return `${s} s ago`;
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  return `${Math.round(s / 3600)} h ago`;
+  if (s < 60) return t('backoffice-ago-s', { n: s });
+  if (s < 3600) return t('backoffice-ago-min', { n: Math.round(s / 60) });
+  return t('backoffice-ago-h', { n: Math.round(s / 3600) });
 }
 
 /** The status bar's sync pill: hidden until the register is paired. */
@@ -19,11 +21,12 @@ export function renderBackofficeStatus(v) {
   el.hidden = !v.paired;
   if (!v.paired) return;
   el.dataset.state = v.state;
+  const queued = v.queued;
   let text;
-  if (v.state === 'unreachable') text = `Back office unreachable · ${v.queued} queued`;
-  else if (v.state === 'error') text = `Back office sync failed · ${v.queued} queued`;
-  else if (v.state === 'sending') text = `Back office: ${v.queued} queued`;
-  else text = v.last_sync_ms ? `Back office: synced ${ago(v.last_sync_ms)}` : 'Back office: not synced yet';
+  if (v.state === 'unreachable') text = t('backoffice-pill-unreachable', { queued });
+  else if (v.state === 'error') text = t('backoffice-pill-error', { queued });
+  else if (v.state === 'sending') text = t('backoffice-pill-sending', { queued });
+  else text = v.last_sync_ms ? t('backoffice-pill-synced', { ago: ago(v.last_sync_ms) }) : t('backoffice-pill-never');
   el.textContent = text;
   el.title = v.last_error || text;
 }
@@ -33,7 +36,94 @@ export async function refreshBackoffice() {
 }
 
 function pairedView(v) {
-  return h('p', { id: 'backoffice-paired', text: `Paired as “${v.register_name}” of store ${v.store_id} at ${v.url}.` });
+  return h('p', { id: 'backoffice-paired', text: t('backoffice-paired', { name: v.register_name, store: v.store_id, url: v.url }) });
+}
+
+/** One predecessor: its name, how much of its history is here, when; a button lists it. */
+function sourceRow(s, shown, onShow) {
+  const state = s.complete ? t('backoffice-source-complete') : t('backoffice-source-partial');
+  const when = t('backoffice-source-when', { when: formatDateTime(s.finished_at_ms || s.started_at_ms) });
+  // The one listed below needs no button.
+  const button = shown ? null : h('button', { type: 'button', class: 'link', text: t('backoffice-source-show'), onclick: () => onShow(s.register_id) });
+  return h('li', { class: 'restored-source', 'data-id': s.register_id, 'data-complete': String(s.complete) },
+    h('strong', { text: t('backoffice-source-name', { name: s.register_name }) }), ' ',
+    h('span', { text: `${t('backoffice-source-rows', { held: s.restored_through, total: s.acked_through })} · ${state} · ${when}` }), ' ',
+    button);
+}
+
+/** The restored history: the predecessors, and one's payments newest first, paged. */
+async function loadHistory(box, from, before) {
+  let v;
+  try { v = await invoke('restored_history', { from: from || null, before: before ?? null }); } catch (e) {
+    box.replaceChildren(h('p', { id: 'restored-error', class: 'error', 'data-code': (e && e.code) || '', text: errText(e) }));
+    return;
+  }
+  const title = h('h3', { text: t('backoffice-history-title') });
+  if (!v.sources.length) { box.replaceChildren(title, h('p', { id: 'restored-none', class: 'help', text: t('backoffice-history-none') })); return; }
+  const show = (id) => loadHistory(box, id, null);
+  const list = h('ul', { id: 'restored-sources', class: 'restored-sources' }, ...v.sources.map((s) => sourceRow(s, s.register_id === v.from, show)));
+  const src = v.sources.find((s) => s.register_id === v.from);
+  const parts = [title, list];
+  if (src) {
+    parts.push(h('h4', { text: t('backoffice-payments-of', { name: src.register_name }) }));
+    if (!v.payments.length) parts.push(h('p', { class: 'help', text: t('backoffice-payments-none') }));
+    else {
+      const rows = v.payments.map((p) => h('tr', { 'data-key': p.checkout_key, 'data-amount': String(p.amount), 'data-state': p.state || '' },
+        h('td', { class: 'key', text: p.checkout_key }),
+        h('td', { class: 'num', text: p.amount_text }),
+        h('td', { text: p.state_label }),
+        h('td', { text: formatDateTime(p.at_ms) })));
+      parts.push(h('div', { class: 'restored-scroll' }, h('table', { id: 'restored-payments', class: 'restored-payments', 'data-from': v.from },
+        h('thead', {}, h('tr', {},
+          h('th', { text: t('backoffice-col-key') }), h('th', { class: 'num', text: t('backoffice-col-amount') }),
+          h('th', { text: t('backoffice-col-state') }), h('th', { text: t('backoffice-col-time') }))),
+        h('tbody', {}, ...rows))));
+    }
+    if (v.next_before != null) {
+      const older = h('button', { id: 'restored-older', type: 'button', class: 'secondary', text: t('backoffice-older') });
+      older.addEventListener('click', () => loadHistory(box, v.from, v.next_before));
+      parts.push(older);
+    }
+  }
+  box.replaceChildren(...parts);
+}
+
+/** Restore from a replaced register (design §9.15): its name or id, then the result. */
+function restoreForm(history) {
+  const from = h('input', { id: 'restore-from', type: 'text', maxlength: '200', autocomplete: 'off', spellcheck: 'false', required: true });
+  const msg = h('p', { id: 'restore-message', role: 'status' });
+  const button = h('button', { id: 'restore-run', type: 'submit', text: t('backoffice-restore') });
+  const form = h('form', { id: 'restore-form', class: 'restore-form', autocomplete: 'off' },
+    h('h3', { text: t('backoffice-restore-title') }),
+    h('p', { class: 'help', text: t('backoffice-restore-help') }),
+    h('label', { for: 'restore-from', text: t('backoffice-restore-from') }),
+    h('div', { class: 'restore-row' }, from, button), msg);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    button.disabled = true;
+    msg.textContent = t('backoffice-restoring');
+    delete msg.dataset.code;
+    delete msg.dataset.added;
+    try {
+      const r = await withApproval((approval) => invoke('restore_backoffice', { from: from.value, approval }));
+      msg.textContent = r.message;
+      msg.dataset.added = String(r.rows_restored);
+      msg.dataset.complete = String(r.complete);
+      await loadHistory(history, r.register_id, null);
+    } catch (err) {
+      msg.textContent = errText(err);
+      msg.dataset.code = (err && err.code) || '';
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
+function pairedSection(v) {
+  const history = h('div', { id: 'restored-history', class: 'restored-history' });
+  loadHistory(history, null, null);
+  return [pairedView(v), restoreForm(history), history];
 }
 
 /** Settings: the pairing form, or who this register is at the back office. */
@@ -42,22 +132,22 @@ export async function loadBackofficeSettings() {
   box.replaceChildren();
   let v;
   try { v = await invoke('get_backoffice'); } catch (e) { box.append(h('p', { class: 'error', text: errText(e) })); return; }
-  if (v.paired) { box.append(pairedView(v)); return; }
+  if (v.paired) { box.append(...pairedSection(v)); return; }
   const url = h('input', { id: 'backoffice-url', type: 'url', maxlength: '2000', placeholder: 'http://127.0.0.1:8800', required: true });
   const code = h('input', { id: 'backoffice-code', type: 'text', maxlength: '40', autocomplete: 'off', spellcheck: 'false', required: true });
   const msg = h('p', { id: 'backoffice-message', role: 'status' });
-  const button = h('button', { id: 'backoffice-pair', type: 'submit', text: 'Pair' });
+  const button = h('button', { id: 'backoffice-pair', type: 'submit', text: t('backoffice-pair') });
   const form = h('form', { id: 'backoffice-form', class: 'settings-form', autocomplete: 'off' },
-    h('label', { for: 'backoffice-url', text: 'Back office address' }), url,
-    h('label', { for: 'backoffice-code', text: 'Pairing code (from the store owner)' }), code,
+    h('label', { for: 'backoffice-url', text: t('backoffice-url') }), url,
+    h('label', { for: 'backoffice-code', text: t('backoffice-code') }), code,
     button, msg);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     button.disabled = true;
-    msg.textContent = 'Pairing…';
+    msg.textContent = t('backoffice-pairing');
     try {
       const paired = await withApproval((approval) => invoke('pair_backoffice', { url: url.value, code: code.value, approval }));
-      box.replaceChildren(pairedView(paired));
+      box.replaceChildren(...pairedSection(paired));
       renderBackofficeStatus(paired);
     } catch (err) {
       msg.textContent = errText(err);

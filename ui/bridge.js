@@ -22,6 +22,8 @@ export const ERROR_CODES = Object.freeze([
   'later_payment_exists', 'offline_refused', 'psp_config', 'psp_rejected', 'alarm', 'ledger', 'outcome_unknown',
   // the back office (backoffice.js)
   'backoffice_unreachable', 'backoffice_refused', 'already_paired',
+  // restore from a replaced register (design §9.15)
+  'not_paired', 'restore_unknown_register', 'restore_ambiguous_name', 'restore_in_service', 'restore_from_itself',
   // the store: tax fixed at the first tender, discounts, receipts and the printer, the catalog
   'tax_locked', 'invalid_discount', 'printer_not_set', 'invalid_printer', 'printer_unreachable', 'receipt_unavailable',
   'invalid_item', 'csv_rejected',

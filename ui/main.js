@@ -86,6 +86,7 @@ async function start() {
     loadRegister();
     if (currentView !== 'register') show(currentView);
     refreshStatus();
+    refreshBackoffice();
   });
 
   await listen('checkout-progress', onProgress);

@@ -2,7 +2,10 @@
 //! URL and one-time code the owner gives, keep the token in the OS keychain (or, with no
 //! keychain, the 0600 `sync.token` beside the ledger), and run the sync loop beside the
 //! register — its own ledger connection and its own task, never in a checkout's path.
-//! The status bar reads the loop's status through `get_backoffice`.
+//! The status bar reads the loop's status through `get_backoffice`. Restoring a replaced
+//! register's history (design §9.15) is in `restore`.
+
+pub mod restore;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -39,6 +42,8 @@ pub struct BackOfficeState {
     running: Mutex<Option<Running>>,
     /// One pairing at a time (a double press pairs once).
     pairing: tokio::sync::Mutex<()>,
+    /// One restore at a time (design §9.15).
+    restoring: tokio::sync::Mutex<()>,
 }
 
 /// What Settings and the status bar show.
@@ -69,7 +74,7 @@ impl From<SyncError> for AppError {
 
 impl BackOfficeState {
     pub fn new(data_dir: PathBuf, secrets: SecretStore) -> BackOfficeState {
-        BackOfficeState { data_dir, secrets, running: Mutex::new(None), pairing: tokio::sync::Mutex::new(()) }
+        BackOfficeState { data_dir, secrets, running: Mutex::new(None), pairing: tokio::sync::Mutex::new(()), restoring: tokio::sync::Mutex::new(()) }
     }
 
     fn state_path(&self) -> PathBuf {

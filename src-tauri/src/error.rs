@@ -43,6 +43,10 @@ pub enum AppError {
     BackOfficeRefused(String),
     /// This register is already paired; the text says with which store.
     AlreadyPaired(String),
+    /// Restore needs a paired register (design §9.15).
+    NotPaired,
+    /// The back office refused a restore, by its refusal's code (design §9.15).
+    Restore(RestoreRefusal),
     /// The store has staff and nobody is signed in (design §12.9).
     NotSignedIn,
     /// The person signed in may not do this alone: ask someone holding `min_role`.
@@ -100,6 +104,20 @@ pub fn role_words(r: Role) -> String {
     })
 }
 
+/// Why a restore from a replaced register was refused (design §9.15), each from the
+/// back office's own code (or the register's own check), never from its words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestoreRefusal {
+    /// No replaced register of this store by that name or id (404).
+    Unknown { from: String },
+    /// Two or more replaced registers share the name: the id is needed (409).
+    Ambiguous { from: String },
+    /// The register named is still in service: the owner marks it replaced first (409).
+    InService { from: String },
+    /// This register itself (422, or caught before asking).
+    Itself,
+}
+
 /// What the back office publishes and the register only shows (design §9.16, §9.17).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Managed {
@@ -127,6 +145,11 @@ impl std::fmt::Display for AppError {
             AppError::BackOfficeUnreachable(why) => tr!(l, "error-backoffice-unreachable", why = why.clone()),
             AppError::BackOfficeRefused(why) => tr!(l, "error-backoffice-refused", why = why.clone()),
             AppError::AlreadyPaired(m) => m.clone(),
+            AppError::NotPaired => t(id!("error-not-paired")),
+            AppError::Restore(RestoreRefusal::Unknown { from }) => tr!(l, "error-restore-unknown", from = from.clone()),
+            AppError::Restore(RestoreRefusal::Ambiguous { from }) => tr!(l, "error-restore-ambiguous", from = from.clone()),
+            AppError::Restore(RestoreRefusal::InService { from }) => tr!(l, "error-restore-in-service", from = from.clone()),
+            AppError::Restore(RestoreRefusal::Itself) => t(id!("error-restore-itself")),
             AppError::TaxLocked => t(id!("error-tax-locked")),
             AppError::PrinterNotSet => t(id!("error-printer-not-set")),
             AppError::InvalidDiscount(m) | AppError::InvalidPrinter(m) | AppError::PrinterUnreachable(m) | AppError::ReceiptUnavailable(m) => {
@@ -189,6 +212,11 @@ impl AppError {
             AppError::BackOfficeUnreachable(_) => "backoffice_unreachable",
             AppError::BackOfficeRefused(_) => "backoffice_refused",
             AppError::AlreadyPaired(_) => "already_paired",
+            AppError::NotPaired => "not_paired",
+            AppError::Restore(RestoreRefusal::Unknown { .. }) => "restore_unknown_register",
+            AppError::Restore(RestoreRefusal::Ambiguous { .. }) => "restore_ambiguous_name",
+            AppError::Restore(RestoreRefusal::InService { .. }) => "restore_in_service",
+            AppError::Restore(RestoreRefusal::Itself) => "restore_from_itself",
             AppError::NotSignedIn => "not_signed_in",
             AppError::ApprovalRequired { .. } => "approval_required",
             AppError::NotAllowed { .. } => "not_allowed",
@@ -480,7 +508,14 @@ mod tests {
             AppError::InvalidPaidInOut(String::new()),
             AppError::NoZReport(1),
         ];
-        for e in tender.into_iter().chain(store).chain(staff).chain(shift) {
+        let restore = [
+            AppError::NotPaired,
+            AppError::Restore(RestoreRefusal::Unknown { from: "A".into() }),
+            AppError::Restore(RestoreRefusal::Ambiguous { from: "A".into() }),
+            AppError::Restore(RestoreRefusal::InService { from: "A".into() }),
+            AppError::Restore(RestoreRefusal::Itself),
+        ];
+        for e in tender.into_iter().chain(store).chain(staff).chain(shift).chain(restore) {
             assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());
         }
         assert_eq!(

@@ -126,6 +126,20 @@ fn every_variant() -> Vec<AppError> {
         .into_iter()
         .map(|r| AppError::from(L::ShiftRefused(r))),
     );
+    // Restore from a replaced register (design §9.15): the back office's refusals by their
+    // codes, the register's own checks.
+    let bo = |status, code: &str| paydesk_sync::SyncError::Refused(paydesk_sync::Refused { status, code: code.into(), message: "x".into() });
+    let restore = crate::backoffice::restore::restore_error;
+    out.extend([
+        restore(paydesk_sync::SyncError::NotPaired, "A"),
+        restore(paydesk_sync::SyncError::RestoreFromItself, "A"),
+        restore(bo(404, "not_found"), "A"),
+        restore(bo(409, "ambiguous_name"), "A"),
+        restore(bo(409, "register_in_service"), "A"),
+        restore(bo(422, "restore_from_itself"), "A"),
+        restore(bo(403, "register_replaced"), "A"),
+        crate::backoffice::restore::check_from("").expect_err("refused"),
+    ]);
     for a in Action::ALL {
         out.push(AppError::ApprovalRequired { action: a, min_role: Role::Owner });
     }

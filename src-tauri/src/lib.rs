@@ -102,6 +102,8 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             i18n::set_language,
             backoffice::get_backoffice,
             backoffice::pair_backoffice,
+            backoffice::restore::restore_backoffice,
+            backoffice::restore::restored_history,
             staff::session::whoami,
             staff::session::staff_list,
             staff::session::sign_in,

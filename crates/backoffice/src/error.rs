@@ -21,6 +21,15 @@ pub enum ApiError {
     Conflict(String),
     #[error("{0}")]
     Unprocessable(String),
+    /// Restore (design §9.15): the register named is still in service (409).
+    #[error("{0}")]
+    RegisterInService(String),
+    /// Restore: two or more replaced registers of the store have that name (409).
+    #[error("{0}")]
+    AmbiguousName(String),
+    /// Restore: a register asked for its own history (422).
+    #[error("a register cannot restore from itself")]
+    RestoreFromItself,
     #[error("{0}")]
     TooMany(String),
     #[error("the body is {0} bytes; at most {1}")]
@@ -48,6 +57,9 @@ impl ApiError {
             ApiError::NotFound(_) => "not_found",
             ApiError::Conflict(_) => "conflict",
             ApiError::Unprocessable(_) => "unprocessable",
+            ApiError::RegisterInService(_) => "register_in_service",
+            ApiError::AmbiguousName(_) => "ambiguous_name",
+            ApiError::RestoreFromItself => "restore_from_itself",
             ApiError::TooMany(_) => "too_many",
             ApiError::TooLarge(..) => "too_large",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
@@ -64,8 +76,8 @@ impl ApiError {
             ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) | ApiError::RegisterReplaced { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Conflict(_) => StatusCode::CONFLICT,
-            ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Conflict(_) | ApiError::RegisterInService(_) | ApiError::AmbiguousName(_) => StatusCode::CONFLICT,
+            ApiError::Unprocessable(_) | ApiError::RestoreFromItself => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::TooLarge(..) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -48,8 +48,8 @@ async fn a_replaced_register_is_refused_and_its_history_is_paged_to_its_own_stor
     a.send(&batch(&a, 1, rows.clone(), 2), "a-1-5").await.unwrap();
 
     // Still in service: its history is not handed out.
-    assert_eq!(refused(source(&b, &a_id).await), (409, "conflict".into()));
-    assert_eq!(refused(page(&b, &a_id, "0", "10").await), (409, "conflict".into()));
+    assert_eq!(refused(source(&b, &a_id).await), (409, "register_in_service".into()));
+    assert_eq!(refused(page(&b, &a_id, "0", "10").await), (409, "register_in_service".into()));
 
     // Only the owner replaces, and only a register of that store.
     let path = format!("/admin/stores/{store}/registers/{a_id}/replace");
@@ -88,7 +88,7 @@ async fn a_replaced_register_is_refused_and_its_history_is_paged_to_its_own_stor
     }
     assert_eq!(refused(source(&b, "").await), (400, "bad_request".into()));
     assert_eq!(refused(source(&b, "No such till").await), (404, "not_found".into()));
-    assert_eq!(refused(source(&b, &b.paired.register_id).await), (422, "unprocessable".into()), "not from itself");
+    assert_eq!(refused(source(&b, &b.paired.register_id).await), (422, "restore_from_itself".into()), "not from itself");
 
     // Another store's register is refused: the lookup is keyed by the caller's store.
     assert_eq!(refused(source(&c, &a_id).await), (404, "not_found".into()));
@@ -103,6 +103,6 @@ async fn a_replaced_register_is_refused_and_its_history_is_paged_to_its_own_stor
     // Two replaced registers of one name: the name is ambiguous, the id is not.
     let a2 = h.register_in(&store, "Front till").await;
     h.owner.post(&format!("/admin/stores/{store}/registers/{}/replace", a2.paired.register_id), &json!({})).await.unwrap();
-    assert_eq!(refused(source(&b, "Front till").await), (409, "conflict".into()));
+    assert_eq!(refused(source(&b, "Front till").await), (409, "ambiguous_name".into()));
     assert_eq!(source(&b, &a2.paired.register_id).await.unwrap().acked_through, 0);
 }

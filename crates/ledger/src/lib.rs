@@ -38,7 +38,7 @@ pub use ledger::{
     UnpaidBalance, BUSY_TIMEOUT,
 };
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
-pub use ledger::{RestoreSourceRow, RestoredRow, MAX_RESTORED_PAGE};
+pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
 pub use ledger::{local_time, receipt_sale_data, tax_cart, utc_day, LockedTax, ReceiptPrint};
 /// The receipt document (design §11).

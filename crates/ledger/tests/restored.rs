@@ -65,3 +65,62 @@ fn bad_sources_and_pages_are_refused() {
     assert!(matches!(l.append_restored("a", &page, 2), Err(Error::InvalidInput(_))));
     assert_eq!(l.restore_sources().unwrap()[0].restored_through, 0);
 }
+
+fn fact(seq: u64, json: String) -> RestoredRow {
+    let kind = serde_json::from_str::<serde_json::Value>(&json).unwrap()["kind"].as_str().unwrap().to_string();
+    RestoredRow { seq, at_ms: 1_000 + seq as i64, kind, fact_json: json }
+}
+
+fn created(seq: u64, key: &str, amount: i64, currency: &str) -> RestoredRow {
+    fact(seq, format!(r#"{{"kind":"payment_created","checkout_key":"{key}","amount":{amount},"currency":"{currency}"}}"#))
+}
+
+fn state(seq: u64, key: &str, state: &str) -> RestoredRow {
+    fact(seq, format!(r#"{{"kind":"payment_state","checkout_key":"{key}","state":"{state}","psp_id":null}}"#))
+}
+
+/// The Back office section's list (design §9.15): each payment of one predecessor with
+/// its last state, newest first, paged by seq; another source's rows and other kinds of
+/// fact never mix in, and a key that looks like SQL is only a key.
+#[test]
+fn restored_payments_are_listed_newest_first_with_their_last_state_paged() {
+    let mut l = mem();
+    let odd = "k'); DROP TABLE restored_history; --";
+    let rows = vec![
+        created(1, "k1", 1200, "usd"),
+        state(2, "k1", "authorizing"),
+        state(3, "k1", "captured"),
+        created(4, "k2", 450, "usd"),
+        fact(5, r#"{"kind":"refund_created","refund_key":"r1","checkout_key":"k1","amount":200}"#.into()),
+        created(6, odd, 3000, "jpy"),
+        state(7, odd, "failed"),
+        state(8, "k2", "captured"),
+        state(9, "k2", "refunded"),
+        created(10, "k4", 99, "usd"),
+    ];
+    l.begin_restore(&source("a", rows.len() as u64), 1).unwrap();
+    l.append_restored("a", &rows, 2).unwrap();
+    // Another predecessor with the same key: not listed under "a", and its state not taken.
+    l.begin_restore(&source("b", 2), 3).unwrap();
+    l.append_restored("b", &[created(1, "k1", 5, "usd"), state(2, "k1", "failed")], 4).unwrap();
+
+    let all = l.restored_payments("a", None, 50).unwrap();
+    let got: Vec<(u64, &str, i64, &str, Option<&str>)> =
+        all.iter().map(|p| (p.seq, p.checkout_key.as_str(), p.amount, p.currency.as_str(), p.state.as_deref())).collect();
+    assert_eq!(
+        got,
+        vec![(10, "k4", 99, "usd", None), (6, odd, 3000, "jpy", Some("failed")), (4, "k2", 450, "usd", Some("refunded")), (1, "k1", 1200, "usd", Some("captured"))]
+    );
+    assert_eq!((all[3].at_ms, all[3].state_at_ms), (1_001, Some(1_003)));
+    // Paged: two, then the rest after the last seq seen.
+    let first = l.restored_payments("a", None, 2).unwrap();
+    assert_eq!(first.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![10, 6]);
+    let next = l.restored_payments("a", Some(6), 2).unwrap();
+    assert_eq!(next.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![4, 1]);
+    assert!(l.restored_payments("a", Some(1), 2).unwrap().is_empty());
+    assert_eq!(l.restored_payments("b", None, 50).unwrap().iter().map(|p| p.state.clone()).collect::<Vec<_>>(), vec![Some("failed".to_string())]);
+    assert!(l.restored_payments("nobody", None, 50).unwrap().is_empty());
+    assert_eq!(count(&l, "SELECT count(*) FROM restored_history"), 12, "nothing was dropped");
+    // Bounded: at most a page of MAX_RESTORED_PAGE, whatever is asked.
+    assert_eq!(l.restored_payments("a", None, usize::MAX).unwrap().len(), 4);
+}

@@ -20,6 +20,13 @@ pub enum SyncError {
     State { path: String, message: String },
     #[error("{0}")]
     Input(String),
+    /// Restore (design §9.15) needs a paired register: its token and its store.
+    #[error("this register is not paired with a back office: pair it first")]
+    NotPaired,
+    /// Restore named this register itself (caught here, or by the back office's
+    /// `restore_from_itself`).
+    #[error("a register cannot restore from itself")]
+    RestoreFromItself,
 }
 
 impl SyncError {
@@ -34,6 +41,8 @@ impl SyncError {
             SyncError::BackOfficeBehind { .. } => "back_office_behind",
             SyncError::State { .. } => "state",
             SyncError::Input(_) => "input",
+            SyncError::NotPaired => "not_paired",
+            SyncError::RestoreFromItself => "restore_from_itself",
         }
     }
 }

@@ -21,4 +21,5 @@ pub use error::SyncError;
 pub use restore::{restore, RestoreReport};
 pub use run::{idempotency_key, Round, SyncLoop, SyncStatus};
 pub use store::{Pairing, SyncState, TokenFile};
-pub use paydesk_sync_proto::MAX_PAIRING_CODE_LEN;
+pub use paydesk_sync_proto::limits::MAX_TEXT_LEN;
+pub use paydesk_sync_proto::{MAX_PAIRING_CODE_LEN, MAX_RESTORE_PAGE};

@@ -26,12 +26,12 @@ pub struct RestoreReport {
 /// Pulls the history of `from` (a replaced register's id or name) in pages of
 /// `page_rows` (1 to 500). `probe` is called with "restore_after_page" after each page is
 /// committed (the CLI's crash test stops the process there).
-pub async fn restore(ledger: &mut Ledger, state: &SyncState, token: String, from: &str, page_rows: usize, probe: &dyn Fn(&'static str)) -> Result<RestoreReport, SyncError> {
-    let pairing = state.pairing.clone().ok_or_else(|| SyncError::Input("this register is not paired with a back office: pair it first".into()))?;
+pub async fn restore(ledger: &mut Ledger, state: &SyncState, token: String, from: &str, page_rows: usize, probe: &(dyn Fn(&'static str) + Sync)) -> Result<RestoreReport, SyncError> {
+    let pairing = state.pairing.clone().ok_or(SyncError::NotPaired)?;
     let bo = BackOffice::new(&pairing.url, Some(token))?;
     let source = bo.restore_source(from).await?;
     if source.register_id == pairing.register_id {
-        return Err(SyncError::Input("a register cannot restore from itself".into()));
+        return Err(SyncError::RestoreFromItself);
     }
     let page_rows = page_rows.clamp(1, MAX_RESTORE_PAGE);
     let row = RestoreSourceRow {

@@ -29,7 +29,8 @@ pub struct RowsQuery {
 }
 
 /// The predecessor named by `from` (its id, or its name when one replaced register of the
-/// store has it), checked replaced and not the caller.
+/// store has it), checked replaced and not the caller. Each refusal has its own code, so
+/// a register's screen says which without reading the words (design §9.15).
 async fn resolve(client: &tokio_postgres::Client, me: RegisterId, from: Option<&str>) -> ApiResult<RestoreSource> {
     let from = from.map(str::trim).unwrap_or("");
     if from.is_empty() || from.chars().count() > MAX_TEXT_LEN || from.chars().any(char::is_control) {
@@ -46,15 +47,15 @@ async fn resolve(client: &tokio_postgres::Client, me: RegisterId, from: Option<&
         [one] => one,
         many => {
             let ids: Vec<String> = many.iter().map(|r| r.get::<_, Uuid>(0).to_string()).collect();
-            return Err(ApiError::Conflict(format!("{} replaced registers of this store are named {from:?}; name one by id: {}", many.len(), ids.join(", "))));
+            return Err(ApiError::AmbiguousName(format!("{} replaced registers of this store are named {from:?}; name one by id: {}", many.len(), ids.join(", "))));
         }
     };
     let id: Uuid = r.get(0);
     if id == me.register_id {
-        return Err(ApiError::Unprocessable("a register cannot restore from itself".into()));
+        return Err(ApiError::RestoreFromItself);
     }
     let Some(replaced_ms) = r.get::<_, Option<i64>>(2) else {
-        return Err(ApiError::Conflict(format!("register {id} is still in service; the store's owner marks it replaced before its history can be restored elsewhere")));
+        return Err(ApiError::RegisterInService(format!("register {id} is still in service; the store's owner marks it replaced before its history can be restored elsewhere")));
     };
     Ok(RestoreSource {
         v: PROTOCOL_VERSION,

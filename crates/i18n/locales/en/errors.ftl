@@ -38,3 +38,9 @@ error-printer-not-set = No receipt printer is set. Enter its address (host:port)
 error-item-published = “{ $sku }” is managed by the back office: change it there, and this register gets it with the next sync.
 error-tax-published = The tax setup (price mode, rounding, registration number, rates) is managed by the back office: change it there.
 error-pin-published = { $name }’s PIN is managed by the back office: change it there, and every register of the store gets it with its next sync.
+# Restore from a replaced register (design §9.15): each refusal of the back office by its code.
+error-not-paired = This register is not paired with a back office. Pair it first under Settings → Back office.
+error-restore-unknown = The back office knows no replaced register “{ $from }” in this store. Check the name, or enter its id.
+error-restore-ambiguous = More than one replaced register of this store is named “{ $from }”. Enter the id of the one to restore from (the back office's dashboard shows it).
+error-restore-in-service = “{ $from }” is still in service. The store's owner marks it replaced at the back office before its history can be restored here.
+error-restore-itself = A register cannot restore its own history. Enter the register this one replaces.

@@ -68,3 +68,6 @@ input-count-lines = A count has at most { $max } denominations.
 input-report-kind = A report to print is the X report, or a Z report with its number.
 input-report-currency = Reports are printed in JPY or USD, not { $currency }.
 internal-report-print-job = The print job stopped: { $error }. Nothing in the drawer or the ledger changed.
+input-restore-from = Enter the replaced register's name or id: 1 to { $max } characters, no line breaks.
+input-restored-source = Nothing was restored from “{ $from }” on this register.
+internal-backoffice-no-token = This register is paired, but its back office token is missing. Ask the store owner for a new pairing.

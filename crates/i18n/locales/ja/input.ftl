@@ -68,3 +68,6 @@ input-count-lines = 金種は{ $max }種類までです。
 input-report-kind = 印刷できるのは点検(X)レポート、または番号付きの精算(Z)レポートです。
 input-report-currency = レポートは JPY か USD で印刷します({ $currency } は使えません)。
 internal-report-print-job = 印刷ジョブが止まりました: { $error }。ドロアと台帳は変わっていません。
+input-restore-from = 置き換え済みレジの名前またはIDを入力してください（1〜{ $max } 文字、改行なし）。
+input-restored-source = このレジには「{ $from }」から復元したものはありません。
+internal-backoffice-no-token = このレジはペアリング済みですが、バックオフィスのトークンがありません。店舗オーナーに新しいペアリングを依頼してください。

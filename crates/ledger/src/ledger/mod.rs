@@ -30,7 +30,7 @@ mod reports;
 pub use receipts::{local_time, receipt_sale_data, ReceiptPrint};
 mod refunds;
 mod restored;
-pub use restored::{RestoreSourceRow, RestoredRow, MAX_RESTORED_PAGE};
+pub use restored::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 mod rows;
 mod sale;
 mod session;

@@ -39,6 +39,23 @@ pub struct RestoredRow {
     pub fact_json: String,
 }
 
+/// One payment of a predecessor as its restored facts tell it: the `payment_created`
+/// row (its seq, time, key, amount) and the last `payment_state` row of that key, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestoredPayment {
+    /// The seq of its `payment_created` row: the page cursor.
+    pub seq: u64,
+    pub at_ms: i64,
+    pub checkout_key: String,
+    /// Minor units, as the predecessor recorded them.
+    pub amount: i64,
+    /// Lower-case ISO code as on the wire ("usd").
+    pub currency: String,
+    /// The last state sent up ("captured"), `None` when none was.
+    pub state: Option<String>,
+    pub state_at_ms: Option<i64>,
+}
+
 fn seq_param(name: &str, v: u64) -> Result<i64> {
     i64::try_from(v).map_err(|_| Error::InvalidInput(format!("{name} {v} is out of range")))
 }
@@ -122,6 +139,51 @@ impl Ledger {
             "SELECT seq, at_ms, kind, fact FROM restored_history WHERE source = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
             params![source, seq_param("seq", after_seq)?, max],
             |r| Ok(Ok(RestoredRow { seq: r.get::<_, i64>(0)? as u64, at_ms: r.get(1)?, kind: r.get(2)?, fact_json: r.get(3)? })),
+        )
+    }
+
+    /// Payments of `source`, newest first: up to `max` (at most [`MAX_RESTORED_PAGE`])
+    /// whose `payment_created` seq is below `before_seq` (all when `None`), each with its
+    /// last state (design §9.15, what the app's Back office section lists). Reads the
+    /// facts' JSON with SQL parameters only; one page costs one pass over the source's
+    /// `payment_state` rows, bounded by the page's keys.
+    pub fn restored_payments(&self, source: &str, before_seq: Option<u64>, max: usize) -> Result<Vec<RestoredPayment>> {
+        let max = max.min(MAX_RESTORED_PAGE) as i64;
+        let before = match before_seq {
+            Some(b) => seq_param("before", b)?,
+            None => i64::MAX,
+        };
+        collect(
+            &self.conn,
+            "WITH page AS (
+                 SELECT seq, at_ms, json_extract(fact, '$.checkout_key') AS k,
+                        json_extract(fact, '$.amount') AS amount, json_extract(fact, '$.currency') AS currency
+                 FROM restored_history
+                 WHERE source = ?1 AND kind = 'payment_created' AND seq < ?2
+                 ORDER BY seq DESC LIMIT ?3),
+             last AS (
+                 -- SQLite: with MAX(), the bare columns come from the row holding the max.
+                 SELECT json_extract(fact, '$.checkout_key') AS k, MAX(seq) AS seq,
+                        json_extract(fact, '$.state') AS state, at_ms
+                 FROM restored_history
+                 WHERE source = ?1 AND kind = 'payment_state'
+                   AND json_extract(fact, '$.checkout_key') IN (SELECT k FROM page)
+                 GROUP BY 1)
+             SELECT page.seq, page.at_ms, page.k, page.amount, page.currency, last.state, last.at_ms
+             FROM page LEFT JOIN last ON last.k = page.k
+             ORDER BY page.seq DESC",
+            params![source, before, max],
+            |r| {
+                Ok(Ok(RestoredPayment {
+                    seq: r.get::<_, i64>(0)? as u64,
+                    at_ms: r.get(1)?,
+                    checkout_key: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                    amount: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+                    currency: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                    state: r.get(5)?,
+                    state_at_ms: r.get(6)?,
+                }))
+            },
         )
     }
 }
