@@ -21,6 +21,13 @@ pub enum StaffRole {
 }
 
 impl StaffRole {
+    pub const ALL: [StaffRole; 3] = [StaffRole::Cashier, StaffRole::Manager, StaffRole::Owner];
+
+    /// The role a stored or sent name stands for.
+    pub fn parse(s: &str) -> Option<StaffRole> {
+        StaffRole::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
     pub const fn as_str(self) -> &'static str {
         match self {
             StaffRole::Cashier => "cashier",

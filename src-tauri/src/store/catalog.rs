@@ -143,7 +143,7 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
         problems,
     })?;
     // Before the approval is recorded: nothing was approved that cannot happen here.
-    if engine.with_reader(|l| l.published_skus())?.contains(&it.sku) {
+    if engine.with_reader(|l| l.is_published(&it.sku))? {
         return Err(AppError::ManagedByBackOffice(crate::error::Managed::Item(it.sku)));
     }
     crate::staff::record_approval(&state, &granted, Action::CatalogEdit, &format!("product:{}", it.sku))?;

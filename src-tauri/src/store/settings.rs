@@ -117,8 +117,7 @@ pub fn save_store(state: State<'_, AppState>, store: StoreForm, approval: Option
     let current = engine.with_reader(|l| l.store_settings())?;
     let new = apply_form(&current, &store)?;
     // Checked before the approval is recorded (the ledger refuses it again inside its write).
-    let tax_fields = |s: &StoreSettings| (s.price_mode, s.rounding, s.registration_number.clone());
-    if tax_fields(&new) != tax_fields(&current) && engine.with_reader(|l| l.tax_published_version())?.is_some() {
+    if !new.same_tax_setup(&current) && engine.with_reader(|l| l.tax_published_version())?.is_some() {
         return Err(AppError::ManagedByBackOffice(crate::error::Managed::Tax));
     }
     crate::staff::record_approval(&state, &granted, action, "store_settings")?;

@@ -44,12 +44,7 @@ struct Stored {
 }
 
 fn role_of(s: &str) -> ApiResult<StaffRole> {
-    match s {
-        "cashier" => Ok(StaffRole::Cashier),
-        "manager" => Ok(StaffRole::Manager),
-        "owner" => Ok(StaffRole::Owner),
-        other => Err(ApiError::Internal(format!("stored role {other:?}"))),
-    }
+    StaffRole::parse(s).ok_or_else(|| ApiError::Internal(format!("stored role {s:?}")))
 }
 
 /// Publishes members (inserted or replaced by name), all or none. The store keeps at

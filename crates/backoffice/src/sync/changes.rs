@@ -64,7 +64,8 @@ pub async fn changes(State(st): State<AppState>, headers: HeaderMap, Query(q): Q
             )
             .await?;
         for r in rows {
-            let role: StaffRole = stored("staff role", serde_json::Value::String(r.get(2)))?;
+            let name: String = r.get(2);
+            let role = StaffRole::parse(&name).ok_or_else(|| ApiError::Internal(format!("stored staff role {name:?}")))?;
             let member = StaffMember { name: r.get(1), role, active: r.get(3), pin_hash: r.get(4) };
             list.push(Change::Staff { version: r.get::<_, i64>(0) as u64, member });
         }

@@ -161,6 +161,11 @@ impl Ledger {
         item_by_sku(&self.conn, sku)
     }
 
+    /// Whether the back office publishes `sku` (a local edit of it is refused, §9.16).
+    pub fn is_published(&self, sku: &str) -> Result<bool> {
+        Ok(published_version(&self.conn, sku)?.is_some())
+    }
+
     /// The SKUs the back office publishes (their edit screens are read-only, §9.16).
     pub fn published_skus(&self) -> Result<Vec<String>> {
         collect(&self.conn, "SELECT sku FROM products WHERE published_version IS NOT NULL ORDER BY sku", [], |r| Ok(Ok(r.get::<_, String>(0)?)))

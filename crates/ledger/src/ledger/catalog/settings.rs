@@ -85,6 +85,12 @@ fn bounded(field: &str, s: &str, min: usize, max: usize) -> Result<()> {
 }
 
 impl StoreSettings {
+    /// Whether `other` taxes sales the same way: the fields the back office publishes as
+    /// the tax setup (design §9.16), which a register may not change while it does.
+    pub fn same_tax_setup(&self, other: &StoreSettings) -> bool {
+        (self.price_mode, self.rounding, &self.registration_number) == (other.price_mode, other.rounding, &other.registration_number)
+    }
+
     /// Every limit of the settings; the registration number is normalised ("T" + digits).
     pub fn validated(mut self) -> Result<StoreSettings> {
         bounded("name", &self.name, 1, 120)?;
@@ -200,8 +206,7 @@ pub(crate) fn write_settings_from(
     if before == new {
         return Ok(new);
     }
-    let tax_fields = |s: &StoreSettings| (s.price_mode, s.rounding, s.registration_number.clone());
-    if source == TaxSource::Local && tax_fields(&before) != tax_fields(&new) && tax_published_version(tx)?.is_some() {
+    if source == TaxSource::Local && !before.same_tax_setup(&new) && tax_published_version(tx)?.is_some() {
         return Err(Error::PublishedTax);
     }
     tx.exec_cached(
