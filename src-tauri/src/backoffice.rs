@@ -111,7 +111,9 @@ impl BackOfficeState {
         let sync = SyncLoop::new(ledger, &self.state_path(), token, env!("CARGO_PKG_VERSION")).map_err(|e| e.to_string())?;
         let status = sync.status();
         let (stop, stop_rx) = tokio::sync::watch::channel(false);
-        tauri::async_runtime::spawn(sync.run(SYNC_INTERVAL, Backoff::default(), stop_rx, Arc::new(tokio::sync::Notify::new())));
+        // Its own thread at a lower CPU priority, not a task among the commands' (§9.12).
+        paydesk_sync::background::spawn(sync, SYNC_INTERVAL, Backoff::default(), stop_rx, Arc::new(tokio::sync::Notify::new()))
+            .map_err(|e| format!("the sync thread did not start: {e}"))?;
         *self.running.lock() = Some(Running { status, stop });
         Ok(true)
     }
