@@ -386,3 +386,36 @@ async fn tenders_and_a_closed_shift_arrive_row_for_row() {
     let cash_change: i64 = c.query_row("SELECT sum(change_minor) FROM tenders WHERE kind = 'cash'", [], |r| r.get(0)).unwrap();
     assert_eq!(by_method, vec![("card".to_string(), 1, 1_000, 0), ("cash".to_string(), 2, 1_650 + 2_300, cash_change)], "{dash}");
 }
+
+/// The loop stays light (design §9.12): a round with nothing to send and nothing new to
+/// pull does not rewrite `sync.json` (an fsync every 5 s on an idle register, and one on
+/// the register's disk beside every sale); a round that sent rows writes it once, with
+/// no batch left marked in flight.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_idle_round_writes_nothing_and_a_busy_one_leaves_no_batch_in_flight() {
+    use std::os::unix::fs::MetadataExt;
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Main St").await.unwrap();
+    let mut reg = Register::new();
+    pair(&h, &store, &reg, &h.url).await;
+    let ino = |reg: &Register| std::fs::metadata(reg.state()).unwrap().ino();
+    reg.sell(450, 1000);
+    let mut sync = reg.sync_loop();
+    assert_eq!(sync.round().await.unwrap().rows_sent, 4);
+    let written = ino(&reg);
+    let on_disk = SyncState::load(&reg.state()).unwrap();
+    assert!(on_disk.last_sync_ms.is_some() && on_disk.in_flight.is_none(), "{on_disk:?}");
+
+    for _ in 0..3 {
+        let r = sync.round().await.unwrap();
+        assert_eq!((r.batches, r.settings_changed), (0, false), "{r:?}");
+    }
+    assert_eq!(ino(&reg), written, "idle rounds replaced sync.json");
+    assert!(sync.status().lock().last_sync_ms >= on_disk.last_sync_ms, "the status still tells the last round");
+
+    reg.sell(450, 2000);
+    assert_eq!(sync.round().await.unwrap().rows_sent, 4);
+    assert_ne!(ino(&reg), written, "a round that sent rows saves its state");
+    assert_eq!(SyncState::load(&reg.state()).unwrap().in_flight, None);
+    assert_same_payments(&h, &reg.ledger).await;
+}
