@@ -125,3 +125,56 @@ async fn the_psp_account_is_checked_and_a_wrong_key_is_a_clear_error() {
     }
     assert_eq!(h.count("SELECT count(*) FROM recon_runs").await, 0);
 }
+
+/// A run holds the PSP side in compact form and streams the records through it (design
+/// §9.7): a key charged on the first page and again on the last, and a refund whose intent
+/// is on the last page, match as if the account were one page.
+#[tokio::test]
+async fn keys_spread_over_many_pages_match_as_on_one() {
+    let psp = tokio::task::spawn_blocking(PspProcess::start).await.unwrap();
+    let h = Harness::start().await;
+    let (store, reg) = h.store_with_register("Main St").await;
+    h.owner.put(&format!("/admin/stores/{store}/psp"), &json!({"api_base": psp.url, "secret_key": PSP_KEY})).await.unwrap();
+
+    const N: usize = 230;
+    let key = |i: usize| format!("k-{i:03}");
+    let mut rows = vec![];
+    rows.extend(rows_for("k-dup", 300, PaymentState::Captured));
+    rows.extend(rows_for("k-early", 800, PaymentState::Captured));
+    rows.extend(rows_for("k-nocharge", 900, PaymentState::Captured));
+    rows.extend(refund("r-early", "k-early", 80));
+    let mut next = send(&reg, 1, rows).await;
+    for chunk in (0..N).collect::<Vec<_>>().chunks(200) {
+        next = send(&reg, next, chunk.iter().flat_map(|&i| rows_for(&key(i), 1_000 + i as i64, PaymentState::Captured)).collect()).await;
+    }
+
+    // The PSP lists newest first, 100 a page: what is charged first is on the last page.
+    let first = psp.charge("first", 300, "usd", &[("checkout_key", "k-dup")]).await;
+    let early = psp.charge("early", 800, "usd", &[("checkout_key", "k-early")]).await;
+    let mut ghost = None;
+    for i in 0..N {
+        psp.charge(&format!("c{i}"), 1_000 + i as i64, "usd", &[("checkout_key", &key(i))]).await;
+        if i == N / 2 {
+            ghost = Some(psp.charge("ghost", 2_500, "usd", &[("checkout_key", "k-ghost")]).await);
+        }
+    }
+    let last = psp.charge("last", 300, "usd", &[("checkout_key", "k-dup")]).await;
+    psp.refund("f-early", early["id"].as_str().unwrap(), 80, Some("r-early")).await;
+
+    let run = h.owner.post(&format!("/admin/stores/{store}/reconcile"), &json!({})).await.unwrap();
+    let charges = N as u64 + 4;
+    assert_eq!((run["psp_charges"].as_u64(), run["psp_refunds"].as_u64(), run["exceptions"].as_u64()), (Some(charges), Some(1), Some(3)), "{run}");
+    // every charge but the ghost, and the refund
+    assert_eq!(run["matched"].as_u64(), Some(charges - 1 + 1), "{run}");
+    let db = h.db().await;
+    let found: Vec<(String, String, serde_json::Value)> =
+        db.query("SELECT kind, subject, detail FROM recon_exceptions ORDER BY kind, subject", &[]).await.unwrap().iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
+    let kinds: Vec<(&str, &str)> = found.iter().map(|(k, s, _)| (k.as_str(), s.as_str())).collect();
+    let ghost_id = ghost.unwrap()["id"].as_str().unwrap().to_string();
+    assert_eq!(kinds, vec![("charge_without_record", ghost_id.as_str()), ("duplicate_charge", "k-dup"), ("record_without_charge", "k-nocharge")]);
+    // both charges of k-dup, newest first as the PSP lists them
+    assert_eq!(found[1].2["psp_ids"], json!([last["id"], first["id"]]), "{:?}", found[1]);
+
+    let again = h.owner.post(&format!("/admin/stores/{store}/reconcile"), &json!({})).await.unwrap();
+    assert_eq!((again["exceptions"].as_u64(), again["new_exceptions"].as_u64(), again["cleared"].as_u64()), (Some(3), Some(0), Some(0)), "{again}");
+}

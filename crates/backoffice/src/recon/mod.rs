@@ -1,9 +1,13 @@
 //! Reconciliation (design §9.7): the store's PSP account read in full (paged, bounded)
 //! and matched against what its registers reported, by `metadata[checkout_key]` and
 //! `metadata[refund_key]`. What does not match becomes an exception that a person
-//! resolves with a reason.
+//! resolves with a reason. Memory is bounded by the PSP side in compact form; the
+//! register side streams through (`matching`).
+pub mod matching;
 pub mod psp;
 pub mod run;
+#[cfg(test)]
+mod tests;
 
 use serde::Serialize;
 

@@ -1,35 +1,58 @@
 //! Reading a PSP account: every PaymentIntent and refund, a page of 100 at a time with
-//! Stripe's cursor, bounded by a maximum count so a run never reads without end.
+//! Stripe's cursor, bounded by a maximum count so a run never reads without end. Each page
+//! is reduced to what matching keeps (`matching::Charges`, `Refunds`) and dropped before
+//! the next is read, so a run never holds more than one page of the PSP's JSON.
+use super::matching::{ChargedStatus, Charges, Refunds};
 use crate::error::{ApiError, ApiResult};
 use serde::Deserialize;
-use std::collections::HashMap;
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct PspIntent {
+/// A PaymentIntent as listed, with only the fields matching reads; serde skips the rest
+/// (charges, payment method, the other metadata) without building them.
+#[derive(Debug, Deserialize)]
+pub struct IntentObj {
     pub id: String,
     pub amount: i64,
     pub currency: String,
     pub status: String,
     #[serde(default)]
-    pub metadata: HashMap<String, String>,
+    pub metadata: Keys,
 }
 
-impl PspIntent {
-    /// Money was taken or is held for this intent.
-    pub fn charged(&self) -> bool {
-        matches!(self.status.as_str(), "succeeded" | "requires_capture" | "processing")
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct PspRefund {
+#[derive(Debug, Deserialize)]
+pub struct RefundObj {
     pub id: String,
     pub amount: i64,
     pub status: String,
     #[serde(default)]
     pub payment_intent: Option<String>,
     #[serde(default)]
-    pub metadata: HashMap<String, String>,
+    pub metadata: Keys,
+}
+
+/// The two metadata entries PayDesk writes; any other entry is not read.
+#[derive(Debug, Default, Deserialize)]
+pub struct Keys {
+    pub checkout_key: Option<String>,
+    pub refund_key: Option<String>,
+}
+
+impl IntentObj {
+    /// Keeps the intent if money was taken or is held for it.
+    pub fn keep(self, charges: &mut Charges) -> ApiResult<()> {
+        match ChargedStatus::parse(&self.status) {
+            Some(status) => charges.add(&self.id, self.metadata.checkout_key.as_deref(), self.amount, &self.currency, status),
+            None => Ok(()),
+        }
+    }
+}
+
+impl RefundObj {
+    /// Keeps the refund if it succeeded or may still succeed.
+    pub fn keep(self, refunds: &mut Refunds) {
+        if self.status == "succeeded" || self.status == "pending" {
+            refunds.add(&self.id, self.metadata.refund_key.as_deref(), self.payment_intent.as_deref(), self.amount);
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -46,8 +69,9 @@ pub struct PspAccount<'a> {
 }
 
 impl PspAccount<'_> {
-    async fn list<T: serde::de::DeserializeOwned + HasId>(&self, path: &str) -> ApiResult<Vec<T>> {
-        let mut out: Vec<T> = Vec::new();
+    /// Every object at `path`, page by page into `each`; returns how many were listed.
+    async fn list<T: serde::de::DeserializeOwned + HasId>(&self, path: &str, mut each: impl FnMut(T) -> ApiResult<()>) -> ApiResult<u64> {
+        let mut read = 0usize;
         let mut after: Option<String> = None;
         loop {
             let mut q: Vec<(&str, String)> = vec![("limit", "100".into())];
@@ -70,22 +94,32 @@ impl PspAccount<'_> {
             }
             let page: Page<T> = resp.json().await.map_err(|e| ApiError::Psp(format!("GET {path}: unreadable page: {}", e.without_url())))?;
             after = page.data.last().map(|o| o.id().to_string());
-            out.extend(page.data);
-            if out.len() > self.max_objects {
+            read += page.data.len();
+            if read > self.max_objects {
                 return Err(ApiError::Psp(format!("more than {} objects at {path}; raise the limit for this account", self.max_objects)));
             }
+            for o in page.data {
+                each(o)?;
+            }
             if !page.has_more || after.is_none() {
-                return Ok(out);
+                return Ok(read as u64);
             }
         }
     }
 
-    pub async fn intents(&self) -> ApiResult<Vec<PspIntent>> {
-        self.list("/v1/payment_intents").await
+    /// Every PaymentIntent; the charged ones go into `charges`.
+    pub async fn intents(&self, charges: &mut Charges) -> ApiResult<u64> {
+        self.list("/v1/payment_intents", |o: IntentObj| o.keep(charges)).await
     }
 
-    pub async fn refunds(&self) -> ApiResult<Vec<PspRefund>> {
-        self.list("/v1/refunds").await
+    /// Every refund; the succeeded and pending ones go into `refunds`. Returns how many
+    /// were listed (all statuses: what a run reports as the PSP's refunds).
+    pub async fn refunds(&self, refunds: &mut Refunds) -> ApiResult<u64> {
+        self.list("/v1/refunds", |o: RefundObj| {
+            o.keep(refunds);
+            Ok(())
+        })
+        .await
     }
 }
 
@@ -93,13 +127,13 @@ trait HasId {
     fn id(&self) -> &str;
 }
 
-impl HasId for PspIntent {
+impl HasId for IntentObj {
     fn id(&self) -> &str {
         &self.id
     }
 }
 
-impl HasId for PspRefund {
+impl HasId for RefundObj {
     fn id(&self) -> &str {
         &self.id
     }
