@@ -27,6 +27,7 @@ pub mod schema;
 mod schema_books;
 mod schema_catalog;
 mod schema_restore;
+mod schema_sales;
 pub mod state;
 pub mod tender;
 pub mod types;

@@ -556,6 +556,8 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_restore::RESTORE,
     // v11: what the back office publishes: catalog items and the tax setup (design §9.16).
     crate::schema_catalog::PUBLISHED,
+    // v12: completed sales with their lines and tax per rate in the outbox (design §9.18).
+    crate::schema_sales::SALES,
 ];
 
 /// The version whose migration turned the audit log into a chain.

@@ -338,6 +338,8 @@ fn a_v7_ledger_with_staff_and_cash_sales_upgrades_and_its_next_drawer_starts_cle
          ALTER TABLE payments DROP COLUMN staff_id; ALTER TABLE tenders DROP COLUMN staff_id;
          ALTER TABLE refunds DROP COLUMN staff_id; ALTER TABLE cash_movements DROP COLUMN staff_id;
          DROP TABLE restored_history; DROP TABLE restore_sources;
+         DROP TRIGGER outbox_sale_completed; DROP TRIGGER outbox_sale_canceled; DROP TRIGGER outbox_sale_canceled_at_once;
+         DROP VIEW sale_completed_facts; DROP TABLE sales_sent;
          ALTER TABLE products DROP COLUMN published_version; ALTER TABLE store_settings DROP COLUMN tax_published_version;
          ALTER TABLE staff DROP COLUMN published_version;
          PRAGMA user_version = 7;",

@@ -2,6 +2,7 @@
 //! Row `i` of a batch has seq `first_seq + i`; the back office applies each seq once
 //! (design §9.4).
 use crate::books::{amount_or_zero, id, signed_amount, DrawerMove, Tender};
+use crate::sales::SaleCompleted;
 use crate::limits::{MAX_ROWS_PER_BATCH, MAX_SEQ};
 use crate::{check_version, text, ProtoError};
 use serde::{Deserialize, Serialize};
@@ -145,6 +146,12 @@ pub enum Fact {
     PaidInOut { entry: i64, shift: i64, direction: DrawerMove, amount: i64, currency: String, reason: String },
     /// A shift closed on a blind count: its Z report's number and figures.
     ShiftClosed { shift: i64, z_number: i64, counted: i64, expected: i64, over_short: i64 },
+    /// A sale became paid, with its lines and tax per rate (design §9.18). Written once per
+    /// sale, after the tender or payment move that completed it.
+    SaleCompleted(SaleCompleted),
+    /// A completed sale was canceled afterwards (its offline card was declined when
+    /// forwarded, then the cashier canceled it): it no longer counts as sold.
+    SaleCanceled { sale: i64 },
 }
 
 impl Fact {
@@ -159,6 +166,8 @@ impl Fact {
             Fact::ShiftOpened { .. } => "shift_opened",
             Fact::PaidInOut { .. } => "paid_in_out",
             Fact::ShiftClosed { .. } => "shift_closed",
+            Fact::SaleCompleted(_) => "sale_completed",
+            Fact::SaleCanceled { .. } => "sale_canceled",
         }
     }
 
@@ -215,6 +224,8 @@ impl Fact {
                 }
                 Ok(())
             }
+            Fact::SaleCompleted(sale) => sale.validate(&f),
+            Fact::SaleCanceled { sale } => id(&f("sale"), *sale),
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod ingest;
 pub mod pair;
 mod project;
 pub mod restore;
+mod sales;
 
 use crate::auth::PresentedToken;
 use crate::error::{ApiError, ApiResult};
