@@ -26,6 +26,7 @@ pub mod reissue;
 pub mod schema;
 mod schema_books;
 mod schema_catalog;
+mod schema_local;
 mod schema_restore;
 mod schema_sales;
 pub mod state;

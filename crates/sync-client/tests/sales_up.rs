@@ -255,7 +255,7 @@ async fn sales_of_a_thousand_lines_go_in_batches_that_fit_the_body_limit() {
         l.pay_cash(cart, 1_000, None, T + 20 + k).unwrap();
         carts.push(cart);
     }
-    let big: Vec<usize> = reg.ledger.outbox_batch(0, MAX_OUTBOX_BATCH).unwrap().iter().map(|r| r.fact_json.len()).filter(|n| *n > 100_000).collect();
+    let big: Vec<usize> = reg.queued().iter().filter(|(_, _, f)| f["kind"] == "sale_completed").map(|(_, _, f)| f.to_string().len()).collect();
     assert_eq!(big.len(), 3, "three sale rows");
     assert!(big.iter().sum::<usize>() > paydesk_sync_proto::limits::MAX_BODY_BYTES, "together they exceed one request: {big:?}");
     assert!(big.iter().all(|n| *n < paydesk_sync::run::BATCH_ROW_BYTES), "each fits one: {big:?}");

@@ -2,7 +2,9 @@
 //! Row `i` of a batch has seq `first_seq + i`; the back office applies each seq once
 //! (design §9.4).
 use crate::books::{amount_or_zero, id, signed_amount, DrawerMove, Tender};
+use crate::catalog::{Item, StoreTax};
 use crate::sales::SaleCompleted;
+use crate::staff::{check_staff_name, StaffRole};
 use crate::limits::{MAX_ROWS_PER_BATCH, MAX_SEQ};
 use crate::{check_version, text, ProtoError};
 use serde::{Deserialize, Serialize};
@@ -152,6 +154,14 @@ pub enum Fact {
     /// A completed sale was canceled afterwards (its offline card was declined when
     /// forwarded, then the cashier canceled it): it no longer counts as sold.
     SaleCanceled { sale: i64 },
+    /// One of the register's own catalog items was added or changed (retired: `active`
+    /// false), as a whole item (design §9.19). Never an item the back office published.
+    ItemSaved(Item),
+    /// A staff member of the register's own was added or their name, role or active flag
+    /// changed. `staff` is the register's id. Never the PIN or its hash.
+    StaffSaved { staff: i64, name: String, role: StaffRole, active: bool },
+    /// The register's own tax setup changed (never a published one), as a whole document.
+    TaxSetupChanged(StoreTax),
 }
 
 impl Fact {
@@ -168,6 +178,9 @@ impl Fact {
             Fact::ShiftClosed { .. } => "shift_closed",
             Fact::SaleCompleted(_) => "sale_completed",
             Fact::SaleCanceled { .. } => "sale_canceled",
+            Fact::ItemSaved(_) => "item_saved",
+            Fact::StaffSaved { .. } => "staff_saved",
+            Fact::TaxSetupChanged(_) => "tax_setup_changed",
         }
     }
 
@@ -226,6 +239,12 @@ impl Fact {
             }
             Fact::SaleCompleted(sale) => sale.validate(&f),
             Fact::SaleCanceled { sale } => id(&f("sale"), *sale),
+            Fact::ItemSaved(item) => item.validate().map_err(|e| e.under(at)),
+            Fact::StaffSaved { staff, name, role: _, active: _ } => {
+                id(&f("staff"), *staff)?;
+                check_staff_name(&f("name"), name)
+            }
+            Fact::TaxSetupChanged(tax) => tax.validate().map_err(|e| e.under(at)),
         }
     }
 }

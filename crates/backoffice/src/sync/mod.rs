@@ -2,6 +2,7 @@
 //! Every request but pairing carries the register's token; a register reaches only its
 //! own store's rows.
 mod books;
+mod local;
 pub mod changes;
 pub mod ingest;
 pub mod pair;

@@ -40,7 +40,10 @@ pub async fn apply_sales(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows
             | Fact::TenderSuperseded { .. }
             | Fact::ShiftOpened { .. }
             | Fact::PaidInOut { .. }
-            | Fact::ShiftClosed { .. } => {}
+            | Fact::ShiftClosed { .. }
+            | Fact::ItemSaved(_)
+            | Fact::StaffSaved { .. }
+            | Fact::TaxSetupChanged(_) => {}
         }
     }
     Ok(())

@@ -23,6 +23,12 @@ pub struct OutboxShadow {
     pub drawer_moves: BTreeMap<i64, (i64, String, i64)>,
     /// sale -> what its `sale_completed` said, and whether it was canceled afterwards
     pub sales: BTreeMap<i64, (SaleFacts, bool)>,
+    /// the register's own items: sku -> (price, active, name_ja), the last fact's
+    pub items: BTreeMap<String, (i64, bool, Option<String>)>,
+    /// the register's own staff: id -> (name, role, active)
+    pub staff: BTreeMap<i64, (String, String, bool)>,
+    /// the register's own tax setup: (price mode, rounding), when it is its own
+    pub tax: Option<(String, String)>,
 }
 
 /// (total, lines as (sku, quantity, unit price, line total))
@@ -119,6 +125,14 @@ impl OutboxShadow {
                 assert!(!s.1, "{what}: sale {sale} canceled twice");
                 s.1 = true;
             }
+            "item_saved" => {
+                self.items.insert(s("sku").unwrap(), (f["price"].as_i64().unwrap(), f["active"].as_bool().unwrap(), s("name_ja")));
+            }
+            "staff_saved" => {
+                assert!(f.get("pin_hash").is_none() && !f.to_string().contains("argon2"), "{what}: a secret in {f}");
+                self.staff.insert(f["staff"].as_i64().unwrap(), (s("name").unwrap(), s("role").unwrap(), f["active"].as_bool().unwrap()));
+            }
+            "tax_setup_changed" => self.tax = Some((s("price_mode").unwrap(), s("rounding").unwrap())),
             other => panic!("{what}: unknown kind {other}"),
         }
     }
@@ -165,5 +179,32 @@ impl OutboxShadow {
         assert_eq!(sales, self.sales, "{what}: sales");
         let paid: i64 = c.query_row("SELECT count(*) FROM carts WHERE state = 'paid' AND id NOT IN (SELECT cart_id FROM sales_sent)", [], |r| r.get(0)).unwrap();
         assert_eq!(paid, 0, "{what}: a paid sale that was never sent");
+        // the register's own items, staff and tax setup, as its last facts said (design §9.19)
+        let mut st = c.prepare("SELECT sku FROM products WHERE published_version IS NULL").unwrap();
+        let local: Vec<String> = st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+        let items: BTreeMap<String, (i64, bool, Option<String>)> = local
+            .into_iter()
+            .map(|sku| {
+                let i = l.catalog_item(&sku).unwrap().unwrap();
+                (sku, (i.price_minor, i.active, i.name_ja))
+            })
+            .collect();
+        let sent: BTreeMap<String, (i64, bool, Option<String>)> =
+            self.items.iter().filter(|(k, _)| items.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        assert_eq!(sent, items, "{what}: local items");
+        let mut st = c.prepare("SELECT id, name, role, active = 1 FROM staff WHERE published_version IS NULL").unwrap();
+        let staff: BTreeMap<i64, (String, String, bool)> =
+            st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))).unwrap().map(Result::unwrap).collect();
+        let sent: BTreeMap<i64, (String, String, bool)> = self.staff.iter().filter(|(k, _)| staff.contains_key(*k)).map(|(k, v)| (*k, v.clone())).collect();
+        assert_eq!(sent, staff, "{what}: local staff");
+        let tax: Option<(String, String)> = c
+            .query_row("SELECT price_mode, rounding FROM store_settings WHERE tax_published_version IS NULL", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .ok();
+        match (&self.tax, tax) {
+            (Some(sent), Some(held)) => assert_eq!(sent, &held, "{what}: the local tax setup"),
+            // never sent: still the setup a new file starts with
+            (None, Some(held)) => assert_eq!(held, ("inclusive".to_string(), "down".to_string()), "{what}: a tax setup never sent"),
+            (_, None) => {}
+        }
     }
 }
