@@ -556,6 +556,10 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_restore::RESTORE,
     // v11: what the back office publishes: catalog items and the tax setup (design §9.16).
     crate::schema_catalog::PUBLISHED,
+    // v12: completed sales with their lines and tax per rate in the outbox (design §9.18).
+    crate::schema_sales::SALES,
+    // v13: the register's own catalog items, staff and tax setup in the outbox (design §9.19).
+    crate::schema_local::LOCAL,
 ];
 
 /// The version whose migration turned the audit log into a chain.

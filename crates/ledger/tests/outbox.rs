@@ -207,6 +207,12 @@ fn write_v8_file_with_books(path: &std::path::Path) {
         "DROP TRIGGER outbox_shift_opened; DROP TRIGGER outbox_paid_in_out; DROP TRIGGER outbox_tender_added;
          DROP TRIGGER outbox_tender_superseded; DROP TRIGGER outbox_shift_closed; DROP TRIGGER outbox_no_update;
          DROP TABLE restored_history; DROP TABLE restore_sources;
+         DROP TRIGGER outbox_item_added; DROP TRIGGER outbox_item_changed; DROP TRIGGER outbox_item_name_ja_added;
+         DROP TRIGGER outbox_item_name_ja_changed; DROP TRIGGER outbox_item_name_ja_removed; DROP TRIGGER outbox_staff_added;
+         DROP TRIGGER outbox_staff_changed; DROP TRIGGER outbox_tax_changed;
+         DROP VIEW local_item_facts; DROP VIEW local_staff_facts; DROP VIEW local_tax_facts;
+         DROP TRIGGER outbox_sale_completed; DROP TRIGGER outbox_sale_canceled; DROP TRIGGER outbox_sale_canceled_at_once;
+         DROP VIEW sale_completed_facts; DROP TABLE sales_sent;
          ALTER TABLE products DROP COLUMN published_version; ALTER TABLE store_settings DROP COLUMN tax_published_version;
          ALTER TABLE staff DROP COLUMN published_version;
          CREATE TEMP TABLE kept AS SELECT row_number() OVER (ORDER BY seq) AS n, at_ms, fact FROM outbox
@@ -229,10 +235,16 @@ fn a_v8_ledger_is_back_filled_with_its_tenders_and_shifts() {
     let mut l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
     let added = facts(&l, payments_only);
-    let kinds: Vec<&str> = added.iter().map(|(_, f)| f["kind"].as_str().unwrap()).collect();
-    // shifts opened, drawer moves, tenders (a superseded one followed by its supersede), closes
-    assert_eq!(kinds, ["shift_opened", "paid_in_out", "tender_added", "tender_superseded", "tender_added", "tender_added", "shift_closed"]);
-    assert_eq!(added.iter().map(|(s, _)| *s).collect::<Vec<_>>(), (payments_only + 1..=payments_only + 7).collect::<Vec<_>>());
+    let mut kinds: Vec<&str> = added.iter().map(|(_, f)| f["kind"].as_str().unwrap()).collect();
+    // then (v13, design §9.19) the register's own items, its staff and its tax setup
+    let local = kinds.split_off(8);
+    assert_eq!(local.iter().filter(|k| **k == "staff_saved").count(), 1, "{local:?}");
+    assert_eq!(local.last(), Some(&"tax_setup_changed"));
+    assert!(local.iter().all(|k| ["item_saved", "staff_saved", "tax_setup_changed"].contains(k)), "{local:?}");
+    // shifts opened, drawer moves, tenders (a superseded one followed by its supersede),
+    // closes; then (v12, design §9.18) the sale paid in cash
+    assert_eq!(kinds, ["shift_opened", "paid_in_out", "tender_added", "tender_superseded", "tender_added", "tender_added", "shift_closed", "sale_completed"]);
+    assert_eq!(added.iter().map(|(s, _)| *s).collect::<Vec<_>>(), (payments_only + 1..=payments_only + added.len() as u64).collect::<Vec<_>>());
     let mut shadow = OutboxShadow::default();
     shadow.catch_up(&l, "upgraded to v9");
     shadow.assert_matches(&l, "upgraded to v9");

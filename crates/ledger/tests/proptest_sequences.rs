@@ -2,7 +2,8 @@
 //! every state is one the table knows and moved by at most one legal edge; money is
 //! never negative; refunded never exceeds captured and equals the succeeded refunds;
 //! reserved refunds never exceed the amount; exactly one journal row per processed event;
-//! exactly one outbox row per payment or refund change, in seq order with no gap.
+//! exactly one outbox row per payment or refund change, in seq order with no gap, and one
+//! `sale_completed` per sale ever paid.
 
 mod common;
 use common::*;
@@ -80,10 +81,11 @@ const EVENT_TYPES: [&str; 6] = [
     "customer.created",
 ];
 
-fn run(ops: Vec<Op>) -> (usize, usize) {
+fn run(ops: Vec<Op>) -> (usize, usize, usize) {
     let mut refunds_ok = 0;
     let mut refunds_succeeded = 0;
     let mut l = mem();
+    l.seed_catalog(&[NewProduct { sku: "UNIT".into(), name: "Unit".into(), price: usd(1) }]).unwrap();
     let mut now = 0i64;
     let mut outbox = common::outbox::OutboxShadow::default();
     for op in &ops {
@@ -92,6 +94,14 @@ fn run(ops: Vec<Op>) -> (usize, usize) {
         let payments = l.list_payments(10_000, 0).unwrap();
         let pick = |i: usize| payments.get(i % payments.len().max(1)).cloned();
         match op.clone() {
+            // An odd amount is a sale of items paid by one card tender, so the sale's
+            // completion (and a second one after an offline card is declined) is replayed
+            // too (design §9.18).
+            Op::Create(a) if a % 2 == 1 => {
+                let cart = l.create_cart(Currency::Usd, now).unwrap();
+                l.add_to_cart(cart, "UNIT", a, now).unwrap();
+                l.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, now).unwrap();
+            }
             Op::Create(a) => {
                 new_payment(&mut l, a, now);
             }
@@ -213,23 +223,26 @@ fn run(ops: Vec<Op>) -> (usize, usize) {
         outbox.catch_up(&l, &format!("{op:?}"));
         outbox.assert_matches(&l, &format!("{op:?}"));
     }
-    (refunds_ok, refunds_succeeded)
+    (refunds_ok, refunds_succeeded, count(&l, "SELECT count(*) FROM sales_sent") as usize)
 }
 
-/// Guards the generator: the random runs above must actually reach refunds.
+/// Guards the generator: the random runs above must actually reach refunds and complete
+/// sales.
 #[test]
 fn random_runs_reach_the_refund_paths() {
     use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let (mut created, mut succeeded) = (0, 0);
+    let (mut created, mut succeeded, mut sales) = (0, 0, 0);
     for _ in 0..64 {
         let ops = prop::collection::vec(op(), 40..60).new_tree(&mut runner).unwrap().current();
-        let (c, s) = run(ops);
+        let (c, s, n) = run(ops);
         created += c;
         succeeded += s;
+        sales += n;
     }
-    eprintln!("refunds created {created}, succeeded {succeeded}");
+    eprintln!("refunds created {created}, succeeded {succeeded}; sales completed {sales}");
     assert!(created >= 20 && succeeded >= 5, "refunds created {created}, succeeded {succeeded}");
+    assert!(sales >= 10, "sales completed {sales}");
 }
 
 proptest! {

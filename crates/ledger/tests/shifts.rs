@@ -338,6 +338,12 @@ fn a_v7_ledger_with_staff_and_cash_sales_upgrades_and_its_next_drawer_starts_cle
          ALTER TABLE payments DROP COLUMN staff_id; ALTER TABLE tenders DROP COLUMN staff_id;
          ALTER TABLE refunds DROP COLUMN staff_id; ALTER TABLE cash_movements DROP COLUMN staff_id;
          DROP TABLE restored_history; DROP TABLE restore_sources;
+         DROP TRIGGER outbox_item_added; DROP TRIGGER outbox_item_changed; DROP TRIGGER outbox_item_name_ja_added;
+         DROP TRIGGER outbox_item_name_ja_changed; DROP TRIGGER outbox_item_name_ja_removed; DROP TRIGGER outbox_staff_added;
+         DROP TRIGGER outbox_staff_changed; DROP TRIGGER outbox_tax_changed;
+         DROP VIEW local_item_facts; DROP VIEW local_staff_facts; DROP VIEW local_tax_facts;
+         DROP TRIGGER outbox_sale_completed; DROP TRIGGER outbox_sale_canceled; DROP TRIGGER outbox_sale_canceled_at_once;
+         DROP VIEW sale_completed_facts; DROP TABLE sales_sent;
          ALTER TABLE products DROP COLUMN published_version; ALTER TABLE store_settings DROP COLUMN tax_published_version;
          ALTER TABLE staff DROP COLUMN published_version;
          PRAGMA user_version = 7;",

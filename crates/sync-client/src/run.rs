@@ -17,6 +17,28 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// What a batch's rows may take of the back office's body limit, leaving room for the
+/// envelope and the health (design §9.18: a sale of 1,000 lines is a row of up to ~600 KB,
+/// so 500 rows of such sales would not fit the 1 MiB a request may carry).
+pub const BATCH_ROW_BYTES: usize = limits::MAX_BODY_BYTES - 16 * 1024;
+
+/// Keeps the longest prefix of `rows` that fits [`BATCH_ROW_BYTES`], and at least one row
+/// (one row always fits: the wire's limits bound a fact well below it). The facts are
+/// re-serialized by serde in the same form as the ledger wrote them, so their stored
+/// length is their length on the wire; 64 bytes a row cover `{"at_ms":…,"fact":…},`.
+pub fn fit_body(rows: &mut Vec<paydesk_ledger::OutboxRow>) {
+    let mut used = 0usize;
+    let keep = rows
+        .iter()
+        .position(|r| {
+            used += r.fact_json.len() + 64;
+            used > BATCH_ROW_BYTES
+        })
+        .unwrap_or(rows.len())
+        .max(1);
+    rows.truncate(keep);
+}
+
 /// The key of a batch: the same range of the same register is the same request, so a
 /// resend after a lost answer is recognised, never applied twice.
 pub fn idempotency_key(register_id: &str, first_seq: u64, last_seq: u64) -> String {
@@ -230,7 +252,10 @@ impl SyncLoop {
             Some(f) => (f.last_seq - f.first_seq + 1) as usize,
             None => self.batch_rows,
         };
-        let rows = self.ledger.outbox_batch(stats.acked_through, max)?;
+        let mut rows = self.ledger.outbox_batch(stats.acked_through, max)?;
+        if resend.is_none() {
+            fit_body(&mut rows);
+        }
         let (Some(first), Some(last)) = (rows.first().map(|r| r.seq), rows.last().map(|r| r.seq)) else {
             return Ok(false);
         };

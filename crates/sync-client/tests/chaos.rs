@@ -5,8 +5,9 @@
 //! random, the back office process or PostgreSQL's postmaster is SIGKILLed while batches
 //! are at the back office (then started again on the same data), and batches are sent
 //! again by hand, duplicated and out of order. The audit at the end: the back office
-//! holds exactly the union of the registers' rows, row by row; each store's totals are
-//! the sum of its registers' ledgers; nothing is there twice; every outbox is drained.
+//! holds exactly the union of the registers' rows, row by row (payments, refunds, and
+//! completed sales with the quantities sold); each store's totals are the sum of its
+//! registers' ledgers; nothing is there twice; every outbox is drained.
 //!
 //! Fixed seed (printed; `PAYDESK_CHAOS_SEED` runs another), bounded rounds. The seed fixes
 //! every decision (sales, who is offline, which strike, how far into the round it lands);
@@ -141,10 +142,22 @@ impl Till {
         SyncLoop::new(Ledger::open(self.db()).unwrap(), &SyncState::path_in(self.dir.path()), self.token.clone(), "0.1.0-chaos").unwrap().with_batch_rows(BATCH_ROWS)
     }
 
-    /// A card sale through the ledger's own write path, captured or declined.
+    /// A card sale through the ledger's own write path, captured or declined. A captured
+    /// one is a sale of items (a cart of `minor` in hundreds and units, paid by one card
+    /// tender), so its `sale_completed` travels too (design §9.18).
     fn sell(&mut self, minor: i64, declined: bool) {
         let t = self.now();
-        let p = self.ledger.create_payment(&NewPayment { amount: Money::new(minor, self.currency), options: CheckoutOptions::card("pm_card_visa") }, t).unwrap();
+        let p = if declined {
+            self.ledger.create_payment(&NewPayment { amount: Money::new(minor, self.currency), options: CheckoutOptions::card("pm_card_visa") }, t).unwrap()
+        } else {
+            let cart = self.ledger.create_cart(self.currency, t).unwrap();
+            self.ledger.add_to_cart(cart, "HUNDRED", minor / 100, t).unwrap();
+            if minor % 100 > 0 {
+                self.ledger.add_to_cart(cart, "UNIT", minor % 100, t).unwrap();
+            }
+            self.ledger.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, t).unwrap().payment
+        };
+        assert_eq!(p.amount.amount_minor, minor);
         let t = self.now();
         self.ledger.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", t).unwrap();
         let t = self.now();
@@ -243,7 +256,14 @@ async fn five_registers_survive_kills_outages_duplicates_and_skewed_clocks() {
     for i in 0..REGISTERS {
         let store = if i < 3 { 0 } else { 1 };
         let dir = tempfile::tempdir().unwrap();
-        let ledger = Ledger::open(dir.path().join("ledger.db")).unwrap();
+        let mut ledger = Ledger::open(dir.path().join("ledger.db")).unwrap();
+        let currency = if store == 0 { Currency::Usd } else { Currency::Eur };
+        ledger
+            .seed_catalog(&[
+                NewProduct { sku: "HUNDRED".into(), name: "Hundred".into(), price: Money::new(100, currency) },
+                NewProduct { sku: "UNIT".into(), name: "Unit".into(), price: Money::new(1, currency) },
+            ])
+            .unwrap();
         let proxy = proxy::Proxy::counted(bo.addr, carried.clone()).await;
         let code = owner().pairing_code(&stores[store], &format!("Till {i}")).await.unwrap();
         let (pairing, token) = paydesk_sync::run::pair(&proxy.url(), &code, "0.1.0-chaos").await.unwrap();
@@ -256,7 +276,6 @@ async fn five_registers_survive_kills_outages_duplicates_and_skewed_clocks() {
             3 => -HOUR_MS,
             _ => 0,
         };
-        let currency = if store == 0 { Currency::Usd } else { Currency::Eur };
         let mut t = Till { dir, ledger, skew_ms, currency, store, register_id, token, proxy, sync: None, written: BTreeMap::new(), captured: vec![], refunded: BTreeSet::new(), clock: 0 };
         t.sync = Some(t.new_loop());
         tills.push(t);
@@ -467,6 +486,35 @@ async fn audit(cluster: &Cluster, bo: &BackOfficeProcess, stores: &[String; 2], 
             .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
             .collect();
         assert_eq!(theirs, mine, "register {}: refunds", t.register_id);
+
+        // every completed sale once, with its total and the quantities sold (design §9.18)
+        let mine: Vec<(i64, i64, i64)> = t
+            .ledger
+            .connection()
+            .prepare(
+                "SELECT c.id, (SELECT sum(quantity * unit_price_minor) FROM cart_lines WHERE cart_id = c.id),
+                        (SELECT sum(quantity) FROM cart_lines WHERE cart_id = c.id)
+                 FROM carts c WHERE c.state = 'paid' ORDER BY c.id",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let theirs: Vec<(i64, i64, i64)> = db
+            .query(
+                "SELECT s.sale_id, s.total, (SELECT sum(quantity)::int8 FROM sale_lines l
+                                             WHERE l.store_id = s.store_id AND l.register_id = s.register_id AND l.sale_id = s.sale_id)
+                 FROM sales s WHERE s.register_id::text = $1 ORDER BY s.sale_id",
+                &[&rid],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect();
+        assert_eq!(mine.len(), t.captured.len(), "register {}: a sale per captured card", t.register_id);
+        assert_eq!(theirs, mine, "register {}: sales and the quantities sold", t.register_id);
     }
     let journal_rows: i64 = db.query_one("SELECT count(*) FROM journal", &[]).await.unwrap().get(0);
     assert_eq!(journal_rows, total_rows, "nothing twice, nothing from nowhere");

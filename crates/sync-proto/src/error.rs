@@ -33,4 +33,12 @@ impl ProtoError {
     pub(crate) fn field(field: impl Into<String>, problem: impl Into<String>) -> ProtoError {
         ProtoError::BadField { field: field.into(), problem: problem.into() }
     }
+
+    /// The same refusal with its field named under `at` (a row of a batch).
+    pub(crate) fn under(self, at: &str) -> ProtoError {
+        match self {
+            ProtoError::BadField { field, problem } => ProtoError::BadField { field: format!("{at}.{field}"), problem },
+            other => other,
+        }
+    }
 }

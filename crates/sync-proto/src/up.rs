@@ -2,6 +2,9 @@
 //! Row `i` of a batch has seq `first_seq + i`; the back office applies each seq once
 //! (design §9.4).
 use crate::books::{amount_or_zero, id, signed_amount, DrawerMove, Tender};
+use crate::catalog::{Item, StoreTax};
+use crate::sales::SaleCompleted;
+use crate::staff::{check_staff_name, StaffRole};
 use crate::limits::{MAX_ROWS_PER_BATCH, MAX_SEQ};
 use crate::{check_version, text, ProtoError};
 use serde::{Deserialize, Serialize};
@@ -145,6 +148,20 @@ pub enum Fact {
     PaidInOut { entry: i64, shift: i64, direction: DrawerMove, amount: i64, currency: String, reason: String },
     /// A shift closed on a blind count: its Z report's number and figures.
     ShiftClosed { shift: i64, z_number: i64, counted: i64, expected: i64, over_short: i64 },
+    /// A sale became paid, with its lines and tax per rate (design §9.18). Written once per
+    /// sale, after the tender or payment move that completed it.
+    SaleCompleted(SaleCompleted),
+    /// A completed sale was canceled afterwards (its offline card was declined when
+    /// forwarded, then the cashier canceled it): it no longer counts as sold.
+    SaleCanceled { sale: i64 },
+    /// One of the register's own catalog items was added or changed (retired: `active`
+    /// false), as a whole item (design §9.19). Never an item the back office published.
+    ItemSaved(Item),
+    /// A staff member of the register's own was added or their name, role or active flag
+    /// changed. `staff` is the register's id. Never the PIN or its hash.
+    StaffSaved { staff: i64, name: String, role: StaffRole, active: bool },
+    /// The register's own tax setup changed (never a published one), as a whole document.
+    TaxSetupChanged(StoreTax),
 }
 
 impl Fact {
@@ -159,6 +176,11 @@ impl Fact {
             Fact::ShiftOpened { .. } => "shift_opened",
             Fact::PaidInOut { .. } => "paid_in_out",
             Fact::ShiftClosed { .. } => "shift_closed",
+            Fact::SaleCompleted(_) => "sale_completed",
+            Fact::SaleCanceled { .. } => "sale_canceled",
+            Fact::ItemSaved(_) => "item_saved",
+            Fact::StaffSaved { .. } => "staff_saved",
+            Fact::TaxSetupChanged(_) => "tax_setup_changed",
         }
     }
 
@@ -215,6 +237,14 @@ impl Fact {
                 }
                 Ok(())
             }
+            Fact::SaleCompleted(sale) => sale.validate(&f),
+            Fact::SaleCanceled { sale } => id(&f("sale"), *sale),
+            Fact::ItemSaved(item) => item.validate().map_err(|e| e.under(at)),
+            Fact::StaffSaved { staff, name, role: _, active: _ } => {
+                id(&f("staff"), *staff)?;
+                check_staff_name(&f("name"), name)
+            }
+            Fact::TaxSetupChanged(tax) => tax.validate().map_err(|e| e.under(at)),
         }
     }
 }

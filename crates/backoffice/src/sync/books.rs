@@ -15,6 +15,8 @@ use tokio_postgres::Transaction;
 fn any_books(rows: &[Row]) -> bool {
     rows.iter().any(|r| match r.fact {
         Fact::PaymentCreated { .. } | Fact::PaymentState { .. } | Fact::RefundCreated { .. } | Fact::RefundState { .. } => false,
+        Fact::SaleCompleted(_) | Fact::SaleCanceled { .. } => false,
+        Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_) => false,
         Fact::TenderAdded(_) | Fact::TenderSuperseded { .. } | Fact::ShiftOpened { .. } | Fact::PaidInOut { .. } | Fact::ShiftClosed { .. } => true,
     })
 }
@@ -38,6 +40,8 @@ pub async fn apply_books(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows
         let at = row.at_ms;
         match &row.fact {
             Fact::PaymentCreated { .. } | Fact::PaymentState { .. } | Fact::RefundCreated { .. } | Fact::RefundState { .. } => {}
+            Fact::SaleCompleted(_) | Fact::SaleCanceled { .. } => {}
+            Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_) => {}
             Fact::TenderAdded(t) => {
                 let n = tx
                     .execute(

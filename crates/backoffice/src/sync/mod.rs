@@ -2,11 +2,13 @@
 //! Every request but pairing carries the register's token; a register reaches only its
 //! own store's rows.
 mod books;
+mod local;
 pub mod changes;
 pub mod ingest;
 pub mod pair;
 mod project;
 pub mod restore;
+mod sales;
 
 use crate::auth::PresentedToken;
 use crate::error::{ApiError, ApiResult};

@@ -1,6 +1,7 @@
 //! Applying a run of new journal rows: store each fact once under `(store, register,
 //! seq)`, then fold them into the `payments` / `refunds` projections (design §9.4) and
-//! the tenders and shifts (`books.rs`, design §9.14).
+//! the tenders and shifts (`books.rs`, design §9.14) and the completed sales (`sales.rs`,
+//! design §9.18).
 //!
 //! Set-based: one statement per table for the whole run (arrays through `unnest`), not
 //! one per row, since each statement is a round trip. The run is folded in seq order
@@ -70,6 +71,10 @@ fn fold(first: i64, rows: &[Row]) -> ApiResult<Folded> {
             }
             // tenders and shifts: `books.rs`
             Fact::TenderAdded(_) | Fact::TenderSuperseded { .. } | Fact::ShiftOpened { .. } | Fact::PaidInOut { .. } | Fact::ShiftClosed { .. } => {}
+            // completed sales: `sales.rs`
+            Fact::SaleCompleted(_) | Fact::SaleCanceled { .. } => {}
+            // the register's own items, staff and tax: `local.rs`
+            Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_) => {}
         }
     }
     // A change before its own creation in the same run is out of the register's order.
@@ -132,6 +137,8 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
     update_states(tx, reg, "payments", "checkout_key", "psp_id", &f.payment_states).await?;
     update_states(tx, reg, "refunds", "refund_key", "psp_refund_id", &f.refund_states).await?;
     super::books::apply_books(tx, reg, first, rows).await?;
+    super::sales::apply_sales(tx, reg, first, rows).await?;
+    super::local::apply_local(tx, reg, rows).await?;
     Ok(rows.len() as u64)
 }
 

@@ -89,8 +89,18 @@ pub(super) fn check_name(name: &str) -> Result<&str> {
 }
 
 /// Inserts a member whose PIN is already hashed, with its audit row, inside the caller's
-/// transaction (the limit and the unique name checked there too).
-pub(super) fn add_staff_tx(tx: &WriteTx<'_>, name: &str, role: Role, pin_hash: &str, by: Option<i64>, now_ms: i64) -> Result<Staff> {
+/// transaction (the limit and the unique name checked there too). `published_version`:
+/// the back office's (design §9.17), written by the INSERT itself so the outbox trigger
+/// for the register's own staff never sends a published member back up (§9.19).
+pub(super) fn add_staff_tx(
+    tx: &WriteTx<'_>,
+    name: &str,
+    role: Role,
+    pin_hash: &str,
+    published_version: Option<i64>,
+    by: Option<i64>,
+    now_ms: i64,
+) -> Result<Staff> {
     let name = check_name(name)?.to_string();
     let count: i64 = tx.row_cached("SELECT count(*) FROM staff", [], |r| r.get(0))?;
     if count >= MAX_STAFF {
@@ -101,8 +111,8 @@ pub(super) fn add_staff_tx(tx: &WriteTx<'_>, name: &str, role: Role, pin_hash: &
         return Err(Error::InvalidInput(format!("there is already a staff member named {name:?}")));
     }
     tx.exec_cached(
-        "INSERT INTO staff (name, role, pin_hash, created_at_ms) VALUES (?1, ?2, ?3, ?4)",
-        params![name, role.as_str(), pin_hash, now_ms],
+        "INSERT INTO staff (name, role, pin_hash, created_at_ms, published_version) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![name, role.as_str(), pin_hash, now_ms, published_version],
     )?;
     let id = tx.last_insert_rowid();
     let after = serde_json::json!({ "name": name, "role": role.as_str() }).to_string();
@@ -133,7 +143,7 @@ impl Ledger {
         let name = check_name(name)?.to_string();
         let pin_hash = hash_pin(pin);
         let tx = self.write_tx()?;
-        let staff = add_staff_tx(&tx, &name, role, &pin_hash, by, now_ms)?;
+        let staff = add_staff_tx(&tx, &name, role, &pin_hash, None, by, now_ms)?;
         tx.commit()?;
         Ok(staff)
     }

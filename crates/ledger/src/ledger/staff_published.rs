@@ -85,7 +85,7 @@ impl Ledger {
                     append_audit(&tx, &input, now_ms)?;
                     id
                 }
-                None => match add_staff_tx(&tx, &m.name, m.role, &m.pin_hash, None, now_ms) {
+                None => match add_staff_tx(&tx, &m.name, m.role, &m.pin_hash, Some(m.version), None, now_ms) {
                     Ok(s) => {
                         tx.exec_cached(
                             "UPDATE staff SET active = ?2, published_version = ?3 WHERE id = ?1",

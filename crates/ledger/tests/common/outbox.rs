@@ -21,7 +21,18 @@ pub struct OutboxShadow {
     pub shifts: BTreeMap<i64, (i64, Option<i64>)>,
     /// paid in/out entry -> (shift, direction, amount)
     pub drawer_moves: BTreeMap<i64, (i64, String, i64)>,
+    /// sale -> what its `sale_completed` said, and whether it was canceled afterwards
+    pub sales: BTreeMap<i64, (SaleFacts, bool)>,
+    /// the register's own items: sku -> (price, active, name_ja), the last fact's
+    pub items: BTreeMap<String, (i64, bool, Option<String>)>,
+    /// the register's own staff: id -> (name, role, active)
+    pub staff: BTreeMap<i64, (String, String, bool)>,
+    /// the register's own tax setup: (price mode, rounding), when it is its own
+    pub tax: Option<(String, String)>,
 }
+
+/// (total, lines as (sku, quantity, unit price, line total))
+pub type SaleFacts = (i64, Vec<(String, i64, i64, i64)>);
 
 impl OutboxShadow {
     /// Folds the rows written since the last call; panics on a gap or a row that
@@ -96,6 +107,32 @@ impl OutboxShadow {
                 assert!(sh.1.is_none(), "{what}: shift {shift} closed twice");
                 sh.1 = f["z_number"].as_i64();
             }
+            "sale_completed" => {
+                let sale = f["sale"].as_i64().unwrap();
+                assert!(self.tenders.keys().any(|(s, _)| *s == sale), "{what}: sale {sale} completed before any tender");
+                let lines = f["lines"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|l| (l["sku"].as_str().unwrap().to_string(), l["quantity"].as_i64().unwrap(), l["unit_price"].as_i64().unwrap(), l["total"].as_i64().unwrap()))
+                    .collect();
+                let had = self.sales.insert(sale, ((f["total"].as_i64().unwrap(), lines), false));
+                assert!(had.is_none(), "{what}: sale {sale} completed twice");
+            }
+            "sale_canceled" => {
+                let sale = f["sale"].as_i64().unwrap();
+                let s = self.sales.get_mut(&sale).unwrap_or_else(|| panic!("{what}: unknown sale {sale} canceled"));
+                assert!(!s.1, "{what}: sale {sale} canceled twice");
+                s.1 = true;
+            }
+            "item_saved" => {
+                self.items.insert(s("sku").unwrap(), (f["price"].as_i64().unwrap(), f["active"].as_bool().unwrap(), s("name_ja")));
+            }
+            "staff_saved" => {
+                assert!(f.get("pin_hash").is_none() && !f.to_string().contains("argon2"), "{what}: a secret in {f}");
+                self.staff.insert(f["staff"].as_i64().unwrap(), (s("name").unwrap(), s("role").unwrap(), f["active"].as_bool().unwrap()));
+            }
+            "tax_setup_changed" => self.tax = Some((s("price_mode").unwrap(), s("rounding").unwrap())),
             other => panic!("{what}: unknown kind {other}"),
         }
     }
@@ -125,5 +162,49 @@ impl OutboxShadow {
         let mut st = c.prepare("SELECT id, shift_id, kind, amount_minor FROM paid_in_out").unwrap();
         let moves: BTreeMap<i64, (i64, String, i64)> = st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))).unwrap().map(Result::unwrap).collect();
         assert_eq!(moves, self.drawer_moves, "{what}: paid in and out");
+        // every sale that was ever paid, once, with its lines as the cart holds them
+        let mut st = c.prepare("SELECT cart_id FROM sales_sent ORDER BY cart_id").unwrap();
+        let sent: Vec<i64> = st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+        let mut sales = BTreeMap::new();
+        for id in sent {
+            let sale = l.sale(CartId(id)).unwrap();
+            let lines = sale.cart.lines.iter().map(|x| (x.sku.clone(), x.quantity, x.unit_price.amount_minor, x.line_total.amount_minor)).collect::<Vec<_>>();
+            // a line's total is its net: the locked tax's, when a line discount took something off
+            let lines = match &sale.cart.tax {
+                Some(t) => lines.into_iter().zip(&t.lines).map(|(l, r)| (l.0, l.1, l.2, r.net)).collect(),
+                None => lines,
+            };
+            sales.insert(id, ((sale.totals.total_minor, lines), sale.state == SaleState::Canceled));
+        }
+        assert_eq!(sales, self.sales, "{what}: sales");
+        let paid: i64 = c.query_row("SELECT count(*) FROM carts WHERE state = 'paid' AND id NOT IN (SELECT cart_id FROM sales_sent)", [], |r| r.get(0)).unwrap();
+        assert_eq!(paid, 0, "{what}: a paid sale that was never sent");
+        // the register's own items, staff and tax setup, as its last facts said (design §9.19)
+        let mut st = c.prepare("SELECT sku FROM products WHERE published_version IS NULL").unwrap();
+        let local: Vec<String> = st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+        let items: BTreeMap<String, (i64, bool, Option<String>)> = local
+            .into_iter()
+            .map(|sku| {
+                let i = l.catalog_item(&sku).unwrap().unwrap();
+                (sku, (i.price_minor, i.active, i.name_ja))
+            })
+            .collect();
+        let sent: BTreeMap<String, (i64, bool, Option<String>)> =
+            self.items.iter().filter(|(k, _)| items.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        assert_eq!(sent, items, "{what}: local items");
+        let mut st = c.prepare("SELECT id, name, role, active = 1 FROM staff WHERE published_version IS NULL").unwrap();
+        let staff: BTreeMap<i64, (String, String, bool)> =
+            st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))).unwrap().map(Result::unwrap).collect();
+        let sent: BTreeMap<i64, (String, String, bool)> = self.staff.iter().filter(|(k, _)| staff.contains_key(*k)).map(|(k, v)| (*k, v.clone())).collect();
+        assert_eq!(sent, staff, "{what}: local staff");
+        let tax: Option<(String, String)> = c
+            .query_row("SELECT price_mode, rounding FROM store_settings WHERE tax_published_version IS NULL", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .ok();
+        match (&self.tax, tax) {
+            (Some(sent), Some(held)) => assert_eq!(sent, &held, "{what}: the local tax setup"),
+            // never sent: still the setup a new file starts with
+            (None, Some(held)) => assert_eq!(held, ("inclusive".to_string(), "down".to_string()), "{what}: a tax setup never sent"),
+            (_, None) => {}
+        }
     }
 }

@@ -102,6 +102,9 @@ impl Ledger {
         if tax_published_version(&tx)?.is_some_and(|held| held >= tax.version) {
             return Ok(false);
         }
+        // Marked published first: the outbox trigger for the register's own tax setup
+        // (design §9.19) must see the change as the back office's, not echo it back up.
+        tx.exec_cached("UPDATE store_settings SET tax_published_version = ?1 WHERE id = 1", [tax.version])?;
         let mut settings = settings_tx(&tx)?;
         settings.price_mode = tax.price_mode;
         settings.rounding = tax.rounding;
@@ -125,7 +128,6 @@ impl Ledger {
             };
             append_audit(&tx, &input, now_ms)?;
         }
-        tx.exec_cached("UPDATE store_settings SET tax_published_version = ?1 WHERE id = 1", [tax.version])?;
         tx.commit()?;
         Ok(true)
     }

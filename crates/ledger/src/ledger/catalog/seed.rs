@@ -128,7 +128,7 @@ impl Ledger {
         let mut owner = None;
         for (name, role, hash) in &hashed {
             // The owner is added by nobody (the store's first member); the others by the owner.
-            let s = add_staff_tx(&tx, name, *role, hash, owner, now_ms)?;
+            let s = add_staff_tx(&tx, name, *role, hash, None, owner, now_ms)?;
             owner = owner.or(Some(s.id));
             added.push(s);
         }
