@@ -17,6 +17,7 @@
 //!   consumer (§3.9); one file per table or operation under `ledger/` (see README).
 
 pub mod backup;
+mod busy;
 pub mod cursor;
 pub mod error;
 pub mod ledger;

@@ -87,7 +87,7 @@ pub(crate) fn open_error(path: &Path, e: rusqlite::Error) -> Error {
 /// ours, damaged) must stay byte-for-byte untouched. Returns the file's schema version.
 pub(crate) fn inspect_read_only(path: &Path) -> Result<i64> {
     let ro = Connection::open_with_flags(path, read_flags()).map_err(|e| open_error(path, e))?;
-    ro.busy_timeout(crate::ledger::BUSY_TIMEOUT).map_err(|e| open_error(path, e))?;
+    crate::busy::wait_for_locks(&ro).map_err(|e| open_error(path, e))?;
     // Reading the schema forces SQLite to parse the header and sqlite_schema:
     // NOTADB / CORRUPT surface here, before anything writes.
     let found = schema::user_version(&ro).map_err(|e| open_error(path, e))?;
@@ -104,7 +104,7 @@ pub(crate) fn inspect_read_only(path: &Path) -> Result<i64> {
 
 /// WAL, `synchronous=FULL`, foreign keys, busy timeout (see the ledger's durability rules).
 pub(crate) fn configure(conn: &Connection, path: &Path) -> Result<()> {
-    conn.busy_timeout(crate::ledger::BUSY_TIMEOUT).map_err(|e| open_error(path, e))?;
+    crate::busy::wait_for_locks(conn).map_err(|e| open_error(path, e))?;
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(|e| open_error(path, e))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(cannot(path, format!("SQLite cannot keep a write-ahead log for it (journal mode stayed {mode:?})")));

@@ -231,10 +231,12 @@ impl SyncLoop {
         self.state.last_sync_ms = Some(now);
         // The time of the last good round is for the status bar and `sync status`; the
         // running loop's status has it at once. On disk it only needs to be roughly
-        // right after a restart, so a round that changed nothing else writes it at most
-        // every LAST_SYNC_SAVE_MS (an fsync every 5 s for a clock would be the loop's
-        // biggest cost on an idle register).
-        if self.saved_sync_ms.is_none_or(|t| now.saturating_sub(t) >= LAST_SYNC_SAVE_MS) || round.batches > 0 {
+        // right after a restart, so it is written at most every LAST_SYNC_SAVE_MS (an
+        // fsync every 5 s for a clock would be the loop's biggest cost on an idle
+        // register, and one more fsync beside every sale on a busy one). A batch marked
+        // in flight that was acknowledged may stay on disk until then: it is dead (see
+        // `send_one`).
+        if self.saved_sync_ms.is_none_or(|t| now.saturating_sub(t) >= LAST_SYNC_SAVE_MS) {
             self.save()?;
             self.saved_sync_ms = Some(now);
         }

@@ -53,7 +53,6 @@ mod transitions;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use rusqlite::{Connection, Row};
 
@@ -90,8 +89,7 @@ impl Cached for Connection {
     }
 }
 
-/// How long a writer waits for the lock before `SQLITE_BUSY`.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+pub use crate::busy::BUSY_TIMEOUT;
 
 const PAYMENT_COLS: &str = "id, idempotency_key, psp_payment_id, amount_minor, currency, state, capture_method, \
      request_params, cart_id, offline, created_at_ms, first_attempt_at_ms, updated_at_ms, refunded_minor, last_error";
@@ -162,7 +160,7 @@ impl Ledger {
         open::check_path(path)?;
         open::inspect_read_only(path)?;
         let conn = Connection::open_with_flags(path, open::read_flags()).map_err(|e| open::open_error(path, e))?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
+        crate::busy::wait_for_locks(&conn)?;
         // Belt and braces over SQLITE_OPEN_READ_ONLY: a statement that would write is
         // refused by SQLite itself, whichever way it reaches this connection.
         conn.pragma_update(None, "query_only", true)?;
