@@ -324,6 +324,9 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         // write) or a tampered call: refused input, said in the screen's words.
         L::NotTheOperator { .. } => AppError::InvalidInput(t(id!("error-not-the-operator"))),
         L::InactiveStaff { .. } => AppError::InvalidInput(t(id!("error-inactive-staff"))),
+        // A sale at its size limit: said in the screen's words.
+        L::QuantityTooLarge { max, .. } => AppError::InvalidInput(tr!(active(), "input-quantity", max = *max)),
+        L::TooManyLines { max } => AppError::InvalidInput(tr!(active(), "input-sale-lines", max = *max)),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {

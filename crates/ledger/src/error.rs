@@ -184,6 +184,14 @@ pub enum Error {
     #[error("the tax setup is managed by the back office; change it there")]
     PublishedTax,
 
+    /// A new line past a sale's limit: the tax crate's and the wire's (design §9.18).
+    #[error("a sale holds at most {max} lines")]
+    TooManyLines { max: usize },
+
+    /// A line's quantity past the limit a completed sale must fit (design §9.18).
+    #[error("a quantity of {quantity}: at most {max} per line")]
+    QuantityTooLarge { quantity: i64, max: u32 },
+
     #[error("invalid input: {0}")]
     InvalidInput(String),
 

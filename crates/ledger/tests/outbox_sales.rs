@@ -175,7 +175,7 @@ fn a_sale_keeps_the_lines_and_quantities_the_wire_takes() {
     let mut l = ja_store();
     let cart = l.create_cart(Currency::Jpy, T).unwrap();
     let e = l.add_to_cart(cart, "TEA-001", 10_000, T).unwrap_err();
-    assert!(e.to_string().contains("at most 9999 per line"), "{e}");
+    assert!(matches!(e, Error::QuantityTooLarge { quantity: 10_000, max: 9_999 }), "{e}");
     l.add_to_cart(cart, "TEA-001", 9_999, T).unwrap();
     assert!(l.add_to_cart(cart, "TEA-001", 1, T).is_err(), "adding to a full line");
     // 1,000 lines fit (the tea and 999 more); the 1,001st is refused
@@ -202,7 +202,7 @@ fn a_sale_keeps_the_lines_and_quantities_the_wire_takes() {
         .unwrap();
     l.add_to_cart(cart, "BULK-0998", 1, T).unwrap();
     let e = l.add_to_cart(cart, "BULK-0999", 1, T).unwrap_err();
-    assert!(e.to_string().contains("at most 1000 lines"), "{e}");
+    assert!(matches!(e, Error::TooManyLines { max: 1_000 }), "{e}");
     // a line already in the sale still changes
     l.set_quantity(cart, "BULK-0000", 5, T).unwrap();
 }

@@ -4,6 +4,7 @@ input-pick-card = Pick a card from the list.
 input-payment-ref = That payment reference is not valid.
 input-reason = Give a short reason (3 to 200 characters) for the audit log.
 input-quantity = Quantity must be 0 to { $max }.
+input-sale-lines = A sale holds at most { $max } different items: finish this one and start a new sale for the rest.
 input-refund-amount = “{ $text }” is not an amount. Type it like { $example }.
 input-refund-positive = A refund must be more than zero.
 input-report-start = The report's start time is not valid.

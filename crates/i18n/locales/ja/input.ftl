@@ -4,6 +4,7 @@ input-pick-card = 一覧からカードを選んでください。
 input-payment-ref = その決済の参照番号は正しくありません。
 input-reason = 監査ログに残す理由を短く入力してください（3〜200文字）。
 input-quantity = 数量は 0〜{ $max } で入力してください。
+input-sale-lines = 1回の会計に入れられる商品は最大 { $max } 種類です。この会計を済ませてから、残りを新しい会計で登録してください。
 input-refund-amount = 「{ $text }」は金額ではありません。{ $example } のように入力してください。
 input-refund-positive = 返金額は 0 より大きくしてください。
 input-report-start = レポートの開始時刻が正しくありません。

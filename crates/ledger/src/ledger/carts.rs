@@ -210,7 +210,7 @@ pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, q
         // The tax crate's limits, kept for every sale (taxed or not), so a completed sale
         // always fits the wire's `sale_completed` (design §9.18).
         if quantity > i64::from(paydesk_tax::MAX_QUANTITY) {
-            return Err(Error::InvalidInput(format!("a quantity of {quantity}: at most {} per line", paydesk_tax::MAX_QUANTITY)));
+            return Err(Error::QuantityTooLarge { quantity, max: paydesk_tax::MAX_QUANTITY });
         }
         let (lines, has_line): (i64, i64) = conn.row_cached(
             "SELECT count(*), COALESCE(SUM(product_id = ?2), 0) FROM cart_lines WHERE cart_id = ?1",
@@ -218,7 +218,7 @@ pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, q
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         if has_line == 0 && lines >= paydesk_tax::MAX_LINES as i64 {
-            return Err(Error::InvalidInput(format!("a sale holds at most {} lines", paydesk_tax::MAX_LINES)));
+            return Err(Error::TooManyLines { max: paydesk_tax::MAX_LINES });
         }
         conn.exec_cached(
             "INSERT INTO cart_lines (cart_id, product_id, quantity, unit_price_minor, tax_class)
