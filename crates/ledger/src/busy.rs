@@ -3,8 +3,9 @@
 //! SQLite's own busy handler (`busy_timeout`) sleeps 1, 2, 5, 10, 15, 20, 25 ms … between
 //! tries. The register's writers hold the lock for about a millisecond (one commit and
 //! its fsync: a checkout's step, the sync loop's ack), so a checkout that meets the
-//! sync loop's ack would sleep a whole millisecond or three after the lock was already
-//! free — the sync loop's cost on checkout latency was mostly this. Here a waiter tries
+//! sync loop's ack could sleep a whole millisecond or three after the lock was already
+//! free (how much of the loop's measured cost this was is not separated: docs/scaling.md).
+//! Here a waiter tries
 //! again every [`FINE_STEP`] for the first [`FINE_SPAN`], then every [`COARSE_STEP`],
 //! and gives up after [`BUSY_TIMEOUT`] in all, as before.
 use std::time::Duration;
