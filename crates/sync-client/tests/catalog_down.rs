@@ -4,33 +4,17 @@
 //! register cannot hold named, and a large catalog caught up in one round of pages.
 #[path = "../../backoffice/tests/support/mod.rs"]
 mod support;
+#[path = "common/register.rs"]
+mod register;
 
 use paydesk_ledger::tax::{Rounding, TaxClass};
 use paydesk_ledger::*;
-use paydesk_sync::store::{SyncState, TokenFile};
-use paydesk_sync::SyncLoop;
+use paydesk_sync::store::SyncState;
+use register::Register;
 use serde_json::{json, Value};
 use support::Harness;
 
-struct Register {
-    dir: tempfile::TempDir,
-    ledger: Ledger,
-}
-
 impl Register {
-    async fn paired(h: &Harness, store: &str) -> Register {
-        let dir = tempfile::tempdir().unwrap();
-        let ledger = Ledger::open(dir.path().join("ledger.db")).unwrap();
-        let code = h.owner.pairing_code(store, "Till 1").await.unwrap();
-        let (pairing, token) = paydesk_sync::run::pair(&h.url, &code, "0.1.0-test").await.unwrap();
-        TokenFile::in_dir(dir.path()).save(&token).unwrap();
-        SyncState { pairing: Some(pairing), ..Default::default() }.save(&SyncState::path_in(dir.path())).unwrap();
-        Register { dir, ledger }
-    }
-    fn sync_loop(&self) -> SyncLoop {
-        let token = TokenFile::in_dir(self.dir.path()).load().unwrap().expect("paired");
-        SyncLoop::new(Ledger::open(self.dir.path().join("ledger.db")).unwrap(), &SyncState::path_in(self.dir.path()), token, "0.1.0-test").unwrap()
-    }
     fn audit_rows(&self) -> usize {
         self.ledger.audit_log().unwrap().len()
     }

@@ -4,39 +4,24 @@
 //! marked, and sales of 1,000 lines are sent in batches that fit the body limit.
 #[path = "../../backoffice/tests/support/mod.rs"]
 mod support;
+#[path = "common/register.rs"]
+mod register;
 
 use paydesk_ledger::tax::{Discount, Dining, TaxClass};
 use paydesk_ledger::*;
-use paydesk_sync::store::{SyncState, TokenFile};
-use paydesk_sync::SyncLoop;
+use register::Register;
 use paydesk_sync_proto::Fact;
 use serde_json::Value;
 use support::Harness;
 
 const T: i64 = 1_790_000_000_000;
 
-struct Register {
-    dir: tempfile::TempDir,
-    ledger: Ledger,
-}
-
 impl Register {
-    fn new() -> Register {
-        let dir = tempfile::tempdir().unwrap();
-        let mut ledger = Ledger::open(dir.path().join("ledger.db")).unwrap();
-        ledger.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
-        Register { dir, ledger }
-    }
-    async fn pair(&self, h: &Harness, store: &str) {
-        let code = h.owner.pairing_code(store, "Till 1").await.unwrap();
-        let (pairing, token) = paydesk_sync::run::pair(&h.url, &code, "0.1.0-test").await.unwrap();
-        TokenFile::in_dir(self.dir.path()).save(&token).unwrap();
-        SyncState { pairing: Some(pairing), ..Default::default() }.save(&SyncState::path_in(self.dir.path())).unwrap();
-    }
-    fn sync_loop(&self) -> SyncLoop {
-        let token = TokenFile::in_dir(self.dir.path()).load().unwrap().expect("paired");
-        let state = SyncState::path_in(self.dir.path());
-        SyncLoop::new(Ledger::open(self.dir.path().join("ledger.db")).unwrap(), &state, token, "0.1.0-test").unwrap()
+    /// A fresh ledger with the Japanese demo store (not paired).
+    fn demo() -> Register {
+        let mut r = Register::new();
+        r.ledger.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+        r
     }
     /// Every outbox row still queued: (seq, at_ms, fact).
     fn queued(&self) -> Vec<(i64, i64, Value)> {
@@ -158,7 +143,7 @@ fn assert_serde_form(queued: &[(i64, i64, Value)]) {
 async fn sales_with_their_lines_and_tax_arrive_row_for_row() {
     let h = Harness::start().await;
     let store = h.owner.create_store("Main St").await.unwrap();
-    let mut reg = Register::new();
+    let mut reg = Register::demo();
     let l = &mut reg.ledger;
     // cash: a line discount, two rates
     let a = l.create_cart(Currency::Jpy, T + 10).unwrap();
@@ -225,7 +210,7 @@ async fn sales_with_their_lines_and_tax_arrive_row_for_row() {
 async fn sales_of_a_thousand_lines_go_in_batches_that_fit_the_body_limit() {
     let h = Harness::start().await;
     let store = h.owner.create_store("Main St").await.unwrap();
-    let mut reg = Register::new();
+    let mut reg = Register::demo();
     let l = &mut reg.ledger;
     // the longest lines a sale can hold: 64-character SKUs, 120-character Japanese names
     let items: Vec<CatalogItem> = (0..paydesk_sync_proto::MAX_SALE_LINES)
