@@ -127,7 +127,7 @@ async fn main() {
     let cluster = tokio::task::spawn_blocking(|| Cluster::start(ClusterOptions::default())).await.unwrap().expect("private PostgreSQL");
     cluster.create_db("paydesk").await.unwrap();
     let token = "bench-owner-token-0123456789";
-    let st = build(&Config { database: cluster.conn_string("paydesk"), admin_token: token.into(), limits: Limits::default() }).await.unwrap();
+    let st = build(&Config { database: cluster.conn_string("paydesk"), admin_token: token.into(), limits: Limits::default(), behind_tls: false }).await.unwrap();
     let running = serve(st, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let owner = OwnerClient::new(&running.url(), token);
     let store = owner.create_store("bench").await.unwrap();

@@ -21,6 +21,10 @@ pub enum ApiError {
     Conflict(String),
     #[error("{0}")]
     Unprocessable(String),
+    /// A fact no register keeping its ledger's rules could have written (design §9.4):
+    /// 422 with the rule's own code and the seq; the body also carries `seq`.
+    #[error("seq {seq}: {message}")]
+    ImpossibleFact { rule: crate::sync::rules::FactRule, seq: i64, message: String },
     /// Restore (design §9.15): the register named is still in service (409).
     #[error("{0}")]
     RegisterInService(String),
@@ -36,8 +40,14 @@ pub enum ApiError {
     TooLarge(u64, usize),
     #[error("{0}")]
     UnsupportedMediaType(String),
+    /// The request's body did not arrive within this many milliseconds of its head.
+    #[error("the request body did not arrive within {0} ms of its headers")]
+    BodyTimeout(u64),
     #[error("the back office is busy; retry shortly")]
     Busy,
+    /// Too many attempts at a secret (sign-in, pairing); retry after this many seconds.
+    #[error("too many attempts; retry in {0} s")]
+    Throttled(u64),
     #[error("the database is unavailable; retry shortly")]
     DbUnavailable,
     #[error("the PSP: {0}")]
@@ -57,13 +67,16 @@ impl ApiError {
             ApiError::NotFound(_) => "not_found",
             ApiError::Conflict(_) => "conflict",
             ApiError::Unprocessable(_) => "unprocessable",
+            ApiError::ImpossibleFact { rule, .. } => rule.code(),
             ApiError::RegisterInService(_) => "register_in_service",
             ApiError::AmbiguousName(_) => "ambiguous_name",
             ApiError::RestoreFromItself => "restore_from_itself",
             ApiError::TooMany(_) => "too_many",
             ApiError::TooLarge(..) => "too_large",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
+            ApiError::BodyTimeout(_) => "request_timeout",
             ApiError::Busy => "busy",
+            ApiError::Throttled(_) => "throttled",
             ApiError::DbUnavailable => "db_unavailable",
             ApiError::Psp(_) => "psp_error",
             ApiError::Internal(_) => "internal",
@@ -77,10 +90,11 @@ impl ApiError {
             ApiError::Forbidden(_) | ApiError::RegisterReplaced { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) | ApiError::RegisterInService(_) | ApiError::AmbiguousName(_) => StatusCode::CONFLICT,
-            ApiError::Unprocessable(_) | ApiError::RestoreFromItself => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Unprocessable(_) | ApiError::ImpossibleFact { .. } | ApiError::RestoreFromItself => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::TooMany(_) | ApiError::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::TooLarge(..) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Busy | ApiError::DbUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Psp(_) => StatusCode::BAD_GATEWAY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -116,6 +130,13 @@ impl From<tokio_postgres::Error> for ApiError {
             if code == "57014" || code == "55P03" {
                 return ApiError::Busy;
             }
+            // The session was ended under the request: the server shutting down or
+            // restarting, an administrator's pg_terminate_backend (class 57P), or the
+            // connection failing (class 08). Nothing was committed; the client retries.
+            if code.starts_with("57P") || code.starts_with("08") {
+                tracing::warn!("database session ended: {db}");
+                return ApiError::DbUnavailable;
+            }
             tracing::error!("database: {db}");
             return ApiError::Internal(db.to_string());
         }
@@ -134,10 +155,19 @@ impl IntoResponse for ApiError {
             ApiError::Internal(_) => "internal error".to_string(),
             other => other.to_string(),
         };
-        let body = serde_json::json!({"error": {"code": self.code(), "message": message}});
+        let mut body = serde_json::json!({"error": {"code": self.code(), "message": message}});
+        if let ApiError::ImpossibleFact { seq, .. } = &self {
+            body["error"]["seq"] = serde_json::json!(seq);
+        }
         let mut resp = (self.status(), axum::Json(body)).into_response();
-        if matches!(self, ApiError::Busy | ApiError::DbUnavailable | ApiError::TooMany(_)) {
-            resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        match &self {
+            ApiError::Busy | ApiError::DbUnavailable | ApiError::TooMany(_) => {
+                resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            ApiError::Throttled(s) => {
+                resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(*s));
+            }
+            _ => {}
         }
         resp
     }

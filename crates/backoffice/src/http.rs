@@ -1,5 +1,5 @@
-//! The router and what wraps every request (design §9.3): a bound on requests in
-//! flight, a body-size limit with a JSON error, JSON-only writes on the APIs, and the
+//! The router and what wraps every request (design §9.3; the bound on requests in flight
+//! and the connection deadlines are the server's, `server/`): a body-size limit with a JSON error, JSON-only writes on the APIs, and the
 //! security headers (a strict Content-Security-Policy: scripts and styles from this
 //! origin only, nothing inline).
 use crate::admin::{catalog, exceptions, registers, staff, stores};
@@ -7,7 +7,7 @@ use crate::dashboard::{data, pages};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::sync::{changes, ingest, pair, restore};
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{header, HeaderValue, Method};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -21,6 +21,7 @@ pub fn router(st: AppState) -> Router {
     Router::new()
         .route("/", get(pages::index))
         .route("/login", get(pages::login_page).post(pages::login))
+        .route("/logout", post(pages::logout))
         .route("/app.js", get(pages::app_js))
         .route("/app.css", get(pages::app_css))
         .route("/healthz", get(|| async { "ok" }))
@@ -43,16 +44,7 @@ pub fn router(st: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn(guard))
         .layer(middleware::from_fn(security_headers))
-        .layer(middleware::from_fn_with_state(st.clone(), in_flight))
         .with_state(st)
-}
-
-/// At most `max_in_flight` requests at once; the next one is told to come back.
-async fn in_flight(State(st): State<AppState>, req: Request, next: Next) -> Response {
-    match st.in_flight.clone().try_acquire_owned() {
-        Ok(_permit) => next.run(req).await,
-        Err(_) => ApiError::Busy.into_response(),
-    }
 }
 
 /// Refuses what no handler should read: a declared body over the limit, and a write to

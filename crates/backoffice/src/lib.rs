@@ -11,9 +11,13 @@ pub mod demo;
 pub mod error;
 pub mod http;
 pub mod pgcluster;
+pub mod prune;
 pub mod recon;
+pub mod server;
+pub mod session;
 pub mod state;
 pub mod sync;
+pub mod throttle;
 
 use state::{AppState, Inner, Limits};
 use std::net::SocketAddr;
@@ -27,6 +31,8 @@ pub struct Config {
     /// The owner's token (admin API and dashboard).
     pub admin_token: String,
     pub limits: Limits,
+    /// Served over TLS (a TLS proxy in front of `serve`): the session cookie is `Secure`.
+    pub behind_tls: bool,
 }
 
 /// Connects (migrating the database) and builds the shared state.
@@ -39,6 +45,9 @@ pub async fn build(cfg: &Config) -> Result<AppState, db::DbError> {
         limits: cfg.limits.clone(),
         http,
         in_flight: Arc::new(tokio::sync::Semaphore::new(cfg.limits.max_in_flight)),
+        sign_in: throttle::Throttle::new(cfg.limits.sign_in),
+        pairing: throttle::Throttle::new(cfg.limits.pairing),
+        session: session::SessionPolicy { ttl: cfg.limits.session_ttl, secure: cfg.behind_tls },
     }))
 }
 
@@ -46,8 +55,10 @@ pub async fn build(cfg: &Config) -> Result<AppState, db::DbError> {
 pub struct Running {
     pub addr: SocketAddr,
     pub state: AppState,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<()>,
+    /// The open connections and the HTTP side's counters.
+    pub connections: Arc<server::conns::Registry>,
+    stop: tokio::sync::watch::Sender<bool>,
+    task: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Running {
@@ -55,35 +66,47 @@ impl Running {
         format!("http://{}", self.addr)
     }
 
-    /// Stops accepting, lets requests in flight finish, and waits.
+    /// Stops accepting, lets requests in flight finish (briefly), and waits.
     pub async fn shutdown(mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
+        let _ = self.stop.send(true);
+        if let Some(t) = self.task.take() {
+            let _ = t.await;
         }
-        let _ = (&mut self.task).await;
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
+        let _ = self.stop.send(true);
     }
 }
 
 pub async fn serve(state: AppState, addr: SocketAddr) -> std::io::Result<Running> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let app = http::router(state.clone());
-    let task = tokio::spawn(async move {
-        let r = axum::serve(listener, app).with_graceful_shutdown(async move {
-            let _ = rx.await;
-        });
-        if let Err(e) = r.await {
-            tracing::error!("server: {e}");
+    let connections = server::conns::Registry::new(state.limits.http);
+    let task = tokio::spawn(server::accept_loop(listener, app, state.clone(), connections.clone(), stop_rx.clone()));
+    tokio::spawn(prune_loop(state.clone(), stop_rx));
+    Ok(Running { addr, state, connections, stop, task: Some(task) })
+}
+
+/// Prunes the idempotency keys every `limits.prune.interval` until the server stops.
+async fn prune_loop(st: AppState, mut stop: tokio::sync::watch::Receiver<bool>) {
+    let policy = st.limits.prune;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(policy.interval) => {}
+            _ = stop.changed() => return,
         }
-    });
-    Ok(Running { addr, state, stop: Some(tx), task })
+        let pruned = async {
+            let client = st.pool.get().await?;
+            prune::prune_batch_keys(&client, state::now_ms(), &policy).await
+        };
+        match pruned.await {
+            Ok(n) => tracing::info!("pruned {n} idempotency keys"),
+            Err(e) => tracing::warn!("pruning idempotency keys: {e}"),
+        }
+    }
 }

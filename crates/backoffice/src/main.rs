@@ -32,6 +32,11 @@ enum Cmd {
         /// Connections to PostgreSQL.
         #[arg(long, default_value_t = 16)]
         pool_size: usize,
+        /// Clients reach this back office over TLS (a TLS proxy in front of it, README):
+        /// the owner's session cookie is marked Secure. Said here, never guessed from a
+        /// proxy header a client could send.
+        #[arg(long, env = "PAYDESK_BACKOFFICE_BEHIND_TLS")]
+        behind_tls: bool,
     },
     /// A private PostgreSQL cluster, the service and a demo store with two registers.
     Dev {
@@ -59,11 +64,11 @@ fn read_token(path: &PathBuf) -> Result<String, String> {
 
 async fn run(cli: Cli) -> Result<(), String> {
     match cli.cmd {
-        Cmd::Serve { addr, database, admin_token_file, pool_size } => {
+        Cmd::Serve { addr, database, admin_token_file, pool_size, behind_tls } => {
             let admin_token = read_token(&admin_token_file)?;
             let mut limits = Limits::default();
             limits.db.pool_size = pool_size.clamp(1, 256);
-            let st = build(&Config { database, admin_token, limits }).await.map_err(|e| e.to_string())?;
+            let st = build(&Config { database, admin_token, limits, behind_tls }).await.map_err(|e| e.to_string())?;
             let running = serve(st, addr).await.map_err(|e| format!("listen on {addr}: {e}"))?;
             println!("listening on {}", running.url());
             wait_for_signal().await;
@@ -81,7 +86,7 @@ async fn run(cli: Cli) -> Result<(), String> {
             let _ = std::fs::remove_file(&admin_token_out);
             let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&admin_token_out).map_err(|e| format!("{}: {e}", admin_token_out.display()))?;
             writeln!(f, "{admin_token}").map_err(|e| e.to_string())?;
-            let st = build(&Config { database: cluster.conn_string("paydesk"), admin_token: admin_token.clone(), limits: Limits::default() }).await.map_err(|e| e.to_string())?;
+            let st = build(&Config { database: cluster.conn_string("paydesk"), admin_token: admin_token.clone(), limits: Limits::default(), behind_tls: false }).await.map_err(|e| e.to_string())?;
             let running = serve(st, addr).await.map_err(|e| format!("listen on {addr}: {e}"))?;
             let owner = OwnerClient::new(&running.url(), &admin_token);
             demo::feed(&owner, now_ms()).await.map_err(|e| format!("demo feeder: {e}"))?;

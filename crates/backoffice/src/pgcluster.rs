@@ -213,6 +213,13 @@ impl Cluster {
         let _ = child.wait();
     }
 
+    /// Shuts PostgreSQL down as an administrator would (fast mode: every session is ended
+    /// with SQLSTATE 57P01), then waits; [`Cluster::restart`] starts it again. For tests of
+    /// a database going away under requests.
+    pub fn shut_down(&mut self) {
+        self.stop();
+    }
+
     /// Fast shutdown: SIGINT to the postmaster (PostgreSQL's SIGTERM is the "smart" mode,
     /// which waits for every client to leave), then waits; the whole group is killed if it
     /// has not stopped in time.

@@ -1,6 +1,10 @@
 //! What every handler shares: the pool, the owner's credential, the limits, a clock.
 use crate::auth::AdminToken;
 use crate::db::DbLimits;
+use crate::prune::PrunePolicy;
+use crate::server::conns::HttpLimits;
+use crate::session::SessionPolicy;
+use crate::throttle::{Throttle, ThrottleLimits};
 use deadpool_postgres::Pool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,6 +24,16 @@ pub struct Limits {
     /// PSP objects one reconciliation run reads at most (per kind).
     pub max_psp_objects: usize,
     pub db: DbLimits,
+    /// Connection deadlines and cap (`server/conns.rs`).
+    pub http: HttpLimits,
+    /// Owner sign-in attempts (`throttle.rs`).
+    pub sign_in: ThrottleLimits,
+    /// Pairing attempts.
+    pub pairing: ThrottleLimits,
+    /// How long an owner's dashboard session lasts (`session.rs`).
+    pub session_ttl: Duration,
+    /// Idempotency keys kept (`prune.rs`).
+    pub prune: PrunePolicy,
 }
 
 impl Default for Limits {
@@ -31,6 +45,11 @@ impl Default for Limits {
             pairing_ttl: Duration::from_secs(24 * 3600),
             max_psp_objects: 1_000_000,
             db: DbLimits::default(),
+            http: HttpLimits::default(),
+            sign_in: ThrottleLimits::SIGN_IN,
+            pairing: ThrottleLimits::PAIRING,
+            session_ttl: SessionPolicy::default().ttl,
+            prune: PrunePolicy::default(),
         }
     }
 }
@@ -41,6 +60,9 @@ pub struct Inner {
     pub limits: Limits,
     pub http: reqwest::Client,
     pub in_flight: Arc<tokio::sync::Semaphore>,
+    pub sign_in: Throttle,
+    pub pairing: Throttle,
+    pub session: SessionPolicy,
 }
 
 pub type AppState = Arc<Inner>;
@@ -48,4 +70,10 @@ pub type AppState = Arc<Inner>;
 /// Milliseconds since the epoch, the back office's own clock.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// The TCP peer of a request (the server puts it in the request's extensions), or the
+/// unspecified address when there is none (a router driven without the server).
+pub fn source(ext: &axum::http::Extensions) -> std::net::IpAddr {
+    ext.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| c.0.ip())
 }

@@ -41,7 +41,7 @@ async fn the_cluster_runs_unprivileged_and_is_gone_after_drop() {
 async fn migrations_run_once_and_a_newer_database_is_refused() {
     let cluster = tokio::task::spawn_blocking(start_cluster).await.unwrap();
     cluster.create_db("paydesk").await.unwrap();
-    let cfg = Config { database: cluster.conn_string("paydesk"), admin_token: ADMIN_TOKEN.into(), limits: Limits::default() };
+    let cfg = Config { database: cluster.conn_string("paydesk"), admin_token: ADMIN_TOKEN.into(), limits: Limits::default(), behind_tls: false };
     build(&cfg).await.expect("first start migrates");
     build(&cfg).await.expect("second start finds it migrated");
     let (c, conn) = tokio_postgres::connect(&cfg.database, tokio_postgres::NoTls).await.unwrap();

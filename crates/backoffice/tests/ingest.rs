@@ -225,8 +225,8 @@ async fn projections_follow_each_registers_journal_and_health_is_recorded() {
     let (store, reg) = h.store_with_register("Main St").await;
     let reg2 = h.register_in(&store, "Till 2").await;
     let mut rows = sale("k1", 1000);
-    rows.push(Row { at_ms: 5, fact: Fact::RefundCreated { refund_key: "r1".into(), checkout_key: "k1".into(), amount: 400 } });
-    rows.push(Row { at_ms: 6, fact: Fact::RefundState { refund_key: "r1".into(), state: RefundState::Succeeded, psp_refund_id: Some("re_1".into()) } });
+    rows.push(Row { at_ms: 1_700_000_000_005, fact: Fact::RefundCreated { refund_key: "r1".into(), checkout_key: "k1".into(), amount: 400 } });
+    rows.push(Row { at_ms: 1_700_000_000_006, fact: Fact::RefundState { refund_key: "r1".into(), state: RefundState::Succeeded, psp_refund_id: Some("re_1".into()) } });
     rows.push(state("k1", PaymentState::PartiallyRefunded, None));
     rows.push(created("k2", 700));
     rows.push(state("k2", PaymentState::Failed, None));
@@ -290,8 +290,9 @@ async fn a_change_before_its_creation_in_one_batch_is_refused() {
     assert_eq!(h.count("SELECT count(*) FROM journal").await, 0);
 }
 
+/// `at_ms` is an offset from a moment in 2023 (the back office refuses times before 2020).
 fn book(at_ms: i64, fact: serde_json::Value) -> Row {
-    Row { at_ms, fact: serde_json::from_value(fact).unwrap() }
+    Row { at_ms: 1_700_000_000_000 + at_ms, fact: serde_json::from_value(fact).unwrap() }
 }
 
 /// Tenders and shifts that do not follow the register's own order are refused whole,
@@ -338,4 +339,38 @@ async fn tender_and_shift_facts_out_of_the_registers_order_are_refused() {
     // a second close of the same shift is refused too
     let (status, _, message) = refused(reg.send(&batch(&reg, 5, vec![closed]), "again").await.unwrap_err());
     assert_eq!(status, 422, "{message}");
+}
+
+/// The idempotency keys are pruned by age and by count per register, by the server on
+/// its own; a batch resent under a pruned key is still recognised by its rows.
+#[tokio::test]
+async fn idempotency_keys_are_pruned_by_age_and_count_and_a_resend_still_applies_once() {
+    use paydesk_backoffice::prune::{prune_batch_keys, PrunePolicy};
+    let every = std::time::Duration::from_millis(100);
+    let h = Harness::with_limits(Limits { prune: PrunePolicy { max_per_register: 3, interval: every, ..PrunePolicy::default() }, ..Limits::default() }).await;
+    let (store, reg) = h.store_with_register("Main St").await;
+    let other = h.register_in(&store, "Till 2").await;
+    for i in 0..6u64 {
+        reg.send(&batch(&reg, 1 + 3 * i, sale(&format!("k{i}"), 100)), &format!("key-{i}")).await.unwrap();
+    }
+    other.send(&batch(&other, 1, sale("o", 100)), "other-key").await.unwrap();
+    // the server prunes on its own: each register keeps its newest 3
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while h.count("SELECT count(*) FROM batch_keys").await != 4 {
+        assert!(std::time::Instant::now() < end, "the server never pruned");
+        tokio::time::sleep(every).await;
+    }
+    let kept: Vec<String> = h.db().await.query("SELECT idem_key FROM batch_keys ORDER BY idem_key", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(kept, ["key-3", "key-4", "key-5", "other-key"]);
+    // by age: keys older than max_age go whatever their count
+    let db = h.db().await;
+    db.execute("UPDATE batch_keys SET received_ms = 1000 WHERE idem_key IN ('key-3', 'other-key')", &[]).await.unwrap();
+    let policy = PrunePolicy { max_per_register: 1000, ..PrunePolicy::default() };
+    assert_eq!(prune_batch_keys(&db, paydesk_backoffice::state::now_ms(), &policy).await.unwrap(), 2);
+    assert_eq!(h.count("SELECT count(*) FROM batch_keys").await, 2);
+    // a pruned key's batch comes again: recognised by its stored rows, applied once
+    let before = snapshot(&h).await;
+    let a = reg.send(&batch(&reg, 1, sale("k0", 100)), "key-0").await.unwrap();
+    assert_eq!((a.acked_through, a.applied), (18, 0));
+    assert_eq!(snapshot(&h).await["journal"], before["journal"]);
 }

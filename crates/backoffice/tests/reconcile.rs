@@ -9,15 +9,15 @@ use support::*;
 
 fn rows_for(key: &str, amount: i64, end: PaymentState) -> Vec<Row> {
     vec![
-        Row { at_ms: 1, fact: Fact::PaymentCreated { checkout_key: key.into(), amount, currency: "usd".into() } },
-        Row { at_ms: 2, fact: Fact::PaymentState { checkout_key: key.into(), state: end, psp_id: None } },
+        Row { at_ms: 1_700_000_000_001, fact: Fact::PaymentCreated { checkout_key: key.into(), amount, currency: "usd".into() } },
+        Row { at_ms: 1_700_000_000_002, fact: Fact::PaymentState { checkout_key: key.into(), state: end, psp_id: None } },
     ]
 }
 
 fn refund(rk: &str, key: &str, amount: i64) -> Vec<Row> {
     vec![
-        Row { at_ms: 3, fact: Fact::RefundCreated { refund_key: rk.into(), checkout_key: key.into(), amount } },
-        Row { at_ms: 4, fact: Fact::RefundState { refund_key: rk.into(), state: RefundState::Succeeded, psp_refund_id: None } },
+        Row { at_ms: 1_700_000_000_003, fact: Fact::RefundCreated { refund_key: rk.into(), checkout_key: key.into(), amount } },
+        Row { at_ms: 1_700_000_000_004, fact: Fact::RefundState { refund_key: rk.into(), state: RefundState::Succeeded, psp_refund_id: None } },
     ]
 }
 

@@ -7,8 +7,9 @@ use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
 use serde_json::json;
 use support::*;
 
+/// Times are offsets from a moment in 2023 (the back office refuses times before 2020).
 fn row(at_ms: i64, fact: serde_json::Value) -> Row {
-    Row { at_ms, fact: serde_json::from_value(fact).unwrap() }
+    Row { at_ms: 1_700_000_000_000 + at_ms, fact: serde_json::from_value(fact).unwrap() }
 }
 
 fn sale(id: i64) -> serde_json::Value {

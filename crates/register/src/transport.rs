@@ -16,7 +16,7 @@ use std::time::Duration;
 pub const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 
 /// Longest PSP base URL accepted (real ones are well under 100 characters).
-pub const MAX_PSP_URL_LEN: usize = 200;
+pub const MAX_PSP_URL_LEN: usize = paydesk_sync_proto::base_url::MAX_PSP_URL_LEN;
 
 /// Longest secret key accepted (processors issue keys of about 100 characters).
 pub const MAX_PSP_KEY_LEN: usize = 200;
@@ -29,50 +29,9 @@ pub const MAX_PSP_KEY_LEN: usize = 200;
 /// Returns the URL without trailing slashes. Errors never repeat the URL: a mistyped
 /// one may hold a password.
 pub fn validate_psp_url(url: &str) -> Result<String, String> {
-    if url.is_empty() {
-        return Err("the PSP URL is empty".into());
-    }
-    if url.len() > MAX_PSP_URL_LEN {
-        return Err(format!("the PSP URL is longer than {MAX_PSP_URL_LEN} characters"));
-    }
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("the PSP URL must not contain spaces or control characters".into());
-    }
-    let base = url.trim_end_matches('/');
-    let parsed = reqwest::Url::parse(base).map_err(|e| format!("the PSP URL is not a valid URL ({e})"))?;
-    let tls = match parsed.scheme() {
-        "https" => true,
-        "http" => false,
-        _ => return Err("the PSP URL must start with https:// (or http:// for a PSP on this machine)".into()),
-    };
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err("the PSP URL must not contain a user name or password (the secret key is given separately)".into());
-    }
-    if parsed.query().is_some() || parsed.fragment().is_some() {
-        return Err("the PSP URL must not have a query (?…) or fragment (#…)".into());
-    }
-    let host = parsed.host_str().unwrap_or("");
-    if host.is_empty() {
-        return Err("the PSP URL has no host".into());
-    }
-    if !tls && !is_loopback_host(host) {
-        return Err(format!(
-            "plain http:// is only allowed to this machine (127.0.0.0/8, ::1, localhost), not to {host}: use https:// so the secret key is not sent unencrypted"
-        ));
-    }
-    Ok(base.to_string())
-}
-
-/// `host` as the URL parser serialises it (IPv4 normalised, IPv6 in brackets,
-/// domains lower-cased): is it this machine?
-fn is_loopback_host(host: &str) -> bool {
-    host == "localhost"
-        || host.parse::<std::net::Ipv4Addr>().is_ok_and(|a| a.is_loopback())
-        || host
-            .strip_prefix('[')
-            .and_then(|h| h.strip_suffix(']'))
-            .and_then(|h| h.parse::<std::net::Ipv6Addr>().ok())
-            .is_some_and(|a| a == std::net::Ipv6Addr::LOCALHOST)
+    // One rule shared with the back office (the PSP account an owner sets there):
+    // `paydesk_sync_proto::base_url`.
+    paydesk_sync_proto::base_url::check_base_url("the PSP URL", url, MAX_PSP_URL_LEN).map_err(|e| e.to_string())
 }
 
 /// A secret key: printable ASCII without spaces, at most [`MAX_PSP_KEY_LEN`]. The

@@ -43,21 +43,12 @@ impl std::fmt::Debug for BackOffice {
     }
 }
 
-/// Checks a back office URL: http or https, a host, no credentials, bounded.
+/// Checks a back office URL by parsing it, with the rule the PSP URL keeps
+/// (`paydesk_sync_proto::base_url`): `https://` to any host, plain `http://` only to
+/// this machine (the token would otherwise cross the network in clear text), no user
+/// name or password, no query or fragment, bounded.
 pub fn check_url(url: &str) -> Result<String, SyncError> {
-    let url = url.trim().trim_end_matches('/');
-    if url.is_empty() || url.len() > MAX_URL_LEN {
-        return Err(SyncError::Input(format!("the back office URL must be 1 to {MAX_URL_LEN} characters")));
-    }
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))
-        .ok_or_else(|| SyncError::Input(format!("the back office URL must start with http:// or https:// (got {url:?})")))?;
-    let host = rest.split('/').next().unwrap_or("");
-    if host.is_empty() || host.contains('@') || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(SyncError::Input(format!("the back office URL {url:?} has no usable host")));
-    }
-    Ok(url.to_string())
+    paydesk_sync_proto::base_url::check_base_url("the back office URL", url.trim(), MAX_URL_LEN).map_err(|e| SyncError::Input(e.to_string()))
 }
 
 impl BackOffice {
@@ -180,8 +171,14 @@ mod tests {
     fn urls_are_checked() {
         assert_eq!(check_url(" http://127.0.0.1:8800/ ").unwrap(), "http://127.0.0.1:8800");
         assert!(check_url("https://bo.example.com").is_ok());
+        assert_eq!(check_url("https://bo.example.com/office/").unwrap(), "https://bo.example.com/office");
+        assert!(check_url("http://localhost:8800").is_ok() && check_url("http://[::1]:8800").is_ok());
         for bad in ["", "ftp://x", "127.0.0.1:8800", "http://", "http://u:p@host", "http://a b"] {
             assert!(check_url(bad).is_err(), "{bad}");
+        }
+        // the token never goes over plain http to another machine, however the host is spelled
+        for remote in ["http://bo.example.com", "http://localhost.evil.example", "http://127.0.0.1@evil.example", "http://192.0.2.7:8800"] {
+            assert!(check_url(remote).is_err(), "{remote}");
         }
         assert!(check_url(&format!("http://{}", "a".repeat(2001))).is_err());
     }

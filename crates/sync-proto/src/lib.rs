@@ -6,6 +6,7 @@
 //! Versioning: every message carries `v`. A receiver accepts exactly the versions it
 //! knows ([`SUPPORTED_VERSIONS`]) and refuses others with [`ProtoError::Version`], so an
 //! old back office never half-understands a newer register.
+pub mod base_url;
 mod books;
 pub mod catalog;
 mod down;

@@ -64,6 +64,33 @@ impl PaymentState {
         PaymentState::ALL.into_iter().find(|st| st.as_str() == s)
     }
 
+    /// The states directly reachable from `self`: the ledger's one transition table
+    /// (`paydesk_ledger::PaymentState::allowed_next`), copied so the back office needs no
+    /// SQLite; `tests/ledger_states.rs` checks the two tables are the same.
+    pub const fn allowed_next(self) -> &'static [PaymentState] {
+        use PaymentState::*;
+        match self {
+            Created => &[Authorizing, QueuedOffline, Canceled],
+            QueuedOffline => &[Authorizing, Canceled],
+            Authorizing => &[Authorized, Captured, Failed, Canceled, QueuedOffline],
+            Authorized => &[Capturing, Canceled],
+            Capturing => &[Captured, Failed, Canceled],
+            Captured => &[Refunding],
+            Refunding => &[Captured, PartiallyRefunded, Refunded],
+            PartiallyRefunded => &[Refunding],
+            Failed => &[],
+            Canceled => &[],
+            Refunded => &[],
+        }
+    }
+
+    /// Can a payment in `self` be in `to` later: the same state (a PSP id arriving), or one
+    /// reachable through the table. A register's journal may skip steps it took inside one
+    /// transaction, never go where the table cannot lead (a payment moving backwards).
+    pub fn can_become(self, to: PaymentState) -> bool {
+        reachable(self, to, PaymentState::allowed_next)
+    }
+
     /// The customer's money moved to the store (held or captured): what the PSP must show
     /// as a charge.
     pub const fn money_taken(self) -> bool {
@@ -120,9 +147,43 @@ impl RefundState {
 
     pub const ALL: [RefundState; 4] = [RefundState::Pending, RefundState::InFlight, RefundState::Succeeded, RefundState::Failed];
 
+    /// The ledger's refund transition table (`tests/ledger_states.rs` checks it).
+    pub const fn allowed_next(self) -> &'static [RefundState] {
+        match self {
+            RefundState::Pending => &[RefundState::InFlight, RefundState::Failed],
+            RefundState::InFlight => &[RefundState::Succeeded, RefundState::Failed],
+            RefundState::Succeeded => &[],
+            RefundState::Failed => &[],
+        }
+    }
+
+    /// As [`PaymentState::can_become`].
+    pub fn can_become(self, to: RefundState) -> bool {
+        reachable(self, to, RefundState::allowed_next)
+    }
+
     pub fn parse(s: &str) -> Option<RefundState> {
         RefundState::ALL.into_iter().find(|st| st.as_str() == s)
     }
+}
+
+/// Is `to` the same state as `from` or reachable from it through `next` (a graph of a
+/// dozen nodes: a walk, no cache).
+fn reachable<S: Copy + PartialEq>(from: S, to: S, next: fn(S) -> &'static [S]) -> bool {
+    let mut seen: Vec<S> = vec![from];
+    let mut i = 0;
+    while i < seen.len() {
+        if seen[i] == to {
+            return true;
+        }
+        for &n in next(seen[i]) {
+            if !seen.contains(&n) {
+                seen.push(n);
+            }
+        }
+        i += 1;
+    }
+    false
 }
 
 /// One fact of the register's journal. Tagged by `kind`; an unknown kind is refused

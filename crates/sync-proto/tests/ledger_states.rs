@@ -24,3 +24,33 @@ fn every_ledger_refund_state_has_its_wire_twin_and_back() {
         assert_eq!(w.as_str(), s.as_str());
     }
 }
+
+#[test]
+fn the_wire_transition_tables_are_the_ledgers() {
+    for s in paydesk_ledger::PaymentState::ALL {
+        let w = PaymentState::parse(s.as_str()).unwrap();
+        let ledger: Vec<&str> = s.allowed_next().iter().map(|n| n.as_str()).collect();
+        let wire: Vec<&str> = w.allowed_next().iter().map(|n| n.as_str()).collect();
+        assert_eq!(ledger, wire, "from {s}");
+    }
+    for s in paydesk_ledger::RefundState::ALL {
+        let w = RefundState::parse(s.as_str()).unwrap();
+        let ledger: Vec<&str> = s.allowed_next().iter().map(|n| n.as_str()).collect();
+        let wire: Vec<&str> = w.allowed_next().iter().map(|n| n.as_str()).collect();
+        assert_eq!(ledger, wire, "from {s}");
+    }
+}
+
+#[test]
+fn a_state_can_become_itself_and_what_the_table_reaches_never_an_earlier_one() {
+    use PaymentState::*;
+    assert!(Created.can_become(Created) && Created.can_become(Captured) && Created.can_become(Refunded));
+    assert!(Captured.can_become(PartiallyRefunded), "through refunding");
+    assert!(Refunding.can_become(Captured), "a failed refund returns");
+    for (from, to) in [(Captured, Authorizing), (Captured, Created), (Refunded, Captured), (Failed, Captured), (Canceled, Authorizing), (PartiallyRefunded, Authorized)] {
+        assert!(!from.can_become(to), "{from:?} -> {to:?}");
+    }
+    assert!(!RefundState::Succeeded.can_become(RefundState::Pending));
+    assert!(!RefundState::Failed.can_become(RefundState::Succeeded));
+    assert!(RefundState::Pending.can_become(RefundState::Succeeded));
+}

@@ -71,7 +71,7 @@ fn check_request(items: &[Item], currency: Option<&str>, stored_barcodes: &HashM
 /// Publishes items (inserted or replaced by SKU), all or none. Unchanged items keep
 /// their version and cost the registers nothing.
 pub async fn put_items(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let req: PutItems = json_body(&body)?;
     let mut client = st.pool.get().await?;
@@ -118,7 +118,7 @@ pub async fn put_items(State(st): State<AppState>, headers: HeaderMap, Path(stor
 
 /// The store's published catalog, by SKU, each item with its version.
 pub async fn get_items(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let client = st.pool.get().await?;
     let v: i64 = client
@@ -141,7 +141,7 @@ struct PutTax {
 
 /// Publishes the store's tax setup as a whole; a stale edit is refused (409).
 pub async fn put_tax(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let req: PutTax = json_body(&body)?;
     req.tax.validate()?;

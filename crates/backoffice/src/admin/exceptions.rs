@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 pub async fn run(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>) -> ApiResult<Json<Summary>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     Ok(Json(reconcile(&st, store).await?))
 }
@@ -24,7 +24,7 @@ struct Resolve {
 
 /// A person closes an exception, saying who and why; a closed one stays closed.
 pub async fn resolve(State(st): State<AppState>, headers: HeaderMap, Path((store, id)): Path<(String, String)>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let id = uuid::Uuid::parse_str(&id).map_err(|_| ApiError::NotFound(format!("no exception {id:?}")))?;
     let req: Resolve = json_body(&body)?;

@@ -1,7 +1,7 @@
 //! The owner's API (design §9.7): stores, pairing codes, settings, catalog and taxes
 //! (§9.16), staff (§9.17), the PSP account,
 //! reconciliation runs and resolutions. Authenticated by the owner's token, as a
-//! Bearer header (programs) or the dashboard's session cookie.
+//! Bearer header (programs) or a dashboard session (`session.rs`).
 pub mod catalog;
 pub mod exceptions;
 pub mod registers;
@@ -12,28 +12,24 @@ use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use axum::http::{header, HeaderMap};
 
-/// The name of the dashboard's session cookie.
-pub const COOKIE: &str = "pd_admin";
-
-/// The owner's token from `Authorization: Bearer` or the session cookie.
-pub fn presented(headers: &HeaderMap) -> Option<String> {
-    if let Some(b) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|h| h.strip_prefix("Bearer ")) {
-        return Some(b.to_string());
-    }
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().strip_prefix(COOKIE).and_then(|r| r.strip_prefix('=')))
-        .map(str::to_string)
-        .next()
+/// The owner's token from `Authorization: Bearer` (programs).
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|h| h.strip_prefix("Bearer "))
 }
 
-pub fn require_owner(st: &AppState, headers: &HeaderMap) -> ApiResult<()> {
-    match presented(headers) {
-        Some(t) if t.len() <= 200 && st.admin.matches(&t) => Ok(()),
-        Some(_) | None => Err(ApiError::Unauthenticated),
+/// The owner: the token as a Bearer header, or a live dashboard session's cookie.
+pub async fn require_owner(st: &AppState, headers: &HeaderMap) -> ApiResult<()> {
+    if let Some(t) = bearer(headers) {
+        return if t.len() <= 200 && st.admin.matches(t) { Ok(()) } else { Err(ApiError::Unauthenticated) };
+    }
+    let Some(id) = crate::session::presented(headers) else {
+        return Err(ApiError::Unauthenticated);
+    };
+    let client = st.pool.get().await?;
+    if crate::session::valid(&client, &id).await? {
+        Ok(())
+    } else {
+        Err(ApiError::Unauthenticated)
     }
 }
 

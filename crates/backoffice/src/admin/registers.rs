@@ -18,7 +18,7 @@ use uuid::Uuid;
 struct Replace {}
 
 pub async fn replace(State(st): State<AppState>, headers: HeaderMap, Path((store, register)): Path<(String, String)>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let register = Uuid::parse_str(&register).map_err(|_| ApiError::NotFound(format!("no register {register:?}")))?;
     let _: Replace = json_body(&body)?;

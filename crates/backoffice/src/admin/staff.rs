@@ -51,7 +51,7 @@ fn role_of(s: &str) -> ApiResult<StaffRole> {
 /// least one active owner once it publishes staff: a register must never be left
 /// with nobody who may change its settings.
 pub async fn put_staff(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let req: PutStaff = json_body(&body)?;
     if req.staff.is_empty() || req.staff.len() > MAX_STAFF_PER_PUBLISH {
@@ -134,7 +134,7 @@ pub async fn put_staff(State(st): State<AppState>, headers: HeaderMap, Path(stor
 
 /// The store's published staff by name: role, active, version. Never a PIN or its hash.
 pub async fn get_staff(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let client = st.pool.get().await?;
     client

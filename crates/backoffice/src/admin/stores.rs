@@ -7,6 +7,7 @@ use crate::state::{now_ms, AppState};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::Json;
+use paydesk_sync_proto::base_url::{check_base_url, MAX_PSP_URL_LEN};
 use paydesk_sync_proto::StoreSettings;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -34,7 +35,7 @@ struct NewStore {
 }
 
 pub async fn create_store(State(st): State<AppState>, headers: HeaderMap, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let req: NewStore = json_body(&body)?;
     let name = name("name", &req.name)?;
     let id = Uuid::new_v4();
@@ -51,7 +52,7 @@ struct NewCode {
 
 /// A one-time code for one register; shown here once, stored hashed.
 pub async fn pairing_code(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let req: NewCode = json_body(&body)?;
     let reg_name = name("register_name", &req.register_name)?;
@@ -75,7 +76,7 @@ struct PutSettings {
 
 /// Publishes a new version of the store's settings for its registers to pull.
 pub async fn put_settings(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let req: PutSettings = json_body(&body)?;
     req.settings.validate()?;
@@ -109,14 +110,11 @@ struct PutPsp {
 
 /// The store's PSP account, read by reconciliation. The key is never returned or logged.
 pub async fn put_psp(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let req: PutPsp = json_body(&body)?;
-    let base = req.api_base.trim_end_matches('/').to_string();
-    let local = ["http://127.0.0.1", "http://localhost", "http://[::1]"].iter().any(|p| base.starts_with(p));
-    if base.len() > 200 || !(base.starts_with("https://") || local) {
-        return Err(ApiError::BadRequest("api_base must be an https:// URL (plain http only to this machine), at most 200 characters".into()));
-    }
+    // The register's own rule, parsed as the HTTP client reads it (design §9.2).
+    let base = check_base_url("api_base", &req.api_base, MAX_PSP_URL_LEN).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     if req.secret_key.is_empty() || req.secret_key.len() > 200 || !req.secret_key.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(ApiError::BadRequest("secret_key must be 1 to 200 printable ASCII characters".into()));
     }

@@ -13,6 +13,18 @@ const SALE_STATES: &str = "('captured', 'refunding', 'partially_refunded', 'refu
 /// Rows in each list, newest first.
 const LIST_LIMIT: i64 = 200;
 
+/// A sum of BIGINTs (PostgreSQL sums them as numeric) brought back to BIGINT without an
+/// overflow error: saturated at the BIGINT range. No single amount exceeds 10^12, so
+/// only a hostile or broken register's data can reach the bound, and then the page
+/// still loads (design §9.8).
+fn sat(sum: &str) -> String {
+    format!("LEAST(GREATEST({sum}, -9223372036854775808), 9223372036854775807)::int8")
+}
+
+/// Times the hourly chart can draw (`to_timestamp` fails past year 294,276): rows of
+/// any time are still counted elsewhere, only this chart leaves them out.
+const CHART_TIMES: &str = "p.created_at_ms BETWEEN 0 AND 253402300799999";
+
 fn describe(kind: &str) -> &'static str {
     [
         ExceptionKind::ChargeWithoutRecord,
@@ -50,7 +62,7 @@ async fn rows(client: &tokio_postgres::Client, sql: &str) -> ApiResult<Vec<Value
 }
 
 pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let client = st.pool.get().await?;
     let currencies = rows(&client, "SELECT code, exponent::int4 AS exponent FROM currencies LIMIT $1").await?;
     let stores = rows(
@@ -65,18 +77,21 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     let sales_by_store = rows(
         &client,
         &format!(
-            "SELECT p.store_id, p.currency, count(*) AS sales, sum(p.amount)::int8 AS amount,
-                    coalesce((SELECT sum(f.amount) FROM refunds f WHERE f.store_id = p.store_id AND f.state = 'succeeded'), 0)::int8 AS refunded
-             FROM payments p WHERE p.state IN {SALE_STATES} GROUP BY p.store_id, p.currency ORDER BY p.store_id LIMIT $1"
+            "SELECT p.store_id, p.currency, count(*) AS sales, {} AS amount,
+                    {} AS refunded
+             FROM payments p WHERE p.state IN {SALE_STATES} GROUP BY p.store_id, p.currency ORDER BY p.store_id LIMIT $1",
+            sat("sum(p.amount)"),
+            sat("coalesce((SELECT sum(f.amount) FROM refunds f WHERE f.store_id = p.store_id AND f.state = 'succeeded'), 0)"),
         ),
     )
     .await?;
     let sales_by_register = rows(
         &client,
         &format!(
-            "SELECT p.store_id, p.register_id, r.name AS register, p.currency, count(*) AS sales, sum(p.amount)::int8 AS amount
+            "SELECT p.store_id, p.register_id, r.name AS register, p.currency, count(*) AS sales, {} AS amount
              FROM payments p JOIN registers r USING (store_id, register_id)
-             WHERE p.state IN {SALE_STATES} GROUP BY p.store_id, p.register_id, r.name, p.currency ORDER BY r.name LIMIT $1"
+             WHERE p.state IN {SALE_STATES} GROUP BY p.store_id, p.register_id, r.name, p.currency ORDER BY r.name LIMIT $1",
+            sat("sum(p.amount)"),
         ),
     )
     .await?;
@@ -84,18 +99,22 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
         &client,
         &format!(
             "SELECT p.store_id, to_char(to_timestamp(p.created_at_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:00') AS hour,
-                    p.currency, count(*) AS sales, sum(p.amount)::int8 AS amount
-             FROM payments p WHERE p.state IN {SALE_STATES}
-             GROUP BY 1, 2, 3 ORDER BY 2 DESC, 1 LIMIT $1"
+                    p.currency, count(*) AS sales, {} AS amount
+             FROM payments p WHERE p.state IN {SALE_STATES} AND {CHART_TIMES}
+             GROUP BY 1, 2, 3 ORDER BY 2 DESC, 1 LIMIT $1",
+            sat("sum(p.amount)"),
         ),
     )
     .await?;
     // Cash against card per store: tenders that count (a superseded one never did).
     let tenders_by_store = rows(
         &client,
-        "SELECT store_id, method, currency, count(*) AS tenders, sum(amount)::int8 AS amount,
-                coalesce(sum(change_given), 0)::int8 AS change_given
-         FROM tenders WHERE superseded_at_ms IS NULL GROUP BY store_id, method, currency ORDER BY store_id, method, currency LIMIT $1",
+        &format!(
+            "SELECT store_id, method, currency, count(*) AS tenders, {} AS amount, {} AS change_given
+             FROM tenders WHERE superseded_at_ms IS NULL GROUP BY store_id, method, currency ORDER BY store_id, method, currency LIMIT $1",
+            sat("sum(amount)"),
+            sat("coalesce(sum(change_given), 0)"),
+        ),
     )
     .await?;
     // Drawer sessions, newest first: open ones have no Z number yet.
@@ -109,7 +128,7 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     let refunds = rows(
         &client,
         "SELECT f.store_id, f.refund_key, f.checkout_key, r.name AS register, f.amount, coalesce(p.currency, '') AS currency, f.state, f.created_at_ms
-         FROM refunds f JOIN registers r USING (store_id, register_id) LEFT JOIN payments p ON p.store_id = f.store_id AND p.checkout_key = f.checkout_key
+         FROM refunds f JOIN registers r USING (store_id, register_id) LEFT JOIN payments p ON p.store_id = f.store_id AND p.register_id = f.register_id AND p.checkout_key = f.checkout_key
          ORDER BY f.created_at_ms DESC LIMIT $1",
     )
     .await?;

@@ -1,8 +1,9 @@
 //! The dashboard's pages and assets, and the sign-in form.
-use crate::admin::{presented, COOKIE};
-use crate::state::AppState;
+use crate::admin::require_owner;
+use crate::session;
+use crate::state::{source, AppState};
 use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, Extensions, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 
 const INDEX: &str = include_str!("../../static/index.html");
@@ -10,12 +11,14 @@ const LOGIN: &str = include_str!("../../static/login.html");
 const APP_JS: &str = include_str!("../../static/app.js");
 const APP_CSS: &str = include_str!("../../static/app.css");
 
-fn signed_in(st: &AppState, headers: &HeaderMap) -> bool {
-    presented(headers).is_some_and(|t| t.len() <= 200 && st.admin.matches(&t))
+/// A live dashboard session (or the owner's token as a Bearer header). A database that
+/// is away sends the owner to the sign-in page, which says nothing false.
+async fn signed_in(st: &AppState, headers: &HeaderMap) -> bool {
+    require_owner(st, headers).await.is_ok()
 }
 
 pub async fn index(State(st): State<AppState>, headers: HeaderMap) -> Response {
-    if !signed_in(&st, &headers) {
+    if !signed_in(&st, &headers).await {
         return Redirect::to("/login").into_response();
     }
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], INDEX).into_response()
@@ -25,19 +28,45 @@ pub async fn login_page() -> Response {
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], LOGIN.replace("{{message}}", "")).into_response()
 }
 
-/// The sign-in form posts the owner's token; a match sets the session cookie.
-pub async fn login(State(st): State<AppState>, body: axum::body::Bytes) -> Response {
-    let token = form_urlencoded_token(&body);
-    match token {
+fn login_refused(status: StatusCode, message: &str) -> Response {
+    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], LOGIN.replace("{{message}}", message)).into_response()
+}
+
+/// The sign-in form posts the owner's token; a match starts a session whose random id
+/// goes in the cookie (never the token). Attempts are throttled per address and in all.
+pub async fn login(State(st): State<AppState>, ext: Extensions, body: axum::body::Bytes) -> Response {
+    if let Err(wait) = st.sign_in.attempt(source(&ext)) {
+        let mut r = login_refused(StatusCode::TOO_MANY_REQUESTS, "Too many sign-in attempts. Wait a minute and try again.");
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(wait.as_secs()));
+        return r;
+    }
+    match form_urlencoded_token(&body) {
         Some(t) if t.len() <= 200 && st.admin.matches(&t) => {
-            let cookie = format!("{COOKIE}={t}; HttpOnly; SameSite=Strict; Path=/");
-            (StatusCode::SEE_OTHER, [(header::SET_COOKIE, cookie), (header::LOCATION, "/".to_string())]).into_response()
+            let started = async {
+                let client = st.pool.get().await?;
+                session::start(&client, &st.session).await
+            };
+            match started.await {
+                Ok(id) => (StatusCode::SEE_OTHER, [(header::SET_COOKIE, session::cookie(&id, &st.session)), (header::LOCATION, "/".to_string())]).into_response(),
+                Err(e) => e.into_response(),
+            }
         }
-        Some(_) | None => {
-            let page = LOGIN.replace("{{message}}", "That token is not the owner's token.");
-            (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
+        Some(_) | None => login_refused(StatusCode::UNAUTHORIZED, "That token is not the owner's token."),
+    }
+}
+
+/// Signing out ends the session at the back office and removes the cookie.
+pub async fn logout(State(st): State<AppState>, headers: HeaderMap) -> Response {
+    if let Some(id) = session::presented(&headers) {
+        let ended = async {
+            let client = st.pool.get().await?;
+            session::end(&client, &id).await
+        };
+        if let Err(e) = ended.await {
+            return e.into_response();
         }
     }
+    (StatusCode::SEE_OTHER, [(header::SET_COOKIE, session::cleared(&st.session)), (header::LOCATION, "/login".to_string())]).into_response()
 }
 
 fn form_urlencoded_token(body: &[u8]) -> Option<String> {

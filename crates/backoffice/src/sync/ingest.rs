@@ -35,6 +35,7 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
     let key = idempotency_key(&headers)?;
     let batch: Batch = serde_json::from_slice(&body).map_err(|e| ApiError::Proto { code: "malformed_batch", message: format!("not a batch: {e}") })?;
     batch.validate()?;
+    super::rules::check_times(batch.first_seq, &batch.rows, now_ms())?;
     if batch.register_id != reg.register_id.to_string() {
         return Err(ApiError::Forbidden(format!("this token is register {}'s; a register sends only its own rows (batch names {})", reg.register_id, batch.register_id)));
     }

@@ -8,6 +8,7 @@ pub mod ingest;
 pub mod pair;
 mod project;
 pub mod restore;
+pub mod rules;
 mod sales;
 
 use crate::auth::PresentedToken;

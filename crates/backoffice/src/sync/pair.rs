@@ -1,13 +1,15 @@
 //! `POST /v1/pair`: a one-time code for a register's own id and token (design §9.2).
 use crate::auth::{new_token, pairing_code_hash};
 use crate::error::{ApiError, ApiResult};
-use crate::state::{now_ms, AppState};
+use crate::state::{now_ms, source, AppState};
 use axum::extract::State;
 use axum::Json;
 use paydesk_sync_proto::{PairRequest, Paired, PROTOCOL_VERSION};
 use uuid::Uuid;
 
-pub async fn pair(State(st): State<AppState>, body: axum::body::Bytes) -> ApiResult<Json<Paired>> {
+pub async fn pair(State(st): State<AppState>, ext: axum::http::Extensions, body: axum::body::Bytes) -> ApiResult<Json<Paired>> {
+    // every attempt counts, before the code is looked at: guessing is what is throttled
+    st.pairing.attempt(source(&ext)).map_err(|wait| ApiError::Throttled(wait.as_secs()))?;
     let req: PairRequest = serde_json::from_slice(&body).map_err(|e| ApiError::Proto { code: "malformed", message: e.to_string() })?;
     req.validate()?;
     let hash = pairing_code_hash(&req.pairing_code);

@@ -91,7 +91,7 @@ fn fold(first: i64, rows: &[Row]) -> ApiResult<Folded> {
 fn never_created(seq: i64) -> ApiError {
     // The register's own order puts a payment's creation before its changes; a fact about
     // something it never created is refused whole, so nothing half-applies.
-    ApiError::Unprocessable(format!("seq {seq}: a state change refers to a payment or refund this register never created (or another register made that key)"))
+    ApiError::Unprocessable(format!("seq {seq}: a state change refers to a payment or refund this register never created"))
 }
 
 /// Applies rows `first..first + rows.len()`, all past the acknowledged seq.
@@ -100,6 +100,7 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
         return Ok(0);
     }
     let f = fold(first, rows)?;
+    super::rules::check_transitions(tx, reg, first, rows).await?;
     let (s, r) = (&reg.store_id, &reg.register_id);
     let seqs: Vec<i64> = (0..rows.len() as i64).map(|i| first + i).collect();
     let ats: Vec<i64> = rows.iter().map(|r| r.at_ms).collect();
@@ -117,40 +118,28 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
         tx.execute(
             "INSERT INTO payments (store_id, checkout_key, register_id, amount, currency, state, created_at_ms, updated_at_ms)
              SELECT $1, x.k, $2, x.a, x.c, 'created', x.t, x.t FROM unnest($3::text[], $4::int8[], $5::text[], $6::int8[]) AS x(k, a, c, t)
-             ON CONFLICT (store_id, checkout_key) DO NOTHING",
+             ON CONFLICT (store_id, register_id, checkout_key) DO NOTHING",
             &[s, r, &keys, &amounts, &currencies, &ats],
         )
         .await?;
-        refuse_foreign(tx, reg, "payments", "checkout_key", &keys, |k| f.created_at[&format!("p:{k}")]).await?;
     }
     if !f.refunds_created.is_empty() {
         let (keys, payments, amounts, ats) = unzip4(&f.refunds_created);
         tx.execute(
             "INSERT INTO refunds (store_id, refund_key, checkout_key, register_id, amount, state, created_at_ms, updated_at_ms)
              SELECT $1, x.k, x.p, $2, x.a, 'pending', x.t, x.t FROM unnest($3::text[], $4::text[], $5::int8[], $6::int8[]) AS x(k, p, a, t)
-             ON CONFLICT (store_id, refund_key) DO NOTHING",
+             ON CONFLICT (store_id, register_id, refund_key) DO NOTHING",
             &[s, r, &keys, &payments, &amounts, &ats],
         )
         .await?;
-        refuse_foreign(tx, reg, "refunds", "refund_key", &keys, |k| f.created_at[&format!("r:{k}")]).await?;
     }
     update_states(tx, reg, "payments", "checkout_key", "psp_id", &f.payment_states).await?;
     update_states(tx, reg, "refunds", "refund_key", "psp_refund_id", &f.refund_states).await?;
     super::books::apply_books(tx, reg, first, rows).await?;
     super::sales::apply_sales(tx, reg, first, rows).await?;
     super::local::apply_local(tx, reg, rows).await?;
+    super::rules::check_applied(tx, reg, first, rows).await?;
     Ok(rows.len() as u64)
-}
-
-/// A key that another register of the store made is a register bug, not this register's
-/// payment or refund: the run is refused, naming the seq that created it here.
-async fn refuse_foreign(tx: &Transaction<'_>, reg: RegisterId, table: &str, key_col: &str, keys: &[String], seq_of: impl Fn(&str) -> i64) -> ApiResult<()> {
-    // table and column names are this module's constants, never input
-    let sql = format!("SELECT {key_col} FROM {table} WHERE store_id = $1 AND {key_col} = ANY($2) AND register_id <> $3 LIMIT 1");
-    match tx.query_opt(&sql, &[&reg.store_id, &keys, &reg.register_id]).await? {
-        Some(row) => Err(never_created(seq_of(row.get::<_, &str>(0)))),
-        None => Ok(()),
-    }
 }
 
 /// Moves each named payment or refund of this register to its last state in the run; a

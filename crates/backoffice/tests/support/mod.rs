@@ -29,9 +29,14 @@ impl Harness {
     }
 
     pub async fn with_limits(limits: Limits) -> Harness {
+        Self::with_config(limits, false).await
+    }
+
+    /// `behind_tls`: as `serve --behind-tls` (the session cookie is Secure).
+    pub async fn with_config(limits: Limits, behind_tls: bool) -> Harness {
         let cluster = tokio::task::spawn_blocking(start_cluster).await.unwrap();
         cluster.create_db("paydesk").await.expect("create database");
-        let st = build(&Config { database: cluster.conn_string("paydesk"), admin_token: ADMIN_TOKEN.into(), limits }).await.expect("build");
+        let st = build(&Config { database: cluster.conn_string("paydesk"), admin_token: ADMIN_TOKEN.into(), limits, behind_tls }).await.expect("build");
         let running = serve(st, "127.0.0.1:0".parse().unwrap()).await.expect("serve");
         let url = running.url();
         Harness { owner: OwnerClient::new(&url, ADMIN_TOKEN), url, running, cluster }

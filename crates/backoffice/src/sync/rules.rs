@@ -1,0 +1,294 @@
+//! Facts that cannot be true (design §9.4): well formed, but no register keeping its
+//! ledger's rules could have written them. Each is refused with its own code (422,
+//! naming the rule and the seq) and the whole batch rolls back, so nothing of it is
+//! applied and the dashboard, reconciliation and every other store never see it.
+//!
+//! - a time before 2020 or more than a day ahead of the back office's clock
+//!   (`time_out_of_range`; one `at_ms = 9e18` used to break the dashboard's hourly chart
+//!   for every store);
+//! - a payment or refund moving to a state its state machine cannot reach from where it
+//!   is (`state_backwards`; the ledger's transition tables, `PaymentState::can_become`);
+//! - a refund of a payment this register never created (`refund_of_unknown_payment`),
+//!   of another register's payment (`refund_of_other_register`), or above what is left
+//!   of its payment once the refunds not failed are counted (`refund_exceeds_payment`);
+//! - a card tender whose payment is unknown or has another amount or currency
+//!   (`tender_contradicts_payment`), a tender in another currency than its sale or above
+//!   the sale's total (`tender_contradicts_sale`).
+//!
+//! Checkout and refund keys are the register's own: `payments` and `refunds` are keyed
+//! by `(store_id, register_id, key)` (V7), so a key another register of the store used,
+//! by a bug or on purpose, never blocks this register's batch.
+use super::RegisterId;
+use crate::error::{ApiError, ApiResult};
+use paydesk_sync_proto::{Fact, PaymentState, RefundState, Row, TenderMethod};
+use std::collections::HashMap;
+use tokio_postgres::Transaction;
+
+/// 2020-01-01T00:00:00Z: no PayDesk register wrote anything earlier.
+pub const MIN_AT_MS: i64 = 1_577_836_800_000;
+/// How far ahead of the back office's clock a register's clock may be.
+pub const MAX_AHEAD_MS: i64 = 24 * 3_600_000;
+
+/// Which rule a refused fact breaks. Matched exhaustively: a new rule names its code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactRule {
+    TimeOutOfRange,
+    StateBackwards,
+    RefundOfUnknownPayment,
+    RefundOfOtherRegister,
+    RefundExceedsPayment,
+    TenderContradictsPayment,
+    TenderContradictsSale,
+}
+
+impl FactRule {
+    pub const fn code(self) -> &'static str {
+        match self {
+            FactRule::TimeOutOfRange => "time_out_of_range",
+            FactRule::StateBackwards => "state_backwards",
+            FactRule::RefundOfUnknownPayment => "refund_of_unknown_payment",
+            FactRule::RefundOfOtherRegister => "refund_of_other_register",
+            FactRule::RefundExceedsPayment => "refund_exceeds_payment",
+            FactRule::TenderContradictsPayment => "tender_contradicts_payment",
+            FactRule::TenderContradictsSale => "tender_contradicts_sale",
+        }
+    }
+}
+
+fn refuse(rule: FactRule, seq: i64, message: String) -> ApiError {
+    ApiError::ImpossibleFact { rule, seq, message }
+}
+
+/// Every row's time within [2020, the back office's clock + a day]. Checked on receipt,
+/// before a batch is applied or held.
+pub fn check_times(first_seq: u64, rows: &[Row], now_ms: i64) -> ApiResult<()> {
+    let latest = now_ms.saturating_add(MAX_AHEAD_MS);
+    for (i, row) in rows.iter().enumerate() {
+        if row.at_ms < MIN_AT_MS || row.at_ms > latest {
+            let seq = first_seq as i64 + i as i64;
+            return Err(refuse(
+                FactRule::TimeOutOfRange,
+                seq,
+                format!("at_ms {} is before 2020 or more than a day ahead of the back office's clock ({now_ms}); check the register's clock", row.at_ms),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn stored<S>(what: &str, s: &str, parse: fn(&str) -> Option<S>) -> ApiResult<S> {
+    parse(s).ok_or_else(|| ApiError::Internal(format!("stored {what} state {s:?}")))
+}
+
+/// Before a run is applied: each payment and refund it moves only goes where its state
+/// machine can lead from where it is (stored, or `created`/`pending` in this run).
+pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row]) -> ApiResult<()> {
+    let mut pay_keys: Vec<&str> = Vec::new();
+    let mut ref_keys: Vec<&str> = Vec::new();
+    for row in rows {
+        match &row.fact {
+            Fact::PaymentState { checkout_key, .. } => pay_keys.push(checkout_key.as_str()),
+            Fact::RefundState { refund_key, .. } => ref_keys.push(refund_key.as_str()),
+            Fact::PaymentCreated { .. }
+            | Fact::RefundCreated { .. }
+            | Fact::TenderAdded(_)
+            | Fact::TenderSuperseded { .. }
+            | Fact::ShiftOpened { .. }
+            | Fact::PaidInOut { .. }
+            | Fact::ShiftClosed { .. }
+            | Fact::SaleCompleted(_)
+            | Fact::SaleCanceled { .. }
+            | Fact::ItemSaved(_)
+            | Fact::StaffSaved { .. }
+            | Fact::TaxSetupChanged(_) => {}
+        }
+    }
+    if pay_keys.is_empty() && ref_keys.is_empty() {
+        return Ok(());
+    }
+    let (s, r) = (&reg.store_id, &reg.register_id);
+    let mut pay: HashMap<String, PaymentState> = HashMap::new();
+    for row in tx.query("SELECT checkout_key, state FROM payments WHERE store_id = $1 AND register_id = $2 AND checkout_key = ANY($3)", &[s, r, &pay_keys]).await? {
+        pay.insert(row.get(0), stored("payment", row.get(1), PaymentState::parse)?);
+    }
+    let mut refs: HashMap<String, RefundState> = HashMap::new();
+    for row in tx.query("SELECT refund_key, state FROM refunds WHERE store_id = $1 AND register_id = $2 AND refund_key = ANY($3)", &[s, r, &ref_keys]).await? {
+        refs.insert(row.get(0), stored("refund", row.get(1), RefundState::parse)?);
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let seq = first + i as i64;
+        match &row.fact {
+            Fact::PaymentCreated { checkout_key, .. } => {
+                pay.entry(checkout_key.clone()).or_insert(PaymentState::Created);
+            }
+            Fact::RefundCreated { refund_key, .. } => {
+                refs.entry(refund_key.clone()).or_insert(RefundState::Pending);
+            }
+            Fact::PaymentState { checkout_key, state, .. } => {
+                // a key never created is `update_states`'s refusal
+                if let Some(cur) = pay.get_mut(checkout_key) {
+                    if !cur.can_become(*state) {
+                        return Err(refuse(
+                            FactRule::StateBackwards,
+                            seq,
+                            format!("payment {checkout_key} moves from {} to {}, which its state machine never does", cur.as_str(), state.as_str()),
+                        ));
+                    }
+                    *cur = *state;
+                }
+            }
+            Fact::RefundState { refund_key, state, .. } => {
+                if let Some(cur) = refs.get_mut(refund_key) {
+                    if !cur.can_become(*state) {
+                        return Err(refuse(
+                            FactRule::StateBackwards,
+                            seq,
+                            format!("refund {refund_key} moves from {} to {}, which its state machine never does", cur.as_str(), state.as_str()),
+                        ));
+                    }
+                    *cur = *state;
+                }
+            }
+            Fact::TenderAdded(_)
+            | Fact::TenderSuperseded { .. }
+            | Fact::ShiftOpened { .. }
+            | Fact::PaidInOut { .. }
+            | Fact::ShiftClosed { .. }
+            | Fact::SaleCompleted(_)
+            | Fact::SaleCanceled { .. }
+            | Fact::ItemSaved(_)
+            | Fact::StaffSaved { .. }
+            | Fact::TaxSetupChanged(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// What a run names, with the seq that named it first (refunds, card tenders) or last.
+#[derive(Default)]
+struct Named<'a> {
+    /// (checkout key, seq of the refund that named it last)
+    refunded: Vec<(&'a str, i64)>,
+    /// (sale, tender_seq, checkout key, amount, currency, seq)
+    cards: Vec<(i64, i64, &'a str, i64, &'a str, i64)>,
+    /// sale -> seq, for tenders ((sale, tender_seq) -> seq) and completions
+    tenders: HashMap<(i64, i64), i64>,
+    sales: HashMap<i64, i64>,
+}
+
+fn named(first: i64, rows: &[Row]) -> Named<'_> {
+    let mut n = Named::default();
+    for (i, row) in rows.iter().enumerate() {
+        let seq = first + i as i64;
+        match &row.fact {
+            Fact::RefundCreated { checkout_key, .. } => match n.refunded.iter_mut().find(|(k, _)| *k == checkout_key.as_str()) {
+                Some(e) => e.1 = seq,
+                None => n.refunded.push((checkout_key.as_str(), seq)),
+            },
+            Fact::TenderAdded(t) => {
+                n.tenders.entry((t.sale, t.tender_seq)).or_insert(seq);
+                n.sales.entry(t.sale).or_insert(seq);
+                match (t.method, t.checkout_key.as_deref()) {
+                    (TenderMethod::Card, Some(key)) => n.cards.push((t.sale, t.tender_seq, key, t.amount, t.currency.as_str(), seq)),
+                    // the wire refuses a card tender without a key and a cash one with one
+                    (TenderMethod::Card, None) | (TenderMethod::Cash, _) => {}
+                }
+            }
+            Fact::SaleCompleted(sale) => {
+                n.sales.insert(sale.sale, seq);
+            }
+            Fact::PaymentCreated { .. }
+            | Fact::PaymentState { .. }
+            | Fact::RefundState { .. }
+            | Fact::TenderSuperseded { .. }
+            | Fact::ShiftOpened { .. }
+            | Fact::PaidInOut { .. }
+            | Fact::ShiftClosed { .. }
+            | Fact::SaleCanceled { .. }
+            | Fact::ItemSaved(_)
+            | Fact::StaffSaved { .. }
+            | Fact::TaxSetupChanged(_) => {}
+        }
+    }
+    n
+}
+
+/// After a run is applied, inside its transaction: the refunds and tenders it wrote
+/// agree with the payments and sales they name (the run's own included).
+pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row]) -> ApiResult<()> {
+    let n = named(first, rows);
+    let (s, r) = (&reg.store_id, &reg.register_id);
+    if !n.refunded.is_empty() {
+        let keys: Vec<&str> = n.refunded.iter().map(|(k, _)| *k).collect();
+        // Sums as numeric, compared in SQL and capped for the message: a hostile run of
+        // many refunds cannot overflow anything.
+        let found = tx
+            .query(
+                "SELECT x.k, p.amount,
+                        EXISTS (SELECT 1 FROM payments o WHERE o.store_id = $1 AND o.checkout_key = x.k AND o.register_id <> $2),
+                        LEAST(coalesce((SELECT sum(f.amount) FROM refunds f
+                                        WHERE f.store_id = $1 AND f.register_id = $2 AND f.checkout_key = x.k AND f.state <> 'failed'), 0),
+                              9223372036854775807)::int8
+                 FROM unnest($3::text[]) AS x(k)
+                 LEFT JOIN payments p ON p.store_id = $1 AND p.register_id = $2 AND p.checkout_key = x.k",
+                &[s, r, &keys],
+            )
+            .await?;
+        let by_key: HashMap<String, (Option<i64>, bool, i64)> = found.iter().map(|row| (row.get(0), (row.get(1), row.get(2), row.get(3)))).collect();
+        for (key, seq) in &n.refunded {
+            let Some((amount, other, refunded)) = by_key.get(*key) else { continue };
+            match amount {
+                None if *other => return Err(refuse(FactRule::RefundOfOtherRegister, *seq, format!("refunds payment {key}, which another register of the store took; a register refunds only its own payments"))),
+                None => return Err(refuse(FactRule::RefundOfUnknownPayment, *seq, format!("refunds payment {key}, which this register never created"))),
+                Some(a) if refunded > a => {
+                    return Err(refuse(FactRule::RefundExceedsPayment, *seq, format!("refunds of payment {key} come to {refunded}, above its amount {a}")));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if !n.cards.is_empty() {
+        let keys: Vec<&str> = n.cards.iter().map(|c| c.2).collect();
+        let payments: HashMap<String, (i64, String)> = tx
+            .query("SELECT checkout_key, amount, currency FROM payments WHERE store_id = $1 AND register_id = $2 AND checkout_key = ANY($3)", &[s, r, &keys])
+            .await?
+            .iter()
+            .map(|row| (row.get(0), (row.get(1), row.get(2))))
+            .collect();
+        for (sale, tender_seq, key, amount, currency, seq) in &n.cards {
+            match payments.get(*key) {
+                None => return Err(refuse(FactRule::TenderContradictsPayment, *seq, format!("tender {tender_seq} of sale {sale} names payment {key}, which this register never created"))),
+                Some((pa, pc)) if pa != amount || pc.as_str() != *currency => {
+                    return Err(refuse(
+                        FactRule::TenderContradictsPayment,
+                        *seq,
+                        format!("tender {tender_seq} of sale {sale} is {amount} {currency}, its payment {key} {pa} {pc}"),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if !n.sales.is_empty() {
+        let sales: Vec<i64> = n.sales.keys().copied().collect();
+        let bad = tx
+            .query_opt(
+                "SELECT t.sale_id, t.tender_seq::int8, t.amount, t.currency, s.total, s.currency
+                 FROM tenders t JOIN sales s ON s.store_id = t.store_id AND s.register_id = t.register_id AND s.sale_id = t.sale_id
+                 WHERE t.store_id = $1 AND t.register_id = $2 AND t.sale_id = ANY($3) AND (t.currency <> s.currency OR t.amount > s.total)
+                 ORDER BY t.sale_id, t.tender_seq LIMIT 1",
+                &[s, r, &sales],
+            )
+            .await?;
+        if let Some(b) = bad {
+            let (sale, tender_seq): (i64, i64) = (b.get(0), b.get(1));
+            let seq = n.tenders.get(&(sale, tender_seq)).or_else(|| n.sales.get(&sale)).copied().unwrap_or(first);
+            return Err(refuse(
+                FactRule::TenderContradictsSale,
+                seq,
+                format!("tender {tender_seq} of sale {sale} is {} {}, but the sale's total is {} {}", b.get::<_, i64>(2), b.get::<_, String>(3), b.get::<_, i64>(4), b.get::<_, String>(5)),
+            ));
+        }
+    }
+    Ok(())
+}
