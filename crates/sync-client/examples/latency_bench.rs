@@ -76,7 +76,7 @@ fn start_back_office() -> (String, u32) {
         rt.block_on(async move {
             let cluster = tokio::task::spawn_blocking(|| Cluster::start(ClusterOptions::default())).await.unwrap().expect("private PostgreSQL");
             cluster.create_db("paydesk").await.expect("create database");
-            let st = build(&Config { database: cluster.conn_string("paydesk"), admin_token: ADMIN.into(), limits: Limits::default() }).await.expect("build");
+            let st = build(&Config { database: cluster.conn_string("paydesk"), admin_token: ADMIN.into(), limits: Limits::default(), behind_tls: false }).await.expect("build");
             let running = serve(st, "127.0.0.1:0".parse().unwrap()).await.expect("serve");
             tx.send((running.url(), cluster.pid().expect("postmaster pid"))).expect("send url");
             std::future::pending::<()>().await;
