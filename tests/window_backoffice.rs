@@ -71,7 +71,7 @@ async fn a_replacement_pairs_restores_its_predecessor_and_lists_its_payments() {
         register_id: a_id.clone(),
         first_seq: 1,
         rows,
-        health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0 },
+        health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None },
     };
     a.send(&batch, "a-1").await.expect("A's sales reach the back office");
     h.owner.post(&format!("/admin/stores/{store}/registers/{a_id}/replace"), &json!({})).await.expect("A replaced");

@@ -224,6 +224,13 @@ async fn shifts_close_short_and_over_z_numbers_survive_a_crash_and_the_audit_vie
     again.click("#audit-verify").await;
     again.wait_js("return document.getElementById('audit-result').dataset.state === 'intact'", "the chain intact", LONG).await;
     assert!(again.text("#audit-verdict").await.contains("チェーンは正常です"));
+    // Only what the view says: no stray "null" (an intact chain has no list of breaks),
+    // what "intact" means, and that no back office backs it here.
+    let result = again.text("#audit-result").await;
+    assert!(!result.contains("null"), "{result}");
+    assert!(again.text("#audit-meaning").await.starts_with("「正常」とは"), "{result}");
+    assert_eq!(again.js("return document.getElementById('audit-confirmed').dataset.confirmation").await, "no_back_office");
+    assert!(again.text("#audit-confirmed").await.contains("バックオフィスが設定されていません"), "{result}");
     let changed: i64 = {
         let c = paydesk_ledger::rusqlite::Connection::open(again.data_dir.join("ledger.db")).unwrap();
         c.busy_timeout(Duration::from_secs(10)).unwrap();

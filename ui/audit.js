@@ -21,9 +21,15 @@ async function verify() {
   out.dataset.state = 'checking';
   try {
     const v = await invoke('audit_verify');
-    out.replaceChildren(h('p', { class: v.intact ? 'ok' : 'bad', id: 'audit-verdict', text: v.message }),
-      v.intact ? null : h('ul', { id: 'audit-breaks' }, ...v.breaks.map((b) =>
+    // Only nodes: replaceChildren prints a null (or undefined) child as the text "null".
+    const parts = [h('p', { class: v.intact ? 'ok' : 'bad', id: 'audit-verdict', text: v.message })];
+    if (!v.intact) {
+      parts.push(h('ul', { id: 'audit-breaks' }, ...v.breaks.map((b) =>
         h('li', { class: 'bad', 'data-seq': String(b.seq), 'data-kind': b.kind, text: b.message }))));
+    }
+    parts.push(h('p', { id: 'audit-confirmed', 'data-confirmation': v.confirmation, text: confirmation(v) }));
+    parts.push(h('p', { id: 'audit-meaning', class: 'help', text: v.meaning }));
+    out.replaceChildren(...parts);
     out.dataset.rows = String(v.rows);
     out.dataset.state = v.intact ? 'intact' : 'broken';
   } catch (e) {
@@ -31,6 +37,16 @@ async function verify() {
     out.dataset.state = 'error';
   }
   await page();
+}
+
+// When the back office last confirmed the chain's head (design §9.20), in the screen's
+// words and time.
+function confirmation(v) {
+  switch (v.confirmation) {
+    case 'confirmed': return t('audit-confirmed', { when: formatDateTime(v.confirmed.at_ms), row: String(v.confirmed.seq) });
+    case 'never': return t('audit-confirmed-never');
+    default: return t('audit-confirmed-none');
+  }
 }
 
 async function page() {

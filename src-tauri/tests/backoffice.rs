@@ -144,7 +144,7 @@ fn each_refusal_of_a_restore_has_its_own_code_and_a_second_run_adds_nothing() {
         register_id: a_id.clone(),
         first_seq: 1,
         rows,
-        health: paydesk_sync_proto::RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0 },
+        health: paydesk_sync_proto::RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None },
     };
     rt.block_on(a.send(&batch, "a-1-106")).expect("A's sales reach the back office");
 

@@ -171,6 +171,12 @@ pub enum Break {
     /// Row `seq` is not the row an earlier checkpoint (a Z report's recorded head)
     /// saw there: rewritten with its hash recomputed, or gone.
     CheckpointMismatch { seq: u64 },
+    /// The chain ends at `last_seq`, before the row `confirmed_seq` the back office
+    /// confirmed: rows it had already received were deleted from the end.
+    BehindConfirmed { last_seq: u64, confirmed_seq: u64 },
+    /// Row `seq` is not the row the back office confirmed there: the chain was rewritten
+    /// and re-sealed (every later hash recomputed) after the back office saw it.
+    ConfirmedMismatch { seq: u64 },
 }
 
 impl Break {
@@ -187,6 +193,10 @@ impl Break {
                 format!("the last row ({last_seq}) does not match the recorded head (row {head_seq})")
             }
             Break::CheckpointMismatch { seq } => format!("row {seq} is not the row a Z report recorded there"),
+            Break::BehindConfirmed { last_seq, confirmed_seq } => {
+                format!("rows {} to {confirmed_seq}, confirmed by the back office, were deleted from the end", last_seq + 1)
+            }
+            Break::ConfirmedMismatch { seq } => format!("row {seq} is not the row the back office confirmed there"),
         }
     }
 }
@@ -263,6 +273,25 @@ pub fn check_checkpoints(v: &mut Verdict, rows: &[ChainedRecord], checkpoints: &
         if found != Some(cp.hash) {
             v.push(Break::CheckpointMismatch { seq: cp.seq });
         }
+    }
+}
+
+/// Checks that the head the back office last confirmed (design §12.4, §9.20) is still in
+/// the chain: the row at its `seq` exists and has its hash. A chain that ends before it
+/// lost rows the back office had received (`BehindConfirmed`); a row there with another
+/// hash was rewritten and re-sealed (`ConfirmedMismatch`). Later rows are fine.
+pub fn check_confirmed(v: &mut Verdict, rows: &[ChainedRecord], confirmed: Anchor) {
+    if confirmed.seq == 0 {
+        return; // nothing confirmed but the empty chain
+    }
+    let last_seq = rows.last().map_or(0, |r| r.record.seq);
+    match rows.binary_search_by_key(&confirmed.seq, |r| r.record.seq) {
+        Ok(i) if rows[i].hash == confirmed.hash => {}
+        Ok(_) => v.push(Break::ConfirmedMismatch { seq: confirmed.seq }),
+        Err(_) if last_seq < confirmed.seq => v.push(Break::BehindConfirmed { last_seq, confirmed_seq: confirmed.seq }),
+        // a gap exactly there: deleted rows are named by `verify` already, and the
+        // confirmed row is one of them
+        Err(_) => v.push(Break::ConfirmedMismatch { seq: confirmed.seq }),
     }
 }
 

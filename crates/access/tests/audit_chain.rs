@@ -2,7 +2,7 @@
 //! Tampering is done the way plain SQL would do it: edit a column, delete a row, swap
 //! two rows' `seq`, renumber, or rewrite a row and recompute its hash.
 
-use paydesk_access::audit::{append, record_hash, verify, Anchor, AuditRecord, Break, ChainedRecord};
+use paydesk_access::audit::{append, check_confirmed, record_hash, verify, Anchor, AuditRecord, Break, ChainedRecord};
 use proptest::prelude::*;
 
 fn record(seq: u64, salt: u64) -> AuditRecord {
@@ -103,6 +103,58 @@ fn each_kind_of_tampering_is_named() {
     assert_eq!(verify(&added, Anchor::GENESIS, h).breaks, vec![Break::HeadMismatch { last_seq: 11, head_seq: 10 }]);
     let cut = rows[..7].to_vec();
     assert_eq!(verify(&cut, Anchor::GENESIS, h).breaks, vec![Break::Truncated { last_seq: 7, head_seq: 10 }]);
+}
+
+/// Re-seals `rows` from index `from`: every hash recomputed with the chain's own formula.
+fn reseal(rows: &mut [ChainedRecord], from: usize) {
+    for i in from..rows.len() {
+        let prev = if i == 0 { Anchor::GENESIS.hash } else { rows[i - 1].hash };
+        rows[i].prev_hash = prev;
+        rows[i].hash = record_hash(&prev, &rows[i].record);
+    }
+}
+
+#[test]
+fn the_head_the_back_office_confirmed_catches_a_deleted_tail_and_a_resealed_chain() {
+    let rows = chain(12);
+    let confirmed = rows[9].anchor(); // row 10
+    let check = |rows: &[ChainedRecord]| {
+        let mut v = verify(rows, Anchor::GENESIS, None);
+        check_confirmed(&mut v, rows, confirmed);
+        v.breaks
+    };
+    assert_eq!(check(&rows), vec![], "later rows are fine");
+    assert_eq!(check(&rows[..10]), vec![], "exactly up to it");
+    // The tail cut after row 6: the chain alone verifies; the confirmed head does not.
+    assert!(verify(&rows[..6], Anchor::GENESIS, None).is_intact());
+    assert_eq!(check(&rows[..6]), vec![Break::BehindConfirmed { last_seq: 6, confirmed_seq: 10 }]);
+    // Cut, then new rows appended up to and past the confirmed seq: another row there.
+    let mut regrown = rows[..6].to_vec();
+    for seq in 7..=11 {
+        let last = regrown.last().unwrap().anchor();
+        regrown.push(append(last, record(seq, seq * 31)).unwrap());
+    }
+    assert!(verify(&regrown, Anchor::GENESIS, None).is_intact());
+    assert_eq!(check(&regrown), vec![Break::ConfirmedMismatch { seq: 10 }]);
+    // Row 3 rewritten and every later hash recomputed: intact alone, caught by the anchor.
+    let mut resealed = rows.clone();
+    resealed[2].record.reason = Some("nothing to see".into());
+    reseal(&mut resealed, 2);
+    assert!(verify(&resealed, Anchor::GENESIS, None).is_intact());
+    assert_eq!(check(&resealed), vec![Break::ConfirmedMismatch { seq: 10 }]);
+    // A row rewritten after the confirmed head is not the anchor's to catch.
+    let mut later = rows.clone();
+    later[11].record.reason = Some("after the confirmation".into());
+    reseal(&mut later, 11);
+    assert_eq!(check(&later), vec![]);
+    // Nothing confirmed but the empty chain: nothing to check.
+    let mut v = verify(&rows[..0], Anchor::GENESIS, None);
+    check_confirmed(&mut v, &rows[..0], Anchor::GENESIS);
+    assert!(v.is_intact());
+    assert_eq!(
+        Break::BehindConfirmed { last_seq: 6, confirmed_seq: 10 }.describe(),
+        "rows 7 to 10, confirmed by the back office, were deleted from the end"
+    );
 }
 
 #[test]

@@ -41,7 +41,7 @@ pub async fn send_all(reg: &RegisterClient, first: u64, rows: &[Row], per_batch:
             register_id: reg.paired.register_id.clone(),
             first_seq: start,
             rows: chunk.to_vec(),
-            health: RegisterHealth { app_version: app_version.into(), queued, offline_waiting: 0 },
+            health: RegisterHealth { app_version: app_version.into(), queued, offline_waiting: 0, audit: None },
         };
         acked = reg.send(&batch, &format!("{}-{start}", reg.paired.register_id)).await?.acked_through;
     }

@@ -39,6 +39,7 @@ pub fn router(st: AppState) -> Router {
         .route("/admin/stores/{store}/staff", get(staff::get_staff).put(staff::put_staff))
         .route("/admin/stores/{store}/psp", put(stores::put_psp))
         .route("/admin/stores/{store}/registers/{register}/replace", post(registers::replace))
+        .route("/admin/stores/{store}/registers/{register}/audit", get(registers::audit))
         .route("/admin/stores/{store}/reconcile", post(exceptions::run))
         .route("/admin/stores/{store}/exceptions/{id}/resolve", post(exceptions::resolve))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -93,9 +93,14 @@ function draw(d) {
     d.stores.map((s) => [s.name, s.registers, (sales[s.store_id] || ["—"]).join(", "), (refunded[s.store_id] || ["—"]).join(", "),
       s.open_exceptions, when(s.last_reconciled_ms)]), "No stores yet.");
   // a replaced register's "queued" is what it never delivered: lost with its disk
-  table("registers", ["store", "register", "app version", "last sync", "acked through", "queued", "offline waiting", "held batches", "replaced"],
+  // the audit chain as the register reported it (design §9.20): a broken one says how
+  const audit = Object.fromEntries((d.audit || []).map((a) => [a.register_id, a]));
+  const chain = (a) => !a || a.status === "not_reported" ? "not reported"
+    : a.status === "broken" ? "BROKEN (" + a.broken_kind.replace(/_/g, " ") + " at row " + a.broken_seq + ", " + when(a.broken_ms) + "): " + a.broken_detail
+    : "intact through row " + a.confirmed_seq + " (confirmed " + when(a.confirmed_ms) + ")";
+  table("registers", ["store", "register", "app version", "last sync", "acked through", "queued", "offline waiting", "held batches", "replaced", "audit chain"],
     d.registers.map((r) => [store(r.store_id), r.name, r.app_version || "—", when(r.last_sync_ms), r.acked_through, r.queued, r.offline_waiting, r.held_batches,
-      r.replaced_ms ? when(r.replaced_ms) + " (" + r.queued + " rows never received)" : "—"]),
+      r.replaced_ms ? when(r.replaced_ms) + " (" + r.queued + " rows never received)" : "—", chain(audit[r.register_id])]),
     "No registers paired yet.");
   table("sales-by-register", ["store", "register", "sales", "amount"],
     d.sales_by_register.map((r) => [store(r.store_id), r.register, r.sales, money(r.amount, r.currency)]), "No sales yet.");

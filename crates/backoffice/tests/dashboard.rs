@@ -103,7 +103,7 @@ async fn store_with_exceptions(h: &Harness, psp: &PspProcess) -> String {
     };
     rows.push(Row { at_ms: at, fact: Fact::TenderAdded(tender(1, TenderMethod::Cash, 1500, None, Some((2000, 500)))) });
     rows.push(Row { at_ms: at, fact: Fact::TenderAdded(tender(2, TenderMethod::Card, 2500, Some("h-1"), None)) });
-    let b = Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: 1, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 1 } };
+    let b = Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: 1, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 1, audit: None } };
     reg.send(&b, "harbour-1").await.unwrap();
     psp.charge("c1", 2500, "usd", &[("checkout_key", "h-1")]).await;
     psp.charge("c2", 1900, "usd", &[("checkout_key", "h-2")]).await;

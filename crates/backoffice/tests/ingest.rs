@@ -22,7 +22,7 @@ fn sale(key: &str, amount: i64) -> Vec<Row> {
 }
 
 fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>) -> Batch {
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 3, offline_waiting: 0 } }
+    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 3, offline_waiting: 0, audit: None } }
 }
 
 fn refused(e: ClientError) -> (u16, String, String) {
@@ -231,7 +231,7 @@ async fn projections_follow_each_registers_journal_and_health_is_recorded() {
     rows.push(created("k2", 700));
     rows.push(state("k2", PaymentState::Failed, None));
     let mut b = batch(&reg, 1, rows);
-    b.health = RegisterHealth { app_version: "0.2.0".into(), queued: 42, offline_waiting: 2 };
+    b.health = RegisterHealth { app_version: "0.2.0".into(), queued: 42, offline_waiting: 2, audit: None };
     assert_eq!(reg.send(&b, "one").await.unwrap().acked_through, 8);
     // a sibling register cannot move this register's payment
     let (s, _, _) = refused(reg2.send(&batch(&reg2, 1, vec![state("k1", PaymentState::Refunded, None)]), "steal").await.unwrap_err());

@@ -16,7 +16,7 @@ fn sale(key: &str, amount: i64) -> Vec<Row> {
 }
 
 fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>, queued: u64) -> Batch {
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued, offline_waiting: 1 } }
+    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued, offline_waiting: 1, audit: None } }
 }
 
 fn refused<T: std::fmt::Debug>(r: Result<T, ClientError>) -> (u16, String) {

@@ -28,7 +28,7 @@ fn sale(id: i64) -> serde_json::Value {
 }
 
 fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>) -> Batch {
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0 } }
+    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None } }
 }
 
 fn refused(e: ClientError) -> (u16, String) {

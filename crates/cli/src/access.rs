@@ -4,7 +4,9 @@
 //! ```text
 //! audit                       the log, oldest first (as before the chain)
 //! audit verify [--head SEQ:HASH] [--checkpoint SEQ:HASH]…   exit 0 intact; exit 4 broken, each
-//!                             break named (a checkpoint is an older head, e.g. a Z report's)
+//!                             break named (a checkpoint is an older head, e.g. a Z report's);
+//!                             every Z report's head and the head the back office last
+//!                             confirmed are checked too (`back_office_confirmed`, or null)
 //! audit head                  the last row's seq and hash, to keep apart
 //! staff add --name N --role cashier|manager|owner [--by NAME]   the PIN is read from stdin
 //! staff list
@@ -111,9 +113,18 @@ pub(crate) fn audit(engine: &Engine, cmd: &Option<AuditCmd>) -> i32 {
                     j
                 })
                 .collect();
+            // What "intact" was checked against: the head the back office last confirmed
+            // (design §9.20) is one of the anchors, when there is one.
+            let confirmed = engine.with_ledger(|l| l.audit_confirmed()).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+            let confirmed = confirmed.map(|c| {
+                let mut j = head_json(c.anchor);
+                j["confirmed_at_ms"] = json!(c.confirmed_at_ms);
+                j
+            });
             out!(
                 "{}",
-                json!({ "intact": v.is_intact(), "rows_checked": v.rows_checked, "breaks": breaks, "breaks_not_listed": v.breaks_not_listed })
+                json!({ "intact": v.is_intact(), "rows_checked": v.rows_checked, "breaks": breaks, "breaks_not_listed": v.breaks_not_listed,
+                        "back_office_confirmed": confirmed })
             );
             if v.is_intact() {
                 0

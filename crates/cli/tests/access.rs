@@ -66,3 +66,40 @@ async fn staff_are_added_by_an_owner_and_the_audit_chain_catches_plain_sql() {
     let v = run(&db, &url, &[], &["audit", "verify", "--head", &head]).await.json();
     assert_eq!(v["breaks"][1]["kind"], "truncated", "{v}");
 }
+
+#[tokio::test]
+async fn audit_verify_checks_the_head_the_back_office_confirmed() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let url = psp.url();
+    let db = dir.path().join("ledger.db");
+    for (name, role, stdin) in [("Aiko", "owner", "1357\n"), ("Ben", "cashier", "2468\n1357\n"), ("Cai", "manager", "1111\n1357\n")] {
+        let by: &[&str] = if role == "owner" { &[] } else { &["--by", "Aiko"] };
+        let r = with_stdin(&db, &url, &[&["staff", "add", "--name", name, "--role", role][..], by].concat(), stdin).await;
+        assert_eq!(r.code, Some(0), "{} {}", r.stdout, r.stderr);
+    }
+    // Never synced: nothing confirmed, said so.
+    let v = run(&db, &url, &[], &["audit", "verify"]).await;
+    assert_eq!((v.code, v.json()["back_office_confirmed"].clone()), (Some(0), serde_json::Value::Null), "{}", v.stdout);
+
+    // The back office confirmed the head (as the sync loop keeps it from an ack).
+    let head = {
+        let mut l = paydesk_ledger::Ledger::open(&db).unwrap();
+        let head = l.audit_head().unwrap();
+        l.set_audit_confirmed(head, 1_790_000_000_000).unwrap();
+        head
+    };
+    let v = run(&db, &url, &[], &["audit", "verify"]).await;
+    assert_eq!(v.code, Some(0), "{}", v.stdout);
+    let c = &v.json()["back_office_confirmed"];
+    assert_eq!((c["seq"].as_u64(), c["confirmed_at_ms"].as_i64()), (Some(head.seq), Some(1_790_000_000_000)), "{}", v.stdout);
+
+    // The last rows deleted by hand, no --head given: the confirmed head names it, exit 4.
+    let conn = paydesk_ledger::rusqlite::Connection::open(&db).unwrap();
+    conn.execute("DELETE FROM audit_log WHERE id > ?1", [head.seq as i64 - 2]).unwrap();
+    let v = run(&db, &url, &[], &["audit", "verify"]).await;
+    assert_eq!(v.code, Some(4), "{}", v.stdout);
+    let b = &v.json()["breaks"][0];
+    assert_eq!((b["kind"].as_str(), b["confirmed_seq"].as_u64()), (Some("behind_confirmed"), Some(head.seq)), "{}", v.stdout);
+    assert_eq!(b["message"], format!("rows {} to {}, confirmed by the back office, were deleted from the end", head.seq - 1, head.seq));
+}

@@ -46,6 +46,7 @@ pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Loc
 pub use ledger::{local_time, receipt_sale_data, tax_cart, utc_day, LockedTax, ReceiptPrint};
 /// The receipt document (design §11).
 pub use paydesk_receipt as receipt;
+pub use ledger::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};
 pub use ledger::{AuditInput, PinPurpose, PublishedStaff, PublishedStaffReport, Staff, MAX_STAFF};
 pub use ledger::shift::{Actor, DenominationCount, PaidInOut, PaidKind, Shift, ShiftRefusal, ShiftReport, TenderTotal, ZReport};
 /// The rules the ledger stores the results of: roles, PINs, lockout, the audit chain.

@@ -560,7 +560,22 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_sales::SALES,
     // v13: the register's own catalog items, staff and tax setup in the outbox (design §9.19).
     crate::schema_local::LOCAL,
+    // v15 (v14 is the register hardening's; renumbered at merge if needed): the audit
+    // head the back office last confirmed (design §9.20).
+    AUDIT_CONFIRMED,
 ];
+
+/// One row: the head (seq, hash) the back office last confirmed and when this register
+/// learned it. `IF NOT EXISTS`: a file rebuilt to an older version by a test that drops
+/// only what it knows keeps working.
+const AUDIT_CONFIRMED: &str = r#"
+CREATE TABLE IF NOT EXISTS audit_confirmed (
+    id              INTEGER PRIMARY KEY CHECK (id = 1),
+    seq             INTEGER NOT NULL CHECK (seq >= 0),
+    hash            BLOB NOT NULL CHECK (length(hash) = 32),
+    confirmed_at_ms INTEGER NOT NULL
+) STRICT;
+"#;
 
 /// The version whose migration turned the audit log into a chain.
 const AUDIT_CHAIN_VERSION: i64 = 5;

@@ -8,6 +8,7 @@
 //! as a value; the CLI keeps it in a 0600 file ([`store::TokenFile`]), the app in the OS
 //! keychain.
 pub mod apply;
+pub mod audit;
 pub mod background;
 mod backoff;
 mod client;

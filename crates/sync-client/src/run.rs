@@ -267,6 +267,8 @@ impl SyncLoop {
                 app_version: self.app_version.clone(),
                 queued: stats.queued.saturating_sub(rows.len() as u64),
                 offline_waiting: self.ledger.offline_queue_stats()?.count.max(0) as u64,
+                // Read after the batch's rows: a Z report among them has its head here.
+                audit: Some(crate::audit::report(&self.ledger)?),
             },
         };
         let mut wire = Vec::with_capacity(rows.len());
@@ -286,7 +288,10 @@ impl SyncLoop {
         if ack.held || ack.acked_through < stats.acked_through {
             return Err(SyncError::BackOfficeBehind { acked_through: ack.acked_through, dropped_through: stats.acked_through });
         }
-        round.rows_dropped += self.ledger.outbox_ack(ack.acked_through)?;
+        // The audit head the back office confirmed is kept in the same commit that drops
+        // the acknowledged rows (design §9.20).
+        let confirmed = ack.audit.as_ref().map(crate::audit::anchor_of).transpose()?;
+        round.rows_dropped += self.ledger.outbox_ack_confirming(ack.acked_through, confirmed, now_ms())?;
         // Not saved here: a batch in flight counts only while its first seq is the one
         // after the ledger's ack (the filter above), so the copy on disk is already dead;
         // the next save drops it. One fsync less per batch (§9.12: the loop stays light).

@@ -208,7 +208,7 @@ impl Till {
             let part = &rows[i..(i + n).min(rows.len())];
             let (first, last) = (part[0].seq, part[part.len() - 1].seq);
             let wire = part.iter().map(|r| Row { at_ms: r.at_ms, fact: serde_json::from_str::<Fact>(&r.fact_json).unwrap() }).collect();
-            let health = RegisterHealth { app_version: "0.1.0-chaos-replay".into(), queued: 0, offline_waiting: 0 };
+            let health = RegisterHealth { app_version: "0.1.0-chaos-replay".into(), queued: 0, offline_waiting: 0, audit: None };
             let batch = Batch { v: PROTOCOL_VERSION, register_id: self.register_id.clone(), first_seq: first, rows: wire, health };
             out.push((format!("chaos-{}-{first}-{last}", self.register_id), batch));
             i += part.len();

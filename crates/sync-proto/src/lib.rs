@@ -6,6 +6,7 @@
 //! Versioning: every message carries `v`. A receiver accepts exactly the versions it
 //! knows ([`SUPPORTED_VERSIONS`]) and refuses others with [`ProtoError::Version`], so an
 //! old back office never half-understands a newer register.
+pub mod audit;
 pub mod base_url;
 mod books;
 pub mod catalog;
@@ -18,6 +19,7 @@ pub mod staff;
 mod text;
 mod up;
 
+pub use audit::{AtConfirmed, AuditHead, AuditReport, ZHead, MAX_Z_HEADS};
 pub use books::{DrawerMove, Tender, TenderMethod};
 pub use catalog::{Item, StoreTax, TaxRate};
 pub use staff::{StaffMember, StaffRole};

@@ -1,6 +1,7 @@
 //! Up: a register's journal facts, in batches numbered by the register's own sequence.
 //! Row `i` of a batch has seq `first_seq + i`; the back office applies each seq once
 //! (design §9.4).
+use crate::audit::{AuditHead, AuditReport};
 use crate::books::{amount_or_zero, id, signed_amount, DrawerMove, Tender};
 use crate::catalog::{Item, StoreTax};
 use crate::sales::SaleCompleted;
@@ -328,6 +329,9 @@ pub struct RegisterHealth {
     pub queued: u64,
     /// Payments accepted offline and not yet forwarded to the PSP.
     pub offline_waiting: u64,
+    /// Where its audit chain stands (design §9.20); absent from registers older than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<AuditReport>,
 }
 
 /// A batch of consecutive journal rows: row `i` has seq `first_seq + i`.
@@ -364,6 +368,9 @@ impl Batch {
             return Err(ProtoError::SeqTooLarge { max: MAX_SEQ });
         }
         text::text("health.app_version", &self.health.app_version)?;
+        if let Some(a) = &self.health.audit {
+            a.validate("health.audit")?;
+        }
         for (i, row) in self.rows.iter().enumerate() {
             let at = format!("rows[{i}] (seq {})", self.first_seq + i as u64);
             if row.at_ms < 0 {
@@ -387,4 +394,9 @@ pub struct Ack {
     /// Rows this request newly applied (0 for a redelivery), held batches it released
     /// included.
     pub applied: u64,
+    /// The register's audit head the back office has confirmed (design §9.20), kept by
+    /// the register so its own verification checks the chain still holds it. Absent until
+    /// the register reported one, and from back offices older than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<AuditHead>,
 }

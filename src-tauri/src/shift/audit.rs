@@ -16,7 +16,9 @@ pub const MAX_PAGE: u32 = 200;
 pub struct BreakView {
     /// The row the break is found at (the first of deleted rows).
     pub seq: u64,
-    /// "changed", "deleted", "moved", "unlinked", "cut", "head" or "checkpoint".
+    /// "changed", "deleted", "moved", "unlinked", "cut", "head", "checkpoint", or against the
+    /// head the back office confirmed: "confirmed-cut" (rows it had were deleted from the
+    /// end) or "confirmed" (another row there: rewritten and re-sealed).
     pub kind: &'static str,
     pub message: String,
 }
@@ -30,6 +32,26 @@ pub struct VerifyView {
     pub breaks: Vec<BreakView>,
     pub breaks_not_listed: u64,
     pub message: String,
+    /// What "intact" means, in plain words: what was checked, and what it cannot prove.
+    pub meaning: String,
+    /// The head the back office last confirmed (design §9.20), when it did.
+    pub confirmed: Option<ConfirmedView>,
+    /// "confirmed", "never" (paired, not confirmed yet) or "no_back_office".
+    pub confirmation: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ConfirmedView {
+    pub seq: u64,
+    /// `SEQ:HEX`, as `head`.
+    pub head: String,
+    /// When this register learned it (its ack arrived).
+    pub at_ms: i64,
+}
+
+fn seq_hex(a: &paydesk_ledger::access::Anchor) -> String {
+    let hex: String = a.hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}:{hex}", a.seq)
 }
 
 fn break_view(b: &Break) -> BreakView {
@@ -47,16 +69,29 @@ fn break_view(b: &Break) -> BreakView {
             (last_seq, "head", tr!(l, "audit-break-head", row = s(last_seq), head = s(head_seq)))
         }
         Break::CheckpointMismatch { seq } => (seq, "checkpoint", tr!(l, "audit-break-checkpoint", row = s(seq))),
+        Break::BehindConfirmed { last_seq, confirmed_seq } => {
+            (last_seq + 1, "confirmed-cut", tr!(l, "audit-break-confirmed-cut", from = s(last_seq + 1), to = s(confirmed_seq)))
+        }
+        Break::ConfirmedMismatch { seq } => (seq, "confirmed", tr!(l, "audit-break-confirmed", row = s(seq))),
     };
     BreakView { seq, kind, message }
 }
 
-/// Checks the whole chain, and every head a Z report recorded (design §12.7).
+/// Checks the whole chain, every head a Z report recorded (design §12.7) and the head the
+/// back office last confirmed (design §9.20).
 #[tauri::command]
-pub fn audit_verify(state: State<'_, AppState>) -> AppResult<VerifyView> {
-    let (verdict, head) = state.engine().with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.verify_audit(None)?, l.audit_head()?)))?;
-    let hex: String = head.hash.iter().map(|b| format!("{b:02x}")).collect();
-    let head = format!("{}:{hex}", head.seq);
+pub fn audit_verify(state: State<'_, AppState>, bo: State<'_, crate::backoffice::BackOfficeState>) -> AppResult<VerifyView> {
+    let (verdict, head, confirmed) = state
+        .engine()
+        .with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.verify_audit(None)?, l.audit_head()?, l.audit_confirmed()?)))?;
+    let head = seq_hex(&head);
+    let confirmed = confirmed.map(|c| ConfirmedView { seq: c.anchor.seq, head: seq_hex(&c.anchor), at_ms: c.confirmed_at_ms });
+    // A head confirmed once stays a fact of this file even if the pairing was removed.
+    let confirmation = match (&confirmed, bo.view().paired) {
+        (Some(_), _) => "confirmed",
+        (None, true) => "never",
+        (None, false) => "no_back_office",
+    };
     let breaks: Vec<BreakView> = verdict.breaks.iter().map(break_view).collect();
     let l = active();
     let message = if verdict.is_intact() {
@@ -71,6 +106,9 @@ pub fn audit_verify(state: State<'_, AppState>) -> AppResult<VerifyView> {
         breaks,
         breaks_not_listed: verdict.breaks_not_listed,
         message,
+        meaning: tr!(l, "audit-intact-means"),
+        confirmed,
+        confirmation,
     })
 }
 

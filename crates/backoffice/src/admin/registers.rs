@@ -53,3 +53,17 @@ pub async fn replace(State(st): State<AppState>, headers: HeaderMap, Path((store
         "last_sync_ms": row.get::<_, Option<i64>>(5),
     })))
 }
+
+/// `GET …/registers/{register}/audit`: where the register's audit chain stands as the back
+/// office saw it (design §9.20): `intact`, `broken` with the first break, or
+/// `not_reported`; the head confirmed and when; the last Z report's head.
+pub async fn audit(State(st): State<AppState>, headers: HeaderMap, Path((store, register)): Path<(String, String)>) -> ApiResult<Json<Value>> {
+    require_owner(&st, &headers)?;
+    let store = parse_store(&store)?;
+    let register = Uuid::parse_str(&register).map_err(|_| ApiError::NotFound(format!("no register {register:?}")))?;
+    let client = st.pool.get().await?;
+    crate::sync::audit_head::one(&client, store, register)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::NotFound(format!("no register {register} in store {store}")))
+}

@@ -149,9 +149,11 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
          FROM registers r ORDER BY r.name LIMIT $1",
     )
     .await?;
+    // Each register's audit chain as it reported it (design §9.20).
+    let audit = crate::sync::audit_head::all(&client, LIST_LIMIT).await?;
     Ok(Json(json!({
         "currencies": currencies, "stores": stores, "sales_by_store": sales_by_store,
         "sales_by_register": sales_by_register, "sales_by_hour": sales_by_hour, "tenders_by_store": tenders_by_store, "shifts": shifts,
-        "refunds": refunds, "exceptions": exceptions, "registers": registers,
+        "refunds": refunds, "exceptions": exceptions, "registers": registers, "audit": audit,
     })))
 }

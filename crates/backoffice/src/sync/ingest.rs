@@ -73,8 +73,10 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
         &[&reg.store_id, &reg.register_id, &new_acked, &batch.health.app_version, &(batch.health.queued.min(i64::MAX as u64) as i64), &(batch.health.offline_waiting.min(i64::MAX as u64) as i64), &now_ms()],
     )
     .await?;
+    // The register's audit chain (design §9.20): checked against the head confirmed before.
+    let audit = super::audit_head::record(&tx, reg, batch.health.audit.as_ref()).await?;
     tx.commit().await?;
-    Ok(Json(Ack { v: PROTOCOL_VERSION, acked_through: new_acked as u64, held, applied }))
+    Ok(Json(Ack { v: PROTOCOL_VERSION, acked_through: new_acked as u64, held, applied, audit }))
 }
 
 /// The same Idempotency-Key with a different body is a client bug: refused, not guessed.

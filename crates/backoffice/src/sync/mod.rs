@@ -1,6 +1,7 @@
 //! The registers' side of the API (design §9.2-§9.5): pairing, batches up, changes down.
 //! Every request but pairing carries the register's token; a register reaches only its
 //! own store's rows.
+pub mod audit_head;
 mod books;
 mod local;
 pub mod changes;

@@ -203,7 +203,8 @@ impl Ledger {
     }
 
     /// Checks the whole chain (design §12.4), against `head` when one was kept apart,
-    /// and against the head each Z report recorded at its close (design §12.7).
+    /// against the head each Z report recorded at its close (design §12.7), and against
+    /// the head the back office last confirmed (design §9.20).
     pub fn verify_audit(&self, head: Option<Anchor>) -> Result<Verdict> {
         self.verify_audit_with(head, &[])
     }
@@ -216,6 +217,12 @@ impl Ledger {
         let mut all: Vec<Anchor> = checkpoints.to_vec();
         all.extend(crate::ledger::shift::z_report_heads(&self.conn)?);
         chain::check_checkpoints(&mut v, &rows, &all);
+        // The head the back office confirmed (design §9.20): without it, deleting the
+        // rows after the last Z report, or rewriting one and re-sealing the rest, leaves
+        // a chain that verifies.
+        if let Some(c) = crate::ledger::audit_anchor::confirmed_tx(&self.conn)? {
+            chain::check_confirmed(&mut v, &rows, c.anchor);
+        }
         Ok(v)
     }
 }

@@ -16,6 +16,8 @@
 //! README for the table): this file holds what they share.
 
 mod audit;
+mod audit_anchor;
+pub use audit_anchor::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};
 mod carts;
 mod cart_tax;
 pub use cart_tax::{tax_cart, utc_day, LockedTax};

@@ -6,6 +6,7 @@
 //! for weeks keeps selling and keeps queueing. What one call reads is bounded instead
 //! ([`MAX_OUTBOX_BATCH`]), so a long queue never makes one read large.
 
+use paydesk_access::audit::Anchor;
 use rusqlite::{params, OptionalExtension};
 
 use super::{collect, Cached, Ledger};
@@ -52,12 +53,26 @@ impl Ledger {
     /// above the high-water mark (an acknowledgement past what this register wrote moves
     /// nothing past it). Returns the rows dropped. Idempotent: an older ack drops nothing.
     pub fn outbox_ack(&mut self, through_seq: u64) -> Result<u64> {
+        self.outbox_ack_confirming(through_seq, None, 0)
+    }
+
+    /// [`Ledger::outbox_ack`], and in the same transaction (one commit, one fsync: the
+    /// loop stays light beside checkout) the audit head the back office's ack confirmed
+    /// (design §9.20), written only when it changed.
+    pub fn outbox_ack_confirming(&mut self, through_seq: u64, confirmed: Option<Anchor>, now_ms: i64) -> Result<u64> {
         let through = i64::try_from(through_seq).map_err(|_| Error::InvalidInput(format!("outbox seq {through_seq} is out of range")))?;
         let tx = self.write_tx()?;
         let (high, acked): (i64, i64) =
             tx.row_cached("SELECT high_water, acked_through FROM outbox_seq WHERE id = 1", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let wrote = match confirmed {
+            Some(anchor) => super::audit_anchor::set_confirmed_tx(&tx, anchor, now_ms)?,
+            None => false,
+        };
         let through = through.min(high);
         if through <= acked {
+            if wrote {
+                tx.commit()?;
+            }
             return Ok(0);
         }
         let dropped = tx.exec_cached("DELETE FROM outbox WHERE seq <= ?1", [through])?;
