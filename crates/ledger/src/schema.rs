@@ -560,6 +560,8 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_sales::SALES,
     // v13: the register's own catalog items, staff and tax setup in the outbox (design §9.19).
     crate::schema_local::LOCAL,
+    // v14: growing locks, approval PINs counted apart; readable by Debian 12's sqlite3 (3.40).
+    crate::schema_harden::HARDEN,
 ];
 
 /// The version whose migration turned the audit log into a chain.
