@@ -180,7 +180,7 @@ async fn the_key_file_is_the_key_the_psp_sees() {
 #[test]
 fn a_db_that_is_not_a_ledger_file_is_refused_clearly_and_left_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let run_ledger = |db: &std::ffi::OsStr| output(cmd(dir.path()).arg("--db").arg(db).args(["--psp-url", DEAD_PSP, "--psp-key", KEY, "ledger"]));
+    let run_ledger = |db: &std::ffi::OsStr| output(cmd(dir.path()).arg("--db").arg(db).env("PAYDESK_PSP_KEY", KEY).args(["--psp-url", DEAD_PSP, "ledger"]));
 
     // Another program's SQLite file: refused, byte-for-byte untouched.
     let foreign = dir.path().join("shop.db");
