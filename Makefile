@@ -12,8 +12,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # chromium + chromium-driver: the back office's dashboard test.
 # gnome-keyring, libsecret-tools, dbus-daemon, dbus-bin: a real Secret Service on a private bus
 # for the keychain tests; libdbus-1-dev for the keyring crate.
+# sqlite3: Debian's own SQLite (3.40), which a ledger must open in (ledger tests/old_sqlite.rs).
 APT_PKGS := build-essential pkg-config libwebkit2gtk-4.1-dev xvfb webkit2gtk-driver python3-venv postgresql chromium chromium-driver \
-	gnome-keyring libsecret-tools dbus-daemon dbus-bin libdbus-1-dev
+	gnome-keyring libsecret-tools dbus-daemon dbus-bin libdbus-1-dev sqlite3
 # PostgreSQL refuses to run as root: as root, the private clusters run as this user.
 PG_USER := paydesk-pg
 CARGO_BIN := $(HOME)/.cargo/bin
@@ -74,8 +75,13 @@ deps-tauri:
 
 # The .deb: release profile (Cargo.toml: thin LTO, stripped), desktop entry, icons,
 # the workspace's version (src-tauri/tauri.conf.json "bundle"; docs/packaging.md).
+# Reproducible: the same commit gives the same bytes. SOURCE_DATE_EPOCH is the commit's
+# time; the bundler's package is re-packed with it (src-tauri/packaging/repack-deb.sh).
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+export SOURCE_DATE_EPOCH
 package: deps-apt deps-tauri
 	$(TAURI) build --bundles deb
+	for deb in $(TARGET_DIR)/release/bundle/deb/*.deb; do src-tauri/packaging/repack-deb.sh "$$deb"; done
 	@ls -l $(TARGET_DIR)/release/bundle/deb/*.deb
 
 # Needs linuxdeploy and the AppImage runtime, which the bundler downloads from GitHub:

@@ -58,7 +58,7 @@ async fn a_cash_sales_receipt_is_reprinted_from_the_receipts_list_and_opens_as_a
     let printer = TestPrinter::start().unwrap();
     let app = App::start("receipts-ja", ja()).await;
     let addr = printer.addr().to_string();
-    app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{addr}' }}).then(() => true)")).await;
+    app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{addr}', confirmPort: true }}).then(() => true)")).await;
     let cart = cash_sale(&app).await;
 
     // The original comes out at the register.

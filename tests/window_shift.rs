@@ -136,7 +136,7 @@ async fn shifts_close_short_and_over_z_numbers_survive_a_crash_and_the_audit_vie
     let app = start_as_manager("shift", launch.clone()).await;
     // The printer is a setting: the owner approves the manager's change (design §12.2).
     let approval = "{ name: '山田', pin: '1111' }";
-    app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{}', approval: {approval} }}).then(() => true)", printer.addr())).await;
+    app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{}', confirmPort: true, approval: {approval} }}).then(() => true)", printer.addr())).await;
 
     // No shift yet: the cash sale is refused, and the register offers to open one.
     app.scan("COF-001").await;

@@ -3,8 +3,18 @@
 
 const T = window.__TAURI__;
 
-/** Runs a Tauri command; rejects with {code, message} (see errText in dom.js). */
-export const invoke = (cmd, args) => T.core.invoke(cmd, args);
+/**
+ * Runs a Tauri command; rejects with {code, message} (see errText in dom.js). A refusal
+ * for want of a session (`not_signed_in`, or `locked`: Rust's idle lock signed the person
+ * out, staff/guard.rs) is also told to the sign-in screen (signin.js), which covers the
+ * register again.
+ */
+export const invoke = (cmd, args) => T.core.invoke(cmd, args).catch((e) => {
+  if (e && (e.code === 'locked' || e.code === 'not_signed_in')) {
+    document.dispatchEvent(new CustomEvent('paydesk:signed-out', { detail: e }));
+  }
+  throw e;
+});
 
 /** Calls fn with each event's payload. */
 export const listen = (ev, fn) => T.event.listen(ev, (e) => fn(e.payload));
@@ -25,10 +35,10 @@ export const ERROR_CODES = Object.freeze([
   // restore from a replaced register (design §9.15)
   'not_paired', 'restore_unknown_register', 'restore_ambiguous_name', 'restore_in_service', 'restore_from_itself',
   // the store: tax fixed at the first tender, discounts, receipts and the printer, the catalog
-  'tax_locked', 'invalid_discount', 'printer_not_set', 'invalid_printer', 'printer_unreachable', 'receipt_unavailable',
+  'tax_locked', 'invalid_discount', 'printer_not_set', 'invalid_printer', 'printer_port_unconfirmed', 'printer_unreachable', 'receipt_unavailable',
   'invalid_item', 'csv_rejected',
   // staff (signin.js, approval.js): sign-in, the lock, the role table and approvals
-  'not_signed_in', 'approval_required', 'not_allowed', 'wrong_pin', 'staff_locked', 'owner_exists',
+  'not_signed_in', 'locked', 'approval_required', 'not_allowed', 'wrong_pin', 'staff_locked', 'owner_exists',
   // shifts (shift.js): no sale without an open shift, the counts, paid in/out, Z reports
   'no_open_shift', 'shift_already_open', 'shift_has_open_sale', 'invalid_count', 'invalid_paid_in_out', 'no_z_report',
 ]);

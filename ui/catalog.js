@@ -158,7 +158,13 @@ async function loadStore() {
     h('div', { class: 'actions' }, h('button', { class: 'secondary', type: 'button', id: 'printer-save', text: t('store-printer-save'),
       onclick: async () => {
         try {
-          const r = await withApproval((approval) => invoke('save_printer', { printer: printer.value, approval }));
+          // A port off 9100-9109 is saved once the owner confirms it (store/print.rs).
+          const save = (confirmPort) => withApproval((approval) => invoke('save_printer', { printer: printer.value, confirmPort, approval }));
+          let r;
+          try { r = await save(false); } catch (e) {
+            if (!(e && e.code === 'printer_port_unconfirmed' && window.confirm(e.message))) throw e;
+            r = await save(true);
+          }
           msg.textContent = r.printer ? t('store-printer-saved', { printer: r.printer }) : t('store-printer-none');
           msg.dataset.outcome = 'printer-saved'; msg.classList.remove('bad');
         } catch (e) { msg.textContent = errText(e); msg.dataset.outcome = (e && e.code) || 'error'; msg.classList.add('bad'); }

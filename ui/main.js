@@ -103,9 +103,9 @@ async function start() {
     refreshStatus();
   });
 
-  await loadRegister();
   // Who uses the register: the sign-in (or first-start) screen covers it until someone
-  // is signed in; the sale on screen stays under it.
+  // is signed in; the sale on screen stays under it. The register is drawn once someone
+  // is: its commands need a session (staff/guard.rs).
   await initStaff(() => { loadRegister(); focusScan(); });
   await refreshStatus();
   setInterval(refreshStatus, 5000);

@@ -162,6 +162,9 @@ export async function initStaff(whenSignedIn) {
   for (const b of document.querySelectorAll('.pin-key')) b.addEventListener('click', () => padKey(b.dataset.key));
   $('owner-form').addEventListener('submit', createOwner);
   $('lock').addEventListener('click', () => lock());
+  // Rust refused a command for want of a session (its idle lock, or a session ended
+  // elsewhere): the screen follows, with Rust's words.
+  document.addEventListener('paydesk:signed-out', (e) => { if (me) lock(e.detail.message); });
   initPinChange();
   // Any input counts as activity: the idle lock starts again.
   for (const ev of ['keydown', 'pointerdown', 'wheel']) document.addEventListener(ev, () => { if (me) armIdle(); }, { capture: true, passive: true });

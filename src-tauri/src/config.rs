@@ -13,6 +13,8 @@ Options (each also an environment variable):
   --psp-url URL          use this PSP instead of the embedded mock PSP
                                                       PAYDESK_PSP_URL
   --psp-key KEY          secret key for the PSP        PAYDESK_PSP_KEY
+                         (a flag is visible in the process list: prefer
+                         Settings, kept in the keychain, or the variable)
   --fault-profile NAME   embedded PSP faults: none, flaky (default), chaos, offline
                                                       PAYDESK_FAULT_PROFILE
   --psp-seed N           seed of the embedded PSP's faults (reproducible runs)
@@ -24,6 +26,12 @@ Options (each also an environment variable):
   -V, --version          the version and the ledger schema it writes
   -h, --help             this text
 ";
+
+/// Said on stderr when the PSP key is given as a flag: every user of the machine can
+/// read a process's arguments. Never the key itself.
+pub const PSP_KEY_IN_ARGV: &str = "paydesk: warning: --psp-key puts the PSP secret key in the process list, where every user \
+of this machine can read it; save it in Settings (kept in the system keychain, or in a file only you can read where \
+there is none), or give it with the PAYDESK_PSP_KEY environment variable";
 
 pub const FAULT_PROFILES: &[&str] = &["none", "flaky", "chaos", "offline"];
 
@@ -97,7 +105,10 @@ impl Options {
                 }
                 "--data-dir" => o.data_dir = Some(PathBuf::from(value("--data-dir")?)),
                 "--psp-url" => o.psp_url = Some(value("--psp-url")?),
-                "--psp-key" => o.psp_key = Some(value("--psp-key")?),
+                "--psp-key" => {
+                    o.psp_key = Some(value("--psp-key")?);
+                    eprintln!("{PSP_KEY_IN_ARGV}");
+                }
                 "--fault-profile" => {
                     o.fault_profile = value("--fault-profile")?;
                     o.fault_profile_set = true;

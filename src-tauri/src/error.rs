@@ -29,6 +29,8 @@ pub enum AppError {
     InvalidDiscount(String),
     PrinterNotSet,
     InvalidPrinter(String),
+    /// A network printer on a port outside 9100-9109: saved only once the owner confirms.
+    PrinterPortUnconfirmed { port: u16 },
     /// The printer did not take the job; the sale is not affected.
     PrinterUnreachable(String),
     ReceiptUnavailable(String),
@@ -49,6 +51,9 @@ pub enum AppError {
     Restore(RestoreRefusal),
     /// The store has staff and nobody is signed in (design §12.9).
     NotSignedIn,
+    /// Nobody used the register for `seconds` (settings `idle_lock_s`): whoever was
+    /// signed in has just been signed out (design §12.9).
+    IdleLocked { seconds: u32 },
     /// The person signed in may not do this alone: ask someone holding `min_role`.
     ApprovalRequired { action: Action, min_role: Role },
     /// The approver cannot approve this (their role, or their own action).
@@ -157,6 +162,8 @@ impl std::fmt::Display for AppError {
             }
             AppError::Rejected { message, .. } => message.clone(),
             AppError::NotSignedIn => t(id!("error-not-signed-in")),
+            AppError::PrinterPortUnconfirmed { port } => tr!(l, "input-printer-port-unusual", port = *port),
+            AppError::IdleLocked { seconds } => tr!(l, "signin-idle-locked", seconds = *seconds),
             AppError::ApprovalRequired { action, min_role } => {
                 tr!(l, "error-approval-required", action = action_words(*action), role = role_words(*min_role))
             }
@@ -205,6 +212,7 @@ impl AppError {
             AppError::InvalidDiscount(_) => "invalid_discount",
             AppError::PrinterNotSet => "printer_not_set",
             AppError::InvalidPrinter(_) => "invalid_printer",
+            AppError::PrinterPortUnconfirmed { .. } => "printer_port_unconfirmed",
             AppError::PrinterUnreachable(_) => "printer_unreachable",
             AppError::ReceiptUnavailable(_) => "receipt_unavailable",
             AppError::Rejected { code, .. } => code,
@@ -218,6 +226,7 @@ impl AppError {
             AppError::Restore(RestoreRefusal::InService { .. }) => "restore_in_service",
             AppError::Restore(RestoreRefusal::Itself) => "restore_from_itself",
             AppError::NotSignedIn => "not_signed_in",
+            AppError::IdleLocked { .. } => "locked",
             AppError::ApprovalRequired { .. } => "approval_required",
             AppError::NotAllowed { .. } => "not_allowed",
             AppError::WrongPin { .. } => "wrong_pin",
@@ -361,6 +370,7 @@ impl serde::Serialize for AppError {
             AppError::NotAllowed { action, .. } => st.serialize_field("action", action)?,
             AppError::WrongPin { attempts_left } => st.serialize_field("attempts_left", attempts_left)?,
             AppError::StaffLocked { until_ms } => st.serialize_field("until_ms", until_ms)?,
+            AppError::PrinterPortUnconfirmed { port } => st.serialize_field("port", port)?,
             _ => {}
         }
         st.end()
@@ -490,6 +500,7 @@ mod tests {
             AppError::InvalidDiscount(String::new()),
             AppError::PrinterNotSet,
             AppError::InvalidPrinter(String::new()),
+            AppError::PrinterPortUnconfirmed { port: 8080 },
             AppError::PrinterUnreachable(String::new()),
             AppError::ReceiptUnavailable(String::new()),
             AppError::Rejected { code: "invalid_item", message: String::new(), problems: vec![] },
@@ -502,6 +513,7 @@ mod tests {
             AppError::WrongPin { attempts_left: Some(2) },
             AppError::StaffLocked { until_ms: 0 },
             AppError::OwnerExists,
+            AppError::IdleLocked { seconds: 300 },
         ];
         let shift = [
             AppError::from(paydesk_ledger::Error::NoOpenShift),

@@ -51,7 +51,9 @@ pub const BACKGROUND_INTERVAL: Duration = Duration::from_secs(2);
 pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tauri::Builder<R> {
     builder
         .register_uri_scheme_protocol(store::page::SCHEME, store::page::serve)
-        .invoke_handler(tauri::generate_handler![
+        // One check in front of every command: a session once the store has staff, and
+        // the idle lock (staff/guard.rs).
+        .invoke_handler(staff::guard::guarded(tauri::generate_handler![
             commands::get_catalog,
             commands::get_cart,
             commands::scan,
@@ -110,7 +112,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             staff::session::sign_out,
             staff::session::change_pin,
             staff::session::create_owner,
-        ])
+        ]))
         .setup(move |app| {
             let data_dir = match &opts.data_dir {
                 Some(d) => d.clone(),
@@ -119,6 +121,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             let state = tauri::async_runtime::block_on(AppState::start(data_dir.clone(), &opts))?;
             let secrets = state.secrets.clone();
             app.manage(state);
+            app.manage(staff::guard::Idle::default());
             backoffice::start(app.handle(), data_dir, secrets);
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(forward_notifications(handle.clone()));

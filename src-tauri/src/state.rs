@@ -98,6 +98,8 @@ pub struct AppState {
     pub psp_refusing: Mutex<Option<String>>,
     pub last_sync_ms: Mutex<Option<i64>>,
     psp_seed: Option<u64>,
+    /// Wrong-PIN locks kept on a monotonic clock too (staff/locks.rs, design §12.3).
+    pub pin_locks: crate::staff::locks::Locks,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -157,6 +159,9 @@ impl AppState {
     /// external one is configured) and builds the engine. Needs a Tokio runtime.
     pub async fn start(data_dir: PathBuf, opts: &Options) -> Result<AppState, Box<dyn std::error::Error>> {
         std::fs::create_dir_all(&data_dir)?;
+        // The ledger, the PSP key file, the pairing token: this user's alone (design §10.2).
+        std::fs::set_permissions(&data_dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .map_err(|e| format!("the data folder {} cannot be made private to this user: {e}", data_dir.display()))?;
         let secrets = SecretStore::open(&data_dir);
         let settings = Settings::load(&data_dir, opts, &secrets).map_err(|e| format!("the settings cannot be used: {e}"))?;
         // The PSP the last run sent payments to goes on being used until every payment
@@ -216,6 +221,7 @@ impl AppState {
             psp_refusing: Mutex::new(None),
             last_sync_ms: Mutex::new(None),
             psp_seed: opts.psp_seed,
+            pin_locks: Default::default(),
         })
     }
 

@@ -115,7 +115,8 @@ fn a_shift_from_its_float_to_its_z_report() {
     // Printed to the test printer: the Z, the shortage, the checkpoint; no drawer kick.
     let tp = TestPrinter::start().unwrap();
     // The printer is a setting: the owner approves the cashier's change.
-    call(&w, "save_printer", json!({ "printer": tp.addr().to_string(), "approval": approval })).unwrap();
+    // the test printer's port is any free one: confirmed, as the owner would (issue 28)
+    call(&w, "save_printer", json!({ "printer": tp.addr().to_string(), "confirmPort": true, "approval": approval })).unwrap();
     call(&w, "print_shift_report", json!({ "kind": "z", "number": 1 })).unwrap();
     let p = tp.next_job(Duration::from_secs(20)).expect("a job").unwrap();
     let lines: Vec<String> = p.texts().iter().map(|t| t.trim().to_string()).collect();

@@ -18,7 +18,7 @@ pub mod pin;
 pub mod role;
 
 pub use audit::{AuditRecord, Break, ChainedRecord, Anchor, Verdict};
-pub use lockout::{LockoutPolicy, Locked, PinAttempts};
+pub use lockout::{LockoutPolicy, Locked, MonotonicLocks, PinAttempts};
 pub use permission::{authorize, Action, Authorization, Person};
 pub use pin::{check_hash, hash_pin, verify_pin, Pin, PinError};
 pub use role::Role;

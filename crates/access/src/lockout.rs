@@ -1,7 +1,13 @@
 //! Wrong-PIN lockout (design §12.3). After `max_failures` wrong PINs in a row a staff
-//! member is locked for `lock_ms`; a right PIN resets the count. The state is two
-//! numbers the ledger keeps per staff member and updates in the same transaction as
-//! the sign-in's audit row, so a restart does not forgive the failures.
+//! member is locked for `lock_ms`; each further lock before a right PIN lasts twice the
+//! one before (at most [`MAX_GROWTH`] doublings, never past [`LOCK_MS_RANGE`]'s end), so
+//! guessing a 4-digit PIN takes years, not days. A right PIN resets the count. The state
+//! is three numbers the ledger keeps (per staff member for sign-ins and PIN changes, per
+//! staff member on this register for approval PINs) and updates in the same transaction
+//! as the check's audit row, so a restart does not forgive the failures.
+//!
+//! The ledger's lock ends at a wall-clock time; moving the clock forward must not end it
+//! early, so the app also keeps each lock it saw on a monotonic clock ([`MonotonicLocks`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -51,11 +57,24 @@ pub struct Locked {
     pub until_ms: i64,
 }
 
-/// Per staff member: wrong PINs since the last right one, and the lock if any.
+/// Doublings of the lock at most: the 7th lock in a row lasts 64 × `lock_ms`.
+pub const MAX_GROWTH: u32 = 6;
+
+/// Per staff member: wrong PINs since the last right one, the lock if any, and how many
+/// locks came one after another since the last right PIN (each lasts twice the last).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PinAttempts {
     pub failures: u32,
     pub locked_until_ms: Option<i64>,
+    pub locks: u32,
+}
+
+impl LockoutPolicy {
+    /// How long the lock after `earlier_locks` locks in a row lasts.
+    pub fn lock_ms_after(&self, earlier_locks: u32) -> i64 {
+        let grown = self.lock_ms.saturating_mul(1_i64 << earlier_locks.min(MAX_GROWTH));
+        grown.min(*LOCK_MS_RANGE.end()).max(self.lock_ms)
+    }
 }
 
 impl PinAttempts {
@@ -75,15 +94,56 @@ impl PinAttempts {
             Some(_) | None => self.failures.saturating_add(1),
         };
         if failures >= policy.max_failures {
-            PinAttempts { failures: 0, locked_until_ms: Some(now_ms.saturating_add(policy.lock_ms)) }
+            let until = now_ms.saturating_add(policy.lock_ms_after(self.locks));
+            PinAttempts { failures: 0, locked_until_ms: Some(until), locks: self.locks.saturating_add(1) }
         } else {
-            PinAttempts { failures, locked_until_ms: None }
+            PinAttempts { failures, locked_until_ms: None, locks: self.locks }
         }
     }
 
     /// After a right PIN.
     pub fn after_success(self) -> PinAttempts {
         PinAttempts::default()
+    }
+}
+
+/// Locks as a monotonic clock sees them (design §12.3): the ledger's `locked_until_ms` is
+/// wall-clock time, which whoever can set the clock could move past; a lock seen here
+/// lasts its full length on a clock nobody sets. Held in memory by the app (a restart
+/// keeps the ledger's wall-clock lock, which only the clock's owner can move).
+///
+/// The monotonic time is passed in (`mono`: time since any fixed start, e.g. an
+/// `Instant` taken at start-up), so the rule is tested without waiting.
+#[derive(Debug, Default)]
+pub struct MonotonicLocks {
+    until: std::collections::HashMap<String, std::time::Duration>,
+}
+
+/// The most locks remembered (names are bounded by the staff table; this bounds a flood).
+const MAX_MONOTONIC_LOCKS: usize = 1_000;
+
+impl MonotonicLocks {
+    /// A lock the ledger answered for `who`, `remaining_ms` long from now.
+    pub fn note(&mut self, who: &str, remaining_ms: i64, mono: std::time::Duration) {
+        let until = mono + std::time::Duration::from_millis(remaining_ms.max(0) as u64);
+        if self.until.len() >= MAX_MONOTONIC_LOCKS {
+            self.until.retain(|_, t| *t > mono);
+        }
+        if self.until.len() < MAX_MONOTONIC_LOCKS {
+            let e = self.until.entry(who.to_string()).or_default();
+            *e = (*e).max(until);
+        }
+    }
+
+    /// The lock still on for `who` by the monotonic clock, in ms, if any.
+    pub fn remaining_ms(&self, who: &str, mono: std::time::Duration) -> Option<i64> {
+        let until = *self.until.get(who)?;
+        (until > mono).then(|| (until - mono).as_millis().min(i64::MAX as u128) as i64)
+    }
+
+    /// A right PIN for `who`: nothing of theirs is locked any more.
+    pub fn forget(&mut self, who: &str) {
+        self.until.remove(who);
     }
 }
 
@@ -105,7 +165,7 @@ mod tests {
         assert_eq!(a.check(302_000), Ok(()));
         // One wrong PIN after the lock is one, not six.
         a = a.after_failure(p, 302_001);
-        assert_eq!(a, PinAttempts { failures: 1, locked_until_ms: None });
+        assert_eq!(a, PinAttempts { failures: 1, locked_until_ms: None, locks: 1 });
     }
 
     #[test]
@@ -120,6 +180,49 @@ mod tests {
             a = a.after_failure(p, 10 + i);
         }
         assert_eq!(a.check(20), Ok(()));
+    }
+
+    #[test]
+    fn each_lock_in_a_row_lasts_twice_the_last_up_to_a_bound_and_a_right_pin_starts_over() {
+        let p = LockoutPolicy::default();
+        let mut a = PinAttempts::default();
+        let mut now = 0;
+        let mut lengths = vec![];
+        for _ in 0..9 {
+            for _ in 0..p.max_failures {
+                a = a.after_failure(p, now);
+            }
+            let until = a.locked_until_ms.expect("locked");
+            lengths.push((until - now) / 60_000);
+            now = until;
+        }
+        assert_eq!(lengths, [5, 10, 20, 40, 80, 160, 320, 320, 320], "minutes");
+        // the bound is also the policy range's end
+        let long = LockoutPolicy::new(3, 6 * 60 * 60 * 1000).unwrap();
+        assert_eq!(long.lock_ms_after(MAX_GROWTH), *LOCK_MS_RANGE.end());
+        a = a.after_success();
+        for _ in 0..p.max_failures {
+            a = a.after_failure(p, now);
+        }
+        assert_eq!(a.locked_until_ms, Some(now + 5 * 60_000));
+    }
+
+    #[test]
+    fn a_lock_lasts_its_length_on_the_monotonic_clock_whatever_the_wall_clock_says() {
+        use std::time::Duration;
+        let mut m = MonotonicLocks::default();
+        let start = Duration::from_secs(100);
+        m.note("Olivia", 300_000, start);
+        // the wall clock moved on by an hour: the monotonic one by a minute
+        assert_eq!(m.remaining_ms("Olivia", start + Duration::from_secs(60)), Some(240_000));
+        assert_eq!(m.remaining_ms("Casey", start), None);
+        assert_eq!(m.remaining_ms("Olivia", start + Duration::from_secs(300)), None);
+        // a shorter answer later does not shorten it
+        m.note("Olivia", 300_000, start);
+        m.note("Olivia", 1_000, start);
+        assert_eq!(m.remaining_ms("Olivia", start), Some(300_000));
+        m.forget("Olivia");
+        assert_eq!(m.remaining_ms("Olivia", start), None);
     }
 
     #[test]

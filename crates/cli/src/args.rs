@@ -222,6 +222,16 @@ fn read_key_file(path: &std::path::Path) -> Result<String, String> {
     Ok(line.to_string())
 }
 
+/// Said on stderr when the key was typed as `--psp-key`; never the key itself.
+pub(crate) const KEY_IN_ARGV: &str = "warning: --psp-key puts the PSP secret key in the process list, where every user of this \
+machine can read it; give it with the PAYDESK_PSP_KEY environment variable or --psp-key-file PATH (its first line) instead";
+
+/// Whether the key came on the command line (clap also fills `psp_key` from the
+/// environment, which nobody else can read).
+pub(crate) fn key_in_argv(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
+    args.into_iter().take_while(|a| a != "--").any(|a| a == "--psp-key" || a.to_str().is_some_and(|s| s.starts_with("--psp-key=")))
+}
+
 /// The PSP secret key, given exactly one way; never a default (a register must not
 /// charge on some built-in account) and never printed.
 pub(crate) fn psp_key(cli: &Cli) -> String {
@@ -229,7 +239,12 @@ pub(crate) fn psp_key(cli: &Cli) -> String {
         (Some(_), Some(_)) => usage_error(
             "the PSP secret key is given twice (--psp-key or PAYDESK_PSP_KEY, and --psp-key-file); give it one way",
         ),
-        (Some(k), None) => k.clone(),
+        (Some(k), None) => {
+            if key_in_argv(std::env::args_os().skip(1)) {
+                eprintln!("paydesk-cli: {KEY_IN_ARGV}");
+            }
+            k.clone()
+        }
         (None, Some(path)) => read_key_file(path).unwrap_or_else(|e| usage_error(&e)),
         (None, None) => String::new(),
     };
@@ -244,6 +259,16 @@ pub(crate) fn psp_key(cli: &Cli) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_typed_as_a_flag_is_told_apart_from_one_in_the_environment() {
+        let argv = |a: &[&str]| key_in_argv(a.iter().map(std::ffi::OsString::from));
+        assert!(argv(&["--db", "x", "--psp-key", "sk", "ledger"]));
+        assert!(argv(&["--psp-key=sk", "ledger"]));
+        assert!(!argv(&["--db", "x", "ledger"]));
+        assert!(!argv(&["--psp-key-file", "/k", "ledger"]));
+        assert!(!KEY_IN_ARGV.contains("sk_"), "the words name no key");
+    }
 
     #[test]
     fn durations_need_a_unit() {

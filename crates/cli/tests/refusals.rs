@@ -59,7 +59,7 @@ fn plain_http_to_another_machine_is_refused_and_the_ledger_untouched() {
         vec!["--psp-url", "http://127.evil.example:12111", "recover"],
         vec!["--psp-url", "https://user:pw@psp.example.com", "events"],
     ] {
-        let r = output(cmd(dir.path()).arg("--db").arg(&db).args(["--psp-key", secret]).args(&args));
+        let r = output(cmd(dir.path()).arg("--db").arg(&db).env("PAYDESK_PSP_KEY", secret).args(&args));
         let message = assert_one_error(&r, "psp_config");
         assert!(!r.stdout.contains(secret) && !r.stderr.contains(secret), "the key is never printed");
         assert!(!message.contains("pw@"), "{message}");
@@ -71,7 +71,7 @@ fn plain_http_to_another_machine_is_refused_and_the_ledger_untouched() {
     }
     // Refused before a ledger is created.
     let fresh = dir.path().join("fresh.sqlite3");
-    let r = output(cmd(dir.path()).arg("--db").arg(&fresh).args(["--psp-key", secret, "--psp-url", "http://192.0.2.10", "ledger"]));
+    let r = output(cmd(dir.path()).arg("--db").arg(&fresh).env("PAYDESK_PSP_KEY", secret).args(["--psp-url", "http://192.0.2.10", "ledger"]));
     assert_one_error(&r, "psp_config");
     assert!(!fresh.exists());
     // https anywhere, http to this machine: accepted (ledger does not call the PSP).
@@ -79,6 +79,23 @@ fn plain_http_to_another_machine_is_refused_and_the_ledger_untouched() {
         let r = output(cmd(dir.path()).arg("--db").arg(&db).args(["--psp-key", KEY, "--psp-url", url, "ledger"]));
         assert_eq!(r.code, Some(0), "{url}: {}", r.stderr);
     }
+}
+
+#[test]
+fn a_key_typed_on_the_command_line_is_warned_about_and_never_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("register.sqlite3");
+    let secret = "sk_test_DO_NOT_PRINT_5678";
+    let r = output(cmd(dir.path()).arg("--db").arg(&db).args(["--psp-key", secret, "ledger"]));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let warned: Vec<&str> = r.stderr.lines().filter(|l| l.contains("warning: --psp-key")).collect();
+    assert_eq!(warned.len(), 1, "{}", r.stderr);
+    assert!(warned[0].contains("PAYDESK_PSP_KEY") && warned[0].contains("--psp-key-file"), "{}", warned[0]);
+    assert!(!r.stdout.contains(secret) && !r.stderr.contains(secret), "the key is never printed");
+    // the same key from the environment or a file: no warning
+    let r = output(cmd(dir.path()).arg("--db").arg(&db).env("PAYDESK_PSP_KEY", secret).arg("ledger"));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
 }
 
 #[test]
@@ -163,7 +180,7 @@ async fn the_key_file_is_the_key_the_psp_sees() {
 #[test]
 fn a_db_that_is_not_a_ledger_file_is_refused_clearly_and_left_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let run_ledger = |db: &std::ffi::OsStr| output(cmd(dir.path()).arg("--db").arg(db).args(["--psp-url", DEAD_PSP, "--psp-key", KEY, "ledger"]));
+    let run_ledger = |db: &std::ffi::OsStr| output(cmd(dir.path()).arg("--db").arg(db).env("PAYDESK_PSP_KEY", KEY).args(["--psp-url", DEAD_PSP, "ledger"]));
 
     // Another program's SQLite file: refused, byte-for-byte untouched.
     let foreign = dir.path().join("shop.db");

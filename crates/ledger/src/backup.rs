@@ -92,7 +92,11 @@ pub fn copy_at(path: &Path, from: i64, to: i64, now_ms: i64) -> Result<PathBuf> 
         ),
     };
     let dir = dir_of(path);
-    std::fs::create_dir_all(&dir).map_err(|e| fail(format!("{}: {e}", dir.display())))?;
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        // The copies hold what the ledger holds: the folder and each copy are this user's.
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).map_err(|e| fail(format!("{}: {e}", dir.display())))?;
+    }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "ledger".into());
     let stamp = utc_stamp(now_ms);
     let src = Connection::open_with_flags(path, crate::open::read_flags()).map_err(|e| fail(e.to_string()))?;
@@ -105,7 +109,21 @@ pub fn copy_at(path: &Path, from: i64, to: i64, now_ms: i64) -> Result<PathBuf> 
             continue;
         }
         let target_str = target.to_str().ok_or_else(|| fail(format!("{} is not valid UTF-8", target.display())))?;
-        src.execute("VACUUM INTO ?1", [target_str]).map_err(|e| fail(crate::error::sqlite_words(&e)))?;
+        // Made empty and 0600 first (VACUUM INTO fills an empty file), so the copy is never
+        // readable by others, not even while it is written.
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let made = std::fs::OpenOptions::new().write(true).create_new(true).mode(crate::open::PRIVATE_FILE_MODE).open(&target);
+            match made {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(fail(format!("{}: {e}", target.display()))),
+            }
+        }
+        if let Err(e) = src.execute("VACUUM INTO ?1", [target_str]) {
+            let _ = std::fs::remove_file(&target);
+            return Err(fail(crate::error::sqlite_words(&e)));
+        }
         prune(path);
         return Ok(target);
     }

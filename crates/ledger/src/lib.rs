@@ -28,6 +28,7 @@ pub mod schema;
 mod schema_books;
 mod schema_catalog;
 mod schema_local;
+mod schema_harden;
 mod schema_restore;
 mod schema_sales;
 pub mod state;

@@ -62,6 +62,48 @@ pub(crate) fn check_path(path: &Path) -> Result<bool> {
     }
 }
 
+/// Read and write for the owner only: a ledger, its sidecars and its copies.
+pub const PRIVATE_FILE_MODE: u32 = 0o600;
+
+/// Makes the ledger file at `path` private to this user: created 0600 when missing (so it
+/// is never readable by others, not even for a moment), set to 0600 when it exists with
+/// a looser mode (a ledger made by an older version, or copied in).
+pub(crate) fn owner_only(path: &Path) -> Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let refuse = |e: std::io::Error| cannot(path, format!("it cannot be made private to this user ({e})"));
+    match std::fs::OpenOptions::new().write(true).create_new(true).mode(PRIVATE_FILE_MODE).open(path) {
+        Ok(_) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(refuse(e)),
+    }
+    let mode = std::fs::metadata(path).map_err(refuse)?.permissions().mode() & 0o777;
+    if mode != PRIVATE_FILE_MODE {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(PRIVATE_FILE_MODE)).map_err(refuse)?;
+    }
+    Ok(())
+}
+
+/// The `-wal` and `-shm` files next to `path`, private too: SQLite creates them with the
+/// ledger's mode, but ones left by an older version keep theirs.
+pub(crate) fn sidecars_owner_only(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        let side = std::path::PathBuf::from(name);
+        match std::fs::metadata(&side) {
+            Ok(m) if m.permissions().mode() & 0o777 != PRIVATE_FILE_MODE => {
+                std::fs::set_permissions(&side, std::fs::Permissions::from_mode(PRIVATE_FILE_MODE))
+                    .map_err(|e| cannot(path, format!("{} cannot be made private to this user ({e})", side.display())))?;
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(cannot(path, format!("{}: {e}", side.display()))),
+        }
+    }
+    Ok(())
+}
+
 /// Turns an SQLite error met while opening `path` into what went wrong, in words.
 pub(crate) fn open_error(path: &Path, e: rusqlite::Error) -> Error {
     let p = path.display().to_string();

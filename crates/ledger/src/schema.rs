@@ -560,8 +560,9 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_sales::SALES,
     // v13: the register's own catalog items, staff and tax setup in the outbox (design §9.19).
     crate::schema_local::LOCAL,
-    // v15 (v14 is the register hardening's; renumbered at merge if needed): the audit
-    // head the back office last confirmed (design §9.20).
+    // v14: growing locks, approval PINs counted apart; readable by Debian 12's sqlite3 (3.40).
+    crate::schema_harden::HARDEN,
+    // v15: the audit head the back office last confirmed (design §9.20).
     AUDIT_CONFIRMED,
 ];
 

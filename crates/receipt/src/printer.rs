@@ -1,6 +1,11 @@
 //! Sending a receipt to a printer: a raw TCP socket (port 9100, "JetDirect") or a device
 //! file (USB/serial printer such as /dev/usb/lp0), with typed errors the cashier can act on.
 //!
+//! A device is only a USB printer's node under `/dev/usb/` or a serial port
+//! (`/dev/ttyS*`, `/dev/ttyUSB*`, `/dev/ttyACM*`), and only a character device reached
+//! without a symbolic link: the address is typed on a screen, and a receipt must not be
+//! written into a disk, a file or another program's pipe.
+//!
 //! The reprint rule (design §11.8): a receipt is printed unmarked at most once. A job whose
 //! outcome is unknown — bytes may have reached the printer before an error — must be retried
 //! as a reprint, so the customer never holds two unmarked copies. [`PrintJob::retry_after`]
@@ -8,7 +13,8 @@
 
 use std::io::{ErrorKind, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::path::PathBuf;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -44,6 +50,9 @@ impl std::str::FromStr for PrinterTarget {
             return Err(bad("empty or longer than 255 characters"));
         }
         if s.starts_with('/') {
+            if !device_path_allowed(Path::new(s)) {
+                return Err(bad("a printer device is /dev/usb/… or a serial port /dev/ttyS…, /dev/ttyUSB…, /dev/ttyACM…"));
+            }
             return Ok(PrinterTarget::Device { path: PathBuf::from(s) });
         }
         match s.rsplit_once(':') {
@@ -54,6 +63,34 @@ impl std::str::FromStr for PrinterTarget {
             _ => Ok(PrinterTarget::Tcp { host: s.to_string(), port: 9100 }),
         }
     }
+}
+
+/// The ports a network receipt printer listens on (raw printing, "JetDirect"): 9100 and the
+/// next nine for a print server's further ports. Another port is a choice the owner
+/// confirms (the app asks).
+pub const RAW_PRINT_PORTS: std::ops::RangeInclusive<u16> = 9100..=9109;
+
+impl PrinterTarget {
+    /// A TCP printer on a port outside [`RAW_PRINT_PORTS`]: the owner confirms it first.
+    pub fn unusual_port(&self) -> Option<u16> {
+        match self {
+            PrinterTarget::Tcp { port, .. } if !RAW_PRINT_PORTS.contains(port) => Some(*port),
+            PrinterTarget::Tcp { .. } | PrinterTarget::Device { .. } => None,
+        }
+    }
+}
+
+/// Device paths a receipt printer may be: `/dev/usb/<name>` (the usblp driver's nodes) or
+/// a serial port `/dev/ttyS<n>`, `/dev/ttyUSB<n>`, `/dev/ttyACM<n>`. Exact names: no `..`,
+/// no further folders.
+pub fn device_path_allowed(path: &Path) -> bool {
+    let Some(s) = path.to_str() else { return false };
+    let numbered = |n: &str| !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit());
+    let serial = ["/dev/ttyS", "/dev/ttyUSB", "/dev/ttyACM"].iter().any(|p| s.strip_prefix(p).is_some_and(numbered));
+    let usb = s
+        .strip_prefix("/dev/usb/")
+        .is_some_and(|n| !n.is_empty() && n.len() <= 32 && n.bytes().all(|b| b.is_ascii_alphanumeric()));
+    serial || usb
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
@@ -71,6 +108,8 @@ pub enum PrintError {
     DeviceMissing { path: String },
     #[error("not allowed to write to {path}")]
     PermissionDenied { path: String },
+    #[error("{path} is not a printer: {reason}")]
+    NotADevice { path: String, reason: String },
     #[error("printing to {target} stopped after {sent} of {total} bytes: {reason}; the receipt may have printed, retry as a reprint")]
     Interrupted { target: String, sent: usize, total: usize, reason: String },
 }
@@ -86,7 +125,8 @@ impl PrintError {
             | PrintError::TimedOut { .. }
             | PrintError::Unreachable { .. }
             | PrintError::DeviceMissing { .. }
-            | PrintError::PermissionDenied { .. } => false,
+            | PrintError::PermissionDenied { .. }
+            | PrintError::NotADevice { .. } => false,
         }
     }
 }
@@ -202,16 +242,48 @@ fn connect_error(target: &str, e: std::io::Error, timeout: Duration) -> PrintErr
     }
 }
 
-fn send_device(path: &std::path::Path, bytes: &[u8]) -> Result<(), PrintError> {
+fn send_device(path: &Path, bytes: &[u8]) -> Result<(), PrintError> {
+    send_device_within(path, bytes, &device_path_allowed)
+}
+
+/// Writes `bytes` to the character device at `path`, which `allowed` must accept both as
+/// given and with every link resolved (the same path: no symbolic link on the way).
+/// `allowed` is [`device_path_allowed`] for printing; tests pass their own to print into
+/// a pseudo-terminal.
+pub fn send_device_within(path: &Path, bytes: &[u8], allowed: &dyn Fn(&Path) -> bool) -> Result<(), PrintError> {
     let shown = path.display().to_string();
-    // No create: a missing device node means the printer is unplugged, not a file to make.
-    let mut file = std::fs::OpenOptions::new().append(true).open(path).map_err(|e| match e.kind() {
+    let not_device = |reason: &str| PrintError::NotADevice { path: shown.clone(), reason: reason.to_string() };
+    let open_error = |e: std::io::Error| match e.kind() {
         ErrorKind::NotFound => PrintError::DeviceMissing { path: shown.clone() },
         ErrorKind::PermissionDenied => PrintError::PermissionDenied { path: shown.clone() },
         // ENXIO/ENODEV: the node exists but no device answers (unplugged USB printer).
-        _ if matches!(e.raw_os_error(), Some(6) | Some(19)) => PrintError::DeviceMissing { path: shown.clone() },
+        _ if matches!(e.raw_os_error(), Some(libc::ENXIO) | Some(libc::ENODEV)) => PrintError::DeviceMissing { path: shown.clone() },
+        _ if e.raw_os_error() == Some(libc::ELOOP) => not_device("a symbolic link"),
         _ => PrintError::Unreachable { target: shown.clone(), reason: e.to_string() },
-    })?;
+    };
+    if !allowed(path) {
+        return Err(not_device("not a printer's device path"));
+    }
+    let real = std::fs::canonicalize(path).map_err(open_error)?;
+    if real != path || !allowed(&real) {
+        return Err(not_device("a symbolic link"));
+    }
+    // Checked before opening too: opening a pipe to write would wait for a reader.
+    let is_char = |m: std::fs::Metadata| m.file_type().is_char_device();
+    if !std::fs::symlink_metadata(&real).map(is_char).map_err(open_error)? {
+        return Err(not_device("not a character device"));
+    }
+    // No create: a missing device node means the printer is unplugged, not a file to make.
+    // O_NOCTTY: a serial port never becomes this process's terminal.
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NOCTTY)
+        .open(&real)
+        .map_err(open_error)?;
+    // What was opened, not what the name pointed at a moment before.
+    if !file.metadata().map(is_char).map_err(open_error)? {
+        return Err(not_device("not a character device"));
+    }
     file.write_all(bytes).and_then(|_| file.flush()).map_err(|e| PrintError::Interrupted {
         target: shown.clone(),
         // write_all does not say how far it got; count it as possibly printed.

@@ -102,23 +102,115 @@ fn a_closed_test_printer_refuses() {
     assert!(started.elapsed() < printer.connect_timeout);
 }
 
+/// A pseudo-terminal in raw mode: its other end (`/dev/pts/N`) is a character device
+/// that reads back exactly what a printer would have been sent.
+struct Pty {
+    master: std::fs::File,
+    slave: std::path::PathBuf,
+}
+
+fn pty() -> Pty {
+    use std::os::fd::FromRawFd;
+    unsafe {
+        let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(fd >= 0, "posix_openpt");
+        assert_eq!(libc::grantpt(fd), 0);
+        assert_eq!(libc::unlockpt(fd), 0);
+        let mut name = [0 as libc::c_char; 128];
+        assert_eq!(libc::ptsname_r(fd, name.as_mut_ptr(), name.len()), 0);
+        let slave = std::ffi::CStr::from_ptr(name.as_ptr()).to_str().unwrap().to_string();
+        // raw: no newline translation, no echo
+        let sfd = libc::open(name.as_ptr(), libc::O_RDWR | libc::O_NOCTTY);
+        assert!(sfd >= 0);
+        let mut tio: libc::termios = std::mem::zeroed();
+        assert_eq!(libc::tcgetattr(sfd, &mut tio), 0);
+        libc::cfmakeraw(&mut tio);
+        assert_eq!(libc::tcsetattr(sfd, libc::TCSANOW, &tio), 0);
+        libc::close(sfd);
+        Pty { master: std::fs::File::from_raw_fd(fd), slave: slave.into() }
+    }
+}
+
+fn in_pts(p: &std::path::Path) -> bool {
+    p.starts_with("/dev/pts/")
+}
+
 #[test]
-fn a_device_file_gets_the_bytes_and_a_missing_one_is_unplugged() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("lp0");
-    std::fs::write(&path, b"").unwrap();
+fn a_character_device_gets_the_bytes_and_a_missing_one_is_unplugged() {
+    use std::io::Read;
     let r = build_receipt(&en_sale(), &exclusive(), false).unwrap();
     let job = PrintJob::new("A-7/1", r, Paper::Mm58);
-    Printer::new(PrinterTarget::Device { path: path.clone() }).print(&job).unwrap();
-    let written = std::fs::read(&path).unwrap();
-    assert_eq!(written, job.bytes());
+    let bytes = job.bytes();
+    let Pty { mut master, slave } = pty();
+    let want = bytes.len();
+    // read while it is written: a terminal holds only a few KiB
+    let reader = std::thread::spawn(move || {
+        let mut got = vec![0; want];
+        master.read_exact(&mut got).unwrap();
+        got
+    });
+    send_device_within(&slave, &bytes, &in_pts).unwrap();
+    let written = reader.join().unwrap();
+    assert_eq!(written, bytes);
     let p = paydesk_receipt::test_printer::parse_escpos(&written).unwrap();
     assert_eq!(p.lines[0].text, "RECEIPT");
 
-    let gone = dir.path().join("lp1");
-    let err = Printer::new(PrinterTarget::Device { path: gone.clone() }).print(&job).unwrap_err();
+    let gone = std::path::Path::new("/dev/usb/lp97");
+    let err = Printer::new(PrinterTarget::Device { path: gone.into() }).print(&job).unwrap_err();
     assert_eq!(err, PrintError::DeviceMissing { path: gone.display().to_string() });
     assert!(!gone.exists(), "printing must not create the device node");
+}
+#[test]
+fn only_a_character_device_reached_without_a_link_is_printed_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let inside = move |p: &std::path::Path| p.starts_with(&root);
+    let not_device = |e: PrintError| match e {
+        PrintError::NotADevice { reason, .. } => reason,
+        other => panic!("{other:?}"),
+    };
+    let file = dir.path().join("lp0");
+    std::fs::write(&file, b"").unwrap();
+    assert_eq!(not_device(send_device_within(&file, b"x", &inside).unwrap_err()), "not a character device");
+    assert_eq!(std::fs::read(&file).unwrap(), b"", "nothing written into a plain file");
+    // a pipe is refused without waiting for a reader
+    let fifo = dir.path().join("lp1");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    assert_eq!(not_device(send_device_within(&fifo, b"x", &inside).unwrap_err()), "not a character device");
+    // a link from an allowed place to a character device elsewhere
+    let link = dir.path().join("lp2");
+    std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+    assert_eq!(not_device(send_device_within(&link, b"x", &inside).unwrap_err()), "a symbolic link");
+    // and with the link's target allowed too: still not reached through a link
+    let anything = |_: &std::path::Path| true;
+    assert_eq!(not_device(send_device_within(&link, b"x", &anything).unwrap_err()), "a symbolic link");
+    // a device path outside the printers' places, built without parsing
+    let null = Printer::new(PrinterTarget::Device { path: "/dev/null".into() }).send(b"x").unwrap_err();
+    assert_eq!(not_device(null), "not a printer's device path");
+}
+
+#[test]
+fn printer_device_paths_are_usb_printers_and_serial_ports_only() {
+    let t = |s: &str| s.parse::<PrinterTarget>();
+    for ok in ["/dev/usb/lp0", "/dev/usb/lp12", "/dev/ttyS0", "/dev/ttyUSB1", "/dev/ttyACM0"] {
+        assert_eq!(t(ok), Ok(PrinterTarget::Device { path: ok.into() }), "{ok}");
+    }
+    for bad in ["/etc/passwd", "/dev/sda", "/dev/null", "/dev/usb/../sda", "/dev/usb/", "/dev/usb/lp0/x", "/dev/usb//lp0",
+                "/dev/ttyS", "/dev/ttyUSBx", "/dev/ttyS0/..", "/dev/tty", "/dev/ttyACM1234", "/home/me/lp0", "/dev/pts/3"] {
+        assert!(matches!(t(bad), Err(PrintError::BadTarget { .. })), "{bad}: {:?}", t(bad));
+    }
+}
+
+#[test]
+fn a_network_printer_off_the_raw_print_ports_is_unusual() {
+    let t = |s: &str| s.parse::<PrinterTarget>().unwrap().unusual_port();
+    assert_eq!(t("10.0.0.5"), None);
+    assert_eq!(t("10.0.0.5:9100"), None);
+    assert_eq!(t("10.0.0.5:9109"), None);
+    assert_eq!(t("10.0.0.5:9110"), Some(9110));
+    assert_eq!(t("10.0.0.5:22"), Some(22));
+    assert_eq!(t("/dev/usb/lp0"), None);
 }
 
 #[test]

@@ -132,19 +132,30 @@ impl BackOffice {
 async fn answer<T: serde::de::DeserializeOwned>(r: reqwest::Result<reqwest::Response>) -> Result<T, SyncError> {
     let r = r.map_err(|e| SyncError::Unreachable(without_url(&e)))?;
     let status = r.status().as_u16();
-    if r.content_length().is_some_and(|n| n > MAX_ANSWER_BYTES as u64) {
-        return Err(SyncError::BadAnswer(format!("an answer of {} bytes (at most {MAX_ANSWER_BYTES})", r.content_length().unwrap_or(0))));
-    }
-    let body = r.bytes().await.map_err(|e| SyncError::Unreachable(without_url(&e)))?;
-    if body.len() > MAX_ANSWER_BYTES {
-        return Err(SyncError::BadAnswer(format!("an answer of {} bytes (at most {MAX_ANSWER_BYTES})", body.len())));
-    }
+    let body = bounded_body(r, MAX_ANSWER_BYTES).await?;
     if (200..300).contains(&status) {
         return serde_json::from_slice(&body).map_err(|e| SyncError::BadAnswer(e.to_string()));
     }
     let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let s = |k: &str| v["error"][k].as_str().unwrap_or("").chars().take(500).collect::<String>();
     Err(SyncError::Refused(Refused { status, code: s("code"), message: s("message") }))
+}
+
+/// The answer's body, read chunk by chunk and refused as soon as it passes `max` bytes:
+/// a declared length over it is refused before reading, and a streamed (chunked) answer
+/// without one is never held in memory past it.
+pub(crate) async fn bounded_body(mut r: reqwest::Response, max: usize) -> Result<Vec<u8>, SyncError> {
+    if r.content_length().is_some_and(|n| n > max as u64) {
+        return Err(SyncError::AnswerTooLarge { max });
+    }
+    let mut body = Vec::with_capacity(r.content_length().map_or(0, |n| n as usize));
+    while let Some(chunk) = r.chunk().await.map_err(|e| SyncError::Unreachable(without_url(&e)))? {
+        if body.len() + chunk.len() > max {
+            return Err(SyncError::AnswerTooLarge { max });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// reqwest's error text without the URL's query (nothing secret is in it today; the
@@ -165,7 +176,48 @@ fn without_url(e: &reqwest::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::check_url;
+    use super::{bounded_body, check_url};
+    use crate::error::SyncError;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A server that answers one request with a chunked body that never ends, and says
+    /// how many bytes the client took before it hung up.
+    async fn endless_chunked() -> (String, tokio::task::JoinHandle<usize>) {
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", l.local_addr().unwrap());
+        let h = tokio::spawn(async move {
+            let (mut s, _) = l.accept().await.unwrap();
+            let mut req = [0u8; 4096];
+            let _ = s.read(&mut req).await.unwrap();
+            s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n").await.unwrap();
+            let chunk = [b'['; 64 * 1024];
+            let mut sent = 0;
+            loop {
+                let head = format!("{:x}\r\n", chunk.len());
+                if s.write_all(head.as_bytes()).await.is_err() || s.write_all(&chunk).await.is_err() || s.write_all(b"\r\n").await.is_err() {
+                    return sent;
+                }
+                sent += chunk.len();
+                // a client that keeps reading would get gigabytes; stop the test long before
+                if sent > 512 * 1024 * 1024 {
+                    return sent;
+                }
+            }
+        });
+        (url, h)
+    }
+
+    #[tokio::test]
+    async fn a_streamed_answer_is_cut_off_at_the_bound_with_a_typed_error() {
+        let (url, server) = endless_chunked().await;
+        let r = reqwest::get(&url).await.unwrap();
+        let max = 1024 * 1024;
+        let e = bounded_body(r, max).await.unwrap_err();
+        assert!(matches!(e, SyncError::AnswerTooLarge { max: m } if m == max), "{e:?}");
+        assert_eq!(e.code(), "answer_too_large");
+        let sent = server.await.unwrap();
+        assert!(sent < 64 * 1024 * 1024, "the client stopped reading early; the server got {sent} bytes out");
+    }
 
     #[test]
     fn urls_are_checked() {

@@ -10,6 +10,10 @@ pub enum SyncError {
     Unreachable(String),
     #[error("the back office answered something this register cannot read: {0}")]
     BadAnswer(String),
+    /// An answer longer than the register reads: refused after `max` bytes, the rest
+    /// never read (a broken or hostile back office cannot fill the register's memory).
+    #[error("the back office's answer is longer than {max} bytes; the register stopped reading it")]
+    AnswerTooLarge { max: usize },
     #[error("ledger: {0}")]
     Ledger(#[from] paydesk_ledger::Error),
     #[error("outbox row {seq} is not a fact the back office accepts: {message}")]
@@ -36,6 +40,7 @@ impl SyncError {
             SyncError::Refused(_) => "refused",
             SyncError::Unreachable(_) => "unreachable",
             SyncError::BadAnswer(_) => "bad_answer",
+            SyncError::AnswerTooLarge { .. } => "answer_too_large",
             SyncError::Ledger(_) => "ledger",
             SyncError::BadRow { .. } => "bad_row",
             SyncError::BackOfficeBehind { .. } => "back_office_behind",

@@ -1,8 +1,9 @@
 //! What the register keeps about its back office, in its data folder: `sync.json` (the
 //! pairing without the token, the last settings copy, the batch in flight) and, for the
 //! CLI, `sync.token` (mode 0600). The app keeps the token in the OS keychain instead.
-//! Both are written to a temporary file and renamed over the old one, so a crash leaves
-//! the old or the new copy, never half of one.
+//! Each is written to its own temporary file (`sync.json.tmp`, `sync.token.tmp`), synced,
+//! and renamed over the old one, so a crash leaves the old or the new copy, never half of
+//! one, and never one file's content under the other's name.
 use crate::error::SyncError;
 use paydesk_sync_proto::{RegisterHealth, StoreSettings};
 use serde::{Deserialize, Serialize};
@@ -93,11 +94,27 @@ impl TokenFile {
     }
 }
 
+/// The temporary file `path` is written to before the rename: `<name>.tmp`, one per
+/// file (`sync.json` and `sync.token` never share one, so a write of one cannot be
+/// renamed over the other).
+fn temp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
 fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), SyncError> {
     let err = |e: std::io::Error| SyncError::State { path: path.display().to_string(), message: e.to_string() };
-    let tmp = path.with_extension("tmp");
+    let tmp = temp_path(path);
+    // A temporary file left by a crash may have another mode or be a link: it goes, and
+    // the new one is created afresh (O_EXCL follows no link) with its mode from the start.
+    match std::fs::remove_file(&tmp) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(err(e)),
+    }
     let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
+    opts.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -106,7 +123,7 @@ fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), SyncError> {
     #[cfg(not(unix))]
     let _ = mode;
     let mut f = opts.open(&tmp).map_err(err)?;
-    // An existing temporary file keeps its old mode: set it before the secret goes in.
+    // The umask may have taken bits away; never added any, but say the mode exactly.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -115,7 +132,12 @@ fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), SyncError> {
     f.write_all(bytes).map_err(err)?;
     f.sync_all().map_err(err)?;
     drop(f);
-    std::fs::rename(&tmp, path).map_err(err)
+    std::fs::rename(&tmp, path).map_err(err)?;
+    // The rename itself survives a power cut once the folder is synced.
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(err)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -142,5 +164,37 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             assert_eq!(std::fs::metadata(&t.0).unwrap().permissions().mode() & 0o777, 0o600);
         }
+    }
+
+    #[test]
+    fn state_and_token_never_share_a_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (state, token) = (SyncState::path_in(dir.path()), TokenFile::in_dir(dir.path()));
+        assert_ne!(temp_path(&state), temp_path(&token.0));
+        // written at once from two threads, each file holds only its own content
+        let s = SyncState { settings_version: 7, ..Default::default() };
+        std::thread::scope(|sc| {
+            sc.spawn(|| (0..200).for_each(|_| s.save(&state).unwrap()));
+            sc.spawn(|| (0..200).for_each(|_| token.save("pdr.a.b.secret").unwrap()));
+        });
+        assert_eq!(SyncState::load(&state).unwrap(), s);
+        assert_eq!(token.load().unwrap().as_deref(), Some("pdr.a.b.secret"));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file left");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_left_over_temporary_file_does_not_lend_its_mode_or_its_link_to_the_token() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let token = TokenFile::in_dir(dir.path());
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::write(&elsewhere, "").unwrap();
+        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, temp_path(&token.0)).unwrap();
+        token.save("pdr.a.b.secret").unwrap();
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "", "the secret was not written through the link");
+        assert_eq!(std::fs::metadata(&token.0).unwrap().permissions().mode() & 0o777, 0o600);
+        assert!(!std::fs::symlink_metadata(&token.0).unwrap().file_type().is_symlink());
     }
 }

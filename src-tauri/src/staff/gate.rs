@@ -9,6 +9,7 @@
 use paydesk_ledger::access::{authorize as table, Action, Authorization};
 use paydesk_ledger::{PinPurpose, Staff};
 
+use super::locks::Counter;
 use super::{check_name, parse_pin, policy, Approval};
 use crate::error::{AppError, AppResult};
 use crate::state::{now_ms, AppState};
@@ -53,7 +54,7 @@ pub fn authorize(state: &AppState, action: Action, approval: Option<&Approval>) 
     };
     let name = check_name(&approval.name)?.to_string();
     let pin = parse_pin(&approval.pin)?;
-    let approver = state.engine().with_ledger(|l| l.check_pin(&name, &pin, PinPurpose::Approval, policy(), now_ms()))?;
+    let approver = approval_pin(state, &name, &pin)?;
     match table(me.person(), action, Some(approver.person())) {
         Authorization::Approved { .. } => Ok(Granted { actor: Some(me), approver: Some(approver) }),
         Authorization::Allowed => Ok(Granted { actor: Some(me), approver: None }),
@@ -61,6 +62,14 @@ pub fn authorize(state: &AppState, action: Action, approval: Option<&Approval>) 
             Err(AppError::NotAllowed { action, authorization: refused })
         }
     }
+}
+
+/// An approver's PIN, counted on this register's approvals at their name (never their
+/// own sign-in, design §12.3), and under the monotonic lock when the app runs.
+fn approval_pin(state: &AppState, name: &str, pin: &paydesk_ledger::access::Pin) -> AppResult<Staff> {
+    state.pin_locks.guard(Counter::Approval, name, || {
+        Ok(state.engine().with_ledger(|l| l.check_pin(name, pin, PinPurpose::Approval, policy(), now_ms()))?)
+    })
 }
 
 /// The largest discount a cashier gives alone: 10 % of what it applies to (a line, or

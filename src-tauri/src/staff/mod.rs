@@ -5,12 +5,16 @@
 //! |--------------|-----------------------------------------------------------------------|
 //! | `session.rs` | the sign-in screen: staff list, sign in, lock, whoami, PIN change, first owner |
 //! | `gate.rs`    | [`gate::authorize`]: the role table for a command, with an inline approval |
+//! | `guard.rs`   | [`guard::check`]: in front of every command, a session and the idle lock |
+//! | `locks.rs`   | [`locks::Locks`]: wrong-PIN locks kept on a monotonic clock as well    |
 //!
 //! The ledger holds the session (`register_session`), so "who did it" is decided in the
 //! same transaction as the money row; this module only asks the ledger and puts its
 //! answers in the screen's words.
 
 pub mod gate;
+pub mod guard;
+pub mod locks;
 pub mod session;
 
 use paydesk_ledger::access::lockout::LockoutPolicy;

@@ -6,6 +6,8 @@ use paydesk_ledger::access::Role;
 use serde::Serialize;
 use tauri::State;
 
+use super::guard::Idle;
+use super::locks::Counter;
 use super::{check_name, parse_pin, policy, StaffView};
 use crate::error::{AppError, AppResult};
 use crate::i18n::{id, t};
@@ -48,12 +50,14 @@ pub fn staff_list(state: State<'_, AppState>) -> AppResult<Vec<StaffView>> {
     Ok(all.iter().filter(|s| s.active).map(|s| StaffView::of(s, now)).collect())
 }
 
+/// An unknown name and a wrong PIN get the same answer (the ledger's, design §12.3).
 #[tauri::command]
-pub fn sign_in(state: State<'_, AppState>, name: String, pin: String) -> AppResult<StaffView> {
+pub fn sign_in(state: State<'_, AppState>, idle: State<'_, Idle>, name: String, pin: String) -> AppResult<StaffView> {
     let name = check_name(&name)?.to_string();
     let pin = parse_pin(&pin)?;
     let now = now_ms();
-    let who = state.engine().with_ledger(|l| l.sign_in(&name, &pin, policy(), now))?;
+    let who = state.pin_locks.guard(Counter::Own, &name, || Ok(state.engine().with_ledger(|l| l.sign_in(&name, &pin, policy(), now))?))?;
+    idle.touch();
     Ok(StaffView::of(&who, now))
 }
 
@@ -71,7 +75,7 @@ pub fn sign_out(state: State<'_, AppState>) -> AppResult<()> {
 pub fn change_pin(state: State<'_, AppState>, old_pin: String, new_pin: String, new_pin_again: String) -> AppResult<()> {
     let (old, new) = pin_change_of(&old_pin, &new_pin, &new_pin_again)?;
     let me = whoami_of(&state)?.signed_in.ok_or(AppError::NotSignedIn)?;
-    state.engine().with_ledger(|l| l.change_pin(&me.name, &old, &new, policy(), now_ms()))?;
+    state.pin_locks.guard(Counter::Own, &me.name, || Ok(state.engine().with_ledger(|l| l.change_pin(&me.name, &old, &new, policy(), now_ms()))?))?;
     Ok(())
 }
 
@@ -95,7 +99,7 @@ pub(crate) fn pin_change_of(old_pin: &str, new_pin: &str, new_pin_again: &str) -
 
 /// First start of a store without staff: its owner, who is then signed in.
 #[tauri::command]
-pub fn create_owner(state: State<'_, AppState>, name: String, pin: String, pin_again: String) -> AppResult<StaffView> {
+pub fn create_owner(state: State<'_, AppState>, idle: State<'_, Idle>, name: String, pin: String, pin_again: String) -> AppResult<StaffView> {
     let name = check_name(&name)?.to_string();
     let pin_parsed = parse_pin(&pin)?;
     if pin != pin_again {
@@ -111,5 +115,6 @@ pub fn create_owner(state: State<'_, AppState>, name: String, pin: String, pin_a
         Ok(Some(l.sign_in(&name, &pin_parsed, policy(), now)?))
     })?;
     let who = who.ok_or(AppError::OwnerExists)?;
+    idle.touch();
     Ok(StaffView::of(&who, now))
 }

@@ -70,8 +70,20 @@ impl PrinterConfig {
 }
 
 #[tauri::command]
-pub fn save_printer(state: State<'_, AppState>, printer: String, approval: Option<crate::staff::Approval>) -> AppResult<PrinterConfig> {
+pub fn save_printer(
+    state: State<'_, AppState>,
+    printer: String,
+    confirm_port: Option<bool>,
+    approval: Option<crate::staff::Approval>,
+) -> AppResult<PrinterConfig> {
     let target = validate_printer(&printer)?;
+    // Another port than a printer's is more likely a typo or another machine's service
+    // (design §11.16): the screen asks, and sends `confirm_port` once the owner says yes.
+    if let Some(port) = target.as_ref().and_then(|t| t.unusual_port()) {
+        if confirm_port != Some(true) {
+            return Err(AppError::PrinterPortUnconfirmed { port });
+        }
+    }
     let action = paydesk_ledger::access::Action::Settings;
     let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
     crate::staff::record_approval(&state, &granted, action, "printer")?;

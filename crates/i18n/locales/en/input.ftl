@@ -24,6 +24,7 @@ input-discount-refused = That discount is not allowed: { $detail }.
 input-printer-address-long = A printer address has at most { $max } characters and no spaces.
 input-printer-address-bad = Printer address: { $detail }.
 input-printer-host-bad = “{ $host }” is not a host name or IP address.
+input-printer-port-unusual = Port { $port } is not a receipt printer's usual port (9100 to 9109). Save it anyway?
 input-sale-number = That sale number is not valid.
 input-sale-view = That view of the sale is not valid.
 input-dining = Choose eat-in or take-out.

@@ -24,6 +24,7 @@ input-discount-refused = その値引きはできません: { $detail }。
 input-printer-address-long = プリンターのアドレスは最大 { $max } 文字で、空白は使えません。
 input-printer-address-bad = プリンターのアドレス: { $detail }。
 input-printer-host-bad = 「{ $host }」はホスト名でも IP アドレスでもありません。
+input-printer-port-unusual = ポート { $port } はレシートプリンターの通常のポート（9100〜9109）ではありません。このまま保存しますか？
 input-sale-number = その会計番号は正しくありません。
 input-sale-view = その会計の表示は正しくありません。
 input-dining = 店内かお持ち帰りを選んでください。

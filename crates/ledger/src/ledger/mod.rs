@@ -142,8 +142,12 @@ impl Ledger {
                 crate::backup::before_migrate(path, found, SCHEMA_VERSION)?;
             }
         }
+        // Payments, staff and the audit log are this user's alone (design §10.2): the file is
+        // made 0600 before SQLite opens it, and SQLite gives its -wal and -shm the same mode.
+        open::owner_only(path)?;
         let mut conn = Connection::open_with_flags(path, open::write_flags()).map_err(|e| open::open_error(path, e))?;
         open::configure(&conn, path)?;
+        open::sidecars_owner_only(path)?;
         match schema::migrate(&mut conn, path) {
             Err(Error::Sqlite(e)) => return Err(open::open_error(path, e)),
             other => other?,

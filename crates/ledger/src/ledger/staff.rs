@@ -79,6 +79,23 @@ pub(super) fn active_staff_tx(conn: &rusqlite::Connection, id: i64) -> Result<Op
     found.transpose()
 }
 
+/// Wrong approval PINs typed at member `id` on this register (none yet: zero).
+fn approval_attempts_tx(tx: &WriteTx<'_>, id: i64) -> Result<PinAttempts> {
+    let found = tx
+        .row_cached("SELECT failures, locked_until_ms, locks FROM approval_pin_attempts WHERE staff_id = ?1", [id], |r| {
+            Ok(PinAttempts { failures: r.get(0)?, locked_until_ms: r.get(1)?, locks: r.get(2)? })
+        })
+        .optional()?;
+    Ok(found.unwrap_or_default())
+}
+
+/// A hash of no one's PIN, checked for a name that is not a member so that the answer
+/// takes as long as a wrong PIN's. Made once per process (same Argon2 parameters).
+fn dummy_hash() -> &'static str {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| hash_pin(&Pin::parse("00000000").expect("eight digits are a PIN")))
+}
+
 pub(super) fn check_name(name: &str) -> Result<&str> {
     let name = name.trim();
     let n = name.chars().count();
@@ -151,32 +168,57 @@ impl Ledger {
     /// Checks `name`'s PIN under the lockout `policy` (design §12.3). The counters and
     /// the audit row are committed whatever the answer, so a wrong PIN counts even if
     /// the register is killed right after. While locked the PIN is not checked at all.
+    ///
+    /// Which counter: a sign-in or a PIN change counts on the member's own row; an
+    /// approval PIN (someone else typing a manager's name at this register) counts on
+    /// this register's row for that member (`approval_pin_attempts`), so wrong approval
+    /// PINs lock that member's approvals here and never their own sign-in.
+    ///
+    /// A sign-in answers an unknown (or inactive) name exactly as a wrong PIN, after as
+    /// much work (a PIN hash is checked either way), and without the tries left.
     pub fn check_pin(&mut self, name: &str, pin: &Pin, purpose: PinPurpose, policy: LockoutPolicy, now_ms: i64) -> Result<Staff> {
         let tx = self.write_tx()?;
-        let row: Option<(i64, String, u32, Option<i64>, i64)> = tx
+        let row: Option<(i64, String, u32, Option<i64>, u32, i64)> = tx
             .row_cached(
-                "SELECT id, pin_hash, pin_failures, locked_until_ms, active FROM staff WHERE name = ?1",
+                "SELECT id, pin_hash, pin_failures, locked_until_ms, pin_locks, active FROM staff WHERE name = ?1",
                 [name.trim()],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
             )
             .optional()?;
-        // An unknown name and a wrong PIN look the same to whoever types them.
-        let Some((id, pin_hash, failures, locked_until_ms, active)) = row else {
-            return Err(Error::WrongPin { attempts_left: None });
+        let wrong = |attempts_left: Option<u32>| Error::WrongPin {
+            attempts_left: match purpose {
+                PinPurpose::SignIn => None,
+                PinPurpose::Approval | PinPurpose::PinChange => attempts_left,
+            },
         };
-        if active != 1 {
-            return Err(Error::WrongPin { attempts_left: None });
-        }
-        let attempts = PinAttempts { failures, locked_until_ms };
+        let (id, pin_hash, attempts) = match row {
+            Some((id, pin_hash, failures, locked_until_ms, locks, 1)) => match purpose {
+                PinPurpose::SignIn | PinPurpose::PinChange => (id, pin_hash, PinAttempts { failures, locked_until_ms, locks }),
+                PinPurpose::Approval => (id, pin_hash, approval_attempts_tx(&tx, id)?),
+            },
+            // An unknown name and a wrong PIN look the same to whoever types them: the same
+            // answer after the same work.
+            Some(_) | None => {
+                let _ = verify_pin(pin, dummy_hash());
+                return Err(wrong(None));
+            }
+        };
         if let Err(locked) = attempts.check(now_ms) {
             return Err(Error::StaffLocked { until_ms: locked.until_ms });
         }
         let ok = verify_pin(pin, &pin_hash).map_err(|e| Error::UnknownValue { what: "PIN hash", value: e.to_string() })?;
         let next = if ok { attempts.after_success() } else { attempts.after_failure(policy, now_ms) };
-        tx.exec_cached(
-            "UPDATE staff SET pin_failures = ?1, locked_until_ms = ?2 WHERE id = ?3",
-            params![next.failures, next.locked_until_ms, id],
-        )?;
+        match purpose {
+            PinPurpose::SignIn | PinPurpose::PinChange => tx.exec_cached(
+                "UPDATE staff SET pin_failures = ?1, locked_until_ms = ?2, pin_locks = ?3 WHERE id = ?4",
+                params![next.failures, next.locked_until_ms, next.locks, id],
+            )?,
+            PinPurpose::Approval => tx.exec_cached(
+                "INSERT INTO approval_pin_attempts (staff_id, failures, locked_until_ms, locks) VALUES (?4, ?1, ?2, ?3)
+                 ON CONFLICT(staff_id) DO UPDATE SET failures = ?1, locked_until_ms = ?2, locks = ?3",
+                params![next.failures, next.locked_until_ms, next.locks, id],
+            )?,
+        };
         let mut audit = AuditInput { actor_id: Some(id), ..AuditInput::new(purpose.action(ok), &format!("staff:{id}")) };
         if let Some(until) = next.locked_until_ms {
             audit.after = Some(serde_json::json!({ "locked_until_ms": until }).to_string());
@@ -186,7 +228,7 @@ impl Ledger {
         if !ok {
             return Err(match next.locked_until_ms {
                 Some(until_ms) => Error::StaffLocked { until_ms },
-                None => Error::WrongPin { attempts_left: Some(policy.max_failures.saturating_sub(next.failures)) },
+                None => wrong(Some(policy.max_failures.saturating_sub(next.failures))),
             });
         }
         self.staff_by_name(name)?.ok_or_else(|| Error::InvalidInput(format!("staff {id} vanished")))

@@ -70,7 +70,8 @@ impl Ledger {
                     tx.exec_cached(
                         "UPDATE staff SET role = ?2, active = ?3, pin_hash = ?4, published_version = ?5,
                              pin_failures = CASE WHEN ?6 THEN 0 ELSE pin_failures END,
-                             locked_until_ms = CASE WHEN ?6 THEN NULL ELSE locked_until_ms END
+                             locked_until_ms = CASE WHEN ?6 THEN NULL ELSE locked_until_ms END,
+                             pin_locks = CASE WHEN ?6 THEN 0 ELSE pin_locks END
                          WHERE id = ?1",
                         params![id, m.role.as_str(), i64::from(m.active), m.pin_hash, m.version, pin_changed],
                     )?;

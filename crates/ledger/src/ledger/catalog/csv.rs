@@ -1,6 +1,11 @@
 //! CSV import and export of the catalog (design §11.13). Import checks the whole file
 //! first and reports EVERY bad line with its line number and field; a file with any
 //! problem imports nothing. Export writes exactly the columns import reads.
+//!
+//! An exported file is opened in spreadsheets, which run a cell that starts with `=`,
+//! `+`, `-` or `@` (or a tab or CR before one) as a formula: such a cell is written with
+//! a leading apostrophe, which a spreadsheet shows as text, and import takes it off again,
+//! so a name like "-10% off" goes out and comes back unchanged ([`neutralise_cell`]).
 
 use std::collections::HashMap;
 
@@ -35,6 +40,31 @@ pub struct ImportReport {
     pub rows: usize,
     /// Items added or changed (identical rows write nothing).
     pub changed: usize,
+}
+
+/// Whether a spreadsheet could take `cell` for a formula once its leading apostrophes are
+/// gone: they are counted in, so that an apostrophe added here is told apart from one
+/// that was in the name.
+fn looks_like_formula(cell: &str) -> bool {
+    cell.trim_start_matches('\'').starts_with(['=', '+', '-', '@', '\t', '\r'])
+}
+
+/// A cell as exported: with a leading apostrophe if it could run as a formula.
+pub fn neutralise_cell(cell: &str) -> std::borrow::Cow<'_, str> {
+    if looks_like_formula(cell) {
+        format!("'{cell}").into()
+    } else {
+        cell.into()
+    }
+}
+
+/// A cell as imported: the apostrophe [`neutralise_cell`] added taken off (a cell that
+/// starts with one without looking like a formula after it is kept as typed).
+pub fn restore_cell(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if looks_like_formula(rest) => rest,
+        Some(_) | None => cell,
+    }
 }
 
 fn problem(line: u64, field: &str, message: impl Into<String>) -> CsvProblem {
@@ -81,7 +111,7 @@ pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Resul
             continue;
         }
         let before = problems.len();
-        let f = |k: usize| rec.get(k).unwrap_or("");
+        let f = |k: usize| restore_cell(rec.get(k).unwrap_or(""));
         let price_minor = match f(4).parse::<i64>() {
             Ok(p) => p,
             Err(_) if f(4).is_empty() => {
@@ -199,7 +229,7 @@ impl Ledger {
         w.write_record(COLUMNS).map_err(csv_err)?;
         for i in all_items(&self.conn)? {
             let price = i.price_minor.to_string();
-            w.write_record([
+            let row = [
                 i.sku.as_str(),
                 i.barcode.as_deref().unwrap_or(""),
                 i.name_en.as_str(),
@@ -207,8 +237,8 @@ impl Ledger {
                 price.as_str(),
                 class_str(i.tax_class),
                 if i.active { "1" } else { "0" },
-            ])
-            .map_err(csv_err)?;
+            ];
+            w.write_record(row.map(neutralise_cell).iter().map(|c| c.as_bytes())).map_err(csv_err)?;
         }
         let bytes = w.into_inner().map_err(|e| crate::error::Error::InvalidInput(format!("CSV: {e}")))?;
         Ok(String::from_utf8(bytes).expect("written from strings"))

@@ -12,7 +12,7 @@ mod published;
 mod seed;
 pub(crate) mod settings;
 
-pub use self::csv::{CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
+pub use self::csv::{neutralise_cell, restore_cell, CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
 pub use published::{PublishedItem, PublishedReport, PublishedTax};
 pub use seed::{demo_staff, DemoLocale};
 pub use settings::{Locale, StoreSettings};
