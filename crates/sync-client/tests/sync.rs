@@ -17,6 +17,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::Harness;
 
+/// 2026-01-01T00:00:00Z: the registers' clock in these tests (the back office refuses a
+/// time before 2020 or more than a day ahead of its own).
+const T0: i64 = 1_767_225_600_000;
+
 struct Register {
     dir: tempfile::TempDir,
     ledger: Ledger,
@@ -35,7 +39,9 @@ impl Register {
         SyncState::path_in(self.dir.path())
     }
     /// A sale through the ledger's own write path: created, sent, captured by the PSP.
+    /// `now` is an offset from 2026-01-01: the back office refuses times before 2020.
     fn sell(&mut self, minor: i64, now: i64) -> Payment {
+        let now = T0 + now;
         let p = self.ledger.create_payment(&NewPayment { amount: Money::new(minor, Currency::Usd), options: CheckoutOptions::card("pm_card_visa") }, now).unwrap();
         self.ledger.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", now + 1).unwrap();
         let rec = PspResult { idempotency_key: p.idempotency_key.clone(), psp_payment_id: format!("pi_{}", p.id), amount: p.amount, state_if_new: PaymentState::Captured };
@@ -89,8 +95,8 @@ async fn the_back_office_ends_holding_exactly_the_registers_rows() {
         reg.sell(1000 + i, 100 * i);
     }
     let p = reg.sell(5000, 900);
-    let r = reg.ledger.create_refund(p.id, 1200, Some("returned"), 950).unwrap();
-    reg.ledger.record_refund_result(r.id, "re_1", RefundState::Succeeded, 960).unwrap();
+    let r = reg.ledger.create_refund(p.id, 1200, Some("returned"), T0 + 950).unwrap();
+    reg.ledger.record_refund_result(r.id, "re_1", RefundState::Succeeded, T0 + 960).unwrap();
     let want = reg.queued();
     pair(&h, &store, &reg, &h.url).await;
 
@@ -169,7 +175,7 @@ async fn twenty_thousand_queued_rows_catch_up() {
             tx.execute(
                 "INSERT INTO payments (idempotency_key, psp_payment_id, amount_minor, currency, state, capture_method, request_params, created_at_ms, updated_at_ms)
                  VALUES (?1, ?2, ?3, 'usd', 'captured', 'automatic', '[]', ?4, ?4)",
-                rusqlite::params![format!("ck-{i:05}"), format!("pi_{i}"), 100 + i, i],
+                rusqlite::params![format!("ck-{i:05}"), format!("pi_{i}"), 100 + i, T0 + i],
             )
             .unwrap();
         }
