@@ -560,6 +560,9 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_sales::SALES,
     // v13: the register's own catalog items, staff and tax setup in the outbox (design §9.19).
     crate::schema_local::LOCAL,
+    // v16 (v14 and v15 are other changes'; the integrator orders them): whether paper may
+    // have come out of each receipt print (design §11.8).
+    crate::schema_prints::PRINTS,
 ];
 
 /// The version whose migration turned the audit log into a chain.
