@@ -188,7 +188,8 @@ async function scan(code, fromCatalog = false) {
 async function setQty(sku, q) {
   const n = Number.parseInt(q, 10);
   if (!Number.isInteger(n) || n < 0 || n > 999) { alertLoud(t('cart-qty-invalid')); renderCart(cart); return; }
-  try { renderCart(await invoke('set_quantity', { sku, quantity: n })); }
+  // A quantity that leaves a discount above the cashier's limit asks for a manager.
+  try { renderCart(await withApproval((approval) => invoke('set_quantity', approval ? { sku, quantity: n, approval } : { sku, quantity: n }))); }
   catch (e) { alertLoud(errText(e)); renderCart(cart); }
 }
 

@@ -1,5 +1,7 @@
 // The end-of-day screen: the register's totals for today as tiles, and sales per
-// local hour as a chart. Amounts arrive as integer minor units and stay integers.
+// local hour as a chart. Amounts arrive as integer minor units and stay integers. The
+// figures are the ledger's takings (the X and Z reports' definitions): every tender once,
+// canceled sales apart; the drawer's expected cash stays hidden while a shift is open.
 
 import { invoke } from './bridge.js';
 import { $, h, s, announce, errText, fmtMoney } from './dom.js';
@@ -18,11 +20,18 @@ export async function loadReport() {
     tile('r-refunds', t('report-refunds'), r.refunds_display),
     tile('r-net', t('report-net'), r.net_display, true),
     tile('r-count', t('tab-payments'), String(r.payment_count)),
+    tile('r-card-refunds', t('report-card-refunds'), r.card_refunds_display),
+    tile('r-cash-refunds', t('report-cash-refunds'), r.cash_refunds_display),
+    tile('r-canceled', t('report-canceled'), `${r.canceled_count} · ${r.canceled_display}`),
+    tile('r-offline', t('report-offline'), `${r.offline_count} · ${r.offline_display}`),
     tile('r-pending', t('report-pending'), `${r.pending_count} · ${r.pending_display}`),
     tile('r-declined', t('report-declined'), String(r.declined_count)),
     tile('r-dupes', t('report-dupes'), String(r.duplicates_prevented), true));
   for (const [id, v] of [['r-gross', r.gross], ['r-refunds', r.refunds], ['r-net', r.net], ['r-count', r.payment_count],
-    ['r-pending', r.pending_count], ['r-declined', r.declined_count], ['r-dupes', r.duplicates_prevented]]) $(id).dataset.value = String(v);
+    ['r-card-refunds', r.card_refunds], ['r-cash-refunds', r.cash_refunds], ['r-canceled', r.canceled_count],
+    ['r-offline', r.offline_count], ['r-pending', r.pending_count], ['r-declined', r.declined_count],
+    ['r-dupes', r.duplicates_prevented]]) $(id).dataset.value = String(v);
+  $('r-canceled').dataset.amount = String(r.canceled);
   await loadTenders(tile);
   // Sales per local hour, from the opening hour (or 8:00) to now.
   const bins = new Map();
@@ -52,12 +61,20 @@ async function loadTenders(tile) {
     tl.dataset.value = String(k.settled.minor); tl.dataset.count = String(k.count);
     return tl;
   });
-  const drawer = d.expected_drawer.length ? d.expected_drawer : [{ currency: '', minor: 0, display: '—' }];
-  const drawerTiles = drawer.map((a, i) => {
-    const tl = tile(i ? `r-drawer-${a.currency.toLowerCase()}` : 'r-drawer', t('report-drawer'), a.display, true);
-    tl.dataset.value = String(a.minor);
-    return tl;
-  });
+  // null while a shift is open: the close is blind, the X report (audited) shows it.
+  let drawerTiles;
+  if (d.expected_drawer === null) {
+    const tl = tile('r-drawer', t('report-drawer'), t('report-drawer-blind'));
+    tl.dataset.hidden = 'true';
+    drawerTiles = [tl];
+  } else {
+    const drawer = d.expected_drawer.length ? d.expected_drawer : [{ currency: '', minor: 0, display: '—' }];
+    drawerTiles = drawer.map((a, i) => {
+      const tl = tile(i ? `r-drawer-${a.currency.toLowerCase()}` : 'r-drawer', t('report-drawer'), a.display, true);
+      tl.dataset.value = String(a.minor);
+      return tl;
+    });
+  }
   const unpaidCount = d.unpaid_balances.length + d.unpaid_balances_not_listed;
   const unpaid = tile('r-unpaid', t('report-unpaid'), String(unpaidCount));
   unpaid.dataset.value = String(unpaidCount);

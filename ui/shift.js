@@ -2,9 +2,11 @@
 // in / paid out with a reason, the close on a blind count (the expected amount appears
 // only on the Z report, after the count), and earlier Z reports. Every rule is the
 // register's (the commands check again); this screen draws and adds up counts in
-// integer minor units.
+// integer minor units. Paid in / out and the close are a manager's: a cashier's opens the
+// same approval dialog as a refund (approval.js), and the command is sent again with it.
 
 import { invoke } from './bridge.js';
+import { withApproval } from './approval.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { formatDateTime, formatMoney, t } from './i18n.js';
 
@@ -122,14 +124,15 @@ function drawOpen() {
   const amount = h('input', { id: 'paid-amount', type: 'text', inputmode: 'decimal', maxlength: '16', size: '10', autocomplete: 'off' });
   const reason = h('input', { id: 'paid-reason', type: 'text', maxlength: '200', size: '30', autocomplete: 'off' });
   const paid = (cmd) => run(async () => {
-    const r = await invoke(cmd, { amount: amount.value, reason: reason.value });
+    const args = { amount: amount.value, reason: reason.value };
+    const r = await withApproval((approval) => invoke(cmd, approval ? { ...args, approval } : args));
     amount.value = ''; reason.value = '';
     msg(r.message, 'ok', cmd);
   });
   $('shift-work').replaceChildren(
     h('div', { class: 'actions' },
       h('button', { class: 'secondary', id: 'shift-x', type: 'button', text: t('shift-x-button'),
-        onclick: () => run(async () => showReport(await invoke('x_report', {}))) }),
+        onclick: () => run(async () => showReport(await withApproval((approval) => invoke('x_report', approval ? { approval } : {})))) }),
       h('button', { class: 'danger', id: 'shift-close', type: 'button', text: t('shift-close-button'), onclick: drawCloseForm })),
     h('h2', { text: t('shift-paid-title') }),
     h('div', { class: 'paid-form' },
@@ -147,7 +150,7 @@ function drawCloseForm() {
     onclick: () => run(async () => {
       const counted = countOf('close-count');
       if (counted === null) { msg(t('shift-error-count', { detail: '' }), 'bad', 'invalid_count'); return; }
-      const z = await invoke('shift_close', { counted });
+      const z = await withApproval((approval) => invoke('shift_close', approval ? { counted, approval } : { counted }));
       status = await invoke('shift_status');
       // The Z first; the next shift's form one press away.
       drawHeader();
@@ -176,7 +179,8 @@ function showReport(r) {
     : null;
   const print = h('button', { class: 'secondary', id: 'shift-print', type: 'button', text: t('shift-print'),
     onclick: () => run(async () => {
-      const p = await invoke('print_shift_report', r.kind === 'z' ? { kind: 'z', number: r.z_number } : { kind: 'x' });
+      const args = r.kind === 'z' ? { kind: 'z', number: r.z_number } : { kind: 'x' };
+      const p = await withApproval((approval) => invoke('print_shift_report', approval ? { ...args, approval } : args));
       msg(p.message, 'ok', 'printed');
     }) });
   slot.replaceChildren(h('section', { class: 'shift-report', id: 'report-shown', 'data-kind': r.kind, 'data-z': r.z_number == null ? '' : String(r.z_number),

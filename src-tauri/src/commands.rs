@@ -88,7 +88,9 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
 }
 
 #[tauri::command]
-pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32) -> AppResult<CartView> {
+/// Sets a line's quantity (0 removes it). A change that leaves a discount above the
+/// cashier's limit on its new base needs a manager (`approval`), as giving it did.
+pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32, approval: Option<Approval>) -> AppResult<CartView> {
     let sku = catalog::validate_code(&sku)?;
     if quantity > catalog::MAX_QUANTITY {
         return Err(AppError::InvalidInput(tr!(active(), "input-quantity", max = catalog::MAX_QUANTITY)));
@@ -100,7 +102,7 @@ pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32) -> A
         None => state.sku_for(&sku)?.ok_or_else(|| AppError::UnknownItem(sku.clone()))?,
     };
     let id = state.cart_id();
-    let cart = state.engine().with_ledger(|l| l.set_quantity(id, &sku, i64::from(quantity), now_ms()))?;
+    let cart = crate::sale::discount::set_quantity(&state, id, &sku, i64::from(quantity), approval.as_ref())?;
     state.view_of(&cart)
 }
 
@@ -140,7 +142,7 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
 /// that payment's key: after a decline or a success it shows the same result; while
 /// the outcome is unknown it asks the processor again with the same key.
 #[tauri::command]
-pub async fn charge(state: State<'_, AppState>, payment_method: String) -> AppResult<OutcomeView> {
+pub async fn charge(state: State<'_, AppState>, payment_method: String, approval: Option<Approval>) -> AppResult<OutcomeView> {
     let pm = validate_payment_method(&payment_method)?;
     staff::authorize(&state, Action::Sell, None)?;
     let _one_at_a_time = state.charge_lock.lock().await;
@@ -155,6 +157,8 @@ pub async fn charge(state: State<'_, AppState>, payment_method: String) -> AppRe
         return outcome_of(&state, &r);
     }
     let cart = state.cart_id();
+    // The first tender: the discounts on the bases the customer pays on (design §12.9).
+    crate::sale::discount::check_first_tender(&state, cart, approval.as_ref())?;
     let res = state.engine().charge_cart(cart, CheckoutOptions::card(pm)).await;
     // Even on an error the cart's checkout (if one is open) is the one on screen.
     let key = match &res {
@@ -338,13 +342,15 @@ pub fn get_report(state: State<'_, AppState>, since: i64) -> AppResult<ReportVie
     if !(0..=now_ms() + 86_400_000).contains(&since) {
         return Err(AppError::InvalidInput(tr!(active(), "input-report-start")));
     }
-    let payments = state.engine().list_payments(100_000, 0)?;
-    let timelines = state
+    // The ledger's takings (the X and Z reports' definitions) and its payment counts.
+    let cur = state.currency;
+    let ((takings, taken), stats) = state
         .engine()
-        .with_reader(|l| payments.iter().map(|p| l.timeline(p.id)).collect::<Result<Vec<_>, _>>())?;
+        .with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.takings(cur, paydesk_ledger::Period::Since(since))?, l.payment_day_stats(cur, since)?)))?;
     Ok(views::report(views::ReportInput {
-        payments: &payments,
-        timelines: &timelines,
+        takings: &takings,
+        taken: &taken,
+        stats,
         since,
         currency: state.currency.code(),
     }))

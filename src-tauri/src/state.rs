@@ -97,6 +97,8 @@ pub struct AppState {
     /// reachable, yet nothing can be charged there until Settings are fixed.
     pub psp_refusing: Mutex<Option<String>>,
     pub last_sync_ms: Mutex<Option<i64>>,
+    /// The discounts above the cashier's limit a manager approved for the sale on screen.
+    pub discount_approved: Mutex<crate::sale::discount::Approved>,
     psp_seed: Option<u64>,
     /// Wrong-PIN locks kept on a monotonic clock too (staff/locks.rs, design §12.3).
     pub pin_locks: crate::staff::locks::Locks,
@@ -220,6 +222,7 @@ impl AppState {
             online: Mutex::new(None),
             psp_refusing: Mutex::new(None),
             last_sync_ms: Mutex::new(None),
+            discount_approved: Mutex::new(Default::default()),
             psp_seed: opts.psp_seed,
             pin_locks: Default::default(),
         })

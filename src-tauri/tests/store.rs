@@ -174,15 +174,25 @@ fn receipts_print_once_then_as_reprints_and_an_off_printer_leaves_the_sale_paid(
     assert_eq!(l.sale(CartId(cart)).unwrap().state, SaleState::Paid);
     assert_eq!(l.receipt_prints(CartId(cart)).unwrap()[0].outcome, "failed");
 
-    // The printer is back: the retry is marked as a reprint and does not open the drawer.
+    // The printer was off: nothing came out, so the next press is still the original.
+    assert!(!e["message"].as_str().unwrap().contains("再発行"), "{e}");
+    assert_eq!(call(&w, "get_receipt", json!({ "cart": cart })).unwrap()["next_print_reprint"], false);
+
+    // The printer is back (design §11.8): the retry is the one unmarked copy and opens the
+    // drawer of this cash sale; the copy after it is a reprint and never opens it.
     let printer = TestPrinter::start().unwrap();
     call(&w, "save_printer", json!({ "printer": printer.addr().to_string(), "confirmPort": true })).unwrap();
     let done = call(&w, "print_receipt", json!({ "cart": cart })).unwrap();
-    assert_eq!((done["print_no"].clone(), done["reprint"].clone()), (json!(2), json!(true)), "{done}");
+    assert_eq!((done["print_no"].clone(), done["reprint"].clone()), (json!(2), json!(false)), "{done}");
     let job = printer.next_job(Duration::from_secs(10)).expect("a job").expect("ESC/POS the test printer understands");
     let texts = job.texts().join("\n");
-    assert!(texts.contains("【再発行】") && texts.contains("8%対象"), "{texts}");
-    assert_eq!((job.cuts, job.kicks.len(), job.kanji), (1, 0, true));
+    assert!(!texts.contains("【再発行】") && texts.contains("8%対象"), "{texts}");
+    assert_eq!((job.cuts, job.kicks.len(), job.kanji), (1, 1, true));
+    let again = call(&w, "print_receipt", json!({ "cart": cart })).unwrap();
+    assert_eq!((again["print_no"].clone(), again["reprint"].clone()), (json!(3), json!(true)), "{again}");
+    let job = printer.next_job(Duration::from_secs(10)).expect("a job").expect("ESC/POS");
+    assert!(job.texts().join("\n").contains("【再発行】"));
+    assert_eq!((job.cuts, job.kicks.len()), (1, 0));
 
     // The next sale's first print is the original: not marked, and the drawer opens (cash).
     call(&w, "new_sale", json!({})).unwrap();

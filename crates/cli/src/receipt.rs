@@ -3,7 +3,8 @@
 //! goes to stdout (text, HTML, or raw ESC/POS bytes) and nothing is recorded: a view is
 //! not paper. With `--print` (escpos only) the bytes go to the printer and the attempt is
 //! recorded in `receipt_prints`, then one JSON object {cart_id, print_no, reprint,
-//! outcome, target} is printed; every print after the first is marked as a reprint.
+//! outcome, target} is printed; every print after a copy that may have come out is marked
+//! as a reprint (design §11.8: an attempt that reached no printer leaves the next the original).
 //! A printer that is off: exit 1 `{"error":{"code":"print_failed","message",
 //! "may_have_printed"}}` — the sale is committed already and is not touched.
 
@@ -11,7 +12,7 @@ use std::io::Write as _;
 
 use clap::Args;
 use paydesk_ledger::receipt::{build_receipt, render_html, render_text, Paper, PrintJob, Printer, PrinterTarget};
-use paydesk_ledger::CartId;
+use paydesk_ledger::{CartId, PrintOutcome};
 use paydesk_register::Engine;
 use serde_json::json;
 
@@ -74,15 +75,15 @@ pub(crate) fn run(engine: &Engine, a: &ReceiptArgs) -> i32 {
     let reprint = job.reprint();
     let result = Printer::new(target.clone()).print(&job);
     let (outcome, error) = match &result {
-        Ok(()) => ("printed", None),
-        Err(e) => ("failed", Some(e.to_string())),
+        Ok(()) => (PrintOutcome::Printed, None),
+        Err(e) => (PrintOutcome::Failed { may_have_printed: e.may_have_printed() }, Some(e.to_string())),
     };
     let recorded = engine.with_ledger(|l| l.record_receipt_print(cart, "escpos", &target.to_string(), outcome, error.as_deref(), now_ms()));
     let rec = recorded.unwrap_or_else(|e| fail("ledger", &e.to_string()));
     debug_assert_eq!(rec.reprint, reprint, "the printed mark and the record agree");
     match result {
         Ok(()) => {
-            out!("{}", json!({"cart_id": cart.0, "print_no": rec.print_no, "reprint": rec.reprint, "outcome": outcome, "target": rec.target}));
+            out!("{}", json!({"cart_id": cart.0, "print_no": rec.print_no, "reprint": rec.reprint, "outcome": rec.outcome, "target": rec.target}));
             0
         }
         Err(e) => {

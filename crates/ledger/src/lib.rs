@@ -29,9 +29,11 @@ mod schema_books;
 mod schema_catalog;
 mod schema_local;
 mod schema_harden;
+mod schema_prints;
 mod schema_restore;
 mod schema_sales;
 pub mod state;
+pub mod takings;
 pub mod tender;
 pub mod types;
 mod write_tx;
@@ -39,12 +41,12 @@ mod write_tx;
 pub use error::{Error, Result};
 pub use ledger::{
     CancelAction, CancelPlan, CardTender, CashTender, Ledger, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal,
-    UnpaidBalance, BUSY_TIMEOUT,
+    UnpaidBalance, BUSY_TIMEOUT, PaymentDayStats, Period,
 };
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
-pub use ledger::{local_time, receipt_sale_data, tax_cart, utc_day, LockedTax, ReceiptPrint};
+pub use ledger::{local_time, receipt_sale_data, tax_cart, utc_day, LockedTax, PrintOutcome, ReceiptPrint};
 /// The receipt document (design §11).
 pub use paydesk_receipt as receipt;
 pub use ledger::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};
@@ -55,6 +57,7 @@ pub use paydesk_access as access;
 /// Tax classes, rates and the tax of a sale (design §11).
 pub use paydesk_tax as tax;
 pub use tender::*;
+pub use takings::{Taken, Takings};
 pub use money::{Currency, Money};
 pub use schema::SCHEMA_VERSION;
 pub use state::{CaptureMethod, IllegalRefundTransition, IllegalTransition, PaymentState, RefundState, Step};

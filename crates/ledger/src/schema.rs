@@ -564,6 +564,8 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_harden::HARDEN,
     // v15: the audit head the back office last confirmed (design §9.20).
     AUDIT_CONFIRMED,
+    // v16: whether paper may have come out of each receipt print (design §11.8).
+    crate::schema_prints::PRINTS,
 ];
 
 /// One row: the head (seq, hash) the back office last confirmed and when this register

@@ -46,16 +46,37 @@ fn the_receipt_keeps_the_tax_the_sale_was_locked_with() {
     assert_eq!(build_receipt(&data, &tax, false).unwrap().total, 1900);
 }
 
+/// Design §11.8: unmarked until a copy may have come out. A printer that was off printed
+/// nothing, so the retry is still the original; once a copy printed (or stopped
+/// part-way), every later one is a reprint.
 #[test]
-fn only_the_first_print_is_unmarked_and_an_unpaid_sale_has_no_receipt() {
+fn a_receipt_is_unmarked_until_a_copy_may_have_come_out_and_an_unpaid_sale_has_no_receipt() {
     let (mut l, cart) = paid_ja_sale();
     assert!(!l.next_print_is_reprint(cart).unwrap());
-    let first = l.record_receipt_print(cart, "escpos", "127.0.0.1:9100", "failed", Some("connection refused"), 5).unwrap();
-    assert_eq!((first.print_no, first.reprint), (1, false));
-    assert!(l.next_print_is_reprint(cart).unwrap(), "a retry after a failure may duplicate paper: it says reprint");
-    let second = l.record_receipt_print(cart, "escpos", "127.0.0.1:9100", "printed", None, 6).unwrap();
-    assert_eq!((second.print_no, second.reprint), (2, true));
-    assert_eq!(l.receipt_prints(cart).unwrap().len(), 2);
+    let off = PrintOutcome::Failed { may_have_printed: false };
+    let first = l.record_receipt_print(cart, "escpos", "127.0.0.1:9100", off, Some("connection refused"), 5).unwrap();
+    assert_eq!((first.print_no, first.reprint, first.paper), (1, false, false));
+    assert!(!l.next_print_is_reprint(cart).unwrap(), "nothing came out: the retry is the original");
+    let second = l.record_receipt_print(cart, "escpos", "127.0.0.1:9100", PrintOutcome::Printed, None, 6).unwrap();
+    assert_eq!((second.print_no, second.reprint), (2, false), "the one unmarked copy");
+    assert!(l.next_print_is_reprint(cart).unwrap());
+    let third = l.record_receipt_print(cart, "escpos", "127.0.0.1:9100", off, Some("connection refused"), 7).unwrap();
+    assert_eq!((third.print_no, third.reprint), (3, true));
+    assert_eq!(l.receipt_prints(cart).unwrap().len(), 3);
+
+    // A print that stopped part-way may have come out: the retry is a reprint.
+    let (mut l2, cart2) = paid_ja_sale();
+    let cut = PrintOutcome::Failed { may_have_printed: true };
+    assert!(!l2.record_receipt_print(cart2, "escpos", "127.0.0.1:9100", cut, Some("stopped"), 5).unwrap().reprint);
+    assert!(l2.next_print_is_reprint(cart2).unwrap());
+    assert!(l2.record_receipt_print(cart2, "escpos", "127.0.0.1:9100", PrintOutcome::Printed, None, 6).unwrap().reprint);
+    // The trigger holds the rule against a write that skips the ledger's code.
+    let bad = l2.connection().execute(
+        "INSERT INTO receipt_prints (cart_id, print_no, reprint, format, target, outcome, at_ms, paper)
+         VALUES (?1, 9, 0, 'escpos', 'x', 'printed', 7, 1)",
+        [cart2.0],
+    );
+    assert!(bad.is_err(), "a second unmarked copy is refused");
     assert_eq!(l.sale(cart).unwrap().state, SaleState::Paid, "printing never touches the sale");
 
     let open = l.create_cart(Currency::Jpy, DAY_MS).unwrap();

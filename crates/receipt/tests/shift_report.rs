@@ -44,6 +44,7 @@ fn ja_shift(kind: ReportKind, counted: Option<Vec<CountLine>>) -> DrawerReportDa
             TenderLine { kind: TenderKind::Cash, count: 5, amount: 12_000 },
         ],
         sales: 8,
+        takings: Some(TakingsLines { card_refunds: 400, cash_refunds: 500, canceled_sales: 1, canceled_amount: 800 }),
         close: counted.map(|counted| CloseData {
             closed_by: "佐藤".into(),
             approved_by: None,
@@ -72,6 +73,8 @@ fn en_shift() -> DrawerReportData {
         paid: vec![PaidLine { kind: PaidKind::PaidOut, amount: 300, reason: "window cleaner".into(), by: "Marcus".into() }],
         tenders: vec![TenderLine { kind: TenderKind::Cash, count: 1, amount: 1_550 }],
         sales: 1,
+        // A Z report written before the ledger kept its takings.
+        takings: None,
         close: Some(CloseData {
             closed_by: "Casey".into(),
             approved_by: Some("Marcus".into()),
@@ -122,6 +125,26 @@ fn a_z_report_short_and_one_over() {
     let even = build_drawer_report(&even).unwrap();
     assert_eq!(even.over_short, Some(0));
     assert!(row(&render_report_text(&even, Paper::Mm80), "Over / short").ends_with("$0.00"));
+}
+
+/// The Z report prints what was given back — card refunds beside cash refunds — the net,
+/// and the canceled sales apart; a Z written before the ledger kept them prints none.
+#[test]
+fn a_z_report_shows_card_refunds_net_and_canceled_sales() {
+    let z = build_drawer_report(&ja_shift(ReportKind::Z { number: 1 }, Some(vec![c(10_000, 4)]))).unwrap();
+    // tenders ¥16,400 − card ¥400 − cash ¥500
+    assert_eq!(z.net, Some(15_500));
+    let text = render_report_text(&z, Paper::Mm80);
+    assert!(row(&text, "カード返金").ends_with("-¥400"), "{text:#?}");
+    assert!(row(&text, "純売上").ends_with("¥15,500"), "{text:#?}");
+    assert!(row(&text, "取消 1件").ends_with("¥800"), "{text:#?}");
+    let old = build_drawer_report(&en_shift()).unwrap();
+    assert_eq!(old.net, None);
+    let text = render_report_text(&old, Paper::Mm80);
+    assert!(!text.iter().any(|l| l.contains("Card refunds") || l.contains("Net sales")), "{text:#?}");
+    let mut bad = ja_shift(ReportKind::X, None);
+    bad.takings.as_mut().unwrap().card_refunds = -1;
+    assert!(build_drawer_report(&bad).is_err());
 }
 
 #[test]

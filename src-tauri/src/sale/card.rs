@@ -51,6 +51,7 @@ pub async fn pay_card(
     let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
     crate::staff::record_approval(&state, &granted, action, "tender")?;
     let turn = begin(&state, Some(seen_tenders)).await?;
+    super::discount::check_first_tender(&state, turn.cart, approval.as_ref())?;
     let r = state.engine().charge_card_tender(turn.cart, amount, CheckoutOptions::card(pm), reason.as_deref()).await?;
     let c = &r.checkout;
     let sale = screen(&state, &r.sale);

@@ -45,6 +45,7 @@ pub async fn pay_cash(
     let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
     crate::staff::record_approval(&state, &granted, action, "tender")?;
     let turn = begin(&state, Some(seen_tenders)).await?;
+    super::discount::check_first_tender(&state, turn.cart, approval.as_ref())?;
     let r = state.engine().pay_cash(turn.cart, tendered, reason.as_deref())?;
     let cur = r.sale.currency.clone();
     let sale = screen(&state, &r.sale);

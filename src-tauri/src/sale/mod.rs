@@ -13,6 +13,7 @@ pub mod cancel;
 pub mod card;
 pub mod cash;
 pub mod day;
+pub mod discount;
 
 pub use cancel::CancelResult;
 pub use card::CardResult;

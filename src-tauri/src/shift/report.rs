@@ -4,7 +4,7 @@
 
 use paydesk_ledger::receipt::shift::{
     build_drawer_report, render_report_text, CloseData, CountLine, DrawerReport, DrawerReportData, PaidKind as RPaid, PaidLine,
-    ReportKind, TenderLine,
+    ReportKind, TakingsLines, TenderLine,
 };
 use paydesk_ledger::receipt::{Currency as RCurrency, Language, Paper, TenderKind as RTender, MAX_TEXT_CHARS};
 use paydesk_ledger::access::Action;
@@ -120,6 +120,12 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
         paid,
         tenders,
         sales: r.sales,
+        takings: r.takings.as_ref().map(|k| TakingsLines {
+            card_refunds: k.card_refunds_minor,
+            cash_refunds: k.cash_refunds_minor,
+            canceled_sales: k.canceled_sales,
+            canceled_amount: k.canceled_minor,
+        }),
         close,
     })
 }

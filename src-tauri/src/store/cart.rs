@@ -184,13 +184,20 @@ fn editable(state: &AppState) -> AppResult<()> {
 
 /// A discount above the cashier's limit is a manager's (design §12.9); removing one,
 /// or one within the limit, is part of selling.
-fn discount_allowed(state: &AppState, d: Option<Discount>, base: i64, approval: Option<&Approval>, subject: &str) -> AppResult<()> {
+fn discount_allowed(
+    state: &AppState,
+    d: Option<Discount>,
+    base: i64,
+    approval: Option<&Approval>,
+    subject: &str,
+) -> AppResult<crate::staff::Granted> {
     let action = match d {
         Some(d) if crate::staff::gate::discount_above_limit(d, base) => Action::DiscountAboveLimit,
         Some(_) | None => Action::Sell,
     };
     let granted = crate::staff::authorize(state, action, approval)?;
-    crate::staff::record_approval(state, &granted, action, subject)
+    crate::staff::record_approval(state, &granted, action, subject)?;
+    Ok(granted)
 }
 
 #[tauri::command]
@@ -217,9 +224,10 @@ pub fn set_line_discount(
     let d = discount.map(|f| super::parse_discount(&f, state.currency)).transpose()?.flatten();
     editable(&state)?;
     let base = state.cart_view()?.lines.iter().find(|l| l.sku.eq_ignore_ascii_case(&sku)).map_or(0, |l| l.line_total);
-    discount_allowed(&state, d, base, approval.as_ref(), &sku)?;
+    let granted = discount_allowed(&state, d, base, approval.as_ref(), &sku)?;
     let id = state.cart_id();
     let cart = state.engine().with_ledger(|l| l.set_line_discount(id, &sku, d, now_ms())).map_err(super::discount_error)?;
+    crate::sale::discount::remember(&state, &granted, &cart);
     state.view_of(&cart)
 }
 
@@ -228,8 +236,9 @@ pub fn set_sale_discount(state: State<'_, AppState>, discount: Option<DiscountFo
     let d = discount.map(|f| super::parse_discount(&f, state.currency)).transpose()?.flatten();
     editable(&state)?;
     let base = state.cart_view()?.lines.iter().map(|l| l.line_total - l.discount).sum();
-    discount_allowed(&state, d, base, approval.as_ref(), "sale")?;
+    let granted = discount_allowed(&state, d, base, approval.as_ref(), "sale")?;
     let id = state.cart_id();
     let cart = state.engine().with_ledger(|l| l.set_sale_discount(id, d, now_ms())).map_err(super::discount_error)?;
+    crate::sale::discount::remember(&state, &granted, &cart);
     state.view_of(&cart)
 }

@@ -1,14 +1,17 @@
 //! Printing a paid sale's receipt (design §11.16, §11.8): ESC/POS over TCP 9100 (or a
 //! device file) to the printer named in `<data dir>/printer.json`. Printing runs after
 //! the sale is committed and only records its outcome (`receipt_prints`): a printer that
-//! is off gives the cashier `printer_unreachable` and the sale stays paid. Every print
-//! after the first of a sale — a retry after a failure included, since paper may have
-//! come out — is marked REPRINT / 再発行 by the ledger's rule.
+//! is off gives the cashier `printer_unreachable` and the sale stays paid. The ledger's
+//! rule (design §11.8): a receipt is the original — unmarked, opening a cash sale's
+//! drawer — until a copy may have come out; a retry after a printer that was off is
+//! still the original, a retry after one that stopped part-way and every later print are
+//! marked REPRINT / 再発行 and never open the drawer.
 
 use std::path::Path;
 
 use paydesk_ledger::receipt::{build_receipt, Paper, PrintJob, Printer, PrinterTarget};
 use serde::{Deserialize, Serialize};
+use paydesk_ledger::PrintOutcome;
 use tauri::State;
 
 use crate::i18n::{active, id, t, tr};
@@ -101,8 +104,8 @@ pub struct PrintResult {
     pub message: String,
 }
 
-/// Prints the receipt of paid sale `cart` (the first print is the original, every later
-/// one a reprint).
+/// Prints the receipt of paid sale `cart`: the original until a copy may have come out,
+/// then a reprint (the ledger's rule, design §11.8).
 #[tauri::command]
 pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<PrintResult> {
     let cart = validate_cart(cart)?;
@@ -125,8 +128,10 @@ pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<P
             .map_err(|e| AppError::Internal(tr!(active(), "internal-print-job", error = e.to_string())))?
     };
     let (outcome, error) = match &sent {
-        Ok(()) => ("printed", None),
-        Err(e) => ("failed", Some(e.to_string())),
+        Ok(()) => (PrintOutcome::Printed, None),
+        // A printer that was off printed nothing: the next try is still the original
+        // (design §11.8); one that stopped part-way may have, so the next is a reprint.
+        Err(e) => (PrintOutcome::Failed { may_have_printed: e.may_have_printed() }, Some(e.to_string())),
     };
     let rec = engine.with_ledger(|l| {
         l.record_receipt_print(cart, "escpos", &target.to_string(), outcome, error.as_deref(), now_ms())
@@ -139,6 +144,10 @@ pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<P
             target: rec.target,
             message: if rec.reprint { t(id!("print-sent-reprint")) } else { t(id!("print-sent")) },
         }),
+        // Says what the next press gives: the original again, or a reprint.
+        Err(e) if rec.reprint || rec.paper => {
+            Err(AppError::PrinterUnreachable(tr!(active(), "print-unreachable-reprint", target = target.to_string(), why = e.to_string())))
+        }
         Err(e) => Err(AppError::PrinterUnreachable(tr!(active(), "print-unreachable", target = target.to_string(), why = e.to_string()))),
     }
 }

@@ -94,8 +94,11 @@ pub fn get_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<ReceiptVi
         .with_reader(|l| {
             let (data, tax) = l.receipt_data(cart)?;
             let prints = l.receipt_prints(cart)?.len();
+            // The next print's mark is the ledger's rule (design §11.8): an attempt that
+            // reached no printer leaves the next one the original.
+            let reprint = l.next_print_is_reprint(cart)?;
             // On screen the receipt is what the customer got: marked only if it is a copy.
-            Ok::<_, paydesk_ledger::Error>((build_receipt(&printable(data), &tax, false), prints > 0, prints))
+            Ok::<_, paydesk_ledger::Error>((build_receipt(&printable(data), &tax, false), reprint, prints))
         })
         .map_err(receipt_error)?;
     let receipt = built.map_err(receipt_build_error)?;

@@ -1,7 +1,9 @@
-//! The end-of-day report: sales, refunds, pending and declined payments, and the
+//! The end-of-day report: the day's takings by the ledger's definitions (`Takings`, the
+//! same figures the X and Z reports print: every tender once, cash, card, split and
+//! offline alike; canceled sales apart), pending and declined payments, and the
 //! duplicate charges the idempotency keys prevented.
 
-use paydesk_ledger::{Payment, PaymentState, TimelineEntry};
+use paydesk_ledger::{PaymentDayStats, Taken, Takings};
 use serde::Serialize;
 
 use crate::money;
@@ -18,77 +20,84 @@ pub struct ReportView {
     /// For amounts the UI sums itself (sales per hour, chart axes).
     pub money: money::MoneyFormat,
     pub since: i64,
+    /// Every tender that paid for a sale (not canceled), each once.
     pub gross: i64,
     pub gross_display: String,
+    /// Card refunds + cash refunds.
     pub refunds: i64,
     pub refunds_display: String,
+    pub card_refunds: i64,
+    pub card_refunds_display: String,
+    pub cash_refunds: i64,
+    pub cash_refunds_display: String,
     pub net: i64,
     pub net_display: String,
-    pub payment_count: u32,
-    pub pending_count: u32,
+    /// Tenders counted in `gross` (a split sale's cash and card are two).
+    pub payment_count: i64,
+    /// Sales paid by those tenders.
+    pub sale_count: i64,
+    /// Canceled sales, and what their tenders had taken before the cancel gave it back.
+    pub canceled_count: i64,
+    pub canceled: i64,
+    pub canceled_display: String,
+    /// Card tenders whose outcome is not known yet (or authorized, not captured): not in
+    /// `gross`.
+    pub pending_count: i64,
     pub pending: i64,
     pub pending_display: String,
-    pub declined_count: u32,
+    /// Of `gross`: card tenders accepted offline, not confirmed by the processor yet.
+    pub offline_count: i64,
+    pub offline: i64,
+    pub offline_display: String,
+    pub declined_count: i64,
     /// Attempts the PSP answered with its stored first response (replays) or
     /// turned away because the first was still running (409): each would have been
     /// a second charge without the idempotency key.
-    pub duplicates_prevented: u32,
-    /// Captured sales, for the per-hour chart (binned by the UI in local time).
+    pub duplicates_prevented: i64,
+    /// Each tender in `gross` with its time, for the per-hour chart (binned by the UI
+    /// in local time): the bars add up to `gross`.
     pub sales: Vec<Sale>,
 }
 
 pub struct ReportInput<'a> {
-    pub payments: &'a [Payment],
-    /// (payment index, timeline) for each payment
-    pub timelines: &'a [Vec<TimelineEntry>],
+    pub takings: &'a Takings,
+    pub taken: &'a [Taken],
+    pub stats: PaymentDayStats,
     pub since: i64,
     pub currency: &'a str,
 }
 
 pub fn report(inp: ReportInput<'_>) -> ReportView {
     let cur = inp.currency;
-    let (mut gross, mut refunds, mut pending, mut count, mut pending_count, mut declined, mut dupes) =
-        (0i64, 0i64, 0i64, 0u32, 0u32, 0u32, 0u32);
-    let mut sales = Vec::new();
-    for (p, tl) in inp.payments.iter().zip(inp.timelines) {
-        if p.created_at_ms < inp.since || !p.amount.currency.code().eq_ignore_ascii_case(cur) {
-            continue;
-        }
-        dupes += tl
-            .iter()
-            .filter(|t| t.kind == "attempt" && (t.replayed || t.outcome.as_deref() == Some("in_progress_409")))
-            .count() as u32;
-        match p.state {
-            PaymentState::Captured | PaymentState::Refunding | PaymentState::PartiallyRefunded | PaymentState::Refunded => {
-                gross += p.amount.amount_minor;
-                refunds += p.refunded_minor;
-                count += 1;
-                sales.push(Sale { at: p.created_at_ms, amount: p.amount.amount_minor });
-            }
-            PaymentState::QueuedOffline | PaymentState::Created | PaymentState::Authorizing | PaymentState::Authorized | PaymentState::Capturing => {
-                pending += p.amount.amount_minor;
-                pending_count += 1;
-            }
-            PaymentState::Failed => declined += 1,
-            PaymentState::Canceled => {}
-        }
-    }
+    let k = inp.takings;
+    let fmt = |m: i64| money::format(m, cur);
     ReportView {
         currency: cur.to_string(),
         money: money::MoneyFormat::of(cur),
         since: inp.since,
-        gross,
-        gross_display: money::format(gross, cur),
-        refunds,
-        refunds_display: money::format(refunds, cur),
-        net: gross - refunds,
-        net_display: money::format(gross - refunds, cur),
-        payment_count: count,
-        pending_count,
-        pending,
-        pending_display: money::format(pending, cur),
-        declined_count: declined,
-        duplicates_prevented: dupes,
-        sales,
+        gross: k.sales_minor,
+        gross_display: fmt(k.sales_minor),
+        refunds: k.refunds_minor,
+        refunds_display: fmt(k.refunds_minor),
+        card_refunds: k.card_refunds_minor,
+        card_refunds_display: fmt(k.card_refunds_minor),
+        cash_refunds: k.cash_refunds_minor,
+        cash_refunds_display: fmt(k.cash_refunds_minor),
+        net: k.net_minor,
+        net_display: fmt(k.net_minor),
+        payment_count: k.tender_count,
+        sale_count: k.sale_count,
+        canceled_count: k.canceled_sales,
+        canceled: k.canceled_minor,
+        canceled_display: fmt(k.canceled_minor),
+        pending_count: k.pending_count,
+        pending: k.pending_minor,
+        pending_display: fmt(k.pending_minor),
+        offline_count: k.offline_count,
+        offline: k.offline_minor,
+        offline_display: fmt(k.offline_minor),
+        declined_count: inp.stats.declined,
+        duplicates_prevented: inp.stats.duplicates_prevented,
+        sales: inp.taken.iter().map(|t| Sale { at: t.at_ms, amount: t.amount_minor }).collect(),
     }
 }

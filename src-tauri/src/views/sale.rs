@@ -237,7 +237,9 @@ pub struct UnpaidRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct TenderDayView {
     pub by_kind: Vec<KindTotal>,
-    pub expected_drawer: Vec<Amount>,
+    /// What the drawer should hold; `None` while a shift is open: that figure is the
+    /// blind close's (design §12.10), shown only by the audited X report until the close.
+    pub expected_drawer: Option<Vec<Amount>>,
     pub unpaid_balances: Vec<UnpaidRow>,
     /// Unpaid balances beyond the listed ones (the tile counts them too).
     pub unpaid_balances_not_listed: i64,
@@ -247,7 +249,8 @@ pub struct TenderDayView {
 }
 
 impl TenderDayView {
-    pub fn of(d: &TenderDay) -> TenderDayView {
+    /// `shift_open`: a shift is open, so the expected drawer is left out.
+    pub fn of(d: &TenderDay, shift_open: bool) -> TenderDayView {
         TenderDayView {
             by_kind: d
                 .by_kind
@@ -258,7 +261,7 @@ impl TenderDayView {
                     settled: Amount::of(k.settled_minor, k.currency.code()),
                 })
                 .collect(),
-            expected_drawer: d.expected_drawer.iter().map(|(c, m)| Amount::of(*m, c.code())).collect(),
+            expected_drawer: (!shift_open).then(|| d.expected_drawer.iter().map(|(c, m)| Amount::of(*m, c.code())).collect()),
             unpaid_balances: d
                 .unpaid_balances
                 .iter()

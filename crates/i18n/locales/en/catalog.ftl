@@ -52,7 +52,8 @@ store-printer-none = Printer removed.
 # Printing and catalog results, formatted in Rust.
 print-sent = Receipt sent to the printer.
 print-sent-reprint = Reprint sent to the printer.
-print-unreachable = The receipt printer at { $target } did not print ({ $why }). The sale is paid and not affected. Check that the printer is on and connected, then press Print again: that copy is marked REPRINT.
+print-unreachable = The receipt printer at { $target } did not print ({ $why }). The sale is paid and not affected. Check that the printer is on and connected, then press Print again: nothing came out, so that copy is the original.
+print-unreachable-reprint = The receipt printer at { $target } did not print ({ $why }). The sale is paid and not affected. Check that the printer is on and connected, then press Print again: that copy is marked REPRINT.
 catalog-item-not-saved = The item was not saved: { $count ->
     [one] one problem.
    *[other] { $count } problems.

@@ -22,6 +22,9 @@ shift-report-short = Short
 shift-report-even = Over / short
 shift-report-tenders = Settled tenders
 shift-report-sales = Sales
+shift-report-card-refunds = Card refunds
+shift-report-net = Net sales
+shift-report-canceled = Canceled sales x { $count }
 shift-report-checkpoint = Audit checkpoint
 shift-report-not-closed = Shift still open: not a closing report
 # Errors of the shift commands (src-tauri/src/error.rs).

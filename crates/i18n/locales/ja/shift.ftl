@@ -22,6 +22,9 @@ shift-report-short = 不足
 shift-report-even = 過不足
 shift-report-tenders = 決済内訳
 shift-report-sales = 売上件数
+shift-report-card-refunds = カード返金
+shift-report-net = 純売上
+shift-report-canceled = 取消 { $count }件
 shift-report-checkpoint = 監査チェックポイント
 shift-report-not-closed = シフト継続中 (精算ではありません)
 # シフト系コマンドのエラー (src-tauri/src/error.rs)。

@@ -101,6 +101,34 @@ impl Ledger {
         Ok(cart)
     }
 
+    /// Sets a line's quantity (0 removes it) only if `accept` takes the cart it leaves —
+    /// a rule the caller holds over the new figures, such as the cashier's discount limit
+    /// on the discounts' new bases. Refused, nothing changes and `Ok(None)` is returned;
+    /// the check and the change are one transaction.
+    pub fn set_quantity_if(
+        &mut self,
+        cart_id: CartId,
+        sku: &str,
+        quantity: i64,
+        now_ms: i64,
+        accept: impl FnOnce(&Cart) -> bool,
+    ) -> Result<Option<Cart>> {
+        if quantity < 0 {
+            return Err(Error::InvalidInput(format!("quantity {quantity} must not be negative")));
+        }
+        let tx = self.write_tx()?;
+        let cart = editable_cart(&tx, cart_id)?;
+        let product = product_for_cart(&tx, sku, cart.currency)?;
+        set_line(&tx, cart_id, &product, quantity, now_ms)?;
+        let cart = load_cart(&tx, cart_id)?;
+        if !accept(&cart) {
+            // Dropped uncommitted: rolled back.
+            return Ok(None);
+        }
+        tx.commit()?;
+        Ok(Some(cart))
+    }
+
     pub fn remove_from_cart(&mut self, cart_id: CartId, sku: &str, now_ms: i64) -> Result<Cart> {
         self.set_quantity(cart_id, sku, 0, now_ms)
     }

@@ -29,7 +29,8 @@ pub use outbox::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 mod payments;
 mod receipts;
 mod reports;
-pub use receipts::{local_time, receipt_sale_data, ReceiptPrint};
+pub use reports::PaymentDayStats;
+pub use receipts::{local_time, receipt_sale_data, PrintOutcome, ReceiptPrint};
 mod refunds;
 mod restored;
 pub use restored::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
@@ -39,6 +40,8 @@ mod session;
 pub mod shift;
 mod staff;
 mod staff_published;
+mod takings;
+pub use takings::Period;
 
 pub use audit::AuditInput;
 pub(crate) use audit::seal_audit;

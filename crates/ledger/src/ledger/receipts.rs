@@ -1,9 +1,10 @@
 //! Receipts from the ledger (design §11.14): a pure function turns a paid sale and the
 //! store's settings into paydesk-receipt's `SaleData` (with the tax settings the sale
-//! was locked with), and `receipt_prints` records every print. The first print of a
-//! sale is the only one not marked as a reprint; a retry after a failure is a reprint
-//! (paper may have come out). Printing happens after the sale is committed and its
-//! outcome is only recorded, never fed back into the sale.
+//! was locked with), and `receipt_prints` records every print. A sale's receipt is
+//! unmarked until a copy may have come out of a printer (design §11.8): a retry after a
+//! failure that reached no printer is still the original (and opens a cash sale's
+//! drawer), a retry after one that may have printed is a reprint. Printing happens after
+//! the sale is committed and its outcome is only recorded, never fed back into the sale.
 
 use paydesk_receipt::{Currency as RCurrency, Language, LineInput, LocalDateTime, SaleData, StoreInfo, Tender as RTender, TenderKind as RKind};
 use paydesk_tax::{RegistrationNumber, TaxSettings};
@@ -29,6 +30,29 @@ pub struct ReceiptPrint {
     pub outcome: String,
     pub error: Option<String>,
     pub at_ms: i64,
+    /// Paper may have come out (printed, or stopped part-way).
+    pub paper: bool,
+}
+
+/// How a print attempt ended, as it is recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrintOutcome {
+    Printed,
+    /// `may_have_printed`: some of the job may have reached paper (paydesk-receipt's
+    /// `PrintError::may_have_printed`: stopped part-way), so the next copy is a reprint.
+    Failed { may_have_printed: bool },
+    /// Shown or written out, never on paper.
+    Rendered,
+}
+
+impl PrintOutcome {
+    const fn stored(self) -> (&'static str, bool) {
+        match self {
+            PrintOutcome::Printed => ("printed", true),
+            PrintOutcome::Failed { may_have_printed } => ("failed", may_have_printed),
+            PrintOutcome::Rendered => ("rendered", false),
+        }
+    }
 }
 
 /// The store's local time: Japan is UTC+9 all year; an en-US store is shown in UTC
@@ -134,45 +158,48 @@ impl Ledger {
         receipt_sale_data(&sale, &store, &names, tax)
     }
 
-    /// Whether the next print of this sale's receipt is a reprint (any earlier print,
-    /// whatever its outcome).
+    /// Whether the next print of this sale's receipt is a reprint: an earlier copy may
+    /// have come out (printed, or stopped part-way). Attempts that reached no printer do
+    /// not count: the next one is still the original.
     pub fn next_print_is_reprint(&self, cart_id: CartId) -> Result<bool> {
-        let n: i64 = self.conn.row_cached("SELECT count(*) FROM receipt_prints WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
-        Ok(n > 0)
+        Ok(self.conn.row_cached(
+            "SELECT EXISTS (SELECT 1 FROM receipt_prints WHERE cart_id = ?1 AND paper = 1)",
+            [cart_id.0],
+            |r| r.get(0),
+        )?)
     }
 
-    /// Records one print (after it was attempted). Its number is the next of the sale;
-    /// number 1 is the original, every later one a reprint.
+    /// Records one print (after it was attempted) with the next number of the sale. It is
+    /// the original exactly when no earlier copy may have come out
+    /// ([`Ledger::next_print_is_reprint`], decided in the same transaction; a trigger
+    /// holds the rule).
     pub fn record_receipt_print(
         &mut self,
         cart_id: CartId,
         format: &str,
         target: &str,
-        outcome: &str,
+        outcome: PrintOutcome,
         error: Option<&str>,
         now_ms: i64,
     ) -> Result<ReceiptPrint> {
         let error = error.map(|e| e.chars().take(1000).collect::<String>());
         let target: String = target.chars().take(300).collect();
+        let (outcome, paper) = outcome.stored();
         let tx = self.write_tx()?;
         let print_no: i64 =
             tx.row_cached("SELECT COALESCE(MAX(print_no), 0) + 1 FROM receipt_prints WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
+        let reprint: bool = tx.row_cached(
+            "SELECT EXISTS (SELECT 1 FROM receipt_prints WHERE cart_id = ?1 AND paper = 1)",
+            [cart_id.0],
+            |r| r.get(0),
+        )?;
         tx.exec_cached(
-            "INSERT INTO receipt_prints (cart_id, print_no, reprint, format, target, outcome, error, at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![cart_id.0, print_no, i64::from(print_no > 1), format, target, outcome, error, now_ms],
+            "INSERT INTO receipt_prints (cart_id, print_no, reprint, format, target, outcome, error, at_ms, paper)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![cart_id.0, print_no, reprint, format, target, outcome, error, now_ms, paper],
         )?;
         tx.commit()?;
-        Ok(ReceiptPrint {
-            cart_id,
-            print_no,
-            reprint: print_no > 1,
-            format: format.into(),
-            target,
-            outcome: outcome.into(),
-            error,
-            at_ms: now_ms,
-        })
+        Ok(ReceiptPrint { cart_id, print_no, reprint, format: format.into(), target, outcome: outcome.into(), error, at_ms: now_ms, paper })
     }
 
     /// Sales whose cart is paid, newest first: at most `limit` (1 to 100), older than
@@ -193,7 +220,7 @@ impl Ledger {
     pub fn receipt_prints(&self, cart_id: CartId) -> Result<Vec<ReceiptPrint>> {
         collect(
             &self.conn,
-            "SELECT print_no, reprint, format, target, outcome, error, at_ms FROM receipt_prints WHERE cart_id = ?1 ORDER BY print_no",
+"SELECT print_no, reprint, format, target, outcome, error, at_ms, paper FROM receipt_prints WHERE cart_id = ?1 ORDER BY print_no",
             [cart_id.0],
             |r| {
                 Ok(Ok(ReceiptPrint {
@@ -205,6 +232,7 @@ impl Ledger {
                     outcome: r.get(4)?,
                     error: r.get(5)?,
                     at_ms: r.get(6)?,
+                    paper: r.get(7)?,
                 }))
             },
         )

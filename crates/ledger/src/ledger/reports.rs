@@ -23,4 +23,31 @@ impl Ledger {
             .row_cached("SELECT created_at_ms FROM payments ORDER BY id LIMIT 1", [], |r| r.get(0))
             .optional()?)
     }
+
+    /// End of day's payment counts for payments created at or after `since_ms` in
+    /// `currency`: how many failed (declined or refused), and how many attempts the PSP
+    /// answered with its stored first response (a replay) or turned away while the first
+    /// ran (409) — each would have been a second charge without the idempotency key.
+    pub fn payment_day_stats(&self, currency: crate::money::Currency, since_ms: i64) -> Result<PaymentDayStats> {
+        let declined = self.conn.row_cached(
+            "SELECT count(*) FROM payments WHERE state = 'failed' AND currency = ?1 AND created_at_ms >= ?2",
+            params![currency.code(), since_ms],
+            |r| r.get(0),
+        )?;
+        let duplicates_prevented = self.conn.row_cached(
+            "SELECT count(*) FROM payment_timeline tl JOIN payments p ON p.id = tl.payment_id
+             WHERE p.currency = ?1 AND p.created_at_ms >= ?2 AND tl.kind = 'attempt'
+               AND (tl.replayed = 1 OR tl.outcome = 'in_progress_409')",
+            params![currency.code(), since_ms],
+            |r| r.get(0),
+        )?;
+        Ok(PaymentDayStats { declined, duplicates_prevented })
+    }
+}
+
+/// See [`Ledger::payment_day_stats`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PaymentDayStats {
+    pub declined: i64,
+    pub duplicates_prevented: i64,
 }

@@ -95,6 +95,14 @@ pub fn layout(r: &DrawerReport, paper: Paper) -> Vec<Row> {
         o.pair(&format!("  {} x {}", words.tender(t.kind), t.count), &money(t.amount), false);
     }
     o.pair(&m(id!("shift-report-sales")), &d.sales.to_string(), false);
+    if let (Some(k), Some(net)) = (&d.takings, r.net) {
+        o.pair(&m(id!("shift-report-card-refunds")), &money(-k.card_refunds), false);
+        o.pair(&m(id!("shift-report-cash-refunds")), &money(-k.cash_refunds), false);
+        o.pair(&m(id!("shift-report-net")), &money(net), true);
+        if k.canceled_sales > 0 {
+            o.pair(&tr!(l, "shift-report-canceled", count = k.canceled_sales.to_string()), &money(k.canceled_amount), false);
+        }
+    }
 
     if let Some(c) = &d.close {
         o.rule();

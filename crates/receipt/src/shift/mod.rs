@@ -68,6 +68,16 @@ pub struct TenderLine {
     pub amount: i64,
 }
 
+/// The takings beyond the tenders: what was given back and what was canceled. The sales
+/// are the tenders' sum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TakingsLines {
+    pub card_refunds: i64,
+    pub cash_refunds: i64,
+    pub canceled_sales: i64,
+    pub canceled_amount: i64,
+}
+
 /// What the close recorded: the blind count and the head of the audit chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CloseData {
@@ -100,6 +110,10 @@ pub struct DrawerReportData {
     pub paid: Vec<PaidLine>,
     pub tenders: Vec<TenderLine>,
     pub sales: i64,
+    /// Refunds, net and canceled sales by End of day's definitions; `None` on a Z
+    /// report written before the ledger kept them (then nothing is printed for them).
+    #[serde(default)]
+    pub takings: Option<TakingsLines>,
     /// Present exactly for a Z report.
     #[serde(default)]
     pub close: Option<CloseData>,
@@ -117,6 +131,8 @@ pub struct DrawerReport {
     pub paid_out: i64,
     /// float + cash sales − cash returned at cancels − cash refunds + paid in − paid out.
     pub expected: i64,
+    /// The tenders' sum − card refunds − cash refunds (when the takings are known).
+    pub net: Option<i64>,
     /// The blind count's total (Z only).
     pub counted: Option<i64>,
     /// counted − expected: positive over, negative short (Z only).
@@ -216,6 +232,25 @@ pub fn build_drawer_report(d: &DrawerReportData) -> Result<DrawerReport, Receipt
         check_figure(&format!("tenders[{i}].count"), t.count)?;
         check_figure(&format!("tenders[{i}].amount"), t.amount)?;
     }
+    let mut tendered: i64 = 0;
+    for t in &d.tenders {
+        // At most 8 lines of at most 10^13: no overflow.
+        tendered += t.amount;
+    }
+    let net = match &d.takings {
+        None => None,
+        Some(k) => {
+            for (field, v) in [
+                ("takings.card_refunds", k.card_refunds),
+                ("takings.cash_refunds", k.cash_refunds),
+                ("takings.canceled_sales", k.canceled_sales),
+                ("takings.canceled_amount", k.canceled_amount),
+            ] {
+                check_figure(field, v)?;
+            }
+            Some(tendered - k.card_refunds - k.cash_refunds)
+        }
+    };
     let cash_sales = d.cash_received - d.change_given;
     // Each term is at most 10^13 and there are seven: no overflow.
     let expected = float_total + cash_sales - d.cash_cancel_returns - d.cash_refunds + paid_in - paid_out;
@@ -237,6 +272,6 @@ pub fn build_drawer_report(d: &DrawerReportData) -> Result<DrawerReport, Receipt
         (ReportKind::X, Some(_)) => return Err(bad("close", "an X report has no close")),
         (ReportKind::Z { .. }, None) => return Err(bad("close", "a Z report needs its close (count and checkpoint)")),
     };
-    Ok(DrawerReport { data: d.clone(), float_total, cash_sales, paid_in, paid_out, expected, counted, over_short })
+    Ok(DrawerReport { data: d.clone(), float_total, cash_sales, paid_in, paid_out, expected, net, counted, over_short })
 }
 

@@ -5,7 +5,8 @@
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
-use super::{load_tenders, sale_tx};
+use super::sale_tx;
+use crate::ledger::takings::{takings_tx, Period};
 use crate::error::Result;
 use crate::ledger::{collect, Ledger};
 use crate::money::Currency;
@@ -34,7 +35,8 @@ pub struct UnpaidBalance {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct TenderDay {
-    /// Settled tenders created since the report's start, per kind and currency.
+    /// Tenders created since the report's start that count as takings (settled or
+    /// accepted offline, their sale not canceled), per kind and currency.
     pub by_kind: Vec<TenderKindTotal>,
     /// Sum of every cash movement per currency: what the drawer should hold.
     pub expected_drawer: Vec<(Currency, i64)>,
@@ -54,31 +56,18 @@ pub struct TenderDay {
 impl Ledger {
     /// The tender part of End of day for tenders created at or after `since_ms`.
     pub fn tender_day(&self, since_ms: i64) -> Result<TenderDay> {
-        let carts = collect(
+        // Per kind by the takings' definitions (End of day's headline figures and the X /
+        // Z reports): a canceled sale's tenders are not takings.
+        let currencies = collect(
             &self.conn,
-            "SELECT DISTINCT cart_id FROM tenders WHERE created_at_ms >= ?1 ORDER BY cart_id",
+            "SELECT DISTINCT currency FROM tenders WHERE created_at_ms >= ?1 ORDER BY currency",
             params![since_ms],
-            |r| Ok(Ok(CartId(r.get(0)?))),
+            |r| Ok(r.get::<_, String>(0)?.parse::<Currency>()),
         )?;
         let mut by_kind: Vec<TenderKindTotal> = Vec::new();
-        for cart in carts {
-            for t in load_tenders(&self.conn, cart)? {
-                if t.created_at_ms < since_ms || !t.state.is_settled() {
-                    continue;
-                }
-                match by_kind.iter_mut().find(|k| k.kind == t.kind && k.currency == t.amount.currency) {
-                    Some(k) => {
-                        k.count += 1;
-                        k.settled_minor = k.settled_minor.checked_add(t.amount.amount_minor).ok_or(crate::Error::Overflow)?;
-                    }
-                    None => by_kind.push(TenderKindTotal {
-                        kind: t.kind,
-                        currency: t.amount.currency,
-                        count: 1,
-                        settled_minor: t.amount.amount_minor,
-                    }),
-                }
-            }
+        for currency in currencies {
+            let t = takings_tx(&self.conn, currency, Period::Since(since_ms))?;
+            by_kind.extend(t.by_kind.into_iter().map(|k| TenderKindTotal { kind: k.kind, currency, count: k.count, settled_minor: k.amount_minor }));
         }
         // Every sale with a declined offline tender is read, not the first few: a balance
         // collected later no longer counts, and a LIMIT here once hid the newest unpaid

@@ -1,6 +1,7 @@
 //! The X / Z report of a shift (design §12.7), built from the ledger's rows in one read:
 //! the float, the drawer's movements tagged with the shift, paid in / out, and the
-//! settled tenders per kind. An X report is this while the shift is open; a Z report is
+//! takings by End of day's definitions (`crate::takings`: tenders per kind, refunds, net,
+//! canceled sales apart), so End of day and the X / Z reports agree. An X report is this while the shift is open; a Z report is
 //! this frozen at the close with the blind count beside it.
 
 use paydesk_access::audit::Anchor;
@@ -12,8 +13,9 @@ use super::{shift_by_id_tx, Shift};
 use crate::error::{Error, Result};
 use crate::ledger::collect;
 use crate::money::Currency;
-use crate::tender::TenderKind;
-use crate::types::CartId;
+use crate::ledger::takings::{takings_tx, Period};
+pub use crate::takings::TenderTotal;
+use crate::takings::Takings;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -51,14 +53,6 @@ pub struct PaidInOut {
     pub at_ms: i64,
 }
 
-/// Settled tenders of one kind taken in the shift.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TenderTotal {
-    pub kind: TenderKind,
-    pub count: i64,
-    pub amount_minor: i64,
-}
-
 /// A shift's figures. All amounts in the shift's currency, minor units; the cash ones
 /// are positive and their signs are in the formula for `expected_drawer_minor`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,9 +69,14 @@ pub struct ShiftReport {
     pub paid_in_out: Vec<PaidInOut>,
     /// float + received - change - cancel returns - refunds + paid in - paid out.
     pub expected_drawer_minor: i64,
+    /// The takings' tenders per kind (`takings.by_kind`).
     pub tenders: Vec<TenderTotal>,
-    /// Sales with at least one settled tender in this shift.
+    /// Sales with at least one tender in this shift that counts (`takings.sale_count`).
     pub sales: i64,
+    /// Sales, refunds (card and cash), net and canceled sales by End of day's definitions
+    /// (`crate::takings`). `None` in a Z report written before they were kept.
+    #[serde(default)]
+    pub takings: Option<Takings>,
     pub at_ms: i64,
 }
 
@@ -135,41 +134,9 @@ pub(super) fn shift_report_tx(conn: &Connection, shift_id: i64, now_ms: i64) -> 
         + paid_in_minor
         - paid_out_minor;
 
-    let carts = collect(
-        conn,
-        "SELECT DISTINCT cart_id FROM tenders WHERE shift_id = ?1 ORDER BY cart_id",
-        [shift_id],
-        |r| Ok(Ok(CartId(r.get(0)?))),
-    )?;
-    // A tender taken in an earlier shift of the same sale stays with that shift: only
-    // this shift's tender ids count (one query, not one per tender).
-    let in_shift: std::collections::HashSet<i64> =
-        collect(conn, "SELECT id FROM tenders WHERE shift_id = ?1", [shift_id], |r| Ok(Ok(r.get::<_, i64>(0)?)))?
-            .into_iter()
-            .collect();
-    let mut tenders: Vec<TenderTotal> = Vec::new();
-    let mut sales = 0;
-    for cart in carts {
-        let mut counted = false;
-        for t in crate::ledger::sale::load_tenders(conn, cart)? {
-            if !t.state.is_settled() || t.amount.currency != c {
-                continue;
-            }
-            if !in_shift.contains(&t.id.0) {
-                continue;
-            }
-            counted = true;
-            match tenders.iter_mut().find(|x| x.kind == t.kind) {
-                Some(x) => {
-                    x.count += 1;
-                    x.amount_minor += t.amount.amount_minor;
-                }
-                None => tenders.push(TenderTotal { kind: t.kind, count: 1, amount_minor: t.amount.amount_minor }),
-            }
-        }
-        sales += i64::from(counted);
-    }
-    tenders.sort_by_key(|t| t.kind.as_str());
+    // The tenders, sales and refunds by the definitions End of day uses: a tender taken
+    // in an earlier shift of the same sale stays with that shift (tenders are tagged).
+    let takings = takings_tx(conn, c, Period::Shift(shift_id))?;
     Ok(ShiftReport {
         shift,
         cash_received_minor,
@@ -180,8 +147,9 @@ pub(super) fn shift_report_tx(conn: &Connection, shift_id: i64, now_ms: i64) -> 
         paid_out_minor,
         paid_in_out,
         expected_drawer_minor,
-        tenders,
-        sales,
+        tenders: takings.by_kind.clone(),
+        sales: takings.sale_count,
+        takings: Some(takings),
         at_ms: now_ms,
     })
 }

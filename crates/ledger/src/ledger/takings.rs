@@ -1,0 +1,136 @@
+//! The facts a period's takings are built from (design §8.7, §12.7), read in one pass:
+//! the tenders taken in it with their state as the sale sees it, and the refunds given
+//! back in it. Read-only; the arithmetic is `crate::takings`, shared by End of day and the
+//! X / Z reports so the three cannot disagree.
+
+use rusqlite::{params, Connection};
+
+use super::collect;
+use super::shift::shift_by_id_tx;
+use crate::error::{Error, Result};
+use crate::money::Currency;
+use crate::takings::{taken, RefundFact, Taken, Takings, TenderFact};
+use crate::tender::{TenderKind, TenderStanding, TenderState};
+use crate::types::CartId;
+use crate::Ledger;
+
+/// Which tenders and refunds a report covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Period {
+    /// Everything taken or given back at or after this time (ms): End of day.
+    Since(i64),
+    /// One shift: its tenders and drawer movements (tagged with the shift when they were
+    /// written), and the card refunds made while it was open (at most one shift is open,
+    /// so the times say whose they are).
+    Shift(i64),
+}
+
+/// The rows a period selects: tenders and cash movements by shift (or any) and time.
+struct Window {
+    shift_id: Option<i64>,
+    from_ms: i64,
+    to_ms: i64,
+    /// Card refunds carry no shift: by their time.
+    refunds_from_ms: i64,
+    refunds_to_ms: i64,
+}
+
+fn window(conn: &Connection, p: Period) -> Result<Window> {
+    Ok(match p {
+        Period::Since(since) => {
+            Window { shift_id: None, from_ms: since, to_ms: i64::MAX, refunds_from_ms: since, refunds_to_ms: i64::MAX }
+        }
+        Period::Shift(id) => {
+            let s = shift_by_id_tx(conn, id)?.ok_or_else(|| Error::InvalidInput(format!("there is no shift {id}")))?;
+            Window {
+                shift_id: Some(id),
+                from_ms: i64::MIN,
+                to_ms: i64::MAX,
+                refunds_from_ms: s.opened_at_ms,
+                refunds_to_ms: s.closed_at_ms.unwrap_or(i64::MAX),
+            }
+        }
+    })
+}
+
+fn tender_facts(conn: &Connection, currency: Currency, w: &Window) -> Result<Vec<TenderFact>> {
+    collect(
+        conn,
+        "SELECT t.cart_id, t.kind, t.standing, t.amount_minor, t.created_at_ms, p.state, p.offline,
+                EXISTS (SELECT 1 FROM sale_cancels c WHERE c.cart_id = t.cart_id)
+         FROM tenders t LEFT JOIN payments p ON p.id = t.payment_id
+         WHERE t.currency = ?1 AND (?2 IS NULL OR t.shift_id = ?2) AND t.created_at_ms BETWEEN ?3 AND ?4
+         ORDER BY t.created_at_ms, t.id",
+        params![currency.code(), w.shift_id, w.from_ms, w.to_ms],
+        |r| {
+            let (cart, kind, standing, amount_minor, at_ms): (i64, String, String, i64, i64) =
+                (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+            let (payment_state, offline, sale_canceled): (Option<String>, Option<i64>, bool) = (r.get(5)?, r.get(6)?, r.get(7)?);
+            Ok((|| {
+                let kind: TenderKind = kind.parse()?;
+                let standing: TenderStanding = standing.parse()?;
+                // The same derivation as the sale's (design §8.2), never a stored state.
+                let state = match (kind, payment_state) {
+                    (TenderKind::Cash, _) => TenderState::of_cash(standing),
+                    (TenderKind::Card, Some(ps)) => TenderState::of_card(standing, ps.parse()?, offline == Some(1)),
+                    (TenderKind::Card, None) => {
+                        return Err(Error::UnknownValue { what: "card tender without payment", value: format!("sale {cart}") })
+                    }
+                };
+                Ok(TenderFact { cart_id: CartId(cart), kind, state, amount_minor, at_ms, sale_canceled })
+            })())
+        },
+    )
+}
+
+fn refund_facts(conn: &Connection, currency: Currency, w: &Window) -> Result<Vec<RefundFact>> {
+    // A refund counts when it gave back money of a sale that counts: its tender active
+    // (not a superseded charge) and its sale not canceled (a cancel's refunds undo a sale
+    // that is not in the takings).
+    let mut out = collect(
+        conn,
+        "SELECT r.amount_minor FROM refunds r JOIN tenders t ON t.payment_id = r.payment_id
+         WHERE r.state = 'succeeded' AND r.currency = ?1 AND t.standing = 'active'
+           AND NOT EXISTS (SELECT 1 FROM sale_cancels c WHERE c.cart_id = t.cart_id)
+           AND r.created_at_ms BETWEEN ?2 AND ?3
+         ORDER BY r.id",
+        params![currency.code(), w.refunds_from_ms, w.refunds_to_ms],
+        |r| Ok(Ok(RefundFact { kind: TenderKind::Card, amount_minor: r.get(0)? })),
+    )?;
+    out.extend(collect(
+        conn,
+        "SELECT -amount_minor FROM cash_movements
+         WHERE kind = 'refund_out' AND currency = ?1 AND (?2 IS NULL OR shift_id = ?2) AND at_ms BETWEEN ?3 AND ?4
+         ORDER BY id",
+        params![currency.code(), w.shift_id, w.from_ms, w.to_ms],
+        |r| Ok(Ok(RefundFact { kind: TenderKind::Cash, amount_minor: r.get(0)? })),
+    )?);
+    Ok(out)
+}
+
+/// A period's facts as read.
+struct Facts {
+    tenders: Vec<TenderFact>,
+    refunds: Vec<RefundFact>,
+}
+
+/// The facts of `period` in `currency`.
+fn facts_tx(conn: &Connection, currency: Currency, period: Period) -> Result<Facts> {
+    let w = window(conn, period)?;
+    Ok(Facts { tenders: tender_facts(conn, currency, &w)?, refunds: refund_facts(conn, currency, &w)? })
+}
+
+/// The takings of `period` in `currency`.
+pub(crate) fn takings_tx(conn: &Connection, currency: Currency, period: Period) -> Result<Takings> {
+    let f = facts_tx(conn, currency, period)?;
+    Takings::of(&f.tenders, &f.refunds)
+}
+
+impl Ledger {
+    /// The takings of `period` in `currency`, and each tender counted as a sale with its
+    /// time (End of day's per-hour chart).
+    pub fn takings(&self, currency: Currency, period: Period) -> Result<(Takings, Vec<Taken>)> {
+        let f = facts_tx(&self.conn, currency, period)?;
+        Ok((Takings::of(&f.tenders, &f.refunds)?, taken(&f.tenders)))
+    }
+}
