@@ -560,6 +560,9 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_sales::SALES,
     // v13: the register's own catalog items, staff and tax setup in the outbox (design §9.19).
     crate::schema_local::LOCAL,
+    // v14: the store's time zone, the one receipts, reports and the screens tell the time
+    // in (design §11.14). Empty: the locale's own zone (Asia/Tokyo, America/Los_Angeles).
+    "ALTER TABLE store_settings ADD COLUMN time_zone TEXT NOT NULL DEFAULT '' CHECK (length(time_zone) <= 64);",
 ];
 
 /// The version whose migration turned the audit log into a chain.

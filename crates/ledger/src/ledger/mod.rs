@@ -27,7 +27,7 @@ pub use outbox::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 mod payments;
 mod receipts;
 mod reports;
-pub use receipts::{local_time, receipt_sale_data, ReceiptPrint};
+pub use receipts::{local_time, receipt_sale_data, store_time, ReceiptPrint};
 mod refunds;
 mod restored;
 pub use restored::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
