@@ -30,7 +30,7 @@ async fn card_sale(app: &App, code: &str) -> String {
 }
 
 /// The receipt on screen is drawn one printed line per screen line: nothing wraps,
-/// nothing is cut at the right.
+/// nothing is cut at the right; the card slip above it keeps each row on one line.
 const RECEIPT_UNWRAPPED: &str = r#"
 const pre = document.querySelector('#checkout .receipt-panel #sale-receipt');
 if (!pre || pre.closest('.receipt-panel').dataset.loaded !== 'true') return 'not loaded';
@@ -41,6 +41,10 @@ const inner = pre.scrollHeight - parseFloat(st.paddingTop) - parseFloat(st.paddi
 const drawn = Math.round(inner / lh);
 if (drawn !== lines) return `${lines} lines drawn as ${drawn}`;
 if (pre.scrollWidth > pre.clientWidth + 1) return `${pre.scrollWidth} px of text in ${pre.clientWidth} px`;
+// The card slip above it: one line per row too (a processor reference included).
+const rows = [...document.querySelectorAll('#receipt .row')];
+const tall = rows.filter((r) => r.getBoundingClientRect().height > rows[0].getBoundingClientRect().height * 1.5);
+if (tall.length) return `slip rows wrapped: ${tall.map((r) => r.textContent).join(' | ')}`;
 return 'ok';
 "#;
 

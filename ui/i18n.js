@@ -41,8 +41,12 @@ export const lang = () => current;
 export const langTag = () => tag;
 /** The store's time zone: every time on screen is told in it, as on its receipts. */
 export const timeZone = () => zone;
-/** The store's time zone changed (Catalog → Store). */
-export function setTimeZone(name) { if (name) zone = name; }
+/** The store's time zone changed (Catalog → Store): the clock is told at once. */
+export function setTimeZone(name) {
+  if (!name || name === zone) return;
+  zone = name;
+  document.dispatchEvent(new CustomEvent('paydesk:time-zone'));
+}
 /** What Settings saved: '' (automatic), 'en' or 'ja'. */
 export const chosenLanguage = () => chosen;
 /** [{code, name}] of the languages to choose from, each named in its own words. */

@@ -83,6 +83,7 @@ async function start() {
   initCatalog(() => reloadCatalog().catch((e) => alertLoud(errText(e))));
   const tick = () => { $('clock').textContent = formatTime(Date.now()); };
   tick(); setInterval(tick, 10000);
+  document.addEventListener('paydesk:time-zone', tick);
   // A switch of language redraws what Rust or the screens wrote (the static text is
   // refilled by i18n.js): the register, the screen on show and the status bar.
   onLanguageChange(() => {

@@ -73,10 +73,9 @@ fn a_sale_without_a_shift_is_refused_at_its_first_item() {
 fn about_names_the_fault_profile_in_use() {
     let dir = tempfile::tempdir().unwrap();
     let (_app, w) = app(dir.path());
-    assert_eq!(call(&w, "about", json!({})).unwrap()["fault_profile"], "none");
     let settings = call(&w, "get_settings", json!({})).unwrap();
     let form = json!({ "settings": {
-        "psp_url": "", "psp_key": "", "fault_profile": "flaky",
+        "psp_url": "", "psp_key": "", "fault_profile": "chaos",
         "retention_hours": settings["retention_hours"].to_string(),
         "safety_margin_minutes": settings["safety_margin_minutes"].to_string(),
         "offline_max_amount": settings["offline_max_amount_display_plain"],
@@ -86,8 +85,8 @@ fn about_names_the_fault_profile_in_use() {
     } });
     let r = call(&w, "save_settings", form).unwrap();
     assert_eq!(r["applied"], "unchanged", "only the profile changed: {r}");
-    assert_eq!(call(&w, "about", json!({})).unwrap()["fault_profile"], "flaky");
-    assert_eq!(call(&w, "get_status", json!({})).unwrap()["fault_profile"], "flaky");
+    assert_eq!(call(&w, "about", json!({})).unwrap()["fault_profile"], "chaos");
+    assert_eq!(call(&w, "get_status", json!({})).unwrap()["fault_profile"], "chaos");
 }
 
 #[test]

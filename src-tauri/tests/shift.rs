@@ -137,7 +137,9 @@ fn a_shift_from_its_float_to_its_z_report() {
     let page = call(&w, "audit_page", json!({ "limit": 10 })).unwrap();
     let close = page.as_array().unwrap().iter().find(|r| r["action"] == "shift_close").expect("the close's row");
     assert_eq!((close["actor"].clone(), close["approver"].clone()), (json!("鈴木"), json!("山田")));
-    assert_eq!((rows[0]["action"].clone(), rows[0]["actor"].clone(), rows[0]["approver"].clone()), (json!("approved_settings"), json!("鈴木"), json!("山田")));
+    // The printer change itself is the newest row, after its approval: both names again.
+    assert_eq!((rows[0]["action"].clone(), rows[0]["actor"].clone(), rows[0]["approver"].clone()), (json!("printer_changed"), json!("鈴木"), json!("山田")));
+    assert_eq!((rows[1]["action"].clone(), rows[1]["actor"].clone(), rows[1]["approver"].clone()), (json!("approved_settings"), json!("鈴木"), json!("山田")));
     assert!(rows[0]["seq"].as_i64() > rows[1]["seq"].as_i64());
     let older = call(&w, "audit_page", json!({ "limit": 200, "before": rows[0]["seq"] })).unwrap();
     assert_eq!(older[0]["seq"], rows[1]["seq"]);
