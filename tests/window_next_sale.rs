@@ -128,8 +128,9 @@ async fn one_customer_after_another() {
     app.wait_js("return document.querySelector('#result .receipt-panel')?.dataset.loaded === 'true'", "the offline sale's receipt", LONG).await;
     app.screenshot("next-sale-offline-receipt").await;
     app.click("#result #print-receipt").await;
-    app.wait_js("return document.getElementById('receipt-msg').dataset.code === 'printer_not_set'", "no printer set", LONG).await;
-    let msg = app.text("#receipt-msg").await;
+    // (the paid cash sale's panel, hidden, keeps its own #receipt-msg: look in this one)
+    app.wait_js("return document.querySelector('#result #receipt-msg').dataset.code === 'printer_not_set'", "no printer set", LONG).await;
+    let msg = app.text("#result #receipt-msg").await;
     assert!(msg.contains("Catalog tab (F5)") && !msg.contains("under Store →"), "{msg}");
 
     // Several forwarding attempts fail before the processor is back.
