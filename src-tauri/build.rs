@@ -15,6 +15,7 @@ const COMMANDS: &[&str] = &[
     "list_payments",
     "get_payment",
     "refund",
+    "refund_sale",
     "get_report",
     "get_sale",
     "pay_cash",

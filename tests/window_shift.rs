@@ -138,15 +138,12 @@ async fn shifts_close_short_and_over_z_numbers_survive_a_crash_and_the_audit_vie
     let approval = "{ name: '山田', pin: '1111' }";
     app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{}', confirmPort: true, approval: {approval} }}).then(() => true)", printer.addr())).await;
 
-    // No shift yet: the cash sale is refused, and the register offers to open one.
+    // No shift yet: the sale is refused at its first item, and the register offers to
+    // open one.
     app.scan("COF-001").await;
-    key(&app, Key::F6).await;
-    let field = app.el("#cash-form #cash-tendered").await;
-    field.send_keys("1000").await.unwrap();
-    field.send_keys(Key::Enter).await.unwrap();
-    app.wait_js("return document.getElementById('tender-msg')?.dataset.code === 'no_open_shift'", "refused: no shift", LONG).await;
-    assert!(app.text("#tender-msg").await.contains("シフトが開始されていません"));
-    app.click("#offer-open-shift").await;
+    app.wait_js("return document.getElementById('scan-error').dataset.code === 'no_open_shift'", "refused: no shift", LONG).await;
+    assert!(app.text("#scan-error").await.contains("シフトが開始されていません"));
+    app.click("#scan-error #offer-open-shift").await;
     app.wait_js("return !document.getElementById('view-shift').hidden", "the shift screen from the offer", LONG).await;
 
     // Shift 1: float ¥16,000 counted by denomination.
@@ -156,6 +153,10 @@ async fn shifts_close_short_and_over_z_numbers_survive_a_crash_and_the_audit_vie
 
     // The coffee in cash (¥1,000 handed over, ¥750 change).
     app.click(".tab[data-view='register']").await;
+    // The refused code is still in the field: Enter adds it now.
+    assert_eq!(app.el("#scan").await.value().await.unwrap().as_deref(), Some("COF-001"));
+    app.el("#scan").await.send_keys(Key::Enter).await.unwrap();
+    app.wait_js("return document.querySelectorAll('#cart-lines li').length === 1", "the coffee in the cart", LONG).await;
     key(&app, Key::F6).await;
     let field = app.el("#cash-form #cash-tendered").await;
     field.clear().await.unwrap();

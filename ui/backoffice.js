@@ -136,11 +136,11 @@ export async function loadBackofficeSettings() {
   const url = h('input', { id: 'backoffice-url', type: 'url', maxlength: '2000', placeholder: 'http://127.0.0.1:8800', required: true });
   const code = h('input', { id: 'backoffice-code', type: 'text', maxlength: '40', autocomplete: 'off', spellcheck: 'false', required: true });
   const msg = h('p', { id: 'backoffice-message', role: 'status' });
-  const button = h('button', { id: 'backoffice-pair', type: 'submit', text: t('backoffice-pair') });
-  const form = h('form', { id: 'backoffice-form', class: 'settings-form', autocomplete: 'off' },
-    h('label', { for: 'backoffice-url', text: t('backoffice-url') }), url,
-    h('label', { for: 'backoffice-code', text: t('backoffice-code') }), code,
-    button, msg);
+  const button = h('button', { id: 'backoffice-pair', class: 'primary', type: 'submit', text: t('backoffice-pair') });
+  // One row: each field under its own label, the button level with the fields.
+  const field = (label, input) => h('label', { class: 'field', for: input.id }, h('span', { text: label }), input);
+  const form = h('form', { id: 'backoffice-form', class: 'backoffice-form', autocomplete: 'off' },
+    field(t('backoffice-url'), url), field(t('backoffice-code'), code), button, msg);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     button.disabled = true;

@@ -7,7 +7,7 @@
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
-import { msgId, t } from './i18n.js';
+import { msgId, setTimeZone, t } from './i18n.js';
 
 const MAX_CSV_BYTES = 4 * 1024 * 1024;
 const CLASSES = { standard: msgId('catalog-class-standard'), reduced: msgId('catalog-class-reduced'), exempt: msgId('catalog-class-exempt') };
@@ -153,6 +153,8 @@ async function loadStore() {
     st.tax_published ? h('p', { class: 'help', id: 'store-tax-published', text: t('store-tax-published') }) : '',
     area('receipt_header', t('store-header'), st.receipt_header),
     area('receipt_footer', t('store-footer'), st.receipt_footer),
+    // Receipts and every time on screen are told in it (an IANA name, checked by Rust).
+    field('time_zone', t('store-time-zone'), st.time_zone, { maxlength: '64', placeholder: 'America/Los_Angeles', spellcheck: 'false' }),
     h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', id: 'store-save', text: t('store-save') })),
     h('label', {}, t('store-printer'), printer),
     h('div', { class: 'actions' }, h('button', { class: 'secondary', type: 'button', id: 'printer-save', text: t('store-printer-save'),
@@ -167,6 +169,8 @@ async function loadStore() {
           }
           msg.textContent = r.printer ? t('store-printer-saved', { printer: r.printer }) : t('store-printer-none');
           msg.dataset.outcome = 'printer-saved'; msg.classList.remove('bad');
+          // A receipt on screen that said "no printer is set" is told it is now (receipt.js).
+          document.dispatchEvent(new CustomEvent('paydesk:printer-saved', { detail: r.printer }));
         } catch (e) { msg.textContent = errText(e); msg.dataset.outcome = (e && e.code) || 'error'; msg.classList.add('bad'); }
       } })),
     msg);
@@ -183,7 +187,8 @@ async function loadStore() {
     if (st.tax_published) Object.assign(d, { price_mode: st.price_mode, rounding: st.rounding });
     delete d.printer;
     try {
-      await withApproval((approval) => invoke('save_store', { store: d, approval }));
+      const saved = await withApproval((approval) => invoke('save_store', { store: d, approval }));
+      setTimeZone(saved.time_zone);
       msg.textContent = t('store-saved'); msg.dataset.outcome = 'saved'; msg.classList.remove('bad');
       announce(t('store-saved'));
     } catch (err) { msg.textContent = errText(err); msg.dataset.outcome = (err && err.code) || 'error'; msg.classList.add('bad'); alertLoud(errText(err)); }

@@ -1,7 +1,7 @@
 // DOM helpers shared by the screens: element builders, the status-bar announcement
 // and the screen reader alert, command error text, times of day.
 
-import { langTag } from './i18n.js';
+import { langTag, timeZone } from './i18n.js';
 
 export const $ = (id) => document.getElementById(id);
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -50,10 +50,10 @@ export function errText(e) {
   return String(e);
 }
 
-/** Local time of day of a timestamp (ms or ISO text); now when absent. */
+/** Time of day of a timestamp (ms or ISO text) in the store's zone; now when absent. */
 export function timeOf(iso) {
   const d = iso ? new Date(iso) : new Date();
-  return d.toLocaleTimeString(langTag(), { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return d.toLocaleTimeString(langTag(), { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone: timeZone() });
 }
 
 /**

@@ -9,6 +9,7 @@ let messages = {};
 let current = 'en';
 let tag = 'en-US';
 let chosen = '';
+let zone;   // the store's time zone (IANA); undefined: the computer's, until Rust says
 let languages = [{ code: 'en', name: 'English' }];
 const listeners = [];
 const PLACEABLE = /\{\$([A-Za-z][A-Za-z0-9_-]*)\}/g;
@@ -38,6 +39,14 @@ export const msgId = (id) => id;
 export const lang = () => current;
 /** 'en-US' or 'ja-JP'. */
 export const langTag = () => tag;
+/** The store's time zone: every time on screen is told in it, as on its receipts. */
+export const timeZone = () => zone;
+/** The store's time zone changed (Catalog → Store): the clock is told at once. */
+export function setTimeZone(name) {
+  if (!name || name === zone) return;
+  zone = name;
+  document.dispatchEvent(new CustomEvent('paydesk:time-zone'));
+}
 /** What Settings saved: '' (automatic), 'en' or 'ja'. */
 export const chosenLanguage = () => chosen;
 /** [{code, name}] of the languages to choose from, each named in its own words. */
@@ -51,6 +60,7 @@ function install(view) {
   current = view.lang;
   tag = view.tag;
   chosen = view.chosen || '';
+  setTimeZone(view.time_zone);
   languages = view.languages || languages;
   document.documentElement.lang = current;
 }
@@ -119,10 +129,10 @@ export function formatMoney(minor, currency) {
 /** Date and time of `ms` (milliseconds since the epoch) as the active language writes it:
  *  2026/12/02 14:05 in Japanese, Dec 2, 2026, 2:05 PM in English. */
 export function formatDateTime(ms) {
-  return new Intl.DateTimeFormat(tag, { year: 'numeric', month: current === 'ja' ? '2-digit' : 'short', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(ms));
+  return new Intl.DateTimeFormat(tag, { year: 'numeric', month: current === 'ja' ? '2-digit' : 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', timeZone: zone }).format(new Date(ms));
 }
 
-/** Time of day of `ms`: 14:05 in Japanese, 02:05 PM in English. */
+/** Time of day of `ms` in the store's zone: 14:05 in Japanese, 02:05 PM in English. */
 export function formatTime(ms) {
-  return new Intl.DateTimeFormat(tag, { hour: '2-digit', minute: '2-digit' }).format(new Date(ms));
+  return new Intl.DateTimeFormat(tag, { hour: '2-digit', minute: '2-digit', timeZone: zone }).format(new Date(ms));
 }

@@ -5,7 +5,7 @@
 
 import { listen } from './bridge.js';
 import { $, announce, alertLoud, errText } from './dom.js';
-import { charge, focusScan, initRegister, isCheckoutOpen, loadRegister, onProgress, registerTenderKey, reloadCatalog, setVisible } from './register.js';
+import { charge, focusScan, initRegister, isCheckoutOpen, loadRegister, nextSaleButton, onProgress, registerTenderKey, reloadCatalog, setVisible } from './register.js';
 import { initCatalog, loadCatalog } from './catalog.js';
 import { loadPayments } from './payments.js';
 import { loadReport } from './report.js';
@@ -51,10 +51,15 @@ document.addEventListener('keydown', (e) => {
   if (fkeys[e.key]) { e.preventDefault(); show(fkeys[e.key]); return; }
   if (e.key === 'F12') { e.preventDefault(); if (currentView === 'register' && !isCheckoutOpen()) charge(); return; }
   if (e.key === 'Escape') { if (currentView !== 'register') show('register'); else focusScan(); return; }
-  // A scanner "types" into whatever has focus: send stray keystrokes to the barcode field.
   const t = e.target;
   const typing = t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement;
-  if (!typing && currentView === 'register' && !isCheckoutOpen() && e.key.length === 1 && !e.ctrlKey && !e.altKey && !e.metaKey) {
+  // Enter over a finished sale means "New sale" wherever the focus went (a click on
+  // the page, a screen switched away and back); a button takes its own Enter.
+  const next = currentView === 'register' ? nextSaleButton() : null;
+  if (e.key === 'Enter' && next && !typing && !(t instanceof HTMLButtonElement)) { e.preventDefault(); next.click(); return; }
+  // A scanner "types" into whatever has focus: send stray keystrokes to the barcode
+  // field, also over a finished sale (the scan begins the next sale).
+  if (!typing && currentView === 'register' && (!isCheckoutOpen() || next) && e.key.length === 1 && !e.ctrlKey && !e.altKey && !e.metaKey) {
     $('scan').focus();
   }
 });
@@ -78,6 +83,7 @@ async function start() {
   initCatalog(() => reloadCatalog().catch((e) => alertLoud(errText(e))));
   const tick = () => { $('clock').textContent = formatTime(Date.now()); };
   tick(); setInterval(tick, 10000);
+  document.addEventListener('paydesk:time-zone', tick);
   // A switch of language redraws what Rust or the screens wrote (the static text is
   // refilled by i18n.js): the register, the screen on show and the status bar.
   onLanguageChange(() => {

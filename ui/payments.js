@@ -60,7 +60,39 @@ function selectSale(cartId) {
   selectedSale = cartId; selectedPayment = null;
   for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', 'false');
   for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', String(tr.dataset.cart === String(cartId)));
-  $('payment-detail').replaceChildren(h('h2', { text: t('receipt-screen-of-sale', { id: cartId }) }), receiptPanel(cartId));
+  $('payment-detail').replaceChildren(h('h2', { text: t('receipt-screen-of-sale', { id: cartId }) }), receiptPanel(cartId), saleRefundForm(cartId));
+}
+
+/** Refund from a sale (cash, card or split): cards back to their card, the rest in cash. */
+function saleRefundForm(cartId) {
+  const amount = h('input', { id: 'sale-refund-amount', type: 'text', inputmode: 'decimal', maxlength: '24', autocomplete: 'off' });
+  const reason = h('input', { id: 'sale-refund-reason', type: 'text', maxlength: '200', autocomplete: 'off' });
+  const msg = h('div', { id: 'sale-refund-msg', role: 'status' });
+  const button = h('button', { class: 'danger', id: 'sale-refund', type: 'submit', text: t('sale-refund-button') });
+  let refunding = false;   // one refund per press: a second would take money again
+  const form = h('form', { class: 'refund-form', id: 'sale-refund-form', autocomplete: 'off' },
+    h('h3', { text: t('sale-refund-title') }),
+    h('p', { class: 'help', text: t('sale-refund-help') }),
+    h('label', { for: 'sale-refund-amount' }, t('sale-refund-amount'), amount),
+    h('label', { for: 'sale-refund-reason' }, t('sale-refund-reason'), reason),
+    button, msg);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (refunding) return;
+    refunding = true; button.disabled = true;
+    try {
+      const r = await withApproval((approval) => invoke('refund_sale', { cart: cartId, amount: amount.value, reason: reason.value, approval }));
+      msg.replaceChildren(h('p', { class: 'ok', id: 'sale-refund-done', 'data-cash': String(r.cash_out), text: r.message }),
+        ...r.lines.map((l) => h('p', { class: l.tone, 'data-key': l.checkout_key, text: `${l.amount_display} · ${l.state_label}` })),
+        ...r.errors.map((x) => h('p', { class: 'bad', text: x })));
+      announce(r.message);
+      loadPayments();
+    } catch (err) {
+      msg.replaceChildren(h('p', { class: 'bad', 'data-code': (err && err.code) || '', text: errText(err) }));
+      alertLoud(errText(err));
+    } finally { refunding = false; button.disabled = false; }
+  });
+  return form;
 }
 
 async function selectPayment(id) {
@@ -90,6 +122,7 @@ async function selectPayment(id) {
       for (const b of buttons) b.disabled = false;
     }
   };
+  const svg = timelineSvg(p.timeline);
   box.replaceChildren(
     h('h2', { text: `${p.amount_display} · ${p.state_label}` }),
     h('dl', {},
@@ -100,13 +133,14 @@ async function selectPayment(id) {
       h('dt', { text: t('payment-refunded') }), h('dd', { text: p.refunded_display })),
     p.cart_id ? receiptSlot(p.cart_id) : null,
     h('h3', { text: t('payment-timeline') }),
-    h('div', { class: 'timeline', id: 'timeline' }, timelineSvg(p.timeline)),
+    h('div', { class: 'timeline', id: 'timeline' }, svg),
     refundable > 0 ? h('form', { class: 'refund-form', onsubmit: (e) => { e.preventDefault(); refund(false); } },
       h('label', { for: 'refund-amount' }, t('refund-amount', { amount: p.refundable_display }), amount),
       h('button', { class: 'secondary', id: 'refund-partial', type: 'submit', text: t('refund-partial') }),
       h('button', { class: 'danger', id: 'refund-full', type: 'button', text: t('refund-full'), onclick: () => refund(true) }),
       h('p', { id: 'refund-help', class: 'help', text: t('refund-help') }))
       : h('p', { class: 'help', text: p.refund_note || t('refund-nothing-left') }));
+  fitTimeline(svg);
 }
 
 /** "Print receipt / Reprint" of the payment's sale: the receipt and its button, on demand. */
@@ -118,30 +152,59 @@ function receiptSlot(cartId) {
   return slot;
 }
 
-/** The payment's timeline as a picture: one node per event, attempt latencies as bars. */
+/** The payment's timeline as a picture: one node per event, its label on its own line
+ *  and its attempt latency as a bar under it, so a label never runs over a bar. A label
+ *  longer than the picture is cut short with "…" once drawn (fitTimeline); its whole
+ *  wording stays in its title and in the picture's label. */
 function timelineSvg(events) {
-  const W = 640, rowH = 27, top = 10, left = 86, barX = 360, barMax = 260;
-  const H = top * 2 + Math.max(1, events.length) * rowH;
+  const { W, top, left, labelX, right, rowH, barRowH } = TL;
+  const rows = [];
+  let y = top;
+  for (const e of events) { rows.push(y); y += e.latency_ms ? barRowH : rowH; }
+  const H = Math.max(y, top + rowH) + top;
   const t0 = events.length ? Number(events[0].at) : 0;
   const maxLat = Math.max(1, ...events.map((e) => e.latency_ms || 0));
+  const barMax = right - labelX - 70;   // room for "12345 ms" after the longest bar
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': t('timeline-label', { events: events.map((e) => e.label).join(t('timeline-then')) }) });
   svg.append(s('line', { x1: left, y1: top, x2: left, y2: H - top, stroke: '#cbd5e1', 'stroke-width': 3 }));
   events.forEach((e, i) => {
-    const y = top + i * rowH + rowH / 2;
+    const cy = rows[i] + rowH / 2;
     const c = TONE_COLOR[e.tone] || '#475569';
     const dt = ((Number(e.at) - t0) / 1000).toFixed(2);
     svg.append(
-      s('text', { x: left - 14, y: y + 4, 'text-anchor': 'end', 'font-size': 12, fill: '#475569' }, `+${dt} s`),
+      s('text', { x: left - 14, y: cy + 4, 'text-anchor': 'end', 'font-size': 12, fill: '#475569' }, `+${dt} s`),
       e.kind === 'attempt' || e.attempt
-        ? s('rect', { x: left - 7, y: y - 7, width: 14, height: 14, rx: 3, fill: c })
-        : s('circle', { cx: left, cy: y, r: 7, fill: c }),
-      s('text', { x: left + 16, y: y + 4, 'font-size': 13, fill: '#0f172a' }, e.label));
+        ? s('rect', { x: left - 7, y: cy - 7, width: 14, height: 14, rx: 3, fill: c })
+        : s('circle', { cx: left, cy, r: 7, fill: c }),
+      s('g', { class: 'tl-label' }, s('title', {}, e.label), s('text', { x: labelX, y: cy + 4, 'font-size': 13, fill: '#0f172a' }, e.label)));
     if (e.latency_ms) {
-      const w = Math.max(2, Math.round((e.latency_ms / maxLat) * (barMax - 60)));
+      const by = rows[i] + rowH;
+      const w = Math.max(2, Math.round((e.latency_ms / maxLat) * barMax));
       svg.append(
-        s('rect', { x: barX, y: y - 6, width: w, height: 12, rx: 2, fill: c, 'fill-opacity': 0.35 }),
-        s('text', { x: barX + w + 6, y: y + 4, 'font-size': 11, fill: '#475569' }, `${e.latency_ms} ms`));
+        s('rect', { class: 'tl-bar', x: labelX, y: by, width: w, height: 10, rx: 2, fill: c, 'fill-opacity': 0.35 }),
+        s('text', { x: labelX + w + 6, y: by + 9, 'font-size': 11, fill: '#475569' }, `${e.latency_ms} ms`));
     }
   });
   return svg;
+}
+
+/** The timeline's geometry (viewBox units). */
+const TL = { W: 640, top: 10, left: 86, labelX: 102, right: 632, rowH: 26, barRowH: 42 };
+
+/** Cuts each label that would run out of the picture short with "…" (measured as
+ *  drawn: the picture must be in the page). */
+function fitTimeline(svg) {
+  const max = TL.right - TL.labelX;
+  for (const g of svg.querySelectorAll('.tl-label')) {
+    const text = g.querySelector('text');
+    const full = g.querySelector('title').textContent;
+    if (text.getComputedTextLength() <= max) continue;
+    let lo = 0, hi = full.length;
+    while (lo < hi) {   // the longest start of the label that fits with its "…"
+      const mid = Math.ceil((lo + hi) / 2);
+      text.textContent = full.slice(0, mid) + '…';
+      if (text.getComputedTextLength() <= max) lo = mid; else hi = mid - 1;
+    }
+    text.textContent = full.slice(0, lo).trimEnd() + '…';
+  }
 }

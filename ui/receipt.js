@@ -7,6 +7,15 @@ import { invoke } from './bridge.js';
 import { h, announce, alertLoud, errText } from './dom.js';
 import { t } from './i18n.js';
 
+// A printer saved (catalog.js) answers "No receipt printer is set" wherever a receipt
+// panel still says it: the message goes, and Print is pressed again with the new one.
+document.addEventListener('paydesk:printer-saved', (e) => {
+  for (const msg of document.querySelectorAll('.receipt-panel #receipt-msg[data-code="printer_not_set"]')) {
+    if (!e.detail) continue;   // the printer was removed: "not set" is still true
+    msg.textContent = ''; msg.dataset.code = ''; msg.classList.remove('bad');
+  }
+});
+
 /** A box that loads and shows the receipt of sale `cartId`, with its print button. */
 export function receiptPanel(cartId) {
   const body = h('pre', { class: 'receipt receipt-text', id: 'sale-receipt', 'aria-label': t('receipt-screen-title') });

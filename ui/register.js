@@ -7,7 +7,7 @@ import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
-import { initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderKey } from './tender.js';
+import { closeTenderDone, initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderDoneButton, tenderKey } from './tender.js';
 import { receiptPanel } from './receipt.js';
 import { openShiftOffer } from './shift.js';
 
@@ -24,10 +24,25 @@ export function focusScan() {
   if (visible && !checkoutOpen && !isTenderOpen()) $('scan').focus();
 }
 
-/** Called when the screens switch: whether the register is the one on show. */
+/** The "New sale" button of a sale that is over (paid, or canceled), when one is on
+ *  show; null otherwise (no panel, or a payment still open, declined or unknown). */
+export function nextSaleButton() {
+  if (checkoutOpen) {
+    const kind = $('checkout').dataset.kind;
+    const done = kind === 'approved' || kind === 'accepted_offline' || kind === 'authorized';
+    return done ? $('new-sale') : null;
+  }
+  return tenderDoneButton();
+}
+
+/** Called when the screens switch: whether the register is the one on show. Back on
+ *  the register over a finished sale, the cursor is on its New sale button again (the
+ *  focus was lost with the screen that hid it), so Enter starts the next sale. */
 export function setVisible(on) {
   visible = on;
-  if (on) focusScan();
+  if (!on) return;
+  const next = nextSaleButton();
+  if (next) next.focus(); else focusScan();
 }
 
 /** Whether the checkout or tender panel covers the cart (F12 and stray keys wait then). */
@@ -58,6 +73,9 @@ function renderCatalog() {
 }
 
 export function renderCart(c) {
+  // Another sale: what was refused in the last one (an unknown code, still in the
+  // field) is not news.
+  if (cart && cart.id !== c.id && !$('scan-error').hidden) { scanError(''); $('scan').value = ''; }
   cart = c;
   const fixed = c.tax_locked;
   const lines = $('cart-lines');
@@ -158,17 +176,25 @@ async function setDining(dining) {
   } catch (e) { alertLoud(errText(e)); }
 }
 
-/** A refused code under the barcode field ('' clears it), in place of the help line. */
-function scanError(msg) {
-  $('scan-error').textContent = msg;
-  $('scan-error').hidden = !msg;
+/** A refused code under the barcode field ('' clears it), in place of the help line.
+ *  A sale refused for want of a shift offers to open one right there. */
+function scanError(msg, code = '') {
+  const box = $('scan-error');
+  box.replaceChildren(msg);
+  if (code === 'no_open_shift') box.append(' ', openShiftOffer());
+  box.dataset.code = msg ? code : '';
+  box.hidden = !msg;
   $('scan-help').hidden = !!msg;
 }
 
 async function scan(code, fromCatalog = false) {
   try {
+    const before = cart && cart.id;
     const c = await invoke('scan', { code });
     scanError('');
+    // A scan over a finished sale began the next one (the command does): the paid
+    // sale's panel gives way to the new cart.
+    if (before !== c.id) { if (checkoutOpen) closeCheckout(); closeTenderDone(); }
     renderCart(c);
     const line = c.lines.find((l) => l.sku.toLowerCase() === code.toLowerCase()) ||
       c.lines.find((l) => catalog.find((i) => i.barcode === code && i.sku === l.sku));
@@ -180,7 +206,8 @@ async function scan(code, fromCatalog = false) {
     return true;
   } catch (e) {
     alertLoud(errText(e));
-    if (!fromCatalog) scanError(errText(e));
+    const code = (e && e.code) || '';
+    if (!fromCatalog || code === 'no_open_shift') scanError(errText(e), code);
     return false;
   }
 }
@@ -262,7 +289,8 @@ function renderOutcome(o) {
         : (forwarded ? t('outcome-forwarded-text') : (o.note || t('outcome-paid-text'))) }),
       receiptNode(o.receipt),
       h('div', { class: 'actions' }, btn),
-      offline ? null : receiptPanel(o.cart.id)));
+      // An offline-accepted card is part of a paid sale: the customer gets a receipt now.
+      receiptPanel(o.cart.id)));
     const amount = o.receipt.total_display;
     announce(offline ? t('outcome-offline-announce', { amount })
       : (forwarded ? t('outcome-forwarded-announce', { amount }) : t('outcome-paid-announce', { amount })));

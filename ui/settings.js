@@ -7,6 +7,7 @@ import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { refreshStatus } from './status.js';
+import { loadAbout } from './about.js';
 import { chosenLanguage, lang, languageOptions, setLanguage, t } from './i18n.js';
 
 /** The Language select: changing it switches the whole screen at once. Below the
@@ -72,12 +73,14 @@ export async function loadSettings() {
       const res = await withApproval((approval) => invoke('save_settings', { settings: data, approval }));
       msg.textContent = res.message; msg.dataset.applied = res.applied; msg.classList.remove('bad');
       announce(res.message, res.applied === 'waiting' ? 'warn' : ''); refreshStatus();
-      if (res.applied === 'now') showApplied(res.message);
+      if (res.applied === 'now') showApplied(res.message); else loadAbout();
     } catch (err) { msg.textContent = errText(err); msg.dataset.applied = 'error'; msg.classList.add('bad'); alertLoud(errText(err)); }
   };
 }
 
-/** The settings form redrawn as now in use, with the register's message. */
+/** The settings form redrawn as now in use, with the register's message; About (the
+ *  fault profile and processor in use) follows the settings now in use too. */
 export function showApplied(message) {
+  loadAbout();
   return loadSettings().then(() => { $('settings-msg').textContent = message; $('settings-msg').dataset.applied = 'now'; });
 }

@@ -23,6 +23,14 @@ let hooks = { cart: () => {}, closed: () => {} };
 
 export const isTenderOpen = () => open;
 
+/** The New sale button of a paid or canceled sale on show, else null. */
+export const tenderDoneButton = () => (open && mode === 'done' ? $('tender-new-sale') : null);
+
+/** Closes the panel when it shows a finished sale (the next sale began elsewhere). */
+export function closeTenderDone() {
+  if (open && mode === 'done') close();
+}
+
 /** hooks.cart(cartView): the cart changed; hooks.closed(): the panel closed. */
 export function initTender(h0) {
   hooks = h0;
@@ -320,13 +328,26 @@ function setBusy(on, btnId, text) {
 async function failed(e) {
   busy = false;
   const code = e && e.code;
+  // What the cashier typed (the cash handed over, a card amount, a reason) survives
+  // the refusal: the form is drawn again below, and must not ask for it twice.
+  const typed = [...$('tender-work').querySelectorAll('input[id]')].map((i) => [i.id, i.value]);
   await refresh();
   notice('bad', errText(e));
   $('tender-notice').firstChild.dataset.code = code || '';
   if (code === 'no_open_shift') $('tender-notice').firstChild.append(h('div', { class: 'actions' }, openShiftOffer()));
   if (sale && sale.unknown_tender) startMode('menu');
-  else if (sale && !sale.complete && !sale.canceled) startMode(mode === 'done' ? 'menu' : mode);
+  else if (sale && !sale.complete && !sale.canceled) { startMode(mode === 'done' ? 'menu' : mode); restoreTyped(typed); }
   else showDone(null, errText(e));
+}
+
+/** Puts typed values back into the form drawn again (its preview follows them). */
+function restoreTyped(typed) {
+  for (const [id, value] of typed) {
+    const input = $(id);
+    if (!input || !$('tender-work').contains(input) || !value) continue;
+    input.value = value;
+    input.dispatchEvent(new Event('input'));
+  }
 }
 
 /** Paid or canceled: what to tell the customer, and the next sale. */

@@ -55,6 +55,8 @@ pub fn about_of(state: &AppState) -> AppResult<AboutView> {
         backups,
         psp_kind: if live.embedded { "embedded" } else { "external" },
         psp_url: live.psp_url.clone(),
-        fault_profile: if live.embedded { live.settings.fault_profile.clone() } else { String::new() },
+        // The profile is put on the embedded PSP when it is saved (it never waits for a
+        // new engine, whose settings ignore it): the saved one is the one in use.
+        fault_profile: if live.embedded { crate::state::lock(&state.settings).fault_profile.clone() } else { String::new() },
     })
 }

@@ -82,9 +82,43 @@ pub fn get_cart(state: State<'_, AppState>) -> AppResult<CartView> {
 pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
     let code = catalog::validate_code(&code)?;
     let sku = state.sku_for(&code)?.ok_or_else(|| AppError::UnknownItem(code.clone()))?;
-    let id = state.cart_id();
+    let id = cart_for_next_item(&state)?;
     let cart = state.engine().with_ledger(|l| l.add_to_cart(id, &sku, 1, now_ms()))?;
     state.view_of(&cart)
+}
+
+/// The cart an item scanned now goes into (design §8.11).
+///
+/// A sale that is paid or canceled is over: scanning the next customer's first item
+/// says "next customer" as plainly as the New sale button, so the next sale begins
+/// (refusing it as "cart is locked" told a cashier a paid sale was still open). Never
+/// while a charge runs: its outcome belongs to the sale on screen.
+///
+/// The first item of a sale needs a shift where shifts are required: asked for now,
+/// not after the cashier has rung up the sale and typed the cash (design §12.10).
+pub(crate) fn cart_for_next_item(state: &AppState) -> AppResult<paydesk_ledger::CartId> {
+    use paydesk_ledger::SaleState;
+    let id = state.cart_id();
+    let sale = state.engine().with_reader(|l| l.sale(id))?;
+    let finished = match sale.state {
+        SaleState::Paid | SaleState::Canceled => true,
+        SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => false,
+    };
+    let id = if finished {
+        match state.charge_lock.try_lock() {
+            Ok(_no_charge_running) => state.new_cart()?,
+            Err(_) => return Err(AppError::CartLocked),
+        }
+    } else {
+        id
+    };
+    if finished || sale.cart.lines.is_empty() {
+        let (required, open) = state.engine().with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.shifts_required()?, l.current_shift()?.is_some())))?;
+        if required && !open {
+            return Err(AppError::NoOpenShift);
+        }
+    }
+    Ok(id)
 }
 
 #[tauri::command]
@@ -97,11 +131,10 @@ pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32, appr
     }
     // A line already in the cart can be changed even if its item was deactivated since.
     let in_cart = cart_view(&state)?.lines.into_iter().find(|l| l.sku.eq_ignore_ascii_case(&sku)).map(|l| l.sku);
-    let sku = match in_cart {
-        Some(s) => s,
-        None => state.sku_for(&sku)?.ok_or_else(|| AppError::UnknownItem(sku.clone()))?,
+    let (sku, id) = match in_cart {
+        Some(s) => (s, state.cart_id()),
+        None => (state.sku_for(&sku)?.ok_or_else(|| AppError::UnknownItem(sku.clone()))?, cart_for_next_item(&state)?),
     };
-    let id = state.cart_id();
     let cart = crate::sale::discount::set_quantity(&state, id, &sku, i64::from(quantity), approval.as_ref())?;
     state.view_of(&cart)
 }

@@ -100,6 +100,17 @@ pub fn action_words(a: Action) -> String {
     })
 }
 
+/// A role's name with its article ("an owner", "a manager"; the bare name in Japanese),
+/// for "needs an owner's approval": the article depends on the word, so the catalog
+/// carries it.
+pub fn role_with_article(r: Role) -> String {
+    t(match r {
+        Role::Cashier => id!("role-a-cashier"),
+        Role::Manager => id!("role-a-manager"),
+        Role::Owner => id!("role-a-owner"),
+    })
+}
+
 /// A role's name in the active language.
 pub fn role_words(r: Role) -> String {
     t(match r {
@@ -165,12 +176,12 @@ impl std::fmt::Display for AppError {
             AppError::PrinterPortUnconfirmed { port } => tr!(l, "input-printer-port-unusual", port = *port),
             AppError::IdleLocked { seconds } => tr!(l, "signin-idle-locked", seconds = *seconds),
             AppError::ApprovalRequired { action, min_role } => {
-                tr!(l, "error-approval-required", action = action_words(*action), role = role_words(*min_role))
+                tr!(l, "error-approval-required", action = action_words(*action), role = role_with_article(*min_role))
             }
             AppError::NotAllowed { action, authorization } => match authorization {
                 Authorization::SelfApproval => t(id!("error-self-approval")),
                 Authorization::ApproverTooLow { min_role } | Authorization::NeedsApproval { min_role } => {
-                    tr!(l, "error-approver-too-low", action = action_words(*action), role = role_words(*min_role))
+                    tr!(l, "error-approver-too-low", action = action_words(*action), role = role_with_article(*min_role))
                 }
                 Authorization::Allowed | Authorization::Approved { .. } => t(id!("error-approver-too-low-plain")),
             },

@@ -71,6 +71,9 @@ pub struct MessagesView {
     pub languages: Vec<LanguageOption>,
     /// Message id → pattern text with `{$name}` placeables.
     pub messages: &'static BTreeMap<String, String>,
+    /// The store's time zone (IANA name): the screens tell the time in it, as its
+    /// receipts do (design §11.14), whatever zone the computer is set to.
+    pub time_zone: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -79,9 +82,15 @@ pub struct LanguageOption {
     pub name: &'static str,
 }
 
-fn view(chosen: String) -> MessagesView {
+/// The store's time zone; the locale's own while the ledger cannot be read.
+fn store_zone(state: &AppState) -> String {
+    state.engine().with_reader(|l| l.store_settings()).map(|s| s.time_zone).unwrap_or_default()
+}
+
+fn view(chosen: String, time_zone: String) -> MessagesView {
     let l = active();
     MessagesView {
+        time_zone,
         lang: l.code(),
         tag: l.tag(),
         chosen,
@@ -92,7 +101,7 @@ fn view(chosen: String) -> MessagesView {
 
 #[tauri::command]
 pub fn get_messages(state: State<'_, AppState>) -> MessagesView {
-    view(lock(&state.settings).language.clone())
+    view(lock(&state.settings).language.clone(), store_zone(&state))
 }
 
 /// Switches the screen's language at once and saves the choice with the settings.
@@ -113,7 +122,7 @@ pub fn set_language(state: State<'_, AppState>, lang: String) -> AppResult<Messa
     *settings = new;
     let store = state.engine().with_reader(|l| l.store_settings()).ok().map(|s| s.locale);
     set_active(initial(&settings.language, store, |k| std::env::var(k).ok()));
-    Ok(view(settings.language.clone()))
+    Ok(view(settings.language.clone(), store_zone(&state)))
 }
 
 #[cfg(test)]

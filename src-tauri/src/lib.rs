@@ -24,6 +24,7 @@ pub mod staff;
 pub mod state;
 pub mod store;
 pub mod views;
+pub mod window_size;
 
 use std::time::Duration;
 
@@ -97,6 +98,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             shift::print::print_shift_report,
             shift::audit::audit_verify,
             shift::audit::audit_page,
+            sale::refund::refund_sale,
             commands::get_settings,
             commands::save_settings,
             about::about,
@@ -118,6 +120,12 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
                 Some(d) => d.clone(),
                 None => app.path().app_data_dir()?,
             };
+            if let Some(w) = app.get_webview_window("main") {
+                // Not fatal: a window a bit too large is still a register.
+                if let Err(e) = window_size::fit_to_screen(&w) {
+                    eprintln!("paydesk: could not fit the window to the screen: {e}");
+                }
+            }
             let state = tauri::async_runtime::block_on(AppState::start(data_dir.clone(), &opts))?;
             let secrets = state.secrets.clone();
             app.manage(state);

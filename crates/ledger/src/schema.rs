@@ -566,6 +566,9 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     AUDIT_CONFIRMED,
     // v16: whether paper may have come out of each receipt print (design §11.8).
     crate::schema_prints::PRINTS,
+    // v17: the store's time zone, the one receipts, reports and the screens tell the time
+    // in (design §11.14). Empty: the locale's own zone (Asia/Tokyo, America/Los_Angeles).
+    "ALTER TABLE store_settings ADD COLUMN time_zone TEXT NOT NULL DEFAULT '' CHECK (length(time_zone) <= 64);",
 ];
 
 /// One row: the head (seq, hash) the back office last confirmed and when this register

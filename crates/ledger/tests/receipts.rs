@@ -101,3 +101,59 @@ fn paid_sales_are_listed_newest_first_a_page_at_a_time() {
     assert!(matches!(l.paid_sales(None, 0), Err(Error::InvalidInput(_))));
     assert!(matches!(l.paid_sales(None, 101), Err(Error::InvalidInput(_))));
 }
+
+/// A sale paid at `at` in the en-US demo store, whose settings then name `zone` ("" keeps
+/// the demo's).
+fn en_sale_at(at: i64, zone: &str) -> (Ledger, CartId) {
+    let mut l = Ledger::open_in_memory(Box::new(SeededKeys::new(4))).unwrap();
+    l.seed_demo_store(DemoLocale::EnUs, None, 1).unwrap();
+    if !zone.is_empty() {
+        let mut s = l.store_settings().unwrap();
+        s.time_zone = zone.into();
+        l.set_store_settings(s, None, 2).unwrap();
+    }
+    let cart = l.create_cart(Currency::Usd, at).unwrap();
+    l.add_to_cart(cart, "COF-001", 1, at).unwrap();
+    l.pay_cash(cart, 1000, None, at).unwrap();
+    (l, cart)
+}
+
+#[test]
+fn receipts_tell_the_time_in_the_stores_zone_summer_time_included() {
+    // The en-US demo cafe is in San Francisco: 2026-12-01 00:00 UTC is 16:00 the day
+    // before there (PST, UTC-8); on 2026-07-01 00:00 UTC it is 17:00 (PDT, UTC-7).
+    let (l, cart) = en_sale_at(DAY_MS, "");
+    assert_eq!(l.store_settings().unwrap().time_zone, "America/Los_Angeles");
+    let at = l.receipt_data(cart).unwrap().0.issued_at;
+    assert_eq!((at.year, at.month, at.day, at.hour, at.minute), (2026, 11, 30, 16, 0));
+    let july = 1_782_864_000_000; // 2026-07-01 00:00 UTC
+    let (l, cart) = en_sale_at(july, "");
+    assert_eq!(l.receipt_data(cart).unwrap().0.issued_at.hour, 17);
+
+    // An owner who names another zone gets it on every receipt from then on.
+    let (l, cart) = en_sale_at(DAY_MS, "America/New_York");
+    let at = l.receipt_data(cart).unwrap().0.issued_at;
+    assert_eq!((at.day, at.hour), (30, 19));
+    // The Japanese demo store is in Tokyo.
+    let (l, _) = paid_ja_sale();
+    assert_eq!(l.store_settings().unwrap().time_zone, "Asia/Tokyo");
+}
+
+#[test]
+fn a_zone_the_database_does_not_know_is_refused_and_nothing_changes() {
+    let (mut l, _) = en_sale_at(DAY_MS, "");
+    for bad in ["Mars/Olympus_Mons", "../../etc/passwd", "Asia/To kyo", &"A".repeat(65)] {
+        let mut s = l.store_settings().unwrap();
+        s.time_zone = bad.to_string();
+        let e = l.set_store_settings(s, None, 3).unwrap_err();
+        assert!(matches!(e, Error::InvalidInput(ref m) if m.contains("time zone")), "{bad:?}: {e}");
+    }
+    assert_eq!(l.store_settings().unwrap().time_zone, "America/Los_Angeles");
+    // Empty: the locale's own zone again.
+    let mut s = l.store_settings().unwrap();
+    s.time_zone = "Europe/London".into();
+    assert_eq!(l.set_store_settings(s, None, 4).unwrap().time_zone, "Europe/London");
+    let mut s = l.store_settings().unwrap();
+    s.time_zone = String::new();
+    assert_eq!(l.set_store_settings(s, None, 5).unwrap().time_zone, "America/Los_Angeles");
+}

@@ -61,3 +61,27 @@ fn a_v5_ledger_keeps_its_products_and_sale_totals_and_stays_refundable() {
     assert_eq!(l.tax_settings().unwrap().rates.entries.len(), 3, "10 % / 8 % / 0 seeded");
     assert!(l.verify_audit(None).unwrap().is_intact());
 }
+
+/// Schema v13 -> v14 (issue #28): a store written before its settings carried a time zone
+/// is in its locale's zone, and keeps its other settings.
+#[test]
+fn a_v13_store_is_in_its_locales_time_zone_after_the_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v13.db");
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;").unwrap();
+        for m in &MIGRATIONS[..13] {
+            c.execute_batch(m).unwrap();
+        }
+        c.execute_batch(
+            "PRAGMA user_version = 13;
+             UPDATE store_settings SET name = 'Old Shop', locale = 'ja-JP', currency = 'jpy' WHERE id = 1;",
+        )
+        .unwrap();
+    }
+    let l = Ledger::open_with_keys(&path, Box::new(SeededKeys::new(5))).unwrap();
+    assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
+    let s = l.store_settings().unwrap();
+    assert_eq!((s.name.as_str(), s.locale, s.time_zone.as_str()), ("Old Shop", Locale::JaJp, "Asia/Tokyo"));
+}

@@ -36,7 +36,7 @@ pub struct CancelResult {
 }
 
 /// A refund's state in words (a message id) and its tone.
-fn refund_words(s: RefundState) -> (&'static str, &'static str) {
+pub(crate) fn refund_words(s: RefundState) -> (&'static str, &'static str) {
     match s {
         RefundState::Succeeded => (id!("cancel-refund-succeeded"), "ok"),
         RefundState::Pending | RefundState::InFlight => (id!("cancel-refund-sent"), "warn"),

@@ -14,6 +14,7 @@ pub mod card;
 pub mod cash;
 pub mod day;
 pub mod discount;
+pub mod refund;
 
 pub use cancel::CancelResult;
 pub use card::CardResult;
@@ -41,6 +42,8 @@ pub(crate) enum Amount {
     Card,
     /// A paid in or paid out of the drawer (the Shift tab).
     PaidInOut,
+    /// A refund of a sale (Payments → Receipts).
+    Refund,
 }
 
 impl Amount {
@@ -49,6 +52,7 @@ impl Amount {
             Amount::Cash => crate::i18n::id!("input-amount-cash-received"),
             Amount::Card => crate::i18n::id!("input-amount-card"),
             Amount::PaidInOut => crate::i18n::id!("input-amount-paid-in-out"),
+            Amount::Refund => crate::i18n::id!("input-amount-refund"),
         })
     }
 }

@@ -8,7 +8,7 @@ use paydesk_ledger::receipt::shift::{
 };
 use paydesk_ledger::receipt::{Currency as RCurrency, Language, Paper, TenderKind as RTender, MAX_TEXT_CHARS};
 use paydesk_ledger::access::Action;
-use paydesk_ledger::{local_time, Actor, DenominationCount, Ledger, Locale, PaidKind, ShiftReport, TenderKind, ZReport};
+use paydesk_ledger::{store_time, Actor, DenominationCount, Ledger, Locale, PaidKind, ShiftReport, TenderKind, ZReport};
 use serde::Serialize;
 use tauri::State;
 
@@ -95,7 +95,7 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
         Some(z) => Some(CloseData {
             closed_by: name(z.closed_by),
             approved_by: z.approver_id.map(name),
-            closed_at: local_time(r.shift.closed_at_ms.unwrap_or(r.at_ms), store.locale),
+            closed_at: store_time(r.shift.closed_at_ms.unwrap_or(r.at_ms), &store),
             counted: counts(&z.counted_counts),
             checkpoint: checkpoint(z),
         }),
@@ -110,8 +110,8 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
         store_name: fit(&store.name),
         register: fit(register),
         opened_by: name(r.shift.opened_by),
-        opened_at: local_time(r.shift.opened_at_ms, store.locale),
-        printed_at: local_time(now, store.locale),
+        opened_at: store_time(r.shift.opened_at_ms, &store),
+        printed_at: store_time(now, &store),
         float: counts(&r.shift.float_counts),
         cash_received: r.cash_received_minor,
         change_given: r.change_given_minor,

@@ -91,7 +91,23 @@ pub fn save_printer(
     let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
     crate::staff::record_approval(&state, &granted, action, "printer")?;
     let cfg = PrinterConfig { printer: target.map(|t| t.to_string()).unwrap_or_default() };
+    // Where receipts (and the drawer kick) go is the owner's to answer for: who changed
+    // it, from what to what, in the audit chain (an unreadable old file is "unknown").
+    let old = PrinterConfig::load(&state.data_dir).map(|c| c.printer).unwrap_or_else(|_| "unknown".into());
     cfg.save(&state.data_dir)?;
+    if old != cfg.printer {
+        let named = |p: &str| if p.is_empty() { "none".to_string() } else { p.to_string() };
+        let doc = |p: &str| serde_json::json!({ "printer": p }).to_string();
+        let input = paydesk_ledger::AuditInput {
+            actor_id: granted.actor_id(),
+            approver_id: granted.approver_id(),
+            before: Some(doc(&old)),
+            after: Some(doc(&cfg.printer)),
+            // The Audit screen shows the subject: both targets are read there.
+            ..paydesk_ledger::AuditInput::new("printer_changed", &format!("printer {} → {}", named(&old), named(&cfg.printer)))
+        };
+        state.engine().with_ledger(|l| l.record_action(&input, now_ms()))?;
+    }
     Ok(cfg)
 }
 

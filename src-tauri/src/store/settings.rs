@@ -28,6 +28,8 @@ pub struct StoreView {
     pub rounding: &'static str,
     pub receipt_header: String,
     pub receipt_footer: String,
+    /// The IANA time zone receipts and the screens tell the time in.
+    pub time_zone: String,
     pub printer: String,
     /// The back office publishes the tax setup: its fields are read-only here (§9.16).
     pub tax_published: bool,
@@ -44,6 +46,9 @@ pub struct StoreForm {
     pub rounding: String,
     pub receipt_header: String,
     pub receipt_footer: String,
+    /// Empty: the locale's own zone.
+    #[serde(default)]
+    pub time_zone: String,
 }
 
 fn view(s: &StoreSettings, printer: String, tax_published: bool) -> StoreView {
@@ -65,6 +70,7 @@ fn view(s: &StoreSettings, printer: String, tax_published: bool) -> StoreView {
         },
         receipt_header: s.receipt_header.clone(),
         receipt_footer: s.receipt_footer.clone(),
+        time_zone: s.time_zone.clone(),
         printer,
         tax_published,
     }
@@ -102,6 +108,7 @@ pub fn apply_form(current: &StoreSettings, f: &StoreForm) -> AppResult<StoreSett
         rounding,
         receipt_header: f.receipt_header.trim_end().to_string(),
         receipt_footer: f.receipt_footer.trim_end().to_string(),
+        time_zone: f.time_zone.trim().to_string(),
     };
     new.validated().map_err(|e| match e {
         paydesk_ledger::Error::InvalidInput(m) => AppError::InvalidInput(tr!(active(), "input-store-not-saved", detail = m)),

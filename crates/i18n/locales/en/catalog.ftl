@@ -42,6 +42,7 @@ store-rounding-half_up = half up
 store-rounding-up = up
 store-header = Receipt header
 store-footer = Receipt footer
+store-time-zone = Time zone of receipts and screens (e.g. America/Los_Angeles)
 store-save = Save store
 store-saved = Store settings saved.
 store-printer = Receipt printer (host:port, e.g. 192.168.1.50:9100)

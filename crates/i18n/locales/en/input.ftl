@@ -38,6 +38,7 @@ input-amount-positive = The { $what } must be more than zero.
 input-amount-too-large = The { $what } is more than a register takes at once (at most { $max }).
 input-amount-cash-received = cash received
 input-amount-card = card amount
+input-amount-refund = refund amount
 input-amount-paid-in-out = amount paid in or out
 input-settings-whole = { $what } must be a whole number.
 input-settings-range = { $what } must be from { $lo } to { $hi }.

@@ -42,6 +42,7 @@ store-rounding-half_up = 四捨五入
 store-rounding-up = 切り上げ
 store-header = レシートのヘッダー
 store-footer = レシートのフッター
+store-time-zone = レシートと画面の時刻のタイムゾーン(例 Asia/Tokyo)
 store-save = 店舗設定を保存
 store-saved = 店舗設定を保存しました。
 store-printer = レシートプリンター(ホスト:ポート、例 192.168.1.50:9100)

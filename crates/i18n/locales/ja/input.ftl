@@ -38,6 +38,7 @@ input-amount-positive = { $what }は 0 より大きくしてください。
 input-amount-too-large = { $what }が一度に扱える上限（{ $max }）を超えています。
 input-amount-cash-received = お預かり金額
 input-amount-card = カードの金額
+input-amount-refund = 返金額
 input-amount-paid-in-out = 入出金の金額
 input-settings-whole = { $what }は整数で入力してください。
 input-settings-range = { $what }は { $lo }〜{ $hi } で入力してください。

@@ -20,3 +20,11 @@ sales-more = さらに前の会計
 sales-show = 表示
 sales-row-label = レシート { $no }、{ $total }、{ $time }
 sales-tender-other = その他
+# レシート一覧からの会計の返金: カード分はそのカードへ、残りは現金で。
+sale-refund-title = この会計を返金
+sale-refund-help = カードで支払われた分はそのカードへ、残りはドロアーから現金で返します。金額を空欄にすると残りすべてを返金します。
+sale-refund-amount = 金額(空欄: すべて)
+sale-refund-reason = 理由
+sale-refund-button = 返金
+sale-refund-done-cash = 返金しました。現金 { $cash } をお返しください。
+sale-refund-done-card = カードへ返金しました。

@@ -28,6 +28,10 @@ staff-pin-invalid = PINは4～8桁の数字です。
 role-cashier = レジ担当
 role-manager = マネージャー
 role-owner = オーナー
+# 英語の "an owner's approval" の冠詞のため(日本語は役割名のまま)。
+role-a-cashier = レジ担当
+role-a-manager = マネージャー
+role-a-owner = オーナー
 action-sell = 販売
 action-open-shift = シフトの開始
 action-x-report = Xレポート

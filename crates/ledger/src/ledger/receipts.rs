@@ -55,12 +55,39 @@ impl PrintOutcome {
     }
 }
 
-/// The store's local time: Japan is UTC+9 all year; an en-US store is shown in UTC
-/// until the settings carry a time zone.
+/// The store's local time of `ms`: in the time zone its settings name (design §11.14),
+/// by that zone's rules at that instant (summer time included). The screens format with
+/// the same zone, so a receipt and the screen beside it tell the same time.
+pub fn store_time(ms: i64, store: &StoreSettings) -> LocalDateTime {
+    zone_time(ms, &store.time_zone, store.locale)
+}
+
+/// The local time of `ms` in the locale's own zone (a store that names none).
 pub fn local_time(ms: i64, locale: Locale) -> LocalDateTime {
+    zone_time(ms, locale.default_time_zone(), locale)
+}
+
+/// `ms` in zone `name`. A zone the system's database does not have (tzdata removed
+/// since it was saved) falls back to the locale's standard offset, so a receipt is never
+/// refused over the clock: Japan's is exact all year, the US Pacific one off by an hour
+/// in summer.
+fn zone_time(ms: i64, name: &str, locale: Locale) -> LocalDateTime {
+    let civil = jiff::Timestamp::from_millisecond(ms)
+        .ok()
+        .zip(jiff::tz::TimeZone::get(name).ok())
+        .map(|(at, tz)| at.to_zoned_datetime(tz).datetime());
+    if let Some(dt) = civil {
+        return LocalDateTime {
+            year: dt.year() as u16,
+            month: dt.month() as u8,
+            day: dt.day() as u8,
+            hour: dt.hour() as u8,
+            minute: dt.minute() as u8,
+        };
+    }
     let offset_ms = match locale {
         Locale::JaJp => 9 * 3_600_000,
-        Locale::EnUs => 0,
+        Locale::EnUs => -8 * 3_600_000,
     };
     let t = ms + offset_ms;
     let d = super::utc_day(t);
@@ -123,7 +150,7 @@ pub fn receipt_sale_data(sale: &Sale, store: &StoreSettings, names: &[String], t
         },
         currency,
         receipt_no: format!("{:06}", sale.cart.id.0),
-        issued_at: local_time(paid_at, store.locale),
+        issued_at: store_time(paid_at, store),
         lines,
         dining: sale.cart.dining,
         sale_discount: sale.cart.sale_discount,

@@ -36,6 +36,15 @@ impl Locale {
         }
     }
 
+    /// The time zone a store of this locale is in unless its settings name another:
+    /// its demo store's (Japan has one zone; the en-US demo cafe is in San Francisco).
+    pub fn default_time_zone(self) -> &'static str {
+        match self {
+            Locale::EnUs => "America/Los_Angeles",
+            Locale::JaJp => "Asia/Tokyo",
+        }
+    }
+
     /// The language of product names and receipts.
     pub fn lang(self) -> &'static str {
         match self {
@@ -59,6 +68,30 @@ pub struct StoreSettings {
     pub rounding: Rounding,
     pub receipt_header: String,
     pub receipt_footer: String,
+    /// The IANA time zone receipts, reports and the screens tell the time in
+    /// ("Asia/Tokyo"); never empty once read (a store that names none is in its
+    /// locale's [`Locale::default_time_zone`]).
+    #[serde(default)]
+    pub time_zone: String,
+}
+
+/// Longest time zone name kept (the longest IANA names are about 30 characters).
+pub const MAX_TIME_ZONE_CHARS: usize = 64;
+
+/// A time zone name as the settings keep it: empty means the locale's zone; any other
+/// must be a zone of the system's time zone database.
+fn checked_time_zone(name: &str, locale: Locale) -> Result<String> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Ok(locale.default_time_zone().to_string());
+    }
+    let shape = name.chars().count() <= MAX_TIME_ZONE_CHARS
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '+'));
+    if !shape || jiff::tz::TimeZone::get(name).is_err() {
+        let shown: String = name.chars().take(MAX_TIME_ZONE_CHARS).collect();
+        return Err(Error::InvalidInput(format!("time zone {shown:?} is not a zone of the time zone database (e.g. Asia/Tokyo, America/Los_Angeles)")));
+    }
+    Ok(name.to_string())
 }
 
 fn price_mode_str(m: PriceMode) -> &'static str {
@@ -98,6 +131,7 @@ impl StoreSettings {
         bounded("phone", &self.phone, 0, 40)?;
         bounded("receipt header", &self.receipt_header, 0, 500)?;
         bounded("receipt footer", &self.receipt_footer, 0, 500)?;
+        self.time_zone = checked_time_zone(&self.time_zone, self.locale)?;
         if let Some(r) = &self.registration_number {
             let parsed = RegistrationNumber::parse(r)
                 .map_err(|e| Error::InvalidInput(format!("registration number {r:?}: {e}")))?;
@@ -110,18 +144,19 @@ impl StoreSettings {
 pub(crate) fn settings_tx(conn: &Connection) -> Result<StoreSettings> {
     let row = conn.row_cached(
         "SELECT name, address, phone, currency, locale, price_mode, registration_number, rounding,
-                receipt_header, receipt_footer FROM store_settings WHERE id = 1",
+                receipt_header, receipt_footer, time_zone FROM store_settings WHERE id = 1",
         [],
         |r| {
             Ok((
                 (r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?),
                 (r.get::<_, String>(3)?, r.get::<_, String>(4)?, r.get::<_, String>(5)?),
                 (r.get::<_, Option<String>>(6)?, r.get::<_, String>(7)?),
-                (r.get::<_, String>(8)?, r.get::<_, String>(9)?),
+                (r.get::<_, String>(8)?, r.get::<_, String>(9)?, r.get::<_, String>(10)?),
             ))
         },
     )?;
-    let ((name, address, phone), (currency, locale, mode), (registration_number, rounding), (header, footer)) = row;
+    let ((name, address, phone), (currency, locale, mode), (registration_number, rounding), (header, footer, time_zone)) = row;
+    let locale = Locale::parse(&locale)?;
     let price_mode = match mode.as_str() {
         "inclusive" => PriceMode::Inclusive,
         "exclusive" => PriceMode::Exclusive,
@@ -138,12 +173,15 @@ pub(crate) fn settings_tx(conn: &Connection) -> Result<StoreSettings> {
         address,
         phone,
         currency: currency.parse()?,
-        locale: Locale::parse(&locale)?,
+        locale,
         price_mode,
         registration_number,
         rounding,
         receipt_header: header,
         receipt_footer: footer,
+        // As stored, the locale's zone when none is named (a zone the system lost since is
+        // shown as it was named; the receipts fall back, see `store_time`).
+        time_zone: if time_zone.is_empty() { locale.default_time_zone().to_string() } else { time_zone },
     })
 }
 
@@ -211,7 +249,8 @@ pub(crate) fn write_settings_from(
     }
     tx.exec_cached(
         "UPDATE store_settings SET name = ?1, address = ?2, phone = ?3, currency = ?4, locale = ?5, price_mode = ?6,
-             registration_number = ?7, rounding = ?8, receipt_header = ?9, receipt_footer = ?10, updated_at_ms = ?11
+             registration_number = ?7, rounding = ?8, receipt_header = ?9, receipt_footer = ?10, updated_at_ms = ?11,
+             time_zone = ?12
          WHERE id = 1",
         params![
             new.name,
@@ -224,7 +263,8 @@ pub(crate) fn write_settings_from(
             rounding_str(new.rounding),
             new.receipt_header,
             new.receipt_footer,
-            now_ms
+            now_ms,
+            new.time_zone
         ],
     )?;
     let input = AuditInput {

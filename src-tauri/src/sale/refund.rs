@@ -1,0 +1,73 @@
+//! Refund of a paid sale from the Receipts list (design §8.6): any sale, cash, card or
+//! split. The ledger allocates the amount to the sale's tenders — card amounts back to
+//! their own card (each refund with its own key, committed before the network), the rest
+//! in cash out of the open shift's drawer — and the engine drives each card refund. The
+//! per-payment refund (Payments) stays for a card payment on its own; a cash part had no
+//! way back from the app before this.
+
+use paydesk_ledger::access::Action;
+use serde::Serialize;
+use tauri::State;
+
+use super::cancel::CancelLine;
+use super::{parse_amount, required_reason, Amount};
+use crate::error::AppResult;
+use crate::i18n::{active, id, t, tr};
+use crate::money;
+use crate::staff::Approval;
+use crate::state::AppState;
+
+#[derive(Debug, Serialize)]
+pub struct SaleRefundResult {
+    /// One line per card refund, with its state.
+    pub lines: Vec<CancelLine>,
+    /// What to hand back from the drawer (already recorded).
+    pub cash_out: i64,
+    pub cash_out_display: String,
+    /// Card refunds whose drive ended in an error (each has its key; recovery goes on).
+    pub errors: Vec<String>,
+    pub message: String,
+}
+
+/// Refunds `amount` (typed in the store currency; everything still refundable when
+/// empty) of paid sale `cart`, for `reason`. A manager's call, as any refund (design §12.2).
+#[tauri::command]
+pub async fn refund_sale(
+    state: State<'_, AppState>,
+    cart: i64,
+    amount: Option<String>,
+    reason: String,
+    approval: Option<Approval>,
+) -> AppResult<SaleRefundResult> {
+    let cart = crate::store::receipt::validate_cart(cart)?;
+    let reason = required_reason(&reason)?;
+    let minor = match amount.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(text) => Some(parse_amount(text, state.currency, Amount::Refund)?),
+    };
+    let granted = crate::staff::authorize(&state, Action::Refund, approval.as_ref())?;
+    crate::staff::record_approval(&state, &granted, Action::Refund, &format!("cart:{cart}"))?;
+    let _no_settings_swap = state.gate.read().await;
+    let r = state.engine().refund_sale(cart, minor, Some(&reason)).await?;
+    let lines: Vec<CancelLine> = r
+        .card_refunds
+        .iter()
+        .map(|f| {
+            let (label, tone) = super::cancel::refund_words(f.state);
+            CancelLine {
+                kind: "refund",
+                checkout_key: f.checkout_key.clone(),
+                amount_display: money::format(f.amount, &f.currency),
+                state_label: t(label),
+                tone,
+            }
+        })
+        .collect();
+    let cash = money::format(r.cash_out, &r.sale.currency);
+    let message = if r.cash_out > 0 {
+        tr!(active(), "sale-refund-done-cash", cash = cash.clone())
+    } else {
+        t(id!("sale-refund-done-card"))
+    };
+    Ok(SaleRefundResult { lines, cash_out: r.cash_out, cash_out_display: cash, errors: r.errors, message })
+}
