@@ -57,8 +57,11 @@ fn charge_twice_is_one_payment_with_one_key() {
     // Pressing Charge again: the same checkout, no new key, no new charge.
     let again = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
     assert_eq!(again["checkout_key"], first["checkout_key"]);
-    // The cart is locked while its payment is on screen.
-    assert_eq!(call(&w, "scan", json!({ "code": "MUG-001" })).unwrap_err()["code"], "cart_locked");
+    // The paid sale stays as it was: the next scan is the next customer's first item and
+    // begins a new sale (design §8.11), never a change to the paid one.
+    let next = call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
+    assert_ne!(next["id"], first["cart"]["id"], "{next}");
+    assert_eq!(next["locked"], false, "{next}");
 
     let state = app.state::<paydesk_app::AppState>();
     let stats = state.embedded().unwrap().server.psp().stats();

@@ -35,7 +35,7 @@ fn refund(rk: &str, key: &str, amount: i64) -> Vec<Row> {
 }
 
 fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>) -> Batch {
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0 } }
+    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None } }
 }
 
 /// (status, code, seq, message)

@@ -16,7 +16,7 @@ fn batch(reg: &RegisterClient, first: u64, key: &str) -> Batch {
         Row { at_ms, fact: Fact::PaymentCreated { checkout_key: key.into(), amount: 500, currency: "usd".into() } },
         Row { at_ms, fact: Fact::PaymentState { checkout_key: key.into(), state: PaymentState::Captured, psp_id: None } },
     ];
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0 } }
+    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None } }
 }
 
 /// Limits where a blocked batch waits for its row lock long enough to be caught waiting.

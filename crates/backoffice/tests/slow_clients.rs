@@ -79,7 +79,7 @@ async fn sync_dashboard_and_health_keep_answering_while_400_slow_clients_hold_co
             register_id: reg.paired.register_id.clone(),
             first_seq: 1 + round * 3,
             rows: sale(&format!("k{round}"), now),
-            health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0 },
+            health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None },
         };
         let ack = reg.send(&b, &format!("round-{round}")).await.unwrap_or_else(|e| panic!("round {round}: sync refused: {e}"));
         assert_eq!(ack.acked_through, 3 + round * 3);

@@ -55,6 +55,11 @@ async fn a_shift_from_float_to_z_report_through_the_cli() {
     assert_eq!(s["float_minor"], 6000);
     assert_eq!(ok(&db, &["staff", "whoami"], "").await["name"], "Ben", "--by stays signed in");
     assert_eq!(cash_sale(&db, "2000").await.code, Some(0));
+    // The close is blind: while the shift is open no command but the audited X report
+    // says what the drawer should hold (design §12.10).
+    let day = ok(&db, &["sale", "day"], "").await;
+    assert_eq!(day["expected_drawer"], serde_json::Value::Null, "{day}");
+    assert!(!day.to_string().contains("7650"), "no figure of the drawer: {day}");
 
     // A cashier's paid out needs a manager: refused alone, recorded with both names.
     let r = with_stdin(&db, &["shift", "paid-out", "--by", "Ben", "--amount", "500", "--reason", "milk"], "1234\n").await;
@@ -68,6 +73,8 @@ async fn a_shift_from_float_to_z_report_through_the_cli() {
     // The blind count: ¥50 over. Then a second shift is Z 2, in a later run.
     let z = ok(&db, &["shift", "close", "--by", "Ben", "--approver", "Mika", "--counted", "5000x1,1000x2,100x1,50x2"], "1234\n2468\n").await;
     assert_eq!((z["z_number"].as_i64(), z["expected_minor"].as_i64(), z["over_short_minor"].as_i64()), (Some(1), Some(7150), Some(50)), "{z}");
+    let day = ok(&db, &["sale", "day"], "").await;
+    assert!(day["expected_drawer"].is_array(), "shown again once the shift is closed: {day}");
     let head = z["audit_head"].as_str().unwrap().to_string();
     let v = run(&db, NO_PSP, &[], &["audit", "verify", "--head", &head]).await;
     assert_eq!(v.code, Some(0), "the close's row is the chain's last: {}", v.stdout);

@@ -25,6 +25,7 @@ pub mod money;
 pub mod open;
 pub mod reissue;
 pub mod schema;
+mod schema_audit;
 mod schema_books;
 mod schema_catalog;
 mod schema_local;

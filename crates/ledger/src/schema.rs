@@ -562,26 +562,14 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_local::LOCAL,
     // v14: growing locks, approval PINs counted apart; readable by Debian 12's sqlite3 (3.40).
     crate::schema_harden::HARDEN,
-    // v15: the audit head the back office last confirmed (design §9.20).
-    AUDIT_CONFIRMED,
-    // v16: whether paper may have come out of each receipt print (design §11.8).
+    // v15: whether paper may have come out of each receipt print (design §11.8).
     crate::schema_prints::PRINTS,
-    // v17: the store's time zone, the one receipts, reports and the screens tell the time
+    // v16: the store's time zone, the one receipts, reports and the screens tell the time
     // in (design §11.14). Empty: the locale's own zone (Asia/Tokyo, America/Los_Angeles).
     "ALTER TABLE store_settings ADD COLUMN time_zone TEXT NOT NULL DEFAULT '' CHECK (length(time_zone) <= 64);",
+    // v17: the audit head the back office last confirmed (design §9.20).
+    crate::schema_audit::AUDIT_CONFIRMED,
 ];
-
-/// One row: the head (seq, hash) the back office last confirmed and when this register
-/// learned it. `IF NOT EXISTS`: a file rebuilt to an older version by a test that drops
-/// only what it knows keeps working.
-const AUDIT_CONFIRMED: &str = r#"
-CREATE TABLE IF NOT EXISTS audit_confirmed (
-    id              INTEGER PRIMARY KEY CHECK (id = 1),
-    seq             INTEGER NOT NULL CHECK (seq >= 0),
-    hash            BLOB NOT NULL CHECK (length(hash) = 32),
-    confirmed_at_ms INTEGER NOT NULL
-) STRICT;
-"#;
 
 /// The version whose migration turned the audit log into a chain.
 const AUDIT_CHAIN_VERSION: i64 = 5;

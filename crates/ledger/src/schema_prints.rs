@@ -11,7 +11,7 @@
 //! and the drawer of that cash sale never opened. The CHECK becomes a trigger over the new
 //! `paper` column; SQLite cannot drop a CHECK, so the table is rebuilt.
 
-/// Schema v16 in the integrator's numbering (appended after v14 and v15 of other changes).
+/// Schema v15.
 pub(crate) const PRINTS: &str = r#"
 CREATE TABLE receipt_prints_paper (
     id         INTEGER PRIMARY KEY,

@@ -159,7 +159,7 @@ fn a_v13_ledger_an_old_sqlite_cannot_read_is_upgraded_to_one_it_can() {
         back += &format!("DROP TRIGGER {t};\n{}\n", statement(MIGRATIONS[12], &format!("CREATE TRIGGER {t} "), "END;"));
     }
     // and v14's lockout columns
-    back += "DROP TABLE approval_pin_attempts; ALTER TABLE staff DROP COLUMN pin_locks; PRAGMA user_version = 13;";
+    back += "DROP TABLE approval_pin_attempts; ALTER TABLE staff DROP COLUMN pin_locks; ALTER TABLE store_settings DROP COLUMN time_zone; PRAGMA user_version = 13;";
     c.execute_batch(&back).unwrap();
     drop(c);
     let e = sqlite3(&path, "SELECT count(*) FROM sqlite_schema").expect_err("v13 is unreadable for an old SQLite");

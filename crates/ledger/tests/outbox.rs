@@ -213,7 +213,7 @@ fn write_v8_file_with_books(path: &std::path::Path) {
          DROP VIEW local_item_facts; DROP VIEW local_staff_facts; DROP VIEW local_tax_facts;
          DROP TRIGGER outbox_sale_completed; DROP TRIGGER outbox_sale_canceled; DROP TRIGGER outbox_sale_canceled_at_once;
          DROP VIEW sale_completed_facts; DROP TABLE sales_sent;
-         DROP TABLE approval_pin_attempts; ALTER TABLE staff DROP COLUMN pin_locks;
+         DROP TABLE approval_pin_attempts; ALTER TABLE staff DROP COLUMN pin_locks; ALTER TABLE store_settings DROP COLUMN time_zone;
          ALTER TABLE products DROP COLUMN published_version; ALTER TABLE store_settings DROP COLUMN tax_published_version;
          ALTER TABLE staff DROP COLUMN published_version;
          CREATE TEMP TABLE kept AS SELECT row_number() OVER (ORDER BY seq) AS n, at_ms, fact FROM outbox

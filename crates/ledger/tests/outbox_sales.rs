@@ -233,7 +233,7 @@ fn write_v11_file_with_sales(path: &std::path::Path) -> Vec<CartId> {
          DROP VIEW local_item_facts; DROP VIEW local_staff_facts; DROP VIEW local_tax_facts;
          DROP TRIGGER outbox_sale_completed; DROP TRIGGER outbox_sale_canceled; DROP TRIGGER outbox_sale_canceled_at_once;
          DROP VIEW sale_completed_facts; DROP TABLE sales_sent; DROP TRIGGER outbox_no_update;
-         DROP TABLE approval_pin_attempts; ALTER TABLE staff DROP COLUMN pin_locks;
+         DROP TABLE approval_pin_attempts; ALTER TABLE staff DROP COLUMN pin_locks; ALTER TABLE store_settings DROP COLUMN time_zone;
          CREATE TEMP TABLE kept AS SELECT row_number() OVER (ORDER BY seq) AS n, at_ms, fact FROM outbox
              WHERE json_extract(fact, '$.kind') NOT IN ('sale_completed', 'sale_canceled', 'item_saved', 'staff_saved', 'tax_setup_changed');
          DELETE FROM outbox;

@@ -344,7 +344,7 @@ fn a_v7_ledger_with_staff_and_cash_sales_upgrades_and_its_next_drawer_starts_cle
          DROP VIEW local_item_facts; DROP VIEW local_staff_facts; DROP VIEW local_tax_facts;
          DROP TRIGGER outbox_sale_completed; DROP TRIGGER outbox_sale_canceled; DROP TRIGGER outbox_sale_canceled_at_once;
          DROP VIEW sale_completed_facts; DROP TABLE sales_sent;
-         DROP TABLE approval_pin_attempts; ALTER TABLE staff DROP COLUMN pin_locks;
+         DROP TABLE approval_pin_attempts; ALTER TABLE staff DROP COLUMN pin_locks; ALTER TABLE store_settings DROP COLUMN time_zone;
          ALTER TABLE products DROP COLUMN published_version; ALTER TABLE store_settings DROP COLUMN tax_published_version;
          ALTER TABLE staff DROP COLUMN published_version;
          PRAGMA user_version = 7;",

@@ -36,6 +36,9 @@ fn published(sku: &str, price: i64) -> Value {
 
 type ItemRow = (String, String, Option<String>, i64, String, bool);
 
+/// 2026-01-01T00:00:00Z: the back office refuses a time before 2020 (design §9.3).
+const T0: i64 = 1_767_225_600_000;
+
 #[tokio::test]
 async fn local_edits_arrive_and_published_ones_never_come_back() {
     let h = Harness::start().await;
@@ -45,13 +48,13 @@ async fn local_edits_arrive_and_published_ones_never_come_back() {
     let mut settings = l.store_settings().unwrap();
     settings.currency = Currency::Jpy;
     settings.price_mode = PriceMode::Exclusive;
-    l.set_store_settings(settings, None, 1).unwrap();
-    l.upsert_catalog(&[local("OWN-1", 100, Some("自家製")), local("OWN-2", 200, None)], None, 2).unwrap();
+    l.set_store_settings(settings, None, T0 + 1).unwrap();
+    l.upsert_catalog(&[local("OWN-1", 100, Some("自家製")), local("OWN-2", 200, None)], None, T0 + 2).unwrap();
     let mut retired = local("OWN-2", 250, None);
     retired.active = false;
-    l.upsert_catalog(&[retired], None, 3).unwrap();
+    l.upsert_catalog(&[retired], None, T0 + 3).unwrap();
     let pin = Pin::parse("73196482").unwrap();
-    let mika = l.add_staff("Mika", Role::Manager, &pin, None, 4).unwrap();
+    let mika = l.add_staff("Mika", Role::Manager, &pin, None, T0 + 4).unwrap();
     let mika_hash: String = l.connection().query_row("SELECT pin_hash FROM staff WHERE id = ?1", [mika.id], |r| r.get(0)).unwrap();
 
     // the owner publishes an item, a member and the tax setup

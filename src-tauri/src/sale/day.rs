@@ -17,14 +17,12 @@ pub fn get_sale(state: State<'_, AppState>) -> AppResult<SaleScreen> {
 
 /// Totals per tender kind, the cash the drawer should hold, sales still owing, for
 /// tenders since `since` (ms since the epoch; the UI passes local midnight). While a
-/// shift is open the drawer is left out: the close is blind (design §12.10), and only
+/// shift is open the ledger leaves the drawer out: the close is blind (design §12.10), and only
 /// the X report, which is audited, shows what the drawer should hold.
 #[tauri::command]
 pub fn get_tender_day(state: State<'_, AppState>, since: i64) -> AppResult<TenderDayView> {
     if !(0..=now_ms() + 86_400_000).contains(&since) {
         return Err(AppError::InvalidInput(tr!(active(), "input-report-start")));
     }
-    let day = state.engine().tender_day(since)?;
-    let shift_open = state.engine().with_reader(|l| l.current_shift())?.is_some();
-    Ok(TenderDayView::of(&day, shift_open))
+    Ok(TenderDayView::of(&state.engine().tender_day(since)?))
 }

@@ -249,8 +249,8 @@ pub struct TenderDayView {
 }
 
 impl TenderDayView {
-    /// `shift_open`: a shift is open, so the expected drawer is left out.
-    pub fn of(d: &TenderDay, shift_open: bool) -> TenderDayView {
+    /// The ledger leaves the expected drawer out while a shift is open (blind close).
+    pub fn of(d: &TenderDay) -> TenderDayView {
         TenderDayView {
             by_kind: d
                 .by_kind
@@ -261,7 +261,7 @@ impl TenderDayView {
                     settled: Amount::of(k.settled_minor, k.currency.code()),
                 })
                 .collect(),
-            expected_drawer: (!shift_open).then(|| d.expected_drawer.iter().map(|(c, m)| Amount::of(*m, c.code())).collect()),
+            expected_drawer: d.expected_drawer.as_ref().map(|v| v.iter().map(|(c, m)| Amount::of(*m, c.code())).collect()),
             unpaid_balances: d
                 .unpaid_balances
                 .iter()

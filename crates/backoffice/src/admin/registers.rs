@@ -58,7 +58,7 @@ pub async fn replace(State(st): State<AppState>, headers: HeaderMap, Path((store
 /// office saw it (design §9.20): `intact`, `broken` with the first break, or
 /// `not_reported`; the head confirmed and when; the last Z report's head.
 pub async fn audit(State(st): State<AppState>, headers: HeaderMap, Path((store, register)): Path<(String, String)>) -> ApiResult<Json<Value>> {
-    require_owner(&st, &headers)?;
+    require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let register = Uuid::parse_str(&register).map_err(|_| ApiError::NotFound(format!("no register {register:?}")))?;
     let client = st.pool.get().await?;

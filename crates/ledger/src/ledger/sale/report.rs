@@ -38,8 +38,10 @@ pub struct TenderDay {
     /// Tenders created since the report's start that count as takings (settled or
     /// accepted offline, their sale not canceled), per kind and currency.
     pub by_kind: Vec<TenderKindTotal>,
-    /// Sum of every cash movement per currency: what the drawer should hold.
-    pub expected_drawer: Vec<(Currency, i64)>,
+    /// Sum of every cash movement per currency: what the drawer should hold. `None` while
+    /// a shift is open: that figure belongs to the blind close (design §12.10), and only
+    /// the audited X report shows it until the close. One rule for the app and the CLI.
+    pub expected_drawer: Option<Vec<(Currency, i64)>>,
     /// Sales that were paid until an offline card tender was declined and whose balance
     /// is still owed, oldest first, at most 500.
     pub unpaid_balances: Vec<UnpaidBalance>,
@@ -107,7 +109,10 @@ impl Ledger {
         let superseded_all: i64 = self.conn.query_row(&format!("SELECT count(*) {SUPERSEDED_CHARGED}"), [], |r| r.get(0))?;
         Ok(TenderDay {
             by_kind,
-            expected_drawer: self.expected_drawer()?,
+            expected_drawer: match self.current_shift()? {
+                Some(_open) => None,
+                None => Some(self.expected_drawer()?),
+            },
             unpaid_balances,
             unpaid_balances_not_listed,
             canceling: self.sales_canceling()?,
