@@ -33,6 +33,7 @@ mod schema_harden;
 mod schema_prints;
 mod schema_restore;
 mod schema_sales;
+mod schema_time_zone;
 pub mod state;
 pub mod takings;
 pub mod tender;

@@ -564,9 +564,8 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_harden::HARDEN,
     // v15: whether paper may have come out of each receipt print (design §11.8).
     crate::schema_prints::PRINTS,
-    // v16: the store's time zone, the one receipts, reports and the screens tell the time
-    // in (design §11.14). Empty: the locale's own zone (Asia/Tokyo, America/Los_Angeles).
-    "ALTER TABLE store_settings ADD COLUMN time_zone TEXT NOT NULL DEFAULT '' CHECK (length(time_zone) <= 64);",
+    // v16: the store's time zone (design §11.14).
+    crate::schema_time_zone::TIME_ZONE,
     // v17: the audit head the back office last confirmed (design §9.20).
     crate::schema_audit::AUDIT_CONFIRMED,
 ];
