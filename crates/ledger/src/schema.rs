@@ -558,16 +558,11 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_catalog::PUBLISHED,
     // v12: completed sales with their lines and tax per rate in the outbox (design §9.18).
     crate::schema_sales::SALES,
-    // v13: the register's own catalog items, staff and tax setup in the outbox (design §9.19).
-    crate::schema_local::LOCAL,
-    // v14: growing locks, approval PINs counted apart; readable by Debian 12's sqlite3 (3.40).
-    crate::schema_harden::HARDEN,
-    // v15: whether paper may have come out of each receipt print (design §11.8).
-    crate::schema_prints::PRINTS,
-    // v16: the store's time zone (design §11.14).
-    crate::schema_time_zone::TIME_ZONE,
-    // v17: the audit head the back office last confirmed (design §9.20).
-    crate::schema_audit::AUDIT_CONFIRMED,
+    crate::schema_local::LOCAL, // v13: the register's own items, staff, tax setup up (§9.19)
+    crate::schema_harden::HARDEN, // v14: growing locks, approval PINs apart; sqlite3 3.40 reads it
+    crate::schema_prints::PRINTS, // v15: whether paper may have come out of a print (design §11.8)
+    crate::schema_time_zone::TIME_ZONE, // v16: the store's time zone (design §11.14)
+    crate::schema_audit::AUDIT_CONFIRMED, // v17: the back office's confirmed audit head (§9.20)
 ];
 
 /// The version whose migration turned the audit log into a chain.
