@@ -437,3 +437,22 @@ async fn readers_and_locations_survive_a_restart_and_an_old_store_is_upgraded() 
     assert_eq!(v, 3);
     drop(psp);
 }
+
+#[tokio::test]
+async fn manual_capture_waits_for_capture_and_a_tip_is_added_to_the_amount() {
+    let p = start_default().await;
+    let rd = reader(&p, "m").await;
+    let r = p.post(SK_A, "/v1/payment_intents", Some("pi-m"), &[("amount", "2000"), ("currency", "usd"), ("payment_method_types[0]", "card_present"), ("capture_method", "manual")]).await;
+    let pi = r.json()["id"].as_str().unwrap().to_string();
+    assert_eq!(r.json()["payment_method_types"], serde_json::json!(["card_present"]), "SDK-style indexed arrays are read");
+    assert_eq!(process(&p, &rd, &pi, "proc-m").await.status, 200);
+    let t = p.post(SK_A, &present_path(&rd), Some("pres-m"), &[("type", "card_present"), ("card_present[number]", "4000056655665556"), ("amount_tip", "300")]).await;
+    assert_eq!(t.json()["action"]["status"], "succeeded", "{:?}", t.json());
+    let v = get(&p, &format!("/v1/payment_intents/{pi}")).await;
+    assert_eq!((v["status"].as_str(), v["amount"].as_i64(), v["amount_capturable"].as_i64(), v["amount_details"]["tip"]["amount"].as_i64()), (Some("requires_capture"), Some(2300), Some(2300), Some(300)));
+    let ch = get(&p, &format!("/v1/charges/{}", v["latest_charge"].as_str().unwrap())).await;
+    assert_eq!(ch["payment_method_details"]["card_present"]["receipt"]["account_type"], "checking", "a debit card");
+    let c = p.post(SK_A, &format!("/v1/payment_intents/{pi}/capture"), Some("cap-m"), &[]).await;
+    assert_eq!((c.json()["status"].as_str(), c.json()["amount_received"].as_i64()), (Some("succeeded"), Some(2300)));
+    assert_eq!(process(&p, &rd, &pi, "proc-m2").await.err_code(), "intent_invalid_state");
+}
