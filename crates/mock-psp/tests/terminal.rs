@@ -456,3 +456,25 @@ async fn manual_capture_waits_for_capture_and_a_tip_is_added_to_the_amount() {
     assert_eq!((c.json()["status"].as_str(), c.json()["amount_received"].as_i64()), (Some("succeeded"), Some(2300)));
     assert_eq!(process(&p, &rd, &pi, "proc-m2").await.err_code(), "intent_invalid_state");
 }
+
+#[tokio::test]
+async fn an_intent_canceled_while_on_the_reader_is_never_charged_and_admin_inputs_are_checked() {
+    let p = start_default().await;
+    let rd = reader(&p, "k").await;
+    let pi = card_pi(&p, "pi-k", "1500").await;
+    assert_eq!(process(&p, &rd, &pi, "proc-k").await.status, 200);
+    let c = p.post(SK_A, &format!("/v1/payment_intents/{pi}/cancel"), Some("cancel-pi-k"), &[]).await;
+    assert_eq!(c.json()["status"], "canceled");
+    let r = present(&p, &rd, "4242424242424242", "pres-k").await;
+    assert_eq!((r.json()["action"]["status"].as_str(), r.json()["action"]["failure_code"].as_str()), (Some("failed"), Some("intent_invalid_state")));
+    assert_eq!(get(&p, &format!("/v1/payment_intents/{pi}")).await["status"], "canceled");
+    assert_eq!(p.stats().await["charges"], 0);
+    assert_eq!(process(&p, &rd, &pi, "proc-k2").await.err_code(), "intent_invalid_state");
+    // Admin: rates are probabilities, durations bounded, a reader fault takes only count.
+    assert_eq!(p.admin_post("/__admin/faults", &[("reader_busy", "2")]).await.json()["error"]["param"], "reader_busy");
+    assert_eq!(p.admin_post("/__admin/faults", &[("reader_offline_ms", "0")]).await.json()["error"]["param"], "reader_offline_ms");
+    assert_eq!(p.admin_post("/__admin/faults/script", &[("fault", "reader_busy"), ("path", "/v1/x")]).await.status, 400);
+    assert_eq!(p.admin_post("/__admin/faults/script", &[("fault", "reader_sleepy")]).await.status, 400);
+    assert_eq!(p.admin_post("/__admin/terminal/auto_present", &[("on", "false"), ("after_ms", "5")]).await.status, 400);
+    assert_eq!(p.admin_post("/__admin/terminal/auto_present", &[("after_ms", "600001")]).await.status, 400);
+}
