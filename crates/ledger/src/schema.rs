@@ -57,7 +57,8 @@ CREATE TABLE payments (
                             'partially_refunded','refunded')),
     capture_method      TEXT NOT NULL CHECK (capture_method IN ('automatic','manual')),
     -- rule 2 (docs/decisions/0004-same-request-every-retry.md): the exact PSP request
-    -- parameters, as ordered [name, value] pairs in JSON. Every retry sends these, never parameters rebuilt from the cart.
+    -- parameters, as ordered [name, value] pairs in JSON. Every retry sends these, never
+    -- parameters rebuilt from the cart.
     request_params      TEXT NOT NULL CHECK (json_valid(request_params)),
     cart_id             INTEGER REFERENCES carts(id),
     offline             INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1)),
