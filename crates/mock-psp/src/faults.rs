@@ -4,6 +4,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use parking_lot::Mutex;
+use crate::reader_faults::{ReaderFault, ReaderFaultConfig, ReaderFaultState};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -68,6 +69,9 @@ pub struct FaultConfig {
     /// hidden between this and this + 999 ms; never less. 0 (default): no lag.
     #[serde(default)]
     pub search_lag_ms: u64,
+    /// Card-reader faults (one draw per `process_payment_intent`, see [`crate::reader_faults`]).
+    #[serde(default)]
+    pub reader: ReaderFaultConfig,
 }
 
 impl Default for FaultConfig {
@@ -88,6 +92,7 @@ impl FaultConfig {
             internal_error: 0.0,
             duplicate_events: 0.0,
             search_lag_ms: 0,
+            reader: ReaderFaultConfig::none(),
         }
     }
     /// An unreliable but usable network: a few percent of each fault.
@@ -102,6 +107,7 @@ impl FaultConfig {
             internal_error: 0.0,
             duplicate_events: 0.2,
             search_lag_ms: 0,
+            reader: ReaderFaultConfig::flaky(),
         }
     }
     /// Hostile: about a third of requests hit a fault.
@@ -116,6 +122,7 @@ impl FaultConfig {
             internal_error: 0.01,
             duplicate_events: 0.5,
             search_lag_ms: 0,
+            reader: ReaderFaultConfig::chaos(),
         }
     }
     pub fn preset(name: &str) -> Option<Self> {
@@ -204,6 +211,7 @@ pub struct FaultEngine {
     config: Mutex<FaultConfig>,
     rng: Mutex<ChaCha8Rng>,
     script: Mutex<Vec<ScriptEntry>>,
+    reader: Mutex<ReaderFaultState>,
 }
 
 impl FaultEngine {
@@ -212,6 +220,7 @@ impl FaultEngine {
             config: Mutex::new(config),
             rng: Mutex::new(ChaCha8Rng::seed_from_u64(seed ^ 0x6661_756c_7473)),
             script: Mutex::new(Vec::new()),
+            reader: Mutex::new(ReaderFaultState::new(seed)),
         }
     }
     pub fn config(&self) -> FaultConfig {
@@ -230,6 +239,19 @@ impl FaultEngine {
     }
     pub fn clear_script(&self) {
         self.script.lock().clear();
+        self.reader.lock().clear_script();
+    }
+    /// Script mode for readers: the next `count` process calls get `fault`.
+    pub fn script_reader(&self, fault: ReaderFault, count: u32) {
+        self.reader.lock().script(fault, count);
+    }
+    pub fn scripted_reader(&self) -> Vec<(ReaderFault, u32)> {
+        self.reader.lock().scripted()
+    }
+    /// The reader fault for one `process_payment_intent` (scripted, else drawn).
+    pub fn decide_reader(&self) -> Option<ReaderFault> {
+        let cfg = self.config().reader;
+        self.reader.lock().decide(&cfg)
     }
 
     /// Decides the faults for one request. A scripted fault for the path wins over

@@ -27,6 +27,7 @@ pub mod faults;
 pub mod form;
 mod http;
 pub mod keys;
+pub mod reader_faults;
 pub mod store;
 
 pub use api::{admin, search};
@@ -35,6 +36,8 @@ pub use api::{Outcome, PspRequest, PspResponse, Stats};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use conns::HttpLimits;
 pub use faults::{Fault, FaultConfig, ScriptEntry};
+pub use reader_faults::{ReaderFault, ReaderFaultConfig};
+pub use api::terminal::auto::AutoPresent;
 pub use http::RunningServer;
 pub use store::DbLocation;
 
@@ -235,6 +238,7 @@ impl MockPspBuilder {
                 purge_interval: self.purge_interval,
                 seed,
                 http: conns::Registry::new(self.http),
+                auto_present: Mutex::new(None),
             }),
         })
     }
@@ -264,6 +268,8 @@ pub(crate) struct Inner {
     pub(crate) purge_interval: Duration,
     pub(crate) seed: u64,
     pub(crate) http: Arc<conns::Registry>,
+    /// The admin auto-present switch for readers (off: `None`).
+    pub(crate) auto_present: Mutex<Option<api::terminal::auto::AutoPresent>>,
 }
 
 /// A mock PSP instance. Cheap to clone; all clones share state.
@@ -310,6 +316,15 @@ impl MockPsp {
     }
     pub fn clear_script(&self) {
         self.inner.faults.clear_script();
+    }
+    /// Script mode for readers: the next `count` `process_payment_intent` calls get `fault`.
+    pub fn script_reader_fault(&self, fault: ReaderFault, count: u32) {
+        self.inner.faults.script_reader(fault, count);
+    }
+    /// The auto-present switch: readers present a card by themselves after a process
+    /// action starts (`None`: off, the default).
+    pub fn set_auto_present(&self, auto: Option<AutoPresent>) {
+        *self.inner.auto_present.lock() = auto;
     }
     /// Offline on/off; `Some(d)` ends it automatically after `d` of clock time.
     pub fn set_offline(&self, on: bool, duration: Option<Duration>) {

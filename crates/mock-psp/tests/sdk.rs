@@ -4,7 +4,7 @@ use common::*;
 use std::path::PathBuf;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn official_stripe_python_sdk_create_retrieve_capture_refund_search_and_409_retry() {
+async fn official_stripe_python_sdk_create_retrieve_capture_refund_search_409_retry_and_card_readers() {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let python = repo.join(".venv/bin/python");
     assert!(

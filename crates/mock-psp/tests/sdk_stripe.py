@@ -79,4 +79,47 @@ stats = admin("/__admin/stats")
 assert stats["conflicts"] >= 1, stats
 assert stats["replays"] >= 2, stats
 assert len(v1.payment_intents.search(params={"query": "amount:999"}).data) == 1
+
+# Card readers (Stripe Terminal, server-driven): location, reader, a card_present intent
+# processed on the reader, the customer played by the test helper, decline then another
+# card on the SAME intent, cancel_action, and the reads.
+loc = v1.terminal.locations.create(params={
+    "display_name": "SDK store", "address": {"line1": "1 Main St", "city": "Springfield", "country": "US"},
+})
+assert loc.id.startswith("tml_") and loc.display_name == "SDK store", loc
+assert v1.terminal.locations.retrieve(loc.id).address.country == "US"
+rdr = v1.terminal.readers.create(params={"registration_code": "simulated-wpe", "label": "SDK till", "location": loc.id})
+assert rdr.device_type == "simulated_wisepos_e" and rdr.status == "online" and rdr.action is None, rdr
+assert any(r.id == rdr.id for r in v1.terminal.readers.list(params={"location": loc.id, "limit": 5}).data)
+assert v1.terminal.readers.retrieve(rdr.id).label == "SDK till"
+cp = v1.payment_intents.create(params={"amount": 2000, "currency": "usd", "payment_method_types": ["card_present"]})
+assert cp.status == "requires_payment_method", cp
+shown = v1.terminal.readers.set_reader_display(rdr.id, params={"type": "cart", "cart": {
+    "currency": "usd", "line_items": [{"description": "Tea", "amount": 900, "quantity": 2}], "tax": 200, "total": 2000}})
+assert shown.action.type == "set_reader_display" and shown.action.set_reader_display.cart.total == 2000, shown
+got = v1.terminal.readers.process_payment_intent(rdr.id, params={"payment_intent": cp.id})
+assert got.action.status == "in_progress" and got.action.process_payment_intent.payment_intent == cp.id, got
+got = v1.test_helpers.terminal.readers.present_payment_method(rdr.id, params={"type": "card_present", "card_present": {"number": "4000000000000002"}})
+assert got.action.status == "failed" and got.action.failure_code == "card_declined", got
+assert v1.payment_intents.retrieve(cp.id).status == "requires_payment_method"
+v1.terminal.readers.process_payment_intent(rdr.id, params={"payment_intent": cp.id})
+got = v1.test_helpers.terminal.readers.present_payment_method(rdr.id, params={"type": "card_present", "card_present": {"number": "4242424242424242"}})
+assert got.action.status == "succeeded", got
+paid = v1.payment_intents.retrieve(cp.id)
+assert paid.status == "succeeded" and paid.amount_received == 2000, paid
+card = v1.charges.retrieve(paid.latest_charge).payment_method_details.card_present
+assert card.brand == "visa" and card.last4 == "4242" and card.receipt.dedicated_file_name, card
+try:
+    v1.terminal.readers.process_payment_intent(rdr.id, params={"payment_intent": cp.id})
+    raise AssertionError("intent_invalid_state expected")
+except stripe.InvalidRequestError as e:
+    assert e.code == "intent_invalid_state", e.code
+cp2 = v1.payment_intents.create(params={"amount": 700, "currency": "usd", "payment_method_types": ["card_present"]})
+v1.terminal.readers.process_payment_intent(rdr.id, params={"payment_intent": cp2.id})
+cleared = v1.terminal.readers.cancel_action(rdr.id)
+assert cleared.action is None, cleared
+assert v1.payment_intents.retrieve(cp2.id).status == "requires_payment_method"
+types = [e.type for e in v1.events.list(params={"limit": 20}).data]
+assert "terminal.reader.action_succeeded" in types and "terminal.reader.action_failed" in types, types
+
 print("sdk ok", json.dumps({"conflicts": stats["conflicts"], "replays": stats["replays"]}))

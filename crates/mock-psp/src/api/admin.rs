@@ -5,6 +5,8 @@
 //! [`crate::clock::MAX_CLOCK_MS`]).
 use super::{internal, invalid, not_found_url, truncate, ApiError, PspRequest, PspResponse};
 use crate::faults::{Fault, FaultConfig, ScriptEntry};
+use crate::api::terminal::auto::{AutoPresent, MAX_AUTO_PRESENT_MS};
+use crate::reader_faults::ReaderFault;
 use crate::form;
 use crate::store::StoreError;
 use crate::Inner;
@@ -74,7 +76,13 @@ impl Args {
     }
 }
 
-const FAULT_PARAMS: &[&str] = &["preset", "drop_request", "drop_response", "slow", "slow_ms", "transient_503", "transient_429", "internal_error", "duplicate_events", "search_lag_ms"];
+const FAULT_PARAMS: &[&str] = &[
+    "preset", "drop_request", "drop_response", "slow", "slow_ms", "transient_503", "transient_429", "internal_error", "duplicate_events", "search_lag_ms",
+    "reader_timeout_started", "reader_timeout", "reader_offline", "reader_offline_ms", "reader_busy", "reader_connection_error", "reader_event_lost",
+    "reader_customer_cancels", "reader_present_delay", "reader_present_delay_ms",
+];
+/// Longest reader offline period or presentation delay a fault may set: one hour.
+pub const MAX_READER_FAULT_MS: u64 = 3600 * 1000;
 
 impl Inner {
     pub(crate) async fn admin(&self, req: &PspRequest) -> PspResponse {
@@ -98,7 +106,7 @@ impl Inner {
             }
             ("GET", "/__admin/faults") => {
                 args(&[])?;
-                Ok(json!({"config": self.faults.config(), "script": self.faults.scripted()}))
+                Ok(json!({"config": self.faults.config(), "script": self.faults.scripted(), "reader_script": self.reader_script_json()}))
             }
             ("POST", "/__admin/faults") => {
                 let a = args(FAULT_PARAMS)?;
@@ -117,13 +125,34 @@ impl Inner {
                 if let Some(ms) = a.int("search_lag_ms", 0, MAX_SEARCH_LAG_MS)? {
                     cfg.search_lag_ms = ms;
                 }
+                for f in ReaderFault::ALL {
+                    if let Some(p) = a.prob(f.name())? {
+                        cfg.reader.set_rate(f, p);
+                    }
+                }
+                if let Some(ms) = a.int("reader_offline_ms", 1, MAX_READER_FAULT_MS)? {
+                    cfg.reader.reader_offline_ms = ms;
+                }
+                if let Some(ms) = a.int("reader_present_delay_ms", 0, MAX_READER_FAULT_MS)? {
+                    cfg.reader.reader_present_delay_ms = ms;
+                }
                 self.faults.set_config(cfg.clone());
                 Ok(json!({"config": cfg}))
             }
             ("POST", "/__admin/faults/script") => {
                 let a = args(&["fault", "path", "count", "slow_ms"])?;
+                // A reader fault applies to the next process_payment_intent calls (any reader).
+                if let Some(rf) = a.get("fault").and_then(ReaderFault::parse) {
+                    if a.get("path").is_some() || a.get("slow_ms").is_some() {
+                        return Err(invalid("parameter_invalid_string", "a reader fault takes only count: it applies to the next process_payment_intent calls", Some("path")));
+                    }
+                    let count = a.int("count", 1, MAX_SCRIPT_COUNT)?.unwrap_or(1) as u32;
+                    self.faults.script_reader(rf, count);
+                    return Ok(json!({"script": self.faults.scripted(), "reader_script": self.reader_script_json()}));
+                }
                 let fault = a.get("fault").and_then(Fault::parse).ok_or_else(|| {
-                    invalid("parameter_invalid_string", "fault must be one of drop_request, drop_response, slow, transient_503, transient_429, internal_error, duplicate_events", Some("fault"))
+                    let readers: Vec<&str> = ReaderFault::ALL.iter().map(|f| f.name()).collect();
+                    invalid("parameter_invalid_string", format!("fault must be one of drop_request, drop_response, slow, transient_503, transient_429, internal_error, duplicate_events, or a reader fault: {}", readers.join(", ")), Some("fault"))
                 })?;
                 let path = a.get("path").unwrap_or("*");
                 if path.len() > MAX_SCRIPT_PATH || !(path.starts_with('/') || path == "*") {
@@ -166,6 +195,32 @@ impl Inner {
                 }
                 Ok(json!({"now_ms": self.clock.now_ms()}))
             }
+            ("GET", "/__admin/terminal/auto_present") => {
+                args(&[])?;
+                Ok(json!({"auto_present": *self.auto_present.lock()}))
+            }
+            ("POST", "/__admin/terminal/auto_present") => {
+                let a = args(&["on", "card_number", "after_ms", "reader"])?;
+                let on = a.bool("on")?.unwrap_or(true);
+                let after_ms = a.int("after_ms", 0, MAX_AUTO_PRESENT_MS)?;
+                let reader = a.get("reader").map(str::to_string);
+                if !on {
+                    if a.get("card_number").is_some() || after_ms.is_some() || reader.is_some() {
+                        return Err(invalid("parameter_invalid_string", "on=false takes no other parameter (it turns the switch off)", Some("on")));
+                    }
+                    *self.auto_present.lock() = None;
+                    return Ok(json!({"auto_present": null}));
+                }
+                if let Some(r) = &reader {
+                    if !super::params::valid_id(r) {
+                        return Err(invalid("parameter_invalid_string", "reader must be a reader id (tmr_…)", Some("reader")));
+                    }
+                }
+                let card = a.get("card_number").unwrap_or("4242424242424242");
+                let auto = AutoPresent::new(card, after_ms.unwrap_or(1000), reader).map_err(|e| invalid("parameter_invalid_string", e, Some("card_number")))?;
+                *self.auto_present.lock() = Some(auto.clone());
+                Ok(json!({"auto_present": auto}))
+            }
             ("POST", "/__admin/purge") => {
                 args(&[])?;
                 let (n, worst) = self.purge_expired().await.map_err(internal)?;
@@ -173,6 +228,10 @@ impl Inner {
             }
             _ => Err(not_found_url(&req.method, &req.path.trim_matches('/').split('/').collect::<Vec<_>>())),
         }
+    }
+
+    fn reader_script_json(&self) -> Value {
+        json!(self.faults.scripted_reader().iter().map(|(f, n)| json!({"fault": f.name(), "remaining": n})).collect::<Vec<_>>())
     }
 
     pub(crate) fn is_offline(&self) -> bool {

@@ -98,7 +98,8 @@ fn event_json(id: &str, now: i64, typ: &str, key: &str, obj_json: &str) -> Strin
     ev.push_str(",\"data\":{\"object\":");
     ev.push_str(obj_json);
     ev.push_str("},\"livemode\":false,\"pending_webhooks\":0,\"request\":{\"id\":null,\"idempotency_key\":");
-    ev.push_str(&q(key));
+    // Empty for what the PSP did by itself (a reader presenting later): no request.
+    ev.push_str(&if key.is_empty() { "null".to_string() } else { q(key) });
     ev.push_str("},\"type\":");
     ev.push_str(&q(typ));
     ev.push('}');

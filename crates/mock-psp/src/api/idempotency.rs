@@ -90,7 +90,10 @@ impl Inner {
         // The key is checked first: a POST without one is a client bug whatever its body.
         let key = idempotency_key(req)?.to_string();
         let form_params = form::parse(&req.body).map_err(|e| invalid("parameter_invalid_string", e.0, None))?;
-        let action = params::validate_post(segs, &form_params)?;
+        let mut action = params::validate_post(segs, &form_params)?;
+        if let Action::Terminal(t) = &mut action {
+            t.decide_faults(&self.faults);
+        }
         let (fp, canon) = form::fingerprint(&req.method, &req.path, &form_params);
         let now = self.clock.now_ms();
         let exec = Exec { account: account.to_string(), key: key.clone(), action, fail: decision.internal_error };
@@ -263,6 +266,9 @@ impl Inner {
         if ex.refunded {
             self.stats.refunds.fetch_add(1, Relaxed);
         }
+        if let Some(f) = ex.reader_fault {
+            self.stats.reader_fault(f);
+        }
     }
 
     fn replay(&self, status: u16, body: Vec<u8>) -> PspResponse {
@@ -332,12 +338,12 @@ fn execute(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, exec: &E
             None => return Err(StoreError("the idempotency claim disappeared before execution".into())),
             Some((Some(s), Some(b))) => {
                 // Another (re-driven) execution finished first: answer with its result.
-                return Ok(Executed { status: s as u16, body: b, replayed: true, charged: false, declined: false, refunded: false });
+                return Ok(Executed { status: s as u16, body: b, replayed: true, charged: false, declined: false, refunded: false, reader_fault: None });
             }
             Some(_) => {}
         }
     }
-    let mut tx = Tx { c, st, claim_id, account: &exec.account, key: &exec.key, now: now_ms / 1000, out: Executed::new() };
+    let mut tx = Tx { c, st, claim_id, account: &exec.account, key: &exec.key, now: now_ms / 1000, now_ms, out: Executed::new() };
     // Success bodies come back as the JSON text already written to their table, so the
     // object is serialised once per request.
     let result: Result<String, ApiError> = if exec.fail {
@@ -349,6 +355,7 @@ fn execute(c: &Connection, st: &mut WriterState, claim_id: Option<i64>, exec: &E
             Action::Cancel { id, reason } => intents::cancel(&mut tx, id, reason.as_deref()),
             Action::UpdatePi(u) => intents::update(&mut tx, u),
             Action::Refund(r) => refunds::create(&mut tx, r),
+            Action::Terminal(t) => super::terminal::execute(&mut tx, t),
         }
     };
     let mut ex = tx.out;

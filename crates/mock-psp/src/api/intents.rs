@@ -32,7 +32,7 @@ impl Inner {
 /// `POST /v1/payment_intents`: the intent, and with `confirm` its charge (or decline)
 /// and events. Returns the intent's JSON text (a decline: the 402 with the intent).
 pub(super) fn create(tx: &mut Tx, a: &CreatePi) -> Result<String, ApiError> {
-    let CreatePi { amount, currency, payment_method, confirm, manual, metadata, description } = a;
+    let CreatePi { amount, currency, payment_method, confirm, manual, metadata, description, payment_method_types } = a;
     let (c, account, claim_id, now) = (tx.c, tx.account, tx.claim_id, tx.now);
     assert!(*amount > 0, "an amount is validated positive before execution");
     if let Some(obj) = tx.created_by_this_claim("payment_intents")? {
@@ -46,7 +46,7 @@ pub(super) fn create(tx: &mut Tx, a: &CreatePi) -> Result<String, ApiError> {
         "capture_method": if *manual { "manual" } else { "automatic" },
         "confirmation_method": "automatic", "client_secret": secret, "created": now,
         "description": description, "livemode": false, "metadata": metadata,
-        "payment_method": payment_method, "payment_method_types": ["card"],
+        "payment_method": payment_method, "payment_method_types": payment_method_types,
         "latest_charge": null, "last_payment_error": null, "canceled_at": null,
         "cancellation_reason": null,
     });

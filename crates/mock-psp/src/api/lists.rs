@@ -83,6 +83,9 @@ pub(super) enum ListFilter {
     EventTypes(Vec<String>),
     /// `/v1/refunds?payment_intent=…` / `charge=…` (the refund object's own field).
     RefundOf { field: &'static str, id: String },
+    /// `/v1/terminal/readers?device_type=…&location=…&serial_number=…&status=…`: the
+    /// reader object's own fields, and online/offline as of `now_ms` (from its state).
+    Readers { fields: Vec<(&'static str, String)>, online: Option<bool>, now_ms: i64 },
 }
 
 /// One page of a list, each object kept as the JSON text it is stored as: answering a
@@ -111,6 +114,12 @@ impl Page {
         s.push_str(&serde_json::to_string(self.url).unwrap());
         s.push('}');
         s.into_bytes()
+    }
+    /// Replaces each object's text (a reader's computed status).
+    pub(super) fn map_data(&mut self, mut f: impl FnMut(&str) -> String) {
+        for d in &mut self.data {
+            *d = f(d);
+        }
     }
     pub(super) fn to_value(&self) -> Value {
         let data: Vec<Value> = self.data.iter().map(|d| serde_json::from_str(d).unwrap_or(Value::Null)).collect();
@@ -179,6 +188,17 @@ pub(super) fn list(c: &Connection, table: &str, account: &str, lp: &ListParams, 
             // `field` is one of two literals chosen by the route, never request text.
             sql.push_str(&format!(" AND json_extract(obj, '$.{field}') = ?"));
             args.push(id.into());
+        }
+        ListFilter::Readers { fields, online, now_ms } => {
+            for (field, v) in fields {
+                // `field` is one of three literals chosen by the route, never request text.
+                sql.push_str(&format!(" AND json_extract(obj, '$.{field}') = ?"));
+                args.push(v.into());
+            }
+            if let Some(online) = online {
+                sql.push_str(if online { " AND coalesce(json_extract(sim, '$.offline_until_ms'), 0) <= ?" } else { " AND coalesce(json_extract(sim, '$.offline_until_ms'), 0) > ?" });
+                args.push(now_ms.into());
+            }
         }
     }
     let asc = lp.ending_before.is_some();

@@ -4,6 +4,7 @@
 //! in front of every operation: body limit, offline, injected faults, authentication
 //! and routing. Everything here works without a socket.
 use crate::faults::{Decision, Fault};
+use crate::reader_faults::ReaderFault;
 use crate::form;
 use crate::store::WriterState;
 use crate::Inner;
@@ -25,6 +26,7 @@ mod params;
 pub use params::TEST_PAYMENT_METHODS;
 mod refunds;
 pub mod search;
+pub mod terminal;
 
 pub(crate) use errors::{internal, invalid, not_found_url, truncate, ApiError};
 pub use idempotency::MAX_IDEMPOTENCY_KEY_LEN;
@@ -145,11 +147,16 @@ pub struct Stats {
     pub rejected: AtomicU64,
     pub purged_keys: AtomicU64,
     pub faults: [AtomicU64; 8],
+    /// Reader faults that took effect, in [`ReaderFault::ALL`] order.
+    pub reader_faults: [AtomicU64; 8],
 }
 
 impl Stats {
     pub fn fault(&self, f: Fault) {
         self.faults[Fault::ALL.iter().position(|x| *x == f).unwrap()].fetch_add(1, Relaxed);
+    }
+    pub fn reader_fault(&self, f: ReaderFault) {
+        self.reader_faults[ReaderFault::ALL.iter().position(|x| *x == f).unwrap()].fetch_add(1, Relaxed);
     }
     pub fn offline(&self) {
         self.faults[7].fetch_add(1, Relaxed);
@@ -161,6 +168,10 @@ impl Stats {
         }
         faults.insert("offline".into(), json!(self.faults[7].load(Relaxed)));
         let total: u64 = self.faults.iter().map(|a| a.load(Relaxed)).sum();
+        let mut reader = serde_json::Map::new();
+        for (i, f) in ReaderFault::ALL.iter().enumerate() {
+            reader.insert(f.name().into(), json!(self.reader_faults[i].load(Relaxed)));
+        }
         json!({
             "requests": self.requests.load(Relaxed),
             "replays": self.replays.load(Relaxed),
@@ -176,6 +187,7 @@ impl Stats {
             "purged_keys": self.purged_keys.load(Relaxed),
             "injected_faults": total,
             "faults": faults,
+            "reader_faults": reader,
         })
     }
 }
@@ -191,11 +203,13 @@ pub(super) struct Executed {
     pub charged: bool,
     pub declined: bool,
     pub refunded: bool,
+    /// The reader fault that took effect in this execution, if any.
+    pub reader_fault: Option<ReaderFault>,
 }
 
 impl Executed {
     fn new() -> Executed {
-        Executed { status: 200, body: vec![], replayed: false, charged: false, declined: false, refunded: false }
+        Executed { status: 200, body: vec![], replayed: false, charged: false, declined: false, refunded: false, reader_fault: None }
     }
 }
 
@@ -211,6 +225,8 @@ pub(super) struct Tx<'a> {
     pub key: &'a str,
     /// Seconds since the epoch (Stripe's `created`).
     pub now: i64,
+    /// The same time in milliseconds (reader offline periods, delays).
+    pub now_ms: i64,
     pub out: Executed,
 }
 
@@ -312,7 +328,16 @@ impl Inner {
         let segs: Vec<&str> = req.path.trim_matches('/').split('/').collect();
         let result = match req.method.as_str() {
             "GET" => self.get(&account, &segs, req, decision).await,
-            "POST" => self.post(&account, &segs, req, decision, detach).await,
+            "POST" => {
+                let r = self.post(&account, &segs, req, decision, detach).await;
+                // What a reader does by itself next (auto-present, a delayed card).
+                if let ["v1", "terminal", "readers", id, _] | ["v1", "test_helpers", "terminal", "readers", id, _] = segs.as_slice() {
+                    if params::valid_id(id) {
+                        self.terminal_after(&account, id).await;
+                    }
+                }
+                r
+            }
             "DELETE" => Err(not_found_url("DELETE", &segs)),
             m => Err(errors::method_not_allowed(m)),
         };
@@ -343,6 +368,10 @@ impl Inner {
             ["v1", "charges", id] if params::valid_id(id) => self.get_charge(account, id, &params).await,
             ["v1", "events", id] if params::valid_id(id) => self.get_event(account, id, &params).await,
             ["v1", "events"] => self.list_events(account, &params, decision.duplicate_events).await,
+            ["v1", "terminal", "locations"] => self.list_locations(account, &params).await,
+            ["v1", "terminal", "locations", id] if params::valid_id(id) => self.get_location(account, id, &params).await,
+            ["v1", "terminal", "readers"] => self.list_readers(account, &params).await,
+            ["v1", "terminal", "readers", id] if params::valid_id(id) => self.get_reader(account, id, &params).await,
             _ => Err(not_found_url("GET", segs)),
         }
     }

@@ -16,6 +16,8 @@ const MAX_AMOUNT: i64 = 99_999_999;
 /// others succeed. The app's card list must offer only these (a test checks it).
 pub const TEST_PAYMENT_METHODS: &[&str] =
     &["pm_card_visa", "pm_card_mastercard", "pm_card_chargeDeclined", "pm_card_chargeDeclinedInsufficientFunds"];
+/// The `payment_method_types[]` a PaymentIntent may name.
+const PAYMENT_METHOD_TYPES: &[&str] = &["card", "card_present"];
 /// Most metadata keys an object may hold (Stripe's limit).
 pub(super) const MAX_METADATA_KEYS: usize = 50;
 /// Longest description, in characters.
@@ -110,6 +112,22 @@ impl P {
             Some(_) => Err(invalid("parameter_invalid_string", format!("Invalid id in {k}"), Some(k))),
         }
     }
+    /// Every value of an array parameter sent as `k[]=…` (repeated) or `k[N]=…` (what
+    /// Stripe's SDKs send), in index order.
+    pub(super) fn array(&self, base: &str) -> Vec<String> {
+        let mut out = self.all(&format!("{base}[]"));
+        let mut indexed: Vec<(usize, String)> = self
+            .map
+            .iter()
+            .filter_map(|(k, v)| {
+                let i = k.strip_prefix(base)?.strip_prefix('[')?.strip_suffix(']')?.parse::<usize>().ok()?;
+                Some((i, v.first()?.clone()))
+            })
+            .collect();
+        indexed.sort();
+        out.extend(indexed.into_iter().map(|(_, v)| v));
+        out
+    }
     /// Every value of a repeatable parameter (`types[]`).
     pub(super) fn all(&self, k: &str) -> Vec<String> {
         self.map.get(k).cloned().unwrap_or_default()
@@ -124,6 +142,7 @@ pub(super) enum Action {
     Cancel { id: String, reason: Option<String> },
     UpdatePi(UpdatePi),
     Refund(Refund),
+    Terminal(super::terminal::TerminalAction),
 }
 
 /// `POST /v1/payment_intents`.
@@ -136,6 +155,8 @@ pub(super) struct CreatePi {
     pub manual: bool,
     pub metadata: BTreeMap<String, String>,
     pub description: Option<String>,
+    /// `card` (the default), `card_present` (a reader takes the card), or both.
+    pub payment_method_types: Vec<String>,
 }
 
 /// `POST /v1/payment_intents/:id`: metadata merged key by key (an empty value deletes
@@ -162,11 +183,21 @@ pub(super) const EXPAND: &str = "expand[]";
 
 /// Is `segs` one of the POST endpoints? (Checked before the idempotency key.)
 pub(super) fn known_post(segs: &[&str]) -> bool {
-    matches!(segs, ["v1", "payment_intents"] | ["v1", "refunds"] | ["v1", "payment_intents", _] | ["v1", "payment_intents", _, "capture" | "cancel"])
+    matches!(
+        segs,
+        ["v1", "payment_intents"]
+            | ["v1", "refunds"]
+            | ["v1", "payment_intents", _]
+            | ["v1", "payment_intents", _, "capture" | "cancel"]
+            | ["v1", "terminal", "locations" | "readers"]
+            | ["v1", "terminal", "readers", _, "process_payment_intent" | "cancel_action" | "set_reader_display"]
+            | ["v1", "test_helpers", "terminal", "readers", _, "present_payment_method"]
+    )
 }
 
 pub(super) fn validate_post(path: &[&str], params: &Params) -> Result<Action, ApiError> {
     match path {
+        ["v1", "terminal", ..] | ["v1", "test_helpers", "terminal", ..] => super::terminal::params::validate(path, params).map(Action::Terminal),
         ["v1", "payment_intents"] => {
             let p = P::new(
                 params,
@@ -185,6 +216,21 @@ pub(super) fn validate_post(path: &[&str], params: &Params) -> Result<Action, Ap
                     return Err(invalid("resource_missing", format!("No such PaymentMethod: '{}'", truncate(pm, 60)), Some("payment_method")));
                 }
             }
+            let mut payment_method_types: Vec<String> = vec![];
+            for t in p.array("payment_method_types") {
+                if !PAYMENT_METHOD_TYPES.contains(&t.as_str()) {
+                    return Err(invalid("parameter_invalid_string", format!("payment_method_types: {} is not a type this PSP supports ({}).", truncate(&t, 40), PAYMENT_METHOD_TYPES.join(", ")), Some("payment_method_types")));
+                }
+                if !payment_method_types.contains(&t) {
+                    payment_method_types.push(t);
+                }
+            }
+            if payment_method_types.is_empty() {
+                payment_method_types.push("card".into());
+            }
+            if pm.is_some() && !payment_method_types.iter().any(|t| t == "card") {
+                return Err(invalid("payment_intent_incompatible_payment_method", "The PaymentMethod provided (card) is not allowed for this PaymentIntent: its payment_method_types do not include card. A card_present PaymentIntent gets its card on a reader (process_payment_intent).", Some("payment_method")));
+            }
             let confirm = p.bool("confirm")?.unwrap_or(false);
             if confirm && pm.is_none() {
                 return Err(invalid("payment_intent_unexpected_state", "You cannot confirm this PaymentIntent because it's missing a payment method.", Some("payment_method")));
@@ -200,7 +246,7 @@ pub(super) fn validate_post(path: &[&str], params: &Params) -> Result<Action, Ap
                 }
             }
             let description = p.get("description").map(str::to_string);
-            Ok(Action::CreatePi(CreatePi { amount, currency: cur, payment_method: pm, confirm, manual, description, metadata: p.metadata }))
+            Ok(Action::CreatePi(CreatePi { amount, currency: cur, payment_method: pm, confirm, manual, description, metadata: p.metadata, payment_method_types }))
         }
         ["v1", "payment_intents", id, "capture"] if valid_id(id) => {
             let p = P::new(params, &["amount_to_capture", EXPAND], false)?;

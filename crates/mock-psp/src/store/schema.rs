@@ -22,7 +22,7 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// The tables of a mock-psp store. A file from before versioning (`user_version` 0, no
 /// application id) is taken for one only if it has `meta` and `idem` and nothing else
 /// but these.
-const OUR_TABLES: &[&str] = &["meta", "idem", "payment_intents", "pi_metadata", "charges", "refunds", "events"];
+const OUR_TABLES: &[&str] = &["meta", "idem", "payment_intents", "pi_metadata", "charges", "refunds", "events", "terminal_locations", "terminal_readers"];
 
 /// `MIGRATIONS[i]` moves the schema from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -93,6 +93,31 @@ INSERT OR IGNORE INTO meta (k, v) VALUES ('id_seq', 0);
     // v2: updating an intent's metadata replaces its search-index rows, found by intent.
     r#"
 CREATE INDEX IF NOT EXISTS pi_metadata_seq ON pi_metadata(pi_seq);
+"#,
+    // v3: card readers (issue #27). Objects as stored JSON like the others; a reader's
+    // `sim` is the simulation state Stripe does not show (offline until, the fault armed
+    // on its action, a presentation under way), kept beside it so a restarted PSP on
+    // the same file carries on where it was.
+    r#"
+CREATE TABLE IF NOT EXISTS terminal_locations (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    account TEXT NOT NULL,
+    claim_id INTEGER UNIQUE,
+    created INTEGER NOT NULL,
+    obj TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS terminal_locations_account ON terminal_locations(account, seq);
+CREATE TABLE IF NOT EXISTS terminal_readers (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    account TEXT NOT NULL,
+    claim_id INTEGER UNIQUE,
+    created INTEGER NOT NULL,
+    obj TEXT NOT NULL,
+    sim TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS terminal_readers_account ON terminal_readers(account, seq);
 "#,
 ];
 
