@@ -58,7 +58,7 @@ struct World {
 impl World {
     async fn new() -> World {
         let dir = tempfile::tempdir().unwrap();
-        let psp = MockPsp::builder().db(dir.path().join("psp.sqlite3")).secret_key(KEY).seed(27).faults(FaultConfig::none()).build().unwrap();
+        let psp = MockPsp::builder().db(dir.path().join("psp.sqlite3")).secret_key(KEY).seed(27).faults(FaultConfig::none()).admin(true).build().unwrap();
         let server = paydesk_test_kit::serve(&psp).await;
         let engine = engine_on(&dir.path().join("register.sqlite3"), &server.url());
         engine
