@@ -194,7 +194,7 @@ pub enum Error {
 
     #[error("invalid input: {0}")]
     InvalidInput(String),
-    /// A reader operation on a payment that was not made for a reader (design §13).
+    /// A reader operation on a payment that was not made for a reader (decision 0102).
     #[error("payment {checkout_key} is not a card-present payment on a reader")]
     NotAReaderPayment { checkout_key: String },
     /// The PSP answered the intent create of `checkout_key` with another PaymentIntent

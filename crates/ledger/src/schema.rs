@@ -563,7 +563,7 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_prints::PRINTS, // v15: whether paper may have come out of a print (design §11.8)
     crate::schema_time_zone::TIME_ZONE, // v16: the store's time zone (design §11.14)
     crate::schema_audit::AUDIT_CONFIRMED, // v17: the back office's confirmed audit head (§9.20)
-    crate::schema_reader::READER, // v18: card-present payments on a reader, state on_reader (§13)
+    crate::schema_reader::READER, // v18: card-present payments on a reader, state on_reader (decision 0102)
 ];
 
 /// The version whose migration turned the audit log into a chain.

@@ -53,7 +53,7 @@ pub enum PaymentState {
     PartiallyRefunded,
     /// Everything captured has been refunded. Terminal.
     Refunded,
-    /// A card-present payment handed to a reader (design §13): its PaymentIntent exists and
+    /// A card-present payment handed to a reader (decision 0102): its PaymentIntent exists and
     /// a process attempt (its own key, committed before it was sent) may be running on the
     /// reader. **Outcome may be unknown** until the intent and the reader are read: a
     /// timeout, a lost answer or a `connection_error` may hide a charge. The newest attempt

@@ -92,6 +92,21 @@ impl World {
     }
 
 
+    /// The customer taps whether or not the reader is collecting (the PSP refuses a tap
+    /// on an idle reader): the answer's status.
+    async fn try_present(&self, card: &str) -> u16 {
+        let r = self
+            .http
+            .post(format!("{}/v1/test_helpers/terminal/readers/{}/present_payment_method", self.server.url(), self.reader))
+            .bearer_auth(KEY)
+            .header("Idempotency-Key", format!("customer-{}", uuid_like()))
+            .form(&[("type", "card_present"), ("card_present[number]", card)])
+            .send()
+            .await
+            .unwrap();
+        r.status().as_u16()
+    }
+
     /// The next process call gets `fault` (the PSP's admin script).
     async fn script(&self, fault: &str) {
         let r = self.http.post(format!("{}/__admin/faults/script", self.server.url())).form(&[("fault", fault), ("count", "1")]).send().await.unwrap();
@@ -361,9 +376,99 @@ async fn a_crash_after_the_process_call_is_resolved_by_recovery_without_a_second
 async fn a_crash_before_anything_was_processed_ends_canceled_by_recovery() {
     let w = World::new().await;
     // The key and the reader committed, then the register died before the intent's create.
-    let p = w.engine.with_ledger(|l| l.create_reader_payment(Money::new(400, Currency::Usd), &w.reader, paydesk_ledger::CaptureMethod::Automatic, 1_800_000_000_000)).unwrap();
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let created = now_ms - 60_000;
+    let p = w.engine.with_ledger(|l| l.create_reader_payment(Money::new(400, Currency::Usd), &w.reader, paydesk_ledger::CaptureMethod::Automatic, created)).unwrap();
+    // A payment just committed by a live call is left to that call.
+    let fresh = w.engine.with_ledger(|l| l.create_reader_payment(Money::new(401, Currency::Usd), &w.reader, paydesk_ledger::CaptureMethod::Automatic, now_ms)).unwrap();
     let rec = w.engine.recover().await.unwrap();
+    assert_eq!(w.engine.reader_status(&fresh.idempotency_key).unwrap().state, PaymentState::Created);
     assert_eq!(rec.resolved, 1, "{rec:?}");
     assert_eq!(w.engine.reader_status(&p.idempotency_key).unwrap().state, PaymentState::Canceled);
     assert!(w.intents_for(&p.idempotency_key).await.iter().all(|(_, s)| s == "canceled"));
+}
+
+/// The invariant under a seeded random walk of what a cashier and a customer can do
+/// (approve, decline, customer cancels, present again, check status, cancel on the
+/// reader, abandon, a crash and recovery): at the PSP at most one succeeded intent per
+/// checkout key (and one intent per key); the ledger agrees with the PSP; a payment once
+/// reported "not charged" by a canceled intent is never charged later.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_random_walk_never_charges_twice_and_the_ledger_agrees_with_the_psp() {
+    let mut w = World::new().await;
+    let mut seed: u64 = 0x2702_2026;
+    let mut next = move |n: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    let mut keys = Vec::new();
+    for round in 0..4 {
+        let r = w.engine.charge_on_reader(Money::new(600 + round, Currency::Usd), &w.reader).await.unwrap();
+        let key = r.checkout_key.clone();
+        keys.push(key.clone());
+        let mut final_not_charged = false;
+        for _ in 0..8 {
+            let step = next(9);
+            let res = match step {
+                0 => {
+                    w.try_present(APPROVED).await;
+                    w.engine.wait_on_reader(&key, Duration::from_secs(5)).await
+                }
+                1 => {
+                    w.try_present(DECLINED).await;
+                    w.engine.wait_on_reader(&key, Duration::from_secs(5)).await
+                }
+                2 => {
+                    w.script("reader_customer_cancels").await;
+                    w.engine.present_again(&key).await
+                }
+                3 | 4 => w.engine.present_again(&key).await,
+                5 => w.engine.check_reader_status(&key).await,
+                6 => w.engine.cancel_reader_action(&key).await,
+                7 => w.engine.abandon_reader_payment(&key).await,
+                _ => {
+                    // The register dies and comes back: recovery resolves what it can.
+                    let path = w.dir.path().join("register.sqlite3");
+                    let url = w.server.url();
+                    w.engine = engine_on(&path, &url);
+                    w.engine.recover().await.map(|_| w.engine.reader_status(&key).unwrap())
+                }
+            };
+            let r = res.unwrap();
+            if r.outcome == (ReaderOutcome::NotCharged { why: NotChargedWhy::IntentCanceled }) {
+                final_not_charged = true;
+            }
+            if final_not_charged {
+                assert_ne!(r.outcome, ReaderOutcome::Paid, "{key}: not charged became paid");
+            }
+            let all = w.intents_for(&key).await;
+            assert!(all.len() <= 1, "{key}: {all:?}");
+            assert!(all.iter().filter(|(_, s)| s == "succeeded").count() <= 1);
+        }
+        // Whatever the walk did, the ledger and the PSP agree.
+        let p = w.engine.with_ledger(|l| l.payment_by_key(&key)).unwrap().unwrap();
+        let at_psp = w.intents_for(&key).await;
+        match p.state {
+            PaymentState::Captured => assert_eq!(at_psp[0].1, "succeeded", "{key}"),
+            PaymentState::Canceled => assert!(at_psp.iter().all(|(_, s)| s == "canceled"), "{key}: {at_psp:?}"),
+            PaymentState::OnReader => assert!(at_psp.iter().all(|(_, s)| s != "succeeded" && s != "canceled") || {
+                // a success not read yet: one check settles it
+                let r = w.engine.check_reader_status(&key).await.unwrap();
+                r.state == PaymentState::Captured
+            }, "{key}: {at_psp:?}"),
+            other => panic!("{key}: unexpected {other}"),
+        }
+        // Leave the reader free for the next payment.
+        let _ = w.engine.abandon_reader_payment(&key).await.unwrap();
+    }
+    // Every reader payment ends resolved: paid or canceled, and each agrees with the PSP.
+    for key in &keys {
+        let p = w.engine.with_ledger(|l| l.payment_by_key(key)).unwrap().unwrap();
+        let at_psp = w.intents_for(key).await;
+        match p.state {
+            PaymentState::Captured => assert_eq!(at_psp.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>(), ["succeeded"]),
+            PaymentState::Canceled => assert!(at_psp.iter().all(|(_, s)| s == "canceled")),
+            other => panic!("{key} ended {other}"),
+        }
+    }
 }

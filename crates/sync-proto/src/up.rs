@@ -28,7 +28,7 @@ pub enum PaymentState {
     Refunding,
     PartiallyRefunded,
     Refunded,
-    /// A card-present payment on a reader, no result yet (ledger v18, design §13).
+    /// A card-present payment on a reader, no result yet (ledger v18, decision 0102).
     OnReader,
 }
 

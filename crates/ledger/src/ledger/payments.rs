@@ -263,7 +263,7 @@ pub(super) fn insert_payment(
 
 /// How the PaymentIntent gets its payment method: a token confirmed at once (keyed test
 /// cards), or a card presented on a reader later (created without a payment method and
-/// without `confirm`, design §13).
+/// without `confirm`, decision 0102).
 #[derive(Debug, Clone, Copy)]
 pub(super) enum PaymentMethodParams<'a> {
     Token(&'a str),

@@ -1,4 +1,4 @@
-//! Card-present payments on a server-driven reader (design §13, decision 0102).
+//! Card-present payments on a server-driven reader (decision 0102).
 //!
 //! A reader payment IS a payment (its checkout key, its request, its tender): what is
 //! new is kept beside it.
@@ -272,7 +272,7 @@ impl Ledger {
         Ok(p)
     }
 
-    /// A card-present tender of the sale (design §8.3 with §13): like
+    /// A card-present tender of the sale (design §8.3, decision 0102): like
     /// [`Ledger::open_card_tender`] (same guards: a pending tender of the same amount is
     /// returned with `is_new == false`, another amount needs an override), the payment's
     /// request is card_present and its reader is committed with it.

@@ -29,7 +29,7 @@ impl Engine {
         let _flight = self.flight(key).await;
         let p = self.payment(key)?;
         // A card-present payment is never sent as a keyed create: it is resolved by
-        // reading its reader and its intent (design §13).
+        // reading its reader and its intent (decision 0102).
         if p.state == PaymentState::Created || p.state == PaymentState::OnReader {
             if self.with_ledger(|l| l.reader_payment(p.id))?.is_some() {
                 return self.drive_reader_locked(&p, mode).await;

@@ -122,7 +122,7 @@ pub fn to_psp_event(ev: &Event) -> PspEvent {
         "terminal.reader" => {
             // terminal.reader.action_succeeded / action_failed: no state change of its own
             // (only the intent proves paid or not charged), but it lands on the payment's
-            // timeline, applied once like every event (design §13).
+            // timeline, applied once like every event (decision 0102).
             let pi = obj
                 .get("action")
                 .and_then(|a| a.get("process_payment_intent"))

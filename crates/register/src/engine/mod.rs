@@ -68,7 +68,7 @@ pub struct EngineConfig {
     /// is read-after-write consistent). Bound: at most [`MAX_SEARCH_SETTLE_MS`] (1 h);
     /// larger values are used as 1 h.
     pub search_settle_ms: u64,
-    /// Card-present payments on a reader: poll interval and bounded waits (design §13).
+    /// Card-present payments on a reader: poll interval and bounded waits (decision 0102).
     pub reader: ReaderConfig,
 }
 

@@ -18,7 +18,7 @@ impl Engine {
                 continue; // refunds below
             }
             // Declined on a reader, waiting for "Present again" or an abandon: not charged,
-            // nothing running; a person decides (design §13).
+            // nothing running; a person decides (decision 0102).
             if self.reader_awaits_person(&p)? {
                 continue;
             }

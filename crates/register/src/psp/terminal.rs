@@ -1,4 +1,4 @@
-//! Stripe Terminal's server-driven reader API as the register uses it (design §13):
+//! Stripe Terminal's server-driven reader API as the register uses it (decision 0102):
 //! locations, readers, `process_payment_intent`, `cancel_action`, `set_reader_display`,
 //! the test helper `present_payment_method`, and the Charge's card-present details.
 //! Shapes follow Stripe's API reference; every POST carries an `Idempotency-Key`.

@@ -1,4 +1,4 @@
-//! Stopping a reader payment (design §13). A cancel is ALWAYS followed by a read: a tap
+//! Stopping a reader payment (decision 0102). A cancel is ALWAYS followed by a read: a tap
 //! can race it, and only the intent says whether the card was charged.
 //! * "Cancel on reader" (`cancel_reader_action`): `cancel_action`, then read. The payment
 //!   stays open: the same intent can be presented again.

@@ -1,4 +1,4 @@
-//! Card-present payments on a server-driven reader (design §13, decision 0102): the
+//! Card-present payments on a server-driven reader (decision 0102): the
 //! shared vocabulary — what the cashier is told ([`ReaderOutcome`]), the report, the
 //! bounds on waiting — and [`conclude`], the one table of what a read of the reader and
 //! the intent proves. Each stage lives in its own file:
@@ -30,7 +30,7 @@ use paydesk_ledger::{CardPresentDetails, PaymentState};
 use serde::Serialize;
 use std::time::Duration;
 
-/// How the engine waits for a reader (design §13). No webhooks on a desktop: it polls
+/// How the engine waits for a reader (decision 0102). No webhooks on a desktop: it polls
 /// the reader and the intent every `poll_interval`, for at most `wait` per call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReaderConfig {
@@ -176,7 +176,7 @@ pub(crate) enum Conclusion {
     Pending { why: PendingWhy, code: Option<String>, message: Option<String> },
 }
 
-/// THE table of what a read proves (design §13). The reader is read first and the intent
+/// THE table of what a read proves (decision 0102). The reader is read first and the intent
 /// second, so a tap landing between the two reads shows up in the intent (a success
 /// always wins); `reader` is `None` when it could not be read.
 pub(crate) fn conclude(intent: &PaymentIntent, reader: Option<&Reader>) -> Conclusion {

@@ -1,4 +1,4 @@
-//! Resolving a reader payment by reading (design §13): the reader first, then the intent
+//! Resolving a reader payment by reading (decision 0102): the reader first, then the intent
 //! with its charge; [`super::conclude`] says what that proves; one commit applies it.
 //! Polled with a bounded interval and deadline (no webhooks on a desktop); the same read
 //! serves "Check status", the end of every charge, cancel and recovery.
@@ -13,6 +13,11 @@ use paydesk_ledger::{
     ReaderSettlement,
 };
 use std::time::Duration;
+
+/// How long a reader payment may stay `created` (key committed, nothing processed yet)
+/// before recovery abandons it: far longer than the step from the key's commit to the
+/// process attempt's commit of a live call.
+pub(super) const CREATED_GRACE_MS: i64 = 30_000;
 
 /// What one read gave: the conclusion and the failure the reader reported, if any.
 pub(super) struct Read {
@@ -340,6 +345,9 @@ impl Engine {
     pub(in crate::engine) async fn drive_reader_locked(&self, p: &Payment, _mode: DriveMode) -> Result<crate::engine::CheckoutReport> {
         let rp = self.reader_payment_of(p)?;
         match p.state {
+            // The cashier's call commits the key, then takes the payment's lock: a pass that
+            // finds it `created` in between must not abandon it under the cashier's hands.
+            PaymentState::Created if self.now() - p.created_at_ms < CREATED_GRACE_MS => {}
             PaymentState::Created => {
                 self.abandon_locked(p, &rp).await?;
             }

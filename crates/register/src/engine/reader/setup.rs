@@ -1,4 +1,4 @@
-//! Readers and where they are (design §13): a location and a reader registered at the
+//! Readers and where they are (decision 0102): a location and a reader registered at the
 //! PSP (a registration code; `simulated-wpe` registers a simulated reader), kept in the
 //! ledger; and, in test mode, the simulated customer (`present_payment_method`).
 

@@ -1,4 +1,4 @@
-//! Handing a payment to the reader (design §13): the key and reader committed first, the
+//! Handing a payment to the reader (decision 0102): the key and reader committed first, the
 //! intent created under the checkout key, the cart shown on the reader, then each process
 //! attempt committed before it is sent under `<key>-process-<n>`. "Present again" makes
 //! attempt n+1 on the SAME intent, only after attempt n proved "not charged".
