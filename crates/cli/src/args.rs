@@ -162,6 +162,11 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         cmd: crate::sale::SaleCmd,
     },
+    /// Card readers: locations, registration, card-present payments (decision 0102).
+    Reader {
+        #[command(subcommand)]
+        cmd: crate::reader::ReaderCmd,
+    },
     /// Benchmark: end-to-end checkouts vs PSP-only requests over loopback.
     Bench {
         #[arg(long, default_value_t = 300)]

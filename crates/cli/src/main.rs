@@ -42,6 +42,7 @@ mod engine;
 mod outcome;
 mod payments;
 mod progress;
+mod reader;
 mod receipt;
 mod reports;
 mod sale;
@@ -103,6 +104,7 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Staff { cmd } => access::staff(&engine, cmd),
         Cmd::Shift { cmd } => shift::shift(&engine, cmd),
         Cmd::Sale { cmd } => sale::run(&engine, cmd).await,
+        Cmd::Reader { cmd } => reader::run(&engine, cmd).await,
         Cmd::Catalog { cmd } => catalog::catalog(&engine, cmd),
         Cmd::Store { cmd } => catalog::store(&engine, cmd),
         Cmd::Receipt(a) => receipt::run(&engine, a),

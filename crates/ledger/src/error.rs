@@ -194,6 +194,16 @@ pub enum Error {
 
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// A reader operation on a payment that was not made for a reader (decision 0102).
+    #[error("payment {checkout_key} is not a card-present payment on a reader")]
+    NotAReaderPayment { checkout_key: String },
+    /// The PSP answered the intent create of `checkout_key` with another PaymentIntent
+    /// than the one recorded (or one that belongs to another payment): nothing written.
+    #[error("payment {checkout_key}: the PSP's PaymentIntent {found} is not the recorded {stored}")]
+    ReaderIntentMismatch { checkout_key: String, stored: String, found: String },
+    /// A reader payment may be processed at most `max` times (each needs a person).
+    #[error("payment {checkout_key} was presented on the reader {max} times; start a new payment")]
+    ReaderAttemptLimit { checkout_key: String, max: i64 },
 
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),

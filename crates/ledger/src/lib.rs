@@ -31,6 +31,7 @@ mod schema_catalog;
 mod schema_local;
 mod schema_harden;
 mod schema_prints;
+mod schema_reader;
 mod schema_restore;
 mod schema_sales;
 mod schema_time_zone;
@@ -45,6 +46,7 @@ pub use ledger::{
     CancelAction, CancelPlan, CardTender, CashTender, Ledger, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal,
     UnpaidBalance, BUSY_TIMEOUT, PaymentDayStats, Period,
 };
+pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderRecord, ReaderSettlement, MAX_READER_ATTEMPTS};
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};

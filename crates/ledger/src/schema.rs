@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 use crate::error::{Error, Result};
 
@@ -567,6 +567,7 @@ BEGIN SELECT RAISE(ABORT, 'a Z report is never deleted'); END;
     crate::schema_prints::PRINTS, // v15: whether paper may have come out of a print (design §11.8)
     crate::schema_time_zone::TIME_ZONE, // v16: the store's time zone (design §11.14)
     crate::schema_audit::AUDIT_CONFIRMED, // v17: the back office's confirmed audit head (§9.20)
+    crate::schema_reader::READER, // v18: card-present payments on a reader, state on_reader (decision 0102)
 ];
 
 /// The version whose migration turned the audit log into a chain.
@@ -582,6 +583,22 @@ pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 /// fresh file at once migrate it exactly once, and a file made newer or filled by
 /// another program in between is still refused without a write.
 pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
+    if user_version(conn)? >= SCHEMA_VERSION {
+        return migrate_in_tx(conn, path);
+    }
+    // A migration that rebuilds a table others refer to (v18 rebuilds `payments`) needs
+    // foreign keys off while the old table is dropped (SQLite's documented procedure;
+    // the pragma is a no-op inside a transaction). They are checked before the commit
+    // and switched back on whatever happened.
+    conn.execute_batch("PRAGMA foreign_keys = OFF")?;
+    let res = migrate_in_tx(conn, path);
+    let on = conn.execute_batch("PRAGMA foreign_keys = ON");
+    res?;
+    on?;
+    Ok(())
+}
+
+fn migrate_in_tx(conn: &mut Connection, path: &Path) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let found = user_version(&tx)?;
     if found > SCHEMA_VERSION {
@@ -596,6 +613,13 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
         crate::ledger::seal_audit(&tx)?;
     }
     if found < SCHEMA_VERSION {
+        let broken: Option<String> = tx
+            .query_row("SELECT \"table\" || ' row ' || rowid || ' -> ' || parent FROM pragma_foreign_key_check LIMIT 1", [], |r| r.get(0))
+            .optional()?;
+        if let Some(b) = broken {
+            // Dropping `tx` rolls back: the old schema stays as it was.
+            return Err(Error::InvalidInput(format!("the upgrade would break a reference: {b}")));
+        }
         // PRAGMA cannot take a bound parameter; SCHEMA_VERSION is a compile-time integer.
         tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))?;
     }

@@ -53,6 +53,14 @@ pub enum PaymentState {
     PartiallyRefunded,
     /// Everything captured has been refunded. Terminal.
     Refunded,
+    /// A card-present payment handed to a reader (decision 0102): its PaymentIntent exists and
+    /// a process attempt (its own key, committed before it was sent) may be running on the
+    /// reader. **Outcome may be unknown** until the intent and the reader are read: a
+    /// timeout, a lost answer or a `connection_error` may hide a charge. The newest attempt
+    /// may also be known declined (the intent back in `requires_payment_method`): still
+    /// not charged, the SAME intent can be processed again ("Present again"), or the
+    /// cashier abandons it and the intent is canceled (`canceled`).
+    OnReader,
 }
 
 /// A transition the table does not allow. Carries both ends so the caller can show or
@@ -84,7 +92,7 @@ impl<S: Copy> Step<S> {
 
 impl PaymentState {
     /// Every state, for enumeration in tests, CHECK constraints and the UI legend.
-    pub const ALL: [PaymentState; 11] = [
+    pub const ALL: [PaymentState; 12] = [
         PaymentState::Created,
         PaymentState::QueuedOffline,
         PaymentState::Authorizing,
@@ -96,6 +104,7 @@ impl PaymentState {
         PaymentState::Refunding,
         PaymentState::PartiallyRefunded,
         PaymentState::Refunded,
+        PaymentState::OnReader,
     ];
 
     /// THE transition table: the states directly reachable from `self`.
@@ -103,8 +112,9 @@ impl PaymentState {
         use PaymentState::*;
         match self {
             // Send (authorizing), park offline when the PSP is unreachable before the
-            // first send, or abandon before anything was sent.
-            Created => &[Authorizing, QueuedOffline, Canceled],
+            // first send, or abandon before anything was sent. A card-present payment goes
+            // on the reader instead (never offline: a reader cannot take cards offline).
+            Created => &[Authorizing, QueuedOffline, Canceled, OnReader],
             // Forwarded when the PSP is back; voided by the cashier before forwarding.
             QueuedOffline => &[Authorizing, Canceled],
             // automatic capture succeeds straight to captured; manual capture stops at
@@ -123,6 +133,10 @@ impl PaymentState {
             Failed => &[],
             Canceled => &[],
             Refunded => &[],
+            // The intent succeeded (automatic capture) or holds the funds (manual), or it
+            // was canceled at the PSP (abandoned: "not charged" then stays true forever).
+            // Never `failed`: a decline on a reader leaves the intent processable again.
+            OnReader => &[Captured, Authorized, Canceled],
         }
     }
 
@@ -171,7 +185,7 @@ impl PaymentState {
         match self {
             Failed | Canceled | Refunded => true,
             Created | QueuedOffline | Authorizing | Authorized | Capturing | Captured | Refunding
-            | PartiallyRefunded => false,
+            | PartiallyRefunded | OnReader => false,
         }
     }
 
@@ -180,7 +194,7 @@ impl PaymentState {
     pub const fn is_in_flight(self) -> bool {
         use PaymentState::*;
         match self {
-            Authorizing | Capturing | Refunding => true,
+            Authorizing | Capturing | Refunding | OnReader => true,
             Created | QueuedOffline | Authorized | Captured | Failed | Canceled | PartiallyRefunded
             | Refunded => false,
         }
@@ -191,7 +205,7 @@ impl PaymentState {
     pub const fn needs_recovery(self) -> bool {
         use PaymentState::*;
         match self {
-            Created | Authorizing | Capturing | Refunding => true,
+            Created | Authorizing | Capturing | Refunding | OnReader => true,
             QueuedOffline | Authorized | Captured | Failed | Canceled | PartiallyRefunded | Refunded => {
                 false
             }
@@ -203,7 +217,7 @@ impl PaymentState {
     pub const fn is_checkout_open(self) -> bool {
         use PaymentState::*;
         match self {
-            Created | Authorizing | Authorized | Capturing => true,
+            Created | Authorizing | Authorized | Capturing | OnReader => true,
             QueuedOffline | Captured | Failed | Canceled | Refunding | PartiallyRefunded | Refunded => false,
         }
     }
@@ -213,7 +227,8 @@ impl PaymentState {
         use PaymentState::*;
         match self {
             Captured | Refunding | PartiallyRefunded => true,
-            Created | QueuedOffline | Authorizing | Authorized | Capturing | Failed | Canceled | Refunded => {
+            Created | QueuedOffline | Authorizing | Authorized | Capturing | Failed | Canceled | Refunded
+            | OnReader => {
                 false
             }
         }
@@ -234,6 +249,7 @@ impl PaymentState {
             Refunding => "refunding",
             PartiallyRefunded => "partially_refunded",
             Refunded => "refunded",
+            OnReader => "on_reader",
         }
     }
 }
@@ -404,6 +420,10 @@ mod tests {
         (Refunding, PartiallyRefunded),
         (Refunding, Refunded),
         (PartiallyRefunded, Refunding),
+        (Created, OnReader),
+        (OnReader, Captured),
+        (OnReader, Authorized),
+        (OnReader, Canceled),
     ];
 
     #[test]
@@ -425,7 +445,7 @@ mod tests {
             }
         }
         assert_eq!(legal, LEGAL.len());
-        assert_eq!(legal + illegal, 11 * 10);
+        assert_eq!(legal + illegal, 12 * 11);
     }
 
     #[test]
@@ -502,9 +522,9 @@ mod tests {
                 assert_eq!(at, to, "{from} -> {to} ends where asked");
             }
         }
-        // 11 self paths, 20 edges, and created/queued_offline through authorizing to
+        // 12 self paths, 24 edges, and created/queued_offline through authorizing to
         // authorized, captured and failed (6).
-        assert_eq!(reachable, 11 + LEGAL.len() + 6);
+        assert_eq!(reachable, 12 + LEGAL.len() + 6);
     }
 
     #[test]

@@ -122,7 +122,9 @@ impl TenderState {
             // A forwarded offline payment whose answer is not in yet: the customer left
             // with the goods, the sale stays settled until the PSP says otherwise.
             PaymentState::Authorizing if offline => TenderState::Offline,
-            PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing => TenderState::Pending,
+            PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing | PaymentState::OnReader => {
+                TenderState::Pending
+            }
             PaymentState::Authorized => TenderState::Held,
             PaymentState::Failed | PaymentState::Canceled => TenderState::Void,
         }

@@ -102,7 +102,9 @@ fn a_file_of_the_version_before_gains_the_confirmed_head_and_keeps_its_chain() {
     let (l, z) = register(&path);
     let rows = l.audit_chain().unwrap();
     drop(l);
-    sql(&path, &format!("DROP TABLE audit_confirmed; PRAGMA user_version = {};", SCHEMA_VERSION - 1));
+    // The version before the one that made `audit_confirmed` (later migrations run again).
+    let before = paydesk_ledger::schema::MIGRATIONS.iter().position(|m| m.contains("audit_confirmed")).unwrap();
+    sql(&path, &format!("DROP TABLE audit_confirmed; PRAGMA user_version = {before};"));
     let mut l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
     assert_eq!(l.audit_chain().unwrap(), rows);

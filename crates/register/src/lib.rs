@@ -22,6 +22,8 @@ pub use engine::{
     CancelReport, CardTenderReport, CashReport, SaleRefundReport, SaleView,
     CheckoutOutcome, CheckoutReport, Attempted, CrashHook, CrashPoint, Engine, EngineConfig, EngineError, EngineStatus,
     EventsReport, PaymentView, RecoverReport, RefundReport, MAX_EVENT_PAGES_PER_POLL, MAX_SEARCH_SETTLE_MS,
+    NotChargedWhy, PendingWhy, ReaderConfig, ReaderOutcome, ReaderRegistration, ReaderReport, ReaderTenderReport, TestCard,
+    UnavailableWhy,
 };
 pub use offline::OfflineLimits;
 pub use retry::RetryPolicy;

@@ -60,6 +60,7 @@ pub fn engine_config() -> EngineConfig {
         // between two polls, so nothing is skipped (the final pass reads them all).
         events_lookback: Duration::from_secs(30 * 60),
         search_settle_ms: EngineConfig::default().search_settle_ms,
+        reader: paydesk_register::ReaderConfig::default(),
     }
 }
 

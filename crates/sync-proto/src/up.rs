@@ -28,10 +28,12 @@ pub enum PaymentState {
     Refunding,
     PartiallyRefunded,
     Refunded,
+    /// A card-present payment on a reader, no result yet (ledger v18, decision 0102).
+    OnReader,
 }
 
 impl PaymentState {
-    pub const ALL: [PaymentState; 11] = [
+    pub const ALL: [PaymentState; 12] = [
         PaymentState::Created,
         PaymentState::QueuedOffline,
         PaymentState::Authorizing,
@@ -43,6 +45,7 @@ impl PaymentState {
         PaymentState::Refunding,
         PaymentState::PartiallyRefunded,
         PaymentState::Refunded,
+        PaymentState::OnReader,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -58,6 +61,7 @@ impl PaymentState {
             PaymentState::Refunding => "refunding",
             PaymentState::PartiallyRefunded => "partially_refunded",
             PaymentState::Refunded => "refunded",
+            PaymentState::OnReader => "on_reader",
         }
     }
 
@@ -71,7 +75,7 @@ impl PaymentState {
     pub const fn allowed_next(self) -> &'static [PaymentState] {
         use PaymentState::*;
         match self {
-            Created => &[Authorizing, QueuedOffline, Canceled],
+            Created => &[Authorizing, QueuedOffline, Canceled, OnReader],
             QueuedOffline => &[Authorizing, Canceled],
             Authorizing => &[Authorized, Captured, Failed, Canceled, QueuedOffline],
             Authorized => &[Capturing, Canceled],
@@ -82,6 +86,7 @@ impl PaymentState {
             Failed => &[],
             Canceled => &[],
             Refunded => &[],
+            OnReader => &[Captured, Authorized, Canceled],
         }
     }
 
@@ -106,14 +111,15 @@ impl PaymentState {
             | PaymentState::QueuedOffline
             | PaymentState::Authorizing
             | PaymentState::Failed
-            | PaymentState::Canceled => false,
+            | PaymentState::Canceled
+            | PaymentState::OnReader => false,
         }
     }
 
     /// The register does not know the outcome yet; reconciliation waits for it.
     pub const fn unsettled(self) -> bool {
         match self {
-            PaymentState::Created | PaymentState::QueuedOffline | PaymentState::Authorizing => true,
+            PaymentState::Created | PaymentState::QueuedOffline | PaymentState::Authorizing | PaymentState::OnReader => true,
             PaymentState::Authorized
             | PaymentState::Capturing
             | PaymentState::Captured

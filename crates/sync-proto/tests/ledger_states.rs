@@ -54,3 +54,25 @@ fn a_state_can_become_itself_and_what_the_table_reaches_never_an_earlier_one() {
     assert!(!RefundState::Failed.can_become(RefundState::Succeeded));
     assert!(RefundState::Pending.can_become(RefundState::Succeeded));
 }
+
+/// A reader payment's facts (issue 27): created, on the reader, then paid or abandoned;
+/// never back to a keyed payment's send or the offline queue. (`failed` is reachable only
+/// through a held authorization whose capture fails: a decline leaves the intent open.)
+#[test]
+fn a_reader_payments_states_are_on_the_wire_and_never_go_backwards() {
+    use PaymentState::*;
+    assert_eq!(PaymentState::parse("on_reader"), Some(OnReader));
+    assert_eq!(serde_json::to_string(&OnReader).unwrap(), "\"on_reader\"");
+    for to in [OnReader, Captured, Authorized, Canceled, Refunded] {
+        assert!(Created.can_become(to), "created -> {to:?}");
+    }
+    for to in [Captured, Authorized, Canceled, PartiallyRefunded] {
+        assert!(OnReader.can_become(to), "on_reader -> {to:?}");
+    }
+    for to in [Created, Authorizing, QueuedOffline] {
+        assert!(!OnReader.can_become(to), "on_reader -> {to:?}");
+    }
+    assert_eq!(OnReader.allowed_next(), &[Captured, Authorized, Canceled], "no direct edge to failed");
+    assert!(!Captured.can_become(OnReader) && !Canceled.can_become(OnReader));
+    assert!(OnReader.unsettled() && !OnReader.money_taken());
+}

@@ -45,6 +45,7 @@ pub fn state_label(state: PaymentState) -> String {
         PaymentState::Refunding => id!("state-refunding"),
         PaymentState::PartiallyRefunded => id!("state-partially-refunded"),
         PaymentState::Refunded => id!("state-refunded"),
+        PaymentState::OnReader => id!("state-on-reader"),
     })
 }
 
@@ -58,7 +59,8 @@ pub fn state_tone(state: PaymentState) -> &'static str {
         | PaymentState::QueuedOffline
         | PaymentState::Authorizing
         | PaymentState::Capturing
-        | PaymentState::Refunding => "warn",
+        | PaymentState::Refunding
+        | PaymentState::OnReader => "warn",
         PaymentState::Failed | PaymentState::Canceled => "bad",
         PaymentState::PartiallyRefunded | PaymentState::Refunded => "info",
     }

@@ -221,7 +221,9 @@ impl PaymentDetail {
             PaymentState::QueuedOffline => Some(tr!(active(), "refund-note-offline")),
             PaymentState::Failed | PaymentState::Canceled => Some(tr!(active(), "refund-note-not-charged")),
             PaymentState::Refunded => Some(tr!(active(), "refund-note-refunded")),
-            PaymentState::Created | PaymentState::Authorizing => Some(tr!(active(), "refund-note-unknown")),
+            PaymentState::Created | PaymentState::Authorizing | PaymentState::OnReader => {
+                Some(tr!(active(), "refund-note-unknown"))
+            }
             PaymentState::Authorized
             | PaymentState::Capturing
             | PaymentState::Captured

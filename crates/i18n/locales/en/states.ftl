@@ -2,6 +2,7 @@
 state-created = Starting
 state-queued-offline = Offline, waiting to forward
 state-authorizing = Outcome unknown, checking
+state-on-reader = On the card reader, waiting for the result
 state-authorized = Authorized
 state-capturing = Capturing
 state-captured = Paid

@@ -2,6 +2,7 @@
 state-created = 開始中
 state-queued-offline = オフライン・送信待ち
 state-authorizing = 結果不明・確認中
+state-on-reader = カードリーダーで処理中・結果待ち
 state-authorized = オーソリ済み
 state-capturing = 売上確定中
 state-captured = 決済済み

@@ -27,6 +27,8 @@ mod offline;
 mod outbox;
 pub use outbox::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 mod payments;
+mod reader;
+pub use reader::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderRecord, ReaderSettlement, MAX_READER_ATTEMPTS};
 mod receipts;
 mod reports;
 pub use reports::PaymentDayStats;

@@ -258,6 +258,27 @@ pub(super) fn insert_payment(
     if options.payment_method.is_empty() {
         return Err(Error::InvalidInput("payment_method is empty".into()));
     }
+    insert_payment_as(tx, key, amount, PaymentMethodParams::Token(&options.payment_method), options, cart_id, now_ms)
+}
+
+/// How the PaymentIntent gets its payment method: a token confirmed at once (keyed test
+/// cards), or a card presented on a reader later (created without a payment method and
+/// without `confirm`, decision 0102).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum PaymentMethodParams<'a> {
+    Token(&'a str),
+    CardPresent,
+}
+
+pub(super) fn insert_payment_as(
+    tx: &WriteTx<'_>,
+    key: &str,
+    amount: Money,
+    method: PaymentMethodParams<'_>,
+    options: &CheckoutOptions,
+    cart_id: Option<CartId>,
+    now_ms: i64,
+) -> Result<PaymentId> {
     // Money invariant: callers pass `Money::positive`; a payment charges something.
     assert!(amount.amount_minor > 0, "payment amount {amount}");
     let staff_id = crate::ledger::shift::admit_money_tx(tx)?;
@@ -266,8 +287,13 @@ pub(super) fn insert_payment(
     let mut params = RequestParams::default();
     params.push("amount", amount.amount_minor.to_string());
     params.push("currency", amount.currency.code());
-    params.push("payment_method", options.payment_method.clone());
-    params.push("confirm", "true");
+    match method {
+        PaymentMethodParams::Token(pm) => {
+            params.push("payment_method", pm);
+            params.push("confirm", "true");
+        }
+        PaymentMethodParams::CardPresent => params.push("payment_method_types[]", "card_present"),
+    }
     params.push("capture_method", options.capture_method.as_str());
     params.push("metadata[checkout_key]", key);
     if let Some(c) = cart_id {

@@ -198,7 +198,7 @@ pub(super) fn check_refund_bookkeeping(tx: &Connection, payment_id: PaymentId, f
             !leaving_refunding || (open_refunds == 0 && refunded_minor > 0 && refunded_minor < amount_minor)
         }
         Captured => !leaving_refunding || (open_refunds == 0 && refunded_minor == 0),
-        Created | QueuedOffline | Authorizing | Authorized | Capturing | Failed | Canceled => true,
+        Created | QueuedOffline | Authorizing | Authorized | Capturing | Failed | Canceled | OnReader => true,
     };
     if ok {
         Ok(())

@@ -185,7 +185,7 @@ impl Engine {
                 state: next.state,
             }),
             // In flight: the same key again (it may have been sent already).
-            PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing => {
+            PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing | PaymentState::OnReader => {
                 let res = self.drive(&next.idempotency_key, DriveMode::Interactive).await;
                 self.told(&next.idempotency_key, res)
             }
@@ -203,7 +203,7 @@ impl Engine {
     fn check_new_intent(&self, prev: &Payment, override_reason: Option<&str>) -> Result<()> {
         match prev.state {
             PaymentState::Failed | PaymentState::Canceled => Ok(()),
-            PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline => {
+            PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline | PaymentState::OnReader => {
                 match override_reason.map(str::trim) {
                     Some(r) if !r.is_empty() => Ok(()),
                     Some(_) => Err(EngineError::InvalidInput("an override needs a reason".into())),
@@ -233,7 +233,7 @@ impl Engine {
 }
 
 fn is_unknown(s: PaymentState) -> bool {
-    matches!(s, PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline)
+    matches!(s, PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline | PaymentState::OnReader)
 }
 
 pub(super) fn validate_options(o: &CheckoutOptions) -> Result<()> {

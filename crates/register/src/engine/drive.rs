@@ -28,6 +28,13 @@ impl Engine {
     async fn drive_inner(&self, key: &str, mode: DriveMode, created_here: bool) -> Result<CheckoutReport> {
         let _flight = self.flight(key).await;
         let p = self.payment(key)?;
+        // A card-present payment is never sent as a keyed create: it is resolved by
+        // reading its reader and its intent (decision 0102).
+        if p.state == PaymentState::Created || p.state == PaymentState::OnReader {
+            if self.with_ledger(|l| l.reader_payment(p.id))?.is_some() {
+                return self.drive_reader_locked(&p, mode).await;
+            }
+        }
         match p.state {
             PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline => {}
             PaymentState::Capturing => {
@@ -41,7 +48,8 @@ impl Engine {
             | PaymentState::Canceled
             | PaymentState::Refunding
             | PaymentState::PartiallyRefunded
-            | PaymentState::Refunded => return self.report(&p),
+            | PaymentState::Refunded
+            | PaymentState::OnReader => return self.report(&p),
         }
         let subject = Subject::Checkout(key.to_string());
         let now = self.now();
@@ -168,7 +176,7 @@ impl Engine {
         }
     }
 
-    fn attempt_count(&self, id: PaymentId) -> Result<u32> {
+    pub(super) fn attempt_count(&self, id: PaymentId) -> Result<u32> {
         let tl = self.with_ledger(|l| l.timeline(id))?;
         Ok(tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none()).count() as u32)
     }

@@ -119,6 +119,17 @@ pub fn to_psp_event(ev: &Event) -> PspEvent {
             // (our refund key); its amount comes from the ledger's refund row.
             (s("payment_intent"), meta("checkout_key"), None, ev.request.as_ref().and_then(|r| r.idempotency_key.clone()), None)
         }
+        "terminal.reader" => {
+            // terminal.reader.action_succeeded / action_failed: no state change of its own
+            // (only the intent proves paid or not charged), but it lands on the payment's
+            // timeline, applied once like every event (decision 0102).
+            let pi = obj
+                .get("action")
+                .and_then(|a| a.get("process_payment_intent"))
+                .and_then(|p| p.get("payment_intent"))
+                .and_then(|v| v.as_str().map(str::to_string).or_else(|| v.get("id").and_then(|i| i.as_str()).map(str::to_string)));
+            (pi, None, None, None, None)
+        }
         _ => (None, None, None, None, None),
     };
     PspEvent {

@@ -10,6 +10,7 @@ mod error;
 mod events;
 mod intent_ops;
 mod offline;
+mod reader;
 mod recovery;
 mod refund;
 mod report;
@@ -19,6 +20,10 @@ mod settle;
 
 pub use error::{Attempted, EngineError, Result};
 pub use events::{to_psp_event, MAX_EVENT_PAGES_PER_POLL};
+pub use reader::{
+    NotChargedWhy, PendingWhy, ReaderConfig, ReaderOutcome, ReaderRegistration, ReaderReport, ReaderTenderReport, TestCard,
+    UnavailableWhy,
+};
 pub use sale::{CancelReport, CardTenderReport, CashReport, SaleRefundReport, SaleView};
 pub use report::{CheckoutOutcome, CheckoutReport, EngineStatus, EventsReport, PaymentView, RecoverReport, RefundReport};
 
@@ -63,6 +68,8 @@ pub struct EngineConfig {
     /// is read-after-write consistent). Bound: at most [`MAX_SEARCH_SETTLE_MS`] (1 h);
     /// larger values are used as 1 h.
     pub search_settle_ms: u64,
+    /// Card-present payments on a reader: poll interval and bounded waits (decision 0102).
+    pub reader: ReaderConfig,
 }
 
 /// Upper bound of [`EngineConfig::search_settle_ms`] (1 h): a payment whose PaymentIntent
@@ -81,6 +88,7 @@ impl Default for EngineConfig {
             events_overlap: Duration::from_secs(300),
             events_lookback: Duration::from_secs(30 * 24 * 3600),
             search_settle_ms: 120_000,
+            reader: ReaderConfig::default(),
         }
     }
 }

@@ -17,6 +17,11 @@ impl Engine {
             if p.state == PaymentState::Refunding {
                 continue; // refunds below
             }
+            // Declined on a reader, waiting for "Present again" or an abandon: not charged,
+            // nothing running; a person decides (decision 0102).
+            if self.reader_awaits_person(&p)? {
+                continue;
+            }
             rep.examined += 1;
             let before = p.state;
             match self.drive(&p.idempotency_key, DriveMode::Background).await {

@@ -37,7 +37,7 @@ impl CheckoutOutcome {
             PaymentState::Captured => CheckoutOutcome::Paid,
             PaymentState::Authorized | PaymentState::Capturing => CheckoutOutcome::Authorized,
             PaymentState::Failed => CheckoutOutcome::Declined,
-            PaymentState::Created | PaymentState::Authorizing => CheckoutOutcome::Pending,
+            PaymentState::Created | PaymentState::Authorizing | PaymentState::OnReader => CheckoutOutcome::Pending,
             PaymentState::QueuedOffline => CheckoutOutcome::QueuedOffline,
             PaymentState::Canceled => CheckoutOutcome::Canceled,
             PaymentState::Refunding | PaymentState::PartiallyRefunded | PaymentState::Refunded => {

@@ -6,9 +6,11 @@
 mod classify;
 mod outcome;
 mod requests;
+mod terminal;
 mod wire;
 
 pub use classify::{classify, parse_retry_after};
 pub use outcome::{AttemptOutcome, Decline, Fatal, RetryReason};
 pub use requests::{CreateIntent, CreateRefund, PspClient};
+pub use terminal::{CardPresent, CardPresentReceipt, Charge, Location, PaymentMethodDetails, ProcessAction, Reader, ReaderAction, ReaderActionStatus, ReaderCart, ReaderCartLine};
 pub use wire::{parse_error, Event, EventData, EventRequest, List, PaymentIntent, PiStatus, Refund, StripeError};

@@ -54,7 +54,7 @@ impl CreateRefund {
 }
 
 /// Percent-encode one query value.
-fn q(v: &str) -> String {
+pub(super) fn q(v: &str) -> String {
     form_urlencoded::byte_serialize(v.as_bytes()).collect()
 }
 
@@ -116,7 +116,7 @@ impl PspClient {
         self.get(format!("/v1/events?{}", qs.join("&")))
     }
 
-    fn post(&self, path: &str, form: Vec<(String, String)>, key: &str) -> HttpRequest {
+    pub(super) fn post(&self, path: &str, form: Vec<(String, String)>, key: &str) -> HttpRequest {
         HttpRequest {
             method: Method::Post,
             path: path.to_string(),
@@ -125,7 +125,7 @@ impl PspClient {
             timeout: self.attempt_timeout,
         }
     }
-    fn get(&self, path: String) -> HttpRequest {
+    pub(super) fn get(&self, path: String) -> HttpRequest {
         HttpRequest { method: Method::Get, path, form: vec![], idempotency_key: None, timeout: self.attempt_timeout }
     }
 

@@ -23,6 +23,10 @@ pub struct PaymentIntent {
     pub created: Option<i64>,
     #[serde(default)]
     pub last_payment_error: Option<StripeError>,
+    /// The newest charge: its id, or the Charge itself when asked with
+    /// `expand[]=latest_charge` (card-present details for the receipt, decision 0102).
+    #[serde(default)]
+    pub latest_charge: Option<serde_json::Value>,
 }
 
 /// PaymentIntent status as the register sees it.

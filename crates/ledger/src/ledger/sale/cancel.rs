@@ -144,7 +144,7 @@ impl Ledger {
                         }
                         PaymentState::Refunded | PaymentState::Failed | PaymentState::Canceled => {}
                         // Excluded above: a pending or forwarding tender refuses the cancel.
-                        PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing => {
+                        PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing | PaymentState::OnReader => {
                             unreachable!("sale {cart_id}: cancel with tender {} {ps}", t.id)
                         }
                     }
@@ -199,7 +199,8 @@ fn complete_tx(tx: &WriteTx<'_>, cart_id: CartId, now_ms: i64) -> Result<SaleSta
             | PaymentState::Capturing
             | PaymentState::Captured
             | PaymentState::Refunding
-            | PaymentState::PartiallyRefunded => false,
+            | PaymentState::PartiallyRefunded
+            | PaymentState::OnReader => false,
         },
     });
     if !done {

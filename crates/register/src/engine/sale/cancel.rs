@@ -149,7 +149,8 @@ impl Engine {
                         | PaymentState::Failed
                         | PaymentState::Canceled
                         | PaymentState::PartiallyRefunded
-                        | PaymentState::Refunded,
+                        | PaymentState::Refunded
+                        | PaymentState::OnReader,
                     )
                     | None => {}
                 }

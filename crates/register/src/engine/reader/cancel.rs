@@ -1,0 +1,157 @@
+//! Stopping a reader payment (decision 0102). A cancel is ALWAYS followed by a read: a tap
+//! can race it, and only the intent says whether the card was charged.
+//! * "Cancel on reader" (`cancel_reader_action`): `cancel_action`, then read. The payment
+//!   stays open: the same intent can be presented again.
+//! * Abandon (`abandon_reader_payment`): the action canceled and read as above; if that
+//!   proves "not charged", the intent is canceled at the PSP and read again, so "not
+//!   charged" stays true forever. A tap that won the race is reported paid.
+
+use super::{PendingWhy, ReaderOutcome, ReaderReport};
+use crate::engine::{Engine, Result};
+use crate::notify::Subject;
+use crate::psp::{AttemptOutcome, PaymentIntent, Reader};
+use crate::retry::{run_phase, PhaseResult};
+use paydesk_ledger::{CheckoutSettlement, Payment, PaymentState, ReaderAttemptOutcome, ReaderPayment};
+
+impl Engine {
+    /// "Cancel on reader": stops the action if it has not begun authorizing (during
+    /// authorization the reader answers busy), then reads the reader and the intent.
+    pub async fn cancel_reader_action(&self, key: &str) -> Result<ReaderReport> {
+        let _flight = self.flight(key).await;
+        let res = async {
+            let p = self.payment(key)?;
+            let rp = self.reader_payment_of(&p)?;
+            self.cancel_action_then_read(&p, &rp).await
+        }
+        .await;
+        self.reader_told(key, res)
+    }
+
+    /// The cashier gives up this reader payment (another tender, another amount): the
+    /// reader's action canceled, the intent canceled at the PSP, each followed by a read.
+    /// Ends `canceled` (never charged, never will be), or paid when a tap won the race,
+    /// or pending when the reader is authorizing right now (try again).
+    pub async fn abandon_reader_payment(&self, key: &str) -> Result<ReaderReport> {
+        let _flight = self.flight(key).await;
+        let res = async {
+            let p = self.payment(key)?;
+            let rp = self.reader_payment_of(&p)?;
+            self.abandon_locked(&p, &rp).await
+        }
+        .await;
+        self.reader_told(key, res)
+    }
+
+    async fn cancel_action_then_read(&self, p: &Payment, rp: &ReaderPayment) -> Result<ReaderReport> {
+        if p.state != PaymentState::OnReader {
+            return self.stored_reader_report(p, None);
+        }
+        if let Some(a) = rp.latest().filter(|a| a.outcome == ReaderAttemptOutcome::Sent) {
+            // Harmless to repeat (it only stops an action), so a fresh key per press: a
+            // stored "busy" for an earlier press must not answer this one.
+            let key = format!("{}-cancel-{}", a.idempotency_key, self.now());
+            let c = self.inner.psp.clone();
+            let reader = a.reader_id.clone();
+            let out: AttemptOutcome<Reader> = c.attempt(c.cancel_action_request(&reader, &key)).await;
+            tracing::info!(checkout = %p.idempotency_key, outcome = out.label(), "cancel_action sent; reading the reader and the intent");
+        }
+        let (report, _) = self.read_and_apply(p, rp, None, "after cancel").await?;
+        Ok(report)
+    }
+
+    /// Abandon under the caller's flight lock (also recovery's answer to a reader payment
+    /// left `created`: nothing was ever processed, so its intent is canceled).
+    pub(super) async fn abandon_locked(&self, p: &Payment, rp: &ReaderPayment) -> Result<ReaderReport> {
+        match p.state {
+            PaymentState::Created | PaymentState::OnReader => {}
+            PaymentState::QueuedOffline
+            | PaymentState::Authorizing
+            | PaymentState::Authorized
+            | PaymentState::Capturing
+            | PaymentState::Captured
+            | PaymentState::Failed
+            | PaymentState::Canceled
+            | PaymentState::Refunding
+            | PaymentState::PartiallyRefunded
+            | PaymentState::Refunded => return self.stored_reader_report(p, None),
+        }
+        if p.state == PaymentState::OnReader {
+            let report = self.cancel_action_then_read(p, rp).await?;
+            match report.outcome {
+                ReaderOutcome::NotCharged { .. } => {}
+                // Paid (the tap won), or still running / unknown: not abandoned.
+                ReaderOutcome::Paid
+                | ReaderOutcome::Authorized
+                | ReaderOutcome::WaitingForCard
+                | ReaderOutcome::Pending { .. }
+                | ReaderOutcome::ReaderBusy
+                | ReaderOutcome::ReaderUnavailable { .. } => return Ok(report),
+            }
+        }
+        let p = self.payment(&p.idempotency_key)?;
+        if p.state.is_terminal() {
+            return self.stored_reader_report(&p, None);
+        }
+        // The intent's id: known, or learned by replaying the create under the checkout
+        // key (no confirm: a replay cannot charge).
+        let intent_id = match &p.psp_payment_id {
+            Some(id) => id.clone(),
+            None => {
+                let never_sent = self.attempt_count(p.id)? == 0;
+                if never_sent && p.state == PaymentState::Created {
+                    // Nothing ever left for this key: nothing to cancel at the PSP.
+                    self.move_to(p.id, PaymentState::Canceled, "abandoned before anything was sent")?;
+                    return self.stored_reader_report(&self.payment(&p.idempotency_key)?, None);
+                }
+                match self.ensure_intent(&p, false).await? {
+                    super::start::IntentStep::Ready(pi, recs) => {
+                        let s = CheckoutSettlement {
+                            attempts: self.attempt_rows(&recs),
+                            psp: Some(paydesk_ledger::PspResult {
+                                idempotency_key: p.idempotency_key.clone(),
+                                psp_payment_id: pi.id.clone(),
+                                amount: p.amount,
+                                state_if_new: p.state,
+                            }),
+                            ..Default::default()
+                        };
+                        self.settle(&p, &s)?;
+                        pi.id
+                    }
+                    super::start::IntentStep::Done(r) => return Ok(r),
+                }
+            }
+        };
+        let subject = Subject::Checkout(p.idempotency_key.clone());
+        let psp = &self.inner.psp;
+        let cancel_key = format!("{}-cancel", p.idempotency_key);
+        let (res, _recs) = run_phase::<PaymentIntent>(
+            psp,
+            {
+                let c = psp.clone();
+                let id = intent_id.clone();
+                move || c.cancel_request(&id, &cancel_key)
+            },
+            &self.inner.cfg.background,
+            &self.inner.clock,
+            &self.inner.rng,
+            &self.inner.notifier,
+            &subject,
+            1,
+        )
+        .await;
+        if !matches!(res, PhaseResult::Final(AttemptOutcome::Ok { .. })) {
+            tracing::info!(checkout = %p.idempotency_key, "the intent's cancel was not confirmed; reading it");
+        }
+        // Always read after a cancel: the intent decides (canceled, or paid by a tap that
+        // won the race).
+        let p = self.payment(&p.idempotency_key)?;
+        let rp = self.reader_payment_of(&p)?;
+        let (mut report, _) = self.read_and_apply(&p, &rp, None, "after cancel of the intent").await?;
+        if report.state == PaymentState::Created {
+            // Still created: the cancel did not go through and nothing was processed.
+            report.outcome = ReaderOutcome::Pending { why: PendingWhy::CannotRead };
+        }
+        Ok(report)
+    }
+}
