@@ -4,7 +4,7 @@
 //! the canceled sale apart — in `get_report`, `get_tender_day`, `x_report` and the Z
 //! report `shift_close` answers with (its screen figures and its printed text).
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{app, call};

@@ -2,7 +2,7 @@
 //! and the seq) and nothing of the batch is applied; checkout and refund keys are each
 //! register's own, so another register's key never blocks a batch; the dashboard stays
 //! up whatever a register managed to store (design §9.4, §9.8).
-mod support;
+use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_backoffice::state::now_ms;
 use paydesk_sync_proto::{Batch, Fact, PaymentState, RefundState, RegisterHealth, Row, PROTOCOL_VERSION};

@@ -3,7 +3,7 @@
 //! item eaten in vs taken out and its receipt's tax lines, a print to the test printer
 //! over real TCP (decoded text, cut, drawer kick) and a reprint marked as such.
 
-mod common;
+use crate::common;
 use std::time::Duration;
 
 use common::*;

@@ -2,7 +2,7 @@
 //! card_present intents processed on a reader, the customer played by the
 //! present_payment_method test helper, declines on the same intent, the reader faults,
 //! the auto-present switch, idempotent replays, events, and persistence.
-mod common;
+use crate::common;
 use common::*;
 use mock_psp::{Clock, ManualClock, MockPsp, ReaderFault};
 use serde_json::Value;

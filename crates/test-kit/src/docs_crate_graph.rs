@@ -1,7 +1,7 @@
 //! The crate graph written in docs/design.md ("The crates") is the graph Cargo builds.
 //!
 //! design.md holds the graph as a fenced block after the marker line
-//! `<!-- crate-graph: checked by crates/test-kit/tests/docs_crate_graph.rs -->`, one line per
+//! `<!-- crate-graph: checked by crates/test-kit/src/docs_crate_graph.rs -->`, one line per
 //! workspace package: `package -> dep, dep` (`package ->` when it has none). Only NORMAL
 //! dependencies on other workspace packages are compared (dev- and build-dependencies are
 //! not: they do not ship, and tests may reach across the graph). The test runs
@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const MARKER: &str = "<!-- crate-graph: checked by crates/test-kit/tests/docs_crate_graph.rs -->";
+const MARKER: &str = "<!-- crate-graph: checked by crates/test-kit/src/docs_crate_graph.rs -->";
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
