@@ -93,11 +93,13 @@ async fn a_1024_by_768_screen() {
 
     // The printer saved in Catalog → Store: back at the receipt, the message is gone and
     // Print prints.
+    // The Store form is drawn again once its data loads (each visit): the value must go
+    // into the field of THIS draw, not the last visit's, which the new draw replaces.
+    // A test printer's port is off 9100-9109, so the screen asks and the owner says yes
+    // (as window_store does).
+    let draws = app.js("return Number(document.getElementById('store-form').dataset.draws || 0)").await.as_u64().unwrap();
     key(&app, Key::F5).await;
-    // The Store form is drawn again once its data loads: the value goes into the field
-    // that is there when Save is pressed. A test printer's port is off 9100-9109, so the
-    // screen asks and the owner says yes (as window_store does).
-    app.wait_js("return document.getElementById('store-printer') !== null", "the store form", LONG).await;
+    app.wait_js(&format!("return Number(document.getElementById('store-form').dataset.draws || 0) > {draws}"), "the store form drawn for this visit", LONG).await;
     app.js(&format!("const f = document.getElementById('store-printer'); f.value = '{}'; f.dispatchEvent(new Event('input')); window.confirm = () => true; return true", printer.addr())).await;
     app.click("#printer-save").await;
     app.wait_js("return document.getElementById('store-msg').dataset.outcome === 'printer-saved'", "the printer saved", LONG).await;

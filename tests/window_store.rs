@@ -87,7 +87,10 @@ async fn pay_cash(app: &App, amount: &str) -> CartId {
 
 /// The printer address typed in Store → Receipt printer (F5), then back to the register.
 async fn set_printer(app: &App, addr: &str) {
+    // The form is drawn again on each visit once its data loads: type into this visit's.
+    let draws = app.js("return Number(document.getElementById('store-form').dataset.draws || 0)").await.as_u64().unwrap();
     key(app, Key::F5).await;
+    app.wait_js(&format!("return Number(document.getElementById('store-form').dataset.draws || 0) > {draws}"), "the store form drawn for this visit", LONG).await;
     let f = app.el("#store-printer").await;
     f.clear().await.unwrap();
     f.send_keys(addr).await.unwrap();

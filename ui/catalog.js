@@ -180,6 +180,9 @@ async function loadStore() {
     $('store-rounding').disabled = true;
     $('store-registration_number').readOnly = true;
   }
+  // Each visit draws the form again once its data loads: a count of draws lets a test (and
+  // anything else) wait for THIS draw rather than type into the last one's fields.
+  f.dataset.draws = String(Number(f.dataset.draws || 0) + 1);
   f.onsubmit = async (e) => {
     e.preventDefault();
     const d = Object.fromEntries(new FormData(f).entries());

@@ -362,11 +362,16 @@ async fn idempotency_keys_are_pruned_by_age_and_count_and_a_resend_still_applies
     }
     let kept: Vec<String> = h.db().await.query("SELECT idem_key FROM batch_keys ORDER BY idem_key", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(kept, ["key-3", "key-4", "key-5", "other-key"]);
-    // by age: keys older than max_age go whatever their count
+    // by age: keys older than max_age go whatever their count. The two keys are made 6 days
+    // old (the server's own pruner, running every 100 ms with the 7-day default, keeps them)
+    // and the pruning is asked for 2 days later, when they are 8 days old and the rest 2.
     let db = h.db().await;
-    db.execute("UPDATE batch_keys SET received_ms = 1000 WHERE idem_key IN ('key-3', 'other-key')", &[]).await.unwrap();
+    let day_ms = 86_400_000i64;
+    let now = paydesk_backoffice::state::now_ms();
+    db.execute("UPDATE batch_keys SET received_ms = $1 WHERE idem_key IN ('key-3', 'other-key')", &[&(now - 6 * day_ms)]).await.unwrap();
     let policy = PrunePolicy { max_per_register: 1000, ..PrunePolicy::default() };
-    assert_eq!(prune_batch_keys(&db, paydesk_backoffice::state::now_ms(), &policy).await.unwrap(), 2);
+    assert_eq!(policy.max_age, std::time::Duration::from_secs(7 * 86_400), "the arithmetic above assumes the 7-day default");
+    assert_eq!(prune_batch_keys(&db, now + 2 * day_ms, &policy).await.unwrap(), 2);
     assert_eq!(h.count("SELECT count(*) FROM batch_keys").await, 2);
     // a pruned key's batch comes again: recognised by its stored rows, applied once
     let before = snapshot(&h).await;

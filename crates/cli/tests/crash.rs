@@ -133,6 +133,10 @@ async fn crash_mid_event_apply() {
     assert_ledger_equals_psp(&db, &psp).await;
 }
 
+/// Checkouts killed after their key was committed and before they answered: the case the
+/// random kills below are for (rounds go on until at least this many).
+const KILLED_AFTER_COMMIT: usize = 6;
+
 /// ≥ 50 checkouts SIGKILLed from outside at random moments (through a flaky
 /// PSP), then recovered: one charge per checkout, ledger equals PSP.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -163,7 +167,15 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
     let mut scale = 1.0f64;
     for round in 0..40 {
         if round >= 14 && killed >= 12 {
-            break;
+            // Enough kills; but were enough of them after the key's commit (the case this
+            // test is for)? A ledger row without an answer on stdout is such a checkout.
+            // Under load (a parallel build) the kill moments can all fall before the commit:
+            // then they move later and the rounds go on.
+            let rows = ledger(&db, &url).await.len();
+            if rows.saturating_sub(told.len()) >= KILLED_AFTER_COMMIT {
+                break;
+            }
+            scale *= 1.5;
         }
         let mut kids = vec![];
         let mut killed_this_round = 0;
@@ -208,7 +220,12 @@ async fn fifty_checkouts_killed_at_random_then_recovered() {
     }
     assert_eq!(pending, 0, "every in-flight checkout resolved");
     let rows = ledger(&db, &url).await;
-    assert!(rows.len() * 10 >= spawned * 6, "most committed their key before being killed: {} of {spawned}", rows.len());
+    assert!(
+        rows.len().saturating_sub(told.len()) >= KILLED_AFTER_COMMIT,
+        "killed after committing their key: {} ledger rows, {} answers, {spawned} spawned",
+        rows.len(),
+        told.len()
+    );
     for r in &rows {
         assert_eq!(r["state"], "captured", "{r}");
     }

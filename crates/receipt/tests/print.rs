@@ -107,6 +107,10 @@ fn a_closed_test_printer_refuses() {
 struct Pty {
     master: std::fs::File,
     slave: std::path::PathBuf,
+    /// The slave side held open for the test's length: on Linux a read of the master while
+    /// no slave descriptor is open fails with EIO at once instead of waiting, and the
+    /// reader thread may start before the printer code opens the device.
+    _slave_held: std::fs::File,
 }
 
 fn pty() -> Pty {
@@ -126,8 +130,7 @@ fn pty() -> Pty {
         assert_eq!(libc::tcgetattr(sfd, &mut tio), 0);
         libc::cfmakeraw(&mut tio);
         assert_eq!(libc::tcsetattr(sfd, libc::TCSANOW, &tio), 0);
-        libc::close(sfd);
-        Pty { master: std::fs::File::from_raw_fd(fd), slave: slave.into() }
+        Pty { master: std::fs::File::from_raw_fd(fd), slave: slave.into(), _slave_held: std::fs::File::from_raw_fd(sfd) }
     }
 }
 
@@ -141,7 +144,7 @@ fn a_character_device_gets_the_bytes_and_a_missing_one_is_unplugged() {
     let r = build_receipt(&en_sale(), &exclusive(), false).unwrap();
     let job = PrintJob::new("A-7/1", r, Paper::Mm58);
     let bytes = job.bytes();
-    let Pty { mut master, slave } = pty();
+    let Pty { mut master, slave, _slave_held } = pty();
     let want = bytes.len();
     // read while it is written: a terminal holds only a few KiB
     let reader = std::thread::spawn(move || {
