@@ -120,6 +120,8 @@ pub async fn run(psp_url: &str, psp_key: &str, db: &str, n: usize, concurrency: 
             return 1;
         }
     };
+    // The card reader beside it (issue #27): a PSP without simulated readers skips it.
+    let reader = crate::bench_reader::run(psp_url, psp_key, db, n.min(crate::bench_reader::MAX_READER_CHECKOUTS), currency).await;
     let ratio = psp_only.per_sec / e2e.per_sec.max(1e-9);
     let _ = std::io::Write::write_all(&mut std::io::stdout(), format!("{}\n",         json!({
             "n": n, "concurrency": concurrency,
@@ -128,6 +130,7 @@ pub async fn run(psp_url: &str, psp_key: &str, db: &str, n: usize, concurrency: 
             "overhead_ratio_throughput": ratio,
             "overhead_ratio_p50": e2e.p50 / psp_only.p50.max(1e-9),
             "durable_commits_before_answer": commits,
+            "reader_checkout": reader,
         })
     ).as_bytes());
     eprintln!(

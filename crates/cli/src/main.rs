@@ -36,6 +36,7 @@ macro_rules! out {
 mod access;
 mod args;
 mod bench;
+mod bench_reader;
 mod catalog;
 mod checkout;
 mod engine;

@@ -50,3 +50,22 @@ async fn register_a_reader_then_a_decline_and_again_on_the_same_intent_is_paid_o
     assert_eq!(bad.code, Some(1), "{}{}", bad.stdout, bad.stderr);
     assert_eq!(bad.json()["error"]["code"], "invalid_input");
 }
+
+/// `paydesk-cli bench` measures a reader checkout beside the keyed-token one (issue #27).
+/// Only its counts are checked here (timings are printed, never asserted): the register
+/// commits at most three times before the cashier sees "Paid" (key, process attempt,
+/// result), and each reader checkout of the run was paid.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bench_counts_a_reader_checkouts_commits_beside_the_keyed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("bench.db");
+    let out = run(&db, &psp.url(), &[], &["bench", "--n", "3", "--currency", "usd"]).await;
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    let r = &out.json()["reader_checkout"];
+    assert_eq!(r["n"].as_u64(), Some(3), "{r}");
+    assert_eq!(r["durable_commits_before_paid_max"].as_u64(), Some(3), "{r}");
+    assert_eq!(r["keyed_token"]["durable_commits"].as_u64(), Some(2), "{r}");
+    assert!(r["psp_requests_per_checkout_p50"].as_f64().unwrap() >= 3.0, "create, process and at least one read: {r}");
+    assert!(r["tap_to_paid_p50_ms"].as_f64().unwrap() > 0.0, "{r}");
+}
