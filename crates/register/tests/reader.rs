@@ -252,6 +252,34 @@ async fn a_busy_reader_started_nothing_and_the_next_press_goes_through() {
     assert_eq!(w.one_intent(&key).await.1, "succeeded");
 }
 
+/// Before the card is asked for, the customer sees the sale on the reader: its lines when
+/// the payment is the whole sale, one line with the amount for a part of it. A busy reader
+/// refuses the process call, so the display is still what the reader shows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reader_shows_the_sales_lines_before_the_card_is_asked_for() {
+    let w = World::new().await;
+    let shown = |r: Value| {
+        assert_eq!(r["action"]["type"], "set_reader_display", "{r}");
+        r["action"]["set_reader_display"]["cart"].clone()
+    };
+    w.script("reader_busy").await;
+    let whole = w.cart(2); // 2 × 3.50
+    let r = w.engine.charge_reader_tender(whole, None, &w.reader, None).await.unwrap();
+    assert_eq!(r.reader.outcome, ReaderOutcome::ReaderBusy, "{r:?}");
+    let cart = shown(w.get(&format!("/v1/terminal/readers/{}", w.reader)).await);
+    assert_eq!(cart["line_items"], serde_json::json!([{"amount": 350, "description": "Tea", "quantity": 2}]), "{cart}");
+    assert_eq!((cart["total"].as_i64(), cart["currency"].as_str()), (Some(700), Some("usd")), "{cart}");
+    let _ = w.engine.abandon_reader_payment(&r.reader.checkout_key).await.unwrap();
+
+    w.script("reader_busy").await;
+    let split = w.cart(3); // 10.50, of which 4.00 on the card
+    let r = w.engine.charge_reader_tender(split, Some(400), &w.reader, None).await.unwrap();
+    assert_eq!(r.reader.outcome, ReaderOutcome::ReaderBusy, "{r:?}");
+    let cart = shown(w.get(&format!("/v1/terminal/readers/{}", w.reader)).await);
+    assert_eq!(cart["line_items"], serde_json::json!([{"amount": 400, "description": format!("Sale {}", split.0), "quantity": 1}]), "{cart}");
+    assert_eq!(cart["total"].as_i64(), Some(400), "{cart}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_customer_cancels_then_the_cashier_abandons_and_it_is_never_charged() {
     let w = World::new().await;

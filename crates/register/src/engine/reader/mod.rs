@@ -18,6 +18,7 @@
 //! * never offline: with the PSP unreachable the answer is "reader unavailable".
 
 mod cancel;
+mod display;
 mod resolve;
 mod setup;
 mod start;

@@ -7,7 +7,7 @@ use super::{NotChargedWhy, PendingWhy, ReaderOutcome, ReaderReport, UnavailableW
 use crate::engine::sale::SaleView;
 use crate::engine::{CrashPoint, Engine, EngineError, Result};
 use crate::notify::Subject;
-use crate::psp::{AttemptOutcome, Fatal, PaymentIntent, Reader, ReaderCart, ReaderCartLine};
+use crate::psp::{AttemptOutcome, Fatal, PaymentIntent, Reader};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_ledger::{
     BeginAttempt, CaptureMethod, CardTender, CartId, CheckoutSettlement, Money, Payment, PaymentState, ReaderAttempt,
@@ -213,19 +213,12 @@ impl Engine {
         Ok(r)
     }
 
-    /// Shows the amount on the reader before processing (best effort: a display that
-    /// fails never stops a payment).
+    /// Shows the sale on the reader before processing: its lines when this payment is the
+    /// whole sale, else one line with the amount (`display.rs` says why). Best effort: a
+    /// display that fails never stops a payment.
     async fn show_cart(&self, p: &Payment, attempt: &ReaderAttempt) {
-        let description = match p.cart_id {
-            Some(c) => format!("Sale {}", c.0),
-            None => "Payment".to_string(),
-        };
-        let cart = ReaderCart {
-            currency: p.amount.currency.code().to_string(),
-            tax: 0,
-            total: p.amount.amount_minor,
-            lines: vec![ReaderCartLine { description, amount: p.amount.amount_minor, quantity: 1 }],
-        };
+        let sale = p.cart_id.and_then(|c| self.with_ledger(|l| l.cart(c)).ok());
+        let cart = super::display::display_cart(sale.as_ref(), p.amount);
         let c = self.inner.psp.clone();
         let reader = attempt.reader_id.clone();
         let key = format!("{}-display", attempt.idempotency_key);
