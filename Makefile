@@ -53,14 +53,16 @@ deps-py:
 
 deps: deps-apt deps-rust deps-py
 
-# The binaries first (the app, mock-psp, paydesk-cli): end-to-end tests run them as real
-# processes, and building them here with the workspace's features means the tests find
-# them up to date instead of each rebuilding with another feature set. PAYDESK_BIN_DIR
-# hands the tests that folder, so none asks cargo again while the tests run.
+# The binaries and the tests in ONE cargo invocation, so with ONE feature set: building the
+# tests turns on what dev-dependencies ask for (tauri's "test", the receipt's test printer,
+# ...), and a separate `cargo build --workspace --bins` before them compiled those crates,
+# and the app, twice (docs/decisions/0103-one-test-binary-per-crate.md). End-to-end tests
+# run the binaries (the app, mock-psp, paydesk-cli) as real processes; PAYDESK_BIN_DIR
+# hands the tests their folder, so none asks cargo again while the tests run.
 TARGET_DIR := $(abspath $(or $(CARGO_TARGET_DIR),target))
 # The package test needs `make package` first; it runs in `make test-package`.
 test: deps
-	cargo build --workspace --bins
+	cargo build --workspace --bins --tests --examples
 	PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk PAYDESK_BIN_DIR=$(TARGET_DIR)/debug cargo nextest run --workspace --no-fail-fast -E 'not binary_id(paydesk-e2e::package)'
 
 # Tauri's bundler through its CLI, pinned to one 2.x release and installed from npm
@@ -91,7 +93,7 @@ package-appimage: deps-apt deps-tauri
 
 # Unpacks the .deb and drives the binary it carries (tests/package.rs). --workspace:
 # features unified as in `make test`, so its dependencies are found built instead of
-# rebuilt with another feature set.
+# rebuilt with another feature set (after `make test`, only this one binary is linked).
 test-package: deps package
 	cargo nextest run --workspace --test package --no-fail-fast
 
@@ -120,10 +122,11 @@ soak:
 
 # The cashier's app with the embedded, flaky mock PSP; data in the platform's app-data
 # dir (PAYDESK_DATA_DIR or --data-dir to override). Flags: make run ARGS="--help".
-# Built exactly as `make test` builds it: `cargo run -p paydesk` would resolve features
-# for that package alone (not unified with the workspace) and rebuild dozens of crates,
-# minutes, right after a `make test`; this build is then a no-op. Without a display the
-# app itself says so and how to run it anyway.
+# Built with the workspace's product features (no dev-dependencies): `cargo run -p paydesk`
+# would resolve features for that package alone and rebuild dozens of crates, minutes, each
+# time you switch. `make test` builds with the tests' features (tauri's "test", ...), so the
+# first `make run` after it rebuilds those crates once. Without a display the app itself
+# says so and how to run it anyway.
 # DEMO=ja-JP (or en-US) picks the demo store a NEW data folder gets; without it the OS
 # language decides (LANG=ja… → ja-JP). An existing store is never reseeded.
 run: deps-apt

@@ -7,12 +7,10 @@ import { invoke } from './bridge.js';
 import { $, h, s, announce, errText, fmtMoney } from './dom.js';
 import { t } from './i18n.js';
 
-function localMidnight() { const d = new Date(); d.setHours(0, 0, 0, 0); return d.getTime(); }
-
-/** Today's totals as tiles, and sales per local hour as a bar chart. */
+/** Today's totals (the store's day, in its time zone) as tiles, and sales per hour as a bar chart. */
 export async function loadReport() {
   let r;
-  try { r = await invoke('get_report', { since: localMidnight() }); } catch (e) { announce(errText(e), 'bad'); return; }
+  try { r = await invoke('get_report', {}); } catch (e) { announce(errText(e), 'bad'); return; }
   const tile = (id, label, value, hl) => h('div', { class: 'tile' + (hl ? ' highlight' : ''), id },
     h('div', { class: 'label', text: label }), h('div', { class: 'value', text: value }));
   $('report-tiles').replaceChildren(
@@ -33,14 +31,15 @@ export async function loadReport() {
     ['r-dupes', r.duplicates_prevented]]) $(id).dataset.value = String(v);
   $('r-canceled').dataset.amount = String(r.canceled);
   await loadTenders(tile);
-  // Sales per local hour, from the opening hour (or 8:00) to now.
+  // Sales per hour of the store's day (its time zone, from the backend), from the
+  // opening hour (or 8:00) to now.
   const bins = new Map();
   for (const sale of r.sales) {
-    const hr = new Date(Number(sale.at)).getHours();
+    const hr = sale.hour;
     const b = bins.get(hr) || { amount: 0, count: 0 };
     b.amount += sale.amount; b.count += 1; bins.set(hr, b);
   }
-  const nowH = new Date().getHours();
+  const nowH = r.now_hour;
   const first = Math.min(8, ...bins.keys(), nowH);
   const last = Math.max(18, ...bins.keys(), nowH);
   const perHour = [];
@@ -54,7 +53,7 @@ export async function loadReport() {
 /** Tenders today: totals per kind, the cash the drawer should hold, sales still owing. */
 async function loadTenders(tile) {
   let d;
-  try { d = await invoke('get_tender_day', { since: localMidnight() }); } catch (e) { announce(errText(e), 'bad'); return; }
+  try { d = await invoke('get_tender_day', {}); } catch (e) { announce(errText(e), 'bad'); return; }
   const label = { cash: t('tender-cash'), card: t('tender-card') };
   const perKind = d.by_kind.map((k) => {
     const tl = tile(`r-tender-${k.kind}-${k.settled.currency.toLowerCase()}`, t('report-tender-kind', { kind: label[k.kind] || k.kind, count: k.count }), k.settled.display);

@@ -369,12 +369,14 @@ pub async fn refund(
 
 // ---------------------------------------------------------------- end of day
 
-/// Totals since `since` (ms since the epoch; the UI passes local midnight).
+/// Totals since `since` (ms since the epoch), or, without it, since the start of the
+/// store's day: midnight in the store's time zone, not the computer's. The per-hour chart's
+/// hours are the store's too.
 #[tauri::command]
-pub fn get_report(state: State<'_, AppState>, since: i64) -> AppResult<ReportView> {
-    if !(0..=now_ms() + 86_400_000).contains(&since) {
-        return Err(AppError::InvalidInput(tr!(active(), "input-report-start")));
-    }
+pub fn get_report(state: State<'_, AppState>, since: Option<i64>) -> AppResult<ReportView> {
+    let now = now_ms();
+    let store = state.engine().with_reader(|l| l.store_settings())?;
+    let since = report_start(since, now, &store)?;
     // The ledger's takings (the X and Z reports' definitions) and its payment counts.
     let cur = state.currency;
     let ((takings, taken), stats) = state
@@ -385,8 +387,19 @@ pub fn get_report(state: State<'_, AppState>, since: i64) -> AppResult<ReportVie
         taken: &taken,
         stats,
         since,
+        now_ms: now,
+        store: &store,
         currency: state.currency.code(),
     }))
+}
+
+/// `since` as asked (checked), or the start of the store's day that contains `now`.
+pub(crate) fn report_start(since: Option<i64>, now: i64, store: &paydesk_ledger::StoreSettings) -> AppResult<i64> {
+    match since {
+        Some(since) if (0..=now + 86_400_000).contains(&since) => Ok(since),
+        Some(_) => Err(AppError::InvalidInput(tr!(active(), "input-report-start"))),
+        None => Ok(paydesk_ledger::store_day_start(now, store)),
+    }
 }
 
 // ---------------------------------------------------------------- settings

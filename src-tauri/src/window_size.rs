@@ -1,4 +1,5 @@
-//! The main window fits the screen it opens on (design §13.1). tauri.conf.json asks for
+//! The main window fits the screen it opens on
+//! (docs/decisions/0021-cashier-screens-and-outcome-panels.md). tauri.conf.json asks for
 //! 1280×800, the size the screens are laid out for; on a smaller screen (1024×768, a
 //! desktop panel taking part of it) that window would open with its edges, the status
 //! bar and Charge's row, off the screen. It is made as large as the screen's work area

@@ -3,7 +3,7 @@
 //! back office last confirmed the chain's head; rows the back office confirmed and that
 //! were then deleted from the end are named.
 
-mod support;
+use crate::support;
 
 use paydesk_ledger::Ledger;
 use paydesk_sync::store::{Pairing, SyncState};

@@ -4,7 +4,7 @@
 //! with the app, the back office ending with exactly the register's payments.
 #[path = "../../crates/backoffice/tests/support/mod.rs"]
 mod bo;
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{app as start_app, call as invoke, Window};

@@ -3,7 +3,7 @@
 //! except the X report, which the role table allows and the audit log records. After the
 //! close End of day shows the drawer again.
 
-mod support;
+use crate::support;
 
 use paydesk_ledger::access::{Pin, Role};
 use paydesk_ledger::Ledger;

@@ -1,7 +1,7 @@
 //! Command tests without a window: the real wiring (`app_builder`), the real config
 //! and capabilities (`generate_context!`), on Tauri's mock runtime.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{app, call};

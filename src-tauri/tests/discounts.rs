@@ -4,7 +4,7 @@
 //! changed past the app's own check is caught at the first tender. Also: shift close and
 //! paid in / out by a cashier ask for an approval the way a refund does.
 
-mod support;
+use crate::support;
 
 use paydesk_ledger::access::{Pin, Role};
 use paydesk_ledger::{CartId, Ledger};

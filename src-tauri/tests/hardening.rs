@@ -5,7 +5,7 @@
 //! cannot end (staff/locks.rs), the printer's port confirmation, the private data folder,
 //! and the warning for a PSP key typed as a flag.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 //! printer change is in the audit chain with who and both targets; an approval is asked
 //! of "an owner".
 
-mod support;
+use crate::support;
 
 use paydesk_ledger::Ledger;
 use serde_json::{json, Value};

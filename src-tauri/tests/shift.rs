@@ -4,7 +4,7 @@
 //! report, Z reports by number, a Z printed over loopback TCP to the ESC/POS test printer,
 //! and the audit chain verified and paged.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! (wrong ones count toward the lock like at sign-in), and after a change the old PIN
 //! refused and the new one signing in.
 
-mod support;
+use crate::support;
 
 use paydesk_ledger::access::{LockoutPolicy, Pin};
 use paydesk_ledger::{Ledger, PinPurpose};

@@ -4,7 +4,7 @@
 //! receipts from the ledger printed over real loopback TCP to the ESC/POS test printer,
 //! a printer that is off, and the catalog screen's commands.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! the canceled sale apart — in `get_report`, `get_tender_day`, `x_report` and the Z
 //! report `shift_close` answers with (its screen figures and its printed text).
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{app, call};
@@ -108,4 +108,36 @@ fn end_of_day_and_the_x_and_z_reports_count_every_tender_once() {
     // And End of day after the close is unchanged.
     let after = ok(&w, "get_report", json!({ "since": 0 }));
     assert_eq!((after["gross"].clone(), after["net"].clone()), (day["gross"].clone(), day["net"].clone()));
+}
+
+/// End of day's "today" and its hours are the store's, not the computer's: the Japanese
+/// demo store is in Tokyo (UTC+9 all year), whatever zone this process runs in. Before,
+/// the screen passed the computer's midnight and binned hours by the computer's clock.
+#[test]
+fn end_of_day_counts_the_stores_day_in_its_own_time_zone() {
+    const HOUR_MS: i64 = 3_600_000;
+    const DAY_MS: i64 = 24 * HOUR_MS;
+    let tokyo_hour = |ms: i64| ((ms + 9 * HOUR_MS).rem_euclid(DAY_MS) / HOUR_MS) as u64;
+    let dir = tempfile::tempdir().unwrap();
+    let options = paydesk_app::Options { demo_store: Some("ja-JP".into()), ..Default::default() };
+    let (_app, w) = support::app_with(dir.path(), options);
+    ok(&w, "scan", json!({ "code": "COF-001" }));
+    ok(&w, "pay_cash", json!({ "tendered": "1000", "seenTenders": 0 }));
+
+    let before = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let r = ok(&w, "get_report", json!({}));
+    let after = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let tokyo_midnight = |ms: i64| (ms + 9 * HOUR_MS).div_euclid(DAY_MS) * DAY_MS - 9 * HOUR_MS;
+    let since = r["since"].as_i64().unwrap();
+    assert!([tokyo_midnight(before), tokyo_midnight(after)].contains(&since), "since {since}, now {before}");
+    assert!([tokyo_hour(before), tokyo_hour(after)].contains(&r["now_hour"].as_u64().unwrap()), "{r}");
+    let sales = r["sales"].as_array().unwrap();
+    assert_eq!(sales.len(), 1, "{r}");
+    assert_eq!(sales[0]["hour"].as_u64().unwrap(), tokyo_hour(sales[0]["at"].as_i64().unwrap()), "{r}");
+    // The tender figures use the same day.
+    let day = ok(&w, "get_tender_day", json!({}));
+    assert_eq!(day["by_kind"].as_array().unwrap().len(), 1, "{day}");
+    // An explicit start is still checked.
+    assert_eq!(call(&w, "get_report", json!({ "since": -1 })).unwrap_err()["code"], "invalid_input");
+    assert_eq!(call(&w, "get_tender_day", json!({ "since": after + 2 * DAY_MS })).unwrap_err()["code"], "invalid_input");
 }

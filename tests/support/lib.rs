@@ -43,9 +43,14 @@ pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-fn wait_port(port: u16, timeout: Duration) -> bool {
+/// Waits until `port` accepts connections while `group`'s process is alive: a driver
+/// that exited (its port taken) is not waited for.
+fn wait_listening(group: &mut Group, port: u16, timeout: Duration) -> bool {
     let end = Instant::now() + timeout;
     while Instant::now() < end {
+        if matches!(group.child.try_wait(), Ok(Some(_))) {
+            return false;
+        }
         if TcpStream::connect(("127.0.0.1", port)).is_ok() {
             return true;
         }
@@ -185,52 +190,58 @@ impl App {
         let display = format!(":{}", line.trim());
         assert!(line.trim().parse::<u32>().is_ok(), "Xvfb did not report a display: {line:?}");
 
-        let port = free_port();
-        let native_port = free_port();
-        let mut td = Command::new(tauri_driver_path());
-        td.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
-            .env("DISPLAY", &display)
-            .env_remove("WAYLAND_DISPLAY")
-            // No desktop session: the app keeps the PSP key in its 0600 file, never in
-            // the keychain of whoever runs the tests (the keychain has its own test).
-            .env_remove("DBUS_SESSION_BUS_ADDRESS")
-            .env("XDG_DATA_HOME", tmp.path().join("xdg-data"))
-            .env("XDG_CONFIG_HOME", tmp.path().join("xdg-config"))
-            .env("XDG_CACHE_HOME", tmp.path().join("xdg-cache"))
-            .env("XDG_RUNTIME_DIR", tmp.path().join("xdg-runtime"))
-            .env("PAYDESK_DATA_DIR", &data_dir)
-            // no accessibility bus / dconf noise in a headless session
-            .env("NO_AT_BRIDGE", "1")
-            .env("GSETTINGS_BACKEND", "memory")
-            .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit());
-        for (k, v) in &launch.env {
-            td.env(k, v);
-        }
-        let tauri_driver = Group::spawn(td, "tauri-driver");
-        assert!(wait_port(port, Duration::from_secs(30)), "tauri-driver did not listen on {port}");
-
-        let mut caps = Capabilities::new();
-        caps.set("tauri:options", json!({ "application": bin, "args": [] })).unwrap();
-        caps.set("browserName", "wry").unwrap();
-        // New sessions sometimes take seconds (WebKit process start-up): retry a few times.
+        // tauri-driver gets two free ports. A port found free can be taken by another
+        // test before tauri-driver binds it (bind-then-release races), and the native one is
+        // bound only when a session starts: a driver that exits, or a session that fails,
+        // gets a new pair of ports and a new tauri-driver, at most three times.
         let t0 = Instant::now();
         let mut last_err = None;
-        let mut driver = None;
+        let mut started = None;
         for _ in 0..3 {
-            match WebDriver::builder(format!("http://127.0.0.1:{port}"), caps.clone())
-                .request_timeout(Duration::from_secs(90))
-                .await
-            {
+            let (port, native_port) = (free_port(), free_port());
+            let mut td = Command::new(tauri_driver_path());
+            td.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+                .env("DISPLAY", &display)
+                .env_remove("WAYLAND_DISPLAY")
+                // No desktop session: the app keeps the PSP key in its 0600 file, never in
+                // the keychain of whoever runs the tests (the keychain has its own test).
+                .env_remove("DBUS_SESSION_BUS_ADDRESS")
+                .env("XDG_DATA_HOME", tmp.path().join("xdg-data"))
+                .env("XDG_CONFIG_HOME", tmp.path().join("xdg-config"))
+                .env("XDG_CACHE_HOME", tmp.path().join("xdg-cache"))
+                .env("XDG_RUNTIME_DIR", tmp.path().join("xdg-runtime"))
+                .env("PAYDESK_DATA_DIR", &data_dir)
+                // no accessibility bus / dconf noise in a headless session
+                .env("NO_AT_BRIDGE", "1")
+                .env("GSETTINGS_BACKEND", "memory")
+                .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+                .stdout(Stdio::null())
+                .stderr(Stdio::inherit());
+            for (k, v) in &launch.env {
+                td.env(k, v);
+            }
+            let mut tauri_driver = Group::spawn(td, "tauri-driver");
+            if !wait_listening(&mut tauri_driver, port, Duration::from_secs(30)) {
+                last_err = Some(format!("tauri-driver did not listen on {port}"));
+                tauri_driver.stop();
+                continue;
+            }
+            let mut caps = Capabilities::new();
+            caps.set("tauri:options", json!({ "application": bin, "args": [] })).unwrap();
+            caps.set("browserName", "wry").unwrap();
+            // New sessions sometimes take seconds (WebKit process start-up).
+            match WebDriver::builder(format!("http://127.0.0.1:{port}"), caps).request_timeout(Duration::from_secs(90)).await {
                 Ok(d) => {
-                    driver = Some(d);
+                    started = Some((d, tauri_driver));
                     break;
                 }
-                Err(e) => last_err = Some(e),
+                Err(e) => {
+                    last_err = Some(format!("{e:?}"));
+                    tauri_driver.stop();
+                }
             }
         }
-        let driver = driver.unwrap_or_else(|| panic!("WebDriver session failed: {last_err:?}"));
+        let (driver, tauri_driver) = started.unwrap_or_else(|| panic!("WebDriver session failed: {last_err:?}"));
         let mut app = App {
             driver,
             data_dir,

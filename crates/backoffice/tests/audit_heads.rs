@@ -4,7 +4,7 @@
 //! the confirmed seq; a head gone backwards, another hash at a confirmed seq, or a Z head
 //! that changed is a break, kept, with the confirmed head frozen. Resends and stale reports
 //! change nothing; a register that sends no report (older than this) confirms nothing.
-mod support;
+use crate::support;
 use paydesk_backoffice::client::RegisterClient;
 use paydesk_sync_proto::{Ack, AtConfirmed, AuditHead, AuditReport, Batch, Fact, RegisterHealth, Row, ZHead, PROTOCOL_VERSION};
 use serde_json::Value;

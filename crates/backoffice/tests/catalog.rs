@@ -2,7 +2,7 @@
 //! every change has its own number of the store's one sequence, pages cut between
 //! numbers, a register that names no kinds gets settings only, and bad publishes are
 //! clear 4xx that change nothing.
-mod support;
+use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_sync_proto::{Change, Changes};
 use serde_json::{json, Value};

@@ -1,7 +1,7 @@
 //! The private cluster and the start-up path: PostgreSQL runs as an unprivileged user,
 //! stops when dropped, and the back office migrates an empty database, starts again on a
 //! migrated one, and refuses a database newer than its code.
-mod support;
+use crate::support;
 use paydesk_backoffice::db::{code_schema_version, DbError};
 use paydesk_backoffice::{build, state::Limits, Config};
 use support::*;

@@ -2,7 +2,7 @@
 //! chromium-driver): sign in through the form, see sales per store, register and hour,
 //! refunds, tenders (cash against card per store) and shifts, register health and reconciliation exceptions, resolve one with a reason,
 //! and a screenshot. Also: the strict CSP on every page, and no inline script.
-mod support;
+use crate::support;
 use paydesk_backoffice::{demo, state::now_ms};
 use paydesk_sync_proto::{Batch, Fact, PaymentState, RegisterHealth, Row, Tender, TenderMethod, PROTOCOL_VERSION};
 use serde_json::json;

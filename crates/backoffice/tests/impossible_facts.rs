@@ -2,7 +2,7 @@
 //! and the seq) and nothing of the batch is applied; checkout and refund keys are each
 //! register's own, so another register's key never blocks a batch; the dashboard stays
 //! up whatever a register managed to store (design §9.4, §9.8).
-mod support;
+use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_backoffice::state::now_ms;
 use paydesk_sync_proto::{Batch, Fact, PaymentState, RefundState, RegisterHealth, Row, PROTOCOL_VERSION};
@@ -198,4 +198,28 @@ async fn the_dashboard_loads_whatever_sums_and_times_a_register_managed_to_store
     let hours = d["sales_by_hour"].as_array().unwrap();
     assert_eq!(hours.iter().map(|h| h["sales"].as_i64().unwrap()).sum::<i64>(), 2, "{hours:?}");
     assert!(hours.len() <= 200);
+}
+
+/// A card-present payment's facts (issue 27): created, on the reader, paid — accepted; a
+/// reader payment going back to a keyed send (`authorizing`) is a move its state machine
+/// never makes, refused by rule and seq with nothing applied.
+#[tokio::test]
+async fn a_reader_payments_facts_are_accepted_and_on_reader_backwards_is_refused() {
+    let h = Harness::start().await;
+    let (_store, a) = h.store_with_register("Main St").await;
+    let rows = vec![
+        at(Fact::PaymentCreated { checkout_key: "kr".into(), amount: 700, currency: "usd".into() }),
+        at(Fact::PaymentState { checkout_key: "kr".into(), state: PaymentState::OnReader, psp_id: Some("pi_kr".into()) }),
+        at(Fact::PaymentState { checkout_key: "kr".into(), state: PaymentState::Captured, psp_id: Some("pi_kr".into()) }),
+        at(Fact::PaymentCreated { checkout_key: "ks".into(), amount: 300, currency: "usd".into() }),
+        at(Fact::PaymentState { checkout_key: "ks".into(), state: PaymentState::OnReader, psp_id: Some("pi_ks".into()) }),
+    ];
+    assert_eq!(a.send(&batch(&a, 1, rows), "reader-good").await.unwrap().acked_through, 5);
+    let before = snapshot(&h).await;
+    let bad = vec![at(Fact::PaymentState { checkout_key: "ks".into(), state: PaymentState::Authorizing, psp_id: Some("pi_ks".into()) })];
+    let (status, code, seq, message) = refused(a.send(&batch(&a, 6, bad), "reader-bad").await.unwrap_err());
+    assert_eq!((status, code.as_str(), seq), (422, "state_backwards", 6), "{message}");
+    assert_eq!(snapshot(&h).await, before, "nothing applied");
+    let good = vec![at(Fact::PaymentState { checkout_key: "ks".into(), state: PaymentState::Canceled, psp_id: Some("pi_ks".into()) })];
+    assert_eq!(a.send(&batch(&a, 6, good), "reader-abandoned").await.unwrap().acked_through, 6);
 }

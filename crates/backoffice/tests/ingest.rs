@@ -1,7 +1,7 @@
 //! Up: batches applied exactly once per (register, seq). Redelivered, duplicated and
 //! reordered batches change nothing; a gap is held, never skipped; the ack is the
 //! highest contiguous seq; bad input is a clear 4xx and changes nothing.
-mod support;
+use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_backoffice::state::Limits;
 use paydesk_sync_proto::{Batch, Fact, PaymentState, RefundState, RegisterHealth, Row, PROTOCOL_VERSION};

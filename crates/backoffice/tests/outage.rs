@@ -2,7 +2,7 @@
 //! an administrator's `pg_terminate_backend` — is answered 503 with `Retry-After`
 //! (`db_unavailable`), not 500: nothing was committed and the register retries. When
 //! PostgreSQL is back, the same batch is accepted (design §9.3).
-mod support;
+use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_backoffice::db::DbLimits;
 use paydesk_backoffice::state::Limits;

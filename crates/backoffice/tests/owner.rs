@@ -2,7 +2,7 @@
 //! with expiry and sign-out instead of the token in a cookie, `Secure` behind TLS,
 //! throttled sign-in and pairing, the PSP URL checked by parsing as the register does,
 //! and staff PIN hashes only to the store's own registers in service.
-mod support;
+use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_backoffice::state::Limits;
 use paydesk_backoffice::throttle::ThrottleLimits;

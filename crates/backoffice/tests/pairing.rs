@@ -1,6 +1,6 @@
 //! Pairing, tokens and the settings registers pull down: each register pairs once, its
 //! token is stored only as a hash, and it sees its own store's settings and nothing else.
-mod support;
+use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_sync_proto::Change;
 use serde_json::json;

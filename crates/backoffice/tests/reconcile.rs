@@ -1,7 +1,7 @@
 //! Reconciliation against the real mock PSP binary: every kind of exception found once,
 //! found again without duplicates, resolved by a person with a reason, and closed by a
 //! later run when the disagreement is gone.
-mod support;
+use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_sync_proto::{Batch, Fact, PaymentState, RefundState, RegisterHealth, Row, PROTOCOL_VERSION};
 use serde_json::json;

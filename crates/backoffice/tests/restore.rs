@@ -2,7 +2,7 @@
 //! token is refused from then on (batches and changes, with the database unchanged), and
 //! a register of the same store — only of the same store, only from a replaced register —
 //! pages its history by seq, bounded; a name two replaced registers share is refused.
-mod support;
+use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_sync_proto::{Batch, Fact, PaymentState, RegisterHealth, RestorePage, RestoreSource, Row, PROTOCOL_VERSION};
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! Completed sales at the back office (design §9.18): applied once per sale; a second
 //! completion of the same sale, or a cancel of a sale never completed, refuses the whole
 //! batch with 422 naming the seq, and changes nothing.
-mod support;
+use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
 use serde_json::json;

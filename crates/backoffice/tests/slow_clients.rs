@@ -3,7 +3,7 @@
 //! request permit or a database connection: the registers' sync, the dashboard and
 //! `/healthz` keep answering in their normal time while 400 of them are open, and the
 //! server closes them at their deadlines (design §9.3).
-mod support;
+use crate::support;
 use paydesk_backoffice::server::conns::HttpLimits;
 use paydesk_backoffice::state::Limits;
 use paydesk_sync_proto::{Batch, Fact, PaymentState, RegisterHealth, Row, PROTOCOL_VERSION};

@@ -1,7 +1,7 @@
 //! Staff the owner publishes for a store's registers (design §9.17): the PIN is hashed
 //! at once (Argon2id) and never stored, returned or sent in clear; members take numbers
 //! of the store's sequence like items; bad publishes are clear 4xx that change nothing.
-mod support;
+use crate::support;
 use paydesk_backoffice::client::ClientError;
 use paydesk_sync_proto::{Change, Changes};
 use serde_json::{json, Value};

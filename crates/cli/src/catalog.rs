@@ -8,6 +8,7 @@
 //! store show | store seed --locale en-US|ja-JP
 //! store set [--name N] [--address A] [--phone P] [--locale L] [--currency C] [--prices inclusive|exclusive]
 //!           [--registration-number T…|--no-registration-number] [--rounding down|half_up|up] [--header H] [--footer F]
+//!           [--time-zone Area/City]   ("" = the locale's own zone; receipts, End of day and Z use it)
 //! ```
 
 use std::io::Read as _;
@@ -70,6 +71,9 @@ pub(crate) struct StoreSetArgs {
     header: Option<String>,
     #[arg(long)]
     footer: Option<String>,
+    /// An IANA zone name such as Asia/Tokyo; "" for the locale's own zone.
+    #[arg(long = "time-zone")]
+    time_zone: Option<String>,
 }
 
 pub(crate) fn now_ms() -> i64 {
@@ -161,6 +165,7 @@ pub(crate) fn store(engine: &Engine, cmd: &StoreCmd) -> i32 {
                 rounding,
                 header,
                 footer,
+                time_zone,
             } = set.as_ref();
             let locale = locale.as_deref().map(parse_locale);
             let currency = currency.as_deref().map(|c| {
@@ -188,6 +193,8 @@ pub(crate) fn store(engine: &Engine, cmd: &StoreCmd) -> i32 {
                 s.rounding = rounding.unwrap_or(s.rounding);
                 s.receipt_header = header.clone().unwrap_or(s.receipt_header);
                 s.receipt_footer = footer.clone().unwrap_or(s.receipt_footer);
+                // Checked by the ledger (a zone its database knows, or "").
+                s.time_zone = time_zone.clone().unwrap_or(s.time_zone);
                 if *no_registration_number {
                     s.registration_number = None;
                 } else if let Some(r) = registration_number {

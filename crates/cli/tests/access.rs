@@ -3,7 +3,7 @@
 //! verifies, and a row changed or deleted by plain SQL on the file makes `audit
 //! verify` exit 4 naming the row.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

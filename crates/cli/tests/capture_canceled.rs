@@ -4,7 +4,7 @@
 //! (the table had no capturing -> canceled), every recovery pass reporting it pending
 //! and a PSP change waiting on it.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

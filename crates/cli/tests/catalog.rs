@@ -3,7 +3,7 @@
 //! item eaten in vs taken out and its receipt's tax lines, a print to the test printer
 //! over real TCP (decoded text, cut, drawer kick) and a reprint marked as such.
 
-mod common;
+use crate::common;
 use std::time::Duration;
 
 use common::*;
@@ -129,6 +129,16 @@ async fn store_settings_and_discounts_from_the_command_line() {
     let ok = cli(&db, &["store", "set", "--prices", "exclusive", "--name", "喫茶 PayDesk"]).await;
     assert_eq!(ok.code, Some(0), "{}{}", ok.stdout, ok.stderr);
     assert_eq!(cli(&db, &["store", "show"]).await.json()["price_mode"], "exclusive");
+    // The store's time zone: a zone the database knows is kept, anything else refused with
+    // nothing changed, "" back to the locale's own.
+    assert_eq!(cli(&db, &["store", "show"]).await.json()["time_zone"], "Asia/Tokyo");
+    let zoned = cli(&db, &["store", "set", "--time-zone", "Pacific/Auckland"]).await;
+    assert_eq!((zoned.code, zoned.json()["time_zone"].as_str()), (Some(0), Some("Pacific/Auckland")), "{}", zoned.stderr);
+    let bad = cli(&db, &["store", "set", "--time-zone", "../../etc/passwd", "--name", "lost"]).await;
+    assert_eq!((bad.code, bad.json()["error"]["code"].as_str()), (Some(1), Some("invalid_input")));
+    let shown = cli(&db, &["store", "show"]).await.json();
+    assert_eq!((shown["time_zone"].as_str(), shown["name"].as_str()), (Some("Pacific/Auckland"), Some("喫茶 PayDesk")));
+    assert_eq!(cli(&db, &["store", "set", "--time-zone", ""]).await.json()["time_zone"], "Asia/Tokyo");
 
     let s = cli(&db, &["sale", "new", "--currency", "jpy", "--item", "MUG-001:2"]).await.json();
     assert_eq!(s["total"].as_i64(), Some(3630), "3,300 + 10 %: {s}");

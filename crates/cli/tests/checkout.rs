@@ -2,7 +2,7 @@
 //! PSP. Cases A/B/C, declines and new keys, the unknown-outcome guard, replayed
 //! 500, bad input.
 
-mod common;
+use crate::common;
 use common::*;
 use mock_psp::Fault;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! then `recover` — exactly one charge per checkout at the PSP, and the ledger
 //! equals the PSP, checked through the PSP's API.
 
-mod common;
+use crate::common;
 use common::*;
 use mock_psp::{Fault, FaultConfig};
 use paydesk_ledger::Ledger;

@@ -4,7 +4,7 @@
 //! unreachable must neither cancel it as "never sent" nor newly accept it offline;
 //! once the PSP is back, the same key adopts the one charge.
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::Duration;
 

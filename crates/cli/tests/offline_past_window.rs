@@ -3,7 +3,7 @@
 //! customer already left with the goods, so this must raise an alarm, not fail
 //! the payment silently.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,7 +2,7 @@
 //! loopback: a location and a simulated reader registered, a decline then "again" on the
 //! same intent paid once, each checked at the PSP; bad input refused.
 
-mod common;
+use crate::common;
 use common::*;
 
 async fn reader(db: &std::path::Path, url: &str, args: &[&str]) -> Run {

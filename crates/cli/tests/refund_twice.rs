@@ -1,7 +1,7 @@
 //! A partial refund pressed twice while the first is still being confirmed must not
 //! become two refunds (each press used to make a new refund key).
 
-mod common;
+use crate::common;
 use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

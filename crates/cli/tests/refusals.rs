@@ -4,7 +4,7 @@
 //! stderr (or a usage error, exit 64), names the problem, shows no secret and no SQL,
 //! and leaves the files as they were.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 use std::process::Command;

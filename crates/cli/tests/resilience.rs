@@ -2,7 +2,7 @@
 //! guard with the PSP's test clock, the idempotent event consumer, and 20
 //! concurrent "charge this cart" calls.
 
-mod common;
+use crate::common;
 use common::*;
 use mock_psp::{Fault, FaultConfig};
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, NewProduct};

@@ -5,7 +5,7 @@
 //! restores A (killed after its first page, then resumed, then run again for nothing);
 //! B holds exactly A's synced rows, row by row, outside its outbox; A's token is refused;
 //! B's own sales sync; the back office's totals are A's synced sales plus B's, once each.
-mod common;
+use crate::common;
 #[path = "../../backoffice/tests/support/mod.rs"]
 mod support;
 

@@ -2,7 +2,7 @@
 //! loopback: a split sale's JSON and exit codes, the rule-3 refusal with its key, a
 //! cancel checked at the PSP, bad input refused before anything is written.
 
-mod common;
+use crate::common;
 use common::*;
 
 async fn sale(db: &std::path::Path, url: &str, args: &[&str]) -> Run {

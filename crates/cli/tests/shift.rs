@@ -3,7 +3,7 @@
 //! outside an open shift, the close on a blind count with its over/short, Z numbers
 //! carried across runs, and the Z report's audit head accepted by `audit verify`.
 
-mod common;
+use crate::common;
 use common::*;
 
 const NO_PSP: &str = "http://127.0.0.1:9";

@@ -3,7 +3,7 @@
 //! after the back office answered and before the register dropped anything, the resend
 //! that changes nothing, the back office holding exactly the register's rows, and the
 //! register selling while the back office is down.
-mod common;
+use crate::common;
 #[path = "../../backoffice/tests/support/mod.rs"]
 mod support;
 

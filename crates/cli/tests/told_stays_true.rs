@@ -3,7 +3,7 @@
 //! its key and resolved later. Real `paydesk-cli` processes and the real mock PSP over
 //! loopback; a few answers come from a tiny HTTP server that is not a PSP.
 
-mod common;
+use crate::common;
 use common::*;
 use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money};
 use paydesk_register::transport::HttpTransport;

@@ -50,7 +50,7 @@ pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, R
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
-pub use ledger::{local_time, receipt_sale_data, store_time, tax_cart, utc_day, LockedTax, PrintOutcome, ReceiptPrint};
+pub use ledger::{local_time, receipt_sale_data, store_day_start, store_time, tax_cart, utc_day, LockedTax, PrintOutcome, ReceiptPrint};
 /// The receipt document (design §11).
 pub use paydesk_receipt as receipt;
 pub use ledger::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};

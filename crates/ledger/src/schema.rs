@@ -29,7 +29,7 @@ CREATE TABLE carts (
     id            INTEGER PRIMARY KEY,
     currency      TEXT NOT NULL CHECK (currency IN ('jpy','usd','eur','gbp','krw')),
     -- open: editable; locked: a checkout is open, its parameters must not change
-    -- (SPEC §3 rule 2); paid: done.
+    -- (rule 2, docs/decisions/0004-same-request-every-retry.md); paid: done.
     state         TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open','locked','paid')),
     created_at_ms INTEGER NOT NULL,
     updated_at_ms INTEGER NOT NULL
@@ -46,7 +46,8 @@ CREATE TABLE cart_lines (
 
 CREATE TABLE payments (
     id                  INTEGER PRIMARY KEY,
-    -- SPEC §3 rule 4: the key is claimed by this constraint before any network I/O.
+    -- rule 4 (docs/decisions/0006-unique-keys-in-the-ledger.md): the key is claimed by this
+    -- constraint before any network I/O.
     idempotency_key     TEXT NOT NULL UNIQUE CHECK (length(idempotency_key) BETWEEN 1 AND 255),
     psp_payment_id      TEXT UNIQUE,
     amount_minor        INTEGER NOT NULL CHECK (amount_minor > 0),
@@ -55,13 +56,15 @@ CREATE TABLE payments (
                             'authorized','capturing','captured','failed','canceled','refunding',
                             'partially_refunded','refunded')),
     capture_method      TEXT NOT NULL CHECK (capture_method IN ('automatic','manual')),
-    -- SPEC §3 rule 2: the exact PSP request parameters, as ordered [name, value] pairs
-    -- in JSON. Every retry sends these, never parameters rebuilt from the cart.
+    -- rule 2 (docs/decisions/0004-same-request-every-retry.md): the exact PSP request
+    -- parameters, as ordered [name, value] pairs in JSON. Every retry sends these, never
+    -- parameters rebuilt from the cart.
     request_params      TEXT NOT NULL CHECK (json_valid(request_params)),
     cart_id             INTEGER REFERENCES carts(id),
     offline             INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1)),
     created_at_ms       INTEGER NOT NULL,
-    -- SPEC §3 rule 6: the dedup-window guard measures from the first attempt.
+    -- rule 6 (docs/decisions/0008-dedup-window-guard.md): the dedup-window guard measures
+    -- from the first attempt.
     first_attempt_at_ms INTEGER,
     updated_at_ms       INTEGER NOT NULL,
     refunded_minor      INTEGER NOT NULL DEFAULT 0
@@ -102,7 +105,7 @@ CREATE TABLE payment_timeline (
 ) STRICT;
 CREATE INDEX timeline_by_payment ON payment_timeline(payment_id, id);
 
--- SPEC §3 rule 9: the PRIMARY KEY is the idempotent consumer.
+-- rule 9 (docs/decisions/0011-idempotent-event-consumer.md): the PRIMARY KEY is the idempotent consumer.
 CREATE TABLE processed_events (
     event_id      TEXT PRIMARY KEY,
     event_type    TEXT NOT NULL,
@@ -146,7 +149,8 @@ CREATE TABLE event_cursors (
 ) STRICT;
 
 -- A fresh idempotency key for a capture, cancel or refund whose previous key got a
--- stored failure (a 500) from the PSP, committed BEFORE it is sent (SPEC §3 rule 1).
+-- stored failure (a 500) from the PSP, committed BEFORE it is sent (rule 1,
+-- docs/decisions/0003-key-before-network.md).
 -- root_key is the operation's first key; generation 1 is the first reissue. A refund
 -- reissue is a new refunds row (idempotency_key = refunds.idempotency_key).
 CREATE TABLE reissued_keys (

@@ -61,7 +61,7 @@ fn sigkill_mid_transaction_keeps_every_committed_row_and_no_partial_one() {
     let path = dir.path().join("crash.db");
     let exe = std::env::current_exe().unwrap();
     let mut proc = Command::new(exe)
-        .args(["sigkill_mid_transaction_keeps_every_committed_row_and_no_partial_one", "--exact", "--nocapture", "--test-threads=1"])
+        .args(["crash::sigkill_mid_transaction_keeps_every_committed_row_and_no_partial_one", "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, &path)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -136,7 +136,7 @@ fn sigkill_at_an_arbitrary_point_loses_no_acknowledged_commit() {
     let path = dir.path().join("stream.db");
     for round in 0..3 {
         let mut proc = Command::new(std::env::current_exe().unwrap())
-            .args(["sigkill_at_an_arbitrary_point_loses_no_acknowledged_commit", "--exact", "--nocapture", "--test-threads=1"])
+            .args(["crash::sigkill_at_an_arbitrary_point_loses_no_acknowledged_commit", "--exact", "--nocapture", "--test-threads=1"])
             .env(STREAM_ENV, &path)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

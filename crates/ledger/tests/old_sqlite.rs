@@ -4,7 +4,7 @@
 //!
 //! The `sqlite3` command line tool is installed by `make deps` (Makefile `APT_PKGS`).
 
-mod common;
+use crate::common;
 use common::*;
 use paydesk_ledger::schema::MIGRATIONS;
 use paydesk_ledger::*;

@@ -1,6 +1,6 @@
 //! Ledger operations against the rules of design §3-§4.
 
-mod common;
+use crate::common;
 use common::*;
 use paydesk_ledger::*;
 

@@ -2,7 +2,7 @@
 //! describes, numbered 1, 2, 3... with no gap and never reused, read in bounded batches,
 //! dropped only up to an acknowledgement, back-filled at the v6 -> v7 upgrade.
 
-mod common;
+use crate::common;
 use common::outbox::OutboxShadow;
 use common::*;
 use paydesk_ledger::schema::MIGRATIONS;

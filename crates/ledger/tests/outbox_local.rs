@@ -2,7 +2,7 @@
 //! written by the change's own transaction, never for what the back office published
 //! (no echo), never with a PIN hash.
 
-mod common;
+use crate::common;
 use common::outbox::OutboxShadow;
 use common::*;
 use paydesk_ledger::access::pin::Pin;

@@ -2,7 +2,7 @@
 //! by the transaction that completed it, after the tender or payment move it follows;
 //! the lines and the tax per rate as the sale was locked; back-filled at the upgrade.
 
-mod common;
+use crate::common;
 use common::outbox::OutboxShadow;
 use common::*;
 use paydesk_ledger::tax::Discount;

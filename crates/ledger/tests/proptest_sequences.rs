@@ -5,7 +5,7 @@
 //! exactly one outbox row per payment or refund change, in seq order with no gap, and one
 //! `sale_completed` per sale ever paid.
 
-mod common;
+use crate::common;
 use common::*;
 use paydesk_ledger::*;
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 //! balance, the drawer is the sum of its movements, and the sale is paid exactly when
 //! settled equals the total.
 
-mod common;
+use crate::common;
 use common::*;
 use paydesk_ledger::*;
 use proptest::prelude::*;

@@ -157,3 +157,26 @@ fn a_zone_the_database_does_not_know_is_refused_and_nothing_changes() {
     s.time_zone = String::new();
     assert_eq!(l.set_store_settings(s, None, 5).unwrap().time_zone, "America/Los_Angeles");
 }
+
+#[test]
+fn the_stores_day_starts_at_its_own_midnight_summer_time_included() {
+    // 2026-12-01 00:00 UTC is 16:00 on Nov 30 in San Francisco (PST): its day began
+    // 2026-11-30 08:00 UTC. In Tokyo it is 09:00 on Dec 1: the day began Nov 30 15:00 UTC.
+    let (l, _) = en_sale_at(DAY_MS, "");
+    let store = l.store_settings().unwrap();
+    assert_eq!(store_day_start(DAY_MS, &store), DAY_MS - 16 * 3_600_000);
+    let (l, _) = paid_ja_sale();
+    let store = l.store_settings().unwrap();
+    assert_eq!(store_day_start(DAY_MS, &store), DAY_MS - 9 * 3_600_000);
+    // Idempotent: the start of the day that starts at a midnight is that midnight.
+    assert_eq!(store_day_start(DAY_MS - 9 * 3_600_000, &store), DAY_MS - 9 * 3_600_000);
+    // 2026-07-01 00:00 UTC is 17:00 on June 30 in San Francisco (PDT, UTC-7).
+    let july = 1_782_864_000_000;
+    let (l, _) = en_sale_at(july, "");
+    let store = l.store_settings().unwrap();
+    assert_eq!(store_day_start(july, &store), july - 17 * 3_600_000);
+    // A zone the database lost since it was saved: the locale's standard offset.
+    let mut lost = store.clone();
+    lost.time_zone = "Mars/Olympus_Mons".into();
+    assert_eq!(store_day_start(DAY_MS, &lost), DAY_MS - 16 * 3_600_000);
+}

@@ -2,7 +2,7 @@
 //! the capture and wait for each other, a payment's refund states match its refunds, and
 //! every PSP event is journaled once without an illegal move.
 
-mod common;
+use crate::common;
 use common::*;
 use paydesk_ledger::*;
 

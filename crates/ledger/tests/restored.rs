@@ -1,6 +1,6 @@
 //! A replacement register's restored history (schema v10, design §9.15): appended in seq
 //! order without a gap, resumable, read-only, and never in the outbox.
-mod common;
+use crate::common;
 use common::*;
 use paydesk_ledger::*;
 

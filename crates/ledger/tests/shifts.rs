@@ -276,7 +276,7 @@ fn z_numbers_stay_consecutive_and_whole_across_sigkills() {
     let mut acknowledged = 0;
     for round in 0..3 {
         let mut proc = Command::new(std::env::current_exe().unwrap())
-            .args(["z_numbers_stay_consecutive_and_whole_across_sigkills", "--exact", "--nocapture", "--test-threads=1"])
+            .args(["shifts::z_numbers_stay_consecutive_and_whole_across_sigkills", "--exact", "--nocapture", "--test-threads=1"])
             .env(CYCLE_ENV, &path)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -1,6 +1,6 @@
 //! `Ledger::payment_after`: at most one explicit new payment per predecessor (schema v3,
 //! `payment_successors`), committed with its link in one transaction.
-mod common;
+use crate::common;
 use common::*;
 use paydesk_ledger::*;
 

@@ -1,7 +1,7 @@
 //! Tenders in the ledger (design §8): cash with change and rounding in one commit, split
 //! sales, the amount due, the rule-3 guard per tender, cancel and sale refunds.
 
-mod common;
+use crate::common;
 use common::*;
 use paydesk_ledger::*;
 

@@ -1,7 +1,7 @@
 //! Admin inputs are validated and bounded: an out-of-range duration or clock move is a
 //! clear 400 and changes nothing, and the server keeps serving afterwards (an overflow
 //! once panicked while holding a lock, and every later request panicked on it).
-mod common;
+use crate::common;
 use common::*;
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! Stripe-compatible behaviour: auth, payment intents, capture, cancel, refunds,
 //! search, list pagination, events.
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! Hostile and malformed input: always a clear 4xx, never a panic, nothing stored.
-mod common;
+use crate::common;
 use common::*;
 
 const PI: &str = "/v1/payment_intents";

@@ -1,6 +1,6 @@
 //! The real `mock-psp` binary: CLI contract, "listening on" line, SIGTERM, and a
 //! SIGKILL between claim and completion followed by restart and retry → one charge.
-mod common;
+use crate::common;
 use common::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -1,5 +1,5 @@
 //! 64 concurrent requests with one key → exactly one PaymentIntent, over 100 rounds.
-mod common;
+use crate::common;
 use common::*;
 use std::collections::HashSet;
 

@@ -2,7 +2,7 @@
 //! request (slowloris), oversized request heads, idle kept-alive connections, and a
 //! full house of executing requests. Real sockets on loopback; every wait is on a
 //! socket closing or a counter, with a deadline only to fail instead of hanging.
-mod common;
+use crate::common;
 use common::*;
 use mock_psp::{Fault, MockPsp};
 use std::time::{Duration, Instant};

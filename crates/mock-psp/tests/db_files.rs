@@ -2,7 +2,7 @@
 //! PayDesk ledger, any other SQLite file, a newer store) is refused untouched, byte for
 //! byte, with no journal left beside it; paths that cannot be a database say why; an
 //! older store is upgraded and keeps its data.
-mod common;
+use crate::common;
 use common::*;
 use mock_psp::schema::{APPLICATION_ID, SCHEMA_VERSION};
 use mock_psp::MockPsp;

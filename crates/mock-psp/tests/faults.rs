@@ -1,6 +1,6 @@
 //! Fault injection over real loopback HTTP: the article's three timeout cases,
 //! offline, transient errors, event redelivery, admin endpoints, seeded rates.
-mod common;
+use crate::common;
 use common::*;
 use mock_psp::{Fault, FaultConfig, MockPsp, Outcome, PspRequest};
 use std::time::Duration;

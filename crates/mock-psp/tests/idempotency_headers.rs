@@ -2,7 +2,7 @@
 //! characters. Each way of getting it wrong is a 400 that says which, and nothing is
 //! executed or stored. Over real loopback HTTP (raw bytes where reqwest would not send
 //! them) and in-process.
-mod common;
+use crate::common;
 use common::*;
 use mock_psp::{MockPsp, PspRequest};
 

@@ -1,5 +1,5 @@
 //! design §5.3 idempotency table, row by row, over real loopback HTTP.
-mod common;
+use crate::common;
 use common::*;
 use mock_psp::{Fault, MockPsp};
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! The bench's comparison mode, `idempotency_layer(false)`: it really turns the layer
 //! off (so the bench's "on / off" ratio measures something), and the default keeps it.
-mod common;
+use crate::common;
 use common::*;
 
 #[tokio::test]

@@ -6,7 +6,7 @@
 //! 5xx; the server keeps serving; a key never yields two different PaymentIntents; and
 //! the store holds at most one PaymentIntent and one charge per claim, as many charges
 //! as the server counted.
-mod common;
+use crate::common;
 use common::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};

@@ -1,5 +1,5 @@
 //! The official Stripe Python SDK against the real library server.
-mod common;
+use crate::common;
 use common::*;
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! card_present intents processed on a reader, the customer played by the
 //! present_payment_method test helper, declines on the same intent, the reader faults,
 //! the auto-present switch, idempotent replays, events, and persistence.
-mod common;
+use crate::common;
 use common::*;
 use mock_psp::{Clock, ManualClock, MockPsp, ReaderFault};
 use serde_json::Value;
@@ -477,4 +477,41 @@ async fn an_intent_canceled_while_on_the_reader_is_never_charged_and_admin_input
     assert_eq!(p.admin_post("/__admin/faults/script", &[("fault", "reader_sleepy")]).await.status, 400);
     assert_eq!(p.admin_post("/__admin/terminal/auto_present", &[("on", "false"), ("after_ms", "5")]).await.status, 400);
     assert_eq!(p.admin_post("/__admin/terminal/auto_present", &[("after_ms", "600001")]).await.status, 400);
+}
+
+#[tokio::test]
+async fn a_held_card_is_authorized_after_a_restart_never_stuck() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("psp.sqlite3");
+    let open = |now_ms: i64| {
+        let psp = MockPsp::builder().db(&db).secret_key(SK_A).seed(7).clock(Arc::new(ManualClock::new(now_ms))).build().unwrap();
+        let mut f = psp.faults();
+        f.reader.reader_present_delay_ms = 5000;
+        psp.set_faults(f);
+        psp
+    };
+    let psp = open(START_MS);
+    let server = psp.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let p = Psp { url: server.url(), server, client: client(), dir: tempfile::tempdir().unwrap() };
+    let (ra, rb) = (reader(&p, "h1").await, reader(&p, "h2").await);
+    for (rd, tag) in [(&ra, "a"), (&rb, "b")] {
+        let pi = card_pi(&p, &format!("pi-h{tag}"), "1500").await;
+        psp.script_reader_fault(ReaderFault::PresentDelay, 1);
+        assert_eq!(process(&p, rd, &pi, &format!("proc-h{tag}")).await.status, 200);
+        assert_eq!(present(&p, rd, "4242424242424242", &format!("pres-h{tag}")).await.json()["action"]["status"], "in_progress");
+    }
+    // The PSP stops before the cards come due; it restarts after.
+    p.server.shutdown().await;
+    drop(psp);
+    let psp = open(START_MS + 6000);
+    let server = psp.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let p = Psp { url: server.url(), server, client: client(), dir: tempfile::tempdir().unwrap() };
+    // Reading the reader brings the overdue card in ...
+    wait_action(&p, &ra, "succeeded").await;
+    // ... and so does any call on it: cancel_action is not busy for ever; the card won.
+    let c = p.post(SK_A, &rdr(&rb, "cancel_action"), Some("cancel-hb"), &[]).await;
+    assert_eq!((c.status, c.json()["action"]["status"].as_str()), (200, Some("succeeded")), "{:?}", c.json());
+    let pis = p.all_pis(SK_A).await;
+    assert_eq!(pis.iter().filter(|v| v["status"] == "succeeded").count(), 2);
+    assert_eq!(psp.stats()["charges"], 2, "both held cards charged once, after the restart");
 }

@@ -1,6 +1,6 @@
 //! `POST /v1/payment_intents/:id` (metadata and description), with Stripe's semantics,
 //! behind the same idempotency layer as every POST. Real loopback HTTP.
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

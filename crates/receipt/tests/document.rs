@@ -1,7 +1,7 @@
 //! The receipt document: a Japanese receipt is a simplified qualified invoice, and bad sale
 //! data is refused with a typed error.
 
-mod common;
+use crate::common;
 
 use common::*;
 use paydesk_receipt::*;

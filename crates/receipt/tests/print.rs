@@ -1,7 +1,7 @@
 //! Printing over real loopback TCP to the test printer, to a device file, and the typed
 //! errors and reprint rule when the printer is not there.
 
-mod common;
+use crate::common;
 
 use std::net::TcpListener;
 use std::time::{Duration, Instant};

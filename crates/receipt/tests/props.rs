@@ -1,7 +1,7 @@
 //! For any receipt the store can build — names in any mix of scripts, any quantities — every
 //! text row is exactly the paper's width, and the ESC/POS bytes parse back to the same rows.
 
-mod common;
+use crate::common;
 
 use common::*;
 use paydesk_receipt::test_printer::parse_escpos;

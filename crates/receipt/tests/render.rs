@@ -1,7 +1,7 @@
 //! Text, ESC/POS and HTML renderings of one receipt agree, fit the paper, and the ESC/POS
 //! bytes are exactly what the test printer's parser accepts.
 
-mod common;
+use crate::common;
 
 use common::*;
 use paydesk_receipt::escpos::{encode_text, CUT, DRAWER_KICK, INIT, KANJI_ON, KANJI_SHIFT_JIS};

@@ -1,7 +1,7 @@
 //! A printer that does not answer, and one that hangs up mid-job: the typed errors the
 //! cashier sees, and whether the retry must say "reprint".
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::net::{SocketAddr, TcpListener, TcpStream};

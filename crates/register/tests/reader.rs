@@ -402,15 +402,16 @@ async fn a_random_walk_never_charges_twice_and_the_ledger_agrees_with_the_psp() 
         (seed >> 33) % n
     };
     let mut keys = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for round in 0..4 {
         let r = w.engine.charge_on_reader(Money::new(600 + round, Currency::Usd), &w.reader).await.unwrap();
         let key = r.checkout_key.clone();
         keys.push(key.clone());
         let mut final_not_charged = false;
-        for _ in 0..8 {
-            let step = next(9);
+        for _ in 0..10 {
+            let step = next(12);
             let res = match step {
-                0 => {
+                0 | 9 | 10 => {
                     w.try_present(APPROVED).await;
                     w.engine.wait_on_reader(&key, Duration::from_secs(5)).await
                 }
@@ -426,15 +427,17 @@ async fn a_random_walk_never_charges_twice_and_the_ledger_agrees_with_the_psp() 
                 5 => w.engine.check_reader_status(&key).await,
                 6 => w.engine.cancel_reader_action(&key).await,
                 7 => w.engine.abandon_reader_payment(&key).await,
-                _ => {
+                8 => {
                     // The register dies and comes back: recovery resolves what it can.
                     let path = w.dir.path().join("register.sqlite3");
                     let url = w.server.url();
                     w.engine = engine_on(&path, &url);
                     w.engine.recover().await.map(|_| w.engine.reader_status(&key).unwrap())
                 }
+                _ => w.engine.check_reader_status(&key).await,
             };
             let r = res.unwrap();
+            seen.insert(format!("{:?}", r.outcome));
             if r.outcome == (ReaderOutcome::NotCharged { why: NotChargedWhy::IntentCanceled }) {
                 final_not_charged = true;
             }
@@ -461,6 +464,11 @@ async fn a_random_walk_never_charges_twice_and_the_ledger_agrees_with_the_psp() 
         // Leave the reader free for the next payment.
         let _ = w.engine.abandon_reader_payment(&key).await.unwrap();
     }
+    // The walk went through the outcomes that matter.
+    for o in ["Paid", "WaitingForCard", "NotCharged { why: IntentCanceled }"] {
+        assert!(seen.contains(o), "the walk never saw {o}: {seen:?}");
+    }
+    assert!(seen.iter().any(|o| o.starts_with("NotCharged") && !o.contains("IntentCanceled")), "a not-charged attempt: {seen:?}");
     // Every reader payment ends resolved: paid or canceled, and each agrees with the PSP.
     for key in &keys {
         let p = w.engine.with_ledger(|l| l.payment_by_key(key)).unwrap().unwrap();

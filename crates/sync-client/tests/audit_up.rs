@@ -3,10 +3,8 @@
 //! is reported intact; deleting the rows after the last Z report, or rewriting a row and
 //! re-sealing the whole chain with the real hashing code, is caught by the register's own
 //! verification (against the head the back office confirmed) and by the back office.
-#[path = "../../backoffice/tests/support/mod.rs"]
-mod support;
-#[path = "common/register.rs"]
-mod register;
+use crate::support;
+use crate::register;
 
 use paydesk_ledger::access::audit::{check_checkpoints, record_hash, verify, Anchor, Break};
 use paydesk_ledger::access::pin::Pin;

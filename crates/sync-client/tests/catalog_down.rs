@@ -2,10 +2,8 @@
 //! reaching a register's real ledger file through the sync loop (design §9.16): applied
 //! once, read-only at the register, a barcode taken over from a local item, what the
 //! register cannot hold named, and a large catalog caught up in one round of pages.
-#[path = "../../backoffice/tests/support/mod.rs"]
-mod support;
-#[path = "common/register.rs"]
-mod register;
+use crate::support;
+use crate::register;
 
 use paydesk_ledger::tax::{Rounding, TaxClass};
 use paydesk_ledger::*;

@@ -12,10 +12,8 @@
 //! Fixed seed (printed; `PAYDESK_CHAOS_SEED` runs another), bounded rounds. The seed fixes
 //! every decision (sales, who is offline, which strike, how far into the round it lands);
 //! which request a strike meets depends on timing, as it would in a store.
-#[path = "../../backoffice/tests/support/mod.rs"]
-mod support;
-#[path = "common/proxy.rs"]
-mod proxy;
+use crate::support;
+use crate::proxy;
 
 use paydesk_backoffice::client::OwnerClient;
 use paydesk_backoffice::pgcluster::{Cluster, ClusterOptions};

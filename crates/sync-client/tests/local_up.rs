@@ -3,10 +3,8 @@
 //! row in the register's own tables there; what the owner publishes, applied at the
 //! register and edited again at the back office, never comes back up as a local edit; no
 //! PIN and no PIN hash is anywhere in the back office's database.
-#[path = "../../backoffice/tests/support/mod.rs"]
-mod support;
-#[path = "common/register.rs"]
-mod register;
+use crate::support;
+use crate::register;
 
 use paydesk_ledger::access::{Pin, Role};
 use paydesk_ledger::tax::{PriceMode, TaxClass};

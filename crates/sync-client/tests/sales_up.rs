@@ -2,10 +2,8 @@
 //! PostgreSQL with real ledger files: each sale's header, lines and rates arrive row for
 //! row as the register's own receipt has them, a sale canceled after it completed is
 //! marked, and sales of 1,000 lines are sent in batches that fit the body limit.
-#[path = "../../backoffice/tests/support/mod.rs"]
-mod support;
-#[path = "common/register.rs"]
-mod register;
+use crate::support;
+use crate::register;
 
 use paydesk_ledger::tax::{Discount, Dining, TaxClass};
 use paydesk_ledger::*;

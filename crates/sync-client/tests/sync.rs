@@ -3,10 +3,8 @@
 //! rows, a lost answer is resent as the same request and changes nothing, 20,000 queued
 //! rows catch up, the owner's settings arrive, and the register keeps selling while the
 //! back office is down.
-#[path = "../../backoffice/tests/support/mod.rs"]
-mod support;
-#[path = "common/proxy.rs"]
-mod proxy;
+use crate::support;
+use crate::proxy;
 
 use paydesk_ledger::*;
 use paydesk_sync::store::{SyncState, TokenFile};

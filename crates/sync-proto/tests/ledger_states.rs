@@ -56,7 +56,8 @@ fn a_state_can_become_itself_and_what_the_table_reaches_never_an_earlier_one() {
 }
 
 /// A reader payment's facts (issue 27): created, on the reader, then paid or abandoned;
-/// never declined to `failed` from the reader (a decline leaves the same intent open).
+/// never back to a keyed payment's send or the offline queue. (`failed` is reachable only
+/// through a held authorization whose capture fails: a decline leaves the intent open.)
 #[test]
 fn a_reader_payments_states_are_on_the_wire_and_never_go_backwards() {
     use PaymentState::*;
@@ -68,9 +69,10 @@ fn a_reader_payments_states_are_on_the_wire_and_never_go_backwards() {
     for to in [Captured, Authorized, Canceled, PartiallyRefunded] {
         assert!(OnReader.can_become(to), "on_reader -> {to:?}");
     }
-    for to in [Failed, Created, Authorizing, QueuedOffline] {
+    for to in [Created, Authorizing, QueuedOffline] {
         assert!(!OnReader.can_become(to), "on_reader -> {to:?}");
     }
+    assert_eq!(OnReader.allowed_next(), &[Captured, Authorized, Canceled], "no direct edge to failed");
     assert!(!Captured.can_become(OnReader) && !Canceled.can_become(OnReader));
     assert!(OnReader.unsettled() && !OnReader.money_taken());
 }

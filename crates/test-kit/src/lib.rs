@@ -8,11 +8,16 @@
 //! | `process.rs` | the URL a PSP process prints once it listens (`listening on URL`) |
 //! | `ledger.rs` | a register ledger in a temp dir (a real SQLite file) |
 //! | `in_process.rs` | the register's transport that calls the mock PSP's service directly (no socket) |
+//! | `test_layout.rs` | (a test only) every `tests/*.rs` in the workspace is a `mod` of its package's one test binary |
 
 mod in_process;
 mod ledger;
 mod process;
 mod serve;
+#[cfg(test)]
+mod test_layout;
+#[cfg(test)]
+mod docs_crate_graph;
 
 pub use in_process::{advance_both, call, get_json, InProcess, Posts};
 pub use ledger::{ledger_in, TempLedger};

@@ -3,8 +3,7 @@
 use tauri::State;
 
 use super::{sale_now, screen};
-use crate::error::{AppError, AppResult};
-use crate::i18n::{active, tr};
+use crate::error::AppResult;
 use crate::state::{now_ms, AppState};
 use crate::views::{SaleScreen, TenderDayView};
 
@@ -16,13 +15,13 @@ pub fn get_sale(state: State<'_, AppState>) -> AppResult<SaleScreen> {
 }
 
 /// Totals per tender kind, the cash the drawer should hold, sales still owing, for
-/// tenders since `since` (ms since the epoch; the UI passes local midnight). While a
-/// shift is open the ledger leaves the drawer out: the close is blind (design §12.10), and only
-/// the X report, which is audited, shows what the drawer should hold.
+/// tenders since `since` (ms since the epoch) or, without it, since the start of the store's
+/// day in its own time zone. While a shift is open the ledger leaves the drawer out: the
+/// close is blind (design §12.10), and only the X report, which is audited, shows what the
+/// drawer should hold.
 #[tauri::command]
-pub fn get_tender_day(state: State<'_, AppState>, since: i64) -> AppResult<TenderDayView> {
-    if !(0..=now_ms() + 86_400_000).contains(&since) {
-        return Err(AppError::InvalidInput(tr!(active(), "input-report-start")));
-    }
+pub fn get_tender_day(state: State<'_, AppState>, since: Option<i64>) -> AppResult<TenderDayView> {
+    let store = state.engine().with_reader(|l| l.store_settings())?;
+    let since = crate::commands::report_start(since, now_ms(), &store)?;
     Ok(TenderDayView::of(&state.engine().tender_day(since)?))
 }

@@ -3,7 +3,7 @@
 //! offline alike; canceled sales apart), pending and declined payments, and the
 //! duplicate charges the idempotency keys prevented.
 
-use paydesk_ledger::{PaymentDayStats, Taken, Takings};
+use paydesk_ledger::{store_time, PaymentDayStats, StoreSettings, Taken, Takings};
 use serde::Serialize;
 
 use crate::money;
@@ -12,6 +12,8 @@ use crate::money;
 pub struct Sale {
     pub at: i64,
     pub amount: i64,
+    /// The hour (0-23) of `at` in the store's time zone: the chart's bar it belongs to.
+    pub hour: u8,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -20,6 +22,8 @@ pub struct ReportView {
     /// For amounts the UI sums itself (sales per hour, chart axes).
     pub money: money::MoneyFormat,
     pub since: i64,
+    /// The hour (0-23) it is now in the store's time zone: the chart runs up to it.
+    pub now_hour: u8,
     /// Every tender that paid for a sale (not canceled), each once.
     pub gross: i64,
     pub gross_display: String,
@@ -54,8 +58,8 @@ pub struct ReportView {
     /// turned away because the first was still running (409): each would have been
     /// a second charge without the idempotency key.
     pub duplicates_prevented: i64,
-    /// Each tender in `gross` with its time, for the per-hour chart (binned by the UI
-    /// in local time): the bars add up to `gross`.
+    /// Each tender in `gross` with its time and the store's hour of it, for the per-hour
+    /// chart: the bars add up to `gross`.
     pub sales: Vec<Sale>,
 }
 
@@ -64,6 +68,9 @@ pub struct ReportInput<'a> {
     pub taken: &'a [Taken],
     pub stats: PaymentDayStats,
     pub since: i64,
+    pub now_ms: i64,
+    /// Its time zone places "today" and the chart's hours.
+    pub store: &'a StoreSettings,
     pub currency: &'a str,
 }
 
@@ -75,6 +82,7 @@ pub fn report(inp: ReportInput<'_>) -> ReportView {
         currency: cur.to_string(),
         money: money::MoneyFormat::of(cur),
         since: inp.since,
+        now_hour: store_time(inp.now_ms, inp.store).hour,
         gross: k.sales_minor,
         gross_display: fmt(k.sales_minor),
         refunds: k.refunds_minor,
@@ -98,6 +106,6 @@ pub fn report(inp: ReportInput<'_>) -> ReportView {
         offline_display: fmt(k.offline_minor),
         declined_count: inp.stats.declined,
         duplicates_prevented: inp.stats.duplicates_prevented,
-        sales: inp.taken.iter().map(|t| Sale { at: t.at_ms, amount: t.amount_minor }).collect(),
+        sales: inp.taken.iter().map(|t| Sale { at: t.at_ms, amount: t.amount_minor, hour: store_time(t.at_ms, inp.store).hour }).collect(),
     }
 }

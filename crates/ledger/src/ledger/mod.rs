@@ -32,7 +32,7 @@ pub use reader::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, R
 mod receipts;
 mod reports;
 pub use reports::PaymentDayStats;
-pub use receipts::{local_time, receipt_sale_data, store_time, PrintOutcome, ReceiptPrint};
+pub use receipts::{local_time, receipt_sale_data, store_day_start, store_time, PrintOutcome, ReceiptPrint};
 mod refunds;
 mod restored;
 pub use restored::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};

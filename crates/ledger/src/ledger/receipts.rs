@@ -62,6 +62,32 @@ pub fn store_time(ms: i64, store: &StoreSettings) -> LocalDateTime {
     zone_time(ms, &store.time_zone, store.locale)
 }
 
+/// The start (local midnight) of the store's day that contains `ms`, in ms since the
+/// epoch: End of day counts "today" from here, by the store's zone, not the computer's
+/// (a register whose system clock runs in UTC still closes a Tokyo day at Tokyo midnight).
+/// A day that starts inside a summer-time gap starts at its first existing instant (jiff's
+/// rule). A zone the database lacks falls back to the locale's standard offset, as
+/// [`store_time`] does.
+pub fn store_day_start(ms: i64, store: &StoreSettings) -> i64 {
+    let start = jiff::Timestamp::from_millisecond(ms)
+        .ok()
+        .zip(jiff::tz::TimeZone::get(&store.time_zone).ok())
+        .and_then(|(at, tz)| at.to_zoned_datetime(tz).start_of_day().ok())
+        .map(|z| z.timestamp().as_millisecond());
+    if let Some(start) = start {
+        return start;
+    }
+    let offset_ms = standard_offset_ms(store.locale);
+    (ms + offset_ms).div_euclid(86_400_000) * 86_400_000 - offset_ms
+}
+
+fn standard_offset_ms(locale: Locale) -> i64 {
+    match locale {
+        Locale::JaJp => 9 * 3_600_000,
+        Locale::EnUs => -8 * 3_600_000,
+    }
+}
+
 /// The local time of `ms` in the locale's own zone (a store that names none).
 pub fn local_time(ms: i64, locale: Locale) -> LocalDateTime {
     zone_time(ms, locale.default_time_zone(), locale)
@@ -85,10 +111,7 @@ fn zone_time(ms: i64, name: &str, locale: Locale) -> LocalDateTime {
             minute: dt.minute() as u8,
         };
     }
-    let offset_ms = match locale {
-        Locale::JaJp => 9 * 3_600_000,
-        Locale::EnUs => -8 * 3_600_000,
-    };
+    let offset_ms = standard_offset_ms(locale);
     let t = ms + offset_ms;
     let d = super::utc_day(t);
     let in_day = t.rem_euclid(86_400_000) / 60_000;

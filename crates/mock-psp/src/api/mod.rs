@@ -327,7 +327,15 @@ impl Inner {
         };
         let segs: Vec<&str> = req.path.trim_matches('/').split('/').collect();
         let result = match req.method.as_str() {
-            "GET" => self.get(&account, &segs, req, decision).await,
+            "GET" => {
+                let r = self.get(&account, &segs, req, decision).await;
+                if let ["v1", "terminal", "readers", id] = segs.as_slice() {
+                    if params::valid_id(id) {
+                        self.terminal_overdue(&account, id).await;
+                    }
+                }
+                r
+            }
             "POST" => {
                 let r = self.post(&account, &segs, req, decision, detach).await;
                 // What a reader does by itself next (auto-present, a delayed card).

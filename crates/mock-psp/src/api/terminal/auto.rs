@@ -54,6 +54,16 @@ impl Inner {
         }
     }
 
+    /// After a GET of a reader: a held card already due (its task gone with an earlier
+    /// process) is authorized now. Only then: polling schedules nothing else.
+    pub(in crate::api) async fn terminal_overdue(self: &Arc<Self>, account: &str, reader: &str) {
+        let (acct, rid) = (account.to_string(), reader.to_string());
+        let Ok(Some(r)) = self.store.read(move |c| load_reader(c, &acct, &rid)).await else { return };
+        if r.processing() && r.sim.pending.as_ref().is_some_and(|p| p.due_ms <= self.clock.now_ms()) {
+            self.later(account, reader, r.sim.action_seq, None, 0);
+        }
+    }
+
     fn later(self: &Arc<Self>, account: &str, reader: &str, seq: u64, card: Option<String>, wait_ms: u64) {
         let (this, acct, rid) = (Arc::clone(self), account.to_string(), reader.to_string());
         tokio::spawn(async move {

@@ -24,6 +24,7 @@ pub(super) fn present(tx: &mut Tx, reader: &str, card: &str, tip: Option<i64>) -
     if r.is_offline(tx.now_ms) {
         return Err(reader_offline());
     }
+    settle_overdue(tx, &mut r)?;
     if !r.processing() {
         return Err(invalid("terminal_reader_action_not_in_progress", format!("Reader {reader} has no process_payment_intent action in progress to present a payment method to. Call process_payment_intent first."), None));
     }
@@ -54,6 +55,16 @@ pub(crate) fn later(tx: &mut Tx, reader: &str, action_seq: u64, card: Option<&st
         // The auto-present switch: the customer presents, unless one already did.
         (Some(_), Some(_)) => Ok(None),
         (Some(card), None) => present(tx, reader, card, None).map(Some),
+    }
+}
+
+/// A held card whose time has come is authorized before anything else happens on the
+/// reader — also when the task that was to do it died with an earlier PSP process, so a
+/// restart never leaves an action stuck (and `cancel_action` busy) for ever.
+pub(super) fn settle_overdue(tx: &mut Tx, r: &mut Reader) -> Result<(), ApiError> {
+    match r.sim.pending.clone() {
+        Some(p) if p.due_ms <= tx.now_ms && r.processing() && p.action_seq == r.sim.action_seq => complete(tx, r, &p.card, p.tip).map(|_| ()),
+        Some(_) | None => Ok(()),
     }
 }
 

@@ -3,6 +3,7 @@
 //! with the reader, as Stripe does; an action only *starts* here — the result comes
 //! when a card is presented (`present.rs`).
 use super::params::Cart;
+use super::present::settle_overdue;
 use super::{intent_invalid_state, reader_busy, reader_offline, reader_or_404, reader_timeout, redriven, save_reader, PiStatus, Reader};
 use crate::api::errors::{invalid, missing, ApiError};
 use crate::api::{load, Tx};
@@ -18,6 +19,7 @@ pub(super) fn process(tx: &mut Tx, reader: &str, pi_id: &str, fault: Option<(Rea
     if r.is_offline(tx.now_ms) {
         return Err(reader_offline());
     }
+    settle_overdue(tx, &mut r)?;
     let pi = load(tx.c, "payment_intents", tx.account, pi_id)?.ok_or_else(|| missing("payment_intent", pi_id, Some("payment_intent")))?;
     let types = pi["payment_method_types"].as_array().cloned().unwrap_or_default();
     if !types.iter().any(|t| t == "card_present") {
@@ -80,6 +82,7 @@ pub(super) fn cancel_action(tx: &mut Tx, reader: &str) -> Result<String, ApiErro
     if r.is_offline(tx.now_ms) {
         return Err(reader_offline());
     }
+    settle_overdue(tx, &mut r)?;
     if r.sim.pending.is_some() {
         return Err(reader_busy());
     }
@@ -100,6 +103,7 @@ pub(super) fn set_display(tx: &mut Tx, reader: &str, cart: &Cart) -> Result<Stri
     if r.is_offline(tx.now_ms) {
         return Err(reader_offline());
     }
+    settle_overdue(tx, &mut r)?;
     if r.processing() {
         return Err(reader_busy());
     }

@@ -1,0 +1,39 @@
+//! paydesk-ledger's integration tests as ONE test binary (docs/decisions/0103-one-test-binary-per-crate.md):
+//! every file in tests/ is a module of this file, so the heavy dependencies are linked once,
+//! not once per file. nextest still runs each test in its own process.
+//! A new test file: put it in tests/ and add its `mod` line below (alphabetical);
+//! paydesk-test-kit's `every_test_file_is_compiled` fails while a file is not listed.
+//! The shared helpers are declared here once: a file says `use crate::common;`, not `mod common;`.
+
+mod common;
+
+mod audit_confirmed;
+mod backup;
+mod catalog;
+mod concurrency;
+mod crash;
+mod csv_cells;
+mod demo_staff;
+mod old_sqlite;
+mod open;
+mod operations;
+mod outbox;
+mod outbox_local;
+mod outbox_sales;
+mod private_files;
+mod proptest_sequences;
+mod proptest_staff;
+mod proptest_tenders;
+mod receipts;
+mod refunds_events;
+mod restored;
+mod sale_tax;
+mod shifts;
+mod staff_audit;
+mod successor;
+mod tenders;
+mod upgrade;
+mod upgrade_catalog;
+mod upgrade_prints;
+mod upgrade_reader;
+mod upgrade_tenders;

@@ -1,0 +1,24 @@
+//! mock-psp's integration tests as ONE test binary (docs/decisions/0103-one-test-binary-per-crate.md):
+//! every file in tests/ is a module of this file, so the heavy dependencies are linked once,
+//! not once per file. nextest still runs each test in its own process.
+//! A new test file: put it in tests/ and add its `mod` line below (alphabetical);
+//! paydesk-test-kit's `every_test_file_is_compiled` fails while a file is not listed.
+//! The shared helpers are declared here once: a file says `use crate::common;`, not `mod common;`.
+
+mod common;
+
+mod admin_inputs;
+mod api;
+mod bad_inputs;
+mod binary;
+mod concurrency;
+mod connections;
+mod db_files;
+mod faults;
+mod idempotency_headers;
+mod idempotency_table;
+mod layer_off;
+mod property;
+mod sdk;
+mod terminal;
+mod update;
