@@ -97,6 +97,9 @@ pub struct ReaderView {
     pub attempt_no: Option<i64>,
     pub amount: i64,
     pub amount_display: String,
+    /// The state in a few words, the panel's heading ("Paid", "Declined — try another
+    /// card", "Pending — checking with the processor").
+    pub headline: String,
     /// The state in the cashier's words.
     pub message: String,
     /// "Try another card": the newest attempt proved "not charged" and the intent is open.
@@ -180,6 +183,21 @@ pub fn message(r: &ReaderReport, label: &str, card: Option<&str>) -> String {
     }
 }
 
+/// The panel's heading: what the cashier must know at a glance. "Paid" only for a
+/// succeeded intent; "not charged" words only for a proven not-charged outcome.
+pub fn headline(outcome: ReaderOutcome) -> String {
+    t(match outcome {
+        ReaderOutcome::Paid => id!("reader-head-paid"),
+        ReaderOutcome::Authorized => id!("reader-head-authorized"),
+        ReaderOutcome::WaitingForCard => id!("reader-head-waiting"),
+        ReaderOutcome::NotCharged { why: NotChargedWhy::Declined } => id!("reader-head-declined"),
+        ReaderOutcome::NotCharged { .. } => id!("reader-head-not-charged"),
+        ReaderOutcome::Pending { .. } => id!("reader-head-pending"),
+        ReaderOutcome::ReaderBusy => id!("reader-head-busy"),
+        ReaderOutcome::ReaderUnavailable { .. } => id!("reader-head-unavailable"),
+    })
+}
+
 /// The panel's view of `r`, with the sale it belongs to (or the sale on screen).
 pub(crate) fn view(state: &AppState, r: &ReaderReport) -> AppResult<ReaderView> {
     let engine = state.engine();
@@ -211,6 +229,7 @@ pub(crate) fn view_in(state: &AppState, r: &ReaderReport, cart: CartId) -> AppRe
         attempt_no: r.attempt_no,
         amount: r.amount,
         amount_display: money::format(r.amount, &r.currency),
+        headline: headline(r.outcome),
         message,
         can_try_again,
         can_cancel,

@@ -61,13 +61,13 @@ fn status_label(status: Option<&str>) -> String {
     })
 }
 
-async fn rows(state: &AppState) -> AppResult<ReadersView> {
+async fn rows(state: &AppState, with_status: bool) -> AppResult<ReadersView> {
     let engine = state.engine();
     let mut readers = Vec::new();
     let known = engine.readers()?;
     let location = known.iter().find_map(|r| r.location.clone());
     for r in known.into_iter().take(MAX_READERS_LISTED) {
-        let status = engine.reader_at_psp(&r.id).await.ok().and_then(|at| at.status);
+        let status = if with_status { engine.reader_at_psp(&r.id).await.ok().and_then(|at| at.status) } else { None };
         readers.push(ReaderRow {
             status_label: status_label(status.as_deref()),
             simulated: r.device_type.as_deref().is_some_and(|d| d.starts_with("simulated")),
@@ -81,11 +81,12 @@ async fn rows(state: &AppState) -> AppResult<ReadersView> {
     Ok(ReadersView { readers, location, test_mode: super::test_mode(state), simulated_code: SIMULATED_CODE })
 }
 
-/// The readers this register knows, each with its status at the PSP now.
+/// The readers this register knows, each with its status at the PSP now when
+/// `with_status` (Settings); without it (the card form) nothing is asked of the PSP.
 #[tauri::command]
-pub async fn reader_list(state: State<'_, AppState>) -> AppResult<ReadersView> {
+pub async fn reader_list(state: State<'_, AppState>, with_status: Option<bool>) -> AppResult<ReadersView> {
     let _no_settings_swap = state.gate.read().await;
-    rows(&state).await
+    rows(&state, with_status.unwrap_or(true)).await
 }
 
 /// Registers a reader by its code and label. The store's location is created once (named
@@ -125,7 +126,7 @@ pub async fn reader_register(
         }
     };
     engine.register_reader(&code, &label, &location).await?;
-    rows(&state).await
+    rows(&state, true).await
 }
 
 #[cfg(test)]

@@ -59,3 +59,22 @@ reader-sim-timeout = Next card: reader timeout that still charges
 reader-armed-customer-cancels = On the next card, the customer cancels on the reader.
 reader-armed-timeout = On the next card, the reader times out but still takes the card.
 
+## The reader panel's heading, and its lines (ui/reader.js, ui/tender.js)
+reader-head-paid = Paid
+reader-head-authorized = Authorized
+reader-head-waiting = Waiting for the customer's card…
+reader-head-declined = Declined — try another card
+reader-head-not-charged = Not charged
+reader-head-pending = Pending — checking with the processor
+reader-head-busy = The reader is busy
+reader-head-unavailable = Card reader unavailable
+reader-on = { $reader } · { $amount }
+reader-key = Checkout key { $key }
+reader-present-again = Present again
+reader-option = Card reader — { $label }
+reader-tender-label = Card on reader
+reader-sending = Sending to the reader…
+reader-working = Asking the reader…
+reader-pending-tender = A card payment of { $amount } is on the reader; its outcome is not known yet. Check its status before taking another payment.
+settings-reader-demo = Register the simulated reader
+settings-reader-demo-label = Front counter (simulated)

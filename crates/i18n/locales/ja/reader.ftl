@@ -59,3 +59,22 @@ reader-sim-timeout = 次のカード: タイムアウトでも請求される
 reader-armed-customer-cancels = 次のカードでは、お客様がリーダーで取り消します。
 reader-armed-timeout = 次のカードでは、リーダーはタイムアウトしますがカードを受け付けます。
 
+## リーダーパネルの見出しと行 (ui/reader.js, ui/tender.js)
+reader-head-paid = お支払い済み
+reader-head-authorized = オーソリ済み
+reader-head-waiting = お客様のカードを待っています…
+reader-head-declined = 承認されませんでした — 別のカードをお試しください
+reader-head-not-charged = 請求はありません
+reader-head-pending = 保留中 — 決済代行会社に確認しています
+reader-head-busy = リーダーは処理中です
+reader-head-unavailable = カードリーダーを使えません
+reader-on = { $reader } · { $amount }
+reader-key = 会計キー { $key }
+reader-present-again = もう一度かざす
+reader-option = カードリーダー — { $label }
+reader-tender-label = リーダーのカード
+reader-sending = リーダーに送信しています…
+reader-working = リーダーに問い合わせています…
+reader-pending-tender = { $amount } のカード決済がリーダーにあります。結果はまだ分かりません。別のお支払いを受け取る前に状態を確認してください。
+settings-reader-demo = シミュレーションのリーダーを登録
+settings-reader-demo-label = 表のレジ (シミュレーション)
