@@ -8,7 +8,7 @@ use crate::support;
 
 use paydesk_app::AppState;
 use serde_json::{json, Value};
-use support::{app, app_with, call, Window};
+use support::{app_with, call, Window};
 use tauri::Manager;
 
 /// The embedded PSP's key (the list API is read as the app's merchant).
@@ -16,6 +16,16 @@ const EMBEDDED_KEY: &str = paydesk_app::settings::EMBEDDED_KEY;
 /// The demo cashier (README: Demo staff): may sell, may not change settings alone.
 const CASHIER: &str = "Casey";
 const CASHIER_PIN: &str = "3333";
+
+/// The app on the embedded PSP with no random faults: the app's default profile is
+/// "flaky" (random reader faults too), and these tests script the one fault they test.
+fn app(dir: &std::path::Path) -> (support::App, Window) {
+    app_with(dir, quiet(paydesk_app::Options::default()))
+}
+
+fn quiet(opts: paydesk_app::Options) -> paydesk_app::Options {
+    paydesk_app::Options { fault_profile: "none".into(), fault_profile_set: true, ..opts }
+}
 
 fn ok(w: &Window, cmd: &str, args: Value) -> Value {
     call(w, cmd, args).unwrap_or_else(|e| panic!("{cmd}: {e}"))
@@ -245,7 +255,7 @@ fn the_simulated_customer_is_refused_outside_test_mode() {
     let data = dir.path().join("data");
     std::fs::create_dir_all(&data).unwrap();
     let opts = paydesk_app::Options { psp_url: Some(server.url()), psp_key: Some(LIVE.into()), ..Default::default() };
-    let (app, w) = app_with(&data, opts);
+    let (app, w) = app_with(&data, quiet(opts));
     assert!(!app.state::<AppState>().live().test_mode());
     let reader = register_reader(&w);
     let r = mug_on_reader(&w, &reader);
