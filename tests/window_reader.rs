@@ -1,13 +1,14 @@
 //! A card on a reader in the real window (issue #27): Settings registers the embedded PSP's
 //! simulated reader, the sale is rung up, the card tender offers "Card reader", the panel
-//! says it waits for the customer's card, the simulated customer taps an approving card
-//! and the panel says "Paid". Checked at the PSP too: one intent for the checkout key,
+//! says it waits for the customer's card, the simulated customer's card is declined, "Try
+//! another card" hands the same intent to the reader again, an approving card is tapped and
+//! the panel says "Paid". Checked at the PSP too: one intent for the checkout key,
 //! card_present, succeeded, one charge.
 
 use paydesk_e2e::{App, Launch, LONG};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reader_sale_paid_by_the_simulated_customer_says_paid_and_charges_once() {
+async fn a_reader_sale_declined_then_paid_by_the_simulated_customer_says_paid_and_charges_once() {
     let app = App::start("reader", Launch::default()).await;
     let psp = app.psp().await;
 
@@ -47,6 +48,25 @@ async fn a_reader_sale_paid_by_the_simulated_customer_says_paid_and_charges_once
     assert_eq!(psp.stats().await["charges"], 0, "nothing charged before the card");
     app.screenshot("reader-waiting").await;
 
+    // A declined card first: said so, nothing charged, and "Try another card" hands the SAME
+    // intent to the reader again.
+    app.click("#reader-sim-declined").await;
+    app.wait_js(
+        "const p = document.getElementById('reader-panel'); return p && p.dataset.outcome === 'not_charged' && p.dataset.why === 'declined'",
+        "the decline",
+        LONG,
+    )
+    .await;
+    assert_eq!(app.text("#reader-head").await, "Declined — try another card");
+    assert_eq!(app.text("#reader-again").await, "Try another card");
+    app.screenshot("reader-declined").await;
+    app.click("#reader-again").await;
+    app.wait_js(
+        "const p = document.getElementById('reader-panel'); return p && p.dataset.outcome === 'waiting_for_card' && p.dataset.attempt === '2'",
+        "the reader waiting for the second card",
+        LONG,
+    )
+    .await;
     app.click("#reader-sim-approved").await;
     let done = app
         .wait_js(

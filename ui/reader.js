@@ -41,6 +41,7 @@ export function readerPanel(v, act) {
   const button = (id, text, cmd, cls = 'secondary', extra = {}) =>
     h('button', { id, type: 'button', class: cls, text, onclick: () => act(cmd, { ...key, ...extra }, id) });
   const unsure = kind === 'pending' || kind === 'waiting_for_card';
+  const finished = kind === 'paid' || kind === 'authorized' || (kind === 'not_charged' && why === 'intent_canceled');
   const buttons = [];
   if (v.can_try_again) {
     // One intent, the next attempt: after a decline it is another card; else the same again.
@@ -48,17 +49,20 @@ export function readerPanel(v, act) {
     buttons.push(button('reader-again', label, 'reader_try_again', 'primary'));
   }
   if (v.can_cancel) buttons.push(button('reader-cancel', t('reader-cancel'), 'reader_cancel'));
-  if (kind !== 'paid' && kind !== 'authorized' && !(kind === 'not_charged' && why === 'intent_canceled')) {
+  if (!finished) {
     buttons.push(button('reader-check', t('reader-check'), 'reader_check'));
   }
   if (v.can_abandon) buttons.push(button('reader-abandon', t('reader-cash'), 'reader_abandon', 'link'));
-  const sim = v.test_mode && kind === 'waiting_for_card'
+  // Test mode only (the command refuses it otherwise): the customer's tap while the reader
+  // waits, and a fault of the embedded PSP armed for the next card handed to the reader.
+  const sim = v.test_mode && !finished
     ? h('div', { class: 'reader-sim', id: 'reader-sim', role: 'group', 'aria-labelledby': 'reader-sim-title' },
       h('h4', { id: 'reader-sim-title', text: t('reader-sim-title') }),
-      h('div', { class: 'actions' },
+      kind === 'waiting_for_card' ? h('div', { class: 'actions' },
         button('reader-sim-approved', t('reader-sim-approved'), 'reader_simulate', 'secondary', { customer: 'approved' }),
         button('reader-sim-declined', t('reader-sim-declined'), 'reader_simulate', 'secondary', { customer: 'declined' }),
-        button('reader-sim-insufficient', t('reader-sim-insufficient'), 'reader_simulate', 'secondary', { customer: 'insufficient_funds' })))
+        button('reader-sim-insufficient', t('reader-sim-insufficient'), 'reader_simulate', 'secondary', { customer: 'insufficient_funds' })) : null,
+      h('div', { class: 'actions' }, armButton('customer_cancels', t('reader-sim-cancels')), armButton('timeout_charges', t('reader-sim-timeout'))))
     : null;
   return h('div', { class: `result reader-panel ${tone(kind)}`, id: 'reader-panel', 'data-outcome': kind, 'data-why': why,
     'data-key': v.checkout_key, 'data-attempt': String(v.attempt_no || '') },
@@ -68,6 +72,15 @@ export function readerPanel(v, act) {
   unsure ? h('p', { class: 'key', id: 'reader-key', text: t('reader-key', { key: v.checkout_key }) }) : null,
   h('div', { class: 'actions', id: 'reader-actions' }, ...buttons),
   sim);
+}
+
+/** Arms one reader fault of the embedded PSP for the next card handed to the reader (its
+ * answer, in words, goes to the status bar). */
+function armButton(fault, text) {
+  return h('button', { type: 'button', class: 'link', id: 'reader-arm-' + fault, text,
+    onclick: async () => {
+      try { announce(await invoke('reader_arm_fault', { fault }), 'warn'); } catch (e) { alertLoud(errText(e)); }
+    } });
 }
 
 // ---------------------------------------------------------------- Settings → Card reader

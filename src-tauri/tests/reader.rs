@@ -154,6 +154,27 @@ fn a_decline_then_another_card_on_the_same_intent_is_paid_exactly_once() {
 }
 
 #[test]
+fn take_cash_instead_closes_the_intent_at_the_psp_and_the_sale_takes_cash() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, w) = app(dir.path());
+    let psp = psp(&app);
+    let reader = register_reader(&w);
+    let key = key_of(&mug_on_reader(&w, &reader));
+    let d = ok(&w, "reader_simulate", json!({ "checkoutKey": key, "customer": "insufficient_funds" }));
+    assert_eq!((kind(&d), d["can_abandon"].as_bool()), ("not_charged", Some(true)), "{d}");
+
+    let gone = ok(&w, "reader_abandon", json!({ "checkoutKey": key }));
+    assert_eq!((kind(&gone), gone["outcome"]["why"].as_str()), ("not_charged", Some("intent_canceled")), "{gone}");
+    assert_eq!((gone["can_try_again"].as_bool(), gone["can_abandon"].as_bool()), (Some(false), Some(false)));
+    assert_eq!(one_intent(&psp, &key).1, "canceled", "not charged, and never will be");
+    assert_eq!(gone["sale"]["unknown_tender"], Value::Null, "{gone}");
+    let seen = gone["sale"]["tenders"].as_array().unwrap().len();
+    let cash = ok(&w, "pay_cash", json!({ "tendered": "20", "seenTenders": seen }));
+    assert_eq!((cash["change"].as_i64(), cash["sale"]["complete"].as_bool()), (Some(505), Some(true)), "{cash}");
+    assert_eq!(charges(&psp), 0);
+}
+
+#[test]
 fn cancel_on_reader_says_not_charged_only_when_the_read_after_it_proves_it() {
     let dir = tempfile::tempdir().unwrap();
     let (app, w) = app(dir.path());

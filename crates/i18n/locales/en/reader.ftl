@@ -43,9 +43,6 @@ settings-reader-hint = Test mode: the code simulated-wpe registers a simulated r
 settings-reader-done = Reader { $label } registered.
 
 ## The checkout
-reader-charge = Charge on reader
-reader-choose = Reader
-reader-none = No card reader yet: add one in Settings → Card reader.
 reader-check = Check status
 reader-cancel = Cancel on reader
 reader-try-again = Try another card

@@ -43,9 +43,6 @@ settings-reader-hint = テストモード: コード simulated-wpe でシミュ�
 settings-reader-done = リーダー { $label } を登録しました。
 
 ## 会計
-reader-charge = リーダーで請求
-reader-choose = リーダー
-reader-none = カードリーダーがありません: 設定 → カードリーダーで追加してください。
 reader-check = 状態を確認
 reader-cancel = リーダーで取り消す
 reader-try-again = 別のカードで
