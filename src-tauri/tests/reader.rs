@@ -136,6 +136,9 @@ fn a_decline_then_another_card_on_the_same_intent_is_paid_exactly_once() {
     assert_eq!((kind(&d), d["outcome"]["why"].as_str()), ("not_charged", Some("declined")), "{d}");
     assert_eq!(d["headline"], "Declined — try another card");
     assert_eq!((d["can_try_again"].as_bool(), d["sale"]["complete"].as_bool()), (Some(true), Some(false)), "{d}");
+    // The sale's list says the payment is on the reader, not "outcome unknown" beside a
+    // proven decline.
+    assert_eq!(d["sale"]["tenders"][0]["state_label"], "On the card reader", "{d}");
     let (pi, status) = one_intent(&psp, &key);
     assert_eq!(status, "requires_payment_method", "declined: nothing charged at the PSP");
 

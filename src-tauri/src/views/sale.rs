@@ -168,6 +168,10 @@ impl SaleScreen {
                     state_label: match (t.kind, t.payment_state) {
                         // a canceled sale's cash went back over the counter
                         (TenderKind::Cash, _) if v.is_canceled() && t.state == TenderState::Settled => tr(id!("tender-handed-back")),
+                        // a reader payment still open (waiting, or declined and ready for
+                        // another card): the reader panel says which; "unknown" here would
+                        // contradict a proven decline shown beside it
+                        (TenderKind::Card, Some(paydesk_ledger::PaymentState::OnReader)) => tr(id!("reader-tender-state")),
                         // a refund of a settled card still paid this sale; say both
                         (TenderKind::Card, Some(ps)) if t.state == TenderState::Settled && ps != paydesk_ledger::PaymentState::Captured => {
                             format!("{} · {}", tr(label), state_label(ps))

@@ -75,3 +75,4 @@ reader-working = Asking the reader…
 reader-pending-tender = A card payment of { $amount } is on the reader; its outcome is not known yet. Check its status before taking another payment.
 settings-reader-demo = Register the simulated reader
 settings-reader-demo-label = Front counter (simulated)
+reader-tender-state = On the card reader

@@ -75,3 +75,4 @@ reader-working = リーダーに問い合わせています…
 reader-pending-tender = { $amount } のカード決済がリーダーにあります。結果はまだ分かりません。別のお支払いを受け取る前に状態を確認してください。
 settings-reader-demo = シミュレーションのリーダーを登録
 settings-reader-demo-label = 表のレジ (シミュレーション)
+reader-tender-state = カードリーダーで受付中
