@@ -88,3 +88,51 @@ async fn a_reader_sale_declined_then_paid_by_the_simulated_customer_says_paid_an
     assert_eq!(psp.stats().await["charges"], 1);
     app.close().await;
 }
+
+/// What does not fit in the reader panel at this size: a button or a line past the
+/// panel's right edge, or the page wider than the window.
+const PANEL_FITS: &str = r#"
+const p = document.getElementById('reader-panel');
+if (!p) return ['no reader panel'];
+const right = p.getBoundingClientRect().right + 0.5;
+const out = [];
+for (const e of p.querySelectorAll('button, h3, p')) {
+  if (e.getBoundingClientRect().right > right) out.push(`${e.id || e.tagName} sticks out of the panel`);
+}
+if (document.documentElement.scrollWidth > window.innerWidth) out.push('the page scrolls sideways');
+return out;
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reader_panel_fits_a_1024_by_768_screen() {
+    let app = App::start("reader-small", Launch { width: 1024, height: 768, ..Launch::default() }).await;
+    // The reader registered through the bridge (Settings' own button is the other test's).
+    let reg = app
+        .js("return window.__TAURI__.core.invoke('reader_register', { code: 'simulated-wpe', label: 'Front counter till number one' }).then((v) => v.readers.length)")
+        .await;
+    assert_eq!(reg, 1);
+    app.scan("MUG-001").await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$14.95'", "total $14.95", LONG).await;
+    app.click("#pay-split").await;
+    app.click("#card-confirm").await;
+    app.wait_js(
+        "const p = document.getElementById('reader-panel'); return p && p.dataset.outcome === 'waiting_for_card'",
+        "the reader waiting for a card",
+        LONG,
+    )
+    .await;
+    let problems = app.js(PANEL_FITS).await;
+    assert_eq!(problems, serde_json::json!([]), "waiting: {problems}");
+    app.screenshot("reader-waiting-1024").await;
+    app.click("#reader-sim-insufficient").await;
+    app.wait_js(
+        "const p = document.getElementById('reader-panel'); return p && p.dataset.outcome === 'not_charged'",
+        "insufficient funds, not charged",
+        LONG,
+    )
+    .await;
+    let problems = app.js(PANEL_FITS).await;
+    assert_eq!(problems, serde_json::json!([]), "declined: {problems}");
+    app.screenshot("reader-declined-1024").await;
+    app.close().await;
+}
