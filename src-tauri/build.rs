@@ -61,6 +61,16 @@ const COMMANDS: &[&str] = &[
     "print_shift_report",
     "audit_verify",
     "audit_page",
+    // card readers (issue #27)
+    "reader_list",
+    "reader_register",
+    "reader_charge",
+    "reader_try_again",
+    "reader_check",
+    "reader_cancel",
+    "reader_abandon",
+    "reader_simulate",
+    "reader_arm_fault",
 ];
 
 fn main() {

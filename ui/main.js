@@ -11,6 +11,7 @@ import { loadPayments } from './payments.js';
 import { loadReport } from './report.js';
 import { loadSettings, showApplied } from './settings.js';
 import { loadAbout } from './about.js';
+import { loadReaderSettings } from './reader.js';
 import { refreshStatus, renderStatus } from './status.js';
 import { applyStatic, formatTime, loadMessages, onLanguageChange, t } from './i18n.js';
 import { loadBackofficeSettings, refreshBackoffice } from './backoffice.js';
@@ -32,7 +33,7 @@ function show(view) {
   setVisible(view === 'register');
   if (view === 'payments') loadPayments();
   if (view === 'report') loadReport();
-  if (view === 'settings') { loadSettings(); loadBackofficeSettings(); loadAbout(); }
+  if (view === 'settings') { loadSettings(); loadReaderSettings(); loadBackofficeSettings(); loadAbout(); }
   if (view === 'catalog') loadCatalog();
   if (view === 'shift') loadShift();
   if (view === 'audit') loadAudit();

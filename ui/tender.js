@@ -10,6 +10,7 @@
 import { withApproval } from './approval.js';
 import { receiptPanel } from './receipt.js';
 import { invoke } from './bridge.js';
+import { knownReaders, readerPanel, stillOpen } from './reader.js';
 import { openShiftOffer } from './shift.js';
 import { $, h, announce, alertLoud, errText, fmtMoney, toMinor } from './dom.js';
 import { refreshStatus } from './status.js';
@@ -17,9 +18,13 @@ import { t } from './i18n.js';
 
 let sale = null;          // the SaleScreen on show
 let open = false;         // the panel covers the cart
-let mode = 'menu';        // menu | cash | card | cancel | done
+let mode = 'menu';        // menu | cash | card | reader | cancel | done
 let busy = false;         // a tender call is running (the command guards too)
 let hooks = { cart: () => {}, closed: () => {} };
+let readers = [];         // the card readers the card form offers (reader.js)
+let reader = null;        // the reader payment on show (its ReaderView), in mode 'reader'
+let readerTimer = null;   // the next automatic Check status while the reader waits
+let readerGen = 0;        // bumped by every press: an older automatic check is dropped
 
 export const isTenderOpen = () => open;
 
@@ -43,6 +48,7 @@ export function initTender(h0) {
 /** Opens the panel on the cart's sale, in `m` (menu, cash or card). */
 export async function openTender(m = 'menu') {
   if (!(await refresh())) return;
+  readers = await knownReaders();
   open = true;
   $('tender').hidden = false;
   $('tender-notice').replaceChildren();
@@ -85,6 +91,7 @@ async function refresh() {
 
 function close() {
   open = false; mode = 'menu';
+  stopReaderChecks();
   $('tender').hidden = true;
   hooks.closed();
 }
@@ -151,6 +158,18 @@ function notice(tone, text, ...more) {
  * with the same key, and other tenders need a reason. */
 function pendingNotice() {
   const tn = sale.tenders.find((x) => x.checkout_key === sale.unknown_tender);
+  // A payment on the reader is driven by the reader panel (its own key, never a token
+  // charged again); shown here only when the panel is not (after a restart, Esc).
+  if (tn && tn.on_reader) {
+    if (mode === 'reader') { $('tender-pending-slot').replaceChildren(); return; }
+    const resume = h('button', { class: 'primary', id: 'tender-reader-resume', type: 'button', text: t('reader-check'),
+      onclick: () => readerCommand('reader_check', { checkoutKey: tn.checkout_key }, 'tender-reader-resume') });
+    $('tender-pending-slot').replaceChildren(h('div', { class: 'result warn', id: 'tender-pending', 'data-key': tn.checkout_key, 'data-reader': 'true' },
+      h('p', { class: 'msg', text: t('reader-pending-tender', { amount: tn.amount_display }) }),
+      h('p', { class: 'key', text: t('tender-pending-key', { key: tn.checkout_key }) }),
+      h('div', { class: 'actions' }, resume)));
+    return;
+  }
   const again = h('button', { class: 'primary', id: 'tender-recheck', type: 'button', text: t('check-again'),
     onclick: () => runCard(tn ? tn.amount_plain : '', tn ? tn.amount_display : '', null, true) });
   $('tender-pending-slot').replaceChildren(h('div', { class: 'result warn', id: 'tender-pending', 'data-key': sale.unknown_tender },
@@ -167,12 +186,14 @@ function reasonField(id, label) {
 
 function startMode(m) {
   if (busy || !sale || sale.complete || sale.canceled) return;
+  if (m !== 'reader') stopReaderChecks();
   mode = m;
   const work = $('tender-work');
   for (const [id, on] of [['tender-cash', 'cash'], ['tender-card', 'card'], ['tender-cancel', 'cancel']]) {
     $(id).setAttribute('aria-pressed', String(m === on));
   }
-  if (m === 'menu') { work.replaceChildren(); $('tender-cash').focus(); return; }
+  // leaving the reader panel: its payment, if still open, goes back to the pending box
+  if (m === 'menu') { work.replaceChildren(); if (sale.unknown_tender) pendingNotice(); $('tender-cash').focus(); return; }
   if (m === 'cash') cashForm(work);
   if (m === 'card') cardForm(work);
   if (m === 'cancel') cancelForm(work);
@@ -232,6 +253,11 @@ function cardForm(work) {
   const sel = $('card').cloneNode(true);
   sel.id = 'tender-card-method';
   sel.value = $('card').value;
+  // A registered reader comes first and is chosen: the customer's own card on the reader.
+  for (const r of [...readers].reverse()) {
+    sel.prepend(h('option', { value: 'reader:' + r.id, 'data-reader': r.id, text: t('reader-option', { label: r.label }) }));
+  }
+  if (readers.length) sel.value = 'reader:' + readers[0].id;
   const reason = sale.unknown_tender ? reasonField('card-reason', t('card-reason')) : null;
   const ok = h('button', { type: 'submit', class: 'primary', id: 'card-confirm' }, t('card-confirm') + ' ', h('kbd', { text: 'Enter' }));
   const form = h('form', { class: 'tender-form', id: 'card-form', autocomplete: 'off' },
@@ -241,7 +267,9 @@ function cardForm(work) {
     reason, h('div', { class: 'actions' }, ok));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    runCard(amount.value, amount.value, sel.value, false, reason && reason.querySelector('input').value);
+    const why = reason && reason.querySelector('input').value;
+    if (sel.value.startsWith('reader:')) runReader(amount.value, sel.value.slice('reader:'.length), why);
+    else runCard(amount.value, amount.value, sel.value, false, why);
   });
   work.replaceChildren(form);
   amount.focus();
@@ -276,6 +304,83 @@ async function runCard(amountText, shown, method, again, overrideReason) {
     }
   } catch (e) { await failed(e); }
   finally { setBusy(false); }
+}
+
+// ---------------------------------------------------------------- card reader
+/** Hands the amount to the reader (reader_charge): the panel then follows the payment. */
+async function runReader(amountText, readerId, overrideReason) {
+  if (busy) return;
+  readerGen += 1;
+  setBusy(true, 'card-confirm', t('reader-sending'));
+  try {
+    const args = { readerId, amount: amountText, seenTenders: sale.tenders.length };
+    if (overrideReason) args.overrideReason = overrideReason;
+    const r = await withApproval((approval) => invoke('reader_charge', { ...args, approval }));
+    busy = false;
+    showReader(r);
+  } catch (e) { await failed(e); }
+  finally { setBusy(false); }
+}
+
+/** One reader button (try again, cancel on reader, check status, cash instead, the
+ * simulated customer): the answer is the payment as it stands after it. */
+async function readerCommand(cmd, args, btnId) {
+  if (busy) return;
+  readerGen += 1;
+  stopReaderChecks();
+  setBusy(true, btnId, t('reader-working'));
+  try {
+    const r = cmd === 'reader_try_again'
+      ? await withApproval((approval) => invoke(cmd, { ...args, approval }))
+      : await invoke(cmd, args);
+    busy = false;
+    showReader(r);
+  } catch (e) { await failed(e); }
+  finally { setBusy(false); }
+}
+
+/** The reader panel for `r` (a ReaderView), or the finished sale when it paid the rest. */
+function showReader(r, auto = false) {
+  // An automatic check that changed nothing leaves the panel alone: no redraw under the
+  // cashier's pointer, no second announcement.
+  const same = auto && mode === 'reader' && reader && $('reader-panel') && reader.checkout_key === r.checkout_key
+    && reader.message === r.message && reader.attempt_no === r.attempt_no && reader.outcome.kind === r.outcome.kind;
+  sale = r.sale;
+  reader = r;
+  mode = 'reader';
+  if (same) { scheduleReaderCheck(); return; }
+  render();
+  if (sale.complete) { showDone(null, r.message); return; }
+  $('tender-notice').replaceChildren();
+  $('tender-work').replaceChildren(readerPanel(r, readerCommand));
+  if (r.outcome.kind === 'not_charged' || r.outcome.kind === 'reader_unavailable') alertLoud(r.message);
+  else announce(r.message, r.outcome.kind === 'pending' ? 'warn' : '');
+  scheduleReaderCheck();
+}
+
+/** While nothing is decided, the panel checks the payment every READER_CHECK_MS (the
+ * register has no push from the PSP; the engine reads the reader and the intent). A
+ * press meanwhile wins: its answer is drawn, an older check's is dropped. */
+const READER_CHECK_MS = 2000;
+function scheduleReaderCheck() {
+  stopReaderChecks();
+  if (!reader || !stillOpen(reader)) return;
+  const gen = readerGen;
+  const key = reader.checkout_key;
+  readerTimer = setTimeout(async () => {
+    readerTimer = null;
+    if (busy || mode !== 'reader' || !open) return;
+    try {
+      const r = await invoke('reader_check', { checkoutKey: key });
+      if (gen === readerGen && !busy && mode === 'reader' && open) showReader(r, true);
+    } catch (_) {
+      if (gen === readerGen) scheduleReaderCheck();
+    }
+  }, READER_CHECK_MS);
+}
+
+function stopReaderChecks() {
+  if (readerTimer) { clearTimeout(readerTimer); readerTimer = null; }
 }
 
 // ---------------------------------------------------------------- cancel
@@ -320,6 +425,7 @@ function setBusy(on, btnId, text) {
   busy = on;
   for (const id of ['tender-cash', 'tender-card', 'tender-cancel', 'tender-back']) if ($(id)) $(id).disabled = on || (sale && (sale.complete || sale.canceled));
   if (on && btnId && $(btnId)) { $(btnId).disabled = true; $(btnId).textContent = text; }
+  for (const b of document.querySelectorAll('#reader-panel button')) if (on) b.disabled = true;
   $('tender').dataset.busy = String(on);
   if (!on) refreshStatus();
 }
@@ -336,7 +442,8 @@ async function failed(e) {
   $('tender-notice').firstChild.dataset.code = code || '';
   if (code === 'no_open_shift') $('tender-notice').firstChild.append(h('div', { class: 'actions' }, openShiftOffer()));
   if (sale && sale.unknown_tender) startMode('menu');
-  else if (sale && !sale.complete && !sale.canceled) { startMode(mode === 'done' ? 'menu' : mode); restoreTyped(typed); }
+  // a refused reader press: the payment stays in the pending box, checked from there
+  else if (sale && !sale.complete && !sale.canceled) { startMode(mode === 'done' || mode === 'reader' ? 'menu' : mode); restoreTyped(typed); }
   else showDone(null, errText(e));
 }
 

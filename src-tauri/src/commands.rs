@@ -34,7 +34,7 @@ pub(crate) fn validate_payment_method(pm: &str) -> AppResult<String> {
 }
 
 /// A checkout key as the UI got it from us: a UUID (36 characters).
-fn validate_key(key: &str) -> AppResult<String> {
+pub(crate) fn validate_key(key: &str) -> AppResult<String> {
     let ok = key.len() == 36
         && key.chars().enumerate().all(|(i, c)| match i {
             8 | 13 | 18 | 23 => c == '-',

@@ -79,6 +79,8 @@ pub enum AppError {
     /// A paid in / paid out refused: its amount or reason, in the screen's words.
     InvalidPaidInOut(String),
     NoZReport(i64),
+    /// A card-reader command refused before anything was sent (issue #27).
+    Reader(crate::reader::ReaderRefusal),
 }
 
 /// An action's name in the active language ("a refund").
@@ -202,6 +204,7 @@ impl std::fmt::Display for AppError {
             AppError::InvalidCount(m) => tr!(l, "shift-error-count", detail = m.clone()),
             AppError::InvalidPaidInOut(m) => tr!(l, "shift-error-paid", detail = m.clone()),
             AppError::NoZReport(n) => tr!(l, "shift-error-no-z", number = n.to_string()),
+            AppError::Reader(r) => r.words(),
         };
         f.write_str(&text)
     }
@@ -251,6 +254,7 @@ impl AppError {
             AppError::InvalidCount(_) => "invalid_count",
             AppError::InvalidPaidInOut(_) => "invalid_paid_in_out",
             AppError::NoZReport(_) => "no_z_report",
+            AppError::Reader(r) => r.code(),
         }
     }
 }
@@ -541,7 +545,12 @@ mod tests {
             AppError::Restore(RestoreRefusal::InService { from: "A".into() }),
             AppError::Restore(RestoreRefusal::Itself),
         ];
-        for e in tender.into_iter().chain(store).chain(staff).chain(shift).chain(restore) {
+        let reader = [
+            AppError::Reader(crate::reader::ReaderRefusal::NotTestMode),
+            AppError::Reader(crate::reader::ReaderRefusal::NeedsEmbeddedPsp),
+            AppError::Reader(crate::reader::ReaderRefusal::UnknownReader("tmr_1".into())),
+        ];
+        for e in tender.into_iter().chain(store).chain(staff).chain(shift).chain(restore).chain(reader) {
             assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());
         }
         assert_eq!(

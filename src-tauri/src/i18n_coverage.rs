@@ -142,6 +142,13 @@ fn every_variant() -> Vec<AppError> {
         restore(bo(403, "register_replaced"), "A"),
         crate::backoffice::restore::check_from("").expect_err("refused"),
     ]);
+    // Card readers (issue #27): the refusals and the input checks.
+    out.extend([
+        AppError::Reader(crate::reader::ReaderRefusal::NotTestMode),
+        AppError::Reader(crate::reader::ReaderRefusal::NeedsEmbeddedPsp),
+        AppError::Reader(crate::reader::ReaderRefusal::UnknownReader("tmr_1".into())),
+        crate::reader::validate_reader_id("x").expect_err("refused"),
+    ]);
     for a in Action::ALL {
         out.push(AppError::ApprovalRequired { action: a, min_role: Role::Owner });
     }

@@ -16,6 +16,7 @@ pub mod i18n;
 #[cfg(test)]
 mod i18n_coverage;
 pub mod money;
+pub mod reader;
 pub mod sale;
 pub mod secrets;
 pub mod settings;
@@ -114,6 +115,15 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             staff::session::sign_out,
             staff::session::change_pin,
             staff::session::create_owner,
+            reader::setup::reader_list,
+            reader::setup::reader_register,
+            reader::charge::reader_charge,
+            reader::charge::reader_try_again,
+            reader::status::reader_check,
+            reader::cancel::reader_cancel,
+            reader::cancel::reader_abandon,
+            reader::simulate::reader_simulate,
+            reader::simulate::reader_arm_fault,
         ]))
         .setup(move |app| {
             let data_dir = match &opts.data_dir {

@@ -50,6 +50,14 @@ pub struct Live {
     pub settings: Settings,
 }
 
+impl Live {
+    /// Test mode (issue #27): the embedded mock PSP, or a key for the PSP's test mode.
+    /// Only then does the register offer the simulated customer and keyed test cards.
+    pub fn test_mode(&self) -> bool {
+        self.embedded || self.psp_key.starts_with("sk_test_")
+    }
+}
+
 /// What saving settings did (shown to the cashier).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", content = "reason", rename_all = "snake_case")]
@@ -486,6 +494,13 @@ async fn build_live(
     settings: &Settings,
 ) -> Result<Live, Box<dyn std::error::Error>> {
     let mut cfg = settings.engine_config();
+    // A reader call answers the cashier within a couple of seconds ("present the card"),
+    // and the page checks the status from then on: a screen never hangs on a reader.
+    cfg.reader = paydesk_register::ReaderConfig {
+        poll_interval: Duration::from_millis(250),
+        wait: Duration::from_secs(2),
+        ..paydesk_register::ReaderConfig::default()
+    };
     let (url, key, embedded) = if settings.embedded() {
         let e = embedded_psp(data_dir, slot, psp_seed, settings).await?;
         e.apply_profile(&settings.fault_profile);

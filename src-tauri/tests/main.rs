@@ -15,6 +15,7 @@ mod commands;
 mod discounts;
 mod hardening;
 mod keychain;
+mod reader;
 mod restart;
 mod screen;
 mod shift;

@@ -30,6 +30,9 @@ pub struct TenderRow {
     pub card_label: Option<String>,
     pub checkout_key: Option<String>,
     pub message: Option<String>,
+    /// A card-present payment on a reader (issue #27): the panel drives it with the
+    /// reader's buttons (check status, cancel on reader), never by charging a token again.
+    pub on_reader: bool,
     /// Cash: handed over and given back.
     pub tendered_display: Option<String>,
     pub change: Option<i64>,
@@ -85,6 +88,12 @@ pub fn sale_state_label(s: SaleState) -> String {
         SaleState::Canceling => id!("sale-canceling"),
         SaleState::Canceled => id!("state-canceled"),
     })
+}
+
+/// A reader payment's request names `card_present` and no token (the ledger's
+/// `PaymentMethodParams::CardPresent`).
+fn is_card_present(p: &Payment) -> bool {
+    p.request_params.get("payment_method_types[]") == Some("card_present")
 }
 
 /// A tender's state in words (a message id) and its tone.
@@ -159,6 +168,10 @@ impl SaleScreen {
                     state_label: match (t.kind, t.payment_state) {
                         // a canceled sale's cash went back over the counter
                         (TenderKind::Cash, _) if v.is_canceled() && t.state == TenderState::Settled => tr(id!("tender-handed-back")),
+                        // a reader payment still open (waiting, or declined and ready for
+                        // another card): the reader panel says which; "unknown" here would
+                        // contradict a proven decline shown beside it
+                        (TenderKind::Card, Some(paydesk_ledger::PaymentState::OnReader)) => tr(id!("reader-tender-state")),
                         // a refund of a settled card still paid this sale; say both
                         (TenderKind::Card, Some(ps)) if t.state == TenderState::Settled && ps != paydesk_ledger::PaymentState::Captured => {
                             format!("{} · {}", tr(label), state_label(ps))
@@ -166,7 +179,14 @@ impl SaleScreen {
                         _ => tr(label),
                     },
                     tone,
-                    card_label: pay.as_ref().map(|p| card_label(p.request_params.get("payment_method"))),
+                    card_label: pay.as_ref().map(|p| {
+                        if is_card_present(p) {
+                            tr(id!("reader-tender-label"))
+                        } else {
+                            card_label(p.request_params.get("payment_method"))
+                        }
+                    }),
+                    on_reader: pay.as_ref().is_some_and(is_card_present),
                     checkout_key: t.checkout_key.clone(),
                     message,
                     tendered_display: t.cash_tendered_minor.map(fmt),

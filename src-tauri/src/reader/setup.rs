@@ -1,0 +1,144 @@
+//! Settings → Card reader: register a reader by its registration code and a label (the
+//! store's location is created at the PSP once, with the first reader, and reused), and
+//! list the readers with their status as the PSP sees them now.
+
+use paydesk_ledger::access::Action;
+use serde::Serialize;
+use tauri::State;
+
+use crate::error::{AppError, AppResult};
+use crate::i18n::{id, t};
+use crate::state::AppState;
+
+/// Longest registration code and label typed in Settings.
+const MAX_CODE_CHARS: usize = 100;
+const MAX_LABEL_CHARS: usize = 100;
+/// Readers listed (and read at the PSP) at most: a store has a handful.
+const MAX_READERS_LISTED: usize = 20;
+
+#[derive(Debug, Serialize)]
+pub struct ReaderRow {
+    pub id: String,
+    pub label: String,
+    pub location: Option<String>,
+    pub device_type: Option<String>,
+    /// `online` / `offline` as the PSP said; `None` when it could not be read now.
+    pub status: Option<String>,
+    /// The status in words.
+    pub status_label: String,
+    pub simulated: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ReadersView {
+    pub readers: Vec<ReaderRow>,
+    /// The store's location at the PSP (once a reader is registered).
+    pub location: Option<String>,
+    /// Test mode: Settings offers the simulated reader's code (`simulated-wpe`).
+    pub test_mode: bool,
+    pub simulated_code: &'static str,
+}
+
+/// Stripe's registration code for a simulated reader.
+pub const SIMULATED_CODE: &str = "simulated-wpe";
+
+fn text(s: &str, max: usize, what: &'static str) -> AppResult<String> {
+    let s = s.trim();
+    if s.is_empty() || s.chars().count() > max || s.chars().any(char::is_control) {
+        return Err(AppError::InvalidInput(t(match what {
+            "code" => id!("input-reader-code"),
+            _ => id!("input-reader-label"),
+        })));
+    }
+    Ok(s.to_string())
+}
+
+fn status_label(status: Option<&str>) -> String {
+    t(match status {
+        Some("online") => id!("reader-status-online"),
+        Some("offline") => id!("reader-status-offline"),
+        Some(_) | None => id!("reader-status-unknown"),
+    })
+}
+
+async fn rows(state: &AppState, with_status: bool) -> AppResult<ReadersView> {
+    let engine = state.engine();
+    let mut readers = Vec::new();
+    let known = engine.readers()?;
+    let location = known.iter().find_map(|r| r.location.clone());
+    for r in known.into_iter().take(MAX_READERS_LISTED) {
+        let status = if with_status { engine.reader_at_psp(&r.id).await.ok().and_then(|at| at.status) } else { None };
+        readers.push(ReaderRow {
+            status_label: status_label(status.as_deref()),
+            simulated: r.device_type.as_deref().is_some_and(|d| d.starts_with("simulated")),
+            id: r.id,
+            label: r.label,
+            location: r.location,
+            device_type: r.device_type,
+            status,
+        });
+    }
+    Ok(ReadersView { readers, location, test_mode: super::test_mode(state), simulated_code: SIMULATED_CODE })
+}
+
+/// The readers this register knows, each with its status at the PSP now when
+/// `with_status` (Settings); without it (the card form) nothing is asked of the PSP.
+#[tauri::command]
+pub async fn reader_list(state: State<'_, AppState>, with_status: Option<bool>) -> AppResult<ReadersView> {
+    let _no_settings_swap = state.gate.read().await;
+    rows(&state, with_status.unwrap_or(true)).await
+}
+
+/// Registers a reader by its code and label. The store's location is created once (named
+/// after the store, with its address) and every later reader joins it.
+#[tauri::command]
+pub async fn reader_register(
+    state: State<'_, AppState>,
+    code: String,
+    label: String,
+    approval: Option<crate::staff::Approval>,
+) -> AppResult<ReadersView> {
+    let code = text(&code, MAX_CODE_CHARS, "code")?;
+    let label = text(&label, MAX_LABEL_CHARS, "label")?;
+    let granted = crate::staff::authorize(&state, Action::Settings, approval.as_ref())?;
+    crate::staff::record_approval(&state, &granted, Action::Settings, "reader_register")?;
+    let _no_settings_swap = state.gate.read().await;
+    let engine = state.engine();
+    let location = match engine.readers()?.into_iter().find_map(|r| r.location) {
+        Some(loc) => loc,
+        None => {
+            let store = engine.with_reader(|l| l.store_settings())?;
+            let name = if store.name.trim().is_empty() { t(id!("reader-location-default")) } else { store.name.clone() };
+            let address = if store.address.trim().is_empty() { name.clone() } else { store.address.clone() };
+            // The first line of the store's address; the country from its currency.
+            let line1: String = address.lines().next().unwrap_or(&name).chars().take(200).collect();
+            // The store keeps no country; its currency names one closely enough for a
+            // location's address (the euro: the PSP needs some country; Ireland).
+            let country = match state.currency {
+                paydesk_ledger::Currency::Jpy => "JP",
+                paydesk_ledger::Currency::Usd => "US",
+                paydesk_ledger::Currency::Gbp => "GB",
+                paydesk_ledger::Currency::Krw => "KR",
+                paydesk_ledger::Currency::Eur => "IE",
+            };
+            let name: String = name.chars().take(100).collect();
+            engine.create_reader_location(&name, &[("line1", line1.as_str()), ("country", country)]).await?
+        }
+    };
+    engine.register_reader(&code, &label, &location).await?;
+    rows(&state, true).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_and_labels_are_checked() {
+        assert_eq!(text(" simulated-wpe ", MAX_CODE_CHARS, "code").unwrap(), "simulated-wpe");
+        for bad in ["", "   ", "a\u{7}b", &"x".repeat(101)] {
+            assert_eq!(text(bad, MAX_CODE_CHARS, "code").unwrap_err().code(), "invalid_input", "{bad:?}");
+            assert_eq!(text(bad, MAX_LABEL_CHARS, "label").unwrap_err().code(), "invalid_input", "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! A card on a reader in the real window (issue #27): Settings registers the embedded PSP's
+//! simulated reader, the sale is rung up, the card tender offers "Card reader", the panel
+//! says it waits for the customer's card, the simulated customer's card is declined, "Try
+//! another card" hands the same intent to the reader again, an approving card is tapped and
+//! the panel says "Paid". Checked at the PSP too: one intent for the checkout key,
+//! card_present, succeeded, one charge.
+
+use paydesk_e2e::{App, Launch, LONG};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_sale_declined_then_paid_by_the_simulated_customer_says_paid_and_charges_once() {
+    let app = App::start("reader", Launch::default()).await;
+    let psp = app.psp().await;
+
+    // Settings → Card reader: the test-mode button registers the simulated reader.
+    app.click(".tab[data-view='settings']").await;
+    app.click("#reader-register-simulated").await;
+    let listed = app
+        .wait_js("const li = document.querySelector('#reader-list li'); return li && li.dataset.id", "the reader listed", LONG)
+        .await;
+    let reader = listed.as_str().unwrap().to_string();
+    assert!(reader.starts_with("tmr_"), "{reader}");
+    app.screenshot("reader-settings").await;
+
+    // Ring up $8.25 and open the card tender: the reader is offered and chosen.
+    app.click(".tab[data-view='register']").await;
+    app.scan("COF-001").await;
+    app.scan("COF-001").await;
+    app.scan("CRO-001").await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$8.25'", "total $8.25", LONG).await;
+    app.click("#pay-split").await;
+    let method = app
+        .wait_js("const s = document.getElementById('tender-card-method'); return s && s.value", "the card form", LONG)
+        .await;
+    assert_eq!(method.as_str(), Some(format!("reader:{reader}").as_str()), "the registered reader comes first");
+    app.click("#card-confirm").await;
+
+    // The panel waits for the customer's card, with the simulated customer (test mode).
+    app.wait_js(
+        "const p = document.getElementById('reader-panel'); return p && p.dataset.outcome === 'waiting_for_card'",
+        "the reader waiting for a card",
+        LONG,
+    )
+    .await;
+    assert_eq!(app.text("#reader-head").await, "Waiting for the customer's card…");
+    let key = app.js("return document.getElementById('reader-panel').dataset.key").await.as_str().unwrap().to_string();
+    assert!(app.text("#reader-key").await.contains(&key));
+    assert_eq!(psp.stats().await["charges"], 0, "nothing charged before the card");
+    app.screenshot("reader-waiting").await;
+
+    // A declined card first: said so, nothing charged, and "Try another card" hands the SAME
+    // intent to the reader again.
+    app.click("#reader-sim-declined").await;
+    app.wait_js(
+        "const p = document.getElementById('reader-panel'); return p && p.dataset.outcome === 'not_charged' && p.dataset.why === 'declined'",
+        "the decline",
+        LONG,
+    )
+    .await;
+    assert_eq!(app.text("#reader-head").await, "Declined — try another card");
+    assert_eq!(app.text("#reader-again").await, "Try another card");
+    app.screenshot("reader-declined").await;
+    app.click("#reader-again").await;
+    app.wait_js(
+        "const p = document.getElementById('reader-panel'); return p && p.dataset.outcome === 'waiting_for_card' && p.dataset.attempt === '2'",
+        "the reader waiting for the second card",
+        LONG,
+    )
+    .await;
+    app.click("#reader-sim-approved").await;
+    let done = app
+        .wait_js(
+            "const d = document.getElementById('tender-done'); return d && d.dataset.state === 'paid' && d.innerText",
+            "the sale paid",
+            LONG,
+        )
+        .await;
+    let done = done.as_str().unwrap();
+    assert!(done.contains("Paid") && done.contains("Visa •••• 4242"), "{done}");
+    let shot = app.screenshot("reader-paid").await;
+    assert!(shot.exists());
+
+    // The PSP: one card_present intent for this key, succeeded, one charge.
+    let intents = psp.intents_for(&key).await;
+    assert_eq!(intents.len(), 1, "{intents:?}");
+    assert_eq!((intents[0]["amount"].as_i64(), intents[0]["status"].as_str()), (Some(825), Some("succeeded")));
+    assert_eq!(intents[0]["payment_method_types"][0], "card_present");
+    assert_eq!(psp.stats().await["charges"], 1);
+    app.close().await;
+}
+
+/// What does not fit in the reader panel at this size: a button or a line past the
+/// panel's right edge, or the page wider than the window.
+const PANEL_FITS: &str = r#"
+const p = document.getElementById('reader-panel');
+if (!p) return ['no reader panel'];
+const right = p.getBoundingClientRect().right + 0.5;
+const out = [];
+for (const e of p.querySelectorAll('button, h3, p')) {
+  if (e.getBoundingClientRect().right > right) out.push(`${e.id || e.tagName} sticks out of the panel`);
+}
+if (document.documentElement.scrollWidth > window.innerWidth) out.push('the page scrolls sideways');
+return out;
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reader_panel_fits_a_1024_by_768_screen() {
+    let app = App::start("reader-small", Launch { width: 1024, height: 768, ..Launch::default() }).await;
+    // The reader registered through the bridge (Settings' own button is the other test's).
+    let reg = app
+        .js("return window.__TAURI__.core.invoke('reader_register', { code: 'simulated-wpe', label: 'Front counter till number one' }).then((v) => v.readers.length)")
+        .await;
+    assert_eq!(reg, 1);
+    app.scan("MUG-001").await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$14.95'", "total $14.95", LONG).await;
+    app.click("#pay-split").await;
+    app.click("#card-confirm").await;
+    app.wait_js(
+        "const p = document.getElementById('reader-panel'); return p && p.dataset.outcome === 'waiting_for_card'",
+        "the reader waiting for a card",
+        LONG,
+    )
+    .await;
+    let problems = app.js(PANEL_FITS).await;
+    assert_eq!(problems, serde_json::json!([]), "waiting: {problems}");
+    app.screenshot("reader-waiting-1024").await;
+    app.click("#reader-sim-insufficient").await;
+    app.wait_js(
+        "const p = document.getElementById('reader-panel'); return p && p.dataset.outcome === 'not_charged'",
+        "insufficient funds, not charged",
+        LONG,
+    )
+    .await;
+    let problems = app.js(PANEL_FITS).await;
+    assert_eq!(problems, serde_json::json!([]), "declined: {problems}");
+    app.screenshot("reader-declined-1024").await;
+    app.close().await;
+}
