@@ -19,6 +19,9 @@ struct Parked {
     deadline: i64,
     seq: u64,
     fut: PspFuture,
+    /// A request's execution (counted in `late_completions` when it finishes), not a
+    /// task the PSP started by itself (a reader's delayed presentation).
+    request: bool,
 }
 
 /// Virtual time, shared by both clocks. Also owns the parked PSP executions, which
@@ -63,8 +66,26 @@ impl TimeCore {
         self.release_due();
     }
     pub(super) fn park(&self, deadline: i64, fut: PspFuture) {
+        self.park_as(deadline, fut, true);
+    }
+    /// A request whose client does not wait for it (a customer's slow tap).
+    pub fn park_request(&self, deadline: i64, fut: PspFuture) {
+        self.park_as(deadline, fut, true);
+    }
+    fn park_as(&self, deadline: i64, fut: PspFuture, request: bool) {
         let seq = self.seq.fetch_add(1, Ordering::SeqCst);
-        self.parked.lock().push(Parked { deadline, seq, fut });
+        self.parked.lock().push(Parked { deadline, seq, fut, request });
+    }
+    /// A task the PSP runs by itself later (a card held by the presentation-delay fault,
+    /// the auto-present switch): parked until the next time time moves, then run like a
+    /// slow execution, in deadline order. Dies with the PSP like one (`kill_parked`).
+    pub fn park_task(&self, task: mock_psp::clock::BoxFuture) {
+        let fut: PspFuture = Box::pin(async move {
+            task.await;
+            // Nobody waits for this answer: the outcome is only a placeholder.
+            mock_psp::Outcome::DropRequest
+        });
+        self.park_as(self.now(), fut, false);
     }
     pub fn parked_count(&self) -> usize {
         self.parked.lock().len()
@@ -91,9 +112,11 @@ impl TimeCore {
             let Some(mut item) = next else { break };
             match drive_psp(&mut item.fut, self) {
                 Ok(_) => {
-                    self.late_completions.fetch_add(1, Ordering::SeqCst);
+                    if item.request {
+                        self.late_completions.fetch_add(1, Ordering::SeqCst);
+                    }
                 }
-                Err(deadline) => self.park(deadline.max(now + 1), item.fut),
+                Err(deadline) => self.park_as(deadline.max(now + 1), item.fut, item.request),
             }
         }
     }
@@ -130,6 +153,10 @@ impl mock_psp::Clock for PspClock {
     fn advance(&self, d: Duration) -> bool {
         self.0.advance(d.as_millis() as i64);
         true
+    }
+    /// No runtime and no other thread here: the task runs in virtual time.
+    fn spawn(&self, task: mock_psp::clock::BoxFuture) {
+        self.0.park_task(task);
     }
 }
 
