@@ -73,6 +73,10 @@ fn chaos_with_reader_sales_has_no_violations_and_covers_every_reader_fault_and_a
     ] {
         assert!(count(&readers, &format!("told:{told}")) > 0, "the cashier was never told {told}: {readers:?}");
     }
+    // A tap that won the race against the cashier's cancel is reported paid by the read after it.
+    assert!(count(&readers, "told_after:cancel_on_reader:paid") + count(&readers, "told_after:abandon:paid") > 0, "{readers:?}");
+    // Declined, then "Present again" on the same intent: the reader waits for the next card.
+    assert!(count(&readers, "told_after:present_again:waiting_for_card") > 0, "{readers:?}");
     for step in ["reader_after_process", "reader_after_present", "reader_after_cancel"] {
         assert!(count(&crashes, step) > 0, "no register crash {step}: {crashes:?}");
     }

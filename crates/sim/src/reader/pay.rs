@@ -40,6 +40,9 @@ impl Sim {
         match r {
             Ok(rep) => {
                 self.rtally(format!("told:{}", told_name(rep.outcome)));
+                // Which press said it: a cancel or an abandon told "paid" is a tap that won
+                // the race.
+                self.rtally(format!("told_after:{press}:{}", told_name(rep.outcome)));
                 let rs = self.reader_sale_mut(i);
                 rs.key.get_or_insert_with(|| rep.checkout_key.clone());
                 rs.told.push((press, rep.outcome));
