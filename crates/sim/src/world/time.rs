@@ -194,3 +194,31 @@ impl Future for YieldOnce {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mock_psp::Clock;
+    use std::sync::atomic::AtomicBool;
+
+    /// A task the PSP starts by itself (a held card's later authorization) runs in virtual
+    /// time: not before its sleep is over, and as soon as time moves past it.
+    #[test]
+    fn a_task_spawned_through_the_psp_clock_runs_when_virtual_time_passes_its_sleep() {
+        let core = TimeCore::new(1_000);
+        let clock = PspClock(core.clone());
+        let done = Arc::new(AtomicBool::new(false));
+        let (d, sleep) = (done.clone(), clock.sleep(Duration::from_millis(3_000)));
+        clock.spawn(Box::pin(async move {
+            sleep.await;
+            d.store(true, Ordering::SeqCst);
+        }));
+        assert_eq!(core.parked_count(), 1);
+        core.advance(2_999);
+        assert!(!done.load(Ordering::SeqCst), "ran before its time");
+        core.advance(1);
+        assert!(done.load(Ordering::SeqCst), "did not run once its time came");
+        assert_eq!(core.parked_count(), 0);
+        assert_eq!(core.late_completions.load(Ordering::SeqCst), 0, "a task is not a late request");
+    }
+}
