@@ -411,10 +411,11 @@ async fn a_stored_failure_on_the_intents_cancel_does_not_block_the_next_abandon(
     assert_eq!(w.one_intent(&key).await, (pi, "canceled".to_string()));
 }
 
-/// Found by the simulation: a crash right after the intent's create reached the PSP loses
-/// the attempt and the intent's id; abandoning then took "no attempt recorded" for "no
-/// intent" and canceled only the ledger's row, leaving the intent at the PSP. Abandon now
-/// searches the checkout key and cancels the intent it finds.
+/// Found while fixing the stored failure on the create (next test; the simulation arms this
+/// crash): a crash right after the intent's create reached the PSP loses the attempt and
+/// the intent's id; abandoning then took "no attempt recorded" for "no intent" and canceled
+/// only the ledger's row, leaving the intent at the PSP. Abandon now searches the checkout
+/// key and cancels the intent it finds.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_intent_whose_create_answer_died_with_the_register_is_found_and_canceled_on_abandon() {
     let w = World::new().await;
