@@ -16,7 +16,8 @@ use paydesk_ledger::{CheckoutSettlement, Payment, PaymentState, ReaderAttemptOut
 
 /// What a search by the checkout key says about a reader payment's intent.
 enum Searched {
-    Found(PaymentIntent),
+    /// Boxed: an intent is large, the other answers are small.
+    Found(Box<PaymentIntent>),
     /// Conclusively nothing (search has caught up with every attempt).
     NotThere,
     /// Not known yet (the PSP cannot be asked, or search may still lag).
@@ -175,7 +176,7 @@ impl Engine {
             return Ok(Searched::NotYet(PendingWhy::CannotRead));
         };
         if let Some(pi) = value.data.into_iter().find(|pi| pi.metadata.get("checkout_key") == Some(&p.idempotency_key)) {
-            return Ok(Searched::Found(pi));
+            return Ok(Searched::Found(Box::new(pi)));
         }
         if self.now() < self.search_conclusive_at_ms(p)? {
             return Ok(Searched::NotYet(PendingWhy::LostAnswer));
