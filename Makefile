@@ -116,9 +116,11 @@ bench: deps-apt deps-rust
 
 # The long deterministic chaos simulation (seeds in parallel, audited; figures in docs/).
 # SPLIT=0.5: that share of the sales paid by several tenders (0: single-card sales).
+# READER=0.5: that share of the single-tender sales paid on a simulated card reader.
 SPLIT ?= 0
+READER ?= 0
 soak:
-	cargo run -q --release -p paydesk-cli -- simulate --seed 1 --seeds 100 --checkouts 10000 --profile chaos --jobs 2 --summary --split-share $(SPLIT)
+	cargo run -q --release -p paydesk-cli -- simulate --seed 1 --seeds 100 --checkouts 10000 --profile chaos --jobs 2 --summary --split-share $(SPLIT) --reader-share $(READER)
 
 # The cashier's app with the embedded, flaky mock PSP; data in the platform's app-data
 # dir (PAYDESK_DATA_DIR or --data-dir to override). Flags: make run ARGS="--help".

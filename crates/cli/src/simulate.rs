@@ -47,6 +47,11 @@ struct Args {
     /// 0 (the default) is the single-card run each seed always gave.
     #[arg(long = "split-share", default_value_t = 0.0)]
     split_share: f64,
+    /// Share of the single-tender sales paid on a simulated card reader (approve,
+    /// decline, cancels, reader faults, crashes at each reader step), 0 to 1. 0 (the
+    /// default) is the run each seed always gave.
+    #[arg(long = "reader-share", default_value_t = 0.0)]
+    reader_share: f64,
 }
 
 pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
@@ -64,6 +69,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
     };
     if !(0.0..=1.0).contains(&a.split_share) {
         eprintln!("paydesk-cli simulate: --split-share must be between 0 and 1 (got {})", a.split_share);
+        return 64;
+    }
+    if !(0.0..=1.0).contains(&a.reader_share) {
+        eprintln!("paydesk-cli simulate: --reader-share must be between 0 and 1 (got {})", a.reader_share);
         return 64;
     }
     let bug = match a.bug.as_deref() {
@@ -130,7 +139,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
 }
 
 fn run_one(a: &Args, profile: Profile, bug: Option<PlantedBug>, seed: u64) -> Result<(paydesk_sim::Report, paydesk_sim::Perf), String> {
-    let mut cfg = SimConfig::new(seed, a.checkouts, profile).with_split_share(a.split_share);
+    let mut cfg = SimConfig::new(seed, a.checkouts, profile).with_split_share(a.split_share).with_reader_share(a.reader_share);
     cfg.bug = bug;
     cfg.avoid_known_bugs = a.avoid_known_bugs;
     cfg.stored_500 = match a.stored_500.as_deref() {
@@ -164,6 +173,7 @@ fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_s
                 "checkouts_per_sec": perf.checkouts_per_sec.round(),
                 "split_sales": tally(report, "split_sales"),
                 "split_tenders": tally(report, "card_tenders") + tally(report, "cash_tenders"),
+                "reader_sales": report.readers.iter().filter(|(k, _)| k.starts_with("customer:")).map(|(_, v)| v).sum::<u64>(),
             })
         );
     } else {
@@ -173,13 +183,14 @@ fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_s
     }
     if !report.ok() {
         eprintln!(
-            "paydesk-cli simulate: {} audit violation(s) with seed {seed}; reproduce with: paydesk-cli simulate --seed {seed} --checkouts {} --profile {}{}{}{}",
+            "paydesk-cli simulate: {} audit violation(s) with seed {seed}; reproduce with: paydesk-cli simulate --seed {seed} --checkouts {} --profile {}{}{}{}{}",
             report.violations_total,
             a.checkouts,
             a.profile,
             if a.avoid_known_bugs { " --avoid-known-bugs" } else { "" },
             a.stored_500.as_deref().map(|v| format!(" --stored-500 {v}")).unwrap_or_default(),
-            if a.split_share > 0.0 { format!(" --split-share {}", a.split_share) } else { String::new() }
+            if a.split_share > 0.0 { format!(" --split-share {}", a.split_share) } else { String::new() },
+            if a.reader_share > 0.0 { format!(" --reader-share {}", a.reader_share) } else { String::new() }
         );
         for v in report.violations.iter().take(10) {
             eprintln!("  {v}");

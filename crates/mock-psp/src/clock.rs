@@ -33,6 +33,12 @@ pub trait Clock: Send + Sync + 'static {
     fn advance(&self, _d: Duration) -> bool {
         false
     }
+    /// Runs `task` on its own, later (a reader's delayed presentation, the auto-present
+    /// switch). Default: a tokio task. A single-threaded simulation without a runtime
+    /// overrides it to run the task in its own virtual time, so it stays deterministic.
+    fn spawn(&self, task: BoxFuture) {
+        tokio::spawn(task);
+    }
 }
 
 /// Wall-clock time plus an adjustable offset: the default clock of the server.

@@ -416,6 +416,69 @@ async fn a_crash_before_anything_was_processed_ends_canceled_by_recovery() {
     assert!(w.intents_for(&p.idempotency_key).await.iter().all(|(_, s)| s == "canceled"));
 }
 
+/// Found by the simulation (crates/sim, reader sales): the intent's cancel used one fixed
+/// key, so a stored failure on it (a 500 the PSP's idempotency layer keeps) answered every
+/// later press and the payment could never be abandoned. Each press now has its own key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_failure_on_the_intents_cancel_does_not_block_the_next_abandon() {
+    let w = World::new().await;
+    let r = w.engine.charge_on_reader(Money::new(820, Currency::Usd), &w.reader).await.unwrap();
+    let key = r.checkout_key.clone();
+    w.present(DECLINED).await;
+    let d = w.engine.wait_on_reader(&key, Duration::from_secs(10)).await.unwrap();
+    assert_eq!(d.outcome, ReaderOutcome::NotCharged { why: NotChargedWhy::Declined }, "{d:?}");
+    let pi = d.intent_id.clone().unwrap();
+    let path = format!("/v1/payment_intents/{pi}/cancel");
+    let s = w.http.post(format!("{}/__admin/faults/script", w.server.url())).form(&[("fault", "internal_error"), ("path", path.as_str()), ("count", "1")]).send().await.unwrap();
+    assert!(s.status().is_success());
+    let first = w.engine.abandon_reader_payment(&key).await.unwrap();
+    assert_eq!(first.state, PaymentState::OnReader, "the cancel failed: not abandoned yet: {first:?}");
+    assert_eq!(w.one_intent(&key).await.1, "requires_payment_method");
+    let second = w.engine.abandon_reader_payment(&key).await.unwrap();
+    assert_eq!((second.state, second.outcome), (PaymentState::Canceled, ReaderOutcome::NotCharged { why: NotChargedWhy::IntentCanceled }), "{second:?}");
+    assert_eq!(w.one_intent(&key).await, (pi, "canceled".to_string()));
+}
+
+/// Found while fixing the stored failure on the create (next test; the simulation arms this
+/// crash): a crash right after the intent's create reached the PSP loses the attempt and
+/// the intent's id; abandoning then took "no attempt recorded" for "no intent" and canceled
+/// only the ledger's row, leaving the intent at the PSP. Abandon now searches the checkout
+/// key and cancels the intent it finds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_intent_whose_create_answer_died_with_the_register_is_found_and_canceled_on_abandon() {
+    let w = World::new().await;
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let p = w.engine.with_ledger(|l| l.create_reader_payment(Money::new(830, Currency::Usd), &w.reader, paydesk_ledger::CaptureMethod::Automatic, now_ms)).unwrap();
+    let key = p.idempotency_key.clone();
+    // The create as the PSP received it, under the checkout key; its answer was never recorded.
+    let form = [("amount", "830"), ("currency", "usd"), ("payment_method_types[]", "card_present"), ("capture_method", "automatic"), ("metadata[checkout_key]", key.as_str())];
+    let created = w.http.post(format!("{}/v1/payment_intents", w.server.url())).bearer_auth(KEY).header("Idempotency-Key", key.as_str()).form(&form).send().await.unwrap();
+    assert!(created.status().is_success(), "{}", created.status());
+    assert_eq!(w.engine.reader_status(&key).unwrap().state, PaymentState::Created);
+    let gone = w.engine.abandon_reader_payment(&key).await.unwrap();
+    assert_eq!(gone.state, PaymentState::Canceled, "{gone:?}");
+    let (pi, status) = w.one_intent(&key).await;
+    assert_eq!(status, "canceled", "the intent the crash hid is canceled at the PSP, not left behind");
+    assert_eq!(gone.intent_id, Some(pi), "the ledger knows the intent it canceled");
+}
+
+/// Found by the simulation: a stored failure on the intent's create (the key answers a
+/// 500 for ever) left the reader payment `created` for good, since abandoning replayed the
+/// create. Abandon now asks search: no intent under the key, so none will ever be made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_failure_on_the_intents_create_still_lets_the_cashier_abandon() {
+    let w = World::new().await;
+    let s = w.http.post(format!("{}/__admin/faults/script", w.server.url())).form(&[("fault", "internal_error"), ("path", "/v1/payment_intents"), ("count", "1")]).send().await.unwrap();
+    assert!(s.status().is_success());
+    let r = w.engine.charge_on_reader(Money::new(840, Currency::Usd), &w.reader).await.unwrap();
+    let key = r.checkout_key.clone();
+    assert_eq!(r.state, PaymentState::Created, "{r:?}");
+    assert!(!r.outcome.is_resolved(), "{r:?}");
+    let gone = w.engine.abandon_reader_payment(&key).await.unwrap();
+    assert_eq!((gone.state, gone.outcome), (PaymentState::Canceled, ReaderOutcome::NotCharged { why: NotChargedWhy::IntentCanceled }), "{gone:?}");
+    assert!(w.intents_for(&key).await.is_empty(), "no intent was ever made under this key");
+}
+
 /// The invariant under a seeded random walk of what a cashier and a customer can do
 /// (approve, decline, customer cancels, present again, check status, cancel on the
 /// reader, abandon, a crash and recovery): at the PSP at most one succeeded intent per

@@ -34,16 +34,27 @@ pub struct SimConfig {
     /// design §8, simulated by `split/`). 0 keeps the single-card profile: no extra
     /// random draw, so a seed's run is the one it always was.
     pub split_share: f64,
+    /// Share of the single-tender sales (0.0-1.0) paid on a simulated card reader
+    /// (`reader/`): the customer approves, declines, cancels, races the cashier's cancel;
+    /// the reader faults of the profile; crashes at each reader step. 0 keeps every
+    /// earlier run: no extra draw, no reader registered.
+    pub reader_share: f64,
 }
 
 impl SimConfig {
     pub fn new(seed: u64, checkouts: u64, profile: Profile) -> Self {
-        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0 }
+        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0 }
     }
 
     /// The same run with `share` of its sales paid by several tenders.
     pub fn with_split_share(mut self, share: f64) -> Self {
         self.split_share = share.clamp(0.0, 1.0);
+        self
+    }
+
+    /// The same run with `share` of its single-tender sales paid on a card reader.
+    pub fn with_reader_share(mut self, share: f64) -> Self {
+        self.reader_share = share.clamp(0.0, 1.0);
         self
     }
 }
@@ -60,7 +71,14 @@ pub fn engine_config() -> EngineConfig {
         // between two polls, so nothing is skipped (the final pass reads them all).
         events_lookback: Duration::from_secs(30 * 60),
         search_settle_ms: EngineConfig::default().search_settle_ms,
-        reader: paydesk_register::ReaderConfig::default(),
+        // A charge hands the payment to the reader and reads for a few virtual seconds
+        // (the simulated customer acts after the call returns); the cashier then waits
+        // with `wait_on_reader`. Polls are engine sleeps, which move virtual time.
+        reader: paydesk_register::ReaderConfig {
+            poll_interval: Duration::from_millis(500),
+            wait: Duration::from_secs(2),
+            stuck_after: Duration::from_secs(120),
+        },
     }
 }
 

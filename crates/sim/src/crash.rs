@@ -14,6 +14,7 @@ impl Sim {
     /// ledger committed.
     pub(crate) fn restart(&mut self) {
         *self.wire.armed_crash.lock() = None;
+        *self.wire.crash_after_path.lock() = None;
         self.generation += 1;
         self.rep.restarts += 1;
         let old = self.engine.take().expect("engine");
@@ -53,6 +54,7 @@ impl Sim {
 
     pub(crate) fn disarm(&self) {
         *self.wire.armed_crash.lock() = None;
+        *self.wire.crash_after_path.lock() = None;
     }
 
     /// Runs one register operation; a simulated crash restarts the register and runs

@@ -5,6 +5,7 @@
 use crate::config::{engine_config, LedgerMode, SimConfig};
 use crate::profile::Rates;
 use crate::report::EventCounts;
+use crate::reader::ReaderSale;
 use crate::split::SplitSale;
 use crate::world::{self, PspClock, Stored500, RegisterClock, SimTransport, TimeCore, Wire};
 use crate::{EPOCH_MS, SECRET};
@@ -25,6 +26,8 @@ pub(crate) struct Sale {
     pub told: Vec<(String, CheckoutOutcome)>,
     /// A sale paid by several tenders (its cart, and what each answer told).
     pub split: Option<SplitSale>,
+    /// A sale paid on a card reader (what each press told the cashier).
+    pub reader: Option<ReaderSale>,
 }
 
 pub(crate) struct Sim {
@@ -49,6 +52,8 @@ pub(crate) struct Sim {
     /// How often each of those was checked.
     pub(crate) mid_checked: BTreeMap<&'static str, u64>,
     pub(crate) rep: Counters,
+    /// The simulated reader (registered once, before the first sale, with reader sales on).
+    pub(crate) reader: Option<String>,
 }
 
 #[derive(Default)]
@@ -65,6 +70,8 @@ pub(crate) struct Counters {
     pub(crate) events: EventCounts,
     /// Split sales: what the cashier did and saw, per kind.
     pub(crate) tenders: BTreeMap<String, u64>,
+    /// Reader sales: customer behaviours, presses, what was told, reader-step crashes.
+    pub(crate) readers: BTreeMap<String, u64>,
 }
 
 pub(crate) fn outcome_name(o: CheckoutOutcome) -> &'static str {
@@ -122,6 +129,7 @@ impl Sim {
             mid_violations: Vec::new(),
             mid_checked: BTreeMap::new(),
             rep: Counters::default(),
+            reader: None,
         };
         let mut ledger = sim.open_ledger(None);
         ledger

@@ -23,6 +23,9 @@ impl Sim {
         self.end_sale_faults();
         self.disarm();
         self.core.advance(60_000);
+        // The cashier closes every reader payment first (recovery leaves one that waits
+        // for a person alone, by design).
+        self.finish_readers().await;
         // Up to 45 virtual minutes: a register clock skewed up to 30 min behind must still
         // reach the moment a search becomes conclusive (search_settle_ms after an attempt
         // stamped by the unskewed clock).

@@ -20,6 +20,7 @@ mod driver;
 mod faults;
 mod finish;
 mod profile;
+mod reader;
 mod report;
 mod sale;
 mod split;
@@ -69,6 +70,9 @@ pub fn run_tampered(cfg: SimConfig, tamper: impl FnOnce(&mut paydesk_ledger::Led
 
 async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
     let mut sim = Sim::new(cfg.clone());
+    if cfg.reader_share > 0.0 {
+        sim.register_reader().await;
+    }
     for i in 0..cfg.checkouts as usize {
         sim.one_sale(i).await;
         sim.maybe_refund().await;
@@ -93,6 +97,16 @@ async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
         for (k, v) in f {
             if let Some(n) = v.as_u64() {
                 faults.insert(format!("psp:{k}"), n);
+            }
+        }
+    }
+    // Only with readers: a run without them keeps the report it always had.
+    if cfg.reader_share > 0.0 {
+        if let Some(f) = psp_stats.get("reader_faults").and_then(|f| f.as_object()) {
+            for (k, v) in f {
+                if let Some(n) = v.as_u64() {
+                    faults.insert(format!("psp:{k}"), n);
+                }
             }
         }
     }
@@ -122,6 +136,8 @@ async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
         refunds_requested: sim.rep.refunds,
         split_share: cfg.split_share,
         tenders: sim.rep.tenders.clone(),
+        reader_share: cfg.reader_share,
+        readers: sim.rep.readers.clone(),
         events: sim.rep.events.clone(),
         psp_stats,
         final_states: audit.final_states,

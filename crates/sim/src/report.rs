@@ -38,6 +38,11 @@ pub struct Report {
     /// Split sales: tenders, declines, overrides, refusals, cancels, refunds, offline
     /// tenders and unpaid balances, per kind.
     pub tenders: BTreeMap<String, u64>,
+    /// Share of single-tender sales paid on a card reader (0: none).
+    pub reader_share: f64,
+    /// Reader sales: what the customer did (`customer:*`), what the cashier pressed
+    /// (`press:*`), what the cashier was told (`told:*`), crashes at reader steps.
+    pub readers: BTreeMap<String, u64>,
     pub events: EventCounts,
     /// The PSP's own counters (`/__admin/stats`).
     pub psp_stats: serde_json::Value,

@@ -34,6 +34,12 @@ impl Sim {
             self.end_sale_faults();
             return;
         }
+        // Likewise for reader sales: no draw at all when they are off.
+        if self.cfg.reader_share > 0.0 && self.rng.random_bool(self.cfg.reader_share) {
+            self.reader_sale(i).await;
+            self.end_sale_faults();
+            return;
+        }
         let currency = if self.rng.random_bool(0.7) { Currency::Jpy } else { Currency::Usd };
         let manual = self.rng.random_bool(0.15);
         let use_cart = self.rng.random_bool(0.35);
@@ -63,7 +69,7 @@ impl Sim {
                 l.cart(c)
             });
             let cart = cart.expect("cart");
-            self.sales.push(Sale { amount: cart.total, told: vec![], split: None });
+            self.sales.push(Sale { amount: cart.total, told: vec![], split: None, reader: None });
             let double = self.rng.random_bool(self.rates.double_submit);
             if double {
                 self.rep.double_submits += 1;
@@ -93,7 +99,7 @@ impl Sim {
                 _ => self.rng.random_range(100..20_000),
             };
             let m = Money::new(amount, currency);
-            self.sales.push(Sale { amount: m, told: vec![], split: None });
+            self.sales.push(Sale { amount: m, told: vec![], split: None, reader: None });
             self.op(async move { e.checkout_amount(m, opts).await }).await
         };
         self.end_sale_faults();

@@ -4,6 +4,7 @@
 //! A new test file: put it in tests/ and add its `mod` line below (alphabetical);
 //! paydesk-test-kit's `every_test_file_is_compiled` fails while a file is not listed.
 
+mod reader;
 mod sim;
 mod split;
 mod split_audit;

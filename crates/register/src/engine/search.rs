@@ -15,7 +15,7 @@ impl Engine {
     /// there. Refused connections reached nothing, and a replayed answer executed
     /// nothing (the execution it replays was an earlier attempt). Without such an attempt
     /// on record (e.g. a crash lost it), the payment's first attempt, else its creation.
-    fn search_conclusive_at_ms(&self, p: &Payment) -> Result<i64> {
+    pub(super) fn search_conclusive_at_ms(&self, p: &Payment) -> Result<i64> {
         let tl = self.with_ledger(|l| l.timeline(p.id))?;
         let since = p.first_attempt_at_ms.unwrap_or(p.created_at_ms);
         let last_maybe_executed = tl

@@ -3,6 +3,7 @@
 //! refunds, processed events, journal) directly, plus what the simulated cashier was
 //! shown, and checks them against each other.
 
+mod reader;
 mod tenders;
 
 use crate::world::block_on;
@@ -55,12 +56,15 @@ struct PspPi {
     status: String,
     amount_received: i64,
     charge: Option<String>,
+    /// Created for a card reader (`payment_method_types` has `card_present`).
+    card_present: bool,
 }
 
 #[derive(Debug, Clone)]
 struct PspCharge {
     status: String,
     amount_refunded: i64,
+    payment_intent: String,
 }
 
 #[derive(Debug, Clone)]
@@ -110,6 +114,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
                 status: s(&v, "status"),
                 amount_received: v["amount_received"].as_i64().unwrap_or(0),
                 charge: v["latest_charge"].as_str().map(str::to_string),
+                card_present: v["payment_method_types"].as_array().is_some_and(|t| t.iter().any(|x| x == "card_present")),
             }
         })
         .collect();
@@ -117,7 +122,10 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
         .iter()
         .map(|o| {
             let v: Value = serde_json::from_str(o).unwrap_or(Value::Null);
-            (s(&v, "id"), PspCharge { status: s(&v, "status"), amount_refunded: v["amount_refunded"].as_i64().unwrap_or(0) })
+            (
+                s(&v, "id"),
+                PspCharge { status: s(&v, "status"), amount_refunded: v["amount_refunded"].as_i64().unwrap_or(0), payment_intent: s(&v, "payment_intent") },
+            )
         })
         .collect();
     let psp_refunds: Vec<PspRefund> = rows(sim, "SELECT obj FROM refunds ORDER BY seq")
@@ -178,7 +186,8 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
         a.check("psp_at_most_one_charge_per_checkout_key", n <= 1, || format!("checkout key {key} was charged {n} times at the PSP"));
     }
     let mut charged_by_sale: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for p in pis.iter().filter(|p| charged(p)) {
+    // Reader payments have no sale name at the PSP: judged per key (audit/reader.rs).
+    for p in pis.iter().filter(|p| charged(p) && !p.card_present) {
         charged_by_sale.entry(p.sale.as_str()).or_default().push(p.id.as_str());
     }
     // A split sale's card tenders are judged one by one (audit/tenders.rs).
@@ -241,7 +250,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
             ledger_sales.insert(d.to_string());
         }
     }
-    for i in (0..sim.sales.len()).filter(|i| sim.sales[*i].split.is_none()) {
+    for i in (0..sim.sales.len()).filter(|i| sim.sales[*i].split.is_none() && sim.sales[*i].reader.is_none()) {
         let name = format!("sale-{i}");
         a.check("every_sale_in_ledger", ledger_sales.contains(&name), || format!("{name} has no checkout in the ledger"));
     }
@@ -369,6 +378,9 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let psp = tenders::PspView { pis_by_key: &pis_by_key, charges: &charges, refunds: &psp_refunds };
     tenders::audit_tenders(sim, &mut a, &psp, &mut h);
+    if sim.cfg.reader_share > 0.0 {
+        reader::audit_readers(sim, &mut a, &psp, &payments, &mut h);
+    }
 
     if std::env::var_os("PAYDESK_SIM_DEBUG").is_some() {
         for v in &a.violations {

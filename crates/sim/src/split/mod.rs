@@ -125,7 +125,7 @@ impl crate::driver::Sim {
         self.mid_check("restart_due_is_total_minus_settled", ok_due, &what);
     }
 
-    fn mid_check(&mut self, name: &'static str, ok: bool, what: &str) {
+    pub(crate) fn mid_check(&mut self, name: &'static str, ok: bool, what: &str) {
         *self.mid_checked.entry(name).or_default() += 1;
         if !ok {
             self.mid_violations.push((name, what.to_string()));

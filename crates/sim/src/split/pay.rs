@@ -56,7 +56,7 @@ impl Sim {
                 l.cart(c)
             })
             .expect("cart");
-        self.sales.push(Sale { amount: cart.total, told: vec![], split: Some(SplitSale::new(cart.id, currency, cart.total.amount_minor)) });
+        self.sales.push(Sale { amount: cart.total, told: vec![], split: Some(SplitSale::new(cart.id, currency, cart.total.amount_minor)), reader: None });
         let planned = self.rng.random_range(1..=4usize);
         // Some customers walk away after a few tenders: the sale is canceled there.
         let walk_away = if self.rng.random_bool(0.15) { Some(self.rng.random_range(1..=planned)) } else { None };

@@ -158,6 +158,9 @@ impl Wire {
             // The request reached the PSP: a crash here loses its answer.
             self.maybe_crash(CrashPoint::AfterSend);
         }
+        if !matches!(res, Err(TransportError::ConnectRefused(_))) {
+            self.maybe_crash_after_path(&path);
+        }
         res
     }
 }

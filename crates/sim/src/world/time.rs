@@ -19,6 +19,9 @@ struct Parked {
     deadline: i64,
     seq: u64,
     fut: PspFuture,
+    /// A request's execution (counted in `late_completions` when it finishes), not a
+    /// task the PSP started by itself (a reader's delayed presentation).
+    request: bool,
 }
 
 /// Virtual time, shared by both clocks. Also owns the parked PSP executions, which
@@ -63,8 +66,26 @@ impl TimeCore {
         self.release_due();
     }
     pub(super) fn park(&self, deadline: i64, fut: PspFuture) {
+        self.park_as(deadline, fut, true);
+    }
+    /// A request whose client does not wait for it (a customer's slow tap).
+    pub fn park_request(&self, deadline: i64, fut: PspFuture) {
+        self.park_as(deadline, fut, true);
+    }
+    fn park_as(&self, deadline: i64, fut: PspFuture, request: bool) {
         let seq = self.seq.fetch_add(1, Ordering::SeqCst);
-        self.parked.lock().push(Parked { deadline, seq, fut });
+        self.parked.lock().push(Parked { deadline, seq, fut, request });
+    }
+    /// A task the PSP runs by itself later (a card held by the presentation-delay fault,
+    /// the auto-present switch): parked until the next time time moves, then run like a
+    /// slow execution, in deadline order. Dies with the PSP like one (`kill_parked`).
+    pub fn park_task(&self, task: mock_psp::clock::BoxFuture) {
+        let fut: PspFuture = Box::pin(async move {
+            task.await;
+            // Nobody waits for this answer: the outcome is only a placeholder.
+            mock_psp::Outcome::DropRequest
+        });
+        self.park_as(self.now(), fut, false);
     }
     pub fn parked_count(&self) -> usize {
         self.parked.lock().len()
@@ -91,9 +112,11 @@ impl TimeCore {
             let Some(mut item) = next else { break };
             match drive_psp(&mut item.fut, self) {
                 Ok(_) => {
-                    self.late_completions.fetch_add(1, Ordering::SeqCst);
+                    if item.request {
+                        self.late_completions.fetch_add(1, Ordering::SeqCst);
+                    }
                 }
-                Err(deadline) => self.park(deadline.max(now + 1), item.fut),
+                Err(deadline) => self.park_as(deadline.max(now + 1), item.fut, item.request),
             }
         }
     }
@@ -131,6 +154,10 @@ impl mock_psp::Clock for PspClock {
         self.0.advance(d.as_millis() as i64);
         true
     }
+    /// No runtime and no other thread here: the task runs in virtual time.
+    fn spawn(&self, task: mock_psp::clock::BoxFuture) {
+        self.0.park_task(task);
+    }
 }
 
 /// The register's clock: virtual time plus skew; `sleep` (backoff) moves time.
@@ -167,3 +194,31 @@ impl Future for YieldOnce {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mock_psp::Clock;
+    use std::sync::atomic::AtomicBool;
+
+    /// A task the PSP starts by itself (a held card's later authorization) runs in virtual
+    /// time: not before its sleep is over, and as soon as time moves past it.
+    #[test]
+    fn a_task_spawned_through_the_psp_clock_runs_when_virtual_time_passes_its_sleep() {
+        let core = TimeCore::new(1_000);
+        let clock = PspClock(core.clone());
+        let done = Arc::new(AtomicBool::new(false));
+        let (d, sleep) = (done.clone(), clock.sleep(Duration::from_millis(3_000)));
+        clock.spawn(Box::pin(async move {
+            sleep.await;
+            d.store(true, Ordering::SeqCst);
+        }));
+        assert_eq!(core.parked_count(), 1);
+        core.advance(2_999);
+        assert!(!done.load(Ordering::SeqCst), "ran before its time");
+        core.advance(1);
+        assert!(done.load(Ordering::SeqCst), "did not run once its time came");
+        assert_eq!(core.parked_count(), 0);
+        assert_eq!(core.late_completions.load(Ordering::SeqCst), 0, "a task is not a late request");
+    }
+}

@@ -82,6 +82,10 @@ pub struct Wire {
     /// pulled right after: later attempts are refused (an attempt may have reached
     /// the PSP, then the register cannot reach it).
     pub cable_pull_after_next_create: AtomicBool,
+    /// A register crash armed for right after the answer of the next request whose
+    /// path contains the marker (a reader step: after the process call, after a cancel
+    /// was sent, the first read after the card was presented), and its name in `crashes`.
+    pub crash_after_path: Mutex<Option<(&'static str, &'static str)>>,
 }
 
 impl Wire {
@@ -102,6 +106,7 @@ impl Wire {
             wrong_key_sales: AtomicU64::new(0),
             fill_disk_after_key: Mutex::new(None),
             cable_pull_after_next_create: AtomicBool::new(false),
+            crash_after_path: Mutex::new(None),
         })
     }
 
@@ -136,6 +141,25 @@ impl Wire {
         if fire {
             *self.crashes.lock().entry(p.name()).or_default() += 1;
             std::panic::panic_any(SimCrash(p));
+        }
+    }
+
+    /// The request to `path` reached the PSP: a crash armed for it fires now (its
+    /// answer is lost with the register).
+    pub(super) fn maybe_crash_after_path(&self, path: &str) {
+        let name = {
+            let mut a = self.crash_after_path.lock();
+            match *a {
+                Some((marker, name)) if path.contains(marker) => {
+                    *a = None;
+                    Some(name)
+                }
+                _ => None,
+            }
+        };
+        if let Some(name) = name {
+            *self.crashes.lock().entry(name).or_default() += 1;
+            std::panic::panic_any(SimCrash(CrashPoint::AfterSend));
         }
     }
 

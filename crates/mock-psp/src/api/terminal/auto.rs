@@ -66,7 +66,9 @@ impl Inner {
 
     fn later(self: &Arc<Self>, account: &str, reader: &str, seq: u64, card: Option<String>, wait_ms: u64) {
         let (this, acct, rid) = (Arc::clone(self), account.to_string(), reader.to_string());
-        tokio::spawn(async move {
+        // Through the clock: a simulation under virtual time runs it in that time.
+        let clock = self.clock.clone();
+        clock.spawn(Box::pin(async move {
             this.clock.sleep(Duration::from_millis(wait_ms)).await;
             let clock = this.clock.clone();
             let (a2, r2) = (acct.clone(), rid.clone());
@@ -85,7 +87,7 @@ impl Inner {
                 // A card presented by the switch may itself be held by the delay fault.
                 this.terminal_after(&acct, &rid).await;
             }
-        });
+        }));
     }
 
     fn count_background(&self, out: &Executed) {

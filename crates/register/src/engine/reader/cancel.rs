@@ -11,7 +11,18 @@ use crate::engine::{Engine, Result};
 use crate::notify::Subject;
 use crate::psp::{AttemptOutcome, PaymentIntent, Reader};
 use crate::retry::{run_phase, PhaseResult};
+use crate::psp::List;
 use paydesk_ledger::{CheckoutSettlement, Payment, PaymentState, ReaderAttemptOutcome, ReaderPayment};
+
+/// What a search by the checkout key says about a reader payment's intent.
+enum Searched {
+    /// Boxed: an intent is large, the other answers are small.
+    Found(Box<PaymentIntent>),
+    /// Conclusively nothing (search has caught up with every attempt).
+    NotThere,
+    /// Not known yet (the PSP cannot be asked, or search may still lag).
+    NotYet(PendingWhy),
+}
 
 impl Engine {
     /// "Cancel on reader": stops the action if it has not begun authorizing (during
@@ -92,39 +103,39 @@ impl Engine {
         if p.state.is_terminal() {
             return self.stored_reader_report(&p, None);
         }
-        // The intent's id: known, or learned by replaying the create under the checkout
-        // key (no confirm: a replay cannot charge).
+        // The intent's id: known, or learned by searching the checkout key (a read: it
+        // can neither create nor charge). Not from the timeline's attempts: a crash right
+        // after the create reached the PSP loses them, so "no attempt recorded" does not
+        // prove "no intent"; and not by replaying the create: a key whose create got a
+        // stored failure answers it for ever. Only a conclusive "not found" (search has
+        // caught up with every attempt that may have executed) ends it without the PSP.
         let intent_id = match &p.psp_payment_id {
             Some(id) => id.clone(),
-            None => {
-                let never_sent = self.attempt_count(p.id)? == 0;
-                if never_sent && p.state == PaymentState::Created {
-                    // Nothing ever left for this key: nothing to cancel at the PSP.
-                    self.move_to(p.id, PaymentState::Canceled, "abandoned before anything was sent")?;
+            None => match self.reader_intent_by_search(&p).await? {
+                Searched::Found(pi) => {
+                    self.attach_intent(&p, &pi)?;
+                    pi.id
+                }
+                Searched::NotYet(why) => {
+                    let mut r = self.stored_reader_report(&p, None)?;
+                    r.outcome = ReaderOutcome::Pending { why };
+                    return Ok(r);
+                }
+                Searched::NotThere => {
+                    // No intent for this key, and none can appear: nothing sends its
+                    // create once the payment is canceled.
+                    self.move_to(p.id, PaymentState::Canceled, "abandoned: no intent at the PSP for this key (search)")?;
                     return self.stored_reader_report(&self.payment(&p.idempotency_key)?, None);
                 }
-                match self.ensure_intent(&p, false).await? {
-                    super::start::IntentStep::Ready(pi, recs) => {
-                        let s = CheckoutSettlement {
-                            attempts: self.attempt_rows(&recs),
-                            psp: Some(paydesk_ledger::PspResult {
-                                idempotency_key: p.idempotency_key.clone(),
-                                psp_payment_id: pi.id.clone(),
-                                amount: p.amount,
-                                state_if_new: p.state,
-                            }),
-                            ..Default::default()
-                        };
-                        self.settle(&p, &s)?;
-                        pi.id
-                    }
-                    super::start::IntentStep::Done(r) => return Ok(r),
-                }
-            }
+            },
         };
         let subject = Subject::Checkout(p.idempotency_key.clone());
         let psp = &self.inner.psp;
-        let cancel_key = format!("{}-cancel", p.idempotency_key);
+        // A fresh key per press, like `cancel_action`'s: canceling an intent is harmless to
+        // repeat (a canceled one stays canceled, a paid one refuses, the read decides), and
+        // a fixed key would replay a stored failure (a 500 kept by the PSP's idempotency
+        // layer) on every later press, so the payment could never be abandoned.
+        let cancel_key = format!("{}-cancel-{}", p.idempotency_key, self.now());
         let (res, _recs) = run_phase::<PaymentIntent>(
             psp,
             {
@@ -153,5 +164,39 @@ impl Engine {
             report.outcome = ReaderOutcome::Pending { why: PendingWhy::CannotRead };
         }
         Ok(report)
+    }
+
+    /// The intent created under this payment's checkout key, by search (eventually
+    /// consistent: "not found" proves nothing until `search_conclusive_at_ms`).
+    async fn reader_intent_by_search(&self, p: &Payment) -> Result<Searched> {
+        let subject = Subject::Checkout(p.idempotency_key.clone());
+        let (c, k) = (self.inner.psp.clone(), p.idempotency_key.clone());
+        let res = self.background_get::<List<PaymentIntent>>(move || c.search_by_metadata_request("checkout_key", &k), &subject).await;
+        let PhaseResult::Final(AttemptOutcome::Ok { value, .. }) = res else {
+            return Ok(Searched::NotYet(PendingWhy::CannotRead));
+        };
+        if let Some(pi) = value.data.into_iter().find(|pi| pi.metadata.get("checkout_key") == Some(&p.idempotency_key)) {
+            return Ok(Searched::Found(Box::new(pi)));
+        }
+        if self.now() < self.search_conclusive_at_ms(p)? {
+            return Ok(Searched::NotYet(PendingWhy::LostAnswer));
+        }
+        Ok(Searched::NotThere)
+    }
+
+    /// Keeps the intent's id with the payment.
+    fn attach_intent(&self, p: &Payment, pi: &PaymentIntent) -> Result<()> {
+        self.check_intent_matches(p, pi)?;
+        let s = CheckoutSettlement {
+            psp: Some(paydesk_ledger::PspResult {
+                idempotency_key: p.idempotency_key.clone(),
+                psp_payment_id: pi.id.clone(),
+                amount: p.amount,
+                state_if_new: p.state,
+            }),
+            ..Default::default()
+        };
+        self.settle(p, &s)?;
+        Ok(())
     }
 }
