@@ -122,6 +122,14 @@ fn a_reader_sale_is_paid_once_and_says_paid_with_the_card_the_psp_read() {
     let again = ok(&w, "reader_check", json!({ "checkoutKey": key }));
     assert_eq!((kind(&again), again["attempt_no"].as_i64()), ("paid", Some(1)));
     assert_eq!(charges(&psp), 1);
+    // The receipt prints the card as the PSP read it: brand, last 4 and the chip's AID.
+    let cart = paid["sale"]["cart_id"].as_i64().expect("the sale's cart");
+    let receipt = ok(&w, "get_receipt", json!({ "cart": cart }));
+    let text: Vec<&str> = receipt["text"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    let text = text.join("\n");
+    for want in ["Visa ****4242", "A0000000031010"] {
+        assert!(text.contains(want), "{want} missing from the receipt:\n{text}");
+    }
 }
 
 #[test]
