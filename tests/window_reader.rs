@@ -136,3 +136,68 @@ async fn the_reader_panel_fits_a_1024_by_768_screen() {
     app.screenshot("reader-declined-1024").await;
     app.close().await;
 }
+
+/// Registers the embedded PSP's simulated reader through the bridge; its id.
+async fn bridge_reader(app: &App) -> String {
+    let v = app
+        .js("return window.__TAURI__.core.invoke('reader_register', { code: 'simulated-wpe', label: 'Front till' }).then((v) => v.readers[0].id)")
+        .await;
+    v.as_str().expect("a reader id").to_string()
+}
+
+/// Arms a fault of the embedded PSP for the next card handed to the reader (what the
+/// panel's "Next card: …" buttons do, before the first card is handed over).
+async fn arm(app: &App, fault: &str) {
+    let said = app.js(&format!("return window.__TAURI__.core.invoke('reader_arm_fault', {{ fault: '{fault}' }})")).await;
+    assert!(said.is_string(), "{fault}: {said}");
+}
+
+/// Rings up the $14.95 mug and hands it to the reader from the card form; the checkout key.
+async fn mug_to_reader(app: &App) -> String {
+    app.scan("MUG-001").await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$14.95'", "total $14.95", LONG).await;
+    app.click("#pay-split").await;
+    app.wait_js("const s = document.getElementById('tender-card-method'); return s && s.value.startsWith('reader:')", "the reader chosen", LONG)
+        .await;
+    app.click("#card-confirm").await;
+    let key = app.wait_js("const p = document.getElementById('reader-panel'); return p && p.dataset.key", "the reader panel", LONG).await;
+    key.as_str().unwrap().to_string()
+}
+
+async fn outcome(app: &App, kind: &str, why: &str, what: &str) {
+    let script = format!(
+        "const p = document.getElementById('reader-panel'); return p && p.dataset.outcome === '{kind}' && (p.dataset.why === '{why}' || '{why}' === '')"
+    );
+    app.wait_js(&script, what, LONG).await;
+}
+
+/// The customer cancels on the reader: not charged, said so; "Take cash instead" cancels the
+/// intent at the PSP and the sale is paid in cash. Nothing was ever charged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_customer_cancels_then_take_cash_instead_completes_the_sale_and_cancels_the_intent() {
+    let app = App::start("reader-cancels", Launch::default()).await;
+    let psp = app.psp().await;
+    bridge_reader(&app).await;
+    arm(&app, "customer_cancels").await;
+    let key = mug_to_reader(&app).await;
+    outcome(&app, "waiting_for_card", "", "the reader waiting").await;
+    app.click("#reader-sim-approved").await;
+    outcome(&app, "not_charged", "customer_canceled", "the customer's cancel").await;
+    assert!(app.text("#reader-msg").await.contains("not charged"), "{}", app.text("#reader-msg").await);
+    app.screenshot("reader-customer-canceled").await;
+
+    app.click("#reader-abandon").await;
+    outcome(&app, "not_charged", "intent_canceled", "the intent closed").await;
+    app.click("#tender-cash").await;
+    app.click("#cash-form .quick-cash.exact").await;
+    app.click("#cash-confirm").await;
+    app.wait_js("const d = document.getElementById('tender-done'); return d && d.dataset.state === 'paid'", "the sale paid in cash", LONG)
+        .await;
+    app.screenshot("reader-cash-instead").await;
+
+    let intents = psp.intents_for(&key).await;
+    assert_eq!(intents.len(), 1, "{intents:?}");
+    assert_eq!(intents[0]["status"], "canceled", "never chargeable again");
+    assert_eq!(psp.stats().await["charges"], 0);
+    app.close().await;
+}

@@ -277,7 +277,7 @@ fn reader_commands_need_a_person_who_may_sell_and_a_reader_needs_the_owner() {
 }
 
 #[test]
-fn the_simulated_customer_is_refused_outside_test_mode() {
+fn the_simulated_customer_and_keyed_test_cards_are_refused_outside_test_mode() {
     let dir = tempfile::tempdir().unwrap();
     // A PSP with a live key: the real mock PSP on loopback, not the embedded one.
     const LIVE: &str = "sk_live_reader_app";
@@ -303,4 +303,18 @@ fn the_simulated_customer_is_refused_outside_test_mode() {
     let intents = intents_for(&psp, LIVE, &key);
     assert_eq!(intents.iter().map(|i| i.1.as_str()).collect::<Vec<_>>(), ["requires_payment_method"]);
     assert_eq!(psp.stats()["charges"], 0);
+
+    // Keyed test tokens too: every command that takes one refuses it before anything is
+    // written or sent (the UI only hides the drop-down).
+    let before = psp.stats();
+    for (cmd, args) in [
+        ("charge", json!({ "paymentMethod": "pm_card_visa" })),
+        ("try_another_card", json!({ "paymentMethod": "pm_card_visa" })),
+        ("pay_card", json!({ "paymentMethod": "pm_card_visa", "seenTenders": 1 })),
+    ] {
+        let e = refused(&w, cmd, args);
+        assert_eq!(e["code"], "keyed_card_not_test_mode", "{cmd}: {e}");
+    }
+    assert_eq!(psp.stats(), before, "nothing reached the PSP");
+    assert_eq!(kind(&ok(&w, "reader_check", json!({ "checkoutKey": key }))), "waiting_for_card");
 }
