@@ -5,7 +5,7 @@
 //! the panel says "Paid". Checked at the PSP too: one intent for the checkout key,
 //! card_present, succeeded, one charge.
 
-use paydesk_e2e::{App, Launch, LONG};
+use paydesk_e2e::{App, Launch, PspProcess, LONG};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reader_sale_declined_then_paid_by_the_simulated_customer_says_paid_and_charges_once() {
@@ -200,4 +200,72 @@ async fn the_customer_cancels_then_take_cash_instead_completes_the_sale_and_canc
     assert_eq!(intents[0]["status"], "canceled", "never chargeable again");
     assert_eq!(psp.stats().await["charges"], 0);
     app.close().await;
+}
+
+/// The reader times out yet took the card (Stripe's false negative) and the reader cannot be
+/// read: pending, with the key shown, no other card offered. The customer's tap lands; Check
+/// status reads it: Paid, one intent, one charge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_that_charged_is_pending_with_its_key_then_paid_once_after_check_status() {
+    let app = App::start("reader-pending", Launch::default()).await;
+    let psp = app.psp().await;
+    let reader = bridge_reader(&app).await;
+    arm(&app, "timeout_charges").await;
+    // The reads of the reader right after the timeout fail too: nothing proves anything.
+    psp.script(&format!("/v1/terminal/readers/{reader}"), "transient_503", 10_000, None).await;
+    let key = mug_to_reader(&app).await;
+    outcome(&app, "pending", "reader_timeout", "pending after the timeout").await;
+    // The key is shown while unsure, once (the pending message says it).
+    let panel = app.text("#reader-panel").await;
+    assert_eq!(panel.matches(key.as_str()).count(), 1, "{panel}");
+    assert!(app.js("return !document.getElementById('reader-again')").await.as_bool().unwrap(), "no second attempt while one may run");
+    app.screenshot("reader-pending").await;
+
+    psp.admin("faults/script/clear", &[]).await;
+    psp.present_card(&reader).await;
+    app.click("#reader-check").await;
+    let done = app
+        .wait_js("const d = document.getElementById('tender-done'); return d && d.dataset.state === 'paid' && d.innerText", "paid", LONG)
+        .await;
+    assert!(done.as_str().unwrap().contains("Visa •••• 4242"), "{done}");
+    let intents = psp.intents_for(&key).await;
+    assert_eq!(intents.len(), 1, "{intents:?}");
+    assert_eq!(intents[0]["status"], "succeeded");
+    assert_eq!(psp.stats().await["charges"], 1);
+    app.close().await;
+}
+
+/// A crash between "sent to the reader" and "card presented": the app is SIGKILLed once the
+/// reader waits, the customer taps while it is down (at the PSP, over HTTP), and the app
+/// started again on the same data finds the payment Paid: one intent, one charge. The PSP
+/// is its own process (an embedded one would die with the app).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_presented_while_the_app_is_down_is_paid_once_after_the_restart() {
+    let psp = PspProcess::start("sk_test_reader_crash");
+    let mut launch = Launch::default();
+    launch.env.push(("PAYDESK_PSP_URL".into(), psp.psp.url.clone()));
+    launch.env.push(("PAYDESK_PSP_KEY".into(), "sk_test_reader_crash".into()));
+    let app = App::start("reader-crash", launch.clone()).await;
+    let reader = bridge_reader(&app).await;
+    let key = mug_to_reader(&app).await;
+    outcome(&app, "waiting_for_card", "", "the reader waiting").await;
+
+    app.kill_app();
+    psp.psp.present_card(&reader).await;
+    let again = App::start("reader-restarted", Launch { data_from: Some(app.data_dir.clone()), ..launch }).await;
+    app.close().await;
+    // Reading is all Check status does: it never processes again.
+    let checked = again
+        .wait_js(
+            &format!("return window.__TAURI__.core.invoke('reader_check', {{ checkoutKey: '{key}' }}).then((v) => v.outcome.kind)"),
+            "the payment read after the restart",
+            LONG,
+        )
+        .await;
+    assert_eq!(checked, "paid");
+    let intents = psp.psp.intents_for(&key).await;
+    assert_eq!(intents.len(), 1, "no second intent: {intents:?}");
+    assert_eq!(intents[0]["status"], "succeeded");
+    assert_eq!(psp.psp.stats().await["charges"], 1);
+    again.close().await;
 }

@@ -73,7 +73,8 @@ export function readerPanel(v, act) {
   h('h3', { id: 'reader-head', text: v.headline }),
   h('p', { class: 'reader-on', text: t('reader-on', { reader: v.reader_label, amount: v.amount_display }) }),
   h('p', { class: 'msg', id: 'reader-msg', text: v.message }),
-  unsure ? h('p', { class: 'key', id: 'reader-key', text: t('reader-key', { key: v.checkout_key }) }) : null,
+  // The key while unsure, once: a pending message already says it.
+  unsure && !v.message.includes(v.checkout_key) ? h('p', { class: 'key', id: 'reader-key', text: t('reader-key', { key: v.checkout_key }) }) : null,
   h('div', { class: 'actions', id: 'reader-actions' }, ...buttons),
   sim);
 }
