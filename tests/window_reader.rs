@@ -269,3 +269,27 @@ async fn a_card_presented_while_the_app_is_down_is_paid_once_after_the_restart()
     assert_eq!(psp.psp.stats().await["charges"], 1);
     again.close().await;
 }
+
+/// The reader is busy with another action (`terminal_reader_busy`): said so, nothing is
+/// charged, and the next press hands the same intent to the reader: Paid, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_reader_then_the_next_press_goes_through_and_is_paid_once() {
+    let app = App::start("reader-busy", Launch::default()).await;
+    let psp = app.psp().await;
+    bridge_reader(&app).await;
+    psp.admin("faults/script", &[("fault", "reader_busy"), ("count", "1")]).await;
+    let key = mug_to_reader(&app).await;
+    outcome(&app, "reader_busy", "", "the reader busy").await;
+    assert_eq!(psp.stats().await["charges"], 0);
+    app.screenshot("reader-busy").await;
+
+    app.click("#reader-again").await;
+    outcome(&app, "waiting_for_card", "", "the reader waiting after the second press").await;
+    app.click("#reader-sim-approved").await;
+    app.wait_js("const d = document.getElementById('tender-done'); return d && d.dataset.state === 'paid'", "paid", LONG).await;
+    let intents = psp.intents_for(&key).await;
+    assert_eq!(intents.len(), 1, "the same intent both times: {intents:?}");
+    assert_eq!(intents[0]["status"], "succeeded");
+    assert_eq!(psp.stats().await["charges"], 1);
+    app.close().await;
+}
