@@ -42,5 +42,5 @@ export const ERROR_CODES = Object.freeze([
   // shifts (shift.js): no sale without an open shift, the counts, paid in/out, Z reports
   'no_open_shift', 'shift_already_open', 'shift_has_open_sale', 'invalid_count', 'invalid_paid_in_out', 'no_z_report',
   // card readers (reader.js): the simulated customer only in test mode, a reader of this register
-  'reader_not_test_mode', 'reader_needs_embedded_psp', 'unknown_reader',
+  'reader_not_test_mode', 'reader_needs_embedded_psp', 'unknown_reader', 'keyed_card_not_test_mode',
 ]);

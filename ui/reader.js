@@ -13,9 +13,13 @@ import { $, h, announce, alertLoud, errText } from './dom.js';
 import { t } from './i18n.js';
 
 /** The readers this register knows, without asking the PSP for their status (the card
- * form offers them; an unreachable PSP must not slow the form down). */
+ * form offers them; an unreachable PSP must not slow the form down), and whether keyed
+ * test cards are offered (test mode only; the commands refuse them outside it). */
 export async function knownReaders() {
-  try { return (await invoke('reader_list', { withStatus: false })).readers; } catch (_) { return []; }
+  try {
+    const v = await invoke('reader_list', { withStatus: false });
+    return { readers: v.readers, testMode: v.test_mode };
+  } catch (_) { return { readers: [], testMode: false }; }
 }
 
 /** The tone of an outcome (`outcome.kind`, the engine's ReaderOutcome). */
@@ -69,7 +73,8 @@ export function readerPanel(v, act) {
   h('h3', { id: 'reader-head', text: v.headline }),
   h('p', { class: 'reader-on', text: t('reader-on', { reader: v.reader_label, amount: v.amount_display }) }),
   h('p', { class: 'msg', id: 'reader-msg', text: v.message }),
-  unsure ? h('p', { class: 'key', id: 'reader-key', text: t('reader-key', { key: v.checkout_key }) }) : null,
+  // The key while unsure, once: a pending message already says it.
+  unsure && !v.message.includes(v.checkout_key) ? h('p', { class: 'key', id: 'reader-key', text: t('reader-key', { key: v.checkout_key }) }) : null,
   h('div', { class: 'actions', id: 'reader-actions' }, ...buttons),
   sim);
 }

@@ -7,6 +7,7 @@ import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
+import { knownReaders } from './reader.js';
 import { closeTenderDone, initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderDoneButton, tenderKey } from './tender.js';
 import { receiptPanel } from './receipt.js';
 import { openShiftOffer } from './shift.js';
@@ -368,6 +369,8 @@ async function runCharge(cmd, args, title) {
 
 export function charge() {
   if (!cart || cart.lines.length === 0) { alertLoud(t('cart-empty-charge')); return; }
+  // No keyed cards outside test mode: the charge key opens the card form (the reader).
+  if ($('charge').hidden) { openTender('card'); return; }
   runCharge('charge', { paymentMethod: $('card').value }, t('charging-amount', { amount: cart.total_display }));
 }
 
@@ -395,6 +398,12 @@ export function initRegister() {
   $('pay-cash').addEventListener('click', () => openTender('cash'));
   $('pay-split').addEventListener('click', () => openTender('card'));
   initTender({ cart: renderCart, closed: focusScan });
+  // Outside test mode the quick keyed-card charge is gone: cards go through Card / split,
+  // on a reader. (The commands refuse a keyed token there anyway.)
+  knownReaders().then(({ testMode }) => {
+    $('card').closest('.pay-row').hidden = !testMode;
+    $('charge').hidden = !testMode;
+  });
   for (const b of document.querySelectorAll('#dining .seg')) b.addEventListener('click', () => setDining(b.dataset.dining));
   $('sale-discount').addEventListener('click', () => openDiscount({}));
   $('discount-form').addEventListener('submit', (e) => { e.preventDefault(); applyDiscount(false); });

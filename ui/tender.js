@@ -22,6 +22,7 @@ let mode = 'menu';        // menu | cash | card | reader | cancel | done
 let busy = false;         // a tender call is running (the command guards too)
 let hooks = { cart: () => {}, closed: () => {} };
 let readers = [];         // the card readers the card form offers (reader.js)
+let keyedCards = false;   // test mode: the keyed test tokens are offered beside the readers
 let reader = null;        // the reader payment on show (its ReaderView), in mode 'reader'
 let readerTimer = null;   // the next automatic Check status while the reader waits
 let readerGen = 0;        // bumped by every press: an older automatic check is dropped
@@ -48,7 +49,7 @@ export function initTender(h0) {
 /** Opens the panel on the cart's sale, in `m` (menu, cash or card). */
 export async function openTender(m = 'menu') {
   if (!(await refresh())) return;
-  readers = await knownReaders();
+  ({ readers, testMode: keyedCards } = await knownReaders());
   open = true;
   $('tender').hidden = false;
   $('tender-notice').replaceChildren();
@@ -253,6 +254,8 @@ function cardForm(work) {
   const sel = $('card').cloneNode(true);
   sel.id = 'tender-card-method';
   sel.value = $('card').value;
+  // Outside test mode a card is only ever taken on a reader: no keyed test tokens.
+  if (!keyedCards) sel.replaceChildren();
   // A registered reader comes first and is chosen: the customer's own card on the reader.
   for (const r of [...readers].reverse()) {
     sel.prepend(h('option', { value: 'reader:' + r.id, 'data-reader': r.id, text: t('reader-option', { label: r.label }) }));

@@ -20,6 +20,15 @@ use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
 
 // ---------------------------------------------------------------- validation
 
+/// A keyed test token, only in test mode (issue #27): the UI hides the drop-down outside
+/// it; this is what enforces it, before the token is even looked at.
+pub(crate) fn keyed_test_card(state: &AppState, pm: &str) -> AppResult<String> {
+    if !crate::reader::test_mode(state) {
+        return Err(AppError::Reader(crate::reader::ReaderRefusal::KeyedCardNotTestMode));
+    }
+    validate_payment_method(pm)
+}
+
 /// Stripe test payment-method tokens: `pm_card_…`, letters, digits, underscores.
 pub(crate) fn validate_payment_method(pm: &str) -> AppResult<String> {
     let ok = pm.len() <= 64
@@ -176,7 +185,7 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
 /// the outcome is unknown it asks the processor again with the same key.
 #[tauri::command]
 pub async fn charge(state: State<'_, AppState>, payment_method: String, approval: Option<Approval>) -> AppResult<OutcomeView> {
-    let pm = validate_payment_method(&payment_method)?;
+    let pm = keyed_test_card(&state, &payment_method)?;
     staff::authorize(&state, Action::Sell, None)?;
     let _one_at_a_time = state.charge_lock.lock().await;
     let _no_settings_swap = state.gate.read().await;
@@ -232,7 +241,7 @@ pub async fn try_another_card(
     override_reason: Option<String>,
     approval: Option<Approval>,
 ) -> AppResult<OutcomeView> {
-    let pm = validate_payment_method(&payment_method)?;
+    let pm = keyed_test_card(&state, &payment_method)?;
     let reason = validate_reason(override_reason)?;
     // A reason is sent only to go past an unknown outcome: that is a manager's call.
     let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };

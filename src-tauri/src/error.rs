@@ -549,6 +549,7 @@ mod tests {
             AppError::Reader(crate::reader::ReaderRefusal::NotTestMode),
             AppError::Reader(crate::reader::ReaderRefusal::NeedsEmbeddedPsp),
             AppError::Reader(crate::reader::ReaderRefusal::UnknownReader("tmr_1".into())),
+            AppError::Reader(crate::reader::ReaderRefusal::KeyedCardNotTestMode),
         ];
         for e in tender.into_iter().chain(store).chain(staff).chain(shift).chain(restore).chain(reader) {
             assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());

@@ -122,6 +122,14 @@ fn a_reader_sale_is_paid_once_and_says_paid_with_the_card_the_psp_read() {
     let again = ok(&w, "reader_check", json!({ "checkoutKey": key }));
     assert_eq!((kind(&again), again["attempt_no"].as_i64()), ("paid", Some(1)));
     assert_eq!(charges(&psp), 1);
+    // The receipt prints the card as the PSP read it: brand, last 4 and the chip's AID.
+    let cart = paid["sale"]["cart_id"].as_i64().expect("the sale's cart");
+    let receipt = ok(&w, "get_receipt", json!({ "cart": cart }));
+    let text: Vec<&str> = receipt["text"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    let text = text.join("\n");
+    for want in ["Visa ****4242", "A0000000031010"] {
+        assert!(text.contains(want), "{want} missing from the receipt:\n{text}");
+    }
 }
 
 #[test]
@@ -269,7 +277,7 @@ fn reader_commands_need_a_person_who_may_sell_and_a_reader_needs_the_owner() {
 }
 
 #[test]
-fn the_simulated_customer_is_refused_outside_test_mode() {
+fn the_simulated_customer_and_keyed_test_cards_are_refused_outside_test_mode() {
     let dir = tempfile::tempdir().unwrap();
     // A PSP with a live key: the real mock PSP on loopback, not the embedded one.
     const LIVE: &str = "sk_live_reader_app";
@@ -295,4 +303,18 @@ fn the_simulated_customer_is_refused_outside_test_mode() {
     let intents = intents_for(&psp, LIVE, &key);
     assert_eq!(intents.iter().map(|i| i.1.as_str()).collect::<Vec<_>>(), ["requires_payment_method"]);
     assert_eq!(psp.stats()["charges"], 0);
+
+    // Keyed test tokens too: every command that takes one refuses it before anything is
+    // written or sent (the UI only hides the drop-down).
+    let before = psp.stats();
+    for (cmd, args) in [
+        ("charge", json!({ "paymentMethod": "pm_card_visa" })),
+        ("try_another_card", json!({ "paymentMethod": "pm_card_visa" })),
+        ("pay_card", json!({ "paymentMethod": "pm_card_visa", "seenTenders": 1 })),
+    ] {
+        let e = refused(&w, cmd, args);
+        assert_eq!(e["code"], "keyed_card_not_test_mode", "{cmd}: {e}");
+    }
+    assert_eq!(psp.stats(), before, "nothing reached the PSP");
+    assert_eq!(kind(&ok(&w, "reader_check", json!({ "checkoutKey": key }))), "waiting_for_card");
 }

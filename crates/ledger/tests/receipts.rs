@@ -180,3 +180,46 @@ fn the_stores_day_starts_at_its_own_midnight_summer_time_included() {
     lost.time_zone = "Mars/Olympus_Mons".into();
     assert_eq!(store_day_start(DAY_MS, &lost), DAY_MS - 16 * 3_600_000);
 }
+
+/// A tender paid on a reader prints the card as the PSP's charge described it (brand, last 4,
+/// the chip's application name, AID, response and authorization codes); cash prints none.
+#[test]
+fn a_reader_paid_tender_prints_the_psps_card_details_in_english_and_japanese() {
+    for (locale, card_word) in [(DemoLocale::JaJp, "クレジット"), (DemoLocale::EnUs, "Card")] {
+        let mut l = Ledger::open_in_memory(Box::new(SeededKeys::new(4))).unwrap();
+        l.seed_demo_store(locale, None, 1).unwrap();
+        let currency = if locale == DemoLocale::JaJp { Currency::Jpy } else { Currency::Usd };
+        let cart = l.create_cart(currency, DAY_MS).unwrap();
+        l.add_to_cart(cart, "MUG-001", 1, DAY_MS).unwrap();
+        let ct = l.open_reader_tender(cart, None, "tmr_1", CaptureMethod::Automatic, None, DAY_MS + 1).unwrap();
+        let BeginAttempt::New(_) = l.begin_reader_attempt(ct.payment.id, "pi_1", &[], false, DAY_MS + 2).unwrap() else { panic!("attempt") };
+        let details = CardPresentDetails {
+            brand: Some("visa".into()),
+            last4: Some("4242".into()),
+            application_preferred_name: Some("Visa Credit".into()),
+            dedicated_file_name: Some("A0000000031010".into()),
+            authorization_response_code: Some("3030".into()),
+            authorization_code: Some("123456".into()),
+            ..Default::default()
+        };
+        let paid = ReaderSettlement {
+            to: Some(PaymentState::Captured),
+            attempt: Some((1, ReaderAttemptOutcome::Succeeded, None, None)),
+            details: Some(details),
+            note: "paid".into(),
+        };
+        l.settle_reader(ct.payment.id, &paid, DAY_MS + 3).unwrap();
+        let (data, tax) = l.receipt_data(cart).unwrap();
+        let card = data.tenders[0].card.clone().expect("the reader tender carries the card");
+        assert_eq!(card.number_line().as_deref(), Some("Visa ****4242"));
+        let text = render_text(&build_receipt(&data, &tax, false).unwrap(), Paper::Mm80).join("\n");
+        for want in [card_word, "Visa ****4242", "Visa Credit", "A0000000031010", "3030", "123456"] {
+            assert!(text.contains(want), "{want} missing from\n{text}");
+        }
+        assert!(!text.contains("pm_card"), "never a token's name");
+    }
+    // Cash prints no card lines.
+    let (l, cart) = paid_ja_sale();
+    let (data, _) = l.receipt_data(cart).unwrap();
+    assert!(data.tenders.iter().all(|t| t.card.is_none()));
+}

@@ -79,6 +79,66 @@ pub enum TenderKind {
 pub struct Tender {
     pub kind: TenderKind,
     pub amount: i64,
+    /// A card read on a reader: what the PSP's charge said about it, printed under the
+    /// tender. `None` for cash and for a keyed card (the register never knows its number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card: Option<CardReceipt>,
+}
+
+/// The card-present lines of a card tender, as the PSP answered them
+/// (`payment_method_details.card_present` and its `receipt`), never a token's name.
+/// Each field is printed only when the PSP gave it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardReceipt {
+    /// The PSP's brand code: `visa`, `mastercard`, … (printed as the brand's name).
+    pub brand: Option<String>,
+    pub last4: Option<String>,
+    /// The EMV application's name on the chip ("Visa Credit").
+    pub application_name: Option<String>,
+    /// The EMV application identifier (`dedicated_file_name`), which card schemes require on
+    /// the receipt.
+    pub aid: Option<String>,
+    pub authorization_response_code: Option<String>,
+    pub authorization_code: Option<String>,
+}
+
+impl CardReceipt {
+    /// "Visa ****4242": ASCII stars, since neither WPC1252 nor Shift_JIS has a bullet.
+    pub fn number_line(&self) -> Option<String> {
+        let brand = self.brand.as_deref().map(brand_name);
+        match (brand, self.last4.as_deref()) {
+            (Some(b), Some(l4)) => Some(format!("{b} ****{l4}")),
+            (Some(b), None) => Some(b),
+            (None, Some(l4)) => Some(format!("****{l4}")),
+            (None, None) => None,
+        }
+    }
+
+    fn texts(&self) -> [(&'static str, Option<&str>); 6] {
+        [
+            ("brand", self.brand.as_deref()),
+            ("last4", self.last4.as_deref()),
+            ("application_name", self.application_name.as_deref()),
+            ("aid", self.aid.as_deref()),
+            ("authorization_response_code", self.authorization_response_code.as_deref()),
+            ("authorization_code", self.authorization_code.as_deref()),
+        ]
+    }
+}
+
+/// A brand's printed name from the PSP's code; an unknown code prints as given.
+pub fn brand_name(code: &str) -> String {
+    match code {
+        "visa" => "Visa".into(),
+        "mastercard" => "Mastercard".into(),
+        "amex" => "American Express".into(),
+        "jcb" => "JCB".into(),
+        "discover" => "Discover".into(),
+        "diners" => "Diners Club".into(),
+        "unionpay" => "UnionPay".into(),
+        "interac" => "Interac".into(),
+        other => other.to_string(),
+    }
 }
 
 /// Everything a receipt shows, as the ledger and the store settings hold it.
@@ -224,6 +284,12 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
     for (index, t) in sale.tenders.iter().enumerate() {
         if t.amount <= 0 || t.amount > MAX_TENDER {
             return Err(ReceiptError::BadTender { index, amount: t.amount });
+        }
+        // The PSP's words reach the printer too: the same limits as the store's own text.
+        for (field, text) in t.card.iter().flat_map(CardReceipt::texts) {
+            if let Some(text) = text {
+                check_text(&format!("tenders[{index}].card.{field}"), text, false)?;
+            }
         }
     }
     let cart = paydesk_tax::Cart {

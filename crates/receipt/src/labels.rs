@@ -31,6 +31,9 @@ pub(crate) struct Labels {
     pub card: String,
     pub other: String,
     pub change: String,
+    pub card_aid: String,
+    pub card_arc: String,
+    pub card_auth_code: String,
 }
 
 impl Labels {
@@ -67,6 +70,9 @@ impl Labels {
             card: m(id!("receipt-card-tender")),
             other: m(id!("receipt-other")),
             change: m(id!("receipt-change")),
+            card_aid: m(id!("receipt-card-aid")),
+            card_arc: m(id!("receipt-card-arc")),
+            card_auth_code: m(id!("receipt-card-auth-code")),
         }
     }
 

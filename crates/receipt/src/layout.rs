@@ -198,6 +198,24 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
     o.rule();
     for t in &r.tenders {
         o.pair(l.tender(t.kind), &money(t.amount), false);
+        if let Some(card) = &t.card {
+            if let Some(number) = card.number_line() {
+                o.text(&format!("  {number}"), Align::Left, false, false);
+            }
+            if let Some(name) = &card.application_name {
+                o.text(&format!("  {name}"), Align::Left, false, false);
+            }
+            let fields = [
+                (&l.card_aid, &card.aid),
+                (&l.card_arc, &card.authorization_response_code),
+                (&l.card_auth_code, &card.authorization_code),
+            ];
+            for (label, value) in fields {
+                if let Some(v) = value {
+                    o.pair(&format!("  {label}"), v, false);
+                }
+            }
+        }
     }
     if r.tenders.iter().any(|t| t.kind == TenderKind::Cash) {
         o.pair(&l.change, &money(r.change), false);

@@ -18,7 +18,7 @@ pub mod test_printer;
 mod text;
 
 pub use document::{
-    build_receipt, Currency, Language, LineInput, LocalDateTime, Receipt, ReceiptError, ReceiptLine, ReceiptRate,
+    brand_name, build_receipt, CardReceipt, Currency, Language, LineInput, LocalDateTime, Receipt, ReceiptError, ReceiptLine, ReceiptRate,
     SaleData, StoreInfo, Tender, TenderKind, MAX_TENDERS, MAX_TEXT_CHARS, MAX_TEXT_LINES,
 };
 pub use escpos::{render_escpos, EscPosOptions};

@@ -86,7 +86,7 @@ fn a_reprint_is_marked_and_never_opens_the_drawer() {
     assert!(text(&again, Paper::Mm58).iter().any(|l| l.trim() == "【再発行】"));
     // A card-only sale never opens it either.
     let mut card = ja_sale();
-    card.tenders = vec![Tender { kind: TenderKind::Card, amount: 990 }];
+    card.tenders = vec![Tender { kind: TenderKind::Card, amount: 990, card: None }];
     assert!(!build_receipt(&card, &inclusive(), false).unwrap().opens_drawer());
 }
 
@@ -94,11 +94,11 @@ fn a_reprint_is_marked_and_never_opens_the_drawer() {
 fn bad_sale_data_is_a_typed_error() {
     let s = inclusive();
     let mut sale = ja_sale();
-    sale.tenders = vec![Tender { kind: TenderKind::Cash, amount: 989 }];
+    sale.tenders = vec![Tender { kind: TenderKind::Cash, amount: 989, card: None }];
     assert_eq!(build_receipt(&sale, &s, false), Err(ReceiptError::Underpaid { paid: 989, total: 990 }));
 
     let mut sale = ja_sale();
-    sale.tenders = vec![Tender { kind: TenderKind::Card, amount: 1000 }];
+    sale.tenders = vec![Tender { kind: TenderKind::Card, amount: 1000, card: None }];
     assert_eq!(build_receipt(&sale, &s, false), Err(ReceiptError::ChangeWithoutCash { change: 10, cash: 0 }));
 
     let mut sale = ja_sale();
@@ -154,4 +154,52 @@ fn sale_data_and_the_receipt_travel_as_json() {
     let r = build_receipt(&back, &inclusive(), false).unwrap();
     let again: Receipt = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
     assert_eq!(again, r);
+}
+
+fn visa() -> CardReceipt {
+    CardReceipt {
+        brand: Some("visa".into()),
+        last4: Some("4242".into()),
+        application_name: Some("Visa Credit".into()),
+        aid: Some("A0000000031010".into()),
+        authorization_response_code: Some("3030".into()),
+        authorization_code: Some("123456".into()),
+    }
+}
+
+/// A card read on a reader prints under its tender: brand and last 4, the chip's
+/// application, AID, response and authorization codes, in both languages at both widths;
+/// a keyed card (no details) prints only the tender line.
+#[test]
+fn a_card_present_tender_prints_its_card_lines() {
+    for (mut sale, labels) in [(ja_sale(), ["AID", "応答コード", "承認番号"]), (en_sale(), ["AID", "ARC", "Auth code"])] {
+        let total = build_receipt(&sale, &inclusive(), false).unwrap().total;
+        sale.tenders = vec![Tender { kind: TenderKind::Card, amount: total, card: Some(visa()) }];
+        let r = build_receipt(&sale, &inclusive(), false).unwrap();
+        for paper in [Paper::Mm58, Paper::Mm80] {
+            let t = text(&r, paper);
+            assert!(t.iter().any(|l| l.trim() == "Visa ****4242"), "{t:#?}");
+            assert!(t.iter().any(|l| l.trim() == "Visa Credit"), "{t:#?}");
+            for (label, value) in labels.iter().zip(["A0000000031010", "3030", "123456"]) {
+                assert!(t.iter().any(|l| l.trim_start().starts_with(label) && l.ends_with(value)), "{label} {value}: {t:#?}");
+            }
+        }
+        sale.tenders[0].card = None;
+        let keyed = text(&build_receipt(&sale, &inclusive(), false).unwrap(), Paper::Mm80);
+        assert!(!keyed.iter().any(|l| l.contains("****") || l.contains("AID")), "{keyed:#?}");
+    }
+}
+
+/// The PSP's words reach the printer like the store's: a control character is refused
+/// with the field that carried it.
+#[test]
+fn a_card_field_with_a_control_character_is_refused_with_its_field() {
+    let mut sale = ja_sale();
+    let mut card = visa();
+    card.application_name = Some("Visa\u{1b}Credit".into());
+    sale.tenders = vec![Tender { kind: TenderKind::Card, amount: 990, card: Some(card) }];
+    assert!(matches!(
+        build_receipt(&sale, &inclusive(), false),
+        Err(ReceiptError::BadText { field, .. }) if field == "tenders[0].card.application_name"
+    ));
 }

@@ -37,6 +37,9 @@ pub enum ReaderRefusal {
     NeedsEmbeddedPsp,
     /// No reader with this id is registered on this register.
     UnknownReader(String),
+    /// A keyed test token (`pm_card_…`) outside test mode: a live PSP charges real cards
+    /// only on a reader, and a token would be charged as if a card were there.
+    KeyedCardNotTestMode,
 }
 
 impl ReaderRefusal {
@@ -45,6 +48,7 @@ impl ReaderRefusal {
             ReaderRefusal::NotTestMode => "reader_not_test_mode",
             ReaderRefusal::NeedsEmbeddedPsp => "reader_needs_embedded_psp",
             ReaderRefusal::UnknownReader(_) => "unknown_reader",
+            ReaderRefusal::KeyedCardNotTestMode => "keyed_card_not_test_mode",
         }
     }
 
@@ -53,6 +57,7 @@ impl ReaderRefusal {
             ReaderRefusal::NotTestMode => t(id!("reader-error-not-test-mode")),
             ReaderRefusal::NeedsEmbeddedPsp => t(id!("reader-error-needs-embedded")),
             ReaderRefusal::UnknownReader(r) => tr!(active(), "reader-error-unknown", reader = r.clone()),
+            ReaderRefusal::KeyedCardNotTestMode => t(id!("reader-error-keyed-not-test-mode")),
         }
     }
 }

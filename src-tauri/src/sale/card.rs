@@ -8,7 +8,7 @@ use paydesk_ledger::access::Action;
 use tauri::State;
 
 use super::{begin, parse_amount, screen};
-use crate::commands::{validate_payment_method, validate_reason};
+use crate::commands::{keyed_test_card, validate_reason};
 use crate::error::AppResult;
 use crate::i18n::{active, tr};
 use crate::money;
@@ -44,7 +44,7 @@ pub async fn pay_card(
         None | Some("") => None,
         Some(t) => Some(parse_amount(t, state.currency, super::Amount::Card)?),
     };
-    let pm = validate_payment_method(&payment_method)?;
+    let pm = keyed_test_card(&state, &payment_method)?;
     let reason = validate_reason(override_reason)?;
     // A reason is sent only to tender past a card whose outcome is unknown: a manager's call.
     let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };

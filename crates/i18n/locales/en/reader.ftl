@@ -21,6 +21,7 @@ reader-unavailable-psp = Card reader unavailable: the payment processor cannot b
 reader-unavailable-offline = { $reader } is offline — nothing started. Take cash or another tender.
 
 ## Refusals and input
+reader-error-keyed-not-test-mode = Keyed test cards work only in test mode (the embedded PSP or a test key). Take the card on the reader.
 reader-error-not-test-mode = The simulated customer exists only in test mode (the embedded PSP or a test key).
 reader-error-needs-embedded = This simulated reader fault needs the embedded PSP.
 reader-error-unknown = No reader { $reader } is registered on this register. Add it in Settings → Card reader.

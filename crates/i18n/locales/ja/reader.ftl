@@ -21,6 +21,7 @@ reader-unavailable-psp = カードリーダーを使えません: 決済代行�
 reader-unavailable-offline = { $reader } はオフラインです — 何も開始していません。現金か別のお支払い方法でお受け取りください。
 
 ## 拒否と入力
+reader-error-keyed-not-test-mode = 手入力のテストカードはテストモード (内蔵 PSP またはテストキー) でのみ使えます。カードはリーダーで受け付けてください。
 reader-error-not-test-mode = お客様のシミュレーションはテストモード (内蔵 PSP またはテストキー) でのみ使えます。
 reader-error-needs-embedded = このリーダー障害のシミュレーションには内蔵 PSP が必要です。
 reader-error-unknown = このレジにリーダー { $reader } は登録されていません。設定 → カードリーダーで追加してください。

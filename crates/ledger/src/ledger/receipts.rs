@@ -6,13 +6,14 @@
 //! drawer), a retry after one that may have printed is a reprint. Printing happens after
 //! the sale is committed and its outcome is only recorded, never fed back into the sale.
 
-use paydesk_receipt::{Currency as RCurrency, Language, LineInput, LocalDateTime, SaleData, StoreInfo, Tender as RTender, TenderKind as RKind};
+use paydesk_receipt::{CardReceipt, Currency as RCurrency, Language, LineInput, LocalDateTime, SaleData, StoreInfo, Tender as RTender, TenderKind as RKind};
 use paydesk_tax::{RegistrationNumber, TaxSettings};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::catalog::settings::{settings_tx, tax_settings_tx};
 use super::catalog::{Locale, StoreSettings};
+use super::reader::CardPresentDetails;
 use super::{collect, Cached, Ledger, LockedTax, Sale};
 use crate::error::{Error, Result};
 use crate::money::Currency;
@@ -122,10 +123,37 @@ fn split_lines(s: &str) -> Vec<String> {
     s.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect()
 }
 
+/// What a receipt prints of a card read on a reader: the PSP's answer as the engine stored
+/// it. A text the printer cannot take (a control character) is left off rather than
+/// making a paid sale's receipt unprintable.
+fn card_receipt(d: &CardPresentDetails) -> CardReceipt {
+    // The ledger keeps up to 100 characters of a name; the receipt prints at most 64.
+    let printable = |v: &Option<String>| {
+        v.as_deref()
+            .filter(|s| !s.trim().is_empty() && !s.chars().any(char::is_control))
+            .map(|s| s.chars().take(paydesk_receipt::MAX_TEXT_CHARS).collect())
+    };
+    CardReceipt {
+        brand: printable(&d.brand),
+        last4: printable(&d.last4),
+        application_name: printable(&d.application_preferred_name),
+        aid: printable(&d.dedicated_file_name),
+        authorization_response_code: printable(&d.authorization_response_code),
+        authorization_code: printable(&d.authorization_code),
+    }
+}
+
 /// Builds a receipt's input from a PAID sale (pure). `names[i]` is the name of
 /// `sale.cart.lines[i]` in the store's language; `tax` are the settings the sale's tax
-/// was locked with, or the store's current ones for an untaxed sale.
-pub fn receipt_sale_data(sale: &Sale, store: &StoreSettings, names: &[String], tax: TaxSettings) -> Result<(SaleData, TaxSettings)> {
+/// was locked with, or the store's current ones for an untaxed sale; `cards` the
+/// card-present details of the sale's reader-paid tenders, by payment.
+pub fn receipt_sale_data(
+    sale: &Sale,
+    store: &StoreSettings,
+    names: &[String],
+    tax: TaxSettings,
+    cards: &[(PaymentId, CardPresentDetails)],
+) -> Result<(SaleData, TaxSettings)> {
     if sale.state != SaleState::Paid {
         return Err(Error::InvalidInput(format!("sale {} is {:?}: only a paid sale has a receipt", sale.cart.id, sale.state)));
     }
@@ -154,8 +182,14 @@ pub fn receipt_sale_data(sale: &Sale, store: &StoreSettings, names: &[String], t
         .clone()
         .map(|t| match t.kind {
             // Cash shows what was handed over; the receipt prints the change.
-            TenderKind::Cash => RTender { kind: RKind::Cash, amount: t.cash_tendered_minor.unwrap_or(t.amount.amount_minor) },
-            TenderKind::Card => RTender { kind: RKind::Card, amount: t.amount.amount_minor },
+            TenderKind::Cash => {
+                RTender { kind: RKind::Cash, amount: t.cash_tendered_minor.unwrap_or(t.amount.amount_minor), card: None }
+            }
+            TenderKind::Card => RTender {
+                kind: RKind::Card,
+                amount: t.amount.amount_minor,
+                card: cards.iter().find(|(p, _)| Some(*p) == t.payment_id).map(|(_, d)| card_receipt(d)),
+            },
         })
         .collect();
     let paid_at = counted.map(|t| t.created_at_ms).max().unwrap_or(sale.cart.updated_at_ms);
@@ -205,7 +239,13 @@ impl Ledger {
             Some(doc) => serde_json::from_str::<LockedTax>(&doc)?.settings,
             None => tax_settings_tx(&self.conn)?,
         };
-        receipt_sale_data(&sale, &store, &names, tax)
+        let mut cards = Vec::new();
+        for payment_id in sale.tenders.iter().filter_map(|t| t.payment_id) {
+            if let Some(d) = self.card_present_details(payment_id)? {
+                cards.push((payment_id, d));
+            }
+        }
+        receipt_sale_data(&sale, &store, &names, tax, &cards)
     }
 
     /// Whether the next print of this sale's receipt is a reprint: an earlier copy may
