@@ -7,7 +7,6 @@ import { invoke } from './bridge.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
-import { knownReaders } from './reader.js';
 import { closeTenderDone, initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderDoneButton, tenderKey } from './tender.js';
 import { receiptPanel } from './receipt.js';
 import { openShiftOffer } from './shift.js';
@@ -398,12 +397,7 @@ export function initRegister() {
   $('pay-cash').addEventListener('click', () => openTender('cash'));
   $('pay-split').addEventListener('click', () => openTender('card'));
   initTender({ cart: renderCart, closed: focusScan });
-  // Outside test mode the quick keyed-card charge is gone: cards go through Card / split,
-  // on a reader. (The commands refuse a keyed token there anyway.)
-  knownReaders().then(({ testMode }) => {
-    $('card').closest('.pay-row').hidden = !testMode;
-    $('charge').hidden = !testMode;
-  });
+  showKeyedCharge();
   for (const b of document.querySelectorAll('#dining .seg')) b.addEventListener('click', () => setDining(b.dataset.dining));
   $('sale-discount').addEventListener('click', () => openDiscount({}));
   $('discount-form').addEventListener('submit', (e) => { e.preventDefault(); applyDiscount(false); });
@@ -421,7 +415,19 @@ export async function reloadCatalog() {
 }
 
 /** Loads the catalog and the cart as the engine has them. */
+// Outside test mode the quick keyed-card charge is gone: cards go through Card / split,
+// on a reader. (The commands refuse a keyed token there anyway.) Asked again each time the
+// register loads: before anyone signs in the command answers not_signed_in, and that says
+// nothing about test mode, so the row is left as it is then.
+async function showKeyedCharge() {
+  let v;
+  try { v = await invoke('reader_list', { withStatus: false }); } catch (_) { return; }
+  $('card').closest('.pay-row').hidden = !v.test_mode;
+  $('charge').hidden = !v.test_mode;
+}
+
 export async function loadRegister() {
+  await showKeyedCharge();
   await reloadCatalog();
   renderCart(await invoke('get_cart'));
   await resumeTender();
