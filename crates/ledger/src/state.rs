@@ -222,6 +222,19 @@ impl PaymentState {
         }
     }
 
+    /// A reader payment in this state is still the reader's business: the cashier's reader
+    /// actions (process again, cancel on the reader, abandon) and recovery's reads apply to
+    /// it (decision 0102). Any other state is settled for the reader: its stored report
+    /// is the answer.
+    pub const fn is_open_on_reader(self) -> bool {
+        use PaymentState::*;
+        match self {
+            Created | OnReader => true,
+            QueuedOffline | Authorizing | Authorized | Capturing | Captured | Failed | Canceled | Refunding
+            | PartiallyRefunded | Refunded => false,
+        }
+    }
+
     /// Money was captured, so a refund may be created.
     pub const fn is_refundable(self) -> bool {
         use PaymentState::*;
@@ -425,6 +438,15 @@ mod tests {
         (OnReader, Authorized),
         (OnReader, Canceled),
     ];
+
+    #[test]
+    fn only_created_and_on_reader_are_open_on_the_reader_and_both_keep_the_checkout_open() {
+        let open: Vec<PaymentState> = PaymentState::ALL.into_iter().filter(|s| s.is_open_on_reader()).collect();
+        assert_eq!(open, [PaymentState::Created, PaymentState::OnReader]);
+        assert!(open.iter().all(|s| s.is_checkout_open() && !s.is_terminal()));
+        // every state a reader payment reaches from on_reader is settled for the reader
+        assert!(PaymentState::OnReader.allowed_next().iter().all(|s| !s.is_open_on_reader()));
+    }
 
     #[test]
     fn every_pair_of_payment_states() {

@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::payments::{insert_payment_as, PaymentMethodParams};
 use super::rows::{payment_by_id_tx, payment_by_psp_tx};
-use super::sale::{admit_tender_tx, insert_tender_tx, refresh_cart_tx, sale_tx, tender_by_id};
+use super::sale::card::{admit_card_tender_tx, check_card_amount, CardAdmission};
+use super::sale::{insert_tender_tx, refresh_cart_tx, tender_by_id};
 use super::timeline::append_timeline_tx;
 use super::transitions::{record_attempt_tx, transition_tx};
 use super::{CardTender, Ledger};
@@ -286,29 +287,13 @@ impl Ledger {
         now_ms: i64,
     ) -> Result<CardTender> {
         check_reader_id(reader_id)?;
-        if let Some(a) = amount_minor {
-            if a <= 0 {
-                return Err(Error::InvalidAmount(format!("a card tender of {a} must be greater than zero")));
-            }
-        }
+        check_card_amount(amount_minor)?;
         let key = self.new_key();
         let tx = self.write_tx()?;
-        if override_reason.is_none() {
-            let sale = sale_tx(&tx, cart_id)?;
-            if let Some(t) = sale.unknown_tender() {
-                if amount_minor.is_none_or(|a| a == t.amount.amount_minor) {
-                    let payment = payment_by_id_tx(&tx, t.payment_id.expect("a card tender has a payment"))?;
-                    return Ok(CardTender { tender: t.clone(), payment, is_new: false });
-                }
-            }
-        }
-        let sale = admit_tender_tx(&tx, cart_id, override_reason, now_ms)?;
-        let open = sale.totals.open_minor();
-        let amount = amount_minor.unwrap_or(open);
-        if amount > open || amount <= 0 {
-            return Err(Error::TenderExceedsDue { cart_id: cart_id.0, requested_minor: amount, open_minor: open });
-        }
-        let money = Money::positive(amount, sale.cart.currency)?;
+        let money = match admit_card_tender_tx(&tx, cart_id, amount_minor, override_reason, now_ms)? {
+            CardAdmission::Resume(pending) => return Ok(pending),
+            CardAdmission::New(money) => money,
+        };
         let opts = reader_options(capture);
         let pid = insert_payment_as(&tx, &key, money, PaymentMethodParams::CardPresent, &opts, Some(cart_id), now_ms)?;
         tx.exec_cached("INSERT INTO reader_payments (payment_id, reader_id) VALUES (?1, ?2)", params![pid.0, reader_id])?;

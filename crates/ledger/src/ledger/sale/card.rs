@@ -12,6 +12,7 @@ use crate::ledger::Ledger;
 use crate::money::Money;
 use crate::tender::*;
 use crate::types::*;
+use crate::write_tx::WriteTx;
 
 /// What [`Ledger::open_card_tender`] returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,29 +43,13 @@ impl Ledger {
         override_reason: Option<&str>,
         now_ms: i64,
     ) -> Result<CardTender> {
-        if let Some(a) = amount_minor {
-            if a <= 0 {
-                return Err(Error::InvalidAmount(format!("a card tender of {a} must be greater than zero")));
-            }
-        }
+        check_card_amount(amount_minor)?;
         let key = self.new_key();
         let tx = self.write_tx()?;
-        if override_reason.is_none() {
-            let sale = sale_tx(&tx, cart_id)?;
-            if let Some(t) = sale.unknown_tender() {
-                if amount_minor.is_none_or(|a| a == t.amount.amount_minor) {
-                    let payment = payment_by_id_tx(&tx, t.payment_id.expect("a card tender has a payment"))?;
-                    return Ok(CardTender { tender: t.clone(), payment, is_new: false });
-                }
-            }
-        }
-        let sale = admit_tender_tx(&tx, cart_id, override_reason, now_ms)?;
-        let open = sale.totals.open_minor();
-        let amount = amount_minor.unwrap_or(open);
-        if amount > open || amount <= 0 {
-            return Err(Error::TenderExceedsDue { cart_id: cart_id.0, requested_minor: amount, open_minor: open });
-        }
-        let money = Money::positive(amount, sale.cart.currency)?;
+        let money = match admit_card_tender_tx(&tx, cart_id, amount_minor, override_reason, now_ms)? {
+            CardAdmission::Resume(pending) => return Ok(pending),
+            CardAdmission::New(money) => money,
+        };
         let pid = insert_payment(&tx, &key, money, options, Some(cart_id), now_ms)?;
         let id = insert_tender_tx(&tx, cart_id, TenderKind::Card, money, Some(pid), None, now_ms)?;
         refresh_cart_tx(&tx, cart_id, now_ms)?;
@@ -73,4 +58,49 @@ impl Ledger {
         tx.commit()?;
         Ok(CardTender { tender, payment, is_new: true })
     }
+}
+
+/// What a card tender's admission found (keyed and reader tenders alike).
+pub(in crate::ledger) enum CardAdmission {
+    /// The sale's pending card tender for the same amount (or no amount given): pressing
+    /// again resumes its key (design §3.3).
+    Resume(CardTender),
+    /// A new tender of this amount may be committed in this transaction.
+    New(Money),
+}
+
+/// A card tender's amount, checked before a key is made: `None` is "what is open".
+pub(in crate::ledger) fn check_card_amount(amount_minor: Option<i64>) -> Result<()> {
+    match amount_minor {
+        Some(a) if a <= 0 => Err(Error::InvalidAmount(format!("a card tender of {a} must be greater than zero"))),
+        Some(_) | None => Ok(()),
+    }
+}
+
+/// Inside the tender's write transaction: resumes the sale's pending card tender for the
+/// same amount (unless overridden), else admits a new one and says how much it is — at
+/// most what is still open, never zero.
+pub(in crate::ledger) fn admit_card_tender_tx(
+    tx: &WriteTx<'_>,
+    cart_id: CartId,
+    amount_minor: Option<i64>,
+    override_reason: Option<&str>,
+    now_ms: i64,
+) -> Result<CardAdmission> {
+    if override_reason.is_none() {
+        let sale = sale_tx(tx, cart_id)?;
+        if let Some(t) = sale.unknown_tender() {
+            if amount_minor.is_none_or(|a| a == t.amount.amount_minor) {
+                let payment = payment_by_id_tx(tx, t.payment_id.expect("a card tender has a payment"))?;
+                return Ok(CardAdmission::Resume(CardTender { tender: t.clone(), payment, is_new: false }));
+            }
+        }
+    }
+    let sale = admit_tender_tx(tx, cart_id, override_reason, now_ms)?;
+    let open = sale.totals.open_minor();
+    let amount = amount_minor.unwrap_or(open);
+    if amount > open || amount <= 0 {
+        return Err(Error::TenderExceedsDue { cart_id: cart_id.0, requested_minor: amount, open_minor: open });
+    }
+    Ok(CardAdmission::New(Money::positive(amount, sale.cart.currency)?))
 }

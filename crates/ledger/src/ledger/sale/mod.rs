@@ -6,7 +6,7 @@
 //! `report.rs` (End of day).
 
 mod cancel;
-mod card;
+pub(in crate::ledger) mod card;
 mod cash;
 mod refund;
 mod report;

@@ -73,18 +73,8 @@ impl Engine {
     /// Abandon under the caller's flight lock (also recovery's answer to a reader payment
     /// left `created`: nothing was ever processed, so its intent is canceled).
     pub(super) async fn abandon_locked(&self, p: &Payment, rp: &ReaderPayment) -> Result<ReaderReport> {
-        match p.state {
-            PaymentState::Created | PaymentState::OnReader => {}
-            PaymentState::QueuedOffline
-            | PaymentState::Authorizing
-            | PaymentState::Authorized
-            | PaymentState::Capturing
-            | PaymentState::Captured
-            | PaymentState::Failed
-            | PaymentState::Canceled
-            | PaymentState::Refunding
-            | PaymentState::PartiallyRefunded
-            | PaymentState::Refunded => return self.stored_reader_report(p, None),
+        if !p.state.is_open_on_reader() {
+            return self.stored_reader_report(p, None);
         }
         if p.state == PaymentState::OnReader {
             let report = self.cancel_action_then_read(p, rp).await?;

@@ -76,18 +76,8 @@ impl Engine {
         let _flight = self.flight(key).await;
         let p = self.payment(key)?;
         let rp = self.reader_payment_of(&p)?;
-        match p.state {
-            PaymentState::Created | PaymentState::OnReader => {}
-            PaymentState::QueuedOffline
-            | PaymentState::Authorizing
-            | PaymentState::Authorized
-            | PaymentState::Capturing
-            | PaymentState::Captured
-            | PaymentState::Failed
-            | PaymentState::Canceled
-            | PaymentState::Refunding
-            | PaymentState::PartiallyRefunded
-            | PaymentState::Refunded => return self.stored_reader_report(&p, None),
+        if !p.state.is_open_on_reader() {
+            return self.stored_reader_report(&p, None);
         }
         // An attempt still unknown is read first: never a second attempt while one may run.
         if rp.latest().is_some_and(|a| a.outcome == ReaderAttemptOutcome::Sent) {
