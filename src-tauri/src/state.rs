@@ -322,6 +322,10 @@ impl AppState {
                         return Applied::Waiting(format!("could not record the processor in use ({e})"));
                     }
                 }
+                // What the status bar says waits is over the moment the new settings are
+                // live: cleared first, so no status shows the new PSP in use and "waiting"
+                // together (apply_settings clears it again after; harmless).
+                *lock(&self.waiting) = None;
                 self.live.send_replace(Arc::new(live));
                 if psp_changes {
                     *lock(&self.online) = None;

@@ -79,6 +79,18 @@ pub struct SaleScreen {
     pub cancel_reason: Option<String>,
 }
 
+/// The sale's state in words on its own screen: a sale with a tender outstanding (a card
+/// on the reader, an unknown outcome) and nothing settled yet is "payment in progress",
+/// never "partly paid" — nothing is paid until a tender settles.
+fn sale_screen_label(s: SaleState, settled_minor: i64) -> String {
+    match s {
+        SaleState::PartiallyPaid if settled_minor == 0 => tr(id!("sale-payment-in-progress")),
+        SaleState::Open | SaleState::PartiallyPaid | SaleState::Paid | SaleState::UnpaidBalance | SaleState::Canceling | SaleState::Canceled => {
+            sale_state_label(s)
+        }
+    }
+}
+
 pub fn sale_state_label(s: SaleState) -> String {
     tr(match s {
         SaleState::Open => id!("sale-open"),
@@ -201,7 +213,7 @@ impl SaleScreen {
             currency: cur.to_ascii_uppercase(),
             money: money::MoneyFormat::of(cur),
             state: v.state.as_str(),
-            state_label: sale_state_label(v.state),
+            state_label: sale_screen_label(v.state, v.settled),
             complete,
             canceled: v.is_canceled(),
             item_count: v.lines.iter().map(|l| l.quantity).sum(),
@@ -330,5 +342,9 @@ mod tests {
         }
         assert_eq!(sale_state_label(SaleState::Paid), "Paid");
         assert_ne!(sale_state_label(SaleState::PartiallyPaid), "Paid");
+        // a tender outstanding and nothing settled: not "partly paid"
+        assert_eq!(sale_screen_label(SaleState::PartiallyPaid, 0), "Payment in progress");
+        assert_eq!(sale_screen_label(SaleState::PartiallyPaid, 1), sale_state_label(SaleState::PartiallyPaid));
+        assert_eq!(sale_screen_label(SaleState::Open, 0), sale_state_label(SaleState::Open));
     }
 }

@@ -13,6 +13,7 @@ state-partially-refunded = Partly refunded
 state-refunded = Refunded
 sale-open = Not paid yet
 sale-partially-paid = Partly paid
+sale-payment-in-progress = Payment in progress
 sale-unpaid-balance = Balance due again
 sale-canceling = Canceling
 tender-offline = Accepted offline

@@ -13,6 +13,7 @@ state-partially-refunded = 一部返金
 state-refunded = 返金済み
 sale-open = 未決済
 sale-partially-paid = 一部支払済
+sale-payment-in-progress = 支払い処理中
 sale-unpaid-balance = 未収残高あり
 sale-canceling = 取消中
 tender-offline = オフラインで受付
