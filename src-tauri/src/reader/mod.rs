@@ -132,25 +132,11 @@ fn reader_label(state: &AppState, reader_id: &str) -> String {
 
 /// "Visa •••• 4242" from the PSP's answer (never from a token's name).
 pub fn card_label(card: &CardPresentDetails) -> Option<String> {
-    let brand = card.brand.as_deref().map(brand_words)?;
+    let brand = card.brand.as_deref().map(paydesk_ledger::receipt::brand_name)?;
     Some(match card.last4.as_deref() {
         Some(l4) => format!("{brand} •••• {l4}"),
         None => brand,
     })
-}
-
-fn brand_words(b: &str) -> String {
-    match b {
-        "visa" => "Visa".into(),
-        "mastercard" => "Mastercard".into(),
-        "amex" => "American Express".into(),
-        "jcb" => "JCB".into(),
-        "discover" => "Discover".into(),
-        "diners" => "Diners Club".into(),
-        "unionpay" => "UnionPay".into(),
-        "interac" => "Interac".into(),
-        other => other.to_string(),
-    }
 }
 
 /// The state in words: each outcome and reason its own catalog line.
