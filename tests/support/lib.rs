@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 pub use thirtyfour;
 
 pub mod package;
+mod reader;
 pub mod staff;
 pub use staff::StaffStart;
 use thirtyfour::prelude::*;
@@ -456,25 +457,6 @@ impl Psp {
             form.push(("slow_ms", s.as_str()));
         }
         self.admin("faults/script", &form).await;
-    }
-
-    /// The customer taps Stripe's approving test Visa on `reader`, through the PSP's test
-    /// helper over HTTP (the app plays no part: it may even be down).
-    pub async fn present_card(&self, reader: &str) -> Value {
-        let r = self
-            .http
-            .post(format!("{}/v1/test_helpers/terminal/readers/{reader}/present_payment_method", self.url))
-            .bearer_auth(&self.key)
-            // Every POST needs a key at this PSP; one per tap (a retry would replay it).
-            .header("Idempotency-Key", format!("present-{reader}-{}", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()))
-            .form(&[("type", "card_present")])
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("present a card on {reader}: {e}"));
-        let status = r.status();
-        let v: Value = r.json().await.expect("json");
-        assert!(status.is_success(), "present a card on {reader}: {status} {v}");
-        v
     }
 
     pub async fn set_offline(&self, on: bool) {
