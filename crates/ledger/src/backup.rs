@@ -100,7 +100,7 @@ pub fn copy_at(path: &Path, from: i64, to: i64, now_ms: i64) -> Result<PathBuf> 
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "ledger".into());
     let stamp = utc_stamp(now_ms);
     let src = Connection::open_with_flags(path, crate::open::read_flags()).map_err(|e| fail(e.to_string()))?;
-    src.busy_timeout(crate::ledger::BUSY_TIMEOUT).map_err(|e| fail(e.to_string()))?;
+    src.busy_timeout(crate::busy::BUSY_TIMEOUT).map_err(|e| fail(e.to_string()))?;
     // Two copies in one millisecond (two registers opening one file) get distinct names.
     for n in 0..10 {
         let suffix = if n == 0 { String::new() } else { format!("-{n}") };

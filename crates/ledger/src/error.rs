@@ -3,7 +3,11 @@
 //! Variants are specific on purpose: the register engine decides what to do from the
 //! variant (refuse to start, show the cashier, alarm), never from a message string.
 
-use crate::money::Currency;
+use std::path::Path;
+
+use rusqlite::ErrorCode;
+
+use crate::money::{Currency, ValueError};
 use crate::state::{IllegalRefundTransition, IllegalTransition, PaymentState, RefundState};
 
 /// Result alias used by every fallible function in this crate.
@@ -154,7 +158,7 @@ pub enum Error {
     /// A drawer count, a paid in / out or a shift's open broke one of the shift's rules
     /// (design §12.7); the variant says which, for the app to put in the screen's words.
     #[error(transparent)]
-    ShiftRefused(#[from] crate::ledger::shift::ShiftRefusal),
+    ShiftRefused(#[from] crate::drawer::ShiftRefusal),
 
     /// An action named someone other than the person signed in at this register as its
     /// actor (the session changed between the screen's check and the write). Nothing
@@ -232,5 +236,44 @@ fn describe_refusal(a: paydesk_access::Authorization) -> String {
         A::SelfApproval => "nobody approves their own action".into(),
         // Granted answers never become an error; say so rather than panic.
         A::Allowed | A::Approved { .. } => "it was allowed (this is a bug)".into(),
+    }
+}
+
+/// An open refused for a reason about the file, in words.
+pub(crate) fn cannot(path: &Path, reason: impl Into<String>) -> Error {
+    Error::CannotOpen { path: path.display().to_string(), reason: reason.into() }
+}
+
+/// Turns an SQLite error met while opening `path` into what went wrong, in words.
+pub(crate) fn open_error(path: &Path, e: rusqlite::Error) -> Error {
+    let p = path.display().to_string();
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => Error::NotADatabase { path: p },
+        Some(ErrorCode::DatabaseCorrupt) => Error::Corrupt { path: p, detail: sqlite_words(&e) },
+        Some(ErrorCode::CannotOpen) => {
+            cannot(path, "SQLite cannot open or create it (check that its directory exists and is writable)")
+        }
+        Some(ErrorCode::PermissionDenied) => cannot(path, "permission denied"),
+        Some(ErrorCode::ReadOnly) => cannot(path, "it is read-only (the register must write to its ledger)"),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            cannot(path, "another program holds it locked; try again when it is done")
+        }
+        Some(ErrorCode::DiskFull) => cannot(path, "the disk is full"),
+        Some(ErrorCode::SystemIoFailure) => cannot(path, "the disk reported an I/O error"),
+        _ => Error::Sqlite(e),
+    }
+}
+
+/// The vocabulary's refusals become the same-named variants, with the same words: callers
+/// match on `Error` as before.
+impl From<ValueError> for Error {
+    fn from(e: ValueError) -> Error {
+        match e {
+            ValueError::InvalidAmount(s) => Error::InvalidAmount(s),
+            ValueError::InvalidCurrency(s) => Error::InvalidCurrency(s),
+            ValueError::CurrencyMismatch { expected, found } => Error::CurrencyMismatch { expected, found },
+            ValueError::Overflow => Error::Overflow,
+            ValueError::UnknownValue { what, value } => Error::UnknownValue { what, value },
+        }
     }
 }

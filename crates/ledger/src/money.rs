@@ -10,7 +10,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+/// Results of the vocabulary: a [`ValueError`] (the ledger's `Error` converts it).
+type Result<T> = std::result::Result<T, ValueError>;
 
 /// ISO 4217 currencies PayDesk can take. The lowercase code is the wire and storage form
 /// (Stripe style: `"jpy"`).
@@ -71,14 +72,14 @@ impl fmt::Display for Currency {
 }
 
 impl FromStr for Currency {
-    type Err = Error;
+    type Err = ValueError;
     /// Accepts the ISO code in any case (`"jpy"`, `"JPY"`); anything else is
-    /// [`Error::InvalidCurrency`].
+    /// [`ValueError::InvalidCurrency`].
     fn from_str(s: &str) -> Result<Self> {
         Currency::ALL
             .into_iter()
             .find(|c| c.code().eq_ignore_ascii_case(s))
-            .ok_or_else(|| Error::InvalidCurrency(s.to_string()))
+            .ok_or_else(|| ValueError::InvalidCurrency(s.to_string()))
     }
 }
 
@@ -104,7 +105,7 @@ impl Money {
     /// A strictly positive amount, as a payment or refund needs.
     pub fn positive(amount_minor: i64, currency: Currency) -> Result<Money> {
         if amount_minor <= 0 {
-            return Err(Error::InvalidAmount(format!("{amount_minor} must be greater than zero")));
+            return Err(ValueError::InvalidAmount(format!("{amount_minor} must be greater than zero")));
         }
         Ok(Money::new(amount_minor, currency))
     }
@@ -116,7 +117,7 @@ impl Money {
     /// ignored.
     pub fn parse(text: &str, currency: Currency) -> Result<Money> {
         let s = text.trim();
-        let bad = |why: &str| Error::InvalidAmount(format!("{text:?}: {why}"));
+        let bad = |why: &str| ValueError::InvalidAmount(format!("{text:?}: {why}"));
         if s.is_empty() {
             return Err(bad("empty"));
         }
@@ -183,30 +184,30 @@ impl Money {
 
     pub fn checked_add(self, other: Money) -> Result<Money> {
         self.same_currency(other)?;
-        let v = self.amount_minor.checked_add(other.amount_minor).ok_or(Error::Overflow)?;
+        let v = self.amount_minor.checked_add(other.amount_minor).ok_or(ValueError::Overflow)?;
         Ok(Money::new(v, self.currency))
     }
 
     pub fn checked_sub(self, other: Money) -> Result<Money> {
         self.same_currency(other)?;
-        let v = self.amount_minor.checked_sub(other.amount_minor).ok_or(Error::Overflow)?;
+        let v = self.amount_minor.checked_sub(other.amount_minor).ok_or(ValueError::Overflow)?;
         Ok(Money::new(v, self.currency))
     }
 
     /// Unit price times quantity (cart lines).
     pub fn checked_mul(self, quantity: i64) -> Result<Money> {
-        let v = self.amount_minor.checked_mul(quantity).ok_or(Error::Overflow)?;
+        let v = self.amount_minor.checked_mul(quantity).ok_or(ValueError::Overflow)?;
         Ok(Money::new(v, self.currency))
     }
 
     pub fn checked_neg(self) -> Result<Money> {
-        let v = self.amount_minor.checked_neg().ok_or(Error::Overflow)?;
+        let v = self.amount_minor.checked_neg().ok_or(ValueError::Overflow)?;
         Ok(Money::new(v, self.currency))
     }
 
     fn same_currency(self, other: Money) -> Result<()> {
         if self.currency != other.currency {
-            return Err(Error::CurrencyMismatch { expected: self.currency, found: other.currency });
+            return Err(ValueError::CurrencyMismatch { expected: self.currency, found: other.currency });
         }
         Ok(())
     }
@@ -234,6 +235,25 @@ impl fmt::Display for Money {
     }
 }
 
+/// What is wrong with a value of the shared vocabulary (this module and `state`): text
+/// that names no currency, state or amount, two currencies mixed, or arithmetic that would
+/// overflow. The vocabulary must not depend on the ledger's [`crate::Error`], which wraps
+/// each of these into its same-named variant (with the same words).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("invalid amount: {0}")]
+    InvalidAmount(String),
+    #[error("invalid currency: {0:?}")]
+    InvalidCurrency(String),
+    #[error("currency mismatch: expected {expected}, got {found}")]
+    CurrencyMismatch { expected: Currency, found: Currency },
+    #[error("amount overflow")]
+    Overflow,
+    /// A stored or given name that is none of the enum's (an edited file, a typo).
+    #[error("unknown {what} {value:?} in the ledger")]
+    UnknownValue { what: &'static str, value: String },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,15 +272,15 @@ mod tests {
     fn parse_zero_exponent() {
         assert_eq!(Money::parse("1200", Currency::Jpy).unwrap().amount_minor, 1200);
         assert_eq!(Money::parse("50000", Currency::Krw).unwrap().amount_minor, 50000);
-        assert!(matches!(Money::parse("1200.5", Currency::Jpy), Err(Error::InvalidAmount(_))));
-        assert!(matches!(Money::parse("1200.", Currency::Jpy), Err(Error::InvalidAmount(_))));
+        assert!(matches!(Money::parse("1200.5", Currency::Jpy), Err(ValueError::InvalidAmount(_))));
+        assert!(matches!(Money::parse("1200.", Currency::Jpy), Err(ValueError::InvalidAmount(_))));
     }
 
     #[test]
     fn parse_rejects() {
         for bad in ["", " ", "-1", "-0.01", "+1", "1.234", "1,200", "1e3", "abc", ".5", "1.", "1..2", "1.2.3", "１２", "NaN", "1 2"] {
             assert!(
-                matches!(Money::parse(bad, Currency::Usd), Err(Error::InvalidAmount(_))),
+                matches!(Money::parse(bad, Currency::Usd), Err(ValueError::InvalidAmount(_))),
                 "{bad:?} should be refused"
             );
         }
@@ -270,9 +290,9 @@ mod tests {
     fn parse_overflow() {
         let max = i64::MAX.to_string();
         assert_eq!(Money::parse(&max, Currency::Jpy).unwrap().amount_minor, i64::MAX);
-        assert!(matches!(Money::parse("9223372036854775808", Currency::Jpy), Err(Error::InvalidAmount(_))));
+        assert!(matches!(Money::parse("9223372036854775808", Currency::Jpy), Err(ValueError::InvalidAmount(_))));
         // Fits as major units but not once scaled to cents.
-        assert!(matches!(Money::parse("92233720368547759", Currency::Usd), Err(Error::InvalidAmount(_))));
+        assert!(matches!(Money::parse("92233720368547759", Currency::Usd), Err(ValueError::InvalidAmount(_))));
         assert_eq!(Money::parse("92233720368547758.07", Currency::Usd).unwrap().amount_minor, i64::MAX);
         assert!(Money::parse("99999999999999999999999999", Currency::Usd).is_err());
     }
@@ -309,23 +329,23 @@ mod tests {
         }
         assert_eq!(Currency::Jpy.exponent(), 0);
         assert_eq!(Currency::Usd.exponent(), 2);
-        assert!(matches!("btc".parse::<Currency>(), Err(Error::InvalidCurrency(_))));
-        assert!(matches!("".parse::<Currency>(), Err(Error::InvalidCurrency(_))));
+        assert!(matches!("btc".parse::<Currency>(), Err(ValueError::InvalidCurrency(_))));
+        assert!(matches!("".parse::<Currency>(), Err(ValueError::InvalidCurrency(_))));
     }
 
     #[test]
     fn checked_arithmetic() {
         let a = Money::new(i64::MAX, Currency::Usd);
-        assert!(matches!(a.checked_add(Money::new(1, Currency::Usd)), Err(Error::Overflow)));
-        assert!(matches!(a.checked_mul(2), Err(Error::Overflow)));
-        assert!(matches!(Money::new(i64::MIN, Currency::Usd).checked_neg(), Err(Error::Overflow)));
+        assert!(matches!(a.checked_add(Money::new(1, Currency::Usd)), Err(ValueError::Overflow)));
+        assert!(matches!(a.checked_mul(2), Err(ValueError::Overflow)));
+        assert!(matches!(Money::new(i64::MIN, Currency::Usd).checked_neg(), Err(ValueError::Overflow)));
         assert!(matches!(
             Money::new(1, Currency::Usd).checked_add(Money::new(1, Currency::Jpy)),
-            Err(Error::CurrencyMismatch { .. })
+            Err(ValueError::CurrencyMismatch { .. })
         ));
         assert_eq!(Money::new(250, Currency::Usd).checked_mul(3).unwrap().amount_minor, 750);
         assert_eq!(Money::new(5, Currency::Usd).checked_sub(Money::new(7, Currency::Usd)).unwrap().amount_minor, -2);
-        assert!(matches!(Money::positive(0, Currency::Usd), Err(Error::InvalidAmount(_))));
-        assert!(matches!(Money::positive(-5, Currency::Usd), Err(Error::InvalidAmount(_))));
+        assert!(matches!(Money::positive(0, Currency::Usd), Err(ValueError::InvalidAmount(_))));
+        assert!(matches!(Money::positive(-5, Currency::Usd), Err(ValueError::InvalidAmount(_))));
     }
 }

@@ -10,10 +10,10 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, ErrorCode, OpenFlags};
+use rusqlite::{Connection, OpenFlags};
 
-use crate::error::{Error, Result};
-use crate::schema::{self, MIGRATIONS, SCHEMA_VERSION};
+use crate::error::{cannot, open_error, Error, Result};
+use crate::schema::{self, check_ours, SCHEMA_VERSION};
 
 /// Flags of the writer connection. No `SQLITE_OPEN_URI`: a path such as
 /// `file:x.db?mode=memory` names a file, it does not configure SQLite.
@@ -24,10 +24,6 @@ pub(crate) fn write_flags() -> OpenFlags {
 /// Flags of a read-only connection (inspection before any write, readers).
 pub(crate) fn read_flags() -> OpenFlags {
     OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
-}
-
-fn cannot(path: &Path, reason: impl Into<String>) -> Error {
-    Error::CannotOpen { path: path.display().to_string(), reason: reason.into() }
 }
 
 /// Checks the path itself, before SQLite opens anything. Returns whether a non-empty
@@ -104,26 +100,6 @@ pub(crate) fn sidecars_owner_only(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Turns an SQLite error met while opening `path` into what went wrong, in words.
-pub(crate) fn open_error(path: &Path, e: rusqlite::Error) -> Error {
-    let p = path.display().to_string();
-    match e.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase) => Error::NotADatabase { path: p },
-        Some(ErrorCode::DatabaseCorrupt) => Error::Corrupt { path: p, detail: crate::error::sqlite_words(&e) },
-        Some(ErrorCode::CannotOpen) => {
-            cannot(path, "SQLite cannot open or create it (check that its directory exists and is writable)")
-        }
-        Some(ErrorCode::PermissionDenied) => cannot(path, "permission denied"),
-        Some(ErrorCode::ReadOnly) => cannot(path, "it is read-only (the register must write to its ledger)"),
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
-            cannot(path, "another program holds it locked; try again when it is done")
-        }
-        Some(ErrorCode::DiskFull) => cannot(path, "the disk is full"),
-        Some(ErrorCode::SystemIoFailure) => cannot(path, "the disk reported an I/O error"),
-        _ => Error::Sqlite(e),
-    }
-}
-
 /// Inspects an existing file through a READ-ONLY connection, because even
 /// `PRAGMA journal_mode=WAL` rewrites the header: a file that is refused (newer, not
 /// ours, damaged) must stay byte-for-byte untouched. Returns the file's schema version.
@@ -154,69 +130,5 @@ pub(crate) fn configure(conn: &Connection, path: &Path) -> Result<()> {
     // FULL: the WAL is fsynced on every commit, so a returned commit survives power
     // loss (design §3.1: the key is durable before the network is touched).
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;").map_err(|e| open_error(path, e))?;
-    Ok(())
-}
-
-/// Names of the tables (not SQLite's own) in `conn`.
-fn table_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut st = conn.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")?;
-    let names = st.query_map([], |r| r.get(0))?.collect();
-    names
-}
-
-/// The tables a PayDesk ledger of schema `version` (1..=ours) has: the migrations
-/// applied to an empty in-memory database, once per process (a simulation reopens its
-/// ledger after every simulated crash).
-fn tables_of_version(version: i64) -> Result<&'static [String]> {
-    static BY_VERSION: std::sync::OnceLock<Vec<Vec<String>>> = std::sync::OnceLock::new();
-    if let Some(all) = BY_VERSION.get() {
-        return Ok(&all[version as usize - 1]);
-    }
-    let mut all = Vec::with_capacity(MIGRATIONS.len());
-    let mem = Connection::open_in_memory()?;
-    for sql in MIGRATIONS {
-        mem.execute_batch(sql)?;
-        all.push(table_names(&mem)?);
-    }
-    Ok(&BY_VERSION.get_or_init(|| all)[version as usize - 1])
-}
-
-/// Is the database at schema version `found` (at most ours) a PayDesk ledger or empty?
-/// Version 0 must have no schema objects at all (a fresh or empty file); version
-/// 1..=ours must have every table that version has. Used before any write and again
-/// under the write lock by the migration.
-pub(crate) fn check_ours(conn: &Connection, found: i64, path: &Path) -> Result<()> {
-    let foreign = |detail: String| Error::ForeignDatabase { path: path.display().to_string(), detail };
-    let objects: i64 = conn
-        .query_row("SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'", [], |r| r.get(0))
-        .map_err(|e| open_error(path, e))?;
-    let present = table_names(conn).map_err(|e| open_error(path, e))?;
-    let sample = |names: &[String]| {
-        let mut s = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
-        if names.len() > 5 {
-            s.push_str(", …");
-        }
-        s
-    };
-    if found < 0 {
-        return Err(foreign(format!("its schema version is {found}")));
-    }
-    if found == 0 {
-        if objects == 0 {
-            return Ok(());
-        }
-        return Err(foreign(if present.is_empty() {
-            "it has views, indexes or triggers and no PayDesk schema version".to_string()
-        } else {
-            format!("it has tables of its own ({}) and no PayDesk schema version", sample(&present))
-        }));
-    }
-    let missing: Vec<String> = tables_of_version(found)?.iter().filter(|t| !present.contains(t)).cloned().collect();
-    if !missing.is_empty() {
-        return Err(foreign(format!(
-            "its schema version says {found} but the ledger tables {} are missing",
-            sample(&missing)
-        )));
-    }
     Ok(())
 }

@@ -20,7 +20,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::money::ValueError;
 
 /// Where a payment (one checkout key) stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -274,12 +274,12 @@ impl fmt::Display for PaymentState {
 }
 
 impl FromStr for PaymentState {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
+    type Err = ValueError;
+    fn from_str(s: &str) -> Result<Self, ValueError> {
         PaymentState::ALL
             .into_iter()
             .find(|st| st.as_str() == s)
-            .ok_or_else(|| Error::UnknownValue { what: "payment state", value: s.to_string() })
+            .ok_or_else(|| ValueError::UnknownValue { what: "payment state", value: s.to_string() })
     }
 }
 
@@ -368,12 +368,12 @@ impl fmt::Display for RefundState {
 }
 
 impl FromStr for RefundState {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
+    type Err = ValueError;
+    fn from_str(s: &str) -> Result<Self, ValueError> {
         RefundState::ALL
             .into_iter()
             .find(|st| st.as_str() == s)
-            .ok_or_else(|| Error::UnknownValue { what: "refund state", value: s.to_string() })
+            .ok_or_else(|| ValueError::UnknownValue { what: "refund state", value: s.to_string() })
     }
 }
 
@@ -395,12 +395,12 @@ impl CaptureMethod {
 }
 
 impl FromStr for CaptureMethod {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
+    type Err = ValueError;
+    fn from_str(s: &str) -> Result<Self, ValueError> {
         match s {
             "automatic" => Ok(CaptureMethod::Automatic),
             "manual" => Ok(CaptureMethod::Manual),
-            other => Err(Error::UnknownValue { what: "capture method", value: other.to_string() }),
+            other => Err(ValueError::UnknownValue { what: "capture method", value: other.to_string() }),
         }
     }
 }

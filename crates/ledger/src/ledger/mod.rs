@@ -150,11 +150,11 @@ impl Ledger {
         // Payments, staff and the audit log are this user's alone (design §10.2): the file is
         // made 0600 before SQLite opens it, and SQLite gives its -wal and -shm the same mode.
         open::owner_only(path)?;
-        let mut conn = Connection::open_with_flags(path, open::write_flags()).map_err(|e| open::open_error(path, e))?;
+        let mut conn = Connection::open_with_flags(path, open::write_flags()).map_err(|e| crate::error::open_error(path, e))?;
         open::configure(&conn, path)?;
         open::sidecars_owner_only(path)?;
-        match schema::migrate(&mut conn, path) {
-            Err(Error::Sqlite(e)) => return Err(open::open_error(path, e)),
+        match schema::migrate(&mut conn, path, seal_audit) {
+            Err(Error::Sqlite(e)) => return Err(crate::error::open_error(path, e)),
             other => other?,
         }
         Ledger::with_conn(conn, keys, Some(path.to_path_buf()))
@@ -170,12 +170,12 @@ impl Ledger {
         let path = path.as_ref();
         open::check_path(path)?;
         open::inspect_read_only(path)?;
-        let conn = Connection::open_with_flags(path, open::read_flags()).map_err(|e| open::open_error(path, e))?;
+        let conn = Connection::open_with_flags(path, open::read_flags()).map_err(|e| crate::error::open_error(path, e))?;
         crate::busy::wait_for_locks(&conn)?;
         // Belt and braces over SQLITE_OPEN_READ_ONLY: a statement that would write is
         // refused by SQLite itself, whichever way it reaches this connection.
         conn.pragma_update(None, "query_only", true)?;
-        let found = schema::user_version(&conn).map_err(|e| open::open_error(path, e))?;
+        let found = schema::user_version(&conn).map_err(|e| crate::error::open_error(path, e))?;
         if found != SCHEMA_VERSION {
             return Err(Error::InvalidInput(format!(
                 "ledger schema {found} is not {SCHEMA_VERSION}: open it with the writer first"
@@ -188,7 +188,7 @@ impl Ledger {
     pub fn open_in_memory(keys: Box<dyn KeySource>) -> Result<Ledger> {
         let mut conn = Connection::open_in_memory()?;
         conn.execute_batch("PRAGMA foreign_keys = ON")?;
-        schema::migrate(&mut conn, Path::new(":memory:"))?;
+        schema::migrate(&mut conn, Path::new(":memory:"), seal_audit)?;
         Ledger::with_conn(conn, keys, None)
     }
 

@@ -81,7 +81,7 @@ pub(super) fn product_from_row(r: &Row<'_>) -> rusqlite::Result<Result<Product>>
     let name: String = r.get(2)?;
     let price_minor: i64 = r.get(3)?;
     let currency: String = r.get(4)?;
-    Ok(currency.parse().map(|c| Product { id, sku, name, price: Money::new(price_minor, c) }))
+    Ok(currency.parse().map(|c| Product { id, sku, name, price: Money::new(price_minor, c) }).map_err(Into::into))
 }
 
 pub(super) fn payment_by_id_tx(conn: &Connection, id: PaymentId) -> Result<Payment> {

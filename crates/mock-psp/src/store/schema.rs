@@ -1,6 +1,6 @@
 //! The store's schema, versioned by `PRAGMA user_version` (the number of migrations
 //! applied) and marked as a mock-psp store by `PRAGMA application_id`, following the
-//! ledger's pattern (`crates/ledger/src/schema.rs`): migrations are append-only, and
+//! ledger's pattern (`crates/ledger/src/schema/mod.rs`): migrations are append-only, and
 //! every pending one is applied in ONE `BEGIN IMMEDIATE` transaction with the version
 //! bump, so a crash mid-upgrade leaves the old schema intact.
 //!

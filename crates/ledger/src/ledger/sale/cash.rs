@@ -96,7 +96,7 @@ impl Ledger {
             |r| {
                 let c: String = r.get(0)?;
                 let sum: i64 = r.get(1)?;
-                Ok(c.parse().map(|c| (c, sum)))
+                Ok(c.parse::<crate::money::Currency>().map(|c| (c, sum)).map_err(crate::Error::from))
             },
         )
     }

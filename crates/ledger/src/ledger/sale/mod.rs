@@ -61,9 +61,9 @@ pub struct SaleCancel {
 }
 
 /// An override reason: 3-200 characters, as the other overrides (design §3.3) and a
-/// paid in / out's (one rule, `shift::refusal::checked_reason`).
+/// paid in / out's (one rule, `drawer::checked_reason`).
 pub(crate) fn check_reason(reason: &str) -> Result<&str> {
-    crate::ledger::shift::refusal::checked_reason(reason)
+    crate::drawer::checked_reason(reason)
         .ok_or_else(|| Error::InvalidInput("a reason needs 3 to 200 printable characters".into()))
 }
 

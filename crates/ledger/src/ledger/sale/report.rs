@@ -64,7 +64,7 @@ impl Ledger {
             &self.conn,
             "SELECT DISTINCT currency FROM tenders WHERE created_at_ms >= ?1 ORDER BY currency",
             params![since_ms],
-            |r| Ok(r.get::<_, String>(0)?.parse::<Currency>()),
+            |r| Ok(r.get::<_, String>(0)?.parse::<Currency>().map_err(crate::Error::from)),
         )?;
         let mut by_kind: Vec<TenderKindTotal> = Vec::new();
         for currency in currencies {

@@ -4,10 +4,11 @@
 //!
 //! | file        | what it holds                                                  |
 //! |-------------|----------------------------------------------------------------|
-//! | `count.rs`  | denominations per currency and the checked total of a count    |
 //! | `ops.rs`    | open, paid in / paid out, close (each one write transaction)   |
 //! | `report.rs` | the X / Z report of a shift, built from the ledger's rows      |
-//! | `refusal.rs`| [`ShiftRefusal`]: each rule a count or a paid in / out breaks   |
+//!
+//! The drawer's vocabulary (denominations, a checked count, [`ShiftRefusal`]) is
+//! `crate::drawer`.
 //!
 //! Who may do what is `paydesk_access`'s table, checked here as well as by the screen
 //! ([`authorize_tx`]); an approver's PIN is checked by the caller before it names them.
@@ -21,18 +22,14 @@ use crate::error::{Error, Result};
 use crate::money::Currency;
 use crate::write_tx::WriteTx;
 
-pub mod count;
 mod ops;
-pub mod refusal;
 mod report;
 
-pub use count::{checked_count, denominations, DenominationCount, MAX_DRAWER_MINOR, MAX_PIECES_PER_DENOMINATION};
-pub use ops::MAX_PAID_IN_OUT_MINOR;
-pub use refusal::{checked_reason, ShiftRefusal, REASON_MAX_CHARS, REASON_MIN_CHARS};
+// The drawer's vocabulary lives in `crate::drawer` (the ledger's `Error` wraps a refusal).
+pub use crate::drawer::{checked_count, count, denominations, refusal, DenominationCount, MAX_DRAWER_MINOR, MAX_PIECES_PER_DENOMINATION};
+pub use crate::drawer::{checked_reason, ShiftRefusal, MAX_PAID_IN_OUT_MINOR, MAX_PAID_IN_OUT_PER_SHIFT, REASON_MAX_CHARS, REASON_MIN_CHARS};
 pub use report::{PaidInOut, PaidKind, ShiftReport, TenderTotal, ZReport};
 
-/// Paid in / paid out entries one shift may hold (a limit on every table).
-pub const MAX_PAID_IN_OUT_PER_SHIFT: i64 = 1_000;
 
 /// Who is acting, and who approved when their role alone is not enough. Both are staff
 /// ids whose PINs the caller checked.

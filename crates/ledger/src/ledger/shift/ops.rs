@@ -5,8 +5,7 @@ use paydesk_access::audit::{Anchor, Hash};
 use paydesk_access::Action;
 use rusqlite::{params, OptionalExtension};
 
-use super::count::{checked_count, DenominationCount};
-use super::refusal::{checked_reason, ShiftRefusal};
+use crate::drawer::{checked_count, checked_reason, DenominationCount, ShiftRefusal, MAX_PAID_IN_OUT_MINOR};
 use super::report::{shift_report_tx, PaidKind, ShiftReport, ZReport};
 use super::{authorize_tx, open_shift_id, shift_by_id_tx, Actor, Shift, MAX_PAID_IN_OUT_PER_SHIFT};
 use crate::error::{Error, Result};
@@ -25,10 +24,6 @@ fn mid_payment(state: crate::tender::SaleState) -> bool {
         S::Open | S::Paid | S::UnpaidBalance | S::Canceling | S::Canceled => false,
     }
 }
-
-/// The most cash one paid in / paid out may move (minor units): a typo of three extra
-/// zeros on a yen amount is refused rather than booked.
-pub const MAX_PAID_IN_OUT_MINOR: i64 = 10_000_000;
 
 fn audit(actor: Actor, approver: Option<i64>, action: &str, subject: String, reason: Option<String>, after: serde_json::Value) -> AuditInput {
     AuditInput { actor_id: Some(actor.staff_id), approver_id: approver, reason, after: Some(after.to_string()), ..AuditInput::new(action, &subject) }

@@ -8,7 +8,7 @@ use paydesk_access::audit::Anchor;
 use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
 
-use super::count::DenominationCount;
+use crate::drawer::DenominationCount;
 use super::{shift_by_id_tx, Shift};
 use crate::error::{Error, Result};
 use crate::ledger::collect;

@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::refusal::ShiftRefusal;
-use crate::error::{Error, Result};
 use crate::money::Currency;
 
 /// The most pieces of one denomination one count may hold (a full cash bag of coins is
@@ -38,20 +37,20 @@ pub fn denominations(currency: Currency) -> &'static [i64] {
 /// A count checked against the currency: every denomination known and named once, every
 /// number of pieces within limits, the total within [`MAX_DRAWER_MINOR`]. Returns the
 /// count in the currency's order (largest first, zero lines dropped) and its total.
-pub fn checked_count(currency: Currency, lines: &[DenominationCount]) -> Result<(Vec<DenominationCount>, i64)> {
+pub fn checked_count(currency: Currency, lines: &[DenominationCount]) -> Result<(Vec<DenominationCount>, i64), ShiftRefusal> {
     let known = denominations(currency);
     let mut seen: Vec<i64> = Vec::with_capacity(lines.len());
     for l in lines {
         if !known.contains(&l.denomination_minor) {
-            return Err(Error::ShiftRefused(ShiftRefusal::UnknownDenomination { currency, denomination_minor: l.denomination_minor }));
+            return Err(ShiftRefusal::UnknownDenomination { currency, denomination_minor: l.denomination_minor });
         }
         if seen.contains(&l.denomination_minor) {
-            return Err(Error::ShiftRefused(ShiftRefusal::CountedTwice { currency, denomination_minor: l.denomination_minor }));
+            return Err(ShiftRefusal::CountedTwice { currency, denomination_minor: l.denomination_minor });
         }
         seen.push(l.denomination_minor);
         if !(0..=MAX_PIECES_PER_DENOMINATION).contains(&l.count) {
             let (denomination_minor, count) = (l.denomination_minor, l.count);
-            return Err(Error::ShiftRefused(ShiftRefusal::PiecesOutOfRange { currency, denomination_minor, count }));
+            return Err(ShiftRefusal::PiecesOutOfRange { currency, denomination_minor, count });
         }
     }
     let mut out: Vec<DenominationCount> = Vec::new();
@@ -66,7 +65,7 @@ pub fn checked_count(currency: Currency, lines: &[DenominationCount]) -> Result<
         out.push(*l);
     }
     if total > MAX_DRAWER_MINOR {
-        return Err(Error::ShiftRefused(ShiftRefusal::CountAboveLimit { currency, total_minor: total }));
+        return Err(ShiftRefusal::CountAboveLimit { currency, total_minor: total });
     }
     Ok((out, total))
 }
@@ -88,8 +87,8 @@ mod tests {
 
     fn refusal(currency: Currency, lines: &[DenominationCount]) -> ShiftRefusal {
         match checked_count(currency, lines) {
-            Err(Error::ShiftRefused(r)) => r,
-            other => panic!("not a shift refusal: {other:?}"),
+            Err(r) => r,
+            Ok(other) => panic!("not refused: {other:?}"),
         }
     }
 
@@ -112,7 +111,7 @@ mod tests {
             let all: Vec<_> = denominations(currency).iter().map(|&d| c(d, MAX_PIECES_PER_DENOMINATION)).collect();
             match checked_count(currency, &all) {
                 Ok((_, total)) => assert!(total <= MAX_DRAWER_MINOR),
-                Err(e) => assert!(matches!(e, Error::ShiftRefused(ShiftRefusal::CountAboveLimit { total_minor, .. }) if total_minor > MAX_DRAWER_MINOR), "{e}"),
+                Err(e) => assert!(matches!(e, ShiftRefusal::CountAboveLimit { total_minor, .. } if total_minor > MAX_DRAWER_MINOR), "{e}"),
             }
         }
     }

@@ -4,8 +4,7 @@
 //! is for the CLI and logs); the figures are minor units of `currency`.
 
 use super::count::{denominations, MAX_DRAWER_MINOR, MAX_PIECES_PER_DENOMINATION};
-use super::ops::MAX_PAID_IN_OUT_MINOR;
-use super::MAX_PAID_IN_OUT_PER_SHIFT;
+use super::{MAX_PAID_IN_OUT_MINOR, MAX_PAID_IN_OUT_PER_SHIFT};
 use crate::money::Currency;
 
 /// The shortest and longest reason a paid in / out keeps, in characters.

@@ -1,5 +1,5 @@
 //! The migration for card-present payments on a server-driven reader (issue 27, decision
-//! 0102), kept apart from `schema.rs` like the others. Appended to
+//! 0102), kept in its own file like the others. Appended to
 //! `MIGRATIONS` as v18: one upgrade transaction.
 //!
 //! 1. `payments.state` gains `on_reader` (a process attempt may be running on a reader).

@@ -1,5 +1,5 @@
 //! The migration that keeps the audit head the back office last confirmed (design §9.20),
-//! kept apart from `schema.rs` like the others. Appended to `MIGRATIONS` as v17.
+//! kept in its own file like the others. Appended to `MIGRATIONS` as v17.
 
 /// One row: the head (seq, hash) the back office last confirmed and when this register
 /// learned it. `IF NOT EXISTS`: a file rebuilt to an older version by a test that drops

@@ -1,5 +1,5 @@
 //! The migration that marks what the back office publishes (design §9.16, §9.17), kept apart
-//! from `schema.rs` like v9 and v10. Appended to `MIGRATIONS` as one entry.
+//! from `schema/mod.rs` like v9 and v10. Appended to `MIGRATIONS` as one entry.
 
 /// `products.published_version`: the back office's version of the item this row holds
 /// (NULL: the register's own item). A published item is the back office's to change;

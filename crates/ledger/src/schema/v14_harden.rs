@@ -1,4 +1,4 @@
-//! v14 (issue 28, register hardening), kept apart from `schema.rs` like v9-v13 and
+//! v14 (issue 28, register hardening), kept in its own file like v9-v13 and
 //! appended to `MIGRATIONS` as one entry:
 //!
 //! 1. Wrong-PIN locks that grow (`staff.pin_locks`: locks in a row since the last right

@@ -1,5 +1,5 @@
 //! The migration that puts completed sales, with their lines and tax per rate, in the
-//! outbox (design §9.18), kept apart from `schema.rs` like v9-v11. Appended to
+//! outbox (design §9.18), kept in its own file like v9-v11. Appended to
 //! `MIGRATIONS` as one entry: one upgrade transaction, like every migration.
 
 /// `sale_completed_facts` is the one place the fact's JSON is built (`sync-proto`'s

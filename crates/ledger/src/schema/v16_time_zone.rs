@@ -1,5 +1,5 @@
 //! The migration that gives the store a time zone (design §11.14), kept apart from
-//! `schema.rs` like the others. Appended to `MIGRATIONS` as v16. Empty: the locale's own
+//! `schema/mod.rs` like the others. Appended to `MIGRATIONS` as v16. Empty: the locale's own
 //! zone (Asia/Tokyo for ja-JP, America/Los_Angeles for the en-US demo).
 
 pub(crate) const TIME_ZONE: &str =
