@@ -60,10 +60,23 @@ deps: deps-apt deps-rust deps-py
 # run the binaries (the app, mock-psp, paydesk-cli) as real processes; PAYDESK_BIN_DIR
 # hands the tests their folder, so none asks cargo again while the tests run.
 TARGET_DIR := $(abspath $(or $(CARGO_TARGET_DIR),target))
-# The package test needs `make package` first; it runs in `make test-package`.
-test: deps
-	cargo build --workspace --bins --tests --examples
-	PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk PAYDESK_BIN_DIR=$(TARGET_DIR)/debug cargo nextest run --workspace --no-fail-fast -E 'not binary_id(paydesk-e2e::package)'
+# Every test, the packaged app's included. The .deb's release build (make package) runs
+# beside the debug tests at the lowest CPU priority: the tests spend much of their time
+# waiting on windows, sockets and fsync, and the build takes what they leave
+# (docs/decisions/0105-ci-time.md). Each phase prints its wall time.
+PKG_LOG := $(TARGET_DIR)/make-package.log
+NEXTEST := PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk PAYDESK_BIN_DIR=$(TARGET_DIR)/debug cargo nextest run --workspace --no-fail-fast
+test: deps deps-tauri
+	@t=$$SECONDS; cargo build --workspace --bins --tests --examples; \
+	echo "make test: debug build $$((SECONDS - t)) s"
+	@t=$$SECONDS; mkdir -p $(TARGET_DIR); rc=0; \
+	nice -n 19 $(MAKE) --no-print-directory package >$(PKG_LOG) 2>&1 & pkg=$$!; \
+	$(NEXTEST) -E 'not binary_id(paydesk-e2e::package)' || rc=1; \
+	echo "make test: tests $$((SECONDS - t)) s (the .deb building beside them)"; t=$$SECONDS; \
+	if wait $$pkg; then echo "make test: rest of the .deb build $$((SECONDS - t)) s"; \
+	else tail -n 40 $(PKG_LOG); echo "make test: make package failed (log: $(PKG_LOG))"; exit 1; fi; \
+	t=$$SECONDS; $(NEXTEST) -E 'binary_id(paydesk-e2e::package)' || rc=1; \
+	echo "make test: package tests $$((SECONDS - t)) s"; exit $$rc
 
 # Tauri's bundler through its CLI, pinned to one 2.x release and installed from npm
 # into .tauri-cli/ (a prebuilt binary; `cargo install tauri-cli` compiles for ~8 min).
@@ -95,7 +108,7 @@ package-appimage: deps-apt deps-tauri
 # features unified as in `make test`, so its dependencies are found built instead of
 # rebuilt with another feature set (after `make test`, only this one binary is linked).
 test-package: deps package
-	cargo nextest run --workspace --test package --no-fail-fast
+	$(NEXTEST) -E 'binary_id(paydesk-e2e::package)'
 
 # Ratios from one run of each benchmark, collected into docs/benchmarks.md.
 bench: deps-apt deps-rust

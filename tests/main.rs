@@ -3,7 +3,7 @@
 //! not once per file. nextest still runs each test in its own process.
 //! A new test file: put it in tests/ and add its `mod` line below (alphabetical);
 //! paydesk-test-kit's `every_test_file_is_compiled` fails while a file is not listed.
-//! tests/package.rs (the shipped .deb) stays its own binary, `package`, run by `make test-package`.
+//! tests/package.rs (the shipped .deb) stays its own binary, `package`, run last by `make test`.
 
 mod window_backoffice;
 mod window_catalog;

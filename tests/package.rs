@@ -4,7 +4,8 @@
 //! starts the binary it carries under Xvfb through WebDriver, rings up and charges a
 //! sale against the embedded PSP and checks that PSP through its own API; and it opens
 //! the data a released version left (tests/fixtures/upgrade-*) with that binary.
-//! Run by `make test-package` (after `make package`), not by `make test`.
+//! Run last by `make test`, once `make package` (built beside the other tests) is done;
+//! `make test-package` builds the package and runs only this.
 
 use std::path::Path;
 use std::process::Command;

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use paydesk_e2e::{build_binary, App, Launch};
+use paydesk_e2e::{build_binary, App, Launch, StaffStart};
 
 const RUNS: usize = 3;
 
@@ -19,7 +19,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 async fn measure(name: &str, binary: std::path::PathBuf) -> (f64, f64, u64, usize) {
     let (mut t, mut m, mut procs) = (Vec::new(), Vec::new(), 0);
     for i in 0..RUNS {
-        let app = App::start(&format!("bench-{name}-{i}"), Launch { binary: Some(binary.clone()), ..Launch::default() }).await;
+        // Signed out: start to interactive is the UI's ready signal; the bare app has no
+        // staff screens, so the harness must not wait for one (it did, and panicked).
+        let launch = Launch { binary: Some(binary.clone()), staff: StaffStart::SignedOut, ..Launch::default() };
+        let app = App::start(&format!("bench-{name}-{i}"), launch).await;
         t.push(app.start_to_interactive.as_secs_f64() * 1000.0);
         // idle: let start-up work (and PayDesk's first background pass) settle
         tokio::time::sleep(Duration::from_secs(3)).await;
