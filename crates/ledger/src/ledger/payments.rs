@@ -8,8 +8,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::rows::{payment_by_id_tx, payment_by_key_tx, payment_from_row};
 use super::timeline::append_timeline_tx;
 use super::carts::load_cart;
-use super::sale::{insert_tender_tx, refresh_cart_tx, sale_tx, supersede_tx};
-use crate::tender::{SaleState, TenderKind, TenderStanding};
+use super::sale::{insert_tender_tx, PaidBy, refresh_cart_tx, sale_tx, supersede_tx};
+use crate::tender::{SaleState, TenderStanding};
 use super::{collect, Cached, Ledger, PAYMENT_COLS};
 use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
@@ -196,7 +196,7 @@ pub(super) fn open_checkout_in(
     }
     let amount = Money::positive(open, cart.currency)?;
     let id = insert_payment(tx, key, amount, options, Some(cart_id), now_ms)?;
-    insert_tender_tx(tx, cart_id, TenderKind::Card, amount, Some(id), None, now_ms)?;
+    insert_tender_tx(tx, cart_id, amount, PaidBy::Card(id), now_ms)?;
     refresh_cart_tx(tx, cart_id, now_ms)?;
     match previous {
         None => {}

@@ -19,15 +19,15 @@ use serde::{Deserialize, Serialize};
 use super::payments::{insert_payment_as, PaymentMethodParams};
 use super::rows::{payment_by_id_tx, payment_by_psp_tx};
 use super::sale::card::{admit_card_tender_tx, check_card_amount, CardAdmission};
-use super::sale::{insert_tender_tx, refresh_cart_tx, tender_by_id};
+use super::sale::{insert_tender_tx, PaidBy, refresh_cart_tx, tender_by_id};
 use super::timeline::append_timeline_tx;
 use super::transitions::{record_attempt_tx, transition_tx};
 use super::{CardTender, Ledger};
 use crate::error::{Error, Result};
 use crate::money::Money;
 use crate::state::{CaptureMethod, PaymentState};
-use crate::tender::TenderKind;
 use crate::types::*;
+use crate::write_tx::WriteTx;
 
 /// Attempts one reader payment may have (each needs a person's action): a bound on the
 /// loop "decline, present again".
@@ -297,7 +297,7 @@ impl Ledger {
         let opts = reader_options(capture);
         let pid = insert_payment_as(&tx, &key, money, PaymentMethodParams::CardPresent, &opts, Some(cart_id), now_ms)?;
         tx.exec_cached("INSERT INTO reader_payments (payment_id, reader_id) VALUES (?1, ?2)", params![pid.0, reader_id])?;
-        let id = insert_tender_tx(&tx, cart_id, TenderKind::Card, money, Some(pid), None, now_ms)?;
+        let id = insert_tender_tx(&tx, cart_id, money, PaidBy::Card(pid), now_ms)?;
         refresh_cart_tx(&tx, cart_id, now_ms)?;
         let tender = tender_by_id(&tx, cart_id, id)?;
         let payment = payment_by_id_tx(&tx, pid)?;
@@ -338,46 +338,13 @@ impl Ledger {
         for (entry, at_ms) in create_attempts {
             record_attempt_tx(&tx, payment_id, entry, *at_ms)?;
         }
-        match p.psp_payment_id.as_deref() {
-            Some(stored) if stored != intent_id => {
-                return Err(Error::ReaderIntentMismatch {
-                    checkout_key: p.idempotency_key.clone(),
-                    stored: stored.to_string(),
-                    found: intent_id.to_string(),
-                })
+        attach_intent_id_tx(&tx, &p, intent_id, now_ms)?;
+        let next_no = match next_attempt_no(&rp, person_asked) {
+            Ok(n) => n,
+            Err(settled) => {
+                tx.commit()?;
+                return Ok(settled);
             }
-            Some(_) => {}
-            None => {
-                if let Some(other) = payment_by_psp_tx(&tx, intent_id)? {
-                    return Err(Error::ReaderIntentMismatch {
-                        checkout_key: p.idempotency_key.clone(),
-                        stored: format!("(held by {})", other.idempotency_key),
-                        found: intent_id.to_string(),
-                    });
-                }
-                tx.exec_cached(
-                    "UPDATE payments SET psp_payment_id = ?2, updated_at_ms = ?3 WHERE id = ?1 AND psp_payment_id IS NULL",
-                    params![payment_id.0, intent_id, now_ms],
-                )?;
-            }
-        }
-        let next_no = match rp.latest() {
-            None => 1,
-            Some(a) => match a.outcome {
-                ReaderAttemptOutcome::Sent => {
-                    tx.commit()?;
-                    return Ok(BeginAttempt::Running(a.clone()));
-                }
-                ReaderAttemptOutcome::Succeeded => {
-                    tx.commit()?;
-                    return Ok(BeginAttempt::Succeeded(a.clone()));
-                }
-                ReaderAttemptOutcome::Declined | ReaderAttemptOutcome::Canceled if !person_asked => {
-                    tx.commit()?;
-                    return Ok(BeginAttempt::NeedsPerson(a.clone()));
-                }
-                ReaderAttemptOutcome::Declined | ReaderAttemptOutcome::Canceled => a.attempt_no + 1,
-            },
         };
         if next_no > MAX_READER_ATTEMPTS {
             return Err(Error::ReaderAttemptLimit { checkout_key: p.idempotency_key.clone(), max: MAX_READER_ATTEMPTS });
@@ -391,27 +358,7 @@ impl Ledger {
                 return Err(Error::IllegalTransition(crate::state::IllegalTransition { from: other, to: PaymentState::OnReader }))
             }
         }
-        let key = process_key(&p.idempotency_key, next_no);
-        tx.exec_cached(
-            "INSERT INTO reader_attempts (payment_id, attempt_no, idempotency_key, reader_id, outcome, created_at_ms, updated_at_ms)
-             VALUES (?1, ?2, ?3, ?4, 'sent', ?5, ?5)",
-            params![payment_id.0, next_no, key, rp.reader_id, now_ms],
-        )?;
-        tx.exec_cached(
-            "UPDATE payments SET first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?2) WHERE id = ?1",
-            params![payment_id.0, now_ms],
-        )?;
-        append_timeline_tx(
-            &tx,
-            payment_id,
-            &TimelineInput {
-                kind: Some(TimelineKind::Note),
-                detail: format!("process attempt {next_no} on reader {} committed ({key})", rp.reader_id),
-                attempt_no: Some(next_no),
-                ..Default::default()
-            },
-            now_ms,
-        )?;
+        insert_attempt_tx(&tx, &p, &rp.reader_id, next_no, now_ms)?;
         let rp = reader_payment_in(&tx, payment_id)?.expect("the reader payment read above");
         tx.commit()?;
         Ok(BeginAttempt::New(rp.latest().expect("the attempt just inserted").clone()))
@@ -492,4 +439,75 @@ impl Ledger {
             )
             .optional()?)
     }
+}
+
+/// Attaches the intent's id to the payment (once); a payment that holds another id, or an
+/// id another payment holds, is refused (the reader would charge for the wrong sale).
+fn attach_intent_id_tx(tx: &WriteTx<'_>, p: &Payment, intent_id: &str, now_ms: i64) -> Result<()> {
+    match p.psp_payment_id.as_deref() {
+        Some(stored) if stored != intent_id => Err(Error::ReaderIntentMismatch {
+            checkout_key: p.idempotency_key.clone(),
+            stored: stored.to_string(),
+            found: intent_id.to_string(),
+        }),
+        Some(_) => Ok(()),
+        None => {
+            if let Some(other) = payment_by_psp_tx(tx, intent_id)? {
+                return Err(Error::ReaderIntentMismatch {
+                    checkout_key: p.idempotency_key.clone(),
+                    stored: format!("(held by {})", other.idempotency_key),
+                    found: intent_id.to_string(),
+                });
+            }
+            let n = tx.exec_cached(
+                "UPDATE payments SET psp_payment_id = ?2, updated_at_ms = ?3 WHERE id = ?1 AND psp_payment_id IS NULL",
+                params![p.id.0, intent_id, now_ms],
+            )?;
+            // The payment was read without an id in this same transaction.
+            assert_eq!(n, 1, "payment {}: intent id attached by someone else", p.id);
+            Ok(())
+        }
+    }
+}
+
+/// The number of the next process attempt, or (as `Err`) the answer when none may start:
+/// one is still running, one succeeded, or the last was not charged and nobody asked
+/// to present the card again.
+fn next_attempt_no(rp: &ReaderPayment, person_asked: bool) -> std::result::Result<i64, BeginAttempt> {
+    match rp.latest() {
+        None => Ok(1),
+        Some(a) => match a.outcome {
+            ReaderAttemptOutcome::Sent => Err(BeginAttempt::Running(a.clone())),
+            ReaderAttemptOutcome::Succeeded => Err(BeginAttempt::Succeeded(a.clone())),
+            ReaderAttemptOutcome::Declined | ReaderAttemptOutcome::Canceled if !person_asked => Err(BeginAttempt::NeedsPerson(a.clone())),
+            ReaderAttemptOutcome::Declined | ReaderAttemptOutcome::Canceled => Ok(a.attempt_no + 1),
+        },
+    }
+}
+
+/// The attempt row (`sent`, with its own key), committed before it is sent; the payment's
+/// first attempt time, and a timeline note.
+fn insert_attempt_tx(tx: &WriteTx<'_>, p: &Payment, reader_id: &str, attempt_no: i64, now_ms: i64) -> Result<()> {
+    let key = process_key(&p.idempotency_key, attempt_no);
+    tx.exec_cached(
+        "INSERT INTO reader_attempts (payment_id, attempt_no, idempotency_key, reader_id, outcome, created_at_ms, updated_at_ms)
+         VALUES (?1, ?2, ?3, ?4, 'sent', ?5, ?5)",
+        params![p.id.0, attempt_no, key, reader_id, now_ms],
+    )?;
+    tx.exec_cached(
+        "UPDATE payments SET first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?2) WHERE id = ?1",
+        params![p.id.0, now_ms],
+    )?;
+    append_timeline_tx(
+        tx,
+        p.id,
+        &TimelineInput {
+            kind: Some(TimelineKind::Note),
+            detail: format!("process attempt {attempt_no} on reader {reader_id} committed ({key})"),
+            attempt_no: Some(attempt_no),
+            ..Default::default()
+        },
+        now_ms,
+    )?;
+    Ok(())
 }

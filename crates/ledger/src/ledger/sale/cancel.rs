@@ -8,7 +8,7 @@ use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::cash::movement_tx;
-use super::{check_reason, refresh_cart_tx, sale_tx};
+use super::{check_reason, refresh_cart_tx, sale_tx, Sale};
 use crate::error::{Error, Result};
 use crate::ledger::refunds::create_refund_tx;
 use crate::ledger::rows::refund_by_id_tx;
@@ -73,19 +73,7 @@ impl Ledger {
             }
             SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => {}
         }
-        let mut forwarding = None;
-        for t in &sale.tenders {
-            let parked = t.payment_state == Some(PaymentState::QueuedOffline);
-            let maybe_charged = match (parked && t.standing == TenderStanding::Active, t.payment_id) {
-                (true, Some(pid)) => timeline_of(&tx, pid)?.iter().any(may_have_reached_psp),
-                (true, None) | (false, _) => false,
-            };
-            if t.state.is_unknown() || (t.state == TenderState::Offline && !parked) || maybe_charged {
-                forwarding = Some(t);
-                break;
-            }
-        }
-        if let Some(t) = forwarding {
+        if let Some(t) = undecided_tender_tx(&tx, &sale, may_have_reached_psp)? {
             return Err(Error::TenderUnknownOutstanding {
                 cart_id: cart_id.0,
                 checkout_key: t.checkout_key.clone().unwrap_or_default(),
@@ -100,55 +88,9 @@ impl Ledger {
         let mut cash_returned = 0i64;
         for t in sale.tenders.iter().filter(|t| t.standing == TenderStanding::Active) {
             match (t.kind, t.payment_state) {
-                (TenderKind::Cash, _) => {
-                    let kept = t.amount.amount_minor + t.rounding_minor.unwrap_or(0) - cash_refunded_tx(&tx, t.id)?;
-                    if kept > 0 && movement_tx(&tx, CashMovementKind::CancelReturn, -kept, t.amount.currency, cart_id, Some(t.id), now_ms)? {
-                        cash_returned += kept;
-                    }
-                }
+                (TenderKind::Cash, _) => cash_returned += return_cash_tx(&tx, t, now_ms)?,
                 (TenderKind::Card, None) => {}
-                (TenderKind::Card, Some(ps)) => {
-                    let pid = t.payment_id.expect("a card tender has a payment");
-                    let checkout_key = t.checkout_key.clone().unwrap_or_default();
-                    match ps {
-                        PaymentState::QueuedOffline => {
-                            transition_tx(&tx, pid, ps, PaymentState::Canceled, "sale canceled before forwarding", now_ms)?;
-                        }
-                        PaymentState::Authorized => actions.push(CancelAction::Void { tender_id: t.id, checkout_key }),
-                        PaymentState::Captured | PaymentState::Refunding | PaymentState::PartiallyRefunded => {
-                            if let Some(r) = open_refund_tx(&tx, pid)? {
-                                actions.push(CancelAction::Refund {
-                                    tender_id: t.id,
-                                    refund_id: r.id,
-                                    refund_key: r.idempotency_key,
-                                    checkout_key,
-                                });
-                                continue;
-                            }
-                            let reserved: i64 = tx.row_cached(
-                                "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
-                                [pid.0],
-                                |r| r.get(0),
-                            )?;
-                            let left = t.amount.amount_minor - reserved;
-                            if left > 0 {
-                                let key = keys.pop().ok_or_else(|| Error::InvalidInput("the sale changed; cancel again".into()))?;
-                                let r = create_refund_tx(&tx, &key, pid, left, Some("sale canceled"), None, now_ms)?;
-                                actions.push(CancelAction::Refund {
-                                    tender_id: t.id,
-                                    refund_id: r.id,
-                                    refund_key: r.idempotency_key,
-                                    checkout_key,
-                                });
-                            }
-                        }
-                        PaymentState::Refunded | PaymentState::Failed | PaymentState::Canceled => {}
-                        // Excluded above: a pending or forwarding tender refuses the cancel.
-                        PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing | PaymentState::OnReader => {
-                            unreachable!("sale {cart_id}: cancel with tender {} {ps}", t.id)
-                        }
-                    }
-                }
+                (TenderKind::Card, Some(ps)) => actions.extend(undo_card_tender_tx(&tx, t, ps, &mut keys, now_ms)?),
             }
         }
         let state = if actions.is_empty() { complete_tx(&tx, cart_id, now_ms)? } else { SaleState::Canceling };
@@ -182,6 +124,76 @@ impl Ledger {
             [],
             |r| Ok(Ok(CartId(r.get(0)?))),
         )
+    }
+}
+
+/// The first tender whose outcome is not known yet, which refuses the cancel: pending or
+/// being resolved, offline but not parked, or parked offline after an attempt that may
+/// have reached the PSP (it may be charged, so it is forwarded first).
+fn undecided_tender_tx<'s>(
+    tx: &WriteTx<'_>,
+    sale: &'s Sale,
+    may_have_reached_psp: &dyn Fn(&TimelineEntry) -> bool,
+) -> Result<Option<&'s Tender>> {
+    for t in &sale.tenders {
+        let parked = t.payment_state == Some(PaymentState::QueuedOffline);
+        let maybe_charged = match (parked && t.standing == TenderStanding::Active, t.payment_id) {
+            (true, Some(pid)) => timeline_of(tx, pid)?.iter().any(may_have_reached_psp),
+            (true, None) | (false, _) => false,
+        };
+        if t.state.is_unknown() || (t.state == TenderState::Offline && !parked) || maybe_charged {
+            return Ok(Some(t));
+        }
+    }
+    Ok(None)
+}
+
+/// Hands back what the drawer still holds of a cash tender (once: a second cancel finds
+/// the movement already there); the amount handed back now.
+fn return_cash_tx(tx: &WriteTx<'_>, t: &Tender, now_ms: i64) -> Result<i64> {
+    let kept = t.amount.amount_minor + t.rounding_minor.unwrap_or(0) - cash_refunded_tx(tx, t.id)?;
+    if kept > 0 && movement_tx(tx, CashMovementKind::CancelReturn, -kept, t.amount.currency, t.cart_id, Some(t.id), now_ms)? {
+        return Ok(kept);
+    }
+    Ok(0)
+}
+
+/// What undoing a card tender takes: an offline one is dropped before forwarding, an
+/// authorization voided, a capture refunded (its open refund resumed, or a new refund
+/// of what is left with one of the keys made before the transaction).
+fn undo_card_tender_tx(tx: &WriteTx<'_>, t: &Tender, ps: PaymentState, keys: &mut Vec<String>, now_ms: i64) -> Result<Option<CancelAction>> {
+    let pid = t.payment_id.expect("a card tender has a payment");
+    let checkout_key = t.checkout_key.clone().unwrap_or_default();
+    match ps {
+        PaymentState::QueuedOffline => {
+            transition_tx(tx, pid, ps, PaymentState::Canceled, "sale canceled before forwarding", now_ms)?;
+            Ok(None)
+        }
+        PaymentState::Authorized => Ok(Some(CancelAction::Void { tender_id: t.id, checkout_key })),
+        PaymentState::Captured | PaymentState::Refunding | PaymentState::PartiallyRefunded => {
+            let r = match open_refund_tx(tx, pid)? {
+                Some(r) => r,
+                None => {
+                    let reserved: i64 = tx.row_cached(
+                        "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
+                        [pid.0],
+                        |r| r.get(0),
+                    )?;
+                    let left = t.amount.amount_minor - reserved;
+                    if left <= 0 {
+                        return Ok(None);
+                    }
+                    let key = keys.pop().ok_or_else(|| Error::InvalidInput("the sale changed; cancel again".into()))?;
+                    create_refund_tx(tx, &key, pid, left, Some("sale canceled"), None, now_ms)?
+                }
+            };
+            Ok(Some(CancelAction::Refund { tender_id: t.id, refund_id: r.id, refund_key: r.idempotency_key, checkout_key }))
+        }
+        PaymentState::Refunded | PaymentState::Failed | PaymentState::Canceled => Ok(None),
+        // Excluded above: a pending or forwarding tender refuses the cancel.
+        PaymentState::Created | PaymentState::Authorizing | PaymentState::Capturing | PaymentState::OnReader => {
+            unreachable!("sale {}: cancel with tender {} {ps}", t.cart_id, t.id)
+        }
     }
 }
 

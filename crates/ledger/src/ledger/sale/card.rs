@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{admit_tender_tx, insert_tender_tx, refresh_cart_tx, sale_tx, tender_by_id};
+use super::{admit_tender_tx, insert_tender_tx, PaidBy, refresh_cart_tx, sale_tx, tender_by_id};
 use crate::error::{Error, Result};
 use crate::ledger::payments::insert_payment;
 use crate::ledger::rows::payment_by_id_tx;
@@ -51,7 +51,7 @@ impl Ledger {
             CardAdmission::New(money) => money,
         };
         let pid = insert_payment(&tx, &key, money, options, Some(cart_id), now_ms)?;
-        let id = insert_tender_tx(&tx, cart_id, TenderKind::Card, money, Some(pid), None, now_ms)?;
+        let id = insert_tender_tx(&tx, cart_id, money, PaidBy::Card(pid), now_ms)?;
         refresh_cart_tx(&tx, cart_id, now_ms)?;
         let tender = tender_by_id(&tx, cart_id, id)?;
         let payment = payment_by_id_tx(&tx, pid)?;

@@ -5,7 +5,7 @@
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
-use super::{admit_tender_tx, cash_rounding_tx, insert_tender_tx, refresh_cart_tx, tender_by_id, Sale};
+use super::{admit_tender_tx, cash_rounding_tx, insert_tender_tx, PaidBy, refresh_cart_tx, tender_by_id, Sale};
 use crate::error::{Error, Result};
 use crate::ledger::{collect, Ledger};
 use crate::money::{Currency, Money};
@@ -40,7 +40,7 @@ impl Ledger {
         let currency = sale.cart.currency;
         let increment = cash_rounding_tx(&tx, currency)?;
         let split = CashSplit::compute(open, tendered_minor, increment, currency)?;
-        let id = insert_tender_tx(&tx, cart_id, TenderKind::Cash, Money::new(split.amount_minor, currency), None, Some(&split), now_ms)?;
+        let id = insert_tender_tx(&tx, cart_id, Money::new(split.amount_minor, currency), PaidBy::Cash(&split), now_ms)?;
         if split.tendered_minor > 0 {
             movement_tx(&tx, CashMovementKind::SaleIn, split.tendered_minor, currency, cart_id, Some(id), now_ms)?;
         }

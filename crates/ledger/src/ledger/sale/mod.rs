@@ -298,18 +298,21 @@ pub(super) fn supersede_tx(tx: &WriteTx<'_>, t: &Tender, reason: &str, now_ms: i
     Ok(())
 }
 
+/// How a new tender is paid: a card tender has its payment at the PSP, a cash tender
+/// its count at the drawer (never both, so one value says which kind it is).
+#[derive(Clone, Copy)]
+pub(super) enum PaidBy<'a> {
+    Card(PaymentId),
+    Cash(&'a CashSplit),
+}
+
 /// Inserts a tender row with the sale's next `seq`.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn insert_tender_tx(
-    tx: &WriteTx<'_>,
-    cart_id: CartId,
-    kind: TenderKind,
-    amount: Money,
-    payment_id: Option<PaymentId>,
-    cash: Option<&CashSplit>,
-    now_ms: i64,
-) -> Result<TenderId> {
+pub(super) fn insert_tender_tx(tx: &WriteTx<'_>, cart_id: CartId, amount: Money, paid_by: PaidBy<'_>, now_ms: i64) -> Result<TenderId> {
     assert!(amount.amount_minor > 0, "tender of {amount}");
+    let (kind, payment_id, cash) = match paid_by {
+        PaidBy::Card(pid) => (TenderKind::Card, Some(pid), None),
+        PaidBy::Cash(split) => (TenderKind::Cash, None, Some(split)),
+    };
     crate::ledger::cart_tax::lock_tax_tx(tx, cart_id)?;
     let seq: i64 =
         tx.row_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM tenders WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
