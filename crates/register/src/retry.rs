@@ -96,29 +96,30 @@ struct RetryErr {
     retry_after: Option<Duration>,
 }
 
+/// One phase's setting: the client, the register's injected clock, randomness and
+/// notifier, the policy, whose attempts these are, and the number the first attempt gets
+/// (a phase that continues earlier attempts counts on from them).
+pub struct Phase<'a> {
+    pub client: &'a PspClient,
+    pub policy: &'a RetryPolicy,
+    pub clock: &'a SharedClock,
+    pub rng: &'a SharedRandom,
+    pub notifier: &'a Notifier,
+    pub subject: &'a Subject,
+    pub first_attempt_no: u32,
+}
+
 /// Run the request produced by `make_request` (same key and parameters each
 /// time) until a non-retryable outcome or the phase ends.
-#[allow(clippy::too_many_arguments)]
 pub async fn run_phase<T>(
-    client: &PspClient,
+    phase: Phase<'_>,
     make_request: impl Fn() -> HttpRequest + Send + Sync + 'static,
-    policy: &RetryPolicy,
-    clock: &SharedClock,
-    rng: &SharedRandom,
-    notifier: &Notifier,
-    subject: &Subject,
-    first_attempt_no: u32,
 ) -> (PhaseResult<T>, Vec<AttemptRecord>)
 where
     T: serde::de::DeserializeOwned + Send + 'static,
 {
-    let records: Arc<Mutex<Vec<AttemptRecord>>> = Arc::new(Mutex::new(Vec::new()));
-    let all_never_sent = Arc::new(Mutex::new(true));
-    let all_unreachable = Arc::new(Mutex::new(true));
-    let consecutive_unreachable = Arc::new(Mutex::new(0u32));
-    let phase_start = clock.now_ms();
-    let counter = Arc::new(Mutex::new(first_attempt_no.saturating_sub(1)));
-
+    let Phase { client, policy, clock, rng, notifier, subject, first_attempt_no } = phase;
+    let tally = Arc::new(Mutex::new(Tally::new(first_attempt_no)));
     let backoff = ExponentialBuilder::default()
         .with_min_delay(policy.min_delay)
         .with_max_delay(policy.max_delay)
@@ -126,88 +127,12 @@ where
         .with_max_times(policy.max_attempts.saturating_sub(1) as usize)
         .with_jitter_seed(rng.next_u64())
         .with_jitter();
-
-    let (o_records, o_never, o_unreach, o_consec, o_counter) = (
-        records.clone(),
-        all_never_sent.clone(),
-        all_unreachable.clone(),
-        consecutive_unreachable.clone(),
-        counter.clone(),
-    );
-    let (o_clock, o_notifier, o_subject, o_client) = (clock.clone(), notifier.clone(), subject.clone(), client.clone());
-    let attempt_fn = move || {
-        let req = make_request();
-        let records = o_records.clone();
-        let never = o_never.clone();
-        let unreach = o_unreach.clone();
-        let consec = o_consec.clone();
-        let counter = o_counter.clone();
-        let clock = o_clock.clone();
-        let notifier = o_notifier.clone();
-        let subject = o_subject.clone();
-        let client = o_client.clone();
-        async move {
-            let n = {
-                let mut c = counter.lock();
-                *c += 1;
-                *c
-            };
-            notifier.send(Notification::AttemptStarted { subject: subject.clone(), attempt: n });
-            let started = clock.now_ms();
-            let out: AttemptOutcome<T> = client.attempt(req).await;
-            let latency = (clock.now_ms() - started).max(0) as u64;
-            let rec = AttemptRecord {
-                attempt: n,
-                started_ms: started,
-                latency_ms: latency,
-                outcome: out.kind(),
-                message: out.words(),
-                replayed: out.replayed(),
-                executed_nothing: out.executed_nothing(),
-                backoff_ms: None,
-            };
-            notifier.send(Notification::AttemptOutcome {
-                subject: subject.clone(),
-                attempt: n,
-                outcome: rec.outcome,
-                message: rec.message.clone(),
-                latency_ms: latency,
-            });
-            if rec.replayed {
-                notifier.send(Notification::Replayed { subject: subject.clone(), attempt: n });
-            }
-            records.lock().push(rec);
-            match out {
-                AttemptOutcome::Retry { reason, retry_after } => {
-                    if !reason.never_sent() {
-                        *never.lock() = false;
-                    }
-                    if reason.unreachable() {
-                        *consec.lock() += 1;
-                    } else {
-                        *unreach.lock() = false;
-                        *consec.lock() = 0;
-                    }
-                    Err(RetryErr { reason, retry_after })
-                }
-                other => {
-                    *never.lock() = false;
-                    *unreach.lock() = false;
-                    Ok(other)
-                }
-            }
-        }
-    };
-
+    let attempter =
+        Attempter { client: client.clone(), clock: clock.clone(), notifier: notifier.clone(), subject: subject.clone(), tally: tally.clone() };
+    let attempt_fn = move || attempter.clone().attempt::<T>(make_request());
     let sleep_clock = clock.clone();
-    let adjust_clock = clock.clone();
-    let budget_ms = policy.phase_budget.as_millis() as i64;
-    let max_ra = policy.max_retry_after;
-    let max_unreachable = policy.max_unreachable.max(1);
-    let adjust_consec = consecutive_unreachable.clone();
-    let notify_records = records.clone();
-    let notify_notifier = notifier.clone();
-    let notify_subject = subject.clone();
+    let pacing = Pacing::new(policy, clock, tally.clone());
+    let (notify_tally, notify_notifier, notify_subject) = (tally.clone(), notifier.clone(), subject.clone());
 
     // Boxed as `dyn Future + Send` so callers' futures stay provably Send
     // (rustc cannot see through the higher-ranked closure types otherwise).
@@ -215,44 +140,173 @@ where
         .retry(backoff)
         .sleep(move |d: Duration| sleep_clock.sleep(d))
         .when(|_e: &RetryErr| true)
-        .adjust(move |e: &RetryErr, dur: Option<Duration>| {
-            let d = dur?;
-            if *adjust_consec.lock() >= max_unreachable {
-                return None;
-            }
-            let d = match e.retry_after {
-                Some(ra) if ra > max_ra => return None,
-                Some(ra) => d.max(ra),
-                None => d,
-            };
-            let elapsed = adjust_clock.now_ms() - phase_start;
-            if elapsed + d.as_millis() as i64 > budget_ms {
-                return None;
-            }
-            Some(d)
-        })
-        .notify(move |e: &RetryErr, d: Duration| {
-            let mut recs = notify_records.lock();
-            let attempt = recs.last().map(|r| r.attempt).unwrap_or(0);
-            if let Some(last) = recs.last_mut() {
-                last.backoff_ms = Some(d.as_millis() as u64);
-            }
-            notify_notifier.send(Notification::BackingOff {
-                subject: notify_subject.clone(),
-                attempt,
-                delay_ms: d.as_millis() as u64,
-                reason: e.reason.words(),
-            });
-        }));
+        .adjust(move |e: &RetryErr, dur: Option<Duration>| pacing.delay(e, dur))
+        .notify(move |e: &RetryErr, d: Duration| note_backoff(&notify_tally, &notify_notifier, &notify_subject, e, d)));
     let result = retry_fut.await;
 
-    let recs = std::mem::take(&mut *records.lock());
-    let never_sent = *all_never_sent.lock();
-    let unreachable = *all_unreachable.lock();
+    let mut t = tally.lock();
+    let recs = std::mem::take(&mut t.records);
     match result {
         Ok(outcome) => (PhaseResult::Final(outcome), recs),
-        Err(e) => (PhaseResult::Exhausted { last: e.reason, never_sent, unreachable }, recs),
+        Err(e) => (PhaseResult::Exhausted { last: e.reason, never_sent: t.all_never_sent, unreachable: t.all_unreachable }, recs),
     }
+}
+
+/// What a phase learns across its attempts. Shared (behind one lock) by the attempt, the
+/// pacing and the notify closures, which backon calls one at a time.
+struct Tally {
+    records: Vec<AttemptRecord>,
+    /// The number the last attempt got.
+    last_attempt_no: u32,
+    /// No attempt can have reached the PSP (all refused before sending).
+    all_never_sent: bool,
+    /// No attempt got any answer from a server.
+    all_unreachable: bool,
+    /// Attempts in a row that reached no server: the phase ends at the policy's limit.
+    consecutive_unreachable: u32,
+}
+
+impl Tally {
+    fn new(first_attempt_no: u32) -> Self {
+        Tally {
+            records: Vec::new(),
+            last_attempt_no: first_attempt_no.saturating_sub(1),
+            all_never_sent: true,
+            all_unreachable: true,
+            consecutive_unreachable: 0,
+        }
+    }
+
+    /// Counts an attempt's outcome; a retryable one becomes backon's error.
+    fn count<T>(&mut self, out: AttemptOutcome<T>) -> Result<AttemptOutcome<T>, RetryErr> {
+        match out {
+            AttemptOutcome::Retry { reason, retry_after } => {
+                if !reason.never_sent() {
+                    self.all_never_sent = false;
+                }
+                if reason.unreachable() {
+                    self.consecutive_unreachable += 1;
+                } else {
+                    self.all_unreachable = false;
+                    self.consecutive_unreachable = 0;
+                }
+                Err(RetryErr { reason, retry_after })
+            }
+            other => {
+                self.all_never_sent = false;
+                self.all_unreachable = false;
+                Ok(other)
+            }
+        }
+    }
+}
+
+/// What one attempt needs, owned, so each attempt's future is `'static` (backon calls
+/// the attempt closure again for every retry).
+#[derive(Clone)]
+struct Attempter {
+    client: PspClient,
+    clock: SharedClock,
+    notifier: Notifier,
+    subject: Subject,
+    tally: Arc<Mutex<Tally>>,
+}
+
+impl Attempter {
+    /// One attempt: numbered, announced, sent, recorded and counted.
+    async fn attempt<T: serde::de::DeserializeOwned>(self, req: HttpRequest) -> Result<AttemptOutcome<T>, RetryErr> {
+        let n = {
+            let mut t = self.tally.lock();
+            t.last_attempt_no += 1;
+            t.last_attempt_no
+        };
+        let subject = &self.subject;
+        self.notifier.send(Notification::AttemptStarted { subject: subject.clone(), attempt: n });
+        let started = self.clock.now_ms();
+        let out: AttemptOutcome<T> = self.client.attempt(req).await;
+        let latency = (self.clock.now_ms() - started).max(0) as u64;
+        let rec = AttemptRecord {
+            attempt: n,
+            started_ms: started,
+            latency_ms: latency,
+            outcome: out.kind(),
+            message: out.words(),
+            replayed: out.replayed(),
+            executed_nothing: out.executed_nothing(),
+            backoff_ms: None,
+        };
+        self.notifier.send(Notification::AttemptOutcome {
+            subject: subject.clone(),
+            attempt: n,
+            outcome: rec.outcome,
+            message: rec.message.clone(),
+            latency_ms: latency,
+        });
+        if rec.replayed {
+            self.notifier.send(Notification::Replayed { subject: subject.clone(), attempt: n });
+        }
+        let mut t = self.tally.lock();
+        t.records.push(rec);
+        t.count(out)
+    }
+}
+
+/// The policy's limits on waiting, applied to backon's proposed delay.
+struct Pacing {
+    clock: SharedClock,
+    phase_start: i64,
+    budget_ms: i64,
+    max_retry_after: Duration,
+    max_unreachable: u32,
+    tally: Arc<Mutex<Tally>>,
+}
+
+impl Pacing {
+    fn new(policy: &RetryPolicy, clock: &SharedClock, tally: Arc<Mutex<Tally>>) -> Self {
+        Pacing {
+            clock: clock.clone(),
+            phase_start: clock.now_ms(),
+            budget_ms: policy.phase_budget.as_millis() as i64,
+            max_retry_after: policy.max_retry_after,
+            max_unreachable: policy.max_unreachable.max(1),
+            tally,
+        }
+    }
+
+    /// The wait before the next attempt, or `None` to end the phase: the PSP looks
+    /// unreachable, its `Retry-After` is too long for a waiting cashier, or the wait
+    /// would pass the phase's budget. A `Retry-After` is never cut short.
+    fn delay(&self, e: &RetryErr, proposed: Option<Duration>) -> Option<Duration> {
+        let d = proposed?;
+        if self.tally.lock().consecutive_unreachable >= self.max_unreachable {
+            return None;
+        }
+        let d = match e.retry_after {
+            Some(ra) if ra > self.max_retry_after => return None,
+            Some(ra) => d.max(ra),
+            None => d,
+        };
+        let elapsed = self.clock.now_ms() - self.phase_start;
+        if elapsed + d.as_millis() as i64 > self.budget_ms {
+            return None;
+        }
+        Some(d)
+    }
+}
+
+/// The chosen wait goes on the last attempt's record and out as a notification.
+fn note_backoff(tally: &Mutex<Tally>, notifier: &Notifier, subject: &Subject, e: &RetryErr, d: Duration) {
+    let mut t = tally.lock();
+    let attempt = t.records.last().map(|r| r.attempt).unwrap_or(0);
+    if let Some(last) = t.records.last_mut() {
+        last.backoff_ms = Some(d.as_millis() as u64);
+    }
+    notifier.send(Notification::BackingOff {
+        subject: subject.clone(),
+        attempt,
+        delay_ms: d.as_millis() as u64,
+        reason: e.reason.words(),
+    });
 }
 
 #[cfg(test)]
@@ -300,17 +354,9 @@ mod tests {
         let mut rx = notifier.subscribe();
         let subject = Subject::Checkout("k1".into());
         let form = vec![("amount".to_string(), "5".to_string())];
-        let (res, recs) = run_phase::<PaymentIntent>(
-            &client,
-            { let c = client.clone(); move || c.create_intent_request_from_form(form.clone(), "k1") },
-            &policy,
-            &clock,
-            &rng,
-            &notifier,
-            &subject,
-            1,
-        )
-        .await;
+        let phase = Phase { client: &client, policy: &policy, clock: &clock, rng: &rng, notifier: &notifier, subject: &subject, first_attempt_no: 1 };
+        let c = client.clone();
+        let (res, recs) = run_phase::<PaymentIntent>(phase, move || c.create_intent_request_from_form(form.clone(), "k1")).await;
         let mut notes = vec![];
         while let Ok(n) = rx.try_recv() {
             notes.push(n);

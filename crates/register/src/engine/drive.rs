@@ -5,7 +5,7 @@
 
 use super::{attempt_input, CheckoutOutcome, CheckoutReport, CrashPoint, DriveMode, Engine, Result, OFFLINE_REFUSED_MARK};
 use crate::notify::{Notification, Subject};
-use crate::psp::{AttemptOutcome, Fatal, PaymentIntent};
+use crate::psp::{AttemptOutcome, Decline, Fatal, PaymentIntent, RetryReason};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PaymentState, TimelineInput, TimelineKind};
 
@@ -51,73 +51,26 @@ impl Engine {
             | PaymentState::Refunded
             | PaymentState::OnReader => return self.report(&p),
         }
-        let subject = Subject::Checkout(key.to_string());
-        let now = self.now();
-        if p.last_error.as_deref().is_some_and(|e| e.starts_with(OFFLINE_REFUSED_MARK)) {
-            // Refused offline after attempts that may have reached the PSP: never
-            // resend (the customer paid another way); the PSP's records decide.
-            return self.resolve_by_search(&p, "refused offline; checking whether it reached the PSP").await;
+        if let Some(why) = self.never_resend(&p) {
+            return self.resolve_by_search(&p, why).await;
         }
-        let first = Some(p.first_attempt_at_ms.unwrap_or(p.created_at_ms));
-        if !self.inner.cfg.window.may_send(first, now) {
-            return self.resolve_by_search(&p, "dedup window passed: never resending this key").await;
-        }
-        let policy = match mode {
-            DriveMode::Interactive => &self.inner.cfg.interactive,
-            DriveMode::Background | DriveMode::Forward => &self.inner.cfg.background,
-        };
         let prior = self.attempt_count(p.id)?;
-        let form = p.request_params.0.clone();
-        let psp = &self.inner.psp;
-        let (res, recs) = run_phase::<PaymentIntent>(
-            psp,
-            { let c = psp.clone(); let k = key.to_string(); move || c.create_intent_request_from_form(form.clone(), &k) },
-            policy,
-            &self.inner.clock,
-            &self.inner.rng,
-            &self.inner.notifier,
-            &subject,
-            prior + 1,
-        )
-        .await;
-        self.note_connectivity(&recs);
-        if recs.iter().any(|r| !r.outcome.never_sent()) {
-            self.crash(CrashPoint::AfterResponseBeforeCommit);
-        }
-        let forwarding = p.state == PaymentState::QueuedOffline;
+        let subject = Subject::Checkout(key.to_string());
+        let (res, recs) = self.create_phase(&p, key, mode, &subject, prior).await;
+        let d = Drove {
+            p: &p,
+            key,
+            subject,
+            recs,
+            mode,
+            first_drive: created_here && prior == 0 && p.state == PaymentState::Created,
+            forwarding: p.state == PaymentState::QueuedOffline,
+        };
         match res {
-            PhaseResult::Final(AttemptOutcome::Ok { value: pi, replayed }) => {
-                let via = if replayed { "replay" } else { "reply" };
-                let p = self.settle_with_intent(&p, &pi, &recs, via)?;
-                self.crash(CrashPoint::AfterCommit);
-                if forwarding {
-                    let declined = p.state == PaymentState::Failed;
-                    self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state, declined });
-                }
-                self.report(&p)
-            }
-            PhaseResult::Final(AttemptOutcome::Declined { decline, .. }) => {
-                let msg = format!("declined: {} ({})", decline.message, decline.code);
-                // Keep the PSP's id with the failed row (its UNIQUE guards a mix-up),
-                // in the same commit as the attempts and the move to failed.
-                let p = self.settle_state_with(&p, PaymentState::Failed, &recs, Some(&msg), "declined", decline.payment_intent.as_ref())?;
-                self.crash(CrashPoint::AfterCommit);
-                if forwarding {
-                    self.notify(Notification::Forwarded { subject: subject.clone(), state: PaymentState::Failed, declined: true });
-                    self.notify(Notification::Alarm {
-                        subject: Some(subject.clone()),
-                        code: "declined_after_forwarding".into(),
-                        message: format!(
-                            "An offline payment of {} was DECLINED when forwarded: {}. Collect payment another way.",
-                            p.amount, decline.message
-                        ),
-                    });
-                    self.alarm_reopened_sale(&p, &subject);
-                }
-                self.report(&p)
-            }
+            PhaseResult::Final(AttemptOutcome::Ok { value: pi, replayed }) => self.on_intent(&d, &pi, replayed),
+            PhaseResult::Final(AttemptOutcome::Declined { decline, .. }) => self.on_declined(&d, &decline),
             PhaseResult::Final(AttemptOutcome::Unknown { status, replayed, message }) => {
-                self.record_attempts(&p, &recs, true)?;
+                self.record_attempts(&p, &d.recs, true)?;
                 let why = format!(
                     "the PSP answered {status}{} ({message}); outcome unknown, resolving by search",
                     if replayed { " (replayed)" } else { "" }
@@ -125,38 +78,118 @@ impl Engine {
                 let p = self.payment(key)?;
                 self.resolve_by_search(&p, &why).await
             }
-            PhaseResult::Final(AttemptOutcome::Fatal(f)) => {
-                let first_drive = created_here && prior == 0 && p.state == PaymentState::Created;
-                self.on_fatal(&p, f, &recs, first_drive)
-            }
+            PhaseResult::Final(AttemptOutcome::Fatal(f)) => self.on_fatal(&p, f, &d.recs, d.first_drive),
             PhaseResult::Final(AttemptOutcome::Retry { reason, .. }) => {
-                self.record_attempts(&p, &recs, true)?;
-                self.notify(Notification::MovedToBackground { subject, reason: reason.words() });
+                self.record_attempts(&p, &d.recs, true)?;
+                self.notify(Notification::MovedToBackground { subject: d.subject, reason: reason.words() });
                 self.report_key(key)
             }
-            PhaseResult::Exhausted { last, never_sent, unreachable } => {
-                // "Every attempt refused" proves nothing was sent only for this drive's
-                // own attempts on a key this call created, with no earlier attempt.
-                let first_drive = created_here && prior == 0 && p.state == PaymentState::Created;
-                let never_sent = never_sent && first_drive;
-                // Recovery, the background queue and the forwarder never newly accept a
-                // payment offline: one found `created` may already be charged; it stays
-                // in flight (authorizing) and is retried with the same key.
-                let may_go_offline = mode == DriveMode::Interactive && p.state == PaymentState::Created;
-                if unreachable && (forwarding || may_go_offline) {
-                    if forwarding {
-                        // Still offline: stays queued, in order.
-                        self.record_attempts(&p, &recs, false)?;
-                        return self.report_key(key);
-                    }
-                    return self.go_offline(&p, &recs, never_sent).await;
-                }
-                self.record_attempts(&p, &recs, true)?;
-                let p = self.payment(key)?;
-                self.notify(Notification::MovedToBackground { subject, reason: last.words() });
-                self.report(&p)
-            }
+            PhaseResult::Exhausted { last, never_sent, unreachable } => self.on_exhausted(d, &last, never_sent, unreachable).await,
         }
+    }
+
+    /// Why this key must not be sent again, if so: it is then resolved by searching
+    /// the PSP's records instead.
+    fn never_resend(&self, p: &Payment) -> Option<&'static str> {
+        if p.last_error.as_deref().is_some_and(|e| e.starts_with(OFFLINE_REFUSED_MARK)) {
+            // Refused offline after attempts that may have reached the PSP: never
+            // resend (the customer paid another way); the PSP's records decide.
+            return Some("refused offline; checking whether it reached the PSP");
+        }
+        let first = Some(p.first_attempt_at_ms.unwrap_or(p.created_at_ms));
+        if !self.inner.cfg.window.may_send(first, self.now()) {
+            return Some("dedup window passed: never resending this key");
+        }
+        None
+    }
+
+    /// One bounded phase of creates with the payment's key and parameters (attempts
+    /// numbered on from the `prior` ones), under the mode's policy.
+    async fn create_phase(
+        &self,
+        p: &Payment,
+        key: &str,
+        mode: DriveMode,
+        subject: &Subject,
+        prior: u32,
+    ) -> (PhaseResult<PaymentIntent>, Vec<AttemptRecord>) {
+        let policy = match mode {
+            DriveMode::Interactive => &self.inner.cfg.interactive,
+            DriveMode::Background | DriveMode::Forward => &self.inner.cfg.background,
+        };
+        let form = p.request_params.0.clone();
+        let psp = &self.inner.psp;
+        let (res, recs) = run_phase::<PaymentIntent>(
+            self.inner.phase(policy, subject, prior + 1),
+            { let c = psp.clone(); let k = key.to_string(); move || c.create_intent_request_from_form(form.clone(), &k) },
+        )
+        .await;
+        self.note_connectivity(&recs);
+        if recs.iter().any(|r| !r.outcome.never_sent()) {
+            self.crash(CrashPoint::AfterResponseBeforeCommit);
+        }
+        (res, recs)
+    }
+
+    /// The PSP's intent: settle the payment with it (a forwarded offline payment says so).
+    fn on_intent(&self, d: &Drove<'_>, pi: &PaymentIntent, replayed: bool) -> Result<CheckoutReport> {
+        let via = if replayed { "replay" } else { "reply" };
+        let p = self.settle_with_intent(d.p, pi, &d.recs, via)?;
+        self.crash(CrashPoint::AfterCommit);
+        if d.forwarding {
+            let declined = p.state == PaymentState::Failed;
+            self.notify(Notification::Forwarded { subject: d.subject.clone(), state: p.state, declined });
+        }
+        self.report(&p)
+    }
+
+    /// A decline: the payment fails. Declined at forwarding, the customer has left
+    /// believing they paid: an alarm, and the sale's balance is reopened loudly.
+    fn on_declined(&self, d: &Drove<'_>, decline: &Decline) -> Result<CheckoutReport> {
+        let msg = format!("declined: {} ({})", decline.message, decline.code);
+        // Keep the PSP's id with the failed row (its UNIQUE guards a mix-up),
+        // in the same commit as the attempts and the move to failed.
+        let p = self.settle_state_with(d.p, PaymentState::Failed, &d.recs, Some(&msg), "declined", decline.payment_intent.as_ref())?;
+        self.crash(CrashPoint::AfterCommit);
+        if d.forwarding {
+            let subject = &d.subject;
+            self.notify(Notification::Forwarded { subject: subject.clone(), state: PaymentState::Failed, declined: true });
+            self.notify(Notification::Alarm {
+                subject: Some(subject.clone()),
+                code: "declined_after_forwarding".into(),
+                message: format!(
+                    "An offline payment of {} was DECLINED when forwarded: {}. Collect payment another way.",
+                    p.amount, decline.message
+                ),
+            });
+            self.alarm_reopened_sale(&p, subject);
+        }
+        self.report(&p)
+    }
+
+    /// Every attempt was retryable and the phase ran out: offline when the PSP is
+    /// unreachable and that is allowed, else the background queue.
+    async fn on_exhausted(&self, d: Drove<'_>, last: &RetryReason, never_sent: bool, unreachable: bool) -> Result<CheckoutReport> {
+        let p = d.p;
+        // "Every attempt refused" proves nothing was sent only for this drive's
+        // own attempts on a key this call created, with no earlier attempt.
+        let never_sent = never_sent && d.first_drive;
+        // Recovery, the background queue and the forwarder never newly accept a
+        // payment offline: one found `created` may already be charged; it stays
+        // in flight (authorizing) and is retried with the same key.
+        let may_go_offline = d.mode == DriveMode::Interactive && p.state == PaymentState::Created;
+        if unreachable && (d.forwarding || may_go_offline) {
+            if d.forwarding {
+                // Still offline: stays queued, in order.
+                self.record_attempts(p, &d.recs, false)?;
+                return self.report_key(d.key);
+            }
+            return self.go_offline(p, &d.recs, never_sent).await;
+        }
+        self.record_attempts(p, &d.recs, true)?;
+        let p = self.payment(d.key)?;
+        self.notify(Notification::MovedToBackground { subject: d.subject, reason: last.words() });
+        self.report(&p)
     }
 
     /// A card tender accepted offline and declined at forwarding reopens its sale's
@@ -236,4 +269,19 @@ impl Engine {
         r.error_code = Some(f.code().to_string());
         Ok(r)
     }
+}
+
+/// One drive's phase, as its answer handlers need it.
+struct Drove<'a> {
+    /// The payment as it was before the phase.
+    p: &'a Payment,
+    key: &'a str,
+    subject: Subject,
+    recs: Vec<AttemptRecord>,
+    mode: DriveMode,
+    /// This call created the key and nothing tried it before: only then can "every
+    /// attempt refused" prove that nothing reached the PSP.
+    first_drive: bool,
+    /// A payment accepted offline being forwarded.
+    forwarding: bool,
 }

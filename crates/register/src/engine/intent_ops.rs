@@ -125,14 +125,8 @@ impl Engine {
         for _ in 0..=MAX_KEY_REISSUES {
             let cur = self.with_ledger(|l| l.current_operation_key(op.reissue(), &root))?;
             let (res, recs) = run_phase::<PaymentIntent>(
-                psp,
+                self.inner.phase(&self.inner.cfg.interactive, &subject, recs_all.len() as u32 + 1),
                 { let c = psp.clone(); let id = pi_id.to_string(); let k = cur.key.clone(); move || op.request(&c, &id, &k) },
-                &self.inner.cfg.interactive,
-                &self.inner.clock,
-                &self.inner.rng,
-                &self.inner.notifier,
-                &subject,
-                recs_all.len() as u32 + 1,
             )
             .await;
             self.note_connectivity(&recs);

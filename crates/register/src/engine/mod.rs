@@ -28,10 +28,10 @@ pub use sale::{CancelReport, CardTenderReport, CashReport, SaleRefundReport, Sal
 pub use report::{CheckoutOutcome, CheckoutReport, EngineStatus, EventsReport, PaymentView, RecoverReport, RefundReport};
 
 use crate::clock::SharedClock;
-use crate::notify::{Notification, Notifier};
+use crate::notify::{Notification, Notifier, Subject};
 use crate::offline::OfflineLimits;
 use crate::psp::PspClient;
-use crate::retry::{AttemptRecord, RetryPolicy};
+use crate::retry::{AttemptRecord, Phase, RetryPolicy};
 use crate::rng::SharedRandom;
 use crate::transport::SharedTransport;
 use crate::window::DedupWindow;
@@ -156,6 +156,13 @@ struct Inner {
     events_cursor: Mutex<Option<i64>>,
     events_psp: String,
     events_lock: tokio::sync::Mutex<()>,
+}
+
+impl Inner {
+    /// A retry phase against this engine's PSP, on its clock, randomness and notifier.
+    fn phase<'a>(&'a self, policy: &'a RetryPolicy, subject: &'a Subject, first_attempt_no: u32) -> Phase<'a> {
+        Phase { client: &self.psp, policy, clock: &self.clock, rng: &self.rng, notifier: &self.notifier, subject, first_attempt_no }
+    }
 }
 
 /// The register engine. Cheap to clone (shared inside); all methods are safe

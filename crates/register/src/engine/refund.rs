@@ -6,7 +6,7 @@ use super::DriveMode;
 use super::{attempt_input, Attempted, CrashPoint, Engine, EngineError, RefundReport, Result, MAX_KEY_REISSUES};
 use crate::notify::{Notification, SettledState, Subject};
 use crate::psp::{AttemptOutcome, Fatal, List, Refund as PspRefund};
-use crate::retry::{run_phase, PhaseResult};
+use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_ledger::{Payment, Refund, RefundState, TimelineInput, TimelineKind};
 
 impl Engine {
@@ -79,61 +79,11 @@ impl Engine {
             return Ok(RefundStep::Done(self.refund_report(&r, &p)?));
         }
         let subject = Subject::Refund(r.idempotency_key.clone());
-        let now = self.now();
         let first = Some(r.first_attempt_at_ms.unwrap_or(r.created_at_ms));
-        if !self.inner.cfg.window.may_send(first, now) {
-            // Past the dedup window the PSP may have forgotten the key: resending it could
-            // refund twice. Never resend; look the refund up by its metadata instead.
-            let why = "dedup window passed: never resending this refund key";
-            return match self.find_refund_at_psp(&r, &p, &subject).await {
-                RefundLookup::Found(found) => Ok(RefundStep::Done(self.record_found_refund(&r, &p, &found, why)?)),
-                RefundLookup::Absent => {
-                    // Provably never refunded (every page listed; a request that old has
-                    // long finished). Fail it visibly rather than resend under a new key:
-                    // like a checkout not found past the window (design §3.6: never charged ->
-                    // failed), a new key needs the cashier's explicit intent (design §3.3) — a
-                    // day later the customer may have been refunded another way, and an
-                    // automatic refund now could pay out twice. Ledger = PSP exactly: no
-                    // refund on either side; the amount is refundable again.
-                    let msg = format!(
-                        "refund of {} on {} never reached the processor before its key expired: nothing was refunded. Issue the refund again if it is still owed",
-                        r.amount, p.idempotency_key
-                    );
-                    Ok(RefundStep::Done(self.fail_refund_visibly(&r, &p, &subject, &msg)?))
-                }
-                RefundLookup::Unavailable => Ok(RefundStep::Done(self.refund_report(&r, &p)?)),
-            };
+        if !self.inner.cfg.window.may_send(first, self.now()) {
+            return self.refund_past_window(&r, &p, &subject).await;
         }
-        let policy = match mode {
-            DriveMode::Interactive => &self.inner.cfg.interactive,
-            DriveMode::Background | DriveMode::Forward => &self.inner.cfg.background,
-        };
-        let form = r.request_params.0.clone();
-        let key = r.idempotency_key.clone();
-        let psp = &self.inner.psp;
-        let (res, recs) = run_phase::<PspRefund>(
-            psp,
-            {
-                let timeout = psp.attempt_timeout;
-                let key = key.clone();
-                move || crate::transport::HttpRequest {
-                    method: crate::transport::Method::Post,
-                    path: "/v1/refunds".into(),
-                    form: form.clone(),
-                    idempotency_key: Some(key.clone()),
-                    timeout,
-                }
-            },
-            policy,
-            &self.inner.clock,
-            &self.inner.rng,
-            &self.inner.notifier,
-            &subject,
-            1,
-        )
-        .await;
-        self.note_connectivity(&recs);
-        self.crash(CrashPoint::MidRefund);
+        let (res, recs) = self.refund_phase(&r, mode, &subject).await;
         let now = self.now();
         self.with_ledger(|l| -> Result<()> {
             for rec in &recs {
@@ -147,44 +97,19 @@ impl Engine {
                 self.with_ledger(|l| l.record_refund_result(r.id, &value.id, to, now))?;
                 Some(to)
             }
-            PhaseResult::Final(AttemptOutcome::Fatal(Fatal::BadRequest(e))) => {
+            PhaseResult::Final(AttemptOutcome::Fatal(Fatal::BadRequest(_))) => {
                 // Refused by the PSP (not stored, nothing executed): failed, amount refundable again.
                 if r.state == RefundState::Pending {
                     self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::Failed, now))?;
                 }
-                let _ = e;
                 Some(RefundState::Failed)
             }
             PhaseResult::Final(AttemptOutcome::Fatal(f)) => return Err(EngineError::PspRejected(f.message())),
             PhaseResult::Final(AttemptOutcome::Unknown { status, message, .. }) => {
-                // The PSP stored this 500 for the key and replays it until the key expires:
-                // resending can never succeed. Its execution is finished, so the PSP's
-                // refund list now tells the truth for this key.
-                if r.state == RefundState::Pending {
-                    let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
-                }
-                let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
-                let why = format!("the PSP answered {status} ({message}) for {key}");
-                match self.find_refund_at_psp(&r, &p, &subject).await {
-                    RefundLookup::Found(found) => return Ok(RefundStep::Done(self.record_found_refund(&r, &p, &found, &why)?)),
-                    RefundLookup::Unavailable => None,
-                    RefundLookup::Absent => {
-                        // Nothing refunded under this key, and nothing ever will be: continue
-                        // under a fresh key, committed (with the old row failed, in one
-                        // transaction) before it is sent. The cashier asked for this refund
-                        // seconds ago, so finishing it is the intent.
-                        let generation = self.with_ledger(|l| l.refund_generation(&key))?;
-                        if generation >= MAX_KEY_REISSUES {
-                            let msg = format!(
-                                "refund of {} on {} failed at the processor under {} keys ({status} {message}); nothing was refunded. Needs attention: issue it again later or refund another way",
-                                r.amount, p.idempotency_key, generation + 1
-                            );
-                            return Ok(RefundStep::Done(self.fail_refund_visibly(&r, &p, &subject, &msg)?));
-                        }
-                        let why = format!("{why}; no refund with this key at the PSP");
-                        let next = self.with_ledger(|l| l.reissue_refund(r.id, &why, now))?;
-                        return Ok(RefundStep::Reissued(next.id));
-                    }
+                let answer = PspAnswer { status, message: &message, now };
+                match self.on_refund_unknown(&r, &p, &subject, answer).await? {
+                    Some(step) => return Ok(step),
+                    None => None,
                 }
             }
             PhaseResult::Final(AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. }) | PhaseResult::Exhausted { .. } => {
@@ -200,6 +125,87 @@ impl Engine {
         let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
         let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
         Ok(RefundStep::Done(self.refund_report(&r, &p)?))
+    }
+
+    /// Past the dedup window the PSP may have forgotten the key: resending it could
+    /// refund twice. Never resend; look the refund up by its metadata instead.
+    async fn refund_past_window(&self, r: &Refund, p: &Payment, subject: &Subject) -> Result<RefundStep> {
+        let why = "dedup window passed: never resending this refund key";
+        match self.find_refund_at_psp(r, p, subject).await {
+            RefundLookup::Found(found) => Ok(RefundStep::Done(self.record_found_refund(r, p, &found, why)?)),
+            RefundLookup::Absent => {
+                // Provably never refunded (every page listed; a request that old has
+                // long finished). Fail it visibly rather than resend under a new key:
+                // like a checkout not found past the window (design §3.6: never charged ->
+                // failed), a new key needs the cashier's explicit intent (design §3.3) — a
+                // day later the customer may have been refunded another way, and an
+                // automatic refund now could pay out twice. Ledger = PSP exactly: no
+                // refund on either side; the amount is refundable again.
+                let msg = format!(
+                    "refund of {} on {} never reached the processor before its key expired: nothing was refunded. Issue the refund again if it is still owed",
+                    r.amount, p.idempotency_key
+                );
+                Ok(RefundStep::Done(self.fail_refund_visibly(r, p, subject, &msg)?))
+            }
+            RefundLookup::Unavailable => Ok(RefundStep::Done(self.refund_report(r, p)?)),
+        }
+    }
+
+    /// One bounded phase of `POST /v1/refunds` with the refund's key and parameters.
+    async fn refund_phase(&self, r: &Refund, mode: DriveMode, subject: &Subject) -> (PhaseResult<PspRefund>, Vec<AttemptRecord>) {
+        let policy = match mode {
+            DriveMode::Interactive => &self.inner.cfg.interactive,
+            DriveMode::Background | DriveMode::Forward => &self.inner.cfg.background,
+        };
+        let form = r.request_params.0.clone();
+        let key = r.idempotency_key.clone();
+        let timeout = self.inner.psp.attempt_timeout;
+        let (res, recs) = run_phase::<PspRefund>(self.inner.phase(policy, subject, 1), move || crate::transport::HttpRequest {
+            method: crate::transport::Method::Post,
+            path: "/v1/refunds".into(),
+            form: form.clone(),
+            idempotency_key: Some(key.clone()),
+            timeout,
+        })
+        .await;
+        self.note_connectivity(&recs);
+        self.crash(CrashPoint::MidRefund);
+        (res, recs)
+    }
+
+    /// The PSP stored a 5xx for the key and replays it until the key expires: resending
+    /// can never succeed. Its execution is finished, so the PSP's refund list now tells
+    /// the truth for this key. `Some` ends this drive (found, failed, or reissued);
+    /// `None` leaves the refund as it is for the background.
+    async fn on_refund_unknown(&self, r: &Refund, p: &Payment, subject: &Subject, answer: PspAnswer<'_>) -> Result<Option<RefundStep>> {
+        let PspAnswer { status, message, now } = answer;
+        let key = &r.idempotency_key;
+        if r.state == RefundState::Pending {
+            let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
+        }
+        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
+        let why = format!("the PSP answered {status} ({message}) for {key}");
+        match self.find_refund_at_psp(&r, p, subject).await {
+            RefundLookup::Found(found) => Ok(Some(RefundStep::Done(self.record_found_refund(&r, p, &found, &why)?))),
+            RefundLookup::Unavailable => Ok(None),
+            RefundLookup::Absent => {
+                // Nothing refunded under this key, and nothing ever will be: continue
+                // under a fresh key, committed (with the old row failed, in one
+                // transaction) before it is sent. The cashier asked for this refund
+                // seconds ago, so finishing it is the intent.
+                let generation = self.with_ledger(|l| l.refund_generation(key))?;
+                if generation >= MAX_KEY_REISSUES {
+                    let msg = format!(
+                        "refund of {} on {} failed at the processor under {} keys ({status} {message}); nothing was refunded. Needs attention: issue it again later or refund another way",
+                        r.amount, p.idempotency_key, generation + 1
+                    );
+                    return Ok(Some(RefundStep::Done(self.fail_refund_visibly(&r, p, subject, &msg)?)));
+                }
+                let why = format!("{why}; no refund with this key at the PSP");
+                let next = self.with_ledger(|l| l.reissue_refund(r.id, &why, now))?;
+                Ok(Some(RefundStep::Reissued(next.id)))
+            }
+        }
     }
 
     /// Look a refund up at the PSP by its metadata (`refund_key`), listing every refund
@@ -306,6 +312,13 @@ impl Engine {
 
 /// Pages of `GET /v1/refunds` read to prove a refund absent (100 refunds a page).
 const MAX_REFUND_LIST_PAGES: usize = 20;
+
+/// The PSP's stored server error for a refund key, and when the drive heard it.
+struct PspAnswer<'a> {
+    status: u16,
+    message: &'a str,
+    now: i64,
+}
 
 enum RefundStep {
     Done(RefundReport),

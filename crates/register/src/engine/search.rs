@@ -6,7 +6,7 @@ use super::{CheckoutReport, Engine, EngineError, Result, MAX_SEARCH_SETTLE_MS};
 use crate::attempt::may_have_reached_psp;
 use crate::notify::{Notification, Notifier, Subject};
 use crate::psp::{AttemptOutcome, List, PaymentIntent};
-use crate::retry::{run_phase, PhaseResult};
+use crate::retry::{run_phase, Phase, PhaseResult};
 use paydesk_ledger::{Payment, PaymentState, TimelineInput, TimelineKind};
 
 impl Engine {
@@ -124,7 +124,8 @@ impl Engine {
         T: serde::de::DeserializeOwned + Send + 'static,
     {
         let i = &self.inner;
-        run_phase::<T>(&i.psp, make, &i.cfg.background, &i.clock, &i.rng, &Notifier::new(1), subject, 1).await.0
+        let phase = Phase { notifier: &Notifier::new(1), ..i.phase(&i.cfg.background, subject, 1) };
+        run_phase::<T>(phase, make).await.0
     }
 
     /// `GET /v1/payment_intents/:id` with the background policy; `None` when the PSP

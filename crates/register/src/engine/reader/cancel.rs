@@ -127,18 +127,12 @@ impl Engine {
         // layer) on every later press, so the payment could never be abandoned.
         let cancel_key = format!("{}-cancel-{}", p.idempotency_key, self.now());
         let (res, _recs) = run_phase::<PaymentIntent>(
-            psp,
+            self.inner.phase(&self.inner.cfg.background, &subject, 1),
             {
                 let c = psp.clone();
                 let id = intent_id.clone();
                 move || c.cancel_request(&id, &cancel_key)
             },
-            &self.inner.cfg.background,
-            &self.inner.clock,
-            &self.inner.rng,
-            &self.inner.notifier,
-            &subject,
-            1,
         )
         .await;
         if !matches!(res, PhaseResult::Final(AttemptOutcome::Ok { .. })) {

@@ -49,7 +49,7 @@ impl Engine {
     ) -> Result<T> {
         let i = &self.inner;
         let subject = Subject::Checkout(what.to_string());
-        let (res, recs) = run_phase::<T>(&i.psp, make, &i.cfg.interactive, &i.clock, &i.rng, &i.notifier, &subject, 1).await;
+        let (res, recs) = run_phase::<T>(i.phase(&i.cfg.interactive, &subject, 1), make).await;
         self.note_connectivity(&recs);
         match res {
             PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => Ok(value),

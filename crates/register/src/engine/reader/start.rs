@@ -136,18 +136,12 @@ impl Engine {
         let psp = &self.inner.psp;
         let prior = self.attempt_count(p.id)?;
         let (res, recs) = run_phase::<PaymentIntent>(
-            psp,
+            self.inner.phase(&self.inner.cfg.interactive, &subject, prior + 1),
             {
                 let c = psp.clone();
                 let k = p.idempotency_key.clone();
                 move || c.create_intent_request_from_form(form.clone(), &k)
             },
-            &self.inner.cfg.interactive,
-            &self.inner.clock,
-            &self.inner.rng,
-            &self.inner.notifier,
-            &subject,
-            prior + 1,
         )
         .await;
         self.note_connectivity(&recs);
@@ -227,19 +221,13 @@ impl Engine {
         let subject = Subject::Checkout(key.to_string());
         let psp = &self.inner.psp;
         let (res, recs) = run_phase::<Reader>(
-            psp,
+            self.inner.phase(&self.inner.cfg.interactive, &subject, 1),
             {
                 let c = psp.clone();
                 let reader = attempt.reader_id.clone();
                 let pkey = attempt.idempotency_key.clone();
                 move || c.process_payment_intent_request(&reader, &intent, &pkey)
             },
-            &self.inner.cfg.interactive,
-            &self.inner.clock,
-            &self.inner.rng,
-            &self.inner.notifier,
-            &subject,
-            1,
         )
         .await;
         self.note_connectivity(&recs);
