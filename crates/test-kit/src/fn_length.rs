@@ -28,11 +28,6 @@ const ROOTS: &[&str] = &["crates/ledger/src", "crates/register/src", "crates/moc
 /// length only downwards.
 const KNOWN_LONG: &[(&str, &str, usize)] = &[
     ("crates/ledger/src/ledger/catalog/csv.rs", "parse_catalog_csv", 97),
-    ("crates/ledger/src/ledger/catalog/products.rs", "upsert_tx", 71),
-    ("crates/ledger/src/ledger/payments.rs", "record_psp_result_tx", 84),
-    ("crates/ledger/src/ledger/refunds.rs", "create_refund_tx", 87),
-    ("crates/ledger/src/ledger/refunds.rs", "refund_transition_tx", 71),
-    ("crates/ledger/src/ledger/sale/refund.rs", "plan_sale_refund", 92),
     ("crates/mock-psp/src/api/admin.rs", "admin_inner", 134),
     ("crates/mock-psp/src/api/idempotency.rs", "post", 125),
     ("crates/mock-psp/src/api/intents.rs", "create", 100),

@@ -351,73 +351,78 @@ pub(super) fn record_psp_result_tx(tx: &WriteTx<'_>, result: &PspResult, now_ms:
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-    let existing = payment_by_key_tx(tx, &result.idempotency_key)?;
-    let outcome = match existing {
-        Some(p) => {
-            if p.amount.amount_minor != result.amount.amount_minor {
-                RecordOutcome::ExistsWithDifferentAmount {
-                    id: p.id,
-                    stored_minor: p.amount.amount_minor,
-                    requested_minor: result.amount.amount_minor,
-                }
-            } else if p.amount.currency != result.amount.currency {
-                RecordOutcome::ExistsWithDifferentCurrency {
-                    id: p.id,
-                    stored: p.amount.currency,
-                    requested: result.amount.currency,
-                }
-            } else if let Some(stored) = p.psp_payment_id.clone() {
-                if stored == result.psp_payment_id {
-                    RecordOutcome::Exists(p.id)
-                } else {
-                    RecordOutcome::ExistsWithDifferentPspPaymentId {
-                        id: p.id,
-                        stored,
-                        requested: result.psp_payment_id.clone(),
-                    }
-                }
-            } else if let Some((other_id, other_key)) = by_psp {
-                RecordOutcome::PspPaymentIdBelongsToAnotherKey { id: PaymentId(other_id), other_key }
-            } else {
-                tx.exec_cached(
-                    "UPDATE payments SET psp_payment_id = ?2, updated_at_ms = ?3 WHERE id = ?1",
-                    params![p.id.0, result.psp_payment_id, now_ms],
-                )?;
-                let detail = format!("PSP payment {}", result.psp_payment_id);
-                append_timeline_tx(tx, p.id, &TimelineInput::said(TimelineKind::PspResult, detail), now_ms)?;
-                RecordOutcome::Recorded(p.id)
-            }
+    match payment_by_key_tx(tx, &result.idempotency_key)? {
+        Some(p) => record_on_existing_tx(tx, &p, result, by_psp, now_ms),
+        None => match by_psp {
+            Some((other_id, other_key)) => Ok(RecordOutcome::PspPaymentIdBelongsToAnotherKey { id: PaymentId(other_id), other_key }),
+            None => Ok(RecordOutcome::Recorded(insert_from_psp_tx(tx, result, now_ms)?)),
+        },
+    }
+}
+
+/// The PSP's result for a key we already have: recorded only when it agrees with the
+/// row (amount, currency) and adds the PSP's id nobody holds; any mismatch is reported,
+/// nothing written.
+fn record_on_existing_tx(
+    tx: &WriteTx<'_>,
+    p: &Payment,
+    result: &PspResult,
+    by_psp: Option<(i64, String)>,
+    now_ms: i64,
+) -> Result<RecordOutcome> {
+    if p.amount.amount_minor != result.amount.amount_minor {
+        return Ok(RecordOutcome::ExistsWithDifferentAmount {
+            id: p.id,
+            stored_minor: p.amount.amount_minor,
+            requested_minor: result.amount.amount_minor,
+        });
+    }
+    if p.amount.currency != result.amount.currency {
+        return Ok(RecordOutcome::ExistsWithDifferentCurrency { id: p.id, stored: p.amount.currency, requested: result.amount.currency });
+    }
+    if let Some(stored) = p.psp_payment_id.clone() {
+        if stored == result.psp_payment_id {
+            return Ok(RecordOutcome::Exists(p.id));
         }
-        None => {
-            if let Some((other_id, other_key)) = by_psp {
-                RecordOutcome::PspPaymentIdBelongsToAnotherKey { id: PaymentId(other_id), other_key }
-            } else {
-                // Checked at the top: a row recorded from the PSP has a positive amount.
-                assert!(result.amount.amount_minor > 0, "PSP result amount {}", result.amount);
-                let mut params = RequestParams::default();
-                params.push("amount", result.amount.amount_minor.to_string());
-                params.push("currency", result.amount.currency.code());
-                params.push("metadata[checkout_key]", result.idempotency_key.clone());
-                tx.exec_cached(
-                    "INSERT INTO payments (idempotency_key, psp_payment_id, amount_minor, currency, state,
-                         capture_method, request_params, created_at_ms, updated_at_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5, 'automatic', ?6, ?7, ?7)",
-                    params![
-                        result.idempotency_key,
-                        result.psp_payment_id,
-                        result.amount.amount_minor,
-                        result.amount.currency.code(),
-                        result.state_if_new.as_str(),
-                        serde_json::to_string(&params)?,
-                        now_ms
-                    ],
-                )?;
-                let id = PaymentId(tx.last_insert_rowid());
-                let detail = format!("recorded from PSP payment {} in state {}", result.psp_payment_id, result.state_if_new);
-                append_timeline_tx(tx, id, &TimelineInput::said(TimelineKind::PspResult, detail), now_ms)?;
-                RecordOutcome::Recorded(id)
-            }
-        }
-    };
-    Ok(outcome)
+        return Ok(RecordOutcome::ExistsWithDifferentPspPaymentId { id: p.id, stored, requested: result.psp_payment_id.clone() });
+    }
+    if let Some((other_id, other_key)) = by_psp {
+        return Ok(RecordOutcome::PspPaymentIdBelongsToAnotherKey { id: PaymentId(other_id), other_key });
+    }
+    tx.exec_cached(
+        "UPDATE payments SET psp_payment_id = ?2, updated_at_ms = ?3 WHERE id = ?1",
+        params![p.id.0, result.psp_payment_id, now_ms],
+    )?;
+    let detail = format!("PSP payment {}", result.psp_payment_id);
+    append_timeline_tx(tx, p.id, &TimelineInput::said(TimelineKind::PspResult, detail), now_ms)?;
+    Ok(RecordOutcome::Recorded(p.id))
+}
+
+/// A payment the PSP has and we had no row for (the register lost it): recorded from
+/// the PSP's result, in the state it reported.
+fn insert_from_psp_tx(tx: &WriteTx<'_>, result: &PspResult, now_ms: i64) -> Result<PaymentId> {
+    // Checked by the caller: a row recorded from the PSP has a positive amount.
+    assert!(result.amount.amount_minor > 0, "PSP result amount {}", result.amount);
+    let mut params = RequestParams::default();
+    params.push("amount", result.amount.amount_minor.to_string());
+    params.push("currency", result.amount.currency.code());
+    params.push("metadata[checkout_key]", result.idempotency_key.clone());
+    tx.exec_cached(
+        "INSERT INTO payments (idempotency_key, psp_payment_id, amount_minor, currency, state,
+             capture_method, request_params, created_at_ms, updated_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'automatic', ?6, ?7, ?7)",
+        params![
+            result.idempotency_key,
+            result.psp_payment_id,
+            result.amount.amount_minor,
+            result.amount.currency.code(),
+            result.state_if_new.as_str(),
+            serde_json::to_string(&params)?,
+            now_ms
+        ],
+    )?;
+    let id = PaymentId(tx.last_insert_rowid());
+    let detail = format!("recorded from PSP payment {} in state {}", result.psp_payment_id, result.state_if_new);
+    append_timeline_tx(tx, id, &TimelineInput::said(TimelineKind::PspResult, detail), now_ms)?;
+    Ok(id)
 }

@@ -186,23 +186,7 @@ pub(super) fn create_refund_tx(
     if !p.state.is_refundable() {
         return Err(Error::NotRefundable { payment_id: payment_id.0, state: p.state });
     }
-    let open: Option<String> = tx
-        .row_cached(
-            "SELECT idempotency_key FROM refunds WHERE payment_id = ?1 AND state IN ('pending', 'in_flight')
-             ORDER BY id LIMIT 1",
-            [payment_id.0],
-            |r| r.get(0),
-        )
-        .optional()?;
-    if let Some(refund_key) = open {
-        return Err(Error::RefundInProgress { payment_id: payment_id.0, refund_key });
-    }
-    let reserved: i64 = tx.row_cached(
-        "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
-        [payment_id.0],
-        |r| r.get(0),
-    )?;
-    let refundable = p.amount.amount_minor.checked_sub(reserved).ok_or(Error::Overflow)?;
+    let refundable = refundable_tx(tx, &p)?;
     if amount_minor > refundable {
         return Err(Error::RefundExceedsCaptured {
             payment_id: payment_id.0,
@@ -212,13 +196,7 @@ pub(super) fn create_refund_tx(
     }
     // Money invariant: a refund is positive and fits in what is left of the capture.
     assert!(0 < amount_minor && amount_minor <= refundable, "refund {amount_minor} of refundable {refundable}");
-    let mut params = RequestParams::default();
-    if let Some(psp) = &p.psp_payment_id {
-        params.push("payment_intent", psp.clone());
-    }
-    params.push("amount", amount_minor.to_string());
-    params.push("metadata[refund_key]", key);
-    params.push("metadata[checkout_key]", p.idempotency_key.clone());
+    let params = refund_request(&p, key, amount_minor);
     let staff_id = crate::ledger::shift::admit_money_tx(tx)?;
     tx.exec_cached(
         "INSERT INTO refunds (idempotency_key, payment_id, amount_minor, currency, state, reason,
@@ -256,6 +234,42 @@ pub(super) fn create_refund_tx(
         transition_tx(tx, payment_id, p.state, PaymentState::Refunding, "refund created", now_ms)?;
     }
     refund_by_id_tx(tx, refund_id)
+}
+
+/// What is left to refund of a payment: its amount less every refund not failed.
+/// Refused while one of its refunds is open (the same refund pressed twice would be a
+/// second refund under a new key).
+fn refundable_tx(tx: &WriteTx<'_>, p: &Payment) -> Result<i64> {
+    let open: Option<String> = tx
+        .row_cached(
+            "SELECT idempotency_key FROM refunds WHERE payment_id = ?1 AND state IN ('pending', 'in_flight')
+             ORDER BY id LIMIT 1",
+            [p.id.0],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(refund_key) = open {
+        return Err(Error::RefundInProgress { payment_id: p.id.0, refund_key });
+    }
+    let reserved: i64 = tx.row_cached(
+        "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
+        [p.id.0],
+        |r| r.get(0),
+    )?;
+    p.amount.amount_minor.checked_sub(reserved).ok_or(Error::Overflow)
+}
+
+/// The refund's request, stored with it so every attempt sends the same parameters; the
+/// keys in its metadata let the PSP's refund list be searched for it.
+fn refund_request(p: &Payment, key: &str, amount_minor: i64) -> RequestParams {
+    let mut params = RequestParams::default();
+    if let Some(psp) = &p.psp_payment_id {
+        params.push("payment_intent", psp.clone());
+    }
+    params.push("amount", amount_minor.to_string());
+    params.push("metadata[refund_key]", key);
+    params.push("metadata[checkout_key]", p.idempotency_key.clone());
+    params
 }
 
 /// Moves a refund and, on a terminal state, settles the payment: `refunded_minor` grows
@@ -299,36 +313,45 @@ pub(super) fn refund_transition_tx(
         now_ms,
     )?;
     if to == RefundState::Succeeded {
-        tx.exec_cached(
+        let n = tx.exec_cached(
             "UPDATE payments SET refunded_minor = refunded_minor + ?2, updated_at_ms = ?3 WHERE id = ?1",
             params![r.payment_id.0, r.amount.amount_minor, now_ms],
         )?;
+        // A refund row's payment exists (a foreign key): the money lands on exactly one.
+        assert_eq!(n, 1, "refund {refund_id}: its payment {} is missing", r.payment_id);
     }
     if to.is_terminal() {
-        let p = payment_by_id_tx(tx, r.payment_id)?;
-        let still_open: i64 = tx.row_cached(
-            "SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight')",
-            [r.payment_id.0],
-            |row| row.get(0),
-        )?;
-        // Money invariant (also a CHECK on the table): never more refunded than captured.
-        assert!(
-            0 <= p.refunded_minor && p.refunded_minor <= p.amount.amount_minor,
-            "payment {}: refunded {} of {}",
-            p.id,
-            p.refunded_minor,
-            p.amount.amount_minor
-        );
-        if p.state == PaymentState::Refunding && still_open == 0 {
-            let settled = if p.refunded_minor == p.amount.amount_minor {
-                PaymentState::Refunded
-            } else if p.refunded_minor > 0 {
-                PaymentState::PartiallyRefunded
-            } else {
-                PaymentState::Captured
-            };
-            transition_tx(tx, p.id, PaymentState::Refunding, settled, &format!("refund {refund_id} {to}"), now_ms)?;
-        }
+        settle_payment_tx(tx, &r, to, now_ms)?;
     }
     Ok(TransitionOutcome::Applied { from, to })
+}
+
+/// A refund reached a terminal state: the payment leaves `refunding` when no other refund
+/// is still open, as refunded, partly refunded, or captured again (nothing refunded).
+fn settle_payment_tx(tx: &WriteTx<'_>, r: &Refund, to: RefundState, now_ms: i64) -> Result<()> {
+    let p = payment_by_id_tx(tx, r.payment_id)?;
+    let still_open: i64 = tx.row_cached(
+        "SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight')",
+        [r.payment_id.0],
+        |row| row.get(0),
+    )?;
+    // Money invariant (also a CHECK on the table): never more refunded than captured.
+    assert!(
+        0 <= p.refunded_minor && p.refunded_minor <= p.amount.amount_minor,
+        "payment {}: refunded {} of {}",
+        p.id,
+        p.refunded_minor,
+        p.amount.amount_minor
+    );
+    if p.state == PaymentState::Refunding && still_open == 0 {
+        let settled = if p.refunded_minor == p.amount.amount_minor {
+            PaymentState::Refunded
+        } else if p.refunded_minor > 0 {
+            PaymentState::PartiallyRefunded
+        } else {
+            PaymentState::Captured
+        };
+        transition_tx(tx, p.id, PaymentState::Refunding, settled, &format!("refund {} {to}", r.id), now_ms)?;
+    }
+    Ok(())
 }

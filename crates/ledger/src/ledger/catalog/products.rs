@@ -98,6 +98,20 @@ pub(super) fn upsert_tx(tx: &WriteTx<'_>, item: &CatalogItem, source: Source, ac
             return Err(Error::InvalidInput(format!("the catalog is full ({MAX_PRODUCTS} products)")));
         }
     }
+    write_item_tx(tx, item, published)?;
+    let input = AuditInput {
+        actor_id,
+        before: before.map(|b| serde_json::to_string(&b)).transpose()?,
+        after: Some(serde_json::to_string(item)?),
+        ..AuditInput::new("catalog_item", &format!("product {}", item.sku))
+    };
+    append_audit(tx, &input, now_ms)?;
+    Ok(true)
+}
+
+/// The product row (insert or update by SKU) and its names: English always, Japanese
+/// when given (a name taken away is deleted).
+fn write_item_tx(tx: &WriteTx<'_>, item: &CatalogItem, published: Option<i64>) -> Result<()> {
     tx.exec_cached(
         "INSERT INTO products (sku, name, price_minor, currency, barcode, tax_class, active, published_version)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
@@ -129,14 +143,7 @@ pub(super) fn upsert_tx(tx: &WriteTx<'_>, item: &CatalogItem, source: Source, ac
         )?,
         None => tx.exec_cached("DELETE FROM product_names WHERE product_id = ?1 AND lang = 'ja'", [id])?,
     };
-    let input = AuditInput {
-        actor_id,
-        before: before.map(|b| serde_json::to_string(&b)).transpose()?,
-        after: Some(serde_json::to_string(item)?),
-        ..AuditInput::new("catalog_item", &format!("product {}", item.sku))
-    };
-    append_audit(tx, &input, now_ms)?;
-    Ok(true)
+    Ok(())
 }
 
 impl Ledger {

@@ -6,13 +6,14 @@ use serde::{Deserialize, Serialize};
 
 use super::cancel::cash_refunded_tx;
 use super::cash::movement_tx;
-use super::sale_tx;
+use super::{sale_tx, Sale};
 use crate::error::{Error, Result};
 use crate::ledger::refunds::create_refund_tx;
 use crate::ledger::rows::payment_by_id_tx;
 use crate::ledger::{Cached, Ledger};
 use crate::tender::*;
 use crate::types::*;
+use crate::write_tx::WriteTx;
 
 /// What [`Ledger::plan_sale_refund`] committed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,44 +42,8 @@ impl Ledger {
         let mut keys: Vec<String> = (0..cards).map(|_| self.new_key()).collect();
         let tx = self.write_tx()?;
         let sale = sale_tx(&tx, cart_id)?;
-        match sale.state {
-            SaleState::Paid => {}
-            SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance => {
-                return Err(Error::InvalidInput(format!(
-                    "sale {cart_id} is not paid in full ({}): cancel it instead of refunding",
-                    sale.state.as_str()
-                )))
-            }
-            SaleState::Canceling | SaleState::Canceled => return Err(Error::SaleCanceled { cart_id: cart_id.0 }),
-        }
-        // (tender, left to refund) in allocation order: cards, then cash.
-        let mut slots: Vec<(&Tender, i64)> = Vec::new();
-        for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Card) {
-            if t.state == TenderState::Offline {
-                return Err(Error::InvalidInput(format!(
-                    "card tender {} of sale {cart_id} was accepted offline and is not forwarded yet; refund it after it is",
-                    t.seq
-                )));
-            }
-            let pid = t.payment_id.expect("a card tender has a payment");
-            let open: i64 = tx.row_cached(
-                "SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight')",
-                [pid.0],
-                |r| r.get(0),
-            )?;
-            if open > 0 {
-                return Err(Error::RefundInProgress { payment_id: pid.0, refund_key: t.checkout_key.clone().unwrap_or_default() });
-            }
-            let reserved: i64 = tx.row_cached(
-                "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
-                [pid.0],
-                |r| r.get(0),
-            )?;
-            slots.push((t, payment_by_id_tx(&tx, pid)?.amount.amount_minor - reserved));
-        }
-        for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Cash) {
-            slots.push((t, t.amount.amount_minor - cash_refunded_tx(&tx, t.id)?));
-        }
+        refundable_state(&sale)?;
+        let slots = refund_slots_tx(&tx, &sale)?;
         let refundable: i64 = slots.iter().map(|(_, left)| left).sum();
         let mut rest = amount_minor.unwrap_or(refundable);
         if rest > refundable || rest <= 0 {
@@ -108,19 +73,71 @@ impl Ledger {
         }
         assert_eq!(rest, 0, "sale {cart_id}: refund allocation left {rest}");
         if let Some(r) = reason {
-            crate::ledger::audit::append_audit(
-                &tx,
-                &crate::ledger::AuditInput {
-                    reason: (!r.is_empty()).then(|| r.to_string()),
-                    ..crate::ledger::AuditInput::new(
-                        "sale_refund",
-                        &format!("sale {cart_id}: {} card refund(s), {} in cash", plan.card_refunds.len(), plan.cash_out_minor),
-                    )
-                },
-                now_ms,
-            )?;
+            audit_sale_refund_tx(&tx, &plan, r, now_ms)?;
         }
         tx.commit()?;
         Ok(plan)
     }
+}
+
+/// Only a sale paid in full is refunded; one still open or owing is canceled instead.
+fn refundable_state(sale: &Sale) -> Result<()> {
+    let cart_id = sale.cart.id;
+    match sale.state {
+        SaleState::Paid => Ok(()),
+        SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance => Err(Error::InvalidInput(format!(
+            "sale {cart_id} is not paid in full ({}): cancel it instead of refunding",
+            sale.state.as_str()
+        ))),
+        SaleState::Canceling | SaleState::Canceled => Err(Error::SaleCanceled { cart_id: cart_id.0 }),
+    }
+}
+
+/// (tender, left to refund) in allocation order: cards, then cash. Refused while a card
+/// tender waits to be forwarded or one of its refunds is open.
+fn refund_slots_tx<'s>(tx: &WriteTx<'_>, sale: &'s Sale) -> Result<Vec<(&'s Tender, i64)>> {
+    let mut slots: Vec<(&Tender, i64)> = Vec::new();
+    for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Card) {
+        if t.state == TenderState::Offline {
+            return Err(Error::InvalidInput(format!(
+                "card tender {} of sale {} was accepted offline and is not forwarded yet; refund it after it is",
+                t.seq, sale.cart.id
+            )));
+        }
+        let pid = t.payment_id.expect("a card tender has a payment");
+        let open: i64 = tx.row_cached(
+            "SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight')",
+            [pid.0],
+            |r| r.get(0),
+        )?;
+        if open > 0 {
+            return Err(Error::RefundInProgress { payment_id: pid.0, refund_key: t.checkout_key.clone().unwrap_or_default() });
+        }
+        let reserved: i64 = tx.row_cached(
+            "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
+            [pid.0],
+            |r| r.get(0),
+        )?;
+        slots.push((t, payment_by_id_tx(tx, pid)?.amount.amount_minor - reserved));
+    }
+    for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Cash) {
+        slots.push((t, t.amount.amount_minor - cash_refunded_tx(tx, t.id)?));
+    }
+    Ok(slots)
+}
+
+/// The audit row of a sale refund given a reason: what was refunded, and why.
+fn audit_sale_refund_tx(tx: &WriteTx<'_>, plan: &SaleRefundPlan, reason: &str, now_ms: i64) -> Result<()> {
+    crate::ledger::audit::append_audit(
+        tx,
+        &crate::ledger::AuditInput {
+            reason: (!reason.is_empty()).then(|| reason.to_string()),
+            ..crate::ledger::AuditInput::new(
+                "sale_refund",
+                &format!("sale {}: {} card refund(s), {} in cash", plan.cart_id, plan.card_refunds.len(), plan.cash_out_minor),
+            )
+        },
+        now_ms,
+    )?;
+    Ok(())
 }
