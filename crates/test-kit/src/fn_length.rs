@@ -38,10 +38,6 @@ const KNOWN_LONG: &[(&str, &str, usize)] = &[
     ("crates/mock-psp/src/bench.rs", "run", 228),
     ("crates/mock-psp/src/main.rs", "main", 91),
     ("crates/mock-psp/src/store/mod.rs", "open_with", 79),
-    ("crates/register/src/engine/events.rs", "consume_events", 77),
-    ("crates/register/src/engine/reader/cancel.rs", "abandon_locked", 77),
-    ("crates/register/src/engine/reader/start.rs", "process", 71),
-    ("crates/register/src/engine/search.rs", "resolve_by_search", 82),
 ];
 
 /// One function over the limit: its file (relative to the scanned root's parent, with `/`),

@@ -20,24 +20,57 @@ impl Engine {
     pub async fn consume_events(&self) -> Result<EventsReport> {
         let _one = self.inner.events_lock.lock().await;
         let mut rep = EventsReport::default();
+        let since = self.events_since_s()?;
+        let (mut events, complete) = self.fetch_events(since, &mut rep).await?;
+        if !complete {
+            tracing::warn!(pages = rep.pages, "event poll stopped at its page limit; the cursor stays, the next poll reads again");
+        }
+        self.set_online(true);
+        rep.fetched = events.len() as u32;
+        events.sort_by(|a, b| a.created.cmp(&b.created).then_with(|| a.id.cmp(&b.id)));
+        let mut newest = None;
+        for (i, ev) in events.iter().enumerate() {
+            if i == 1 {
+                self.crash(CrashPoint::MidEventApply);
+            }
+            let pe = to_psp_event(ev);
+            let now = self.now();
+            match self.with_ledger(|l| l.apply_event(&pe, now))? {
+                ApplyOutcome::Applied { .. } => rep.applied += 1,
+                ApplyOutcome::AlreadyApplied => rep.duplicates += 1,
+            }
+            newest = Some(newest.map_or(ev.created, |n: i64| n.max(ev.created)));
+        }
+        if let Some(n) = newest.filter(|_| complete) {
+            self.advance_event_cursor(n)?;
+        }
+        Ok(rep)
+    }
+
+    /// Where a poll starts (seconds): the newest event seen minus the overlap window, so
+    /// redelivery happens. No cursor yet: look back from now, or from this register's
+    /// first payment if that is older (a first poll long after the first sales — the PSP
+    /// was unreachable, the register was busy — must still see their events).
+    fn events_since_s(&self) -> Result<i64> {
         let now_s = self.now() / 1000;
         let stored = *self.inner.events_cursor.lock();
-        let since = match stored {
+        Ok(match stored {
             Some(c) => c - self.inner.cfg.events_overlap.as_secs() as i64,
             None => {
-                // No cursor yet: look back from now, or from this register's first payment
-                // if that is older (a first poll long after the first sales — the PSP was
-                // unreachable, the register was busy — must still see their events).
                 let first_s = self.with_reader(|l| l.first_payment_created_at_ms())?.map(|ms| ms / 1000);
                 first_s.map_or(now_s, |f| f.min(now_s)) - self.inner.cfg.events_lookback.as_secs() as i64
             }
-        };
+        })
+    }
+
+    /// The events since `since`, every page up to [`MAX_EVENT_PAGES_PER_POLL`]; true when
+    /// the last page was read. Pages come newest first: stopping early leaves the oldest
+    /// events of the window unread, so a cut-short poll applies what it read but keeps
+    /// the cursor.
+    async fn fetch_events(&self, since: i64, rep: &mut EventsReport) -> Result<(Vec<Event>, bool)> {
         let mut events: Vec<Event> = Vec::new();
         let mut after: Option<String> = None;
         let psp = &self.inner.psp;
-        // Pages come newest first: stopping early leaves the oldest events of the window
-        // unread, so a cut-short poll applies what it read but keeps the cursor.
-        let mut complete = false;
         for _ in 0..MAX_EVENT_PAGES_PER_POLL {
             let a = after.clone();
             let c = psp.clone();
@@ -59,40 +92,22 @@ impl Engine {
             after = page.data.last().map(|e| e.id.clone());
             events.extend(page.data);
             if !page.has_more || n == 0 {
-                complete = true;
-                break;
+                return Ok((events, true));
             }
         }
-        if !complete {
-            tracing::warn!(pages = rep.pages, "event poll stopped at its page limit; the cursor stays, the next poll reads again");
-        }
-        self.set_online(true);
-        rep.fetched = events.len() as u32;
-        events.sort_by(|a, b| a.created.cmp(&b.created).then_with(|| a.id.cmp(&b.id)));
-        let mut newest = None;
-        for (i, ev) in events.iter().enumerate() {
-            if i == 1 {
-                self.crash(CrashPoint::MidEventApply);
-            }
-            let pe = to_psp_event(ev);
+        Ok((events, false))
+    }
+
+    /// Every event up to `newest` is applied (committed): a restarted register resumes
+    /// from here. One small commit, only when the cursor moves forward.
+    fn advance_event_cursor(&self, newest: i64) -> Result<()> {
+        let old = *self.inner.events_cursor.lock();
+        if old.is_none_or(|o| newest > o) {
             let now = self.now();
-            match self.with_ledger(|l| l.apply_event(&pe, now))? {
-                ApplyOutcome::Applied { .. } => rep.applied += 1,
-                ApplyOutcome::AlreadyApplied => rep.duplicates += 1,
-            }
-            newest = Some(newest.map_or(ev.created, |n: i64| n.max(ev.created)));
+            let stored = self.with_ledger(|l| l.advance_event_cursor(&self.inner.events_psp, newest.max(0), now))?;
+            *self.inner.events_cursor.lock() = Some(stored);
         }
-        if let Some(n) = newest.filter(|_| complete) {
-            let old = *self.inner.events_cursor.lock();
-            if old.is_none_or(|o| n > o) {
-                // Every event up to `n` is applied (committed above): a restarted register
-                // resumes from here. One small commit, only when the cursor moves.
-                let now = self.now();
-                let stored = self.with_ledger(|l| l.advance_event_cursor(&self.inner.events_psp, n.max(0), now))?;
-                *self.inner.events_cursor.lock() = Some(stored);
-            }
-        }
-        Ok(rep)
+        Ok(())
     }
 }
 

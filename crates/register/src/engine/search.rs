@@ -44,32 +44,8 @@ impl Engine {
             PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => {
                 self.set_online(true);
                 let found = value.data.into_iter().find(|pi| pi.metadata.get("checkout_key") == Some(&key));
-                if found.is_none() {
-                    let conclusive_at = self.search_conclusive_at_ms(p)?;
-                    if now < conclusive_at {
-                        // Search is eventually consistent: a PaymentIntent created moments
-                        // ago may not be in its results yet. Not proof of anything yet.
-                        let wait_s = (conclusive_at - now + 999) / 1000;
-                        self.with_ledger(|l| {
-                            l.append_timeline(
-                                p.id,
-                                &TimelineInput {
-                                    kind: Some(TimelineKind::Note),
-                                    detail: format!(
-                                        "{why}; search: not found yet, which is not conclusive (search results lag behind the processor); conclusive in {wait_s} s (clock {conclusive_at} ms); still pending, checked again in the background"
-                                    ),
-                                    outcome: Some("search_not_conclusive".into()),
-                                    ..Default::default()
-                                },
-                                now,
-                            )
-                        })?;
-                        self.notify(Notification::MovedToBackground {
-                            subject,
-                            reason: format!("the processor's search does not show it yet; checking again in {wait_s} s"),
-                        });
-                        return self.report_key(&key);
-                    }
+                if found.is_none() && self.search_lags(p, why, &subject, now)? {
+                    return self.report_key(&key);
                 }
                 let _ = self.with_ledger(|l| {
                     l.append_timeline(
@@ -88,24 +64,7 @@ impl Engine {
                         let p = self.settle_with_intent(p, &pi, &[], "search")?;
                         self.report(&p)
                     }
-                    None if p.state == PaymentState::QueuedOffline => {
-                        // Accepted offline: the customer left with the goods, and the key
-                        // can no longer be sent. Nothing was charged, so the store is owed
-                        // this money: fail it loudly, never silently.
-                        let msg = format!(
-                            "offline payment of {} ({}) could not be forwarded before its key expired and the processor has no record of it: it was NOT charged. Collect payment another way",
-                            p.amount, p.idempotency_key
-                        );
-                        let p = self.settle_state_with(p, PaymentState::Failed, &[], Some(&msg), "search", None)?;
-                        self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state, declined: true });
-                        self.notify(Notification::Alarm { subject: Some(subject), code: "offline_payment_not_collected".into(), message: msg });
-                        self.report(&p)
-                    }
-                    None => {
-                        let to = if p.state == PaymentState::Created { PaymentState::Canceled } else { PaymentState::Failed };
-                        let p = self.settle_state_with(p, to, &[], Some("not found at the PSP: never charged"), "search", None)?;
-                        self.report(&p)
-                    }
+                    None => self.settle_never_charged(p, subject),
                 }
             }
             PhaseResult::Final(AttemptOutcome::Fatal(f)) => Err(EngineError::PspConfig(f.message())),
@@ -115,6 +74,56 @@ impl Engine {
             )
             | PhaseResult::Exhausted { .. } => self.report(p),
         }
+    }
+
+    /// Search is eventually consistent: a PaymentIntent created moments ago may not be
+    /// in its results yet. True (noted on the timeline, the cashier told when it will be
+    /// checked again) while "not found" proves nothing yet.
+    fn search_lags(&self, p: &Payment, why: &str, subject: &Subject, now: i64) -> Result<bool> {
+        let conclusive_at = self.search_conclusive_at_ms(p)?;
+        if now >= conclusive_at {
+            return Ok(false);
+        }
+        let wait_s = (conclusive_at - now + 999) / 1000;
+        self.with_ledger(|l| {
+            l.append_timeline(
+                p.id,
+                &TimelineInput {
+                    kind: Some(TimelineKind::Note),
+                    detail: format!(
+                        "{why}; search: not found yet, which is not conclusive (search results lag behind the processor); conclusive in {wait_s} s (clock {conclusive_at} ms); still pending, checked again in the background"
+                    ),
+                    outcome: Some("search_not_conclusive".into()),
+                    ..Default::default()
+                },
+                now,
+            )
+        })?;
+        self.notify(Notification::MovedToBackground {
+            subject: subject.clone(),
+            reason: format!("the processor's search does not show it yet; checking again in {wait_s} s"),
+        });
+        Ok(true)
+    }
+
+    /// Not at the PSP, conclusively: never charged. A created payment is canceled, one
+    /// in flight failed; one accepted offline failed loudly (the customer left with the
+    /// goods, nothing was charged: the store is owed this money).
+    fn settle_never_charged(&self, p: &Payment, subject: Subject) -> Result<CheckoutReport> {
+        if p.state == PaymentState::QueuedOffline {
+            // The key can no longer be sent: fail it loudly, never silently.
+            let msg = format!(
+                "offline payment of {} ({}) could not be forwarded before its key expired and the processor has no record of it: it was NOT charged. Collect payment another way",
+                p.amount, p.idempotency_key
+            );
+            let p = self.settle_state_with(p, PaymentState::Failed, &[], Some(&msg), "search", None)?;
+            self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state, declined: true });
+            self.notify(Notification::Alarm { subject: Some(subject), code: "offline_payment_not_collected".into(), message: msg });
+            return self.report(&p);
+        }
+        let to = if p.state == PaymentState::Created { PaymentState::Canceled } else { PaymentState::Failed };
+        let p = self.settle_state_with(p, to, &[], Some("not found at the PSP: never charged"), "search", None)?;
+        self.report(&p)
     }
 
     /// A GET (safe to repeat) under the background policy, with no progress

@@ -13,6 +13,7 @@ use crate::psp::{AttemptOutcome, PaymentIntent, Reader};
 use crate::retry::{run_phase, PhaseResult};
 use crate::psp::List;
 use paydesk_ledger::{CheckoutSettlement, Payment, PaymentState, ReaderAttemptOutcome, ReaderPayment};
+use std::ops::ControlFlow;
 
 /// What a search by the checkout key says about a reader payment's intent.
 enum Searched {
@@ -93,32 +94,46 @@ impl Engine {
         if p.state.is_terminal() {
             return self.stored_reader_report(&p, None);
         }
-        // The intent's id: known, or learned by searching the checkout key (a read: it
-        // can neither create nor charge). Not from the timeline's attempts: a crash right
-        // after the create reached the PSP loses them, so "no attempt recorded" does not
-        // prove "no intent"; and not by replaying the create: a key whose create got a
-        // stored failure answers it for ever. Only a conclusive "not found" (search has
-        // caught up with every attempt that may have executed) ends it without the PSP.
+        match self.intent_to_cancel(&p).await? {
+            ControlFlow::Continue(intent_id) => self.cancel_intent_then_read(&p, intent_id).await,
+            ControlFlow::Break(report) => Ok(report),
+        }
+    }
+
+    /// The intent's id: known, or learned by searching the checkout key (a read: it
+    /// can neither create nor charge). Not from the timeline's attempts: a crash right
+    /// after the create reached the PSP loses them, so "no attempt recorded" does not
+    /// prove "no intent"; and not by replaying the create: a key whose create got a
+    /// stored failure answers it for ever. Only a conclusive "not found" (search has
+    /// caught up with every attempt that may have executed) ends it without the PSP
+    /// (`Break`, with the report, as does a search that cannot tell yet).
+    async fn intent_to_cancel(&self, p: &Payment) -> Result<ControlFlow<ReaderReport, String>> {
         let intent_id = match &p.psp_payment_id {
             Some(id) => id.clone(),
-            None => match self.reader_intent_by_search(&p).await? {
+            None => match self.reader_intent_by_search(p).await? {
                 Searched::Found(pi) => {
-                    self.attach_intent(&p, &pi)?;
+                    self.attach_intent(p, &pi)?;
                     pi.id
                 }
                 Searched::NotYet(why) => {
-                    let mut r = self.stored_reader_report(&p, None)?;
+                    let mut r = self.stored_reader_report(p, None)?;
                     r.outcome = ReaderOutcome::Pending { why };
-                    return Ok(r);
+                    return Ok(ControlFlow::Break(r));
                 }
                 Searched::NotThere => {
                     // No intent for this key, and none can appear: nothing sends its
                     // create once the payment is canceled.
                     self.move_to(p.id, PaymentState::Canceled, "abandoned: no intent at the PSP for this key (search)")?;
-                    return self.stored_reader_report(&self.payment(&p.idempotency_key)?, None);
+                    return Ok(ControlFlow::Break(self.stored_reader_report(&self.payment(&p.idempotency_key)?, None)?));
                 }
             },
         };
+        Ok(ControlFlow::Continue(intent_id))
+    }
+
+    /// Cancels the intent at the PSP, then reads it: the intent decides (canceled, or
+    /// paid by a tap that won the race).
+    async fn cancel_intent_then_read(&self, p: &Payment, intent_id: String) -> Result<ReaderReport> {
         let subject = Subject::Checkout(p.idempotency_key.clone());
         let psp = &self.inner.psp;
         // A fresh key per press, like `cancel_action`'s: canceling an intent is harmless to
@@ -130,16 +145,14 @@ impl Engine {
             self.inner.phase(&self.inner.cfg.background, &subject, 1),
             {
                 let c = psp.clone();
-                let id = intent_id.clone();
-                move || c.cancel_request(&id, &cancel_key)
+                move || c.cancel_request(&intent_id, &cancel_key)
             },
         )
         .await;
         if !matches!(res, PhaseResult::Final(AttemptOutcome::Ok { .. })) {
             tracing::info!(checkout = %p.idempotency_key, "the intent's cancel was not confirmed; reading it");
         }
-        // Always read after a cancel: the intent decides (canceled, or paid by a tap that
-        // won the race).
+        // Always read after a cancel.
         let p = self.payment(&p.idempotency_key)?;
         let rp = self.reader_payment_of(&p)?;
         let (mut report, _) = self.read_and_apply(&p, &rp, None, "after cancel of the intent").await?;

@@ -7,7 +7,7 @@ use super::{NotChargedWhy, PendingWhy, ReaderOutcome, ReaderReport, UnavailableW
 use crate::engine::sale::SaleView;
 use crate::engine::{CrashPoint, Engine, EngineError, Result};
 use crate::notify::Subject;
-use crate::psp::{AttemptOutcome, Fatal, PaymentIntent, Reader};
+use crate::psp::{AttemptOutcome, Fatal, PaymentIntent, Reader, StripeError};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_ledger::{
     BeginAttempt, CaptureMethod, CardTender, CartId, CheckoutSettlement, Money, Payment, PaymentState, ReaderAttempt,
@@ -235,47 +235,15 @@ impl Engine {
             self.crash(CrashPoint::AfterSend);
         }
         let deadline = self.now() + self.inner.cfg.reader.wait_bound().as_millis() as i64;
-        let refused = |code: &str, message: Option<String>| ReaderSettlement {
-            to: None,
-            attempt: Some((attempt.attempt_no, ReaderAttemptOutcome::Canceled, Some(code.to_string()), message)),
-            details: None,
-            note: format!("process attempt {} refused before it started: {code}", attempt.attempt_no),
-        };
         match res {
             PhaseResult::Final(AttemptOutcome::Ok { .. }) => self.poll_reader(key, deadline, None).await,
-            PhaseResult::Final(AttemptOutcome::Fatal(Fatal::BadRequest(err))) => {
-                let code = err.code.clone().unwrap_or_default();
-                match code.as_str() {
-                    "terminal_reader_busy" => {
-                        self.settle_reader_now(&p, &refused(&code, err.message.clone()))?;
-                        let mut r = self.stored_reader_report(&self.payment(key)?, None)?;
-                        r.outcome = ReaderOutcome::ReaderBusy;
-                        Ok(r)
-                    }
-                    "terminal_reader_offline" => {
-                        self.settle_reader_now(&p, &refused(&code, err.message.clone()))?;
-                        let mut r = self.stored_reader_report(&self.payment(key)?, None)?;
-                        r.outcome = ReaderOutcome::ReaderUnavailable { why: UnavailableWhy::ReaderOffline };
-                        Ok(r)
-                    }
-                    // Sometimes a false negative: the reader did get the command.
-                    "terminal_reader_timeout" => self.poll_reader(key, deadline, Some(PendingWhy::ReaderTimeout)).await,
-                    // Not processable: the intent's own state is the truth (an earlier
-                    // attempt may have succeeded).
-                    "intent_invalid_state" => self.poll_reader(key, deadline, Some(PendingWhy::Processing)).await,
-                    // A validation 400 executed nothing.
-                    _ => {
-                        self.settle_reader_now(&p, &refused(if code.is_empty() { "invalid_request" } else { &code }, err.message.clone()))?;
-                        self.stored_reader_report(&self.payment(key)?, None)
-                    }
-                }
-            }
+            PhaseResult::Final(AttemptOutcome::Fatal(Fatal::BadRequest(err))) => self.on_process_refused(&p, attempt, &err, deadline).await,
             PhaseResult::Final(AttemptOutcome::Fatal(f)) if f.proves_not_executed() => {
-                self.settle_reader_now(&p, &refused(f.code(), Some(f.message())))?;
+                self.settle_reader_now(&p, &refused(attempt, f.code(), Some(f.message())))?;
                 Err(EngineError::PspConfig(f.message()))
             }
             PhaseResult::Exhausted { never_sent: true, unreachable: true, .. } => {
-                self.settle_reader_now(&p, &refused("psp_unreachable", None))?;
+                self.settle_reader_now(&p, &refused(attempt, "psp_unreachable", None))?;
                 let mut r = self.stored_reader_report(&self.payment(key)?, None)?;
                 r.outcome = ReaderOutcome::ReaderUnavailable { why: UnavailableWhy::PspUnreachable };
                 Ok(r)
@@ -284,6 +252,38 @@ impl Engine {
             PhaseResult::Final(AttemptOutcome::Fatal(_) | AttemptOutcome::Unknown { .. } | AttemptOutcome::Declined { .. })
             | PhaseResult::Exhausted { .. } => self.poll_reader(key, deadline, Some(PendingWhy::LostAnswer)).await,
             PhaseResult::Final(AttemptOutcome::Retry { .. }) => unreachable!("a phase never ends on a retryable outcome"),
+        }
+    }
+
+    /// The PSP refused to start the process (a 400): the reader busy or offline ends the
+    /// attempt (nothing started); a timeout or an intent in the wrong state may hide a
+    /// started one, so the reader and the intent are read.
+    async fn on_process_refused(&self, p: &Payment, attempt: &ReaderAttempt, err: &StripeError, deadline: i64) -> Result<ReaderReport> {
+        let key = p.idempotency_key.as_str();
+        let code = err.code.clone().unwrap_or_default();
+        match code.as_str() {
+            "terminal_reader_busy" => {
+                self.settle_reader_now(p, &refused(attempt, &code, err.message.clone()))?;
+                let mut r = self.stored_reader_report(&self.payment(key)?, None)?;
+                r.outcome = ReaderOutcome::ReaderBusy;
+                Ok(r)
+            }
+            "terminal_reader_offline" => {
+                self.settle_reader_now(p, &refused(attempt, &code, err.message.clone()))?;
+                let mut r = self.stored_reader_report(&self.payment(key)?, None)?;
+                r.outcome = ReaderOutcome::ReaderUnavailable { why: UnavailableWhy::ReaderOffline };
+                Ok(r)
+            }
+            // Sometimes a false negative: the reader did get the command.
+            "terminal_reader_timeout" => self.poll_reader(key, deadline, Some(PendingWhy::ReaderTimeout)).await,
+            // Not processable: the intent's own state is the truth (an earlier
+            // attempt may have succeeded).
+            "intent_invalid_state" => self.poll_reader(key, deadline, Some(PendingWhy::Processing)).await,
+            // A validation 400 executed nothing.
+            _ => {
+                self.settle_reader_now(p, &refused(attempt, if code.is_empty() { "invalid_request" } else { &code }, err.message.clone()))?;
+                self.stored_reader_report(&self.payment(key)?, None)
+            }
         }
     }
 
@@ -308,5 +308,16 @@ impl Engine {
             }
             other => other.into(),
         }
+    }
+}
+
+/// An attempt the PSP refused before it started: canceled with the PSP's code, the
+/// payment staying where it is.
+fn refused(attempt: &ReaderAttempt, code: &str, message: Option<String>) -> ReaderSettlement {
+    ReaderSettlement {
+        to: None,
+        attempt: Some((attempt.attempt_no, ReaderAttemptOutcome::Canceled, Some(code.to_string()), message)),
+        details: None,
+        note: format!("process attempt {} refused before it started: {code}", attempt.attempt_no),
     }
 }
