@@ -29,12 +29,9 @@ const ROOTS: &[&str] = &["crates/ledger/src", "crates/register/src", "crates/moc
 const KNOWN_LONG: &[(&str, &str, usize)] = &[
     ("crates/ledger/src/ledger/catalog/csv.rs", "parse_catalog_csv", 97),
     ("crates/mock-psp/src/api/admin.rs", "admin_inner", 134),
-    ("crates/mock-psp/src/api/idempotency.rs", "post", 125),
-    ("crates/mock-psp/src/api/intents.rs", "create", 100),
     ("crates/mock-psp/src/api/lists.rs", "list", 89),
     ("crates/mock-psp/src/api/params.rs", "validate_post", 98),
     ("crates/mock-psp/src/api/terminal/params.rs", "validate", 81),
-    ("crates/mock-psp/src/api/terminal/present.rs", "complete", 84),
     ("crates/mock-psp/src/bench.rs", "run", 228),
     ("crates/mock-psp/src/main.rs", "main", 91),
     ("crates/mock-psp/src/store/mod.rs", "open_with", 79),

@@ -12,6 +12,7 @@ use crate::form;
 use crate::store::{self, IdemRow, StoreError, WriterState};
 use crate::Inner;
 use rusqlite::{params, Connection, OptionalExtension};
+use std::ops::ControlFlow;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
@@ -74,6 +75,18 @@ struct ClaimReq {
     lock_timeout: i64,
 }
 
+/// A POST's checked request: its key, action, and fingerprint with canonical parameters.
+struct Checked {
+    key: String,
+    action: Action,
+    fp: String,
+    canon: String,
+}
+
+/// An execution's answer: status, body, and whether it is another execution's stored
+/// result (a replay).
+type Finished = (u16, Vec<u8>, bool);
+
 /// What the claim found.
 enum Claim {
     Claimed { id: i64, redrive: bool },
@@ -84,17 +97,7 @@ enum Claim {
 
 impl Inner {
     pub(super) async fn post(self: &Arc<Self>, account: &str, segs: &[&str], req: &PspRequest, decision: &Decision, detach: bool) -> Result<PspResponse, ApiError> {
-        if !params::known_post(segs) {
-            return Err(super::not_found_url("POST", segs));
-        }
-        // The key is checked first: a POST without one is a client bug whatever its body.
-        let key = idempotency_key(req)?.to_string();
-        let form_params = form::parse(&req.body).map_err(|e| invalid("parameter_invalid_string", e.0, None))?;
-        let mut action = params::validate_post(segs, &form_params)?;
-        if let Action::Terminal(t) = &mut action {
-            t.decide_faults(&self.faults);
-        }
-        let (fp, canon) = form::fingerprint(&req.method, &req.path, &form_params);
+        let Checked { key, action, fp, canon } = self.check_post(segs, req)?;
         let now = self.clock.now_ms();
         let exec = Exec { account: account.to_string(), key: key.clone(), action, fail: decision.internal_error };
         if !self.idempotency_layer {
@@ -103,102 +106,29 @@ impl Inner {
             self.count(&ex);
             return Ok(should_retry(PspResponse::new(ex.status, ex.body)));
         }
-        // Fast path: a finished key is answered from a read connection (no fsync). A key
-        // not found is no answer (the claim below decides), so it does not wait for
-        // other requests' commits to reach the disk.
-        let (acct, k2) = (account.to_string(), key.clone());
-        let existing = self.store.read_point(move |c| store::get_idem(c, &acct, &k2), |row| row.is_some()).await.map_err(internal)?;
-        if let Some(row) = existing {
-            if row.created_ms.saturating_add(self.retention_ms) > now {
-                if row.fingerprint != fp {
-                    return Err(self.mismatch(&row, &req.method, &req.path, &canon, &key));
-                }
-                if let (Some(status), Some(body)) = (row.status, row.body) {
-                    return Ok(self.replay(status, body));
-                }
-            }
-        }
-        // Claim: INSERT under UNIQUE(account, key), committed before execution.
         let cr = ClaimReq {
             account: account.to_string(),
             key: key.clone(),
             method: req.method.clone(),
             path: req.path.clone(),
-            fp: fp.clone(),
+            fp,
             canon: canon.clone(),
             now,
             retention: self.retention_ms,
             lock_timeout: self.lock_timeout_ms,
         };
-        let claim_step = move |c: &Connection, _: &mut WriterState| claim(c, &cr);
-        let fresh = |c: &Claim| matches!(c, Claim::Claimed { .. });
-        // Usually the writer runs the execution itself in the transaction right after
-        // the claim's: no round trip through this task in between. Not when the
-        // execution must wait first (the slow fault) or a crash test stops the process
-        // between the two steps.
-        let chained = decision.slow_ms.is_none() && self.crash_point.as_deref() != Some("after_claim");
+        if let Some(answer) = self.answer_if_finished(&cr).await? {
+            return Ok(answer);
+        }
         // `done`: the chained execution's recorded outcome (see finish_claim).
-        let (claim, done) = if chained {
-            let (exec2, clock) = (exec.clone(), self.clock.clone());
-            let execute_step = move |c: &Claim, conn: &Connection, st: &mut WriterState| {
-                let Claim::Claimed { id, .. } = c else { return Err(StoreError("only a fresh claim is executed".into())) };
-                execute(conn, st, Some(*id), &exec2, clock.now_ms())
-            };
-            // The claim, its execution and the recording of the outcome (counters, a
-            // stored 500 if the execution failed) are one piece of work: detached, it
-            // completes even if the client disconnects meanwhile and hyper drops this
-            // future; otherwise a failed execution would leave the key locked until
-            // the lock timeout, and a charge would go uncounted.
-            let (this, exec2) = (Arc::clone(self), exec.clone());
-            let work = async move {
-                let (claim, executed) = this.store.write_then(claim_step, fresh, execute_step).await?;
-                let done = match &claim {
-                    Claim::Claimed { id, .. } => Some(Arc::clone(&this).finish_claim(*id, exec2, None, executed).await),
-                    Claim::Replay(..) | Claim::Mismatch(_) | Claim::InUse(_) => None,
-                };
-                Ok::<_, StoreError>((claim, done))
-            };
-            let r = if detach { tokio::spawn(work).await.unwrap_or_else(|e| Err(StoreError(format!("execution task failed: {e}")))) } else { work.await };
-            r.map_err(internal)?
-        } else {
-            // A fresh claim goes on to execution as soon as it is committed (every other
-            // request sees it), without waiting for its fsync: nothing leaves the process
-            // until the completion's fsync, which covers the claim too. Every other
-            // outcome (replay, mismatch, in use) is an answer to the client, so it waits.
-            (self.store.write_answered_at_commit(claim_step, fresh).await.map_err(internal)?, None)
-        };
-        let claim_id = match claim {
-            Claim::Claimed { id, redrive } => {
-                if redrive {
-                    self.stats.redrives.fetch_add(1, Relaxed);
-                }
-                id
-            }
-            Claim::Replay(status, body) => return Ok(self.replay(status, body)),
-            Claim::Mismatch(row) => return Err(self.mismatch(&row, &req.method, &req.path, &canon, &key)),
-            Claim::InUse(wait_ms) => {
-                self.stats.conflicts.fetch_add(1, Relaxed);
-                let secs = ((wait_ms + 999) / 1000).clamp(1, 1);
-                return Ok(key_in_use(&key).response().with("Retry-After", secs.to_string()).with("Stripe-Should-Retry", "true"));
-            }
+        let (claim, done) = self.claim_key(cr, &exec, decision, detach).await?;
+        let claim_id = match self.claimed(claim, req, &canon, &key) {
+            ControlFlow::Continue(id) => id,
+            ControlFlow::Break(answer) => return answer,
         };
         let (status, body, replayed) = match done {
             Some(done) => done,
-            None => {
-                self.crash_point("after_claim");
-                // From here on the claim is committed: the execution must run to
-                // completion whatever happens to the client (Stripe keeps executing),
-                // or the key would stay locked until the lock timeout.
-                let run = Arc::clone(self).finish_claim(claim_id, exec, decision.slow_ms, None);
-                if detach {
-                    match tokio::spawn(run).await {
-                        Ok(done) => done,
-                        Err(e) => (500, serde_json::to_vec(&internal(StoreError(format!("execution task failed: {e}"))).body()).unwrap(), false),
-                    }
-                } else {
-                    run.await
-                }
-            }
+            None => self.execute_claim(claim_id, exec, decision.slow_ms, detach).await,
         };
         self.crash_point("after_execute");
         if replayed {
@@ -209,10 +139,120 @@ impl Inner {
         Ok(should_retry(PspResponse::new(status, body)))
     }
 
+    /// A POST's request, checked before anything is claimed: the URL, then the key (a
+    /// POST without one is a client bug whatever its body), then the parameters.
+    fn check_post(&self, segs: &[&str], req: &PspRequest) -> Result<Checked, ApiError> {
+        if !params::known_post(segs) {
+            return Err(super::not_found_url("POST", segs));
+        }
+        let key = idempotency_key(req)?.to_string();
+        let form_params = form::parse(&req.body).map_err(|e| invalid("parameter_invalid_string", e.0, None))?;
+        let mut action = params::validate_post(segs, &form_params)?;
+        if let Action::Terminal(t) = &mut action {
+            t.decide_faults(&self.faults);
+        }
+        let (fp, canon) = form::fingerprint(&req.method, &req.path, &form_params);
+        Ok(Checked { key, action, fp, canon })
+    }
+
+    /// Fast path: a finished key is answered from a read connection (no fsync). A key
+    /// not found is no answer (the claim decides), so it does not wait for other
+    /// requests' commits to reach the disk.
+    async fn answer_if_finished(&self, cr: &ClaimReq) -> Result<Option<PspResponse>, ApiError> {
+        let (acct, k2) = (cr.account.clone(), cr.key.clone());
+        let existing = self.store.read_point(move |c| store::get_idem(c, &acct, &k2), |row| row.is_some()).await.map_err(internal)?;
+        if let Some(row) = existing {
+            if row.created_ms.saturating_add(self.retention_ms) > cr.now {
+                if row.fingerprint != cr.fp {
+                    return Err(self.mismatch(&row, &cr.method, &cr.path, &cr.canon, &cr.key));
+                }
+                if let (Some(status), Some(body)) = (row.status, row.body) {
+                    return Ok(Some(self.replay(status, body)));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Claim: INSERT under UNIQUE(account, key), committed before execution. Usually the
+    /// writer runs the execution itself in the transaction right after the claim's (the
+    /// outcome comes back with the claim): no round trip through this task in between.
+    /// Not when the execution must wait first (the slow fault) or a crash test stops the
+    /// process between the two steps.
+    async fn claim_key(self: &Arc<Self>, cr: ClaimReq, exec: &Exec, decision: &Decision, detach: bool) -> Result<(Claim, Option<Finished>), ApiError> {
+        let claim_step = move |c: &Connection, _: &mut WriterState| claim(c, &cr);
+        let fresh = |c: &Claim| matches!(c, Claim::Claimed { .. });
+        let chained = decision.slow_ms.is_none() && self.crash_point.as_deref() != Some("after_claim");
+        if !chained {
+            // A fresh claim goes on to execution as soon as it is committed (every other
+            // request sees it), without waiting for its fsync: nothing leaves the process
+            // until the completion's fsync, which covers the claim too. Every other
+            // outcome (replay, mismatch, in use) is an answer to the client, so it waits.
+            return Ok((self.store.write_answered_at_commit(claim_step, fresh).await.map_err(internal)?, None));
+        }
+        let (exec2, clock) = (exec.clone(), self.clock.clone());
+        let execute_step = move |c: &Claim, conn: &Connection, st: &mut WriterState| {
+            let Claim::Claimed { id, .. } = c else { return Err(StoreError("only a fresh claim is executed".into())) };
+            execute(conn, st, Some(*id), &exec2, clock.now_ms())
+        };
+        // The claim, its execution and the recording of the outcome (counters, a
+        // stored 500 if the execution failed) are one piece of work: detached, it
+        // completes even if the client disconnects meanwhile and hyper drops this
+        // future; otherwise a failed execution would leave the key locked until
+        // the lock timeout, and a charge would go uncounted.
+        let (this, exec2) = (Arc::clone(self), exec.clone());
+        let work = async move {
+            let (claim, executed) = this.store.write_then(claim_step, fresh, execute_step).await?;
+            let done = match &claim {
+                Claim::Claimed { id, .. } => Some(Arc::clone(&this).finish_claim(*id, exec2, None, executed).await),
+                Claim::Replay(..) | Claim::Mismatch(_) | Claim::InUse(_) => None,
+            };
+            Ok::<_, StoreError>((claim, done))
+        };
+        let r = if detach { tokio::spawn(work).await.unwrap_or_else(|e| Err(StoreError(format!("execution task failed: {e}")))) } else { work.await };
+        r.map_err(internal)
+    }
+
+    /// The claim's id when this request claimed the key (fresh or re-driven); otherwise
+    /// (`Break`) the answer: the stored one, a mismatch, or "in use, retry".
+    fn claimed(&self, claim: Claim, req: &PspRequest, canon: &str, key: &str) -> ControlFlow<Result<PspResponse, ApiError>, i64> {
+        match claim {
+            Claim::Claimed { id, redrive } => {
+                if redrive {
+                    self.stats.redrives.fetch_add(1, Relaxed);
+                }
+                ControlFlow::Continue(id)
+            }
+            Claim::Replay(status, body) => ControlFlow::Break(Ok(self.replay(status, body))),
+            Claim::Mismatch(row) => ControlFlow::Break(Err(self.mismatch(&row, &req.method, &req.path, canon, key))),
+            Claim::InUse(wait_ms) => {
+                self.stats.conflicts.fetch_add(1, Relaxed);
+                let secs = ((wait_ms + 999) / 1000).clamp(1, 1);
+                ControlFlow::Break(Ok(key_in_use(key).response().with("Retry-After", secs.to_string()).with("Stripe-Should-Retry", "true")))
+            }
+        }
+    }
+
+    /// Executes a claim the writer did not chain. From here on the claim is committed:
+    /// the execution must run to completion whatever happens to the client (Stripe
+    /// keeps executing), or the key would stay locked until the lock timeout.
+    async fn execute_claim(self: &Arc<Self>, claim_id: i64, exec: Exec, slow_ms: Option<u64>, detach: bool) -> Finished {
+        self.crash_point("after_claim");
+        let run = Arc::clone(self).finish_claim(claim_id, exec, slow_ms, None);
+        if detach {
+            match tokio::spawn(run).await {
+                Ok(done) => done,
+                Err(e) => (500, serde_json::to_vec(&internal(StoreError(format!("execution task failed: {e}"))).body()).unwrap(), false),
+            }
+        } else {
+            run.await
+        }
+    }
+
     /// Executes a committed claim unless the writer already did (`executed`), and
     /// records the outcome: counters, and a stored 500 when execution failed. The
     /// flag: the answer is another execution's stored result (see `execute`).
-    async fn finish_claim(self: Arc<Self>, claim_id: i64, exec: Exec, slow_ms: Option<u64>, executed: Option<Result<Executed, StoreError>>) -> (u16, Vec<u8>, bool) {
+    async fn finish_claim(self: Arc<Self>, claim_id: i64, exec: Exec, slow_ms: Option<u64>, executed: Option<Result<Executed, StoreError>>) -> Finished {
         let exec_now = self.clock.now_ms();
         let fail = exec.fail;
         let res = match executed {

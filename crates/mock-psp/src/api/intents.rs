@@ -56,59 +56,7 @@ pub(super) fn create(tx: &mut Tx, a: &CreatePi) -> Result<String, ApiError> {
         pi["status"] = json!("requires_confirmation");
     }
     if *confirm {
-        let pm = payment_method.as_deref().unwrap_or("");
-        let ch_id = tx.st.mint("ch");
-        let decline_code = match pm {
-            "pm_card_chargeDeclined" => Some("generic_decline"),
-            "pm_card_chargeDeclinedInsufficientFunds" => Some("insufficient_funds"),
-            _ => None,
-        };
-        let mut ch = json!({
-            "id": ch_id, "object": "charge", "amount": amount, "amount_captured": 0,
-            "amount_refunded": 0, "captured": false, "refunded": false, "currency": currency,
-            "payment_intent": id, "payment_method": pm, "created": now, "livemode": false,
-            "metadata": metadata, "status": "succeeded", "paid": true, "failure_code": null,
-            "failure_message": null, "outcome": {"type": "authorized", "network_status": "approved_by_network"},
-        });
-        pi["latest_charge"] = json!(ch_id);
-        match decline_code {
-            Some(dc) => {
-                let msg = if dc == "insufficient_funds" { "Your card has insufficient funds." } else { "Your card was declined." };
-                ch["status"] = json!("failed");
-                ch["paid"] = json!(false);
-                ch["failure_code"] = json!("card_declined");
-                ch["failure_message"] = json!(msg);
-                ch["outcome"] = json!({"type": "issuer_declined", "network_status": "declined_by_network", "reason": dc});
-                let err = json!({"type": "card_error", "code": "card_declined", "decline_code": dc, "message": msg, "charge": ch_id});
-                pi["last_payment_error"] = err;
-                pi["status"] = json!("requires_payment_method");
-                events.push("payment_intent.payment_failed");
-                tx.out.declined = true;
-                decline = Some(ApiError {
-                    status: 402,
-                    typ: "card_error",
-                    code: Some("card_declined".into()),
-                    message: msg.into(),
-                    param: None,
-                    extra: vec![("decline_code", json!(dc)), ("charge", json!(ch_id))],
-                });
-            }
-            None => {
-                tx.out.charged = true;
-                if *manual {
-                    pi["status"] = json!("requires_capture");
-                    pi["amount_capturable"] = json!(amount);
-                    events.push("payment_intent.amount_capturable_updated");
-                } else {
-                    pi["status"] = json!("succeeded");
-                    pi["amount_received"] = json!(amount);
-                    ch["captured"] = json!(true);
-                    ch["amount_captured"] = json!(amount);
-                    events.push("payment_intent.succeeded");
-                }
-            }
-        }
-        save_charge(c, account, &ch)?;
+        decline = confirm_tx(tx, a, &id, &mut pi, &mut events)?;
     }
     let pi_json = pi.to_string();
     c.prepare_cached("INSERT INTO payment_intents (id, account, claim_id, created, obj) VALUES (?1,?2,?3,?4,?5)")
@@ -129,6 +77,75 @@ pub(super) fn create(tx: &mut Tx, a: &CreatePi) -> Result<String, ApiError> {
             Err(d)
         }
         None => Ok(pi_json),
+    }
+}
+
+/// The charge of a confirmed create, saved: approved (captured at once unless the
+/// capture is manual) or declined by the test card, the intent following it. The
+/// decline, if any, is the create's answer.
+fn confirm_tx(tx: &mut Tx, a: &CreatePi, id: &str, pi: &mut Value, events: &mut Vec<&str>) -> Result<Option<ApiError>, ApiError> {
+    let CreatePi { amount, currency, payment_method, manual, metadata, .. } = a;
+    let (c, account, now) = (tx.c, tx.account, tx.now);
+    let pm = payment_method.as_deref().unwrap_or("");
+    let ch_id = tx.st.mint("ch");
+    let decline_code = match pm {
+        "pm_card_chargeDeclined" => Some("generic_decline"),
+        "pm_card_chargeDeclinedInsufficientFunds" => Some("insufficient_funds"),
+        _ => None,
+    };
+    let mut ch = json!({
+        "id": ch_id, "object": "charge", "amount": amount, "amount_captured": 0,
+        "amount_refunded": 0, "captured": false, "refunded": false, "currency": currency,
+        "payment_intent": id, "payment_method": pm, "created": now, "livemode": false,
+        "metadata": metadata, "status": "succeeded", "paid": true, "failure_code": null,
+        "failure_message": null, "outcome": {"type": "authorized", "network_status": "approved_by_network"},
+    });
+    pi["latest_charge"] = json!(ch_id);
+    let mut decline = None;
+    match decline_code {
+        Some(dc) => {
+            decline = Some(decline_charge(&mut ch, pi, dc, &ch_id));
+            events.push("payment_intent.payment_failed");
+            tx.out.declined = true;
+        }
+        None => {
+            tx.out.charged = true;
+            if *manual {
+                pi["status"] = json!("requires_capture");
+                pi["amount_capturable"] = json!(amount);
+                events.push("payment_intent.amount_capturable_updated");
+            } else {
+                pi["status"] = json!("succeeded");
+                pi["amount_received"] = json!(amount);
+                ch["captured"] = json!(true);
+                ch["amount_captured"] = json!(amount);
+                events.push("payment_intent.succeeded");
+            }
+        }
+    }
+    save_charge(c, account, &ch)?;
+    Ok(decline)
+}
+
+/// A declined charge (the test card's `decline_code`): the charge failed, the intent
+/// back to needing a payment method, and the 402 the create answers.
+fn decline_charge(ch: &mut Value, pi: &mut Value, dc: &str, ch_id: &str) -> ApiError {
+    let msg = if dc == "insufficient_funds" { "Your card has insufficient funds." } else { "Your card was declined." };
+    ch["status"] = json!("failed");
+    ch["paid"] = json!(false);
+    ch["failure_code"] = json!("card_declined");
+    ch["failure_message"] = json!(msg);
+    ch["outcome"] = json!({"type": "issuer_declined", "network_status": "declined_by_network", "reason": dc});
+    let err = json!({"type": "card_error", "code": "card_declined", "decline_code": dc, "message": msg, "charge": ch_id});
+    pi["last_payment_error"] = err;
+    pi["status"] = json!("requires_payment_method");
+    ApiError {
+        status: 402,
+        typ: "card_error",
+        code: Some("card_declined".into()),
+        message: msg.into(),
+        param: None,
+        extra: vec![("decline_code", json!(dc)), ("charge", json!(ch_id))],
     }
 }
 

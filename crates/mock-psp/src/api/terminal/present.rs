@@ -76,7 +76,7 @@ fn complete(tx: &mut Tx, r: &mut Reader, card: &str, tip: Option<i64>) -> Result
         tx.out.reader_fault = armed;
     }
     let pi_id = r.action_intent().ok_or_else(|| internal(StoreError("a process action without its payment intent".into())))?;
-    let mut pi = load(tx.c, "payment_intents", tx.account, &pi_id)?.ok_or_else(|| internal(StoreError(format!("payment intent {pi_id} of a reader action is gone"))))?;
+    let pi = load(tx.c, "payment_intents", tx.account, &pi_id)?.ok_or_else(|| internal(StoreError(format!("payment intent {pi_id} of a reader action is gone"))))?;
     if !PiStatus::of(&pi)?.processable() {
         // Canceled or paid elsewhere meanwhile: nothing is charged.
         return finish(tx, r, Some(("intent_invalid_state", format!("The PaymentIntent is {} and can no longer be paid.", pi["status"].as_str().unwrap_or("")))), event_lost);
@@ -85,64 +85,14 @@ fn complete(tx: &mut Tx, r: &mut Reader, card: &str, tip: Option<i64>) -> Result
         tx.out.reader_fault = armed;
         return finish(tx, r, Some(("customer_canceled", "The customer canceled the payment on the reader.".into())), event_lost);
     }
-    let tc = cards::lookup(card).ok_or_else(|| internal(StoreError(format!("unknown test card {card} reached authorization"))))?;
-    let base = pi["amount"].as_i64().unwrap_or(0);
-    let currency = pi["currency"].as_str().unwrap_or("usd").to_string();
-    let amount = base.saturating_add(tip.unwrap_or(0));
-    let outcome = cards::outcome_for(&tc, base, &currency);
-    let approved = outcome == Outcome::Approve;
-    let (ch_id, pm_id) = (tx.st.mint("ch"), tx.st.mint("pm"));
-    let mut ch = json!({
-        "id": ch_id, "object": "charge", "amount": amount, "amount_captured": 0, "amount_refunded": 0,
-        "captured": false, "refunded": false, "currency": currency, "payment_intent": pi_id,
-        "payment_method": pm_id, "payment_method_details": cards::details(tx.st, &tc, amount, approved),
-        "created": tx.now, "livemode": false, "metadata": pi["metadata"].clone(), "status": "succeeded", "paid": true,
-        "failure_code": null, "failure_message": null,
-        "outcome": {"type": "authorized", "network_status": "approved_by_network"},
-    });
-    pi["latest_charge"] = json!(ch_id);
+    let (charge, outcome) = charge_for(tx, pi, &pi_id, card, tip)?;
     match outcome {
         Outcome::Decline { code, decline_code } => {
-            let msg = cards::decline_message(decline_code);
-            ch["status"] = json!("failed");
-            ch["paid"] = json!(false);
-            ch["failure_code"] = json!(code);
-            ch["failure_message"] = json!(msg);
-            ch["outcome"] = json!({"type": "issuer_declined", "network_status": "declined_by_network", "reason": decline_code});
-            pi["status"] = json!("requires_payment_method");
-            pi["payment_method"] = Value::Null;
-            pi["last_payment_error"] = json!({
-                "type": "card_error", "code": code, "decline_code": decline_code, "message": msg, "charge": ch_id,
-                "payment_method": {"id": pm_id, "object": "payment_method", "type": "card_present"},
-            });
-            save_charge(tx.c, tx.account, &ch)?;
-            let pi_json = save_pi(tx.c, &pi)?;
-            emit(tx, "payment_intent.payment_failed", &pi_json)?;
-            tx.out.declined = true;
+            let msg = decline_tx(tx, charge, code, decline_code)?;
             finish(tx, r, Some((code, msg.to_string())), event_lost)
         }
         Outcome::Approve => {
-            if let Some(t) = tip {
-                pi["amount"] = json!(amount);
-                pi["amount_details"] = json!({"tip": {"amount": t}});
-            }
-            pi["payment_method"] = json!(pm_id);
-            pi["last_payment_error"] = Value::Null;
-            let event = if pi["capture_method"] == "manual" {
-                pi["status"] = json!("requires_capture");
-                pi["amount_capturable"] = json!(amount);
-                "payment_intent.amount_capturable_updated"
-            } else {
-                pi["status"] = json!("succeeded");
-                pi["amount_received"] = json!(amount);
-                ch["captured"] = json!(true);
-                ch["amount_captured"] = json!(amount);
-                "payment_intent.succeeded"
-            };
-            save_charge(tx.c, tx.account, &ch)?;
-            let pi_json = save_pi(tx.c, &pi)?;
-            emit(tx, event, &pi_json)?;
-            tx.out.charged = true;
+            approve_tx(tx, charge, tip)?;
             if armed == Some(ReaderFault::ConnectionError) {
                 // Authorized, but the reader lost its connection before it could report.
                 tx.out.reader_fault = armed;
@@ -151,6 +101,89 @@ fn complete(tx: &mut Tx, r: &mut Reader, card: &str, tip: Option<i64>) -> Result
             finish(tx, r, None, event_lost)
         }
     }
+}
+
+/// A presented card's charge on its intent, not saved yet: the amount with the tip, and
+/// the test card's outcome.
+struct Charge {
+    pi: Value,
+    ch: Value,
+    ch_id: String,
+    pm_id: String,
+    amount: i64,
+}
+
+/// The charge the card makes; the test card and Stripe's Terminal test amounts decide
+/// approve or decline (`cards::outcome_for`).
+fn charge_for(tx: &mut Tx, mut pi: Value, pi_id: &str, card: &str, tip: Option<i64>) -> Result<(Charge, Outcome), ApiError> {
+    let tc = cards::lookup(card).ok_or_else(|| internal(StoreError(format!("unknown test card {card} reached authorization"))))?;
+    let base = pi["amount"].as_i64().unwrap_or(0);
+    let currency = pi["currency"].as_str().unwrap_or("usd").to_string();
+    let amount = base.saturating_add(tip.unwrap_or(0));
+    let outcome = cards::outcome_for(&tc, base, &currency);
+    let approved = outcome == Outcome::Approve;
+    let (ch_id, pm_id) = (tx.st.mint("ch"), tx.st.mint("pm"));
+    let ch = json!({
+        "id": ch_id, "object": "charge", "amount": amount, "amount_captured": 0, "amount_refunded": 0,
+        "captured": false, "refunded": false, "currency": currency, "payment_intent": pi_id,
+        "payment_method": pm_id, "payment_method_details": cards::details(tx.st, &tc, amount, approved),
+        "created": tx.now, "livemode": false, "metadata": pi["metadata"].clone(), "status": "succeeded", "paid": true,
+        "failure_code": null, "failure_message": null,
+        "outcome": {"type": "authorized", "network_status": "approved_by_network"},
+    });
+    pi["latest_charge"] = json!(ch_id);
+    Ok((Charge { pi, ch, ch_id, pm_id, amount }, outcome))
+}
+
+/// Declined: the charge failed, the intent back to needing a payment method; saved,
+/// with its event. The decline's message.
+fn decline_tx(tx: &mut Tx, c: Charge, code: &str, decline_code: &str) -> Result<&'static str, ApiError> {
+    let Charge { mut pi, mut ch, ch_id, pm_id, .. } = c;
+    let msg = cards::decline_message(decline_code);
+    ch["status"] = json!("failed");
+    ch["paid"] = json!(false);
+    ch["failure_code"] = json!(code);
+    ch["failure_message"] = json!(msg);
+    ch["outcome"] = json!({"type": "issuer_declined", "network_status": "declined_by_network", "reason": decline_code});
+    pi["status"] = json!("requires_payment_method");
+    pi["payment_method"] = Value::Null;
+    pi["last_payment_error"] = json!({
+        "type": "card_error", "code": code, "decline_code": decline_code, "message": msg, "charge": ch_id,
+        "payment_method": {"id": pm_id, "object": "payment_method", "type": "card_present"},
+    });
+    save_charge(tx.c, tx.account, &ch)?;
+    let pi_json = save_pi(tx.c, &pi)?;
+    emit(tx, "payment_intent.payment_failed", &pi_json)?;
+    tx.out.declined = true;
+    Ok(msg)
+}
+
+/// Approved: the intent paid (captured at once unless its capture is manual), the tip
+/// added to its amount; saved, with its event.
+fn approve_tx(tx: &mut Tx, c: Charge, tip: Option<i64>) -> Result<(), ApiError> {
+    let Charge { mut pi, mut ch, pm_id, amount, .. } = c;
+    if let Some(t) = tip {
+        pi["amount"] = json!(amount);
+        pi["amount_details"] = json!({"tip": {"amount": t}});
+    }
+    pi["payment_method"] = json!(pm_id);
+    pi["last_payment_error"] = Value::Null;
+    let event = if pi["capture_method"] == "manual" {
+        pi["status"] = json!("requires_capture");
+        pi["amount_capturable"] = json!(amount);
+        "payment_intent.amount_capturable_updated"
+    } else {
+        pi["status"] = json!("succeeded");
+        pi["amount_received"] = json!(amount);
+        ch["captured"] = json!(true);
+        ch["amount_captured"] = json!(amount);
+        "payment_intent.succeeded"
+    };
+    save_charge(tx.c, tx.account, &ch)?;
+    let pi_json = save_pi(tx.c, &pi)?;
+    emit(tx, event, &pi_json)?;
+    tx.out.charged = true;
+    Ok(())
 }
 
 /// Ends the action (`failure`: its code and message) and writes its event unless the
