@@ -27,7 +27,6 @@ const ROOTS: &[&str] = &["crates/ledger/src", "crates/register/src", "crates/moc
 /// Functions over [`LIMIT`] today, as (file, function, lines). Only ever shrinks; update a
 /// length only downwards.
 const KNOWN_LONG: &[(&str, &str, usize)] = &[
-    ("crates/ledger/src/ledger/catalog/csv.rs", "parse_catalog_csv", 97),
     ("crates/mock-psp/src/api/admin.rs", "admin_inner", 134),
     ("crates/mock-psp/src/api/lists.rs", "list", 89),
     ("crates/mock-psp/src/api/params.rs", "validate_post", 98),

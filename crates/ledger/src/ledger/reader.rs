@@ -28,6 +28,7 @@ use crate::money::Money;
 use crate::state::{CaptureMethod, PaymentState};
 use crate::types::*;
 use crate::write_tx::WriteTx;
+use std::ops::ControlFlow;
 
 /// Attempts one reader payment may have (each needs a person's action): a bound on the
 /// loop "decline, present again".
@@ -340,10 +341,10 @@ impl Ledger {
         }
         attach_intent_id_tx(&tx, &p, intent_id, now_ms)?;
         let next_no = match next_attempt_no(&rp, person_asked) {
-            Ok(n) => n,
-            Err(settled) => {
+            ControlFlow::Continue(n) => n,
+            ControlFlow::Break(answer) => {
                 tx.commit()?;
-                return Ok(settled);
+                return Ok(answer);
             }
         };
         if next_no > MAX_READER_ATTEMPTS {
@@ -470,17 +471,17 @@ fn attach_intent_id_tx(tx: &WriteTx<'_>, p: &Payment, intent_id: &str, now_ms: i
     }
 }
 
-/// The number of the next process attempt, or (as `Err`) the answer when none may start:
+/// The number of the next process attempt, or (`Break`) the answer when none may start:
 /// one is still running, one succeeded, or the last was not charged and nobody asked
 /// to present the card again.
-fn next_attempt_no(rp: &ReaderPayment, person_asked: bool) -> std::result::Result<i64, BeginAttempt> {
+fn next_attempt_no(rp: &ReaderPayment, person_asked: bool) -> ControlFlow<BeginAttempt, i64> {
     match rp.latest() {
-        None => Ok(1),
+        None => ControlFlow::Continue(1),
         Some(a) => match a.outcome {
-            ReaderAttemptOutcome::Sent => Err(BeginAttempt::Running(a.clone())),
-            ReaderAttemptOutcome::Succeeded => Err(BeginAttempt::Succeeded(a.clone())),
-            ReaderAttemptOutcome::Declined | ReaderAttemptOutcome::Canceled if !person_asked => Err(BeginAttempt::NeedsPerson(a.clone())),
-            ReaderAttemptOutcome::Declined | ReaderAttemptOutcome::Canceled => Ok(a.attempt_no + 1),
+            ReaderAttemptOutcome::Sent => ControlFlow::Break(BeginAttempt::Running(a.clone())),
+            ReaderAttemptOutcome::Succeeded => ControlFlow::Break(BeginAttempt::Succeeded(a.clone())),
+            ReaderAttemptOutcome::Declined | ReaderAttemptOutcome::Canceled if !person_asked => ControlFlow::Break(BeginAttempt::NeedsPerson(a.clone())),
+            ReaderAttemptOutcome::Declined | ReaderAttemptOutcome::Canceled => ControlFlow::Continue(a.attempt_no + 1),
         },
     }
 }

@@ -110,47 +110,7 @@ pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Resul
             problems.push(problem(line, "row", format!("{} fields; expected {}", rec.len(), COLUMNS.len())));
             continue;
         }
-        let before = problems.len();
-        let f = |k: usize| restore_cell(rec.get(k).unwrap_or(""));
-        let price_minor = match f(4).parse::<i64>() {
-            Ok(p) => p,
-            Err(_) if f(4).is_empty() => {
-                problems.push(problem(line, "price_minor", "the price is missing"));
-                0
-            }
-            Err(_) => {
-                problems.push(problem(line, "price_minor", format!("{:?} is not a whole number of minor units", f(4))));
-                0
-            }
-        };
-        let tax_class = parse_class(f(5)).unwrap_or_else(|| {
-            problems.push(problem(line, "tax_class", format!("{:?}: expected standard, reduced or exempt", f(5))));
-            paydesk_tax::TaxClass::Exempt
-        });
-        let active = match f(6) {
-            "1" | "true" => true,
-            "0" | "false" => false,
-            other => {
-                problems.push(problem(line, "active", format!("{other:?}: expected 1 or 0")));
-                true
-            }
-        };
-        let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
-        let item = CatalogItem {
-            sku: f(0).chars().take(MAX_SKU_CHARS + 1).collect(),
-            barcode: opt(f(1)),
-            name_en: f(2).chars().take(MAX_NAME_CHARS + 1).collect(),
-            name_ja: opt(&f(3).chars().take(MAX_NAME_CHARS + 1).collect::<String>()),
-            price_minor,
-            currency,
-            tax_class,
-            active,
-        };
-        for p in check_item(&item) {
-            if p.field != "price_minor" || problems[before..].iter().all(|q| q.field != "price_minor") {
-                problems.push(problem(line, p.field, p.message));
-            }
-        }
+        let item = item_of_row(&rec, line, currency, &mut problems);
         if let Some(first) = skus.insert(item.sku.clone(), line) {
             problems.push(problem(line, "sku", format!("SKU {:?} is also on line {first}", item.sku)));
         }
@@ -169,6 +129,53 @@ pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Resul
     } else {
         Err(problems)
     }
+}
+
+/// One row's item, its cells parsed and checked; each problem found goes on `problems`
+/// (the item is then only good for finding more problems, never stored).
+fn item_of_row(rec: &csv::StringRecord, line: u64, currency: Currency, problems: &mut Vec<CsvProblem>) -> CatalogItem {
+    let before = problems.len();
+    let f = |k: usize| restore_cell(rec.get(k).unwrap_or(""));
+    let price_minor = match f(4).parse::<i64>() {
+        Ok(p) => p,
+        Err(_) if f(4).is_empty() => {
+            problems.push(problem(line, "price_minor", "the price is missing"));
+            0
+        }
+        Err(_) => {
+            problems.push(problem(line, "price_minor", format!("{:?} is not a whole number of minor units", f(4))));
+            0
+        }
+    };
+    let tax_class = parse_class(f(5)).unwrap_or_else(|| {
+        problems.push(problem(line, "tax_class", format!("{:?}: expected standard, reduced or exempt", f(5))));
+        paydesk_tax::TaxClass::Exempt
+    });
+    let active = match f(6) {
+        "1" | "true" => true,
+        "0" | "false" => false,
+        other => {
+            problems.push(problem(line, "active", format!("{other:?}: expected 1 or 0")));
+            true
+        }
+    };
+    let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
+    let item = CatalogItem {
+        sku: f(0).chars().take(MAX_SKU_CHARS + 1).collect(),
+        barcode: opt(f(1)),
+        name_en: f(2).chars().take(MAX_NAME_CHARS + 1).collect(),
+        name_ja: opt(&f(3).chars().take(MAX_NAME_CHARS + 1).collect::<String>()),
+        price_minor,
+        currency,
+        tax_class,
+        active,
+    };
+    for p in check_item(&item) {
+        if p.field != "price_minor" || problems[before..].iter().all(|q| q.field != "price_minor") {
+            problems.push(problem(line, p.field, p.message));
+        }
+    }
+    item
 }
 
 impl Ledger {
