@@ -10,7 +10,7 @@
 //! ```
 use clap::{Parser, Subcommand};
 use mock_psp::admin::{MAX_SEARCH_LAG_MS, MAX_SLOW_MS};
-use mock_psp::{DbLocation, FaultConfig, MockPsp};
+use mock_psp::{DbLocation, FaultConfig, MockPsp, MockPspBuilder};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -144,8 +144,30 @@ fn main() {
         }
         return;
     }
+    let keys = secret_keys(&cli);
+    let faults = faults_of(&cli);
+    let mut b = MockPsp::builder()
+        .db_location(DbLocation::parse(&cli.db))
+        .secret_keys(keys)
+        .retention(cli.retention)
+        .lock_timeout(cli.lock_timeout)
+        .header_timeout(cli.header_timeout)
+        .idle_timeout(cli.idle_timeout)
+        .max_connections(usize::try_from(cli.max_connections).unwrap_or(usize::MAX))
+        .faults(faults)
+        .admin(cli.admin);
+    if let Some(s) = cli.seed {
+        b = b.seed(s);
+    }
+    let code = rt.block_on(serve(b, cli));
+    std::process::exit(code);
+}
+
+/// The merchant accounts' secret keys: a file, the environment, or `--secret-key`; at
+/// least one, or the process exits with status 2.
+fn secret_keys(cli: &Cli) -> Vec<String> {
     let env_keys = std::env::var(mock_psp::keys::ENV_VAR).ok();
-    let keys = match mock_psp::keys::load(&cli.secret_key, env_keys.as_deref(), cli.secret_key_file.as_deref()) {
+    match mock_psp::keys::load(&cli.secret_key, env_keys.as_deref(), cli.secret_key_file.as_deref()) {
         Ok(k) if k.is_empty() => {
             eprintln!("mock-psp: at least one secret key is required (each is a merchant account): --secret-key-file PATH, {}=sk_a,sk_b, or --secret-key", mock_psp::keys::ENV_VAR);
             std::process::exit(2);
@@ -155,7 +177,11 @@ fn main() {
             eprintln!("mock-psp: {e}");
             std::process::exit(2);
         }
-    };
+    }
+}
+
+/// The fault rates: the preset, then each rate given on the command line.
+fn faults_of(cli: &Cli) -> FaultConfig {
     let mut faults = FaultConfig::preset(&cli.faults).unwrap_or_default();
     if let Some(p) = cli.drop_request {
         faults.drop_request = p;
@@ -179,49 +205,38 @@ fn main() {
         faults.duplicate_events = p;
     }
     faults.search_lag_ms = cli.search_lag_ms;
-    let mut b = MockPsp::builder()
-        .db_location(DbLocation::parse(&cli.db))
-        .secret_keys(keys)
-        .retention(cli.retention)
-        .lock_timeout(cli.lock_timeout)
-        .header_timeout(cli.header_timeout)
-        .idle_timeout(cli.idle_timeout)
-        .max_connections(usize::try_from(cli.max_connections).unwrap_or(usize::MAX))
-        .faults(faults)
-        .admin(cli.admin);
-    if let Some(s) = cli.seed {
-        b = b.seed(s);
-    }
-    let code = rt.block_on(async move {
-        let psp = match b.build() {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("mock-psp: cannot open database {}: {e}", cli.db);
-                return 1;
-            }
-        };
-        let server = match psp.serve(cli.addr).await {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("mock-psp: cannot listen on {}: {e}", cli.addr);
-                return 1;
-            }
-        };
-        // The handlers go in before "listening" is printed: whoever waits for that line
-        // may send SIGTERM at once, and without a handler it kills the process uncleanly
-        // (a make test run under load caught exactly that).
-        use tokio::signal::unix::{signal, SignalKind};
-        let (mut term, mut int) = (signal(SignalKind::terminate()).expect("SIGTERM handler"), signal(SignalKind::interrupt()).expect("SIGINT handler"));
-        println!("listening on http://{}", server.local_addr());
-        let _ = std::io::stdout().flush();
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
+    faults
+}
+
+/// Opens the store and serves until SIGTERM or SIGINT; the process's exit status.
+async fn serve(b: MockPspBuilder, cli: Cli) -> i32 {
+    let psp = match b.build() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("mock-psp: cannot open database {}: {e}", cli.db);
+            return 1;
         }
-        eprintln!("mock-psp: stopping");
-        server.shutdown().await;
-        eprintln!("mock-psp: stopped");
-        0
-    });
-    std::process::exit(code);
+    };
+    let server = match psp.serve(cli.addr).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("mock-psp: cannot listen on {}: {e}", cli.addr);
+            return 1;
+        }
+    };
+    // The handlers go in before "listening" is printed: whoever waits for that line
+    // may send SIGTERM at once, and without a handler it kills the process uncleanly
+    // (a make test run under load caught exactly that).
+    use tokio::signal::unix::{signal, SignalKind};
+    let (mut term, mut int) = (signal(SignalKind::terminate()).expect("SIGTERM handler"), signal(SignalKind::interrupt()).expect("SIGINT handler"));
+    println!("listening on http://{}", server.local_addr());
+    let _ = std::io::stdout().flush();
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    eprintln!("mock-psp: stopping");
+    server.shutdown().await;
+    eprintln!("mock-psp: stopped");
+    0
 }

@@ -27,13 +27,7 @@ const ROOTS: &[&str] = &["crates/ledger/src", "crates/register/src", "crates/moc
 /// Functions over [`LIMIT`] today, as (file, function, lines). Only ever shrinks; update a
 /// length only downwards.
 const KNOWN_LONG: &[(&str, &str, usize)] = &[
-    ("crates/mock-psp/src/api/admin.rs", "admin_inner", 134),
-    ("crates/mock-psp/src/api/lists.rs", "list", 89),
-    ("crates/mock-psp/src/api/params.rs", "validate_post", 98),
-    ("crates/mock-psp/src/api/terminal/params.rs", "validate", 81),
     ("crates/mock-psp/src/bench.rs", "run", 228),
-    ("crates/mock-psp/src/main.rs", "main", 91),
-    ("crates/mock-psp/src/store/mod.rs", "open_with", 79),
 ];
 
 /// One function over the limit: its file (relative to the scanned root's parent, with `/`),

@@ -108,61 +108,8 @@ impl Inner {
                 args(&[])?;
                 Ok(json!({"config": self.faults.config(), "script": self.faults.scripted(), "reader_script": self.reader_script_json()}))
             }
-            ("POST", "/__admin/faults") => {
-                let a = args(FAULT_PARAMS)?;
-                let mut cfg = match a.get("preset") {
-                    Some(p) => FaultConfig::preset(p).ok_or_else(|| invalid("parameter_invalid_string", "preset must be none, flaky or chaos", Some("preset")))?,
-                    None => self.faults.config(),
-                };
-                for f in Fault::ALL {
-                    if let Some(p) = a.prob(f.name())? {
-                        cfg.set_rate(f, p);
-                    }
-                }
-                if let Some(ms) = a.int("slow_ms", 0, MAX_SLOW_MS)? {
-                    cfg.slow_ms = ms;
-                }
-                if let Some(ms) = a.int("search_lag_ms", 0, MAX_SEARCH_LAG_MS)? {
-                    cfg.search_lag_ms = ms;
-                }
-                for f in ReaderFault::ALL {
-                    if let Some(p) = a.prob(f.name())? {
-                        cfg.reader.set_rate(f, p);
-                    }
-                }
-                if let Some(ms) = a.int("reader_offline_ms", 1, MAX_READER_FAULT_MS)? {
-                    cfg.reader.reader_offline_ms = ms;
-                }
-                if let Some(ms) = a.int("reader_present_delay_ms", 0, MAX_READER_FAULT_MS)? {
-                    cfg.reader.reader_present_delay_ms = ms;
-                }
-                self.faults.set_config(cfg.clone());
-                Ok(json!({"config": cfg}))
-            }
-            ("POST", "/__admin/faults/script") => {
-                let a = args(&["fault", "path", "count", "slow_ms"])?;
-                // A reader fault applies to the next process_payment_intent calls (any reader).
-                if let Some(rf) = a.get("fault").and_then(ReaderFault::parse) {
-                    if a.get("path").is_some() || a.get("slow_ms").is_some() {
-                        return Err(invalid("parameter_invalid_string", "a reader fault takes only count: it applies to the next process_payment_intent calls", Some("path")));
-                    }
-                    let count = a.int("count", 1, MAX_SCRIPT_COUNT)?.unwrap_or(1) as u32;
-                    self.faults.script_reader(rf, count);
-                    return Ok(json!({"script": self.faults.scripted(), "reader_script": self.reader_script_json()}));
-                }
-                let fault = a.get("fault").and_then(Fault::parse).ok_or_else(|| {
-                    let readers: Vec<&str> = ReaderFault::ALL.iter().map(|f| f.name()).collect();
-                    invalid("parameter_invalid_string", format!("fault must be one of drop_request, drop_response, slow, transient_503, transient_429, internal_error, duplicate_events, or a reader fault: {}", readers.join(", ")), Some("fault"))
-                })?;
-                let path = a.get("path").unwrap_or("*");
-                if path.len() > MAX_SCRIPT_PATH || !(path.starts_with('/') || path == "*") {
-                    return Err(invalid("parameter_invalid_string", format!("path must be * or start with / and have at most {MAX_SCRIPT_PATH} characters"), Some("path")));
-                }
-                let count = a.int("count", 1, MAX_SCRIPT_COUNT)?.unwrap_or(1) as u32;
-                let slow_ms = a.int("slow_ms", 0, MAX_SLOW_MS)?;
-                self.faults.script(ScriptEntry { path: path.to_string(), fault, remaining: count, slow_ms });
-                Ok(json!({"script": self.faults.scripted()}))
-            }
+            ("POST", "/__admin/faults") => self.post_faults(&args(FAULT_PARAMS)?),
+            ("POST", "/__admin/faults/script") => self.post_fault_script(&args(&["fault", "path", "count", "slow_ms"])?),
             ("POST", "/__admin/faults/script/clear") => {
                 args(&[])?;
                 self.faults.clear_script();
@@ -182,45 +129,12 @@ impl Inner {
                 args(&[])?;
                 Ok(json!({"now_ms": self.clock.now_ms()}))
             }
-            ("POST", "/__admin/clock/advance") => {
-                let a = args(&["ms", "seconds"])?;
-                let ms = match (a.int("ms", 1, MAX_ADVANCE_MS)?, a.int("seconds", 1, MAX_ADVANCE_MS / 1000)?) {
-                    (Some(_), Some(_)) => return Err(invalid("parameter_invalid_string", "give ms or seconds, not both", Some("seconds"))),
-                    (Some(ms), None) => ms,
-                    (None, Some(s)) => s * 1000,
-                    (None, None) => return Err(invalid("parameter_missing", "ms or seconds is required", Some("ms"))),
-                };
-                if !self.clock.advance(Duration::from_millis(ms)) {
-                    return Err(invalid("clock_fixed", format!("this clock cannot be moved by {ms} ms (a fixed clock, or past year 9999)"), None));
-                }
-                Ok(json!({"now_ms": self.clock.now_ms()}))
-            }
+            ("POST", "/__admin/clock/advance") => self.post_clock_advance(&args(&["ms", "seconds"])?),
             ("GET", "/__admin/terminal/auto_present") => {
                 args(&[])?;
                 Ok(json!({"auto_present": *self.auto_present.lock()}))
             }
-            ("POST", "/__admin/terminal/auto_present") => {
-                let a = args(&["on", "card_number", "after_ms", "reader"])?;
-                let on = a.bool("on")?.unwrap_or(true);
-                let after_ms = a.int("after_ms", 0, MAX_AUTO_PRESENT_MS)?;
-                let reader = a.get("reader").map(str::to_string);
-                if !on {
-                    if a.get("card_number").is_some() || after_ms.is_some() || reader.is_some() {
-                        return Err(invalid("parameter_invalid_string", "on=false takes no other parameter (it turns the switch off)", Some("on")));
-                    }
-                    *self.auto_present.lock() = None;
-                    return Ok(json!({"auto_present": null}));
-                }
-                if let Some(r) = &reader {
-                    if !super::params::valid_id(r) {
-                        return Err(invalid("parameter_invalid_string", "reader must be a reader id (tmr_…)", Some("reader")));
-                    }
-                }
-                let card = a.get("card_number").unwrap_or("4242424242424242");
-                let auto = AutoPresent::new(card, after_ms.unwrap_or(1000), reader).map_err(|e| invalid("parameter_invalid_string", e, Some("card_number")))?;
-                *self.auto_present.lock() = Some(auto.clone());
-                Ok(json!({"auto_present": auto}))
-            }
+            ("POST", "/__admin/terminal/auto_present") => self.post_auto_present(&args(&["on", "card_number", "after_ms", "reader"])?),
             ("POST", "/__admin/purge") => {
                 args(&[])?;
                 let (n, worst) = self.purge_expired().await.map_err(internal)?;
@@ -228,6 +142,102 @@ impl Inner {
             }
             _ => Err(not_found_url(&req.method, &req.path.trim_matches('/').split('/').collect::<Vec<_>>())),
         }
+    }
+
+    /// `POST /__admin/faults`: a preset, then each rate, delay and reader fault given.
+    fn post_faults(&self, a: &Args) -> Result<Value, ApiError> {
+        let mut cfg = match a.get("preset") {
+            Some(p) => FaultConfig::preset(p).ok_or_else(|| invalid("parameter_invalid_string", "preset must be none, flaky or chaos", Some("preset")))?,
+            None => self.faults.config(),
+        };
+        for f in Fault::ALL {
+            if let Some(p) = a.prob(f.name())? {
+                cfg.set_rate(f, p);
+            }
+        }
+        if let Some(ms) = a.int("slow_ms", 0, MAX_SLOW_MS)? {
+            cfg.slow_ms = ms;
+        }
+        if let Some(ms) = a.int("search_lag_ms", 0, MAX_SEARCH_LAG_MS)? {
+            cfg.search_lag_ms = ms;
+        }
+        for f in ReaderFault::ALL {
+            if let Some(p) = a.prob(f.name())? {
+                cfg.reader.set_rate(f, p);
+            }
+        }
+        if let Some(ms) = a.int("reader_offline_ms", 1, MAX_READER_FAULT_MS)? {
+            cfg.reader.reader_offline_ms = ms;
+        }
+        if let Some(ms) = a.int("reader_present_delay_ms", 0, MAX_READER_FAULT_MS)? {
+            cfg.reader.reader_present_delay_ms = ms;
+        }
+        self.faults.set_config(cfg.clone());
+        Ok(json!({"config": cfg}))
+    }
+
+    /// `POST /__admin/faults/script`: a fault for the next `count` requests to a path (or,
+    /// for a reader fault, the next process_payment_intent calls).
+    fn post_fault_script(&self, a: &Args) -> Result<Value, ApiError> {
+        // A reader fault applies to the next process_payment_intent calls (any reader).
+        if let Some(rf) = a.get("fault").and_then(ReaderFault::parse) {
+            if a.get("path").is_some() || a.get("slow_ms").is_some() {
+                return Err(invalid("parameter_invalid_string", "a reader fault takes only count: it applies to the next process_payment_intent calls", Some("path")));
+            }
+            let count = a.int("count", 1, MAX_SCRIPT_COUNT)?.unwrap_or(1) as u32;
+            self.faults.script_reader(rf, count);
+            return Ok(json!({"script": self.faults.scripted(), "reader_script": self.reader_script_json()}));
+        }
+        let fault = a.get("fault").and_then(Fault::parse).ok_or_else(|| {
+            let readers: Vec<&str> = ReaderFault::ALL.iter().map(|f| f.name()).collect();
+            invalid("parameter_invalid_string", format!("fault must be one of drop_request, drop_response, slow, transient_503, transient_429, internal_error, duplicate_events, or a reader fault: {}", readers.join(", ")), Some("fault"))
+        })?;
+        let path = a.get("path").unwrap_or("*");
+        if path.len() > MAX_SCRIPT_PATH || !(path.starts_with('/') || path == "*") {
+            return Err(invalid("parameter_invalid_string", format!("path must be * or start with / and have at most {MAX_SCRIPT_PATH} characters"), Some("path")));
+        }
+        let count = a.int("count", 1, MAX_SCRIPT_COUNT)?.unwrap_or(1) as u32;
+        let slow_ms = a.int("slow_ms", 0, MAX_SLOW_MS)?;
+        self.faults.script(ScriptEntry { path: path.to_string(), fault, remaining: count, slow_ms });
+        Ok(json!({"script": self.faults.scripted()}))
+    }
+
+    /// `POST /__admin/clock/advance` by `ms` or `seconds`.
+    fn post_clock_advance(&self, a: &Args) -> Result<Value, ApiError> {
+        let ms = match (a.int("ms", 1, MAX_ADVANCE_MS)?, a.int("seconds", 1, MAX_ADVANCE_MS / 1000)?) {
+            (Some(_), Some(_)) => return Err(invalid("parameter_invalid_string", "give ms or seconds, not both", Some("seconds"))),
+            (Some(ms), None) => ms,
+            (None, Some(s)) => s * 1000,
+            (None, None) => return Err(invalid("parameter_missing", "ms or seconds is required", Some("ms"))),
+        };
+        if !self.clock.advance(Duration::from_millis(ms)) {
+            return Err(invalid("clock_fixed", format!("this clock cannot be moved by {ms} ms (a fixed clock, or past year 9999)"), None));
+        }
+        Ok(json!({"now_ms": self.clock.now_ms()}))
+    }
+
+    /// `POST /__admin/terminal/auto_present`: the simulated customer who presents a card
+    /// on every reader action (on), or nobody (off).
+    fn post_auto_present(&self, a: &Args) -> Result<Value, ApiError> {
+        let on = a.bool("on")?.unwrap_or(true);
+        let after_ms = a.int("after_ms", 0, MAX_AUTO_PRESENT_MS)?;
+        let reader = a.get("reader").map(str::to_string);
+        if !on {
+            if a.get("card_number").is_some() || after_ms.is_some() || reader.is_some() {
+                return Err(invalid("parameter_invalid_string", "on=false takes no other parameter (it turns the switch off)", Some("on")));
+            }
+            *self.auto_present.lock() = None;
+            return Ok(json!({"auto_present": null}));
+        }
+        if let Some(r) = &reader {
+            if !super::params::valid_id(r) {
+                return Err(invalid("parameter_invalid_string", "reader must be a reader id (tmr_…)", Some("reader")));
+            }
+        }
+        let card = a.get("card_number").unwrap_or("4242424242424242");
+        let auto = AutoPresent::new(card, after_ms.unwrap_or(1000), reader).map_err(|e| invalid("parameter_invalid_string", e, Some("card_number")))?;
+        *self.auto_present.lock() = Some(auto.clone());
+        Ok(json!({"auto_present": auto}))
     }
 
     fn reader_script_json(&self) -> Value {

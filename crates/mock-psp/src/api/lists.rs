@@ -151,31 +151,59 @@ pub(super) fn list(c: &Connection, table: &str, account: &str, lp: &ListParams, 
         sql.push_str(&format!(" AND {created_col} {op} ?"));
         args.push((*n).into());
     }
-    if table == "events" {
-        // Pages run newest first along (account, seq); on the last page of a
-        // `created[gte]` poll that scan would otherwise walk every older event of the
-        // account, however old (the cost grew with the table). Bound it below by the
-        // smallest seq whose `created` passes the lower bound (index events_created;
-        // exact whatever the order of `created` vs seq).
-        for (op, n) in lp.created.iter().filter(|(op, _)| matches!(*op, ">=" | ">" | "=")) {
-            let oldest: Option<i64> = c
-                .prepare_cached("SELECT min(created) FROM events WHERE account=?1")?
-                .query_row(params![account], |r| r.get(0))?;
-            if oldest.is_some_and(|o| o >= *n && *op == ">=") {
-                continue; // every event passes: no bound needed
+    if table == "events" && !bound_events_scan(c, account, lp, &mut sql, &mut args)? {
+        return Ok(Ok(Page { data: vec![], has_more: false, url }));
+    }
+    filter_sql(filter, &mut sql, &mut args);
+    let asc = lp.ending_before.is_some();
+    sql.push_str(if asc { " ORDER BY seq ASC LIMIT ?" } else { " ORDER BY seq DESC LIMIT ?" });
+    args.push((lp.limit + 1).into());
+    // The SQL text depends only on which parameters were given: few variants, cached.
+    let mut st = c.prepare_cached(&sql)?;
+    let rows = st.query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(1))?;
+    let mut data = Vec::new();
+    for r in rows {
+        data.push(r?);
+    }
+    let has_more = data.len() as i64 > lp.limit;
+    data.truncate(lp.limit as usize);
+    if asc {
+        data.reverse();
+    }
+    Ok(Ok(Page { data, has_more, url }))
+}
+
+/// The events scan's lower bound, added to the query; false when no event can match
+/// (the page is empty).
+fn bound_events_scan(c: &Connection, account: &str, lp: &ListParams, sql: &mut String, args: &mut Vec<rusqlite::types::Value>) -> Result<bool, StoreError> {
+    // Pages run newest first along (account, seq); on the last page of a
+    // `created[gte]` poll that scan would otherwise walk every older event of the
+    // account, however old (the cost grew with the table). Bound it below by the
+    // smallest seq whose `created` passes the lower bound (index events_created;
+    // exact whatever the order of `created` vs seq).
+    for (op, n) in lp.created.iter().filter(|(op, _)| matches!(*op, ">=" | ">" | "=")) {
+        let oldest: Option<i64> = c
+            .prepare_cached("SELECT min(created) FROM events WHERE account=?1")?
+            .query_row(params![account], |r| r.get(0))?;
+        if oldest.is_some_and(|o| o >= *n && *op == ">=") {
+            continue; // every event passes: no bound needed
+        }
+        let lo: Option<i64> = c
+            .prepare_cached(&format!("SELECT min(seq) FROM events WHERE account=?1 AND created {op} ?2"))?
+            .query_row(params![account, n], |r| r.get(0))?;
+        match lo {
+            Some(lo) => {
+                sql.push_str(" AND seq >= ?");
+                args.push(lo.into());
             }
-            let lo: Option<i64> = c
-                .prepare_cached(&format!("SELECT min(seq) FROM events WHERE account=?1 AND created {op} ?2"))?
-                .query_row(params![account, n], |r| r.get(0))?;
-            match lo {
-                Some(lo) => {
-                    sql.push_str(" AND seq >= ?");
-                    args.push(lo.into());
-                }
-                None => return Ok(Ok(Page { data: vec![], has_more: false, url })),
-            }
+            None => return Ok(false),
         }
     }
+    Ok(true)
+}
+
+/// The endpoint's own filter, added to the query.
+fn filter_sql(filter: ListFilter, sql: &mut String, args: &mut Vec<rusqlite::types::Value>) {
     match filter {
         ListFilter::None => {}
         ListFilter::EventTypes(types) => {
@@ -201,20 +229,4 @@ pub(super) fn list(c: &Connection, table: &str, account: &str, lp: &ListParams, 
             }
         }
     }
-    let asc = lp.ending_before.is_some();
-    sql.push_str(if asc { " ORDER BY seq ASC LIMIT ?" } else { " ORDER BY seq DESC LIMIT ?" });
-    args.push((lp.limit + 1).into());
-    // The SQL text depends only on which parameters were given: few variants, cached.
-    let mut st = c.prepare_cached(&sql)?;
-    let rows = st.query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(1))?;
-    let mut data = Vec::new();
-    for r in rows {
-        data.push(r?);
-    }
-    let has_more = data.len() as i64 > lp.limit;
-    data.truncate(lp.limit as usize);
-    if asc {
-        data.reverse();
-    }
-    Ok(Ok(Page { data, has_more, url }))
 }

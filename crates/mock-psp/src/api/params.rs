@@ -198,98 +198,112 @@ pub(super) fn known_post(segs: &[&str]) -> bool {
 pub(super) fn validate_post(path: &[&str], params: &Params) -> Result<Action, ApiError> {
     match path {
         ["v1", "terminal", ..] | ["v1", "test_helpers", "terminal", ..] => super::terminal::params::validate(path, params).map(Action::Terminal),
-        ["v1", "payment_intents"] => {
-            let p = P::new(
-                params,
-                &["amount", "currency", "payment_method", "confirm", "capture_method", "description", "payment_method_types[]", "receipt_email", "statement_descriptor", "confirmation_method", "automatic_payment_methods[enabled]", "automatic_payment_methods[allow_redirects]", "off_session", "setup_future_usage", "customer", EXPAND],
-                true,
-            )?;
-            let amount = parse_amount("amount", p.get("amount").ok_or_else(|| invalid("parameter_missing", "Missing required param: amount.", Some("amount")))?)?;
-            let currency = p.get("currency").ok_or_else(|| invalid("parameter_missing", "Missing required param: currency.", Some("currency")))?;
-            let cur = currency.to_ascii_lowercase();
-            if !CURRENCIES.contains(&cur.as_str()) {
-                return Err(invalid("parameter_invalid_string", format!("Invalid currency: {}. Stripe currently supports these currencies: {}", truncate(currency, 20), CURRENCIES.join(", ")), Some("currency")));
-            }
-            let pm = p.get("payment_method").map(str::to_string);
-            if let Some(pm) = &pm {
-                if !TEST_PAYMENT_METHODS.contains(&pm.as_str()) {
-                    return Err(invalid("resource_missing", format!("No such PaymentMethod: '{}'", truncate(pm, 60)), Some("payment_method")));
-                }
-            }
-            let mut payment_method_types: Vec<String> = vec![];
-            for t in p.array("payment_method_types") {
-                if !PAYMENT_METHOD_TYPES.contains(&t.as_str()) {
-                    return Err(invalid("parameter_invalid_string", format!("payment_method_types: {} is not a type this PSP supports ({}).", truncate(&t, 40), PAYMENT_METHOD_TYPES.join(", ")), Some("payment_method_types")));
-                }
-                if !payment_method_types.contains(&t) {
-                    payment_method_types.push(t);
-                }
-            }
-            if payment_method_types.is_empty() {
-                payment_method_types.push("card".into());
-            }
-            if pm.is_some() && !payment_method_types.iter().any(|t| t == "card") {
-                return Err(invalid("payment_intent_incompatible_payment_method", "The PaymentMethod provided (card) is not allowed for this PaymentIntent: its payment_method_types do not include card. A card_present PaymentIntent gets its card on a reader (process_payment_intent).", Some("payment_method")));
-            }
-            let confirm = p.bool("confirm")?.unwrap_or(false);
-            if confirm && pm.is_none() {
-                return Err(invalid("payment_intent_unexpected_state", "You cannot confirm this PaymentIntent because it's missing a payment method.", Some("payment_method")));
-            }
-            let manual = match p.get("capture_method") {
-                None | Some("automatic") | Some("automatic_async") => false,
-                Some("manual") => true,
-                Some(v) => return Err(invalid("parameter_invalid_string", format!("Invalid capture_method: must be one of automatic, automatic_async, or manual (got {})", truncate(v, 40)), Some("capture_method"))),
-            };
-            if let Some(d) = p.get("description") {
-                if d.chars().count() > MAX_DESCRIPTION_CHARS {
-                    return Err(invalid("parameter_invalid_string", "description is too long", Some("description")));
-                }
-            }
-            let description = p.get("description").map(str::to_string);
-            Ok(Action::CreatePi(CreatePi { amount, currency: cur, payment_method: pm, confirm, manual, description, metadata: p.metadata, payment_method_types }))
-        }
+        ["v1", "payment_intents"] => create_pi(params),
         ["v1", "payment_intents", id, "capture"] if valid_id(id) => {
             let p = P::new(params, &["amount_to_capture", EXPAND], false)?;
             let amount = p.get("amount_to_capture").map(|v| parse_amount("amount_to_capture", v)).transpose()?;
             Ok(Action::Capture { id: id.to_string(), amount })
         }
-        ["v1", "payment_intents", id] if valid_id(id) => {
-            let p = P::new(params, &["description", EXPAND], true)?;
-            let clear_metadata = params.iter().any(|(k, v)| k == "metadata" && v.is_empty());
-            if let Some(d) = p.get("description") {
-                if d.chars().count() > MAX_DESCRIPTION_CHARS {
-                    return Err(invalid("parameter_invalid_string", format!("description is too long (at most {MAX_DESCRIPTION_CHARS} characters)"), Some("description")));
-                }
-            }
-            let description = p.get("description").map(|d| (!d.is_empty()).then(|| d.to_string()));
-            Ok(Action::UpdatePi(UpdatePi { id: id.to_string(), clear_metadata, metadata: p.metadata, description }))
-        }
-        ["v1", "payment_intents", id, "cancel"] if valid_id(id) => {
-            let p = P::new(params, &["cancellation_reason", EXPAND], false)?;
-            let reason = p.get("cancellation_reason").map(str::to_string);
-            if let Some(r) = &reason {
-                if !["duplicate", "fraudulent", "requested_by_customer", "abandoned"].contains(&r.as_str()) {
-                    return Err(invalid("parameter_invalid_string", "Invalid cancellation_reason", Some("cancellation_reason")));
-                }
-            }
-            Ok(Action::Cancel { id: id.to_string(), reason })
-        }
-        ["v1", "refunds"] => {
-            let p = P::new(params, &["payment_intent", "charge", "amount", "reason", EXPAND], true)?;
-            let payment_intent = p.id("payment_intent")?;
-            let charge = p.id("charge")?;
-            if payment_intent.is_none() && charge.is_none() {
-                return Err(invalid("parameter_missing", "One of the following params should be provided for this request: payment_intent or charge.", Some("payment_intent")));
-            }
-            let amount = p.get("amount").map(|v| parse_amount("amount", v)).transpose()?;
-            let reason = p.get("reason").map(str::to_string);
-            if let Some(r) = &reason {
-                if !["duplicate", "fraudulent", "requested_by_customer"].contains(&r.as_str()) {
-                    return Err(invalid("parameter_invalid_string", "Invalid reason", Some("reason")));
-                }
-            }
-            Ok(Action::Refund(Refund { payment_intent, charge, amount, reason, metadata: p.metadata }))
-        }
+        ["v1", "payment_intents", id] if valid_id(id) => update_pi(id, params),
+        ["v1", "payment_intents", id, "cancel"] if valid_id(id) => cancel_pi(id, params),
+        ["v1", "refunds"] => refund(params),
         _ => Err(not_found_url("POST", path)),
     }
+}
+
+/// `POST /v1/payment_intents`: the amount and currency, a test payment method, its types
+/// (card unless given), confirm (needs a payment method), the capture method.
+fn create_pi(params: &Params) -> Result<Action, ApiError> {
+    let p = P::new(
+        params,
+        &["amount", "currency", "payment_method", "confirm", "capture_method", "description", "payment_method_types[]", "receipt_email", "statement_descriptor", "confirmation_method", "automatic_payment_methods[enabled]", "automatic_payment_methods[allow_redirects]", "off_session", "setup_future_usage", "customer", EXPAND],
+        true,
+    )?;
+    let amount = parse_amount("amount", p.get("amount").ok_or_else(|| invalid("parameter_missing", "Missing required param: amount.", Some("amount")))?)?;
+    let currency = p.get("currency").ok_or_else(|| invalid("parameter_missing", "Missing required param: currency.", Some("currency")))?;
+    let cur = currency.to_ascii_lowercase();
+    if !CURRENCIES.contains(&cur.as_str()) {
+        return Err(invalid("parameter_invalid_string", format!("Invalid currency: {}. Stripe currently supports these currencies: {}", truncate(currency, 20), CURRENCIES.join(", ")), Some("currency")));
+    }
+    let pm = p.get("payment_method").map(str::to_string);
+    if let Some(pm) = &pm {
+        if !TEST_PAYMENT_METHODS.contains(&pm.as_str()) {
+            return Err(invalid("resource_missing", format!("No such PaymentMethod: '{}'", truncate(pm, 60)), Some("payment_method")));
+        }
+    }
+    let mut payment_method_types: Vec<String> = vec![];
+    for t in p.array("payment_method_types") {
+        if !PAYMENT_METHOD_TYPES.contains(&t.as_str()) {
+            return Err(invalid("parameter_invalid_string", format!("payment_method_types: {} is not a type this PSP supports ({}).", truncate(&t, 40), PAYMENT_METHOD_TYPES.join(", ")), Some("payment_method_types")));
+        }
+        if !payment_method_types.contains(&t) {
+            payment_method_types.push(t);
+        }
+    }
+    if payment_method_types.is_empty() {
+        payment_method_types.push("card".into());
+    }
+    if pm.is_some() && !payment_method_types.iter().any(|t| t == "card") {
+        return Err(invalid("payment_intent_incompatible_payment_method", "The PaymentMethod provided (card) is not allowed for this PaymentIntent: its payment_method_types do not include card. A card_present PaymentIntent gets its card on a reader (process_payment_intent).", Some("payment_method")));
+    }
+    let confirm = p.bool("confirm")?.unwrap_or(false);
+    if confirm && pm.is_none() {
+        return Err(invalid("payment_intent_unexpected_state", "You cannot confirm this PaymentIntent because it's missing a payment method.", Some("payment_method")));
+    }
+    let manual = match p.get("capture_method") {
+        None | Some("automatic") | Some("automatic_async") => false,
+        Some("manual") => true,
+        Some(v) => return Err(invalid("parameter_invalid_string", format!("Invalid capture_method: must be one of automatic, automatic_async, or manual (got {})", truncate(v, 40)), Some("capture_method"))),
+    };
+    if let Some(d) = p.get("description") {
+        if d.chars().count() > MAX_DESCRIPTION_CHARS {
+            return Err(invalid("parameter_invalid_string", "description is too long", Some("description")));
+        }
+    }
+    let description = p.get("description").map(str::to_string);
+    Ok(Action::CreatePi(CreatePi { amount, currency: cur, payment_method: pm, confirm, manual, description, metadata: p.metadata, payment_method_types }))
+}
+
+/// `POST /v1/payment_intents/:id`: the description and metadata (an empty `metadata`
+/// clears it).
+fn update_pi(id: &str, params: &Params) -> Result<Action, ApiError> {
+    let p = P::new(params, &["description", EXPAND], true)?;
+    let clear_metadata = params.iter().any(|(k, v)| k == "metadata" && v.is_empty());
+    if let Some(d) = p.get("description") {
+        if d.chars().count() > MAX_DESCRIPTION_CHARS {
+            return Err(invalid("parameter_invalid_string", format!("description is too long (at most {MAX_DESCRIPTION_CHARS} characters)"), Some("description")));
+        }
+    }
+    let description = p.get("description").map(|d| (!d.is_empty()).then(|| d.to_string()));
+    Ok(Action::UpdatePi(UpdatePi { id: id.to_string(), clear_metadata, metadata: p.metadata, description }))
+}
+
+/// `POST /v1/payment_intents/:id/cancel`, with one of Stripe's cancellation reasons.
+fn cancel_pi(id: &str, params: &Params) -> Result<Action, ApiError> {
+    let p = P::new(params, &["cancellation_reason", EXPAND], false)?;
+    let reason = p.get("cancellation_reason").map(str::to_string);
+    if let Some(r) = &reason {
+        if !["duplicate", "fraudulent", "requested_by_customer", "abandoned"].contains(&r.as_str()) {
+            return Err(invalid("parameter_invalid_string", "Invalid cancellation_reason", Some("cancellation_reason")));
+        }
+    }
+    Ok(Action::Cancel { id: id.to_string(), reason })
+}
+
+/// `POST /v1/refunds` of a payment intent or a charge, with one of Stripe's reasons.
+fn refund(params: &Params) -> Result<Action, ApiError> {
+    let p = P::new(params, &["payment_intent", "charge", "amount", "reason", EXPAND], true)?;
+    let payment_intent = p.id("payment_intent")?;
+    let charge = p.id("charge")?;
+    if payment_intent.is_none() && charge.is_none() {
+        return Err(invalid("parameter_missing", "One of the following params should be provided for this request: payment_intent or charge.", Some("payment_intent")));
+    }
+    let amount = p.get("amount").map(|v| parse_amount("amount", v)).transpose()?;
+    let reason = p.get("reason").map(str::to_string);
+    if let Some(r) = &reason {
+        if !["duplicate", "fraudulent", "requested_by_customer"].contains(&r.as_str()) {
+            return Err(invalid("parameter_invalid_string", "Invalid reason", Some("reason")));
+        }
+    }
+    Ok(Action::Refund(Refund { payment_intent, charge, amount, reason, metadata: p.metadata }))
 }

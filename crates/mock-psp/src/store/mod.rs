@@ -235,29 +235,7 @@ impl Store {
         let st2 = stats.clone();
         let max_batch = max_batch.max(1);
         let restart = wal_restart.clone();
-        // Group commit on a file: commits are made durable by the log syncer, off the
-        // writer's path (see log_sync). The naive path (batches of one) keeps the
-        // textbook form, synchronous=FULL with the fsync inside each COMMIT.
-        let (durability, flush, syncer) = match &location {
-            DbLocation::File(_) if max_batch > 1 => {
-                // The WAL file's name as SQLite builds it: from the database's full
-                // path as SQLite resolved it (symlinks followed, a `file:` URI
-                // decoded), not from the name we were given, which may be a symlink
-                // or a URI. Syncing any other file would make nothing durable.
-                let wal = match conn.path() {
-                    Some(db) if !db.is_empty() => format!("{db}-wal"),
-                    _ => {
-                        ckpt_stop.store(true, std::sync::atomic::Ordering::Relaxed);
-                        return Err(StoreError("SQLite reports no file for the database: cannot find its write-ahead log".into()));
-                    }
-                };
-                conn.pragma_update(None, "synchronous", "NORMAL")?;
-                let dur = Durability::new();
-                let (ftx, h) = log_sync::start(std::path::Path::new(&wal), dur.clone()).inspect_err(|_| ckpt_stop.store(true, std::sync::atomic::Ordering::Relaxed))?;
-                (Some(dur.clone()), Some((ftx, dur)), Some(h))
-            }
-            _ => (None, None, None),
-        };
+        let GroupCommit { durability, flush, syncer } = group_commit(&conn, &location, max_batch, &ckpt_stop)?;
         let writer = std::thread::Builder::new()
             .name("mock-psp-writer".into())
             .spawn(move || writer_loop(conn, rx, &mut state, max_batch, st2, &restart, flush))
@@ -297,6 +275,40 @@ impl Store {
     /// file database).
     pub fn durability(&self) -> Option<&Durability> {
         self.durability.as_deref()
+    }
+}
+
+/// Group commit's parts: the durability the store shares, the writer's hand-off to the
+/// log syncer, and the syncer's thread (all `None` without group commit).
+struct GroupCommit {
+    durability: Option<Arc<Durability>>,
+    flush: Option<(mpsc::Sender<log_sync::Committed>, Arc<Durability>)>,
+    syncer: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Group commit on a file: commits are made durable by the log syncer, off the writer's
+/// path (see log_sync). The naive path (batches of one) keeps the textbook form,
+/// synchronous=FULL with the fsync inside each COMMIT.
+fn group_commit(conn: &Connection, location: &DbLocation, max_batch: usize, ckpt_stop: &AtomicBool) -> Result<GroupCommit, StoreError> {
+    match location {
+        DbLocation::File(_) if max_batch > 1 => {
+            // The WAL file's name as SQLite builds it: from the database's full
+            // path as SQLite resolved it (symlinks followed, a `file:` URI
+            // decoded), not from the name we were given, which may be a symlink
+            // or a URI. Syncing any other file would make nothing durable.
+            let wal = match conn.path() {
+                Some(db) if !db.is_empty() => format!("{db}-wal"),
+                _ => {
+                    ckpt_stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Err(StoreError("SQLite reports no file for the database: cannot find its write-ahead log".into()));
+                }
+            };
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+            let dur = Durability::new();
+            let (ftx, h) = log_sync::start(std::path::Path::new(&wal), dur.clone()).inspect_err(|_| ckpt_stop.store(true, std::sync::atomic::Ordering::Relaxed))?;
+            Ok(GroupCommit { durability: Some(dur.clone()), flush: Some((ftx, dur)), syncer: Some(h) })
+        }
+        _ => Ok(GroupCommit { durability: None, flush: None, syncer: None }),
     }
 }
 

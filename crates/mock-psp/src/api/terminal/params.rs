@@ -81,27 +81,7 @@ fn reader_id(id: &str) -> Result<String, ApiError> {
 
 pub(crate) fn validate(path: &[&str], params: &Params) -> Result<TerminalAction, ApiError> {
     match path {
-        ["v1", "terminal", "locations"] => {
-            let fields = ["address[line1]", "address[line2]", "address[city]", "address[state]", "address[postal_code]", "address[country]"];
-            let mut allowed = vec!["display_name", EXPAND];
-            allowed.extend(fields);
-            let p = P::new(params, &allowed, true)?;
-            let display_name = text(&p, "display_name", MAX_TEXT_CHARS)?.ok_or_else(|| invalid("parameter_missing", "Missing required param: display_name.", Some("display_name")))?;
-            if display_name.trim().is_empty() {
-                return Err(invalid("parameter_invalid_string_blank", "display_name must not be blank.", Some("display_name")));
-            }
-            let country = required(&p, "address[country]")?;
-            if country.len() != 2 || !country.bytes().all(|b| b.is_ascii_uppercase()) {
-                return Err(invalid("country_code_invalid", format!("address[country] must be a two-letter ISO country code in capitals, such as US (got {}).", truncate(country, 20)), Some("address[country]")));
-            }
-            let mut address = BTreeMap::new();
-            for f in fields {
-                if let Some(v) = text(&p, f, MAX_TEXT_CHARS)? {
-                    address.insert(f["address[".len()..f.len() - 1].to_string(), v);
-                }
-            }
-            Ok(TerminalAction::CreateLocation(NewLocation { display_name, address, metadata: p.metadata }))
-        }
+        ["v1", "terminal", "locations"] => create_location(params),
         ["v1", "terminal", "readers"] => {
             let p = P::new(params, &["registration_code", "label", "location", EXPAND], true)?;
             let code = required(&p, "registration_code")?;
@@ -123,27 +103,7 @@ pub(crate) fn validate(path: &[&str], params: &Params) -> Result<TerminalAction,
             P::new(params, &[EXPAND], false)?;
             Ok(TerminalAction::CancelAction { reader: reader_id(id)? })
         }
-        ["v1", "terminal", "readers", id, "set_reader_display"] => {
-            let (items, rest): (Params, Params) = params.iter().cloned().partition(|(k, _)| k.starts_with("cart[line_items]"));
-            let p = P::new(&rest, &["type", "cart[currency]", "cart[tax]", "cart[total]", EXPAND], false)?;
-            let typ = required(&p, "type")?;
-            if typ != "cart" {
-                return Err(invalid("parameter_invalid_string", format!("type must be cart (got {}).", truncate(typ, 40)), Some("type")));
-            }
-            let currency = required(&p, "cart[currency]")?.to_ascii_lowercase();
-            if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_lowercase()) {
-                return Err(invalid("parameter_invalid_string", "cart[currency] must be a three-letter currency code.", Some("cart[currency]")));
-            }
-            let line_items = line_items(&items)?;
-            let tax = p.get("cart[tax]").map(|v| non_negative("cart[tax]", v)).transpose()?;
-            let total = non_negative("cart[total]", required(&p, "cart[total]")?)?;
-            // The customer must see a cart that adds up: the lines and the tax make the total.
-            let sum = line_items.iter().map(|l| l.amount.saturating_mul(l.quantity)).fold(0i64, i64::saturating_add).saturating_add(tax.unwrap_or(0));
-            if sum != total {
-                return Err(invalid("parameter_invalid_integer", format!("cart[total] ({total}) is not the sum of the line items (amount × quantity) and the tax ({sum})."), Some("cart[total]")));
-            }
-            Ok(TerminalAction::SetDisplay { reader: reader_id(id)?, cart: Cart { currency, line_items, tax, total } })
-        }
+        ["v1", "terminal", "readers", id, "set_reader_display"] => set_display(id, params),
         ["v1", "test_helpers", "terminal", "readers", id, "present_payment_method"] => {
             let p = P::new(params, &["type", "card_present[number]", "amount_tip", EXPAND], false)?;
             match p.get("type") {
@@ -159,6 +119,53 @@ pub(crate) fn validate(path: &[&str], params: &Params) -> Result<TerminalAction,
         }
         _ => Err(not_found_url("POST", path)),
     }
+}
+
+/// `POST /v1/terminal/locations`: a display name and an address with an ISO country code.
+fn create_location(params: &Params) -> Result<TerminalAction, ApiError> {
+    let fields = ["address[line1]", "address[line2]", "address[city]", "address[state]", "address[postal_code]", "address[country]"];
+    let mut allowed = vec!["display_name", EXPAND];
+    allowed.extend(fields);
+    let p = P::new(params, &allowed, true)?;
+    let display_name = text(&p, "display_name", MAX_TEXT_CHARS)?.ok_or_else(|| invalid("parameter_missing", "Missing required param: display_name.", Some("display_name")))?;
+    if display_name.trim().is_empty() {
+        return Err(invalid("parameter_invalid_string_blank", "display_name must not be blank.", Some("display_name")));
+    }
+    let country = required(&p, "address[country]")?;
+    if country.len() != 2 || !country.bytes().all(|b| b.is_ascii_uppercase()) {
+        return Err(invalid("country_code_invalid", format!("address[country] must be a two-letter ISO country code in capitals, such as US (got {}).", truncate(country, 20)), Some("address[country]")));
+    }
+    let mut address = BTreeMap::new();
+    for f in fields {
+        if let Some(v) = text(&p, f, MAX_TEXT_CHARS)? {
+            address.insert(f["address[".len()..f.len() - 1].to_string(), v);
+        }
+    }
+    Ok(TerminalAction::CreateLocation(NewLocation { display_name, address, metadata: p.metadata }))
+}
+
+/// `POST /v1/terminal/readers/:id/set_reader_display`: a cart whose lines and tax add up
+/// to its total.
+fn set_display(id: &str, params: &Params) -> Result<TerminalAction, ApiError> {
+    let (items, rest): (Params, Params) = params.iter().cloned().partition(|(k, _)| k.starts_with("cart[line_items]"));
+    let p = P::new(&rest, &["type", "cart[currency]", "cart[tax]", "cart[total]", EXPAND], false)?;
+    let typ = required(&p, "type")?;
+    if typ != "cart" {
+        return Err(invalid("parameter_invalid_string", format!("type must be cart (got {}).", truncate(typ, 40)), Some("type")));
+    }
+    let currency = required(&p, "cart[currency]")?.to_ascii_lowercase();
+    if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_lowercase()) {
+        return Err(invalid("parameter_invalid_string", "cart[currency] must be a three-letter currency code.", Some("cart[currency]")));
+    }
+    let line_items = line_items(&items)?;
+    let tax = p.get("cart[tax]").map(|v| non_negative("cart[tax]", v)).transpose()?;
+    let total = non_negative("cart[total]", required(&p, "cart[total]")?)?;
+    // The customer must see a cart that adds up: the lines and the tax make the total.
+    let sum = line_items.iter().map(|l| l.amount.saturating_mul(l.quantity)).fold(0i64, i64::saturating_add).saturating_add(tax.unwrap_or(0));
+    if sum != total {
+        return Err(invalid("parameter_invalid_integer", format!("cart[total] ({total}) is not the sum of the line items (amount × quantity) and the tax ({sum})."), Some("cart[total]")));
+    }
+    Ok(TerminalAction::SetDisplay { reader: reader_id(id)?, cart: Cart { currency, line_items, tax, total } })
 }
 
 /// `cart[line_items][N][field]` (what SDKs send) or `cart[line_items][][field]` (a
