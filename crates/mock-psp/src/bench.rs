@@ -189,7 +189,36 @@ async fn fsync_free_ceiling(secs: f64) -> Result<Option<(f64, f64)>, String> {
 }
 
 pub async fn run(args: BenchArgs) -> Result<(), String> {
-    // Limits: every figure needs a run that did something, and none should run for hours.
+    check_args(&args)?;
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let dir = args.dir.clone().unwrap_or_else(|| tmp.path().to_path_buf());
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    println!("mock-psp bench: {} s per throughput run, {} stored keys, dir {}", args.seconds, args.keys, dir.display());
+    println!("(SQLite WAL. naive: synchronous=FULL, an fsync inside every COMMIT; group commit: the log syncer");
+    println!(" fsyncs the WAL once per group of commits before answering; client and server share this machine's cores)");
+    println!("load average at start: {} (nproc {})", loadavg(), std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0));
+
+    let (n16, g16) = throughput_section(&dir, args.seconds).await?;
+    let ceiling = fsync_free_ceiling(args.seconds).await?;
+    let server = start(&dir, "replay.sqlite3", true).await?;
+    let n = args.keys as u64;
+    let lat = replay_section(&server, n, args.replays).await?;
+    let during = purge_section(&server, args.seconds).await?;
+    println!(
+        "\nsummary: group@16 / naive@16 = {:.2}x (goal >= 5x){}; replay p50 {:.3} ms, p99 {:.3} ms at {n} keys; worst stall during the purge {:.2} ms (budget 50 ms); load average at end: {}",
+        g16 / n16,
+        ceiling.map(|(_, g)| format!(", group@16 on disk = {:.0}% of its fsync-free ceiling", 100.0 * g16 / g.max(1.0))).unwrap_or_default(),
+        ms(pct(&lat, 0.5)),
+        ms(pct(&lat, 0.99)),
+        ms(pct(&during, 1.0)),
+        loadavg()
+    );
+    server.shutdown().await;
+    Ok(())
+}
+
+/// Limits: every figure needs a run that did something, and none should run for hours.
+fn check_args(args: &BenchArgs) -> Result<(), String> {
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         return Err(format!("--seconds must be more than 0 and at most 600 (got {})", args.seconds));
     }
@@ -199,45 +228,32 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     if args.replays == 0 || args.replays > 10_000_000 {
         return Err(format!("--replays must be from 1 to 10000000 (got {})", args.replays));
     }
-    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let dir = args.dir.clone().unwrap_or_else(|| tmp.path().to_path_buf());
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    println!("mock-psp bench: {} s per throughput run, {} stored keys, dir {}", args.seconds, args.keys, dir.display());
-    println!("(SQLite WAL. naive: synchronous=FULL, an fsync inside every COMMIT; group commit: the log syncer");
-    println!(" fsyncs the WAL once per group of commits before answering; client and server share this machine's cores)");
-    println!("load average at start: {} (nproc {})", loadavg(), std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0));
+    Ok(())
+}
 
-    // 1. Throughput. Both servers run side by side and the measurements are
-    // interleaved (raw, naive, group; twice; best of two) so that disk and CPU noise
-    // from other work on the machine hits both paths alike.
-    let naive = start(&dir, "naive.sqlite3", false).await?;
-    let group = start(&dir, "group.sqlite3", true).await?;
+/// Throughput, by (variant, clients): variant 0 naive, 1 group commit, 2 layer off.
+type Throughputs = std::collections::HashMap<(usize, usize), Run>;
+
+/// 1. Throughput. Both servers run side by side and the measurements are interleaved
+/// (raw, naive, group; twice; best of two) so that disk and CPU noise from other work
+/// on the machine hits both paths alike. Prints the figures and ratios; returns naive
+/// and group commit at 16 clients.
+async fn throughput_section(dir: &std::path::Path, seconds: f64) -> Result<(f64, f64), String> {
+    let naive = start(dir, "naive.sqlite3", false).await?;
+    let group = start(dir, "group.sqlite3", true).await?;
     // The idempotency layer off (group commit, no claim, nothing stored): what the
     // layer costs on top of executing the request.
-    let off = start_with(&dir, "off.sqlite3", true, false).await?;
-    // (variant, clients): variant 0 naive, 1 group commit, 2 layer off.
-    let mut tp: std::collections::HashMap<(usize, usize), Run> = std::collections::HashMap::new();
+    let off = start_with(dir, "off.sqlite3", true, false).await?;
+    let mut tp: Throughputs = std::collections::HashMap::new();
     let mut raw: f64 = 0.0;
     let mut key_base = 1u64 << 40;
     for _round in 0..2 {
-        let d = dir.clone();
-        let s = args.seconds;
-        raw = raw.max(tokio::task::spawn_blocking(move || raw_sqlite_inserts(&d, s)).await.map_err(|e| e.to_string())??);
+        let d = dir.to_path_buf();
+        raw = raw.max(tokio::task::spawn_blocking(move || raw_sqlite_inserts(&d, seconds)).await.map_err(|e| e.to_string())??);
         for clients in [1usize, 16] {
             for (variant, server) in [(0usize, &naive), (1, &group), (2, &off)] {
                 key_base += 1 << 36;
-                let (((txn0, jobs0), (sy0, syus0)), cpu0, t0) = (storage_counts(server), process_cpu(), Instant::now());
-                let (rate, lat) = throughput(&server.url(), clients, args.seconds, key_base).await?;
-                let (((txn1, jobs1), (sy1, syus1)), cpu1, wall) = (storage_counts(server), process_cpu(), t0.elapsed().as_secs_f64());
-                let run = Run {
-                    rate,
-                    lat,
-                    commits_per_s: (txn1 - txn0) as f64 / wall,
-                    avg_batch: (jobs1 - jobs0) as f64 / (txn1 - txn0).max(1) as f64,
-                    cpu_cores: (cpu1 - cpu0).as_secs_f64() / wall,
-                    syncs_per_s: (sy1 - sy0) as f64 / wall,
-                    avg_sync_ms: (syus1 - syus0) as f64 / 1000.0 / (sy1 - sy0).max(1) as f64,
-                };
+                let run = measure(server, clients, seconds, key_base).await?;
                 let e = tp.entry((variant, clients)).or_insert(Run { rate: 0.0, lat: vec![], commits_per_s: 0.0, avg_batch: 0.0, cpu_cores: 0.0, syncs_per_s: 0.0, avg_sync_ms: 0.0 });
                 if run.rate > e.rate {
                     *e = run;
@@ -245,8 +261,39 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
             }
         }
     }
+    print_throughput(raw, &tp, [&naive, &group, &off]);
+    naive.shutdown().await;
+    group.shutdown().await;
+    off.shutdown().await;
+    let (n1, n16, g1, g16) = (tp[&(0, 1)].rate, tp[&(0, 16)].rate, tp[&(1, 1)].rate, tp[&(1, 16)].rate);
+    let (o1, o16) = (tp[&(2, 1)].rate, tp[&(2, 16)].rate);
+    println!("\nratios: group@16 / naive@16 = {:.2}x; group@16 / naive@1 = {:.2}x; group@1 / naive@1 = {:.2}x", g16 / n16, g16 / n1, g1 / n1);
+    println!("        idempotency on / off (both group commit): {:.2} at 1 client, {:.2} at 16 clients (the claim and the stored result)", g1 / o1, g16 / o16);
+    println!("        naive@1 / raw single insert = {:.2}; group@16 / raw single insert = {:.2}x", n1 / raw, g16 / raw);
+    Ok((n16, g16))
+}
+
+/// One throughput run against one server, with its storage and CPU figures.
+async fn measure(server: &crate::RunningServer, clients: usize, seconds: f64, key_base: u64) -> Result<Run, String> {
+    let (((txn0, jobs0), (sy0, syus0)), cpu0, t0) = (storage_counts(server), process_cpu(), Instant::now());
+    let (rate, lat) = throughput(&server.url(), clients, seconds, key_base).await?;
+    let (((txn1, jobs1), (sy1, syus1)), cpu1, wall) = (storage_counts(server), process_cpu(), t0.elapsed().as_secs_f64());
+    Ok(Run {
+        rate,
+        lat,
+        commits_per_s: (txn1 - txn0) as f64 / wall,
+        avg_batch: (jobs1 - jobs0) as f64 / (txn1 - txn0).max(1) as f64,
+        cpu_cores: (cpu1 - cpu0).as_secs_f64() / wall,
+        syncs_per_s: (sy1 - sy0) as f64 / wall,
+        avg_sync_ms: (syus1 - syus0) as f64 / 1000.0 / (sy1 - sy0).max(1) as f64,
+    })
+}
+
+/// The throughput table: raw SQLite, then each variant at 1 and 16 clients.
+fn print_throughput(raw: f64, tp: &Throughputs, servers: [&crate::RunningServer; 3]) {
     println!("\nraw SQLite, 1 insert per transaction:       {raw:>9.0} inserts/s");
-    for (variant, name, server) in [(0usize, "naive (claim txn + completion txn)", &naive), (1, "group commit (one writer, batched)", &group), (2, "idempotency layer off (group commit)", &off)] {
+    let names = ["naive (claim txn + completion txn)", "group commit (one writer, batched)", "idempotency layer off (group commit)"];
+    for (variant, (name, server)) in names.into_iter().zip(servers).enumerate() {
         for clients in [1usize, 16] {
             let r = &tp[&(variant, clients)];
             println!(
@@ -265,23 +312,49 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
         let st = server.psp().stats();
         println!("{:<40} transactions {} for {} jobs (largest batch {})", "", st["storage"]["transactions"], st["storage"]["jobs"], st["storage"]["max_batch"]);
     }
-    naive.shutdown().await;
-    group.shutdown().await;
-    off.shutdown().await;
-    let (n1, n16, g1, g16) = (tp[&(0, 1)].rate, tp[&(0, 16)].rate, tp[&(1, 1)].rate, tp[&(1, 16)].rate);
-    let (o1, o16) = (tp[&(2, 1)].rate, tp[&(2, 16)].rate);
-    println!("\nratios: group@16 / naive@16 = {:.2}x; group@16 / naive@1 = {:.2}x; group@1 / naive@1 = {:.2}x", g16 / n16, g16 / n1, g1 / n1);
-    println!("        idempotency on / off (both group commit): {:.2} at 1 client, {:.2} at 16 clients (the claim and the stored result)", g1 / o1, g16 / o16);
-    println!("        naive@1 / raw single insert = {:.2}; group@16 / raw single insert = {:.2}x", n1 / raw, g16 / raw);
-    let ceiling = fsync_free_ceiling(args.seconds).await?;
+}
 
-    // 2. Replay latency with many stored keys.
-    let server = start(&dir, "replay.sqlite3", true).await?;
+/// 2. Replay latency with many stored keys: `n` finished keys stored, then `replays`
+/// random ones replayed over HTTP. The latencies, sorted.
+async fn replay_section(server: &crate::RunningServer, n: u64, replays: usize) -> Result<Vec<Duration>, String> {
     let psp = server.psp().clone();
-    let acct = account_id(SK);
-    let n = args.keys as u64;
-    let now = psp.clock().now_ms();
     let fill_t = Instant::now();
+    store_finished_keys(&psp, n).await?;
+    println!("\nstored {n} finished keys in {:.1} s", fill_t.elapsed().as_secs_f64());
+    // Fold the bulk fill's WAL into the database first, so the measurements below
+    // are not competing with a checkpoint of a gigabyte of fill traffic.
+    let st = psp.store();
+    tokio::task::spawn_blocking(move || st.read_blocking(|c| Ok(c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?)))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    let http = reqwest::Client::new();
+    let mut lat = Vec::with_capacity(replays);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..replays {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let i = x % n.max(1);
+        let t = Instant::now();
+        let r = http.post(format!("{}{PATH}", server.url())).bearer_auth(SK).header("Idempotency-Key", format!("stored-{i}")).form(&body_params(i)).send().await.map_err(|e| e.to_string())?;
+        let replayed = r.headers().get("idempotent-replayed").is_some();
+        let _ = r.bytes().await;
+        lat.push(t.elapsed());
+        if !replayed {
+            return Err(format!("stored-{i} was not replayed"));
+        }
+    }
+    lat.sort();
+    println!("replay latency over HTTP with {n} stored keys ({} random replays): p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms", replays, ms(pct(&lat, 0.5)), ms(pct(&lat, 0.99)), ms(pct(&lat, 1.0)));
+    println!("  (no fsync: replays are answered from a read connection); replay p50 vs fresh POST p50 at 1 client: see above");
+    Ok(lat)
+}
+
+/// Stores `n` finished keys (their answers stored), in jobs of 50,000 rows.
+async fn store_finished_keys(psp: &MockPsp, n: u64) -> Result<(), String> {
+    let acct = account_id(SK);
+    let now = psp.clock().now_ms();
     let sample_body = {
         let mut s = String::from("{\"amount\":1999,\"amount_capturable\":0,\"amount_received\":1999,\"capture_method\":\"automatic\",\"currency\":\"usd\",\"object\":\"payment_intent\",\"status\":\"succeeded\",\"pad\":\"");
         s.push_str(&"x".repeat(420));
@@ -308,38 +381,15 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         start_i = end;
     }
-    println!("\nstored {n} finished keys in {:.1} s", fill_t.elapsed().as_secs_f64());
-    // Fold the bulk fill's WAL into the database first, so the measurements below
-    // are not competing with a checkpoint of a gigabyte of fill traffic.
-    let st = psp.store();
-    tokio::task::spawn_blocking(move || st.read_blocking(|c| Ok(c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?)))
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
-    let http = reqwest::Client::new();
-    let mut lat = Vec::with_capacity(args.replays);
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    for _ in 0..args.replays {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let i = x % n.max(1);
-        let t = Instant::now();
-        let r = http.post(format!("{}{PATH}", server.url())).bearer_auth(SK).header("Idempotency-Key", format!("stored-{i}")).form(&body_params(i)).send().await.map_err(|e| e.to_string())?;
-        let replayed = r.headers().get("idempotent-replayed").is_some();
-        let _ = r.bytes().await;
-        lat.push(t.elapsed());
-        if !replayed {
-            return Err(format!("stored-{i} was not replayed"));
-        }
-    }
-    lat.sort();
-    println!("replay latency over HTTP with {n} stored keys ({} random replays): p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms", args.replays, ms(pct(&lat, 0.5)), ms(pct(&lat, 0.99)), ms(pct(&lat, 1.0)));
-    println!("  (no fsync: replays are answered from a read connection); replay p50 vs fresh POST p50 at 1 client: see above");
+    Ok(())
+}
 
-    // 3. Worst request stall during a purge of all of them.
+/// 3. Worst request stall during a purge of all of them, against the same load without
+/// a purge. The latencies during the purge, sorted.
+async fn purge_section(server: &crate::RunningServer, seconds: f64) -> Result<Vec<Duration>, String> {
+    let psp = server.psp().clone();
     // As long as a purge of a million keys takes here (8 s at the default 3 s runs).
-    let base_secs = args.seconds * 8.0 / 3.0;
+    let base_secs = seconds * 8.0 / 3.0;
     let (_, base_lat) = throughput(&server.url(), 4, base_secs, 7 << 40).await?;
     psp.advance_clock(psp.retention() + Duration::from_secs(1));
     let stop = Arc::new(AtomicBool::new(false));
@@ -404,15 +454,5 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
         ckpt.wal_restart_checkpoint_max_us.load(Ordering::Relaxed) as f64 / 1000.0
     );
     println!("worst stall / 50 ms budget = {:.2}", ms(pct(&during, 1.0)) / 50.0);
-    println!(
-        "\nsummary: group@16 / naive@16 = {:.2}x (goal >= 5x){}; replay p50 {:.3} ms, p99 {:.3} ms at {n} keys; worst stall during the purge {:.2} ms (budget 50 ms); load average at end: {}",
-        g16 / n16,
-        ceiling.map(|(_, g)| format!(", group@16 on disk = {:.0}% of its fsync-free ceiling", 100.0 * g16 / g.max(1.0))).unwrap_or_default(),
-        ms(pct(&lat, 0.5)),
-        ms(pct(&lat, 0.99)),
-        ms(pct(&during, 1.0)),
-        loadavg()
-    );
-    server.shutdown().await;
-    Ok(())
+    Ok(during)
 }
