@@ -45,6 +45,19 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     let rec = second.engine().recover().await.unwrap();
     let p = second.engine().with_ledger(|l| l.payment_by_key(&key)).unwrap().unwrap();
     assert_eq!(p.state.as_str(), "captured", "{rec:?}");
+    // And still one charge at the PSP after recovery: one paid sale, one charge (a key
+    // resent as a new payment would show a second). Counted in the PSP's database: its
+    // `stats` counters start again at 0 with the restarted process.
+    let embedded = second.embedded().expect("the embedded PSP after the restart");
+    let charges: i64 = embedded
+        .server
+        .psp()
+        .store()
+        .read(|c| Ok(c.query_row("SELECT count(*) FROM charges WHERE json_extract(obj, '$.status') = 'succeeded'", [], |r| r.get(0))?))
+        .await
+        .unwrap();
+    assert_eq!(charges, 1, "one charge per paid sale after recovery");
+    drop(embedded);
     // Only now the new PSP goes in use, and the record says so.
     assert_eq!(second.apply_settings(std::time::Duration::ZERO).await, Applied::Now);
     assert_eq!(second.live().psp_url, NEW_PSP);

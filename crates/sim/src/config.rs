@@ -39,11 +39,13 @@ pub struct SimConfig {
     /// the reader faults of the profile; crashes at each reader step. 0 keeps every
     /// earlier run: no extra draw, no reader registered.
     pub reader_share: f64,
+    /// A violation planted during the run, for the tests of the checks made then.
+    pub plant: Option<crate::plant::MidRunPlant>,
 }
 
 impl SimConfig {
     pub fn new(seed: u64, checkouts: u64, profile: Profile) -> Self {
-        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0 }
+        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0, plant: None }
     }
 
     /// The same run with `share` of its sales paid by several tenders.

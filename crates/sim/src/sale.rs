@@ -82,7 +82,7 @@ impl Sim {
                     Some((a, b)) => {
                         if let (Ok(x), Ok(y)) = (&a, &b) {
                             if x.checkout_key != y.checkout_key {
-                                self.fault("double_submit_made_two_keys");
+                                self.fault(crate::DOUBLE_SUBMIT_MADE_TWO_KEYS);
                             }
                         }
                         self.record_checkout(i, &b);
