@@ -18,6 +18,8 @@ mod serve;
 mod test_layout;
 #[cfg(test)]
 mod docs_crate_graph;
+#[cfg(test)]
+mod one_door;
 
 pub use in_process::{advance_both, call, get_json, InProcess, Posts};
 pub use ledger::{ledger_in, TempLedger};
