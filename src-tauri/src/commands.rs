@@ -173,10 +173,10 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
     let payment = state
         .engine()
         .payments()
-        .by_key(&r.checkout_key)?
+        .by_key_now(&r.checkout_key)?
         .ok_or_else(|| AppError::Internal(tr!(active(), "internal-payment-missing")))?;
     let cart_id = payment.cart_id.unwrap_or_else(|| state.cart_id());
-    let cart = state.view_of(&state.engine().carts().cart(cart_id)?)?;
+    let cart = state.view_of(&state.engine().carts().cart_now(cart_id)?)?;
     Ok(OutcomeView::build(r, &payment, cart))
 }
 

@@ -184,7 +184,7 @@ fn forward_one<R: Runtime>(app: &AppHandle<R>, state: &AppState, n: &paydesk_reg
             let on_screen = state
                 .engine()
                 .payments()
-                .by_key(&p.key)
+                .by_key_now(&p.key)
                 .ok()
                 .flatten()
                 .is_some_and(|pay| pay.cart_id == Some(cart));

@@ -101,7 +101,7 @@ pub fn set_quantity(state: &AppState, cart: CartId, sku: &str, quantity: i64, ap
 /// At the first tender of the sale on screen: its discounts on their bases now, above
 /// the limit only as a manager approved them (earlier, for exactly these, or now).
 pub fn check_first_tender(state: &AppState, cart: CartId, approval: Option<&Approval>) -> AppResult<()> {
-    let c = state.engine().carts().cart(cart)?;
+    let c = state.engine().carts().cart_now(cart)?;
     if c.tax_locked {
         // A tender was taken already: the bases are fixed since.
         return Ok(());

@@ -124,7 +124,7 @@ pub(crate) async fn begin(state: &AppState, seen: Option<u32>) -> AppResult<Turn
 
 /// The sale as the writer connection sees it now (after this register's own writes).
 pub(crate) fn sale_now(state: &AppState, cart: CartId) -> AppResult<SaleView> {
-    let s = state.engine().carts().sale(cart)?;
+    let s = state.engine().carts().sale_now(cart)?;
     Ok(SaleView::of(&s))
 }
 

@@ -45,9 +45,21 @@ impl CartCases<'_> {
         self.engine.with_reader(|l| l.cart(id))
     }
 
+    /// The cart as the writer sees it now: waits for a write in progress and sees it
+    /// (for a check a following write depends on).
+    pub fn cart_now(&self, id: CartId) -> Result<Cart> {
+        self.engine.with_ledger(|l| l.cart(id))
+    }
+
     /// The sale on the cart: its tenders, totals and state.
     pub fn sale(&self, id: CartId) -> Result<Sale> {
         self.engine.with_reader(|l| l.sale(id))
+    }
+
+    /// The sale as the writer sees it now (after this register's own writes, and any
+    /// write in progress): see [`CartCases::cart_now`].
+    pub fn sale_now(&self, id: CartId) -> Result<Sale> {
+        self.engine.with_ledger(|l| l.sale(id))
     }
 
     /// Adds `quantity` of `sku` to the cart.

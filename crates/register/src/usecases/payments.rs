@@ -27,9 +27,16 @@ impl PaymentCases<'_> {
         self.engine.with_reader(|l| l.payment_by_key(key))
     }
 
-    /// The cart's checkout that is not settled yet, if any.
+    /// The payment with this checkout key as the writer sees it now: waits for a write
+    /// in progress and sees it (an answer built right after the engine's own write).
+    pub fn by_key_now(&self, key: &str) -> Result<Option<Payment>> {
+        self.engine.with_ledger(|l| l.payment_by_key(key))
+    }
+
+    /// The cart's checkout that is not settled yet, if any (on the writer: a new sale is
+    /// decided on it).
     pub fn open_for_cart(&self, cart: CartId) -> Result<Option<Payment>> {
-        self.engine.with_reader(|l| l.open_checkout_for_cart(cart))
+        self.engine.with_ledger(|l| l.open_checkout_for_cart(cart))
     }
 
     /// The payment made to replace `previous` (a new payment after it), if any.
@@ -59,9 +66,9 @@ impl PaymentCases<'_> {
 
     /// Payments and refunds the current PSP may have received without the register
     /// knowing the outcome: unknown outcomes, and offline payments with an attempt that
-    /// possibly reached it.
+    /// possibly reached it. On the writer: a change of PSP is decided on it.
     pub fn unsettled_at_psp(&self) -> Result<usize> {
-        self.engine.with_reader(|l| {
+        self.engine.with_ledger(|l| {
             let mut n = l.payments_needing_recovery()?.len() + l.refunds_needing_recovery()?.len();
             for p in l.offline_queue()? {
                 let maybe_sent = l.timeline(p.id)?.iter().any(crate::may_have_reached_psp);
