@@ -183,7 +183,8 @@ fn forward_one<R: Runtime>(app: &AppHandle<R>, state: &AppState, n: &paydesk_reg
             let cart = state.cart_id();
             let on_screen = state
                 .engine()
-                .with_ledger(|l| l.payment_by_key(&p.key))
+                .payments()
+                .by_key_now(&p.key)
                 .ok()
                 .flatten()
                 .is_some_and(|pay| pay.cart_id == Some(cart));

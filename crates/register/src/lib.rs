@@ -10,6 +10,7 @@ pub mod psp;
 pub mod retry;
 pub mod rng;
 pub mod transport;
+pub mod usecases;
 pub mod window;
 pub mod offline;
 

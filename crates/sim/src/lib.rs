@@ -91,7 +91,7 @@ async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
     sim.finish().await;
     if let Some(t) = tamper {
         let psp = sim.psp.clone();
-        sim.engine().with_ledger(|l| t(l, &psp));
+        sim.engine().ledger_for_tests(|l| t(l, &psp));
     }
     let audit = audit::audit(&sim);
     let wire = sim.wire.stats.lock().clone();

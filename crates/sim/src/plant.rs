@@ -41,7 +41,7 @@ impl Sim {
     }
 
     fn plant_sql(&mut self, sql: &str, param: &dyn paydesk_ledger::rusqlite::ToSql) {
-        let n = self.engine().with_ledger(|l| l.connection().execute(sql, [param])).expect("planting");
+        let n = self.engine().ledger_for_tests(|l| l.connection().execute(sql, [param])).expect("planting");
         assert!(n > 0, "the plant changed nothing: {sql}");
     }
 
@@ -51,7 +51,7 @@ impl Sim {
         if settled > 0 && self.take_plant(MidRunPlant::RestartSettledAboveTotal) {
             saved = self
                 .engine()
-                .with_ledger(|l| {
+                .ledger_for_tests(|l| {
                     let mut st = l.connection().prepare("SELECT rowid, unit_price_minor FROM cart_lines WHERE cart_id = ?1")?;
                     let rows = st.query_map([cart.0], |r| Ok((r.get(0)?, r.get(1)?)))?;
                     rows.collect::<Result<Vec<(i64, i64)>, _>>()
@@ -72,7 +72,7 @@ impl Sim {
     pub(crate) fn unplant_restart(&mut self, saved: Vec<(i64, i64)>) {
         for (rowid, price) in saved {
             self.engine()
-                .with_ledger(|l| l.connection().execute("UPDATE cart_lines SET unit_price_minor = ?1 WHERE rowid = ?2", [price, rowid]))
+                .ledger_for_tests(|l| l.connection().execute("UPDATE cart_lines SET unit_price_minor = ?1 WHERE rowid = ?2", [price, rowid]))
                 .expect("putting a planted price back");
         }
     }

@@ -20,6 +20,8 @@ mod test_layout;
 mod docs_crate_graph;
 #[cfg(test)]
 mod module_cycles;
+#[cfg(test)]
+mod one_door;
 
 pub use in_process::{advance_both, call, get_json, InProcess, Posts};
 pub use ledger::{ledger_in, TempLedger};

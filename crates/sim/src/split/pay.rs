@@ -26,7 +26,7 @@ impl Sim {
 
     /// The sale as the writer sees it (None if unreadable: counted, the audit judges).
     pub(crate) fn view(&mut self, cart: CartId) -> Option<SaleView> {
-        match self.engine().with_ledger(|l| l.sale(cart)) {
+        match self.engine().ledger_for_tests(|l| l.sale(cart)) {
             Ok(s) => Some(SaleView::of(&s)),
             Err(e) => {
                 *self.rep.errors.entry(format!("sale_view:{}", paydesk_register::EngineError::from(e).code())).or_default() += 1;
@@ -49,7 +49,7 @@ impl Sim {
         let now = self.core.now() + self.core.skew();
         let cart = self
             .engine()
-            .with_ledger(|l| -> Result<_, paydesk_ledger::Error> {
+            .ledger_for_tests(|l| -> Result<_, paydesk_ledger::Error> {
                 let c = l.create_cart(currency, now)?;
                 for (sku, q) in skus.iter().zip(&qty) {
                     l.add_to_cart(c, sku, *q, now)?;
