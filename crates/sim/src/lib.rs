@@ -14,6 +14,7 @@
 //! [`SimConfig`] (wall-clock figures are kept apart in [`Perf`]).
 
 pub mod audit;
+mod invariant;
 mod config;
 mod crash;
 mod driver;

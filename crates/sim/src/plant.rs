@@ -4,31 +4,10 @@
 //! register's ledger, made once, right before the check's step reads what it changed;
 //! the check must then name it. Off unless a test asks (`SimConfig::plant`).
 
+pub use crate::config::MidRunPlant;
 use crate::driver::Sim;
 use paydesk_ledger::CartId;
 
-/// What to plant, and where.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MidRunPlant {
-    /// After a crash and restart in a split sale that has money settled: its cart lines
-    /// are repriced to 0, so what is settled exceeds the total. The prices are put back
-    /// right after the check: the ledger's next write on that sale asserts settled ≤
-    /// total (a panic, its own line of defence) and would end the run.
-    RestartSettledAboveTotal,
-    /// After a crash and restart in a split sale that has money settled: a line of its
-    /// cart costs `i64::MAX` twice over, so the sale cannot be read (its total overflows).
-    /// The only way to break `due = total - settled`, which the ledger derives.
-    RestartSaleUnreadable,
-    /// Before "Charge" is pressed again on a card tender whose outcome is unknown: the
-    /// pending payment's key is rewritten, so the press answers with another key.
-    PendingTenderRekeyed,
-    /// Before Cancel is pressed on a paid sale: its first tender is superseded, so the
-    /// ledger no longer sees the sale paid and lets the cancel through.
-    PaidSaleReopened,
-    /// Before cash is tried while a card tender's outcome is unknown: that payment is
-    /// marked failed, so the ledger takes the cash.
-    UnknownTenderResolved,
-}
 
 impl Sim {
     /// True once, at the first call for the plant this run was asked for.

@@ -3,11 +3,10 @@
 //! refunds, processed events, journal) directly, plus what the simulated cashier was
 //! shown, and checks them against each other.
 
-mod invariant;
 mod reader;
 mod tenders;
 
-pub use invariant::{Invariant, MidCheck};
+pub use crate::invariant::{Invariant, MidCheck};
 
 use crate::world::block_on;
 use crate::Sim;

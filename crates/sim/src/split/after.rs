@@ -4,7 +4,7 @@
 //! forwarding, and the final pass's last presses before the audit.
 
 use super::{CANCEL_REASON, LEFT_REASON};
-use crate::audit::MidCheck;
+use crate::invariant::MidCheck;
 use crate::driver::Sim;
 use paydesk_ledger::{CartId, SaleState, TenderState};
 use paydesk_register::{CrashPoint, EngineError};

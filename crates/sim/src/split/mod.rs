@@ -11,7 +11,7 @@
 mod after;
 mod pay;
 
-use crate::audit::MidCheck;
+use crate::invariant::MidCheck;
 use paydesk_ledger::{CartId, Currency, NewProduct, Money};
 use paydesk_register::CheckoutOutcome;
 

@@ -5,7 +5,7 @@
 //! and be refused, override with a reason). Crashes may hit any card step.
 
 use super::{note, skus, CardTold, CashTold, SplitSale, OVERRIDE_REASON};
-use crate::audit::MidCheck;
+use crate::invariant::MidCheck;
 use crate::driver::{outcome_name, Sale, Sim};
 use paydesk_ledger::{CartId, CheckoutOptions, Currency, SaleState};
 use paydesk_register::{CheckoutOutcome, CrashPoint, EngineError, SaleView};
