@@ -314,7 +314,7 @@ pub fn list_payments(state: State<'_, AppState>) -> AppResult<Vec<PaymentRow>> {
             .iter()
             .map(|p| {
                 let tl = l.timeline(p.id)?;
-                let attempts = tl.iter().filter(|t| t.kind == "attempt" && t.refund_id.is_none()).count() as u32;
+                let attempts = tl.iter().filter(|t| t.kind == paydesk_ledger::TimelineKind::Attempt && t.refund_id.is_none()).count() as u32;
                 Ok(PaymentRow::of(p, attempts))
             })
             .collect::<Result<Vec<_>, paydesk_ledger::Error>>()

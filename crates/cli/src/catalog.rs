@@ -82,7 +82,7 @@ pub(crate) fn now_ms() -> i64 {
 
 fn ledger_fail(e: &Error) -> ! {
     let code = match e {
-        Error::InvalidInput(_) => "invalid_input",
+        Error::InvalidInput(_) | Error::InvalidItem { .. } => "invalid_input",
         _ => "ledger",
     };
     fail(code, &e.to_string())
