@@ -72,13 +72,13 @@ impl Engine {
             // The refusal is kept typed (a marked note: `drive` never resends this key),
             // first, then in words (the last error, for the screen).
             self.with_ledger(|l| -> Result<()> {
-                let tx_note = TimelineInput {
+                let note = TimelineInput {
                     kind: Some(TimelineKind::Note),
                     detail: format!("not accepted offline: {reason}"),
                     outcome: Some(NoteMark::OfflineRefused.as_str().into()),
                     ..Default::default()
                 };
-                l.append_timeline(p.id, &tx_note, now)?;
+                l.append_timeline(p.id, &note, now)?;
                 l.set_last_error(p.id, Some(&format!("{}: {reason}", NoteMark::OfflineRefused.as_str())), now)?;
                 Ok(())
             })?;
