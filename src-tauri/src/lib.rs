@@ -11,6 +11,7 @@ pub mod backoffice;
 pub mod catalog;
 pub mod commands;
 pub mod config;
+pub mod contract;
 pub mod error;
 pub mod i18n;
 #[cfg(test)]

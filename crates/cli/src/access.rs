@@ -154,7 +154,7 @@ pub(crate) fn ledger_fail(e: &Error) -> ! {
     let code = match e {
         Error::WrongPin { .. } => "wrong_pin",
         Error::StaffLocked { .. } => "staff_locked",
-        Error::InvalidInput(_) | Error::NotTheOperator { .. } | Error::InactiveStaff { .. } => "invalid_input",
+        Error::InvalidInput(_) | Error::InvalidItem { .. } | Error::NotTheOperator { .. } | Error::InactiveStaff { .. } => "invalid_input",
         Error::InvalidAmount(_) => "invalid_amount",
         // The codes these had as untyped input and amount errors, kept for scripts.
         Error::ShiftRefused(ShiftRefusal::PaidAmountOutOfRange { .. } | ShiftRefusal::PaidOutAboveDrawer { .. }) => "invalid_amount",

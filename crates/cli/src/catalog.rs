@@ -78,7 +78,7 @@ pub(crate) struct StoreSetArgs {
 
 fn ledger_fail(e: &Error) -> ! {
     let code = match e {
-        Error::InvalidInput(_) => "invalid_input",
+        Error::InvalidInput(_) | Error::InvalidItem { .. } => "invalid_input",
         _ => "ledger",
     };
     fail(code, &e.to_string())

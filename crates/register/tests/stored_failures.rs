@@ -71,7 +71,7 @@ fn alarms(rx: &mut tokio::sync::broadcast::Receiver<Notification>) -> Vec<String
     let mut out = vec![];
     while let Ok(n) = rx.try_recv() {
         if let Notification::Alarm { code, .. } = n {
-            out.push(code);
+            out.push(code.as_str().to_string());
         }
     }
     out

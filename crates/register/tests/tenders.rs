@@ -304,7 +304,7 @@ async fn an_offline_card_tender_declined_at_forwarding_reopens_the_sale() {
     let mut reopened = false;
     while let Ok(n) = alarms.try_recv() {
         if let paydesk_register::Notification::Alarm { code, .. } = n {
-            reopened |= code == "sale_balance_reopened";
+            reopened |= code == paydesk_register::AlarmCode::SaleBalanceReopened;
         }
     }
     assert!(reopened, "the reopened balance is raised loudly");

@@ -13,7 +13,7 @@ use tauri::State;
 use crate::staff::Approval;
 
 use crate::catalog::class_name;
-use crate::error::{AppError, AppResult, Problem};
+use crate::error::{AppError, AppResult, ErrorCode, Problem};
 use crate::i18n::{active, tr};
 use crate::money;
 use crate::state::AppState;
@@ -136,7 +136,7 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
     let engine = state.engine();
     let store = engine.store().settings()?;
     let it = item_of(&item, store.currency).map_err(|problems| AppError::Rejected {
-        code: "invalid_item",
+        code: ErrorCode::InvalidItem,
         message: tr!(active(), "catalog-item-not-saved", count = problems.len()),
         problems,
     })?;
@@ -145,13 +145,17 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
         return Err(AppError::ManagedByBackOffice(crate::error::Managed::Item(it.sku)));
     }
     crate::staff::record_approval(&state, &granted, Action::CatalogEdit, &format!("product:{}", it.sku))?;
+    let refused = |f: &str, m: String| AppError::Rejected {
+        code: ErrorCode::InvalidItem,
+        message: tr!(active(), "catalog-item-not-saved", count = 1),
+        problems: vec![field(f, m)],
+    };
     engine.catalog().save(&it, granted.actor_id()).map_err(|e| match e {
-        // The one check the item alone cannot make: its barcode held by another SKU.
-        paydesk_ledger::Error::InvalidInput(m) => AppError::Rejected {
-            code: "invalid_item",
-            message: tr!(active(), "catalog-item-not-saved", count = 1),
-            problems: vec![field(if m.contains("barcode") { "barcode" } else { "sku" }, m)],
-        },
+        // The one check the item alone cannot make (its barcode held by another SKU):
+        // the ledger names the field.
+        paydesk_ledger::Error::InvalidItem { field: f, message } => refused(f, message),
+        // The catalog is full: refused as the item's own (its SKU cannot be added).
+        paydesk_ledger::Error::InvalidInput(m) => refused("sku", m),
         other => AppError::from(other),
     })?;
     state.catalog_changed();
@@ -187,7 +191,7 @@ pub fn import_catalog(state: State<'_, AppState>, csv: String, approval: Option<
             message: tr!(active(), "catalog-imported", rows = r.rows, changed = r.changed),
         }}),
         Err(problems) => Err(AppError::Rejected {
-            code: "csv_rejected",
+            code: crate::error::ErrorCode::CsvRejected,
             message: tr!(active(), "catalog-import-rejected", count = problems.len()),
             problems: problems
                 .into_iter()

@@ -58,11 +58,7 @@ pub(super) fn create(tx: &mut Tx, a: &CreatePi) -> Result<String, ApiError> {
     if *confirm {
         let pm = payment_method.as_deref().unwrap_or("");
         let ch_id = tx.st.mint("ch");
-        let decline_code = match pm {
-            "pm_card_chargeDeclined" => Some("generic_decline"),
-            "pm_card_chargeDeclinedInsufficientFunds" => Some("insufficient_funds"),
-            _ => None,
-        };
+        let decline_code = super::params::TestPaymentMethod::parse(pm).and_then(|m| m.decline_code());
         let mut ch = json!({
             "id": ch_id, "object": "charge", "amount": amount, "amount_captured": 0,
             "amount_refunded": 0, "captured": false, "refunded": false, "currency": currency,

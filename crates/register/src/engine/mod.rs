@@ -4,6 +4,7 @@
 //! the per-key "flight" lock and connectivity — and each operation lives in its own
 //! file with its own `impl Engine` block (see the crate README's table).
 
+mod note;
 mod checkout;
 mod drive;
 mod error;
@@ -191,7 +192,6 @@ fn open_readers(writer: &Ledger) -> Vec<Mutex<Ledger>> {
     readers
 }
 
-const OFFLINE_REFUSED_MARK: &str = "offline_refused";
 
 fn psp_key_prefix(p: &Payment, what: &str) -> String {
     format!("{}-{what}", p.idempotency_key)

@@ -50,7 +50,7 @@ impl PaymentCases<'_> {
         self.engine.with_reader(|l| {
             payments
                 .iter()
-                .map(|p| Ok(l.timeline(p.id)?.iter().filter(|t| t.kind == "attempt" && t.refund_id.is_none()).count() as u32))
+                .map(|p| Ok(l.timeline(p.id)?.iter().filter(|t| t.kind == paydesk_ledger::TimelineKind::Attempt && t.refund_id.is_none()).count() as u32))
                 .collect()
         })
     }
