@@ -288,3 +288,49 @@ async fn the_tender_panel_fits_with_several_tenders_and_long_names() {
     assert_eq!(violations, Value::from("0"), "{}", app.js("return document.body.dataset.cspLast").await);
     app.close().await;
 }
+
+/// Boxes planted on the register screen, each breaking one rule of `LAYOUT_PROBLEMS`.
+/// Styled through the CSSOM: the page's content security policy refuses inline
+/// `style` attributes.
+const PLANT_BROKEN_LAYOUT: &str = r#"
+const add = (tag, id, text, style, parent = document.body) => {
+  const e = document.createElement(tag);
+  if (id) e.id = id;
+  e.textContent = text;
+  Object.assign(e.style, style);
+  parent.appendChild(e);
+  return e;
+};
+add('button', 'planted-outside', 'Out', { position: 'fixed', left: '1500px', top: '10px' });
+const clip = add('div', 'planted-clip', '', { position: 'fixed', left: '0', top: '100px', width: '80px', height: '20px', overflow: 'hidden' });
+add('div', '', '', { width: '600px', height: '10px' }, clip);
+add('p', 'planted-cut', 'A sentence far too long for its box', { position: 'fixed', left: '0', top: '140px', width: '60px',
+  margin: '0', overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' });
+add('button', 'planted-hidden', 'Hidden', { visibility: 'hidden' });
+return true;
+"#;
+
+/// The layout check fails on a broken layout: a button outside the window, a box that
+/// clips what it holds, text cut short without its title and a control that must show
+/// but is hidden are each reported; the same screen without them is clean. (The check
+/// has no rule for boxes that overlap: none is planted.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_layout_check_names_a_broken_layout() {
+    let app = App::start("layout-broken", Launch::default()).await;
+    resize(&app, 1024, 768).await;
+    assert_eq!(problems(&app, &["scan"]).await, Vec::<String>::new(), "the register before the plant");
+    app.js(PLANT_BROKEN_LAYOUT).await;
+    let p = problems(&app, &["scan", "planted-hidden"]).await;
+    println!("{p:#?}");
+    for (id, says) in [
+        ("#planted-outside", "is outside the 1024×768 window"),
+        ("#planted-clip", "holds 600 px in 80 px"),
+        ("#planted-cut", "is cut short without its full text in title"),
+        ("#planted-hidden", "is not shown"),
+    ] {
+        assert!(p.iter().any(|x| x.starts_with(id) && x.contains(says)), "{id} ({says}) not reported: {p:#?}");
+    }
+    app.js("document.querySelectorAll('[id^=planted-]').forEach((e) => e.remove()); return true").await;
+    assert_eq!(problems(&app, &["scan"]).await, Vec::<String>::new(), "the register once the plant is gone");
+    app.close().await;
+}

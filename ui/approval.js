@@ -4,6 +4,7 @@
 // is sent again with `approval: {name, pin}`. The command checks the PIN and the role.
 
 import { invoke } from './bridge.js';
+import { ERROR } from './contract.js';
 import { $, h, errText } from './dom.js';
 import { t } from './i18n.js';
 import { roleWords, signedIn } from './signin.js';
@@ -40,7 +41,7 @@ function ask(err, check) {
         const result = await check(approval);
         done({ result });
       } catch (e2) {
-        if (e2 && (e2.code === 'wrong_pin' || e2.code === 'staff_locked' || e2.code === 'not_allowed' || e2.code === 'invalid_input')) {
+        if (e2 && (e2.code === ERROR.WRONG_PIN || e2.code === ERROR.STAFF_LOCKED || e2.code === ERROR.NOT_ALLOWED || e2.code === ERROR.INVALID_INPUT)) {
           $('approval-msg').textContent = errText(e2);
           $('approval-msg').dataset.code = e2.code;
           $('approval-pin').value = '';
@@ -67,7 +68,7 @@ export async function withApproval(send) {
   try {
     return await send(undefined);
   } catch (err) {
-    if (!err || err.code !== 'approval_required') throw err;
+    if (!err || err.code !== ERROR.APPROVAL_REQUIRED) throw err;
     const got = await ask(err, (approval) => send(approval));
     if (got === null) throw { code: 'approval_canceled', message: t('approval-canceled') };
     if ('error' in got) throw got.error;

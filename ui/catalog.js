@@ -6,6 +6,7 @@
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
+import { ERROR } from './contract.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { msgId, setTimeZone, t } from './i18n.js';
 
@@ -164,7 +165,7 @@ async function loadStore() {
           const save = (confirmPort) => withApproval((approval) => invoke('save_printer', { printer: printer.value, confirmPort, approval }));
           let r;
           try { r = await save(false); } catch (e) {
-            if (!(e && e.code === 'printer_port_unconfirmed' && window.confirm(e.message))) throw e;
+            if (!(e && e.code === ERROR.PRINTER_PORT_UNCONFIRMED && window.confirm(e.message))) throw e;
             r = await save(true);
           }
           msg.textContent = r.printer ? t('store-printer-saved', { printer: r.printer }) : t('store-printer-none');

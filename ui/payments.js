@@ -5,11 +5,12 @@
 import { withApproval } from './approval.js';
 import { receiptPanel } from './receipt.js';
 import { invoke } from './bridge.js';
+import { TIMELINE_KIND, TONE } from './contract.js';
 import { $, h, s, announce, alertLoud, errText, timeOf } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
 
 /** The timeline's colours for the tones (the same as --ok, --warn, --bad, --info in style.css). */
-const TONE_COLOR = { ok: '#15803d', warn: '#b45309', bad: '#b91c1c', info: '#1d4ed8' };
+const TONE_COLOR = { [TONE.OK]: '#15803d', [TONE.WARN]: '#b45309', [TONE.BAD]: '#b91c1c', [TONE.INFO]: '#1d4ed8' };
 
 let selectedPayment = null;
 /** The sale whose receipt the detail pane shows (from the Receipts list), if any. */
@@ -173,7 +174,7 @@ function timelineSvg(events) {
     const dt = ((Number(e.at) - t0) / 1000).toFixed(2);
     svg.append(
       s('text', { x: left - 14, y: cy + 4, 'text-anchor': 'end', 'font-size': 12, fill: '#475569' }, `+${dt} s`),
-      e.kind === 'attempt' || e.attempt
+      e.kind === TIMELINE_KIND.ATTEMPT || e.attempt
         ? s('rect', { x: left - 7, y: cy - 7, width: 14, height: 14, rx: 3, fill: c })
         : s('circle', { cx: left, cy, r: 7, fill: c }),
       s('g', { class: 'tl-label' }, s('title', {}, e.label), s('text', { x: labelX, y: cy + 4, 'font-size': 13, fill: '#0f172a' }, e.label)));

@@ -4,6 +4,7 @@
 // module only sends the three fields and shows its answer or its typed error.
 
 import { invoke } from './bridge.js';
+import { ERROR } from './contract.js';
 import { $, errText } from './dom.js';
 import { formatTime, t } from './i18n.js';
 
@@ -66,10 +67,10 @@ async function submit(e) {
     $('pinchange-close').focus();
   } catch (err) {
     let text = errText(err);
-    if (err && err.code === 'staff_locked' && err.until_ms) text += ' ' + t('signin-locked-until', { time: formatTime(err.until_ms) });
+    if (err && err.code === ERROR.STAFF_LOCKED && err.until_ms) text += ' ' + t('signin-locked-until', { time: formatTime(err.until_ms) });
     setMsg(text, 'bad', (err && err.code) || '');
     // A wrong current PIN is typed again; the new ones stay.
-    if (err && (err.code === 'wrong_pin' || err.code === 'staff_locked')) $('pinchange-old').value = '';
+    if (err && (err.code === ERROR.WRONG_PIN || err.code === ERROR.STAFF_LOCKED)) $('pinchange-old').value = '';
     $('pinchange-old').focus();
   } finally {
     $('pinchange-ok').disabled = false;

@@ -4,6 +4,7 @@
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
+import { ERROR, OUTCOME_KIND, PROGRESS_KIND, TONE } from './contract.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
@@ -29,7 +30,7 @@ export function focusScan() {
 export function nextSaleButton() {
   if (checkoutOpen) {
     const kind = $('checkout').dataset.kind;
-    const done = kind === 'approved' || kind === 'accepted_offline' || kind === 'authorized';
+    const done = kind === OUTCOME_KIND.APPROVED || kind === OUTCOME_KIND.ACCEPTED_OFFLINE || kind === OUTCOME_KIND.AUTHORIZED;
     return done ? $('new-sale') : null;
   }
   return tenderDoneButton();
@@ -181,7 +182,7 @@ async function setDining(dining) {
 function scanError(msg, code = '') {
   const box = $('scan-error');
   box.replaceChildren(msg);
-  if (code === 'no_open_shift') box.append(' ', openShiftOffer());
+  if (code === ERROR.NO_OPEN_SHIFT) box.append(' ', openShiftOffer());
   box.dataset.code = msg ? code : '';
   box.hidden = !msg;
   $('scan-help').hidden = !!msg;
@@ -207,7 +208,7 @@ async function scan(code, fromCatalog = false) {
   } catch (e) {
     alertLoud(errText(e));
     const code = (e && e.code) || '';
-    if (!fromCatalog || code === 'no_open_shift') scanError(errText(e), code);
+    if (!fromCatalog || code === ERROR.NO_OPEN_SHIFT) scanError(errText(e), code);
     return false;
   }
 }
@@ -238,13 +239,13 @@ function addProgress(p) {
   if (!checkoutOpen) return;
   // While an offline payment waits, background forwarding attempts are not news;
   // only the final word is (late events of the charge itself still show).
-  if ($('checkout').dataset.kind === 'accepted_offline' && p.kind !== 'resolved' && p.at > resultShownAt + 500) return;
+  if ($('checkout').dataset.kind === OUTCOME_KIND.ACCEPTED_OFFLINE && p.kind !== PROGRESS_KIND.RESOLVED && p.at > resultShownAt + 500) return;
   const li = h('li', { class: p.tone || 'info', 'data-kind': p.kind || '' },
     h('span', { class: 'when', text: timeOf(p.at) }), ' ',
     h('span', { text: p.message }));
   // newest first: the latest step stays in view however long the retries go on
   $('progress').prepend(li);
-  announce(p.message, p.tone === 'bad' ? 'bad' : '');
+  announce(p.message, p.tone === TONE.BAD ? TONE.BAD : '');
 }
 
 function receiptNode(r) {
@@ -274,12 +275,12 @@ function renderOutcome(o) {
       if (overrideReason) announce(t('new-sale-override'));
     } catch (e) { alertLoud(errText(e)); }
   };
-  const forwarded = $('checkout').dataset.kind === 'accepted_offline' && $('checkout').dataset.key === o.checkout_key && o.kind !== 'accepted_offline';
+  const forwarded = $('checkout').dataset.kind === OUTCOME_KIND.ACCEPTED_OFFLINE && $('checkout').dataset.key === o.checkout_key && o.kind !== OUTCOME_KIND.ACCEPTED_OFFLINE;
   $('checkout').dataset.key = o.checkout_key;
   $('checkout').dataset.kind = o.kind;
   resultShownAt = Date.now();
-  if (o.kind === 'approved' || o.kind === 'accepted_offline' || o.kind === 'authorized') {
-    const offline = o.kind === 'accepted_offline';
+  if (o.kind === OUTCOME_KIND.APPROVED || o.kind === OUTCOME_KIND.ACCEPTED_OFFLINE || o.kind === OUTCOME_KIND.AUTHORIZED) {
+    const offline = o.kind === OUTCOME_KIND.ACCEPTED_OFFLINE;
     $('checkout-title').textContent = offline ? t('outcome-offline-title') : (forwarded ? t('outcome-forwarded-title') : t('outcome-paid-title'));
     const btn = h('button', { class: 'primary', id: 'new-sale', type: 'button', text: t('new-sale-enter'), onclick: () => nextSale() });
     box.replaceChildren(h('div', { class: 'result ok', id: 'result', 'data-kind': o.kind, 'data-key': o.checkout_key },
@@ -295,10 +296,10 @@ function renderOutcome(o) {
     announce(offline ? t('outcome-offline-announce', { amount })
       : (forwarded ? t('outcome-forwarded-announce', { amount }) : t('outcome-paid-announce', { amount })));
     btn.focus();
-  } else if (o.kind === 'declined' || o.kind === 'failed') {
+  } else if (o.kind === OUTCOME_KIND.DECLINED || o.kind === OUTCOME_KIND.FAILED) {
     // failed: the processor refused the request before running it (wrong key or URL,
     // a rejected parameter). Like a decline, nothing was charged and never will be.
-    const failed = o.kind === 'failed';
+    const failed = o.kind === OUTCOME_KIND.FAILED;
     $('checkout-title').textContent = failed ? t('outcome-failed-title') : t('outcome-declined-title');
     const sel = cardSelect('retry-card');
     const again = h('button', { class: 'primary', id: 'try-another-card', type: 'button', text: failed ? t('start-new-payment') : t('try-another-card'),
@@ -356,7 +357,7 @@ async function runCharge(cmd, args, title) {
       onclick: async () => { try { renderCart(await invoke('get_cart')); } catch (_) { /* keep */ } closeCheckout(); } });
     box.replaceChildren(h('div', { class: 'result bad', id: 'result', 'data-kind': 'error', 'data-code': e && e.code },
       h('h3', { text: t('charge-error-heading') }), h('p', { text: errText(e) }),
-      h('div', { class: 'actions' }, e && e.code === 'no_open_shift' ? openShiftOffer() : null, back)));
+      h('div', { class: 'actions' }, e && e.code === ERROR.NO_OPEN_SHIFT ? openShiftOffer() : null, back)));
     alertLoud(errText(e));
     back.focus();
   } finally {
@@ -375,10 +376,10 @@ export function charge() {
 
 /** A `checkout-progress` event: a line in the panel, and the final word when it resolves. */
 export async function onProgress(p) {
-  if (p.kind === 'resolved' && isTenderOpen()) refreshTender();
+  if (p.kind === PROGRESS_KIND.RESOLVED && isTenderOpen()) refreshTender();
   addProgress(p);
   // Resolved in the background while the cashier looks at an unknown outcome.
-  if (p.kind === 'resolved' && !charging && checkoutOpen && $('checkout').dataset.key === p.key) {
+  if (p.kind === PROGRESS_KIND.RESOLVED && !charging && checkoutOpen && $('checkout').dataset.key === p.key) {
     try { const o = await invoke('current_checkout'); if (o) { renderCart(o.cart); renderOutcome(o); } } catch (_) { /* keep */ }
   }
 }

@@ -6,6 +6,7 @@
 // same approval dialog as a refund (approval.js), and the command is sent again with it.
 
 import { invoke } from './bridge.js';
+import { TONE } from './contract.js';
 import { withApproval } from './approval.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { formatDateTime, formatMoney, t } from './i18n.js';
@@ -27,7 +28,7 @@ function msg(text, tone = '', code = '') {
   m.textContent = text;
   m.className = 'help ' + tone;
   m.dataset.code = code;
-  if (tone === 'bad') alertLoud(text); else if (text) announce(text);
+  if (tone === TONE.BAD) alertLoud(text); else if (text) announce(text);
 }
 
 function fail(e) { msg(errText(e), 'bad', (e && e.code) || ''); }

@@ -6,6 +6,7 @@
 // The commands decide; this module only asks them and shows their answers.
 
 import { invoke } from './bridge.js';
+import { ERROR } from './contract.js';
 import { $, h, errText } from './dom.js';
 import { formatTime, msgId, t } from './i18n.js';
 import { closePinChange, initPinChange } from './pinchange.js';
@@ -90,7 +91,7 @@ async function submitPin(e) {
   } catch (err) {
     $('signin-pin').value = '';
     let text = errText(err);
-    if (err && err.code === 'staff_locked' && err.until_ms) text += ' ' + t('signin-locked-until', { time: formatTime(err.until_ms) });
+    if (err && err.code === ERROR.STAFF_LOCKED && err.until_ms) text += ' ' + t('signin-locked-until', { time: formatTime(err.until_ms) });
     setMsg('signin-msg', text, 'bad');
     $('signin-msg').dataset.code = (err && err.code) || '';
     $('signin-pin').focus();

@@ -10,6 +10,7 @@
 import { withApproval } from './approval.js';
 import { receiptPanel } from './receipt.js';
 import { invoke } from './bridge.js';
+import { ERROR } from './contract.js';
 import { knownReaders, readerPanel, stillOpen } from './reader.js';
 import { openShiftOffer } from './shift.js';
 import { $, h, announce, alertLoud, errText, fmtMoney, toMinor } from './dom.js';
@@ -443,7 +444,7 @@ async function failed(e) {
   await refresh();
   notice('bad', errText(e));
   $('tender-notice').firstChild.dataset.code = code || '';
-  if (code === 'no_open_shift') $('tender-notice').firstChild.append(h('div', { class: 'actions' }, openShiftOffer()));
+  if (code === ERROR.NO_OPEN_SHIFT) $('tender-notice').firstChild.append(h('div', { class: 'actions' }, openShiftOffer()));
   if (sale && sale.unknown_tender) startMode('menu');
   // a refused reader press: the payment stays in the pending box, checked from there
   else if (sale && !sale.complete && !sale.canceled) { startMode(mode === 'done' || mode === 'reader' ? 'menu' : mode); restoreTyped(typed); }

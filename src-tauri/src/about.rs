@@ -40,7 +40,7 @@ pub fn about(state: State<'_, AppState>) -> AppResult<AboutView> {
 
 pub fn about_of(state: &AppState) -> AppResult<AboutView> {
     let live = state.live();
-    let ledger_schema = state.engine().with_ledger(|l| l.schema_version())?;
+    let ledger_schema = state.engine().ledger_schema_version()?;
     let ledger_path = state.data_dir.join(LEDGER_FILE);
     let backups = paydesk_ledger::backup::list(&ledger_path)
         .iter()

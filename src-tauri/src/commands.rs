@@ -73,7 +73,7 @@ pub(crate) fn validate_reason(reason: Option<String>) -> AppResult<Option<String
 /// The register's catalog: the store's active items, names in its language.
 #[tauri::command]
 pub fn get_catalog(state: State<'_, AppState>) -> AppResult<Vec<Item>> {
-    let items = state.engine().with_reader(|l| l.catalog())?;
+    let items = state.engine().catalog().list()?;
     Ok(items.iter().filter(|i| i.active).map(|i| Item::of(i, state.lang)).collect())
 }
 
@@ -92,7 +92,7 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
     let code = catalog::validate_code(&code)?;
     let sku = state.sku_for(&code)?.ok_or_else(|| AppError::UnknownItem(code.clone()))?;
     let id = cart_for_next_item(&state)?;
-    let cart = state.engine().with_ledger(|l| l.add_to_cart(id, &sku, 1, now_ms()))?;
+    let cart = state.engine().carts().add(id, &sku, 1)?;
     state.view_of(&cart)
 }
 
@@ -108,7 +108,7 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
 pub(crate) fn cart_for_next_item(state: &AppState) -> AppResult<paydesk_ledger::CartId> {
     use paydesk_ledger::SaleState;
     let id = state.cart_id();
-    let sale = state.engine().with_reader(|l| l.sale(id))?;
+    let sale = state.engine().carts().sale(id)?;
     let finished = match sale.state {
         SaleState::Paid | SaleState::Canceled => true,
         SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => false,
@@ -122,8 +122,7 @@ pub(crate) fn cart_for_next_item(state: &AppState) -> AppResult<paydesk_ledger::
         id
     };
     if finished || sale.cart.lines.is_empty() {
-        let (required, open) = state.engine().with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.shifts_required()?, l.current_shift()?.is_some())))?;
-        if required && !open {
+        if state.engine().shifts().needs_opening()? {
             return Err(AppError::NoOpenShift);
         }
     }
@@ -173,10 +172,11 @@ fn outcome(state: &AppState, key: &str) -> AppResult<OutcomeView> {
 fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResult<OutcomeView> {
     let payment = state
         .engine()
-        .with_ledger(|l| l.payment_by_key(&r.checkout_key))?
+        .payments()
+        .by_key_now(&r.checkout_key)?
         .ok_or_else(|| AppError::Internal(tr!(active(), "internal-payment-missing")))?;
     let cart_id = payment.cart_id.unwrap_or_else(|| state.cart_id());
-    let cart = state.view_of(&state.engine().with_ledger(|l| l.cart(cart_id))?)?;
+    let cart = state.view_of(&state.engine().carts().cart_now(cart_id)?)?;
     Ok(OutcomeView::build(r, &payment, cart))
 }
 
@@ -229,7 +229,7 @@ pub async fn charge(state: State<'_, AppState>, payment_method: String, approval
 
 /// The key of the cart's open checkout, if any (e.g. after a charge that errored).
 fn open_checkout_key(state: &AppState, cart: paydesk_ledger::CartId) -> Option<String> {
-    state.engine().with_ledger(|l| l.open_checkout_for_cart(cart)).ok().flatten().map(|p| p.idempotency_key)
+    state.engine().payments().open_for_cart(cart).ok().flatten().map(|p| p.idempotency_key)
 }
 
 /// "Try another card" after a decline: an explicit new payment, so a new key.
@@ -292,7 +292,7 @@ pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String
                 reason: Some(reason),
                 ..paydesk_ledger::AuditInput::new("new_sale_override", &detail)
             };
-            state.engine().with_ledger(|l| l.record_action(&input, now_ms()))?;
+            state.engine().audit().record(&input)?;
         }
     }
     let cart = cart_view(&state)?;
@@ -309,17 +309,8 @@ pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String
 #[tauri::command]
 pub fn list_payments(state: State<'_, AppState>) -> AppResult<Vec<PaymentRow>> {
     let payments = state.engine().list_payments(500, 0)?;
-    state.engine().with_reader(|l| {
-        payments
-            .iter()
-            .map(|p| {
-                let tl = l.timeline(p.id)?;
-                let attempts = tl.iter().filter(|t| t.kind == "attempt" && t.refund_id.is_none()).count() as u32;
-                Ok(PaymentRow::of(p, attempts))
-            })
-            .collect::<Result<Vec<_>, paydesk_ledger::Error>>()
-    })
-    .map_err(AppError::from)
+    let attempts = state.engine().payments().attempt_counts(&payments)?;
+    Ok(payments.iter().zip(attempts).map(|(p, n)| PaymentRow::of(p, n)).collect())
 }
 
 #[tauri::command]
@@ -384,13 +375,11 @@ pub async fn refund(
 #[tauri::command]
 pub fn get_report(state: State<'_, AppState>, since: Option<i64>) -> AppResult<ReportView> {
     let now = now_ms();
-    let store = state.engine().with_reader(|l| l.store_settings())?;
+    let store = state.engine().store().settings()?;
     let since = report_start(since, now, &store)?;
     // The ledger's takings (the X and Z reports' definitions) and its payment counts.
     let cur = state.currency;
-    let ((takings, taken), stats) = state
-        .engine()
-        .with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.takings(cur, paydesk_ledger::Period::Since(since))?, l.payment_day_stats(cur, since)?)))?;
+    let paydesk_register::usecases::StoreDay { takings, taken, stats } = state.engine().payments().day(cur, since)?;
     Ok(views::report(views::ReportInput {
         takings: &takings,
         taken: &taken,

@@ -84,7 +84,7 @@ pub struct LanguageOption {
 
 /// The store's time zone; the locale's own while the ledger cannot be read.
 fn store_zone(state: &AppState) -> String {
-    state.engine().with_reader(|l| l.store_settings()).map(|s| s.time_zone).unwrap_or_default()
+    state.engine().store().settings().map(|s| s.time_zone).unwrap_or_default()
 }
 
 fn view(chosen: String, time_zone: String) -> MessagesView {
@@ -120,7 +120,7 @@ pub fn set_language(state: State<'_, AppState>, lang: String) -> AppResult<Messa
     new.language = wanted.map(|l| l.code().to_string()).unwrap_or_default();
     new.save(&state.data_dir, &state.secrets).map_err(|e| AppError::Internal(tr!(active(), "settings-not-saved", error = e.to_string())))?;
     *settings = new;
-    let store = state.engine().with_reader(|l| l.store_settings()).ok().map(|s| s.locale);
+    let store = state.engine().store().settings().ok().map(|s| s.locale);
     set_active(initial(&settings.language, store, |k| std::env::var(k).ok()));
     Ok(view(settings.language.clone(), store_zone(&state)))
 }

@@ -28,14 +28,14 @@ fn every_variant() -> Vec<AppError> {
         EngineError::OfflineRefused { key: "k".into(), reason: "limit".into(), detail: "over".into() },
         EngineError::PspConfig("x".into()),
         EngineError::PspRejected("x".into()),
-        EngineError::Alarm("x".into()),
+        EngineError::Alarm { code: paydesk_register::AlarmCode::AmountMismatch, detail: "x".into() },
         EngineError::from(paydesk_ledger::Error::InvalidInput("x".into())),
         EngineError::TenderExceedsDue { cart: 1, requested: 2, open: 1, currency: Currency::Jpy },
         EngineError::TenderUnknownOutstanding { cart: 1, key: "k".into() },
         EngineError::SaleComplete { cart: 1 },
         EngineError::SaleCanceled { cart: 1 },
         EngineError::SaleRefundExceeds { cart: 1, requested: 2, refundable: 1 },
-        EngineError::Unresolved { key: "k".into(), source: Box::new(EngineError::Alarm("x".into())) },
+        EngineError::Unresolved { key: "k".into(), source: Box::new(EngineError::Alarm { code: paydesk_register::AlarmCode::AmountMismatch, detail: "x".into() }) },
     ];
     let discount = |kind: &str, value: &str| {
         let form = crate::store::cart::DiscountForm { kind: kind.into(), value: value.into() };
@@ -74,7 +74,7 @@ fn every_variant() -> Vec<AppError> {
         AppError::PrinterNotSet,
         AppError::PrinterPortUnconfirmed { port: 8080 },
         AppError::PrinterUnreachable(tr!(active(), "print-unreachable", target = "127.0.0.1:9100", why = "refused")),
-        AppError::Rejected { code: "csv_rejected", message: tr!(active(), "catalog-import-rejected", count = 2), problems: vec![] },
+        AppError::Rejected { code: crate::error::ErrorCode::CsvRejected, message: tr!(active(), "catalog-import-rejected", count = 2), problems: vec![] },
         AppError::AlreadyPaired(tr!(active(), "error-already-paired", name = "R1", url = "https://bo")),
     ]);
     // Staff (design §12.9): the ledger's refusals as they reach the commands, the gate's

@@ -11,6 +11,7 @@ pub mod backoffice;
 pub mod catalog;
 pub mod commands;
 pub mod config;
+pub mod contract;
 pub mod error;
 pub mod i18n;
 #[cfg(test)]
@@ -183,7 +184,8 @@ fn forward_one<R: Runtime>(app: &AppHandle<R>, state: &AppState, n: &paydesk_reg
             let cart = state.cart_id();
             let on_screen = state
                 .engine()
-                .with_ledger(|l| l.payment_by_key(&p.key))
+                .payments()
+                .by_key_now(&p.key)
                 .ok()
                 .flatten()
                 .is_some_and(|pay| pay.cart_id == Some(cart));

@@ -341,14 +341,7 @@ impl AppState {
     /// knowing the outcome: unknown outcomes, and offline payments with an attempt
     /// that possibly reached it.
     fn unsettled_at_psp(&self, engine: &Engine) -> Result<usize, paydesk_ledger::Error> {
-        engine.with_ledger(|l| {
-            let mut n = l.payments_needing_recovery()?.len() + l.refunds_needing_recovery()?.len();
-            for p in l.offline_queue()? {
-                let maybe_sent = l.timeline(p.id)?.iter().any(paydesk_register::may_have_reached_psp);
-                n += usize::from(maybe_sent);
-            }
-            Ok(n)
-        })
+        engine.payments().unsettled_at_psp()
     }
 
     pub fn cart_id(&self) -> CartId {
@@ -357,7 +350,7 @@ impl AppState {
 
     /// A fresh empty cart for the next customer.
     pub fn new_cart(&self) -> AppResult<CartId> {
-        let id = self.engine().with_ledger(|l| l.create_cart(self.currency, now_ms()))?;
+        let id = self.engine().carts().create(self.currency)?;
         *lock(&self.cart) = id;
         *lock(&self.checkout) = None;
         Ok(id)
@@ -410,7 +403,7 @@ impl AppState {
     pub fn sku_for(&self, code: &str) -> AppResult<Option<String>> {
         let engine = self.engine();
         for sku in [code.to_string(), code.to_ascii_uppercase()] {
-            if let Some(i) = engine.with_reader(|l| l.catalog_item(&sku))? {
+            if let Some(i) = engine.catalog().item(&sku)? {
                 return Ok(i.active.then_some(i.sku));
             }
         }
@@ -419,12 +412,12 @@ impl AppState {
             // Checked against the ledger on every hit: the back office's sync (§9.16) and
             // the CLI change the catalog without telling this table, and a barcode that
             // moved to another SKU must never ring up the old one.
-            let item = engine.with_reader(|l| l.catalog_item(&sku))?;
+            let item = engine.catalog().item(&sku)?;
             if item.as_ref().is_some_and(|i| i.active && i.barcode.as_deref() == Some(code)) {
                 return Ok(Some(sku));
             }
         }
-        let items = engine.with_reader(|l| l.catalog())?;
+        let items = engine.catalog().list()?;
         let table: HashMap<String, String> = items
             .into_iter()
             .filter(|i| i.active)
@@ -445,19 +438,16 @@ impl AppState {
         if self.lang == "en" {
             return Ok(CartView::of(cart, &|_| None));
         }
-        let names = self.engine().with_reader(|l| {
-            cart.lines
-                .iter()
-                .map(|line| Ok((line.sku.clone(), l.catalog_item(&line.sku)?.map(|i| i.name_in(self.lang).to_string()))))
-                .collect::<Result<HashMap<_, _>, paydesk_ledger::Error>>()
-        })?;
+        let items = self.engine().catalog().items(cart.lines.iter().map(|line| line.sku.as_str()))?;
+        let names: HashMap<String, Option<String>> =
+            items.into_iter().map(|(sku, item)| (sku, item.map(|i| i.name_in(self.lang).to_string()))).collect();
         Ok(CartView::of(cart, &|sku| names.get(sku).cloned().flatten()))
     }
 
     /// The cart on screen.
     pub fn cart_view(&self) -> AppResult<CartView> {
         let id = self.cart_id();
-        let cart = self.engine().with_reader(|l| l.cart(id))?;
+        let cart = self.engine().carts().cart(id)?;
         self.view_of(&cart)
     }
 }

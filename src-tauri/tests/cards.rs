@@ -18,6 +18,6 @@ fn every_card_the_screen_offers_is_known_to_the_mock_psp() {
     }
     assert!(offered.len() >= 3, "the card list was not found in ui/: {offered:?}");
     for pm in &offered {
-        assert!(mock_psp::api::TEST_PAYMENT_METHODS.contains(&pm.as_str()), "the screen offers {pm}, which the mock PSP refuses");
+        assert!(mock_psp::api::TestPaymentMethod::parse(pm).is_some(), "the screen offers {pm}, which the mock PSP refuses");
     }
 }

@@ -255,7 +255,8 @@ fn try_another_card_goes_on_from_a_later_payment_the_screen_missed() {
     assert_eq!(t["kind"], "approved", "{t}");
     let t_key = t["checkout_key"].as_str().unwrap();
     assert!(t_key != k && t_key != s.checkout_key, "{t}");
-    let successor = |key: &str| engine.with_ledger(|l| l.payment_by_key(key).unwrap().and_then(|p| l.successor_of(p.id).unwrap()));
+    let payments = engine.payments();
+    let successor = |key: &str| payments.by_key(key).unwrap().and_then(|p| payments.successor_of(p.id).unwrap());
     assert_eq!(successor(&s.checkout_key).map(|p| p.idempotency_key), Some(t_key.to_string()), "made after the later one");
     assert_eq!(state.embedded().unwrap().server.psp().stats()["charges"], 1);
     assert_eq!(call(&w, "list_payments", json!({})).unwrap().as_array().unwrap().len(), 3);

@@ -22,7 +22,7 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     let embedded = first.embedded().unwrap();
     embedded.server.psp().script_fault("/v1/payment_intents", mock_psp::Fault::DropResponse, 1_000, None);
     let cart = first.cart_id();
-    first.engine().with_ledger(|l| l.add_to_cart(cart, "MUG-001", 1, paydesk_app::state::now_ms())).unwrap();
+    first.engine().carts().add(cart, "MUG-001", 1).unwrap();
     let r = first.engine().charge_cart(cart, CheckoutOptions::card("pm_card_visa")).await.unwrap();
     let key = r.checkout_key.clone();
     assert!(matches!(r.outcome, paydesk_register::CheckoutOutcome::Pending | paydesk_register::CheckoutOutcome::QueuedOffline), "{r:?}");
@@ -43,8 +43,21 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     }
     // Settled where it was sent (the embedded PSP's database kept the key): one charge.
     let rec = second.engine().recover().await.unwrap();
-    let p = second.engine().with_ledger(|l| l.payment_by_key(&key)).unwrap().unwrap();
+    let p = second.engine().payments().by_key(&key).unwrap().unwrap();
     assert_eq!(p.state.as_str(), "captured", "{rec:?}");
+    // And still one charge at the PSP after recovery: one paid sale, one charge (a key
+    // resent as a new payment would show a second). Counted in the PSP's database: its
+    // `stats` counters start again at 0 with the restarted process.
+    let embedded = second.embedded().expect("the embedded PSP after the restart");
+    let charges: i64 = embedded
+        .server
+        .psp()
+        .store()
+        .read(|c| Ok(c.query_row("SELECT count(*) FROM charges WHERE json_extract(obj, '$.status') = 'succeeded'", [], |r| r.get(0))?))
+        .await
+        .unwrap();
+    assert_eq!(charges, 1, "one charge per paid sale after recovery");
+    drop(embedded);
     // Only now the new PSP goes in use, and the record says so.
     assert_eq!(second.apply_settings(std::time::Duration::ZERO).await, Applied::Now);
     assert_eq!(second.live().psp_url, NEW_PSP);
@@ -64,7 +77,7 @@ async fn a_part_paid_sale_is_on_screen_again_after_a_restart() {
     let opts = Options { data_dir: Some(dir.path().to_path_buf()), fault_profile: "none".into(), ..Default::default() };
     let first = signed_in(AppState::start(dir.path().to_path_buf(), &opts).await.unwrap());
     let cart = first.cart_id();
-    first.engine().with_ledger(|l| l.add_to_cart(cart, "MUG-001", 1, paydesk_app::state::now_ms())).unwrap();
+    first.engine().carts().add(cart, "MUG-001", 1).unwrap();
     first.engine().pay_cash(cart, 500, None).unwrap();
     drop(first);
 
@@ -76,19 +89,18 @@ async fn a_part_paid_sale_is_on_screen_again_after_a_restart() {
 
     let third = signed_in(AppState::start(dir.path().to_path_buf(), &opts).await.unwrap());
     assert_ne!(third.cart_id(), cart, "a paid sale is done: a fresh cart");
-    assert!(third.engine().with_ledger(|l| l.cart(third.cart_id())).unwrap().lines.is_empty());
+    assert!(third.engine().carts().cart(third.cart_id()).unwrap().lines.is_empty());
 }
 
 /// A start signs everyone out (design §12.9): the demo owner signs in again, and a shift
 /// is open (the first start opens it; it stays open across restarts).
 fn signed_in(state: AppState) -> AppState {
-    state.engine().with_ledger(|l| {
-        let pin = paydesk_ledger::access::pin::Pin::parse("1111").unwrap();
-        let owner = l.staff_list().unwrap().into_iter().find(|s| s.role == paydesk_ledger::access::Role::Owner).expect("the demo owner");
-        l.sign_in(&owner.name, &pin, Default::default(), paydesk_app::state::now_ms()).unwrap();
-        if l.current_shift().unwrap().is_none() {
-            l.open_shift(paydesk_ledger::Actor::alone(owner.id), &[], paydesk_app::state::now_ms()).unwrap();
-        }
-    });
+    let engine = state.engine();
+    let pin = paydesk_ledger::access::pin::Pin::parse("1111").unwrap();
+    let owner = engine.staff().list().unwrap().into_iter().find(|s| s.role == paydesk_ledger::access::Role::Owner).expect("the demo owner");
+    engine.staff().sign_in(&owner.name, &pin).unwrap();
+    if engine.shifts().current().unwrap().is_none() {
+        engine.shifts().open(paydesk_ledger::Actor::alone(owner.id), &[]).unwrap();
+    }
     state
 }

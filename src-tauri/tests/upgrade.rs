@@ -104,7 +104,7 @@ async fn a_released_versions_data_opens_with_every_payment_refund_and_offline_pa
         const SAFE_AGE_MS: i64 = 23 * 3_600_000;
         let psp = state.embedded().unwrap();
         for p in offline {
-            let got = state.engine().with_ledger(|l| l.payment_by_key(str_of(p, "key"))).unwrap().unwrap();
+            let got = state.engine().payments().by_key(str_of(p, "key")).unwrap().unwrap();
             let age = paydesk_app::state::now_ms() - got.first_attempt_at_ms.expect("attempted while offline");
             let charges = psp.server.psp().stats()["charges"].as_u64().unwrap();
             if age < SAFE_AGE_MS - 300_000 {

@@ -19,10 +19,9 @@
 use crate::outcome::fail;
 use clap::Subcommand;
 use paydesk_ledger::access::audit::{Anchor, Hash};
-use paydesk_ledger::access::lockout::LockoutPolicy;
 use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::{authorize, Action, Role};
-use paydesk_ledger::{Error, PinPurpose, ShiftRefusal};
+use paydesk_ledger::access::Role;
+use paydesk_ledger::{Error, ShiftRefusal};
 use paydesk_register::Engine;
 use serde_json::json;
 
@@ -91,7 +90,7 @@ pub(crate) fn audit(engine: &Engine, cmd: &Option<AuditCmd>) -> i32 {
     match cmd {
         None => crate::reports::audit(engine),
         Some(AuditCmd::Head) => {
-            let head = engine.with_ledger(|l| l.audit_head()).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+            let head = engine.audit().head().unwrap_or_else(|e| fail("ledger", &e.to_string()));
             out!("{}", head_json(head));
             0
         }
@@ -101,9 +100,7 @@ pub(crate) fn audit(engine: &Engine, cmd: &Option<AuditCmd>) -> i32 {
                 fail("invalid_input", "at most 1000 --checkpoint");
             }
             let checkpoints: Vec<Anchor> = checkpoint.iter().map(|c| parse_head(c)).collect();
-            let v = engine
-                .with_ledger(|l| l.verify_audit_with(head, &checkpoints))
-                .unwrap_or_else(|e| fail("ledger", &e.to_string()));
+            let v = engine.audit().verify(head, &checkpoints).unwrap_or_else(|e| fail("ledger", &e.to_string()));
             let breaks: Vec<_> = v
                 .breaks
                 .iter()
@@ -115,7 +112,7 @@ pub(crate) fn audit(engine: &Engine, cmd: &Option<AuditCmd>) -> i32 {
                 .collect();
             // What "intact" was checked against: the head the back office last confirmed
             // (design §9.20) is one of the anchors, when there is one.
-            let confirmed = engine.with_ledger(|l| l.audit_confirmed()).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+            let confirmed = engine.audit().confirmed().unwrap_or_else(|e| fail("ledger", &e.to_string()));
             let confirmed = confirmed.map(|c| {
                 let mut j = head_json(c.anchor);
                 j["confirmed_at_ms"] = json!(c.confirmed_at_ms);
@@ -153,15 +150,11 @@ pub(crate) fn read_pin<'a>(lines: &mut impl Iterator<Item = &'a String>, whose: 
     Pin::parse(line).unwrap_or_else(|e| fail("invalid_pin", &format!("{whose} PIN: {e}")))
 }
 
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
-}
-
 pub(crate) fn ledger_fail(e: &Error) -> ! {
     let code = match e {
         Error::WrongPin { .. } => "wrong_pin",
         Error::StaffLocked { .. } => "staff_locked",
-        Error::InvalidInput(_) | Error::NotTheOperator { .. } | Error::InactiveStaff { .. } => "invalid_input",
+        Error::InvalidInput(_) | Error::InvalidItem { .. } | Error::NotTheOperator { .. } | Error::InactiveStaff { .. } => "invalid_input",
         Error::InvalidAmount(_) => "invalid_amount",
         // The codes these had as untyped input and amount errors, kept for scripts.
         Error::ShiftRefused(ShiftRefusal::PaidAmountOutOfRange { .. } | ShiftRefusal::PaidOutAboveDrawer { .. }) => "invalid_amount",
@@ -181,22 +174,22 @@ pub(crate) fn staff(engine: &Engine, cmd: &StaffCmd) -> i32 {
         StaffCmd::SignIn { name } => {
             let input = stdin_lines();
             let pin = read_pin(&mut input.iter(), "the member's");
-            let who = engine.with_ledger(|l| l.sign_in(name, &pin, LockoutPolicy::default(), now_ms())).unwrap_or_else(|e| ledger_fail(&e));
+            let who = engine.staff().sign_in(name, &pin).unwrap_or_else(|e| ledger_fail(&e));
             out!("{}", serde_json::to_string(&who).expect("staff serializes"));
             0
         }
         StaffCmd::SignOut => {
-            let was = engine.with_ledger(|l| l.sign_out(now_ms())).unwrap_or_else(|e| ledger_fail(&e));
+            let was = engine.staff().sign_out().unwrap_or_else(|e| ledger_fail(&e));
             out!("{}", json!({ "signed_out": was }));
             0
         }
         StaffCmd::Whoami => {
-            let who = engine.with_ledger(|l| l.signed_in()).unwrap_or_else(|e| ledger_fail(&e));
+            let who = engine.staff().signed_in().unwrap_or_else(|e| ledger_fail(&e));
             out!("{}", serde_json::to_string(&who).expect("staff serializes"));
             0
         }
         StaffCmd::List => {
-            let all = engine.with_ledger(|l| l.staff_list()).unwrap_or_else(|e| ledger_fail(&e));
+            let all = engine.staff().list().unwrap_or_else(|e| ledger_fail(&e));
             for s in all {
                 out!("{}", serde_json::to_string(&s).expect("staff serializes"));
             }
@@ -208,23 +201,10 @@ pub(crate) fn staff(engine: &Engine, cmd: &StaffCmd) -> i32 {
             let mut lines = input.iter();
             let pin = read_pin(&mut lines, "the new member's");
             let by_pin = by.as_ref().map(|_| read_pin(&mut lines, "the --by member's"));
-            let added = engine.with_ledger(|l| {
-                let count = l.staff_list()?.len();
-                let by_id = match (by, &by_pin) {
-                    (Some(by), Some(by_pin)) => {
-                        let who = l.check_pin(by, by_pin, PinPurpose::SignIn, LockoutPolicy::default(), now_ms())?;
-                        if !authorize(who.person(), Action::StaffAdmin, None).is_granted() {
-                            return Err(Error::InvalidInput(format!("{} is a {}: adding staff needs an owner", who.name, who.role)));
-                        }
-                        Some(who.id)
-                    }
-                    // The store's first member is its owner, created before anyone can sign in.
-                    _ if count == 0 && role == Role::Owner => None,
-                    _ if count == 0 => return Err(Error::InvalidInput("the store's first staff member is its owner".into())),
-                    _ => return Err(Error::InvalidInput("--by NAME is needed: an owner adds staff".into())),
-                };
-                l.add_staff(name, role, &pin, by_id, now_ms())
-            });
+            // Who may add staff (an owner; the store's first member is its owner) is the
+            // engine's rule.
+            let by = by.as_deref().zip(by_pin.as_ref());
+            let added = engine.staff().add(name, role, &pin, by);
             match added {
                 Ok(s) => {
                     out!("{}", serde_json::to_string(&s).expect("staff serializes"));

@@ -148,16 +148,10 @@ pub async fn run(psp_url: &str, psp_key: &str, db: &str, n: usize, concurrency: 
 /// makes before its answer is returned (design §8.3, §8.4): today's single-card
 /// checkout of a cart, a card tender for part of a sale, and a cash sale.
 async fn durable_commits(engine: &Engine, currency: Currency) -> Result<serde_json::Value, paydesk_register::EngineError> {
-    let commits = || engine.with_ledger(|l| l.commit_count());
-    let now = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-    engine.with_ledger(|l| {
-        l.seed_catalog(&[paydesk_ledger::NewProduct { sku: "BENCH".into(), name: "Bench item".into(), price: Money::new(1000, currency) }])
-    })?;
-    let cart = || engine.with_ledger(|l| -> paydesk_ledger::Result<paydesk_ledger::CartId> {
-        let c = l.create_cart(currency, now())?;
-        l.add_to_cart(c, "BENCH", 1, now())?;
-        Ok(c)
-    });
+    let commits = || engine.commit_count();
+    engine.catalog().seed(&[paydesk_ledger::NewProduct { sku: "BENCH".into(), name: "Bench item".into(), price: Money::new(1000, currency) }])?;
+    let one_item = [("BENCH".to_string(), 1)];
+    let cart = || engine.carts().create_with(currency, &one_item, None);
     let card = CheckoutOptions::card("pm_card_visa");
     let c1 = cart()?;
     let before = commits();

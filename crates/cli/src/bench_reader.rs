@@ -83,13 +83,13 @@ pub(crate) async fn run(psp_url: &str, psp_key: &str, db: &str, n: usize, curren
         }
     };
     // Today's keyed-token checkout through the same counting transport, for the comparison.
-    let (before_c, before_r) = (register.with_ledger(|l| l.commit_count()), counting.sent.load(Ordering::SeqCst));
+    let (before_c, before_r) = (register.commit_count(), counting.sent.load(Ordering::SeqCst));
     let keyed = register.checkout_amount(Money::new(1_000, currency), CheckoutOptions::card("pm_card_visa")).await;
     if !matches!(&keyed, Ok(r) if r.outcome == paydesk_register::CheckoutOutcome::Paid) {
         eprintln!("reader bench: the keyed checkout was not paid: {keyed:?}");
         return None;
     }
-    let keyed_commits = register.with_ledger(|l| l.commit_count()) - before_c;
+    let keyed_commits = register.commit_count() - before_c;
     let keyed_requests = counting.sent.load(Ordering::SeqCst) - before_r;
 
     let mut runs = Vec::with_capacity(n);
@@ -131,7 +131,7 @@ async fn setup(register: &Engine) -> Result<String, EngineError> {
 }
 
 async fn one(register: &Engine, customer: &Engine, counting: &Counting, reader: &str, amount: Money) -> Result<Measured, String> {
-    let commits_before = register.with_ledger(|l| l.commit_count());
+    let commits_before = register.commit_count();
     let sent_before = counting.sent.load(Ordering::SeqCst);
     let (charged, tap) = tokio::join!(
         async {
@@ -147,7 +147,7 @@ async fn one(register: &Engine, customer: &Engine, counting: &Counting, reader: 
     }
     let (tapped, tap_answer) = tap?;
     Ok(Measured {
-        commits: register.with_ledger(|l| l.commit_count()) - commits_before,
+        commits: register.commit_count() - commits_before,
         requests: counting.sent.load(Ordering::SeqCst) - sent_before,
         tap_to_paid_ms: answered.saturating_duration_since(tapped).as_secs_f64() * 1000.0,
         tap_answer_ms: tap_answer.as_secs_f64() * 1000.0,

@@ -76,13 +76,9 @@ pub(crate) struct StoreSetArgs {
     time_zone: Option<String>,
 }
 
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
-}
-
 fn ledger_fail(e: &Error) -> ! {
     let code = match e {
-        Error::InvalidInput(_) => "invalid_input",
+        Error::InvalidInput(_) | Error::InvalidItem { .. } => "invalid_input",
         _ => "ledger",
     };
     fail(code, &e.to_string())
@@ -103,7 +99,7 @@ pub(crate) fn catalog(engine: &Engine, cmd: &CatalogCmd) -> i32 {
             if let Err(e) = f.take(limit as u64 + 1).read_to_end(&mut bytes) {
                 fail("invalid_input", &format!("cannot read {}: {e}", file.display()));
             }
-            match engine.with_ledger(|l| l.import_catalog_csv(&bytes, None, now_ms())) {
+            match engine.catalog().import_csv(&bytes, None) {
                 Ok(Ok(report)) => {
                     print(&report);
                     0
@@ -119,14 +115,14 @@ pub(crate) fn catalog(engine: &Engine, cmd: &CatalogCmd) -> i32 {
                 Err(e) => ledger_fail(&e),
             }
         }
-        CatalogCmd::Export => match engine.with_ledger(|l| l.export_catalog_csv()) {
+        CatalogCmd::Export => match engine.catalog().export_csv() {
             Ok(csv) => {
                 out!("{}", csv.trim_end_matches('\n'));
                 0
             }
             Err(e) => ledger_fail(&e),
         },
-        CatalogCmd::List => match engine.with_ledger(|l| l.catalog()) {
+        CatalogCmd::List => match engine.catalog().list() {
             Ok(items) => {
                 for i in items {
                     print(&i);
@@ -144,13 +140,13 @@ fn parse_locale(s: &str) -> Locale {
 
 pub(crate) fn store(engine: &Engine, cmd: &StoreCmd) -> i32 {
     let settings = match cmd {
-        StoreCmd::Show => engine.with_ledger(|l| l.store_settings()),
+        StoreCmd::Show => engine.store().settings(),
         StoreCmd::Seed { locale } => {
             let demo = match parse_locale(locale) {
                 Locale::EnUs => DemoLocale::EnUs,
                 Locale::JaJp => DemoLocale::JaJp,
             };
-            engine.with_ledger(|l| l.seed_demo_store(demo, None, now_ms()))
+            engine.store().seed_demo(demo, None)
         }
         StoreCmd::Set(set) => {
             let StoreSetArgs {
@@ -182,8 +178,8 @@ pub(crate) fn store(engine: &Engine, cmd: &StoreCmd) -> i32 {
                 "up" => Rounding::Up,
                 other => fail("invalid_input", &format!("--rounding {other:?}: down, half_up or up")),
             });
-            engine.with_ledger(|l| {
-                let mut s = l.store_settings()?;
+            engine.store().update(None, |stored| {
+                let mut s = stored.clone();
                 s.name = name.clone().unwrap_or(s.name);
                 s.address = address.clone().unwrap_or(s.address);
                 s.phone = phone.clone().unwrap_or(s.phone);
@@ -200,7 +196,7 @@ pub(crate) fn store(engine: &Engine, cmd: &StoreCmd) -> i32 {
                 } else if let Some(r) = registration_number {
                     s.registration_number = Some(r.clone());
                 }
-                l.set_store_settings(s, None, now_ms())
+                *stored = s;
             })
         }
     };

@@ -13,10 +13,10 @@ use std::io::Write as _;
 use clap::Args;
 use paydesk_ledger::receipt::{build_receipt, render_html, render_text, Paper, PrintJob, Printer, PrinterTarget};
 use paydesk_ledger::{CartId, PrintOutcome};
+use paydesk_register::usecases::PrintRecord;
 use paydesk_register::Engine;
 use serde_json::json;
 
-use crate::catalog::now_ms;
 use crate::outcome::fail;
 
 #[derive(Args, Debug)]
@@ -50,11 +50,7 @@ pub(crate) fn run(engine: &Engine, a: &ReceiptArgs) -> i32 {
         t.parse().unwrap_or_else(|e: paydesk_ledger::receipt::PrintError| fail("invalid_input", &e.to_string()))
     });
     let cart = CartId(a.cart);
-    let built = engine.with_ledger(|l| {
-        let reprint = l.next_print_is_reprint(cart)?;
-        let (data, tax) = l.receipt_data(cart)?;
-        Ok::<_, paydesk_ledger::Error>(build_receipt(&data, &tax, reprint))
-    });
+    let built = engine.receipts().source(cart).map(|s| build_receipt(&s.data, &s.tax, s.next_print_reprint));
     let receipt = match built {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => fail("invalid_receipt", &e.to_string()),
@@ -78,7 +74,9 @@ pub(crate) fn run(engine: &Engine, a: &ReceiptArgs) -> i32 {
         Ok(()) => (PrintOutcome::Printed, None),
         Err(e) => (PrintOutcome::Failed { may_have_printed: e.may_have_printed() }, Some(e.to_string())),
     };
-    let recorded = engine.with_ledger(|l| l.record_receipt_print(cart, "escpos", &target.to_string(), outcome, error.as_deref(), now_ms()));
+    let shown = target.to_string();
+    let print = PrintRecord { format: "escpos", target: &shown, outcome, error: error.as_deref() };
+    let recorded = engine.receipts().record_print(cart, print);
     let rec = recorded.unwrap_or_else(|e| fail("ledger", &e.to_string()));
     debug_assert_eq!(rec.reprint, reprint, "the printed mark and the record agree");
     match result {

@@ -61,7 +61,7 @@ pub(crate) fn ledger(engine: &Engine) -> i32 {
 }
 
 pub(crate) fn audit(engine: &Engine) -> i32 {
-    let log = engine.with_ledger(|l| l.audit_log()).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+    let log = engine.audit().log().unwrap_or_else(|e| fail("ledger", &e.to_string()));
     for a in log {
         out!("{}", serde_json::to_string(&a).unwrap());
     }

@@ -207,7 +207,7 @@ async fn run_checked(engine: &Engine, cmd: &SaleCmd) -> Result<i32, String> {
             }
             let price = Money::new(minor("--price", price)?, currency(c)?);
             let p = NewProduct { sku: sku.clone(), name: name.to_string(), price };
-            match engine.with_ledger(|l| l.seed_catalog(&[p])) {
+            match engine.catalog().seed(&[p]) {
                 Ok(_) => {
                     print(&serde_json::json!({"sku": sku, "name": name, "price": price.amount_minor, "currency": price.currency.code()}));
                     0
@@ -223,11 +223,7 @@ async fn run_checked(engine: &Engine, cmd: &SaleCmd) -> Result<i32, String> {
                 _ => return Err("give one of --percent, --amount or --clear".into()),
             };
             let sku = sku.as_deref().map(item).transpose()?.map(|(s, _)| s);
-            let now = crate::catalog::now_ms();
-            let done = engine.with_ledger(|l| match &sku {
-                Some(s) => l.set_line_discount(CartId(*cart), s, d, now),
-                None => l.set_sale_discount(CartId(*cart), d, now),
-            });
+            let done = engine.carts().set_discount(CartId(*cart), sku.as_deref(), d);
             match done {
                 Ok(_) => show(engine, CartId(*cart)),
                 Err(e) => engine_error(&e.into()),
@@ -239,24 +235,8 @@ async fn run_checked(engine: &Engine, cmd: &SaleCmd) -> Result<i32, String> {
                 return Err(format!("at most {MAX_ITEMS} items"));
             }
             let items = items.iter().map(|s| item(s)).collect::<Result<Vec<_>, _>>()?;
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
             // Every SKU checked before the cart is made: a refused item leaves nothing behind.
-            let made = engine.with_ledger(|l| -> paydesk_ledger::Result<CartId> {
-                for (sku, _) in &items {
-                    let p = l.product_by_sku(sku)?.ok_or_else(|| paydesk_ledger::Error::UnknownProduct(sku.clone()))?;
-                    if p.price.currency != c {
-                        return Err(paydesk_ledger::Error::CurrencyMismatch { expected: c, found: p.price.currency });
-                    }
-                }
-                let cart = l.create_cart(c, now)?;
-                if *eat_in {
-                    l.set_dining(cart, Dining::EatIn, now)?;
-                }
-                for (sku, qty) in &items {
-                    l.add_to_cart(cart, sku, *qty, now)?;
-                }
-                Ok(cart)
-            });
+            let made = engine.carts().create_with(c, &items, eat_in.then_some(Dining::EatIn));
             match made {
                 Ok(cart) => show(engine, cart),
                 Err(e) => engine_error(&e.into()),

@@ -16,11 +16,10 @@
 //! `DENOMINATION x PIECES` pairs in minor units.
 
 use clap::Subcommand;
-use paydesk_ledger::access::lockout::LockoutPolicy;
-use paydesk_ledger::{Actor, DenominationCount, Error, Ledger, PaidKind, PinPurpose};
+use paydesk_ledger::{Actor, DenominationCount, Error, PaidKind};
 use paydesk_register::Engine;
 
-use crate::access::{ledger_fail, now_ms, read_pin, stdin_lines};
+use crate::access::{ledger_fail, read_pin, stdin_lines};
 use crate::outcome::fail;
 
 /// Denominations one count may name (every currency has fewer).
@@ -101,17 +100,12 @@ fn parse_count(s: &str) -> Vec<DenominationCount> {
 /// in act), checks the approver's PIN when one is named, and returns who acts. Every
 /// PIN check is audited by the ledger, right or wrong; `by` stays signed in afterwards,
 /// so the sales that follow are theirs.
-fn actor(l: &mut Ledger, by: &str, approver: Option<&str>) -> Result<Actor, Error> {
+fn actor(engine: &Engine, by: &str, approver: Option<&str>) -> Result<Actor, Error> {
     let input = stdin_lines();
     let mut lines = input.iter();
     let by_pin = read_pin(&mut lines, "the --by member's");
     let approver_pin = approver.map(|_| read_pin(&mut lines, "the --approver's"));
-    let who = l.sign_in(by, &by_pin, LockoutPolicy::default(), now_ms())?;
-    let approver_id = match (approver, approver_pin) {
-        (Some(name), Some(pin)) => Some(l.check_pin(name, &pin, PinPurpose::Approval, LockoutPolicy::default(), now_ms())?.id),
-        _ => None,
-    };
-    Ok(Actor { staff_id: who.id, approver_id })
+    engine.staff().act_as(by, &by_pin, approver.zip(approver_pin.as_ref()))
 }
 
 fn print<T: serde::Serialize>(v: &T) -> i32 {
@@ -120,40 +114,41 @@ fn print<T: serde::Serialize>(v: &T) -> i32 {
 }
 
 pub(crate) fn shift(engine: &Engine, cmd: &ShiftCmd) -> i32 {
-    let done = engine.with_ledger(|l| -> Result<serde_json::Value, Error> {
+    let shifts = engine.shifts();
+    let done = (|| -> Result<serde_json::Value, Error> {
         Ok(match cmd {
             ShiftCmd::Open { by, float } => {
                 let float = parse_count(float);
-                let a = actor(l, by, None)?;
-                serde_json::to_value(l.open_shift(a, &float, now_ms())?)?
+                let a = actor(engine, by, None)?;
+                serde_json::to_value(shifts.open(a, &float)?.shift)?
             }
             ShiftCmd::PaidIn(p) | ShiftCmd::PaidOut(p) => {
                 let kind = if matches!(cmd, ShiftCmd::PaidIn(_)) { PaidKind::PaidIn } else { PaidKind::PaidOut };
-                let a = actor(l, &p.by, p.approver.as_deref())?;
-                serde_json::to_value(l.paid_in_out(a, kind, p.amount, &p.reason, now_ms())?)?
+                let a = actor(engine, &p.by, p.approver.as_deref())?;
+                serde_json::to_value(shifts.paid_in_out(a, kind, p.amount, &p.reason)?)?
             }
             ShiftCmd::X { by } => {
-                let a = actor(l, by, None)?;
-                serde_json::to_value(l.x_report(a, now_ms())?)?
+                let a = actor(engine, by, None)?;
+                serde_json::to_value(shifts.x_report(a)?.report)?
             }
             ShiftCmd::Close { by, counted, approver } => {
                 let counted = parse_count(counted);
-                let a = actor(l, by, approver.as_deref())?;
-                z_json(&l.close_shift(a, &counted, now_ms())?)?
+                let a = actor(engine, by, approver.as_deref())?;
+                z_json(&shifts.close(a, &counted)?.report)?
             }
             ShiftCmd::Z { number } => {
                 let n = match number {
                     Some(n) => *n,
-                    None => l.last_z_number()?,
+                    None => shifts.last_z_number()?,
                 };
-                match l.z_report(n)? {
-                    Some(z) => z_json(&z)?,
+                match shifts.z_report(n)? {
+                    Some(z) => z_json(&z.report)?,
                     None => return Err(Error::InvalidInput(format!("there is no Z report {n}"))),
                 }
             }
-            ShiftCmd::Status => serde_json::to_value(l.current_shift()?)?,
+            ShiftCmd::Status => serde_json::to_value(shifts.current()?)?,
         })
-    });
+    })();
     match done {
         Ok(v) => print(&v),
         Err(e) => ledger_fail(&e),

@@ -266,7 +266,7 @@ async fn cart_decline_try_another_card_and_override_guard() {
         .unwrap();
     assert_ne!(o.checkout_key, p.checkout_key);
     assert_eq!(o.state.as_str(), "captured");
-    let audit = engine.with_ledger(|l| l.audit_log()).unwrap();
+    let audit = engine.audit().log().unwrap();
     assert_eq!(audit.len(), 1, "{audit:?}");
     assert_eq!(audit[0].reason, "customer must leave");
     // The unknown one is still resolved with its own key.

@@ -174,7 +174,7 @@ async fn ledger_full_after_the_key_commit_is_pending_with_its_key() {
             if p == CrashPoint::AfterKeyCommit {
                 // Every later write fails, as on a full disk; reads still work.
                 let e = cell.get().expect("engine");
-                e.with_ledger(|l| l.connection().pragma_update(None, "query_only", true)).unwrap();
+                e.ledger_for_tests(|l| l.connection().pragma_update(None, "query_only", true)).unwrap();
             }
         }));
     assert!(engine_cell.set(engine.clone()).is_ok());
@@ -185,7 +185,7 @@ async fn ledger_full_after_the_key_commit_is_pending_with_its_key() {
     assert!(r.message.as_deref().unwrap_or("").contains("not known yet"), "{r:?}");
     assert_eq!(psp.intents().await.len(), 1, "the PSP charged it");
     // Room again: recovery records what the PSP did, with the same key.
-    engine.with_ledger(|l| l.connection().pragma_update(None, "query_only", false)).unwrap();
+    engine.ledger_for_tests(|l| l.connection().pragma_update(None, "query_only", false)).unwrap();
     let rec = engine.recover().await.unwrap();
     assert_eq!(rec.resolved, 1, "{rec:?}");
     assert_eq!(engine.status_of(&r.checkout_key).unwrap().outcome, CheckoutOutcome::Paid);

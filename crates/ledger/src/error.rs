@@ -198,6 +198,10 @@ pub enum Error {
 
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// A catalog item refused by one of its fields (`sku`, `barcode`, ...): the field is
+    /// carried so a screen can point at it without reading the words.
+    #[error("invalid input: {message}")]
+    InvalidItem { field: &'static str, message: String },
     /// A reader operation on a payment that was not made for a reader (decision 0102).
     #[error("payment {checkout_key} is not a card-present payment on a reader")]
     NotAReaderPayment { checkout_key: String },

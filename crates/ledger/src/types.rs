@@ -257,6 +257,17 @@ pub enum TimelineKind {
 }
 
 impl TimelineKind {
+    /// Every kind, for the screen's contract (ui/contract.js) and parsing.
+    pub const ALL: [TimelineKind; 7] = [
+        TimelineKind::Created,
+        TimelineKind::Attempt,
+        TimelineKind::Transition,
+        TimelineKind::PspResult,
+        TimelineKind::Event,
+        TimelineKind::Refund,
+        TimelineKind::Note,
+    ];
+
     pub const fn as_str(self) -> &'static str {
         match self {
             TimelineKind::Created => "created",
@@ -267,6 +278,16 @@ impl TimelineKind {
             TimelineKind::Refund => "refund",
             TimelineKind::Note => "note",
         }
+    }
+}
+
+impl std::str::FromStr for TimelineKind {
+    type Err = crate::error::Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        TimelineKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| crate::error::Error::UnknownValue { what: "timeline kind", value: s.to_string() })
     }
 }
 
@@ -296,7 +317,7 @@ pub struct TimelineEntry {
     pub payment_id: PaymentId,
     pub refund_id: Option<RefundId>,
     pub at_ms: i64,
-    pub kind: String,
+    pub kind: TimelineKind,
     pub detail: String,
     pub outcome: Option<String>,
     pub latency_ms: Option<i64>,

@@ -167,8 +167,8 @@ fn sigkill_at_an_arbitrary_point_loses_no_acknowledged_commit() {
         for p in l.list_payments(100_000, 0).unwrap() {
             assert_eq!(l.cart(p.cart_id.unwrap()).unwrap().state, CartState::Locked);
             let tl = l.timeline(p.id).unwrap();
-            assert_eq!(tl[0].kind, "created");
-            let transitions = tl.iter().filter(|e| e.kind == "transition").count();
+            assert_eq!(tl[0].kind, TimelineKind::Created);
+            let transitions = tl.iter().filter(|e| e.kind == TimelineKind::Transition).count();
             assert_eq!(transitions, (p.state == PaymentState::Authorizing) as usize, "{p:?}");
         }
     }

@@ -50,17 +50,33 @@ fn formula_looking_names_are_exported_as_text_and_read_back_as_they_were() {
     assert_eq!(other.export_catalog_csv().unwrap(), csv);
 }
 
-proptest! {
-    #[test]
-    fn every_cell_round_trips_and_none_exported_looks_like_a_formula(s in "['=+@\\-\t\r a-z%]{0,6}") {
+#[test]
+fn every_cell_round_trips_and_none_exported_looks_like_a_formula() {
+    // Cases that got through every assertion (a case returned early, or rejected by
+    // a filter, is not one): a property that checks nothing must not pass.
+    let reached = std::sync::atomic::AtomicU32::new(0);
+    proptest!(ProptestConfig::default(), |(s in "['=+@\\-\t\r a-z%]{0,6}")| {
         let out = neutralise_cell(&s);
         prop_assert!(!out.starts_with(['=', '+', '-', '@', '\t', '\r']), "{:?}", out);
         prop_assert_eq!(restore_cell(&out), s.as_str());
-    }
+        reached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    let n = reached.into_inner();
+    println!("every_cell_round_trips_and_none_exported_looks_like_a_formula: {n} cases reached the assertions");
+    assert!(n >= 256, "only {n} cases reached the assertions, at least 256 expected");
+}
 
-    #[test]
-    fn any_text_round_trips(s in "\\PC{0,12}") {
+#[test]
+fn any_text_round_trips() {
+    // Cases that got through every assertion (a case returned early, or rejected by
+    // a filter, is not one): a property that checks nothing must not pass.
+    let reached = std::sync::atomic::AtomicU32::new(0);
+    proptest!(ProptestConfig::default(), |(s in "\\PC{0,12}")| {
         let out = neutralise_cell(&s);
         prop_assert_eq!(restore_cell(&out), s.as_str());
-    }
+        reached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    let n = reached.into_inner();
+    println!("any_text_round_trips: {n} cases reached the assertions");
+    assert!(n >= 256, "only {n} cases reached the assertions, at least 256 expected");
 }

@@ -255,7 +255,7 @@ fn repeated_and_stale_transitions() {
         l.transition(PaymentId(404), PaymentState::Created, PaymentState::Authorizing, "", 6),
         Err(Error::UnknownPayment(_))
     ));
-    let kinds: Vec<String> = l.timeline(p.id).unwrap().into_iter().map(|e| e.kind).collect();
+    let kinds: Vec<&str> = l.timeline(p.id).unwrap().into_iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(kinds, ["created", "transition", "transition"]);
 }
 
@@ -282,7 +282,7 @@ fn attempts_are_on_the_timeline_and_first_attempt_is_stamped_once() {
     let after = l.payment_by_id(p.id).unwrap();
     assert_eq!(after.first_attempt_at_ms, Some(100));
     let tl = l.timeline(p.id).unwrap();
-    let attempts: Vec<_> = tl.iter().filter(|e| e.kind == "attempt").collect();
+    let attempts: Vec<_> = tl.iter().filter(|e| e.kind == TimelineKind::Attempt).collect();
     assert_eq!(attempts.len(), 2);
     assert_eq!(attempts[1].attempt_no, Some(2));
     assert!(attempts[1].replayed);

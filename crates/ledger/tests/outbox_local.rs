@@ -57,7 +57,9 @@ fn a_local_item_saved_and_retired_travels_whole_and_an_unchanged_save_writes_not
     let h = high(&l);
     let mut thief = tea(1, true);
     thief.sku = "OTHER".into();
-    assert!(l.upsert_catalog(&[thief], None, T + 4).is_err());
+    // refused by its field, typed: the app points at the barcode without reading words
+    let refused = l.upsert_catalog(&[thief], None, T + 4).unwrap_err();
+    assert!(matches!(refused, paydesk_ledger::Error::InvalidItem { field: "barcode", .. }), "{refused:?}");
     assert_eq!(high(&l), h);
     let mut shadow = OutboxShadow::default();
     shadow.catch_up(&l, "items");

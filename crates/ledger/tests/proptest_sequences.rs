@@ -245,16 +245,26 @@ fn random_runs_reach_the_refund_paths() {
     assert!(sales >= 10, "sales completed {sales}");
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
-
-    #[test]
-    fn random_operation_sequences_keep_the_invariants(ops in prop::collection::vec(op(), 1..60)) {
+#[test]
+fn random_operation_sequences_keep_the_invariants() {
+    // Cases that got through every assertion (a case returned early, or rejected by
+    // a filter, is not one): a property that checks nothing must not pass.
+    let reached = std::sync::atomic::AtomicU32::new(0);
+    proptest!(ProptestConfig { cases: 96, ..ProptestConfig::default() }, |(ops in prop::collection::vec(op(), 1..60))| {
         run(ops);
-    }
+        reached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    let n = reached.into_inner();
+    println!("random_operation_sequences_keep_the_invariants: {n} cases reached the assertions");
+    assert!(n >= 96, "only {n} cases reached the assertions, at least 96 expected");
+}
 
-    #[test]
-    fn random_transition_walks_stay_in_the_table(targets in prop::collection::vec(0usize..11, 1..200)) {
+#[test]
+fn random_transition_walks_stay_in_the_table() {
+    // Cases that got through every assertion (a case returned early, or rejected by
+    // a filter, is not one): a property that checks nothing must not pass.
+    let reached = std::sync::atomic::AtomicU32::new(0);
+    proptest!(ProptestConfig { cases: 96, ..ProptestConfig::default() }, |(targets in prop::collection::vec(0usize..11, 1..200))| {
         let mut s = PaymentState::Created;
         for t in targets {
             let to = PaymentState::ALL[t];
@@ -271,12 +281,19 @@ proptest! {
             prop_assert!(PaymentState::ALL.contains(&s));
             prop_assert_eq!(s.as_str().parse::<PaymentState>().unwrap(), s);
         }
-    }
+        reached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    let n = reached.into_inner();
+    println!("random_transition_walks_stay_in_the_table: {n} cases reached the assertions");
+    assert!(n >= 96, "only {n} cases reached the assertions, at least 96 expected");
 }
 
-proptest! {
-    #[test]
-    fn money_parse_format_round_trip(minor in 0i64..=i64::MAX, c in 0usize..5) {
+#[test]
+fn money_parse_format_round_trip() {
+    // Cases that got through every assertion (a case returned early, or rejected by
+    // a filter, is not one): a property that checks nothing must not pass.
+    let reached = std::sync::atomic::AtomicU32::new(0);
+    proptest!(ProptestConfig::default(), |(minor in 0i64..=i64::MAX, c in 0usize..5)| {
         let cur = Currency::ALL[c];
         let m = Money::new(minor, cur);
         prop_assert_eq!(Money::parse(&m.to_decimal_string(), cur).unwrap(), m);
@@ -285,5 +302,9 @@ proptest! {
         let digits: String = shown.chars().filter(|ch| ch.is_ascii_digit()).collect();
         let expected = minor.to_string();
         prop_assert_eq!(digits.trim_start_matches('0'), expected.trim_start_matches('0'));
-    }
+        reached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    let n = reached.into_inner();
+    println!("money_parse_format_round_trip: {n} cases reached the assertions");
+    assert!(n >= 256, "only {n} cases reached the assertions, at least 256 expected");
 }

@@ -213,7 +213,7 @@ fn newest_cart_is_the_one_created_last() {
 #[test]
 fn a_cancel_drops_an_offline_tender_only_if_no_attempt_may_have_reached_the_psp() {
     // As the register reads attempt outcomes: only a refused connection never left.
-    let may_have_reached = |e: &TimelineEntry| e.kind == "attempt" && e.outcome.as_deref() != Some("connection_refused");
+    let may_have_reached = |e: &TimelineEntry| e.kind == TimelineKind::Attempt && e.outcome.as_deref() != Some("connection_refused");
     for (outcome, may_be_charged) in [("connection_refused", false), ("timeout", true)] {
         let mut l = ledger();
         let cart = cart_of(&mut l, "COF", 2);

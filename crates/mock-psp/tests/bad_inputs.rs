@@ -61,9 +61,10 @@ async fn bad_amounts_and_currencies() {
 #[tokio::test]
 async fn every_listed_test_card_is_accepted() {
     let p = start_default().await;
-    for (i, pm) in mock_psp::api::TEST_PAYMENT_METHODS.iter().enumerate() {
+    for (i, m) in mock_psp::api::TestPaymentMethod::ALL.into_iter().enumerate() {
+        let pm = m.token();
         let r = p.create_pi(SK_A, &format!("card{i}"), "500", pm, &[]).await;
-        let declines = pm.contains("Declined");
+        let declines = m.decline_code().is_some();
         assert_eq!(r.status, if declines { 402 } else { 200 }, "{pm}: {:?}", r.json());
         if !declines {
             assert_eq!(r.json()["status"], "succeeded", "{pm}: {:?}", r.json());

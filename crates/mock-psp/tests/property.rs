@@ -119,6 +119,8 @@ fn random_requests_never_panic_never_5xx_and_charge_at_most_once_per_key() {
     let ids: RefCell<Vec<String>> = RefCell::new(Vec::new());
     // (account, key) -> the PaymentIntent a POST /v1/payment_intents answered with.
     let intent_of_key: RefCell<HashMap<(usize, Vec<u8>), String>> = RefCell::new(HashMap::new());
+    // Cases that got through every assertion: a run that checks nothing must not pass.
+    let reached = std::cell::Cell::new(0u32);
     // A fixed seed: the same sequences every run (reproducible in CI), bounded to a few
     // seconds; no regression files are written into the source tree.
     let config = Config { cases: 256, failure_persistence: None, ..Config::default() };
@@ -160,12 +162,15 @@ fn random_requests_never_panic_never_5xx_and_charge_at_most_once_per_key() {
             }
             // Still serving.
             prop_assert_eq!(p.get(SK_A, "/v1/events?limit=1").await.status, 200);
+            reached.set(reached.get() + 1);
             Ok(())
         })
     });
     if let Err(e) = result {
         panic!("{e}");
     }
+    println!("{} cases reached the assertions", reached.get());
+    assert!(reached.get() >= 256, "only {} cases reached the assertions, at least 256 expected", reached.get());
     // The store: at most one intent per claim, one charge per intent, and as many
     // charges as the server counted.
     let s = rt.block_on(p.stats());

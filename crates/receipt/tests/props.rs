@@ -44,11 +44,12 @@ fn sale() -> impl Strategy<Value = SaleData> {
     })
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 500, .. ProptestConfig::default() })]
-
-    #[test]
-    fn rows_fit_and_escpos_round_trips(s in sale(), exclusive_prices in any::<bool>(), reprint in any::<bool>()) {
+#[test]
+fn rows_fit_and_escpos_round_trips() {
+    // Cases that got through every assertion (a case returned early, or rejected by
+    // a filter, is not one): a property that checks nothing must not pass.
+    let reached = std::sync::atomic::AtomicU32::new(0);
+    proptest!(ProptestConfig { cases: 500, .. ProptestConfig::default() }, |(s in sale(), exclusive_prices in any::<bool>(), reprint in any::<bool>())| {
         let settings = if exclusive_prices { exclusive() } else { inclusive() };
         let r = build_receipt(&s, &settings, reprint).unwrap();
         for paper in [Paper::Mm58, Paper::Mm80] {
@@ -65,5 +66,9 @@ proptest! {
             prop_assert_eq!(printed.cuts, 1);
             prop_assert_eq!(printed.kicks.len(), usize::from(!reprint));
         }
-    }
+        reached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    let n = reached.into_inner();
+    println!("rows_fit_and_escpos_round_trips: {n} cases reached the assertions");
+    assert!(n >= 500, "only {n} cases reached the assertions, at least 500 expected");
 }

@@ -193,7 +193,7 @@ impl std::fmt::Display for AttemptKind {
 /// A timeline row that is an attempt which may have reached the PSP: every attempt but
 /// one proven never sent. An outcome this version cannot read counts as maybe sent.
 pub fn may_have_reached_psp(t: &TimelineEntry) -> bool {
-    t.kind == TimelineKind::Attempt.as_str()
+    t.kind == TimelineKind::Attempt
         && !t.outcome.as_deref().and_then(|o| AttemptKind::parse(o).ok()).is_some_and(AttemptKind::never_sent)
 }
 
@@ -232,7 +232,7 @@ mod tests {
             payment_id: paydesk_ledger::PaymentId(1),
             refund_id: None,
             at_ms: 0,
-            kind: kind.into(),
+            kind: kind.parse().expect("a timeline kind"),
             detail: String::new(),
             outcome: outcome.map(str::to_string),
             latency_ms: None,

@@ -10,12 +10,13 @@ pub mod psp;
 pub mod retry;
 pub mod rng;
 pub mod transport;
+pub mod usecases;
 pub mod window;
 pub mod offline;
 
 pub use attempt::{may_have_reached_psp, AttemptKind, Reach, UnknownAttemptKind};
 pub use clock::{Clock, SharedClock, SystemClock};
-pub use notify::{Notification, Notifier, SettledState, Subject};
+pub use notify::{AlarmCode, Notification, Notifier, SettledState, Subject};
 pub use rng::{OsRandom, Random, SeededRandom, SharedRandom};
 pub use transport::{HttpTransport, SharedTransport, Transport};
 pub use engine::{

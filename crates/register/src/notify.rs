@@ -74,7 +74,58 @@ pub enum Notification {
     Connectivity { online: bool },
     /// Something needs a human: idempotency mismatch (a bug), auth/config error,
     /// a decline after forwarding an offline payment.
-    Alarm { subject: Option<Subject>, code: String, message: String },
+    /// `code` says which (the screen words it in its own language); `message` is the
+    /// engine's English detail, for the log.
+    Alarm { subject: Option<Subject>, code: AlarmCode, message: String },
+}
+
+/// Declares [`AlarmCode`], its `ALL` and its wire form from one list (`ALL` cannot
+/// leave one out; ui/contract.js is written from it).
+macro_rules! alarm_codes {
+    ($($(#[$doc:meta])* $v:ident => $s:literal,)*) => {
+        /// Why a person is needed: what an alarm is about, as a code (issue #31).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum AlarmCode {
+            $($(#[$doc])* $v,)*
+        }
+
+        impl AlarmCode {
+            pub const ALL: &'static [AlarmCode] = &[$(AlarmCode::$v,)*];
+
+            /// The stable form (serialized the same).
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(AlarmCode::$v => $s,)*
+                }
+            }
+        }
+    };
+}
+
+alarm_codes! {
+    /// An offline payment was declined when forwarded: collect another way.
+    DeclinedAfterForwarding => "declined_after_forwarding",
+    /// A sale's card tender accepted offline was declined: its balance is unpaid again.
+    SaleBalanceReopened => "sale_balance_reopened",
+    /// The ledger and the PSP hold different records for one key.
+    ExistsWithDifferent => "exists_with_different",
+    /// The PSP's payment is for another amount or currency than the checkout.
+    AmountMismatch => "amount_mismatch",
+    /// A capture or cancel failed under every key the register may use.
+    NeedsAttention => "needs_attention",
+    /// A refund was refused by the PSP: nothing was handed back.
+    RefundNotMade => "refund_not_made",
+    /// An offline payment was never collected at the PSP.
+    OfflinePaymentNotCollected => "offline_payment_not_collected",
+    /// The PSP refused the secret key.
+    PspAuth => "psp_auth",
+    /// The PSP connection is misconfigured (the URL).
+    PspConfig => "psp_config",
+    /// One key was sent with different parameters (a bug).
+    IdempotencyError => "idempotency_error",
+    /// The PSP URL answers with something that is not a PSP.
+    NotAPsp => "not_a_psp",
 }
 
 /// Fan-out of notifications. Cheap to clone; sending with no subscriber is fine.

@@ -19,7 +19,7 @@ async fn setup(dir: &tempfile::TempDir) -> (mock_psp::RunningServer, Engine) {
 }
 
 fn commits(e: &Engine) -> u64 {
-    e.with_ledger(|l| l.commit_count())
+    e.ledger_for_tests(|l| l.commit_count())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -39,21 +39,21 @@ async fn a_paid_checkout_costs_at_most_two_durable_commits() {
 
     // Cart checkout (the cashier's Charge): the cart is locked then marked paid.
     engine
-        .with_ledger(|l| l.seed_catalog(&[NewProduct { sku: "tea".into(), name: "Tea".into(), price: Money::new(450, Currency::Jpy) }]))
+        .ledger_for_tests(|l| l.seed_catalog(&[NewProduct { sku: "tea".into(), name: "Tea".into(), price: Money::new(450, Currency::Jpy) }]))
         .unwrap();
-    let cart = engine.with_ledger(|l| l.create_cart(Currency::Jpy, 1)).unwrap();
-    engine.with_ledger(|l| l.add_to_cart(cart, "tea", 2, 1)).unwrap();
+    let cart = engine.ledger_for_tests(|l| l.create_cart(Currency::Jpy, 1)).unwrap();
+    engine.ledger_for_tests(|l| l.add_to_cart(cart, "tea", 2, 1)).unwrap();
     let before = commits(&engine);
     let r = engine.charge_cart(cart, CheckoutOptions::card("pm_card_visa")).await.unwrap();
     let used = commits(&engine) - before;
     assert_eq!(r.state.as_str(), "captured", "{r:?}");
     assert_eq!(r.amount, 900);
     assert!(used <= 2, "a paid cart checkout made {used} durable commits");
-    let p = engine.with_ledger(|l| l.payment_by_key(&r.checkout_key)).unwrap().unwrap();
+    let p = engine.ledger_for_tests(|l| l.payment_by_key(&r.checkout_key)).unwrap().unwrap();
     assert!(p.first_attempt_at_ms.is_some());
-    assert_eq!(engine.with_ledger(|l| l.cart(cart)).unwrap().state.as_str(), "paid");
+    assert_eq!(engine.ledger_for_tests(|l| l.cart(cart)).unwrap().state.as_str(), "paid");
     // The timeline still tells the whole story: attempt, created -> authorizing -> captured.
-    let tl = engine.with_ledger(|l| l.timeline(p.id)).unwrap();
+    let tl = engine.ledger_for_tests(|l| l.timeline(p.id)).unwrap();
     let kinds: Vec<&str> = tl.iter().map(|t| t.kind.as_str()).collect();
     assert!(kinds.contains(&paydesk_ledger::TimelineKind::Attempt.as_str()), "{kinds:?}");
     let moves: Vec<&str> = tl.iter().filter_map(|t| t.outcome.as_deref()).filter(|o| ["authorizing", "captured"].contains(o)).collect();

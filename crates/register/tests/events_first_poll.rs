@@ -44,7 +44,7 @@ async fn a_late_first_poll_still_applies_the_first_sales_events() {
         .await
         .unwrap();
     assert!(psp_events.len() >= 2, "{psp_events:?}");
-    let applied: HashSet<String> = engine.with_reader(|l| {
+    let applied: HashSet<String> = engine.reader_for_tests(|l| {
         let c = l.connection();
         let mut st = c.prepare("SELECT event_id FROM processed_events").unwrap();
         st.query_map([], |r| r.get::<_, String>(0)).unwrap().map(Result::unwrap).collect()

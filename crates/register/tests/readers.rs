@@ -35,7 +35,7 @@ async fn lists_and_payment_details_answer_while_the_writer_is_held() {
     let holder = {
         let e = engine.clone();
         std::thread::spawn(move || {
-            e.with_ledger(|_| {
+            e.ledger_for_tests(|_| {
                 held_tx.send(()).unwrap();
                 let _ = release_rx.recv_timeout(WRITER_HOLD_MAX);
             })

@@ -86,7 +86,7 @@ fn offline_drain(n: usize) -> Drain {
     // Accepted offline: the state the engine leaves them in after its attempts were
     // refused (set up directly in the ledger; only the drain is timed).
     let queued = engine
-        .with_ledger(|l| -> paydesk_ledger::Result<usize> {
+        .ledger_for_tests(|l| -> paydesk_ledger::Result<usize> {
             for i in 0..n {
                 let now = core.now() + i as i64 * 1_000;
                 let np = NewPayment { amount: Money::new(100 + (i as i64 % 5000), Currency::Jpy), options: CheckoutOptions::card("pm_card_visa") };

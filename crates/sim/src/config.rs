@@ -39,11 +39,13 @@ pub struct SimConfig {
     /// the reader faults of the profile; crashes at each reader step. 0 keeps every
     /// earlier run: no extra draw, no reader registered.
     pub reader_share: f64,
+    /// A violation planted during the run, for the tests of the checks made then.
+    pub plant: Option<MidRunPlant>,
 }
 
 impl SimConfig {
     pub fn new(seed: u64, checkouts: u64, profile: Profile) -> Self {
-        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0 }
+        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0, plant: None }
     }
 
     /// The same run with `share` of its sales paid by several tenders.
@@ -82,3 +84,26 @@ pub fn engine_config() -> EngineConfig {
     }
 }
 
+/// (Data only: the plants themselves are `crate::plant`.)
+/// What to plant, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MidRunPlant {
+    /// After a crash and restart in a split sale that has money settled: its cart lines
+    /// are repriced to 0, so what is settled exceeds the total. The prices are put back
+    /// right after the check: the ledger's next write on that sale asserts settled ≤
+    /// total (a panic, its own line of defence) and would end the run.
+    RestartSettledAboveTotal,
+    /// After a crash and restart in a split sale that has money settled: a line of its
+    /// cart costs `i64::MAX` twice over, so the sale cannot be read (its total overflows).
+    /// The only way to break `due = total - settled`, which the ledger derives.
+    RestartSaleUnreadable,
+    /// Before "Charge" is pressed again on a card tender whose outcome is unknown: the
+    /// pending payment's key is rewritten, so the press answers with another key.
+    PendingTenderRekeyed,
+    /// Before Cancel is pressed on a paid sale: its first tender is superseded, so the
+    /// ledger no longer sees the sale paid and lets the cancel through.
+    PaidSaleReopened,
+    /// Before cash is tried while a card tender's outcome is unknown: that payment is
+    /// marked failed, so the ledger takes the cash.
+    UnknownTenderResolved,
+}

@@ -21,7 +21,7 @@ impl Sim {
         let ledger = match self.cfg.ledger {
             LedgerMode::Memory => {
                 let blank = Ledger::open_in_memory(Box::new(SeededKeys::new(0))).expect("blank ledger");
-                let l = old.with_ledger(|l| std::mem::replace(l, blank));
+                let l = old.ledger_for_tests(|l| std::mem::replace(l, blank));
                 drop(old);
                 assert!(l.connection().is_autocommit(), "a crashed register left a transaction open");
                 // A restarted process opens a new connection: a full disk's refusal

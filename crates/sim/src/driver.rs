@@ -51,6 +51,8 @@ pub(crate) struct Sim {
     pub(crate) mid_violations: Vec<(&'static str, String)>,
     /// How often each of those was checked.
     pub(crate) mid_checked: BTreeMap<&'static str, u64>,
+    /// The run's `MidRunPlant` was made (it is made once).
+    pub(crate) planted: bool,
     pub(crate) rep: Counters,
     /// The simulated reader (registered once, before the first sale, with reader sales on).
     pub(crate) reader: Option<String>,
@@ -128,6 +130,7 @@ impl Sim {
             offline_splits: Vec::new(),
             mid_violations: Vec::new(),
             mid_checked: BTreeMap::new(),
+            planted: false,
             rep: Counters::default(),
             reader: None,
         };

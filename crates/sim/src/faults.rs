@@ -43,11 +43,11 @@ impl Sim {
     pub(crate) fn end_sale_faults(&mut self) {
         self.wire.fill_disk_after_key.lock().take();
         self.wire.cable_pull_after_next_create.store(false, std::sync::atomic::Ordering::SeqCst);
-        self.engine().with_ledger(|l| l.connection().pragma_update(None, "query_only", false)).expect("query_only off");
+        self.engine().ledger_for_tests(|l| l.connection().pragma_update(None, "query_only", false)).expect("query_only off");
     }
 
     pub(crate) fn refund_open(&self) -> bool {
-        self.engine().with_ledger(|l| l.refunds_needing_recovery().map(|v| !v.is_empty()).unwrap_or(true))
+        self.engine().ledger_for_tests(|l| l.refunds_needing_recovery().map(|v| !v.is_empty()).unwrap_or(true))
     }
 
 }

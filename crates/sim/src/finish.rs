@@ -35,7 +35,7 @@ impl Sim {
             let ev = e.consume_events().await;
             self.count_events(ev);
             let busy = e
-                .with_ledger(|l| -> Result<bool, paydesk_ledger::Error> {
+                .ledger_for_tests(|l| -> Result<bool, paydesk_ledger::Error> {
                     Ok(!l.payments_needing_recovery()?.is_empty()
                         || !l.offline_queue()?.is_empty()
                         || !l.refunds_needing_recovery()?.is_empty())

@@ -61,7 +61,7 @@ impl Sim {
                 &[("US-COFFEE", 2), ("US-LUNCH", 1)]
             };
             let n = self.rng.random_range(1..=lines.len());
-            let cart = e.with_ledger(|l| -> Result<_, paydesk_ledger::Error> {
+            let cart = e.ledger_for_tests(|l| -> Result<_, paydesk_ledger::Error> {
                 let c = l.create_cart(currency, now)?;
                 for (sku, q) in &lines[..n] {
                     l.add_to_cart(c, sku, *q, now)?;
@@ -82,7 +82,7 @@ impl Sim {
                     Some((a, b)) => {
                         if let (Ok(x), Ok(y)) = (&a, &b) {
                             if x.checkout_key != y.checkout_key {
-                                self.fault("double_submit_made_two_keys");
+                                self.fault(crate::DOUBLE_SUBMIT_MADE_TWO_KEYS);
                             }
                         }
                         self.record_checkout(i, &b);
@@ -157,7 +157,7 @@ impl Sim {
         }
         let key = self.paid_keys[self.rng.random_range(0..self.paid_keys.len())].clone();
         let e = self.engine();
-        let p = match e.with_ledger(|l| l.payment_by_key(&key)) {
+        let p = match e.ledger_for_tests(|l| l.payment_by_key(&key)) {
             Ok(Some(p)) => p,
             _ => return,
         };

@@ -4,6 +4,8 @@
 //! A new test file: put it in tests/ and add its `mod` line below (alphabetical);
 //! paydesk-test-kit's `every_test_file_is_compiled` fails while a file is not listed.
 
+mod audit_planted;
+mod mid_run;
 mod reader;
 mod sim;
 mod split;

@@ -155,3 +155,104 @@ fn a_canceled_reader_intent_charged_later_is_named() {
     );
     assert_names(&r, "reader_told_canceled_intent_never_charged");
 }
+
+/// Like `tampered`, for plants of several statements on one store.
+fn tampered_batch(on_psp: bool, sql: &'static str) -> Report {
+    let changed = Arc::new(AtomicUsize::new(0));
+    let c = changed.clone();
+    let r = run_tampered(chaos(34, 150), move |l, psp| {
+        let n = if on_psp {
+            paydesk_sim::world::block_on(psp.store().read(move |db| {
+                let before = db.total_changes();
+                db.execute_batch(sql)?;
+                Ok(db.total_changes() - before)
+            }))
+            .expect("PSP plant")
+        } else {
+            let db = l.connection();
+            let before = db.total_changes();
+            db.execute_batch(sql).expect("ledger plant");
+            db.total_changes() - before
+        };
+        c.store(n as usize, Ordering::SeqCst);
+    });
+    assert!(changed.load(Ordering::SeqCst) > 0, "the plant changed nothing: {sql}");
+    println!("{:?}", r.violations_by_invariant);
+    r
+}
+
+#[test]
+fn a_second_success_on_one_reader_intent_is_named() {
+    // A second succeeded charge on a paid reader intent (its status cannot show it).
+    let r = tampered_batch(
+        true,
+        "INSERT INTO charges (id, account, obj)
+         SELECT 'ch_planted', account, json_set(obj, '$.id', 'ch_planted') FROM charges
+         WHERE json_extract(obj, '$.status') = 'succeeded' AND json_extract(obj, '$.payment_intent') = (
+             SELECT id FROM payment_intents WHERE json_extract(obj, '$.payment_method_types[0]') = 'card_present'
+             AND json_extract(obj, '$.status') = 'succeeded' ORDER BY seq LIMIT 1);",
+    );
+    assert_names(&r, "reader_at_most_one_success_per_intent");
+}
+
+#[test]
+fn a_reader_key_charged_under_two_intents_is_named() {
+    // A second intent under a paid reader payment's key, with its own succeeded charge.
+    let r = tampered_batch(
+        true,
+        "INSERT INTO charges (id, account, obj)
+         SELECT 'ch_planted', account, json_set(obj, '$.id', 'ch_planted', '$.payment_intent', 'pi_planted') FROM charges
+         WHERE json_extract(obj, '$.status') = 'succeeded' ORDER BY id LIMIT 1;
+         INSERT INTO payment_intents (id, account, created, obj)
+         SELECT 'pi_planted', account, created, json_set(obj, '$.id', 'pi_planted', '$.latest_charge', 'ch_planted')
+         FROM payment_intents WHERE json_extract(obj, '$.payment_method_types[0]') = 'card_present'
+           AND json_extract(obj, '$.status') = 'succeeded' ORDER BY seq LIMIT 1;",
+    );
+    assert_names(&r, "reader_at_most_one_success_per_checkout_key");
+}
+
+#[test]
+fn a_second_intent_for_a_reader_key_is_named() {
+    // A second intent, canceled and never charged, under a reader payment's key.
+    let r = tampered_batch(
+        true,
+        "INSERT INTO payment_intents (id, account, created, obj)
+         SELECT 'pi_planted', account, created, json_set(obj, '$.id', 'pi_planted', '$.status', 'canceled',
+                                                    '$.amount_received', 0, '$.latest_charge', NULL)
+         FROM payment_intents WHERE json_extract(obj, '$.payment_method_types[0]') = 'card_present' ORDER BY seq LIMIT 1;",
+    );
+    assert_names(&r, "reader_one_intent_per_checkout_key");
+}
+
+#[test]
+fn a_reader_sale_told_paid_for_another_amount_is_named() {
+    // The PSP received one unit less on every paid reader intent.
+    let r = tampered_batch(
+        true,
+        "UPDATE payment_intents SET obj = json_set(obj, '$.amount_received', json_extract(obj, '$.amount_received') - 1)
+         WHERE json_extract(obj, '$.payment_method_types[0]') = 'card_present' AND json_extract(obj, '$.status') = 'succeeded';",
+    );
+    assert_names(&r, "reader_told_paid_is_succeeded_at_psp");
+}
+
+#[test]
+fn a_reader_sale_without_its_payment_is_named() {
+    // The first reader payment's key rewritten: its sale's key has no payment.
+    let r = tampered_batch(
+        false,
+        "UPDATE payments SET idempotency_key = idempotency_key || '-planted' WHERE id = (SELECT min(payment_id) FROM reader_payments);",
+    );
+    assert_names(&r, "reader_sale_in_ledger");
+}
+
+#[test]
+fn a_cart_unpaid_with_its_reader_payment_captured_is_named() {
+    // The tender of a captured reader payment superseded: the cart is no longer paid.
+    let r = tampered_batch(
+        false,
+        "UPDATE tenders SET standing = 'superseded', superseded_reason = 'planted' WHERE payment_id = (
+             SELECT p.id FROM payments p JOIN reader_payments rp ON rp.payment_id = p.id JOIN tenders t ON t.payment_id = p.id
+             WHERE p.state = 'captured' ORDER BY p.id LIMIT 1);",
+    );
+    assert_names(&r, "reader_tender_sale_paid_iff_captured");
+}

@@ -70,6 +70,9 @@ fn chaos_over_several_seeds_has_no_violations_and_covers_every_fault() {
         assert!(crashes.get(p.name()).copied().unwrap_or(0) > 0, "crash point {} never hit: {crashes:?}", p.name());
     }
     assert!(retries > 0 && replays > 0 && conflicts > 0 && dups > 0);
+    // Two concurrent presses on one cart share one checkout key, every time.
+    assert!(faults["double_submit"] > 0, "{faults:?}");
+    assert_eq!(faults.get(paydesk_sim::DOUBLE_SUBMIT_MADE_TWO_KEYS).copied().unwrap_or(0), 0, "{faults:?}");
 }
 
 #[test]

@@ -149,3 +149,82 @@ fn a_pending_tender_without_its_row_is_named() {
     );
     assert_names(&r, "told_pending_has_its_key");
 }
+
+/// Like `tampered`, with `sql` run on the PSP's store.
+fn tampered_psp(sql: &'static str) -> Report {
+    let changed = Arc::new(AtomicUsize::new(0));
+    let c = changed.clone();
+    let r = run_tampered(cfg(), move |_l, psp| {
+        let n = paydesk_sim::world::block_on(psp.store().read(move |db| Ok(db.execute(sql, ())?))).expect("PSP tamper");
+        c.store(n, Ordering::SeqCst);
+    });
+    assert!(changed.load(Ordering::SeqCst) > 0, "the tamper statement changed nothing: {sql}");
+    r
+}
+
+#[test]
+fn a_cancel_left_canceling_is_named() {
+    let r = tampered(
+        "UPDATE sale_cancels SET state = 'canceling', completed_at_ms = NULL
+         WHERE cart_id = (SELECT min(cart_id) FROM sale_cancels WHERE state = 'canceled')",
+    );
+    assert_names(&r, "cancel_completes");
+}
+
+#[test]
+fn a_held_card_left_authorized_after_a_cancel_is_named() {
+    // The split intents never charged (declined) now hold an authorization; some belong
+    // to canceled sales (no split intent ends authorized or voided in this run: the
+    // tenders capture at once).
+    let r = tampered_psp(
+        "UPDATE payment_intents SET obj = json_set(obj, '$.status', 'requires_capture')
+         WHERE json_extract(obj, '$.status') = 'requires_payment_method' AND json_extract(obj, '$.description') LIKE 'split-%'",
+    );
+    assert_names(&r, "cancel_voids_what_was_held");
+}
+
+#[test]
+fn a_paid_sale_whose_cards_are_not_captured_is_named() {
+    // The PSP's captured split intents back to authorized: the paid sales' money is not all there.
+    let r = tampered_psp(
+        "UPDATE payment_intents SET obj = json_set(obj, '$.status', 'requires_capture')
+         WHERE json_extract(obj, '$.status') = 'succeeded' AND json_extract(obj, '$.description') LIKE 'split-%'",
+    );
+    assert_names(&r, "sale_state_matches_money");
+}
+
+#[test]
+fn a_card_tender_told_paid_captured_for_less_is_named() {
+    let r = tampered_psp(
+        "UPDATE payment_intents SET obj = json_set(obj, '$.amount_received', json_extract(obj, '$.amount_received') - 1)
+         WHERE json_extract(obj, '$.status') = 'succeeded' AND json_extract(obj, '$.description') LIKE 'split-%'",
+    );
+    assert_names(&r, "told_paid_tender_is_captured");
+}
+
+#[test]
+fn a_card_tender_charged_another_amount_is_named() {
+    let r = tampered_psp(
+        "UPDATE payment_intents SET obj = json_set(obj, '$.amount', json_extract(obj, '$.amount') + 1)
+         WHERE seq = (SELECT min(seq) FROM payment_intents WHERE json_extract(obj, '$.description') LIKE 'split-%')",
+    );
+    assert_names(&r, "card_tender_amount_is_its_charge");
+}
+
+#[test]
+fn a_cash_refund_other_than_told_is_named() {
+    // A cash refund paid out one unit more than the cashier was told.
+    let r = tampered("UPDATE cash_movements SET amount_minor = amount_minor - 1 WHERE id = (SELECT min(id) FROM cash_movements WHERE kind = 'refund_out')");
+    assert_names(&r, "cash_refund_told_matches_drawer");
+}
+
+#[test]
+fn cash_handed_back_on_a_sale_not_canceled_is_named() {
+    // A canceled sale that handed cash back loses its cancel row.
+    let r = tampered(
+        "DELETE FROM sale_cancels WHERE cart_id = (
+             SELECT t.cart_id FROM cash_movements m JOIN tenders t ON t.id = m.tender_id
+             WHERE m.kind = 'cancel_return' ORDER BY m.id LIMIT 1)",
+    );
+    assert_names(&r, "told_cash_returned_only_on_cancel");
+}

@@ -23,6 +23,8 @@ mod docs_crate_graph;
 mod module_cycles;
 #[cfg(test)]
 mod fn_length;
+#[cfg(test)]
+mod one_door;
 
 pub use in_process::{advance_both, call, get_json, InProcess, Posts};
 pub use ledger::{ledger_in, TempLedger};

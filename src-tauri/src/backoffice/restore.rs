@@ -197,7 +197,7 @@ pub async fn restore_backoffice(
 #[tauri::command]
 pub fn restored_history(app: State<'_, crate::state::AppState>, from: Option<String>, before: Option<u64>) -> Result<HistoryView, AppError> {
     let engine = app.engine();
-    let sources = engine.with_reader(|l| l.restore_sources())?;
+    let sources = engine.payments().restore_sources()?;
     let from = match from.as_deref().map(str::trim) {
         Some(f) => {
             let Some(s) = sources.iter().find(|s| s.register_id == f) else {
@@ -211,7 +211,7 @@ pub fn restored_history(app: State<'_, crate::state::AppState>, from: Option<Str
     let mut next_before = None;
     if let Some(f) = &from {
         // One more than a page says whether an older page exists.
-        let mut rows = engine.with_reader(|l| l.restored_payments(f, before, HISTORY_PAGE + 1))?;
+        let mut rows = engine.payments().restored(f, before, HISTORY_PAGE + 1)?;
         if rows.len() > HISTORY_PAGE {
             rows.truncate(HISTORY_PAGE);
             next_before = rows.last().map(|p| p.seq);

@@ -193,7 +193,8 @@ pub fn headline(outcome: ReaderOutcome) -> String {
 pub(crate) fn view(state: &AppState, r: &ReaderReport) -> AppResult<ReaderView> {
     let engine = state.engine();
     let cart = engine
-        .with_reader(|l| l.payment_by_key(&r.checkout_key))?
+        .payments()
+        .by_key(&r.checkout_key)?
         .and_then(|p| p.cart_id)
         .unwrap_or_else(|| state.cart_id());
     view_in(state, r, cart)

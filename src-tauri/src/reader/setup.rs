@@ -107,7 +107,7 @@ pub async fn reader_register(
     let location = match engine.readers()?.into_iter().find_map(|r| r.location) {
         Some(loc) => loc,
         None => {
-            let store = engine.with_reader(|l| l.store_settings())?;
+            let store = engine.store().settings()?;
             let name = if store.name.trim().is_empty() { t(id!("reader-location-default")) } else { store.name.clone() };
             let address = if store.address.trim().is_empty() { name.clone() } else { store.address.clone() };
             // The first line of the store's address; the country from its currency.

@@ -52,7 +52,7 @@ pub async fn cancel_sale(state: State<'_, AppState>, reason: String, approval: O
     // Money already taken goes back: a manager's call (design §12.2). Nothing taken yet:
     // anyone who sells may cancel.
     let cart = state.cart_id();
-    let settled = state.engine().with_reader(|l| l.sale(cart))?.totals.settled_minor > 0;
+    let settled = state.engine().carts().sale(cart)?.totals.settled_minor > 0;
     let action = if settled { Action::CancelSettledSale } else { Action::Sell };
     let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
     crate::staff::record_approval(&state, &granted, action, &format!("cart:{cart}"))?;

@@ -21,7 +21,7 @@ pub fn get_sale(state: State<'_, AppState>) -> AppResult<SaleScreen> {
 /// drawer should hold.
 #[tauri::command]
 pub fn get_tender_day(state: State<'_, AppState>, since: Option<i64>) -> AppResult<TenderDayView> {
-    let store = state.engine().with_reader(|l| l.store_settings())?;
+    let store = state.engine().store().settings()?;
     let since = crate::commands::report_start(since, now_ms(), &store)?;
     Ok(TenderDayView::of(&state.engine().tender_day(since)?))
 }

@@ -15,7 +15,7 @@ use paydesk_ledger::{Cart, CartId};
 use crate::error::{AppError, AppResult};
 use crate::staff::gate::discount_above_limit;
 use crate::staff::{Approval, Granted};
-use crate::state::{lock, now_ms, AppState};
+use crate::state::{lock, AppState};
 
 /// A discount above the cashier's limit on its base as it is now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,11 +87,9 @@ fn approved(state: &AppState, granted: &Granted, cart: CartId, above: Vec<Above>
 pub fn set_quantity(state: &AppState, cart: CartId, sku: &str, quantity: i64, approval: Option<&Approval>) -> AppResult<Cart> {
     let may = may_exceed(state, approval)?;
     let mut above = Vec::new();
-    let changed = state.engine().with_ledger(|l| {
-        l.set_quantity_if(cart, sku, quantity, now_ms(), |c| {
-            above = above_limit(c);
-            above.is_empty() || may.is_some()
-        })
+    let changed = state.engine().carts().set_quantity_if(cart, sku, quantity, |c| {
+        above = above_limit(c);
+        above.is_empty() || may.is_some()
     })?;
     let Some(c) = changed else { return Err(approval_required()) };
     if let (Some(g), false) = (&may, above.is_empty()) {
@@ -103,7 +101,7 @@ pub fn set_quantity(state: &AppState, cart: CartId, sku: &str, quantity: i64, ap
 /// At the first tender of the sale on screen: its discounts on their bases now, above
 /// the limit only as a manager approved them (earlier, for exactly these, or now).
 pub fn check_first_tender(state: &AppState, cart: CartId, approval: Option<&Approval>) -> AppResult<()> {
-    let c = state.engine().with_ledger(|l| l.cart(cart))?;
+    let c = state.engine().carts().cart_now(cart)?;
     if c.tax_locked {
         // A tender was taken already: the bases are fixed since.
         return Ok(());

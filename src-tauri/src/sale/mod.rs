@@ -124,14 +124,14 @@ pub(crate) async fn begin(state: &AppState, seen: Option<u32>) -> AppResult<Turn
 
 /// The sale as the writer connection sees it now (after this register's own writes).
 pub(crate) fn sale_now(state: &AppState, cart: CartId) -> AppResult<SaleView> {
-    let s = state.engine().with_ledger(|l| l.sale(cart))?;
+    let s = state.engine().carts().sale_now(cart)?;
     Ok(SaleView::of(&s))
 }
 
 /// The panel's view of a sale (card labels and decline messages from the ledger).
 pub(crate) fn screen(state: &AppState, v: &SaleView) -> SaleScreen {
     let engine = state.engine();
-    SaleScreen::build(v, |key| engine.with_reader(|l| l.payment_by_key(key)).ok().flatten())
+    SaleScreen::build(v, |key| engine.payments().by_key(key).ok().flatten())
 }
 
 #[cfg(test)]

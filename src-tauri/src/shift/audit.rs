@@ -81,9 +81,7 @@ fn break_view(b: &Break) -> BreakView {
 /// back office last confirmed (design §9.20).
 #[tauri::command]
 pub fn audit_verify(state: State<'_, AppState>, bo: State<'_, crate::backoffice::BackOfficeState>) -> AppResult<VerifyView> {
-    let (verdict, head, confirmed) = state
-        .engine()
-        .with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.verify_audit(None)?, l.audit_head()?, l.audit_confirmed()?)))?;
+    let (verdict, head, confirmed) = state.engine().audit().verify_with_head()?;
     let head = seq_hex(&head);
     let confirmed = confirmed.map(|c| ConfirmedView { seq: c.anchor.seq, head: seq_hex(&c.anchor), at_ms: c.confirmed_at_ms });
     // A head confirmed once stays a fact of this file even if the pairing was removed.
@@ -130,24 +128,21 @@ pub fn audit_page(state: State<'_, AppState>, limit: u32, before: Option<i64>) -
     if !(1..=MAX_PAGE).contains(&limit) {
         return Err(AppError::InvalidInput(crate::i18n::tr!(crate::i18n::active(), "input-audit-page", max = MAX_PAGE.to_string())));
     }
-    state.engine().with_reader(|l| {
-        let names = super::StaffNames::load(l)?;
-        let name = |id: Option<i64>| id.map(|i| names.name(i));
-        let rows = l.audit_log()?;
-        Ok(rows
-            .into_iter()
-            .rev()
-            .filter(|r| before.is_none_or(|b| r.id < b))
-            .take(limit as usize)
-            .map(|r| AuditRow {
-                seq: r.id,
-                at_ms: r.at_ms,
-                actor: name(r.actor_id),
-                approver: name(r.approver_id),
-                action: r.action,
-                subject: r.detail,
-                reason: r.reason,
-            })
-            .collect())
-    })
+    let (rows, names) = state.engine().audit().log_with_names()?;
+    let name = |id: Option<i64>| id.map(|i| names.name(i));
+    Ok(rows
+        .into_iter()
+        .rev()
+        .filter(|r| before.is_none_or(|b| r.id < b))
+        .take(limit as usize)
+        .map(|r| AuditRow {
+            seq: r.id,
+            at_ms: r.at_ms,
+            actor: name(r.actor_id),
+            approver: name(r.approver_id),
+            action: r.action,
+            subject: r.detail,
+            reason: r.reason,
+        })
+        .collect())
 }

@@ -11,7 +11,7 @@ use super::{actor, refusal, Approval};
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::money;
-use crate::state::{now_ms, AppState};
+use crate::state::AppState;
 
 #[derive(Debug, Serialize)]
 pub struct PaidView {
@@ -32,7 +32,7 @@ fn paid(state: &AppState, kind: PaidKind, amount: &str, reason: &str, approval: 
     }
     let reason = checked_reason(reason).ok_or_else(|| refusal(&ShiftRefusal::ReasonInvalid))?;
     let who = actor(state, Action::PaidInOut, approval.as_ref())?;
-    let row = state.engine().with_ledger(|l| l.paid_in_out(who, kind, amount, reason, now_ms()))?;
+    let row = state.engine().shifts().paid_in_out(who, kind, amount, reason)?;
     let shown = money::format(row.amount_minor, state.currency.code());
     let message = match kind {
         PaidKind::PaidIn => tr!(active(), "shift-paid-in-done", amount = shown),

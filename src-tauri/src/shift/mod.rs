@@ -20,14 +20,12 @@ pub mod open;
 pub mod print;
 pub mod report;
 
-use std::collections::HashMap;
-
 use paydesk_ledger::access::Action;
 use paydesk_ledger::ledger::shift::{
     MAX_DRAWER_MINOR, MAX_PAID_IN_OUT_MINOR, MAX_PAID_IN_OUT_PER_SHIFT, MAX_PIECES_PER_DENOMINATION, REASON_MAX_CHARS,
     REASON_MIN_CHARS,
 };
-use paydesk_ledger::{Actor, Currency, DenominationCount, Ledger, ShiftRefusal};
+use paydesk_ledger::{Actor, Currency, DenominationCount, ShiftRefusal};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
@@ -65,20 +63,9 @@ pub fn actor(state: &AppState, action: Action, approval: Option<&Approval>) -> A
     Ok(Actor { staff_id, approver_id: granted.approver_id() })
 }
 
-/// The staff's names by id, read once for a report or a page of the audit log (a report
-/// names several people; one query instead of one per name).
-pub struct StaffNames(HashMap<i64, String>);
-
-impl StaffNames {
-    pub fn load(l: &Ledger) -> AppResult<StaffNames> {
-        Ok(StaffNames(l.staff_list()?.into_iter().map(|s| (s.id, s.name)).collect()))
-    }
-
-    /// A staff member's name (an id the ledger no longer knows prints as "#id").
-    pub fn name(&self, id: i64) -> String {
-        self.0.get(&id).cloned().unwrap_or_else(|| format!("#{id}"))
-    }
-}
+/// The staff's names by id, read once for a report or a page of the audit log (the
+/// engine's, read with the figures they name).
+pub use paydesk_register::usecases::StaffNames;
 
 /// The ledger's refusal of a drawer count, a paid in / out or a shift's first open in
 /// the screen's language (design §12.10), one message per rule and decided by the

@@ -3,13 +3,13 @@
 
 use paydesk_ledger::ledger::shift::count::denominations;
 use paydesk_ledger::access::Action;
-use paydesk_ledger::Shift;
+use paydesk_register::usecases::ShiftState;
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, count_of, Approval, CountInput, StaffNames};
+use super::{actor, count_of, Approval, CountInput};
 use crate::error::AppResult;
-use crate::state::{now_ms, AppState};
+use crate::state::AppState;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ShiftStatus {
@@ -30,12 +30,9 @@ pub struct ShiftStatus {
     pub last_z: i64,
 }
 
-fn status_of(l: &paydesk_ledger::Ledger, shift: Option<Shift>, currency: paydesk_ledger::Currency) -> AppResult<ShiftStatus> {
-    let opened_by = match &shift {
-        Some(s) => Some(StaffNames::load(l)?.name(s.opened_by)),
-        None => None,
-    };
-    Ok(ShiftStatus {
+fn status_of(s: ShiftState, currency: paydesk_ledger::Currency) -> ShiftStatus {
+    let ShiftState { shift, opened_by, signed_in, required, last_z } = s;
+    ShiftStatus {
         open: shift.is_some(),
         shift_id: shift.as_ref().map(|s| s.id),
         opened_at_ms: shift.as_ref().map(|s| s.opened_at_ms),
@@ -47,19 +44,16 @@ fn status_of(l: &paydesk_ledger::Ledger, shift: Option<Shift>, currency: paydesk
             .unwrap_or_default(),
         currency: currency.code().to_uppercase(),
         denominations: denominations(currency).to_vec(),
-        signed_in: l.signed_in()?.map(|s| s.name),
-        required: l.shifts_required()?,
-        last_z: l.last_z_number()?,
-    })
+        signed_in: signed_in.map(|s| s.name),
+        required,
+        last_z,
+    }
 }
 
 #[tauri::command]
 pub fn shift_status(state: State<'_, AppState>) -> AppResult<ShiftStatus> {
     let currency = state.currency;
-    state.engine().with_reader(|l| {
-        let shift = l.current_shift()?;
-        status_of(l, shift, currency)
-    })
+    Ok(status_of(state.engine().shifts().status()?, currency))
 }
 
 /// Opens a shift on `float`, counted by denomination in the store's currency, by the
@@ -69,8 +63,5 @@ pub fn shift_open(state: State<'_, AppState>, float: Vec<CountInput>, approval: 
     let float = count_of(&float)?;
     let currency = state.currency;
     let who = actor(&state, Action::OpenShift, approval.as_ref())?;
-    state.engine().with_ledger(|l| {
-        let shift = l.open_shift(who, &float, now_ms())?;
-        status_of(l, Some(shift), currency)
-    })
+    Ok(status_of(state.engine().shifts().open(who, &float)?, currency))
 }

@@ -38,9 +38,9 @@ pub async fn print_shift_report(
     let data = match (kind.as_str(), number) {
         ("x", None) => {
             let who = super::actor(&state, Action::XReport, approval.as_ref())?;
-            engine.with_ledger(|l| x_data(l, who, &register))?
+            x_data(&engine, who, &register)?
         }
-        ("z", Some(n)) => engine.with_reader(|l| z_data(l, n, &register))?,
+        ("z", Some(n)) => z_data(&engine, n, &register)?,
         _ => return Err(AppError::InvalidInput(t(crate::i18n::id!("input-report-kind")))),
     };
     let report = build_drawer_report(&data).map_err(|e| AppError::ReceiptUnavailable(e.to_string()))?;

@@ -8,7 +8,8 @@ use paydesk_ledger::receipt::shift::{
 };
 use paydesk_ledger::receipt::{Currency as RCurrency, Language, Paper, TenderKind as RTender, MAX_TEXT_CHARS};
 use paydesk_ledger::access::Action;
-use paydesk_ledger::{store_time, Actor, DenominationCount, Ledger, Locale, PaidKind, ShiftReport, TenderKind, ZReport};
+use paydesk_ledger::{store_time, Actor, DenominationCount, Locale, PaidKind, ShiftReport, StoreSettings, TenderKind, ZReport};
+use paydesk_register::Engine;
 use serde::Serialize;
 use tauri::State;
 
@@ -16,7 +17,7 @@ use super::{actor, count_of, Approval, CountInput, StaffNames};
 use crate::backoffice::BackOfficeState;
 use crate::error::{AppError, AppResult};
 use crate::money;
-use crate::state::{now_ms, AppState};
+use crate::state::AppState;
 
 /// Z reports one look-up may name (far above a register's lifetime of closes).
 const MAX_Z_NUMBER: i64 = 10_000_000;
@@ -55,8 +56,14 @@ fn fit(s: &str) -> String {
 }
 
 /// The ledger's report (and close) with names and the store's local times filled in.
-pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &str, now: i64) -> AppResult<DrawerReportData> {
-    let store = l.store_settings()?;
+pub fn report_data(
+    store: &StoreSettings,
+    names: &StaffNames,
+    r: &ShiftReport,
+    z: Option<&ZReport>,
+    register: &str,
+    now: i64,
+) -> AppResult<DrawerReportData> {
     let language = match store.locale {
         Locale::JaJp => Language::Ja,
         Locale::EnUs => Language::En,
@@ -66,7 +73,6 @@ pub fn report_data(l: &Ledger, r: &ShiftReport, z: Option<&ZReport>, register: &
         paydesk_ledger::Currency::Usd => RCurrency::Usd,
         other => return Err(AppError::ReceiptUnavailable(crate::i18n::tr!(crate::i18n::active(), "input-report-currency", currency = other.to_string()))),
     };
-    let names = StaffNames::load(l)?;
     let name = |id: i64| fit(&names.name(id));
     let paid = r
         .paid_in_out
@@ -158,26 +164,25 @@ pub fn view_of(data: &DrawerReportData) -> AppResult<ReportView> {
 }
 
 /// The open shift's X report (audited: who looked at the expected amount, and when).
-pub fn x_data(l: &mut Ledger, who: Actor, register: &str) -> AppResult<DrawerReportData> {
-    let now = now_ms();
-    let r = l.x_report(who, now)?;
-    report_data(l, &r, None, register, now)
+pub fn x_data(engine: &Engine, who: Actor, register: &str) -> AppResult<DrawerReportData> {
+    let x = engine.shifts().x_report(who)?;
+    report_data(&x.store, &x.names, &x.report, None, register, x.at_ms)
 }
 
 /// Z report `number` as written at its close.
-pub fn z_data(l: &Ledger, number: i64, register: &str) -> AppResult<DrawerReportData> {
+pub fn z_data(engine: &Engine, number: i64, register: &str) -> AppResult<DrawerReportData> {
     if !(1..=MAX_Z_NUMBER).contains(&number) {
         return Err(AppError::NoZReport(number));
     }
-    let z = l.z_report(number)?.ok_or(AppError::NoZReport(number))?;
-    report_data(l, &z.report, Some(&z), register, now_ms())
+    let z = engine.shifts().z_report(number)?.ok_or(AppError::NoZReport(number))?;
+    report_data(&z.store, &z.names, &z.report.report, Some(&z.report), register, z.at_ms)
 }
 
 #[tauri::command]
 pub fn x_report(state: State<'_, AppState>, bo: State<'_, BackOfficeState>, approval: Option<Approval>) -> AppResult<ReportView> {
     let register = register_name(&bo);
     let who = actor(&state, Action::XReport, approval.as_ref())?;
-    let data = state.engine().with_ledger(|l| x_data(l, who, &register))?;
+    let data = x_data(&state.engine(), who, &register)?;
     view_of(&data)
 }
 
@@ -193,10 +198,8 @@ pub fn shift_close(
     let counted = count_of(&counted)?;
     let register = register_name(&bo);
     let who = actor(&state, Action::CloseShift, approval.as_ref())?;
-    let data = state.engine().with_ledger(|l| {
-        let z = l.close_shift(who, &counted, now_ms())?;
-        report_data(l, &z.report, Some(&z), &register, now_ms())
-    })?;
+    let z = state.engine().shifts().close(who, &counted)?;
+    let data = report_data(&z.store, &z.names, &z.report.report, Some(&z.report), &register, z.at_ms)?;
     view_of(&data)
 }
 
@@ -204,12 +207,11 @@ pub fn shift_close(
 #[tauri::command]
 pub fn z_report(state: State<'_, AppState>, bo: State<'_, BackOfficeState>, number: Option<i64>) -> AppResult<ReportView> {
     let register = register_name(&bo);
-    let data = state.engine().with_reader(|l| {
-        let n = match number {
-            Some(n) => n,
-            None => l.last_z_number()?,
-        };
-        z_data(l, n, &register)
-    })?;
+    let engine = state.engine();
+    let n = match number {
+        Some(n) => n,
+        None => engine.shifts().last_z_number()?,
+    };
+    let data = z_data(&engine, n, &register)?;
     view_of(&data)
 }

@@ -7,12 +7,12 @@
 //! the lockout (an approval PIN, audited by the ledger either way).
 
 use paydesk_ledger::access::{authorize as table, Action, Authorization};
-use paydesk_ledger::{PinPurpose, Staff};
+use paydesk_ledger::Staff;
 
 use super::locks::Counter;
-use super::{check_name, parse_pin, policy, Approval};
+use super::{check_name, parse_pin, Approval};
 use crate::error::{AppError, AppResult};
-use crate::state::{now_ms, AppState};
+use crate::state::AppState;
 
 /// Who may go ahead: nobody on a register without staff (it works as before staff
 /// existed), else the person signed in and, when their role was not enough, who
@@ -34,9 +34,7 @@ impl Granted {
 
 /// Whether the person signed in may do `action` now, with `approval` when one was given.
 pub fn authorize(state: &AppState, action: Action, approval: Option<&Approval>) -> AppResult<Granted> {
-    let (has_staff, me) = state
-        .engine()
-        .with_reader(|l| -> Result<_, paydesk_ledger::Error> { Ok((l.shifts_required()?, l.signed_in()?)) })?;
+    let paydesk_register::usecases::Session { has_staff, signed_in: me } = state.engine().staff().session()?;
     if !has_staff {
         return Ok(Granted::default());
     }
@@ -68,7 +66,7 @@ pub fn authorize(state: &AppState, action: Action, approval: Option<&Approval>) 
 /// own sign-in, design §12.3), and under the monotonic lock when the app runs.
 fn approval_pin(state: &AppState, name: &str, pin: &paydesk_ledger::access::Pin) -> AppResult<Staff> {
     state.pin_locks.guard(Counter::Approval, name, || {
-        Ok(state.engine().with_ledger(|l| l.check_pin(name, pin, PinPurpose::Approval, policy(), now_ms()))?)
+        Ok(state.engine().staff().check_approval_pin(name, pin)?)
     })
 }
 
@@ -92,12 +90,7 @@ pub fn discount_above_limit(d: paydesk_ledger::tax::Discount, base: i64) -> bool
 /// action. A refund is recorded with its approver in its own row instead.
 pub fn record_approval(state: &AppState, granted: &Granted, action: Action, subject: &str) -> AppResult<()> {
     let Some(approver) = granted.approver_id() else { return Ok(()) };
-    let input = paydesk_ledger::AuditInput {
-        actor_id: granted.actor_id(),
-        approver_id: Some(approver),
-        ..paydesk_ledger::AuditInput::new(&format!("approved_{}", action.as_str()), subject)
-    };
-    state.engine().with_ledger(|l| l.record_action(&input, now_ms()))?;
+    state.engine().audit().record_approval(granted.actor_id(), approver, action, subject)?;
     Ok(())
 }
 

@@ -76,9 +76,7 @@ pub fn check<R: Runtime, M: Manager<R>>(app: &M, command: &str) -> AppResult<()>
         // Not started yet (setup runs before the window can call): nothing to guard.
         return Ok(());
     };
-    let (has_staff, me) = state
-        .engine()
-        .with_reader(|l| -> Result<_, paydesk_ledger::Error> { Ok((l.shifts_required()?, l.signed_in()?)) })?;
+    let paydesk_register::usecases::Session { has_staff, signed_in: me } = state.engine().staff().session()?;
     if !has_staff {
         return Ok(());
     }
@@ -87,7 +85,7 @@ pub fn check<R: Runtime, M: Manager<R>>(app: &M, command: &str) -> AppResult<()>
     }
     let limit_s = lock(&state.settings).idle_lock_s;
     if idle.idle_for() >= Duration::from_secs(u64::from(limit_s)) {
-        state.engine().with_ledger(|l| l.sign_out(now_ms()))?;
+        state.engine().staff().sign_out()?;
         return Err(AppError::IdleLocked { seconds: limit_s });
     }
     if !POLLED.contains(&command) {

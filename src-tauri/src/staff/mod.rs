@@ -17,7 +17,6 @@ pub mod guard;
 pub mod locks;
 pub mod session;
 
-use paydesk_ledger::access::lockout::LockoutPolicy;
 use paydesk_ledger::access::pin::Pin;
 use paydesk_ledger::access::Role;
 use paydesk_ledger::Staff;
@@ -26,11 +25,6 @@ use serde::{Deserialize, Serialize};
 use crate::error::{AppError, AppResult};
 
 pub use gate::{authorize, record_approval, Granted};
-
-/// The wrong-PIN lock (design §12.3): 5 tries, then 5 minutes.
-pub fn policy() -> LockoutPolicy {
-    LockoutPolicy::default()
-}
 
 /// Idle lock limits (settings.json `idle_lock_s`).
 pub const IDLE_LOCK_DEFAULT_S: u32 = 300;

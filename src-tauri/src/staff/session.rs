@@ -2,13 +2,12 @@
 //! lock (sign out), who is signed in, a PIN change, and the store's first owner.
 
 use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::Role;
 use serde::Serialize;
 use tauri::State;
 
 use super::guard::Idle;
 use super::locks::Counter;
-use super::{check_name, parse_pin, policy, StaffView};
+use super::{check_name, parse_pin, StaffView};
 use crate::error::{AppError, AppResult};
 use crate::i18n::{id, t};
 use crate::state::{now_ms, AppState};
@@ -27,9 +26,7 @@ pub struct WhoAmI {
 /// Who is signed in at this register (the ledger's session, not the screen's memory).
 pub fn whoami_of(state: &AppState) -> AppResult<WhoAmI> {
     let now = now_ms();
-    let (has_staff, me) = state.engine().with_reader(|l| -> Result<_, paydesk_ledger::Error> {
-        Ok((l.shifts_required()?, l.signed_in()?))
-    })?;
+    let paydesk_register::usecases::Session { has_staff, signed_in: me } = state.engine().staff().session()?;
     Ok(WhoAmI {
         has_staff,
         signed_in: me.as_ref().map(|s| StaffView::of(s, now)),
@@ -46,7 +43,7 @@ pub fn whoami(state: State<'_, AppState>) -> AppResult<WhoAmI> {
 #[tauri::command]
 pub fn staff_list(state: State<'_, AppState>) -> AppResult<Vec<StaffView>> {
     let now = now_ms();
-    let all = state.engine().with_reader(|l| l.staff_list())?;
+    let all = state.engine().staff().list()?;
     Ok(all.iter().filter(|s| s.active).map(|s| StaffView::of(s, now)).collect())
 }
 
@@ -56,7 +53,7 @@ pub fn sign_in(state: State<'_, AppState>, idle: State<'_, Idle>, name: String, 
     let name = check_name(&name)?.to_string();
     let pin = parse_pin(&pin)?;
     let now = now_ms();
-    let who = state.pin_locks.guard(Counter::Own, &name, || Ok(state.engine().with_ledger(|l| l.sign_in(&name, &pin, policy(), now))?))?;
+    let who = state.pin_locks.guard(Counter::Own, &name, || Ok(state.engine().staff().sign_in(&name, &pin)?))?;
     idle.touch();
     Ok(StaffView::of(&who, now))
 }
@@ -64,7 +61,7 @@ pub fn sign_in(state: State<'_, AppState>, idle: State<'_, Idle>, name: String, 
 /// Lock: whoever is signed in is signed out; the sale on screen stays where it is.
 #[tauri::command]
 pub fn sign_out(state: State<'_, AppState>) -> AppResult<()> {
-    state.engine().with_ledger(|l| l.sign_out(now_ms()))?;
+    state.engine().staff().sign_out()?;
     Ok(())
 }
 
@@ -75,7 +72,7 @@ pub fn sign_out(state: State<'_, AppState>) -> AppResult<()> {
 pub fn change_pin(state: State<'_, AppState>, old_pin: String, new_pin: String, new_pin_again: String) -> AppResult<()> {
     let (old, new) = pin_change_of(&old_pin, &new_pin, &new_pin_again)?;
     let me = whoami_of(&state)?.signed_in.ok_or(AppError::NotSignedIn)?;
-    state.pin_locks.guard(Counter::Own, &me.name, || Ok(state.engine().with_ledger(|l| l.change_pin(&me.name, &old, &new, policy(), now_ms()))?))?;
+    state.pin_locks.guard(Counter::Own, &me.name, || Ok(state.engine().staff().change_pin(&me.name, &old, &new)?))?;
     Ok(())
 }
 
@@ -106,14 +103,8 @@ pub fn create_owner(state: State<'_, AppState>, idle: State<'_, Idle>, name: Str
         return Err(AppError::InvalidInput(t(id!("owner-pins-differ"))));
     }
     let now = now_ms();
-    let who = state.engine().with_ledger(|l| -> Result<_, paydesk_ledger::Error> {
-        // Checked again inside the ledger's write, so two screens cannot both create one.
-        if !l.staff_list()?.is_empty() {
-            return Ok(None);
-        }
-        l.add_staff(&name, Role::Owner, &pin_parsed, None, now)?;
-        Ok(Some(l.sign_in(&name, &pin_parsed, policy(), now)?))
-    })?;
+    // Checked again inside the ledger's write, so two screens cannot both create one.
+    let who = state.engine().staff().create_first_owner(&name, &pin_parsed)?;
     let who = who.ok_or(AppError::OwnerExists)?;
     idle.touch();
     Ok(StaffView::of(&who, now))

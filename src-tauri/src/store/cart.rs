@@ -15,7 +15,7 @@ use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::money;
 use crate::staff::Approval;
-use crate::state::{now_ms, AppState};
+use crate::state::AppState;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CartLine {
@@ -209,7 +209,7 @@ pub fn set_dining(state: State<'_, AppState>, dining: String) -> AppResult<CartV
     };
     editable(&state)?;
     let id = state.cart_id();
-    let cart = state.engine().with_ledger(|l| l.set_dining(id, d, now_ms())).map_err(super::discount_error)?;
+    let cart = state.engine().carts().set_dining(id, d).map_err(super::discount_error)?;
     state.view_of(&cart)
 }
 
@@ -226,7 +226,7 @@ pub fn set_line_discount(
     let base = state.cart_view()?.lines.iter().find(|l| l.sku.eq_ignore_ascii_case(&sku)).map_or(0, |l| l.line_total);
     let granted = discount_allowed(&state, d, base, approval.as_ref(), &sku)?;
     let id = state.cart_id();
-    let cart = state.engine().with_ledger(|l| l.set_line_discount(id, &sku, d, now_ms())).map_err(super::discount_error)?;
+    let cart = state.engine().carts().set_discount(id, Some(&sku), d).map_err(super::discount_error)?;
     crate::sale::discount::remember(&state, &granted, &cart);
     state.view_of(&cart)
 }
@@ -238,7 +238,7 @@ pub fn set_sale_discount(state: State<'_, AppState>, discount: Option<DiscountFo
     let base = state.cart_view()?.lines.iter().map(|l| l.line_total - l.discount).sum();
     let granted = discount_allowed(&state, d, base, approval.as_ref(), "sale")?;
     let id = state.cart_id();
-    let cart = state.engine().with_ledger(|l| l.set_sale_discount(id, d, now_ms())).map_err(super::discount_error)?;
+    let cart = state.engine().carts().set_discount(id, None, d).map_err(super::discount_error)?;
     crate::sale::discount::remember(&state, &granted, &cart);
     state.view_of(&cart)
 }

@@ -13,10 +13,10 @@ use tauri::State;
 use crate::staff::Approval;
 
 use crate::catalog::class_name;
-use crate::error::{AppError, AppResult, Problem};
+use crate::error::{AppError, AppResult, ErrorCode, Problem};
 use crate::i18n::{active, tr};
 use crate::money;
-use crate::state::{now_ms, AppState};
+use crate::state::AppState;
 
 /// Where an export is written, in the data folder.
 pub const EXPORT_FILE: &str = "catalog-export.csv";
@@ -77,9 +77,7 @@ fn row(i: &CatalogItem, lang: &str, published: bool) -> CatalogRow {
 
 #[tauri::command]
 pub fn list_catalog(state: State<'_, AppState>) -> AppResult<CatalogScreen> {
-    let (items, store, published) = state.engine().with_reader(|l| {
-        Ok::<_, paydesk_ledger::Error>((l.catalog()?, l.store_settings()?, l.published_skus()?))
-    })?;
+    let paydesk_register::usecases::CatalogScreen { items, store, published } = state.engine().catalog().screen()?;
     let published: std::collections::HashSet<String> = published.into_iter().collect();
     let lang = store.locale.lang();
     Ok(CatalogScreen {
@@ -136,24 +134,28 @@ pub fn item_of(f: &ItemForm, currency: paydesk_ledger::Currency) -> Result<Catal
 pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Approval>) -> AppResult<CatalogRow> {
     let granted = crate::staff::authorize(&state, Action::CatalogEdit, approval.as_ref())?;
     let engine = state.engine();
-    let store = engine.with_reader(|l| l.store_settings())?;
+    let store = engine.store().settings()?;
     let it = item_of(&item, store.currency).map_err(|problems| AppError::Rejected {
-        code: "invalid_item",
+        code: ErrorCode::InvalidItem,
         message: tr!(active(), "catalog-item-not-saved", count = problems.len()),
         problems,
     })?;
     // Before the approval is recorded: nothing was approved that cannot happen here.
-    if engine.with_reader(|l| l.is_published(&it.sku))? {
+    if engine.catalog().is_published(&it.sku)? {
         return Err(AppError::ManagedByBackOffice(crate::error::Managed::Item(it.sku)));
     }
     crate::staff::record_approval(&state, &granted, Action::CatalogEdit, &format!("product:{}", it.sku))?;
-    engine.with_ledger(|l| l.upsert_catalog(std::slice::from_ref(&it), granted.actor_id(), now_ms())).map_err(|e| match e {
-        // The one check the item alone cannot make: its barcode held by another SKU.
-        paydesk_ledger::Error::InvalidInput(m) => AppError::Rejected {
-            code: "invalid_item",
-            message: tr!(active(), "catalog-item-not-saved", count = 1),
-            problems: vec![field(if m.contains("barcode") { "barcode" } else { "sku" }, m)],
-        },
+    let refused = |f: &str, m: String| AppError::Rejected {
+        code: ErrorCode::InvalidItem,
+        message: tr!(active(), "catalog-item-not-saved", count = 1),
+        problems: vec![field(f, m)],
+    };
+    engine.catalog().save(&it, granted.actor_id()).map_err(|e| match e {
+        // The one check the item alone cannot make (its barcode held by another SKU):
+        // the ledger names the field.
+        paydesk_ledger::Error::InvalidItem { field: f, message } => refused(f, message),
+        // The catalog is full: refused as the item's own (its SKU cannot be added).
+        paydesk_ledger::Error::InvalidInput(m) => refused("sku", m),
         other => AppError::from(other),
     })?;
     state.catalog_changed();
@@ -179,7 +181,7 @@ pub fn import_catalog(state: State<'_, AppState>, csv: String, approval: Option<
         return Err(AppError::InvalidInput(tr!(active(), "input-csv-empty")));
     }
     crate::staff::record_approval(&state, &granted, Action::CatalogEdit, "catalog:import")?;
-    let res = state.engine().with_ledger(|l| l.import_catalog_csv(csv.as_bytes(), granted.actor_id(), now_ms()))?;
+    let res = state.engine().catalog().import_csv(csv.as_bytes(), granted.actor_id())?;
     match res {
         Ok(r) => Ok({
             state.catalog_changed();
@@ -189,7 +191,7 @@ pub fn import_catalog(state: State<'_, AppState>, csv: String, approval: Option<
             message: tr!(active(), "catalog-imported", rows = r.rows, changed = r.changed),
         }}),
         Err(problems) => Err(AppError::Rejected {
-            code: "csv_rejected",
+            code: crate::error::ErrorCode::CsvRejected,
             message: tr!(active(), "catalog-import-rejected", count = problems.len()),
             problems: problems
                 .into_iter()
@@ -209,7 +211,7 @@ pub struct ExportResult {
 /// The catalog as CSV (the columns import reads), also saved in the data folder.
 #[tauri::command]
 pub fn export_catalog(state: State<'_, AppState>) -> AppResult<ExportResult> {
-    let csv = state.engine().with_reader(|l| l.export_catalog_csv())?;
+    let csv = state.engine().catalog().export_csv()?;
     let path = state.data_dir.join(EXPORT_FILE);
     std::fs::write(&path, &csv)?;
     Ok(ExportResult { rows: csv.lines().count().saturating_sub(1), csv, path: path.display().to_string() })

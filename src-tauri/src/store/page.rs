@@ -26,7 +26,7 @@ const PRINT_JS: &str = "document.getElementById('print-page').addEventListener('
 /// The page of sale `cart`: the receipt's HTML with a Print button (hidden on paper).
 /// On screen it is the customer's receipt, unmarked, as `get_receipt` shows it.
 fn page(state: &AppState, cart: CartId) -> AppResult<String> {
-    let (data, tax) = state.engine().with_reader(|l| l.receipt_data(cart)).map_err(receipt_error)?;
+    let (data, tax) = state.engine().receipts().data(cart).map_err(receipt_error)?;
     let receipt = build_receipt(&printable(data), &tax, false).map_err(receipt_build_error)?;
     let html = render_html(&receipt);
     let button = format!(

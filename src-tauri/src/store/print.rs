@@ -12,13 +12,14 @@ use std::path::Path;
 use paydesk_ledger::receipt::{build_receipt, Paper, PrintJob, Printer, PrinterTarget};
 use serde::{Deserialize, Serialize};
 use paydesk_ledger::PrintOutcome;
+use paydesk_register::usecases::PrintRecord;
 use tauri::State;
 
 use crate::i18n::{active, id, t, tr};
 
 use super::receipt::{printable, receipt_build_error, receipt_error, validate_cart};
 use crate::error::{AppError, AppResult};
-use crate::state::{now_ms, AppState};
+use crate::state::AppState;
 
 /// One print at a time: two presses must not both be "the first print".
 pub(crate) static PRINTING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -106,7 +107,7 @@ pub fn save_printer(
             // The Audit screen shows the subject: both targets are read there.
             ..paydesk_ledger::AuditInput::new("printer_changed", &format!("printer {} → {}", named(&old), named(&cfg.printer)))
         };
-        state.engine().with_ledger(|l| l.record_action(&input, now_ms()))?;
+        state.engine().audit().record(&input)?;
     }
     Ok(cfg)
 }
@@ -129,11 +130,7 @@ pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<P
     let target = validate_printer(&target)?.ok_or(AppError::PrinterNotSet)?;
     let _one = PRINTING.lock().await;
     let engine = state.engine();
-    let receipt = engine.with_reader(|l| {
-        let reprint = l.next_print_is_reprint(cart)?;
-        let (data, tax) = l.receipt_data(cart)?;
-        Ok::<_, paydesk_ledger::Error>(build_receipt(&printable(data), &tax, reprint))
-    });
+    let receipt = engine.receipts().source(cart).map(|s| build_receipt(&printable(s.data), &s.tax, s.next_print_reprint));
     let receipt = receipt.map_err(receipt_error)?.map_err(receipt_build_error)?;
     let job = PrintJob::new(format!("sale-{}", cart.0), receipt, Paper::Mm80);
     let printer = Printer::new(target.clone());
@@ -149,9 +146,9 @@ pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<P
         // (design §11.8); one that stopped part-way may have, so the next is a reprint.
         Err(e) => (PrintOutcome::Failed { may_have_printed: e.may_have_printed() }, Some(e.to_string())),
     };
-    let rec = engine.with_ledger(|l| {
-        l.record_receipt_print(cart, "escpos", &target.to_string(), outcome, error.as_deref(), now_ms())
-    })?;
+    let shown = target.to_string();
+    let print = PrintRecord { format: "escpos", target: &shown, outcome, error: error.as_deref() };
+    let rec = engine.receipts().record_print(cart, print)?;
     match sent {
         Ok(()) => Ok(PrintResult {
             cart_id: cart.0,

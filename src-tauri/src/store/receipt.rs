@@ -89,18 +89,12 @@ mod tests {
 #[tauri::command]
 pub fn get_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<ReceiptView> {
     let cart = validate_cart(cart)?;
-    let (built, reprint, prints) = state
-        .engine()
-        .with_reader(|l| {
-            let (data, tax) = l.receipt_data(cart)?;
-            let prints = l.receipt_prints(cart)?.len();
-            // The next print's mark is the ledger's rule (design §11.8): an attempt that
-            // reached no printer leaves the next one the original.
-            let reprint = l.next_print_is_reprint(cart)?;
-            // On screen the receipt is what the customer got: marked only if it is a copy.
-            Ok::<_, paydesk_ledger::Error>((build_receipt(&printable(data), &tax, false), reprint, prints))
-        })
-        .map_err(receipt_error)?;
+    // The next print's mark is the ledger's rule (design §11.8): an attempt that reached
+    // no printer leaves the next one the original.
+    let s = state.engine().receipts().source(cart).map_err(receipt_error)?;
+    let (reprint, prints) = (s.next_print_reprint, s.prints);
+    // On screen the receipt is what the customer got: marked only if it is a copy.
+    let built = build_receipt(&printable(s.data), &s.tax, false);
     let receipt = built.map_err(receipt_build_error)?;
     let text = render_text(&receipt, Paper::Mm80);
     Ok(ReceiptView { cart_id: cart.0, receipt, text, next_print_reprint: reprint, prints })

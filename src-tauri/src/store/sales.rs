@@ -47,17 +47,9 @@ pub fn list_sales(state: State<'_, AppState>, before: Option<i64>) -> AppResult<
         Some(_) => return Err(AppError::InvalidInput(tr!(active(), "input-sale-number"))),
     };
     let engine = state.engine();
-    let (ids, rows) = engine
-        .with_reader(|l| {
-            let ids = l.paid_sales(before, PAGE)?;
-            let mut rows = Vec::with_capacity(ids.len());
-            for &cart in &ids {
-                let (data, tax) = l.receipt_data(cart)?;
-                rows.push((cart, build_receipt(&printable(data), &tax, false), l.receipt_prints(cart)?.len()));
-            }
-            Ok::<_, paydesk_ledger::Error>((ids, rows))
-        })
-        .map_err(receipt_error)?;
+    let sources = engine.receipts().paid_sales(before, PAGE).map_err(receipt_error)?;
+    let ids: Vec<CartId> = sources.iter().map(|s| s.cart).collect();
+    let rows: Vec<_> = sources.into_iter().map(|s| (s.cart, build_receipt(&printable(s.data), &s.tax, false), s.prints)).collect();
     let mut sales = Vec::with_capacity(rows.len());
     for (cart, built, prints) in rows {
         let r = built.map_err(receipt_build_error)?;

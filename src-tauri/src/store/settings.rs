@@ -12,7 +12,7 @@ use tauri::State;
 use super::print::PrinterConfig;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
-use crate::state::{now_ms, AppState};
+use crate::state::AppState;
 
 #[derive(Debug, Serialize)]
 pub struct StoreView {
@@ -78,8 +78,8 @@ fn view(s: &StoreSettings, printer: String, tax_published: bool) -> StoreView {
 
 #[tauri::command]
 pub fn get_store(state: State<'_, AppState>) -> AppResult<StoreView> {
-    let (s, tax) = state.engine().with_reader(|l| Ok::<_, paydesk_ledger::Error>((l.store_settings()?, l.tax_published_version()?)))?;
-    Ok(view(&s, PrinterConfig::load(&state.data_dir)?.printer, tax.is_some()))
+    let s = state.engine().store().view()?;
+    Ok(view(&s.settings, PrinterConfig::load(&state.data_dir)?.printer, s.tax_published.is_some()))
 }
 
 /// The form applied to the stored settings (currency and locale kept). Every limit is
@@ -121,14 +121,14 @@ pub fn save_store(state: State<'_, AppState>, store: StoreForm, approval: Option
     let action = paydesk_ledger::access::Action::Settings;
     let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
     let engine = state.engine();
-    let current = engine.with_reader(|l| l.store_settings())?;
+    let current = engine.store().settings()?;
     let new = apply_form(&current, &store)?;
     // Checked before the approval is recorded (the ledger refuses it again inside its write).
-    if !new.same_tax_setup(&current) && engine.with_reader(|l| l.tax_published_version())?.is_some() {
+    if !new.same_tax_setup(&current) && engine.store().tax_published_version()?.is_some() {
         return Err(AppError::ManagedByBackOffice(crate::error::Managed::Tax));
     }
     crate::staff::record_approval(&state, &granted, action, "store_settings")?;
-    let saved = engine.with_ledger(|l| l.set_store_settings(new, granted.actor_id(), now_ms()))?;
-    let tax = engine.with_reader(|l| l.tax_published_version())?;
+    let saved = engine.store().set(new, granted.actor_id())?;
+    let tax = engine.store().tax_published_version()?;
     Ok(view(&saved, PrinterConfig::load(&state.data_dir)?.printer, tax.is_some()))
 }

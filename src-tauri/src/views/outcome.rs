@@ -22,11 +22,43 @@ pub struct Receipt {
     pub psp_payment_id: Option<String>,
 }
 
+wire_enum! {
+    /// How a charge ended, for the checkout panel (its look, its buttons, the receipt).
+    pub enum OutcomeKind {
+        Approved => "approved",
+        Authorized => "authorized",
+        AcceptedOffline => "accepted_offline",
+        Declined => "declined",
+        Failed => "failed",
+        Unknown => "unknown",
+    }
+}
+
+impl OutcomeKind {
+    pub fn of(outcome: CheckoutOutcome) -> OutcomeKind {
+        match outcome {
+            CheckoutOutcome::Paid | CheckoutOutcome::Refunded => OutcomeKind::Approved,
+            CheckoutOutcome::Authorized => OutcomeKind::Authorized,
+            CheckoutOutcome::QueuedOffline => OutcomeKind::AcceptedOffline,
+            CheckoutOutcome::Declined | CheckoutOutcome::Canceled => OutcomeKind::Declined,
+            CheckoutOutcome::Failed => OutcomeKind::Failed,
+            CheckoutOutcome::Pending => OutcomeKind::Unknown,
+        }
+    }
+
+    /// Not paid: the panel says why, with the processor's own words as the detail.
+    const fn says_why(self) -> bool {
+        match self {
+            OutcomeKind::Declined | OutcomeKind::Failed | OutcomeKind::Unknown => true,
+            OutcomeKind::Approved | OutcomeKind::Authorized | OutcomeKind::AcceptedOffline => false,
+        }
+    }
+}
+
 /// The result of a charge-like command.
 #[derive(Debug, Clone, Serialize)]
 pub struct OutcomeView {
-    /// approved | accepted_offline | declined | failed | unknown | authorized
-    pub kind: &'static str,
+    pub kind: OutcomeKind,
     pub checkout_key: String,
     pub state: String,
     pub attempts: u32,
@@ -72,18 +104,8 @@ fn capitalize(s: &str) -> String {
 
 impl OutcomeView {
     pub fn build(r: &CheckoutReport, payment: &Payment, cart: CartView) -> OutcomeView {
-        let kind = match r.outcome {
-            CheckoutOutcome::Paid | CheckoutOutcome::Refunded => "approved",
-            CheckoutOutcome::Authorized => "authorized",
-            CheckoutOutcome::QueuedOffline => "accepted_offline",
-            CheckoutOutcome::Declined | CheckoutOutcome::Canceled => "declined",
-            CheckoutOutcome::Failed => "failed",
-            CheckoutOutcome::Pending => "unknown",
-        };
-        let (message, detail) = match kind {
-            "declined" | "failed" | "unknown" => (reason_words(r), r.message.clone()),
-            _ => (String::new(), None),
-        };
+        let kind = OutcomeKind::of(r.outcome);
+        let (message, detail) = if kind.says_why() { (reason_words(r), r.message.clone()) } else { (String::new(), None) };
         let note = if r.replayed {
             Some(tr!(active(), "outcome-note-replayed", attempts = r.attempts))
         } else if r.attempts > 1 {
@@ -108,12 +130,12 @@ impl OutcomeView {
                 total_display: money::format(r.amount, cur),
                 card_label: card_label(payment.request_params.get("payment_method")),
                 status_label: t(match kind {
-                    "accepted_offline" => id!("receipt-status-offline"),
-                    "approved" => id!("receipt-status-approved"),
-                    "authorized" => id!("receipt-status-authorized"),
-                    "declined" => id!("receipt-status-declined"),
-                    "failed" => id!("receipt-status-failed"),
-                    _ => id!("receipt-status-pending"),
+                    OutcomeKind::AcceptedOffline => id!("receipt-status-offline"),
+                    OutcomeKind::Approved => id!("receipt-status-approved"),
+                    OutcomeKind::Authorized => id!("receipt-status-authorized"),
+                    OutcomeKind::Declined => id!("receipt-status-declined"),
+                    OutcomeKind::Failed => id!("receipt-status-failed"),
+                    OutcomeKind::Unknown => id!("receipt-status-pending"),
                 }),
                 checkout_key: r.checkout_key.clone(),
                 psp_payment_id: r.psp_payment_id.clone(),

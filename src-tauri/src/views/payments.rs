@@ -1,11 +1,11 @@
 //! The payments screen: one row per payment, one payment's detail (refundable
 //! amount, refunds) and its timeline in the order things happened.
 
-use paydesk_ledger::{Payment, PaymentState, Refund, TimelineEntry};
+use paydesk_ledger::{Payment, PaymentState, Refund, RefundState, TimelineEntry, TimelineKind};
 use paydesk_register::PaymentView;
 use serde::Serialize;
 
-use super::{attempt_words, card_label, parse_state, state_label, state_tone};
+use super::{attempt_words, card_label, parse_state, state_label, state_tone, Tone};
 use crate::i18n::{active, tr};
 use crate::money;
 
@@ -39,7 +39,7 @@ pub struct PaymentRow {
     #[serde(flatten)]
     pub head: PaymentHead,
     /// How the state is shown (see [`state_tone`]).
-    pub tone: &'static str,
+    pub tone: Tone,
     pub attempts: u32,
     pub offline: bool,
 }
@@ -54,38 +54,50 @@ impl PaymentRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct TimelineView {
     pub at: i64,
-    pub kind: String,
+    pub kind: TimelineKind,
     pub label: String,
-    pub tone: &'static str,
+    pub tone: Tone,
     pub latency_ms: Option<i64>,
     pub attempt: Option<i64>,
     pub replayed: bool,
 }
 
+/// A row's tone, by its kind: a transition takes its state's tone; other rows the tone
+/// of their stored outcome word.
+fn row_tone(t: &TimelineEntry, outcome: &str) -> Tone {
+    if t.replayed {
+        return Tone::Info;
+    }
+    match t.kind {
+        // a transition's outcome is the payment state it moved to
+        TimelineKind::Transition => parse_state(outcome).map_or_else(|| word_tone(outcome, Tone::Info), state_tone),
+        TimelineKind::Attempt => word_tone(outcome, Tone::Warn),
+        TimelineKind::Created | TimelineKind::PspResult | TimelineKind::Event | TimelineKind::Refund | TimelineKind::Note => {
+            word_tone(outcome, Tone::Info)
+        }
+    }
+}
+
+/// The tone of a stored outcome word (an attempt's label, a refund's state, an event's
+/// effect): only the colour it is drawn in.
+fn word_tone(outcome: &str, otherwise: Tone) -> Tone {
+    match outcome {
+        "ok" | "captured" | "authorized" | "succeeded" | "refunded" | "partially_refunded" => Tone::Ok,
+        "declined" | "failed" | "canceled" => Tone::Bad,
+        _ => otherwise,
+    }
+}
+
 fn timeline_view(t: &TimelineEntry, refunds: &[Refund]) -> TimelineView {
     let outcome = t.outcome.as_deref().unwrap_or("");
-    // a transition's outcome is the payment state it moved to
-    let moved_to = if t.kind == "transition" { parse_state(outcome) } else { None };
-    let tone = if t.replayed {
-        "info"
-    } else if let Some(state) = moved_to {
-        state_tone(state)
-    } else {
-        // the outcome of an attempt, a refund, or the processor's own word
-        match (t.kind.as_str(), outcome) {
-            (_, "ok" | "captured" | "authorized" | "succeeded" | "refunded" | "partially_refunded") => "ok",
-            (_, "declined" | "failed" | "canceled") => "bad",
-            ("attempt", _) => "warn",
-            _ => "info",
-        }
-    };
+    let tone = row_tone(t, outcome);
     let refund_tag = t
         .refund_id
         .and_then(|id| refunds.iter().find(|r| r.id == id))
         .map(|r| tr!(active(), "timeline-refund-tag", amount = money::format(r.amount.amount_minor, r.amount.currency.code())))
         .unwrap_or_default();
-    let label = match t.kind.as_str() {
-        "attempt" => {
+    let label = match t.kind {
+        TimelineKind::Attempt => {
             // The attempt's kind (its stored label) decides the words; a label this
             // version does not know is shown as the ledger holds it.
             let what = if t.replayed {
@@ -96,34 +108,24 @@ fn timeline_view(t: &TimelineEntry, refunds: &[Refund]) -> TimelineView {
             let attempt = tr!(active(), "timeline-attempt", n = t.attempt_no.unwrap_or(0), what = what);
             format!("{refund_tag}{attempt}")
         }
-        "transition" => format!(
+        TimelineKind::Transition => format!(
             "{refund_tag}{}",
-            match moved_to {
+            match parse_state(outcome) {
                 Some(PaymentState::Authorizing) => tr!(active(), "timeline-sent"),
                 Some(PaymentState::QueuedOffline) => tr!(active(), "timeline-offline"),
                 Some(state) => state_label(state),
                 None => outcome.to_string(),
             }
         ),
-        "event" => tr!(active(), "timeline-event", detail = t.detail.clone()),
+        TimelineKind::Event => tr!(active(), "timeline-event", detail = t.detail.clone()),
         // refund rows in a cashier's words (the ledger's detail reads "pending -> in_flight")
-        "refund" => format!(
-            "{refund_tag}{}",
-            match outcome {
-                "" | "pending" => tr!(active(), "timeline-refund-committed"),
-                "in_flight" => tr!(active(), "timeline-refund-sent"),
-                "succeeded" => tr!(active(), "timeline-refund-succeeded"),
-                "failed" => tr!(active(), "timeline-refund-failed"),
-                "canceled" => tr!(active(), "timeline-refund-canceled"),
-                _ => t.detail.clone(),
-            }
-        ),
-        "created" => tr!(active(), "timeline-created"),
-        _ => format!("{refund_tag}{}", t.detail),
+        TimelineKind::Refund => format!("{refund_tag}{}", refund_words(t, outcome)),
+        TimelineKind::Created => tr!(active(), "timeline-created"),
+        TimelineKind::PspResult | TimelineKind::Note => format!("{refund_tag}{}", t.detail),
     };
     TimelineView {
         at: t.at_ms,
-        kind: t.kind.clone(),
+        kind: t.kind,
         label,
         tone,
         latency_ms: t.latency_ms,
@@ -132,10 +134,30 @@ fn timeline_view(t: &TimelineEntry, refunds: &[Refund]) -> TimelineView {
     }
 }
 
+/// A refund row in a cashier's words, by the refund state it records (the ledger's
+/// detail reads "pending -> in_flight"); a state this version does not know, as stored.
+fn refund_words(t: &TimelineEntry, outcome: &str) -> String {
+    if outcome.is_empty() {
+        return tr!(active(), "timeline-refund-committed");
+    }
+    match outcome.parse::<RefundState>() {
+        Ok(RefundState::Pending) => tr!(active(), "timeline-refund-committed"),
+        Ok(RefundState::InFlight) => tr!(active(), "timeline-refund-sent"),
+        Ok(RefundState::Succeeded) => tr!(active(), "timeline-refund-succeeded"),
+        Ok(RefundState::Failed) => tr!(active(), "timeline-refund-failed"),
+        Err(_) => t.detail.clone(),
+    }
+}
+
 /// A row that says a request left for the processor: the payment's move to
 /// `authorizing`, or a refund's move to `in_flight`.
 fn is_send(t: &TimelineEntry) -> bool {
-    matches!((t.kind.as_str(), t.outcome.as_deref()), ("transition", Some("authorizing")) | ("refund", Some("in_flight")))
+    let outcome = t.outcome.as_deref().unwrap_or("");
+    match t.kind {
+        TimelineKind::Transition => parse_state(outcome) == Some(PaymentState::Authorizing),
+        TimelineKind::Refund => outcome.parse::<RefundState>().ok() == Some(RefundState::InFlight),
+        TimelineKind::Created | TimelineKind::Attempt | TimelineKind::PspResult | TimelineKind::Event | TimelineKind::Note => false,
+    }
 }
 
 /// The payment's timeline in the order things happened: by time, then by sequence
@@ -146,7 +168,7 @@ fn is_send(t: &TimelineEntry) -> bool {
 /// by its own stamp that row would come after the attempts it describes. It is shown
 /// at the start of the first attempt it covers — when the request actually left.
 pub fn timeline(entries: &[TimelineEntry], refunds: &[Refund]) -> Vec<TimelineView> {
-    let boundary = |t: &TimelineEntry| matches!(t.kind.as_str(), "transition" | "refund" | "created");
+    let boundary = |t: &TimelineEntry| matches!(t.kind, TimelineKind::Transition | TimelineKind::Refund | TimelineKind::Created);
     let mut rows: Vec<(i64, u8, i64, TimelineView)> = entries
         .iter()
         .map(|t| {
@@ -161,17 +183,20 @@ pub fn timeline(entries: &[TimelineEntry], refunds: &[Refund]) -> Vec<TimelineVi
                     .unwrap_or(i64::MIN);
                 if let Some(first) = entries
                     .iter()
-                    .filter(|o| o.kind == "attempt" && o.refund_id == t.refund_id && o.at_ms >= since && o.at_ms <= t.at_ms)
+                    .filter(|o| o.kind == TimelineKind::Attempt && o.refund_id == t.refund_id && o.at_ms >= since && o.at_ms <= t.at_ms)
                     .map(|o| o.at_ms)
                     .min()
                 {
                     at = first;
                 }
             }
-            let rank = match t.kind.as_str() {
-                "created" => 0,
-                _ if is_send(t) => 1,
-                _ => 2,
+            // `created` first, then a send before the attempts it started on a tie
+            let rank = if t.kind == TimelineKind::Created {
+                0
+            } else if is_send(t) {
+                1
+            } else {
+                2
             };
             let mut view = timeline_view(t, refunds);
             view.at = at;
@@ -269,7 +294,7 @@ mod tests {
             payment_id: PaymentId(1),
             refund_id: refund.map(paydesk_ledger::RefundId),
             at_ms: at,
-            kind: kind.into(),
+            kind: kind.parse().expect("a timeline kind"),
             detail: format!("{kind} {id}"),
             outcome: outcome.map(String::from),
             latency_ms: attempt.map(|_| 30),
@@ -298,7 +323,7 @@ mod tests {
             row(11, 3_050, "refund", Some("succeeded"), None, Some(1)),
         ];
         let tl = timeline(&entries, &[]);
-        let order: Vec<String> = tl.iter().map(|t| format!("{}@{}", t.kind, t.at)).collect();
+        let order: Vec<String> = tl.iter().map(|t| format!("{}@{}", t.kind.as_str(), t.at)).collect();
         assert_eq!(
             order,
             [
@@ -347,8 +372,8 @@ mod tests {
             assert_eq!(tl[0].tone, state_tone(s), "{s}");
         }
         let tl = timeline(&[row(1, 1_000, "transition", Some("refunded"), None, None)], &[]);
-        assert_eq!((tl[0].label.as_str(), tl[0].tone), ("Refunded", "info"));
+        assert_eq!((tl[0].label.as_str(), tl[0].tone), ("Refunded", Tone::Info));
         let tl = timeline(&[row(1, 1_000, "transition", Some("mystery"), None, None)], &[]);
-        assert_eq!((tl[0].label.as_str(), tl[0].tone), ("mystery", "info"));
+        assert_eq!((tl[0].label.as_str(), tl[0].tone), ("mystery", Tone::Info));
     }
 }

@@ -5,17 +5,31 @@
 use paydesk_register::{AttemptKind, Notification, SettledState, Subject};
 use serde::Serialize;
 
-use super::{attempt_tone, attempt_words, state_label, state_tone};
+use super::{alarm_words, attempt_tone, attempt_words, state_label, state_tone, Tone};
 use crate::i18n::{active, id, t, tr};
 use crate::money;
+
+wire_enum! {
+    /// What one line of live progress says happened (the UI styles by it, and refreshes
+    /// the sale on `resolved`).
+    pub enum ProgressKind {
+        Attempt => "attempt",
+        Outcome => "outcome",
+        Backoff => "backoff",
+        Replayed => "replayed",
+        Background => "background",
+        Offline => "offline",
+        Resolved => "resolved",
+    }
+}
 
 /// One line of live progress for the checkout panel (event `checkout-progress`).
 #[derive(Debug, Clone, Serialize)]
 pub struct ProgressView {
     pub key: String,
     pub attempt: Option<u32>,
-    pub kind: &'static str,
-    pub tone: &'static str,
+    pub kind: ProgressKind,
+    pub tone: Tone,
     pub message: String,
     pub at: i64,
 }
@@ -53,8 +67,8 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
         Notification::AttemptStarted { subject, attempt } => p(
             subject,
             Some(*attempt),
-            "attempt",
-            "info",
+            ProgressKind::Attempt,
+            Tone::Info,
             tr!(active(), "progress-attempt", n = *attempt, key = short(subject.key())),
         ),
         Notification::AttemptOutcome { subject, attempt, outcome, latency_ms, .. } => {
@@ -62,34 +76,34 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
                 // the Replayed notification that follows says it in full
                 return Forward::Nothing;
             }
-            p(subject, Some(*attempt), "outcome", attempt_tone(*outcome), format!("{} ({latency_ms} ms)", capitalize(&attempt_words(*outcome))))
+            p(subject, Some(*attempt), ProgressKind::Outcome, attempt_tone(*outcome), format!("{} ({latency_ms} ms)", capitalize(&attempt_words(*outcome))))
         }
         Notification::BackingOff { subject, attempt, delay_ms, .. } => p(
             subject,
             Some(*attempt),
-            "backoff",
-            "info",
+            ProgressKind::Backoff,
+            Tone::Info,
             tr!(active(), "progress-backoff", seconds = seconds_tenths(*delay_ms)),
         ),
         Notification::Replayed { subject, attempt } => p(
             subject,
             Some(*attempt),
-            "replayed",
-            "ok",
+            ProgressKind::Replayed,
+            Tone::Ok,
             tr!(active(), "progress-replayed"),
         ),
         Notification::MovedToBackground { subject, reason } => p(
             subject,
             None,
-            "background",
-            "warn",
+            ProgressKind::Background,
+            Tone::Warn,
             tr!(active(), "progress-background", reason = reason.to_string()),
         ),
         Notification::QueuedOffline { subject, amount, currency } => p(
             subject,
             None,
-            "offline",
-            "warn",
+            ProgressKind::Offline,
+            Tone::Warn,
             tr!(active(), "progress-offline", amount = money::format(*amount, currency)),
         ),
         Notification::Forwarded { subject, state, declined } => Forward::Update(PaymentUpdate {
@@ -105,10 +119,10 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             Some(key) => Forward::Progress(ProgressView {
                 key,
                 attempt: None,
-                kind: "resolved",
+                kind: ProgressKind::Resolved,
                 tone: match state {
                     SettledState::Payment(s) => state_tone(*s),
-                    SettledState::Refund(_) => "bad",
+                    SettledState::Refund(_) => Tone::Bad,
                 },
                 message: tr!(
                     active(),
@@ -129,9 +143,14 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             None => Forward::Update(PaymentUpdate { key: None, message: tr!(active(), "progress-refund", state = state.to_string()), loud: false }),
         },
         Notification::Connectivity { online } => Forward::Connectivity(*online),
-        Notification::Alarm { subject, message, .. } => Forward::Update(PaymentUpdate {
+        // Worded by its code in the screen's language; the engine's English `message`
+        // is for the log.
+        Notification::Alarm { subject, code, .. } => Forward::Update(PaymentUpdate {
             key: subject.as_ref().map(|s| s.key().to_string()),
-            message: message.clone(),
+            message: match subject {
+                Some(s) => tr!(active(), "progress-alarm", what = alarm_words(*code), key = short(s.key())),
+                None => alarm_words(*code),
+            },
             loud: true,
         }),
     }

@@ -7,7 +7,7 @@ use paydesk_ledger::{Payment, SaleState, TenderDay, TenderKind, TenderState};
 use paydesk_register::SaleView;
 use serde::Serialize;
 
-use super::{card_label, state_label};
+use super::{card_label, state_label, Tone};
 use crate::i18n::{id, t as tr};
 use crate::money;
 
@@ -24,8 +24,7 @@ pub struct TenderRow {
     /// The tender's state (`settled`, `pending`, …) and in the cashier's words.
     pub state: &'static str,
     pub state_label: String,
-    /// `ok` | `warn` | `bad` | `info`
-    pub tone: &'static str,
+    pub tone: Tone,
     /// Card: which card, its checkout key, the processor's decline message.
     pub card_label: Option<String>,
     pub checkout_key: Option<String>,
@@ -109,14 +108,14 @@ fn is_card_present(p: &Payment) -> bool {
 }
 
 /// A tender's state in words (a message id) and its tone.
-fn tender_words(s: TenderState) -> (&'static str, &'static str) {
+fn tender_words(s: TenderState) -> (&'static str, Tone) {
     match s {
-        TenderState::Settled => (id!("state-captured"), "ok"),
-        TenderState::Offline => (id!("tender-offline"), "warn"),
-        TenderState::Held => (id!("state-authorized"), "info"),
-        TenderState::Pending => (id!("tender-pending"), "warn"),
-        TenderState::Void => (id!("state-failed"), "bad"),
-        TenderState::Superseded => (id!("tender-superseded"), "bad"),
+        TenderState::Settled => (id!("state-captured"), Tone::Ok),
+        TenderState::Offline => (id!("tender-offline"), Tone::Warn),
+        TenderState::Held => (id!("state-authorized"), Tone::Info),
+        TenderState::Pending => (id!("tender-pending"), Tone::Warn),
+        TenderState::Void => (id!("state-failed"), Tone::Bad),
+        TenderState::Superseded => (id!("tender-superseded"), Tone::Bad),
     }
 }
 
@@ -338,7 +337,7 @@ mod tests {
         for s in [TenderState::Settled, TenderState::Offline, TenderState::Held, TenderState::Pending, TenderState::Void, TenderState::Superseded] {
             let (label, tone) = tender_words(s);
             assert!(!label.is_empty());
-            assert!(["ok", "warn", "bad", "info"].contains(&tone));
+            assert!(Tone::ALL.contains(&tone));
         }
         assert_eq!(sale_state_label(SaleState::Paid), "Paid");
         assert_ne!(sale_state_label(SaleState::PartiallyPaid), "Paid");

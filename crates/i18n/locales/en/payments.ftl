@@ -26,7 +26,6 @@ timeline-refund-committed = key committed before sending
 timeline-refund-sent = sent to the processor
 timeline-refund-succeeded = refunded
 timeline-refund-failed = failed, nothing refunded
-timeline-refund-canceled = canceled
 timeline-created = Key committed before sending
 refund-note-offline = Accepted offline: it can be refunded once it is forwarded.
 refund-note-not-charged = Nothing was charged, so nothing to refund.

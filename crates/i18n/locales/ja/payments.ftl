@@ -26,7 +26,6 @@ timeline-refund-committed = 送信前にキーを記録
 timeline-refund-sent = 決済代行会社に送信
 timeline-refund-succeeded = 返金済み
 timeline-refund-failed = 失敗、返金なし
-timeline-refund-canceled = 取消
 timeline-created = 送信前にキーを記録
 refund-note-offline = オフラインで受付済み: 送信後に返金できます。
 refund-note-not-charged = 請求されていないため、返金するものはありません。

@@ -32,12 +32,18 @@ pub(crate) fn timeline_of(conn: &rusqlite::Connection, payment_id: PaymentId) ->
          FROM payment_timeline WHERE payment_id = ?1 ORDER BY id",
         params![payment_id.0],
         |r| {
+            // Read back typed: a kind the ledger never writes is refused like any other
+            // unknown stored value, not carried on as text.
+            let kind = match r.get::<_, String>(4)?.parse::<TimelineKind>() {
+                Ok(k) => k,
+                Err(e) => return Ok(Err(e)),
+            };
             Ok(Ok(TimelineEntry {
                 id: r.get(0)?,
                 payment_id: PaymentId(r.get(1)?),
                 refund_id: r.get::<_, Option<i64>>(2)?.map(RefundId),
                 at_ms: r.get(3)?,
-                kind: r.get(4)?,
+                kind,
                 detail: r.get(5)?,
                 outcome: r.get(6)?,
                 latency_ms: r.get(7)?,

@@ -88,11 +88,7 @@ fn confirm_tx(tx: &mut Tx, a: &CreatePi, id: &str, pi: &mut Value, events: &mut 
     let (c, account, now) = (tx.c, tx.account, tx.now);
     let pm = payment_method.as_deref().unwrap_or("");
     let ch_id = tx.st.mint("ch");
-    let decline_code = match pm {
-        "pm_card_chargeDeclined" => Some("generic_decline"),
-        "pm_card_chargeDeclinedInsufficientFunds" => Some("insufficient_funds"),
-        _ => None,
-    };
+    let decline_code = super::params::TestPaymentMethod::parse(pm).and_then(|m| m.decline_code());
     let mut ch = json!({
         "id": ch_id, "object": "charge", "amount": amount, "amount_captured": 0,
         "amount_refunded": 0, "captured": false, "refunded": false, "currency": currency,

@@ -23,7 +23,7 @@ mod idempotency;
 mod intents;
 mod lists;
 mod params;
-pub use params::TEST_PAYMENT_METHODS;
+pub use params::TestPaymentMethod;
 mod refunds;
 pub mod search;
 pub mod terminal;

@@ -13,9 +13,48 @@ const CURRENCIES: &[&str] = &[
 ];
 const MAX_AMOUNT: i64 = 99_999_999;
 /// The test payment methods this PSP knows (Stripe's names): the two declines fail, the
-/// others succeed. The app's card list must offer only these (a test checks it).
-pub const TEST_PAYMENT_METHODS: &[&str] =
-    &["pm_card_visa", "pm_card_mastercard", "pm_card_chargeDeclined", "pm_card_chargeDeclinedInsufficientFunds"];
+/// others succeed. The app's card list must offer only these (a test checks it), and the
+/// app names a payment's card from this list, never from the token's spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TestPaymentMethod {
+    Visa,
+    Mastercard,
+    ChargeDeclined,
+    ChargeDeclinedInsufficientFunds,
+}
+
+impl TestPaymentMethod {
+    pub const ALL: [TestPaymentMethod; 4] = [
+        TestPaymentMethod::Visa,
+        TestPaymentMethod::Mastercard,
+        TestPaymentMethod::ChargeDeclined,
+        TestPaymentMethod::ChargeDeclinedInsufficientFunds,
+    ];
+
+    /// The token a request names (`payment_method`).
+    pub const fn token(self) -> &'static str {
+        match self {
+            TestPaymentMethod::Visa => "pm_card_visa",
+            TestPaymentMethod::Mastercard => "pm_card_mastercard",
+            TestPaymentMethod::ChargeDeclined => "pm_card_chargeDeclined",
+            TestPaymentMethod::ChargeDeclinedInsufficientFunds => "pm_card_chargeDeclinedInsufficientFunds",
+        }
+    }
+
+    /// The card's decline code, or `None` for a card that succeeds.
+    pub const fn decline_code(self) -> Option<&'static str> {
+        match self {
+            TestPaymentMethod::Visa | TestPaymentMethod::Mastercard => None,
+            TestPaymentMethod::ChargeDeclined => Some("generic_decline"),
+            TestPaymentMethod::ChargeDeclinedInsufficientFunds => Some("insufficient_funds"),
+        }
+    }
+
+    /// The test method a token names; `None` for a token this PSP does not know.
+    pub fn parse(token: &str) -> Option<TestPaymentMethod> {
+        TestPaymentMethod::ALL.into_iter().find(|m| m.token() == token)
+    }
+}
 /// The `payment_method_types[]` a PaymentIntent may name.
 const PAYMENT_METHOD_TYPES: &[&str] = &["card", "card_present"];
 /// Most metadata keys an object may hold (Stripe's limit).
@@ -227,7 +266,7 @@ fn create_pi(params: &Params) -> Result<Action, ApiError> {
     }
     let pm = p.get("payment_method").map(str::to_string);
     if let Some(pm) = &pm {
-        if !TEST_PAYMENT_METHODS.contains(&pm.as_str()) {
+        if TestPaymentMethod::parse(pm).is_none() {
             return Err(invalid("resource_missing", format!("No such PaymentMethod: '{}'", truncate(pm, 60)), Some("payment_method")));
         }
     }

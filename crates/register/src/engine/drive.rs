@@ -3,8 +3,9 @@
 //! resolved by search, moved to the background, accepted offline, or a fatal answer
 //! (`on_fatal`, which only says `failed` when nothing can have executed).
 
-use super::{attempt_input, CheckoutOutcome, CheckoutReport, CrashPoint, DriveMode, Engine, Result, OFFLINE_REFUSED_MARK};
-use crate::notify::{Notification, Subject};
+use super::note::NoteMark;
+use super::{attempt_input, CheckoutOutcome, CheckoutReport, CrashPoint, DriveMode, Engine, Result};
+use crate::notify::{AlarmCode, Notification, Subject};
 use crate::psp::{AttemptOutcome, Decline, Fatal, PaymentIntent, RetryReason};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PaymentState, TimelineInput, TimelineKind};
@@ -51,7 +52,7 @@ impl Engine {
             | PaymentState::Refunded
             | PaymentState::OnReader => return self.report(&p),
         }
-        if let Some(why) = self.never_resend(&p) {
+        if let Some(why) = self.never_resend(&p)? {
             return self.resolve_by_search(&p, why).await;
         }
         let prior = self.attempt_count(p.id)?;
@@ -90,17 +91,24 @@ impl Engine {
 
     /// Why this key must not be sent again, if so: it is then resolved by searching
     /// the PSP's records instead.
-    fn never_resend(&self, p: &Payment) -> Option<&'static str> {
-        if p.last_error.as_deref().is_some_and(|e| e.starts_with(OFFLINE_REFUSED_MARK)) {
+    fn never_resend(&self, p: &Payment) -> Result<Option<&'static str>> {
+        if self.refused_offline(p)? {
             // Refused offline after attempts that may have reached the PSP: never
             // resend (the customer paid another way); the PSP's records decide.
-            return Some("refused offline; checking whether it reached the PSP");
+            return Ok(Some("refused offline; checking whether it reached the PSP"));
         }
         let first = Some(p.first_attempt_at_ms.unwrap_or(p.created_at_ms));
         if !self.inner.cfg.window.may_send(first, self.now()) {
-            return Some("dedup window passed: never resending this key");
+            return Ok(Some("dedup window passed: never resending this key"));
         }
-        None
+        Ok(None)
+    }
+
+    /// Refused offline after an attempt that may have reached the PSP: the timeline's
+    /// typed mark says so (written by `refuse_offline`), not the last error's words.
+    fn refused_offline(&self, p: &Payment) -> Result<bool> {
+        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        Ok(tl.iter().any(|t| NoteMark::of(t) == Some(NoteMark::OfflineRefused)))
     }
 
     /// One bounded phase of creates with the payment's key and parameters (attempts
@@ -156,7 +164,7 @@ impl Engine {
             self.notify(Notification::Forwarded { subject: subject.clone(), state: PaymentState::Failed, declined: true });
             self.notify(Notification::Alarm {
                 subject: Some(subject.clone()),
-                code: "declined_after_forwarding".into(),
+                code: AlarmCode::DeclinedAfterForwarding,
                 message: format!(
                     "An offline payment of {} was DECLINED when forwarded: {}. Collect payment another way.",
                     p.amount, decline.message
@@ -200,7 +208,7 @@ impl Engine {
         if sale.state == paydesk_ledger::SaleState::UnpaidBalance {
             self.notify(Notification::Alarm {
                 subject: Some(subject.clone()),
-                code: "sale_balance_reopened".into(),
+                code: AlarmCode::SaleBalanceReopened,
                 message: format!(
                     "Sale {cart} has an UNPAID BALANCE of {}: its card payment accepted offline was declined.",
                     paydesk_ledger::Money::new(sale.totals.due_minor, sale.cart.currency)
@@ -211,7 +219,7 @@ impl Engine {
 
     pub(super) fn attempt_count(&self, id: PaymentId) -> Result<u32> {
         let tl = self.with_ledger(|l| l.timeline(id))?;
-        Ok(tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none()).count() as u32)
+        Ok(tl.iter().filter(|t| t.kind == TimelineKind::Attempt && t.refund_id.is_none()).count() as u32)
     }
 
     /// Timeline rows for the attempts; `to_authorizing` also moves a
@@ -249,11 +257,15 @@ impl Engine {
             }
             Fatal::IdempotencyMismatch(_) => false,
         };
-        match &f {
-            Fatal::Auth(_) | Fatal::Config(_) | Fatal::IdempotencyMismatch(_) | Fatal::NotAPsp(..) => {
-                self.notify(Notification::Alarm { subject: Some(subject), code: f.code().into(), message: message.clone() });
-            }
-            Fatal::BadRequest(_) | Fatal::NotFound(_) | Fatal::Unexpected(..) => {}
+        let alarm = match &f {
+            Fatal::Auth(_) => Some(AlarmCode::PspAuth),
+            Fatal::Config(_) => Some(AlarmCode::PspConfig),
+            Fatal::IdempotencyMismatch(_) => Some(AlarmCode::IdempotencyError),
+            Fatal::NotAPsp(..) => Some(AlarmCode::NotAPsp),
+            Fatal::BadRequest(_) | Fatal::NotFound(_) | Fatal::Unexpected(..) => None,
+        };
+        if let Some(code) = alarm {
+            self.notify(Notification::Alarm { subject: Some(subject), code, message: message.clone() });
         }
         if proven {
             let p = self.settle_state_with(p, PaymentState::Failed, recs, Some(&message), "rejected", None)?;

@@ -39,8 +39,10 @@ pub enum EngineError {
     PspConfig(String),
     #[error("the PSP rejected the request: {0}")]
     PspRejected(String),
-    #[error("ALARM: {0}")]
-    Alarm(String),
+    /// Something needs a person; `code` says what (the screen words it), `detail` is
+    /// the engine's English account of it.
+    #[error("ALARM: {detail}")]
+    Alarm { code: crate::notify::AlarmCode, detail: String },
     /// The ledger's own error is the source (shared: the engine's errors are `Clone`).
     #[error("ledger: {0}")]
     Ledger(#[source] Arc<paydesk_ledger::Error>),
@@ -76,7 +78,7 @@ impl EngineError {
             EngineError::OfflineRefused { .. } => "offline_refused",
             EngineError::PspConfig(_) => "psp_config",
             EngineError::PspRejected(_) => "psp_rejected",
-            EngineError::Alarm(_) => "alarm",
+            EngineError::Alarm { .. } => "alarm",
             EngineError::Ledger(_) => "ledger",
             EngineError::Unresolved { .. } => "outcome_unknown",
             EngineError::TenderExceedsDue { .. } => "tender_exceeds_due",
@@ -110,7 +112,7 @@ impl EngineError {
             EngineError::OfflineRefused { .. }
             | EngineError::PspConfig(_)
             | EngineError::PspRejected(_)
-            | EngineError::Alarm(_)
+            | EngineError::Alarm { .. }
             | EngineError::Ledger(_)
             | EngineError::Unresolved { .. } => false,
         }
@@ -138,7 +140,7 @@ impl EngineError {
             | EngineError::CartEmpty(_)
             | EngineError::PspConfig(_)
             | EngineError::PspRejected(_)
-            | EngineError::Alarm(_)
+            | EngineError::Alarm { .. }
             | EngineError::Ledger(_) => None,
         }
     }
@@ -148,7 +150,7 @@ impl From<paydesk_ledger::Error> for EngineError {
     fn from(e: paydesk_ledger::Error) -> Self {
         use paydesk_ledger::Error as L;
         match e {
-            L::InvalidAmount(_) | L::InvalidCurrency(_) | L::InvalidInput(_) | L::Overflow => {
+            L::InvalidAmount(_) | L::InvalidCurrency(_) | L::InvalidInput(_) | L::InvalidItem { .. } | L::Overflow => {
                 EngineError::InvalidInput(e.to_string())
             }
             L::CurrencyMismatch { .. } | L::UnknownProduct(_) => EngineError::InvalidInput(e.to_string()),

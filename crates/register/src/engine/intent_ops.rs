@@ -156,7 +156,7 @@ impl Engine {
                             op.name(), p.idempotency_key, cur.generation + 1
                         );
                         self.with_ledger(|l| l.set_last_error(p.id, Some(&msg), now))?;
-                        self.notify(Notification::Alarm { subject: Some(subject.clone()), code: "needs_attention".into(), message: msg });
+                        self.notify(Notification::Alarm { subject: Some(subject.clone()), code: crate::notify::AlarmCode::NeedsAttention, message: msg });
                         return Ok((None, recs_all));
                     }
                     let why = format!("the PSP stored {status} ({message}) for {} and the PaymentIntent is still requires_capture", cur.key);

@@ -3,11 +3,12 @@
 //! payment's own key.
 
 use super::DriveMode;
-use super::{attempt_input, CheckoutOutcome, CheckoutReport, Engine, EngineError, Result, OFFLINE_REFUSED_MARK};
+use super::note::NoteMark;
+use super::{attempt_input, CheckoutOutcome, CheckoutReport, Engine, EngineError, Result};
 use crate::notify::{Notification, Subject};
 use crate::offline::{OfflineLimits, OfflineRefusal};
 use crate::retry::AttemptRecord;
-use paydesk_ledger::{Payment, PaymentState};
+use paydesk_ledger::{Payment, PaymentState, TimelineInput, TimelineKind};
 
 impl Engine {
     pub(super) async fn go_offline(&self, p: &Payment, recs: &[AttemptRecord], never_sent: bool) -> Result<CheckoutReport> {
@@ -54,7 +55,7 @@ impl Engine {
                 for r in recs {
                     l.append_timeline(p.id, &attempt_input(r), now)?;
                 }
-                l.set_last_error(p.id, Some(&format!("{OFFLINE_REFUSED_MARK}: {reason}")), now)?;
+                l.set_last_error(p.id, Some(&format!("{}: {reason}", NoteMark::OfflineRefused.as_str())), now)?;
                 Ok(())
             })?;
             self.move_to(p.id, PaymentState::Canceled, "PSP unreachable and offline limit reached; nothing sent")?;
@@ -68,7 +69,19 @@ impl Engine {
             // customer may have been charged, so the cashier is told "pending" with the
             // key, never "not accepted" (design §3.11).
             self.record_attempts(p, recs, true)?;
-            self.with_ledger(|l| l.set_last_error(p.id, Some(&format!("{OFFLINE_REFUSED_MARK}: {reason}")), now))?;
+            // The refusal is kept typed (a marked note: `drive` never resends this key),
+            // first, then in words (the last error, for the screen).
+            self.with_ledger(|l| -> Result<()> {
+                let note = TimelineInput {
+                    kind: Some(TimelineKind::Note),
+                    detail: format!("not accepted offline: {reason}"),
+                    outcome: Some(NoteMark::OfflineRefused.as_str().into()),
+                    ..Default::default()
+                };
+                l.append_timeline(p.id, &note, now)?;
+                l.set_last_error(p.id, Some(&format!("{}: {reason}", NoteMark::OfflineRefused.as_str())), now)?;
+                Ok(())
+            })?;
             let mut r = self.report_key(&p.idempotency_key)?;
             debug_assert_eq!(r.outcome, CheckoutOutcome::Pending);
             r.message = Some(format!(

@@ -2,6 +2,7 @@
 //! capture and refund with its own key, resume sale cancels, forward the offline queue, and the background
 //! loop that repeats this with the event poll.
 
+use super::note::NoteMark;
 use super::DriveMode;
 use super::{Engine, RecoverReport, Result};
 use paydesk_ledger::{Payment, PaymentState, RefundState};
@@ -39,7 +40,9 @@ impl Engine {
                             rep.captures_resolved += 1;
                         }
                         rep.resolved += 1;
-                        if r.message.as_deref().is_some_and(|m| m.contains("never charged")) || self.resolved_by_search(&p)? {
+                        // Settled by the PSP's search (found, or proven never charged):
+                        // read from the timeline's typed mark, never from the words.
+                        if self.resolved_by_search(&p)? {
                             rep.resolved_by_search += 1;
                         }
                     }
@@ -75,7 +78,7 @@ impl Engine {
 
     fn resolved_by_search(&self, p: &Payment) -> Result<bool> {
         let tl = self.with_ledger(|l| l.timeline(p.id))?;
-        Ok(tl.iter().any(|t| t.outcome.as_deref() == Some("search")))
+        Ok(tl.iter().any(|t| NoteMark::of(t) == Some(NoteMark::Search)))
     }
     /// Run recovery now and then every `interval` until the returned handle is aborted.
     pub fn spawn_background(&self, interval: Duration) -> tokio::task::JoinHandle<()> {

@@ -251,7 +251,7 @@ impl Engine {
                 &TimelineInput {
                     kind: Some(TimelineKind::Note),
                     detail: format!("{why}; refund list: found {} ({})", found.id, found.status),
-                    outcome: Some("search".into()),
+                    outcome: Some(super::note::NoteMark::Search.as_str().into()),
                     refund_id: Some(r.id),
                     ..Default::default()
                 },
@@ -276,7 +276,7 @@ impl Engine {
                 &TimelineInput {
                     kind: Some(TimelineKind::Note),
                     detail: msg.to_string(),
-                    outcome: Some("search".into()),
+                    outcome: Some(super::note::NoteMark::Search.as_str().into()),
                     refund_id: Some(r.id),
                     ..Default::default()
                 },
@@ -285,7 +285,7 @@ impl Engine {
             l.transition_refund(r.id, r.state, RefundState::Failed, now)?;
             Ok(())
         })?;
-        self.notify(Notification::Alarm { subject: Some(subject.clone()), code: "refund_not_made".into(), message: msg.to_string() });
+        self.notify(Notification::Alarm { subject: Some(subject.clone()), code: crate::notify::AlarmCode::RefundNotMade, message: msg.to_string() });
         self.notify(Notification::Resolved { subject: subject.clone(), state: SettledState::Refund(RefundState::Failed), via: "search".into() });
         let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
         let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
@@ -296,7 +296,7 @@ impl Engine {
 
     fn refund_report(&self, r: &Refund, p: &Payment) -> Result<RefundReport> {
         let tl = self.with_ledger(|l| l.timeline(p.id))?;
-        let attempts = tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id == Some(r.id)).count() as u32;
+        let attempts = tl.iter().filter(|t| t.kind == TimelineKind::Attempt && t.refund_id == Some(r.id)).count() as u32;
         Ok(RefundReport {
             refund_key: r.idempotency_key.clone(),
             checkout_key: p.idempotency_key.clone(),

@@ -126,7 +126,7 @@ pub struct PaymentView {
 impl Engine {
     pub(super) fn report(&self, p: &Payment) -> Result<CheckoutReport> {
         let tl = self.with_ledger(|l| l.timeline(p.id))?;
-        let attempts = tl.iter().filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none()).count();
+        let attempts = tl.iter().filter(|t| t.kind == TimelineKind::Attempt && t.refund_id.is_none()).count();
         let replayed = tl.iter().any(|t| t.replayed && t.refund_id.is_none());
         let (outcome, error_code) = failed_or_declined(p.state, &tl);
         Ok(CheckoutReport {
@@ -196,7 +196,7 @@ fn failed_or_declined(state: PaymentState, tl: &[paydesk_ledger::TimelineEntry])
     let last = tl
         .iter()
         .rev()
-        .filter(|t| t.kind == TimelineKind::Attempt.as_str() && t.refund_id.is_none())
+        .filter(|t| t.kind == TimelineKind::Attempt && t.refund_id.is_none())
         .find_map(|t| t.outcome.as_deref().and_then(|o| AttemptKind::parse(o).ok()));
     match last {
         Some(k @ (AttemptKind::BadRequest | AttemptKind::Auth | AttemptKind::NotFound | AttemptKind::Config | AttemptKind::Unexpected | AttemptKind::NotAPsp)) => {

@@ -3,6 +3,7 @@
 //! (`search_conclusive_at_ms`), and the safe GETs other operations use.
 
 use super::{CheckoutReport, Engine, EngineError, Result, MAX_SEARCH_SETTLE_MS};
+use super::note::NoteMark;
 use crate::attempt::may_have_reached_psp;
 use crate::notify::{Notification, Notifier, Subject};
 use crate::psp::{AttemptOutcome, List, PaymentIntent};
@@ -53,7 +54,7 @@ impl Engine {
                         &TimelineInput {
                             kind: Some(TimelineKind::Note),
                             detail: format!("{why}; search: {}", found.as_ref().map(|f| f.id.as_str()).unwrap_or("not found")),
-                            outcome: Some("search".into()),
+                            outcome: Some(NoteMark::Search.as_str().into()),
                             ..Default::default()
                         },
                         now,
@@ -93,7 +94,7 @@ impl Engine {
                     detail: format!(
                         "{why}; search: not found yet, which is not conclusive (search results lag behind the processor); conclusive in {wait_s} s (clock {conclusive_at} ms); still pending, checked again in the background"
                     ),
-                    outcome: Some("search_not_conclusive".into()),
+                    outcome: Some(NoteMark::SearchNotConclusive.as_str().into()),
                     ..Default::default()
                 },
                 now,
@@ -118,7 +119,7 @@ impl Engine {
             );
             let p = self.settle_state_with(p, PaymentState::Failed, &[], Some(&msg), "search", None)?;
             self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state, declined: true });
-            self.notify(Notification::Alarm { subject: Some(subject), code: "offline_payment_not_collected".into(), message: msg });
+            self.notify(Notification::Alarm { subject: Some(subject), code: crate::notify::AlarmCode::OfflinePaymentNotCollected, message: msg });
             return self.report(&p);
         }
         let to = if p.state == PaymentState::Created { PaymentState::Canceled } else { PaymentState::Failed };

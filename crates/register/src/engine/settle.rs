@@ -3,7 +3,7 @@
 //! and `move_to` for the moves that are not a settle (offline, void, capture start).
 
 use super::{Engine, EngineError, Result};
-use crate::notify::{Notification, SettledState, Subject};
+use crate::notify::{AlarmCode, Notification, SettledState, Subject};
 use crate::psp::{PaymentIntent, PiStatus};
 use crate::retry::AttemptRecord;
 use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PaymentState, PspResult, RecordOutcome, SettleOutcome};
@@ -27,10 +27,10 @@ impl Engine {
         );
         self.notify(Notification::Alarm {
             subject: Some(Subject::Checkout(p.idempotency_key.clone())),
-            code: "exists_with_different".into(),
+            code: AlarmCode::ExistsWithDifferent,
             message: msg.clone(),
         });
-        EngineError::Alarm(msg)
+        EngineError::Alarm { code: AlarmCode::ExistsWithDifferent, detail: msg }
     }
 
     fn psp_result(p: &Payment, pi: &PaymentIntent) -> PspResult {
@@ -80,10 +80,10 @@ impl Engine {
             self.record_attempts(p, recs, true)?;
             self.notify(Notification::Alarm {
                 subject: Some(Subject::Checkout(p.idempotency_key.clone())),
-                code: "amount_mismatch".into(),
+                code: AlarmCode::AmountMismatch,
                 message: msg.clone(),
             });
-            return Err(EngineError::Alarm(msg));
+            return Err(EngineError::Alarm { code: AlarmCode::AmountMismatch, detail: msg });
         }
         let target = match pi.pi_status() {
             PiStatus::Succeeded => Some(PaymentState::Captured),

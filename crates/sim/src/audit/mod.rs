@@ -6,6 +6,8 @@
 mod reader;
 mod tenders;
 
+pub use crate::invariant::{Invariant, MidCheck};
+
 use crate::world::block_on;
 use crate::Sim;
 use paydesk_ledger::{PaymentState, RefundState};
@@ -34,6 +36,11 @@ struct Audit {
 }
 
 impl Audit {
+    /// One of the main audit's invariants, by its enum.
+    fn inv(&mut self, inv: Invariant, ok: bool, what: impl FnOnce() -> String) {
+        self.check(inv.name(), ok, what);
+    }
+
     fn check(&mut self, name: &str, ok: bool, what: impl FnOnce() -> String) {
         *self.checked.entry(name.to_string()).or_default() += 1;
         if !ok {
@@ -149,14 +156,14 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
 
     // ---------------------------------------------------------------- the ledger's truth
     let engine = sim.engine();
-    let payments = engine.with_ledger(|l| l.list_payments(i64::MAX, 0)).expect("ledger payments");
+    let payments = engine.ledger_for_tests(|l| l.list_payments(i64::MAX, 0)).expect("ledger payments");
     let mut ledger_refunds = Vec::new();
     for p in &payments {
-        for r in engine.with_ledger(|l| l.refunds_for_payment(p.id)).expect("ledger refunds") {
+        for r in engine.ledger_for_tests(|l| l.refunds_for_payment(p.id)).expect("ledger refunds") {
             ledger_refunds.push((p.idempotency_key.clone(), r));
         }
     }
-    let (processed, journal): (Vec<String>, Vec<JournalRow>) = engine.with_ledger(|l| {
+    let (processed, journal): (Vec<String>, Vec<JournalRow>) = engine.ledger_for_tests(|l| {
         let c = l.connection();
         let processed = c
             .prepare("SELECT event_id FROM processed_events")
@@ -179,11 +186,11 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
 
     // 1. Never twice, per checkout key and per sale (the PSP's own records).
     for (key, v) in &pis_by_key {
-        a.check("psp_one_intent_per_checkout_key", v.len() == 1, || {
+        a.inv(Invariant::PspOneIntentPerCheckoutKey, v.len() == 1, || {
             format!("checkout key {key} has {} payment intents at the PSP: {:?}", v.len(), v.iter().map(|p| &p.id).collect::<Vec<_>>())
         });
         let n = v.iter().filter(|p| charged(p)).count();
-        a.check("psp_at_most_one_charge_per_checkout_key", n <= 1, || format!("checkout key {key} was charged {n} times at the PSP"));
+        a.inv(Invariant::PspAtMostOneChargePerCheckoutKey, n <= 1, || format!("checkout key {key} was charged {n} times at the PSP"));
     }
     let mut charged_by_sale: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     // Reader payments have no sale name at the PSP: judged per key (audit/reader.rs).
@@ -192,7 +199,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
     }
     // A split sale's card tenders are judged one by one (audit/tenders.rs).
     for (sale, ids) in charged_by_sale.iter().filter(|(s, _)| !s.starts_with("split-")) {
-        a.check("psp_at_most_one_charge_per_sale", ids.len() <= 1, || format!("{sale}: customer charged {} times: {ids:?}", ids.len()));
+        a.inv(Invariant::PspAtMostOneChargePerSale, ids.len() <= 1, || format!("{sale}: customer charged {} times: {ids:?}", ids.len()));
     }
 
     // 2. What the cashier was told "paid" is exactly one captured intent, same amount.
@@ -207,12 +214,12 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
                 && v[0].amount == sale.amount.amount_minor
                 && v[0].amount_received == sale.amount.amount_minor
                 && v[0].currency == sale.amount.currency.code();
-            a.check("paid_means_one_captured_intent_same_amount", ok, || {
+            a.inv(Invariant::PaidMeansOneCapturedIntentSameAmount, ok, || {
                 format!("sale-{i} key {key} shown paid {} {}, PSP has {:?}", sale.amount.amount_minor, sale.amount.currency.code(), v)
             });
             let lp = by_key.get(key.as_str());
-            a.check(
-                "paid_is_captured_in_ledger",
+            a.inv(
+                Invariant::PaidIsCapturedInLedger,
                 lp.is_some_and(|p| {
                     matches!(p.state, PaymentState::Captured | PaymentState::PartiallyRefunded | PaymentState::Refunded)
                 }),
@@ -230,12 +237,12 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
                 continue;
             }
             let v = pis_by_key.get(key.as_str()).cloned().unwrap_or_default();
-            a.check("told_not_charged_is_never_charged", v.iter().all(|p| !charged(p)), || {
+            a.inv(Invariant::ToldNotChargedIsNeverCharged, v.iter().all(|p| !charged(p)), || {
                 format!("sale-{i} key {key} shown {told:?} (not charged), PSP has {v:?}")
             });
             let lp = by_key.get(key.as_str());
-            a.check(
-                "told_not_charged_ends_failed_in_ledger",
+            a.inv(
+                Invariant::ToldNotChargedEndsFailedInLedger,
                 lp.is_some_and(|p| matches!(p.state, PaymentState::Failed | PaymentState::Canceled)),
                 || format!("sale-{i} key {key} shown {told:?}, ledger has {:?}", lp.map(|p| p.state)),
             );
@@ -252,11 +259,11 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
     }
     for i in (0..sim.sales.len()).filter(|i| sim.sales[*i].split.is_none() && sim.sales[*i].reader.is_none()) {
         let name = format!("sale-{i}");
-        a.check("every_sale_in_ledger", ledger_sales.contains(&name), || format!("{name} has no checkout in the ledger"));
+        a.inv(Invariant::EverySaleInLedger, ledger_sales.contains(&name), || format!("{name} has no checkout in the ledger"));
     }
     for p in &pis {
         let lp = by_key.get(p.key.as_str());
-        a.check("every_psp_intent_in_ledger", lp.is_some_and(|l| l.psp_payment_id.as_deref() == Some(p.id.as_str())), || {
+        a.inv(Invariant::EveryPspIntentInLedger, lp.is_some_and(|l| l.psp_payment_id.as_deref() == Some(p.id.as_str())), || {
             format!("PSP intent {} ({}, key {}) is {:?} in the ledger", p.id, p.status, p.key, lp.map(|l| (&l.psp_payment_id, l.state)))
         });
     }
@@ -266,7 +273,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
     for lp in &payments {
         *final_states.entry(lp.state.as_str().to_string()).or_default() += 1;
         let key = lp.idempotency_key.as_str();
-        a.check("ledger_resolved_after_recovery", !lp.state.needs_recovery() && lp.state != PaymentState::QueuedOffline, || {
+        a.inv(Invariant::LedgerResolvedAfterRecovery, !lp.state.needs_recovery() && lp.state != PaymentState::QueuedOffline, || {
             format!("{key} still {} after recovery", lp.state)
         });
         let v = pis_by_key.get(key).cloned().unwrap_or_default();
@@ -295,7 +302,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
             PaymentState::Canceled => pi.is_none_or(|pi| pi.status == "canceled" || !charged(pi)),
             _ => false,
         };
-        a.check("ledger_equals_psp", ok, || {
+        a.inv(Invariant::LedgerEqualsPsp, ok, || {
             format!(
                 "{key}: ledger {} {} {} refunded {} psp_id {:?}; PSP {:?} (charge {:?})",
                 lp.state,
@@ -316,8 +323,8 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
     }
     let ledger_ref_keys: HashSet<&str> = ledger_refunds.iter().map(|(_, r)| r.idempotency_key.as_str()).collect();
     for (k, v) in &psp_ref_by_key {
-        a.check("psp_at_most_one_refund_per_refund_key", v.len() == 1, || format!("refund key {k}: {} refunds at the PSP", v.len()));
-        a.check("every_psp_refund_in_ledger", ledger_ref_keys.contains(k), || format!("PSP refund {} (key {k}) unknown to the ledger", v[0].id));
+        a.inv(Invariant::PspAtMostOneRefundPerRefundKey, v.len() == 1, || format!("refund key {k}: {} refunds at the PSP", v.len()));
+        a.inv(Invariant::EveryPspRefundInLedger, ledger_ref_keys.contains(k), || format!("PSP refund {} (key {k}) unknown to the ledger", v[0].id));
     }
     for (pkey, r) in &ledger_refunds {
         let v = psp_ref_by_key.get(r.idempotency_key.as_str()).cloned().unwrap_or_default();
@@ -335,7 +342,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
             RefundState::Failed => v.iter().all(|x| x.status != "succeeded"),
             RefundState::Pending | RefundState::InFlight => false,
         };
-        a.check("refund_ledger_equals_psp", ok, || format!("refund {} of {pkey}: ledger {} {}; PSP {:?}", r.idempotency_key, r.state, r.amount.amount_minor, v));
+        a.inv(Invariant::RefundLedgerEqualsPsp, ok, || format!("refund {} of {pkey}: ledger {} {}; PSP {:?}", r.idempotency_key, r.state, r.amount.amount_minor, v));
     }
 
     // 5. The idempotent consumer: every PSP event applied once, one journal row each,
@@ -346,13 +353,13 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
         *journal_per_event.entry(j.0.as_str()).or_default() += 1;
     }
     for e in &psp_events {
-        a.check("every_psp_event_applied", processed_set.contains(e.as_str()), || format!("event {e} never applied"));
+        a.inv(Invariant::EveryPspEventApplied, processed_set.contains(e.as_str()), || format!("event {e} never applied"));
     }
     for e in &processed {
         let n = journal_per_event.get(e.as_str()).copied().unwrap_or(0);
-        a.check("one_journal_row_per_event", n == 1, || format!("event {e} has {n} journal rows"));
+        a.inv(Invariant::OneJournalRowPerEvent, n == 1, || format!("event {e} has {n} journal rows"));
     }
-    a.check("no_journal_row_without_event", journal.len() == processed.len(), || {
+    a.inv(Invariant::NoJournalRowWithoutEvent, journal.len() == processed.len(), || {
         format!("{} journal rows for {} processed events", journal.len(), processed.len())
     });
     let mut psp_money: BTreeMap<(String, &str), i64> = BTreeMap::new();
@@ -373,7 +380,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
     }
     psp_money.retain(|_, v| *v != 0);
     journal_money.retain(|_, v| *v != 0);
-    a.check("journal_money_equals_psp", psp_money == journal_money, || format!("journal {journal_money:?} vs PSP {psp_money:?}"));
+    a.inv(Invariant::JournalMoneyEqualsPsp, psp_money == journal_money, || format!("journal {journal_money:?} vs PSP {psp_money:?}"));
 
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let psp = tenders::PspView { pis_by_key: &pis_by_key, charges: &charges, refunds: &psp_refunds };
@@ -411,7 +418,9 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
     fnv(&mut h, &format!("events{}journal{}", psp_events.len(), journal.len()));
 
     AuditResult { checked: a.checked, failed: a.failed, violations_total: a.total, violations: a.violations, final_states, digest: format!("{h:016x}") }
-}/// One `journal` row: (event id, account, amount in minor units, currency).
+}
+
+/// One `journal` row: (event id, account, amount in minor units, currency).
 type JournalRow = (String, String, i64, Option<String>);
 
 

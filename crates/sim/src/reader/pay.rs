@@ -69,7 +69,7 @@ impl Sim {
             let lines: &[(&str, i64)] = if currency == Currency::Jpy { &[("JP-TEA", 1), ("JP-BENTO", 2)] } else { &[("US-COFFEE", 1), ("US-LUNCH", 1)] };
             let n = self.rng.random_range(1..=lines.len());
             let cart = e
-                .with_ledger(|l| -> Result<_, paydesk_ledger::Error> {
+                .ledger_for_tests(|l| -> Result<_, paydesk_ledger::Error> {
                     let c = l.create_cart(currency, now)?;
                     for (sku, q) in &lines[..n] {
                         l.add_to_cart(c, sku, *q, now)?;
@@ -216,17 +216,17 @@ impl Sim {
     }
 
     fn newest_payment_id(&self) -> i64 {
-        self.engine().with_ledger(|l| l.list_payments(1, 0)).ok().and_then(|v| v.first().map(|p| p.id.0)).unwrap_or(0)
+        self.engine().ledger_for_tests(|l| l.list_payments(1, 0)).ok().and_then(|v| v.first().map(|p| p.id.0)).unwrap_or(0)
     }
 
     /// The reader payment committed after `before` (a crashed charge's key).
     fn newest_reader_key_after(&self, before: i64) -> Option<String> {
         let e = self.engine();
-        let recent = e.with_ledger(|l| l.list_payments(4, 0)).ok()?;
+        let recent = e.ledger_for_tests(|l| l.list_payments(4, 0)).ok()?;
         recent
             .into_iter()
             .filter(|p| p.id.0 > before)
-            .find(|p| e.with_ledger(|l| l.reader_payment(p.id)).ok().flatten().is_some())
+            .find(|p| e.ledger_for_tests(|l| l.reader_payment(p.id)).ok().flatten().is_some())
             .map(|p| p.idempotency_key)
     }
 }

@@ -5,6 +5,7 @@
 //! and be refused, override with a reason). Crashes may hit any card step.
 
 use super::{note, skus, CardTold, CashTold, SplitSale, OVERRIDE_REASON};
+use crate::invariant::MidCheck;
 use crate::driver::{outcome_name, Sale, Sim};
 use paydesk_ledger::{CartId, CheckoutOptions, Currency, SaleState};
 use paydesk_register::{CheckoutOutcome, CrashPoint, EngineError, SaleView};
@@ -25,7 +26,7 @@ impl Sim {
 
     /// The sale as the writer sees it (None if unreadable: counted, the audit judges).
     pub(crate) fn view(&mut self, cart: CartId) -> Option<SaleView> {
-        match self.engine().with_ledger(|l| l.sale(cart)) {
+        match self.engine().ledger_for_tests(|l| l.sale(cart)) {
             Ok(s) => Some(SaleView::of(&s)),
             Err(e) => {
                 *self.rep.errors.entry(format!("sale_view:{}", paydesk_register::EngineError::from(e).code())).or_default() += 1;
@@ -48,7 +49,7 @@ impl Sim {
         let now = self.core.now() + self.core.skew();
         let cart = self
             .engine()
-            .with_ledger(|l| -> Result<_, paydesk_ledger::Error> {
+            .ledger_for_tests(|l| -> Result<_, paydesk_ledger::Error> {
                 let c = l.create_cart(currency, now)?;
                 for (sku, q) in skus.iter().zip(&qty) {
                     l.add_to_cart(c, sku, *q, now)?;
@@ -105,10 +106,10 @@ impl Sim {
             self.tally("pressed_again_while_unknown");
             let amount = v.tenders.iter().find(|t| t.checkout_key.as_deref() == Some(key)).map(|t| t.amount.amount_minor);
             let before = key.to_string();
+            self.plant_press_again(key);
             if let Some(k) = self.card_tender(i, cart, amount, None).await {
-                if k != before {
-                    self.mid_violation("pressing_again_reuses_the_key", format!("sale {cart}: pending {before}, pressing again made {k}"));
-                }
+                let what = format!("sale {cart}: pending {before}, pressing again made {k}");
+                self.mid_check(MidCheck::PressingAgainReusesTheKey.name(), k == before, &what);
             }
         } else if x < 0.55 {
             // The cashier waits; the background pass resolves what it can.
@@ -123,6 +124,7 @@ impl Sim {
             // Cash meanwhile, without a reason: rule 3 per tender refuses it.
             self.tally("cash_tried_while_unknown");
             let tendered = v.due.max(1);
+            self.plant_cash_while_unknown(key);
             let r = self.engine().pay_cash(cart, tendered, None);
             self.expect_unknown_refusal(cart, key, r.map(|c| c.sale.state));
         } else if x < 0.75 {
@@ -143,14 +145,23 @@ impl Sim {
         }
     }
 
+    /// Judged at every try: the check fails when the tender or the cancel was taken (any
+    /// refusal keeps the rule; a refusal for another reason is counted as an error).
     fn expect_unknown_refusal(&mut self, cart: CartId, key: &str, r: Result<SaleState, EngineError>) {
+        let check = MidCheck::UnknownTenderBlocksNewTender.name();
         match r {
-            Err(EngineError::TenderUnknownOutstanding { .. }) => self.tally("refused_while_unknown"),
-            Err(e) => *self.rep.errors.entry(format!("while_unknown:{}", e.code())).or_default() += 1,
-            Ok(state) => self.mid_violation(
-                "unknown_tender_blocks_new_tender",
-                format!("sale {cart}: tender {key} pending, yet a new tender or cancel was taken (sale now {})", state.as_str()),
-            ),
+            Err(EngineError::TenderUnknownOutstanding { .. }) => {
+                self.tally("refused_while_unknown");
+                self.mid_check(check, true, "");
+            }
+            Err(e) => {
+                *self.rep.errors.entry(format!("while_unknown:{}", e.code())).or_default() += 1;
+                self.mid_check(check, true, "");
+            }
+            Ok(state) => {
+                let what = format!("sale {cart}: tender {key} pending, yet a new tender or cancel was taken (sale now {})", state.as_str());
+                self.mid_check(check, false, &what);
+            }
         }
     }
 
@@ -257,10 +268,5 @@ impl Sim {
 
     fn newest_card_key(&mut self, cart: CartId) -> Option<String> {
         self.view(cart)?.tenders.iter().rev().find_map(|t| t.checkout_key.clone())
-    }
-
-    /// A check made during the run (not after it): kept for the audit.
-    pub(crate) fn mid_violation(&mut self, name: &'static str, what: String) {
-        self.mid_violations.push((name, what));
     }
 }

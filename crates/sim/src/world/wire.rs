@@ -126,7 +126,7 @@ impl Wire {
             if let Some(e) = engine {
                 // Every later write of this connection fails, as on a full disk; reads
                 // still work. The simulation lifts it once the operation is over.
-                e.with_ledger(|l| l.connection().pragma_update(None, "query_only", true)).expect("query_only");
+                e.ledger_for_tests(|l| l.connection().pragma_update(None, "query_only", true)).expect("query_only");
             }
         }
         let fire = {

@@ -69,7 +69,7 @@ pub(super) enum Source {
 /// write of an item the back office publishes is refused.
 pub(super) fn upsert_tx(tx: &WriteTx<'_>, item: &CatalogItem, source: Source, actor_id: Option<i64>, now_ms: i64) -> Result<bool> {
     if let Some(p) = check_item(item).into_iter().next() {
-        return Err(Error::InvalidInput(format!("{}: {}", item.sku, p.message)));
+        return Err(Error::InvalidItem { field: p.field, message: format!("{}: {}", item.sku, p.message) });
     }
     let published = match source {
         Source::Local => {
@@ -82,7 +82,7 @@ pub(super) fn upsert_tx(tx: &WriteTx<'_>, item: &CatalogItem, source: Source, ac
     };
     if let Some(b) = &item.barcode {
         if let Some(owner) = barcode_owner(tx, b, &item.sku)? {
-            return Err(Error::InvalidInput(format!("barcode {b} already belongs to {owner}")));
+            return Err(Error::InvalidItem { field: "barcode", message: format!("barcode {b} already belongs to {owner}") });
         }
     }
     let before = item_by_sku(tx, &item.sku)?;

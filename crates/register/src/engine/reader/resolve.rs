@@ -167,10 +167,10 @@ impl Engine {
             );
             self.notify(Notification::Alarm {
                 subject: Some(Subject::Checkout(p.idempotency_key.clone())),
-                code: "amount_mismatch".into(),
+                code: crate::notify::AlarmCode::AmountMismatch,
                 message: msg.clone(),
             });
-            return Err(EngineError::Alarm(msg));
+            return Err(EngineError::Alarm { code: crate::notify::AlarmCode::AmountMismatch, detail: msg });
         }
         Ok(())
     }

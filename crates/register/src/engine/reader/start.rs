@@ -298,10 +298,10 @@ impl Engine {
                 let msg = e.to_string();
                 self.notify(crate::notify::Notification::Alarm {
                     subject: Some(Subject::Checkout(p.idempotency_key.clone())),
-                    code: "exists_with_different".into(),
+                    code: crate::notify::AlarmCode::ExistsWithDifferent,
                     message: msg.clone(),
                 });
-                EngineError::Alarm(msg)
+                EngineError::Alarm { code: crate::notify::AlarmCode::ExistsWithDifferent, detail: msg }
             }
             paydesk_ledger::Error::ReaderAttemptLimit { .. } | paydesk_ledger::Error::NotAReaderPayment { .. } => {
                 EngineError::InvalidInput(e.to_string())

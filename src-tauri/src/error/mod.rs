@@ -10,6 +10,9 @@ use paydesk_ledger::access::{Action, Authorization, Role};
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 
+mod code;
+pub use code::ErrorCode;
+
 #[derive(Debug)]
 pub enum AppError {
     /// A field the UI sent is malformed (a bug in the UI, or a tampered call).
@@ -36,9 +39,9 @@ pub enum AppError {
     ReceiptUnavailable(String),
     /// Input refused with every problem listed (a catalog item's fields, a CSV file's
     /// lines); nothing was written.
-    Rejected { code: &'static str, message: String, problems: Vec<Problem> },
+    Rejected { code: ErrorCode, message: String, problems: Vec<Problem> },
     /// An error from the register engine, already put in a cashier's words.
-    Engine { code: &'static str, message: String },
+    Engine { code: ErrorCode, message: String },
     /// The back office did not answer (design §9.12).
     BackOfficeUnreachable(String),
     /// The back office answered no (a spent or unknown pairing code, a revoked register).
@@ -213,48 +216,55 @@ impl std::fmt::Display for AppError {
 impl std::error::Error for AppError {}
 
 impl AppError {
+    /// The stable code the UI matches on (`ErrorCode::as_str`).
     pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
+    }
+
+    /// The code, typed: one arm per variant (a new variant is given its code here).
+    pub fn error_code(&self) -> ErrorCode {
+        use ErrorCode as C;
         match self {
-            AppError::InvalidInput(_) => "invalid_input",
-            AppError::UnknownItem(_) => "unknown_item",
-            AppError::CartLocked => "cart_locked",
-            AppError::CartEmpty => "cart_empty",
-            AppError::NoCheckout => "no_checkout",
-            AppError::SaleChanged { .. } => "sale_changed",
-            AppError::TenderInFlight => "tender_in_flight",
-            AppError::TaxLocked => "tax_locked",
-            AppError::InvalidDiscount(_) => "invalid_discount",
-            AppError::PrinterNotSet => "printer_not_set",
-            AppError::InvalidPrinter(_) => "invalid_printer",
-            AppError::PrinterPortUnconfirmed { .. } => "printer_port_unconfirmed",
-            AppError::PrinterUnreachable(_) => "printer_unreachable",
-            AppError::ReceiptUnavailable(_) => "receipt_unavailable",
-            AppError::Rejected { code, .. } => code,
-            AppError::Engine { code, .. } => code,
-            AppError::BackOfficeUnreachable(_) => "backoffice_unreachable",
-            AppError::BackOfficeRefused(_) => "backoffice_refused",
-            AppError::AlreadyPaired(_) => "already_paired",
-            AppError::NotPaired => "not_paired",
-            AppError::Restore(RestoreRefusal::Unknown { .. }) => "restore_unknown_register",
-            AppError::Restore(RestoreRefusal::Ambiguous { .. }) => "restore_ambiguous_name",
-            AppError::Restore(RestoreRefusal::InService { .. }) => "restore_in_service",
-            AppError::Restore(RestoreRefusal::Itself) => "restore_from_itself",
-            AppError::NotSignedIn => "not_signed_in",
-            AppError::IdleLocked { .. } => "locked",
-            AppError::ApprovalRequired { .. } => "approval_required",
-            AppError::NotAllowed { .. } => "not_allowed",
-            AppError::WrongPin { .. } => "wrong_pin",
-            AppError::StaffLocked { .. } => "staff_locked",
-            AppError::OwnerExists => "owner_exists",
-            AppError::ManagedByBackOffice(_) => "managed_by_back_office",
-            AppError::Internal(_) => "internal",
-            AppError::NoOpenShift => "no_open_shift",
-            AppError::ShiftAlreadyOpen => "shift_already_open",
-            AppError::ShiftHasOpenSale { .. } => "shift_has_open_sale",
-            AppError::InvalidCount(_) => "invalid_count",
-            AppError::InvalidPaidInOut(_) => "invalid_paid_in_out",
-            AppError::NoZReport(_) => "no_z_report",
-            AppError::Reader(r) => r.code(),
+            AppError::InvalidInput(_) => C::InvalidInput,
+            AppError::UnknownItem(_) => C::UnknownItem,
+            AppError::CartLocked => C::CartLocked,
+            AppError::CartEmpty => C::CartEmpty,
+            AppError::NoCheckout => C::NoCheckout,
+            AppError::SaleChanged { .. } => C::SaleChanged,
+            AppError::TenderInFlight => C::TenderInFlight,
+            AppError::TaxLocked => C::TaxLocked,
+            AppError::InvalidDiscount(_) => C::InvalidDiscount,
+            AppError::PrinterNotSet => C::PrinterNotSet,
+            AppError::InvalidPrinter(_) => C::InvalidPrinter,
+            AppError::PrinterPortUnconfirmed { .. } => C::PrinterPortUnconfirmed,
+            AppError::PrinterUnreachable(_) => C::PrinterUnreachable,
+            AppError::ReceiptUnavailable(_) => C::ReceiptUnavailable,
+            AppError::Rejected { code, .. } => *code,
+            AppError::Engine { code, .. } => *code,
+            AppError::BackOfficeUnreachable(_) => C::BackofficeUnreachable,
+            AppError::BackOfficeRefused(_) => C::BackofficeRefused,
+            AppError::AlreadyPaired(_) => C::AlreadyPaired,
+            AppError::NotPaired => C::NotPaired,
+            AppError::Restore(RestoreRefusal::Unknown { .. }) => C::RestoreUnknownRegister,
+            AppError::Restore(RestoreRefusal::Ambiguous { .. }) => C::RestoreAmbiguousName,
+            AppError::Restore(RestoreRefusal::InService { .. }) => C::RestoreInService,
+            AppError::Restore(RestoreRefusal::Itself) => C::RestoreFromItself,
+            AppError::NotSignedIn => C::NotSignedIn,
+            AppError::IdleLocked { .. } => C::Locked,
+            AppError::ApprovalRequired { .. } => C::ApprovalRequired,
+            AppError::NotAllowed { .. } => C::NotAllowed,
+            AppError::WrongPin { .. } => C::WrongPin,
+            AppError::StaffLocked { .. } => C::StaffLocked,
+            AppError::OwnerExists => C::OwnerExists,
+            AppError::ManagedByBackOffice(_) => C::ManagedByBackOffice,
+            AppError::Internal(_) => C::Internal,
+            AppError::NoOpenShift => C::NoOpenShift,
+            AppError::ShiftAlreadyOpen => C::ShiftAlreadyOpen,
+            AppError::ShiftHasOpenSale { .. } => C::ShiftHasOpenSale,
+            AppError::InvalidCount(_) => C::InvalidCount,
+            AppError::InvalidPaidInOut(_) => C::InvalidPaidInOut,
+            AppError::NoZReport(_) => C::NoZReport,
+            AppError::Reader(r) => C::of_reader(r),
         }
     }
 }
@@ -268,7 +278,7 @@ impl From<EngineError> for AppError {
                 return refusal;
             }
         }
-        let code = e.code();
+        let code = ErrorCode::of_engine(&e);
         let l = active();
         // The engine's own detail (`m`, `reason`, `source`) is passed through as it is.
         let message = match &e {
@@ -298,7 +308,9 @@ impl From<EngineError> for AppError {
             }
             EngineError::PspConfig(m) => tr!(l, "error-psp-config", detail = m.clone()),
             EngineError::PspRejected(m) => tr!(l, "error-psp-rejected", detail = m.clone()),
-            EngineError::Alarm(m) => tr!(l, "error-alarm", detail = m.clone()),
+            // The alarm's words by its code, in the screen's language; the engine's own
+            // English detail stays in the log and the payment's timeline.
+            EngineError::Alarm { code, .. } => tr!(l, "error-alarm", detail = crate::views::alarm_words(*code)),
             EngineError::Ledger(m) => tr!(l, "error-ledger", detail = m.to_string()),
             EngineError::TenderExceedsDue { open, currency, .. } => {
                 tr!(l, "error-tender-exceeds-due", amount = money::format(*open, currency.code()))
@@ -403,160 +415,4 @@ pub struct Problem {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use paydesk_ledger::{Currency, PaymentState};
-
-    #[test]
-    fn cart_errors_are_recognised_by_type_not_words() {
-        let locked = EngineError::from(paydesk_ledger::Error::CartNotOpen { cart_id: 1, state: "paid".into() });
-        assert!(matches!(AppError::from(locked), AppError::CartLocked));
-        assert!(matches!(AppError::from(EngineError::from(paydesk_ledger::Error::EmptyCart(1))), AppError::CartEmpty));
-        // Words alone decide nothing: an input error that happens to say "not open".
-        let e = AppError::from(EngineError::InvalidInput("the drawer is not open".into()));
-        assert_eq!(e.code(), "invalid_input");
-        assert!(!matches!(e, AppError::CartLocked));
-    }
-
-    /// The ledger's staff refusals keep their meaning whether they come straight from
-    /// the ledger or wrapped by the engine; the screen gets what it needs besides words.
-    #[test]
-    fn staff_refusals_become_their_own_codes() {
-        let wrapped = |e: paydesk_ledger::Error| AppError::from(EngineError::from(e));
-        assert_eq!(wrapped(paydesk_ledger::Error::NotSignedIn).code(), "not_signed_in");
-        let needs = paydesk_ledger::Error::NotAllowed {
-            action: "refund",
-            authorization: Authorization::NeedsApproval { min_role: Role::Manager },
-        };
-        let v = serde_json::to_value(AppError::from(needs)).unwrap();
-        assert_eq!(v["code"], "approval_required");
-        assert_eq!(v["action"], "refund");
-        assert_eq!(v["min_role"], "manager");
-        assert_eq!(v["message"], "A refund needs a manager's approval.");
-        let v = serde_json::to_value(AppError::from(paydesk_ledger::Error::WrongPin { attempts_left: Some(3) })).unwrap();
-        assert_eq!((v["code"].as_str(), v["attempts_left"].as_u64()), (Some("wrong_pin"), Some(3)));
-        assert_eq!(v["message"], "Wrong PIN. 3 tries left before the lock.");
-        let until = crate::state::now_ms() + 5 * 60_000;
-        let v = serde_json::to_value(AppError::from(paydesk_ledger::Error::StaffLocked { until_ms: until })).unwrap();
-        assert_eq!(v["until_ms"], until);
-        assert!(v["message"].as_str().unwrap().contains("5 min"), "{v}");
-    }
-
-    /// A sale refused for want of a shift says so whichever way it arrives (the ledger's
-    /// error directly, or wrapped by the engine), so the register can offer to open one.
-    #[test]
-    fn no_open_shift_is_its_own_code() {
-        let direct = AppError::from(paydesk_ledger::Error::NoOpenShift);
-        let wrapped = AppError::from(EngineError::from(paydesk_ledger::Error::NoOpenShift));
-        assert_eq!((direct.code(), wrapped.code()), ("no_open_shift", "no_open_shift"));
-        assert_eq!(direct.to_string(), "No shift is open. Open a shift with the counted float first.");
-    }
-
-    #[test]
-    fn wrong_state_says_what_was_attempted() {
-        let of = |attempted| {
-            AppError::from(EngineError::WrongState {
-                key: "k".into(),
-                state: PaymentState::QueuedOffline,
-                attempted,
-                what: "x".into(),
-            })
-            .to_string()
-        };
-        assert_eq!(of(Attempted::Capture), "This payment cannot be captured now: it is Offline, waiting to forward.");
-        assert_eq!(of(Attempted::Cancel), "This payment cannot be canceled now: it is Offline, waiting to forward.");
-        assert_eq!(of(Attempted::Refund), "This payment cannot be refunded now: it is Offline, waiting to forward.");
-        crate::i18n::set_active(paydesk_i18n::Locale::Ja);
-        assert_eq!(of(Attempted::Refund), "この決済は今は返金できません: 状態は「オフライン・送信待ち」です。");
-        crate::i18n::set_active(paydesk_i18n::Locale::En);
-        let busy = AppError::from(EngineError::RefundInProgress { key: "k".into(), refund_key: "k-r".into() });
-        assert_eq!(busy.code(), "wrong_state");
-        assert!(busy.to_string().contains("still being confirmed"), "{busy}");
-    }
-
-    #[test]
-    fn refund_limits_are_shown_in_the_payments_currency() {
-        let e = AppError::from(EngineError::RefundExceedsCaptured {
-            key: "k".into(),
-            requested: 2000,
-            refundable: 1200,
-            currency: Currency::Jpy,
-        });
-        assert_eq!(e.to_string(), "That is more than can be refunded. At most ¥1,200 is left on this payment.");
-        // In Japanese the message is Japanese; the code stays the same.
-        crate::i18n::set_active(paydesk_i18n::Locale::Ja);
-        let ja = serde_json::to_value(AppError::from(EngineError::RefundExceedsCaptured {
-            key: "k".into(),
-            requested: 2000,
-            refundable: 1200,
-            currency: Currency::Jpy,
-        }))
-        .expect("serializes");
-        crate::i18n::set_active(paydesk_i18n::Locale::En);
-        assert_eq!(ja["code"], "refund_exceeds_captured");
-        assert_eq!(ja["message"], "返金できる額を超えています。この決済の残りは最大 ¥1,200 です。");
-    }
-
-    /// ui/bridge.js mirrors the codes the screens match on.
-    #[test]
-    fn the_ui_knows_every_tender_code() {
-        let bridge = include_str!("../../ui/bridge.js");
-        let tender = [
-            AppError::SaleChanged { seen: 1, now: 2 },
-            AppError::TenderInFlight,
-            AppError::from(EngineError::SaleComplete { cart: 1 }),
-            AppError::from(EngineError::SaleCanceled { cart: 1 }),
-            AppError::from(EngineError::TenderExceedsDue { cart: 1, requested: 2, open: 1, currency: Currency::Usd }),
-            AppError::from(EngineError::SaleRefundExceeds { cart: 1, requested: 2, refundable: 1 }),
-            AppError::from(EngineError::TenderUnknownOutstanding { cart: 1, key: "k".into() }),
-        ];
-        let store = [
-            AppError::TaxLocked,
-            AppError::InvalidDiscount(String::new()),
-            AppError::PrinterNotSet,
-            AppError::InvalidPrinter(String::new()),
-            AppError::PrinterPortUnconfirmed { port: 8080 },
-            AppError::PrinterUnreachable(String::new()),
-            AppError::ReceiptUnavailable(String::new()),
-            AppError::Rejected { code: "invalid_item", message: String::new(), problems: vec![] },
-            AppError::Rejected { code: "csv_rejected", message: String::new(), problems: vec![] },
-        ];
-        let staff = [
-            AppError::NotSignedIn,
-            AppError::ApprovalRequired { action: Action::Refund, min_role: Role::Manager },
-            AppError::NotAllowed { action: Action::Refund, authorization: Authorization::SelfApproval },
-            AppError::WrongPin { attempts_left: Some(2) },
-            AppError::StaffLocked { until_ms: 0 },
-            AppError::OwnerExists,
-            AppError::IdleLocked { seconds: 300 },
-        ];
-        let shift = [
-            AppError::from(paydesk_ledger::Error::NoOpenShift),
-            AppError::from(paydesk_ledger::Error::ShiftAlreadyOpen { shift_id: 1 }),
-            AppError::from(paydesk_ledger::Error::ShiftHasOpenSale { cart_id: 1 }),
-            AppError::InvalidCount(String::new()),
-            AppError::InvalidPaidInOut(String::new()),
-            AppError::NoZReport(1),
-        ];
-        let restore = [
-            AppError::NotPaired,
-            AppError::Restore(RestoreRefusal::Unknown { from: "A".into() }),
-            AppError::Restore(RestoreRefusal::Ambiguous { from: "A".into() }),
-            AppError::Restore(RestoreRefusal::InService { from: "A".into() }),
-            AppError::Restore(RestoreRefusal::Itself),
-        ];
-        let reader = [
-            AppError::Reader(crate::reader::ReaderRefusal::NotTestMode),
-            AppError::Reader(crate::reader::ReaderRefusal::NeedsEmbeddedPsp),
-            AppError::Reader(crate::reader::ReaderRefusal::UnknownReader("tmr_1".into())),
-            AppError::Reader(crate::reader::ReaderRefusal::KeyedCardNotTestMode),
-        ];
-        for e in tender.into_iter().chain(store).chain(staff).chain(shift).chain(restore).chain(reader) {
-            assert!(bridge.contains(&format!("'{}'", e.code())), "ui/bridge.js lacks {}", e.code());
-        }
-        assert_eq!(
-            AppError::SaleChanged { seen: 1, now: 2 }.to_string(),
-            "The sale changed since this screen was drawn (1 payment shown, 2 now). Nothing was taken: check the amount due and try again."
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,93 @@
+//! Carts and the sales on them (design §8.11, §11): made, filled, discounted, their eat-in
+//! or take-out. Tenders, cancels and refunds are the engine's sale operations.
+
+use paydesk_ledger::tax::{Dining, Discount};
+use paydesk_ledger::{Cart, CartId, Currency, Error, Result, Sale};
+
+use crate::Engine;
+
+/// Cart use cases; see [`Engine::carts`].
+pub struct CartCases<'e> {
+    pub(super) engine: &'e Engine,
+}
+
+impl CartCases<'_> {
+    /// A new empty cart in `currency`.
+    pub fn create(&self, currency: Currency) -> Result<CartId> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.create_cart(currency, now))
+    }
+
+    /// A new cart with `items` (SKU, quantity) and its dining, or nothing at all: every
+    /// SKU is checked (known, in `currency`) before the cart is made.
+    pub fn create_with(&self, currency: Currency, items: &[(String, i64)], dining: Option<Dining>) -> Result<CartId> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| {
+            for (sku, _) in items {
+                let p = l.product_by_sku(sku)?.ok_or_else(|| Error::UnknownProduct(sku.clone()))?;
+                if p.price.currency != currency {
+                    return Err(Error::CurrencyMismatch { expected: currency, found: p.price.currency });
+                }
+            }
+            let cart = l.create_cart(currency, now)?;
+            if let Some(d) = dining {
+                l.set_dining(cart, d, now)?;
+            }
+            for (sku, qty) in items {
+                l.add_to_cart(cart, sku, *qty, now)?;
+            }
+            Ok(cart)
+        })
+    }
+
+    /// The cart as stored.
+    pub fn cart(&self, id: CartId) -> Result<Cart> {
+        self.engine.with_reader(|l| l.cart(id))
+    }
+
+    /// The cart as the writer sees it now: waits for a write in progress and sees it
+    /// (for a check a following write depends on).
+    pub fn cart_now(&self, id: CartId) -> Result<Cart> {
+        self.engine.with_ledger(|l| l.cart(id))
+    }
+
+    /// The sale on the cart: its tenders, totals and state.
+    pub fn sale(&self, id: CartId) -> Result<Sale> {
+        self.engine.with_reader(|l| l.sale(id))
+    }
+
+    /// The sale as the writer sees it now (after this register's own writes, and any
+    /// write in progress): see [`CartCases::cart_now`].
+    pub fn sale_now(&self, id: CartId) -> Result<Sale> {
+        self.engine.with_ledger(|l| l.sale(id))
+    }
+
+    /// Adds `quantity` of `sku` to the cart.
+    pub fn add(&self, id: CartId, sku: &str, quantity: i64) -> Result<Cart> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.add_to_cart(id, sku, quantity, now))
+    }
+
+    /// Sets a line's quantity (0 removes it) only if `accept` takes the cart it leaves
+    /// (a rule over the new figures, such as the cashier's discount limit); refused,
+    /// nothing changes and `Ok(None)` is returned.
+    pub fn set_quantity_if(&self, id: CartId, sku: &str, quantity: i64, accept: impl FnOnce(&Cart) -> bool) -> Result<Option<Cart>> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.set_quantity_if(id, sku, quantity, now, accept))
+    }
+
+    /// Eat-in or take-out (the reduced rate's rule).
+    pub fn set_dining(&self, id: CartId, dining: Dining) -> Result<Cart> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.set_dining(id, dining, now))
+    }
+
+    /// A discount (or none) on the line of `sku`, or on the whole sale without one.
+    pub fn set_discount(&self, id: CartId, sku: Option<&str>, discount: Option<Discount>) -> Result<Cart> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| match sku {
+            Some(s) => l.set_line_discount(id, s, discount, now),
+            None => l.set_sale_discount(id, discount, now),
+        })
+    }
+}

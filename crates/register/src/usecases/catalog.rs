@@ -1,0 +1,71 @@
+//! The store's catalog (design §8): its items, looked up by SKU; one item saved, a CSV
+//! file imported all or nothing or exported; which SKUs the back office manages.
+
+use paydesk_ledger::{CatalogItem, CsvProblem, ImportReport, NewProduct, Result, StoreSettings};
+
+use crate::Engine;
+
+/// Catalog use cases; see [`Engine::catalog`].
+pub struct CatalogCases<'e> {
+    pub(super) engine: &'e Engine,
+}
+
+/// What the catalog screen shows, read together: every item, the store's settings (its
+/// currency and language) and the SKUs the back office publishes.
+#[derive(Debug, Clone)]
+pub struct CatalogScreen {
+    pub items: Vec<CatalogItem>,
+    pub store: StoreSettings,
+    pub published: Vec<String>,
+}
+
+impl CatalogCases<'_> {
+    /// Every item, active or not.
+    pub fn list(&self) -> Result<Vec<CatalogItem>> {
+        self.engine.with_reader(|l| l.catalog())
+    }
+
+    /// The item with exactly this SKU.
+    pub fn item(&self, sku: &str) -> Result<Option<CatalogItem>> {
+        self.engine.with_reader(|l| l.catalog_item(sku))
+    }
+
+    /// The item of each SKU (by exact SKU, `None` for one the catalog lacks), in one
+    /// snapshot: a cart's lines named at once.
+    pub fn items<'s>(&self, skus: impl IntoIterator<Item = &'s str>) -> Result<Vec<(String, Option<CatalogItem>)>> {
+        self.engine.with_reader(|l| skus.into_iter().map(|sku| Ok((sku.to_string(), l.catalog_item(sku)?))).collect())
+    }
+
+    /// The items, the store and the published SKUs in one snapshot.
+    pub fn screen(&self) -> Result<CatalogScreen> {
+        self.engine.with_reader(|l| Ok(CatalogScreen { items: l.catalog()?, store: l.store_settings()?, published: l.published_skus()? }))
+    }
+
+    /// Whether the back office manages this SKU (then it is changed there, not here).
+    pub fn is_published(&self, sku: &str) -> Result<bool> {
+        self.engine.with_reader(|l| l.is_published(sku))
+    }
+
+    /// Adds or changes one item (by SKU), in `actor_id`'s name.
+    pub fn save(&self, item: &CatalogItem, actor_id: Option<i64>) -> Result<usize> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.upsert_catalog(std::slice::from_ref(item), actor_id, now))
+    }
+
+    /// Imports a catalog file in the store's currency, all or nothing: `Ok(Err(..))` lists
+    /// the problems and nothing was written.
+    pub fn import_csv(&self, bytes: &[u8], actor_id: Option<i64>) -> Result<std::result::Result<ImportReport, Vec<CsvProblem>>> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.import_catalog_csv(bytes, actor_id, now))
+    }
+
+    /// The catalog as CSV, the columns [`CatalogCases::import_csv`] reads.
+    pub fn export_csv(&self) -> Result<String> {
+        self.engine.with_reader(|l| l.export_catalog_csv())
+    }
+
+    /// Adds (or replaces) plain products by SKU: the CLI's `add-product`, benches, demos.
+    pub fn seed(&self, products: &[NewProduct]) -> Result<usize> {
+        self.engine.with_ledger(|l| l.seed_catalog(products))
+    }
+}

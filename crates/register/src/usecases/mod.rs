@@ -1,0 +1,77 @@
+//! The register's use cases (issue #31, "the engine as the only door"): what the app and
+//! the CLI ask of the ledger outside a payment, one typed service per feature, each a
+//! short-lived handle on the [`Engine`] (`engine.staff().sign_in(…)`).
+//!
+//! The app and the CLI call these, never the ledger: a rule that both front ends need
+//! (who may add staff, the store's first owner, what a shift's report is built from) is
+//! written once, here or in the ledger below. Each method takes one ledger connection —
+//! the writer for a change, a reader for a list or a report — for exactly the reads and
+//! writes that belong together, and answers the ledger's own error type, so each front
+//! end keeps its error mapping. Time is the engine's clock.
+//!
+//! | file          | service             | what it holds                                        |
+//! |---------------|---------------------|------------------------------------------------------|
+//! | `staff.rs`    | [`StaffCases`]      | session, sign in/out, PINs, approvals, adding staff  |
+//! | `audit.rs`    | [`AuditCases`]      | the chain: head, verify, confirmed head, log, rows   |
+//! | `catalog.rs`  | [`CatalogCases`]    | items, barcodes, CSV import/export, published SKUs   |
+//! | `store.rs`    | [`StoreCases`]      | store settings, demo seed, published tax             |
+//! | `carts.rs`    | [`CartCases`]       | carts and sales: lines, discounts, dining, quantity  |
+//! | `receipts.rs` | [`ReceiptCases`]    | a sale's receipt data, prints and paid-sales pages   |
+//! | `payments.rs` | [`PaymentCases`]    | payment look-ups, takings, attention counts, restore |
+//! | `shifts.rs`   | [`ShiftCases`]      | status, open, paid in/out, X, close → Z, Z look-up   |
+
+mod audit;
+mod carts;
+mod catalog;
+mod payments;
+mod receipts;
+mod shifts;
+mod staff;
+mod store;
+
+pub use audit::AuditCases;
+pub use carts::CartCases;
+pub use catalog::{CatalogCases, CatalogScreen};
+pub use payments::{PaymentCases, StoreDay};
+pub use receipts::{PrintRecord, ReceiptCases, ReceiptSource};
+pub use shifts::{ShiftCases, ShiftSnapshot, ShiftState};
+pub use staff::{Session, StaffCases, StaffNames};
+pub use store::{StoreCases, StoreView};
+
+use crate::Engine;
+
+impl Engine {
+    /// Staff at this register: the session, PINs, approvals and adding staff.
+    pub fn staff(&self) -> StaffCases<'_> {
+        StaffCases { engine: self }
+    }
+    /// The audit chain: its head, its verification and its rows.
+    pub fn audit(&self) -> AuditCases<'_> {
+        AuditCases { engine: self }
+    }
+    /// The store's catalog.
+    pub fn catalog(&self) -> CatalogCases<'_> {
+        CatalogCases { engine: self }
+    }
+    /// The store's settings.
+    pub fn store(&self) -> StoreCases<'_> {
+        StoreCases { engine: self }
+    }
+    /// Carts and the sales on them (the tenders are the engine's sale operations).
+    pub fn carts(&self) -> CartCases<'_> {
+        CartCases { engine: self }
+    }
+    /// Receipts: what a sale's receipt says and each print of it.
+    pub fn receipts(&self) -> ReceiptCases<'_> {
+        ReceiptCases { engine: self }
+    }
+    /// Payment look-ups and the day's figures (the payments themselves are the engine's
+    /// checkout operations).
+    pub fn payments(&self) -> PaymentCases<'_> {
+        PaymentCases { engine: self }
+    }
+    /// Shifts: open, paid in / out, X and Z reports.
+    pub fn shifts(&self) -> ShiftCases<'_> {
+        ShiftCases { engine: self }
+    }
+}
