@@ -195,13 +195,9 @@ async fn partial_refund_from_the_payments_list() {
     amount.clear().await.unwrap();
     amount.send_keys("2.00").await.unwrap();
     // A double click: one refund (checked at the PSP below), not two of 2.00.
+    app.record_announcements().await;
     app.js("const b = document.getElementById('refund-partial'); b.click(); b.click(); return true").await;
-    app.wait_js(
-        "return document.getElementById('announce').textContent === 'Refunded $2.00.'",
-        "'Refunded $2.00.'",
-        LONG,
-    )
-    .await;
+    app.wait_announced("Refunded $2.00.").await;
     app.wait_js(
         "const h = document.querySelector('#payment-detail h2'); return h && h.textContent.includes('Partly refunded')",
         "the payment shown as partly refunded",

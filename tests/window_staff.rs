@@ -53,9 +53,10 @@ async fn a_cashiers_refund_is_approved_inline_by_a_managers_pin_and_names_both()
     app.wait_js("return document.getElementById('approval-msg').dataset.code === 'wrong_pin'", "the wrong PIN refused", LONG).await;
     assert_eq!(app.js("return document.getElementById('approval').hidden").await, false, "the dialog stays for another try");
     app.el("#approval-pin").await.send_keys("2222").await.unwrap();
+    app.record_announcements().await;
     app.click("#approval-ok").await;
     app.wait_js("return document.getElementById('approval').hidden", "the dialog closed", LONG).await;
-    app.wait_js("return document.getElementById('announce').textContent === 'Refunded $2.50.'", "'Refunded $2.50.'", LONG).await;
+    app.wait_announced("Refunded $2.50.").await;
 
     // The refund's own audit row names the cashier and the manager.
     let (casey, marcus) = (staff_id(&app, "Casey"), staff_id(&app, "Marcus"));

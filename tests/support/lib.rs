@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 pub use thirtyfour;
 
+mod announce;
 pub mod package;
 mod reader;
 pub mod staff;

@@ -96,8 +96,19 @@ async fn a_session_terminated_under_a_request_is_503_with_retry_after() {
     assert_eq!(retry.as_deref(), Some("1"));
     locker.batch_execute("ROLLBACK").await.unwrap();
     assert_eq!(h.count("SELECT count(*) FROM journal").await, 0, "nothing was committed");
-    // the register retries and is served by a fresh session
-    assert_eq!(reg.send(&b, "a").await.unwrap().acked_through, 2);
+    // The register retries as told (Retry-After: 1) and is served by a fresh session. The
+    // pool may hand out the dead session once more before it has seen the socket close
+    // (it did under load): that answer is the same 503, and the next try is served.
+    let mut tries = 0;
+    let ack = loop {
+        tries += 1;
+        match reg.send(&b, "a").await {
+            Ok(ack) => break ack,
+            Err(ClientError::Refused(r)) if r.status == 503 && tries < 3 => tokio::time::sleep(Duration::from_secs(1)).await,
+            Err(e) => panic!("try {tries}: {e}"),
+        }
+    };
+    assert_eq!(ack.acked_through, 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
