@@ -60,18 +60,23 @@ deps: deps-apt deps-rust deps-py
 # run the binaries (the app, mock-psp, paydesk-cli) as real processes; PAYDESK_BIN_DIR
 # hands the tests their folder, so none asks cargo again while the tests run.
 TARGET_DIR := $(abspath $(or $(CARGO_TARGET_DIR),target))
-# Every test, the packaged app's included. The .deb's release build (make package) runs
-# beside the debug tests at the lowest CPU priority: the tests spend much of their time
-# waiting on windows, sockets and fsync, and the build takes what they leave
-# (docs/decisions/0105-ci-time.md). Each phase prints its wall time.
+# Every test, the packaged app's included. The .deb's release build (make package) starts
+# first, at the lowest CPU priority, and runs beside everything else: the tool installs,
+# the debug build (whose serial stretches — linking, the last crates of a chain — leave a
+# core idle) and the debug tests (which mostly wait on windows, sockets and fsync). It takes
+# only what they leave (docs/decisions/0105-ci-time.md). The build runs in its own process
+# group, so a failure anywhere stops it too. Each phase prints its wall time.
 PKG_LOG := $(TARGET_DIR)/make-package.log
 NEXTEST := PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk PAYDESK_BIN_DIR=$(TARGET_DIR)/debug cargo nextest run --workspace --no-fail-fast
-test: deps deps-tauri
-	@t=$$SECONDS; cargo build --workspace --bins --tests --examples; \
-	echo "make test: debug build $$((SECONDS - t)) s"
-	@t=$$SECONDS; mkdir -p $(TARGET_DIR); rc=0; \
-	nice -n 19 $(MAKE) --no-print-directory package >$(PKG_LOG) 2>&1 & pkg=$$!; \
-	$(NEXTEST) -E 'not binary_id(paydesk-e2e::package)' || rc=1; \
+test: deps-apt deps-tauri
+	@mkdir -p $(TARGET_DIR); \
+	setsid -w nice -n 19 $(MAKE) --no-print-directory package >$(PKG_LOG) 2>&1 & pkg=$$!; \
+	trap 'kill -TERM -- -$$pkg 2>/dev/null' EXIT; \
+	t=$$SECONDS; $(MAKE) --no-print-directory deps-rust deps-py || exit 1; \
+	echo "make test: tools $$((SECONDS - t)) s"; \
+	t=$$SECONDS; cargo build --workspace --bins --tests --examples || exit 1; \
+	echo "make test: debug build $$((SECONDS - t)) s (the .deb building beside it)"; \
+	t=$$SECONDS; rc=0; $(NEXTEST) -E 'not binary_id(paydesk-e2e::package)' || rc=1; \
 	echo "make test: tests $$((SECONDS - t)) s (the .deb building beside them)"; t=$$SECONDS; \
 	if wait $$pkg; then echo "make test: rest of the .deb build $$((SECONDS - t)) s"; \
 	else tail -n 40 $(PKG_LOG); echo "make test: make package failed (log: $(PKG_LOG))"; exit 1; fi; \
