@@ -13,8 +13,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # gnome-keyring, libsecret-tools, dbus-daemon, dbus-bin: a real Secret Service on a private bus
 # for the keychain tests; libdbus-1-dev for the keyring crate.
 # sqlite3: Debian's own SQLite (3.40), which a ledger must open in (ledger tests/old_sqlite.rs).
+# libssl-dev: HTTPS to a real PSP and the back office goes through Debian's OpenSSL (record 0109).
 APT_PKGS := build-essential pkg-config libwebkit2gtk-4.1-dev xvfb webkit2gtk-driver python3-venv postgresql chromium chromium-driver \
-	gnome-keyring libsecret-tools dbus-daemon dbus-bin libdbus-1-dev sqlite3
+	gnome-keyring libsecret-tools dbus-daemon dbus-bin libdbus-1-dev sqlite3 libssl-dev
 # PostgreSQL refuses to run as root: as root, the private clusters run as this user.
 PG_USER := paydesk-pg
 CARGO_BIN := $(HOME)/.cargo/bin

@@ -29,6 +29,8 @@ fn the_package_carries_the_version_dependencies_desktop_entry_and_icons() {
     assert_eq!(control_field(&deb, "Architecture"), "amd64");
     let depends = control_field(&deb, "Depends");
     assert!(depends.contains("libwebkit2gtk-4.1-0") && depends.contains("libgtk-3-0"), "{depends}");
+    // TLS to a real PSP and the back office is Debian's OpenSSL (docs/decisions/0109-tls-openssl.md).
+    assert!(depends.contains("libssl3"), "{depends}");
     // Debian policy §5.6.2: a name and an e-mail address.
     let maintainer = control_field(&deb, "Maintainer");
     let address = maintainer.split_once(" <").and_then(|(name, rest)| rest.strip_suffix('>').map(|a| (name, a)));

@@ -150,7 +150,7 @@ fn fingerprint(s: &str) -> u64 {
 
 pub type SharedTransport = Arc<dyn Transport>;
 
-/// Real HTTP with reqwest (rustls). Holds base URL and secret key.
+/// Real HTTP with reqwest (TLS by the system's OpenSSL, record 0109). Holds base URL and secret key.
 /// Called when a POST body has been fully handed to the connection (the
 /// `after_send` crash point of the CLI).
 pub type SendHook = Arc<dyn Fn() + Send + Sync>;
