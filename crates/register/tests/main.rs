@@ -14,3 +14,4 @@ mod readers;
 mod search_lag;
 mod stored_failures;
 mod tenders;
+mod tls;
