@@ -13,7 +13,8 @@ use crate::error::{AppError, AppResult};
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::settings::{Settings, SettingsForm};
-use crate::staff::{self, Approval};
+use crate::ops::{Locks, Operation};
+use crate::staff::Approval;
 use paydesk_ledger::access::Action;
 use crate::state::{lock, now_ms, AppState, Applied, StatusView};
 use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
@@ -186,9 +187,7 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
 #[tauri::command]
 pub async fn charge(state: State<'_, AppState>, payment_method: String, approval: Option<Approval>) -> AppResult<OutcomeView> {
     let pm = keyed_test_card(&state, &payment_method)?;
-    staff::authorize(&state, Action::Sell, None)?;
-    let _one_at_a_time = state.charge_lock.lock().await;
-    let _no_settings_swap = state.gate.read().await;
+    let _pass = Operation::sell().run(&state, Locks::Charge).await?;
     let current = lock(&state.checkout).clone();
     if let Some(key) = current {
         let r = state.engine().status_of(&key)?;
@@ -245,10 +244,8 @@ pub async fn try_another_card(
     let reason = validate_reason(override_reason)?;
     // A reason is sent only to go past an unknown outcome: that is a manager's call.
     let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };
-    let granted = staff::authorize(&state, action, approval.as_ref())?;
-    staff::record_approval(&state, &granted, action, "try_another_card")?;
-    let _one_at_a_time = state.charge_lock.lock().await;
-    let _no_settings_swap = state.gate.read().await;
+    let op = Operation::new(action, approval.as_ref()).approval_audited("try_another_card");
+    let _pass = op.run(&state, Locks::Charge).await?;
     let mut prev = lock(&state.checkout).clone().ok_or(AppError::NoCheckout)?;
     // The engine makes at most one new payment after a given one. If the payment on
     // screen already has a later one that ended (a call that failed after creating it
@@ -284,15 +281,10 @@ pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String
             let Some(reason) = reason else {
                 return Err(paydesk_register::EngineError::PreviousOutcomeUnknown { key, state: r.state }.into());
             };
-            let granted = staff::authorize(&state, Action::OverrideUnknownOutcome, approval.as_ref())?;
             let detail = format!("left checkout {key} ({}) for a new sale", r.state);
-            let input = paydesk_ledger::AuditInput {
-                actor_id: granted.actor_id(),
-                approver_id: granted.approver_id(),
-                reason: Some(reason),
-                ..paydesk_ledger::AuditInput::new("new_sale_override", &detail)
-            };
-            state.engine().audit().record(&input)?;
+            // The charge lock is held already: the outcome above is read under it.
+            let op = Operation::new(Action::OverrideUnknownOutcome, approval.as_ref());
+            op.audited("new_sale_override", detail, Some(reason)).permit(&state)?;
         }
     }
     let cart = cart_view(&state)?;
@@ -351,8 +343,8 @@ pub async fn refund(
     };
     // The approver is checked here (PIN, lockout) and again by the ledger's role table
     // in the refund's own transaction, whose audit row names both people.
-    let granted = staff::authorize(&state, Action::Refund, approval.as_ref())?;
-    let _no_settings_swap = state.gate.read().await;
+    let pass = Operation::new(Action::Refund, approval.as_ref()).run(&state, Locks::Engine).await?;
+    let granted = &pass.granted;
     let r = state
         .engine()
         .refund_approved(&key, minor, Some("requested_by_customer"), granted.approver_id())
@@ -474,7 +466,7 @@ const SAVE_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 /// background pass applies them later; the reply and the status bar say which.
 #[tauri::command]
 pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, approval: Option<Approval>) -> AppResult<SaveResult> {
-    let granted = staff::authorize(&state, Action::Settings, approval.as_ref())?;
+    let op = Operation::new(Action::Settings, approval.as_ref()).authorize(&state)?;
     let current = lock(&state.settings).clone();
     let mut form = settings;
     // "…1234" is the masked key we showed: unchanged.
@@ -482,7 +474,7 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, a
         form.psp_key = current.psp_key.clone();
     }
     let new = Settings::validate(&form, &current, state.currency)?;
-    staff::record_approval(&state, &granted, Action::Settings, "settings.json")?;
+    op.audit_approval("settings.json").permit(&state)?;
     new.save(&state.data_dir, &state.secrets)?;
     let profile_changed = new.fault_profile != current.fault_profile;
     *lock(&state.settings) = new.clone();

@@ -17,6 +17,7 @@ pub mod i18n;
 #[cfg(test)]
 mod i18n_coverage;
 pub mod money;
+pub mod ops;
 pub mod reader;
 pub mod sale;
 pub mod secrets;

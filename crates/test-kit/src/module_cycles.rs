@@ -40,7 +40,7 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     (
         "src-tauri",
         &[
-            "about", "backoffice", "catalog", "commands", "config", "error", "i18n", "reader", "sale", "settings", "shift",
+            "about", "backoffice", "catalog", "commands", "config", "error", "i18n", "ops", "reader", "sale", "settings", "shift",
             "staff", "state", "store", "views",
         ],
     ),

@@ -14,6 +14,7 @@ use paydesk_ledger::{Cart, CartId};
 
 use crate::error::{AppError, AppResult};
 use crate::staff::gate::discount_above_limit;
+use crate::ops::{Authorized, Operation};
 use crate::staff::{Approval, Granted};
 use crate::state::{lock, AppState};
 
@@ -62,8 +63,8 @@ fn subject(cart: CartId, above: &[Above]) -> String {
 
 /// Who may go above the limit: the person signed in (a manager, or a store without
 /// staff), or the approver `approval` names (PIN checked now). `None`: only within it.
-fn may_exceed(state: &AppState, approval: Option<&Approval>) -> AppResult<Option<Granted>> {
-    match crate::staff::authorize(state, Action::DiscountAboveLimit, approval) {
+fn may_exceed(state: &AppState, approval: Option<&Approval>) -> AppResult<Option<Authorized>> {
+    match Operation::new(Action::DiscountAboveLimit, approval).authorize(state) {
         Ok(g) => Ok(Some(g)),
         Err(AppError::ApprovalRequired { .. }) => Ok(None),
         Err(e) => Err(e),
@@ -75,8 +76,8 @@ fn approval_required() -> AppError {
 }
 
 /// Records an approval that was needed for `above` (audit row) and keeps it for the sale.
-fn approved(state: &AppState, granted: &Granted, cart: CartId, above: Vec<Above>) -> AppResult<()> {
-    crate::staff::record_approval(state, granted, Action::DiscountAboveLimit, &subject(cart, &above))?;
+fn approved(state: &AppState, granted: Authorized, cart: CartId, above: Vec<Above>) -> AppResult<()> {
+    granted.audit_approval(subject(cart, &above)).permit(state)?;
     *lock(&state.discount_approved) = Approved { cart: Some(cart), above };
     Ok(())
 }
@@ -92,7 +93,7 @@ pub fn set_quantity(state: &AppState, cart: CartId, sku: &str, quantity: i64, ap
         above.is_empty() || may.is_some()
     })?;
     let Some(c) = changed else { return Err(approval_required()) };
-    if let (Some(g), false) = (&may, above.is_empty()) {
+    if let (Some(g), false) = (may, above.is_empty()) {
         approved(state, g, cart, above)?;
     }
     Ok(c)
@@ -111,7 +112,7 @@ pub fn check_first_tender(state: &AppState, cart: CartId, approval: Option<&Appr
         return Ok(());
     }
     match may_exceed(state, approval)? {
-        Some(g) => approved(state, &g, cart, above),
+        Some(g) => approved(state, g, cart, above),
         None => Err(approval_required()),
     }
 }

@@ -32,8 +32,6 @@ use crate::views::SaleScreen;
 pub const MAX_TENDER_MINOR: i64 = 100_000_000;
 /// Longest amount text accepted before parsing.
 const MAX_AMOUNT_CHARS: usize = 24;
-/// A sale never has this many tenders; a larger `seen_tenders` is a malformed call.
-const MAX_SEEN_TENDERS: u32 = 10_000;
 
 /// Which amount a cashier typed: names it in an error message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,34 +90,6 @@ pub(crate) fn parse_amount(text: &str, currency: Currency, what: Amount) -> AppR
 pub(crate) fn required_reason(reason: &str) -> AppResult<String> {
     crate::commands::validate_reason(Some(reason.to_string()))?
         .ok_or_else(|| AppError::InvalidInput(tr!(active(), "input-reason")))
-}
-
-/// This register's turn to take a tender: held for the whole call.
-pub(crate) struct Turn<'a> {
-    _one: tokio::sync::MutexGuard<'a, ()>,
-    _gate: tokio::sync::RwLockReadGuard<'a, ()>,
-    pub cart: CartId,
-}
-
-/// Takes the register's one tender slot (refused, not queued, when taken: a queued
-/// second press would run after the first on a sale that changed) and, when `seen` is
-/// given, checks the sale still has the tenders the cashier saw.
-pub(crate) async fn begin(state: &AppState, seen: Option<u32>) -> AppResult<Turn<'_>> {
-    if seen.is_some_and(|s| s > MAX_SEEN_TENDERS) {
-        return Err(AppError::InvalidInput(tr!(active(), "input-sale-view")));
-    }
-    let one = state.charge_lock.try_lock().map_err(|_| AppError::TenderInFlight)?;
-    // no settings swap (a new engine) under a tender in flight
-    let gate = state.gate.read().await;
-    let cart = state.cart_id();
-    if let Some(seen) = seen {
-        let now = sale_now(state, cart)?.tenders.len();
-        let now = u32::try_from(now).unwrap_or(u32::MAX);
-        if now != seen {
-            return Err(AppError::SaleChanged { seen, now });
-        }
-    }
-    Ok(Turn { _one: one, _gate: gate, cart })
 }
 
 /// The sale as the writer connection sees it now (after this register's own writes).

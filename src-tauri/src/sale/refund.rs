@@ -14,6 +14,7 @@ use super::{parse_amount, required_reason, Amount};
 use crate::error::AppResult;
 use crate::i18n::{active, id, t, tr};
 use crate::money;
+use crate::ops::{Locks, Operation};
 use crate::staff::Approval;
 use crate::state::AppState;
 
@@ -45,9 +46,8 @@ pub async fn refund_sale(
         None | Some("") => None,
         Some(text) => Some(parse_amount(text, state.currency, Amount::Refund)?),
     };
-    let granted = crate::staff::authorize(&state, Action::Refund, approval.as_ref())?;
-    crate::staff::record_approval(&state, &granted, Action::Refund, &format!("cart:{cart}"))?;
-    let _no_settings_swap = state.gate.read().await;
+    let op = Operation::new(Action::Refund, approval.as_ref()).approval_audited(format!("cart:{cart}"));
+    let _pass = op.run(&state, Locks::Engine).await?;
     let r = state.engine().refund_sale(cart, minor, Some(&reason)).await?;
     let lines: Vec<CancelLine> = r
         .card_refunds

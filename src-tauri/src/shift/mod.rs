@@ -58,7 +58,7 @@ pub fn count_of(lines: &[CountInput]) -> AppResult<Vec<DenominationCount>> {
 /// without staff there is nobody to act. The ledger checks the role table again inside
 /// the action's own transaction and writes both names in its audit row.
 pub fn actor(state: &AppState, action: Action, approval: Option<&Approval>) -> AppResult<Actor> {
-    let granted = crate::staff::authorize(state, action, approval)?;
+    let granted = crate::ops::Operation::new(action, approval).permit(state)?;
     let staff_id = granted.actor_id().ok_or(AppError::NotSignedIn)?;
     Ok(Actor { staff_id, approver_id: granted.approver_id() })
 }

@@ -1,10 +1,10 @@
 //! Staff at the register (design §12.9): who is signed in, the sign-in screen's commands
-//! and the one gate every command that needs a role goes through.
+//! and the check in front of every command (the role check itself is `crate::ops`).
 //!
 //! | file         | what it holds                                                         |
 //! |--------------|-----------------------------------------------------------------------|
 //! | `session.rs` | the sign-in screen: staff list, sign in, lock, whoami, PIN change, first owner |
-//! | `gate.rs`    | [`gate::authorize`]: the role table for a command, with an inline approval |
+//! | `gate.rs`    | [`gate::Granted`] (who acts, who approved) and the cashier's discount limit |
 //! | `guard.rs`   | [`guard::check`]: in front of every command, a session and the idle lock |
 //! | `locks.rs`   | [`locks::Locks`]: wrong-PIN locks kept on a monotonic clock as well    |
 //!
@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
 
-pub use gate::{authorize, record_approval, Granted};
+pub use gate::Granted;
 
 /// Idle lock limits (settings.json `idle_lock_s`).
 pub const IDLE_LOCK_DEFAULT_S: u32 = 300;

@@ -14,6 +14,7 @@ use crate::catalog::class_name;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::money;
+use crate::ops::Operation;
 use crate::staff::Approval;
 use crate::state::AppState;
 
@@ -195,9 +196,7 @@ fn discount_allowed(
         Some(d) if crate::staff::gate::discount_above_limit(d, base) => Action::DiscountAboveLimit,
         Some(_) | None => Action::Sell,
     };
-    let granted = crate::staff::authorize(state, action, approval)?;
-    crate::staff::record_approval(state, &granted, action, subject)?;
-    Ok(granted)
+    Operation::new(action, approval).approval_audited(subject).permit(state)
 }
 
 #[tauri::command]
