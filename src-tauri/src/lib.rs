@@ -7,6 +7,7 @@
 //! `tauri::test::mock_builder()` command tests.
 
 pub mod about;
+pub mod base;
 pub mod backoffice;
 pub mod catalog;
 pub mod commands;
@@ -14,9 +15,11 @@ pub mod config;
 pub mod contract;
 pub mod error;
 pub mod i18n;
+pub mod input;
 #[cfg(test)]
 mod i18n_coverage;
 pub mod money;
+pub mod pin_locks;
 pub mod ops;
 pub mod reader;
 pub mod sale;
@@ -28,6 +31,7 @@ pub mod state;
 pub mod store;
 pub mod views;
 pub mod window_size;
+pub mod wording;
 
 use std::time::Duration;
 
@@ -105,8 +109,8 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             commands::get_settings,
             commands::save_settings,
             about::about,
-            i18n::get_messages,
-            i18n::set_language,
+            commands::language::get_messages,
+            commands::language::set_language,
             backoffice::get_backoffice,
             backoffice::pair_backoffice,
             backoffice::restore::restore_backoffice,

@@ -15,7 +15,7 @@ use paydesk_ledger::{AuditInput, CartId, Staff};
 
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
-use crate::staff::locks::Counter;
+use crate::pin_locks::Counter;
 use crate::staff::{check_name, parse_pin, Approval, Granted};
 use crate::state::AppState;
 

@@ -6,7 +6,7 @@ use paydesk_ledger::access::Action;
 use tauri::State;
 
 use super::{known_reader, view, view_in, ReaderView};
-use crate::commands::{validate_key, validate_reason};
+use crate::input::{validate_key, validate_reason};
 use crate::error::AppResult;
 use crate::ops::{Locks, Operation};
 use crate::sale::{parse_amount, Amount};

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use tauri::State;
 
 use super::{view, ReaderRefusal, ReaderView};
-use crate::commands::validate_key;
+use crate::input::validate_key;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{id, t};
 use crate::ops::{Locks, Operation};

@@ -6,7 +6,7 @@
 use tauri::State;
 
 use super::{view, ReaderView};
-use crate::commands::validate_key;
+use crate::input::validate_key;
 use crate::error::AppResult;
 use crate::ops::{Locks, Operation};
 use crate::state::AppState;

@@ -9,7 +9,7 @@ use tauri::State;
 
 use super::{parse_amount, screen};
 use crate::ops::{Locks, Operation};
-use crate::commands::{keyed_test_card, validate_reason};
+use crate::input::{keyed_test_card, validate_reason};
 use crate::error::AppResult;
 use crate::i18n::{active, tr};
 use crate::money;

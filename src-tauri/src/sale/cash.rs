@@ -7,7 +7,7 @@ use tauri::State;
 
 use super::{parse_amount, screen};
 use crate::ops::{Locks, Operation};
-use crate::commands::validate_reason;
+use crate::input::validate_reason;
 use crate::error::AppResult;
 use crate::i18n::{active, tr};
 use crate::money;

@@ -9,7 +9,6 @@
 //! the approval holds for that sale while its discounts and their bases stay as approved.
 
 use paydesk_ledger::access::Action;
-use paydesk_ledger::tax::Discount;
 use paydesk_ledger::{Cart, CartId};
 
 use crate::error::{AppError, AppResult};
@@ -18,21 +17,7 @@ use crate::ops::{Authorized, Operation};
 use crate::staff::{Approval, Granted};
 use crate::state::{lock, AppState};
 
-/// A discount above the cashier's limit on its base as it is now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Above {
-    /// The line's SKU, or "sale".
-    pub subject: String,
-    pub discount: Discount,
-    pub base: i64,
-}
-
-/// The discounts a manager approved for a sale, as they were then.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Approved {
-    cart: Option<CartId>,
-    above: Vec<Above>,
-}
+pub use crate::state::screen::{Above, Approved};
 
 /// The discounts of `cart` above the cashier's limit, on their bases now: a line's is
 /// its price × quantity, the sale's is the lines after their own discounts.

@@ -40,7 +40,7 @@ pub async fn refund_sale(
     reason: String,
     approval: Option<Approval>,
 ) -> AppResult<SaleRefundResult> {
-    let cart = crate::store::receipt::validate_cart(cart)?;
+    let cart = crate::input::validate_cart(cart)?;
     let reason = required_reason(&reason)?;
     let minor = match amount.as_deref().map(str::trim) {
         None | Some("") => None,

@@ -1,6 +1,8 @@
 //! The Tauri commands: each validates its input, then makes one call into the
 //! register engine (or the ledger through it). Business rules live in the engine.
 
+pub mod language;
+
 use paydesk_ledger::{CheckoutOptions, Money, RefundState};
 use paydesk_register::CheckoutOutcome;
 use serde::Serialize;
@@ -19,55 +21,7 @@ use paydesk_ledger::access::Action;
 use crate::state::{lock, now_ms, AppState, Applied, StatusView};
 use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
 
-// ---------------------------------------------------------------- validation
-
-/// A keyed test token, only in test mode (issue #27): the UI hides the drop-down outside
-/// it; this is what enforces it, before the token is even looked at.
-pub(crate) fn keyed_test_card(state: &AppState, pm: &str) -> AppResult<String> {
-    if !crate::reader::test_mode(state) {
-        return Err(AppError::Reader(crate::reader::ReaderRefusal::KeyedCardNotTestMode));
-    }
-    validate_payment_method(pm)
-}
-
-/// Stripe test payment-method tokens: `pm_card_…`, letters, digits, underscores.
-pub(crate) fn validate_payment_method(pm: &str) -> AppResult<String> {
-    let ok = pm.len() <= 64
-        && pm.starts_with("pm_card_")
-        && pm.len() > "pm_card_".len()
-        && pm.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
-        Ok(pm.to_string())
-    } else {
-        Err(AppError::InvalidInput(tr!(active(), "input-pick-card")))
-    }
-}
-
-/// A checkout key as the UI got it from us: a UUID (36 characters).
-pub(crate) fn validate_key(key: &str) -> AppResult<String> {
-    let ok = key.len() == 36
-        && key.chars().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => c == '-',
-            _ => c.is_ascii_hexdigit(),
-        });
-    if ok {
-        Ok(key.to_string())
-    } else {
-        Err(AppError::InvalidInput(tr!(active(), "input-payment-ref")))
-    }
-}
-
-/// An override reason: 3–200 printable characters, kept in the audit log.
-pub(crate) fn validate_reason(reason: Option<String>) -> AppResult<Option<String>> {
-    match reason.map(|r| r.trim().to_string()) {
-        None => Ok(None),
-        Some(r) if r.is_empty() => Ok(None),
-        Some(r) if r.chars().count() < 3 || r.chars().count() > 200 || r.chars().any(char::is_control) => Err(
-            AppError::InvalidInput(tr!(active(), "input-reason")),
-        ),
-        Some(r) => Ok(Some(r)),
-    }
-}
+pub(crate) use crate::input::{keyed_test_card, report_start, validate_key, validate_reason};
 
 // ---------------------------------------------------------------- catalog and cart
 
@@ -79,7 +33,7 @@ pub fn get_catalog(state: State<'_, AppState>) -> AppResult<Vec<Item>> {
 }
 
 fn cart_view(state: &AppState) -> AppResult<CartView> {
-    state.cart_view()
+    crate::store::cart::cart_view(state)
 }
 
 #[tauri::command]
@@ -94,7 +48,7 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
     let sku = state.sku_for(&code)?.ok_or_else(|| AppError::UnknownItem(code.clone()))?;
     let id = cart_for_next_item(&state)?;
     let cart = state.engine().carts().add(id, &sku, 1)?;
-    state.view_of(&cart)
+    crate::store::cart::view_of(&state, &cart)
 }
 
 /// The cart an item scanned now goes into (design §8.11).
@@ -145,7 +99,7 @@ pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32, appr
         None => (state.sku_for(&sku)?.ok_or_else(|| AppError::UnknownItem(sku.clone()))?, cart_for_next_item(&state)?),
     };
     let cart = crate::sale::discount::set_quantity(&state, id, &sku, i64::from(quantity), approval.as_ref())?;
-    state.view_of(&cart)
+    crate::store::cart::view_of(&state, &cart)
 }
 
 /// Empties the cart on screen (only while no payment holds it).
@@ -177,7 +131,7 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
         .by_key_now(&r.checkout_key)?
         .ok_or_else(|| AppError::Internal(tr!(active(), "internal-payment-missing")))?;
     let cart_id = payment.cart_id.unwrap_or_else(|| state.cart_id());
-    let cart = state.view_of(&state.engine().carts().cart_now(cart_id)?)?;
+    let cart = crate::store::cart::view_of(state, &state.engine().carts().cart_now(cart_id)?)?;
     Ok(OutcomeView::build(r, &payment, cart))
 }
 
@@ -381,15 +335,6 @@ pub fn get_report(state: State<'_, AppState>, since: Option<i64>) -> AppResult<R
         store: &store,
         currency: state.currency.code(),
     }))
-}
-
-/// `since` as asked (checked), or the start of the store's day that contains `now`.
-pub(crate) fn report_start(since: Option<i64>, now: i64, store: &paydesk_ledger::StoreSettings) -> AppResult<i64> {
-    match since {
-        Some(since) if (0..=now + 86_400_000).contains(&since) => Ok(since),
-        Some(_) => Err(AppError::InvalidInput(tr!(active(), "input-report-start"))),
-        None => Ok(paydesk_ledger::store_day_start(now, store)),
-    }
 }
 
 // ---------------------------------------------------------------- settings

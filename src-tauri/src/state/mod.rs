@@ -1,6 +1,8 @@
 //! What the app holds while it runs: the register engine (over the ledger in the
 //! data dir), the embedded mock PSP, the cart on screen and the checkout on screen.
 
+pub mod screen;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -8,13 +10,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mock_psp::{FaultConfig, MockPsp, RunningServer};
-use paydesk_ledger::{Cart, CartId, Currency, Ledger, SaleState};
+use paydesk_ledger::{CartId, Currency, Ledger, SaleState};
 use paydesk_register::{Engine, HttpTransport, OsRandom, SystemClock};
 use serde::Serialize;
 
+pub use crate::base::{lock, now_ms};
 use crate::config::Options;
 use crate::error::{AppError, AppResult};
-use crate::store::cart::CartView;
 use crate::secrets::SecretStore;
 use crate::settings::{PspInUse, Settings, EMBEDDED_KEY};
 
@@ -106,10 +108,10 @@ pub struct AppState {
     pub psp_refusing: Mutex<Option<String>>,
     pub last_sync_ms: Mutex<Option<i64>>,
     /// The discounts above the cashier's limit a manager approved for the sale on screen.
-    pub discount_approved: Mutex<crate::sale::discount::Approved>,
+    pub discount_approved: Mutex<screen::Approved>,
     psp_seed: Option<u64>,
     /// Wrong-PIN locks kept on a monotonic clock too (staff/locks.rs, design §12.3).
-    pub pin_locks: crate::staff::locks::Locks,
+    pub pin_locks: crate::pin_locks::Locks,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -141,13 +143,6 @@ struct EmbeddedInfo<'a> {
 /// The ledger's file in the data dir (design §10.2: what a backup must include).
 pub const LEDGER_FILE: &str = "ledger.db";
 
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
 /// Whether a sale the register had on screen when it stopped is shown again at start:
 /// only one the customer is still paying for. A paid or canceled one is done; an unpaid
 /// balance (an offline card declined later) left with its customer and is listed by End
@@ -157,10 +152,6 @@ fn resumes_on_screen(s: SaleState) -> bool {
         SaleState::PartiallyPaid => true,
         SaleState::Open | SaleState::Paid | SaleState::UnpaidBalance | SaleState::Canceling | SaleState::Canceled => false,
     }
-}
-
-pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 
@@ -433,23 +424,6 @@ impl AppState {
         lock(&self.barcodes).clear();
     }
 
-    /// A cart as the screen shows it, item names in the store's language.
-    pub fn view_of(&self, cart: &Cart) -> AppResult<CartView> {
-        if self.lang == "en" {
-            return Ok(CartView::of(cart, &|_| None));
-        }
-        let items = self.engine().catalog().items(cart.lines.iter().map(|line| line.sku.as_str()))?;
-        let names: HashMap<String, Option<String>> =
-            items.into_iter().map(|(sku, item)| (sku, item.map(|i| i.name_in(self.lang).to_string()))).collect();
-        Ok(CartView::of(cart, &|sku| names.get(sku).cloned().flatten()))
-    }
-
-    /// The cart on screen.
-    pub fn cart_view(&self) -> AppResult<CartView> {
-        let id = self.cart_id();
-        let cart = self.engine().carts().cart(id)?;
-        self.view_of(&cart)
-    }
 }
 
 /// The embedded PSP, started on first use (then kept in `slot`).
