@@ -18,6 +18,8 @@ pub mod i18n;
 pub mod input;
 #[cfg(test)]
 mod i18n_coverage;
+#[cfg(test)]
+mod layers;
 pub mod money;
 pub mod pin_locks;
 pub mod ops;
