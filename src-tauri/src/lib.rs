@@ -205,7 +205,7 @@ fn forward_one<R: Runtime>(app: &AppHandle<R>, state: &AppState, n: &paydesk_reg
             emit_status(app);
         }
         views::Forward::Connectivity(online) => {
-            state.set_online(online);
+            state.connectivity.set_online(online);
             emit_status(app);
         }
         views::Forward::Nothing => {}
@@ -244,8 +244,8 @@ async fn background<R: Runtime>(app: AppHandle<R>) {
                 _ => None,
             };
             let online = polled.is_ok() || refusing.is_some();
-            let refusing_changed = state.set_psp_refusing(refusing);
-            state.set_online(online) || refusing_changed || online
+            let refusing_changed = state.connectivity.set_psp_refusing(refusing);
+            state.connectivity.set_online(online) || refusing_changed || online
         };
         let after = state.status().ok();
         let waiting_after = after.as_ref().and_then(|s| s.settings_waiting.clone());

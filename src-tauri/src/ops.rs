@@ -231,7 +231,7 @@ impl<'s> Held<'s> {
             Locks::None => Held::Nothing,
             Locks::Engine => Held::Engine { _swap: state.gate.read().await },
             Locks::Charge => {
-                let one = state.charge_lock.lock().await;
+                let one = state.screen.charge_turn().await;
                 Held::Charge { _one: one, _swap: state.gate.read().await }
             }
             Locks::Turn { seen } => turn(state, seen).await?,
@@ -246,7 +246,7 @@ async fn turn(state: &AppState, seen: Option<u32>) -> AppResult<Held<'_>> {
     if seen.is_some_and(|s| s > MAX_SEEN_TENDERS) {
         return Err(AppError::InvalidInput(tr!(active(), "input-sale-view")));
     }
-    let one = state.charge_lock.try_lock().map_err(|_| AppError::TenderInFlight)?;
+    let one = state.screen.try_charge_turn().ok_or(AppError::TenderInFlight)?;
     // no settings swap (a new engine) under a tender in flight
     let swap = state.gate.read().await;
     let cart = state.cart_id();

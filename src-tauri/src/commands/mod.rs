@@ -69,9 +69,9 @@ pub(crate) fn cart_for_next_item(state: &AppState) -> AppResult<paydesk_ledger::
         SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => false,
     };
     let id = if finished {
-        match state.charge_lock.try_lock() {
-            Ok(_no_charge_running) => state.new_cart()?,
-            Err(_) => return Err(AppError::CartLocked),
+        match state.screen.try_charge_turn() {
+            Some(_no_charge_running) => state.new_cart()?,
+            None => return Err(AppError::CartLocked),
         }
     } else {
         id
@@ -142,7 +142,7 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
 pub async fn charge(state: State<'_, AppState>, payment_method: String, approval: Option<Approval>) -> AppResult<OutcomeView> {
     let pm = keyed_test_card(&state, &payment_method)?;
     let _pass = Operation::sell().run(&state, Locks::Charge).await?;
-    let current = lock(&state.checkout).clone();
+    let current = state.screen.checkout();
     if let Some(key) = current {
         let r = state.engine().status_of(&key)?;
         if r.outcome == CheckoutOutcome::Pending {
@@ -160,7 +160,7 @@ pub async fn charge(state: State<'_, AppState>, payment_method: String, approval
         Ok(r) => Some(r.checkout_key.clone()),
         Err(_) => open_checkout_key(&state, cart),
     };
-    *lock(&state.checkout) = key.clone();
+    state.screen.set_checkout(key.clone());
     match res {
         Ok(r) => outcome_of(&state, &r),
         Err(e) => {
@@ -200,7 +200,7 @@ pub async fn try_another_card(
     let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };
     let op = Operation::new(action, approval.as_ref()).approval_audited("try_another_card");
     let _pass = op.run(&state, Locks::Charge).await?;
-    let mut prev = lock(&state.checkout).clone().ok_or(AppError::NoCheckout)?;
+    let mut prev = state.screen.checkout().ok_or(AppError::NoCheckout)?;
     // The engine makes at most one new payment after a given one. If the payment on
     // screen already has a later one that ended (a call that failed after creating it
     // left the screen on the earlier one), continue from that later one: each step moves
@@ -211,14 +211,14 @@ pub async fn try_another_card(
             other => break other?,
         }
     };
-    *lock(&state.checkout) = Some(r.checkout_key.clone());
+    state.screen.set_checkout(Some(r.checkout_key.clone()));
     outcome_of(&state, &r)
 }
 
 /// The result of the checkout on screen (e.g. after a background update).
 #[tauri::command]
 pub fn current_checkout(state: State<'_, AppState>) -> AppResult<Option<OutcomeView>> {
-    let key = lock(&state.checkout).clone();
+    let key = state.screen.checkout();
     key.map(|k| outcome(&state, &k)).transpose()
 }
 
@@ -227,8 +227,8 @@ pub fn current_checkout(state: State<'_, AppState>) -> AppResult<Option<OutcomeV
 #[tauri::command]
 pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String>, approval: Option<Approval>) -> AppResult<CartView> {
     let reason = validate_reason(override_reason)?;
-    let _one_at_a_time = state.charge_lock.lock().await;
-    let current = lock(&state.checkout).clone().or_else(|| open_checkout_key(&state, state.cart_id()));
+    let _one_at_a_time = state.screen.charge_turn().await;
+    let current = state.screen.checkout().or_else(|| open_checkout_key(&state, state.cart_id()));
     if let Some(key) = current {
         let r = state.engine().status_of(&key)?;
         if r.outcome == CheckoutOutcome::Pending {
@@ -245,7 +245,7 @@ pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String
     if !cart.lines.is_empty() || cart.locked {
         state.new_cart()?;
     } else {
-        *lock(&state.checkout) = None;
+        state.screen.set_checkout(None);
     }
     cart_view(&state)
 }
@@ -387,7 +387,7 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         offline_currency: cur.code().to_ascii_uppercase(),
         offline_max_count: s.offline_max_count,
         offline_max_age_hours: s.offline_max_age_hours,
-        waiting: lock(&state.waiting).clone(),
+        waiting: state.connectivity.waiting(),
         key_storage: if state.secrets.in_keychain() { "keychain" } else { "file" },
         key_storage_note: state.secrets.note(),
     }

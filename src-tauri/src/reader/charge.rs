@@ -10,7 +10,7 @@ use crate::input::{validate_key, validate_reason};
 use crate::error::AppResult;
 use crate::ops::{Locks, Operation};
 use crate::sale::{parse_amount, Amount};
-use crate::state::{lock, AppState};
+use crate::state::AppState;
 
 /// Charges `amount` (as typed; everything open when empty) on `reader_id`, as the sale's
 /// next tender. Refused with `sale_changed` when the sale no longer has `seen_tenders`
@@ -37,7 +37,7 @@ pub async fn reader_charge(
     let cart = pass.cart().expect("a tender turn names its sale");
     crate::sale::discount::check_first_tender(&state, cart, approval.as_ref())?;
     let r = state.engine().charge_reader_tender(cart, amount, &reader.id, reason.as_deref()).await?;
-    *lock(&state.checkout) = Some(r.reader.checkout_key.clone());
+    state.screen.set_checkout(Some(r.reader.checkout_key.clone()));
     view_in(&state, &r.reader, cart)
 }
 

@@ -15,7 +15,7 @@ use crate::error::{AppError, AppResult};
 use crate::staff::gate::discount_above_limit;
 use crate::ops::{Authorized, Operation};
 use crate::staff::{Approval, Granted};
-use crate::state::{lock, AppState};
+use crate::state::AppState;
 
 pub use crate::state::screen::{Above, Approved};
 
@@ -63,7 +63,7 @@ fn approval_required() -> AppError {
 /// Records an approval that was needed for `above` (audit row) and keeps it for the sale.
 fn approved(state: &AppState, granted: Authorized, cart: CartId, above: Vec<Above>) -> AppResult<()> {
     granted.audit_approval(subject(cart, &above)).permit(state)?;
-    *lock(&state.discount_approved) = Approved { cart: Some(cart), above };
+    state.screen.set_approved(Approved { cart: Some(cart), above });
     Ok(())
 }
 
@@ -93,7 +93,7 @@ pub fn check_first_tender(state: &AppState, cart: CartId, approval: Option<&Appr
         return Ok(());
     }
     let above = above_limit(&c);
-    if above.is_empty() || *lock(&state.discount_approved) == (Approved { cart: Some(cart), above: above.clone() }) {
+    if above.is_empty() || state.screen.approved() == (Approved { cart: Some(cart), above: above.clone() }) {
         return Ok(());
     }
     match may_exceed(state, approval)? {
@@ -106,6 +106,6 @@ pub fn check_first_tender(state: &AppState, cart: CartId, approval: Option<&Appr
 /// kept for the sale as the cart now stands.
 pub fn remember(state: &AppState, granted: &Granted, cart: &Cart) {
     if granted.approver_id().is_some() {
-        *lock(&state.discount_approved) = Approved { cart: Some(cart.id), above: above_limit(cart) };
+        state.screen.set_approved(Approved { cart: Some(cart.id), above: above_limit(cart) });
     }
 }

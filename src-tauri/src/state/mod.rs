@@ -1,7 +1,10 @@
 //! What the app holds while it runs: the register engine (over the ledger in the
 //! data dir), the embedded mock PSP, the cart on screen and the checkout on screen.
 
+mod connectivity;
 pub mod screen;
+
+pub use connectivity::Connectivity;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -89,26 +92,14 @@ pub struct AppState {
     pub settings: Mutex<Settings>,
     /// Where the PSP key is kept: the OS keychain, or the 0600 file (design §12.6).
     pub secrets: SecretStore,
-    /// Why saved settings are not in use yet (shown in the status bar).
-    pub waiting: Mutex<Option<String>>,
+    /// Whether the PSP answers, and whether saved settings wait (the status bar).
+    pub connectivity: Connectivity,
     /// Every operation that may talk to the PSP holds this for reading; applying
     /// settings takes it for writing, so an engine is never swapped under a
     /// checkout, refund or background pass in flight.
     pub gate: tokio::sync::RwLock<()>,
-    /// The cart on screen.
-    pub cart: Mutex<CartId>,
-    /// The checkout key on screen (receipt, decline, unknown outcome).
-    pub checkout: Mutex<Option<String>>,
-    /// Serializes Charge presses: a second press waits and gets the same checkout.
-    pub charge_lock: tokio::sync::Mutex<()>,
-    /// Reachability as last observed (engine notifications and the background poll).
-    pub online: Mutex<Option<bool>>,
-    /// The PSP answers but refuses this register (wrong key, wrong URL, not a PSP):
-    /// reachable, yet nothing can be charged there until Settings are fixed.
-    pub psp_refusing: Mutex<Option<String>>,
-    pub last_sync_ms: Mutex<Option<i64>>,
-    /// The discounts above the cashier's limit a manager approved for the sale on screen.
-    pub discount_approved: Mutex<screen::Approved>,
+    /// The sale on screen: its cart, its checkout, the charge lock, approved discounts.
+    pub screen: screen::Screen,
     psp_seed: Option<u64>,
     /// Wrong-PIN locks kept on a monotonic clock too (staff/locks.rs, design §12.3).
     pub pin_locks: crate::pin_locks::Locks,
@@ -213,15 +204,9 @@ impl AppState {
             embedded,
             settings: Mutex::new(settings),
             secrets,
-            waiting: Mutex::new(None),
+            connectivity: Connectivity::default(),
             gate: tokio::sync::RwLock::new(()),
-            cart: Mutex::new(cart),
-            checkout: Mutex::new(None),
-            charge_lock: tokio::sync::Mutex::new(()),
-            online: Mutex::new(None),
-            psp_refusing: Mutex::new(None),
-            last_sync_ms: Mutex::new(None),
-            discount_approved: Mutex::new(Default::default()),
+            screen: screen::Screen::new(cart),
             psp_seed: opts.psp_seed,
             pin_locks: Default::default(),
         })
@@ -262,14 +247,14 @@ impl AppState {
         let engine_settings =
             |s: &Settings| Settings { fault_profile: String::new(), language: String::new(), idle_lock_s: 0, ..s.clone() };
         if engine_settings(&wanted) == engine_settings(&current.settings) {
-            *lock(&self.waiting) = None;
+            self.connectivity.set_waiting(None);
             return Applied::Unchanged;
         }
         let outcome = self.try_apply(&wanted, &current, wait).await;
-        *lock(&self.waiting) = match &outcome {
+        self.connectivity.set_waiting(match &outcome {
             Applied::Waiting(r) => Some(r.clone()),
             _ => None,
-        };
+        });
         outcome
     }
 
@@ -316,11 +301,10 @@ impl AppState {
                 // What the status bar says waits is over the moment the new settings are
                 // live: cleared first, so no status shows the new PSP in use and "waiting"
                 // together (apply_settings clears it again after; harmless).
-                *lock(&self.waiting) = None;
+                self.connectivity.set_waiting(None);
                 self.live.send_replace(Arc::new(live));
                 if psp_changes {
-                    *lock(&self.online) = None;
-                    *lock(&self.psp_refusing) = None;
+                    self.connectivity.forget();
                 }
                 Applied::Now
             }
@@ -336,46 +320,27 @@ impl AppState {
     }
 
     pub fn cart_id(&self) -> CartId {
-        *lock(&self.cart)
+        self.screen.cart_id()
     }
 
     /// A fresh empty cart for the next customer.
     pub fn new_cart(&self) -> AppResult<CartId> {
         let id = self.engine().carts().create(self.currency)?;
-        *lock(&self.cart) = id;
-        *lock(&self.checkout) = None;
+        self.screen.show_cart(id);
         Ok(id)
-    }
-
-    pub fn set_online(&self, online: bool) -> bool {
-        let mut o = lock(&self.online);
-        if online {
-            *lock(&self.last_sync_ms) = Some(now_ms());
-        }
-        let changed = *o != Some(online);
-        *o = Some(online);
-        changed
-    }
-
-    /// Records whether the PSP refuses this register; true when that changed.
-    pub fn set_psp_refusing(&self, why: Option<String>) -> bool {
-        let mut r = lock(&self.psp_refusing);
-        let changed = *r != why;
-        *r = why;
-        changed
     }
 
     pub fn status(&self) -> AppResult<StatusView> {
         let live = self.live();
         let st = live.engine.status()?;
         let settings = lock(&self.settings).clone();
-        let last_sync = match (st.last_sync_ms, *lock(&self.last_sync_ms)) {
+        let last_sync = match (st.last_sync_ms, self.connectivity.last_sync_ms()) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
         Ok(StatusView {
-            psp_online: lock(&self.online).or(st.psp_online),
-            psp_refusing: lock(&self.psp_refusing).clone(),
+            psp_online: self.connectivity.online().or(st.psp_online),
+            psp_refusing: self.connectivity.refusing(),
             psp_url: live.psp_url.clone(),
             psp_embedded: live.embedded,
             fault_profile: settings.fault_profile,
@@ -383,7 +348,7 @@ impl AppState {
             in_flight: st.in_flight,
             last_sync,
             data_dir: self.data_dir.display().to_string(),
-            settings_waiting: lock(&self.waiting).clone(),
+            settings_waiting: self.connectivity.waiting(),
         })
     }
 
