@@ -231,7 +231,7 @@ async fn background<R: Runtime>(app: AppHandle<R>) {
         let before = state.status().ok().map(|s| (s.pending_forward, s.in_flight));
         let changed = {
             // a pass never overlaps an engine swap
-            let _pass = state.gate.read().await;
+            let _pass = state.engines.no_swap().await;
             let engine = state.engine();
             if let Err(e) = engine.recover().await {
                 eprintln!("paydesk: recovery pass: {e}");

@@ -229,10 +229,10 @@ impl<'s> Held<'s> {
     async fn take(state: &'s AppState, locks: Locks) -> AppResult<Held<'s>> {
         Ok(match locks {
             Locks::None => Held::Nothing,
-            Locks::Engine => Held::Engine { _swap: state.gate.read().await },
+            Locks::Engine => Held::Engine { _swap: state.engines.no_swap().await },
             Locks::Charge => {
                 let one = state.screen.charge_turn().await;
-                Held::Charge { _one: one, _swap: state.gate.read().await }
+                Held::Charge { _one: one, _swap: state.engines.no_swap().await }
             }
             Locks::Turn { seen } => turn(state, seen).await?,
         })
@@ -248,7 +248,7 @@ async fn turn(state: &AppState, seen: Option<u32>) -> AppResult<Held<'_>> {
     }
     let one = state.screen.try_charge_turn().ok_or(AppError::TenderInFlight)?;
     // no settings swap (a new engine) under a tender in flight
-    let swap = state.gate.read().await;
+    let swap = state.engines.no_swap().await;
     let cart = state.cart_id();
     if let Some(seen) = seen {
         let now = paydesk_register::SaleView::of(&state.engine().carts().sale_now(cart)?).tenders.len();

@@ -86,7 +86,7 @@ async fn rows(state: &AppState, with_status: bool) -> AppResult<ReadersView> {
 /// `with_status` (Settings); without it (the card form) nothing is asked of the PSP.
 #[tauri::command]
 pub async fn reader_list(state: State<'_, AppState>, with_status: Option<bool>) -> AppResult<ReadersView> {
-    let _no_settings_swap = state.gate.read().await;
+    let _no_settings_swap = state.engines.no_swap().await;
     rows(&state, with_status.unwrap_or(true)).await
 }
 
