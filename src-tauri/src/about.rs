@@ -5,15 +5,8 @@ use serde::Serialize;
 use tauri::State;
 
 use crate::error::AppResult;
+pub use crate::config::{version_line, VERSION};
 use crate::state::{AppState, LEDGER_FILE};
-
-/// The app's version: the workspace's (`Cargo.toml`), also the package's.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// `paydesk --version`: the version and the ledger schema this build writes.
-pub fn version_line() -> String {
-    format!("paydesk {VERSION} (ledger schema {})", paydesk_ledger::SCHEMA_VERSION)
-}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct AboutView {

@@ -182,8 +182,7 @@ pub async fn pair_backoffice(
     approval: Option<crate::staff::Approval>,
 ) -> Result<BackOfficeView, AppError> {
     let action = paydesk_ledger::access::Action::Settings;
-    let granted = crate::staff::authorize(&app, action, approval.as_ref())?;
-    crate::staff::record_approval(&app, &granted, action, "backoffice_pairing")?;
+    crate::ops::Operation::new(action, approval.as_ref()).approval_audited("backoffice_pairing").permit(&app)?;
     if code.trim().is_empty() || code.len() > MAX_CODE_LEN {
         return Err(AppError::InvalidInput(tr!(active(), "input-pairing-code", max = MAX_CODE_LEN)));
     }

@@ -27,6 +27,15 @@ Options (each also an environment variable):
   -h, --help             this text
 ";
 
+
+/// The app's version: the workspace's (`Cargo.toml`), also the package's.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// `paydesk --version`: the version and the ledger schema this build writes.
+pub fn version_line() -> String {
+    format!("paydesk {VERSION} (ledger schema {})", paydesk_ledger::SCHEMA_VERSION)
+}
+
 /// Said on stderr when the PSP key is given as a flag: every user of the machine can
 /// read a process's arguments. Never the key itself.
 pub const PSP_KEY_IN_ARGV: &str = "paydesk: warning: --psp-key puts the PSP secret key in the process list, where every user \
@@ -100,7 +109,7 @@ impl Options {
                     return Err(0);
                 }
                 "-V" | "--version" => {
-                    println!("{}", crate::about::version_line());
+                    println!("{}", version_line());
                     return Err(0);
                 }
                 "--data-dir" => o.data_dir = Some(PathBuf::from(value("--data-dir")?)),

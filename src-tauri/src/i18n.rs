@@ -1,5 +1,7 @@
-//! The screen's language (design §13.3): which one is active, the commands that hand the
-//! UI its messages and switch the language, and [`t`]/[`tr!`] for Rust's own screen text.
+//! The screen's language (design §13.3): which one is active, what the UI needs to speak
+//! it, and [`t`]/[`tr!`] for Rust's own screen text. At the bottom of the app: errors and
+//! every layer above put their words through it (the commands that hand the UI its
+//! messages and switch the language are `commands/language.rs`).
 //!
 //! One language for the whole app at a time, so it is a process-wide value: error
 //! messages are put in words while they are serialized, where no app state is at hand.
@@ -9,10 +11,6 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use paydesk_i18n::Locale;
 use serde::Serialize;
-use tauri::State;
-
-use crate::error::{AppError, AppResult};
-use crate::state::{lock, AppState};
 
 pub use paydesk_i18n::{id, tr};
 
@@ -82,12 +80,9 @@ pub struct LanguageOption {
     pub name: &'static str,
 }
 
-/// The store's time zone; the locale's own while the ledger cannot be read.
-fn store_zone(state: &AppState) -> String {
-    state.engine().store().settings().map(|s| s.time_zone).unwrap_or_default()
-}
-
-fn view(chosen: String, time_zone: String) -> MessagesView {
+/// What the UI needs to speak the active language, with the choice saved in Settings and
+/// the store's time zone.
+pub fn messages_view(chosen: String, time_zone: String) -> MessagesView {
     let l = active();
     MessagesView {
         time_zone,
@@ -97,32 +92,6 @@ fn view(chosen: String, time_zone: String) -> MessagesView {
         languages: Locale::ALL.iter().map(|l| LanguageOption { code: l.code(), name: l.native_name() }).collect(),
         messages: paydesk_i18n::ui_patterns(l),
     }
-}
-
-#[tauri::command]
-pub fn get_messages(state: State<'_, AppState>) -> MessagesView {
-    view(lock(&state.settings).language.clone(), store_zone(&state))
-}
-
-/// Switches the screen's language at once and saves the choice with the settings.
-/// `lang`: "en", "ja", or "" to follow the store and the system again.
-#[tauri::command]
-pub fn set_language(state: State<'_, AppState>, lang: String) -> AppResult<MessagesView> {
-    let wanted = if lang.is_empty() {
-        None
-    } else {
-        let shown: String = lang.chars().take(16).collect();
-        let known = Locale::ALL.into_iter().find(|l| l.code() == lang);
-        Some(known.ok_or_else(|| AppError::InvalidInput(tr!(active(), "language-unknown", lang = shown)))?)
-    };
-    let mut settings = lock(&state.settings);
-    let mut new = settings.clone();
-    new.language = wanted.map(|l| l.code().to_string()).unwrap_or_default();
-    new.save(&state.data_dir, &state.secrets).map_err(|e| AppError::Internal(tr!(active(), "settings-not-saved", error = e.to_string())))?;
-    *settings = new;
-    let store = state.engine().store().settings().ok().map(|s| s.locale);
-    set_active(initial(&settings.language, store, |k| std::env::var(k).ok()));
-    Ok(view(settings.language.clone(), store_zone(&state)))
 }
 
 #[cfg(test)]

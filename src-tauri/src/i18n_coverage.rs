@@ -49,7 +49,7 @@ fn every_variant() -> Vec<AppError> {
         crate::sale::required_reason("x").expect_err("refused"),
         crate::catalog::validate_code("").expect_err("refused"),
         crate::catalog::validate_code("a b").expect_err("refused"),
-        crate::commands::validate_payment_method("visa").expect_err("refused"),
+        crate::input::validate_payment_method("visa").expect_err("refused"),
         crate::store::receipt::validate_cart(0).expect_err("refused"),
         crate::store::receipt::receipt_error(paydesk_ledger::Error::UnknownCart(7)),
         crate::store::print::validate_printer("bad_host!:9100").expect_err("refused"),

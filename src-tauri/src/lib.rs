@@ -7,6 +7,7 @@
 //! `tauri::test::mock_builder()` command tests.
 
 pub mod about;
+pub mod base;
 pub mod backoffice;
 pub mod catalog;
 pub mod commands;
@@ -14,9 +15,14 @@ pub mod config;
 pub mod contract;
 pub mod error;
 pub mod i18n;
+pub mod input;
 #[cfg(test)]
 mod i18n_coverage;
+#[cfg(test)]
+mod layers;
 pub mod money;
+pub mod pin_locks;
+pub mod ops;
 pub mod reader;
 pub mod sale;
 pub mod secrets;
@@ -27,6 +33,7 @@ pub mod state;
 pub mod store;
 pub mod views;
 pub mod window_size;
+pub mod wording;
 
 use std::time::Duration;
 
@@ -104,8 +111,8 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             commands::get_settings,
             commands::save_settings,
             about::about,
-            i18n::get_messages,
-            i18n::set_language,
+            commands::language::get_messages,
+            commands::language::set_language,
             backoffice::get_backoffice,
             backoffice::pair_backoffice,
             backoffice::restore::restore_backoffice,
@@ -198,7 +205,7 @@ fn forward_one<R: Runtime>(app: &AppHandle<R>, state: &AppState, n: &paydesk_reg
             emit_status(app);
         }
         views::Forward::Connectivity(online) => {
-            state.set_online(online);
+            state.connectivity.set_online(online);
             emit_status(app);
         }
         views::Forward::Nothing => {}
@@ -224,7 +231,7 @@ async fn background<R: Runtime>(app: AppHandle<R>) {
         let before = state.status().ok().map(|s| (s.pending_forward, s.in_flight));
         let changed = {
             // a pass never overlaps an engine swap
-            let _pass = state.gate.read().await;
+            let _pass = state.engines.no_swap().await;
             let engine = state.engine();
             if let Err(e) = engine.recover().await {
                 eprintln!("paydesk: recovery pass: {e}");
@@ -237,8 +244,8 @@ async fn background<R: Runtime>(app: AppHandle<R>) {
                 _ => None,
             };
             let online = polled.is_ok() || refusing.is_some();
-            let refusing_changed = state.set_psp_refusing(refusing);
-            state.set_online(online) || refusing_changed || online
+            let refusing_changed = state.connectivity.set_psp_refusing(refusing);
+            state.connectivity.set_online(online) || refusing_changed || online
         };
         let after = state.status().ok();
         let waiting_after = after.as_ref().and_then(|s| s.settings_waiting.clone());

@@ -13,6 +13,12 @@ use crate::error::{AppError, AppResult};
 use crate::i18n::{active, id, t, tr};
 use crate::secrets::SecretStore;
 
+
+/// Idle lock limits (settings.json `idle_lock_s`, design §12.9).
+pub const IDLE_LOCK_DEFAULT_S: u32 = 300;
+pub const IDLE_LOCK_MIN_S: u32 = 30;
+pub const IDLE_LOCK_MAX_S: u32 = 3600;
+
 /// Secret key of the embedded test PSP's merchant account.
 pub const EMBEDDED_KEY: &str = "sk_test_paydesk_embedded";
 
@@ -54,7 +60,7 @@ impl Default for Settings {
             // payment is forwarded with its key, which the PSP must still remember.
             offline_max_age_hours: 23,
             language: String::new(),
-            idle_lock_s: crate::staff::IDLE_LOCK_DEFAULT_S,
+            idle_lock_s: IDLE_LOCK_DEFAULT_S,
         }
     }
 }
@@ -211,7 +217,7 @@ impl Settings {
         if !s.language.is_empty() && paydesk_i18n::Locale::from_tag(&s.language).is_none() {
             return Err(format!("language {:?}: expected \"en\", \"ja\" or \"\" (automatic)", s.language.chars().take(16).collect::<String>()));
         }
-        let idle = crate::staff::IDLE_LOCK_MIN_S..=crate::staff::IDLE_LOCK_MAX_S;
+        let idle = IDLE_LOCK_MIN_S..=IDLE_LOCK_MAX_S;
         if !idle.contains(&s.idle_lock_s) {
             return Err(format!("idle_lock_s {}: expected {} to {} seconds", s.idle_lock_s, idle.start(), idle.end()));
         }

@@ -321,7 +321,7 @@ fn a_second_tender_press_is_refused_by_the_command() {
 
     // another tender running on this register: refused at once, not queued
     {
-        let _running = state.charge_lock.try_lock().expect("nothing runs");
+        let _running = state.screen.try_charge_turn().expect("nothing runs");
         let e = call(&w, "pay_cash", json!({ "tendered": "10", "seenTenders": 2 })).unwrap_err();
         assert_eq!(e["code"], "tender_in_flight", "{e}");
         let e = call(&w, "pay_card", json!({ "paymentMethod": "pm_card_visa", "seenTenders": 2 })).unwrap_err();

@@ -186,9 +186,9 @@ pub async fn restore_backoffice(
     approval: Option<crate::staff::Approval>,
 ) -> Result<RestoreView, AppError> {
     let action = paydesk_ledger::access::Action::Settings;
-    let granted = crate::staff::authorize(&app, action, approval.as_ref())?;
+    let op = crate::ops::Operation::new(action, approval.as_ref()).authorize(&app)?;
     let from = check_from(&from)?;
-    crate::staff::record_approval(&app, &granted, action, "backoffice_restore")?;
+    op.audit_approval("backoffice_restore").permit(&app)?;
     bo.restore_from(from).await
 }
 

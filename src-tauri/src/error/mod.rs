@@ -11,7 +11,10 @@ use crate::i18n::{active, id, t, tr};
 use crate::money;
 
 mod code;
+mod reader;
+pub mod shift;
 pub use code::ErrorCode;
+pub use reader::ReaderRefusal;
 
 #[derive(Debug)]
 pub enum AppError {
@@ -83,7 +86,7 @@ pub enum AppError {
     InvalidPaidInOut(String),
     NoZReport(i64),
     /// A card-reader command refused before anything was sent (issue #27).
-    Reader(crate::reader::ReaderRefusal),
+    Reader(ReaderRefusal),
 }
 
 /// An action's name in the active language ("a refund").
@@ -193,7 +196,7 @@ impl std::fmt::Display for AppError {
             AppError::WrongPin { attempts_left: Some(n) } => tr!(l, "error-wrong-pin-left", count = *n),
             AppError::WrongPin { attempts_left: None } => t(id!("error-wrong-pin")),
             AppError::StaffLocked { until_ms } => {
-                let minutes = ((until_ms - crate::state::now_ms()).max(0) + 59_999) / 60_000;
+                let minutes = ((until_ms - crate::base::now_ms()).max(0) + 59_999) / 60_000;
                 let minutes = minutes.max(1);
                 tr!(l, "error-staff-locked", minutes = minutes)
             }
@@ -296,12 +299,12 @@ impl From<EngineError> for AppError {
                     Attempted::Cancel => "cancel",
                     Attempted::Refund => "refund",
                 };
-                tr!(l, "error-wrong-state", attempted = done, state = crate::views::state_label(*state))
+                tr!(l, "error-wrong-state", attempted = done, state = crate::wording::state_label(*state))
             }
             EngineError::PreviousOutcomeUnknown { .. } => t(id!("error-previous-outcome-unknown")),
             EngineError::AlreadyPaid { .. } => t(id!("error-already-paid")),
             EngineError::LaterPaymentExists { state, .. } => {
-                tr!(l, "error-later-payment", state = crate::views::state_label(*state))
+                tr!(l, "error-later-payment", state = crate::wording::state_label(*state))
             }
             EngineError::OfflineRefused { reason, detail, .. } => {
                 tr!(l, "error-offline-refused", reason = reason.to_string(), detail = detail.clone())
@@ -310,7 +313,7 @@ impl From<EngineError> for AppError {
             EngineError::PspRejected(m) => tr!(l, "error-psp-rejected", detail = m.clone()),
             // The alarm's words by its code, in the screen's language; the engine's own
             // English detail stays in the log and the payment's timeline.
-            EngineError::Alarm { code, .. } => tr!(l, "error-alarm", detail = crate::views::alarm_words(*code)),
+            EngineError::Alarm { code, .. } => tr!(l, "error-alarm", detail = crate::wording::alarm_words(*code)),
             EngineError::Ledger(m) => tr!(l, "error-ledger", detail = m.to_string()),
             EngineError::TenderExceedsDue { open, currency, .. } => {
                 tr!(l, "error-tender-exceeds-due", amount = money::format(*open, currency.code()))
@@ -355,7 +358,7 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         L::NoOpenShift => AppError::NoOpenShift,
         L::ShiftAlreadyOpen { .. } => AppError::ShiftAlreadyOpen,
         L::ShiftHasOpenSale { cart_id } => AppError::ShiftHasOpenSale { cart: *cart_id },
-        L::ShiftRefused(r) => crate::shift::refusal(r),
+        L::ShiftRefused(r) => shift::refusal(r),
         // Only a session changed under a command (another sign-in between the gate and the
         // write) or a tampered call: refused input, said in the screen's words.
         L::NotTheOperator { .. } => AppError::InvalidInput(t(id!("error-not-the-operator"))),

@@ -32,7 +32,7 @@ fn staff_refusals_become_their_own_codes() {
     let v = serde_json::to_value(AppError::from(paydesk_ledger::Error::WrongPin { attempts_left: Some(3) })).unwrap();
     assert_eq!((v["code"].as_str(), v["attempts_left"].as_u64()), (Some("wrong_pin"), Some(3)));
     assert_eq!(v["message"], "Wrong PIN. 3 tries left before the lock.");
-    let until = crate::state::now_ms() + 5 * 60_000;
+    let until = crate::base::now_ms() + 5 * 60_000;
     let v = serde_json::to_value(AppError::from(paydesk_ledger::Error::StaffLocked { until_ms: until })).unwrap();
     assert_eq!(v["until_ms"], until);
     assert!(v["message"].as_str().unwrap().contains("5 min"), "{v}");

@@ -6,10 +6,11 @@ use paydesk_ledger::access::Action;
 use tauri::State;
 
 use super::{known_reader, view, view_in, ReaderView};
-use crate::commands::{validate_key, validate_reason};
+use crate::input::{validate_key, validate_reason};
 use crate::error::AppResult;
-use crate::sale::{begin, parse_amount, Amount};
-use crate::state::{lock, AppState};
+use crate::ops::{Locks, Operation};
+use crate::sale::{parse_amount, Amount};
+use crate::state::AppState;
 
 /// Charges `amount` (as typed; everything open when empty) on `reader_id`, as the sale's
 /// next tender. Refused with `sale_changed` when the sale no longer has `seen_tenders`
@@ -31,13 +32,13 @@ pub async fn reader_charge(
     let reader = known_reader(&state, &reader_id)?;
     let reason = validate_reason(override_reason)?;
     let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };
-    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
-    crate::staff::record_approval(&state, &granted, action, "reader_tender")?;
-    let turn = begin(&state, Some(seen_tenders)).await?;
-    crate::sale::discount::check_first_tender(&state, turn.cart, approval.as_ref())?;
-    let r = state.engine().charge_reader_tender(turn.cart, amount, &reader.id, reason.as_deref()).await?;
-    *lock(&state.checkout) = Some(r.reader.checkout_key.clone());
-    view_in(&state, &r.reader, turn.cart)
+    let op = Operation::new(action, approval.as_ref()).approval_audited("reader_tender");
+    let pass = op.run(&state, Locks::Turn { seen: Some(seen_tenders) }).await?;
+    let cart = pass.cart().expect("a tender turn names its sale");
+    crate::sale::discount::check_first_tender(&state, cart, approval.as_ref())?;
+    let r = state.engine().charge_reader_tender(cart, amount, &reader.id, reason.as_deref()).await?;
+    state.screen.set_checkout(Some(r.reader.checkout_key.clone()));
+    view_in(&state, &r.reader, cart)
 }
 
 /// "Try another card": the next card on the same intent, once the last one proved "not
@@ -49,9 +50,8 @@ pub async fn reader_try_again(
     approval: Option<crate::staff::Approval>,
 ) -> AppResult<ReaderView> {
     let key = validate_key(&checkout_key)?;
-    let granted = crate::staff::authorize(&state, Action::Sell, approval.as_ref())?;
-    crate::staff::record_approval(&state, &granted, Action::Sell, "reader_try_again")?;
-    let _turn = begin(&state, None).await?;
+    let op = Operation::new(Action::Sell, approval.as_ref()).approval_audited("reader_try_again");
+    let _pass = op.run(&state, Locks::Turn { seen: None }).await?;
     let r = state.engine().present_again(&key).await?;
     view(&state, &r)
 }

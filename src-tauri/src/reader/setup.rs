@@ -8,6 +8,7 @@ use tauri::State;
 
 use crate::error::{AppError, AppResult};
 use crate::i18n::{id, t};
+use crate::ops::{Locks, Operation};
 use crate::state::AppState;
 
 /// Longest registration code and label typed in Settings.
@@ -85,7 +86,7 @@ async fn rows(state: &AppState, with_status: bool) -> AppResult<ReadersView> {
 /// `with_status` (Settings); without it (the card form) nothing is asked of the PSP.
 #[tauri::command]
 pub async fn reader_list(state: State<'_, AppState>, with_status: Option<bool>) -> AppResult<ReadersView> {
-    let _no_settings_swap = state.gate.read().await;
+    let _no_settings_swap = state.engines.no_swap().await;
     rows(&state, with_status.unwrap_or(true)).await
 }
 
@@ -100,9 +101,8 @@ pub async fn reader_register(
 ) -> AppResult<ReadersView> {
     let code = text(&code, MAX_CODE_CHARS, "code")?;
     let label = text(&label, MAX_LABEL_CHARS, "label")?;
-    let granted = crate::staff::authorize(&state, Action::Settings, approval.as_ref())?;
-    crate::staff::record_approval(&state, &granted, Action::Settings, "reader_register")?;
-    let _no_settings_swap = state.gate.read().await;
+    let op = Operation::new(Action::Settings, approval.as_ref()).approval_audited("reader_register");
+    let _pass = op.run(&state, Locks::Engine).await?;
     let engine = state.engine();
     let location = match engine.readers()?.into_iter().find_map(|r| r.location) {
         Some(loc) => loc,

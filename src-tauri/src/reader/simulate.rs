@@ -6,15 +6,15 @@
 
 use std::time::Duration;
 
-use paydesk_ledger::access::Action;
 use paydesk_register::TestCard;
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
 use super::{view, ReaderRefusal, ReaderView};
-use crate::commands::validate_key;
+use crate::input::validate_key;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{id, t};
+use crate::ops::{Locks, Operation};
 use crate::state::AppState;
 
 /// How long the simulate call waits for the tap's result before answering.
@@ -50,9 +50,9 @@ fn test_mode_only(state: &AppState) -> AppResult<()> {
 #[tauri::command]
 pub async fn reader_simulate(state: State<'_, AppState>, checkout_key: String, customer: Customer) -> AppResult<ReaderView> {
     let key = validate_key(&checkout_key)?;
-    crate::staff::authorize(&state, Action::Sell, None)?;
+    let op = Operation::sell().authorize(&state)?;
     test_mode_only(&state)?;
-    let _no_settings_swap = state.gate.read().await;
+    let _pass = op.enter(&state, Locks::Engine).await?;
     let engine = state.engine();
     let reader = engine.reader_status(&key)?.reader_id;
     let card = match customer {
@@ -72,7 +72,7 @@ pub async fn reader_simulate(state: State<'_, AppState>, checkout_key: String, c
 /// Arms one reader fault of the embedded mock PSP for the next card handed to a reader.
 #[tauri::command]
 pub async fn reader_arm_fault(state: State<'_, AppState>, fault: NextFault) -> AppResult<String> {
-    crate::staff::authorize(&state, Action::Sell, None)?;
+    Operation::sell().permit(&state)?;
     test_mode_only(&state)?;
     let psp = match (state.embedded(), state.live().embedded) {
         (Some(e), true) => e,

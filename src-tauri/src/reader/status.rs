@@ -3,19 +3,18 @@
 //! It takes no tender turn, so "Cancel on reader" is never refused because of a check;
 //! the engine serializes the two per payment.
 
-use paydesk_ledger::access::Action;
 use tauri::State;
 
 use super::{view, ReaderView};
-use crate::commands::validate_key;
+use crate::input::validate_key;
 use crate::error::AppResult;
+use crate::ops::{Locks, Operation};
 use crate::state::AppState;
 
 #[tauri::command]
 pub async fn reader_check(state: State<'_, AppState>, checkout_key: String) -> AppResult<ReaderView> {
     let key = validate_key(&checkout_key)?;
-    crate::staff::authorize(&state, Action::Sell, None)?;
-    let _no_settings_swap = state.gate.read().await;
+    let _pass = Operation::sell().run(&state, Locks::Engine).await?;
     let r = state.engine().check_reader_status(&key).await?;
     view(&state, &r)
 }

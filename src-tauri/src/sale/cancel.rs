@@ -5,7 +5,8 @@ use paydesk_ledger::RefundState;
 use serde::Serialize;
 use tauri::State;
 
-use super::{begin, required_reason, screen};
+use super::{required_reason, screen};
+use crate::ops::{Locks, Operation};
 use crate::error::AppResult;
 use crate::staff::Approval;
 use paydesk_ledger::access::Action;
@@ -54,10 +55,10 @@ pub async fn cancel_sale(state: State<'_, AppState>, reason: String, approval: O
     let cart = state.cart_id();
     let settled = state.engine().carts().sale(cart)?.totals.settled_minor > 0;
     let action = if settled { Action::CancelSettledSale } else { Action::Sell };
-    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
-    crate::staff::record_approval(&state, &granted, action, &format!("cart:{cart}"))?;
-    let turn = begin(&state, None).await?;
-    let r = state.engine().cancel_sale(turn.cart, &reason).await?;
+    let op = Operation::new(action, approval.as_ref()).approval_audited(format!("cart:{cart}"));
+    let pass = op.run(&state, Locks::Turn { seen: None }).await?;
+    let cart = pass.cart().expect("a tender turn names its sale");
+    let r = state.engine().cancel_sale(cart, &reason).await?;
     let cur = r.sale.currency.clone();
     let mut lines: Vec<CancelLine> = r
         .refunds

@@ -7,8 +7,9 @@ use serde::Serialize;
 use paydesk_ledger::access::Action;
 use tauri::State;
 
-use super::{begin, parse_amount, screen};
-use crate::commands::{keyed_test_card, validate_reason};
+use super::{parse_amount, screen};
+use crate::ops::{Locks, Operation};
+use crate::input::{keyed_test_card, validate_reason};
 use crate::error::AppResult;
 use crate::i18n::{active, tr};
 use crate::money;
@@ -48,11 +49,11 @@ pub async fn pay_card(
     let reason = validate_reason(override_reason)?;
     // A reason is sent only to tender past a card whose outcome is unknown: a manager's call.
     let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };
-    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
-    crate::staff::record_approval(&state, &granted, action, "tender")?;
-    let turn = begin(&state, Some(seen_tenders)).await?;
-    super::discount::check_first_tender(&state, turn.cart, approval.as_ref())?;
-    let r = state.engine().charge_card_tender(turn.cart, amount, CheckoutOptions::card(pm), reason.as_deref()).await?;
+    let op = Operation::new(action, approval.as_ref()).approval_audited("tender");
+    let pass = op.run(&state, Locks::Turn { seen: Some(seen_tenders) }).await?;
+    let cart = pass.cart().expect("a tender turn names its sale");
+    super::discount::check_first_tender(&state, cart, approval.as_ref())?;
+    let r = state.engine().charge_card_tender(cart, amount, CheckoutOptions::card(pm), reason.as_deref()).await?;
     let c = &r.checkout;
     let sale = screen(&state, &r.sale);
     let shown = money::format(c.amount, &c.currency);

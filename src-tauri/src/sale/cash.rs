@@ -5,8 +5,9 @@ use serde::Serialize;
 use paydesk_ledger::access::Action;
 use tauri::State;
 
-use super::{begin, parse_amount, screen};
-use crate::commands::validate_reason;
+use super::{parse_amount, screen};
+use crate::ops::{Locks, Operation};
+use crate::input::validate_reason;
 use crate::error::AppResult;
 use crate::i18n::{active, tr};
 use crate::money;
@@ -42,11 +43,11 @@ pub async fn pay_cash(
     let reason = validate_reason(override_reason)?;
     // A reason is sent only to tender past a card whose outcome is unknown: a manager's call.
     let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };
-    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
-    crate::staff::record_approval(&state, &granted, action, "tender")?;
-    let turn = begin(&state, Some(seen_tenders)).await?;
-    super::discount::check_first_tender(&state, turn.cart, approval.as_ref())?;
-    let r = state.engine().pay_cash(turn.cart, tendered, reason.as_deref())?;
+    let op = Operation::new(action, approval.as_ref()).approval_audited("tender");
+    let pass = op.run(&state, Locks::Turn { seen: Some(seen_tenders) }).await?;
+    let cart = pass.cart().expect("a tender turn names its sale");
+    super::discount::check_first_tender(&state, cart, approval.as_ref())?;
+    let r = state.engine().pay_cash(cart, tendered, reason.as_deref())?;
     let cur = r.sale.currency.clone();
     let sale = screen(&state, &r.sale);
     let amount = r.tender.amount.amount_minor;

@@ -22,6 +22,6 @@ pub fn get_sale(state: State<'_, AppState>) -> AppResult<SaleScreen> {
 #[tauri::command]
 pub fn get_tender_day(state: State<'_, AppState>, since: Option<i64>) -> AppResult<TenderDayView> {
     let store = state.engine().store().settings()?;
-    let since = crate::commands::report_start(since, now_ms(), &store)?;
+    let since = crate::input::report_start(since, now_ms(), &store)?;
     Ok(TenderDayView::of(&state.engine().tender_day(since)?))
 }

@@ -9,29 +9,15 @@
 //! the approval holds for that sale while its discounts and their bases stay as approved.
 
 use paydesk_ledger::access::Action;
-use paydesk_ledger::tax::Discount;
 use paydesk_ledger::{Cart, CartId};
 
 use crate::error::{AppError, AppResult};
 use crate::staff::gate::discount_above_limit;
+use crate::ops::{Authorized, Operation};
 use crate::staff::{Approval, Granted};
-use crate::state::{lock, AppState};
+use crate::state::AppState;
 
-/// A discount above the cashier's limit on its base as it is now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Above {
-    /// The line's SKU, or "sale".
-    pub subject: String,
-    pub discount: Discount,
-    pub base: i64,
-}
-
-/// The discounts a manager approved for a sale, as they were then.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Approved {
-    cart: Option<CartId>,
-    above: Vec<Above>,
-}
+pub use crate::state::screen::{Above, Approved};
 
 /// The discounts of `cart` above the cashier's limit, on their bases now: a line's is
 /// its price × quantity, the sale's is the lines after their own discounts.
@@ -62,8 +48,8 @@ fn subject(cart: CartId, above: &[Above]) -> String {
 
 /// Who may go above the limit: the person signed in (a manager, or a store without
 /// staff), or the approver `approval` names (PIN checked now). `None`: only within it.
-fn may_exceed(state: &AppState, approval: Option<&Approval>) -> AppResult<Option<Granted>> {
-    match crate::staff::authorize(state, Action::DiscountAboveLimit, approval) {
+fn may_exceed(state: &AppState, approval: Option<&Approval>) -> AppResult<Option<Authorized>> {
+    match Operation::new(Action::DiscountAboveLimit, approval).authorize(state) {
         Ok(g) => Ok(Some(g)),
         Err(AppError::ApprovalRequired { .. }) => Ok(None),
         Err(e) => Err(e),
@@ -75,9 +61,9 @@ fn approval_required() -> AppError {
 }
 
 /// Records an approval that was needed for `above` (audit row) and keeps it for the sale.
-fn approved(state: &AppState, granted: &Granted, cart: CartId, above: Vec<Above>) -> AppResult<()> {
-    crate::staff::record_approval(state, granted, Action::DiscountAboveLimit, &subject(cart, &above))?;
-    *lock(&state.discount_approved) = Approved { cart: Some(cart), above };
+fn approved(state: &AppState, granted: Authorized, cart: CartId, above: Vec<Above>) -> AppResult<()> {
+    granted.audit_approval(subject(cart, &above)).permit(state)?;
+    state.screen.set_approved(Approved { cart: Some(cart), above });
     Ok(())
 }
 
@@ -92,7 +78,7 @@ pub fn set_quantity(state: &AppState, cart: CartId, sku: &str, quantity: i64, ap
         above.is_empty() || may.is_some()
     })?;
     let Some(c) = changed else { return Err(approval_required()) };
-    if let (Some(g), false) = (&may, above.is_empty()) {
+    if let (Some(g), false) = (may, above.is_empty()) {
         approved(state, g, cart, above)?;
     }
     Ok(c)
@@ -107,11 +93,11 @@ pub fn check_first_tender(state: &AppState, cart: CartId, approval: Option<&Appr
         return Ok(());
     }
     let above = above_limit(&c);
-    if above.is_empty() || *lock(&state.discount_approved) == (Approved { cart: Some(cart), above: above.clone() }) {
+    if above.is_empty() || state.screen.approved() == (Approved { cart: Some(cart), above: above.clone() }) {
         return Ok(());
     }
     match may_exceed(state, approval)? {
-        Some(g) => approved(state, &g, cart, above),
+        Some(g) => approved(state, g, cart, above),
         None => Err(approval_required()),
     }
 }
@@ -120,6 +106,6 @@ pub fn check_first_tender(state: &AppState, cart: CartId, approval: Option<&Appr
 /// kept for the sale as the cart now stands.
 pub fn remember(state: &AppState, granted: &Granted, cart: &Cart) {
     if granted.approver_id().is_some() {
-        *lock(&state.discount_approved) = Approved { cart: Some(cart.id), above: above_limit(cart) };
+        state.screen.set_approved(Approved { cart: Some(cart.id), above: above_limit(cart) });
     }
 }

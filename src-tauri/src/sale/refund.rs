@@ -14,6 +14,7 @@ use super::{parse_amount, required_reason, Amount};
 use crate::error::AppResult;
 use crate::i18n::{active, id, t, tr};
 use crate::money;
+use crate::ops::{Locks, Operation};
 use crate::staff::Approval;
 use crate::state::AppState;
 
@@ -39,15 +40,14 @@ pub async fn refund_sale(
     reason: String,
     approval: Option<Approval>,
 ) -> AppResult<SaleRefundResult> {
-    let cart = crate::store::receipt::validate_cart(cart)?;
+    let cart = crate::input::validate_cart(cart)?;
     let reason = required_reason(&reason)?;
     let minor = match amount.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(text) => Some(parse_amount(text, state.currency, Amount::Refund)?),
     };
-    let granted = crate::staff::authorize(&state, Action::Refund, approval.as_ref())?;
-    crate::staff::record_approval(&state, &granted, Action::Refund, &format!("cart:{cart}"))?;
-    let _no_settings_swap = state.gate.read().await;
+    let op = Operation::new(Action::Refund, approval.as_ref()).approval_audited(format!("cart:{cart}"));
+    let _pass = op.run(&state, Locks::Engine).await?;
     let r = state.engine().refund_sale(cart, minor, Some(&reason)).await?;
     let lines: Vec<CancelLine> = r
         .card_refunds

@@ -11,8 +11,8 @@
 //!
 //! This file holds what they share: who acts (the person signed in, and a manager's
 //! approval when their role needs one), how a count arrives, and the ledger's refusals
-//! in the screen's words ([`refusal`], which `error.rs` calls for every ledger error of
-//! this kind, whichever command met it).
+//! in the screen's words ([`refusal`], kept in `error/shift.rs`: the error conversion
+//! calls it for every ledger error of this kind, whichever command met it).
 
 pub mod audit;
 pub mod cash;
@@ -21,16 +21,11 @@ pub mod print;
 pub mod report;
 
 use paydesk_ledger::access::Action;
-use paydesk_ledger::ledger::shift::{
-    MAX_DRAWER_MINOR, MAX_PAID_IN_OUT_MINOR, MAX_PAID_IN_OUT_PER_SHIFT, MAX_PIECES_PER_DENOMINATION, REASON_MAX_CHARS,
-    REASON_MIN_CHARS,
-};
-use paydesk_ledger::{Actor, Currency, DenominationCount, ShiftRefusal};
+use paydesk_ledger::{Actor, DenominationCount};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
-use crate::i18n::{active, id, t, tr};
-use crate::money;
+use crate::i18n::{active, tr};
 use crate::state::AppState;
 pub use crate::staff::Approval;
 
@@ -58,7 +53,7 @@ pub fn count_of(lines: &[CountInput]) -> AppResult<Vec<DenominationCount>> {
 /// without staff there is nobody to act. The ledger checks the role table again inside
 /// the action's own transaction and writes both names in its audit row.
 pub fn actor(state: &AppState, action: Action, approval: Option<&Approval>) -> AppResult<Actor> {
-    let granted = crate::staff::authorize(state, action, approval)?;
+    let granted = crate::ops::Operation::new(action, approval).permit(state)?;
     let staff_id = granted.actor_id().ok_or(AppError::NotSignedIn)?;
     Ok(Actor { staff_id, approver_id: granted.approver_id() })
 }
@@ -67,58 +62,4 @@ pub fn actor(state: &AppState, action: Action, approval: Option<&Approval>) -> A
 /// engine's, read with the figures they name).
 pub use paydesk_register::usecases::StaffNames;
 
-/// The ledger's refusal of a drawer count, a paid in / out or a shift's first open in
-/// the screen's language (design §12.10), one message per rule and decided by the
-/// variant, never by the ledger's English: a count's as `invalid_count` and a paid in /
-/// out's as `invalid_paid_in_out` (the codes the Shift tab knows), the store's missing
-/// setup as `invalid_input`. Amounts are shown in the shift's currency.
-pub fn refusal(r: &ShiftRefusal) -> AppError {
-    use ShiftRefusal as R;
-    let l = active();
-    let shown = |minor: i64, c: Currency| money::format(minor, c.code());
-    match *r {
-        R::UnknownDenomination { currency, denomination_minor } => AppError::InvalidCount(tr!(
-            l,
-            "shift-refusal-unknown-denomination",
-            denomination = shown(denomination_minor, currency),
-            currency = currency.code().to_uppercase()
-        )),
-        R::CountedTwice { currency, denomination_minor } => {
-            AppError::InvalidCount(tr!(l, "shift-refusal-counted-twice", denomination = shown(denomination_minor, currency)))
-        }
-        R::PiecesOutOfRange { currency, denomination_minor, count } => AppError::InvalidCount(tr!(
-            l,
-            "shift-refusal-pieces",
-            denomination = shown(denomination_minor, currency),
-            count = count.to_string(),
-            max = MAX_PIECES_PER_DENOMINATION.to_string()
-        )),
-        R::CountAboveLimit { currency, total_minor } => AppError::InvalidCount(tr!(
-            l,
-            "shift-refusal-count-total",
-            total = shown(total_minor, currency),
-            max = shown(MAX_DRAWER_MINOR, currency)
-        )),
-        R::NoStoreCurrency => AppError::InvalidInput(t(id!("shift-refusal-no-currency"))),
-        R::PaidAmountOutOfRange { currency, .. } => AppError::InvalidPaidInOut(tr!(
-            l,
-            "shift-refusal-paid-amount",
-            min = shown(1, currency),
-            max = shown(MAX_PAID_IN_OUT_MINOR, currency)
-        )),
-        R::ReasonInvalid => AppError::InvalidPaidInOut(tr!(
-            l,
-            "shift-refusal-reason",
-            min = REASON_MIN_CHARS.to_string(),
-            max = REASON_MAX_CHARS.to_string()
-        )),
-        R::TooManyPaidInOut => {
-            AppError::InvalidPaidInOut(tr!(l, "shift-refusal-too-many", max = MAX_PAID_IN_OUT_PER_SHIFT.to_string()))
-        }
-        // Not what the drawer should hold: that figure is the blind close's (§12.10), and
-        // the X report, which shows it, is audited; a refused paid out is not.
-        R::PaidOutAboveDrawer { currency, amount_minor, .. } => {
-            AppError::InvalidPaidInOut(tr!(l, "shift-refusal-above-drawer", amount = shown(amount_minor, currency)))
-        }
-    }
-}
+pub use crate::error::shift::refusal;

@@ -1,12 +1,11 @@
 //! Staff at the register (design §12.9): who is signed in, the sign-in screen's commands
-//! and the one gate every command that needs a role goes through.
+//! and the check in front of every command (the role check itself is `ops.rs`).
 //!
 //! | file         | what it holds                                                         |
 //! |--------------|-----------------------------------------------------------------------|
 //! | `session.rs` | the sign-in screen: staff list, sign in, lock, whoami, PIN change, first owner |
-//! | `gate.rs`    | [`gate::authorize`]: the role table for a command, with an inline approval |
+//! | `gate.rs`    | [`gate::Granted`] (who acts, who approved) and the cashier's discount limit |
 //! | `guard.rs`   | [`guard::check`]: in front of every command, a session and the idle lock |
-//! | `locks.rs`   | [`locks::Locks`]: wrong-PIN locks kept on a monotonic clock as well    |
 //!
 //! The ledger holds the session (`register_session`), so "who did it" is decided in the
 //! same transaction as the money row; this module only asks the ledger and puts its
@@ -14,7 +13,6 @@
 
 pub mod gate;
 pub mod guard;
-pub mod locks;
 pub mod session;
 
 use paydesk_ledger::access::pin::Pin;
@@ -24,12 +22,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
 
-pub use gate::{authorize, record_approval, Granted};
+pub use gate::Granted;
 
-/// Idle lock limits (settings.json `idle_lock_s`).
-pub const IDLE_LOCK_DEFAULT_S: u32 = 300;
-pub const IDLE_LOCK_MIN_S: u32 = 30;
-pub const IDLE_LOCK_MAX_S: u32 = 3600;
+/// Idle lock limits (settings.json `idle_lock_s`), kept with the settings.
+pub use crate::settings::{IDLE_LOCK_DEFAULT_S, IDLE_LOCK_MAX_S, IDLE_LOCK_MIN_S};
 
 /// A staff member as the screen shows them: never the PIN hash.
 #[derive(Debug, Clone, PartialEq, Serialize)]

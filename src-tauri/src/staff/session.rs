@@ -6,7 +6,7 @@ use serde::Serialize;
 use tauri::State;
 
 use super::guard::Idle;
-use super::locks::Counter;
+use crate::pin_locks::Counter;
 use super::{check_name, parse_pin, StaffView};
 use crate::error::{AppError, AppResult};
 use crate::i18n::{id, t};

@@ -16,6 +16,7 @@ use crate::catalog::class_name;
 use crate::error::{AppError, AppResult, ErrorCode, Problem};
 use crate::i18n::{active, tr};
 use crate::money;
+use crate::ops::Operation;
 use crate::state::AppState;
 
 /// Where an export is written, in the data folder.
@@ -132,7 +133,7 @@ pub fn item_of(f: &ItemForm, currency: paydesk_ledger::Currency) -> Result<Catal
 /// Adds or changes one item (by SKU). Problems come back per field, nothing is written.
 #[tauri::command]
 pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Approval>) -> AppResult<CatalogRow> {
-    let granted = crate::staff::authorize(&state, Action::CatalogEdit, approval.as_ref())?;
+    let op = Operation::new(Action::CatalogEdit, approval.as_ref()).authorize(&state)?;
     let engine = state.engine();
     let store = engine.store().settings()?;
     let it = item_of(&item, store.currency).map_err(|problems| AppError::Rejected {
@@ -144,7 +145,7 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
     if engine.catalog().is_published(&it.sku)? {
         return Err(AppError::ManagedByBackOffice(crate::error::Managed::Item(it.sku)));
     }
-    crate::staff::record_approval(&state, &granted, Action::CatalogEdit, &format!("product:{}", it.sku))?;
+    let granted = op.audit_approval(format!("product:{}", it.sku)).permit(&state)?;
     let refused = |f: &str, m: String| AppError::Rejected {
         code: ErrorCode::InvalidItem,
         message: tr!(active(), "catalog-item-not-saved", count = 1),
@@ -173,14 +174,14 @@ pub struct ImportResult {
 /// nothing: any problem lists every bad line and field and writes nothing.
 #[tauri::command]
 pub fn import_catalog(state: State<'_, AppState>, csv: String, approval: Option<Approval>) -> AppResult<ImportResult> {
-    let granted = crate::staff::authorize(&state, Action::CatalogEdit, approval.as_ref())?;
+    let op = Operation::new(Action::CatalogEdit, approval.as_ref()).authorize(&state)?;
     if csv.len() > MAX_CSV_BYTES {
         return Err(AppError::InvalidInput(tr!(active(), "input-csv-too-large", bytes = csv.len(), mb = MAX_CSV_BYTES / (1024 * 1024))));
     }
     if csv.trim().is_empty() {
         return Err(AppError::InvalidInput(tr!(active(), "input-csv-empty")));
     }
-    crate::staff::record_approval(&state, &granted, Action::CatalogEdit, "catalog:import")?;
+    let granted = op.audit_approval("catalog:import").permit(&state)?;
     let res = state.engine().catalog().import_csv(csv.as_bytes(), granted.actor_id())?;
     match res {
         Ok(r) => Ok({

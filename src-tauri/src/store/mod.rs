@@ -17,28 +17,10 @@ use paydesk_ledger::{Currency, Money};
 
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
-use crate::money;
+pub use crate::wording::{discount_label, rate_label};
 
 /// Longest discount value typed ("12.5", "1,000").
 const MAX_DISCOUNT_CHARS: usize = 16;
-
-/// "8%", "10%", "12.5%" from basis points.
-pub fn rate_label(basis_points: u32) -> String {
-    let (whole, frac) = (basis_points / 100, basis_points % 100);
-    match frac {
-        0 => format!("{whole}%"),
-        f if f % 10 == 0 => format!("{whole}.{}%", f / 10),
-        f => format!("{whole}.{f:02}%"),
-    }
-}
-
-/// How a discount was given: "10%" or "−¥50".
-pub fn discount_label(d: Discount, currency: &str) -> String {
-    match d {
-        Discount::Percent { basis_points } => rate_label(basis_points),
-        Discount::Amount { amount } => money::format(amount, currency),
-    }
-}
 
 /// A discount as typed; `Ok(None)` removes it (an empty value or zero).
 pub fn parse_discount(form: &cart::DiscountForm, currency: Currency) -> AppResult<Option<Discount>> {

@@ -19,6 +19,7 @@ use crate::i18n::{active, id, t, tr};
 
 use super::receipt::{printable, receipt_build_error, receipt_error, validate_cart};
 use crate::error::{AppError, AppResult};
+use crate::ops::Operation;
 use crate::state::AppState;
 
 /// One print at a time: two presses must not both be "the first print".
@@ -89,8 +90,7 @@ pub fn save_printer(
         }
     }
     let action = paydesk_ledger::access::Action::Settings;
-    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
-    crate::staff::record_approval(&state, &granted, action, "printer")?;
+    let granted = Operation::new(action, approval.as_ref()).approval_audited("printer").permit(&state)?;
     let cfg = PrinterConfig { printer: target.map(|t| t.to_string()).unwrap_or_default() };
     // Where receipts (and the drawer kick) go is the owner's to answer for: who changed
     // it, from what to what, in the audit chain (an unreadable old file is "unknown").

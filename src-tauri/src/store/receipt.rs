@@ -4,10 +4,10 @@
 //! become markup.
 
 use paydesk_ledger::receipt::{build_receipt, render_text, Paper, Receipt, SaleData, MAX_TEXT_CHARS};
-use paydesk_ledger::CartId;
 use serde::Serialize;
 use tauri::State;
 
+pub use crate::input::validate_cart;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::state::AppState;
@@ -23,13 +23,6 @@ pub struct ReceiptView {
     pub next_print_reprint: bool,
     /// Prints so far (any outcome).
     pub prints: usize,
-}
-
-pub fn validate_cart(cart: i64) -> AppResult<CartId> {
-    if cart <= 0 {
-        return Err(AppError::InvalidInput(tr!(active(), "input-sale-number")));
-    }
-    Ok(CartId(cart))
 }
 
 /// The sale's data as paper takes it: a catalog name may have up to 120 characters,

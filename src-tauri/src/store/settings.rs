@@ -12,6 +12,7 @@ use tauri::State;
 use super::print::PrinterConfig;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
+use crate::ops::Operation;
 use crate::state::AppState;
 
 #[derive(Debug, Serialize)]
@@ -119,7 +120,7 @@ pub fn apply_form(current: &StoreSettings, f: &StoreForm) -> AppResult<StoreSett
 #[tauri::command]
 pub fn save_store(state: State<'_, AppState>, store: StoreForm, approval: Option<crate::staff::Approval>) -> AppResult<StoreView> {
     let action = paydesk_ledger::access::Action::Settings;
-    let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
+    let op = Operation::new(action, approval.as_ref()).authorize(&state)?;
     let engine = state.engine();
     let current = engine.store().settings()?;
     let new = apply_form(&current, &store)?;
@@ -127,7 +128,7 @@ pub fn save_store(state: State<'_, AppState>, store: StoreForm, approval: Option
     if !new.same_tax_setup(&current) && engine.store().tax_published_version()?.is_some() {
         return Err(AppError::ManagedByBackOffice(crate::error::Managed::Tax));
     }
-    crate::staff::record_approval(&state, &granted, action, "store_settings")?;
+    let granted = op.audit_approval("store_settings").permit(&state)?;
     let saved = engine.store().set(new, granted.actor_id())?;
     let tax = engine.store().tax_published_version()?;
     Ok(view(&saved, PrinterConfig::load(&state.data_dir)?.printer, tax.is_some()))

@@ -15,7 +15,7 @@
 
 use mock_psp::api::TestPaymentMethod;
 use paydesk_ledger::PaymentState;
-use paydesk_register::{AlarmCode, AttemptKind};
+use paydesk_register::AttemptKind;
 
 use crate::i18n::{id, t};
 
@@ -59,36 +59,20 @@ wire_enum! {
     }
 }
 
+mod cart;
 mod outcome;
 mod payments;
 mod progress;
 mod report;
 mod sale;
 
+pub use cart::{CartLine, CartView, RateLine};
 pub use outcome::{reason_with_detail, reason_words, OutcomeKind, OutcomeView, Receipt};
 pub use payments::{timeline, PaymentDetail, PaymentHead, PaymentRow, RefundRow, TimelineView};
 pub use progress::{forward, Forward, PaymentUpdate, ProgressKind, ProgressView};
 pub use report::{report, ReportInput, ReportView, Sale};
+pub use crate::wording::{alarm_words, state_label};
 pub use sale::{quick_cash, QuickCash, SaleScreen, TenderDayView, TenderRow};
-
-/// A payment state in the cashier's words, in the screen's language (design §13).
-pub fn state_label(state: PaymentState) -> String {
-    t(match state {
-        PaymentState::Created => id!("state-created"),
-        PaymentState::QueuedOffline => id!("state-queued-offline"),
-        PaymentState::Authorizing => id!("state-authorizing"),
-        PaymentState::Authorized => id!("state-authorized"),
-        PaymentState::Capturing => id!("state-capturing"),
-        PaymentState::Captured => id!("state-captured"),
-        // Declined, or refused before it ran (wrong key): either way never charged.
-        PaymentState::Failed => id!("state-failed"),
-        PaymentState::Canceled => id!("state-canceled"),
-        PaymentState::Refunding => id!("state-refunding"),
-        PaymentState::PartiallyRefunded => id!("state-partially-refunded"),
-        PaymentState::Refunded => id!("state-refunded"),
-        PaymentState::OnReader => id!("state-on-reader"),
-    })
-}
 
 /// The tone a state is shown in (`ok` | `warn` | `bad` | `info`, the UI's CSS classes):
 /// money in the till is ok, anything still moving is warn, nothing charged is bad,
@@ -155,24 +139,6 @@ fn parse_state(text: &str) -> Option<PaymentState> {
     text.parse().ok()
 }
 
-/// An alarm in the cashier's words and the screen's language, by its code (the
-/// engine's English detail is for the log).
-pub fn alarm_words(code: AlarmCode) -> String {
-    t(match code {
-        AlarmCode::DeclinedAfterForwarding => id!("alarm-declined-after-forwarding"),
-        AlarmCode::SaleBalanceReopened => id!("alarm-sale-balance-reopened"),
-        AlarmCode::ExistsWithDifferent => id!("alarm-exists-with-different"),
-        AlarmCode::AmountMismatch => id!("alarm-amount-mismatch"),
-        AlarmCode::NeedsAttention => id!("alarm-needs-attention"),
-        AlarmCode::RefundNotMade => id!("alarm-refund-not-made"),
-        AlarmCode::OfflinePaymentNotCollected => id!("alarm-offline-payment-not-collected"),
-        AlarmCode::PspAuth => id!("alarm-psp-auth"),
-        AlarmCode::PspConfig => id!("alarm-psp-config"),
-        AlarmCode::IdempotencyError => id!("alarm-idempotency-error"),
-        AlarmCode::NotAPsp => id!("alarm-not-a-psp"),
-    })
-}
-
 /// A keyed payment's card, by the test payment method its token names (the mock PSP's
 /// list); a token outside the list is shown as the ledger holds it, shortened.
 fn card_label(pm: Option<&str>) -> String {
@@ -189,6 +155,7 @@ fn card_label(pm: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use paydesk_register::AlarmCode;
 
     /// Every state has its own words and a tone the UI styles, and its stored
     /// form parses back (what `parse_state` relies on).

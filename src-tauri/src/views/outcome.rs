@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{attempt_words, card_label};
 use crate::i18n::{active, id, t, tr};
-use crate::store::cart::{CartLine, CartView};
+use super::{CartLine, CartView};
 use crate::money;
 
 #[derive(Debug, Clone, Serialize)]

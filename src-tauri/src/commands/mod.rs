@@ -1,6 +1,8 @@
 //! The Tauri commands: each validates its input, then makes one call into the
 //! register engine (or the ledger through it). Business rules live in the engine.
 
+pub mod language;
+
 use paydesk_ledger::{CheckoutOptions, Money, RefundState};
 use paydesk_register::CheckoutOutcome;
 use serde::Serialize;
@@ -13,60 +15,13 @@ use crate::error::{AppError, AppResult};
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::settings::{Settings, SettingsForm};
-use crate::staff::{self, Approval};
+use crate::ops::{Locks, Operation};
+use crate::staff::Approval;
 use paydesk_ledger::access::Action;
 use crate::state::{lock, now_ms, AppState, Applied, StatusView};
 use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
 
-// ---------------------------------------------------------------- validation
-
-/// A keyed test token, only in test mode (issue #27): the UI hides the drop-down outside
-/// it; this is what enforces it, before the token is even looked at.
-pub(crate) fn keyed_test_card(state: &AppState, pm: &str) -> AppResult<String> {
-    if !crate::reader::test_mode(state) {
-        return Err(AppError::Reader(crate::reader::ReaderRefusal::KeyedCardNotTestMode));
-    }
-    validate_payment_method(pm)
-}
-
-/// Stripe test payment-method tokens: `pm_card_…`, letters, digits, underscores.
-pub(crate) fn validate_payment_method(pm: &str) -> AppResult<String> {
-    let ok = pm.len() <= 64
-        && pm.starts_with("pm_card_")
-        && pm.len() > "pm_card_".len()
-        && pm.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
-        Ok(pm.to_string())
-    } else {
-        Err(AppError::InvalidInput(tr!(active(), "input-pick-card")))
-    }
-}
-
-/// A checkout key as the UI got it from us: a UUID (36 characters).
-pub(crate) fn validate_key(key: &str) -> AppResult<String> {
-    let ok = key.len() == 36
-        && key.chars().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => c == '-',
-            _ => c.is_ascii_hexdigit(),
-        });
-    if ok {
-        Ok(key.to_string())
-    } else {
-        Err(AppError::InvalidInput(tr!(active(), "input-payment-ref")))
-    }
-}
-
-/// An override reason: 3–200 printable characters, kept in the audit log.
-pub(crate) fn validate_reason(reason: Option<String>) -> AppResult<Option<String>> {
-    match reason.map(|r| r.trim().to_string()) {
-        None => Ok(None),
-        Some(r) if r.is_empty() => Ok(None),
-        Some(r) if r.chars().count() < 3 || r.chars().count() > 200 || r.chars().any(char::is_control) => Err(
-            AppError::InvalidInput(tr!(active(), "input-reason")),
-        ),
-        Some(r) => Ok(Some(r)),
-    }
-}
+pub(crate) use crate::input::{keyed_test_card, report_start, validate_key, validate_reason};
 
 // ---------------------------------------------------------------- catalog and cart
 
@@ -78,7 +33,7 @@ pub fn get_catalog(state: State<'_, AppState>) -> AppResult<Vec<Item>> {
 }
 
 fn cart_view(state: &AppState) -> AppResult<CartView> {
-    state.cart_view()
+    crate::store::cart::cart_view(state)
 }
 
 #[tauri::command]
@@ -93,7 +48,7 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
     let sku = state.sku_for(&code)?.ok_or_else(|| AppError::UnknownItem(code.clone()))?;
     let id = cart_for_next_item(&state)?;
     let cart = state.engine().carts().add(id, &sku, 1)?;
-    state.view_of(&cart)
+    crate::store::cart::view_of(&state, &cart)
 }
 
 /// The cart an item scanned now goes into (design §8.11).
@@ -114,9 +69,9 @@ pub(crate) fn cart_for_next_item(state: &AppState) -> AppResult<paydesk_ledger::
         SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => false,
     };
     let id = if finished {
-        match state.charge_lock.try_lock() {
-            Ok(_no_charge_running) => state.new_cart()?,
-            Err(_) => return Err(AppError::CartLocked),
+        match state.screen.try_charge_turn() {
+            Some(_no_charge_running) => state.new_cart()?,
+            None => return Err(AppError::CartLocked),
         }
     } else {
         id
@@ -144,7 +99,7 @@ pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32, appr
         None => (state.sku_for(&sku)?.ok_or_else(|| AppError::UnknownItem(sku.clone()))?, cart_for_next_item(&state)?),
     };
     let cart = crate::sale::discount::set_quantity(&state, id, &sku, i64::from(quantity), approval.as_ref())?;
-    state.view_of(&cart)
+    crate::store::cart::view_of(&state, &cart)
 }
 
 /// Empties the cart on screen (only while no payment holds it).
@@ -176,7 +131,7 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
         .by_key_now(&r.checkout_key)?
         .ok_or_else(|| AppError::Internal(tr!(active(), "internal-payment-missing")))?;
     let cart_id = payment.cart_id.unwrap_or_else(|| state.cart_id());
-    let cart = state.view_of(&state.engine().carts().cart_now(cart_id)?)?;
+    let cart = crate::store::cart::view_of(state, &state.engine().carts().cart_now(cart_id)?)?;
     Ok(OutcomeView::build(r, &payment, cart))
 }
 
@@ -186,10 +141,8 @@ fn outcome_of(state: &AppState, r: &paydesk_register::CheckoutReport) -> AppResu
 #[tauri::command]
 pub async fn charge(state: State<'_, AppState>, payment_method: String, approval: Option<Approval>) -> AppResult<OutcomeView> {
     let pm = keyed_test_card(&state, &payment_method)?;
-    staff::authorize(&state, Action::Sell, None)?;
-    let _one_at_a_time = state.charge_lock.lock().await;
-    let _no_settings_swap = state.gate.read().await;
-    let current = lock(&state.checkout).clone();
+    let _pass = Operation::sell().run(&state, Locks::Charge).await?;
+    let current = state.screen.checkout();
     if let Some(key) = current {
         let r = state.engine().status_of(&key)?;
         if r.outcome == CheckoutOutcome::Pending {
@@ -207,7 +160,7 @@ pub async fn charge(state: State<'_, AppState>, payment_method: String, approval
         Ok(r) => Some(r.checkout_key.clone()),
         Err(_) => open_checkout_key(&state, cart),
     };
-    *lock(&state.checkout) = key.clone();
+    state.screen.set_checkout(key.clone());
     match res {
         Ok(r) => outcome_of(&state, &r),
         Err(e) => {
@@ -245,11 +198,9 @@ pub async fn try_another_card(
     let reason = validate_reason(override_reason)?;
     // A reason is sent only to go past an unknown outcome: that is a manager's call.
     let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };
-    let granted = staff::authorize(&state, action, approval.as_ref())?;
-    staff::record_approval(&state, &granted, action, "try_another_card")?;
-    let _one_at_a_time = state.charge_lock.lock().await;
-    let _no_settings_swap = state.gate.read().await;
-    let mut prev = lock(&state.checkout).clone().ok_or(AppError::NoCheckout)?;
+    let op = Operation::new(action, approval.as_ref()).approval_audited("try_another_card");
+    let _pass = op.run(&state, Locks::Charge).await?;
+    let mut prev = state.screen.checkout().ok_or(AppError::NoCheckout)?;
     // The engine makes at most one new payment after a given one. If the payment on
     // screen already has a later one that ended (a call that failed after creating it
     // left the screen on the earlier one), continue from that later one: each step moves
@@ -260,14 +211,14 @@ pub async fn try_another_card(
             other => break other?,
         }
     };
-    *lock(&state.checkout) = Some(r.checkout_key.clone());
+    state.screen.set_checkout(Some(r.checkout_key.clone()));
     outcome_of(&state, &r)
 }
 
 /// The result of the checkout on screen (e.g. after a background update).
 #[tauri::command]
 pub fn current_checkout(state: State<'_, AppState>) -> AppResult<Option<OutcomeView>> {
-    let key = lock(&state.checkout).clone();
+    let key = state.screen.checkout();
     key.map(|k| outcome(&state, &k)).transpose()
 }
 
@@ -276,30 +227,25 @@ pub fn current_checkout(state: State<'_, AppState>) -> AppResult<Option<OutcomeV
 #[tauri::command]
 pub async fn new_sale(state: State<'_, AppState>, override_reason: Option<String>, approval: Option<Approval>) -> AppResult<CartView> {
     let reason = validate_reason(override_reason)?;
-    let _one_at_a_time = state.charge_lock.lock().await;
-    let current = lock(&state.checkout).clone().or_else(|| open_checkout_key(&state, state.cart_id()));
+    let _one_at_a_time = state.screen.charge_turn().await;
+    let current = state.screen.checkout().or_else(|| open_checkout_key(&state, state.cart_id()));
     if let Some(key) = current {
         let r = state.engine().status_of(&key)?;
         if r.outcome == CheckoutOutcome::Pending {
             let Some(reason) = reason else {
                 return Err(paydesk_register::EngineError::PreviousOutcomeUnknown { key, state: r.state }.into());
             };
-            let granted = staff::authorize(&state, Action::OverrideUnknownOutcome, approval.as_ref())?;
             let detail = format!("left checkout {key} ({}) for a new sale", r.state);
-            let input = paydesk_ledger::AuditInput {
-                actor_id: granted.actor_id(),
-                approver_id: granted.approver_id(),
-                reason: Some(reason),
-                ..paydesk_ledger::AuditInput::new("new_sale_override", &detail)
-            };
-            state.engine().audit().record(&input)?;
+            // The charge lock is held already: the outcome above is read under it.
+            let op = Operation::new(Action::OverrideUnknownOutcome, approval.as_ref());
+            op.audited("new_sale_override", detail, Some(reason)).permit(&state)?;
         }
     }
     let cart = cart_view(&state)?;
     if !cart.lines.is_empty() || cart.locked {
         state.new_cart()?;
     } else {
-        *lock(&state.checkout) = None;
+        state.screen.set_checkout(None);
     }
     cart_view(&state)
 }
@@ -351,8 +297,8 @@ pub async fn refund(
     };
     // The approver is checked here (PIN, lockout) and again by the ledger's role table
     // in the refund's own transaction, whose audit row names both people.
-    let granted = staff::authorize(&state, Action::Refund, approval.as_ref())?;
-    let _no_settings_swap = state.gate.read().await;
+    let pass = Operation::new(Action::Refund, approval.as_ref()).run(&state, Locks::Engine).await?;
+    let granted = &pass.granted;
     let r = state
         .engine()
         .refund_approved(&key, minor, Some("requested_by_customer"), granted.approver_id())
@@ -389,15 +335,6 @@ pub fn get_report(state: State<'_, AppState>, since: Option<i64>) -> AppResult<R
         store: &store,
         currency: state.currency.code(),
     }))
-}
-
-/// `since` as asked (checked), or the start of the store's day that contains `now`.
-pub(crate) fn report_start(since: Option<i64>, now: i64, store: &paydesk_ledger::StoreSettings) -> AppResult<i64> {
-    match since {
-        Some(since) if (0..=now + 86_400_000).contains(&since) => Ok(since),
-        Some(_) => Err(AppError::InvalidInput(tr!(active(), "input-report-start"))),
-        None => Ok(paydesk_ledger::store_day_start(now, store)),
-    }
 }
 
 // ---------------------------------------------------------------- settings
@@ -450,7 +387,7 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         offline_currency: cur.code().to_ascii_uppercase(),
         offline_max_count: s.offline_max_count,
         offline_max_age_hours: s.offline_max_age_hours,
-        waiting: lock(&state.waiting).clone(),
+        waiting: state.connectivity.waiting(),
         key_storage: if state.secrets.in_keychain() { "keychain" } else { "file" },
         key_storage_note: state.secrets.note(),
     }
@@ -474,7 +411,7 @@ const SAVE_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 /// background pass applies them later; the reply and the status bar say which.
 #[tauri::command]
 pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, approval: Option<Approval>) -> AppResult<SaveResult> {
-    let granted = staff::authorize(&state, Action::Settings, approval.as_ref())?;
+    let op = Operation::new(Action::Settings, approval.as_ref()).authorize(&state)?;
     let current = lock(&state.settings).clone();
     let mut form = settings;
     // "…1234" is the masked key we showed: unchanged.
@@ -482,7 +419,7 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, a
         form.psp_key = current.psp_key.clone();
     }
     let new = Settings::validate(&form, &current, state.currency)?;
-    staff::record_approval(&state, &granted, Action::Settings, "settings.json")?;
+    op.audit_approval("settings.json").permit(&state)?;
     new.save(&state.data_dir, &state.secrets)?;
     let profile_changed = new.fault_profile != current.fault_profile;
     *lock(&state.settings) = new.clone();

@@ -9,7 +9,7 @@ use std::time::Instant;
 use paydesk_ledger::access::MonotonicLocks;
 
 use crate::error::{AppError, AppResult};
-use crate::state::{lock, now_ms};
+use crate::base::{lock, now_ms};
 
 /// Which counter a PIN check counts on: a member's own (sign-in, PIN change) or the
 /// approvals typed at their name on this register.
