@@ -12,5 +12,6 @@ mod payment_after;
 mod reader;
 mod readers;
 mod search_lag;
+mod statements;
 mod stored_failures;
 mod tenders;
