@@ -26,6 +26,17 @@ impl<'c> WriteTx<'c> {
         self.conn.prepare_cached(sql)?.execute(params)
     }
 
+    /// Runs a statement that writes and answers one row (`… RETURNING …`), through the
+    /// connection's statement cache: the row a write touched without a read after it.
+    pub(crate) fn write_row_cached<T, P: rusqlite::Params, F: FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>>(
+        &self,
+        sql: &str,
+        params: P,
+        f: F,
+    ) -> rusqlite::Result<T> {
+        self.conn.prepare_cached(sql)?.query_row(params, f)
+    }
+
     /// Commits; on failure the transaction is rolled back when `self` drops.
     pub(crate) fn commit(self) -> rusqlite::Result<()> {
         self.conn.prepare_cached("COMMIT")?.execute([])?;

@@ -12,6 +12,7 @@ mod payment_after;
 mod reader;
 mod readers;
 mod search_lag;
+mod statements;
 mod stored_failures;
 mod tenders;
 mod tls;

@@ -7,7 +7,6 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::rows::{payment_by_id_tx, payment_by_key_tx, payment_from_row};
 use super::timeline::append_timeline_tx;
-use super::carts::load_cart;
 use super::sale::{insert_tender_tx, PaidBy, refresh_cart_tx, sale_tx, supersede_tx};
 use crate::tender::{SaleState, TenderStanding};
 use super::{collect, Cached, Ledger, PAYMENT_COLS};
@@ -166,7 +165,10 @@ pub(super) fn open_checkout_in(
     override_reason: Option<&str>,
     now_ms: i64,
 ) -> Result<Checkout> {
-    let cart = load_cart(tx, cart_id)?;
+    // The sale, read once: its cart is the one checked below (same transaction, nothing
+    // written yet), and it is read again only if an override changed it.
+    let sale = sale_tx(tx, cart_id)?;
+    let cart = &sale.cart;
     let previous = open_checkout_of_cart(tx, cart_id)?;
     let (previous, reason) = match (previous, override_reason) {
         (Some(existing), None) => return Ok(Checkout { payment: existing, is_new: false }),
@@ -181,16 +183,17 @@ pub(super) fn open_checkout_in(
     }
     // The checkout is the sale's card tender for everything still open (design §8.3);
     // an overridden open checkout's tender stops counting first.
-    let sale = sale_tx(tx, cart_id)?;
     if let SaleState::Canceling | SaleState::Canceled = sale.state {
         return Err(Error::SaleCanceled { cart_id: cart_id.0 });
     }
+    let mut superseded = false;
     if let Some(prev) = &previous {
         if let Some(t) = sale.tenders.iter().find(|t| t.payment_id == Some(prev.id) && t.standing == TenderStanding::Active) {
             supersede_tx(tx, t, reason.trim(), now_ms, false)?;
+            superseded = true;
         }
     }
-    let open = sale_tx(tx, cart_id)?.totals.open_minor();
+    let open = if superseded { sale_tx(tx, cart_id)?.totals.open_minor() } else { sale.totals.open_minor() };
     if open <= 0 {
         return Err(Error::TenderExceedsDue { cart_id: cart_id.0, requested_minor: 0, open_minor: open });
     }

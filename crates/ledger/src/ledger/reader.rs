@@ -22,7 +22,7 @@ use super::sale::card::{admit_card_tender_tx, check_card_amount, CardAdmission};
 use super::sale::{insert_tender_tx, PaidBy, refresh_cart_tx, tender_by_id};
 use super::timeline::append_timeline_tx;
 use super::transitions::{record_attempt_tx, transition_tx};
-use super::{CardTender, Ledger};
+use super::{CardTender, Cached, Ledger};
 use crate::error::{Error, Result};
 use crate::money::Money;
 use crate::state::{CaptureMethod, PaymentState};
@@ -190,8 +190,9 @@ fn attempt_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(ReaderAttempt, S
 }
 
 fn reader_payment_in(conn: &rusqlite::Connection, payment_id: PaymentId) -> Result<Option<ReaderPayment>> {
+    // Cached: every checkout's drive asks this (is it a reader payment?) before sending.
     let reader: Option<String> = conn
-        .query_row("SELECT reader_id FROM reader_payments WHERE payment_id = ?1", [payment_id.0], |r| r.get(0))
+        .row_cached("SELECT reader_id FROM reader_payments WHERE payment_id = ?1", [payment_id.0], |r| r.get(0))
         .optional()?;
     let Some(reader_id) = reader else { return Ok(None) };
     let mut st = conn.prepare_cached(

@@ -7,7 +7,7 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::payments::{record_psp_result_tx, set_last_error_tx};
-use super::sale::after_payment_move_tx;
+use super::sale::refresh_cart_tx;
 use super::rows::payment_by_id_tx;
 use super::timeline::append_timeline_tx;
 use super::{Cached, Ledger};
@@ -91,11 +91,20 @@ impl Ledger {
             // No path: already past it, keep what is there.
             let path = cur.path_to(to).unwrap_or_default();
             let mut from = cur;
+            let mut sale = None;
             for step in path {
                 // A settle moves only forward, one edge of the table at a time.
                 assert!(from.can_transition_to(step), "settle of payment {payment_id}: {from} -> {step}");
                 let detail = if step == Authorizing { SENT_DETAIL } else { s.via.as_str() };
-                from = transition_tx(&tx, payment_id, from, step, detail, now_ms)?.state();
+                let (out, cart) = step_tx(&tx, payment_id, from, step, detail, now_ms)?;
+                from = out.state();
+                sale = sale.or(cart);
+            }
+            // The sale follows once, from where the payment ended: a refresh after each
+            // edge read the whole sale again for a state nobody outside this
+            // transaction could see (record 0108).
+            if let Some(cart) = sale {
+                refresh_cart_tx(&tx, cart, now_ms)?;
             }
         }
         let p = payment_by_id_tx(&tx, payment_id)?;
@@ -132,29 +141,53 @@ pub(super) fn transition_tx(
     detail: &str,
     now_ms: i64,
 ) -> Result<TransitionOutcome<PaymentState>> {
+    let (out, cart) = step_tx(tx, payment_id, from, to, detail, now_ms)?;
+    // The sale (cart) follows its tenders' payments (design §8.2): paid when they add
+    // up to its total, editable again when nothing is settled or reserved.
+    if let Some(cart) = cart {
+        refresh_cart_tx(tx, cart, now_ms)?;
+    }
+    Ok(out)
+}
+
+/// One move of [`transition_tx`] without the sale's refresh, which the caller owes:
+/// returns the payment's cart when the payment moved and belongs to a sale. A settle
+/// moves along several edges and refreshes the sale once, after the last (record 0108).
+fn step_tx(
+    tx: &WriteTx<'_>,
+    payment_id: PaymentId,
+    from: PaymentState,
+    to: PaymentState,
+    detail: &str,
+    now_ms: i64,
+) -> Result<(TransitionOutcome<PaymentState>, Option<CartId>)> {
     if from != to && !from.can_transition_to(to) {
         return Err(Error::IllegalTransition(crate::state::IllegalTransition { from, to }));
     }
     if from != to {
         check_refund_bookkeeping(tx, payment_id, from, to)?;
     }
-    let n = if from == to {
-        0
+    // RETURNING: the payment's cart comes with the move, not from a read after it.
+    let moved: Option<Option<i64>> = if from == to {
+        None
     } else {
-        tx.exec_cached(
+        tx.write_row_cached(
             "UPDATE payments SET state = ?3, updated_at_ms = ?4,
                  offline = CASE WHEN ?3 = 'queued_offline' THEN 1 ELSE offline END
-             WHERE id = ?1 AND state = ?2",
+             WHERE id = ?1 AND state = ?2
+             RETURNING cart_id",
             params![payment_id.0, from.as_str(), to.as_str(), now_ms],
-        )?
+            |r| r.get(0),
+        )
+        .optional()?
     };
-    if n == 0 {
+    let Some(cart) = moved else {
         let current = payment_by_id_tx(tx, payment_id)?.state;
         if current == to {
-            return Ok(TransitionOutcome::AlreadyDone(current));
+            return Ok((TransitionOutcome::AlreadyDone(current), None));
         }
         return Err(Error::StaleState { payment_id: payment_id.0, expected: from, found: current });
-    }
+    };
     append_timeline_tx(
         tx,
         payment_id,
@@ -166,10 +199,7 @@ pub(super) fn transition_tx(
         },
         now_ms,
     )?;
-    // The sale (cart) follows its tenders' payments (design §8.2): paid when they add
-    // up to its total, editable again when nothing is settled or reserved.
-    after_payment_move_tx(tx, payment_id, now_ms)?;
-    Ok(TransitionOutcome::Applied { from, to })
+    Ok((TransitionOutcome::Applied { from, to }, cart.map(CartId)))
 }
 
 /// The payment's refund states must agree with its refunds (see
@@ -177,6 +207,18 @@ pub(super) fn transition_tx(
 /// not. Exhaustive over the target state on purpose.
 pub(super) fn check_refund_bookkeeping(tx: &Connection, payment_id: PaymentId, from: PaymentState, to: PaymentState) -> Result<()> {
     use PaymentState::*;
+    let leaving_refunding = from == Refunding;
+    // Only a move into `refunding`, or out of it, depends on the refunds: every other
+    // move (a checkout's created -> authorizing -> captured) reads nothing here. A
+    // missing payment is then reported by the move itself (its UPDATE finds no row).
+    let depends_on_refunds = match to {
+        Refunding => true,
+        Refunded | PartiallyRefunded | Captured => leaving_refunding,
+        Created | QueuedOffline | Authorizing | Authorized | Capturing | Failed | Canceled | OnReader => false,
+    };
+    if !depends_on_refunds {
+        return Ok(());
+    }
     let row: Option<(i64, i64)> = tx
         .row_cached("SELECT refunded_minor, amount_minor FROM payments WHERE id = ?1", [payment_id.0], |r| {
             Ok((r.get(0)?, r.get(1)?))
@@ -190,7 +232,6 @@ pub(super) fn check_refund_bookkeeping(tx: &Connection, payment_id: PaymentId, f
         [payment_id.0],
         |r| r.get(0),
     )?;
-    let leaving_refunding = from == Refunding;
     let ok = match to {
         Refunding => open_refunds > 0,
         Refunded => !leaving_refunding || (open_refunds == 0 && refunded_minor == amount_minor),

@@ -8,7 +8,7 @@ use super::{attempt_input, CheckoutOutcome, CheckoutReport, CrashPoint, DriveMod
 use crate::notify::{AlarmCode, Notification, Subject};
 use crate::psp::{AttemptOutcome, Decline, Fatal, PaymentIntent, RetryReason};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
-use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PaymentState, TimelineInput, TimelineKind};
+use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PaymentState, TimelineEntry, TimelineInput, TimelineKind};
 
 impl Engine {
     /// The interactive first drive of a payment this very call committed (its key is
@@ -52,10 +52,12 @@ impl Engine {
             | PaymentState::Refunded
             | PaymentState::OnReader => return self.report(&p),
         }
-        if let Some(why) = self.never_resend(&p)? {
+        // One read of the timeline answers both questions asked of it before sending.
+        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        if let Some(why) = self.never_resend(&p, &tl) {
             return self.resolve_by_search(&p, why).await;
         }
-        let prior = self.attempt_count(p.id)?;
+        let prior = attempts_in(&tl);
         let subject = Subject::Checkout(key.to_string());
         let (res, recs) = self.create_phase(&p, key, mode, &subject, prior).await;
         let d = Drove {
@@ -90,25 +92,19 @@ impl Engine {
     }
 
     /// Why this key must not be sent again, if so: it is then resolved by searching
-    /// the PSP's records instead.
-    fn never_resend(&self, p: &Payment) -> Result<Option<&'static str>> {
-        if self.refused_offline(p)? {
-            // Refused offline after attempts that may have reached the PSP: never
-            // resend (the customer paid another way); the PSP's records decide.
-            return Ok(Some("refused offline; checking whether it reached the PSP"));
+    /// the PSP's records instead. `tl` is the payment's timeline.
+    fn never_resend(&self, p: &Payment, tl: &[TimelineEntry]) -> Option<&'static str> {
+        // Refused offline after an attempt that may have reached the PSP: the timeline's
+        // typed mark says so (written by `refuse_offline`), not the last error's words.
+        if tl.iter().any(|t| NoteMark::of(t) == Some(NoteMark::OfflineRefused)) {
+            // Never resend (the customer paid another way); the PSP's records decide.
+            return Some("refused offline; checking whether it reached the PSP");
         }
         let first = Some(p.first_attempt_at_ms.unwrap_or(p.created_at_ms));
         if !self.inner.cfg.window.may_send(first, self.now()) {
-            return Ok(Some("dedup window passed: never resending this key"));
+            return Some("dedup window passed: never resending this key");
         }
-        Ok(None)
-    }
-
-    /// Refused offline after an attempt that may have reached the PSP: the timeline's
-    /// typed mark says so (written by `refuse_offline`), not the last error's words.
-    fn refused_offline(&self, p: &Payment) -> Result<bool> {
-        let tl = self.with_ledger(|l| l.timeline(p.id))?;
-        Ok(tl.iter().any(|t| NoteMark::of(t) == Some(NoteMark::OfflineRefused)))
+        None
     }
 
     /// One bounded phase of creates with the payment's key and parameters (attempts
@@ -219,7 +215,7 @@ impl Engine {
 
     pub(super) fn attempt_count(&self, id: PaymentId) -> Result<u32> {
         let tl = self.with_ledger(|l| l.timeline(id))?;
-        Ok(tl.iter().filter(|t| t.kind == TimelineKind::Attempt && t.refund_id.is_none()).count() as u32)
+        Ok(attempts_in(&tl))
     }
 
     /// Timeline rows for the attempts; `to_authorizing` also moves a
@@ -281,6 +277,11 @@ impl Engine {
         r.error_code = Some(f.code().to_string());
         Ok(r)
     }
+}
+
+/// The payment's attempts (not its refunds') on its timeline.
+fn attempts_in(tl: &[TimelineEntry]) -> u32 {
+    tl.iter().filter(|t| t.kind == TimelineKind::Attempt && t.refund_id.is_none()).count() as u32
 }
 
 /// One drive's phase, as its answer handlers need it.

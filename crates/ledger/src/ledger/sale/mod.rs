@@ -190,7 +190,7 @@ pub(in crate::ledger) fn sale_tx(conn: &Connection, cart_id: CartId) -> Result<S
 /// up to the total, `open` (editable) only when nothing is settled or reserved, else
 /// `locked`. Asserts the invariant every write keeps: settled never exceeds the total.
 pub(super) fn refresh_cart_tx(tx: &WriteTx<'_>, cart_id: CartId, now_ms: i64) -> Result<Sale> {
-    let sale = sale_tx(tx, cart_id)?;
+    let mut sale = sale_tx(tx, cart_id)?;
     assert!(
         sale.totals.settled_minor <= sale.totals.total_minor,
         "sale {cart_id}: settled {} exceeds the total {}",
@@ -212,23 +212,20 @@ pub(super) fn refresh_cart_tx(tx: &WriteTx<'_>, cart_id: CartId, now_ms: i64) ->
             "UPDATE carts SET state = ?2, updated_at_ms = ?3 WHERE id = ?1",
             params![cart_id.0, want.as_str(), now_ms],
         )?;
-        return sale_tx(tx, cart_id);
+        if want == CartState::Open && sale.cart.tax_locked {
+            // Unlocked: the cart's tax and total are computed afresh; read them back.
+            return sale_tx(tx, cart_id);
+        }
+        // Only the cart's state and stamp changed, which nothing in the sale is derived
+        // from: the sale read above, so updated, is what a second read would return.
+        sale.cart.state = want;
+        sale.cart.updated_at_ms = now_ms;
+        return Ok(sale);
     }
     if want == CartState::Open && sale.cart.tax_locked {
         return sale_tx(tx, cart_id);
     }
     Ok(sale)
-}
-
-/// After a payment moved (`transition_tx`): its sale follows, if it belongs to one.
-pub(super) fn after_payment_move_tx(tx: &WriteTx<'_>, payment_id: PaymentId, now_ms: i64) -> Result<()> {
-    let cart: Option<Option<i64>> = tx
-        .row_cached("SELECT cart_id FROM payments WHERE id = ?1", [payment_id.0], |r| r.get(0))
-        .optional()?;
-    if let Some(Some(cart)) = cart {
-        refresh_cart_tx(tx, CartId(cart), now_ms)?;
-    }
-    Ok(())
 }
 
 /// Refuses a new tender unless the sale takes one; with `override_reason`, a pending
