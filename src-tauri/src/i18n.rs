@@ -47,7 +47,7 @@ pub fn initial(chosen: &str, store: Option<paydesk_ledger::Locale>, env: impl Fn
     if let Some(l) = Locale::from_tag(chosen) {
         return l;
     }
-    if store == Some(paydesk_ledger::Locale::JaJp) {
+    if store == Some(paydesk_ledger::Locale::Ja) {
         return Locale::Ja;
     }
     ["LC_ALL", "LC_MESSAGES", "LANG"]
@@ -132,8 +132,8 @@ mod tests {
     #[test]
     fn the_start_language_is_the_choice_then_the_store_then_the_system() {
         let env = |lang: &'static str| move |k: &str| (k == "LANG").then(|| lang.to_string());
-        let ja = Some(paydesk_ledger::Locale::JaJp);
-        let en = Some(paydesk_ledger::Locale::EnUs);
+        let ja = Some(paydesk_ledger::Locale::Ja);
+        let en = Some(paydesk_ledger::Locale::En);
         assert_eq!(initial("en", ja, env("ja_JP.UTF-8")), Locale::En);
         assert_eq!(initial("ja", en, env("C")), Locale::Ja);
         assert_eq!(initial("", ja, env("en_US.UTF-8")), Locale::Ja);

@@ -22,11 +22,9 @@ pub mod cursor;
 pub mod drawer;
 pub mod error;
 pub mod ledger;
-pub mod money;
 pub mod open;
 pub mod reissue;
 pub mod schema;
-pub mod state;
 pub mod takings;
 pub mod tender;
 pub mod types;
@@ -40,7 +38,7 @@ pub use ledger::{
 pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderRecord, ReaderSettlement, MAX_READER_ATTEMPTS};
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
-pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, Locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
+pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, parse_locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
 pub use ledger::{local_time, receipt_sale_data, store_day_start, store_time, tax_cart, utc_day, LockedTax, PrintOutcome, ReceiptPrint};
 /// The receipt document (design §11).
 pub use paydesk_receipt as receipt;
@@ -53,9 +51,10 @@ pub use paydesk_access as access;
 pub use paydesk_tax as tax;
 pub use tender::*;
 pub use takings::{Taken, Takings};
-pub use money::{Currency, Money, ValueError};
+pub use paydesk_domain::{money, Currency, Money, ValueError};
 pub use schema::SCHEMA_VERSION;
-pub use state::{CaptureMethod, IllegalRefundTransition, IllegalTransition, PaymentState, RefundState, Step};
+pub use paydesk_domain::{state, TenderKind, Locale};
+pub use paydesk_domain::state::{CaptureMethod, IllegalRefundTransition, IllegalTransition, PaymentState, RefundState, Step};
 pub use types::*;
 
 /// Re-exported so callers use the exact rusqlite this crate links (e.g. for `connection()`).

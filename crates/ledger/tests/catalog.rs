@@ -120,7 +120,7 @@ fn export_writes_what_import_reads() {
 fn settings_are_validated_bounded_and_audited() {
     let (_d, mut l) = ledger();
     let s = l.store_settings().unwrap();
-    assert_eq!((s.currency, s.locale, s.price_mode), (Currency::Usd, Locale::EnUs, PriceMode::Inclusive));
+    assert_eq!((s.currency, s.locale, s.price_mode), (Currency::Usd, Locale::En, PriceMode::Inclusive));
     let mut bad = s.clone();
     bad.registration_number = Some("T7000012050003".into());
     assert!(matches!(l.set_store_settings(bad, None, 5), Err(Error::InvalidInput(m)) if m.contains("registration")));

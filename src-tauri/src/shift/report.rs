@@ -65,8 +65,8 @@ pub fn report_data(
     now: i64,
 ) -> AppResult<DrawerReportData> {
     let language = match store.locale {
-        Locale::JaJp => Language::Ja,
-        Locale::EnUs => Language::En,
+        Locale::Ja => Language::Ja,
+        Locale::En => Language::En,
     };
     let currency = match r.shift.currency {
         paydesk_ledger::Currency::Jpy => RCurrency::Jpy,

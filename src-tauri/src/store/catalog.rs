@@ -79,7 +79,7 @@ fn row(i: &CatalogItem, lang: &str, published: bool) -> CatalogRow {
 pub fn list_catalog(state: State<'_, AppState>) -> AppResult<CatalogScreen> {
     let paydesk_register::usecases::CatalogScreen { items, store, published } = state.engine().catalog().screen()?;
     let published: std::collections::HashSet<String> = published.into_iter().collect();
-    let lang = store.locale.lang();
+    let lang = store.locale.code();
     Ok(CatalogScreen {
         currency: store.currency.code().to_ascii_uppercase(),
         lang,
@@ -159,7 +159,7 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
         other => AppError::from(other),
     })?;
     state.catalog_changed();
-    Ok(row(&it, store.locale.lang(), false))
+    Ok(row(&it, store.locale.code(), false))
 }
 
 #[derive(Debug, Serialize)]

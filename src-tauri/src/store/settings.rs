@@ -57,7 +57,7 @@ fn view(s: &StoreSettings, printer: String, tax_published: bool) -> StoreView {
         address: s.address.clone(),
         phone: s.phone.clone(),
         currency: s.currency.code().to_ascii_uppercase(),
-        locale: s.locale.as_str().to_string(),
+        locale: s.locale.tag().to_string(),
         price_mode: match s.price_mode {
             PriceMode::Inclusive => "inclusive",
             PriceMode::Exclusive => "exclusive",

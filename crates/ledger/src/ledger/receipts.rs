@@ -12,12 +12,14 @@ use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::catalog::settings::{settings_tx, tax_settings_tx};
-use super::catalog::{Locale, StoreSettings};
+use super::catalog::StoreSettings;
+use paydesk_domain::Locale;
 use super::reader::CardPresentDetails;
 use super::{collect, Cached, Ledger, LockedTax, Sale};
 use crate::error::{Error, Result};
-use crate::money::Currency;
-use crate::tender::{SaleState, TenderKind, TenderStanding};
+use paydesk_domain::money::Currency;
+use crate::tender::{SaleState, TenderStanding};
+use paydesk_domain::TenderKind;
 use crate::types::*;
 
 /// One recorded print.
@@ -84,8 +86,8 @@ pub fn store_day_start(ms: i64, store: &StoreSettings) -> i64 {
 
 fn standard_offset_ms(locale: Locale) -> i64 {
     match locale {
-        Locale::JaJp => 9 * 3_600_000,
-        Locale::EnUs => -8 * 3_600_000,
+        Locale::Ja => 9 * 3_600_000,
+        Locale::En => -8 * 3_600_000,
     }
 }
 
@@ -202,8 +204,8 @@ pub fn receipt_sale_data(
     let data = SaleData {
         store: StoreInfo { name: store.name.clone(), address: store.address.clone(), phone: store.phone.clone(), registration_number },
         language: match store.locale {
-            Locale::JaJp => Language::Ja,
-            Locale::EnUs => Language::En,
+            Locale::Ja => Language::Ja,
+            Locale::En => Language::En,
         },
         currency,
         receipt_no: format!("{:06}", sale.cart.id.0),
@@ -224,7 +226,7 @@ impl Ledger {
     pub fn receipt_data(&self, cart_id: CartId) -> Result<(SaleData, TaxSettings)> {
         let sale = self.sale(cart_id)?;
         let store = settings_tx(&self.conn)?;
-        let lang = store.locale.lang();
+        let lang = store.locale.code();
         let mut names = Vec::with_capacity(sale.cart.lines.len());
         for l in &sale.cart.lines {
             let n: Option<String> = self

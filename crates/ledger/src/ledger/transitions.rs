@@ -13,7 +13,7 @@ use super::timeline::append_timeline_tx;
 use super::{Cached, Ledger};
 use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
-use crate::state::PaymentState;
+use paydesk_domain::state::PaymentState;
 use crate::types::*;
 
 impl Ledger {
@@ -133,7 +133,7 @@ pub(super) fn transition_tx(
     now_ms: i64,
 ) -> Result<TransitionOutcome<PaymentState>> {
     if from != to && !from.can_transition_to(to) {
-        return Err(Error::IllegalTransition(crate::state::IllegalTransition { from, to }));
+        return Err(Error::IllegalTransition(paydesk_domain::state::IllegalTransition { from, to }));
     }
     if from != to {
         check_refund_bookkeeping(tx, payment_id, from, to)?;
