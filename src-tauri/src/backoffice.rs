@@ -181,7 +181,7 @@ pub async fn pair_backoffice(
     code: String,
     approval: Option<crate::staff::Approval>,
 ) -> Result<BackOfficeView, AppError> {
-    let action = paydesk_ledger::access::Action::Settings;
+    let action = paydesk_access::Action::Settings;
     let granted = crate::staff::authorize(&app, action, approval.as_ref())?;
     crate::staff::record_approval(&app, &granted, action, "backoffice_pairing")?;
     if code.trim().is_empty() || code.len() > MAX_CODE_LEN {

@@ -1,7 +1,8 @@
 //! The Tauri commands: each validates its input, then makes one call into the
 //! register engine (or the ledger through it). Business rules live in the engine.
 
-use paydesk_ledger::{CheckoutOptions, Money, RefundState};
+use paydesk_ledger::CheckoutOptions;
+use paydesk_domain::{Money, RefundState};
 use paydesk_register::CheckoutOutcome;
 use serde::Serialize;
 use tauri::State;
@@ -14,7 +15,7 @@ use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::settings::{Settings, SettingsForm};
 use crate::staff::{self, Approval};
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use crate::state::{lock, now_ms, AppState, Applied, StatusView};
 use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
 
@@ -426,7 +427,7 @@ pub struct SettingsView {
     pub key_storage_note: Option<String>,
 }
 
-fn plain(minor: i64, currency: paydesk_ledger::Currency) -> String {
+fn plain(minor: i64, currency: paydesk_domain::Currency) -> String {
     money::plain(minor, currency.code())
 }
 

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mock_psp::{FaultConfig, MockPsp, RunningServer};
-use paydesk_ledger::{Cart, CartId, Currency, Ledger, SaleState};
+use paydesk_ledger::{Cart, CartId, Ledger, SaleState};
+use paydesk_domain::Currency;
 use paydesk_register::{Engine, HttpTransport, OsRandom, SystemClock};
 use serde::Serialize;
 

@@ -14,8 +14,9 @@
 use std::io::Read as _;
 
 use clap::Subcommand;
-use paydesk_ledger::tax::{PriceMode, Rounding};
-use paydesk_ledger::{DemoLocale, Error, Locale};
+use paydesk_tax::{PriceMode, Rounding};
+use paydesk_ledger::{DemoLocale, Error};
+use paydesk_domain::Locale;
 use paydesk_register::Engine;
 use serde_json::json;
 

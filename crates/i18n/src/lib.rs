@@ -10,7 +10,6 @@ mod catalog;
 
 pub use catalog::{area_ids, areas, format, has, ids, message, parse_errors, ui_patterns, UiPattern};
 pub use fluent_bundle::{FluentArgs, FluentValue};
-pub use paydesk_domain::Locale;
 
 /// A message formatted in `locale`: `tr!(locale, "id")` or `tr!(locale, "id", name = value, ...)`.
 /// Values are anything a [`FluentValue`] is made from (strings, integers); money is passed

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use paydesk_ledger::schema::MIGRATIONS;
-use paydesk_ledger::tax::TaxClass;
+use paydesk_tax::TaxClass;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 fn write_v5_file(path: &Path) {

@@ -2,7 +2,7 @@
 //! open for another card) and "Take cash instead" (abandon: the intent canceled at the
 //! PSP and read again, so "not charged" stays true; a tap that won the race is paid).
 
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use tauri::State;
 
 use super::{view, ReaderView};

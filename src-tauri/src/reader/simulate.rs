@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use paydesk_register::TestCard;
 use serde::{Deserialize, Serialize};
 use tauri::State;

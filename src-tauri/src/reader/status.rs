@@ -3,7 +3,7 @@
 //! It takes no tender turn, so "Cancel on reader" is never refused because of a check;
 //! the engine serializes the two per payment.
 
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use tauri::State;
 
 use super::{view, ReaderView};

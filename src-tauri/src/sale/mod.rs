@@ -20,7 +20,8 @@ pub use cancel::CancelResult;
 pub use card::CardResult;
 pub use cash::CashResult;
 
-use paydesk_ledger::{CartId, Currency, Money};
+use paydesk_ledger::CartId;
+use paydesk_domain::{Currency, Money};
 use paydesk_register::SaleView;
 
 use crate::error::{AppError, AppResult};

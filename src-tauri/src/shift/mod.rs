@@ -20,12 +20,13 @@ pub mod open;
 pub mod print;
 pub mod report;
 
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use paydesk_ledger::ledger::shift::{
     MAX_DRAWER_MINOR, MAX_PAID_IN_OUT_MINOR, MAX_PAID_IN_OUT_PER_SHIFT, MAX_PIECES_PER_DENOMINATION, REASON_MAX_CHARS,
     REASON_MIN_CHARS,
 };
-use paydesk_ledger::{Actor, Currency, DenominationCount, ShiftRefusal};
+use paydesk_ledger::{Actor, DenominationCount, ShiftRefusal};
+use paydesk_domain::Currency;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};

@@ -6,7 +6,7 @@
 //! inline and sends the same command again with their name and PIN, checked here under
 //! the lockout (an approval PIN, audited by the ledger either way).
 
-use paydesk_ledger::access::{authorize as table, Action, Authorization};
+use paydesk_access::{authorize as table, Action, Authorization};
 use paydesk_ledger::Staff;
 
 use super::locks::Counter;
@@ -64,7 +64,7 @@ pub fn authorize(state: &AppState, action: Action, approval: Option<&Approval>) 
 
 /// An approver's PIN, counted on this register's approvals at their name (never their
 /// own sign-in, design §12.3), and under the monotonic lock when the app runs.
-fn approval_pin(state: &AppState, name: &str, pin: &paydesk_ledger::access::Pin) -> AppResult<Staff> {
+fn approval_pin(state: &AppState, name: &str, pin: &paydesk_access::Pin) -> AppResult<Staff> {
     state.pin_locks.guard(Counter::Approval, name, || {
         Ok(state.engine().staff().check_approval_pin(name, pin)?)
     })
@@ -76,8 +76,8 @@ fn approval_pin(state: &AppState, name: &str, pin: &paydesk_ledger::access::Pin)
 pub const CASHIER_DISCOUNT_LIMIT_BP: i64 = 1_000;
 
 /// Whether `d` on `base` (minor units) is above the cashier's limit.
-pub fn discount_above_limit(d: paydesk_ledger::tax::Discount, base: i64) -> bool {
-    use paydesk_ledger::tax::Discount;
+pub fn discount_above_limit(d: paydesk_tax::Discount, base: i64) -> bool {
+    use paydesk_tax::Discount;
     match d {
         Discount::Percent { basis_points } => i64::from(basis_points) > CASHIER_DISCOUNT_LIMIT_BP,
         // amount / base > 10 %, in integers: amount × 10 000 > base × 1 000.
@@ -97,7 +97,7 @@ pub fn record_approval(state: &AppState, granted: &Granted, action: Action, subj
 #[cfg(test)]
 mod tests {
     use super::*;
-    use paydesk_ledger::tax::Discount;
+    use paydesk_tax::Discount;
 
     #[test]
     fn a_cashier_gives_at_most_ten_percent_alone() {

@@ -17,8 +17,8 @@ pub mod guard;
 pub mod locks;
 pub mod session;
 
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::Role;
+use paydesk_access::pin::Pin;
+use paydesk_access::Role;
 use paydesk_ledger::Staff;
 use serde::{Deserialize, Serialize};
 

@@ -3,8 +3,8 @@
 //! discount and total, all as the ledger computed them (paydesk-tax); and the
 //! commands that change a sale's dining and discounts while it is still open.
 
-use paydesk_ledger::access::Action;
-use paydesk_ledger::tax::{Discount, Dining, PriceMode, TaxClass};
+use paydesk_access::Action;
+use paydesk_tax::{Discount, Dining, PriceMode, TaxClass};
 use paydesk_ledger::{Cart, CartState};
 use serde::{Deserialize, Serialize};
 use tauri::State;

@@ -3,11 +3,12 @@
 //! that lists EVERY bad line and field and imports nothing from a bad file, and CSV
 //! export saved in the data folder.
 
-use paydesk_ledger::tax::TaxClass;
+use paydesk_tax::TaxClass;
 use paydesk_ledger::ledger::catalog::{check_item, MAX_CSV_BYTES};
-use paydesk_ledger::{CatalogItem, Money};
+use paydesk_ledger::CatalogItem;
+use paydesk_domain::Money;
 use serde::{Deserialize, Serialize};
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use tauri::State;
 
 use crate::staff::Approval;
@@ -92,7 +93,7 @@ fn field(field: &str, message: impl Into<String>) -> Problem {
 }
 
 /// The form as an item, or every problem of it (by field).
-pub fn item_of(f: &ItemForm, currency: paydesk_ledger::Currency) -> Result<CatalogItem, Vec<Problem>> {
+pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency) -> Result<CatalogItem, Vec<Problem>> {
     let mut problems = Vec::new();
     let price = match Money::parse(f.price.trim(), currency) {
         Ok(m) => m.amount_minor,

@@ -4,7 +4,7 @@
 //! edited here: they come with the store (its demo seed or `paydesk-cli store set`), and
 //! a register's carts, offline limits and refunds are in that currency.
 
-use paydesk_ledger::tax::{PriceMode, Rounding};
+use paydesk_tax::{PriceMode, Rounding};
 use paydesk_ledger::StoreSettings;
 use serde::{Deserialize, Serialize};
 use tauri::State;
@@ -118,7 +118,7 @@ pub fn apply_form(current: &StoreSettings, f: &StoreForm) -> AppResult<StoreSett
 
 #[tauri::command]
 pub fn save_store(state: State<'_, AppState>, store: StoreForm, approval: Option<crate::staff::Approval>) -> AppResult<StoreView> {
-    let action = paydesk_ledger::access::Action::Settings;
+    let action = paydesk_access::Action::Settings;
     let granted = crate::staff::authorize(&state, action, approval.as_ref())?;
     let engine = state.engine();
     let current = engine.store().settings()?;
