@@ -120,7 +120,7 @@ async fn a_csv_file_chosen_in_the_picker_is_imported_and_a_bad_one_lists_its_lin
 /// reason, and the rest of the store form still saves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn published_items_show_a_badge_and_the_tax_fields_are_locked() {
-    use paydesk_ledger::tax::{PriceMode, RateTable, Rounding};
+    use paydesk_tax::{PriceMode, RateTable, Rounding};
     use paydesk_ledger::{Ledger, PublishedItem, PublishedTax};
     let app = App::start("catalog-published", Launch::default()).await;
     {

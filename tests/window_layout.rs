@@ -10,7 +10,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use paydesk_e2e::thirtyfour::prelude::*;
 use paydesk_e2e::{App, Launch, LONG};
-use paydesk_ledger::{CartId, Currency, Ledger, Money, NewProduct};
+use paydesk_ledger::{CartId, Ledger, NewProduct};
+use paydesk_domain::{Currency, Money};
 use serde_json::Value;
 
 const SIZES: [(u32, u32); 2] = [(1280, 800), (1024, 768)];

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use paydesk_e2e::thirtyfour::prelude::*;
 use paydesk_e2e::{App, Launch, StaffStart, LONG};
-use paydesk_ledger::access::{Pin, Role};
+use paydesk_access::{Pin, Role};
 use paydesk_ledger::{DemoLocale, Ledger};
 use paydesk_receipt::test_printer::{Printout, TestPrinter};
 use serde_json::Value;
@@ -233,7 +233,7 @@ async fn shifts_close_short_and_over_z_numbers_survive_a_crash_and_the_audit_vie
     assert_eq!(again.js("return document.getElementById('audit-confirmed').dataset.confirmation").await, "no_back_office");
     assert!(again.text("#audit-confirmed").await.contains("バックオフィスが設定されていません"), "{result}");
     let changed: i64 = {
-        let c = paydesk_ledger::rusqlite::Connection::open(again.data_dir.join("ledger.db")).unwrap();
+        let c = rusqlite::Connection::open(again.data_dir.join("ledger.db")).unwrap();
         c.busy_timeout(Duration::from_secs(10)).unwrap();
         let id = c.query_row("SELECT id FROM audit_log WHERE action = 'paid_out'", [], |r| r.get(0)).unwrap();
         c.execute("UPDATE audit_log SET reason = 'nothing to see' WHERE id = ?1", [id]).unwrap();

@@ -6,7 +6,8 @@
 
 use paydesk_e2e::thirtyfour::prelude::*;
 use paydesk_e2e::{App, Launch, LONG};
-use paydesk_ledger::{CartId, Ledger, TenderKind};
+use paydesk_ledger::{CartId, Ledger};
+use paydesk_domain::TenderKind;
 use serde_json::Value;
 
 /// Coffee ×2 + croissant = $8.25, typed like a scanner.

@@ -131,7 +131,7 @@ export const ERROR = Object.freeze({
   KEYED_CARD_NOT_TEST_MODE: 'keyed_card_not_test_mode',
 });
 
-/** A payment's state (paydesk_ledger::PaymentState). */
+/** A payment's state (paydesk_domain::PaymentState). */
 export const PAYMENT_STATES = Object.freeze([
   'created',
   'queued_offline',
@@ -323,7 +323,7 @@ export const TIMELINE_KIND = Object.freeze({
   NOTE: 'note',
 });
 
-/** The currencies PayDesk takes (paydesk_ledger::Currency), lowercase ISO codes. */
+/** The currencies PayDesk takes (paydesk_domain::Currency), lowercase ISO codes. */
 export const CURRENCIES = Object.freeze([
   'jpy',
   'usd',

@@ -181,7 +181,7 @@ pub async fn pair_backoffice(
     code: String,
     approval: Option<crate::staff::Approval>,
 ) -> Result<BackOfficeView, AppError> {
-    let action = paydesk_ledger::access::Action::Settings;
+    let action = paydesk_access::Action::Settings;
     crate::ops::Operation::new(action, approval.as_ref()).approval_audited("backoffice_pairing").permit(&app)?;
     if code.trim().is_empty() || code.len() > MAX_CODE_LEN {
         return Err(AppError::InvalidInput(tr!(active(), "input-pairing-code", max = MAX_CODE_LEN)));

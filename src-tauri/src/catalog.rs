@@ -2,7 +2,7 @@
 //! in the store's language, and the checks on what a scanner or the keyboard types.
 //! Prices are integer minor units of the store currency.
 
-use paydesk_ledger::tax::TaxClass;
+use paydesk_tax::TaxClass;
 use paydesk_ledger::CatalogItem;
 use serde::Serialize;
 

@@ -6,7 +6,8 @@
 
 use std::fmt::Write;
 
-use paydesk_ledger::{Currency, PaymentState, TimelineKind};
+use paydesk_ledger::TimelineKind;
+use paydesk_domain::{Currency, PaymentState};
 use paydesk_register::{AlarmCode, AttemptKind};
 
 use crate::error::ErrorCode;
@@ -33,7 +34,7 @@ fn sections() -> Vec<Section> {
         s(
             "PAYMENT_STATES",
             "PAYMENT_STATE",
-            "A payment's state (paydesk_ledger::PaymentState).",
+            "A payment's state (paydesk_domain::PaymentState).",
             PaymentState::ALL.iter().map(|p| p.as_str()).collect(),
         ),
         s(
@@ -67,7 +68,7 @@ fn sections() -> Vec<Section> {
             "What a row of a payment's timeline describes (paydesk_ledger::TimelineKind).",
             TimelineKind::ALL.iter().map(|k| k.as_str()).collect(),
         ),
-        s("CURRENCIES", "CURRENCY", "The currencies PayDesk takes (paydesk_ledger::Currency), lowercase ISO codes.", Currency::ALL.iter().map(|c| c.code()).collect()),
+        s("CURRENCIES", "CURRENCY", "The currencies PayDesk takes (paydesk_domain::Currency), lowercase ISO codes.", Currency::ALL.iter().map(|c| c.code()).collect()),
     ]
 }
 

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use paydesk_i18n::Locale;
+use paydesk_domain::Locale;
 use serde::Serialize;
 
 pub use paydesk_i18n::{id, tr};
@@ -41,11 +41,11 @@ pub fn t(id: &str) -> String {
 /// (a Japanese store speaks Japanese); else the OS's (`LC_ALL`, `LC_MESSAGES`, `LANG`)
 /// when PayDesk speaks it; else English. A store still on its first-run defaults is
 /// `en-US`, so on a Japanese system that one starts in Japanese too.
-pub fn initial(chosen: &str, store: Option<paydesk_ledger::Locale>, env: impl Fn(&str) -> Option<String>) -> Locale {
+pub fn initial(chosen: &str, store: Option<paydesk_domain::Locale>, env: impl Fn(&str) -> Option<String>) -> Locale {
     if let Some(l) = Locale::from_tag(chosen) {
         return l;
     }
-    if store == Some(paydesk_ledger::Locale::JaJp) {
+    if store == Some(paydesk_domain::Locale::Ja) {
         return Locale::Ja;
     }
     ["LC_ALL", "LC_MESSAGES", "LANG"]
@@ -101,8 +101,8 @@ mod tests {
     #[test]
     fn the_start_language_is_the_choice_then_the_store_then_the_system() {
         let env = |lang: &'static str| move |k: &str| (k == "LANG").then(|| lang.to_string());
-        let ja = Some(paydesk_ledger::Locale::JaJp);
-        let en = Some(paydesk_ledger::Locale::EnUs);
+        let ja = Some(paydesk_domain::Locale::Ja);
+        let en = Some(paydesk_domain::Locale::En);
         assert_eq!(initial("en", ja, env("ja_JP.UTF-8")), Locale::En);
         assert_eq!(initial("ja", en, env("C")), Locale::Ja);
         assert_eq!(initial("", ja, env("en_US.UTF-8")), Locale::Ja);

@@ -3,8 +3,9 @@
 //! and each engine error put in words comes out with Japanese in it, never an English
 //! sentence alone. The engine's or processor's own detail may follow, labelled.
 
-use paydesk_i18n::Locale;
-use paydesk_ledger::{Currency, PaymentState, ShiftRefusal};
+use paydesk_domain::Locale;
+use paydesk_ledger::ShiftRefusal;
+use paydesk_domain::{Currency, PaymentState};
 use paydesk_register::{Attempted, AttemptKind, CheckoutOutcome, CheckoutReport, EngineError};
 
 use crate::error::AppError;
@@ -79,7 +80,7 @@ fn every_variant() -> Vec<AppError> {
     ]);
     // Staff (design §12.9): the ledger's refusals as they reach the commands, the gate's
     // own answers and the sign-in screen's input checks.
-    use paydesk_ledger::access::{Action, Authorization, Role};
+    use paydesk_access::{Action, Authorization, Role};
     use paydesk_ledger::Error as L;
     let needs = |min_role| L::NotAllowed { action: "refund", authorization: Authorization::NeedsApproval { min_role } };
     let refused = |authorization| L::NotAllowed { action: "paid_in_out", authorization };

@@ -2,7 +2,8 @@
 //! amounts as typed, sale numbers, a report's start. Every feature's commands use these,
 //! so they sit below all of them (a command module never imports another for a check).
 
-use paydesk_ledger::{CartId, Currency, Money};
+use paydesk_ledger::CartId;
+use paydesk_domain::{Currency, Money};
 
 use crate::error::{AppError, AppResult, ReaderRefusal};
 use crate::i18n::{active, tr};

@@ -10,7 +10,7 @@
 //! (no locks, sync) or [`Authorized::enter`] (locks, async) finishes. [`Operation::permit`]
 //! and [`Operation::run`] do both at once.
 
-use paydesk_ledger::access::{authorize as table, Action, Authorization};
+use paydesk_access::{authorize as table, Action, Authorization};
 use paydesk_ledger::{AuditInput, CartId, Staff};
 
 use crate::error::{AppError, AppResult};
@@ -196,7 +196,7 @@ fn role_check(state: &AppState, action: Action, approval: Option<&Approval>) -> 
 
 /// An approver's PIN, counted on this register's approvals at their name (never their
 /// own sign-in, design §12.3), and under the monotonic lock when the app runs.
-fn approval_pin(state: &AppState, name: &str, pin: &paydesk_ledger::access::Pin) -> AppResult<Staff> {
+fn approval_pin(state: &AppState, name: &str, pin: &paydesk_access::Pin) -> AppResult<Staff> {
     state.pin_locks.guard(Counter::Approval, name, || {
         Ok(state.engine().staff().check_approval_pin(name, pin)?)
     })

@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use paydesk_ledger::access::MonotonicLocks;
+use paydesk_access::MonotonicLocks;
 
 use crate::error::{AppError, AppResult};
 use crate::base::{lock, now_ms};

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use paydesk_ledger::{Currency, Money};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::{DedupWindow, EngineConfig, OfflineLimits};
 use serde::{Deserialize, Serialize};
 
@@ -214,7 +214,7 @@ impl Settings {
         let url = validate_url(&s.psp_url).map_err(|e| format!("PSP URL {:?}: {e}", s.psp_url))?;
         s.psp_url = url;
         validate_key(&s.psp_key).map_err(|e| format!("PSP key: {e}"))?;
-        if !s.language.is_empty() && paydesk_i18n::Locale::from_tag(&s.language).is_none() {
+        if !s.language.is_empty() && paydesk_domain::Locale::from_tag(&s.language).is_none() {
             return Err(format!("language {:?}: expected \"en\", \"ja\" or \"\" (automatic)", s.language.chars().take(16).collect::<String>()));
         }
         let idle = IDLE_LOCK_MIN_S..=IDLE_LOCK_MAX_S;

@@ -2,8 +2,8 @@
 //! alarm in the cashier's words, in the screen's language. Low, next to `i18n`, so the
 //! errors can say them without importing the views.
 
-use paydesk_ledger::tax::Discount;
-use paydesk_ledger::PaymentState;
+use paydesk_tax::Discount;
+use paydesk_domain::PaymentState;
 use paydesk_register::AlarmCode;
 
 use crate::i18n::{id, t};

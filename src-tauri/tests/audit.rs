@@ -40,7 +40,7 @@ fn the_audit_view_says_what_intact_means_and_when_the_back_office_confirmed_it()
     assert!(v["confirmed"]["head"].as_str().unwrap().starts_with(&format!("{}:", head.seq)));
 
     // The last rows deleted by SQL: the chain alone would verify; the confirmed head does not.
-    let c = paydesk_ledger::rusqlite::Connection::open(&db).unwrap();
+    let c = rusqlite::Connection::open(&db).unwrap();
     c.execute("DELETE FROM audit_log WHERE id > ?1", [head.seq as i64 - 2]).unwrap();
     let v = call(&w, "audit_verify", json!({})).unwrap();
     assert_eq!(v["intact"], false, "{v}");

@@ -5,7 +5,7 @@
 
 use crate::support;
 
-use paydesk_ledger::access::{Pin, Role};
+use paydesk_access::{Pin, Role};
 use paydesk_ledger::Ledger;
 use serde_json::{json, Value};
 use support::{app_signed_out, call, Window};

@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use paydesk_ledger::access::{Pin, Role};
+use paydesk_access::{Pin, Role};
 use paydesk_ledger::{CartId, Ledger};
 use serde_json::{json, Value};
 use support::{app_signed_out, call, Window};

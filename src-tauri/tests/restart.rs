@@ -96,8 +96,8 @@ async fn a_part_paid_sale_is_on_screen_again_after_a_restart() {
 /// is open (the first start opens it; it stays open across restarts).
 fn signed_in(state: AppState) -> AppState {
     let engine = state.engine();
-    let pin = paydesk_ledger::access::pin::Pin::parse("1111").unwrap();
-    let owner = engine.staff().list().unwrap().into_iter().find(|s| s.role == paydesk_ledger::access::Role::Owner).expect("the demo owner");
+    let pin = paydesk_access::pin::Pin::parse("1111").unwrap();
+    let owner = engine.staff().list().unwrap().into_iter().find(|s| s.role == paydesk_access::Role::Owner).expect("the demo owner");
     engine.staff().sign_in(&owner.name, &pin).unwrap();
     if engine.shifts().current().unwrap().is_none() {
         engine.shifts().open(paydesk_ledger::Actor::alone(owner.id), &[]).unwrap();

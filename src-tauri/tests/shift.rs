@@ -8,7 +8,7 @@ use crate::support;
 
 use std::time::Duration;
 
-use paydesk_ledger::access::{Pin, Role};
+use paydesk_access::{Pin, Role};
 use paydesk_ledger::Ledger;
 use paydesk_receipt::test_printer::TestPrinter;
 use serde_json::{json, Value};
@@ -148,7 +148,7 @@ fn a_shift_from_its_float_to_its_z_report() {
     assert_eq!(code(call(&w, "audit_page", json!({ "limit": 201 }))), "invalid_input");
 
     // A row changed by plain SQL: named, with its kind.
-    let c = paydesk_ledger::rusqlite::Connection::open(dir.path().join("ledger.db")).unwrap();
+    let c = rusqlite::Connection::open(dir.path().join("ledger.db")).unwrap();
     let id: i64 = c.query_row("SELECT id FROM audit_log WHERE action = 'paid_out'", [], |r| r.get(0)).unwrap();
     c.execute("UPDATE audit_log SET reason = 'nothing to see' WHERE id = ?1", [id]).unwrap();
     let v = call(&w, "audit_verify", json!({})).unwrap();

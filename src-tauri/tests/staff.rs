@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use paydesk_ledger::access::{LockoutPolicy, Pin};
+use paydesk_access::{LockoutPolicy, Pin};
 use paydesk_ledger::{Ledger, PinPurpose};
 use serde_json::{json, Value};
 use support::{app_signed_out, call, Window};

@@ -287,7 +287,7 @@ fn an_item_form_reports_every_field_and_store_settings_are_validated() {
 /// before any approval is recorded; the fields the register owns still save.
 #[test]
 fn published_items_and_tax_are_read_only_in_the_app() {
-    use paydesk_ledger::tax::{PriceMode, RateTable, Rounding};
+    use paydesk_tax::{PriceMode, RateTable, Rounding};
     use paydesk_ledger::{PublishedItem, PublishedTax};
     let dir = tempfile::tempdir().unwrap();
     let (_app, w) = app_with(dir.path(), ja());

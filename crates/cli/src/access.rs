@@ -18,9 +18,9 @@
 
 use crate::outcome::fail;
 use clap::Subcommand;
-use paydesk_ledger::access::audit::{Anchor, Hash};
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::Role;
+use paydesk_access::audit::{Anchor, Hash};
+use paydesk_access::pin::Pin;
+use paydesk_access::Role;
 use paydesk_ledger::{Error, ShiftRefusal};
 use paydesk_register::Engine;
 use serde_json::json;

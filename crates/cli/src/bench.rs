@@ -1,7 +1,8 @@
 //! `paydesk-cli bench`: end-to-end checkouts through the engine (ledger commits
 //! + PSP request) vs the same PSP requests alone, over loopback, in one run.
 
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money};
+use paydesk_ledger::{CheckoutOptions, Ledger};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::psp::{AttemptOutcome, CreateIntent, PaymentIntent, PspClient};
 use paydesk_register::rng::new_key;
 use paydesk_register::transport::HttpTransport;

@@ -8,7 +8,8 @@
 //! 1.5x). The customer is a second engine on its own ledger file and transport, so its
 //! requests and commits are not counted as the register's.
 
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money};
+use paydesk_ledger::{CheckoutOptions, Ledger};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::clock::BoxFuture;
 use paydesk_register::transport::{HttpRequest, HttpResponse, HttpTransport, SharedTransport, Transport, TransportError};
 use paydesk_register::{Engine, EngineConfig, EngineError, OsRandom, ReaderOutcome, SystemClock, TestCard};

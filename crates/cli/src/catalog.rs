@@ -14,8 +14,9 @@
 use std::io::Read as _;
 
 use clap::Subcommand;
-use paydesk_ledger::tax::{PriceMode, Rounding};
-use paydesk_ledger::{DemoLocale, Error, Locale};
+use paydesk_tax::{PriceMode, Rounding};
+use paydesk_ledger::{DemoLocale, Error};
+use paydesk_domain::Locale;
 use paydesk_register::Engine;
 use serde_json::json;
 
@@ -135,7 +136,7 @@ pub(crate) fn catalog(engine: &Engine, cmd: &CatalogCmd) -> i32 {
 }
 
 fn parse_locale(s: &str) -> Locale {
-    Locale::parse(s).unwrap_or_else(|e| fail("invalid_input", &e.to_string()))
+    paydesk_ledger::parse_locale(s).unwrap_or_else(|e| fail("invalid_input", &e.to_string()))
 }
 
 pub(crate) fn store(engine: &Engine, cmd: &StoreCmd) -> i32 {
@@ -143,8 +144,8 @@ pub(crate) fn store(engine: &Engine, cmd: &StoreCmd) -> i32 {
         StoreCmd::Show => engine.store().settings(),
         StoreCmd::Seed { locale } => {
             let demo = match parse_locale(locale) {
-                Locale::EnUs => DemoLocale::EnUs,
-                Locale::JaJp => DemoLocale::JaJp,
+                Locale::En => DemoLocale::EnUs,
+                Locale::Ja => DemoLocale::JaJp,
             };
             engine.store().seed_demo(demo, None)
         }

@@ -5,7 +5,8 @@
 use crate::args::parse_amount;
 use crate::outcome::{checkout_error, exit_code, fail};
 use clap::Args;
-use paydesk_ledger::{CaptureMethod, CheckoutOptions, Currency, Money};
+use paydesk_ledger::CheckoutOptions;
+use paydesk_domain::{CaptureMethod, Currency, Money};
 use paydesk_register::{CheckoutOutcome, Engine, EngineError};
 
 #[derive(Args, Debug)]

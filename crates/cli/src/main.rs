@@ -55,7 +55,7 @@ mod sync_restore;
 use args::{psp_key, Cli, Cmd};
 use clap::Parser;
 use outcome::fail;
-use paydesk_ledger::Currency;
+use paydesk_domain::Currency;
 
 fn main() {
     // `simulate` runs the in-process simulation: no --db, no PSP URL (paydesk-sim).

@@ -3,7 +3,7 @@
 
 use crate::args::parse_amount;
 use crate::outcome::{exit_code, fail, fail_engine};
-use paydesk_ledger::RefundState;
+use paydesk_domain::RefundState;
 use paydesk_register::Engine;
 
 /// `refund`: exit 0 refunded, 2 refused by the PSP, 3 not resolved yet.

@@ -16,7 +16,7 @@
 
 use crate::outcome::fail_engine;
 use clap::{Subcommand, ValueEnum};
-use paydesk_ledger::{Currency, Money};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::{Engine, ReaderOutcome, ReaderReport, TestCard};
 use serde_json::json;
 use std::time::Duration;

@@ -11,7 +11,7 @@
 use std::io::Write as _;
 
 use clap::Args;
-use paydesk_ledger::receipt::{build_receipt, render_html, render_text, Paper, PrintJob, Printer, PrinterTarget};
+use paydesk_receipt::{build_receipt, render_html, render_text, Paper, PrintJob, Printer, PrinterTarget};
 use paydesk_ledger::{CartId, PrintOutcome};
 use paydesk_register::usecases::PrintRecord;
 use paydesk_register::Engine;
@@ -47,7 +47,7 @@ pub(crate) fn run(engine: &Engine, a: &ReceiptArgs) -> i32 {
         if a.format != "escpos" {
             fail("invalid_input", "--print sends ESC/POS: use --format escpos");
         }
-        t.parse().unwrap_or_else(|e: paydesk_ledger::receipt::PrintError| fail("invalid_input", &e.to_string()))
+        t.parse().unwrap_or_else(|e: paydesk_receipt::PrintError| fail("invalid_input", &e.to_string()))
     });
     let cart = CartId(a.cart);
     let built = engine.receipts().source(cart).map(|s| build_receipt(&s.data, &s.tax, s.next_print_reprint));

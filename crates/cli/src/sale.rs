@@ -18,9 +18,10 @@
 
 use crate::outcome::{checkout_error, exit_code};
 use clap::Subcommand;
-use paydesk_ledger::{CaptureMethod, CartId, CheckoutOptions, Currency, Money, NewProduct, RefundState, SaleState};
+use paydesk_ledger::{CartId, CheckoutOptions, NewProduct, SaleState};
+use paydesk_domain::{CaptureMethod, Currency, Money, RefundState};
 use paydesk_register::{Engine, EngineError};
-use paydesk_ledger::tax::{Dining, Discount};
+use paydesk_tax::{Dining, Discount};
 use serde::Serialize;
 
 /// Longest SKU and item name accepted (the catalog's limits).

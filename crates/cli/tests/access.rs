@@ -54,7 +54,7 @@ async fn staff_are_added_by_an_owner_and_the_audit_chain_catches_plain_sql() {
     assert_eq!(bad.json()["error"]["code"], "invalid_input");
 
     // Someone edits row 2 by hand: named, exit 4.
-    let c = paydesk_ledger::rusqlite::Connection::open(&db).unwrap();
+    let c = rusqlite::Connection::open(&db).unwrap();
     c.execute("UPDATE audit_log SET after_doc = '{\"name\":\"Ben\",\"role\":\"owner\"}' WHERE id = 2", []).unwrap();
     let v = run(&db, &url, &[], &["audit", "verify", "--head", &head]).await;
     assert_eq!(v.code, Some(4), "{}", v.stdout);
@@ -95,7 +95,7 @@ async fn audit_verify_checks_the_head_the_back_office_confirmed() {
     assert_eq!((c["seq"].as_u64(), c["confirmed_at_ms"].as_i64()), (Some(head.seq), Some(1_790_000_000_000)), "{}", v.stdout);
 
     // The last rows deleted by hand, no --head given: the confirmed head names it, exit 4.
-    let conn = paydesk_ledger::rusqlite::Connection::open(&db).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute("DELETE FROM audit_log WHERE id > ?1", [head.seq as i64 - 2]).unwrap();
     let v = run(&db, &url, &[], &["audit", "verify"]).await;
     assert_eq!(v.code, Some(4), "{}", v.stdout);

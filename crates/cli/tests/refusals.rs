@@ -185,7 +185,7 @@ fn a_db_that_is_not_a_ledger_file_is_refused_clearly_and_left_alone() {
     // Another program's SQLite file: refused, byte-for-byte untouched.
     let foreign = dir.path().join("shop.db");
     {
-        let c = paydesk_ledger::rusqlite::Connection::open(&foreign).unwrap();
+        let c = rusqlite::Connection::open(&foreign).unwrap();
         c.execute_batch("CREATE TABLE orders (id INTEGER PRIMARY KEY, total INTEGER); INSERT INTO orders (total) VALUES (12);")
             .unwrap();
     }

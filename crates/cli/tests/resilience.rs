@@ -5,7 +5,8 @@
 use crate::common;
 use common::*;
 use mock_psp::{Fault, FaultConfig};
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, NewProduct};
+use paydesk_ledger::{CheckoutOptions, Ledger, NewProduct};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{Engine, EngineConfig, OsRandom, SystemClock};
 use std::collections::HashSet;

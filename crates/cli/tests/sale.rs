@@ -85,6 +85,6 @@ async fn bad_input_is_refused_before_anything_is_written() {
         assert_eq!(r.code, Some(1), "{args:?}: {}{}", r.stdout, r.stderr);
         assert!(r.json()["error"]["code"].is_string(), "{args:?}: {}", r.stdout);
     }
-    let carts: i64 = paydesk_ledger::rusqlite::Connection::open(&db).unwrap().query_row("SELECT count(*) FROM carts", [], |r| r.get(0)).unwrap();
+    let carts: i64 = rusqlite::Connection::open(&db).unwrap().query_row("SELECT count(*) FROM carts", [], |r| r.get(0)).unwrap();
     assert_eq!(carts, 0, "no cart was made by refused input");
 }

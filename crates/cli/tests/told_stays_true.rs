@@ -5,7 +5,8 @@
 
 use crate::common;
 use common::*;
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money};
+use paydesk_ledger::{CheckoutOptions, Ledger};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{CheckoutOutcome, CrashPoint, Engine, EngineConfig, OsRandom, SystemClock};
 use std::sync::{Arc, OnceLock};

@@ -8,7 +8,7 @@ use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource};
 use fluent_syntax::ast::{Entry, Expression, InlineExpression, Pattern, PatternElement};
 
-use crate::Locale;
+use paydesk_domain::Locale;
 
 include!(concat!(env!("OUT_DIR"), "/catalog_files.rs"));
 

@@ -7,11 +7,9 @@
 //! a value) is formatted in Rust.
 
 mod catalog;
-mod locale;
 
 pub use catalog::{area_ids, areas, format, has, ids, message, parse_errors, ui_patterns, UiPattern};
 pub use fluent_bundle::{FluentArgs, FluentValue};
-pub use locale::Locale;
 
 /// A message formatted in `locale`: `tr!(locale, "id")` or `tr!(locale, "id", name = value, ...)`.
 /// Values are anything a [`FluentValue`] is made from (strings, integers); money is passed

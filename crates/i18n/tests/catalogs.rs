@@ -9,7 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use paydesk_i18n::{area_ids, parse_errors, ui_patterns, Locale};
+use paydesk_i18n::{area_ids, parse_errors, ui_patterns};
+use paydesk_domain::Locale;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -9,6 +9,7 @@
 
 use std::time::{Duration, Instant};
 
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 fn per_op(d: Duration, n: usize) -> f64 {

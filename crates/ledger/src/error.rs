@@ -7,8 +7,8 @@ use std::path::Path;
 
 use rusqlite::ErrorCode;
 
-use crate::money::{Currency, ValueError};
-use crate::state::{IllegalRefundTransition, IllegalTransition, PaymentState, RefundState};
+use paydesk_domain::money::{Currency, ValueError};
+use paydesk_domain::state::{IllegalRefundTransition, IllegalTransition, PaymentState, RefundState};
 
 /// Result alias used by every fallible function in this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -19,7 +19,7 @@
 
 use crate::error::{Error, Result};
 use crate::ledger::{refund_by_id_tx, Ledger};
-use crate::state::RefundState;
+use paydesk_domain::state::RefundState;
 use crate::types::{PaymentId, Refund, RefundId, RequestParams};
 use rusqlite::{params, OptionalExtension};
 

@@ -16,7 +16,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::tender::{TenderKind, TenderState};
+use crate::tender::TenderState;
+use paydesk_domain::TenderKind;
 use crate::types::CartId;
 
 /// A tender as the figures need it.

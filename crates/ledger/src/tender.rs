@@ -7,8 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::money::{Currency, Money};
-use crate::state::PaymentState;
+use paydesk_domain::money::{Currency, Money};
+use paydesk_domain::state::PaymentState;
+use paydesk_domain::TenderKind;
 use crate::types::{CartId, PaymentId};
 
 /// Row id of a tender.
@@ -19,36 +20,6 @@ pub struct TenderId(pub i64);
 impl std::fmt::Display for TenderId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)
-    }
-}
-
-/// How a tender pays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TenderKind {
-    /// Notes and coins in the drawer; settled the moment it is recorded.
-    Cash,
-    /// A payment at the PSP (its own checkout key, design §3 rules 1-6).
-    Card,
-}
-
-impl TenderKind {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            TenderKind::Cash => "cash",
-            TenderKind::Card => "card",
-        }
-    }
-}
-
-impl std::str::FromStr for TenderKind {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "cash" => Ok(TenderKind::Cash),
-            "card" => Ok(TenderKind::Card),
-            other => Err(Error::UnknownValue { what: "tender kind", value: other.to_string() }),
-        }
     }
 }
 

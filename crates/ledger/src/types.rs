@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::money::{Currency, Money};
-use crate::state::{CaptureMethod, PaymentState, RefundState};
+use paydesk_domain::money::{Currency, Money};
+use paydesk_domain::state::{CaptureMethod, PaymentState, RefundState};
 
 macro_rules! id_type {
     ($(#[$m:meta])* $name:ident) => {

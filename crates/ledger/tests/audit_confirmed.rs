@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use paydesk_ledger::access::audit::{Anchor, Break};
-use paydesk_ledger::access::lockout::LockoutPolicy;
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::Role;
+use paydesk_access::audit::{Anchor, Break};
+use paydesk_access::lockout::LockoutPolicy;
+use paydesk_access::pin::Pin;
+use paydesk_access::Role;
 use paydesk_ledger::*;
 
 const T: i64 = 1_790_000_000_000;

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use paydesk_ledger::schema::MIGRATIONS;
-use paydesk_ledger::{backup, Ledger, PaymentState, SCHEMA_VERSION};
+use paydesk_ledger::{backup, Ledger, SCHEMA_VERSION};
+use paydesk_domain::PaymentState;
 
 const KEY: &str = "0b5e7a11-0000-4000-8000-00000000b001";
 

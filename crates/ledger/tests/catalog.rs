@@ -1,7 +1,8 @@
 //! The catalog, store settings, CSV import/export and the demo stores (design §11.10-§11.15),
 //! on a real SQLite file.
 
-use paydesk_ledger::tax::{PriceMode, TaxClass};
+use paydesk_tax::{PriceMode, TaxClass};
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 fn ledger() -> (tempfile::TempDir, Ledger) {
@@ -120,7 +121,7 @@ fn export_writes_what_import_reads() {
 fn settings_are_validated_bounded_and_audited() {
     let (_d, mut l) = ledger();
     let s = l.store_settings().unwrap();
-    assert_eq!((s.currency, s.locale, s.price_mode), (Currency::Usd, Locale::EnUs, PriceMode::Inclusive));
+    assert_eq!((s.currency, s.locale, s.price_mode), (Currency::Usd, Locale::En, PriceMode::Inclusive));
     let mut bad = s.clone();
     bad.registration_number = Some("T7000012050003".into());
     assert!(matches!(l.set_store_settings(bad, None, 5), Err(Error::InvalidInput(m)) if m.contains("registration")));
@@ -148,7 +149,7 @@ fn the_demo_stores_have_fourteen_valid_items() {
         let items = l.catalog().unwrap();
         assert_eq!(items.len(), 14);
         for i in &items {
-            paydesk_ledger::tax::validate_jan(i.barcode.as_deref().unwrap()).unwrap();
+            paydesk_tax::validate_jan(i.barcode.as_deref().unwrap()).unwrap();
             assert_eq!(i.currency, currency);
         }
         let coffee = l.catalog_item("COF-001").unwrap().unwrap();

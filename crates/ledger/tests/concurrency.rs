@@ -2,6 +2,7 @@
 
 use std::sync::{Arc, Barrier};
 
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 const THREADS: usize = 8;

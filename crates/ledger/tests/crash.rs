@@ -9,6 +9,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 const CHILD_ENV: &str = "PAYDESK_LEDGER_CRASH_CHILD";

@@ -1,9 +1,9 @@
 //! The demo store's staff (design §12.9): a new demo store gets an owner, a manager and
 //! a cashier with the PINs the README lists; a store that has staff is never given more.
 
-use paydesk_ledger::access::lockout::LockoutPolicy;
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::Role;
+use paydesk_access::lockout::LockoutPolicy;
+use paydesk_access::pin::Pin;
+use paydesk_access::Role;
 use paydesk_ledger::*;
 
 fn pin(s: &str) -> Pin {

@@ -7,7 +7,9 @@
 use crate::common;
 use common::*;
 use paydesk_ledger::schema::MIGRATIONS;
+use paydesk_domain::*;
 use paydesk_ledger::*;
+use paydesk_tax as tax;
 use std::path::Path;
 use std::process::Command;
 

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 fn pragma<T: rusqlite::types::FromSql>(l: &Ledger, name: &str) -> T {

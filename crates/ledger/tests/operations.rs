@@ -2,6 +2,7 @@
 
 use crate::common;
 use common::*;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 #[test]

@@ -6,6 +6,7 @@ use crate::common;
 use common::outbox::OutboxShadow;
 use common::*;
 use paydesk_ledger::schema::MIGRATIONS;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use serde_json::{json, Value};
 
@@ -179,14 +180,14 @@ fn a_v6_ledger_is_back_filled_so_its_history_syncs() {
 /// shift: made by this code, then its v9 triggers and their outbox rows (and the v10
 /// restore tables) taken away.
 fn write_v8_file_with_books(path: &std::path::Path) {
-    use paydesk_ledger::access::pin::Pin;
-    use paydesk_ledger::access::Role;
+    use paydesk_access::pin::Pin;
+    use paydesk_access::Role;
     const T: i64 = 1_790_000_000_000;
     let mut l = Ledger::open(path).unwrap();
     l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     let pin = Pin::parse("2468").unwrap();
     let mika = l.add_staff("Mika", Role::Manager, &pin, None, T + 1).unwrap().id;
-    l.sign_in("Mika", &pin, paydesk_ledger::access::lockout::LockoutPolicy::default(), T + 2).unwrap();
+    l.sign_in("Mika", &pin, paydesk_access::lockout::LockoutPolicy::default(), T + 2).unwrap();
     let dc = |d, n| DenominationCount { denomination_minor: d, count: n };
     l.open_shift(Actor::alone(mika), &[dc(1_000, 5)], T + 10).unwrap();
     let cart = l.create_cart(Currency::Jpy, T + 20).unwrap();

@@ -5,9 +5,10 @@
 use crate::common;
 use common::outbox::OutboxShadow;
 use common::*;
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::Role;
-use paydesk_ledger::tax::{PriceMode, RateTable, Rounding, TaxClass};
+use paydesk_access::pin::Pin;
+use paydesk_access::Role;
+use paydesk_tax::{PriceMode, RateTable, Rounding, TaxClass};
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use serde_json::{json, Value};
 
@@ -75,7 +76,7 @@ fn what_the_back_office_publishes_never_goes_back_up() {
     l.apply_published_items(&[item], T + 1).unwrap();
     let tax = PublishedTax { version: 4, price_mode: PriceMode::Exclusive, rounding: Rounding::Up, registration_number: None, rates: RateTable::japan() };
     assert!(l.apply_published_tax(&tax, T + 2).unwrap());
-    let hash = paydesk_ledger::access::pin::hash_pin(&Pin::parse("1357").unwrap());
+    let hash = paydesk_access::pin::hash_pin(&Pin::parse("1357").unwrap());
     let member = PublishedStaff { version: 5, name: "Aiko".into(), role: Role::Cashier, active: true, pin_hash: hash };
     l.apply_published_staff(&[member], T + 3).unwrap();
     let got = facts(&l, h);

@@ -5,8 +5,10 @@
 use crate::common;
 use common::outbox::OutboxShadow;
 use common::*;
-use paydesk_ledger::tax::Discount;
+use paydesk_tax::Discount;
+use paydesk_domain::*;
 use paydesk_ledger::*;
+use paydesk_tax as tax;
 use serde_json::{json, Value};
 
 const T: i64 = 1_790_000_000_000;

@@ -5,9 +5,10 @@
 //! its audit row naming the same person; the chain stays intact and every closed shift
 //! has its Z report.
 
-use paydesk_ledger::access::lockout::LockoutPolicy;
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::Role;
+use paydesk_access::lockout::LockoutPolicy;
+use paydesk_access::pin::Pin;
+use paydesk_access::Role;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use proptest::prelude::*;
 

@@ -5,6 +5,7 @@
 
 use crate::common;
 use common::*;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use proptest::prelude::*;
 

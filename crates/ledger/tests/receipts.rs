@@ -2,8 +2,9 @@
 //! per-rate tax, tenders and change and the store's settings; it keeps the locked tax after
 //! a settings change; every print is recorded and only the first is unmarked.
 
-use paydesk_ledger::receipt::{build_receipt, render_text, Language, Paper};
-use paydesk_ledger::tax::{PriceMode, TaxClass};
+use paydesk_receipt::{build_receipt, render_text, Language, Paper};
+use paydesk_tax::{PriceMode, TaxClass};
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 const DAY_MS: i64 = 1_796_083_200_000; // 2026-12-01 00:00 UTC = 09:00 in Tokyo

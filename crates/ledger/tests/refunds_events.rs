@@ -4,6 +4,7 @@
 
 use crate::common;
 use common::*;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 fn captured(l: &mut Ledger, minor: i64, psp: &str) -> Payment {

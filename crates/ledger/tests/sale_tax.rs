@@ -2,7 +2,8 @@
 //! captured, eat-in vs take-out, discounts, the total the tenders must cover, and the
 //! figures locked at the first tender.
 
-use paydesk_ledger::tax::{compute, Dining, Discount, PriceMode, TaxClass};
+use paydesk_tax::{compute, Dining, Discount, PriceMode, TaxClass};
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use proptest::prelude::*;
 
@@ -70,7 +71,7 @@ fn the_first_tender_locks_the_tax_against_later_setting_and_price_changes() {
     // The store switches to tax-inclusive prices and the mug's class changes.
     let mut s = l.store_settings().unwrap();
     s.price_mode = PriceMode::Inclusive;
-    s.rounding = paydesk_ledger::tax::Rounding::Up;
+    s.rounding = paydesk_tax::Rounding::Up;
     l.set_store_settings(s, None, DAY_MS + 2).unwrap();
     let mut mug = l.catalog_item("MUG-001").unwrap().unwrap();
     mug.tax_class = TaxClass::Exempt;

@@ -5,8 +5,9 @@
 
 use std::path::Path;
 
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::{Authorization, Role};
+use paydesk_access::pin::Pin;
+use paydesk_access::{Authorization, Role};
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 /// A time in 2026 (tax rates are by date).
@@ -38,7 +39,7 @@ fn sign_in(l: &mut Ledger, name: &str) {
         "Mika" => "2468",
         _ => "1234",
     };
-    l.sign_in(name, &Pin::parse(pin).unwrap(), paydesk_ledger::access::lockout::LockoutPolicy::default(), T).unwrap();
+    l.sign_in(name, &Pin::parse(pin).unwrap(), paydesk_access::lockout::LockoutPolicy::default(), T).unwrap();
 }
 
 /// A paid cash sale of one mug (¥1,650) with `tendered` yen; returns the change.
@@ -372,7 +373,7 @@ fn a_v7_ledger_with_staff_and_cash_sales_upgrades_and_its_next_drawer_starts_cle
 
 #[test]
 fn a_close_rewritten_with_its_hash_recomputed_is_caught_by_the_z_reports_head() {
-    use paydesk_ledger::access::audit::{record_hash, Break};
+    use paydesk_access::audit::{record_hash, Break};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ledger.db");
     let z_head = {

@@ -2,6 +2,7 @@
 //! `payment_successors`), committed with its link in one transaction.
 use crate::common;
 use common::*;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 fn count(l: &Ledger, sql: &str) -> i64 {

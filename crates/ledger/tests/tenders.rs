@@ -3,6 +3,7 @@
 
 use crate::common;
 use common::*;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 fn cart_of(l: &mut Ledger, sku: &str, qty: i64) -> CartId {

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use paydesk_ledger::reissue::ReissueOp;
 use paydesk_ledger::schema::MIGRATIONS;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 const V1_KEY: &str = "6f1d0c7e-1111-4aaa-8bbb-000000000001";

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use paydesk_ledger::schema::MIGRATIONS;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 const KEY: &str = "7a2e0c7e-1111-4aaa-8bbb-000000000001";

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use paydesk_ledger::schema::MIGRATIONS;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 fn params_json(amount: i64, key: &str) -> String {

@@ -1,5 +1,6 @@
 //! The receipt document and the pure function that builds it from sale data.
 
+use paydesk_domain::{Currency, TenderKind};
 use paydesk_tax::{compute, Dining, Discount, PriceMode, RegistrationNumber, TaxClass, TaxError, TaxSettings};
 use serde::{Deserialize, Serialize};
 
@@ -15,23 +16,6 @@ pub const MAX_TENDERS: usize = 16;
 pub enum Language {
     En,
     Ja,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Currency {
-    Jpy,
-    Usd,
-}
-
-impl Currency {
-    /// Digits after the decimal point in a minor-unit amount.
-    pub fn minor_digits(self) -> u32 {
-        match self {
-            Currency::Jpy => 0,
-            Currency::Usd => 2,
-        }
-    }
 }
 
 /// The store as printed at the top. The registration number makes a Japanese receipt a
@@ -65,14 +49,6 @@ pub struct LineInput {
     pub class: TaxClass,
     #[serde(default)]
     pub discount: Option<Discount>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TenderKind {
-    Cash,
-    Card,
-    Other,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

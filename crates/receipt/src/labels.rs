@@ -3,9 +3,10 @@
 
 use std::sync::OnceLock;
 
-use paydesk_i18n::{id, message, tr, Locale};
+use paydesk_i18n::{id, message, tr};
+use paydesk_domain::{Currency, Locale, Money, TenderKind};
 
-use crate::document::{Currency, Language, LocalDateTime, TenderKind};
+use crate::document::{Language, LocalDateTime};
 
 /// The receipt's fixed words in one language, from the catalogs' `receipt.ftl`
 /// (design §13.2), looked up once.
@@ -29,7 +30,6 @@ pub(crate) struct Labels {
     pub reduced_legend: String,
     pub cash: String,
     pub card: String,
-    pub other: String,
     pub change: String,
     pub card_aid: String,
     pub card_arc: String,
@@ -68,7 +68,6 @@ impl Labels {
             reduced_legend: m(id!("receipt-reduced-legend")),
             cash: m(id!("receipt-cash")),
             card: m(id!("receipt-card-tender")),
-            other: m(id!("receipt-other")),
             change: m(id!("receipt-change")),
             card_aid: m(id!("receipt-card-aid")),
             card_arc: m(id!("receipt-card-arc")),
@@ -90,35 +89,15 @@ impl Labels {
         match kind {
             TenderKind::Cash => &self.cash,
             TenderKind::Card => &self.card,
-            TenderKind::Other => &self.other,
         }
     }
 }
 
-/// `¥1,200`, `-¥100`, `$12.00`: the currency's symbol, thousands separators, its minor digits.
+/// `¥1,200`, `-¥100`, `$12.00`: the currency's symbol, thousands separators, its minor digits
+/// (`Money`'s display, so a receipt and the screen write an amount alike).
 pub fn format_money(amount: i64, currency: Currency) -> String {
-    let sign = if amount < 0 { "-" } else { "" };
-    let abs = amount.unsigned_abs();
-    let (symbol, digits) = match currency {
-        Currency::Jpy => ("¥", currency.minor_digits()),
-        Currency::Usd => ("$", currency.minor_digits()),
-    };
-    let unit = 10u64.pow(digits);
-    let whole = (abs / unit).to_string();
-    let mut grouped = String::new();
-    for (i, c) in whole.chars().enumerate() {
-        // A comma before each group of three counted from the right.
-        let left_after = whole.len() - i;
-        if i > 0 && left_after / 3 * 3 == left_after {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    if digits == 0 {
-        format!("{sign}{symbol}{grouped}")
-    } else {
-        format!("{sign}{symbol}{grouped}.{:0width$}", abs % unit, width = digits as usize)
-    }
+    // The domain's display: symbol, grouped thousands, the currency's exponent, sign first.
+    Money::new(amount, currency).to_string()
 }
 
 /// 1000 → "10%", 850 → "8.5%", 0 → "0%".

@@ -6,7 +6,9 @@ use paydesk_tax::{Dining, PriceMode, TaxClass};
 use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthChar;
 
-use crate::document::{Language, Receipt, TenderKind};
+use paydesk_domain::TenderKind;
+
+use crate::document::{Language, Receipt};
 use crate::labels::{format_date, format_money, format_rate};
 
 /// Roll width: 58 mm paper prints 32 columns of font A, 80 mm prints 48.

@@ -4,6 +4,7 @@
 use crate::common;
 
 use common::*;
+use paydesk_domain::TenderKind;
 use paydesk_receipt::*;
 use paydesk_tax::{Dining, TaxClass, TaxError};
 

@@ -5,6 +5,7 @@ use crate::common;
 
 use common::*;
 use paydesk_receipt::test_printer::parse_escpos;
+use paydesk_domain::TenderKind;
 use paydesk_receipt::*;
 use paydesk_tax::{Dining, TaxClass};
 use proptest::prelude::*;

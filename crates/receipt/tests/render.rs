@@ -6,6 +6,7 @@ use crate::common;
 use common::*;
 use paydesk_receipt::escpos::{encode_text, CUT, DRAWER_KICK, INIT, KANJI_ON, KANJI_SHIFT_JIS};
 use paydesk_receipt::test_printer::{parse_escpos, ParseError};
+use paydesk_domain::TenderKind;
 use paydesk_receipt::*;
 use unicode_width::UnicodeWidthStr;
 

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use paydesk_receipt::shift::*;
 use paydesk_receipt::test_printer::{parse_escpos, TestPrinter};
-use paydesk_receipt::{Currency, Language, LocalDateTime, Paper, Printer, PrinterTarget, ReceiptError, TenderKind};
+use paydesk_domain::{Currency, TenderKind};
+use paydesk_receipt::{Language, LocalDateTime, Paper, Printer, PrinterTarget, ReceiptError};
 
 const CHECKPOINT: &str = "42:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 

@@ -2,7 +2,7 @@
 //! one as a Tauri event; the CLI may print them to stderr.
 
 use crate::attempt::AttemptKind;
-use paydesk_ledger::{PaymentState, RefundState};
+use paydesk_domain::{PaymentState, RefundState};
 use serde::Serialize;
 use tokio::sync::broadcast;
 

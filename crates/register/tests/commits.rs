@@ -3,7 +3,8 @@
 //! outcome (attempts, PSP id, state path) in one transaction. Counted exactly with the
 //! ledger's SQLite commit hook, over real loopback HTTP to the mock PSP.
 
-use paydesk_ledger::{CheckoutOptions, Currency, Money, NewProduct};
+use paydesk_ledger::{CheckoutOptions, NewProduct};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{Engine, EngineConfig, OsRandom, SystemClock};
 use std::sync::Arc;

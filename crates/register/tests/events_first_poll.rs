@@ -5,7 +5,8 @@
 //! `every_psp_event_applied` — events of the first sales, older than the lookback at the
 //! first poll, were never read). Real loopback HTTP to the mock PSP, real ledger file.
 
-use paydesk_ledger::{CheckoutOptions, Currency, Money};
+use paydesk_ledger::CheckoutOptions;
+use paydesk_domain::{Currency, Money};
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{Engine, EngineConfig, OsRandom, SystemClock};
 use std::collections::HashSet;

@@ -4,7 +4,8 @@
 
 use mock_psp::{Fault, FaultConfig, MockPsp};
 use paydesk_test_kit::InProcess;
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
+use paydesk_ledger::{CheckoutOptions, Ledger, SeededKeys};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::clock::{Clock, VirtualClock};
 use paydesk_register::{Engine, EngineConfig, SeededRandom};
 use std::sync::Arc;

@@ -4,7 +4,8 @@
 //! over the real mock PSP service in process (no socket), virtual clocks.
 
 use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp};
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, PaymentState, SeededKeys};
+use paydesk_ledger::{CheckoutOptions, Ledger, SeededKeys};
+use paydesk_domain::{Currency, Money, PaymentState};
 use paydesk_register::clock::VirtualClock;
 use paydesk_register::{Attempted, CheckoutOutcome, Engine, EngineConfig, EngineError, SeededRandom};
 use paydesk_test_kit::{InProcess, Posts};

@@ -5,7 +5,8 @@
 //! intent and per checkout key, "not charged" never charged later.
 
 use mock_psp::{FaultConfig, MockPsp};
-use paydesk_ledger::{CartId, Currency, Ledger, Money, NewProduct, PaymentState, ReaderAttemptOutcome, SaleState};
+use paydesk_ledger::{CartId, Ledger, NewProduct, ReaderAttemptOutcome, SaleState};
+use paydesk_domain::{Currency, Money, PaymentState};
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{
     Engine, EngineConfig, NotChargedWhy, OsRandom, ReaderConfig, ReaderOutcome, ReaderReport, RetryPolicy, SystemClock,
@@ -406,9 +407,9 @@ async fn a_crash_before_anything_was_processed_ends_canceled_by_recovery() {
     // The key and the reader committed, then the register died before the intent's create.
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
     let created = now_ms - 60_000;
-    let p = w.engine.ledger_for_tests(|l| l.create_reader_payment(Money::new(400, Currency::Usd), &w.reader, paydesk_ledger::CaptureMethod::Automatic, created)).unwrap();
+    let p = w.engine.ledger_for_tests(|l| l.create_reader_payment(Money::new(400, Currency::Usd), &w.reader, paydesk_domain::CaptureMethod::Automatic, created)).unwrap();
     // A payment just committed by a live call is left to that call.
-    let fresh = w.engine.ledger_for_tests(|l| l.create_reader_payment(Money::new(401, Currency::Usd), &w.reader, paydesk_ledger::CaptureMethod::Automatic, now_ms)).unwrap();
+    let fresh = w.engine.ledger_for_tests(|l| l.create_reader_payment(Money::new(401, Currency::Usd), &w.reader, paydesk_domain::CaptureMethod::Automatic, now_ms)).unwrap();
     let rec = w.engine.recover().await.unwrap();
     assert_eq!(w.engine.reader_status(&fresh.idempotency_key).unwrap().state, PaymentState::Created);
     assert_eq!(rec.resolved, 1, "{rec:?}");
@@ -448,7 +449,7 @@ async fn a_stored_failure_on_the_intents_cancel_does_not_block_the_next_abandon(
 async fn an_intent_whose_create_answer_died_with_the_register_is_found_and_canceled_on_abandon() {
     let w = World::new().await;
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-    let p = w.engine.ledger_for_tests(|l| l.create_reader_payment(Money::new(830, Currency::Usd), &w.reader, paydesk_ledger::CaptureMethod::Automatic, now_ms)).unwrap();
+    let p = w.engine.ledger_for_tests(|l| l.create_reader_payment(Money::new(830, Currency::Usd), &w.reader, paydesk_domain::CaptureMethod::Automatic, now_ms)).unwrap();
     let key = p.idempotency_key.clone();
     // The create as the PSP received it, under the checkout key; its answer was never recorded.
     let form = [("amount", "830"), ("currency", "usd"), ("payment_method_types[]", "card_present"), ("capture_method", "automatic"), ("metadata[checkout_key]", key.as_str())];

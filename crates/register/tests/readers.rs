@@ -2,7 +2,8 @@
 //! on reader connections, so they answer while the writer is busy (a long commit, a
 //! checkout in progress) and never hold it up. Real file ledger, real loopback HTTP.
 
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, RandomKeys};
+use paydesk_ledger::{CheckoutOptions, Ledger, RandomKeys};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{Engine, EngineConfig, OsRandom, SystemClock};
 use std::sync::mpsc;

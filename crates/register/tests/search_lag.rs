@@ -5,7 +5,8 @@
 //! virtual and moved by the test.
 
 use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp};
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, SeededKeys};
+use paydesk_ledger::{CheckoutOptions, Ledger, SeededKeys};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::clock::VirtualClock;
 use paydesk_test_kit::{advance_both, get_json, InProcess};
 use paydesk_register::{CheckoutOutcome, Engine, EngineConfig, OfflineLimits, SeededRandom};

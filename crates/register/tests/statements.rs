@@ -11,8 +11,9 @@
 //! first time) is not counted; that it prepares nothing afresh is checked too.
 
 use mock_psp::{FaultConfig, MockPsp};
-use paydesk_ledger::rusqlite::ffi;
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, NewProduct, SeededKeys};
+use rusqlite::ffi;
+use paydesk_domain::{Currency, Money};
+use paydesk_ledger::{CheckoutOptions, Ledger, NewProduct, SeededKeys};
 use paydesk_register::clock::VirtualClock;
 use paydesk_register::{CheckoutOutcome, Engine, EngineConfig, SeededRandom};
 use paydesk_test_kit::InProcess;

@@ -9,7 +9,8 @@
 //!   provably absent -> failed visibly (alarm), nothing refunded on either side.
 
 use mock_psp::{Fault, FaultConfig, ManualClock, MockPsp};
-use paydesk_ledger::{CaptureMethod, CheckoutOptions, Currency, Ledger, Money, RefundState, SeededKeys};
+use paydesk_ledger::{CheckoutOptions, Ledger, SeededKeys};
+use paydesk_domain::{CaptureMethod, Currency, Money, RefundState};
 use paydesk_register::clock::VirtualClock;
 use paydesk_register::transport::Method;
 use paydesk_test_kit::{advance_both, call, get_json, InProcess, Posts};

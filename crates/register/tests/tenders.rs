@@ -3,7 +3,8 @@
 //! the PSP through its own API.
 
 use mock_psp::{Fault, FaultConfig, MockPsp};
-use paydesk_ledger::{CartId, CheckoutOptions, Currency, Ledger, Money, NewProduct, SaleState, TenderState};
+use paydesk_ledger::{CartId, CheckoutOptions, Ledger, NewProduct, SaleState, TenderState};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{CheckoutOutcome, CrashPoint, Engine, EngineConfig, EngineError, OsRandom, RetryPolicy, SystemClock};
 use std::path::Path;
@@ -325,7 +326,7 @@ async fn recovery_never_makes_a_new_refund_key_for_a_cancel_only_the_cashier_doe
     let plan = w.engine.ledger_for_tests(|l| l.begin_sale_cancel(cart, "wrong order", 5, &|_| false)).unwrap();
     let [paydesk_ledger::CancelAction::Refund { refund_id, .. }] = plan.actions.as_slice() else { panic!("{plan:?}") };
     w.engine
-        .ledger_for_tests(|l| l.transition_refund(*refund_id, paydesk_ledger::RefundState::Pending, paydesk_ledger::RefundState::Failed, 6))
+        .ledger_for_tests(|l| l.transition_refund(*refund_id, paydesk_domain::RefundState::Pending, paydesk_domain::RefundState::Failed, 6))
         .unwrap();
     let payment = w.engine.ledger_for_tests(|l| l.payment_by_key(&a.checkout.checkout_key)).unwrap().unwrap();
     for _ in 0..2 {

@@ -11,7 +11,8 @@
 //!   vs the PSP's own rate for the same number of create requests, in-process.
 
 use mock_psp::{FaultConfig, MockPsp, PspRequest};
-use paydesk_ledger::{CheckoutOptions, Currency, Ledger, Money, NewPayment, PaymentState, SeededKeys};
+use paydesk_ledger::{CheckoutOptions, Ledger, NewPayment, SeededKeys};
+use paydesk_domain::{Currency, Money, PaymentState};
 use paydesk_register::{Engine, OfflineLimits, SeededRandom};
 use paydesk_sim::world::{block_on, drive_psp, PspClock, PspFuture, RegisterClock, SimTransport, TimeCore, Wire};
 use paydesk_sim::{engine_config, run_timed, Profile, Report, SimConfig, EPOCH_MS};
@@ -41,7 +42,7 @@ fn machine() -> String {
         .unwrap_or(0);
     format!(
         "- CPU: {cpu}, nproc {nproc} (shared with other builds while measuring)\n- RAM: {mem} GiB\n- SQLite {} (bundled, rusqlite)\n- OS: {} {}",
-        paydesk_ledger::rusqlite::version(),
+        rusqlite::version(),
         std::env::consts::OS,
         std::env::consts::ARCH
     )

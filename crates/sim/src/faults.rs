@@ -53,7 +53,7 @@ impl Sim {
                 if on {
                     c.pragma_update(None, "query_only", false)?;
                 }
-                Ok::<_, paydesk_ledger::rusqlite::Error>(())
+                Ok::<_, rusqlite::Error>(())
             })
             .expect("query_only off");
     }

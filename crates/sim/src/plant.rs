@@ -19,7 +19,7 @@ impl Sim {
         false
     }
 
-    fn plant_sql(&mut self, sql: &str, param: &dyn paydesk_ledger::rusqlite::ToSql) {
+    fn plant_sql(&mut self, sql: &str, param: &dyn rusqlite::ToSql) {
         let n = self.engine().ledger_for_tests(|l| l.connection().execute(sql, [param])).expect("planting");
         assert!(n > 0, "the plant changed nothing: {sql}");
     }

@@ -4,7 +4,8 @@
 
 use crate::driver::{Sale, Sim};
 use crate::world::join2;
-use paydesk_ledger::{CaptureMethod, CheckoutOptions, Currency, Money};
+use paydesk_ledger::CheckoutOptions;
+use paydesk_domain::{CaptureMethod, Currency, Money};
 use paydesk_register::{CheckoutOutcome, CheckoutReport, CrashPoint, EngineError};
 use rand::Rng;
 

@@ -4,7 +4,8 @@
 //! never silently dropped.
 use crate::error::SyncError;
 use crate::run::now_ms;
-use paydesk_ledger::{CatalogItem, Currency, Ledger, PublishedItem, PublishedStaff, PublishedTax};
+use paydesk_ledger::{CatalogItem, Ledger, PublishedItem, PublishedStaff, PublishedTax};
+use paydesk_domain::Currency;
 use paydesk_sync_proto::{Item, StaffMember, StoreSettings, StoreTax};
 
 /// Reasons kept per round (the rest are counted): a bound on what one bad publish costs.
@@ -107,7 +108,7 @@ pub fn tax(ledger: &mut Ledger, version: u64, t: &StoreTax, out: &mut Applied) -
 pub fn staff(ledger: &mut Ledger, page: &[(u64, StaffMember)], out: &mut Applied) -> Result<(), SyncError> {
     let mut ready = Vec::with_capacity(page.len());
     for (version, m) in page {
-        match paydesk_ledger::access::Role::parse(m.role.as_str()) {
+        match paydesk_access::Role::parse(m.role.as_str()) {
             Ok(role) => ready.push(PublishedStaff { version: *version as i64, name: m.name.clone(), role, active: m.active, pin_hash: m.pin_hash.clone() }),
             Err(e) => out.refuse(format!("staff {}: role {:?}", m.name, e.0)),
         }

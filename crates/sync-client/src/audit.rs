@@ -1,7 +1,7 @@
 //! The register's audit chain in the sync (design §9.20): what a batch says about it, and
 //! the head the back office confirmed, kept in the ledger for local verification.
 use crate::error::SyncError;
-use paydesk_ledger::access::audit::Anchor;
+use paydesk_access::audit::Anchor;
 use paydesk_ledger::Ledger;
 use paydesk_sync_proto::audit::{hash_hex, parse_hash};
 use paydesk_sync_proto::{AtConfirmed, AuditHead, AuditReport, ZHead};

@@ -6,9 +6,10 @@
 use crate::support;
 use crate::register;
 
-use paydesk_ledger::access::audit::{check_checkpoints, record_hash, verify, Anchor, Break};
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::{LockoutPolicy, Role};
+use paydesk_access::audit::{check_checkpoints, record_hash, verify, Anchor, Break};
+use paydesk_access::pin::Pin;
+use paydesk_access::{LockoutPolicy, Role};
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use paydesk_sync::store::SyncState;
 use register::Register;

@@ -5,7 +5,8 @@
 use crate::support;
 use crate::register;
 
-use paydesk_ledger::tax::{Rounding, TaxClass};
+use paydesk_tax::{Rounding, TaxClass};
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use paydesk_sync::store::SyncState;
 use register::Register;
@@ -146,7 +147,7 @@ async fn what_the_register_cannot_hold_is_named_and_a_large_catalog_catches_up_i
 /// sign-in; a new PIN from the back office clears a lock.
 #[tokio::test]
 async fn published_staff_sign_in_with_the_back_offices_pin() {
-    use paydesk_ledger::access::{LockoutPolicy, Pin, Role};
+    use paydesk_access::{LockoutPolicy, Pin, Role};
     let h = Harness::start().await;
     let store = h.owner.create_store("Shibuya").await.unwrap();
     let mut reg = Register::paired(&h, &store).await;

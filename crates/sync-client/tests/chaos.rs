@@ -17,6 +17,7 @@ use crate::proxy;
 
 use paydesk_backoffice::client::OwnerClient;
 use paydesk_backoffice::pgcluster::{Cluster, ClusterOptions};
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use paydesk_sync::store::{SyncState, TokenFile};
 use paydesk_sync::{BackOffice, SyncError, SyncLoop};

@@ -6,8 +6,9 @@
 use crate::support;
 use crate::register;
 
-use paydesk_ledger::access::{Pin, Role};
-use paydesk_ledger::tax::{PriceMode, TaxClass};
+use paydesk_access::{Pin, Role};
+use paydesk_tax::{PriceMode, TaxClass};
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use register::Register;
 use serde_json::{json, Value};

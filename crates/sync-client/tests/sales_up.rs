@@ -5,7 +5,8 @@
 use crate::support;
 use crate::register;
 
-use paydesk_ledger::tax::{Discount, Dining, TaxClass};
+use paydesk_tax::{Discount, Dining, TaxClass};
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use register::Register;
 use paydesk_sync_proto::Fact;

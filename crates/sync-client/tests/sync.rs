@@ -6,6 +6,7 @@
 use crate::support;
 use crate::proxy;
 
+use paydesk_domain::*;
 use paydesk_ledger::*;
 use paydesk_sync::store::{SyncState, TokenFile};
 use paydesk_sync::{Backoff, SyncError, SyncLoop};
@@ -270,8 +271,8 @@ type TenderRow = (i64, i32, String, i64, String, Option<String>, Option<i64>, Op
 
 #[tokio::test]
 async fn tenders_and_a_closed_shift_arrive_row_for_row() {
-    use paydesk_ledger::access::pin::Pin;
-    use paydesk_ledger::access::Role;
+    use paydesk_access::pin::Pin;
+    use paydesk_access::Role;
     const T: i64 = 1_790_000_000_000;
     let h = Harness::start().await;
     let store = h.owner.create_store("Main St").await.unwrap();
@@ -279,7 +280,7 @@ async fn tenders_and_a_closed_shift_arrive_row_for_row() {
     let l = &mut reg.ledger;
     l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     let mika = l.add_staff("Mika", Role::Manager, &Pin::parse("2468").unwrap(), None, T + 1).unwrap().id;
-    l.sign_in("Mika", &Pin::parse("2468").unwrap(), paydesk_ledger::access::lockout::LockoutPolicy::default(), T + 2).unwrap();
+    l.sign_in("Mika", &Pin::parse("2468").unwrap(), paydesk_access::lockout::LockoutPolicy::default(), T + 2).unwrap();
     let dc = |d, n| DenominationCount { denomination_minor: d, count: n };
     l.open_shift(Actor::alone(mika), &[dc(1_000, 5), dc(100, 10)], T + 10).unwrap();
     // a cash sale with change

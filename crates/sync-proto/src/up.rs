@@ -70,7 +70,7 @@ impl PaymentState {
     }
 
     /// The states directly reachable from `self`: the ledger's one transition table
-    /// (`paydesk_ledger::PaymentState::allowed_next`), copied so the back office needs no
+    /// (`paydesk_domain::PaymentState::allowed_next`), copied so the back office needs no
     /// SQLite; `tests/ledger_states.rs` checks the two tables are the same.
     pub const fn allowed_next(self) -> &'static [PaymentState] {
         use PaymentState::*;

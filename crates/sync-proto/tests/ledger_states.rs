@@ -4,10 +4,10 @@ use paydesk_sync_proto::{PaymentState, RefundState};
 
 #[test]
 fn every_ledger_payment_state_has_its_wire_twin_and_back() {
-    let ledger: Vec<&str> = paydesk_ledger::PaymentState::ALL.iter().map(|s| s.as_str()).collect();
+    let ledger: Vec<&str> = paydesk_domain::PaymentState::ALL.iter().map(|s| s.as_str()).collect();
     let wire: Vec<&str> = PaymentState::ALL.iter().map(|s| s.as_str()).collect();
     assert_eq!(ledger, wire);
-    for s in paydesk_ledger::PaymentState::ALL {
+    for s in paydesk_domain::PaymentState::ALL {
         let json = serde_json::to_string(&s).unwrap();
         let w: PaymentState = serde_json::from_str(&json).unwrap();
         assert_eq!(w.as_str(), s.as_str());
@@ -16,10 +16,10 @@ fn every_ledger_payment_state_has_its_wire_twin_and_back() {
 
 #[test]
 fn every_ledger_refund_state_has_its_wire_twin_and_back() {
-    let ledger: Vec<&str> = paydesk_ledger::RefundState::ALL.iter().map(|s| s.as_str()).collect();
+    let ledger: Vec<&str> = paydesk_domain::RefundState::ALL.iter().map(|s| s.as_str()).collect();
     let wire: Vec<&str> = RefundState::ALL.iter().map(|s| s.as_str()).collect();
     assert_eq!(ledger, wire);
-    for s in paydesk_ledger::RefundState::ALL {
+    for s in paydesk_domain::RefundState::ALL {
         let w: RefundState = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(w.as_str(), s.as_str());
     }
@@ -27,13 +27,13 @@ fn every_ledger_refund_state_has_its_wire_twin_and_back() {
 
 #[test]
 fn the_wire_transition_tables_are_the_ledgers() {
-    for s in paydesk_ledger::PaymentState::ALL {
+    for s in paydesk_domain::PaymentState::ALL {
         let w = PaymentState::parse(s.as_str()).unwrap();
         let ledger: Vec<&str> = s.allowed_next().iter().map(|n| n.as_str()).collect();
         let wire: Vec<&str> = w.allowed_next().iter().map(|n| n.as_str()).collect();
         assert_eq!(ledger, wire, "from {s}");
     }
-    for s in paydesk_ledger::RefundState::ALL {
+    for s in paydesk_domain::RefundState::ALL {
         let w = RefundState::parse(s.as_str()).unwrap();
         let ledger: Vec<&str> = s.allowed_next().iter().map(|n| n.as_str()).collect();
         let wire: Vec<&str> = w.allowed_next().iter().map(|n| n.as_str()).collect();

@@ -9,6 +9,7 @@
 //! | `ledger.rs` | a register ledger in a temp dir (a real SQLite file) |
 //! | `in_process.rs` | the register's transport that calls the mock PSP's service directly (no socket) |
 //! | `test_layout.rs` | (a test only) every `tests/*.rs` in the workspace is a `mod` of its package's one test binary |
+//! | `vocabulary_once.rs` | (a test only) `Currency`, `TenderKind`, `Locale` and `Money` are declared in `crates/domain` and no other crate (decision 0107) |
 //! | `fn_length.rs` | (a test only) the ledger's, register's and mock PSP's functions are at most 70 lines, with no `too_many_arguments` allowance; the long ones left are a list that may only shrink |
 
 mod in_process;
@@ -25,6 +26,8 @@ mod module_cycles;
 mod fn_length;
 #[cfg(test)]
 mod one_door;
+#[cfg(test)]
+mod vocabulary_once;
 
 pub use in_process::{advance_both, call, get_json, InProcess, Posts};
 pub use ledger::{ledger_in, TempLedger};

@@ -20,6 +20,7 @@ const CRATES: &[&str] = &[
     "crates/access",
     "crates/backoffice",
     "crates/cli",
+    "crates/domain",
     "crates/i18n",
     "crates/ledger",
     "crates/mock-psp",
@@ -240,7 +241,9 @@ fn no_crate_has_an_import_circle_beyond_the_known_ones() {
     let mut all = Vec::new();
     for krate in CRATES {
         let g = module_graph(&root.join(krate).join("src"));
-        assert!(g.len() > 1 || *krate == "crates/test-kit", "{krate}: no modules found: is the path right?");
+        // One module is enough (i18n has only `catalog` since its `Locale` moved to the
+        // domain crate): none at all means the path is wrong.
+        assert!(!g.is_empty(), "{krate}: no modules found: is the path right?");
         all.extend(problems(krate, &circles(&g)));
     }
     assert!(all.is_empty(), "import circles:\n{}", all.join("\n"));

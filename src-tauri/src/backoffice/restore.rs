@@ -5,7 +5,8 @@
 //! on its own ledger connection (like the sync loop), one at a time; every refusal of the
 //! back office becomes its own error code, decided from the wire's code, never its words.
 
-use paydesk_ledger::{Ledger, PaymentState, RestoreSourceRow, RestoredPayment};
+use paydesk_ledger::{Ledger, RestoreSourceRow, RestoredPayment};
+use paydesk_domain::PaymentState;
 use paydesk_sync::store::SyncState;
 use paydesk_sync::SyncError;
 use serde::Serialize;
@@ -185,7 +186,7 @@ pub async fn restore_backoffice(
     from: String,
     approval: Option<crate::staff::Approval>,
 ) -> Result<RestoreView, AppError> {
-    let action = paydesk_ledger::access::Action::Settings;
+    let action = paydesk_access::Action::Settings;
     let op = crate::ops::Operation::new(action, approval.as_ref()).authorize(&app)?;
     let from = check_from(&from)?;
     op.audit_approval("backoffice_restore").permit(&app)?;

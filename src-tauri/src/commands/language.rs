@@ -1,7 +1,7 @@
 //! The language commands (design §13.3): the UI's messages in the active language, and
 //! switching it (saved with the settings).
 
-use paydesk_i18n::Locale;
+use paydesk_domain::Locale;
 use tauri::State;
 
 use crate::error::{AppError, AppResult};

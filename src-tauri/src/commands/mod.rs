@@ -3,7 +3,8 @@
 
 pub mod language;
 
-use paydesk_ledger::{CheckoutOptions, Money, RefundState};
+use paydesk_ledger::CheckoutOptions;
+use paydesk_domain::{Money, RefundState};
 use paydesk_register::CheckoutOutcome;
 use serde::Serialize;
 use tauri::State;
@@ -17,7 +18,7 @@ use crate::money;
 use crate::settings::{Settings, SettingsForm};
 use crate::ops::{Locks, Operation};
 use crate::staff::Approval;
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use crate::state::{lock, now_ms, AppState, Applied, StatusView};
 use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
 
@@ -363,7 +364,7 @@ pub struct SettingsView {
     pub key_storage_note: Option<String>,
 }
 
-fn plain(minor: i64, currency: paydesk_ledger::Currency) -> String {
+fn plain(minor: i64, currency: paydesk_domain::Currency) -> String {
     money::plain(minor, currency.code())
 }
 

@@ -141,7 +141,7 @@ impl ErrorCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use paydesk_ledger::{Currency, PaymentState};
+    use paydesk_domain::{Currency, PaymentState};
     use paydesk_register::{AlarmCode, Attempted};
     use std::collections::HashSet;
 

@@ -5,7 +5,7 @@
 use paydesk_register::{Attempted, EngineError};
 use serde::ser::SerializeStruct;
 
-use paydesk_ledger::access::{Action, Authorization, Role};
+use paydesk_access::{Action, Authorization, Role};
 
 use crate::i18n::{active, id, t, tr};
 use crate::money;

@@ -6,7 +6,8 @@ use paydesk_ledger::ledger::shift::{
     MAX_DRAWER_MINOR, MAX_PAID_IN_OUT_MINOR, MAX_PAID_IN_OUT_PER_SHIFT, MAX_PIECES_PER_DENOMINATION, REASON_MAX_CHARS,
     REASON_MIN_CHARS,
 };
-use paydesk_ledger::{Currency, ShiftRefusal};
+use paydesk_ledger::ShiftRefusal;
+use paydesk_domain::Currency;
 
 use super::AppError;
 use crate::i18n::{active, id, t, tr};

@@ -1,7 +1,7 @@
 //! AppError's words and codes: decided by type, never by message text.
 
 use super::*;
-use paydesk_ledger::{Currency, PaymentState};
+use paydesk_domain::{Currency, PaymentState};
 
 #[test]
 fn cart_errors_are_recognised_by_type_not_words() {
@@ -62,9 +62,9 @@ fn wrong_state_says_what_was_attempted() {
     assert_eq!(of(Attempted::Capture), "This payment cannot be captured now: it is Offline, waiting to forward.");
     assert_eq!(of(Attempted::Cancel), "This payment cannot be canceled now: it is Offline, waiting to forward.");
     assert_eq!(of(Attempted::Refund), "This payment cannot be refunded now: it is Offline, waiting to forward.");
-    crate::i18n::set_active(paydesk_i18n::Locale::Ja);
+    crate::i18n::set_active(paydesk_domain::Locale::Ja);
     assert_eq!(of(Attempted::Refund), "この決済は今は返金できません: 状態は「オフライン・送信待ち」です。");
-    crate::i18n::set_active(paydesk_i18n::Locale::En);
+    crate::i18n::set_active(paydesk_domain::Locale::En);
     let busy = AppError::from(EngineError::RefundInProgress { key: "k".into(), refund_key: "k-r".into() });
     assert_eq!(busy.code(), "wrong_state");
     assert!(busy.to_string().contains("still being confirmed"), "{busy}");
@@ -80,7 +80,7 @@ fn refund_limits_are_shown_in_the_payments_currency() {
     });
     assert_eq!(e.to_string(), "That is more than can be refunded. At most ¥1,200 is left on this payment.");
     // In Japanese the message is Japanese; the code stays the same.
-    crate::i18n::set_active(paydesk_i18n::Locale::Ja);
+    crate::i18n::set_active(paydesk_domain::Locale::Ja);
     let ja = serde_json::to_value(AppError::from(EngineError::RefundExceedsCaptured {
         key: "k".into(),
         requested: 2000,
@@ -88,7 +88,7 @@ fn refund_limits_are_shown_in_the_payments_currency() {
         currency: Currency::Jpy,
     }))
     .expect("serializes");
-    crate::i18n::set_active(paydesk_i18n::Locale::En);
+    crate::i18n::set_active(paydesk_domain::Locale::En);
     assert_eq!(ja["code"], "refund_exceeds_captured");
     assert_eq!(ja["message"], "返金できる額を超えています。この決済の残りは最大 ¥1,200 です。");
 }

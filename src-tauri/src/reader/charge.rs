@@ -2,7 +2,7 @@
 //! sale) handed to the chosen reader; and "Try another card", the next process attempt on
 //! the SAME intent after a decline (the engine refuses it while an attempt may run).
 
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use tauri::State;
 
 use super::{known_reader, view, view_in, ReaderView};

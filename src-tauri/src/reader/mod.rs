@@ -100,7 +100,7 @@ fn reader_label(state: &AppState, reader_id: &str) -> String {
 
 /// "Visa •••• 4242" from the PSP's answer (never from a token's name).
 pub fn card_label(card: &CardPresentDetails) -> Option<String> {
-    let brand = card.brand.as_deref().map(paydesk_ledger::receipt::brand_name)?;
+    let brand = card.brand.as_deref().map(paydesk_receipt::brand_name)?;
     Some(match card.last4.as_deref() {
         Some(l4) => format!("{brand} •••• {l4}"),
         None => brand,

@@ -2,7 +2,7 @@
 //! store's location is created at the PSP once, with the first reader, and reused), and
 //! list the readers with their status as the PSP sees them now.
 
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use serde::Serialize;
 use tauri::State;
 
@@ -115,11 +115,11 @@ pub async fn reader_register(
             // The store keeps no country; its currency names one closely enough for a
             // location's address (the euro: the PSP needs some country; Ireland).
             let country = match state.currency {
-                paydesk_ledger::Currency::Jpy => "JP",
-                paydesk_ledger::Currency::Usd => "US",
-                paydesk_ledger::Currency::Gbp => "GB",
-                paydesk_ledger::Currency::Krw => "KR",
-                paydesk_ledger::Currency::Eur => "IE",
+                paydesk_domain::Currency::Jpy => "JP",
+                paydesk_domain::Currency::Usd => "US",
+                paydesk_domain::Currency::Gbp => "GB",
+                paydesk_domain::Currency::Krw => "KR",
+                paydesk_domain::Currency::Eur => "IE",
             };
             let name: String = name.chars().take(100).collect();
             engine.create_reader_location(&name, &[("line1", line1.as_str()), ("country", country)]).await?

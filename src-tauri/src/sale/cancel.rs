@@ -1,7 +1,7 @@
 //! Cancel a sale that is not paid in full (design §8.5): every settled card refunded
 //! once with its own key (an authorization voided), the cash to hand back recorded.
 
-use paydesk_ledger::RefundState;
+use paydesk_domain::RefundState;
 use serde::Serialize;
 use tauri::State;
 
@@ -9,7 +9,7 @@ use super::{required_reason, screen};
 use crate::ops::{Locks, Operation};
 use crate::error::AppResult;
 use crate::staff::Approval;
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::state::AppState;

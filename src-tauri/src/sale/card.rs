@@ -4,7 +4,7 @@
 use paydesk_ledger::CheckoutOptions;
 use paydesk_register::CheckoutOutcome;
 use serde::Serialize;
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use tauri::State;
 
 use super::{parse_amount, screen};

@@ -2,7 +2,7 @@
 //! (design §8.4). No network, so it answers at once.
 
 use serde::Serialize;
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use tauri::State;
 
 use super::{parse_amount, screen};

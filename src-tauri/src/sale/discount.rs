@@ -8,7 +8,7 @@
 //! its approval dialog for); an approved one writes an audit row naming both people, and
 //! the approval holds for that sale while its discounts and their bases stay as approved.
 
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use paydesk_ledger::{Cart, CartId};
 
 use crate::error::{AppError, AppResult};

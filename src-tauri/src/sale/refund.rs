@@ -5,7 +5,7 @@
 //! per-payment refund (Payments) stays for a card payment on its own; a cash part had no
 //! way back from the app before this.
 
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use serde::Serialize;
 use tauri::State;
 

@@ -1,7 +1,7 @@
 //! The Audit view: the chain checked (design §12.4) — intact, or each broken row named with
 //! what is wrong — and the latest rows (when, who, approver, action, subject).
 
-use paydesk_ledger::access::Break;
+use paydesk_access::Break;
 use serde::Serialize;
 use tauri::State;
 
@@ -49,7 +49,7 @@ pub struct ConfirmedView {
     pub at_ms: i64,
 }
 
-fn seq_hex(a: &paydesk_ledger::access::Anchor) -> String {
+fn seq_hex(a: &paydesk_access::Anchor) -> String {
     let hex: String = a.hash.iter().map(|b| format!("{b:02x}")).collect();
     format!("{}:{hex}", a.seq)
 }

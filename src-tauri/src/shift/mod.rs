@@ -20,7 +20,7 @@ pub mod open;
 pub mod print;
 pub mod report;
 
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use paydesk_ledger::{Actor, DenominationCount};
 use serde::{Deserialize, Serialize};
 

@@ -2,7 +2,7 @@
 //! Nothing here shows what the drawer should hold: the close is a blind count.
 
 use paydesk_ledger::ledger::shift::count::denominations;
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use paydesk_register::usecases::ShiftState;
 use serde::Serialize;
 use tauri::State;
@@ -30,7 +30,7 @@ pub struct ShiftStatus {
     pub last_z: i64,
 }
 
-fn status_of(s: ShiftState, currency: paydesk_ledger::Currency) -> ShiftStatus {
+fn status_of(s: ShiftState, currency: paydesk_domain::Currency) -> ShiftStatus {
     let ShiftState { shift, opened_by, signed_in, required, last_z } = s;
     ShiftStatus {
         open: shift.is_some(),

@@ -2,9 +2,9 @@
 //! print at a time with the receipts. A report never opens the drawer; a printer that is
 //! off gives `printer_unreachable` and changes nothing (the Z stays as it was written).
 
-use paydesk_ledger::access::Action;
-use paydesk_ledger::receipt::shift::{build_drawer_report, render_report_escpos};
-use paydesk_ledger::receipt::{Paper, Printer};
+use paydesk_access::Action;
+use paydesk_receipt::shift::{build_drawer_report, render_report_escpos};
+use paydesk_receipt::{Paper, Printer};
 use serde::Serialize;
 use tauri::State;
 

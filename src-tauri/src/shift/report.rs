@@ -2,13 +2,12 @@
 //! report, and any earlier Z report. Each is the ledger's figures built into the printed
 //! document by paydesk-receipt's pure `build_drawer_report` and sent with its 80 mm text.
 
-use paydesk_ledger::receipt::shift::{
-    build_drawer_report, render_report_text, CloseData, CountLine, DrawerReport, DrawerReportData, PaidKind as RPaid, PaidLine,
-    ReportKind, TakingsLines, TenderLine,
-};
-use paydesk_ledger::receipt::{Currency as RCurrency, Language, Paper, TenderKind as RTender, MAX_TEXT_CHARS};
-use paydesk_ledger::access::Action;
-use paydesk_ledger::{store_time, Actor, DenominationCount, Locale, PaidKind, ShiftReport, StoreSettings, TenderKind, ZReport};
+use paydesk_receipt::shift::{build_drawer_report, render_report_text, CloseData, CountLine, DrawerReport, DrawerReportData, PaidKind as RPaid, PaidLine, ReportKind, TakingsLines, TenderLine};
+use paydesk_domain::{Currency as RCurrency, TenderKind as RTender};
+use paydesk_receipt::{Language, Paper, MAX_TEXT_CHARS};
+use paydesk_access::Action;
+use paydesk_ledger::{store_time, Actor, DenominationCount, PaidKind, ShiftReport, StoreSettings, ZReport};
+use paydesk_domain::{Locale, TenderKind};
 use paydesk_register::Engine;
 use serde::Serialize;
 use tauri::State;
@@ -65,12 +64,12 @@ pub fn report_data(
     now: i64,
 ) -> AppResult<DrawerReportData> {
     let language = match store.locale {
-        Locale::JaJp => Language::Ja,
-        Locale::EnUs => Language::En,
+        Locale::Ja => Language::Ja,
+        Locale::En => Language::En,
     };
     let currency = match r.shift.currency {
-        paydesk_ledger::Currency::Jpy => RCurrency::Jpy,
-        paydesk_ledger::Currency::Usd => RCurrency::Usd,
+        paydesk_domain::Currency::Jpy => RCurrency::Jpy,
+        paydesk_domain::Currency::Usd => RCurrency::Usd,
         other => return Err(AppError::ReceiptUnavailable(crate::i18n::tr!(crate::i18n::active(), "input-report-currency", currency = other.to_string()))),
     };
     let name = |id: i64| fit(&names.name(id));
@@ -146,6 +145,9 @@ pub fn view_of(data: &DrawerReportData) -> AppResult<ReportView> {
     let code = match data.currency {
         RCurrency::Jpy => "JPY",
         RCurrency::Usd => "USD",
+        RCurrency::Eur => "EUR",
+        RCurrency::Gbp => "GBP",
+        RCurrency::Krw => "KRW",
     };
     let z_number = match data.kind {
         ReportKind::X => None,

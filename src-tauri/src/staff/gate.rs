@@ -29,8 +29,8 @@ impl Granted {
 pub const CASHIER_DISCOUNT_LIMIT_BP: i64 = 1_000;
 
 /// Whether `d` on `base` (minor units) is above the cashier's limit.
-pub fn discount_above_limit(d: paydesk_ledger::tax::Discount, base: i64) -> bool {
-    use paydesk_ledger::tax::Discount;
+pub fn discount_above_limit(d: paydesk_tax::Discount, base: i64) -> bool {
+    use paydesk_tax::Discount;
     match d {
         Discount::Percent { basis_points } => i64::from(basis_points) > CASHIER_DISCOUNT_LIMIT_BP,
         // amount / base > 10 %, in integers: amount × 10 000 > base × 1 000.
@@ -41,7 +41,7 @@ pub fn discount_above_limit(d: paydesk_ledger::tax::Discount, base: i64) -> bool
 #[cfg(test)]
 mod tests {
     use super::*;
-    use paydesk_ledger::tax::Discount;
+    use paydesk_tax::Discount;
 
     #[test]
     fn a_cashier_gives_at_most_ten_percent_alone() {

@@ -15,8 +15,8 @@ pub mod gate;
 pub mod guard;
 pub mod session;
 
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::Role;
+use paydesk_access::pin::Pin;
+use paydesk_access::Role;
 use paydesk_ledger::Staff;
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,7 @@
 //! The sign-in screen's commands (design §12.9): the staff tiles, sign in with a PIN,
 //! lock (sign out), who is signed in, a PIN change, and the store's first owner.
 
-use paydesk_ledger::access::pin::Pin;
+use paydesk_access::pin::Pin;
 use serde::Serialize;
 use tauri::State;
 

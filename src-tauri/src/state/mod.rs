@@ -15,7 +15,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use paydesk_ledger::{CartId, Currency, Ledger, SaleState};
+use paydesk_ledger::{CartId, Ledger, SaleState};
+use paydesk_domain::Currency;
 use paydesk_register::Engine;
 use serde::Serialize;
 
@@ -123,7 +124,7 @@ impl AppState {
         // someone signed in must not let the next person act as them (design §12.9).
         ledger.sign_out(now_ms())?;
         let store = ledger.store_settings()?;
-        let (currency, lang) = (store.currency, store.locale.lang());
+        let (currency, lang) = (store.currency, store.locale.code());
         crate::i18n::set_active(crate::i18n::initial(&settings.language, Some(store.locale), |k| std::env::var(k).ok()));
         // A sale part-paid when the register stopped (cash in the drawer, the customer at
         // the counter) comes back on screen, to be paid or canceled (design §8.11).

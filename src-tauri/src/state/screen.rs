@@ -5,7 +5,7 @@
 
 use std::sync::Mutex;
 
-use paydesk_ledger::tax::Discount;
+use paydesk_tax::Discount;
 use paydesk_ledger::CartId;
 use tokio::sync::MutexGuard;
 

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use paydesk_ledger::access::Action;
-use paydesk_ledger::tax::{Discount, Dining};
+use paydesk_access::Action;
+use paydesk_tax::{Discount, Dining};
 use paydesk_ledger::Cart;
 use serde::Deserialize;
 use tauri::State;

@@ -3,11 +3,12 @@
 //! that lists EVERY bad line and field and imports nothing from a bad file, and CSV
 //! export saved in the data folder.
 
-use paydesk_ledger::tax::TaxClass;
+use paydesk_tax::TaxClass;
 use paydesk_ledger::ledger::catalog::{check_item, MAX_CSV_BYTES};
-use paydesk_ledger::{CatalogItem, Money};
+use paydesk_ledger::CatalogItem;
+use paydesk_domain::Money;
 use serde::{Deserialize, Serialize};
-use paydesk_ledger::access::Action;
+use paydesk_access::Action;
 use tauri::State;
 
 use crate::staff::Approval;
@@ -80,7 +81,7 @@ fn row(i: &CatalogItem, lang: &str, published: bool) -> CatalogRow {
 pub fn list_catalog(state: State<'_, AppState>) -> AppResult<CatalogScreen> {
     let paydesk_register::usecases::CatalogScreen { items, store, published } = state.engine().catalog().screen()?;
     let published: std::collections::HashSet<String> = published.into_iter().collect();
-    let lang = store.locale.lang();
+    let lang = store.locale.code();
     Ok(CatalogScreen {
         currency: store.currency.code().to_ascii_uppercase(),
         lang,
@@ -93,7 +94,7 @@ fn field(field: &str, message: impl Into<String>) -> Problem {
 }
 
 /// The form as an item, or every problem of it (by field).
-pub fn item_of(f: &ItemForm, currency: paydesk_ledger::Currency) -> Result<CatalogItem, Vec<Problem>> {
+pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency) -> Result<CatalogItem, Vec<Problem>> {
     let mut problems = Vec::new();
     let price = match Money::parse(f.price.trim(), currency) {
         Ok(m) => m.amount_minor,
@@ -160,7 +161,7 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
         other => AppError::from(other),
     })?;
     state.catalog_changed();
-    Ok(row(&it, store.locale.lang(), false))
+    Ok(row(&it, store.locale.code(), false))
 }
 
 #[derive(Debug, Serialize)]

@@ -12,8 +12,8 @@ pub mod receipt;
 pub mod sales;
 pub mod settings;
 
-use paydesk_ledger::tax::Discount;
-use paydesk_ledger::{Currency, Money};
+use paydesk_tax::Discount;
+use paydesk_domain::{Currency, Money};
 
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};

@@ -7,7 +7,7 @@
 //! button calling `window.print()`). The window gets no capability: it cannot call a
 //! command. Only a window this module opened (label `receipt-<sale>`) is served.
 
-use paydesk_ledger::receipt::{build_receipt, render_html};
+use paydesk_receipt::{build_receipt, render_html};
 use paydesk_ledger::CartId;
 use tauri::http::{header, Request, Response, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, State, UriSchemeContext, WebviewUrl, WebviewWindowBuilder};

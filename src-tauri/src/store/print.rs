@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use paydesk_ledger::receipt::{build_receipt, Paper, PrintJob, Printer, PrinterTarget};
+use paydesk_receipt::{build_receipt, Paper, PrintJob, Printer, PrinterTarget};
 use serde::{Deserialize, Serialize};
 use paydesk_ledger::PrintOutcome;
 use paydesk_register::usecases::PrintRecord;
@@ -46,7 +46,7 @@ pub fn validate_printer(text: &str) -> AppResult<Option<PrinterTarget>> {
         return Err(AppError::InvalidPrinter(tr!(active(), "input-printer-address-long", max = MAX_TARGET_CHARS)));
     }
     let target: PrinterTarget =
-        t.parse().map_err(|e: paydesk_ledger::receipt::PrintError| AppError::InvalidPrinter(tr!(active(), "input-printer-address-bad", detail = e.to_string())))?;
+        t.parse().map_err(|e: paydesk_receipt::PrintError| AppError::InvalidPrinter(tr!(active(), "input-printer-address-bad", detail = e.to_string())))?;
     if let PrinterTarget::Tcp { host, .. } = &target {
         let ok = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'));
         if !ok {
@@ -89,7 +89,7 @@ pub fn save_printer(
             return Err(AppError::PrinterPortUnconfirmed { port });
         }
     }
-    let action = paydesk_ledger::access::Action::Settings;
+    let action = paydesk_access::Action::Settings;
     let granted = Operation::new(action, approval.as_ref()).approval_audited("printer").permit(&state)?;
     let cfg = PrinterConfig { printer: target.map(|t| t.to_string()).unwrap_or_default() };
     // Where receipts (and the drawer kick) go is the owner's to answer for: who changed

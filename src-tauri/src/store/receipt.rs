@@ -3,7 +3,7 @@
 //! UI draws them with text nodes only (never HTML), so a name in the catalog cannot
 //! become markup.
 
-use paydesk_ledger::receipt::{build_receipt, render_text, Paper, Receipt, SaleData, MAX_TEXT_CHARS};
+use paydesk_receipt::{build_receipt, render_text, Paper, Receipt, SaleData, MAX_TEXT_CHARS};
 use serde::Serialize;
 use tauri::State;
 
@@ -48,7 +48,7 @@ pub fn receipt_error(e: paydesk_ledger::Error) -> AppError {
 
 /// A sale whose data cannot make a receipt (a stored text or amount the document
 /// refuses): the document's own reason is kept as the detail.
-pub fn receipt_build_error(e: paydesk_ledger::receipt::ReceiptError) -> AppError {
+pub fn receipt_build_error(e: paydesk_receipt::ReceiptError) -> AppError {
     AppError::ReceiptUnavailable(tr!(active(), "receipt-none", detail = e.to_string()))
 }
 
@@ -58,11 +58,11 @@ mod tests {
 
     #[test]
     fn long_names_are_cut_to_what_a_receipt_line_holds() {
-        let line = |name: &str| paydesk_ledger::receipt::LineInput {
+        let line = |name: &str| paydesk_receipt::LineInput {
             name: name.into(),
             unit_price: 1,
             quantity: 1,
-            class: paydesk_ledger::tax::TaxClass::Exempt,
+            class: paydesk_tax::TaxClass::Exempt,
             discount: None,
         };
         let data: SaleData = serde_json::from_value(serde_json::json!({

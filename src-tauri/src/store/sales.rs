@@ -3,7 +3,8 @@
 //! split), so any past receipt can be shown and reprinted, not only a card payment's.
 //! Each row is read from the same receipt document the screen and the printer use.
 
-use paydesk_ledger::receipt::{build_receipt, Currency as RCurrency, TenderKind as RKind};
+use paydesk_domain::{Currency as RCurrency, TenderKind as RKind};
+use paydesk_receipt::build_receipt;
 use paydesk_ledger::CartId;
 use serde::Serialize;
 use tauri::State;
@@ -56,6 +57,9 @@ pub fn list_sales(state: State<'_, AppState>, before: Option<i64>) -> AppResult<
         let code = match r.currency {
             RCurrency::Jpy => "JPY",
             RCurrency::Usd => "USD",
+            RCurrency::Eur => "EUR",
+            RCurrency::Gbp => "GBP",
+            RCurrency::Krw => "KRW",
         };
         let tenders = r
             .tenders
@@ -64,7 +68,6 @@ pub fn list_sales(state: State<'_, AppState>, before: Option<i64>) -> AppResult<
                 let kind = t(match tn.kind {
                     RKind::Cash => id!("tender-cash"),
                     RKind::Card => id!("tender-card"),
-                    RKind::Other => id!("sales-tender-other"),
                 });
                 format!("{kind} {}", money::format(tn.amount, code))
             })

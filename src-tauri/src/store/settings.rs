@@ -4,7 +4,7 @@
 //! edited here: they come with the store (its demo seed or `paydesk-cli store set`), and
 //! a register's carts, offline limits and refunds are in that currency.
 
-use paydesk_ledger::tax::{PriceMode, Rounding};
+use paydesk_tax::{PriceMode, Rounding};
 use paydesk_ledger::StoreSettings;
 use serde::{Deserialize, Serialize};
 use tauri::State;
@@ -58,7 +58,7 @@ fn view(s: &StoreSettings, printer: String, tax_published: bool) -> StoreView {
         address: s.address.clone(),
         phone: s.phone.clone(),
         currency: s.currency.code().to_ascii_uppercase(),
-        locale: s.locale.as_str().to_string(),
+        locale: s.locale.tag().to_string(),
         price_mode: match s.price_mode {
             PriceMode::Inclusive => "inclusive",
             PriceMode::Exclusive => "exclusive",
@@ -119,7 +119,7 @@ pub fn apply_form(current: &StoreSettings, f: &StoreForm) -> AppResult<StoreSett
 
 #[tauri::command]
 pub fn save_store(state: State<'_, AppState>, store: StoreForm, approval: Option<crate::staff::Approval>) -> AppResult<StoreView> {
-    let action = paydesk_ledger::access::Action::Settings;
+    let action = paydesk_access::Action::Settings;
     let op = Operation::new(action, approval.as_ref()).authorize(&state)?;
     let engine = state.engine();
     let current = engine.store().settings()?;

@@ -1,7 +1,7 @@
 //! The cart as the screen shows it: its lines, tax by rate and totals, in the store's
 //! words (the commands that change the cart are `store/cart.rs`).
 
-use paydesk_ledger::tax::{Dining, PriceMode, TaxClass};
+use paydesk_tax::{Dining, PriceMode, TaxClass};
 use paydesk_ledger::{Cart, CartState};
 use serde::Serialize;
 

@@ -14,7 +14,7 @@
 //! | `sale.rs`     | the tender panel's sale, and End of day's tender totals     |
 
 use mock_psp::api::TestPaymentMethod;
-use paydesk_ledger::PaymentState;
+use paydesk_domain::PaymentState;
 use paydesk_register::AttemptKind;
 
 use crate::i18n::{id, t};
@@ -206,10 +206,10 @@ mod tests {
         let words = |l| {
             crate::i18n::set_active(l);
             let w: Vec<String> = AlarmCode::ALL.iter().map(|c| alarm_words(*c)).collect();
-            crate::i18n::set_active(paydesk_i18n::Locale::En);
+            crate::i18n::set_active(paydesk_domain::Locale::En);
             w
         };
-        let (en, ja) = (words(paydesk_i18n::Locale::En), words(paydesk_i18n::Locale::Ja));
+        let (en, ja) = (words(paydesk_domain::Locale::En), words(paydesk_domain::Locale::Ja));
         for (i, c) in AlarmCode::ALL.iter().enumerate() {
             assert_ne!(en[i], ja[i], "{c:?} is not translated");
             assert_eq!(en.iter().filter(|w| **w == en[i]).count(), 1, "{c:?} shares its words");

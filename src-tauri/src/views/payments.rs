@@ -1,7 +1,8 @@
 //! The payments screen: one row per payment, one payment's detail (refundable
 //! amount, refunds) and its timeline in the order things happened.
 
-use paydesk_ledger::{Payment, PaymentState, Refund, RefundState, TimelineEntry, TimelineKind};
+use paydesk_ledger::{Payment, Refund, TimelineEntry, TimelineKind};
+use paydesk_domain::{PaymentState, RefundState};
 use paydesk_register::PaymentView;
 use serde::Serialize;
 

@@ -3,7 +3,8 @@
 //! `*_display` strings (what the cashier reads) and `*_plain` strings (what the cashier
 //! would type) formatted here.
 
-use paydesk_ledger::{Payment, SaleState, TenderDay, TenderKind, TenderState};
+use paydesk_ledger::{Payment, SaleState, TenderDay, TenderState};
+use paydesk_domain::TenderKind;
 use paydesk_register::SaleView;
 use serde::Serialize;
 
@@ -182,9 +183,9 @@ impl SaleScreen {
                         // a reader payment still open (waiting, or declined and ready for
                         // another card): the reader panel says which; "unknown" here would
                         // contradict a proven decline shown beside it
-                        (TenderKind::Card, Some(paydesk_ledger::PaymentState::OnReader)) => tr(id!("reader-tender-state")),
+                        (TenderKind::Card, Some(paydesk_domain::PaymentState::OnReader)) => tr(id!("reader-tender-state")),
                         // a refund of a settled card still paid this sale; say both
-                        (TenderKind::Card, Some(ps)) if t.state == TenderState::Settled && ps != paydesk_ledger::PaymentState::Captured => {
+                        (TenderKind::Card, Some(ps)) if t.state == TenderState::Settled && ps != paydesk_domain::PaymentState::Captured => {
                             format!("{} · {}", tr(label), state_label(ps))
                         }
                         _ => tr(label),

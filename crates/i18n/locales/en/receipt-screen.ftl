@@ -19,7 +19,6 @@ sales-empty = No paid sales yet.
 sales-more = Older sales
 sales-show = Show
 sales-row-label = Receipt { $no }, { $total }, { $time }
-sales-tender-other = Other
 # Refund of a whole sale from the Receipts list: cards back to their card, the rest in cash.
 sale-refund-title = Refund from this sale
 sale-refund-help = Card amounts go back to their own card, the rest in cash from the drawer. Leave the amount empty to refund all that is left.

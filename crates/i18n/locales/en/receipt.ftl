@@ -22,5 +22,4 @@ receipt-card-tender = Card
 receipt-card-aid = AID
 receipt-card-arc = ARC
 receipt-card-auth-code = Auth code
-receipt-other = Other
 receipt-change = Change

@@ -19,7 +19,6 @@ sales-empty = 支払い済みの会計はまだありません。
 sales-more = さらに前の会計
 sales-show = 表示
 sales-row-label = レシート { $no }、{ $total }、{ $time }
-sales-tender-other = その他
 # レシート一覧からの会計の返金: カード分はそのカードへ、残りは現金で。
 sale-refund-title = この会計を返金
 sale-refund-help = カードで支払われた分はそのカードへ、残りはドロアーから現金で返します。金額を空欄にすると残りすべてを返金します。

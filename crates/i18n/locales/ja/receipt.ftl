@@ -21,5 +21,4 @@ receipt-card-tender = クレジット
 receipt-card-aid = AID
 receipt-card-arc = 応答コード
 receipt-card-auth-code = 承認番号
-receipt-other = その他
 receipt-change = お釣り

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::refusal::ShiftRefusal;
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
 
 /// The most pieces of one denomination one count may hold (a full cash bag of coins is
 /// a few thousand; a typo of an extra digit or two still gets through, a runaway

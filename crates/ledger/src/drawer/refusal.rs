@@ -5,7 +5,7 @@
 
 use super::count::{denominations, MAX_DRAWER_MINOR, MAX_PIECES_PER_DENOMINATION};
 use super::{MAX_PAID_IN_OUT_MINOR, MAX_PAID_IN_OUT_PER_SHIFT};
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
 
 /// The shortest and longest reason a paid in / out keeps, in characters.
 pub const REASON_MIN_CHARS: usize = 3;

@@ -7,7 +7,7 @@ use super::rows::product_from_row;
 use super::{collect, Cached, Ledger};
 use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
-use crate::money::{Currency, Money};
+use paydesk_domain::money::{Currency, Money};
 use crate::types::*;
 use paydesk_tax::Dining;
 

@@ -10,8 +10,8 @@ use super::timeline::append_timeline_tx;
 use super::transitions::transition_tx;
 use super::{collect, Cached, Ledger, REFUND_COLS};
 use crate::error::{Error, Result};
-use crate::money::Currency;
-use crate::state::{PaymentState, RefundState, Step};
+use paydesk_domain::money::Currency;
+use paydesk_domain::state::{PaymentState, RefundState, Step};
 use crate::types::*;
 use crate::write_tx::WriteTx;
 

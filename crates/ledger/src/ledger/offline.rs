@@ -3,7 +3,7 @@
 
 use super::Ledger;
 use crate::error::{Error, Result};
-use crate::state::PaymentState;
+use paydesk_domain::state::PaymentState;
 use crate::types::*;
 
 impl Ledger {

@@ -12,8 +12,8 @@ use crate::tender::{SaleState, TenderStanding};
 use super::{collect, Cached, Ledger, PAYMENT_COLS};
 use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
-use crate::money::Money;
-use crate::state::PaymentState;
+use paydesk_domain::money::Money;
+use paydesk_domain::state::PaymentState;
 use crate::types::*;
 
 impl Ledger {

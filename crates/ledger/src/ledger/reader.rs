@@ -24,8 +24,8 @@ use super::timeline::append_timeline_tx;
 use super::transitions::{record_attempt_tx, transition_tx};
 use super::{CardTender, Cached, Ledger};
 use crate::error::{Error, Result};
-use crate::money::Money;
-use crate::state::{CaptureMethod, PaymentState};
+use paydesk_domain::money::Money;
+use paydesk_domain::state::{CaptureMethod, PaymentState};
 use crate::types::*;
 use crate::write_tx::WriteTx;
 use std::ops::ControlFlow;
@@ -357,7 +357,7 @@ impl Ledger {
             }
             PaymentState::OnReader => {}
             other => {
-                return Err(Error::IllegalTransition(crate::state::IllegalTransition { from: other, to: PaymentState::OnReader }))
+                return Err(Error::IllegalTransition(paydesk_domain::state::IllegalTransition { from: other, to: PaymentState::OnReader }))
             }
         }
         insert_attempt_tx(&tx, &p, &rp.reader_id, next_no, now_ms)?;

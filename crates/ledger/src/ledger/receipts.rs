@@ -6,18 +6,20 @@
 //! drawer), a retry after one that may have printed is a reprint. Printing happens after
 //! the sale is committed and its outcome is only recorded, never fed back into the sale.
 
-use paydesk_receipt::{CardReceipt, Currency as RCurrency, Language, LineInput, LocalDateTime, SaleData, StoreInfo, Tender as RTender, TenderKind as RKind};
+use paydesk_receipt::{CardReceipt, Language, LineInput, LocalDateTime, SaleData, StoreInfo, Tender as RTender};
 use paydesk_tax::{RegistrationNumber, TaxSettings};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::catalog::settings::{settings_tx, tax_settings_tx};
-use super::catalog::{Locale, StoreSettings};
+use super::catalog::StoreSettings;
+use paydesk_domain::Locale;
 use super::reader::CardPresentDetails;
 use super::{collect, Cached, Ledger, LockedTax, Sale};
 use crate::error::{Error, Result};
-use crate::money::Currency;
-use crate::tender::{SaleState, TenderKind, TenderStanding};
+use paydesk_domain::money::Currency;
+use crate::tender::{SaleState, TenderStanding};
+use paydesk_domain::TenderKind;
 use crate::types::*;
 
 /// One recorded print.
@@ -84,8 +86,8 @@ pub fn store_day_start(ms: i64, store: &StoreSettings) -> i64 {
 
 fn standard_offset_ms(locale: Locale) -> i64 {
     match locale {
-        Locale::JaJp => 9 * 3_600_000,
-        Locale::EnUs => -8 * 3_600_000,
+        Locale::Ja => 9 * 3_600_000,
+        Locale::En => -8 * 3_600_000,
     }
 }
 
@@ -143,6 +145,17 @@ fn card_receipt(d: &CardPresentDetails) -> CardReceipt {
     }
 }
 
+/// The receipt's languages are English and Japanese: it is printed for the currencies of
+/// those stores only (a ₩ has no byte in either printer code page).
+fn receipt_currency(currency: Currency) -> Result<Currency> {
+    match currency {
+        Currency::Jpy | Currency::Usd => Ok(currency),
+        Currency::Eur | Currency::Gbp | Currency::Krw => {
+            Err(Error::InvalidInput(format!("receipts are printed in JPY or USD, not {currency}")))
+        }
+    }
+}
+
 /// Builds a receipt's input from a PAID sale (pure). `names[i]` is the name of
 /// `sale.cart.lines[i]` in the store's language; `tax` are the settings the sale's tax
 /// was locked with, or the store's current ones for an untaxed sale; `cards` the
@@ -157,11 +170,7 @@ pub fn receipt_sale_data(
     if sale.state != SaleState::Paid {
         return Err(Error::InvalidInput(format!("sale {} is {:?}: only a paid sale has a receipt", sale.cart.id, sale.state)));
     }
-    let currency = match sale.cart.currency {
-        Currency::Jpy => RCurrency::Jpy,
-        Currency::Usd => RCurrency::Usd,
-        other => return Err(Error::InvalidInput(format!("receipts are printed in JPY or USD, not {other}"))),
-    };
+    let currency = receipt_currency(sale.cart.currency)?;
     let lines = sale
         .cart
         .lines
@@ -183,10 +192,10 @@ pub fn receipt_sale_data(
         .map(|t| match t.kind {
             // Cash shows what was handed over; the receipt prints the change.
             TenderKind::Cash => {
-                RTender { kind: RKind::Cash, amount: t.cash_tendered_minor.unwrap_or(t.amount.amount_minor), card: None }
+                RTender { kind: TenderKind::Cash, amount: t.cash_tendered_minor.unwrap_or(t.amount.amount_minor), card: None }
             }
             TenderKind::Card => RTender {
-                kind: RKind::Card,
+                kind: TenderKind::Card,
                 amount: t.amount.amount_minor,
                 card: cards.iter().find(|(p, _)| Some(*p) == t.payment_id).map(|(_, d)| card_receipt(d)),
             },
@@ -202,8 +211,8 @@ pub fn receipt_sale_data(
     let data = SaleData {
         store: StoreInfo { name: store.name.clone(), address: store.address.clone(), phone: store.phone.clone(), registration_number },
         language: match store.locale {
-            Locale::JaJp => Language::Ja,
-            Locale::EnUs => Language::En,
+            Locale::Ja => Language::Ja,
+            Locale::En => Language::En,
         },
         currency,
         receipt_no: format!("{:06}", sale.cart.id.0),
@@ -224,7 +233,7 @@ impl Ledger {
     pub fn receipt_data(&self, cart_id: CartId) -> Result<(SaleData, TaxSettings)> {
         let sale = self.sale(cart_id)?;
         let store = settings_tx(&self.conn)?;
-        let lang = store.locale.lang();
+        let lang = store.locale.code();
         let mut names = Vec::with_capacity(sale.cart.lines.len());
         for l in &sale.cart.lines {
             let n: Option<String> = self

@@ -10,8 +10,8 @@ use super::transitions::transition_tx;
 use super::{collect, Cached, Ledger, REFUND_COLS};
 use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
-use crate::money::Money;
-use crate::state::{PaymentState, RefundState};
+use paydesk_domain::money::Money;
+use paydesk_domain::state::{PaymentState, RefundState};
 use crate::types::*;
 
 impl Ledger {
@@ -283,7 +283,7 @@ pub(super) fn refund_transition_tx(
     now_ms: i64,
 ) -> Result<TransitionOutcome<RefundState>> {
     if from != to && !from.can_transition_to(to) {
-        return Err(Error::IllegalRefundTransition(crate::state::IllegalRefundTransition { from, to }));
+        return Err(Error::IllegalRefundTransition(paydesk_domain::state::IllegalRefundTransition { from, to }));
     }
     let n = if from == to {
         0

@@ -28,7 +28,7 @@ impl Ledger {
     /// `currency`: how many failed (declined or refused), and how many attempts the PSP
     /// answered with its stored first response (a replay) or turned away while the first
     /// ran (409) — each would have been a second charge without the idempotency key.
-    pub fn payment_day_stats(&self, currency: crate::money::Currency, since_ms: i64) -> Result<PaymentDayStats> {
+    pub fn payment_day_stats(&self, currency: paydesk_domain::money::Currency, since_ms: i64) -> Result<PaymentDayStats> {
         let declined = self.conn.row_cached(
             "SELECT count(*) FROM payments WHERE state = 'failed' AND currency = ?1 AND created_at_ms >= ?2",
             params![currency.code(), since_ms],

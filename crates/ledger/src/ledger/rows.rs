@@ -5,8 +5,8 @@ use rusqlite::{Connection, OptionalExtension, Row};
 
 use super::{Cached, PAYMENT_COLS, REFUND_COLS};
 use crate::error::{Error, Result};
-use crate::money::Money;
-use crate::state::CaptureMethod;
+use paydesk_domain::money::Money;
+use paydesk_domain::state::CaptureMethod;
 use crate::types::*;
 
 pub(super) fn payment_from_row(r: &Row<'_>) -> rusqlite::Result<Result<Payment>> {

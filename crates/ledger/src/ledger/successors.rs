@@ -8,7 +8,7 @@ use super::payments::{insert_payment, open_checkout_in};
 use super::rows::{payment_by_id_tx, payment_from_row};
 use super::{Cached, Ledger, PAYMENT_COLS};
 use crate::error::{Error, Result};
-use crate::money::Money;
+use paydesk_domain::money::Money;
 use crate::types::*;
 
 impl Ledger {

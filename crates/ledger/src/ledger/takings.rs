@@ -8,9 +8,10 @@ use rusqlite::{params, Connection};
 use super::collect;
 use super::shift::shift_by_id_tx;
 use crate::error::{Error, Result};
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
 use crate::takings::{taken, RefundFact, Taken, Takings, TenderFact};
-use crate::tender::{TenderKind, TenderStanding, TenderState};
+use crate::tender::{TenderStanding, TenderState};
+use paydesk_domain::TenderKind;
 use crate::types::CartId;
 use crate::Ledger;
 

@@ -13,7 +13,7 @@ use super::timeline::append_timeline_tx;
 use super::{Cached, Ledger};
 use crate::write_tx::WriteTx;
 use crate::error::{Error, Result};
-use crate::state::PaymentState;
+use paydesk_domain::state::PaymentState;
 use crate::types::*;
 
 impl Ledger {
@@ -162,7 +162,7 @@ fn step_tx(
     now_ms: i64,
 ) -> Result<(TransitionOutcome<PaymentState>, Option<CartId>)> {
     if from != to && !from.can_transition_to(to) {
-        return Err(Error::IllegalTransition(crate::state::IllegalTransition { from, to }));
+        return Err(Error::IllegalTransition(paydesk_domain::state::IllegalTransition { from, to }));
     }
     if from != to {
         check_refund_bookkeeping(tx, payment_id, from, to)?;

@@ -1,5 +1,6 @@
 #![allow(dead_code)]
 pub mod outbox;
+use paydesk_domain::*;
 use paydesk_ledger::*;
 
 pub fn mem() -> Ledger {

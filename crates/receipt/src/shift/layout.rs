@@ -1,7 +1,8 @@
 //! The X / Z report as rows of the paper's width, with the words of `shift.ftl` in the
 //! store's language (the receipt's rows, so the three renderings cannot disagree).
 
-use paydesk_i18n::{id, message, tr, Locale};
+use paydesk_i18n::{id, message, tr};
+use paydesk_domain::Locale;
 
 use super::{CountLine, DrawerReport, PaidKind, ReportKind};
 use crate::document::Language;

@@ -13,7 +13,9 @@ mod render;
 
 use serde::{Deserialize, Serialize};
 
-use crate::document::{check_date_time, check_text, Currency, Language, LocalDateTime, ReceiptError, TenderKind};
+use paydesk_domain::{Currency, TenderKind};
+
+use crate::document::{check_date_time, check_text, Language, LocalDateTime, ReceiptError};
 
 pub use render::{render_report_escpos, render_report_html, render_report_text};
 

@@ -1,6 +1,7 @@
 //! Sales the receipt tests share: a Japanese convenience-store sale and an English one.
 #![allow(dead_code)]
 
+use paydesk_domain::{Currency, TenderKind};
 use paydesk_receipt::*;
 use paydesk_tax::{Dining, Discount, PriceMode, RateTable, RegistrationNumber, Rounding, TaxClass, TaxSettings};
 

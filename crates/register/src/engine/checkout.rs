@@ -5,7 +5,8 @@
 
 use super::DriveMode;
 use super::{CheckoutOutcome, CheckoutReport, CrashPoint, Engine, EngineError, Result};
-use paydesk_ledger::{After, CartId, CheckoutOptions, Money, NewPayment, Payment, PaymentState, TimelineInput, TimelineKind};
+use paydesk_ledger::{After, CartId, CheckoutOptions, NewPayment, Payment, TimelineInput, TimelineKind};
+use paydesk_domain::{Money, PaymentState};
 
 impl Engine {
     /// What a checkout call tells the cashier when it ended in an error after the key

@@ -8,7 +8,8 @@ use super::{attempt_input, CheckoutOutcome, CheckoutReport, CrashPoint, DriveMod
 use crate::notify::{AlarmCode, Notification, Subject};
 use crate::psp::{AttemptOutcome, Decline, Fatal, PaymentIntent, RetryReason};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
-use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PaymentState, TimelineEntry, TimelineInput, TimelineKind};
+use paydesk_domain::PaymentState;
+use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, TimelineEntry, TimelineInput, TimelineKind};
 
 impl Engine {
     /// The interactive first drive of a payment this very call committed (its key is
@@ -207,7 +208,7 @@ impl Engine {
                 code: AlarmCode::SaleBalanceReopened,
                 message: format!(
                     "Sale {cart} has an UNPAID BALANCE of {}: its card payment accepted offline was declined.",
-                    paydesk_ledger::Money::new(sale.totals.due_minor, sale.cart.currency)
+                    paydesk_domain::Money::new(sale.totals.due_minor, sale.cart.currency)
                 ),
             });
         }

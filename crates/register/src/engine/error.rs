@@ -1,7 +1,7 @@
 //! [`EngineError`]: the engine's typed errors. `code()` and `Display` are what the UI
 //! and the CLI show (`{code, message}`); the code is stable, the message is words.
 
-use paydesk_ledger::{Currency, PaymentState};
+use paydesk_domain::{Currency, PaymentState};
 use std::sync::Arc;
 
 /// Typed errors; `code()` + `Display` are what the UI shows (`{code, message}`).

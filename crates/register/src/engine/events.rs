@@ -6,7 +6,8 @@ use super::{CrashPoint, Engine, EngineError, EventsReport, Result};
 use crate::notify::Subject;
 use crate::psp::{AttemptOutcome, Event, List};
 use crate::retry::PhaseResult;
-use paydesk_ledger::{ApplyOutcome, Currency, EventKind, Money, PspEvent};
+use paydesk_ledger::{ApplyOutcome, EventKind, PspEvent};
+use paydesk_domain::{Currency, Money};
 
 /// Pages of `GET /v1/events` (100 events a page) one poll reads at most: a bound on
 /// the loop against a PSP that keeps answering `has_more`. 1 000 pages is 100 000

@@ -8,7 +8,8 @@ use crate::notify::{Notification, Subject};
 use crate::psp::{AttemptOutcome, PaymentIntent, PiStatus, PspClient};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_ledger::reissue::ReissueOp;
-use paydesk_ledger::{Payment, PaymentState};
+use paydesk_ledger::Payment;
+use paydesk_domain::PaymentState;
 
 /// A POST on an authorized PaymentIntent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

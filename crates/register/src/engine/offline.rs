@@ -8,7 +8,8 @@ use super::{attempt_input, CheckoutOutcome, CheckoutReport, Engine, EngineError,
 use crate::notify::{Notification, Subject};
 use crate::offline::{OfflineLimits, OfflineRefusal};
 use crate::retry::AttemptRecord;
-use paydesk_ledger::{Payment, PaymentState, TimelineInput, TimelineKind};
+use paydesk_ledger::{Payment, TimelineInput, TimelineKind};
+use paydesk_domain::PaymentState;
 
 impl Engine {
     pub(super) async fn go_offline(&self, p: &Payment, recs: &[AttemptRecord], never_sent: bool) -> Result<CheckoutReport> {

@@ -5,7 +5,8 @@
 use super::note::NoteMark;
 use super::DriveMode;
 use super::{Engine, RecoverReport, Result};
-use paydesk_ledger::{Payment, PaymentState, RefundState};
+use paydesk_ledger::Payment;
+use paydesk_domain::{PaymentState, RefundState};
 use std::time::Duration;
 
 impl Engine {

@@ -7,7 +7,8 @@ use super::{attempt_input, Attempted, CrashPoint, Engine, EngineError, RefundRep
 use crate::notify::{Notification, SettledState, Subject};
 use crate::psp::{AttemptOutcome, Fatal, List, Refund as PspRefund};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
-use paydesk_ledger::{Payment, Refund, RefundState, TimelineInput, TimelineKind};
+use paydesk_ledger::{Payment, Refund, TimelineInput, TimelineKind};
+use paydesk_domain::RefundState;
 
 impl Engine {
     /// Refund `amount` (all that is left when `None`) of a captured payment,

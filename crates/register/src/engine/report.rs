@@ -4,7 +4,8 @@
 
 use super::{Engine, EngineError, Result};
 use crate::attempt::AttemptKind;
-use paydesk_ledger::{Payment, PaymentState, Refund, RefundState, TimelineEntry, TimelineKind};
+use paydesk_ledger::{Payment, Refund, TimelineEntry, TimelineKind};
+use paydesk_domain::{PaymentState, RefundState};
 use serde::Serialize;
 
 /// How a checkout stands, in one word for the cashier's screen and the CLI.

@@ -8,7 +8,8 @@ use crate::attempt::may_have_reached_psp;
 use crate::notify::{Notification, Notifier, Subject};
 use crate::psp::{AttemptOutcome, List, PaymentIntent};
 use crate::retry::{run_phase, Phase, PhaseResult};
-use paydesk_ledger::{Payment, PaymentState, TimelineInput, TimelineKind};
+use paydesk_ledger::{Payment, TimelineInput, TimelineKind};
+use paydesk_domain::PaymentState;
 
 impl Engine {
     /// When a search that finds nothing proves "never charged": `search_settle_ms` after

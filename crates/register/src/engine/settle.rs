@@ -6,7 +6,8 @@ use super::{Engine, EngineError, Result};
 use crate::notify::{AlarmCode, Notification, SettledState, Subject};
 use crate::psp::{PaymentIntent, PiStatus};
 use crate::retry::AttemptRecord;
-use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PaymentState, PspResult, RecordOutcome, SettleOutcome};
+use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PspResult, RecordOutcome, SettleOutcome};
+use paydesk_domain::PaymentState;
 
 impl Engine {
     /// One ledger commit for what an attempt phase ended with (at most two

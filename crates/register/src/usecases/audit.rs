@@ -1,8 +1,8 @@
 //! The audit chain (design §12.4): its head, its verification against kept heads, the
 //! head the back office confirmed, its rows, and the rows the front ends add.
 
-use paydesk_ledger::access::audit::{Anchor, Verdict};
-use paydesk_ledger::access::Action;
+use paydesk_access::audit::{Anchor, Verdict};
+use paydesk_access::Action;
 use paydesk_ledger::{AuditEntry, AuditInput, ConfirmedHead, Result};
 
 use crate::Engine;

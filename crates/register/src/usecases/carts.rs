@@ -1,8 +1,9 @@
 //! Carts and the sales on them (design §8.11, §11): made, filled, discounted, their eat-in
 //! or take-out. Tenders, cancels and refunds are the engine's sale operations.
 
-use paydesk_ledger::tax::{Dining, Discount};
-use paydesk_ledger::{Cart, CartId, Currency, Error, Result, Sale};
+use paydesk_tax::{Dining, Discount};
+use paydesk_ledger::{Cart, CartId, Error, Result, Sale};
+use paydesk_domain::Currency;
 
 use crate::Engine;
 

@@ -2,9 +2,8 @@
 //! cart, attempts per payment, the day's takings, what the PSP may know that the
 //! register does not, and payments restored from another register.
 
-use paydesk_ledger::{
-    CartId, Currency, Payment, PaymentDayStats, PaymentId, Period, RestoreSourceRow, RestoredPayment, Result, Taken, Takings,
-};
+use paydesk_ledger::{CartId, Payment, PaymentDayStats, PaymentId, Period, RestoreSourceRow, RestoredPayment, Result, Taken, Takings};
+use paydesk_domain::Currency;
 
 use crate::Engine;
 

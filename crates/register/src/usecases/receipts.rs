@@ -1,8 +1,8 @@
 //! Receipts (design §11.8): what a sale's receipt says, whether the next print is a
 //! copy, each print recorded, and the paid sales a page lists.
 
-use paydesk_ledger::receipt::SaleData;
-use paydesk_ledger::tax::TaxSettings;
+use paydesk_receipt::SaleData;
+use paydesk_tax::TaxSettings;
 use paydesk_ledger::{CartId, PrintOutcome, ReceiptPrint, Result};
 
 use crate::Engine;

@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
-use paydesk_ledger::access::lockout::LockoutPolicy;
-use paydesk_ledger::access::pin::Pin;
-use paydesk_ledger::access::{authorize, Action, Role};
+use paydesk_access::lockout::LockoutPolicy;
+use paydesk_access::pin::Pin;
+use paydesk_access::{authorize, Action, Role};
 use paydesk_ledger::{Actor, Error, PinPurpose, Result, Staff};
 
 use crate::Engine;

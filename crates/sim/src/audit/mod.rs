@@ -10,7 +10,7 @@ pub use crate::invariant::{Invariant, MidCheck};
 
 use crate::world::block_on;
 use crate::Sim;
-use paydesk_ledger::{PaymentState, RefundState};
+use paydesk_domain::{PaymentState, RefundState};
 use paydesk_register::CheckoutOutcome;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};

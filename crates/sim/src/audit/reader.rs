@@ -19,7 +19,8 @@
 use super::tenders::PspView;
 use super::{fnv, Audit, PspPi};
 use crate::Sim;
-use paydesk_ledger::{Payment, PaymentState, SaleState};
+use paydesk_ledger::{Payment, SaleState};
+use paydesk_domain::PaymentState;
 use paydesk_register::{NotChargedWhy, ReaderOutcome};
 use std::collections::HashMap;
 

@@ -6,7 +6,8 @@
 use super::{fnv, Audit, PspCharge, PspPi, PspRefund};
 use crate::split::SplitSale;
 use crate::Sim;
-use paydesk_ledger::{CashMovementKind, Currency, PaymentState, Sale, SaleState, TenderKind, TenderStanding};
+use paydesk_ledger::{CashMovementKind, Sale, SaleState, TenderStanding};
+use paydesk_domain::{Currency, PaymentState, TenderKind};
 use paydesk_register::CheckoutOutcome;
 use std::collections::{BTreeMap, HashMap};
 

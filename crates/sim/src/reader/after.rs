@@ -3,7 +3,7 @@
 //! what the cashier is told "not charged" is checked against the PSP at that moment.
 
 use crate::driver::Sim;
-use paydesk_ledger::PaymentState;
+use paydesk_domain::PaymentState;
 use paydesk_register::{ReaderOutcome, ReaderReport};
 use rand::Rng;
 

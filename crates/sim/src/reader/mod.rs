@@ -18,7 +18,8 @@ mod customer;
 mod pay;
 mod setup;
 
-use paydesk_ledger::{CartId, Money};
+use paydesk_ledger::CartId;
+use paydesk_domain::Money;
 use paydesk_register::{NotChargedWhy, PendingWhy, ReaderOutcome, UnavailableWhy};
 use rand::Rng;
 

@@ -8,7 +8,7 @@ use super::customer::{Tap, AFTER_CANCEL, AFTER_PRESENT, AFTER_PROCESS};
 use super::{told_name, Customer, ReaderSale};
 use crate::driver::{Sale, Sim};
 use mock_psp::ReaderFault;
-use paydesk_ledger::{Currency, Money};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::{EngineError, ReaderOutcome, ReaderReport, TestCard};
 use rand::Rng;
 use std::time::Duration;

@@ -12,7 +12,8 @@ mod after;
 mod pay;
 
 use crate::invariant::MidCheck;
-use paydesk_ledger::{CartId, Currency, NewProduct, Money};
+use paydesk_ledger::{CartId, NewProduct};
+use paydesk_domain::{Currency, Money};
 use paydesk_register::CheckoutOutcome;
 
 /// Reasons the simulated cashier gives (3-200 characters).

@@ -7,7 +7,8 @@
 use super::{note, skus, CardTold, CashTold, SplitSale, OVERRIDE_REASON};
 use crate::invariant::MidCheck;
 use crate::driver::{outcome_name, Sale, Sim};
-use paydesk_ledger::{CartId, CheckoutOptions, Currency, SaleState};
+use paydesk_ledger::{CartId, CheckoutOptions, SaleState};
+use paydesk_domain::Currency;
 use paydesk_register::{CheckoutOutcome, CrashPoint, EngineError, SaleView};
 use rand::Rng;
 use std::time::Duration;

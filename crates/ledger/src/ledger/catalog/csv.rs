@@ -16,7 +16,7 @@ use super::settings::settings_tx;
 use super::{check_item, class_str, parse_class, CatalogItem, MAX_NAME_CHARS, MAX_SKU_CHARS};
 use crate::error::Result;
 use crate::ledger::Ledger;
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
 
 /// The header, in this order.
 pub const COLUMNS: [&str; 7] = ["sku", "barcode", "name_en", "name_ja", "price_minor", "tax_class", "active"];

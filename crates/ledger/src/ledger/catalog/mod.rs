@@ -15,12 +15,12 @@ pub(crate) mod settings;
 pub use self::csv::{neutralise_cell, restore_cell, CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
 pub use published::{PublishedItem, PublishedReport, PublishedTax};
 pub use seed::{demo_staff, DemoLocale};
-pub use settings::{Locale, StoreSettings};
+pub use settings::{parse_locale, StoreSettings};
 
 use paydesk_tax::{validate_jan, TaxClass};
 use serde::{Deserialize, Serialize};
 
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
 
 /// Field limits, the same as the schema's CHECKs (which stay the last line of defence).
 pub const MAX_SKU_CHARS: usize = 64;

@@ -11,11 +11,12 @@ use serde::{Deserialize, Serialize};
 
 use super::products::{upsert_tx, Source};
 use super::settings::write_settings_tx;
-use super::{CatalogItem, Locale, StoreSettings};
+use super::{CatalogItem, StoreSettings};
+use paydesk_domain::Locale;
 use crate::error::{Error, Result};
 use crate::ledger::staff::{add_staff_tx, Staff};
 use crate::ledger::{Cached, Ledger};
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DemoLocale {
@@ -58,13 +59,13 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
                 address: "1 Market Street, San Francisco, CA".into(),
                 phone: "+1 415 555 0100".into(),
                 currency: Currency::Usd,
-                locale: Locale::EnUs,
+                locale: Locale::En,
                 price_mode: PriceMode::Inclusive,
                 registration_number: None,
                 rounding: Rounding::Down,
                 receipt_header: "Welcome!".into(),
                 receipt_footer: "Thank you for visiting.".into(),
-                time_zone: Locale::EnUs.default_time_zone().into(),
+                time_zone: Locale::En.default_time_zone().into(),
             },
             Currency::Usd,
         ),
@@ -74,14 +75,14 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
                 address: "東京都千代田区丸の内1-1-1".into(),
                 phone: "03-5555-0100".into(),
                 currency: Currency::Jpy,
-                locale: Locale::JaJp,
+                locale: Locale::Ja,
                 price_mode: PriceMode::Inclusive,
                 // A well-formed number (valid check digit) for the demo, not a real store's.
                 registration_number: Some("T7000012050002".into()),
                 rounding: Rounding::Down,
                 receipt_header: "いらっしゃいませ".into(),
                 receipt_footer: "またのご来店をお待ちしております".into(),
-                time_zone: Locale::JaJp.default_time_zone().into(),
+                time_zone: Locale::Ja.default_time_zone().into(),
             },
             Currency::Jpy,
         ),

@@ -9,49 +9,13 @@ use super::parse_class;
 use crate::error::{Error, Result};
 use crate::ledger::audit::{append_audit, AuditInput};
 use crate::ledger::{collect, Cached, Ledger};
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
+use paydesk_domain::Locale;
 use crate::write_tx::WriteTx;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Locale {
-    #[serde(rename = "en-US")]
-    EnUs,
-    #[serde(rename = "ja-JP")]
-    JaJp,
-}
-
-impl Locale {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Locale::EnUs => "en-US",
-            Locale::JaJp => "ja-JP",
-        }
-    }
-
-    pub fn parse(s: &str) -> Result<Locale> {
-        match s {
-            "en-US" => Ok(Locale::EnUs),
-            "ja-JP" => Ok(Locale::JaJp),
-            other => Err(Error::InvalidInput(format!("locale {other:?}: expected en-US or ja-JP"))),
-        }
-    }
-
-    /// The time zone a store of this locale is in unless its settings name another:
-    /// its demo store's (Japan has one zone; the en-US demo cafe is in San Francisco).
-    pub fn default_time_zone(self) -> &'static str {
-        match self {
-            Locale::EnUs => "America/Los_Angeles",
-            Locale::JaJp => "Asia/Tokyo",
-        }
-    }
-
-    /// The language of product names and receipts.
-    pub fn lang(self) -> &'static str {
-        match self {
-            Locale::EnUs => "en",
-            Locale::JaJp => "ja",
-        }
-    }
+/// The store's locale from its stored tag: exactly `en-US` or `ja-JP`.
+pub fn parse_locale(s: &str) -> Result<Locale> {
+    Locale::from_setting(s).ok_or_else(|| Error::InvalidInput(format!("locale {s:?}: expected en-US or ja-JP")))
 }
 
 /// The store's settings. Limits: name 1-120 characters, address 300, phone 40, header
@@ -156,7 +120,7 @@ pub(crate) fn settings_tx(conn: &Connection) -> Result<StoreSettings> {
         },
     )?;
     let ((name, address, phone), (currency, locale, mode), (registration_number, rounding), (header, footer, time_zone)) = row;
-    let locale = Locale::parse(&locale)?;
+    let locale = parse_locale(&locale)?;
     let price_mode = match mode.as_str() {
         "inclusive" => PriceMode::Inclusive,
         "exclusive" => PriceMode::Exclusive,
@@ -257,7 +221,7 @@ pub(crate) fn write_settings_from(
             new.address,
             new.phone,
             new.currency.code(),
-            new.locale.as_str(),
+            new.locale.tag(),
             price_mode_str(new.price_mode),
             new.registration_number,
             rounding_str(new.rounding),

@@ -15,8 +15,9 @@ use crate::ledger::rows::refund_by_id_tx;
 use crate::ledger::timeline::timeline_of;
 use crate::ledger::transitions::transition_tx;
 use crate::ledger::{Cached, Ledger};
-use crate::state::PaymentState;
+use paydesk_domain::state::PaymentState;
 use crate::tender::*;
+use paydesk_domain::TenderKind;
 use crate::types::*;
 use crate::write_tx::WriteTx;
 

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::ledger::payments::insert_payment;
 use crate::ledger::rows::payment_by_id_tx;
 use crate::ledger::Ledger;
-use crate::money::Money;
+use paydesk_domain::money::Money;
 use crate::tender::*;
 use crate::types::*;
 use crate::write_tx::WriteTx;

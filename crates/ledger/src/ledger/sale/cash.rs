@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::{admit_tender_tx, cash_rounding_tx, insert_tender_tx, PaidBy, refresh_cart_tx, tender_by_id, Sale};
 use crate::error::{Error, Result};
 use crate::ledger::{collect, Ledger};
-use crate::money::{Currency, Money};
+use paydesk_domain::money::{Currency, Money};
 use crate::tender::*;
 use crate::types::*;
 use crate::write_tx::WriteTx;
@@ -96,7 +96,7 @@ impl Ledger {
             |r| {
                 let c: String = r.get(0)?;
                 let sum: i64 = r.get(1)?;
-                Ok(c.parse::<crate::money::Currency>().map(|c| (c, sum)).map_err(crate::Error::from))
+                Ok(c.parse::<paydesk_domain::money::Currency>().map(|c| (c, sum)).map_err(crate::Error::from))
             },
         )
     }

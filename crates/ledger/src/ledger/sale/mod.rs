@@ -24,9 +24,10 @@ use super::carts::load_cart;
 use super::timeline::append_timeline_tx;
 use super::{collect, Cached, Ledger};
 use crate::error::{Error, Result};
-use crate::money::Money;
-use crate::state::PaymentState;
+use paydesk_domain::money::Money;
+use paydesk_domain::state::PaymentState;
 use crate::tender::*;
+use paydesk_domain::TenderKind;
 use crate::types::*;
 use crate::write_tx::WriteTx;
 
@@ -147,7 +148,7 @@ pub(super) fn tender_by_id(conn: &Connection, cart_id: CartId, id: TenderId) -> 
         .ok_or_else(|| Error::UnknownValue { what: "tender", value: id.to_string() })
 }
 
-pub(super) fn cash_rounding_tx(conn: &Connection, currency: crate::money::Currency) -> Result<i64> {
+pub(super) fn cash_rounding_tx(conn: &Connection, currency: paydesk_domain::money::Currency) -> Result<i64> {
     Ok(conn
         .row_cached("SELECT increment_minor FROM cash_rounding WHERE currency = ?1", [currency.code()], |r| r.get(0))
         .optional()?

@@ -12,6 +12,7 @@ use crate::ledger::refunds::create_refund_tx;
 use crate::ledger::rows::payment_by_id_tx;
 use crate::ledger::{Cached, Ledger};
 use crate::tender::*;
+use paydesk_domain::TenderKind;
 use crate::types::*;
 use crate::write_tx::WriteTx;
 

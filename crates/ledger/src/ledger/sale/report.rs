@@ -9,8 +9,9 @@ use super::sale_tx;
 use crate::ledger::takings::{takings_tx, Period};
 use crate::error::Result;
 use crate::ledger::{collect, Ledger};
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
 use crate::tender::*;
+use paydesk_domain::TenderKind;
 use crate::types::*;
 
 /// Most sales listed per section of the report.

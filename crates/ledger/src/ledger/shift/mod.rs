@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Cached, Ledger};
 use crate::error::{Error, Result};
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
 use crate::write_tx::WriteTx;
 
 mod ops;

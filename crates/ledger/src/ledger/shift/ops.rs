@@ -11,7 +11,7 @@ use super::{authorize_tx, open_shift_id, shift_by_id_tx, Actor, Shift, MAX_PAID_
 use crate::error::{Error, Result};
 use crate::ledger::audit::{append_audit, audit_head_tx, AuditInput};
 use crate::ledger::{collect, Cached, Ledger};
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
 use crate::types::CartId;
 
 /// Whether a customer is half-way through paying (the shift must not close under them).

@@ -12,7 +12,7 @@ use crate::drawer::DenominationCount;
 use super::{shift_by_id_tx, Shift};
 use crate::error::{Error, Result};
 use crate::ledger::collect;
-use crate::money::Currency;
+use paydesk_domain::money::Currency;
 use crate::ledger::takings::{takings_tx, Period};
 pub use crate::takings::TenderTotal;
 use crate::takings::Takings;

@@ -12,7 +12,8 @@ use crate::notify::Subject;
 use crate::psp::{AttemptOutcome, PaymentIntent, Reader};
 use crate::retry::{run_phase, PhaseResult};
 use crate::psp::List;
-use paydesk_ledger::{CheckoutSettlement, Payment, PaymentState, ReaderAttemptOutcome, ReaderPayment};
+use paydesk_ledger::{CheckoutSettlement, Payment, ReaderAttemptOutcome, ReaderPayment};
+use paydesk_domain::PaymentState;
 use std::ops::ControlFlow;
 
 /// What a search by the checkout key says about a reader payment's intent.

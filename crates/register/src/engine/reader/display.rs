@@ -10,7 +10,8 @@
 //! No I/O here: the caller reads the cart and sends the display.
 
 use crate::psp::{ReaderCart, ReaderCartLine};
-use paydesk_ledger::{Cart, Money};
+use paydesk_ledger::Cart;
+use paydesk_domain::Money;
 
 /// Lines a reader's display is given at most; a longer sale shows one line.
 pub(crate) const MAX_DISPLAY_LINES: usize = 30;
@@ -65,7 +66,8 @@ fn description(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use paydesk_ledger::{CartId, CartLine, CartState, Currency, ProductId};
+    use paydesk_ledger::{CartId, CartLine, CartState, ProductId};
+    use paydesk_domain::Currency;
 
     fn line(name: &str, unit: i64, qty: i64) -> CartLine {
         CartLine {
@@ -75,7 +77,7 @@ mod tests {
             quantity: qty,
             unit_price: Money::new(unit, Currency::Usd),
             line_total: Money::new(unit * qty, Currency::Usd),
-            tax_class: paydesk_ledger::tax::TaxClass::Standard,
+            tax_class: paydesk_tax::TaxClass::Standard,
             discount: None,
         }
     }
@@ -89,7 +91,7 @@ mod tests {
             total: Money::new(total, Currency::Usd),
             created_at_ms: 0,
             updated_at_ms: 0,
-            dining: paydesk_ledger::tax::Dining::default(),
+            dining: paydesk_tax::Dining::default(),
             sale_discount: None,
             tax: None,
             tax_locked: false,
@@ -115,7 +117,7 @@ mod tests {
         let part = display_cart(Some(&c), Money::new(400, Currency::Usd));
         assert_eq!((part.lines.len(), part.lines[0].description.as_str(), part.total), (1, "Sale 7", 400));
         let mut discounted = cart(vec![line("Tea", 350, 2)], 630);
-        discounted.sale_discount = Some(paydesk_ledger::tax::Discount::Percent { basis_points: 1000 });
+        discounted.sale_discount = Some(paydesk_tax::Discount::Percent { basis_points: 1000 });
         let d = display_cart(Some(&discounted), Money::new(630, Currency::Usd));
         assert_eq!((d.lines.len(), d.total), (1, 630));
         let none = display_cart(None, Money::new(999, Currency::Usd));

@@ -27,7 +27,8 @@ pub use setup::{ReaderRegistration, TestCard};
 pub use start::ReaderTenderReport;
 
 use crate::psp::{PaymentIntent, Reader, ReaderActionStatus};
-use paydesk_ledger::{CardPresentDetails, PaymentState};
+use paydesk_ledger::CardPresentDetails;
+use paydesk_domain::PaymentState;
 use serde::Serialize;
 use std::time::Duration;
 

@@ -8,10 +8,8 @@ use crate::engine::{DriveMode, Engine, EngineError, Result};
 use crate::notify::{Notification, SettledState, Subject};
 use crate::psp::{AttemptOutcome, Charge, PaymentIntent, Reader};
 use crate::retry::PhaseResult;
-use paydesk_ledger::{
-    process_key, CardPresentDetails, Payment, PaymentState, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment,
-    ReaderSettlement,
-};
+use paydesk_ledger::{process_key, CardPresentDetails, Payment, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderSettlement};
+use paydesk_domain::PaymentState;
 use std::time::Duration;
 
 /// How long a reader payment may stay `created` (key committed, nothing processed yet)

@@ -9,10 +9,8 @@ use crate::engine::{CrashPoint, Engine, EngineError, Result};
 use crate::notify::Subject;
 use crate::psp::{AttemptOutcome, Fatal, PaymentIntent, Reader, StripeError};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
-use paydesk_ledger::{
-    BeginAttempt, CaptureMethod, CardTender, CartId, CheckoutSettlement, Money, Payment, PaymentState, ReaderAttempt,
-    ReaderAttemptOutcome, ReaderSettlement,
-};
+use paydesk_ledger::{BeginAttempt, CardTender, CartId, CheckoutSettlement, Payment, ReaderAttempt, ReaderAttemptOutcome, ReaderSettlement};
+use paydesk_domain::{CaptureMethod, Money, PaymentState};
 use serde::Serialize;
 
 /// A reader tender's outcome and the sale after it.

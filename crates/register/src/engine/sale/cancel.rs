@@ -6,7 +6,8 @@
 
 use super::{cancel_state, SaleView};
 use crate::engine::{CheckoutReport, DriveMode, Engine, EngineError, RefundReport, Result};
-use paydesk_ledger::{CancelAction, CartId, PaymentState, RefundState, SaleState, TenderStanding};
+use paydesk_ledger::{CancelAction, CartId, SaleState, TenderStanding};
+use paydesk_domain::{PaymentState, RefundState};
 use serde::Serialize;
 
 /// Rounds of "commit what is left, drive it" in one call: a refund the PSP refused

@@ -16,7 +16,8 @@ pub use cash::CashReport;
 pub use refund::SaleRefundReport;
 
 use super::{Engine, EngineError, Result};
-use paydesk_ledger::{CancelState, CartId, CartLine, Currency, Sale, SaleState, Tender, TenderDay};
+use paydesk_ledger::{CancelState, CartId, CartLine, Sale, SaleState, Tender, TenderDay};
+use paydesk_domain::Currency;
 use serde::Serialize;
 
 /// A sale as the cashier's tender panel shows it (design §8.2). Amounts in minor units

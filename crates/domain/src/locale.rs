@@ -1,27 +1,32 @@
-//! The languages PayDesk speaks.
+//! The languages PayDesk speaks: of the screen, the receipts and the store's settings.
 
-/// A language of the screen and the receipts. Its tag is the store setting's
-/// (`en-US`, `ja-JP`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+use serde::{Deserialize, Serialize};
+
+/// A language of the screen, the receipts and the store. Its tag (`en-US`, `ja-JP`) is the
+/// store setting's stored and wire form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
 pub enum Locale {
     #[default]
+    #[serde(rename = "en-US")]
     En,
+    #[serde(rename = "ja-JP")]
     Ja,
 }
 
 impl Locale {
     pub const ALL: [Locale; 2] = [Locale::En, Locale::Ja];
 
-    /// `en-US` / `ja-JP`.
-    pub fn tag(self) -> &'static str {
+    /// `en-US` / `ja-JP`: the store setting's form.
+    pub const fn tag(self) -> &'static str {
         match self {
             Locale::En => "en-US",
             Locale::Ja => "ja-JP",
         }
     }
 
-    /// `en` / `ja`: the folder of its messages and the `lang` of the page.
-    pub fn code(self) -> &'static str {
+    /// `en` / `ja`: the language of product names and receipts, the folder of its
+    /// messages and the `lang` of the page.
+    pub const fn code(self) -> &'static str {
         match self {
             Locale::En => "en",
             Locale::Ja => "ja",
@@ -29,11 +34,26 @@ impl Locale {
     }
 
     /// The language's own name, as a language menu shows it.
-    pub fn native_name(self) -> &'static str {
+    pub const fn native_name(self) -> &'static str {
         match self {
             Locale::En => "English",
             Locale::Ja => "日本語",
         }
+    }
+
+    /// The time zone a store of this locale is in unless its settings name another:
+    /// its demo store's (Japan has one zone; the en-US demo cafe is in San Francisco).
+    pub const fn default_time_zone(self) -> &'static str {
+        match self {
+            Locale::En => "America/Los_Angeles",
+            Locale::Ja => "Asia/Tokyo",
+        }
+    }
+
+    /// Exactly a tag as [`Locale::tag`] writes it (`en-US`, `ja-JP`): the store setting's
+    /// strict reading. `None` for anything else.
+    pub fn from_setting(tag: &str) -> Option<Locale> {
+        Locale::ALL.into_iter().find(|l| l.tag() == tag)
     }
 
     /// From a tag (`en-US`, `ja-JP`, `en`, `ja`, any case); `None` for another language.
@@ -73,6 +93,18 @@ mod tests {
         for l in Locale::ALL {
             assert_eq!(Locale::from_tag(l.tag()), Some(l));
             assert_eq!(Locale::from_tag(l.code()), Some(l));
+        }
+    }
+
+    #[test]
+    fn the_setting_is_the_exact_tag() {
+        for l in Locale::ALL {
+            assert_eq!(Locale::from_setting(l.tag()), Some(l));
+            assert_eq!(serde_json::to_string(&l).unwrap(), format!("\"{}\"", l.tag()));
+            assert_eq!(serde_json::from_str::<Locale>(&format!("\"{}\"", l.tag())).unwrap(), l);
+        }
+        for other in ["en", "ja", "EN-US", "ja_JP", "fr-FR", ""] {
+            assert_eq!(Locale::from_setting(other), None, "{other:?}");
         }
     }
 }

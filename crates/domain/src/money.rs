@@ -18,10 +18,17 @@ type Result<T> = std::result::Result<T, ValueError>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Currency {
+    // The upper-case aliases read what the receipt document wrote before it shared this
+    // type (decision 0107: its own `Currency` serialised "JPY"/"USD").
+    #[serde(alias = "JPY")]
     Jpy,
+    #[serde(alias = "USD")]
     Usd,
+    #[serde(alias = "EUR")]
     Eur,
+    #[serde(alias = "GBP")]
     Gbp,
+    #[serde(alias = "KRW")]
     Krw,
 }
 
@@ -237,7 +244,7 @@ impl fmt::Display for Money {
 
 /// What is wrong with a value of the shared vocabulary (this module and `state`): text
 /// that names no currency, state or amount, two currencies mixed, or arithmetic that would
-/// overflow. The vocabulary must not depend on the ledger's [`crate::Error`], which wraps
+/// overflow. The vocabulary must not depend on the ledger's `Error`, which wraps
 /// each of these into its same-named variant (with the same words).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ValueError {
@@ -326,6 +333,8 @@ mod tests {
             assert_eq!(c.code().parse::<Currency>().unwrap(), c);
             assert_eq!(c.code().to_uppercase().parse::<Currency>().unwrap(), c);
             assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{}\"", c.code()));
+            let upper = format!("\"{}\"", c.code().to_uppercase());
+            assert_eq!(serde_json::from_str::<Currency>(&upper).unwrap(), c);
         }
         assert_eq!(Currency::Jpy.exponent(), 0);
         assert_eq!(Currency::Usd.exponent(), 2);

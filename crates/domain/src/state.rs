@@ -151,7 +151,7 @@ impl PaymentState {
     /// `queued_offline` payment whose answer came back captured, authorized or failed).
     /// `None` when the table has no such path: the payment is already past `target`
     /// (e.g. an event captured it first) and must be left as it is. Pure; the register's
-    /// moves and [`crate::Ledger::settle_checkout`] walk it step by step.
+    /// moves and the ledger's `settle_checkout` walk it step by step.
     pub fn path_to(self, target: PaymentState) -> Option<Vec<PaymentState>> {
         if self == target {
             Some(Vec::new())

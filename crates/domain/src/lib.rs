@@ -1,0 +1,21 @@
+//! # paydesk-domain
+//!
+//! PayDesk's shared vocabulary (issue #31, decision 0107): the words every other crate
+//! speaks, each defined once here. No I/O, no clock, no database: plain values, their
+//! text forms and the rules that need nothing but the values.
+//!
+//! * [`money`] — [`Money`] as integer minor units, [`Currency`] with its ISO exponent,
+//!   [`ValueError`] for text that names no value (design §3.10).
+//! * [`state`] — the one transition table per machine: payments and refunds (design §4).
+//! * [`tender`] — [`TenderKind`]: how a tender pays (design §8).
+//! * [`locale`] — [`Locale`]: the language of the screen, the receipts and the store.
+
+pub mod locale;
+pub mod money;
+pub mod state;
+pub mod tender;
+
+pub use locale::Locale;
+pub use money::{Currency, Money, ValueError};
+pub use state::{CaptureMethod, IllegalRefundTransition, IllegalTransition, PaymentState, RefundState, Step};
+pub use tender::TenderKind;
