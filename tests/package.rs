@@ -1,4 +1,4 @@
-//! The package a store installs (design §10.1), run as it ships: `make package` builds
+//! The package a store installs (record 0054), run as it ships: `make package` builds
 //! the `.deb`; this test unpacks it (`dpkg-deb -x`, no root) and checks what a package
 //! manager and a desktop need (version, dependencies, desktop entry, icons), then
 //! starts the binary it carries under Xvfb through WebDriver, rings up and charges a

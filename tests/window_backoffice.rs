@@ -1,4 +1,4 @@
-//! The back office inside the app (design §9.12, §9.15), in the real window against the
+//! The back office inside the app (record 0045, 0048), in the real window against the
 //! REAL back office on a private PostgreSQL (crates/backoffice/tests/support): register A
 //! sends its sales up and the owner marks it replaced; this register pairs through
 //! Settings → Back office, restores A's history by name through the form and lists A's

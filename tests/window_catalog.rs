@@ -114,7 +114,7 @@ async fn a_csv_file_chosen_in_the_picker_is_imported_and_a_bad_one_lists_its_lin
     app.close().await;
 }
 
-/// Items and the tax setup the back office publishes (design §9.16), written into the
+/// Items and the tax setup the back office publishes (record 0049), written into the
 /// app's own ledger as the sync loop writes them: the catalog screen shows a "Back
 /// office" badge where Edit was, the store form shows the tax fields locked with the
 /// reason, and the rest of the store form still saves.

@@ -1,4 +1,4 @@
-//! The Japanese screen (design §13): in Settings the cashier picks 日本語 and the whole
+//! The Japanese screen (record 0070): in Settings the cashier picks 日本語 and the whole
 //! register switches at once, without a restart — tabs, the cart, Charge, an error from
 //! Rust — the choice is saved with the settings, and English comes back the same way.
 //! Money is built by ui/i18n.js from integer minor units (¥1,200, $12.00) in the window

@@ -1,4 +1,4 @@
-//! "Not charged" must stay true (design §3, §4): a register pointed at a processor with
+//! "Not charged" must stay true (docs/design.md, record 0014): a register pointed at a processor with
 //! the wrong secret key is refused before anything runs. The cashier sees "Not charged",
 //! the payment ends `failed` in the ledger, the processor holds no payment for its key,
 //! and the next sale starts clean. Checked at the PSP, not on screen alone.

@@ -1,4 +1,4 @@
-//! Past receipts in the real window (design §11.17, §11.18): a cash-only sale — which has
+//! Past receipts in the real window (record 0058, 0057): a cash-only sale — which has
 //! no card payment to reach it by — is listed under Payments (F2) → Receipts, its receipt
 //! is shown and reprinted to the ESC/POS test printer over loopback TCP, marked
 //! 【再発行】; and its printable page opens in a window of its own with the receipt's

@@ -1,4 +1,4 @@
-//! Shifts, Z reports and the audit view in the real window (design §12.10), under Xvfb
+//! Shifts, Z reports and the audit view in the real window (record 0069), under Xvfb
 //! through WebDriver, on the ja-JP demo store with staff (so money moves only inside an
 //! open shift): a sale refused for want of a shift offers to open one; a float counted by
 //! denomination; a cash sale; a paid out with its reason; a blind close short by ¥100 whose
@@ -26,7 +26,7 @@ fn now_ms() -> i64 {
 }
 
 /// A data folder as a store with staff leaves it: the ja-JP demo store, an owner and a
-/// manager. Nobody is signed in: a start signs everyone out (design §12.9), so the test
+/// manager. Nobody is signed in: a start signs everyone out (record 0068), so the test
 /// signs the manager in through the sign-in screen.
 fn prepared_store(dir: &Path) {
     let mut l = Ledger::open(dir.join("ledger.db")).unwrap();
@@ -134,7 +134,7 @@ async fn shifts_close_short_and_over_z_numbers_survive_a_crash_and_the_audit_vie
     let printer = TestPrinter::start().unwrap();
     let launch = Launch { data_from: Some(prep.path().to_path_buf()), ..Launch::default() };
     let app = start_as_manager("shift", launch.clone()).await;
-    // The printer is a setting: the owner approves the manager's change (design §12.2).
+    // The printer is a setting: the owner approves the manager's change (record 0062).
     let approval = "{ name: '山田', pin: '1111' }";
     app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{}', confirmPort: true, approval: {approval} }}).then(() => true)", printer.addr())).await;
 

@@ -1,4 +1,4 @@
-//! Shift steps a cashier needs a manager for (design §12.10, issue #28): a paid out and the
+//! Shift steps a cashier needs a manager for (record 0069, issue #28): a paid out and the
 //! close open the same inline approval dialog as a refund, the manager's PIN sends them
 //! again, and the audit log names both people.
 

@@ -1,4 +1,4 @@
-//! Staff in the real window (design §12.9): a cashier's refund approved inline by a
+//! Staff in the real window (record 0068): a cashier's refund approved inline by a
 //! manager's PIN (a wrong one refused first) and recorded with both names; the
 //! wrong-PIN lock on the sign-in screen; the idle lock keeping the sale on screen; the
 //! first-start owner of a store without staff; a cashier refused Settings and catalog

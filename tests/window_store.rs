@@ -1,4 +1,4 @@
-//! The store in the real window (design §11.16), under Xvfb through WebDriver: the
+//! The store in the real window (record 0061), under Xvfb through WebDriver: the
 //! ja-JP demo store's register with tax per rate, eat-in vs take-out and a discount, a
 //! cash sale's receipt from the ledger on screen, printed over real loopback TCP to the
 //! ESC/POS test printer (decoded text, cut, drawer kick), a reprint marked 【再発行】,
@@ -130,7 +130,7 @@ async fn ja_register_taxes_eat_in_and_take_out_and_prints_the_receipt() {
     for want in ["PayDesk デモカフェ", "T7000012050002", "※ブレンドコーヒー", "8%対象", "10%対象", "※は軽減税率対象商品"] {
         assert!(shown.contains(want), "{want:?} not on the receipt on screen:\n{shown}");
     }
-    // The ja-JP store's screen is in Japanese (design §13): 印刷, then 再発行.
+    // The ja-JP store's screen is in Japanese (record 0070): 印刷, then 再発行.
     assert_eq!(app.text("#print-receipt").await, "レシートを印刷");
 
     // The first print: the original, the drawer opens (cash), the paper is cut.

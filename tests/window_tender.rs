@@ -1,4 +1,4 @@
-//! The tender panel end to end (design §8.11): cash with change, card + cash, a
+//! The tender panel end to end (record 0035): cash with change, card + cash, a
 //! declined card in a split, cancel of a half-paid sale, and a double press refused by
 //! the command. Real app, real embedded mock PSP over loopback HTTP, driven through
 //! WebDriver under Xvfb; each test also checks the ledger file and the PSP's own API

@@ -1,4 +1,4 @@
-// The inline approval (design §12.9): a command refused with `approval_required` opens
+// The inline approval (record 0068): a command refused with `approval_required` opens
 // a small dialog over the screen (nothing behind it changes, the cashier's input stays);
 // someone holding the role picks their name and types their PIN, and the same command
 // is sent again with `approval: {name, pin}`. The command checks the PIN and the role.

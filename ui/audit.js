@@ -39,7 +39,7 @@ async function verify() {
   await page();
 }
 
-// When the back office last confirmed the chain's head (design §9.20), in the screen's
+// When the back office last confirmed the chain's head (record 0053), in the screen's
 // words and time.
 function confirmation(v) {
   switch (v.confirmation) {

@@ -1,4 +1,4 @@
-// The back office (design §9.12, §9.15): the "Back office" part of Settings (URL + one-time
+// The back office (record 0045, 0048): the "Back office" part of Settings (URL + one-time
 // pairing code → pair; then the paired store and register, restoring a replaced register's
 // history and reading it) and the sync state in the status bar. The rules live in the
 // commands (permission, limits, one restore at a time); this only shows and asks.
@@ -88,7 +88,7 @@ async function loadHistory(box, from, before) {
   box.replaceChildren(...parts);
 }
 
-/** Restore from a replaced register (design §9.15): its name or id, then the result. */
+/** Restore from a replaced register (record 0048): its name or id, then the result. */
 function restoreForm(history) {
   const from = h('input', { id: 'restore-from', type: 'text', maxlength: '200', autocomplete: 'off', spellcheck: 'false', required: true });
   const msg = h('p', { id: 'restore-message', role: 'status' });

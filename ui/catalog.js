@@ -35,7 +35,7 @@ export async function loadCatalog() {
     h('td', { class: 'num', text: it.price_display }),
     h('td', { text: t(CLASSES[it.tax_class]) }),
     h('td', { text: t(it.active ? 'catalog-yes' : 'catalog-no') }),
-    // An item the back office publishes is changed there (design §9.16); the command
+    // An item the back office publishes is changed there (record 0049); the command
     // refuses an edit of it too, this only spares the cashier a form that cannot save.
     h('td', {}, it.published
       ? h('span', { class: 'badge', 'data-published': it.sku, title: t('catalog-published-help'), text: t('catalog-published') })
@@ -176,7 +176,7 @@ async function loadStore() {
       } })),
     msg);
   if (st.tax_published) {
-    // The tax setup is the back office's (design §9.16): shown, not edited here.
+    // The tax setup is the back office's (record 0049): shown, not edited here.
     $('store-price_mode').disabled = true;
     $('store-rounding').disabled = true;
     $('store-registration_number').readOnly = true;

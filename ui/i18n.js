@@ -1,4 +1,4 @@
-// The screen's words and formats in the active language (design §13).
+// The screen's words and formats in the active language (record 0070).
 // Rust owns the catalogs (crates/i18n/locales/<lang>/<area>.ftl); get_messages hands this
 // module each message's pattern text, and t() fills its {$name} placeables. A message with
 // a selector (plurals, a choice) is formatted in Rust and arrives as finished text.

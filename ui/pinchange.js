@@ -1,4 +1,4 @@
-// Change my PIN (design §12.9): a small dialog from the status bar for the person signed
+// Change my PIN (record 0068): a small dialog from the status bar for the person signed
 // in — current PIN, new PIN, new PIN again. The command decides (the current PIN under
 // the lockout, the two new ones equal, the new one different and well formed); this
 // module only sends the three fields and shows its answer or its typed error.

@@ -21,7 +21,7 @@ export function receiptPanel(cartId) {
   const body = h('pre', { class: 'receipt receipt-text', id: 'sale-receipt', 'aria-label': t('receipt-screen-title') });
   const msg = h('p', { class: 'help', id: 'receipt-msg', role: 'status' });
   const print = h('button', { class: 'secondary', id: 'print-receipt', type: 'button', text: t('receipt-screen-print') });
-  // An A4 page for an office printer, in a window of its own (design §11.18).
+  // An A4 page for an office printer, in a window of its own (record 0057).
   const page = h('button', { class: 'secondary', id: 'receipt-page', type: 'button', text: t('receipt-page-open'),
     onclick: async () => {
       try {

@@ -1,7 +1,7 @@
 // The settings screen: the screen's language, processor URL and key, fault profile of
 // the embedded test PSP, idempotency key retention and offline limits. Saved through
 // `save_settings`, which says whether they apply now or wait for payments in progress;
-// the language switches at once through `set_language` (design §13.3).
+// the language switches at once through `set_language` (record 0070).
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';

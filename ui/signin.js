@@ -1,4 +1,4 @@
-// Who uses the register (design §12.9): the sign-in screen (staff tiles, a PIN pad,
+// Who uses the register (record 0068): the sign-in screen (staff tiles, a PIN pad,
 // keyboard digits too), the first-start screen of a store without staff, the status
 // bar's name, its Change my PIN (pinchange.js) and Lock (Ctrl+L) buttons, and the idle
 // lock. The screens cover the register without touching it, so a sale on screen is still

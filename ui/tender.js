@@ -1,4 +1,4 @@
-// The tender panel (design §8.11): a sale paid by cash and cards, one tender at a time,
+// The tender panel (record 0035): a sale paid by cash and cards, one tender at a time,
 // over the cart. The amount due is always in view; each tender is listed with its kind,
 // amount, state and change. Keys: F6 cash, F7 card, F8 cancel sale, Enter confirms,
 // Esc goes back. "Paid" is said only when the register says the sale is complete.

@@ -1,4 +1,4 @@
-// Compiles every locales/<lang>/<area>.ftl into the crate (design §13.2): a new screen
+// Compiles every locales/<lang>/<area>.ftl into the crate (record 0070): a new screen
 // area is a new file in both language folders, with no list to keep in step.
 use std::fmt::Write;
 use std::path::Path;

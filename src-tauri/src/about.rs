@@ -1,4 +1,4 @@
-//! The About panel (design §10.4): which build this is and where its data lives, so a
+//! The About panel (record 0054): which build this is and where its data lives, so a
 //! store can tell support what it runs and back up the right folder.
 
 use serde::Serialize;

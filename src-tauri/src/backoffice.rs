@@ -1,9 +1,9 @@
-//! The "Back office" setting and the sync loop in the app (design §9.12): pair with the
+//! The "Back office" setting and the sync loop in the app (record 0045): pair with the
 //! URL and one-time code the owner gives, keep the token in the OS keychain (or, with no
 //! keychain, the 0600 `sync.token` beside the ledger), and run the sync loop beside the
 //! register — its own ledger connection and its own task, never in a checkout's path.
 //! The status bar reads the loop's status through `get_backoffice`. Restoring a replaced
-//! register's history (design §9.15) is in `restore`.
+//! register's history (record 0048) is in `restore`.
 
 pub mod restore;
 
@@ -42,7 +42,7 @@ pub struct BackOfficeState {
     running: Mutex<Option<Running>>,
     /// One pairing at a time (a double press pairs once).
     pairing: tokio::sync::Mutex<()>,
-    /// One restore at a time (design §9.15).
+    /// One restore at a time (record 0048).
     restoring: tokio::sync::Mutex<()>,
 }
 
@@ -111,7 +111,7 @@ impl BackOfficeState {
         let sync = SyncLoop::new(ledger, &self.state_path(), token, env!("CARGO_PKG_VERSION")).map_err(|e| e.to_string())?;
         let status = sync.status();
         let (stop, stop_rx) = tokio::sync::watch::channel(false);
-        // Its own thread at a lower CPU priority, not a task among the commands' (§9.12).
+        // Its own thread at a lower CPU priority, not a task among the commands' (record 0045).
         paydesk_sync::background::spawn(sync, SYNC_INTERVAL, Backoff::default(), stop_rx, Arc::new(tokio::sync::Notify::new()))
             .map_err(|e| format!("the sync thread did not start: {e}"))?;
         *self.running.lock() = Some(Running { status, stop });

@@ -1,4 +1,4 @@
-//! The store's catalog as the register shows it: items from the ledger (design §11.16),
+//! The store's catalog as the register shows it: items from the ledger (record 0061),
 //! in the store's language, and the checks on what a scanner or the keyboard types.
 //! Prices are integer minor units of the store currency.
 

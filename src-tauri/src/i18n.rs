@@ -1,4 +1,4 @@
-//! The screen's language (design §13.3): which one is active, what the UI needs to speak
+//! The screen's language (record 0070): which one is active, what the UI needs to speak
 //! it, and [`t`]/[`tr!`] for Rust's own screen text. At the bottom of the app: errors and
 //! every layer above put their words through it (the commands that hand the UI its
 //! messages and switch the language are `commands/language.rs`).
@@ -70,7 +70,7 @@ pub struct MessagesView {
     /// Message id → pattern text with `{$name}` placeables.
     pub messages: &'static BTreeMap<String, String>,
     /// The store's time zone (IANA name): the screens tell the time in it, as its
-    /// receipts do (design §11.14), whatever zone the computer is set to.
+    /// receipts do (record 0058), whatever zone the computer is set to.
     pub time_zone: String,
 }
 

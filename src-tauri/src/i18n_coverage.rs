@@ -1,4 +1,4 @@
-//! Every error a cashier can be shown speaks the screen's language (design §13.3): with
+//! Every error a cashier can be shown speaks the screen's language (record 0070): with
 //! the screen in Japanese, each `AppError` variant — made the way the commands make it —
 //! and each engine error put in words comes out with Japanese in it, never an English
 //! sentence alone. The engine's or processor's own detail may follow, labelled.
@@ -78,7 +78,7 @@ fn every_variant() -> Vec<AppError> {
         AppError::Rejected { code: crate::error::ErrorCode::CsvRejected, message: tr!(active(), "catalog-import-rejected", count = 2), problems: vec![] },
         AppError::AlreadyPaired(tr!(active(), "error-already-paired", name = "R1", url = "https://bo")),
     ]);
-    // Staff (design §12.9): the ledger's refusals as they reach the commands, the gate's
+    // Staff (record 0068): the ledger's refusals as they reach the commands, the gate's
     // own answers and the sign-in screen's input checks.
     use paydesk_access::{Action, Authorization, Role};
     use paydesk_ledger::Error as L;
@@ -129,7 +129,7 @@ fn every_variant() -> Vec<AppError> {
         .into_iter()
         .map(|r| AppError::from(L::ShiftRefused(r))),
     );
-    // Restore from a replaced register (design §9.15): the back office's refusals by their
+    // Restore from a replaced register (record 0048): the back office's refusals by their
     // codes, the register's own checks.
     let bo = |status, code: &str| paydesk_sync::SyncError::Refused(paydesk_sync::Refused { status, code: code.into(), message: "x".into() });
     let restore = crate::backoffice::restore::restore_error;
@@ -234,7 +234,7 @@ fn checkout_outcomes_are_worded_by_code() {
     assert_eq!(auth, "The processor refused the secret key (check Settings)");
 }
 
-/// The ledger's shift refusals are worded by rule (design §12.10): each its own message,
+/// The ledger's shift refusals are worded by rule (record 0069): each its own message,
 /// its detail in the screen's language (not only the translated "not valid:" before it),
 /// under the code the Shift tab knows for what was refused.
 #[test]

@@ -1,5 +1,5 @@
 //! PayDesk, the cashier's desktop app: thin Tauri commands and events over the
-//! register engine (design §2, §6).
+//! register engine (record 0001, 0021).
 //!
 //! Shape follows Tauri's examples/api: [`run`] is the binary's entry point and
 //! [`app_builder`] wires commands, state and event forwarding into any
@@ -218,7 +218,7 @@ fn emit_status<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
-/// design §3.7–§3.9 without a cashier: resolve in-flight payments, forward the
+/// record 0009–0011 without a cashier: resolve in-flight payments, forward the
 /// offline queue, consume PSP events; also tracks whether the PSP answers, and puts
 /// saved settings in use once that is safe.
 async fn background<R: Runtime>(app: AppHandle<R>) {

@@ -36,7 +36,7 @@ pub enum Audit {
     /// a shift step), or an approval is never used for it.
     ByAction,
     /// When a manager approved: one row naming both people, with this subject, before the
-    /// locks and the action (design §12.9).
+    /// locks and the action (record 0068).
     Approval(String),
     /// A row of its own naming the person and the approver (e.g. leaving an unknown
     /// outcome for a new sale), written once the locks are held.
@@ -160,7 +160,7 @@ impl Authorized {
     }
 }
 
-/// The role table (design §12.2, §12.9). Below the action's role the answer is
+/// The role table (record 0062, 0068). Below the action's role the answer is
 /// `approval_required`: the screen asks a manager inline and sends the same command again
 /// with their name and PIN, checked here under the lockout (an approval PIN, audited by
 /// the ledger either way).
@@ -195,7 +195,7 @@ fn role_check(state: &AppState, action: Action, approval: Option<&Approval>) -> 
 }
 
 /// An approver's PIN, counted on this register's approvals at their name (never their
-/// own sign-in, design §12.3), and under the monotonic lock when the app runs.
+/// own sign-in, record 0063), and under the monotonic lock when the app runs.
 fn approval_pin(state: &AppState, name: &str, pin: &paydesk_access::Pin) -> AppResult<Staff> {
     state.pin_locks.guard(Counter::Approval, name, || {
         Ok(state.engine().staff().check_approval_pin(name, pin)?)

@@ -1,4 +1,4 @@
-//! Wrong-PIN locks on a monotonic clock as well (design §12.3). The ledger keeps each
+//! Wrong-PIN locks on a monotonic clock as well (record 0063). The ledger keeps each
 //! lock as a wall-clock time, which survives a restart but ends early if someone moves
 //! the clock forward; every lock the ledger answers is also kept here, on a clock nobody
 //! sets, and a PIN check is refused while either says locked.

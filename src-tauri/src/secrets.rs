@@ -1,4 +1,4 @@
-//! Where the PSP's secret key is kept (design §12.6): the OS keychain when there is one
+//! Where the PSP's secret key is kept (record 0065): the OS keychain when there is one
 //! (Secret Service on Linux, Keychain on macOS, Credential Manager on Windows, through
 //! the `keyring` crate), otherwise the settings file with mode 0600 — and then Settings
 //! says so, because a file is only as private as the account and its backups.

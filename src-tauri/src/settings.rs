@@ -14,7 +14,7 @@ use crate::i18n::{active, id, t, tr};
 use crate::secrets::SecretStore;
 
 
-/// Idle lock limits (settings.json `idle_lock_s`, design §12.9).
+/// Idle lock limits (settings.json `idle_lock_s`, record 0068).
 pub const IDLE_LOCK_DEFAULT_S: u32 = 300;
 pub const IDLE_LOCK_MIN_S: u32 = 30;
 pub const IDLE_LOCK_MAX_S: u32 = 3600;
@@ -37,9 +37,9 @@ pub struct Settings {
     pub offline_max_count: u32,
     pub offline_max_age_hours: u32,
     /// The screen's language: "en", "ja", or "" to follow the store and the system
-    /// (design §13.3). Set by its own command, applied at once; the engine ignores it.
+    /// (record 0070). Set by its own command, applied at once; the engine ignores it.
     pub language: String,
-    /// Seconds without input before the register locks (design §12.9); only from the
+    /// Seconds without input before the register locks (record 0068); only from the
     /// file, 30 to 3600.
     pub idle_lock_s: u32,
 }
@@ -185,7 +185,7 @@ impl Settings {
     /// settings.json (if any), then flags/env on top. A settings file that cannot be
     /// read is an error, never a silent fallback to the defaults: those mean the
     /// embedded test PSP, and a store would then "take" payments that charge nobody.
-    /// A key still in the file while a keychain answers is moved there (design §12.6).
+    /// A key still in the file while a keychain answers is moved there (record 0065).
     pub fn load(data_dir: &Path, opts: &Options, secrets: &SecretStore) -> Result<Settings, String> {
         let path = Self::path(data_dir);
         let mut s: Settings = match read_with_secret::<Settings>(&path, SETTINGS_SECRET, secrets)? {

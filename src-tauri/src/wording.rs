@@ -1,4 +1,4 @@
-//! Words the error messages and the views share (design §13): a payment state and an
+//! Words the error messages and the views share (record 0070): a payment state and an
 //! alarm in the cashier's words, in the screen's language. Low, next to `i18n`, so the
 //! errors can say them without importing the views.
 
@@ -9,7 +9,7 @@ use paydesk_register::AlarmCode;
 use crate::i18n::{id, t};
 use crate::money;
 
-/// A payment state in the cashier's words, in the screen's language (design §13).
+/// A payment state in the cashier's words, in the screen's language (record 0070).
 pub fn state_label(state: PaymentState) -> String {
     t(match state {
         PaymentState::Created => id!("state-created"),

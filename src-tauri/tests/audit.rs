@@ -1,4 +1,4 @@
-//! The Audit view's verification (design §12.10, §9.20), command by command on Tauri's mock
+//! The Audit view's verification (record 0069, 0053), command by command on Tauri's mock
 //! runtime over a real ledger file: it says what "intact" means and whether, and when, the
 //! back office last confirmed the chain's head; rows the back office confirmed and that
 //! were then deleted from the end are named.

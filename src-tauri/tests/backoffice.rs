@@ -1,4 +1,4 @@
-//! The app's "Back office" setting and sync loop (design §9.12), on Tauri's mock runtime
+//! The app's "Back office" setting and sync loop (record 0045), on Tauri's mock runtime
 //! against the REAL back office on a private PostgreSQL: pairing through the command,
 //! the token kept out of the settings files, the loop started by the pairing and again
 //! with the app, the back office ending with exactly the register's payments.
@@ -89,7 +89,7 @@ fn code_of(r: Result<Value, Value>) -> String {
     r.expect_err("refused")["code"].as_str().unwrap_or_default().to_string()
 }
 
-/// Restore is a setting (design §9.15): the command refuses a cashier alone whatever the
+/// Restore is a setting (record 0048): the command refuses a cashier alone whatever the
 /// screen shows, checks its input, and needs a paired register; the history starts empty.
 #[test]
 fn restore_is_refused_to_a_cashier_and_on_a_register_that_is_not_paired() {
@@ -124,7 +124,7 @@ fn sale(key: &str, amount: i64) -> Vec<paydesk_sync_proto::Row> {
     ]
 }
 
-/// Each refusal of the back office reaches the screen as its own code (design §9.15),
+/// Each refusal of the back office reaches the screen as its own code (record 0048),
 /// against the REAL back office: a register in service, an unknown name, itself, a name
 /// two replaced registers share; then the restore by id, and again for nothing.
 #[test]

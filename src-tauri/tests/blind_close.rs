@@ -1,4 +1,4 @@
-//! The blind close (design §12.10): while a shift is open, no command a cashier can call
+//! The blind close (record 0069): while a shift is open, no command a cashier can call
 //! answers with what the drawer should hold — End of day's `get_tender_day` included —
 //! except the X report, which the role table allows and the audit log records. After the
 //! close End of day shows the drawer again.

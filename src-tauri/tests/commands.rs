@@ -58,7 +58,7 @@ fn charge_twice_is_one_payment_with_one_key() {
     let again = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
     assert_eq!(again["checkout_key"], first["checkout_key"]);
     // The paid sale stays as it was: the next scan is the next customer's first item and
-    // begins a new sale (design §8.11), never a change to the paid one.
+    // begins a new sale (record 0035), never a change to the paid one.
     let next = call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
     assert_ne!(next["id"], first["cart"]["id"], "{next}");
     assert_eq!(next["locked"], false, "{next}");
@@ -279,7 +279,7 @@ fn about_names_the_version_data_folder_ledger_schema_and_psp() {
     assert_eq!(a["backups"], json!([]), "a new ledger has no copies");
 }
 
-/// The tender guard lives in the command (design §8.11): a press that acted on a view
+/// The tender guard lives in the command (record 0035): a press that acted on a view
 /// with another number of tenders is refused with `sale_changed` and takes nothing; a
 /// press while another tender runs is refused with `tender_in_flight`.
 #[test]
@@ -342,7 +342,7 @@ fn a_second_tender_press_is_refused_by_the_command() {
     let kind = |k: &str| day["by_kind"].as_array().unwrap().iter().find(|x| x["kind"] == k).cloned().unwrap();
     assert_eq!((kind("cash")["count"].as_i64(), kind("cash")["settled"]["minor"].as_i64()), (Some(2), Some(1345)));
     assert_eq!((kind("card")["count"].as_i64(), kind("card")["settled"]["minor"].as_i64()), (Some(1), Some(400)));
-    // A shift is open: the drawer is the blind close's figure, not End of day's (§12.10).
+    // A shift is open: the drawer is the blind close's figure, not End of day's (record 0069).
     assert!(day["expected_drawer"].is_null(), "{day}");
     assert_eq!(call(&w, "get_tender_day", json!({ "since": -1 })).unwrap_err()["code"], "invalid_input");
 }

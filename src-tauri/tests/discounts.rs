@@ -1,4 +1,4 @@
-//! The cashier's discount limit (design §12.9) holds on the bases the customer pays on:
+//! The cashier's discount limit (record 0068) holds on the bases the customer pays on:
 //! an amount discount within the limit on ten items, then the quantity changed to one
 //! (100 % off), is refused without a manager and allowed with one (audited); a base
 //! changed past the app's own check is caught at the first tender. Also: shift close and

@@ -1,4 +1,4 @@
-//! The PSP secret key in the OS keychain (design §12.6), against a real Secret Service:
+//! The PSP secret key in the OS keychain (record 0065), against a real Secret Service:
 //! gnome-keyring on a private D-Bus session bus that this test starts (no activation, so
 //! nothing else answers on it) and stops. The key is read back independently with
 //! `secret-tool`, and the settings files are checked to no longer hold it.

@@ -92,7 +92,7 @@ async fn a_part_paid_sale_is_on_screen_again_after_a_restart() {
     assert!(third.engine().carts().cart(third.cart_id()).unwrap().lines.is_empty());
 }
 
-/// A start signs everyone out (design §12.9): the demo owner signs in again, and a shift
+/// A start signs everyone out (record 0068): the demo owner signs in again, and a shift
 /// is open (the first start opens it; it stays open across restarts).
 fn signed_in(state: AppState) -> AppState {
     let engine = state.engine();

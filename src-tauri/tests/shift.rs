@@ -1,4 +1,4 @@
-//! Shifts and the audit view in the app (design §12.10), command by command on Tauri's
+//! Shifts and the audit view in the app (record 0069), command by command on Tauri's
 //! mock runtime over a real ledger file with staff: no sale without a shift, the float
 //! counted, paid out with a manager's approval typed on the spot, the blind close and its Z
 //! report, Z reports by number, a Z printed over loopback TCP to the ESC/POS test printer,

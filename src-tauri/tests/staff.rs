@@ -1,4 +1,4 @@
-//! "Change my PIN" command by command (design §12.9), on Tauri's mock runtime over a real
+//! "Change my PIN" command by command (record 0068), on Tauri's mock runtime over a real
 //! ledger file with the demo staff: the new PIN typed twice and checked by the command,
 //! a new PIN equal to the current one refused, the current PIN checked under the lockout
 //! (wrong ones count toward the lock like at sign-in), and after a change the old PIN

@@ -1,4 +1,4 @@
-//! The store in the app (design §11.16), command by command on Tauri's mock runtime over
+//! The store in the app (record 0061), command by command on Tauri's mock runtime over
 //! a real ledger file: the demo store a new data folder gets (and keeps), tax per rate
 //! with eat-in/take-out, discounts and their limits, the tax fixed at the first tender,
 //! receipts from the ledger printed over real loopback TCP to the ESC/POS test printer,
@@ -178,7 +178,7 @@ fn receipts_print_once_then_as_reprints_and_an_off_printer_leaves_the_sale_paid(
     assert!(!e["message"].as_str().unwrap().contains("再発行"), "{e}");
     assert_eq!(call(&w, "get_receipt", json!({ "cart": cart })).unwrap()["next_print_reprint"], false);
 
-    // The printer is back (design §11.8): the retry is the one unmarked copy and opens the
+    // The printer is back (record 0058): the retry is the one unmarked copy and opens the
     // drawer of this cash sale; the copy after it is a reprint and never opens it.
     let printer = TestPrinter::start().unwrap();
     call(&w, "save_printer", json!({ "printer": printer.addr().to_string(), "confirmPort": true })).unwrap();
@@ -281,7 +281,7 @@ fn an_item_form_reports_every_field_and_store_settings_are_validated() {
     assert_eq!(saved["currency"], "JPY");
 }
 
-/// Items and the tax setup the back office publishes (design §9.16), applied to the
+/// Items and the tax setup the back office publishes (record 0049), applied to the
 /// ledger as the sync loop applies them: the catalog screen marks them, and the
 /// commands refuse to change them with their own code, in the store's language,
 /// before any approval is recorded; the fields the register owns still save.

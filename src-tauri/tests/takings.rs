@@ -1,4 +1,4 @@
-//! End of day and the X and Z reports of the same period agree (design §8.7, §12.7): on a
+//! End of day and the X and Z reports of the same period agree (record 0033, 0066): on a
 //! day with a cash sale, a card sale, a split sale (cash + card), a card refund and a
 //! canceled sale, every tender counts once in the sales, the refund once in the refunds,
 //! the canceled sale apart — in `get_report`, `get_tender_day`, `x_report` and the Z

@@ -1,4 +1,4 @@
-//! Upgrades keep the data (design §10.3): the data folder a released version left
+//! Upgrades keep the data (record 0055): the data folder a released version left
 //! behind (tests/fixtures/upgrade-<version>/, written by that version with
 //! tests/fixtures/make_upgrade_fixture.sh), opened by this build, still has every
 //! payment, refund and offline payment, its settings, and — when the schema moved — a
@@ -95,7 +95,7 @@ async fn a_released_versions_data_opens_with_every_payment_refund_and_offline_pa
         }
 
         // The payment the old version took offline: sent with its key while the PSP
-        // still remembers keys (design §3.6: 24 h retention - 1 h margin, the fixture's
+        // still remembers keys (record 0008: 24 h retention - 1 h margin, the fixture's
         // settings), never resent after that — then it is failed with an alarm to
         // collect another way, the PSP having no trace of it. A fixture of a released
         // version is normally past that, so CI takes the second branch; a freshly made

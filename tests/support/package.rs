@@ -1,4 +1,4 @@
-//! The installable package (design §10.1) as a store gets it: the `.deb` that
+//! The installable package (record 0054) as a store gets it: the `.deb` that
 //! `make package` builds, unpacked with `dpkg-deb -x` into a temp dir (no root, no
 //! install), so a test runs exactly the binary and files the package carries.
 

@@ -1,4 +1,4 @@
-//! Staff in the window tests (design §12.9): a demo store has staff, so before a test's
+//! Staff in the window tests (record 0068): a demo store has staff, so before a test's
 //! first sale someone must be signed in and a shift open. Done through real parts: the
 //! owner is signed in through the sign-in screen (tile, then the PIN typed), or created
 //! through the first-start screen on a store without staff; the shift is opened with

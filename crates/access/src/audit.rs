@@ -1,4 +1,4 @@
-//! The audit chain (design §12.4). Every action at the register appends one row; each
+//! The audit chain (record 0064). Every action at the register appends one row; each
 //! row stores the SHA-256 of the row before it (`prev_hash`) and of itself over
 //! `prev_hash` and its own content (`hash`). Editing a row's content, deleting a row or
 //! moving a row to another place by plain SQL leaves a mark that [`verify`] finds and
@@ -276,7 +276,7 @@ pub fn check_checkpoints(v: &mut Verdict, rows: &[ChainedRecord], checkpoints: &
     }
 }
 
-/// Checks that the head the back office last confirmed (design §12.4, §9.20) is still in
+/// Checks that the head the back office last confirmed (record 0064, 0053) is still in
 /// the chain: the row at its `seq` exists and has its hash. A chain that ends before it
 /// lost rows the back office had received (`BehindConfirmed`); a row there with another
 /// hash was rewritten and re-sealed (`ConfirmedMismatch`). Later rows are fine.

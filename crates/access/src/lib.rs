@@ -1,4 +1,4 @@
-//! Access control for the register (design §12): who may do what, how staff prove who
+//! Access control for the register (record 0062): who may do what, how staff prove who
 //! they are, and the audit chain that makes every action tamper-evident.
 //!
 //! Pure domain code, no I/O and no clock: the ledger stores what this crate computes

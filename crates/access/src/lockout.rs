@@ -1,4 +1,4 @@
-//! Wrong-PIN lockout (design §12.3). After `max_failures` wrong PINs in a row a staff
+//! Wrong-PIN lockout (record 0063). After `max_failures` wrong PINs in a row a staff
 //! member is locked for `lock_ms`; each further lock before a right PIN lasts twice the
 //! one before (at most [`MAX_GROWTH`] doublings, never past [`LOCK_MS_RANGE`]'s end), so
 //! guessing a 4-digit PIN takes years, not days. A right PIN resets the count. The state
@@ -107,7 +107,7 @@ impl PinAttempts {
     }
 }
 
-/// Locks as a monotonic clock sees them (design §12.3): the ledger's `locked_until_ms` is
+/// Locks as a monotonic clock sees them (record 0063): the ledger's `locked_until_ms` is
 /// wall-clock time, which whoever can set the clock could move past; a lock seen here
 /// lasts its full length on a clock nobody sets. Held in memory by the app (a restart
 /// keeps the ledger's wall-clock lock, which only the clock's owner can move).

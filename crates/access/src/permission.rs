@@ -1,4 +1,4 @@
-//! The one table of who may do what (design §12.2). Every gated action names the least
+//! The one table of who may do what (record 0062). Every gated action names the least
 //! role that may do it alone; below that role the action needs an approval, on the
 //! spot, by someone else holding that role (their PIN). The table is a `match` with no
 //! catch-all arm: a new action does not compile until someone decides who may do it.

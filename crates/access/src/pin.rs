@@ -1,4 +1,4 @@
-//! Staff PINs (design §12.3): 4 to 8 digits, stored only as an Argon2id hash in PHC form
+//! Staff PINs (record 0063): 4 to 8 digits, stored only as an Argon2id hash in PHC form
 //! (`$argon2id$v=19$m=...,t=...,p=...$salt$hash`), so a hash keeps the parameters it was
 //! made with and stronger parameters later do not lock anyone out.
 //!
@@ -99,7 +99,7 @@ fn parse_hash(stored: &str) -> Result<PasswordHash<'_>, PinError> {
     Ok(parsed)
 }
 
-/// Checks a hash made elsewhere (the back office, design §9.17) before it is stored:
+/// Checks a hash made elsewhere (the back office, record 0050) before it is stored:
 /// an Argon2id PHC string with a salt, a hash and parameters Argon2 accepts.
 pub fn check_hash(stored: &str) -> Result<(), PinError> {
     parse_hash(stored).map(|_| ())

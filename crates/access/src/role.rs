@@ -1,4 +1,4 @@
-//! Staff roles (design §12.1). Ordered: an owner may do all a manager may, a manager
+//! Staff roles (record 0062). Ordered: an owner may do all a manager may, a manager
 //! all a cashier may.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! The audit chain finds a row changed, deleted or moved, and names it (design §12.4).
+//! The audit chain finds a row changed, deleted or moved, and names it (record 0064).
 //! Tampering is done the way plain SQL would do it: edit a column, delete a row, swap
 //! two rows' `seq`, renumber, or rewrite a row and recompute its hash.
 

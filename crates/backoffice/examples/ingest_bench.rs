@@ -1,4 +1,4 @@
-//! Ingest benchmark: ratios from ONE run on this machine (design §9.9), not a timed test.
+//! Ingest benchmark: ratios from ONE run on this machine (record 0043), not a timed test.
 //!
 //!     cargo run --release -p paydesk-backoffice --example ingest_bench [-- ROWS]
 //!

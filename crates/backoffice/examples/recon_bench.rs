@@ -1,5 +1,5 @@
 //! Reconciliation benchmark: time and peak memory of one run over N PSP charges, from ONE
-//! run on this machine (design §9.7), not a timed test.
+//! run on this machine (record 0042), not a timed test.
 //!
 //!     cargo build --release -p mock-psp
 //!     cargo run --release -p paydesk-backoffice --example recon_bench [-- N]   (default 100,000)

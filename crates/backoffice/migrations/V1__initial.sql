@@ -1,4 +1,4 @@
--- The back office's schema (design §9.6). Every table that grows with the business is
+-- The back office's schema (record 0041). Every table that grows with the business is
 -- keyed by store_id first, so on Citus each one is distributed by store_id and a store's
 -- rows live together on one shard; the few global tables are marked as reference tables.
 

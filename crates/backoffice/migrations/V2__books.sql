@@ -1,4 +1,4 @@
--- The register's books beyond payments and refunds (design §9.14): tenders and shifts.
+-- The register's books beyond payments and refunds (record 0047): tenders and shifts.
 -- Keyed by store_id first like every growing table, so each is distributed by store_id
 -- on Citus. Ids are the register's own (a sale, a shift, a drawer entry), so every key
 -- also holds register_id.

@@ -1,4 +1,4 @@
--- Catalog, taxes and staff down (design §9.16, §9.17). Every published document and item takes the
+-- Catalog, taxes and staff down (record 0049, 0050). Every published document and item takes the
 -- next number of its store's one sequence, stores.published_version, under the store
 -- row's lock: versions commit in order, so a register that read up to N never misses
 -- a change numbered N or less.

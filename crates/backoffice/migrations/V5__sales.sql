@@ -1,4 +1,4 @@
--- A register's completed sales with their lines and tax per rate (design §9.18).
+-- A register's completed sales with their lines and tax per rate (record 0051).
 -- Keyed by store_id first like every growing table, so each is distributed by store_id
 -- on Citus; a sale's id is the register's own cart id, so every key also holds
 -- register_id. The figures are the register's (the tax it locked at the first tender):

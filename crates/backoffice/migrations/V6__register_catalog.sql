@@ -1,4 +1,4 @@
--- A register's OWN catalog items, staff and tax setup (design §9.19): what it edited
+-- A register's OWN catalog items, staff and tax setup (record 0052): what it edited
 -- itself, never what the owner published (that is catalog_items, store_tax, store_staff,
 -- V4). Kept per register and read-only here: they never overwrite the published copy.
 -- Keyed by store_id first like every growing table, so each is distributed by store_id

@@ -1,4 +1,4 @@
--- The back office under hostile or buggy clients (design §9.3, §9.4, §9.8).
+-- The back office under hostile or buggy clients (record 0039, 0040, 0043).
 
 -- A checkout or refund key is its register's own: keyed by (store_id, register_id, key),
 -- so a key another register of the store used (a bug, or on purpose) never blocks this

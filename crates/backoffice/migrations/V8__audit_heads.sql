@@ -1,7 +1,7 @@
--- The audit chain each register reports with its batches (design §9.20): the head the
+-- The audit chain each register reports with its batches (record 0053): the head the
 -- back office confirmed, the last head reported, the heads its Z reports recorded, and
 -- the first break found (a head gone backwards, another hash at a confirmed seq, a Z head
--- that changed). Keyed by store_id first like every growing table (§9.6).
+-- that changed). Keyed by store_id first like every growing table (record 0041).
 
 -- distributed by store_id: one row per register that ever reported its chain
 CREATE TABLE audit_heads (

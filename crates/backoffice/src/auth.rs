@@ -1,6 +1,6 @@
 //! Secrets: register tokens and pairing codes are random, shown once, and stored only as
 //! SHA-256 hashes (they are 128+ random bits, so a slow hash adds nothing); a presented
-//! secret is compared with the stored hash in constant time (design §9.2).
+//! secret is compared with the stored hash in constant time (record 0038).
 use crate::error::ApiError;
 use rand::RngCore;
 use sha2::{Digest, Sha256};

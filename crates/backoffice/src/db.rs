@@ -1,5 +1,5 @@
 //! The PostgreSQL side: a bounded pool with timeouts on every session, and the embedded
-//! migrations run at start (design §9.6).
+//! migrations run at start (record 0041).
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use std::time::Duration;
 use tokio_postgres::NoTls;
@@ -8,7 +8,7 @@ mod embedded {
     refinery::embed_migrations!("migrations");
 }
 
-/// Limits of the database side (design §9.3).
+/// Limits of the database side (record 0039).
 #[derive(Debug, Clone)]
 pub struct DbLimits {
     /// Connections in the pool; requests past it wait up to `wait`.

@@ -1,5 +1,5 @@
 //! Every refusal the back office answers, as one typed enum serialized as
-//! `{"error":{"code","message"}}` (design §9.3). A 4xx means nothing was changed.
+//! `{"error":{"code","message"}}` (record 0039). A 4xx means nothing was changed.
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
@@ -21,11 +21,11 @@ pub enum ApiError {
     Conflict(String),
     #[error("{0}")]
     Unprocessable(String),
-    /// A fact no register keeping its ledger's rules could have written (design §9.4):
+    /// A fact no register keeping its ledger's rules could have written (record 0040):
     /// 422 with the rule's own code and the seq; the body also carries `seq`.
     #[error("seq {seq}: {message}")]
     ImpossibleFact { rule: crate::sync::rules::FactRule, seq: i64, message: String },
-    /// Restore (design §9.15): the register named is still in service (409).
+    /// Restore (record 0048): the register named is still in service (409).
     #[error("{0}")]
     RegisterInService(String),
     /// Restore: two or more replaced registers of the store have that name (409).

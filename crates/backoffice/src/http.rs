@@ -1,4 +1,4 @@
-//! The router and what wraps every request (design §9.3; the bound on requests in flight
+//! The router and what wraps every request (record 0039; the bound on requests in flight
 //! and the connection deadlines are the server's, `server/`): a body-size limit with a JSON error, JSON-only writes on the APIs, and the
 //! security headers (a strict Content-Security-Policy: scripts and styles from this
 //! origin only, nothing inline).

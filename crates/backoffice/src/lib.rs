@@ -1,4 +1,4 @@
-//! PayDesk's back office (design §9): registers pair once and sync their journal up into
+//! PayDesk's back office (record 0037): registers pair once and sync their journal up into
 //! PostgreSQL exactly once per (register, seq); they pull their store's settings down;
 //! each store's PSP account is reconciled against what its registers recorded; the owner
 //! watches it all on a web dashboard.

@@ -1,5 +1,5 @@
 //! A private PostgreSQL cluster in a temp dir, for the tests and `make backoffice`
-//! (design §9.8): initdb, then `postgres` on a free loopback port with its socket in the
+//! (record 0043): initdb, then `postgres` on a free loopback port with its socket in the
 //! same dir, as an unprivileged user because PostgreSQL refuses to run as root. Stopped
 //! when dropped; its log is kept (and its path printed) if the thread is panicking.
 use std::io::{BufRead, BufReader, Write};

@@ -1,4 +1,4 @@
-//! Pruning what only needs to be kept a while (design §9.4): the `Idempotency-Key`s
+//! Pruning what only needs to be kept a while (record 0040): the `Idempotency-Key`s
 //! registers sent. A key is kept so that the same key with another body is refused; once
 //! its batch is acknowledged, a resend is compared with the stored journal rows anyway,
 //! so a key pruned after `max_age` (or past the newest `max_per_register` of its

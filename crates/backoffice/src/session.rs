@@ -1,4 +1,4 @@
-//! The owner's dashboard sessions (design §9.8): signing in with the owner's token gives
+//! The owner's dashboard sessions (record 0043): signing in with the owner's token gives
 //! an opaque random session id (256 bits) in an `HttpOnly; SameSite=Strict` cookie, with
 //! an expiry, ended by signing out. The cookie never holds the owner's token; the back
 //! office stores only the id's SHA-256 (`owner_sessions`, V7), so every instance behind

@@ -9,7 +9,7 @@ use deadpool_postgres::Pool;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Limits of the HTTP side (design §9.3).
+/// Limits of the HTTP side (record 0039).
 #[derive(Debug, Clone)]
 pub struct Limits {
     /// Requests handled at once; past it the answer is 503 with Retry-After.

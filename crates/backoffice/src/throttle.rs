@@ -1,4 +1,4 @@
-//! Attempts at a secret, throttled (design §9.2, §9.8): owner sign-in and register
+//! Attempts at a secret, throttled (record 0038, 0043): owner sign-in and register
 //! pairing. Each has a budget per source address and one for everyone per window; past
 //! either the answer is 429 with `Retry-After` until the window ends, whatever was sent.
 //! Memory is bounded: at most `max_sources` addresses are tracked per window, and when

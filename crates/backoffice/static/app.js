@@ -93,7 +93,7 @@ function draw(d) {
     d.stores.map((s) => [s.name, s.registers, (sales[s.store_id] || ["—"]).join(", "), (refunded[s.store_id] || ["—"]).join(", "),
       s.open_exceptions, when(s.last_reconciled_ms)]), "No stores yet.");
   // a replaced register's "queued" is what it never delivered: lost with its disk
-  // the audit chain as the register reported it (design §9.20): a broken one says how
+  // the audit chain as the register reported it (record 0053): a broken one says how
   const audit = Object.fromEntries((d.audit || []).map((a) => [a.register_id, a]));
   const chain = (a) => !a || a.status === "not_reported" ? "not reported"
     : a.status === "broken" ? "BROKEN (" + a.broken_kind.replace(/_/g, " ") + " at row " + a.broken_seq + ", " + when(a.broken_ms) + "): " + a.broken_detail

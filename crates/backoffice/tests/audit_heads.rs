@@ -1,4 +1,4 @@
-//! Each register's audit chain as it reports it with its batches (design §9.20), checked by
+//! Each register's audit chain as it reports it with its batches (record 0053), checked by
 //! the back office without taking the register's word alone: the first head is kept as
 //! first received; the confirmed head moves only when a report proves the hash at exactly
 //! the confirmed seq; a head gone backwards, another hash at a confirmed seq, or a Z head

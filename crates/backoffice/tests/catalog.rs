@@ -1,4 +1,4 @@
-//! The catalog and tax setup the owner publishes and registers pull (design §9.16):
+//! The catalog and tax setup the owner publishes and registers pull (record 0049):
 //! every change has its own number of the store's one sequence, pages cut between
 //! numbers, a register that names no kinds gets settings only, and bad publishes are
 //! clear 4xx that change nothing.

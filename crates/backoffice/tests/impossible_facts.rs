@@ -1,7 +1,7 @@
 //! Facts that cannot be true are refused whole with their own code (422 naming the rule
 //! and the seq) and nothing of the batch is applied; checkout and refund keys are each
 //! register's own, so another register's key never blocks a batch; the dashboard stays
-//! up whatever a register managed to store (design §9.4, §9.8).
+//! up whatever a register managed to store (record 0040, 0043).
 use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_backoffice::state::now_ms;

@@ -296,7 +296,7 @@ fn book(at_ms: i64, fact: serde_json::Value) -> Row {
 }
 
 /// Tenders and shifts that do not follow the register's own order are refused whole,
-/// naming the seq, and change nothing (design §9.14).
+/// naming the seq, and change nothing (record 0047).
 #[tokio::test]
 async fn tender_and_shift_facts_out_of_the_registers_order_are_refused() {
     let h = Harness::start().await;

@@ -1,7 +1,7 @@
 //! A database session ended under a request — PostgreSQL shutting down or restarting,
 //! an administrator's `pg_terminate_backend` — is answered 503 with `Retry-After`
 //! (`db_unavailable`), not 500: nothing was committed and the register retries. When
-//! PostgreSQL is back, the same batch is accepted (design §9.3).
+//! PostgreSQL is back, the same batch is accepted (record 0039).
 use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_backoffice::db::DbLimits;

@@ -1,4 +1,4 @@
-//! The owner's side under hostile clients (design §9.2, §9.8, §9.17): an opaque session
+//! The owner's side under hostile clients (record 0038, 0043, 0050): an opaque session
 //! with expiry and sign-out instead of the token in a cookie, `Secure` behind TLS,
 //! throttled sign-in and pairing, the PSP URL checked by parsing as the register does,
 //! and staff PIN hashes only to the store's own registers in service.

@@ -127,7 +127,7 @@ async fn the_psp_account_is_checked_and_a_wrong_key_is_a_clear_error() {
 }
 
 /// A run holds the PSP side in compact form and streams the records through it (design
-/// §9.7): a key charged on the first page and again on the last, and a refund whose intent
+/// record 0042): a key charged on the first page and again on the last, and a refund whose intent
 /// is on the last page, match as if the account were one page.
 #[tokio::test]
 async fn keys_spread_over_many_pages_match_as_on_one() {

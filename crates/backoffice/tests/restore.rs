@@ -1,4 +1,4 @@
-//! Restore from the back office's side (design §9.15): the owner replaces a register, its
+//! Restore from the back office's side (record 0048): the owner replaces a register, its
 //! token is refused from then on (batches and changes, with the database unchanged), and
 //! a register of the same store — only of the same store, only from a replaced register —
 //! pages its history by seq, bounded; a name two replaced registers share is refused.

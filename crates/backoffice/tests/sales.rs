@@ -1,4 +1,4 @@
-//! Completed sales at the back office (design §9.18): applied once per sale; a second
+//! Completed sales at the back office (record 0051): applied once per sale; a second
 //! completion of the same sale, or a cancel of a sale never completed, refuses the whole
 //! batch with 422 naming the seq, and changes nothing.
 use crate::support;

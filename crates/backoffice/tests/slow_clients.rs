@@ -2,7 +2,7 @@
 //! in, or a body that never ends) hold a connection each until its deadline, never a
 //! request permit or a database connection: the registers' sync, the dashboard and
 //! `/healthz` keep answering in their normal time while 400 of them are open, and the
-//! server closes them at their deadlines (design §9.3).
+//! server closes them at their deadlines (record 0039).
 use crate::support;
 use paydesk_backoffice::server::conns::HttpLimits;
 use paydesk_backoffice::state::Limits;

@@ -1,4 +1,4 @@
-//! Staff the owner publishes for a store's registers (design §9.17): the PIN is hashed
+//! Staff the owner publishes for a store's registers (record 0050): the PIN is hashed
 //! at once (Argon2id) and never stored, returned or sent in clear; members take numbers
 //! of the store's sequence like items; bad publishes are clear 4xx that change nothing.
 use crate::support;

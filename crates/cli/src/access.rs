@@ -1,4 +1,4 @@
-//! `paydesk-cli staff …` and `paydesk-cli audit …` (design §12): staff members with
+//! `paydesk-cli staff …` and `paydesk-cli audit …` (record 0062): staff members with
 //! hashed PINs, and the audit chain's log and verification. One JSON object per line.
 //!
 //! ```text
@@ -111,7 +111,7 @@ pub(crate) fn audit(engine: &Engine, cmd: &Option<AuditCmd>) -> i32 {
                 })
                 .collect();
             // What "intact" was checked against: the head the back office last confirmed
-            // (design §9.20) is one of the anchors, when there is one.
+            // (record 0053) is one of the anchors, when there is one.
             let confirmed = engine.audit().confirmed().unwrap_or_else(|e| fail("ledger", &e.to_string()));
             let confirmed = confirmed.map(|c| {
                 let mut j = head_json(c.anchor);

@@ -129,35 +129,35 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         cmd: Option<crate::access::AuditCmd>,
     },
-    /// Staff members with hashed PINs (design §12).
+    /// Staff members with hashed PINs (record 0062).
     Staff {
         #[command(subcommand)]
         cmd: crate::access::StaffCmd,
     },
     /// Shifts: open on a counted float, paid in/out, X report, close on a blind count
-    /// with its Z report (design §12.7). PINs on stdin.
+    /// with its Z report (record 0066). PINs on stdin.
     Shift {
         #[command(subcommand)]
         cmd: crate::shift::ShiftCmd,
     },
-    /// The store's catalog: CSV import/export, list (design §11.13).
+    /// The store's catalog: CSV import/export, list (record 0059).
     Catalog {
         #[command(subcommand)]
         cmd: crate::catalog::CatalogCmd,
     },
-    /// The store's settings; the demo stores (design §11.11, §11.15).
+    /// The store's settings; the demo stores (record 0059).
     Store {
         #[command(subcommand)]
         cmd: crate::catalog::StoreCmd,
     },
-    /// The back office: pair (code on stdin), run the sync, status (design §9.12).
+    /// The back office: pair (code on stdin), run the sync, status (record 0045).
     Sync {
         #[command(subcommand)]
         cmd: crate::sync::SyncCmd,
     },
-    /// A paid sale's receipt: rendered, or printed and recorded (design §11.14).
+    /// A paid sale's receipt: rendered, or printed and recorded (record 0058).
     Receipt(crate::receipt::ReceiptArgs),
-    /// A sale paid by several tenders: cash, cards, cancel, refund (design §8).
+    /// A sale paid by several tenders: cash, cards, cancel, refund (record 0028).
     Sale {
         #[command(subcommand)]
         cmd: crate::sale::SaleCmd,

@@ -146,7 +146,7 @@ pub async fn run(psp_url: &str, psp_key: &str, db: &str, n: usize, concurrency: 
 }
 
 /// Durable commits (the ledger's commit hook: one fsync each) each kind of payment
-/// makes before its answer is returned (design §8.3, §8.4): today's single-card
+/// makes before its answer is returned (record 0028, 0030): today's single-card
 /// checkout of a cart, a card tender for part of a sale, and a cash sale.
 async fn durable_commits(engine: &Engine, currency: Currency) -> Result<serde_json::Value, paydesk_register::EngineError> {
     let commits = || engine.commit_count();

@@ -1,4 +1,4 @@
-//! `paydesk-cli catalog …` and `paydesk-cli store …` (design §11.10-§11.13, §11.15): the
+//! `paydesk-cli catalog …` and `paydesk-cli store …` (record 0059): the
 //! store's catalog and settings. JSON out, one object (or one per line for lists).
 //!
 //! ```text

@@ -1,5 +1,5 @@
 //! How a command ends: `checkout`'s exit code per outcome and its error object, which
-//! names the checkout key and state whenever a payment exists (design §3.11), and the
+//! names the checkout key and state whenever a payment exists (record 0013), and the
 //! error object of every other command.
 
 use paydesk_register::{CheckoutOutcome, EngineError};

@@ -1,10 +1,10 @@
 //! `paydesk-cli receipt --cart N --format text|html|escpos [--paper 58|80] [--print HOST:PORT]`
-//! (design §11.14): a paid sale's receipt from the ledger. Without `--print` the rendering
+//! (record 0058): a paid sale's receipt from the ledger. Without `--print` the rendering
 //! goes to stdout (text, HTML, or raw ESC/POS bytes) and nothing is recorded: a view is
 //! not paper. With `--print` (escpos only) the bytes go to the printer and the attempt is
 //! recorded in `receipt_prints`, then one JSON object {cart_id, print_no, reprint,
 //! outcome, target} is printed; every print after a copy that may have come out is marked
-//! as a reprint (design §11.8: an attempt that reached no printer leaves the next the original).
+//! as a reprint (record 0058: an attempt that reached no printer leaves the next the original).
 //! A printer that is off: exit 1 `{"error":{"code":"print_failed","message",
 //! "may_have_printed"}}` — the sale is committed already and is not touched.
 

@@ -1,4 +1,4 @@
-//! `paydesk-cli sale …`: a sale paid by several tenders (design §8) from the command
+//! `paydesk-cli sale …`: a sale paid by several tenders (record 0028) from the command
 //! line, over the same engine as the app. Every command prints one JSON object.
 //!
 //! ```text

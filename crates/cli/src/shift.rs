@@ -1,4 +1,4 @@
-//! `paydesk-cli shift …` (design §12.7): a shift opened on a counted float, paid in /
+//! `paydesk-cli shift …` (record 0066): a shift opened on a counted float, paid in /
 //! out with a reason, the X report, the close on a blind count and its Z report. One
 //! JSON object per command on stdout.
 //!

@@ -1,6 +1,6 @@
-//! `paydesk-cli sync pair URL | run [--once] | status` (design §9.12), and a
+//! `paydesk-cli sync pair URL | run [--once] | status` (record 0045), and a
 //! replacement register's `sync restore --from <name or id>` / `sync restored` (design
-//! §9.15, `sync_restore.rs`). The pairing code is
+//! record 0048, `sync_restore.rs`). The pairing code is
 //! read from stdin, never argv; the token is kept in `sync.token` (0600) beside the
 //! ledger, the pairing and the last settings copy in `sync.json`.
 use crate::outcome::fail;

@@ -1,5 +1,5 @@
 //! `paydesk-cli sync restore --from <name or id>`: a newly paired register pulls the
-//! history of the register it replaces (design §9.15) into its ledger, read-only, page by
+//! history of the register it replaces (record 0048) into its ledger, read-only, page by
 //! page; `sync restored` shows it. The token is read from `sync.token`, never argv.
 use crate::outcome::fail;
 use crate::sync::open_ledger;

@@ -1,4 +1,4 @@
-//! `paydesk-cli staff` and `paydesk-cli audit verify` (design §12) on a real ledger
+//! `paydesk-cli staff` and `paydesk-cli audit verify` (record 0062) on a real ledger
 //! file: the PIN comes on stdin (never argv), only an owner adds staff, the chain
 //! verifies, and a row changed or deleted by plain SQL on the file makes `audit
 //! verify` exit 4 naming the row.

@@ -1,5 +1,5 @@
 //! `paydesk-cli catalog|store|sale --eat-in|receipt` through the real binary on a real
-//! SQLite file (design §11): a good and a bad CSV, a ja-JP sale with an 8 % and a 10 %
+//! SQLite file (record 0056): a good and a bad CSV, a ja-JP sale with an 8 % and a 10 %
 //! item eaten in vs taken out and its receipt's tax lines, a print to the test printer
 //! over real TCP (decoded text, cut, drawer kick) and a reprint marked as such.
 

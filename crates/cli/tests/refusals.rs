@@ -168,7 +168,7 @@ async fn the_key_file_is_the_key_the_psp_sees() {
     assert_eq!(r.json()["state"], "captured");
     assert_eq!(psp.intents().await.len(), 1);
     // Another key in the file: the PSP refuses it (401) before executing anything, so
-    // the checkout ends failed (never charged, design §3.11).
+    // the checkout ends failed (never charged, record 0013).
     std::fs::write(&key_file, "sk_test_not_this_merchant\n").unwrap();
     let r: Run = checkout(&key_file).output().await.unwrap().into();
     let message = assert_one_error(&r, "psp_auth");

@@ -1,4 +1,4 @@
-//! A dead register's history restored on its replacement (design §9.15), end to end with
+//! A dead register's history restored on its replacement (record 0048), end to end with
 //! the real `paydesk-cli` binary, real checkouts through the mock PSP, real ledger files
 //! and the real back office on a private PostgreSQL: A sells and syncs, then sells once
 //! more and its disk dies (the file is deleted); the owner replaces A; B pairs, sells,

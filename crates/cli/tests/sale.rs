@@ -1,4 +1,4 @@
-//! `paydesk-cli sale …` (design §8) through the real binary and the real mock PSP over
+//! `paydesk-cli sale …` (record 0028) through the real binary and the real mock PSP over
 //! loopback: a split sale's JSON and exit codes, the rule-3 refusal with its key, a
 //! cancel checked at the PSP, bad input refused before anything is written.
 

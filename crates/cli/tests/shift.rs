@@ -1,4 +1,4 @@
-//! `paydesk-cli shift …` (design §12.7) through the real binary on a real ledger file:
+//! `paydesk-cli shift …` (record 0066) through the real binary on a real ledger file:
 //! PINs on stdin, a cashier's paid out refused until a manager approves, no cash sale
 //! outside an open shift, the close on a blind count with its over/short, Z numbers
 //! carried across runs, and the Z report's audit head accepted by `audit verify`.
@@ -56,7 +56,7 @@ async fn a_shift_from_float_to_z_report_through_the_cli() {
     assert_eq!(ok(&db, &["staff", "whoami"], "").await["name"], "Ben", "--by stays signed in");
     assert_eq!(cash_sale(&db, "2000").await.code, Some(0));
     // The close is blind: while the shift is open no command but the audited X report
-    // says what the drawer should hold (design §12.10).
+    // says what the drawer should hold (record 0069).
     let day = ok(&db, &["sale", "day"], "").await;
     assert_eq!(day["expected_drawer"], serde_json::Value::Null, "{day}");
     assert!(!day.to_string().contains("7650"), "no figure of the drawer: {day}");

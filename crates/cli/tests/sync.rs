@@ -1,5 +1,5 @@
 //! `paydesk-cli sync` against the REAL back office on a private PostgreSQL, with real
-//! checkouts through the mock PSP (design §9.12): pair with the code on stdin, a SIGKILL
+//! checkouts through the mock PSP (record 0045): pair with the code on stdin, a SIGKILL
 //! after the back office answered and before the register dropped anything, the resend
 //! that changes nothing, the back office holding exactly the register's rows, and the
 //! register selling while the back office is down.

@@ -1,4 +1,4 @@
-//! What a checkout tells the cashier stays true (design §3, rule 11): "failed" and
+//! What a checkout tells the cashier stays true (docs/design.md, rule 11): "failed" and
 //! "declined" are never charged later, with any key; anything unsure is "pending" with
 //! its key and resolved later. Real `paydesk-cli` processes and the real mock PSP over
 //! loopback; a few answers come from a tiny HTTP server that is not a PSP.

@@ -5,9 +5,9 @@
 //! text forms and the rules that need nothing but the values.
 //!
 //! * [`money`] — [`Money`] as integer minor units, [`Currency`] with its ISO exponent,
-//!   [`ValueError`] for text that names no value (design §3.10).
-//! * [`state`] — the one transition table per machine: payments and refunds (design §4).
-//! * [`tender`] — [`TenderKind`]: how a tender pays (design §8).
+//!   [`ValueError`] for text that names no value (record 0012).
+//! * [`state`] — the one transition table per machine: payments and refunds (record 0014).
+//! * [`tender`] — [`TenderKind`]: how a tender pays (record 0028).
 //! * [`locale`] — [`Locale`]: the language of the screen, the receipts and the store.
 
 pub mod locale;

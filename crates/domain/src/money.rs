@@ -1,4 +1,4 @@
-//! Money as integer minor units (design §3.10).
+//! Money as integer minor units (record 0012).
 //!
 //! There is no floating point anywhere in this module: amounts are `i64` counts of the
 //! currency's minor unit (cents, or yen for JPY whose exponent is 0), parsing works on

@@ -1,4 +1,4 @@
-//! The payment state machine of design §4 and the refund machine.
+//! The payment state machine of record 0014 and the refund machine.
 //!
 //! There is exactly ONE transition table per machine: [`PaymentState::allowed_next`] and
 //! [`RefundState::allowed_next`]. Both (and every helper below) `match` on every variant
@@ -26,10 +26,10 @@ use crate::money::ValueError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PaymentState {
-    /// Row, key and exact request parameters are committed (design §3.1); nothing has
+    /// Row, key and exact request parameters are committed (record 0003); nothing has
     /// been sent yet. The register moves to `authorizing` before the first byte goes out.
     Created,
-    /// Accepted offline by the cashier while the PSP was unreachable (design §3.7);
+    /// Accepted offline by the cashier while the PSP was unreachable (record 0009);
     /// waits in the store-and-forward queue and is forwarded with its own key.
     QueuedOffline,
     /// A create/confirm request with this key may be on the wire. **Outcome may be
@@ -43,7 +43,7 @@ pub enum PaymentState {
     /// Money captured. Not terminal: it can still be refunded.
     Captured,
     /// Declined or otherwise failed at the PSP. Terminal for this key: a new attempt needs
-    /// a new checkout (a new key) on the cashier's explicit intent (design §3.3).
+    /// a new checkout (a new key) on the cashier's explicit intent (record 0005).
     Failed,
     /// Voided before capture (by the cashier, or canceled at the PSP). Terminal.
     Canceled,
@@ -190,7 +190,7 @@ impl PaymentState {
     }
 
     /// A request may be on the wire: after a crash or timeout the outcome is unknown and
-    /// must be resolved with the same key or by search (design §3.3, §3.6, §3.8).
+    /// must be resolved with the same key or by search (record 0005, 0008, 0010).
     pub const fn is_in_flight(self) -> bool {
         use PaymentState::*;
         match self {
@@ -200,7 +200,7 @@ impl PaymentState {
         }
     }
 
-    /// Crash recovery (design §3.8) must look at it on start: in flight, or `created`
+    /// Crash recovery (record 0010) must look at it on start: in flight, or `created`
     /// (committed on Charge, so it is meant to be sent). The offline queue is separate.
     pub const fn needs_recovery(self) -> bool {
         use PaymentState::*;
@@ -213,7 +213,7 @@ impl PaymentState {
     }
 
     /// The checkout is still open: its cart stays locked and pressing Charge again must
-    /// reuse it rather than make a new key (design §3.2-§3.3).
+    /// reuse it rather than make a new key (record 0004–0005).
     pub const fn is_checkout_open(self) -> bool {
         use PaymentState::*;
         match self {

@@ -1,4 +1,4 @@
-//! How a tender pays (design §8). The ledger's tenders, the receipt's tender lines and the
+//! How a tender pays (record 0028). The ledger's tenders, the receipt's tender lines and the
 //! reports all speak of the same two kinds.
 
 use std::str::FromStr;
@@ -13,7 +13,7 @@ use crate::money::ValueError;
 pub enum TenderKind {
     /// Notes and coins in the drawer; settled the moment it is recorded.
     Cash,
-    /// A payment at the PSP (its own checkout key, design §3 rules 1-6).
+    /// A payment at the PSP (its own checkout key, docs/design.md rules 1-6).
     Card,
 }
 

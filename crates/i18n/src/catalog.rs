@@ -1,5 +1,5 @@
 //! The compiled-in catalogs: one Fluent bundle per language, built once, plus each
-//! message's pattern text for the UI (design §13.1).
+//! message's pattern text for the UI (record 0070).
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

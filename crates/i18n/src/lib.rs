@@ -1,4 +1,4 @@
-//! PayDesk's words in English and Japanese (design §13): Fluent message catalogs
+//! PayDesk's words in English and Japanese (record 0070): Fluent message catalogs
 //! (`locales/<lang>/<area>.ftl`, compiled in), looked up by message id.
 //!
 //! Rust formats its own messages here ([`format`], [`tr!`]). The UI gets each message's

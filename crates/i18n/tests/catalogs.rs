@@ -1,4 +1,4 @@
-//! The catalogs are complete (design §13.4): every .ftl file parses, both languages have
+//! The catalogs are complete (record 0070): every .ftl file parses, both languages have
 //! the same message ids in the same areas, and every id the code uses exists — in the UI
 //! (`t('id')`, `msgId('id')`, `data-i18n="id"`, `data-i18n-attr="attr:id"` in ui/) with a
 //! pattern the UI can fill, and in Rust (`tr!(locale, "id")`, `id!("id")` in src-tauri/src

@@ -1,4 +1,4 @@
-//! Ledger benchmark: ratios from ONE run on this machine (design §7), not a timed test.
+//! Ledger benchmark: ratios from ONE run on this machine (record 0023), not a timed test.
 //!
 //!     cargo run --release -p paydesk-ledger --example bench [-- N]
 //!

@@ -1,4 +1,4 @@
-//! A copy of the ledger written before its schema is migrated (design §10.3).
+//! A copy of the ledger written before its schema is migrated (record 0055).
 //!
 //! A migration runs in one transaction, so a crash cannot leave a half-upgraded file;
 //! what the copy guards against is a migration that is wrong (it runs once per store,

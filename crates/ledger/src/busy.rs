@@ -1,4 +1,4 @@
-//! How a connection waits for SQLite's write lock (design §7, §9.12).
+//! How a connection waits for SQLite's write lock (record 0023, 0045).
 //!
 //! SQLite's own busy handler (`busy_timeout`) sleeps 1, 2, 5, 10, 15, 20, 25 ms … between
 //! tries. The register's writers hold the lock for about a millisecond (one commit and

@@ -1,7 +1,7 @@
 //! The event consumer's cursor (schema v2, table `event_cursors`): where the last
 //! fully applied `/v1/events` poll ended, per PSP endpoint, so a restarted register
 //! resumes there instead of re-reading the whole lookback. Application itself is
-//! exactly-once through `processed_events` (design §3.9); the cursor only saves work.
+//! exactly-once through `processed_events` (record 0011); the cursor only saves work.
 //!
 //! Written through the ledger's one write path (`Ledger::write_tx`), like every other
 //! write.

@@ -97,13 +97,13 @@ pub enum Error {
     #[error("amount overflow")]
     Overflow,
 
-    /// The cart is locked by an open checkout (design §3.2) or already paid.
+    /// The cart is locked by an open checkout (record 0004) or already paid.
     #[error("cart {cart_id} is {state}, not open")]
     CartNotOpen { cart_id: i64, state: String },
     #[error("cart {0} is empty")]
     EmptyCart(i64),
 
-    /// A tender larger than what the sale still needs (design §8.3): due minus what
+    /// A tender larger than what the sale still needs (record 0028): due minus what
     /// held or pending card tenders reserve. Cash may exceed it (change); a card may not.
     #[error("a tender of {requested_minor} exceeds the {open_minor} still open on sale {cart_id}")]
     TenderExceedsDue { cart_id: i64, requested_minor: i64, open_minor: i64 },
@@ -135,15 +135,15 @@ pub enum Error {
     #[error("wrong name or PIN{}", attempts_left.map(|n| format!(" ({n} tries left before the lock)")).unwrap_or_default())]
     WrongPin { attempts_left: Option<u32> },
 
-    /// Too many wrong PINs: no PIN is checked until `until_ms` (design §12.3).
+    /// Too many wrong PINs: no PIN is checked until `until_ms` (record 0063).
     #[error("locked after too many wrong PINs until {until_ms} (epoch ms)")]
     StaffLocked { until_ms: i64 },
 
-    /// The store signs staff in: money moves only with someone signed in (design §12.8).
+    /// The store signs staff in: money moves only with someone signed in (record 0067).
     #[error("nobody is signed in at this register: sign in first")]
     NotSignedIn,
 
-    /// The store signs staff in, so money moves only inside an open shift (design §12.7).
+    /// The store signs staff in, so money moves only inside an open shift (record 0066).
     #[error("no shift is open: open one with the counted float first")]
     NoOpenShift,
 
@@ -156,7 +156,7 @@ pub enum Error {
     ShiftHasOpenSale { cart_id: i64 },
 
     /// A drawer count, a paid in / out or a shift's open broke one of the shift's rules
-    /// (design §12.7); the variant says which, for the app to put in the screen's words.
+    /// (record 0066); the variant says which, for the app to put in the screen's words.
     #[error(transparent)]
     ShiftRefused(#[from] crate::drawer::ShiftRefusal),
 
@@ -170,29 +170,29 @@ pub enum Error {
     #[error("the {who} (staff {staff_id}) is not an active staff member")]
     InactiveStaff { staff_id: i64, who: &'static str },
 
-    /// The role table (design §12.2) says no: the actor's role is too low and no one
+    /// The role table (record 0062) says no: the actor's role is too low and no one
     /// holding the role approved, or the approver cannot approve this.
     #[error("{action} is not allowed: {}", describe_refusal(*.authorization))]
     NotAllowed { action: &'static str, authorization: paydesk_access::Authorization },
 
-    /// A local edit of an item the back office publishes (design §9.16): it is changed
+    /// A local edit of an item the back office publishes (record 0049): it is changed
     /// at the back office, and reaches this register with the next sync.
     #[error("item {sku} is managed by the back office; change it there")]
     PublishedItem { sku: String },
 
-    /// A local PIN change of a staff member the back office publishes (design §9.17).
+    /// A local PIN change of a staff member the back office publishes (record 0050).
     #[error("{name}'s PIN is managed by the back office; change it there")]
     PublishedStaff { name: String },
 
-    /// A local edit of the tax setup the back office publishes (design §9.16).
+    /// A local edit of the tax setup the back office publishes (record 0049).
     #[error("the tax setup is managed by the back office; change it there")]
     PublishedTax,
 
-    /// A new line past a sale's limit: the tax crate's and the wire's (design §9.18).
+    /// A new line past a sale's limit: the tax crate's and the wire's (record 0051).
     #[error("a sale holds at most {max} lines")]
     TooManyLines { max: usize },
 
-    /// A line's quantity past the limit a completed sale must fit (design §9.18).
+    /// A line's quantity past the limit a completed sale must fit (record 0051).
     #[error("a quantity of {quantity}: at most {max} per line")]
     QuantityTooLarge { quantity: i64, max: u32 },
 

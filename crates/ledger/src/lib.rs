@@ -1,6 +1,6 @@
 //! # paydesk-ledger
 //!
-//! The durable ledger of PayDesk (design §2): the SQLite ledger that makes "a register
+//! The durable ledger of PayDesk (record 0001): the SQLite ledger that makes "a register
 //! never charges a customer twice and never loses a payment" hold on disk. Its vocabulary
 //! (money, the payment and refund state machines, tender kinds, locales) is
 //! `paydesk_domain`'s; the ledger re-exports no other crate (decision 0107): callers name
@@ -11,11 +11,11 @@
 //! register engine calls it with `now_ms` and an injected [`KeySource`], so a seeded
 //! simulation drives it deterministically.
 //!
-//! * [`backup`] — the copy written before a schema migration (design §10.3; its file
+//! * [`backup`] — the copy written before a schema migration (record 0055; its file
 //!   name is the crate's one read of the wall clock).
-//! * [`Ledger`] — key before network (design §3.1), UNIQUE keys and `Exists…` outcomes
-//!   (§3.4), offline queue (§3.7), recovery queries (§3.8), the idempotent event
-//!   consumer (§3.9); one file per table or operation under `ledger/` (see README).
+//! * [`Ledger`] — key before network (record 0003), UNIQUE keys and `Exists…` outcomes
+//!   (record 0006), offline queue (record 0009), recovery queries (record 0010), the idempotent event
+//!   consumer (record 0011); one file per table or operation under `ledger/` (see README).
 
 pub mod backup;
 mod busy;

@@ -128,7 +128,7 @@ pub(crate) fn configure(conn: &Connection, path: &Path) -> Result<()> {
         return Err(cannot(path, format!("SQLite cannot keep a write-ahead log for it (journal mode stayed {mode:?})")));
     }
     // FULL: the WAL is fsynced on every commit, so a returned commit survives power
-    // loss (design §3.1: the key is durable before the network is touched).
+    // loss (record 0003: the key is durable before the network is touched).
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;").map_err(|e| open_error(path, e))?;
     Ok(())
 }

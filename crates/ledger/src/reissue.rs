@@ -5,7 +5,7 @@
 //! that got a 500 can never succeed. Once the register has established at the PSP that
 //! the operation did NOT happen under that key (GET the PaymentIntent / list its
 //! refunds), it continues under a fresh key, committed here BEFORE it is sent (design
-//! §3.1), so a crash right after the send still knows which key may be out.
+//! record 0003), so a crash right after the send still knows which key may be out.
 //!
 //! * capture / cancel: the key is `<root>-<generation>` (root `<checkout>-capture`);
 //!   a PaymentIntent is captured or canceled at most once by the PSP itself, the key

@@ -1,4 +1,4 @@
-//! What a period took (design §8.7, §12.7): the one set of definitions End of day and the
+//! What a period took (record 0033, 0066): the one set of definitions End of day and the
 //! X / Z reports share, as pure arithmetic over the facts the ledger reads
 //! (`ledger/takings.rs`). No I/O here; the tests call it directly.
 //!

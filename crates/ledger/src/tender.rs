@@ -1,4 +1,4 @@
-//! Sales paid by several tenders (design §8): the vocabulary — what a tender is, the
+//! Sales paid by several tenders (record 0028): the vocabulary — what a tender is, the
 //! state each one is in as the sale sees it, the sale's state — and the arithmetic the
 //! ledger applies in its write path: what is settled and due, cash rounding and change.
 //! Pure functions over integer minor units; the ledger calls them inside the
@@ -30,7 +30,7 @@ pub enum TenderStanding {
     /// Part of the sale: counts according to its [`TenderState`].
     Active,
     /// A card tender whose outcome was unknown when the cashier overrode it with a
-    /// reason to take another tender (design §8.3). It never counts toward the sale,
+    /// reason to take another tender (record 0028). It never counts toward the sale,
     /// even if its payment later succeeds: that money is owed back to the customer.
     Superseded,
 }
@@ -57,7 +57,7 @@ impl std::str::FromStr for TenderStanding {
 
 /// A tender as the sale sees it, derived from its kind, its standing and (for a card)
 /// its payment's state and offline flag — never stored, so it cannot disagree with the
-/// payment (design §8.2).
+/// payment (record 0029).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TenderState {
@@ -70,7 +70,7 @@ pub enum TenderState {
     /// Authorized, not captured (manual capture): the amount is reserved but not settled.
     Held,
     /// The card payment's outcome is not known yet (`created`, `authorizing`,
-    /// `capturing`): reserved, and it blocks any new tender (design §8.3).
+    /// `capturing`): reserved, and it blocks any new tender (record 0028).
     Pending,
     /// Declined, failed or voided: nothing taken; frees its amount.
     Void,
@@ -147,7 +147,7 @@ impl TenderState {
     }
 }
 
-/// Where a sale stands (design §8.2), derived from its cart, tenders and cancel row.
+/// Where a sale stands (record 0029), derived from its cart, tenders and cancel row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SaleState {
@@ -285,7 +285,7 @@ pub struct Tender {
     pub payment_id: Option<PaymentId>,
     pub checkout_key: Option<String>,
     pub payment_state: Option<PaymentState>,
-    /// Card only: accepted offline (stored and forwarded, design §3.7).
+    /// Card only: accepted offline (stored and forwarded, record 0009).
     pub offline: bool,
     /// Cash only: handed over, given back, and the cash rounding (+ the customer paid
     /// more than the exact amount, - less): `tendered - change = amount + rounding`.
@@ -297,7 +297,7 @@ pub struct Tender {
     pub superseded_reason: Option<String>,
 }
 
-/// A sale's money: `due = total - settled`, always derived (design §8.2).
+/// A sale's money: `due = total - settled`, always derived (record 0029).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct SaleTotals {
     pub total_minor: i64,
@@ -332,7 +332,7 @@ impl SaleTotals {
 }
 
 /// Cash rounding of one currency: amounts paid in cash are rounded to the nearest
-/// multiple of `increment_minor` (1 = none), halves up (design §8.4).
+/// multiple of `increment_minor` (1 = none), halves up (record 0030).
 pub fn round_cash(due_minor: i64, increment_minor: i64) -> i64 {
     assert!(increment_minor >= 1, "cash rounding increment {increment_minor}");
     if increment_minor == 1 {

@@ -30,7 +30,7 @@ id_type!(/// Row id of a catalog product.
 
 /// The exact parameters of a PSP request: ordered `(name, value)` form pairs, Stripe
 /// bracket notation (`metadata[checkout_key]`). Stored as JSON `[["amount","1200"],…]`
-/// and sent as-is on every retry (design §3.2).
+/// and sent as-is on every retry (record 0004).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(transparent)]
 pub struct RequestParams(pub Vec<(String, String)>);
@@ -165,7 +165,7 @@ pub struct PspResult {
     pub state_if_new: PaymentState,
 }
 
-/// Outcome of recording a PSP result (design §3.4, TigerBeetle style). Only
+/// Outcome of recording a PSP result (record 0006, TigerBeetle style). Only
 /// `Recorded` changed the ledger; every other variant left it exactly as it was.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecordOutcome {
@@ -432,7 +432,7 @@ pub struct JournalEntry {
     pub memo: String,
 }
 
-/// One audit log row (design §3.3: overrides with their reason).
+/// One audit log row (record 0005: overrides with their reason).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditEntry {
     pub id: i64,
@@ -504,7 +504,7 @@ pub struct CartLine {
     pub unit_price: Money,
     /// `unit_price × quantity`, before the line's discount.
     pub line_total: Money,
-    /// The class captured when the line was added (design §11.12).
+    /// The class captured when the line was added (record 0060).
     pub tax_class: paydesk_tax::TaxClass,
     pub discount: Option<paydesk_tax::Discount>,
 }
@@ -515,7 +515,7 @@ pub struct Cart {
     pub currency: Currency,
     pub state: CartState,
     pub lines: Vec<CartLine>,
-    /// What the customer pays and the tenders must cover (design §11.12): the tax's
+    /// What the customer pays and the tenders must cover (record 0060): the tax's
     /// total when the sale is taxed, else the sum of the lines.
     pub total: Money,
     pub created_at_ms: i64,
@@ -529,7 +529,7 @@ pub struct Cart {
     pub tax_locked: bool,
 }
 
-/// Totals of the store-and-forward queue, for the offline limits (design §3.7).
+/// Totals of the store-and-forward queue, for the offline limits (record 0009).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OfflineQueueStats {
     pub count: i64,

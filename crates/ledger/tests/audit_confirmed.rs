@@ -1,4 +1,4 @@
-//! The head the back office confirmed, kept in the ledger (design §9.20): written only when
+//! The head the back office confirmed, kept in the ledger (record 0053): written only when
 //! it changes, read back after a reopen, checked by `verify_audit`, and what a batch says
 //! about the chain (the hash at the confirmed seq as stored now, the Z heads past it).
 //! The schema step that adds it keeps an older file's data.

@@ -1,4 +1,4 @@
-//! The copy written before a schema migration (design §10.3): made only when a migration
+//! The copy written before a schema migration (record 0055): made only when a migration
 //! runs, holding the file as it was, the newest three kept, and a copy that cannot be
 //! written stopping the migration with the file untouched.
 

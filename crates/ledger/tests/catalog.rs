@@ -1,4 +1,4 @@
-//! The catalog, store settings, CSV import/export and the demo stores (design §11.10-§11.15),
+//! The catalog, store settings, CSV import/export and the demo stores (record 0059),
 //! on a real SQLite file.
 
 use paydesk_tax::{PriceMode, TaxClass};

@@ -1,4 +1,4 @@
-//! Many connections racing on one key (design §3.4, §7 concurrency tests).
+//! Many connections racing on one key (record 0006, 0023 concurrency tests).
 
 use std::sync::{Arc, Barrier};
 

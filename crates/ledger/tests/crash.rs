@@ -1,4 +1,4 @@
-//! Real process, real SIGKILL (design §7 crash tests).
+//! Real process, real SIGKILL (record 0023 crash tests).
 //!
 //! The test binary re-executes itself as the child (selected by an environment
 //! variable), so no extra binary has to be found. The child commits through the ledger,

@@ -1,4 +1,4 @@
-//! The demo store's staff (design §12.9): a new demo store gets an owner, a manager and
+//! The demo store's staff (record 0068): a new demo store gets an owner, a manager and
 //! a cashier with the PINs the README lists; a store that has staff is never given more.
 
 use paydesk_access::lockout::LockoutPolicy;

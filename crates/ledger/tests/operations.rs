@@ -1,4 +1,4 @@
-//! Ledger operations against the rules of design §3-§4.
+//! Ledger operations against the rules of docs/design.md–record 0014.
 
 use crate::common;
 use common::*;

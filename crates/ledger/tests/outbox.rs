@@ -1,4 +1,4 @@
-//! The outbox (design §9.11): written by the same transaction as the change it
+//! The outbox (record 0044): written by the same transaction as the change it
 //! describes, numbered 1, 2, 3... with no gap and never reused, read in bounded batches,
 //! dropped only up to an acknowledgement, back-filled at the v6 -> v7 upgrade.
 
@@ -238,13 +238,13 @@ fn a_v8_ledger_is_back_filled_with_its_tenders_and_shifts() {
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
     let added = facts(&l, payments_only);
     let mut kinds: Vec<&str> = added.iter().map(|(_, f)| f["kind"].as_str().unwrap()).collect();
-    // then (v13, design §9.19) the register's own items, its staff and its tax setup
+    // then (v13, record 0052) the register's own items, its staff and its tax setup
     let local = kinds.split_off(8);
     assert_eq!(local.iter().filter(|k| **k == "staff_saved").count(), 1, "{local:?}");
     assert_eq!(local.last(), Some(&"tax_setup_changed"));
     assert!(local.iter().all(|k| ["item_saved", "staff_saved", "tax_setup_changed"].contains(k)), "{local:?}");
     // shifts opened, drawer moves, tenders (a superseded one followed by its supersede),
-    // closes; then (v12, design §9.18) the sale paid in cash
+    // closes; then (v12, record 0051) the sale paid in cash
     assert_eq!(kinds, ["shift_opened", "paid_in_out", "tender_added", "tender_superseded", "tender_added", "tender_added", "shift_closed", "sale_completed"]);
     assert_eq!(added.iter().map(|(s, _)| *s).collect::<Vec<_>>(), (payments_only + 1..=payments_only + added.len() as u64).collect::<Vec<_>>());
     let mut shadow = OutboxShadow::default();

@@ -1,4 +1,4 @@
-//! The register's own catalog items, staff and tax setup in the outbox (design §9.19):
+//! The register's own catalog items, staff and tax setup in the outbox (record 0052):
 //! written by the change's own transaction, never for what the back office published
 //! (no echo), never with a PIN hash.
 

@@ -1,4 +1,4 @@
-//! Completed sales in the outbox (design §9.18): one `sale_completed` per sale, written
+//! Completed sales in the outbox (record 0051): one `sale_completed` per sale, written
 //! by the transaction that completed it, after the tender or payment move it follows;
 //! the lines and the tax per rate as the sale was locked; back-filled at the upgrade.
 
@@ -89,7 +89,7 @@ fn a_card_sale_completes_after_its_payment_moved_and_a_refused_tender_writes_not
     let got = facts(&l, before);
     assert_eq!(kinds(&got), ["payment_created", "tender_added", "payment_state", "payment_state", "sale_completed"]);
     let f = &got[4].1;
-    // the sale discount is split over the rates (§11.3) and the total is what was charged
+    // the sale discount is split over the rates (record 0056) and the total is what was charged
     assert_eq!((f["subtotal"].as_i64(), f["sale_discount"].as_i64(), f["total"].as_i64()), (Some(1938), Some(100), Some(1838)));
     assert_eq!(f["total"].as_i64(), Some(p.amount.amount_minor));
     let rates = f["rates"].as_array().unwrap();
@@ -256,7 +256,7 @@ fn a_v11_ledger_is_back_filled_with_its_paid_sales_after_the_facts_they_name() {
     let older = count_rows(&path);
     let mut l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
-    // the sales, then (v13, design §9.19) the register's own items and tax setup
+    // the sales, then (v13, record 0052) the register's own items and tax setup
     let mut added = facts(&l, older);
     assert!(added[2..].iter().all(|(_, f)| f["kind"] == "item_saved" || f["kind"] == "tax_setup_changed"), "{added:?}");
     added.truncate(2);

@@ -1,4 +1,4 @@
-//! The ledger is this user's alone (issue 28, design §10.2): the file is created 0600,
+//! The ledger is this user's alone (issue 28, record 0054): the file is created 0600,
 //! an older looser one is made 0600 at open, SQLite's `-wal` and `-shm` follow, and the
 //! copy written before an upgrade is 0600 in a 0700 folder. Real files, the usual umask.
 

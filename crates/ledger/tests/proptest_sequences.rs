@@ -97,7 +97,7 @@ fn run(ops: Vec<Op>) -> (usize, usize, usize) {
         match op.clone() {
             // An odd amount is a sale of items paid by one card tender, so the sale's
             // completion (and a second one after an offline card is declined) is replayed
-            // too (design §9.18).
+            // too (record 0051).
             Op::Create(a) if a % 2 == 1 => {
                 let cart = l.create_cart(Currency::Usd, now).unwrap();
                 l.add_to_cart(cart, "UNIT", a, now).unwrap();

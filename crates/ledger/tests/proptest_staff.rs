@@ -1,5 +1,5 @@
-//! Random sequences of what people do at a register that signs staff in (design §12.7,
-//! §12.8): sign in and out, open and close shifts, sell for cash, take payments, refund,
+//! Random sequences of what people do at a register that signs staff in (record 0066,
+//! record 0067): sign in and out, open and close shifts, sell for cash, take payments, refund,
 //! pay in and out. After every step: a refused action wrote no money row; every money
 //! row written names the person signed in at that moment, lies in an open shift, and has
 //! its audit row naming the same person; the chain stays intact and every closed shift

@@ -1,4 +1,4 @@
-//! Random tender sequences against the ledger (design §8.2): settled never exceeds the
+//! Random tender sequences against the ledger (record 0029): settled never exceeds the
 //! total, due is always total minus settled, every cash tender's change and rounding
 //! balance, the drawer is the sum of its movements, and the sale is paid exactly when
 //! settled equals the total.

@@ -1,4 +1,4 @@
-//! Receipts from the ledger (design §11.14): the receipt of a paid sale carries its lines,
+//! Receipts from the ledger (record 0058): the receipt of a paid sale carries its lines,
 //! per-rate tax, tenders and change and the store's settings; it keeps the locked tax after
 //! a settings change; every print is recorded and only the first is unmarked.
 
@@ -47,7 +47,7 @@ fn the_receipt_keeps_the_tax_the_sale_was_locked_with() {
     assert_eq!(build_receipt(&data, &tax, false).unwrap().total, 1900);
 }
 
-/// Design §11.8: unmarked until a copy may have come out. A printer that was off printed
+/// record 0058: unmarked until a copy may have come out. A printer that was off printed
 /// nothing, so the retry is still the original; once a copy printed (or stopped
 /// part-way), every later one is a reprint.
 #[test]

@@ -1,4 +1,4 @@
-//! Refunds and PSP events against the ledger (design §3.9, §4.5): refunds never exceed
+//! Refunds and PSP events against the ledger (record 0011, 0015): refunds never exceed
 //! the capture and wait for each other, a payment's refund states match its refunds, and
 //! every PSP event is journaled once without an illegal move.
 

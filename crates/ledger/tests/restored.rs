@@ -1,4 +1,4 @@
-//! A replacement register's restored history (schema v10, design §9.15): appended in seq
+//! A replacement register's restored history (schema v10, record 0048): appended in seq
 //! order without a gap, resumable, read-only, and never in the outbox.
 use crate::common;
 use common::*;
@@ -79,7 +79,7 @@ fn state(seq: u64, key: &str, state: &str) -> RestoredRow {
     fact(seq, format!(r#"{{"kind":"payment_state","checkout_key":"{key}","state":"{state}","psp_id":null}}"#))
 }
 
-/// The Back office section's list (design §9.15): each payment of one predecessor with
+/// The Back office section's list (record 0048): each payment of one predecessor with
 /// its last state, newest first, paged by seq; another source's rows and other kinds of
 /// fact never mix in, and a key that looks like SQL is only a key.
 #[test]

@@ -1,4 +1,4 @@
-//! A sale's tax and total (design §11.12): computed by paydesk-tax from the lines as
+//! A sale's tax and total (record 0060): computed by paydesk-tax from the lines as
 //! captured, eat-in vs take-out, discounts, the total the tenders must cover, and the
 //! figures locked at the first tender.
 

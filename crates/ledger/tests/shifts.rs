@@ -1,4 +1,4 @@
-//! Shifts in the ledger (design §12.7): a float counted by denomination, paid in / out
+//! Shifts in the ledger (record 0066): a float counted by denomination, paid in / out
 //! with a reason and the role table, X reports, a close on a blind count with over and
 //! short, Z numbers consecutive across reopens and never changed by plain SQL, and no
 //! money moving outside an open shift once the store signs staff in.

@@ -1,4 +1,4 @@
-//! Staff and the audit chain in the ledger (design §12): a staff member's PIN is stored
+//! Staff and the audit chain in the ledger (record 0062): a staff member's PIN is stored
 //! hashed and checked under the lockout, failures survive a reopen, every change and
 //! PIN check leaves a chained audit row, and a row changed, deleted or moved by plain
 //! SQL on the file is found and named. Schema v4 -> v5 chains the rows written before.

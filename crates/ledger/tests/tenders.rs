@@ -1,4 +1,4 @@
-//! Tenders in the ledger (design §8): cash with change and rounding in one commit, split
+//! Tenders in the ledger (record 0028): cash with change and rounding in one commit, split
 //! sales, the amount due, the rule-3 guard per tender, cancel and sale refunds.
 
 use crate::common;

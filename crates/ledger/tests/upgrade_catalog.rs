@@ -1,4 +1,4 @@
-//! Schema v5 -> v6 (design §11.10-§11.12): products and sales written before the upgrade
+//! Schema v5 -> v6 (record 0059–0060): products and sales written before the upgrade
 //! stay readable and refundable with their totals unchanged: old products and lines are
 //! tax class 'exempt', the store's prices tax-inclusive, old carts undiscounted.
 

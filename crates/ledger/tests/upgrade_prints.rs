@@ -1,4 +1,4 @@
-//! The receipt-print migration (design §11.8, schema v15):
+//! The receipt-print migration (record 0058, schema v15):
 //! prints recorded before keep their numbers and marks, a failure from before counts as
 //! if paper may have come out (its sale's next copy stays a reprint), and the new rule
 //! applies to every print after the upgrade.

@@ -1,4 +1,4 @@
-//! Schema v3 -> v4 (design §8: tenders, cash movements, cash rounding, sale cancels):
+//! Schema v3 -> v4 (record 0028: tenders, cash movements, cash rounding, sale cancels):
 //! a ledger written before the upgrade — carts paid by one card, a decline followed by
 //! another card, an override that left an earlier payment behind, a payment queued
 //! offline, a payment without a cart, a refund in flight — gets one card tender per cart

@@ -1,7 +1,7 @@
 //! # mock-psp
 //!
 //! A stateful, flaky, Stripe-compatible payment processor with a real idempotency layer
-//! (design §5). Embed it as a library ([`MockPsp::builder`] → [`MockPsp::serve`] on a
+//! (record 0016). Embed it as a library ([`MockPsp::builder`] → [`MockPsp::serve`] on a
 //! loopback port, or [`MockPsp::handle`] in-process without a socket), or run the
 //! `mock-psp` binary.
 //!

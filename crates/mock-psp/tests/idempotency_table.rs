@@ -1,4 +1,4 @@
-//! design §5.3 idempotency table, row by row, over real loopback HTTP.
+//! record 0017 idempotency table, row by row, over real loopback HTTP.
 use crate::common;
 use common::*;
 use mock_psp::{Fault, MockPsp};

@@ -9,7 +9,7 @@ use paydesk_domain::{Currency, Locale, Money, TenderKind};
 use crate::document::{Language, LocalDateTime};
 
 /// The receipt's fixed words in one language, from the catalogs' `receipt.ftl`
-/// (design §13.2), looked up once.
+/// (record 0070), looked up once.
 pub(crate) struct Labels {
     locale: Locale,
     pub title: String,

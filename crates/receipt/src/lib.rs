@@ -1,10 +1,10 @@
-//! The receipt (design §11.6–§11.8): one document built by a pure function from a sale, its
+//! The receipt (record 0057–0058): one document built by a pure function from a sale, its
 //! renderings (plain text for 58/80 mm paper, ESC/POS bytes with kanji, a printable HTML page)
 //! and printing to a thermal printer over TCP (port 9100) or a device file.
 //!
 //! A Japanese receipt with the store's registration number is a simplified qualified invoice
 //! (適格簡易請求書): see [`Receipt::missing_invoice_elements`]. The shift's X and Z reports
-//! are printed the same way ([`shift`], design §12.10).
+//! are printed the same way ([`shift`], record 0069).
 
 mod document;
 pub mod escpos;

@@ -6,7 +6,7 @@
 //! without a symbolic link: the address is typed on a screen, and a receipt must not be
 //! written into a disk, a file or another program's pipe.
 //!
-//! The reprint rule (design §11.8): a receipt is printed unmarked at most once. A job whose
+//! The reprint rule (record 0058): a receipt is printed unmarked at most once. A job whose
 //! outcome is unknown — bytes may have reached the printer before an error — must be retried
 //! as a reprint, so the customer never holds two unmarked copies. [`PrintJob::retry_after`]
 //! applies the rule; a caller printing a past receipt builds the job with `reprint = true`.

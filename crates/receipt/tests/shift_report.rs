@@ -1,4 +1,4 @@
-//! The X and Z reports (design §12.10): the figures worked out by `build_drawer_report`,
+//! The X and Z reports (record 0069): the figures worked out by `build_drawer_report`,
 //! the limits it refuses, and the printed rows — text at both widths, ESC/POS parsed back by
 //! the test printer (kanji, cut, never a drawer kick) and over real loopback TCP, and HTML.
 

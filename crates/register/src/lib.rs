@@ -1,4 +1,4 @@
-//! PayDesk register engine (design §2, §3): checkout orchestration, the PSP
+//! PayDesk register engine (record 0001, docs/design.md): checkout orchestration, the PSP
 //! client, retries, offline store-and-forward, reconciliation and the event
 //! consumer. No Tauri, no UI. Clock, randomness and transport are injected.
 

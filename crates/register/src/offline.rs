@@ -1,4 +1,4 @@
-//! Offline store-and-forward limits (design §3.7), like Stripe Terminal's and
+//! Offline store-and-forward limits (record 0009), like Stripe Terminal's and
 //! Square's: per payment, total stored, count, and age of the oldest stored one.
 
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! Bounded retries of one logical request with one idempotency key (design §3.5):
+//! Bounded retries of one logical request with one idempotency key (record 0007):
 //! exponential backoff with jitter (seeded from the injected RNG), `Retry-After`
 //! honoured, a bounded interactive phase. Built on `backon`; sleeping goes
 //! through the injected clock so the simulation runs it in virtual time.

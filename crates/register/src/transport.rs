@@ -180,7 +180,7 @@ impl HttpTransport {
             .connect_timeout(connect_timeout)
             // A PSP's API never redirects. Following one would resend a payment POST
             // (its key and body) to wherever the answer points; a 3xx is instead an
-            // answer that executed nothing here (design §3.11).
+            // answer that executed nothing here (record 0013).
             .redirect(reqwest::redirect::Policy::none())
             .pool_idle_timeout(Duration::from_secs(30))
             .build()

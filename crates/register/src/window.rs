@@ -1,4 +1,4 @@
-//! Dedup-window guard (design §3.6): never resend a key whose first attempt is
+//! Dedup-window guard (record 0008): never resend a key whose first attempt is
 //! older than the PSP's retention minus a safety margin; past it, search by
 //! `metadata['checkout_key']` instead (not found = never charged).
 

@@ -1,5 +1,5 @@
 //! The register adds at most two durable commits per checkout on the happy
-//! path — #1 the key and parameters before any byte is sent (design §3.1), #2 the
+//! path — #1 the key and parameters before any byte is sent (record 0003), #2 the
 //! outcome (attempts, PSP id, state path) in one transaction. Counted exactly with the
 //! ledger's SQLite commit hook, over real loopback HTTP to the mock PSP.
 

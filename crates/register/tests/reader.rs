@@ -1,5 +1,5 @@
 //! Card-present payments on a server-driven reader through the engine (issue 27, design
-//! §13), against the real mock PSP over loopback with on-disk ledgers. The customer is
+//! record 0070), against the real mock PSP over loopback with on-disk ledgers. The customer is
 //! played through the PSP's own test helper (`present_payment_method`), faults through its
 //! admin script, and every outcome is checked at the PSP: at most one successful charge per
 //! intent and per checkout key, "not charged" never charged later.

@@ -1,4 +1,4 @@
-//! design §7.5: one writer, separate readers. The UI's lists and the End-of-day report read
+//! record 0026: one writer, separate readers. The UI's lists and the End-of-day report read
 //! on reader connections, so they answer while the writer is busy (a long commit, a
 //! checkout in progress) and never hold it up. Real file ledger, real loopback HTTP.
 

@@ -74,7 +74,7 @@ async fn refused_offline_payment_charged_at_the_psp_is_not_settled_never_charged
     let e = w.engine(cfg, true);
     w.psp.script_fault("/v1/payment_intents", Fault::DropResponse, 1, None);
     // Not accepted offline, but the answer may have been lost after the charge: the
-    // cashier is told "pending" with the key (design §3.11), never "not accepted".
+    // cashier is told "pending" with the key (record 0013), never "not accepted".
     let r = e.checkout_amount(Money::new(1500, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
     assert_eq!((r.outcome, r.error_code.as_deref()), (CheckoutOutcome::Pending, Some("offline_refused")), "{r:?}");
     assert!(r.message.as_deref().unwrap_or("").contains("may have reached"), "{r:?}");

@@ -1,4 +1,4 @@
-//! Sales paid by several tenders through the engine (design §8), over real loopback
+//! Sales paid by several tenders through the engine (record 0028), over real loopback
 //! HTTP to the mock PSP with on-disk ledgers; every money outcome is also checked at
 //! the PSP through its own API.
 

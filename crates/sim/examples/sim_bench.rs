@@ -194,7 +194,7 @@ fn main() {
     let _ = writeln!(md, "runs; `make soak` runs them this way): **{par_rate:.0} checkouts/s** in total, {:.2}× the single-seed", par_rate / calm_perf.checkouts_per_sec);
     let _ = writeln!(md, "rate on {cores} cores, {par_violations} audit violations. At this machine's per-core rate the 20,000/s goal needs about");
     let _ = writeln!(md, "{:.0} such cores.\n", (20_000.0 / (par_rate / cores as f64)).ceil());
-    let _ = writeln!(md, "## Offline drain (store-and-forward, design §3.7)\n");
+    let _ = writeln!(md, "## Offline drain (store-and-forward, record 0009)\n");
     let _ = writeln!(md, "{} payments queued offline (store-and-forward), then forwarded oldest first by `Engine::forward_offline` when the PSP is back,", d.queued);
     let _ = writeln!(md, "vs the PSP's own rate for {} create requests sent straight to it (in-process, in memory, each awaited).\n", d.n);
     let _ = writeln!(md, "| what | per second | total |");

@@ -31,7 +31,7 @@ pub struct SimConfig {
     /// Where stored 500s go, overriding what `avoid_known_bugs` implies.
     pub stored_500: Option<Stored500>,
     /// Share of sales (0.0-1.0) paid by several tenders (cash, card parts, cancels;
-    /// design §8, simulated by `split/`). 0 keeps the single-card profile: no extra
+    /// record 0028, simulated by `split/`). 0 keeps the single-card profile: no extra
     /// random draw, so a seed's run is the one it always was.
     pub split_share: f64,
     /// Share of the single-tender sales (0.0-1.0) paid on a simulated card reader

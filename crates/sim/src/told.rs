@@ -1,5 +1,5 @@
 //! What the simulated cashier was told by a checkout call, kept for the audit's
-//! "told stays true" invariants (design §3.11, §7.2).
+//! "told stays true" invariants (record 0013, 0024).
 
 use crate::Sim;
 use paydesk_register::{CheckoutOutcome, CheckoutReport, EngineError};

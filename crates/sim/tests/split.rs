@@ -1,4 +1,4 @@
-//! Split-tender sales under simulation (design §8): cash with change and rounding, card
+//! Split-tender sales under simulation (record 0028): cash with change and rounding, card
 //! parts, declines mid-split, unknown outcomes with and without the override, cancels
 //! of half-paid sales, a cancel of a paid sale refused then refunded, refunds of split
 //! sales, crashes and offline forwards — with zero audit violations, and the same

@@ -1,5 +1,5 @@
 //! Checkout latency with the back office sync on and off: figures from ONE run on this
-//! machine (design §9.12, docs/scaling.md), not a timed test.
+//! machine (record 0045, docs/scaling.md), not a timed test.
 //!
 //!     cargo run --release -p paydesk-sync --example latency_bench [-- CHECKOUTS_PER_MODE]
 //!

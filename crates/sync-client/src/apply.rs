@@ -1,5 +1,5 @@
-//! Applying what the back office publishes to this register's ledger (design §9.5,
-//! §9.16, §9.17): settings, catalog items, the tax setup and staff. Each is idempotent, so a page
+//! Applying what the back office publishes to this register's ledger (record 0049,
+//! record 0049, 0050): settings, catalog items, the tax setup and staff. Each is idempotent, so a page
 //! read again after a crash changes nothing; what this register cannot hold is named,
 //! never silently dropped.
 use crate::error::SyncError;

@@ -1,4 +1,4 @@
-//! The register's audit chain in the sync (design §9.20): what a batch says about it, and
+//! The register's audit chain in the sync (record 0053): what a batch says about it, and
 //! the head the back office confirmed, kept in the ledger for local verification.
 use crate::error::SyncError;
 use paydesk_access::audit::Anchor;

@@ -1,4 +1,4 @@
-//! The sync loop on a thread of its own, at a lower CPU priority (design §9.12, "beside
+//! The sync loop on a thread of its own, at a lower CPU priority (record 0045, "beside
 //! checkout, never in its path").
 //!
 //! Why a thread and not a task on the app's runtime: the loop's work is CPU and disk

@@ -104,7 +104,7 @@ impl BackOffice {
 }
 
 impl BackOffice {
-    /// The replaced register `from` (id or name) of this register's store (design §9.15).
+    /// The replaced register `from` (id or name) of this register's store (record 0048).
     pub async fn restore_source(&self, from: &str) -> Result<RestoreSource, SyncError> {
         let r = self.http.get(format!("{}/v1/restore/source", self.base)).query(&[("from", from)]).bearer_auth(self.token()?).send().await;
         let s: RestoreSource = answer(r).await?;

@@ -24,7 +24,7 @@ pub enum SyncError {
     State { path: String, message: String },
     #[error("{0}")]
     Input(String),
-    /// Restore (design §9.15) needs a paired register: its token and its store.
+    /// Restore (record 0048) needs a paired register: its token and its store.
     #[error("this register is not paired with a back office: pair it first")]
     NotPaired,
     /// Restore named this register itself (caught here, or by the back office's

@@ -1,7 +1,7 @@
-//! The register's side of the back office sync (design §9.11-§9.12): pair once with a
+//! The register's side of the back office sync (record 0044–0045): pair once with a
 //! one-time code, then a loop beside checkout — never in its path — that sends the
 //! ledger's outbox in batches, drops rows only up to the back office's acknowledgement,
-//! and pulls the store's settings, catalog and taxes down (§9.16).
+//! and pulls the store's settings, catalog and taxes down (record 0049).
 //!
 //! No PostgreSQL here (the back office crate is a dev-dependency of the tests only): the
 //! app links this crate. The token is a secret: this crate never logs it and takes it

@@ -1,4 +1,4 @@
-//! Restore (design §9.15): a newly paired register pulls a replaced register's history
+//! Restore (record 0048): a newly paired register pulls a replaced register's history
 //! from the back office, page by page, into its ledger's read-only `restored_history`.
 //! Each page is one ledger transaction and the pull starts after the last row held, so a
 //! run killed half way resumes, and a second run adds nothing. The rows never enter the

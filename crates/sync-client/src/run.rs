@@ -1,4 +1,4 @@
-//! The sync loop (design §9.12). It owns its own ledger connection and its own task: a
+//! The sync loop (record 0045). It owns its own ledger connection and its own task: a
 //! checkout never waits on it beyond SQLite's write lock for an ack's short DELETE.
 //!
 //! A round: send the outbox in batches of at most 500 rows from the last acknowledged
@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// What a batch's rows may take of the back office's body limit, leaving room for the
-/// envelope and the health (design §9.18: a sale of 1,000 lines is a row of up to ~600 KB,
+/// envelope and the health (record 0051: a sale of 1,000 lines is a row of up to ~600 KB,
 /// so 500 rows of such sales would not fit the 1 MiB a request may carry).
 pub const BATCH_ROW_BYTES: usize = limits::MAX_BODY_BYTES - 16 * 1024;
 
@@ -65,11 +65,11 @@ pub struct Round {
     pub settings_changed: bool,
     /// Why the new settings did not all reach the ledger (the copy is kept regardless).
     pub settings_not_applied: Option<String>,
-    /// Catalog items written to the ledger in this round (design §9.16).
+    /// Catalog items written to the ledger in this round (record 0049).
     pub items_applied: u64,
     /// The tax setup changed in this round.
     pub tax_changed: bool,
-    /// Staff members written to the ledger in this round (design §9.17).
+    /// Staff members written to the ledger in this round (record 0050).
     pub staff_applied: u64,
     /// Published changes this register could not take, "what: why" (at most 20).
     pub not_applied: Vec<String>,
@@ -289,12 +289,12 @@ impl SyncLoop {
             return Err(SyncError::BackOfficeBehind { acked_through: ack.acked_through, dropped_through: stats.acked_through });
         }
         // The audit head the back office confirmed is kept in the same commit that drops
-        // the acknowledged rows (design §9.20).
+        // the acknowledged rows (record 0053).
         let confirmed = ack.audit.as_ref().map(crate::audit::anchor_of).transpose()?;
         round.rows_dropped += self.ledger.outbox_ack_confirming(ack.acked_through, confirmed, now_ms())?;
         // Not saved here: a batch in flight counts only while its first seq is the one
         // after the ledger's ack (the filter above), so the copy on disk is already dead;
-        // the next save drops it. One fsync less per batch (§9.12: the loop stays light).
+        // the next save drops it. One fsync less per batch (record 0045: the loop stays light).
         self.state.in_flight = None;
         round.batches += 1;
         round.rows_sent += rows.len() as u64;
@@ -306,7 +306,7 @@ impl SyncLoop {
         Ok(true)
     }
 
-    /// Pulls and applies the store's changes page by page (design §9.16). The version
+    /// Pulls and applies the store's changes page by page (record 0049). The version
     /// held is saved after each page, so a crash mid catch-up resumes at the page it was
     /// on (and a page applied twice changes nothing).
     async fn pull(&mut self, round: &mut Round) -> Result<(), SyncError> {

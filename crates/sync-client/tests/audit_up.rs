@@ -1,4 +1,4 @@
-//! The audit chain's head travels up and comes back confirmed (design §9.20), against the
+//! The audit chain's head travels up and comes back confirmed (record 0053), against the
 //! REAL back office on a private PostgreSQL with a real ledger file: an untampered register
 //! is reported intact; deleting the rows after the last Z report, or rewriting a row and
 //! re-sealing the whole chain with the real hashing code, is caught by the register's own

@@ -1,5 +1,5 @@
 //! The catalog and tax setup published at the REAL back office (private PostgreSQL)
-//! reaching a register's real ledger file through the sync loop (design §9.16): applied
+//! reaching a register's real ledger file through the sync loop (record 0049): applied
 //! once, read-only at the register, a barcode taken over from a local item, what the
 //! register cannot hold named, and a large catalog caught up in one round of pages.
 use crate::support;
@@ -143,7 +143,7 @@ async fn what_the_register_cannot_hold_is_named_and_a_large_catalog_catches_up_i
 }
 
 /// Staff published at the back office sign in at the register with the PIN set there
-/// (design §9.17); their PIN cannot be changed locally; a retirement stops their
+/// (record 0050); their PIN cannot be changed locally; a retirement stops their
 /// sign-in; a new PIN from the back office clears a lock.
 #[tokio::test]
 async fn published_staff_sign_in_with_the_back_offices_pin() {

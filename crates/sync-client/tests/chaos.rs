@@ -1,4 +1,4 @@
-//! The chaos test (design §9.13): five registers with real ledger files in two stores,
+//! The chaos test (record 0046): five registers with real ledger files in two stores,
 //! each with its own sync loop in its own task, talk through proxies to the REAL back
 //! office binary on a private PostgreSQL. Rounds of sales (clocks skewed by an hour on
 //! two registers) alternate with rounds of sync during which registers go offline at
@@ -143,7 +143,7 @@ impl Till {
 
     /// A card sale through the ledger's own write path, captured or declined. A captured
     /// one is a sale of items (a cart of `minor` in hundreds and units, paid by one card
-    /// tender), so its `sale_completed` travels too (design §9.18).
+    /// tender), so its `sale_completed` travels too (record 0051).
     fn sell(&mut self, minor: i64, declined: bool) {
         let t = self.now();
         let p = if declined {
@@ -486,7 +486,7 @@ async fn audit(cluster: &Cluster, bo: &BackOfficeProcess, stores: &[String; 2], 
             .collect();
         assert_eq!(theirs, mine, "register {}: refunds", t.register_id);
 
-        // every completed sale once, with its total and the quantities sold (design §9.18)
+        // every completed sale once, with its total and the quantities sold (record 0051)
         let mine: Vec<(i64, i64, i64)> = t
             .ledger
             .connection()

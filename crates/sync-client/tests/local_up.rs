@@ -1,4 +1,4 @@
-//! A register's own catalog items, staff and tax setup travel up (design §9.19), against
+//! A register's own catalog items, staff and tax setup travel up (record 0052), against
 //! the REAL back office on a private PostgreSQL with a real ledger file: they arrive row for
 //! row in the register's own tables there; what the owner publishes, applied at the
 //! register and edited again at the back office, never comes back up as a local edit; no
@@ -35,7 +35,7 @@ fn published(sku: &str, price: i64) -> Value {
 
 type ItemRow = (String, String, Option<String>, i64, String, bool);
 
-/// 2026-01-01T00:00:00Z: the back office refuses a time before 2020 (design §9.3).
+/// 2026-01-01T00:00:00Z: the back office refuses a time before 2020 (record 0039).
 const T0: i64 = 1_767_225_600_000;
 
 #[tokio::test]

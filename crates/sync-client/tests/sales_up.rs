@@ -1,4 +1,4 @@
-//! Completed sales travel up (design §9.18), against the REAL back office on a private
+//! Completed sales travel up (record 0051), against the REAL back office on a private
 //! PostgreSQL with real ledger files: each sale's header, lines and rates arrive row for
 //! row as the register's own receipt has them, a sale canceled after it completed is
 //! marked, and sales of 1,000 lines are sent in batches that fit the body limit.

@@ -1,5 +1,5 @@
 //! The register's sync against the REAL back office on a private PostgreSQL, with real
-//! ledger files (design §9.12): the back office ends holding exactly the register's
+//! ledger files (record 0045): the back office ends holding exactly the register's
 //! rows, a lost answer is resent as the same request and changes nothing, 20,000 queued
 //! rows catch up, the owner's settings arrive, and the register keeps selling while the
 //! back office is down.
@@ -392,7 +392,7 @@ async fn tenders_and_a_closed_shift_arrive_row_for_row() {
     assert_eq!(by_method, vec![("card".to_string(), 1, 1_000, 0), ("cash".to_string(), 2, 1_650 + 2_300, cash_change)], "{dash}");
 }
 
-/// The loop stays light (design §9.12): a round with nothing to send and nothing new to
+/// The loop stays light (record 0045): a round with nothing to send and nothing new to
 /// pull does not rewrite `sync.json` (an fsync every 5 s on an idle register, and one on
 /// the register's disk beside every sale); a batch marked in flight and then acknowledged
 /// is dead on disk: a loop started from the file sends what follows.

@@ -1,4 +1,4 @@
-//! The register's audit chain on the wire (design §9.20): with every batch the register
+//! The register's audit chain on the wire (record 0053): with every batch the register
 //! says where its chain stands — its head, the hash it now holds at the seq the back office
 //! last confirmed, and the heads its Z reports recorded — and the back office answers the
 //! head it confirmed. The back office checks the register's chain still extends what it

@@ -1,4 +1,4 @@
-//! The one rule for a base URL that carries a secret (design §9.2): the register's PSP
+//! The one rule for a base URL that carries a secret (record 0038): the register's PSP
 //! URL (its secret key), the PSP account the owner sets at the back office (the store's
 //! key), and the back office URL a register pairs with (its token). Each is parsed as
 //! the HTTP client will read it, never matched as text: `http://localhost.evil.example`

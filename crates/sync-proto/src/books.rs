@@ -1,4 +1,4 @@
-//! The register's books beyond payments and refunds (design §9.14): a sale's tenders
+//! The register's books beyond payments and refunds (record 0047): a sale's tenders
 //! (cash or card, with the change given) and the drawer's shifts (float, paid in and out,
 //! the close with its Z number and over/short). They travel as `Fact` kinds; this module
 //! holds their vocabulary and checks.
@@ -6,7 +6,7 @@ use crate::limits::{MAX_AMOUNT, MAX_SEQ};
 use crate::{text, ProtoError};
 use serde::{Deserialize, Serialize};
 
-/// How a tender paid (design §8.1).
+/// How a tender paid (record 0028).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TenderMethod {
@@ -23,7 +23,7 @@ impl TenderMethod {
     }
 }
 
-/// Cash into or out of the drawer outside a sale (design §12.7).
+/// Cash into or out of the drawer outside a sale (record 0066).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DrawerMove {

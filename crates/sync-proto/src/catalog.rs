@@ -1,5 +1,5 @@
 //! Down: the catalog items and the tax setup a back office publishes to its store's
-//! registers (design §9.16). The back office checks them with these rules before
+//! registers (record 0049). The back office checks them with these rules before
 //! publishing, and the register checks them again on receipt, so a register never
 //! holds an item its own ledger would refuse for its shape.
 use crate::{text, ProtoError};

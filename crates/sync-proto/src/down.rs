@@ -1,6 +1,6 @@
 //! Down: what the back office publishes to a store's registers, versioned per store.
 //! A register asks for changes since the version it holds and keeps working on its last
-//! copy while the back office is away (design §9.5).
+//! copy while the back office is away (record 0049).
 use crate::catalog::{Item, StoreTax};
 use crate::staff::StaffMember;
 use crate::{check_version, text, ProtoError};
@@ -14,7 +14,7 @@ pub struct StoreSettings {
     /// The store's currency (lower-case ISO 4217).
     pub currency: String,
     pub receipt_footer: String,
-    /// Largest payment a register may accept offline, minor units (design §3.7).
+    /// Largest payment a register may accept offline, minor units (record 0009).
     pub offline_max_payment: i64,
     /// Most money a register may hold offline at once, minor units.
     pub offline_max_total: i64,
@@ -38,7 +38,7 @@ impl StoreSettings {
 }
 
 /// One published change, tagged by what it replaces. Every change has its own version
-/// in the store's one sequence (design §9.16), so any prefix of the list sorted by
+/// in the store's one sequence (record 0049), so any prefix of the list sorted by
 /// version is a safe place to stop and resume.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -49,7 +49,7 @@ pub enum Change {
     Item { version: u64, item: Item },
     /// The whole tax setup (price mode, rounding, registration number, rates).
     Tax { version: u64, tax: StoreTax },
-    /// One staff member, inserted or replaced by name (design §9.17).
+    /// One staff member, inserted or replaced by name (record 0050).
     Staff { version: u64, member: StaffMember },
 }
 
@@ -73,7 +73,7 @@ impl Change {
 
 /// The kinds of change. A register says which it understands (`kinds=settings,item,tax,staff`);
 /// one that says nothing is sent settings only, so a register older than the catalog
-/// never reads a change it cannot parse (design §9.16).
+/// never reads a change it cannot parse (record 0049).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ChangeKind {
     Settings,

@@ -1,4 +1,4 @@
-//! The wire between a register and the back office (design §9): what a register sends
+//! The wire between a register and the back office (record 0037): what a register sends
 //! up (batches of its journal facts), what it reads down (its store's settings, catalog, taxes and staff), and
 //! pairing. Plain serde types with their limits and validation; no I/O, so both sides
 //! (and the tests) agree on one definition of a well-formed message.
@@ -36,7 +36,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// The versions this crate reads.
 pub const SUPPORTED_VERSIONS: &[u32] = &[1];
 
-/// Limits both sides enforce (design §9.3). A register splits its outbox into batches
+/// Limits both sides enforce (record 0039). A register splits its outbox into batches
 /// that fit them; the back office refuses anything larger with a 4xx.
 pub mod limits {
     /// Rows in one batch.

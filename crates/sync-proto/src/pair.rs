@@ -1,5 +1,5 @@
 //! Pairing: a register trades a one-time code, made by the store's owner in the back
-//! office, for its own id and token (design §9.2).
+//! office, for its own id and token (record 0038).
 use crate::{check_version, text, ProtoError};
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Restore (design §9.15): a replacement register reads its predecessor's history from
+//! Restore (record 0048): a replacement register reads its predecessor's history from
 //! the back office, page by page, to keep as read-only history. Only a register the
 //! owner marked replaced can be read, so the history read is final: its token is
 //! refused from then on and nothing is added to it.

@@ -1,9 +1,9 @@
-//! A completed sale with its lines and its tax per rate (design §9.18): what was sold,
+//! A completed sale with its lines and its tax per rate (record 0051): what was sold,
 //! at what price, under which tax class, and the invoice's figures, so the back office
 //! holds the items sold and a replacement register could reprint the receipt.
 //!
 //! The figures are the register's own (the tax the sale was locked with at its first
-//! tender, §11.12): the back office stores them, it never recomputes them. The checks
+//! tender, record 0060): the back office stores them, it never recomputes them. The checks
 //! here are the arithmetic every such sale keeps, so a fact that does not add up is
 //! refused with the field that breaks it instead of being stored.
 use crate::books::{amount_or_zero, id};
@@ -37,7 +37,7 @@ pub struct SaleLine {
     pub total: i64,
 }
 
-/// One rate's part of the sale, as the qualified invoice prints it (§11.4, §11.6):
+/// One rate's part of the sale, as the qualified invoice prints it (record 0056, 0057):
 /// `base + tax = gross`. `class` is the class the tax was computed under (a reduced
 /// item eaten in is standard).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,7 +52,7 @@ pub struct SaleRate {
 
 /// A sale the register completed (its cart became paid). `sale` is the register's cart
 /// id, as in its tenders. `price_mode` is `None` for a sale that had no tax computed (all
-/// lines exempt and no discount: its total is the sum of its lines, §11.12); then it has
+/// lines exempt and no discount: its total is the sum of its lines, record 0060); then it has
 /// no rates, no discounts and no tax.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,4 +1,4 @@
-//! Down: the staff a back office publishes to its store's registers (design §9.17). A
+//! Down: the staff a back office publishes to its store's registers (record 0050). A
 //! member travels with the Argon2id hash of their PIN (PHC form: salt and parameters
 //! inside), never the PIN: the back office hashes it when the owner sets it, so one
 //! PIN works at every register of the store, and no register or log ever sees it.

@@ -28,7 +28,7 @@ pub(crate) fn text(field: &str, s: &str) -> Result<(), ProtoError> {
     Ok(())
 }
 
-/// Money in minor units: positive and bounded (design §3.10).
+/// Money in minor units: positive and bounded (record 0012).
 pub(crate) fn amount(field: &str, a: i64) -> Result<(), ProtoError> {
     if a <= 0 || a > MAX_AMOUNT {
         return Err(ProtoError::field(field, format!("must be between 1 and {MAX_AMOUNT} minor units, got {a}")));

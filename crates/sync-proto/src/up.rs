@@ -1,6 +1,6 @@
 //! Up: a register's journal facts, in batches numbered by the register's own sequence.
 //! Row `i` of a batch has seq `first_seq + i`; the back office applies each seq once
-//! (design §9.4).
+//! (record 0040).
 use crate::audit::{AuditHead, AuditReport};
 use crate::books::{amount_or_zero, id, signed_amount, DrawerMove, Tender};
 use crate::catalog::{Item, StoreTax};
@@ -10,7 +10,7 @@ use crate::limits::{MAX_ROWS_PER_BATCH, MAX_SEQ};
 use crate::{check_version, text, ProtoError};
 use serde::{Deserialize, Serialize};
 
-/// A payment's state as the register's ledger names it (design §4.1). The wire keeps its
+/// A payment's state as the register's ledger names it (record 0014). The wire keeps its
 /// own copy rather than the ledger's type, so the back office needs no SQLite and a
 /// ledger change cannot silently change the wire; `tests/ledger_states.rs` checks the two
 /// stay the same set.
@@ -132,7 +132,7 @@ impl PaymentState {
     }
 }
 
-/// A refund's state as the register's ledger names it (design §4.5).
+/// A refund's state as the register's ledger names it (record 0015).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RefundState {
@@ -198,7 +198,7 @@ fn reachable<S: Copy + PartialEq>(from: S, to: S, next: fn(S) -> &'static [S]) -
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Fact {
-    /// A checkout committed its key and amount (design §3.1).
+    /// A checkout committed its key and amount (record 0003).
     PaymentCreated { checkout_key: String, amount: i64, currency: String },
     /// The payment moved to `state`; `psp_id` once the PSP has named it.
     PaymentState { checkout_key: String, state: PaymentState, psp_id: Option<String> },
@@ -206,24 +206,24 @@ pub enum Fact {
     RefundCreated { refund_key: String, checkout_key: String, amount: i64 },
     /// The refund moved to `state`; `psp_refund_id` once the PSP has named it.
     RefundState { refund_key: String, state: RefundState, psp_refund_id: Option<String> },
-    /// A sale took a tender (design §8).
+    /// A sale took a tender (record 0028).
     TenderAdded(Tender),
-    /// A pending tender was overridden and stopped counting (design §8.3).
+    /// A pending tender was overridden and stopped counting (record 0028).
     TenderSuperseded { sale: i64, tender_seq: i64 },
-    /// A drawer session opened on a counted float (design §12.7).
+    /// A drawer session opened on a counted float (record 0066).
     ShiftOpened { shift: i64, currency: String, float: i64 },
     /// Cash paid into or out of the drawer of `shift`, with why.
     PaidInOut { entry: i64, shift: i64, direction: DrawerMove, amount: i64, currency: String, reason: String },
     /// A shift closed on a blind count: its Z report's number and figures.
     ShiftClosed { shift: i64, z_number: i64, counted: i64, expected: i64, over_short: i64 },
-    /// A sale became paid, with its lines and tax per rate (design §9.18). Written once per
+    /// A sale became paid, with its lines and tax per rate (record 0051). Written once per
     /// sale, after the tender or payment move that completed it.
     SaleCompleted(SaleCompleted),
     /// A completed sale was canceled afterwards (its offline card was declined when
     /// forwarded, then the cashier canceled it): it no longer counts as sold.
     SaleCanceled { sale: i64 },
     /// One of the register's own catalog items was added or changed (retired: `active`
-    /// false), as a whole item (design §9.19). Never an item the back office published.
+    /// false), as a whole item (record 0052). Never an item the back office published.
     ItemSaved(Item),
     /// A staff member of the register's own was added or their name, role or active flag
     /// changed. `staff` is the register's id. Never the PIN or its hash.
@@ -335,7 +335,7 @@ pub struct RegisterHealth {
     pub queued: u64,
     /// Payments accepted offline and not yet forwarded to the PSP.
     pub offline_waiting: u64,
-    /// Where its audit chain stands (design §9.20); absent from registers older than it.
+    /// Where its audit chain stands (record 0053); absent from registers older than it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit: Option<AuditReport>,
 }
@@ -400,7 +400,7 @@ pub struct Ack {
     /// Rows this request newly applied (0 for a redelivery), held batches it released
     /// included.
     pub applied: u64,
-    /// The register's audit head the back office has confirmed (design §9.20), kept by
+    /// The register's audit head the back office has confirmed (record 0053), kept by
     /// the register so its own verification checks the chain still holds it. Absent until
     /// the register reported one, and from back offices older than it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

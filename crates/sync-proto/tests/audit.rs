@@ -1,5 +1,5 @@
 //! The audit report a batch carries in its health, and the head an ack confirms (design
-//! §9.20): read back as sent, refused with the field named when malformed, and absent
+//! record 0053): read back as sent, refused with the field named when malformed, and absent
 //! from the JSON when there is none (so the shape older peers know is unchanged).
 use paydesk_sync_proto::audit::{hash_hex, parse_hash};
 use paydesk_sync_proto::*;

@@ -1,4 +1,4 @@
-//! The catalog and tax documents the back office publishes (design §9.16): what is
+//! The catalog and tax documents the back office publishes (record 0049): what is
 //! refused and why, and how a list of changes must be ordered.
 use paydesk_sync_proto::*;
 use serde_json::json;

@@ -1,4 +1,4 @@
-//! The register's own items, staff and tax setup on the wire (design §9.19): the ledger
+//! The register's own items, staff and tax setup on the wire (record 0052): the ledger
 //! trigger's JSON reads back and writes out exactly as serde's form; a broken rule is
 //! named with its row; no field for a PIN or its hash is accepted.
 use paydesk_sync_proto::*;

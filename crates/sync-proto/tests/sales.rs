@@ -1,4 +1,4 @@
-//! `sale_completed` and `sale_canceled` on the wire (design §9.18): the ledger trigger's
+//! `sale_completed` and `sale_canceled` on the wire (record 0051): the ledger trigger's
 //! JSON reads back and writes out exactly as serde's form, and every broken rule is
 //! refused naming its field.
 use paydesk_sync_proto::*;

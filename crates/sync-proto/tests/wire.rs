@@ -73,7 +73,7 @@ fn each_broken_rule_is_named() {
         (batch(vec![created(&"k".repeat(256), 5)]), "checkout_key is 256 bytes long"),
         (batch(vec![row(json!({"kind": "payment_created", "checkout_key": "k", "amount": 5, "currency": "USD"}))]), "currency must be three lower-case"),
         (batch(vec![row(json!({"kind": "catalog_item", "checkout_key": "k"}))]), "unknown variant `catalog_item`"),
-        // tenders and shifts (design §9.14)
+        // tenders and shifts (record 0047)
         (batch(vec![row(tender("card", 500, json!(null), json!(null), json!(null), json!(null)))]), "checkout_key is required for a card tender"),
         (batch(vec![row(tender("card", 500, json!("k"), json!(600), json!(100), json!(0)))]), "a card tender has no cash"),
         (batch(vec![row(tender("cash", 500, json!(null), json!(1000), json!(400), json!(0)))]), "cash 1000 less change 400 must be the amount 500"),

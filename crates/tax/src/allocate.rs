@@ -1,4 +1,4 @@
-//! Spreading a sale discount over the rates (design §11.3).
+//! Spreading a sale discount over the rates (record 0056).
 
 /// Splits `total` over `weights` in proportion, in whole units, exactly (`sum == total`).
 ///

@@ -1,5 +1,5 @@
 //! Identifiers printed on or scanned at the register: JAN/EAN barcodes and the
-//! qualified-invoice registration number (design §11.5).
+//! qualified-invoice registration number (record 0056).
 
 use serde::{Deserialize, Serialize};
 
@@ -60,7 +60,7 @@ pub fn validate_jan(code: &str) -> Result<(), CodeError> {
 /// 13 digits. For a corporation the 13 digits are its corporate number (法人番号), whose
 /// leading digit is a check digit. Sole proprietors get 13 digits that are neither their
 /// individual number nor any corporate number; they are checked with the same rule here, on
-/// the understanding that the tax agency issues them with the same check digit (design §11.5
+/// the understanding that the tax agency issues them with the same check digit (record 0056
 /// notes this is not confirmed from a primary source).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]

@@ -1,4 +1,4 @@
-//! From a cart to per-rate totals and tax (design §11.2–§11.4).
+//! From a cart to per-rate totals and tax (record 0056).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Consumption tax for a store in Japan (design §11): tax classes whose rates are data, eat-in
+//! Consumption tax for a store in Japan (record 0056): tax classes whose rates are data, eat-in
 //! and take-out, tax per rate on that rate's total with the store's rounding rule, prices
 //! tax-inclusive or tax-exclusive, discounts per line and per sale, and the identifiers a
 //! receipt carries (JAN/EAN barcodes, the qualified-invoice registration number).

@@ -10,6 +10,7 @@
 //! | `in_process.rs` | the register's transport that calls the mock PSP's service directly (no socket) |
 //! | `test_layout.rs` | (a test only) every `tests/*.rs` in the workspace is a `mod` of its package's one test binary |
 //! | `vocabulary_once.rs` | (a test only) `Currency`, `TenderKind`, `Locale` and `Money` are declared in `crates/domain` and no other crate (decision 0107) |
+//! | `records_cited.rs` | (a test only) code cites decision records (`record 0048`) that exist, never a section of the former design.md |
 //! | `fn_length.rs` | (a test only) the ledger's, register's and mock PSP's functions are at most 70 lines, with no `too_many_arguments` allowance; the long ones left are a list that may only shrink |
 
 mod in_process;
@@ -26,6 +27,8 @@ mod module_cycles;
 mod fn_length;
 #[cfg(test)]
 mod one_door;
+#[cfg(test)]
+mod records_cited;
 #[cfg(test)]
 mod vocabulary_once;
 

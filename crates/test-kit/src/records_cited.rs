@@ -78,6 +78,10 @@ pub(crate) fn stale_citations(root: &Path, scan: &[PathBuf]) -> Vec<String> {
     files.sort();
     let mut out = Vec::new();
     for file in files {
+        // This check's own source names what it looks for.
+        if file.ends_with("crates/test-kit/src/records_cited.rs") {
+            continue;
+        }
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
         for (n, line) in text.lines().enumerate() {

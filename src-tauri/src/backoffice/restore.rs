@@ -1,4 +1,4 @@
-//! Restore in the app (design §9.15): on a register that replaces a broken one, Settings →
+//! Restore in the app (record 0048): on a register that replaces a broken one, Settings →
 //! Back office pulls the predecessor's history from the back office into this ledger's
 //! read-only `restored_history` (`paydesk_sync::restore`, as `paydesk-cli sync restore`),
 //! and lists its payments. The command enforces the Settings permission; the restore runs
@@ -50,7 +50,7 @@ pub struct SourceView {
     pub replaced_ms: Option<i64>,
 }
 
-/// One payment of a predecessor, ready to show (money formatted in Rust, §13.3).
+/// One payment of a predecessor, ready to show (money formatted in Rust, record 0070).
 #[derive(Debug, Clone, Serialize)]
 pub struct PaymentView {
     pub seq: u64,
@@ -177,7 +177,7 @@ impl BackOfficeState {
     }
 }
 
-/// Restores a replaced register's history onto this one (design §9.15). Owner only (the
+/// Restores a replaced register's history onto this one (record 0048). Owner only (the
 /// Settings permission), approved like any setting; the rule is here, not in the UI.
 #[tauri::command]
 pub async fn restore_backoffice(

@@ -1,4 +1,4 @@
-//! The language commands (design §13.3): the UI's messages in the active language, and
+//! The language commands (record 0070): the UI's messages in the active language, and
 //! switching it (saved with the settings).
 
 use paydesk_domain::Locale;

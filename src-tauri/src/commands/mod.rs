@@ -52,7 +52,7 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
     crate::store::cart::view_of(&state, &cart)
 }
 
-/// The cart an item scanned now goes into (design §8.11).
+/// The cart an item scanned now goes into (record 0035).
 ///
 /// A sale that is paid or canceled is over: scanning the next customer's first item
 /// says "next customer" as plainly as the New sale button, so the next sale begins
@@ -60,7 +60,7 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
 /// while a charge runs: its outcome belongs to the sale on screen.
 ///
 /// The first item of a sale needs a shift where shifts are required: asked for now,
-/// not after the cashier has rung up the sale and typed the cash (design §12.10).
+/// not after the cashier has rung up the sale and typed the cash (record 0069).
 pub(crate) fn cart_for_next_item(state: &AppState) -> AppResult<paydesk_ledger::CartId> {
     use paydesk_ledger::SaleState;
     let id = state.cart_id();
@@ -153,7 +153,7 @@ pub async fn charge(state: State<'_, AppState>, payment_method: String, approval
         return outcome_of(&state, &r);
     }
     let cart = state.cart_id();
-    // The first tender: the discounts on the bases the customer pays on (design §12.9).
+    // The first tender: the discounts on the bases the customer pays on (record 0068).
     crate::sale::discount::check_first_tender(&state, cart, approval.as_ref())?;
     let res = state.engine().charge_cart(cart, CheckoutOptions::card(pm)).await;
     // Even on an error the cart's checkout (if one is open) is the one on screen.

@@ -58,7 +58,7 @@ error_codes! {
     Alarm => "alarm",
     Ledger => "ledger",
     OutcomeUnknown => "outcome_unknown",
-    // the back office, and restore from a replaced register (design §9.15)
+    // the back office, and restore from a replaced register (record 0048)
     BackofficeUnreachable => "backoffice_unreachable",
     BackofficeRefused => "backoffice_refused",
     AlreadyPaired => "already_paired",

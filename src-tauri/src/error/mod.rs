@@ -1,6 +1,6 @@
 //! Typed errors of the app's commands, serialized to the UI as `{code, message}`.
 //! `code` is stable and never translated (the UI and tests match on it); `message` is
-//! what a cashier reads, in the screen's language (design §13.3).
+//! what a cashier reads, in the screen's language (record 0070).
 
 use paydesk_register::{Attempted, EngineError};
 use serde::ser::SerializeStruct;
@@ -25,12 +25,12 @@ pub enum AppError {
     CartEmpty,
     NoCheckout,
     /// A tender press acted on a view of the sale that is out of date (a second press
-    /// of the same button, or another window): nothing was taken (design §8.11).
+    /// of the same button, or another window): nothing was taken (record 0035).
     SaleChanged { seen: u32, now: u32 },
     /// Another tender (or Charge, or a cancel) of this register is still running.
     TenderInFlight,
     /// The sale's tax is fixed (its first tender was taken, or a payment is open):
-    /// dining and discounts cannot change (design §11.12).
+    /// dining and discounts cannot change (record 0060).
     TaxLocked,
     InvalidDiscount(String),
     PrinterNotSet,
@@ -45,20 +45,20 @@ pub enum AppError {
     Rejected { code: ErrorCode, message: String, problems: Vec<Problem> },
     /// An error from the register engine, already put in a cashier's words.
     Engine { code: ErrorCode, message: String },
-    /// The back office did not answer (design §9.12).
+    /// The back office did not answer (record 0045).
     BackOfficeUnreachable(String),
     /// The back office answered no (a spent or unknown pairing code, a revoked register).
     BackOfficeRefused(String),
     /// This register is already paired; the text says with which store.
     AlreadyPaired(String),
-    /// Restore needs a paired register (design §9.15).
+    /// Restore needs a paired register (record 0048).
     NotPaired,
-    /// The back office refused a restore, by its refusal's code (design §9.15).
+    /// The back office refused a restore, by its refusal's code (record 0048).
     Restore(RestoreRefusal),
-    /// The store has staff and nobody is signed in (design §12.9).
+    /// The store has staff and nobody is signed in (record 0068).
     NotSignedIn,
     /// Nobody used the register for `seconds` (settings `idle_lock_s`): whoever was
-    /// signed in has just been signed out (design §12.9).
+    /// signed in has just been signed out (record 0068).
     IdleLocked { seconds: u32 },
     /// The person signed in may not do this alone: ask someone holding `min_role`.
     ApprovalRequired { action: Action, min_role: Role },
@@ -71,10 +71,10 @@ pub enum AppError {
     /// The first owner is created once: this store already has staff.
     OwnerExists,
     /// Something the back office publishes: it is changed there and reaches this
-    /// register with the next sync (design §9.16, §9.17).
+    /// register with the next sync (record 0049, 0050).
     ManagedByBackOffice(Managed),
     Internal(String),
-    /// Money moves only inside an open shift on a register with staff (design §12.7).
+    /// Money moves only inside an open shift on a register with staff (record 0066).
     NoOpenShift,
     ShiftAlreadyOpen,
     /// A shift does not close while a customer is half-way through paying.
@@ -128,7 +128,7 @@ pub fn role_words(r: Role) -> String {
     })
 }
 
-/// Why a restore from a replaced register was refused (design §9.15), each from the
+/// Why a restore from a replaced register was refused (record 0048), each from the
 /// back office's own code (or the register's own check), never from its words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RestoreRefusal {
@@ -142,7 +142,7 @@ pub enum RestoreRefusal {
     Itself,
 }
 
-/// What the back office publishes and the register only shows (design §9.16, §9.17).
+/// What the back office publishes and the register only shows (record 0049, 0050).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Managed {
     /// A catalog item, by SKU.
@@ -345,7 +345,7 @@ impl From<paydesk_ledger::Error> for AppError {
     }
 }
 
-/// The ledger's staff and shift refusals (design §12.7, §12.9) as the app's own codes,
+/// The ledger's staff and shift refusals (record 0066, 0068) as the app's own codes,
 /// whichever command ran into them: they may also arrive wrapped in an engine error,
 /// when a tender or refund was refused by the ledger. One mapping per ledger error.
 fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {

@@ -1,4 +1,4 @@
-//! The ledger's shift refusals (design §12.10) in the screen's words, kept with the
+//! The ledger's shift refusals (record 0069) in the screen's words, kept with the
 //! errors: any command may meet one (a tender refused by the ledger too), and the error
 //! conversion puts it in words without reaching up into the Shift tab's commands.
 
@@ -14,7 +14,7 @@ use crate::i18n::{active, id, t, tr};
 use crate::money;
 
 /// The ledger's refusal of a drawer count, a paid in / out or a shift's first open in
-/// the screen's language (design §12.10), one message per rule and decided by the
+/// the screen's language (record 0069), one message per rule and decided by the
 /// variant, never by the ledger's English: a count's as `invalid_count` and a paid in /
 /// out's as `invalid_paid_in_out` (the codes the Shift tab knows), the store's missing
 /// setup as `invalid_input`. Amounts are shown in the shift's currency.
@@ -61,7 +61,7 @@ pub fn refusal(r: &ShiftRefusal) -> AppError {
         R::TooManyPaidInOut => {
             AppError::InvalidPaidInOut(tr!(l, "shift-refusal-too-many", max = MAX_PAID_IN_OUT_PER_SHIFT.to_string()))
         }
-        // Not what the drawer should hold: that figure is the blind close's (§12.10), and
+        // Not what the drawer should hold: that figure is the blind close's (record 0069), and
         // the X report, which shows it, is audited; a refused paid out is not.
         R::PaidOutAboveDrawer { currency, amount_minor, .. } => {
             AppError::InvalidPaidInOut(tr!(l, "shift-refusal-above-drawer", amount = shown(amount_minor, currency)))

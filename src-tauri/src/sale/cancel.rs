@@ -1,4 +1,4 @@
-//! Cancel a sale that is not paid in full (design §8.5): every settled card refunded
+//! Cancel a sale that is not paid in full (record 0031): every settled card refunded
 //! once with its own key (an authorization voided), the cash to hand back recorded.
 
 use paydesk_domain::RefundState;
@@ -50,7 +50,7 @@ pub(crate) fn refund_words(s: RefundState) -> (&'static str, &'static str) {
 #[tauri::command]
 pub async fn cancel_sale(state: State<'_, AppState>, reason: String, approval: Option<Approval>) -> AppResult<CancelResult> {
     let reason = required_reason(&reason)?;
-    // Money already taken goes back: a manager's call (design §12.2). Nothing taken yet:
+    // Money already taken goes back: a manager's call (record 0062). Nothing taken yet:
     // anyone who sells may cancel.
     let cart = state.cart_id();
     let settled = state.engine().carts().sale(cart)?.totals.settled_minor > 0;

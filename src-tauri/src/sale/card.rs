@@ -1,5 +1,5 @@
 //! A card tender: part or all of what the sale still needs, its own checkout key,
-//! driven like any checkout (design §8.3). A decline keeps the earlier tenders.
+//! driven like any checkout (record 0028). A decline keeps the earlier tenders.
 
 use paydesk_ledger::CheckoutOptions;
 use paydesk_register::CheckoutOutcome;

@@ -1,5 +1,5 @@
 //! Cash: the amount handed over as typed, the change, one ledger transaction
-//! (design §8.4). No network, so it answers at once.
+//! (record 0030). No network, so it answers at once.
 
 use serde::Serialize;
 use paydesk_access::Action;

@@ -1,4 +1,4 @@
-//! Reading, no guard: the sale on screen, and End of day's tender figures (design §8.7).
+//! Reading, no guard: the sale on screen, and End of day's tender figures (record 0033).
 
 use tauri::State;
 
@@ -17,7 +17,7 @@ pub fn get_sale(state: State<'_, AppState>) -> AppResult<SaleScreen> {
 /// Totals per tender kind, the cash the drawer should hold, sales still owing, for
 /// tenders since `since` (ms since the epoch) or, without it, since the start of the store's
 /// day in its own time zone. While a shift is open the ledger leaves the drawer out: the
-/// close is blind (design §12.10), and only the X report, which is audited, shows what the
+/// close is blind (record 0069), and only the X report, which is audited, shows what the
 /// drawer should hold.
 #[tauri::command]
 pub fn get_tender_day(state: State<'_, AppState>, since: Option<i64>) -> AppResult<TenderDayView> {

@@ -1,4 +1,4 @@
-//! The cashier's discount limit over the sale as it stands (design §12.9). A discount is
+//! The cashier's discount limit over the sale as it stands (record 0068). A discount is
 //! checked when it is given (`store/cart.rs`), again whenever its base changes — a
 //! quantity changed, a line removed (`set_quantity`, here) — and again when the first
 //! tender is taken (`pay_cash`, `pay_card`, `charge`), on the bases the customer pays on.

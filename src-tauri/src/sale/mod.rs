@@ -1,4 +1,4 @@
-//! The tender panel's commands (design §8.11): a sale paid by cash and card tenders,
+//! The tender panel's commands (record 0035): a sale paid by cash and card tenders,
 //! canceled with its refunds, and End of day's tender figures. One file per operation;
 //! this file holds what they share: input limits, and the guard every tender passes.
 //!

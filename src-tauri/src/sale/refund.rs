@@ -1,4 +1,4 @@
-//! Refund of a paid sale from the Receipts list (design §8.6): any sale, cash, card or
+//! Refund of a paid sale from the Receipts list (record 0032): any sale, cash, card or
 //! split. The ledger allocates the amount to the sale's tenders — card amounts back to
 //! their own card (each refund with its own key, committed before the network), the rest
 //! in cash out of the open shift's drawer — and the engine drives each card refund. The
@@ -31,7 +31,7 @@ pub struct SaleRefundResult {
 }
 
 /// Refunds `amount` (typed in the store currency; everything still refundable when
-/// empty) of paid sale `cart`, for `reason`. A manager's call, as any refund (design §12.2).
+/// empty) of paid sale `cart`, for `reason`. A manager's call, as any refund (record 0062).
 #[tauri::command]
 pub async fn refund_sale(
     state: State<'_, AppState>,

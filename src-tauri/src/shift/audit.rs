@@ -1,4 +1,4 @@
-//! The Audit view: the chain checked (design §12.4) — intact, or each broken row named with
+//! The Audit view: the chain checked (record 0064) — intact, or each broken row named with
 //! what is wrong — and the latest rows (when, who, approver, action, subject).
 
 use paydesk_access::Break;
@@ -34,7 +34,7 @@ pub struct VerifyView {
     pub message: String,
     /// What "intact" means, in plain words: what was checked, and what it cannot prove.
     pub meaning: String,
-    /// The head the back office last confirmed (design §9.20), when it did.
+    /// The head the back office last confirmed (record 0053), when it did.
     pub confirmed: Option<ConfirmedView>,
     /// "confirmed", "never" (paired, not confirmed yet) or "no_back_office".
     pub confirmation: &'static str,
@@ -77,8 +77,8 @@ fn break_view(b: &Break) -> BreakView {
     BreakView { seq, kind, message }
 }
 
-/// Checks the whole chain, every head a Z report recorded (design §12.7) and the head the
-/// back office last confirmed (design §9.20).
+/// Checks the whole chain, every head a Z report recorded (record 0066) and the head the
+/// back office last confirmed (record 0053).
 #[tauri::command]
 pub fn audit_verify(state: State<'_, AppState>, bo: State<'_, crate::backoffice::BackOfficeState>) -> AppResult<VerifyView> {
     let (verdict, head, confirmed) = state.engine().audit().verify_with_head()?;

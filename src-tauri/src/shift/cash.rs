@@ -1,5 +1,5 @@
 //! Paid in / paid out: cash put into or taken out of the drawer outside a sale, with the
-//! person's reason. A manager's action (design §12.2): a cashier's needs an approval.
+//! person's reason. A manager's action (record 0062): a cashier's needs an approval.
 
 use paydesk_access::Action;
 use paydesk_ledger::ledger::shift::{checked_reason, MAX_PAID_IN_OUT_MINOR};

@@ -1,5 +1,5 @@
-//! Shifts and the audit log in the app (design §12.10): the Shift tab's commands over the
-//! ledger's shifts (§12.7) and the Audit view over its chain (§12.4).
+//! Shifts and the audit log in the app (record 0069): the Shift tab's commands over the
+//! ledger's shifts (record 0066) and the Audit view over its chain (record 0064).
 //!
 //! | file        | commands                                                            |
 //! |-------------|---------------------------------------------------------------------|
@@ -49,7 +49,7 @@ pub fn count_of(lines: &[CountInput]) -> AppResult<Vec<DenominationCount>> {
 }
 
 /// Who acts: the person signed in, with the approver the staff gate checked (one approval
-/// path for every command, design §12.9). A shift step is always someone's: on a register
+/// path for every command, record 0068). A shift step is always someone's: on a register
 /// without staff there is nobody to act. The ledger checks the role table again inside
 /// the action's own transaction and writes both names in its audit row.
 pub fn actor(state: &AppState, action: Action, approval: Option<&Approval>) -> AppResult<Actor> {

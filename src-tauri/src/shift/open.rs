@@ -57,7 +57,7 @@ pub fn shift_status(state: State<'_, AppState>) -> AppResult<ShiftStatus> {
 }
 
 /// Opens a shift on `float`, counted by denomination in the store's currency, by the
-/// person signed in (a cashier may: design §12.2).
+/// person signed in (a cashier may: record 0062).
 #[tauri::command]
 pub fn shift_open(state: State<'_, AppState>, float: Vec<CountInput>, approval: Option<Approval>) -> AppResult<ShiftStatus> {
     let float = count_of(&float)?;

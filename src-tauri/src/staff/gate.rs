@@ -1,5 +1,5 @@
 //! What the role check answers ([`Granted`]) and the cashier's discount limit (design
-//! §12.2, §12.9). The check itself is the operation gate's (`ops.rs`): every command
+//! record 0062, 0068). The check itself is the operation gate's (`ops.rs`): every command
 //! that sells, refunds, overrides, discounts above the cashier limit, edits settings or
 //! the catalog goes through it before it acts; the screen only hides buttons.
 

@@ -1,4 +1,4 @@
-//! The one check in front of every command (design §12.9): once the store has staff,
+//! The one check in front of every command (record 0068): once the store has staff,
 //! nothing but the sign-in screen's own commands runs without someone signed in, and
 //! the idle lock (`idle_lock_s`) holds in Rust, not only in the page: the first command
 //! after the idle time signs the person out and answers `locked`.

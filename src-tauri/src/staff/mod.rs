@@ -1,4 +1,4 @@
-//! Staff at the register (design §12.9): who is signed in, the sign-in screen's commands
+//! Staff at the register (record 0068): who is signed in, the sign-in screen's commands
 //! and the check in front of every command (the role check itself is `ops.rs`).
 //!
 //! | file         | what it holds                                                         |

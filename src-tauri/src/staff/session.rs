@@ -1,4 +1,4 @@
-//! The sign-in screen's commands (design §12.9): the staff tiles, sign in with a PIN,
+//! The sign-in screen's commands (record 0068): the staff tiles, sign in with a PIN,
 //! lock (sign out), who is signed in, a PIN change, and the store's first owner.
 
 use paydesk_access::pin::Pin;
@@ -47,7 +47,7 @@ pub fn staff_list(state: State<'_, AppState>) -> AppResult<Vec<StaffView>> {
     Ok(all.iter().filter(|s| s.active).map(|s| StaffView::of(s, now)).collect())
 }
 
-/// An unknown name and a wrong PIN get the same answer (the ledger's, design §12.3).
+/// An unknown name and a wrong PIN get the same answer (the ledger's, record 0063).
 #[tauri::command]
 pub fn sign_in(state: State<'_, AppState>, idle: State<'_, Idle>, name: String, pin: String) -> AppResult<StaffView> {
     let name = check_name(&name)?.to_string();
@@ -65,7 +65,7 @@ pub fn sign_out(state: State<'_, AppState>) -> AppResult<()> {
     Ok(())
 }
 
-/// The signed-in person's own PIN (design §12.9, "Change my PIN"): the current one
+/// The signed-in person's own PIN (record 0068, "Change my PIN"): the current one
 /// checked under the lockout (a wrong one costs a try, as at sign-in), the new one typed
 /// twice. They stay signed in; the new PIN is the one for the next sign-in and approvals.
 #[tauri::command]

@@ -17,7 +17,7 @@ use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use super::LEDGER_FILE;
 use crate::settings::{Settings, EMBEDDED_KEY};
 
-/// The mock PSP that ships inside the app (design §2: its embedded default).
+/// The mock PSP that ships inside the app (record 0001: its embedded default).
 pub struct EmbeddedPsp {
     pub server: RunningServer,
     pub url: String,

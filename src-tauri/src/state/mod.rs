@@ -51,13 +51,13 @@ pub struct AppState {
     pub engines: Engines,
     /// The settings as saved (may be ahead of `live` while a change waits).
     pub settings: Mutex<Settings>,
-    /// Where the PSP key is kept: the OS keychain, or the 0600 file (design §12.6).
+    /// Where the PSP key is kept: the OS keychain, or the 0600 file (record 0065).
     pub secrets: SecretStore,
     /// Whether the PSP answers, and whether saved settings wait (the status bar).
     pub connectivity: Connectivity,
     /// The sale on screen: its cart, its checkout, the charge lock, approved discounts.
     pub screen: screen::Screen,
-    /// Wrong-PIN locks kept on a monotonic clock too (staff/locks.rs, design §12.3).
+    /// Wrong-PIN locks kept on a monotonic clock too (staff/locks.rs, record 0063).
     pub pin_locks: crate::pin_locks::Locks,
 }
 
@@ -78,7 +78,7 @@ pub struct StatusView {
     pub settings_waiting: Option<String>,
 }
 
-/// The ledger's file in the data dir (design §10.2: what a backup must include).
+/// The ledger's file in the data dir (record 0054: what a backup must include).
 pub const LEDGER_FILE: &str = "ledger.db";
 
 /// Whether a sale the register had on screen when it stopped is shown again at start:
@@ -98,7 +98,7 @@ impl AppState {
     /// external one is configured) and builds the engine. Needs a Tokio runtime.
     pub async fn start(data_dir: PathBuf, opts: &Options) -> Result<AppState, Box<dyn std::error::Error>> {
         std::fs::create_dir_all(&data_dir)?;
-        // The ledger, the PSP key file, the pairing token: this user's alone (design §10.2).
+        // The ledger, the PSP key file, the pairing token: this user's alone (record 0054).
         std::fs::set_permissions(&data_dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .map_err(|e| format!("the data folder {} cannot be made private to this user: {e}", data_dir.display()))?;
         let secrets = SecretStore::open(&data_dir);
@@ -112,22 +112,22 @@ impl AppState {
             _ => settings.clone(),
         };
         let mut ledger = Ledger::open(data_dir.join(LEDGER_FILE))?;
-        // A new data folder gets a demo store (design §11.16); a store with any item,
+        // A new data folder gets a demo store (record 0061); a store with any item,
         // even an older one, is never reseeded.
         if ledger.catalog()?.is_empty() {
             ledger.seed_demo_store(opts.demo_locale(), None, now_ms())?;
-            // Its staff in the same start-up step (design §12.9); a store made another
+            // Its staff in the same start-up step (record 0068); a store made another
             // way (the CLI, an older version) gets the first-start screen instead.
             ledger.seed_demo_staff(opts.demo_locale(), now_ms())?;
         }
         // A fresh start shows the sign-in screen: a register stopped or killed with
-        // someone signed in must not let the next person act as them (design §12.9).
+        // someone signed in must not let the next person act as them (record 0068).
         ledger.sign_out(now_ms())?;
         let store = ledger.store_settings()?;
         let (currency, lang) = (store.currency, store.locale.code());
         crate::i18n::set_active(crate::i18n::initial(&settings.language, Some(store.locale), |k| std::env::var(k).ok()));
         // A sale part-paid when the register stopped (cash in the drawer, the customer at
-        // the counter) comes back on screen, to be paid or canceled (design §8.11).
+        // the counter) comes back on screen, to be paid or canceled (record 0035).
         let cart = match ledger.newest_cart()? {
             Some(c) if resumes_on_screen(ledger.sale(c)?.state) => c,
             Some(_) | None => ledger.create_cart(currency, now_ms())?,
@@ -303,7 +303,7 @@ impl AppState {
         }
         let cached = lock(&self.barcodes).get(code).cloned();
         if let Some(sku) = cached {
-            // Checked against the ledger on every hit: the back office's sync (§9.16) and
+            // Checked against the ledger on every hit: the back office's sync (record 0049) and
             // the CLI change the catalog without telling this table, and a barcode that
             // moved to another SKU must never ring up the old one.
             let item = engine.catalog().item(&sku)?;

@@ -1,7 +1,7 @@
 //! What the screen holds for the sale on it that the engine does not: which cart and
 //! which checkout are shown, the lock that keeps one Charge or tender running at a time,
 //! and the discounts a manager approved for it (checked again at its first tender,
-//! design §12.9).
+//! record 0068).
 
 use std::sync::Mutex;
 

@@ -1,4 +1,4 @@
-//! The cart on screen with its tax (design §11.16): each line's price and discount, the
+//! The cart on screen with its tax (record 0061): each line's price and discount, the
 //! ※ mark of reduced-rate lines, per-rate taxable totals and tax, subtotal, sale
 //! discount and total, all as the ledger computed them (paydesk-tax); and the
 //! commands that change a sale's dining and discounts while it is still open.
@@ -36,7 +36,7 @@ fn editable(state: &AppState) -> AppResult<()> {
     Ok(())
 }
 
-/// A discount above the cashier's limit is a manager's (design §12.9); removing one,
+/// A discount above the cashier's limit is a manager's (record 0068); removing one,
 /// or one within the limit, is part of selling.
 fn discount_allowed(
     state: &AppState,

@@ -1,4 +1,4 @@
-//! The catalog screen (design §11.16): every item (active or not) with its fields, one
+//! The catalog screen (record 0061): every item (active or not) with its fields, one
 //! item edited or added with a problem per field (the ledger's `check_item`), CSV import
 //! that lists EVERY bad line and field and imports nothing from a bad file, and CSV
 //! export saved in the data folder.
@@ -37,7 +37,7 @@ pub struct CatalogRow {
     pub price_plain: String,
     pub tax_class: &'static str,
     pub active: bool,
-    /// The back office publishes this item: the screen shows it read-only (§9.16).
+    /// The back office publishes this item: the screen shows it read-only (record 0049).
     pub published: bool,
 }
 

@@ -1,4 +1,4 @@
-//! The store in the app (design §11.16): the cart with its tax, dining and discounts
+//! The store in the app (record 0061): the cart with its tax, dining and discounts
 //! (`cart.rs`), receipts on screen and on paper (`receipt.rs`, `print.rs`), every paid
 //! sale's receipt within reach (`sales.rs`), a receipt as a printable page (`page.rs`), the catalog
 //! screen (`catalog.rs`) and the store's settings (`settings.rs`). This file holds what

@@ -1,4 +1,4 @@
-//! A receipt as a printable page (design §11.18): paydesk-receipt's `render_html` shown in
+//! A receipt as a printable page (record 0057): paydesk-receipt's `render_html` shown in
 //! a window of its own, for an office printer through the system's print dialog.
 //!
 //! The page is served by the app's `receipt:` scheme, not written to a file and handed to

@@ -1,8 +1,8 @@
-//! Printing a paid sale's receipt (design §11.16, §11.8): ESC/POS over TCP 9100 (or a
+//! Printing a paid sale's receipt (record 0061, 0058): ESC/POS over TCP 9100 (or a
 //! device file) to the printer named in `<data dir>/printer.json`. Printing runs after
 //! the sale is committed and only records its outcome (`receipt_prints`): a printer that
 //! is off gives the cashier `printer_unreachable` and the sale stays paid. The ledger's
-//! rule (design §11.8): a receipt is the original — unmarked, opening a cash sale's
+//! rule (record 0058): a receipt is the original — unmarked, opening a cash sale's
 //! drawer — until a copy may have come out; a retry after a printer that was off is
 //! still the original, a retry after one that stopped part-way and every later print are
 //! marked REPRINT / 再発行 and never open the drawer.
@@ -83,7 +83,7 @@ pub fn save_printer(
 ) -> AppResult<PrinterConfig> {
     let target = validate_printer(&printer)?;
     // Another port than a printer's is more likely a typo or another machine's service
-    // (design §11.16): the screen asks, and sends `confirm_port` once the owner says yes.
+    // (record 0061): the screen asks, and sends `confirm_port` once the owner says yes.
     if let Some(port) = target.as_ref().and_then(|t| t.unusual_port()) {
         if confirm_port != Some(true) {
             return Err(AppError::PrinterPortUnconfirmed { port });
@@ -122,7 +122,7 @@ pub struct PrintResult {
 }
 
 /// Prints the receipt of paid sale `cart`: the original until a copy may have come out,
-/// then a reprint (the ledger's rule, design §11.8).
+/// then a reprint (the ledger's rule, record 0058).
 #[tauri::command]
 pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<PrintResult> {
     let cart = validate_cart(cart)?;
@@ -143,7 +143,7 @@ pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<P
     let (outcome, error) = match &sent {
         Ok(()) => (PrintOutcome::Printed, None),
         // A printer that was off printed nothing: the next try is still the original
-        // (design §11.8); one that stopped part-way may have, so the next is a reprint.
+        // (record 0058); one that stopped part-way may have, so the next is a reprint.
         Err(e) => (PrintOutcome::Failed { may_have_printed: e.may_have_printed() }, Some(e.to_string())),
     };
     let shown = target.to_string();

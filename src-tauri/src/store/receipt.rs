@@ -1,4 +1,4 @@
-//! A paid sale's receipt on screen (design §11.16): the ledger's receipt data, built by
+//! A paid sale's receipt on screen (record 0061): the ledger's receipt data, built by
 //! paydesk-receipt's pure function, sent as the document and its 80 mm text lines. The
 //! UI draws them with text nodes only (never HTML), so a name in the catalog cannot
 //! become markup.
@@ -82,7 +82,7 @@ mod tests {
 #[tauri::command]
 pub fn get_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<ReceiptView> {
     let cart = validate_cart(cart)?;
-    // The next print's mark is the ledger's rule (design §11.8): an attempt that reached
+    // The next print's mark is the ledger's rule (record 0058): an attempt that reached
     // no printer leaves the next one the original.
     let s = state.engine().receipts().source(cart).map_err(receipt_error)?;
     let (reprint, prints) = (s.next_print_reprint, s.prints);

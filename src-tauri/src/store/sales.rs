@@ -1,4 +1,4 @@
-//! Every paid sale's receipt within reach (design §11.17): the Payments screen lists
+//! Every paid sale's receipt within reach (record 0058): the Payments screen lists
 //! paid sales newest first, a page at a time, whatever paid them (cash only, card,
 //! split), so any past receipt can be shown and reprinted, not only a card payment's.
 //! Each row is read from the same receipt document the screen and the printer use.

@@ -1,4 +1,4 @@
-//! The store's settings screen (design §11.16): name, address, phone, tax-inclusive or
+//! The store's settings screen (record 0061): name, address, phone, tax-inclusive or
 //! exclusive prices, the qualified-invoice registration number, tax rounding, receipt
 //! header and footer, and the receipt printer. Currency and locale are shown, not
 //! edited here: they come with the store (its demo seed or `paydesk-cli store set`), and
@@ -32,7 +32,7 @@ pub struct StoreView {
     /// The IANA time zone receipts and the screens tell the time in.
     pub time_zone: String,
     pub printer: String,
-    /// The back office publishes the tax setup: its fields are read-only here (§9.16).
+    /// The back office publishes the tax setup: its fields are read-only here (record 0049).
     pub tax_published: bool,
 }
 

@@ -54,12 +54,12 @@ pub struct CartView {
     pub total: i64,
     pub total_display: String,
     /// True while a checkout is open or the cart is paid: it cannot change
-    /// (design §3.2).
+    /// (record 0004).
     pub locked: bool,
     /// eat_in | take_out
     pub dining: &'static str,
     /// The tax is fixed (first tender taken or a payment open): dining and discounts
-    /// are refused (design §11.12).
+    /// are refused (record 0060).
     pub tax_locked: bool,
     /// inclusive | exclusive
     pub price_mode: &'static str,

@@ -105,7 +105,7 @@ pub fn attempt_tone(kind: AttemptKind) -> Tone {
 }
 
 /// How one attempt ended, in the cashier's words and the screen's language: chosen by
-/// the attempt's kind, never by the engine's English text (design §13.3).
+/// the attempt's kind, never by the engine's English text (record 0070).
 pub fn attempt_words(kind: AttemptKind) -> String {
     use AttemptKind as K;
     t(match kind {

@@ -74,7 +74,7 @@ pub struct OutcomeView {
 
 /// Why a checkout did not end paid, in the screen's language: by its outcome and the
 /// typed error code (an attempt's kind, e.g. `psp_auth`), never by the engine's English
-/// text, which stays the detail (design §13.3).
+/// text, which stays the detail (record 0070).
 pub fn reason_words(r: &CheckoutReport) -> String {
     let by_code = r.error_code.as_deref().and_then(|c| AttemptKind::parse(c).ok()).map(|k| capitalize(&attempt_words(k)));
     match r.outcome {

@@ -1,4 +1,4 @@
-//! The tender panel's view of a sale (design §8.11) and the tender part of End of day.
+//! The tender panel's view of a sale (record 0035) and the tender part of End of day.
 //! Built from the engine's `SaleView`; amounts stay integer minor units, with
 //! `*_display` strings (what the cashier reads) and `*_plain` strings (what the cashier
 //! would type) formatted here.
@@ -120,7 +120,7 @@ fn tender_words(s: TenderState) -> (&'static str, Tone) {
     }
 }
 
-/// Notes a cashier is handed, in major units, by currency (design §8.11).
+/// Notes a cashier is handed, in major units, by currency (record 0035).
 fn notes(currency: &str) -> &'static [i64] {
     match currency.to_ascii_uppercase().as_str() {
         "JPY" => &[1000, 5000, 10000],
@@ -270,7 +270,7 @@ pub struct UnpaidRow {
 pub struct TenderDayView {
     pub by_kind: Vec<KindTotal>,
     /// What the drawer should hold; `None` while a shift is open: that figure is the
-    /// blind close's (design §12.10), shown only by the audited X report until the close.
+    /// blind close's (record 0069), shown only by the audited X report until the close.
     pub expected_drawer: Option<Vec<Amount>>,
     pub unpaid_balances: Vec<UnpaidRow>,
     /// Unpaid balances beyond the listed ones (the tile counts them too).

@@ -18,7 +18,7 @@ pub fn app_with(dir: &std::path::Path, opts: paydesk_app::Options) -> (App, Wind
 }
 
 /// The app over data folder `dir` with `opts` (its data dir and "none" faults set here)
-/// as it starts: nobody signed in (design §12.9).
+/// as it starts: nobody signed in (record 0068).
 pub fn app_signed_out(dir: &std::path::Path, opts: paydesk_app::Options) -> (App, Window) {
     let opts = paydesk_app::Options { data_dir: Some(dir.to_path_buf()), fault_profile: "none".into(), ..opts };
     let mut app = paydesk_app::app_builder(tauri::test::mock_builder(), opts)
@@ -33,7 +33,7 @@ pub fn app_signed_out(dir: &std::path::Path, opts: paydesk_app::Options) -> (App
 
 /// The demo owner signed in (through the command, as the sign-in screen does) and a
 /// shift open (through the ledger, as the shift screen does): what a test that sells
-/// needs once the store has staff (design §12.9). A store without staff is left alone.
+/// needs once the store has staff (record 0068). A store without staff is left alone.
 pub fn owner_with_shift(dir: &std::path::Path, w: &Window) {
     let staff = call(w, "staff_list", serde_json::json!({})).expect("staff_list");
     let Some(owner) = staff.as_array().unwrap().iter().find(|s| s["role"] == "owner") else { return };

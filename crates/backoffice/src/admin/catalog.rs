@@ -1,5 +1,5 @@
 //! The store's catalog and tax setup as the owner publishes them for the registers
-//! (design §9.16). Each changed item and each tax document takes the next number of the
+//! (record 0049). Each changed item and each tax document takes the next number of the
 //! store's one sequence (`stores.published_version`), taken under the store row's lock,
 //! so publishes of one store commit in version order and a register paging through the
 //! changes by version never steps over one still uncommitted.

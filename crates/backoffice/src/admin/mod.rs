@@ -1,5 +1,5 @@
-//! The owner's API (design §9.7): stores, pairing codes, settings, catalog and taxes
-//! (§9.16), staff (§9.17), the PSP account,
+//! The owner's API (record 0042): stores, pairing codes, settings, catalog and taxes
+//! (record 0049), staff (record 0050), the PSP account,
 //! reconciliation runs and resolutions. Authenticated by the owner's token, as a
 //! Bearer header (programs) or a dashboard session (`session.rs`).
 pub mod catalog;

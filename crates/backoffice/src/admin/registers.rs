@@ -1,4 +1,4 @@
-//! The owner replaces a register (design §9.15): a dead disk, a stolen machine. From the
+//! The owner replaces a register (record 0048): a dead disk, a stolen machine. From the
 //! moment this commits the register's token is refused (`register_replaced`), so its
 //! journal at the back office is final and a replacement of the same store can restore
 //! it. Replacing is idempotent: a second call answers the first one's time.
@@ -55,7 +55,7 @@ pub async fn replace(State(st): State<AppState>, headers: HeaderMap, Path((store
 }
 
 /// `GET …/registers/{register}/audit`: where the register's audit chain stands as the back
-/// office saw it (design §9.20): `intact`, `broken` with the first break, or
+/// office saw it (record 0053): `intact`, `broken` with the first break, or
 /// `not_reported`; the head confirmed and when; the last Z report's head.
 pub async fn audit(State(st): State<AppState>, headers: HeaderMap, Path((store, register)): Path<(String, String)>) -> ApiResult<Json<Value>> {
     require_owner(&st, &headers).await?;

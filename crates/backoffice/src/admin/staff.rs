@@ -1,7 +1,7 @@
-//! The store's staff as the owner publishes them for its registers (design §9.17): name,
+//! The store's staff as the owner publishes them for its registers (record 0050): name,
 //! role, active, and a PIN the back office hashes at once (Argon2id, the registers'
 //! own scheme) and never stores, returns or logs. Each changed member takes the next
-//! number of the store's sequence, like an item (§9.16).
+//! number of the store's sequence, like an item (record 0049).
 use super::catalog::take_versions;
 use super::{json_body, parse_store, require_owner};
 use crate::error::{ApiError, ApiResult};

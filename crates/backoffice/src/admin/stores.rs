@@ -1,5 +1,5 @@
 //! Stores, pairing codes, published settings and the PSP account of a store. The
-//! settings take their version from the store's one sequence (design §9.16).
+//! settings take their version from the store's one sequence (record 0049).
 use super::{json_body, parse_store, require_owner};
 use crate::auth::{new_pairing_code, pairing_code_hash};
 use crate::error::{ApiError, ApiResult};
@@ -82,7 +82,7 @@ pub async fn put_settings(State(st): State<AppState>, headers: HeaderMap, Path(s
     req.settings.validate()?;
     let mut client = st.pool.get().await?;
     let tx = client.transaction().await?;
-    // The store's sequence first: its row lock orders publishes (design §9.16).
+    // The store's sequence first: its row lock orders publishes (record 0049).
     let version = super::catalog::take_versions(&tx, store, 1).await?;
     let current: i64 = tx.query_opt("SELECT version FROM store_settings WHERE store_id = $1", &[&store]).await?.map_or(0, |r| r.get(0));
     if current as u64 != req.expected_version {
@@ -113,7 +113,7 @@ pub async fn put_psp(State(st): State<AppState>, headers: HeaderMap, Path(store)
     require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let req: PutPsp = json_body(&body)?;
-    // The register's own rule, parsed as the HTTP client reads it (design §9.2).
+    // The register's own rule, parsed as the HTTP client reads it (record 0038).
     let base = check_base_url("api_base", &req.api_base, MAX_PSP_URL_LEN).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     if req.secret_key.is_empty() || req.secret_key.len() > 200 || !req.secret_key.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(ApiError::BadRequest("secret_key must be 1 to 200 printable ASCII characters".into()));

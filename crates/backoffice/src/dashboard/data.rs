@@ -16,7 +16,7 @@ const LIST_LIMIT: i64 = 200;
 /// A sum of BIGINTs (PostgreSQL sums them as numeric) brought back to BIGINT without an
 /// overflow error: saturated at the BIGINT range. No single amount exceeds 10^12, so
 /// only a hostile or broken register's data can reach the bound, and then the page
-/// still loads (design §9.8).
+/// still loads (record 0043).
 fn sat(sum: &str) -> String {
     format!("LEAST(GREATEST({sum}, -9223372036854775808), 9223372036854775807)::int8")
 }
@@ -149,7 +149,7 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
          FROM registers r ORDER BY r.name LIMIT $1",
     )
     .await?;
-    // Each register's audit chain as it reported it (design §9.20).
+    // Each register's audit chain as it reported it (record 0053).
     let audit = crate::sync::audit_head::all(&client, LIST_LIMIT).await?;
     Ok(Json(json!({
         "currencies": currencies, "stores": stores, "sales_by_store": sales_by_store,

@@ -1,4 +1,4 @@
-//! The matching itself, with no I/O (design §9.7). The PSP side is held in a compact form
+//! The matching itself, with no I/O (record 0042). The PSP side is held in a compact form
 //! (what matching needs of each charged intent and each refund, ~100 bytes per charge),
 //! sorted by key; the register side is never held: each record, in any order, is looked up
 //! in it as it streams from PostgreSQL, and marks the PSP objects it found. What stays
@@ -180,7 +180,7 @@ impl Refunds {
 }
 
 /// Matching of one run: built from the PSP side, fed every register record once, then
-/// finished. The exceptions are those of design §9.7's table; `matched` counts each
+/// finished. The exceptions are those of record 0042's table; `matched` counts each
 /// charge and each refund that agreed.
 pub struct Matcher {
     charges: Charges,
@@ -279,7 +279,7 @@ impl Matcher {
 
 #[cfg(all(test, target_pointer_width = "64"))]
 mod size {
-    /// The arithmetic of design §9.7 counts on it: every 8 bytes more here is 8 MB more
+    /// The arithmetic of record 0042 counts on it: every 8 bytes more here is 8 MB more
     /// at the 1,000,000 charges a run may hold.
     #[test]
     fn a_charge_is_32_bytes_plus_its_text() {

@@ -1,4 +1,4 @@
-//! Reconciliation (design §9.7): the store's PSP account read in full (paged, bounded)
+//! Reconciliation (record 0042): the store's PSP account read in full (paged, bounded)
 //! and matched against what its registers reported, by `metadata[checkout_key]` and
 //! `metadata[refund_key]`. What does not match becomes an exception that a person
 //! resolves with a reason. Memory is bounded by the PSP side in compact form; the

@@ -1,5 +1,5 @@
 //! One reconciliation run of one store: read the PSP side into its compact form, stream
-//! the register side through the matcher, record what differs (design §9.7).
+//! the register side through the matcher, record what differs (record 0042).
 use super::matching::{Charges, Matcher, Refunds};
 pub use super::matching::{Found, RegPayment, RegRefund};
 use super::psp::PspAccount;

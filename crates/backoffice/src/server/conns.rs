@@ -1,4 +1,4 @@
-//! The open connections and their deadlines (design §9.3): how long a client may take to
+//! The open connections and their deadlines (record 0039): how long a client may take to
 //! send its request's head and body, how long a kept-alive connection may sit idle, and
 //! how many connections are open at once. The mock PSP's rules (`crates/mock-psp/src/conns.rs`):
 //! a client that opens connections and never finishes a request (slowloris) holds each

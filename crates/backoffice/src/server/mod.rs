@@ -1,4 +1,4 @@
-//! The HTTP server under the router (design §9.3): hyper, one task per connection, within
+//! The HTTP server under the router (record 0039): hyper, one task per connection, within
 //! the limits of [`conns`]. A request's body is read here, against its deadline and the
 //! size limit, before it is handed to the router; only then does it take one of the
 //! `max_in_flight` permits. So clients that never finish a request (slowloris) hold a

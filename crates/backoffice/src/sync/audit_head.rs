@@ -1,4 +1,4 @@
-//! Each register's audit chain as it reports it with its batches (design §9.20).
+//! Each register's audit chain as it reports it with its batches (record 0053).
 //!
 //! A register's chain lives in its own file, where an insider can delete the tail or
 //! rewrite a row and recompute every later hash; the chain left behind verifies. What it

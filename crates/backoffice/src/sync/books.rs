@@ -1,5 +1,5 @@
 //! Tender and shift facts into the `tenders`, `shifts` and `drawer_moves` tables
-//! (design §9.14), in seq order within the batch's transaction. One statement per fact:
+//! (record 0047), in seq order within the batch's transaction. One statement per fact:
 //! a sale has a tender or two and a shift a handful of rows, against a payment's three
 //! or four facts that `project.rs` writes set-based.
 //!

@@ -1,5 +1,5 @@
 //! `GET /v1/sync/changes?since=N&kinds=settings,item,tax,staff`: what a register must
-//! apply to catch up with its store (design §9.5, §9.16, §9.17). Every change carries its own number of
+//! apply to catch up with its store (record 0049, 0050). Every change carries its own number of
 //! the store's sequence; the answer lists those after `since` in order, at most one page
 //! of items, and says where it ends. The register applies them idempotently and keeps
 //! its last copy while the back office is away.
@@ -28,7 +28,7 @@ pub async fn changes(State(st): State<AppState>, headers: HeaderMap, Query(q): Q
         None => 0,
         Some(s) => s.parse().map_err(|_| ApiError::BadRequest(format!("since must be a version number (0 or more), got {s:?}")))?,
     };
-    // A register that names no kinds predates the catalog: settings only (§9.16).
+    // A register that names no kinds predates the catalog: settings only (record 0049).
     let kinds = match q.kinds.as_deref() {
         None => vec![ChangeKind::Settings],
         Some(k) => ChangeKind::parse_list(k)?,

@@ -1,4 +1,4 @@
-//! `POST /v1/sync/batches`: one batch, one transaction (design §9.4).
+//! `POST /v1/sync/batches`: one batch, one transaction (record 0040).
 //!
 //! The register's row lock serializes its batches; rows at or below `acked_through` are
 //! already stored (a redelivery: compared, not applied again); a batch that starts past
@@ -44,7 +44,7 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
         .query_one("SELECT acked_through, replaced_ms FROM registers WHERE store_id = $1 AND register_id = $2 FOR UPDATE", &[&reg.store_id, &reg.register_id])
         .await?;
     // Checked again under the lock: a batch racing the owner's replacement is refused,
-    // so the history a replacement restores is final (design §9.15).
+    // so the history a replacement restores is final (record 0048).
     if locked.get::<_, Option<i64>>(1).is_some() {
         return Err(ApiError::RegisterReplaced { register_id: reg.register_id });
     }
@@ -73,7 +73,7 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
         &[&reg.store_id, &reg.register_id, &new_acked, &batch.health.app_version, &(batch.health.queued.min(i64::MAX as u64) as i64), &(batch.health.offline_waiting.min(i64::MAX as u64) as i64), &now_ms()],
     )
     .await?;
-    // The register's audit chain (design §9.20): checked against the head confirmed before.
+    // The register's audit chain (record 0053): checked against the head confirmed before.
     let audit = super::audit_head::record(&tx, reg, batch.health.audit.as_ref()).await?;
     tx.commit().await?;
     Ok(Json(Ack { v: PROTOCOL_VERSION, acked_through: new_acked as u64, held, applied, audit }))

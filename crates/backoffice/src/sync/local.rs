@@ -1,5 +1,5 @@
 //! A register's own catalog items, staff and tax setup into `register_items`,
-//! `register_staff` and `register_tax` (design §9.19), in seq order within the batch's
+//! `register_staff` and `register_tax` (record 0052), in seq order within the batch's
 //! transaction. Each fact is the whole item, member or document, so applying one is an
 //! upsert keyed by the register and the last one wins. They are the register's data,
 //! shown read-only: nothing here touches what the owner publishes (`catalog_items`,

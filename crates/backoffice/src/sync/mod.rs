@@ -1,4 +1,4 @@
-//! The registers' side of the API (design §9.2-§9.5): pairing, batches up, changes down.
+//! The registers' side of the API (record 0038–0049): pairing, batches up, changes down.
 //! Every request but pairing carries the register's token; a register reaches only its
 //! own store's rows.
 pub mod audit_head;
@@ -25,7 +25,7 @@ pub struct RegisterId {
 }
 
 /// Checks the `Authorization: Bearer pdr.…` token against the stored hash. A register
-/// the owner replaced is refused with its own code, whatever the token (design §9.15).
+/// the owner replaced is refused with its own code, whatever the token (record 0048).
 pub async fn authenticate(client: &tokio_postgres::Client, headers: &HeaderMap) -> ApiResult<RegisterId> {
     let h = headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok());
     let tok = PresentedToken::parse(h)?;

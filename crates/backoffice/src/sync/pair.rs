@@ -1,4 +1,4 @@
-//! `POST /v1/pair`: a one-time code for a register's own id and token (design §9.2).
+//! `POST /v1/pair`: a one-time code for a register's own id and token (record 0038).
 use crate::auth::{new_token, pairing_code_hash};
 use crate::error::{ApiError, ApiResult};
 use crate::state::{now_ms, source, AppState};

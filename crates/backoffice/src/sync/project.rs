@@ -1,7 +1,7 @@
 //! Applying a run of new journal rows: store each fact once under `(store, register,
-//! seq)`, then fold them into the `payments` / `refunds` projections (design §9.4) and
-//! the tenders and shifts (`books.rs`, design §9.14) and the completed sales (`sales.rs`,
-//! design §9.18).
+//! seq)`, then fold them into the `payments` / `refunds` projections (record 0040) and
+//! the tenders and shifts (`books.rs`, record 0047) and the completed sales (`sales.rs`,
+//! record 0051).
 //!
 //! Set-based: one statement per table for the whole run (arrays through `unnest`), not
 //! one per row, since each statement is a round trip. The run is folded in seq order

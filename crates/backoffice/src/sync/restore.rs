@@ -1,4 +1,4 @@
-//! A replacement register reads its predecessor's history (design §9.15):
+//! A replacement register reads its predecessor's history (record 0048):
 //! `GET /v1/restore/source?from=<name or id>` names the predecessor and how far its
 //! history goes; `GET /v1/restore/rows?from=<id>&after=N&limit=M` pages it by seq.
 //!
@@ -30,7 +30,7 @@ pub struct RowsQuery {
 
 /// The predecessor named by `from` (its id, or its name when one replaced register of the
 /// store has it), checked replaced and not the caller. Each refusal has its own code, so
-/// a register's screen says which without reading the words (design §9.15).
+/// a register's screen says which without reading the words (record 0048).
 async fn resolve(client: &tokio_postgres::Client, me: RegisterId, from: Option<&str>) -> ApiResult<RestoreSource> {
     let from = from.map(str::trim).unwrap_or("");
     if from.is_empty() || from.chars().count() > MAX_TEXT_LEN || from.chars().any(char::is_control) {

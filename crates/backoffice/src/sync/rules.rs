@@ -1,4 +1,4 @@
-//! Facts that cannot be true (design §9.4): well formed, but no register keeping its
+//! Facts that cannot be true (record 0040): well formed, but no register keeping its
 //! ledger's rules could have written them. Each is refused with its own code (422,
 //! naming the rule and the seq) and the whole batch rolls back, so nothing of it is
 //! applied and the dashboard, reconciliation and every other store never see it.

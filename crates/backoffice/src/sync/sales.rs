@@ -1,4 +1,4 @@
-//! Completed sales into `sales`, `sale_lines` and `sale_rates` (design §9.18), in seq
+//! Completed sales into `sales`, `sale_lines` and `sale_rates` (record 0051), in seq
 //! order within the batch's transaction, after the payments and books of the same
 //! batch. One sale is three statements (its row, its lines and its rates, each set-based
 //! with `unnest`), so a batch of 500 sales of 1,000 lines is 1,500 statements, not 500,000.

@@ -1,4 +1,4 @@
-//! Counting a drawer by denomination (design §12.7): which notes and coins a currency
+//! Counting a drawer by denomination (record 0066): which notes and coins a currency
 //! has, and the checked total of a count. Pure: no I/O, no clock.
 
 use serde::{Deserialize, Serialize};

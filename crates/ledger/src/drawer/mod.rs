@@ -1,4 +1,4 @@
-//! The drawer's vocabulary (design §12.7): a currency's notes and coins, a checked count,
+//! The drawer's vocabulary (record 0066): a currency's notes and coins, a checked count,
 //! the limits on cash moved by hand, and [`ShiftRefusal`], each rule a count or a paid in /
 //! out breaks. Pure: no I/O, no clock, nothing of the ledger's own (its `Error` wraps a
 //! refusal, so this module must not reach back into it).

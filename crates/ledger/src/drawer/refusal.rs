@@ -1,5 +1,5 @@
 //! Why the ledger refuses a drawer count, a paid in / out or a shift's first open
-//! (design §12.7), one variant per rule. Typed so the app puts each refusal in the
+//! (record 0066), one variant per rule. Typed so the app puts each refusal in the
 //! screen's language from the variant and its figures (never from this English, which
 //! is for the CLI and logs); the figures are minor units of `currency`.
 

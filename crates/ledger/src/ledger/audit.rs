@@ -1,4 +1,4 @@
-//! The audit log (table `audit_log`, design §12.4): every action someone took — an
+//! The audit log (table `audit_log`, record 0064): every action someone took — an
 //! override with the reason they gave, a sign-in, a staff change — one row each, chained
 //! by SHA-256 (`paydesk_access::audit`) so a row changed, deleted or moved by hand is
 //! found by [`Ledger::verify_audit`].
@@ -92,7 +92,7 @@ pub(crate) fn append_audit(conn: &Connection, input: &AuditInput, now_ms: i64) -
     let record = AuditRecord {
         seq: last.seq + 1,
         at_ms: now_ms,
-        // Nobody named: whoever is signed in at the register did it (design §12.8).
+        // Nobody named: whoever is signed in at the register did it (record 0067).
         actor_id: match input.actor_id {
             Some(id) => Some(id),
             None => crate::ledger::session::operator(conn)?,
@@ -152,7 +152,7 @@ pub(crate) fn seal_audit(conn: &Connection) -> Result<()> {
 
 impl Ledger {
     /// Appends to the audit log an action of the register itself (e.g. the cashier's
-    /// override of design §3.3 with the reason they gave, before staff sign in). Durable
+    /// override of record 0005 with the reason they gave, before staff sign in). Durable
     /// on return.
     pub fn audit(&mut self, action: &str, reason: &str, detail: Option<&str>, now_ms: i64) -> Result<i64> {
         let input = AuditInput {
@@ -202,9 +202,9 @@ impl Ledger {
         audit_head_tx(&self.conn)
     }
 
-    /// Checks the whole chain (design §12.4), against `head` when one was kept apart,
-    /// against the head each Z report recorded at its close (design §12.7), and against
-    /// the head the back office last confirmed (design §9.20).
+    /// Checks the whole chain (record 0064), against `head` when one was kept apart,
+    /// against the head each Z report recorded at its close (record 0066), and against
+    /// the head the back office last confirmed (record 0053).
     pub fn verify_audit(&self, head: Option<Anchor>) -> Result<Verdict> {
         self.verify_audit_with(head, &[])
     }
@@ -217,7 +217,7 @@ impl Ledger {
         let mut all: Vec<Anchor> = checkpoints.to_vec();
         all.extend(crate::ledger::shift::z_report_heads(&self.conn)?);
         chain::check_checkpoints(&mut v, &rows, &all);
-        // The head the back office confirmed (design §9.20): without it, deleting the
+        // The head the back office confirmed (record 0053): without it, deleting the
         // rows after the last Z report, or rewriting one and re-sealing the rest, leaves
         // a chain that verifies.
         if let Some(c) = crate::ledger::audit_anchor::confirmed_tx(&self.conn)? {

@@ -1,4 +1,4 @@
-//! The audit chain's anchors held elsewhere (design §12.4, §9.20): the head the back office
+//! The audit chain's anchors held elsewhere (record 0064, 0053): the head the back office
 //! last confirmed, stored here so local verification can check the chain still holds it,
 //! and what the register reports about its chain with each batch it sends.
 //!
@@ -25,7 +25,7 @@ pub struct ConfirmedHead {
     pub confirmed_at_ms: i64,
 }
 
-/// What the register says about its chain with a batch (design §9.20).
+/// What the register says about its chain with a batch (record 0053).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditSnapshot {
     /// The chain's last row now (genesis when empty).
@@ -87,7 +87,7 @@ impl Ledger {
     }
 
     /// The chain's head, the hash at the confirmed seq as the chain holds it now, and the
-    /// Z heads past it: what a batch carries up (design §9.20). Read from the rows as
+    /// Z heads past it: what a batch carries up (record 0053). Read from the rows as
     /// stored, so a deleted tail or a re-sealed chain shows in what is sent.
     pub fn audit_snapshot(&self) -> Result<AuditSnapshot> {
         let head = super::audit::audit_head_tx(&self.conn)?;

@@ -1,4 +1,4 @@
-//! A sale's tax (design §11.12): computed with `paydesk_tax::compute` from the lines as
+//! A sale's tax (record 0060): computed with `paydesk_tax::compute` from the lines as
 //! captured (price and class when added), the sale's dining and discounts, and the
 //! store's rates, rounding and price mode. Its total is what the tenders must cover.
 //! The first tender locks the figures on the cart (`carts.tax_locked`), so a later

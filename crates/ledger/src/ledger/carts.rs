@@ -53,7 +53,7 @@ impl Ledger {
     }
 
     /// The cart created last: the one a register had on screen when it stopped (the app
-    /// puts a part-paid sale back on screen after a restart, design §8.11).
+    /// puts a part-paid sale back on screen after a restart, record 0035).
     pub fn newest_cart(&self) -> Result<Option<CartId>> {
         let id: Option<i64> = self.conn.query_row("SELECT MAX(id) FROM carts", [], |r| r.get(0))?;
         Ok(id.map(CartId))
@@ -236,7 +236,7 @@ pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, q
         // Refuse a quantity whose line total would overflow, before storing it.
         product.price.checked_mul(quantity)?;
         // The tax crate's limits, kept for every sale (taxed or not), so a completed sale
-        // always fits the wire's `sale_completed` (design §9.18).
+        // always fits the wire's `sale_completed` (record 0051).
         if quantity > i64::from(paydesk_tax::MAX_QUANTITY) {
             return Err(Error::QuantityTooLarge { quantity, max: paydesk_tax::MAX_QUANTITY });
         }

@@ -1,4 +1,4 @@
-//! The idempotent event consumer (design §3.9): `processed_events` (its PRIMARY KEY makes
+//! The idempotent event consumer (record 0011): `processed_events` (its PRIMARY KEY makes
 //! a redelivered event a no-op) and the journal of money movements the events report.
 //! Where the last poll ended is kept separately (`crate::cursor`).
 
@@ -16,7 +16,7 @@ use crate::types::*;
 use crate::write_tx::WriteTx;
 
 impl Ledger {
-    /// Applies a PSP event exactly once (design §3.9).
+    /// Applies a PSP event exactly once (record 0011).
     ///
     /// One transaction: INSERT into `processed_events` (PRIMARY KEY on the event id) —
     /// on conflict the transaction is abandoned and `AlreadyApplied` returned, nothing

@@ -1,6 +1,6 @@
 //! The SQLite ledger: one connection, the injected key source, and the one write path.
 //!
-//! Durability rules (design §3, §7): WAL, `synchronous=FULL` (a commit that returned is on
+//! Durability rules (docs/design.md, record 0023): WAL, `synchronous=FULL` (a commit that returned is on
 //! disk), foreign keys on, a busy timeout so concurrent writers wait instead of failing.
 //! Every write goes through `Ledger::write_tx`, one `BEGIN IMMEDIATE` transaction: the
 //! write lock is taken up front, so a read-then-write (claim a key, check a refund against
@@ -106,7 +106,7 @@ const REFUND_COLS: &str = "id, idempotency_key, payment_id, amount_minor, curren
 
 /// The ledger: one SQLite connection plus the injected key source.
 ///
-/// Writes take `&mut self`: design §7 measured that one writer fed by a queue beats
+/// Writes take `&mut self`: record 0023 measured that one writer fed by a queue beats
 /// several writer connections, so the register owns one `Ledger` on its writer thread;
 /// readers may open more `Ledger`s on the same file.
 pub struct Ledger {
@@ -142,12 +142,12 @@ impl Ledger {
         let path = path.as_ref();
         if open::check_path(path)? {
             let found = open::inspect_read_only(path)?;
-            // design §10.3: a copy before a migration runs, never when none will.
+            // record 0055: a copy before a migration runs, never when none will.
             if found > 0 && found < SCHEMA_VERSION {
                 crate::backup::before_migrate(path, found, SCHEMA_VERSION)?;
             }
         }
-        // Payments, staff and the audit log are this user's alone (design §10.2): the file is
+        // Payments, staff and the audit log are this user's alone (record 0054): the file is
         // made 0600 before SQLite opens it, and SQLite gives its -wal and -shm the same mode.
         open::owner_only(path)?;
         let mut conn = Connection::open_with_flags(path, open::write_flags()).map_err(|e| crate::error::open_error(path, e))?;
@@ -161,7 +161,7 @@ impl Ledger {
     }
 
     /// A read-only connection for reports and the UI, separate from the single writer
-    /// (design §7: one writer fed by a queue, separate readers). It never migrates or
+    /// (record 0023: one writer fed by a queue, separate readers). It never migrates or
     /// writes: a schema other than this build's is refused ([`Error::NewerSchema`] if
     /// newer; an older or missing one must first be opened by the writer). Opened
     /// `SQLITE_OPEN_READ_ONLY` with `PRAGMA query_only`: every write method fails at

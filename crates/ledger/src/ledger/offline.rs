@@ -1,4 +1,4 @@
-//! The store-and-forward queue (design §3.7): payments accepted offline, in creation
+//! The store-and-forward queue (record 0009): payments accepted offline, in creation
 //! order, and the totals the offline limits are checked against.
 
 use super::Ledger;
@@ -7,7 +7,7 @@ use paydesk_domain::state::PaymentState;
 use crate::types::*;
 
 impl Ledger {
-    /// The store-and-forward queue (design §3.7), forwarded in creation order.
+    /// The store-and-forward queue (record 0009), forwarded in creation order.
     pub fn offline_queue(&self) -> Result<Vec<Payment>> {
         self.payments_in_states(&[PaymentState::QueuedOffline.as_str()])
     }

@@ -1,4 +1,4 @@
-//! The outbox (design §9.11): what the sync loop sends to the back office. Rows are
+//! The outbox (record 0044): what the sync loop sends to the back office. Rows are
 //! written by triggers on `payments` and `refunds` (schema v7) in the transaction that
 //! made the change; this file only reads them and drops the acknowledged ones.
 //!
@@ -58,7 +58,7 @@ impl Ledger {
 
     /// [`Ledger::outbox_ack`], and in the same transaction (one commit, one fsync: the
     /// loop stays light beside checkout) the audit head the back office's ack confirmed
-    /// (design §9.20), written only when it changed.
+    /// (record 0053), written only when it changed.
     pub fn outbox_ack_confirming(&mut self, through_seq: u64, confirmed: Option<Anchor>, now_ms: i64) -> Result<u64> {
         let through = i64::try_from(through_seq).map_err(|_| Error::InvalidInput(format!("outbox seq {through_seq} is out of range")))?;
         let tx = self.write_tx()?;

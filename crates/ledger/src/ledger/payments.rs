@@ -1,7 +1,7 @@
 //! Payments: opening a checkout (a cart's, or a bare amount), recording what the PSP
 //! answered for a key, the last error shown, and the payment queries (by id / key / PSP
 //! id, recovery, in flight, a cart's checkout). A payment's key and exact request are
-//! committed here before the caller sends anything (design §3.1, §3.2).
+//! committed here before the caller sends anything (record 0003, 0004).
 
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -17,7 +17,7 @@ use paydesk_domain::state::PaymentState;
 use crate::types::*;
 
 impl Ledger {
-    /// Opens a checkout for `cart_id` (design §3.1-§3.3).
+    /// Opens a checkout for `cart_id` (record 0003–0005).
     ///
     /// If the cart already has an open checkout (created / authorizing / authorized /
     /// capturing) it is returned with `is_new == false`: pressing Charge twice, a double
@@ -36,7 +36,7 @@ impl Ledger {
     }
 
     /// Starts a NEW checkout for a cart even though one is still open — the cashier's
-    /// explicit override of design §3.3 (e.g. the previous outcome is unknown and the
+    /// explicit override of record 0005 (e.g. the previous outcome is unknown and the
     /// customer cannot wait). The reason is required and written to the audit log in the
     /// same transaction as the new payment. The old checkout is left as it is: crash
     /// recovery still resolves it, so a possible double charge stays visible.
@@ -73,7 +73,7 @@ impl Ledger {
     }
 
     /// Records what the PSP answered for `result.idempotency_key`, idempotently
-    /// (design §3.4). Never creates a second row for a key:
+    /// (record 0006). Never creates a second row for a key:
     ///
     /// * no row for the key → insert one in `state_if_new` → `Recorded`;
     /// * row without a PSP id and same amount/currency → attach the id → `Recorded`;
@@ -118,7 +118,7 @@ impl Ledger {
         self.conn.row_cached(&sql, [psp_payment_id], payment_from_row).optional()?.transpose()
     }
 
-    /// Payments crash recovery must resolve (design §3.8): `created`, `authorizing`,
+    /// Payments crash recovery must resolve (record 0010): `created`, `authorizing`,
     /// `capturing`, `refunding` — see [`PaymentState::needs_recovery`]. Oldest first.
     pub fn payments_needing_recovery(&self) -> Result<Vec<Payment>> {
         let states: Vec<&str> =
@@ -181,7 +181,7 @@ pub(super) fn open_checkout_in(
     if cart.lines.is_empty() {
         return Err(Error::EmptyCart(cart_id.0));
     }
-    // The checkout is the sale's card tender for everything still open (design §8.3);
+    // The checkout is the sale's card tender for everything still open (record 0028);
     // an overridden open checkout's tender stops counting first.
     if let SaleState::Canceling | SaleState::Canceled = sale.state {
         return Err(Error::SaleCanceled { cart_id: cart_id.0 });
@@ -285,8 +285,8 @@ pub(super) fn insert_payment_as(
     // Money invariant: callers pass `Money::positive`; a payment charges something.
     assert!(amount.amount_minor > 0, "payment amount {amount}");
     let staff_id = crate::ledger::shift::admit_money_tx(tx)?;
-    // The exact request the PSP will get, on every attempt (design §3.2). The key is
-    // also in metadata so reconciliation can search for it past the dedup window (design §3.6).
+    // The exact request the PSP will get, on every attempt (record 0004). The key is
+    // also in metadata so reconciliation can search for it past the dedup window (record 0008).
     let mut params = RequestParams::default();
     params.push("amount", amount.amount_minor.to_string());
     params.push("currency", amount.currency.code());

@@ -275,7 +275,7 @@ impl Ledger {
         Ok(p)
     }
 
-    /// A card-present tender of the sale (design §8.3, decision 0102): like
+    /// A card-present tender of the sale (record 0028, decision 0102): like
     /// [`Ledger::open_card_tender`] (same guards: a pending tender of the same amount is
     /// returned with `is_new == false`, another amount needs an override), the payment's
     /// request is card_present and its reader is committed with it.

@@ -1,7 +1,7 @@
-//! Receipts from the ledger (design §11.14): a pure function turns a paid sale and the
+//! Receipts from the ledger (record 0058): a pure function turns a paid sale and the
 //! store's settings into paydesk-receipt's `SaleData` (with the tax settings the sale
 //! was locked with), and `receipt_prints` records every print. A sale's receipt is
-//! unmarked until a copy may have come out of a printer (design §11.8): a retry after a
+//! unmarked until a copy may have come out of a printer (record 0058): a retry after a
 //! failure that reached no printer is still the original (and opens a cash sale's
 //! drawer), a retry after one that may have printed is a reprint. Printing happens after
 //! the sale is committed and its outcome is only recorded, never fed back into the sale.
@@ -58,7 +58,7 @@ impl PrintOutcome {
     }
 }
 
-/// The store's local time of `ms`: in the time zone its settings name (design §11.14),
+/// The store's local time of `ms`: in the time zone its settings name (record 0058),
 /// by that zone's rules at that instant (summer time included). The screens format with
 /// the same zone, so a receipt and the screen beside it tell the same time.
 pub fn store_time(ms: i64, store: &StoreSettings) -> LocalDateTime {

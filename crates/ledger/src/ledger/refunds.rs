@@ -35,7 +35,7 @@ impl Ledger {
     }
 
     /// [`Ledger::create_refund`] approved by `approver_id` (whose PIN the caller checked)
-    /// when the person signed in may not refund alone (design §12.9). The role table is
+    /// when the person signed in may not refund alone (record 0068). The role table is
     /// checked again inside the refund's transaction, and the refund's audit row names
     /// both people, so the approval and the refund are committed together or not at all.
     pub fn create_refund_approved(
@@ -206,7 +206,7 @@ pub(super) fn create_refund_tx(
     )?;
     let refund_id = RefundId(tx.last_insert_rowid());
     if staff_id.is_some() {
-        // Who gave money back, in the chain (design §12.8).
+        // Who gave money back, in the chain (record 0067).
         let after = serde_json::json!({ "payment": p.idempotency_key, "amount_minor": amount_minor, "currency": p.amount.currency.code() });
         crate::ledger::audit::append_audit(
             tx,

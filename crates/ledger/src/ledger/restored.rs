@@ -1,4 +1,4 @@
-//! A replacement register's copy of its predecessor's history (design §9.15), pulled from
+//! A replacement register's copy of its predecessor's history (record 0048), pulled from
 //! the back office by `paydesk-sync`'s restore. Read-only: rows are only appended, in seq
 //! order without a gap (a trigger refuses anything else, and any update or delete), each
 //! page in one transaction, so a run killed half way resumes after the last stored row
@@ -144,7 +144,7 @@ impl Ledger {
 
     /// Payments of `source`, newest first: up to `max` (at most [`MAX_RESTORED_PAGE`])
     /// whose `payment_created` seq is below `before_seq` (all when `None`), each with its
-    /// last state (design §9.15, what the app's Back office section lists). Reads the
+    /// last state (record 0048, what the app's Back office section lists). Reads the
     /// facts' JSON with SQL parameters only; one page costs one pass over the source's
     /// `payment_state` rows, bounded by the page's keys.
     pub fn restored_payments(&self, source: &str, before_seq: Option<u64>, max: usize) -> Result<Vec<RestoredPayment>> {

@@ -1,4 +1,4 @@
-//! Who is signed in at this register (table `register_session`, design §12.8): at most
+//! Who is signed in at this register (table `register_session`, record 0067): at most
 //! one person at a time. Every tender, payment, refund and drawer movement written
 //! while they are signed in carries their staff id, and every audit row that names
 //! nobody else names them.

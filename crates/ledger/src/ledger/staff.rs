@@ -1,4 +1,4 @@
-//! Staff (table `staff`, design §12): names, roles, Argon2id PIN hashes and the wrong-PIN
+//! Staff (table `staff`, record 0062): names, roles, Argon2id PIN hashes and the wrong-PIN
 //! counters. Every change and every PIN check writes its audit row in the same
 //! transaction, so "who did it" and "it happened" cannot disagree after a crash.
 //!
@@ -107,8 +107,8 @@ pub(super) fn check_name(name: &str) -> Result<&str> {
 
 /// Inserts a member whose PIN is already hashed, with its audit row, inside the caller's
 /// transaction (the limit and the unique name checked there too). `published_version`:
-/// the back office's (design §9.17), written by the INSERT itself so the outbox trigger
-/// for the register's own staff never sends a published member back up (§9.19).
+/// the back office's (record 0050), written by the INSERT itself so the outbox trigger
+/// for the register's own staff never sends a published member back up (record 0052).
 pub(super) fn add_staff_tx(
     tx: &WriteTx<'_>,
     name: &str,
@@ -165,7 +165,7 @@ impl Ledger {
         Ok(staff)
     }
 
-    /// Checks `name`'s PIN under the lockout `policy` (design §12.3). The counters and
+    /// Checks `name`'s PIN under the lockout `policy` (record 0063). The counters and
     /// the audit row are committed whatever the answer, so a wrong PIN counts even if
     /// the register is killed right after. While locked the PIN is not checked at all.
     ///
@@ -236,7 +236,7 @@ impl Ledger {
 
     /// A new PIN, after the old one is checked (a wrong old PIN counts toward the lock).
     pub fn change_pin(&mut self, name: &str, old: &Pin, new: &Pin, policy: LockoutPolicy, now_ms: i64) -> Result<()> {
-        // The back office's members change their PIN there (design §9.17); refused before
+        // The back office's members change their PIN there (record 0050); refused before
         // the old PIN is checked, so asking costs no try.
         if super::staff_published::staff_published_version(&self.conn, name)?.is_some() {
             return Err(Error::PublishedStaff { name: name.trim().to_string() });

@@ -1,4 +1,4 @@
-//! Staff the back office publishes, applied at the register (design §9.17): name, role,
+//! Staff the back office publishes, applied at the register (record 0050): name, role,
 //! active and the Argon2id hash of the PIN set there. Applying is idempotent (a version
 //! already held changes nothing) and audited without the hash. A published member is
 //! the back office's: the register refuses to change their PIN locally
@@ -109,7 +109,7 @@ impl Ledger {
         Ok(report)
     }
 
-    /// The names of the staff the back office publishes (shown read-only, §9.17).
+    /// The names of the staff the back office publishes (shown read-only, record 0050).
     pub fn published_staff_names(&self) -> Result<Vec<String>> {
         super::collect(&self.conn, "SELECT name FROM staff WHERE published_version IS NOT NULL ORDER BY name", [], |r| {
             Ok(Ok(r.get::<_, String>(0)?))

@@ -1,4 +1,4 @@
-//! The facts a period's takings are built from (design §8.7, §12.7), read in one pass:
+//! The facts a period's takings are built from (record 0033, 0066), read in one pass:
 //! the tenders taken in it with their state as the sale sees it, and the refunds given
 //! back in it. Read-only; the arithmetic is `crate::takings`, shared by End of day and the
 //! X / Z reports so the three cannot disagree.
@@ -70,7 +70,7 @@ fn tender_facts(conn: &Connection, currency: Currency, w: &Window) -> Result<Vec
             Ok((|| {
                 let kind: TenderKind = kind.parse()?;
                 let standing: TenderStanding = standing.parse()?;
-                // The same derivation as the sale's (design §8.2), never a stored state.
+                // The same derivation as the sale's (record 0029), never a stored state.
                 let state = match (kind, payment_state) {
                     (TenderKind::Cash, _) => TenderState::of_cash(standing),
                     (TenderKind::Card, Some(ps)) => TenderState::of_card(standing, ps.parse()?, offline == Some(1)),

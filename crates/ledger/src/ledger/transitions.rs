@@ -1,4 +1,4 @@
-//! Moving a payment along the one transition table (design §4): a single step
+//! Moving a payment along the one transition table (record 0014): a single step
 //! (`transition`), an attempt on the timeline (`record_attempt`), and everything one
 //! attempt phase of a checkout ended with in one durable commit (`settle_checkout`).
 //! Every step is `UPDATE … WHERE id=? AND state=?`, checked against `state.rs` and the
@@ -18,7 +18,7 @@ use crate::types::*;
 
 impl Ledger {
     /// Moves a payment `from -> to` with `UPDATE … WHERE id=? AND state=?` in one
-    /// transaction, appending a timeline row (design §4).
+    /// transaction, appending a timeline row (record 0014).
     ///
     /// * illegal per the table → [`Error::IllegalTransition`], nothing written;
     /// * already in `to` → `AlreadyDone(to)`, nothing written (a repeat is a no-op);
@@ -45,7 +45,7 @@ impl Ledger {
 
     /// Records one attempt (an HTTP request with the checkout key): a timeline row with
     /// outcome, latency, replay flag and attempt number; stamps `first_attempt_at_ms` the
-    /// first time (the dedup-window guard of design §3.6 measures from it).
+    /// first time (the dedup-window guard of record 0008 measures from it).
     pub fn record_attempt(&mut self, payment_id: PaymentId, attempt: &TimelineInput, now_ms: i64) -> Result<()> {
         let tx = self.write_tx()?;
         record_attempt_tx(&tx, payment_id, attempt, now_ms)?;
@@ -142,7 +142,7 @@ pub(super) fn transition_tx(
     now_ms: i64,
 ) -> Result<TransitionOutcome<PaymentState>> {
     let (out, cart) = step_tx(tx, payment_id, from, to, detail, now_ms)?;
-    // The sale (cart) follows its tenders' payments (design §8.2): paid when they add
+    // The sale (cart) follows its tenders' payments (record 0029): paid when they add
     // up to its total, editable again when nothing is settled or reserved.
     if let Some(cart) = cart {
         refresh_cart_tx(tx, cart, now_ms)?;

@@ -1,7 +1,7 @@
 //! Schema migration 4, frozen history: never edited once shipped (a new migration
 //! is appended to `MIGRATIONS` in `schema/mod.rs` instead).
 
-/// v4 (design §8): a sale (the cart) paid by one or more tenders, cash or card; the
+/// v4 (record 0028): a sale (the cart) paid by one or more tenders, cash or card; the
 /// drawer's cash movements; per-currency cash rounding; a sale's cancel. Every cart
 /// payment made before gets its card tender in this same transaction.
 pub(crate) const V4_SALES_TENDERS: &str = r#"

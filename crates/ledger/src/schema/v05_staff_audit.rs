@@ -1,7 +1,7 @@
 //! Schema migration 5, frozen history: never edited once shipped (a new migration
 //! is appended to `MIGRATIONS` in `schema/mod.rs` instead).
 
-/// v5 (design §12): staff with hashed PINs and their lockout counters; the audit log
+/// v5 (record 0062): staff with hashed PINs and their lockout counters; the audit log
 /// becomes a SHA-256 chain naming who did it. Rows written before the upgrade are
 /// chained (in id order) by `seal_audit` in this same transaction: SQL cannot hash.
 pub(crate) const V5_STAFF_AUDIT: &str = r#"

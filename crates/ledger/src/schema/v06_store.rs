@@ -1,7 +1,7 @@
 //! Schema migration 6, frozen history: never edited once shipped (a new migration
 //! is appended to `MIGRATIONS` in `schema/mod.rs` instead).
 
-/// v6 (design §11.10-§11.15): the store's catalog (barcode, names per language, tax
+/// v6 (record 0059): the store's catalog (barcode, names per language, tax
 /// class, active flag), its settings (one row), tax rates as data, a sale's dining and
 /// discounts, its tax figures locked at the first tender, and every receipt printed.
 /// Rows from before keep their totals: old products and lines are 'exempt', old carts

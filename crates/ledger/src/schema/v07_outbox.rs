@@ -1,7 +1,7 @@
 //! Schema migration 7, frozen history: never edited once shipped (a new migration
 //! is appended to `MIGRATIONS` in `schema/mod.rs` instead).
 
-/// v7 (design §9.11): the outbox the sync loop sends to the back office. Triggers on
+/// v7 (record 0044): the outbox the sync loop sends to the back office. Triggers on
 /// `payments` and `refunds` write one row per creation and per change of state or PSP
 /// id, inside whatever transaction made the change, so no code path can skip it.
 /// History from before the upgrade is back-filled first (a register upgraded with

@@ -1,7 +1,7 @@
 //! Schema migration 8, frozen history: never edited once shipped (a new migration
 //! is appended to `MIGRATIONS` in `schema/mod.rs` instead).
 
-/// v8: shifts, paid in/out, Z reports, who is signed in (design §12.7, §12.8).
+/// v8: shifts, paid in/out, Z reports, who is signed in (record 0066, 0067).
 pub(crate) const V8_SHIFTS: &str = r#"
 -- A till session: opened on a counted float, closed on a blind count. At most one open.
 CREATE TABLE shifts (

@@ -1,5 +1,5 @@
 //! The migration that puts the register's tenders and shifts in the outbox (design
-//! §9.14), kept in its own file so the list there stays readable. Appended to
+//! record 0047), kept in its own file so the list there stays readable. Appended to
 //! `MIGRATIONS` as one entry: one upgrade transaction, like every migration.
 
 /// Triggers on `tenders`, `shifts`, `paid_in_out` and `z_reports` write the outbox row in

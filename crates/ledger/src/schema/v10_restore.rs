@@ -1,5 +1,5 @@
 //! The migration that gives a replacement register its predecessor's history (design
-//! §9.15), kept in its own file like v9. Appended to `MIGRATIONS` as one entry.
+//! record 0048), kept in its own file like v9. Appended to `MIGRATIONS` as one entry.
 
 /// `restore_sources`: each predecessor restored from, as the back office described it.
 /// `restored_history`: its journal rows, appended in seq order with no gap (so a run

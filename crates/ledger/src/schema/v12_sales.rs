@@ -1,11 +1,11 @@
 //! The migration that puts completed sales, with their lines and tax per rate, in the
-//! outbox (design §9.18), kept in its own file like v9-v11. Appended to
+//! outbox (record 0051), kept in its own file like v9-v11. Appended to
 //! `MIGRATIONS` as one entry: one upgrade transaction, like every migration.
 
 /// `sale_completed_facts` is the one place the fact's JSON is built (`sync-proto`'s
 /// `SaleCompleted`, serde's form exactly): the back-fill and the trigger both read it, so
 /// they cannot disagree. Figures come from the tax the sale was locked with at its first
-/// tender (`carts.tax_locked`, §11.12); a sale with no tax computed (exempt lines, no
+/// tender (`carts.tax_locked`, record 0060); a sale with no tax computed (exempt lines, no
 /// discount) has `price_mode` null and totals the sum of its lines. A line's discount and
 /// net are the locked tax's line at the same place: both list the lines by SKU, as
 /// `load_cart` does. The name is the one its receipt prints (the store's language,
@@ -14,7 +14,7 @@
 ///
 /// `sales_sent` records each sale whose fact was written: a sale is sent once. A paid
 /// sale can become unpaid again (a card accepted offline and declined when forwarded,
-/// §8.8) and be paid a second time; its lines and figures cannot change meanwhile (it
+/// record 0028) and be paid a second time; its lines and figures cannot change meanwhile (it
 /// stays locked), so the second completion writes nothing. If such a sale is canceled
 /// instead, `sale_canceled` says so. A sale canceled without ever being paid sold nothing
 /// and sends no sale fact (its tenders and refunds travel as before).

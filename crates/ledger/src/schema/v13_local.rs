@@ -1,5 +1,5 @@
 //! The migration that puts the register's own catalog items, staff and tax setup in the
-//! outbox (design §9.19), kept in its own file like v9-v12. Appended to
+//! outbox (record 0052), kept in its own file like v9-v12. Appended to
 //! `MIGRATIONS` as one entry: one upgrade transaction, like every migration.
 
 /// Triggers write a whole item, member or tax document whenever the register's OWN copy

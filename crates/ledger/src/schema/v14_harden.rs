@@ -3,7 +3,7 @@
 //!
 //! 1. Wrong-PIN locks that grow (`staff.pin_locks`: locks in a row since the last right
 //!    PIN), and wrong approval PINs counted per member on this register
-//!    (`approval_pin_attempts`), apart from the member's own sign-in (design §12.3).
+//!    (`approval_pin_attempts`), apart from the member's own sign-in (record 0063).
 //! 2. The ledger readable by an older SQLite, such as Debian 12's own `sqlite3` (3.40),
 //!    so a support person can open it.
 //!

@@ -1,5 +1,5 @@
 //! The migration that records whether paper may have come out of each receipt print
-//! (design §11.8, §11.14), kept in its own file like v9-v13. Appended to
+//! (record 0058), kept in its own file like v9-v13. Appended to
 //! `MIGRATIONS` as one entry: one upgrade transaction, like every migration.
 //!
 //! The rule it stores: a sale's receipt is printed unmarked until a copy may have reached

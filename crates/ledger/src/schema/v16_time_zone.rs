@@ -1,4 +1,4 @@
-//! The migration that gives the store a time zone (design §11.14), kept apart from
+//! The migration that gives the store a time zone (record 0058), kept apart from
 //! `schema/mod.rs` like the others. Appended to `MIGRATIONS` as v16. Empty: the locale's own
 //! zone (Asia/Tokyo for ja-JP, America/Los_Angeles for the en-US demo).
 

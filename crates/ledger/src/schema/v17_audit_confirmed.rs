@@ -1,4 +1,4 @@
-//! The migration that keeps the audit head the back office last confirmed (design §9.20),
+//! The migration that keeps the audit head the back office last confirmed (record 0053),
 //! kept in its own file like the others. Appended to `MIGRATIONS` as v17.
 
 /// One row: the head (seq, hash) the back office last confirmed and when this register

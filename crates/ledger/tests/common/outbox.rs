@@ -1,4 +1,4 @@
-//! A replay of the outbox (design §9.11): folding every row in seq order must land on
+//! A replay of the outbox (record 0044): folding every row in seq order must land on
 //! exactly the payments and refunds the tables hold, each row must follow the previous
 //! seq with no gap, and each row must change something (one row per change, not more).
 use paydesk_ledger::*;
@@ -179,7 +179,7 @@ impl OutboxShadow {
         assert_eq!(sales, self.sales, "{what}: sales");
         let paid: i64 = c.query_row("SELECT count(*) FROM carts WHERE state = 'paid' AND id NOT IN (SELECT cart_id FROM sales_sent)", [], |r| r.get(0)).unwrap();
         assert_eq!(paid, 0, "{what}: a paid sale that was never sent");
-        // the register's own items, staff and tax setup, as its last facts said (design §9.19)
+        // the register's own items, staff and tax setup, as its last facts said (record 0052)
         let mut st = c.prepare("SELECT sku FROM products WHERE published_version IS NULL").unwrap();
         let local: Vec<String> = st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
         let items: BTreeMap<String, (i64, bool, Option<String>)> = local

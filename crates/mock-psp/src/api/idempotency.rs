@@ -1,4 +1,4 @@
-//! The idempotency layer (design §5): every POST carries an `Idempotency-Key`; its
+//! The idempotency layer (record 0016): every POST carries an `Idempotency-Key`; its
 //! first use claims the key (INSERT under UNIQUE(account, key), committed before
 //! execution), a finished key replays its stored answer byte for byte, other
 //! parameters are a mismatch (400), a key still executing is in use (409 +

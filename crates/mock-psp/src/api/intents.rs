@@ -1,7 +1,7 @@
 //! PaymentIntents: create (with its charge when confirmed, or a decline), capture,
 //! cancel and update on the writer thread, and `GET` of an intent or a charge. Each
 //! write runs in a [`Tx`] under its claim: a re-drive of the same claim finds the
-//! intent it already created instead of charging again (design §5).
+//! intent it already created instead of charging again (record 0016).
 use super::errors::{db, internal, invalid, missing, ApiError};
 use super::events::emit;
 use super::params::{CreatePi, UpdatePi, MAX_METADATA_KEYS, P, EXPAND};

@@ -1,7 +1,7 @@
 //! Stripe's form parameters: per-endpoint allow-lists with unknown and duplicate
 //! checks ([`P`]), metadata limits, amounts, currencies, ids, and the validation of
 //! every POST into an [`Action`] before its idempotency key is claimed (a request
-//! refused here is not stored, design §5).
+//! refused here is not stored, record 0016).
 use super::errors::{invalid, not_found_url, truncate, ApiError};
 use crate::form::Params;
 use std::collections::BTreeMap;

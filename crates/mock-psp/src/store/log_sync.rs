@@ -9,7 +9,7 @@
 //! committed since its previous fsync and only then answers them. The writer runs the
 //! next batch meanwhile. PostgreSQL's WAL flush works the same way.
 //!
-//! What does not change (the promise of design §5/§7): **nobody learns of a write before
+//! What does not change (the promise of record 0016/0023): **nobody learns of a write before
 //! it is on disk**.
 //! - A write's caller is answered only after an fsync of the WAL file that began after
 //!   the write's COMMIT returned (so it covers the commit's frames and the log header).

@@ -1,4 +1,4 @@
-//! SQLite storage (design §7): WAL, one writer thread fed by a FIFO queue that commits
+//! SQLite storage (record 0023): WAL, one writer thread fed by a FIFO queue that commits
 //! many requests' claims and completions in one transaction (group commit), and
 //! separate read connections. An in-memory database routes reads through the writer.
 //!

@@ -1,4 +1,4 @@
-//! The X and Z reports of a shift as a printed document (design §12.10): one pure function
+//! The X and Z reports of a shift as a printed document (record 0069): one pure function
 //! from the shift's figures as the ledger gives them to a [`DrawerReport`] with every
 //! total already worked out, laid out in the same rows as the receipt (`layout.rs`) and
 //! so rendered as text, ESC/POS and HTML by the receipt's own renderers (`render.rs`).

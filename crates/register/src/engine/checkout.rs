@@ -1,4 +1,4 @@
-//! Checkout entry points (design §3.1-§3.3, §3.11): a new key committed before the
+//! Checkout entry points (record 0003–0005, 0013): a new key committed before the
 //! network (`checkout_amount`, `charge_cart`), an explicit new payment after another
 //! (`new_payment_after`), a re-drive with the same key (`retry_checkout`), and `told`,
 //! which keeps what the cashier is told true when a call ends in an error.
@@ -10,7 +10,7 @@ use paydesk_domain::{Money, PaymentState};
 
 impl Engine {
     /// What a checkout call tells the cashier when it ended in an error after the key
-    /// was committed (design §3.11). An error about the request itself (refused
+    /// was committed (record 0013). An error about the request itself (refused
     /// input, a guard) changes nothing and is passed on. Any other error — the disk
     /// filled while recording the PSP's answer, an alarm — says nothing about the
     /// money: the payment is reported as the ledger holds it, which for one still in

@@ -1,4 +1,4 @@
-//! Driving a checkout key to an outcome (design §3.2, §3.5-§3.7): one bounded attempt phase
+//! Driving a checkout key to an outcome (record 0004, 0007–0009): one bounded attempt phase
 //! with the same key and parameters, then what its result means — settled, declined,
 //! resolved by search, moved to the background, accepted offline, or a fatal answer
 //! (`on_fatal`, which only says `failed` when nothing can have executed).
@@ -198,7 +198,7 @@ impl Engine {
     }
 
     /// A card tender accepted offline and declined at forwarding reopens its sale's
-    /// amount due (design §8.8): said loudly, with the balance to collect.
+    /// amount due (record 0028): said loudly, with the balance to collect.
     fn alarm_reopened_sale(&self, p: &Payment, subject: &Subject) {
         let Some(cart) = p.cart_id else { return };
         let Ok(sale) = self.with_ledger(|l| l.sale(cart)) else { return };
@@ -236,7 +236,7 @@ impl Engine {
         recs.iter().map(|r| (attempt_input(r), r.started_ms.min(now))).collect()
     }
 
-    /// A non-retryable answer. What the cashier is told must stay true (design §3.11):
+    /// A non-retryable answer. What the cashier is told must stay true (record 0013):
     /// `failed` only when every attempt of this key is proven to have executed
     /// nothing — this call made the key and no attempt of it may have run at the PSP.
     /// Otherwise the payment stays in flight with its key ("pending"), to be resolved

@@ -46,11 +46,11 @@ pub enum EngineError {
     /// The ledger's own error is the source (shared: the engine's errors are `Clone`).
     #[error("ledger: {0}")]
     Ledger(#[source] Arc<paydesk_ledger::Error>),
-    /// A tender larger than what the sale still needs (design §8.3).
+    /// A tender larger than what the sale still needs (record 0028).
     #[error("a tender of {requested} exceeds the {open} still open on sale {cart}")]
     TenderExceedsDue { cart: i64, requested: i64, open: i64, currency: Currency },
     /// A card tender of the sale has an unknown outcome: no other tender without an
-    /// override reason (design §8.3).
+    /// override reason (record 0028).
     #[error("sale {cart}: card tender {key} has an unknown outcome; another tender could charge the customer twice. Wait, or override with a reason")]
     TenderUnknownOutstanding { cart: i64, key: String },
     #[error("sale {cart} is already paid in full")]
@@ -91,7 +91,7 @@ impl EngineError {
 
     /// The engine refused the request itself (bad input, a guard such as "the previous
     /// outcome is unknown"): no payment's money moved or became uncertain because of it.
-    /// Every other error of a checkout call is about a payment (design §3.11).
+    /// Every other error of a checkout call is about a payment (record 0013).
     pub fn refused_the_request(&self) -> bool {
         match self {
             EngineError::InvalidInput(_)

@@ -1,4 +1,4 @@
-//! The idempotent event consumer (design §3.9): poll `/v1/events` from the stored
+//! The idempotent event consumer (record 0011): poll `/v1/events` from the stored
 //! cursor minus an overlap, apply each event exactly once, oldest first, and persist
 //! the cursor only once everything up to it is applied.
 
@@ -16,7 +16,7 @@ use paydesk_domain::{Currency, Money};
 pub const MAX_EVENT_PAGES_PER_POLL: u32 = 1_000;
 
 impl Engine {
-    /// Design §3.9: poll `/v1/events` (from the newest event seen minus the overlap
+    /// record 0011: poll `/v1/events` (from the newest event seen minus the overlap
     /// window, so redelivery happens), apply each exactly once, oldest first.
     pub async fn consume_events(&self) -> Result<EventsReport> {
         let _one = self.inner.events_lock.lock().await;

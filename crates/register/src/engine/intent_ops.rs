@@ -115,7 +115,7 @@ impl Engine {
     /// the PSP for the truth (GET the PaymentIntent: the 500's execution is finished,
     /// so what GET shows is final for that key), and only if the operation really did
     /// not happen continues under a fresh key committed to the ledger before it is sent
-    /// (design §3.1). No second capture is possible: the PSP captures a PaymentIntent once,
+    /// (record 0003). No second capture is possible: the PSP captures a PaymentIntent once,
     /// and a fresh key is only used after GET showed it still `requires_capture`. At most
     /// [`MAX_KEY_REISSUES`] fresh keys; past that the payment needs a person (alarm).
     async fn pi_operation(&self, p: &Payment, pi_id: &str, op: PiOp) -> Result<(Option<(PaymentIntent, &'static str)>, Vec<AttemptRecord>)> {

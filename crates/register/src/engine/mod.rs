@@ -1,4 +1,4 @@
-//! The register engine (design §2, §3): one [`Engine`] shared by the app, the CLI and
+//! The register engine (record 0001, docs/design.md): one [`Engine`] shared by the app, the CLI and
 //! the simulation. This module holds the shared vocabulary — configuration, crash
 //! points, the engine's state ([`Inner`]), the single-writer / readers ledger access,
 //! the per-key "flight" lock and connectivity — and each operation lives in its own
@@ -132,14 +132,14 @@ impl CrashPoint {
 pub type CrashHook = Arc<dyn Fn(CrashPoint) + Send + Sync>;
 // ---------------------------------------------------------------- engine
 
-/// Read-only ledger connections for the UI's lists and reports (design §7: one writer,
+/// Read-only ledger connections for the UI's lists and reports (record 0023: one writer,
 /// separate readers), so an End-of-day report over a long day never holds up a
 /// checkout's commit. Few: a register has one screen; the limit keeps file handles bounded.
 const LEDGER_READERS: usize = 2;
 
 struct Inner {
     /// The single writer. Fair (FIFO hand-off): under contention every waiter gets the
-    /// connection in arrival order, so no caller starves behind a busy one (design §7
+    /// connection in arrival order, so no caller starves behind a busy one (record 0023
     /// measured 0.6 s waits on an unfair Mutex-shared connection).
     ledger: parking_lot::FairMutex<Ledger>,
     /// Empty for an in-memory ledger (nothing to share): reads then use the writer.

@@ -12,7 +12,7 @@ pub(crate) enum NoteMark {
     /// The search found nothing yet, too early to prove "never charged".
     SearchNotConclusive,
     /// Not accepted offline after an attempt that may have reached the PSP: the key is
-    /// never sent again; the PSP's records decide (design §3.7).
+    /// never sent again; the PSP's records decide (record 0009).
     OfflineRefused,
 }
 

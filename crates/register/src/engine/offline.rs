@@ -1,4 +1,4 @@
-//! Store-and-forward (design §3.7): accepting a payment offline within the limits,
+//! Store-and-forward (record 0009): accepting a payment offline within the limits,
 //! refusing it truthfully past them, and forwarding the queue in order with each
 //! payment's own key.
 
@@ -68,7 +68,7 @@ impl Engine {
         } else {
             // Some attempt may have reached the PSP: never resend; search decides. The
             // customer may have been charged, so the cashier is told "pending" with the
-            // key, never "not accepted" (design §3.11).
+            // key, never "not accepted" (record 0013).
             self.record_attempts(p, recs, true)?;
             // The refusal is kept typed (a marked note: `drive` never resends this key),
             // first, then in words (the last error, for the screen).

@@ -1,4 +1,4 @@
-//! Crash recovery and reconciliation (design §3.8): resolve every in-flight checkout,
+//! Crash recovery and reconciliation (record 0010): resolve every in-flight checkout,
 //! capture and refund with its own key, resume sale cancels, forward the offline queue, and the background
 //! loop that repeats this with the event poll.
 
@@ -10,8 +10,8 @@ use paydesk_domain::{PaymentState, RefundState};
 use std::time::Duration;
 
 impl Engine {
-    /// Design §3.8: resolve every in-flight checkout, capture and refund; then
-    /// forward the offline queue in order (design §3.7). No cashier action needed.
+    /// record 0010: resolve every in-flight checkout, capture and refund; then
+    /// forward the offline queue in order (record 0009). No cashier action needed.
     pub async fn recover(&self) -> Result<RecoverReport> {
         let mut rep = RecoverReport::default();
         let pending = self.with_ledger(|l| l.payments_needing_recovery())?;
@@ -65,7 +65,7 @@ impl Engine {
             }
         }
         // A sale's cancel whose refunds were committed (or sent) before a crash: the
-        // same refunds again, never new ones (design §8.5).
+        // same refunds again, never new ones (record 0031).
         let (resumed, completed, errors) = self.resume_sale_cancels().await?;
         rep.sale_cancels_resumed = resumed;
         rep.sale_cancels_completed = completed;

@@ -1,4 +1,4 @@
-//! Refunds (design §4.5): each with its own key committed before the network, driven
+//! Refunds (record 0015): each with its own key committed before the network, driven
 //! to an outcome, looked up in the PSP's refund list rather than resent, and continued
 //! under a fresh key only when the PSP provably refunded nothing.
 
@@ -19,7 +19,7 @@ impl Engine {
 
     /// [`Engine::refund`] approved by `approver_id` (staff whose PIN the caller checked):
     /// the ledger checks the role table and names both people in the refund's audit row,
-    /// in the transaction that creates it (design §12.9).
+    /// in the transaction that creates it (record 0068).
     pub async fn refund_approved(&self, checkout_key: &str, amount: Option<i64>, reason: Option<&str>, approver_id: Option<i64>) -> Result<RefundReport> {
         let p = self.payment(checkout_key)?;
         if let Some(a) = amount {
@@ -137,8 +137,8 @@ impl Engine {
             RefundLookup::Absent => {
                 // Provably never refunded (every page listed; a request that old has
                 // long finished). Fail it visibly rather than resend under a new key:
-                // like a checkout not found past the window (design §3.6: never charged ->
-                // failed), a new key needs the cashier's explicit intent (design §3.3) — a
+                // like a checkout not found past the window (record 0008: never charged ->
+                // failed), a new key needs the cashier's explicit intent (record 0005) — a
                 // day later the customer may have been refunded another way, and an
                 // automatic refund now could pay out twice. Ledger = PSP exactly: no
                 // refund on either side; the amount is refundable again.

@@ -93,7 +93,7 @@ pub struct RecoverReport {
     pub refunds_resolved: u32,
     pub refunds_pending: u32,
     pub captures_resolved: u32,
-    /// Sale cancels found unconfirmed and driven again (design §8.5).
+    /// Sale cancels found unconfirmed and driven again (record 0031).
     pub sale_cancels_resumed: u32,
     /// Of those, now `canceled`.
     pub sale_cancels_completed: u32,

@@ -1,4 +1,4 @@
-//! Asking the PSP instead of resending (design §3.6): search by the checkout key's
+//! Asking the PSP instead of resending (record 0008): search by the checkout key's
 //! metadata, trusted to prove "never charged" only once search has caught up
 //! (`search_conclusive_at_ms`), and the safe GETs other operations use.
 

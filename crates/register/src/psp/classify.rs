@@ -1,4 +1,4 @@
-//! design §3.5 as one table: how an HTTP answer (or a transport error) of one attempt is
+//! record 0007 as one table: how an HTTP answer (or a transport error) of one attempt is
 //! classified into an [`AttemptOutcome`].
 
 use super::outcome::{AttemptOutcome, Decline, Fatal, RetryReason};
@@ -26,7 +26,7 @@ fn looks_like_json(resp: &HttpResponse) -> bool {
     labelled || serde_json::from_slice::<serde_json::Value>(&resp.body).is_ok()
 }
 
-/// design §3.5, one table: how one attempt's result is to be handled.
+/// record 0007, one table: how one attempt's result is to be handled.
 ///
 /// An answer too large to read ([`TransportError::TooLarge`]) is an answer whose body
 /// is unreadable: its status still decides (a 2xx or 500 may have executed: unknown,

@@ -1,6 +1,6 @@
 //! Stripe-compatible PSP client, one file per concern: the wire types of its answers
 //! (`wire`), the classified result of one attempt (`outcome`), the table that classifies
-//! an answer (design §3.5, `classify`), and the requests with the client that sends one
+//! an answer (record 0007, `classify`), and the requests with the client that sends one
 //! attempt (`requests`). Everything is re-exported here: callers name `psp::X`.
 
 mod classify;

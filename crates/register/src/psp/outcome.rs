@@ -1,4 +1,4 @@
-//! The classified result of one attempt (design §3.5): done, declined, retry with the
+//! The classified result of one attempt (record 0007): done, declined, retry with the
 //! same key (and why), unknown (resolve by search), or fatal; with the label and words
 //! each shows, and whether it proves that nothing executed at the PSP.
 
@@ -7,7 +7,7 @@ use crate::attempt::AttemptKind;
 use crate::transport::TransportError;
 use std::time::Duration;
 
-/// Why an attempt may be retried with the same key (design §3.5).
+/// Why an attempt may be retried with the same key (record 0007).
 #[derive(Debug, Clone, PartialEq)]
 pub enum RetryReason {
     Transport(TransportError),
@@ -106,7 +106,7 @@ impl Fatal {
     }
 
     /// True when this answer proves that this attempt executed nothing at any PSP
-    /// (design §5: Stripe stores a result only once execution began; validation 400s,
+    /// (record 0016: Stripe stores a result only once execution began; validation 400s,
     /// 401/403 and unknown paths are answered before). Only then may a checkout whose
     /// every attempt proves the same end `failed` ("never charged"). An idempotency
     /// error proves the opposite: the key was used before, and that use may have run.

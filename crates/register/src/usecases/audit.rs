@@ -1,4 +1,4 @@
-//! The audit chain (design §12.4): its head, its verification against kept heads, the
+//! The audit chain (record 0064): its head, its verification against kept heads, the
 //! head the back office confirmed, its rows, and the rows the front ends add.
 
 use paydesk_access::audit::{Anchor, Verdict};

@@ -1,4 +1,4 @@
-//! Carts and the sales on them (design §8.11, §11): made, filled, discounted, their eat-in
+//! Carts and the sales on them (record 0035, 0056): made, filled, discounted, their eat-in
 //! or take-out. Tenders, cancels and refunds are the engine's sale operations.
 
 use paydesk_tax::{Dining, Discount};

@@ -1,4 +1,4 @@
-//! The store's catalog (design §8): its items, looked up by SKU; one item saved, a CSV
+//! The store's catalog (record 0028): its items, looked up by SKU; one item saved, a CSV
 //! file imported all or nothing or exported; which SKUs the back office manages.
 
 use paydesk_ledger::{CatalogItem, CsvProblem, ImportReport, NewProduct, Result, StoreSettings};

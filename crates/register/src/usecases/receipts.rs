@@ -1,4 +1,4 @@
-//! Receipts (design §11.8): what a sale's receipt says, whether the next print is a
+//! Receipts (record 0058): what a sale's receipt says, whether the next print is a
 //! copy, each print recorded, and the paid sales a page lists.
 
 use paydesk_receipt::SaleData;

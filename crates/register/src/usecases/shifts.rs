@@ -1,4 +1,4 @@
-//! Shifts (design §12.7): whether one is open and who opened it, opening on a counted
+//! Shifts (record 0066): whether one is open and who opened it, opening on a counted
 //! float, paid in / out, the X report, the close on a blind count (its Z report) and any
 //! earlier Z. A report comes with what printing it needs (the store, the staff's names),
 //! read in the same transaction as its figures.

@@ -1,4 +1,4 @@
-//! Staff at the register (design §12.9): the session the ledger holds, PIN checks under
+//! Staff at the register (record 0068): the session the ledger holds, PIN checks under
 //! the wrong-PIN lock, and who may add staff. The app's sign-in screen and the CLI's
 //! `staff` / `shift` commands both come here.
 
@@ -11,7 +11,7 @@ use paydesk_ledger::{Actor, Error, PinPurpose, Result, Staff};
 
 use crate::Engine;
 
-/// The wrong-PIN lock (design §12.3): 5 tries, then 5 minutes. One policy for every PIN
+/// The wrong-PIN lock (record 0063): 5 tries, then 5 minutes. One policy for every PIN
 /// the register checks, whichever front end asked.
 fn policy() -> LockoutPolicy {
     LockoutPolicy::default()

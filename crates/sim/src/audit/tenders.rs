@@ -1,4 +1,4 @@
-//! The audit of split sales (design §8), after the run: each sale's arithmetic
+//! The audit of split sales (record 0028), after the run: each sale's arithmetic
 //! recomputed from the PSP's records and the cash tenders, each card tender against its
 //! payment and its PSP intent, each cancel against the refunds the PSP made, the drawer
 //! recomputed from the tenders, and what the cashier was told held to it.
@@ -213,7 +213,7 @@ fn drawer_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, moved: &Has
             && change_out.0 == -change
             && change_out.1 <= 1
             && (change == 0 || change_out.1 == 1)
-            // A cash refund is not rounded (design §8.6): up to what the tender paid
+            // A cash refund is not rounded (record 0032): up to what the tender paid
             // of the sale, which may exceed the cash kept by a rounding down.
             && (0..=t.amount.amount_minor).contains(&refund_out)
             && back.0 == -returned

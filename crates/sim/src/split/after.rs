@@ -130,7 +130,7 @@ impl Sim {
     }
 
     /// The final pass's last presses: a cancel not confirmed yet is pressed again (a
-    /// refused refund needs a person's new intent, design §8.5), and a sale left part
+    /// refused refund needs a person's new intent, record 0031), and a sale left part
     /// paid is canceled (the customer left). Unpaid balances stay for End of day.
     pub(crate) async fn finish_splits(&mut self) {
         for i in 0..self.sales.len() {

@@ -1,11 +1,11 @@
-//! Sales paid by several tenders (design §8) under simulation: what the simulated
+//! Sales paid by several tenders (record 0028) under simulation: what the simulated
 //! cashier does with a split sale and what it was told, for the tender audit
 //! (`audit/tenders.rs`). One file per part: `pay.rs` (the tenders of one sale, and
 //! what the cashier does while a card tender's outcome is unknown), `after.rs`
 //! (cancels, refunds of split sales, collecting an unpaid balance, the final pass).
 //!
 //! A split sale is a cart in JPY, USD or EUR (EUR with a 0.05 cash rounding in even
-//! seeds: the brief's CHF is not a currency PayDesk takes, design §8.1), paid by one to
+//! seeds: the brief's CHF is not a currency PayDesk takes, record 0028), paid by one to
 //! four tenders, cash or card, each card tender for part of the due or for all of it.
 
 mod after;

@@ -1,4 +1,4 @@
-//! CSV import and export of the catalog (design §11.13). Import checks the whole file
+//! CSV import and export of the catalog (record 0059). Import checks the whole file
 //! first and reports EVERY bad line with its line number and field; a file with any
 //! problem imports nothing. Export writes exactly the columns import reads.
 //!

@@ -1,10 +1,10 @@
-//! The store's catalog and settings (design §11.10-§11.13): products with barcode, names
+//! The store's catalog and settings (record 0059): products with barcode, names
 //! per language, tax class and active flag (`products`, `product_names`), the one row
 //! of store settings (`store_settings`) and the tax rates as data (`tax_rates`). Every
 //! change is audited in its own transaction. One file per operation: `products.rs`
 //! (upsert, list), `settings.rs` (store settings, tax settings), `csv.rs` (import and
 //! export), `seed.rs` (the demo stores), `published.rs` (what the back office publishes,
-//! §9.16).
+//! record 0049).
 
 mod csv;
 mod products;

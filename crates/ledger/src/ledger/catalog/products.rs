@@ -1,5 +1,5 @@
 //! Upserting and listing catalog items; each change is one audit row with the item
-//! before and after (design §11.10).
+//! before and after (record 0059).
 
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -48,7 +48,7 @@ pub(super) fn barcode_owner(conn: &Connection, barcode: &str, sku: &str) -> Resu
 }
 
 /// The back office's version of the item `sku` holds; None for the register's own
-/// items and unknown SKUs (design §9.16).
+/// items and unknown SKUs (record 0049).
 pub(super) fn published_version(conn: &Connection, sku: &str) -> Result<Option<i64>> {
     Ok(conn
         .row_cached("SELECT published_version FROM products WHERE sku = ?1", [sku], |r| r.get::<_, Option<i64>>(0))
@@ -57,7 +57,7 @@ pub(super) fn published_version(conn: &Connection, sku: &str) -> Result<Option<i
 }
 
 /// Who writes an item: the register's own screens and files, or the back office's
-/// publish at `version` (design §9.16).
+/// publish at `version` (record 0049).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Source {
     Local,
@@ -168,12 +168,12 @@ impl Ledger {
         item_by_sku(&self.conn, sku)
     }
 
-    /// Whether the back office publishes `sku` (a local edit of it is refused, §9.16).
+    /// Whether the back office publishes `sku` (a local edit of it is refused, record 0049).
     pub fn is_published(&self, sku: &str) -> Result<bool> {
         Ok(published_version(&self.conn, sku)?.is_some())
     }
 
-    /// The SKUs the back office publishes (their edit screens are read-only, §9.16).
+    /// The SKUs the back office publishes (their edit screens are read-only, record 0049).
     pub fn published_skus(&self) -> Result<Vec<String>> {
         collect(&self.conn, "SELECT sku FROM products WHERE published_version IS NOT NULL ORDER BY sku", [], |r| Ok(Ok(r.get::<_, String>(0)?)))
     }

@@ -1,4 +1,4 @@
-//! What the back office publishes, applied at the register (design §9.16): catalog items
+//! What the back office publishes, applied at the register (record 0049): catalog items
 //! by SKU and the tax setup as a whole. Applying is idempotent (a version already held
 //! changes nothing) and audited like a local edit, with no actor: the back office is
 //! the author.
@@ -103,7 +103,7 @@ impl Ledger {
             return Ok(false);
         }
         // Marked published first: the outbox trigger for the register's own tax setup
-        // (design §9.19) must see the change as the back office's, not echo it back up.
+        // (record 0052) must see the change as the back office's, not echo it back up.
         tx.exec_cached("UPDATE store_settings SET tax_published_version = ?1 WHERE id = 1", [tax.version])?;
         let mut settings = settings_tx(&tx)?;
         settings.price_mode = tax.price_mode;

@@ -1,4 +1,4 @@
-//! The demo store (design §11.15): the app's 14 demo items as seed data, in two
+//! The demo store (record 0059): the app's 14 demo items as seed data, in two
 //! variants. en-US/USD keeps today's dollar prices, all exempt with tax-inclusive
 //! prices, so a demo sale totals exactly what it did before there was tax. ja-JP/JPY
 //! has Japanese names, yen prices, food and drink at the reduced rate (8 % taken out,

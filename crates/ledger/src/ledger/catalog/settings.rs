@@ -1,5 +1,5 @@
 //! The store's settings (one row) and the tax settings a sale is computed with
-//! (design §11.11): rates from `tax_rates`, rounding and price mode from the settings.
+//! (record 0059): rates from `tax_rates`, rounding and price mode from the settings.
 
 use paydesk_tax::{PriceMode, RateEntry, RateTable, RegistrationNumber, Rounding, TaxSettings, YearMonthDay};
 use rusqlite::{params, Connection};
@@ -83,7 +83,7 @@ fn bounded(field: &str, s: &str, min: usize, max: usize) -> Result<()> {
 
 impl StoreSettings {
     /// Whether `other` taxes sales the same way: the fields the back office publishes as
-    /// the tax setup (design §9.16), which a register may not change while it does.
+    /// the tax setup (record 0049), which a register may not change while it does.
     pub fn same_tax_setup(&self, other: &StoreSettings) -> bool {
         (self.price_mode, self.rounding, &self.registration_number) == (other.price_mode, other.rounding, &other.registration_number)
     }
@@ -179,7 +179,7 @@ pub(crate) fn tax_settings_tx(conn: &Connection) -> Result<TaxSettings> {
 }
 
 /// The back office's version of the tax setup in use; None while it is the register's
-/// own (design §9.16).
+/// own (record 0049).
 pub(crate) fn tax_published_version(conn: &Connection) -> Result<Option<i64>> {
     Ok(conn.row_cached("SELECT tax_published_version FROM store_settings WHERE id = 1", [], |r| r.get(0))?)
 }
@@ -247,7 +247,7 @@ impl Ledger {
     }
 
     /// Replaces the settings (validated; audited with before and after). A sale whose
-    /// first tender was taken keeps the tax it was locked with (design §11.12).
+    /// first tender was taken keeps the tax it was locked with (record 0060).
     pub fn set_store_settings(&mut self, new: StoreSettings, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
         let tx = self.write_tx()?;
         let out = write_settings_tx(&tx, new, actor_id, now_ms)?;

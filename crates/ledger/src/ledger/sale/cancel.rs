@@ -1,4 +1,4 @@
-//! Cancel a sale (design §8.5): every settled card tender refunded with its own refund
+//! Cancel a sale (record 0031): every settled card tender refunded with its own refund
 //! key exactly once (an authorization voided, an offline one dropped before it is
 //! forwarded), the cash handed back recorded in the drawer, the sale `canceled` once
 //! the PSP confirmed it all. Idempotent: pressed twice or resumed after a crash, it

@@ -1,5 +1,5 @@
-//! Card tenders (design §8.3): a card tender IS a payment with its own checkout key
-//! (design §3 rules 1-6 unchanged), for part or all of what the sale still needs. Its
+//! Card tenders (record 0028): a card tender IS a payment with its own checkout key
+//! (docs/design.md rules 1-6 unchanged), for part or all of what the sale still needs. Its
 //! key, request and tender row are committed in ONE transaction before anything is sent.
 
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,7 @@ pub struct CardTender {
     pub tender: Tender,
     pub payment: Payment,
     /// False: the sale's pending card tender for the same amount, returned as it is (a
-    /// repeated press resumes the same key, design §3.3).
+    /// repeated press resumes the same key, record 0005).
     pub is_new: bool,
 }
 
@@ -63,7 +63,7 @@ impl Ledger {
 /// What a card tender's admission found (keyed and reader tenders alike).
 pub(in crate::ledger) enum CardAdmission {
     /// The sale's pending card tender for the same amount (or no amount given): pressing
-    /// again resumes its key (design §3.3).
+    /// again resumes its key (record 0005).
     Resume(CardTender),
     /// A new tender of this amount may be committed in this transaction.
     New(Money),

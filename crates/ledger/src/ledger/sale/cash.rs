@@ -1,4 +1,4 @@
-//! Cash tenders (design §8.4): the amount handed over, the change, and the store's cash
+//! Cash tenders (record 0030): the amount handed over, the change, and the store's cash
 //! rounding, recorded with the sale's completion and the drawer's movements in ONE
 //! transaction (one durable commit).
 

@@ -1,4 +1,4 @@
-//! Sales paid by tenders (design §8): what they share — reading a sale (cart, tenders,
+//! Sales paid by tenders (record 0028): what they share — reading a sale (cart, tenders,
 //! totals, derived state), keeping the cart's state in step with it inside every write
 //! that can change it, and superseding a pending card tender on an override. One file
 //! per operation: `cash.rs` (cash tender, rounding, drawer), `card.rs` (card tender),
@@ -61,7 +61,7 @@ pub struct SaleCancel {
     pub completed_at_ms: Option<i64>,
 }
 
-/// An override reason: 3-200 characters, as the other overrides (design §3.3) and a
+/// An override reason: 3-200 characters, as the other overrides (record 0005) and a
 /// paid in / out's (one rule, `drawer::checked_reason`).
 pub(crate) fn check_reason(reason: &str) -> Result<&str> {
     crate::drawer::checked_reason(reason)
@@ -69,7 +69,7 @@ pub(crate) fn check_reason(reason: &str) -> Result<&str> {
 }
 
 impl Ledger {
-    /// The sale of a cart: tenders, totals, state (design §8.2).
+    /// The sale of a cart: tenders, totals, state (record 0029).
     pub fn sale(&self, cart_id: CartId) -> Result<Sale> {
         sale_tx(&self.conn, cart_id)
     }
@@ -257,7 +257,7 @@ pub(super) fn admit_tender_tx(tx: &WriteTx<'_>, cart_id: CartId, override_reason
     sale_tx(tx, cart_id)
 }
 
-/// Marks a pending card tender superseded (design §8.3): it stops counting; its
+/// Marks a pending card tender superseded (record 0028): it stops counting; its
 /// payment is left to recovery, so a charge that turns up stays visible. `record`
 /// writes the audit row and the timeline note (the checkout override writes its own).
 pub(super) fn supersede_tx(tx: &WriteTx<'_>, t: &Tender, reason: &str, now_ms: i64, record: bool) -> Result<()> {
@@ -334,7 +334,7 @@ pub(super) fn insert_tender_tx(tx: &WriteTx<'_>, cart_id: CartId, amount: Money,
     )?;
     let id = TenderId(tx.last_insert_rowid());
     if let Some(staff_id) = crate::ledger::session::operator(tx)? {
-        // Who took the money, in the chain (design §12.8). A register without staff
+        // Who took the money, in the chain (record 0067). A register without staff
         // names nobody and writes no row per tender.
         let after = serde_json::json!({ "cart": cart_id.0, "kind": kind.as_str(), "amount_minor": amount.amount_minor, "currency": amount.currency.code() });
         crate::ledger::audit::append_audit(

@@ -1,4 +1,4 @@
-//! A refund of a split sale (design §8.6): allocated to its tenders — card amounts back
+//! A refund of a split sale (record 0032): allocated to its tenders — card amounts back
 //! to their own card first (each its own refund with its own key), the rest in cash —
 //! all committed in ONE transaction before anything is sent.
 

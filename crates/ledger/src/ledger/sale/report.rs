@@ -1,4 +1,4 @@
-//! What End of day reads about tenders (design §8.7): totals per tender kind, the cash
+//! What End of day reads about tenders (record 0033): totals per tender kind, the cash
 //! the drawer should hold, sales with an unpaid balance, and charges of superseded
 //! tenders that are owed back. Read-only.
 
@@ -40,7 +40,7 @@ pub struct TenderDay {
     /// accepted offline, their sale not canceled), per kind and currency.
     pub by_kind: Vec<TenderKindTotal>,
     /// Sum of every cash movement per currency: what the drawer should hold. `None` while
-    /// a shift is open: that figure belongs to the blind close (design §12.10), and only
+    /// a shift is open: that figure belongs to the blind close (record 0069), and only
     /// the audited X report shows it until the close. One rule for the app and the CLI.
     pub expected_drawer: Option<Vec<(Currency, i64)>>,
     /// Sales that were paid until an offline card tender was declined and whose balance

@@ -1,4 +1,4 @@
-//! Shifts (design §12.7): a till session opened on a counted float, cash paid in and out
+//! Shifts (record 0066): a till session opened on a counted float, cash paid in and out
 //! with a reason, X reports at any time, and a close on a blind count that writes a Z
 //! report numbered 1, 2, 3 … which nothing changes afterwards.
 //!

@@ -1,4 +1,4 @@
-//! The writes of a shift (design §12.7), each one transaction with its audit row, so
+//! The writes of a shift (record 0066), each one transaction with its audit row, so
 //! "it happened" and "who did it" are committed together or not at all.
 
 use paydesk_access::audit::{Anchor, Hash};

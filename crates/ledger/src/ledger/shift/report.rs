@@ -1,4 +1,4 @@
-//! The X / Z report of a shift (design §12.7), built from the ledger's rows in one read:
+//! The X / Z report of a shift (record 0066), built from the ledger's rows in one read:
 //! the float, the drawer's movements tagged with the shift, paid in / out, and the
 //! takings by End of day's definitions (`crate::takings`: tenders per kind, refunds, net,
 //! canceled sales apart), so End of day and the X / Z reports agree. An X report is this while the shift is open; a Z report is

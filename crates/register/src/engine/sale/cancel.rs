@@ -1,4 +1,4 @@
-//! Cancel a sale (design §8.5): the ledger commits the cancel, the cash hand-back and a
+//! Cancel a sale (record 0031): the ledger commits the cancel, the cash hand-back and a
 //! refund row with its own key for every settled card tender in one transaction before
 //! anything is sent; then each refund is driven (an authorization is voided) and the
 //! sale ends `canceled` once the PSP confirmed all of it. Pressed twice, or resumed by
@@ -36,7 +36,7 @@ impl Engine {
         self.cancel_sale_with(cart, Some(reason), DriveMode::Interactive).await
     }
 
-    /// Resumes every cancel not confirmed yet (recovery, design §3.8). Returns
+    /// Resumes every cancel not confirmed yet (recovery, record 0010). Returns
     /// (resumed, now canceled).
     pub(in crate::engine) async fn resume_sale_cancels(&self) -> Result<(u32, u32, Vec<String>)> {
         let carts = self.with_ledger(|l| l.sales_canceling())?;
@@ -70,7 +70,7 @@ impl Engine {
             CancelReport { state: SaleState::Canceling, refunds: Vec::new(), voids: Vec::new(), cash_returned: 0, errors: Vec::new(), sale: self.sale_now(cart)? };
         // Recovery only finishes what the cashier started: it drives the refunds and voids
         // already committed and never commits a new refund key (a refund the PSP refused
-        // waits for the cashier to press Cancel again, design §3.3), so a refusing PSP
+        // waits for the cashier to press Cancel again, record 0005), so a refusing PSP
         // cannot make recovery mint a key every pass.
         let rounds = match mode {
             DriveMode::Interactive => CANCEL_ROUNDS,

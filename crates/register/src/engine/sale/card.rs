@@ -1,6 +1,6 @@
-//! Card tender (design §8.3): a payment for part or all of what the sale still needs,
+//! Card tender (record 0028): a payment for part or all of what the sale still needs,
 //! with its own checkout key, committed with its tender row before the network and
-//! driven exactly as a checkout (design §3 rules 1-11): at most two durable commits
+//! driven exactly as a checkout (docs/design.md rules 1-11): at most two durable commits
 //! before the cashier sees the answer.
 
 use super::{tender_error, SaleView};

@@ -1,4 +1,4 @@
-//! Cash tender (design §8.4): no network; the tender, the change, the drawer and the
+//! Cash tender (record 0030): no network; the tender, the change, the drawer and the
 //! sale's completion are one ledger transaction.
 
 use super::{tender_error, SaleView};

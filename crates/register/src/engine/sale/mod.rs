@@ -1,4 +1,4 @@
-//! Sales paid by several tenders (design §8): the engine's side. The ledger decides and
+//! Sales paid by several tenders (record 0028): the engine's side. The ledger decides and
 //! records (one transaction per tender, the amount due always derived); the engine adds
 //! the network — a card tender is driven like any checkout, a cancel refunds or voids
 //! each settled card tender with its own key — and the views the app, the CLI and the
@@ -20,7 +20,7 @@ use paydesk_ledger::{CancelState, CartId, CartLine, Sale, SaleState, Tender, Ten
 use paydesk_domain::Currency;
 use serde::Serialize;
 
-/// A sale as the cashier's tender panel shows it (design §8.2). Amounts in minor units
+/// A sale as the cashier's tender panel shows it (record 0029). Amounts in minor units
 /// of `currency`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SaleView {
@@ -88,14 +88,14 @@ impl Engine {
         Ok(SaleView::of(&s))
     }
 
-    /// The tender part of End of day (design §8.7): totals per tender kind and currency
+    /// The tender part of End of day (record 0033): totals per tender kind and currency
     /// for tenders since `since_ms`, the cash the drawer should hold, unpaid balances,
     /// cancels not confirmed yet, superseded tenders charged anyway.
     pub fn tender_day(&self, since_ms: i64) -> Result<TenderDay> {
         Ok(self.with_reader(|l| l.tender_day(since_ms))?)
     }
 
-    /// Sets the store's cash rounding for a currency (1 = none; design §8.4).
+    /// Sets the store's cash rounding for a currency (1 = none; record 0030).
     pub fn set_cash_rounding(&self, currency: Currency, increment_minor: i64) -> Result<()> {
         Ok(self.with_ledger(|l| l.set_cash_rounding(currency, increment_minor))?)
     }

@@ -1,7 +1,7 @@
-//! Refund of a split sale (design §8.6): the ledger allocates it to the tenders — card
+//! Refund of a split sale (record 0032): the ledger allocates it to the tenders — card
 //! amounts back to their own card, the rest in cash — and commits every refund row
 //! (each with its own key) and the cash paid out in one transaction; then each card
-//! refund is driven like any refund (design §4.5).
+//! refund is driven like any refund (record 0015).
 
 use super::SaleView;
 use crate::engine::{DriveMode, Engine, EngineError, RefundReport, Result};
