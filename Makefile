@@ -65,13 +65,16 @@ TARGET_DIR := $(abspath $(or $(CARGO_TARGET_DIR),target))
 # first, at the lowest CPU priority, and runs beside everything else: the tool installs,
 # the debug build (whose serial stretches — linking, the last crates of a chain — leave a
 # core idle) and the debug tests (which mostly wait on windows, sockets and fsync). It takes
-# only what they leave (docs/decisions/0105-ci-time.md). The build runs in its own process
-# group, so a failure anywhere stops it too. Each phase prints its wall time.
+# only what they leave (docs/decisions/0105-ci-time.md). The build runs in its own session
+# (setsid: one process group, so a failure anywhere stops it too); a new session is a new
+# scheduler autogroup, whose own niceness is set to 19 as well, or the kernel would share the
+# CPU equally between the two builds whatever their nice values. Each phase prints its wall time.
 PKG_LOG := $(TARGET_DIR)/make-package.log
 NEXTEST := PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk PAYDESK_BIN_DIR=$(TARGET_DIR)/debug cargo nextest run --workspace --no-fail-fast
 test: deps-apt deps-tauri
 	@mkdir -p $(TARGET_DIR); \
-	setsid -w nice -n 19 $(MAKE) --no-print-directory package >$(PKG_LOG) 2>&1 & pkg=$$!; \
+	setsid -w sh -c '{ echo 19 >/proc/self/autogroup; } 2>/dev/null; exec nice -n 19 $(MAKE) --no-print-directory package' \
+	  </dev/null >$(PKG_LOG) 2>&1 & pkg=$$!; \
 	trap 'kill -TERM -- -$$pkg 2>/dev/null' EXIT; \
 	t=$$SECONDS; $(MAKE) --no-print-directory deps-rust deps-py || exit 1; \
 	echo "make test: tools $$((SECONDS - t)) s"; \
