@@ -62,19 +62,17 @@ deps: deps-apt deps-rust deps-py
 # hands the tests their folder, so none asks cargo again while the tests run.
 TARGET_DIR := $(abspath $(or $(CARGO_TARGET_DIR),target))
 # Every test, the packaged app's included. The .deb's release build (make package) starts
-# first, at the lowest CPU priority, and runs beside everything else: the tool installs,
-# the debug build (whose serial stretches — linking, the last crates of a chain — leave a
-# core idle) and the debug tests (which mostly wait on windows, sockets and fsync). It takes
-# only what they leave (docs/decisions/0105-ci-time.md). The build runs in its own session
-# (setsid: one process group, so a failure anywhere stops it too); a new session is a new
-# scheduler autogroup, whose own niceness is set to 19 as well, or the kernel would share the
-# CPU equally between the two builds whatever their nice values. Each phase prints its wall time.
+# first and runs beside the tool installs and the debug build. `setsid` gives it its own
+# session (one process group, so a failure anywhere stops it too) and so its own scheduler
+# autogroup: the two builds share the 2 cores equally, and the release build is usually done
+# before the tests start, which then have the machine to themselves. Measured against holding
+# it at low priority, this is the shorter run (docs/decisions/0105-ci-time.md). Each phase
+# prints its wall time.
 PKG_LOG := $(TARGET_DIR)/make-package.log
 NEXTEST := PAYDESK_APP_BIN=$(TARGET_DIR)/debug/paydesk PAYDESK_BIN_DIR=$(TARGET_DIR)/debug cargo nextest run --workspace --no-fail-fast
 test: deps-apt deps-tauri
 	@mkdir -p $(TARGET_DIR); \
-	setsid -w sh -c '{ echo 19 >/proc/self/autogroup; } 2>/dev/null; exec nice -n 19 $(MAKE) --no-print-directory package' \
-	  </dev/null >$(PKG_LOG) 2>&1 & pkg=$$!; \
+	setsid -w nice -n 19 $(MAKE) --no-print-directory package >$(PKG_LOG) 2>&1 & pkg=$$!; \
 	trap 'kill -TERM -- -$$pkg 2>/dev/null' EXIT; \
 	t=$$SECONDS; $(MAKE) --no-print-directory deps-rust deps-py || exit 1; \
 	echo "make test: tools $$((SECONDS - t)) s"; \
