@@ -5,7 +5,7 @@ use serde::Serialize;
 use tauri::State;
 
 use crate::error::AppResult;
-pub use crate::config::{version_line, VERSION};
+use crate::config::VERSION;
 use crate::state::{AppState, LEDGER_FILE};
 
 #[derive(Debug, Clone, Serialize)]
@@ -50,6 +50,6 @@ pub fn about_of(state: &AppState) -> AppResult<AboutView> {
         psp_url: live.psp_url.clone(),
         // The profile is put on the embedded PSP when it is saved (it never waits for a
         // new engine, whose settings ignore it): the saved one is the one in use.
-        fault_profile: if live.embedded { crate::state::lock(&state.settings).fault_profile.clone() } else { String::new() },
+        fault_profile: if live.embedded { crate::base::lock(&state.settings).fault_profile.clone() } else { String::new() },
     })
 }

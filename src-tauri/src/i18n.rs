@@ -1,7 +1,7 @@
 //! The screen's language (record 0070): which one is active, what the UI needs to speak
 //! it, and [`t`]/[`tr!`] for Rust's own screen text. At the bottom of the app: errors and
 //! every layer above put their words through it (the commands that hand the UI its
-//! messages and switch the language are `commands/language.rs`).
+//! messages and switch the language are `language.rs`).
 //!
 //! One language for the whole app at a time, so it is a process-wide value: error
 //! messages are put in words while they are serialized, where no app state is at hand.

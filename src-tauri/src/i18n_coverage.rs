@@ -44,14 +44,14 @@ fn every_variant() -> Vec<AppError> {
     };
     let mut out: Vec<AppError> = engine.into_iter().map(AppError::from).collect();
     out.extend([
-        crate::sale::parse_amount("abc", Currency::Jpy, crate::sale::Amount::Cash).expect_err("refused"),
-        crate::sale::parse_amount("", Currency::Jpy, crate::sale::Amount::Card).expect_err("refused"),
-        crate::sale::parse_amount("0", Currency::Jpy, crate::sale::Amount::Card).expect_err("refused"),
-        crate::sale::required_reason("x").expect_err("refused"),
-        crate::catalog::validate_code("").expect_err("refused"),
-        crate::catalog::validate_code("a b").expect_err("refused"),
+        crate::input::parse_amount("abc", Currency::Jpy, crate::input::Amount::Cash).expect_err("refused"),
+        crate::input::parse_amount("", Currency::Jpy, crate::input::Amount::Card).expect_err("refused"),
+        crate::input::parse_amount("0", Currency::Jpy, crate::input::Amount::Card).expect_err("refused"),
+        crate::input::required_reason("x").expect_err("refused"),
+        crate::input::validate_code("").expect_err("refused"),
+        crate::input::validate_code("a b").expect_err("refused"),
         crate::input::validate_payment_method("visa").expect_err("refused"),
-        crate::store::receipt::validate_cart(0).expect_err("refused"),
+        crate::input::validate_cart(0).expect_err("refused"),
         crate::store::receipt::receipt_error(paydesk_ledger::Error::UnknownCart(7)),
         crate::store::print::validate_printer("bad_host!:9100").expect_err("refused"),
         crate::store::print::validate_printer("a b").expect_err("refused"),
@@ -60,7 +60,7 @@ fn every_variant() -> Vec<AppError> {
         discount("percent", &"9".repeat(40)),
         discount("other", "1"),
         crate::store::discount_error(paydesk_ledger::Error::InvalidInput("x".into())),
-        crate::settings::validate_url("ftp://x").expect_err("refused"),
+        crate::settings_file::validate_url("ftp://x").expect_err("refused"),
         AppError::from(paydesk_sync::SyncError::Unreachable("x".into())),
         AppError::from(paydesk_sync::SyncError::Input("x".into())),
         AppError::from(paydesk_sync::SyncError::BadAnswer("x".into())),
@@ -93,7 +93,7 @@ fn every_variant() -> Vec<AppError> {
         AppError::NotAllowed { action: Action::Settings, authorization: Authorization::Allowed },
         AppError::from(L::WrongPin { attempts_left: Some(2) }),
         AppError::from(L::WrongPin { attempts_left: None }),
-        AppError::from(L::StaffLocked { until_ms: crate::state::now_ms() + 300_000 }),
+        AppError::from(L::StaffLocked { until_ms: crate::base::now_ms() + 300_000 }),
         AppError::OwnerExists,
         AppError::IdleLocked { seconds: 300 },
         AppError::from(L::PublishedItem { sku: "MUG-001".into() }),
@@ -104,8 +104,8 @@ fn every_variant() -> Vec<AppError> {
         AppError::from(L::NotTheOperator { staff_id: 2 }),
         AppError::from(L::InactiveStaff { staff_id: 2, who: "approver" }),
         // Change my PIN: the new one typed differently twice, or the same as the current.
-        crate::staff::session::pin_change_of("1234", "5678", "5679").expect_err("refused"),
-        crate::staff::session::pin_change_of("1234", "1234", "1234").expect_err("refused"),
+        crate::sign_in::pin_change_of("1234", "5678", "5679").expect_err("refused"),
+        crate::sign_in::pin_change_of("1234", "1234", "1234").expect_err("refused"),
         AppError::from(L::NoOpenShift),
         AppError::from(L::ShiftAlreadyOpen { shift_id: 1 }),
         AppError::from(L::ShiftHasOpenSale { cart_id: 1 }),
@@ -145,9 +145,9 @@ fn every_variant() -> Vec<AppError> {
     ]);
     // Card readers (issue #27): the refusals and the input checks.
     out.extend([
-        AppError::Reader(crate::reader::ReaderRefusal::NotTestMode),
-        AppError::Reader(crate::reader::ReaderRefusal::NeedsEmbeddedPsp),
-        AppError::Reader(crate::reader::ReaderRefusal::UnknownReader("tmr_1".into())),
+        AppError::Reader(crate::error::ReaderRefusal::NotTestMode),
+        AppError::Reader(crate::error::ReaderRefusal::NeedsEmbeddedPsp),
+        AppError::Reader(crate::error::ReaderRefusal::UnknownReader("tmr_1".into())),
         crate::reader::validate_reader_id("x").expect_err("refused"),
     ]);
     for a in Action::ALL {
@@ -170,7 +170,7 @@ fn every_error_a_cashier_sees_is_in_japanese_when_the_screen_is() {
 /// Settings' own refusals, field by field.
 #[test]
 fn settings_refusals_are_in_japanese() {
-    let mut form = crate::settings::SettingsForm {
+    let mut form = crate::settings_file::SettingsForm {
         psp_url: String::new(),
         psp_key: String::new(),
         fault_profile: "none".into(),
@@ -181,9 +181,9 @@ fn settings_refusals_are_in_japanese() {
         offline_max_count: "20".into(),
         offline_max_age_hours: "23".into(),
     };
-    let current = crate::settings::Settings::default();
-    assert!(crate::settings::Settings::validate(&form, &current, Currency::Jpy).is_ok());
-    let broken: [&dyn Fn(&mut crate::settings::SettingsForm); 6] = [
+    let current = crate::settings_file::Settings::default();
+    assert!(crate::settings_file::Settings::validate(&form, &current, Currency::Jpy).is_ok());
+    let broken: [&dyn Fn(&mut crate::settings_file::SettingsForm); 6] = [
         &|f| f.retention_hours = "x".into(),
         &|f| f.safety_margin_minutes = "99999".into(),
         &|f| f.offline_max_amount = "x".into(),
@@ -195,13 +195,13 @@ fn settings_refusals_are_in_japanese() {
         let mut f = form.clone();
         b(&mut f);
         set_active(Locale::Ja);
-        let e = crate::settings::Settings::validate(&f, &current, Currency::Jpy).expect_err("refused").to_string();
+        let e = crate::settings_file::Settings::validate(&f, &current, Currency::Jpy).expect_err("refused").to_string();
         set_active(Locale::En);
         assert!(japanese(&e), "case {i}: {e}");
     }
     form.psp_url = "https://psp.example".into();
     set_active(Locale::Ja);
-    let e = crate::settings::Settings::validate(&form, &current, Currency::Jpy).expect_err("a URL needs a key").to_string();
+    let e = crate::settings_file::Settings::validate(&form, &current, Currency::Jpy).expect_err("a URL needs a key").to_string();
     set_active(Locale::En);
     assert!(japanese(&e), "{e}");
 }
@@ -261,7 +261,7 @@ fn shift_refusals_are_worded_by_rule_under_their_codes() {
         let e = AppError::from(L::ShiftRefused(r));
         assert_eq!(e.code(), code, "{r:?}");
         // The same whether the ledger's error comes alone or the refusal is worded directly.
-        assert_eq!(e.to_string(), crate::shift::refusal(&r).to_string());
+        assert_eq!(e.to_string(), crate::error::shift::refusal(&r).to_string());
         let en = detail(&e);
         assert_ne!(en, r.to_string(), "not the ledger's English: {r:?}");
         assert!(seen.insert(en.clone()), "one message per rule: {en}");

@@ -1,6 +1,7 @@
 //! What the UI sends, checked before anything runs: checkout keys, test tokens, reasons,
-//! amounts as typed, sale numbers, a report's start. Every feature's commands use these,
-//! so they sit below all of them (a command module never imports another for a check).
+//! amounts as typed, sale numbers, a report's start, scanned codes and quantities. Every
+//! feature's commands use these, so they sit below all of them (a command module never
+//! imports another for a check).
 
 use paydesk_ledger::CartId;
 use paydesk_domain::{Currency, Money};
@@ -138,6 +139,21 @@ pub(crate) fn required_reason(reason: &str) -> AppResult<String> {
         .ok_or_else(|| AppError::InvalidInput(tr!(active(), "input-reason")))
 }
 
+/// Validates what a scanner or the keyboard typed: 1–32 characters of `[A-Za-z0-9-]`.
+pub fn validate_code(code: &str) -> AppResult<String> {
+    let code = code.trim();
+    if code.is_empty() {
+        return Err(AppError::InvalidInput(tr!(active(), "input-code-empty")));
+    }
+    if code.len() > 32 || !code.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+        return Err(AppError::InvalidInput(tr!(active(), "input-code-chars", max = 32)));
+    }
+    Ok(code.to_string())
+}
+
+/// The most of one item a cart line may hold.
+pub const MAX_QUANTITY: u32 = 999;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +179,13 @@ mod tests {
         for bad in ["", "  ", "ok", &"x".repeat(201), "bad\u{7}bell"] {
             assert_eq!(required_reason(bad).unwrap_err().code(), "invalid_input", "{bad:?}");
         }
+    }
+
+    #[test]
+    fn codes_are_validated() {
+        assert!(validate_code("  COF-001 ").is_ok());
+        assert!(validate_code("").is_err());
+        assert!(validate_code("a'; drop table").is_err());
+        assert!(validate_code(&"9".repeat(33)).is_err());
     }
 }

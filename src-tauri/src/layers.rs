@@ -3,7 +3,8 @@
 //! import circles; this keeps the order, so a feature's words never reach into its
 //! commands and the errors never into the state.
 //!
-//! A new top-level module must be given a layer here (the test names one that is not).
+//! A new top-level module must be given a layer here (the test names one that is not), and
+//! every Tauri command lives in the features layer: there is no catch-all commands module.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -13,15 +14,19 @@ const LAYERS: &[(&str, &[&str])] = &[
     // the words and the errors everything says: no app state at hand
     ("words", &["base", "i18n", "money", "wording", "error"]),
     // the machine: flags, the data folder's files, the keychain
-    ("platform", &["config", "secrets", "settings", "pin_locks", "window_size"]),
+    ("platform", &["config", "secrets", "settings_file", "pin_locks", "window_size"]),
     // what the app holds while it runs, who acts, the operation gate, checked input
     ("core", &["state", "staff", "ops", "input"]),
     // what the screen is shown, and the contract written from it
-    ("presentation", &["catalog", "views", "contract"]),
-    // one module per feature: its commands over the engine
-    ("features", &["about", "sale", "reader", "store", "shift", "backoffice"]),
-    // the commands not yet in a feature module, and the language commands
-    ("commands", &["commands"]),
+    ("presentation", &["views", "contract"]),
+    // one module per feature: its commands over the engine (every command lives here)
+    (
+        "features",
+        &[
+            "about", "sale", "checkout", "payments", "report", "status", "reader", "store", "shift", "backoffice",
+            "language", "register_settings", "sign_in",
+        ],
+    ),
 ];
 
 /// Test-only modules: they may import anything.
@@ -84,6 +89,20 @@ fn violations(files: &[(String, String, String)]) -> Vec<String> {
     out
 }
 
+/// Every file that declares a Tauri command outside the features layer: a command
+/// lives in its feature's module (README "Where a new command goes").
+fn commands_outside_features(files: &[(String, String, String)]) -> Vec<String> {
+    let features = LAYERS.iter().position(|(name, _)| *name == "features");
+    let mut out: Vec<String> = files
+        .iter()
+        .filter(|(top, _, _)| !TEST_ONLY.contains(&top.as_str()) && layer_of(top) != features)
+        .filter(|(_, _, src)| code_of(src).contains("#[tauri::command]"))
+        .map(|(_, file, _)| file.clone())
+        .collect();
+    out.sort();
+    out
+}
+
 /// (top-level module, path, text) of every file under `dir`.
 fn files_in(dir: &Path, root: &Path, out: &mut Vec<(String, String, String)>) {
     for entry in std::fs::read_dir(dir).expect("src-tauri/src is readable") {
@@ -109,6 +128,26 @@ fn no_module_imports_one_above_it() {
     files_in(&root, &root, &mut files);
     let found = violations(&files);
     assert!(found.is_empty(), "imports against the layers:\n{}", found.join("\n"));
+}
+
+#[test]
+fn every_command_lives_in_a_feature_module() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    files_in(&root, &root, &mut files);
+    assert!(files.iter().any(|(top, _, src)| top == "store" && src.contains("#[tauri::command]")), "commands not found");
+    let found = commands_outside_features(&files);
+    assert!(found.is_empty(), "commands outside a feature module:\n{}", found.join("\n"));
+}
+
+#[test]
+fn a_planted_command_outside_the_features_is_named() {
+    let file = |top: &str, src: &str| (top.to_string(), format!("{top}.rs"), src.to_string());
+    let cmd = "#[tauri::command]\npub fn x() {}\n";
+    let ok = [file("checkout", cmd), file("input", "// #[tauri::command] in a comment is none\n")];
+    assert!(commands_outside_features(&ok).is_empty(), "{:?}", commands_outside_features(&ok));
+    let planted = [file("checkout", cmd), file("views", cmd)];
+    assert_eq!(commands_outside_features(&planted), vec!["views.rs".to_string()]);
 }
 
 #[test]

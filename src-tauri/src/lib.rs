@@ -9,13 +9,13 @@
 pub mod about;
 pub mod base;
 pub mod backoffice;
-pub mod catalog;
-pub mod commands;
+pub mod checkout;
 pub mod config;
 pub mod contract;
 pub mod error;
 pub mod i18n;
 pub mod input;
+pub mod language;
 #[cfg(test)]
 mod i18n_coverage;
 #[cfg(test)]
@@ -23,13 +23,18 @@ mod layers;
 pub mod money;
 pub mod pin_locks;
 pub mod ops;
+pub mod payments;
 pub mod reader;
+pub mod register_settings;
+pub mod report;
 pub mod sale;
 pub mod secrets;
-pub mod settings;
+pub mod settings_file;
 pub mod shift;
+pub mod sign_in;
 pub mod staff;
 pub mod state;
+pub mod status;
 pub mod store;
 pub mod views;
 pub mod window_size;
@@ -64,20 +69,20 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
         // One check in front of every command: a session once the store has staff, and
         // the idle lock (staff/guard.rs).
         .invoke_handler(staff::guard::guarded(tauri::generate_handler![
-            commands::get_catalog,
-            commands::get_cart,
-            commands::scan,
-            commands::set_quantity,
-            commands::clear_cart,
-            commands::get_status,
-            commands::charge,
-            commands::try_another_card,
-            commands::current_checkout,
-            commands::new_sale,
-            commands::list_payments,
-            commands::get_payment,
-            commands::refund,
-            commands::get_report,
+            store::catalog::get_catalog,
+            store::lines::get_cart,
+            store::lines::scan,
+            store::lines::set_quantity,
+            store::lines::clear_cart,
+            status::get_status,
+            checkout::charge::charge,
+            checkout::charge::try_another_card,
+            checkout::current_checkout,
+            checkout::new_sale::new_sale,
+            payments::list_payments,
+            payments::get_payment,
+            payments::refund::refund,
+            report::get_report,
             sale::day::get_sale,
             sale::cash::pay_cash,
             sale::card::pay_card,
@@ -108,21 +113,21 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             shift::audit::audit_verify,
             shift::audit::audit_page,
             sale::refund::refund_sale,
-            commands::get_settings,
-            commands::save_settings,
+            register_settings::get_settings,
+            register_settings::save::save_settings,
             about::about,
-            commands::language::get_messages,
-            commands::language::set_language,
+            language::get_messages,
+            language::set_language,
             backoffice::get_backoffice,
             backoffice::pair_backoffice,
             backoffice::restore::restore_backoffice,
             backoffice::restore::restored_history,
-            staff::session::whoami,
-            staff::session::staff_list,
-            staff::session::sign_in,
-            staff::session::sign_out,
-            staff::session::change_pin,
-            staff::session::create_owner,
+            sign_in::whoami,
+            sign_in::staff_list,
+            sign_in::sign_in,
+            sign_in::sign_out,
+            sign_in::change_pin,
+            sign_in::create_owner,
             reader::setup::reader_list,
             reader::setup::reader_register,
             reader::charge::reader_charge,
@@ -184,7 +189,7 @@ async fn forward_notifications<R: Runtime>(app: AppHandle<R>) {
 }
 
 fn forward_one<R: Runtime>(app: &AppHandle<R>, state: &AppState, n: &paydesk_register::Notification) {
-    match views::forward(n, state::now_ms()) {
+    match views::forward(n, base::now_ms()) {
         views::Forward::Progress(p) => {
             // Only the cart on screen: background passes over other payments
             // are not this customer's progress.

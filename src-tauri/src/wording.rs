@@ -2,7 +2,7 @@
 //! alarm in the cashier's words, in the screen's language. Low, next to `i18n`, so the
 //! errors can say them without importing the views.
 
-use paydesk_tax::Discount;
+use paydesk_tax::{Discount, TaxClass};
 use paydesk_domain::PaymentState;
 use paydesk_register::AlarmCode;
 
@@ -61,5 +61,14 @@ pub fn discount_label(d: Discount, currency: &str) -> String {
     match d {
         Discount::Percent { basis_points } => rate_label(basis_points),
         Discount::Amount { amount } => money::format(amount, currency),
+    }
+}
+
+/// A tax class as the screen and the catalog file name it.
+pub fn class_name(c: TaxClass) -> &'static str {
+    match c {
+        TaxClass::Standard => "standard",
+        TaxClass::Reduced => "reduced",
+        TaxClass::Exempt => "exempt",
     }
 }

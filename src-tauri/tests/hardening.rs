@@ -148,7 +148,7 @@ fn a_lock_is_not_ended_by_moving_the_clock() {
     drop(l);
     let e = err(call(&w, "sign_in", json!({ "name": cashier, "pin": CASHIER_PIN })));
     assert_eq!(e["code"], "staff_locked", "the lock's five minutes have not passed: {e}");
-    assert!(e["until_ms"].as_i64().unwrap() > paydesk_app::state::now_ms() + 250_000, "{e}");
+    assert!(e["until_ms"].as_i64().unwrap() > paydesk_app::base::now_ms() + 250_000, "{e}");
 }
 
 #[test]

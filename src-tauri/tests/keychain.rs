@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use paydesk_app::secrets::SecretStore;
-use paydesk_app::settings::{PspInUse, Settings};
+use paydesk_app::settings_file::{PspInUse, Settings};
 use paydesk_app::Options;
 
 /// A session bus and an unlocked gnome-keyring on it, both in their own process groups.

@@ -12,7 +12,7 @@ use support::{app_with, call, Window};
 use tauri::Manager;
 
 /// The embedded PSP's key (the list API is read as the app's merchant).
-const EMBEDDED_KEY: &str = paydesk_app::settings::EMBEDDED_KEY;
+const EMBEDDED_KEY: &str = paydesk_app::settings_file::EMBEDDED_KEY;
 /// The demo cashier (README: Demo staff): may sell, may not change settings alone.
 const CASHIER: &str = "Casey";
 const CASHIER_PIN: &str = "3333";

@@ -4,7 +4,7 @@
 //! Real parts: the app's state with its ledger file and the embedded mock PSP (whose
 //! database survives the restart), no window.
 
-use paydesk_app::settings::{PspInUse, Settings};
+use paydesk_app::settings_file::{PspInUse, Settings};
 use paydesk_app::state::Applied;
 use paydesk_app::{AppState, Options};
 use paydesk_ledger::CheckoutOptions;

@@ -60,7 +60,7 @@ fn a_pin_change_needs_the_current_pin_and_the_new_one_twice_then_only_the_new_on
     assert_eq!((me["name"].as_str(), me["role"].as_str()), (Some(CASHIER), Some("cashier")));
     // The PIN is the new one for approvals too (the same stored PIN).
     let mut l = Ledger::open(dir.path().join("ledger.db")).unwrap();
-    let now = paydesk_app::state::now_ms();
+    let now = paydesk_app::base::now_ms();
     let policy = LockoutPolicy::default();
     assert!(l.check_pin(CASHIER, &Pin::parse("4826").unwrap(), PinPurpose::Approval, policy, now).is_ok());
 }
@@ -79,7 +79,7 @@ fn wrong_current_pins_count_toward_the_lock_and_change_nothing() {
     let locked = err(change(&w, "0000", "4826", "4826"));
     assert_eq!(locked["code"], "staff_locked", "{locked}");
     let until = locked["until_ms"].as_i64().expect("until when");
-    assert!(until > paydesk_app::state::now_ms(), "{locked}");
+    assert!(until > paydesk_app::base::now_ms(), "{locked}");
     // While locked the right PIN is not even checked, here or at sign-in.
     assert_eq!(err(change(&w, CASHIER_PIN, "4826", "4826"))["code"], "staff_locked");
     assert_eq!(audited(dir.path(), "pin_change_failed"), 5);

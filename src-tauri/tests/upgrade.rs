@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use paydesk_app::settings::Settings;
+use paydesk_app::settings_file::Settings;
 use paydesk_app::{AppState, Options};
 use paydesk_ledger::{backup, Ledger, SCHEMA_VERSION};
 use serde_json::Value;
@@ -105,7 +105,7 @@ async fn a_released_versions_data_opens_with_every_payment_refund_and_offline_pa
         let psp = state.embedded().unwrap();
         for p in offline {
             let got = state.engine().payments().by_key(str_of(p, "key")).unwrap().unwrap();
-            let age = paydesk_app::state::now_ms() - got.first_attempt_at_ms.expect("attempted while offline");
+            let age = paydesk_app::base::now_ms() - got.first_attempt_at_ms.expect("attempted while offline");
             let charges = psp.server.psp().stats()["charges"].as_u64().unwrap();
             if age < SAFE_AGE_MS - 300_000 {
                 assert_eq!((got.state.as_str(), charges), ("captured", 1), "{p}: forwarded once: {got:?}");

@@ -118,7 +118,7 @@ fn payment_view(p: RestoredPayment) -> PaymentView {
     let state_label = match p.state.as_deref() {
         None => t(id!("backoffice-state-none")),
         // A state this version does not know is shown as sent.
-        Some(s) => s.parse::<PaymentState>().map(crate::views::state_label).unwrap_or_else(|_| s.to_string()),
+        Some(s) => s.parse::<PaymentState>().map(crate::wording::state_label).unwrap_or_else(|_| s.to_string()),
     };
     PaymentView {
         amount_text: crate::money::format(p.amount, &p.currency),

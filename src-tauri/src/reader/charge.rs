@@ -9,7 +9,7 @@ use super::{known_reader, view, view_in, ReaderView};
 use crate::input::{validate_key, validate_reason};
 use crate::error::AppResult;
 use crate::ops::{Locks, Operation};
-use crate::sale::{parse_amount, Amount};
+use crate::input::{parse_amount, Amount};
 use crate::state::AppState;
 
 /// Charges `amount` (as typed; everything open when empty) on `reader_id`, as the sale's

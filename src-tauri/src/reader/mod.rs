@@ -22,13 +22,12 @@ use paydesk_ledger::{CardPresentDetails, CartId};
 use paydesk_register::{NotChargedWhy, PendingWhy, ReaderOutcome, ReaderReport, UnavailableWhy};
 use serde::Serialize;
 
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ReaderRefusal};
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::state::AppState;
 use crate::views::SaleScreen;
 
-pub use crate::error::ReaderRefusal;
 
 /// Test mode: the embedded mock PSP, or a PSP key for Stripe's test mode (`sk_test_…`).
 /// Only then may the register play the customer.

@@ -10,7 +10,8 @@ use paydesk_register::TestCard;
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
-use super::{view, ReaderRefusal, ReaderView};
+use super::{view, ReaderView};
+use crate::error::ReaderRefusal;
 use crate::input::validate_key;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{id, t};

@@ -5,7 +5,8 @@ use paydesk_domain::RefundState;
 use serde::Serialize;
 use tauri::State;
 
-use super::{required_reason, screen};
+use super::screen;
+use crate::input::required_reason;
 use crate::ops::{Locks, Operation};
 use crate::error::AppResult;
 use crate::staff::Approval;
@@ -13,7 +14,8 @@ use paydesk_access::Action;
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::state::AppState;
-use crate::views::{state_label, SaleScreen};
+use crate::views::SaleScreen;
+use crate::wording::state_label;
 
 #[derive(Debug, Serialize)]
 pub struct CancelLine {

@@ -7,7 +7,8 @@ use serde::Serialize;
 use paydesk_access::Action;
 use tauri::State;
 
-use super::{parse_amount, screen};
+use super::screen;
+use crate::input::{parse_amount, Amount};
 use crate::ops::{Locks, Operation};
 use crate::input::{keyed_test_card, validate_reason};
 use crate::error::AppResult;
@@ -43,7 +44,7 @@ pub async fn pay_card(
 ) -> AppResult<CardResult> {
     let amount = match amount.as_deref().map(str::trim) {
         None | Some("") => None,
-        Some(t) => Some(parse_amount(t, state.currency, super::Amount::Card)?),
+        Some(t) => Some(parse_amount(t, state.currency, Amount::Card)?),
     };
     let pm = keyed_test_card(&state, &payment_method)?;
     let reason = validate_reason(override_reason)?;

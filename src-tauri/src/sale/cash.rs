@@ -5,7 +5,8 @@ use serde::Serialize;
 use paydesk_access::Action;
 use tauri::State;
 
-use super::{parse_amount, screen};
+use super::screen;
+use crate::input::{parse_amount, Amount};
 use crate::ops::{Locks, Operation};
 use crate::input::validate_reason;
 use crate::error::AppResult;
@@ -39,7 +40,7 @@ pub async fn pay_cash(
     override_reason: Option<String>,
     approval: Option<crate::staff::Approval>,
 ) -> AppResult<CashResult> {
-    let tendered = parse_amount(&tendered, state.currency, super::Amount::Cash)?;
+    let tendered = parse_amount(&tendered, state.currency, Amount::Cash)?;
     let reason = validate_reason(override_reason)?;
     // A reason is sent only to tender past a card whose outcome is unknown: a manager's call.
     let action = if reason.is_some() { Action::OverrideUnknownOutcome } else { Action::Sell };

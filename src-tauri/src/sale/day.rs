@@ -4,7 +4,8 @@ use tauri::State;
 
 use super::{sale_now, screen};
 use crate::error::AppResult;
-use crate::state::{now_ms, AppState};
+use crate::base::now_ms;
+use crate::state::AppState;
 use crate::views::{SaleScreen, TenderDayView};
 
 /// The sale of the cart on screen: total, paid so far, due, each tender.

@@ -17,7 +17,7 @@ use crate::ops::{Authorized, Operation};
 use crate::staff::{Approval, Granted};
 use crate::state::AppState;
 
-pub use crate::state::screen::{Above, Approved};
+use crate::state::screen::{Above, Approved};
 
 /// The discounts of `cart` above the cashier's limit, on their bases now: a line's is
 /// its price × quantity, the sale's is the lines after their own discounts.

@@ -20,7 +20,6 @@ pub use cancel::CancelResult;
 pub use card::CardResult;
 pub use cash::CashResult;
 
-pub(crate) use crate::input::{parse_amount, required_reason, Amount};
 use paydesk_ledger::CartId;
 use paydesk_register::SaleView;
 

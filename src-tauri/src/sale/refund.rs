@@ -10,7 +10,7 @@ use serde::Serialize;
 use tauri::State;
 
 use super::cancel::CancelLine;
-use super::{parse_amount, required_reason, Amount};
+use crate::input::{parse_amount, required_reason, Amount};
 use crate::error::AppResult;
 use crate::i18n::{active, id, t, tr};
 use crate::money;

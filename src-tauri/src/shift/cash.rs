@@ -7,7 +7,9 @@ use paydesk_ledger::{PaidKind, ShiftRefusal};
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, refusal, Approval};
+use super::actor;
+use crate::error::shift::refusal;
+use crate::staff::Approval;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::money;
@@ -23,7 +25,7 @@ pub struct PaidView {
 }
 
 fn paid(state: &AppState, kind: PaidKind, amount: &str, reason: &str, approval: Option<Approval>) -> AppResult<PaidView> {
-    let amount = crate::sale::parse_amount(amount, state.currency, crate::sale::Amount::PaidInOut).map_err(|e| AppError::InvalidPaidInOut(e.to_string()))?;
+    let amount = crate::input::parse_amount(amount, state.currency, crate::input::Amount::PaidInOut).map_err(|e| AppError::InvalidPaidInOut(e.to_string()))?;
     // The ledger's own rules for the amount and the reason, checked here as well so a
     // refused paid out is said before a manager is asked to approve it; the ledger checks
     // them again in its write.

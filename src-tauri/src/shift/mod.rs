@@ -11,7 +11,7 @@
 //!
 //! This file holds what they share: who acts (the person signed in, and a manager's
 //! approval when their role needs one), how a count arrives, and the ledger's refusals
-//! in the screen's words ([`refusal`], kept in `error/shift.rs`: the error conversion
+//! in the screen's words (`crate::error::shift::refusal`, kept in `error/shift.rs`: the error conversion
 //! calls it for every ledger error of this kind, whichever command met it).
 
 pub mod audit;
@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
+use crate::staff::Approval;
 use crate::state::AppState;
-pub use crate::staff::Approval;
 
 /// Denominations one count may list (every currency has fewer).
 pub const MAX_COUNT_LINES: usize = 32;
@@ -62,4 +62,3 @@ pub fn actor(state: &AppState, action: Action, approval: Option<&Approval>) -> A
 /// engine's, read with the figures they name).
 pub use paydesk_register::usecases::StaffNames;
 
-pub use crate::error::shift::refusal;

@@ -7,7 +7,8 @@ use paydesk_register::usecases::ShiftState;
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, count_of, Approval, CountInput};
+use super::{actor, count_of, CountInput};
+use crate::staff::Approval;
 use crate::error::AppResult;
 use crate::state::AppState;
 

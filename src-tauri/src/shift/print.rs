@@ -9,7 +9,7 @@ use serde::Serialize;
 use tauri::State;
 
 use super::report::{register_name, x_data, z_data};
-use super::Approval;
+use crate::staff::Approval;
 use crate::backoffice::BackOfficeState;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, t, tr};

@@ -12,7 +12,8 @@ use paydesk_register::Engine;
 use serde::Serialize;
 use tauri::State;
 
-use super::{actor, count_of, Approval, CountInput, StaffNames};
+use super::{actor, count_of, CountInput, StaffNames};
+use crate::staff::Approval;
 use crate::backoffice::BackOfficeState;
 use crate::error::{AppError, AppResult};
 use crate::money;

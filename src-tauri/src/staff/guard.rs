@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use tauri::{Manager, Runtime};
 
 use crate::error::{AppError, AppResult};
-use crate::state::{lock, now_ms, AppState};
+use crate::base::{lock, now_ms};
+use crate::state::AppState;
 
 /// What the sign-in (and first-start) screen needs to draw itself and sign someone in;
 /// each answers nothing a person at a locked register should not see.

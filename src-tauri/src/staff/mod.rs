@@ -1,9 +1,9 @@
-//! Staff at the register (record 0068): who is signed in, the sign-in screen's commands
-//! and the check in front of every command (the role check itself is `ops.rs`).
+//! Staff at the register (record 0068): who is signed in and the check in front of every
+//! command (the role check itself is `ops.rs`; the sign-in screen's commands are the
+//! `sign_in` feature).
 //!
 //! | file         | what it holds                                                         |
 //! |--------------|-----------------------------------------------------------------------|
-//! | `session.rs` | the sign-in screen: staff list, sign in, lock, whoami, PIN change, first owner |
 //! | `gate.rs`    | [`gate::Granted`] (who acts, who approved) and the cashier's discount limit |
 //! | `guard.rs`   | [`guard::check`]: in front of every command, a session and the idle lock |
 //!
@@ -13,7 +13,6 @@
 
 pub mod gate;
 pub mod guard;
-pub mod session;
 
 use paydesk_access::pin::Pin;
 use paydesk_access::Role;
@@ -23,9 +22,6 @@ use serde::{Deserialize, Serialize};
 use crate::error::{AppError, AppResult};
 
 pub use gate::Granted;
-
-/// Idle lock limits (settings.json `idle_lock_s`), kept with the settings.
-pub use crate::settings::{IDLE_LOCK_DEFAULT_S, IDLE_LOCK_MAX_S, IDLE_LOCK_MIN_S};
 
 /// A staff member as the screen shows them: never the PIN hash.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -15,7 +15,7 @@ use serde::Serialize;
 use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::LEDGER_FILE;
-use crate::settings::{Settings, EMBEDDED_KEY};
+use crate::settings_file::{Settings, EMBEDDED_KEY};
 
 /// The mock PSP that ships inside the app (record 0001: its embedded default).
 pub struct EmbeddedPsp {

@@ -20,11 +20,11 @@ use paydesk_domain::Currency;
 use paydesk_register::Engine;
 use serde::Serialize;
 
-pub use crate::base::{lock, now_ms};
+use crate::base::{lock, now_ms};
 use crate::config::Options;
 use crate::error::{AppError, AppResult};
 use crate::secrets::SecretStore;
-use crate::settings::{PspInUse, Settings, EMBEDDED_KEY};
+use crate::settings_file::{PspInUse, Settings, EMBEDDED_KEY};
 
 /// What saving settings did (shown to the cashier).
 #[derive(Debug, Clone, PartialEq, Serialize)]

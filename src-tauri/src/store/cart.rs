@@ -11,7 +11,7 @@ use paydesk_ledger::Cart;
 use serde::Deserialize;
 use tauri::State;
 
-pub use crate::views::{CartLine, CartView, RateLine};
+use crate::views::CartView;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::ops::Operation;
@@ -72,7 +72,7 @@ pub fn set_line_discount(
     discount: Option<DiscountForm>,
     approval: Option<Approval>,
 ) -> AppResult<CartView> {
-    let sku = crate::catalog::validate_code(&sku)?;
+    let sku = crate::input::validate_code(&sku)?;
     let d = discount.map(|f| super::parse_discount(&f, state.currency)).transpose()?.flatten();
     editable(&state)?;
     let base = cart_view(&state)?.lines.iter().find(|l| l.sku.eq_ignore_ascii_case(&sku)).map_or(0, |l| l.line_total);

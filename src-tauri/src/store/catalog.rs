@@ -1,7 +1,9 @@
-//! The catalog screen (record 0061): every item (active or not) with its fields, one
-//! item edited or added with a problem per field (the ledger's `check_item`), CSV import
-//! that lists EVERY bad line and field and imports nothing from a bad file, and CSV
-//! export saved in the data folder.
+//! The store's catalog (record 0061): the sale screen's list of active items in the
+//! store's language (`get_catalog`), and the catalog screen: every item (active or not)
+//! with its fields, one item edited or added with a problem per field (the ledger's
+//! `check_item`), CSV import that lists EVERY bad line and field and imports nothing from
+//! a bad file, and CSV export saved in the data folder. Prices are integer minor units of
+//! the store currency.
 
 use paydesk_tax::TaxClass;
 use paydesk_ledger::ledger::catalog::{check_item, MAX_CSV_BYTES};
@@ -13,12 +15,45 @@ use tauri::State;
 
 use crate::staff::Approval;
 
-use crate::catalog::class_name;
 use crate::error::{AppError, AppResult, ErrorCode, Problem};
 use crate::i18n::{active, tr};
 use crate::money;
 use crate::ops::Operation;
 use crate::state::AppState;
+use crate::wording::class_name;
+
+/// One catalog item on the register's sale screen.
+#[derive(Debug, Clone, Serialize)]
+pub struct Item {
+    pub sku: String,
+    pub barcode: String,
+    /// The name in the store's language (English when it has none).
+    pub name: String,
+    pub price: i64,
+    pub price_display: String,
+    /// standard | reduced | exempt
+    pub tax_class: &'static str,
+}
+
+impl Item {
+    pub fn of(i: &CatalogItem, lang: &str) -> Item {
+        Item {
+            sku: i.sku.clone(),
+            barcode: i.barcode.clone().unwrap_or_default(),
+            name: i.name_in(lang).to_string(),
+            price: i.price_minor,
+            price_display: money::format(i.price_minor, i.currency.code()),
+            tax_class: class_name(i.tax_class),
+        }
+    }
+}
+
+/// The register's catalog: the store's active items, names in its language.
+#[tauri::command]
+pub fn get_catalog(state: State<'_, AppState>) -> AppResult<Vec<Item>> {
+    let items = state.engine().catalog().list()?;
+    Ok(items.iter().filter(|i| i.active).map(|i| Item::of(i, state.lang)).collect())
+}
 
 /// Where an export is written, in the data folder.
 pub const EXPORT_FILE: &str = "catalog-export.csv";

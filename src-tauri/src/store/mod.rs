@@ -1,11 +1,14 @@
 //! The store in the app (record 0061): the cart with its tax, dining and discounts
-//! (`cart.rs`), receipts on screen and on paper (`receipt.rs`, `print.rs`), every paid
-//! sale's receipt within reach (`sales.rs`), a receipt as a printable page (`page.rs`), the catalog
-//! screen (`catalog.rs`) and the store's settings (`settings.rs`). This file holds what
-//! they share: how discounts are typed and shown, and how rates are labelled.
+//! (`cart.rs`), its lines scanned, changed and cleared (`lines.rs`), receipts on screen
+//! and on paper (`receipt.rs`, `print.rs`), every paid sale's receipt within reach
+//! (`sales.rs`), a receipt as a printable page (`page.rs`), the catalog on the sale
+//! screen and the catalog screen (`catalog.rs`) and the store's settings kept in the
+//! ledger (`settings.rs`). This file holds what they share: how discounts are typed,
+//! and the ledger's refusal of one in the cashier's words (the labels are `wording.rs`).
 
 pub mod cart;
 pub mod catalog;
+pub mod lines;
 pub mod print;
 pub mod page;
 pub mod receipt;
@@ -17,7 +20,6 @@ use paydesk_domain::{Currency, Money};
 
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
-pub use crate::wording::{discount_label, rate_label};
 
 /// Longest discount value typed ("12.5", "1,000").
 const MAX_DISCOUNT_CHARS: usize = 16;
@@ -82,6 +84,7 @@ pub fn discount_error(e: paydesk_ledger::Error) -> AppError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wording::{discount_label, rate_label};
 
     #[test]
     fn percentages_are_parsed_in_basis_points() {

@@ -12,7 +12,8 @@ use paydesk_ledger::CartId;
 use tauri::http::{header, Request, Response, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, State, UriSchemeContext, WebviewUrl, WebviewWindowBuilder};
 
-use super::receipt::{printable, receipt_build_error, receipt_error, validate_cart};
+use super::receipt::{printable, receipt_build_error, receipt_error};
+use crate::input::validate_cart;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, t, tr};
 use crate::state::AppState;

@@ -17,7 +17,8 @@ use tauri::State;
 
 use crate::i18n::{active, id, t, tr};
 
-use super::receipt::{printable, receipt_build_error, receipt_error, validate_cart};
+use super::receipt::{printable, receipt_build_error, receipt_error};
+use crate::input::validate_cart;
 use crate::error::{AppError, AppResult};
 use crate::ops::Operation;
 use crate::state::AppState;

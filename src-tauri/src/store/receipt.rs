@@ -7,7 +7,7 @@ use paydesk_receipt::{build_receipt, render_text, Paper, Receipt, SaleData, MAX_
 use serde::Serialize;
 use tauri::State;
 
-pub use crate::input::validate_cart;
+use crate::input::validate_cart;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::state::AppState;

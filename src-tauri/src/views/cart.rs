@@ -5,7 +5,7 @@ use paydesk_tax::{Dining, PriceMode, TaxClass};
 use paydesk_ledger::{Cart, CartState};
 use serde::Serialize;
 
-use crate::catalog::class_name;
+use crate::wording::class_name;
 use crate::money;
 use crate::wording::{discount_label, rate_label};
 

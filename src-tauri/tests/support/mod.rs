@@ -42,7 +42,7 @@ pub fn owner_with_shift(dir: &std::path::Path, w: &Window) {
     let mut l = paydesk_ledger::Ledger::open(dir.join("ledger.db")).unwrap();
     if l.current_shift().unwrap().is_none() {
         let me = l.signed_in().unwrap().expect("signed in");
-        l.open_shift(paydesk_ledger::Actor::alone(me.id), &[], paydesk_app::state::now_ms()).unwrap();
+        l.open_shift(paydesk_ledger::Actor::alone(me.id), &[], paydesk_app::base::now_ms()).unwrap();
     }
 }
 

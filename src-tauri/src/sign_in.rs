@@ -5,12 +5,13 @@ use paydesk_access::pin::Pin;
 use serde::Serialize;
 use tauri::State;
 
-use super::guard::Idle;
 use crate::pin_locks::Counter;
-use super::{check_name, parse_pin, StaffView};
+use crate::staff::guard::Idle;
+use crate::staff::{check_name, parse_pin, StaffView};
 use crate::error::{AppError, AppResult};
 use crate::i18n::{id, t};
-use crate::state::{now_ms, AppState};
+use crate::base::now_ms;
+use crate::state::AppState;
 
 /// What the screen needs to decide between the register, the sign-in screen and the
 /// first-start screen.
@@ -30,7 +31,7 @@ pub fn whoami_of(state: &AppState) -> AppResult<WhoAmI> {
     Ok(WhoAmI {
         has_staff,
         signed_in: me.as_ref().map(|s| StaffView::of(s, now)),
-        idle_lock_s: crate::state::lock(&state.settings).idle_lock_s,
+        idle_lock_s: crate::base::lock(&state.settings).idle_lock_s,
     })
 }
 

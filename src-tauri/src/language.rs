@@ -6,7 +6,8 @@ use tauri::State;
 
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, initial, messages_view, set_active, tr, MessagesView};
-use crate::state::{lock, AppState};
+use crate::base::lock;
+use crate::state::AppState;
 
 /// The store's time zone; the locale's own while the ledger cannot be read.
 fn store_zone(state: &AppState) -> String {

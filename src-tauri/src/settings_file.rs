@@ -1,5 +1,7 @@
-//! The register's settings: start-up flags/env win over `settings.json` in the data
-//! dir, which wins over defaults. Every field is validated before it is stored.
+//! The register's own settings files in the data folder (not the store's settings, which
+//! the ledger keeps: `store/settings.rs`): `settings.json` and `psp-in-use.json`.
+//! Start-up flags/env win over `settings.json`, which wins over defaults. Every field is
+//! validated before it is stored.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

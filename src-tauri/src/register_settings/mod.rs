@@ -1,0 +1,71 @@
+//! The register's settings screen: the PSP it charges through and its key, the embedded
+//! PSP's fault profile, key retention and the offline limits, kept in `settings.json`
+//! (`settings_file.rs`, below the state that holds them). Shown here, saved and put in
+//! use in `save.rs`. The store's own settings (name, tax, receipt) are the ledger's:
+//! `store/settings.rs`.
+
+pub mod save;
+
+use paydesk_domain::Currency;
+use serde::Serialize;
+use tauri::State;
+
+use crate::base::lock;
+use crate::config::FAULT_PROFILES;
+use crate::money;
+use crate::settings_file::key_hint;
+use crate::state::AppState;
+
+#[derive(Debug, Serialize)]
+pub struct SettingsView {
+    pub psp_url: String,
+    pub psp_url_in_use: String,
+    pub psp_key: String,
+    pub psp_embedded: bool,
+    pub fault_profile: String,
+    pub fault_profiles: Vec<&'static str>,
+    pub retention_hours: u32,
+    pub safety_margin_minutes: u32,
+    pub offline_max_amount_display_plain: String,
+    pub offline_max_total_display_plain: String,
+    /// The store currency the offline money limits are typed in (e.g. "USD").
+    pub offline_currency: String,
+    pub offline_max_count: u32,
+    pub offline_max_age_hours: u32,
+    /// Saved settings not in use yet, and why.
+    pub waiting: Option<String>,
+    /// Where the secret key is kept: "keychain" or "file".
+    pub key_storage: &'static str,
+    /// Why the key is in the file and not a keychain (shown under the key field).
+    pub key_storage_note: Option<String>,
+}
+
+fn plain(minor: i64, currency: Currency) -> String {
+    money::plain(minor, currency.code())
+}
+
+#[tauri::command]
+pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
+    let s = lock(&state.settings).clone();
+    let live = state.live();
+    let cur = state.currency;
+    SettingsView {
+        psp_url: s.psp_url.clone(),
+        psp_url_in_use: live.psp_url.clone(),
+        // The key is never sent back in full.
+        psp_key: key_hint(&s.psp_key),
+        psp_embedded: live.embedded,
+        fault_profile: s.fault_profile.clone(),
+        fault_profiles: FAULT_PROFILES.to_vec(),
+        retention_hours: s.retention_hours,
+        safety_margin_minutes: s.safety_margin_minutes,
+        offline_max_amount_display_plain: plain(s.offline_max_amount, cur),
+        offline_max_total_display_plain: plain(s.offline_max_total, cur),
+        offline_currency: cur.code().to_ascii_uppercase(),
+        offline_max_count: s.offline_max_count,
+        offline_max_age_hours: s.offline_max_age_hours,
+        waiting: state.connectivity.waiting(),
+        key_storage: if state.secrets.in_keychain() { "keychain" } else { "file" },
+        key_storage_note: state.secrets.note(),
+    }
+}

@@ -1,0 +1,88 @@
+//! The cart's lines on the sale screen: the cart on screen, an item scanned or typed, a
+//! line's quantity changed, the cart emptied. Dining and discounts are `cart.rs`.
+
+use paydesk_ledger::{CartId, SaleState};
+use tauri::State;
+
+use super::cart::{cart_view, view_of};
+use crate::error::{AppError, AppResult};
+use crate::i18n::{active, tr};
+use crate::input::{validate_code, MAX_QUANTITY};
+use crate::staff::Approval;
+use crate::state::AppState;
+use crate::views::CartView;
+
+#[tauri::command]
+pub fn get_cart(state: State<'_, AppState>) -> AppResult<CartView> {
+    cart_view(&state)
+}
+
+/// A scanner (or the cashier) typed a barcode or SKU and pressed Enter.
+#[tauri::command]
+pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
+    let code = validate_code(&code)?;
+    let sku = state.sku_for(&code)?.ok_or_else(|| AppError::UnknownItem(code.clone()))?;
+    let id = cart_for_next_item(&state)?;
+    let cart = state.engine().carts().add(id, &sku, 1)?;
+    view_of(&state, &cart)
+}
+
+/// The cart an item scanned now goes into (record 0035).
+///
+/// A sale that is paid or canceled is over: scanning the next customer's first item
+/// says "next customer" as plainly as the New sale button, so the next sale begins
+/// (refusing it as "cart is locked" told a cashier a paid sale was still open). Never
+/// while a charge runs: its outcome belongs to the sale on screen.
+///
+/// The first item of a sale needs a shift where shifts are required: asked for now,
+/// not after the cashier has rung up the sale and typed the cash (record 0069).
+fn cart_for_next_item(state: &AppState) -> AppResult<CartId> {
+    let id = state.cart_id();
+    let sale = state.engine().carts().sale(id)?;
+    let finished = match sale.state {
+        SaleState::Paid | SaleState::Canceled => true,
+        SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => false,
+    };
+    let id = if finished {
+        match state.screen.try_charge_turn() {
+            Some(_no_charge_running) => state.new_cart()?,
+            None => return Err(AppError::CartLocked),
+        }
+    } else {
+        id
+    };
+    if finished || sale.cart.lines.is_empty() {
+        if state.engine().shifts().needs_opening()? {
+            return Err(AppError::NoOpenShift);
+        }
+    }
+    Ok(id)
+}
+
+#[tauri::command]
+/// Sets a line's quantity (0 removes it). A change that leaves a discount above the
+/// cashier's limit on its new base needs a manager (`approval`), as giving it did.
+pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32, approval: Option<Approval>) -> AppResult<CartView> {
+    let sku = validate_code(&sku)?;
+    if quantity > MAX_QUANTITY {
+        return Err(AppError::InvalidInput(tr!(active(), "input-quantity", max = MAX_QUANTITY)));
+    }
+    // A line already in the cart can be changed even if its item was deactivated since.
+    let in_cart = cart_view(&state)?.lines.into_iter().find(|l| l.sku.eq_ignore_ascii_case(&sku)).map(|l| l.sku);
+    let (sku, id) = match in_cart {
+        Some(s) => (s, state.cart_id()),
+        None => (state.sku_for(&sku)?.ok_or_else(|| AppError::UnknownItem(sku.clone()))?, cart_for_next_item(&state)?),
+    };
+    let cart = crate::sale::discount::set_quantity(&state, id, &sku, i64::from(quantity), approval.as_ref())?;
+    view_of(&state, &cart)
+}
+
+/// Empties the cart on screen (only while no payment holds it).
+#[tauri::command]
+pub fn clear_cart(state: State<'_, AppState>) -> AppResult<CartView> {
+    if cart_view(&state)?.locked {
+        return Err(AppError::CartLocked);
+    }
+    state.new_cart()?;
+    cart_view(&state)
+}
