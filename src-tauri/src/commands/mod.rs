@@ -20,7 +20,7 @@ use crate::ops::{Locks, Operation};
 use crate::staff::Approval;
 use paydesk_access::Action;
 use crate::state::{lock, now_ms, AppState, Applied, StatusView};
-use crate::views::{self, OutcomeView, PaymentDetail, PaymentRow, ReportView};
+use crate::views::{self, AppliedWhen, KeyStorage, OutcomeView, PaymentDetail, PaymentRow, ReportView};
 
 pub(crate) use crate::input::{keyed_test_card, report_start, validate_key, validate_reason};
 
@@ -358,8 +358,8 @@ pub struct SettingsView {
     pub offline_max_age_hours: u32,
     /// Saved settings not in use yet, and why.
     pub waiting: Option<String>,
-    /// Where the secret key is kept: "keychain" or "file".
-    pub key_storage: &'static str,
+    /// Where the secret key is kept.
+    pub key_storage: KeyStorage,
     /// Why the key is in the file and not a keychain (shown under the key field).
     pub key_storage_note: Option<String>,
 }
@@ -389,7 +389,7 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         offline_max_count: s.offline_max_count,
         offline_max_age_hours: s.offline_max_age_hours,
         waiting: state.connectivity.waiting(),
-        key_storage: if state.secrets.in_keychain() { "keychain" } else { "file" },
+        key_storage: if state.secrets.in_keychain() { KeyStorage::Keychain } else { KeyStorage::File },
         key_storage_note: state.secrets.note(),
     }
 }
@@ -397,8 +397,7 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
 #[derive(Debug, Serialize)]
 pub struct SaveResult {
     pub message: String,
-    /// unchanged | now | waiting
-    pub applied: &'static str,
+    pub applied: AppliedWhen,
 }
 
 /// How long saving waits for a checkout or background pass in flight before it
@@ -431,7 +430,7 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, a
     let applied = state.apply_settings(SAVE_WAIT).await;
     let profile_note = if profile_changed && before.embedded { t(id!("settings-profile-changed")) } else { String::new() };
     let (message, kind) = match applied {
-        Applied::Unchanged => (format!("{}{profile_note}", t(id!("settings-saved"))), "unchanged"),
+        Applied::Unchanged => (format!("{}{profile_note}", t(id!("settings-saved"))), AppliedWhen::Unchanged),
         Applied::Now => {
             let live = state.live();
             let psp = if live.psp_url != before.psp_url {
@@ -440,9 +439,9 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, a
             } else {
                 String::new()
             };
-            (format!("{}{psp}{profile_note}", t(id!("settings-saved-now"))), "now")
+            (format!("{}{psp}{profile_note}", t(id!("settings-saved-now"))), AppliedWhen::Now)
         }
-        Applied::Waiting(reason) => (format!("{}{profile_note}", tr!(active(), "settings-saved-waiting", reason = reason)), "waiting"),
+        Applied::Waiting(reason) => (format!("{}{profile_note}", tr!(active(), "settings-saved-waiting", reason = reason)), AppliedWhen::Waiting),
     };
     Ok(SaveResult { message, applied: kind })
 }

@@ -26,7 +26,7 @@ use crate::error::{AppError, AppResult};
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::state::AppState;
-use crate::views::SaleScreen;
+use crate::views::{ReaderKind, SaleScreen, Tone};
 
 pub use crate::error::ReaderRefusal;
 
@@ -63,6 +63,9 @@ pub(crate) fn known_reader(state: &AppState, reader_id: &str) -> AppResult<payde
 #[derive(Debug, Clone, Serialize)]
 pub struct ReaderView {
     pub outcome: ReaderOutcome,
+    /// The panel's colour for the outcome ([`ReaderKind::tone`]): the screen decides nothing
+    /// from the kind.
+    pub tone: Tone,
     pub checkout_key: String,
     pub reader_id: String,
     pub reader_label: String,
@@ -182,6 +185,7 @@ pub(crate) fn view_in(state: &AppState, r: &ReaderReport, cart: CartId) -> AppRe
     };
     Ok(ReaderView {
         outcome: r.outcome,
+        tone: ReaderKind::of(r.outcome).tone(),
         checkout_key: r.checkout_key.clone(),
         reader_id: r.reader_id.clone(),
         reader_label: label,

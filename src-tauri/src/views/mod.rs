@@ -65,6 +65,7 @@ mod payments;
 mod progress;
 mod report;
 mod sale;
+mod words;
 
 pub use cart::{CartLine, CartView, RateLine};
 pub use outcome::{reason_with_detail, reason_words, OutcomeKind, OutcomeView, Receipt};
@@ -73,6 +74,7 @@ pub use progress::{forward, Forward, PaymentUpdate, ProgressKind, ProgressView};
 pub use report::{report, ReportInput, ReportView, Sale};
 pub use crate::wording::{alarm_words, state_label};
 pub use sale::{quick_cash, QuickCash, SaleScreen, TenderDayView, TenderRow};
+pub use words::{AppliedWhen, AuditConfirmation, BackofficeLink, CancelLineKind, KeyStorage, PspKind, ReaderKind, DrawerReportKind};
 
 /// The tone a state is shown in (`ok` | `warn` | `bad` | `info`, the UI's CSS classes):
 /// money in the till is ok, anything still moving is warn, nothing charged is bad,

@@ -33,6 +33,32 @@ pub enum CheckoutOutcome {
 }
 
 impl CheckoutOutcome {
+    /// Every outcome (ui/contract.js lists them; `as_str` is exhaustive).
+    pub const ALL: [CheckoutOutcome; 8] = [
+        CheckoutOutcome::Paid,
+        CheckoutOutcome::Authorized,
+        CheckoutOutcome::Declined,
+        CheckoutOutcome::Failed,
+        CheckoutOutcome::Pending,
+        CheckoutOutcome::QueuedOffline,
+        CheckoutOutcome::Canceled,
+        CheckoutOutcome::Refunded,
+    ];
+
+    /// The wire form (serialized the same).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CheckoutOutcome::Paid => "paid",
+            CheckoutOutcome::Authorized => "authorized",
+            CheckoutOutcome::Declined => "declined",
+            CheckoutOutcome::Failed => "failed",
+            CheckoutOutcome::Pending => "pending",
+            CheckoutOutcome::QueuedOffline => "queued_offline",
+            CheckoutOutcome::Canceled => "canceled",
+            CheckoutOutcome::Refunded => "refunded",
+        }
+    }
+
     pub fn of(state: PaymentState) -> Self {
         match state {
             PaymentState::Captured => CheckoutOutcome::Paid,
