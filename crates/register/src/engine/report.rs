@@ -286,13 +286,13 @@ mod tests {
         let n = Notification::Resolved {
             subject: Subject::Refund("k-r".into()),
             state: SettledState::Refund(RefundState::Succeeded),
-            via: "reply".into(),
+            via: crate::notify::ResolvedVia::Reply,
         };
         assert_eq!(serde_json::to_value(&n).unwrap()["state"], "succeeded");
         let n = Notification::Resolved {
             subject: Subject::Checkout("k".into()),
             state: SettledState::Payment(PaymentState::PartiallyRefunded),
-            via: "event".into(),
+            via: crate::notify::ResolvedVia::Event,
         };
         assert_eq!(serde_json::to_value(&n).unwrap()["state"], "partially_refunded");
     }
