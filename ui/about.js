@@ -2,6 +2,7 @@
 // PSP in use, and how to back the data up (from the `about` command).
 
 import { invoke } from './bridge.js';
+import { PSP_KIND } from './contract.js';
 import { $, h, errText } from './dom.js';
 import { t } from './i18n.js';
 
@@ -10,7 +11,7 @@ export async function loadAbout() {
   const list = $('about-list');
   let a;
   try { a = await invoke('about'); } catch (e) { list.replaceChildren(h('p', { class: 'bad', text: errText(e) })); return; }
-  const psp = a.psp_kind === 'embedded'
+  const psp = a.psp_kind === PSP_KIND.EMBEDDED
     ? t('about-psp-embedded', { profile: a.fault_profile, url: a.psp_url })
     : a.psp_url;
   const backups = a.backups.length === 0

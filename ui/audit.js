@@ -3,6 +3,7 @@
 // subject, reason. Text nodes only: a reason is whatever someone typed.
 
 import { invoke } from './bridge.js';
+import { AUDIT_CONFIRMATION } from './contract.js';
 import { $, h, errText } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
 
@@ -42,11 +43,9 @@ async function verify() {
 // When the back office last confirmed the chain's head (record 0053), in the screen's
 // words and time.
 function confirmation(v) {
-  switch (v.confirmation) {
-    case 'confirmed': return t('audit-confirmed', { when: formatDateTime(v.confirmed.at_ms), row: String(v.confirmed.seq) });
-    case 'never': return t('audit-confirmed-never');
-    default: return t('audit-confirmed-none');
-  }
+  if (v.confirmation === AUDIT_CONFIRMATION.CONFIRMED) return t('audit-confirmed', { when: formatDateTime(v.confirmed.at_ms), row: String(v.confirmed.seq) });
+  if (v.confirmation === AUDIT_CONFIRMATION.NEVER) return t('audit-confirmed-never');
+  return t('audit-confirmed-none'); // AUDIT_CONFIRMATION.NO_BACK_OFFICE
 }
 
 async function page() {

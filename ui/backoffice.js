@@ -5,6 +5,7 @@
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
+import { BACKOFFICE_LINK } from './contract.js';
 import { $, h, errText } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
 
@@ -23,9 +24,9 @@ export function renderBackofficeStatus(v) {
   el.dataset.state = v.state;
   const queued = v.queued;
   let text;
-  if (v.state === 'unreachable') text = t('backoffice-pill-unreachable', { queued });
-  else if (v.state === 'error') text = t('backoffice-pill-error', { queued });
-  else if (v.state === 'sending') text = t('backoffice-pill-sending', { queued });
+  if (v.state === BACKOFFICE_LINK.UNREACHABLE) text = t('backoffice-pill-unreachable', { queued });
+  else if (v.state === BACKOFFICE_LINK.ERROR) text = t('backoffice-pill-error', { queued });
+  else if (v.state === BACKOFFICE_LINK.SENDING) text = t('backoffice-pill-sending', { queued });
   else text = v.last_sync_ms ? t('backoffice-pill-synced', { ago: ago(v.last_sync_ms) }) : t('backoffice-pill-never');
   el.textContent = text;
   el.title = v.last_error || text;

@@ -340,3 +340,227 @@ export const CURRENCY = Object.freeze({
   GBP: 'gbp',
   KRW: 'krw',
 });
+
+/** How a card tender stands after pay_card (paydesk_register::CheckoutOutcome). */
+export const CHECKOUT_OUTCOMES = Object.freeze([
+  'paid',
+  'authorized',
+  'declined',
+  'failed',
+  'pending',
+  'queued_offline',
+  'canceled',
+  'refunded',
+]);
+
+/** The same, by name: `CHECKOUT_OUTCOME.PAID` is 'paid'. */
+export const CHECKOUT_OUTCOME = Object.freeze({
+  PAID: 'paid',
+  AUTHORIZED: 'authorized',
+  DECLINED: 'declined',
+  FAILED: 'failed',
+  PENDING: 'pending',
+  QUEUED_OFFLINE: 'queued_offline',
+  CANCELED: 'canceled',
+  REFUNDED: 'refunded',
+});
+
+/** How a tender pays (paydesk_domain::TenderKind). */
+export const TENDER_KINDS = Object.freeze([
+  'cash',
+  'card',
+]);
+
+/** The same, by name: `TENDER_KIND.CASH` is 'cash'. */
+export const TENDER_KIND = Object.freeze({
+  CASH: 'cash',
+  CARD: 'card',
+});
+
+/** A tender as the sale sees it (paydesk_ledger::TenderState). */
+export const TENDER_STATES = Object.freeze([
+  'settled',
+  'offline',
+  'held',
+  'pending',
+  'void',
+  'superseded',
+]);
+
+/** The same, by name: `TENDER_STATE.SETTLED` is 'settled'. */
+export const TENDER_STATE = Object.freeze({
+  SETTLED: 'settled',
+  OFFLINE: 'offline',
+  HELD: 'held',
+  PENDING: 'pending',
+  VOID: 'void',
+  SUPERSEDED: 'superseded',
+});
+
+/** Where a sale stands (paydesk_ledger::SaleState). */
+export const SALE_STATES = Object.freeze([
+  'open',
+  'partially_paid',
+  'paid',
+  'unpaid_balance',
+  'canceling',
+  'canceled',
+]);
+
+/** The same, by name: `SALE_STATE.OPEN` is 'open'. */
+export const SALE_STATE = Object.freeze({
+  OPEN: 'open',
+  PARTIALLY_PAID: 'partially_paid',
+  PAID: 'paid',
+  UNPAID_BALANCE: 'unpaid_balance',
+  CANCELING: 'canceling',
+  CANCELED: 'canceled',
+});
+
+/** What an item is, for tax (paydesk_tax::TaxClass). */
+export const TAX_CLASSES = Object.freeze([
+  'standard',
+  'reduced',
+  'exempt',
+]);
+
+/** The same, by name: `TAX_CLASS.STANDARD` is 'standard'. */
+export const TAX_CLASS = Object.freeze({
+  STANDARD: 'standard',
+  REDUCED: 'reduced',
+  EXEMPT: 'exempt',
+});
+
+/** What canceling a sale does to one card tender (views::CancelLineKind). */
+export const CANCEL_LINE_KINDS = Object.freeze([
+  'refund',
+  'void',
+]);
+
+/** The same, by name: `CANCEL_LINE_KIND.REFUND` is 'refund'. */
+export const CANCEL_LINE_KIND = Object.freeze({
+  REFUND: 'refund',
+  VOID: 'void',
+});
+
+/** A reader payment's `outcome.kind` (views::ReaderKind, the tag of paydesk_register::ReaderOutcome). */
+export const READER_OUTCOMES = Object.freeze([
+  'paid',
+  'authorized',
+  'waiting_for_card',
+  'not_charged',
+  'pending',
+  'reader_busy',
+  'reader_unavailable',
+]);
+
+/** The same, by name: `READER_OUTCOME.PAID` is 'paid'. */
+export const READER_OUTCOME = Object.freeze({
+  PAID: 'paid',
+  AUTHORIZED: 'authorized',
+  WAITING_FOR_CARD: 'waiting_for_card',
+  NOT_CHARGED: 'not_charged',
+  PENDING: 'pending',
+  READER_BUSY: 'reader_busy',
+  READER_UNAVAILABLE: 'reader_unavailable',
+});
+
+/** Why a reader payment was not charged: `outcome.why` of a `not_charged` outcome (paydesk_register::NotChargedWhy). */
+export const NOT_CHARGED_WHYS = Object.freeze([
+  'declined',
+  'customer_canceled',
+  'action_canceled',
+  'not_started',
+  'intent_canceled',
+]);
+
+/** The same, by name: `NOT_CHARGED_WHY.DECLINED` is 'declined'. */
+export const NOT_CHARGED_WHY = Object.freeze({
+  DECLINED: 'declined',
+  CUSTOMER_CANCELED: 'customer_canceled',
+  ACTION_CANCELED: 'action_canceled',
+  NOT_STARTED: 'not_started',
+  INTENT_CANCELED: 'intent_canceled',
+});
+
+/** How the back-office link stands, for its pill (views::BackofficeLink). */
+export const BACKOFFICE_LINKS = Object.freeze([
+  'not_paired',
+  'synced',
+  'sending',
+  'unreachable',
+  'error',
+]);
+
+/** The same, by name: `BACKOFFICE_LINK.NOT_PAIRED` is 'not_paired'. */
+export const BACKOFFICE_LINK = Object.freeze({
+  NOT_PAIRED: 'not_paired',
+  SYNCED: 'synced',
+  SENDING: 'sending',
+  UNREACHABLE: 'unreachable',
+  ERROR: 'error',
+});
+
+/** Whether the back office confirmed the audit chain's head (views::AuditConfirmation). */
+export const AUDIT_CONFIRMATIONS = Object.freeze([
+  'confirmed',
+  'never',
+  'no_back_office',
+]);
+
+/** The same, by name: `AUDIT_CONFIRMATION.CONFIRMED` is 'confirmed'. */
+export const AUDIT_CONFIRMATION = Object.freeze({
+  CONFIRMED: 'confirmed',
+  NEVER: 'never',
+  NO_BACK_OFFICE: 'no_back_office',
+});
+
+/** Which drawer report: X or Z (views::DrawerReportKind). */
+export const REPORT_KINDS = Object.freeze([
+  'x',
+  'z',
+]);
+
+/** The same, by name: `REPORT_KIND.X` is 'x'. */
+export const REPORT_KIND = Object.freeze({
+  X: 'x',
+  Z: 'z',
+});
+
+/** The PSP in use (views::PspKind). */
+export const PSP_KINDS = Object.freeze([
+  'embedded',
+  'external',
+]);
+
+/** The same, by name: `PSP_KIND.EMBEDDED` is 'embedded'. */
+export const PSP_KIND = Object.freeze({
+  EMBEDDED: 'embedded',
+  EXTERNAL: 'external',
+});
+
+/** Where the PSP's secret key is kept (views::KeyStorage). */
+export const KEY_STORAGES = Object.freeze([
+  'keychain',
+  'file',
+]);
+
+/** The same, by name: `KEY_STORAGE.KEYCHAIN` is 'keychain'. */
+export const KEY_STORAGE = Object.freeze({
+  KEYCHAIN: 'keychain',
+  FILE: 'file',
+});
+
+/** When saved settings take effect (views::AppliedWhen). */
+export const APPLIED_WHENS = Object.freeze([
+  'unchanged',
+  'now',
+  'waiting',
+]);
+
+/** The same, by name: `APPLIED.UNCHANGED` is 'unchanged'. */
+export const APPLIED = Object.freeze({
+  UNCHANGED: 'unchanged',
+  NOW: 'now',
+  WAITING: 'waiting',
+});

@@ -9,6 +9,7 @@
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
+import { NOT_CHARGED_WHY, READER_OUTCOME } from './contract.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { t } from './i18n.js';
 
@@ -22,18 +23,8 @@ export async function knownReaders() {
   } catch (_) { return { readers: [], testMode: false }; }
 }
 
-/** The tone of an outcome (`outcome.kind`, the engine's ReaderOutcome). */
-function tone(kind) {
-  switch (kind) {
-    case 'paid': case 'authorized': return 'ok';
-    case 'not_charged': case 'reader_unavailable': return 'bad';
-    case 'waiting_for_card': return 'info';
-    default: return 'warn'; // pending, reader_busy
-  }
-}
-
 /** Outcomes the panel keeps checking by itself (nothing decided yet at the PSP). */
-export const stillOpen = (v) => v.outcome.kind === 'waiting_for_card' || v.outcome.kind === 'pending';
+export const stillOpen = (v) => v.outcome.kind === READER_OUTCOME.WAITING_FOR_CARD || v.outcome.kind === READER_OUTCOME.PENDING;
 
 /** The reader panel of one payment: the state in words, the key while unsure, the buttons
  * that apply (from the register's view, never guessed here) and, in test mode while the
@@ -44,12 +35,13 @@ export function readerPanel(v, act) {
   const key = { checkoutKey: v.checkout_key };
   const button = (id, text, cmd, cls = 'secondary', extra = {}) =>
     h('button', { id, type: 'button', class: cls, text, onclick: () => act(cmd, { ...key, ...extra }, id) });
-  const unsure = kind === 'pending' || kind === 'waiting_for_card';
-  const finished = kind === 'paid' || kind === 'authorized' || (kind === 'not_charged' && why === 'intent_canceled');
+  const unsure = kind === READER_OUTCOME.PENDING || kind === READER_OUTCOME.WAITING_FOR_CARD;
+  const finished = kind === READER_OUTCOME.PAID || kind === READER_OUTCOME.AUTHORIZED
+    || (kind === READER_OUTCOME.NOT_CHARGED && why === NOT_CHARGED_WHY.INTENT_CANCELED);
   const buttons = [];
   if (v.can_try_again) {
     // One intent, the next attempt: after a decline it is another card; else the same again.
-    const label = why === 'declined' ? t('reader-try-again') : t('reader-present-again');
+    const label = why === NOT_CHARGED_WHY.DECLINED ? t('reader-try-again') : t('reader-present-again');
     buttons.push(button('reader-again', label, 'reader_try_again', 'primary'));
   }
   if (v.can_cancel) buttons.push(button('reader-cancel', t('reader-cancel'), 'reader_cancel'));
@@ -62,13 +54,13 @@ export function readerPanel(v, act) {
   const sim = v.test_mode && !finished
     ? h('div', { class: 'reader-sim', id: 'reader-sim', role: 'group', 'aria-labelledby': 'reader-sim-title' },
       h('h4', { id: 'reader-sim-title', text: t('reader-sim-title') }),
-      kind === 'waiting_for_card' ? h('div', { class: 'actions' },
+      kind === READER_OUTCOME.WAITING_FOR_CARD ? h('div', { class: 'actions' },
         button('reader-sim-approved', t('reader-sim-approved'), 'reader_simulate', 'secondary', { customer: 'approved' }),
         button('reader-sim-declined', t('reader-sim-declined'), 'reader_simulate', 'secondary', { customer: 'declined' }),
         button('reader-sim-insufficient', t('reader-sim-insufficient'), 'reader_simulate', 'secondary', { customer: 'insufficient_funds' })) : null,
       h('div', { class: 'actions' }, armButton('customer_cancels', t('reader-sim-cancels')), armButton('timeout_charges', t('reader-sim-timeout'))))
     : null;
-  return h('div', { class: `result reader-panel ${tone(kind)}`, id: 'reader-panel', 'data-outcome': kind, 'data-why': why,
+  return h('div', { class: `result reader-panel ${v.tone}`, id: 'reader-panel', 'data-outcome': kind, 'data-why': why,
     'data-key': v.checkout_key, 'data-attempt': String(v.attempt_no || '') },
   h('h3', { id: 'reader-head', text: v.headline }),
   h('p', { class: 'reader-on', text: t('reader-on', { reader: v.reader_label, amount: v.amount_display }) }),
@@ -105,7 +97,7 @@ export async function loadReaderSettings() {
   const list = v.readers.length
     ? h('ul', { class: 'reader-list', id: 'reader-list' }, ...v.readers.map((r) =>
       h('li', { 'data-id': r.id, 'data-status': r.status || '' },
-        h('strong', { text: r.label }), ' · ', h('span', { class: 'state ' + (r.status === 'online' ? 'ok' : 'warn'), text: r.status_label }),
+        h('strong', { text: r.label }), ' · ', h('span', { class: 'state ' + r.status_tone, text: r.status_label }),
         ' · ', h('code', { text: r.id }))))
     : h('p', { class: 'help', id: 'reader-none', text: t('settings-reader-none') });
   const code = h('input', { id: 'reader-code', name: 'code', maxlength: '100', autocomplete: 'off', placeholder: v.test_mode ? v.simulated_code : '' });

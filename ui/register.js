@@ -4,7 +4,7 @@
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
-import { ERROR, OUTCOME_KIND, PROGRESS_KIND, TONE } from './contract.js';
+import { ERROR, OUTCOME_KIND, PROGRESS_KIND, TAX_CLASS, TONE } from './contract.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
@@ -129,7 +129,7 @@ function renderSums(c) {
     row('sum-subtotal', t('cart-subtotal'), c.subtotal_display);
     if (c.sale_discount) row('sum-discount', t('cart-sale-discount-set', { how: c.sale_discount_label }), `−${c.sale_discount_display}`, { id: 'sum-discount' });
     for (const r of c.rates) {
-      if (r.class === 'exempt' && !r.tax) continue;
+      if (r.class === TAX_CLASS.EXEMPT && !r.tax) continue;
       row('sum-rate', (r.reduced ? '※' : '') + t('cart-tax-rate', { rate: r.rate_label }), t('cart-tax-amount', { gross: r.gross_display, tax: r.tax_display }),
         { 'data-rate': String(r.basis_points), 'data-gross': String(r.gross), 'data-tax': String(r.tax) });
     }

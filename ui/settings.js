@@ -5,6 +5,7 @@
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
+import { APPLIED, KEY_STORAGE } from './contract.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { refreshStatus } from './status.js';
 import { loadAbout } from './about.js';
@@ -49,9 +50,9 @@ export async function loadSettings() {
       h('p', { class: 'help', id: 'psp-in-use', text: st.psp_embedded ? t('settings-in-use-embedded') : t('settings-in-use', { url: st.psp_url_in_use }) }),
       field('psp_key', t('settings-psp-key'), st.psp_key, { type: 'password', autocomplete: 'off' }),
       // Short on screen (the form must fit 1024x768); the whole reason is in its title.
-      h('p', { class: st.key_storage === 'keychain' ? 'help' : 'help key-in-file', id: 'key-storage',
+      h('p', { class: st.key_storage === KEY_STORAGE.KEYCHAIN ? 'help' : 'help key-in-file', id: 'key-storage',
         title: st.key_storage_note || '',
-        text: st.key_storage === 'keychain' ? t('settings-key-keychain') : t('settings-key-file') }),
+        text: st.key_storage === KEY_STORAGE.KEYCHAIN ? t('settings-key-keychain') : t('settings-key-file') }),
       h('label', {}, st.psp_embedded ? t('settings-fault-profile') : t('settings-fault-profile-unused'), profile),
       h('p', { class: 'help', text: t('settings-fault-help') })),
     h('fieldset', {}, h('legend', { text: t('settings-keys') }),
@@ -72,8 +73,8 @@ export async function loadSettings() {
     try {
       const res = await withApproval((approval) => invoke('save_settings', { settings: data, approval }));
       msg.textContent = res.message; msg.dataset.applied = res.applied; msg.classList.remove('bad');
-      announce(res.message, res.applied === 'waiting' ? 'warn' : ''); refreshStatus();
-      if (res.applied === 'now') showApplied(res.message); else loadAbout();
+      announce(res.message, res.applied === APPLIED.WAITING ? 'warn' : ''); refreshStatus();
+      if (res.applied === APPLIED.NOW) showApplied(res.message); else loadAbout();
     } catch (err) { msg.textContent = errText(err); msg.dataset.applied = 'error'; msg.classList.add('bad'); alertLoud(errText(err)); }
   };
 }

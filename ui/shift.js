@@ -6,7 +6,7 @@
 // same approval dialog as a refund (approval.js), and the command is sent again with it.
 
 import { invoke } from './bridge.js';
-import { TONE } from './contract.js';
+import { REPORT_KIND, TONE } from './contract.js';
 import { withApproval } from './approval.js';
 import { $, h, announce, alertLoud, errText } from './dom.js';
 import { formatDateTime, formatMoney, t } from './i18n.js';
@@ -171,7 +171,7 @@ function drawCloseForm() {
 function showReport(r) {
   let slot = $('shift-report');
   if (!slot) { slot = h('div', { id: 'shift-report' }); $('shift-work').append(slot); }
-  const figs = r.kind === 'z'
+  const figs = r.kind === REPORT_KIND.Z
     ? h('dl', { class: 'z-figures' },
       h('dt', { text: t('shift-expected') }), h('dd', { id: 'z-expected', 'data-minor': String(r.report.expected), text: r.expected_display }),
       h('dt', { text: t('shift-counted') }), h('dd', { id: 'z-counted', 'data-minor': String(r.report.counted), text: r.counted_display }),
@@ -180,13 +180,13 @@ function showReport(r) {
     : null;
   const print = h('button', { class: 'secondary', id: 'shift-print', type: 'button', text: t('shift-print'),
     onclick: () => run(async () => {
-      const args = r.kind === 'z' ? { kind: 'z', number: r.z_number } : { kind: 'x' };
+      const args = r.kind === REPORT_KIND.Z ? { kind: REPORT_KIND.Z, number: r.z_number } : { kind: REPORT_KIND.X };
       const p = await withApproval((approval) => invoke('print_shift_report', approval ? { ...args, approval } : args));
       msg(p.message, 'ok', 'printed');
     }) });
   slot.replaceChildren(h('section', { class: 'shift-report', id: 'report-shown', 'data-kind': r.kind, 'data-z': r.z_number == null ? '' : String(r.z_number),
     'data-checkpoint': r.checkpoint || '' },
-    h('div', { class: 'actions' }, r.kind === 'z' ? h('h2', { text: t('shift-z-title', { number: r.z_number }) }) : null, print),
+    h('div', { class: 'actions' }, r.kind === REPORT_KIND.Z ? h('h2', { text: t('shift-z-title', { number: r.z_number }) }) : null, print),
     figs,
     h('pre', { class: 'receipt-text', id: 'report-text', text: r.text.join('\n') })));
   slot.scrollIntoView({ block: 'start' });

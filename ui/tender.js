@@ -10,7 +10,7 @@
 import { withApproval } from './approval.js';
 import { receiptPanel } from './receipt.js';
 import { invoke } from './bridge.js';
-import { ERROR } from './contract.js';
+import { CANCEL_LINE_KIND, CHECKOUT_OUTCOME, ERROR, READER_OUTCOME, SALE_STATE, TENDER_KIND, TENDER_STATE, TONE } from './contract.js';
 import { knownReaders, readerPanel, stillOpen } from './reader.js';
 import { openShiftOffer } from './shift.js';
 import { $, h, announce, alertLoud, errText, fmtMoney, toMinor } from './dom.js';
@@ -62,7 +62,7 @@ export async function openTender(m = 'menu') {
 export async function resumeTender() {
   try {
     const s = await invoke('get_sale');
-    if (s.tenders.length && !s.complete && s.state !== 'canceled') await openTender('menu');
+    if (s.tenders.length && !s.complete && s.state !== SALE_STATE.CANCELED) await openTender('menu');
   } catch (_) { /* the cart screen stays */ }
 }
 
@@ -136,9 +136,9 @@ function render() {
 }
 
 function tenderRow(tn) {
-  const what = tn.kind === 'cash' ? t('tender-cash') : (tn.card_label || t('tender-card'));
+  const what = tn.kind === TENDER_KIND.CASH ? t('tender-cash') : (tn.card_label || t('tender-card'));
   const extra = [];
-  if (tn.kind === 'cash' && tn.tendered_display) extra.push(t('tender-row-handed', { amount: tn.tendered_display }));
+  if (tn.kind === TENDER_KIND.CASH && tn.tendered_display) extra.push(t('tender-row-handed', { amount: tn.tendered_display }));
   if (tn.change) extra.push(t('tender-row-change', { amount: tn.change_display }));
   if (tn.checkout_key) extra.push(t('tender-row-key', { key: tn.checkout_key.slice(0, 8) + '…' }));
   if (tn.message) extra.push(tn.message);
@@ -153,7 +153,7 @@ function tenderRow(tn) {
 /** A message in the panel (tone ok | warn | bad), said aloud when bad. */
 function notice(tone, text, ...more) {
   $('tender-notice').replaceChildren(h('div', { class: `result ${tone}`, id: 'tender-msg', 'data-tone': tone }, h('p', { class: 'msg', text }), ...more));
-  if (tone === 'bad') alertLoud(text); else announce(text, tone === 'warn' ? 'warn' : '');
+  if (tone === TONE.BAD) alertLoud(text); else announce(text, tone === TONE.WARN ? 'warn' : '');
 }
 
 /** A card whose outcome is unknown: shown loudly with its key; it can be checked again
@@ -293,17 +293,17 @@ async function runCard(amountText, shown, method, again, overrideReason) {
     busy = false;
     render();
     if (sale.complete) { showDone(null, r.message); return; }
-    if (r.outcome === 'declined' || r.outcome === 'failed') {
+    if (r.outcome === CHECKOUT_OUTCOME.DECLINED || r.outcome === CHECKOUT_OUTCOME.FAILED) {
       notice('bad', r.message, h('p', { class: 'due-again', text: t('tender-still-due', { amount: sale.due_display }) }));
       $('tender-notice').firstChild.dataset.outcome = r.outcome;
       startMode('card');
-    } else if (r.outcome === 'pending') {
+    } else if (r.outcome === CHECKOUT_OUTCOME.PENDING) {
       // the pending box above says it with the key; read it out as well
       startMode('menu');
       $('tender-notice').replaceChildren();
       alertLoud(r.message);
     } else {
-      notice(r.outcome === 'queued_offline' ? 'warn' : 'ok', r.message);
+      notice(r.outcome === CHECKOUT_OUTCOME.QUEUED_OFFLINE ? 'warn' : 'ok', r.message);
       startMode('menu');
     }
   } catch (e) { await failed(e); }
@@ -357,8 +357,8 @@ function showReader(r, auto = false) {
   if (sale.complete) { showDone(null, r.message); return; }
   $('tender-notice').replaceChildren();
   $('tender-work').replaceChildren(readerPanel(r, readerCommand));
-  if (r.outcome.kind === 'not_charged' || r.outcome.kind === 'reader_unavailable') alertLoud(r.message);
-  else announce(r.message, r.outcome.kind === 'pending' ? 'warn' : '');
+  if (r.outcome.kind === READER_OUTCOME.NOT_CHARGED || r.outcome.kind === READER_OUTCOME.READER_UNAVAILABLE) alertLoud(r.message);
+  else announce(r.message, r.outcome.kind === READER_OUTCOME.PENDING ? 'warn' : '');
   scheduleReaderCheck();
 }
 
@@ -392,8 +392,8 @@ function cancelForm(work) {
   const reason = h('input', { id: 'cancel-reason', type: 'text', maxlength: '200', autocomplete: 'off', placeholder: t('cancel-placeholder') });
   const ok = h('button', { type: 'submit', class: 'danger', id: 'cancel-confirm', disabled: true }, t('cancel-confirm') + ' ', h('kbd', { text: 'Enter' }));
   reason.addEventListener('input', () => { ok.disabled = reason.value.trim().length < 3; });
-  const cards = sale.tenders.filter((x) => x.kind === 'card' && (x.state === 'settled' || x.state === 'held' || x.state === 'offline')).length;
-  const cash = sale.tenders.filter((x) => x.kind === 'cash' && x.state === 'settled').length;
+  const cards = sale.tenders.filter((x) => x.kind === TENDER_KIND.CARD && (x.state === TENDER_STATE.SETTLED || x.state === TENDER_STATE.HELD || x.state === TENDER_STATE.OFFLINE)).length;
+  const cash = sale.tenders.filter((x) => x.kind === TENDER_KIND.CASH && x.state === TENDER_STATE.SETTLED).length;
   const form = h('form', { class: 'tender-form', id: 'cancel-form', autocomplete: 'off' },
     h('p', { class: 'help', text: t('cancel-help', { cards, cash }) }),
     h('label', { class: 'field', for: 'cancel-reason' }, t('cancel-why')), reason,
@@ -413,13 +413,13 @@ async function runCancel(reason) {
     render();
     const lines = h('ul', { class: 'cancel-lines', id: 'cancel-lines' },
       ...r.lines.map((l) => h('li', { class: l.tone, 'data-kind': l.kind, 'data-key': l.checkout_key },
-        h('span', { text: l.kind === 'refund' ? t('cancel-card-refund', { amount: l.amount_display }) : t('cancel-card-void', { amount: l.amount_display }) }),
+        h('span', { text: l.kind === CANCEL_LINE_KIND.REFUND ? t('cancel-card-refund', { amount: l.amount_display }) : t('cancel-card-void', { amount: l.amount_display }) }),
         h('span', { class: 'state ' + l.tone, text: l.state_label }))),
       r.cash_returned > 0 ? h('li', { class: 'ok', 'data-kind': 'cash' }, h('span', { text: t('cancel-cash-back') }), h('strong', { id: 'cash-returned', text: r.cash_returned_display })) : null,
       ...r.errors.map((x) => h('li', { class: 'bad', text: x })));
     if (sale.canceled) showDone(lines, r.message);
     else { notice('warn', r.message, lines); startMode('menu'); }
-    if (sale.state !== 'canceled') $('tender-actions').hidden = false;
+    if (sale.state !== SALE_STATE.CANCELED) $('tender-actions').hidden = false;
   } catch (e) { await failed(e); }
   finally { setBusy(false); }
 }

@@ -7,6 +7,7 @@ use tauri::State;
 use crate::error::AppResult;
 use crate::config::VERSION;
 use crate::state::{AppState, LEDGER_FILE};
+use crate::views::PspKind;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct AboutView {
@@ -19,8 +20,7 @@ pub struct AboutView {
     pub schema_supported: i64,
     /// Copies written before schema upgrades, newest last (file names).
     pub backups: Vec<String>,
-    /// "embedded" or "external".
-    pub psp_kind: &'static str,
+    pub psp_kind: PspKind,
     pub psp_url: String,
     /// The embedded PSP's fault profile (empty for an external PSP).
     pub fault_profile: String,
@@ -46,7 +46,7 @@ pub fn about_of(state: &AppState) -> AppResult<AboutView> {
         ledger_schema,
         schema_supported: paydesk_ledger::SCHEMA_VERSION,
         backups,
-        psp_kind: if live.embedded { "embedded" } else { "external" },
+        psp_kind: if live.embedded { PspKind::Embedded } else { PspKind::External },
         psp_url: live.psp_url.clone(),
         // The profile is put on the embedded PSP when it is saved (it never waits for a
         // new engine, whose settings ignore it): the saved one is the one in use.

@@ -22,6 +22,7 @@ use crate::error::AppError;
 use crate::i18n::{active, tr};
 use crate::secrets::SecretStore;
 use crate::state::LEDGER_FILE;
+use crate::views::BackofficeLink;
 
 /// The keychain entry of the register's back office token.
 const TOKEN_SECRET: &str = "backoffice-token";
@@ -53,8 +54,7 @@ pub struct BackOfficeView {
     pub url: Option<String>,
     pub store_id: Option<String>,
     pub register_name: Option<String>,
-    /// "not_paired", "synced", "sending", "unreachable", "error"
-    pub state: &'static str,
+    pub state: BackofficeLink,
     pub last_sync_ms: Option<i64>,
     pub queued: u64,
     pub offline_waiting: u64,
@@ -126,7 +126,7 @@ impl BackOfficeState {
             url: p.map(|p| p.url.clone()),
             store_id: p.map(|p| p.store_id.clone()),
             register_name: p.map(|p| p.register_name.clone()),
-            state: "not_paired",
+            state: BackofficeLink::NotPaired,
             last_sync_ms: state.last_sync_ms,
             queued: 0,
             offline_waiting: 0,
@@ -138,10 +138,10 @@ impl BackOfficeState {
             v.offline_waiting = s.offline_waiting;
             v.last_sync_ms = s.last_sync_ms;
             v.state = match &s.last_error {
-                Some(e) if e.code == "unreachable" => "unreachable",
-                Some(_) => "error",
-                None if s.queued > 0 => "sending",
-                None => "synced",
+                Some(e) if e.code == "unreachable" => BackofficeLink::Unreachable,
+                Some(_) => BackofficeLink::Error,
+                None if s.queued > 0 => BackofficeLink::Sending,
+                None => BackofficeLink::Synced,
             };
             v.last_error = s.last_error.map(|e| e.message);
         }

@@ -6,12 +6,17 @@
 
 use std::fmt::Write;
 
-use paydesk_ledger::TimelineKind;
-use paydesk_domain::{Currency, PaymentState};
-use paydesk_register::{AlarmCode, AttemptKind};
+use paydesk_ledger::{SaleState, TenderState, TimelineKind};
+use paydesk_domain::{Currency, PaymentState, TenderKind};
+use paydesk_register::{AlarmCode, AttemptKind, CheckoutOutcome, NotChargedWhy};
+use paydesk_tax::TaxClass;
 
+use crate::wording::class_name;
 use crate::error::ErrorCode;
-use crate::views::{OutcomeKind, ProgressKind, Tone};
+use crate::views::{
+    AppliedWhen, AuditConfirmation, BackofficeLink, CancelLineKind, DrawerReportKind, KeyStorage, OutcomeKind, ProgressKind, PspKind,
+    ReaderKind, Tone,
+};
 
 /// One exported pair: `NAMES` (the frozen list) and `NAME` (a frozen map from the
 /// constant's name to its word, `NAME.SOME_WORD === 'some_word'`).
@@ -24,7 +29,7 @@ struct Section {
 
 fn sections() -> Vec<Section> {
     let s = |list, map, doc, words: Vec<&'static str>| Section { list, map, doc, words };
-    vec![
+    let mut out = vec![
         s(
             "ERROR_CODES",
             "ERROR",
@@ -69,6 +74,69 @@ fn sections() -> Vec<Section> {
             TimelineKind::ALL.iter().map(|k| k.as_str()).collect(),
         ),
         s("CURRENCIES", "CURRENCY", "The currencies PayDesk takes (paydesk_domain::Currency), lowercase ISO codes.", Currency::ALL.iter().map(|c| c.code()).collect()),
+    ];
+    out.extend(sale_sections());
+    out.extend(screen_sections());
+    out
+}
+
+/// The tender panel's and the reader panel's words (issue #31, the sections added after
+/// record 0104's first cut).
+fn sale_sections() -> Vec<Section> {
+    let s = |list, map, doc, words: Vec<&'static str>| Section { list, map, doc, words };
+    vec![
+        s(
+            "CHECKOUT_OUTCOMES",
+            "CHECKOUT_OUTCOME",
+            "How a card tender stands after pay_card (paydesk_register::CheckoutOutcome).",
+            CheckoutOutcome::ALL.iter().map(|o| o.as_str()).collect(),
+        ),
+        s("TENDER_KINDS", "TENDER_KIND", "How a tender pays (paydesk_domain::TenderKind).", TenderKind::ALL.iter().map(|k| k.as_str()).collect()),
+        s("TENDER_STATES", "TENDER_STATE", "A tender as the sale sees it (paydesk_ledger::TenderState).", TenderState::ALL.iter().map(|t| t.as_str()).collect()),
+        s("SALE_STATES", "SALE_STATE", "Where a sale stands (paydesk_ledger::SaleState).", SaleState::ALL.iter().map(|t| t.as_str()).collect()),
+        s("TAX_CLASSES", "TAX_CLASS", "What an item is, for tax (paydesk_tax::TaxClass).", TaxClass::ALL.iter().map(|c| class_name(*c)).collect()),
+        s(
+            "CANCEL_LINE_KINDS",
+            "CANCEL_LINE_KIND",
+            "What canceling a sale does to one card tender (views::CancelLineKind).",
+            CancelLineKind::ALL.iter().map(|k| k.as_str()).collect(),
+        ),
+        s(
+            "READER_OUTCOMES",
+            "READER_OUTCOME",
+            "A reader payment's `outcome.kind` (views::ReaderKind, the tag of paydesk_register::ReaderOutcome).",
+            ReaderKind::ALL.iter().map(|k| k.as_str()).collect(),
+        ),
+        s(
+            "NOT_CHARGED_WHYS",
+            "NOT_CHARGED_WHY",
+            "Why a reader payment was not charged: `outcome.why` of a `not_charged` outcome (paydesk_register::NotChargedWhy).",
+            NotChargedWhy::ALL.iter().map(|w| w.as_str()).collect(),
+        ),
+    ]
+}
+
+/// The other screens' words: Settings, About, the audit check, the drawer reports and
+/// the back-office pill.
+fn screen_sections() -> Vec<Section> {
+    let s = |list, map, doc, words: Vec<&'static str>| Section { list, map, doc, words };
+    vec![
+        s(
+            "BACKOFFICE_LINKS",
+            "BACKOFFICE_LINK",
+            "How the back-office link stands, for its pill (views::BackofficeLink).",
+            BackofficeLink::ALL.iter().map(|k| k.as_str()).collect(),
+        ),
+        s(
+            "AUDIT_CONFIRMATIONS",
+            "AUDIT_CONFIRMATION",
+            "Whether the back office confirmed the audit chain's head (views::AuditConfirmation).",
+            AuditConfirmation::ALL.iter().map(|k| k.as_str()).collect(),
+        ),
+        s("REPORT_KINDS", "REPORT_KIND", "Which drawer report: X or Z (views::DrawerReportKind).", DrawerReportKind::ALL.iter().map(|k| k.as_str()).collect()),
+        s("PSP_KINDS", "PSP_KIND", "The PSP in use (views::PspKind).", PspKind::ALL.iter().map(|k| k.as_str()).collect()),
+        s("KEY_STORAGES", "KEY_STORAGE", "Where the PSP's secret key is kept (views::KeyStorage).", KeyStorage::ALL.iter().map(|k| k.as_str()).collect()),
+        s("APPLIED_WHENS", "APPLIED", "When saved settings take effect (views::AppliedWhen).", AppliedWhen::ALL.iter().map(|k| k.as_str()).collect()),
     ]
 }
 
@@ -101,3 +169,5 @@ fn js_name(word: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod ui_scan;

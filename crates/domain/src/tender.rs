@@ -18,6 +18,9 @@ pub enum TenderKind {
 }
 
 impl TenderKind {
+    /// Every kind (ui/contract.js lists them).
+    pub const ALL: [TenderKind; 2] = [TenderKind::Cash, TenderKind::Card];
+
     /// The storage and wire form (`tenders.kind`).
     pub const fn as_str(self) -> &'static str {
         match self {

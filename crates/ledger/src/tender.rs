@@ -135,6 +135,16 @@ impl TenderState {
         }
     }
 
+    /// Every state (ui/contract.js lists them; `as_str` is exhaustive).
+    pub const ALL: [TenderState; 6] = [
+        TenderState::Settled,
+        TenderState::Offline,
+        TenderState::Held,
+        TenderState::Pending,
+        TenderState::Void,
+        TenderState::Superseded,
+    ];
+
     pub const fn as_str(self) -> &'static str {
         match self {
             TenderState::Settled => "settled",
@@ -167,6 +177,16 @@ pub enum SaleState {
 }
 
 impl SaleState {
+    /// Every state (ui/contract.js lists them; `as_str` is exhaustive).
+    pub const ALL: [SaleState; 6] = [
+        SaleState::Open,
+        SaleState::PartiallyPaid,
+        SaleState::Paid,
+        SaleState::UnpaidBalance,
+        SaleState::Canceling,
+        SaleState::Canceled,
+    ];
+
     pub const fn as_str(self) -> &'static str {
         match self {
             SaleState::Open => "open",

@@ -16,7 +16,7 @@ pub mod offline;
 
 pub use attempt::{may_have_reached_psp, AttemptKind, Reach, UnknownAttemptKind};
 pub use clock::{Clock, SharedClock, SystemClock};
-pub use notify::{AlarmCode, Notification, Notifier, SettledState, Subject};
+pub use notify::{AlarmCode, BackgroundReason, Notification, Notifier, ResolvedVia, SettledState, Subject};
 pub use rng::{OsRandom, Random, SeededRandom, SharedRandom};
 pub use transport::{HttpTransport, SharedTransport, Transport};
 pub use engine::{

@@ -21,6 +21,11 @@ pub enum TaxClass {
     Exempt,
 }
 
+impl TaxClass {
+    /// Every class (ui/contract.js lists them).
+    pub const ALL: [TaxClass; 3] = [TaxClass::Standard, TaxClass::Reduced, TaxClass::Exempt];
+}
+
 /// How the customer takes the food, chosen per sale at the register. Eating in is a meal
 /// service and is taxed at the standard rate even for reduced-class items; taking out keeps
 /// the reduced rate. Standard and exempt items are unaffected.

@@ -54,6 +54,40 @@ fn contract_words_are_what_rust_serializes() {
     same(OutcomeKind::ALL, |k| k.as_str());
     same(ProgressKind::ALL, |k| k.as_str());
     same(Tone::ALL, |t| t.as_str());
+    same(&CheckoutOutcome::ALL, |o| o.as_str());
+    same(&NotChargedWhy::ALL, |w| w.as_str());
+    same(&TenderKind::ALL, |k| k.as_str());
+    same(&TenderState::ALL, |t| t.as_str());
+    same(&SaleState::ALL, |t| t.as_str());
+    same(&TaxClass::ALL, |c| class_name(*c));
+    same(CancelLineKind::ALL, |k| k.as_str());
+    same(BackofficeLink::ALL, |k| k.as_str());
+    same(AuditConfirmation::ALL, |k| k.as_str());
+    same(DrawerReportKind::ALL, |k| k.as_str());
+    same(PspKind::ALL, |k| k.as_str());
+    same(KeyStorage::ALL, |k| k.as_str());
+    same(AppliedWhen::ALL, |k| k.as_str());
+}
+
+/// `outcome.kind` as serde tags a reader outcome is the contract's word for it
+/// ([`ReaderKind::of`] is exhaustive; this list builds one outcome of each kind).
+#[test]
+fn reader_kinds_are_the_serde_tags() {
+    use paydesk_register::{PendingWhy, ReaderOutcome, UnavailableWhy};
+    let outcomes = [
+        ReaderOutcome::Paid,
+        ReaderOutcome::Authorized,
+        ReaderOutcome::WaitingForCard,
+        ReaderOutcome::NotCharged { why: NotChargedWhy::Declined },
+        ReaderOutcome::Pending { why: PendingWhy::LostAnswer },
+        ReaderOutcome::ReaderBusy,
+        ReaderOutcome::ReaderUnavailable { why: UnavailableWhy::ReaderOffline },
+    ];
+    let kinds: HashSet<ReaderKind> = outcomes.iter().map(|o| ReaderKind::of(*o)).collect();
+    assert_eq!(kinds.len(), ReaderKind::ALL.len(), "one outcome of each kind");
+    for o in outcomes {
+        assert_eq!(serde_json::to_value(o).unwrap()["kind"], ReaderKind::of(o).as_str());
+    }
 }
 
 /// Every code the hand-written list in ui/bridge.js had is generated, and the one it
@@ -80,7 +114,7 @@ fn contract_has_every_code_the_hand_written_list_had() {
 }
 
 /// The UI's modules, but the generated one.
-fn ui_modules() -> Vec<(String, String)> {
+pub(super) fn ui_modules() -> Vec<(String, String)> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(ui_dir()).expect("ui/") {
         let p = e.expect("an entry").path();

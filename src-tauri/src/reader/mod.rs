@@ -26,7 +26,7 @@ use crate::error::{AppError, AppResult, ReaderRefusal};
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::state::AppState;
-use crate::views::SaleScreen;
+use crate::views::{ReaderKind, SaleScreen, Tone};
 
 
 /// Test mode: the embedded mock PSP, or a PSP key for Stripe's test mode (`sk_test_…`).
@@ -62,6 +62,9 @@ pub(crate) fn known_reader(state: &AppState, reader_id: &str) -> AppResult<payde
 #[derive(Debug, Clone, Serialize)]
 pub struct ReaderView {
     pub outcome: ReaderOutcome,
+    /// The panel's colour for the outcome ([`ReaderKind::tone`]): the screen decides nothing
+    /// from the kind.
+    pub tone: Tone,
     pub checkout_key: String,
     pub reader_id: String,
     pub reader_label: String,
@@ -181,6 +184,7 @@ pub(crate) fn view_in(state: &AppState, r: &ReaderReport, cart: CartId) -> AppRe
     };
     Ok(ReaderView {
         outcome: r.outcome,
+        tone: ReaderKind::of(r.outcome).tone(),
         checkout_key: r.checkout_key.clone(),
         reader_id: r.reader_id.clone(),
         reader_label: label,

@@ -10,6 +10,7 @@ use crate::error::{AppError, AppResult};
 use crate::i18n::{id, t};
 use crate::ops::{Locks, Operation};
 use crate::state::AppState;
+use crate::views::Tone;
 
 /// Longest registration code and label typed in Settings.
 const MAX_CODE_CHARS: usize = 100;
@@ -27,6 +28,9 @@ pub struct ReaderRow {
     pub status: Option<String>,
     /// The status in words.
     pub status_label: String,
+    /// Its colour: online is ok, anything else (offline, not read) warn. Decided here, so
+    /// the screen compares no status word.
+    pub status_tone: Tone,
     pub simulated: bool,
 }
 
@@ -62,6 +66,13 @@ fn status_label(status: Option<&str>) -> String {
     })
 }
 
+fn status_tone(status: Option<&str>) -> Tone {
+    match status {
+        Some("online") => Tone::Ok,
+        Some(_) | None => Tone::Warn,
+    }
+}
+
 async fn rows(state: &AppState, with_status: bool) -> AppResult<ReadersView> {
     let engine = state.engine();
     let mut readers = Vec::new();
@@ -71,6 +82,7 @@ async fn rows(state: &AppState, with_status: bool) -> AppResult<ReadersView> {
         let status = if with_status { engine.reader_at_psp(&r.id).await.ok().and_then(|at| at.status) } else { None };
         readers.push(ReaderRow {
             status_label: status_label(status.as_deref()),
+            status_tone: status_tone(status.as_deref()),
             simulated: r.device_type.as_deref().is_some_and(|d| d.starts_with("simulated")),
             id: r.id,
             label: r.label,

@@ -15,6 +15,7 @@ use crate::config::FAULT_PROFILES;
 use crate::money;
 use crate::settings_file::key_hint;
 use crate::state::AppState;
+use crate::views::KeyStorage;
 
 #[derive(Debug, Serialize)]
 pub struct SettingsView {
@@ -34,8 +35,8 @@ pub struct SettingsView {
     pub offline_max_age_hours: u32,
     /// Saved settings not in use yet, and why.
     pub waiting: Option<String>,
-    /// Where the secret key is kept: "keychain" or "file".
-    pub key_storage: &'static str,
+    /// Where the secret key is kept.
+    pub key_storage: KeyStorage,
     /// Why the key is in the file and not a keychain (shown under the key field).
     pub key_storage_note: Option<String>,
 }
@@ -65,7 +66,7 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         offline_max_count: s.offline_max_count,
         offline_max_age_hours: s.offline_max_age_hours,
         waiting: state.connectivity.waiting(),
-        key_storage: if state.secrets.in_keychain() { "keychain" } else { "file" },
+        key_storage: if state.secrets.in_keychain() { KeyStorage::Keychain } else { KeyStorage::File },
         key_storage_note: state.secrets.note(),
     }
 }

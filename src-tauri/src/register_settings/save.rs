@@ -11,12 +11,12 @@ use crate::ops::Operation;
 use crate::settings_file::{Settings, SettingsForm};
 use crate::staff::Approval;
 use crate::state::{AppState, Applied};
+use crate::views::AppliedWhen;
 
 #[derive(Debug, Serialize)]
 pub struct SaveResult {
     pub message: String,
-    /// unchanged | now | waiting
-    pub applied: &'static str,
+    pub applied: AppliedWhen,
 }
 
 /// How long saving waits for a checkout or background pass in flight before it
@@ -49,7 +49,7 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, a
     let applied = state.apply_settings(SAVE_WAIT).await;
     let profile_note = if profile_changed && before.embedded { t(id!("settings-profile-changed")) } else { String::new() };
     let (message, kind) = match applied {
-        Applied::Unchanged => (format!("{}{profile_note}", t(id!("settings-saved"))), "unchanged"),
+        Applied::Unchanged => (format!("{}{profile_note}", t(id!("settings-saved"))), AppliedWhen::Unchanged),
         Applied::Now => {
             let live = state.live();
             let psp = if live.psp_url != before.psp_url {
@@ -58,9 +58,9 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, a
             } else {
                 String::new()
             };
-            (format!("{}{psp}{profile_note}", t(id!("settings-saved-now"))), "now")
+            (format!("{}{psp}{profile_note}", t(id!("settings-saved-now"))), AppliedWhen::Now)
         }
-        Applied::Waiting(reason) => (format!("{}{profile_note}", tr!(active(), "settings-saved-waiting", reason = reason)), "waiting"),
+        Applied::Waiting(reason) => (format!("{}{profile_note}", tr!(active(), "settings-saved-waiting", reason = reason)), AppliedWhen::Waiting),
     };
     Ok(SaveResult { message, applied: kind })
 }

@@ -14,13 +14,12 @@ use paydesk_access::Action;
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 use crate::state::AppState;
-use crate::views::SaleScreen;
+use crate::views::{CancelLineKind, SaleScreen};
 use crate::wording::state_label;
 
 #[derive(Debug, Serialize)]
 pub struct CancelLine {
-    /// `refund` | `void`
-    pub kind: &'static str,
+    pub kind: CancelLineKind,
     pub checkout_key: String,
     pub amount_display: String,
     pub state_label: String,
@@ -68,7 +67,7 @@ pub async fn cancel_sale(state: State<'_, AppState>, reason: String, approval: O
         .map(|f| {
             let (label, tone) = refund_words(f.state);
             CancelLine {
-                kind: "refund",
+                kind: CancelLineKind::Refund,
                 checkout_key: f.checkout_key.clone(),
                 amount_display: money::format(f.amount, &f.currency),
                 state_label: t(label),
@@ -77,7 +76,7 @@ pub async fn cancel_sale(state: State<'_, AppState>, reason: String, approval: O
         })
         .collect();
     lines.extend(r.voids.iter().map(|v| CancelLine {
-        kind: "void",
+        kind: CancelLineKind::Void,
         checkout_key: v.checkout_key.clone(),
         amount_display: money::format(v.amount, &v.currency),
         state_label: tr!(active(), "cancel-void-released", state = state_label(v.state)),

@@ -17,6 +17,7 @@ use crate::money;
 use crate::ops::{Locks, Operation};
 use crate::staff::Approval;
 use crate::state::AppState;
+use crate::views::CancelLineKind;
 
 #[derive(Debug, Serialize)]
 pub struct SaleRefundResult {
@@ -55,7 +56,7 @@ pub async fn refund_sale(
         .map(|f| {
             let (label, tone) = super::cancel::refund_words(f.state);
             CancelLine {
-                kind: "refund",
+                kind: CancelLineKind::Refund,
                 checkout_key: f.checkout_key.clone(),
                 amount_display: money::format(f.amount, &f.currency),
                 state_label: t(label),

@@ -8,6 +8,7 @@ use tauri::State;
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::state::AppState;
+use crate::views::AuditConfirmation;
 
 /// Rows one page shows at most.
 pub const MAX_PAGE: u32 = 200;
@@ -36,8 +37,7 @@ pub struct VerifyView {
     pub meaning: String,
     /// The head the back office last confirmed (record 0053), when it did.
     pub confirmed: Option<ConfirmedView>,
-    /// "confirmed", "never" (paired, not confirmed yet) or "no_back_office".
-    pub confirmation: &'static str,
+    pub confirmation: AuditConfirmation,
 }
 
 #[derive(Debug, Serialize)]
@@ -86,9 +86,9 @@ pub fn audit_verify(state: State<'_, AppState>, bo: State<'_, crate::backoffice:
     let confirmed = confirmed.map(|c| ConfirmedView { seq: c.anchor.seq, head: seq_hex(&c.anchor), at_ms: c.confirmed_at_ms });
     // A head confirmed once stays a fact of this file even if the pairing was removed.
     let confirmation = match (&confirmed, bo.view().paired) {
-        (Some(_), _) => "confirmed",
-        (None, true) => "never",
-        (None, false) => "no_back_office",
+        (Some(_), _) => AuditConfirmation::Confirmed,
+        (None, true) => AuditConfirmation::Never,
+        (None, false) => AuditConfirmation::NoBackOffice,
     };
     let breaks: Vec<BreakView> = verdict.breaks.iter().map(break_view).collect();
     let l = active();

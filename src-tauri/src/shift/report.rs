@@ -18,14 +18,14 @@ use crate::backoffice::BackOfficeState;
 use crate::error::{AppError, AppResult};
 use crate::money;
 use crate::state::AppState;
+use crate::views::DrawerReportKind;
 
 /// Z reports one look-up may name (far above a register's lifetime of closes).
 const MAX_Z_NUMBER: i64 = 10_000_000;
 
 #[derive(Debug, Serialize)]
 pub struct ReportView {
-    /// "x" or "z".
-    pub kind: &'static str,
+    pub kind: DrawerReportKind,
     pub z_number: Option<i64>,
     pub report: DrawerReport,
     /// As printed on 80 mm paper (48 columns), in the store's language.
@@ -155,7 +155,7 @@ pub fn view_of(data: &DrawerReportData) -> AppResult<ReportView> {
         ReportKind::Z { number } => Some(number),
     };
     Ok(ReportView {
-        kind: if z_number.is_some() { "z" } else { "x" },
+        kind: if z_number.is_some() { DrawerReportKind::Z } else { DrawerReportKind::X },
         z_number,
         text: render_report_text(&report, Paper::Mm80),
         expected_display: money::format(report.expected, code),

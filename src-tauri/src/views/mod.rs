@@ -65,14 +65,15 @@ mod payments;
 mod progress;
 mod report;
 mod sale;
+mod words;
 
 pub use cart::{CartLine, CartView, RateLine};
 pub use outcome::{reason_with_detail, reason_words, OutcomeKind, OutcomeView, Receipt};
 pub use payments::{timeline, PaymentDetail, PaymentHead, PaymentRow, RefundRow, TimelineView};
 pub use progress::{forward, Forward, PaymentUpdate, ProgressKind, ProgressView};
 pub use report::{report, ReportInput, ReportView, Sale};
-pub use crate::wording::{alarm_words, state_label};
 pub use sale::{quick_cash, QuickCash, SaleScreen, TenderDayView, TenderRow};
+pub use words::{AppliedWhen, AuditConfirmation, BackofficeLink, CancelLineKind, KeyStorage, PspKind, ReaderKind, DrawerReportKind};
 
 /// The tone a state is shown in (`ok` | `warn` | `bad` | `info`, the UI's CSS classes):
 /// money in the till is ok, anything still moving is warn, nothing charged is bad,
@@ -156,6 +157,7 @@ fn card_label(pm: Option<&str>) -> String {
 mod tests {
     use super::*;
     use paydesk_register::AlarmCode;
+    use crate::wording::{alarm_words, state_label};
 
     /// Every state has its own words and a tone the UI styles, and its stored
     /// form parses back (what `parse_state` relies on).

@@ -6,7 +6,8 @@ use paydesk_domain::{PaymentState, RefundState};
 use paydesk_register::PaymentView;
 use serde::Serialize;
 
-use super::{attempt_words, card_label, parse_state, state_label, state_tone, Tone};
+use super::{attempt_words, card_label, parse_state, state_tone, Tone};
+use crate::wording::state_label;
 use crate::i18n::{active, tr};
 use crate::money;
 

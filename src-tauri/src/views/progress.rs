@@ -2,10 +2,11 @@
 //! progress in the checkout panel, and background changes to a payment (offline
 //! payments forwarded, refunds resolved, alarms).
 
-use paydesk_register::{AttemptKind, Notification, SettledState, Subject};
+use paydesk_register::{AttemptKind, Notification, ResolvedVia, SettledState, Subject};
 use serde::Serialize;
 
-use super::{alarm_words, attempt_tone, attempt_words, state_label, state_tone, Tone};
+use super::{attempt_tone, attempt_words, state_tone, Tone};
+use crate::wording::{alarm_words, state_label};
 use crate::i18n::{active, id, t, tr};
 use crate::money;
 
@@ -131,12 +132,7 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
                         SettledState::Payment(s) => state_label(*s),
                         SettledState::Refund(r) => r.as_str().to_string(),
                     },
-                    via = t(match via.as_str() {
-                        "replay" => id!("progress-via-replay"),
-                        "search" => id!("progress-via-search"),
-                        "event" => id!("progress-via-event"),
-                        _ => id!("progress-via-answer"),
-                    })
+                    via = t(via_words(*via))
                 ),
                 at: now,
             }),
@@ -157,6 +153,31 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
 }
 
 /// 1500 ms → "1.5": tenths of a second by integer arithmetic.
+/// The message id saying how a payment was resolved: a replay, a search and an event are
+/// named; every other way is the processor's answer (a new way must be placed here).
+fn via_words(via: ResolvedVia) -> &'static str {
+    match via {
+        ResolvedVia::Replay => id!("progress-via-replay"),
+        ResolvedVia::Search => id!("progress-via-search"),
+        ResolvedVia::Event => id!("progress-via-event"),
+        ResolvedVia::Reply
+        | ResolvedVia::Declined
+        | ResolvedVia::Rejected
+        | ResolvedVia::Capture
+        | ResolvedVia::Cancel
+        | ResolvedVia::CaptureReplay
+        | ResolvedVia::CancelReplay
+        | ResolvedVia::CaptureCheck
+        | ResolvedVia::CancelCheck
+        | ResolvedVia::ReaderPoll
+        | ResolvedVia::ReaderCheckStatus
+        | ResolvedVia::ReaderRecovery
+        | ResolvedVia::ReaderBeforePresentingAgain
+        | ResolvedVia::ReaderAfterCancel
+        | ResolvedVia::ReaderAfterIntentCancel => id!("progress-via-answer"),
+    }
+}
+
 fn seconds_tenths(ms: u64) -> String {
     let tenths = (ms + 50) / 100;
     format!("{}.{}", tenths / 10, tenths % 10)

@@ -8,7 +8,8 @@ use paydesk_domain::TenderKind;
 use paydesk_register::SaleView;
 use serde::Serialize;
 
-use super::{card_label, state_label, Tone};
+use super::{card_label, Tone};
+use crate::wording::state_label;
 use crate::i18n::{id, t as tr};
 use crate::money;
 

@@ -5,7 +5,7 @@
 
 use super::note::NoteMark;
 use super::{attempt_input, CheckoutOutcome, CheckoutReport, CrashPoint, DriveMode, Engine, Result};
-use crate::notify::{AlarmCode, Notification, Subject};
+use crate::notify::{AlarmCode, BackgroundReason, Notification, ResolvedVia, Subject};
 use crate::psp::{AttemptOutcome, Decline, Fatal, PaymentIntent, RetryReason};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_domain::PaymentState;
@@ -85,7 +85,7 @@ impl Engine {
             PhaseResult::Final(AttemptOutcome::Fatal(f)) => self.on_fatal(&p, f, &d.recs, d.first_drive),
             PhaseResult::Final(AttemptOutcome::Retry { reason, .. }) => {
                 self.record_attempts(&p, &d.recs, true)?;
-                self.notify(Notification::MovedToBackground { subject: d.subject, reason: reason.words() });
+                self.notify(Notification::MovedToBackground { subject: d.subject, reason: BackgroundReason::Retry(reason) });
                 self.report_key(key)
             }
             PhaseResult::Exhausted { last, never_sent, unreachable } => self.on_exhausted(d, &last, never_sent, unreachable).await,
@@ -138,7 +138,7 @@ impl Engine {
 
     /// The PSP's intent: settle the payment with it (a forwarded offline payment says so).
     fn on_intent(&self, d: &Drove<'_>, pi: &PaymentIntent, replayed: bool) -> Result<CheckoutReport> {
-        let via = if replayed { "replay" } else { "reply" };
+        let via = if replayed { ResolvedVia::Replay } else { ResolvedVia::Reply };
         let p = self.settle_with_intent(d.p, pi, &d.recs, via)?;
         self.crash(CrashPoint::AfterCommit);
         if d.forwarding {
@@ -154,7 +154,7 @@ impl Engine {
         let msg = format!("declined: {} ({})", decline.message, decline.code);
         // Keep the PSP's id with the failed row (its UNIQUE guards a mix-up),
         // in the same commit as the attempts and the move to failed.
-        let p = self.settle_state_with(d.p, PaymentState::Failed, &d.recs, Some(&msg), "declined", decline.payment_intent.as_ref())?;
+        let p = self.settle_state_with(d.p, PaymentState::Failed, &d.recs, Some(&msg), ResolvedVia::Declined, decline.payment_intent.as_ref())?;
         self.crash(CrashPoint::AfterCommit);
         if d.forwarding {
             let subject = &d.subject;
@@ -193,7 +193,7 @@ impl Engine {
         }
         self.record_attempts(p, &d.recs, true)?;
         let p = self.payment(d.key)?;
-        self.notify(Notification::MovedToBackground { subject: d.subject, reason: last.words() });
+        self.notify(Notification::MovedToBackground { subject: d.subject, reason: BackgroundReason::Retry(last.clone()) });
         self.report(&p)
     }
 
@@ -265,7 +265,7 @@ impl Engine {
             self.notify(Notification::Alarm { subject: Some(subject), code, message: message.clone() });
         }
         if proven {
-            let p = self.settle_state_with(p, PaymentState::Failed, recs, Some(&message), "rejected", None)?;
+            let p = self.settle_state_with(p, PaymentState::Failed, recs, Some(&message), ResolvedVia::Rejected, None)?;
             let mut r = self.report(&p)?;
             debug_assert_eq!(p.state, PaymentState::Failed);
             r.outcome = CheckoutOutcome::Failed;

@@ -4,7 +4,7 @@
 
 use super::{psp_key_prefix, Attempted, CheckoutReport, Engine, EngineError, Result, MAX_KEY_REISSUES};
 use crate::attempt::may_have_reached_psp;
-use crate::notify::{Notification, Subject};
+use crate::notify::{Notification, ResolvedVia, Subject};
 use crate::psp::{AttemptOutcome, PaymentIntent, PiStatus, PspClient};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_ledger::reissue::ReissueOp;
@@ -25,16 +25,22 @@ impl PiOp {
             PiOp::Cancel => "cancel",
         }
     }
-    fn via_replay(self) -> &'static str {
+    fn via_reply(self) -> ResolvedVia {
         match self {
-            PiOp::Capture => "capture replay",
-            PiOp::Cancel => "cancel replay",
+            PiOp::Capture => ResolvedVia::Capture,
+            PiOp::Cancel => ResolvedVia::Cancel,
         }
     }
-    fn via_check(self) -> &'static str {
+    fn via_replay(self) -> ResolvedVia {
         match self {
-            PiOp::Capture => "capture check",
-            PiOp::Cancel => "cancel check",
+            PiOp::Capture => ResolvedVia::CaptureReplay,
+            PiOp::Cancel => ResolvedVia::CancelReplay,
+        }
+    }
+    fn via_check(self) -> ResolvedVia {
+        match self {
+            PiOp::Capture => ResolvedVia::CaptureCheck,
+            PiOp::Cancel => ResolvedVia::CancelCheck,
         }
     }
     fn reissue(self) -> ReissueOp {
@@ -88,7 +94,7 @@ impl Engine {
         // GET first: always safe, and it tells whether the capture already happened.
         if let Some(pi) = self.get_intent(&pi_id, &Subject::Capture(p.idempotency_key.clone())).await {
             if pi.pi_status() != PiStatus::RequiresCapture {
-                let p = self.settle_with_intent(p, &pi, &[], "capture check")?;
+                let p = self.settle_with_intent(p, &pi, &[], ResolvedVia::CaptureCheck)?;
                 return self.report(&p);
             }
         }
@@ -118,7 +124,7 @@ impl Engine {
     /// (record 0003). No second capture is possible: the PSP captures a PaymentIntent once,
     /// and a fresh key is only used after GET showed it still `requires_capture`. At most
     /// [`MAX_KEY_REISSUES`] fresh keys; past that the payment needs a person (alarm).
-    async fn pi_operation(&self, p: &Payment, pi_id: &str, op: PiOp) -> Result<(Option<(PaymentIntent, &'static str)>, Vec<AttemptRecord>)> {
+    async fn pi_operation(&self, p: &Payment, pi_id: &str, op: PiOp) -> Result<(Option<(PaymentIntent, ResolvedVia)>, Vec<AttemptRecord>)> {
         let subject = op.subject(&p.idempotency_key);
         let root = psp_key_prefix(p, op.name());
         let psp = &self.inner.psp;
@@ -134,7 +140,7 @@ impl Engine {
             recs_all.extend(recs);
             match res {
                 PhaseResult::Final(AttemptOutcome::Ok { value, replayed }) => {
-                    return Ok((Some((value, if replayed { op.via_replay() } else { op.name() })), recs_all));
+                    return Ok((Some((value, if replayed { op.via_replay() } else { op.via_reply() })), recs_all));
                 }
                 PhaseResult::Final(AttemptOutcome::Fatal(f)) => {
                     self.record_attempts(p, &recs_all, false)?;

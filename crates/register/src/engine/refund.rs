@@ -4,7 +4,7 @@
 
 use super::DriveMode;
 use super::{attempt_input, Attempted, CrashPoint, Engine, EngineError, RefundReport, Result, MAX_KEY_REISSUES};
-use crate::notify::{Notification, SettledState, Subject};
+use crate::notify::{Notification, ResolvedVia, SettledState, Subject};
 use crate::psp::{AttemptOutcome, Fatal, List, Refund as PspRefund};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_ledger::{Payment, Refund, TimelineInput, TimelineKind};
@@ -121,7 +121,7 @@ impl Engine {
             }
         };
         if let Some(s) = outcome {
-            self.notify(Notification::Resolved { subject, state: SettledState::Refund(s), via: "reply".into() });
+            self.notify(Notification::Resolved { subject, state: SettledState::Refund(s), via: ResolvedVia::Reply });
         }
         let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
         let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
@@ -261,7 +261,7 @@ impl Engine {
             l.record_refund_result(r.id, &found.id, to, now)?;
             Ok(())
         })?;
-        self.notify(Notification::Resolved { subject: Subject::Refund(r.idempotency_key.clone()), state: SettledState::Refund(to), via: "search".into() });
+        self.notify(Notification::Resolved { subject: Subject::Refund(r.idempotency_key.clone()), state: SettledState::Refund(to), via: ResolvedVia::Search });
         let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
         let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
         self.refund_report(&r, &p)
@@ -287,7 +287,7 @@ impl Engine {
             Ok(())
         })?;
         self.notify(Notification::Alarm { subject: Some(subject.clone()), code: crate::notify::AlarmCode::RefundNotMade, message: msg.to_string() });
-        self.notify(Notification::Resolved { subject: subject.clone(), state: SettledState::Refund(RefundState::Failed), via: "search".into() });
+        self.notify(Notification::Resolved { subject: subject.clone(), state: SettledState::Refund(RefundState::Failed), via: ResolvedVia::Search });
         let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
         let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
         let mut rep = self.refund_report(&r, &p)?;

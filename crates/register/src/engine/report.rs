@@ -33,6 +33,32 @@ pub enum CheckoutOutcome {
 }
 
 impl CheckoutOutcome {
+    /// Every outcome (ui/contract.js lists them; `as_str` is exhaustive).
+    pub const ALL: [CheckoutOutcome; 8] = [
+        CheckoutOutcome::Paid,
+        CheckoutOutcome::Authorized,
+        CheckoutOutcome::Declined,
+        CheckoutOutcome::Failed,
+        CheckoutOutcome::Pending,
+        CheckoutOutcome::QueuedOffline,
+        CheckoutOutcome::Canceled,
+        CheckoutOutcome::Refunded,
+    ];
+
+    /// The wire form (serialized the same).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CheckoutOutcome::Paid => "paid",
+            CheckoutOutcome::Authorized => "authorized",
+            CheckoutOutcome::Declined => "declined",
+            CheckoutOutcome::Failed => "failed",
+            CheckoutOutcome::Pending => "pending",
+            CheckoutOutcome::QueuedOffline => "queued_offline",
+            CheckoutOutcome::Canceled => "canceled",
+            CheckoutOutcome::Refunded => "refunded",
+        }
+    }
+
     pub fn of(state: PaymentState) -> Self {
         match state {
             PaymentState::Captured => CheckoutOutcome::Paid,
@@ -260,13 +286,13 @@ mod tests {
         let n = Notification::Resolved {
             subject: Subject::Refund("k-r".into()),
             state: SettledState::Refund(RefundState::Succeeded),
-            via: "reply".into(),
+            via: crate::notify::ResolvedVia::Reply,
         };
         assert_eq!(serde_json::to_value(&n).unwrap()["state"], "succeeded");
         let n = Notification::Resolved {
             subject: Subject::Checkout("k".into()),
             state: SettledState::Payment(PaymentState::PartiallyRefunded),
-            via: "event".into(),
+            via: crate::notify::ResolvedVia::Event,
         };
         assert_eq!(serde_json::to_value(&n).unwrap()["state"], "partially_refunded");
     }

@@ -5,7 +5,7 @@
 use super::{CheckoutReport, Engine, EngineError, Result, MAX_SEARCH_SETTLE_MS};
 use super::note::NoteMark;
 use crate::attempt::may_have_reached_psp;
-use crate::notify::{Notification, Notifier, Subject};
+use crate::notify::{BackgroundReason, Notification, Notifier, ResolvedVia, Subject};
 use crate::psp::{AttemptOutcome, List, PaymentIntent};
 use crate::retry::{run_phase, Phase, PhaseResult};
 use paydesk_ledger::{Payment, TimelineInput, TimelineKind};
@@ -63,7 +63,7 @@ impl Engine {
                 });
                 match found {
                     Some(pi) => {
-                        let p = self.settle_with_intent(p, &pi, &[], "search")?;
+                        let p = self.settle_with_intent(p, &pi, &[], ResolvedVia::Search)?;
                         self.report(&p)
                     }
                     None => self.settle_never_charged(p, subject),
@@ -103,7 +103,7 @@ impl Engine {
         })?;
         self.notify(Notification::MovedToBackground {
             subject: subject.clone(),
-            reason: format!("the processor's search does not show it yet; checking again in {wait_s} s"),
+            reason: BackgroundReason::SearchNotConclusive { wait_s },
         });
         Ok(true)
     }
@@ -118,13 +118,13 @@ impl Engine {
                 "offline payment of {} ({}) could not be forwarded before its key expired and the processor has no record of it: it was NOT charged. Collect payment another way",
                 p.amount, p.idempotency_key
             );
-            let p = self.settle_state_with(p, PaymentState::Failed, &[], Some(&msg), "search", None)?;
+            let p = self.settle_state_with(p, PaymentState::Failed, &[], Some(&msg), ResolvedVia::Search, None)?;
             self.notify(Notification::Forwarded { subject: subject.clone(), state: p.state, declined: true });
             self.notify(Notification::Alarm { subject: Some(subject), code: crate::notify::AlarmCode::OfflinePaymentNotCollected, message: msg });
             return self.report(&p);
         }
         let to = if p.state == PaymentState::Created { PaymentState::Canceled } else { PaymentState::Failed };
-        let p = self.settle_state_with(p, to, &[], Some("not found at the PSP: never charged"), "search", None)?;
+        let p = self.settle_state_with(p, to, &[], Some("not found at the PSP: never charged"), ResolvedVia::Search, None)?;
         self.report(&p)
     }
 

@@ -3,7 +3,7 @@
 //! and `move_to` for the moves that are not a settle (offline, void, capture start).
 
 use super::{Engine, EngineError, Result};
-use crate::notify::{AlarmCode, Notification, SettledState, Subject};
+use crate::notify::{AlarmCode, Notification, ResolvedVia, SettledState, Subject};
 use crate::psp::{PaymentIntent, PiStatus};
 use crate::retry::AttemptRecord;
 use paydesk_ledger::{CheckoutSettlement, Payment, PaymentId, PspResult, RecordOutcome, SettleOutcome};
@@ -72,7 +72,7 @@ impl Engine {
         Ok(self.with_ledger(|l| l.payment_by_id(id))?.state)
     }
 
-    pub(super) fn settle_with_intent(&self, p: &Payment, pi: &PaymentIntent, recs: &[AttemptRecord], via: &str) -> Result<Payment> {
+    pub(super) fn settle_with_intent(&self, p: &Payment, pi: &PaymentIntent, recs: &[AttemptRecord], via: ResolvedVia) -> Result<Payment> {
         if pi.amount != 0 && (pi.amount != p.amount.amount_minor || !pi.currency.eq_ignore_ascii_case(p.amount.currency.code())) {
             let msg = format!(
                 "PSP payment {} is {} {} but checkout {} is {}",
@@ -117,7 +117,7 @@ impl Engine {
         to: PaymentState,
         recs: &[AttemptRecord],
         last_error: Option<&str>,
-        via: &str,
+        via: ResolvedVia,
         pi: Option<&PaymentIntent>,
     ) -> Result<Payment> {
         let s = CheckoutSettlement {
@@ -126,13 +126,13 @@ impl Engine {
             last_error: last_error.map(str::to_string),
             target: Some(to),
             sent: true,
-            via: via.to_string(),
+            via: via.as_str().to_string(),
         };
         let p = self.settle(p, &s)?;
         self.notify(Notification::Resolved {
             subject: Subject::Checkout(p.idempotency_key.clone()),
             state: SettledState::Payment(p.state),
-            via: via.into(),
+            via,
         });
         Ok(p)
     }

@@ -8,7 +8,7 @@
 
 use super::{PendingWhy, ReaderOutcome, ReaderReport};
 use crate::engine::{Engine, Result};
-use crate::notify::Subject;
+use crate::notify::{ResolvedVia, Subject};
 use crate::psp::{AttemptOutcome, PaymentIntent, Reader};
 use crate::retry::{run_phase, PhaseResult};
 use crate::psp::List;
@@ -68,7 +68,7 @@ impl Engine {
             let out: AttemptOutcome<Reader> = c.attempt(c.cancel_action_request(&reader, &key)).await;
             tracing::info!(checkout = %p.idempotency_key, outcome = out.label(), "cancel_action sent; reading the reader and the intent");
         }
-        let (report, _) = self.read_and_apply(p, rp, None, "after cancel").await?;
+        let (report, _) = self.read_and_apply(p, rp, None, ResolvedVia::ReaderAfterCancel).await?;
         Ok(report)
     }
 
@@ -156,7 +156,7 @@ impl Engine {
         // Always read after a cancel.
         let p = self.payment(&p.idempotency_key)?;
         let rp = self.reader_payment_of(&p)?;
-        let (mut report, _) = self.read_and_apply(&p, &rp, None, "after cancel of the intent").await?;
+        let (mut report, _) = self.read_and_apply(&p, &rp, None, ResolvedVia::ReaderAfterIntentCancel).await?;
         if report.state == PaymentState::Created {
             // Still created: the cancel did not go through and nothing was processed.
             report.outcome = ReaderOutcome::Pending { why: PendingWhy::CannotRead };

@@ -83,6 +83,28 @@ pub enum NotChargedWhy {
     IntentCanceled,
 }
 
+impl NotChargedWhy {
+    /// Every reason (ui/contract.js lists them; `as_str` is exhaustive).
+    pub const ALL: [NotChargedWhy; 5] = [
+        NotChargedWhy::Declined,
+        NotChargedWhy::CustomerCanceled,
+        NotChargedWhy::ActionCanceled,
+        NotChargedWhy::NotStarted,
+        NotChargedWhy::IntentCanceled,
+    ];
+
+    /// The wire form (serialized the same).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            NotChargedWhy::Declined => "declined",
+            NotChargedWhy::CustomerCanceled => "customer_canceled",
+            NotChargedWhy::ActionCanceled => "action_canceled",
+            NotChargedWhy::NotStarted => "not_started",
+            NotChargedWhy::IntentCanceled => "intent_canceled",
+        }
+    }
+}
+
 /// Why a reader payment's outcome is not known yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -5,7 +5,7 @@
 
 use super::{conclude, Conclusion, NotChargedWhy, PendingWhy, ReaderOutcome, ReaderReport};
 use crate::engine::{DriveMode, Engine, EngineError, Result};
-use crate::notify::{Notification, SettledState, Subject};
+use crate::notify::{Notification, ResolvedVia, SettledState, Subject};
 use crate::psp::{AttemptOutcome, Charge, PaymentIntent, Reader};
 use crate::retry::PhaseResult;
 use paydesk_ledger::{process_key, CardPresentDetails, Payment, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderSettlement};
@@ -97,7 +97,7 @@ impl Engine {
         p: &Payment,
         attempt: Option<&ReaderAttempt>,
         read: &Read,
-        via: &str,
+        via: ResolvedVia,
     ) -> Result<Payment> {
         let subject = Subject::Checkout(p.idempotency_key.clone());
         let sent = attempt.filter(|a| a.outcome == ReaderAttemptOutcome::Sent);
@@ -151,7 +151,7 @@ impl Engine {
         let now = self.now();
         let after = self.with_ledger(|l| l.settle_reader(p.id, &s, now))?;
         if after.state != p.state {
-            self.notify(Notification::Resolved { subject, state: SettledState::Payment(after.state), via: via.to_string() });
+            self.notify(Notification::Resolved { subject, state: SettledState::Payment(after.state), via });
         }
         Ok(after)
     }
@@ -183,7 +183,7 @@ impl Engine {
         for _ in 0..max_reads {
             let p = self.payment(key)?;
             let rp = self.reader_payment_of(&p)?;
-            let (report, resolved) = self.read_and_apply(&p, &rp, why, "poll").await?;
+            let (report, resolved) = self.read_and_apply(&p, &rp, why, ResolvedVia::ReaderPoll).await?;
             if resolved || self.now() >= deadline_ms {
                 return Ok(report);
             }
@@ -202,7 +202,7 @@ impl Engine {
         p: &Payment,
         rp: &ReaderPayment,
         why_before: Option<PendingWhy>,
-        via: &str,
+        via: ResolvedVia,
     ) -> Result<(ReaderReport, bool)> {
         let Some(intent_id) = p.psp_payment_id.clone() else {
             return Ok((self.stored_reader_report(p, why_before)?, false));
@@ -302,7 +302,7 @@ impl Engine {
         let _flight = self.flight(key).await;
         let p = self.payment(key)?;
         let rp = self.reader_payment_of(&p)?;
-        let res = self.read_and_apply(&p, &rp, None, "check status").await.map(|(r, _)| r);
+        let res = self.read_and_apply(&p, &rp, None, ResolvedVia::ReaderCheckStatus).await.map(|(r, _)| r);
         self.reader_told(key, res)
     }
 
@@ -351,7 +351,7 @@ impl Engine {
             }
             PaymentState::OnReader => {
                 if rp.latest().is_some_and(|a| a.outcome == ReaderAttemptOutcome::Sent || a.outcome == ReaderAttemptOutcome::Succeeded) {
-                    self.read_and_apply(p, &rp, None, "recovery").await?;
+                    self.read_and_apply(p, &rp, None, ResolvedVia::ReaderRecovery).await?;
                 }
             }
             PaymentState::QueuedOffline

@@ -6,7 +6,7 @@
 use super::{NotChargedWhy, PendingWhy, ReaderOutcome, ReaderReport, UnavailableWhy};
 use crate::engine::sale::SaleView;
 use crate::engine::{CrashPoint, Engine, EngineError, Result};
-use crate::notify::Subject;
+use crate::notify::{ResolvedVia, Subject};
 use crate::psp::{AttemptOutcome, Fatal, PaymentIntent, Reader, StripeError};
 use crate::retry::{run_phase, AttemptRecord, PhaseResult};
 use paydesk_ledger::{BeginAttempt, CardTender, CartId, CheckoutSettlement, Payment, ReaderAttempt, ReaderAttemptOutcome, ReaderSettlement};
@@ -79,7 +79,7 @@ impl Engine {
         }
         // An attempt still unknown is read first: never a second attempt while one may run.
         if rp.latest().is_some_and(|a| a.outcome == ReaderAttemptOutcome::Sent) {
-            let (report, _) = self.read_and_apply(&p, &rp, None, "before presenting again").await?;
+            let (report, _) = self.read_and_apply(&p, &rp, None, ResolvedVia::ReaderBeforePresentingAgain).await?;
             let still_sent = self
                 .reader_payment_of(&self.payment(key)?)?
                 .latest()
