@@ -11,6 +11,7 @@ use crate::i18n::{id, t};
 use crate::ops::{Locks, Operation};
 use crate::state::AppState;
 use crate::views::Tone;
+use paydesk_register::psp::ReaderStatus;
 
 /// Longest registration code and label typed in Settings.
 const MAX_CODE_CHARS: usize = 100;
@@ -24,8 +25,8 @@ pub struct ReaderRow {
     pub label: String,
     pub location: Option<String>,
     pub device_type: Option<String>,
-    /// `online` / `offline` as the PSP said; `None` when it could not be read now.
-    pub status: Option<String>,
+    /// Its connection as the PSP said; `None` when it could not be read now.
+    pub status: Option<ReaderStatus>,
     /// The status in words.
     pub status_label: String,
     /// Its colour: online is ok, anything else (offline, not read) warn. Decided here, so
@@ -47,29 +48,28 @@ pub struct ReadersView {
 /// Stripe's registration code for a simulated reader.
 pub const SIMULATED_CODE: &str = "simulated-wpe";
 
-fn text(s: &str, max: usize, what: &'static str) -> AppResult<String> {
+/// A registration code or label, trimmed; `refusal` is the message id the cashier is
+/// shown when it is empty, too long or has control characters.
+fn text(s: &str, max: usize, refusal: &'static str) -> AppResult<String> {
     let s = s.trim();
     if s.is_empty() || s.chars().count() > max || s.chars().any(char::is_control) {
-        return Err(AppError::InvalidInput(t(match what {
-            "code" => id!("input-reader-code"),
-            _ => id!("input-reader-label"),
-        })));
+        return Err(AppError::InvalidInput(t(refusal)));
     }
     Ok(s.to_string())
 }
 
-fn status_label(status: Option<&str>) -> String {
+fn status_label(status: Option<ReaderStatus>) -> String {
     t(match status {
-        Some("online") => id!("reader-status-online"),
-        Some("offline") => id!("reader-status-offline"),
-        Some(_) | None => id!("reader-status-unknown"),
+        Some(ReaderStatus::Online) => id!("reader-status-online"),
+        Some(ReaderStatus::Offline) => id!("reader-status-offline"),
+        Some(ReaderStatus::Other) | None => id!("reader-status-unknown"),
     })
 }
 
-fn status_tone(status: Option<&str>) -> Tone {
+fn status_tone(status: Option<ReaderStatus>) -> Tone {
     match status {
-        Some("online") => Tone::Ok,
-        Some(_) | None => Tone::Warn,
+        Some(ReaderStatus::Online) => Tone::Ok,
+        Some(ReaderStatus::Offline | ReaderStatus::Other) | None => Tone::Warn,
     }
 }
 
@@ -79,10 +79,10 @@ async fn rows(state: &AppState, with_status: bool) -> AppResult<ReadersView> {
     let known = engine.readers()?;
     let location = known.iter().find_map(|r| r.location.clone());
     for r in known.into_iter().take(MAX_READERS_LISTED) {
-        let status = if with_status { engine.reader_at_psp(&r.id).await.ok().and_then(|at| at.status) } else { None };
+        let status = if with_status { engine.reader_at_psp(&r.id).await.ok().and_then(|at| at.status()) } else { None };
         readers.push(ReaderRow {
-            status_label: status_label(status.as_deref()),
-            status_tone: status_tone(status.as_deref()),
+            status_label: status_label(status),
+            status_tone: status_tone(status),
             simulated: r.device_type.as_deref().is_some_and(|d| d.starts_with("simulated")),
             id: r.id,
             label: r.label,
@@ -111,8 +111,8 @@ pub async fn reader_register(
     label: String,
     approval: Option<crate::staff::Approval>,
 ) -> AppResult<ReadersView> {
-    let code = text(&code, MAX_CODE_CHARS, "code")?;
-    let label = text(&label, MAX_LABEL_CHARS, "label")?;
+    let code = text(&code, MAX_CODE_CHARS, id!("input-reader-code"))?;
+    let label = text(&label, MAX_LABEL_CHARS, id!("input-reader-label"))?;
     let op = Operation::new(Action::Settings, approval.as_ref()).approval_audited("reader_register");
     let _pass = op.run(&state, Locks::Engine).await?;
     let engine = state.engine();
@@ -147,10 +147,10 @@ mod tests {
 
     #[test]
     fn codes_and_labels_are_checked() {
-        assert_eq!(text(" simulated-wpe ", MAX_CODE_CHARS, "code").unwrap(), "simulated-wpe");
+        assert_eq!(text(" simulated-wpe ", MAX_CODE_CHARS, id!("input-reader-code")).unwrap(), "simulated-wpe");
         for bad in ["", "   ", "a\u{7}b", &"x".repeat(101)] {
-            assert_eq!(text(bad, MAX_CODE_CHARS, "code").unwrap_err().code(), "invalid_input", "{bad:?}");
-            assert_eq!(text(bad, MAX_LABEL_CHARS, "label").unwrap_err().code(), "invalid_input", "{bad:?}");
+            assert_eq!(text(bad, MAX_CODE_CHARS, id!("input-reader-code")).unwrap_err().code(), "invalid_input", "{bad:?}");
+            assert_eq!(text(bad, MAX_LABEL_CHARS, id!("input-reader-label")).unwrap_err().code(), "invalid_input", "{bad:?}");
         }
     }
 }

@@ -41,11 +41,30 @@ impl Reader {
             _ => None,
         }
     }
+    /// Its connection as the PSP reports it, read into [`ReaderStatus`] here, at the
+    /// edge, so nothing past the PSP client decides from the wire's word.
+    pub fn status(&self) -> Option<ReaderStatus> {
+        self.status.as_deref().map(|s| match s {
+            "online" => ReaderStatus::Online,
+            "offline" => ReaderStatus::Offline,
+            _ => ReaderStatus::Other,
+        })
+    }
     /// The reader's action when it is about `intent_id` (a `process_payment_intent`
     /// of that intent); any other action, or none, is "cleared" for that intent.
     pub fn action_for(&self, intent_id: &str) -> Option<&ReaderAction> {
         self.action.as_ref().filter(|a| a.action_type == "process_payment_intent" && a.intent_id().as_deref() == Some(intent_id))
     }
+}
+
+/// A reader's connection to the PSP (`terminal.reader.status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReaderStatus {
+    Online,
+    Offline,
+    /// A word this register does not know: shown as unknown, never as online.
+    Other,
 }
 
 /// Status of a reader's action.

@@ -4,7 +4,7 @@
 
 use crate::engine::{Engine, EngineError, Result};
 use crate::notify::Subject;
-use crate::psp::{AttemptOutcome, Location, Reader};
+use crate::psp::{AttemptOutcome, Location, Reader, ReaderStatus};
 use crate::retry::{run_phase, PhaseResult};
 use paydesk_ledger::ReaderRecord;
 use serde::Serialize;
@@ -13,8 +13,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReaderRegistration {
     pub reader: ReaderRecord,
-    /// `online` / `offline` as the PSP said.
-    pub status: Option<String>,
+    /// Its connection as the PSP said (none for some device types).
+    pub status: Option<ReaderStatus>,
 }
 
 /// Stripe's test cards for a simulated reader (the customer the test helper plays).
@@ -100,7 +100,7 @@ impl Engine {
             registered_at_ms: self.now(),
         };
         self.with_ledger(|l| l.register_reader(&record))?;
-        Ok(ReaderRegistration { reader: record, status: r.status })
+        Ok(ReaderRegistration { reader: record, status: r.status() })
     }
 
     /// The readers this register knows.
