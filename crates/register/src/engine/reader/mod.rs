@@ -26,7 +26,7 @@ mod start;
 pub use setup::{ReaderRegistration, TestCard};
 pub use start::ReaderTenderReport;
 
-use crate::psp::{PaymentIntent, Reader, ReaderActionStatus};
+use crate::psp::{PaymentIntent, PiStatus, Reader, ReaderActionStatus};
 use paydesk_ledger::CardPresentDetails;
 use paydesk_domain::PaymentState;
 use serde::Serialize;
@@ -204,13 +204,16 @@ pub(crate) enum Conclusion {
 /// second, so a tap landing between the two reads shows up in the intent (a success
 /// always wins); `reader` is `None` when it could not be read.
 pub(crate) fn conclude(intent: &PaymentIntent, reader: Option<&Reader>) -> Conclusion {
-    match intent.status.as_str() {
-        "succeeded" => return Conclusion::Paid,
-        "requires_capture" => return Conclusion::Authorized,
-        "canceled" => return Conclusion::NotCharged { why: NotChargedWhy::IntentCanceled, code: None, message: None },
-        "requires_payment_method" => {}
+    // The intent's status as the PSP client reads it (`PaymentIntent::pi_status`, the one
+    // place its words are parsed).
+    match intent.pi_status() {
+        PiStatus::Succeeded => return Conclusion::Paid,
+        PiStatus::RequiresCapture => return Conclusion::Authorized,
+        PiStatus::Canceled => return Conclusion::NotCharged { why: NotChargedWhy::IntentCanceled, code: None, message: None },
+        // requires_payment_method: on a reader, the reader's action says why (below).
+        PiStatus::Failed => {}
         // processing, requires_confirmation, requires_action, anything new: not a result.
-        _ => return Conclusion::Pending { why: PendingWhy::Processing, code: None, message: None },
+        PiStatus::Other => return Conclusion::Pending { why: PendingWhy::Processing, code: None, message: None },
     }
     let Some(reader) = reader else {
         return Conclusion::Pending { why: PendingWhy::CannotRead, code: None, message: None };
