@@ -44,7 +44,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     ("crates/receipt", &["document", "labels"]),
     ("crates/sim", &["driver", "reader", "split"]),
     ("crates/sync-client", &["apply", "client", "error", "run"]),
-    ("crates/tax", &["error", "rates"]),
 ];
 
 fn workspace_root() -> PathBuf {
