@@ -42,7 +42,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     ("crates/backoffice", &["auth", "error", "prune", "server", "session", "state", "sync"]),
     ("crates/cli", &["args", "checkout", "reader", "sale", "sync", "sync_restore"]),
     ("crates/sim", &["driver", "reader", "split"]),
-    ("crates/sync-client", &["apply", "client", "error", "run"]),
 ];
 
 fn workspace_root() -> PathBuf {
