@@ -41,7 +41,6 @@ const CRATES: &[&str] = &[
 const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     ("crates/backoffice", &["auth", "error", "prune", "server", "session", "state", "sync"]),
     ("crates/cli", &["args", "checkout", "reader", "sale", "sync", "sync_restore"]),
-    ("crates/sim", &["driver", "reader", "split"]),
 ];
 
 fn workspace_root() -> PathBuf {
