@@ -40,7 +40,6 @@ const CRATES: &[&str] = &[
 /// #31's layers (decision 0106).
 const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     ("crates/backoffice", &["auth", "error", "prune", "server", "session", "state", "sync"]),
-    ("crates/cli", &["args", "checkout", "reader", "sale", "sync", "sync_restore"]),
 ];
 
 fn workspace_root() -> PathBuf {
