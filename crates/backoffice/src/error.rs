@@ -3,6 +3,34 @@
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+/// Which rule a refused fact breaks (record 0040; the rules are checked in `sync/rules.rs`,
+/// which re-exports this). Here, with the error that carries it, so `error` imports no
+/// feature module. Matched exhaustively: a new rule names its code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactRule {
+    TimeOutOfRange,
+    StateBackwards,
+    RefundOfUnknownPayment,
+    RefundOfOtherRegister,
+    RefundExceedsPayment,
+    TenderContradictsPayment,
+    TenderContradictsSale,
+}
+
+impl FactRule {
+    pub const fn code(self) -> &'static str {
+        match self {
+            FactRule::TimeOutOfRange => "time_out_of_range",
+            FactRule::StateBackwards => "state_backwards",
+            FactRule::RefundOfUnknownPayment => "refund_of_unknown_payment",
+            FactRule::RefundOfOtherRegister => "refund_of_other_register",
+            FactRule::RefundExceedsPayment => "refund_exceeds_payment",
+            FactRule::TenderContradictsPayment => "tender_contradicts_payment",
+            FactRule::TenderContradictsSale => "tender_contradicts_sale",
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("{0}")]
@@ -24,7 +52,7 @@ pub enum ApiError {
     /// A fact no register keeping its ledger's rules could have written (record 0040):
     /// 422 with the rule's own code and the seq; the body also carries `seq`.
     #[error("seq {seq}: {message}")]
-    ImpossibleFact { rule: crate::sync::rules::FactRule, seq: i64, message: String },
+    ImpossibleFact { rule: FactRule, seq: i64, message: String },
     /// Restore (record 0048): the register named is still in service (409).
     #[error("{0}")]
     RegisterInService(String),

@@ -5,6 +5,7 @@
 pub mod admin;
 pub mod auth;
 pub mod client;
+mod clock;
 pub mod dashboard;
 pub mod db;
 pub mod demo;
@@ -87,7 +88,7 @@ pub async fn serve(state: AppState, addr: SocketAddr) -> std::io::Result<Running
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let app = http::router(state.clone());
     let connections = server::conns::Registry::new(state.limits.http);
-    let task = tokio::spawn(server::accept_loop(listener, app, state.clone(), connections.clone(), stop_rx.clone()));
+    let task = tokio::spawn(server::accept_loop(listener, app, state.in_flight.clone(), connections.clone(), stop_rx.clone()));
     tokio::spawn(prune_loop(state.clone(), stop_rx));
     Ok(Running { addr, state, connections, stop, task: Some(task) })
 }

@@ -8,7 +8,7 @@
 //! not trusted for it: a client could send them).
 use crate::auth::sha256;
 use crate::error::ApiResult;
-use crate::state::now_ms;
+use crate::clock::now_ms;
 use axum::http::{header, HeaderMap};
 use rand::RngCore;
 use std::time::Duration;

@@ -67,10 +67,9 @@ pub struct Inner {
 
 pub type AppState = Arc<Inner>;
 
-/// Milliseconds since the epoch, the back office's own clock.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
-}
+// The clock lives in `clock` so `session` (whose policy the state holds) can read it
+// without importing `state`; kept reachable as `state::now_ms`, where handlers find it.
+pub use crate::clock::now_ms;
 
 /// The TCP peer of a request (the server puts it in the request's extensions), or the
 /// unspecified address when there is none (a router driven without the server).

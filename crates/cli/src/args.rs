@@ -1,24 +1,12 @@
-//! The command line: global flags and subcommands, and the parsers that refuse bad
-//! input (a duration without a unit, an amount that is not a positive whole number of
-//! minor units, a PSP key given twice or not at all) before the ledger is touched.
+//! The command line: global flags and subcommands, and the checks that refuse bad input
+//! (a PSP key given twice or not at all, a search settle over an hour) before the ledger
+//! is touched. The value parsers the subcommands share (durations, amounts) are in
+//! `parse`, so the subcommands' modules need not import this one, which names them all.
 
 use clap::{Parser, Subcommand};
 use std::time::Duration;
 
-/// Every duration flag: `humantime` forms — `500ms`, `30s`, `10m`, `24h`, `1d`, `1h 30m`.
-/// A bare number is refused with the expected form named: it has no unit, and reading
-/// "30" as 30 ms (or 30 s) would silently set a timeout a thousand times off.
-pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
-    const FORM: &str = "a number with a unit, e.g. 30s, 500ms, 10m or 24h";
-    let t = s.trim();
-    if t.is_empty() {
-        return Err(format!("empty duration: expected {FORM}"));
-    }
-    if t.chars().all(|c| c.is_ascii_digit()) {
-        return Err(format!("duration {t:?} has no unit: expected {FORM}"));
-    }
-    humantime::parse_duration(t).map_err(|e| format!("invalid duration {t:?} ({e}): expected {FORM}"))
-}
+use crate::parse::parse_duration;
 
 #[derive(Parser, Debug)]
 #[command(name = "paydesk-cli", version, about = "PayDesk headless register: exactly-once checkout over a flaky PSP")]
@@ -178,18 +166,6 @@ pub(crate) enum Cmd {
     },
 }
 
-pub(crate) fn parse_amount(s: &str) -> Result<i64, String> {
-    let t = s.trim();
-    if t.is_empty() || !t.trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) {
-        return Err(format!("amount {s:?} is not a whole number of minor units"));
-    }
-    let v: i64 = t.parse().map_err(|_| format!("amount {s:?} overflows (largest is {})", i64::MAX))?;
-    if v <= 0 {
-        return Err(format!("amount must be greater than zero (got {v})"));
-    }
-    Ok(v)
-}
-
 /// `--search-settle`: a duration of at most 1 h ([`paydesk_register::MAX_SEARCH_SETTLE_MS`]).
 fn parse_search_settle(s: &str) -> Result<Duration, String> {
     let d = parse_duration(s)?;
@@ -273,22 +249,6 @@ mod tests {
         assert!(!argv(&["--db", "x", "ledger"]));
         assert!(!argv(&["--psp-key-file", "/k", "ledger"]));
         assert!(!KEY_IN_ARGV.contains("sk_"), "the words name no key");
-    }
-
-    #[test]
-    fn durations_need_a_unit() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
-        assert_eq!(parse_duration(" 24h "), Ok(Duration::from_secs(24 * 3600)));
-        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
-        assert_eq!(parse_duration("1h 30m"), Ok(Duration::from_secs(5400)));
-        assert_eq!(parse_duration("0s"), Ok(Duration::ZERO));
-        for bad in ["30", "0", ""] {
-            let e = parse_duration(bad).unwrap_err();
-            assert!(e.contains("30s"), "{bad:?}: {e}");
-        }
-        let e = parse_duration("30 parsecs").unwrap_err();
-        assert!(e.contains("invalid duration") && e.contains("30s"), "{e}");
     }
 
     #[test]

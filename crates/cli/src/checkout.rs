@@ -2,7 +2,7 @@
 //! one ("another card"). Its input is checked before the ledger is opened, so a refused
 //! command leaves nothing behind.
 
-use crate::args::parse_amount;
+use crate::parse::parse_amount;
 use crate::outcome::{checkout_error, exit_code, fail};
 use clap::Args;
 use paydesk_ledger::CheckoutOptions;

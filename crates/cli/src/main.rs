@@ -41,6 +41,7 @@ mod catalog;
 mod checkout;
 mod engine;
 mod outcome;
+mod parse;
 mod payments;
 mod progress;
 mod reader;
@@ -105,7 +106,7 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Staff { cmd } => access::staff(&engine, cmd),
         Cmd::Shift { cmd } => shift::shift(&engine, cmd),
         Cmd::Sale { cmd } => sale::run(&engine, cmd).await,
-        Cmd::Reader { cmd } => reader::run(&engine, cmd).await,
+        Cmd::Reader { cmd } => reader::run(&engine, cmd, args::usage_error).await,
         Cmd::Catalog { cmd } => catalog::catalog(&engine, cmd),
         Cmd::Store { cmd } => catalog::store(&engine, cmd),
         Cmd::Receipt(a) => receipt::run(&engine, a),

@@ -2,6 +2,7 @@
 //! names the checkout key and state whenever a payment exists (record 0013), and the
 //! error object of every other command.
 
+use paydesk_ledger::Ledger;
 use paydesk_register::{CheckoutOutcome, EngineError};
 use serde_json::json;
 
@@ -39,4 +40,11 @@ pub(crate) fn fail(code: &str, message: &str) -> ! {
 
 pub(crate) fn fail_engine(e: &EngineError) -> ! {
     fail(e.code(), &e.to_string())
+}
+
+/// The ledger at `db`, or the command ends with a `ledger` error. For the commands that
+/// need no engine (`sync` and its `restore`); here, with `fail`, so both can use it
+/// without `sync_restore` importing `sync`, which dispatches to it.
+pub(crate) fn open_ledger(db: &str) -> Ledger {
+    Ledger::open(db).unwrap_or_else(|e| fail("ledger", &e.to_string()))
 }

@@ -1,7 +1,7 @@
 //! The commands on one existing payment: `refund`, `capture`, `cancel` (void) and
 //! `show`. Each prints the engine's report as one JSON object.
 
-use crate::args::parse_amount;
+use crate::parse::parse_amount;
 use crate::outcome::{exit_code, fail, fail_engine};
 use paydesk_domain::RefundState;
 use paydesk_register::Engine;

@@ -143,7 +143,10 @@ where
     }
 }
 
-pub(crate) async fn run(engine: &Engine, cmd: &ReaderCmd) -> i32 {
+/// `usage_error` is `args::usage_error`, handed in: it prints clap's usage of the whole
+/// command line, which `args` builds from every subcommand (this one's too), so this
+/// module does not import `args` back.
+pub(crate) async fn run(engine: &Engine, cmd: &ReaderCmd, usage_error: fn(&str) -> !) -> i32 {
     match cmd {
         ReaderCmd::Location { name, line1, city, country } => {
             match engine.create_reader_location(name, &[("line1", line1), ("city", city), ("country", country)]).await {
@@ -169,9 +172,9 @@ pub(crate) async fn run(engine: &Engine, cmd: &ReaderCmd) -> i32 {
             Err(e) => fail_engine(&e),
         },
         ReaderCmd::Charge { reader, amount, currency, customer } => {
-            let currency: Currency = currency.parse().unwrap_or_else(|_| crate::args::usage_error("unknown --currency"));
-            let minor = crate::args::parse_amount(amount).unwrap_or_else(|m| crate::args::usage_error(&m));
-            let money = Money::positive(minor, currency).unwrap_or_else(|e| crate::args::usage_error(&e.to_string()));
+            let currency: Currency = currency.parse().unwrap_or_else(|_| usage_error("unknown --currency"));
+            let minor = crate::parse::parse_amount(amount).unwrap_or_else(|m| usage_error(&m));
+            let money = Money::positive(minor, currency).unwrap_or_else(|e| usage_error(&e.to_string()));
             match with_customer(engine, reader, *customer, engine.charge_on_reader(money, reader)).await {
                 Ok(r) => print(&r),
                 Err(e) => fail_engine(&e),

@@ -145,7 +145,7 @@ fn engine_error(e: &EngineError) -> i32 {
 }
 
 fn minor(what: &str, s: &str) -> Result<i64, String> {
-    crate::args::parse_amount(s).map_err(|e| format!("{what}: {e}"))
+    crate::parse::parse_amount(s).map_err(|e| format!("{what}: {e}"))
 }
 
 fn currency(s: &str) -> Result<Currency, String> {

@@ -3,9 +3,8 @@
 //! record 0048, `sync_restore.rs`). The pairing code is
 //! read from stdin, never argv; the token is kept in `sync.token` (0600) beside the
 //! ledger, the pairing and the last settings copy in `sync.json`.
-use crate::outcome::fail;
+use crate::outcome::{fail, open_ledger};
 use clap::Subcommand;
-use paydesk_ledger::Ledger;
 use paydesk_sync::store::{SyncState, TokenFile};
 use paydesk_sync::{Backoff, SyncLoop};
 use serde_json::json;
@@ -30,7 +29,7 @@ pub(crate) enum SyncCmd {
         #[arg(long)]
         once: bool,
         /// Wait between rounds when the last one went well.
-        #[arg(long, default_value = "5s", value_parser = crate::args::parse_duration)]
+        #[arg(long, default_value = "5s", value_parser = crate::parse::parse_duration)]
         interval: Duration,
     },
     /// Pairing, outbox and last sync as one JSON object.
@@ -67,10 +66,6 @@ fn data_dir(db: &str) -> PathBuf {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     }
-}
-
-pub(crate) fn open_ledger(db: &str) -> Ledger {
-    Ledger::open(db).unwrap_or_else(|e| fail("ledger", &e.to_string()))
 }
 
 pub(crate) async fn run(db: &str, cmd: &SyncCmd) -> i32 {

@@ -1,8 +1,7 @@
 //! `paydesk-cli sync restore --from <name or id>`: a newly paired register pulls the
 //! history of the register it replaces (record 0048) into its ledger, read-only, page by
 //! page; `sync restored` shows it. The token is read from `sync.token`, never argv.
-use crate::outcome::fail;
-use crate::sync::open_ledger;
+use crate::outcome::{fail, open_ledger};
 use paydesk_sync::store::{SyncState, TokenFile};
 use serde_json::{json, Value};
 use std::path::Path;

@@ -4,8 +4,6 @@ use paydesk_domain::{Currency, TenderKind};
 use paydesk_tax::{compute, Dining, Discount, PriceMode, RegistrationNumber, TaxClass, TaxError, TaxSettings};
 use serde::{Deserialize, Serialize};
 
-use crate::labels::Labels;
-
 /// Limits on what a receipt prints, so a runaway name cannot eat a roll of paper.
 pub const MAX_TEXT_CHARS: usize = 64;
 pub const MAX_TEXT_LINES: usize = 8;
@@ -330,10 +328,6 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
 }
 
 impl Receipt {
-    pub(crate) fn labels(&self) -> &'static Labels {
-        Labels::of(self.language)
-    }
-
     /// Whether printing this receipt should open the cash drawer: cash changed hands, and this
     /// is the first print (a reprint never opens the drawer).
     pub fn opens_drawer(&self) -> bool {

@@ -9,7 +9,7 @@ use unicode_width::UnicodeWidthChar;
 use paydesk_domain::TenderKind;
 
 use crate::document::{Language, Receipt};
-use crate::labels::{format_date, format_money, format_rate};
+use crate::labels::{format_date, format_money, format_rate, Labels};
 
 /// Roll width: 58 mm paper prints 32 columns of font A, 80 mm prints 48.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,7 +137,7 @@ impl Rows {
 
 /// The receipt's rows for a paper width.
 pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
-    let l = r.labels();
+    let l = Labels::of(r.language);
     let money = |a: i64| format_money(a, r.currency);
     let mut o = Rows::new(paper, r.language);
 

@@ -5,8 +5,7 @@
 use crate::config::{engine_config, LedgerMode, SimConfig};
 use crate::profile::Rates;
 use crate::report::EventCounts;
-use crate::reader::ReaderSale;
-use crate::split::SplitSale;
+use crate::records::{ReaderSale, SplitSale};
 use crate::world::{self, PspClock, Stored500, RegisterClock, SimTransport, TimeCore, Wire};
 use crate::{EPOCH_MS, SECRET};
 use mock_psp::MockPsp;
@@ -146,7 +145,7 @@ impl Sim {
             ])
             .expect("catalog");
         if sim.cfg.split_share > 0.0 {
-            ledger.seed_catalog(&crate::split::split_catalog()).expect("split catalog");
+            ledger.seed_catalog(&split_catalog()).expect("split catalog");
             // Cash rounding in half the seeds: EUR to 0.05, as the Netherlands round cash.
             if sim.cfg.seed.is_multiple_of(2) {
                 ledger.set_cash_rounding(Currency::Eur, 5).expect("cash rounding");
@@ -213,4 +212,15 @@ impl Sim {
         }
     }
 
+}
+
+/// Products the split sales use beyond the single-card catalog (`split::skus` picks from
+/// both): EUR prices that need cash rounding (10.03 → 10.05). Kept here, where the catalog
+/// is seeded, so the driver does not import `split`, which acts on the driver's state.
+fn split_catalog() -> Vec<NewProduct> {
+    vec![
+        NewProduct { sku: "EU-BREAD".into(), name: "Bread".into(), price: Money::new(247, Currency::Eur) },
+        NewProduct { sku: "EU-CHEESE".into(), name: "Cheese".into(), price: Money::new(1_003, Currency::Eur) },
+        NewProduct { sku: "EU-WINE".into(), name: "Wine".into(), price: Money::new(1_899, Currency::Eur) },
+    ]
 }

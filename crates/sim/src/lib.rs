@@ -23,6 +23,7 @@ mod finish;
 mod plant;
 mod profile;
 mod reader;
+mod records;
 mod report;
 mod sale;
 mod split;

@@ -2,8 +2,8 @@
 //! record 0049, 0050): settings, catalog items, the tax setup and staff. Each is idempotent, so a page
 //! read again after a crash changes nothing; what this register cannot hold is named,
 //! never silently dropped.
+use crate::clock::now_ms;
 use crate::error::SyncError;
-use crate::run::now_ms;
 use paydesk_ledger::{CatalogItem, Ledger, PublishedItem, PublishedStaff, PublishedTax};
 use paydesk_domain::Currency;
 use paydesk_sync_proto::{Item, StaffMember, StoreSettings, StoreTax};

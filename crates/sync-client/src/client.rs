@@ -1,7 +1,7 @@
 //! HTTP to the back office: pair, send a batch, pull changes. Every request has a
 //! connect and a total timeout, so a back office that hangs costs the loop a bounded
 //! wait, never the checkout anything. The token goes in the Authorization header only.
-use crate::error::SyncError;
+use crate::error::{Refused, SyncError};
 use paydesk_sync_proto::{limits, Ack, Batch, Changes, PairRequest, Paired, RestorePage, RestoreSource, PROTOCOL_VERSION};
 use serde_json::Value;
 use std::time::Duration;
@@ -13,20 +13,6 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub const MAX_URL_LEN: usize = 2000;
 /// Most bytes of an answer read (the largest, a page of 500 catalog items, is about half).
 const MAX_ANSWER_BYTES: usize = 1024 * 1024;
-
-/// A refusal: status and the back office's `{error:{code,message}}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refused {
-    pub status: u16,
-    pub code: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}: {}", self.status, self.code, self.message)
-    }
-}
 
 /// One back office, with this register's token once paired.
 #[derive(Clone)]

@@ -1,4 +1,20 @@
-use crate::client::Refused;
+//! The errors of a sync step. `Refused` (the back office's answer to a request it turned
+//! down) lives here with the error that carries it, not in `client`, so `client` can return
+//! `SyncError` without the two importing each other (issue #31).
+
+/// A refusal: status and the back office's `{error:{code,message}}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub status: u16,
+    pub code: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status, self.code, self.message)
+    }
+}
 
 /// Why a sync step did not complete. Every one is retried by the loop with a bounded
 /// back-off; none loses an outbox row (rows are dropped only after an ack).

@@ -12,14 +12,15 @@ pub mod audit;
 pub mod background;
 mod backoff;
 mod client;
+mod clock;
 mod error;
 pub mod restore;
 pub mod run;
 pub mod store;
 
 pub use backoff::Backoff;
-pub use client::{BackOffice, Refused, CONNECT_TIMEOUT, REQUEST_TIMEOUT};
-pub use error::SyncError;
+pub use client::{BackOffice, CONNECT_TIMEOUT, REQUEST_TIMEOUT};
+pub use error::{Refused, SyncError};
 pub use restore::{restore, RestoreReport};
 pub use run::{idempotency_key, Round, SyncLoop, SyncStatus};
 pub use store::{Pairing, SyncState, TokenFile};

@@ -4,8 +4,8 @@
 //! run killed half way resumes, and a second run adds nothing. The rows never enter the
 //! outbox: this register keeps its own seq and sends only its own facts.
 use crate::client::BackOffice;
+use crate::clock::now_ms;
 use crate::error::SyncError;
-use crate::run::now_ms;
 use crate::store::SyncState;
 use paydesk_ledger::{Ledger, RestoreSourceRow, RestoredRow};
 use paydesk_sync_proto::{RestoreSource, MAX_RESTORE_PAGE};

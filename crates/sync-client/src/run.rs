@@ -5,6 +5,11 @@
 //! seq, drop rows only up to each ack's `acked_through`, until the outbox is empty; then
 //! pull the store's changes (settings, catalog, taxes, staff: `apply.rs`). Errors end the round; the loop waits a bounded
 //! back-off and tries again, and nothing is dropped that was not acknowledged.
+
+// Kept reachable as `run::now_ms` (it is public); it lives in `clock` so `apply` and
+// `restore` can read the time without importing the loop that calls them.
+pub use crate::clock::now_ms;
+
 use crate::backoff::Backoff;
 use crate::client::BackOffice;
 use crate::error::SyncError;
@@ -102,10 +107,6 @@ pub struct SyncStatus {
 pub struct StatusError {
     pub code: String,
     pub message: String,
-}
-
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 pub struct SyncLoop {

@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::allocate::allocate_proportionally;
+use crate::class::{Dining, TaxClass};
 use crate::error::TaxError;
-use crate::rates::{round_div, Dining, PriceMode, TaxClass, TaxSettings, YearMonthDay, BASIS_POINTS_100_PERCENT};
+use crate::rates::{round_div, PriceMode, TaxSettings, YearMonthDay, BASIS_POINTS_100_PERCENT};
 
 /// Input limits: a cart beyond them is refused, and within them no sum can overflow `i64`
 /// (1 000 × 9 999 × 10¹⁰ < 9.2 × 10¹⁸).

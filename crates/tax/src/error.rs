@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::rates::TaxClass;
+use crate::class::TaxClass;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
 #[serde(tag = "code", rename_all = "snake_case")]

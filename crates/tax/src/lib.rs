@@ -11,15 +11,17 @@
 //! [`SaleTax`] (per-rate taxable total and tax, sale total) out.
 
 mod allocate;
+mod class;
 mod codes;
 mod compute;
 mod error;
 mod rates;
 
 pub use allocate::allocate_proportionally;
+pub use class::{Dining, TaxClass};
 pub use codes::{ean_check_digit, validate_ean, validate_jan, CodeError, RegistrationNumber};
 pub use compute::{compute, Cart, Discount, Line, LineResult, RateResult, SaleTax, MAX_LINES,
     MAX_QUANTITY, MAX_UNIT_PRICE};
 pub use error::TaxError;
-pub use rates::{round_div, Dining, PriceMode, RateEntry, RateTable, Rounding, TaxClass, TaxSettings,
+pub use rates::{round_div, PriceMode, RateEntry, RateTable, Rounding, TaxSettings,
     YearMonthDay, BASIS_POINTS_100_PERCENT};

@@ -1,51 +1,14 @@
-//! Tax classes, the rate table (data, not code), eat-in/take-out, rounding and price mode.
+//! The rate table (data, not code), rounding and price mode. The classes it is keyed by live
+//! in `class` (with the error that names them), so this module and `error` do not import
+//! each other.
 
 use serde::{Deserialize, Serialize};
 
+use crate::class::TaxClass;
 use crate::error::TaxError;
 
 /// 100 % in basis points: rates and percentage discounts are integers out of 10 000.
 pub const BASIS_POINTS_100_PERCENT: u32 = 10_000;
-
-/// What an item is, for tax. The rate is looked up in a [`RateTable`]; a class never carries
-/// a number, so a change of rate is a change of data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaxClass {
-    /// The standard rate (10 % in Japan since 2019-10-01).
-    Standard,
-    /// Food and non-alcoholic drink: the reduced rate (8 %) when taken out, the standard rate
-    /// when eaten in (see [`Dining`]).
-    Reduced,
-    /// Not taxed (stamps, some fees). Listed on the receipt at 0 % with no tax.
-    Exempt,
-}
-
-impl TaxClass {
-    /// Every class (ui/contract.js lists them).
-    pub const ALL: [TaxClass; 3] = [TaxClass::Standard, TaxClass::Reduced, TaxClass::Exempt];
-}
-
-/// How the customer takes the food, chosen per sale at the register. Eating in is a meal
-/// service and is taxed at the standard rate even for reduced-class items; taking out keeps
-/// the reduced rate. Standard and exempt items are unaffected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Dining {
-    EatIn,
-    #[default]
-    TakeOut,
-}
-
-impl Dining {
-    /// The class an item's tax is computed under for this sale.
-    pub fn effective_class(self, class: TaxClass) -> TaxClass {
-        match (self, class) {
-            (Dining::EatIn, TaxClass::Reduced) => TaxClass::Standard,
-            (Dining::EatIn | Dining::TakeOut, c) => c,
-        }
-    }
-}
 
 /// The store's rounding rule for the tax of one rate (applied once per rate per sale).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

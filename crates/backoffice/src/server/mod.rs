@@ -7,7 +7,6 @@
 pub mod conns;
 
 use crate::error::ApiError;
-use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{header, HeaderValue, Request, Response};
@@ -25,14 +24,17 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{watch, Semaphore};
 use tower::ServiceExt;
 
 /// How long shutting down waits for requests in flight before closing their connections.
 const DRAIN: Duration = Duration::from_secs(5);
 
 /// Accepts until `stop` turns true, then lets requests in flight finish (briefly).
-pub(crate) async fn accept_loop(listener: TcpListener, router: Router, st: AppState, registry: Arc<Registry>, mut stop: watch::Receiver<bool>) {
+/// `in_flight` is the state's `max_in_flight` permits, handed in: the server needs nothing
+/// else of the state, and the state names the server's limits, so this module does not
+/// import `state` (issue #31).
+pub(crate) async fn accept_loop(listener: TcpListener, router: Router, in_flight: Arc<Semaphore>, registry: Arc<Registry>, mut stop: watch::Receiver<bool>) {
     let mut tasks = tokio::task::JoinSet::new();
     loop {
         tokio::select! {
@@ -47,8 +49,8 @@ pub(crate) async fn accept_loop(listener: TcpListener, router: Router, st: AppSt
                     continue;
                 };
                 let _ = stream.set_nodelay(true);
-                let (router, st, registry, stop) = (router.clone(), st.clone(), registry.clone(), stop.clone());
-                tasks.spawn(connection(stream, peer, router, st, registry, admitted, stop));
+                let (router, in_flight, registry, stop) = (router.clone(), in_flight.clone(), registry.clone(), stop.clone());
+                tasks.spawn(connection(stream, peer, router, in_flight, registry, admitted, stop));
             }
             _ = stop.changed() => break,
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
@@ -68,14 +70,14 @@ fn refuse(stream: TcpStream) {
     let _ = stream.try_write(format!("{head}{body}").as_bytes());
 }
 
-async fn connection(stream: TcpStream, peer: SocketAddr, router: Router, st: AppState, registry: Arc<Registry>, admitted: Admitted, mut stop: watch::Receiver<bool>) {
+async fn connection(stream: TcpStream, peer: SocketAddr, router: Router, in_flight: Arc<Semaphore>, registry: Arc<Registry>, admitted: Admitted, mut stop: watch::Receiver<bool>) {
     let me = admitted.conn.clone();
     let limits = registry.limits;
     let svc = {
         let (me, registry) = (me.clone(), registry.clone());
         hyper::service::service_fn(move |req: Request<Incoming>| {
-            let (router, st, registry, me) = (router.clone(), st.clone(), registry.clone(), me.clone());
-            async move { Ok::<_, Infallible>(handle(req, peer, router, st, registry, me).await) }
+            let (router, in_flight, registry, me) = (router.clone(), in_flight.clone(), registry.clone(), me.clone());
+            async move { Ok::<_, Infallible>(handle(req, peer, router, in_flight, registry, me).await) }
         })
     };
     let conn = hyper::server::conn::http1::Builder::new()
@@ -135,7 +137,7 @@ fn closing(e: ApiError) -> Response<Body> {
     r
 }
 
-async fn handle(req: Request<Incoming>, peer: SocketAddr, router: Router, st: AppState, registry: Arc<Registry>, me: Arc<conns::Conn>) -> Response<Body> {
+async fn handle(req: Request<Incoming>, peer: SocketAddr, router: Router, in_flight: Arc<Semaphore>, registry: Arc<Registry>, me: Arc<conns::Conn>) -> Response<Body> {
     me.set_phase(Phase::Reading);
     let served = Served(me);
     let timeout = registry.limits.body_timeout;
@@ -154,7 +156,7 @@ async fn handle(req: Request<Incoming>, peer: SocketAddr, router: Router, st: Ap
     };
     served.0.set_phase(Phase::Executing);
     // The permit only now: a request still arriving holds none.
-    let Ok(_permit) = st.in_flight.clone().try_acquire_owned() else {
+    let Ok(_permit) = in_flight.try_acquire_owned() else {
         return ApiError::Busy.into_response();
     };
     let mut req = Request::from_parts(parts, Body::from(bytes));

@@ -20,6 +20,8 @@
 //! by a bug or on purpose, never blocks this register's batch.
 use super::RegisterId;
 use crate::error::{ApiError, ApiResult};
+// Kept reachable here, by the rules that use it; it is defined with the error.
+pub use crate::error::FactRule;
 use paydesk_sync_proto::{Fact, PaymentState, RefundState, Row, TenderMethod};
 use std::collections::HashMap;
 use tokio_postgres::Transaction;
@@ -28,32 +30,6 @@ use tokio_postgres::Transaction;
 pub const MIN_AT_MS: i64 = 1_577_836_800_000;
 /// How far ahead of the back office's clock a register's clock may be.
 pub const MAX_AHEAD_MS: i64 = 24 * 3_600_000;
-
-/// Which rule a refused fact breaks. Matched exhaustively: a new rule names its code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FactRule {
-    TimeOutOfRange,
-    StateBackwards,
-    RefundOfUnknownPayment,
-    RefundOfOtherRegister,
-    RefundExceedsPayment,
-    TenderContradictsPayment,
-    TenderContradictsSale,
-}
-
-impl FactRule {
-    pub const fn code(self) -> &'static str {
-        match self {
-            FactRule::TimeOutOfRange => "time_out_of_range",
-            FactRule::StateBackwards => "state_backwards",
-            FactRule::RefundOfUnknownPayment => "refund_of_unknown_payment",
-            FactRule::RefundOfOtherRegister => "refund_of_other_register",
-            FactRule::RefundExceedsPayment => "refund_exceeds_payment",
-            FactRule::TenderContradictsPayment => "tender_contradicts_payment",
-            FactRule::TenderContradictsSale => "tender_contradicts_sale",
-        }
-    }
-}
 
 fn refuse(rule: FactRule, seq: i64, message: String) -> ApiError {
     ApiError::ImpossibleFact { rule, seq, message }

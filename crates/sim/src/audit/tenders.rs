@@ -4,7 +4,7 @@
 //! recomputed from the tenders, and what the cashier was told held to it.
 
 use super::{fnv, Audit, PspCharge, PspPi, PspRefund};
-use crate::split::SplitSale;
+use crate::records::SplitSale;
 use crate::Sim;
 use paydesk_ledger::{CashMovementKind, Sale, SaleState, TenderStanding};
 use paydesk_domain::{Currency, PaymentState, TenderKind};

@@ -18,8 +18,6 @@ mod customer;
 mod pay;
 mod setup;
 
-use paydesk_ledger::CartId;
-use paydesk_domain::Money;
 use paydesk_register::{NotChargedWhy, PendingWhy, ReaderOutcome, UnavailableWhy};
 use rand::Rng;
 
@@ -79,24 +77,6 @@ impl Customer {
             x -= w;
         }
         Customer::Approves
-    }
-}
-
-/// A reader sale as the cashier saw it.
-#[derive(Debug, Clone)]
-pub(crate) struct ReaderSale {
-    /// The reader payment's checkout key (learned from the first answer, or from the
-    /// ledger when the register crashed before answering).
-    pub key: Option<String>,
-    pub amount: Money,
-    pub cart: Option<CartId>,
-    /// Every answer the cashier saw: the press and what it said.
-    pub told: Vec<(&'static str, ReaderOutcome)>,
-}
-
-impl ReaderSale {
-    pub(crate) fn new(amount: Money, cart: Option<CartId>) -> ReaderSale {
-        ReaderSale { key: None, amount, cart, told: Vec::new() }
     }
 }
 

@@ -5,7 +5,8 @@
 //! each is followed by a restart and the register's start-up recovery.
 
 use super::customer::{Tap, AFTER_CANCEL, AFTER_PRESENT, AFTER_PROCESS};
-use super::{told_name, Customer, ReaderSale};
+use super::{told_name, Customer};
+use crate::records::ReaderSale;
 use crate::driver::{Sale, Sim};
 use mock_psp::ReaderFault;
 use paydesk_domain::{Currency, Money};

@@ -12,81 +12,13 @@ mod after;
 mod pay;
 
 use crate::invariant::MidCheck;
-use paydesk_ledger::{CartId, NewProduct};
-use paydesk_domain::{Currency, Money};
-use paydesk_register::CheckoutOutcome;
+use paydesk_ledger::CartId;
+use paydesk_domain::Currency;
 
 /// Reasons the simulated cashier gives (3-200 characters).
 pub(crate) const OVERRIDE_REASON: &str = "customer paid another way; card outcome unknown";
 pub(crate) const CANCEL_REASON: &str = "customer changed their mind";
 pub(crate) const LEFT_REASON: &str = "customer left before paying the rest";
-
-/// A card tender as the cashier was told.
-#[derive(Debug, Clone)]
-pub(crate) struct CardTold {
-    pub key: String,
-    pub outcome: CheckoutOutcome,
-    /// The tender's amount (minor units of the sale's currency).
-    pub amount: i64,
-}
-
-/// A cash tender as the cashier was told: take `tendered`, give back `change`.
-#[derive(Debug, Clone)]
-pub(crate) struct CashTold {
-    pub tender_id: i64,
-    pub tendered: i64,
-    pub change: i64,
-}
-
-/// One split sale, as the cashier saw it.
-#[derive(Debug, Clone)]
-pub(crate) struct SplitSale {
-    pub cart: CartId,
-    pub currency: Currency,
-    pub total: i64,
-    pub cards: Vec<CardTold>,
-    pub cash: Vec<CashTold>,
-    /// Some answer showed the sale paid in full.
-    pub told_paid: bool,
-    /// Keys of card tenders accepted offline (a later decline may reopen the sale).
-    pub offline_keys: Vec<String>,
-    /// Cash the cancel told the cashier to hand back.
-    pub cash_returned_told: i64,
-    /// Cash refunds the cashier was told to pay out (answers that came back).
-    pub cash_out_told: i64,
-    /// A refund call that crashed before answering (its cash part was never shown).
-    pub refund_unanswered: bool,
-    /// Refunds of the paid sale were asked for (card refunds are expected).
-    pub refund_asked: bool,
-}
-
-impl SplitSale {
-    pub(crate) fn new(cart: CartId, currency: Currency, total: i64) -> SplitSale {
-        SplitSale {
-            cart,
-            currency,
-            total,
-            cards: Vec::new(),
-            cash: Vec::new(),
-            told_paid: false,
-            offline_keys: Vec::new(),
-            cash_returned_told: 0,
-            cash_out_told: 0,
-            refund_unanswered: false,
-            refund_asked: false,
-        }
-    }
-}
-
-/// Products the split sales use beyond the single-card catalog: EUR prices that need
-/// cash rounding (10.03 → 10.05).
-pub(crate) fn split_catalog() -> Vec<NewProduct> {
-    vec![
-        NewProduct { sku: "EU-BREAD".into(), name: "Bread".into(), price: Money::new(247, Currency::Eur) },
-        NewProduct { sku: "EU-CHEESE".into(), name: "Cheese".into(), price: Money::new(1_003, Currency::Eur) },
-        NewProduct { sku: "EU-WINE".into(), name: "Wine".into(), price: Money::new(1_899, Currency::Eur) },
-    ]
-}
 
 /// The skus a split sale of `currency` picks from.
 pub(crate) fn skus(currency: Currency) -> &'static [&'static str] {

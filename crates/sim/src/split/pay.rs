@@ -4,7 +4,8 @@
 //! card tender's outcome is unknown (press again, wait for recovery, try another tender
 //! and be refused, override with a reason). Crashes may hit any card step.
 
-use super::{note, skus, CardTold, CashTold, SplitSale, OVERRIDE_REASON};
+use super::{note, skus, OVERRIDE_REASON};
+use crate::records::{CardTold, CashTold, SplitSale};
 use crate::invariant::MidCheck;
 use crate::driver::{outcome_name, Sale, Sim};
 use paydesk_ledger::{CartId, CheckoutOptions, SaleState};
