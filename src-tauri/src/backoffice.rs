@@ -14,7 +14,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use paydesk_ledger::Ledger;
 use paydesk_sync::store::{SyncState, TokenFile};
-use paydesk_sync::{Backoff, SyncError, SyncLoop, SyncStatus};
+use paydesk_sync::{Backoff, SyncError, SyncErrorCode, SyncLoop, SyncStatus};
 use serde::Serialize;
 use tauri::{AppHandle, Manager, Runtime, State};
 
@@ -137,9 +137,21 @@ impl BackOfficeState {
             v.queued = s.queued;
             v.offline_waiting = s.offline_waiting;
             v.last_sync_ms = s.last_sync_ms;
-            v.state = match &s.last_error {
-                Some(e) if e.code == "unreachable" => BackofficeLink::Unreachable,
-                Some(_) => BackofficeLink::Error,
+            v.state = match s.last_error.as_ref().map(|e| e.code) {
+                // The back office cannot be reached: a network matter, the pill says so.
+                Some(SyncErrorCode::Unreachable) => BackofficeLink::Unreachable,
+                Some(
+                    SyncErrorCode::Refused
+                    | SyncErrorCode::BadAnswer
+                    | SyncErrorCode::AnswerTooLarge
+                    | SyncErrorCode::Ledger
+                    | SyncErrorCode::BadRow
+                    | SyncErrorCode::BackOfficeBehind
+                    | SyncErrorCode::State
+                    | SyncErrorCode::Input
+                    | SyncErrorCode::NotPaired
+                    | SyncErrorCode::RestoreFromItself,
+                ) => BackofficeLink::Error,
                 None if s.queued > 0 => BackofficeLink::Sending,
                 None => BackofficeLink::Synced,
             };

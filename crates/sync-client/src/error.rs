@@ -49,21 +49,88 @@ pub enum SyncError {
     RestoreFromItself,
 }
 
+/// What kind of failure a [`SyncError`] is: the stable code the status line, the app
+/// and the CLI's JSON carry (`as_str`), matched as an enum, never as its word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncErrorCode {
+    Refused,
+    Unreachable,
+    BadAnswer,
+    AnswerTooLarge,
+    Ledger,
+    BadRow,
+    BackOfficeBehind,
+    State,
+    Input,
+    NotPaired,
+    RestoreFromItself,
+}
+
+impl SyncErrorCode {
+    pub const ALL: [SyncErrorCode; 11] = [
+        SyncErrorCode::Refused,
+        SyncErrorCode::Unreachable,
+        SyncErrorCode::BadAnswer,
+        SyncErrorCode::AnswerTooLarge,
+        SyncErrorCode::Ledger,
+        SyncErrorCode::BadRow,
+        SyncErrorCode::BackOfficeBehind,
+        SyncErrorCode::State,
+        SyncErrorCode::Input,
+        SyncErrorCode::NotPaired,
+        SyncErrorCode::RestoreFromItself,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SyncErrorCode::Refused => "refused",
+            SyncErrorCode::Unreachable => "unreachable",
+            SyncErrorCode::BadAnswer => "bad_answer",
+            SyncErrorCode::AnswerTooLarge => "answer_too_large",
+            SyncErrorCode::Ledger => "ledger",
+            SyncErrorCode::BadRow => "bad_row",
+            SyncErrorCode::BackOfficeBehind => "back_office_behind",
+            SyncErrorCode::State => "state",
+            SyncErrorCode::Input => "input",
+            SyncErrorCode::NotPaired => "not_paired",
+            SyncErrorCode::RestoreFromItself => "restore_from_itself",
+        }
+    }
+}
+
 impl SyncError {
+    pub fn kind(&self) -> SyncErrorCode {
+        match self {
+            SyncError::Refused(_) => SyncErrorCode::Refused,
+            SyncError::Unreachable(_) => SyncErrorCode::Unreachable,
+            SyncError::BadAnswer(_) => SyncErrorCode::BadAnswer,
+            SyncError::AnswerTooLarge { .. } => SyncErrorCode::AnswerTooLarge,
+            SyncError::Ledger(_) => SyncErrorCode::Ledger,
+            SyncError::BadRow { .. } => SyncErrorCode::BadRow,
+            SyncError::BackOfficeBehind { .. } => SyncErrorCode::BackOfficeBehind,
+            SyncError::State { .. } => SyncErrorCode::State,
+            SyncError::Input(_) => SyncErrorCode::Input,
+            SyncError::NotPaired => SyncErrorCode::NotPaired,
+            SyncError::RestoreFromItself => SyncErrorCode::RestoreFromItself,
+        }
+    }
+
     /// A short stable code for the status line and the CLI's JSON.
     pub fn code(&self) -> &'static str {
-        match self {
-            SyncError::Refused(_) => "refused",
-            SyncError::Unreachable(_) => "unreachable",
-            SyncError::BadAnswer(_) => "bad_answer",
-            SyncError::AnswerTooLarge { .. } => "answer_too_large",
-            SyncError::Ledger(_) => "ledger",
-            SyncError::BadRow { .. } => "bad_row",
-            SyncError::BackOfficeBehind { .. } => "back_office_behind",
-            SyncError::State { .. } => "state",
-            SyncError::Input(_) => "input",
-            SyncError::NotPaired => "not_paired",
-            SyncError::RestoreFromItself => "restore_from_itself",
+        self.kind().as_str()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SyncErrorCode;
+
+    /// The status JSON (`sync status`, the app) writes the same word `as_str` gives.
+    #[test]
+    fn every_code_serializes_as_its_word() {
+        for c in SyncErrorCode::ALL {
+            assert_eq!(serde_json::to_value(c).unwrap(), serde_json::Value::from(c.as_str()));
         }
     }
 }

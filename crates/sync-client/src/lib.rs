@@ -20,7 +20,7 @@ pub mod store;
 
 pub use backoff::Backoff;
 pub use client::{BackOffice, CONNECT_TIMEOUT, REQUEST_TIMEOUT};
-pub use error::{Refused, SyncError};
+pub use error::{Refused, SyncError, SyncErrorCode};
 pub use restore::{restore, RestoreReport};
 pub use run::{idempotency_key, Round, SyncLoop, SyncStatus};
 pub use store::{Pairing, SyncState, TokenFile};

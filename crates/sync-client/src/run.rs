@@ -12,7 +12,7 @@ pub use crate::clock::now_ms;
 
 use crate::backoff::Backoff;
 use crate::client::BackOffice;
-use crate::error::SyncError;
+use crate::error::{SyncError, SyncErrorCode};
 use crate::store::{InFlight, Pairing, SyncState};
 use parking_lot::Mutex;
 use paydesk_ledger::Ledger;
@@ -105,7 +105,7 @@ pub struct SyncStatus {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StatusError {
-    pub code: String,
+    pub code: SyncErrorCode,
     pub message: String,
 }
 
@@ -212,7 +212,7 @@ impl SyncLoop {
                 st.last_sync_ms = self.state.last_sync_ms;
                 st.settings_version = r.settings_version;
             }
-            Err(e) => st.last_error = Some(StatusError { code: e.code().into(), message: e.to_string() }),
+            Err(e) => st.last_error = Some(StatusError { code: e.kind(), message: e.to_string() }),
         }
         drop(st);
         self.rounds.send_modify(|n| *n += 1);

@@ -142,7 +142,7 @@ async fn a_batch_whose_answer_was_lost_is_resent_as_the_same_request_and_changes
     assert!(matches!(e, SyncError::Unreachable(_)), "{e}");
     assert_eq!(journal(&h).await, first, "applied at the back office");
     assert_eq!(reg.ledger.outbox_stats().unwrap().queued, first.len() as u64, "nothing dropped without an ack");
-    assert_eq!(sync.status().lock().last_error.as_ref().unwrap().code, "unreachable");
+    assert_eq!(sync.status().lock().last_error.as_ref().unwrap().code, paydesk_sync::SyncErrorCode::Unreachable);
 
     // More sales meanwhile (the health would differ), and a restart of the sync: the
     // resend is byte for byte the first request, so the back office recognises its key.
@@ -226,7 +226,7 @@ async fn settings_arrive_and_the_register_keeps_selling_while_the_back_office_is
     let e = sync.round().await.unwrap_err();
     assert!(matches!(e, SyncError::Unreachable(_)), "{e}");
     let st = sync.status().lock().clone();
-    assert_eq!((st.queued, st.last_error.as_ref().map(|e| e.code.as_str())), (12, Some("unreachable")));
+    assert_eq!((st.queued, st.last_error.as_ref().map(|e| e.code)), (12, Some(paydesk_sync::SyncErrorCode::Unreachable)));
     assert_eq!(reg.ledger.store_settings().unwrap().name, "Main Street Coffee");
 
     // It comes back at the same address: the queue goes up.
