@@ -76,19 +76,6 @@ pub(crate) struct Counters {
     pub(crate) readers: BTreeMap<String, u64>,
 }
 
-pub(crate) fn outcome_name(o: CheckoutOutcome) -> &'static str {
-    match o {
-        CheckoutOutcome::Paid => "paid",
-        CheckoutOutcome::Authorized => "authorized",
-        CheckoutOutcome::Declined => "declined",
-        CheckoutOutcome::Failed => "failed",
-        CheckoutOutcome::Pending => "pending",
-        CheckoutOutcome::QueuedOffline => "queued_offline",
-        CheckoutOutcome::Canceled => "canceled",
-        CheckoutOutcome::Refunded => "refunded",
-    }
-}
-
 impl Sim {
     pub(crate) fn new(cfg: SimConfig) -> Sim {
         world::install_quiet_crash_hook();
@@ -200,7 +187,7 @@ impl Sim {
     pub(crate) fn record(&mut self, sale: usize, r: &Result<CheckoutReport, EngineError>) {
         match r {
             Ok(rep) => {
-                *self.rep.outcomes.entry(outcome_name(rep.outcome).into()).or_default() += 1;
+                *self.rep.outcomes.entry(rep.outcome.as_str().into()).or_default() += 1;
                 self.sales[sale].told.push((rep.checkout_key.clone(), rep.outcome));
                 match rep.outcome {
                     CheckoutOutcome::Paid => self.paid_keys.push(rep.checkout_key.clone()),

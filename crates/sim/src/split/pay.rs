@@ -7,7 +7,7 @@
 use super::{note, skus, OVERRIDE_REASON};
 use crate::records::{CardTold, CashTold, SplitSale};
 use crate::invariant::MidCheck;
-use crate::driver::{outcome_name, Sale, Sim};
+use crate::driver::{Sale, Sim};
 use paydesk_ledger::{CartId, CheckoutOptions, SaleState};
 use paydesk_domain::Currency;
 use paydesk_register::{CheckoutOutcome, CrashPoint, EngineError, SaleView};
@@ -242,7 +242,7 @@ impl Sim {
             Ok(rep) => {
                 let key = rep.checkout.checkout_key.clone();
                 let amt = rep.sale.tenders.iter().find(|t| t.checkout_key.as_deref() == Some(key.as_str())).map(|t| t.amount.amount_minor);
-                self.tally(&format!("card:{}", outcome_name(rep.checkout.outcome)));
+                self.tally(&format!("card:{}", rep.checkout.outcome.as_str()));
                 let s = self.split_mut(i);
                 s.cards.push(CardTold { key: key.clone(), outcome: rep.checkout.outcome, amount: amt.unwrap_or(-1) });
                 s.told_paid |= rep.sale.state == SaleState::Paid;
