@@ -8,7 +8,7 @@ use crate::base::lock;
 use crate::error::AppResult;
 use crate::i18n::{active, id, t, tr};
 use crate::ops::Operation;
-use crate::settings_file::{Settings, SettingsForm};
+use crate::settings_file::{key_hint, Settings, SettingsForm};
 use crate::staff::Approval;
 use crate::state::{AppState, Applied};
 use crate::views::AppliedWhen;
@@ -33,8 +33,9 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, a
     let op = Operation::new(Action::Settings, approval.as_ref()).authorize(&state)?;
     let current = lock(&state.settings).clone();
     let mut form = settings;
-    // "…1234" is the masked key we showed: unchanged.
-    if form.psp_key.starts_with('…') {
+    // The masked key we showed ("…1234", get_settings), sent back as it was: unchanged.
+    // Compared with that hint exactly, not by its look, so a typed key is never swallowed.
+    if !current.psp_key.is_empty() && form.psp_key == key_hint(&current.psp_key) {
         form.psp_key = current.psp_key.clone();
     }
     let new = Settings::validate(&form, &current, state.currency)?;
