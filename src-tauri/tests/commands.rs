@@ -414,3 +414,28 @@ fn a_refused_payment_read_again_is_still_not_charged_and_a_decline_still_decline
     assert_eq!(d["kind"], "declined", "{d}");
     assert_eq!(call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap()["kind"], "declined");
 }
+
+/// Settings shows the PSP key masked ("…" and its last four). Sent back as shown, the key
+/// is kept; any other text, even one that looks masked, is what the owner typed.
+#[test]
+fn the_masked_key_sent_back_keeps_the_key_and_nothing_else_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, w) = app(dir.path());
+    let state = app.state::<paydesk_app::AppState>();
+    let key = "sk_test_kept_1234abcd";
+    call(&w, "save_settings", settings_form("http://127.0.0.1:9", key)).unwrap();
+    let shown = call(&w, "get_settings", json!({})).unwrap();
+    let hint = shown["psp_key"].as_str().unwrap().to_string();
+    assert_eq!(hint, "…abcd");
+    let saved = || state.settings.lock().unwrap().psp_key.clone();
+
+    call(&w, "save_settings", settings_form("http://127.0.0.1:9", &hint)).unwrap();
+    assert_eq!(saved(), key, "the hint as shown keeps the key");
+
+    // Not the hint: taken as typed (or refused), never read as "unchanged".
+    let typed = "…wxyz";
+    match call(&w, "save_settings", settings_form("http://127.0.0.1:9", typed)) {
+        Ok(_) => assert_eq!(saved(), typed),
+        Err(e) => assert_eq!((e["code"].as_str(), saved().as_str()), (Some("invalid_input"), key), "{e}"),
+    }
+}
