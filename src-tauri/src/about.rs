@@ -4,6 +4,8 @@
 use serde::Serialize;
 use tauri::State;
 
+use crate::config::FaultProfile;
+
 use crate::error::AppResult;
 use crate::config::VERSION;
 use crate::state::{AppState, LEDGER_FILE};
@@ -22,8 +24,8 @@ pub struct AboutView {
     pub backups: Vec<String>,
     pub psp_kind: PspKind,
     pub psp_url: String,
-    /// The embedded PSP's fault profile (empty for an external PSP).
-    pub fault_profile: String,
+    /// The embedded PSP's fault profile (none for an external PSP).
+    pub fault_profile: Option<FaultProfile>,
 }
 
 #[tauri::command]
@@ -34,14 +36,14 @@ pub fn about(state: State<'_, AppState>) -> AppResult<AboutView> {
 pub fn about_of(state: &AppState) -> AppResult<AboutView> {
     let live = state.live();
     let ledger_schema = state.engine().ledger_schema_version()?;
-    let ledger_path = state.data_dir.join(LEDGER_FILE);
+    let ledger_path = state.stored.data_dir.join(LEDGER_FILE);
     let backups = paydesk_ledger::backup::list(&ledger_path)
         .iter()
         .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
     Ok(AboutView {
         version: VERSION.to_string(),
-        data_dir: state.data_dir.display().to_string(),
+        data_dir: state.stored.data_dir.display().to_string(),
         ledger_path: ledger_path.display().to_string(),
         ledger_schema,
         schema_supported: paydesk_ledger::SCHEMA_VERSION,
@@ -50,6 +52,6 @@ pub fn about_of(state: &AppState) -> AppResult<AboutView> {
         psp_url: live.psp_url.clone(),
         // The profile is put on the embedded PSP when it is saved (it never waits for a
         // new engine, whose settings ignore it): the saved one is the one in use.
-        fault_profile: if live.embedded { crate::base::lock(&state.settings).fault_profile.clone() } else { String::new() },
+        fault_profile: live.embedded.then(|| state.stored.settings().fault_profile),
     })
 }

@@ -42,7 +42,47 @@ pub const PSP_KEY_IN_ARGV: &str = "paydesk: warning: --psp-key puts the PSP secr
 of this machine can read it; save it in Settings (kept in the system keychain, or in a file only you can read where \
 there is none), or give it with the PAYDESK_PSP_KEY environment variable";
 
-pub const FAULT_PROFILES: &[&str] = &["none", "flaky", "chaos", "offline"];
+/// What the embedded mock PSP does wrong on purpose (the demo's faults, record 0001).
+/// Read once from a flag, the environment or settings.json into this enum; nothing
+/// compares the word again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FaultProfile {
+    /// Every request answered as asked.
+    #[serde(rename = "none")]
+    NoFaults,
+    /// Some requests or answers lost, some slow, some 503s: the default demo.
+    #[default]
+    Flaky,
+    /// Many more of them.
+    Chaos,
+    /// The PSP does not answer at all (offline payments, forwarding).
+    Offline,
+}
+
+impl FaultProfile {
+    pub const ALL: [FaultProfile; 4] = [FaultProfile::NoFaults, FaultProfile::Flaky, FaultProfile::Chaos, FaultProfile::Offline];
+
+    /// The word in flags, settings.json and the settings form.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FaultProfile::NoFaults => "none",
+            FaultProfile::Flaky => "flaky",
+            FaultProfile::Chaos => "chaos",
+            FaultProfile::Offline => "offline",
+        }
+    }
+
+    /// The profile a word names (exactly; a flag or form value), or `None`.
+    pub fn parse(word: &str) -> Option<FaultProfile> {
+        FaultProfile::ALL.into_iter().find(|p| p.as_str() == word)
+    }
+
+    /// The words, comma-separated, for an error message.
+    pub fn words() -> String {
+        FaultProfile::ALL.map(FaultProfile::as_str).join(", ")
+    }
+}
 
 /// The demo stores a new data folder can be seeded with.
 pub const DEMO_STORES: &[&str] = &["en-US", "ja-JP"];
@@ -52,7 +92,7 @@ pub struct Options {
     pub data_dir: Option<PathBuf>,
     pub psp_url: Option<String>,
     pub psp_key: Option<String>,
-    pub fault_profile: String,
+    pub fault_profile: FaultProfile,
     /// The fault profile came from a flag or env var (it then wins over settings.json).
     pub fault_profile_set: bool,
     pub psp_seed: Option<u64>,
@@ -66,7 +106,7 @@ impl Default for Options {
             data_dir: None,
             psp_url: None,
             psp_key: None,
-            fault_profile: "flaky".into(),
+            fault_profile: FaultProfile::default(),
             fault_profile_set: false,
             psp_seed: None,
             demo_store: None,
@@ -83,11 +123,15 @@ impl Options {
             data_dir: env("PAYDESK_DATA_DIR").map(PathBuf::from),
             psp_url: env("PAYDESK_PSP_URL"),
             psp_key: env("PAYDESK_PSP_KEY"),
-            fault_profile: env("PAYDESK_FAULT_PROFILE").unwrap_or_else(|| "flaky".into()),
-            fault_profile_set: env("PAYDESK_FAULT_PROFILE").is_some(),
+            fault_profile: FaultProfile::default(),
+            fault_profile_set: false,
             psp_seed: None,
             demo_store: env("PAYDESK_DEMO_STORE"),
         };
+        if let Some(p) = env("PAYDESK_FAULT_PROFILE") {
+            o.fault_profile = fault_profile(&p)?;
+            o.fault_profile_set = true;
+        }
         if let Some(s) = env("PAYDESK_PSP_SEED") {
             o.psp_seed = Some(s.parse().map_err(|_| bad("PAYDESK_PSP_SEED must be a number"))?);
         }
@@ -119,7 +163,7 @@ impl Options {
                     eprintln!("{PSP_KEY_IN_ARGV}");
                 }
                 "--fault-profile" => {
-                    o.fault_profile = value("--fault-profile")?;
+                    o.fault_profile = fault_profile(&value("--fault-profile")?)?;
                     o.fault_profile_set = true;
                 }
                 "--demo-store" => o.demo_store = Some(value("--demo-store")?),
@@ -132,13 +176,6 @@ impl Options {
                 }
                 other => return Err(bad(&format!("unknown option {other}"))),
             }
-        }
-        if !FAULT_PROFILES.contains(&o.fault_profile.as_str()) {
-            return Err(bad(&format!(
-                "unknown fault profile {:?} (one of: {})",
-                o.fault_profile,
-                FAULT_PROFILES.join(", ")
-            )));
         }
         if let Some(d) = &o.demo_store {
             if !DEMO_STORES.contains(&d.as_str()) {
@@ -165,6 +202,11 @@ pub fn demo_locale_of(chosen: Option<&str>, os_lang: Option<&str>) -> paydesk_le
         None if os_lang.is_some_and(|l| l.starts_with("ja")) => DemoLocale::JaJp,
         None => DemoLocale::EnUs,
     }
+}
+
+/// A fault profile's word from a flag or the environment, or the usage error.
+fn fault_profile(word: &str) -> Result<FaultProfile, i32> {
+    FaultProfile::parse(word).ok_or_else(|| bad(&format!("unknown fault profile {word:?} (one of: {})", FaultProfile::words())))
 }
 
 fn bad(msg: &str) -> i32 {

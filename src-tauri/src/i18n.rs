@@ -41,11 +41,11 @@ pub fn t(id: &str) -> String {
 /// (a Japanese store speaks Japanese); else the OS's (`LC_ALL`, `LC_MESSAGES`, `LANG`)
 /// when PayDesk speaks it; else English. A store still on its first-run defaults is
 /// `en-US`, so on a Japanese system that one starts in Japanese too.
-pub fn initial(chosen: &str, store: Option<paydesk_domain::Locale>, env: impl Fn(&str) -> Option<String>) -> Locale {
-    if let Some(l) = Locale::from_tag(chosen) {
+pub fn initial(chosen: Option<Locale>, store: Option<Locale>, env: impl Fn(&str) -> Option<String>) -> Locale {
+    if let Some(l) = chosen {
         return l;
     }
-    if store == Some(paydesk_domain::Locale::Ja) {
+    if store == Some(Locale::Ja) {
         return Locale::Ja;
     }
     ["LC_ALL", "LC_MESSAGES", "LANG"]
@@ -64,7 +64,7 @@ pub struct MessagesView {
     /// `en-US` / `ja-JP`: for the UI's date and time formats.
     pub tag: &'static str,
     /// What Settings saved: "" (automatic), "en" or "ja".
-    pub chosen: String,
+    pub chosen: &'static str,
     /// The languages to choose from, each in its own words.
     pub languages: Vec<LanguageOption>,
     /// Message id → pattern text with `{$name}` placeables.
@@ -82,13 +82,13 @@ pub struct LanguageOption {
 
 /// What the UI needs to speak the active language, with the choice saved in Settings and
 /// the store's time zone.
-pub fn messages_view(chosen: String, time_zone: String) -> MessagesView {
+pub fn messages_view(chosen: Option<Locale>, time_zone: String) -> MessagesView {
     let l = active();
     MessagesView {
         time_zone,
         lang: l.code(),
         tag: l.tag(),
-        chosen,
+        chosen: chosen.map(Locale::code).unwrap_or(""),
         languages: Locale::ALL.iter().map(|l| LanguageOption { code: l.code(), name: l.native_name() }).collect(),
         messages: paydesk_i18n::ui_patterns(l),
     }
@@ -101,20 +101,20 @@ mod tests {
     #[test]
     fn the_start_language_is_the_choice_then_the_store_then_the_system() {
         let env = |lang: &'static str| move |k: &str| (k == "LANG").then(|| lang.to_string());
-        let ja = Some(paydesk_domain::Locale::Ja);
-        let en = Some(paydesk_domain::Locale::En);
-        assert_eq!(initial("en", ja, env("ja_JP.UTF-8")), Locale::En);
-        assert_eq!(initial("ja", en, env("C")), Locale::Ja);
-        assert_eq!(initial("", ja, env("en_US.UTF-8")), Locale::Ja);
-        assert_eq!(initial("", en, env("ja_JP.UTF-8")), Locale::Ja);
-        assert_eq!(initial("", en, env("C.UTF-8")), Locale::En);
-        assert_eq!(initial("", None, env("fr_FR.UTF-8")), Locale::En);
+        let ja = Some(Locale::Ja);
+        let en = Some(Locale::En);
+        assert_eq!(initial(en, ja, env("ja_JP.UTF-8")), Locale::En);
+        assert_eq!(initial(ja, en, env("C")), Locale::Ja);
+        assert_eq!(initial(None, ja, env("en_US.UTF-8")), Locale::Ja);
+        assert_eq!(initial(None, en, env("ja_JP.UTF-8")), Locale::Ja);
+        assert_eq!(initial(None, en, env("C.UTF-8")), Locale::En);
+        assert_eq!(initial(None, None, env("fr_FR.UTF-8")), Locale::En);
         // LC_ALL wins over LANG.
         let both = |k: &str| match k {
             "LC_ALL" => Some("en_US.UTF-8".to_string()),
             "LANG" => Some("ja_JP.UTF-8".to_string()),
             _ => None,
         };
-        assert_eq!(initial("", en, both), Locale::En);
+        assert_eq!(initial(None, en, both), Locale::En);
     }
 }

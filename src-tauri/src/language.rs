@@ -6,7 +6,7 @@ use tauri::State;
 
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, initial, messages_view, set_active, tr, MessagesView};
-use crate::base::lock;
+use crate::settings_file::Settings;
 use crate::state::AppState;
 
 /// The store's time zone; the locale's own while the ledger cannot be read.
@@ -16,7 +16,7 @@ fn store_zone(state: &AppState) -> String {
 
 #[tauri::command]
 pub fn get_messages(state: State<'_, AppState>) -> MessagesView {
-    messages_view(lock(&state.settings).language.clone(), store_zone(&state))
+    messages_view(state.stored.settings().language, store_zone(&state))
 }
 
 /// Switches the screen's language at once and saves the choice with the settings.
@@ -30,12 +30,9 @@ pub fn set_language(state: State<'_, AppState>, lang: String) -> AppResult<Messa
         let known = Locale::ALL.into_iter().find(|l| l.code() == lang);
         Some(known.ok_or_else(|| AppError::InvalidInput(tr!(active(), "language-unknown", lang = shown)))?)
     };
-    let mut settings = lock(&state.settings);
-    let mut new = settings.clone();
-    new.language = wanted.map(|l| l.code().to_string()).unwrap_or_default();
-    new.save(&state.data_dir, &state.secrets).map_err(|e| AppError::Internal(tr!(active(), "settings-not-saved", error = e.to_string())))?;
-    *settings = new;
+    // Saved first: a choice the file does not hold would be lost at the next start.
+    state.stored.update(|s| Ok((Settings { language: wanted, ..s.clone() }, ())))?;
     let store = state.engine().store().settings().ok().map(|s| s.locale);
-    set_active(initial(&settings.language, store, |k| std::env::var(k).ok()));
-    Ok(messages_view(settings.language.clone(), store_zone(&state)))
+    set_active(initial(wanted, store, |k| std::env::var(k).ok()));
+    Ok(messages_view(wanted, store_zone(&state)))
 }

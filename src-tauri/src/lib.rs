@@ -44,7 +44,7 @@ use std::time::Duration;
 
 use tauri::{AppHandle, Emitter, Manager, Runtime};
 
-pub use config::Options;
+pub use config::{FaultProfile, Options};
 pub use state::AppState;
 
 /// Tauri events the UI listens to.
@@ -150,7 +150,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
                 }
             }
             let state = tauri::async_runtime::block_on(AppState::start(data_dir.clone(), &opts))?;
-            let secrets = state.secrets.clone();
+            let secrets = state.stored.secrets.clone();
             app.manage(state);
             app.manage(staff::guard::Idle::default());
             backoffice::start(app.handle(), data_dir, secrets);

@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use paydesk_domain::{Currency, Money};
+use paydesk_domain::{Currency, Locale, Money};
 use paydesk_register::{DedupWindow, EngineConfig, OfflineLimits};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Options, FAULT_PROFILES};
+use crate::config::{FaultProfile, Options};
 use crate::error::{AppError, AppResult};
 use crate::i18n::{active, id, t, tr};
 use crate::secrets::SecretStore;
@@ -30,7 +30,7 @@ pub struct Settings {
     /// Empty: the embedded mock PSP.
     pub psp_url: String,
     pub psp_key: String,
-    pub fault_profile: String,
+    pub fault_profile: FaultProfile,
     pub retention_hours: u32,
     pub safety_margin_minutes: u32,
     pub offline_enabled: bool,
@@ -38,9 +38,11 @@ pub struct Settings {
     pub offline_max_total: i64,
     pub offline_max_count: u32,
     pub offline_max_age_hours: u32,
-    /// The screen's language: "en", "ja", or "" to follow the store and the system
-    /// (record 0070). Set by its own command, applied at once; the engine ignores it.
-    pub language: String,
+    /// The screen's language, or `None` to follow the store and the system (record
+    /// 0070); "en", "ja" or "" in the file. Set by its own command, applied at once; the
+    /// engine ignores it.
+    #[serde(with = "language_code")]
+    pub language: Option<Locale>,
     /// Seconds without input before the register locks (record 0068); only from the
     /// file, 30 to 3600.
     pub idle_lock_s: u32,
@@ -51,7 +53,7 @@ impl Default for Settings {
         Settings {
             psp_url: String::new(),
             psp_key: String::new(),
-            fault_profile: "flaky".into(),
+            fault_profile: FaultProfile::default(),
             retention_hours: 24,
             safety_margin_minutes: 60,
             offline_enabled: true,
@@ -61,9 +63,31 @@ impl Default for Settings {
             // At most the key retention minus the safety margin (24 h - 1 h): a stored
             // payment is forwarded with its key, which the PSP must still remember.
             offline_max_age_hours: 23,
-            language: String::new(),
+            language: None,
             idle_lock_s: IDLE_LOCK_DEFAULT_S,
         }
+    }
+}
+
+/// `settings.json`'s `language`: "en" or "ja" (a tag such as "ja-JP" is read too), or ""
+/// to follow the store and the system. Anything else refuses the file, by name.
+mod language_code {
+    use paydesk_domain::Locale;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(chosen: &Option<Locale>, out: S) -> Result<S::Ok, S::Error> {
+        out.serialize_str(chosen.map(Locale::code).unwrap_or(""))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<Option<Locale>, D::Error> {
+        let text = String::deserialize(input)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        Locale::from_tag(&text).map(Some).ok_or_else(|| {
+            let shown: String = text.chars().take(16).collect();
+            D::Error::custom(format!("language {shown:?}: expected \"en\", \"ja\" or \"\" (automatic)"))
+        })
     }
 }
 
@@ -145,13 +169,12 @@ impl Settings {
         if !psp_url.is_empty() && key.is_empty() {
             return Err(bad(tr!(active(), "input-settings-key-needed")));
         }
-        if !FAULT_PROFILES.contains(&form.fault_profile.as_str()) {
-            return Err(bad(tr!(active(), "input-settings-profile", profiles = FAULT_PROFILES.join(", "))));
-        }
+        let fault_profile = FaultProfile::parse(&form.fault_profile)
+            .ok_or_else(|| bad(tr!(active(), "input-settings-profile", profiles = FaultProfile::words())))?;
         Ok(Settings {
             psp_url,
             psp_key: key.to_string(),
-            fault_profile: form.fault_profile.clone(),
+            fault_profile,
             retention_hours: int_in(&form.retention_hours, id!("input-settings-retention"), 1, 720)?,
             safety_margin_minutes: int_in(&form.safety_margin_minutes, id!("input-settings-margin"), 0, 1440)?,
             offline_enabled: current.offline_enabled,
@@ -159,7 +182,7 @@ impl Settings {
             offline_max_total: money_in(&form.offline_max_total, id!("input-settings-offline-max-total"), currency)?,
             offline_max_count: int_in(&form.offline_max_count, id!("input-settings-offline-max-count"), 0, 10_000)?,
             offline_max_age_hours: int_in(&form.offline_max_age_hours, id!("input-settings-offline-max-age"), 1, 168)?,
-            language: current.language.clone(),
+            language: current.language,
             idle_lock_s: current.idle_lock_s,
         })
         .and_then(|s| {
@@ -210,15 +233,12 @@ impl Settings {
             s.psp_key = k.clone();
         }
         if opts.fault_profile_set {
-            s.fault_profile = opts.fault_profile.clone();
+            s.fault_profile = opts.fault_profile;
         }
         // The file may have been edited by hand, and flags are typed: same rules as the form.
         let url = validate_url(&s.psp_url).map_err(|e| format!("PSP URL {:?}: {e}", s.psp_url))?;
         s.psp_url = url;
         validate_key(&s.psp_key).map_err(|e| format!("PSP key: {e}"))?;
-        if !s.language.is_empty() && paydesk_domain::Locale::from_tag(&s.language).is_none() {
-            return Err(format!("language {:?}: expected \"en\", \"ja\" or \"\" (automatic)", s.language.chars().take(16).collect::<String>()));
-        }
         let idle = IDLE_LOCK_MIN_S..=IDLE_LOCK_MAX_S;
         if !idle.contains(&s.idle_lock_s) {
             return Err(format!("idle_lock_s {}: expected {} to {} seconds", s.idle_lock_s, idle.start(), idle.end()));
@@ -389,6 +409,27 @@ impl PspInUse {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_language_and_fault_profile_are_read_once_into_enums() {
+        let read = |json: &str| serde_json::from_str::<Settings>(json);
+        let s = read(r#"{"language": "ja", "fault_profile": "none"}"#).unwrap();
+        assert_eq!((s.language, s.fault_profile), (Some(Locale::Ja), FaultProfile::NoFaults));
+        assert_eq!(read(r#"{"language": ""}"#).unwrap().language, None, "\"\" follows the store and the system");
+        assert_eq!(read(r#"{"language": "en-US"}"#).unwrap().language, Some(Locale::En));
+        assert_eq!(read("{}").unwrap(), Settings::default());
+        let e = read(r#"{"language": "klingon"}"#).unwrap_err().to_string();
+        assert!(e.contains("language \"klingon\": expected"), "{e}");
+        assert!(read(r#"{"fault_profile": "stormy"}"#).is_err());
+        // Written back in the words the file had.
+        let out = serde_json::to_value(Settings { language: Some(Locale::Ja), fault_profile: FaultProfile::NoFaults, ..Settings::default() }).unwrap();
+        assert_eq!((out["language"].as_str(), out["fault_profile"].as_str()), (Some("ja"), Some("none")));
+        assert_eq!(serde_json::to_value(Settings::default()).unwrap()["language"], "");
+        for p in FaultProfile::ALL {
+            assert_eq!(FaultProfile::parse(p.as_str()), Some(p));
+            assert_eq!(serde_json::to_value(p).unwrap(), p.as_str());
+        }
+    }
 
     #[test]
     fn urls_keys_and_hints() {

@@ -31,7 +31,7 @@ pub fn whoami_of(state: &AppState) -> AppResult<WhoAmI> {
     Ok(WhoAmI {
         has_staff,
         signed_in: me.as_ref().map(|s| StaffView::of(s, now)),
-        idle_lock_s: crate::base::lock(&state.settings).idle_lock_s,
+        idle_lock_s: state.stored.settings().idle_lock_s,
     })
 }
 

@@ -427,7 +427,7 @@ fn the_masked_key_sent_back_keeps_the_key_and_nothing_else_does() {
     let shown = call(&w, "get_settings", json!({})).unwrap();
     let hint = shown["psp_key"].as_str().unwrap().to_string();
     assert_eq!(hint, "…abcd");
-    let saved = || state.settings.lock().unwrap().psp_key.clone();
+    let saved = || state.stored.settings().psp_key;
 
     call(&w, "save_settings", settings_form("http://127.0.0.1:9", &hint)).unwrap();
     assert_eq!(saved(), key, "the hint as shown keeps the key");

@@ -24,7 +24,7 @@ fn app(dir: &std::path::Path) -> (support::App, Window) {
 }
 
 fn quiet(opts: paydesk_app::Options) -> paydesk_app::Options {
-    paydesk_app::Options { fault_profile: "none".into(), fault_profile_set: true, ..opts }
+    paydesk_app::Options { fault_profile: paydesk_app::FaultProfile::NoFaults, fault_profile_set: true, ..opts }
 }
 
 fn ok(w: &Window, cmd: &str, args: Value) -> Value {

@@ -14,11 +14,11 @@ const NEW_PSP: &str = "http://127.0.0.1:9";
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Options { data_dir: Some(dir.path().to_path_buf()), fault_profile: "none".into(), ..Default::default() };
+    let opts = Options { data_dir: Some(dir.path().to_path_buf()), fault_profile: paydesk_app::FaultProfile::NoFaults, ..Default::default() };
 
     // First run: the embedded PSP charges, but its answers are lost: the outcome is open.
     let first = signed_in(AppState::start(dir.path().to_path_buf(), &opts).await.unwrap());
-    assert_eq!(PspInUse::load(dir.path(), &first.secrets).unwrap(), Some(PspInUse::of(&Settings::default())), "the PSP in use is recorded");
+    assert_eq!(PspInUse::load(dir.path(), &first.stored.secrets).unwrap(), Some(PspInUse::of(&Settings::default())), "the PSP in use is recorded");
     let embedded = first.embedded().unwrap();
     embedded.server.psp().script_fault("/v1/payment_intents", mock_psp::Fault::DropResponse, 1_000, None);
     let cart = first.cart_id();
@@ -28,8 +28,8 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     assert!(matches!(r.outcome, paydesk_register::CheckoutOutcome::Pending | paydesk_register::CheckoutOutcome::QueuedOffline), "{r:?}");
     assert_eq!(embedded.server.psp().stats()["charges"], 1, "charged once, answer lost");
     // The cashier saves another PSP; it waits (as a_new_psp_waits_… in commands.rs checks).
-    let wanted = Settings { psp_url: NEW_PSP.into(), psp_key: "sk_test_other".into(), fault_profile: "none".into(), ..Settings::default() };
-    wanted.save(dir.path(), &first.secrets).unwrap();
+    let wanted = Settings { psp_url: NEW_PSP.into(), psp_key: "sk_test_other".into(), fault_profile: paydesk_app::FaultProfile::NoFaults, ..Settings::default() };
+    wanted.save(dir.path(), &first.stored.secrets).unwrap();
     drop(embedded);
     drop(first);
 
@@ -61,7 +61,7 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
     // Only now the new PSP goes in use, and the record says so.
     assert_eq!(second.apply_settings(std::time::Duration::ZERO).await, Applied::Now);
     assert_eq!(second.live().psp_url, NEW_PSP);
-    assert_eq!(PspInUse::load(dir.path(), &second.secrets).unwrap(), Some(PspInUse::of(&wanted)));
+    assert_eq!(PspInUse::load(dir.path(), &second.stored.secrets).unwrap(), Some(PspInUse::of(&wanted)));
     // The record is private: it holds the secret key.
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(PspInUse::path(dir.path())).unwrap().permissions().mode() & 0o777;
@@ -74,7 +74,7 @@ async fn a_restart_goes_on_with_the_psp_that_holds_unsettled_payments() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_part_paid_sale_is_on_screen_again_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Options { data_dir: Some(dir.path().to_path_buf()), fault_profile: "none".into(), ..Default::default() };
+    let opts = Options { data_dir: Some(dir.path().to_path_buf()), fault_profile: paydesk_app::FaultProfile::NoFaults, ..Default::default() };
     let first = signed_in(AppState::start(dir.path().to_path_buf(), &opts).await.unwrap());
     let cart = first.cart_id();
     first.engine().carts().add(cart, "MUG-001", 1).unwrap();

@@ -89,7 +89,7 @@ async fn a_released_versions_data_opens_with_every_payment_refund_and_offline_pa
         let state = AppState::start(dir.path().to_path_buf(), &opts).await.unwrap();
         let about = paydesk_app::about::about_of(&state).unwrap();
         assert_eq!(about.version, env!("CARGO_PKG_VERSION"));
-        assert_eq!((about.ledger_schema, about.psp_kind, about.fault_profile.as_str()), (SCHEMA_VERSION, PspKind::Embedded, "none"));
+        assert_eq!((about.ledger_schema, about.psp_kind, about.fault_profile.map(paydesk_app::FaultProfile::as_str)), (SCHEMA_VERSION, PspKind::Embedded, Some("none")));
         let listed: Vec<String> = state.engine().list_payments(500, 0).unwrap().into_iter().map(|p| p.idempotency_key).collect();
         for p in expected["payments"].as_array().unwrap() {
             assert!(listed.iter().any(|k| k == str_of(p, "key")), "{p} not listed: {listed:?}");

@@ -24,11 +24,11 @@ fn a_good_file_imports_every_row_and_audits_each_item() {
     let r = l.import_catalog_csv(GOOD.as_bytes(), None, 10).unwrap().unwrap();
     assert_eq!((r.rows, r.changed), (3, 3));
     let tea = l.catalog_item("TEA").unwrap().unwrap();
-    assert_eq!(tea.name_in("ja"), "緑茶");
+    assert_eq!(tea.name_in(paydesk_domain::Locale::Ja), "緑茶");
     assert_eq!(tea.tax_class, TaxClass::Reduced);
     assert_eq!(tea.currency, Currency::Usd, "the store's currency");
     let mug = l.catalog_item("MUG").unwrap().unwrap();
-    assert_eq!((mug.name_en.as_str(), mug.barcode.as_ref(), mug.name_in("ja")), ("Mug, large", None, "Mug, large"));
+    assert_eq!((mug.name_en.as_str(), mug.barcode.as_ref(), mug.name_in(paydesk_domain::Locale::Ja)), ("Mug, large", None, "Mug, large"));
     assert!(!l.catalog_item("OLD").unwrap().unwrap().active);
     let log = l.audit_log().unwrap();
     assert_eq!(log.len() - audit_before, 3);
@@ -154,7 +154,7 @@ fn the_demo_stores_have_fourteen_valid_items() {
         }
         let coffee = l.catalog_item("COF-001").unwrap().unwrap();
         if lang == "ja" {
-            assert_eq!(coffee.name_in("ja"), "ブレンドコーヒー");
+            assert_eq!(coffee.name_in(paydesk_domain::Locale::Ja), "ブレンドコーヒー");
             assert_eq!(coffee.tax_class, TaxClass::Reduced);
             assert_eq!(l.catalog_item("MUG-001").unwrap().unwrap().tax_class, TaxClass::Standard);
             assert_eq!(s.registration_number.as_deref(), Some("T7000012050002"));

@@ -27,7 +27,7 @@ fn formula_looking_names_are_exported_as_text_and_read_back_as_they_were() {
     l.import_catalog_csv(TRICKY.as_bytes(), None, 1).unwrap().unwrap();
     let name = |sku: &str| l.catalog_item(sku).unwrap().unwrap().name_en;
     assert_eq!(name("DISC"), "-10% off");
-    assert_eq!(l.catalog_item("DISC").unwrap().unwrap().name_in("ja"), "-10%引き");
+    assert_eq!(l.catalog_item("DISC").unwrap().unwrap().name_in(paydesk_domain::Locale::Ja), "-10%引き");
     assert_eq!(name("SUM"), "=SUM(A1:A9)");
     assert_eq!(name("AT"), "@home");
     assert_eq!(name("PLUS"), "+1 pack");

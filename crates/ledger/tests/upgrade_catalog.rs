@@ -42,7 +42,7 @@ fn a_v5_ledger_keeps_its_products_and_sale_totals_and_stays_refundable() {
 
     let coffee = l.catalog_item("COF").unwrap().unwrap();
     assert_eq!((coffee.tax_class, coffee.active, coffee.barcode.as_ref()), (TaxClass::Exempt, true, None));
-    assert_eq!(coffee.name_in("ja"), "Coffee");
+    assert_eq!(coffee.name_in(paydesk_domain::Locale::Ja), "Coffee");
     assert_eq!(l.products().unwrap().len(), 2);
 
     let paid = l.sale(CartId(1)).unwrap();

@@ -81,7 +81,7 @@ fn register_side(l: &Ledger, carts: &[CartId]) -> (Vec<Header>, Vec<Line>, Vec<R
                 data.lines.into_iter().map(|x| x.name).collect()
             }
             // a canceled sale prints no receipt: the catalog's name in the store's language
-            Err(_) => c.lines.iter().map(|x| l.catalog_item(&x.sku).unwrap().unwrap().name_in("ja").to_string()).collect(),
+            Err(_) => c.lines.iter().map(|x| l.catalog_item(&x.sku).unwrap().unwrap().name_in(paydesk_domain::Locale::Ja).to_string()).collect(),
         };
         for (i, (x, name)) in c.lines.iter().zip(names).enumerate() {
             let (discount, net) = tax.map_or((0, x.line_total.amount_minor), |t| (t.lines[i].discount, t.lines[i].net));

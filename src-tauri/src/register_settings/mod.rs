@@ -10,8 +10,7 @@ use paydesk_domain::Currency;
 use serde::Serialize;
 use tauri::State;
 
-use crate::base::lock;
-use crate::config::FAULT_PROFILES;
+use crate::config::FaultProfile;
 use crate::money;
 use crate::settings_file::key_hint;
 use crate::state::AppState;
@@ -23,8 +22,8 @@ pub struct SettingsView {
     pub psp_url_in_use: String,
     pub psp_key: String,
     pub psp_embedded: bool,
-    pub fault_profile: String,
-    pub fault_profiles: Vec<&'static str>,
+    pub fault_profile: FaultProfile,
+    pub fault_profiles: [FaultProfile; 4],
     pub retention_hours: u32,
     pub safety_margin_minutes: u32,
     pub offline_max_amount_display_plain: String,
@@ -47,7 +46,7 @@ fn plain(minor: i64, currency: Currency) -> String {
 
 #[tauri::command]
 pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
-    let s = lock(&state.settings).clone();
+    let s = state.stored.settings();
     let live = state.live();
     let cur = state.currency;
     SettingsView {
@@ -56,8 +55,8 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         // The key is never sent back in full.
         psp_key: key_hint(&s.psp_key),
         psp_embedded: live.embedded,
-        fault_profile: s.fault_profile.clone(),
-        fault_profiles: FAULT_PROFILES.to_vec(),
+        fault_profile: s.fault_profile,
+        fault_profiles: FaultProfile::ALL,
         retention_hours: s.retention_hours,
         safety_margin_minutes: s.safety_margin_minutes,
         offline_max_amount_display_plain: plain(s.offline_max_amount, cur),
@@ -66,7 +65,7 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         offline_max_count: s.offline_max_count,
         offline_max_age_hours: s.offline_max_age_hours,
         waiting: state.connectivity.waiting(),
-        key_storage: if state.secrets.in_keychain() { KeyStorage::Keychain } else { KeyStorage::File },
-        key_storage_note: state.secrets.note(),
+        key_storage: if state.stored.secrets.in_keychain() { KeyStorage::Keychain } else { KeyStorage::File },
+        key_storage_note: state.stored.secrets.note(),
     }
 }

@@ -4,7 +4,6 @@ use paydesk_access::Action;
 use serde::Serialize;
 use tauri::State;
 
-use crate::base::lock;
 use crate::error::AppResult;
 use crate::i18n::{active, id, t, tr};
 use crate::ops::Operation;
@@ -31,7 +30,7 @@ const SAVE_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 #[tauri::command]
 pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, approval: Option<Approval>) -> AppResult<SaveResult> {
     let op = Operation::new(Action::Settings, approval.as_ref()).authorize(&state)?;
-    let current = lock(&state.settings).clone();
+    let current = state.stored.settings();
     let mut form = settings;
     // The masked key we showed ("…1234", get_settings), sent back as it was: unchanged.
     // Compared with that hint exactly, not by its look, so a typed key is never swallowed.
@@ -40,11 +39,12 @@ pub async fn save_settings(state: State<'_, AppState>, settings: SettingsForm, a
     }
     let new = Settings::validate(&form, &current, state.currency)?;
     op.audit_approval("settings.json").permit(&state)?;
-    new.save(&state.data_dir, &state.secrets)?;
+    // Saved and held together (`Stored::update`); the approval's audit row is written
+    // before, outside the settings' lock.
+    state.stored.update(|_| Ok((new.clone(), ())))?;
     let profile_changed = new.fault_profile != current.fault_profile;
-    *lock(&state.settings) = new.clone();
     if let (Some(psp), true) = (state.embedded(), state.live().embedded) {
-        psp.apply_profile(&new.fault_profile);
+        psp.apply_profile(new.fault_profile);
     }
     let before = state.live();
     let applied = state.apply_settings(SAVE_WAIT).await;

@@ -31,7 +31,7 @@ pub async fn print_shift_report(
     number: Option<i64>,
     approval: Option<Approval>,
 ) -> AppResult<ReportPrinted> {
-    let target = PrinterConfig::load(&state.data_dir)?.printer;
+    let target = PrinterConfig::load(&state.stored.data_dir)?.printer;
     let target = validate_printer(&target)?.ok_or(AppError::PrinterNotSet)?;
     let register = register_name(&bo);
     let engine = state.engine();

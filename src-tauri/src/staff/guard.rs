@@ -84,7 +84,7 @@ pub fn check<R: Runtime, M: Manager<R>>(app: &M, command: &str) -> AppResult<()>
     if me.is_none() {
         return Err(AppError::NotSignedIn);
     }
-    let limit_s = lock(&state.settings).idle_lock_s;
+    let limit_s = state.stored.settings().idle_lock_s;
     if idle.idle_for() >= Duration::from_secs(u64::from(limit_s)) {
         state.engine().staff().sign_out()?;
         return Err(AppError::IdleLocked { seconds: limit_s });

@@ -15,6 +15,7 @@ use serde::Serialize;
 use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::LEDGER_FILE;
+use crate::config::FaultProfile;
 use crate::settings_file::{Settings, EMBEDDED_KEY};
 
 /// The mock PSP that ships inside the app (record 0001: its embedded default).
@@ -24,14 +25,19 @@ pub struct EmbeddedPsp {
 }
 
 impl EmbeddedPsp {
-    pub fn apply_profile(&self, profile: &str) {
+    pub fn apply_profile(&self, profile: FaultProfile) {
         let psp = self.server.psp();
-        if profile == "offline" {
-            psp.set_offline(true, None);
-        } else {
-            psp.set_offline(false, None);
-            psp.set_faults(FaultConfig::preset(profile).unwrap_or_else(FaultConfig::none));
-        }
+        let faults = match profile {
+            FaultProfile::Offline => {
+                psp.set_offline(true, None);
+                return;
+            }
+            FaultProfile::NoFaults => FaultConfig::none(),
+            FaultProfile::Flaky => FaultConfig::flaky(),
+            FaultProfile::Chaos => FaultConfig::chaos(),
+        };
+        psp.set_offline(false, None);
+        psp.set_faults(faults);
     }
 }
 
@@ -179,7 +185,7 @@ async fn build_live(
     };
     let (url, key, embedded) = if settings.embedded() {
         let e = embedded_psp(data_dir, slot, psp_seed, settings).await?;
-        e.apply_profile(&settings.fault_profile);
+        e.apply_profile(settings.fault_profile);
         // The embedded PSP keeps the retention it started with: the register must
         // never believe a key is remembered longer than the PSP remembers it.
         cfg.window.retention = cfg.window.retention.min(e.server.psp().retention());

@@ -1,58 +1,49 @@
 //! What the app holds while it runs, by concern: the engines (`engines.rs`: the register
 //! engine over the ledger in the data dir, the embedded mock PSP, the swap gate), the sale
-//! on screen (`screen.rs`), what the status bar says (`connectivity.rs`), and here the
-//! settings with their secrets and applying them.
+//! on screen (`screen.rs`), what the status bar says (`connectivity.rs`), the data folder
+//! with the saved settings and their secret (`stored.rs`), putting saved settings in use
+//! (`apply.rs`), the scanner's barcode table (`barcodes.rs`); here, starting all of it.
 
+mod apply;
+mod barcodes;
 mod connectivity;
 mod engines;
 pub mod screen;
+mod stored;
 
+pub use apply::Applied;
+pub use barcodes::Barcodes;
 pub use connectivity::Connectivity;
 pub use engines::{EmbeddedPsp, Engines, Live};
+pub use stored::Stored;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use paydesk_ledger::{CartId, Ledger, SaleState};
-use paydesk_domain::Currency;
+use paydesk_domain::{Currency, Locale};
 use paydesk_register::Engine;
 use serde::Serialize;
 
-use crate::base::{lock, now_ms};
+use crate::base::now_ms;
 use crate::config::Options;
 use crate::error::{AppError, AppResult};
 use crate::secrets::SecretStore;
-use crate::settings_file::{PspInUse, Settings, EMBEDDED_KEY};
-
-/// What saving settings did (shown to the cashier).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", content = "reason", rename_all = "snake_case")]
-pub enum Applied {
-    /// Nothing the engine uses changed.
-    Unchanged,
-    /// The engine was rebuilt with the new settings.
-    Now,
-    /// Saved, not yet in use; the reason says what it waits for.
-    Waiting(String),
-}
+use crate::settings_file::{PspInUse, Settings};
 
 pub struct AppState {
-    pub data_dir: PathBuf,
+    /// The data folder, the settings as saved (may be ahead of the engine in use while a
+    /// change waits) and where the PSP key is kept.
+    pub stored: Stored,
     /// The store's currency (its settings in the ledger; fixed while the app runs).
     pub currency: Currency,
-    /// The language of item names on screen: the store's locale ("en" or "ja").
-    pub lang: &'static str,
-    /// Barcode → SKU of the active items (see [`AppState::sku_for`]).
-    barcodes: Mutex<HashMap<String, String>>,
+    /// The language of item names on screen: the store's locale.
+    pub locale: Locale,
+    /// Barcode → SKU of the active items.
+    pub barcodes: Barcodes,
     /// The engine in use, the embedded PSP, and the gate that keeps a swap of engines
     /// from happening under an operation in flight.
     pub engines: Engines,
-    /// The settings as saved (may be ahead of `live` while a change waits).
-    pub settings: Mutex<Settings>,
-    /// Where the PSP key is kept: the OS keychain, or the 0600 file (record 0065).
-    pub secrets: SecretStore,
     /// Whether the PSP answers, and whether saved settings wait (the status bar).
     pub connectivity: Connectivity,
     /// The sale on screen: its cart, its checkout, the charge lock, approved discounts.
@@ -69,7 +60,7 @@ pub struct StatusView {
     pub psp_refusing: Option<String>,
     pub psp_url: String,
     pub psp_embedded: bool,
-    pub fault_profile: String,
+    pub fault_profile: &'static str,
     pub pending_forward: u32,
     pub in_flight: u32,
     pub last_sync: Option<i64>,
@@ -124,8 +115,8 @@ impl AppState {
         // someone signed in must not let the next person act as them (record 0068).
         ledger.sign_out(now_ms())?;
         let store = ledger.store_settings()?;
-        let (currency, lang) = (store.currency, store.locale.code());
-        crate::i18n::set_active(crate::i18n::initial(&settings.language, Some(store.locale), |k| std::env::var(k).ok()));
+        let (currency, locale) = (store.currency, store.locale);
+        crate::i18n::set_active(crate::i18n::initial(settings.language, Some(store.locale), |k| std::env::var(k).ok()));
         // A sale part-paid when the register stopped (cash in the drawer, the customer at
         // the counter) comes back on screen, to be paid or canceled (record 0035).
         let cart = match ledger.newest_cart()? {
@@ -142,13 +133,11 @@ impl AppState {
             PspInUse::of(&start_with).save(&data_dir, &secrets)?;
         }
         Ok(AppState {
-            data_dir,
+            stored: Stored::new(data_dir, settings, secrets),
             currency,
-            lang,
-            barcodes: Mutex::new(HashMap::new()),
+            locale,
+            barcodes: Barcodes::default(),
             engines,
-            settings: Mutex::new(settings),
-            secrets,
             connectivity: Connectivity::default(),
             screen: screen::Screen::new(cart),
             pin_locks: Default::default(),
@@ -175,88 +164,6 @@ impl AppState {
         self.engines.watch()
     }
 
-    /// Puts the saved settings in use when it is safe; otherwise says what it waits for
-    /// (the background pass calls this again every few seconds).
-    ///
-    /// Safe means: no checkout, refund or background pass is in flight (the gate), and,
-    /// when the PSP itself changes (URL or key: another merchant account), no payment or
-    /// refund whose outcome is unknown at the old PSP and no offline payment that may
-    /// have reached it — those keys must be settled where they were sent, or sending
-    /// them to the new PSP could charge the customer a second time.
-    /// `wait`: how long to wait for operations in flight to finish (zero: don't).
-    pub async fn apply_settings(&self, wait: Duration) -> Applied {
-        let wanted = lock(&self.settings).clone();
-        let current = self.live();
-        let engine_settings =
-            |s: &Settings| Settings { fault_profile: String::new(), language: String::new(), idle_lock_s: 0, ..s.clone() };
-        if engine_settings(&wanted) == engine_settings(&current.settings) {
-            self.connectivity.set_waiting(None);
-            return Applied::Unchanged;
-        }
-        let outcome = self.try_apply(&wanted, &current, wait).await;
-        self.connectivity.set_waiting(match &outcome {
-            Applied::Waiting(r) => Some(r.clone()),
-            _ => None,
-        });
-        outcome
-    }
-
-    async fn try_apply(&self, wanted: &Settings, current: &Live, wait: Duration) -> Applied {
-        let Some(_swap) = self.engines.swap_lock(wait).await else {
-            return Applied::Waiting(
-                "the register is talking to the processor right now; the new settings apply as soon as that finishes".into(),
-            );
-        };
-        let (new_url, new_key) = if wanted.embedded() {
-            (self.embedded().map(|e| e.url.clone()), EMBEDDED_KEY.to_string())
-        } else {
-            (Some(wanted.psp_url.clone()), wanted.psp_key.clone())
-        };
-        let psp_changes = new_url.as_deref() != Some(current.psp_url.as_str()) || new_key != current.psp_key;
-        if psp_changes {
-            match self.unsettled_at_psp(&current.engine) {
-                Ok(0) => {}
-                Ok(n) => {
-                    return Applied::Waiting(format!(
-                        "{n} payment{} sent to the current processor {} not settled yet; the new processor is used once {} settled there (never sent twice)",
-                        if n == 1 { "" } else { "s" },
-                        if n == 1 { "is" } else { "are" },
-                        if n == 1 { "it is" } else { "they are" },
-                    ))
-                }
-                Err(e) => return Applied::Waiting(format!("could not check the open payments ({e})")),
-            }
-        }
-        match self.engines.build(wanted).await {
-            Ok(live) => {
-                // Recorded before the first request can go to the new PSP: after a crash
-                // from here on, the restart goes on with the new one, which is right.
-                if psp_changes {
-                    if let Err(e) = PspInUse::of(wanted).save(&self.data_dir, &self.secrets) {
-                        return Applied::Waiting(format!("could not record the processor in use ({e})"));
-                    }
-                }
-                // What the status bar says waits is over the moment the new settings are
-                // live: cleared first, so no status shows the new PSP in use and "waiting"
-                // together (apply_settings clears it again after; harmless).
-                self.connectivity.set_waiting(None);
-                self.engines.replace(live);
-                if psp_changes {
-                    self.connectivity.forget();
-                }
-                Applied::Now
-            }
-            Err(e) => Applied::Waiting(format!("the new settings could not be used: {e}")),
-        }
-    }
-
-    /// Payments and refunds the current PSP may have received without the register
-    /// knowing the outcome: unknown outcomes, and offline payments with an attempt
-    /// that possibly reached it.
-    fn unsettled_at_psp(&self, engine: &Engine) -> Result<usize, paydesk_ledger::Error> {
-        engine.payments().unsettled_at_psp()
-    }
-
     pub fn cart_id(&self) -> CartId {
         self.screen.cart_id()
     }
@@ -271,7 +178,7 @@ impl AppState {
     pub fn status(&self) -> AppResult<StatusView> {
         let live = self.live();
         let st = live.engine.status()?;
-        let settings = lock(&self.settings).clone();
+        let settings = self.stored.settings();
         let last_sync = match (st.last_sync_ms, self.connectivity.last_sync_ms()) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
@@ -281,50 +188,13 @@ impl AppState {
             psp_refusing: self.connectivity.refusing(),
             psp_url: live.psp_url.clone(),
             psp_embedded: live.embedded,
-            fault_profile: settings.fault_profile,
+            fault_profile: settings.fault_profile.as_str(),
             pending_forward: st.queued_offline,
             in_flight: st.in_flight,
             last_sync,
-            data_dir: self.data_dir.display().to_string(),
+            data_dir: self.stored.data_dir.display().to_string(),
             settings_waiting: self.connectivity.waiting(),
         })
-    }
-
-    /// The SKU of the active item with this SKU (any letter case) or barcode. SKUs are
-    /// looked up directly; barcodes through a table kept here, read again from the
-    /// ledger on a miss or a stale hit (the catalog screen, the CLI or the back office's
-    /// sync may have changed the item).
-    pub fn sku_for(&self, code: &str) -> AppResult<Option<String>> {
-        let engine = self.engine();
-        for sku in [code.to_string(), code.to_ascii_uppercase()] {
-            if let Some(i) = engine.catalog().item(&sku)? {
-                return Ok(i.active.then_some(i.sku));
-            }
-        }
-        let cached = lock(&self.barcodes).get(code).cloned();
-        if let Some(sku) = cached {
-            // Checked against the ledger on every hit: the back office's sync (record 0049) and
-            // the CLI change the catalog without telling this table, and a barcode that
-            // moved to another SKU must never ring up the old one.
-            let item = engine.catalog().item(&sku)?;
-            if item.as_ref().is_some_and(|i| i.active && i.barcode.as_deref() == Some(code)) {
-                return Ok(Some(sku));
-            }
-        }
-        let items = engine.catalog().list()?;
-        let table: HashMap<String, String> = items
-            .into_iter()
-            .filter(|i| i.active)
-            .filter_map(|i| i.barcode.map(|b| (b, i.sku)))
-            .collect();
-        let found = table.get(code).cloned();
-        *lock(&self.barcodes) = table;
-        Ok(found)
-    }
-
-    /// Forgets the barcode table (after the catalog changed here).
-    pub fn catalog_changed(&self) {
-        lock(&self.barcodes).clear();
     }
 
 }

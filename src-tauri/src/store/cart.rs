@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use paydesk_access::Action;
 use paydesk_tax::{Discount, Dining};
+use paydesk_domain::Locale;
 use paydesk_ledger::Cart;
 use serde::Deserialize;
 use tauri::State;
@@ -97,12 +98,14 @@ pub fn set_sale_discount(state: State<'_, AppState>, discount: Option<DiscountFo
 
 /// A cart as the screen shows it, item names in the store's language.
 pub fn view_of(state: &AppState, cart: &Cart) -> AppResult<CartView> {
-    if state.lang == "en" {
-        return Ok(CartView::of(cart, &|_| None));
+    match state.locale {
+        // A cart line carries the English name already.
+        Locale::En => return Ok(CartView::of(cart, &|_| None)),
+        Locale::Ja => {}
     }
     let items = state.engine().catalog().items(cart.lines.iter().map(|line| line.sku.as_str()))?;
     let names: HashMap<String, Option<String>> =
-        items.into_iter().map(|(sku, item)| (sku, item.map(|i| i.name_in(state.lang).to_string()))).collect();
+        items.into_iter().map(|(sku, item)| (sku, item.map(|i| i.name_in(state.locale).to_string()))).collect();
     Ok(CartView::of(cart, &|sku| names.get(sku).cloned().flatten()))
 }
 

@@ -8,7 +8,7 @@
 use paydesk_tax::TaxClass;
 use paydesk_ledger::ledger::catalog::{check_item, MAX_CSV_BYTES};
 use paydesk_ledger::CatalogItem;
-use paydesk_domain::Money;
+use paydesk_domain::{Locale, Money};
 use serde::{Deserialize, Serialize};
 use paydesk_access::Action;
 use tauri::State;
@@ -36,11 +36,11 @@ pub struct Item {
 }
 
 impl Item {
-    pub fn of(i: &CatalogItem, lang: &str) -> Item {
+    pub fn of(i: &CatalogItem, locale: Locale) -> Item {
         Item {
             sku: i.sku.clone(),
             barcode: i.barcode.clone().unwrap_or_default(),
-            name: i.name_in(lang).to_string(),
+            name: i.name_in(locale).to_string(),
             price: i.price_minor,
             price_display: money::format(i.price_minor, i.currency.code()),
             tax_class: class_name(i.tax_class),
@@ -52,7 +52,7 @@ impl Item {
 #[tauri::command]
 pub fn get_catalog(state: State<'_, AppState>) -> AppResult<Vec<Item>> {
     let items = state.engine().catalog().list()?;
-    Ok(items.iter().filter(|i| i.active).map(|i| Item::of(i, state.lang)).collect())
+    Ok(items.iter().filter(|i| i.active).map(|i| Item::of(i, state.locale)).collect())
 }
 
 /// Where an export is written, in the data folder.
@@ -95,12 +95,12 @@ pub struct ItemForm {
     pub active: bool,
 }
 
-fn row(i: &CatalogItem, lang: &str, published: bool) -> CatalogRow {
+fn row(i: &CatalogItem, locale: Locale, published: bool) -> CatalogRow {
     let cur = i.currency.code();
     CatalogRow {
         sku: i.sku.clone(),
         barcode: i.barcode.clone().unwrap_or_default(),
-        name: i.name_in(lang).to_string(),
+        name: i.name_in(locale).to_string(),
         name_en: i.name_en.clone(),
         name_ja: i.name_ja.clone().unwrap_or_default(),
         price_minor: i.price_minor,
@@ -116,11 +116,11 @@ fn row(i: &CatalogItem, lang: &str, published: bool) -> CatalogRow {
 pub fn list_catalog(state: State<'_, AppState>) -> AppResult<CatalogScreen> {
     let paydesk_register::usecases::CatalogScreen { items, store, published } = state.engine().catalog().screen()?;
     let published: std::collections::HashSet<String> = published.into_iter().collect();
-    let lang = store.locale.code();
+    let locale = store.locale;
     Ok(CatalogScreen {
         currency: store.currency.code().to_ascii_uppercase(),
-        lang,
-        items: items.iter().map(|i| row(i, lang, published.contains(&i.sku))).collect(),
+        lang: locale.code(),
+        items: items.iter().map(|i| row(i, locale, published.contains(&i.sku))).collect(),
     })
 }
 
@@ -195,8 +195,8 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
         paydesk_ledger::Error::InvalidInput(m) => refused("sku", m),
         other => AppError::from(other),
     })?;
-    state.catalog_changed();
-    Ok(row(&it, store.locale.code(), false))
+    state.barcodes.forget();
+    Ok(row(&it, store.locale, false))
 }
 
 #[derive(Debug, Serialize)]
@@ -221,7 +221,7 @@ pub fn import_catalog(state: State<'_, AppState>, csv: String, approval: Option<
     let res = state.engine().catalog().import_csv(csv.as_bytes(), granted.actor_id())?;
     match res {
         Ok(r) => Ok({
-            state.catalog_changed();
+            state.barcodes.forget();
             ImportResult {
             rows: r.rows,
             changed: r.changed,
@@ -249,7 +249,7 @@ pub struct ExportResult {
 #[tauri::command]
 pub fn export_catalog(state: State<'_, AppState>) -> AppResult<ExportResult> {
     let csv = state.engine().catalog().export_csv()?;
-    let path = state.data_dir.join(EXPORT_FILE);
+    let path = state.stored.data_dir.join(EXPORT_FILE);
     std::fs::write(&path, &csv)?;
     Ok(ExportResult { rows: csv.lines().count().saturating_sub(1), csv, path: path.display().to_string() })
 }

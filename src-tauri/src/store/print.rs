@@ -95,8 +95,8 @@ pub fn save_printer(
     let cfg = PrinterConfig { printer: target.map(|t| t.to_string()).unwrap_or_default() };
     // Where receipts (and the drawer kick) go is the owner's to answer for: who changed
     // it, from what to what, in the audit chain (an unreadable old file is "unknown").
-    let old = PrinterConfig::load(&state.data_dir).map(|c| c.printer).unwrap_or_else(|_| "unknown".into());
-    cfg.save(&state.data_dir)?;
+    let old = PrinterConfig::load(&state.stored.data_dir).map(|c| c.printer).unwrap_or_else(|_| "unknown".into());
+    cfg.save(&state.stored.data_dir)?;
     if old != cfg.printer {
         let named = |p: &str| if p.is_empty() { "none".to_string() } else { p.to_string() };
         let doc = |p: &str| serde_json::json!({ "printer": p }).to_string();
@@ -127,7 +127,7 @@ pub struct PrintResult {
 #[tauri::command]
 pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<PrintResult> {
     let cart = validate_cart(cart)?;
-    let target = PrinterConfig::load(&state.data_dir)?.printer;
+    let target = PrinterConfig::load(&state.stored.data_dir)?.printer;
     let target = validate_printer(&target)?.ok_or(AppError::PrinterNotSet)?;
     let _one = PRINTING.lock().await;
     let engine = state.engine();

@@ -80,7 +80,7 @@ fn view(s: &StoreSettings, printer: String, tax_published: bool) -> StoreView {
 #[tauri::command]
 pub fn get_store(state: State<'_, AppState>) -> AppResult<StoreView> {
     let s = state.engine().store().view()?;
-    Ok(view(&s.settings, PrinterConfig::load(&state.data_dir)?.printer, s.tax_published.is_some()))
+    Ok(view(&s.settings, PrinterConfig::load(&state.stored.data_dir)?.printer, s.tax_published.is_some()))
 }
 
 /// The form applied to the stored settings (currency and locale kept). Every limit is
@@ -131,5 +131,5 @@ pub fn save_store(state: State<'_, AppState>, store: StoreForm, approval: Option
     let granted = op.audit_approval("store_settings").permit(&state)?;
     let saved = engine.store().set(new, granted.actor_id())?;
     let tax = engine.store().tax_published_version()?;
-    Ok(view(&saved, PrinterConfig::load(&state.data_dir)?.printer, tax.is_some()))
+    Ok(view(&saved, PrinterConfig::load(&state.stored.data_dir)?.printer, tax.is_some()))
 }

@@ -20,7 +20,7 @@ pub fn app_with(dir: &std::path::Path, opts: paydesk_app::Options) -> (App, Wind
 /// The app over data folder `dir` with `opts` (its data dir and "none" faults set here)
 /// as it starts: nobody signed in (record 0068).
 pub fn app_signed_out(dir: &std::path::Path, opts: paydesk_app::Options) -> (App, Window) {
-    let opts = paydesk_app::Options { data_dir: Some(dir.to_path_buf()), fault_profile: "none".into(), ..opts };
+    let opts = paydesk_app::Options { data_dir: Some(dir.to_path_buf()), fault_profile: paydesk_app::FaultProfile::NoFaults, ..opts };
     let mut app = paydesk_app::app_builder(tauri::test::mock_builder(), opts)
         .build(paydesk_app::context())
         .expect("build app");

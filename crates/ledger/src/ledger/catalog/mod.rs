@@ -21,6 +21,7 @@ use paydesk_tax::{validate_jan, TaxClass};
 use serde::{Deserialize, Serialize};
 
 use paydesk_domain::money::Currency;
+use paydesk_domain::Locale;
 
 /// Field limits, the same as the schema's CHECKs (which stay the last line of defence).
 pub const MAX_SKU_CHARS: usize = 64;
@@ -45,11 +46,11 @@ pub struct CatalogItem {
 }
 
 impl CatalogItem {
-    /// The name in `lang` ("en" or "ja"), falling back to English.
-    pub fn name_in(&self, lang: &str) -> &str {
-        match (lang, &self.name_ja) {
-            ("ja", Some(n)) => n,
-            _ => &self.name_en,
+    /// The name in `locale`, falling back to English when the item has no Japanese name.
+    pub fn name_in(&self, locale: Locale) -> &str {
+        match (locale, &self.name_ja) {
+            (Locale::Ja, Some(n)) => n,
+            (Locale::Ja, None) | (Locale::En, _) => &self.name_en,
         }
     }
 }
