@@ -161,7 +161,7 @@ async fn customer_taps(customer: &Engine, reader: &str) -> Result<(Instant, Dura
     let until = Instant::now() + COLLECTING_WITHIN;
     while Instant::now() < until {
         let r = customer.reader_at_psp(reader).await.map_err(|e| e.to_string())?;
-        if r.action.as_ref().is_some_and(|a| a.action_type == "process_payment_intent" && a.status == "in_progress") {
+        if r.action.as_ref().is_some_and(|a| a.collecting()) {
             let tapped = Instant::now();
             customer.simulate_customer(reader, TestCard::Approved).await.map_err(|e| e.to_string())?;
             return Ok((tapped, tapped.elapsed()));

@@ -116,7 +116,7 @@ async fn customer_taps(engine: &Engine, reader: &str, who: Customer) {
     let tries = CUSTOMER_WAIT.as_millis() / CUSTOMER_POLL.as_millis();
     for _ in 0..tries {
         if let Ok(r) = engine.reader_at_psp(reader).await {
-            let collecting = r.action.as_ref().is_some_and(|a| a.action_type == "process_payment_intent" && a.status == "in_progress");
+            let collecting = r.action.as_ref().is_some_and(|a| a.collecting());
             if collecting {
                 if let Err(e) = engine.simulate_customer(reader, who.card()).await {
                     eprintln!("paydesk-cli: the simulated customer could not tap: {e}");

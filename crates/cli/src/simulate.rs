@@ -173,7 +173,7 @@ fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_s
                 "checkouts_per_sec": perf.checkouts_per_sec.round(),
                 "split_sales": tally(report, "split_sales"),
                 "split_tenders": tally(report, "card_tenders") + tally(report, "cash_tenders"),
-                "reader_sales": report.readers.iter().filter(|(k, _)| k.starts_with("customer:")).map(|(_, v)| v).sum::<u64>(),
+                "reader_sales": report.reader_sales,
             })
         );
     } else {

@@ -74,6 +74,8 @@ pub(crate) struct Counters {
     pub(crate) tenders: BTreeMap<String, u64>,
     /// Reader sales: customer behaviours, presses, what was told, reader-step crashes.
     pub(crate) readers: BTreeMap<String, u64>,
+    /// Sales paid on the reader (one customer each).
+    pub(crate) reader_sales: u64,
 }
 
 impl Sim {

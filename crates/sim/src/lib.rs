@@ -147,6 +147,7 @@ async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
         tenders: sim.rep.tenders.clone(),
         reader_share: cfg.reader_share,
         readers: sim.rep.readers.clone(),
+        reader_sales: sim.rep.reader_sales,
         events: sim.rep.events.clone(),
         psp_stats,
         final_states: audit.final_states,

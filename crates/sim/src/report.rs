@@ -43,6 +43,8 @@ pub struct Report {
     /// Reader sales: what the customer did (`customer:*`), what the cashier pressed
     /// (`press:*`), what the cashier was told (`told:*`), crashes at reader steps.
     pub readers: BTreeMap<String, u64>,
+    /// Sales paid on the reader.
+    pub reader_sales: u64,
     pub events: EventCounts,
     /// The PSP's own counters (`/__admin/stats`).
     pub psp_stats: serde_json::Value,

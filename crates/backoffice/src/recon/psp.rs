@@ -49,9 +49,19 @@ impl IntentObj {
 impl RefundObj {
     /// Keeps the refund if it succeeded or may still succeed.
     pub fn keep(self, refunds: &mut Refunds) {
-        if self.status == "succeeded" || self.status == "pending" {
+        if refund_counts(&self.status) {
             refunds.add(&self.id, self.metadata.refund_key.as_deref(), self.payment_intent.as_deref(), self.amount);
         }
+    }
+}
+
+/// Whether a refund with this PSP status (read at the edge, here) is money the store has
+/// given back or may yet: `succeeded` and `pending` are; `failed`, `canceled`,
+/// `requires_action` and any word this code does not know are not.
+fn refund_counts(status: &str) -> bool {
+    match status {
+        "succeeded" | "pending" => true,
+        _ => false,
     }
 }
 

@@ -12,5 +12,5 @@ mod wire;
 pub use classify::{classify, parse_retry_after};
 pub use outcome::{AttemptOutcome, Decline, Fatal, RetryReason};
 pub use requests::{CreateIntent, CreateRefund, PspClient};
-pub use terminal::{CardPresent, CardPresentReceipt, Charge, Location, PaymentMethodDetails, ProcessAction, Reader, ReaderAction, ReaderActionStatus, ReaderStatus, ReaderCart, ReaderCartLine};
+pub use terminal::{CardPresent, CardPresentReceipt, Charge, Location, PaymentMethodDetails, ProcessAction, Reader, ReaderAction, ReaderActionKind, ReaderActionStatus, ReaderStatus, ReaderCart, ReaderCartLine};
 pub use wire::{parse_error, Event, EventData, EventRequest, List, PaymentIntent, PiStatus, Refund, StripeError};

@@ -53,7 +53,7 @@ impl Reader {
     /// The reader's action when it is about `intent_id` (a `process_payment_intent`
     /// of that intent); any other action, or none, is "cleared" for that intent.
     pub fn action_for(&self, intent_id: &str) -> Option<&ReaderAction> {
-        self.action.as_ref().filter(|a| a.action_type == "process_payment_intent" && a.intent_id().as_deref() == Some(intent_id))
+        self.action.as_ref().filter(|a| a.kind() == ReaderActionKind::ProcessPaymentIntent && a.intent_id().as_deref() == Some(intent_id))
     }
 }
 
@@ -64,6 +64,16 @@ pub enum ReaderStatus {
     Online,
     Offline,
     /// A word this register does not know: shown as unknown, never as online.
+    Other,
+}
+
+/// What a reader's action does (`terminal.reader.action.type`); the register starts
+/// only `process_payment_intent`, the others come from the dashboard or another app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReaderActionKind {
+    ProcessPaymentIntent,
+    /// `process_setup_intent`, `refund_payment`, `set_reader_display`, or a word this
+    /// register does not know: never read as a payment.
     Other,
 }
 
@@ -93,6 +103,19 @@ pub struct ReaderAction {
 }
 
 impl ReaderAction {
+    /// The action's type, read here at the PSP client's edge.
+    pub fn kind(&self) -> ReaderActionKind {
+        match self.action_type.as_str() {
+            "process_payment_intent" => ReaderActionKind::ProcessPaymentIntent,
+            _ => ReaderActionKind::Other,
+        }
+    }
+
+    /// A payment the reader is collecting now (the customer has not tapped yet).
+    pub fn collecting(&self) -> bool {
+        self.kind() == ReaderActionKind::ProcessPaymentIntent && self.status() == ReaderActionStatus::InProgress
+    }
+
     pub fn status(&self) -> ReaderActionStatus {
         match self.status.as_str() {
             "in_progress" => ReaderActionStatus::InProgress,

@@ -62,6 +62,7 @@ impl Sim {
         let reader = self.reader.clone().expect("the reader is registered before the first sale");
         let customer = Customer::draw(&mut self.rng);
         self.rtally(format!("customer:{}", customer.name()));
+        self.rep.reader_sales += 1;
         let currency = if self.rng.random_bool(0.5) { Currency::Jpy } else { Currency::Usd };
         let use_cart = self.rng.random_bool(0.4);
         let e = self.engine();
