@@ -217,7 +217,7 @@ fn checkout_outcomes_are_worded_by_code() {
         psp_payment_id: None,
         attempts: 1,
         amount: 100,
-        currency: "JPY".into(),
+        currency: paydesk_domain::Currency::Jpy,
         replayed: false,
         message: Some(message.into()),
         error_code: error_code.map(str::to_string),

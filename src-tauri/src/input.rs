@@ -114,9 +114,8 @@ pub(crate) fn parse_amount(text: &str, currency: Currency, what: Amount) -> AppR
     if t.chars().count() > MAX_AMOUNT_CHARS {
         return Err(AppError::InvalidInput(tr!(l, "input-amount-long", what = what)));
     }
-    let code = currency.code();
     // "12.50" in dollars, "1250" in yen
-    let example = crate::money::plain(1250 * 10i64.pow(crate::money::exponent(code).saturating_sub(2)), code);
+    let example = crate::money::plain(1250 * 10i64.pow(currency.exponent().saturating_sub(2)), currency);
     let m = Money::parse(t, currency)
         .map_err(|_| AppError::InvalidInput(tr!(l, "input-amount-bad", text = t.to_string(), what = what.clone(), example = example.clone())))?;
     if m.amount_minor <= 0 {
@@ -127,7 +126,7 @@ pub(crate) fn parse_amount(text: &str, currency: Currency, what: Amount) -> AppR
             l,
             "input-amount-too-large",
             what = what,
-            max = crate::money::format(MAX_TENDER_MINOR, code)
+            max = crate::money::format(MAX_TENDER_MINOR, currency)
         )));
     }
     Ok(m.amount_minor)

@@ -2,30 +2,12 @@
 //! UI gets strings formatted here, or (for chart axes it draws) a [`MoneyFormat`]
 //! and integer minor units it formats with integer arithmetic.
 
+use paydesk_domain::Currency;
 use serde::Serialize;
 
-/// Number of minor-unit digits of an ISO 4217 currency (the few PayDesk knows).
-pub fn exponent(currency: &str) -> u32 {
-    match currency.to_ascii_uppercase().as_str() {
-        "JPY" | "KRW" | "VND" | "CLP" => 0,
-        "BHD" | "KWD" | "OMR" | "JOD" | "TND" => 3,
-        _ => 2,
-    }
-}
-
-fn symbol(currency: &str) -> Option<&'static str> {
-    match currency.to_ascii_uppercase().as_str() {
-        "USD" => Some("$"),
-        "EUR" => Some("€"),
-        "GBP" => Some("£"),
-        "JPY" => Some("¥"),
-        "KRW" => Some("₩"),
-        _ => None,
-    }
-}
-
-/// How the UI formats amounts it computes itself (chart axes, per-hour sums):
-/// `symbol` before the number, else the upper-case `code` after it.
+/// How the UI formats amounts it computes itself (chart axes, per-hour sums): `symbol`
+/// before the number (the UI also reads an upper-case `code` after it when there is no
+/// symbol; every currency PayDesk takes has one).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MoneyFormat {
     pub code: String,
@@ -34,8 +16,8 @@ pub struct MoneyFormat {
 }
 
 impl MoneyFormat {
-    pub fn of(currency: &str) -> MoneyFormat {
-        MoneyFormat { code: currency.to_ascii_uppercase(), symbol: symbol(currency), exponent: exponent(currency) }
+    pub fn of(currency: Currency) -> MoneyFormat {
+        MoneyFormat { code: currency.code().to_ascii_uppercase(), symbol: Some(currency.symbol()), exponent: currency.exponent() }
     }
 }
 
@@ -45,9 +27,9 @@ fn split(minor: i64, exp: u32) -> (bool, u64, u64) {
     (minor < 0, abs / scale, abs % scale)
 }
 
-/// `1234, "USD"` → `"$12.34"`; `-50, "USD"` → `"−$0.50"`; `1200, "JPY"` → `"¥1,200"`.
-pub fn format(minor: i64, currency: &str) -> String {
-    let exp = exponent(currency);
+/// `1234, Usd` → `"$12.34"`; `-50, Usd` → `"−$0.50"`; `1200, Jpy` → `"¥1,200"`.
+pub fn format(minor: i64, currency: Currency) -> String {
+    let exp = currency.exponent();
     let (neg, major, frac) = split(minor, exp);
     let digits = major.to_string();
     let mut grouped = String::new();
@@ -62,10 +44,7 @@ pub fn format(minor: i64, currency: &str) -> String {
     } else {
         grouped
     };
-    let body = match symbol(currency) {
-        Some(sym) => format!("{sym}{number}"),
-        None => format!("{number} {}", currency.to_ascii_uppercase()),
-    };
+    let body = format!("{}{number}", currency.symbol());
     if neg {
         format!("−{body}")
     } else {
@@ -73,10 +52,10 @@ pub fn format(minor: i64, currency: &str) -> String {
     }
 }
 
-/// The amount as a cashier would type it back: `1250, "USD"` → `"12.50"`, no symbol,
-/// no grouping; `1200, "JPY"` → `"1200"`.
-pub fn plain(minor: i64, currency: &str) -> String {
-    let exp = exponent(currency);
+/// The amount as a cashier would type it back: `1250, Usd` → `"12.50"`, no symbol,
+/// no grouping; `1200, Jpy` → `"1200"`.
+pub fn plain(minor: i64, currency: Currency) -> String {
+    let exp = currency.exponent();
     let (neg, major, frac) = split(minor, exp);
     let sign = if neg { "-" } else { "" };
     if exp == 0 {
@@ -89,36 +68,35 @@ pub fn plain(minor: i64, currency: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{format, plain, MoneyFormat};
+    use paydesk_domain::Currency::{Eur, Jpy, Krw, Usd};
 
     #[test]
     fn formats_minor_units() {
-        assert_eq!(format(1234, "usd"), "$12.34");
-        assert_eq!(format(5, "USD"), "$0.05");
-        assert_eq!(format(5000, "usd"), "$50.00");
-        assert_eq!(format(123456789, "USD"), "$1,234,567.89");
-        assert_eq!(format(-50, "USD"), "−$0.50");
-        assert_eq!(format(1200, "JPY"), "¥1,200");
-        assert_eq!(format(1200, "jpy"), "¥1,200");
-        assert_eq!(format(50000, "krw"), "₩50,000");
-        assert_eq!(format(199, "eur"), "€1.99");
-        assert_eq!(format(1000, "KWD"), "1.000 KWD");
-        assert_eq!(format(i64::MIN, "usd"), "−$92,233,720,368,547,758.08");
+        assert_eq!(format(1234, Usd), "$12.34");
+        assert_eq!(format(5, Usd), "$0.05");
+        assert_eq!(format(5000, Usd), "$50.00");
+        assert_eq!(format(123456789, Usd), "$1,234,567.89");
+        assert_eq!(format(-50, Usd), "−$0.50");
+        assert_eq!(format(1200, Jpy), "¥1,200");
+        assert_eq!(format(50000, Krw), "₩50,000");
+        assert_eq!(format(199, Eur), "€1.99");
+        assert_eq!(format(i64::MIN, Usd), "−$92,233,720,368,547,758.08");
     }
 
     #[test]
     fn plain_is_what_a_cashier_types() {
-        assert_eq!(plain(1250, "usd"), "12.50");
-        assert_eq!(plain(123456, "usd"), "1234.56");
-        assert_eq!(plain(7, "usd"), "0.07");
-        assert_eq!(plain(1200, "jpy"), "1200");
-        assert_eq!(plain(-5, "usd"), "-0.05");
+        assert_eq!(plain(1250, Usd), "12.50");
+        assert_eq!(plain(123456, Usd), "1234.56");
+        assert_eq!(plain(7, Usd), "0.07");
+        assert_eq!(plain(1200, Jpy), "1200");
+        assert_eq!(plain(-5, Usd), "-0.05");
     }
 
     #[test]
     fn format_for_the_ui() {
-        let f = MoneyFormat::of("usd");
+        let f = MoneyFormat::of(Usd);
         assert_eq!((f.code.as_str(), f.symbol, f.exponent), ("USD", Some("$"), 2));
-        let f = MoneyFormat::of("krw");
+        let f = MoneyFormat::of(Krw);
         assert_eq!((f.symbol, f.exponent), (Some("₩"), 0));
     }
 }

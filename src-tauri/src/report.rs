@@ -28,6 +28,6 @@ pub fn get_report(state: State<'_, AppState>, since: Option<i64>) -> AppResult<R
         since,
         now_ms: now,
         store: &store,
-        currency: state.currency.code(),
+        currency: state.currency,
     }))
 }

@@ -121,7 +121,7 @@ fn int_in(text: &str, what: &'static str, lo: u32, hi: u32) -> AppResult<u32> {
 
 fn money_in(text: &str, what: &'static str, currency: Currency) -> AppResult<i64> {
     let l = active();
-    let example = crate::money::plain(10_000 * 10i64.pow(crate::money::exponent(currency.code()).saturating_sub(2)), currency.code());
+    let example = crate::money::plain(10_000 * 10i64.pow(currency.exponent().saturating_sub(2)), currency);
     let m = Money::parse(text.trim(), currency).map_err(|_| bad(tr!(l, "input-settings-amount", what = t(what), example = example)))?;
     if m.amount_minor < 0 || m.amount_minor > 100_000_000 {
         return Err(bad(tr!(l, "input-settings-amount-range", what = t(what))))

@@ -57,7 +57,7 @@ pub fn rate_label(basis_points: u32) -> String {
 }
 
 /// How a discount was given: "10%" or "−¥50".
-pub fn discount_label(d: Discount, currency: &str) -> String {
+pub fn discount_label(d: Discount, currency: paydesk_domain::Currency) -> String {
     match d {
         Discount::Percent { basis_points } => rate_label(basis_points),
         Discount::Amount { amount } => money::format(amount, currency),

@@ -3,7 +3,7 @@
 
 use crate::attempt::AttemptKind;
 use crate::psp::RetryReason;
-use paydesk_domain::{PaymentState, RefundState};
+use paydesk_domain::{Currency, PaymentState, RefundState};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
@@ -66,7 +66,7 @@ pub enum Notification {
     /// reconciler continues with the same key. The screen is free again.
     MovedToBackground { subject: Subject, reason: BackgroundReason },
     /// Accepted offline (store-and-forward).
-    QueuedOffline { subject: Subject, amount: i64, currency: String },
+    QueuedOffline { subject: Subject, amount: i64, currency: Currency },
     /// A stored offline payment was forwarded to the PSP.
     Forwarded { subject: Subject, state: PaymentState, declined: bool },
     /// A payment/refund reached a final answer (by reply, replay, search or event).

@@ -121,7 +121,12 @@ fn payment_view(p: RestoredPayment) -> PaymentView {
         Some(s) => s.parse::<PaymentState>().map(crate::wording::state_label).unwrap_or_else(|_| s.to_string()),
     };
     PaymentView {
-        amount_text: crate::money::format(p.amount, &p.currency),
+        // Another register's journal, as the back office kept it: a currency this version
+        // does not take is shown as sent, with its code.
+        amount_text: match p.currency.parse::<paydesk_domain::Currency>() {
+            Ok(c) => crate::money::format(p.amount, c),
+            Err(_) => format!("{} {}", p.amount, p.currency.to_ascii_uppercase()),
+        },
         currency: p.currency.to_ascii_uppercase(),
         seq: p.seq,
         checkout_key: p.checkout_key,

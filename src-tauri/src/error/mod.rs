@@ -290,7 +290,7 @@ impl From<EngineError> for AppError {
             EngineError::InvalidInput(m) => tr!(l, "error-engine-invalid-input", detail = m.clone()),
             EngineError::UnknownPayment(_) => t(id!("error-unknown-payment")),
             EngineError::RefundExceedsCaptured { refundable, currency, .. } => {
-                tr!(l, "error-refund-exceeds", amount = money::format(*refundable, currency.code()))
+                tr!(l, "error-refund-exceeds", amount = money::format(*refundable, *currency))
             }
             EngineError::RefundInProgress { .. } => t(id!("error-refund-in-progress")),
             EngineError::WrongState { state, attempted, .. } => {
@@ -316,7 +316,7 @@ impl From<EngineError> for AppError {
             EngineError::Alarm { code, .. } => tr!(l, "error-alarm", detail = crate::wording::alarm_words(*code)),
             EngineError::Ledger(m) => tr!(l, "error-ledger", detail = m.to_string()),
             EngineError::TenderExceedsDue { open, currency, .. } => {
-                tr!(l, "error-tender-exceeds-due", amount = money::format(*open, currency.code()))
+                tr!(l, "error-tender-exceeds-due", amount = money::format(*open, *currency))
             }
             EngineError::TenderUnknownOutstanding { .. } => t(id!("error-tender-unknown-outstanding")),
             EngineError::SaleComplete { .. } => t(id!("error-sale-complete")),

@@ -21,7 +21,7 @@ use crate::money;
 pub fn refusal(r: &ShiftRefusal) -> AppError {
     use ShiftRefusal as R;
     let l = active();
-    let shown = |minor: i64, c: Currency| money::format(minor, c.code());
+    let shown = |minor: i64, c: Currency| money::format(minor, c);
     match *r {
         R::UnknownDenomination { currency, denomination_minor } => AppError::InvalidCount(tr!(
             l,

@@ -35,7 +35,7 @@ pub async fn refund(
         None | Some("") => None,
         Some(text) => {
             let m = Money::parse(text, state.currency).map_err(|_| {
-                AppError::InvalidInput(tr!(active(), "input-refund-amount", text = text.chars().take(24).collect::<String>(), example = money::plain(250 * 10i64.pow(money::exponent(state.currency.code()).saturating_sub(2)), state.currency.code())))
+                AppError::InvalidInput(tr!(active(), "input-refund-amount", text = text.chars().take(24).collect::<String>(), example = money::plain(250 * 10i64.pow(state.currency.exponent().saturating_sub(2)), state.currency)))
             })?;
             if m.amount_minor <= 0 {
                 return Err(AppError::InvalidInput(tr!(active(), "input-refund-positive")));
@@ -52,7 +52,7 @@ pub async fn refund(
         .refund_approved(&key, minor, Some("requested_by_customer"), granted.approver_id())
         .await
         .map_err(AppError::from)?;
-    let shown = money::format(r.amount, &r.currency);
+    let shown = money::format(r.amount, r.currency);
     let message = match r.state {
         RefundState::Succeeded => tr!(active(), "refund-done", amount = shown),
         RefundState::Failed => tr!(active(), "refund-failed", amount = shown, reason = r.message.clone().unwrap_or_default()),

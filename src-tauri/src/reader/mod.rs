@@ -112,7 +112,7 @@ pub fn card_label(card: &CardPresentDetails) -> Option<String> {
 /// The state in words: each outcome and reason its own catalog line.
 pub fn message(r: &ReaderReport, label: &str, card: Option<&str>) -> String {
     let l = active();
-    let amount = money::format(r.amount, &r.currency);
+    let amount = money::format(r.amount, r.currency);
     let reason = r.failure_message.clone().or_else(|| r.failure_code.clone()).unwrap_or_default();
     match r.outcome {
         ReaderOutcome::Paid => tr!(l, "reader-paid", amount = amount, card = card.unwrap_or("").to_string()),
@@ -191,7 +191,7 @@ pub(crate) fn view_in(state: &AppState, r: &ReaderReport, cart: CartId) -> AppRe
         intent_id: r.intent_id.clone(),
         attempt_no: r.attempt_no,
         amount: r.amount,
-        amount_display: money::format(r.amount, &r.currency),
+        amount_display: money::format(r.amount, r.currency),
         headline: headline(r.outcome),
         message,
         can_try_again,

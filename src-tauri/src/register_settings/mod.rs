@@ -41,7 +41,7 @@ pub struct SettingsView {
 }
 
 fn plain(minor: i64, currency: Currency) -> String {
-    money::plain(minor, currency.code())
+    money::plain(minor, currency)
 }
 
 #[tauri::command]

@@ -2,6 +2,7 @@
 //! once with its own key (an authorization voided), the cash to hand back recorded.
 
 use paydesk_domain::RefundState;
+use paydesk_ledger::SaleState;
 use serde::Serialize;
 use tauri::State;
 
@@ -60,7 +61,7 @@ pub async fn cancel_sale(state: State<'_, AppState>, reason: String, approval: O
     let pass = op.run(&state, Locks::Turn { seen: None }).await?;
     let cart = pass.cart().expect("a tender turn names its sale");
     let r = state.engine().cancel_sale(cart, &reason).await?;
-    let cur = r.sale.currency.clone();
+    let cur = r.sale.currency;
     let mut lines: Vec<CancelLine> = r
         .refunds
         .iter()
@@ -69,7 +70,7 @@ pub async fn cancel_sale(state: State<'_, AppState>, reason: String, approval: O
             CancelLine {
                 kind: CancelLineKind::Refund,
                 checkout_key: f.checkout_key.clone(),
-                amount_display: money::format(f.amount, &f.currency),
+                amount_display: money::format(f.amount, f.currency),
                 state_label: t(label),
                 tone,
             }
@@ -78,17 +79,23 @@ pub async fn cancel_sale(state: State<'_, AppState>, reason: String, approval: O
     lines.extend(r.voids.iter().map(|v| CancelLine {
         kind: CancelLineKind::Void,
         checkout_key: v.checkout_key.clone(),
-        amount_display: money::format(v.amount, &v.currency),
+        amount_display: money::format(v.amount, v.currency),
         state_label: tr!(active(), "cancel-void-released", state = state_label(v.state)),
         tone: "ok",
     }));
     let sale = screen(&state, &r.sale);
-    let cash = money::format(r.cash_returned, &cur);
-    let message = match (sale.state, r.cash_returned > 0) {
-        ("canceled", true) => tr!(active(), "cancel-done-cash", cash = cash.clone()),
-        ("canceled", false) => tr!(active(), "cancel-done"),
-        (_, true) => tr!(active(), "cancel-running-cash", cash = cash.clone()),
-        (_, false) => tr!(active(), "cancel-running-card"),
+    let cash = money::format(r.cash_returned, cur);
+    // Done, or still confirming card refunds: every other state cannot follow a cancel,
+    // and is worded as still running rather than as done.
+    let done = match r.sale.state {
+        SaleState::Canceled => true,
+        SaleState::Canceling | SaleState::Open | SaleState::PartiallyPaid | SaleState::Paid | SaleState::UnpaidBalance => false,
+    };
+    let message = match (done, r.cash_returned > 0) {
+        (true, true) => tr!(active(), "cancel-done-cash", cash = cash.clone()),
+        (true, false) => tr!(active(), "cancel-done"),
+        (false, true) => tr!(active(), "cancel-running-cash", cash = cash.clone()),
+        (false, false) => tr!(active(), "cancel-running-card"),
     };
     Ok(CancelResult { lines, cash_returned: r.cash_returned, cash_returned_display: cash, errors: r.errors, message, sale })
 }

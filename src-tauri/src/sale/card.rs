@@ -57,7 +57,7 @@ pub async fn pay_card(
     let r = state.engine().charge_card_tender(cart, amount, CheckoutOptions::card(pm), reason.as_deref()).await?;
     let c = &r.checkout;
     let sale = screen(&state, &r.sale);
-    let shown = money::format(c.amount, &c.currency);
+    let shown = money::format(c.amount, c.currency);
     let why = crate::views::reason_with_detail(c);
     let due = sale.due_display.clone();
     let l = active();

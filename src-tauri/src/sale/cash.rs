@@ -49,20 +49,20 @@ pub async fn pay_cash(
     let cart = pass.cart().expect("a tender turn names its sale");
     super::discount::check_first_tender(&state, cart, approval.as_ref())?;
     let r = state.engine().pay_cash(cart, tendered, reason.as_deref())?;
-    let cur = r.sale.currency.clone();
+    let cur = r.sale.currency;
     let sale = screen(&state, &r.sale);
     let amount = r.tender.amount.amount_minor;
     let message = match (sale.complete, r.change > 0) {
-        (true, true) => tr!(active(), "tender-cash-change", amount = money::format(r.change, &cur)),
+        (true, true) => tr!(active(), "tender-cash-change", amount = money::format(r.change, cur)),
         (true, false) => tr!(active(), "tender-cash-exact"),
-        (false, _) => tr!(active(), "tender-cash-took", amount = money::format(amount, &cur), due = sale.due_display.clone()),
+        (false, _) => tr!(active(), "tender-cash-took", amount = money::format(amount, cur), due = sale.due_display.clone()),
     };
     Ok(CashResult {
         tendered: r.tendered,
-        tendered_display: money::format(r.tendered, &cur),
+        tendered_display: money::format(r.tendered, cur),
         change: r.change,
-        change_display: money::format(r.change, &cur),
-        amount_display: money::format(amount, &cur),
+        change_display: money::format(r.change, cur),
+        amount_display: money::format(amount, cur),
         message,
         sale,
     })

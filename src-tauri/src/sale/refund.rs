@@ -58,13 +58,13 @@ pub async fn refund_sale(
             CancelLine {
                 kind: CancelLineKind::Refund,
                 checkout_key: f.checkout_key.clone(),
-                amount_display: money::format(f.amount, &f.currency),
+                amount_display: money::format(f.amount, f.currency),
                 state_label: t(label),
                 tone,
             }
         })
         .collect();
-    let cash = money::format(r.cash_out, &r.sale.currency);
+    let cash = money::format(r.cash_out, r.sale.currency);
     let message = if r.cash_out > 0 {
         tr!(active(), "sale-refund-done-cash", cash = cash.clone())
     } else {

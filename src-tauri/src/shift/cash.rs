@@ -35,7 +35,7 @@ fn paid(state: &AppState, kind: PaidKind, amount: &str, reason: &str, approval: 
     let reason = checked_reason(reason).ok_or_else(|| refusal(&ShiftRefusal::ReasonInvalid))?;
     let who = actor(state, Action::PaidInOut, approval.as_ref())?;
     let row = state.engine().shifts().paid_in_out(who, kind, amount, reason)?;
-    let shown = money::format(row.amount_minor, state.currency.code());
+    let shown = money::format(row.amount_minor, state.currency);
     let message = match kind {
         PaidKind::PaidIn => tr!(active(), "shift-paid-in-done", amount = shown),
         PaidKind::PaidOut => tr!(active(), "shift-paid-out-done", amount = shown),

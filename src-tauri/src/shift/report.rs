@@ -143,13 +143,7 @@ pub fn register_name(bo: &BackOfficeState) -> String {
 
 pub fn view_of(data: &DrawerReportData) -> AppResult<ReportView> {
     let report = build_drawer_report(data).map_err(|e| AppError::ReceiptUnavailable(e.to_string()))?;
-    let code = match data.currency {
-        RCurrency::Jpy => "JPY",
-        RCurrency::Usd => "USD",
-        RCurrency::Eur => "EUR",
-        RCurrency::Gbp => "GBP",
-        RCurrency::Krw => "KRW",
-    };
+    let code = data.currency;
     let z_number = match data.kind {
         ReportKind::X => None,
         ReportKind::Z { number } => Some(number),

@@ -42,7 +42,7 @@ impl Item {
             barcode: i.barcode.clone().unwrap_or_default(),
             name: i.name_in(locale).to_string(),
             price: i.price_minor,
-            price_display: money::format(i.price_minor, i.currency.code()),
+            price_display: money::format(i.price_minor, i.currency),
             tax_class: class_name(i.tax_class),
         }
     }
@@ -96,7 +96,7 @@ pub struct ItemForm {
 }
 
 fn row(i: &CatalogItem, locale: Locale, published: bool) -> CatalogRow {
-    let cur = i.currency.code();
+    let cur = i.currency;
     CatalogRow {
         sku: i.sku.clone(),
         barcode: i.barcode.clone().unwrap_or_default(),

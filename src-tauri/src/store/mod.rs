@@ -104,7 +104,7 @@ mod tests {
         assert_eq!(rate_label(800), "8%");
         assert_eq!(rate_label(1000), "10%");
         assert_eq!(rate_label(1250), "12.5%");
-        assert_eq!(discount_label(Discount::Amount { amount: 50 }, "JPY"), "¥50");
+        assert_eq!(discount_label(Discount::Amount { amount: 50 }, paydesk_domain::Currency::Jpy), "¥50");
         let form = |k: &str, v: &str| cart::DiscountForm { kind: k.into(), value: v.into() };
         assert_eq!(parse_discount(&form("amount", "1.25"), Currency::Usd).unwrap(), Some(Discount::Amount { amount: 125 }));
         assert_eq!(parse_discount(&form("percent", "0"), Currency::Usd).unwrap(), None);

@@ -3,7 +3,7 @@
 //! split), so any past receipt can be shown and reprinted, not only a card payment's.
 //! Each row is read from the same receipt document the screen and the printer use.
 
-use paydesk_domain::{Currency as RCurrency, TenderKind as RKind};
+use paydesk_domain::TenderKind as RKind;
 use paydesk_receipt::build_receipt;
 use paydesk_ledger::CartId;
 use serde::Serialize;
@@ -54,13 +54,7 @@ pub fn list_sales(state: State<'_, AppState>, before: Option<i64>) -> AppResult<
     let mut sales = Vec::with_capacity(rows.len());
     for (cart, built, prints) in rows {
         let r = built.map_err(receipt_build_error)?;
-        let code = match r.currency {
-            RCurrency::Jpy => "JPY",
-            RCurrency::Usd => "USD",
-            RCurrency::Eur => "EUR",
-            RCurrency::Gbp => "GBP",
-            RCurrency::Krw => "KRW",
-        };
+        let code = r.currency;
         let tenders = r
             .tenders
             .iter()

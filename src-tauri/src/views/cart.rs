@@ -75,7 +75,7 @@ pub struct CartView {
 impl CartView {
     /// `names` gives a line's name in the store's language (by SKU), if it has one.
     pub fn of(cart: &Cart, names: &dyn Fn(&str) -> Option<String>) -> CartView {
-        let cur = cart.currency.code();
+        let cur = cart.currency;
         let fmt = |m: i64| money::format(m, cur);
         let tax = cart.tax.as_ref();
         let lines: Vec<CartLine> = cart

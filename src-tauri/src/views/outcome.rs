@@ -113,7 +113,7 @@ impl OutcomeView {
         } else {
             None
         };
-        let cur = &r.currency;
+        let cur = r.currency;
         OutcomeView {
             kind,
             checkout_key: r.checkout_key.clone(),

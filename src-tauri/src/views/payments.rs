@@ -29,7 +29,7 @@ impl PaymentHead {
             id: p.idempotency_key.clone(),
             created_at: p.created_at_ms,
             amount: p.amount.amount_minor,
-            amount_display: money::format(p.amount.amount_minor, p.amount.currency.code()),
+            amount_display: money::format(p.amount.amount_minor, p.amount.currency),
             state: p.state.as_str().into(),
             state_label: state_label(p.state),
         }
@@ -96,7 +96,7 @@ fn timeline_view(t: &TimelineEntry, refunds: &[Refund]) -> TimelineView {
     let refund_tag = t
         .refund_id
         .and_then(|id| refunds.iter().find(|r| r.id == id))
-        .map(|r| tr!(active(), "timeline-refund-tag", amount = money::format(r.amount.amount_minor, r.amount.currency.code())))
+        .map(|r| tr!(active(), "timeline-refund-tag", amount = money::format(r.amount.amount_minor, r.amount.currency)))
         .unwrap_or_default();
     let label = match t.kind {
         TimelineKind::Attempt => {
@@ -241,7 +241,7 @@ pub struct PaymentDetail {
 impl PaymentDetail {
     pub fn of(v: &PaymentView) -> PaymentDetail {
         let p = &v.payment;
-        let cur = p.amount.currency.code();
+        let cur = p.amount.currency;
         let reserved: i64 = v.refunds.iter().filter(|r| r.state.reserves_amount()).map(|r| r.amount.amount_minor).sum();
         let refundable = if p.state.is_refundable() { (p.amount.amount_minor - reserved).max(0) } else { 0 };
         let refund_note = match p.state {

@@ -105,7 +105,7 @@ pub fn forward(n: &Notification, now: i64) -> Forward {
             None,
             ProgressKind::Offline,
             Tone::Warn,
-            tr!(active(), "progress-offline", amount = money::format(*amount, currency)),
+            tr!(active(), "progress-offline", amount = money::format(*amount, *currency)),
         ),
         Notification::Forwarded { subject, state, declined } => Forward::Update(PaymentUpdate {
             key: Some(subject.key().to_string()),

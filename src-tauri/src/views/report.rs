@@ -4,6 +4,7 @@
 //! duplicate charges the idempotency keys prevented.
 
 use paydesk_ledger::{store_time, PaymentDayStats, StoreSettings, Taken, Takings};
+use paydesk_domain::Currency;
 use serde::Serialize;
 
 use crate::money;
@@ -71,7 +72,7 @@ pub struct ReportInput<'a> {
     pub now_ms: i64,
     /// Its time zone places "today" and the chart's hours.
     pub store: &'a StoreSettings,
-    pub currency: &'a str,
+    pub currency: Currency,
 }
 
 pub fn report(inp: ReportInput<'_>) -> ReportView {
@@ -79,7 +80,7 @@ pub fn report(inp: ReportInput<'_>) -> ReportView {
     let k = inp.takings;
     let fmt = |m: i64| money::format(m, cur);
     ReportView {
-        currency: cur.to_string(),
+        currency: cur.code().to_string(),
         money: money::MoneyFormat::of(cur),
         since: inp.since,
         now_hour: store_time(inp.now_ms, inp.store).hour,

@@ -4,7 +4,7 @@
 //! would type) formatted here.
 
 use paydesk_ledger::{Payment, SaleState, TenderDay, TenderState};
-use paydesk_domain::TenderKind;
+use paydesk_domain::{Currency, TenderKind};
 use paydesk_register::SaleView;
 use serde::Serialize;
 
@@ -122,23 +122,23 @@ fn tender_words(s: TenderState) -> (&'static str, Tone) {
 }
 
 /// Notes a cashier is handed, in major units, by currency (record 0035).
-fn notes(currency: &str) -> &'static [i64] {
-    match currency.to_ascii_uppercase().as_str() {
-        "JPY" => &[1000, 5000, 10000],
-        "KRW" => &[1000, 5000, 10000, 50000],
-        "GBP" => &[5, 10, 20, 50],
-        _ => &[5, 10, 20, 50, 100],
+fn notes(currency: Currency) -> &'static [i64] {
+    match currency {
+        Currency::Jpy => &[1000, 5000, 10000],
+        Currency::Krw => &[1000, 5000, 10000, 50000],
+        Currency::Gbp => &[5, 10, 20, 50],
+        Currency::Usd | Currency::Eur => &[5, 10, 20, 50, 100],
     }
 }
 
 /// The exact amount, then up to three round amounts above it a customer hands over:
 /// `due` rounded up to each note (USD 8.25 → 10, 20, 50; 137.50 → 140, 150, 200).
-pub fn quick_cash(due: i64, currency: &str) -> Vec<QuickCash> {
+pub fn quick_cash(due: i64, currency: Currency) -> Vec<QuickCash> {
     let q = |minor: i64| QuickCash { minor, display: money::format(minor, currency), plain: money::plain(minor, currency) };
     if due <= 0 {
         return Vec::new();
     }
-    let scale = 10i64.pow(money::exponent(currency));
+    let scale = currency.minor_per_major();
     let mut above: Vec<i64> = notes(currency)
         .iter()
         .filter_map(|n| n.checked_mul(scale))
@@ -153,7 +153,7 @@ pub fn quick_cash(due: i64, currency: &str) -> Vec<QuickCash> {
 impl SaleScreen {
     /// `payment`: the ledger's payment of a card tender's checkout key.
     pub fn build(v: &SaleView, payment: impl Fn(&str) -> Option<Payment>) -> SaleScreen {
-        let cur = v.currency.as_str();
+        let cur = v.currency;
         let fmt = |m: i64| money::format(m, cur);
         let tenders = v
             .tenders
@@ -211,7 +211,7 @@ impl SaleScreen {
         let complete = v.state == SaleState::Paid;
         SaleScreen {
             cart_id: v.cart_id,
-            currency: cur.to_ascii_uppercase(),
+            currency: cur.code().to_ascii_uppercase(),
             money: money::MoneyFormat::of(cur),
             state: v.state.as_str(),
             state_label: sale_screen_label(v.state, v.settled),
@@ -246,8 +246,8 @@ pub struct Amount {
 }
 
 impl Amount {
-    fn of(minor: i64, currency: &str) -> Amount {
-        Amount { currency: currency.to_ascii_uppercase(), minor, display: money::format(minor, currency) }
+    fn of(minor: i64, currency: Currency) -> Amount {
+        Amount { currency: currency.code().to_ascii_uppercase(), minor, display: money::format(minor, currency) }
     }
 }
 
@@ -291,17 +291,17 @@ impl TenderDayView {
                 .map(|k| KindTotal {
                     kind: k.kind.as_str(),
                     count: k.count,
-                    settled: Amount::of(k.settled_minor, k.currency.code()),
+                    settled: Amount::of(k.settled_minor, k.currency),
                 })
                 .collect(),
-            expected_drawer: d.expected_drawer.as_ref().map(|v| v.iter().map(|(c, m)| Amount::of(*m, c.code())).collect()),
+            expected_drawer: d.expected_drawer.as_ref().map(|v| v.iter().map(|(c, m)| Amount::of(*m, *c)).collect()),
             unpaid_balances: d
                 .unpaid_balances
                 .iter()
                 .map(|u| UnpaidRow {
                     cart_id: u.cart_id.0,
-                    total: Amount::of(u.total_minor, u.currency.code()),
-                    due: Amount::of(u.due_minor, u.currency.code()),
+                    total: Amount::of(u.total_minor, u.currency),
+                    due: Amount::of(u.due_minor, u.currency),
                     state_label: sale_state_label(u.state),
                 })
                 .collect(),
@@ -323,15 +323,15 @@ mod tests {
 
     #[test]
     fn quick_cash_is_the_exact_amount_then_round_notes_above_it() {
-        assert_eq!(minors(&quick_cash(825, "USD")), vec![825, 1000, 2000, 5000]);
-        assert_eq!(minors(&quick_cash(13750, "usd")), vec![13750, 14000, 15000, 20000]);
-        assert_eq!(minors(&quick_cash(2000, "USD")), vec![2000, 5000, 10000]);
-        assert_eq!(minors(&quick_cash(1200, "JPY")), vec![1200, 2000, 5000, 10000]);
-        assert_eq!(quick_cash(1200, "JPY")[1].display, "¥2,000");
-        assert_eq!(quick_cash(825, "USD")[1].plain, "10.00");
-        assert!(quick_cash(0, "USD").is_empty());
+        assert_eq!(minors(&quick_cash(825, Currency::Usd)), vec![825, 1000, 2000, 5000]);
+        assert_eq!(minors(&quick_cash(13750, Currency::Usd)), vec![13750, 14000, 15000, 20000]);
+        assert_eq!(minors(&quick_cash(2000, Currency::Usd)), vec![2000, 5000, 10000]);
+        assert_eq!(minors(&quick_cash(1200, Currency::Jpy)), vec![1200, 2000, 5000, 10000]);
+        assert_eq!(quick_cash(1200, Currency::Jpy)[1].display, "¥2,000");
+        assert_eq!(quick_cash(825, Currency::Usd)[1].plain, "10.00");
+        assert!(quick_cash(0, Currency::Usd).is_empty());
         // no overflow near the largest amounts
-        assert_eq!(quick_cash(i64::MAX - 1, "USD")[0].minor, i64::MAX - 1);
+        assert_eq!(quick_cash(i64::MAX - 1, Currency::Usd)[0].minor, i64::MAX - 1);
     }
 
     #[test]

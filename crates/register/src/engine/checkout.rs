@@ -41,7 +41,7 @@ impl Engine {
                 psp_payment_id: p.psp_payment_id.clone(),
                 attempts: 0,
                 amount: p.amount.amount_minor,
-                currency: p.amount.currency.code().to_string(),
+                currency: p.amount.currency,
                 replayed: false,
                 message: None,
                 error_code: None,

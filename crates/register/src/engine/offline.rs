@@ -39,7 +39,7 @@ impl Engine {
                 self.notify(Notification::QueuedOffline {
                     subject,
                     amount: p.amount.amount_minor,
-                    currency: p.amount.currency.code().into(),
+                    currency: p.amount.currency,
                 });
                 self.report_key(&p.idempotency_key)
             }

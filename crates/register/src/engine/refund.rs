@@ -303,7 +303,7 @@ impl Engine {
             checkout_key: p.idempotency_key.clone(),
             state: r.state,
             amount: r.amount.amount_minor,
-            currency: r.amount.currency.code().into(),
+            currency: r.amount.currency,
             psp_refund_id: r.psp_refund_id.clone(),
             attempts,
             message: None,

@@ -6,6 +6,7 @@ use super::{Engine, EngineError, Result};
 use crate::attempt::AttemptKind;
 use paydesk_ledger::{Payment, Refund, TimelineEntry, TimelineKind};
 use paydesk_domain::{PaymentState, RefundState};
+use paydesk_domain::Currency;
 use serde::Serialize;
 
 /// How a checkout stands, in one word for the cashier's screen and the CLI.
@@ -83,7 +84,7 @@ pub struct CheckoutReport {
     /// HTTP attempts recorded for this key so far.
     pub attempts: u32,
     pub amount: i64,
-    pub currency: String,
+    pub currency: Currency,
     /// Some attempt was answered with the PSP's stored first response.
     pub replayed: bool,
     /// Decline message or last error, for the screen.
@@ -100,7 +101,7 @@ pub struct RefundReport {
     pub checkout_key: String,
     pub state: RefundState,
     pub amount: i64,
-    pub currency: String,
+    pub currency: Currency,
     pub psp_refund_id: Option<String>,
     pub attempts: u32,
     pub message: Option<String>,
@@ -163,7 +164,7 @@ impl Engine {
             psp_payment_id: p.psp_payment_id.clone(),
             attempts: attempts as u32,
             amount: p.amount.amount_minor,
-            currency: p.amount.currency.code().to_string(),
+            currency: p.amount.currency,
             replayed,
             message: p.last_error.clone(),
             error_code,
@@ -265,7 +266,7 @@ mod tests {
             psp_payment_id: None,
             attempts: 0,
             amount: 100,
-            currency: "jpy".into(),
+            currency: Currency::Jpy,
             replayed: false,
             message: None,
             error_code: None,
@@ -277,12 +278,14 @@ mod tests {
             checkout_key: "k".into(),
             state: RefundState::InFlight,
             amount: 1,
-            currency: "jpy".into(),
+            currency: Currency::Jpy,
             psp_refund_id: None,
             attempts: 1,
             message: None,
         };
         assert_eq!(serde_json::to_value(&rr).unwrap()["state"], "in_flight");
+        // The currency is the domain type, still "jpy" on the wire (the CLI prints these).
+        assert_eq!((v["currency"].as_str(), serde_json::to_value(&rr).unwrap()["currency"].as_str()), (Some("jpy"), Some("jpy")));
         let n = Notification::Resolved {
             subject: Subject::Refund("k-r".into()),
             state: SettledState::Refund(RefundState::Succeeded),

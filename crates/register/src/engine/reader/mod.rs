@@ -29,6 +29,7 @@ pub use start::ReaderTenderReport;
 use crate::psp::{PaymentIntent, PiStatus, Reader, ReaderActionStatus};
 use paydesk_ledger::CardPresentDetails;
 use paydesk_domain::PaymentState;
+use paydesk_domain::Currency;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -185,7 +186,7 @@ pub struct ReaderReport {
     /// Brand, last 4 and the EMV fields, once paid.
     pub card: Option<CardPresentDetails>,
     pub amount: i64,
-    pub currency: String,
+    pub currency: Currency,
 }
 
 /// What one read of the reader and the intent proves about one process attempt.

@@ -292,7 +292,7 @@ impl Engine {
             failure_message: latest.as_ref().and_then(|a| a.failure_message.clone()),
             card,
             amount: p.amount.amount_minor,
-            currency: p.amount.currency.code().to_string(),
+            currency: p.amount.currency,
         })
     }
 

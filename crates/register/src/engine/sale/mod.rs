@@ -25,7 +25,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SaleView {
     pub cart_id: i64,
-    pub currency: String,
+    pub currency: Currency,
     pub state: SaleState,
     pub total: i64,
     /// Cash tenders plus card tenders whose payment went through (or was accepted
@@ -51,7 +51,7 @@ impl SaleView {
     pub fn of(s: &Sale) -> SaleView {
         SaleView {
             cart_id: s.cart.id.0,
-            currency: s.cart.currency.code().to_string(),
+            currency: s.cart.currency,
             state: s.state,
             total: s.totals.total_minor,
             settled: s.totals.settled_minor,
