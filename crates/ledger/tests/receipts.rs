@@ -2,7 +2,8 @@
 //! per-rate tax, tenders and change and the store's settings; it keeps the locked tax after
 //! a settings change; every print is recorded and only the first is unmarked.
 
-use paydesk_receipt::{build_receipt, render_text, Language, Paper};
+use paydesk_domain::Locale;
+use paydesk_receipt::{build_receipt, render_text, Paper};
 use paydesk_tax::{PriceMode, TaxClass};
 use paydesk_domain::*;
 use paydesk_ledger::*;
@@ -23,7 +24,7 @@ fn paid_ja_sale() -> (Ledger, CartId) {
 fn a_paid_sale_becomes_a_qualified_invoice_with_per_rate_tax_and_change() {
     let (l, cart) = paid_ja_sale();
     let (data, tax) = l.receipt_data(cart).unwrap();
-    assert_eq!(data.language, Language::Ja);
+    assert_eq!(data.language, Locale::Ja);
     assert_eq!(data.store.registration_number.as_ref().unwrap().as_str(), "T7000012050002");
     assert_eq!(data.lines[0].name, "ブレンドコーヒー");
     assert_eq!((data.issued_at.hour, data.issued_at.minute), (9, 1), "Tokyo time of the tender");

@@ -1,6 +1,6 @@
 //! The receipt document and the pure function that builds it from sale data.
 
-use paydesk_domain::{Currency, TenderKind};
+use paydesk_domain::{Currency, Locale, TenderKind};
 use paydesk_tax::{compute, Dining, Discount, PriceMode, RegistrationNumber, TaxClass, TaxError, TaxSettings};
 use serde::{Deserialize, Serialize};
 
@@ -8,13 +8,6 @@ use serde::{Deserialize, Serialize};
 pub const MAX_TEXT_CHARS: usize = 64;
 pub const MAX_TEXT_LINES: usize = 8;
 pub const MAX_TENDERS: usize = 16;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Language {
-    En,
-    Ja,
-}
 
 /// The store as printed at the top. The registration number makes a Japanese receipt a
 /// qualified invoice; without it the receipt is still a receipt.
@@ -119,7 +112,7 @@ pub fn brand_name(code: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SaleData {
     pub store: StoreInfo,
-    pub language: Language,
+    pub language: Locale,
     pub currency: Currency,
     pub receipt_no: String,
     pub issued_at: LocalDateTime,
@@ -157,7 +150,7 @@ pub struct ReceiptRate {
 /// The document: what every rendering prints, already computed. Plain data, serde-able.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
-    pub language: Language,
+    pub language: Locale,
     pub currency: Currency,
     pub reprint: bool,
     pub store: StoreInfo,

@@ -7,7 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::document::{Language, Receipt};
+use crate::document::Receipt;
+use paydesk_domain::Locale;
 use crate::layout::{layout, Align, Paper, Row};
 
 pub const ESC: u8 = 0x1B;
@@ -73,10 +74,10 @@ impl EscPosOptions {
 /// Encodes text for the printer's character set: Shift_JIS for Japanese (in kanji mode),
 /// WPC1252 for English. A character the set lacks prints as "?" (or "〓", the Japanese
 /// placeholder, for a full-width one) rather than failing the receipt.
-pub fn encode_text(s: &str, language: Language) -> Vec<u8> {
+pub fn encode_text(s: &str, language: Locale) -> Vec<u8> {
     let encoding = match language {
-        Language::Ja => encoding_rs::SHIFT_JIS,
-        Language::En => encoding_rs::WINDOWS_1252,
+        Locale::Ja => encoding_rs::SHIFT_JIS,
+        Locale::En => encoding_rs::WINDOWS_1252,
     };
     let mut out = Vec::with_capacity(s.len());
     let mut buf = [0u8; 4];
@@ -84,7 +85,7 @@ pub fn encode_text(s: &str, language: Language) -> Vec<u8> {
         let (bytes, _, unmappable) = encoding.encode(c.encode_utf8(&mut buf));
         if !unmappable {
             out.extend_from_slice(&bytes);
-        } else if language == Language::Ja && crate::layout::char_width(c, language) == 2 {
+        } else if language == Locale::Ja && crate::layout::char_width(c, language) == 2 {
             out.extend_from_slice(&encoding.encode("〓").0);
         } else {
             out.push(b'?');
@@ -100,17 +101,17 @@ pub fn render_escpos(receipt: &Receipt, options: EscPosOptions) -> Vec<u8> {
 }
 
 /// Rows laid out for `options.paper` as ESC/POS bytes (the receipt's and the shift reports').
-pub(crate) fn rows_escpos(rows: &[Row], language: Language, options: EscPosOptions) -> Vec<u8> {
+pub(crate) fn rows_escpos(rows: &[Row], language: Locale, options: EscPosOptions) -> Vec<u8> {
     let columns = options.paper.columns();
     let mut out = Vec::with_capacity(2048);
     out.extend_from_slice(&INIT);
     match language {
-        Language::Ja => {
+        Locale::Ja => {
             out.extend_from_slice(&CHARSET_JAPAN);
             out.extend_from_slice(&KANJI_SHIFT_JIS);
             out.extend_from_slice(&KANJI_ON);
         }
-        Language::En => {
+        Locale::En => {
             out.extend_from_slice(&CHARSET_USA);
             out.extend_from_slice(&CODEPAGE_1252);
         }
@@ -138,7 +139,7 @@ pub(crate) fn rows_escpos(rows: &[Row], language: Language, options: EscPosOptio
         out.extend_from_slice(&encode_text(&text, language));
         out.push(LF);
     }
-    if language == Language::Ja {
+    if language == Locale::Ja {
         out.extend_from_slice(&KANJI_OFF);
     }
     out.extend_from_slice(&FEED_BEFORE_CUT);

@@ -1,6 +1,7 @@
 //! A printable HTML page of the receipt (A4 or a browser's print dialog), every text escaped.
 
-use crate::document::{Language, Receipt};
+use crate::document::Receipt;
+use paydesk_domain::Locale;
 use crate::layout::{layout, Align, Paper, Row};
 
 /// Escapes the five characters that matter in HTML text and attribute values.
@@ -27,11 +28,8 @@ pub fn render_html(receipt: &Receipt) -> String {
 
 /// Rows laid out for 80 mm paper as a self-contained page (the receipt's and the shift
 /// reports').
-pub(crate) fn rows_html(rows: &[Row], language: Language, title: &str) -> String {
-    let lang = match language {
-        Language::En => "en",
-        Language::Ja => "ja",
-    };
+pub(crate) fn rows_html(rows: &[Row], language: Locale, title: &str) -> String {
+    let lang = language.code();
     let mut body = String::new();
     for row in rows {
         let class = match row.align {

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use paydesk_i18n::{id, message, tr};
 use paydesk_domain::{Currency, Locale, Money, TenderKind};
 
-use crate::document::{Language, LocalDateTime};
+use crate::document::LocalDateTime;
 
 /// The receipt's fixed words in one language, from the catalogs' `receipt.ftl`
 /// (record 0070), looked up once.
@@ -37,14 +37,14 @@ pub(crate) struct Labels {
 }
 
 impl Labels {
-    pub fn of(language: Language) -> &'static Labels {
+    pub fn of(language: Locale) -> &'static Labels {
         static EN: OnceLock<Labels> = OnceLock::new();
         static JA: OnceLock<Labels> = OnceLock::new();
-        let (cell, locale) = match language {
-            Language::En => (&EN, Locale::En),
-            Language::Ja => (&JA, Locale::Ja),
+        let cell = match language {
+            Locale::En => &EN,
+            Locale::Ja => &JA,
         };
-        cell.get_or_init(|| Labels::load(locale))
+        cell.get_or_init(|| Labels::load(language))
     }
 
     fn load(locale: Locale) -> Labels {
@@ -114,10 +114,10 @@ pub(crate) fn format_rate(basis_points: u32) -> String {
     }
 }
 
-pub(crate) fn format_date(t: &LocalDateTime, language: Language) -> String {
+pub(crate) fn format_date(t: &LocalDateTime, language: Locale) -> String {
     match language {
-        Language::Ja => format!("{:04}年{:02}月{:02}日 {:02}:{:02}", t.year, t.month, t.day, t.hour, t.minute),
-        Language::En => format!("{:04}-{:02}-{:02} {:02}:{:02}", t.year, t.month, t.day, t.hour, t.minute),
+        Locale::Ja => format!("{:04}年{:02}月{:02}日 {:02}:{:02}", t.year, t.month, t.day, t.hour, t.minute),
+        Locale::En => format!("{:04}-{:02}-{:02} {:02}:{:02}", t.year, t.month, t.day, t.hour, t.minute),
     }
 }
 

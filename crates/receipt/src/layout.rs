@@ -8,7 +8,8 @@ use unicode_width::UnicodeWidthChar;
 
 use paydesk_domain::TenderKind;
 
-use crate::document::{Language, Receipt};
+use crate::document::Receipt;
+use paydesk_domain::Locale;
 use crate::labels::{format_date, format_money, format_rate, Labels};
 
 /// Roll width: 58 mm paper prints 32 columns of font A, 80 mm prints 48.
@@ -49,19 +50,19 @@ pub struct Row {
 
 /// Columns a character takes. Japanese printers print every double-byte Shift_JIS character
 /// full width, including the "ambiguous" ones (※, ×), so Japanese counts those as two.
-pub(crate) fn char_width(c: char, language: Language) -> usize {
+pub(crate) fn char_width(c: char, language: Locale) -> usize {
     match language {
-        Language::Ja => c.width_cjk().unwrap_or(0),
-        Language::En => c.width().unwrap_or(0),
+        Locale::Ja => c.width_cjk().unwrap_or(0),
+        Locale::En => c.width().unwrap_or(0),
     }
 }
 
-pub(crate) fn str_width(s: &str, language: Language) -> usize {
+pub(crate) fn str_width(s: &str, language: Locale) -> usize {
     s.chars().map(|c| char_width(c, language)).sum()
 }
 
 /// Splits `s` into pieces of at most `columns` columns, never inside a character.
-fn wrap(s: &str, columns: usize, language: Language) -> Vec<String> {
+fn wrap(s: &str, columns: usize, language: Locale) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut used = 0;
     for c in s.chars() {
@@ -79,7 +80,7 @@ fn wrap(s: &str, columns: usize, language: Language) -> Vec<String> {
 impl Row {
     /// The row as exactly `columns` columns of plain text. Plain text has no double size, so
     /// a double row is laid out at normal size (it was wrapped to half the width).
-    pub fn fill(&self, columns: usize, language: Language) -> String {
+    pub fn fill(&self, columns: usize, language: Locale) -> String {
         let used = str_width(&self.left, language) + str_width(&self.right, language);
         let pad = columns.saturating_sub(used);
         if !self.right.is_empty() {
@@ -98,11 +99,11 @@ impl Row {
 pub(crate) struct Rows {
     pub rows: Vec<Row>,
     columns: usize,
-    language: Language,
+    language: Locale,
 }
 
 impl Rows {
-    pub(crate) fn new(paper: Paper, language: Language) -> Rows {
+    pub(crate) fn new(paper: Paper, language: Locale) -> Rows {
         Rows { rows: Vec::new(), columns: paper.columns(), language }
     }
 

@@ -18,7 +18,7 @@ pub mod test_printer;
 mod text;
 
 pub use document::{
-    brand_name, build_receipt, CardReceipt, Language, LineInput, LocalDateTime, Receipt, ReceiptError, ReceiptLine, ReceiptRate,
+    brand_name, build_receipt, CardReceipt, LineInput, LocalDateTime, Receipt, ReceiptError, ReceiptLine, ReceiptRate,
     SaleData, StoreInfo, Tender, MAX_TENDERS, MAX_TEXT_CHARS, MAX_TEXT_LINES,
 };
 pub use escpos::{render_escpos, EscPosOptions};

@@ -4,6 +4,7 @@
 use crate::common;
 
 use common::*;
+use paydesk_domain::Locale;
 use paydesk_receipt::test_printer::parse_escpos;
 use paydesk_domain::TenderKind;
 use paydesk_receipt::*;
@@ -23,16 +24,16 @@ fn name(pool: &'static str) -> impl Strategy<Value = String> {
 }
 
 fn sale() -> impl Strategy<Value = SaleData> {
-    prop_oneof![Just(Language::Ja), Just(Language::En)].prop_flat_map(|language| {
+    prop_oneof![Just(Locale::Ja), Just(Locale::En)].prop_flat_map(|language| {
         let pool = match language {
-            Language::Ja => JA_CHARS,
-            Language::En => EN_CHARS,
+            Locale::Ja => JA_CHARS,
+            Locale::En => EN_CHARS,
         };
         let line = (name(pool), 0i64..=2_000_000, 1u32..=99, prop_oneof![Just(TaxClass::Standard), Just(TaxClass::Reduced), Just(TaxClass::Exempt)])
             .prop_map(|(name, unit_price, quantity, class)| LineInput { name, unit_price, quantity, class, discount: None });
         (prop::collection::vec(line, 1..8), name(pool), prop::collection::vec(name(pool), 0..3), any::<bool>()).prop_map(
             move |(lines, store_name, footer, eat_in)| {
-                let mut s = if language == Language::Ja { ja_sale() } else { en_sale() };
+                let mut s = if language == Locale::Ja { ja_sale() } else { en_sale() };
                 s.lines = lines;
                 s.store.name = store_name;
                 s.footer = footer;
@@ -56,7 +57,7 @@ fn rows_fit_and_escpos_round_trips() {
         for paper in [Paper::Mm58, Paper::Mm80] {
             let text = render_text(&r, paper);
             for line in &text {
-                let w = match r.language { Language::Ja => line.width_cjk(), Language::En => line.width() };
+                let w = match r.language { Locale::Ja => line.width_cjk(), Locale::En => line.width() };
                 prop_assert_eq!(w, paper.columns(), "{:?}", line);
             }
             let printed = parse_escpos(&render_escpos(&r, EscPosOptions::for_receipt(&r, paper))).unwrap();

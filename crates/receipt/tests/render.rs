@@ -4,6 +4,7 @@
 use crate::common;
 
 use common::*;
+use paydesk_domain::Locale;
 use paydesk_receipt::escpos::{encode_text, CUT, DRAWER_KICK, INIT, KANJI_ON, KANJI_SHIFT_JIS};
 use paydesk_receipt::test_printer::{parse_escpos, ParseError};
 use paydesk_domain::TenderKind;
@@ -23,10 +24,10 @@ fn receipts() -> Vec<Receipt> {
     ]
 }
 
-fn columns(s: &str, language: Language) -> usize {
+fn columns(s: &str, language: Locale) -> usize {
     match language {
-        Language::Ja => s.width_cjk(),
-        Language::En => s.width(),
+        Locale::Ja => s.width_cjk(),
+        Locale::En => s.width(),
     }
 }
 
@@ -91,7 +92,7 @@ fn escpos_decodes_to_the_same_rows() {
             assert!(!p.lines[1].double);
             assert_eq!((p.inits, p.cuts, p.kicks.len()), (1, 1, usize::from(r.opens_drawer())));
             assert!(p.unterminated.is_empty());
-            assert_eq!(p.kanji, r.language == Language::Ja);
+            assert_eq!(p.kanji, r.language == Locale::Ja);
         }
     }
 }
@@ -118,13 +119,13 @@ fn escpos_command_frame() {
 fn shift_jis_bytes_match_the_columns_counted() {
     let r = &receipts()[1];
     for line in render_text(r, Paper::Mm58) {
-        assert_eq!(encode_text(&line, Language::Ja).len(), 32, "{line:?}");
+        assert_eq!(encode_text(&line, Locale::Ja).len(), 32, "{line:?}");
     }
-    assert_eq!(encode_text("¥※ｱ", Language::Ja), vec![0x5C, 0x81, 0xA6, 0xB1]);
+    assert_eq!(encode_text("¥※ｱ", Locale::Ja), vec![0x5C, 0x81, 0xA6, 0xB1]);
     // What the character set lacks becomes a placeholder of the same width, never bytes that
     // could be read as a command.
-    assert_eq!(encode_text("a😀é", Language::Ja), [b"a".as_slice(), &[0x81, 0xAC], b"?"].concat());
-    assert_eq!(encode_text("Café €1", Language::En), b"Caf\xE9 \x801".to_vec());
+    assert_eq!(encode_text("a😀é", Locale::Ja), [b"a".as_slice(), &[0x81, 0xAC], b"?"].concat());
+    assert_eq!(encode_text("Café €1", Locale::En), b"Caf\xE9 \x801".to_vec());
 }
 
 #[test]

@@ -7,7 +7,8 @@ use std::time::Duration;
 use paydesk_receipt::shift::*;
 use paydesk_receipt::test_printer::{parse_escpos, TestPrinter};
 use paydesk_domain::{Currency, TenderKind};
-use paydesk_receipt::{Language, LocalDateTime, Paper, Printer, PrinterTarget, ReceiptError};
+use paydesk_domain::Locale;
+use paydesk_receipt::{LocalDateTime, Paper, Printer, PrinterTarget, ReceiptError};
 
 const CHECKPOINT: &str = "42:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
@@ -23,7 +24,7 @@ fn c(denomination: i64, count: i64) -> CountLine {
 /// a ¥500 refund, ¥1,000 paid in, ¥2,000 paid out.
 fn ja_shift(kind: ReportKind, counted: Option<Vec<CountLine>>) -> DrawerReportData {
     DrawerReportData {
-        language: Language::Ja,
+        language: Locale::Ja,
         currency: Currency::Jpy,
         kind,
         store_name: "PayDesk デモカフェ".into(),
@@ -58,7 +59,7 @@ fn ja_shift(kind: ReportKind, counted: Option<Vec<CountLine>>) -> DrawerReportDa
 
 fn en_shift() -> DrawerReportData {
     DrawerReportData {
-        language: Language::En,
+        language: Locale::En,
         currency: Currency::Usd,
         kind: ReportKind::Z { number: 2 },
         store_name: "PayDesk Café".into(),

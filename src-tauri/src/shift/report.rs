@@ -4,10 +4,10 @@
 
 use paydesk_receipt::shift::{build_drawer_report, render_report_text, CloseData, CountLine, DrawerReport, DrawerReportData, PaidKind as RPaid, PaidLine, ReportKind, TakingsLines, TenderLine};
 use paydesk_domain::{Currency as RCurrency, TenderKind as RTender};
-use paydesk_receipt::{Language, Paper, MAX_TEXT_CHARS};
+use paydesk_receipt::{Paper, MAX_TEXT_CHARS};
 use paydesk_access::Action;
 use paydesk_ledger::{store_time, Actor, DenominationCount, PaidKind, ShiftReport, StoreSettings, ZReport};
-use paydesk_domain::{Locale, TenderKind};
+use paydesk_domain::TenderKind;
 use paydesk_register::Engine;
 use serde::Serialize;
 use tauri::State;
@@ -64,10 +64,7 @@ pub fn report_data(
     register: &str,
     now: i64,
 ) -> AppResult<DrawerReportData> {
-    let language = match store.locale {
-        Locale::Ja => Language::Ja,
-        Locale::En => Language::En,
-    };
+    let language = store.locale;
     let currency = match r.shift.currency {
         paydesk_domain::Currency::Jpy => RCurrency::Jpy,
         paydesk_domain::Currency::Usd => RCurrency::Usd,

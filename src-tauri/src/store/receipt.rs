@@ -66,7 +66,7 @@ mod tests {
             discount: None,
         };
         let data: SaleData = serde_json::from_value(serde_json::json!({
-            "store": { "name": "S" }, "language": "ja", "currency": "JPY", "receipt_no": "1",
+            "store": { "name": "S" }, "language": "ja-JP", "currency": "JPY", "receipt_no": "1",
             "issued_at": { "year": 2026, "month": 1, "day": 1, "hour": 0, "minute": 0 },
             "lines": [], "dining": "take_out", "tenders": []
         }))

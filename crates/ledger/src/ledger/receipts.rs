@@ -6,7 +6,7 @@
 //! drawer), a retry after one that may have printed is a reprint. Printing happens after
 //! the sale is committed and its outcome is only recorded, never fed back into the sale.
 
-use paydesk_receipt::{CardReceipt, Language, LineInput, LocalDateTime, SaleData, StoreInfo, Tender as RTender};
+use paydesk_receipt::{CardReceipt, LineInput, LocalDateTime, SaleData, StoreInfo, Tender as RTender};
 use paydesk_tax::{RegistrationNumber, TaxSettings};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -210,10 +210,7 @@ pub fn receipt_sale_data(
         .map_err(|e| Error::InvalidInput(format!("registration number: {e}")))?;
     let data = SaleData {
         store: StoreInfo { name: store.name.clone(), address: store.address.clone(), phone: store.phone.clone(), registration_number },
-        language: match store.locale {
-            Locale::Ja => Language::Ja,
-            Locale::En => Language::En,
-        },
+        language: store.locale,
         currency,
         receipt_no: format!("{:06}", sale.cart.id.0),
         issued_at: store_time(paid_at, store),

@@ -2,23 +2,14 @@
 //! store's language (the receipt's rows, so the three renderings cannot disagree).
 
 use paydesk_i18n::{id, message, tr};
-use paydesk_domain::Locale;
 
 use super::{CountLine, DrawerReport, PaidKind, ReportKind};
-use crate::document::Language;
 use crate::labels::{format_date, format_money, Labels};
 use crate::layout::{Align, Paper, Row, Rows};
 
-fn locale(language: Language) -> Locale {
-    match language {
-        Language::En => Locale::En,
-        Language::Ja => Locale::Ja,
-    }
-}
-
 /// The report's title: "X REPORT" / "Z REPORT No. 3".
 pub fn title(r: &DrawerReport) -> String {
-    let l = locale(r.data.language);
+    let l = r.data.language;
     match r.data.kind {
         ReportKind::X => message(l, id!("shift-report-x-title")),
         ReportKind::Z { number } => tr!(l, "shift-report-z-title", number = number.to_string()),
@@ -27,7 +18,7 @@ pub fn title(r: &DrawerReport) -> String {
 
 pub fn layout(r: &DrawerReport, paper: Paper) -> Vec<Row> {
     let d = &r.data;
-    let l = locale(d.language);
+    let l = d.language;
     let m = |id: &str| message(l, id);
     let money = |a: i64| format_money(a, d.currency);
     let mut o = Rows::new(paper, d.language);

@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use paydesk_domain::{Currency, TenderKind};
 
-use crate::document::{check_date_time, check_text, Language, LocalDateTime, ReceiptError};
+use crate::document::{check_date_time, check_text, LocalDateTime, ReceiptError};
+use paydesk_domain::Locale;
 
 pub use render::{render_report_escpos, render_report_html, render_report_text};
 
@@ -95,7 +96,7 @@ pub struct CloseData {
 /// The shift's figures as the ledger holds them, with names and local times filled in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DrawerReportData {
-    pub language: Language,
+    pub language: Locale,
     pub currency: Currency,
     pub kind: ReportKind,
     pub store_name: String,

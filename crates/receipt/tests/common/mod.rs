@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use paydesk_domain::{Currency, TenderKind};
+use paydesk_domain::Locale;
 use paydesk_receipt::*;
 use paydesk_tax::{Dining, Discount, PriceMode, RateTable, RegistrationNumber, Rounding, TaxClass, TaxSettings};
 
@@ -23,7 +24,7 @@ pub fn at() -> LocalDateTime {
 pub fn ja_sale() -> SaleData {
     SaleData {
         store: ja_store(),
-        language: Language::Ja,
+        language: Locale::Ja,
         currency: Currency::Jpy,
         receipt_no: "0042".into(),
         issued_at: at(),
@@ -43,7 +44,7 @@ pub fn ja_sale() -> SaleData {
 pub fn en_sale() -> SaleData {
     SaleData {
         store: StoreInfo { name: "PayDesk Café".into(), address: "1 Main St, Springfield".into(), phone: "555-0100".into(), registration_number: None },
-        language: Language::En,
+        language: Locale::En,
         currency: Currency::Usd,
         receipt_no: "A-7".into(),
         issued_at: at(),
