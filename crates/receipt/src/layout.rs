@@ -61,6 +61,23 @@ pub(crate) fn str_width(s: &str, language: Locale) -> usize {
     s.chars().map(|c| char_width(c, language)).sum()
 }
 
+/// `s` as exactly `columns` columns, centred: cut at a character that would not fit,
+/// padded with spaces (a box's inside on a ryōshūsho).
+pub(crate) fn pad(s: &str, columns: usize, language: Locale) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = char_width(c, language);
+        if used + w > columns {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    let rest = columns - used;
+    format!("{}{out}{}", " ".repeat(rest / 2), " ".repeat(rest - rest / 2))
+}
+
 /// Splits `s` into pieces of at most `columns` columns, never inside a character.
 fn wrap(s: &str, columns: usize, language: Locale) -> Vec<String> {
     let mut out = vec![String::new()];

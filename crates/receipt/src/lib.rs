@@ -4,7 +4,9 @@
 //!
 //! A Japanese receipt with the store's registration number is a simplified qualified invoice
 //! (適格簡易請求書): see [`Receipt::missing_invoice_elements`]. The shift's X and Z reports
-//! are printed the same way ([`shift`], record 0069).
+//! are printed the same way ([`shift`], record 0069), and so is the ryōshūsho a customer
+//! asks for, with its revenue stamp box when the cash part needs one ([`ryoshusho`],
+//! record 0112).
 
 mod document;
 pub mod escpos;
@@ -12,6 +14,7 @@ mod html;
 mod labels;
 mod layout;
 mod printer;
+pub mod ryoshusho;
 pub mod shift;
 #[cfg(feature = "test-printer")]
 pub mod test_printer;

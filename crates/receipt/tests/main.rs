@@ -10,6 +10,7 @@ mod common;
 mod document;
 mod print;
 mod props;
+mod ryoshusho;
 mod render;
 mod shift_report;
 mod unreachable;
