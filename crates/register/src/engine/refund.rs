@@ -59,7 +59,7 @@ impl Engine {
 
     /// Drive a refund to its outcome. When the PSP stored a failure for its key and
     /// provably refunded nothing, the refund continues as a new refund under a fresh key
-    /// (see [`Refunds::reissue`]); that one is driven here too, at most
+    /// (see [`paydesk_ledger::Refunds::reissue`]); that one is driven here too, at most
     /// [`MAX_KEY_REISSUES`] times.
     pub(super) async fn drive_refund(&self, refund_id: paydesk_ledger::RefundId, _key: String, mode: DriveMode) -> Result<RefundReport> {
         let mut current = refund_id;
