@@ -125,11 +125,11 @@ async fn published_items_show_a_badge_and_the_tax_fields_are_locked() {
     let app = App::start("catalog-published", Launch::default()).await;
     {
         let mut l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
-        let mug = l.catalog_item("MUG-001").unwrap().expect("a demo item");
-        let r = l.apply_published_items(&[PublishedItem { version: 3, item: paydesk_ledger::CatalogItem { price_minor: 1_595, ..mug } }], 1).unwrap();
+        let mug = l.catalog().item("MUG-001").unwrap().expect("a demo item");
+        let r = l.catalog_mut().apply_published_items(&[PublishedItem { version: 3, item: paydesk_ledger::CatalogItem { price_minor: 1_595, ..mug } }], 1).unwrap();
         assert_eq!(r.applied, 1);
         let tax = PublishedTax { version: 4, price_mode: PriceMode::Exclusive, rounding: Rounding::HalfUp, registration_number: None, rates: RateTable::japan() };
-        assert!(l.apply_published_tax(&tax, 2).unwrap());
+        assert!(l.catalog_mut().apply_published_tax(&tax, 2).unwrap());
     }
     key(&app, Key::F5).await;
     app.wait_js("return !!document.querySelector(\"#catalog-rows tr[data-sku='MUG-001'] [data-published]\")", "the badge on the published item", LONG).await;
@@ -149,7 +149,7 @@ async fn published_items_show_a_badge_and_the_tax_fields_are_locked() {
     app.click("#store-save").await;
     app.wait_js("return document.getElementById('store-msg').dataset.outcome === 'saved'", "the store saved", LONG).await;
     let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
-    let s = l.store_settings().unwrap();
+    let s = l.catalog().store_settings().unwrap();
     assert_eq!((s.phone.as_str(), s.rounding, s.price_mode), ("555-0100", Rounding::HalfUp, PriceMode::Exclusive));
     app.close().await;
 }

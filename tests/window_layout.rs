@@ -149,10 +149,10 @@ async fn fill_long_cart(app: &App) {
             price: Money::new(99 + i as i64 * 7, Currency::Usd),
         })
         .collect();
-    ledger.seed_catalog(&products).expect("seed long names");
+    ledger.carts_mut().seed_catalog(&products).expect("seed long names");
     for (i, p) in products.iter().enumerate() {
         let qty = if i == 0 { 999 } else { 1 + i as i64 };
-        ledger.add_to_cart(cart, &p.sku, qty, now_ms()).expect("add to the cart");
+        ledger.carts_mut().add(cart, &p.sku, qty, now_ms()).expect("add to the cart");
     }
     drop(ledger);
     app.scan("COF-001").await;

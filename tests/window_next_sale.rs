@@ -179,7 +179,7 @@ async fn a_shift_is_asked_for_at_the_first_item_and_typed_cash_is_kept() {
     let cart = app.js("return window.__TAURI__.core.invoke('get_cart').then((c) => c.id)").await.as_i64().unwrap();
     {
         let mut l = paydesk_ledger::Ledger::open(app.data_dir.join("ledger.db")).unwrap();
-        l.add_to_cart(paydesk_ledger::CartId(cart), "MUG-001", 1, 1).unwrap();
+        l.carts_mut().add(paydesk_ledger::CartId(cart), "MUG-001", 1, 1).unwrap();
     }
     // The refused code is still in the field: Enter again.
     app.el("#scan").await.send_keys(Key::Enter).await.unwrap();

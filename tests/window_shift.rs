@@ -30,9 +30,9 @@ fn now_ms() -> i64 {
 /// signs the manager in through the sign-in screen.
 fn prepared_store(dir: &Path) {
     let mut l = Ledger::open(dir.join("ledger.db")).unwrap();
-    l.seed_demo_store(DemoLocale::JaJp, None, now_ms()).unwrap();
-    let owner = l.add_staff("山田", Role::Owner, &Pin::parse("1111").unwrap(), None, now_ms()).unwrap();
-    l.add_staff("佐藤", Role::Manager, &Pin::parse("2222").unwrap(), Some(owner.id), now_ms()).unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, now_ms()).unwrap();
+    let owner = l.roster_mut().add("山田", Role::Owner, &Pin::parse("1111").unwrap(), None, now_ms()).unwrap();
+    l.roster_mut().add("佐藤", Role::Manager, &Pin::parse("2222").unwrap(), Some(owner.id), now_ms()).unwrap();
 }
 
 /// The manager signed in through the sign-in screen, no shift opened.
@@ -198,7 +198,7 @@ async fn shifts_close_short_and_over_z_numbers_survive_a_crash_and_the_audit_vie
     assert_eq!((p.cuts, p.kicks.len(), p.kanji), (1, 0, true));
     {
         let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
-        let z = l.z_report(1).unwrap().unwrap();
+        let z = l.shifts().z_report(1).unwrap().unwrap();
         let hex: String = z.audit_head.hash.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(checkpoint, format!("{}:{hex}", z.audit_head.seq));
     }

@@ -45,8 +45,8 @@ async fn a_cashiers_paid_out_and_close_ask_a_manager_inline() {
     app.wait_js("const r = document.getElementById('report-shown'); return r && r.dataset.kind === 'z'", "the Z report", LONG).await;
 
     let l = Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap();
-    let (casey, marcus) = (l.staff_by_name("Casey").unwrap().unwrap().id, l.staff_by_name("Marcus").unwrap().unwrap().id);
-    let log = l.audit_log().unwrap();
+    let (casey, marcus) = (l.roster().by_name("Casey").unwrap().unwrap().id, l.roster().by_name("Marcus").unwrap().unwrap().id);
+    let log = l.audit().log().unwrap();
     for action in ["paid_in", "paid_out", "shift_close"] {
         let row = log.iter().rev().find(|e| e.action == action).unwrap_or_else(|| panic!("no {action} row"));
         assert_eq!((row.actor_id, row.approver_id), (Some(casey), Some(marcus)), "{action}: {row:?}");

@@ -20,7 +20,7 @@ async fn ipc(app: &App, call: &str) -> serde_json::Value {
 
 fn staff_id(app: &App, name: &str) -> i64 {
     let l = Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap();
-    l.staff_by_name(name).unwrap().unwrap_or_else(|| panic!("no staff {name}")).id
+    l.roster().by_name(name).unwrap().unwrap_or_else(|| panic!("no staff {name}")).id
 }
 
 async fn lock_and_sign_in(app: &App, name: &str, pin: &str) {
@@ -61,12 +61,12 @@ async fn a_cashiers_refund_is_approved_inline_by_a_managers_pin_and_names_both()
     // The refund's own audit row names the cashier and the manager.
     let (casey, marcus) = (staff_id(&app, "Casey"), staff_id(&app, "Marcus"));
     let l = Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap();
-    let log = l.audit_log().unwrap();
+    let log = l.audit().log().unwrap();
     let row = log.iter().find(|e| e.action == "refund_created").expect("the refund's audit row");
     assert_eq!((row.actor_id, row.approver_id), (Some(casey), Some(marcus)), "{row:?}");
     assert!(row.after.as_deref().unwrap_or("").contains(&key), "{row:?}");
     assert!(log.iter().any(|e| e.action == "approval_pin_failed" && e.actor_id == Some(marcus)), "the wrong PIN is audited");
-    assert!(l.verify_audit(None).unwrap().is_intact());
+    assert!(l.audit().verify(None).unwrap().is_intact());
     app.close().await;
 }
 
@@ -98,8 +98,8 @@ async fn five_wrong_pins_lock_the_member_with_the_time_and_the_right_pin_is_refu
     app.wait_js("return document.getElementById('signin-msg').dataset.code === 'staff_locked'", "still locked", LONG).await;
     assert_eq!(app.screen().await, "signin");
     let l = Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap();
-    assert!(l.staff_by_name("Casey").unwrap().unwrap().locked_until_ms.is_some());
-    assert!(l.signed_in().unwrap().is_none());
+    assert!(l.roster().by_name("Casey").unwrap().unwrap().locked_until_ms.is_some());
+    assert!(l.roster().signed_in().unwrap().is_none());
     app.close().await;
 }
 
@@ -114,7 +114,7 @@ async fn the_idle_lock_shows_the_sign_in_screen_and_keeps_the_sale() {
     app.wait_js("return document.body.dataset.screen === 'signin'", "the idle lock", std::time::Duration::from_secs(90)).await;
     let msg = app.text("#signin-msg").await;
     assert!(msg.contains("30 s without input"), "{msg}");
-    assert!(Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap().signed_in().unwrap().is_none(), "signed out in the ledger");
+    assert!(Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap().roster().signed_in().unwrap().is_none(), "signed out in the ledger");
     app.sign_in_as("Olivia", "1111").await;
     assert_eq!(app.text("#cart-total").await, "$14.95", "the sale on screen survives the lock");
     app.close().await;
@@ -126,7 +126,7 @@ async fn a_store_without_staff_creates_its_owner_at_first_start() {
     {
         // A store made without staff (the CLI, an older version): its catalog, nobody else.
         let mut l = Ledger::open(pre.path().join("ledger.db")).unwrap();
-        l.seed_demo_store(paydesk_ledger::DemoLocale::EnUs, None, 1).unwrap();
+        l.catalog_mut().seed_demo_store(paydesk_ledger::DemoLocale::EnUs, None, 1).unwrap();
     }
     let launch = Launch { data_from: Some(pre.path().to_path_buf()), staff: StaffStart::SignedOut, ..Launch::default() };
     let app = App::start("staff-owner", launch).await;
@@ -144,7 +144,7 @@ async fn a_store_without_staff_creates_its_owner_at_first_start() {
     app.wait_js("return document.body.dataset.screen === 'register'", "the owner signed in", LONG).await;
     assert_eq!(app.js("return document.getElementById('whoami').dataset.role").await, "owner");
     let l = Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap();
-    let staff = l.staff_list().unwrap();
+    let staff = l.roster().list().unwrap();
     assert_eq!(staff.len(), 1);
     assert_eq!((staff[0].name.as_str(), staff[0].role.as_str()), ("Ana", "owner"));
     // Only once: a second owner is refused by the command itself.
@@ -174,7 +174,7 @@ async fn a_cashier_is_refused_settings_and_catalog_edits_even_through_the_bridge
     assert_eq!(v["err"]["code"], "not_allowed", "{v}");
     // Nothing changed: the item's name and the processor.
     let l = Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap();
-    assert_eq!(l.catalog_item("COF-001").unwrap().unwrap().name_en, "Coffee, regular");
+    assert_eq!(l.catalog().item("COF-001").unwrap().unwrap().name_en, "Coffee, regular");
     assert!(!std::fs::read_to_string(app.data_dir.join("settings.json")).unwrap_or_default().contains("evil"));
     // Signed out, the commands refuse outright.
     app.click("#lock").await;
@@ -262,9 +262,9 @@ async fn a_cashier_changes_their_pin_on_the_screen_and_signs_in_with_it() {
 
     let casey = staff_id(&app, "Casey");
     let l = Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap();
-    let log = l.audit_log().unwrap();
+    let log = l.audit().log().unwrap();
     let of = |action: &str| log.iter().filter(|e| e.action == action && e.actor_id == Some(casey)).count();
     assert_eq!((of("pin_change_failed"), of("pin_change_checked"), of("pin_change")), (1, 1, 1), "audited as a PIN change, not a sign-in");
-    assert!(l.verify_audit(None).unwrap().is_intact());
+    assert!(l.audit().verify(None).unwrap().is_intact());
     app.close().await;
 }

@@ -156,8 +156,8 @@ async fn ja_register_taxes_eat_in_and_take_out_and_prints_the_receipt() {
     assert!(msg.contains("影響はありません") && msg.contains("【再発行】"), "the sale is not affected, the next copy is marked: {msg}");
     assert_eq!(app.js("return document.getElementById('tender-done').dataset.state").await, Value::from("paid"));
     let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
-    assert_eq!(l.sale(cart).unwrap().state, SaleState::Paid);
-    let prints = l.receipt_prints(cart).unwrap();
+    assert_eq!(l.sales().by_cart(cart).unwrap().state, SaleState::Paid);
+    let prints = l.receipts().prints(cart).unwrap();
     let outcomes: Vec<(&str, bool)> = prints.iter().map(|p| (p.outcome.as_str(), p.reprint)).collect();
     assert_eq!(outcomes, vec![("printed", false), ("printed", true), ("failed", true)]);
     app.close().await;

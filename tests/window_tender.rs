@@ -74,7 +74,7 @@ async fn pay_cash(app: &App, amount: &str) {
 /// The keys of the card tenders in the ledger, in order, with their state.
 fn card_tenders(app: &App, cart: CartId) -> Vec<(String, String)> {
     let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
-    l.sale(cart)
+    l.sales().by_cart(cart)
         .unwrap()
         .tenders
         .iter()
@@ -106,14 +106,14 @@ async fn cash_with_change_records_the_tender_and_the_drawer() {
 
     // The ledger: one cash tender, $10 in and $1.75 out of the drawer.
     let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
-    let sale = l.sale(cart).unwrap();
+    let sale = l.sales().by_cart(cart).unwrap();
     assert_eq!(sale.tenders.len(), 1);
     let t = &sale.tenders[0];
     assert_eq!((t.kind, t.amount.amount_minor, t.cash_tendered_minor, t.change_minor), (TenderKind::Cash, 825, Some(1000), Some(175)));
     let moves: Vec<(String, i64)> =
-        l.cash_movements(Some(cart)).unwrap().iter().map(|m| (m.kind.as_str().to_string(), m.amount.amount_minor)).collect();
+        l.sales().cash_movements(Some(cart)).unwrap().iter().map(|m| (m.kind.as_str().to_string(), m.amount.amount_minor)).collect();
     assert_eq!(moves, vec![("sale_in".to_string(), 1000), ("change_out".to_string(), -175)]);
-    assert_eq!(l.expected_drawer().unwrap().iter().map(|(_, m)| *m).sum::<i64>(), 825);
+    assert_eq!(l.sales().expected_drawer().unwrap().iter().map(|(_, m)| *m).sum::<i64>(), 825);
     assert_eq!(psp.stats().await["charges"], 0, "cash never reaches the PSP");
 
     // End of day: cash per kind and the drawer. Then Enter: the next customer.
@@ -262,7 +262,7 @@ async fn a_second_press_on_the_same_view_is_refused_by_the_command() {
     assert!(["sale_changed", "tender_in_flight"].contains(&codes[1]), "{r}");
 
     let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
-    let sale = l.sale(cart).unwrap();
+    let sale = l.sales().by_cart(cart).unwrap();
     assert_eq!(sale.tenders.len(), 2, "one card and one cash, nothing twice");
     assert_eq!(sale.totals.due_minor, 825 - 300 - 100);
     assert_eq!(psp.stats().await["charges"], 1);
@@ -305,7 +305,7 @@ async fn an_unknown_card_is_pending_with_its_key_and_blocks_cash_without_a_reaso
     )
     .await;
     let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
-    assert_eq!(l.sale(cart).unwrap().tenders.len(), 2);
+    assert_eq!(l.sales().by_cart(cart).unwrap().tenders.len(), 2);
     drop(l);
 
     // With a reason (the override), the cash is taken and the pending card stops counting.

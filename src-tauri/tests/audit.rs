@@ -30,8 +30,8 @@ fn the_audit_view_says_what_intact_means_and_when_the_back_office_confirmed_it()
     // Confirmed (as the sync loop keeps it from an ack): the row and when.
     let head = {
         let mut l = Ledger::open(&db).unwrap();
-        let head = l.audit_head().unwrap();
-        l.set_audit_confirmed(head, 1_790_000_000_000).unwrap();
+        let head = l.audit().head().unwrap();
+        l.audit_mut().set_confirmed(head, 1_790_000_000_000).unwrap();
         head
     };
     let v = call(&w, "audit_verify", json!({})).unwrap();

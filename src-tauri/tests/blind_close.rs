@@ -62,8 +62,8 @@ fn a_cashier_reads_the_expected_drawer_only_through_the_audited_x_report() {
     let dir = tempfile::tempdir().unwrap();
     {
         let mut l = Ledger::open(dir.path().join("ledger.db")).unwrap();
-        let owner = l.add_staff("山田", Role::Owner, &Pin::parse("1111").unwrap(), None, now_ms()).unwrap();
-        l.add_staff("鈴木", Role::Cashier, &Pin::parse("3333").unwrap(), Some(owner.id), now_ms()).unwrap();
+        let owner = l.roster_mut().add("山田", Role::Owner, &Pin::parse("1111").unwrap(), None, now_ms()).unwrap();
+        l.roster_mut().add("鈴木", Role::Cashier, &Pin::parse("3333").unwrap(), Some(owner.id), now_ms()).unwrap();
     }
     let (_app, w) = app_signed_out(dir.path(), paydesk_app::Options { demo_store: Some("ja-JP".into()), ..Default::default() });
     call(&w, "sign_in", json!({ "name": "鈴木", "pin": "3333" })).expect("the cashier signs in");
@@ -81,8 +81,8 @@ fn a_cashier_reads_the_expected_drawer_only_through_the_audited_x_report() {
     call(&w, "paid_in", json!({ "amount": "777", "reason": "両替の追加", "approval": owner })).unwrap();
     let expected = {
         let l = Ledger::open(dir.path().join("ledger.db")).unwrap();
-        let movements: i64 = l.expected_drawer().unwrap().iter().map(|(_, m)| m).sum();
-        l.current_shift().unwrap().unwrap().float_minor + movements + 777
+        let movements: i64 = l.sales().expected_drawer().unwrap().iter().map(|(_, m)| m).sum();
+        l.shifts().current().unwrap().unwrap().float_minor + movements + 777
     };
     let shown = format!("¥{},{:03}", expected / 1000, expected % 1000);
 

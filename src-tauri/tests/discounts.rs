@@ -20,8 +20,8 @@ fn now_ms() -> i64 {
 fn cashier_at_the_register(dir: &std::path::Path) -> (support::App, Window) {
     {
         let mut l = Ledger::open(dir.join("ledger.db")).unwrap();
-        let owner = l.add_staff("山田", Role::Owner, &Pin::parse("1111").unwrap(), None, now_ms()).unwrap();
-        l.add_staff("鈴木", Role::Cashier, &Pin::parse("3333").unwrap(), Some(owner.id), now_ms()).unwrap();
+        let owner = l.roster_mut().add("山田", Role::Owner, &Pin::parse("1111").unwrap(), None, now_ms()).unwrap();
+        l.roster_mut().add("鈴木", Role::Cashier, &Pin::parse("3333").unwrap(), Some(owner.id), now_ms()).unwrap();
     }
     let (app, w) = app_signed_out(dir, paydesk_app::Options { demo_store: Some("ja-JP".into()), ..Default::default() });
     call(&w, "sign_in", json!({ "name": "鈴木", "pin": "3333" })).expect("the cashier signs in");
@@ -96,7 +96,7 @@ fn a_base_changed_behind_the_screen_is_caught_at_the_first_tender() {
     call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
     let cart = CartId(call(&w, "get_cart", json!({})).unwrap()["id"].as_i64().unwrap());
     // The quantity changed past the app's check (straight in the ledger).
-    Ledger::open(dir.path().join("ledger.db")).unwrap().set_quantity(cart, "COF-001", 1, now_ms()).unwrap();
+    Ledger::open(dir.path().join("ledger.db")).unwrap().carts_mut().set_quantity(cart, "COF-001", 1, now_ms()).unwrap();
     let due = call(&w, "get_sale", json!({})).unwrap()["due"].as_i64().unwrap().to_string();
 
     for (cmd, args) in [

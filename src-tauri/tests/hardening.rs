@@ -82,7 +82,7 @@ fn a_command_after_the_idle_time_answers_locked_and_signs_out() {
     assert_eq!(who["signed_in"], Value::Null, "signed out: {who}");
     assert_eq!(err(call(&w, "get_cart", json!({})))["code"], "not_signed_in");
     let l = paydesk_ledger::Ledger::open_reader(dir.path().join("ledger.db")).unwrap();
-    assert_eq!(l.audit_log().unwrap().last().unwrap().action, "sign_out");
+    assert_eq!(l.audit().log().unwrap().last().unwrap().action, "sign_out");
     // signing in again starts afresh
     call(&w, "sign_in", json!({ "name": named(&w, "owner"), "pin": OWNER_PIN })).unwrap();
     call(&w, "get_cart", json!({})).unwrap();

@@ -33,7 +33,7 @@ fn the_next_scan_after_a_paid_sale_begins_the_next_sale() {
     assert_eq!((next["lines"][0]["sku"].as_str(), next["lines"][0]["quantity"].as_i64()), (Some("MUG-001"), Some(1)));
     assert_eq!(next["locked"], false);
     // The paid sale is as it was: one line, paid, its payment on screen no more.
-    let sale = Ledger::open(dir.path().join("ledger.db")).unwrap().sale(paydesk_ledger::CartId(first["id"].as_i64().unwrap())).unwrap();
+    let sale = Ledger::open(dir.path().join("ledger.db")).unwrap().sales().by_cart(paydesk_ledger::CartId(first["id"].as_i64().unwrap())).unwrap();
     assert_eq!((sale.state, sale.cart.lines.len()), (paydesk_ledger::SaleState::Paid, 1));
     assert_eq!(call(&w, "current_checkout", json!({})).unwrap(), Value::Null);
 
@@ -93,7 +93,7 @@ fn about_names_the_fault_profile_in_use() {
 fn a_printer_change_is_audited_with_who_and_both_targets() {
     let dir = tempfile::tempdir().unwrap();
     let (_app, w) = app(dir.path());
-    let owner = Ledger::open(dir.path().join("ledger.db")).unwrap().signed_in().unwrap().expect("signed in").id;
+    let owner = Ledger::open(dir.path().join("ledger.db")).unwrap().roster().signed_in().unwrap().expect("signed in").id;
     call(&w, "save_printer", json!({ "printer": "127.0.0.1:9100" })).unwrap();
     call(&w, "save_printer", json!({ "printer": "127.0.0.1:9101" })).unwrap();
     // Saving the same printer again changes nothing, and records nothing.
@@ -101,7 +101,7 @@ fn a_printer_change_is_audited_with_who_and_both_targets() {
     call(&w, "save_printer", json!({ "printer": "" })).unwrap();
 
     let l = Ledger::open(dir.path().join("ledger.db")).unwrap();
-    let rows: Vec<_> = l.audit_log().unwrap().into_iter().filter(|r| r.action == "printer_changed").collect();
+    let rows: Vec<_> = l.audit().log().unwrap().into_iter().filter(|r| r.action == "printer_changed").collect();
     let seen: Vec<(Option<String>, Option<i64>)> = rows.iter().map(|r| (r.detail.clone(), r.actor_id)).collect();
     assert_eq!(
         seen,

@@ -24,8 +24,8 @@ fn now_ms() -> i64 {
 fn store_with_staff(dir: &std::path::Path) -> (support::App, Window) {
     {
         let mut l = Ledger::open(dir.join("ledger.db")).unwrap();
-        let owner = l.add_staff("山田", Role::Owner, &Pin::parse("1111").unwrap(), None, now_ms()).unwrap();
-        l.add_staff("鈴木", Role::Cashier, &Pin::parse("3333").unwrap(), Some(owner.id), now_ms()).unwrap();
+        let owner = l.roster_mut().add("山田", Role::Owner, &Pin::parse("1111").unwrap(), None, now_ms()).unwrap();
+        l.roster_mut().add("鈴木", Role::Cashier, &Pin::parse("3333").unwrap(), Some(owner.id), now_ms()).unwrap();
     }
     let (app, w) = app_signed_out(dir, paydesk_app::Options { demo_store: Some("ja-JP".into()), ..Default::default() });
     call(&w, "sign_in", json!({ "name": "鈴木", "pin": "3333" })).expect("the cashier signs in");
@@ -102,7 +102,7 @@ fn a_shift_from_its_float_to_its_z_report() {
     let checkpoint = z["checkpoint"].as_str().unwrap().to_string();
     {
         let l = Ledger::open(dir.path().join("ledger.db")).unwrap();
-        let head = l.z_report(1).unwrap().unwrap().audit_head;
+        let head = l.shifts().z_report(1).unwrap().unwrap().audit_head;
         assert!(checkpoint.starts_with(&format!("{}:", head.seq)));
     }
 

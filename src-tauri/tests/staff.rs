@@ -26,7 +26,7 @@ fn change(w: &Window, old: &str, new: &str, again: &str) -> Result<Value, Value>
 /// The audit rows of `action` so far.
 fn audited(dir: &std::path::Path, action: &str) -> usize {
     let l = Ledger::open_reader(dir.join("ledger.db")).unwrap();
-    l.audit_log().unwrap().iter().filter(|r| r.action == action).count()
+    l.audit().log().unwrap().iter().filter(|r| r.action == action).count()
 }
 
 #[test]
@@ -62,7 +62,7 @@ fn a_pin_change_needs_the_current_pin_and_the_new_one_twice_then_only_the_new_on
     let mut l = Ledger::open(dir.path().join("ledger.db")).unwrap();
     let now = paydesk_app::base::now_ms();
     let policy = LockoutPolicy::default();
-    assert!(l.check_pin(CASHIER, &Pin::parse("4826").unwrap(), PinPurpose::Approval, policy, now).is_ok());
+    assert!(l.roster_mut().check_pin(CASHIER, &Pin::parse("4826").unwrap(), PinPurpose::Approval, policy, now).is_ok());
 }
 
 #[test]
@@ -89,9 +89,9 @@ fn wrong_current_pins_count_toward_the_lock_and_change_nothing() {
     // Nothing changed: after the lock the old PIN is still the one (checked as the ledger
     // would after the lock ends, and never the refused new one).
     let mut l = Ledger::open(dir.path().join("ledger.db")).unwrap();
-    let staff = l.staff_by_name(CASHIER).unwrap().unwrap();
+    let staff = l.roster().by_name(CASHIER).unwrap().unwrap();
     assert_eq!(staff.locked_until_ms, Some(until));
     let policy = LockoutPolicy::default();
-    assert!(l.check_pin(CASHIER, &Pin::parse("4826").unwrap(), PinPurpose::SignIn, policy, until + 1).is_err());
-    assert!(l.check_pin(CASHIER, &Pin::parse(CASHIER_PIN).unwrap(), PinPurpose::SignIn, policy, until + 2).is_ok());
+    assert!(l.roster_mut().check_pin(CASHIER, &Pin::parse("4826").unwrap(), PinPurpose::SignIn, policy, until + 1).is_err());
+    assert!(l.roster_mut().check_pin(CASHIER, &Pin::parse(CASHIER_PIN).unwrap(), PinPurpose::SignIn, policy, until + 2).is_ok());
 }

@@ -171,8 +171,8 @@ fn receipts_print_once_then_as_reprints_and_an_off_printer_leaves_the_sale_paid(
     // The ja-JP store's screen speaks Japanese: "the sale is paid and not affected".
     assert!(e["message"].as_str().unwrap().contains("会計は支払い済みで影響はありません"), "{e}");
     let l = ledger(dir.path());
-    assert_eq!(l.sale(CartId(cart)).unwrap().state, SaleState::Paid);
-    assert_eq!(l.receipt_prints(CartId(cart)).unwrap()[0].outcome, "failed");
+    assert_eq!(l.sales().by_cart(CartId(cart)).unwrap().state, SaleState::Paid);
+    assert_eq!(l.receipts().prints(CartId(cart)).unwrap()[0].outcome, "failed");
 
     // The printer was off: nothing came out, so the next press is still the original.
     assert!(!e["message"].as_str().unwrap().contains("再発行"), "{e}");
@@ -292,12 +292,12 @@ fn published_items_and_tax_are_read_only_in_the_app() {
     let dir = tempfile::tempdir().unwrap();
     let (_app, w) = app_with(dir.path(), ja());
     let mut l = ledger(dir.path());
-    let coffee = l.catalog_item("COF-001").unwrap().unwrap();
+    let coffee = l.catalog().item("COF-001").unwrap().unwrap();
     let published = PublishedItem { version: 7, item: paydesk_ledger::CatalogItem { price_minor: 280, ..coffee.clone() } };
-    let report = l.apply_published_items(&[published], 1).unwrap();
+    let report = l.catalog_mut().apply_published_items(&[published], 1).unwrap();
     assert_eq!((report.applied, report.refused.len()), (1, 0));
     let tax = PublishedTax { version: 8, price_mode: PriceMode::Inclusive, rounding: Rounding::HalfUp, registration_number: Some("T7000012050002".into()), rates: RateTable::japan() };
-    assert!(l.apply_published_tax(&tax, 2).unwrap());
+    assert!(l.catalog_mut().apply_published_tax(&tax, 2).unwrap());
 
     let screen = call(&w, "list_catalog", json!({})).unwrap();
     let row = |sku: &str| screen["items"].as_array().unwrap().iter().find(|i| i["sku"] == sku).unwrap().clone();
@@ -307,13 +307,13 @@ fn published_items_and_tax_are_read_only_in_the_app() {
     let cart = call(&w, "scan", json!({ "code": coffee.barcode.clone().unwrap() })).unwrap();
     assert_eq!(cart["lines"][0]["unit_price"], 280, "{cart}");
 
-    let audits = l.audit_log().unwrap().len();
+    let audits = l.audit().log().unwrap().len();
     let edit = json!({ "item": { "sku": "COF-001", "barcode": "", "name_en": "Coffee", "name_ja": "",
         "price": "1", "tax_class": "reduced", "active": true } });
     let e = call(&w, "save_item", edit).unwrap_err();
     assert_eq!(e["code"], "managed_by_back_office", "{e}");
     assert!(e["message"].as_str().unwrap().contains("本部"), "in the store's language: {e}");
-    assert_eq!(l.audit_log().unwrap().len(), audits, "nothing recorded for a refused edit");
+    assert_eq!(l.audit().log().unwrap().len(), audits, "nothing recorded for a refused edit");
 
     let store = call(&w, "get_store", json!({})).unwrap();
     assert_eq!((store["tax_published"].clone(), store["rounding"].clone()), (json!(true), json!("half_up")));

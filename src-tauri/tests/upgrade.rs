@@ -51,22 +51,22 @@ async fn a_released_versions_data_opens_with_every_payment_refund_and_offline_pa
         let l = Ledger::open(&ledger_path).unwrap_or_else(|e| panic!("{}: {e}", fixture.display()));
         assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
         for p in expected["payments"].as_array().unwrap() {
-            let got = l.payment_by_key(str_of(p, "key")).unwrap().unwrap_or_else(|| panic!("payment {p} is missing"));
+            let got = l.payments().by_key(str_of(p, "key")).unwrap().unwrap_or_else(|| panic!("payment {p} is missing"));
             assert_eq!(got.amount.amount_minor, p["amount"].as_i64().unwrap(), "{p}");
             assert_eq!(got.amount.currency.code(), str_of(&expected, "currency"));
             assert_eq!(got.state.as_str(), str_of(p, "state"), "{p}");
             assert_eq!(got.refunded_minor, p["refunded"].as_i64().unwrap(), "{p}");
         }
         for r in expected["refunds"].as_array().unwrap() {
-            let pay = l.payment_by_key(str_of(r, "payment")).unwrap().unwrap();
-            let refunds = l.refunds_for_payment(pay.id).unwrap();
+            let pay = l.payments().by_key(str_of(r, "payment")).unwrap().unwrap();
+            let refunds = l.refunds().for_payment(pay.id).unwrap();
             assert!(
                 refunds.iter().any(|x| x.amount.amount_minor == r["amount"].as_i64().unwrap() && x.state.as_str() == str_of(r, "state")),
                 "refund {r} not in {refunds:?}"
             );
         }
         let offline: Vec<&Value> = expected["payments"].as_array().unwrap().iter().filter(|p| p["state"] == "queued_offline").collect();
-        let queue = l.offline_queue().unwrap();
+        let queue = l.payments().offline_queue().unwrap();
         assert_eq!(queue.len(), offline.len(), "{queue:?}");
         drop(l);
 

@@ -86,7 +86,7 @@ async fn pair(db: &str, dir: &Path, state_path: &Path, url: &str) -> i32 {
         fail("already_paired", &format!("this register is already paired as {:?} of store {} at {}; a register pairs once", p.register_name, p.store_id, p.url));
     }
     let ledger = open_ledger(db);
-    let acked = ledger.outbox_stats().unwrap_or_else(|e| fail("ledger", &e.to_string())).acked_through;
+    let acked = ledger.sync_log().outbox_stats().unwrap_or_else(|e| fail("ledger", &e.to_string())).acked_through;
     if acked > 0 {
         fail("already_synced", &format!("this ledger already delivered rows up to seq {acked} to a back office; a new pairing would not continue them"));
     }
@@ -159,8 +159,8 @@ async fn run_loop(db: &str, dir: &Path, state_path: &Path, once: bool, interval:
 fn status(db: &str, state_path: &Path) -> i32 {
     let state = SyncState::load(state_path).unwrap_or_else(|e| fail(e.code(), &e.to_string()));
     let ledger = open_ledger(db);
-    let s = ledger.outbox_stats().unwrap_or_else(|e| fail("ledger", &e.to_string()));
-    let offline = ledger.offline_queue_stats().map(|q| q.count).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+    let s = ledger.sync_log().outbox_stats().unwrap_or_else(|e| fail("ledger", &e.to_string()));
+    let offline = ledger.payments().offline_queue_stats().map(|q| q.count).unwrap_or_else(|e| fail("ledger", &e.to_string()));
     out!(
         "{}",
         json!({

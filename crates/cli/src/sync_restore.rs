@@ -32,7 +32,7 @@ pub(crate) async fn restore(db: &str, dir: &Path, state_path: &Path, from: &str,
 
 pub(crate) fn restored(db: &str, from: Option<&str>, after: u64, limit: usize) -> i32 {
     let ledger = open_ledger(db);
-    let sources = ledger.restore_sources().unwrap_or_else(|e| fail("ledger", &e.to_string()));
+    let sources = ledger.sync_log().restore_sources().unwrap_or_else(|e| fail("ledger", &e.to_string()));
     let as_json = |s: &paydesk_ledger::RestoreSourceRow| {
         json!({
             "register_id": s.register_id, "register_name": s.register_name,
@@ -48,7 +48,7 @@ pub(crate) fn restored(db: &str, from: Option<&str>, after: u64, limit: usize) -
     let Some(src) = sources.iter().find(|s| s.register_id == from) else {
         fail("not_found", &format!("nothing was restored from {from:?}; `paydesk-cli sync restored` lists the predecessors"));
     };
-    let rows = ledger.restored_rows(from, after, limit).unwrap_or_else(|e| fail("ledger", &e.to_string()));
+    let rows = ledger.sync_log().restored_rows(from, after, limit).unwrap_or_else(|e| fail("ledger", &e.to_string()));
     let rows: Vec<Value> = rows
         .iter()
         .map(|r| json!({"seq": r.seq, "at_ms": r.at_ms, "kind": r.kind, "fact": serde_json::from_str::<Value>(&r.fact_json).unwrap_or(Value::Null)}))

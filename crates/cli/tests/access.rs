@@ -85,8 +85,8 @@ async fn audit_verify_checks_the_head_the_back_office_confirmed() {
     // The back office confirmed the head (as the sync loop keeps it from an ack).
     let head = {
         let mut l = paydesk_ledger::Ledger::open(&db).unwrap();
-        let head = l.audit_head().unwrap();
-        l.set_audit_confirmed(head, 1_790_000_000_000).unwrap();
+        let head = l.audit().head().unwrap();
+        l.audit_mut().set_confirmed(head, 1_790_000_000_000).unwrap();
         head
     };
     let v = run(&db, &url, &[], &["audit", "verify"]).await;

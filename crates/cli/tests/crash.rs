@@ -122,14 +122,14 @@ async fn crash_mid_event_apply() {
     }
     let ev = run_env(&db, &url, &[], &["events"], &[("PAYDESK_CRASH_AT", "mid_event_apply")]).await;
     assert!(ev.killed(), "{:?} {}", ev.code, ev.stderr);
-    let partial = Ledger::open(&db).unwrap().journal().unwrap().len();
+    let partial = Ledger::open(&db).unwrap().sync_log().journal().unwrap().len();
     assert_eq!(partial, 1, "one event applied before the kill, none half-applied");
     let ev = run(&db, &url, &[], &["events"]).await;
     assert_eq!(ev.code, Some(0), "{}", ev.stderr);
     assert_eq!(ev.json()["applied"], 2);
     assert_eq!(ev.json()["duplicates"], 1);
     let distinct: HashSet<String> = psp.events().await.iter().map(|e| e["id"].as_str().unwrap().to_string()).collect();
-    assert_eq!(Ledger::open(&db).unwrap().journal().unwrap().len(), distinct.len());
+    assert_eq!(Ledger::open(&db).unwrap().sync_log().journal().unwrap().len(), distinct.len());
     assert_ledger_equals_psp(&db, &psp).await;
 }
 

@@ -169,11 +169,11 @@ async fn events_redelivered_out_of_order_one_journal_row_each() {
     assert!(distinct.len() >= 4, "succeeded×2, failed, refund: {}", distinct.len());
     assert_eq!(applied as usize, distinct.len(), "each event applied once");
     assert!(dups as usize >= 2 * distinct.len(), "redelivery was real: {dups}");
-    let journal = Ledger::open(&db).unwrap().journal().unwrap();
+    let journal = Ledger::open(&db).unwrap().sync_log().journal().unwrap();
     assert_eq!(journal.len(), distinct.len(), "one journal row per event");
     let jids: HashSet<String> = journal.iter().map(|j| j.event_id.clone()).collect();
     assert_eq!(jids, distinct);
-    let total = Ledger::open(&db).unwrap().journal_total(Currency::Jpy).unwrap();
+    let total = Ledger::open(&db).unwrap().sync_log().journal_total(Currency::Jpy).unwrap();
     assert_eq!(total, 1000 + 2000 - 400, "sales minus refunds");
     assert_ledger_equals_psp(&db, &psp).await;
 }
@@ -187,10 +187,10 @@ async fn twenty_concurrent_charges_of_one_cart_one_key_one_charge() {
     let db = dir.path().join("register.db");
     let mut ledger = Ledger::open(&db).unwrap();
     ledger
-        .seed_catalog(&[NewProduct { sku: "COFFEE".into(), name: "Coffee".into(), price: Money::new(450, Currency::Jpy) }])
+        .carts_mut().seed_catalog(&[NewProduct { sku: "COFFEE".into(), name: "Coffee".into(), price: Money::new(450, Currency::Jpy) }])
         .unwrap();
-    let cart = ledger.create_cart(Currency::Jpy, 0).unwrap();
-    ledger.add_to_cart(cart, "COFFEE", 2, 0).unwrap();
+    let cart = ledger.carts_mut().create(Currency::Jpy, 0).unwrap();
+    ledger.carts_mut().add(cart, "COFFEE", 2, 0).unwrap();
     // The first answer is lost, so the racing calls meet retries and replays too.
     psp.psp().script_fault(PI_PATH, Fault::DropResponse, 1, None);
     let transport = Arc::new(HttpTransport::new(&psp.url(), KEY, Duration::from_secs(2)).unwrap());
@@ -233,10 +233,10 @@ async fn cart_decline_try_another_card_and_override_guard() {
     let db = dir.path().join("register.db");
     let mut ledger = Ledger::open(&db).unwrap();
     ledger
-        .seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: Money::new(300, Currency::Jpy) }])
+        .carts_mut().seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: Money::new(300, Currency::Jpy) }])
         .unwrap();
-    let cart = ledger.create_cart(Currency::Jpy, 0).unwrap();
-    ledger.add_to_cart(cart, "TEA", 1, 0).unwrap();
+    let cart = ledger.carts_mut().create(Currency::Jpy, 0).unwrap();
+    ledger.carts_mut().add(cart, "TEA", 1, 0).unwrap();
     let transport = Arc::new(HttpTransport::new(&psp.url(), KEY, Duration::from_secs(2)).unwrap());
     let cfg = EngineConfig {
         attempt_timeout: Duration::from_millis(200),
@@ -376,10 +376,10 @@ async fn twenty_processes_charging_one_cart_one_key_one_charge() {
     let cart = {
         let mut ledger = Ledger::open(&db).unwrap();
         ledger
-            .seed_catalog(&[NewProduct { sku: "BREAD".into(), name: "Bread".into(), price: Money::new(250, Currency::Jpy) }])
+            .carts_mut().seed_catalog(&[NewProduct { sku: "BREAD".into(), name: "Bread".into(), price: Money::new(250, Currency::Jpy) }])
             .unwrap();
-        let cart = ledger.create_cart(Currency::Jpy, 0).unwrap();
-        ledger.add_to_cart(cart, "BREAD", 3, 0).unwrap();
+        let cart = ledger.carts_mut().create(Currency::Jpy, 0).unwrap();
+        ledger.carts_mut().add(cart, "BREAD", 3, 0).unwrap();
         cart
     };
     let cart_arg = cart.0.to_string();

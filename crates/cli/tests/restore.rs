@@ -26,7 +26,7 @@ fn outbox(db: &Path) -> Vec<(u64, i64, Value)> {
     let mut out = Vec::new();
     loop {
         let after = out.last().map_or(0, |r: &(u64, i64, Value)| r.0);
-        let rows = l.outbox_batch(after, 500).unwrap();
+        let rows = l.sync_log().outbox_batch(after, 500).unwrap();
         if rows.is_empty() {
             return out;
         }

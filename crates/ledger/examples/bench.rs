@@ -50,17 +50,17 @@ fn main() -> Result<()> {
         raw_d += t.elapsed();
         let t = Instant::now();
         for r in &results[range.clone()] {
-            assert!(matches!(l.record_psp_result(r, 1)?, RecordOutcome::Recorded(_)));
+            assert!(matches!(l.payments_mut().record_psp_result(r, 1)?, RecordOutcome::Recorded(_)));
         }
         record_d += t.elapsed();
         let t = Instant::now();
         for r in &results[range.clone()] {
-            assert!(matches!(l.record_psp_result(r, 2)?, RecordOutcome::Exists(_)));
+            assert!(matches!(l.payments_mut().record_psp_result(r, 2)?, RecordOutcome::Exists(_)));
         }
         replay_d += t.elapsed();
         let t = Instant::now();
         for i in range {
-            l.create_payment(&np, i as i64)?;
+            l.payments_mut().create(&np, i as i64)?;
         }
         create_d += t.elapsed();
     }

@@ -6,6 +6,8 @@
 //! Written through the ledger's one write path (`Ledger::write_tx`), like every other
 //! write.
 
+use std::ops::Deref;
+use crate::ledger::SyncLog;
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use rusqlite::OptionalExtension;
@@ -23,7 +25,7 @@ fn check_name(psp: &str) -> Result<()> {
     Ok(())
 }
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> SyncLog<L> {
     /// The stored cursor (newest applied event's `created`, Unix seconds) for `psp`.
     pub fn event_cursor(&self, psp: &str) -> Result<Option<i64>> {
         check_name(psp)?;
@@ -32,7 +34,9 @@ impl Ledger {
             .query_row("SELECT created_s FROM event_cursors WHERE psp = ?1", [psp], |r| r.get(0))
             .optional()?)
     }
+}
 
+impl SyncLog<&mut Ledger> {
     /// Moves the cursor of `psp` forward to `created_s`, never backwards (two pollers
     /// finishing out of order keep the newer one). Returns the stored value.
     pub fn advance_event_cursor(&mut self, psp: &str, created_s: i64, now_ms: i64) -> Result<i64> {

@@ -13,9 +13,13 @@
 //!
 //! * [`backup`] — the copy written before a schema migration (record 0055; its file
 //!   name is the crate's one read of the wall clock).
-//! * [`Ledger`] — key before network (record 0003), UNIQUE keys and `Exists…` outcomes
-//!   (record 0006), offline queue (record 0009), recovery queries (record 0010), the idempotent event
-//!   consumer (record 0011); one file per table or operation under `ledger/` (see README).
+//! * [`Ledger`] — the connection (open, reader, in memory) and one store per aggregate
+//!   (decision 0111): [`Payments`], [`Refunds`], [`Carts`], [`Sales`], [`Catalog`],
+//!   [`Shifts`], [`Roster`], [`CardReaders`], [`Audit`], [`Receipts`], [`SyncLog`] —
+//!   key before network (record 0003), UNIQUE keys and `Exists…` outcomes (record 0006),
+//!   offline queue (record 0009), recovery queries (record 0010), the idempotent event
+//!   consumer (record 0011); each store's methods beside their SQL under `ledger/` (see
+//!   README).
 
 pub mod backup;
 mod busy;
@@ -37,6 +41,7 @@ pub use ledger::{
     UnpaidBalance, BUSY_TIMEOUT, PaymentDayStats, Period,
 };
 pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderRecord, ReaderSettlement, MAX_READER_ATTEMPTS};
+pub use ledger::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, SyncLog};
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, parse_locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};

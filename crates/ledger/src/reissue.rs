@@ -17,6 +17,8 @@
 //!
 //! Written through the ledger's one write path (`Ledger::write_tx`).
 
+use std::ops::Deref;
+use crate::ledger::{Payments, Refunds};
 use crate::error::{Error, Result};
 use crate::ledger::{refund_by_id_tx, Ledger};
 use paydesk_domain::state::RefundState;
@@ -49,12 +51,14 @@ pub struct CurrentKey {
     pub generation: i64,
 }
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> Payments<L> {
     /// The newest key of a capture / cancel whose first key is `root_key`.
     pub fn current_operation_key(&self, op: ReissueOp, root_key: &str) -> Result<CurrentKey> {
         current_key(self.connection(), op, root_key)
     }
+}
 
+impl Payments<&mut Ledger> {
     /// Commits the next key of a capture / cancel (`<root>-<generation>`) with a
     /// timeline note saying why, and returns it. `expected_generation` is the one the
     /// caller saw: if another caller reissued meanwhile, its key is returned instead of
@@ -90,10 +94,12 @@ impl Ledger {
         tx.commit()?;
         Ok(CurrentKey { key, generation })
     }
+}
 
+impl<L: Deref<Target = Ledger>> Refunds<L> {
     /// How many times the refund lineage that `refund_key` belongs to was reissued to
     /// reach it (0 for a refund the cashier created).
-    pub fn refund_generation(&self, refund_key: &str) -> Result<i64> {
+    pub fn generation(&self, refund_key: &str) -> Result<i64> {
         Ok(self
             .connection()
             .query_row(
@@ -104,13 +110,15 @@ impl Ledger {
             .optional()?
             .unwrap_or(0))
     }
+}
 
+impl Refunds<&mut Ledger> {
     /// Replaces an unresolved refund that provably did not happen at the PSP with a new
     /// refund of the same amount under a new key, in one transaction: the old row ->
     /// `failed`, the new row `pending` (its key and exact parameters committed before
     /// any send), the lineage in `reissued_keys`. Returns the new refund. Refuses a
     /// refund that is not `pending` / `in_flight` (someone resolved it meanwhile).
-    pub fn reissue_refund(&mut self, refund_id: RefundId, reason: &str, now_ms: i64) -> Result<Refund> {
+    pub fn reissue(&mut self, refund_id: RefundId, reason: &str, now_ms: i64) -> Result<Refund> {
         let new_key = self.new_key();
         let tx = self.write_tx()?;
         let old = refund_by_id_tx(&tx, refund_id)?;
@@ -177,7 +185,7 @@ impl Ledger {
             now_ms,
         )?;
         tx.commit()?;
-        self.refund_by_id(new_id)
+        self.by_id(new_id)
     }
 }
 

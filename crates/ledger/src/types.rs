@@ -143,17 +143,17 @@ pub struct Checkout {
     pub is_new: bool,
 }
 
-/// How [`crate::Ledger::payment_after`] opens the new payment.
+/// How [`crate::Payments::payment_after`] opens the new payment.
 #[derive(Debug, Clone, Copy)]
 pub enum After<'a> {
-    /// Without a cart (as [`crate::Ledger::create_payment`]).
+    /// Without a cart (as [`crate::Payments::create`]).
     Amount(&'a NewPayment),
     /// The cart's next checkout; with `override_reason`, one is opened even while another
-    /// is open (as [`crate::Ledger::open_checkout_override`]).
+    /// is open (as [`crate::Payments::open_checkout_override`]).
     Cart { cart_id: CartId, options: &'a CheckoutOptions, override_reason: Option<&'a str> },
 }
 
-/// What the PSP said about a key: recorded with [`crate::Ledger::record_psp_result`].
+/// What the PSP said about a key: recorded with [`crate::Payments::record_psp_result`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PspResult {
     pub idempotency_key: String,
@@ -198,7 +198,7 @@ impl RecordOutcome {
 }
 
 /// What one attempt phase of a checkout ended with, applied in one transaction by
-/// [`crate::Ledger::settle_checkout`].
+/// [`crate::Payments::settle_checkout`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CheckoutSettlement {
     /// Timeline rows of the attempts, each with its time (`first_attempt_at_ms` is
@@ -216,7 +216,7 @@ pub struct CheckoutSettlement {
     pub via: String,
 }
 
-/// Result of [`crate::Ledger::settle_checkout`].
+/// Result of [`crate::Payments::settle_checkout`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SettleOutcome {
     /// Committed; the payment as it is now.
@@ -387,7 +387,7 @@ impl EventKind {
     }
 }
 
-/// A PSP event as the consumer hands it to [`crate::Ledger::apply_event`].
+/// A PSP event as the consumer hands it to [`crate::SyncLog::apply_event`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PspEvent {
     /// The PSP's event id (`evt_…`): the idempotent consumer's key.

@@ -41,7 +41,7 @@ fn a_migration_is_preceded_by_a_copy_of_the_file_as_it_was_and_none_is_made_with
 
     let l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
-    let p = l.payment_by_key(KEY).unwrap().expect("the payment survives the migration");
+    let p = l.payments().by_key(KEY).unwrap().expect("the payment survives the migration");
     assert_eq!((p.amount.amount_minor, p.state), (4_250, PaymentState::Captured));
     drop(l);
 

@@ -20,30 +20,30 @@ OLD,4905550000028,Old stock,,100,exempt,0
 #[test]
 fn a_good_file_imports_every_row_and_audits_each_item() {
     let (_d, mut l) = ledger();
-    let audit_before = l.audit_log().unwrap().len();
-    let r = l.import_catalog_csv(GOOD.as_bytes(), None, 10).unwrap().unwrap();
+    let audit_before = l.audit().log().unwrap().len();
+    let r = l.catalog_mut().import_csv(GOOD.as_bytes(), None, 10).unwrap().unwrap();
     assert_eq!((r.rows, r.changed), (3, 3));
-    let tea = l.catalog_item("TEA").unwrap().unwrap();
+    let tea = l.catalog().item("TEA").unwrap().unwrap();
     assert_eq!(tea.name_in(paydesk_domain::Locale::Ja), "緑茶");
     assert_eq!(tea.tax_class, TaxClass::Reduced);
     assert_eq!(tea.currency, Currency::Usd, "the store's currency");
-    let mug = l.catalog_item("MUG").unwrap().unwrap();
+    let mug = l.catalog().item("MUG").unwrap().unwrap();
     assert_eq!((mug.name_en.as_str(), mug.barcode.as_ref(), mug.name_in(paydesk_domain::Locale::Ja)), ("Mug, large", None, "Mug, large"));
-    assert!(!l.catalog_item("OLD").unwrap().unwrap().active);
-    let log = l.audit_log().unwrap();
+    assert!(!l.catalog().item("OLD").unwrap().unwrap().active);
+    let log = l.audit().log().unwrap();
     assert_eq!(log.len() - audit_before, 3);
     assert!(log.iter().any(|e| e.action == "catalog_item" && e.detail.as_deref() == Some("product TEA")));
     // The same file again changes nothing and writes no audit row.
-    let r = l.import_catalog_csv(GOOD.as_bytes(), None, 11).unwrap().unwrap();
+    let r = l.catalog_mut().import_csv(GOOD.as_bytes(), None, 11).unwrap().unwrap();
     assert_eq!(r.changed, 0);
-    assert_eq!(l.audit_log().unwrap().len(), log.len());
-    assert!(l.verify_audit(None).unwrap().is_intact());
+    assert_eq!(l.audit().log().unwrap().len(), log.len());
+    assert!(l.audit().verify(None).unwrap().is_intact());
 }
 
 #[test]
 fn a_bad_file_reports_every_bad_line_and_field_and_imports_nothing() {
     let (_d, mut l) = ledger();
-    l.import_catalog_csv(b"sku,barcode,name_en,name_ja,price_minor,tax_class,active\nHELD,4905550000028,Held,,5,exempt,1\n", None, 1)
+    l.catalog_mut().import_csv(b"sku,barcode,name_en,name_ja,price_minor,tax_class,active\nHELD,4905550000028,Held,,5,exempt,1\n", None, 1)
         .unwrap()
         .unwrap();
     let bad = "sku,barcode,name_en,name_ja,price_minor,tax_class,active
@@ -58,7 +58,7 @@ B6,4905550000011,Same barcode,,100,reduced,1
 B7,4905550000028,Held elsewhere,,100,reduced,1
 B8,,,,100,standard,yes
 ";
-    let problems = l.import_catalog_csv(bad.as_bytes(), None, 2).unwrap().unwrap_err();
+    let problems = l.catalog_mut().import_csv(bad.as_bytes(), None, 2).unwrap().unwrap_err();
     let got: Vec<(u64, &str)> = problems.iter().map(|p| (p.line, p.field.as_str())).collect();
     // The file is checked on its own first: every line's problems at once.
     assert_eq!(
@@ -77,65 +77,65 @@ B8,,,,100,standard,yes
     );
     assert!(problems[0].message.contains("check digit"), "{}", problems[0].message);
     assert!(problems[4].message.contains("line 2"), "{}", problems[4].message);
-    assert_eq!(l.catalog().unwrap().len(), 1, "nothing imported");
+    assert_eq!(l.catalog().items().unwrap().len(), 1, "nothing imported");
 
     // Against the stored catalog: a barcode another SKU holds.
     let clash = "sku,barcode,name_en,name_ja,price_minor,tax_class,active\nNEW,,New,,1,exempt,1\nB7,4905550000028,Held elsewhere,,100,reduced,1\n";
-    let problems = l.import_catalog_csv(clash.as_bytes(), None, 3).unwrap().unwrap_err();
+    let problems = l.catalog_mut().import_csv(clash.as_bytes(), None, 3).unwrap().unwrap_err();
     assert_eq!(problems.len(), 1);
     assert_eq!((problems[0].line, problems[0].field.as_str()), (3, "barcode"));
     assert!(problems[0].message.contains("HELD"));
-    assert!(l.catalog_item("NEW").unwrap().is_none(), "nothing imported");
+    assert!(l.catalog().item("NEW").unwrap().is_none(), "nothing imported");
 }
 
 #[test]
 fn limits_are_enforced_before_anything_is_read() {
     let (_d, mut l) = ledger();
     let big = vec![b'a'; paydesk_ledger::ledger::catalog::MAX_CSV_BYTES + 1];
-    let p = l.import_catalog_csv(&big, None, 1).unwrap().unwrap_err();
+    let p = l.catalog_mut().import_csv(&big, None, 1).unwrap().unwrap_err();
     assert_eq!(p[0].field, "file");
     let long = format!("sku,barcode,name_en,name_ja,price_minor,tax_class,active\n{},,n,,1,exempt,1\n", "S".repeat(65));
-    let p = l.import_catalog_csv(long.as_bytes(), None, 1).unwrap().unwrap_err();
+    let p = l.catalog_mut().import_csv(long.as_bytes(), None, 1).unwrap().unwrap_err();
     assert_eq!((p[0].line, p[0].field.as_str()), (2, "sku"));
     let header = "sku,name,price\nA,b,1\n";
-    let p = l.import_catalog_csv(header.as_bytes(), None, 1).unwrap().unwrap_err();
+    let p = l.catalog_mut().import_csv(header.as_bytes(), None, 1).unwrap().unwrap_err();
     assert_eq!((p[0].line, p[0].field.as_str()), (1, "header"));
 }
 
 #[test]
 fn export_writes_what_import_reads() {
     let (_d, mut l) = ledger();
-    l.seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
-    l.import_catalog_csv(GOOD.as_bytes(), None, 2).unwrap().unwrap();
-    let before = l.catalog().unwrap();
-    let csv = l.export_catalog_csv().unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
+    l.catalog_mut().import_csv(GOOD.as_bytes(), None, 2).unwrap().unwrap();
+    let before = l.catalog().items().unwrap();
+    let csv = l.catalog().export_csv().unwrap();
     let (_d2, mut other) = ledger();
-    other.seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
-    let r = other.import_catalog_csv(csv.as_bytes(), None, 3).unwrap().unwrap();
+    other.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
+    let r = other.catalog_mut().import_csv(csv.as_bytes(), None, 3).unwrap().unwrap();
     assert_eq!(r.rows, before.len());
-    assert_eq!(other.catalog().unwrap(), before);
-    assert_eq!(other.export_catalog_csv().unwrap(), csv);
+    assert_eq!(other.catalog().items().unwrap(), before);
+    assert_eq!(other.catalog().export_csv().unwrap(), csv);
 }
 
 #[test]
 fn settings_are_validated_bounded_and_audited() {
     let (_d, mut l) = ledger();
-    let s = l.store_settings().unwrap();
+    let s = l.catalog().store_settings().unwrap();
     assert_eq!((s.currency, s.locale, s.price_mode), (Currency::Usd, Locale::En, PriceMode::Inclusive));
     let mut bad = s.clone();
     bad.registration_number = Some("T7000012050003".into());
-    assert!(matches!(l.set_store_settings(bad, None, 5), Err(Error::InvalidInput(m)) if m.contains("registration")));
+    assert!(matches!(l.catalog_mut().set_store_settings(bad, None, 5), Err(Error::InvalidInput(m)) if m.contains("registration")));
     let mut bad = s.clone();
     bad.receipt_footer = "x".repeat(501);
-    assert!(l.set_store_settings(bad, None, 5).is_err());
-    assert_eq!(l.store_settings().unwrap(), s, "a refused change leaves the settings as they were");
+    assert!(l.catalog_mut().set_store_settings(bad, None, 5).is_err());
+    assert_eq!(l.catalog().store_settings().unwrap(), s, "a refused change leaves the settings as they were");
 
     let mut new = s.clone();
     new.name = "Kissa".into();
     new.registration_number = Some(" T7000012050002 ".into());
-    let saved = l.set_store_settings(new, None, 6).unwrap();
+    let saved = l.catalog_mut().set_store_settings(new, None, 6).unwrap();
     assert_eq!(saved.registration_number.as_deref(), Some("T7000012050002"));
-    let last = l.audit_log().unwrap().pop().unwrap();
+    let last = l.audit().log().unwrap().pop().unwrap();
     assert_eq!(last.action, "store_settings");
     assert!(last.before.unwrap().contains("PayDesk") && last.after.unwrap().contains("Kissa"));
 }
@@ -144,19 +144,19 @@ fn settings_are_validated_bounded_and_audited() {
 fn the_demo_stores_have_fourteen_valid_items() {
     for (locale, currency, lang) in [(DemoLocale::EnUs, Currency::Usd, "en"), (DemoLocale::JaJp, Currency::Jpy, "ja")] {
         let (_d, mut l) = ledger();
-        let s = l.seed_demo_store(locale, None, 1).unwrap();
+        let s = l.catalog_mut().seed_demo_store(locale, None, 1).unwrap();
         assert_eq!(s.currency, currency);
-        let items = l.catalog().unwrap();
+        let items = l.catalog().items().unwrap();
         assert_eq!(items.len(), 14);
         for i in &items {
             paydesk_tax::validate_jan(i.barcode.as_deref().unwrap()).unwrap();
             assert_eq!(i.currency, currency);
         }
-        let coffee = l.catalog_item("COF-001").unwrap().unwrap();
+        let coffee = l.catalog().item("COF-001").unwrap().unwrap();
         if lang == "ja" {
             assert_eq!(coffee.name_in(paydesk_domain::Locale::Ja), "ブレンドコーヒー");
             assert_eq!(coffee.tax_class, TaxClass::Reduced);
-            assert_eq!(l.catalog_item("MUG-001").unwrap().unwrap().tax_class, TaxClass::Standard);
+            assert_eq!(l.catalog().item("MUG-001").unwrap().unwrap().tax_class, TaxClass::Standard);
             assert_eq!(s.registration_number.as_deref(), Some("T7000012050002"));
         } else {
             assert_eq!(coffee.price_minor, 250);

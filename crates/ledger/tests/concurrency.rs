@@ -30,7 +30,7 @@ fn eight_connections_racing_to_record_one_key_make_one_row() {
                         state_if_new: PaymentState::Captured,
                     };
                     barrier.wait();
-                    outcomes.push(l.record_psp_result(&r, round as i64).unwrap());
+                    outcomes.push(l.payments_mut().record_psp_result(&r, round as i64).unwrap());
                 }
                 outcomes
             })
@@ -59,12 +59,12 @@ fn eight_connections_pressing_charge_on_one_cart_open_one_checkout() {
     let path = dir.path().join("charge.db");
     let carts: Vec<CartId> = {
         let mut l = Ledger::open(&path).unwrap();
-        l.seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: Money::new(300, Currency::Jpy) }])
+        l.carts_mut().seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: Money::new(300, Currency::Jpy) }])
             .unwrap();
         (0..50)
             .map(|i| {
-                let c = l.create_cart(Currency::Jpy, i).unwrap();
-                l.add_to_cart(c, "TEA", 1 + i, i).unwrap();
+                let c = l.carts_mut().create(Currency::Jpy, i).unwrap();
+                l.carts_mut().add(c, "TEA", 1 + i, i).unwrap();
                 c
             })
             .collect()
@@ -79,7 +79,7 @@ fn eight_connections_pressing_charge_on_one_cart_open_one_checkout() {
                     .iter()
                     .map(|&c| {
                         barrier.wait();
-                        let co = l.open_checkout(c, &CheckoutOptions::card("pm_card_visa"), 1_000).unwrap();
+                        let co = l.payments_mut().open_checkout(c, &CheckoutOptions::card("pm_card_visa"), 1_000).unwrap();
                         (co.is_new, co.payment.idempotency_key)
                     })
                     .collect::<Vec<_>>()

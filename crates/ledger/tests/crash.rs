@@ -18,13 +18,13 @@ const PARTIAL_ROWS: usize = 3000;
 
 fn child(path: &str) -> ! {
     let mut l = Ledger::open_with_keys(path, Box::new(RandomKeys)).unwrap();
-    l.seed_catalog(&[NewProduct { sku: "P".into(), name: "P".into(), price: Money::new(250, Currency::Usd) }]).unwrap();
+    l.carts_mut().seed_catalog(&[NewProduct { sku: "P".into(), name: "P".into(), price: Money::new(250, Currency::Usd) }]).unwrap();
     let out = std::io::stdout();
     for i in 0..COMMITTED as i64 {
         // Checkout = payment row + timeline row + cart lock, one transaction.
-        let cart = l.create_cart(Currency::Usd, i).unwrap();
-        l.add_to_cart(cart, "P", 1 + i, i).unwrap();
-        let co = l.open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), i).unwrap();
+        let cart = l.carts_mut().create(Currency::Usd, i).unwrap();
+        l.carts_mut().add(cart, "P", 1 + i, i).unwrap();
+        let co = l.payments_mut().open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), i).unwrap();
         let mut o = out.lock();
         writeln!(o, "COMMITTED {}", co.payment.idempotency_key).unwrap();
         o.flush().unwrap();
@@ -97,10 +97,10 @@ fn sigkill_mid_transaction_keeps_every_committed_row_and_no_partial_one() {
     let ok: String = l.connection().query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
     assert_eq!(ok, "ok");
     for k in &committed {
-        let p = l.payment_by_key(k).unwrap().unwrap_or_else(|| panic!("committed payment {k} lost"));
+        let p = l.payments().by_key(k).unwrap().unwrap_or_else(|| panic!("committed payment {k} lost"));
         assert_eq!(p.state, PaymentState::Created);
-        assert_eq!(l.cart(p.cart_id.unwrap()).unwrap().state, CartState::Locked, "cart lock committed with it");
-        assert_eq!(l.timeline(p.id).unwrap().len(), 1, "timeline row committed with it");
+        assert_eq!(l.carts().by_id(p.cart_id.unwrap()).unwrap().state, CartState::Locked, "cart lock committed with it");
+        assert_eq!(l.payments().timeline(p.id).unwrap().len(), 1, "timeline row committed with it");
     }
     let count = |sql: &str| -> i64 { l.connection().query_row(sql, [], |r| r.get(0)).unwrap() };
     assert_eq!(count("SELECT count(*) FROM payments"), COMMITTED as i64);
@@ -114,13 +114,13 @@ const STREAM_ENV: &str = "PAYDESK_LEDGER_CRASH_STREAM";
 /// parent's SIGKILL lands at an arbitrary point, usually inside a transaction or commit.
 fn stream_child(path: &str) -> ! {
     let mut l = Ledger::open(path).unwrap();
-    l.seed_catalog(&[NewProduct { sku: "P".into(), name: "P".into(), price: Money::new(100, Currency::Jpy) }]).unwrap();
+    l.carts_mut().seed_catalog(&[NewProduct { sku: "P".into(), name: "P".into(), price: Money::new(100, Currency::Jpy) }]).unwrap();
     let out = std::io::stdout();
     for i in 0i64.. {
-        let cart = l.create_cart(Currency::Jpy, i).unwrap();
-        l.add_to_cart(cart, "P", 1, i).unwrap();
-        let p = l.open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), i).unwrap().payment;
-        l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "", i).unwrap();
+        let cart = l.carts_mut().create(Currency::Jpy, i).unwrap();
+        l.carts_mut().add(cart, "P", 1, i).unwrap();
+        let p = l.payments_mut().open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), i).unwrap().payment;
+        l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "", i).unwrap();
         let mut o = out.lock();
         writeln!(o, "COMMITTED {}", p.idempotency_key).unwrap();
         o.flush().unwrap();
@@ -160,14 +160,14 @@ fn sigkill_at_an_arbitrary_point_loses_no_acknowledged_commit() {
         let ok: String = l.connection().query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
         assert_eq!(ok, "ok");
         for k in &acknowledged {
-            let p = l.payment_by_key(k).unwrap().unwrap_or_else(|| panic!("acknowledged payment {k} lost"));
+            let p = l.payments().by_key(k).unwrap().unwrap_or_else(|| panic!("acknowledged payment {k} lost"));
             assert_eq!(p.state, PaymentState::Authorizing);
         }
         // Whatever else got in is whole: every payment has its cart locked and its
         // creation on the timeline; none is half-written.
-        for p in l.list_payments(100_000, 0).unwrap() {
-            assert_eq!(l.cart(p.cart_id.unwrap()).unwrap().state, CartState::Locked);
-            let tl = l.timeline(p.id).unwrap();
+        for p in l.payments().list(100_000, 0).unwrap() {
+            assert_eq!(l.carts().by_id(p.cart_id.unwrap()).unwrap().state, CartState::Locked);
+            let tl = l.payments().timeline(p.id).unwrap();
             assert_eq!(tl[0].kind, TimelineKind::Created);
             let transitions = tl.iter().filter(|e| e.kind == TimelineKind::Transition).count();
             assert_eq!(transitions, (p.state == PaymentState::Authorizing) as usize, "{p:?}");

@@ -24,17 +24,17 @@ TIS,,'Tis the season,,100,standard,1
 #[test]
 fn formula_looking_names_are_exported_as_text_and_read_back_as_they_were() {
     let (_d, mut l) = ledger();
-    l.import_catalog_csv(TRICKY.as_bytes(), None, 1).unwrap().unwrap();
-    let name = |sku: &str| l.catalog_item(sku).unwrap().unwrap().name_en;
+    l.catalog_mut().import_csv(TRICKY.as_bytes(), None, 1).unwrap().unwrap();
+    let name = |sku: &str| l.catalog().item(sku).unwrap().unwrap().name_en;
     assert_eq!(name("DISC"), "-10% off");
-    assert_eq!(l.catalog_item("DISC").unwrap().unwrap().name_in(paydesk_domain::Locale::Ja), "-10%引き");
+    assert_eq!(l.catalog().item("DISC").unwrap().unwrap().name_in(paydesk_domain::Locale::Ja), "-10%引き");
     assert_eq!(name("SUM"), "=SUM(A1:A9)");
     assert_eq!(name("AT"), "@home");
     assert_eq!(name("PLUS"), "+1 pack");
     assert_eq!(name("QUOTE"), "''=already quoted");
     assert_eq!(name("TIS"), "'Tis the season", "an apostrophe before plain text is the name's own");
 
-    let csv = l.export_catalog_csv().unwrap();
+    let csv = l.catalog().export_csv().unwrap();
     // no cell of the file starts with a formula character
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(csv.as_bytes());
     for rec in rdr.records() {
@@ -43,11 +43,11 @@ fn formula_looking_names_are_exported_as_text_and_read_back_as_they_were() {
         }
     }
     assert!(csv.contains("'-10% off"), "{csv}");
-    let before = l.catalog().unwrap();
+    let before = l.catalog().items().unwrap();
     let (_d2, mut other) = ledger();
-    other.import_catalog_csv(csv.as_bytes(), None, 2).unwrap().unwrap();
-    assert_eq!(other.catalog().unwrap(), before);
-    assert_eq!(other.export_catalog_csv().unwrap(), csv);
+    other.catalog_mut().import_csv(csv.as_bytes(), None, 2).unwrap().unwrap();
+    assert_eq!(other.catalog().items().unwrap(), before);
+    assert_eq!(other.catalog().export_csv().unwrap(), csv);
 }
 
 #[test]

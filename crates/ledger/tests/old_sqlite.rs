@@ -32,10 +32,10 @@ fn old_tax_view() -> &'static str {
 
 /// Two teas, then a mug: added against SKU order (MUG-001 < TEA-001), one line discounted.
 fn tea_and_mug(l: &mut Ledger, at: i64) -> CartId {
-    let cart = l.create_cart(Currency::Jpy, at).unwrap();
-    l.add_to_cart(cart, "TEA-001", 2, at).unwrap();
-    l.add_to_cart(cart, "MUG-001", 1, at).unwrap();
-    l.set_line_discount(cart, "TEA-001", Some(tax::Discount::Percent { basis_points: 1000 }), at).unwrap();
+    let cart = l.carts_mut().create(Currency::Jpy, at).unwrap();
+    l.carts_mut().add(cart, "TEA-001", 2, at).unwrap();
+    l.carts_mut().add(cart, "MUG-001", 1, at).unwrap();
+    l.carts_mut().set_line_discount(cart, "TEA-001", Some(tax::Discount::Percent { basis_points: 1000 }), at).unwrap();
     cart
 }
 
@@ -48,9 +48,9 @@ fn sale_fact_in_outbox(l: &Ledger) -> String {
 #[test]
 fn the_recreated_views_build_byte_identical_facts_with_lines_in_sku_order() {
     let mut l = mem();
-    l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     let cart = tea_and_mug(&mut l, T + 1);
-    l.pay_cash(cart, 2000, None, T + 2).unwrap();
+    l.sales_mut().pay_cash(cart, 2000, None, T + 2).unwrap();
     let written = sale_fact_in_outbox(&l);
     let c = l.connection();
     c.execute_batch(&old_sale_view().replace("CREATE VIEW sale_completed_facts", "CREATE TEMP VIEW old_sale_facts")).unwrap();
@@ -62,7 +62,7 @@ fn the_recreated_views_build_byte_identical_facts_with_lines_in_sku_order() {
     assert_eq!(skus, ["MUG-001", "TEA-001"]);
     assert_eq!(v["lines"][1]["discount"], 32, "the locked tax's line at the same place");
     // an empty sale: no lines is '[]', as the aggregate gave
-    let empty = l.create_cart(Currency::Jpy, T + 3).unwrap();
+    let empty = l.carts_mut().create(Currency::Jpy, T + 3).unwrap();
     let c = l.connection();
     let both = |id: i64| -> (String, String) {
         c.query_row(
@@ -87,7 +87,7 @@ fn the_recreated_views_build_byte_identical_facts_with_lines_in_sku_order() {
 fn a_local_items_fact_is_stamped_with_the_clock_to_the_millisecond() {
     let mut l = mem();
     let before = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-    l.seed_demo_store(DemoLocale::EnUs, None, T).unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::EnUs, None, T).unwrap();
     let after = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
     let stamps: Vec<i64> = {
         let mut st = l.connection().prepare("SELECT at_ms FROM outbox WHERE json_extract(fact, '$.kind') = 'item_saved'").unwrap();
@@ -124,9 +124,9 @@ fn read_every_view(path: &Path) -> Result<String, String> {
 /// A store with a paid sale, made by this code in a file.
 fn ledger_with_a_sale(path: &Path) -> (CartId, String) {
     let mut l = Ledger::open(path).unwrap();
-    l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     let cart = tea_and_mug(&mut l, T + 1);
-    l.pay_cash(cart, 2000, None, T + 2).unwrap();
+    l.sales_mut().pay_cash(cart, 2000, None, T + 2).unwrap();
     (cart, sale_fact_in_outbox(&l))
 }
 

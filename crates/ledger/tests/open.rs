@@ -40,7 +40,7 @@ fn reopening_keeps_data_and_does_not_remigrate() {
     let path = dir.path().join("l.db");
     let key = {
         let mut l = Ledger::open(&path).unwrap();
-        l.create_payment(
+        l.payments_mut().create(
             &NewPayment { amount: Money::new(1200, Currency::Jpy), options: CheckoutOptions::card("pm_card_visa") },
             5,
         )
@@ -49,7 +49,7 @@ fn reopening_keeps_data_and_does_not_remigrate() {
     };
     let l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(l.payment_by_key(&key).unwrap().unwrap().amount, Money::new(1200, Currency::Jpy));
+    assert_eq!(l.payments().by_key(&key).unwrap().unwrap().amount, Money::new(1200, Currency::Jpy));
 }
 
 #[test]
@@ -210,7 +210,7 @@ fn newer_schema_of_a_real_ledger_is_refused_untouched() {
     let path = dir.path().join("ledger.db");
     {
         let mut l = Ledger::open(&path).unwrap();
-        l.create_payment(
+        l.payments_mut().create(
             &NewPayment { amount: Money::new(100, Currency::Usd), options: CheckoutOptions::card("pm_card_visa") },
             1,
         )
@@ -250,7 +250,7 @@ fn damaged_ledger_pages_are_corrupt() {
     {
         let mut l = Ledger::open(&path).unwrap();
         for i in 0..200 {
-            l.create_payment(
+            l.payments_mut().create(
                 &NewPayment { amount: Money::new(100 + i, Currency::Usd), options: CheckoutOptions::card("pm_card_visa") },
                 i,
             )
@@ -287,12 +287,12 @@ fn a_reader_sees_commits_and_cannot_write() {
     let mut w = Ledger::open(&path).unwrap();
     let r = Ledger::open_reader(&path).unwrap();
     let p = w
-        .create_payment(&NewPayment { amount: Money::new(5, Currency::Gbp), options: CheckoutOptions::card("pm_card_visa") }, 1)
+        .payments_mut().create(&NewPayment { amount: Money::new(5, Currency::Gbp), options: CheckoutOptions::card("pm_card_visa") }, 1)
         .unwrap();
-    assert_eq!(r.payment_by_key(&p.idempotency_key).unwrap().unwrap().id, p.id);
+    assert_eq!(r.payments().by_key(&p.idempotency_key).unwrap().unwrap().id, p.id);
     let mut r = r;
-    assert!(matches!(r.audit("x", "y", None, 2), Err(Error::Sqlite(_))));
-    assert!(w.audit_log().unwrap().is_empty());
+    assert!(matches!(r.audit_mut().record_register_action("x", "y", None, 2), Err(Error::Sqlite(_))));
+    assert!(w.audit().log().unwrap().is_empty());
 }
 
 /// A reader is never a second writer: each kind of write (carts, catalog, payments,
@@ -304,9 +304,9 @@ fn every_write_on_a_reader_fails_read_only_and_changes_nothing() {
     let path = dir.path().join("ro.db");
     let mut w = Ledger::open(&path).unwrap();
     let usd = |m| Money::new(m, Currency::Usd);
-    w.seed_catalog(&[NewProduct { sku: "COF".into(), name: "Coffee".into(), price: usd(350) }]).unwrap();
-    let cart = w.create_cart(Currency::Usd, 1).unwrap();
-    let p = w.create_payment(&NewPayment { amount: usd(500), options: CheckoutOptions::card("pm_card_visa") }, 1).unwrap();
+    w.carts_mut().seed_catalog(&[NewProduct { sku: "COF".into(), name: "Coffee".into(), price: usd(350) }]).unwrap();
+    let cart = w.carts_mut().create(Currency::Usd, 1).unwrap();
+    let p = w.payments_mut().create(&NewPayment { amount: usd(500), options: CheckoutOptions::card("pm_card_visa") }, 1).unwrap();
     let count = |l: &Ledger, table: &str| -> i64 {
         l.connection().query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap()
     };
@@ -324,24 +324,24 @@ fn every_write_on_a_reader_fails_read_only_and_changes_nothing() {
         }
         other => panic!("{what}: a reader must refuse to write, got {other:?}"),
     };
-    read_only("create_cart", r.create_cart(Currency::Usd, 2).map(drop));
-    read_only("add_to_cart", r.add_to_cart(cart, "COF", 1, 2).map(drop));
+    read_only("create_cart", r.carts_mut().create(Currency::Usd, 2).map(drop));
+    read_only("add_to_cart", r.carts_mut().add(cart, "COF", 1, 2).map(drop));
     read_only(
         "seed_catalog",
-        r.seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: usd(300) }]).map(drop),
+        r.carts_mut().seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: usd(300) }]).map(drop),
     );
     read_only(
         "create_payment",
-        r.create_payment(&NewPayment { amount: usd(700), options: CheckoutOptions::card("pm_card_visa") }, 2).map(drop),
+        r.payments_mut().create(&NewPayment { amount: usd(700), options: CheckoutOptions::card("pm_card_visa") }, 2).map(drop),
     );
-    read_only("set_last_error", r.set_last_error(p.id, Some("declined"), 2));
-    read_only("transition", r.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "", 2).map(drop));
-    read_only("append_timeline", r.append_timeline(p.id, &TimelineInput::default(), 2).map(drop));
-    read_only("audit", r.audit("x", "y", None, 2).map(drop));
-    read_only("advance_event_cursor", r.advance_event_cursor("psp", 5, 2).map(drop));
+    read_only("set_last_error", r.payments_mut().set_last_error(p.id, Some("declined"), 2));
+    read_only("transition", r.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "", 2).map(drop));
+    read_only("append_timeline", r.payments_mut().append_timeline(p.id, &TimelineInput::default(), 2).map(drop));
+    read_only("audit", r.audit_mut().record_register_action("x", "y", None, 2).map(drop));
+    read_only("advance_event_cursor", r.sync_log_mut().advance_event_cursor("psp", 5, 2).map(drop));
     read_only(
         "reissue_operation_key",
-        r.reissue_operation_key(p.id, reissue::ReissueOp::Capture, "k-capture", 0, "stored 500", 2).map(drop),
+        r.payments_mut().reissue_operation_key(p.id, reissue::ReissueOp::Capture, "k-capture", 0, "stored 500", 2).map(drop),
     );
     let event = PspEvent {
         event_id: "evt_1".into(),
@@ -353,12 +353,12 @@ fn every_write_on_a_reader_fails_read_only_and_changes_nothing() {
         refund_key: None,
         amount: Some(usd(500)),
     };
-    read_only("apply_event", r.apply_event(&event, 2).map(drop));
+    read_only("apply_event", r.sync_log_mut().apply_event(&event, 2).map(drop));
     read_only("raw statement", r.connection().execute("DELETE FROM payments", []).map(drop).map_err(Error::Sqlite));
 
     let after: Vec<i64> = tables.iter().map(|t| count(&w, t)).collect();
     assert_eq!(before, after, "nothing written through the reader");
-    assert_eq!(w.payment_by_id(p.id).unwrap().state, PaymentState::Created);
+    assert_eq!(w.payments().by_id(p.id).unwrap().state, PaymentState::Created);
     assert_eq!(w.commit_count(), commits);
     assert_eq!(r.commit_count(), 0);
 }

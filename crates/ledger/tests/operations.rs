@@ -11,10 +11,10 @@ fn open_checkout_commits_key_and_exact_params_before_returning() {
     let path = dir.path().join("ledger.db");
     let mut l = Ledger::open(&path).unwrap();
     seed(&mut l);
-    let cart = l.create_cart(Currency::Usd, 1_000).unwrap();
-    l.add_to_cart(cart, "COF", 2, 1_001).unwrap();
-    l.add_to_cart(cart, "BAG", 1, 1_002).unwrap();
-    let c = l.open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), 2_000).unwrap();
+    let cart = l.carts_mut().create(Currency::Usd, 1_000).unwrap();
+    l.carts_mut().add(cart, "COF", 2, 1_001).unwrap();
+    l.carts_mut().add(cart, "BAG", 1, 1_002).unwrap();
+    let c = l.payments_mut().open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), 2_000).unwrap();
     assert!(c.is_new);
     let p = &c.payment;
     assert_eq!(p.state, PaymentState::Created);
@@ -36,40 +36,40 @@ fn open_checkout_commits_key_and_exact_params_before_returning() {
     );
     // Visible to an independent connection: committed, not just buffered.
     let other = Ledger::open(&path).unwrap();
-    assert_eq!(other.payment_by_key(&p.idempotency_key).unwrap().as_ref(), Some(p));
-    assert_eq!(other.cart(cart).unwrap().state, CartState::Locked);
+    assert_eq!(other.payments().by_key(&p.idempotency_key).unwrap().as_ref(), Some(p));
+    assert_eq!(other.carts().by_id(cart).unwrap().state, CartState::Locked);
 }
 
 #[test]
 fn charge_pressed_again_reuses_the_open_checkout() {
     let mut l = mem();
     seed(&mut l);
-    let cart = l.create_cart(Currency::Usd, 0).unwrap();
-    l.add_to_cart(cart, "COF", 1, 0).unwrap();
+    let cart = l.carts_mut().create(Currency::Usd, 0).unwrap();
+    l.carts_mut().add(cart, "COF", 1, 0).unwrap();
     let opts = CheckoutOptions::card("pm_card_visa");
-    let first = l.open_checkout(cart, &opts, 10).unwrap();
+    let first = l.payments_mut().open_checkout(cart, &opts, 10).unwrap();
     for t in 0..5 {
-        let again = l.open_checkout(cart, &opts, 11 + t).unwrap();
+        let again = l.payments_mut().open_checkout(cart, &opts, 11 + t).unwrap();
         assert!(!again.is_new);
         assert_eq!(again.payment.idempotency_key, first.payment.idempotency_key);
     }
     // Still open while in flight.
-    l.transition(first.payment.id, PaymentState::Created, PaymentState::Authorizing, "", 20).unwrap();
-    assert!(!l.open_checkout(cart, &opts, 21).unwrap().is_new);
+    l.payments_mut().transition(first.payment.id, PaymentState::Created, PaymentState::Authorizing, "", 20).unwrap();
+    assert!(!l.payments_mut().open_checkout(cart, &opts, 21).unwrap().is_new);
     assert_eq!(count(&l, "SELECT count(*) FROM payments"), 1);
     // The cart is locked: its parameters cannot change under the open checkout.
-    assert!(matches!(l.add_to_cart(cart, "BAG", 1, 22), Err(Error::CartNotOpen { .. })));
-    assert!(matches!(l.set_quantity(cart, "COF", 3, 22), Err(Error::CartNotOpen { .. })));
+    assert!(matches!(l.carts_mut().add(cart, "BAG", 1, 22), Err(Error::CartNotOpen { .. })));
+    assert!(matches!(l.carts_mut().set_quantity(cart, "COF", 3, 22), Err(Error::CartNotOpen { .. })));
     // Decline: the cart reopens, and only then is a new key made.
-    l.transition(first.payment.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", 30).unwrap();
-    assert_eq!(l.cart(cart).unwrap().state, CartState::Open);
-    let second = l.open_checkout(cart, &CheckoutOptions::card("pm_card_mastercard"), 40).unwrap();
+    l.payments_mut().transition(first.payment.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", 30).unwrap();
+    assert_eq!(l.carts().by_id(cart).unwrap().state, CartState::Open);
+    let second = l.payments_mut().open_checkout(cart, &CheckoutOptions::card("pm_card_mastercard"), 40).unwrap();
     assert!(second.is_new);
     assert_ne!(second.payment.idempotency_key, first.payment.idempotency_key);
-    l.transition(second.payment.id, PaymentState::Created, PaymentState::Authorizing, "", 41).unwrap();
-    l.transition(second.payment.id, PaymentState::Authorizing, PaymentState::Captured, "", 42).unwrap();
-    assert_eq!(l.cart(cart).unwrap().state, CartState::Paid);
-    assert!(matches!(l.open_checkout(cart, &opts, 50), Err(Error::CartNotOpen { .. })));
+    l.payments_mut().transition(second.payment.id, PaymentState::Created, PaymentState::Authorizing, "", 41).unwrap();
+    l.payments_mut().transition(second.payment.id, PaymentState::Authorizing, PaymentState::Captured, "", 42).unwrap();
+    assert_eq!(l.carts().by_id(cart).unwrap().state, CartState::Paid);
+    assert!(matches!(l.payments_mut().open_checkout(cart, &opts, 50), Err(Error::CartNotOpen { .. })));
 }
 
 #[test]
@@ -77,32 +77,32 @@ fn last_payment_for_cart_finds_the_newest_even_behind_many_other_payments() {
     let mut l = mem();
     seed(&mut l);
     let opts = CheckoutOptions::card("pm_card_visa");
-    let cart = l.create_cart(Currency::Usd, 0).unwrap();
-    assert_eq!(l.last_payment_for_cart(cart).unwrap(), None);
-    l.add_to_cart(cart, "COF", 1, 0).unwrap();
-    let first = l.open_checkout(cart, &opts, 10).unwrap().payment;
-    l.transition(first.id, PaymentState::Created, PaymentState::Authorizing, "", 11).unwrap();
-    l.transition(first.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", 12).unwrap();
-    let second = l.open_checkout(cart, &opts, 20).unwrap().payment;
+    let cart = l.carts_mut().create(Currency::Usd, 0).unwrap();
+    assert_eq!(l.payments().last_for_cart(cart).unwrap(), None);
+    l.carts_mut().add(cart, "COF", 1, 0).unwrap();
+    let first = l.payments_mut().open_checkout(cart, &opts, 10).unwrap().payment;
+    l.payments_mut().transition(first.id, PaymentState::Created, PaymentState::Authorizing, "", 11).unwrap();
+    l.payments_mut().transition(first.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", 12).unwrap();
+    let second = l.payments_mut().open_checkout(cart, &opts, 20).unwrap().payment;
     // 300 other carts' checkouts after it: older than any "recent N" window.
     for i in 0..300 {
-        let other = l.create_cart(Currency::Usd, 30 + i).unwrap();
-        l.add_to_cart(other, "BAG", 1, 30 + i).unwrap();
-        l.open_checkout(other, &opts, 30 + i).unwrap();
+        let other = l.carts_mut().create(Currency::Usd, 30 + i).unwrap();
+        l.carts_mut().add(other, "BAG", 1, 30 + i).unwrap();
+        l.payments_mut().open_checkout(other, &opts, 30 + i).unwrap();
     }
-    let last = l.last_payment_for_cart(cart).unwrap().expect("the cart has payments");
+    let last = l.payments().last_for_cart(cart).unwrap().expect("the cart has payments");
     assert_eq!(last.idempotency_key, second.idempotency_key);
     assert_eq!(last.state, PaymentState::Created);
-    assert_eq!(l.last_payment_for_cart(CartId(999_999)).unwrap(), None);
+    assert_eq!(l.payments().last_for_cart(CartId(999_999)).unwrap(), None);
 }
 
 #[test]
 fn empty_cart_and_unknown_cart_are_refused() {
     let mut l = mem();
-    let cart = l.create_cart(Currency::Usd, 0).unwrap();
-    assert!(matches!(l.open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), 1), Err(Error::EmptyCart(_))));
+    let cart = l.carts_mut().create(Currency::Usd, 0).unwrap();
+    assert!(matches!(l.payments_mut().open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), 1), Err(Error::EmptyCart(_))));
     assert!(matches!(
-        l.open_checkout(CartId(999), &CheckoutOptions::card("pm_card_visa"), 1),
+        l.payments_mut().open_checkout(CartId(999), &CheckoutOptions::card("pm_card_visa"), 1),
         Err(Error::UnknownCart(999))
     ));
     assert_eq!(count(&l, "SELECT count(*) FROM payments"), 0);
@@ -117,14 +117,14 @@ fn same_key_twice_is_one_row() {
         amount: usd(1234),
         state_if_new: PaymentState::Captured,
     };
-    let first = l.record_psp_result(&r, 1).unwrap();
+    let first = l.payments_mut().record_psp_result(&r, 1).unwrap();
     let id = match first {
         RecordOutcome::Recorded(id) => id,
         other => panic!("{other:?}"),
     };
-    assert_eq!(l.record_psp_result(&r, 2).unwrap(), RecordOutcome::Exists(id));
+    assert_eq!(l.payments_mut().record_psp_result(&r, 2).unwrap(), RecordOutcome::Exists(id));
     assert_eq!(count(&l, "SELECT count(*) FROM payments"), 1);
-    let p = l.payment_by_key("k-1").unwrap().unwrap();
+    let p = l.payments().by_key("k-1").unwrap().unwrap();
     assert_eq!(p.updated_at_ms, 1, "Exists must not write");
 }
 
@@ -137,34 +137,34 @@ fn different_fields_are_named_and_change_nothing() {
         amount: usd(1234),
         state_if_new: PaymentState::Captured,
     };
-    let RecordOutcome::Recorded(id) = l.record_psp_result(&base, 1).unwrap() else { panic!() };
-    let before = l.payment_by_id(id).unwrap();
+    let RecordOutcome::Recorded(id) = l.payments_mut().record_psp_result(&base, 1).unwrap() else { panic!() };
+    let before = l.payments().by_id(id).unwrap();
 
     let amount = PspResult { amount: usd(1235), ..base.clone() };
-    let out = l.record_psp_result(&amount, 2).unwrap();
+    let out = l.payments_mut().record_psp_result(&amount, 2).unwrap();
     assert_eq!(out, RecordOutcome::ExistsWithDifferentAmount { id, stored_minor: 1234, requested_minor: 1235 });
     assert_eq!(out.differing_field(), Some("amount"));
 
     let currency = PspResult { amount: Money::new(1234, Currency::Eur), ..base.clone() };
     assert_eq!(
-        l.record_psp_result(&currency, 3).unwrap(),
+        l.payments_mut().record_psp_result(&currency, 3).unwrap(),
         RecordOutcome::ExistsWithDifferentCurrency { id, stored: Currency::Usd, requested: Currency::Eur }
     );
 
     let psp = PspResult { psp_payment_id: "pi_2".into(), ..base.clone() };
     assert_eq!(
-        l.record_psp_result(&psp, 4).unwrap(),
+        l.payments_mut().record_psp_result(&psp, 4).unwrap(),
         RecordOutcome::ExistsWithDifferentPspPaymentId { id, stored: "pi_1".into(), requested: "pi_2".into() }
     );
 
     let stolen = PspResult { idempotency_key: "k-2".into(), ..base.clone() };
     assert_eq!(
-        l.record_psp_result(&stolen, 5).unwrap(),
+        l.payments_mut().record_psp_result(&stolen, 5).unwrap(),
         RecordOutcome::PspPaymentIdBelongsToAnotherKey { id, other_key: "k-1".into() }
     );
 
     assert_eq!(count(&l, "SELECT count(*) FROM payments"), 1);
-    assert_eq!(l.payment_by_id(id).unwrap(), before);
+    assert_eq!(l.payments().by_id(id).unwrap(), before);
 }
 
 #[test]
@@ -177,12 +177,12 @@ fn psp_id_attaches_to_the_checkout_row() {
         amount: usd(500),
         state_if_new: PaymentState::Captured,
     };
-    assert_eq!(l.record_psp_result(&r, 2).unwrap(), RecordOutcome::Recorded(p.id));
-    assert_eq!(l.record_psp_result(&r, 3).unwrap(), RecordOutcome::Exists(p.id));
-    let after = l.payment_by_id(p.id).unwrap();
+    assert_eq!(l.payments_mut().record_psp_result(&r, 2).unwrap(), RecordOutcome::Recorded(p.id));
+    assert_eq!(l.payments_mut().record_psp_result(&r, 3).unwrap(), RecordOutcome::Exists(p.id));
+    let after = l.payments().by_id(p.id).unwrap();
     assert_eq!(after.psp_payment_id.as_deref(), Some("pi_9"));
     assert_eq!(after.state, PaymentState::Created, "state moves only through transition()");
-    assert_eq!(l.payment_by_psp_id("pi_9").unwrap().unwrap().id, p.id);
+    assert_eq!(l.payments().by_psp_id("pi_9").unwrap().unwrap().id, p.id);
 }
 
 #[test]
@@ -212,10 +212,10 @@ fn every_pair_through_the_database() {
             l.connection()
                 .execute("UPDATE payments SET refunded_minor = ?2 WHERE id = ?1", rusqlite::params![p.id.0, refunded])
                 .unwrap();
-            let timeline_before = l.timeline(p.id).unwrap().len();
-            let r = l.transition(p.id, from, to, "test", t);
-            let now = l.payment_by_id(p.id).unwrap().state;
-            let timeline_after = l.timeline(p.id).unwrap().len();
+            let timeline_before = l.payments().timeline(p.id).unwrap().len();
+            let r = l.payments_mut().transition(p.id, from, to, "test", t);
+            let now = l.payments().by_id(p.id).unwrap().state;
+            let timeline_after = l.payments().timeline(p.id).unwrap().len();
             if from == to {
                 assert_eq!(r.unwrap(), TransitionOutcome::AlreadyDone(from), "{from}->{to}");
                 assert_eq!(now, from);
@@ -240,23 +240,23 @@ fn every_pair_through_the_database() {
 fn repeated_and_stale_transitions() {
     let mut l = mem();
     let p = new_payment(&mut l, 100, 1);
-    let a = l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "attempt 1", 2).unwrap();
+    let a = l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "attempt 1", 2).unwrap();
     assert_eq!(a, TransitionOutcome::Applied { from: PaymentState::Created, to: PaymentState::Authorizing });
     // The same transition again (a second worker, a replay): no-op, current state.
-    let b = l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "attempt 1", 3).unwrap();
+    let b = l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "attempt 1", 3).unwrap();
     assert_eq!(b, TransitionOutcome::AlreadyDone(PaymentState::Authorizing));
     // Someone moved it on: the caller's view is stale.
-    l.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "", 4).unwrap();
-    let c = l.transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "", 5);
+    l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "", 4).unwrap();
+    let c = l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "", 5);
     assert!(matches!(
         c,
         Err(Error::StaleState { expected: PaymentState::Authorizing, found: PaymentState::Captured, .. })
     ));
     assert!(matches!(
-        l.transition(PaymentId(404), PaymentState::Created, PaymentState::Authorizing, "", 6),
+        l.payments_mut().transition(PaymentId(404), PaymentState::Created, PaymentState::Authorizing, "", 6),
         Err(Error::UnknownPayment(_))
     ));
-    let kinds: Vec<&str> = l.timeline(p.id).unwrap().into_iter().map(|e| e.kind.as_str()).collect();
+    let kinds: Vec<&str> = l.payments().timeline(p.id).unwrap().into_iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(kinds, ["created", "transition", "transition"]);
 }
 
@@ -266,7 +266,7 @@ fn attempts_are_on_the_timeline_and_first_attempt_is_stamped_once() {
     let p = new_payment(&mut l, 100, 1);
     assert_eq!(p.first_attempt_at_ms, None);
     for (n, (outcome, replayed)) in [("timeout", false), ("replayed 200", true)].into_iter().enumerate() {
-        l.record_attempt(
+        l.payments_mut().record_attempt(
             p.id,
             &TimelineInput {
                 detail: "POST /v1/payment_intents".into(),
@@ -280,9 +280,9 @@ fn attempts_are_on_the_timeline_and_first_attempt_is_stamped_once() {
         )
         .unwrap();
     }
-    let after = l.payment_by_id(p.id).unwrap();
+    let after = l.payments().by_id(p.id).unwrap();
     assert_eq!(after.first_attempt_at_ms, Some(100));
-    let tl = l.timeline(p.id).unwrap();
+    let tl = l.payments().timeline(p.id).unwrap();
     let attempts: Vec<_> = tl.iter().filter(|e| e.kind == TimelineKind::Attempt).collect();
     assert_eq!(attempts.len(), 2);
     assert_eq!(attempts[1].attempt_no, Some(2));
@@ -297,57 +297,57 @@ fn recovery_and_offline_queries() {
     let b = new_payment(&mut l, 200, 10);
     let c = new_payment(&mut l, 300, 20);
     let d = new_payment(&mut l, 400, 40);
-    l.transition(b.id, PaymentState::Created, PaymentState::QueuedOffline, "psp unreachable", 50).unwrap();
-    l.transition(c.id, PaymentState::Created, PaymentState::QueuedOffline, "psp unreachable", 51).unwrap();
-    l.transition(a.id, PaymentState::Created, PaymentState::Authorizing, "", 52).unwrap();
-    l.transition(d.id, PaymentState::Created, PaymentState::Canceled, "", 53).unwrap();
-    let q: Vec<_> = l.offline_queue().unwrap().into_iter().map(|p| p.id).collect();
+    l.payments_mut().transition(b.id, PaymentState::Created, PaymentState::QueuedOffline, "psp unreachable", 50).unwrap();
+    l.payments_mut().transition(c.id, PaymentState::Created, PaymentState::QueuedOffline, "psp unreachable", 51).unwrap();
+    l.payments_mut().transition(a.id, PaymentState::Created, PaymentState::Authorizing, "", 52).unwrap();
+    l.payments_mut().transition(d.id, PaymentState::Created, PaymentState::Canceled, "", 53).unwrap();
+    let q: Vec<_> = l.payments().offline_queue().unwrap().into_iter().map(|p| p.id).collect();
     assert_eq!(q, vec![b.id, c.id], "forwarded in creation order");
-    assert!(l.payment_by_id(b.id).unwrap().offline);
-    let stats = l.offline_queue_stats().unwrap();
+    assert!(l.payments().by_id(b.id).unwrap().offline);
+    let stats = l.payments().offline_queue_stats().unwrap();
     assert_eq!(stats.count, 2);
     assert_eq!(stats.total_minor_by_currency, vec![(Currency::Usd, 500)]);
     assert_eq!(stats.oldest_created_at_ms, Some(10));
-    let rec: Vec<_> = l.payments_needing_recovery().unwrap().into_iter().map(|p| p.id).collect();
+    let rec: Vec<_> = l.payments().needing_recovery().unwrap().into_iter().map(|p| p.id).collect();
     assert_eq!(rec, vec![a.id]);
-    assert_eq!(l.payments_in_flight().unwrap().len(), 1);
-    assert_eq!(l.list_payments(10, 0).unwrap().len(), 4);
+    assert_eq!(l.payments().in_flight().unwrap().len(), 1);
+    assert_eq!(l.payments().list(10, 0).unwrap().len(), 4);
 }
 
 #[test]
 fn carts_totals_and_currency() {
     let mut l = mem();
     seed(&mut l);
-    let cart = l.create_cart(Currency::Usd, 0).unwrap();
-    l.add_to_cart(cart, "COF", 2, 1).unwrap();
-    l.add_to_cart(cart, "COF", 1, 2).unwrap();
-    let c = l.add_to_cart(cart, "BAG", 4, 3).unwrap();
+    let cart = l.carts_mut().create(Currency::Usd, 0).unwrap();
+    l.carts_mut().add(cart, "COF", 2, 1).unwrap();
+    l.carts_mut().add(cart, "COF", 1, 2).unwrap();
+    let c = l.carts_mut().add(cart, "BAG", 4, 3).unwrap();
     assert_eq!(c.total, usd(3 * 350 + 4 * 225));
     assert_eq!(c.lines.len(), 2);
-    let c = l.set_quantity(cart, "BAG", 1, 4).unwrap();
+    let c = l.carts_mut().set_quantity(cart, "BAG", 1, 4).unwrap();
     assert_eq!(c.total, usd(3 * 350 + 225));
-    let c = l.remove_from_cart(cart, "COF", 5).unwrap();
+    let c = l.carts_mut().remove(cart, "COF", 5).unwrap();
     assert_eq!(c.total, usd(225));
-    assert!(matches!(l.add_to_cart(cart, "YEN", 1, 6), Err(Error::CurrencyMismatch { .. })));
-    assert!(matches!(l.add_to_cart(cart, "NOPE", 1, 6), Err(Error::UnknownProduct(_))));
-    assert!(matches!(l.add_to_cart(cart, "BAG", 0, 6), Err(Error::InvalidInput(_))));
+    assert!(matches!(l.carts_mut().add(cart, "YEN", 1, 6), Err(Error::CurrencyMismatch { .. })));
+    assert!(matches!(l.carts_mut().add(cart, "NOPE", 1, 6), Err(Error::UnknownProduct(_))));
+    assert!(matches!(l.carts_mut().add(cart, "BAG", 0, 6), Err(Error::InvalidInput(_))));
     // Overflow is refused, never wrapped.
-    l.seed_catalog(&[NewProduct { sku: "GOLD".into(), name: "Gold".into(), price: usd(i64::MAX / 2) }]).unwrap();
-    assert!(matches!(l.add_to_cart(cart, "GOLD", 3, 7), Err(Error::Overflow)));
-    l.add_to_cart(cart, "GOLD", 1, 8).unwrap();
-    assert!(matches!(l.add_to_cart(cart, "GOLD", 1, 9), Err(Error::Overflow)));
-    assert_eq!(l.cart(cart).unwrap().total, usd(i64::MAX / 2 + 225));
+    l.carts_mut().seed_catalog(&[NewProduct { sku: "GOLD".into(), name: "Gold".into(), price: usd(i64::MAX / 2) }]).unwrap();
+    assert!(matches!(l.carts_mut().add(cart, "GOLD", 3, 7), Err(Error::Overflow)));
+    l.carts_mut().add(cart, "GOLD", 1, 8).unwrap();
+    assert!(matches!(l.carts_mut().add(cart, "GOLD", 1, 9), Err(Error::Overflow)));
+    assert_eq!(l.carts().by_id(cart).unwrap().total, usd(i64::MAX / 2 + 225));
     // Catalog upsert by SKU.
-    l.seed_catalog(&[NewProduct { sku: "COF".into(), name: "Coffee L".into(), price: usd(400) }]).unwrap();
-    assert_eq!(l.product_by_sku("COF").unwrap().unwrap().price, usd(400));
-    assert_eq!(l.products().unwrap().len(), 4);
+    l.carts_mut().seed_catalog(&[NewProduct { sku: "COF".into(), name: "Coffee L".into(), price: usd(400) }]).unwrap();
+    assert_eq!(l.carts().product_by_sku("COF").unwrap().unwrap().price, usd(400));
+    assert_eq!(l.carts().products().unwrap().len(), 4);
 }
 
 #[test]
 fn audit_log_keeps_override_reasons() {
     let mut l = mem();
-    l.audit("new_payment_override", "customer left, manager approved", Some("payment 3"), 99).unwrap();
-    let log = l.audit_log().unwrap();
+    l.audit_mut().record_register_action("new_payment_override", "customer left, manager approved", Some("payment 3"), 99).unwrap();
+    let log = l.audit().log().unwrap();
     assert_eq!(log.len(), 1);
     assert_eq!(log[0].reason, "customer left, manager approved");
     assert_eq!(log[0].at_ms, 99);
@@ -394,23 +394,23 @@ fn check_constraints_back_the_code() {
 fn override_makes_a_new_key_only_with_a_reason_and_audits_it() {
     let mut l = mem();
     seed(&mut l);
-    let cart = l.create_cart(Currency::Usd, 0).unwrap();
-    l.add_to_cart(cart, "COF", 1, 0).unwrap();
+    let cart = l.carts_mut().create(Currency::Usd, 0).unwrap();
+    l.carts_mut().add(cart, "COF", 1, 0).unwrap();
     let opts = CheckoutOptions::card("pm_card_visa");
-    let first = l.open_checkout(cart, &opts, 1).unwrap().payment;
-    l.transition(first.id, PaymentState::Created, PaymentState::Authorizing, "timeout", 2).unwrap();
-    assert!(matches!(l.open_checkout_override(cart, &opts, "  ", 3), Err(Error::InvalidInput(_))));
+    let first = l.payments_mut().open_checkout(cart, &opts, 1).unwrap().payment;
+    l.payments_mut().transition(first.id, PaymentState::Created, PaymentState::Authorizing, "timeout", 2).unwrap();
+    assert!(matches!(l.payments_mut().open_checkout_override(cart, &opts, "  ", 3), Err(Error::InvalidInput(_))));
     assert_eq!(count(&l, "SELECT count(*) FROM payments"), 1);
-    let second = l.open_checkout_override(cart, &opts, "customer must leave; manager ok", 4).unwrap();
+    let second = l.payments_mut().open_checkout_override(cart, &opts, "customer must leave; manager ok", 4).unwrap();
     assert!(second.is_new);
     assert_ne!(second.payment.idempotency_key, first.idempotency_key);
-    let log = l.audit_log().unwrap();
+    let log = l.audit().log().unwrap();
     assert_eq!(log.len(), 1);
     assert_eq!(log[0].action, "new_checkout_override");
     assert!(log[0].detail.as_deref().unwrap().contains(&first.idempotency_key));
     // The old one is still there for crash recovery; Charge now reuses the newest.
-    assert_eq!(l.payments_in_flight().unwrap()[0].id, first.id);
-    assert_eq!(l.open_checkout(cart, &opts, 5).unwrap().payment.id, second.payment.id);
+    assert_eq!(l.payments().in_flight().unwrap()[0].id, first.id);
+    assert_eq!(l.payments_mut().open_checkout(cart, &opts, 5).unwrap().payment.id, second.payment.id);
 }
 
 #[test]

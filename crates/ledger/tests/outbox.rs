@@ -11,19 +11,19 @@ use paydesk_ledger::*;
 use serde_json::{json, Value};
 
 fn facts(l: &Ledger, after: u64) -> Vec<(u64, Value)> {
-    l.outbox_batch(after, MAX_OUTBOX_BATCH).unwrap().into_iter().map(|r| (r.seq, serde_json::from_str(&r.fact_json).unwrap())).collect()
+    l.sync_log().outbox_batch(after, MAX_OUTBOX_BATCH).unwrap().into_iter().map(|r| (r.seq, serde_json::from_str(&r.fact_json).unwrap())).collect()
 }
 
 #[test]
 fn a_payment_and_its_refund_write_one_row_per_change_in_order() {
     let mut l = mem();
     let p = new_payment(&mut l, 1200, 10);
-    l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", 11).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", 11).unwrap();
     let rec = PspResult { idempotency_key: p.idempotency_key.clone(), psp_payment_id: "pi_1".into(), amount: usd(1200), state_if_new: PaymentState::Captured };
-    l.record_psp_result(&rec, 12).unwrap();
-    l.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "reply", 13).unwrap();
-    let r = l.create_refund(p.id, 200, Some("spilled"), 14).unwrap();
-    l.record_refund_result(r.id, "re_1", RefundState::Succeeded, 15).unwrap();
+    l.payments_mut().record_psp_result(&rec, 12).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "reply", 13).unwrap();
+    let r = l.refunds_mut().create(p.id, 200, Some("spilled"), 14).unwrap();
+    l.refunds_mut().record_result(r.id, "re_1", RefundState::Succeeded, 15).unwrap();
 
     let k = &p.idempotency_key;
     let rk = &r.idempotency_key;
@@ -53,11 +53,11 @@ fn a_payment_and_its_refund_write_one_row_per_change_in_order() {
 fn a_refused_write_leaves_no_row_and_no_gap() {
     let mut l = mem();
     let p = new_payment(&mut l, 500, 1);
-    let high = l.outbox_stats().unwrap().high_water;
+    let high = l.sync_log().outbox_stats().unwrap().high_water;
     // Refused by the refund rules inside the transaction: nothing of it stays.
-    assert!(l.create_refund(p.id, 100, None, 2).is_err());
-    assert!(l.transition(p.id, PaymentState::Created, PaymentState::Refunded, "no", 3).is_err());
-    assert_eq!(l.outbox_stats().unwrap().high_water, high);
+    assert!(l.refunds_mut().create(p.id, 100, None, 2).is_err());
+    assert!(l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Refunded, "no", 3).is_err());
+    assert_eq!(l.sync_log().outbox_stats().unwrap().high_water, high);
     let q = new_payment(&mut l, 700, 4);
     let rows = facts(&l, high);
     assert_eq!(rows.len(), 1);
@@ -71,21 +71,21 @@ fn ack_drops_up_to_the_ack_and_seqs_are_never_reused() {
     for i in 0..5 {
         new_payment(&mut l, 100 + i, i);
     }
-    let s = l.outbox_stats().unwrap();
+    let s = l.sync_log().outbox_stats().unwrap();
     assert_eq!((s.queued, s.high_water, s.acked_through, s.oldest_at_ms), (5, 5, 0, Some(0)));
-    assert_eq!(l.outbox_ack(2).unwrap(), 2);
-    assert_eq!(l.outbox_ack(2).unwrap(), 0, "a repeated ack drops nothing");
-    assert_eq!(l.outbox_ack(1).unwrap(), 0, "an older ack drops nothing");
-    let s = l.outbox_stats().unwrap();
+    assert_eq!(l.sync_log_mut().outbox_ack(2).unwrap(), 2);
+    assert_eq!(l.sync_log_mut().outbox_ack(2).unwrap(), 0, "a repeated ack drops nothing");
+    assert_eq!(l.sync_log_mut().outbox_ack(1).unwrap(), 0, "an older ack drops nothing");
+    let s = l.sync_log().outbox_stats().unwrap();
     assert_eq!((s.queued, s.high_water, s.acked_through, s.oldest_at_ms), (3, 5, 2, Some(2)));
     assert_eq!(facts(&l, 0).first().unwrap().0, 3);
 
     // An ack past what was written stops at the high-water mark.
-    assert_eq!(l.outbox_ack(1_000).unwrap(), 3);
-    let s = l.outbox_stats().unwrap();
+    assert_eq!(l.sync_log_mut().outbox_ack(1_000).unwrap(), 3);
+    let s = l.sync_log().outbox_stats().unwrap();
     assert_eq!((s.queued, s.high_water, s.acked_through, s.oldest_at_ms), (0, 5, 5, None));
-    assert!(l.outbox_batch(0, 10).unwrap().is_empty());
-    assert!(l.outbox_ack(u64::MAX).is_err(), "out of SQLite's range: refused, not wrapped");
+    assert!(l.sync_log().outbox_batch(0, 10).unwrap().is_empty());
+    assert!(l.sync_log_mut().outbox_ack(u64::MAX).is_err(), "out of SQLite's range: refused, not wrapped");
 
     // Everything was dropped, yet the next row is 6, not 1.
     new_payment(&mut l, 900, 9);
@@ -98,10 +98,10 @@ fn one_read_is_bounded_whatever_the_queue() {
     for i in 0..(MAX_OUTBOX_BATCH as i64 + 20) {
         new_payment(&mut l, 100, i);
     }
-    assert_eq!(l.outbox_batch(0, usize::MAX).unwrap().len(), MAX_OUTBOX_BATCH);
-    assert_eq!(l.outbox_batch(MAX_OUTBOX_BATCH as u64, usize::MAX).unwrap().len(), 20);
-    assert_eq!(l.outbox_batch(0, 3).unwrap().len(), 3);
-    assert_eq!(l.outbox_stats().unwrap().queued, MAX_OUTBOX_BATCH as u64 + 20);
+    assert_eq!(l.sync_log().outbox_batch(0, usize::MAX).unwrap().len(), MAX_OUTBOX_BATCH);
+    assert_eq!(l.sync_log().outbox_batch(MAX_OUTBOX_BATCH as u64, usize::MAX).unwrap().len(), 20);
+    assert_eq!(l.sync_log().outbox_batch(0, 3).unwrap().len(), 3);
+    assert_eq!(l.sync_log().outbox_stats().unwrap().queued, MAX_OUTBOX_BATCH as u64 + 20);
 }
 
 #[test]
@@ -158,7 +158,7 @@ fn a_v6_ledger_is_back_filled_so_its_history_syncs() {
     assert_eq!(got.iter().map(|(s, _)| *s).collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
     assert_eq!(got.iter().map(|(_, f)| f.clone()).collect::<Vec<_>>(), want);
     assert_eq!(got[0].0, 1);
-    let s = l.outbox_stats().unwrap();
+    let s = l.sync_log().outbox_stats().unwrap();
     assert_eq!((s.queued, s.high_water, s.acked_through, s.oldest_at_ms), (8, 8, 0, Some(10)));
 
     // After the upgrade the triggers continue the same sequence.
@@ -173,7 +173,7 @@ fn a_v6_ledger_is_back_filled_so_its_history_syncs() {
 
     // A reader sees the same outbox (the sync loop reads through its own connection).
     let r = Ledger::open_reader(&path).unwrap();
-    assert_eq!(r.outbox_stats().unwrap().queued, 9);
+    assert_eq!(r.sync_log().outbox_stats().unwrap().queued, 9);
 }
 
 /// A register at schema v8 with tenders (one superseded), paid in and out and a closed
@@ -184,24 +184,24 @@ fn write_v8_file_with_books(path: &std::path::Path) {
     use paydesk_access::Role;
     const T: i64 = 1_790_000_000_000;
     let mut l = Ledger::open(path).unwrap();
-    l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     let pin = Pin::parse("2468").unwrap();
-    let mika = l.add_staff("Mika", Role::Manager, &pin, None, T + 1).unwrap().id;
-    l.sign_in("Mika", &pin, paydesk_access::lockout::LockoutPolicy::default(), T + 2).unwrap();
+    let mika = l.roster_mut().add("Mika", Role::Manager, &pin, None, T + 1).unwrap().id;
+    l.roster_mut().sign_in("Mika", &pin, paydesk_access::lockout::LockoutPolicy::default(), T + 2).unwrap();
     let dc = |d, n| DenominationCount { denomination_minor: d, count: n };
-    l.open_shift(Actor::alone(mika), &[dc(1_000, 5)], T + 10).unwrap();
-    let cart = l.create_cart(Currency::Jpy, T + 20).unwrap();
-    l.add_to_cart(cart, "MUG-001", 2, T + 20).unwrap();
-    l.open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), None, T + 21).unwrap();
-    let p = l.open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), Some("terminal froze"), T + 22).unwrap().payment;
+    l.shifts_mut().open(Actor::alone(mika), &[dc(1_000, 5)], T + 10).unwrap();
+    let cart = l.carts_mut().create(Currency::Jpy, T + 20).unwrap();
+    l.carts_mut().add(cart, "MUG-001", 2, T + 20).unwrap();
+    l.sales_mut().open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), None, T + 21).unwrap();
+    let p = l.sales_mut().open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), Some("terminal froze"), T + 22).unwrap().payment;
     // declined: the sale holds nothing, so the shift may close
-    l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", T + 23).unwrap();
-    l.transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", T + 24).unwrap();
-    l.paid_in_out(Actor::alone(mika), PaidKind::PaidIn, 1_000, "change top-up", T + 30).unwrap();
-    let cart = l.create_cart(Currency::Jpy, T + 40).unwrap();
-    l.add_to_cart(cart, "MUG-001", 1, T + 40).unwrap();
-    l.pay_cash(cart, 2_000, None, T + 41).unwrap();
-    l.close_shift(Actor::alone(mika), &[dc(1_000, 7)], T + 50).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", T + 23).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", T + 24).unwrap();
+    l.shifts_mut().paid_in_out(Actor::alone(mika), PaidKind::PaidIn, 1_000, "change top-up", T + 30).unwrap();
+    let cart = l.carts_mut().create(Currency::Jpy, T + 40).unwrap();
+    l.carts_mut().add(cart, "MUG-001", 1, T + 40).unwrap();
+    l.sales_mut().pay_cash(cart, 2_000, None, T + 41).unwrap();
+    l.shifts_mut().close(Actor::alone(mika), &[dc(1_000, 7)], T + 50).unwrap();
     drop(l);
     let c = rusqlite::Connection::open(path).unwrap();
     c.execute_batch(
@@ -251,13 +251,13 @@ fn a_v8_ledger_is_back_filled_with_its_tenders_and_shifts() {
     shadow.catch_up(&l, "upgraded to v9");
     shadow.assert_matches(&l, "upgraded to v9");
     // the triggers carry on after the back-fill
-    let cart = l.create_cart(Currency::Jpy, 1_790_000_000_100).unwrap();
-    l.add_to_cart(cart, "MUG-001", 1, 1_790_000_000_100).unwrap();
-    let e = l.pay_cash(cart, 2_000, None, 1_790_000_000_101).unwrap_err();
+    let cart = l.carts_mut().create(Currency::Jpy, 1_790_000_000_100).unwrap();
+    l.carts_mut().add(cart, "MUG-001", 1, 1_790_000_000_100).unwrap();
+    let e = l.sales_mut().pay_cash(cart, 2_000, None, 1_790_000_000_101).unwrap_err();
     assert!(matches!(e, Error::NoOpenShift), "{e}");
-    let mika = l.staff_by_name("Mika").unwrap().unwrap().id;
-    l.open_shift(Actor::alone(mika), &[], 1_790_000_000_102).unwrap();
-    l.pay_cash(cart, 2_000, None, 1_790_000_000_103).unwrap();
+    let mika = l.roster().by_name("Mika").unwrap().unwrap().id;
+    l.shifts_mut().open(Actor::alone(mika), &[], 1_790_000_000_102).unwrap();
+    l.sales_mut().pay_cash(cart, 2_000, None, 1_790_000_000_103).unwrap();
     shadow.catch_up(&l, "after the upgrade");
     shadow.assert_matches(&l, "after the upgrade");
 }

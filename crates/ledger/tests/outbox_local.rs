@@ -15,11 +15,11 @@ use serde_json::{json, Value};
 const T: i64 = 1_790_000_000_000;
 
 fn facts(l: &Ledger, after: u64) -> Vec<Value> {
-    l.outbox_batch(after, MAX_OUTBOX_BATCH).unwrap().into_iter().map(|r| serde_json::from_str(&r.fact_json).unwrap()).collect()
+    l.sync_log().outbox_batch(after, MAX_OUTBOX_BATCH).unwrap().into_iter().map(|r| serde_json::from_str(&r.fact_json).unwrap()).collect()
 }
 
 fn high(l: &Ledger) -> u64 {
-    l.outbox_stats().unwrap().high_water
+    l.sync_log().outbox_stats().unwrap().high_water
 }
 
 fn tea(price: i64, active: bool) -> CatalogItem {
@@ -38,9 +38,9 @@ fn tea(price: i64, active: bool) -> CatalogItem {
 #[test]
 fn a_local_item_saved_and_retired_travels_whole_and_an_unchanged_save_writes_nothing() {
     let mut l = mem();
-    l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     let h = high(&l);
-    l.upsert_catalog(&[tea(150, true)], None, T + 1).unwrap();
+    l.catalog_mut().upsert(&[tea(150, true)], None, T + 1).unwrap();
     let got = facts(&l, h);
     // the product row, then its Japanese name: each the whole item as it then stands
     let whole = json!({"kind": "item_saved", "sku": "TEA-900", "barcode": "4901234567894", "name_en": "Barley tea", "name_ja": "麦茶",
@@ -48,9 +48,9 @@ fn a_local_item_saved_and_retired_travels_whole_and_an_unchanged_save_writes_not
     assert_eq!(got.last().unwrap(), &whole);
     assert!(got.len() <= 2, "{got:?}");
     let h = high(&l);
-    l.upsert_catalog(&[tea(150, true)], None, T + 2).unwrap();
+    l.catalog_mut().upsert(&[tea(150, true)], None, T + 2).unwrap();
     assert_eq!(high(&l), h, "an identical save changes nothing and sends nothing");
-    l.upsert_catalog(&[tea(160, false)], None, T + 3).unwrap();
+    l.catalog_mut().upsert(&[tea(160, false)], None, T + 3).unwrap();
     let mut retired = whole.clone();
     (retired["price"], retired["active"]) = (json!(160), json!(false));
     assert_eq!(facts(&l, h), [retired]);
@@ -59,7 +59,7 @@ fn a_local_item_saved_and_retired_travels_whole_and_an_unchanged_save_writes_not
     let mut thief = tea(1, true);
     thief.sku = "OTHER".into();
     // refused by its field, typed: the app points at the barcode without reading words
-    let refused = l.upsert_catalog(&[thief], None, T + 4).unwrap_err();
+    let refused = l.catalog_mut().upsert(&[thief], None, T + 4).unwrap_err();
     assert!(matches!(refused, paydesk_ledger::Error::InvalidItem { field: "barcode", .. }), "{refused:?}");
     assert_eq!(high(&l), h);
     let mut shadow = OutboxShadow::default();
@@ -70,15 +70,15 @@ fn a_local_item_saved_and_retired_travels_whole_and_an_unchanged_save_writes_not
 #[test]
 fn what_the_back_office_publishes_never_goes_back_up() {
     let mut l = mem();
-    l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     let h = high(&l);
     let item = PublishedItem { version: 3, item: tea(150, true) };
-    l.apply_published_items(&[item], T + 1).unwrap();
+    l.catalog_mut().apply_published_items(&[item], T + 1).unwrap();
     let tax = PublishedTax { version: 4, price_mode: PriceMode::Exclusive, rounding: Rounding::Up, registration_number: None, rates: RateTable::japan() };
-    assert!(l.apply_published_tax(&tax, T + 2).unwrap());
+    assert!(l.catalog_mut().apply_published_tax(&tax, T + 2).unwrap());
     let hash = paydesk_access::pin::hash_pin(&Pin::parse("1357").unwrap());
     let member = PublishedStaff { version: 5, name: "Aiko".into(), role: Role::Cashier, active: true, pin_hash: hash };
-    l.apply_published_staff(&[member], T + 3).unwrap();
+    l.roster_mut().apply_published(&[member], T + 3).unwrap();
     let got = facts(&l, h);
     assert!(got.iter().all(|f| !["item_saved", "staff_saved", "tax_setup_changed"].contains(&f["kind"].as_str().unwrap())), "{got:?}");
     // a local item that loses its barcode to a published one is sent again, without it
@@ -86,10 +86,10 @@ fn what_the_back_office_publishes_never_goes_back_up() {
     let mut own = tea(99, true);
     own.sku = "OWN".into();
     own.barcode = Some("4901234567887".into());
-    l.upsert_catalog(&[own], None, T + 4).unwrap();
+    l.catalog_mut().upsert(&[own], None, T + 4).unwrap();
     let mut taker = tea(150, true);
     taker.barcode = Some("4901234567887".into());
-    l.apply_published_items(&[PublishedItem { version: 6, item: taker }], T + 5).unwrap();
+    l.catalog_mut().apply_published_items(&[PublishedItem { version: 6, item: taker }], T + 5).unwrap();
     let last = facts(&l, h).pop().unwrap();
     assert_eq!((last["sku"].as_str(), &last["barcode"]), (Some("OWN"), &Value::Null));
     let mut shadow = OutboxShadow::default();
@@ -102,14 +102,14 @@ fn local_staff_travel_without_their_pin_and_a_local_tax_change_as_a_whole_docume
     let mut l = mem();
     let h = high(&l);
     let pin = Pin::parse("2468").unwrap();
-    let mika = l.add_staff("Mika", Role::Manager, &pin, None, T).unwrap();
+    let mika = l.roster_mut().add("Mika", Role::Manager, &pin, None, T).unwrap();
     let got = facts(&l, h);
     assert_eq!(got, [json!({"kind": "staff_saved", "staff": mika.id, "name": "Mika", "role": "manager", "active": true})]);
     let hash: String = l.connection().query_row("SELECT pin_hash FROM staff WHERE id = ?1", [mika.id], |r| r.get(0)).unwrap();
     // a PIN change, a wrong PIN and the lockout counters send nothing
     let h = high(&l);
-    l.change_pin("Mika", &pin, &Pin::parse("9753").unwrap(), Default::default(), T + 1).unwrap();
-    let _ = l.check_pin("Mika", &pin, PinPurpose::SignIn, Default::default(), T + 2);
+    l.roster_mut().change_pin("Mika", &pin, &Pin::parse("9753").unwrap(), Default::default(), T + 1).unwrap();
+    let _ = l.roster_mut().check_pin("Mika", &pin, PinPurpose::SignIn, Default::default(), T + 2);
     assert_eq!(high(&l), h);
     // a role change or a retirement (no screen yet: raw SQL, as any future path would be)
     l.connection().execute("UPDATE staff SET role = 'owner' WHERE id = ?1", [mika.id]).unwrap();
@@ -120,10 +120,10 @@ fn local_staff_travel_without_their_pin_and_a_local_tax_change_as_a_whole_docume
     assert!(!all.contains(&hash) && !all.contains("argon2"), "no PIN hash in the outbox");
 
     let h = high(&l);
-    let mut s = l.store_settings().unwrap();
+    let mut s = l.catalog().store_settings().unwrap();
     s.price_mode = PriceMode::Exclusive;
     s.rounding = Rounding::HalfUp;
-    l.set_store_settings(s.clone(), None, T + 5).unwrap();
+    l.catalog_mut().set_store_settings(s.clone(), None, T + 5).unwrap();
     let got = facts(&l, h);
     assert_eq!(got.len(), 1);
     assert_eq!((got[0]["kind"].as_str(), got[0]["price_mode"].as_str(), got[0]["rounding"].as_str()), (Some("tax_setup_changed"), Some("exclusive"), Some("half_up")));
@@ -131,7 +131,7 @@ fn local_staff_travel_without_their_pin_and_a_local_tax_change_as_a_whole_docume
     // a settings change that is not the tax setup sends no tax fact
     let h = high(&l);
     s.receipt_footer = "Thank you".into();
-    l.set_store_settings(s, None, T + 6).unwrap();
+    l.catalog_mut().set_store_settings(s, None, T + 6).unwrap();
     assert_eq!(high(&l), h);
     let mut shadow = OutboxShadow::default();
     shadow.catch_up(&l, "staff and tax");

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 const T: i64 = 1_790_000_000_000;
 
 fn facts(l: &Ledger, after: u64) -> Vec<(u64, Value)> {
-    l.outbox_batch(after, MAX_OUTBOX_BATCH).unwrap().into_iter().map(|r| (r.seq, serde_json::from_str(&r.fact_json).unwrap())).collect()
+    l.sync_log().outbox_batch(after, MAX_OUTBOX_BATCH).unwrap().into_iter().map(|r| (r.seq, serde_json::from_str(&r.fact_json).unwrap())).collect()
 }
 
 fn kinds(f: &[(u64, Value)]) -> Vec<String> {
@@ -23,17 +23,17 @@ fn kinds(f: &[(u64, Value)]) -> Vec<String> {
 
 fn ja_store() -> Ledger {
     let mut l = mem();
-    l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     l
 }
 
 /// Two teas with 10 % off their line (reduced, 8 %) and a mug (standard, 10 %), prices
 /// including tax, taken out.
 fn tea_and_mug(l: &mut Ledger, at: i64) -> CartId {
-    let cart = l.create_cart(Currency::Jpy, at).unwrap();
-    l.add_to_cart(cart, "TEA-001", 2, at).unwrap();
-    l.add_to_cart(cart, "MUG-001", 1, at).unwrap();
-    l.set_line_discount(cart, "TEA-001", Some(Discount::Percent { basis_points: 1000 }), at).unwrap();
+    let cart = l.carts_mut().create(Currency::Jpy, at).unwrap();
+    l.carts_mut().add(cart, "TEA-001", 2, at).unwrap();
+    l.carts_mut().add(cart, "MUG-001", 1, at).unwrap();
+    l.carts_mut().set_line_discount(cart, "TEA-001", Some(Discount::Percent { basis_points: 1000 }), at).unwrap();
     cart
 }
 
@@ -59,15 +59,15 @@ fn tea_and_mug_fact(cart: CartId) -> Value {
 fn a_cash_sale_writes_its_lines_and_tax_right_after_the_tender_that_completed_it() {
     let mut l = ja_store();
     let cart = tea_and_mug(&mut l, T + 1);
-    let before = l.outbox_stats().unwrap().high_water;
+    let before = l.sync_log().outbox_stats().unwrap().high_water;
     // a part payment completes nothing
-    l.pay_cash(cart, 1000, None, T + 2).unwrap();
+    l.sales_mut().pay_cash(cart, 1000, None, T + 2).unwrap();
     assert_eq!(kinds(&facts(&l, before)), ["tender_added"]);
-    l.pay_cash(cart, 1000, None, T + 3).unwrap();
+    l.sales_mut().pay_cash(cart, 1000, None, T + 3).unwrap();
     let got = facts(&l, before);
     assert_eq!(kinds(&got), ["tender_added", "tender_added", "sale_completed"]);
     assert_eq!(got[2].1, tea_and_mug_fact(cart));
-    let row = &l.outbox_batch(before + 2, 1).unwrap()[0];
+    let row = &l.sync_log().outbox_batch(before + 2, 1).unwrap()[0];
     assert_eq!(row.at_ms, T + 3, "the time the sale completed");
     let mut shadow = OutboxShadow::default();
     shadow.catch_up(&l, "cash");
@@ -78,14 +78,14 @@ fn a_cash_sale_writes_its_lines_and_tax_right_after_the_tender_that_completed_it
 fn a_card_sale_completes_after_its_payment_moved_and_a_refused_tender_writes_nothing() {
     let mut l = ja_store();
     let cart = tea_and_mug(&mut l, T + 1);
-    l.set_sale_discount(cart, Some(Discount::Amount { amount: 100 }), T + 1).unwrap();
-    let before = l.outbox_stats().unwrap().high_water;
-    let p = l.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, T + 2).unwrap().payment;
+    l.carts_mut().set_sale_discount(cart, Some(Discount::Amount { amount: 100 }), T + 1).unwrap();
+    let before = l.sync_log().outbox_stats().unwrap().high_water;
+    let p = l.sales_mut().open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, T + 2).unwrap().payment;
     // a second tender while the card is pending is refused inside its transaction
-    assert!(matches!(l.pay_cash(cart, 5000, None, T + 3), Err(Error::TenderUnknownOutstanding { .. })));
-    l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", T + 4).unwrap();
+    assert!(matches!(l.sales_mut().pay_cash(cart, 5000, None, T + 3), Err(Error::TenderUnknownOutstanding { .. })));
+    l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", T + 4).unwrap();
     assert!(!kinds(&facts(&l, before)).contains(&"sale_completed".to_string()));
-    l.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "reply", T + 5).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "reply", T + 5).unwrap();
     let got = facts(&l, before);
     assert_eq!(kinds(&got), ["payment_created", "tender_added", "payment_state", "payment_state", "sale_completed"]);
     let f = &got[4].1;
@@ -95,7 +95,7 @@ fn a_card_sale_completes_after_its_payment_moved_and_a_refused_tender_writes_not
     let rates = f["rates"].as_array().unwrap();
     assert_eq!(rates.iter().map(|r| r["gross"].as_i64().unwrap()).sum::<i64>(), 1838);
     // a refund is a return, not an uncompleted sale: nothing more about the sale
-    l.create_refund(p.id, 500, Some("broken mug"), T + 6).unwrap();
+    l.refunds_mut().create(p.id, 500, Some("broken mug"), T + 6).unwrap();
     assert!(!kinds(&facts(&l, before + 5)).contains(&"sale_completed".to_string()));
     let mut shadow = OutboxShadow::default();
     shadow.catch_up(&l, "card");
@@ -106,11 +106,11 @@ fn a_card_sale_completes_after_its_payment_moved_and_a_refused_tender_writes_not
 fn an_untaxed_sale_has_no_price_mode_and_totals_its_lines() {
     let mut l = mem();
     seed(&mut l);
-    let cart = l.create_cart(Currency::Usd, 10).unwrap();
-    l.add_to_cart(cart, "COF", 3, 10).unwrap();
-    l.add_to_cart(cart, "BAG", 1, 10).unwrap();
-    let before = l.outbox_stats().unwrap().high_water;
-    l.pay_cash(cart, 2000, None, 11).unwrap();
+    let cart = l.carts_mut().create(Currency::Usd, 10).unwrap();
+    l.carts_mut().add(cart, "COF", 3, 10).unwrap();
+    l.carts_mut().add(cart, "BAG", 1, 10).unwrap();
+    let before = l.sync_log().outbox_stats().unwrap().high_water;
+    l.sales_mut().pay_cash(cart, 2000, None, 11).unwrap();
     let got = facts(&l, before);
     assert_eq!(
         got.last().unwrap().1,
@@ -134,37 +134,37 @@ fn a_sale_is_sent_once_and_a_canceled_one_says_so() {
     let mut l = ja_store();
     let offline_then_declined = |l: &mut Ledger, at: i64| {
         let cart = tea_and_mug(l, at);
-        let p = l.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, at + 1).unwrap().payment;
-        l.transition(p.id, PaymentState::Created, PaymentState::QueuedOffline, "accepted offline", at + 2).unwrap();
-        assert_eq!(l.sale(cart).unwrap().state, SaleState::Paid);
-        l.transition(p.id, PaymentState::QueuedOffline, PaymentState::Authorizing, "forwarded", at + 3).unwrap();
-        l.transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", at + 4).unwrap();
-        assert_eq!(l.sale(cart).unwrap().state, SaleState::UnpaidBalance);
+        let p = l.sales_mut().open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, at + 1).unwrap().payment;
+        l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::QueuedOffline, "accepted offline", at + 2).unwrap();
+        assert_eq!(l.sales().by_cart(cart).unwrap().state, SaleState::Paid);
+        l.payments_mut().transition(p.id, PaymentState::QueuedOffline, PaymentState::Authorizing, "forwarded", at + 3).unwrap();
+        l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", at + 4).unwrap();
+        assert_eq!(l.sales().by_cart(cart).unwrap().state, SaleState::UnpaidBalance);
         cart
     };
-    let before = l.outbox_stats().unwrap().high_water;
+    let before = l.sync_log().outbox_stats().unwrap().high_water;
     let paid_again = offline_then_declined(&mut l, T + 10);
-    l.pay_cash(paid_again, 2000, None, T + 20).unwrap();
-    assert_eq!(l.sale(paid_again).unwrap().state, SaleState::Paid);
+    l.sales_mut().pay_cash(paid_again, 2000, None, T + 20).unwrap();
+    assert_eq!(l.sales().by_cart(paid_again).unwrap().state, SaleState::Paid);
     let sales: Vec<Value> = facts(&l, before).into_iter().map(|(_, f)| f).filter(|f| f["kind"] == "sale_completed").collect();
     assert_eq!(sales, [tea_and_mug_fact(paid_again)]);
 
     let canceled = offline_then_declined(&mut l, T + 30);
-    let mark = l.outbox_stats().unwrap().high_water;
-    l.begin_sale_cancel(canceled, "customer left", T + 40, &|_| false).unwrap();
-    if l.sale(canceled).unwrap().state != SaleState::Canceled {
-        l.finish_sale_cancel(canceled, T + 41).unwrap();
+    let mark = l.sync_log().outbox_stats().unwrap().high_water;
+    l.sales_mut().begin_cancel(canceled, "customer left", T + 40, &|_| false).unwrap();
+    if l.sales().by_cart(canceled).unwrap().state != SaleState::Canceled {
+        l.sales_mut().finish_cancel(canceled, T + 41).unwrap();
     }
-    assert_eq!(l.sale(canceled).unwrap().state, SaleState::Canceled);
+    assert_eq!(l.sales().by_cart(canceled).unwrap().state, SaleState::Canceled);
     let after: Vec<Value> = facts(&l, mark).into_iter().map(|(_, f)| f).collect();
     assert_eq!(after, [json!({"kind": "sale_canceled", "sale": canceled.0})]);
 
     // a sale canceled before it was ever paid sold nothing and sends no sale fact
     let cart = tea_and_mug(&mut l, T + 50);
-    l.pay_cash(cart, 500, None, T + 51).unwrap();
-    let mark = l.outbox_stats().unwrap().high_water;
-    l.begin_sale_cancel(cart, "changed their mind", T + 52, &|_| false).unwrap();
-    assert_eq!(l.sale(cart).unwrap().state, SaleState::Canceled);
+    l.sales_mut().pay_cash(cart, 500, None, T + 51).unwrap();
+    let mark = l.sync_log().outbox_stats().unwrap().high_water;
+    l.sales_mut().begin_cancel(cart, "changed their mind", T + 52, &|_| false).unwrap();
+    assert_eq!(l.sales().by_cart(cart).unwrap().state, SaleState::Canceled);
     assert!(!kinds(&facts(&l, mark)).iter().any(|k| k.starts_with("sale_")));
 
     let mut shadow = OutboxShadow::default();
@@ -175,11 +175,11 @@ fn a_sale_is_sent_once_and_a_canceled_one_says_so() {
 #[test]
 fn a_sale_keeps_the_lines_and_quantities_the_wire_takes() {
     let mut l = ja_store();
-    let cart = l.create_cart(Currency::Jpy, T).unwrap();
-    let e = l.add_to_cart(cart, "TEA-001", 10_000, T).unwrap_err();
+    let cart = l.carts_mut().create(Currency::Jpy, T).unwrap();
+    let e = l.carts_mut().add(cart, "TEA-001", 10_000, T).unwrap_err();
     assert!(matches!(e, Error::QuantityTooLarge { quantity: 10_000, max: 9_999 }), "{e}");
-    l.add_to_cart(cart, "TEA-001", 9_999, T).unwrap();
-    assert!(l.add_to_cart(cart, "TEA-001", 1, T).is_err(), "adding to a full line");
+    l.carts_mut().add(cart, "TEA-001", 9_999, T).unwrap();
+    assert!(l.carts_mut().add(cart, "TEA-001", 1, T).is_err(), "adding to a full line");
     // 1,000 lines fit (the tea and 999 more); the 1,001st is refused
     let items: Vec<CatalogItem> = (0..1_000)
         .map(|i| CatalogItem {
@@ -193,7 +193,7 @@ fn a_sale_keeps_the_lines_and_quantities_the_wire_takes() {
             active: true,
         })
         .collect();
-    l.upsert_catalog(&items, None, T).unwrap();
+    l.catalog_mut().upsert(&items, None, T).unwrap();
     // test set-up: 998 lines in one statement (one by one is slow, not different)
     l.connection()
         .execute(
@@ -202,30 +202,30 @@ fn a_sale_keeps_the_lines_and_quantities_the_wire_takes() {
             [cart.0],
         )
         .unwrap();
-    l.add_to_cart(cart, "BULK-0998", 1, T).unwrap();
-    let e = l.add_to_cart(cart, "BULK-0999", 1, T).unwrap_err();
+    l.carts_mut().add(cart, "BULK-0998", 1, T).unwrap();
+    let e = l.carts_mut().add(cart, "BULK-0999", 1, T).unwrap_err();
     assert!(matches!(e, Error::TooManyLines { max: 1_000 }), "{e}");
     // a line already in the sale still changes
-    l.set_quantity(cart, "BULK-0000", 5, T).unwrap();
+    l.carts_mut().set_quantity(cart, "BULK-0000", 5, T).unwrap();
 }
 
 /// A register at schema v11 with paid, part-paid and canceled sales: made by this code,
 /// then the v12 triggers, view and table, and the sale facts, taken away.
 fn write_v11_file_with_sales(path: &std::path::Path) -> Vec<CartId> {
     let mut l = Ledger::open(path).unwrap();
-    l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     let first = tea_and_mug(&mut l, T + 1);
-    l.pay_cash(first, 2000, None, T + 2).unwrap();
+    l.sales_mut().pay_cash(first, 2000, None, T + 2).unwrap();
     let part = tea_and_mug(&mut l, T + 3);
-    l.pay_cash(part, 1000, None, T + 4).unwrap();
+    l.sales_mut().pay_cash(part, 1000, None, T + 4).unwrap();
     let canceled = tea_and_mug(&mut l, T + 5);
-    l.pay_cash(canceled, 1000, None, T + 6).unwrap();
-    l.begin_sale_cancel(canceled, "customer left", T + 7, &|_| false).unwrap();
-    let second = l.create_cart(Currency::Jpy, T + 8).unwrap();
-    l.add_to_cart(second, "GFT-025", 1, T + 8).unwrap();
-    let p = l.open_card_tender(second, None, &CheckoutOptions::card("pm_card_visa"), None, T + 9).unwrap().payment;
-    l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", T + 10).unwrap();
-    l.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "reply", T + 11).unwrap();
+    l.sales_mut().pay_cash(canceled, 1000, None, T + 6).unwrap();
+    l.sales_mut().begin_cancel(canceled, "customer left", T + 7, &|_| false).unwrap();
+    let second = l.carts_mut().create(Currency::Jpy, T + 8).unwrap();
+    l.carts_mut().add(second, "GFT-025", 1, T + 8).unwrap();
+    let p = l.sales_mut().open_card_tender(second, None, &CheckoutOptions::card("pm_card_visa"), None, T + 9).unwrap().payment;
+    l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", T + 10).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "reply", T + 11).unwrap();
     drop(l);
     let c = rusqlite::Connection::open(path).unwrap();
     c.execute_batch(
@@ -264,13 +264,13 @@ fn a_v11_ledger_is_back_filled_with_its_paid_sales_after_the_facts_they_name() {
     assert_eq!(added.iter().map(|(_, f)| f["sale"].as_i64().unwrap()).collect::<Vec<_>>(), paid.iter().map(|c| c.0).collect::<Vec<_>>());
     assert_eq!(added[0].1, tea_and_mug_fact(paid[0]));
     assert_eq!(added[1].1["lines"][0]["name"], "ギフトカード 3,000円");
-    assert_eq!(l.outbox_batch(older, 1).unwrap()[0].at_ms, T + 2, "the time the sale was paid");
+    assert_eq!(l.sync_log().outbox_batch(older, 1).unwrap()[0].at_ms, T + 2, "the time the sale was paid");
     let mut shadow = OutboxShadow::default();
     shadow.catch_up(&l, "upgraded to v12");
     shadow.assert_matches(&l, "upgraded to v12");
     // the trigger carries on after the back-fill, and an old sale is not sent again
     let cart = tea_and_mug(&mut l, T + 100);
-    l.pay_cash(cart, 2000, None, T + 101).unwrap();
+    l.sales_mut().pay_cash(cart, 2000, None, T + 101).unwrap();
     shadow.catch_up(&l, "after the upgrade");
     shadow.assert_matches(&l, "after the upgrade");
 }

@@ -38,7 +38,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn states(l: &Ledger) -> Vec<(PaymentId, PaymentState)> {
-    l.list_payments(10_000, 0).unwrap().into_iter().map(|p| (p.id, p.state)).collect()
+    l.payments().list(10_000, 0).unwrap().into_iter().map(|p| (p.id, p.state)).collect()
 }
 
 fn check_invariants(l: &Ledger, before: &[(PaymentId, PaymentState)], op: &Op) {
@@ -48,9 +48,9 @@ fn check_invariants(l: &Ledger, before: &[(PaymentId, PaymentState)], op: &Op) {
             assert!(old == new || old.can_transition_to(*new), "{op:?}: payment {id} jumped {old} -> {new}");
         }
     }
-    for p in l.list_payments(10_000, 0).unwrap() {
+    for p in l.payments().list(10_000, 0).unwrap() {
         assert!(p.amount.amount_minor > 0);
-        let open = l.refunds_for_payment(p.id).unwrap().iter().filter(|r| !r.state.is_terminal()).count();
+        let open = l.refunds().for_payment(p.id).unwrap().iter().filter(|r| !r.state.is_terminal()).count();
         match p.state {
             PaymentState::Refunding => assert!(open > 0, "{op:?}: refunding without an open refund {p:?}"),
             PaymentState::Refunded => assert_eq!(p.refunded_minor, p.amount.amount_minor, "{op:?}"),
@@ -60,7 +60,7 @@ fn check_invariants(l: &Ledger, before: &[(PaymentId, PaymentState)], op: &Op) {
             _ => assert_eq!(open, 0, "{op:?}: open refund on a {} payment", p.state),
         }
         assert!(p.refunded_minor >= 0 && p.refunded_minor <= p.amount.amount_minor, "{p:?}");
-        let refunds = l.refunds_for_payment(p.id).unwrap();
+        let refunds = l.refunds().for_payment(p.id).unwrap();
         let succeeded: i64 = refunds.iter().filter(|r| r.state == RefundState::Succeeded).map(|r| r.amount.amount_minor).sum();
         let reserved: i64 = refunds.iter().filter(|r| r.state.reserves_amount()).map(|r| r.amount.amount_minor).sum();
         assert_eq!(succeeded, p.refunded_minor, "{op:?}: refunded_minor drifted for {p:?}");
@@ -86,22 +86,22 @@ fn run(ops: Vec<Op>) -> (usize, usize, usize) {
     let mut refunds_ok = 0;
     let mut refunds_succeeded = 0;
     let mut l = mem();
-    l.seed_catalog(&[NewProduct { sku: "UNIT".into(), name: "Unit".into(), price: usd(1) }]).unwrap();
+    l.carts_mut().seed_catalog(&[NewProduct { sku: "UNIT".into(), name: "Unit".into(), price: usd(1) }]).unwrap();
     let mut now = 0i64;
     let mut outbox = common::outbox::OutboxShadow::default();
     for op in &ops {
         now += 1;
         let before = states(&l);
-        let payments = l.list_payments(10_000, 0).unwrap();
+        let payments = l.payments().list(10_000, 0).unwrap();
         let pick = |i: usize| payments.get(i % payments.len().max(1)).cloned();
         match op.clone() {
             // An odd amount is a sale of items paid by one card tender, so the sale's
             // completion (and a second one after an offline card is declined) is replayed
             // too (record 0051).
             Op::Create(a) if a % 2 == 1 => {
-                let cart = l.create_cart(Currency::Usd, now).unwrap();
-                l.add_to_cart(cart, "UNIT", a, now).unwrap();
-                l.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, now).unwrap();
+                let cart = l.carts_mut().create(Currency::Usd, now).unwrap();
+                l.carts_mut().add(cart, "UNIT", a, now).unwrap();
+                l.sales_mut().open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, now).unwrap();
             }
             Op::Create(a) => {
                 new_payment(&mut l, a, now);
@@ -110,7 +110,7 @@ fn run(ops: Vec<Op>) -> (usize, usize, usize) {
                 if let Some(p) = pick(i) {
                     let next = p.state.allowed_next();
                     let to = if legal && !next.is_empty() { next[s % next.len()] } else { PaymentState::ALL[s] };
-                    let r = l.transition(p.id, p.state, to, "prop", now);
+                    let r = l.payments_mut().transition(p.id, p.state, to, "prop", now);
                     match p.state.step(to) {
                         // The table allows it; the refund bookkeeping may still refuse a
                         // move into or out of the refund states.
@@ -134,16 +134,16 @@ fn run(ops: Vec<Op>) -> (usize, usize, usize) {
                 let chosen = if refundable.is_empty() { pick(i) } else { Some(refundable[i % refundable.len()].clone()) };
                 if let Some(p) = chosen {
                     let reserved: i64 = l
-                        .refunds_for_payment(p.id)
+                        .refunds().for_payment(p.id)
                         .unwrap()
                         .iter()
                         .filter(|r| r.state.reserves_amount())
                         .map(|r| r.amount.amount_minor)
                         .sum();
-                    let open = l.refunds_for_payment(p.id).unwrap().iter().any(|r| !r.state.is_terminal());
+                    let open = l.refunds().for_payment(p.id).unwrap().iter().any(|r| !r.state.is_terminal());
                     let left = p.amount.amount_minor - reserved;
                     let a = if fit && left > 0 { 1 + a % left } else { a };
-                    let r = l.create_refund(p.id, a, None, now);
+                    let r = l.refunds_mut().create(p.id, a, None, now);
                     if !p.state.is_refundable() {
                         assert!(matches!(r, Err(Error::NotRefundable { .. })), "{r:?}");
                     } else if open {
@@ -157,23 +157,23 @@ fn run(ops: Vec<Op>) -> (usize, usize, usize) {
                 }
             }
             Op::RefundSend(i) => {
-                let open = l.refunds_needing_recovery().unwrap();
+                let open = l.refunds().needing_recovery().unwrap();
                 if let Some(r) = open.get(i % open.len().max(1)) {
-                    let _ = l.transition_refund(r.id, r.state, RefundState::InFlight, now);
+                    let _ = l.refunds_mut().transition(r.id, r.state, RefundState::InFlight, now);
                 }
             }
             Op::RefundResult(i, ok) => {
-                let open = l.refunds_needing_recovery().unwrap();
+                let open = l.refunds().needing_recovery().unwrap();
                 if let Some(r) = open.get(i % open.len().max(1)) {
                     let out = if ok { RefundState::Succeeded } else { RefundState::Failed };
                     refunds_succeeded += ok as usize;
-                    l.record_refund_result(r.id, &format!("re_{}", r.id), out, now).unwrap();
+                    l.refunds_mut().record_result(r.id, &format!("re_{}", r.id), out, now).unwrap();
                 }
             }
             Op::Event(i, k, e) => {
                 if let Some(p) = pick(i) {
                     let ty = EVENT_TYPES[k as usize];
-                    let refund = l.refunds_for_payment(p.id).unwrap().into_iter().find(|r| !r.state.is_terminal());
+                    let refund = l.refunds().for_payment(p.id).unwrap().into_iter().find(|r| !r.state.is_terminal());
                     let ev = PspEvent {
                         // A small id pool: the same event id arrives again, maybe for
                         // another payment; it must still be applied at most once.
@@ -187,8 +187,8 @@ fn run(ops: Vec<Op>) -> (usize, usize, usize) {
                         amount: Some(p.amount),
                     };
                     let journal_before = count(&l, "SELECT count(*) FROM journal");
-                    let seen = l.is_event_processed(&ev.event_id).unwrap();
-                    let r = l.apply_event(&ev, now).unwrap();
+                    let seen = l.sync_log().is_event_processed(&ev.event_id).unwrap();
+                    let r = l.sync_log_mut().apply_event(&ev, now).unwrap();
                     let journal_after = count(&l, "SELECT count(*) FROM journal");
                     if seen {
                         assert_eq!(r, ApplyOutcome::AlreadyApplied);
@@ -202,7 +202,7 @@ fn run(ops: Vec<Op>) -> (usize, usize, usize) {
                 if let Some(p) = pick(i) {
                     let amount = if same { p.amount } else { Money::new(p.amount.amount_minor + 1, Currency::Usd) };
                     let r = l
-                        .record_psp_result(
+                        .payments_mut().record_psp_result(
                             &PspResult {
                                 idempotency_key: p.idempotency_key.clone(),
                                 psp_payment_id: format!("pi_{}", p.id),

@@ -81,11 +81,11 @@ fn every_money_movement_names_who_and_has_its_audit_row() {
     proptest!(ProptestConfig { cases: 48, ..ProptestConfig::default() }, |(ops in proptest::collection::vec(op(), 1..40))| {
         let dir = tempfile::tempdir().unwrap();
         let mut l = Ledger::open(dir.path().join("ledger.db")).unwrap();
-        l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+        l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
         let mut staff = Vec::new();
         for (name, role, pin) in STAFF {
             let by = staff.first().copied();
-            staff.push(l.add_staff(name, role, &Pin::parse(pin).unwrap(), by, T).unwrap().id);
+            staff.push(l.roster_mut().add(name, role, &Pin::parse(pin).unwrap(), by, T).unwrap().id);
         }
         let mut operator: Option<i64> = None;
         let mut sales: Vec<CartId> = Vec::new();
@@ -96,14 +96,14 @@ fn every_money_movement_names_who_and_has_its_audit_row() {
             let ok = match op {
                 Op::SignIn(i) => {
                     let (name, _, pin) = STAFF[*i];
-                    let r = l.sign_in(name, &Pin::parse(pin).unwrap(), LockoutPolicy::default(), now);
+                    let r = l.roster_mut().sign_in(name, &Pin::parse(pin).unwrap(), LockoutPolicy::default(), now);
                     if r.is_ok() { operator = Some(staff[*i]); }
                     r.is_ok()
                 }
-                Op::SignOut => { l.sign_out(now).unwrap(); operator = None; true }
-                Op::Open(i) => l.open_shift(Actor::alone(staff[*i]), &[DenominationCount { denomination_minor: 1_000, count: 5 }], now).is_ok(),
+                Op::SignOut => { l.roster_mut().sign_out(now).unwrap(); operator = None; true }
+                Op::Open(i) => l.shifts_mut().open(Actor::alone(staff[*i]), &[DenominationCount { denomination_minor: 1_000, count: 5 }], now).is_ok(),
                 Op::Close { by, approver, off_by } => {
-                    let expected = l.current_shift().unwrap().map(|_| ());
+                    let expected = l.shifts().current().unwrap().map(|_| ());
                     // A count near the drawer: ¥1 coins make any amount.
                     let counted = match expected {
                         Some(()) => {
@@ -115,7 +115,7 @@ fn every_money_movement_names_who_and_has_its_audit_row() {
                         }
                         None => 0,
                     };
-                    match l.close_shift(actor(*by, *approver, &staff), &[DenominationCount { denomination_minor: 1, count: counted.min(100_000) }], now) {
+                    match l.shifts_mut().close(actor(*by, *approver, &staff), &[DenominationCount { denomination_minor: 1, count: counted.min(100_000) }], now) {
                         Ok(z) => {
                             prop_assert_eq!(z.over_short_minor, counted.min(100_000) - z.expected_minor);
                             true
@@ -124,22 +124,22 @@ fn every_money_movement_names_who_and_has_its_audit_row() {
                     }
                 }
                 Op::CashSale { qty, extra } => {
-                    let cart = l.create_cart(Currency::Jpy, now).unwrap();
-                    l.add_to_cart(cart, "TEA-001", *qty, now).unwrap();
-                    let due = l.sale(cart).unwrap().totals.due_minor;
-                    match l.pay_cash(cart, due + extra, None, now) {
+                    let cart = l.carts_mut().create(Currency::Jpy, now).unwrap();
+                    l.carts_mut().add(cart, "TEA-001", *qty, now).unwrap();
+                    let due = l.sales().by_cart(cart).unwrap().totals.due_minor;
+                    match l.sales_mut().pay_cash(cart, due + extra, None, now) {
                         Ok(_) => { sales.push(cart); true }
                         Err(_) => false,
                     }
                 }
-                Op::Payment(amount) => l.create_payment(&NewPayment { amount: Money::new(*amount, Currency::Jpy), options: CheckoutOptions::card("pm_card_visa") }, now).is_ok(),
+                Op::Payment(amount) => l.payments_mut().create(&NewPayment { amount: Money::new(*amount, Currency::Jpy), options: CheckoutOptions::card("pm_card_visa") }, now).is_ok(),
                 Op::Refund { sale, amount } => match sales.get(*sale) {
-                    Some(cart) => l.plan_sale_refund(*cart, Some(*amount), Some("customer returned it"), now).is_ok(),
+                    Some(cart) => l.sales_mut().plan_refund(*cart, Some(*amount), Some("customer returned it"), now).is_ok(),
                     None => false,
                 },
                 Op::Paid { by, approver, out, amount } => {
                     let kind = if *out { PaidKind::PaidOut } else { PaidKind::PaidIn };
-                    l.paid_in_out(actor(*by, *approver, &staff), kind, *amount, "float change", now).is_ok()
+                    l.shifts_mut().paid_in_out(actor(*by, *approver, &staff), kind, *amount, "float change", now).is_ok()
                 }
             };
             let after = counts(&l);
@@ -148,7 +148,7 @@ fn every_money_movement_names_who_and_has_its_audit_row() {
             } else if after != before {
                 // Money moved: someone was signed in and a shift was open.
                 prop_assert!(operator.is_some(), "{:?} moved money with nobody signed in", op);
-                prop_assert!(l.current_shift().unwrap().is_some() || matches!(op, Op::Close { .. }), "{:?} outside a shift", op);
+                prop_assert!(l.shifts().current().unwrap().is_some() || matches!(op, Op::Close { .. }), "{:?} outside a shift", op);
             }
         }
 
@@ -175,8 +175,8 @@ fn every_money_movement_names_who_and_has_its_audit_row() {
             let a = audited(&l, "paid_in", &format!("paid_in_out:{id}")).or_else(|| audited(&l, "paid_out", &format!("paid_in_out:{id}")));
             prop_assert_eq!(a.map(|a| a.0), Some(staff_id));
         }
-        prop_assert_eq!(count(&l, "shifts WHERE closed_at_ms IS NOT NULL"), l.last_z_number().unwrap());
-        let v = l.verify_audit(None).unwrap();
+        prop_assert_eq!(count(&l, "shifts WHERE closed_at_ms IS NOT NULL"), l.shifts().last_z_number().unwrap());
+        let v = l.audit().verify(None).unwrap();
         prop_assert!(v.is_intact(), "{:?}", v.breaks);
         reached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     });

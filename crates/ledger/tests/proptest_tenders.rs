@@ -31,34 +31,34 @@ fn tenders_keep_the_sale_arithmetic() {
     let reached = std::sync::atomic::AtomicU32::new(0);
     proptest!(ProptestConfig { cases: 96, ..ProptestConfig::default() }, |(qty in 1i64..6, increment in prop_oneof![Just(1i64), Just(5), Just(10)], ops in proptest::collection::vec(op(), 1..14))| {
         let mut l = mem();
-        l.seed_catalog(&[NewProduct { sku: "X".into(), name: "X".into(), price: Money::new(333, Currency::Eur) }]).unwrap();
-        l.set_cash_rounding(Currency::Eur, increment).unwrap();
-        let cart = l.create_cart(Currency::Eur, 1).unwrap();
-        l.add_to_cart(cart, "X", qty, 1).unwrap();
+        l.carts_mut().seed_catalog(&[NewProduct { sku: "X".into(), name: "X".into(), price: Money::new(333, Currency::Eur) }]).unwrap();
+        l.sales_mut().set_cash_rounding(Currency::Eur, increment).unwrap();
+        let cart = l.carts_mut().create(Currency::Eur, 1).unwrap();
+        l.carts_mut().add(cart, "X", qty, 1).unwrap();
         let total = 333 * qty;
         let mut now = 10;
         for op in ops {
             now += 10;
             match op {
-                Op::Cash(t) => { let _ = l.pay_cash(cart, t, None, now); }
-                Op::Override(t) => { let _ = l.pay_cash(cart, t, Some("override test"), now); }
+                Op::Cash(t) => { let _ = l.sales_mut().pay_cash(cart, t, None, now); }
+                Op::Override(t) => { let _ = l.sales_mut().pay_cash(cart, t, Some("override test"), now); }
                 Op::Card { amount, outcome } => {
-                    if let Ok(ct) = l.open_card_tender(cart, amount, &CheckoutOptions::card("pm_card_visa"), None, now) {
+                    if let Ok(ct) = l.sales_mut().open_card_tender(cart, amount, &CheckoutOptions::card("pm_card_visa"), None, now) {
                         if ct.is_new {
                             let p = ct.payment;
                             match outcome {
-                                0 => { l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "", now).unwrap();
-                                       l.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "", now).unwrap(); }
-                                1 => { l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "", now).unwrap();
-                                       l.transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "", now).unwrap(); }
-                                2 => { l.transition(p.id, PaymentState::Created, PaymentState::QueuedOffline, "", now).unwrap(); }
+                                0 => { l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "", now).unwrap();
+                                       l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "", now).unwrap(); }
+                                1 => { l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "", now).unwrap();
+                                       l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "", now).unwrap(); }
+                                2 => { l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::QueuedOffline, "", now).unwrap(); }
                                 _ => {} // left pending
                             }
                         }
                     }
                 }
             }
-            let s = l.sale(cart).unwrap();
+            let s = l.sales().by_cart(cart).unwrap();
             prop_assert!(s.totals.settled_minor <= total, "{s:?}");
             prop_assert_eq!(s.totals.due_minor, total - s.totals.settled_minor);
             prop_assert!(s.totals.settled_minor + s.totals.outstanding_minor <= total);
@@ -71,7 +71,7 @@ fn tenders_keep_the_sale_arithmetic() {
                 prop_assert!(change >= 0 && rounding.abs() * 2 <= increment);
                 cash_net += tendered - change;
             }
-            let drawer: i64 = l.expected_drawer().unwrap().iter().map(|(_, v)| v).sum();
+            let drawer: i64 = l.sales().expected_drawer().unwrap().iter().map(|(_, v)| v).sum();
             prop_assert_eq!(drawer, cash_net);
         }
         reached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

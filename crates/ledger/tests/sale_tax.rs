@@ -9,10 +9,10 @@ use proptest::prelude::*;
 
 fn ja_store(mode: PriceMode) -> Ledger {
     let mut l = Ledger::open_in_memory(Box::new(SeededKeys::new(9))).unwrap();
-    l.seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
-    let mut s = l.store_settings().unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
+    let mut s = l.catalog().store_settings().unwrap();
     s.price_mode = mode;
-    l.set_store_settings(s, None, 2).unwrap();
+    l.catalog_mut().set_store_settings(s, None, 2).unwrap();
     l
 }
 
@@ -26,20 +26,20 @@ fn rates(c: &Cart) -> Vec<(u32, i64, i64)> {
 #[test]
 fn eat_in_moves_a_reduced_item_to_the_standard_rate() {
     let mut l = ja_store(PriceMode::Exclusive);
-    let cart = l.create_cart(Currency::Jpy, DAY_MS).unwrap();
-    l.add_to_cart(cart, "COF-001", 1, DAY_MS).unwrap(); // ¥250 reduced
-    let c = l.add_to_cart(cart, "MUG-001", 1, DAY_MS).unwrap(); // ¥1,650 standard
+    let cart = l.carts_mut().create(Currency::Jpy, DAY_MS).unwrap();
+    l.carts_mut().add(cart, "COF-001", 1, DAY_MS).unwrap(); // ¥250 reduced
+    let c = l.carts_mut().add(cart, "MUG-001", 1, DAY_MS).unwrap(); // ¥1,650 standard
     assert_eq!(rates(&c), vec![(1000, 1650, 165), (800, 250, 20)]);
     assert_eq!(c.total.amount_minor, 2085, "tax-exclusive: subtotal + tax");
-    let c = l.set_dining(cart, Dining::EatIn, DAY_MS).unwrap();
+    let c = l.carts_mut().set_dining(cart, Dining::EatIn, DAY_MS).unwrap();
     assert_eq!(rates(&c), vec![(1000, 1900, 190)]);
     assert_eq!(c.total.amount_minor, 2090);
-    assert_eq!(l.sale(cart).unwrap().totals.total_minor, 2090, "the tenders must cover the taxed total");
+    assert_eq!(l.sales().by_cart(cart).unwrap().totals.total_minor, 2090, "the tenders must cover the taxed total");
 
     let mut inc = ja_store(PriceMode::Inclusive);
-    let cart = inc.create_cart(Currency::Jpy, DAY_MS).unwrap();
-    inc.add_to_cart(cart, "COF-001", 1, DAY_MS).unwrap();
-    let c = inc.add_to_cart(cart, "MUG-001", 1, DAY_MS).unwrap();
+    let cart = inc.carts_mut().create(Currency::Jpy, DAY_MS).unwrap();
+    inc.carts_mut().add(cart, "COF-001", 1, DAY_MS).unwrap();
+    let c = inc.carts_mut().add(cart, "MUG-001", 1, DAY_MS).unwrap();
     assert_eq!(rates(&c), vec![(1000, 1500, 150), (800, 232, 18)]);
     assert_eq!(c.total.amount_minor, 1900, "tax-inclusive: the shelf prices");
 }
@@ -47,55 +47,55 @@ fn eat_in_moves_a_reduced_item_to_the_standard_rate() {
 #[test]
 fn discounts_come_off_before_tax_and_never_make_a_line_or_sale_negative() {
     let mut l = ja_store(PriceMode::Exclusive);
-    let cart = l.create_cart(Currency::Jpy, DAY_MS).unwrap();
-    l.add_to_cart(cart, "MUG-001", 2, DAY_MS).unwrap(); // 3,300
-    let c = l.set_line_discount(cart, "MUG-001", Some(Discount::Percent { basis_points: 1000 }), DAY_MS).unwrap();
+    let cart = l.carts_mut().create(Currency::Jpy, DAY_MS).unwrap();
+    l.carts_mut().add(cart, "MUG-001", 2, DAY_MS).unwrap(); // 3,300
+    let c = l.carts_mut().set_line_discount(cart, "MUG-001", Some(Discount::Percent { basis_points: 1000 }), DAY_MS).unwrap();
     assert_eq!(c.total.amount_minor, (3300 - 330) * 11 / 10);
-    let c = l.set_sale_discount(cart, Some(Discount::Amount { amount: 970 }), DAY_MS).unwrap();
+    let c = l.carts_mut().set_sale_discount(cart, Some(Discount::Amount { amount: 970 }), DAY_MS).unwrap();
     assert_eq!(c.total.amount_minor, 2200);
-    assert!(l.set_sale_discount(cart, Some(Discount::Amount { amount: 5000 }), DAY_MS).is_err());
-    assert!(l.set_line_discount(cart, "MUG-001", Some(Discount::Percent { basis_points: 10_001 }), DAY_MS).is_err());
-    assert_eq!(l.cart(cart).unwrap().total.amount_minor, 2200, "a refused discount changes nothing");
-    assert!(l.set_line_discount(cart, "COF-001", None, DAY_MS).is_err(), "not in the sale");
+    assert!(l.carts_mut().set_sale_discount(cart, Some(Discount::Amount { amount: 5000 }), DAY_MS).is_err());
+    assert!(l.carts_mut().set_line_discount(cart, "MUG-001", Some(Discount::Percent { basis_points: 10_001 }), DAY_MS).is_err());
+    assert_eq!(l.carts().by_id(cart).unwrap().total.amount_minor, 2200, "a refused discount changes nothing");
+    assert!(l.carts_mut().set_line_discount(cart, "COF-001", None, DAY_MS).is_err(), "not in the sale");
 }
 
 #[test]
 fn the_first_tender_locks_the_tax_against_later_setting_and_price_changes() {
     let mut l = ja_store(PriceMode::Exclusive);
-    let cart = l.create_cart(Currency::Jpy, DAY_MS).unwrap();
-    l.add_to_cart(cart, "COF-001", 1, DAY_MS).unwrap();
-    l.add_to_cart(cart, "MUG-001", 1, DAY_MS).unwrap();
-    assert!(!l.cart(cart).unwrap().tax_locked);
-    let first = l.pay_cash(cart, 1000, None, DAY_MS + 1).unwrap();
+    let cart = l.carts_mut().create(Currency::Jpy, DAY_MS).unwrap();
+    l.carts_mut().add(cart, "COF-001", 1, DAY_MS).unwrap();
+    l.carts_mut().add(cart, "MUG-001", 1, DAY_MS).unwrap();
+    assert!(!l.carts().by_id(cart).unwrap().tax_locked);
+    let first = l.sales_mut().pay_cash(cart, 1000, None, DAY_MS + 1).unwrap();
     assert!(first.sale.cart.tax_locked);
     // The store switches to tax-inclusive prices and the mug's class changes.
-    let mut s = l.store_settings().unwrap();
+    let mut s = l.catalog().store_settings().unwrap();
     s.price_mode = PriceMode::Inclusive;
     s.rounding = paydesk_tax::Rounding::Up;
-    l.set_store_settings(s, None, DAY_MS + 2).unwrap();
-    let mut mug = l.catalog_item("MUG-001").unwrap().unwrap();
+    l.catalog_mut().set_store_settings(s, None, DAY_MS + 2).unwrap();
+    let mut mug = l.catalog().item("MUG-001").unwrap().unwrap();
     mug.tax_class = TaxClass::Exempt;
-    l.upsert_catalog(&[mug], None, DAY_MS + 3).unwrap();
-    let sale = l.sale(cart).unwrap();
+    l.catalog_mut().upsert(&[mug], None, DAY_MS + 3).unwrap();
+    let sale = l.sales().by_cart(cart).unwrap();
     assert_eq!((sale.cart.total.amount_minor, sale.totals.due_minor), (2085, 1085));
     assert_eq!(rates(&sale.cart), vec![(1000, 1650, 165), (800, 250, 20)]);
-    let rest = l.pay_cash(cart, 1085, None, DAY_MS + 4).unwrap();
+    let rest = l.sales_mut().pay_cash(cart, 1085, None, DAY_MS + 4).unwrap();
     assert_eq!(rest.sale.state, SaleState::Paid);
-    assert_eq!(l.sale(cart).unwrap().cart.total.amount_minor, 2085);
+    assert_eq!(l.sales().by_cart(cart).unwrap().cart.total.amount_minor, 2085);
     // A new sale uses the new settings.
-    let next = l.create_cart(Currency::Jpy, DAY_MS).unwrap();
-    let c = l.add_to_cart(next, "MUG-001", 1, DAY_MS).unwrap();
+    let next = l.carts_mut().create(Currency::Jpy, DAY_MS).unwrap();
+    let c = l.carts_mut().add(next, "MUG-001", 1, DAY_MS).unwrap();
     assert_eq!(c.total.amount_minor, 1650);
 }
 
 #[test]
 fn an_inactive_product_cannot_be_sold() {
     let mut l = ja_store(PriceMode::Inclusive);
-    let mut mug = l.catalog_item("MUG-001").unwrap().unwrap();
+    let mut mug = l.catalog().item("MUG-001").unwrap().unwrap();
     mug.active = false;
-    l.upsert_catalog(&[mug], None, 3).unwrap();
-    let cart = l.create_cart(Currency::Jpy, DAY_MS).unwrap();
-    assert!(matches!(l.add_to_cart(cart, "MUG-001", 1, DAY_MS), Err(Error::InvalidInput(_))));
+    l.catalog_mut().upsert(&[mug], None, 3).unwrap();
+    let cart = l.carts_mut().create(Currency::Jpy, DAY_MS).unwrap();
+    assert!(matches!(l.carts_mut().add(cart, "MUG-001", 1, DAY_MS), Err(Error::InvalidInput(_))));
 }
 
 const SKUS: [&str; 4] = ["COF-001", "MUG-001", "GFT-025", "SAN-001"];
@@ -108,17 +108,17 @@ fn the_total_tenders_cover_is_paydesk_tax_total_and_rates_add_up() {
     // 128 cases (48 before): about 10 s.
     proptest!(ProptestConfig::with_cases(128), |(lines in proptest::collection::vec((0usize..4, 1i64..20, proptest::option::of(0u32..=10_000)), 1..6), eat_in in any::<bool>(), exclusive in any::<bool>(), sale_pct in proptest::option::of(0u32..=10_000))| {
         let mut l = ja_store(if exclusive { PriceMode::Exclusive } else { PriceMode::Inclusive });
-        let cart = l.create_cart(Currency::Jpy, DAY_MS).unwrap();
+        let cart = l.carts_mut().create(Currency::Jpy, DAY_MS).unwrap();
         for (sku, qty, pct) in &lines {
-            l.add_to_cart(cart, SKUS[*sku], *qty, DAY_MS).unwrap();
+            l.carts_mut().add(cart, SKUS[*sku], *qty, DAY_MS).unwrap();
             let d = pct.map(|bp| Discount::Percent { basis_points: bp });
-            l.set_line_discount(cart, SKUS[*sku], d, DAY_MS).unwrap();
+            l.carts_mut().set_line_discount(cart, SKUS[*sku], d, DAY_MS).unwrap();
         }
-        l.set_dining(cart, if eat_in { Dining::EatIn } else { Dining::TakeOut }, DAY_MS).unwrap();
-        l.set_sale_discount(cart, sale_pct.map(|bp| Discount::Percent { basis_points: bp }), DAY_MS).unwrap();
-        let sale = l.sale(cart).unwrap();
+        l.carts_mut().set_dining(cart, if eat_in { Dining::EatIn } else { Dining::TakeOut }, DAY_MS).unwrap();
+        l.carts_mut().set_sale_discount(cart, sale_pct.map(|bp| Discount::Percent { basis_points: bp }), DAY_MS).unwrap();
+        let sale = l.sales().by_cart(cart).unwrap();
         let input = tax_cart(&sale.cart.lines, sale.cart.dining, sale.cart.sale_discount, utc_day(DAY_MS)).unwrap();
-        let expected = compute(&input, &l.tax_settings().unwrap()).unwrap();
+        let expected = compute(&input, &l.catalog().tax_settings().unwrap()).unwrap();
         prop_assert_eq!(sale.totals.total_minor, expected.total);
         // An exempt-only sale without discounts is totalled without `compute` (None).
         prop_assert_eq!(sale.cart.tax.is_none(), expected.tax_total == 0 && expected.rates.iter().all(|r| r.basis_points == 0)
@@ -128,7 +128,7 @@ fn the_total_tenders_cover_is_paydesk_tax_total_and_rates_add_up() {
         prop_assert_eq!(tax.rates.iter().map(|r| r.base + r.tax).sum::<i64>(), sale.totals.total_minor);
         // Paying exactly that total completes the sale.
         if sale.totals.total_minor > 0 {
-            let paid = l.pay_cash(cart, sale.totals.total_minor, None, DAY_MS + 1).unwrap();
+            let paid = l.sales_mut().pay_cash(cart, sale.totals.total_minor, None, DAY_MS + 1).unwrap();
             prop_assert_eq!(paid.sale.state, SaleState::Paid);
             prop_assert_eq!(paid.split.change_minor, 0);
         }

@@ -28,35 +28,35 @@ fn wrong_pins_lock_the_staff_member_across_a_reopen_and_each_try_is_audited() {
     let policy = LockoutPolicy::default();
     {
         let mut l = Ledger::open(&path).unwrap();
-        let owner = l.add_staff("Aiko", Role::Owner, &pin("1357"), None, 1_000).unwrap();
-        l.add_staff("Ben", Role::Cashier, &pin("2468"), Some(owner.id), 2_000).unwrap();
-        assert_eq!(l.check_pin("Ben", &pin("2468"), PinPurpose::SignIn, policy, 3_000).unwrap().role, Role::Cashier);
+        let owner = l.roster_mut().add("Aiko", Role::Owner, &pin("1357"), None, 1_000).unwrap();
+        l.roster_mut().add("Ben", Role::Cashier, &pin("2468"), Some(owner.id), 2_000).unwrap();
+        assert_eq!(l.roster_mut().check_pin("Ben", &pin("2468"), PinPurpose::SignIn, policy, 3_000).unwrap().role, Role::Cashier);
         // A sign-in says no tries left (an unknown name could not say any, issue 28)
         for _ in 0..3 {
-            let e = l.check_pin("Ben", &pin("0000"), PinPurpose::SignIn, policy, 4_000).unwrap_err();
+            let e = l.roster_mut().check_pin("Ben", &pin("0000"), PinPurpose::SignIn, policy, 4_000).unwrap_err();
             assert!(matches!(e, Error::WrongPin { attempts_left: None }), "{e:?}");
         }
         // An unknown name answers like a wrong PIN and writes nothing.
         assert!(matches!(
-            l.check_pin("Nobody", &pin("0000"), PinPurpose::SignIn, policy, 4_000),
+            l.roster_mut().check_pin("Nobody", &pin("0000"), PinPurpose::SignIn, policy, 4_000),
             Err(Error::WrongPin { attempts_left: None })
         ));
-        assert!(l.add_staff("Ben", Role::Manager, &pin("1111"), Some(owner.id), 5_000).is_err(), "names are unique");
+        assert!(l.roster_mut().add("Ben", Role::Manager, &pin("1111"), Some(owner.id), 5_000).is_err(), "names are unique");
     }
     // Killed and restarted: the three failures still count.
     let mut l = Ledger::open(&path).unwrap();
-    let e = l.check_pin("Ben", &pin("0001"), PinPurpose::SignIn, policy, 10_000).unwrap_err();
+    let e = l.roster_mut().check_pin("Ben", &pin("0001"), PinPurpose::SignIn, policy, 10_000).unwrap_err();
     assert!(matches!(e, Error::WrongPin { attempts_left: None }), "{e:?}");
-    let e = l.check_pin("Ben", &pin("0002"), PinPurpose::SignIn, policy, 11_000).unwrap_err();
+    let e = l.roster_mut().check_pin("Ben", &pin("0002"), PinPurpose::SignIn, policy, 11_000).unwrap_err();
     assert!(matches!(e, Error::StaffLocked { until_ms: 311_000 }), "{e:?}");
     // Locked: even the right PIN is not checked.
     assert!(matches!(
-        l.check_pin("Ben", &pin("2468"), PinPurpose::SignIn, policy, 311_000 - 1),
+        l.roster_mut().check_pin("Ben", &pin("2468"), PinPurpose::SignIn, policy, 311_000 - 1),
         Err(Error::StaffLocked { .. })
     ));
-    assert_eq!(l.check_pin("Ben", &pin("2468"), PinPurpose::SignIn, policy, 311_000).unwrap().name, "Ben");
+    assert_eq!(l.roster_mut().check_pin("Ben", &pin("2468"), PinPurpose::SignIn, policy, 311_000).unwrap().name, "Ben");
 
-    let log = l.audit_log().unwrap();
+    let log = l.audit().log().unwrap();
     let actions: Vec<&str> = log.iter().map(|e| e.action.as_str()).collect();
     assert_eq!(
         actions,
@@ -64,7 +64,7 @@ fn wrong_pins_lock_the_staff_member_across_a_reopen_and_each_try_is_audited() {
     );
     assert_eq!(log[1].actor_id, Some(1), "Aiko added Ben");
     assert!(log[7].after.as_deref().unwrap().contains("311000"), "the lock is in the row: {:?}", log[7]);
-    assert!(l.verify_audit(Some(l.audit_head().unwrap())).unwrap().is_intact());
+    assert!(l.audit().verify(Some(l.audit().head().unwrap())).unwrap().is_intact());
     // The hash is not the PIN.
     let stored: String = l.connection().query_row("SELECT pin_hash FROM staff WHERE name = 'Ben'", [], |r| r.get(0)).unwrap();
     assert!(stored.starts_with("$argon2id$") && !stored.contains("2468"));
@@ -74,15 +74,15 @@ fn wrong_pins_lock_the_staff_member_across_a_reopen_and_each_try_is_audited() {
 fn a_pin_change_needs_the_old_pin() {
     let mut l = Ledger::open_in_memory(Box::new(RandomKeys)).unwrap();
     let policy = LockoutPolicy::default();
-    l.add_staff("Chie", Role::Manager, &pin("1234"), None, 1).unwrap();
-    assert!(matches!(l.change_pin("Chie", &pin("9999"), &pin("4321"), policy, 2), Err(Error::WrongPin { attempts_left: Some(4) })));
-    l.change_pin("Chie", &pin("1234"), &pin("4321"), policy, 3).unwrap();
+    l.roster_mut().add("Chie", Role::Manager, &pin("1234"), None, 1).unwrap();
+    assert!(matches!(l.roster_mut().change_pin("Chie", &pin("9999"), &pin("4321"), policy, 2), Err(Error::WrongPin { attempts_left: Some(4) })));
+    l.roster_mut().change_pin("Chie", &pin("1234"), &pin("4321"), policy, 3).unwrap();
     // Audited as a PIN change, not as a sign-in.
-    let actions: Vec<String> = l.audit_log().unwrap().into_iter().map(|r| r.action).collect();
+    let actions: Vec<String> = l.audit().log().unwrap().into_iter().map(|r| r.action).collect();
     assert_eq!(actions, ["staff_add", "pin_change_failed", "pin_change_checked", "pin_change"]);
-    assert!(l.check_pin("Chie", &pin("1234"), PinPurpose::SignIn, policy, 4).is_err());
-    assert!(l.check_pin("Chie", &pin("4321"), PinPurpose::Approval, policy, 5).is_ok());
-    let last = l.audit_log().unwrap().pop().unwrap();
+    assert!(l.roster_mut().check_pin("Chie", &pin("1234"), PinPurpose::SignIn, policy, 4).is_err());
+    assert!(l.roster_mut().check_pin("Chie", &pin("4321"), PinPurpose::Approval, policy, 5).is_ok());
+    let last = l.audit().log().unwrap().pop().unwrap();
     assert_eq!(last.action, "approval_pin");
 }
 
@@ -94,13 +94,13 @@ fn tampered(tamper: &str) -> Vec<Break> {
         let mut l = Ledger::open(&path).unwrap();
         for i in 1..=10 {
             let input = AuditInput { reason: Some(format!("reason {i}")), ..AuditInput::new("override", &format!("cart:{i}")) };
-            l.record_action(&input, 1_000 * i).unwrap();
+            l.audit_mut().record_action(&input, 1_000 * i).unwrap();
         }
-        l.audit_head().unwrap()
+        l.audit().head().unwrap()
     };
     sql(&path, tamper);
     let l = Ledger::open(&path).unwrap();
-    l.verify_audit(Some(head)).unwrap().breaks
+    l.audit().verify(Some(head)).unwrap().breaks
 }
 
 #[test]
@@ -138,12 +138,12 @@ fn upgrade_from_v4_chains_the_rows_written_before() {
     }
     let mut l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), MIGRATIONS.len() as i64);
-    let log = l.audit_log().unwrap();
+    let log = l.audit().log().unwrap();
     assert_eq!(log.len(), 2);
     assert_eq!((log[0].id, log[0].reason.as_str(), log[0].detail.as_deref()), (1, "customer left", Some("payment 3")));
     assert_eq!((log[1].id, log[1].reason.as_str(), log[1].detail.as_deref()), (2, "card reader froze", None));
-    l.audit("new_payment_override", "after the upgrade", None, 30).unwrap();
-    let v = l.verify_audit(Some(l.audit_head().unwrap())).unwrap();
+    l.audit_mut().record_register_action("new_payment_override", "after the upgrade", None, 30).unwrap();
+    let v = l.audit().verify(Some(l.audit().head().unwrap())).unwrap();
     assert!(v.is_intact(), "{:?}", v.breaks);
     assert_eq!(v.rows_checked, 3);
 }
@@ -156,23 +156,23 @@ fn wrong_approval_pins_lock_approvals_at_that_name_and_never_the_members_sign_in
     let dir = tempfile::tempdir().unwrap();
     let mut l = Ledger::open(dir.path().join("ledger.db")).unwrap();
     let policy = LockoutPolicy::default();
-    l.add_staff("Aiko", Role::Owner, &pin("1357"), None, 1_000).unwrap();
+    l.roster_mut().add("Aiko", Role::Owner, &pin("1357"), None, 1_000).unwrap();
     for left in [4, 3, 2, 1] {
-        let e = l.check_pin("Aiko", &pin("0000"), PinPurpose::Approval, policy, 2_000).unwrap_err();
+        let e = l.roster_mut().check_pin("Aiko", &pin("0000"), PinPurpose::Approval, policy, 2_000).unwrap_err();
         assert!(matches!(e, Error::WrongPin { attempts_left: Some(n) } if n == left), "{e:?}");
     }
-    let e = l.check_pin("Aiko", &pin("0000"), PinPurpose::Approval, policy, 2_000).unwrap_err();
+    let e = l.roster_mut().check_pin("Aiko", &pin("0000"), PinPurpose::Approval, policy, 2_000).unwrap_err();
     assert!(matches!(e, Error::StaffLocked { until_ms: 302_000 }), "{e:?}");
-    assert!(matches!(l.check_pin("Aiko", &pin("1357"), PinPurpose::Approval, policy, 3_000), Err(Error::StaffLocked { .. })));
+    assert!(matches!(l.roster_mut().check_pin("Aiko", &pin("1357"), PinPurpose::Approval, policy, 3_000), Err(Error::StaffLocked { .. })));
     // her own sign-in is untouched, and her row shows no lock
-    assert_eq!(l.check_pin("Aiko", &pin("1357"), PinPurpose::SignIn, policy, 3_000).unwrap().locked_until_ms, None);
+    assert_eq!(l.roster_mut().check_pin("Aiko", &pin("1357"), PinPurpose::SignIn, policy, 3_000).unwrap().locked_until_ms, None);
     // the next lock of her approvals lasts twice as long
     for _ in 0..5 {
-        let _ = l.check_pin("Aiko", &pin("0000"), PinPurpose::Approval, policy, 302_000);
+        let _ = l.roster_mut().check_pin("Aiko", &pin("0000"), PinPurpose::Approval, policy, 302_000);
     }
     assert!(matches!(
-        l.check_pin("Aiko", &pin("1357"), PinPurpose::Approval, policy, 302_001),
+        l.roster_mut().check_pin("Aiko", &pin("1357"), PinPurpose::Approval, policy, 302_001),
         Err(Error::StaffLocked { until_ms: 902_000 })
     ));
-    assert!(l.check_pin("Aiko", &pin("1357"), PinPurpose::Approval, policy, 902_000).is_ok());
+    assert!(l.roster_mut().check_pin("Aiko", &pin("1357"), PinPurpose::Approval, policy, 902_000).is_ok());
 }

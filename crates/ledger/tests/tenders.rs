@@ -7,24 +7,24 @@ use paydesk_domain::*;
 use paydesk_ledger::*;
 
 fn cart_of(l: &mut Ledger, sku: &str, qty: i64) -> CartId {
-    let currency = l.product_by_sku(sku).unwrap().unwrap().price.currency;
-    let cart = l.create_cart(currency, 1).unwrap();
-    l.add_to_cart(cart, sku, qty, 1).unwrap();
+    let currency = l.carts().product_by_sku(sku).unwrap().unwrap().price.currency;
+    let cart = l.carts_mut().create(currency, 1).unwrap();
+    l.carts_mut().add(cart, sku, qty, 1).unwrap();
     cart
 }
 
 fn ledger() -> Ledger {
     let mut l = mem();
     seed(&mut l);
-    l.seed_catalog(&[NewProduct { sku: "EUR".into(), name: "Croissant".into(), price: Money::new(1003, Currency::Eur) }])
+    l.carts_mut().seed_catalog(&[NewProduct { sku: "EUR".into(), name: "Croissant".into(), price: Money::new(1003, Currency::Eur) }])
         .unwrap();
     l
 }
 
 /// The PSP's answer for a card tender, as the engine would record it.
 fn settle_card(l: &mut Ledger, p: &Payment, to: PaymentState) {
-    l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "sent", 5).unwrap();
-    l.transition(p.id, PaymentState::Authorizing, to, "reply", 6).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "sent", 5).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Authorizing, to, "reply", 6).unwrap();
 }
 
 #[test]
@@ -32,63 +32,63 @@ fn cash_with_change_completes_the_sale_in_one_commit() {
     let mut l = ledger();
     let cart = cart_of(&mut l, "COF", 2); // 7.00
     let before = l.commit_count();
-    let c = l.pay_cash(cart, 1000, None, 10).unwrap();
+    let c = l.sales_mut().pay_cash(cart, 1000, None, 10).unwrap();
     assert_eq!(l.commit_count() - before, 1, "tender, drawer and completion in one durable commit");
     assert_eq!((c.split.change_minor, c.split.rounding_minor, c.split.completes), (300, 0, true));
     assert_eq!((c.sale.state, c.sale.totals.due_minor, c.sale.cart.state), (SaleState::Paid, 0, CartState::Paid));
-    assert_eq!(l.expected_drawer().unwrap(), vec![(Currency::Usd, 700)]);
+    assert_eq!(l.sales().expected_drawer().unwrap(), vec![(Currency::Usd, 700)]);
     let kinds: Vec<(CashMovementKind, i64)> =
-        l.cash_movements(Some(cart)).unwrap().iter().map(|m| (m.kind, m.amount.amount_minor)).collect();
+        l.sales().cash_movements(Some(cart)).unwrap().iter().map(|m| (m.kind, m.amount.amount_minor)).collect();
     assert_eq!(kinds, [(CashMovementKind::SaleIn, 1000), (CashMovementKind::ChangeOut, -300)]);
-    assert!(matches!(l.pay_cash(cart, 100, None, 11), Err(Error::SaleComplete { .. })));
-    assert!(matches!(l.add_to_cart(cart, "COF", 1, 12), Err(Error::CartNotOpen { .. })));
+    assert!(matches!(l.sales_mut().pay_cash(cart, 100, None, 11), Err(Error::SaleComplete { .. })));
+    assert!(matches!(l.carts_mut().add(cart, "COF", 1, 12), Err(Error::CartNotOpen { .. })));
 }
 
 #[test]
 fn cash_rounding_is_a_store_setting_and_the_books_balance() {
     let mut l = ledger();
-    l.set_cash_rounding(Currency::Eur, 5).unwrap();
-    assert_eq!(l.cash_rounding(Currency::Eur).unwrap(), 5);
-    assert_eq!(l.cash_rounding(Currency::Usd).unwrap(), 1, "none unless set");
-    assert!(l.set_cash_rounding(Currency::Eur, 0).is_err());
-    assert!(l.set_cash_rounding(Currency::Eur, 1001).is_err());
+    l.sales_mut().set_cash_rounding(Currency::Eur, 5).unwrap();
+    assert_eq!(l.sales().cash_rounding(Currency::Eur).unwrap(), 5);
+    assert_eq!(l.sales().cash_rounding(Currency::Usd).unwrap(), 1, "none unless set");
+    assert!(l.sales_mut().set_cash_rounding(Currency::Eur, 0).is_err());
+    assert!(l.sales_mut().set_cash_rounding(Currency::Eur, 1001).is_err());
     let cart = cart_of(&mut l, "EUR", 1); // 10.03 -> 10.05 in cash
-    assert_eq!(l.sale(cart).unwrap().cash_due_minor, 1005);
-    assert!(l.pay_cash(cart, 1004, None, 2).is_err(), "between the exact and the rounded amount");
-    let c = l.pay_cash(cart, 2000, None, 3).unwrap();
+    assert_eq!(l.sales().by_cart(cart).unwrap().cash_due_minor, 1005);
+    assert!(l.sales_mut().pay_cash(cart, 1004, None, 2).is_err(), "between the exact and the rounded amount");
+    let c = l.sales_mut().pay_cash(cart, 2000, None, 3).unwrap();
     assert_eq!((c.split.amount_minor, c.split.change_minor, c.split.rounding_minor), (1003, 995, 2));
     assert_eq!((c.tender.cash_tendered_minor, c.tender.change_minor, c.tender.rounding_minor), (Some(2000), Some(995), Some(2)));
     assert_eq!(c.sale.state, SaleState::Paid);
     // The drawer holds the rounded amount: sale 10.03 + rounding 0.02.
-    assert_eq!(l.expected_drawer().unwrap(), vec![(Currency::Eur, 1005)]);
+    assert_eq!(l.sales().expected_drawer().unwrap(), vec![(Currency::Eur, 1005)]);
 }
 
 #[test]
 fn split_card_then_cash_and_the_amount_due_is_always_total_minus_settled() {
     let mut l = ledger();
     let cart = cart_of(&mut l, "COF", 2); // 700
-    let ct = l.open_card_tender(cart, Some(400), &CheckoutOptions::card("pm_card_visa"), None, 2).unwrap();
+    let ct = l.sales_mut().open_card_tender(cart, Some(400), &CheckoutOptions::card("pm_card_visa"), None, 2).unwrap();
     assert!(ct.is_new);
     assert_eq!((ct.payment.amount.amount_minor, ct.payment.cart_id), (400, Some(cart)));
-    let s = l.sale(cart).unwrap();
+    let s = l.sales().by_cart(cart).unwrap();
     assert_eq!((s.state, s.totals.outstanding_minor, s.totals.open_minor()), (SaleState::PartiallyPaid, 400, 300));
     // Pressed again: the same tender and key, nothing new.
-    let again = l.open_card_tender(cart, Some(400), &CheckoutOptions::card("pm_card_visa"), None, 3).unwrap();
+    let again = l.sales_mut().open_card_tender(cart, Some(400), &CheckoutOptions::card("pm_card_visa"), None, 3).unwrap();
     assert!(!again.is_new);
     assert_eq!(again.payment.idempotency_key, ct.payment.idempotency_key);
     settle_card(&mut l, &ct.payment, PaymentState::Captured);
-    let s = l.sale(cart).unwrap();
+    let s = l.sales().by_cart(cart).unwrap();
     assert_eq!((s.totals.settled_minor, s.totals.due_minor, s.cart.state), (400, 300, CartState::Locked));
     assert!(matches!(
-        l.open_card_tender(cart, Some(301), &CheckoutOptions::card("pm_card_visa"), None, 7),
+        l.sales_mut().open_card_tender(cart, Some(301), &CheckoutOptions::card("pm_card_visa"), None, 7),
         Err(Error::TenderExceedsDue { requested_minor: 301, open_minor: 300, .. })
     ));
-    let c = l.pay_cash(cart, 500, None, 8).unwrap();
+    let c = l.sales_mut().pay_cash(cart, 500, None, 8).unwrap();
     assert_eq!((c.split.amount_minor, c.split.change_minor), (300, 200));
     assert_eq!((c.sale.state, c.sale.totals.settled_minor, c.sale.totals.due_minor), (SaleState::Paid, 700, 0));
     let seqs: Vec<(i64, TenderKind)> = c.sale.tenders.iter().map(|t| (t.seq, t.kind)).collect();
     assert_eq!(seqs, [(1, TenderKind::Card), (2, TenderKind::Cash)]);
-    let day = l.tender_day(0).unwrap();
+    let day = l.sales().tender_day(0).unwrap();
     assert!(day.by_kind.contains(&TenderKindTotal { kind: TenderKind::Card, currency: Currency::Usd, count: 1, settled_minor: 400 }));
     assert!(day.by_kind.contains(&TenderKindTotal { kind: TenderKind::Cash, currency: Currency::Usd, count: 1, settled_minor: 300 }));
 }
@@ -97,17 +97,17 @@ fn split_card_then_cash_and_the_amount_due_is_always_total_minus_settled() {
 fn a_declined_card_keeps_the_earlier_tenders_and_the_checkout_charges_what_is_due() {
     let mut l = ledger();
     let cart = cart_of(&mut l, "COF", 2);
-    l.pay_cash(cart, 200, None, 2).unwrap();
-    let t2 = l.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_chargeDeclined"), None, 3).unwrap();
+    l.sales_mut().pay_cash(cart, 200, None, 2).unwrap();
+    let t2 = l.sales_mut().open_card_tender(cart, None, &CheckoutOptions::card("pm_card_chargeDeclined"), None, 3).unwrap();
     assert_eq!(t2.payment.amount.amount_minor, 500, "None = everything still open");
     settle_card(&mut l, &t2.payment, PaymentState::Failed);
-    let s = l.sale(cart).unwrap();
+    let s = l.sales().by_cart(cart).unwrap();
     assert_eq!((s.state, s.totals.settled_minor, s.totals.due_minor, s.cart.state), (SaleState::PartiallyPaid, 200, 500, CartState::Locked));
     // The single-card checkout (the app's Charge) charges the amount due, as a tender.
-    let co = l.open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), 8).unwrap();
+    let co = l.payments_mut().open_checkout(cart, &CheckoutOptions::card("pm_card_visa"), 8).unwrap();
     assert_eq!(co.payment.amount.amount_minor, 500);
     settle_card(&mut l, &co.payment, PaymentState::Captured);
-    let s = l.sale(cart).unwrap();
+    let s = l.sales().by_cart(cart).unwrap();
     assert_eq!((s.state, s.tenders.len(), s.cart.state), (SaleState::Paid, 3, CartState::Paid));
 }
 
@@ -115,53 +115,53 @@ fn a_declined_card_keeps_the_earlier_tenders_and_the_checkout_charges_what_is_du
 fn an_unknown_card_tender_blocks_every_new_tender_unless_overridden() {
     let mut l = ledger();
     let cart = cart_of(&mut l, "COF", 2);
-    let t1 = l.open_card_tender(cart, Some(300), &CheckoutOptions::card("pm_card_visa"), None, 2).unwrap();
-    l.transition(t1.payment.id, PaymentState::Created, PaymentState::Authorizing, "sent", 3).unwrap();
-    assert!(matches!(l.pay_cash(cart, 700, None, 4), Err(Error::TenderUnknownOutstanding { .. })));
+    let t1 = l.sales_mut().open_card_tender(cart, Some(300), &CheckoutOptions::card("pm_card_visa"), None, 2).unwrap();
+    l.payments_mut().transition(t1.payment.id, PaymentState::Created, PaymentState::Authorizing, "sent", 3).unwrap();
+    assert!(matches!(l.sales_mut().pay_cash(cart, 700, None, 4), Err(Error::TenderUnknownOutstanding { .. })));
     assert!(matches!(
-        l.open_card_tender(cart, Some(200), &CheckoutOptions::card("pm_card_visa"), None, 4),
+        l.sales_mut().open_card_tender(cart, Some(200), &CheckoutOptions::card("pm_card_visa"), None, 4),
         Err(Error::TenderUnknownOutstanding { .. })
     ));
-    assert!(l.pay_cash(cart, 700, Some("x"), 4).is_err(), "a reason needs 3 characters");
-    let audits = l.audit_log().unwrap().len();
-    let c = l.pay_cash(cart, 700, Some("customer must leave"), 5).unwrap();
+    assert!(l.sales_mut().pay_cash(cart, 700, Some("x"), 4).is_err(), "a reason needs 3 characters");
+    let audits = l.audit().log().unwrap().len();
+    let c = l.sales_mut().pay_cash(cart, 700, Some("customer must leave"), 5).unwrap();
     assert_eq!(c.sale.state, SaleState::Paid);
     assert_eq!(c.sale.tenders[0].state, TenderState::Superseded);
-    assert_eq!(l.audit_log().unwrap().len(), audits + 1);
+    assert_eq!(l.audit().log().unwrap().len(), audits + 1);
     // The superseded one turns out charged: it never counts (settled stays <= total), and
     // End of day lists it as owed back.
-    l.transition(t1.payment.id, PaymentState::Authorizing, PaymentState::Captured, "late", 6).unwrap();
-    let s = l.sale(cart).unwrap();
+    l.payments_mut().transition(t1.payment.id, PaymentState::Authorizing, PaymentState::Captured, "late", 6).unwrap();
+    let s = l.sales().by_cart(cart).unwrap();
     assert_eq!((s.totals.settled_minor, s.state), (700, SaleState::Paid));
-    assert_eq!(l.tender_day(0).unwrap().superseded_charged, vec![t1.payment.idempotency_key.clone()]);
+    assert_eq!(l.sales().tender_day(0).unwrap().superseded_charged, vec![t1.payment.idempotency_key.clone()]);
 }
 
 #[test]
 fn cancel_refunds_each_settled_card_once_and_hands_the_cash_back() {
     let mut l = ledger();
     let cart = cart_of(&mut l, "COF", 2); // 700
-    l.pay_cash(cart, 300, None, 2).unwrap();
-    let t2 = l.open_card_tender(cart, Some(250), &CheckoutOptions::card("pm_card_visa"), None, 3).unwrap();
+    l.sales_mut().pay_cash(cart, 300, None, 2).unwrap();
+    let t2 = l.sales_mut().open_card_tender(cart, Some(250), &CheckoutOptions::card("pm_card_visa"), None, 3).unwrap();
     settle_card(&mut l, &t2.payment, PaymentState::Captured);
-    assert!(l.begin_sale_cancel(cart, "no", 7, &|_| false).is_err(), "reason too short");
-    let plan = l.begin_sale_cancel(cart, "customer changed mind", 8, &|_| false).unwrap();
+    assert!(l.sales_mut().begin_cancel(cart, "no", 7, &|_| false).is_err(), "reason too short");
+    let plan = l.sales_mut().begin_cancel(cart, "customer changed mind", 8, &|_| false).unwrap();
     assert_eq!(plan.state, SaleState::Canceling);
     assert_eq!(plan.cash_returned_minor, 300);
     let [CancelAction::Refund { refund_id, .. }] = plan.actions.as_slice() else { panic!("{plan:?}") };
     // Pressed again (or resumed after a crash): the same refund, no second one, no more cash.
-    let again = l.begin_sale_cancel(cart, "customer changed mind", 9, &|_| false).unwrap();
+    let again = l.sales_mut().begin_cancel(cart, "customer changed mind", 9, &|_| false).unwrap();
     assert_eq!(again.actions, plan.actions);
     assert_eq!(again.cash_returned_minor, 0);
-    assert_eq!(l.refunds_for_payment(t2.payment.id).unwrap().len(), 1);
-    assert!(matches!(l.pay_cash(cart, 100, None, 9), Err(Error::SaleCanceled { .. })));
-    assert_eq!(l.finish_sale_cancel(cart, 10).unwrap(), SaleState::Canceling, "refund not confirmed yet");
-    assert_eq!(l.sales_canceling().unwrap(), vec![cart]);
-    l.record_refund_result(*refund_id, "re_1", RefundState::Succeeded, 11).unwrap();
-    assert_eq!(l.finish_sale_cancel(cart, 12).unwrap(), SaleState::Canceled);
-    assert_eq!(l.sale(cart).unwrap().state, SaleState::Canceled);
-    assert!(l.sales_canceling().unwrap().is_empty());
-    assert_eq!(l.expected_drawer().unwrap(), vec![(Currency::Usd, 0)], "cash in 300, back 300");
-    let done = l.begin_sale_cancel(cart, "customer changed mind", 13, &|_| false).unwrap();
+    assert_eq!(l.refunds().for_payment(t2.payment.id).unwrap().len(), 1);
+    assert!(matches!(l.sales_mut().pay_cash(cart, 100, None, 9), Err(Error::SaleCanceled { .. })));
+    assert_eq!(l.sales_mut().finish_cancel(cart, 10).unwrap(), SaleState::Canceling, "refund not confirmed yet");
+    assert_eq!(l.sales().canceling().unwrap(), vec![cart]);
+    l.refunds_mut().record_result(*refund_id, "re_1", RefundState::Succeeded, 11).unwrap();
+    assert_eq!(l.sales_mut().finish_cancel(cart, 12).unwrap(), SaleState::Canceled);
+    assert_eq!(l.sales().by_cart(cart).unwrap().state, SaleState::Canceled);
+    assert!(l.sales().canceling().unwrap().is_empty());
+    assert_eq!(l.sales().expected_drawer().unwrap(), vec![(Currency::Usd, 0)], "cash in 300, back 300");
+    let done = l.sales_mut().begin_cancel(cart, "customer changed mind", 13, &|_| false).unwrap();
     assert!(done.actions.is_empty() && done.state == SaleState::Canceled);
 }
 
@@ -169,11 +169,11 @@ fn cancel_refunds_each_settled_card_once_and_hands_the_cash_back() {
 fn a_cash_only_cancel_completes_at_once_and_a_pending_card_refuses_it() {
     let mut l = ledger();
     let cart = cart_of(&mut l, "COF", 2);
-    l.pay_cash(cart, 300, None, 2).unwrap();
-    let t2 = l.open_card_tender(cart, Some(100), &CheckoutOptions::card("pm_card_visa"), None, 3).unwrap();
-    assert!(matches!(l.begin_sale_cancel(cart, "changed mind", 4, &|_| false), Err(Error::TenderUnknownOutstanding { .. })));
+    l.sales_mut().pay_cash(cart, 300, None, 2).unwrap();
+    let t2 = l.sales_mut().open_card_tender(cart, Some(100), &CheckoutOptions::card("pm_card_visa"), None, 3).unwrap();
+    assert!(matches!(l.sales_mut().begin_cancel(cart, "changed mind", 4, &|_| false), Err(Error::TenderUnknownOutstanding { .. })));
     settle_card(&mut l, &t2.payment, PaymentState::Failed);
-    let plan = l.begin_sale_cancel(cart, "changed mind", 5, &|_| false).unwrap();
+    let plan = l.sales_mut().begin_cancel(cart, "changed mind", 5, &|_| false).unwrap();
     assert_eq!((plan.state, plan.cash_returned_minor, plan.actions.len()), (SaleState::Canceled, 300, 0));
 }
 
@@ -181,30 +181,30 @@ fn a_cash_only_cancel_completes_at_once_and_a_pending_card_refuses_it() {
 fn a_sale_refund_goes_to_the_cards_first_then_cash() {
     let mut l = ledger();
     let cart = cart_of(&mut l, "COF", 2); // 700
-    let t1 = l.open_card_tender(cart, Some(400), &CheckoutOptions::card("pm_card_visa"), None, 2).unwrap();
+    let t1 = l.sales_mut().open_card_tender(cart, Some(400), &CheckoutOptions::card("pm_card_visa"), None, 2).unwrap();
     settle_card(&mut l, &t1.payment, PaymentState::Captured);
-    l.pay_cash(cart, 300, None, 7).unwrap();
-    assert!(matches!(l.plan_sale_refund(cart, Some(701), None, 8), Err(Error::SaleRefundExceeds { refundable_minor: 700, .. })));
-    let plan = l.plan_sale_refund(cart, Some(500), Some("returned one"), 9).unwrap();
+    l.sales_mut().pay_cash(cart, 300, None, 7).unwrap();
+    assert!(matches!(l.sales_mut().plan_refund(cart, Some(701), None, 8), Err(Error::SaleRefundExceeds { refundable_minor: 700, .. })));
+    let plan = l.sales_mut().plan_refund(cart, Some(500), Some("returned one"), 9).unwrap();
     assert_eq!(plan.card_refunds.len(), 1);
     assert_eq!(plan.card_refunds[0].1.amount.amount_minor, 400);
     assert_eq!((plan.cash_out_minor, plan.cash_refunds.len()), (100, 1));
-    assert!(matches!(l.plan_sale_refund(cart, Some(100), None, 10), Err(Error::RefundInProgress { .. })));
-    l.record_refund_result(plan.card_refunds[0].1.id, "re_1", RefundState::Succeeded, 11).unwrap();
-    let rest = l.plan_sale_refund(cart, None, None, 12).unwrap();
+    assert!(matches!(l.sales_mut().plan_refund(cart, Some(100), None, 10), Err(Error::RefundInProgress { .. })));
+    l.refunds_mut().record_result(plan.card_refunds[0].1.id, "re_1", RefundState::Succeeded, 11).unwrap();
+    let rest = l.sales_mut().plan_refund(cart, None, None, 12).unwrap();
     assert_eq!((rest.card_refunds.len(), rest.cash_out_minor), (0, 200));
-    assert_eq!(l.expected_drawer().unwrap(), vec![(Currency::Usd, 0)]);
-    assert_eq!(l.sale(cart).unwrap().state, SaleState::Paid, "a refunded sale was still paid");
+    assert_eq!(l.sales().expected_drawer().unwrap(), vec![(Currency::Usd, 0)]);
+    assert_eq!(l.sales().by_cart(cart).unwrap().state, SaleState::Paid, "a refunded sale was still paid");
 }
 
 #[test]
 fn newest_cart_is_the_one_created_last() {
     let mut l = mem();
-    assert_eq!(l.newest_cart().unwrap(), None);
-    let a = l.create_cart(Currency::Usd, 1).unwrap();
-    assert_eq!(l.newest_cart().unwrap(), Some(a));
-    let b = l.create_cart(Currency::Usd, 2).unwrap();
-    assert_eq!(l.newest_cart().unwrap(), Some(b));
+    assert_eq!(l.carts().newest().unwrap(), None);
+    let a = l.carts_mut().create(Currency::Usd, 1).unwrap();
+    assert_eq!(l.carts().newest().unwrap(), Some(a));
+    let b = l.carts_mut().create(Currency::Usd, 2).unwrap();
+    assert_eq!(l.carts().newest().unwrap(), Some(b));
 }
 
 /// An offline card tender parked after an attempt whose answer was lost may be charged
@@ -219,20 +219,20 @@ fn a_cancel_drops_an_offline_tender_only_if_no_attempt_may_have_reached_the_psp(
         let mut l = ledger();
         let cart = cart_of(&mut l, "COF", 2);
         // Part of the 7.00: a sale paid in full by an offline card is refunded, not canceled.
-        let t = l.open_card_tender(cart, Some(400), &CheckoutOptions::card("pm_card_visa"), None, 2).unwrap();
-        l.transition(t.payment.id, PaymentState::Created, PaymentState::Authorizing, "sent", 3).unwrap();
+        let t = l.sales_mut().open_card_tender(cart, Some(400), &CheckoutOptions::card("pm_card_visa"), None, 2).unwrap();
+        l.payments_mut().transition(t.payment.id, PaymentState::Created, PaymentState::Authorizing, "sent", 3).unwrap();
         let attempt = TimelineInput { kind: Some(TimelineKind::Attempt), outcome: Some(outcome.into()), attempt_no: Some(1), ..Default::default() };
-        l.append_timeline(t.payment.id, &attempt, 4).unwrap();
-        l.transition(t.payment.id, PaymentState::Authorizing, PaymentState::QueuedOffline, "PSP unreachable", 5).unwrap();
-        let r = l.begin_sale_cancel(cart, "customer left", 6, &may_have_reached);
+        l.payments_mut().append_timeline(t.payment.id, &attempt, 4).unwrap();
+        l.payments_mut().transition(t.payment.id, PaymentState::Authorizing, PaymentState::QueuedOffline, "PSP unreachable", 5).unwrap();
+        let r = l.sales_mut().begin_cancel(cart, "customer left", 6, &may_have_reached);
         if may_be_charged {
             assert!(matches!(r, Err(Error::TenderUnknownOutstanding { .. })), "{outcome}: {r:?}");
-            assert_eq!(l.payment_by_key(&t.payment.idempotency_key).unwrap().unwrap().state, PaymentState::QueuedOffline);
-            assert!(l.sale(cart).unwrap().cancel.is_none(), "nothing of the cancel was written");
+            assert_eq!(l.payments().by_key(&t.payment.idempotency_key).unwrap().unwrap().state, PaymentState::QueuedOffline);
+            assert!(l.sales().by_cart(cart).unwrap().cancel.is_none(), "nothing of the cancel was written");
         } else {
             let plan = r.unwrap();
             assert_eq!((plan.state, plan.actions.len()), (SaleState::Canceled, 0), "{outcome}");
-            assert_eq!(l.payment_by_key(&t.payment.idempotency_key).unwrap().unwrap().state, PaymentState::Canceled);
+            assert_eq!(l.payments().by_key(&t.payment.idempotency_key).unwrap().unwrap().state, PaymentState::Canceled);
         }
     }
 }
@@ -245,14 +245,14 @@ fn end_of_day_lists_unpaid_balances_behind_many_collected_ones() {
     let mut l = ledger();
     let reopen = |l: &mut Ledger, collect: bool| {
         let cart = cart_of(l, "COF", 1);
-        let t = l.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, 2).unwrap();
-        l.transition(t.payment.id, PaymentState::Created, PaymentState::QueuedOffline, "accepted offline", 3).unwrap();
-        l.transition(t.payment.id, PaymentState::QueuedOffline, PaymentState::Authorizing, "forwarded", 4).unwrap();
-        l.transition(t.payment.id, PaymentState::Authorizing, PaymentState::Failed, "declined at forwarding", 5).unwrap();
-        assert_eq!(l.sale(cart).unwrap().state, SaleState::UnpaidBalance);
+        let t = l.sales_mut().open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, 2).unwrap();
+        l.payments_mut().transition(t.payment.id, PaymentState::Created, PaymentState::QueuedOffline, "accepted offline", 3).unwrap();
+        l.payments_mut().transition(t.payment.id, PaymentState::QueuedOffline, PaymentState::Authorizing, "forwarded", 4).unwrap();
+        l.payments_mut().transition(t.payment.id, PaymentState::Authorizing, PaymentState::Failed, "declined at forwarding", 5).unwrap();
+        assert_eq!(l.sales().by_cart(cart).unwrap().state, SaleState::UnpaidBalance);
         if collect {
-            let due = l.sale(cart).unwrap().totals.due_minor;
-            l.pay_cash(cart, due, None, 6).unwrap();
+            let due = l.sales().by_cart(cart).unwrap().totals.due_minor;
+            l.sales_mut().pay_cash(cart, due, None, 6).unwrap();
         }
         cart
     };
@@ -260,7 +260,7 @@ fn end_of_day_lists_unpaid_balances_behind_many_collected_ones() {
         reopen(&mut l, true);
     }
     let owed = reopen(&mut l, false);
-    let day = l.tender_day(0).unwrap();
+    let day = l.sales().tender_day(0).unwrap();
     assert_eq!(day.unpaid_balances.iter().map(|u| u.cart_id).collect::<Vec<_>>(), vec![owed]);
     assert_eq!(day.unpaid_balances_not_listed, 0);
 }

@@ -60,25 +60,25 @@ fn a_v1_file_with_data_is_upgraded_to_v2_with_its_data_intact() {
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
     let t = tables(l.connection());
     assert!(t.contains(&"event_cursors".to_string()) && t.contains(&"reissued_keys".to_string()), "{t:?}");
-    let p = l.payment_by_key(V1_KEY).unwrap().unwrap();
+    let p = l.payments().by_key(V1_KEY).unwrap().unwrap();
     assert_eq!((p.amount, p.state, p.psp_payment_id.as_deref()), (Money::new(1200, Currency::Jpy), PaymentState::Refunding, Some("pi_v1")));
     assert_eq!(p.request_params.get("metadata[checkout_key]"), Some(V1_KEY));
-    let r = l.refund_by_key(V1_REFUND_KEY).unwrap().unwrap();
+    let r = l.refunds().by_key(V1_REFUND_KEY).unwrap().unwrap();
     assert_eq!((r.amount.amount_minor, r.state), (500, RefundState::InFlight));
-    assert!(l.is_event_processed("evt_v1").unwrap());
-    assert_eq!(l.journal_total(Currency::Jpy).unwrap(), 1200);
-    assert_eq!(l.event_cursor("default").unwrap(), None, "a v1 file has no cursor: the first poll reads the lookback");
+    assert!(l.sync_log().is_event_processed("evt_v1").unwrap());
+    assert_eq!(l.sync_log().journal_total(Currency::Jpy).unwrap(), 1200);
+    assert_eq!(l.sync_log().event_cursor("default").unwrap(), None, "a v1 file has no cursor: the first poll reads the lookback");
 
     // v1 data works with the v2 features: the in-flight refund can be reissued.
-    let next = l.reissue_refund(r.id, "test", 30).unwrap();
+    let next = l.refunds_mut().reissue(r.id, "test", 30).unwrap();
     assert_eq!(next.request_params.get("metadata[refund_key]"), Some(next.idempotency_key.as_str()));
-    assert_eq!(l.refund_by_key(V1_REFUND_KEY).unwrap().unwrap().state, RefundState::Failed);
+    assert_eq!(l.refunds().by_key(V1_REFUND_KEY).unwrap().unwrap().state, RefundState::Failed);
     drop(l);
 
     // Reopening does not migrate again.
     let l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(l.refunds_for_payment(p.id).unwrap().len(), 2);
+    assert_eq!(l.refunds().for_payment(p.id).unwrap().len(), 2);
 }
 
 #[test]
@@ -117,11 +117,11 @@ fn a_v2_file_is_upgraded_to_v3_and_its_payments_can_have_one_successor() {
     let mut l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
     assert!(tables(l.connection()).contains(&"payment_successors".to_string()));
-    let p = l.payment_by_key(V1_KEY).unwrap().unwrap();
+    let p = l.payments().by_key(V1_KEY).unwrap().unwrap();
     let new = NewPayment { amount: p.amount, options: CheckoutOptions::card("pm_card_visa") };
-    let s = l.payment_after(p.id, After::Amount(&new), 40).unwrap();
+    let s = l.payments_mut().payment_after(p.id, After::Amount(&new), 40).unwrap();
     assert!(s.is_new);
-    assert_eq!(l.payment_after(p.id, After::Amount(&new), 41).unwrap().payment.id, s.payment.id);
+    assert_eq!(l.payments_mut().payment_after(p.id, After::Amount(&new), 41).unwrap().payment.id, s.payment.id);
 }
 
 #[test]
@@ -130,7 +130,7 @@ fn a_file_newer_than_v2_is_refused_untouched() {
     let path = dir.path().join("v3.db");
     {
         let mut l = Ledger::open(&path).unwrap();
-        l.advance_event_cursor("http://psp#1", 1_700_000_000, 1).unwrap();
+        l.sync_log_mut().advance_event_cursor("http://psp#1", 1_700_000_000, 1).unwrap();
     }
     {
         let c = rusqlite::Connection::open(&path).unwrap();
@@ -156,30 +156,30 @@ fn a_file_newer_than_v2_is_refused_untouched() {
 #[test]
 fn the_events_cursor_only_moves_forward_per_psp() {
     let mut l = Ledger::open_in_memory(Box::new(SeededKeys::new(1))).unwrap();
-    assert_eq!(l.event_cursor("a").unwrap(), None);
-    assert_eq!(l.advance_event_cursor("a", 100, 1).unwrap(), 100);
-    assert_eq!(l.advance_event_cursor("a", 90, 2).unwrap(), 100, "never backwards");
-    assert_eq!(l.advance_event_cursor("b", 50, 3).unwrap(), 50);
-    assert_eq!((l.event_cursor("a").unwrap(), l.event_cursor("b").unwrap()), (Some(100), Some(50)));
-    assert!(matches!(l.advance_event_cursor("", 1, 4), Err(Error::InvalidInput(_))));
-    assert!(matches!(l.advance_event_cursor(&"x".repeat(513), 1, 4), Err(Error::InvalidInput(_))));
-    assert!(matches!(l.advance_event_cursor("a", -1, 4), Err(Error::InvalidInput(_))));
+    assert_eq!(l.sync_log().event_cursor("a").unwrap(), None);
+    assert_eq!(l.sync_log_mut().advance_event_cursor("a", 100, 1).unwrap(), 100);
+    assert_eq!(l.sync_log_mut().advance_event_cursor("a", 90, 2).unwrap(), 100, "never backwards");
+    assert_eq!(l.sync_log_mut().advance_event_cursor("b", 50, 3).unwrap(), 50);
+    assert_eq!((l.sync_log().event_cursor("a").unwrap(), l.sync_log().event_cursor("b").unwrap()), (Some(100), Some(50)));
+    assert!(matches!(l.sync_log_mut().advance_event_cursor("", 1, 4), Err(Error::InvalidInput(_))));
+    assert!(matches!(l.sync_log_mut().advance_event_cursor(&"x".repeat(513), 1, 4), Err(Error::InvalidInput(_))));
+    assert!(matches!(l.sync_log_mut().advance_event_cursor("a", -1, 4), Err(Error::InvalidInput(_))));
 }
 
 #[test]
 fn operation_keys_are_reissued_once_per_generation() {
     let mut l = Ledger::open_in_memory(Box::new(SeededKeys::new(2))).unwrap();
     let p = l
-        .create_payment(&NewPayment { amount: Money::new(100, Currency::Usd), options: CheckoutOptions::card("pm_card_visa") }, 1)
+        .payments_mut().create(&NewPayment { amount: Money::new(100, Currency::Usd), options: CheckoutOptions::card("pm_card_visa") }, 1)
         .unwrap();
     let root = format!("{}-capture", p.idempotency_key);
-    let cur = l.current_operation_key(ReissueOp::Capture, &root).unwrap();
+    let cur = l.payments().current_operation_key(ReissueOp::Capture, &root).unwrap();
     assert_eq!((cur.key.as_str(), cur.generation), (root.as_str(), 0));
-    let k1 = l.reissue_operation_key(p.id, ReissueOp::Capture, &root, 0, "stored 500", 2).unwrap();
+    let k1 = l.payments_mut().reissue_operation_key(p.id, ReissueOp::Capture, &root, 0, "stored 500", 2).unwrap();
     assert_eq!((k1.key.clone(), k1.generation), (format!("{root}-1"), 1));
     // A second caller that also saw generation 0 gets the same key, not another.
-    assert_eq!(l.reissue_operation_key(p.id, ReissueOp::Capture, &root, 0, "stored 500", 3).unwrap(), k1);
-    assert_eq!(l.current_operation_key(ReissueOp::Capture, &root).unwrap(), k1);
-    assert!(l.timeline(p.id).unwrap().iter().any(|t| t.outcome.as_deref() == Some("new_key")));
-    assert!(l.reissue_operation_key(p.id, ReissueOp::Refund, &root, 0, "x", 4).is_err());
+    assert_eq!(l.payments_mut().reissue_operation_key(p.id, ReissueOp::Capture, &root, 0, "stored 500", 3).unwrap(), k1);
+    assert_eq!(l.payments().current_operation_key(ReissueOp::Capture, &root).unwrap(), k1);
+    assert!(l.payments().timeline(p.id).unwrap().iter().any(|t| t.outcome.as_deref() == Some("new_key")));
+    assert!(l.payments_mut().reissue_operation_key(p.id, ReissueOp::Refund, &root, 0, "x", 4).is_err());
 }

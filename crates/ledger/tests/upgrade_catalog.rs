@@ -40,27 +40,27 @@ fn a_v5_ledger_keeps_its_products_and_sale_totals_and_stays_refundable() {
     let mut l = Ledger::open_with_keys(&path, Box::new(SeededKeys::new(5))).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
 
-    let coffee = l.catalog_item("COF").unwrap().unwrap();
+    let coffee = l.catalog().item("COF").unwrap().unwrap();
     assert_eq!((coffee.tax_class, coffee.active, coffee.barcode.as_ref()), (TaxClass::Exempt, true, None));
     assert_eq!(coffee.name_in(paydesk_domain::Locale::Ja), "Coffee");
-    assert_eq!(l.products().unwrap().len(), 2);
+    assert_eq!(l.carts().products().unwrap().len(), 2);
 
-    let paid = l.sale(CartId(1)).unwrap();
+    let paid = l.sales().by_cart(CartId(1)).unwrap();
     assert_eq!((paid.state, paid.cart.total.amount_minor, paid.totals.settled_minor), (SaleState::Paid, 1903, 1903));
-    let plan = l.plan_sale_refund(CartId(1), Some(450), Some("returned a coffee"), 10).unwrap();
+    let plan = l.sales_mut().plan_refund(CartId(1), Some(450), Some("returned a coffee"), 10).unwrap();
     assert_eq!(plan.cash_out_minor, 450, "{plan:?}");
 
     // The open cart still totals as before and takes a line and a tender.
-    let cart = l.add_to_cart(CartId(2), "BUN", 1, 20).unwrap();
+    let cart = l.carts_mut().add(CartId(2), "BUN", 1, 20).unwrap();
     assert_eq!(cart.total.amount_minor, 1453);
-    let cash = l.pay_cash(CartId(2), 1500, None, 21).unwrap();
+    let cash = l.sales_mut().pay_cash(CartId(2), 1500, None, 21).unwrap();
     assert_eq!((cash.sale.state, cash.split.change_minor), (SaleState::Paid, 47));
-    assert_eq!(l.sale(CartId(1)).unwrap().cart.total.amount_minor, 1903);
+    assert_eq!(l.sales().by_cart(CartId(1)).unwrap().cart.total.amount_minor, 1903);
 
-    let s = l.store_settings().unwrap();
+    let s = l.catalog().store_settings().unwrap();
     assert_eq!((s.currency, s.locale), (Currency::Usd, Locale::En));
-    assert_eq!(l.tax_settings().unwrap().rates.entries.len(), 3, "10 % / 8 % / 0 seeded");
-    assert!(l.verify_audit(None).unwrap().is_intact());
+    assert_eq!(l.catalog().tax_settings().unwrap().rates.entries.len(), 3, "10 % / 8 % / 0 seeded");
+    assert!(l.audit().verify(None).unwrap().is_intact());
 }
 
 /// Schema v13 -> v14 (issue #28): a store written before its settings carried a time zone
@@ -83,6 +83,6 @@ fn a_v13_store_is_in_its_locales_time_zone_after_the_upgrade() {
     }
     let l = Ledger::open_with_keys(&path, Box::new(SeededKeys::new(5))).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
-    let s = l.store_settings().unwrap();
+    let s = l.catalog().store_settings().unwrap();
     assert_eq!((s.name.as_str(), s.locale, s.time_zone.as_str()), ("Old Shop", Locale::Ja, "Asia/Tokyo"));
 }

@@ -39,18 +39,18 @@ fn old_prints_keep_their_marks_and_new_ones_follow_the_paper_rule() {
     let mut l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
 
-    let old = l.receipt_prints(CartId(1)).unwrap();
+    let old = l.receipts().prints(CartId(1)).unwrap();
     let seen: Vec<(i64, bool, &str, bool)> = old.iter().map(|p| (p.print_no, p.reprint, p.outcome.as_str(), p.paper)).collect();
     assert_eq!(seen, vec![(1, false, "failed", true), (2, true, "printed", true)]);
-    assert!(l.next_print_is_reprint(CartId(1)).unwrap());
-    let third = l.record_receipt_print(CartId(1), "escpos", "127.0.0.1:9100", PrintOutcome::Printed, None, 4).unwrap();
+    assert!(l.receipts().next_print_is_reprint(CartId(1)).unwrap());
+    let third = l.receipts_mut().record_print(CartId(1), "escpos", "127.0.0.1:9100", PrintOutcome::Printed, None, 4).unwrap();
     assert_eq!((third.print_no, third.reprint), (3, true));
 
     // A sale never printed before the upgrade: a printer that is off leaves it the original.
     let off = PrintOutcome::Failed { may_have_printed: false };
-    let first = l.record_receipt_print(CartId(2), "escpos", "127.0.0.1:9100", off, Some("refused"), 5).unwrap();
+    let first = l.receipts_mut().record_print(CartId(2), "escpos", "127.0.0.1:9100", off, Some("refused"), 5).unwrap();
     assert_eq!((first.print_no, first.reprint), (1, false));
-    let second = l.record_receipt_print(CartId(2), "escpos", "127.0.0.1:9100", PrintOutcome::Printed, None, 6).unwrap();
+    let second = l.receipts_mut().record_print(CartId(2), "escpos", "127.0.0.1:9100", PrintOutcome::Printed, None, 6).unwrap();
     assert_eq!((second.print_no, second.reprint), (2, false));
-    assert!(l.next_print_is_reprint(CartId(2)).unwrap());
+    assert!(l.receipts().next_print_is_reprint(CartId(2)).unwrap());
 }

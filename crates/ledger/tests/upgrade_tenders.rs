@@ -77,53 +77,53 @@ fn a_v3_ledger_gets_one_card_tender_per_cart_payment_and_stays_refundable() {
     assert_eq!(n, 7, "one tender per payment with a cart, none for the cart-less one");
 
     // Paid by one card, with a refund in flight: paid, one settled tender for the total.
-    let s1 = l.sale(CartId(1)).unwrap();
+    let s1 = l.sales().by_cart(CartId(1)).unwrap();
     assert_eq!((s1.state, s1.totals.settled_minor, s1.totals.due_minor), (SaleState::Paid, 1000, 0));
     assert_eq!(s1.tenders.len(), 1);
     assert_eq!((s1.tenders[0].kind, s1.tenders[0].state, s1.tenders[0].seq), (TenderKind::Card, TenderState::Settled, 1));
 
     // Declined then paid by another card: two tenders, the first void.
-    let s2 = l.sale(CartId(2)).unwrap();
+    let s2 = l.sales().by_cart(CartId(2)).unwrap();
     let states: Vec<TenderState> = s2.tenders.iter().map(|t| t.state).collect();
     assert_eq!(states, [TenderState::Void, TenderState::Settled]);
     assert_eq!((s2.state, s2.totals.due_minor), (SaleState::Paid, 0));
 
     // An override left a payment in flight behind: superseded, never counted twice.
-    let s3 = l.sale(CartId(3)).unwrap();
+    let s3 = l.sales().by_cart(CartId(3)).unwrap();
     assert_eq!(s3.tenders[0].standing, TenderStanding::Superseded);
     assert_eq!(s3.tenders[0].state, TenderState::Superseded);
     assert_eq!((s3.state, s3.totals.settled_minor), (SaleState::Paid, 500));
 
     // Queued offline: counts as settled until forwarded.
-    let s4 = l.sale(CartId(4)).unwrap();
+    let s4 = l.sales().by_cart(CartId(4)).unwrap();
     assert_eq!((s4.state, s4.tenders[0].state), (SaleState::Paid, TenderState::Offline));
     // A card pending from before: its sale is partially paid and refuses a second tender.
-    let s5 = l.sale(CartId(5)).unwrap();
+    let s5 = l.sales().by_cart(CartId(5)).unwrap();
     assert_eq!((s5.state, s5.tenders[0].state), (SaleState::PartiallyPaid, TenderState::Pending));
-    assert!(matches!(l.pay_cash(CartId(5), 500, None, 50), Err(Error::TenderUnknownOutstanding { .. })));
+    assert!(matches!(l.sales_mut().pay_cash(CartId(5), 500, None, 50), Err(Error::TenderUnknownOutstanding { .. })));
 
     // Still readable and refundable: the in-flight refund settles, then the rest refunds.
-    let p1 = l.payment_by_key("k1-paid-then-refunding").unwrap().unwrap();
-    l.record_refund_result(RefundId(1), "re_1", RefundState::Succeeded, 60).unwrap();
-    assert_eq!(l.payment_by_id(p1.id).unwrap().state, PaymentState::PartiallyRefunded);
-    let r = l.create_refund(p1.id, 600, None, 61).unwrap();
+    let p1 = l.payments().by_key("k1-paid-then-refunding").unwrap().unwrap();
+    l.refunds_mut().record_result(RefundId(1), "re_1", RefundState::Succeeded, 60).unwrap();
+    assert_eq!(l.payments().by_id(p1.id).unwrap().state, PaymentState::PartiallyRefunded);
+    let r = l.refunds_mut().create(p1.id, 600, None, 61).unwrap();
     assert_eq!(r.amount.amount_minor, 600);
-    let p7 = l.payment_by_key("k7-no-cart").unwrap().unwrap();
-    assert!(l.create_refund(p7.id, 700, None, 62).is_ok(), "a payment without a cart is refundable as before");
-    assert_eq!(l.sale(CartId(1)).unwrap().state, SaleState::Paid, "a refund is a return, the sale stays paid");
+    let p7 = l.payments().by_key("k7-no-cart").unwrap().unwrap();
+    assert!(l.refunds_mut().create(p7.id, 700, None, 62).is_ok(), "a payment without a cart is refundable as before");
+    assert_eq!(l.sales().by_cart(CartId(1)).unwrap().state, SaleState::Paid, "a refund is a return, the sale stays paid");
 
     // The offline one declined at forwarding reopens its sale's balance.
-    let p6 = l.payment_by_key("k6-offline").unwrap().unwrap();
-    l.transition(p6.id, PaymentState::QueuedOffline, PaymentState::Authorizing, "forwarded", 70).unwrap();
-    assert_eq!(l.sale(CartId(4)).unwrap().state, SaleState::Paid, "being forwarded still counts");
-    l.transition(p6.id, PaymentState::Authorizing, PaymentState::Failed, "declined", 71).unwrap();
-    let s4 = l.sale(CartId(4)).unwrap();
+    let p6 = l.payments().by_key("k6-offline").unwrap().unwrap();
+    l.payments_mut().transition(p6.id, PaymentState::QueuedOffline, PaymentState::Authorizing, "forwarded", 70).unwrap();
+    assert_eq!(l.sales().by_cart(CartId(4)).unwrap().state, SaleState::Paid, "being forwarded still counts");
+    l.payments_mut().transition(p6.id, PaymentState::Authorizing, PaymentState::Failed, "declined", 71).unwrap();
+    let s4 = l.sales().by_cart(CartId(4)).unwrap();
     assert_eq!((s4.state, s4.totals.due_minor, s4.cart.state), (SaleState::UnpaidBalance, 500, CartState::Locked));
-    let day = l.tender_day(0).unwrap();
+    let day = l.sales().tender_day(0).unwrap();
     assert_eq!(day.unpaid_balances.len(), 1);
     assert_eq!(day.unpaid_balances[0].cart_id, CartId(4));
     // ... and is collected in cash.
-    let cash = l.pay_cash(CartId(4), 1000, None, 72).unwrap();
+    let cash = l.sales_mut().pay_cash(CartId(4), 1000, None, 72).unwrap();
     assert_eq!((cash.split.change_minor, cash.sale.state), (500, SaleState::Paid));
 }
 

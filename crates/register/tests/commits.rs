@@ -40,21 +40,21 @@ async fn a_paid_checkout_costs_at_most_two_durable_commits() {
 
     // Cart checkout (the cashier's Charge): the cart is locked then marked paid.
     engine
-        .ledger_for_tests(|l| l.seed_catalog(&[NewProduct { sku: "tea".into(), name: "Tea".into(), price: Money::new(450, Currency::Jpy) }]))
+        .ledger_for_tests(|l| l.carts_mut().seed_catalog(&[NewProduct { sku: "tea".into(), name: "Tea".into(), price: Money::new(450, Currency::Jpy) }]))
         .unwrap();
-    let cart = engine.ledger_for_tests(|l| l.create_cart(Currency::Jpy, 1)).unwrap();
-    engine.ledger_for_tests(|l| l.add_to_cart(cart, "tea", 2, 1)).unwrap();
+    let cart = engine.ledger_for_tests(|l| l.carts_mut().create(Currency::Jpy, 1)).unwrap();
+    engine.ledger_for_tests(|l| l.carts_mut().add(cart, "tea", 2, 1)).unwrap();
     let before = commits(&engine);
     let r = engine.charge_cart(cart, CheckoutOptions::card("pm_card_visa")).await.unwrap();
     let used = commits(&engine) - before;
     assert_eq!(r.state.as_str(), "captured", "{r:?}");
     assert_eq!(r.amount, 900);
     assert!(used <= 2, "a paid cart checkout made {used} durable commits");
-    let p = engine.ledger_for_tests(|l| l.payment_by_key(&r.checkout_key)).unwrap().unwrap();
+    let p = engine.ledger_for_tests(|l| l.payments().by_key(&r.checkout_key)).unwrap().unwrap();
     assert!(p.first_attempt_at_ms.is_some());
-    assert_eq!(engine.ledger_for_tests(|l| l.cart(cart)).unwrap().state.as_str(), "paid");
+    assert_eq!(engine.ledger_for_tests(|l| l.carts().by_id(cart)).unwrap().state.as_str(), "paid");
     // The timeline still tells the whole story: attempt, created -> authorizing -> captured.
-    let tl = engine.ledger_for_tests(|l| l.timeline(p.id)).unwrap();
+    let tl = engine.ledger_for_tests(|l| l.payments().timeline(p.id)).unwrap();
     let kinds: Vec<&str> = tl.iter().map(|t| t.kind.as_str()).collect();
     assert!(kinds.contains(&paydesk_ledger::TimelineKind::Attempt.as_str()), "{kinds:?}");
     let moves: Vec<&str> = tl.iter().filter_map(|t| t.outcome.as_deref()).filter(|o| ["authorizing", "captured"].contains(o)).collect();

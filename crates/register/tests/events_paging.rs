@@ -58,7 +58,7 @@ async fn a_psp_that_always_has_more_stops_at_the_page_limit_and_keeps_the_cursor
     assert_eq!(pages.served.load(Ordering::SeqCst), MAX_EVENT_PAGES_PER_POLL);
     assert_eq!(rep.fetched, MAX_EVENT_PAGES_PER_POLL);
     assert_eq!(rep.applied, MAX_EVENT_PAGES_PER_POLL, "what was read is applied");
-    assert_eq!(e.ledger_for_tests(|l| l.event_cursor("pages-test")).unwrap(), None, "a cut-short poll keeps the cursor");
+    assert_eq!(e.ledger_for_tests(|l| l.sync_log().event_cursor("pages-test")).unwrap(), None, "a cut-short poll keeps the cursor");
 }
 
 #[tokio::test]
@@ -68,5 +68,5 @@ async fn a_list_that_ends_moves_the_cursor() {
     assert_eq!((rep.pages, rep.fetched), (3, 3));
     assert_eq!(pages.served.load(Ordering::SeqCst), 3);
     // The newest event read (page 1) is where the next poll resumes.
-    assert_eq!(e.ledger_for_tests(|l| l.event_cursor("pages-test")).unwrap(), Some(NOW_MS / 1000 - 1));
+    assert_eq!(e.ledger_for_tests(|l| l.sync_log().event_cursor("pages-test")).unwrap(), Some(NOW_MS / 1000 - 1));
 }

@@ -63,7 +63,7 @@ impl World {
         let server = paydesk_test_kit::serve(&psp).await;
         let engine = engine_on(&dir.path().join("register.sqlite3"), &server.url());
         engine
-            .ledger_for_tests(|l| l.seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: Money::new(350, Currency::Usd) }]))
+            .ledger_for_tests(|l| l.carts_mut().seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: Money::new(350, Currency::Usd) }]))
             .unwrap();
         let loc = engine.create_reader_location("Front store", &[("line1", "1 Main St"), ("city", "Springfield"), ("country", "US")]).await.unwrap();
         let reg = engine.register_reader("simulated-wpe", "Front till", &loc).await.unwrap();
@@ -74,8 +74,8 @@ impl World {
     fn cart(&self, qty: i64) -> CartId {
         self.engine
             .ledger_for_tests(|l| {
-                let c = l.create_cart(Currency::Usd, 1)?;
-                l.add_to_cart(c, "TEA", qty, 1)?;
+                let c = l.carts_mut().create(Currency::Usd, 1)?;
+                l.carts_mut().add(c, "TEA", qty, 1)?;
                 Ok::<_, paydesk_ledger::Error>(c)
             })
             .unwrap()
@@ -199,7 +199,7 @@ async fn an_approved_card_is_paid_once_with_its_card_present_details() {
     assert_eq!((Some(pi.clone()), status.as_str()), (paid.intent_id.clone(), "succeeded"));
     let at_psp = w.get(&format!("/v1/payment_intents/{pi}")).await;
     assert_eq!(at_psp["payment_method_types"][0], "card_present");
-    let sale = w.engine.ledger_for_tests(|l| l.sale(cart)).unwrap();
+    let sale = w.engine.ledger_for_tests(|l| l.sales().by_cart(cart)).unwrap();
     assert_eq!(sale.state, SaleState::Paid);
     // The reader's and the intent's events are applied once; a second poll re-reads them.
     let first = w.engine.consume_events().await.unwrap();
@@ -243,7 +243,7 @@ async fn a_busy_reader_started_nothing_and_the_next_press_goes_through() {
     let r = w.engine.charge_on_reader(Money::new(500, Currency::Usd), &w.reader).await.unwrap();
     assert_eq!(r.outcome, ReaderOutcome::ReaderBusy, "{r:?}");
     let key = r.checkout_key.clone();
-    let attempts = w.engine.ledger_for_tests(|l| l.reader_payment(l.payment_by_key(&key)?.unwrap().id)).unwrap().unwrap().attempts;
+    let attempts = w.engine.ledger_for_tests(|l| l.card_readers().payment(l.payments().by_key(&key)?.unwrap().id)).unwrap().unwrap().attempts;
     assert_eq!(attempts[0].outcome, ReaderAttemptOutcome::Canceled);
     assert_eq!(w.one_intent(&key).await.1, "requires_payment_method");
     let again = w.engine.present_again(&key).await.unwrap();
@@ -295,7 +295,7 @@ async fn the_customer_cancels_then_the_cashier_abandons_and_it_is_never_charged(
     assert_eq!((gone.state, gone.outcome), (PaymentState::Canceled, ReaderOutcome::NotCharged { why: NotChargedWhy::IntentCanceled }));
     assert_eq!(w.one_intent(&key).await.1, "canceled", "not charged stays true forever");
     // The sale is open again for another tender.
-    let sale = w.engine.ledger_for_tests(|l| l.sale(cart)).unwrap();
+    let sale = w.engine.ledger_for_tests(|l| l.sales().by_cart(cart)).unwrap();
     assert_eq!(sale.totals.open_minor(), 350);
 }
 
@@ -324,7 +324,7 @@ async fn a_reader_timeout_that_still_started_is_pending_then_paid_once() {
     w.present(APPROVED).await;
     w.paid(&key).await;
     assert_eq!(w.one_intent(&key).await.1, "succeeded");
-    let rp = w.engine.ledger_for_tests(|l| l.reader_payment(l.payment_by_key(&key)?.unwrap().id)).unwrap().unwrap();
+    let rp = w.engine.ledger_for_tests(|l| l.card_readers().payment(l.payments().by_key(&key)?.unwrap().id)).unwrap().unwrap();
     assert_eq!(rp.attempts.len(), 1, "resolved by reading, never a second process");
 }
 
@@ -362,18 +362,18 @@ async fn with_the_psp_unreachable_the_reader_is_unavailable_and_nothing_is_queue
     // A port nobody listens on: connections are refused.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let engine = engine_on(&dir.path().join("register.sqlite3"), &format!("http://127.0.0.1:{port}"));
-    engine.ledger_for_tests(|l| l.seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: Money::new(350, Currency::Usd) }])).unwrap();
+    engine.ledger_for_tests(|l| l.carts_mut().seed_catalog(&[NewProduct { sku: "TEA".into(), name: "Tea".into(), price: Money::new(350, Currency::Usd) }])).unwrap();
     let cart = engine
         .ledger_for_tests(|l| {
-            let c = l.create_cart(Currency::Usd, 1)?;
-            l.add_to_cart(c, "TEA", 1, 1)?;
+            let c = l.carts_mut().create(Currency::Usd, 1)?;
+            l.carts_mut().add(c, "TEA", 1, 1)?;
             Ok::<_, paydesk_ledger::Error>(c)
         })
         .unwrap();
     let r = engine.charge_reader_tender(cart, None, "tmr_somewhere", None).await.unwrap();
     assert_eq!(r.reader.outcome, ReaderOutcome::ReaderUnavailable { why: UnavailableWhy::PspUnreachable }, "{r:?}");
     assert_eq!(r.reader.state, PaymentState::Canceled, "proven never sent");
-    assert!(engine.ledger_for_tests(|l| l.offline_queue()).unwrap().is_empty(), "never accepted offline");
+    assert!(engine.ledger_for_tests(|l| l.payments().offline_queue()).unwrap().is_empty(), "never accepted offline");
     assert_eq!(r.sale.open, 350, "the sale still needs its money: cash is offered");
 }
 
@@ -397,7 +397,7 @@ async fn a_crash_after_the_process_call_is_resolved_by_recovery_without_a_second
     let all = intents_at(&http, &server.url(), &key).await;
     assert_eq!(all.len(), 1, "no second intent: {all:?}");
     assert_eq!(all[0].1, "succeeded");
-    let rp = engine.ledger_for_tests(|l| l.reader_payment(l.payment_by_key(&key)?.unwrap().id)).unwrap().unwrap();
+    let rp = engine.ledger_for_tests(|l| l.card_readers().payment(l.payments().by_key(&key)?.unwrap().id)).unwrap().unwrap();
     assert_eq!(rp.attempts.len(), 1);
 }
 
@@ -407,9 +407,9 @@ async fn a_crash_before_anything_was_processed_ends_canceled_by_recovery() {
     // The key and the reader committed, then the register died before the intent's create.
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
     let created = now_ms - 60_000;
-    let p = w.engine.ledger_for_tests(|l| l.create_reader_payment(Money::new(400, Currency::Usd), &w.reader, paydesk_domain::CaptureMethod::Automatic, created)).unwrap();
+    let p = w.engine.ledger_for_tests(|l| l.card_readers_mut().create_payment(Money::new(400, Currency::Usd), &w.reader, paydesk_domain::CaptureMethod::Automatic, created)).unwrap();
     // A payment just committed by a live call is left to that call.
-    let fresh = w.engine.ledger_for_tests(|l| l.create_reader_payment(Money::new(401, Currency::Usd), &w.reader, paydesk_domain::CaptureMethod::Automatic, now_ms)).unwrap();
+    let fresh = w.engine.ledger_for_tests(|l| l.card_readers_mut().create_payment(Money::new(401, Currency::Usd), &w.reader, paydesk_domain::CaptureMethod::Automatic, now_ms)).unwrap();
     let rec = w.engine.recover().await.unwrap();
     assert_eq!(w.engine.reader_status(&fresh.idempotency_key).unwrap().state, PaymentState::Created);
     assert_eq!(rec.resolved, 1, "{rec:?}");
@@ -449,7 +449,7 @@ async fn a_stored_failure_on_the_intents_cancel_does_not_block_the_next_abandon(
 async fn an_intent_whose_create_answer_died_with_the_register_is_found_and_canceled_on_abandon() {
     let w = World::new().await;
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-    let p = w.engine.ledger_for_tests(|l| l.create_reader_payment(Money::new(830, Currency::Usd), &w.reader, paydesk_domain::CaptureMethod::Automatic, now_ms)).unwrap();
+    let p = w.engine.ledger_for_tests(|l| l.card_readers_mut().create_payment(Money::new(830, Currency::Usd), &w.reader, paydesk_domain::CaptureMethod::Automatic, now_ms)).unwrap();
     let key = p.idempotency_key.clone();
     // The create as the PSP received it, under the checkout key; its answer was never recorded.
     let form = [("amount", "830"), ("currency", "usd"), ("payment_method_types[]", "card_present"), ("capture_method", "automatic"), ("metadata[checkout_key]", key.as_str())];
@@ -541,7 +541,7 @@ async fn a_random_walk_never_charges_twice_and_the_ledger_agrees_with_the_psp() 
             assert!(all.iter().filter(|(_, s)| s == "succeeded").count() <= 1);
         }
         // Whatever the walk did, the ledger and the PSP agree.
-        let p = w.engine.ledger_for_tests(|l| l.payment_by_key(&key)).unwrap().unwrap();
+        let p = w.engine.ledger_for_tests(|l| l.payments().by_key(&key)).unwrap().unwrap();
         let at_psp = w.intents_for(&key).await;
         match p.state {
             PaymentState::Captured => assert_eq!(at_psp[0].1, "succeeded", "{key}"),
@@ -563,7 +563,7 @@ async fn a_random_walk_never_charges_twice_and_the_ledger_agrees_with_the_psp() 
     assert!(seen.iter().any(|o| o.starts_with("NotCharged") && !o.contains("IntentCanceled")), "a not-charged attempt: {seen:?}");
     // Every reader payment ends resolved: paid or canceled, and each agrees with the PSP.
     for key in &keys {
-        let p = w.engine.ledger_for_tests(|l| l.payment_by_key(key)).unwrap().unwrap();
+        let p = w.engine.ledger_for_tests(|l| l.payments().by_key(key)).unwrap().unwrap();
         let at_psp = w.intents_for(key).await;
         match p.state {
             PaymentState::Captured => assert_eq!(at_psp.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>(), ["succeeded"]),

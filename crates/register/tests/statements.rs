@@ -149,14 +149,14 @@ async fn a_paid_amount_checkout_runs_a_pinned_number_of_statements() {
 async fn a_paid_cart_checkout_runs_a_pinned_number_of_statements() {
     let t = &Traced::new();
     t.engine
-        .ledger_for_tests(|l| l.seed_catalog(&[NewProduct { sku: "tea".into(), name: "Tea".into(), price: Money::new(450, Currency::Jpy) }]))
+        .ledger_for_tests(|l| l.carts_mut().seed_catalog(&[NewProduct { sku: "tea".into(), name: "Tea".into(), price: Money::new(450, Currency::Jpy) }]))
         .unwrap();
     // Only the charge is counted: the cart is filled before.
     let cart = || {
         t.engine
             .ledger_for_tests(|l| {
-                let cart = l.create_cart(Currency::Jpy, 1)?;
-                l.add_to_cart(cart, "tea", 2, 1).map(|_| cart)
+                let cart = l.carts_mut().create(Currency::Jpy, 1)?;
+                l.carts_mut().add(cart, "tea", 2, 1).map(|_| cart)
             })
             .unwrap()
     };

@@ -225,7 +225,7 @@ async fn a_restarted_register_resumes_events_from_the_stored_cursor() {
     e.checkout_amount(Money::new(200, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
     let first = e.consume_events().await.unwrap();
     assert_eq!((first.fetched, first.applied), (4, 4), "{first:?}");
-    let cursor = e.ledger_for_tests(|l| l.event_cursor("default")).unwrap().expect("cursor stored");
+    let cursor = e.ledger_for_tests(|l| l.sync_log().event_cursor("default")).unwrap().expect("cursor stored");
     assert_eq!(cursor, START_MS / 1000 + 3600);
     drop(e);
 
@@ -237,7 +237,7 @@ async fn a_restarted_register_resumes_events_from_the_stored_cursor() {
     e.checkout_amount(Money::new(999, Currency::Jpy), CheckoutOptions::card("pm_card_visa")).await.unwrap();
     let second = e.consume_events().await.unwrap();
     assert_eq!((second.fetched, second.applied, second.duplicates), (2, 1, 1), "{second:?}");
-    assert_eq!(e.ledger_for_tests(|l| l.event_cursor("default")).unwrap(), Some(START_MS / 1000 + 7200));
+    assert_eq!(e.ledger_for_tests(|l| l.sync_log().event_cursor("default")).unwrap(), Some(START_MS / 1000 + 7200));
     drop(e);
 
     // Control: without the stored cursor the same restart re-reads everything

@@ -62,7 +62,7 @@ impl World {
         let engine = engine_on(&dir.path().join("register.sqlite3"), &server.url(), None);
         engine
             .ledger_for_tests(|l| {
-                l.seed_catalog(&[
+                l.carts_mut().seed_catalog(&[
                     NewProduct { sku: "TEA".into(), name: "Tea".into(), price: Money::new(350, Currency::Usd) },
                     NewProduct { sku: "BUN".into(), name: "Bun".into(), price: Money::new(1003, Currency::Eur) },
                 ])
@@ -75,8 +75,8 @@ impl World {
         let currency = if sku == "BUN" { Currency::Eur } else { Currency::Usd };
         self.engine
             .ledger_for_tests(|l| {
-                let c = l.create_cart(currency, 1)?;
-                l.add_to_cart(c, sku, qty, 1)?;
+                let c = l.carts_mut().create(currency, 1)?;
+                l.carts_mut().add(c, sku, qty, 1)?;
                 Ok::<_, paydesk_ledger::Error>(c)
             })
             .unwrap()
@@ -101,7 +101,7 @@ impl World {
     }
 
     fn pi_of(&self, checkout_key: &str) -> String {
-        self.engine.ledger_for_tests(|l| l.payment_by_key(checkout_key)).unwrap().unwrap().psp_payment_id.unwrap()
+        self.engine.ledger_for_tests(|l| l.payments().by_key(checkout_key)).unwrap().unwrap().psp_payment_id.unwrap()
     }
 }
 
@@ -166,7 +166,7 @@ async fn two_cards_the_second_declined_then_a_third() {
     assert_eq!(states, [TenderState::Settled, TenderState::Void, TenderState::Settled]);
     assert_eq!(w.intent(&w.pi_of(&a.checkout.checkout_key)).await, ("succeeded".to_string(), 300));
     assert_eq!(w.intent(&w.pi_of(&c.checkout.checkout_key)).await, ("succeeded".to_string(), 400));
-    let declined = w.engine.ledger_for_tests(|l| l.payment_by_key(&b.checkout.checkout_key)).unwrap().unwrap();
+    let declined = w.engine.ledger_for_tests(|l| l.payments().by_key(&b.checkout.checkout_key)).unwrap().unwrap();
     if let Some(pi) = declined.psp_payment_id {
         assert_ne!(w.intent(&pi).await.0, "succeeded", "the declined card was never charged");
     }
@@ -274,7 +274,7 @@ async fn an_override_takes_cash_while_a_card_is_unknown_and_audits_it() {
     let r = w.engine.pay_cash(cart, 700, Some("customer paid cash instead")).unwrap();
     assert_eq!(r.sale.state, SaleState::Paid);
     assert_eq!(r.sale.tenders[0].state, TenderState::Superseded);
-    let audit = w.engine.ledger_for_tests(|l| l.audit_log()).unwrap();
+    let audit = w.engine.ledger_for_tests(|l| l.audit().log()).unwrap();
     assert!(audit.iter().any(|e| e.action == "tender_override" && e.reason == "customer paid cash instead"), "{audit:?}");
     // The superseded card did go through at the PSP: End of day lists it as owed back.
     w.psp.clear_script();
@@ -323,17 +323,17 @@ async fn recovery_never_makes_a_new_refund_key_for_a_cancel_only_the_cashier_doe
     let pi = w.pi_of(&a.checkout.checkout_key);
     // The cancel is committed, then its refund ends failed before anything was sent
     // (as when the PSP refuses it): nothing refunded, the sale stays canceling.
-    let plan = w.engine.ledger_for_tests(|l| l.begin_sale_cancel(cart, "wrong order", 5, &|_| false)).unwrap();
+    let plan = w.engine.ledger_for_tests(|l| l.sales_mut().begin_cancel(cart, "wrong order", 5, &|_| false)).unwrap();
     let [paydesk_ledger::CancelAction::Refund { refund_id, .. }] = plan.actions.as_slice() else { panic!("{plan:?}") };
     w.engine
-        .ledger_for_tests(|l| l.transition_refund(*refund_id, paydesk_domain::RefundState::Pending, paydesk_domain::RefundState::Failed, 6))
+        .ledger_for_tests(|l| l.refunds_mut().transition(*refund_id, paydesk_domain::RefundState::Pending, paydesk_domain::RefundState::Failed, 6))
         .unwrap();
-    let payment = w.engine.ledger_for_tests(|l| l.payment_by_key(&a.checkout.checkout_key)).unwrap().unwrap();
+    let payment = w.engine.ledger_for_tests(|l| l.payments().by_key(&a.checkout.checkout_key)).unwrap().unwrap();
     for _ in 0..2 {
         let rep = w.engine.recover().await.unwrap();
         assert_eq!((rep.sale_cancels_resumed, rep.sale_cancels_completed), (1, 0), "{rep:?}");
     }
-    assert_eq!(w.engine.ledger_for_tests(|l| l.refunds_for_payment(payment.id)).unwrap().len(), 1, "recovery made no new refund");
+    assert_eq!(w.engine.ledger_for_tests(|l| l.refunds().for_payment(payment.id)).unwrap().len(), 1, "recovery made no new refund");
     assert_eq!(w.engine.sale_view(cart).unwrap().state, SaleState::Canceling);
     assert!(w.psp_refunds(&pi).await.is_empty());
     // The cashier presses Cancel again: a new refund with its own key, once.

@@ -91,10 +91,10 @@ fn offline_drain(n: usize) -> Drain {
             for i in 0..n {
                 let now = core.now() + i as i64 * 1_000;
                 let np = NewPayment { amount: Money::new(100 + (i as i64 % 5000), Currency::Jpy), options: CheckoutOptions::card("pm_card_visa") };
-                let p = l.create_payment(&np, now)?;
-                l.transition(p.id, PaymentState::Created, PaymentState::QueuedOffline, "accepted offline (bench)", now)?;
+                let p = l.payments_mut().create(&np, now)?;
+                l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::QueuedOffline, "accepted offline (bench)", now)?;
             }
-            Ok(l.offline_queue()?.len())
+            Ok(l.payments().offline_queue()?.len())
         })
         .expect("queue");
     core.advance(n as i64 * 1_000);

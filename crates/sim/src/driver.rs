@@ -125,7 +125,7 @@ impl Sim {
         };
         let mut ledger = sim.open_ledger(None);
         ledger
-            .seed_catalog(&[
+            .carts_mut().seed_catalog(&[
                 NewProduct { sku: "JP-TEA".into(), name: "Green tea".into(), price: Money::new(180, Currency::Jpy) },
                 NewProduct { sku: "JP-BENTO".into(), name: "Bento".into(), price: Money::new(980, Currency::Jpy) },
                 NewProduct { sku: "JP-BOOK".into(), name: "Book".into(), price: Money::new(2_400, Currency::Jpy) },
@@ -134,10 +134,10 @@ impl Sim {
             ])
             .expect("catalog");
         if sim.cfg.split_share > 0.0 {
-            ledger.seed_catalog(&split_catalog()).expect("split catalog");
+            ledger.carts_mut().seed_catalog(&split_catalog()).expect("split catalog");
             // Cash rounding in half the seeds: EUR to 0.05, as the Netherlands round cash.
             if sim.cfg.seed.is_multiple_of(2) {
-                ledger.set_cash_rounding(Currency::Eur, 5).expect("cash rounding");
+                ledger.sales_mut().set_cash_rounding(Currency::Eur, 5).expect("cash rounding");
             }
         }
         sim.engine = Some(sim.build_engine(ledger));

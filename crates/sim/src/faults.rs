@@ -59,7 +59,7 @@ impl Sim {
     }
 
     pub(crate) fn refund_open(&self) -> bool {
-        self.engine().ledger_for_tests(|l| l.refunds_needing_recovery().map(|v| !v.is_empty()).unwrap_or(true))
+        self.engine().ledger_for_tests(|l| l.refunds().needing_recovery().map(|v| !v.is_empty()).unwrap_or(true))
     }
 
 }

@@ -36,9 +36,9 @@ impl Sim {
             self.count_events(ev);
             let busy = e
                 .ledger_for_tests(|l| -> Result<bool, paydesk_ledger::Error> {
-                    Ok(!l.payments_needing_recovery()?.is_empty()
-                        || !l.offline_queue()?.is_empty()
-                        || !l.refunds_needing_recovery()?.is_empty())
+                    Ok(!l.payments().needing_recovery()?.is_empty()
+                        || !l.payments().offline_queue()?.is_empty()
+                        || !l.refunds().needing_recovery()?.is_empty())
                 })
                 .unwrap_or(true);
             if !busy {

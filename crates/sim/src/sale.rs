@@ -63,11 +63,11 @@ impl Sim {
             };
             let n = self.rng.random_range(1..=lines.len());
             let cart = e.ledger_for_tests(|l| -> Result<_, paydesk_ledger::Error> {
-                let c = l.create_cart(currency, now)?;
+                let c = l.carts_mut().create(currency, now)?;
                 for (sku, q) in &lines[..n] {
-                    l.add_to_cart(c, sku, *q, now)?;
+                    l.carts_mut().add(c, sku, *q, now)?;
                 }
-                l.cart(c)
+                l.carts().by_id(c)
             });
             let cart = cart.expect("cart");
             self.sales.push(Sale { amount: cart.total, told: vec![], split: None, reader: None });
@@ -158,7 +158,7 @@ impl Sim {
         }
         let key = self.paid_keys[self.rng.random_range(0..self.paid_keys.len())].clone();
         let e = self.engine();
-        let p = match e.ledger_for_tests(|l| l.payment_by_key(&key)) {
+        let p = match e.ledger_for_tests(|l| l.payments().by_key(&key)) {
             Ok(Some(p)) => p,
             _ => return,
         };

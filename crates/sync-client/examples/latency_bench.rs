@@ -167,7 +167,7 @@ struct Phase {
 
 async fn run_phase(name: &'static str, n: usize, engine: &Engine, db: &Path, state_path: &Path, token: &str) -> Phase {
     let mut p = Phase { name, off: Vec::new(), on: Vec::new(), rounds: 0, rows_synced: 0 };
-    let acked = || Ledger::open_reader(db).expect("reader").outbox_stats().expect("stats").acked_through;
+    let acked = || Ledger::open_reader(db).expect("reader").sync_log().outbox_stats().expect("stats").acked_through;
     for i in 0..2 * (n / BLOCK) {
         // off, on, on, off, off, on, ...: neither mode always comes first, so what follows
         // from order (a warmer cache, a fuller WAL) falls on both alike.
@@ -270,7 +270,7 @@ async fn main() {
     // Everything reached the back office (one last round drains what the last block left).
     let mut sync = SyncLoop::new(Ledger::open(&db).expect("sync ledger"), &state_path, token, "bench").expect("sync loop");
     sync.round().await.expect("final round");
-    let left = Ledger::open_reader(&db).expect("reader").outbox_stats().expect("stats");
+    let left = Ledger::open_reader(&db).expect("reader").sync_log().outbox_stats().expect("stats");
     assert_eq!(left.queued, 0, "the outbox drained");
     let _ = psp.kill();
     let _ = psp.wait();

@@ -33,14 +33,14 @@ impl Applied {
 /// The fields the ledger's store settings share with the back office's: name, currency
 /// and receipt footer. Written only when one differs (every write is audited).
 pub fn settings(ledger: &mut Ledger, s: &StoreSettings) -> Result<(), SyncError> {
-    let mut cur = ledger.store_settings()?;
+    let mut cur = ledger.catalog().store_settings()?;
     let before = cur.clone();
     cur.name = s.store_name.clone();
     cur.receipt_footer = s.receipt_footer.clone();
     let currency: Currency = s.currency.parse().map_err(|_| SyncError::Input(format!("currency {:?} is not one this register sells in", s.currency)))?;
     cur.currency = currency;
     if cur != before {
-        ledger.set_store_settings(cur, None, now_ms())?;
+        ledger.catalog_mut().set_store_settings(cur, None, now_ms())?;
     }
     Ok(())
 }
@@ -69,7 +69,7 @@ pub fn items(ledger: &mut Ledger, page: &[(u64, Item)], out: &mut Applied) -> Re
             Err(why) => out.refuse(format!("item {}: {why}", i.sku)),
         }
     }
-    let report = ledger.apply_published_items(&ready, now_ms())?;
+    let report = ledger.catalog_mut().apply_published_items(&ready, now_ms())?;
     out.items_applied += report.applied as u64;
     out.items_unchanged += report.unchanged as u64;
     for (sku, why) in report.refused {
@@ -94,7 +94,7 @@ pub fn tax(ledger: &mut Ledger, version: u64, t: &StoreTax, out: &mut Applied) -
         registration_number: t.registration_number.clone(),
         rates,
     };
-    match ledger.apply_published_tax(&published, now_ms()) {
+    match ledger.catalog_mut().apply_published_tax(&published, now_ms()) {
         Ok(changed) => out.tax_changed |= changed,
         // A rule of this register's ledger (the wire's checks passed): named, not fatal.
         Err(paydesk_ledger::Error::InvalidInput(m)) => out.refuse(format!("tax: {m}")),
@@ -116,7 +116,7 @@ pub fn staff(ledger: &mut Ledger, page: &[(u64, StaffMember)], out: &mut Applied
     if ready.is_empty() {
         return Ok(());
     }
-    let report = ledger.apply_published_staff(&ready, now_ms())?;
+    let report = ledger.roster_mut().apply_published(&ready, now_ms())?;
     out.staff_applied += report.applied as u64;
     for (name, why) in report.refused {
         out.refuse(format!("staff {name}: {why}"));

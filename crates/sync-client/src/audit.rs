@@ -8,7 +8,7 @@ use paydesk_sync_proto::{AtConfirmed, AuditHead, AuditReport, ZHead};
 
 /// The report a batch carries, read from the chain as stored now.
 pub fn report(ledger: &Ledger) -> Result<AuditReport, SyncError> {
-    let s = ledger.audit_snapshot()?;
+    let s = ledger.audit().snapshot()?;
     Ok(AuditReport {
         head: AuditHead { seq: s.head.seq, hash: hash_hex(&s.head.hash) },
         at_confirmed: s.at_confirmed.map(|(seq, hash)| AtConfirmed { seq, hash: hash.as_ref().map(hash_hex) }),

@@ -43,7 +43,7 @@ pub async fn restore(ledger: &mut Ledger, state: &SyncState, token: String, from
         started_at_ms: 0,
         finished_at_ms: None,
     };
-    let mut through = ledger.begin_restore(&row, now_ms())?;
+    let mut through = ledger.sync_log_mut().begin_restore(&row, now_ms())?;
     let (mut pages, mut added) = (0u64, 0u64);
     // Bounded: each page moves `through` forward by at least one row, up to the end the
     // back office named; a page that does not is an answer this register cannot trust.
@@ -58,7 +58,7 @@ pub async fn restore(ledger: &mut Ledger, state: &SyncState, token: String, from
             let fact_json = serde_json::to_string(&r.fact).map_err(|e| SyncError::BadAnswer(e.to_string()))?;
             rows.push(RestoredRow { seq: r.seq, at_ms: r.at_ms, kind: r.fact.kind().to_string(), fact_json });
         }
-        let now = ledger.append_restored(&source.register_id, &rows, now_ms())?;
+        let now = ledger.sync_log_mut().append_restored(&source.register_id, &rows, now_ms())?;
         added += now - through;
         through = now;
         pages += 1;

@@ -187,8 +187,8 @@ impl SyncLoop {
     }
 
     fn refresh_counts(&mut self) -> Result<(), SyncError> {
-        let s = self.ledger.outbox_stats()?;
-        let offline = self.ledger.offline_queue_stats()?.count.max(0) as u64;
+        let s = self.ledger.sync_log().outbox_stats()?;
+        let offline = self.ledger.payments().offline_queue_stats()?.count.max(0) as u64;
         let mut st = self.status.lock();
         st.queued = s.queued;
         st.high_water = s.high_water;
@@ -241,21 +241,21 @@ impl SyncLoop {
             self.save()?;
             self.saved_sync_ms = Some(now);
         }
-        round.acked_through = self.ledger.outbox_stats()?.acked_through;
+        round.acked_through = self.ledger.sync_log().outbox_stats()?.acked_through;
         round.settings_version = self.state.settings_version;
         Ok(round)
     }
 
     /// Sends the next batch; false when the outbox is empty.
     async fn send_one(&mut self, round: &mut Round) -> Result<bool, SyncError> {
-        let stats = self.ledger.outbox_stats()?;
+        let stats = self.ledger.sync_log().outbox_stats()?;
         // A batch sent before and not acknowledged is sent again exactly as it was.
         let resend = self.state.in_flight.clone().filter(|f| f.first_seq == stats.acked_through + 1);
         let max = match &resend {
             Some(f) => (f.last_seq - f.first_seq + 1) as usize,
             None => self.batch_rows,
         };
-        let mut rows = self.ledger.outbox_batch(stats.acked_through, max)?;
+        let mut rows = self.ledger.sync_log().outbox_batch(stats.acked_through, max)?;
         if resend.is_none() {
             fit_body(&mut rows);
         }
@@ -267,7 +267,7 @@ impl SyncLoop {
             _ => RegisterHealth {
                 app_version: self.app_version.clone(),
                 queued: stats.queued.saturating_sub(rows.len() as u64),
-                offline_waiting: self.ledger.offline_queue_stats()?.count.max(0) as u64,
+                offline_waiting: self.ledger.payments().offline_queue_stats()?.count.max(0) as u64,
                 // Read after the batch's rows: a Z report among them has its head here.
                 audit: Some(crate::audit::report(&self.ledger)?),
             },
@@ -292,7 +292,7 @@ impl SyncLoop {
         // The audit head the back office confirmed is kept in the same commit that drops
         // the acknowledged rows (record 0053).
         let confirmed = ack.audit.as_ref().map(crate::audit::anchor_of).transpose()?;
-        round.rows_dropped += self.ledger.outbox_ack_confirming(ack.acked_through, confirmed, now_ms())?;
+        round.rows_dropped += self.ledger.sync_log_mut().outbox_ack_confirming(ack.acked_through, confirmed, now_ms())?;
         // Not saved here: a batch in flight counts only while its first seq is the one
         // after the ledger's ack (the filter above), so the copy on disk is already dead;
         // the next save drops it. One fsync less per batch (record 0045: the loop stays light).

@@ -33,11 +33,11 @@ impl Till {
     fn new() -> Till {
         let mut reg = Register::new();
         let l = &mut reg.ledger;
-        l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+        l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
         let pin = Pin::parse("2468").unwrap();
-        let manager = l.add_staff("Mika", Role::Manager, &pin, None, T + 1).unwrap().id;
-        l.sign_in("Mika", &pin, LockoutPolicy::default(), T + 2).unwrap();
-        l.open_shift(Actor::alone(manager), &[dc(1_000, 5)], T + 3).unwrap();
+        let manager = l.roster_mut().add("Mika", Role::Manager, &pin, None, T + 1).unwrap().id;
+        l.roster_mut().sign_in("Mika", &pin, LockoutPolicy::default(), T + 2).unwrap();
+        l.shifts_mut().open(Actor::alone(manager), &[dc(1_000, 5)], T + 3).unwrap();
         Till { reg, manager, at: T + 10 }
     }
     fn tick(&mut self) -> i64 {
@@ -47,19 +47,19 @@ impl Till {
     fn cash_sale(&mut self) {
         let at = self.tick();
         let l = &mut self.reg.ledger;
-        let cart = l.create_cart(Currency::Jpy, at).unwrap();
-        l.add_to_cart(cart, "MUG-001", 1, at).unwrap();
-        l.pay_cash(cart, 2_000, None, at + 1).unwrap();
+        let cart = l.carts_mut().create(Currency::Jpy, at).unwrap();
+        l.carts_mut().add(cart, "MUG-001", 1, at).unwrap();
+        l.sales_mut().pay_cash(cart, 2_000, None, at + 1).unwrap();
     }
     /// Closes the shift (its Z report records the head) and opens the next one.
     fn z_and_reopen(&mut self) -> ZReport {
         let at = self.tick();
-        let z = self.reg.ledger.close_shift(Actor::alone(self.manager), &[dc(1_000, 5)], at).unwrap();
-        self.reg.ledger.open_shift(Actor::alone(self.manager), &[dc(1_000, 5)], at + 1).unwrap();
+        let z = self.reg.ledger.shifts_mut().close(Actor::alone(self.manager), &[dc(1_000, 5)], at).unwrap();
+        self.reg.ledger.shifts_mut().open(Actor::alone(self.manager), &[dc(1_000, 5)], at + 1).unwrap();
         z
     }
     fn head(&self) -> Anchor {
-        self.reg.ledger.audit_head().unwrap()
+        self.reg.ledger.audit().head().unwrap()
     }
     fn sql(&self, f: impl FnOnce(&rusqlite::Connection)) {
         let c = rusqlite::Connection::open(self.reg.dir.path().join("ledger.db")).unwrap();
@@ -88,12 +88,12 @@ async fn synced_till(h: &Harness) -> (Till, String, ZReport, Anchor) {
     till.cash_sale();
     till.cash_sale();
     let at = till.tick();
-    till.reg.ledger.sign_out(at).unwrap();
-    till.reg.ledger.sign_in("Mika", &Pin::parse("2468").unwrap(), LockoutPolicy::default(), at + 1).unwrap();
+    till.reg.ledger.roster_mut().sign_out(at).unwrap();
+    till.reg.ledger.roster_mut().sign_in("Mika", &Pin::parse("2468").unwrap(), LockoutPolicy::default(), at + 1).unwrap();
     till.sync().await;
     let head = till.head();
     assert!(head.seq >= z.audit_head.seq + 5, "rows after the Z report: {head:?} vs {:?}", z.audit_head);
-    let confirmed = till.reg.ledger.audit_confirmed().unwrap().expect("confirmed by the ack");
+    let confirmed = till.reg.ledger.audit().confirmed().unwrap().expect("confirmed by the ack");
     assert_eq!(confirmed.anchor, head, "the register keeps the head the back office confirmed");
     (till, store, z, head)
 }
@@ -104,9 +104,9 @@ fn hex(a: &Anchor) -> String {
 
 /// The chain with only what the register had before this issue: its rows and its Z heads.
 fn verdict_without_the_back_office(l: &Ledger) -> Vec<Break> {
-    let rows = l.audit_chain().unwrap();
+    let rows = l.audit().chain().unwrap();
     let mut v = verify(&rows, Anchor::GENESIS, None);
-    let zs: Vec<Anchor> = (1..=10).filter_map(|n| l.z_report(n).unwrap()).map(|z| z.audit_head).collect();
+    let zs: Vec<Anchor> = (1..=10).filter_map(|n| l.shifts().z_report(n).unwrap()).map(|z| z.audit_head).collect();
     check_checkpoints(&mut v, &rows, &zs);
     v.breaks
 }
@@ -119,7 +119,7 @@ async fn an_untampered_register_syncing_normally_is_reported_intact() {
     assert_eq!(bo["status"], "intact", "{bo}");
     assert_eq!((bo["confirmed_seq"].as_u64(), bo["confirmed_hash"].as_str()), (Some(head.seq), Some(hex(&head).as_str())), "{bo}");
     assert_eq!((bo["last_z_number"].as_i64(), bo["last_z_seq"].as_u64()), (Some(1), Some(z.audit_head.seq)), "{bo}");
-    assert!(till.reg.ledger.verify_audit(None).unwrap().is_intact());
+    assert!(till.reg.ledger.audit().verify(None).unwrap().is_intact());
 
     // More work, a second Z report, two more rounds (one with nothing new to confirm).
     till.cash_sale();
@@ -133,8 +133,8 @@ async fn an_untampered_register_syncing_normally_is_reported_intact() {
     assert_eq!(bo["status"], "intact", "{bo}");
     assert_eq!(bo["confirmed_seq"].as_u64(), Some(head2.seq), "{bo}");
     assert_eq!((bo["last_z_number"].as_i64(), bo["last_z_seq"].as_u64()), (Some(2), Some(z2.audit_head.seq)), "{bo}");
-    assert_eq!(till.reg.ledger.audit_confirmed().unwrap().unwrap().anchor, head2);
-    assert!(till.reg.ledger.verify_audit(None).unwrap().is_intact());
+    assert_eq!(till.reg.ledger.audit().confirmed().unwrap().unwrap().anchor, head2);
+    assert!(till.reg.ledger.audit().verify(None).unwrap().is_intact());
     // The dashboard's register health says the same.
     let d = h.owner.get("/admin/dashboard").await.unwrap();
     let row = d["audit"].as_array().unwrap().iter().find(|a| a["register_id"] == till.register_id().as_str()).cloned().unwrap();
@@ -155,7 +155,7 @@ async fn deleting_the_rows_after_the_last_z_report_is_caught_locally_and_by_the_
     // What the chain and the Z reports alone say: nothing is wrong.
     assert_eq!(verdict_without_the_back_office(&till.reg.ledger), vec![]);
     // The register's own verification, against the head the back office confirmed.
-    let v = till.reg.ledger.verify_audit(None).unwrap();
+    let v = till.reg.ledger.audit().verify(None).unwrap();
     assert_eq!(v.breaks, vec![Break::BehindConfirmed { last_seq: z.audit_head.seq, confirmed_seq: head.seq }]);
 
     // The register works on (a sale: rows to send, and new audit rows after the cut) and syncs.
@@ -166,8 +166,8 @@ async fn deleting_the_rows_after_the_last_z_report_is_caught_locally_and_by_the_
     assert_eq!((bo["status"].as_str(), bo["broken_kind"].as_str(), bo["broken_seq"].as_u64()), (Some("broken"), Some("went_backwards"), Some(head.seq)), "{bo}");
     // The confirmed head stays where it was, here and at the register: still caught locally.
     assert_eq!(bo["confirmed_seq"].as_u64(), Some(head.seq), "{bo}");
-    assert_eq!(till.reg.ledger.audit_confirmed().unwrap().unwrap().anchor, head);
-    assert!(!till.reg.ledger.verify_audit(None).unwrap().is_intact());
+    assert_eq!(till.reg.ledger.audit().confirmed().unwrap().unwrap().anchor, head);
+    assert!(!till.reg.ledger.audit().verify(None).unwrap().is_intact());
     let d = h.owner.get("/admin/dashboard").await.unwrap();
     assert!(d["audit"].as_array().unwrap().iter().any(|a| a["status"] == "broken"), "{}", d["audit"]);
 }
@@ -179,7 +179,7 @@ async fn a_row_rewritten_and_the_chain_re_sealed_is_caught_locally_and_by_the_ba
 
     // An insider rewrites a row after the Z report (a cash sale's tender) and recomputes
     // every later hash with the chain's own formula: the chain verifies on its own.
-    let rows = till.reg.ledger.audit_chain().unwrap();
+    let rows = till.reg.ledger.audit().chain().unwrap();
     let at = rows.iter().position(|r| r.record.seq > z.audit_head.seq && r.record.after.is_some()).expect("a row with a document after the Z");
     let mut forged = rows.clone();
     forged[at].record.after = Some(r#"{"rewritten":true}"#.into());
@@ -198,7 +198,7 @@ async fn a_row_rewritten_and_the_chain_re_sealed_is_caught_locally_and_by_the_ba
         }
     });
     assert_eq!(verdict_without_the_back_office(&till.reg.ledger), vec![], "re-sealed: the chain and the Z reports alone see nothing");
-    let v = till.reg.ledger.verify_audit(None).unwrap();
+    let v = till.reg.ledger.audit().verify(None).unwrap();
     assert_eq!(v.breaks, vec![Break::ConfirmedMismatch { seq: head.seq }]);
 
     till.cash_sale();
@@ -206,5 +206,5 @@ async fn a_row_rewritten_and_the_chain_re_sealed_is_caught_locally_and_by_the_ba
     let bo = till.back_office(&h, &store).await;
     assert_eq!((bo["status"].as_str(), bo["broken_kind"].as_str(), bo["broken_seq"].as_u64()), (Some("broken"), Some("rewritten"), Some(head.seq)), "{bo}");
     assert_eq!(bo["confirmed_seq"].as_u64(), Some(head.seq), "{bo}");
-    assert!(!till.reg.ledger.verify_audit(None).unwrap().is_intact());
+    assert!(!till.reg.ledger.audit().verify(None).unwrap().is_intact());
 }

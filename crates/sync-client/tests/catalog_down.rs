@@ -15,7 +15,7 @@ use support::Harness;
 
 impl Register {
     fn audit_rows(&self) -> usize {
-        self.ledger.audit_log().unwrap().len()
+        self.ledger.audit().log().unwrap().len()
     }
 }
 
@@ -47,10 +47,10 @@ async fn published_items_and_tax_reach_the_ledger_once_and_are_read_only_there()
         tax_class: TaxClass::Standard,
         active: true,
     };
-    let mut settings = reg.ledger.store_settings().unwrap();
+    let mut settings = reg.ledger.catalog().store_settings().unwrap();
     settings.currency = Currency::Jpy;
-    reg.ledger.set_store_settings(settings, None, 1).unwrap();
-    reg.ledger.upsert_catalog(std::slice::from_ref(&local), None, 2).unwrap();
+    reg.ledger.catalog_mut().set_store_settings(settings, None, 1).unwrap();
+    reg.ledger.catalog_mut().upsert(std::slice::from_ref(&local), None, 2).unwrap();
 
     let path = |p: &str| format!("/admin/stores/{store}/{p}");
     let settings = json!({"store_name": "Shibuya", "currency": "jpy", "receipt_footer": "", "offline_max_payment": 5000, "offline_max_total": 20000});
@@ -62,33 +62,33 @@ async fn published_items_and_tax_reach_the_ledger_once_and_are_read_only_there()
     let round = sync.round().await.unwrap();
     assert_eq!((round.items_applied, round.tax_changed, round.settings_version), (2, true, 4), "{round:?}");
     assert!(round.not_applied.is_empty(), "{round:?}");
-    let tea = reg.ledger.catalog_item("TEA").unwrap().expect("published");
+    let tea = reg.ledger.catalog().item("TEA").unwrap().expect("published");
     assert_eq!((tea.price_minor, tea.name_ja.as_deref(), tea.barcode.as_deref()), (150, Some("商品 TEA"), Some("4901234567894")));
-    assert_eq!(reg.ledger.published_skus().unwrap(), vec!["RICE".to_string(), "TEA".to_string()]);
+    assert_eq!(reg.ledger.catalog().published_skus().unwrap(), vec!["RICE".to_string(), "TEA".to_string()]);
     // The local item gave its barcode up, and the audit log says why.
-    assert_eq!(reg.ledger.catalog_item("LOCAL-1").unwrap().unwrap().barcode, None);
-    let log = reg.ledger.audit_log().unwrap();
+    assert_eq!(reg.ledger.catalog().item("LOCAL-1").unwrap().unwrap().barcode, None);
+    let log = reg.ledger.audit().log().unwrap();
     assert!(log.iter().any(|e| e.detail.as_deref() == Some("product LOCAL-1") && e.reason.contains("published by the back office for TEA")), "{log:?}");
     // The tax setup is the back office's now.
-    let tax_now = reg.ledger.tax_settings().unwrap();
+    let tax_now = reg.ledger.catalog().tax_settings().unwrap();
     assert_eq!(tax_now.rounding, Rounding::HalfUp);
-    assert_eq!(reg.ledger.store_settings().unwrap().registration_number.as_deref(), Some("T7000012050002"));
-    assert_eq!(reg.ledger.tax_published_version().unwrap(), Some(4));
+    assert_eq!(reg.ledger.catalog().store_settings().unwrap().registration_number.as_deref(), Some("T7000012050002"));
+    assert_eq!(reg.ledger.catalog().tax_published_version().unwrap(), Some(4));
 
     // Read-only here: each local path is refused with the typed error.
     let edited = CatalogItem { price_minor: 1, ..tea.clone() };
-    let e = reg.ledger.upsert_catalog(&[edited], None, 10).unwrap_err();
+    let e = reg.ledger.catalog_mut().upsert(&[edited], None, 10).unwrap_err();
     assert!(matches!(&e, Error::PublishedItem { sku } if sku == "TEA"), "{e}");
     let csv = "sku,barcode,name_en,name_ja,price_minor,tax_class,active\nTEA,,Tea,,1,reduced,true\n";
-    let problems = reg.ledger.import_catalog_csv(csv.as_bytes(), None, 11).unwrap().unwrap_err();
+    let problems = reg.ledger.catalog_mut().import_csv(csv.as_bytes(), None, 11).unwrap().unwrap_err();
     assert!(problems.iter().any(|p| p.message.contains("managed by the back office")), "{problems:?}");
-    let mut s = reg.ledger.store_settings().unwrap();
+    let mut s = reg.ledger.catalog().store_settings().unwrap();
     s.rounding = Rounding::Down;
-    assert!(matches!(reg.ledger.set_store_settings(s, None, 12).unwrap_err(), Error::PublishedTax));
+    assert!(matches!(reg.ledger.catalog_mut().set_store_settings(s, None, 12).unwrap_err(), Error::PublishedTax));
     // ...while the fields the register owns still change.
-    let mut s = reg.ledger.store_settings().unwrap();
+    let mut s = reg.ledger.catalog().store_settings().unwrap();
     s.phone = "03-0000-0000".into();
-    reg.ledger.set_store_settings(s, None, 13).unwrap();
+    reg.ledger.catalog_mut().set_store_settings(s, None, 13).unwrap();
 
     // A round with nothing new writes nothing (no audit row per round).
     let audits = reg.audit_rows();
@@ -100,8 +100,8 @@ async fn published_items_and_tax_reach_the_ledger_once_and_are_read_only_there()
     h.owner.put(&path("catalog"), &json!({"items": [item("TEA", 160, Some("4901234567894"), "jpy"), json!({"sku": "RICE", "name_en": "Item RICE", "price": 300, "currency": "jpy", "tax_class": "reduced", "active": false})]})).await.unwrap();
     let round = sync.round().await.unwrap();
     assert_eq!(round.items_applied, 2, "{round:?}");
-    assert_eq!(reg.ledger.catalog_item("TEA").unwrap().unwrap().price_minor, 160);
-    assert!(!reg.ledger.catalog_item("RICE").unwrap().unwrap().active);
+    assert_eq!(reg.ledger.catalog().item("TEA").unwrap().unwrap().price_minor, 160);
+    assert!(!reg.ledger.catalog().item("RICE").unwrap().unwrap().active);
 
     // A state file that lost its version (an old backup) gets everything again; applying
     // it changes nothing.
@@ -122,7 +122,7 @@ async fn what_the_register_cannot_hold_is_named_and_a_large_catalog_catches_up_i
     // No settings published: the back office cannot check currencies, the register does.
     let store = h.owner.create_store("Mixed").await.unwrap();
     let reg = Register::paired(&h, &store).await;
-    assert_eq!(reg.ledger.store_settings().unwrap().currency, Currency::Usd);
+    assert_eq!(reg.ledger.catalog().store_settings().unwrap().currency, Currency::Usd);
     let path = format!("/admin/stores/{store}/catalog");
     h.owner.put(&path, &json!({"items": [item("USD-1", 250, None, "usd"), item("YEN-1", 300, None, "jpy"), item("CHF-1", 300, None, "chf")]})).await.unwrap();
     for chunk in 0..3 {
@@ -136,8 +136,8 @@ async fn what_the_register_cannot_hold_is_named_and_a_large_catalog_catches_up_i
     assert_eq!(round.not_applied.len(), 2, "{round:?}");
     assert!(round.not_applied.iter().any(|w| w.contains("YEN-1") && w.contains("priced in jpy")), "{round:?}");
     assert!(round.not_applied.iter().any(|w| w.contains("CHF-1") && w.contains("\"chf\"")), "{round:?}");
-    assert_eq!(reg.ledger.catalog().unwrap().len(), 1201);
-    assert!(reg.ledger.catalog_item("YEN-1").unwrap().is_none());
+    assert_eq!(reg.ledger.catalog().items().unwrap().len(), 1201);
+    assert!(reg.ledger.catalog().item("YEN-1").unwrap().is_none());
     // The version moved past them: the next round does not stall on them.
     assert_eq!(sync.round().await.unwrap().items_applied, 0);
 }
@@ -163,27 +163,27 @@ async fn published_staff_sign_in_with_the_back_offices_pin() {
     assert_eq!(round.staff_applied, 2, "{round:?}");
     let pin = |p: &str| Pin::parse(p).unwrap();
     let policy = LockoutPolicy::default();
-    let casey = reg.ledger.sign_in("Casey", &pin("3333"), policy, 100).unwrap();
+    let casey = reg.ledger.roster_mut().sign_in("Casey", &pin("3333"), policy, 100).unwrap();
     assert_eq!(casey.role, Role::Cashier);
-    reg.ledger.sign_out(101).unwrap();
-    assert_eq!(reg.ledger.published_staff_names().unwrap(), vec!["Casey".to_string(), "Olivia".to_string()]);
+    reg.ledger.roster_mut().sign_out(101).unwrap();
+    assert_eq!(reg.ledger.roster().published_names().unwrap(), vec!["Casey".to_string(), "Olivia".to_string()]);
     // The hash never reaches the audit log.
-    let log = serde_json::to_string(&reg.ledger.audit_log().unwrap().iter().map(|e| (&e.before, &e.after)).collect::<Vec<_>>()).unwrap();
+    let log = serde_json::to_string(&reg.ledger.audit().log().unwrap().iter().map(|e| (&e.before, &e.after)).collect::<Vec<_>>()).unwrap();
     assert!(!log.contains("argon2"), "{log}");
 
     // Her PIN is the back office's: refused before the old one is even checked.
-    let e = reg.ledger.change_pin("Casey", &pin("3333"), &pin("4444"), policy, 102).unwrap_err();
+    let e = reg.ledger.roster_mut().change_pin("Casey", &pin("3333"), &pin("4444"), policy, 102).unwrap_err();
     assert!(matches!(&e, Error::PublishedStaff { name } if name == "Casey"), "{e}");
 
     // Locked by wrong PINs here; a new PIN from the back office clears the lock.
     for i in 0..policy.max_failures {
-        let _ = reg.ledger.sign_in("Casey", &pin("0000"), policy, 200 + i as i64);
+        let _ = reg.ledger.roster_mut().sign_in("Casey", &pin("0000"), policy, 200 + i as i64);
     }
-    assert!(matches!(reg.ledger.sign_in("Casey", &pin("3333"), policy, 300), Err(Error::StaffLocked { .. })));
+    assert!(matches!(reg.ledger.roster_mut().sign_in("Casey", &pin("3333"), policy, 300), Err(Error::StaffLocked { .. })));
     h.owner.put(&path, &json!({"staff": [{"name": "Casey", "role": "manager", "active": true, "pin": "5555"}]})).await.unwrap();
     assert_eq!(sync.round().await.unwrap().staff_applied, 1);
-    assert_eq!(reg.ledger.sign_in("Casey", &pin("5555"), policy, 301).unwrap().role, Role::Manager);
-    reg.ledger.sign_out(302).unwrap();
+    assert_eq!(reg.ledger.roster_mut().sign_in("Casey", &pin("5555"), policy, 301).unwrap().role, Role::Manager);
+    reg.ledger.roster_mut().sign_out(302).unwrap();
     // The same round again writes nothing.
     let audits = reg.audit_rows();
     assert_eq!(sync.round().await.unwrap().staff_applied, 0);
@@ -192,5 +192,5 @@ async fn published_staff_sign_in_with_the_back_offices_pin() {
     // Retired: her PIN no longer signs in (the same answer as a wrong one).
     h.owner.put(&path, &json!({"staff": [{"name": "Casey", "role": "manager", "active": false}]})).await.unwrap();
     sync.round().await.unwrap();
-    assert!(matches!(reg.ledger.sign_in("Casey", &pin("5555"), policy, 400), Err(Error::WrongPin { .. })));
+    assert!(matches!(reg.ledger.roster_mut().sign_in("Casey", &pin("5555"), policy, 400), Err(Error::WrongPin { .. })));
 }

@@ -147,27 +147,27 @@ impl Till {
     fn sell(&mut self, minor: i64, declined: bool) {
         let t = self.now();
         let p = if declined {
-            self.ledger.create_payment(&NewPayment { amount: Money::new(minor, self.currency), options: CheckoutOptions::card("pm_card_visa") }, t).unwrap()
+            self.ledger.payments_mut().create(&NewPayment { amount: Money::new(minor, self.currency), options: CheckoutOptions::card("pm_card_visa") }, t).unwrap()
         } else {
-            let cart = self.ledger.create_cart(self.currency, t).unwrap();
-            self.ledger.add_to_cart(cart, "HUNDRED", minor / 100, t).unwrap();
+            let cart = self.ledger.carts_mut().create(self.currency, t).unwrap();
+            self.ledger.carts_mut().add(cart, "HUNDRED", minor / 100, t).unwrap();
             if minor % 100 > 0 {
-                self.ledger.add_to_cart(cart, "UNIT", minor % 100, t).unwrap();
+                self.ledger.carts_mut().add(cart, "UNIT", minor % 100, t).unwrap();
             }
-            self.ledger.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, t).unwrap().payment
+            self.ledger.sales_mut().open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, t).unwrap().payment
         };
         assert_eq!(p.amount.amount_minor, minor);
         let t = self.now();
-        self.ledger.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", t).unwrap();
+        self.ledger.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", t).unwrap();
         let t = self.now();
         if declined {
-            self.ledger.transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", t).unwrap();
+            self.ledger.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", t).unwrap();
             return;
         }
         let rec = PspResult { idempotency_key: p.idempotency_key.clone(), psp_payment_id: format!("pi_{}_{}", self.register_id, p.id.0), amount: p.amount, state_if_new: PaymentState::Captured };
-        self.ledger.record_psp_result(&rec, t).unwrap();
+        self.ledger.payments_mut().record_psp_result(&rec, t).unwrap();
         let t = self.now();
-        self.ledger.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "ok", t).unwrap();
+        self.ledger.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "ok", t).unwrap();
         self.captured.push((p.id, minor));
     }
 
@@ -176,9 +176,9 @@ impl Till {
         let open: Vec<(PaymentId, i64)> = self.captured.iter().copied().filter(|(id, _)| !self.refunded.contains(id)).collect();
         let Some(&(id, amount)) = open.get(pick as usize % open.len().max(1)) else { return };
         let t = self.now();
-        let r = self.ledger.create_refund(id, (amount / 2).max(1), Some("returned"), t).unwrap();
+        let r = self.ledger.refunds_mut().create(id, (amount / 2).max(1), Some("returned"), t).unwrap();
         let t = self.now();
-        self.ledger.record_refund_result(r.id, &format!("re_{}_{}", self.register_id, r.id.0), RefundState::Succeeded, t).unwrap();
+        self.ledger.refunds_mut().record_result(r.id, &format!("re_{}_{}", self.register_id, r.id.0), RefundState::Succeeded, t).unwrap();
         self.refunded.insert(id);
     }
 
@@ -186,7 +186,7 @@ impl Till {
     fn note_outbox(&mut self) {
         let mut after = 0;
         loop {
-            let rows = self.ledger.outbox_batch(after, MAX_OUTBOX_BATCH).unwrap();
+            let rows = self.ledger.sync_log().outbox_batch(after, MAX_OUTBOX_BATCH).unwrap();
             let Some(last) = rows.last() else { return };
             after = last.seq;
             for r in rows {
@@ -199,7 +199,7 @@ impl Till {
 
     /// The queued rows as the test's own batches (not the loop's), for duplicates and reordering.
     fn hand_batches(&self, rng: &mut Rng) -> Vec<(String, Batch)> {
-        let rows = self.ledger.outbox_batch(self.ledger.outbox_stats().unwrap().acked_through, MAX_OUTBOX_BATCH).unwrap();
+        let rows = self.ledger.sync_log().outbox_batch(self.ledger.sync_log().outbox_stats().unwrap().acked_through, MAX_OUTBOX_BATCH).unwrap();
         let mut out = Vec::new();
         let mut i = 0;
         while i < rows.len() {
@@ -258,7 +258,7 @@ async fn five_registers_survive_kills_outages_duplicates_and_skewed_clocks() {
         let mut ledger = Ledger::open(dir.path().join("ledger.db")).unwrap();
         let currency = if store == 0 { Currency::Usd } else { Currency::Eur };
         ledger
-            .seed_catalog(&[
+            .carts_mut().seed_catalog(&[
                 NewProduct { sku: "HUNDRED".into(), name: "Hundred".into(), price: Money::new(100, currency) },
                 NewProduct { sku: "UNIT".into(), name: "Unit".into(), price: Money::new(1, currency) },
             ])
@@ -411,7 +411,7 @@ async fn five_registers_survive_kills_outages_duplicates_and_skewed_clocks() {
         for t in tills.iter_mut() {
             t.note_outbox();
             let r = t.sync.as_mut().unwrap().round().await;
-            clean &= r.is_ok() && t.ledger.outbox_stats().unwrap().queued == 0;
+            clean &= r.is_ok() && t.ledger.sync_log().outbox_stats().unwrap().queued == 0;
         }
         if clean {
             break;
@@ -430,7 +430,7 @@ async fn audit(cluster: &Cluster, bo: &BackOfficeProcess, stores: &[String; 2], 
     tokio::spawn(conn);
     let mut total_rows = 0;
     for t in tills {
-        let stats = t.ledger.outbox_stats().unwrap();
+        let stats = t.ledger.sync_log().outbox_stats().unwrap();
         assert_eq!((stats.queued, stats.acked_through), (0, stats.high_water), "register {}: outbox not drained", t.register_id);
         assert_eq!(t.written.keys().copied().collect::<Vec<_>>(), (1..=stats.high_water).collect::<Vec<_>>(), "every seq the register wrote was seen");
         let rid = t.register_id.as_str();
@@ -452,7 +452,7 @@ async fn audit(cluster: &Cluster, bo: &BackOfficeProcess, stores: &[String; 2], 
 
         let mut mine: Vec<(String, i64, String, String, Option<String>)> = t
             .ledger
-            .list_payments(1_000_000, 0)
+            .payments().list(1_000_000, 0)
             .unwrap()
             .into_iter()
             .map(|p| (p.idempotency_key, p.amount.amount_minor, p.amount.currency.code().to_string(), p.state.as_str().to_string(), p.psp_payment_id))
@@ -525,7 +525,7 @@ async fn audit(cluster: &Cluster, bo: &BackOfficeProcess, stores: &[String; 2], 
     for (s, store) in stores.iter().enumerate() {
         let (mut sales, mut amount, mut refunded) = (0i64, 0i64, 0i64);
         for t in tills.iter().filter(|t| t.store == s) {
-            for p in t.ledger.list_payments(1_000_000, 0).unwrap() {
+            for p in t.ledger.payments().list(1_000_000, 0).unwrap() {
                 if matches!(p.state, PaymentState::Captured | PaymentState::Refunding | PaymentState::PartiallyRefunded | PaymentState::Refunded) {
                     sales += 1;
                     amount += p.amount.amount_minor;

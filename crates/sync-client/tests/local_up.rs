@@ -44,16 +44,16 @@ async fn local_edits_arrive_and_published_ones_never_come_back() {
     let store = h.owner.create_store("Shibuya").await.unwrap();
     let mut reg = Register::paired(&h, &store).await;
     let l = &mut reg.ledger;
-    let mut settings = l.store_settings().unwrap();
+    let mut settings = l.catalog().store_settings().unwrap();
     settings.currency = Currency::Jpy;
     settings.price_mode = PriceMode::Exclusive;
-    l.set_store_settings(settings, None, T0 + 1).unwrap();
-    l.upsert_catalog(&[local("OWN-1", 100, Some("自家製")), local("OWN-2", 200, None)], None, T0 + 2).unwrap();
+    l.catalog_mut().set_store_settings(settings, None, T0 + 1).unwrap();
+    l.catalog_mut().upsert(&[local("OWN-1", 100, Some("自家製")), local("OWN-2", 200, None)], None, T0 + 2).unwrap();
     let mut retired = local("OWN-2", 250, None);
     retired.active = false;
-    l.upsert_catalog(&[retired], None, T0 + 3).unwrap();
+    l.catalog_mut().upsert(&[retired], None, T0 + 3).unwrap();
     let pin = Pin::parse("73196482").unwrap();
-    let mika = l.add_staff("Mika", Role::Manager, &pin, None, T0 + 4).unwrap();
+    let mika = l.roster_mut().add("Mika", Role::Manager, &pin, None, T0 + 4).unwrap();
     let mika_hash: String = l.connection().query_row("SELECT pin_hash FROM staff WHERE id = ?1", [mika.id], |r| r.get(0)).unwrap();
 
     // the owner publishes an item, a member and the tax setup
@@ -75,8 +75,8 @@ async fn local_edits_arrive_and_published_ones_never_come_back() {
     h.owner.put(&path("catalog"), &json!({"items": [published("PUB-1", 180)]})).await.unwrap();
     sync.round().await.unwrap();
     sync.round().await.unwrap();
-    assert_eq!(reg.ledger.catalog_item("PUB-1").unwrap().unwrap().price_minor, 180);
-    assert_eq!(reg.ledger.outbox_stats().unwrap().queued, 0);
+    assert_eq!(reg.ledger.catalog().item("PUB-1").unwrap().unwrap().price_minor, 180);
+    assert_eq!(reg.ledger.sync_log().outbox_stats().unwrap().queued, 0);
 
     let db = h.db().await;
     let journal: Vec<Value> = db.query("SELECT fact FROM journal ORDER BY seq", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
@@ -93,7 +93,7 @@ async fn local_edits_arrive_and_published_ones_never_come_back() {
     let mine: Vec<ItemRow> = skus
         .iter()
         .map(|s| {
-            let i = reg.ledger.catalog_item(s).unwrap().unwrap();
+            let i = reg.ledger.catalog().item(s).unwrap().unwrap();
             (i.sku, i.name_en, i.name_ja, i.price_minor, paydesk_sync_proto::catalog::class_name(i.tax_class).to_string(), i.active)
         })
         .collect();

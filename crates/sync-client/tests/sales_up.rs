@@ -19,7 +19,7 @@ impl Register {
     /// A fresh ledger with the Japanese demo store (not paired).
     fn demo() -> Register {
         let mut r = Register::new();
-        r.ledger.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+        r.ledger.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
         r
     }
     /// Every outbox row still queued: (seq, at_ms, fact).
@@ -27,7 +27,7 @@ impl Register {
         let mut out = Vec::new();
         let mut after = 0;
         loop {
-            let rows = self.ledger.outbox_batch(after, MAX_OUTBOX_BATCH).unwrap();
+            let rows = self.ledger.sync_log().outbox_batch(after, MAX_OUTBOX_BATCH).unwrap();
             let Some(last) = rows.last() else { return out };
             after = last.seq;
             out.extend(rows.into_iter().map(|r| (r.seq as i64, r.at_ms, serde_json::from_str(&r.fact_json).unwrap())));
@@ -35,11 +35,11 @@ impl Register {
     }
     fn card(&mut self, cart: CartId, at: i64) -> Payment {
         let l = &mut self.ledger;
-        let p = l.open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, at).unwrap().payment;
-        l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", at + 1).unwrap();
+        let p = l.sales_mut().open_card_tender(cart, None, &CheckoutOptions::card("pm_card_visa"), None, at).unwrap().payment;
+        l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", at + 1).unwrap();
         let rec = PspResult { idempotency_key: p.idempotency_key.clone(), psp_payment_id: format!("pi_{}", p.id), amount: p.amount, state_if_new: PaymentState::Captured };
-        l.record_psp_result(&rec, at + 2).unwrap();
-        l.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "ok", at + 3).unwrap();
+        l.payments_mut().record_psp_result(&rec, at + 2).unwrap();
+        l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "ok", at + 3).unwrap();
         p
     }
 }
@@ -57,7 +57,7 @@ fn class(c: TaxClass) -> String {
 fn register_side(l: &Ledger, carts: &[CartId]) -> (Vec<Header>, Vec<Line>, Vec<Rate>) {
     let (mut heads, mut lines, mut rates) = (Vec::new(), Vec::new(), Vec::new());
     for &cart in carts {
-        let sale = l.sale(cart).unwrap();
+        let sale = l.sales().by_cart(cart).unwrap();
         let c = &sale.cart;
         let tax = c.tax.as_ref();
         let sum: i64 = c.lines.iter().map(|x| x.line_total.amount_minor).sum();
@@ -75,13 +75,13 @@ fn register_side(l: &Ledger, carts: &[CartId]) -> (Vec<Header>, Vec<Line>, Vec<R
             sale.totals.total_minor,
             sale.state == SaleState::Canceled,
         ));
-        let names: Vec<String> = match l.receipt_data(cart) {
+        let names: Vec<String> = match l.receipts().data(cart) {
             Ok((data, _)) => {
                 assert_eq!(data.receipt_no, format!("{:06}", cart.0), "the receipt's number");
                 data.lines.into_iter().map(|x| x.name).collect()
             }
             // a canceled sale prints no receipt: the catalog's name in the store's language
-            Err(_) => c.lines.iter().map(|x| l.catalog_item(&x.sku).unwrap().unwrap().name_in(paydesk_domain::Locale::Ja).to_string()).collect(),
+            Err(_) => c.lines.iter().map(|x| l.catalog().item(&x.sku).unwrap().unwrap().name_in(paydesk_domain::Locale::Ja).to_string()).collect(),
         };
         for (i, (x, name)) in c.lines.iter().zip(names).enumerate() {
             let (discount, net) = tax.map_or((0, x.line_total.amount_minor), |t| (t.lines[i].discount, t.lines[i].net));
@@ -145,37 +145,37 @@ async fn sales_with_their_lines_and_tax_arrive_row_for_row() {
     let mut reg = Register::demo();
     let l = &mut reg.ledger;
     // cash: a line discount, two rates
-    let a = l.create_cart(Currency::Jpy, T + 10).unwrap();
-    l.add_to_cart(a, "TEA-001", 2, T + 10).unwrap();
-    l.add_to_cart(a, "MUG-001", 1, T + 10).unwrap();
-    l.set_line_discount(a, "TEA-001", Some(Discount::Percent { basis_points: 1000 }), T + 10).unwrap();
-    l.pay_cash(a, 2_000, None, T + 11).unwrap();
+    let a = l.carts_mut().create(Currency::Jpy, T + 10).unwrap();
+    l.carts_mut().add(a, "TEA-001", 2, T + 10).unwrap();
+    l.carts_mut().add(a, "MUG-001", 1, T + 10).unwrap();
+    l.carts_mut().set_line_discount(a, "TEA-001", Some(Discount::Percent { basis_points: 1000 }), T + 10).unwrap();
+    l.sales_mut().pay_cash(a, 2_000, None, T + 11).unwrap();
     // card, eaten in (the reduced items taxed at the standard rate), a sale discount
-    let b = l.create_cart(Currency::Jpy, T + 20).unwrap();
-    l.add_to_cart(b, "SAN-001", 2, T + 20).unwrap();
-    l.add_to_cart(b, "COF-001", 3, T + 20).unwrap();
-    l.set_dining(b, Dining::EatIn, T + 20).unwrap();
-    l.set_sale_discount(b, Some(Discount::Amount { amount: 55 }), T + 20).unwrap();
+    let b = l.carts_mut().create(Currency::Jpy, T + 20).unwrap();
+    l.carts_mut().add(b, "SAN-001", 2, T + 20).unwrap();
+    l.carts_mut().add(b, "COF-001", 3, T + 20).unwrap();
+    l.carts_mut().set_dining(b, Dining::EatIn, T + 20).unwrap();
+    l.carts_mut().set_sale_discount(b, Some(Discount::Amount { amount: 55 }), T + 20).unwrap();
     reg.card(b, T + 21);
     // an exempt gift card alone: no tax computed
     let l = &mut reg.ledger;
-    let c = l.create_cart(Currency::Jpy, T + 30).unwrap();
-    l.add_to_cart(c, "GFT-025", 2, T + 30).unwrap();
-    l.pay_cash(c, 10_000, None, T + 31).unwrap();
+    let c = l.carts_mut().create(Currency::Jpy, T + 30).unwrap();
+    l.carts_mut().add(c, "GFT-025", 2, T + 30).unwrap();
+    l.sales_mut().pay_cash(c, 10_000, None, T + 31).unwrap();
     // paid by a card accepted offline, declined when forwarded, then canceled
-    let d = l.create_cart(Currency::Jpy, T + 40).unwrap();
-    l.add_to_cart(d, "CRO-001", 1, T + 40).unwrap();
-    let p = l.open_card_tender(d, None, &CheckoutOptions::card("pm_card_visa"), None, T + 41).unwrap().payment;
-    l.transition(p.id, PaymentState::Created, PaymentState::QueuedOffline, "accepted offline", T + 42).unwrap();
-    l.transition(p.id, PaymentState::QueuedOffline, PaymentState::Authorizing, "forwarded", T + 43).unwrap();
-    l.transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", T + 44).unwrap();
-    l.begin_sale_cancel(d, "customer left", T + 45, &|_| false).unwrap();
-    if l.sale(d).unwrap().state != SaleState::Canceled {
-        l.finish_sale_cancel(d, T + 46).unwrap();
+    let d = l.carts_mut().create(Currency::Jpy, T + 40).unwrap();
+    l.carts_mut().add(d, "CRO-001", 1, T + 40).unwrap();
+    let p = l.sales_mut().open_card_tender(d, None, &CheckoutOptions::card("pm_card_visa"), None, T + 41).unwrap().payment;
+    l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::QueuedOffline, "accepted offline", T + 42).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::QueuedOffline, PaymentState::Authorizing, "forwarded", T + 43).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Failed, "card_declined", T + 44).unwrap();
+    l.sales_mut().begin_cancel(d, "customer left", T + 45, &|_| false).unwrap();
+    if l.sales().by_cart(d).unwrap().state != SaleState::Canceled {
+        l.sales_mut().finish_cancel(d, T + 46).unwrap();
     }
     // a sale still open is not sent
-    let e = l.create_cart(Currency::Jpy, T + 50).unwrap();
-    l.add_to_cart(e, "MUG-001", 1, T + 50).unwrap();
+    let e = l.carts_mut().create(Currency::Jpy, T + 50).unwrap();
+    l.carts_mut().add(e, "MUG-001", 1, T + 50).unwrap();
 
     let want = reg.queued();
     assert_serde_form(&want);
@@ -200,7 +200,7 @@ async fn sales_with_their_lines_and_tax_arrive_row_for_row() {
     assert_eq!(paid, mine.0.iter().filter(|x| !x.9).map(|x| x.8).sum::<i64>());
 
     // the open sale, paid now, follows in the next round
-    reg.ledger.pay_cash(e, 2_000, None, T + 60).unwrap();
+    reg.ledger.sales_mut().pay_cash(e, 2_000, None, T + 60).unwrap();
     reg.sync_loop().round().await.unwrap();
     assert_eq!(back_office_side(&h).await, register_side(&reg.ledger, &[a, b, c, d, e]));
 }
@@ -224,10 +224,10 @@ async fn sales_of_a_thousand_lines_go_in_batches_that_fit_the_body_limit() {
             active: true,
         })
         .collect();
-    l.upsert_catalog(&items, None, T).unwrap();
+    l.catalog_mut().upsert(&items, None, T).unwrap();
     let mut carts = Vec::new();
     for k in 0..3 {
-        let cart = l.create_cart(Currency::Jpy, T + 10 + k).unwrap();
+        let cart = l.carts_mut().create(Currency::Jpy, T + 10 + k).unwrap();
         // test set-up: 1,000 lines in one statement (adding them one by one is slow, not different)
         l.connection()
             .execute(
@@ -236,7 +236,7 @@ async fn sales_of_a_thousand_lines_go_in_batches_that_fit_the_body_limit() {
                 [cart.0],
             )
             .unwrap();
-        l.pay_cash(cart, 1_000, None, T + 20 + k).unwrap();
+        l.sales_mut().pay_cash(cart, 1_000, None, T + 20 + k).unwrap();
         carts.push(cart);
     }
     let big: Vec<usize> = reg.queued().iter().filter(|(_, _, f)| f["kind"] == "sale_completed").map(|(_, _, f)| f.to_string().len()).collect();

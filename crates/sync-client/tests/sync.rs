@@ -41,11 +41,11 @@ impl Register {
     /// `now` is an offset from 2026-01-01: the back office refuses times before 2020.
     fn sell(&mut self, minor: i64, now: i64) -> Payment {
         let now = T0 + now;
-        let p = self.ledger.create_payment(&NewPayment { amount: Money::new(minor, Currency::Usd), options: CheckoutOptions::card("pm_card_visa") }, now).unwrap();
-        self.ledger.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", now + 1).unwrap();
+        let p = self.ledger.payments_mut().create(&NewPayment { amount: Money::new(minor, Currency::Usd), options: CheckoutOptions::card("pm_card_visa") }, now).unwrap();
+        self.ledger.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", now + 1).unwrap();
         let rec = PspResult { idempotency_key: p.idempotency_key.clone(), psp_payment_id: format!("pi_{}", p.id), amount: p.amount, state_if_new: PaymentState::Captured };
-        self.ledger.record_psp_result(&rec, now + 2).unwrap();
-        self.ledger.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "ok", now + 3).unwrap();
+        self.ledger.payments_mut().record_psp_result(&rec, now + 2).unwrap();
+        self.ledger.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "ok", now + 3).unwrap();
         p
     }
     fn sync_loop(&self) -> SyncLoop {
@@ -57,7 +57,7 @@ impl Register {
         let mut out = Vec::new();
         let mut after = 0;
         loop {
-            let rows = self.ledger.outbox_batch(after, MAX_OUTBOX_BATCH).unwrap();
+            let rows = self.ledger.sync_log().outbox_batch(after, MAX_OUTBOX_BATCH).unwrap();
             let Some(last) = rows.last() else { return out };
             after = last.seq;
             out.extend(rows.into_iter().map(|r| (r.seq as i64, r.at_ms, serde_json::from_str(&r.fact_json).unwrap())));
@@ -80,7 +80,7 @@ async fn journal(h: &Harness) -> Vec<(i64, i64, Value)> {
 /// The back office's projection of payments against the register's own table.
 async fn assert_same_payments(h: &Harness, l: &Ledger) {
     let mut mine: Vec<(String, i64, String, Option<String>)> =
-        l.list_payments(1_000_000, 0).unwrap().into_iter().map(|p| (p.idempotency_key, p.amount.amount_minor, p.state.as_str().to_string(), p.psp_payment_id)).collect();
+        l.payments().list(1_000_000, 0).unwrap().into_iter().map(|p| (p.idempotency_key, p.amount.amount_minor, p.state.as_str().to_string(), p.psp_payment_id)).collect();
     mine.sort();
     assert_eq!(h.payment_rows().await, mine);
 }
@@ -94,8 +94,8 @@ async fn the_back_office_ends_holding_exactly_the_registers_rows() {
         reg.sell(1000 + i, 100 * i);
     }
     let p = reg.sell(5000, 900);
-    let r = reg.ledger.create_refund(p.id, 1200, Some("returned"), T0 + 950).unwrap();
-    reg.ledger.record_refund_result(r.id, "re_1", RefundState::Succeeded, T0 + 960).unwrap();
+    let r = reg.ledger.refunds_mut().create(p.id, 1200, Some("returned"), T0 + 950).unwrap();
+    reg.ledger.refunds_mut().record_result(r.id, "re_1", RefundState::Succeeded, T0 + 960).unwrap();
     let want = reg.queued();
     pair(&h, &store, &reg, &h.url).await;
 
@@ -106,7 +106,7 @@ async fn the_back_office_ends_holding_exactly_the_registers_rows() {
     assert_eq!(round.batches, want.len().div_ceil(3) as u64);
     assert_eq!(journal(&h).await, want, "row by row");
     assert_same_payments(&h, &reg.ledger).await;
-    let s = reg.ledger.outbox_stats().unwrap();
+    let s = reg.ledger.sync_log().outbox_stats().unwrap();
     assert_eq!((s.queued, s.acked_through, s.high_water), (0, want.len() as u64, want.len() as u64));
     let refund: (String, i64) = {
         let row = h.db().await.query_one("SELECT state, amount FROM refunds", &[]).await.unwrap();
@@ -141,7 +141,7 @@ async fn a_batch_whose_answer_was_lost_is_resent_as_the_same_request_and_changes
     let e = sync.round().await.unwrap_err();
     assert!(matches!(e, SyncError::Unreachable(_)), "{e}");
     assert_eq!(journal(&h).await, first, "applied at the back office");
-    assert_eq!(reg.ledger.outbox_stats().unwrap().queued, first.len() as u64, "nothing dropped without an ack");
+    assert_eq!(reg.ledger.sync_log().outbox_stats().unwrap().queued, first.len() as u64, "nothing dropped without an ack");
     assert_eq!(sync.status().lock().last_error.as_ref().unwrap().code, paydesk_sync::SyncErrorCode::Unreachable);
 
     // More sales meanwhile (the health would differ), and a restart of the sync: the
@@ -157,7 +157,7 @@ async fn a_batch_whose_answer_was_lost_is_resent_as_the_same_request_and_changes
     assert_eq!(journal(&h).await, all, "each row once");
     assert_same_payments(&h, &reg.ledger).await;
     assert_eq!(h.count("SELECT count(*) FROM batch_keys").await, 2);
-    assert_eq!(reg.ledger.outbox_stats().unwrap().queued, 0);
+    assert_eq!(reg.ledger.sync_log().outbox_stats().unwrap().queued, 0);
 }
 
 #[tokio::test]
@@ -180,7 +180,7 @@ async fn twenty_thousand_queued_rows_catch_up() {
         }
         tx.commit().unwrap();
     }
-    assert_eq!(reg.ledger.outbox_stats().unwrap().queued, 20_000);
+    assert_eq!(reg.ledger.sync_log().outbox_stats().unwrap().queued, 20_000);
     pair(&h, &store, &reg, &h.url).await;
     let mut sync = reg.sync_loop();
     let t = Instant::now();
@@ -190,7 +190,7 @@ async fn twenty_thousand_queued_rows_catch_up() {
     assert_eq!(h.count("SELECT count(*) FROM journal").await, 20_000);
     assert_eq!(h.count("SELECT max(seq) FROM journal").await, 20_000);
     assert_same_payments(&h, &reg.ledger).await;
-    assert_eq!(reg.ledger.outbox_stats().unwrap().queued, 0);
+    assert_eq!(reg.ledger.sync_log().outbox_stats().unwrap().queued, 0);
 }
 
 #[tokio::test]
@@ -206,7 +206,7 @@ async fn settings_arrive_and_the_register_keeps_selling_while_the_back_office_is
     let round = sync.round().await.unwrap();
     assert!(round.settings_changed && round.settings_not_applied.is_none(), "{round:?}");
     assert_eq!(round.settings_version, 1);
-    let mine = reg.ledger.store_settings().unwrap();
+    let mine = reg.ledger.catalog().store_settings().unwrap();
     assert_eq!((mine.name.as_str(), mine.receipt_footer.as_str()), ("Main Street Coffee", "See you soon"));
     // The same version again applies nothing (no audit row per round).
     let audits = count_audit(&reg.ledger);
@@ -227,7 +227,7 @@ async fn settings_arrive_and_the_register_keeps_selling_while_the_back_office_is
     assert!(matches!(e, SyncError::Unreachable(_)), "{e}");
     let st = sync.status().lock().clone();
     assert_eq!((st.queued, st.last_error.as_ref().map(|e| e.code)), (12, Some(paydesk_sync::SyncErrorCode::Unreachable)));
-    assert_eq!(reg.ledger.store_settings().unwrap().name, "Main Street Coffee");
+    assert_eq!(reg.ledger.catalog().store_settings().unwrap().name, "Main Street Coffee");
 
     // It comes back at the same address: the queue goes up.
     let running = paydesk_backoffice::serve(state, addr).await.expect("the same port again");
@@ -278,31 +278,31 @@ async fn tenders_and_a_closed_shift_arrive_row_for_row() {
     let store = h.owner.create_store("Main St").await.unwrap();
     let mut reg = Register::new();
     let l = &mut reg.ledger;
-    l.seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
-    let mika = l.add_staff("Mika", Role::Manager, &Pin::parse("2468").unwrap(), None, T + 1).unwrap().id;
-    l.sign_in("Mika", &Pin::parse("2468").unwrap(), paydesk_access::lockout::LockoutPolicy::default(), T + 2).unwrap();
+    l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
+    let mika = l.roster_mut().add("Mika", Role::Manager, &Pin::parse("2468").unwrap(), None, T + 1).unwrap().id;
+    l.roster_mut().sign_in("Mika", &Pin::parse("2468").unwrap(), paydesk_access::lockout::LockoutPolicy::default(), T + 2).unwrap();
     let dc = |d, n| DenominationCount { denomination_minor: d, count: n };
-    l.open_shift(Actor::alone(mika), &[dc(1_000, 5), dc(100, 10)], T + 10).unwrap();
+    l.shifts_mut().open(Actor::alone(mika), &[dc(1_000, 5), dc(100, 10)], T + 10).unwrap();
     // a cash sale with change
-    let cart = l.create_cart(Currency::Jpy, T + 20).unwrap();
-    l.add_to_cart(cart, "MUG-001", 1, T + 20).unwrap();
-    assert!(l.pay_cash(cart, 2_000, None, T + 21).unwrap().split.change_minor > 0);
+    let cart = l.carts_mut().create(Currency::Jpy, T + 20).unwrap();
+    l.carts_mut().add(cart, "MUG-001", 1, T + 20).unwrap();
+    assert!(l.sales_mut().pay_cash(cart, 2_000, None, T + 21).unwrap().split.change_minor > 0);
     // a split sale: a card tender left pending is overridden, a second card pays part, cash the rest
-    let cart = l.create_cart(Currency::Jpy, T + 30).unwrap();
-    l.add_to_cart(cart, "MUG-001", 2, T + 30).unwrap();
-    l.open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), None, T + 31).unwrap();
-    let card = l.open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), Some("terminal froze"), T + 32).unwrap();
+    let cart = l.carts_mut().create(Currency::Jpy, T + 30).unwrap();
+    l.carts_mut().add(cart, "MUG-001", 2, T + 30).unwrap();
+    l.sales_mut().open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), None, T + 31).unwrap();
+    let card = l.sales_mut().open_card_tender(cart, Some(1_000), &CheckoutOptions::card("pm_card_visa"), Some("terminal froze"), T + 32).unwrap();
     let p = card.payment;
-    l.transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", T + 33).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Created, PaymentState::Authorizing, "send", T + 33).unwrap();
     let rec = PspResult { idempotency_key: p.idempotency_key.clone(), psp_payment_id: "pi_split".into(), amount: p.amount, state_if_new: PaymentState::Captured };
-    l.record_psp_result(&rec, T + 34).unwrap();
-    l.transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "ok", T + 35).unwrap();
-    assert_eq!(l.pay_cash(cart, 5_000, None, T + 36).unwrap().sale.state, SaleState::Paid);
-    l.paid_in_out(Actor::alone(mika), PaidKind::PaidOut, 800, "milk for the coffee", T + 40).unwrap();
-    l.paid_in_out(Actor::alone(mika), PaidKind::PaidIn, 1_000, "change top-up", T + 41).unwrap();
-    let z = l.close_shift(Actor::alone(mika), &[dc(1_000, 9), dc(100, 12)], T + 50).unwrap();
+    l.payments_mut().record_psp_result(&rec, T + 34).unwrap();
+    l.payments_mut().transition(p.id, PaymentState::Authorizing, PaymentState::Captured, "ok", T + 35).unwrap();
+    assert_eq!(l.sales_mut().pay_cash(cart, 5_000, None, T + 36).unwrap().sale.state, SaleState::Paid);
+    l.shifts_mut().paid_in_out(Actor::alone(mika), PaidKind::PaidOut, 800, "milk for the coffee", T + 40).unwrap();
+    l.shifts_mut().paid_in_out(Actor::alone(mika), PaidKind::PaidIn, 1_000, "change top-up", T + 41).unwrap();
+    let z = l.shifts_mut().close(Actor::alone(mika), &[dc(1_000, 9), dc(100, 12)], T + 50).unwrap();
     assert_ne!(z.over_short_minor, 0, "a count that is off, so over/short is carried");
-    l.open_shift(Actor::alone(mika), &[dc(1_000, 5)], T + 60).unwrap();
+    l.shifts_mut().open(Actor::alone(mika), &[dc(1_000, 5)], T + 60).unwrap();
 
     let want = reg.queued();
     pair(&h, &store, &reg, &h.url).await;
@@ -424,7 +424,7 @@ async fn an_idle_round_writes_nothing_and_an_acknowledged_batch_is_never_sent_ag
     // That mark may outlive its ack on disk; it is dead: a loop started from the file
     // sends what comes next, not the old range again.
     let on_disk = SyncState::load(&reg.state()).unwrap();
-    let acked = reg.ledger.outbox_stats().unwrap().acked_through;
+    let acked = reg.ledger.sync_log().outbox_stats().unwrap().acked_through;
     assert!(on_disk.in_flight.as_ref().is_none_or(|f| f.last_seq <= acked), "{on_disk:?}");
     drop(sync);
     reg.sell(450, 3000);

@@ -11,6 +11,7 @@
 //! | `test_layout.rs` | (a test only) every `tests/*.rs` in the workspace is a `mod` of its package's one test binary |
 //! | `vocabulary_once.rs` | (a test only) `Currency`, `TenderKind`, `Locale` and `Money` are declared in `crates/domain` and no other crate (decision 0107) |
 //! | `records_cited.rs` | (a test only) code cites decision records (`record 0048`) that exist, never a section of the former design.md |
+//! | `ledger_stores.rs` | (a test only) `impl Ledger` blocks only in the ledger's `ledger/mod.rs`, and `Ledger` has no public method besides its life cycle and the store accessors (decision 0111) |
 //! | `fn_length.rs` | (a test only) the ledger's, register's and mock PSP's functions are at most 70 lines, with no `too_many_arguments` allowance; the long ones left are a list that may only shrink |
 
 mod in_process;
@@ -27,6 +28,8 @@ mod module_cycles;
 mod fn_length;
 #[cfg(test)]
 mod one_door;
+#[cfg(test)]
+mod ledger_stores;
 #[cfg(test)]
 mod records_cited;
 #[cfg(test)]

@@ -105,23 +105,23 @@ impl AppState {
         let mut ledger = Ledger::open(data_dir.join(LEDGER_FILE))?;
         // A new data folder gets a demo store (record 0061); a store with any item,
         // even an older one, is never reseeded.
-        if ledger.catalog()?.is_empty() {
-            ledger.seed_demo_store(opts.demo_locale(), None, now_ms())?;
+        if ledger.catalog().items()?.is_empty() {
+            ledger.catalog_mut().seed_demo_store(opts.demo_locale(), None, now_ms())?;
             // Its staff in the same start-up step (record 0068); a store made another
             // way (the CLI, an older version) gets the first-start screen instead.
-            ledger.seed_demo_staff(opts.demo_locale(), now_ms())?;
+            ledger.catalog_mut().seed_demo_staff(opts.demo_locale(), now_ms())?;
         }
         // A fresh start shows the sign-in screen: a register stopped or killed with
         // someone signed in must not let the next person act as them (record 0068).
-        ledger.sign_out(now_ms())?;
-        let store = ledger.store_settings()?;
+        ledger.roster_mut().sign_out(now_ms())?;
+        let store = ledger.catalog().store_settings()?;
         let (currency, locale) = (store.currency, store.locale);
         crate::i18n::set_active(crate::i18n::initial(settings.language, Some(store.locale), |k| std::env::var(k).ok()));
         // A sale part-paid when the register stopped (cash in the drawer, the customer at
         // the counter) comes back on screen, to be paid or canceled (record 0035).
-        let cart = match ledger.newest_cart()? {
-            Some(c) if resumes_on_screen(ledger.sale(c)?.state) => c,
-            Some(_) | None => ledger.create_cart(currency, now_ms())?,
+        let cart = match ledger.carts().newest()? {
+            Some(c) if resumes_on_screen(ledger.sales().by_cart(c)?.state) => c,
+            Some(_) | None => ledger.carts_mut().create(currency, now_ms())?,
         };
 
         drop(ledger); // the engine opens its own connection

@@ -40,9 +40,9 @@ pub fn owner_with_shift(dir: &std::path::Path, w: &Window) {
     let name = owner["name"].as_str().unwrap();
     call(w, "sign_in", serde_json::json!({ "name": name, "pin": OWNER_PIN })).expect("the owner signs in");
     let mut l = paydesk_ledger::Ledger::open(dir.join("ledger.db")).unwrap();
-    if l.current_shift().unwrap().is_none() {
-        let me = l.signed_in().unwrap().expect("signed in");
-        l.open_shift(paydesk_ledger::Actor::alone(me.id), &[], paydesk_app::base::now_ms()).unwrap();
+    if l.shifts().current().unwrap().is_none() {
+        let me = l.roster().signed_in().unwrap().expect("signed in");
+        l.shifts_mut().open(paydesk_ledger::Actor::alone(me.id), &[], paydesk_app::base::now_ms()).unwrap();
     }
 }
 

@@ -1,12 +1,14 @@
 //! The audit log (table `audit_log`, record 0064): every action someone took — an
 //! override with the reason they gave, a sign-in, a staff change — one row each, chained
 //! by SHA-256 (`paydesk_access::audit`) so a row changed, deleted or moved by hand is
-//! found by [`Ledger::verify_audit`].
+//! found by [`Audit::verify`].
 //!
 //! Rows are appended inside the transaction of the action they record
 //! ([`append_audit`]), so an action and its audit row are committed together or not
 //! at all. The row's id is its `seq` in the chain.
 
+use std::ops::Deref;
+use crate::ledger::Audit;
 use paydesk_access::audit::{self as chain, Anchor, AuditRecord, ChainedRecord, Hash, Verdict};
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -150,11 +152,11 @@ pub(crate) fn seal_audit(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-impl Ledger {
+impl Audit<&mut Ledger> {
     /// Appends to the audit log an action of the register itself (e.g. the cashier's
     /// override of record 0005 with the reason they gave, before staff sign in). Durable
     /// on return.
-    pub fn audit(&mut self, action: &str, reason: &str, detail: Option<&str>, now_ms: i64) -> Result<i64> {
+    pub fn record_register_action(&mut self, action: &str, reason: &str, detail: Option<&str>, now_ms: i64) -> Result<i64> {
         let input = AuditInput {
             reason: Some(reason.to_string()),
             subject: detail.unwrap_or("").to_string(),
@@ -170,8 +172,10 @@ impl Ledger {
         tx.commit()?;
         Ok(seq)
     }
+}
 
-    pub fn audit_log(&self) -> Result<Vec<AuditEntry>> {
+impl<L: Deref<Target = Ledger>> Audit<L> {
+    pub fn log(&self) -> Result<Vec<AuditEntry>> {
         collect(&self.conn, &format!("SELECT {AUDIT_COLS} FROM audit_log ORDER BY id"), [], |r| {
             Ok(chained_of(r)?.map(|(c, _)| {
                 let c = c.record;
@@ -191,28 +195,28 @@ impl Ledger {
     }
 
     /// The chain as stored, in `seq` order.
-    pub fn audit_chain(&self) -> Result<Vec<ChainedRecord>> {
+    pub fn chain(&self) -> Result<Vec<ChainedRecord>> {
         collect(&self.conn, &format!("SELECT {AUDIT_COLS} FROM audit_log ORDER BY id"), [], |r| {
             Ok(chained_of(r)?.map(|(c, _)| c))
         })
     }
 
     /// The last row's seq and hash: what a Z report and the back office keep apart.
-    pub fn audit_head(&self) -> Result<Anchor> {
+    pub fn head(&self) -> Result<Anchor> {
         audit_head_tx(&self.conn)
     }
 
     /// Checks the whole chain (record 0064), against `head` when one was kept apart,
     /// against the head each Z report recorded at its close (record 0066), and against
     /// the head the back office last confirmed (record 0053).
-    pub fn verify_audit(&self, head: Option<Anchor>) -> Result<Verdict> {
-        self.verify_audit_with(head, &[])
+    pub fn verify(&self, head: Option<Anchor>) -> Result<Verdict> {
+        self.verify_with(head, &[])
     }
 
-    /// [`Ledger::verify_audit`] with `checkpoints` kept apart as well (the heads printed
+    /// [`Audit::verify`] with `checkpoints` kept apart as well (the heads printed
     /// on Z reports): each must still be in the chain, later rows allowed.
-    pub fn verify_audit_with(&self, head: Option<Anchor>, checkpoints: &[Anchor]) -> Result<Verdict> {
-        let rows = self.audit_chain()?;
+    pub fn verify_with(&self, head: Option<Anchor>, checkpoints: &[Anchor]) -> Result<Verdict> {
+        let rows = self.chain()?;
         let mut v = chain::verify(&rows, Anchor::GENESIS, head);
         let mut all: Vec<Anchor> = checkpoints.to_vec();
         all.extend(crate::ledger::shift::z_report_heads(&self.conn)?);

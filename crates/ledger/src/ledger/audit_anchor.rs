@@ -7,6 +7,8 @@
 //! machine can: once the back office confirmed `(seq, hash)`, a chain without that row, or
 //! with another hash there, is caught here (`verify_audit`) and at the back office.
 
+use std::ops::Deref;
+use crate::ledger::Audit;
 use paydesk_access::audit::{Anchor, Hash};
 use rusqlite::OptionalExtension;
 
@@ -67,17 +69,19 @@ pub(crate) fn set_confirmed_tx(tx: &WriteTx<'_>, anchor: Anchor, now_ms: i64) ->
     Ok(true)
 }
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> Audit<L> {
     /// The head the back office last confirmed, if it ever did.
-    pub fn audit_confirmed(&self) -> Result<Option<ConfirmedHead>> {
+    pub fn confirmed(&self) -> Result<Option<ConfirmedHead>> {
         confirmed_tx(&self.conn)
     }
+}
 
+impl Audit<&mut Ledger> {
     /// Keeps `anchor` as the head the back office confirmed (from its ack). Writes only
     /// when it differs from the stored one (a sync round that confirms nothing new writes
     /// nothing); true when it wrote. Not an audit row: that would move the head it
     /// confirms, and every round would confirm a new one.
-    pub fn set_audit_confirmed(&mut self, anchor: Anchor, now_ms: i64) -> Result<bool> {
+    pub fn set_confirmed(&mut self, anchor: Anchor, now_ms: i64) -> Result<bool> {
         let tx = self.write_tx()?;
         let wrote = set_confirmed_tx(&tx, anchor, now_ms)?;
         if wrote {
@@ -85,13 +89,15 @@ impl Ledger {
         }
         Ok(wrote)
     }
+}
 
+impl<L: Deref<Target = Ledger>> Audit<L> {
     /// The chain's head, the hash at the confirmed seq as the chain holds it now, and the
     /// Z heads past it: what a batch carries up (record 0053). Read from the rows as
     /// stored, so a deleted tail or a re-sealed chain shows in what is sent.
-    pub fn audit_snapshot(&self) -> Result<AuditSnapshot> {
+    pub fn snapshot(&self) -> Result<AuditSnapshot> {
         let head = super::audit::audit_head_tx(&self.conn)?;
-        let confirmed = self.audit_confirmed()?;
+        let confirmed = self.confirmed()?;
         let at_confirmed = match confirmed {
             None => None,
             Some(c) => {

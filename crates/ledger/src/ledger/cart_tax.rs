@@ -5,6 +5,7 @@
 //! change of prices, rates or settings cannot change a sale being paid or paid; the
 //! lock is dropped only when the sale is open again (every tender void).
 
+use crate::ledger::Carts;
 use paydesk_tax::{compute, Cart as TaxCart, Dining, Discount, Line, SaleTax, TaxClass, TaxSettings, YearMonthDay};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -105,7 +106,7 @@ pub(super) fn unlock_tax_tx(tx: &WriteTx<'_>, cart_id: CartId) -> Result<()> {
     Ok(())
 }
 
-impl Ledger {
+impl Carts<&mut Ledger> {
     /// Eat-in or take-out for an open sale (moves reduced-class lines between rates).
     pub fn set_dining(&mut self, cart_id: CartId, dining: Dining, now_ms: i64) -> Result<Cart> {
         let tx = self.write_tx()?;

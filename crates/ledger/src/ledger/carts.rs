@@ -1,6 +1,8 @@
 //! The catalog (table `products`) and carts (`carts`, `cart_lines`): a cart is edited
 //! only while open; its total must stay representable; an open checkout locks it.
 
+use std::ops::Deref;
+use crate::ledger::Carts;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::rows::product_from_row;
@@ -11,7 +13,7 @@ use paydesk_domain::money::{Currency, Money};
 use crate::types::*;
 use paydesk_tax::Dining;
 
-impl Ledger {
+impl Carts<&mut Ledger> {
     /// Inserts or updates products by SKU. Returns how many were written.
     pub fn seed_catalog(&mut self, products: &[NewProduct]) -> Result<usize> {
         let tx = self.write_tx()?;
@@ -29,7 +31,9 @@ impl Ledger {
         tx.commit()?;
         Ok(products.len())
     }
+}
 
+impl<L: Deref<Target = Ledger>> Carts<L> {
     pub fn products(&self) -> Result<Vec<Product>> {
         collect(&self.conn, "SELECT id, sku, name, price_minor, currency FROM products ORDER BY sku", [], product_from_row)
     }
@@ -40,8 +44,10 @@ impl Ledger {
             .optional()?
             .transpose()
     }
+}
 
-    pub fn create_cart(&mut self, currency: Currency, now_ms: i64) -> Result<CartId> {
+impl Carts<&mut Ledger> {
+    pub fn create(&mut self, currency: Currency, now_ms: i64) -> Result<CartId> {
         let tx = self.write_tx()?;
         tx.exec_cached(
             "INSERT INTO carts (currency, state, created_at_ms, updated_at_ms) VALUES (?1, 'open', ?2, ?2)",
@@ -51,21 +57,25 @@ impl Ledger {
         tx.commit()?;
         Ok(id)
     }
+}
 
+impl<L: Deref<Target = Ledger>> Carts<L> {
     /// The cart created last: the one a register had on screen when it stopped (the app
     /// puts a part-paid sale back on screen after a restart, record 0035).
-    pub fn newest_cart(&self) -> Result<Option<CartId>> {
+    pub fn newest(&self) -> Result<Option<CartId>> {
         let id: Option<i64> = self.conn.query_row("SELECT MAX(id) FROM carts", [], |r| r.get(0))?;
         Ok(id.map(CartId))
     }
 
-    pub fn cart(&self, cart_id: CartId) -> Result<Cart> {
+    pub fn by_id(&self, cart_id: CartId) -> Result<Cart> {
         load_cart(&self.conn, cart_id)
     }
+}
 
+impl Carts<&mut Ledger> {
     /// Adds `quantity` of a product (adds to an existing line). Refused unless the cart
     /// is open: a locked cart belongs to an open checkout whose parameters are fixed.
-    pub fn add_to_cart(&mut self, cart_id: CartId, sku: &str, quantity: i64, now_ms: i64) -> Result<Cart> {
+    pub fn add(&mut self, cart_id: CartId, sku: &str, quantity: i64, now_ms: i64) -> Result<Cart> {
         if quantity <= 0 {
             return Err(Error::InvalidInput(format!("quantity {quantity} must be positive")));
         }
@@ -129,7 +139,7 @@ impl Ledger {
         Ok(Some(cart))
     }
 
-    pub fn remove_from_cart(&mut self, cart_id: CartId, sku: &str, now_ms: i64) -> Result<Cart> {
+    pub fn remove(&mut self, cart_id: CartId, sku: &str, now_ms: i64) -> Result<Cart> {
         self.set_quantity(cart_id, sku, 0, now_ms)
     }
 }

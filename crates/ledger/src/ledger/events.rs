@@ -2,6 +2,8 @@
 //! a redelivered event a no-op) and the journal of money movements the events report.
 //! Where the last poll ended is kept separately (`crate::cursor`).
 
+use std::ops::Deref;
+use crate::ledger::SyncLog;
 use rusqlite::{params, OptionalExtension};
 
 use super::refunds::refund_transition_tx;
@@ -15,7 +17,7 @@ use paydesk_domain::state::{PaymentState, RefundState, Step};
 use crate::types::*;
 use crate::write_tx::WriteTx;
 
-impl Ledger {
+impl SyncLog<&mut Ledger> {
     /// Applies a PSP event exactly once (record 0011).
     ///
     /// One transaction: INSERT into `processed_events` (PRIMARY KEY on the event id) —
@@ -74,7 +76,9 @@ impl Ledger {
         tx.commit()?;
         Ok(ApplyOutcome::Applied { payment_id, state_change, journal_amount_minor: movement.amount_minor, effect })
     }
+}
 
+impl<L: Deref<Target = Ledger>> SyncLog<L> {
     pub fn is_event_processed(&self, event_id: &str) -> Result<bool> {
         Ok(self
             .conn

@@ -12,8 +12,9 @@
 //! No clock and no randomness inside: callers pass `now_ms`, keys come from an injected
 //! [`KeySource`], so a seeded simulation replays exactly.
 //!
-//! One file per table or operation, each with its own `impl Ledger` (see the crate's
-//! README for the table): this file holds what they share.
+//! `Ledger` itself holds only the connection's life cycle and one accessor per store
+//! (`stores.rs`, decision 0111); each store's methods live in the files that hold its SQL
+//! (see the crate's README for the table). This file holds what they share.
 
 mod audit;
 mod audit_anchor;
@@ -53,6 +54,8 @@ pub use staff_published::{PublishedStaff, PublishedStaffReport};
 pub use sale::{CancelAction, CancelPlan, CardTender, CashTender, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal, UnpaidBalance};
 
 pub(crate) use rows::refund_by_id_tx;
+mod stores;
+pub use stores::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, SyncLog};
 mod successors;
 mod timeline;
 mod transitions;
@@ -229,6 +232,116 @@ impl Ledger {
     /// A new key from the injected source.
     pub fn new_key(&mut self) -> String {
         self.keys.next_key().to_string()
+    }
+
+    /// The Payments store, to read (see [`Payments`]).
+    pub fn payments(&self) -> Payments<&Ledger> {
+        Payments(self)
+    }
+
+    /// The Payments store, to read and write (see [`Payments`]).
+    pub fn payments_mut(&mut self) -> Payments<&mut Ledger> {
+        Payments(self)
+    }
+
+    /// The Refunds store, to read (see [`Refunds`]).
+    pub fn refunds(&self) -> Refunds<&Ledger> {
+        Refunds(self)
+    }
+
+    /// The Refunds store, to read and write (see [`Refunds`]).
+    pub fn refunds_mut(&mut self) -> Refunds<&mut Ledger> {
+        Refunds(self)
+    }
+
+    /// The Carts store, to read (see [`Carts`]).
+    pub fn carts(&self) -> Carts<&Ledger> {
+        Carts(self)
+    }
+
+    /// The Carts store, to read and write (see [`Carts`]).
+    pub fn carts_mut(&mut self) -> Carts<&mut Ledger> {
+        Carts(self)
+    }
+
+    /// The Sales store, to read (see [`Sales`]).
+    pub fn sales(&self) -> Sales<&Ledger> {
+        Sales(self)
+    }
+
+    /// The Sales store, to read and write (see [`Sales`]).
+    pub fn sales_mut(&mut self) -> Sales<&mut Ledger> {
+        Sales(self)
+    }
+
+    /// The Catalog store, to read (see [`Catalog`]).
+    pub fn catalog(&self) -> Catalog<&Ledger> {
+        Catalog(self)
+    }
+
+    /// The Catalog store, to read and write (see [`Catalog`]).
+    pub fn catalog_mut(&mut self) -> Catalog<&mut Ledger> {
+        Catalog(self)
+    }
+
+    /// The Shifts store, to read (see [`Shifts`]).
+    pub fn shifts(&self) -> Shifts<&Ledger> {
+        Shifts(self)
+    }
+
+    /// The Shifts store, to read and write (see [`Shifts`]).
+    pub fn shifts_mut(&mut self) -> Shifts<&mut Ledger> {
+        Shifts(self)
+    }
+
+    /// The Roster store, to read (see [`Roster`]).
+    pub fn roster(&self) -> Roster<&Ledger> {
+        Roster(self)
+    }
+
+    /// The Roster store, to read and write (see [`Roster`]).
+    pub fn roster_mut(&mut self) -> Roster<&mut Ledger> {
+        Roster(self)
+    }
+
+    /// The CardReaders store, to read (see [`CardReaders`]).
+    pub fn card_readers(&self) -> CardReaders<&Ledger> {
+        CardReaders(self)
+    }
+
+    /// The CardReaders store, to read and write (see [`CardReaders`]).
+    pub fn card_readers_mut(&mut self) -> CardReaders<&mut Ledger> {
+        CardReaders(self)
+    }
+
+    /// The Audit store, to read (see [`Audit`]).
+    pub fn audit(&self) -> Audit<&Ledger> {
+        Audit(self)
+    }
+
+    /// The Audit store, to read and write (see [`Audit`]).
+    pub fn audit_mut(&mut self) -> Audit<&mut Ledger> {
+        Audit(self)
+    }
+
+    /// The Receipts store, to read (see [`Receipts`]).
+    pub fn receipts(&self) -> Receipts<&Ledger> {
+        Receipts(self)
+    }
+
+    /// The Receipts store, to read and write (see [`Receipts`]).
+    pub fn receipts_mut(&mut self) -> Receipts<&mut Ledger> {
+        Receipts(self)
+    }
+
+    /// The SyncLog store, to read (see [`SyncLog`]).
+    pub fn sync_log(&self) -> SyncLog<&Ledger> {
+        SyncLog(self)
+    }
+
+    /// The SyncLog store, to read and write (see [`SyncLog`]).
+    pub fn sync_log_mut(&mut self) -> SyncLog<&mut Ledger> {
+        SyncLog(self)
     }
 
     /// THE write path: every method that writes opens its transaction here (payments,

@@ -1,15 +1,17 @@
 //! The store-and-forward queue (record 0009): payments accepted offline, in creation
 //! order, and the totals the offline limits are checked against.
 
+use std::ops::Deref;
+use crate::ledger::Payments;
 use super::Ledger;
 use crate::error::{Error, Result};
 use paydesk_domain::state::PaymentState;
 use crate::types::*;
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> Payments<L> {
     /// The store-and-forward queue (record 0009), forwarded in creation order.
     pub fn offline_queue(&self) -> Result<Vec<Payment>> {
-        self.payments_in_states(&[PaymentState::QueuedOffline.as_str()])
+        self.in_states(&[PaymentState::QueuedOffline.as_str()])
     }
 
     /// Count, totals and age of the offline queue, for the offline limits.

@@ -6,13 +6,15 @@
 //! for weeks keeps selling and keeps queueing. What one call reads is bounded instead
 //! ([`MAX_OUTBOX_BATCH`]), so a long queue never makes one read large.
 
+use std::ops::Deref;
+use crate::ledger::SyncLog;
 use paydesk_access::audit::Anchor;
 use rusqlite::{params, OptionalExtension};
 
 use super::{collect, Cached, Ledger};
 use crate::error::{Error, Result};
 
-/// Most rows one [`Ledger::outbox_batch`] reads (the wire takes 500 per batch; a caller
+/// Most rows one [`SyncLog::outbox_batch`] reads (the wire takes 500 per batch; a caller
 /// asking for more gets this many).
 pub const MAX_OUTBOX_BATCH: usize = 500;
 
@@ -38,7 +40,7 @@ pub struct OutboxStats {
     pub acked_through: u64,
 }
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> SyncLog<L> {
     /// Up to `max` (at most [`MAX_OUTBOX_BATCH`]) consecutive rows after `after_seq`, in
     /// seq order.
     pub fn outbox_batch(&self, after_seq: u64, max: usize) -> Result<Vec<OutboxRow>> {
@@ -48,7 +50,9 @@ impl Ledger {
             Ok(Ok(OutboxRow { seq: r.get::<_, i64>(0)? as u64, at_ms: r.get(1)?, fact_json: r.get(2)? }))
         })
     }
+}
 
+impl SyncLog<&mut Ledger> {
     /// Drops the rows up to `through_seq` now that the back office stored them; never
     /// above the high-water mark (an acknowledgement past what this register wrote moves
     /// nothing past it). Returns the rows dropped. Idempotent: an older ack drops nothing.
@@ -56,7 +60,7 @@ impl Ledger {
         self.outbox_ack_confirming(through_seq, None, 0)
     }
 
-    /// [`Ledger::outbox_ack`], and in the same transaction (one commit, one fsync: the
+    /// [`SyncLog::outbox_ack`], and in the same transaction (one commit, one fsync: the
     /// loop stays light beside checkout) the audit head the back office's ack confirmed
     /// (record 0053), written only when it changed.
     pub fn outbox_ack_confirming(&mut self, through_seq: u64, confirmed: Option<Anchor>, now_ms: i64) -> Result<u64> {
@@ -80,7 +84,9 @@ impl Ledger {
         tx.commit()?;
         Ok(dropped as u64)
     }
+}
 
+impl<L: Deref<Target = Ledger>> SyncLog<L> {
     /// Queued rows, the oldest one's time, the high-water mark and the last ack.
     pub fn outbox_stats(&self) -> Result<OutboxStats> {
         let (high, acked): (i64, i64) =

@@ -3,6 +3,8 @@
 //! id, recovery, in flight, a cart's checkout). A payment's key and exact request are
 //! committed here before the caller sends anything (record 0003, 0004).
 
+use std::ops::Deref;
+use crate::ledger::Payments;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::rows::{payment_by_id_tx, payment_by_key_tx, payment_from_row};
@@ -16,7 +18,7 @@ use paydesk_domain::money::Money;
 use paydesk_domain::state::PaymentState;
 use crate::types::*;
 
-impl Ledger {
+impl Payments<&mut Ledger> {
     /// Opens a checkout for `cart_id` (record 0003–0005).
     ///
     /// If the cart already has an open checkout (created / authorizing / authorized /
@@ -40,7 +42,7 @@ impl Ledger {
     /// customer cannot wait). The reason is required and written to the audit log in the
     /// same transaction as the new payment. The old checkout is left as it is: crash
     /// recovery still resolves it, so a possible double charge stays visible.
-    /// Without an open checkout this is a plain [`Ledger::open_checkout`].
+    /// Without an open checkout this is a plain [`Payments::open_checkout`].
     pub fn open_checkout_override(
         &mut self,
         cart_id: CartId,
@@ -62,7 +64,7 @@ impl Ledger {
 
     /// Creates a payment without a cart (CLI `checkout --amount`): committed in state
     /// `created` with a new key before returning.
-    pub fn create_payment(&mut self, new: &NewPayment, now_ms: i64) -> Result<Payment> {
+    pub fn create(&mut self, new: &NewPayment, now_ms: i64) -> Result<Payment> {
         let amount = Money::positive(new.amount.amount_minor, new.amount.currency)?;
         let key = self.new_key();
         let tx = self.write_tx()?;
@@ -104,36 +106,38 @@ impl Ledger {
         tx.commit()?;
         Ok(())
     }
+}
 
-    pub fn payment_by_id(&self, id: PaymentId) -> Result<Payment> {
+impl<L: Deref<Target = Ledger>> Payments<L> {
+    pub fn by_id(&self, id: PaymentId) -> Result<Payment> {
         payment_by_id_tx(&self.conn, id)
     }
 
-    pub fn payment_by_key(&self, key: &str) -> Result<Option<Payment>> {
+    pub fn by_key(&self, key: &str) -> Result<Option<Payment>> {
         payment_by_key_tx(&self.conn, key)
     }
 
-    pub fn payment_by_psp_id(&self, psp_payment_id: &str) -> Result<Option<Payment>> {
+    pub fn by_psp_id(&self, psp_payment_id: &str) -> Result<Option<Payment>> {
         let sql = format!("SELECT {PAYMENT_COLS} FROM payments WHERE psp_payment_id = ?1");
         self.conn.row_cached(&sql, [psp_payment_id], payment_from_row).optional()?.transpose()
     }
 
     /// Payments crash recovery must resolve (record 0010): `created`, `authorizing`,
     /// `capturing`, `refunding` — see [`PaymentState::needs_recovery`]. Oldest first.
-    pub fn payments_needing_recovery(&self) -> Result<Vec<Payment>> {
+    pub fn needing_recovery(&self) -> Result<Vec<Payment>> {
         let states: Vec<&str> =
             PaymentState::ALL.into_iter().filter(|s| s.needs_recovery()).map(|s| s.as_str()).collect();
-        self.payments_in_states(&states)
+        self.in_states(&states)
     }
 
     /// Payments whose outcome may be unknown (`authorizing`, `capturing`, `refunding`).
-    pub fn payments_in_flight(&self) -> Result<Vec<Payment>> {
+    pub fn in_flight(&self) -> Result<Vec<Payment>> {
         let states: Vec<&str> =
             PaymentState::ALL.into_iter().filter(|s| s.is_in_flight()).map(|s| s.as_str()).collect();
-        self.payments_in_states(&states)
+        self.in_states(&states)
     }
 
-    pub(super) fn payments_in_states(&self, states: &[&str]) -> Result<Vec<Payment>> {
+    pub(super) fn in_states(&self, states: &[&str]) -> Result<Vec<Payment>> {
         // The JSON array keeps the statement parameterized whatever the list length.
         let sql = format!(
             "SELECT {PAYMENT_COLS} FROM payments WHERE state IN (SELECT value FROM json_each(?1))
@@ -148,14 +152,14 @@ impl Ledger {
     }
 
     /// The cart's most recent payment, open or finished (index `payments_by_cart`).
-    pub fn last_payment_for_cart(&self, cart_id: CartId) -> Result<Option<Payment>> {
+    pub fn last_for_cart(&self, cart_id: CartId) -> Result<Option<Payment>> {
         let sql = format!("SELECT {PAYMENT_COLS} FROM payments WHERE cart_id = ?1 ORDER BY id DESC LIMIT 1");
         self.conn.row_cached(&sql, params![cart_id.0], payment_from_row).optional()?.transpose()
     }
 }
 
-/// The body of [`Ledger::open_checkout`] (`override_reason` None) and
-/// [`Ledger::open_checkout_override`], inside the caller's write transaction (which it
+/// The body of [`Payments::open_checkout`] (`override_reason` None) and
+/// [`Payments::open_checkout_override`], inside the caller's write transaction (which it
 /// does not commit). `is_new == false`: the cart's open checkout, nothing written.
 pub(super) fn open_checkout_in(
     tx: &WriteTx<'_>,
@@ -238,7 +242,7 @@ pub(super) fn open_checkout_of_cart(conn: &Connection, cart_id: CartId) -> Resul
         .transpose()
 }
 
-/// [`Ledger::set_last_error`] inside a caller's transaction.
+/// [`Payments::set_last_error`] inside a caller's transaction.
 pub(super) fn set_last_error_tx(tx: &WriteTx<'_>, payment_id: PaymentId, error: Option<&str>, now_ms: i64) -> Result<()> {
     let n = tx.exec_cached(
         "UPDATE payments SET last_error = ?2, updated_at_ms = ?3 WHERE id = ?1",
@@ -338,7 +342,7 @@ pub(super) fn insert_payment_as(
     Ok(id)
 }
 
-/// [`Ledger::record_psp_result`] inside a caller's transaction (nothing is committed
+/// [`Payments::record_psp_result`] inside a caller's transaction (nothing is committed
 /// here; a non-`Recorded` outcome writes nothing).
 pub(super) fn record_psp_result_tx(tx: &WriteTx<'_>, result: &PspResult, now_ms: i64) -> Result<RecordOutcome> {
     if result.amount.amount_minor <= 0 {

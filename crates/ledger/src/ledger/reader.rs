@@ -13,6 +13,8 @@
 //! Three durable commits at most before the cashier sees "Paid": the key, the intent's id
 //! with attempt 1 (moving `created -> on_reader`), and the result.
 
+use std::ops::Deref;
+use crate::ledger::CardReaders;
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
@@ -141,7 +143,7 @@ pub fn process_key(checkout_key: &str, attempt_no: i64) -> String {
     format!("{checkout_key}-process-{attempt_no}")
 }
 
-/// What [`Ledger::begin_reader_attempt`] found or made.
+/// What [`CardReaders::begin_attempt`] found or made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BeginAttempt {
     /// A new attempt committed (the payment is `on_reader`): send it.
@@ -225,9 +227,9 @@ fn reader_options(capture: CaptureMethod) -> CheckoutOptions {
     CheckoutOptions { payment_method: "card_present".into(), capture_method: capture, extra_params: Vec::new() }
 }
 
-impl Ledger {
+impl CardReaders<&mut Ledger> {
     /// Adds or updates a reader this register knows (after the PSP registered it).
-    pub fn register_reader(&mut self, r: &ReaderRecord) -> Result<()> {
+    pub fn register(&mut self, r: &ReaderRecord) -> Result<()> {
         check_reader_id(&r.id)?;
         let label = r.label.trim();
         if label.is_empty() || label.chars().count() > 100 {
@@ -243,9 +245,11 @@ impl Ledger {
         tx.commit()?;
         Ok(())
     }
+}
 
+impl<L: Deref<Target = Ledger>> CardReaders<L> {
     /// The readers this register knows, by label.
-    pub fn readers(&self) -> Result<Vec<ReaderRecord>> {
+    pub fn list(&self) -> Result<Vec<ReaderRecord>> {
         let mut st = self
             .conn
             .prepare_cached("SELECT id, label, location, device_type, registered_at_ms FROM readers ORDER BY label, id")?;
@@ -260,10 +264,12 @@ impl Ledger {
         })?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
+}
 
+impl CardReaders<&mut Ledger> {
     /// A reader payment outside a sale (the CLI's `reader charge --amount`): key, request
     /// (card_present, no payment method, no confirm) and reader in one commit.
-    pub fn create_reader_payment(&mut self, amount: Money, reader_id: &str, capture: CaptureMethod, now_ms: i64) -> Result<Payment> {
+    pub fn create_payment(&mut self, amount: Money, reader_id: &str, capture: CaptureMethod, now_ms: i64) -> Result<Payment> {
         check_reader_id(reader_id)?;
         let key = self.new_key();
         let tx = self.write_tx()?;
@@ -276,10 +282,10 @@ impl Ledger {
     }
 
     /// A card-present tender of the sale (record 0028, decision 0102): like
-    /// [`Ledger::open_card_tender`] (same guards: a pending tender of the same amount is
+    /// [`Sales::open_card_tender`] (same guards: a pending tender of the same amount is
     /// returned with `is_new == false`, another amount needs an override), the payment's
     /// request is card_present and its reader is committed with it.
-    pub fn open_reader_tender(
+    pub fn open_tender(
         &mut self,
         cart_id: CartId,
         amount_minor: Option<i64>,
@@ -306,12 +312,16 @@ impl Ledger {
         tx.commit()?;
         Ok(CardTender { tender, payment, is_new: true })
     }
+}
 
+impl<L: Deref<Target = Ledger>> CardReaders<L> {
     /// The reader and attempts of a payment; `None` for a keyed (token) payment.
-    pub fn reader_payment(&self, payment_id: PaymentId) -> Result<Option<ReaderPayment>> {
+    pub fn payment(&self, payment_id: PaymentId) -> Result<Option<ReaderPayment>> {
         reader_payment_in(&self.conn, payment_id)
     }
+}
 
+impl CardReaders<&mut Ledger> {
     /// Commits the next process attempt BEFORE it is sent (rule 1), in one transaction
     /// with what the intent's create learned: its attempts on the timeline and the
     /// intent's id (attached once; a different id is refused, nothing written). The
@@ -322,7 +332,7 @@ impl Ledger {
     /// * the newest `succeeded` → `Succeeded`;
     /// * the newest proved "not charged" → the next one only when `person_asked`
     ///   ("Present again"), else `NeedsPerson`.
-    pub fn begin_reader_attempt(
+    pub fn begin_attempt(
         &mut self,
         payment_id: PaymentId,
         intent_id: &str,
@@ -370,7 +380,7 @@ impl Ledger {
     /// attempt's outcome (only a `sent` attempt changes), the card's details (the first
     /// answer is kept), and the state along the table (a payment already past `to` is
     /// left as it is: an event may have moved it first).
-    pub fn settle_reader(&mut self, payment_id: PaymentId, s: &ReaderSettlement, now_ms: i64) -> Result<Payment> {
+    pub fn settle(&mut self, payment_id: PaymentId, s: &ReaderSettlement, now_ms: i64) -> Result<Payment> {
         let tx = self.write_tx()?;
         if let Some((no, outcome, code, message)) = &s.attempt {
             tx.exec_cached(
@@ -415,7 +425,9 @@ impl Ledger {
         tx.commit()?;
         Ok(p)
     }
+}
 
+impl<L: Deref<Target = Ledger>> CardReaders<L> {
     /// The card's details as the PSP answered them (for the receipt).
     pub fn card_present_details(&self, payment_id: PaymentId) -> Result<Option<CardPresentDetails>> {
         Ok(self

@@ -6,6 +6,8 @@
 //! drawer), a retry after one that may have printed is a reprint. Printing happens after
 //! the sale is committed and its outcome is only recorded, never fed back into the sale.
 
+use std::ops::Deref;
+use crate::ledger::Receipts;
 use paydesk_receipt::{CardReceipt, LineInput, LocalDateTime, SaleData, StoreInfo, Tender as RTender};
 use paydesk_tax::{RegistrationNumber, TaxSettings};
 use rusqlite::{params, OptionalExtension};
@@ -224,11 +226,11 @@ pub fn receipt_sale_data(
     Ok((data, tax))
 }
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> Receipts<L> {
     /// A paid sale's receipt input, read from the ledger: names in the store's language,
     /// the tax settings the sale was locked with.
-    pub fn receipt_data(&self, cart_id: CartId) -> Result<(SaleData, TaxSettings)> {
-        let sale = self.sale(cart_id)?;
+    pub fn data(&self, cart_id: CartId) -> Result<(SaleData, TaxSettings)> {
+        let sale = self.sales().by_cart(cart_id)?;
         let store = settings_tx(&self.conn)?;
         let lang = store.locale.code();
         let mut names = Vec::with_capacity(sale.cart.lines.len());
@@ -247,7 +249,7 @@ impl Ledger {
         };
         let mut cards = Vec::new();
         for payment_id in sale.tenders.iter().filter_map(|t| t.payment_id) {
-            if let Some(d) = self.card_present_details(payment_id)? {
+            if let Some(d) = self.card_readers().card_present_details(payment_id)? {
                 cards.push((payment_id, d));
             }
         }
@@ -264,12 +266,14 @@ impl Ledger {
             |r| r.get(0),
         )?)
     }
+}
 
+impl Receipts<&mut Ledger> {
     /// Records one print (after it was attempted) with the next number of the sale. It is
     /// the original exactly when no earlier copy may have come out
-    /// ([`Ledger::next_print_is_reprint`], decided in the same transaction; a trigger
+    /// ([`Receipts::next_print_is_reprint`], decided in the same transaction; a trigger
     /// holds the rule).
-    pub fn record_receipt_print(
+    pub fn record_print(
         &mut self,
         cart_id: CartId,
         format: &str,
@@ -297,10 +301,12 @@ impl Ledger {
         tx.commit()?;
         Ok(ReceiptPrint { cart_id, print_no, reprint, format: format.into(), target, outcome: outcome.into(), error, at_ms: now_ms, paper })
     }
+}
 
+impl<L: Deref<Target = Ledger>> Receipts<L> {
     /// Sales whose cart is paid, newest first: at most `limit` (1 to 100), older than
     /// `before` when given (the next page). Each one's receipt is read with
-    /// [`Ledger::receipt_data`]; a paid cart whose sale is not paid has none.
+    /// [`Receipts::data`]; a paid cart whose sale is not paid has none.
     pub fn paid_sales(&self, before: Option<CartId>, limit: i64) -> Result<Vec<CartId>> {
         if !(1..=100).contains(&limit) {
             return Err(Error::InvalidInput(format!("a page has 1 to 100 sales, not {limit}")));
@@ -313,7 +319,7 @@ impl Ledger {
         )
     }
 
-    pub fn receipt_prints(&self, cart_id: CartId) -> Result<Vec<ReceiptPrint>> {
+    pub fn prints(&self, cart_id: CartId) -> Result<Vec<ReceiptPrint>> {
         collect(
             &self.conn,
 "SELECT print_no, reprint, format, target, outcome, error, at_ms, paper FROM receipt_prints WHERE cart_id = ?1 ORDER BY print_no",

@@ -2,6 +2,8 @@
 //! transaction that creates it, moved along the refund table, and settling the payment
 //! (`refunded_minor`, leaving `refunding`) when it ends.
 
+use std::ops::Deref;
+use crate::ledger::Refunds;
 use rusqlite::{params, OptionalExtension};
 
 use super::rows::{payment_by_id_tx, refund_by_id_tx, refund_from_row};
@@ -14,14 +16,14 @@ use paydesk_domain::money::Money;
 use paydesk_domain::state::{PaymentState, RefundState};
 use crate::types::*;
 
-impl Ledger {
+impl Refunds<&mut Ledger> {
     /// Creates a refund with its own new key, in state `pending`, and moves the payment
     /// to `refunding`. The amount is checked against captured minus every non-failed
     /// refund IN THE SAME TRANSACTION, so concurrent refunds cannot exceed the capture.
     /// Refused with [`Error::RefundInProgress`] while another refund of the payment is
     /// not settled (same transaction): a partial refund pressed twice would otherwise
     /// be two refunds under two keys.
-    pub fn create_refund(
+    pub fn create(
         &mut self,
         payment_id: PaymentId,
         amount_minor: i64,
@@ -31,14 +33,14 @@ impl Ledger {
         if amount_minor <= 0 {
             return Err(Error::InvalidAmount(format!("refund of {amount_minor} must be greater than zero")));
         }
-        self.create_refund_approved(payment_id, amount_minor, reason, None, now_ms)
+        self.create_approved(payment_id, amount_minor, reason, None, now_ms)
     }
 
-    /// [`Ledger::create_refund`] approved by `approver_id` (whose PIN the caller checked)
+    /// [`Refunds::create`] approved by `approver_id` (whose PIN the caller checked)
     /// when the person signed in may not refund alone (record 0068). The role table is
     /// checked again inside the refund's transaction, and the refund's audit row names
     /// both people, so the approval and the refund are committed together or not at all.
-    pub fn create_refund_approved(
+    pub fn create_approved(
         &mut self,
         payment_id: PaymentId,
         amount_minor: i64,
@@ -63,9 +65,9 @@ impl Ledger {
         Ok(r)
     }
 
-    /// Moves a refund `from -> to` (same contract as [`Ledger::transition`]); reaching
+    /// Moves a refund `from -> to` (same contract as [`Payments::transition`]); reaching
     /// `succeeded` or `failed` settles the payment in the same transaction.
-    pub fn transition_refund(
+    pub fn transition(
         &mut self,
         refund_id: RefundId,
         from: RefundState,
@@ -82,7 +84,7 @@ impl Ledger {
 
     /// Stamps the first attempt of a refund and appends an attempt row to the payment's
     /// timeline.
-    pub fn record_refund_attempt(&mut self, refund_id: RefundId, attempt: &TimelineInput, now_ms: i64) -> Result<()> {
+    pub fn record_attempt(&mut self, refund_id: RefundId, attempt: &TimelineInput, now_ms: i64) -> Result<()> {
         let tx = self.write_tx()?;
         let r = refund_by_id_tx(&tx, refund_id)?;
         tx.exec_cached(
@@ -100,7 +102,7 @@ impl Ledger {
     /// Records the PSP's answer for a refund idempotently: attaches `psp_refund_id` and
     /// moves the refund to `outcome` (`in_flight` when the PSP reports it pending,
     /// `succeeded`, `failed`). A different stored PSP id changes nothing and says so.
-    pub fn record_refund_result(
+    pub fn record_result(
         &mut self,
         refund_id: RefundId,
         psp_refund_id: &str,
@@ -145,29 +147,31 @@ impl Ledger {
             Ok(RefundRecordOutcome::Exists(refund_id))
         }
     }
+}
 
-    pub fn refund_by_id(&self, id: RefundId) -> Result<Refund> {
+impl<L: Deref<Target = Ledger>> Refunds<L> {
+    pub fn by_id(&self, id: RefundId) -> Result<Refund> {
         refund_by_id_tx(&self.conn, id)
     }
 
-    pub fn refund_by_key(&self, key: &str) -> Result<Option<Refund>> {
+    pub fn by_key(&self, key: &str) -> Result<Option<Refund>> {
         let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE idempotency_key = ?1");
         self.conn.row_cached(&sql, [key], refund_from_row).optional()?.transpose()
     }
 
-    pub fn refunds_for_payment(&self, payment_id: PaymentId) -> Result<Vec<Refund>> {
+    pub fn for_payment(&self, payment_id: PaymentId) -> Result<Vec<Refund>> {
         let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE payment_id = ?1 ORDER BY id");
         collect(&self.conn, &sql, params![payment_id.0], refund_from_row)
     }
 
     /// Refunds crash recovery must resolve: `pending` and `in_flight`, oldest first.
-    pub fn refunds_needing_recovery(&self) -> Result<Vec<Refund>> {
+    pub fn needing_recovery(&self) -> Result<Vec<Refund>> {
         let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE state IN ('pending','in_flight') ORDER BY id");
         collect(&self.conn, &sql, [], refund_from_row)
     }
 }
 
-/// [`Ledger::create_refund`] inside the caller's transaction (not committed here): the
+/// [`Refunds::create`] inside the caller's transaction (not committed here): the
 /// reservation check and the move to `refunding` happen under the same write lock as
 /// the insert.
 pub(super) fn create_refund_tx(

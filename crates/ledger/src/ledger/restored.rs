@@ -5,6 +5,8 @@
 //! and a second run adds nothing. The outbox has no trigger on these tables: the rows
 //! are never sent up as this register's own.
 
+use std::ops::Deref;
+use crate::ledger::SyncLog;
 use rusqlite::{params, OptionalExtension};
 
 use super::{collect, Cached, Ledger};
@@ -75,7 +77,7 @@ fn source_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RestoreSourceRow> {
     })
 }
 
-impl Ledger {
+impl SyncLog<&mut Ledger> {
     /// Records (or refreshes) a predecessor before its rows are pulled; returns the last
     /// seq already held of it, where the pull resumes. `restored_through` and
     /// `finished_at_ms` of `src` are ignored (they are this ledger's to know).
@@ -125,7 +127,9 @@ impl Ledger {
         tx.commit()?;
         Ok(through as u64)
     }
+}
 
+impl<L: Deref<Target = Ledger>> SyncLog<L> {
     /// Every predecessor restored from (or begun), oldest first.
     pub fn restore_sources(&self) -> Result<Vec<RestoreSourceRow>> {
         collect(&self.conn, &format!("SELECT {SOURCE_COLS} FROM restore_sources s ORDER BY s.started_at_ms, s.register_id"), [], |r| Ok(Ok(source_row(r)?)))

@@ -7,6 +7,8 @@
 //! decided inside the same transaction as the money row, whichever connection (the
 //! app, a recovery task, the CLI) writes it.
 
+use std::ops::Deref;
+use crate::ledger::Roster;
 use paydesk_access::lockout::LockoutPolicy;
 use paydesk_access::pin::Pin;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -21,9 +23,9 @@ pub(crate) fn operator(conn: &Connection) -> Result<Option<i64>> {
     Ok(conn.row_cached("SELECT staff_id FROM register_session WHERE id = 1", [], |r| r.get(0)).optional()?)
 }
 
-impl Ledger {
+impl Roster<&mut Ledger> {
     /// Signs `name` in with their PIN (checked under the lockout, audited either way by
-    /// [`Ledger::check_pin`]); whoever was signed in before is signed out.
+    /// [`Roster::check_pin`]); whoever was signed in before is signed out.
     pub fn sign_in(&mut self, name: &str, pin: &Pin, policy: LockoutPolicy, now_ms: i64) -> Result<Staff> {
         let who = self.check_pin(name, pin, PinPurpose::SignIn, policy, now_ms)?;
         let tx = self.write_tx()?;
@@ -45,7 +47,9 @@ impl Ledger {
         tx.commit()?;
         Ok(Some(staff_id))
     }
+}
 
+impl<L: Deref<Target = Ledger>> Roster<L> {
     /// Who is signed in (an inactive member counts as nobody).
     pub fn signed_in(&self) -> Result<Option<Staff>> {
         match operator(&self.conn)? {

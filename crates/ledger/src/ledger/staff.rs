@@ -5,6 +5,8 @@
 //! The rules themselves (roles, lockout, hashing) are `paydesk_access`'s; this file only
 //! stores what they decide.
 
+use std::ops::Deref;
+use crate::ledger::Roster;
 use paydesk_access::lockout::{LockoutPolicy, PinAttempts};
 use paydesk_access::pin::{hash_pin, verify_pin, Pin};
 use paydesk_access::{Person, Role};
@@ -141,22 +143,24 @@ pub(super) fn add_staff_tx(
     Ok(Staff { id, name, role, active: true, locked_until_ms: None, created_at_ms: now_ms })
 }
 
-impl Ledger {
-    pub fn staff_list(&self) -> Result<Vec<Staff>> {
+impl<L: Deref<Target = Ledger>> Roster<L> {
+    pub fn list(&self) -> Result<Vec<Staff>> {
         collect(&self.conn, &format!("SELECT {STAFF_COLS} FROM staff ORDER BY id"), [], staff_of)
     }
 
-    pub fn staff_by_name(&self, name: &str) -> Result<Option<Staff>> {
+    pub fn by_name(&self, name: &str) -> Result<Option<Staff>> {
         let found = self
             .conn
             .row_cached(&format!("SELECT {STAFF_COLS} FROM staff WHERE name = ?1"), [name.trim()], staff_of)
             .optional()?;
         found.transpose()
     }
+}
 
+impl Roster<&mut Ledger> {
     /// Adds a staff member. `by` is who did it (`None` only for the store's first owner,
     /// created at first start). The PIN is hashed before the write lock is taken.
-    pub fn add_staff(&mut self, name: &str, role: Role, pin: &Pin, by: Option<i64>, now_ms: i64) -> Result<Staff> {
+    pub fn add(&mut self, name: &str, role: Role, pin: &Pin, by: Option<i64>, now_ms: i64) -> Result<Staff> {
         let name = check_name(name)?.to_string();
         let pin_hash = hash_pin(pin);
         let tx = self.write_tx()?;
@@ -231,7 +235,7 @@ impl Ledger {
                 None => wrong(Some(policy.max_failures.saturating_sub(next.failures))),
             });
         }
-        self.staff_by_name(name)?.ok_or_else(|| Error::InvalidInput(format!("staff {id} vanished")))
+        self.by_name(name)?.ok_or_else(|| Error::InvalidInput(format!("staff {id} vanished")))
     }
 
     /// A new PIN, after the old one is checked (a wrong old PIN counts toward the lock).

@@ -5,6 +5,8 @@
 //! (`Error::PublishedStaff`). The wrong-PIN counters stay the register's own; a new
 //! PIN from the back office clears them, as a manager's reset would.
 
+use std::ops::Deref;
+use crate::ledger::Roster;
 use paydesk_access::pin::check_hash;
 use paydesk_access::Role;
 use rusqlite::{params, OptionalExtension};
@@ -41,9 +43,9 @@ pub(super) fn staff_published_version(conn: &rusqlite::Connection, name: &str) -
         .flatten())
 }
 
-impl Ledger {
+impl Roster<&mut Ledger> {
     /// Applies published members in one transaction, by name.
-    pub fn apply_published_staff(&mut self, members: &[PublishedStaff], now_ms: i64) -> Result<PublishedStaffReport> {
+    pub fn apply_published(&mut self, members: &[PublishedStaff], now_ms: i64) -> Result<PublishedStaffReport> {
         let tx = self.write_tx()?;
         let mut report = PublishedStaffReport::default();
         for m in members {
@@ -108,9 +110,11 @@ impl Ledger {
         tx.commit()?;
         Ok(report)
     }
+}
 
+impl<L: Deref<Target = Ledger>> Roster<L> {
     /// The names of the staff the back office publishes (shown read-only, record 0050).
-    pub fn published_staff_names(&self) -> Result<Vec<String>> {
+    pub fn published_names(&self) -> Result<Vec<String>> {
         super::collect(&self.conn, "SELECT name FROM staff WHERE published_version IS NOT NULL ORDER BY name", [], |r| {
             Ok(Ok(r.get::<_, String>(0)?))
         })

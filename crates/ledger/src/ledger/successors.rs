@@ -2,6 +2,8 @@
 //! another ("Try another card", `checkout --after`), at most one per predecessor, so
 //! re-running the same command resumes it instead of charging again.
 
+use std::ops::Deref;
+use crate::ledger::Payments;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::payments::{insert_payment, open_checkout_in};
@@ -11,18 +13,20 @@ use crate::error::{Error, Result};
 use paydesk_domain::money::Money;
 use crate::types::*;
 
-impl Ledger {
-    /// The payment explicitly started after `previous` with [`Ledger::payment_after`], if any.
+impl<L: Deref<Target = Ledger>> Payments<L> {
+    /// The payment explicitly started after `previous` with [`Payments::payment_after`], if any.
     pub fn successor_of(&self, previous: PaymentId) -> Result<Option<Payment>> {
         successor_tx(&self.conn, previous)
     }
+}
 
+impl Payments<&mut Ledger> {
     /// A new payment explicitly started after `previous` ("Try another card", the CLI's
     /// `checkout --after`), at most once per predecessor: if `previous` already has a
     /// successor, that payment is returned with `is_new == false` and nothing is written
     /// (re-running the same command resumes it, never a second payment). Otherwise the
-    /// new payment (as [`Ledger::create_payment`], or for a cart as
-    /// [`Ledger::open_checkout`] / [`Ledger::open_checkout_override`] with
+    /// new payment (as [`Payments::create`], or for a cart as
+    /// [`Payments::open_checkout`] / [`Payments::open_checkout_override`] with
     /// `override_reason`) and its link to `previous` are committed in one transaction.
     /// A cart's open checkout that is not `previous`'s successor is returned as by
     /// `open_checkout` (`is_new == false`, not linked).

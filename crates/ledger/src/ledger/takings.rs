@@ -3,6 +3,8 @@
 //! back in it. Read-only; the arithmetic is `crate::takings`, shared by End of day and the
 //! X / Z reports so the three cannot disagree.
 
+use std::ops::Deref;
+use crate::ledger::Sales;
 use rusqlite::{params, Connection};
 
 use super::collect;
@@ -127,7 +129,7 @@ pub(crate) fn takings_tx(conn: &Connection, currency: Currency, period: Period) 
     Takings::of(&f.tenders, &f.refunds)
 }
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> Sales<L> {
     /// The takings of `period` in `currency`, and each tender counted as a sale with its
     /// time (End of day's per-hour chart).
     pub fn takings(&self, currency: Currency, period: Period) -> Result<(Takings, Vec<Taken>)> {

@@ -1,6 +1,8 @@
 //! A payment's timeline (table `payment_timeline`): every creation, attempt, PSP answer,
 //! transition, refund step and event, in order, for the cashier and the support view.
 
+use std::ops::Deref;
+use crate::ledger::Payments;
 use rusqlite::params;
 
 use super::rows::payment_by_id_tx;
@@ -9,7 +11,7 @@ use crate::write_tx::WriteTx;
 use crate::error::Result;
 use crate::types::*;
 
-impl Ledger {
+impl Payments<&mut Ledger> {
     /// Appends a free timeline row.
     pub fn append_timeline(&mut self, payment_id: PaymentId, entry: &TimelineInput, now_ms: i64) -> Result<i64> {
         let tx = self.write_tx()?;
@@ -18,7 +20,9 @@ impl Ledger {
         tx.commit()?;
         Ok(id)
     }
+}
 
+impl<L: Deref<Target = Ledger>> Payments<L> {
     pub fn timeline(&self, payment_id: PaymentId) -> Result<Vec<TimelineEntry>> {
         timeline_of(&self.conn, payment_id)
     }

@@ -4,6 +4,7 @@
 //! Every step is `UPDATE … WHERE id=? AND state=?`, checked against `state.rs` and the
 //! payment's refunds, with the cart following its checkout.
 
+use crate::ledger::Payments;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::payments::{record_psp_result_tx, set_last_error_tx};
@@ -16,7 +17,7 @@ use crate::error::{Error, Result};
 use paydesk_domain::state::PaymentState;
 use crate::types::*;
 
-impl Ledger {
+impl Payments<&mut Ledger> {
     /// Moves a payment `from -> to` with `UPDATE … WHERE id=? AND state=?` in one
     /// transaction, appending a timeline row (record 0014).
     ///
@@ -56,10 +57,10 @@ impl Ledger {
     /// Settles what one attempt phase of a checkout ended with, in ONE transaction
     /// (one durable commit): the attempts' timeline rows (stamping
     /// `first_attempt_at_ms`), the PSP's answer recorded idempotently (the same
-    /// `Exists…` checks as [`Ledger::record_psp_result`]), the last error, and the state
+    /// `Exists…` checks as [`Payments::record_psp_result`]), the last error, and the state
     /// path to `target` — `created`/`queued_offline` go through `authorizing` first —
     /// each step checked against the one transition table and applied with
-    /// `UPDATE … WHERE id=? AND state=?` ([`Ledger::transition`]'s rules and side
+    /// `UPDATE … WHERE id=? AND state=?` ([`Payments::transition`]'s rules and side
     /// effects). Without a target, `sent` still moves a `created`/`queued_offline` row
     /// to `authorizing`. A state already past the target is kept (an event may have
     /// moved it first).

@@ -5,7 +5,7 @@
 /// predecessor, so re-running `checkout --after K` (or a second "Try another card" on
 /// the same payment) resumes that payment instead of charging a second time.
 pub(crate) const V3_SUCCESSORS: &str = r#"
--- next_id was started explicitly after previous_id (`Ledger::payment_after`), in the
+-- next_id was started explicitly after previous_id (`Payments::payment_after`), in the
 -- same transaction that created it. previous_id is the key: one successor per payment.
 CREATE TABLE payment_successors (
     previous_id   INTEGER PRIMARY KEY REFERENCES payments(id),

@@ -12,7 +12,7 @@ pub fn usd(minor: i64) -> Money {
 }
 
 pub fn new_payment(l: &mut Ledger, minor: i64, now_ms: i64) -> Payment {
-    l.create_payment(&NewPayment { amount: usd(minor), options: CheckoutOptions::card("pm_card_visa") }, now_ms)
+    l.payments_mut().create(&NewPayment { amount: usd(minor), options: CheckoutOptions::card("pm_card_visa") }, now_ms)
         .unwrap()
 }
 
@@ -28,7 +28,7 @@ pub fn count(l: &Ledger, sql: &str) -> i64 {
 }
 
 pub fn seed(l: &mut Ledger) {
-    l.seed_catalog(&[
+    l.carts_mut().seed_catalog(&[
         NewProduct { sku: "COF".into(), name: "Coffee".into(), price: usd(350) },
         NewProduct { sku: "BAG".into(), name: "Bagel".into(), price: usd(225) },
         NewProduct { sku: "YEN".into(), name: "Onigiri".into(), price: Money::new(180, Currency::Jpy) },

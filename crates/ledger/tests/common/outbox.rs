@@ -39,7 +39,7 @@ impl OutboxShadow {
     /// changes nothing.
     pub fn catch_up(&mut self, l: &Ledger, what: &str) {
         loop {
-            let rows = l.outbox_batch(self.last_seq, MAX_OUTBOX_BATCH).unwrap();
+            let rows = l.sync_log().outbox_batch(self.last_seq, MAX_OUTBOX_BATCH).unwrap();
             if rows.is_empty() {
                 break;
             }
@@ -49,7 +49,7 @@ impl OutboxShadow {
                 self.fold(&serde_json::from_str(&r.fact_json).unwrap(), what);
             }
         }
-        assert_eq!(l.outbox_stats().unwrap().high_water, self.last_seq, "{what}");
+        assert_eq!(l.sync_log().outbox_stats().unwrap().high_water, self.last_seq, "{what}");
     }
 
     fn fold(&mut self, f: &Value, what: &str) {
@@ -167,7 +167,7 @@ impl OutboxShadow {
         let sent: Vec<i64> = st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
         let mut sales = BTreeMap::new();
         for id in sent {
-            let sale = l.sale(CartId(id)).unwrap();
+            let sale = l.sales().by_cart(CartId(id)).unwrap();
             let lines = sale.cart.lines.iter().map(|x| (x.sku.clone(), x.quantity, x.unit_price.amount_minor, x.line_total.amount_minor)).collect::<Vec<_>>();
             // a line's total is its net: the locked tax's, when a line discount took something off
             let lines = match &sale.cart.tax {
@@ -185,7 +185,7 @@ impl OutboxShadow {
         let items: BTreeMap<String, (i64, bool, Option<String>)> = local
             .into_iter()
             .map(|sku| {
-                let i = l.catalog_item(&sku).unwrap().unwrap();
+                let i = l.catalog().item(&sku).unwrap().unwrap();
                 (sku, (i.price_minor, i.active, i.name_ja))
             })
             .collect();

@@ -26,8 +26,8 @@ impl Engine {
             return Err(e);
         }
         let read = self
-            .with_reader(|l| l.payment_by_key(key))
-            .or_else(|_| self.with_ledger(|l| l.payment_by_key(key)));
+            .with_reader(|l| l.payments().by_key(key))
+            .or_else(|_| self.with_ledger(|l| l.payments().by_key(key)));
         let p = match read {
             Ok(Some(p)) => p,
             Ok(None) | Err(_) => return Err(EngineError::Unresolved { key: key.to_string(), source: Box::new(e) }),
@@ -66,7 +66,7 @@ impl Engine {
     pub async fn checkout_amount(&self, amount: Money, options: CheckoutOptions) -> Result<CheckoutReport> {
         validate_options(&options)?;
         let now = self.now();
-        let p = self.with_ledger(|l| l.create_payment(&NewPayment { amount, options }, now))?;
+        let p = self.with_ledger(|l| l.payments_mut().create(&NewPayment { amount, options }, now))?;
         self.crash(CrashPoint::AfterKeyCommit);
         let res = self.drive_created_here(&p.idempotency_key).await;
         self.told(&p.idempotency_key, res)
@@ -78,14 +78,14 @@ impl Engine {
     pub async fn charge_cart(&self, cart: CartId, options: CheckoutOptions) -> Result<CheckoutReport> {
         validate_options(&options)?;
         let now = self.now();
-        let existing = self.with_ledger(|l| l.open_checkout_for_cart(cart))?;
+        let existing = self.with_ledger(|l| l.payments().open_checkout_for_cart(cart))?;
         let key = match existing {
             Some(p) => p.idempotency_key,
             None => {
                 // The cart's last checkout is finished (paid, accepted offline, declined
                 // or abandoned): pressing Charge again reports it. A new key needs
                 // explicit intent (`new_payment_after`).
-                match self.with_ledger(|l| l.last_payment_for_cart(cart))? {
+                match self.with_ledger(|l| l.payments().last_for_cart(cart))? {
                     // Opened by a concurrent caller since we looked: drive that one.
                     Some(last) if last.state.is_checkout_open() => {
                         let res = self.drive(&last.idempotency_key, DriveMode::Interactive).await;
@@ -94,7 +94,7 @@ impl Engine {
                     Some(last) => return self.report(&last),
                     None => {}
                 }
-                let co = self.with_ledger(|l| l.open_checkout(cart, &options, now))?;
+                let co = self.with_ledger(|l| l.payments_mut().open_checkout(cart, &options, now))?;
                 if co.is_new {
                     self.crash(CrashPoint::AfterKeyCommit);
                     let res = self.drive_created_here(&co.payment.idempotency_key).await;
@@ -127,7 +127,7 @@ impl Engine {
     ) -> Result<CheckoutReport> {
         validate_options(&options)?;
         let prev = self.payment(previous)?;
-        if let Some(next) = self.with_ledger(|l| l.successor_of(prev.id))? {
+        if let Some(next) = self.with_ledger(|l| l.payments().successor_of(prev.id))? {
             return self.resume_successor(&prev, &next).await;
         }
         self.check_new_intent(&prev, override_reason)?;
@@ -144,11 +144,11 @@ impl Engine {
             },
             None => After::Amount(&new),
         };
-        let co = self.with_ledger(|l| l.payment_after(prev.id, after, now))?;
+        let co = self.with_ledger(|l| l.payments_mut().payment_after(prev.id, after, now))?;
         let p = co.payment;
         if !co.is_new {
             // Another caller made the successor meanwhile, or the cart's open checkout.
-            if let Some(next) = self.with_ledger(|l| l.successor_of(prev.id))? {
+            if let Some(next) = self.with_ledger(|l| l.payments().successor_of(prev.id))? {
                 return self.resume_successor(&prev, &next).await;
             }
             let res = self.drive(&p.idempotency_key, DriveMode::Interactive).await;
@@ -158,10 +158,10 @@ impl Engine {
             let detail = format!("previous {} ({}) -> new {}", prev.idempotency_key, prev.state, p.idempotency_key);
             let reason = override_reason.unwrap_or_default().to_string();
             if !audited {
-                self.with_ledger(|l| l.audit("new_payment_override", &reason, Some(&detail), now))?;
+                self.with_ledger(|l| l.audit_mut().record_register_action("new_payment_override", &reason, Some(&detail), now))?;
             }
             let _ = self.with_ledger(|l| {
-                l.append_timeline(
+                l.payments_mut().append_timeline(
                     prev.id,
                     &TimelineInput {
                         kind: Some(TimelineKind::Note),

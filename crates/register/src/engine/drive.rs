@@ -33,7 +33,7 @@ impl Engine {
         // A card-present payment is never sent as a keyed create: it is resolved by
         // reading its reader and its intent (decision 0102).
         if p.state == PaymentState::Created || p.state == PaymentState::OnReader {
-            if self.with_ledger(|l| l.reader_payment(p.id))?.is_some() {
+            if self.with_ledger(|l| l.card_readers().payment(p.id))?.is_some() {
                 return self.drive_reader_locked(&p, mode).await;
             }
         }
@@ -54,7 +54,7 @@ impl Engine {
             | PaymentState::OnReader => return self.report(&p),
         }
         // One read of the timeline answers both questions asked of it before sending.
-        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        let tl = self.with_ledger(|l| l.payments().timeline(p.id))?;
         if let Some(why) = self.never_resend(&p, &tl) {
             return self.resolve_by_search(&p, why).await;
         }
@@ -201,7 +201,7 @@ impl Engine {
     /// amount due (record 0028): said loudly, with the balance to collect.
     fn alarm_reopened_sale(&self, p: &Payment, subject: &Subject) {
         let Some(cart) = p.cart_id else { return };
-        let Ok(sale) = self.with_ledger(|l| l.sale(cart)) else { return };
+        let Ok(sale) = self.with_ledger(|l| l.sales().by_cart(cart)) else { return };
         if sale.state == paydesk_ledger::SaleState::UnpaidBalance {
             self.notify(Notification::Alarm {
                 subject: Some(subject.clone()),
@@ -215,7 +215,7 @@ impl Engine {
     }
 
     pub(super) fn attempt_count(&self, id: PaymentId) -> Result<u32> {
-        let tl = self.with_ledger(|l| l.timeline(id))?;
+        let tl = self.with_ledger(|l| l.payments().timeline(id))?;
         Ok(attempts_in(&tl))
     }
 
@@ -273,7 +273,7 @@ impl Engine {
             return Ok(r);
         }
         self.record_attempts(p, recs, true)?;
-        self.with_ledger(|l| l.set_last_error(p.id, Some(&message), now))?;
+        self.with_ledger(|l| l.payments_mut().set_last_error(p.id, Some(&message), now))?;
         let mut r = self.report_key(&p.idempotency_key)?;
         r.error_code = Some(f.code().to_string());
         Ok(r)

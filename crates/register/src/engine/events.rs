@@ -36,7 +36,7 @@ impl Engine {
             }
             let pe = to_psp_event(ev);
             let now = self.now();
-            match self.with_ledger(|l| l.apply_event(&pe, now))? {
+            match self.with_ledger(|l| l.sync_log_mut().apply_event(&pe, now))? {
                 ApplyOutcome::Applied { .. } => rep.applied += 1,
                 ApplyOutcome::AlreadyApplied => rep.duplicates += 1,
             }
@@ -58,7 +58,7 @@ impl Engine {
         Ok(match stored {
             Some(c) => c - self.inner.cfg.events_overlap.as_secs() as i64,
             None => {
-                let first_s = self.with_reader(|l| l.first_payment_created_at_ms())?.map(|ms| ms / 1000);
+                let first_s = self.with_reader(|l| l.payments().first_created_at_ms())?.map(|ms| ms / 1000);
                 first_s.map_or(now_s, |f| f.min(now_s)) - self.inner.cfg.events_lookback.as_secs() as i64
             }
         })
@@ -105,7 +105,7 @@ impl Engine {
         let old = *self.inner.events_cursor.lock();
         if old.is_none_or(|o| newest > o) {
             let now = self.now();
-            let stored = self.with_ledger(|l| l.advance_event_cursor(&self.inner.events_psp, newest.max(0), now))?;
+            let stored = self.with_ledger(|l| l.sync_log_mut().advance_event_cursor(&self.inner.events_psp, newest.max(0), now))?;
             *self.inner.events_cursor.lock() = Some(stored);
         }
         Ok(())

@@ -130,7 +130,7 @@ impl Engine {
         let psp = &self.inner.psp;
         let mut recs_all: Vec<AttemptRecord> = Vec::new();
         for _ in 0..=MAX_KEY_REISSUES {
-            let cur = self.with_ledger(|l| l.current_operation_key(op.reissue(), &root))?;
+            let cur = self.with_ledger(|l| l.payments().current_operation_key(op.reissue(), &root))?;
             let (res, recs) = run_phase::<PaymentIntent>(
                 self.inner.phase(&self.inner.cfg.interactive, &subject, recs_all.len() as u32 + 1),
                 { let c = psp.clone(); let id = pi_id.to_string(); let k = cur.key.clone(); move || op.request(&c, &id, &k) },
@@ -162,12 +162,12 @@ impl Engine {
                             "{} of {} failed at the PSP under {} keys (last: {status} {message}); the payment is still authorized there. Needs attention: retry later or contact the processor",
                             op.name(), p.idempotency_key, cur.generation + 1
                         );
-                        self.with_ledger(|l| l.set_last_error(p.id, Some(&msg), now))?;
+                        self.with_ledger(|l| l.payments_mut().set_last_error(p.id, Some(&msg), now))?;
                         self.notify(Notification::Alarm { subject: Some(subject.clone()), code: crate::notify::AlarmCode::NeedsAttention, message: msg });
                         return Ok((None, recs_all));
                     }
                     let why = format!("the PSP stored {status} ({message}) for {} and the PaymentIntent is still requires_capture", cur.key);
-                    self.with_ledger(|l| l.reissue_operation_key(p.id, op.reissue(), &root, cur.generation, &why, now))?;
+                    self.with_ledger(|l| l.payments_mut().reissue_operation_key(p.id, op.reissue(), &root, cur.generation, &why, now))?;
                 }
                 PhaseResult::Final(AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. })
                 | PhaseResult::Exhausted { .. } => return Ok((None, recs_all)),
@@ -187,7 +187,7 @@ impl Engine {
             PaymentState::QueuedOffline => {
                 // Parked after attempts that may have reached the PSP (a reset, a
                 // timeout): it may be charged, so it is forwarded with its key, not voided.
-                let maybe_sent = self.with_ledger(|l| l.timeline(p.id))?.iter().any(may_have_reached_psp);
+                let maybe_sent = self.with_ledger(|l| l.payments().timeline(p.id))?.iter().any(may_have_reached_psp);
                 if maybe_sent {
                     return Err(EngineError::WrongState {
                         key: key.into(),

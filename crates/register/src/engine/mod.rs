@@ -220,7 +220,7 @@ impl Engine {
         // The cursor persisted by an earlier process (schema v2): resume there. A ledger
         // that cannot read it just re-reads the lookback (application is exactly-once).
         let events_psp = transport.endpoint().unwrap_or_else(|| "default".to_string());
-        let stored_cursor = ledger.event_cursor(&events_psp).unwrap_or_else(|e| {
+        let stored_cursor = ledger.sync_log().event_cursor(&events_psp).unwrap_or_else(|e| {
             tracing::warn!(%e, "cannot read the stored events cursor; re-reading the lookback");
             None
         });
@@ -351,7 +351,7 @@ impl Engine {
     }
 
     fn payment(&self, key: &str) -> Result<Payment> {
-        self.with_ledger(|l| l.payment_by_key(key))?.ok_or_else(|| EngineError::UnknownPayment(key.to_string()))
+        self.with_ledger(|l| l.payments().by_key(key))?.ok_or_else(|| EngineError::UnknownPayment(key.to_string()))
     }
 
     fn set_online(&self, online: bool) {

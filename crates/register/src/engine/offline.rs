@@ -15,7 +15,7 @@ impl Engine {
     pub(super) async fn go_offline(&self, p: &Payment, recs: &[AttemptRecord], never_sent: bool) -> Result<CheckoutReport> {
         let subject = Subject::Checkout(p.idempotency_key.clone());
         let now = self.now();
-        let queue = self.with_ledger(|l| l.offline_queue())?;
+        let queue = self.with_ledger(|l| l.payments().offline_queue())?;
         let stored: Vec<(i64, i64)> = queue
             .iter()
             .filter(|q| q.amount.currency == p.amount.currency)
@@ -31,7 +31,7 @@ impl Engine {
             Ok(()) => {
                 self.with_ledger(|l| -> Result<()> {
                     for r in recs {
-                        l.record_attempt(p.id, &attempt_input(r), r.started_ms.min(now))?;
+                        l.payments_mut().record_attempt(p.id, &attempt_input(r), r.started_ms.min(now))?;
                     }
                     Ok(())
                 })?;
@@ -54,9 +54,9 @@ impl Engine {
             // Nothing reached the PSP: abandon the checkout; nothing charged.
             self.with_ledger(|l| -> Result<()> {
                 for r in recs {
-                    l.append_timeline(p.id, &attempt_input(r), now)?;
+                    l.payments_mut().append_timeline(p.id, &attempt_input(r), now)?;
                 }
-                l.set_last_error(p.id, Some(&format!("{}: {reason}", NoteMark::OfflineRefused.as_str())), now)?;
+                l.payments_mut().set_last_error(p.id, Some(&format!("{}: {reason}", NoteMark::OfflineRefused.as_str())), now)?;
                 Ok(())
             })?;
             self.move_to(p.id, PaymentState::Canceled, "PSP unreachable and offline limit reached; nothing sent")?;
@@ -79,8 +79,8 @@ impl Engine {
                     outcome: Some(NoteMark::OfflineRefused.as_str().into()),
                     ..Default::default()
                 };
-                l.append_timeline(p.id, &note, now)?;
-                l.set_last_error(p.id, Some(&format!("{}: {reason}", NoteMark::OfflineRefused.as_str())), now)?;
+                l.payments_mut().append_timeline(p.id, &note, now)?;
+                l.payments_mut().set_last_error(p.id, Some(&format!("{}: {reason}", NoteMark::OfflineRefused.as_str())), now)?;
                 Ok(())
             })?;
             let mut r = self.report_key(&p.idempotency_key)?;
@@ -98,7 +98,7 @@ impl Engine {
     /// payment the PSP still cannot be reached for (keeps the order).
     /// Returns (forwarded, declined, still queued).
     pub async fn forward_offline(&self) -> Result<(u32, u32, u32)> {
-        let queue = self.with_ledger(|l| l.offline_queue())?;
+        let queue = self.with_ledger(|l| l.payments().offline_queue())?;
         let total = queue.len() as u32;
         let (mut fwd, mut declined) = (0, 0);
         for p in queue {

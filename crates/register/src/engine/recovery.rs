@@ -14,7 +14,7 @@ impl Engine {
     /// forward the offline queue in order (record 0009). No cashier action needed.
     pub async fn recover(&self) -> Result<RecoverReport> {
         let mut rep = RecoverReport::default();
-        let pending = self.with_ledger(|l| l.payments_needing_recovery())?;
+        let pending = self.with_ledger(|l| l.payments().needing_recovery())?;
         for p in pending {
             if p.state == PaymentState::Refunding {
                 continue; // refunds below
@@ -54,7 +54,7 @@ impl Engine {
                 }
             }
         }
-        let refunds = self.with_ledger(|l| l.refunds_needing_recovery())?;
+        let refunds = self.with_ledger(|l| l.refunds().needing_recovery())?;
         for (rid, rkey) in refunds.into_iter().map(|r| (r.id, r.idempotency_key)) {
             match self.drive_refund(rid, rkey.clone(), DriveMode::Background).await {
                 Ok(rr) => match rr.state {
@@ -78,7 +78,7 @@ impl Engine {
     }
 
     fn resolved_by_search(&self, p: &Payment) -> Result<bool> {
-        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        let tl = self.with_ledger(|l| l.payments().timeline(p.id))?;
         Ok(tl.iter().any(|t| NoteMark::of(t) == Some(NoteMark::Search)))
     }
     /// Run recovery now and then every `interval` until the returned handle is aborted.

@@ -28,7 +28,7 @@ impl Engine {
             }
         }
         let now = self.now();
-        let refunds = self.with_ledger(|l| l.refunds_for_payment(p.id))?;
+        let refunds = self.with_ledger(|l| l.refunds().for_payment(p.id))?;
         if let Some(open) = refunds.iter().find(|r| !r.state.is_terminal()) {
             // The same refund pressed twice would be a second refund under a new key.
             return Err(EngineError::RefundInProgress { key: checkout_key.into(), refund_key: open.idempotency_key.clone() });
@@ -47,7 +47,7 @@ impl Engine {
         if amt > refundable || amt <= 0 {
             return Err(EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: amt, refundable, currency: p.amount.currency });
         }
-        let r = self.with_ledger(|l| l.create_refund_approved(p.id, amt, reason, approver_id, now)).map_err(|e| match e {
+        let r = self.with_ledger(|l| l.refunds_mut().create_approved(p.id, amt, reason, approver_id, now)).map_err(|e| match e {
             paydesk_ledger::Error::RefundExceedsCaptured { requested_minor, refundable_minor, .. } => {
                 EngineError::RefundExceedsCaptured { key: checkout_key.into(), requested: requested_minor, refundable: refundable_minor, currency: p.amount.currency }
             }
@@ -59,7 +59,7 @@ impl Engine {
 
     /// Drive a refund to its outcome. When the PSP stored a failure for its key and
     /// provably refunded nothing, the refund continues as a new refund under a fresh key
-    /// (see [`Ledger::reissue_refund`]); that one is driven here too, at most
+    /// (see [`paydesk_ledger::Refunds::reissue`]); that one is driven here too, at most
     /// [`MAX_KEY_REISSUES`] times.
     pub(super) async fn drive_refund(&self, refund_id: paydesk_ledger::RefundId, _key: String, mode: DriveMode) -> Result<RefundReport> {
         let mut current = refund_id;
@@ -72,10 +72,10 @@ impl Engine {
     }
 
     async fn drive_refund_once(&self, refund_id: paydesk_ledger::RefundId, mode: DriveMode) -> Result<RefundStep> {
-        let r = self.with_ledger(move |l| l.refund_by_id(refund_id))?;
+        let r = self.with_ledger(move |l| l.refunds().by_id(refund_id))?;
         let _flight = self.flight(&r.idempotency_key).await;
-        let r = self.with_ledger(move |l| l.refund_by_id(refund_id))?;
-        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        let r = self.with_ledger(move |l| l.refunds().by_id(refund_id))?;
+        let p = self.with_ledger(|l| l.payments().by_id(r.payment_id))?;
         if r.state.is_terminal() {
             return Ok(RefundStep::Done(self.refund_report(&r, &p)?));
         }
@@ -88,20 +88,20 @@ impl Engine {
         let now = self.now();
         self.with_ledger(|l| -> Result<()> {
             for rec in &recs {
-                l.record_refund_attempt(r.id, &attempt_input(rec), rec.started_ms.min(now))?;
+                l.refunds_mut().record_attempt(r.id, &attempt_input(rec), rec.started_ms.min(now))?;
             }
             Ok(())
         })?;
         let outcome = match res {
             PhaseResult::Final(AttemptOutcome::Ok { value, .. }) => {
                 let to = refund_state_of(&value);
-                self.with_ledger(|l| l.record_refund_result(r.id, &value.id, to, now))?;
+                self.with_ledger(|l| l.refunds_mut().record_result(r.id, &value.id, to, now))?;
                 Some(to)
             }
             PhaseResult::Final(AttemptOutcome::Fatal(Fatal::BadRequest(_))) => {
                 // Refused by the PSP (not stored, nothing executed): failed, amount refundable again.
                 if r.state == RefundState::Pending {
-                    self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::Failed, now))?;
+                    self.with_ledger(|l| l.refunds_mut().transition(r.id, RefundState::Pending, RefundState::Failed, now))?;
                 }
                 Some(RefundState::Failed)
             }
@@ -115,7 +115,7 @@ impl Engine {
             }
             PhaseResult::Final(AttemptOutcome::Declined { .. } | AttemptOutcome::Retry { .. }) | PhaseResult::Exhausted { .. } => {
                 if r.state == RefundState::Pending && !recs.is_empty() {
-                    let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
+                    let _ = self.with_ledger(|l| l.refunds_mut().transition(r.id, RefundState::Pending, RefundState::InFlight, now));
                 }
                 None
             }
@@ -123,8 +123,8 @@ impl Engine {
         if let Some(s) = outcome {
             self.notify(Notification::Resolved { subject, state: SettledState::Refund(s), via: ResolvedVia::Reply });
         }
-        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
-        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        let r = self.with_ledger(|l| l.refunds().by_id(r.id))?;
+        let p = self.with_ledger(|l| l.payments().by_id(r.payment_id))?;
         Ok(RefundStep::Done(self.refund_report(&r, &p)?))
     }
 
@@ -182,9 +182,9 @@ impl Engine {
         let PspAnswer { status, message, now } = answer;
         let key = &r.idempotency_key;
         if r.state == RefundState::Pending {
-            let _ = self.with_ledger(|l| l.transition_refund(r.id, RefundState::Pending, RefundState::InFlight, now));
+            let _ = self.with_ledger(|l| l.refunds_mut().transition(r.id, RefundState::Pending, RefundState::InFlight, now));
         }
-        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
+        let r = self.with_ledger(|l| l.refunds().by_id(r.id))?;
         let why = format!("the PSP answered {status} ({message}) for {key}");
         match self.find_refund_at_psp(&r, p, subject).await {
             RefundLookup::Found(found) => Ok(Some(RefundStep::Done(self.record_found_refund(&r, p, &found, &why)?))),
@@ -194,7 +194,7 @@ impl Engine {
                 // under a fresh key, committed (with the old row failed, in one
                 // transaction) before it is sent. The cashier asked for this refund
                 // seconds ago, so finishing it is the intent.
-                let generation = self.with_ledger(|l| l.refund_generation(key))?;
+                let generation = self.with_ledger(|l| l.refunds().generation(key))?;
                 if generation >= MAX_KEY_REISSUES {
                     let msg = format!(
                         "refund of {} on {} failed at the processor under {} keys ({status} {message}); nothing was refunded. Needs attention: issue it again later or refund another way",
@@ -203,7 +203,7 @@ impl Engine {
                     return Ok(Some(RefundStep::Done(self.fail_refund_visibly(&r, p, subject, &msg)?)));
                 }
                 let why = format!("{why}; no refund with this key at the PSP");
-                let next = self.with_ledger(|l| l.reissue_refund(r.id, &why, now))?;
+                let next = self.with_ledger(|l| l.refunds_mut().reissue(r.id, &why, now))?;
                 Ok(Some(RefundStep::Reissued(next.id)))
             }
         }
@@ -247,7 +247,7 @@ impl Engine {
         let now = self.now();
         let to = refund_state_of(found);
         self.with_ledger(|l| -> Result<()> {
-            l.append_timeline(
+            l.payments_mut().append_timeline(
                 p.id,
                 &TimelineInput {
                     kind: Some(TimelineKind::Note),
@@ -258,12 +258,12 @@ impl Engine {
                 },
                 now,
             )?;
-            l.record_refund_result(r.id, &found.id, to, now)?;
+            l.refunds_mut().record_result(r.id, &found.id, to, now)?;
             Ok(())
         })?;
         self.notify(Notification::Resolved { subject: Subject::Refund(r.idempotency_key.clone()), state: SettledState::Refund(to), via: ResolvedVia::Search });
-        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
-        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        let r = self.with_ledger(|l| l.refunds().by_id(r.id))?;
+        let p = self.with_ledger(|l| l.payments().by_id(r.payment_id))?;
         self.refund_report(&r, &p)
     }
 
@@ -272,7 +272,7 @@ impl Engine {
     fn fail_refund_visibly(&self, r: &Refund, p: &Payment, subject: &Subject, msg: &str) -> Result<RefundReport> {
         let now = self.now();
         self.with_ledger(|l| -> Result<()> {
-            l.append_timeline(
+            l.payments_mut().append_timeline(
                 p.id,
                 &TimelineInput {
                     kind: Some(TimelineKind::Note),
@@ -283,20 +283,20 @@ impl Engine {
                 },
                 now,
             )?;
-            l.transition_refund(r.id, r.state, RefundState::Failed, now)?;
+            l.refunds_mut().transition(r.id, r.state, RefundState::Failed, now)?;
             Ok(())
         })?;
         self.notify(Notification::Alarm { subject: Some(subject.clone()), code: crate::notify::AlarmCode::RefundNotMade, message: msg.to_string() });
         self.notify(Notification::Resolved { subject: subject.clone(), state: SettledState::Refund(RefundState::Failed), via: ResolvedVia::Search });
-        let r = self.with_ledger(|l| l.refund_by_id(r.id))?;
-        let p = self.with_ledger(|l| l.payment_by_id(r.payment_id))?;
+        let r = self.with_ledger(|l| l.refunds().by_id(r.id))?;
+        let p = self.with_ledger(|l| l.payments().by_id(r.payment_id))?;
         let mut rep = self.refund_report(&r, &p)?;
         rep.message = Some(msg.to_string());
         Ok(rep)
     }
 
     fn refund_report(&self, r: &Refund, p: &Payment) -> Result<RefundReport> {
-        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        let tl = self.with_ledger(|l| l.payments().timeline(p.id))?;
         let attempts = tl.iter().filter(|t| t.kind == TimelineKind::Attempt && t.refund_id == Some(r.id)).count() as u32;
         Ok(RefundReport {
             refund_key: r.idempotency_key.clone(),

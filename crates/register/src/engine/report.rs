@@ -153,7 +153,7 @@ pub struct PaymentView {
 
 impl Engine {
     pub(super) fn report(&self, p: &Payment) -> Result<CheckoutReport> {
-        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        let tl = self.with_ledger(|l| l.payments().timeline(p.id))?;
         let attempts = tl.iter().filter(|t| t.kind == TimelineKind::Attempt && t.refund_id.is_none()).count();
         let replayed = tl.iter().any(|t| t.replayed && t.refund_id.is_none());
         let (outcome, error_code) = failed_or_declined(p.state, &tl);
@@ -183,23 +183,23 @@ impl Engine {
 
     /// Newest first (a reader connection: never waits behind a checkout's commit).
     pub fn list_payments(&self, limit: i64, offset: i64) -> Result<Vec<Payment>> {
-        Ok(self.with_reader(|l| l.list_payments(limit, offset))?)
+        Ok(self.with_reader(|l| l.payments().list(limit, offset))?)
     }
 
     /// One payment with its timeline and refunds, read together on one reader (one
     /// consistent snapshot per statement; never behind a checkout's commit).
     pub fn payment_view(&self, key: &str) -> Result<PaymentView> {
         self.with_reader(|l| {
-            let payment = l.payment_by_key(key)?.ok_or_else(|| EngineError::UnknownPayment(key.to_string()))?;
-            let timeline = l.timeline(payment.id)?;
-            let refunds = l.refunds_for_payment(payment.id)?;
+            let payment = l.payments().by_key(key)?.ok_or_else(|| EngineError::UnknownPayment(key.to_string()))?;
+            let timeline = l.payments().timeline(payment.id)?;
+            let refunds = l.refunds().for_payment(payment.id)?;
             Ok(PaymentView { payment, timeline, refunds })
         })
     }
 
     pub fn status(&self) -> Result<EngineStatus> {
-        let q = self.with_ledger(|l| l.offline_queue())?.len() as u32;
-        let f = self.with_ledger(|l| l.payments_needing_recovery())?.len() as u32;
+        let q = self.with_ledger(|l| l.payments().offline_queue())?.len() as u32;
+        let f = self.with_ledger(|l| l.payments().needing_recovery())?.len() as u32;
         Ok(EngineStatus {
             psp_online: *self.inner.online.lock(),
             queued_offline: q,

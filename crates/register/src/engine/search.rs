@@ -18,7 +18,7 @@ impl Engine {
     /// nothing (the execution it replays was an earlier attempt). Without such an attempt
     /// on record (e.g. a crash lost it), the payment's first attempt, else its creation.
     pub(super) fn search_conclusive_at_ms(&self, p: &Payment) -> Result<i64> {
-        let tl = self.with_ledger(|l| l.timeline(p.id))?;
+        let tl = self.with_ledger(|l| l.payments().timeline(p.id))?;
         let since = p.first_attempt_at_ms.unwrap_or(p.created_at_ms);
         let last_maybe_executed = tl
             .iter()
@@ -50,7 +50,7 @@ impl Engine {
                     return self.report_key(&key);
                 }
                 let _ = self.with_ledger(|l| {
-                    l.append_timeline(
+                    l.payments_mut().append_timeline(
                         p.id,
                         &TimelineInput {
                             kind: Some(TimelineKind::Note),
@@ -88,7 +88,7 @@ impl Engine {
         }
         let wait_s = (conclusive_at - now + 999) / 1000;
         self.with_ledger(|l| {
-            l.append_timeline(
+            l.payments_mut().append_timeline(
                 p.id,
                 &TimelineInput {
                     kind: Some(TimelineKind::Note),

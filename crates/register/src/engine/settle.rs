@@ -14,7 +14,7 @@ impl Engine {
     /// durable commits per checkout — the key before the network, then this).
     pub(super) fn settle(&self, p: &Payment, s: &CheckoutSettlement) -> Result<Payment> {
         let now = self.now();
-        match self.with_ledger(|l| l.settle_checkout(p.id, s, now))? {
+        match self.with_ledger(|l| l.payments_mut().settle_checkout(p.id, s, now))? {
             SettleOutcome::Settled(p) => Ok(p),
             SettleOutcome::PspConflict(other) => Err(self.psp_conflict(p, other)),
         }
@@ -42,7 +42,7 @@ impl Engine {
     /// (another process or the event consumer may have moved it already).
     pub(super) fn move_to(&self, id: PaymentId, to: PaymentState, detail: &str) -> Result<PaymentState> {
         for _ in 0..4 {
-            let cur = self.with_ledger(|l| l.payment_by_id(id))?.state;
+            let cur = self.with_ledger(|l| l.payments().by_id(id))?.state;
             if cur == to {
                 return Ok(cur);
             }
@@ -56,7 +56,7 @@ impl Engine {
             let mut stale = false;
             for step in path {
                 let now = self.now();
-                match self.with_ledger(|l| l.transition(id, from, step, detail, now)) {
+                match self.with_ledger(|l| l.payments_mut().transition(id, from, step, detail, now)) {
                     Ok(o) => from = o.state(),
                     Err(paydesk_ledger::Error::StaleState { .. }) => {
                         stale = true;
@@ -69,7 +69,7 @@ impl Engine {
                 return Ok(from);
             }
         }
-        Ok(self.with_ledger(|l| l.payment_by_id(id))?.state)
+        Ok(self.with_ledger(|l| l.payments().by_id(id))?.state)
     }
 
     pub(super) fn settle_with_intent(&self, p: &Payment, pi: &PaymentIntent, recs: &[AttemptRecord], via: ResolvedVia) -> Result<Payment> {

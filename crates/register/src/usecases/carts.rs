@@ -16,7 +16,7 @@ impl CartCases<'_> {
     /// A new empty cart in `currency`.
     pub fn create(&self, currency: Currency) -> Result<CartId> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.create_cart(currency, now))
+        self.engine.with_ledger(|l| l.carts_mut().create(currency, now))
     }
 
     /// A new cart with `items` (SKU, quantity) and its dining, or nothing at all: every
@@ -25,17 +25,17 @@ impl CartCases<'_> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| {
             for (sku, _) in items {
-                let p = l.product_by_sku(sku)?.ok_or_else(|| Error::UnknownProduct(sku.clone()))?;
+                let p = l.carts().product_by_sku(sku)?.ok_or_else(|| Error::UnknownProduct(sku.clone()))?;
                 if p.price.currency != currency {
                     return Err(Error::CurrencyMismatch { expected: currency, found: p.price.currency });
                 }
             }
-            let cart = l.create_cart(currency, now)?;
+            let cart = l.carts_mut().create(currency, now)?;
             if let Some(d) = dining {
-                l.set_dining(cart, d, now)?;
+                l.carts_mut().set_dining(cart, d, now)?;
             }
             for (sku, qty) in items {
-                l.add_to_cart(cart, sku, *qty, now)?;
+                l.carts_mut().add(cart, sku, *qty, now)?;
             }
             Ok(cart)
         })
@@ -43,30 +43,30 @@ impl CartCases<'_> {
 
     /// The cart as stored.
     pub fn cart(&self, id: CartId) -> Result<Cart> {
-        self.engine.with_reader(|l| l.cart(id))
+        self.engine.with_reader(|l| l.carts().by_id(id))
     }
 
     /// The cart as the writer sees it now: waits for a write in progress and sees it
     /// (for a check a following write depends on).
     pub fn cart_now(&self, id: CartId) -> Result<Cart> {
-        self.engine.with_ledger(|l| l.cart(id))
+        self.engine.with_ledger(|l| l.carts().by_id(id))
     }
 
     /// The sale on the cart: its tenders, totals and state.
     pub fn sale(&self, id: CartId) -> Result<Sale> {
-        self.engine.with_reader(|l| l.sale(id))
+        self.engine.with_reader(|l| l.sales().by_cart(id))
     }
 
     /// The sale as the writer sees it now (after this register's own writes, and any
     /// write in progress): see [`CartCases::cart_now`].
     pub fn sale_now(&self, id: CartId) -> Result<Sale> {
-        self.engine.with_ledger(|l| l.sale(id))
+        self.engine.with_ledger(|l| l.sales().by_cart(id))
     }
 
     /// Adds `quantity` of `sku` to the cart.
     pub fn add(&self, id: CartId, sku: &str, quantity: i64) -> Result<Cart> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.add_to_cart(id, sku, quantity, now))
+        self.engine.with_ledger(|l| l.carts_mut().add(id, sku, quantity, now))
     }
 
     /// Sets a line's quantity (0 removes it) only if `accept` takes the cart it leaves
@@ -74,21 +74,21 @@ impl CartCases<'_> {
     /// nothing changes and `Ok(None)` is returned.
     pub fn set_quantity_if(&self, id: CartId, sku: &str, quantity: i64, accept: impl FnOnce(&Cart) -> bool) -> Result<Option<Cart>> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.set_quantity_if(id, sku, quantity, now, accept))
+        self.engine.with_ledger(|l| l.carts_mut().set_quantity_if(id, sku, quantity, now, accept))
     }
 
     /// Eat-in or take-out (the reduced rate's rule).
     pub fn set_dining(&self, id: CartId, dining: Dining) -> Result<Cart> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.set_dining(id, dining, now))
+        self.engine.with_ledger(|l| l.carts_mut().set_dining(id, dining, now))
     }
 
     /// A discount (or none) on the line of `sku`, or on the whole sale without one.
     pub fn set_discount(&self, id: CartId, sku: Option<&str>, discount: Option<Discount>) -> Result<Cart> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| match sku {
-            Some(s) => l.set_line_discount(id, s, discount, now),
-            None => l.set_sale_discount(id, discount, now),
+            Some(s) => l.carts_mut().set_line_discount(id, s, discount, now),
+            None => l.carts_mut().set_sale_discount(id, discount, now),
         })
     }
 }

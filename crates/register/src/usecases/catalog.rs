@@ -22,50 +22,50 @@ pub struct CatalogScreen {
 impl CatalogCases<'_> {
     /// Every item, active or not.
     pub fn list(&self) -> Result<Vec<CatalogItem>> {
-        self.engine.with_reader(|l| l.catalog())
+        self.engine.with_reader(|l| l.catalog().items())
     }
 
     /// The item with exactly this SKU.
     pub fn item(&self, sku: &str) -> Result<Option<CatalogItem>> {
-        self.engine.with_reader(|l| l.catalog_item(sku))
+        self.engine.with_reader(|l| l.catalog().item(sku))
     }
 
     /// The item of each SKU (by exact SKU, `None` for one the catalog lacks), in one
     /// snapshot: a cart's lines named at once.
     pub fn items<'s>(&self, skus: impl IntoIterator<Item = &'s str>) -> Result<Vec<(String, Option<CatalogItem>)>> {
-        self.engine.with_reader(|l| skus.into_iter().map(|sku| Ok((sku.to_string(), l.catalog_item(sku)?))).collect())
+        self.engine.with_reader(|l| skus.into_iter().map(|sku| Ok((sku.to_string(), l.catalog().item(sku)?))).collect())
     }
 
     /// The items, the store and the published SKUs in one snapshot.
     pub fn screen(&self) -> Result<CatalogScreen> {
-        self.engine.with_reader(|l| Ok(CatalogScreen { items: l.catalog()?, store: l.store_settings()?, published: l.published_skus()? }))
+        self.engine.with_reader(|l| Ok(CatalogScreen { items: l.catalog().items()?, store: l.catalog().store_settings()?, published: l.catalog().published_skus()? }))
     }
 
     /// Whether the back office manages this SKU (then it is changed there, not here).
     pub fn is_published(&self, sku: &str) -> Result<bool> {
-        self.engine.with_reader(|l| l.is_published(sku))
+        self.engine.with_reader(|l| l.catalog().is_published(sku))
     }
 
     /// Adds or changes one item (by SKU), in `actor_id`'s name.
     pub fn save(&self, item: &CatalogItem, actor_id: Option<i64>) -> Result<usize> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.upsert_catalog(std::slice::from_ref(item), actor_id, now))
+        self.engine.with_ledger(|l| l.catalog_mut().upsert(std::slice::from_ref(item), actor_id, now))
     }
 
     /// Imports a catalog file in the store's currency, all or nothing: `Ok(Err(..))` lists
     /// the problems and nothing was written.
     pub fn import_csv(&self, bytes: &[u8], actor_id: Option<i64>) -> Result<std::result::Result<ImportReport, Vec<CsvProblem>>> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.import_catalog_csv(bytes, actor_id, now))
+        self.engine.with_ledger(|l| l.catalog_mut().import_csv(bytes, actor_id, now))
     }
 
     /// The catalog as CSV, the columns [`CatalogCases::import_csv`] reads.
     pub fn export_csv(&self) -> Result<String> {
-        self.engine.with_reader(|l| l.export_catalog_csv())
+        self.engine.with_reader(|l| l.catalog().export_csv())
     }
 
     /// Adds (or replaces) plain products by SKU: the CLI's `add-product`, benches, demos.
     pub fn seed(&self, products: &[NewProduct]) -> Result<usize> {
-        self.engine.with_ledger(|l| l.seed_catalog(products))
+        self.engine.with_ledger(|l| l.carts_mut().seed_catalog(products))
     }
 }

@@ -23,24 +23,24 @@ pub struct StoreDay {
 impl PaymentCases<'_> {
     /// The payment with this checkout key, if any.
     pub fn by_key(&self, key: &str) -> Result<Option<Payment>> {
-        self.engine.with_reader(|l| l.payment_by_key(key))
+        self.engine.with_reader(|l| l.payments().by_key(key))
     }
 
     /// The payment with this checkout key as the writer sees it now: waits for a write
     /// in progress and sees it (an answer built right after the engine's own write).
     pub fn by_key_now(&self, key: &str) -> Result<Option<Payment>> {
-        self.engine.with_ledger(|l| l.payment_by_key(key))
+        self.engine.with_ledger(|l| l.payments().by_key(key))
     }
 
     /// The cart's checkout that is not settled yet, if any (on the writer: a new sale is
     /// decided on it).
     pub fn open_for_cart(&self, cart: CartId) -> Result<Option<Payment>> {
-        self.engine.with_ledger(|l| l.open_checkout_for_cart(cart))
+        self.engine.with_ledger(|l| l.payments().open_checkout_for_cart(cart))
     }
 
     /// The payment made to replace `previous` (a new payment after it), if any.
     pub fn successor_of(&self, previous: PaymentId) -> Result<Option<Payment>> {
-        self.engine.with_reader(|l| l.successor_of(previous))
+        self.engine.with_reader(|l| l.payments().successor_of(previous))
     }
 
     /// Attempts at the PSP for each payment (the payment's own, not its refunds'), in
@@ -49,7 +49,7 @@ impl PaymentCases<'_> {
         self.engine.with_reader(|l| {
             payments
                 .iter()
-                .map(|p| Ok(l.timeline(p.id)?.iter().filter(|t| t.kind == paydesk_ledger::TimelineKind::Attempt && t.refund_id.is_none()).count() as u32))
+                .map(|p| Ok(l.payments().timeline(p.id)?.iter().filter(|t| t.kind == paydesk_ledger::TimelineKind::Attempt && t.refund_id.is_none()).count() as u32))
                 .collect()
         })
     }
@@ -58,8 +58,8 @@ impl PaymentCases<'_> {
     /// definitions) and its payment counts.
     pub fn day(&self, currency: Currency, since_ms: i64) -> Result<StoreDay> {
         self.engine.with_reader(|l| {
-            let (takings, taken) = l.takings(currency, Period::Since(since_ms))?;
-            Ok(StoreDay { takings, taken, stats: l.payment_day_stats(currency, since_ms)? })
+            let (takings, taken) = l.sales().takings(currency, Period::Since(since_ms))?;
+            Ok(StoreDay { takings, taken, stats: l.payments().day_stats(currency, since_ms)? })
         })
     }
 
@@ -68,9 +68,9 @@ impl PaymentCases<'_> {
     /// possibly reached it. On the writer: a change of PSP is decided on it.
     pub fn unsettled_at_psp(&self) -> Result<usize> {
         self.engine.with_ledger(|l| {
-            let mut n = l.payments_needing_recovery()?.len() + l.refunds_needing_recovery()?.len();
-            for p in l.offline_queue()? {
-                let maybe_sent = l.timeline(p.id)?.iter().any(crate::may_have_reached_psp);
+            let mut n = l.payments().needing_recovery()?.len() + l.refunds().needing_recovery()?.len();
+            for p in l.payments().offline_queue()? {
+                let maybe_sent = l.payments().timeline(p.id)?.iter().any(crate::may_have_reached_psp);
                 n += usize::from(maybe_sent);
             }
             Ok(n)
@@ -79,11 +79,11 @@ impl PaymentCases<'_> {
 
     /// The registers whose payments were restored into this one.
     pub fn restore_sources(&self) -> Result<Vec<RestoreSourceRow>> {
-        self.engine.with_reader(|l| l.restore_sources())
+        self.engine.with_reader(|l| l.sync_log().restore_sources())
     }
 
     /// Up to `max` payments restored from `source`, older than `before_seq` when given.
     pub fn restored(&self, source: &str, before_seq: Option<u64>, max: usize) -> Result<Vec<RestoredPayment>> {
-        self.engine.with_reader(|l| l.restored_payments(source, before_seq, max))
+        self.engine.with_reader(|l| l.sync_log().restored_payments(source, before_seq, max))
     }
 }

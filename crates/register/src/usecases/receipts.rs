@@ -26,8 +26,8 @@ pub struct ReceiptSource {
 }
 
 fn source(l: &paydesk_ledger::Ledger, cart: CartId) -> Result<ReceiptSource> {
-    let (data, tax) = l.receipt_data(cart)?;
-    Ok(ReceiptSource { cart, data, tax, next_print_reprint: l.next_print_is_reprint(cart)?, prints: l.receipt_prints(cart)?.len() })
+    let (data, tax) = l.receipts().data(cart)?;
+    Ok(ReceiptSource { cart, data, tax, next_print_reprint: l.receipts().next_print_is_reprint(cart)?, prints: l.receipts().prints(cart)?.len() })
 }
 
 /// One print of a receipt as it went: where to, in which format, and how.
@@ -42,7 +42,7 @@ pub struct PrintRecord<'a> {
 impl ReceiptCases<'_> {
     /// The receipt's data and tax setup alone.
     pub fn data(&self, cart: CartId) -> Result<(SaleData, TaxSettings)> {
-        self.engine.with_reader(|l| l.receipt_data(cart))
+        self.engine.with_reader(|l| l.receipts().data(cart))
     }
 
     /// The receipt with its print marks.
@@ -54,12 +54,12 @@ impl ReceiptCases<'_> {
     /// whether it was the original.
     pub fn record_print(&self, cart: CartId, print: PrintRecord<'_>) -> Result<ReceiptPrint> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.record_receipt_print(cart, print.format, print.target, print.outcome, print.error, now))
+        self.engine.with_ledger(|l| l.receipts_mut().record_print(cart, print.format, print.target, print.outcome, print.error, now))
     }
 
     /// Paid sales, newest first: at most `limit` (1 to 100) older than `before`, each with
     /// its receipt (one snapshot).
     pub fn paid_sales(&self, before: Option<CartId>, limit: i64) -> Result<Vec<ReceiptSource>> {
-        self.engine.with_reader(|l| l.paid_sales(before, limit)?.into_iter().map(|cart| source(l, cart)).collect())
+        self.engine.with_reader(|l| l.receipts().paid_sales(before, limit)?.into_iter().map(|cart| source(l, cart)).collect())
     }
 }

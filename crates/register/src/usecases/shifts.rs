@@ -42,37 +42,37 @@ fn state_of(l: &paydesk_ledger::Ledger, shift: Option<Shift>) -> Result<ShiftSta
         Some(s) => Some(StaffNames::load(l)?.name(s.opened_by)),
         None => None,
     };
-    Ok(ShiftState { shift, opened_by, signed_in: l.signed_in()?, required: l.shifts_required()?, last_z: l.last_z_number()? })
+    Ok(ShiftState { shift, opened_by, signed_in: l.roster().signed_in()?, required: l.shifts().required()?, last_z: l.shifts().last_z_number()? })
 }
 
 fn snapshot<R>(l: &paydesk_ledger::Ledger, report: R, at_ms: i64) -> Result<ShiftSnapshot<R>> {
-    Ok(ShiftSnapshot { report, store: l.store_settings()?, names: StaffNames::load(l)?, at_ms })
+    Ok(ShiftSnapshot { report, store: l.catalog().store_settings()?, names: StaffNames::load(l)?, at_ms })
 }
 
 impl ShiftCases<'_> {
     /// The open shift, if any.
     pub fn current(&self) -> Result<Option<Shift>> {
-        self.engine.with_reader(|l| l.current_shift())
+        self.engine.with_reader(|l| l.shifts().current())
     }
 
     /// The shift screen's facts.
     pub fn status(&self) -> Result<ShiftState> {
         self.engine.with_reader(|l| {
-            let shift = l.current_shift()?;
+            let shift = l.shifts().current()?;
             state_of(l, shift)
         })
     }
 
     /// A sale may not begin: this register sells only inside a shift and none is open.
     pub fn needs_opening(&self) -> Result<bool> {
-        self.engine.with_reader(|l| Ok(l.shifts_required()? && l.current_shift()?.is_none()))
+        self.engine.with_reader(|l| Ok(l.shifts().required()? && l.shifts().current()?.is_none()))
     }
 
     /// Opens a shift on `float`, counted by denomination, and answers the screen's facts.
     pub fn open(&self, who: Actor, float: &[DenominationCount]) -> Result<ShiftState> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| {
-            let shift = l.open_shift(who, float, now)?;
+            let shift = l.shifts_mut().open(who, float, now)?;
             state_of(l, Some(shift))
         })
     }
@@ -80,14 +80,14 @@ impl ShiftCases<'_> {
     /// Cash put into or taken out of the drawer outside a sale, with the reason.
     pub fn paid_in_out(&self, who: Actor, kind: PaidKind, amount_minor: i64, reason: &str) -> Result<PaidInOut> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.paid_in_out(who, kind, amount_minor, reason, now))
+        self.engine.with_ledger(|l| l.shifts_mut().paid_in_out(who, kind, amount_minor, reason, now))
     }
 
     /// The open shift's X report (audited: who looked at the expected amount, and when).
     pub fn x_report(&self, who: Actor) -> Result<ShiftSnapshot<ShiftReport>> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| {
-            let r = l.x_report(who, now)?;
+            let r = l.shifts_mut().x_report(who, now)?;
             snapshot(l, r, now)
         })
     }
@@ -96,20 +96,20 @@ impl ShiftCases<'_> {
     pub fn close(&self, who: Actor, counted: &[DenominationCount]) -> Result<ShiftSnapshot<ZReport>> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| {
-            let z = l.close_shift(who, counted, now)?;
+            let z = l.shifts_mut().close(who, counted, now)?;
             snapshot(l, z, now)
         })
     }
 
     /// The newest Z report's number (0: none yet).
     pub fn last_z_number(&self) -> Result<i64> {
-        self.engine.with_reader(|l| l.last_z_number())
+        self.engine.with_reader(|l| l.shifts().last_z_number())
     }
 
     /// Z report `number` as written at its close, if there is one.
     pub fn z_report(&self, number: i64) -> Result<Option<ShiftSnapshot<ZReport>>> {
         let now = self.engine.now();
-        self.engine.with_reader(|l| match l.z_report(number)? {
+        self.engine.with_reader(|l| match l.shifts().z_report(number)? {
             Some(z) => Ok(Some(snapshot(l, z, now)?)),
             None => Ok(None),
         })

@@ -37,7 +37,7 @@ pub struct StaffNames(HashMap<i64, String>);
 
 impl StaffNames {
     pub(crate) fn load(l: &paydesk_ledger::Ledger) -> Result<StaffNames> {
-        Ok(StaffNames(l.staff_list()?.into_iter().map(|s| (s.id, s.name)).collect()))
+        Ok(StaffNames(l.roster().list()?.into_iter().map(|s| (s.id, s.name)).collect()))
     }
 
     /// A staff member's name (an id the ledger no longer knows reads "#id").
@@ -49,17 +49,17 @@ impl StaffNames {
 impl StaffCases<'_> {
     /// Whether the store has staff, and who is signed in (a reader: one snapshot).
     pub fn session(&self) -> Result<Session> {
-        self.engine.with_reader(|l| Ok(Session { has_staff: l.shifts_required()?, signed_in: l.signed_in()? }))
+        self.engine.with_reader(|l| Ok(Session { has_staff: l.shifts().required()?, signed_in: l.roster().signed_in()? }))
     }
 
     /// Who is signed in, if anyone.
     pub fn signed_in(&self) -> Result<Option<Staff>> {
-        self.engine.with_reader(|l| l.signed_in())
+        self.engine.with_reader(|l| l.roster().signed_in())
     }
 
     /// Every staff member (active or not; never a PIN hash outside the ledger's type).
     pub fn list(&self) -> Result<Vec<Staff>> {
-        self.engine.with_reader(|l| l.staff_list())
+        self.engine.with_reader(|l| l.roster().list())
     }
 
     /// The staff's names by id.
@@ -70,25 +70,25 @@ impl StaffCases<'_> {
     /// Signs `name` in with their PIN (an unknown name and a wrong PIN answer alike).
     pub fn sign_in(&self, name: &str, pin: &Pin) -> Result<Staff> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.sign_in(name, pin, policy(), now))
+        self.engine.with_ledger(|l| l.roster_mut().sign_in(name, pin, policy(), now))
     }
 
     /// Signs out whoever is signed in; their id, if anyone was.
     pub fn sign_out(&self) -> Result<Option<i64>> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.sign_out(now))
+        self.engine.with_ledger(|l| l.roster_mut().sign_out(now))
     }
 
     /// `name`'s own PIN change: the current one checked under the lock.
     pub fn change_pin(&self, name: &str, old: &Pin, new: &Pin) -> Result<()> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.change_pin(name, old, new, policy(), now))
+        self.engine.with_ledger(|l| l.roster_mut().change_pin(name, old, new, policy(), now))
     }
 
     /// An approver's PIN, counted on their approvals (never their own sign-in).
     pub fn check_approval_pin(&self, name: &str, pin: &Pin) -> Result<Staff> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.check_pin(name, pin, PinPurpose::Approval, policy(), now))
+        self.engine.with_ledger(|l| l.roster_mut().check_pin(name, pin, PinPurpose::Approval, policy(), now))
     }
 
     /// Signs `name` in with their PIN and checks the approver's PIN when one is named: who
@@ -97,9 +97,9 @@ impl StaffCases<'_> {
     pub fn act_as(&self, name: &str, pin: &Pin, approver: Option<(&str, &Pin)>) -> Result<Actor> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| {
-            let who = l.sign_in(name, pin, policy(), now)?;
+            let who = l.roster_mut().sign_in(name, pin, policy(), now)?;
             let approver_id = match approver {
-                Some((a, a_pin)) => Some(l.check_pin(a, a_pin, PinPurpose::Approval, policy(), now)?.id),
+                Some((a, a_pin)) => Some(l.roster_mut().check_pin(a, a_pin, PinPurpose::Approval, policy(), now)?.id),
                 None => None,
             };
             Ok(Actor { staff_id: who.id, approver_id })
@@ -112,11 +112,11 @@ impl StaffCases<'_> {
     pub fn create_first_owner(&self, name: &str, pin: &Pin) -> Result<Option<Staff>> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| {
-            if !l.staff_list()?.is_empty() {
+            if !l.roster().list()?.is_empty() {
                 return Ok(None);
             }
-            l.add_staff(name, Role::Owner, pin, None, now)?;
-            Ok(Some(l.sign_in(name, pin, policy(), now)?))
+            l.roster_mut().add(name, Role::Owner, pin, None, now)?;
+            Ok(Some(l.roster_mut().sign_in(name, pin, policy(), now)?))
         })
     }
 
@@ -126,10 +126,10 @@ impl StaffCases<'_> {
     pub fn add(&self, name: &str, role: Role, pin: &Pin, by: Option<(&str, &Pin)>) -> Result<Staff> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| {
-            let count = l.staff_list()?.len();
+            let count = l.roster().list()?.len();
             let by_id = match by {
                 Some((by, by_pin)) => {
-                    let who = l.check_pin(by, by_pin, PinPurpose::SignIn, policy(), now)?;
+                    let who = l.roster_mut().check_pin(by, by_pin, PinPurpose::SignIn, policy(), now)?;
                     if !authorize(who.person(), Action::StaffAdmin, None).is_granted() {
                         return Err(Error::InvalidInput(format!("{} is a {}: adding staff needs an owner", who.name, who.role)));
                     }
@@ -139,7 +139,7 @@ impl StaffCases<'_> {
                 None if count == 0 => return Err(Error::InvalidInput("the store's first staff member is its owner".into())),
                 None => return Err(Error::InvalidInput("--by NAME is needed: an owner adds staff".into())),
             };
-            l.add_staff(name, role, pin, by_id, now)
+            l.roster_mut().add(name, role, pin, by_id, now)
         })
     }
 }

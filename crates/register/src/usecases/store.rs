@@ -21,24 +21,24 @@ pub struct StoreView {
 impl StoreCases<'_> {
     /// The stored settings.
     pub fn settings(&self) -> Result<StoreSettings> {
-        self.engine.with_reader(|l| l.store_settings())
+        self.engine.with_reader(|l| l.catalog().store_settings())
     }
 
     /// The settings with whether the tax setup is the back office's (one snapshot).
     pub fn view(&self) -> Result<StoreView> {
-        self.engine.with_reader(|l| Ok(StoreView { settings: l.store_settings()?, tax_published: l.tax_published_version()? }))
+        self.engine.with_reader(|l| Ok(StoreView { settings: l.catalog().store_settings()?, tax_published: l.catalog().tax_published_version()? }))
     }
 
     /// The version of the tax setup the back office published, if any.
     pub fn tax_published_version(&self) -> Result<Option<i64>> {
-        self.engine.with_reader(|l| l.tax_published_version())
+        self.engine.with_reader(|l| l.catalog().tax_published_version())
     }
 
     /// Stores `new` in `actor_id`'s name (the ledger checks it and refuses a tax change
     /// the back office manages).
     pub fn set(&self, new: StoreSettings, actor_id: Option<i64>) -> Result<StoreSettings> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.set_store_settings(new, actor_id, now))
+        self.engine.with_ledger(|l| l.catalog_mut().set_store_settings(new, actor_id, now))
     }
 
     /// Changes the stored settings with `edit`, read and written in one write (nothing
@@ -46,15 +46,15 @@ impl StoreCases<'_> {
     pub fn update(&self, actor_id: Option<i64>, edit: impl FnOnce(&mut StoreSettings)) -> Result<StoreSettings> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| {
-            let mut s = l.store_settings()?;
+            let mut s = l.catalog().store_settings()?;
             edit(&mut s);
-            l.set_store_settings(s, actor_id, now)
+            l.catalog_mut().set_store_settings(s, actor_id, now)
         })
     }
 
     /// The demo store of `locale`: its settings and catalog.
     pub fn seed_demo(&self, locale: DemoLocale, actor_id: Option<i64>) -> Result<StoreSettings> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.seed_demo_store(locale, actor_id, now))
+        self.engine.with_ledger(|l| l.catalog_mut().seed_demo_store(locale, actor_id, now))
     }
 }

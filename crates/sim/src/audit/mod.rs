@@ -156,10 +156,10 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
 
     // ---------------------------------------------------------------- the ledger's truth
     let engine = sim.engine();
-    let payments = engine.ledger_for_tests(|l| l.list_payments(i64::MAX, 0)).expect("ledger payments");
+    let payments = engine.ledger_for_tests(|l| l.payments().list(i64::MAX, 0)).expect("ledger payments");
     let mut ledger_refunds = Vec::new();
     for p in &payments {
-        for r in engine.ledger_for_tests(|l| l.refunds_for_payment(p.id)).expect("ledger refunds") {
+        for r in engine.ledger_for_tests(|l| l.refunds().for_payment(p.id)).expect("ledger refunds") {
             ledger_refunds.push((p.idempotency_key.clone(), r));
         }
     }

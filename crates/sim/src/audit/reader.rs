@@ -41,7 +41,7 @@ pub(super) fn audit_readers(sim: &Sim, a: &mut Audit, psp: &PspView, payments: &
 
     let mut by_key: HashMap<&str, &Payment> = HashMap::new();
     for p in payments {
-        let Some(rp) = engine.ledger_for_tests(|l| l.reader_payment(p.id)).expect("reader payment") else { continue };
+        let Some(rp) = engine.ledger_for_tests(|l| l.card_readers().payment(p.id)).expect("reader payment") else { continue };
         by_key.insert(p.idempotency_key.as_str(), p);
         let key = p.idempotency_key.as_str();
         let v = intents(key);
@@ -102,7 +102,7 @@ pub(super) fn audit_readers(sim: &Sim, a: &mut Audit, psp: &PspView, payments: &
             }
         }
         if let (Some(cart), Some(lp)) = (rs.cart, lp) {
-            let paid = engine.ledger_for_tests(|l| l.sale(cart)).map(|s| s.state == SaleState::Paid);
+            let paid = engine.ledger_for_tests(|l| l.sales().by_cart(cart)).map(|s| s.state == SaleState::Paid);
             let ok = paid.as_ref().is_ok_and(|paid| *paid == (lp.state == PaymentState::Captured));
             a.check("reader_tender_sale_paid_iff_captured", ok, || format!("sale-{i}: cart {cart} paid {paid:?}, its reader payment {key} is {}", lp.state));
         }

@@ -51,7 +51,7 @@ pub(super) fn audit_tenders(sim: &Sim, a: &mut Audit, psp: &PspView, h: &mut u64
         }
     }
     let engine = sim.engine();
-    let (day, drawer, movements) = engine.ledger_for_tests(|l| (l.tender_day(0), l.expected_drawer(), l.cash_movements(None)));
+    let (day, drawer, movements) = engine.ledger_for_tests(|l| (l.sales().tender_day(0), l.sales().expected_drawer(), l.sales().cash_movements(None)));
     let (day, drawer, movements) = match (day, drawer, movements) {
         (Ok(d), Ok(dr), Ok(m)) => (d, dr, m),
         (d, dr, m) => {
@@ -72,7 +72,7 @@ pub(super) fn audit_tenders(sim: &Sim, a: &mut Audit, psp: &PspView, h: &mut u64
     let mut drawer_from_tenders: BTreeMap<Currency, i64> = BTreeMap::new();
     for (i, sale) in sim.sales.iter().enumerate() {
         let Some(sp) = &sale.split else { continue };
-        let s = match engine.ledger_for_tests(|l| l.sale(sp.cart)) {
+        let s = match engine.ledger_for_tests(|l| l.sales().by_cart(sp.cart)) {
             Ok(s) => s,
             Err(e) => {
                 a.check("split_sale_readable", false, || format!("split-{i} (cart {}) cannot be read: {e}", sp.cart));

@@ -72,11 +72,11 @@ impl Sim {
             let n = self.rng.random_range(1..=lines.len());
             let cart = e
                 .ledger_for_tests(|l| -> Result<_, paydesk_ledger::Error> {
-                    let c = l.create_cart(currency, now)?;
+                    let c = l.carts_mut().create(currency, now)?;
                     for (sku, q) in &lines[..n] {
-                        l.add_to_cart(c, sku, *q, now)?;
+                        l.carts_mut().add(c, sku, *q, now)?;
                     }
-                    l.cart(c)
+                    l.carts().by_id(c)
                 })
                 .expect("cart");
             (cart.total, Some(cart.id))
@@ -218,17 +218,17 @@ impl Sim {
     }
 
     fn newest_payment_id(&self) -> i64 {
-        self.engine().ledger_for_tests(|l| l.list_payments(1, 0)).ok().and_then(|v| v.first().map(|p| p.id.0)).unwrap_or(0)
+        self.engine().ledger_for_tests(|l| l.payments().list(1, 0)).ok().and_then(|v| v.first().map(|p| p.id.0)).unwrap_or(0)
     }
 
     /// The reader payment committed after `before` (a crashed charge's key).
     fn newest_reader_key_after(&self, before: i64) -> Option<String> {
         let e = self.engine();
-        let recent = e.ledger_for_tests(|l| l.list_payments(4, 0)).ok()?;
+        let recent = e.ledger_for_tests(|l| l.payments().list(4, 0)).ok()?;
         recent
             .into_iter()
             .filter(|p| p.id.0 > before)
-            .find(|p| e.ledger_for_tests(|l| l.reader_payment(p.id)).ok().flatten().is_some())
+            .find(|p| e.ledger_for_tests(|l| l.card_readers().payment(p.id)).ok().flatten().is_some())
             .map(|p| p.idempotency_key)
     }
 }

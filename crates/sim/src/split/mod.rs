@@ -47,7 +47,7 @@ impl crate::driver::Sim {
             let settled = self.view(cart).map_or(0, |v| v.settled);
             planted = self.plant_restart(cart, settled);
         }
-        let sale = self.engine().ledger_for_tests(|l| l.sale(cart));
+        let sale = self.engine().ledger_for_tests(|l| l.sales().by_cart(cart));
         let (ok_le, ok_due, what) = match &sale {
             Ok(s) => {
                 let settled: i64 = s.tenders.iter().filter(|t| t.state.is_settled()).map(|t| t.amount.amount_minor).sum();

@@ -28,7 +28,7 @@ impl Sim {
 
     /// The sale as the writer sees it (None if unreadable: counted, the audit judges).
     pub(crate) fn view(&mut self, cart: CartId) -> Option<SaleView> {
-        match self.engine().ledger_for_tests(|l| l.sale(cart)) {
+        match self.engine().ledger_for_tests(|l| l.sales().by_cart(cart)) {
             Ok(s) => Some(SaleView::of(&s)),
             Err(e) => {
                 *self.rep.errors.entry(format!("sale_view:{}", paydesk_register::EngineError::from(e).code())).or_default() += 1;
@@ -52,11 +52,11 @@ impl Sim {
         let cart = self
             .engine()
             .ledger_for_tests(|l| -> Result<_, paydesk_ledger::Error> {
-                let c = l.create_cart(currency, now)?;
+                let c = l.carts_mut().create(currency, now)?;
                 for (sku, q) in skus.iter().zip(&qty) {
-                    l.add_to_cart(c, sku, *q, now)?;
+                    l.carts_mut().add(c, sku, *q, now)?;
                 }
-                l.cart(c)
+                l.carts().by_id(c)
             })
             .expect("cart");
         self.sales.push(Sale { amount: cart.total, told: vec![], split: Some(SplitSale::new(cart.id, currency, cart.total.amount_minor)), reader: None });

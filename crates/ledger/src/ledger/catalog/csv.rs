@@ -7,6 +7,8 @@
 //! a leading apostrophe, which a spreadsheet shows as text, and import takes it off again,
 //! so a name like "-10% off" goes out and comes back unchanged ([`neutralise_cell`]).
 
+use std::ops::Deref;
+use crate::ledger::Catalog;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -178,12 +180,12 @@ fn item_of_row(rec: &csv::StringRecord, line: u64, currency: Currency, problems:
     item
 }
 
-impl Ledger {
+impl Catalog<&mut Ledger> {
     /// Imports a catalog file in the store's currency, all or nothing: `Ok(Err(..))`
     /// lists every problem (at most 1000 of them) and nothing was written. A SKU
     /// already in the catalog is updated; a barcode held by another stored SKU (that
     /// the file does not move) is a problem of that line.
-    pub fn import_catalog_csv(
+    pub fn import_csv(
         &mut self,
         bytes: &[u8],
         actor_id: Option<i64>,
@@ -228,9 +230,11 @@ impl Ledger {
         tx.commit()?;
         Ok(Ok(ImportReport { rows: items.len(), changed }))
     }
+}
 
+impl<L: Deref<Target = Ledger>> Catalog<L> {
     /// The catalog as CSV, in the columns import reads.
-    pub fn export_catalog_csv(&self) -> Result<String> {
+    pub fn export_csv(&self) -> Result<String> {
         let mut w = csv::Writer::from_writer(Vec::new());
         let csv_err = |e: csv::Error| crate::error::Error::InvalidInput(format!("CSV: {e}"));
         w.write_record(COLUMNS).map_err(csv_err)?;

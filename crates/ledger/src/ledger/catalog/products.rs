@@ -1,6 +1,8 @@
 //! Upserting and listing catalog items; each change is one audit row with the item
 //! before and after (record 0059).
 
+use std::ops::Deref;
+use crate::ledger::Catalog;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{check_item, class_str, parse_class, CatalogItem, MAX_PRODUCTS};
@@ -146,10 +148,10 @@ fn write_item_tx(tx: &WriteTx<'_>, item: &CatalogItem, published: Option<i64>) -
     Ok(())
 }
 
-impl Ledger {
+impl Catalog<&mut Ledger> {
     /// Inserts or updates catalog items by SKU, all or none. Returns how many changed
     /// (an item identical to the stored one writes nothing and no audit row).
-    pub fn upsert_catalog(&mut self, items: &[CatalogItem], actor_id: Option<i64>, now_ms: i64) -> Result<usize> {
+    pub fn upsert(&mut self, items: &[CatalogItem], actor_id: Option<i64>, now_ms: i64) -> Result<usize> {
         let tx = self.write_tx()?;
         let mut changed = 0;
         for item in items {
@@ -158,13 +160,15 @@ impl Ledger {
         tx.commit()?;
         Ok(changed)
     }
+}
 
+impl<L: Deref<Target = Ledger>> Catalog<L> {
     /// The whole catalog, by SKU (active and inactive).
-    pub fn catalog(&self) -> Result<Vec<CatalogItem>> {
+    pub fn items(&self) -> Result<Vec<CatalogItem>> {
         all_items(&self.conn)
     }
 
-    pub fn catalog_item(&self, sku: &str) -> Result<Option<CatalogItem>> {
+    pub fn item(&self, sku: &str) -> Result<Option<CatalogItem>> {
         item_by_sku(&self.conn, sku)
     }
 

@@ -3,6 +3,8 @@
 //! changes nothing) and audited like a local edit, with no actor: the back office is
 //! the author.
 
+use std::ops::Deref;
+use crate::ledger::Catalog;
 use paydesk_tax::{PriceMode, RateTable, Rounding};
 use rusqlite::params;
 
@@ -60,7 +62,7 @@ fn take_barcode(tx: &WriteTx<'_>, item: &CatalogItem, now_ms: i64) -> Result<()>
     Ok(())
 }
 
-impl Ledger {
+impl Catalog<&mut Ledger> {
     /// Applies one page of published items in one transaction. An item whose version
     /// this register already holds (or a newer one) is unchanged: a page read twice
     /// changes nothing.
@@ -131,7 +133,9 @@ impl Ledger {
         tx.commit()?;
         Ok(true)
     }
+}
 
+impl<L: Deref<Target = Ledger>> Catalog<L> {
     /// The back office's version of the tax setup in use (None: the register's own).
     pub fn tax_published_version(&self) -> Result<Option<i64>> {
         tax_published_version(&self.conn)

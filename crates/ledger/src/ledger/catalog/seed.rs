@@ -4,6 +4,7 @@
 //! has Japanese names, yen prices, food and drink at the reduced rate (8 % taken out,
 //! 10 % eaten in), goods at the standard rate and the gift card exempt.
 
+use crate::ledger::Catalog;
 use paydesk_access::pin::{hash_pin, Pin};
 use paydesk_access::Role;
 use paydesk_tax::{ean_check_digit, PriceMode, Rounding, TaxClass};
@@ -49,7 +50,7 @@ fn barcode(data: &str) -> String {
     format!("{data}{}", ean_check_digit(&digits))
 }
 
-/// The demo store's settings and items for a locale (pure; [`Ledger::seed_demo_store`]
+/// The demo store's settings and items for a locale (pure; [`Catalog::seed_demo_store`]
 /// writes them).
 pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
     let (settings, currency) = match locale {
@@ -111,7 +112,7 @@ pub fn demo_staff(locale: DemoLocale) -> [(&'static str, Role, &'static str); 3]
     }
 }
 
-impl Ledger {
+impl Catalog<&mut Ledger> {
     /// Adds the demo staff of `locale` in one audited transaction, only to a store that
     /// has no staff yet (a store with any member, even an inactive one, is left alone).
     /// Returns who was added.

@@ -1,6 +1,8 @@
 //! The store's settings (one row) and the tax settings a sale is computed with
 //! (record 0059): rates from `tax_rates`, rounding and price mode from the settings.
 
+use std::ops::Deref;
+use crate::ledger::Catalog;
 use paydesk_tax::{PriceMode, RateEntry, RateTable, RegistrationNumber, Rounding, TaxSettings, YearMonthDay};
 use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
@@ -241,11 +243,13 @@ pub(crate) fn write_settings_from(
     Ok(new)
 }
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> Catalog<L> {
     pub fn store_settings(&self) -> Result<StoreSettings> {
         settings_tx(&self.conn)
     }
+}
 
+impl Catalog<&mut Ledger> {
     /// Replaces the settings (validated; audited with before and after). A sale whose
     /// first tender was taken keeps the tax it was locked with (record 0060).
     pub fn set_store_settings(&mut self, new: StoreSettings, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
@@ -254,7 +258,9 @@ impl Ledger {
         tx.commit()?;
         Ok(out)
     }
+}
 
+impl<L: Deref<Target = Ledger>> Catalog<L> {
     /// The tax settings sales are computed with now (rates as stored, the store's
     /// rounding and price mode).
     pub fn tax_settings(&self) -> Result<TaxSettings> {

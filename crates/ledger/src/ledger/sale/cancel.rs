@@ -4,6 +4,8 @@
 //! the PSP confirmed it all. Idempotent: pressed twice or resumed after a crash, it
 //! finds the refunds it already committed and never makes a second one for a tender.
 
+use std::ops::Deref;
+use crate::ledger::Sales;
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
@@ -31,7 +33,7 @@ pub enum CancelAction {
     Void { tender_id: TenderId, checkout_key: String },
 }
 
-/// What [`Ledger::begin_sale_cancel`] committed and what is left to do.
+/// What [`Sales::begin_cancel`] committed and what is left to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CancelPlan {
     pub cart_id: CartId,
@@ -42,7 +44,7 @@ pub struct CancelPlan {
     pub state: SaleState,
 }
 
-impl Ledger {
+impl Sales<&mut Ledger> {
     /// Starts (or resumes) the cancel of a sale, in ONE transaction: the cancel row
     /// (`canceling`, with the reason), the cash hand-back (once per cash tender),
     /// offline card tenders voided before they are forwarded, and a refund row with
@@ -55,7 +57,7 @@ impl Ledger {
     /// reached the PSP (`may_have_reached_psp`, the register's reading of an attempt's
     /// outcome): one parked after a lost answer may be charged, so it is forwarded with
     /// its key first and, if charged, refunded like any settled tender.
-    pub fn begin_sale_cancel(
+    pub fn begin_cancel(
         &mut self,
         cart_id: CartId,
         reason: &str,
@@ -63,7 +65,7 @@ impl Ledger {
         may_have_reached_psp: &dyn Fn(&TimelineEntry) -> bool,
     ) -> Result<CancelPlan> {
         let reason = check_reason(reason)?.to_string();
-        let cards = self.sale(cart_id)?.tenders.iter().filter(|t| t.kind == TenderKind::Card).count();
+        let cards = self.by_cart(cart_id)?.tenders.iter().filter(|t| t.kind == TenderKind::Card).count();
         let mut keys: Vec<String> = (0..cards).map(|_| self.new_key()).collect();
         let tx = self.write_tx()?;
         let sale = sale_tx(&tx, cart_id)?;
@@ -102,8 +104,8 @@ impl Ledger {
 
     /// Ends a cancel once every settled card tender of the sale is refunded in full or
     /// void: the sale becomes `canceled`. Otherwise it stays `canceling` (a refund still
-    /// in flight, or one that failed and needs [`Ledger::begin_sale_cancel`] again).
-    pub fn finish_sale_cancel(&mut self, cart_id: CartId, now_ms: i64) -> Result<SaleState> {
+    /// in flight, or one that failed and needs [`Sales::begin_cancel`] again).
+    pub fn finish_cancel(&mut self, cart_id: CartId, now_ms: i64) -> Result<SaleState> {
         let tx = self.write_tx()?;
         let state = sale_tx(&tx, cart_id)?.state;
         if state != SaleState::Canceling {
@@ -116,9 +118,11 @@ impl Ledger {
         }
         Ok(state)
     }
+}
 
+impl<L: Deref<Target = Ledger>> Sales<L> {
     /// Sales whose cancel is not confirmed yet (recovery resumes them), oldest first.
-    pub fn sales_canceling(&self) -> Result<Vec<CartId>> {
+    pub fn canceling(&self) -> Result<Vec<CartId>> {
         crate::ledger::collect(
             &self.conn,
             "SELECT cart_id FROM sale_cancels WHERE state = 'canceling' ORDER BY created_at_ms, cart_id",

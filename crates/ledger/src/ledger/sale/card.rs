@@ -2,6 +2,7 @@
 //! (docs/design.md rules 1-6 unchanged), for part or all of what the sale still needs. Its
 //! key, request and tender row are committed in ONE transaction before anything is sent.
 
+use crate::ledger::Sales;
 use serde::{Deserialize, Serialize};
 
 use super::{admit_tender_tx, insert_tender_tx, PaidBy, refresh_cart_tx, sale_tx, tender_by_id};
@@ -14,7 +15,7 @@ use crate::tender::*;
 use crate::types::*;
 use crate::write_tx::WriteTx;
 
-/// What [`Ledger::open_card_tender`] returns.
+/// What [`Sales::open_card_tender`] returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CardTender {
     pub tender: Tender,
@@ -24,7 +25,7 @@ pub struct CardTender {
     pub is_new: bool,
 }
 
-impl Ledger {
+impl Sales<&mut Ledger> {
     /// Opens a card tender of `amount_minor` (everything still open when `None`) for the
     /// sale of `cart_id`: a new payment (state `created`, fresh key, exact request) and
     /// its tender row, committed together before the caller sends anything.

@@ -2,6 +2,8 @@
 //! rounding, recorded with the sale's completion and the drawer's movements in ONE
 //! transaction (one durable commit).
 
+use std::ops::Deref;
+use crate::ledger::Sales;
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +15,7 @@ use crate::tender::*;
 use crate::types::*;
 use crate::write_tx::WriteTx;
 
-/// What [`Ledger::pay_cash`] recorded.
+/// What [`Sales::pay_cash`] recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CashTender {
     pub tender: Tender,
@@ -22,7 +24,7 @@ pub struct CashTender {
     pub sale: Sale,
 }
 
-impl Ledger {
+impl Sales<&mut Ledger> {
     /// Takes `tendered_minor` in cash for the sale of `cart_id`. Cash that covers what
     /// is open (rounded to the currency's cash rounding) completes the sale and the
     /// difference is the change; less is a part payment. One transaction: the tender,
@@ -81,7 +83,9 @@ impl Ledger {
         tx.commit()?;
         Ok(())
     }
+}
 
+impl<L: Deref<Target = Ledger>> Sales<L> {
     /// The cash rounding increment of a currency (1 = none).
     pub fn cash_rounding(&self, currency: Currency) -> Result<i64> {
         cash_rounding_tx(&self.conn, currency)

@@ -17,6 +17,8 @@ pub use cash::CashTender;
 pub use refund::SaleRefundPlan;
 pub use report::{TenderDay, TenderKindTotal, UnpaidBalance};
 
+use std::ops::Deref;
+use crate::ledger::Sales;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
@@ -68,9 +70,9 @@ pub(crate) fn check_reason(reason: &str) -> Result<&str> {
         .ok_or_else(|| Error::InvalidInput("a reason needs 3 to 200 printable characters".into()))
 }
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> Sales<L> {
     /// The sale of a cart: tenders, totals, state (record 0029).
-    pub fn sale(&self, cart_id: CartId) -> Result<Sale> {
+    pub fn by_cart(&self, cart_id: CartId) -> Result<Sale> {
         sale_tx(&self.conn, cart_id)
     }
 

@@ -2,6 +2,7 @@
 //! to their own card first (each its own refund with its own key), the rest in cash —
 //! all committed in ONE transaction before anything is sent.
 
+use crate::ledger::Sales;
 use serde::{Deserialize, Serialize};
 
 use super::cancel::cash_refunded_tx;
@@ -16,7 +17,7 @@ use paydesk_domain::TenderKind;
 use crate::types::*;
 use crate::write_tx::WriteTx;
 
-/// What [`Ledger::plan_sale_refund`] committed.
+/// What [`Sales::plan_refund`] committed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SaleRefundPlan {
     pub cart_id: CartId,
@@ -27,19 +28,19 @@ pub struct SaleRefundPlan {
     pub cash_out_minor: i64,
 }
 
-impl Ledger {
+impl Sales<&mut Ledger> {
     /// Refunds `amount_minor` of a paid sale (everything refundable when `None`): card
     /// tenders in order, each up to what is left of its payment, then cash tenders.
     /// Refused while a refund of one of its cards is open (`RefundInProgress`), while a
     /// card tender waits to be forwarded, and above what is refundable
     /// ([`Error::SaleRefundExceeds`]). A sale not paid in full is canceled instead.
-    pub fn plan_sale_refund(&mut self, cart_id: CartId, amount_minor: Option<i64>, reason: Option<&str>, now_ms: i64) -> Result<SaleRefundPlan> {
+    pub fn plan_refund(&mut self, cart_id: CartId, amount_minor: Option<i64>, reason: Option<&str>, now_ms: i64) -> Result<SaleRefundPlan> {
         if let Some(a) = amount_minor {
             if a <= 0 {
                 return Err(Error::InvalidAmount(format!("a refund of {a} must be greater than zero")));
             }
         }
-        let cards = self.sale(cart_id)?.tenders.iter().filter(|t| t.kind == TenderKind::Card).count();
+        let cards = self.by_cart(cart_id)?.tenders.iter().filter(|t| t.kind == TenderKind::Card).count();
         let mut keys: Vec<String> = (0..cards).map(|_| self.new_key()).collect();
         let tx = self.write_tx()?;
         let sale = sale_tx(&tx, cart_id)?;

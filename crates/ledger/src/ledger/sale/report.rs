@@ -2,6 +2,8 @@
 //! the drawer should hold, sales with an unpaid balance, and charges of superseded
 //! tenders that are owed back. Read-only.
 
+use std::ops::Deref;
+use crate::ledger::Sales;
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
@@ -56,7 +58,7 @@ pub struct TenderDay {
     pub superseded_charged_not_listed: i64,
 }
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> Sales<L> {
     /// The tender part of End of day for tenders created at or after `since_ms`.
     pub fn tender_day(&self, since_ms: i64) -> Result<TenderDay> {
         // Per kind by the takings' definitions (End of day's headline figures and the X /
@@ -110,13 +112,13 @@ impl Ledger {
         let superseded_all: i64 = self.conn.query_row(&format!("SELECT count(*) {SUPERSEDED_CHARGED}"), [], |r| r.get(0))?;
         Ok(TenderDay {
             by_kind,
-            expected_drawer: match self.current_shift()? {
+            expected_drawer: match self.shifts().current()? {
                 Some(_open) => None,
                 None => Some(self.expected_drawer()?),
             },
             unpaid_balances,
             unpaid_balances_not_listed,
-            canceling: self.sales_canceling()?,
+            canceling: self.canceling()?,
             superseded_charged_not_listed: superseded_all - superseded_charged.len() as i64,
             superseded_charged,
         })

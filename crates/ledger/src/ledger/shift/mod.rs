@@ -13,6 +13,8 @@
 //! Who may do what is `paydesk_access`'s table, checked here as well as by the screen
 //! ([`authorize_tx`]); an approver's PIN is checked by the caller before it names them.
 
+use std::ops::Deref;
+use crate::ledger::Shifts;
 use paydesk_access::{authorize, Action, Authorization};
 use rusqlite::OptionalExtension;
 use serde::{Deserialize, Serialize};
@@ -115,7 +117,7 @@ pub(crate) fn admit_money_tx(tx: &WriteTx<'_>) -> Result<Option<i64>> {
 
 /// Checks `actor` (and their approver) against the role table for `action`, as the
 /// ledger holds their roles now. The actor must be the person signed in at the register
-/// (their PIN was checked by [`Ledger::sign_in`]); the approver's PIN is the caller's to
+/// (their PIN was checked by [`Roster::sign_in`]); the approver's PIN is the caller's to
 /// check. Returns the approver to record, if one was needed.
 pub(crate) fn authorize_tx(conn: &rusqlite::Connection, actor: Actor, action: Action) -> Result<Option<i64>> {
     match super::session::operator(conn)? {
@@ -156,21 +158,21 @@ pub(crate) fn z_report_heads(conn: &rusqlite::Connection) -> Result<Vec<paydesk_
     Ok(heads)
 }
 
-impl Ledger {
+impl<L: Deref<Target = Ledger>> Shifts<L> {
     /// The open shift, if any.
-    pub fn current_shift(&self) -> Result<Option<Shift>> {
+    pub fn current(&self) -> Result<Option<Shift>> {
         match open_shift_id(&self.conn)? {
             Some(id) => shift_by_id_tx(&self.conn, id),
             None => Ok(None),
         }
     }
 
-    pub fn shift(&self, id: i64) -> Result<Option<Shift>> {
+    pub fn by_id(&self, id: i64) -> Result<Option<Shift>> {
         shift_by_id_tx(&self.conn, id)
     }
 
     /// Whether this register sells only inside an open shift (see [`shifts_required`]).
-    pub fn shifts_required(&self) -> Result<bool> {
+    pub fn required(&self) -> Result<bool> {
         shifts_required(&self.conn)
     }
 }

@@ -1,6 +1,8 @@
 //! The writes of a shift (record 0066), each one transaction with its audit row, so
 //! "it happened" and "who did it" are committed together or not at all.
 
+use std::ops::Deref;
+use crate::ledger::Shifts;
 use paydesk_access::audit::{Anchor, Hash};
 use paydesk_access::Action;
 use rusqlite::{params, OptionalExtension};
@@ -29,9 +31,9 @@ fn audit(actor: Actor, approver: Option<i64>, action: &str, subject: String, rea
     AuditInput { actor_id: Some(actor.staff_id), approver_id: approver, reason, after: Some(after.to_string()), ..AuditInput::new(action, &subject) }
 }
 
-impl Ledger {
+impl Shifts<&mut Ledger> {
     /// Opens a shift on a float counted by denomination, in the store's currency.
-    pub fn open_shift(&mut self, actor: Actor, float: &[DenominationCount], now_ms: i64) -> Result<Shift> {
+    pub fn open(&mut self, actor: Actor, float: &[DenominationCount], now_ms: i64) -> Result<Shift> {
         let tx = self.write_tx()?;
         let approver = authorize_tx(&tx, actor, Action::OpenShift)?;
         if let Some(shift_id) = open_shift_id(&tx)? {
@@ -107,7 +109,7 @@ impl Ledger {
     /// Closes the open shift on a blind count (the counter never sees the expected
     /// amount first) and writes the next Z report. Refused while a sale of the shift is
     /// part-paid. The Z report keeps the audit head right after its own audit row.
-    pub fn close_shift(&mut self, actor: Actor, counted: &[DenominationCount], now_ms: i64) -> Result<ZReport> {
+    pub fn close(&mut self, actor: Actor, counted: &[DenominationCount], now_ms: i64) -> Result<ZReport> {
         let tx = self.write_tx()?;
         let approver = authorize_tx(&tx, actor, Action::CloseShift)?;
         let shift_id = open_shift_id(&tx)?.ok_or(Error::NoOpenShift)?;
@@ -159,7 +161,9 @@ impl Ledger {
         tx.commit()?;
         Ok(ZReport { z_number, closed_by: actor.staff_id, approver_id: approver, counted_counts, counted_minor, expected_minor, over_short_minor, report, audit_head })
     }
+}
 
+impl<L: Deref<Target = Ledger>> Shifts<L> {
     /// Z report number `z_number`, as written at its close.
     pub fn z_report(&self, z_number: i64) -> Result<Option<ZReport>> {
         let row = self

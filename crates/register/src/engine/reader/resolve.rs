@@ -25,7 +25,7 @@ pub(super) struct Read {
 
 impl Engine {
     pub(super) fn reader_payment_of(&self, p: &Payment) -> Result<ReaderPayment> {
-        self.with_ledger(|l| l.reader_payment(p.id))?
+        self.with_ledger(|l| l.card_readers().payment(p.id))?
             .ok_or_else(|| EngineError::InvalidInput(format!("payment {} is not a card-present payment on a reader", p.idempotency_key)))
     }
 
@@ -133,7 +133,7 @@ impl Engine {
         };
         let moves = to.is_some_and(|t| t != p.state);
         let has_details = match &details {
-            Some(_) => self.with_ledger(|l| l.card_present_details(p.id))?.is_some(),
+            Some(_) => self.with_ledger(|l| l.card_readers().card_present_details(p.id))?.is_some(),
             None => true,
         };
         if !moves && attempt_change.is_none() && has_details {
@@ -149,7 +149,7 @@ impl Engine {
         };
         let s = ReaderSettlement { to, attempt: attempt_change, details, note };
         let now = self.now();
-        let after = self.with_ledger(|l| l.settle_reader(p.id, &s, now))?;
+        let after = self.with_ledger(|l| l.card_readers_mut().settle(p.id, &s, now))?;
         if after.state != p.state {
             self.notify(Notification::Resolved { subject, state: SettledState::Payment(after.state), via });
         }
@@ -247,7 +247,7 @@ impl Engine {
     pub(super) fn stored_reader_report(&self, p: &Payment, why: Option<PendingWhy>) -> Result<ReaderReport> {
         let rp = self.reader_payment_of(p)?;
         let latest = rp.latest().cloned();
-        let card = self.with_ledger(|l| l.card_present_details(p.id))?;
+        let card = self.with_ledger(|l| l.card_readers().card_present_details(p.id))?;
         let outcome = match p.state {
             PaymentState::Captured | PaymentState::Refunding | PaymentState::PartiallyRefunded | PaymentState::Refunded => {
                 ReaderOutcome::Paid
@@ -376,7 +376,7 @@ impl Engine {
             return Ok(false);
         }
         Ok(self
-            .with_ledger(|l| l.reader_payment(p.id))?
+            .with_ledger(|l| l.card_readers().payment(p.id))?
             .and_then(|rp| rp.latest().map(|a| a.outcome.proves_not_charged()))
             .unwrap_or(false))
     }

@@ -99,13 +99,13 @@ impl Engine {
             device_type: r.device_type.clone(),
             registered_at_ms: self.now(),
         };
-        self.with_ledger(|l| l.register_reader(&record))?;
+        self.with_ledger(|l| l.card_readers_mut().register(&record))?;
         Ok(ReaderRegistration { reader: record, status: r.status() })
     }
 
     /// The readers this register knows.
     pub fn readers(&self) -> Result<Vec<ReaderRecord>> {
-        Ok(self.with_reader(|l| l.readers())?)
+        Ok(self.with_reader(|l| l.card_readers().list())?)
     }
 
     /// The reader as the PSP sees it now (status, action).

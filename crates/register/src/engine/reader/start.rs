@@ -40,9 +40,9 @@ impl Engine {
         override_reason: Option<&str>,
     ) -> Result<ReaderTenderReport> {
         let now = self.now();
-        let currency = self.with_ledger(|l| l.cart(cart))?.currency;
+        let currency = self.with_ledger(|l| l.carts().by_id(cart))?.currency;
         let ct: CardTender = self
-            .with_ledger(|l| l.open_reader_tender(cart, amount_minor, reader_id, CaptureMethod::Automatic, override_reason, now))
+            .with_ledger(|l| l.card_readers_mut().open_tender(cart, amount_minor, reader_id, CaptureMethod::Automatic, override_reason, now))
             .map_err(|e| crate::engine::sale::tender_error(e, currency))?;
         let key = ct.payment.idempotency_key.clone();
         if ct.is_new {
@@ -56,7 +56,7 @@ impl Engine {
     /// A reader payment without a sale (the CLI's `reader charge --amount`).
     pub async fn charge_on_reader(&self, amount: Money, reader_id: &str) -> Result<ReaderReport> {
         let now = self.now();
-        let p = self.with_ledger(|l| l.create_reader_payment(amount, reader_id, CaptureMethod::Automatic, now))?;
+        let p = self.with_ledger(|l| l.card_readers_mut().create_payment(amount, reader_id, CaptureMethod::Automatic, now))?;
         self.crash(CrashPoint::AfterKeyCommit);
         let res = self.hand_to_reader(&p.idempotency_key, false, true).await;
         self.reader_told(&p.idempotency_key, res)
@@ -101,7 +101,7 @@ impl Engine {
         let rows = self.attempt_rows(&create_recs);
         let now = self.now();
         let begun = self
-            .with_ledger(|l| l.begin_reader_attempt(p.id, &intent.id, &rows, person_asked, now))
+            .with_ledger(|l| l.card_readers_mut().begin_attempt(p.id, &intent.id, &rows, person_asked, now))
             .map_err(|e| self.reader_ledger_error(&p, e))?;
         let attempt = match begun {
             BeginAttempt::New(a) => a,
@@ -199,7 +199,7 @@ impl Engine {
     /// whole sale, else one line with the amount (`display.rs` says why). Best effort: a
     /// display that fails never stops a payment.
     async fn show_cart(&self, p: &Payment, attempt: &ReaderAttempt) {
-        let sale = p.cart_id.and_then(|c| self.with_ledger(|l| l.cart(c)).ok());
+        let sale = p.cart_id.and_then(|c| self.with_ledger(|l| l.carts().by_id(c)).ok());
         let cart = super::display::display_cart(sale.as_ref(), p.amount);
         let c = self.inner.psp.clone();
         let reader = attempt.reader_id.clone();
@@ -287,7 +287,7 @@ impl Engine {
 
     pub(super) fn settle_reader_now(&self, p: &Payment, s: &ReaderSettlement) -> Result<Payment> {
         let now = self.now();
-        Ok(self.with_ledger(|l| l.settle_reader(p.id, s, now))?)
+        Ok(self.with_ledger(|l| l.card_readers_mut().settle(p.id, s, now))?)
     }
 
     fn reader_ledger_error(&self, p: &Payment, e: paydesk_ledger::Error) -> EngineError {

@@ -39,7 +39,7 @@ impl Engine {
     /// Resumes every cancel not confirmed yet (recovery, record 0010). Returns
     /// (resumed, now canceled).
     pub(in crate::engine) async fn resume_sale_cancels(&self) -> Result<(u32, u32, Vec<String>)> {
-        let carts = self.with_ledger(|l| l.sales_canceling())?;
+        let carts = self.with_ledger(|l| l.sales().canceling())?;
         let (mut resumed, mut done, mut errors) = (0, 0, Vec::new());
         for cart in carts {
             resumed += 1;
@@ -60,7 +60,7 @@ impl Engine {
         // One cancel of a sale at a time in this process; the ledger's transaction
         // makes it safe across processes.
         let _sale = self.flight(&format!("sale:{cart}")).await;
-        let stored = self.with_ledger(|l| l.sale(cart))?.cancel.map(|c| c.reason);
+        let stored = self.with_ledger(|l| l.sales().by_cart(cart))?.cancel.map(|c| c.reason);
         let reason = match (stored, reason) {
             (Some(r), _) => r,
             (None, Some(r)) => r.to_string(),
@@ -80,7 +80,7 @@ impl Engine {
             let now = self.now();
             let actions = match mode {
                 DriveMode::Interactive => {
-                    let plan = self.with_ledger(|l| l.begin_sale_cancel(cart, &reason, now, &crate::attempt::may_have_reached_psp))?;
+                    let plan = self.with_ledger(|l| l.sales_mut().begin_cancel(cart, &reason, now, &crate::attempt::may_have_reached_psp))?;
                     report.cash_returned += plan.cash_returned_minor;
                     plan.actions
                 }
@@ -106,13 +106,13 @@ impl Engine {
                 }
             }
             let now = self.now();
-            report.state = self.with_ledger(|l| l.finish_sale_cancel(cart, now))?;
+            report.state = self.with_ledger(|l| l.sales_mut().finish_cancel(cart, now))?;
             if report.state == SaleState::Canceled || !refused {
                 break;
             }
         }
         let sale = self.sale_now(cart)?;
-        if let Some(c) = self.with_ledger(|l| l.sale(cart))?.cancel {
+        if let Some(c) = self.with_ledger(|l| l.sales().by_cart(cart))?.cancel {
             report.state = cancel_state(c.state);
         }
         report.sale = sale;
@@ -125,14 +125,14 @@ impl Engine {
     /// must still void: what recovery drives, nothing new.
     fn committed_cancel_actions(&self, cart: CartId) -> Result<Vec<CancelAction>> {
         self.with_ledger(|l| -> paydesk_ledger::Result<Vec<CancelAction>> {
-            let sale = l.sale(cart)?;
+            let sale = l.sales().by_cart(cart)?;
             let mut actions = Vec::new();
             for t in sale.tenders.iter().filter(|t| t.standing == TenderStanding::Active) {
                 let (Some(pid), Some(key)) = (t.payment_id, t.checkout_key.clone()) else { continue };
                 match t.payment_state {
                     Some(PaymentState::Authorized) => actions.push(CancelAction::Void { tender_id: t.id, checkout_key: key }),
                     Some(PaymentState::Refunding) => {
-                        for r in l.refunds_for_payment(pid)?.into_iter().filter(|r| !r.state.is_terminal()) {
+                        for r in l.refunds().for_payment(pid)?.into_iter().filter(|r| !r.state.is_terminal()) {
                             actions.push(CancelAction::Refund {
                                 tender_id: t.id,
                                 refund_id: r.id,

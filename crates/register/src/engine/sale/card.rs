@@ -31,9 +31,9 @@ impl Engine {
     ) -> Result<CardTenderReport> {
         validate_options(&options)?;
         let now = self.now();
-        let currency = self.with_ledger(|l| l.cart(cart))?.currency;
+        let currency = self.with_ledger(|l| l.carts().by_id(cart))?.currency;
         let ct = self
-            .with_ledger(|l| l.open_card_tender(cart, amount_minor, &options, override_reason, now))
+            .with_ledger(|l| l.sales_mut().open_card_tender(cart, amount_minor, &options, override_reason, now))
             .map_err(|e| tender_error(e, currency))?;
         let key = ct.payment.idempotency_key;
         let res = if ct.is_new {

@@ -25,9 +25,9 @@ impl Engine {
     /// given, which supersedes that tender (audited).
     pub fn pay_cash(&self, cart: CartId, tendered_minor: i64, override_reason: Option<&str>) -> Result<CashReport> {
         let now = self.now();
-        let currency = self.with_ledger(|l| l.cart(cart))?.currency;
+        let currency = self.with_ledger(|l| l.carts().by_id(cart))?.currency;
         let c = self
-            .with_ledger(|l| l.pay_cash(cart, tendered_minor, override_reason, now))
+            .with_ledger(|l| l.sales_mut().pay_cash(cart, tendered_minor, override_reason, now))
             .map_err(|e| tender_error(e, currency))?;
         Ok(CashReport {
             tendered: c.split.tendered_minor,

@@ -78,13 +78,13 @@ impl SaleView {
 impl Engine {
     /// The sale of a cart: tenders, amount due, state (a reader connection).
     pub fn sale_view(&self, cart: CartId) -> Result<SaleView> {
-        let s = self.with_reader(|l| l.sale(cart))?;
+        let s = self.with_reader(|l| l.sales().by_cart(cart))?;
         Ok(SaleView::of(&s))
     }
 
     /// The sale as the writer sees it right now (after this engine's own writes).
     pub(super) fn sale_now(&self, cart: CartId) -> Result<SaleView> {
-        let s = self.with_ledger(|l| l.sale(cart))?;
+        let s = self.with_ledger(|l| l.sales().by_cart(cart))?;
         Ok(SaleView::of(&s))
     }
 
@@ -92,12 +92,12 @@ impl Engine {
     /// for tenders since `since_ms`, the cash the drawer should hold, unpaid balances,
     /// cancels not confirmed yet, superseded tenders charged anyway.
     pub fn tender_day(&self, since_ms: i64) -> Result<TenderDay> {
-        Ok(self.with_reader(|l| l.tender_day(since_ms))?)
+        Ok(self.with_reader(|l| l.sales().tender_day(since_ms))?)
     }
 
     /// Sets the store's cash rounding for a currency (1 = none; record 0030).
     pub fn set_cash_rounding(&self, currency: Currency, increment_minor: i64) -> Result<()> {
-        Ok(self.with_ledger(|l| l.set_cash_rounding(currency, increment_minor))?)
+        Ok(self.with_ledger(|l| l.sales_mut().set_cash_rounding(currency, increment_minor))?)
     }
 }
 

@@ -24,7 +24,7 @@ impl Engine {
     /// Refunds `amount_minor` of a paid sale (everything refundable when `None`).
     pub async fn refund_sale(&self, cart: CartId, amount_minor: Option<i64>, reason: Option<&str>) -> Result<SaleRefundReport> {
         let now = self.now();
-        let plan = self.with_ledger(|l| l.plan_sale_refund(cart, amount_minor, reason, now)).map_err(|e| match e {
+        let plan = self.with_ledger(|l| l.sales_mut().plan_refund(cart, amount_minor, reason, now)).map_err(|e| match e {
             paydesk_ledger::Error::RefundInProgress { refund_key, .. } => {
                 EngineError::RefundInProgress { key: format!("sale {cart}"), refund_key }
             }
