@@ -344,6 +344,15 @@ fn tauri_driver_path() -> PathBuf {
     PathBuf::from("tauri-driver")
 }
 
+/// The test's HTTP client to a PSP. Idle connections are dropped after 30 s, well before the
+/// mock PSP closes them (75 s): a pooled connection the server closed just as the test
+/// reused it was reset ("connection reset" on a plain GET, seen once in
+/// `offline_payment_is_accepted_then_forwarded_when_the_psp_is_back` after a long wait).
+/// The register's own transport keeps the same 30 s for the same reason.
+fn psp_client() -> reqwest::Client {
+    reqwest::Client::builder().timeout(Duration::from_secs(20)).pool_idle_timeout(Duration::from_secs(30)).build().unwrap()
+}
+
 /// The app's embedded mock PSP, reached through its own HTTP API (as a PSP-side
 /// check independent of the screen) and its `/__admin` endpoints (faults, stats).
 pub struct Psp {
@@ -358,7 +367,7 @@ impl Psp {
         Psp {
             url: url.trim_end_matches('/').to_string(),
             key: key.to_string(),
-            http: reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap(),
+            http: psp_client(),
         }
     }
 
@@ -457,7 +466,7 @@ impl App {
                     return Psp {
                         url: v["url"].as_str().unwrap().trim_end_matches('/').to_string(),
                         key: v["secret_key"].as_str().unwrap().to_string(),
-                        http: reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap(),
+                        http: psp_client(),
                     };
                 }
             }
