@@ -235,23 +235,11 @@ fn functions(code: &str) -> Vec<(String, usize, usize)> {
     out
 }
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            rs_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// Long functions and allowances under each root (paths relative to `base`).
 fn scan(base: &Path, roots: &[&str]) -> Findings {
     let mut files = Vec::new();
     for root in roots {
-        rs_files(&base.join(root), &mut files);
+        files.extend(crate::source_files::rs_files(&base.join(root)));
     }
     let mut code_of = BTreeMap::new();
     let mut test_files = BTreeSet::new();

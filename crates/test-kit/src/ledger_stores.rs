@@ -14,17 +14,6 @@ const HOME: &str = "ledger/mod.rs";
 /// new_key. A ratchet: a new one needs a reason to stay off every store (and this raised).
 const MAX_OWN_METHODS: usize = 9;
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rs_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// The line without its `//` comment, trimmed.
 fn code(line: &str) -> &str {
     line.find("//").map_or(line, |i| &line[..i]).trim()
@@ -44,9 +33,7 @@ fn opens_impl_ledger(line: &str) -> bool {
 
 /// `file:line` of every `impl Ledger` block outside [`HOME`], under `src`.
 fn stray_impls(src: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    rs_files(src, &mut files);
-    files.sort();
+    let files = crate::source_files::rs_files(src);
     let mut out = Vec::new();
     for f in files.iter().filter(|f| f.strip_prefix(src).unwrap() != Path::new(HOME)) {
         let text = std::fs::read_to_string(f).unwrap();

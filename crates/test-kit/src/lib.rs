@@ -8,6 +8,7 @@
 //! | `process.rs` | the URL a PSP process prints once it listens (`listening on URL`) |
 //! | `ledger.rs` | a register ledger in a temp dir (a real SQLite file) |
 //! | `in_process.rs` | the register's transport that calls the mock PSP's service directly (no socket) |
+//! | `source_files.rs` | (tests only) the `.rs` files under a folder, sorted, for the checks below that read sources |
 //! | `test_layout.rs` | (a test only) every `tests/*.rs` in the workspace is a `mod` of its package's one test binary |
 //! | `vocabulary_once.rs` | (a test only) `Currency`, `TenderKind`, `Locale` and `Money` are declared in `crates/domain` and no other crate (decision 0107) |
 //! | `records_cited.rs` | (a test only) code cites decision records (`record 0048`) that exist, never a section of the former design.md |
@@ -32,6 +33,8 @@ mod one_door;
 mod ledger_stores;
 #[cfg(test)]
 mod records_cited;
+#[cfg(test)]
+mod source_files;
 #[cfg(test)]
 mod vocabulary_once;
 

@@ -94,17 +94,6 @@ fn referenced_modules(code: &str) -> BTreeSet<String> {
     out
 }
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rs_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// Names the crate root re-exports (`pub use error::{Error, Result};` in lib.rs) → the
 /// module they come from, so `crate::Error` is an edge to `error`.
 fn root_reexports(root_code: &str, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
@@ -125,8 +114,7 @@ fn root_reexports(root_code: &str, modules: &BTreeSet<String>) -> BTreeMap<Strin
 /// Top-level module → top-level modules it names (directly, or through a name the crate
 /// root re-exports).
 fn module_graph(src: &Path) -> Graph {
-    let mut files = Vec::new();
-    rs_files(src, &mut files);
+    let files = crate::source_files::rs_files(src);
     let top_of = |p: &Path| -> String {
         let rel = p.strip_prefix(src).unwrap();
         let first = rel.components().next().unwrap().as_os_str().to_string_lossy().to_string();

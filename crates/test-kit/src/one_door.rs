@@ -10,26 +10,10 @@ use std::path::{Path, PathBuf};
 /// The escape hatches' names, as a call.
 const HATCHES: [&str; 2] = ["ledger_for_tests(", "reader_for_tests("];
 
-/// Every `.rs` file under `dir`, recursively, sorted.
-fn rs_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return out };
-    for e in entries.filter_map(|e| e.ok()) {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(rs_files(&p));
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-    out.sort();
-    out
-}
-
 /// `file:line: text` for each call of an escape hatch in the sources under `src_dirs`.
 pub(crate) fn hatch_calls(src_dirs: &[PathBuf]) -> Vec<String> {
     let mut out = Vec::new();
-    for file in src_dirs.iter().flat_map(|d| rs_files(d)) {
+    for file in src_dirs.iter().flat_map(|d| crate::source_files::rs_files(d)) {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         for (n, line) in text.lines().enumerate() {
             if HATCHES.iter().any(|h| line.contains(h)) {
@@ -45,7 +29,7 @@ fn the_app_and_the_cli_reach_the_ledger_only_through_the_engine() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dirs = [root.join("src-tauri/src"), root.join("crates/cli/src")];
     for d in &dirs {
-        assert!(rs_files(d).len() > 10, "sources not found under {}", d.display());
+        assert!(crate::source_files::rs_files(d).len() > 10, "sources not found under {}", d.display());
     }
     let calls = hatch_calls(&dirs);
     assert!(calls.is_empty(), "the app or the CLI reaches around the engine (use or add a use case in paydesk-register):\n{}", calls.join("\n"));

@@ -29,18 +29,6 @@ fn package_dirs(root: &Path) -> Vec<(String, PathBuf)> {
     out
 }
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for p in entries.flatten().map(|e| e.path()) {
-        let skip = p.file_name().is_some_and(|n| n == "target" || n == "node_modules");
-        if p.is_dir() && !skip {
-            rs_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// The names `enum NAME` / `struct NAME` declares in `src`, comments left out.
 fn declared(src: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
@@ -60,8 +48,7 @@ fn declared(src: &str) -> BTreeSet<String> {
 fn declarations(packages: &[(String, PathBuf)]) -> BTreeMap<&'static str, BTreeSet<String>> {
     let mut out: BTreeMap<&'static str, BTreeSet<String>> = ONCE.iter().map(|w| (*w, BTreeSet::new())).collect();
     for (name, dir) in packages {
-        let mut files = Vec::new();
-        rs_files(dir, &mut files);
+        let files = crate::source_files::rs_files(dir);
         for f in files {
             let names = declared(&std::fs::read_to_string(&f).unwrap_or_default());
             for w in ONCE {
