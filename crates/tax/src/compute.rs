@@ -94,7 +94,7 @@ pub struct SaleTax {
     pub total: i64,
 }
 
-fn percent_of(amount: i64, basis_points: u32) -> i64 {
+pub(crate) fn percent_of(amount: i64, basis_points: u32) -> i64 {
     // amount ≤ ~10¹⁷ and basis_points ≤ 10⁴, so the quotient is ≤ amount: it fits.
     (i128::from(amount) * i128::from(basis_points) / i128::from(BASIS_POINTS_100_PERCENT)) as i64
 }
@@ -124,7 +124,7 @@ fn line_result(i: usize, line: &Line, cart: &Cart, settings: &TaxSettings) -> Re
 }
 
 /// Tax of one rate's amount, in the store's price mode: `(base, tax, gross)`.
-fn tax_of(amount: i64, basis_points: u32, settings: &TaxSettings) -> (i64, i64, i64) {
+pub(crate) fn tax_of(amount: i64, basis_points: u32, settings: &TaxSettings) -> (i64, i64, i64) {
     let a = i128::from(amount);
     let bp = i128::from(basis_points);
     let full = i128::from(BASIS_POINTS_100_PERCENT);

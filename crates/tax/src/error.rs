@@ -26,4 +26,12 @@ pub enum TaxError {
     NoRate { class: TaxClass, date: String },
     #[error("the rate table is invalid: {reason}")]
     BadRateTable { reason: String },
+    #[error("line {line}: {sold} sold, {returned} already returned; {asked} more cannot be returned")]
+    ReturnBeyondSold { line: usize, sold: u32, returned: u32, asked: u32 },
+    #[error("the sale has {lines} lines; there is no line {line} to return")]
+    ReturnUnknownLine { line: usize, lines: usize },
+    #[error("line {line} is named twice in one return")]
+    ReturnLineTwice { line: usize },
+    #[error("earlier returns are given for {given} lines; the sale has {lines}")]
+    ReturnLinesMismatch { lines: usize, given: usize },
 }

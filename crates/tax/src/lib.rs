@@ -8,7 +8,8 @@
 //! input can overflow.
 //!
 //! The entry point is [`compute`]: a [`Cart`] and the store's [`TaxSettings`] in, a
-//! [`SaleTax`] (per-rate taxable total and tax, sale total) out.
+//! [`SaleTax`] (per-rate taxable total and tax, sale total) out. A return of some of a sale's
+//! lines is valued by [`return_tax`] from the same cart and settings (record 0113).
 
 mod allocate;
 mod class;
@@ -16,6 +17,7 @@ mod codes;
 mod compute;
 mod error;
 mod rates;
+mod returns;
 
 pub use allocate::allocate_proportionally;
 pub use class::{Dining, TaxClass};
@@ -23,5 +25,6 @@ pub use codes::{ean_check_digit, validate_ean, validate_jan, CodeError, Registra
 pub use compute::{compute, Cart, Discount, Line, LineResult, RateResult, SaleTax, MAX_LINES,
     MAX_QUANTITY, MAX_UNIT_PRICE};
 pub use error::TaxError;
+pub use returns::{return_tax, RateReturn, ReturnTax, Returned, ReturnedLine};
 pub use rates::{round_div, PriceMode, RateEntry, RateTable, Rounding, TaxSettings,
     YearMonthDay, BASIS_POINTS_100_PERCENT};

@@ -5,4 +5,5 @@
 //! paydesk-test-kit's `every_test_file_is_compiled` fails while a file is not listed.
 
 mod props;
+mod returns;
 mod worked;
