@@ -16,6 +16,7 @@ mod class;
 mod codes;
 mod compute;
 mod error;
+mod gtin;
 mod rates;
 mod returns;
 
@@ -25,6 +26,7 @@ pub use codes::{ean_check_digit, validate_ean, validate_jan, CodeError, Registra
 pub use compute::{compute, Cart, Discount, Line, LineResult, RateResult, SaleTax, MAX_LINES,
     MAX_QUANTITY, MAX_UNIT_PRICE};
 pub use error::TaxError;
+pub use gtin::{read_in_store, Embedded, Gtin13, InStoreLabel, InStoreRule};
 pub use returns::{return_tax, RateReturn, ReturnTax, Returned, ReturnedLine};
 pub use rates::{round_div, PriceMode, RateEntry, RateTable, Rounding, TaxSettings,
     YearMonthDay, BASIS_POINTS_100_PERCENT};
