@@ -40,7 +40,8 @@ fn the_bundled_sqlite_has_the_measured_build_options() {
 /// The check itself, on builds planted the way they go wrong: each bad option is named.
 #[test]
 fn a_build_without_the_options_is_named() {
-    let good: Vec<String> = compile_options();
+    // A made-up good build (not this one: its own test says whether it is good).
+    let good: Vec<String> = REQUIRED.iter().map(|o| o.to_string()).chain(["THREADSAFE=1".to_string()]).collect();
     assert!(problems(&good).is_empty());
     let mut default_cache = good.clone();
     default_cache.retain(|o| o != "DEFAULT_PCACHE_INITSZ=0");
