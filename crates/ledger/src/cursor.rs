@@ -31,7 +31,8 @@ impl<L: Deref<Target = Ledger>> SyncLog<L> {
         check_name(psp)?;
         Ok(self
             .connection()
-            .query_row("SELECT created_s FROM event_cursors WHERE psp = ?1", [psp], |r| r.get(0))
+            .prepare_cached("SELECT created_s FROM event_cursors WHERE psp = ?1")?
+            .query_row([psp], |r| r.get(0))
             .optional()?)
     }
 }
@@ -45,14 +46,15 @@ impl SyncLog<&mut Ledger> {
             return Err(Error::InvalidInput(format!("event cursor must not be negative (got {created_s})")));
         }
         let tx = self.write_tx()?;
-        let stored = tx.query_row(
-            "INSERT INTO event_cursors (psp, created_s, updated_at_ms) VALUES (?1, ?2, ?3)
+        // Cached: every event poll moves it (no fresh parse per poll).
+        let stored = tx
+            .prepare_cached(
+                "INSERT INTO event_cursors (psp, created_s, updated_at_ms) VALUES (?1, ?2, ?3)
              ON CONFLICT(psp) DO UPDATE SET created_s = max(created_s, excluded.created_s),
                                             updated_at_ms = excluded.updated_at_ms
              RETURNING created_s",
-            rusqlite::params![psp, created_s, now_ms],
-            |r| r.get(0),
-        )?;
+            )?
+            .query_row(rusqlite::params![psp, created_s, now_ms], |r| r.get(0))?;
         tx.commit()?;
         Ok(stored)
     }

@@ -29,6 +29,7 @@ mod refunds_events;
 mod restored;
 mod sale_tax;
 mod shifts;
+mod sqlite_build;
 mod staff_audit;
 mod successor;
 mod tenders;

@@ -49,7 +49,9 @@ impl Sim {
         self.engine()
             .ledger_for_tests(|l| {
                 let c = l.connection();
-                let on: bool = c.pragma_query_value(None, "query_only", |r| r.get(0))?;
+                // Read through the statement cache: `pragma_query_value` parsed it afresh
+                // after every sale (0.8% of a calm run's CPU).
+                let on: bool = c.prepare_cached("PRAGMA query_only")?.query_row([], |r| r.get(0))?;
                 if on {
                     c.pragma_update(None, "query_only", false)?;
                 }
