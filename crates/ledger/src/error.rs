@@ -213,6 +213,15 @@ pub enum Error {
     #[error("payment {checkout_key} was presented on the reader {max} times; start a new payment")]
     ReaderAttemptLimit { checkout_key: String, max: i64 },
 
+    /// A ryōshūsho for a sale that is not paid in full (record 0112): nothing written.
+    #[error("sale {cart_id} is {}: only a paid sale gets a ryōshūsho", state.as_str())]
+    RyoshushoUnpaid { cart_id: i64, state: crate::tender::SaleState },
+    /// The sale has its ryōshūsho already, to another addressee or for another
+    /// description: one sale, one formal receipt (record 0112). It can only be reprinted
+    /// as issued. Nothing written.
+    #[error("sale {cart_id} already has ryōshūsho {number} with another addressee or description; it can only be reprinted as issued")]
+    RyoshushoDiffers { cart_id: i64, number: String },
+
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
 
