@@ -214,8 +214,10 @@ pub enum Error {
     ReaderAttemptLimit { checkout_key: String, max: i64 },
 
     /// A ryōshūsho for a sale that is not paid in full (record 0112): nothing written.
-    #[error("sale {cart_id} is {}: only a paid sale gets a ryōshūsho", state.as_str())]
-    RyoshushoUnpaid { cart_id: i64, state: crate::tender::SaleState },
+    /// `state` is the sale's (`SaleState::as_str`; named, not typed, because the sale's
+    /// vocabulary sits above the errors).
+    #[error("sale {cart_id} is {state}: only a paid sale gets a ryōshūsho")]
+    RyoshushoUnpaid { cart_id: i64, state: &'static str },
     /// The sale has its ryōshūsho already, to another addressee or for another
     /// description: one sale, one formal receipt (record 0112). It can only be reprinted
     /// as issued. Nothing written.

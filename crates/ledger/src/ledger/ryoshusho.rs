@@ -108,7 +108,7 @@ impl Receipts<&mut Ledger> {
         let tx = self.write_tx()?;
         let sale = sale_tx(&tx, cart_id)?;
         if sale.state != SaleState::Paid {
-            return Err(Error::RyoshushoUnpaid { cart_id: cart_id.0, state: sale.state });
+            return Err(Error::RyoshushoUnpaid { cart_id: cart_id.0, state: sale.state.as_str() });
         }
         let issued = match record_tx(&tx, cart_id)? {
             Some(first) if first.addressee != addressee || first.description != description => {

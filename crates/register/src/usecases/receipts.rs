@@ -121,7 +121,7 @@ fn issue_in(l: &mut paydesk_ledger::Ledger, cart: CartId, ask: RyoshushoAsk<'_>,
     // unpaid sale is refused as such, not as a sale without a receipt.
     let state = l.sales().by_cart(cart)?.state;
     if state != paydesk_ledger::SaleState::Paid {
-        return Err(paydesk_ledger::Error::RyoshushoUnpaid { cart_id: cart.0, state }.into());
+        return Err(paydesk_ledger::Error::RyoshushoUnpaid { cart_id: cart.0, state: state.as_str() }.into());
     }
     let (data, tax) = l.receipts().data(cart)?;
     let store = l.catalog().store_settings()?;
