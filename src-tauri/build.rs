@@ -38,6 +38,7 @@ const COMMANDS: &[&str] = &[
     "list_sales",
     "open_receipt_page",
     "print_receipt",
+    "issue_ryoshusho",
     "save_printer",
     "list_catalog",
     "save_item",

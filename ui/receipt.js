@@ -29,8 +29,16 @@ export function receiptPanel(cartId) {
         box.dataset.page = label;
       } catch (e) { msg.textContent = errText(e); msg.dataset.code = (e && e.code) || 'error'; msg.classList.add('bad'); }
     } });
+  // A formal receipt (領収書) on request: its form opens under the buttons.
+  const formal = h('button', { class: 'secondary', id: 'ryoshusho-open', type: 'button', text: t('ryoshusho-screen-open'), disabled: true });
+  let ryoshusho = null;
   // The buttons and their message above the paper: in view however long the receipt is.
-  const box = h('div', { class: 'receipt-panel', 'data-cart': String(cartId) }, h('div', { class: 'actions' }, print, page), msg, body);
+  const box = h('div', { class: 'receipt-panel', 'data-cart': String(cartId) }, h('div', { class: 'actions' }, print, page, formal), msg, body);
+  formal.addEventListener('click', () => {
+    if (!ryoshusho) return;
+    ryoshusho.form.hidden = !ryoshusho.form.hidden;
+    if (!ryoshusho.form.hidden) ryoshusho.form.querySelector('#ryoshusho-addressee').focus();
+  });
   let printing = false;
   const load = async () => {
     try {
@@ -39,6 +47,11 @@ export function receiptPanel(cartId) {
       body.dataset.total = String(r.receipt.total);
       box.dataset.prints = String(r.prints);
       print.textContent = r.next_print_reprint ? t('receipt-screen-reprint') : t('receipt-screen-print');
+      if (!ryoshusho) {
+        ryoshusho = ryoshushoForm(cartId, r);
+        box.insertBefore(ryoshusho.form, body);
+      }
+      formal.disabled = false;
       box.dataset.loaded = 'true';
     } catch (e) {
       body.textContent = t('receipt-screen-none', { why: errText(e) });
@@ -65,4 +78,52 @@ export function receiptPanel(cartId) {
   });
   load();
   return box;
+}
+
+/** The ryōshūsho (領収書, record 0112) of sale `cartId`: a small form (addressee, the
+ *  description filled in the store's language) whose Issue records it — once per sale,
+ *  every later issue a reissue of the first — prints it when a printer is set, and shows
+ *  its text. `panel` is the receipt panel's data (get_receipt). */
+function ryoshushoForm(cartId, panel) {
+  const addressee = h('input', { id: 'ryoshusho-addressee', type: 'text', maxlength: '64', autocomplete: 'off' });
+  const description = h('input', { id: 'ryoshusho-description', type: 'text', maxlength: '64', autocomplete: 'off' });
+  const issue = h('button', { class: 'primary', id: 'ryoshusho-issue', type: 'submit', text: t('ryoshusho-screen-issue') });
+  const msg = h('p', { class: 'help', id: 'ryoshusho-msg', role: 'status' });
+  const doc = h('pre', { class: 'receipt receipt-text', id: 'ryoshusho-text', 'aria-label': t('ryoshusho-screen-title'), hidden: true });
+  const form = h('form', { class: 'ryoshusho-form', id: 'ryoshusho-form', autocomplete: 'off', hidden: true },
+    h('h3', { text: t('ryoshusho-screen-title') }),
+    h('label', { for: 'ryoshusho-addressee' }, t('ryoshusho-screen-addressee'), addressee),
+    h('label', { for: 'ryoshusho-description' }, t('ryoshusho-screen-description'), description),
+    h('div', { class: 'actions' }, issue), msg, doc);
+  // Filled from the sale: its ryōshūsho's own words when it has one (a reissue must
+  // match them), else the store's usual description.
+  const fill = (r) => {
+    addressee.value = r.ryoshusho ? r.ryoshusho.addressee : '';
+    description.value = r.ryoshusho ? r.ryoshusho.description : r.ryoshusho_description;
+    issue.textContent = r.ryoshusho ? t('ryoshusho-screen-reissue') : t('ryoshusho-screen-issue');
+  };
+  fill(panel);
+  let issuing = false;   // one issue per press: two would be an original and a reissue
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (issuing) return;
+    issuing = true; issue.disabled = true;
+    msg.classList.remove('bad'); msg.dataset.code = '';
+    try {
+      const r = await invoke('issue_ryoshusho', { cart: cartId, addressee: addressee.value, description: description.value });
+      doc.textContent = r.text.join('\n'); doc.hidden = false;
+      doc.dataset.number = r.number;
+      doc.dataset.reprint = String(r.reprint);
+      msg.textContent = r.message; msg.dataset.code = r.printed ? 'printed' : 'not_printed';
+      issue.textContent = t('ryoshusho-screen-reissue');
+      announce(r.message);
+      // The document is what the cashier checks (the stamp box, the addressee): in view.
+      doc.scrollIntoView({ block: 'start' });
+    } catch (err) {
+      msg.textContent = errText(err); msg.dataset.code = (err && err.code) || 'error'; msg.classList.add('bad');
+    } finally {
+      issuing = false; issue.disabled = false;
+    }
+  });
+  return { form, fill };
 }

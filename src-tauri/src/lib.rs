@@ -95,6 +95,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             store::sales::list_sales,
             store::page::open_receipt_page,
             store::print::print_receipt,
+            store::ryoshusho::issue_ryoshusho,
             store::print::save_printer,
             store::catalog::list_catalog,
             store::catalog::save_item,

@@ -47,6 +47,7 @@ mod progress;
 mod reader;
 mod receipt;
 mod reports;
+mod ryoshusho;
 mod sale;
 mod shift;
 mod simulate;

@@ -7,6 +7,7 @@
 //! as a reprint (record 0058: an attempt that reached no printer leaves the next the original).
 //! A printer that is off: exit 1 `{"error":{"code":"print_failed","message",
 //! "may_have_printed"}}` — the sale is committed already and is not touched.
+//! `--ryoshusho --to NAME --for TEXT [--json]`: the sale's ryōshūsho instead (`ryoshusho.rs`).
 
 use std::io::Write as _;
 
@@ -18,6 +19,15 @@ use paydesk_register::Engine;
 use serde_json::json;
 
 use crate::outcome::fail;
+
+/// `--ryoshusho`: the description is required (the document refuses an empty one, say
+/// so before anything is read); `--print` takes the printer's address as for a receipt.
+fn ryoshusho(engine: &Engine, a: &ReceiptArgs, paper: Paper) -> i32 {
+    let Some(what_for) = a.what_for.as_deref() else { fail("invalid_input", "--ryoshusho needs --for TEXT (但し書き)") };
+    let print = a.print.as_deref().map(|t| t.parse().unwrap_or_else(|e: paydesk_receipt::PrintError| fail("invalid_input", &e.to_string())));
+    let args = crate::ryoshusho::RyoshushoArgs { cart: CartId(a.cart), to: &a.to, what_for, paper, json: a.json, print };
+    crate::ryoshusho::run(engine, &args)
+}
 
 #[derive(Args, Debug)]
 pub(crate) struct ReceiptArgs {
@@ -32,6 +42,18 @@ pub(crate) struct ReceiptArgs {
     /// A thermal printer's HOST:PORT (usually port 9100); needs --format escpos.
     #[arg(long)]
     print: Option<String>,
+    /// Issue the sale's ryōshūsho (領収書) instead: recorded, one per sale (record 0112).
+    #[arg(long)]
+    ryoshusho: bool,
+    /// The ryōshūsho's addressee (宛名); empty leaves the line for the pen.
+    #[arg(long, requires = "ryoshusho", default_value = "")]
+    to: String,
+    /// The ryōshūsho's description (但し書き), e.g. "お品代として".
+    #[arg(long = "for", requires = "ryoshusho")]
+    what_for: Option<String>,
+    /// With --ryoshusho: one JSON object instead of the document's text.
+    #[arg(long, requires = "ryoshusho")]
+    json: bool,
 }
 
 pub(crate) fn run(engine: &Engine, a: &ReceiptArgs) -> i32 {
@@ -40,6 +62,9 @@ pub(crate) fn run(engine: &Engine, a: &ReceiptArgs) -> i32 {
         80 => Paper::Mm80,
         other => fail("invalid_input", &format!("--paper {other}: 58 or 80")),
     };
+    if a.ryoshusho {
+        return ryoshusho(engine, a, paper);
+    }
     if !matches!(a.format.as_str(), "text" | "html" | "escpos") {
         fail("invalid_input", &format!("--format {:?}: text, html or escpos", a.format));
     }

@@ -19,6 +19,7 @@ mod refund_twice;
 mod refusals;
 mod resilience;
 mod restore;
+mod ryoshusho;
 mod sale;
 mod shift;
 mod sync;

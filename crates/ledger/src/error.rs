@@ -213,6 +213,17 @@ pub enum Error {
     #[error("payment {checkout_key} was presented on the reader {max} times; start a new payment")]
     ReaderAttemptLimit { checkout_key: String, max: i64 },
 
+    /// A ryōshūsho for a sale that is not paid in full (record 0112): nothing written.
+    /// `state` is the sale's (`SaleState::as_str`; named, not typed, because the sale's
+    /// vocabulary sits above the errors).
+    #[error("sale {cart_id} is {state}: only a paid sale gets a ryōshūsho")]
+    RyoshushoUnpaid { cart_id: i64, state: &'static str },
+    /// The sale has its ryōshūsho already, to another addressee or for another
+    /// description: one sale, one formal receipt (record 0112). It can only be reprinted
+    /// as issued. Nothing written.
+    #[error("sale {cart_id} already has ryōshūsho {number} with another addressee or description; it can only be reprinted as issued")]
+    RyoshushoDiffers { cart_id: i64, number: String },
+
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
 

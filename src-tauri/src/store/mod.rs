@@ -1,6 +1,6 @@
 //! The store in the app (record 0061): the cart with its tax, dining and discounts
 //! (`cart.rs`), its lines scanned, changed and cleared (`lines.rs`), receipts on screen
-//! and on paper (`receipt.rs`, `print.rs`), every paid sale's receipt within reach
+//! and on paper (`receipt.rs`, `print.rs`), the ryōshūsho issued from it (`ryoshusho.rs`), every paid sale's receipt within reach
 //! (`sales.rs`), a receipt as a printable page (`page.rs`), the catalog on the sale
 //! screen and the catalog screen (`catalog.rs`) and the store's settings kept in the
 //! ledger (`settings.rs`). This file holds what they share: how discounts are typed,
@@ -12,6 +12,7 @@ pub mod lines;
 pub mod print;
 pub mod page;
 pub mod receipt;
+pub mod ryoshusho;
 pub mod sales;
 pub mod settings;
 

@@ -23,6 +23,12 @@ pub struct ReceiptView {
     pub next_print_reprint: bool,
     /// Prints so far (any outcome).
     pub prints: usize,
+    /// The sale's ryōshūsho, when one was issued: the form is filled with its words, and
+    /// issuing it again is a reprint (record 0112).
+    pub ryoshusho: Option<paydesk_ledger::RyoshushoRecord>,
+    /// The ryōshūsho's usual description in the store's language (the document's
+    /// language), to fill the form with: "お品代として" / "Goods".
+    pub ryoshusho_description: String,
 }
 
 /// The sale's data as paper takes it: a catalog name may have up to 120 characters,
@@ -90,5 +96,7 @@ pub fn get_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<ReceiptVi
     let built = build_receipt(&printable(s.data), &s.tax, false);
     let receipt = built.map_err(receipt_build_error)?;
     let text = render_text(&receipt, Paper::Mm80);
-    Ok(ReceiptView { cart_id: cart.0, receipt, text, next_print_reprint: reprint, prints })
+    let ryoshusho = state.engine().receipts().ryoshusho(cart)?;
+    let ryoshusho_description = paydesk_i18n::tr!(receipt.language, "ryoshusho-default-description");
+    Ok(ReceiptView { cart_id: cart.0, receipt, text, next_print_reprint: reprint, prints, ryoshusho, ryoshusho_description })
 }

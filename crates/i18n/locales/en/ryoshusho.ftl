@@ -17,3 +17,5 @@ ryoshusho-exempt = Tax exempt
 ryoshusho-stamp = Revenue stamp
 ryoshusho-stamp-duty = Stamp duty { $duty }
 ryoshusho-receipt-no = Sale receipt No. { $number }
+# The description the form is filled with, in the store's language (the document's).
+ryoshusho-default-description = Goods

@@ -38,6 +38,8 @@ mod refunds;
 mod restored;
 pub use restored::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 mod rows;
+mod ryoshusho;
+pub use ryoshusho::{ryoshusho_number, IssuedRyoshusho, RyoshushoIssue, RyoshushoRecord};
 mod sale;
 mod session;
 pub mod shift;

@@ -97,7 +97,8 @@ store! {
 }
 
 store! {
-    /// Receipts: a sale's receipt data and its prints (receipts.rs).
+    /// Receipts: a sale's receipt data and its prints (receipts.rs), and its ryōshūsho
+    /// (ryoshusho.rs).
     Receipts
 }
 

@@ -31,6 +31,7 @@ mod v15_prints;
 mod v16_time_zone;
 mod v17_audit_confirmed;
 mod v18_reader;
+mod v19_ryoshusho;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -55,6 +56,7 @@ pub const MIGRATIONS: &[&str] = &[
     v16_time_zone::TIME_ZONE,              // v16: the store's time zone
     v17_audit_confirmed::AUDIT_CONFIRMED,  // v17: the back office's confirmed audit head
     v18_reader::READER,                    // v18: card-present payments on a reader (decision 0102)
+    v19_ryoshusho::RYOSHUSHO,              // v19: the ryōshūsho issued, one per sale (record 0112)
 ];
 
 /// The version whose migration turned the audit log into a chain.

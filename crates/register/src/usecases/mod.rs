@@ -16,7 +16,7 @@
 //! | `catalog.rs`  | [`CatalogCases`]    | items, barcodes, CSV import/export, published SKUs   |
 //! | `store.rs`    | [`StoreCases`]      | store settings, demo seed, published tax             |
 //! | `carts.rs`    | [`CartCases`]       | carts and sales: lines, discounts, dining, quantity  |
-//! | `receipts.rs` | [`ReceiptCases`]    | a sale's receipt data, prints and paid-sales pages   |
+//! | `receipts.rs` | [`ReceiptCases`]    | a sale's receipt data, prints and paid-sales pages; its ryōshūsho |
 //! | `payments.rs` | [`PaymentCases`]    | payment look-ups, takings, attention counts, restore |
 //! | `shifts.rs`   | [`ShiftCases`]      | status, open, paid in/out, X, close → Z, Z look-up   |
 
@@ -33,7 +33,7 @@ pub use audit::AuditCases;
 pub use carts::CartCases;
 pub use catalog::{CatalogCases, CatalogScreen};
 pub use payments::{PaymentCases, StoreDay};
-pub use receipts::{PrintRecord, ReceiptCases, ReceiptSource};
+pub use receipts::{stamp_rule, IssuedRyoshusho, PrintRecord, ReceiptCases, ReceiptSource, RyoshushoAsk, RyoshushoError};
 pub use shifts::{ShiftCases, ShiftSnapshot, ShiftState};
 pub use staff::{Session, StaffCases, StaffNames};
 pub use store::{StoreCases, StoreView};

@@ -1,9 +1,12 @@
 //! Receipts (record 0058): what a sale's receipt says, whether the next print is a
-//! copy, each print recorded, and the paid sales a page lists.
+//! copy, each print recorded, and the paid sales a page lists; and the sale's ryōshūsho
+//! (領収書, record 0112): validated, recorded once, built with the store's stamp rule.
 
-use paydesk_receipt::SaleData;
+use paydesk_domain::{Currency, TenderKind};
+use paydesk_receipt::ryoshusho::{build_ryoshusho, Ryoshusho, RyoshushoRequest, StampRule};
+use paydesk_receipt::{build_receipt, ReceiptError, SaleData, MAX_TEXT_CHARS};
 use paydesk_tax::TaxSettings;
-use paydesk_ledger::{CartId, PrintOutcome, ReceiptPrint, Result};
+use paydesk_ledger::{store_time, CartId, PrintOutcome, ReceiptPrint, Result, RyoshushoIssue, RyoshushoRecord};
 
 use crate::Engine;
 
@@ -61,5 +64,109 @@ impl ReceiptCases<'_> {
     /// its receipt (one snapshot).
     pub fn paid_sales(&self, before: Option<CartId>, limit: i64) -> Result<Vec<ReceiptSource>> {
         self.engine.with_reader(|l| l.receipts().paid_sales(before, limit)?.into_iter().map(|cart| source(l, cart)).collect())
+    }
+}
+
+/// A ryōshūsho as issued: the document to print and show, its record, and whether this
+/// issue was a reprint of the sale's one (marked 再発行 / REPRINT).
+#[derive(Debug, Clone)]
+pub struct IssuedRyoshusho {
+    pub document: Ryoshusho,
+    pub record: RyoshushoRecord,
+    pub reprint: bool,
+}
+
+/// Why no ryōshūsho was issued: the ledger refused (unpaid sale, another addressee than
+/// the recorded one, an unknown sale) or the document did (a text it cannot print).
+#[derive(Debug, thiserror::Error)]
+pub enum RyoshushoError {
+    #[error(transparent)]
+    Ledger(#[from] paydesk_ledger::Error),
+    #[error(transparent)]
+    Document(#[from] ReceiptError),
+}
+
+/// What the cashier asks for: to whom and for what; `issued_by` as the ledger's actor.
+#[derive(Debug, Clone, Copy)]
+pub struct RyoshushoAsk<'a> {
+    pub addressee: &'a str,
+    pub description: &'a str,
+    pub issued_by: Option<i64>,
+}
+
+/// The stamp rule of a store, by its currency: the Stamp Duty Act binds receipts issued
+/// in Japan, and the currency is what the register knows of the country a store trades
+/// in (the language does not: an English-speaking store in Tokyo still owes the duty,
+/// record 0112). A yen store has Japan's rule, any other store none.
+pub fn stamp_rule(currency: Currency) -> Option<StampRule> {
+    match currency {
+        Currency::Jpy => Some(StampRule::japan()),
+        Currency::Usd | Currency::Eur | Currency::Gbp | Currency::Krw => None,
+    }
+}
+
+/// The sale's data as the ryōshūsho needs it: the item names are not on it, so a long
+/// catalog name is cut rather than making the document unbuildable.
+fn nameless(mut data: SaleData) -> SaleData {
+    for l in &mut data.lines {
+        if l.name.chars().count() > MAX_TEXT_CHARS {
+            l.name = l.name.chars().take(MAX_TEXT_CHARS).collect();
+        }
+    }
+    data
+}
+
+fn issue_in(l: &mut paydesk_ledger::Ledger, cart: CartId, ask: RyoshushoAsk<'_>, now: i64) -> std::result::Result<IssuedRyoshusho, RyoshushoError> {
+    // The ledger decides this again in the issue's transaction; asked first so that an
+    // unpaid sale is refused as such, not as a sale without a receipt.
+    let state = l.sales().by_cart(cart)?.state;
+    if state != paydesk_ledger::SaleState::Paid {
+        return Err(paydesk_ledger::Error::RyoshushoUnpaid { cart_id: cart.0, state: state.as_str() }.into());
+    }
+    let (data, tax) = l.receipts().data(cart)?;
+    let store = l.catalog().store_settings()?;
+    let receipt = build_receipt(&nameless(data), &tax, false)?;
+    let rule = stamp_rule(receipt.currency);
+    let request = |addressee: &str, description: &str, at_ms: i64| RyoshushoRequest {
+        addressee: addressee.to_string(),
+        description: description.to_string(),
+        number: paydesk_ledger::ryoshusho_number(cart),
+        issued_at: store_time(at_ms, &store),
+    };
+    // Built before anything is recorded: a text the document refuses records nothing.
+    let first = build_ryoshusho(&receipt, &request(ask.addressee, ask.description, now), false, rule.as_ref())?;
+    let cash_minor = first.parts.iter().filter(|p| p.kind == TenderKind::Cash).map(|p| p.amount).sum();
+    let issue = RyoshushoIssue {
+        addressee: &first.addressee,
+        description: &first.description,
+        total_minor: first.total,
+        cash_minor,
+        stamp_duty_minor: first.stamp.map(|s| s.duty_minor),
+        issued_by: ask.issued_by,
+    };
+    let issued = l.receipts_mut().issue_ryoshusho(cart, &issue, now)?;
+    let r = &issued.record;
+    // A reprint states what was first issued: its words and its date.
+    let document = if issued.reprint {
+        build_ryoshusho(&receipt, &request(&r.addressee, &r.description, r.issued_at_ms), true, rule.as_ref())?
+    } else {
+        first
+    };
+    Ok(IssuedRyoshusho { document, record: issued.record, reprint: issued.reprint })
+}
+
+impl ReceiptCases<'_> {
+    /// Issues the sale's ryōshūsho (record 0112): one per sale, the first issue recorded
+    /// with its words and amounts, every later one a reprint of it; another addressee or
+    /// description than the recorded one is refused. The stamp rule is the store's
+    /// ([`stamp_rule`]).
+    pub fn issue_ryoshusho(&self, cart: CartId, ask: RyoshushoAsk<'_>) -> std::result::Result<IssuedRyoshusho, RyoshushoError> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| issue_in(l, cart, ask, now))
+    }
+
+    /// The sale's recorded ryōshūsho, if any (the screen offers a reprint of it).
+    pub fn ryoshusho(&self, cart: CartId) -> Result<Option<RyoshushoRecord>> {
+        self.engine.with_reader(|l| l.receipts().ryoshusho(cart))
     }
 }
