@@ -116,7 +116,7 @@ fn reference(cart: &Cart, s: &TaxSettings) -> Option<(Vec<RefRate>, i64)> {
     Some((out, total))
 }
 
-fn class() -> impl Strategy<Value = TaxClass> {
+pub(crate) fn class() -> impl Strategy<Value = TaxClass> {
     prop_oneof![Just(TaxClass::Standard), Just(TaxClass::Reduced), Just(TaxClass::Exempt)]
 }
 

@@ -6,6 +6,8 @@
 use paydesk_tax::*;
 use proptest::prelude::*;
 
+use crate::props::class;
+
 const DAY: YearMonthDay = YearMonthDay { year: 2026, month: 12, day: 4 };
 
 fn line(unit_price: i64, quantity: u32, class: TaxClass, discount: Option<Discount>) -> Line {
@@ -71,10 +73,6 @@ fn what_was_not_sold_or_is_already_back_is_refused() {
     assert_eq!(ret(&[0], &[one(0, 1), one(0, 1)]), TaxError::ReturnLineTwice { line: 0 });
     assert_eq!(ret(&[], &[one(0, 1)]), TaxError::ReturnLinesMismatch { lines: 1, given: 0 });
     assert_eq!(ret(&[3], &[one(0, 1)]), TaxError::ReturnBeyondSold { line: 0, sold: 2, returned: 3, asked: 0 });
-}
-
-fn class() -> impl Strategy<Value = TaxClass> {
-    prop_oneof![Just(TaxClass::Standard), Just(TaxClass::Reduced), Just(TaxClass::Exempt)]
 }
 
 /// Valid discounts only: a sale that cannot be priced is not returned.
