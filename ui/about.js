@@ -17,12 +17,18 @@ export async function loadAbout() {
   const backups = a.backups.length === 0
     ? t('about-backups-none')
     : t('about-backups', { count: a.backups.length, newest: a.backups[a.backups.length - 1] });
+  const copies = a.copy_failure
+    ? t('about-copies-failed', { reason: a.copy_failure })
+    : a.copies.length === 0
+      ? (a.copy_every_minutes === 0 ? t('about-copies-off') : t('about-copies-none', { minutes: a.copy_every_minutes }))
+      : t('about-copies', { count: a.copies.length, newest: a.copies[a.copies.length - 1], minutes: a.copy_every_minutes });
   const row = (id, term, value) => [h('dt', { text: term }), h('dd', { id: 'about-' + id, text: value })];
   list.replaceChildren(
     ...row('version', t('about-version'), `PayDesk ${a.version}`),
     ...row('data-dir', t('about-data-dir'), a.data_dir),
     ...row('ledger', t('about-ledger'), t('about-ledger-value', { path: a.ledger_path, schema: a.ledger_schema })),
     ...row('psp', t('about-psp'), psp),
+    ...row('copies', t('about-copies-title'), copies),
     ...row('backups', t('about-backups-title'), backups),
     ...row('backup-how', t('about-backup-how-title'), t('about-backup-how')),
   );

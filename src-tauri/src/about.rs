@@ -22,6 +22,13 @@ pub struct AboutView {
     pub schema_supported: i64,
     /// Copies written before schema upgrades, newest last (file names).
     pub backups: Vec<String>,
+    /// Copies taken while the register runs (record 0116), newest last (file names):
+    /// each was checked when written, so the newest is the last good copy.
+    pub copies: Vec<String>,
+    /// Minutes between those copies (0: none are taken).
+    pub copy_every_minutes: u32,
+    /// Why the last scheduled copy failed, while it has not succeeded since.
+    pub copy_failure: Option<String>,
     pub psp_kind: PspKind,
     pub psp_url: String,
     /// The embedded PSP's fault profile (none for an external PSP).
@@ -29,18 +36,21 @@ pub struct AboutView {
 }
 
 #[tauri::command]
-pub fn about(state: State<'_, AppState>) -> AppResult<AboutView> {
-    about_of(&state)
+pub fn about(state: State<'_, AppState>, copies: State<'_, crate::backups::CopyStatus>) -> AppResult<AboutView> {
+    let mut view = about_of(&state)?;
+    view.copy_failure = copies.last_failure();
+    Ok(view)
 }
 
 pub fn about_of(state: &AppState) -> AppResult<AboutView> {
     let live = state.live();
     let ledger_schema = state.engine().ledger_schema_version()?;
     let ledger_path = state.stored.data_dir.join(LEDGER_FILE);
-    let backups = paydesk_ledger::backup::list(&ledger_path)
-        .iter()
-        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .collect();
+    let names = |paths: Vec<std::path::PathBuf>| -> Vec<String> {
+        paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect()
+    };
+    let backups = names(paydesk_ledger::backup::list(&ledger_path));
+    let copies = names(paydesk_ledger::backup::running::list(&ledger_path));
     Ok(AboutView {
         version: VERSION.to_string(),
         data_dir: state.stored.data_dir.display().to_string(),
@@ -48,6 +58,9 @@ pub fn about_of(state: &AppState) -> AppResult<AboutView> {
         ledger_schema,
         schema_supported: paydesk_ledger::SCHEMA_VERSION,
         backups,
+        copies,
+        copy_every_minutes: state.stored.settings().backup_every_minutes,
+        copy_failure: None,
         psp_kind: if live.embedded { PspKind::Embedded } else { PspKind::External },
         psp_url: live.psp_url.clone(),
         // The profile is put on the embedded PSP when it is saved (it never waits for a

@@ -23,7 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "features",
         &[
-            "about", "sale", "checkout", "payments", "report", "status", "reader", "store", "shift", "backoffice",
+            "about", "backups", "sale", "checkout", "payments", "report", "status", "reader", "store", "shift", "backoffice",
             "language", "register_settings", "sign_in",
         ],
     ),

@@ -9,6 +9,7 @@
 pub mod about;
 pub mod base;
 pub mod backoffice;
+pub mod backups;
 pub mod checkout;
 pub mod config;
 pub mod contract;
@@ -154,9 +155,11 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             let secrets = state.stored.secrets.clone();
             app.manage(state);
             app.manage(staff::guard::Idle::default());
+            app.manage(backups::CopyStatus::default());
             backoffice::start(app.handle(), data_dir, secrets);
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(forward_notifications(handle.clone()));
+            tauri::async_runtime::spawn(backups::run(handle.clone()));
             tauri::async_runtime::spawn(background(handle));
             Ok(())
         })

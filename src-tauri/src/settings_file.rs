@@ -21,6 +21,12 @@ pub const IDLE_LOCK_DEFAULT_S: u32 = 300;
 pub const IDLE_LOCK_MIN_S: u32 = 30;
 pub const IDLE_LOCK_MAX_S: u32 = 3600;
 
+/// Copies of the ledger while running (settings.json `backup_every_minutes`, `backup_keep`;
+/// record 0116): every hour by default, the newest seven kept; 0 minutes turns them off.
+pub const BACKUP_EVERY_DEFAULT_MIN: u32 = 60;
+pub const BACKUP_EVERY_MAX_MIN: u32 = 24 * 60;
+pub const BACKUP_KEEP_DEFAULT: u32 = 7;
+
 /// Secret key of the embedded test PSP's merchant account.
 pub const EMBEDDED_KEY: &str = "sk_test_paydesk_embedded";
 
@@ -46,6 +52,11 @@ pub struct Settings {
     /// Seconds without input before the register locks (record 0068); only from the
     /// file, 30 to 3600.
     pub idle_lock_s: u32,
+    /// Minutes between copies of the ledger while the register runs (record 0116); 0 for
+    /// none; only from the file, at most a day.
+    pub backup_every_minutes: u32,
+    /// How many of those copies are kept, 1 to `paydesk_ledger::backup::running::MAX_KEEP`.
+    pub backup_keep: u32,
 }
 
 impl Default for Settings {
@@ -65,6 +76,8 @@ impl Default for Settings {
             offline_max_age_hours: 23,
             language: None,
             idle_lock_s: IDLE_LOCK_DEFAULT_S,
+            backup_every_minutes: BACKUP_EVERY_DEFAULT_MIN,
+            backup_keep: BACKUP_KEEP_DEFAULT,
         }
     }
 }
@@ -184,6 +197,8 @@ impl Settings {
             offline_max_age_hours: int_in(&form.offline_max_age_hours, id!("input-settings-offline-max-age"), 1, 168)?,
             language: current.language,
             idle_lock_s: current.idle_lock_s,
+            backup_every_minutes: current.backup_every_minutes,
+            backup_keep: current.backup_keep,
         })
         .and_then(|s| {
             let safe_minutes = (u64::from(s.retention_hours) * 60).saturating_sub(u64::from(s.safety_margin_minutes));
@@ -242,6 +257,13 @@ impl Settings {
         let idle = IDLE_LOCK_MIN_S..=IDLE_LOCK_MAX_S;
         if !idle.contains(&s.idle_lock_s) {
             return Err(format!("idle_lock_s {}: expected {} to {} seconds", s.idle_lock_s, idle.start(), idle.end()));
+        }
+        if s.backup_every_minutes > BACKUP_EVERY_MAX_MIN {
+            return Err(format!("backup_every_minutes {}: expected 0 (no copies) to {BACKUP_EVERY_MAX_MIN}", s.backup_every_minutes));
+        }
+        let keep = 1..=paydesk_ledger::backup::running::MAX_KEEP as u32;
+        if !keep.contains(&s.backup_keep) {
+            return Err(format!("backup_keep {}: expected {} to {} copies", s.backup_keep, keep.start(), keep.end()));
         }
         if !s.psp_url.is_empty() && s.psp_key.is_empty() {
             return Err(format!("the PSP at {} has no secret key (settings.json, --psp-key or PAYDESK_PSP_KEY)", s.psp_url));
@@ -428,6 +450,27 @@ mod tests {
         for p in FaultProfile::ALL {
             assert_eq!(FaultProfile::parse(p.as_str()), Some(p));
             assert_eq!(serde_json::to_value(p).unwrap(), p.as_str());
+        }
+    }
+
+    #[test]
+    fn the_copies_settings_are_read_within_their_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = Options::default();
+        let file = SecretStore::File { why: "no keychain in this test".into() };
+        let load = |json: &str| {
+            std::fs::write(Settings::path(dir.path()), json).unwrap();
+            Settings::load(dir.path(), &opts, &file)
+        };
+        let d = load("{}").unwrap();
+        assert_eq!((d.backup_every_minutes, d.backup_keep), (BACKUP_EVERY_DEFAULT_MIN, BACKUP_KEEP_DEFAULT));
+        let s = load(r#"{"backup_every_minutes": 0, "backup_keep": 100}"#).unwrap();
+        assert_eq!((s.backup_every_minutes, s.backup_keep), (0, 100), "0 turns the copies off");
+        let e = load(r#"{"backup_every_minutes": 1441}"#).unwrap_err();
+        assert!(e.contains("backup_every_minutes 1441"), "{e}");
+        for keep in [0, 101] {
+            let e = load(&format!(r#"{{"backup_keep": {keep}}}"#)).unwrap_err();
+            assert!(e.contains(&format!("backup_keep {keep}: expected 1 to 100")), "{e}");
         }
     }
 

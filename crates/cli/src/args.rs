@@ -143,6 +143,11 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         cmd: crate::sync::SyncCmd,
     },
+    /// Copies of the ledger taken while the register runs; restore into a fresh place (record 0116).
+    Backup {
+        #[command(subcommand)]
+        cmd: crate::backup::BackupCmd,
+    },
     /// A paid sale's receipt: rendered, or printed and recorded (record 0058).
     Receipt(crate::receipt::ReceiptArgs),
     /// A sale paid by several tenders: cash, cards, cancel, refund (record 0028).

@@ -17,6 +17,7 @@
 //! paydesk-cli … shift open|paid-in|paid-out|x|close|z|status   (shift.rs; PINs on stdin)
 //! paydesk-cli … sync pair URL (code on stdin) | run [--once] | status   (sync.rs)
 //! paydesk-cli … sync restore --from NAME|ID [--page-rows N] | restored [--from ID]   (sync_restore.rs)
+//! paydesk-cli … backup now [--keep N] | list | verify --copy P | restore --copy P   (backup.rs)
 //! paydesk-cli … receipt --cart N --format text|html|escpos [--paper 58|80] [--print HOST:PORT]
 //! ```
 //! Errors print `{"error":{"code","message"}}` on stdout and the message on
@@ -35,6 +36,7 @@ macro_rules! out {
 
 mod access;
 mod args;
+mod backup;
 mod bench;
 mod bench_reader;
 mod catalog;
@@ -86,6 +88,10 @@ async fn run(cli: Cli) -> i32 {
     if let Cmd::Sync { cmd } = &cli.cmd {
         return sync::run(&cli.db, cmd).await;
     }
+    // A copy only reads the ledger and a restore writes a new one: no PSP either.
+    if let Cmd::Backup { cmd } = &cli.cmd {
+        return backup::run(&cli.db, cmd);
+    }
     let crash = engine::crash_target();
     if let Cmd::Checkout(a) = &cli.cmd {
         checkout::validate(a);
@@ -111,7 +117,7 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Catalog { cmd } => catalog::catalog(&engine, cmd),
         Cmd::Store { cmd } => catalog::store(&engine, cmd),
         Cmd::Receipt(a) => receipt::run(&engine, a),
-        Cmd::Sync { .. } => unreachable!("handled before the engine is built"),
+        Cmd::Sync { .. } | Cmd::Backup { .. } => unreachable!("handled before the engine is built"),
         Cmd::Bench { n, concurrency, currency } => {
             let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));
             bench::run(&cli.psp_url, &psp_key(&cli), &cli.db, *n, *concurrency, currency).await

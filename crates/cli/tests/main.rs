@@ -8,6 +8,7 @@
 mod common;
 
 mod access;
+mod backup;
 mod capture_canceled;
 mod catalog;
 mod checkout;

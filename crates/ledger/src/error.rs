@@ -41,6 +41,19 @@ pub enum Error {
     #[error("ledger {path} is corrupt: {detail}")]
     Corrupt { path: String, detail: String },
 
+    /// A copy of the ledger could not be written (record 0116): the ledger is untouched
+    /// and the copies made before stay as they were.
+    #[error("a copy of the ledger could not be written to {path}: {reason}")]
+    CopyNotWritten { path: String, reason: String },
+    /// A copy that does not open, fails SQLite's check, or whose audit chain is broken
+    /// (record 0116): it must not be trusted to restore from.
+    #[error("the copy {path} is not a good copy: {reason}")]
+    CopyNotGood { path: String, reason: String },
+    /// A restore into a place that already holds a ledger (record 0116): a restore never
+    /// overwrites one. Nothing written.
+    #[error("{path} already exists: a copy is restored only into a fresh data folder")]
+    RestoreTargetExists { path: String },
+
     /// A payment transition that the table in [`crate::state`] does not allow.
     #[error(transparent)]
     IllegalTransition(#[from] IllegalTransition),

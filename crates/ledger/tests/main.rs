@@ -27,6 +27,7 @@ mod proptest_tenders;
 mod receipts;
 mod refunds_events;
 mod restored;
+mod running_copies;
 mod ryoshusho;
 mod sale_tax;
 mod shifts;
