@@ -27,6 +27,8 @@ mod proptest_tenders;
 mod receipts;
 mod refunds_events;
 mod restored;
+mod returns;
+mod proptest_returns;
 mod ryoshusho;
 mod sale_tax;
 mod shifts;
