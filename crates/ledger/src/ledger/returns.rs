@@ -145,22 +145,7 @@ impl Returns<&mut Ledger> {
         let valued = return_tax(&cart, &settings, &before, items).map_err(|e| tax_refusal(cart_id, e))?;
         let seq: i64 = tx.row_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM returns WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
         let staff = super::session::operator(&tx)?;
-        let (card_refunds, tenders) = if valued.total > 0 {
-            let a = allocate_refund_tx(&tx, &sale, Some(valued.total), &mut keys, reason, now_ms)?;
-            let mut tenders: Vec<ReturnTender> = a
-                .plan
-                .card_refunds
-                .iter()
-                .map(|(t, r)| ReturnTender { tender_id: *t, amount_minor: r.amount.amount_minor, refund_id: Some(r.id), movement_id: None })
-                .collect();
-            for ((t, amount), m) in a.plan.cash_refunds.iter().zip(&a.cash_movements) {
-                tenders.push(ReturnTender { tender_id: *t, amount_minor: *amount, refund_id: None, movement_id: Some(*m) });
-            }
-            (a.plan.card_refunds, tenders)
-        } else {
-            // Lines given away (100 % off) come back with nothing to give back.
-            (Vec::new(), Vec::new())
-        };
+        let (card_refunds, tenders) = allocate_return_tx(&tx, &sale, valued.total, &mut keys, reason, now_ms)?;
         let cash_out: i64 = tenders.iter().filter(|t| t.movement_id.is_some()).map(|t| t.amount_minor).sum();
         tx.exec_cached(
             "INSERT INTO returns (cart_id, seq, number, created_at_ms, staff_id, reason, currency, total_minor, tax_minor,
@@ -181,24 +166,7 @@ impl Returns<&mut Ledger> {
             ],
         )?;
         let id = tx.last_insert_rowid();
-        for l in &valued.lines {
-            tx.exec_cached(
-                "INSERT INTO return_lines (return_id, line, product_id, quantity, class, net_minor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![id, l.line as i64, sale.cart.lines[l.line].product_id.0, l.quantity, class_str(l.class), l.net],
-            )?;
-        }
-        for r in &valued.rates {
-            tx.exec_cached(
-                "INSERT INTO return_rates (return_id, class, basis_points, base_minor, tax_minor, gross_minor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![id, class_str(r.class), r.basis_points, r.base, r.tax, r.gross],
-            )?;
-        }
-        for t in &tenders {
-            tx.exec_cached(
-                "INSERT INTO return_tenders (return_id, tender_id, amount_minor, refund_id, movement_id) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![id, t.tender_id.0, t.amount_minor, t.refund_id.map(|r| r.0), t.movement_id],
-            )?;
-        }
+        insert_children_tx(&tx, id, &sale, &valued, &tenders)?;
         if ryoshusho.is_some() {
             super::ryoshusho::mark_taken_back_tx(&tx, cart_id, Some(id), now_ms)?;
         }
@@ -207,6 +175,56 @@ impl Returns<&mut Ledger> {
         tx.commit()?;
         Ok(ReturnPlan { record, card_refunds, cash_out_minor: cash_out })
     }
+}
+
+/// Gives `total` back through the sale's tenders (`allocate_refund_tx`: cards first, then
+/// cash) and answers the card refunds to drive and the links to write.
+fn allocate_return_tx(
+    tx: &WriteTx<'_>,
+    sale: &Sale,
+    total: i64,
+    keys: &mut Vec<String>,
+    reason: Option<&str>,
+    now_ms: i64,
+) -> Result<(Vec<(TenderId, Refund)>, Vec<ReturnTender>)> {
+    if total == 0 {
+        // Lines given away (100 % off) come back with nothing to give back.
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let a = allocate_refund_tx(tx, sale, Some(total), keys, reason, now_ms)?;
+    let mut tenders: Vec<ReturnTender> = a
+        .plan
+        .card_refunds
+        .iter()
+        .map(|(t, r)| ReturnTender { tender_id: *t, amount_minor: r.amount.amount_minor, refund_id: Some(r.id), movement_id: None })
+        .collect();
+    for ((t, amount), m) in a.plan.cash_refunds.iter().zip(&a.cash_movements) {
+        tenders.push(ReturnTender { tender_id: *t, amount_minor: *amount, refund_id: None, movement_id: Some(*m) });
+    }
+    Ok((a.plan.card_refunds, tenders))
+}
+
+/// The return's lines, rates and links to the money it gave back.
+fn insert_children_tx(tx: &WriteTx<'_>, id: i64, sale: &Sale, valued: &paydesk_tax::ReturnTax, tenders: &[ReturnTender]) -> Result<()> {
+    for l in &valued.lines {
+        tx.exec_cached(
+            "INSERT INTO return_lines (return_id, line, product_id, quantity, class, net_minor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![id, l.line as i64, sale.cart.lines[l.line].product_id.0, l.quantity, class_str(l.class), l.net],
+        )?;
+    }
+    for r in &valued.rates {
+        tx.exec_cached(
+            "INSERT INTO return_rates (return_id, class, basis_points, base_minor, tax_minor, gross_minor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![id, class_str(r.class), r.basis_points, r.base, r.tax, r.gross],
+        )?;
+    }
+    for t in tenders {
+        tx.exec_cached(
+            "INSERT INTO return_tenders (return_id, tender_id, amount_minor, refund_id, movement_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, t.tender_id.0, t.amount_minor, t.refund_id.map(|r| r.0), t.movement_id],
+        )?;
+    }
+    Ok(())
 }
 
 /// The typed refusals, in the sale's terms, before anything is valued.
@@ -288,43 +306,7 @@ fn record_tx(conn: &rusqlite::Connection, id: i64) -> Result<ReturnRecord> {
         .optional()?
         .ok_or(Error::UnknownReturn(id))?;
     let ((cart_id, seq, number, created_at_ms, staff_id), (reason, currency, total_minor, tax_minor, cash_out_minor), taken_back) = head;
-    let class = |s: String| parse_class(&s).ok_or(Error::UnknownValue { what: "tax class", value: s });
-    let lines = collect(
-        conn,
-        "SELECT rl.line, p.sku, p.name, rl.quantity, rl.class, rl.net_minor FROM return_lines rl JOIN products p ON p.id = rl.product_id
-         WHERE rl.return_id = ?1 ORDER BY rl.line",
-        [id],
-        |r| Ok(Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, u32>(3)?, r.get::<_, String>(4)?, r.get::<_, i64>(5)?))),
-    )?
-    .into_iter()
-    .map(|(line, sku, name, quantity, c, net_minor)| {
-        Ok(ReturnLine { line: usize::try_from(line).map_err(|_| Error::Overflow)?, sku, name, quantity, class: class(c)?, net_minor })
-    })
-    .collect::<Result<Vec<_>>>()?;
-    let rates = collect(
-        conn,
-        "SELECT class, basis_points, base_minor, tax_minor, gross_minor FROM return_rates WHERE return_id = ?1
-         ORDER BY CASE class WHEN 'standard' THEN 0 WHEN 'reduced' THEN 1 ELSE 2 END",
-        [id],
-        |r| Ok(Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?, r.get::<_, i64>(4)?))),
-    )?
-    .into_iter()
-    .map(|(c, basis_points, base, tax, gross)| Ok(RateReturn { class: class(c)?, basis_points, base, tax, gross }))
-    .collect::<Result<Vec<_>>>()?;
-    let tenders = collect(
-        conn,
-        "SELECT rt.tender_id, rt.amount_minor, rt.refund_id, rt.movement_id FROM return_tenders rt JOIN tenders t ON t.id = rt.tender_id
-         WHERE rt.return_id = ?1 ORDER BY t.seq",
-        [id],
-        |r| {
-            Ok(Ok(ReturnTender {
-                tender_id: TenderId(r.get(0)?),
-                amount_minor: r.get(1)?,
-                refund_id: r.get::<_, Option<i64>>(2)?.map(RefundId),
-                movement_id: r.get(3)?,
-            }))
-        },
-    )?;
+    let (lines, rates, tenders) = (lines_tx(conn, id)?, rates_tx(conn, id)?, tenders_tx(conn, id)?);
     Ok(ReturnRecord {
         id,
         cart_id,
@@ -360,4 +342,54 @@ fn audit_tx(tx: &WriteTx<'_>, r: &ReturnRecord, staff: Option<i64>, now_ms: i64)
     };
     append_audit(tx, &input, now_ms)?;
     Ok(())
+}
+
+fn class_of(s: String) -> Result<TaxClass> {
+    parse_class(&s).ok_or(Error::UnknownValue { what: "tax class", value: s })
+}
+
+fn lines_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<ReturnLine>> {
+    collect(
+        conn,
+        "SELECT rl.line, p.sku, p.name, rl.quantity, rl.class, rl.net_minor FROM return_lines rl JOIN products p ON p.id = rl.product_id
+         WHERE rl.return_id = ?1 ORDER BY rl.line",
+        [id],
+        |r| {
+            let line = usize::try_from(r.get::<_, i64>(0)?).map_err(|_| Error::Overflow);
+            let class = class_of(r.get(4)?);
+            let (sku, name, quantity, net_minor) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(5)?);
+            Ok(line.and_then(|line| Ok(ReturnLine { line, sku, name, quantity, class: class?, net_minor })))
+        },
+    )
+}
+
+fn rates_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<RateReturn>> {
+    collect(
+        conn,
+        "SELECT class, basis_points, base_minor, tax_minor, gross_minor FROM return_rates WHERE return_id = ?1
+         ORDER BY CASE class WHEN 'standard' THEN 0 WHEN 'reduced' THEN 1 ELSE 2 END",
+        [id],
+        |r| {
+            let class = class_of(r.get(0)?);
+            let (basis_points, base, tax, gross) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+            Ok(class.map(|class| RateReturn { class, basis_points, base, tax, gross }))
+        },
+    )
+}
+
+fn tenders_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<ReturnTender>> {
+    collect(
+        conn,
+        "SELECT rt.tender_id, rt.amount_minor, rt.refund_id, rt.movement_id FROM return_tenders rt JOIN tenders t ON t.id = rt.tender_id
+         WHERE rt.return_id = ?1 ORDER BY t.seq",
+        [id],
+        |r| {
+            Ok(Ok(ReturnTender {
+                tender_id: TenderId(r.get(0)?),
+                amount_minor: r.get(1)?,
+                refund_id: r.get::<_, Option<i64>>(2)?.map(RefundId),
+                movement_id: r.get(3)?,
+            }))
+        },
+    )
 }

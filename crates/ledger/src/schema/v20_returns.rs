@@ -4,7 +4,7 @@
 //!
 //! - `returns`: one row per return of a paid sale: its `seq` within the sale (1, 2, …) and
 //!   its number (the sale's receipt number, "-R" and the seq), who took it back and why,
-//!   and what it gave back: `total_minor` (gross) with `tax_minor` in it.
+//!   and what it gave back: `total_minor` (gross, 0 for lines given away) with `tax_minor` in it.
 //! - `return_rates`: the return's figures per tax rate, as `paydesk_tax::return_tax`
 //!   valued them (the return document states them; `gross = base + tax`).
 //! - `return_lines`: which lines of the sale came back and how many. `line` is the index
@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS returns (
     staff_id             INTEGER REFERENCES staff(id),
     reason               TEXT CHECK (reason IS NULL OR length(reason) BETWEEN 1 AND 200),
     currency             TEXT NOT NULL CHECK (currency IN ('jpy','usd','eur','gbp','krw')),
-    total_minor          INTEGER NOT NULL CHECK (total_minor > 0),
+    total_minor          INTEGER NOT NULL CHECK (total_minor >= 0),
     tax_minor            INTEGER NOT NULL CHECK (tax_minor >= 0 AND tax_minor <= total_minor),
     cash_out_minor       INTEGER NOT NULL CHECK (cash_out_minor >= 0 AND cash_out_minor <= total_minor),
     ryoshusho_taken_back INTEGER NOT NULL DEFAULT 0 CHECK (ryoshusho_taken_back IN (0, 1)),
