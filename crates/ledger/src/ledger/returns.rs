@@ -134,7 +134,7 @@ impl Returns<&mut Ledger> {
             return Err(Error::InvalidInput(format!("a return names 1 to {MAX_RETURN_LINES} lines")));
         }
         let reason = reason.map(check_reason).transpose()?;
-        let mut keys = card_keys(&mut **self, cart_id)?;
+        let mut keys = card_keys(self, cart_id)?;
         let tx = self.write_tx()?;
         let sale = sale_tx(&tx, cart_id)?;
         refundable_state(&sale)?;
@@ -177,6 +177,9 @@ impl Returns<&mut Ledger> {
     }
 }
 
+/// The card refunds to drive, and the return's links to every refund and movement.
+type Allocation = (Vec<(TenderId, Refund)>, Vec<ReturnTender>);
+
 /// Gives `total` back through the sale's tenders (`allocate_refund_tx`: cards first, then
 /// cash) and answers the card refunds to drive and the links to write.
 fn allocate_return_tx(
@@ -186,7 +189,7 @@ fn allocate_return_tx(
     keys: &mut Vec<String>,
     reason: Option<&str>,
     now_ms: i64,
-) -> Result<(Vec<(TenderId, Refund)>, Vec<ReturnTender>)> {
+) -> Result<Allocation> {
     if total == 0 {
         // Lines given away (100 % off) come back with nothing to give back.
         return Ok((Vec::new(), Vec::new()));

@@ -56,7 +56,7 @@ impl Sales<&mut Ledger> {
                 return Err(Error::InvalidAmount(format!("a refund of {a} must be greater than zero")));
             }
         }
-        let mut keys = card_keys(&mut **self, cart_id)?;
+        let mut keys = card_keys(self, cart_id)?;
         let tx = self.write_tx()?;
         let sale = sale_tx(&tx, cart_id)?;
         refundable_state(&sale)?;
