@@ -12,7 +12,7 @@
 //! paydesk-cli … refund --payment CHECKOUT_KEY [--amount N]
 //! paydesk-cli … events         consume events once; JSON counts (applied, duplicates)
 //! paydesk-cli … capture|cancel|show --payment KEY;  audit;  bench
-//! paydesk-cli … sale new|show|cash|card|cancel|refund|product|rounding|day|discount   (sale.rs)
+//! paydesk-cli … sale new|show|cash|card|cancel|refund|return|product|rounding|day|discount   (sale.rs)
 //! paydesk-cli … catalog import|export|list;  store show|set|seed   (catalog.rs)
 //! paydesk-cli … shift open|paid-in|paid-out|x|close|z|status   (shift.rs; PINs on stdin)
 //! paydesk-cli … sync pair URL (code on stdin) | run [--once] | status   (sync.rs)
@@ -51,6 +51,7 @@ mod receipt;
 mod reports;
 mod ryoshusho;
 mod sale;
+mod sale_return;
 mod shift;
 mod simulate;
 mod sync;

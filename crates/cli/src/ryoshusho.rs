@@ -35,6 +35,7 @@ fn refused(e: RyoshushoError) -> ! {
         RyoshushoError::Document(d) => fail("invalid_input", &d.to_string()),
         RyoshushoError::Ledger(l @ L::RyoshushoDiffers { .. }) => fail("ryoshusho_differs", &l.to_string()),
         RyoshushoError::Ledger(l @ L::RyoshushoUnpaid { .. }) => fail("not_paid", &l.to_string()),
+        RyoshushoError::Ledger(l @ L::RyoshushoTakenBack { .. }) => fail("ryoshusho_taken_back", &l.to_string()),
         RyoshushoError::Ledger(L::UnknownCart(c)) => fail("unknown_cart", &format!("no sale {c}")),
         RyoshushoError::Ledger(L::InvalidInput(m)) => fail("invalid_input", &m),
         RyoshushoError::Ledger(other) => fail("ledger", &other.to_string()),

@@ -9,7 +9,10 @@
 //! sale card --cart ID [--amount MINOR] [--card PM] [--capture automatic|manual] [--override-reason R]
 //!     exit as `checkout`: 0 paid/authorized, 2 declined, 3 pending or queued offline, 1 failed
 //! sale cancel --cart ID --reason R        exit 0 canceled, 3 refunds still being confirmed
-//! sale refund --cart ID [--amount MINOR] [--reason R]   exit 0 done, 3 pending, 2 a refund failed
+//! sale refund --cart ID [--amount MINOR] [--reason R] [--ryoshusho-taken-back]
+//!     exit 0 done, 3 pending, 2 a refund failed
+//! sale return --cart ID --line I:Q [--line I:Q …] [--reason R] [--ryoshusho-taken-back] [--json]
+//!     take back lines of a paid sale (sale_return.rs); exit as refund
 //! sale rounding --currency C --increment MINOR          the store's cash rounding (1 = none)
 //! sale day [--since-ms MS]                              End of day: per tender kind, drawer, unpaid
 //! ```
@@ -116,6 +119,25 @@ pub(crate) enum SaleCmd {
         amount: Option<String>,
         #[arg(long)]
         reason: Option<String>,
+        /// The customer handed the sale's ryōshūsho back (needed when it has one).
+        #[arg(long = "ryoshusho-taken-back")]
+        ryoshusho_taken_back: bool,
+    },
+    /// Take back lines of a paid sale (LINE:QUANTITY, lines from 0 as `sale show` lists
+    /// them): cards first, the rest in cash.
+    Return {
+        #[arg(long)]
+        cart: i64,
+        #[arg(long = "line", required = true)]
+        lines: Vec<String>,
+        #[arg(long)]
+        reason: Option<String>,
+        /// The customer handed the sale's ryōshūsho back (needed when it has one).
+        #[arg(long = "ryoshusho-taken-back")]
+        ryoshusho_taken_back: bool,
+        /// The return as JSON instead of a line of words.
+        #[arg(long)]
+        json: bool,
     },
     /// Set the store's cash rounding for a currency (1 = none).
     Rounding {
@@ -285,22 +307,20 @@ async fn run_checked(engine: &Engine, cmd: &SaleCmd) -> Result<i32, String> {
                 Err(e) => engine_error(&e),
             }
         }
-        SaleCmd::Refund { cart, amount, reason: r } => {
+        SaleCmd::Refund { cart, amount, reason: r, ryoshusho_taken_back } => {
             let amount = amount.as_deref().map(|a| minor("--amount", a)).transpose()?;
-            match engine.refund_sale(CartId(*cart), amount, reason(r)?).await {
+            match engine.refund_sale_with(CartId(*cart), amount, reason(r)?, *ryoshusho_taken_back).await {
                 Ok(rep) => {
                     print(&rep);
                     let states: Vec<RefundState> = rep.card_refunds.iter().map(|r| r.state).collect();
-                    if states.contains(&RefundState::Failed) {
-                        2
-                    } else if !rep.errors.is_empty() || states.iter().any(|s| !s.is_terminal()) {
-                        3
-                    } else {
-                        0
-                    }
+                    crate::sale_return::exit_of(&states, !rep.errors.is_empty())
                 }
                 Err(e) => engine_error(&e),
             }
+        }
+        SaleCmd::Return { cart, lines, reason: r, ryoshusho_taken_back, json } => {
+            let items = crate::sale_return::returned_lines(lines)?;
+            crate::sale_return::run(engine, *cart, &items, reason(r)?, *ryoshusho_taken_back, *json).await
         }
         SaleCmd::Rounding { currency: c, increment } => {
             let c = currency(c)?;

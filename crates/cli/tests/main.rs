@@ -22,6 +22,7 @@ mod resilience;
 mod restore;
 mod ryoshusho;
 mod sale;
+mod sale_return;
 mod shift;
 mod sync;
 mod told_stays_true;

@@ -237,6 +237,33 @@ pub enum Error {
     #[error("sale {cart_id} already has ryōshūsho {number} with another addressee or description; it can only be reprinted as issued")]
     RyoshushoDiffers { cart_id: i64, number: String },
 
+    /// The sale's ryōshūsho is still with the customer (record 0114): a refund or return
+    /// gives money back only when the customer hands it back (`ryoshusho_taken_back`), or
+    /// they would keep a formal receipt for money they no longer paid. Nothing written.
+    #[error("sale {cart_id} has ryōshūsho {number}: take it back from the customer before giving money back")]
+    RyoshushoNotTakenBack { cart_id: i64, number: String },
+    /// The sale's ryōshūsho was handed back at a refund or return: it is no longer valid
+    /// and is not reprinted (record 0114). Nothing written.
+    #[error("ryōshūsho {number} of sale {cart_id} was taken back at a refund or return; it is no longer valid")]
+    RyoshushoTakenBack { cart_id: i64, number: String },
+    /// A refund or return of a sale not paid in full (`state` is `SaleState::as_str`):
+    /// an open sale is canceled instead. Nothing written.
+    #[error("sale {cart_id} is not paid in full ({state}): cancel it instead of refunding")]
+    SaleNotPaid { cart_id: i64, state: &'static str },
+    /// A card tender of the sale was accepted offline and is not forwarded yet: it has no
+    /// captured payment to refund. Nothing written.
+    #[error("card tender {tender_seq} of sale {cart_id} was accepted offline and is not forwarded yet; refund it after it is")]
+    CardTenderNotForwarded { cart_id: i64, tender_seq: i64 },
+    /// A return asks for more of a line than was sold and not yet returned (record 0114).
+    #[error("sale {cart_id}, line {line}: {requested} asked back, but {sold} sold and {returned_before} returned already")]
+    ReturnExceedsSold { cart_id: i64, line: usize, sold: u32, returned_before: u32, requested: u32 },
+    /// A return names a line the sale does not have.
+    #[error("sale {cart_id} has {lines} line(s); there is no line {line}")]
+    ReturnUnknownLine { cart_id: i64, line: usize, lines: usize },
+    /// No return with that id (or none of that sale).
+    #[error("unknown return {0}")]
+    UnknownReturn(i64),
+
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
 

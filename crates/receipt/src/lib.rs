@@ -14,6 +14,7 @@ mod html;
 mod labels;
 mod layout;
 mod printer;
+pub mod return_doc;
 pub mod ryoshusho;
 pub mod shift;
 #[cfg(feature = "test-printer")]

@@ -12,5 +12,6 @@ mod print;
 mod props;
 mod ryoshusho;
 mod render;
+mod return_doc;
 mod shift_report;
 mod unreachable;

@@ -37,6 +37,8 @@ pub use receipts::{local_time, receipt_sale_data, store_day_start, store_time, P
 mod refunds;
 mod restored;
 pub use restored::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
+mod returns;
+pub use returns::{return_number, ReturnLine, ReturnPlan, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
 mod rows;
 mod ryoshusho;
 pub use ryoshusho::{ryoshusho_number, IssuedRyoshusho, RyoshushoIssue, RyoshushoRecord};
@@ -57,7 +59,7 @@ pub use sale::{CancelAction, CancelPlan, CardTender, CashTender, Sale, SaleCance
 
 pub(crate) use rows::refund_by_id_tx;
 mod stores;
-pub use stores::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, SyncLog};
+pub use stores::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, SyncLog};
 mod successors;
 mod timeline;
 mod transitions;
@@ -334,6 +336,16 @@ impl Ledger {
     /// The Receipts store, to read and write (see [`Receipts`]).
     pub fn receipts_mut(&mut self) -> Receipts<&mut Ledger> {
         Receipts(self)
+    }
+
+    /// The Returns store, to read (see [`Returns`]).
+    pub fn returns(&self) -> Returns<&Ledger> {
+        Returns(self)
+    }
+
+    /// The Returns store, to read and write (see [`Returns`]).
+    pub fn returns_mut(&mut self) -> Returns<&mut Ledger> {
+        Returns(self)
     }
 
     /// The SyncLog store, to read (see [`SyncLog`]).

@@ -97,6 +97,12 @@ impl<L: Deref<Target = Ledger>> Receipts<L> {
     pub fn ryoshusho(&self, cart_id: CartId) -> Result<Option<RyoshushoRecord>> {
         record_tx(&self.conn, cart_id)
     }
+
+    /// When the sale's ryōshūsho was handed back at a refund or return (record 0114), if
+    /// it was: from then on it is not valid and is not reprinted.
+    pub fn ryoshusho_taken_back(&self, cart_id: CartId) -> Result<Option<i64>> {
+        taken_back_tx(&self.conn, cart_id)
+    }
 }
 
 impl Receipts<&mut Ledger> {
@@ -113,6 +119,9 @@ impl Receipts<&mut Ledger> {
         let issued = match record_tx(&tx, cart_id)? {
             Some(first) if first.addressee != addressee || first.description != description => {
                 return Err(Error::RyoshushoDiffers { cart_id: cart_id.0, number: first.number });
+            }
+            Some(first) if taken_back_tx(&tx, cart_id)?.is_some() => {
+                return Err(Error::RyoshushoTakenBack { cart_id: cart_id.0, number: first.number });
             }
             Some(first) => {
                 tx.exec_cached("UPDATE ryoshusho SET print_count = print_count + 1, last_issued_at_ms = ?2 WHERE cart_id = ?1", params![cart_id.0, now_ms])?;
@@ -172,6 +181,46 @@ fn audit_tx(tx: &WriteTx<'_>, issued: &IssuedRyoshusho, by: Option<i64>, now_ms:
         actor_id: by,
         after: Some(after.to_string()),
         ..AuditInput::new(action, &format!("ryoshusho {} (sale {})", r.number, r.cart_id.0))
+    };
+    append_audit(tx, &input, now_ms)?;
+    Ok(())
+}
+
+fn taken_back_tx(conn: &rusqlite::Connection, cart_id: CartId) -> Result<Option<i64>> {
+    Ok(conn
+        .row_cached("SELECT taken_back_at_ms FROM ryoshusho_taken_back WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))
+        .optional()?)
+}
+
+/// The insider route of record 0112, closed (record 0114): money goes back on a sale with
+/// a ryōshūsho still valid only when the customer hands it back. Answers the number of the
+/// ryōshūsho to mark taken back (`taken_back` said so), `None` when the sale has none or it
+/// came back already, and refuses ([`Error::RyoshushoNotTakenBack`]) otherwise.
+pub(in crate::ledger) fn outstanding_tx(tx: &WriteTx<'_>, cart_id: CartId, taken_back: bool) -> Result<Option<String>> {
+    let Some(record) = record_tx(tx, cart_id)? else { return Ok(None) };
+    if taken_back_tx(tx, cart_id)?.is_some() {
+        return Ok(None);
+    }
+    if !taken_back {
+        return Err(Error::RyoshushoNotTakenBack { cart_id: cart_id.0, number: record.number });
+    }
+    Ok(Some(record.number))
+}
+
+/// Marks the sale's ryōshūsho handed back (by the refund or the return `return_id`), and
+/// says so in the audit chain, inside the caller's transaction.
+pub(in crate::ledger) fn mark_taken_back_tx(tx: &WriteTx<'_>, cart_id: CartId, return_id: Option<i64>, now_ms: i64) -> Result<()> {
+    let staff = super::session::operator(tx)?;
+    tx.exec_cached(
+        "INSERT INTO ryoshusho_taken_back (cart_id, return_id, staff_id, taken_back_at_ms) VALUES (?1, ?2, ?3, ?4)",
+        params![cart_id.0, return_id, staff, now_ms],
+    )?;
+    let number = ryoshusho_number(cart_id);
+    let after = serde_json::json!({ "cart_id": cart_id.0, "number": number, "return_id": return_id });
+    let input = AuditInput {
+        actor_id: staff,
+        after: Some(after.to_string()),
+        ..AuditInput::new("ryoshusho_taken_back", &format!("ryoshusho {number} (sale {}) taken back", cart_id.0))
     };
     append_audit(tx, &input, now_ms)?;
     Ok(())

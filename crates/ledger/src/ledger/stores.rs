@@ -103,6 +103,12 @@ store! {
 }
 
 store! {
+    /// Returns per item of a paid sale (returns.rs): what came back, what it was worth per
+    /// rate, and the refunds and cash it gave back (record 0114).
+    Returns
+}
+
+store! {
     /// What flows between this register and the outside: the outbox (outbox.rs), the PSP
     /// events applied and the journal (events.rs), the event cursor (`crate::cursor`), and
     /// rows restored from another register (restored.rs).

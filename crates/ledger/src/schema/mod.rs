@@ -32,6 +32,7 @@ mod v16_time_zone;
 mod v17_audit_confirmed;
 mod v18_reader;
 mod v19_ryoshusho;
+mod v20_returns;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -57,6 +58,7 @@ pub const MIGRATIONS: &[&str] = &[
     v17_audit_confirmed::AUDIT_CONFIRMED,  // v17: the back office's confirmed audit head
     v18_reader::READER,                    // v18: card-present payments on a reader (decision 0102)
     v19_ryoshusho::RYOSHUSHO,              // v19: the ryōshūsho issued, one per sale (record 0112)
+    v20_returns::RETURNS,                  // v20: returns per item, their refunds and cash (record 0114)
 ];
 
 /// The version whose migration turned the audit log into a chain.

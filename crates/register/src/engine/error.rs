@@ -156,6 +156,8 @@ impl From<paydesk_ledger::Error> for EngineError {
             L::CurrencyMismatch { .. } | L::UnknownProduct(_) => EngineError::InvalidInput(e.to_string()),
             // Refused input, as they were before they were typed (the app reads the type).
             L::ShiftRefused(_) | L::NotTheOperator { .. } | L::InactiveStaff { .. } => EngineError::InvalidInput(e.to_string()),
+            // Refused as they were before they were typed (record 0114 typed them).
+            L::SaleNotPaid { .. } | L::CardTenderNotForwarded { .. } => EngineError::InvalidInput(e.to_string()),
             L::EmptyCart(_) => EngineError::CartEmpty(e.to_string()),
             L::CartNotOpen { .. } => EngineError::CartLocked(e.to_string()),
             L::UnknownPayment(k) => EngineError::UnknownPayment(k),

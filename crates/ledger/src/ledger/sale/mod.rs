@@ -15,6 +15,7 @@ pub use cancel::{CancelAction, CancelPlan};
 pub use card::CardTender;
 pub use cash::CashTender;
 pub use refund::SaleRefundPlan;
+pub(in crate::ledger) use refund::{allocate_refund_tx, card_keys, refundable_state};
 pub use report::{TenderDay, TenderKindTotal, UnpaidBalance};
 
 use std::ops::Deref;

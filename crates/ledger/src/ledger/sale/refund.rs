@@ -34,46 +34,37 @@ impl Sales<&mut Ledger> {
     /// Refused while a refund of one of its cards is open (`RefundInProgress`), while a
     /// card tender waits to be forwarded, and above what is refundable
     /// ([`Error::SaleRefundExceeds`]). A sale not paid in full is canceled instead.
+    /// A sale whose ryōshūsho (record 0112) is still with the customer is refused
+    /// ([`Error::RyoshushoNotTakenBack`]): see [`Sales::plan_refund_with`].
     pub fn plan_refund(&mut self, cart_id: CartId, amount_minor: Option<i64>, reason: Option<&str>, now_ms: i64) -> Result<SaleRefundPlan> {
+        self.plan_refund_with(cart_id, amount_minor, reason, false, now_ms)
+    }
+
+    /// [`Sales::plan_refund`], saying whether the customer handed the sale's ryōshūsho
+    /// back: then it is marked taken back in the same transaction (record 0114), and can
+    /// no longer be reprinted as if the money were still the store's.
+    pub fn plan_refund_with(
+        &mut self,
+        cart_id: CartId,
+        amount_minor: Option<i64>,
+        reason: Option<&str>,
+        ryoshusho_taken_back: bool,
+        now_ms: i64,
+    ) -> Result<SaleRefundPlan> {
         if let Some(a) = amount_minor {
             if a <= 0 {
                 return Err(Error::InvalidAmount(format!("a refund of {a} must be greater than zero")));
             }
         }
-        let cards = self.by_cart(cart_id)?.tenders.iter().filter(|t| t.kind == TenderKind::Card).count();
-        let mut keys: Vec<String> = (0..cards).map(|_| self.new_key()).collect();
+        let mut keys = card_keys(self, cart_id)?;
         let tx = self.write_tx()?;
         let sale = sale_tx(&tx, cart_id)?;
         refundable_state(&sale)?;
-        let slots = refund_slots_tx(&tx, &sale)?;
-        let refundable: i64 = slots.iter().map(|(_, left)| left).sum();
-        let mut rest = amount_minor.unwrap_or(refundable);
-        if rest > refundable || rest <= 0 {
-            return Err(Error::SaleRefundExceeds { cart_id: cart_id.0, requested_minor: rest, refundable_minor: refundable });
+        let ryoshusho = crate::ledger::ryoshusho::outstanding_tx(&tx, cart_id, ryoshusho_taken_back)?;
+        let plan = allocate_refund_tx(&tx, &sale, amount_minor, &mut keys, reason, now_ms)?.plan;
+        if ryoshusho.is_some() {
+            crate::ledger::ryoshusho::mark_taken_back_tx(&tx, cart_id, None, now_ms)?;
         }
-        let mut plan = SaleRefundPlan { cart_id, card_refunds: Vec::new(), cash_refunds: Vec::new(), cash_out_minor: 0 };
-        for (t, left) in slots {
-            let take = rest.min(left);
-            if take <= 0 {
-                continue;
-            }
-            rest -= take;
-            match t.kind {
-                TenderKind::Card => {
-                    let key = keys.pop().ok_or_else(|| Error::InvalidInput("the sale changed; refund again".into()))?;
-                    let pid = t.payment_id.expect("a card tender has a payment");
-                    plan.card_refunds.push((t.id, create_refund_tx(&tx, &key, pid, take, reason, None, now_ms)?));
-                }
-                TenderKind::Cash => {
-                    // Cash leaves a drawer: the drawer of an open shift, counted at its close.
-                    crate::ledger::shift::admit_money_tx(&tx)?;
-                    movement_tx(&tx, CashMovementKind::RefundOut, -take, t.amount.currency, cart_id, Some(t.id), now_ms)?;
-                    plan.cash_refunds.push((t.id, take));
-                    plan.cash_out_minor += take;
-                }
-            }
-        }
-        assert_eq!(rest, 0, "sale {cart_id}: refund allocation left {rest}");
         if let Some(r) = reason {
             audit_sale_refund_tx(&tx, &plan, r, now_ms)?;
         }
@@ -82,15 +73,78 @@ impl Sales<&mut Ledger> {
     }
 }
 
+/// One fresh key per card tender of the sale, drawn before the write transaction (a key
+/// comes from the ledger's key source, which the transaction borrows).
+pub(in crate::ledger) fn card_keys(ledger: &mut Ledger, cart_id: CartId) -> Result<Vec<String>> {
+    let cards = ledger.sales().by_cart(cart_id)?.tenders.iter().filter(|t| t.kind == TenderKind::Card).count();
+    Ok((0..cards).map(|_| ledger.new_key()).collect())
+}
+
+/// What [`allocate_refund_tx`] wrote: the plan, and the drawer movement of each cash
+/// refund (same order as `plan.cash_refunds`), for a return to link to.
+pub(in crate::ledger) struct Allocated {
+    pub plan: SaleRefundPlan,
+    pub cash_movements: Vec<i64>,
+}
+
+/// THE allocation of money given back on a paid sale (record 0032), shared by a refund
+/// by amount and a return by item (record 0114): card tenders first, each up to what its
+/// payment has left (each its own refund row and key from `keys`), then cash out of the
+/// drawer of the open shift. Inside the caller's transaction; `amount_minor` `None` is
+/// everything refundable.
+pub(in crate::ledger) fn allocate_refund_tx(
+    tx: &WriteTx<'_>,
+    sale: &Sale,
+    amount_minor: Option<i64>,
+    keys: &mut Vec<String>,
+    reason: Option<&str>,
+    now_ms: i64,
+) -> Result<Allocated> {
+    let cart_id = sale.cart.id;
+    refundable_state(sale)?;
+    let slots = refund_slots_tx(tx, sale)?;
+    let refundable: i64 = slots.iter().map(|(_, left)| left).sum();
+    let mut rest = amount_minor.unwrap_or(refundable);
+    if rest > refundable || rest <= 0 {
+        return Err(Error::SaleRefundExceeds { cart_id: cart_id.0, requested_minor: rest, refundable_minor: refundable });
+    }
+    let mut plan = SaleRefundPlan { cart_id, card_refunds: Vec::new(), cash_refunds: Vec::new(), cash_out_minor: 0 };
+    let mut cash_movements = Vec::new();
+    for (t, left) in slots {
+        let take = rest.min(left);
+        if take <= 0 {
+            continue;
+        }
+        rest -= take;
+        match t.kind {
+            TenderKind::Card => {
+                let key = keys.pop().ok_or_else(|| Error::InvalidInput("the sale changed; refund again".into()))?;
+                let pid = t.payment_id.expect("a card tender has a payment");
+                plan.card_refunds.push((t.id, create_refund_tx(tx, &key, pid, take, reason, None, now_ms)?));
+            }
+            TenderKind::Cash => {
+                // Cash leaves a drawer: the drawer of an open shift, counted at its close.
+                crate::ledger::shift::admit_money_tx(tx)?;
+                let written = movement_tx(tx, CashMovementKind::RefundOut, -take, t.amount.currency, cart_id, Some(t.id), now_ms)?;
+                assert!(written, "a refund_out movement is never a duplicate");
+                cash_movements.push(tx.last_insert_rowid());
+                plan.cash_refunds.push((t.id, take));
+                plan.cash_out_minor += take;
+            }
+        }
+    }
+    assert_eq!(rest, 0, "sale {cart_id}: refund allocation left {rest}");
+    Ok(Allocated { plan, cash_movements })
+}
+
 /// Only a sale paid in full is refunded; one still open or owing is canceled instead.
-fn refundable_state(sale: &Sale) -> Result<()> {
+pub(in crate::ledger) fn refundable_state(sale: &Sale) -> Result<()> {
     let cart_id = sale.cart.id;
     match sale.state {
         SaleState::Paid => Ok(()),
-        SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance => Err(Error::InvalidInput(format!(
-            "sale {cart_id} is not paid in full ({}): cancel it instead of refunding",
-            sale.state.as_str()
-        ))),
+        SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance => {
+            Err(Error::SaleNotPaid { cart_id: cart_id.0, state: sale.state.as_str() })
+        }
         SaleState::Canceling | SaleState::Canceled => Err(Error::SaleCanceled { cart_id: cart_id.0 }),
     }
 }
@@ -101,10 +155,7 @@ fn refund_slots_tx<'s>(tx: &WriteTx<'_>, sale: &'s Sale) -> Result<Vec<(&'s Tend
     let mut slots: Vec<(&Tender, i64)> = Vec::new();
     for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Card) {
         if t.state == TenderState::Offline {
-            return Err(Error::InvalidInput(format!(
-                "card tender {} of sale {} was accepted offline and is not forwarded yet; refund it after it is",
-                t.seq, sale.cart.id
-            )));
+            return Err(Error::CardTenderNotForwarded { cart_id: sale.cart.id.0, tender_seq: t.seq });
         }
         let pid = t.payment_id.expect("a card tender has a payment");
         let open: i64 = tx.row_cached(

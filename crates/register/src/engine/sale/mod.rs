@@ -9,11 +9,13 @@ mod cancel;
 mod card;
 mod cash;
 mod refund;
+mod returns;
 
 pub use cancel::CancelReport;
 pub use card::CardTenderReport;
 pub use cash::CashReport;
 pub use refund::SaleRefundReport;
+pub use returns::ReturnReport;
 
 use super::{Engine, EngineError, Result};
 use paydesk_ledger::{CancelState, CartId, CartLine, Sale, SaleState, Tender, TenderDay};

@@ -22,9 +22,25 @@ pub struct SaleRefundReport {
 
 impl Engine {
     /// Refunds `amount_minor` of a paid sale (everything refundable when `None`).
+    /// Refused while the sale's ryōshūsho is still with the customer: see
+    /// [`Engine::refund_sale_with`].
     pub async fn refund_sale(&self, cart: CartId, amount_minor: Option<i64>, reason: Option<&str>) -> Result<SaleRefundReport> {
+        self.refund_sale_with(cart, amount_minor, reason, false).await
+    }
+
+    /// [`Engine::refund_sale`], saying whether the customer handed the sale's ryōshūsho
+    /// back (record 0114): then it is marked taken back with the refund.
+    pub async fn refund_sale_with(
+        &self,
+        cart: CartId,
+        amount_minor: Option<i64>,
+        reason: Option<&str>,
+        ryoshusho_taken_back: bool,
+    ) -> Result<SaleRefundReport> {
         let now = self.now();
-        let plan = self.with_ledger(|l| l.sales_mut().plan_refund(cart, amount_minor, reason, now)).map_err(|e| match e {
+        let plan = self
+            .with_ledger(|l| l.sales_mut().plan_refund_with(cart, amount_minor, reason, ryoshusho_taken_back, now))
+            .map_err(|e| match e {
             paydesk_ledger::Error::RefundInProgress { refund_key, .. } => {
                 EngineError::RefundInProgress { key: format!("sale {cart}"), refund_key }
             }

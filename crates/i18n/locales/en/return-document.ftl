@@ -1,0 +1,14 @@
+# The return document (a qualified return invoice in Japan): what a return gave back (crates/receipt/src/return_doc, the store's language).
+return-document-title = RETURN
+return-document-subtitle = (return invoice)
+return-document-number = No. { $number }
+return-document-sale = Original sale { $date }
+return-document-sale-no = Original receipt { $number }
+return-document-lines = Returned
+return-document-quantity = { $name } x{ $quantity }
+return-document-total = Refunded
+return-document-taxable = Taxable at { $rate }
+return-document-tax = Tax included
+return-document-exempt = Tax exempt
+return-document-card = Back to the card
+return-document-cash = Back in cash

@@ -1,0 +1,398 @@
+//! Returns per item (issue #29, record 0114), the Returns store: tables `returns`,
+//! `return_lines`, `return_rates`, `return_tenders` (schema v20).
+//!
+//! A return takes back some quantity of some lines of a paid sale. It is valued by
+//! `paydesk_tax::return_tax` (record 0113) from the sale's cart and its LOCKED settings,
+//! given what earlier returns took; the money goes back exactly as a refund by amount
+//! does (`allocate_refund_tx`, record 0032: cards first, each up to what its payment has
+//! left and each with its own refund row and key, then cash out of the open shift's
+//! drawer); and the return, its lines, its rates, its link to each refund row and cash
+//! movement, the ryōshūsho taken back and the audit row are ONE transaction. The card
+//! refunds are driven afterwards by the engine, each under its key, like any refund.
+
+use std::ops::Deref;
+
+use paydesk_domain::Currency;
+use paydesk_tax::{return_tax, RateReturn, Returned, TaxClass, TaxError, TaxSettings};
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use super::audit::{append_audit, AuditInput};
+use super::cart_tax::{tax_cart, utc_day, LockedTax};
+use super::catalog::settings::tax_settings_tx;
+use super::catalog::{class_str, parse_class};
+use super::sale::{allocate_refund_tx, card_keys, check_reason, refundable_state, sale_tx, Sale};
+use super::{collect, Cached, Ledger, Returns};
+use crate::error::{Error, Result};
+use crate::tender::TenderId;
+use crate::types::*;
+use crate::write_tx::WriteTx;
+
+/// Most lines one return may name (a sale has at most as many).
+pub const MAX_RETURN_LINES: usize = 200;
+
+/// A line of a return: which line of the sale, how many, and what its net fell by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReturnLine {
+    /// Index into the sale's cart lines (their SKU order).
+    pub line: usize,
+    pub sku: String,
+    pub name: String,
+    pub quantity: u32,
+    /// The class the sale taxed it under (a reduced item eaten in is `Standard`).
+    pub class: TaxClass,
+    pub net_minor: i64,
+}
+
+/// What a return gave back through one tender: a card refund row or a drawer movement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReturnTender {
+    pub tender_id: TenderId,
+    pub amount_minor: i64,
+    pub refund_id: Option<RefundId>,
+    pub movement_id: Option<i64>,
+}
+
+/// A recorded return.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReturnRecord {
+    pub id: i64,
+    pub cart_id: CartId,
+    /// 1, 2, … within the sale.
+    pub seq: i64,
+    /// The sale's receipt number, "-R" and the seq.
+    pub number: String,
+    pub created_at_ms: i64,
+    pub staff_id: Option<i64>,
+    pub reason: Option<String>,
+    pub currency: Currency,
+    /// What the customer got back (gross), tax included.
+    pub total_minor: i64,
+    pub tax_minor: i64,
+    pub cash_out_minor: i64,
+    /// The customer handed the sale's ryōshūsho back at this return.
+    pub ryoshusho_taken_back: bool,
+    pub lines: Vec<ReturnLine>,
+    pub rates: Vec<RateReturn>,
+    pub tenders: Vec<ReturnTender>,
+}
+
+/// What [`Returns::take_back`] committed: the return, and the card refunds to drive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReturnPlan {
+    pub record: ReturnRecord,
+    /// Card refunds to drive, each with its own key.
+    pub card_refunds: Vec<(TenderId, Refund)>,
+    /// Paid out of the drawer (already recorded).
+    pub cash_out_minor: i64,
+}
+
+/// The number of a sale's `seq`-th return.
+pub fn return_number(cart_id: CartId, seq: i64) -> String {
+    format!("{:06}-R{seq}", cart_id.0)
+}
+
+impl<L: Deref<Target = Ledger>> Returns<L> {
+    /// The sale's returns, in order.
+    pub fn by_sale(&self, cart_id: CartId) -> Result<Vec<ReturnRecord>> {
+        let ids: Vec<i64> = collect(&self.conn, "SELECT id FROM returns WHERE cart_id = ?1 ORDER BY seq", [cart_id.0], |r| r.get(0).map(Ok))?;
+        ids.into_iter().map(|id| record_tx(&self.conn, id)).collect()
+    }
+
+    /// One return.
+    pub fn by_id(&self, id: i64) -> Result<ReturnRecord> {
+        record_tx(&self.conn, id)
+    }
+
+    /// How many of each line of the sale came back so far (one entry per cart line).
+    pub fn returned(&self, cart_id: CartId) -> Result<Vec<u32>> {
+        returned_tx(&self.conn, &sale_tx(&self.conn, cart_id)?)
+    }
+}
+
+impl Returns<&mut Ledger> {
+    /// Takes back `items` of the paid sale `cart_id` and gives their worth back, cards
+    /// first (see the module). Refused, nothing written: an empty or too long list, a
+    /// line named twice or with quantity 0 (`InvalidInput`), a line the sale does not
+    /// have ([`Error::ReturnUnknownLine`]), more than is left of a line
+    /// ([`Error::ReturnExceedsSold`]), a sale not paid ([`Error::SaleNotPaid`],
+    /// [`Error::SaleCanceled`]), an open refund of one of its cards
+    /// ([`Error::RefundInProgress`]), an offline card tender not forwarded
+    /// ([`Error::CardTenderNotForwarded`]), more than its tenders have left
+    /// ([`Error::SaleRefundExceeds`], after refunds by amount), and a sale whose ryōshūsho
+    /// is still with the customer unless `ryoshusho_taken_back`
+    /// ([`Error::RyoshushoNotTakenBack`]); then it is marked taken back with the return.
+    pub fn take_back(
+        &mut self,
+        cart_id: CartId,
+        items: &[Returned],
+        reason: Option<&str>,
+        ryoshusho_taken_back: bool,
+        now_ms: i64,
+    ) -> Result<ReturnPlan> {
+        if items.is_empty() || items.len() > MAX_RETURN_LINES {
+            return Err(Error::InvalidInput(format!("a return names 1 to {MAX_RETURN_LINES} lines")));
+        }
+        let reason = reason.map(check_reason).transpose()?;
+        let mut keys = card_keys(self, cart_id)?;
+        let tx = self.write_tx()?;
+        let sale = sale_tx(&tx, cart_id)?;
+        refundable_state(&sale)?;
+        let ryoshusho = super::ryoshusho::outstanding_tx(&tx, cart_id, ryoshusho_taken_back)?;
+        let before = returned_tx(&tx, &sale)?;
+        check_items(&sale, &before, items)?;
+        let (cart, settings) = tax_input_tx(&tx, &sale)?;
+        let valued = return_tax(&cart, &settings, &before, items).map_err(|e| tax_refusal(cart_id, e))?;
+        let seq: i64 = tx.row_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM returns WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
+        let staff = super::session::operator(&tx)?;
+        let (card_refunds, tenders) = allocate_return_tx(&tx, &sale, valued.total, &mut keys, reason, now_ms)?;
+        let cash_out: i64 = tenders.iter().filter(|t| t.movement_id.is_some()).map(|t| t.amount_minor).sum();
+        tx.exec_cached(
+            "INSERT INTO returns (cart_id, seq, number, created_at_ms, staff_id, reason, currency, total_minor, tax_minor,
+                                  cash_out_minor, ryoshusho_taken_back)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                cart_id.0,
+                seq,
+                return_number(cart_id, seq),
+                now_ms,
+                staff,
+                reason,
+                sale.cart.currency.code(),
+                valued.total,
+                valued.tax_total,
+                cash_out,
+                ryoshusho.is_some()
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        insert_children_tx(&tx, id, &sale, &valued, &tenders)?;
+        if ryoshusho.is_some() {
+            super::ryoshusho::mark_taken_back_tx(&tx, cart_id, Some(id), now_ms)?;
+        }
+        let record = record_tx(&tx, id)?;
+        audit_tx(&tx, &record, staff, now_ms)?;
+        tx.commit()?;
+        Ok(ReturnPlan { record, card_refunds, cash_out_minor: cash_out })
+    }
+}
+
+/// The card refunds to drive, and the return's links to every refund and movement.
+type Allocation = (Vec<(TenderId, Refund)>, Vec<ReturnTender>);
+
+/// Gives `total` back through the sale's tenders (`allocate_refund_tx`: cards first, then
+/// cash) and answers the card refunds to drive and the links to write.
+fn allocate_return_tx(
+    tx: &WriteTx<'_>,
+    sale: &Sale,
+    total: i64,
+    keys: &mut Vec<String>,
+    reason: Option<&str>,
+    now_ms: i64,
+) -> Result<Allocation> {
+    if total == 0 {
+        // Lines given away (100 % off) come back with nothing to give back.
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let a = allocate_refund_tx(tx, sale, Some(total), keys, reason, now_ms)?;
+    let mut tenders: Vec<ReturnTender> = a
+        .plan
+        .card_refunds
+        .iter()
+        .map(|(t, r)| ReturnTender { tender_id: *t, amount_minor: r.amount.amount_minor, refund_id: Some(r.id), movement_id: None })
+        .collect();
+    for ((t, amount), m) in a.plan.cash_refunds.iter().zip(&a.cash_movements) {
+        tenders.push(ReturnTender { tender_id: *t, amount_minor: *amount, refund_id: None, movement_id: Some(*m) });
+    }
+    Ok((a.plan.card_refunds, tenders))
+}
+
+/// The return's lines, rates and links to the money it gave back.
+fn insert_children_tx(tx: &WriteTx<'_>, id: i64, sale: &Sale, valued: &paydesk_tax::ReturnTax, tenders: &[ReturnTender]) -> Result<()> {
+    for l in &valued.lines {
+        tx.exec_cached(
+            "INSERT INTO return_lines (return_id, line, product_id, quantity, class, net_minor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![id, l.line as i64, sale.cart.lines[l.line].product_id.0, l.quantity, class_str(l.class), l.net],
+        )?;
+    }
+    for r in &valued.rates {
+        tx.exec_cached(
+            "INSERT INTO return_rates (return_id, class, basis_points, base_minor, tax_minor, gross_minor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![id, class_str(r.class), r.basis_points, r.base, r.tax, r.gross],
+        )?;
+    }
+    for t in tenders {
+        tx.exec_cached(
+            "INSERT INTO return_tenders (return_id, tender_id, amount_minor, refund_id, movement_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, t.tender_id.0, t.amount_minor, t.refund_id.map(|r| r.0), t.movement_id],
+        )?;
+    }
+    Ok(())
+}
+
+/// The typed refusals, in the sale's terms, before anything is valued.
+fn check_items(sale: &Sale, before: &[u32], items: &[Returned]) -> Result<()> {
+    let cart_id = sale.cart.id.0;
+    let lines = &sale.cart.lines;
+    let mut seen = vec![false; lines.len()];
+    for r in items {
+        let Some(line) = lines.get(r.line) else {
+            return Err(Error::ReturnUnknownLine { cart_id, line: r.line, lines: lines.len() });
+        };
+        if r.quantity == 0 || std::mem::replace(&mut seen[r.line], true) {
+            return Err(Error::InvalidInput(format!("line {}: each line once, with a quantity of 1 or more", r.line)));
+        }
+        let sold = u32::try_from(line.quantity).map_err(|_| Error::Overflow)?;
+        if r.quantity > sold.saturating_sub(before[r.line]) {
+            return Err(Error::ReturnExceedsSold { cart_id, line: r.line, sold, returned_before: before[r.line], requested: r.quantity });
+        }
+    }
+    Ok(())
+}
+
+/// What `return_tax` refused after [`check_items`] passed (only a sale the tax cannot
+/// value): refused input, in its words.
+fn tax_refusal(cart_id: CartId, e: TaxError) -> Error {
+    Error::InvalidInput(format!("sale {cart_id}: {e}"))
+}
+
+/// The sale as `return_tax` takes it: its cart, and the settings locked at its first
+/// tender (a sale of exempt lines without a discount has none: any settings value it the
+/// same, with no tax).
+fn tax_input_tx(tx: &WriteTx<'_>, sale: &Sale) -> Result<(paydesk_tax::Cart, TaxSettings)> {
+    let doc: Option<String> = tx.row_cached("SELECT tax_locked FROM carts WHERE id = ?1", [sale.cart.id.0], |r| r.get(0))?;
+    let (settings, date) = match doc {
+        Some(doc) => {
+            let locked: LockedTax = serde_json::from_str(&doc)?;
+            (locked.settings, locked.date)
+        }
+        None => (tax_settings_tx(tx)?, utc_day(sale.cart.created_at_ms)),
+    };
+    let c = &sale.cart;
+    Ok((tax_cart(&c.lines, c.dining, c.sale_discount, date)?, settings))
+}
+
+/// How many of each cart line earlier returns took (lines matched by product: a paid
+/// sale's lines no longer change).
+fn returned_tx(conn: &rusqlite::Connection, sale: &Sale) -> Result<Vec<u32>> {
+    let taken: Vec<(i64, i64)> = collect(
+        conn,
+        "SELECT rl.product_id, SUM(rl.quantity) FROM return_lines rl JOIN returns r ON r.id = rl.return_id
+         WHERE r.cart_id = ?1 GROUP BY rl.product_id",
+        [sale.cart.id.0],
+        |r| Ok(Ok((r.get(0)?, r.get(1)?))),
+    )?;
+    sale.cart
+        .lines
+        .iter()
+        .map(|l| {
+            let n = taken.iter().find(|(p, _)| *p == l.product_id.0).map_or(0, |(_, n)| *n);
+            u32::try_from(n).map_err(|_| Error::Overflow)
+        })
+        .collect()
+}
+
+fn record_tx(conn: &rusqlite::Connection, id: i64) -> Result<ReturnRecord> {
+    let head = conn
+        .row_cached(
+            "SELECT cart_id, seq, number, created_at_ms, staff_id, reason, currency, total_minor, tax_minor, cash_out_minor,
+                    ryoshusho_taken_back FROM returns WHERE id = ?1",
+            [id],
+            |r| {
+                Ok((
+                    (CartId(r.get(0)?), r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?, r.get::<_, Option<i64>>(4)?),
+                    (r.get::<_, Option<String>>(5)?, r.get::<_, String>(6)?, r.get::<_, i64>(7)?, r.get::<_, i64>(8)?, r.get::<_, i64>(9)?),
+                    r.get::<_, bool>(10)?,
+                ))
+            },
+        )
+        .optional()?
+        .ok_or(Error::UnknownReturn(id))?;
+    let ((cart_id, seq, number, created_at_ms, staff_id), (reason, currency, total_minor, tax_minor, cash_out_minor), taken_back) = head;
+    let (lines, rates, tenders) = (lines_tx(conn, id)?, rates_tx(conn, id)?, tenders_tx(conn, id)?);
+    Ok(ReturnRecord {
+        id,
+        cart_id,
+        seq,
+        number,
+        created_at_ms,
+        staff_id,
+        reason,
+        currency: currency.parse::<Currency>()?,
+        total_minor,
+        tax_minor,
+        cash_out_minor,
+        ryoshusho_taken_back: taken_back,
+        lines,
+        rates,
+        tenders,
+    })
+}
+
+/// The audit row of a return: which sale, which lines, how much back and how.
+fn audit_tx(tx: &WriteTx<'_>, r: &ReturnRecord, staff: Option<i64>, now_ms: i64) -> Result<()> {
+    let lines: Vec<_> = r.lines.iter().map(|l| serde_json::json!({ "line": l.line, "sku": l.sku, "quantity": l.quantity })).collect();
+    let after = serde_json::json!({
+        "cart_id": r.cart_id.0, "number": r.number, "lines": lines, "total": r.total_minor, "tax": r.tax_minor,
+        "cash_out": r.cash_out_minor, "card_refunds": r.tenders.iter().filter(|t| t.refund_id.is_some()).count(),
+        "ryoshusho_taken_back": r.ryoshusho_taken_back,
+    });
+    let input = AuditInput {
+        actor_id: staff,
+        reason: r.reason.clone(),
+        after: Some(after.to_string()),
+        ..AuditInput::new("sale_return", &format!("return {} (sale {})", r.number, r.cart_id.0))
+    };
+    append_audit(tx, &input, now_ms)?;
+    Ok(())
+}
+
+fn class_of(s: String) -> Result<TaxClass> {
+    parse_class(&s).ok_or(Error::UnknownValue { what: "tax class", value: s })
+}
+
+fn lines_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<ReturnLine>> {
+    collect(
+        conn,
+        "SELECT rl.line, p.sku, p.name, rl.quantity, rl.class, rl.net_minor FROM return_lines rl JOIN products p ON p.id = rl.product_id
+         WHERE rl.return_id = ?1 ORDER BY rl.line",
+        [id],
+        |r| {
+            let line = usize::try_from(r.get::<_, i64>(0)?).map_err(|_| Error::Overflow);
+            let class = class_of(r.get(4)?);
+            let (sku, name, quantity, net_minor) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(5)?);
+            Ok(line.and_then(|line| Ok(ReturnLine { line, sku, name, quantity, class: class?, net_minor })))
+        },
+    )
+}
+
+fn rates_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<RateReturn>> {
+    collect(
+        conn,
+        "SELECT class, basis_points, base_minor, tax_minor, gross_minor FROM return_rates WHERE return_id = ?1
+         ORDER BY CASE class WHEN 'standard' THEN 0 WHEN 'reduced' THEN 1 ELSE 2 END",
+        [id],
+        |r| {
+            let class = class_of(r.get(0)?);
+            let (basis_points, base, tax, gross) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+            Ok(class.map(|class| RateReturn { class, basis_points, base, tax, gross }))
+        },
+    )
+}
+
+fn tenders_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<ReturnTender>> {
+    collect(
+        conn,
+        "SELECT rt.tender_id, rt.amount_minor, rt.refund_id, rt.movement_id FROM return_tenders rt JOIN tenders t ON t.id = rt.tender_id
+         WHERE rt.return_id = ?1 ORDER BY t.seq",
+        [id],
+        |r| {
+            Ok(Ok(ReturnTender {
+                tender_id: TenderId(r.get(0)?),
+                amount_minor: r.get(1)?,
+                refund_id: r.get::<_, Option<i64>>(2)?.map(RefundId),
+                movement_id: r.get(3)?,
+            }))
+        },
+    )
+}
