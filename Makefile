@@ -121,6 +121,7 @@ test-package: deps package
 bench: deps-apt deps-rust
 	mkdir -p target/bench
 	cargo run -q --release -p paydesk-ledger --example bench | tee target/bench/ledger.txt
+	cargo run -q --release -p paydesk-register --example scan_bench | tee target/bench/scan.txt
 	cargo run -q --release -p mock-psp -- bench | tee target/bench/mock-psp.txt
 	cargo build -q --release -p mock-psp -p paydesk-cli
 	rm -f target/bench/cli.db*; coproc PSP { exec target/release/mock-psp --addr 127.0.0.1:0 --db :memory: --secret-key sk_test_a; }; \

@@ -66,6 +66,8 @@ fn every_variant() -> Vec<AppError> {
         AppError::from(paydesk_sync::SyncError::BadAnswer("x".into())),
         AppError::from(std::io::Error::other("x")),
         AppError::UnknownItem("X".into()),
+        AppError::InStoreLabel(crate::error::LabelRefusal::PriceDiffers { sku: "0212345".into(), label: "¥400".into(), catalog: "¥398".into() }),
+        AppError::InStoreLabel(crate::error::LabelRefusal::Weight { sku: "2154321".into(), grams: 1250 }),
         AppError::CartLocked,
         AppError::CartEmpty,
         AppError::NoCheckout,

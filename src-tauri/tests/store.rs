@@ -304,7 +304,7 @@ fn published_items_and_tax_are_read_only_in_the_app() {
     assert_eq!((row("COF-001")["published"].clone(), row("COF-001")["price_minor"].clone()), (json!(true), json!(280)));
     assert_eq!(row("TEA-001")["published"], false);
     // The scan rings up the published price.
-    let cart = call(&w, "scan", json!({ "code": coffee.barcode.clone().unwrap() })).unwrap();
+    let cart = call(&w, "scan", json!({ "code": coffee.barcode.clone().unwrap().to_string() })).unwrap();
     assert_eq!(cart["lines"][0]["unit_price"], 280, "{cart}");
 
     let audits = l.audit().log().unwrap().len();

@@ -142,6 +142,12 @@ async fn bad_publishes_are_refused_whole_and_change_nothing() {
     // Moving a barcode between two SKUs in one publish is fine.
     h.owner.put(&format!("/admin/stores/{store}/catalog"), &json!({"items": [item("TEA", 150, None), item("TEA2", 150, Some("4901234567894"))]})).await.unwrap();
     assert_eq!(h.count("SELECT published_version FROM stores").await, before + 2);
+    // One barcode rule (record 0115): a UPC-A and its EAN-13 are one barcode, stored as 13
+    // digits, so another SKU cannot take it in the other form.
+    h.owner.put(&format!("/admin/stores/{store}/catalog"), &json!({"items": [item("UPC", 1, Some("036000291452"))]})).await.unwrap();
+    assert_eq!(h.count("SELECT count(*) FROM catalog_items WHERE item->>'barcode' = '0036000291452'").await, 1);
+    let (s, _, m) = put(json!({"items": [item("EAN", 1, Some("0036000291452"))]})).await;
+    assert!(s == 400 && m.contains("\"UPC\""), "the EAN-13 of another SKU's UPC-A: {s} {m}");
 
     // Tax: a stale edit and a bad table are refused; neither takes a number.
     let tax_path = format!("/admin/stores/{store}/tax");

@@ -5,6 +5,8 @@
 //! catalog import FILE      all or nothing; exit 1 with {"error":{"code":"invalid_csv","problems":[{line,field,message}…]}}
 //! catalog export           the catalog as CSV on stdout (what import reads)
 //! catalog list             one JSON object per item
+//! catalog scan CODE        what a scan of CODE rings up: {"sku":…} or exit 1 with unknown_item /
+//!                          in_store_label (the app's scan path, record 0115)
 //! store show | store seed --locale en-US|ja-JP
 //! store set [--name N] [--address A] [--phone P] [--locale L] [--currency C] [--prices inclusive|exclusive]
 //!           [--registration-number T…|--no-registration-number] [--rounding down|half_up|up] [--header H] [--footer F]
@@ -17,6 +19,7 @@ use clap::Subcommand;
 use paydesk_tax::{PriceMode, Rounding};
 use paydesk_ledger::{DemoLocale, Error};
 use paydesk_domain::Locale;
+use paydesk_register::usecases::Scanned;
 use paydesk_register::Engine;
 use serde_json::json;
 
@@ -30,6 +33,8 @@ pub(crate) enum CatalogCmd {
     Export,
     /// One JSON object per item.
     List,
+    /// What a scan of CODE (a barcode, an in-store label or a SKU) rings up.
+    Scan { code: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -123,6 +128,7 @@ pub(crate) fn catalog(engine: &Engine, cmd: &CatalogCmd) -> i32 {
             }
             Err(e) => ledger_fail(&e),
         },
+        CatalogCmd::Scan { code } => scan(engine, code),
         CatalogCmd::List => match engine.catalog().list() {
             Ok(items) => {
                 for i in items {
@@ -132,6 +138,28 @@ pub(crate) fn catalog(engine: &Engine, cmd: &CatalogCmd) -> i32 {
             }
             Err(e) => ledger_fail(&e),
         },
+    }
+}
+
+/// The app's scan path under the default in-store label rules (record 0115).
+fn scan(engine: &Engine, code: &str) -> i32 {
+    if code.chars().count() > 64 {
+        fail("invalid_input", "a scanned code has at most 64 characters");
+    }
+    match engine.catalog().scan(code, &paydesk_tax::default_in_store_rules()) {
+        Ok(Scanned::Item { sku }) => {
+            print(&json!({"sku": sku}));
+            0
+        }
+        Ok(Scanned::Unknown) => fail("unknown_item", &format!("no active item has the code {code:?}")),
+        Ok(Scanned::LabelPriceDiffers { sku, label_minor, catalog_minor }) => fail(
+            "in_store_label",
+            &format!("the label prices {sku} at {label_minor} minor units, the catalog at {catalog_minor}: ringing up another price than the catalog's (open prices) is not built yet"),
+        ),
+        Ok(Scanned::WeightLabel { sku, grams }) => {
+            fail("in_store_label", &format!("{sku} has a weight label ({grams} g): weighed items are not built yet"))
+        }
+        Err(e) => ledger_fail(&e),
     }
 }
 

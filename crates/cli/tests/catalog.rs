@@ -150,3 +150,47 @@ async fn store_settings_and_discounts_from_the_command_line() {
     assert_eq!(too_much.code, Some(1), "{}", too_much.stdout);
     assert_eq!(cli(&db, &["sale", "show", "--cart", &cart]).await.json()["total"].as_i64(), Some(3267));
 }
+
+/// A code of 12 data digits with its check digit.
+fn with_check(data: &str) -> String {
+    let d: Vec<u8> = data.bytes().map(|b| b - b'0').collect();
+    format!("{data}{}", paydesk_tax::ean_check_digit(&d))
+}
+
+/// One barcode rule (issue #30, record 0115): a UPC-A imported is found by its EAN-13
+/// (and as typed), the same item under another SKU is refused, and an in-store price
+/// label rings up its item only at the catalog's price.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_upc_a_scans_as_its_ean_13_and_an_in_store_label_finds_its_item() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let f = dir.path().join("upc.csv");
+    std::fs::write(&f, "sku,barcode,name_en,name_ja,price_minor,tax_class,active\nTISSUE,036000291452,Tissues,,398,standard,1\n0212345,,Croquette,コロッケ,398,reduced,1\n").unwrap();
+    let r = cli(&db, &["catalog", "import", f.to_str().unwrap()]).await;
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    for code in ["0036000291452", "036000291452"] {
+        let s = cli(&db, &["catalog", "scan", code]).await;
+        assert_eq!((s.code, s.json()["sku"].as_str()), (Some(0), Some("TISSUE")), "{code}: {}{}", s.stdout, s.stderr);
+    }
+    let export = cli(&db, &["catalog", "export"]).await;
+    assert!(export.stdout.contains("TISSUE,0036000291452,"), "stored as 13 digits: {}", export.stdout);
+
+    let dup = dir.path().join("dup.csv");
+    std::fs::write(&dup, "sku,barcode,name_en,name_ja,price_minor,tax_class,active\nOTHER,0036000291452,Tissues again,,398,standard,1\n").unwrap();
+    let r = cli(&db, &["catalog", "import", dup.to_str().unwrap()]).await;
+    assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
+    let p = &r.json()["error"]["problems"][0];
+    assert_eq!((p["line"].as_i64(), p["field"].as_str()), (Some(2), Some("barcode")), "{p}");
+    assert!(p["message"].as_str().unwrap().contains("TISSUE"), "{p}");
+
+    let label = with_check("021234500398");
+    let s = cli(&db, &["catalog", "scan", &label]).await;
+    assert_eq!((s.code, s.json()["sku"].as_str()), (Some(0), Some("0212345")), "{}{}", s.stdout, s.stderr);
+    let dearer = with_check("021234500400");
+    let s = cli(&db, &["catalog", "scan", &dearer]).await;
+    assert_eq!((s.code, s.json()["error"]["code"].as_str()), (Some(1), Some("in_store_label")), "{}{}", s.stdout, s.stderr);
+    assert!(s.stderr.contains("open prices"), "{}", s.stderr);
+    let unknown = with_check("490000099999");
+    let s = cli(&db, &["catalog", "scan", &unknown]).await;
+    assert_eq!((s.code, s.json()["error"]["code"].as_str()), (Some(1), Some("unknown_item")), "{}{}", s.stdout, s.stderr);
+}

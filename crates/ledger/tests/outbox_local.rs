@@ -25,7 +25,7 @@ fn high(l: &Ledger) -> u64 {
 fn tea(price: i64, active: bool) -> CatalogItem {
     CatalogItem {
         sku: "TEA-900".into(),
-        barcode: Some("4901234567894".into()),
+        barcode: Some(paydesk_tax::Gtin13::parse("4901234567894").unwrap()),
         name_en: "Barley tea".into(),
         name_ja: Some("麦茶".into()),
         price_minor: price,
@@ -85,10 +85,10 @@ fn what_the_back_office_publishes_never_goes_back_up() {
     let h = high(&l);
     let mut own = tea(99, true);
     own.sku = "OWN".into();
-    own.barcode = Some("4901234567887".into());
+    own.barcode = Some(paydesk_tax::Gtin13::parse("4901234567887").unwrap());
     l.catalog_mut().upsert(&[own], None, T + 4).unwrap();
     let mut taker = tea(150, true);
-    taker.barcode = Some("4901234567887".into());
+    taker.barcode = Some(paydesk_tax::Gtin13::parse("4901234567887").unwrap());
     l.catalog_mut().apply_published_items(&[PublishedItem { version: 6, item: taker }], T + 5).unwrap();
     let last = facts(&l, h).pop().unwrap();
     assert_eq!((last["sku"].as_str(), &last["barcode"]), (Some("OWN"), &Value::Null));

@@ -11,6 +11,7 @@ mod in_process;
 mod payment_after;
 mod reader;
 mod readers;
+mod scan;
 mod search_lag;
 mod statements;
 mod stored_failures;

@@ -50,7 +50,7 @@ fn item(i: &Item) -> Result<CatalogItem, String> {
     let currency: Currency = i.currency.parse().map_err(|_| format!("currency {:?} is not one this register sells in", i.currency))?;
     Ok(CatalogItem {
         sku: i.sku.clone(),
-        barcode: i.barcode.clone(),
+        barcode: i.gtin().map_err(|e| format!("barcode {e}"))?,
         name_en: i.name_en.clone(),
         name_ja: i.name_ja.clone(),
         price_minor: i.price,

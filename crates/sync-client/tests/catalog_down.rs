@@ -39,7 +39,7 @@ async fn published_items_and_tax_reach_the_ledger_once_and_are_read_only_there()
     // A local item first, holding the barcode the back office will publish for TEA.
     let local = CatalogItem {
         sku: "LOCAL-1".into(),
-        barcode: Some("4901234567894".into()),
+        barcode: Some(paydesk_tax::Gtin13::parse("4901234567894").unwrap()),
         name_en: "Local".into(),
         name_ja: None,
         price_minor: 100,
@@ -63,7 +63,7 @@ async fn published_items_and_tax_reach_the_ledger_once_and_are_read_only_there()
     assert_eq!((round.items_applied, round.tax_changed, round.settings_version), (2, true, 4), "{round:?}");
     assert!(round.not_applied.is_empty(), "{round:?}");
     let tea = reg.ledger.catalog().item("TEA").unwrap().expect("published");
-    assert_eq!((tea.price_minor, tea.name_ja.as_deref(), tea.barcode.as_deref()), (150, Some("商品 TEA"), Some("4901234567894")));
+    assert_eq!((tea.price_minor, tea.name_ja.as_deref(), tea.barcode.as_ref().map(paydesk_tax::Gtin13::as_str)), (150, Some("商品 TEA"), Some("4901234567894")));
     assert_eq!(reg.ledger.catalog().published_skus().unwrap(), vec!["RICE".to_string(), "TEA".to_string()]);
     // The local item gave its barcode up, and the audit log says why.
     assert_eq!(reg.ledger.catalog().item("LOCAL-1").unwrap().unwrap().barcode, None);

@@ -3,7 +3,7 @@
 //! publishing, and the register checks them again on receipt, so a register never
 //! holds an item its own ledger would refuse for its shape.
 use crate::{text, ProtoError};
-use paydesk_tax::{PriceMode, RateEntry, RateTable, RegistrationNumber, Rounding, TaxClass, YearMonthDay};
+use paydesk_tax::{Gtin13, PriceMode, RateEntry, RateTable, RegistrationNumber, Rounding, TaxClass, YearMonthDay};
 use serde::{Deserialize, Serialize};
 
 /// The ledger's limits (crates/ledger catalog): the same numbers, so an item valid here
@@ -23,6 +23,8 @@ pub const MAX_TAX_RATES: usize = 64;
 #[serde(deny_unknown_fields)]
 pub struct Item {
     pub sku: String,
+    /// 8, 12 or 13 digits as sent ([`Gtin13::parse`], record 0115); the back office
+    /// stores it as 13 ([`Item::normalize_barcode`]) and the register's ledger does too.
     #[serde(default)]
     pub barcode: Option<String>,
     pub name_en: String,
@@ -56,12 +58,25 @@ fn bounded(field: &str, s: &str, max: usize) -> Result<(), ProtoError> {
 }
 
 impl Item {
+    /// The barcode read by the one rule, or what is wrong with it (its digit count, a
+    /// non-digit's position, the check digit).
+    pub fn gtin(&self) -> Result<Option<Gtin13>, String> {
+        self.barcode.as_deref().map(|b| Gtin13::parse(b).map_err(|e| format!("{b:?}: {e}"))).transpose()
+    }
+
+    /// Writes a valid barcode in its 13-digit form (a UPC-A or EAN-8 gains its leading
+    /// zeros), so a UPC-A and its EAN-13 are one barcode everywhere; an invalid one is
+    /// left as sent for [`Item::validate`] to refuse.
+    pub fn normalize_barcode(&mut self) {
+        if let Ok(Some(g)) = self.gtin() {
+            self.barcode = Some(g.into());
+        }
+    }
+
     pub fn validate(&self) -> Result<(), ProtoError> {
         bounded("sku", &self.sku, MAX_SKU_CHARS)?;
         let at = |f: &str| format!("item {:?}: {f}", self.sku);
-        if let Some(b) = &self.barcode {
-            paydesk_tax::validate_jan(b).map_err(|e| ProtoError::field(at("barcode"), format!("{b:?}: {e}")))?;
-        }
+        self.gtin().map_err(|e| ProtoError::field(at("barcode"), e))?;
         bounded(&at("name_en"), &self.name_en, MAX_ITEM_NAME_CHARS)?;
         if let Some(n) = &self.name_ja {
             bounded(&at("name_ja"), n, MAX_ITEM_NAME_CHARS)?;

@@ -36,26 +36,6 @@ pub fn ean_check_digit(data: &[u8]) -> u8 {
     ((10 - sum % 10) % 10) as u8
 }
 
-/// Validates an EAN-13 or EAN-8 code (digits only, as scanned).
-pub fn validate_ean(code: &str) -> Result<(), CodeError> {
-    let len = code.chars().count();
-    if len != 13 && len != 8 {
-        return Err(CodeError::WrongLength { kind: "JAN/EAN code", len, expected: "13 or 8 digits" });
-    }
-    let d = digits(code, 0)?;
-    let (data, check) = d.split_at(d.len() - 1);
-    let expected = ean_check_digit(data);
-    if check[0] != expected {
-        return Err(CodeError::BadCheckDigit { found: check[0], expected });
-    }
-    Ok(())
-}
-
-/// JAN is EAN under the GS1 Japan prefixes (45, 49); the check is the same.
-pub fn validate_jan(code: &str) -> Result<(), CodeError> {
-    validate_ean(code)
-}
-
 /// A qualified-invoice issuer's registration number (適格請求書発行事業者登録番号): "T" and
 /// 13 digits. For a corporation the 13 digits are its corporate number (法人番号), whose
 /// leading digit is a check digit. Sole proprietors get 13 digits that are neither their
@@ -132,14 +112,16 @@ mod tests {
 
     #[test]
     fn ean13_and_ean8_check_digits() {
-        // 4901234567894 is the JAN used in GS1 Japan's examples; 49012347 an EAN-8.
-        assert_eq!(validate_jan("4901234567894"), Ok(()));
-        assert_eq!(validate_ean("49012347"), Ok(()));
-        assert_eq!(validate_ean("4006381333931"), Ok(()));
-        assert_eq!(validate_jan("4901234567890"), Err(CodeError::BadCheckDigit { found: 0, expected: 4 }));
-        assert!(matches!(validate_ean("490123456789"), Err(CodeError::WrongLength { len: 12, .. })));
-        assert_eq!(validate_ean("49012345678a4"), Err(CodeError::NotADigit { position: 11 }));
-        assert_eq!(validate_ean("４901234567894").unwrap_err(), CodeError::NotADigit { position: 0 });
+        // 4901234567894 is the JAN used in GS1 Japan's examples; 49012347 an EAN-8. The
+        // check itself is read through `Gtin13::parse`, the one barcode rule (record 0115).
+        use crate::Gtin13;
+        assert!(Gtin13::parse("4901234567894").is_ok());
+        assert!(Gtin13::parse("49012347").is_ok());
+        assert!(Gtin13::parse("4006381333931").is_ok());
+        assert_eq!(Gtin13::parse("4901234567890"), Err(CodeError::BadCheckDigit { found: 0, expected: 4 }));
+        assert!(matches!(Gtin13::parse("49012345678"), Err(CodeError::WrongLength { len: 11, .. })));
+        assert_eq!(Gtin13::parse("49012345678a4"), Err(CodeError::NotADigit { position: 11 }));
+        assert_eq!(Gtin13::parse("４901234567894").unwrap_err(), CodeError::NotADigit { position: 0 });
     }
 
     #[test]

@@ -120,6 +120,14 @@ impl InStoreRule {
     }
 }
 
+/// The rules a store gets until it sets its own (record 0115): the common Japanese
+/// in-store price label, 02 + a 5-digit item code + a 5-digit price + the check digit.
+/// Other 20–29 layouts differ from store to store, so none is assumed: such a code is
+/// looked up as an ordinary barcode.
+pub fn default_in_store_rules() -> Vec<InStoreRule> {
+    vec![InStoreRule { prefix: "02".into(), item_digits: 5, value: Embedded::Price }]
+}
+
 /// The first of `rules` that reads `code`: an in-store label, or `None` for a retail barcode.
 pub fn read_in_store(rules: &[InStoreRule], code: &Gtin13) -> Option<InStoreLabel> {
     rules.iter().find_map(|r| r.read(code))

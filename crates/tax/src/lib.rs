@@ -22,11 +22,11 @@ mod returns;
 
 pub use allocate::allocate_proportionally;
 pub use class::{Dining, TaxClass};
-pub use codes::{ean_check_digit, validate_ean, validate_jan, CodeError, RegistrationNumber};
+pub use codes::{ean_check_digit, CodeError, RegistrationNumber};
 pub use compute::{compute, Cart, Discount, Line, LineResult, RateResult, SaleTax, MAX_LINES,
     MAX_QUANTITY, MAX_UNIT_PRICE};
 pub use error::TaxError;
-pub use gtin::{read_in_store, Embedded, Gtin13, InStoreLabel, InStoreRule};
+pub use gtin::{default_in_store_rules, read_in_store, Embedded, Gtin13, InStoreLabel, InStoreRule};
 pub use returns::{return_tax, RateReturn, ReturnTax, Returned, ReturnedLine};
 pub use rates::{round_div, PriceMode, RateEntry, RateTable, Rounding, TaxSettings,
     YearMonthDay, BASIS_POINTS_100_PERCENT};

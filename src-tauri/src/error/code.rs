@@ -77,6 +77,7 @@ error_codes! {
     PrinterUnreachable => "printer_unreachable",
     ReceiptUnavailable => "receipt_unavailable",
     InvalidItem => "invalid_item",
+    InStoreLabel => "in_store_label",
     CsvRejected => "csv_rejected",
     // staff: sign-in, the lock, approvals
     NotSignedIn => "not_signed_in",

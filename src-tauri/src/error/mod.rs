@@ -21,6 +21,8 @@ pub enum AppError {
     /// A field the UI sent is malformed (a bug in the UI, or a tampered call).
     InvalidInput(String),
     UnknownItem(String),
+    /// An in-store label that cannot be rung up as printed (record 0115).
+    InStoreLabel(LabelRefusal),
     CartLocked,
     CartEmpty,
     NoCheckout,
@@ -142,6 +144,17 @@ pub enum RestoreRefusal {
     Itself,
 }
 
+/// Why an in-store label (GS1 prefix 02 / 20–29) was not rung up (record 0115). Amounts
+/// are already in the store's money format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LabelRefusal {
+    /// The label's price is not the catalog's: a cart line carries the catalog price,
+    /// and ringing up another price (an open price) is not built yet.
+    PriceDiffers { sku: String, label: String, catalog: String },
+    /// A weight label: weighed items are not built yet.
+    Weight { sku: String, grams: i64 },
+}
+
 /// What the back office publishes and the register only shows (record 0049, 0050).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Managed {
@@ -161,6 +174,10 @@ impl std::fmt::Display for AppError {
             AppError::InvalidInput(m) | AppError::Internal(m) => m.clone(),
             AppError::Engine { message, .. } => message.clone(),
             AppError::UnknownItem(code) => tr!(l, "error-unknown-item", code = code.clone()),
+            AppError::InStoreLabel(LabelRefusal::PriceDiffers { sku, label, catalog }) => {
+                tr!(l, "error-label-price-differs", sku = sku.clone(), label = label.clone(), catalog = catalog.clone())
+            }
+            AppError::InStoreLabel(LabelRefusal::Weight { sku, grams }) => tr!(l, "error-label-weight", sku = sku.clone(), grams = *grams),
             AppError::CartLocked => t(id!("error-cart-locked")),
             AppError::CartEmpty => t(id!("error-cart-empty")),
             AppError::NoCheckout => t(id!("error-no-checkout")),
@@ -230,6 +247,7 @@ impl AppError {
         match self {
             AppError::InvalidInput(_) => C::InvalidInput,
             AppError::UnknownItem(_) => C::UnknownItem,
+            AppError::InStoreLabel(_) => C::InStoreLabel,
             AppError::CartLocked => C::CartLocked,
             AppError::CartEmpty => C::CartEmpty,
             AppError::NoCheckout => C::NoCheckout,

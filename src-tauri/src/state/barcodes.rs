@@ -1,51 +1,46 @@
-//! Barcode → SKU of the catalog's active items, for the scanner: a table kept here, read
-//! again from the ledger on a miss or a stale hit.
+//! The scanner's path (record 0115): a scanned or typed code becomes the SKU to ring up
+//! through `engine.catalog().scan`, which reads the ledger's indexes (the barcode's, the
+//! SKU's) a row at a time. No table of the catalog is kept here any more: it was rebuilt
+//! from every item on each unknown scan (50,000 items listed per miss), and a barcode that
+//! moved to another SKU is always read as it is now.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
+use paydesk_register::usecases::Scanned;
 use paydesk_register::Engine;
+use paydesk_tax::InStoreRule;
 
-use crate::base::lock;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult, LabelRefusal};
+use crate::money;
 
-#[derive(Default)]
+/// The store's in-store label rules (GS1 prefixes 02 / 20–29), as data: the default set
+/// until a store can set its own (record 0115).
 pub struct Barcodes {
-    table: Mutex<HashMap<String, String>>,
+    rules: Vec<InStoreRule>,
+}
+
+impl Default for Barcodes {
+    fn default() -> Self {
+        Barcodes { rules: paydesk_tax::default_in_store_rules() }
+    }
 }
 
 impl Barcodes {
-    /// The SKU of the active item with this SKU (any letter case) or barcode. SKUs are
-    /// looked up directly; barcodes through the table, checked against the ledger on
-    /// every hit: the catalog screen, the CLI or the back office's sync (record 0049) may
-    /// have changed the item, and a barcode that moved to another SKU must never ring up
-    /// the old one.
-    pub fn sku_for(&self, engine: &Engine, code: &str) -> AppResult<Option<String>> {
-        for sku in [code.to_string(), code.to_ascii_uppercase()] {
-            if let Some(i) = engine.catalog().item(&sku)? {
-                return Ok(i.active.then_some(i.sku));
+    /// The SKU of the active item this code rings up: a barcode (UPC-A, EAN-8 or EAN-13,
+    /// one item whichever form is scanned), an in-store label at its item's catalog
+    /// price, or a SKU (any letter case). Refused: an unknown code, and a label the cart
+    /// cannot ring up as printed.
+    pub fn sku_for(&self, engine: &Engine, code: &str) -> AppResult<String> {
+        match engine.catalog().scan(code, &self.rules)? {
+            Scanned::Item { sku } => Ok(sku),
+            Scanned::Unknown => Err(AppError::UnknownItem(code.to_string())),
+            Scanned::LabelPriceDiffers { sku, label_minor, catalog_minor } => {
+                let currency = engine.store().settings()?.currency;
+                Err(AppError::InStoreLabel(LabelRefusal::PriceDiffers {
+                    sku,
+                    label: money::format(label_minor, currency),
+                    catalog: money::format(catalog_minor, currency),
+                }))
             }
+            Scanned::WeightLabel { sku, grams } => Err(AppError::InStoreLabel(LabelRefusal::Weight { sku, grams })),
         }
-        let cached = lock(&self.table).get(code).cloned();
-        if let Some(sku) = cached {
-            let item = engine.catalog().item(&sku)?;
-            if item.as_ref().is_some_and(|i| i.active && i.barcode.as_deref() == Some(code)) {
-                return Ok(Some(sku));
-            }
-        }
-        let items = engine.catalog().list()?;
-        let table: HashMap<String, String> = items
-            .into_iter()
-            .filter(|i| i.active)
-            .filter_map(|i| i.barcode.map(|b| (b, i.sku)))
-            .collect();
-        let found = table.get(code).cloned();
-        *lock(&self.table) = table;
-        Ok(found)
-    }
-
-    /// Forgets the table (after the catalog changed here).
-    pub fn forget(&self) {
-        lock(&self.table).clear();
     }
 }

@@ -2,7 +2,8 @@
 //! engine over the ledger in the data dir, the embedded mock PSP, the swap gate), the sale
 //! on screen (`screen.rs`), what the status bar says (`connectivity.rs`), the data folder
 //! with the saved settings and their secret (`stored.rs`), putting saved settings in use
-//! (`apply.rs`), the scanner's barcode table (`barcodes.rs`); here, starting all of it.
+//! (`apply.rs`), the scanner's in-store label rules and its way to the ledger
+//! (`barcodes.rs`); here, starting all of it.
 
 mod apply;
 mod barcodes;

@@ -6,7 +6,7 @@
 //! the store currency.
 
 use paydesk_tax::TaxClass;
-use paydesk_ledger::ledger::catalog::{check_item, MAX_CSV_BYTES};
+use paydesk_ledger::ledger::catalog::{check_item, parse_barcode, MAX_CSV_BYTES};
 use paydesk_ledger::CatalogItem;
 use paydesk_domain::{Locale, Money};
 use serde::{Deserialize, Serialize};
@@ -39,7 +39,7 @@ impl Item {
     pub fn of(i: &CatalogItem, locale: Locale) -> Item {
         Item {
             sku: i.sku.clone(),
-            barcode: i.barcode.clone().unwrap_or_default(),
+            barcode: i.barcode.as_ref().map(|b| b.to_string()).unwrap_or_default(),
             name: i.name_in(locale).to_string(),
             price: i.price_minor,
             price_display: money::format(i.price_minor, i.currency),
@@ -99,7 +99,7 @@ fn row(i: &CatalogItem, locale: Locale, published: bool) -> CatalogRow {
     let cur = i.currency;
     CatalogRow {
         sku: i.sku.clone(),
-        barcode: i.barcode.clone().unwrap_or_default(),
+        barcode: i.barcode.as_ref().map(|b| b.to_string()).unwrap_or_default(),
         name: i.name_in(locale).to_string(),
         name_en: i.name_en.clone(),
         name_ja: i.name_ja.clone().unwrap_or_default(),
@@ -148,9 +148,11 @@ pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency) -> Result<Catal
         }
     };
     let opt = |s: &str| (!s.trim().is_empty()).then(|| s.to_string());
+    // The one barcode rule (record 0115): a UPC-A, EAN-8 or EAN-13, saved as 13 digits.
+    let barcode = opt(&f.barcode).and_then(|b| parse_barcode(b.trim()).map_err(|p| problems.push(field(p.field, p.message))).ok());
     let item = CatalogItem {
         sku: f.sku.clone(),
-        barcode: opt(&f.barcode).map(|b| b.trim().to_string()),
+        barcode,
         name_en: f.name_en.clone(),
         name_ja: opt(&f.name_ja),
         price_minor: price,
@@ -195,7 +197,6 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
         paydesk_ledger::Error::InvalidInput(m) => refused("sku", m),
         other => AppError::from(other),
     })?;
-    state.barcodes.forget();
     Ok(row(&it, store.locale, false))
 }
 
@@ -220,13 +221,11 @@ pub fn import_catalog(state: State<'_, AppState>, csv: String, approval: Option<
     let granted = op.audit_approval("catalog:import").permit(&state)?;
     let res = state.engine().catalog().import_csv(csv.as_bytes(), granted.actor_id())?;
     match res {
-        Ok(r) => Ok({
-            state.barcodes.forget();
-            ImportResult {
+        Ok(r) => Ok(ImportResult {
             rows: r.rows,
             changed: r.changed,
             message: tr!(active(), "catalog-imported", rows = r.rows, changed = r.changed),
-        }}),
+        }),
         Err(problems) => Err(AppError::Rejected {
             code: crate::error::ErrorCode::CsvRejected,
             message: tr!(active(), "catalog-import-rejected", count = problems.len()),

@@ -21,7 +21,7 @@ pub fn get_cart(state: State<'_, AppState>) -> AppResult<CartView> {
 #[tauri::command]
 pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
     let code = validate_code(&code)?;
-    let sku = state.barcodes.sku_for(&state.engine(), &code)?.ok_or_else(|| AppError::UnknownItem(code.clone()))?;
+    let sku = state.barcodes.sku_for(&state.engine(), &code)?;
     let id = cart_for_next_item(&state)?;
     let cart = state.engine().carts().add(id, &sku, 1)?;
     view_of(&state, &cart)
@@ -71,7 +71,7 @@ pub fn set_quantity(state: State<'_, AppState>, sku: String, quantity: u32, appr
     let in_cart = cart_view(&state)?.lines.into_iter().find(|l| l.sku.eq_ignore_ascii_case(&sku)).map(|l| l.sku);
     let (sku, id) = match in_cart {
         Some(s) => (s, state.cart_id()),
-        None => (state.barcodes.sku_for(&state.engine(), &sku)?.ok_or_else(|| AppError::UnknownItem(sku.clone()))?, cart_for_next_item(&state)?),
+        None => (state.barcodes.sku_for(&state.engine(), &sku)?, cart_for_next_item(&state)?),
     };
     let cart = crate::sale::discount::set_quantity(&state, id, &sku, i64::from(quantity), approval.as_ref())?;
     view_of(&state, &cart)

@@ -73,7 +73,10 @@ fn check_request(items: &[Item], currency: Option<&str>, stored_barcodes: &HashM
 pub async fn put_items(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
     require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
-    let req: PutItems = json_body(&body)?;
+    let mut req: PutItems = json_body(&body)?;
+    // One barcode rule (record 0115): a UPC-A and its EAN-13 are stored, compared and
+    // checked for duplicates as the same 13 digits.
+    req.items.iter_mut().for_each(Item::normalize_barcode);
     let mut client = st.pool.get().await?;
     let tx = client.transaction().await?;
     // The store row first (its lock orders this publish), then what the checks read.
@@ -86,7 +89,9 @@ pub async fn put_items(State(st): State<AppState>, headers: HeaderMap, Path(stor
         .and_then(|r| r.get(0));
     let mut stored: HashMap<String, Item> = HashMap::new();
     for r in tx.query("SELECT sku, item FROM catalog_items WHERE store_id = $1", &[&store]).await? {
-        let item: Item = serde_json::from_value(r.get(1)).map_err(|e| ApiError::Internal(format!("stored item: {e}")))?;
+        let mut item: Item = serde_json::from_value(r.get(1)).map_err(|e| ApiError::Internal(format!("stored item: {e}")))?;
+        // An EAN-8 stored before record 0115 compares in its 13-digit form.
+        item.normalize_barcode();
         stored.insert(r.get(0), item);
     }
     let barcodes: HashMap<String, String> = stored.iter().filter_map(|(s, i)| i.barcode.clone().map(|b| (s.clone(), b))).collect();

@@ -1,7 +1,11 @@
-//! The store's catalog (record 0028): its items, looked up by SKU; one item saved, a CSV
-//! file imported all or nothing or exported; which SKUs the back office manages.
+//! The store's catalog (record 0028): its items, looked up by SKU or scanned (`scan.rs`,
+//! record 0115); one item saved, a CSV file imported all or nothing or exported; which
+//! SKUs the back office manages.
 
 use paydesk_ledger::{CatalogItem, CsvProblem, ImportReport, NewProduct, Result, StoreSettings};
+use paydesk_tax::InStoreRule;
+
+use super::scan::{resolve, Scanned};
 
 use crate::Engine;
 
@@ -28,6 +32,12 @@ impl CatalogCases<'_> {
     /// The item with exactly this SKU.
     pub fn item(&self, sku: &str) -> Result<Option<CatalogItem>> {
         self.engine.with_reader(|l| l.catalog().item(sku))
+    }
+
+    /// What a scanned or typed code rings up under the store's in-store label `rules`:
+    /// index reads of one snapshot, never the whole catalog (record 0115).
+    pub fn scan(&self, code: &str, rules: &[InStoreRule]) -> Result<Scanned> {
+        self.engine.with_reader(|l| resolve(&l.catalog(), rules, code))
     }
 
     /// The item of each SKU (by exact SKU, `None` for one the catalog lacks), in one

@@ -14,6 +14,7 @@
 //! | `staff.rs`    | [`StaffCases`]      | session, sign in/out, PINs, approvals, adding staff  |
 //! | `audit.rs`    | [`AuditCases`]      | the chain: head, verify, confirmed head, log, rows   |
 //! | `catalog.rs`  | [`CatalogCases`]    | items, barcodes, CSV import/export, published SKUs   |
+//! | `scan.rs`     | [`resolve`]         | a scanned code → the item, by index reads only       |
 //! | `store.rs`    | [`StoreCases`]      | store settings, demo seed, published tax             |
 //! | `carts.rs`    | [`CartCases`]       | carts and sales: lines, discounts, dining, quantity  |
 //! | `receipts.rs` | [`ReceiptCases`]    | a sale's receipt data, prints and paid-sales pages; its ryōshūsho |
@@ -25,6 +26,7 @@ mod carts;
 mod catalog;
 mod payments;
 mod receipts;
+mod scan;
 mod shifts;
 mod staff;
 mod store;
@@ -34,6 +36,7 @@ pub use carts::CartCases;
 pub use catalog::{CatalogCases, CatalogScreen};
 pub use payments::{PaymentCases, StoreDay};
 pub use receipts::{stamp_rule, IssuedRyoshusho, PrintRecord, ReceiptCases, ReceiptSource, RyoshushoAsk, RyoshushoError};
+pub use scan::{resolve, ScanLookup, Scanned};
 pub use shifts::{ShiftCases, ShiftSnapshot, ShiftState};
 pub use staff::{Session, StaffCases, StaffNames};
 pub use store::{StoreCases, StoreView};

@@ -15,10 +15,11 @@ use serde::{Deserialize, Serialize};
 
 use super::products::{all_items, barcode_owner, published_version, upsert_tx, Source};
 use super::settings::settings_tx;
-use super::{check_item, class_str, parse_class, CatalogItem, MAX_NAME_CHARS, MAX_SKU_CHARS};
+use super::{check_item, class_str, parse_barcode, parse_class, CatalogItem, MAX_NAME_CHARS, MAX_SKU_CHARS};
 use crate::error::Result;
 use crate::ledger::Ledger;
 use paydesk_domain::money::Currency;
+use paydesk_tax::Gtin13;
 
 /// The header, in this order.
 pub const COLUMNS: [&str; 7] = ["sku", "barcode", "name_en", "name_ja", "price_minor", "tax_class", "active"];
@@ -84,7 +85,8 @@ pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Resul
     let mut problems = Vec::new();
     let mut items = Vec::new();
     let mut skus: HashMap<String, u64> = HashMap::new();
-    let mut barcodes: HashMap<String, u64> = HashMap::new();
+    // Keyed by the 13-digit form: a UPC-A and its EAN-13 on two lines are one barcode.
+    let mut barcodes: HashMap<Gtin13, u64> = HashMap::new();
     for (i, rec) in rdr.records().enumerate() {
         let rec = match rec {
             Ok(r) => r,
@@ -162,9 +164,13 @@ fn item_of_row(rec: &csv::StringRecord, line: u64, currency: Currency, problems:
         }
     };
     let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
+    let barcode = match f(1) {
+        "" => None,
+        cell => parse_barcode(cell).map_err(|p| problems.push(problem(line, p.field, p.message))).ok(),
+    };
     let item = CatalogItem {
         sku: f(0).chars().take(MAX_SKU_CHARS + 1).collect(),
-        barcode: opt(f(1)),
+        barcode,
         name_en: f(2).chars().take(MAX_NAME_CHARS + 1).collect(),
         name_ja: opt(&f(3).chars().take(MAX_NAME_CHARS + 1).collect::<String>()),
         price_minor,
@@ -199,8 +205,8 @@ impl Catalog<&mut Ledger> {
                 return Ok(Err(p));
             }
         };
-        let in_file: HashMap<&str, Option<&str>> =
-            items.iter().map(|(_, i)| (i.sku.as_str(), i.barcode.as_deref())).collect();
+        let in_file: HashMap<&str, Option<&Gtin13>> =
+            items.iter().map(|(_, i)| (i.sku.as_str(), i.barcode.as_ref())).collect();
         let tx = self.write_tx()?;
         let mut problems = Vec::new();
         for (line, item) in &items {
@@ -209,7 +215,7 @@ impl Catalog<&mut Ledger> {
             }
             let Some(b) = &item.barcode else { continue };
             if let Some(owner) = barcode_owner(&tx, b, &item.sku)? {
-                let moved = in_file.get(owner.as_str()).is_some_and(|ob| *ob != Some(b.as_str()));
+                let moved = in_file.get(owner.as_str()).is_some_and(|ob| *ob != Some(b));
                 if !moved {
                     problems.push(problem(*line, "barcode", format!("barcode {b} already belongs to {owner}")));
                 }
@@ -242,7 +248,7 @@ impl<L: Deref<Target = Ledger>> Catalog<L> {
             let price = i.price_minor.to_string();
             let row = [
                 i.sku.as_str(),
-                i.barcode.as_deref().unwrap_or(""),
+                i.barcode.as_ref().map_or("", Gtin13::as_str),
                 i.name_en.as_str(),
                 i.name_ja.as_deref().unwrap_or(""),
                 price.as_str(),

@@ -17,7 +17,7 @@ pub use published::{PublishedItem, PublishedReport, PublishedTax};
 pub use seed::{demo_staff, DemoLocale};
 pub use settings::{parse_locale, StoreSettings};
 
-use paydesk_tax::{validate_jan, TaxClass};
+use paydesk_tax::{Gtin13, TaxClass};
 use serde::{Deserialize, Serialize};
 
 use paydesk_domain::money::Currency;
@@ -32,11 +32,13 @@ pub const MAX_PRICE_MINOR: i64 = paydesk_tax::MAX_UNIT_PRICE;
 pub const MAX_PRODUCTS: usize = 50_000;
 
 /// One catalog item as the store edits it. `name_en` is also the fallback name
-/// (`products.name`); `name_ja` is optional.
+/// (`products.name`); `name_ja` is optional. The barcode is a [`Gtin13`]: every way in
+/// (CSV, the app's form, the back office) parses it with the one rule and the ledger
+/// stores the 13-digit form, so a UPC-A and its EAN-13 are the same item (record 0115).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CatalogItem {
     pub sku: String,
-    pub barcode: Option<String>,
+    pub barcode: Option<Gtin13>,
     pub name_en: String,
     pub name_ja: Option<String>,
     pub price_minor: i64,
@@ -77,17 +79,19 @@ fn text_ok(s: &str, max: usize) -> Option<String> {
     }
 }
 
-/// Every problem of one item (empty when it is valid).
+/// Reads a typed or imported barcode cell: a problem names the code and what is wrong
+/// with it (its digit count, a non-digit's position, or the check digit).
+pub fn parse_barcode(cell: &str) -> std::result::Result<Gtin13, FieldProblem> {
+    Gtin13::parse(cell).map_err(|e| FieldProblem { field: "barcode", message: format!("barcode {cell:?}: {e}") })
+}
+
+/// Every problem of one item (empty when it is valid). The barcode has none left: it was
+/// parsed into a [`Gtin13`] on the way in.
 pub fn check_item(item: &CatalogItem) -> Vec<FieldProblem> {
     let mut out = Vec::new();
     let mut bad = |field: &'static str, message: String| out.push(FieldProblem { field, message });
     if let Some(m) = text_ok(&item.sku, MAX_SKU_CHARS) {
         bad("sku", format!("the SKU {m}"));
-    }
-    if let Some(b) = &item.barcode {
-        if let Err(e) = validate_jan(b) {
-            bad("barcode", format!("barcode {b:?}: {e}"));
-        }
     }
     if let Some(m) = text_ok(&item.name_en, MAX_NAME_CHARS) {
         bad("name_en", format!("the English name {m}"));

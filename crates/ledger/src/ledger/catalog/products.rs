@@ -3,6 +3,7 @@
 
 use std::ops::Deref;
 use crate::ledger::Catalog;
+use paydesk_tax::Gtin13;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{check_item, class_str, parse_class, CatalogItem, MAX_PRODUCTS};
@@ -17,19 +18,23 @@ const ITEM_SQL: &str = "SELECT p.sku, p.barcode, p.name, ja.name, p.price_minor,
 fn item_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<CatalogItem>> {
     let currency: String = r.get(5)?;
     let class: String = r.get(6)?;
-    let item = (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get::<_, i64>(7)?);
+    let barcode: Option<String> = r.get(1)?;
+    let item = (r.get(0)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get::<_, i64>(7)?);
     Ok((|| {
         let tax_class =
             parse_class(&class).ok_or(Error::UnknownValue { what: "tax class", value: class.clone() })?;
+        // Stored codes were checked on the way in (v06's CHECK keeps 13 digits; the check
+        // digit was checked by the rule of its day, the same digit rule as now).
+        let barcode = barcode.map(|b| Gtin13::parse(&b).map_err(|_| Error::UnknownValue { what: "barcode", value: b })).transpose()?;
         Ok(CatalogItem {
             sku: item.0,
-            barcode: item.1,
-            name_en: item.2,
-            name_ja: item.3,
-            price_minor: item.4,
+            barcode,
+            name_en: item.1,
+            name_ja: item.2,
+            price_minor: item.3,
             currency: currency.parse()?,
             tax_class,
-            active: item.5 == 1,
+            active: item.4 == 1,
         })
     })())
 }
@@ -38,14 +43,24 @@ pub(super) fn item_by_sku(conn: &Connection, sku: &str) -> Result<Option<Catalog
     conn.row_cached(&format!("{ITEM_SQL} WHERE p.sku = ?1"), [sku], item_of).optional()?.transpose()
 }
 
+/// The item holding `barcode`, by the unique index `products_barcode` (v06): one row
+/// read whatever the catalog's size, the scanner's lookup (record 0115).
+pub(super) fn item_by_barcode(conn: &Connection, barcode: &Gtin13) -> Result<Option<CatalogItem>> {
+    conn.row_cached(&format!("{ITEM_SQL} {BY_BARCODE}"), [barcode.as_str()], item_of).optional()?.transpose()
+}
+
+/// `p.barcode = ?` implies `barcode IS NOT NULL`, so SQLite uses the partial index
+/// (a test below holds it to the query plan).
+const BY_BARCODE: &str = "WHERE p.barcode = ?1";
+
 pub(super) fn all_items(conn: &Connection) -> Result<Vec<CatalogItem>> {
     collect(conn, &format!("{ITEM_SQL} ORDER BY p.sku"), [], item_of)
 }
 
 /// The SKU that already holds `barcode`, other than `sku` itself.
-pub(super) fn barcode_owner(conn: &Connection, barcode: &str, sku: &str) -> Result<Option<String>> {
+pub(super) fn barcode_owner(conn: &Connection, barcode: &Gtin13, sku: &str) -> Result<Option<String>> {
     Ok(conn
-        .row_cached("SELECT sku FROM products WHERE barcode = ?1 AND sku <> ?2", params![barcode, sku], |r| r.get(0))
+        .row_cached("SELECT sku FROM products WHERE barcode = ?1 AND sku <> ?2", params![barcode.as_str(), sku], |r| r.get(0))
         .optional()?)
 }
 
@@ -125,7 +140,7 @@ fn write_item_tx(tx: &WriteTx<'_>, item: &CatalogItem, published: Option<i64>) -
             item.name_en,
             item.price_minor,
             item.currency.code(),
-            item.barcode,
+            item.barcode.as_ref().map(Gtin13::as_str),
             class_str(item.tax_class),
             i64::from(item.active),
             published
@@ -172,6 +187,12 @@ impl<L: Deref<Target = Ledger>> Catalog<L> {
         item_by_sku(&self.conn, sku)
     }
 
+    /// The item holding this barcode (active or not), read by the barcode's index: the
+    /// scanner's lookup, never a listing of the catalog (record 0115).
+    pub fn by_barcode(&self, barcode: &Gtin13) -> Result<Option<CatalogItem>> {
+        item_by_barcode(&self.conn, barcode)
+    }
+
     /// Whether the back office publishes `sku` (a local edit of it is refused, record 0049).
     pub fn is_published(&self, sku: &str) -> Result<bool> {
         Ok(published_version(&self.conn, sku)?.is_some())
@@ -180,5 +201,20 @@ impl<L: Deref<Target = Ledger>> Catalog<L> {
     /// The SKUs the back office publishes (their edit screens are read-only, record 0049).
     pub fn published_skus(&self) -> Result<Vec<String>> {
         collect(&self.conn, "SELECT sku FROM products WHERE published_version IS NOT NULL ORDER BY sku", [], |r| Ok(Ok(r.get::<_, String>(0)?)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scanner's lookup is one index search, not a scan of `products`: 50,000 items
+    /// must stay instant (issue #30).
+    #[test]
+    fn the_barcode_lookup_searches_the_barcode_index() {
+        let l = Ledger::open_in_memory(Box::new(crate::types::SeededKeys::new(1))).unwrap();
+        let plan = collect(&l.conn, &format!("EXPLAIN QUERY PLAN {ITEM_SQL} {BY_BARCODE}"), ["0000000000000"], |r| Ok(Ok(r.get::<_, String>(3)?))).unwrap();
+        assert!(plan.iter().any(|d| d.contains("USING INDEX products_barcode (barcode=?)")), "{plan:?}");
+        assert!(!plan.iter().any(|d| d.starts_with("SCAN p")), "{plan:?}");
     }
 }

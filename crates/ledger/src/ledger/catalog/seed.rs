@@ -7,7 +7,7 @@
 use crate::ledger::Catalog;
 use paydesk_access::pin::{hash_pin, Pin};
 use paydesk_access::Role;
-use paydesk_tax::{ean_check_digit, PriceMode, Rounding, TaxClass};
+use paydesk_tax::{ean_check_digit, Gtin13, PriceMode, Rounding, TaxClass};
 use serde::{Deserialize, Serialize};
 
 use super::products::{upsert_tx, Source};
@@ -45,9 +45,9 @@ const DEMO: [Demo; 14] = [
     ("GFT-025", "490000000402", "Gift card $25", "ギフトカード 3,000円", 2500, 3000, TaxClass::Exempt),
 ];
 
-fn barcode(data: &str) -> String {
+fn barcode(data: &str) -> Gtin13 {
     let digits: Vec<u8> = data.bytes().map(|b| b - b'0').collect();
-    format!("{data}{}", ean_check_digit(&digits))
+    Gtin13::parse(&format!("{data}{}", ean_check_digit(&digits))).expect("the demo's 12 data digits and their check digit")
 }
 
 /// The demo store's settings and items for a locale (pure; [`Catalog::seed_demo_store`]
