@@ -50,7 +50,7 @@ pub fn about_of(state: &AppState) -> AppResult<AboutView> {
         paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect()
     };
     let backups = names(paydesk_ledger::backup::list(&ledger_path));
-    let copies = names(paydesk_ledger::backup::running::list(&ledger_path));
+    let copies = names(paydesk_ledger::copies::list(&ledger_path));
     Ok(AboutView {
         version: VERSION.to_string(),
         data_dir: state.stored.data_dir.display().to_string(),

@@ -7,7 +7,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use paydesk_ledger::backup::running::{self, CopyCheck};
+use paydesk_ledger::copies::{self as running, CopyCheck};
 use tauri::{AppHandle, Manager, Runtime};
 
 use crate::base::lock;

@@ -55,7 +55,7 @@ pub struct Settings {
     /// Minutes between copies of the ledger while the register runs (record 0116); 0 for
     /// none; only from the file, at most a day.
     pub backup_every_minutes: u32,
-    /// How many of those copies are kept, 1 to `paydesk_ledger::backup::running::MAX_KEEP`.
+    /// How many of those copies are kept, 1 to `paydesk_ledger::copies::MAX_KEEP`.
     pub backup_keep: u32,
 }
 
@@ -261,7 +261,7 @@ impl Settings {
         if s.backup_every_minutes > BACKUP_EVERY_MAX_MIN {
             return Err(format!("backup_every_minutes {}: expected 0 (no copies) to {BACKUP_EVERY_MAX_MIN}", s.backup_every_minutes));
         }
-        let keep = 1..=paydesk_ledger::backup::running::MAX_KEEP as u32;
+        let keep = 1..=paydesk_ledger::copies::MAX_KEEP as u32;
         if !keep.contains(&s.backup_keep) {
             return Err(format!("backup_keep {}: expected {} to {} copies", s.backup_keep, keep.start(), keep.end()));
         }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
-use paydesk_ledger::backup::running;
+use paydesk_ledger::copies as running;
 use paydesk_ledger::Error;
 use serde_json::json;
 

@@ -52,14 +52,14 @@ async fn a_copy_after_real_checkouts_restores_every_payment_as_the_psp_has_it() 
 
 /// A ledger big enough that copying it takes a while: rows of payments that were never
 /// charged (`failed`), padded, written in one transaction.
-fn grow(db: &Path, rows: i64) {
+fn grow(db: &Path, prefix: &str, rows: i64) {
     let c = rusqlite::Connection::open(db).unwrap();
     c.execute_batch("PRAGMA journal_mode = WAL;").unwrap();
     c.execute(
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
          INSERT INTO payments (idempotency_key, amount_minor, currency, state, capture_method, request_params, created_at_ms, updated_at_ms)
-         SELECT printf('grow-%08d', i), 100, 'jpy', 'failed', 'automatic', json_array(printf('%.4000c', 'x')), i, i FROM n",
-        [rows],
+         SELECT printf('%s-%08d', ?2, i), 100, 'jpy', 'failed', 'automatic', json_array(printf('%.4000c', 'x')), i, i FROM n",
+        rusqlite::params![rows, prefix],
     )
     .unwrap();
 }
@@ -69,11 +69,11 @@ async fn a_sigkill_in_the_middle_of_a_copy_leaves_the_ledger_and_the_last_good_c
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("ledger.db");
     drop(Ledger::open(&db).unwrap());
-    grow(&db, 10);
+    grow(&db, "small", 10);
     let first = backup(&db, &["now"]).await;
     assert_eq!(first.code, Some(0), "{}{}", first.stdout, first.stderr);
     let good = first.json()["copy"]["path"].as_str().unwrap().to_string();
-    grow(&db, 60_000);
+    grow(&db, "big", 60_000);
     let payments_before: i64 = {
         let l = Ledger::open_reader(&db).unwrap();
         l.connection().query_row("SELECT count(*) FROM payments", [], |r| r.get(0)).unwrap()

@@ -22,6 +22,7 @@
 //!   README).
 
 pub mod backup;
+pub mod copies;
 mod busy;
 pub mod cursor;
 pub mod drawer;

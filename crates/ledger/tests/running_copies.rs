@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use paydesk_ledger::backup::running;
+use paydesk_ledger::copies as running;
 use paydesk_ledger::{Error, Ledger};
 
 use crate::common;

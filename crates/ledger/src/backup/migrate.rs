@@ -55,7 +55,7 @@ pub fn copy_at(path: &Path, from: i64, to: i64, now_ms: i64) -> Result<PathBuf> 
 
 /// Removes all but the newest `keep` of `copies` (oldest first). A copy that cannot be
 /// removed stays (one copy too many is harmless).
-pub(super) fn prune(copies: Vec<PathBuf>, keep: usize) {
+pub(crate) fn prune(copies: Vec<PathBuf>, keep: usize) {
     let extra = copies.len().saturating_sub(keep);
     for old in &copies[..extra] {
         let _ = std::fs::remove_file(old);

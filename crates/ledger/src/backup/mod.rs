@@ -7,7 +7,7 @@
 //!
 //! - [`migrate`]: the copy written just before a schema migration, named
 //!   `<ledger>.<UTC time>.schema<from>-to-<to>.sqlite3`, the newest [`KEEP`] kept;
-//! - [`running`]: the copies taken on a schedule or on request while the register runs,
+//! - [`crate::copies`]: the copies taken on a schedule or on request while the register runs,
 //!   named `<ledger>.<UTC time>.copy-schema<N>.sqlite3`, the newest N (a setting) kept,
 //!   each checked after it is written (it opens, SQLite's check passes, its audit chain
 //!   is intact).
@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 mod migrate;
-pub mod running;
 
 pub use migrate::{before_migrate, copy_at, list, KEEP};
+pub(crate) use migrate::prune;
 
 /// The folder the copies of `ledger` are written to.
 pub fn dir_of(ledger: &Path) -> PathBuf {
@@ -33,7 +33,7 @@ pub fn dir_of(ledger: &Path) -> PathBuf {
 }
 
 /// The folder, made if missing, this user's only (the copies hold what the ledger holds).
-fn private_dir(ledger: &Path) -> std::result::Result<PathBuf, String> {
+pub(crate) fn private_dir(ledger: &Path) -> std::result::Result<PathBuf, String> {
     use std::os::unix::fs::DirBuilderExt;
     let dir = dir_of(ledger);
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -41,13 +41,13 @@ fn private_dir(ledger: &Path) -> std::result::Result<PathBuf, String> {
 }
 
 /// The file name of `ledger`, the prefix of its copies' names.
-fn ledger_name(ledger: &Path) -> String {
+pub(crate) fn ledger_name(ledger: &Path) -> String {
     ledger.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "ledger".into())
 }
 
 /// The copies of `ledger` whose name (after `<ledger>.` and before `.sqlite3`) passes
 /// `kind`, oldest first.
-fn copies_of(ledger: &Path, kind: fn(&str) -> bool) -> Vec<PathBuf> {
+pub(crate) fn copies_of(ledger: &Path, kind: fn(&str) -> bool) -> Vec<PathBuf> {
     let prefix = format!("{}.", ledger_name(ledger));
     let Ok(rd) = std::fs::read_dir(dir_of(ledger)) else {
         return Vec::new();
@@ -80,7 +80,7 @@ fn is_stamp(s: &str) -> bool {
 /// `<name>.<stamp>[-N].<what>.sqlite3` (`-N` when two copies are made in one millisecond)
 /// and returns its path. The copy is whole or absent under that name (see the module
 /// comment); the words of the error say what failed.
-fn write_copy(src: &Connection, dir: &Path, name: &str, now_ms: i64, what: &str) -> std::result::Result<PathBuf, String> {
+pub(crate) fn write_copy(src: &Connection, dir: &Path, name: &str, now_ms: i64, what: &str) -> std::result::Result<PathBuf, String> {
     let stamp = utc_stamp(now_ms);
     for n in 0..10 {
         let suffix = if n == 0 { String::new() } else { format!("-{n}") };
@@ -129,7 +129,7 @@ fn rollback_journal(copy: &Path) -> std::result::Result<(), String> {
 
 /// fsync the written file, rename it to its final name, fsync the folder: after this
 /// returns the copy survives a power cut under its final name.
-fn durable_rename(partial: &Path, target: &Path, dir: &Path) -> std::result::Result<(), String> {
+pub(crate) fn durable_rename(partial: &Path, target: &Path, dir: &Path) -> std::result::Result<(), String> {
     let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
     std::fs::File::open(partial).and_then(|f| f.sync_all()).map_err(|e| io(partial, e))?;
     std::fs::rename(partial, target).map_err(|e| io(target, e))?;
@@ -138,7 +138,7 @@ fn durable_rename(partial: &Path, target: &Path, dir: &Path) -> std::result::Res
 
 /// Removes the `.partial` files of `ledger`'s copies: each is what a crash in the middle
 /// of a copy left. Called before a new copy is written, so at most one exists at a time.
-fn remove_partials(ledger: &Path) {
+pub(crate) fn remove_partials(ledger: &Path) {
     let prefix = format!("{}.", ledger_name(ledger));
     let Ok(rd) = std::fs::read_dir(dir_of(ledger)) else { return };
     for p in rd.flatten().map(|e| e.path()) {
@@ -151,7 +151,7 @@ fn remove_partials(ledger: &Path) {
 
 /// The wall clock in ms since the Unix epoch. It only names files: nothing the ledger
 /// decides depends on it.
-fn wall_ms() -> i64 {
+pub(crate) fn wall_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 

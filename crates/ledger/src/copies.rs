@@ -1,4 +1,5 @@
-//! Copies taken while the register runs (record 0116): on the app's schedule or on
+//! Copies taken while the register runs (record 0116; the shared naming and writing are
+//! in [`crate::backup`], which this module uses and which must not use the ledger back): on the app's schedule or on
 //! request from the CLI, without stopping the register, the newest N kept, each checked
 //! after it is written; and the restore of a copy into a fresh data folder.
 //!
@@ -12,8 +13,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use serde::Serialize;
 
-use super::migrate::prune;
-use super::{copies_of, ledger_name, private_dir, remove_partials, write_copy};
+use crate::backup::{copies_of, durable_rename, ledger_name, private_dir, prune, remove_partials, wall_ms, write_copy};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::schema::SCHEMA_VERSION;
@@ -48,7 +48,7 @@ fn is_running(s: &str) -> bool {
 
 /// [`take`] named by the wall clock (which only names the file).
 pub fn take_now(ledger: &Path, keep: usize) -> Result<CopyCheck> {
-    take(ledger, keep, super::wall_ms())
+    take(ledger, keep, wall_ms())
 }
 
 /// Copies the ledger at `ledger` while it may be in use, checks the copy, then keeps the
@@ -57,7 +57,7 @@ pub fn take(ledger: &Path, keep: usize, now_ms: i64) -> Result<CopyCheck> {
     if !(1..=MAX_KEEP).contains(&keep) {
         return Err(Error::InvalidInput(format!("keep {keep} copies: between 1 and {MAX_KEEP}")));
     }
-    let not_written = |reason: String| Error::CopyNotWritten { path: super::dir_of(ledger).display().to_string(), reason };
+    let not_written = |reason: String| Error::CopyNotWritten { path: crate::backup::dir_of(ledger).display().to_string(), reason };
     let schema = crate::open::inspect_read_only(ledger)?;
     let dir = private_dir(ledger).map_err(not_written)?;
     remove_partials(ledger);
@@ -133,7 +133,7 @@ pub fn restore(copy: &Path, into: &Path) -> Result<CopyCheck> {
     let written = src
         .execute("VACUUM INTO ?1", [partial_str])
         .map_err(|e| crate::error::sqlite_words(&e))
-        .and_then(|_| super::durable_rename(&partial, into, dir));
+        .and_then(|_| durable_rename(&partial, into, dir));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&partial);
         return Err(not_written(e));
