@@ -69,6 +69,7 @@ function saleRefundForm(cartId) {
   const amount = h('input', { id: 'sale-refund-amount', type: 'text', inputmode: 'decimal', maxlength: '24', autocomplete: 'off' });
   const reason = h('input', { id: 'sale-refund-reason', type: 'text', maxlength: '200', autocomplete: 'off' });
   const msg = h('div', { id: 'sale-refund-msg', role: 'status' });
+  const ryoshusho = h('input', { id: 'sale-refund-ryoshusho', type: 'checkbox' });
   const button = h('button', { class: 'danger', id: 'sale-refund', type: 'submit', text: t('sale-refund-button') });
   let refunding = false;   // one refund per press: a second would take money again
   const form = h('form', { class: 'refund-form', id: 'sale-refund-form', autocomplete: 'off' },
@@ -76,13 +77,14 @@ function saleRefundForm(cartId) {
     h('p', { class: 'help', text: t('sale-refund-help') }),
     h('label', { for: 'sale-refund-amount' }, t('sale-refund-amount'), amount),
     h('label', { for: 'sale-refund-reason' }, t('sale-refund-reason'), reason),
+    h('label', { for: 'sale-refund-ryoshusho', class: 'check' }, ryoshusho, t('sale-refund-ryoshusho')),
     button, msg);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     if (refunding) return;
     refunding = true; button.disabled = true;
     try {
-      const r = await withApproval((approval) => invoke('refund_sale', { cart: cartId, amount: amount.value, reason: reason.value, approval }));
+      const r = await withApproval((approval) => invoke('refund_sale', { cart: cartId, amount: amount.value, reason: reason.value, approval, ryoshushoTakenBack: ryoshusho.checked }));
       msg.replaceChildren(h('p', { class: 'ok', id: 'sale-refund-done', 'data-cash': String(r.cash_out), text: r.message }),
         ...r.lines.map((l) => h('p', { class: l.tone, 'data-key': l.checkout_key, text: `${l.amount_display} · ${l.state_label}` })),
         ...r.errors.map((x) => h('p', { class: 'bad', text: x })));

@@ -384,6 +384,9 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         // A sale at its size limit: said in the screen's words.
         L::QuantityTooLarge { max, .. } => AppError::InvalidInput(tr!(active(), "input-quantity", max = *max)),
         L::TooManyLines { max } => AppError::InvalidInput(tr!(active(), "input-sale-lines", max = *max)),
+        // A sale's 領収書 must come back before its money does (record 0114).
+        L::RyoshushoNotTakenBack { number, .. } => AppError::InvalidInput(tr!(active(), "sale-refund-ryoshusho-needed", number = number.clone())),
+        L::RyoshushoTakenBack { number, .. } => AppError::InvalidInput(tr!(active(), "ryoshusho-taken-back", number = number.clone())),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {

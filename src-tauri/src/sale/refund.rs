@@ -32,7 +32,8 @@ pub struct SaleRefundResult {
 }
 
 /// Refunds `amount` (typed in the store currency; everything still refundable when
-/// empty) of paid sale `cart`, for `reason`. A manager's call, as any refund (record 0062).
+/// empty) of paid sale `cart`, for `reason`; `ryoshusho_taken_back` when the customer handed
+/// back the sale's 領収書. A manager's call, as any refund (record 0062).
 #[tauri::command]
 pub async fn refund_sale(
     state: State<'_, AppState>,
@@ -40,6 +41,7 @@ pub async fn refund_sale(
     amount: Option<String>,
     reason: String,
     approval: Option<Approval>,
+    ryoshusho_taken_back: Option<bool>,
 ) -> AppResult<SaleRefundResult> {
     let cart = crate::input::validate_cart(cart)?;
     let reason = required_reason(&reason)?;
@@ -49,7 +51,8 @@ pub async fn refund_sale(
     };
     let op = Operation::new(Action::Refund, approval.as_ref()).approval_audited(format!("cart:{cart}"));
     let _pass = op.run(&state, Locks::Engine).await?;
-    let r = state.engine().refund_sale(cart, minor, Some(&reason)).await?;
+    // A sale with a 領収書 is refunded only once the customer handed it back (record 0114).
+    let r = state.engine().refund_sale_with(cart, minor, Some(&reason), ryoshusho_taken_back.unwrap_or(false)).await?;
     let lines: Vec<CancelLine> = r
         .card_refunds
         .iter()

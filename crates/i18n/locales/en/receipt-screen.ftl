@@ -43,3 +43,6 @@ ryoshusho-screen-addressee-bad = An addressee has at most { $max } characters an
 ryoshusho-screen-description-bad = A description has 1 to { $max } characters and no control characters.
 ryoshusho-screen-differs = This sale already has formal receipt { $number } with another addressee or description. It can only be reissued as it was issued.
 ryoshusho-screen-unpaid = Only a paid sale gets a formal receipt.
+sale-refund-ryoshusho = The customer handed back the formal receipt (領収書), if one was issued
+sale-refund-ryoshusho-needed = This sale has the formal receipt (領収書) { $number }: take it back from the customer, tick the box, then refund.
+ryoshusho-taken-back = The formal receipt (領収書) { $number } was handed back at a refund or return and is no longer valid.

@@ -43,3 +43,6 @@ ryoshusho-screen-addressee-bad = 宛名は最大 { $max } 文字で、制御文�
 ryoshusho-screen-description-bad = 但し書きは 1〜{ $max } 文字で、制御文字は使えません。
 ryoshusho-screen-differs = この会計には宛名か但し書きの異なる領収書 { $number } が発行済みです。再発行は発行時の内容でのみできます。
 ryoshusho-screen-unpaid = 領収書は支払い済みの会計にのみ発行できます。
+sale-refund-ryoshusho = 領収書を発行した場合、お客様から返却を受けました
+sale-refund-ryoshusho-needed = この取引には領収書 { $number } が発行されています。お客様から返却を受け、チェックを入れてから返金してください。
+ryoshusho-taken-back = 領収書 { $number } は返金または返品で返却済みのため無効です。
