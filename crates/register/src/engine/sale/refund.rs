@@ -5,7 +5,7 @@
 
 use super::SaleView;
 use crate::engine::{DriveMode, Engine, EngineError, RefundReport, Result};
-use paydesk_ledger::CartId;
+use paydesk_ledger::{CartId, Refund, TenderId};
 use serde::Serialize;
 
 /// What a sale refund did.
@@ -40,20 +40,30 @@ impl Engine {
         let now = self.now();
         let plan = self
             .with_ledger(|l| l.sales_mut().plan_refund_with(cart, amount_minor, reason, ryoshusho_taken_back, now))
-            .map_err(|e| match e {
-            paydesk_ledger::Error::RefundInProgress { refund_key, .. } => {
-                EngineError::RefundInProgress { key: format!("sale {cart}"), refund_key }
-            }
-            other => other.into(),
-        })?;
-        let mut card_refunds = Vec::new();
+            .map_err(|e| refund_refused(cart, e))?;
+        let (card_refunds, errors) = self.drive_card_refunds(plan.card_refunds).await;
+        Ok(SaleRefundReport { card_refunds, cash_out: plan.cash_out_minor, errors, sale: self.sale_now(cart)? })
+    }
+
+    /// Drives each card refund a sale refund or a return committed (record 0015): a drive
+    /// that ends in an error leaves the refund with its key, for recovery to resolve.
+    pub(super) async fn drive_card_refunds(&self, refunds: Vec<(TenderId, Refund)>) -> (Vec<RefundReport>, Vec<String>) {
+        let mut done = Vec::new();
         let mut errors = Vec::new();
-        for (_, r) in plan.card_refunds {
+        for (_, r) in refunds {
             match self.drive_refund(r.id, r.idempotency_key.clone(), DriveMode::Interactive).await {
-                Ok(rep) => card_refunds.push(rep),
+                Ok(rep) => done.push(rep),
                 Err(e) => errors.push(format!("refund {}: {e}", r.idempotency_key)),
             }
         }
-        Ok(SaleRefundReport { card_refunds, cash_out: plan.cash_out_minor, errors, sale: self.sale_now(cart)? })
+        (done, errors)
+    }
+}
+
+/// The ledger's refusal of a sale refund or return, with an open refund named by the sale.
+pub(super) fn refund_refused(cart: CartId, e: paydesk_ledger::Error) -> EngineError {
+    match e {
+        paydesk_ledger::Error::RefundInProgress { refund_key, .. } => EngineError::RefundInProgress { key: format!("sale {cart}"), refund_key },
+        other => other.into(),
     }
 }

@@ -5,7 +5,7 @@
 //! each card refund is driven like any refund (record 0015), as `refund_sale` does.
 
 use super::SaleView;
-use crate::engine::{DriveMode, Engine, EngineError, RefundReport, Result};
+use crate::engine::{Engine, RefundReport, Result};
 use paydesk_ledger::{CartId, ReturnRecord};
 use paydesk_tax::Returned;
 use serde::Serialize;
@@ -39,20 +39,8 @@ impl Engine {
         let now = self.now();
         let plan = self
             .with_ledger(|l| l.returns_mut().take_back(cart, items, reason, ryoshusho_taken_back, now))
-            .map_err(|e| match e {
-                paydesk_ledger::Error::RefundInProgress { refund_key, .. } => {
-                    EngineError::RefundInProgress { key: format!("sale {cart}"), refund_key }
-                }
-                other => other.into(),
-            })?;
-        let mut card_refunds = Vec::new();
-        let mut errors = Vec::new();
-        for (_, r) in plan.card_refunds {
-            match self.drive_refund(r.id, r.idempotency_key.clone(), DriveMode::Interactive).await {
-                Ok(rep) => card_refunds.push(rep),
-                Err(e) => errors.push(format!("refund {}: {e}", r.idempotency_key)),
-            }
-        }
+            .map_err(|e| super::refund::refund_refused(cart, e))?;
+        let (card_refunds, errors) = self.drive_card_refunds(plan.card_refunds).await;
         Ok(ReturnReport { record: plan.record, card_refunds, cash_out: plan.cash_out_minor, errors, sale: self.sale_now(cart)? })
     }
 
