@@ -155,5 +155,25 @@ async fn an_english_store_says_it_in_english() {
     assert!(job(&printer).texts().join("\n").contains("Received from: PayDesk Inc."));
     assert!(app.text("#view-register #ryoshusho-msg").await.contains("issued"));
     app.screenshot("ryoshusho-en-1280x800").await;
+
+    // The insider route of record 0112, at the command (the UI only hides buttons): money
+    // back for a sale whose 領収書 the customer keeps is refused, naming it, and nothing is
+    // paid out; once handed back, the refund goes through and the 領収書 is void.
+    let cart = app.js("return +document.querySelector('#view-register .receipt-panel').dataset.cart").await.as_i64().unwrap();
+    let refund = |taken_back: bool| {
+        format!(
+            "return window.__TAURI__.core.invoke('refund_sale', {{ cart: {cart}, amount: '', reason: 'returned', ryoshushoTakenBack: {taken_back} }})\
+             .then((r) => ({{ ok: true, cash: r.cash_out }}), (e) => ({{ ok: false, code: e.code, message: e.message }}))"
+        )
+    };
+    let kept = app.js(&refund(false)).await;
+    assert_eq!((kept["ok"].as_bool(), kept["code"].as_str()), (Some(false), Some("invalid_input")), "{kept}");
+    assert!(kept["message"].as_str().unwrap().contains(&format!("{cart:06}-1")), "names the 領収書: {kept}");
+    let back = app.js(&refund(true)).await;
+    assert_eq!((back["ok"].as_bool(), back["cash"].as_i64()), (Some(true), Some(55_000)), "{back}");
+    let again = app.js(&refund(true)).await;
+    assert_eq!(again["ok"].as_bool(), Some(false), "refunded once only: {again}");
+    let (code, _) = issue(&app, None).await;
+    assert_eq!(code, "invalid_input", "a 領収書 handed back is not reprinted");
     app.close().await;
 }
