@@ -58,11 +58,13 @@ pub fn take(ledger: &Path, keep: usize, now_ms: i64) -> Result<CopyCheck> {
         return Err(Error::InvalidInput(format!("keep {keep} copies: between 1 and {MAX_KEEP}")));
     }
     let not_written = |reason: String| Error::CopyNotWritten { path: crate::backup::dir_of(ledger).display().to_string(), reason };
-    let schema = crate::open::inspect_read_only(ledger)?;
-    let dir = private_dir(ledger).map_err(not_written)?;
-    remove_partials(ledger);
+    // Only the schema number is read from the live ledger: the whole-file check runs once,
+    // on the copy (a damaged ledger gives a copy that fails it), not twice per copy.
     let src = Connection::open_with_flags(ledger, crate::open::read_flags()).map_err(|e| not_written(e.to_string()))?;
     src.busy_timeout(crate::busy::BUSY_TIMEOUT).map_err(|e| not_written(e.to_string()))?;
+    let schema = crate::schema::user_version(&src).map_err(|e| not_written(crate::error::sqlite_words(&e)))?;
+    let dir = private_dir(ledger).map_err(not_written)?;
+    remove_partials(ledger);
     let copy = write_copy(&src, &dir, &ledger_name(ledger), now_ms, &format!("copy-schema{schema}")).map_err(not_written)?;
     drop(src);
     match verify(&copy) {
