@@ -43,7 +43,7 @@ pub use ledger::{
 };
 pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderRecord, ReaderSettlement, MAX_READER_ATTEMPTS};
 pub use ledger::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, SyncLog};
-pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
+pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnPrint, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, parse_locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};

@@ -29,6 +29,7 @@ mod proptest_tenders;
 mod receipts;
 mod refunds_events;
 mod restored;
+mod return_prints;
 mod returns;
 mod running_copies;
 mod ryoshusho;

@@ -31,6 +31,19 @@ fn doc() -> ReturnDocument {
         total: 874,
         card: 600,
         cash: 274,
+        reprint: false,
+    }
+}
+
+#[test]
+fn a_reprint_is_marked_under_the_title_and_the_original_is_not() {
+    for (language, mark) in [(Locale::Ja, "再発行"), (Locale::En, "REPRINT")] {
+        let original = ReturnDocument { language, ..doc() };
+        let text = render_return_text(&original, Paper::Mm80).join("\n");
+        assert!(!text.contains(mark), "{text}");
+        let copy = ReturnDocument { reprint: true, ..original };
+        let lines = render_return_text(&copy, Paper::Mm80);
+        assert!(lines[1].contains(mark), "{lines:?}");
     }
 }
 

@@ -51,7 +51,7 @@ pub enum PrintOutcome {
 }
 
 impl PrintOutcome {
-    const fn stored(self) -> (&'static str, bool) {
+    pub(crate) const fn stored(self) -> (&'static str, bool) {
         match self {
             PrintOutcome::Printed => ("printed", true),
             PrintOutcome::Failed { may_have_printed } => ("failed", may_have_printed),

@@ -292,7 +292,7 @@ fn returned_tx(conn: &rusqlite::Connection, sale: &Sale) -> Result<Vec<u32>> {
         .collect()
 }
 
-fn record_tx(conn: &rusqlite::Connection, id: i64) -> Result<ReturnRecord> {
+pub(super) fn record_tx(conn: &rusqlite::Connection, id: i64) -> Result<ReturnRecord> {
     let head = conn
         .row_cached(
             "SELECT cart_id, seq, number, created_at_ms, staff_id, reason, currency, total_minor, tax_minor, cash_out_minor,

@@ -47,6 +47,10 @@ pub struct ReturnDocument {
     pub total: i64,
     pub card: i64,
     pub cash: i64,
+    /// A copy after one may have reached paper: marked 【再発行】 / REPRINT under the title,
+    /// as a sale's receipt is (record 0117).
+    #[serde(default)]
+    pub reprint: bool,
 }
 
 /// Lines of exactly the paper's columns (the screen).
@@ -67,6 +71,9 @@ fn layout(d: &ReturnDocument, paper: Paper) -> Vec<Row> {
     let words = Labels::of(l);
     let mut o = Rows::new(paper, l);
     o.text(&m(id!("return-document-title")), Align::Center, true, true);
+    if d.reprint {
+        o.text(&words.reprint, Align::Center, true, false);
+    }
     o.text(&m(id!("return-document-subtitle")), Align::Center, false, false);
     o.pair(&format_date(&d.returned_at, l), &tr!(l, "return-document-number", number = d.number.clone()), false);
     o.text(&tr!(l, "return-document-sale", date = format_date(&d.sale_at, l)), Align::Left, false, false);
