@@ -14,6 +14,7 @@ mod window_next_sale;
 mod window_not_charged;
 mod window_reader;
 mod window_receipts;
+mod window_returns;
 mod window_ryoshusho;
 mod window_scan;
 mod window_settings;

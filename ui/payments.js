@@ -4,6 +4,7 @@
 
 import { withApproval } from './approval.js';
 import { receiptPanel } from './receipt.js';
+import { returnPanel } from './returns.js';
 import { invoke } from './bridge.js';
 import { TIMELINE_KIND, TONE } from './contract.js';
 import { $, h, s, announce, alertLoud, errText, timeOf } from './dom.js';
@@ -61,7 +62,7 @@ function selectSale(cartId) {
   selectedSale = cartId; selectedPayment = null;
   for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', 'false');
   for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', String(tr.dataset.cart === String(cartId)));
-  $('payment-detail').replaceChildren(h('h2', { text: t('receipt-screen-of-sale', { id: cartId }) }), receiptPanel(cartId), saleRefundForm(cartId));
+  $('payment-detail').replaceChildren(h('h2', { text: t('receipt-screen-of-sale', { id: cartId }) }), receiptPanel(cartId), returnPanel(cartId, () => loadPayments()), saleRefundForm(cartId));
 }
 
 /** Refund from a sale (cash, card or split): cards back to their card, the rest in cash. */

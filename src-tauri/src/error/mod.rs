@@ -386,6 +386,16 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         L::TooManyLines { max } => AppError::InvalidInput(tr!(active(), "input-sale-lines", max = *max)),
         // A sale's 領収書 must come back before its money does (record 0114).
         L::RyoshushoNotTakenBack { number, .. } => AppError::InvalidInput(tr!(active(), "sale-refund-ryoshusho-needed", number = number.clone())),
+        // A return beyond what is left of a line (record 0117): named with its figures.
+        L::ReturnExceedsSold { line, sold, returned_before, requested, .. } => AppError::InvalidInput(tr!(
+            active(),
+            "return-exceeds-sold",
+            line = line + 1,
+            sold = *sold,
+            returned = *returned_before,
+            requested = *requested
+        )),
+        L::ReturnUnknownLine { line, lines, .. } => AppError::InvalidInput(tr!(active(), "return-unknown-line", line = line + 1, lines = *lines)),
         L::RyoshushoTakenBack { number, .. } => AppError::InvalidInput(tr!(active(), "ryoshusho-taken-back", number = number.clone())),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },

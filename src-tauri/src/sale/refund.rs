@@ -53,8 +53,20 @@ pub async fn refund_sale(
     let _pass = op.run(&state, Locks::Engine).await?;
     // A sale with a 領収書 is refunded only once the customer handed it back (record 0114).
     let r = state.engine().refund_sale_with(cart, minor, Some(&reason), ryoshusho_taken_back.unwrap_or(false)).await?;
-    let lines: Vec<CancelLine> = r
-        .card_refunds
+    let lines = refund_lines(&r.card_refunds);
+    let cash = money::format(r.cash_out, r.sale.currency);
+    let message = if r.cash_out > 0 {
+        tr!(active(), "sale-refund-done-cash", cash = cash.clone())
+    } else {
+        t(id!("sale-refund-done-card"))
+    };
+    Ok(SaleRefundResult { lines, cash_out: r.cash_out, cash_out_display: cash, errors: r.errors, message })
+}
+
+/// One screen line per card refund, with its state's words (a refund by amount and a
+/// return show them alike).
+pub(crate) fn refund_lines(refunds: &[paydesk_register::RefundReport]) -> Vec<CancelLine> {
+    refunds
         .iter()
         .map(|f| {
             let (label, tone) = super::cancel::refund_words(f.state);
@@ -66,12 +78,5 @@ pub async fn refund_sale(
                 tone,
             }
         })
-        .collect();
-    let cash = money::format(r.cash_out, r.sale.currency);
-    let message = if r.cash_out > 0 {
-        tr!(active(), "sale-refund-done-cash", cash = cash.clone())
-    } else {
-        t(id!("sale-refund-done-card"))
-    };
-    Ok(SaleRefundResult { lines, cash_out: r.cash_out, cash_out_display: cash, errors: r.errors, message })
+        .collect()
 }

@@ -12,6 +12,7 @@ pub mod lines;
 pub mod print;
 pub mod page;
 pub mod receipt;
+pub mod return_print;
 pub mod ryoshusho;
 pub mod sales;
 pub mod settings;

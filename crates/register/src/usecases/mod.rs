@@ -18,6 +18,7 @@
 //! | `store.rs`    | [`StoreCases`]      | store settings, demo seed, published tax             |
 //! | `carts.rs`    | [`CartCases`]       | carts and sales: lines, discounts, dining, quantity  |
 //! | `receipts.rs` | [`ReceiptCases`]    | a sale's receipt data, prints and paid-sales pages; its ryōshūsho |
+//! | `return_docs.rs` | [`ReceiptCases`] | a return's document and each print of it     |
 //! | `payments.rs` | [`PaymentCases`]    | payment look-ups, takings, attention counts, restore |
 //! | `shifts.rs`   | [`ShiftCases`]      | status, open, paid in/out, X, close → Z, Z look-up   |
 
@@ -26,6 +27,7 @@ mod carts;
 mod catalog;
 mod payments;
 mod receipts;
+mod return_docs;
 mod scan;
 mod shifts;
 mod staff;
@@ -35,6 +37,7 @@ pub use audit::AuditCases;
 pub use carts::CartCases;
 pub use catalog::{CatalogCases, CatalogScreen};
 pub use payments::{PaymentCases, StoreDay};
+pub use return_docs::{ReturnDocSource, ReturnForm, ReturnableLine};
 pub use receipts::{stamp_rule, IssuedRyoshusho, PrintRecord, ReceiptCases, ReceiptSource, RyoshushoAsk, RyoshushoError};
 pub use scan::{resolve, ScanLookup, Scanned};
 pub use shifts::{ShiftCases, ShiftSnapshot, ShiftState};

@@ -1,0 +1,281 @@
+//! Returns per item in the real window (issue #29, record 0117): Payments → Receipts → a
+//! sale → "Return items". Each test checks the PSP (its refunds and their amounts) and the
+//! drawer (the cash movement and the expected drawer) in the ledger file, not the screen
+//! alone: one of three lines of a card + cash sale comes back card first; a take-out food
+//! line (8 %) comes back with ※ and its 8 % figures on the return document (in Japanese);
+//! a second return beyond what is left is refused naming the line, with nothing written;
+//! the document prints to the ESC/POS test printer and a second print is marked REPRINT.
+//! Screenshots at 1280x800 and 1024x768 under target/screenshots.
+
+use std::time::Duration;
+
+use paydesk_domain::TenderKind;
+use paydesk_e2e::thirtyfour::prelude::*;
+use paydesk_e2e::{App, Launch, Psp, LONG};
+use paydesk_ledger::{CartId, Ledger};
+use paydesk_receipt::test_printer::{Printout, TestPrinter};
+use serde_json::Value;
+
+fn launch(ja: bool, width: u32, height: u32) -> Launch {
+    let mut l = Launch { width, height, ..Launch::default() };
+    if ja {
+        l.env.push(("PAYDESK_DEMO_STORE".into(), "ja-JP".into()));
+    }
+    l
+}
+
+async fn key(app: &App, k: Key) {
+    app.el("body").await.send_keys(k).await.unwrap();
+}
+
+/// Scans `skus`, waits for `total`, pays `card` (typed; none when empty) by card and the
+/// rest in cash (exact); the sale's number once paid.
+async fn sale(app: &App, skus: &[&str], total: &str, card: &str) -> CartId {
+    for s in skus {
+        app.scan(s).await;
+    }
+    app.wait_js(&format!("return document.getElementById('cart-total').textContent === '{total}'"), "the total", LONG).await;
+    if !card.is_empty() {
+        key(app, Key::F7).await;
+        let f = app.el("#card-form #card-amount").await;
+        f.clear().await.unwrap();
+        f.send_keys(card).await.unwrap();
+        f.send_keys(Key::Enter).await.unwrap();
+        app.wait_js("const t = document.getElementById('tender'); return t.dataset.busy !== 'true' && t.dataset.tenders === '1'", "the card paid", LONG).await;
+    }
+    key(app, Key::F6).await;
+    let due = app.wait_js("const d = document.getElementById('tender-due'); return +d.dataset.minor > 0 && d.textContent", "the due", LONG).await;
+    let f = app.el("#cash-form #cash-tendered").await;
+    f.clear().await.unwrap();
+    // The due as shown ("$10.70", "¥1,900"), typed without its symbol and separators.
+    f.send_keys(due.as_str().unwrap().chars().filter(|c| c.is_ascii_digit() || *c == '.').collect::<String>()).await.unwrap();
+    f.send_keys(Key::Enter).await.unwrap();
+    app.wait_js("return document.getElementById('tender-done')?.dataset.state === 'paid'", "the sale paid", LONG).await;
+    app.wait_js("return document.querySelector('#view-register .receipt-panel')?.dataset.loaded === 'true'", "the receipt", LONG).await;
+    CartId(app.js("return +document.querySelector('#view-register .receipt-panel').dataset.cart").await.as_i64().unwrap())
+}
+
+/// Next customer, Payments (F2) → Receipts → the sale → "Return items": the form open.
+async fn open_returns(app: &App, cart: CartId) {
+    app.click("#tender-new-sale").await;
+    key(app, Key::F2).await;
+    let show = format!("#sale-show-{}", cart.0);
+    app.wait_js(&format!("return document.querySelector('{show}') !== null"), "the sale in the Receipts list", LONG).await;
+    app.click(&show).await;
+    app.wait_js(&format!("return document.querySelector('#payment-detail .return-panel[data-cart=\"{}\"]') !== null", cart.0), "the sale shown", LONG)
+        .await;
+    app.click("#payment-detail #return-open").await;
+    app.wait_js("return document.querySelector('#payment-detail #return-form') !== null", "the Returns form", LONG).await;
+}
+
+/// Types quantities (line index, how many) and a reason, presses Return; the answer's
+/// element id: `return-done` or the message's code.
+async fn submit(app: &App, quantities: &[(usize, u32)], reason: &str) -> String {
+    for (line, q) in quantities {
+        let css = format!("#payment-detail #return-qty-{line}");
+        // A long sale's lines scroll inside the detail pane, as the cashier scrolls them.
+        app.js(&format!("document.querySelector('{css}').scrollIntoView({{ block: 'center' }}); return true")).await;
+        let f = app.el(&css).await;
+        f.clear().await.unwrap();
+        f.send_keys(q.to_string()).await.unwrap();
+    }
+    app.js("document.querySelector('#payment-detail #return-reason').scrollIntoView({ block: 'center' }); return true").await;
+    app.el("#payment-detail #return-reason").await.send_keys(reason).await.unwrap();
+    app.click("#payment-detail #return-submit").await;
+    let v = app
+        .wait_js(
+            "if (document.querySelector('#payment-detail #return-done')) return 'done'; \
+             const b = document.querySelector('#payment-detail #return-msg .bad'); return b ? b.dataset.code : false",
+            "the return's answer",
+            LONG,
+        )
+        .await;
+    v.as_str().unwrap().to_string()
+}
+
+fn ledger(app: &App) -> Ledger {
+    Ledger::open(app.data_dir.join("ledger.db")).unwrap()
+}
+
+/// The sale's cash movements as (kind, amount), in order.
+fn moves(app: &App, cart: CartId) -> Vec<(String, i64)> {
+    ledger(app).sales().cash_movements(Some(cart)).unwrap().iter().map(|m| (m.kind.as_str().to_string(), m.amount.amount_minor)).collect()
+}
+
+fn expected_drawer(app: &App) -> i64 {
+    ledger(app).sales().expected_drawer().unwrap().iter().map(|(_, m)| *m).sum()
+}
+
+/// The PSP's refunds of the card tender(s) of `cart`, as (amount, status).
+async fn psp_refunds(app: &App, psp: &Psp, cart: CartId) -> Vec<(i64, String)> {
+    let keys: Vec<String> = ledger(app)
+        .sales()
+        .by_cart(cart)
+        .unwrap()
+        .tenders
+        .iter()
+        .filter(|t| t.kind == TenderKind::Card)
+        .map(|t| t.checkout_key.clone().unwrap())
+        .collect();
+    let mut out = Vec::new();
+    for k in keys {
+        for pi in psp.intents_for(&k).await {
+            let list = psp.get(&format!("/v1/refunds?payment_intent={}", pi["id"].as_str().unwrap())).await;
+            for r in list["data"].as_array().cloned().unwrap_or_default() {
+                out.push((r["amount"].as_i64().unwrap(), r["status"].as_str().unwrap().to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_of_three_lines_of_a_card_and_cash_sale_comes_back_card_first_then_cash() {
+    let app = App::start("returns-split", launch(false, 1280, 800)).await;
+    let psp = app.psp().await;
+    // Coffee $2.50 + croissant $3.25 + mug $14.95 = $20.70: $10.00 by card, $10.70 cash.
+    let cart = sale(&app, &["COF-001", "CRO-001", "MUG-001"], "$20.70", "10.00").await;
+    open_returns(&app, cart).await;
+    let rows = app.js("return [...document.querySelectorAll('#return-form tbody tr')].map((r) => r.textContent).join('|')").await;
+    assert_eq!(rows, Value::from("Coffee, regular10|Croissant10|PayDesk mug10"), "name, sold, returned, the quantity cell");
+    app.screenshot("returns-form-1280x800").await;
+
+    // The mug ($14.95): $10.00 back to the card (all it paid), $4.95 from the drawer.
+    assert_eq!(submit(&app, &[(2, 1)], "damaged box").await, "done");
+    let done = app.el("#payment-detail #return-done").await;
+    assert_eq!(done.attr("data-cash").await.unwrap().as_deref(), Some("495"));
+    let message = done.text().await.unwrap();
+    assert!(message.contains("Hand $4.95 back from the drawer") && message.contains(&format!("{:06}-R1", cart.0)), "{message}");
+    let doc = app.text("#payment-detail #return-doc").await;
+    for want in ["RETURN", "PayDesk mug x1", "$14.95", "$10.00", "$4.95", &format!("{:06}", cart.0)] {
+        assert!(doc.contains(want), "{want:?} not on the document:\n{doc}");
+    }
+    app.screenshot("returns-done-1280x800").await;
+
+    // The PSP: one refund of the card, $10.00, succeeded (driven before the command answered).
+    let refunds = psp_refunds(&app, &psp, cart).await;
+    assert_eq!(refunds, vec![(1000, "succeeded".to_string())]);
+    // The drawer: $10.70 in, $4.95 out for the return; the drawer expects $5.75.
+    assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 1070), ("refund_out".to_string(), -495)]);
+    assert_eq!(expected_drawer(&app), 575);
+    let l = ledger(&app);
+    let r = l.returns().by_sale(cart).unwrap();
+    assert_eq!((r.len(), r[0].total_minor, r[0].cash_out_minor, r[0].lines[0].line), (1, 1495, 495, 2));
+    app.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_take_out_food_line_comes_back_with_its_8_percent_on_the_return_document_in_japanese() {
+    let app = App::start("returns-ja", launch(true, 1024, 768)).await;
+    let psp = app.psp().await;
+    // Coffee ¥250 (take-out, 8 %) and a mug ¥1,650 (10 %), paid in cash.
+    let cart = sale(&app, &["COF-001", "MUG-001"], "¥1,900", "").await;
+    open_returns(&app, cart).await;
+    assert_eq!(app.text("#payment-detail #return-open").await, "返品");
+    assert_eq!(submit(&app, &[(0, 1)], "注文間違い").await, "done");
+    let message = app.text("#payment-detail #return-done").await;
+    assert!(message.contains("ドロアから ¥250 をお返しください"), "{message}");
+    let doc = app.text("#payment-detail #return-doc").await;
+    for want in ["返品伝票", "適格返還請求書", "※ブレンドコーヒー ×1", "8%対象", "内消費税", "¥18", "現金で返金", "T7000012050002"] {
+        assert!(doc.contains(want), "{want:?} not on the document:\n{doc}");
+    }
+    assert!(!doc.contains("10%対象"), "only the returned line's rate:\n{doc}");
+    app.screenshot("returns-ja-1024x768").await;
+
+    // The ledger holds the same 8 % figures; the drawer paid ¥250 out; the PSP saw nothing.
+    let r = &ledger(&app).returns().by_sale(cart).unwrap()[0];
+    let rates: Vec<(u32, i64, i64)> = r.rates.iter().map(|x| (x.basis_points, x.gross, x.tax)).collect();
+    assert_eq!(rates, vec![(800, 250, 18)]);
+    assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 1900), ("refund_out".to_string(), -250)]);
+    assert_eq!(expected_drawer(&app), 1650);
+    let stats = psp.stats().await;
+    assert_eq!((stats["charges"].as_u64(), stats["refunds"].as_u64()), (Some(0), Some(0)), "{stats}");
+    app.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_return_beyond_what_is_left_is_refused_naming_the_line_and_writes_nothing() {
+    let app = App::start("returns-beyond", launch(false, 1280, 800)).await;
+    let psp = app.psp().await;
+    // Coffee ×2 + croissant = $8.25, $5.00 by card and $3.25 cash.
+    let cart = sale(&app, &["COF-001", "COF-001", "CRO-001"], "$8.25", "5.00").await;
+    open_returns(&app, cart).await;
+    // Meanwhile one coffee comes back elsewhere (another window, a replayed call): this
+    // form still says 2 left.
+    let other = app
+        .js(&format!(
+            "return window.__TAURI__.core.invoke('return_lines', {{ cart: {}, lines: [{{ line: 0, quantity: 1 }}], reason: 'first return' }})\
+             .then((r) => r.number, (e) => JSON.stringify(e))",
+            cart.0
+        ))
+        .await;
+    assert_eq!(other, Value::from(format!("{:06}-R1", cart.0)));
+    let (moves_before, drawer_before) = (moves(&app, cart), expected_drawer(&app));
+    let refunds_before = psp.stats().await["refunds"].clone();
+    assert_eq!(refunds_before, 1, "the first return's $2.50 went to the card");
+
+    assert_eq!(submit(&app, &[(0, 2)], "second return").await, "invalid_input");
+    let said = app.text("#payment-detail #return-msg").await;
+    assert_eq!(said, "Line 1: 2 sold and 1 already returned, so 2 more cannot be returned. Nothing was returned.");
+    app.screenshot("returns-refused-1280x800").await;
+
+    // Nothing written: one return, the same drawer, no second refund at the PSP.
+    assert_eq!(ledger(&app).returns().by_sale(cart).unwrap().len(), 1);
+    assert_eq!((moves(&app, cart), expected_drawer(&app)), (moves_before, drawer_before));
+    assert_eq!(psp.stats().await["refunds"], refunds_before);
+    assert_eq!(psp_refunds(&app, &psp, cart).await.iter().map(|(a, _)| *a).collect::<Vec<_>>(), vec![250]);
+    app.close().await;
+}
+
+fn job(printer: &TestPrinter) -> Printout {
+    printer.next_job(Duration::from_secs(30)).expect("a print job").expect("ESC/POS the test printer understands")
+}
+
+/// Presses Print under the return document and waits for its answer.
+async fn print(app: &App, n: usize) -> String {
+    app.click("#payment-detail #return-print").await;
+    app.wait_js(
+        &format!("const m = document.getElementById('return-print-msg'); return m.dataset.code === 'printed' && m.dataset.printNo === '{n}'"),
+        "printed",
+        LONG,
+    )
+    .await;
+    app.text("#payment-detail #return-print-msg").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_return_document_reaches_the_printer_and_a_second_print_is_marked_reprint() {
+    let printer = TestPrinter::start().unwrap();
+    let app = App::start("returns-print", launch(false, 1024, 768)).await;
+    let psp = app.psp().await;
+    let addr = printer.addr().to_string();
+    app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{addr}', confirmPort: true }}).then(() => true)")).await;
+    let cart = sale(&app, &["CRO-001", "MUG-001"], "$18.20", "").await;
+    open_returns(&app, cart).await;
+    assert_eq!(submit(&app, &[(0, 1)], "stale").await, "done");
+    assert_eq!(app.text("#payment-detail #return-print").await, "Print return document");
+
+    assert_eq!(print(&app, 1).await, "Return document sent to the printer.");
+    let first = job(&printer);
+    let text = first.texts().join("\n");
+    assert!(text.contains("RETURN") && text.contains("Croissant x1") && text.contains("$3.25") && !text.contains("REPRINT"), "{text}");
+    assert_eq!((first.cuts, first.kicks.len()), (1, 0), "cut, and the drawer never opens");
+    assert_eq!(app.text("#payment-detail #return-print").await, "Reprint return document");
+
+    assert_eq!(print(&app, 2).await, "Return document reprint sent to the printer.");
+    let second = job(&printer).texts().join("\n");
+    assert!(second.contains("REPRINT") && second.contains("Croissant x1"), "{second}");
+    assert!(app.text("#payment-detail #return-doc").await.contains("REPRINT"), "the screen shows what the next print is");
+    app.screenshot("returns-printed-1024x768").await;
+
+    // The ledger recorded both prints, the first the original; the drawer paid $3.25 out;
+    // the PSP saw no card.
+    let l = ledger(&app);
+    let id = l.returns().by_sale(cart).unwrap()[0].id;
+    let prints: Vec<(i64, bool)> = l.returns().prints(id).unwrap().iter().map(|p| (p.print_no, p.reprint)).collect();
+    assert_eq!(prints, vec![(1, false), (2, true)]);
+    assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 1820), ("refund_out".to_string(), -325)]);
+    assert_eq!(expected_drawer(&app), 1495);
+    assert_eq!(psp.stats().await["refunds"], 0);
+    app.close().await;
+}
