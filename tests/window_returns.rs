@@ -216,7 +216,7 @@ async fn a_second_return_beyond_what_is_left_is_refused_naming_the_line_and_writ
 
     assert_eq!(submit(&app, &[(0, 2)], "second return").await, "invalid_input");
     let said = app.text("#payment-detail #return-msg").await;
-    assert_eq!(said, "Line 1: 2 sold and 1 already returned, so 2 more cannot be returned. Nothing was returned.");
+    assert_eq!(said, "Line 1 (Coffee, regular): 2 sold and 1 already returned, so 2 more cannot be returned. Nothing was returned.");
     app.screenshot("returns-refused-1280x800").await;
 
     // Nothing written: one return, the same drawer, no second refund at the PSP.

@@ -84,6 +84,27 @@ pub(crate) fn checked_lines(lines: &[ReturnLineInput], sale_lines: usize) -> App
     Ok(out)
 }
 
+/// The engine's refusal in the cashier's words; more than is left of a line also names
+/// the item, as the form lists it (the ledger knows the line by its index).
+fn refused(e: paydesk_register::EngineError, form: &ReturnForm) -> AppError {
+    if let paydesk_register::EngineError::Ledger(inner) = &e {
+        if let paydesk_ledger::Error::ReturnExceedsSold { line, sold, returned_before, requested, .. } = inner.as_ref() {
+            if let Some(named) = form.lines.get(*line) {
+                return AppError::InvalidInput(tr!(
+                    active(),
+                    "return-exceeds-sold-named",
+                    line = line + 1,
+                    name = named.name.clone(),
+                    sold = *sold,
+                    returned = *returned_before,
+                    requested = *requested
+                ));
+            }
+        }
+    }
+    AppError::from(e)
+}
+
 /// Paid sale `cart`'s lines with what is left of each, and its 領収書 if the customer
 /// still holds it (the form asks for it back).
 #[tauri::command]
@@ -105,13 +126,13 @@ pub async fn return_lines(
 ) -> AppResult<ReturnResult> {
     let cart = validate_cart(cart)?;
     // The sale's line count bounds the list before anything else is read or locked.
-    let sale_lines = state.engine().receipts().return_form(cart).map_err(receipt_error)?.lines.len();
-    let items = checked_lines(&lines, sale_lines)?;
+    let form = state.engine().receipts().return_form(cart).map_err(receipt_error)?;
+    let items = checked_lines(&lines, form.lines.len())?;
     let reason = required_reason(&reason)?;
     let op = Operation::new(Action::Refund, approval.as_ref()).approval_audited(format!("cart:{cart}"));
     let _pass = op.run(&state, Locks::Engine).await?;
     let engine = state.engine();
-    let r = engine.return_lines(cart, &items, Some(&reason), ryoshusho_taken_back.unwrap_or(false)).await?;
+    let r = engine.return_lines(cart, &items, Some(&reason), ryoshusho_taken_back.unwrap_or(false)).await.map_err(|e| refused(e, &form))?;
     let number = r.record.number.clone();
     let cash = money::format(r.cash_out, r.sale.currency);
     let l = active();

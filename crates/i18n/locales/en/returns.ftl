@@ -25,6 +25,7 @@ return-input-quantity = A quantity to return is 1 to { $max }.
 return-input-duplicate = Line { $line } is named twice.
 return-input-id = No such return.
 return-exceeds-sold = Line { $line }: { $sold } sold and { $returned } already returned, so { $requested } more cannot be returned. Nothing was returned.
+return-exceeds-sold-named = Line { $line } ({ $name }): { $sold } sold and { $returned } already returned, so { $requested } more cannot be returned. Nothing was returned.
 return-unknown-line = This sale has no line { $line } (it has { $lines }). Nothing was returned.
 return-print-sent = Return document sent to the printer.
 return-print-sent-reprint = Return document reprint sent to the printer.

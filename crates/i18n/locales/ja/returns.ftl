@@ -25,6 +25,7 @@ return-input-quantity = 返品数は 1〜{ $max } です。
 return-input-duplicate = { $line } 行目が重複しています。
 return-input-id = その返品はありません。
 return-exceeds-sold = { $line } 行目：販売 { $sold }、返品済み { $returned } のため、さらに { $requested } は返品できません。返品は行われていません。
+return-exceeds-sold-named = { $line } 行目（{ $name }）：販売 { $sold }、返品済み { $returned } のため、さらに { $requested } は返品できません。返品は行われていません。
 return-unknown-line = この取引に { $line } 行目はありません（{ $lines } 行）。返品は行われていません。
 return-print-sent = 返品伝票をプリンターに送信しました。
 return-print-sent-reprint = 返品伝票（再発行）をプリンターに送信しました。
