@@ -24,7 +24,6 @@ use crate::money;
 use crate::ops::{Locks, Operation};
 use crate::staff::Approval;
 use crate::state::AppState;
-use crate::store::receipt::receipt_error;
 
 /// The most of one line a return takes back in one go (a sale's line holds less).
 pub const MAX_RETURN_QUANTITY: i64 = 9999;
@@ -110,7 +109,7 @@ fn refused(e: paydesk_register::EngineError, form: &ReturnForm) -> AppError {
 #[tauri::command]
 pub fn return_form(state: State<'_, AppState>, cart: i64) -> AppResult<ReturnForm> {
     let cart = validate_cart(cart)?;
-    state.engine().receipts().return_form(cart).map_err(receipt_error)
+    Ok(state.engine().receipts().return_form(cart)?)
 }
 
 /// Takes back `lines` of paid sale `cart` for `reason`; `ryoshusho_taken_back` when the
@@ -126,7 +125,7 @@ pub async fn return_lines(
 ) -> AppResult<ReturnResult> {
     let cart = validate_cart(cart)?;
     // The sale's line count bounds the list before anything else is read or locked.
-    let form = state.engine().receipts().return_form(cart).map_err(receipt_error)?;
+    let form = state.engine().receipts().return_form(cart)?;
     let items = checked_lines(&lines, form.lines.len())?;
     let reason = required_reason(&reason)?;
     let op = Operation::new(Action::Refund, approval.as_ref()).approval_audited(format!("cart:{cart}"));
