@@ -4,7 +4,8 @@
 //! alone: one of three lines of a card + cash sale comes back card first; a take-out food
 //! line (8 %) comes back with ※ and its 8 % figures on the return document (in Japanese);
 //! a second return beyond what is left is refused naming the line, with nothing written;
-//! the document prints to the ESC/POS test printer and a second print is marked REPRINT.
+//! the document prints to the ESC/POS test printer and a second print is marked REPRINT;
+//! a cashier's return opens the approval dialog and the audit names both people.
 //! Screenshots at 1280x800 and 1024x768 under target/screenshots.
 
 use std::time::Duration;
@@ -277,5 +278,40 @@ async fn the_return_document_reaches_the_printer_and_a_second_print_is_marked_re
     assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 1820), ("refund_out".to_string(), -325)]);
     assert_eq!(expected_drawer(&app), 1495);
     assert_eq!(psp.stats().await["refunds"], 0);
+    app.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cashiers_return_asks_a_manager_inline_and_the_audit_names_both() {
+    // The owner opened the shift (Launch::default); Casey, a cashier, takes the register.
+    let app = App::start("returns-cashier", launch(false, 1280, 800)).await;
+    let psp = app.psp().await;
+    app.click("#lock").await;
+    app.wait_js("return document.body.dataset.screen === 'signin'", "the sign-in screen", LONG).await;
+    app.sign_in_as("Casey", "3333").await;
+    let cart = sale(&app, &["COF-001", "CRO-001"], "$5.75", "").await;
+    open_returns(&app, cart).await;
+    app.js("document.querySelector('#payment-detail #return-qty-1').scrollIntoView({ block: 'center' }); return true").await;
+    let f = app.el("#payment-detail #return-qty-1").await;
+    f.clear().await.unwrap();
+    f.send_keys("1").await.unwrap();
+    app.el("#payment-detail #return-reason").await.send_keys("stale croissant").await.unwrap();
+    app.click("#payment-detail #return-submit").await;
+    // A refund is a manager's: the dialog opens over the form, Marcus approves.
+    app.wait_js("return !document.getElementById('approval').hidden", "the approval dialog", LONG).await;
+    assert_eq!(ledger(&app).returns().by_sale(cart).unwrap().len(), 0, "nothing before the approval");
+    app.js("document.getElementById('approval-name').value = 'Marcus'; return true").await;
+    app.el("#approval-pin").await.send_keys("2222").await.unwrap();
+    app.click("#approval-ok").await;
+    app.wait_js("return document.querySelector('#payment-detail #return-done') !== null", "the return done", LONG).await;
+    assert_eq!(app.el("#payment-detail #return-done").await.attr("data-cash").await.unwrap().as_deref(), Some("325"));
+
+    let l = ledger(&app);
+    let (casey, marcus) = (l.roster().by_name("Casey").unwrap().unwrap().id, l.roster().by_name("Marcus").unwrap().unwrap().id);
+    assert_eq!(l.returns().by_sale(cart).unwrap()[0].staff_id, Some(casey));
+    let approved = l.audit().log().unwrap().into_iter().rev().find(|e| e.approver_id.is_some()).expect("an approval row");
+    assert_eq!((approved.actor_id, approved.approver_id), (Some(casey), Some(marcus)), "{approved:?}");
+    assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 575), ("refund_out".to_string(), -325)]);
+    assert_eq!(psp.stats().await["refunds"], 0, "a cash sale's return never reaches the PSP");
     app.close().await;
 }
