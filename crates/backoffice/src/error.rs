@@ -15,6 +15,8 @@ pub enum FactRule {
     RefundExceedsPayment,
     TenderContradictsPayment,
     TenderContradictsSale,
+    ReturnContradictsSale,
+    CashRefundContradictsSale,
 }
 
 impl FactRule {
@@ -27,6 +29,8 @@ impl FactRule {
             FactRule::RefundExceedsPayment => "refund_exceeds_payment",
             FactRule::TenderContradictsPayment => "tender_contradicts_payment",
             FactRule::TenderContradictsSale => "tender_contradicts_sale",
+            FactRule::ReturnContradictsSale => "return_contradicts_sale",
+            FactRule::CashRefundContradictsSale => "cash_refund_contradicts_sale",
         }
     }
 }

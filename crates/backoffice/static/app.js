@@ -115,6 +115,13 @@ function draw(d) {
     bar.title = h.hour + " " + store(h.store_id) + ": " + h.sales + " sales";
     chart.appendChild(bar);
   });
+  table("sales-net", ["store", "sales", "sold", "returns", "returned", "net", "cash refunded"],
+    d.sales_net.map((r) => [store(r.store_id), r.sales, money(r.sold, r.currency), r.returns, money(r.returned, r.currency),
+      money(r.net, r.currency), money(r.cash_refunded, r.currency)]), "No sales yet.");
+  table("tax-net", ["store", "rate", "sold", "tax sold", "returned", "tax returned", "net", "net tax"],
+    d.tax_net.map((r) => [store(r.store_id), r.class + " " + (r.basis_points / 100) + " %", money(r.sold_gross, r.currency),
+      money(r.sold_tax, r.currency), money(r.returned_gross, r.currency), money(r.returned_tax, r.currency),
+      money(r.net_gross, r.currency), money(r.net_tax, r.currency)]), "No taxed sales yet.");
   table("tenders", ["store", "method", "tenders", "amount", "change given"],
     d.tenders_by_store.map((t) => [store(t.store_id), t.method, t.tenders, money(t.amount, t.currency),
       t.method === "cash" ? money(t.change_given, t.currency) : "—"]), "No tenders yet.");

@@ -12,6 +12,7 @@ mod catalog;
 mod cluster;
 mod dashboard;
 mod impossible_facts;
+mod impossible_returns;
 mod ingest;
 mod outage;
 mod owner;

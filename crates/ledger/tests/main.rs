@@ -20,6 +20,7 @@ mod open;
 mod operations;
 mod outbox;
 mod outbox_local;
+mod outbox_returns;
 mod outbox_sales;
 mod private_files;
 mod proptest_returns;

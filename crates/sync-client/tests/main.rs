@@ -16,5 +16,6 @@ mod audit_up;
 mod catalog_down;
 mod chaos;
 mod local_up;
+mod returns_up;
 mod sales_up;
 mod sync;

@@ -14,6 +14,7 @@ mod down;
 mod error;
 mod pair;
 mod restore;
+pub mod returns;
 pub mod sales;
 pub mod staff;
 mod text;
@@ -27,6 +28,7 @@ pub use down::{Change, ChangeKind, Changes, StoreSettings, MAX_CHANGES_PER_PAGE}
 pub use paydesk_tax::{Dining, PriceMode, Rounding, TaxClass};
 pub use error::ProtoError;
 pub use pair::{PairRequest, Paired, MAX_PAIRING_CODE_LEN};
+pub use returns::{ReturnLine, ReturnRecorded, MAX_RETURN_NO_CHARS};
 pub use sales::{SaleCompleted, SaleLine, SaleRate, MAX_SALE_LINES};
 pub use restore::{JournalRow, RestorePage, RestoreSource, MAX_RESTORE_PAGE};
 pub use up::{Ack, Batch, Fact, PaymentState, RefundState, RegisterHealth, Row};

@@ -74,7 +74,7 @@ pub struct SaleCompleted {
 
 /// A name or SKU on a line: 1..=max characters, no control characters (a name reaches
 /// receipts and printers).
-fn bounded(field: &str, s: &str, max: usize) -> Result<(), ProtoError> {
+pub(crate) fn bounded(field: &str, s: &str, max: usize) -> Result<(), ProtoError> {
     let n = s.chars().count();
     if n == 0 || n > max {
         return Err(ProtoError::field(field, format!("must be 1 to {max} characters, got {n}")));
@@ -108,7 +108,7 @@ impl SaleLine {
 }
 
 impl SaleRate {
-    fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ProtoError> {
+    pub(crate) fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ProtoError> {
         if !(0..=10_000).contains(&self.basis_points) {
             return Err(ProtoError::field(f("basis_points"), format!("must be between 0 and 10000, got {}", self.basis_points)));
         }

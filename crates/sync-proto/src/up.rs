@@ -4,6 +4,7 @@
 use crate::audit::{AuditHead, AuditReport};
 use crate::books::{amount_or_zero, id, signed_amount, DrawerMove, Tender};
 use crate::catalog::{Item, StoreTax};
+use crate::returns::ReturnRecorded;
 use crate::sales::SaleCompleted;
 use crate::staff::{check_staff_name, StaffRole};
 use crate::limits::{MAX_ROWS_PER_BATCH, MAX_SEQ};
@@ -230,6 +231,11 @@ pub enum Fact {
     StaffSaved { staff: i64, name: String, role: StaffRole, active: bool },
     /// The register's own tax setup changed (never a published one), as a whole document.
     TaxSetupChanged(StoreTax),
+    /// Items of a paid sale came back, with what they gave back per tax rate (record 0119).
+    ReturnRecorded(ReturnRecorded),
+    /// Cash out of the drawer for a refund or a return of paid sale `sale` (record 0119):
+    /// `movement` is the register's drawer movement, `shift` its drawer session.
+    CashRefunded { movement: i64, sale: i64, amount: i64, currency: String, shift: Option<i64> },
 }
 
 impl Fact {
@@ -249,6 +255,8 @@ impl Fact {
             Fact::ItemSaved(_) => "item_saved",
             Fact::StaffSaved { .. } => "staff_saved",
             Fact::TaxSetupChanged(_) => "tax_setup_changed",
+            Fact::ReturnRecorded(_) => "return_recorded",
+            Fact::CashRefunded { .. } => "cash_refunded",
         }
     }
 
@@ -313,6 +321,10 @@ impl Fact {
                 check_staff_name(&f("name"), name)
             }
             Fact::TaxSetupChanged(tax) => tax.validate().map_err(|e| e.under(at)),
+            Fact::ReturnRecorded(r) => r.validate(&f),
+            Fact::CashRefunded { movement, sale, amount, currency, shift } => {
+                crate::returns::validate_cash_refunded(&f, *movement, *sale, *amount, currency, *shift)
+            }
         }
     }
 }

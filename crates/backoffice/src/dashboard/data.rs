@@ -117,6 +117,47 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
         ),
     )
     .await?;
+    // What the registers' sales came to, net of what came back (record 0119): items
+    // returned (with their tax) and cash handed back out of the drawer. Canceled sales
+    // never counted.
+    let sales_net = rows(
+        &client,
+        &format!(
+            "SELECT s.store_id, s.currency, count(*) AS sales, {sold} AS sold,
+                    (SELECT count(*) FROM sale_returns x WHERE x.store_id = s.store_id AND x.currency = s.currency) AS returns,
+                    {returned} AS returned, {sold_less} AS net,
+                    {cash} AS cash_refunded
+             FROM sales s WHERE s.canceled_at_ms IS NULL GROUP BY s.store_id, s.currency ORDER BY s.store_id, s.currency LIMIT $1",
+            sold = sat("sum(s.total)"),
+            returned = sat("coalesce((SELECT sum(x.total) FROM sale_returns x WHERE x.store_id = s.store_id AND x.currency = s.currency), 0)"),
+            sold_less = sat("sum(s.total) - coalesce((SELECT sum(x.total) FROM sale_returns x WHERE x.store_id = s.store_id AND x.currency = s.currency), 0)"),
+            cash = sat("coalesce((SELECT sum(c.amount) FROM cash_refunds c WHERE c.store_id = s.store_id AND c.currency = s.currency), 0)"),
+        ),
+    )
+    .await?;
+    // Tax per rate, sold and returned (what a return gives back per rate is the register's
+    // own figure, from the sale's locked tax): the net is what the store owes tax on.
+    let tax_net = rows(
+        &client,
+        &format!(
+            "SELECT k.store_id, k.currency, k.class, k.basis_points, {sg} AS sold_gross, {st} AS sold_tax,
+                    {rg} AS returned_gross, {rt} AS returned_tax, {ng} AS net_gross, {nt} AS net_tax
+             FROM (SELECT s.store_id, s.currency, r.class, r.basis_points, r.gross AS sg, r.tax AS st, 0::int8 AS rg, 0::int8 AS rt
+                   FROM sales s JOIN sale_rates r USING (store_id, register_id, sale_id) WHERE s.canceled_at_ms IS NULL
+                   UNION ALL
+                   SELECT x.store_id, x.currency, r.class, r.basis_points, 0, 0, r.gross, r.tax
+                   FROM sale_returns x JOIN sale_return_rates r USING (store_id, register_id, return_no)) k
+             GROUP BY k.store_id, k.currency, k.class, k.basis_points
+             ORDER BY k.store_id, k.currency, array_position(ARRAY['standard','reduced','exempt'], k.class), k.basis_points LIMIT $1",
+            sg = sat("sum(k.sg)"),
+            st = sat("sum(k.st)"),
+            rg = sat("sum(k.rg)"),
+            rt = sat("sum(k.rt)"),
+            ng = sat("sum(k.sg) - sum(k.rg)"),
+            nt = sat("sum(k.st) - sum(k.rt)"),
+        ),
+    )
+    .await?;
     // Drawer sessions, newest first: open ones have no Z number yet.
     let shifts = rows(
         &client,
@@ -154,6 +195,7 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     Ok(Json(json!({
         "currencies": currencies, "stores": stores, "sales_by_store": sales_by_store,
         "sales_by_register": sales_by_register, "sales_by_hour": sales_by_hour, "tenders_by_store": tenders_by_store, "shifts": shifts,
+        "sales_net": sales_net, "tax_net": tax_net,
         "refunds": refunds, "exceptions": exceptions, "registers": registers, "audit": audit,
     })))
 }

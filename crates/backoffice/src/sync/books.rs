@@ -16,7 +16,9 @@ fn any_books(rows: &[Row]) -> bool {
     rows.iter().any(|r| match r.fact {
         Fact::PaymentCreated { .. } | Fact::PaymentState { .. } | Fact::RefundCreated { .. } | Fact::RefundState { .. } => false,
         Fact::SaleCompleted(_) | Fact::SaleCanceled { .. } => false,
-        Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_) => false,
+        Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_)
+            | Fact::ReturnRecorded(_)
+            | Fact::CashRefunded { .. } => false,
         Fact::TenderAdded(_) | Fact::TenderSuperseded { .. } | Fact::ShiftOpened { .. } | Fact::PaidInOut { .. } | Fact::ShiftClosed { .. } => true,
     })
 }
@@ -41,7 +43,9 @@ pub async fn apply_books(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows
         match &row.fact {
             Fact::PaymentCreated { .. } | Fact::PaymentState { .. } | Fact::RefundCreated { .. } | Fact::RefundState { .. } => {}
             Fact::SaleCompleted(_) | Fact::SaleCanceled { .. } => {}
-            Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_) => {}
+            Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_)
+            | Fact::ReturnRecorded(_)
+            | Fact::CashRefunded { .. } => {}
             Fact::TenderAdded(t) => {
                 let n = tx
                     .execute(

@@ -66,7 +66,9 @@ pub async fn apply_local(tx: &Transaction<'_>, reg: RegisterId, rows: &[Row]) ->
             | Fact::PaidInOut { .. }
             | Fact::ShiftClosed { .. }
             | Fact::SaleCompleted(_)
-            | Fact::SaleCanceled { .. } => {}
+            | Fact::SaleCanceled { .. }
+            | Fact::ReturnRecorded(_)
+            | Fact::CashRefunded { .. } => {}
         }
     }
     Ok(())

@@ -10,6 +10,7 @@ pub mod pair;
 mod project;
 pub mod restore;
 pub mod rules;
+mod returns;
 mod sales;
 
 use crate::auth::PresentedToken;

@@ -74,7 +74,9 @@ fn fold(first: i64, rows: &[Row]) -> ApiResult<Folded> {
             // completed sales: `sales.rs`
             Fact::SaleCompleted(_) | Fact::SaleCanceled { .. } => {}
             // the register's own items, staff and tax: `local.rs`
-            Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_) => {}
+            Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_)
+            | Fact::ReturnRecorded(_)
+            | Fact::CashRefunded { .. } => {}
         }
     }
     // A change before its own creation in the same run is out of the register's order.
@@ -137,6 +139,7 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
     update_states(tx, reg, "refunds", "refund_key", "psp_refund_id", &f.refund_states).await?;
     super::books::apply_books(tx, reg, first, rows).await?;
     super::sales::apply_sales(tx, reg, first, rows).await?;
+    super::returns::apply_returns(tx, reg, first, rows).await?;
     super::local::apply_local(tx, reg, rows).await?;
     super::rules::check_applied(tx, reg, first, rows).await?;
     Ok(rows.len() as u64)

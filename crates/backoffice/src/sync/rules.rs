@@ -76,7 +76,9 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::SaleCanceled { .. }
             | Fact::ItemSaved(_)
             | Fact::StaffSaved { .. }
-            | Fact::TaxSetupChanged(_) => {}
+            | Fact::TaxSetupChanged(_)
+            | Fact::ReturnRecorded(_)
+            | Fact::CashRefunded { .. } => {}
         }
     }
     if pay_keys.is_empty() && ref_keys.is_empty() {
@@ -134,7 +136,9 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::SaleCanceled { .. }
             | Fact::ItemSaved(_)
             | Fact::StaffSaved { .. }
-            | Fact::TaxSetupChanged(_) => {}
+            | Fact::TaxSetupChanged(_)
+            | Fact::ReturnRecorded(_)
+            | Fact::CashRefunded { .. } => {}
         }
     }
     Ok(())
@@ -183,7 +187,9 @@ fn named(first: i64, rows: &[Row]) -> Named<'_> {
             | Fact::SaleCanceled { .. }
             | Fact::ItemSaved(_)
             | Fact::StaffSaved { .. }
-            | Fact::TaxSetupChanged(_) => {}
+            | Fact::TaxSetupChanged(_)
+            | Fact::ReturnRecorded(_)
+            | Fact::CashRefunded { .. } => {}
         }
     }
     n

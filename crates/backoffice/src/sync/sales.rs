@@ -43,7 +43,9 @@ pub async fn apply_sales(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows
             | Fact::ShiftClosed { .. }
             | Fact::ItemSaved(_)
             | Fact::StaffSaved { .. }
-            | Fact::TaxSetupChanged(_) => {}
+            | Fact::TaxSetupChanged(_)
+            | Fact::ReturnRecorded(_)
+            | Fact::CashRefunded { .. } => {}
         }
     }
     Ok(())

@@ -167,6 +167,8 @@ impl Returns<&mut Ledger> {
         )?;
         let id = tx.last_insert_rowid();
         insert_children_tx(&tx, id, &sale, &valued, &tenders)?;
+        // Last, with every child row written: its trigger sends the whole return up (v21).
+        tx.exec_cached("INSERT INTO returns_sent (return_id) VALUES (?1)", [id])?;
         if ryoshusho.is_some() {
             super::ryoshusho::mark_taken_back_tx(&tx, cart_id, Some(id), now_ms)?;
         }

@@ -33,6 +33,7 @@ mod v17_audit_confirmed;
 mod v18_reader;
 mod v19_ryoshusho;
 mod v20_returns;
+mod v21_return_facts;
 mod v22_return_prints;
 
 /// Highest schema version this build understands.
@@ -60,7 +61,8 @@ pub const MIGRATIONS: &[&str] = &[
     v18_reader::READER,                    // v18: card-present payments on a reader (decision 0102)
     v19_ryoshusho::RYOSHUSHO,              // v19: the ryōshūsho issued, one per sale (record 0112)
     v20_returns::RETURNS,                  // v20: returns per item, their refunds and cash (record 0114)
-    v22_return_prints::RETURN_PRINTS,      // v21 here, v22 once store tenders land: each print of a return document (record 0117)
+    v21_return_facts::RETURN_FACTS,        // v21: returns and cash refunds in the outbox (record 0119)
+    v22_return_prints::RETURN_PRINTS,      // v22: each print of a return document (record 0117)
 ];
 
 /// The version whose migration turned the audit log into a chain.

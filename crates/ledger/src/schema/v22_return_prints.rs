@@ -1,6 +1,5 @@
 //! The migration that records each print of a return document (issue #29, record 0117),
-//! kept in its own file like the others. Appended to `MIGRATIONS` after v20 (numbered
-//! v22 in the plan; another migration, store tenders, may land before it).
+//! kept in its own file like the others. Appended to `MIGRATIONS` as v22.
 //!
 //! `return_prints` holds, per return, every print attempt of its document with the rule
 //! of the sale's receipt (record 0058, schema v15): the document is printed unmarked

@@ -1,0 +1,197 @@
+//! Returns and cash refunds into `sale_returns` (with their lines and rates) and
+//! `cash_refunds` (record 0119), in seq order within the batch's transaction, after the
+//! sales of the same batch. Each is checked against the sale it names as it is applied, so
+//! a register sending something no ledger keeping its rules could have written is refused
+//! with the rule's code and the seq, and the whole batch rolls back:
+//!
+//! - `return_contradicts_sale`: the sale was never completed by this register, was canceled,
+//!   is in another currency; a line the sale does not have or with another SKU; more of a
+//!   line back than it sold, or more money back than the sale's total, over all its returns;
+//! - `cash_refund_contradicts_sale`: cash back for a sale never completed, in another
+//!   currency, or more cash back over all its refunds and returns than its cash tenders took.
+use super::rules::FactRule;
+use super::RegisterId;
+use crate::error::{ApiError, ApiResult};
+use paydesk_sync_proto::catalog::class_name;
+use paydesk_sync_proto::{Fact, ReturnRecorded, Row};
+use tokio_postgres::Transaction;
+
+fn refuse(rule: FactRule, seq: i64, message: String) -> ApiError {
+    ApiError::ImpossibleFact { rule, seq, message }
+}
+
+/// Applies the return and cash-refund facts of rows `first..`, all past the acknowledged seq.
+pub async fn apply_returns(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row]) -> ApiResult<()> {
+    for (i, row) in rows.iter().enumerate() {
+        let seq = first + i as i64;
+        match &row.fact {
+            Fact::ReturnRecorded(ret) => insert_return(tx, reg, seq, row.at_ms, ret).await?,
+            Fact::CashRefunded { movement, sale, amount, currency, shift } => {
+                insert_cash_refund(tx, reg, seq, row.at_ms, (*movement, *sale, *amount), currency, *shift).await?
+            }
+            Fact::PaymentCreated { .. }
+            | Fact::PaymentState { .. }
+            | Fact::RefundCreated { .. }
+            | Fact::RefundState { .. }
+            | Fact::TenderAdded(_)
+            | Fact::TenderSuperseded { .. }
+            | Fact::ShiftOpened { .. }
+            | Fact::PaidInOut { .. }
+            | Fact::ShiftClosed { .. }
+            | Fact::SaleCompleted(_)
+            | Fact::SaleCanceled { .. }
+            | Fact::ItemSaved(_)
+            | Fact::StaffSaved { .. }
+            | Fact::TaxSetupChanged(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The sale a return or cash refund names: its currency and total, if this register
+/// completed it and it still counts.
+async fn sale_of(tx: &Transaction<'_>, reg: RegisterId, sale: i64) -> ApiResult<Option<(String, i64, bool)>> {
+    let row = tx
+        .query_opt(
+            "SELECT currency, total, canceled_at_ms IS NOT NULL FROM sales WHERE store_id = $1 AND register_id = $2 AND sale_id = $3",
+            &[&reg.store_id, &reg.register_id, &sale],
+        )
+        .await?;
+    Ok(row.map(|r| (r.get(0), r.get(1), r.get(2))))
+}
+
+async fn insert_return(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms: i64, ret: &ReturnRecorded) -> ApiResult<()> {
+    let bad = |m: String| refuse(FactRule::ReturnContradictsSale, seq, format!("return {}: {m}", ret.return_no));
+    let (s, r) = (&reg.store_id, &reg.register_id);
+    match sale_of(tx, reg, ret.sale).await? {
+        None => return Err(bad(format!("sale {} was never completed by this register", ret.sale))),
+        Some((_, _, true)) => return Err(bad(format!("sale {} was canceled; nothing of it can come back", ret.sale))),
+        Some((currency, _, false)) if currency != ret.currency => {
+            return Err(bad(format!("is in {}, its sale {} in {currency}", ret.currency, ret.sale)));
+        }
+        Some(_) => {}
+    }
+    let n = tx
+        .execute(
+            "INSERT INTO sale_returns (store_id, register_id, sale_id, return_no, currency, total, tax_total, cash_out, returned_at_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING",
+            &[s, r, &ret.sale, &ret.return_no, &ret.currency, &ret.total, &ret.tax_total, &ret.cash_out, &at_ms],
+        )
+        .await?;
+    if n == 0 {
+        return Err(ApiError::Unprocessable(format!("seq {seq}: return {} was already recorded under another seq", ret.return_no)));
+    }
+    // The wire bounds these (1,000 lines, quantity 9,999), so the casts cannot truncate.
+    let line_no: Vec<i32> = ret.lines.iter().map(|l| l.line as i32 + 1).collect();
+    let skus: Vec<&str> = ret.lines.iter().map(|l| l.sku.as_str()).collect();
+    let qty: Vec<i32> = ret.lines.iter().map(|l| l.quantity as i32).collect();
+    let classes: Vec<&str> = ret.lines.iter().map(|l| class_name(l.tax_class)).collect();
+    let nets: Vec<i64> = ret.lines.iter().map(|l| l.net).collect();
+    // Every line must be one the sale has, under the same SKU: checked before the insert,
+    // whose foreign key would only say "violates".
+    let wrong = tx
+        .query_opt(
+            "SELECT x.n, x.sku, l.sku FROM unnest($4::int4[], $5::text[]) AS x(n, sku)
+             LEFT JOIN sale_lines l ON l.store_id = $1 AND l.register_id = $2 AND l.sale_id = $3 AND l.line_no = x.n
+             WHERE l.sku IS DISTINCT FROM x.sku ORDER BY x.n LIMIT 1",
+            &[s, r, &ret.sale, &line_no, &skus],
+        )
+        .await?;
+    if let Some(w) = wrong {
+        let (n, sent, had): (i32, String, Option<String>) = (w.get(0), w.get(1), w.get(2));
+        return Err(bad(match had {
+            None => format!("takes back line {} ({sent}), which sale {} does not have", n - 1, ret.sale),
+            Some(had) => format!("takes back line {} as {sent}, but that line of sale {} is {had}", n - 1, ret.sale),
+        }));
+    }
+    tx.execute(
+        "INSERT INTO sale_return_lines (store_id, register_id, return_no, sale_id, line_no, sku, quantity, tax_class, net)
+         SELECT $1, $2, $3, $4, x.n, x.sku, x.q, x.c, x.net
+         FROM unnest($5::int4[], $6::text[], $7::int4[], $8::text[], $9::int8[]) AS x(n, sku, q, c, net)",
+        &[s, r, &ret.return_no, &ret.sale, &line_no, &skus, &qty, &classes, &nets],
+    )
+    .await?;
+    if !ret.rates.is_empty() {
+        let classes: Vec<&str> = ret.rates.iter().map(|x| class_name(x.class)).collect();
+        let bps: Vec<i32> = ret.rates.iter().map(|x| x.basis_points as i32).collect();
+        let bases: Vec<i64> = ret.rates.iter().map(|x| x.base).collect();
+        let taxes: Vec<i64> = ret.rates.iter().map(|x| x.tax).collect();
+        let grosses: Vec<i64> = ret.rates.iter().map(|x| x.gross).collect();
+        tx.execute(
+            "INSERT INTO sale_return_rates (store_id, register_id, return_no, class, basis_points, base, tax, gross)
+             SELECT $1, $2, $3, x.c, x.b, x.base, x.t, x.g
+             FROM unnest($4::text[], $5::int4[], $6::int8[], $7::int8[], $8::int8[]) AS x(c, b, base, t, g)",
+            &[s, r, &ret.return_no, &classes, &bps, &bases, &taxes, &grosses],
+        )
+        .await?;
+    }
+    // Over all the sale's returns so far (this one included): no line back more than it
+    // sold, no more money back than the sale took.
+    let over = tx
+        .query_opt(
+            "SELECT rl.line_no, sum(rl.quantity)::int8, l.quantity::int8
+             FROM sale_return_lines rl JOIN sale_lines l USING (store_id, register_id, sale_id, line_no)
+             WHERE rl.store_id = $1 AND rl.register_id = $2 AND rl.sale_id = $3
+             GROUP BY rl.line_no, l.quantity HAVING sum(rl.quantity) > l.quantity ORDER BY rl.line_no LIMIT 1",
+            &[s, r, &ret.sale],
+        )
+        .await?;
+    if let Some(o) = over {
+        let (n, back, sold): (i32, i64, i64) = (o.get(0), o.get(1), o.get(2));
+        return Err(bad(format!("brings line {} of sale {} back {back} times in all; it sold {sold}", n - 1, ret.sale)));
+    }
+    let totals = tx
+        .query_one(
+            "SELECT (SELECT sum(total) FROM sale_returns WHERE store_id = $1 AND register_id = $2 AND sale_id = $3)::int8,
+                    (SELECT total FROM sales WHERE store_id = $1 AND register_id = $2 AND sale_id = $3)",
+            &[s, r, &ret.sale],
+        )
+        .await?;
+    let (back, total): (i64, i64) = (totals.get(0), totals.get(1));
+    if back > total {
+        return Err(bad(format!("returns of sale {} come to {back}, above its total {total}", ret.sale)));
+    }
+    Ok(())
+}
+
+async fn insert_cash_refund(
+    tx: &Transaction<'_>,
+    reg: RegisterId,
+    seq: i64,
+    at_ms: i64,
+    (movement, sale, amount): (i64, i64, i64),
+    currency: &str,
+    shift: Option<i64>,
+) -> ApiResult<()> {
+    let bad = |m: String| refuse(FactRule::CashRefundContradictsSale, seq, format!("cash refund {movement}: {m}"));
+    let (s, r) = (&reg.store_id, &reg.register_id);
+    match sale_of(tx, reg, sale).await? {
+        None => return Err(bad(format!("sale {sale} was never completed by this register"))),
+        Some((c, _, _)) if c != currency => return Err(bad(format!("is in {currency}, its sale {sale} in {c}"))),
+        Some(_) => {}
+    }
+    let n = tx
+        .execute(
+            "INSERT INTO cash_refunds (store_id, register_id, movement_id, sale_id, amount, currency, shift_id, refunded_at_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
+            &[s, r, &movement, &sale, &amount, &currency, &shift, &at_ms],
+        )
+        .await?;
+    if n == 0 {
+        return Err(ApiError::Unprocessable(format!("seq {seq}: cash refund {movement} was already recorded under another seq")));
+    }
+    // The cash a sale's tenders kept (handed over less change), against all its cash back.
+    let sums = tx
+        .query_one(
+            "SELECT coalesce((SELECT sum(amount) FROM cash_refunds WHERE store_id = $1 AND register_id = $2 AND sale_id = $3), 0)::int8,
+                    coalesce((SELECT sum(amount) FROM tenders WHERE store_id = $1 AND register_id = $2 AND sale_id = $3
+                                                             AND method = 'cash' AND superseded_at_ms IS NULL), 0)::int8",
+            &[s, r, &sale],
+        )
+        .await?;
+    let (back, paid): (i64, i64) = (sums.get(0), sums.get(1));
+    if back > paid {
+        return Err(bad(format!("cash back for sale {sale} comes to {back}, above the {paid} its cash tenders took")));
+    }
+    Ok(())
+}
