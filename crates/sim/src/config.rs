@@ -106,4 +106,8 @@ pub enum MidRunPlant {
     /// Before cash is tried while a card tender's outcome is unknown: that payment is
     /// marked failed, so the ledger takes the cash.
     UnknownTenderResolved,
+    /// Before a stale return asks for one more of a line than is left (a line with an
+    /// earlier return): the sale's earlier return lines are deleted, so the ledger sees
+    /// more left and takes it.
+    ReturnLinesForgotten,
 }

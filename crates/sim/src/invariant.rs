@@ -89,15 +89,18 @@ pub enum MidCheck {
     RestartSettledLeTotal,
     /// Right after a crash and restart: due = total - settled.
     RestartDueIsTotalMinusSettled,
+    /// A return of more of a line than is left is refused, with nothing written.
+    ReturnBeyondSoldIsRefused,
 }
 
 impl MidCheck {
-    pub const ALL: [MidCheck; 5] = [
+    pub const ALL: [MidCheck; 6] = [
         MidCheck::PressingAgainReusesTheKey,
         MidCheck::PaidSaleIsNotCanceled,
         MidCheck::UnknownTenderBlocksNewTender,
         MidCheck::RestartSettledLeTotal,
         MidCheck::RestartDueIsTotalMinusSettled,
+        MidCheck::ReturnBeyondSoldIsRefused,
     ];
 
     /// The name in the report.
@@ -108,6 +111,7 @@ impl MidCheck {
             MidCheck::UnknownTenderBlocksNewTender => "unknown_tender_blocks_new_tender",
             MidCheck::RestartSettledLeTotal => "restart_settled_le_total",
             MidCheck::RestartDueIsTotalMinusSettled => "restart_due_is_total_minus_settled",
+            MidCheck::ReturnBeyondSoldIsRefused => "return_beyond_sold_is_refused",
         }
     }
 }

@@ -86,6 +86,7 @@ async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
         sim.one_sale(i).await;
         sim.maybe_refund().await;
         sim.maybe_refund_split().await;
+        sim.maybe_return_split().await;
         if i % MAINTENANCE_EVERY == MAINTENANCE_EVERY - 1 {
             sim.maintenance().await;
         }

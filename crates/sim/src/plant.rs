@@ -77,4 +77,11 @@ impl Sim {
             self.plant_sql("UPDATE payments SET state = 'failed' WHERE idempotency_key = ?1", &key);
         }
     }
+
+    /// `returned_before`: how many of the line earlier returns took.
+    pub(crate) fn plant_stale_return(&mut self, cart: CartId, returned_before: u32) {
+        if returned_before > 0 && self.take_plant(MidRunPlant::ReturnLinesForgotten) {
+            self.plant_sql("DELETE FROM return_lines WHERE return_id IN (SELECT id FROM returns WHERE cart_id = ?1)", &cart.0);
+        }
+    }
 }

@@ -45,6 +45,8 @@ pub(crate) struct SplitSale {
     pub refund_unanswered: bool,
     /// Refunds of the paid sale were asked for (card refunds are expected).
     pub refund_asked: bool,
+    /// Returns the register answered as done: the lines and quantities taken back.
+    pub returns_told: Vec<Vec<paydesk_tax::Returned>>,
 }
 
 impl SplitSale {
@@ -61,6 +63,7 @@ impl SplitSale {
             cash_out_told: 0,
             refund_unanswered: false,
             refund_asked: false,
+            returns_told: Vec::new(),
         }
     }
 }

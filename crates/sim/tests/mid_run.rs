@@ -21,6 +21,7 @@ fn named_by(p: MidRunPlant) -> &'static [MidCheck] {
         MidRunPlant::PendingTenderRekeyed => &[MidCheck::PressingAgainReusesTheKey],
         MidRunPlant::PaidSaleReopened => &[MidCheck::PaidSaleIsNotCanceled],
         MidRunPlant::UnknownTenderResolved => &[MidCheck::UnknownTenderBlocksNewTender],
+        MidRunPlant::ReturnLinesForgotten => &[MidCheck::ReturnBeyondSoldIsRefused],
     }
 }
 
@@ -73,4 +74,9 @@ fn a_cancel_taken_on_a_sale_shown_paid_is_named() {
 #[test]
 fn cash_taken_while_a_card_tender_is_unknown_is_named() {
     assert_planted_is_named(MidRunPlant::UnknownTenderResolved);
+}
+
+#[test]
+fn a_return_beyond_what_is_left_taken_is_named() {
+    assert_planted_is_named(MidRunPlant::ReturnLinesForgotten);
 }

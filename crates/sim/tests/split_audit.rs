@@ -35,6 +35,8 @@ fn the_untouched_run_is_clean() {
     let r = run(cfg());
     assert!(r.ok(), "{:#?}", r.violations);
     assert!(r.tenders["cancels_with_money_taken"] > 0 && r.tenders["cash_with_change"] > 0, "{:?}", r.tenders);
+    // returns happened, through cards and cash, and crashes hit some
+    assert!(r.tenders["returns_with_cash"] > 0 && r.tenders["returns_with_card_refunds"] > 0, "{:?}", r.tenders);
 }
 
 #[test]
@@ -227,4 +229,17 @@ fn cash_handed_back_on_a_sale_not_canceled_is_named() {
              WHERE m.kind = 'cancel_return' ORDER BY m.id LIMIT 1)",
     );
     assert_names(&r, "told_cash_returned_only_on_cancel");
+}
+
+#[test]
+fn a_line_returned_more_than_it_sold_is_named() {
+    // A return's quantity raised after the fact (SQLite's trigger guards inserts only).
+    let r = tampered("UPDATE return_lines SET quantity = quantity + 50 WHERE rowid = (SELECT min(rowid) FROM return_lines)");
+    assert_names(&r, "returned_never_exceeds_sold");
+}
+
+#[test]
+fn a_return_the_cashier_was_told_of_and_the_ledger_lost_is_named() {
+    let r = tampered("DELETE FROM return_lines WHERE rowid = (SELECT max(rowid) FROM return_lines)");
+    assert_names(&r, "told_return_is_in_the_ledger");
 }

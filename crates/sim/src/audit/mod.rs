@@ -4,6 +4,7 @@
 //! shown, and checks them against each other.
 
 mod reader;
+mod returns;
 mod tenders;
 
 pub use crate::invariant::{Invariant, MidCheck};

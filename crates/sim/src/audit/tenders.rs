@@ -87,6 +87,10 @@ pub(super) fn audit_tenders(sim: &Sim, a: &mut Audit, psp: &PspView, h: &mut u64
         let out = drawer_of_sale(a, i, sp, &s, &moved);
         *drawer_from_tenders.entry(sp.currency).or_default() += out;
         told(a, i, sp, &s, psp);
+        match engine.ledger_for_tests(|l| l.returns().by_sale(sp.cart)) {
+            Ok(returns) => super::returns::returns_of_sale(a, i, sp, &s, &returns),
+            Err(e) => a.check("split_sale_readable", false, || format!("split-{i} (cart {}): its returns cannot be read: {e}", sp.cart)),
+        }
         let listed = day.unpaid_balances.iter().find(|u| u.cart_id == s.cart.id);
         let ok = match s.state {
             SaleState::UnpaidBalance => listed.is_some_and(|u| u.due_minor == s.totals.due_minor),

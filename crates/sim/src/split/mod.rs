@@ -2,7 +2,8 @@
 //! cashier does with a split sale and what it was told, for the tender audit
 //! (`audit/tenders.rs`). One file per part: `pay.rs` (the tenders of one sale, and
 //! what the cashier does while a card tender's outcome is unknown), `after.rs`
-//! (cancels, refunds of split sales, collecting an unpaid balance, the final pass).
+//! (cancels, refunds of split sales, collecting an unpaid balance, the final pass),
+//! `returns.rs` (items of a paid split sale brought back).
 //!
 //! A split sale is a cart in JPY, USD or EUR (EUR with a 0.05 cash rounding in even
 //! seeds: the brief's CHF is not a currency PayDesk takes, record 0028), paid by one to
@@ -10,6 +11,7 @@
 
 mod after;
 mod pay;
+mod returns;
 
 use crate::invariant::MidCheck;
 use paydesk_ledger::CartId;
