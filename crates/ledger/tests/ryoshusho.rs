@@ -118,7 +118,7 @@ fn the_upgrade_from_v18_keeps_every_row_and_then_issues() {
 
     let mut l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 20);
+    assert_eq!(SCHEMA_VERSION, 21);
     assert_eq!(counts(l.connection()), before, "every row of every table kept");
     assert!(l.audit().verify(None).unwrap().is_intact());
     let first = l.receipts_mut().issue_ryoshusho(cart, &RyoshushoIssue { total_minor: 3300, cash_minor: 3300, ..issue("", "お品代として") }, AT + 3).unwrap();

@@ -194,12 +194,32 @@ pub fn receipt_sale_data(
         .map(|t| match t.kind {
             // Cash shows what was handed over; the receipt prints the change.
             TenderKind::Cash => {
-                RTender { kind: TenderKind::Cash, amount: t.cash_tendered_minor.unwrap_or(t.amount.amount_minor), card: None }
+                RTender { kind: TenderKind::Cash, amount: t.cash_tendered_minor.unwrap_or(t.amount.amount_minor), card: None, store: None }
+            }
+            // A store tender shows what it paid (capped at the due when its type gives no
+            // change; then the rest is printed as "no change given"), or what was handed
+            // over when its type gives change, which the receipt prints like cash's.
+            TenderKind::Store => {
+                let s = t.store.as_ref();
+                let gives_change = s.is_some_and(|s| s.forfeited_minor == 0 && t.change_minor.unwrap_or(0) > 0);
+                RTender {
+                    kind: TenderKind::Store,
+                    amount: if gives_change { t.amount.amount_minor + t.change_minor.unwrap_or(0) } else { t.amount.amount_minor },
+                    card: None,
+                    store: s.map(|s| paydesk_receipt::StoreTenderLine {
+                        name: s.type_name.clone(),
+                        reference: s.reference.clone(),
+                        gives_change,
+                        counts_for_stamp: s.counts_for_stamp,
+                        forfeited: s.forfeited_minor,
+                    }),
+                }
             }
             TenderKind::Card => RTender {
                 kind: TenderKind::Card,
                 amount: t.amount.amount_minor,
                 card: cards.iter().find(|(p, _)| Some(*p) == t.payment_id).map(|(_, d)| card_receipt(d)),
+                store: None,
             },
         })
         .collect();

@@ -33,6 +33,7 @@ mod v17_audit_confirmed;
 mod v18_reader;
 mod v19_ryoshusho;
 mod v20_returns;
+mod v21_store_tenders;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -59,6 +60,7 @@ pub const MIGRATIONS: &[&str] = &[
     v18_reader::READER,                    // v18: card-present payments on a reader (decision 0102)
     v19_ryoshusho::RYOSHUSHO,              // v19: the ryōshūsho issued, one per sale (record 0112)
     v20_returns::RETURNS,                  // v20: returns per item, their refunds and cash (record 0114)
+    v21_store_tenders::STORE_TENDERS,      // v21: the store's own tender types and their tenders (record 0118)
 ];
 
 /// The version whose migration turned the audit log into a chain.
