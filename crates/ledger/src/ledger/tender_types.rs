@@ -29,6 +29,17 @@ fn type_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<TenderType>> {
     }))
 }
 
+/// Defining tender types is the catalog's (a manager or the owner): where the register
+/// has staff, the person signed in must be allowed [`Action::CatalogEdit`]; a register
+/// without staff (a demo, the simulator) names nobody, as it does for money.
+fn allowed_tx(tx: &crate::write_tx::WriteTx<'_>) -> Result<()> {
+    if crate::ledger::shift::shifts_required(tx)? {
+        let operator = crate::ledger::session::operator(tx)?.ok_or(Error::NotSignedIn)?;
+        crate::ledger::shift::authorize_tx(tx, crate::ledger::shift::Actor::alone(operator), paydesk_access::Action::CatalogEdit)?;
+    }
+    Ok(())
+}
+
 /// One tender type, inside the caller's transaction (or on a reader).
 pub(in crate::ledger) fn tender_type_tx(conn: &Connection, id: TenderTypeId) -> Result<TenderType> {
     conn.row_cached(&format!("{TYPE_SQL} WHERE id = ?1"), [id.0], type_row)
@@ -49,10 +60,12 @@ impl<L: Deref<Target = Ledger>> TenderTypes<L> {
 }
 
 impl TenderTypes<&mut Ledger> {
-    /// Adds a tender type (active). The name is trimmed, 1-40 characters, unique.
+    /// Adds a tender type (active). The name is trimmed, 1-40 characters, unique. Needs a
+    /// manager or the owner signed in where the register has staff (`NotAllowed`).
     pub fn add(&mut self, name: &str, kind: StoreTenderKind, gives_change: bool, counts_for_stamp: bool, now_ms: i64) -> Result<TenderType> {
         let name = checked_name(name).ok_or_else(|| Error::InvalidInput("a tender type's name needs 1 to 40 printable characters".into()))?;
         let tx = self.write_tx()?;
+        allowed_tx(&tx)?;
         let taken: bool = tx.row_cached("SELECT EXISTS (SELECT 1 FROM tender_types WHERE name = ?1)", [name], |r| r.get(0))?;
         if taken {
             return Err(Error::TenderTypeNameTaken { name: name.to_string() });
@@ -79,6 +92,7 @@ impl TenderTypes<&mut Ledger> {
     /// Offers a tender type at the counter again, or stops offering it.
     pub fn set_active(&mut self, id: TenderTypeId, active: bool, now_ms: i64) -> Result<TenderType> {
         let tx = self.write_tx()?;
+        allowed_tx(&tx)?;
         let before = tender_type_tx(&tx, id)?;
         if before.active != active {
             tx.exec_cached("UPDATE tender_types SET active = ?2 WHERE id = ?1", params![id.0, active as i64])?;
