@@ -315,8 +315,9 @@ pub struct Tender {
     pub created_at_ms: i64,
     /// Why it was superseded (the cashier's override reason).
     pub superseded_reason: Option<String>,
-    /// Store tender only (record 0118): its type, slip number, and what was forfeited.
-    pub store: Option<StoreTenderInfo>,
+    /// Store tender only (record 0118): its type, slip number, and what was forfeited
+    /// (boxed: a card or cash tender carries no more than a pointer for it).
+    pub store: Option<Box<StoreTenderInfo>>,
 }
 
 /// What a store tender (record 0118) records beyond its amount. `change_minor` of the

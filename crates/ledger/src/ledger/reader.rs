@@ -299,7 +299,7 @@ impl CardReaders<&mut Ledger> {
         let key = self.new_key();
         let tx = self.write_tx()?;
         let money = match admit_card_tender_tx(&tx, cart_id, amount_minor, override_reason, now_ms)? {
-            CardAdmission::Resume(pending) => return Ok(pending),
+            CardAdmission::Resume(pending) => return Ok(*pending),
             CardAdmission::New(money) => money,
         };
         let opts = reader_options(capture);

@@ -48,7 +48,7 @@ impl Sales<&mut Ledger> {
         let key = self.new_key();
         let tx = self.write_tx()?;
         let money = match admit_card_tender_tx(&tx, cart_id, amount_minor, override_reason, now_ms)? {
-            CardAdmission::Resume(pending) => return Ok(pending),
+            CardAdmission::Resume(pending) => return Ok(*pending),
             CardAdmission::New(money) => money,
         };
         let pid = insert_payment(&tx, &key, money, options, Some(cart_id), now_ms)?;
@@ -65,7 +65,7 @@ impl Sales<&mut Ledger> {
 pub(in crate::ledger) enum CardAdmission {
     /// The sale's pending card tender for the same amount (or no amount given): pressing
     /// again resumes its key (record 0005).
-    Resume(CardTender),
+    Resume(Box<CardTender>),
     /// A new tender of this amount may be committed in this transaction.
     New(Money),
 }
@@ -93,7 +93,7 @@ pub(in crate::ledger) fn admit_card_tender_tx(
         if let Some(t) = sale.unknown_tender() {
             if amount_minor.is_none_or(|a| a == t.amount.amount_minor) {
                 let payment = payment_by_id_tx(tx, t.payment_id.expect("a card tender has a payment"))?;
-                return Ok(CardAdmission::Resume(CardTender { tender: t.clone(), payment, is_new: false }));
+                return Ok(CardAdmission::Resume(Box::new(CardTender { tender: t.clone(), payment, is_new: false })));
             }
         }
     }

@@ -145,7 +145,7 @@ pub(in crate::ledger) fn load_tenders(conn: &Connection, cart_id: CartId) -> Res
                 rounding_minor,
                 created_at_ms,
                 superseded_reason,
-                store: store_row.map(StoreRow::into_info).transpose()?,
+                store: store_row.map(StoreRow::into_info).transpose()?.map(Box::new),
             })
         })())
     })
