@@ -371,12 +371,14 @@ export const CHECKOUT_OUTCOME = Object.freeze({
 export const TENDER_KINDS = Object.freeze([
   'cash',
   'card',
+  'store',
 ]);
 
 /** The same, by name: `TENDER_KIND.CASH` is 'cash'. */
 export const TENDER_KIND = Object.freeze({
   CASH: 'cash',
   CARD: 'card',
+  STORE: 'store',
 });
 
 /** A tender as the sale sees it (paydesk_ledger::TenderState). */

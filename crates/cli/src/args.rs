@@ -148,6 +148,12 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         cmd: crate::backup::BackupCmd,
     },
+    /// The store's own tender types: add, list (record 0118).
+    #[command(name = "tender-type")]
+    TenderType {
+        #[command(subcommand)]
+        cmd: crate::tender_type::TenderTypeCmd,
+    },
     /// A paid sale's receipt: rendered, or printed and recorded (record 0058).
     Receipt(crate::receipt::ReceiptArgs),
     /// A sale paid by several tenders: cash, cards, cancel, refund (record 0028).

@@ -12,7 +12,8 @@
 //! paydesk-cli … refund --payment CHECKOUT_KEY [--amount N]
 //! paydesk-cli … events         consume events once; JSON counts (applied, duplicates)
 //! paydesk-cli … capture|cancel|show --payment KEY;  audit;  bench
-//! paydesk-cli … sale new|show|cash|card|cancel|refund|return|product|rounding|day|discount   (sale.rs)
+//! paydesk-cli … sale new|show|cash|tender|card|cancel|refund|return|product|rounding|day|discount   (sale.rs)
+//! paydesk-cli … tender-type add|list   (tender_type.rs; the store's own tenders, record 0118)
 //! paydesk-cli … catalog import|export|list;  store show|set|seed   (catalog.rs)
 //! paydesk-cli … shift open|paid-in|paid-out|x|close|z|status   (shift.rs; PINs on stdin)
 //! paydesk-cli … sync pair URL (code on stdin) | run [--once] | status   (sync.rs)
@@ -56,6 +57,7 @@ mod shift;
 mod simulate;
 mod sync;
 mod sync_restore;
+mod tender_type;
 
 use args::{psp_key, Cli, Cmd};
 use clap::Parser;
@@ -118,6 +120,7 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Catalog { cmd } => catalog::catalog(&engine, cmd),
         Cmd::Store { cmd } => catalog::store(&engine, cmd),
         Cmd::Receipt(a) => receipt::run(&engine, a),
+        Cmd::TenderType { cmd } => tender_type::run(&engine, cmd),
         Cmd::Sync { .. } | Cmd::Backup { .. } => unreachable!("handled before the engine is built"),
         Cmd::Bench { n, concurrency, currency } => {
             let currency: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", "unknown currency"));

@@ -6,6 +6,8 @@
 //! sale new --currency C --item SKU[:QTY] …                    a new sale (cart); prints its view
 //! sale show --cart ID                                         tenders, total, settled, due, state
 //! sale cash --cart ID --tendered MINOR [--override-reason R]  exit 0
+//! sale tender --cart ID --store-tender TYPE_ID --amount MINOR [--ref SLIP] [--override-reason R]
+//!     one of the store's own tenders (record 0118); exit 0
 //! sale card --cart ID [--amount MINOR] [--card PM] [--capture automatic|manual] [--override-reason R]
 //!     exit as `checkout`: 0 paid/authorized, 2 declined, 3 pending or queued offline, 1 failed
 //! sale cancel --cart ID --reason R        exit 0 canceled, 3 refunds still being confirmed
@@ -85,6 +87,23 @@ pub(crate) enum SaleCmd {
         /// Cash handed over, in minor units.
         #[arg(long, allow_hyphen_values = true)]
         tendered: String,
+        /// Take it although a card tender's outcome is unknown (audited; 3-200 characters).
+        #[arg(long = "override-reason")]
+        override_reason: Option<String>,
+    },
+    /// Take one of the store's own tenders (a voucher, a slip from a standalone terminal).
+    Tender {
+        #[arg(long)]
+        cart: i64,
+        /// The tender type's id (`tender-type list`).
+        #[arg(long = "store-tender")]
+        store_tender: i64,
+        /// Its face value or the amount on its slip, in minor units.
+        #[arg(long, allow_hyphen_values = true)]
+        amount: String,
+        /// The slip or approval number (1-40 characters).
+        #[arg(long = "ref")]
+        reference: Option<String>,
         /// Take it although a card tender's outcome is unknown (audited; 3-200 characters).
         #[arg(long = "override-reason")]
         override_reason: Option<String>,
@@ -269,6 +288,17 @@ async fn run_checked(engine: &Engine, cmd: &SaleCmd) -> Result<i32, String> {
         SaleCmd::Cash { cart, tendered, override_reason } => {
             let tendered = minor("--tendered", tendered)?;
             match engine.pay_cash(CartId(*cart), tendered, reason(override_reason)?) {
+                Ok(r) => {
+                    print(&r);
+                    0
+                }
+                Err(e) => engine_error(&e),
+            }
+        }
+        SaleCmd::Tender { cart, store_tender, amount, reference, override_reason } => {
+            let amount = minor("--amount", amount)?;
+            let type_id = paydesk_domain::TenderTypeId(*store_tender);
+            match engine.pay_store(CartId(*cart), type_id, amount, reference.as_deref(), reason(override_reason)?) {
                 Ok(r) => {
                     print(&r);
                     0

@@ -23,6 +23,7 @@ mod restore;
 mod ryoshusho;
 mod sale;
 mod sale_return;
+mod store_tender;
 mod shift;
 mod sync;
 mod told_stays_true;

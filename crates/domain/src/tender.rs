@@ -1,5 +1,6 @@
 //! How a tender pays (record 0028). The ledger's tenders, the receipt's tender lines and the
-//! reports all speak of the same two kinds.
+//! reports all speak of the same kinds: cash, card, and the store's own tender types
+//! (record 0118, [`crate::tender_type`]).
 
 use std::str::FromStr;
 
@@ -15,17 +16,21 @@ pub enum TenderKind {
     Cash,
     /// A payment at the PSP (its own checkout key, docs/design.md rules 1-6).
     Card,
+    /// One of the store's own tender types (a voucher, a standalone terminal, …; record
+    /// 0118): settled the moment it is recorded, like cash, but never in the drawer.
+    Store,
 }
 
 impl TenderKind {
     /// Every kind (ui/contract.js lists them).
-    pub const ALL: [TenderKind; 2] = [TenderKind::Cash, TenderKind::Card];
+    pub const ALL: [TenderKind; 3] = [TenderKind::Cash, TenderKind::Card, TenderKind::Store];
 
     /// The storage and wire form (`tenders.kind`).
     pub const fn as_str(self) -> &'static str {
         match self {
             TenderKind::Cash => "cash",
             TenderKind::Card => "card",
+            TenderKind::Store => "store",
         }
     }
 }
@@ -36,6 +41,7 @@ impl FromStr for TenderKind {
         match s {
             "cash" => Ok(TenderKind::Cash),
             "card" => Ok(TenderKind::Card),
+            "store" => Ok(TenderKind::Store),
             other => Err(ValueError::UnknownValue { what: "tender kind", value: other.to_string() }),
         }
     }
@@ -47,7 +53,7 @@ mod tests {
 
     #[test]
     fn text_forms_round_trip() {
-        for k in [TenderKind::Cash, TenderKind::Card] {
+        for k in TenderKind::ALL {
             assert_eq!(k.as_str().parse::<TenderKind>().unwrap(), k);
             assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{}\"", k.as_str()));
         }

@@ -263,6 +263,15 @@ pub enum Error {
     /// No return with that id (or none of that sale).
     #[error("unknown return {0}")]
     UnknownReturn(i64),
+    /// No tender type with that id (record 0118).
+    #[error("unknown tender type {0}")]
+    UnknownTenderType(i64),
+    /// The tender type is not offered any more (record 0118).
+    #[error("tender type {id} ({name}) is not active")]
+    TenderTypeInactive { id: i64, name: String },
+    /// Another tender type already has that name.
+    #[error("a tender type named {name} exists already")]
+    TenderTypeNameTaken { name: String },
 
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),

@@ -15,7 +15,7 @@
 //!   name is the crate's one read of the wall clock).
 //! * [`Ledger`] — the connection (open, reader, in memory) and one store per aggregate
 //!   (decision 0111): [`Payments`], [`Refunds`], [`Carts`], [`Sales`], [`Catalog`],
-//!   [`Shifts`], [`Roster`], [`CardReaders`], [`Audit`], [`Receipts`], [`SyncLog`] —
+//!   [`Shifts`], [`Roster`], [`CardReaders`], [`Audit`], [`Receipts`], [`TenderTypes`], [`SyncLog`] —
 //!   key before network (record 0003), UNIQUE keys and `Exists…` outcomes (record 0006),
 //!   offline queue (record 0009), recovery queries (record 0010), the idempotent event
 //!   consumer (record 0011); each store's methods beside their SQL under `ledger/` (see
@@ -38,11 +38,11 @@ mod write_tx;
 
 pub use error::{Error, Result};
 pub use ledger::{
-    CancelAction, CancelPlan, CardTender, CashTender, Ledger, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal,
-    UnpaidBalance, BUSY_TIMEOUT, PaymentDayStats, Period,
+    CancelAction, CancelPlan, CardTender, CashTender, Ledger, Sale, StoreTender, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal,
+    UnpaidBalance, BUSY_TIMEOUT, PaymentDayStats, Period, MAX_TENDER_TYPES,
 };
 pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderRecord, ReaderSettlement, MAX_READER_ATTEMPTS};
-pub use ledger::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, SyncLog};
+pub use ledger::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, TenderTypes, SyncLog};
 pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnPrint, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};

@@ -12,6 +12,8 @@
 //! - **Refunds** are money given back for a sale that counts: succeeded card refunds and
 //!   cash paid out of the drawer, each in the period it was given back.
 //! - **Net** = sales − refunds.
+//! - The store's own tenders (record 0118) are sales of kind `store`, and are also listed
+//!   per tender type; a voucher refunded as a voucher is a store refund (no drawer money).
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +32,8 @@ pub struct TenderFact {
     pub at_ms: i64,
     /// Its sale is canceled or being canceled.
     pub sale_canceled: bool,
+    /// A store tender's type (record 0118).
+    pub store_type: Option<paydesk_domain::TenderTypeId>,
 }
 
 /// Money given back for a sale that counts: a succeeded card refund, or cash paid out.
@@ -43,6 +47,16 @@ pub struct RefundFact {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TenderTotal {
     pub kind: TenderKind,
+    pub count: i64,
+    pub amount_minor: i64,
+}
+
+/// Store tenders of one type that count as sales (record 0118). `name` is the type's
+/// name, filled in by the ledger that read the facts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreTypeTotal {
+    pub tender_type_id: paydesk_domain::TenderTypeId,
+    pub name: String,
     pub count: i64,
     pub amount_minor: i64,
 }
@@ -64,10 +78,18 @@ pub struct Takings {
     pub sale_count: i64,
     /// Per kind, ordered by kind name; their sum is `sales_minor` / `tender_count`.
     pub by_kind: Vec<TenderTotal>,
+    /// The `store` kind per tender type, ordered by type id (record 0118).
+    #[serde(default)]
+    pub by_store_type: Vec<StoreTypeTotal>,
     pub card_refunds_minor: i64,
     pub card_refund_count: i64,
     pub cash_refunds_minor: i64,
     pub cash_refund_count: i64,
+    /// Given back through a store tender (a voucher refunded as a voucher).
+    #[serde(default)]
+    pub store_refunds_minor: i64,
+    #[serde(default)]
+    pub store_refund_count: i64,
     pub refunds_minor: i64,
     /// sales − refunds.
     pub net_minor: i64,
@@ -125,6 +147,20 @@ impl Takings {
                         }
                         None => t.by_kind.push(TenderTotal { kind: f.kind, count: 1, amount_minor: f.amount_minor }),
                     }
+                    if let Some(ty) = f.store_type {
+                        match t.by_store_type.iter_mut().find(|s| s.tender_type_id == ty) {
+                            Some(s) => {
+                                s.count += 1;
+                                add(&mut s.amount_minor, f.amount_minor)?;
+                            }
+                            None => t.by_store_type.push(StoreTypeTotal {
+                                tender_type_id: ty,
+                                name: String::new(),
+                                count: 1,
+                                amount_minor: f.amount_minor,
+                            }),
+                        }
+                    }
                     if offline {
                         t.offline_count += 1;
                         add(&mut t.offline_minor, f.amount_minor)?;
@@ -147,10 +183,12 @@ impl Takings {
             *n = list.len() as i64;
         }
         t.by_kind.sort_by_key(|k| k.kind.as_str());
+        t.by_store_type.sort_by_key(|s| s.tender_type_id);
         for r in refunds {
             let (sum, count) = match r.kind {
                 TenderKind::Card => (&mut t.card_refunds_minor, &mut t.card_refund_count),
                 TenderKind::Cash => (&mut t.cash_refunds_minor, &mut t.cash_refund_count),
+                TenderKind::Store => (&mut t.store_refunds_minor, &mut t.store_refund_count),
             };
             add(sum, r.amount_minor)?;
             *count += 1;
@@ -175,7 +213,7 @@ mod tests {
     use super::*;
 
     fn t(cart: i64, kind: TenderKind, state: TenderState, amount: i64, canceled: bool) -> TenderFact {
-        TenderFact { cart_id: CartId(cart), kind, state, amount_minor: amount, at_ms: cart, sale_canceled: canceled }
+        TenderFact { cart_id: CartId(cart), kind, state, amount_minor: amount, at_ms: cart, sale_canceled: canceled, store_type: None }
     }
 
     #[test]

@@ -315,6 +315,28 @@ pub struct Tender {
     pub created_at_ms: i64,
     /// Why it was superseded (the cashier's override reason).
     pub superseded_reason: Option<String>,
+    /// Store tender only (record 0118): its type, slip number, and what was forfeited
+    /// (boxed: a card or cash tender carries no more than a pointer for it).
+    pub store: Option<Box<StoreTenderInfo>>,
+}
+
+/// What a store tender (record 0118) records beyond its amount. `change_minor` of the
+/// tender is the change given from the drawer (only a type that gives change);
+/// `offered - change - forfeited = amount`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreTenderInfo {
+    pub tender_type_id: paydesk_domain::TenderTypeId,
+    /// The type's name as it is now (the receipt and reports print it).
+    pub type_name: String,
+    pub type_kind: paydesk_domain::StoreTenderKind,
+    /// Counts like cash for the 領収書 stamp rule.
+    pub counts_for_stamp: bool,
+    /// The slip or approval number the cashier typed, if any.
+    pub reference: Option<String>,
+    /// The face value handed over (a ¥1,000 voucher).
+    pub offered_minor: i64,
+    /// What was not paid out as change because the type gives none.
+    pub forfeited_minor: i64,
 }
 
 /// A sale's money: `due = total - settled`, always derived (record 0029).

@@ -37,6 +37,7 @@ mod ryoshusho;
 mod sale_tax;
 mod shifts;
 mod sqlite_build;
+mod store_tenders;
 mod staff_audit;
 mod successor;
 mod tenders;

@@ -50,6 +50,25 @@ pub struct Tender {
     /// tender. `None` for cash and for a keyed card (the register never knows its number).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card: Option<CardReceipt>,
+    /// One of the store's own tenders (record 0118): its type's name, slip number, and
+    /// what was not given as change. `None` for cash and card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<StoreTenderLine>,
+}
+
+/// What the receipt prints of a store tender (record 0118).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreTenderLine {
+    /// The tender type's name, printed instead of "Other tender".
+    pub name: String,
+    /// The slip or approval number.
+    pub reference: Option<String>,
+    /// The type gives change (out of the drawer, like cash).
+    pub gives_change: bool,
+    /// Counts like cash for the 領収書 stamp rule.
+    pub counts_for_stamp: bool,
+    /// Worth handed over beyond what was due and not given back ("no change given").
+    pub forfeited: i64,
 }
 
 /// The card-present lines of a card tender, as the PSP answered them
@@ -253,6 +272,15 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
             return Err(ReceiptError::BadTender { index, amount: t.amount });
         }
         // The PSP's words reach the printer too: the same limits as the store's own text.
+        if let Some(s) = &t.store {
+            check_text(&format!("tenders[{index}].store.name"), &s.name, false)?;
+            if let Some(r) = &s.reference {
+                check_text(&format!("tenders[{index}].store.reference"), r, false)?;
+            }
+            if s.forfeited < 0 || s.forfeited > MAX_TENDER {
+                return Err(ReceiptError::BadTender { index, amount: s.forfeited });
+            }
+        }
         for (field, text) in t.card.iter().flat_map(CardReceipt::texts) {
             if let Some(text) = text {
                 check_text(&format!("tenders[{index}].card.{field}"), text, false)?;
@@ -275,7 +303,8 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
         return Err(ReceiptError::Underpaid { paid, total: tax.total });
     }
     let change = paid - tax.total;
-    let cash: i64 = sale.tenders.iter().filter(|t| t.kind == TenderKind::Cash).map(|t| t.amount).sum();
+    // Change comes out of the drawer: for cash, and for a store tender whose type gives it.
+    let cash: i64 = sale.tenders.iter().filter(|t| t.gives_change()).map(|t| t.amount).sum();
     if change > cash {
         return Err(ReceiptError::ChangeWithoutCash { change, cash });
     }
@@ -318,6 +347,18 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
         paid,
         change,
     })
+}
+
+impl Tender {
+    /// Money beyond the due comes back as change from the drawer (cash, and a store tender
+    /// whose type gives change; a card is charged exactly).
+    pub fn gives_change(&self) -> bool {
+        match self.kind {
+            TenderKind::Cash => true,
+            TenderKind::Card => false,
+            TenderKind::Store => self.store.as_ref().is_some_and(|s| s.gives_change),
+        }
+    }
 }
 
 impl Receipt {

@@ -30,6 +30,9 @@ pub(crate) struct Labels {
     pub reduced_legend: String,
     pub cash: String,
     pub card: String,
+    pub store_tender: String,
+    pub slip: String,
+    pub no_change: String,
     pub change: String,
     pub card_aid: String,
     pub card_arc: String,
@@ -68,6 +71,9 @@ impl Labels {
             reduced_legend: m(id!("receipt-reduced-legend")),
             cash: m(id!("receipt-cash")),
             card: m(id!("receipt-card-tender")),
+            store_tender: m(id!("receipt-store-tender")),
+            slip: m(id!("receipt-slip")),
+            no_change: m(id!("receipt-no-change")),
             change: m(id!("receipt-change")),
             card_aid: m(id!("receipt-card-aid")),
             card_arc: m(id!("receipt-card-arc")),
@@ -89,6 +95,7 @@ impl Labels {
         match kind {
             TenderKind::Cash => &self.cash,
             TenderKind::Card => &self.card,
+            TenderKind::Store => &self.store_tender,
         }
     }
 }

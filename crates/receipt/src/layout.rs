@@ -6,7 +6,6 @@ use paydesk_tax::{Dining, PriceMode, TaxClass};
 use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthChar;
 
-use paydesk_domain::TenderKind;
 
 use crate::document::Receipt;
 use paydesk_domain::Locale;
@@ -217,7 +216,17 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
     }
     o.rule();
     for t in &r.tenders {
-        o.pair(l.tender(t.kind), &money(t.amount), false);
+        let name = t.store.as_ref().map_or(l.tender(t.kind), |s| s.name.as_str());
+        o.pair(name, &money(t.amount), false);
+        if let Some(s) = &t.store {
+            if let Some(r) = &s.reference {
+                o.pair(&format!("  {}", l.slip), r, false);
+            }
+            if s.forfeited > 0 {
+                // Never change from the drawer: the store keeps what the voucher was worth more.
+                o.pair(&format!("  {}", l.no_change), &money(s.forfeited), false);
+            }
+        }
         if let Some(card) = &t.card {
             if let Some(number) = card.number_line() {
                 o.text(&format!("  {number}"), Align::Left, false, false);
@@ -237,7 +246,7 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
             }
         }
     }
-    if r.tenders.iter().any(|t| t.kind == TenderKind::Cash) {
+    if r.tenders.iter().any(|t| t.gives_change()) {
         o.pair(&l.change, &money(r.change), false);
     }
     if r.lines.iter().any(|x| x.reduced) {

@@ -23,7 +23,7 @@ mod text;
 
 pub use document::{
     brand_name, build_receipt, CardReceipt, LineInput, LocalDateTime, Receipt, ReceiptError, ReceiptLine, ReceiptRate,
-    SaleData, StoreInfo, Tender, MAX_TENDERS, MAX_TEXT_CHARS, MAX_TEXT_LINES,
+    SaleData, StoreInfo, StoreTenderLine, Tender, MAX_TENDERS, MAX_TEXT_CHARS, MAX_TEXT_LINES,
 };
 pub use escpos::{render_escpos, EscPosOptions};
 pub use html::render_html;

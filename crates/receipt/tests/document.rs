@@ -87,7 +87,7 @@ fn a_reprint_is_marked_and_never_opens_the_drawer() {
     assert!(text(&again, Paper::Mm58).iter().any(|l| l.trim() == "【再発行】"));
     // A card-only sale never opens it either.
     let mut card = ja_sale();
-    card.tenders = vec![Tender { kind: TenderKind::Card, amount: 990, card: None }];
+    card.tenders = vec![Tender { kind: TenderKind::Card, amount: 990, card: None, store: None }];
     assert!(!build_receipt(&card, &inclusive(), false).unwrap().opens_drawer());
 }
 
@@ -95,11 +95,11 @@ fn a_reprint_is_marked_and_never_opens_the_drawer() {
 fn bad_sale_data_is_a_typed_error() {
     let s = inclusive();
     let mut sale = ja_sale();
-    sale.tenders = vec![Tender { kind: TenderKind::Cash, amount: 989, card: None }];
+    sale.tenders = vec![Tender { kind: TenderKind::Cash, amount: 989, card: None, store: None }];
     assert_eq!(build_receipt(&sale, &s, false), Err(ReceiptError::Underpaid { paid: 989, total: 990 }));
 
     let mut sale = ja_sale();
-    sale.tenders = vec![Tender { kind: TenderKind::Card, amount: 1000, card: None }];
+    sale.tenders = vec![Tender { kind: TenderKind::Card, amount: 1000, card: None, store: None }];
     assert_eq!(build_receipt(&sale, &s, false), Err(ReceiptError::ChangeWithoutCash { change: 10, cash: 0 }));
 
     let mut sale = ja_sale();
@@ -175,7 +175,7 @@ fn visa() -> CardReceipt {
 fn a_card_present_tender_prints_its_card_lines() {
     for (mut sale, labels) in [(ja_sale(), ["AID", "応答コード", "承認番号"]), (en_sale(), ["AID", "ARC", "Auth code"])] {
         let total = build_receipt(&sale, &inclusive(), false).unwrap().total;
-        sale.tenders = vec![Tender { kind: TenderKind::Card, amount: total, card: Some(visa()) }];
+        sale.tenders = vec![Tender { kind: TenderKind::Card, amount: total, card: Some(visa()), store: None }];
         let r = build_receipt(&sale, &inclusive(), false).unwrap();
         for paper in [Paper::Mm58, Paper::Mm80] {
             let t = text(&r, paper);
@@ -198,7 +198,7 @@ fn a_card_field_with_a_control_character_is_refused_with_its_field() {
     let mut sale = ja_sale();
     let mut card = visa();
     card.application_name = Some("Visa\u{1b}Credit".into());
-    sale.tenders = vec![Tender { kind: TenderKind::Card, amount: 990, card: Some(card) }];
+    sale.tenders = vec![Tender { kind: TenderKind::Card, amount: 990, card: Some(card), store: None }];
     assert!(matches!(
         build_receipt(&sale, &inclusive(), false),
         Err(ReceiptError::BadText { field, .. }) if field == "tenders[0].card.application_name"

@@ -39,7 +39,7 @@ fn sale() -> impl Strategy<Value = SaleData> {
                 s.footer = footer;
                 s.dining = if eat_in { Dining::EatIn } else { Dining::TakeOut };
                 // Enough cash for any cart above (tax-exclusive included).
-                s.tenders = vec![Tender { kind: TenderKind::Cash, amount: 1_000_000_000, card: None }];
+                s.tenders = vec![Tender { kind: TenderKind::Cash, amount: 1_000_000_000, card: None, store: None }];
                 s
             },
         )

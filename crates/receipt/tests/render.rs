@@ -16,7 +16,7 @@ fn receipts() -> Vec<Receipt> {
     long.lines[0].name = "北海道産ゆめぴりか使用 手巻おにぎり 紀州南高梅 大粒 増量".into();
     long.store.name = "とても長い名前の店舗 ペイデスク商店 東京都渋谷区神南一丁目店".into();
     // Prices exclude tax here: ¥990 + ¥82 tax.
-    long.tenders = vec![Tender { kind: TenderKind::Cash, amount: 2000, card: None }];
+    long.tenders = vec![Tender { kind: TenderKind::Cash, amount: 2000, card: None, store: None }];
     vec![
         build_receipt(&ja_sale(), &inclusive(), false).unwrap(),
         build_receipt(&long, &exclusive(), true).unwrap(),

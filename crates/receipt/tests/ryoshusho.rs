@@ -14,7 +14,7 @@ use unicode_width::UnicodeWidthStr;
 fn sale(price: i64, class: TaxClass, tenders: &[(TenderKind, i64)]) -> Receipt {
     let data = SaleData {
         lines: vec![LineInput { name: "腕時計".into(), unit_price: price, quantity: 1, class, discount: None }],
-        tenders: tenders.iter().map(|(kind, amount)| Tender { kind: *kind, amount: *amount, card: None }).collect(),
+        tenders: tenders.iter().map(|(kind, amount)| Tender { kind: *kind, amount: *amount, card: None, store: None }).collect(),
         dining: Dining::TakeOut,
         header: vec![],
         footer: vec![],
@@ -40,7 +40,7 @@ fn a_55000_yen_cash_receipt_has_the_stamp_box_and_says_what_it_is_for() {
     let r = build_ryoshusho(&sale(55_000, TaxClass::Standard, &[(TenderKind::Cash, 60_000)]), &request("株式会社ペイデスク"), false, Some(&StampRule::japan())).unwrap();
     // ¥5,000 of the ¥55,000 is tax: ¥50,000 before tax, exactly the threshold.
     assert_eq!(r.stamp, Some(StampNeeded { base_minor: 50_000, duty_minor: 200 }));
-    assert_eq!(r.parts, vec![Part { kind: TenderKind::Cash, amount: 55_000 }], "the change is not received");
+    assert_eq!(r.parts, vec![Part { kind: TenderKind::Cash, amount: 55_000, counts_for_stamp: true }], "the change is not received");
     let t = text(&r, Paper::Mm80);
     for want in ["領収書", "株式会社ペイデスク 様", "¥55,000-", "但し お品代として", "上記正に領収いたしました", "現金", "10%対象", "内消費税", "¥5,000", "収入印紙", "印紙税額 ¥200", "T7000012050002", "レシート番号 0042", "No.0042-1"] {
         assert!(t.contains(want), "{want:?} missing:\n{t}");

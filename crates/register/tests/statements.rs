@@ -34,8 +34,10 @@ const AMOUNT_CHECKOUT_STATEMENTS: usize = 46;
 /// Statements a second paid `charge_cart` runs (a sale of one line): as above, plus the
 /// open checkout and last payment of the cart looked up, the sale read once on opening,
 /// the tender with the tax lock, and the sale read once when the settle is done (it turns
-/// paid: the sale_completed outbox row). 112 before record 0108.
-const CART_CHECKOUT_STATEMENTS: usize = 83;
+/// paid: the sale_completed outbox row). 112 before record 0108; 84 since record 0118
+/// (the `tenders_store_type_rules` trigger is entered on every tender insert and does
+/// nothing for a card: its WHEN is `NEW.kind = 'store'`).
+const CART_CHECKOUT_STATEMENTS: usize = 84;
 
 /// One statement as SQLite reported it: its handle (a new handle is a fresh prepare) and
 /// its text ("-- TRIGGER name" for a trigger program).

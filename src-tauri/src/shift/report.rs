@@ -3,11 +3,10 @@
 //! document by paydesk-receipt's pure `build_drawer_report` and sent with its 80 mm text.
 
 use paydesk_receipt::shift::{build_drawer_report, render_report_text, CloseData, CountLine, DrawerReport, DrawerReportData, PaidKind as RPaid, PaidLine, ReportKind, TakingsLines, TenderLine};
-use paydesk_domain::{Currency as RCurrency, TenderKind as RTender};
+use paydesk_domain::Currency as RCurrency;
 use paydesk_receipt::{Paper, MAX_TEXT_CHARS};
 use paydesk_access::Action;
 use paydesk_ledger::{store_time, Actor, DenominationCount, PaidKind, ShiftReport, StoreSettings, ZReport};
-use paydesk_domain::TenderKind;
 use paydesk_register::Engine;
 use serde::Serialize;
 use tauri::State;
@@ -86,11 +85,7 @@ pub fn report_data(
         .tenders
         .iter()
         .map(|t| {
-            let kind = match t.kind {
-                TenderKind::Cash => RTender::Cash,
-                TenderKind::Card => RTender::Card,
-            };
-            TenderLine { kind, count: t.count, amount: t.amount_minor }
+            TenderLine { kind: t.kind, count: t.count, amount: t.amount_minor }
         })
         .collect();
     let close = match z {

@@ -59,10 +59,12 @@ pub fn list_sales(state: State<'_, AppState>, before: Option<i64>) -> AppResult<
             .tenders
             .iter()
             .map(|tn| {
-                let kind = t(match tn.kind {
-                    RKind::Cash => id!("tender-cash"),
-                    RKind::Card => id!("tender-card"),
-                });
+                let kind = match tn.kind {
+                    RKind::Cash => t(id!("tender-cash")),
+                    RKind::Card => t(id!("tender-card")),
+                    // the store's own tender type by its name (record 0118)
+                    RKind::Store => tn.store.as_ref().map_or_else(|| t(id!("tender-store")), |s| s.name.clone()),
+                };
                 format!("{kind} {}", money::format(tn.amount, code))
             })
             .collect::<Vec<_>>()

@@ -170,6 +170,7 @@ impl SaleScreen {
                 let kind = match t.kind {
                     TenderKind::Cash => "cash",
                     TenderKind::Card => "card",
+                    TenderKind::Store => "store",
                 };
                 TenderRow {
                     seq: t.seq,
@@ -192,13 +193,14 @@ impl SaleScreen {
                         _ => tr(label),
                     },
                     tone,
-                    card_label: pay.as_ref().map(|p| {
+                    // a store tender (record 0118) is labelled with its type's name
+                    card_label: t.store.as_ref().map(|s| s.type_name.clone()).or_else(|| pay.as_ref().map(|p| {
                         if is_card_present(p) {
                             tr(id!("reader-tender-label"))
                         } else {
                             card_label(p.request_params.get("payment_method"))
                         }
-                    }),
+                    })),
                     on_reader: pay.as_ref().is_some_and(is_card_present),
                     checkout_key: t.checkout_key.clone(),
                     message,

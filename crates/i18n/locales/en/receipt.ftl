@@ -23,3 +23,6 @@ receipt-card-aid = AID
 receipt-card-arc = ARC
 receipt-card-auth-code = Auth code
 receipt-change = Change
+receipt-store-tender = Other tender
+receipt-slip = Slip no.
+receipt-no-change = No change given

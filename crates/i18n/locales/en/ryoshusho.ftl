@@ -11,6 +11,7 @@ ryoshusho-received = The amount above has been received.
 ryoshusho-breakdown = Paid by
 ryoshusho-cash = Cash
 ryoshusho-card = Credit card
+ryoshusho-store = Other tender
 ryoshusho-taxable = Taxable at { $rate }
 ryoshusho-tax-included = Consumption tax included
 ryoshusho-exempt = Tax exempt

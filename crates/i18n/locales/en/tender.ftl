@@ -6,6 +6,7 @@ tender-due = Due
 tender-actions-label = Payment
 tender-cash = Cash
 tender-card = Card
+tender-store = Other tender
 tender-cancel = Cancel sale
 tender-back = Back
 tender-list-title = Payments of this sale

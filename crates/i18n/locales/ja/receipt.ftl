@@ -22,3 +22,6 @@ receipt-card-aid = AID
 receipt-card-arc = 応答コード
 receipt-card-auth-code = 承認番号
 receipt-change = お釣り
+receipt-store-tender = その他
+receipt-slip = 伝票番号
+receipt-no-change = お釣りなし

@@ -10,6 +10,7 @@ ryoshusho-received = 上記正に領収いたしました
 ryoshusho-breakdown = 内訳
 ryoshusho-cash = 現金
 ryoshusho-card = クレジットカード決済
+ryoshusho-store = その他
 ryoshusho-taxable = { $rate }対象
 ryoshusho-tax-included = 内消費税
 ryoshusho-exempt = 非課税

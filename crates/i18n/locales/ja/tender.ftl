@@ -6,6 +6,7 @@ tender-due = 残額
 tender-actions-label = お支払い
 tender-cash = 現金
 tender-card = カード
+tender-store = その他
 tender-cancel = 取引取消
 tender-back = 戻る
 tender-list-title = この取引のお支払い

@@ -51,17 +51,19 @@ mod staff;
 mod staff_published;
 mod takings;
 pub use takings::Period;
+mod tender_types;
+pub use tender_types::MAX_TENDER_TYPES;
 
 pub use audit::AuditInput;
 pub(crate) use audit::seal_audit;
 pub use staff::{PinPurpose, Staff, MAX_STAFF};
 pub use staff_published::{PublishedStaff, PublishedStaffReport};
 
-pub use sale::{CancelAction, CancelPlan, CardTender, CashTender, Sale, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal, UnpaidBalance};
+pub use sale::{CancelAction, CancelPlan, CardTender, CashTender, Sale, StoreTender, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal, UnpaidBalance};
 
 pub(crate) use rows::refund_by_id_tx;
 mod stores;
-pub use stores::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, SyncLog};
+pub use stores::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, TenderTypes, SyncLog};
 mod successors;
 mod timeline;
 mod transitions;
@@ -348,6 +350,16 @@ impl Ledger {
     /// The Returns store, to read and write (see [`Returns`]).
     pub fn returns_mut(&mut self) -> Returns<&mut Ledger> {
         Returns(self)
+    }
+
+    /// The TenderTypes store, to read (see [`TenderTypes`]).
+    pub fn tender_types(&self) -> TenderTypes<&Ledger> {
+        TenderTypes(self)
+    }
+
+    /// The TenderTypes store, to read and write (see [`TenderTypes`]).
+    pub fn tender_types_mut(&mut self) -> TenderTypes<&mut Ledger> {
+        TenderTypes(self)
     }
 
     /// The SyncLog store, to read (see [`SyncLog`]).

@@ -20,7 +20,7 @@ use super::reader::CardPresentDetails;
 use super::{collect, Cached, Ledger, LockedTax, Sale};
 use crate::error::{Error, Result};
 use paydesk_domain::money::Currency;
-use crate::tender::{SaleState, TenderStanding};
+use crate::tender::{SaleState, Tender, TenderStanding};
 use paydesk_domain::TenderKind;
 use crate::types::*;
 
@@ -158,6 +158,41 @@ fn receipt_currency(currency: Currency) -> Result<Currency> {
     }
 }
 
+/// A settled tender as the receipt prints it.
+fn receipt_tender(t: &Tender, cards: &[(PaymentId, CardPresentDetails)]) -> RTender {
+    match t.kind {
+        // Cash shows what was handed over; the receipt prints the change.
+        TenderKind::Cash => {
+            RTender { kind: TenderKind::Cash, amount: t.cash_tendered_minor.unwrap_or(t.amount.amount_minor), card: None, store: None }
+        }
+        // A store tender shows what it paid (capped at the due when its type gives no
+        // change; then the rest is printed as "no change given"), or what was handed
+        // over when its type gives change, which the receipt prints like cash's.
+        TenderKind::Store => {
+            let s = t.store.as_ref();
+            let gives_change = s.is_some_and(|s| s.forfeited_minor == 0 && t.change_minor.unwrap_or(0) > 0);
+            RTender {
+                kind: TenderKind::Store,
+                amount: if gives_change { t.amount.amount_minor + t.change_minor.unwrap_or(0) } else { t.amount.amount_minor },
+                card: None,
+                store: s.map(|s| paydesk_receipt::StoreTenderLine {
+                    name: s.type_name.clone(),
+                    reference: s.reference.clone(),
+                    gives_change,
+                    counts_for_stamp: s.counts_for_stamp,
+                    forfeited: s.forfeited_minor,
+                }),
+            }
+        }
+        TenderKind::Card => RTender {
+            kind: TenderKind::Card,
+            amount: t.amount.amount_minor,
+            card: cards.iter().find(|(p, _)| Some(*p) == t.payment_id).map(|(_, d)| card_receipt(d)),
+            store: None,
+        },
+    }
+}
+
 /// Builds a receipt's input from a PAID sale (pure). `names[i]` is the name of
 /// `sale.cart.lines[i]` in the store's language; `tax` are the settings the sale's tax
 /// was locked with, or the store's current ones for an untaxed sale; `cards` the
@@ -191,17 +226,7 @@ pub fn receipt_sale_data(
     let counted = sale.tenders.iter().filter(|t| t.standing == TenderStanding::Active && t.state.is_settled());
     let tenders = counted
         .clone()
-        .map(|t| match t.kind {
-            // Cash shows what was handed over; the receipt prints the change.
-            TenderKind::Cash => {
-                RTender { kind: TenderKind::Cash, amount: t.cash_tendered_minor.unwrap_or(t.amount.amount_minor), card: None }
-            }
-            TenderKind::Card => RTender {
-                kind: TenderKind::Card,
-                amount: t.amount.amount_minor,
-                card: cards.iter().find(|(p, _)| Some(*p) == t.payment_id).map(|(_, d)| card_receipt(d)),
-            },
-        })
+        .map(|t| receipt_tender(t, cards))
         .collect();
     let paid_at = counted.map(|t| t.created_at_ms).max().unwrap_or(sale.cart.updated_at_ms);
     let registration_number = store

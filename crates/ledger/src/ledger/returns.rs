@@ -51,6 +51,9 @@ pub struct ReturnTender {
     pub amount_minor: i64,
     pub refund_id: Option<RefundId>,
     pub movement_id: Option<i64>,
+    /// A store tender given back as itself (`store_refunds`, record 0118).
+    #[serde(default)]
+    pub store_refund_id: Option<i64>,
 }
 
 /// A recorded return.
@@ -201,10 +204,19 @@ fn allocate_return_tx(
         .plan
         .card_refunds
         .iter()
-        .map(|(t, r)| ReturnTender { tender_id: *t, amount_minor: r.amount.amount_minor, refund_id: Some(r.id), movement_id: None })
+        .map(|(t, r)| ReturnTender {
+            tender_id: *t,
+            amount_minor: r.amount.amount_minor,
+            refund_id: Some(r.id),
+            movement_id: None,
+            store_refund_id: None,
+        })
         .collect();
     for ((t, amount), m) in a.plan.cash_refunds.iter().zip(&a.cash_movements) {
-        tenders.push(ReturnTender { tender_id: *t, amount_minor: *amount, refund_id: None, movement_id: Some(*m) });
+        tenders.push(ReturnTender { tender_id: *t, amount_minor: *amount, refund_id: None, movement_id: Some(*m), store_refund_id: None });
+    }
+    for ((t, amount), s) in a.plan.store_refunds.iter().zip(&a.store_refunds) {
+        tenders.push(ReturnTender { tender_id: *t, amount_minor: *amount, refund_id: None, movement_id: None, store_refund_id: Some(*s) });
     }
     Ok((a.plan.card_refunds, tenders))
 }
@@ -225,8 +237,9 @@ fn insert_children_tx(tx: &WriteTx<'_>, id: i64, sale: &Sale, valued: &paydesk_t
     }
     for t in tenders {
         tx.exec_cached(
-            "INSERT INTO return_tenders (return_id, tender_id, amount_minor, refund_id, movement_id) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![id, t.tender_id.0, t.amount_minor, t.refund_id.map(|r| r.0), t.movement_id],
+            "INSERT INTO return_tenders (return_id, tender_id, amount_minor, refund_id, movement_id, store_refund_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![id, t.tender_id.0, t.amount_minor, t.refund_id.map(|r| r.0), t.movement_id, t.store_refund_id],
         )?;
     }
     Ok(())
@@ -385,7 +398,7 @@ fn rates_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<RateReturn>> {
 fn tenders_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<ReturnTender>> {
     collect(
         conn,
-        "SELECT rt.tender_id, rt.amount_minor, rt.refund_id, rt.movement_id FROM return_tenders rt JOIN tenders t ON t.id = rt.tender_id
+        "SELECT rt.tender_id, rt.amount_minor, rt.refund_id, rt.movement_id, rt.store_refund_id FROM return_tenders rt JOIN tenders t ON t.id = rt.tender_id
          WHERE rt.return_id = ?1 ORDER BY t.seq",
         [id],
         |r| {
@@ -394,6 +407,7 @@ fn tenders_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<ReturnTender>>
                 amount_minor: r.get(1)?,
                 refund_id: r.get::<_, Option<i64>>(2)?.map(RefundId),
                 movement_id: r.get(3)?,
+                store_refund_id: r.get(4)?,
             }))
         },
     )

@@ -109,6 +109,12 @@ store! {
 }
 
 store! {
+    /// The store's own tender types (tender_types.rs, record 0118): vouchers, standalone
+    /// terminals, e-money, QR, store accounts. Paying with one is a sale's (sale/store.rs).
+    TenderTypes
+}
+
+store! {
     /// What flows between this register and the outside: the outbox (outbox.rs), the PSP
     /// events applied and the journal (events.rs), the event cursor (`crate::cursor`), and
     /// rows restored from another register (restored.rs).

@@ -60,7 +60,7 @@ fn tender_facts(conn: &Connection, currency: Currency, w: &Window) -> Result<Vec
     collect(
         conn,
         "SELECT t.cart_id, t.kind, t.standing, t.amount_minor, t.created_at_ms, p.state, p.offline,
-                EXISTS (SELECT 1 FROM sale_cancels c WHERE c.cart_id = t.cart_id)
+                EXISTS (SELECT 1 FROM sale_cancels c WHERE c.cart_id = t.cart_id), t.tender_type_id
          FROM tenders t LEFT JOIN payments p ON p.id = t.payment_id
          WHERE t.currency = ?1 AND (?2 IS NULL OR t.shift_id = ?2) AND t.created_at_ms BETWEEN ?3 AND ?4
          ORDER BY t.created_at_ms, t.id",
@@ -69,18 +69,19 @@ fn tender_facts(conn: &Connection, currency: Currency, w: &Window) -> Result<Vec
             let (cart, kind, standing, amount_minor, at_ms): (i64, String, String, i64, i64) =
                 (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
             let (payment_state, offline, sale_canceled): (Option<String>, Option<i64>, bool) = (r.get(5)?, r.get(6)?, r.get(7)?);
+            let store_type = r.get::<_, Option<i64>>(8)?.map(paydesk_domain::TenderTypeId);
             Ok((|| {
                 let kind: TenderKind = kind.parse()?;
                 let standing: TenderStanding = standing.parse()?;
                 // The same derivation as the sale's (record 0029), never a stored state.
                 let state = match (kind, payment_state) {
-                    (TenderKind::Cash, _) => TenderState::of_cash(standing),
+                    (TenderKind::Cash | TenderKind::Store, _) => TenderState::of_cash(standing),
                     (TenderKind::Card, Some(ps)) => TenderState::of_card(standing, ps.parse()?, offline == Some(1)),
                     (TenderKind::Card, None) => {
                         return Err(Error::UnknownValue { what: "card tender without payment", value: format!("sale {cart}") })
                     }
                 };
-                Ok(TenderFact { cart_id: CartId(cart), kind, state, amount_minor, at_ms, sale_canceled })
+                Ok(TenderFact { cart_id: CartId(cart), kind, state, amount_minor, at_ms, sale_canceled, store_type })
             })())
         },
     )
@@ -108,6 +109,16 @@ fn refund_facts(conn: &Connection, currency: Currency, w: &Window) -> Result<Vec
         params![currency.code(), w.shift_id, w.from_ms, w.to_ms],
         |r| Ok(Ok(RefundFact { kind: TenderKind::Cash, amount_minor: r.get(0)? })),
     )?);
+    // A store tender given back as itself (record 0118): no drawer money, in the shift
+    // open when it was given back, like cash.
+    out.extend(collect(
+        conn,
+        "SELECT s.amount_minor FROM store_refunds s JOIN tenders t ON t.id = s.tender_id
+         WHERE t.currency = ?1 AND (?2 IS NULL OR s.shift_id = ?2) AND s.at_ms BETWEEN ?3 AND ?4
+         ORDER BY s.id",
+        params![currency.code(), w.shift_id, w.from_ms, w.to_ms],
+        |r| Ok(Ok(RefundFact { kind: TenderKind::Store, amount_minor: r.get(0)? })),
+    )?);
     Ok(out)
 }
 
@@ -126,7 +137,15 @@ fn facts_tx(conn: &Connection, currency: Currency, period: Period) -> Result<Fac
 /// The takings of `period` in `currency`.
 pub(crate) fn takings_tx(conn: &Connection, currency: Currency, period: Period) -> Result<Takings> {
     let f = facts_tx(conn, currency, period)?;
-    Takings::of(&f.tenders, &f.refunds)
+    named(conn, Takings::of(&f.tenders, &f.refunds)?)
+}
+
+/// The store tender types' names on their lines (the figures know only their ids).
+fn named(conn: &Connection, mut t: Takings) -> Result<Takings> {
+    for s in &mut t.by_store_type {
+        s.name = crate::ledger::tender_types::tender_type_tx(conn, s.tender_type_id)?.name;
+    }
+    Ok(t)
 }
 
 impl<L: Deref<Target = Ledger>> Sales<L> {
@@ -134,6 +153,6 @@ impl<L: Deref<Target = Ledger>> Sales<L> {
     /// time (End of day's per-hour chart).
     pub fn takings(&self, currency: Currency, period: Period) -> Result<(Takings, Vec<Taken>)> {
         let f = facts_tx(&self.conn, currency, period)?;
-        Ok((Takings::of(&f.tenders, &f.refunds)?, taken(&f.tenders)))
+        Ok((named(&self.conn, Takings::of(&f.tenders, &f.refunds)?)?, taken(&f.tenders)))
     }
 }

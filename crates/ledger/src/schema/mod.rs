@@ -35,6 +35,7 @@ mod v19_ryoshusho;
 mod v20_returns;
 mod v21_return_facts;
 mod v22_return_prints;
+mod v23_store_tenders;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -63,6 +64,7 @@ pub const MIGRATIONS: &[&str] = &[
     v20_returns::RETURNS,                  // v20: returns per item, their refunds and cash (record 0114)
     v21_return_facts::RETURN_FACTS,        // v21: returns and cash refunds in the outbox (record 0119)
     v22_return_prints::RETURN_PRINTS,      // v22: each print of a return document (record 0117)
+    v23_store_tenders::STORE_TENDERS,      // v23: the store's own tender types and their tenders (record 0118)
 ];
 
 /// The version whose migration turned the audit log into a chain.

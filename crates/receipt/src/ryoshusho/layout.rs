@@ -37,6 +37,7 @@ pub(super) fn layout(r: &Ryoshusho, paper: Paper) -> Vec<Row> {
         let label = match p.kind {
             TenderKind::Cash => m(id!("ryoshusho-cash")),
             TenderKind::Card => m(id!("ryoshusho-card")),
+            TenderKind::Store => m(id!("ryoshusho-store")),
         };
         o.pair(&format!("  {label}"), &money(p.amount), false);
     }

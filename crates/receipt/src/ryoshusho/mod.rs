@@ -42,6 +42,9 @@ pub struct Part {
     pub kind: TenderKind,
     /// What this kind paid towards the sale (cash: tendered minus change).
     pub amount: i64,
+    /// Judged as cash by the stamp rule: cash, and the store's tenders that say so (record 0118).
+    #[serde(default)]
+    pub counts_for_stamp: bool,
 }
 
 /// The document, already computed. Plain data, serde-able.
@@ -87,7 +90,7 @@ pub fn build_ryoshusho(
     }
     let parts = parts_of(sale);
     debug_assert_eq!(parts.iter().map(|p| p.amount).sum::<i64>(), sale.total, "the parts pay the total");
-    let cash = parts.iter().filter(|p| p.kind == TenderKind::Cash).map(|p| p.amount).sum::<i64>();
+    let cash = parts.iter().filter(|p| p.counts_for_stamp).map(|p| p.amount).sum::<i64>();
     let base = cash_before_tax(cash, sale.tax_total, sale.total);
     Ok(Ryoshusho {
         language: sale.language,
@@ -108,18 +111,33 @@ pub fn build_ryoshusho(
     })
 }
 
-/// Cash then card, each kind once: cash is what stayed in the drawer (tendered minus
-/// change), a card what it was charged.
+/// Cash, card, then the store's tenders (those that count for the stamp rule apart from
+/// those that do not): cash is what stayed in the drawer (tendered minus change), a card
+/// what it was charged. Change is taken from the cash first, then from store tenders that
+/// give change (the receipt allows change from nothing else).
 fn parts_of(sale: &Receipt) -> Vec<Part> {
     let mut parts: Vec<Part> = Vec::new();
+    let mut change = sale.change;
     for kind in TenderKind::ALL {
-        let paid: i64 = sale.tenders.iter().filter(|t| t.kind == kind).map(|t| t.amount).sum();
-        let amount = match kind {
-            TenderKind::Cash => paid - sale.change,
-            TenderKind::Card => paid,
+        let stamp_groups: &[bool] = match kind {
+            TenderKind::Cash => &[true],
+            TenderKind::Card => &[false],
+            TenderKind::Store => &[true, false],
         };
-        if amount > 0 {
-            parts.push(Part { kind, amount });
+        for &stamp in stamp_groups {
+            let counts = |t: &&crate::Tender| match kind {
+                TenderKind::Cash | TenderKind::Card => true,
+                TenderKind::Store => t.store.as_ref().is_some_and(|s| s.counts_for_stamp) == stamp,
+            };
+            let ts = sale.tenders.iter().filter(|t| t.kind == kind).filter(counts);
+            let paid: i64 = ts.clone().map(|t| t.amount).sum();
+            let changeable: i64 = ts.filter(|t| t.gives_change()).map(|t| t.amount).sum();
+            let back = change.min(changeable);
+            change -= back;
+            let amount = paid - back;
+            if amount > 0 {
+                parts.push(Part { kind, amount, counts_for_stamp: stamp });
+            }
         }
     }
     parts

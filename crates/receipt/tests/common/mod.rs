@@ -35,7 +35,7 @@ pub fn ja_sale() -> SaleData {
         ],
         dining: Dining::TakeOut,
         sale_discount: None,
-        tenders: vec![Tender { kind: TenderKind::Cash, amount: 1000, card: None }],
+        tenders: vec![Tender { kind: TenderKind::Cash, amount: 1000, card: None, store: None }],
         header: vec!["いらっしゃいませ".into()],
         footer: vec!["またお越しください".into()],
     }
@@ -60,7 +60,7 @@ pub fn en_sale() -> SaleData {
         ],
         dining: Dining::TakeOut,
         sale_discount: None,
-        tenders: vec![Tender { kind: TenderKind::Card, amount: 3000, card: None }, Tender { kind: TenderKind::Cash, amount: 2000, card: None }],
+        tenders: vec![Tender { kind: TenderKind::Card, amount: 3000, card: None, store: None }, Tender { kind: TenderKind::Cash, amount: 2000, card: None, store: None }],
         header: vec![],
         footer: vec!["Thank you!".into()],
     }

@@ -21,6 +21,7 @@
 //! | `return_docs.rs` | [`ReceiptCases`] | a return's document and each print of it     |
 //! | `payments.rs` | [`PaymentCases`]    | payment look-ups, takings, attention counts, restore |
 //! | `shifts.rs`   | [`ShiftCases`]      | status, open, paid in/out, X, close → Z, Z look-up   |
+//! | `tender_types.rs` | [`TenderTypeCases`] | the store's own tender types (record 0118)       |
 
 mod audit;
 mod carts;
@@ -32,6 +33,7 @@ mod scan;
 mod shifts;
 mod staff;
 mod store;
+mod tender_types;
 
 pub use audit::AuditCases;
 pub use carts::CartCases;
@@ -43,6 +45,7 @@ pub use scan::{resolve, ScanLookup, Scanned};
 pub use shifts::{ShiftCases, ShiftSnapshot, ShiftState};
 pub use staff::{Session, StaffCases, StaffNames};
 pub use store::{StoreCases, StoreView};
+pub use tender_types::TenderTypeCases;
 
 use crate::Engine;
 
@@ -79,5 +82,9 @@ impl Engine {
     /// Shifts: open, paid in / out, X and Z reports.
     pub fn shifts(&self) -> ShiftCases<'_> {
         ShiftCases { engine: self }
+    }
+    /// The store's own tender types (record 0118).
+    pub fn tender_types(&self) -> TenderTypeCases<'_> {
+        TenderTypeCases { engine: self }
     }
 }

@@ -111,7 +111,8 @@ fn money(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, psp: &PspView) {
     let mut settled = 0i64;
     for t in s.tenders.iter().filter(|t| t.standing == TenderStanding::Active) {
         match t.kind {
-            TenderKind::Cash => settled += t.amount.amount_minor,
+            // A store tender (record 0118) is settled when recorded, like cash.
+            TenderKind::Cash | TenderKind::Store => settled += t.amount.amount_minor,
             TenderKind::Card => {
                 if t.checkout_key.as_deref().and_then(|k| psp.captured(k)).is_some() {
                     settled += t.amount.amount_minor;

@@ -92,6 +92,8 @@ impl Sales<&mut Ledger> {
         for t in sale.tenders.iter().filter(|t| t.standing == TenderStanding::Active) {
             match (t.kind, t.payment_state) {
                 (TenderKind::Cash, _) => cash_returned += return_cash_tx(&tx, t, now_ms)?,
+                // The voucher (or slip) is handed back: no money of the drawer's moves.
+                (TenderKind::Store, _) => {}
                 (TenderKind::Card, None) => {}
                 (TenderKind::Card, Some(ps)) => actions.extend(undo_card_tender_tx(&tx, t, ps, &mut keys, now_ms)?),
             }

@@ -3,13 +3,14 @@
 //! that can change it, and superseding a pending card tender on an override. One file
 //! per operation: `cash.rs` (cash tender, rounding, drawer), `card.rs` (card tender),
 //! `cancel.rs` (cancel a sale), `refund.rs` (a sale's refund allocated to its tenders),
-//! `report.rs` (End of day).
+//! `report.rs` (End of day), `store.rs` (the store's own tenders, record 0118).
 
 mod cancel;
 pub(in crate::ledger) mod card;
 mod cash;
 mod refund;
 mod report;
+mod store;
 
 pub use cancel::{CancelAction, CancelPlan};
 pub use card::CardTender;
@@ -17,6 +18,7 @@ pub use cash::CashTender;
 pub use refund::SaleRefundPlan;
 pub(in crate::ledger) use refund::{allocate_refund_tx, card_keys, refundable_state};
 pub use report::{TenderDay, TenderKindTotal, UnpaidBalance};
+pub use store::StoreTender;
 
 use std::ops::Deref;
 use crate::ledger::Sales;
@@ -92,8 +94,10 @@ impl<L: Deref<Target = Ledger>> Sales<L> {
 
 const TENDER_SQL: &str = "SELECT t.id, t.cart_id, t.seq, t.kind, t.amount_minor, t.currency, t.standing, t.payment_id,
         p.idempotency_key, p.state, p.offline, t.cash_tendered_minor, t.change_minor, t.rounding_minor,
-        t.created_at_ms, t.superseded_reason
-     FROM tenders t LEFT JOIN payments p ON p.id = t.payment_id WHERE t.cart_id = ?1 ORDER BY t.seq";
+        t.created_at_ms, t.superseded_reason, t.tender_type_id, tt.name, tt.kind, tt.counts_for_stamp, t.reference,
+        t.offered_minor, t.forfeited_minor
+     FROM tenders t LEFT JOIN payments p ON p.id = t.payment_id LEFT JOIN tender_types tt ON tt.id = t.tender_type_id
+     WHERE t.cart_id = ?1 ORDER BY t.seq";
 
 pub(in crate::ledger) fn load_tenders(conn: &Connection, cart_id: CartId) -> Result<Vec<Tender>> {
     collect(conn, TENDER_SQL, params![cart_id.0], |r| {
@@ -111,12 +115,14 @@ pub(in crate::ledger) fn load_tenders(conn: &Connection, cart_id: CartId) -> Res
         let (cash_tendered_minor, change_minor, rounding_minor) = (r.get(11)?, r.get(12)?, r.get(13)?);
         let created_at_ms = r.get(14)?;
         let superseded_reason = r.get(15)?;
+        let store_row = store_row(r)?;
         Ok((|| {
             let kind: TenderKind = kind.parse()?;
             let standing: TenderStanding = standing.parse()?;
             let payment_state = payment_state.map(|s| s.parse::<PaymentState>()).transpose()?;
             let state = match (kind, payment_state) {
-                (TenderKind::Cash, _) => TenderState::of_cash(standing),
+                // A store tender is settled the moment it is recorded, like cash.
+                (TenderKind::Cash | TenderKind::Store, _) => TenderState::of_cash(standing),
                 (TenderKind::Card, Some(ps)) => TenderState::of_card(standing, ps, offline == Some(1)),
                 (TenderKind::Card, None) => {
                     return Err(Error::UnknownValue { what: "card tender without payment", value: id.to_string() })
@@ -139,9 +145,48 @@ pub(in crate::ledger) fn load_tenders(conn: &Connection, cart_id: CartId) -> Res
                 rounding_minor,
                 created_at_ms,
                 superseded_reason,
+                store: store_row.map(StoreRow::into_info).transpose()?.map(Box::new),
             })
         })())
     })
+}
+
+/// The store tender columns of a tender row (all NULL for cash and card).
+struct StoreRow {
+    type_id: i64,
+    name: String,
+    kind: String,
+    counts_for_stamp: i64,
+    reference: Option<String>,
+    offered: i64,
+    forfeited: i64,
+}
+
+impl StoreRow {
+    fn into_info(self) -> Result<StoreTenderInfo> {
+        Ok(StoreTenderInfo {
+            tender_type_id: paydesk_domain::TenderTypeId(self.type_id),
+            type_name: self.name,
+            type_kind: self.kind.parse()?,
+            counts_for_stamp: self.counts_for_stamp == 1,
+            reference: self.reference,
+            offered_minor: self.offered,
+            forfeited_minor: self.forfeited,
+        })
+    }
+}
+
+fn store_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<StoreRow>> {
+    let Some(type_id) = r.get::<_, Option<i64>>(16)? else { return Ok(None) };
+    Ok(Some(StoreRow {
+        type_id,
+        name: r.get(17)?,
+        kind: r.get(18)?,
+        counts_for_stamp: r.get(19)?,
+        reference: r.get(20)?,
+        offered: r.get(21)?,
+        forfeited: r.get(22)?,
+    }))
 }
 
 pub(super) fn tender_by_id(conn: &Connection, cart_id: CartId, id: TenderId) -> Result<Tender> {
@@ -300,28 +345,32 @@ pub(super) fn supersede_tx(tx: &WriteTx<'_>, t: &Tender, reason: &str, now_ms: i
 }
 
 /// How a new tender is paid: a card tender has its payment at the PSP, a cash tender
-/// its count at the drawer (never both, so one value says which kind it is).
+/// its count at the drawer, a store tender its type and slip (record 0118) — one value
+/// says which kind it is.
 #[derive(Clone, Copy)]
 pub(super) enum PaidBy<'a> {
     Card(PaymentId),
     Cash(&'a CashSplit),
+    Store { type_id: paydesk_domain::TenderTypeId, split: &'a paydesk_domain::tender_type::StoreSplit, reference: Option<&'a str> },
 }
 
 /// Inserts a tender row with the sale's next `seq`.
 pub(super) fn insert_tender_tx(tx: &WriteTx<'_>, cart_id: CartId, amount: Money, paid_by: PaidBy<'_>, now_ms: i64) -> Result<TenderId> {
     assert!(amount.amount_minor > 0, "tender of {amount}");
-    let (kind, payment_id, cash) = match paid_by {
-        PaidBy::Card(pid) => (TenderKind::Card, Some(pid), None),
-        PaidBy::Cash(split) => (TenderKind::Cash, None, Some(split)),
+    let (kind, payment_id, cash, store) = match paid_by {
+        PaidBy::Card(pid) => (TenderKind::Card, Some(pid), None, None),
+        PaidBy::Cash(split) => (TenderKind::Cash, None, Some(split), None),
+        PaidBy::Store { type_id, split, reference } => (TenderKind::Store, None, None, Some((type_id, split, reference))),
     };
     crate::ledger::cart_tax::lock_tax_tx(tx, cart_id)?;
     let seq: i64 =
         tx.row_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM tenders WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
     tx.exec_cached(
         "INSERT INTO tenders (cart_id, seq, kind, amount_minor, currency, payment_id, cash_tendered_minor,
-             change_minor, rounding_minor, created_at_ms, shift_id, staff_id)
+             change_minor, rounding_minor, created_at_ms, shift_id, staff_id, tender_type_id, reference,
+             offered_minor, forfeited_minor)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, (SELECT id FROM shifts WHERE closed_at_ms IS NULL),
-                 (SELECT staff_id FROM register_session WHERE id = 1))",
+                 (SELECT staff_id FROM register_session WHERE id = 1), ?11, ?12, ?13, ?14)",
         params![
             cart_id.0,
             seq,
@@ -330,9 +379,13 @@ pub(super) fn insert_tender_tx(tx: &WriteTx<'_>, cart_id: CartId, amount: Money,
             amount.currency.code(),
             payment_id.map(|p| p.0),
             cash.map(|c| c.tendered_minor),
-            cash.map(|c| c.change_minor),
+            cash.map(|c| c.change_minor).or(store.map(|(_, s, _)| s.change_minor)),
             cash.map(|c| c.rounding_minor),
-            now_ms
+            now_ms,
+            store.map(|(t, _, _)| t.0),
+            store.and_then(|(_, _, r)| r),
+            store.map(|(_, s, _)| s.offered_minor),
+            store.map(|(_, s, _)| s.forfeited_minor),
         ],
     )?;
     let id = TenderId(tx.last_insert_rowid());

@@ -1,6 +1,7 @@
 //! A refund of a split sale (record 0032): allocated to its tenders — card amounts back
-//! to their own card first (each its own refund with its own key), the rest in cash —
-//! all committed in ONE transaction before anything is sent.
+//! to their own card first (each its own refund with its own key), then the store's own
+//! tenders given back as themselves (record 0118), the rest in cash — all committed in
+//! ONE transaction before anything is sent.
 
 use crate::ledger::Sales;
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,10 @@ pub struct SaleRefundPlan {
     /// Cash paid out, per cash tender (already recorded in the drawer).
     pub cash_refunds: Vec<(TenderId, i64)>,
     pub cash_out_minor: i64,
+    /// Given back through a store tender as itself (a voucher as a voucher; record 0118):
+    /// no drawer money. Already recorded.
+    #[serde(default)]
+    pub store_refunds: Vec<(TenderId, i64)>,
 }
 
 impl Sales<&mut Ledger> {
@@ -85,11 +90,14 @@ pub(in crate::ledger) fn card_keys(ledger: &mut Ledger, cart_id: CartId) -> Resu
 pub(in crate::ledger) struct Allocated {
     pub plan: SaleRefundPlan,
     pub cash_movements: Vec<i64>,
+    /// The `store_refunds` row of each store refund (same order as `plan.store_refunds`).
+    pub store_refunds: Vec<i64>,
 }
 
 /// THE allocation of money given back on a paid sale (record 0032), shared by a refund
 /// by amount and a return by item (record 0114): card tenders first, each up to what its
-/// payment has left (each its own refund row and key from `keys`), then cash out of the
+/// payment has left (each its own refund row and key from `keys`), then store tenders,
+/// each up to what it paid and given back as itself (record 0118), then cash out of the
 /// drawer of the open shift. Inside the caller's transaction; `amount_minor` `None` is
 /// everything refundable.
 pub(in crate::ledger) fn allocate_refund_tx(
@@ -108,8 +116,10 @@ pub(in crate::ledger) fn allocate_refund_tx(
     if rest > refundable || rest <= 0 {
         return Err(Error::SaleRefundExceeds { cart_id: cart_id.0, requested_minor: rest, refundable_minor: refundable });
     }
-    let mut plan = SaleRefundPlan { cart_id, card_refunds: Vec::new(), cash_refunds: Vec::new(), cash_out_minor: 0 };
+    let mut plan =
+        SaleRefundPlan { cart_id, card_refunds: Vec::new(), cash_refunds: Vec::new(), cash_out_minor: 0, store_refunds: Vec::new() };
     let mut cash_movements = Vec::new();
+    let mut store_refunds = Vec::new();
     for (t, left) in slots {
         let take = rest.min(left);
         if take <= 0 {
@@ -131,10 +141,14 @@ pub(in crate::ledger) fn allocate_refund_tx(
                 plan.cash_refunds.push((t.id, take));
                 plan.cash_out_minor += take;
             }
+            TenderKind::Store => {
+                store_refunds.push(store_refund_tx(tx, t, take, now_ms)?);
+                plan.store_refunds.push((t.id, take));
+            }
         }
     }
     assert_eq!(rest, 0, "sale {cart_id}: refund allocation left {rest}");
-    Ok(Allocated { plan, cash_movements })
+    Ok(Allocated { plan, cash_movements, store_refunds })
 }
 
 /// Only a sale paid in full is refunded; one still open or owing is canceled instead.
@@ -149,7 +163,7 @@ pub(in crate::ledger) fn refundable_state(sale: &Sale) -> Result<()> {
     }
 }
 
-/// (tender, left to refund) in allocation order: cards, then cash. Refused while a card
+/// (tender, left to refund) in allocation order: cards, then store tenders, then cash. Refused while a card
 /// tender waits to be forwarded or one of its refunds is open.
 fn refund_slots_tx<'s>(tx: &WriteTx<'_>, sale: &'s Sale) -> Result<Vec<(&'s Tender, i64)>> {
     let mut slots: Vec<(&Tender, i64)> = Vec::new();
@@ -173,10 +187,30 @@ fn refund_slots_tx<'s>(tx: &WriteTx<'_>, sale: &'s Sale) -> Result<Vec<(&'s Tend
         )?;
         slots.push((t, payment_by_id_tx(tx, pid)?.amount.amount_minor - reserved));
     }
+    for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Store) {
+        slots.push((t, t.amount.amount_minor - store_refunded_tx(tx, t.id)?));
+    }
     for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Cash) {
         slots.push((t, t.amount.amount_minor - cash_refunded_tx(tx, t.id)?));
     }
     Ok(slots)
+}
+
+/// What was given back through a store tender already (positive).
+fn store_refunded_tx(tx: &WriteTx<'_>, tender: TenderId) -> Result<i64> {
+    Ok(tx.row_cached("SELECT COALESCE(SUM(amount_minor), 0) FROM store_refunds WHERE tender_id = ?1", [tender.0], |r| r.get(0))?)
+}
+
+/// A store tender given back as itself (a voucher as a voucher): a `store_refunds` row in
+/// the open shift, no drawer movement. Answers its id.
+fn store_refund_tx(tx: &WriteTx<'_>, t: &Tender, amount_minor: i64, now_ms: i64) -> Result<i64> {
+    tx.exec_cached(
+        "INSERT INTO store_refunds (tender_id, cart_id, amount_minor, at_ms, shift_id, staff_id)
+         VALUES (?1, ?2, ?3, ?4, (SELECT id FROM shifts WHERE closed_at_ms IS NULL),
+                 (SELECT staff_id FROM register_session WHERE id = 1))",
+        rusqlite::params![t.id.0, t.cart_id.0, amount_minor, now_ms],
+    )?;
+    Ok(tx.last_insert_rowid())
 }
 
 /// The audit row of a sale refund given a reason: what was refunded, and why.

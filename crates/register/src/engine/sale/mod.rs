@@ -10,12 +10,14 @@ mod card;
 mod cash;
 mod refund;
 mod returns;
+mod store;
 
 pub use cancel::CancelReport;
 pub use card::CardTenderReport;
 pub use cash::CashReport;
 pub use refund::SaleRefundReport;
 pub use returns::ReturnReport;
+pub use store::StoreTenderReport;
 
 use super::{Engine, EngineError, Result};
 use paydesk_ledger::{CancelState, CartId, CartLine, Sale, SaleState, Tender, TenderDay};
