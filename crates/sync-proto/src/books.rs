@@ -1,24 +1,28 @@
 //! The register's books beyond payments and refunds (record 0047): a sale's tenders
-//! (cash or card, with the change given) and the drawer's shifts (float, paid in and out,
+//! (cash, card or one of the store's own, with the change given) and the drawer's shifts (float, paid in and out,
 //! the close with its Z number and over/short). They travel as `Fact` kinds; this module
 //! holds their vocabulary and checks.
 use crate::limits::{MAX_AMOUNT, MAX_SEQ};
+use crate::store_tenders::StoreTender;
 use crate::{text, ProtoError};
 use serde::{Deserialize, Serialize};
 
-/// How a tender paid (record 0028).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// How a tender paid (record 0028): `"cash"`, `"card"`, or `{"store": {...}}` with the
+/// store tender type it was taken on (record 0121).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TenderMethod {
     Cash,
     Card,
+    Store(StoreTender),
 }
 
 impl TenderMethod {
-    pub const fn as_str(self) -> &'static str {
+    pub const fn as_str(&self) -> &'static str {
         match self {
             TenderMethod::Cash => "cash",
             TenderMethod::Card => "card",
+            TenderMethod::Store(_) => "store",
         }
     }
 }
@@ -95,7 +99,8 @@ impl Tender {
         if let Some(s) = self.shift {
             id(&f("shift"), s)?;
         }
-        match self.method {
+        match &self.method {
+            TenderMethod::Store(st) => st.validate(self, f)?,
             TenderMethod::Card => {
                 let key = self.checkout_key.as_deref().ok_or_else(|| ProtoError::field(f("checkout_key"), "is required for a card tender"))?;
                 text::key(&f("checkout_key"), key)?;

@@ -17,6 +17,7 @@ mod restore;
 pub mod returns;
 pub mod sales;
 pub mod staff;
+pub mod store_tenders;
 mod text;
 mod up;
 
@@ -24,6 +25,7 @@ pub use audit::{AtConfirmed, AuditHead, AuditReport, ZHead, MAX_Z_HEADS};
 pub use books::{DrawerMove, Tender, TenderMethod};
 pub use catalog::{Item, StoreTax, TaxRate};
 pub use staff::{StaffMember, StaffRole};
+pub use store_tenders::{StoreTender, StoreTenderKind};
 pub use down::{Change, ChangeKind, Changes, StoreSettings, MAX_CHANGES_PER_PAGE};
 pub use paydesk_tax::{Dining, PriceMode, Rounding, TaxClass};
 pub use error::ProtoError;

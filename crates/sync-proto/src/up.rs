@@ -236,6 +236,10 @@ pub enum Fact {
     /// Cash out of the drawer for a refund or a return of paid sale `sale` (record 0119):
     /// `movement` is the register's drawer movement, `shift` its drawer session.
     CashRefunded { movement: i64, sale: i64, amount: i64, currency: String, shift: Option<i64> },
+    /// Money given back through store tender `tender_seq` of paid sale `sale` (a voucher
+    /// refunded as a voucher, record 0121): `refund` is the register's store refund, `shift`
+    /// the drawer session it was recorded in. Never a drawer movement.
+    StoreRefunded { refund: i64, sale: i64, tender_seq: i64, amount: i64, currency: String, shift: Option<i64> },
 }
 
 impl Fact {
@@ -257,6 +261,7 @@ impl Fact {
             Fact::TaxSetupChanged(_) => "tax_setup_changed",
             Fact::ReturnRecorded(_) => "return_recorded",
             Fact::CashRefunded { .. } => "cash_refunded",
+            Fact::StoreRefunded { .. } => "store_refunded",
         }
     }
 
@@ -324,6 +329,9 @@ impl Fact {
             Fact::ReturnRecorded(r) => r.validate(&f),
             Fact::CashRefunded { movement, sale, amount, currency, shift } => {
                 crate::returns::validate_cash_refunded(&f, *movement, *sale, *amount, currency, *shift)
+            }
+            Fact::StoreRefunded { refund, sale, tender_seq, amount, currency, shift } => {
+                crate::store_tenders::validate_store_refunded(&f, (*refund, *sale, *tender_seq), *amount, currency, *shift)
             }
         }
     }

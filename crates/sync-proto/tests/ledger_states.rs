@@ -76,3 +76,13 @@ fn a_reader_payments_states_are_on_the_wire_and_never_go_backwards() {
     assert!(!Captured.can_become(OnReader) && !Canceled.can_become(OnReader));
     assert!(OnReader.unsettled() && !OnReader.money_taken());
 }
+
+#[test]
+fn every_store_tender_kind_has_its_wire_twin() {
+    let ledger: Vec<&str> = paydesk_domain::StoreTenderKind::ALL.iter().map(|k| k.as_str()).collect();
+    let wire: Vec<&str> = paydesk_sync_proto::StoreTenderKind::ALL.iter().map(|k| k.as_str()).collect();
+    assert_eq!(ledger, wire);
+    for k in paydesk_sync_proto::StoreTenderKind::ALL {
+        assert_eq!(serde_json::to_value(k).unwrap(), serde_json::json!(k.as_str()));
+    }
+}
