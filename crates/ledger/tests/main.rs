@@ -22,6 +22,7 @@ mod outbox;
 mod outbox_local;
 mod outbox_returns;
 mod outbox_sales;
+mod outbox_store_tenders;
 mod private_files;
 mod proptest_returns;
 mod proptest_sequences;

@@ -338,7 +338,7 @@ fn a_v7_ledger_with_staff_and_cash_sales_upgrades_and_its_next_drawer_starts_cle
     }
     sql(
         &path,
-        "DROP TRIGGER outbox_return_recorded; DROP TRIGGER outbox_cash_refunded; DROP VIEW return_recorded_facts;
+        "DROP TRIGGER outbox_return_recorded; DROP TRIGGER outbox_cash_refunded; DROP VIEW return_recorded_facts; DROP TRIGGER outbox_store_refunded;
          DROP TRIGGER outbox_shift_opened; DROP TRIGGER outbox_paid_in_out; DROP TRIGGER outbox_tender_added;
          DROP TRIGGER outbox_tender_superseded; DROP TRIGGER outbox_shift_closed;
          DROP TRIGGER z_reports_consecutive; DROP TRIGGER z_reports_never_changed; DROP TRIGGER z_reports_never_deleted;
