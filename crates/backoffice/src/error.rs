@@ -17,6 +17,7 @@ pub enum FactRule {
     TenderContradictsSale,
     ReturnContradictsSale,
     CashRefundContradictsSale,
+    StoreRefundContradictsSale,
 }
 
 impl FactRule {
@@ -31,6 +32,7 @@ impl FactRule {
             FactRule::TenderContradictsSale => "tender_contradicts_sale",
             FactRule::ReturnContradictsSale => "return_contradicts_sale",
             FactRule::CashRefundContradictsSale => "cash_refund_contradicts_sale",
+            FactRule::StoreRefundContradictsSale => "store_refund_contradicts_sale",
         }
     }
 }

@@ -125,6 +125,10 @@ function draw(d) {
   table("tenders", ["store", "method", "tenders", "amount", "change given"],
     d.tenders_by_store.map((t) => [store(t.store_id), t.method, t.tenders, money(t.amount, t.currency),
       t.method === "cash" ? money(t.change_given, t.currency) : "—"]), "No tenders yet.");
+  table("store-tenders", ["store", "tender type", "kind", "tenders", "amount", "no change given", "refunds", "refunded", "net"],
+    (d.store_tenders || []).map((t) => [store(t.store_id), t.name, t.kind.replace("_", " "), t.tenders, money(t.amount, t.currency),
+      money(t.forfeited, t.currency), t.refunds, money(t.refunded, t.currency), money(t.amount - t.refunded, t.currency)]),
+    "No store tenders (vouchers, QR, e-money, store account) yet.");
   table("shifts", ["store", "register", "shift", "float", "opened", "Z", "counted", "expected", "over/short"],
     d.shifts.map((s) => [store(s.store_id), s.register, s.shift_id, money(s.float_amount, s.currency), when(s.opened_at_ms),
       s.z_number ?? "open", s.counted === null ? "—" : money(s.counted, s.currency),

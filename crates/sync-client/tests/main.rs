@@ -18,4 +18,5 @@ mod chaos;
 mod local_up;
 mod returns_up;
 mod sales_up;
+mod store_tenders_up;
 mod sync;

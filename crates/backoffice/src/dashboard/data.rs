@@ -135,6 +135,29 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
         ),
     )
     .await?;
+    // Takings per store tender type (record 0121): grouped by the type's name and kind as
+    // the registers sent them (a type id is each register's own), net of what was given
+    // back through it. A tender of a canceled sale never counted, as at the register.
+    let store_tenders = rows(
+        &client,
+        &format!(
+            "SELECT k.store_id, k.currency, k.name, k.kind, sum(k.n)::int8 AS tenders, {amount} AS amount, {forfeited} AS forfeited,
+                    sum(k.rn)::int8 AS refunds, {refunded} AS refunded
+             FROM (SELECT t.store_id, t.currency, t.tender_type_name AS name, t.tender_type_kind AS kind, 1 AS n, t.amount AS a,
+                          t.forfeited AS f, 0 AS rn, 0::int8 AS ra
+                   FROM tenders t WHERE t.method = 'store' AND t.superseded_at_ms IS NULL
+                     AND NOT EXISTS (SELECT 1 FROM sales s WHERE s.store_id = t.store_id AND s.register_id = t.register_id
+                                                              AND s.sale_id = t.sale_id AND s.canceled_at_ms IS NOT NULL)
+                   UNION ALL
+                   SELECT x.store_id, x.currency, t.tender_type_name, t.tender_type_kind, 0, 0, 0, 1, x.amount
+                   FROM store_refunds x JOIN tenders t USING (store_id, register_id, sale_id, tender_seq)) k
+             GROUP BY k.store_id, k.currency, k.name, k.kind ORDER BY k.store_id, k.currency, k.name LIMIT $1",
+            amount = sat("sum(k.a)"),
+            forfeited = sat("sum(k.f)"),
+            refunded = sat("sum(k.ra)"),
+        ),
+    )
+    .await?;
     // Tax per rate, sold and returned (what a return gives back per rate is the register's
     // own figure, from the sale's locked tax): the net is what the store owes tax on.
     let tax_net = rows(
@@ -195,7 +218,7 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     Ok(Json(json!({
         "currencies": currencies, "stores": stores, "sales_by_store": sales_by_store,
         "sales_by_register": sales_by_register, "sales_by_hour": sales_by_hour, "tenders_by_store": tenders_by_store, "shifts": shifts,
-        "sales_net": sales_net, "tax_net": tax_net,
+        "sales_net": sales_net, "tax_net": tax_net, "store_tenders": store_tenders,
         "refunds": refunds, "exceptions": exceptions, "registers": registers, "audit": audit,
     })))
 }

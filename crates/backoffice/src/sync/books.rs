@@ -1,4 +1,4 @@
-//! Tender and shift facts into the `tenders`, `shifts` and `drawer_moves` tables
+//! Tender and shift facts (a store tender with its type, record 0121) into the `tenders`, `shifts` and `drawer_moves` tables
 //! (record 0047), in seq order within the batch's transaction. One statement per fact:
 //! a sale has a tender or two and a shift a handful of rows, against a payment's three
 //! or four facts that `project.rs` writes set-based.
@@ -8,7 +8,7 @@
 //! register never recorded.
 use super::RegisterId;
 use crate::error::{ApiError, ApiResult};
-use paydesk_sync_proto::{Fact, Row};
+use paydesk_sync_proto::{Fact, Row, TenderMethod};
 use tokio_postgres::Transaction;
 
 /// Whether any row is a tender or shift fact (payments-only batches skip this module).
@@ -18,7 +18,8 @@ fn any_books(rows: &[Row]) -> bool {
         Fact::SaleCompleted(_) | Fact::SaleCanceled { .. } => false,
         Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
-            | Fact::CashRefunded { .. } => false,
+            | Fact::CashRefunded { .. }
+            | Fact::StoreRefunded { .. } => false,
         Fact::TenderAdded(_) | Fact::TenderSuperseded { .. } | Fact::ShiftOpened { .. } | Fact::PaidInOut { .. } | Fact::ShiftClosed { .. } => true,
     })
 }
@@ -45,14 +46,25 @@ pub async fn apply_books(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows
             Fact::SaleCompleted(_) | Fact::SaleCanceled { .. } => {}
             Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
-            | Fact::CashRefunded { .. } => {}
+            | Fact::CashRefunded { .. }
+            | Fact::StoreRefunded { .. } => {}
             Fact::TenderAdded(t) => {
+                // A store tender's type as the register knew it then (record 0121).
+                let st = match &t.method {
+                    TenderMethod::Store(st) => Some(st),
+                    TenderMethod::Cash | TenderMethod::Card => None,
+                };
                 let n = tx
                     .execute(
                         "INSERT INTO tenders (store_id, register_id, sale_id, tender_seq, method, amount, currency, checkout_key,
-                                              cash_tendered, change_given, rounding, shift_id, created_at_ms)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING",
-                        &[s, r, &t.sale, &(t.tender_seq as i32), &t.method.as_str(), &t.amount, &t.currency, &t.checkout_key, &t.cash_tendered, &t.change, &t.rounding, &t.shift, &at],
+                                              cash_tendered, change_given, rounding, shift_id, created_at_ms,
+                                              tender_type_id, tender_type_name, tender_type_kind, slip, offered, forfeited)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) ON CONFLICT DO NOTHING",
+                        &[
+                            s, r, &t.sale, &(t.tender_seq as i32), &t.method.as_str(), &t.amount, &t.currency, &t.checkout_key, &t.cash_tendered, &t.change,
+                            &t.rounding, &t.shift, &at, &st.map(|x| x.type_id), &st.map(|x| x.type_name.as_str()), &st.map(|x| x.type_kind.as_str()),
+                            &st.and_then(|x| x.reference.as_deref()), &st.map(|x| x.offered), &st.map(|x| x.forfeited),
+                        ],
                     )
                     .await?;
                 if n == 0 {

@@ -68,7 +68,8 @@ pub async fn apply_local(tx: &Transaction<'_>, reg: RegisterId, rows: &[Row]) ->
             | Fact::SaleCompleted(_)
             | Fact::SaleCanceled { .. }
             | Fact::ReturnRecorded(_)
-            | Fact::CashRefunded { .. } => {}
+            | Fact::CashRefunded { .. }
+            | Fact::StoreRefunded { .. } => {}
         }
     }
     Ok(())

@@ -12,6 +12,7 @@ pub mod restore;
 pub mod rules;
 mod returns;
 mod sales;
+mod store_refunds;
 
 use crate::auth::PresentedToken;
 use crate::error::{ApiError, ApiResult};

@@ -76,7 +76,8 @@ fn fold(first: i64, rows: &[Row]) -> ApiResult<Folded> {
             // the register's own items, staff and tax: `local.rs`
             Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
-            | Fact::CashRefunded { .. } => {}
+            | Fact::CashRefunded { .. }
+            | Fact::StoreRefunded { .. } => {}
         }
     }
     // A change before its own creation in the same run is out of the register's order.
@@ -140,6 +141,7 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
     super::books::apply_books(tx, reg, first, rows).await?;
     super::sales::apply_sales(tx, reg, first, rows).await?;
     super::returns::apply_returns(tx, reg, first, rows).await?;
+    super::store_refunds::apply_store_refunds(tx, reg, first, rows).await?;
     super::local::apply_local(tx, reg, rows).await?;
     super::rules::check_applied(tx, reg, first, rows).await?;
     Ok(rows.len() as u64)

@@ -42,7 +42,8 @@ pub async fn apply_returns(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
             | Fact::SaleCanceled { .. }
             | Fact::ItemSaved(_)
             | Fact::StaffSaved { .. }
-            | Fact::TaxSetupChanged(_) => {}
+            | Fact::TaxSetupChanged(_)
+            | Fact::StoreRefunded { .. } => {}
         }
     }
     Ok(())

@@ -78,7 +78,8 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::StaffSaved { .. }
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
-            | Fact::CashRefunded { .. } => {}
+            | Fact::CashRefunded { .. }
+            | Fact::StoreRefunded { .. } => {}
         }
     }
     if pay_keys.is_empty() && ref_keys.is_empty() {
@@ -138,7 +139,8 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::StaffSaved { .. }
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
-            | Fact::CashRefunded { .. } => {}
+            | Fact::CashRefunded { .. }
+            | Fact::StoreRefunded { .. } => {}
         }
     }
     Ok(())
@@ -168,10 +170,10 @@ fn named(first: i64, rows: &[Row]) -> Named<'_> {
             Fact::TenderAdded(t) => {
                 n.tenders.entry((t.sale, t.tender_seq)).or_insert(seq);
                 n.sales.entry(t.sale).or_insert(seq);
-                match (t.method, t.checkout_key.as_deref()) {
+                match (&t.method, t.checkout_key.as_deref()) {
                     (TenderMethod::Card, Some(key)) => n.cards.push((t.sale, t.tender_seq, key, t.amount, t.currency.as_str(), seq)),
-                    // the wire refuses a card tender without a key and a cash one with one
-                    (TenderMethod::Card, None) | (TenderMethod::Cash, _) => {}
+                    // the wire refuses a card tender without a key and a cash or store one with one
+                    (TenderMethod::Card, None) | (TenderMethod::Cash, _) | (TenderMethod::Store(_), _) => {}
                 }
             }
             Fact::SaleCompleted(sale) => {
@@ -189,7 +191,8 @@ fn named(first: i64, rows: &[Row]) -> Named<'_> {
             | Fact::StaffSaved { .. }
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
-            | Fact::CashRefunded { .. } => {}
+            | Fact::CashRefunded { .. }
+            | Fact::StoreRefunded { .. } => {}
         }
     }
     n

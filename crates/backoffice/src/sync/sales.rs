@@ -45,7 +45,8 @@ pub async fn apply_sales(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows
             | Fact::StaffSaved { .. }
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
-            | Fact::CashRefunded { .. } => {}
+            | Fact::CashRefunded { .. }
+            | Fact::StoreRefunded { .. } => {}
         }
     }
     Ok(())
