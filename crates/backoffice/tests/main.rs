@@ -13,6 +13,7 @@ mod cluster;
 mod dashboard;
 mod impossible_facts;
 mod impossible_returns;
+mod impossible_store_tenders;
 mod ingest;
 mod outage;
 mod owner;
