@@ -68,7 +68,7 @@ fn a_store_tender_and_a_store_refund_are_one_outbox_row_each_with_the_ledgers_fi
     l.carts_mut().add(cart, "MUG-001", 1, AT + 6).unwrap();
     l.sales_mut().pay_cash(cart, 10_000, None, AT + 6).unwrap();
     let all = l.sync_log().outbox_batch(0, MAX_OUTBOX_BATCH).unwrap();
-    let last: Value = all.iter().map(|r| serde_json::from_str::<Value>(&r.fact_json).unwrap()).filter(|f| f["kind"] == "tender_added").last().unwrap();
+    let last: Value = all.iter().map(|r| serde_json::from_str::<Value>(&r.fact_json).unwrap()).rfind(|f| f["kind"] == "tender_added").unwrap();
     assert_eq!(last["method"], "cash");
 }
 
