@@ -2,7 +2,10 @@
 //! (cash, card or one of the store's own, with the change given) and the drawer's shifts (float, paid in and out,
 //! the close with its Z number and over/short). They travel as `Fact` kinds; this module
 //! holds their vocabulary and checks.
-use crate::limits::{MAX_AMOUNT, MAX_SEQ};
+use crate::limits::MAX_AMOUNT;
+// The id and amount checks live in `text` (so `store_tenders` needs nothing from here);
+// the modules that read them here keep doing so.
+pub(crate) use crate::text::{amount_or_zero, id};
 use crate::store_tenders::StoreTender;
 use crate::{text, ProtoError};
 use serde::{Deserialize, Serialize};
@@ -64,22 +67,6 @@ pub struct Tender {
     pub shift: Option<i64>,
 }
 
-/// A register-local row id: positive and inside BIGINT.
-pub(crate) fn id(field: &str, v: i64) -> Result<(), ProtoError> {
-    if v < 1 || v as u64 > MAX_SEQ {
-        return Err(ProtoError::field(field, format!("must be between 1 and {MAX_SEQ}, got {v}")));
-    }
-    Ok(())
-}
-
-/// Money that may be zero (a float, a count, the change).
-pub(crate) fn amount_or_zero(field: &str, a: i64) -> Result<(), ProtoError> {
-    if !(0..=MAX_AMOUNT).contains(&a) {
-        return Err(ProtoError::field(field, format!("must be between 0 and {MAX_AMOUNT} minor units, got {a}")));
-    }
-    Ok(())
-}
-
 /// Money that may be negative (rounding down, an expected drawer, a shortage).
 pub(crate) fn signed_amount(field: &str, a: i64) -> Result<(), ProtoError> {
     if !(-MAX_AMOUNT..=MAX_AMOUNT).contains(&a) {
@@ -100,7 +87,10 @@ impl Tender {
             id(&f("shift"), s)?;
         }
         match &self.method {
-            TenderMethod::Store(st) => st.validate(self, f)?,
+            TenderMethod::Store(st) => {
+                let cash_or_card = self.checkout_key.is_some() || self.cash_tendered.is_some() || self.rounding.is_some();
+                st.validate(self.amount, cash_or_card, self.change, f)?
+            }
             TenderMethod::Card => {
                 let key = self.checkout_key.as_deref().ok_or_else(|| ProtoError::field(f("checkout_key"), "is required for a card tender"))?;
                 text::key(&f("checkout_key"), key)?;

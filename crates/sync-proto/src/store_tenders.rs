@@ -4,8 +4,8 @@
 //! `{"store": {...}}`, naming the type as the register knew it when the tender was taken
 //! (a later rename does not rewrite the books); money given back through one travels as
 //! `store_refunded`.
-use crate::books::{amount_or_zero, id, Tender};
-use crate::{text, ProtoError};
+use crate::text::{self, amount_or_zero, id};
+use crate::ProtoError;
 use serde::{Deserialize, Serialize};
 
 /// A tender type's name at the register: 1-40 characters (the ledger's CHECK).
@@ -65,8 +65,9 @@ fn bounded_text(field: &str, s: &str, max: usize) -> Result<(), ProtoError> {
 }
 
 impl StoreTender {
-    /// The store part of tender `t` (whose method is this).
-    pub(crate) fn validate(&self, t: &Tender, f: &dyn Fn(&str) -> String) -> Result<(), ProtoError> {
+    /// The store part of a tender of `amount` whose method is this: `cash_or_card` says
+    /// whether it names a payment, cash handed over or rounding, `change` its change.
+    pub(crate) fn validate(&self, amount: i64, cash_or_card: bool, change: Option<i64>, f: &dyn Fn(&str) -> String) -> Result<(), ProtoError> {
         id(&f("method.store.type_id"), self.type_id)?;
         bounded_text(&f("method.store.type_name"), &self.type_name, MAX_TENDER_TYPE_NAME_CHARS)?;
         if let Some(r) = &self.reference {
@@ -74,18 +75,18 @@ impl StoreTender {
         }
         text::amount(&f("method.store.offered"), self.offered)?;
         amount_or_zero(&f("method.store.forfeited"), self.forfeited)?;
-        if t.checkout_key.is_some() || t.cash_tendered.is_some() || t.rounding.is_some() {
+        if cash_or_card {
             return Err(ProtoError::field(f("checkout_key"), "a store tender has no payment, cash handed over or rounding"));
         }
-        let change = t.change.ok_or_else(|| ProtoError::field(f("change"), "a store tender says its change (0 when none)"))?;
+        let change = change.ok_or_else(|| ProtoError::field(f("change"), "a store tender says its change (0 when none)"))?;
         amount_or_zero(&f("change"), change)?;
         if change > 0 && self.forfeited > 0 {
             return Err(ProtoError::field(f("method.store.forfeited"), format!("a store tender gives change {change} or forfeits, never both")));
         }
-        if i128::from(self.offered) - i128::from(change) - i128::from(self.forfeited) != i128::from(t.amount) {
+        if i128::from(self.offered) - i128::from(change) - i128::from(self.forfeited) != i128::from(amount) {
             return Err(ProtoError::field(
                 f("method.store.offered"),
-                format!("offered {} less change {change} less forfeited {} must be the amount {}", self.offered, self.forfeited, t.amount),
+                format!("offered {} less change {change} less forfeited {} must be the amount {amount}", self.offered, self.forfeited),
             ));
         }
         Ok(())

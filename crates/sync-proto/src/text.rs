@@ -1,5 +1,5 @@
 //! Shared checks for the strings and amounts inside messages.
-use crate::limits::{MAX_AMOUNT, MAX_KEY_LEN, MAX_TEXT_LEN};
+use crate::limits::{MAX_AMOUNT, MAX_KEY_LEN, MAX_SEQ, MAX_TEXT_LEN};
 use crate::ProtoError;
 
 /// A key or id: 1..=255 printable ASCII characters, no spaces.
@@ -40,6 +40,22 @@ pub(crate) fn amount(field: &str, a: i64) -> Result<(), ProtoError> {
 pub(crate) fn currency(field: &str, c: &str) -> Result<(), ProtoError> {
     if c.len() != 3 || !c.bytes().all(|b| b.is_ascii_lowercase()) {
         return Err(ProtoError::field(field, format!("must be three lower-case letters, got {c:?}")));
+    }
+    Ok(())
+}
+
+/// A register-local row id: positive and inside BIGINT.
+pub(crate) fn id(field: &str, v: i64) -> Result<(), ProtoError> {
+    if v < 1 || v as u64 > MAX_SEQ {
+        return Err(ProtoError::field(field, format!("must be between 1 and {MAX_SEQ}, got {v}")));
+    }
+    Ok(())
+}
+
+/// Money that may be zero (a float, a count, the change).
+pub(crate) fn amount_or_zero(field: &str, a: i64) -> Result<(), ProtoError> {
+    if !(0..=MAX_AMOUNT).contains(&a) {
+        return Err(ProtoError::field(field, format!("must be between 0 and {MAX_AMOUNT} minor units, got {a}")));
     }
     Ok(())
 }
