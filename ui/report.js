@@ -30,6 +30,13 @@ export async function loadReport() {
     ['r-offline', r.offline_count], ['r-pending', r.pending_count], ['r-declined', r.declined_count],
     ['r-dupes', r.duplicates_prevented]]) $(id).dataset.value = String(v);
   $('r-canceled').dataset.amount = String(r.canceled);
+  // The store's own tenders, one tile per tender type (record 0122).
+  for (const st of r.by_store_type) {
+    const tl = tile(`r-store-type-${st.id}`, t('report-tender-kind', { kind: st.name, count: st.count }), st.amount_display);
+    tl.classList.add('store-type');
+    tl.dataset.value = String(st.amount); tl.dataset.count = String(st.count);
+    $('report-tiles').append(tl);
+  }
   await loadTenders(tile);
   // Sales per hour of the store's day (its time zone, from the backend), from the
   // opening hour (or 8:00) to now.
