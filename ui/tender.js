@@ -138,6 +138,7 @@ function render() {
   for (const b of document.querySelectorAll('#tender-store-buttons button')) b.disabled = finished || busy;
   $('tender-back').disabled = finished || busy;
   $('tender-actions').hidden = finished;
+  $('tender-store-buttons').hidden = finished || !storeTypes.length;
   if (s.unknown_tender && !finished) pendingNotice();
   else $('tender-pending-slot').replaceChildren();
 }

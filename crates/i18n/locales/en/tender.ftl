@@ -84,3 +84,4 @@ tender-row-slip = slip { $reference }
 tender-store-paid = { $name } taken. The sale is paid.
 tender-store-no-change = { $name } taken. The sale is paid. No change given { $amount }.
 tender-store-took = { $name } took { $amount }. Still due: { $due }.
+store-tender-group = Other tenders

@@ -84,3 +84,4 @@ tender-row-slip = 伝票 { $reference }
 tender-store-paid = { $name } を受け取りました。お支払い完了です。
 tender-store-no-change = { $name } を受け取りました。お支払い完了です。お釣りなし { $amount }。
 tender-store-took = { $name } で { $amount } を受け取りました。残額: { $due }。
+store-tender-group = その他の支払方法
