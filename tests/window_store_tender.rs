@@ -4,7 +4,8 @@
 //! (one store tender: ¥800 paid, ¥1,000 offered, ¥200 forfeited), in the drawer (its
 //! expected cash unchanged), at the PSP (no charge at all) and on the receipt ("no change
 //! given ¥200"), in Japanese at 1024x768 and in English at 1280x800. A cashier calling
-//! `add_tender_type` directly is refused by the command itself. Screenshots under
+//! `add_tender_type` directly is refused by the command itself; End of day shows the
+//! voucher's own tile. Screenshots under
 //! target/screenshots.
 
 use paydesk_domain::TenderKind;
@@ -171,9 +172,20 @@ async fn a_voucher_with_no_change_in_english_at_1280x800_and_a_cashier_cannot_ad
     app.screenshot("store-tender-paid-en-1280x800").await;
     check_books(&app, cart, type_id, "GV-77", drawer_before).await;
 
+    // End of day (F3): the voucher has its own tile, by name, with its count and amount.
+    app.click("#tender-new-sale").await;
+    key(&app, Key::F3).await;
+    let tile = format!("#r-store-type-{type_id}");
+    app.wait_js(&format!("return document.querySelector('{tile}') !== null"), "the voucher's tile", LONG).await;
+    let el = app.el(&tile).await;
+    assert_eq!((el.attr("data-value").await.unwrap().as_deref(), el.attr("data-count").await.unwrap().as_deref()), (Some("800"), Some("1")));
+    assert_eq!(app.text(&format!("{tile} .label")).await, "Gift voucher (1)");
+    assert_eq!(app.text(&format!("{tile} .value")).await, "¥800");
+    app.screenshot("store-tender-end-of-day-en-1280x800").await;
+    key(&app, Key::F1).await;
+
     // 鈴木 (Suzuki), the demo store's cashier, calls the settings' commands directly: the command refuses, and
     // nothing is added or switched off.
-    app.click("#tender-new-sale").await;
     app.click("#lock").await;
     app.wait_js("return document.body.dataset.screen === 'signin'", "the sign-in screen", LONG).await;
     app.sign_in_as("鈴木", "3333").await;
