@@ -23,4 +23,5 @@ mod window_shift_approval;
 mod window_small_screen;
 mod window_staff;
 mod window_store;
+mod window_store_tender;
 mod window_tender;

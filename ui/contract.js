@@ -66,6 +66,9 @@ export const ERROR_CODES = Object.freeze([
   'reader_needs_embedded_psp',
   'unknown_reader',
   'keyed_card_not_test_mode',
+  'unknown_tender_type',
+  'tender_type_inactive',
+  'tender_type_name_taken',
 ]);
 
 /** The same, by name: `ERROR.INVALID_INPUT` is 'invalid_input'. */
@@ -131,6 +134,9 @@ export const ERROR = Object.freeze({
   READER_NEEDS_EMBEDDED_PSP: 'reader_needs_embedded_psp',
   UNKNOWN_READER: 'unknown_reader',
   KEYED_CARD_NOT_TEST_MODE: 'keyed_card_not_test_mode',
+  UNKNOWN_TENDER_TYPE: 'unknown_tender_type',
+  TENDER_TYPE_INACTIVE: 'tender_type_inactive',
+  TENDER_TYPE_NAME_TAKEN: 'tender_type_name_taken',
 });
 
 /** A payment's state (paydesk_domain::PaymentState). */

@@ -10,6 +10,7 @@ import { initCatalog, loadCatalog } from './catalog.js';
 import { loadPayments } from './payments.js';
 import { loadReport } from './report.js';
 import { loadSettings, showApplied } from './settings.js';
+import { loadTenderTypeSettings } from './tender_types.js';
 import { loadAbout } from './about.js';
 import { loadReaderSettings } from './reader.js';
 import { refreshStatus, renderStatus } from './status.js';
@@ -33,7 +34,7 @@ function show(view) {
   setVisible(view === 'register');
   if (view === 'payments') loadPayments();
   if (view === 'report') loadReport();
-  if (view === 'settings') { loadSettings(); loadReaderSettings(); loadBackofficeSettings(); loadAbout(); }
+  if (view === 'settings') { loadSettings(); loadTenderTypeSettings(); loadReaderSettings(); loadBackofficeSettings(); loadAbout(); }
   if (view === 'catalog') loadCatalog();
   if (view === 'shift') loadShift();
   if (view === 'audit') loadAudit();

@@ -4,6 +4,7 @@
 // canceled sales apart; the drawer's expected cash stays hidden while a shift is open.
 
 import { invoke } from './bridge.js';
+import { TENDER_KIND } from './contract.js';
 import { $, h, s, announce, errText, fmtMoney } from './dom.js';
 import { t } from './i18n.js';
 
@@ -30,7 +31,7 @@ export async function loadReport() {
     ['r-offline', r.offline_count], ['r-pending', r.pending_count], ['r-declined', r.declined_count],
     ['r-dupes', r.duplicates_prevented]]) $(id).dataset.value = String(v);
   $('r-canceled').dataset.amount = String(r.canceled);
-  await loadTenders(tile);
+  await loadTenders(tile, r.by_store_type);
   // Sales per hour of the store's day (its time zone, from the backend), from the
   // opening hour (or 8:00) to now.
   const bins = new Map();
@@ -50,12 +51,19 @@ export async function loadReport() {
   $('report-chart').replaceChildren(hourChart(perHour, r.money));
 }
 
-/** Tenders today: totals per kind, the cash the drawer should hold, sales still owing. */
-async function loadTenders(tile) {
+/** Tenders today: totals per kind (the store's own tenders one tile per tender type,
+ *  record 0122), the cash the drawer should hold, sales still owing. */
+async function loadTenders(tile, storeTypes) {
   let d;
   try { d = await invoke('get_tender_day', {}); } catch (e) { announce(errText(e), 'bad'); return; }
-  const label = { cash: t('tender-cash'), card: t('tender-card') };
-  const perKind = d.by_kind.map((k) => {
+  const label = { cash: t('tender-cash'), card: t('tender-card'), store: t('tender-store') };
+  const perType = storeTypes.map((st) => {
+    const tl = tile(`r-store-type-${st.id}`, t('report-tender-kind', { kind: st.name, count: st.count }), st.amount_display);
+    tl.dataset.value = String(st.amount); tl.dataset.count = String(st.count);
+    return tl;
+  });
+  const perKind = d.by_kind.flatMap((k) => {
+    if (k.kind === TENDER_KIND.STORE && perType.length) return perType;
     const tl = tile(`r-tender-${k.kind}-${k.settled.currency.toLowerCase()}`, t('report-tender-kind', { kind: label[k.kind] || k.kind, count: k.count }), k.settled.display);
     tl.dataset.value = String(k.settled.minor); tl.dataset.count = String(k.count);
     return tl;

@@ -15,11 +15,14 @@ import { knownReaders, readerPanel, stillOpen } from './reader.js';
 import { openShiftOffer } from './shift.js';
 import { $, h, announce, alertLoud, errText, fmtMoney, toMinor } from './dom.js';
 import { refreshStatus } from './status.js';
+import { offeredTypes, storeButtons, storeForm, storeResultBox } from './store_tender.js';
 import { t } from './i18n.js';
 
 let sale = null;          // the SaleScreen on show
 let open = false;         // the panel covers the cart
-let mode = 'menu';        // menu | cash | card | reader | cancel | done
+let mode = 'menu';        // menu | cash | card | reader | cancel | store | done
+let storeTypes = [];      // the store's active tender types: one button each (record 0122)
+let storeType = null;     // the type whose form is on show, in mode 'store'
 let busy = false;         // a tender call is running (the command guards too)
 let hooks = { cart: () => {}, closed: () => {} };
 let readers = [];         // the card readers the card form offers (reader.js)
@@ -51,6 +54,9 @@ export function initTender(h0) {
 export async function openTender(m = 'menu') {
   if (!(await refresh())) return;
   ({ readers, testMode: keyedCards } = await knownReaders());
+  storeTypes = await offeredTypes();
+  $('tender-store-buttons').replaceChildren(...storeButtons(storeTypes, (ty) => { storeType = ty; startMode('store'); }));
+  render();
   open = true;
   $('tender').hidden = false;
   $('tender-notice').replaceChildren();
@@ -129,15 +135,19 @@ function render() {
   $('tender-list-empty').hidden = s.tenders.length > 0;
   const finished = s.complete || s.canceled;
   for (const id of ['tender-cash', 'tender-card', 'tender-cancel']) $(id).disabled = finished || busy;
+  for (const b of document.querySelectorAll('#tender-store-buttons button')) b.disabled = finished || busy;
   $('tender-back').disabled = finished || busy;
   $('tender-actions').hidden = finished;
+  $('tender-store-buttons').hidden = finished || !storeTypes.length;
   if (s.unknown_tender && !finished) pendingNotice();
   else $('tender-pending-slot').replaceChildren();
 }
 
 function tenderRow(tn) {
-  const what = tn.kind === TENDER_KIND.CASH ? t('tender-cash') : (tn.card_label || t('tender-card'));
+  const what = tn.kind === TENDER_KIND.CASH ? t('tender-cash') : (tn.card_label || (tn.kind === TENDER_KIND.STORE ? t('tender-store') : t('tender-card')));
   const extra = [];
+  if (tn.reference) extra.push(t('tender-row-slip', { reference: tn.reference }));
+  if (tn.forfeited) extra.push(t('tender-row-no-change', { amount: tn.forfeited_display }));
   if (tn.kind === TENDER_KIND.CASH && tn.tendered_display) extra.push(t('tender-row-handed', { amount: tn.tendered_display }));
   if (tn.change) extra.push(t('tender-row-change', { amount: tn.change_display }));
   if (tn.checkout_key) extra.push(t('tender-row-key', { key: tn.checkout_key.slice(0, 8) + '…' }));
@@ -194,11 +204,35 @@ function startMode(m) {
   for (const [id, on] of [['tender-cash', 'cash'], ['tender-card', 'card'], ['tender-cancel', 'cancel']]) {
     $(id).setAttribute('aria-pressed', String(m === on));
   }
+  for (const b of document.querySelectorAll('#tender-store-buttons button')) {
+    b.setAttribute('aria-pressed', String(m === 'store' && storeType && b.dataset.type === String(storeType.id)));
+  }
   // leaving the reader panel: its payment, if still open, goes back to the pending box
   if (m === 'menu') { work.replaceChildren(); if (sale.unknown_tender) pendingNotice(); $('tender-cash').focus(); return; }
   if (m === 'cash') cashForm(work);
   if (m === 'card') cardForm(work);
   if (m === 'cancel') cancelForm(work);
+  if (m === 'store') {
+    const f = storeForm(storeType, sale, (amount, reference) => runStore(storeType, amount, reference));
+    work.replaceChildren(f.form);
+    f.focus();
+  }
+}
+
+// ---------------------------------------------------------------- store tenders
+async function runStore(ty, amount, reference) {
+  if (busy) return;
+  setBusy(true, 'store-confirm', t('store-tender-taking', { name: ty.name }));
+  try {
+    const args = { tenderType: ty.id, amount, reference, seenTenders: sale.tenders.length };
+    const r = await withApproval((approval) => invoke('pay_store_tender', { ...args, approval }));
+    sale = r.sale;
+    busy = false;
+    render();
+    if (sale.complete) showDone(storeResultBox(r), r.message);
+    else { notice('ok', r.message); startMode('menu'); }
+  } catch (e) { await failed(e); }
+  finally { setBusy(false); }
 }
 
 // ---------------------------------------------------------------- cash
@@ -428,6 +462,7 @@ async function runCancel(reason) {
 function setBusy(on, btnId, text) {
   busy = on;
   for (const id of ['tender-cash', 'tender-card', 'tender-cancel', 'tender-back']) if ($(id)) $(id).disabled = on || (sale && (sale.complete || sale.canceled));
+  for (const b of document.querySelectorAll('#tender-store-buttons button')) b.disabled = on || (sale && (sale.complete || sale.canceled));
   if (on && btnId && $(btnId)) { $(btnId).disabled = true; $(btnId).textContent = text; }
   for (const b of document.querySelectorAll('#reader-panel button')) if (on) b.disabled = true;
   $('tender').dataset.busy = String(on);

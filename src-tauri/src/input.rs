@@ -89,6 +89,8 @@ pub(crate) enum Amount {
     PaidInOut,
     /// A refund of a sale (Payments → Receipts).
     Refund,
+    /// A store tender's face value (a voucher, a slip; record 0122).
+    StoreTender,
 }
 
 impl Amount {
@@ -98,6 +100,7 @@ impl Amount {
             Amount::Card => crate::i18n::id!("input-amount-card"),
             Amount::PaidInOut => crate::i18n::id!("input-amount-paid-in-out"),
             Amount::Refund => crate::i18n::id!("input-amount-refund"),
+            Amount::StoreTender => crate::i18n::id!("input-amount-store-tender"),
         })
     }
 }

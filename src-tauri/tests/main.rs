@@ -21,6 +21,7 @@ mod screen;
 mod shift;
 mod staff;
 mod store;
+mod store_tenders;
 mod takings;
 mod ui_modules;
 mod upgrade;

@@ -42,11 +42,11 @@ fn ja_shift(kind: ReportKind, counted: Option<Vec<CountLine>>) -> DrawerReportDa
             PaidLine { kind: PaidKind::PaidOut, amount: 2_000, reason: "牛乳の仕入れ".into(), by: "佐藤".into() },
         ],
         tenders: vec![
-            TenderLine { kind: TenderKind::Card, count: 3, amount: 4_400 },
-            TenderLine { kind: TenderKind::Cash, count: 5, amount: 12_000 },
+            TenderLine { kind: TenderKind::Card, name: None, count: 3, amount: 4_400 },
+            TenderLine { kind: TenderKind::Cash, name: None, count: 5, amount: 12_000 },
         ],
         sales: 8,
-        takings: Some(TakingsLines { card_refunds: 400, cash_refunds: 500, canceled_sales: 1, canceled_amount: 800 }),
+        takings: Some(TakingsLines { card_refunds: 400, cash_refunds: 500, store_refunds: 0, canceled_sales: 1, canceled_amount: 800 }),
         close: counted.map(|counted| CloseData {
             closed_by: "佐藤".into(),
             approved_by: None,
@@ -73,7 +73,7 @@ fn en_shift() -> DrawerReportData {
         cash_cancel_returns: 0,
         cash_refunds: 0,
         paid: vec![PaidLine { kind: PaidKind::PaidOut, amount: 300, reason: "window cleaner".into(), by: "Marcus".into() }],
-        tenders: vec![TenderLine { kind: TenderKind::Cash, count: 1, amount: 1_550 }],
+        tenders: vec![TenderLine { kind: TenderKind::Cash, name: None, count: 1, amount: 1_550 }],
         sales: 1,
         // A Z report written before the ledger kept its takings.
         takings: None,
@@ -268,4 +268,43 @@ fn bad_figures_and_texts_are_refused_with_the_field() {
     let mut d = z();
     d.float = vec![c(10_000, MAX_PAID_LINES as i64 * 1_000_000_000_000)];
     assert_eq!(field(d), "float[0]");
+}
+
+/// Record 0122: the store's own tenders print one line per tender type, by its name, with
+/// its count and amount — never one lumped "Other tender" line — and a store refund has
+/// its own line in the net. Every row stays Shift_JIS and the paper's width, a 40-character
+/// name too.
+#[test]
+fn store_tenders_print_one_line_per_type_by_name() {
+    let long = "全国百貨店共通商品券".repeat(4);
+    let mut d = ja_shift(ReportKind::Z { number: 4 }, Some(vec![c(10_000, 4)]));
+    d.tenders.push(TenderLine { kind: TenderKind::Store, name: Some("商品券".into()), count: 2, amount: 1_600 });
+    d.tenders.push(TenderLine { kind: TenderKind::Store, name: Some("PayPay".into()), count: 1, amount: 500 });
+    d.tenders.push(TenderLine { kind: TenderKind::Store, name: Some(long.clone()), count: 1, amount: 100 });
+    d.takings.as_mut().unwrap().store_refunds = 300;
+    let z = build_drawer_report(&d).unwrap();
+    // tenders ¥16,400 + ¥2,200 − card ¥400 − cash ¥500 − store ¥300
+    assert_eq!(z.net, Some(17_400));
+    for paper in [Paper::Mm58, Paper::Mm80] {
+        let text = render_report_text(&z, paper);
+        assert!(row(&text, "商品券 x 2").ends_with("¥1,600"), "{text:#?}");
+        assert!(row(&text, "PayPay x 1").ends_with("¥500"), "{text:#?}");
+        assert!(!text.iter().any(|l| l.contains("その他")  && !l.contains("返金")), "nothing lumped: {text:#?}");
+        assert!(row(&text, "その他支払返金").ends_with("-¥300"), "{text:#?}");
+        assert!(row(&text, "純売上").ends_with("¥17,400"), "{text:#?}");
+        let all = text.join("");
+        assert!(all.contains("全国百貨店共通商品券"), "the long name is printed: {text:#?}");
+        for l in &text {
+            let (sjis, _, bad) = encoding_of_ja(l);
+            assert!(!bad, "{l}");
+            assert_eq!(sjis, paper.columns(), "{l:?} at {paper:?}");
+        }
+        let p = parse_escpos(&render_report_escpos(&z, paper)).unwrap();
+        let printed: Vec<String> = p.texts().iter().map(|t| t.trim().to_string()).collect();
+        assert_eq!(printed, text.iter().map(|t| t.trim().to_string()).collect::<Vec<_>>());
+    }
+    // A name with a control character would reach the printer as a command.
+    let mut bad = d.clone();
+    bad.tenders[2].name = Some("商品\u{1b}券".into());
+    assert!(matches!(build_drawer_report(&bad), Err(ReceiptError::BadText { field, .. }) if field == "tenders[2].name"));
 }

@@ -99,6 +99,10 @@ error_codes! {
     ReaderNeedsEmbeddedPsp => "reader_needs_embedded_psp",
     UnknownReader => "unknown_reader",
     KeyedCardNotTestMode => "keyed_card_not_test_mode",
+    // the store's own tender types (record 0122)
+    UnknownTenderType => "unknown_tender_type",
+    TenderTypeInactive => "tender_type_inactive",
+    TenderTypeNameTaken => "tender_type_name_taken",
 }
 
 impl ErrorCode {

@@ -89,6 +89,20 @@ pub enum AppError {
     NoZReport(i64),
     /// A card-reader command refused before anything was sent (issue #27).
     Reader(ReaderRefusal),
+    /// A store tender type refused (record 0122): unknown, switched off, name taken.
+    TenderType(TenderTypeRefusal),
+}
+
+/// Why a store tender type was refused (record 0118, 0122), from the ledger's typed
+/// error or the command's own check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TenderTypeRefusal {
+    /// No tender type with that id.
+    Unknown(i64),
+    /// The type is not offered at the counter any more.
+    Inactive { name: String },
+    /// Another type has that name already.
+    NameTaken { name: String },
 }
 
 /// An action's name in the active language ("a refund").
@@ -228,6 +242,9 @@ impl std::fmt::Display for AppError {
             AppError::InvalidPaidInOut(m) => tr!(l, "shift-error-paid", detail = m.clone()),
             AppError::NoZReport(n) => tr!(l, "shift-error-no-z", number = n.to_string()),
             AppError::Reader(r) => r.words(),
+            AppError::TenderType(TenderTypeRefusal::Unknown(id)) => tr!(l, "error-tender-type-unknown", id = id.to_string()),
+            AppError::TenderType(TenderTypeRefusal::Inactive { name }) => tr!(l, "error-tender-type-inactive", name = name.clone()),
+            AppError::TenderType(TenderTypeRefusal::NameTaken { name }) => tr!(l, "error-tender-type-name-taken", name = name.clone()),
         };
         f.write_str(&text)
     }
@@ -286,6 +303,9 @@ impl AppError {
             AppError::InvalidPaidInOut(_) => C::InvalidPaidInOut,
             AppError::NoZReport(_) => C::NoZReport,
             AppError::Reader(r) => C::of_reader(r),
+            AppError::TenderType(TenderTypeRefusal::Unknown(_)) => C::UnknownTenderType,
+            AppError::TenderType(TenderTypeRefusal::Inactive { .. }) => C::TenderTypeInactive,
+            AppError::TenderType(TenderTypeRefusal::NameTaken { .. }) => C::TenderTypeNameTaken,
         }
     }
 }
@@ -397,6 +417,10 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         )),
         L::ReturnUnknownLine { line, lines, .. } => AppError::InvalidInput(tr!(active(), "return-unknown-line", line = line + 1, lines = *lines)),
         L::RyoshushoTakenBack { number, .. } => AppError::InvalidInput(tr!(active(), "ryoshusho-taken-back", number = number.clone())),
+        // The store's own tender types (record 0118), named by the ledger's typed errors.
+        L::UnknownTenderType(id) => AppError::TenderType(TenderTypeRefusal::Unknown(*id)),
+        L::TenderTypeInactive { name, .. } => AppError::TenderType(TenderTypeRefusal::Inactive { name: name.clone() }),
+        L::TenderTypeNameTaken { name } => AppError::TenderType(TenderTypeRefusal::NameTaken { name: name.clone() }),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {

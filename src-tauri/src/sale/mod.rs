@@ -16,6 +16,7 @@ pub mod day;
 pub mod discount;
 pub mod refund;
 pub mod returns;
+pub mod store_tender;
 
 pub use cancel::CancelResult;
 pub use card::CardResult;

@@ -4,6 +4,7 @@
 
 use paydesk_receipt::shift::{build_drawer_report, render_report_text, CloseData, CountLine, DrawerReport, DrawerReportData, PaidKind as RPaid, PaidLine, ReportKind, TakingsLines, TenderLine};
 use paydesk_domain::Currency as RCurrency;
+use paydesk_domain::TenderKind;
 use paydesk_receipt::{Paper, MAX_TEXT_CHARS};
 use paydesk_access::Action;
 use paydesk_ledger::{store_time, Actor, DenominationCount, PaidKind, ShiftReport, StoreSettings, ZReport};
@@ -81,13 +82,7 @@ pub fn report_data(
             PaidLine { kind, amount: p.amount_minor, reason: p.reason.clone(), by: name(p.staff_id) }
         })
         .collect();
-    let tenders = r
-        .tenders
-        .iter()
-        .map(|t| {
-            TenderLine { kind: t.kind, count: t.count, amount: t.amount_minor }
-        })
-        .collect();
+    let tenders = tender_lines(r);
     let close = match z {
         None => None,
         Some(z) => Some(CloseData {
@@ -121,6 +116,7 @@ pub fn report_data(
         takings: r.takings.as_ref().map(|k| TakingsLines {
             card_refunds: k.card_refunds_minor,
             cash_refunds: k.cash_refunds_minor,
+            store_refunds: k.store_refunds_minor,
             canceled_sales: k.canceled_sales,
             canceled_amount: k.canceled_minor,
         }),
@@ -203,4 +199,23 @@ pub fn z_report(state: State<'_, AppState>, bo: State<'_, BackOfficeState>, numb
     };
     let data = z_data(&engine, n, &register)?;
     view_of(&data)
+}
+
+/// The report's tender lines: cash and card by kind, the store's own tenders one line per
+/// tender type with its name (record 0122). A Z report written before the takings kept
+/// the types (no `by_store_type`) prints the kind's one line, as it did then.
+fn tender_lines(r: &ShiftReport) -> Vec<TenderLine> {
+    let by_type = r.takings.as_ref().map(|k| k.by_store_type.as_slice()).unwrap_or_default();
+    let mut lines = Vec::new();
+    for t in &r.tenders {
+        match t.kind {
+            TenderKind::Store if !by_type.is_empty() => lines.extend(
+                by_type.iter().map(|s| TenderLine { kind: TenderKind::Store, name: Some(fit(&s.name)), count: s.count, amount: s.amount_minor }),
+            ),
+            TenderKind::Cash | TenderKind::Card | TenderKind::Store => {
+                lines.push(TenderLine { kind: t.kind, name: None, count: t.count, amount: t.amount_minor })
+            }
+        }
+    }
+    lines
 }

@@ -16,6 +16,7 @@ pub mod return_print;
 pub mod ryoshusho;
 pub mod sales;
 pub mod settings;
+pub mod tender_types;
 
 use paydesk_tax::Discount;
 use paydesk_domain::{Currency, Money};

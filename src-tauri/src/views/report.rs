@@ -62,6 +62,18 @@ pub struct ReportView {
     /// Each tender in `gross` with its time and the store's hour of it, for the per-hour
     /// chart: the bars add up to `gross`.
     pub sales: Vec<Sale>,
+    /// The store's own tenders of `gross`, one row per tender type (record 0122).
+    pub by_store_type: Vec<StoreTypeRow>,
+}
+
+/// One store tender type's takings: name, count, amount.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreTypeRow {
+    pub id: i64,
+    pub name: String,
+    pub count: i64,
+    pub amount: i64,
+    pub amount_display: String,
 }
 
 pub struct ReportInput<'a> {
@@ -108,5 +120,10 @@ pub fn report(inp: ReportInput<'_>) -> ReportView {
         declined_count: inp.stats.declined,
         duplicates_prevented: inp.stats.duplicates_prevented,
         sales: inp.taken.iter().map(|t| Sale { at: t.at_ms, amount: t.amount_minor, hour: store_time(t.at_ms, inp.store).hour }).collect(),
+        by_store_type: k
+            .by_store_type
+            .iter()
+            .map(|s| StoreTypeRow { id: s.tender_type_id.0, name: s.name.clone(), count: s.count, amount: s.amount_minor, amount_display: fmt(s.amount_minor) })
+            .collect(),
     }
 }

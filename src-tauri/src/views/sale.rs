@@ -38,6 +38,11 @@ pub struct TenderRow {
     pub tendered_display: Option<String>,
     pub change: Option<i64>,
     pub change_display: Option<String>,
+    /// Store tender (record 0122): its slip number, and what it kept because its type
+    /// gives no change (0 otherwise).
+    pub reference: Option<String>,
+    pub forfeited: i64,
+    pub forfeited_display: Option<String>,
 }
 
 /// A quick cash amount: the exact amount due, or a round note above it.
@@ -207,6 +212,9 @@ impl SaleScreen {
                     tendered_display: t.cash_tendered_minor.map(fmt),
                     change: t.change_minor,
                     change_display: t.change_minor.map(fmt),
+                    reference: t.store.as_ref().and_then(|s| s.reference.clone()),
+                    forfeited: t.store.as_ref().map_or(0, |s| s.forfeited_minor),
+                    forfeited_display: t.store.as_ref().filter(|s| s.forfeited_minor > 0).map(|s| fmt(s.forfeited_minor)),
                 }
             })
             .collect();

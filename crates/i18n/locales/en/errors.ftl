@@ -46,3 +46,6 @@ error-restore-unknown = The back office knows no replaced register “{ $from }�
 error-restore-ambiguous = More than one replaced register of this store is named “{ $from }”. Enter the id of the one to restore from (the back office's dashboard shows it).
 error-restore-in-service = “{ $from }” is still in service. The store's owner marks it replaced at the back office before its history can be restored here.
 error-restore-itself = A register cannot restore its own history. Enter the register this one replaces.
+error-tender-type-unknown = There is no tender type { $id }. Reopen the payment screen.
+error-tender-type-inactive = { $name } is switched off in Settings: take another payment.
+error-tender-type-name-taken = A tender type named { $name } exists already.

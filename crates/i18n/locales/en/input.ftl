@@ -74,3 +74,7 @@ internal-report-print-job = The print job stopped: { $error }. Nothing in the dr
 input-restore-from = Enter the replaced register's name or id: 1 to { $max } characters, no line breaks.
 input-restored-source = Nothing was restored from “{ $from }” on this register.
 internal-backoffice-no-token = This register is paired, but its back office token is missing. Ask the store owner for a new pairing.
+input-amount-store-tender = amount handed over
+input-tender-reference = The slip number can have at most { $max } characters, without line breaks.
+input-tender-type-name = A tender type needs a name of 1 to { $max } characters.
+input-tender-type-kind = “{ $kind }” is not a kind of tender.

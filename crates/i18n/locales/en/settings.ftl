@@ -44,3 +44,24 @@ about-copies = { $count } in backups/, every { $minutes } min, newest (the last 
 about-copies-none = None yet: the first is taken { $minutes } min after start
 about-copies-off = Off (settings.json backup_every_minutes is 0)
 about-copies-failed = The last copy failed: { $reason }
+
+## Settings → Tender types (record 0122).
+tender-types-title = Tender types
+tender-types-none = No tender types yet: cash and card only.
+tender-types-name = Name
+tender-types-kind = Kind
+tender-types-gives-change = Gives change
+tender-types-no-change = No change
+tender-types-stamp = Counts for the stamp
+tender-types-add = Add tender type
+tender-types-added = { $name } added: it is on the payment screen now.
+tender-types-switch-off = Switch off
+tender-types-switch-on = Switch on
+tender-types-inactive = off
+tender-types-on = { $name } is on the payment screen again.
+tender-types-off = { $name } is switched off.
+tender-kind-voucher = Voucher
+tender-kind-external_terminal = Standalone terminal
+tender-kind-e_money = E-money
+tender-kind-qr = QR payment
+tender-kind-store_account = Store account

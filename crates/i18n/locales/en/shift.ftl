@@ -13,6 +13,7 @@ shift-report-float = Float
 shift-report-cash-sales = Cash sales
 shift-report-cash-cancels = Cash returned at cancels
 shift-report-cash-refunds = Cash refunds
+shift-report-store-refunds = Other tender refunds
 shift-report-paid-in = Paid in
 shift-report-paid-out = Paid out
 shift-report-expected = Expected in drawer

@@ -70,3 +70,18 @@ cancel-done-cash = Sale canceled. Give back { $cash } in cash.
 cancel-done = Sale canceled.
 cancel-running-cash = Canceling: give back { $cash } in cash; a card refund is still being confirmed.
 cancel-running-card = Canceling: a card refund is still being confirmed with the same key.
+
+## Store tenders at the counter (record 0122).
+store-tender-amount = Amount handed over
+store-tender-reference = Slip or voucher number (optional)
+store-tender-confirm = Take { $name }
+store-tender-taking = Taking { $name }…
+store-tender-no-change-preview = No change given: { $amount }
+store-tender-change-preview = Change to give: { $amount }
+store-tender-no-change = No change given
+tender-row-no-change = no change given { $amount }
+tender-row-slip = slip { $reference }
+tender-store-paid = { $name } taken. The sale is paid.
+tender-store-no-change = { $name } taken. The sale is paid. No change given { $amount }.
+tender-store-took = { $name } took { $amount }. Still due: { $due }.
+store-tender-group = Other tenders

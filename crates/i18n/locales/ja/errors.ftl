@@ -43,3 +43,6 @@ error-restore-unknown = この店舗に置き換え済みのレジ「{ $from }�
 error-restore-ambiguous = この店舗には「{ $from }」という名前の置き換え済みレジが複数あります。復元元のIDを入力してください（バックオフィスのダッシュボードに表示されます）。
 error-restore-in-service = 「{ $from }」はまだ使用中です。ここに履歴を復元するには、店舗のオーナーがバックオフィスで置き換え済みにしてください。
 error-restore-itself = このレジ自身の履歴は復元できません。このレジが置き換える前のレジを入力してください。
+error-tender-type-unknown = 支払方法 { $id } はありません。支払画面を開き直してください。
+error-tender-type-inactive = { $name } は設定で停止されています。別の方法で受け取ってください。
+error-tender-type-name-taken = { $name } という支払方法はすでにあります。

@@ -74,3 +74,7 @@ internal-report-print-job = 印刷ジョブが止まりました: { $error }。�
 input-restore-from = 置き換え済みレジの名前またはIDを入力してください（1〜{ $max } 文字、改行なし）。
 input-restored-source = このレジには「{ $from }」から復元したものはありません。
 internal-backoffice-no-token = このレジはペアリング済みですが、バックオフィスのトークンがありません。店舗オーナーに新しいペアリングを依頼してください。
+input-amount-store-tender = 受け取った金額
+input-tender-reference = 伝票番号は { $max } 文字以内で、改行なしで入力してください。
+input-tender-type-name = 支払方法の名前は 1～{ $max } 文字で入力してください。
+input-tender-type-kind = 「{ $kind }」は支払方法の種類ではありません。

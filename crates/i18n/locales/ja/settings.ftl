@@ -44,3 +44,24 @@ about-copies = backups/ に { $count } 件、{ $minutes } 分ごと、最新 (�
 about-copies-none = まだありません: 起動から { $minutes } 分後に最初のコピーを作ります
 about-copies-off = オフ (settings.json の backup_every_minutes が 0)
 about-copies-failed = 前回のコピーに失敗しました: { $reason }
+
+## Settings → Tender types (record 0122).
+tender-types-title = 支払方法
+tender-types-none = 支払方法はまだありません（現金とカードのみ）。
+tender-types-name = 名前
+tender-types-kind = 種類
+tender-types-gives-change = お釣りあり
+tender-types-no-change = お釣りなし
+tender-types-stamp = 印紙の対象
+tender-types-add = 支払方法を追加
+tender-types-added = { $name } を追加しました。支払画面に表示されます。
+tender-types-switch-off = 停止
+tender-types-switch-on = 再開
+tender-types-inactive = 停止中
+tender-types-on = { $name } を支払画面に戻しました。
+tender-types-off = { $name } を停止しました。
+tender-kind-voucher = 商品券
+tender-kind-external_terminal = 外部端末
+tender-kind-e_money = 電子マネー
+tender-kind-qr = QR決済
+tender-kind-store_account = 掛売り

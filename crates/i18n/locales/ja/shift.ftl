@@ -13,6 +13,7 @@ shift-report-float = 釣銭準備金
 shift-report-cash-sales = 現金売上
 shift-report-cash-cancels = 取消時の現金返却
 shift-report-cash-refunds = 現金返金
+shift-report-store-refunds = その他支払返金
 shift-report-paid-in = 入金
 shift-report-paid-out = 出金
 shift-report-expected = 理論在高

@@ -70,3 +70,18 @@ cancel-done-cash = 取引を取り消しました。現金 { $cash } をお返�
 cancel-done = 取引を取り消しました。
 cancel-running-cash = 取消中: 現金 { $cash } をお返しください。カードの返金は確認中です。
 cancel-running-card = 取消中: カードの返金を同じキーで確認中です。
+
+## Store tenders at the counter (record 0122).
+store-tender-amount = 受け取った金額
+store-tender-reference = 伝票・商品券番号（任意）
+store-tender-confirm = { $name } で受け取る
+store-tender-taking = { $name } を受け取っています…
+store-tender-no-change-preview = お釣りなし: { $amount }
+store-tender-change-preview = お釣り: { $amount }
+store-tender-no-change = お釣りなし
+tender-row-no-change = お釣りなし { $amount }
+tender-row-slip = 伝票 { $reference }
+tender-store-paid = { $name } を受け取りました。お支払い完了です。
+tender-store-no-change = { $name } を受け取りました。お支払い完了です。お釣りなし { $amount }。
+tender-store-took = { $name } で { $amount } を受け取りました。残額: { $due }。
+store-tender-group = その他の支払方法

@@ -84,12 +84,20 @@ pub fn layout(r: &DrawerReport, paper: Paper) -> Vec<Row> {
     o.text(&m(id!("shift-report-tenders")), Align::Left, false, false);
     let words = Labels::of(d.language);
     for t in &d.tenders {
-        o.pair(&format!("  {} x {}", words.tender(t.kind), t.count), &money(t.amount), false);
+        // A store tender type by its own name (record 0122), not lumped under its kind.
+        let what = match &t.name {
+            Some(n) => n.as_str(),
+            None => words.tender(t.kind),
+        };
+        o.pair(&format!("  {} x {}", what, t.count), &money(t.amount), false);
     }
     o.pair(&m(id!("shift-report-sales")), &d.sales.to_string(), false);
     if let (Some(k), Some(net)) = (&d.takings, r.net) {
         o.pair(&m(id!("shift-report-card-refunds")), &money(-k.card_refunds), false);
         o.pair(&m(id!("shift-report-cash-refunds")), &money(-k.cash_refunds), false);
+        if k.store_refunds > 0 {
+            o.pair(&m(id!("shift-report-store-refunds")), &money(-k.store_refunds), false);
+        }
         o.pair(&m(id!("shift-report-net")), &money(net), true);
         if k.canceled_sales > 0 {
             o.pair(&tr!(l, "shift-report-canceled", count = k.canceled_sales.to_string()), &money(k.canceled_amount), false);

@@ -24,8 +24,9 @@ pub use render::{render_report_escpos, render_report_html, render_report_text};
 pub const MAX_PAID_LINES: usize = 1_000;
 /// Denominations one count may list (every currency has fewer).
 pub const MAX_COUNT_LINES: usize = 32;
-/// Tender kinds one report may list.
-pub const MAX_TENDER_LINES: usize = 8;
+/// Tender lines one report may list: cash, card and one per store tender type (the
+/// ledger allows 50 types, record 0118), with room to spare.
+pub const MAX_TENDER_LINES: usize = 64;
 /// Longest paid in / out reason printed (the ledger's limit).
 pub const MAX_REASON_CHARS: usize = 200;
 /// Largest amount, count total or figure a report prints (10^13 minor units: far above a
@@ -64,9 +65,14 @@ pub struct PaidLine {
     pub by: String,
 }
 
+/// One tender line: a kind, or for the store's own tenders one line per tender type
+/// (record 0122) with the type's name printed instead of the kind's word.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TenderLine {
     pub kind: TenderKind,
+    /// The store tender type's name (`kind` is `Store`); `None` prints the kind's word.
+    #[serde(default)]
+    pub name: Option<String>,
     pub count: i64,
     pub amount: i64,
 }
@@ -77,6 +83,9 @@ pub struct TenderLine {
 pub struct TakingsLines {
     pub card_refunds: i64,
     pub cash_refunds: i64,
+    /// Given back through a store tender (a voucher refunded as a voucher, record 0118).
+    #[serde(default)]
+    pub store_refunds: i64,
     pub canceled_sales: i64,
     pub canceled_amount: i64,
 }
@@ -229,15 +238,18 @@ pub fn build_drawer_report(d: &DrawerReportData) -> Result<DrawerReport, Receipt
         }
     }
     if d.tenders.len() > MAX_TENDER_LINES {
-        return Err(bad("tenders", format!("more than {MAX_TENDER_LINES} kinds")));
+        return Err(bad("tenders", format!("more than {MAX_TENDER_LINES} lines")));
     }
     for (i, t) in d.tenders.iter().enumerate() {
         check_figure(&format!("tenders[{i}].count"), t.count)?;
         check_figure(&format!("tenders[{i}].amount"), t.amount)?;
+        if let Some(n) = &t.name {
+            check_text(&format!("tenders[{i}].name"), n, false)?;
+        }
     }
     let mut tendered: i64 = 0;
     for t in &d.tenders {
-        // At most 8 lines of at most 10^13: no overflow.
+        // At most 64 lines of at most 10^13: no overflow.
         tendered += t.amount;
     }
     let net = match &d.takings {
@@ -246,12 +258,13 @@ pub fn build_drawer_report(d: &DrawerReportData) -> Result<DrawerReport, Receipt
             for (field, v) in [
                 ("takings.card_refunds", k.card_refunds),
                 ("takings.cash_refunds", k.cash_refunds),
+                ("takings.store_refunds", k.store_refunds),
                 ("takings.canceled_sales", k.canceled_sales),
                 ("takings.canceled_amount", k.canceled_amount),
             ] {
                 check_figure(field, v)?;
             }
-            Some(tendered - k.card_refunds - k.cash_refunds)
+            Some(tendered - k.card_refunds - k.cash_refunds - k.store_refunds)
         }
     };
     let cash_sales = d.cash_received - d.change_given;
