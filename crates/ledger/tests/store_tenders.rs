@@ -199,7 +199,7 @@ fn the_upgrade_from_v20_keeps_a_paid_sale_and_takes_a_voucher_after() {
     assert_eq!(before.0, 1);
 
     let mut l = Ledger::open(&path).unwrap();
-    assert_eq!((l.schema_version().unwrap(), SCHEMA_VERSION), (23, 23));
+    assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);
     assert_eq!(count(&l, "SELECT count(*) FROM tenders"), before.0, "every tender kept");
     assert_eq!(count(&l, "SELECT count(*) FROM outbox"), before.1, "nothing re-sent");
     assert_eq!(l.sales().by_cart(paid).unwrap().state, SaleState::Paid);

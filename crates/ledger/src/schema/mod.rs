@@ -36,6 +36,7 @@ mod v20_returns;
 mod v21_return_facts;
 mod v22_return_prints;
 mod v23_store_tenders;
+mod v25_exchanges;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -65,6 +66,7 @@ pub const MIGRATIONS: &[&str] = &[
     v21_return_facts::RETURN_FACTS,        // v21: returns and cash refunds in the outbox (record 0119)
     v22_return_prints::RETURN_PRINTS,      // v22: each print of a return document (record 0117)
     v23_store_tenders::STORE_TENDERS,      // v23: the store's own tender types and their tenders (record 0118)
+    v25_exchanges::EXCHANGES,              // v25: exchanges: a return's worth paying a new sale (record 0123)
 ];
 
 /// The version whose migration turned the audit log into a chain.
