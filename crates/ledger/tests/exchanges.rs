@@ -264,3 +264,18 @@ fn the_upgrade_to_exchanges_keeps_a_paid_sale_exchangeable() {
     assert_eq!((x.credit_minor, x.new_sale.state), (MUG_YEN, SaleState::Paid), "an even exchange: nothing to pay, nothing back");
     assert!(l.audit().verify(None).unwrap().is_intact());
 }
+
+#[test]
+fn part_of_a_credit_given_back_goes_to_the_old_card_before_the_old_cash() {
+    let mut l = store();
+    let (old, old_card) = old_sale(&mut l);
+    let new = cart_of(&mut l, &[("MUG-001", 2)]);
+    l.returns_mut().exchange(old, &[Returned { line: MUG, quantity: 1 }], new, None, false, AT + 10).unwrap();
+    let new_card = card(&mut l, new, MUG_YEN, AT + 11);
+    let cash = drawer(&l);
+    // 350 more than the new sale's own card: it comes out of the credit, card part first.
+    let plan = l.sales_mut().plan_refund(new, Some(MUG_YEN + 350), None, AT + 12).unwrap();
+    let to: Vec<_> = plan.card_refunds.iter().map(|(_, r)| (r.payment_id, r.amount.amount_minor)).collect();
+    assert_eq!(to, [(new_card.id, MUG_YEN), (old_card.id, 350)]);
+    assert_eq!((plan.cash_out_minor, drawer(&l)), (0, cash));
+}
