@@ -397,6 +397,11 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         )),
         L::ReturnUnknownLine { line, lines, .. } => AppError::InvalidInput(tr!(active(), "return-unknown-line", line = line + 1, lines = *lines)),
         L::RyoshushoTakenBack { number, .. } => AppError::InvalidInput(tr!(active(), "ryoshusho-taken-back", number = number.clone())),
+        // An exchange the ledger refused (record 0123), in the cashier's words.
+        L::ExchangeNewSaleRefused { .. } | L::ExchangeCurrencyMismatch { .. } => AppError::InvalidInput(t(id!("exchange-new-sale-refused"))),
+        L::ExchangeNothingToCredit { .. } => AppError::InvalidInput(t(id!("exchange-nothing-to-credit"))),
+        L::ExchangeOfCreditedSale { .. } => AppError::InvalidInput(t(id!("exchange-of-credited-sale"))),
+        L::ExchangeCreditHeld { .. } => AppError::InvalidInput(t(id!("exchange-credit-held"))),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {

@@ -47,6 +47,26 @@ pub struct ExchangeCredit {
     pub amount_minor: i64,
 }
 
+/// An exchange as its return knows it: which new sale its credit paid, and how much.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExchangeOfReturn {
+    pub exchange_id: i64,
+    pub new_cart_id: CartId,
+    pub amount_minor: i64,
+}
+
+impl<L: std::ops::Deref<Target = Ledger>> Returns<L> {
+    /// The exchange a return made, if it was one (for its document).
+    pub fn exchange_of_return(&self, return_id: i64) -> Result<Option<ExchangeOfReturn>> {
+        Ok(self
+            .conn
+            .row_cached("SELECT id, new_cart_id, credit_minor FROM exchanges WHERE return_id = ?1", [return_id], |r| {
+                Ok(ExchangeOfReturn { exchange_id: r.get(0)?, new_cart_id: CartId(r.get(1)?), amount_minor: r.get(2)? })
+            })
+            .optional()?)
+    }
+}
+
 /// What [`Returns::exchange`] committed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExchangePlan {

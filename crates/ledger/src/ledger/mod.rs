@@ -41,7 +41,7 @@ mod exchange;
 mod return_prints;
 mod returns;
 pub use return_prints::ReturnPrint;
-pub use exchange::{ExchangeCredit, ExchangePlan};
+pub use exchange::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};
 pub use returns::{return_number, ReturnLine, ReturnPlan, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
 mod rows;
 mod ryoshusho;
