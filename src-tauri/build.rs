@@ -18,6 +18,8 @@ const COMMANDS: &[&str] = &[
     "refund_sale",
     "return_form",
     "return_lines",
+    "exchange_target",
+    "exchange_lines",
     "print_return",
     "get_report",
     "get_sale",

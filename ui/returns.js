@@ -9,6 +9,7 @@ import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { h, announce, alertLoud, errText } from './dom.js';
 import { t } from './i18n.js';
+import { resumeTender } from './tender.js';
 
 /** The "Return items" button and its form for sale `cartId`; `onDone` after a return. */
 export function returnPanel(cartId, onDone) {
@@ -20,8 +21,10 @@ export function returnPanel(cartId, onDone) {
     open.disabled = true;
     try {
       const f = await invoke('return_form', { cart: cartId });
+      // The register's sale, when it can take an exchange (record 0123): the form offers it.
+      const target = await invoke('exchange_target').catch(() => null);
       holder.dataset.done = '';
-      const form = returnForm(cartId, f, holder, onDone);
+      const form = returnForm(cartId, f, holder, onDone, target && target.cart !== cartId ? target : null);
       holder.replaceChildren(form);
       // The form opens under a long receipt: brought into view, its first quantity focused.
       form.scrollIntoView({ block: 'start' });
@@ -34,7 +37,7 @@ export function returnPanel(cartId, onDone) {
   return box;
 }
 
-function returnForm(cartId, f, holder, onDone) {
+function returnForm(cartId, f, holder, onDone, target) {
   const qtys = f.lines.map((l) => {
     const left = Math.max(0, l.sold - l.returned);
     return h('input', { id: `return-qty-${l.line}`, type: 'number', min: '0', max: String(left), step: '1', value: '0',
@@ -47,6 +50,10 @@ function returnForm(cartId, f, holder, onDone) {
   const reason = h('input', { id: 'return-reason', type: 'text', maxlength: '200', autocomplete: 'off' });
   const ryoshusho = f.ryoshusho_outstanding ? h('input', { id: 'return-ryoshusho', type: 'checkbox' }) : null;
   const submit = h('button', { class: 'danger', id: 'return-submit', type: 'submit', text: t('return-submit') });
+  const exchange = target && !f.lines.every((l) => l.sold - l.returned <= 0)
+    ? h('button', { class: 'primary', id: 'exchange-submit', type: 'button', 'data-into': String(target.cart),
+      text: t('exchange-submit', { total: target.open_display }) })
+    : null;
   const msg = h('div', { id: 'return-msg', role: 'status' });
   const nothingLeft = f.lines.every((l) => l.sold - l.returned <= 0);
   const form = h('form', { class: 'refund-form return-form', id: 'return-form', autocomplete: 'off' },
@@ -58,20 +65,22 @@ function returnForm(cartId, f, holder, onDone) {
       h('tbody', {}, ...rows))),
     h('label', { for: 'return-reason' }, t('return-reason'), reason),
     ryoshusho ? h('label', { for: 'return-ryoshusho', class: 'check' }, ryoshusho, t('return-ryoshusho', { number: f.ryoshusho_outstanding })) : null,
-    h('div', { class: 'actions' }, submit), msg);
+    exchange ? h('p', { class: 'help', text: t('exchange-help') }) : null,
+    h('div', { class: 'actions' }, submit, exchange), msg);
   let returning = false;   // one return per press: a second would give the money back twice
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
+  const send = async (into) => {
     if (returning) return;
     // The quantities as typed: the command checks them again (and the ledger what is left).
     const lines = f.lines.map((l, i) => ({ line: l.line, quantity: Number(qtys[i].value || '0') }))
       .filter((x) => x.quantity !== 0);
-    returning = true; submit.disabled = true;
+    returning = true; submit.disabled = true; if (exchange) exchange.disabled = true;
+    const args = { cart: cartId, lines, reason: reason.value, ryoshushoTakenBack: ryoshusho ? ryoshusho.checked : false };
     try {
-      const r = await withApproval((approval) => invoke('return_lines',
-        { cart: cartId, lines, reason: reason.value, approval, ryoshushoTakenBack: ryoshusho ? ryoshusho.checked : false }));
+      const r = into === null
+        ? await withApproval((approval) => invoke('return_lines', { ...args, approval }))
+        : await withApproval((approval) => invoke('exchange_lines', { ...args, into, approval }));
       holder.dataset.done = 'true';
-      holder.replaceChildren(returnDone(r));
+      holder.replaceChildren(into === null ? returnDone(r) : exchangeDone(r));
       // What to hand back and the document are what the cashier reads next.
       holder.scrollIntoView({ block: 'start' });
       announce(r.message);
@@ -79,9 +88,30 @@ function returnForm(cartId, f, holder, onDone) {
     } catch (err) {
       msg.replaceChildren(h('p', { class: 'bad', 'data-code': (err && err.code) || '', text: errText(err) }));
       alertLoud(errText(err));
-    } finally { returning = false; submit.disabled = false; }
-  });
+    } finally { returning = false; submit.disabled = false; if (exchange) exchange.disabled = false; }
+  };
+  form.addEventListener('submit', (e) => { e.preventDefault(); send(null); });
+  if (exchange) exchange.addEventListener('click', () => send(target.cart));
   return form;
+}
+
+/** After an exchange: what is left to pay on the register (with the way there) or what
+ * to hand back, the card refunds of the difference, and the return document. */
+function exchangeDone(r) {
+  const done = returnDone(r);
+  const first = done.querySelector('#return-done');
+  first.id = 'exchange-done';
+  first.dataset.credit = String(r.credit); first.dataset.due = String(r.due);
+  if (r.due > 0) {
+    const go = h('button', { class: 'primary', id: 'exchange-to-register', type: 'button', text: t('exchange-to-register') });
+    go.addEventListener('click', async () => {
+      const tab = document.querySelector('.tab[data-view="register"]');
+      if (tab) tab.click();
+      await resumeTender();
+    });
+    first.after(h('div', { class: 'actions' }, go));
+  }
+  return done;
 }
 
 /** After a return: the message (what to hand back), the card refunds, the document and Print. */

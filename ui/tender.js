@@ -68,7 +68,7 @@ export async function openTender(m = 'menu') {
 export async function resumeTender() {
   try {
     const s = await invoke('get_sale');
-    if (s.tenders.length && !s.complete && s.state !== SALE_STATE.CANCELED) await openTender('menu');
+    if ((s.tenders.length || s.exchange_credit) && !s.complete && s.state !== SALE_STATE.CANCELED) await openTender('menu');
   } catch (_) { /* the cart screen stays */ }
 }
 
@@ -110,7 +110,7 @@ function back() {
   if (busy) return;
   if (mode === 'done') return;
   if (mode !== 'menu') { startMode('menu'); return; }
-  if (sale && sale.tenders.length) { notice('warn', t('tender-part-paid-back')); return; }
+  if (sale && (sale.tenders.length || sale.exchange_credit)) { notice('warn', t('tender-part-paid-back')); return; }
   close();
 }
 
@@ -131,16 +131,29 @@ function render() {
   $('tender-due').dataset.minor = String(s.due);
   $('tender').dataset.state = s.state;
   $('tender').dataset.tenders = String(s.tenders.length);
-  $('tender-list').replaceChildren(...s.tenders.map(tenderRow));
-  $('tender-list-empty').hidden = s.tenders.length > 0;
+  // An exchange's credit (record 0123) pays like a tender and is listed first.
+  const credit = s.exchange_credit ? [creditRow(s.exchange_credit)] : [];
+  $('tender-list').replaceChildren(...credit, ...s.tenders.map(tenderRow));
+  $('tender-list-empty').hidden = s.tenders.length > 0 || credit.length > 0;
   const finished = s.complete || s.canceled;
   for (const id of ['tender-cash', 'tender-card', 'tender-cancel']) $(id).disabled = finished || busy;
   for (const b of document.querySelectorAll('#tender-store-buttons button')) b.disabled = finished || busy;
+  // A sale holding an exchange's credit is completed, not canceled (the command refuses too).
+  if (s.exchange_credit) $('tender-cancel').disabled = true;
   $('tender-back').disabled = finished || busy;
   $('tender-actions').hidden = finished;
   $('tender-store-buttons').hidden = finished || !storeTypes.length;
   if (s.unknown_tender && !finished) pendingNotice();
   else $('tender-pending-slot').replaceChildren();
+}
+
+function creditRow(c) {
+  const what = t('tender-exchange-credit', { number: c.number });
+  return h('li', { class: 'tender-row ok', id: 'tender-credit', 'data-kind': 'exchange', 'data-amount': String(c.amount) },
+    h('span', { class: 'seq', text: '↺' }),
+    h('span', { class: 'what', text: what, title: what }),
+    h('span', { class: 'amount', text: c.amount_display }),
+    h('span', { class: 'state ok', text: t('state-captured') }));
 }
 
 function tenderRow(tn) {

@@ -122,6 +122,8 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             sale::refund::refund_sale,
             sale::returns::return_form,
             sale::returns::return_lines,
+            sale::exchange::exchange_target,
+            sale::exchange::exchange_lines,
             store::return_print::print_return,
             register_settings::get_settings,
             register_settings::save::save_settings,

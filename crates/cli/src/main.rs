@@ -52,6 +52,7 @@ mod receipt;
 mod reports;
 mod ryoshusho;
 mod sale;
+mod sale_exchange;
 mod sale_return;
 mod shift;
 mod simulate;

@@ -158,6 +158,25 @@ pub(crate) enum SaleCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Exchange: take back lines of a paid sale (as `return`) and put their worth on the
+    /// open sale `--into`; what is left is its due, or one refund of the difference.
+    Exchange {
+        #[arg(long)]
+        cart: i64,
+        #[arg(long = "line", required = true)]
+        lines: Vec<String>,
+        /// The open sale the goods' worth pays (made with `sale new`).
+        #[arg(long)]
+        into: i64,
+        #[arg(long)]
+        reason: Option<String>,
+        /// The customer handed the old sale's ryōshūsho back (needed when it has one).
+        #[arg(long = "ryoshusho-taken-back")]
+        ryoshusho_taken_back: bool,
+        /// The exchange as JSON instead of a line of words.
+        #[arg(long)]
+        json: bool,
+    },
     /// Set the store's cash rounding for a currency (1 = none).
     Rounding {
         #[arg(long)]
@@ -351,6 +370,10 @@ async fn run_checked(engine: &Engine, cmd: &SaleCmd) -> Result<i32, String> {
         SaleCmd::Return { cart, lines, reason: r, ryoshusho_taken_back, json } => {
             let items = crate::sale_return::returned_lines(lines)?;
             crate::sale_return::run(engine, *cart, &items, reason(r)?, *ryoshusho_taken_back, *json).await
+        }
+        SaleCmd::Exchange { cart, lines, into, reason: r, ryoshusho_taken_back, json } => {
+            let items = crate::sale_return::returned_lines(lines)?;
+            crate::sale_exchange::run(engine, *cart, &items, *into, reason(r)?, *ryoshusho_taken_back, *json).await
         }
         SaleCmd::Rounding { currency: c, increment } => {
             let c = currency(c)?;

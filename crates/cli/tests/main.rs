@@ -22,6 +22,7 @@ mod resilience;
 mod restore;
 mod ryoshusho;
 mod sale;
+mod sale_exchange;
 mod sale_return;
 mod store_tender;
 mod shift;

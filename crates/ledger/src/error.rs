@@ -272,6 +272,27 @@ pub enum Error {
     /// Another tender type already has that name.
     #[error("a tender type named {name} exists already")]
     TenderTypeNameTaken { name: String },
+    /// An exchange's new sale is in another currency than the sale whose goods come back
+    /// (record 0123). Nothing written.
+    #[error("sale {new_cart_id} is in {new_currency}, but sale {old_cart_id} was paid in {old_currency}: an exchange nets one currency")]
+    ExchangeCurrencyMismatch { old_cart_id: i64, old_currency: String, new_cart_id: i64, new_currency: String },
+    /// The new sale of an exchange already holds the credit of another exchange, or has
+    /// nothing open to pay (record 0123). Nothing written.
+    #[error("sale {new_cart_id} cannot take an exchange credit: {why}")]
+    ExchangeNewSaleRefused { new_cart_id: i64, why: &'static str },
+    /// The returned goods are worth nothing (given away): there is nothing to net, so
+    /// return them and sell the new goods (record 0123). Nothing written.
+    #[error("the goods taken back from sale {old_cart_id} are worth nothing: return them, then sell")]
+    ExchangeNothingToCredit { old_cart_id: i64 },
+    /// The old sale was itself paid in part by an exchange credit, and its own tenders
+    /// have too little left to hold a new one (record 0123). Nothing written.
+    #[error("sale {old_cart_id} was paid in part by an exchange: return its goods, then sell")]
+    ExchangeOfCreditedSale { old_cart_id: i64 },
+    /// A sale paid in part by an exchange credit cannot be canceled: the goods of the
+    /// other sale are back in the store, so its worth must be given back by a return
+    /// (record 0123). Nothing written.
+    #[error("sale {cart_id} holds the credit of exchange {exchange_id}: complete it, then return what the customer does not keep")]
+    ExchangeCreditHeld { cart_id: i64, exchange_id: i64 },
 
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),

@@ -14,6 +14,7 @@ mod concurrency;
 mod crash;
 mod csv_cells;
 mod demo_staff;
+mod exchanges;
 mod gtin;
 mod old_sqlite;
 mod open;

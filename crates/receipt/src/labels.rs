@@ -102,6 +102,12 @@ impl Labels {
 
 /// `¥1,200`, `-¥100`, `$12.00`: the currency's symbol, thousands separators, its minor digits
 /// (`Money`'s display, so a receipt and the screen write an amount alike).
+/// The tender line of an exchange's credit on the new sale's receipt (record 0123):
+/// "Exchange 000012-R1" / "交換 000012-R1".
+pub fn exchange_credit_name(language: Locale, return_number: &str) -> String {
+    tr!(language, "receipt-exchange-credit", number = return_number.to_string())
+}
+
 pub fn format_money(amount: i64, currency: Currency) -> String {
     // The domain's display: symbol, grouped thousands, the currency's exponent, sign first.
     Money::new(amount, currency).to_string()

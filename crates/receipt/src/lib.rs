@@ -27,7 +27,7 @@ pub use document::{
 };
 pub use escpos::{render_escpos, EscPosOptions};
 pub use html::render_html;
-pub use labels::format_money;
+pub use labels::{exchange_credit_name, format_money};
 pub use layout::{Align, Paper, Row};
 pub use printer::{device_path_allowed, send_device_within, PrintError, PrintJob, Printer, PrinterTarget, RAW_PRINT_PORTS};
 pub use text::render_text;

@@ -31,6 +31,8 @@ fn doc() -> ReturnDocument {
         total: 874,
         card: 600,
         cash: 274,
+        store_tenders: 0,
+        exchange: None,
         reprint: false,
     }
 }
@@ -83,4 +85,15 @@ fn the_printer_reads_the_same_rows_in_kanji_mode_and_no_drawer_opens() {
     let en = ReturnDocument { language: Locale::En, currency: Currency::Usd, lines: vec![ReturnDocLine { reduced: false, ..doc().lines[1].clone() }], ..doc() };
     let text = render_return_text(&en, Paper::Mm80).join("\n");
     assert!(text.contains("RETURN") && text.contains("Original sale") && !text.contains('※'), "{text}");
+}
+
+#[test]
+fn an_exchange_prints_what_paid_the_new_sale_beside_what_came_back() {
+    // 874 back: 300 to the card, 574 paid sale 000043 (record 0123).
+    let d = ReturnDocument { card: 300, cash: 0, exchange: Some(("000043".into(), 574)), ..doc() };
+    let ja = render_return_text(&d, Paper::Mm80).join("\n");
+    assert!(ja.contains("お買上げ 000043 に充当") && ja.contains("¥574") && ja.contains("¥300"), "{ja}");
+    assert!(!ja.contains("現金で返金"), "{ja}");
+    let en = render_return_text(&ReturnDocument { language: Locale::En, currency: Currency::Usd, store_tenders: 100, ..d }, Paper::Mm80).join("\n");
+    assert!(en.contains("Applied to sale 000043") && en.contains("$5.74") && en.contains("Back as store tender"), "{en}");
 }

@@ -36,8 +36,9 @@ const AMOUNT_CHECKOUT_STATEMENTS: usize = 46;
 /// the tender with the tax lock, and the sale read once when the settle is done (it turns
 /// paid: the sale_completed outbox row). 112 before record 0108; 84 since record 0118
 /// (the `tenders_store_type_rules` trigger is entered on every tender insert and does
-/// nothing for a card: its WHEN is `NEW.kind = 'store'`).
-const CART_CHECKOUT_STATEMENTS: usize = 84;
+/// nothing for a card: its WHEN is `NEW.kind = 'store'`); 87 since record 0123 (each of
+/// the three reads of the sale looks up its exchange credit, one indexed row at most).
+const CART_CHECKOUT_STATEMENTS: usize = 87;
 
 /// One statement as SQLite reported it: its handle (a new handle is a fresh prepare) and
 /// its text ("-- TRIGGER name" for a trigger program).

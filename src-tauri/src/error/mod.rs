@@ -421,6 +421,11 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         L::UnknownTenderType(id) => AppError::TenderType(TenderTypeRefusal::Unknown(*id)),
         L::TenderTypeInactive { name, .. } => AppError::TenderType(TenderTypeRefusal::Inactive { name: name.clone() }),
         L::TenderTypeNameTaken { name } => AppError::TenderType(TenderTypeRefusal::NameTaken { name: name.clone() }),
+        // An exchange the ledger refused (record 0123), in the cashier's words.
+        L::ExchangeNewSaleRefused { .. } | L::ExchangeCurrencyMismatch { .. } => AppError::InvalidInput(t(id!("exchange-new-sale-refused"))),
+        L::ExchangeNothingToCredit { .. } => AppError::InvalidInput(t(id!("exchange-nothing-to-credit"))),
+        L::ExchangeOfCreditedSale { .. } => AppError::InvalidInput(t(id!("exchange-of-credited-sale"))),
+        L::ExchangeCreditHeld { .. } => AppError::InvalidInput(t(id!("exchange-credit-held"))),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {

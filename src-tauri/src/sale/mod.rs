@@ -15,6 +15,7 @@ pub mod cash;
 pub mod day;
 pub mod discount;
 pub mod refund;
+pub mod exchange;
 pub mod returns;
 pub mod store_tender;
 

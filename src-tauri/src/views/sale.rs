@@ -83,6 +83,16 @@ pub struct SaleScreen {
     pub unknown_tender: Option<String>,
     pub tenders: Vec<TenderRow>,
     pub cancel_reason: Option<String>,
+    /// An exchange's credit paying part of the sale (record 0123), shown beside the tenders.
+    pub exchange_credit: Option<CreditRow>,
+}
+
+/// An exchange's credit as the tender panel lists it: the return it came from and how much.
+#[derive(Debug, Clone, Serialize)]
+pub struct CreditRow {
+    pub number: String,
+    pub amount: i64,
+    pub amount_display: String,
 }
 
 /// The sale's state in words on its own screen: a sale with a tender outstanding (a card
@@ -243,6 +253,11 @@ impl SaleScreen {
             unknown_tender: v.unknown_tender.clone(),
             tenders,
             cancel_reason: v.cancel_reason.clone(),
+            exchange_credit: v.exchange_credit.as_ref().map(|c| CreditRow {
+                number: c.return_number.clone(),
+                amount: c.amount_minor,
+                amount_display: fmt(c.amount_minor),
+            }),
         }
     }
 }

@@ -12,3 +12,6 @@ return-document-tax = Tax included
 return-document-exempt = Tax exempt
 return-document-card = Back to the card
 return-document-cash = Back in cash
+return-document-store = Back as store tender
+return-document-exchange = Applied to sale { $number }
+receipt-exchange-credit = Exchange { $number }

@@ -31,3 +31,17 @@ return-print-sent = Return document sent to the printer.
 return-print-sent-reprint = Return document reprint sent to the printer.
 return-print-unreachable = The printer at { $target } did not print ({ $why }). The return is recorded and not affected. Check the printer and press Print again: nothing came out, so that copy is the original.
 return-print-unreachable-reprint = The printer at { $target } did not print ({ $why }). The return is recorded and not affected. Check the printer and press Print again: that copy is marked REPRINT.
+# Exchanges (record 0123): the goods' worth pays the sale on the register.
+exchange-submit = Exchange for the sale on the register ({ $total })
+exchange-help = Or ring the new items up on the register first: then the items chosen here pay for them, and only the difference is paid or given back.
+exchange-done-due = Exchanged ({ $number }): { $credit } pays the sale on the register. { $due } is left to pay there.
+exchange-done-cash = Exchanged ({ $number }): { $credit } pays the sale on the register. Hand { $cash } back from the drawer.
+exchange-done-card = Exchanged ({ $number }): { $credit } pays the sale on the register. The rest goes back to the card; nothing from the drawer.
+exchange-done-even = Exchanged ({ $number }): { $credit } pays the sale on the register. Nothing to pay, nothing to give back.
+exchange-to-register = Take the rest on the register
+exchange-target-changed = The register has moved on to another sale since this form was opened. Nothing was exchanged: open the form again.
+exchange-new-sale-refused = The sale on the register cannot take this exchange (it is paid, holds another exchange, or is in another currency). Nothing was exchanged.
+exchange-nothing-to-credit = The items chosen were free, so there is nothing to exchange: return them, then sell. Nothing was exchanged.
+exchange-of-credited-sale = This sale was itself paid by an exchange: return its items, then sell. Nothing was exchanged.
+exchange-credit-held = This sale is paid in part by an exchange, so it cannot be canceled: take the rest, then return what the customer does not keep.
+tender-exchange-credit = Exchange { $number }

@@ -12,3 +12,6 @@ return-document-tax = 内消費税
 return-document-exempt = 非課税
 return-document-card = クレジットカードへ返金
 return-document-cash = 現金で返金
+return-document-store = その他の支払方法で返金
+return-document-exchange = お買上げ { $number } に充当
+receipt-exchange-credit = 交換 { $number }

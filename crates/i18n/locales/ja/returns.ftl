@@ -31,3 +31,17 @@ return-print-sent = 返品伝票をプリンターに送信しました。
 return-print-sent-reprint = 返品伝票（再発行）をプリンターに送信しました。
 return-print-unreachable = { $target } のプリンターで印刷できませんでした（{ $why }）。返品は記録済みで影響はありません。プリンターを確認して再度印刷してください。何も出ていないので、その印刷が原本です。
 return-print-unreachable-reprint = { $target } のプリンターで印刷できませんでした（{ $why }）。返品は記録済みで影響はありません。プリンターを確認して再度印刷してください。その印刷には【再発行】と印字されます。
+# 交換（記録 0123）：返品の金額でレジの会計を支払う。
+exchange-submit = レジの会計と交換（{ $total }）
+exchange-help = 先に新しい商品をレジに登録してください。ここで選んだ商品の金額がその支払いに充てられ、差額だけを受け取るか返金します。
+exchange-done-due = 交換しました（{ $number }）。{ $credit }をレジの会計に充てました。残り{ $due }をレジでお受け取りください。
+exchange-done-cash = 交換しました（{ $number }）。{ $credit }をレジの会計に充てました。ドロワーから{ $cash }をお返しください。
+exchange-done-card = 交換しました（{ $number }）。{ $credit }をレジの会計に充てました。残りはカードに返金されます。ドロワーからの返金はありません。
+exchange-done-even = 交換しました（{ $number }）。{ $credit }をレジの会計に充てました。お支払い・ご返金はありません。
+exchange-to-register = レジで残りを受け取る
+exchange-target-changed = このフォームを開いた後に、レジが別の会計に移りました。交換はしていません。フォームを開き直してください。
+exchange-new-sale-refused = レジの会計はこの交換を受けられません（支払済み、別の交換を含む、または通貨が異なる）。交換はしていません。
+exchange-nothing-to-credit = 選んだ商品は無料だったため、交換する金額がありません。返品してから販売してください。交換はしていません。
+exchange-of-credited-sale = この会計自体が交換で支払われています。商品を返品してから販売してください。交換はしていません。
+exchange-credit-held = この会計は交換で一部支払われているため取り消せません。残りを受け取り、不要な商品は返品してください。
+tender-exchange-credit = 交換 { $number }

@@ -37,9 +37,11 @@ pub use receipts::{local_time, receipt_sale_data, store_day_start, store_time, P
 mod refunds;
 mod restored;
 pub use restored::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
+mod exchange;
 mod return_prints;
 mod returns;
 pub use return_prints::ReturnPrint;
+pub use exchange::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};
 pub use returns::{return_number, ReturnLine, ReturnPlan, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
 mod rows;
 mod ryoshusho;

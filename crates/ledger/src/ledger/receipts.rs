@@ -224,10 +224,21 @@ pub fn receipt_sale_data(
         })
         .collect::<Result<Vec<_>>>()?;
     let counted = sale.tenders.iter().filter(|t| t.standing == TenderStanding::Active && t.state.is_settled());
-    let tenders = counted
-        .clone()
-        .map(|t| receipt_tender(t, cards))
-        .collect();
+    // An exchange's credit (record 0123) prints first, as a tender named after the return
+    // it came from: it pays the sale without being money of this sale's.
+    let credit = sale.exchange_credit.as_ref().map(|c| RTender {
+        kind: TenderKind::Store,
+        amount: c.amount_minor,
+        card: None,
+        store: Some(paydesk_receipt::StoreTenderLine {
+            name: paydesk_receipt::exchange_credit_name(store.locale, &c.return_number),
+            reference: None,
+            gives_change: false,
+            counts_for_stamp: false,
+            forfeited: 0,
+        }),
+    });
+    let tenders = credit.into_iter().chain(counted.clone().map(|t| receipt_tender(t, cards))).collect();
     let paid_at = counted.map(|t| t.created_at_ms).max().unwrap_or(sale.cart.updated_at_ms);
     let registration_number = store
         .registration_number

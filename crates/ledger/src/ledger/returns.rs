@@ -139,16 +139,49 @@ impl Returns<&mut Ledger> {
         let reason = reason.map(check_reason).transpose()?;
         let mut keys = card_keys(self, cart_id)?;
         let tx = self.write_tx()?;
-        let sale = sale_tx(&tx, cart_id)?;
+        let input = ReturnInput { cart_id, items, reason, ryoshusho_taken_back, now_ms };
+        let (plan, _) = take_back_tx(&tx, &mut keys, &input, None)?;
+        tx.commit()?;
+        Ok(plan)
+    }
+}
+
+/// What a return is asked for (see [`Returns::take_back`]).
+pub(super) struct ReturnInput<'a> {
+    pub cart_id: CartId,
+    pub items: &'a [Returned],
+    pub reason: Option<&'a str>,
+    pub ryoshusho_taken_back: bool,
+    pub now_ms: i64,
+}
+
+/// The return inside the caller's transaction. With `exchange` (the new sale), as much of
+/// its worth as the new sale has open becomes that sale's credit (record 0123) and only
+/// the rest is given back; answers the exchange's id then.
+pub(super) fn take_back_tx(
+    tx: &WriteTx<'_>,
+    keys: &mut Vec<String>,
+    input: &ReturnInput<'_>,
+    exchange: Option<CartId>,
+) -> Result<(ReturnPlan, Option<i64>)> {
+    let ReturnInput { cart_id, items, reason, ryoshusho_taken_back, now_ms } = *input;
+    {
+        let sale = sale_tx(tx, cart_id)?;
         refundable_state(&sale)?;
-        let ryoshusho = super::ryoshusho::outstanding_tx(&tx, cart_id, ryoshusho_taken_back)?;
-        let before = returned_tx(&tx, &sale)?;
+        let ryoshusho = super::ryoshusho::outstanding_tx(tx, cart_id, ryoshusho_taken_back)?;
+        let before = returned_tx(tx, &sale)?;
         check_items(&sale, &before, items)?;
-        let (cart, settings) = tax_input_tx(&tx, &sale)?;
+        let (cart, settings) = tax_input_tx(tx, &sale)?;
         let valued = return_tax(&cart, &settings, &before, items).map_err(|e| tax_refusal(cart_id, e))?;
         let seq: i64 = tx.row_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM returns WHERE cart_id = ?1", [cart_id.0], |r| r.get(0))?;
-        let staff = super::session::operator(&tx)?;
-        let (card_refunds, tenders) = allocate_return_tx(&tx, &sale, valued.total, &mut keys, reason, now_ms)?;
+        let staff = super::session::operator(tx)?;
+        let credit = match exchange {
+            Some(new) => Some(super::exchange::plan_credit_tx(tx, &sale, new, valued.total, now_ms)?),
+            None => None,
+        };
+        let held = credit.as_ref().map_or(&[][..], |c| &c.from[..]);
+        let back = valued.total - credit.as_ref().map_or(0, |c| c.credit_minor);
+        let (card_refunds, tenders) = allocate_return_tx(tx, &sale, back, held, keys, reason, now_ms)?;
         let cash_out: i64 = tenders.iter().filter(|t| t.movement_id.is_some()).map(|t| t.amount_minor).sum();
         tx.exec_cached(
             "INSERT INTO returns (cart_id, seq, number, created_at_ms, staff_id, reason, currency, total_minor, tax_minor,
@@ -169,16 +202,19 @@ impl Returns<&mut Ledger> {
             ],
         )?;
         let id = tx.last_insert_rowid();
-        insert_children_tx(&tx, id, &sale, &valued, &tenders)?;
+        insert_children_tx(tx, id, &sale, &valued, &tenders)?;
+        let exchange_id = match &credit {
+            Some(c) => Some(super::exchange::write_credit_tx(tx, id, &sale, c, staff, now_ms)?),
+            None => None,
+        };
         // Last, with every child row written: its trigger sends the whole return up (v21).
         tx.exec_cached("INSERT INTO returns_sent (return_id) VALUES (?1)", [id])?;
         if ryoshusho.is_some() {
-            super::ryoshusho::mark_taken_back_tx(&tx, cart_id, Some(id), now_ms)?;
+            super::ryoshusho::mark_taken_back_tx(tx, cart_id, Some(id), now_ms)?;
         }
-        let record = record_tx(&tx, id)?;
-        audit_tx(&tx, &record, staff, now_ms)?;
-        tx.commit()?;
-        Ok(ReturnPlan { record, card_refunds, cash_out_minor: cash_out })
+        let record = record_tx(tx, id)?;
+        audit_tx(tx, &record, staff, now_ms)?;
+        Ok((ReturnPlan { record, card_refunds, cash_out_minor: cash_out }, exchange_id))
     }
 }
 
@@ -191,15 +227,16 @@ fn allocate_return_tx(
     tx: &WriteTx<'_>,
     sale: &Sale,
     total: i64,
+    held: &[(TenderId, i64)],
     keys: &mut Vec<String>,
     reason: Option<&str>,
     now_ms: i64,
 ) -> Result<Allocation> {
     if total == 0 {
-        // Lines given away (100 % off) come back with nothing to give back.
+        // Lines given away (100 % off), or all of it an exchange's credit: nothing to give back.
         return Ok((Vec::new(), Vec::new()));
     }
-    let a = allocate_refund_tx(tx, sale, Some(total), keys, reason, now_ms)?;
+    let a = allocate_refund_tx(tx, sale, Some(total), held, keys, reason, now_ms)?;
     let mut tenders: Vec<ReturnTender> = a
         .plan
         .card_refunds

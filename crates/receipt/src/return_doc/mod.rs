@@ -47,6 +47,13 @@ pub struct ReturnDocument {
     pub total: i64,
     pub card: i64,
     pub cash: i64,
+    /// Given back as the store's own tenders (a voucher as a voucher, record 0118).
+    #[serde(default)]
+    pub store_tenders: i64,
+    /// What of the return paid a new sale in an exchange (record 0123), and that sale's
+    /// receipt number: the rest of `total` is the card, cash and store parts.
+    #[serde(default)]
+    pub exchange: Option<(String, i64)>,
     /// A copy after one may have reached paper: marked 【再発行】 / REPRINT under the title,
     /// as a sale's receipt is (record 0117).
     #[serde(default)]
@@ -101,6 +108,12 @@ fn layout(d: &ReturnDocument, paper: Paper) -> Vec<Row> {
     }
     if d.cash > 0 {
         o.pair(&m(id!("return-document-cash")), &money(d.cash), false);
+    }
+    if d.store_tenders > 0 {
+        o.pair(&m(id!("return-document-store")), &money(d.store_tenders), false);
+    }
+    if let Some((number, amount)) = &d.exchange {
+        o.pair(&tr!(l, "return-document-exchange", number = number.clone()), &money(*amount), false);
     }
     if d.lines.iter().any(|x| x.reduced) {
         o.text(&words.reduced_legend, Align::Left, false, false);

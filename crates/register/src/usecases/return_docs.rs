@@ -78,6 +78,8 @@ fn doc_in(l: &paydesk_ledger::Ledger, return_id: i64) -> Result<ReturnDocSource>
         .map(|r| ReceiptRate { class: r.class, basis_points: r.basis_points, base: r.base, tax: r.tax, gross: r.gross })
         .collect();
     let card = record.tenders.iter().filter(|t| t.refund_id.is_some()).map(|t| t.amount_minor).sum();
+    let store_tenders = record.tenders.iter().filter(|t| t.store_refund_id.is_some()).map(|t| t.amount_minor).sum();
+    let exchange = l.returns().exchange_of_return(return_id)?.map(|c| (format!("{:06}", c.new_cart_id.0), c.amount_minor));
     let document = ReturnDocument {
         language: sale.language,
         currency: record.currency,
@@ -91,6 +93,8 @@ fn doc_in(l: &paydesk_ledger::Ledger, return_id: i64) -> Result<ReturnDocSource>
         total: record.total_minor,
         card,
         cash: record.cash_out_minor,
+        store_tenders,
+        exchange,
         reprint: next_print_reprint,
     };
     Ok(ReturnDocSource { record, document, next_print_reprint })

@@ -76,6 +76,9 @@ impl Sales<&mut Ledger> {
             }
             SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => {}
         }
+        if let Some(c) = &sale.exchange_credit {
+            return Err(Error::ExchangeCreditHeld { cart_id: cart_id.0, exchange_id: c.exchange_id });
+        }
         if let Some(t) = undecided_tender_tx(&tx, &sale, may_have_reached_psp)? {
             return Err(Error::TenderUnknownOutstanding {
                 cart_id: cart_id.0,

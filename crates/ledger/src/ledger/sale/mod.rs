@@ -16,7 +16,7 @@ pub use cancel::{CancelAction, CancelPlan};
 pub use card::CardTender;
 pub use cash::CashTender;
 pub use refund::SaleRefundPlan;
-pub(in crate::ledger) use refund::{allocate_refund_tx, card_keys, refundable_state};
+pub(in crate::ledger) use refund::{allocate_refund_tx, card_keys, own_slots_tx, refundable_state, CreditLink};
 pub use report::{TenderDay, TenderKindTotal, UnpaidBalance};
 pub use store::StoreTender;
 
@@ -48,6 +48,10 @@ pub struct Sale {
     /// What cash must hand over to pay what is open (rounded).
     pub cash_due_minor: i64,
     pub cancel: Option<SaleCancel>,
+    /// The credit of an exchange paying part of this sale (record 0123): settled like a
+    /// tender, but no money of this sale's — it is the old sale's, still where it was paid.
+    #[serde(default)]
+    pub exchange_credit: Option<crate::ledger::exchange::ExchangeCredit>,
 }
 
 impl Sale {
@@ -206,7 +210,10 @@ pub(super) fn cash_rounding_tx(conn: &Connection, currency: paydesk_domain::mone
 pub(in crate::ledger) fn sale_tx(conn: &Connection, cart_id: CartId) -> Result<Sale> {
     let cart = load_cart(conn, cart_id)?;
     let tenders = load_tenders(conn, cart_id)?;
-    let totals = SaleTotals::of(cart.total.amount_minor, tenders.iter().map(|t| (t.state, t.amount.amount_minor)))?;
+    let exchange_credit = crate::ledger::exchange::credit_of_tx(conn, cart_id)?;
+    let credit = exchange_credit.as_ref().map(|c| (TenderState::of_cash(TenderStanding::Active), c.amount_minor));
+    let totals =
+        SaleTotals::of(cart.total.amount_minor, tenders.iter().map(|t| (t.state, t.amount.amount_minor)).chain(credit))?;
     let cancel = conn
         .row_cached(
             "SELECT state, reason, created_at_ms, completed_at_ms FROM sale_cancels WHERE cart_id = ?1",
@@ -231,7 +238,7 @@ pub(in crate::ledger) fn sale_tx(conn: &Connection, cart_id: CartId) -> Result<S
     };
     let cash_rounding_minor = cash_rounding_tx(conn, cart.currency)?;
     let cash_due_minor = round_cash(totals.open_minor(), cash_rounding_minor);
-    Ok(Sale { cart, state, totals, tenders, cash_rounding_minor, cash_due_minor, cancel })
+    Ok(Sale { cart, state, totals, tenders, cash_rounding_minor, cash_due_minor, cancel, exchange_credit })
 }
 
 /// Brings the cart's state in line with its sale, inside the write that changed the

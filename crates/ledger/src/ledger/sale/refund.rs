@@ -66,7 +66,7 @@ impl Sales<&mut Ledger> {
         let sale = sale_tx(&tx, cart_id)?;
         refundable_state(&sale)?;
         let ryoshusho = crate::ledger::ryoshusho::outstanding_tx(&tx, cart_id, ryoshusho_taken_back)?;
-        let plan = allocate_refund_tx(&tx, &sale, amount_minor, &mut keys, reason, now_ms)?.plan;
+        let plan = allocate_refund_tx(&tx, &sale, amount_minor, &[], &mut keys, reason, now_ms)?.plan;
         if ryoshusho.is_some() {
             crate::ledger::ryoshusho::mark_taken_back_tx(&tx, cart_id, None, now_ms)?;
         }
@@ -82,7 +82,16 @@ impl Sales<&mut Ledger> {
 /// comes from the ledger's key source, which the transaction borrows).
 pub(in crate::ledger) fn card_keys(ledger: &mut Ledger, cart_id: CartId) -> Result<Vec<String>> {
     let cards = ledger.sales().by_cart(cart_id)?.tenders.iter().filter(|t| t.kind == TenderKind::Card).count();
-    Ok((0..cards).map(|_| ledger.new_key()).collect())
+    // A sale paid in part by an exchange credit gives that part back through the old
+    // sale's tenders (record 0123): one key per card among them too.
+    let credited: i64 = ledger.conn.row_cached(
+        "SELECT count(*) FROM exchange_credits ec JOIN exchanges e ON e.id = ec.exchange_id JOIN tenders t ON t.id = ec.tender_id
+         WHERE e.new_cart_id = ?1 AND t.kind = 'card'",
+        [cart_id.0],
+        |r| r.get(0),
+    )?;
+    let n = cards + usize::try_from(credited).map_err(|_| Error::Overflow)?;
+    Ok((0..n).map(|_| ledger.new_key()).collect())
 }
 
 /// What [`allocate_refund_tx`] wrote: the plan, and the drawer movement of each cash
@@ -98,20 +107,30 @@ pub(in crate::ledger) struct Allocated {
 /// by amount and a return by item (record 0114): card tenders first, each up to what its
 /// payment has left (each its own refund row and key from `keys`), then store tenders,
 /// each up to what it paid and given back as itself (record 0118), then cash out of the
-/// drawer of the open shift. Inside the caller's transaction; `amount_minor` `None` is
-/// everything refundable.
+/// drawer of the open shift, then through an exchange credit back to the old sale's
+/// tenders (record 0123). Inside the caller's transaction; `amount_minor` `None` is
+/// everything refundable; `held` is what an exchange written in the same transaction
+/// takes out of the sale's own tenders.
 pub(in crate::ledger) fn allocate_refund_tx(
     tx: &WriteTx<'_>,
     sale: &Sale,
     amount_minor: Option<i64>,
+    held: &[(TenderId, i64)],
     keys: &mut Vec<String>,
     reason: Option<&str>,
     now_ms: i64,
 ) -> Result<Allocated> {
     let cart_id = sale.cart.id;
     refundable_state(sale)?;
-    let slots = refund_slots_tx(tx, sale)?;
-    let refundable: i64 = slots.iter().map(|(_, left)| left).sum();
+    let mut slots = refund_slots_tx(tx, sale)?;
+    // What an exchange being written in this transaction credits out of a tender
+    // (record 0123) is no longer there to give back.
+    for (tender, amount) in held {
+        let slot = slots.iter_mut().find(|s| s.credit.is_none() && s.tender.id == *tender).expect("a held tender is the sale's own");
+        slot.left -= amount;
+        assert!(slot.left >= 0, "sale {cart_id}: tender {tender} held beyond what it has left");
+    }
+    let refundable: i64 = slots.iter().map(|s| s.left).sum();
     let mut rest = amount_minor.unwrap_or(refundable);
     if rest > refundable || rest <= 0 {
         return Err(Error::SaleRefundExceeds { cart_id: cart_id.0, requested_minor: rest, refundable_minor: refundable });
@@ -120,31 +139,43 @@ pub(in crate::ledger) fn allocate_refund_tx(
         SaleRefundPlan { cart_id, card_refunds: Vec::new(), cash_refunds: Vec::new(), cash_out_minor: 0, store_refunds: Vec::new() };
     let mut cash_movements = Vec::new();
     let mut store_refunds = Vec::new();
-    for (t, left) in slots {
+    for Slot { tender: t, left, credit } in slots {
         let take = rest.min(left);
         if take <= 0 {
             continue;
         }
         rest -= take;
-        match t.kind {
+        // A credit slot's tender is the OLD sale's (record 0123): its money goes back
+        // where it came from, and the give-back is linked to the credit.
+        let link = match t.kind {
             TenderKind::Card => {
                 let key = keys.pop().ok_or_else(|| Error::InvalidInput("the sale changed; refund again".into()))?;
                 let pid = t.payment_id.expect("a card tender has a payment");
-                plan.card_refunds.push((t.id, create_refund_tx(tx, &key, pid, take, reason, None, now_ms)?));
+                let refund = create_refund_tx(tx, &key, pid, take, reason, None, now_ms)?;
+                let id = refund.id.0;
+                plan.card_refunds.push((t.id, refund));
+                CreditLink::Refund(id)
             }
             TenderKind::Cash => {
                 // Cash leaves a drawer: the drawer of an open shift, counted at its close.
                 crate::ledger::shift::admit_money_tx(tx)?;
-                let written = movement_tx(tx, CashMovementKind::RefundOut, -take, t.amount.currency, cart_id, Some(t.id), now_ms)?;
+                let written = movement_tx(tx, CashMovementKind::RefundOut, -take, t.amount.currency, t.cart_id, Some(t.id), now_ms)?;
                 assert!(written, "a refund_out movement is never a duplicate");
-                cash_movements.push(tx.last_insert_rowid());
+                let id = tx.last_insert_rowid();
+                cash_movements.push(id);
                 plan.cash_refunds.push((t.id, take));
                 plan.cash_out_minor += take;
+                CreditLink::Movement(id)
             }
             TenderKind::Store => {
-                store_refunds.push(store_refund_tx(tx, t, take, now_ms)?);
+                let id = store_refund_tx(tx, &t, take, now_ms)?;
+                store_refunds.push(id);
                 plan.store_refunds.push((t.id, take));
+                CreditLink::StoreRefund(id)
             }
+        };
+        if let Some(credit) = credit {
+            crate::ledger::exchange::credit_returned_tx(tx, credit, take, link)?;
         }
     }
     assert_eq!(rest, 0, "sale {cart_id}: refund allocation left {rest}");
@@ -163,35 +194,76 @@ pub(in crate::ledger) fn refundable_state(sale: &Sale) -> Result<()> {
     }
 }
 
-/// (tender, left to refund) in allocation order: cards, then store tenders, then cash. Refused while a card
-/// tender waits to be forwarded or one of its refunds is open.
-fn refund_slots_tx<'s>(tx: &WriteTx<'_>, sale: &'s Sale) -> Result<Vec<(&'s Tender, i64)>> {
-    let mut slots: Vec<(&Tender, i64)> = Vec::new();
+/// One tender money can go back through, and how much it has left.
+pub(in crate::ledger) struct Slot {
+    pub tender: Tender,
+    pub left: i64,
+    /// Set when `tender` is the OLD sale's, reached through this sale's exchange credit
+    /// (`exchange_credits.id`, record 0123).
+    pub credit: Option<i64>,
+}
+
+/// How a give-back through an exchange credit was carried.
+pub(in crate::ledger) enum CreditLink {
+    Refund(i64),
+    Movement(i64),
+    StoreRefund(i64),
+}
+
+/// Where money goes back, in allocation order: the sale's own tenders (cards, then
+/// store tenders, then cash), then the old sale's tenders its exchange credit came out
+/// of (record 0123). Refused while a card tender waits to be forwarded or one of its
+/// refunds is open.
+pub(in crate::ledger) fn refund_slots_tx(tx: &WriteTx<'_>, sale: &Sale) -> Result<Vec<Slot>> {
+    let mut slots = own_slots_tx(tx, sale)?;
+    for (credit, tender, left) in crate::ledger::exchange::credit_slots_tx(tx, sale)? {
+        if tender.kind == TenderKind::Card {
+            refusal_of_card_tx(tx, &tender)?;
+        }
+        slots.push(Slot { tender, left, credit: Some(credit) });
+    }
+    Ok(slots)
+}
+
+/// Refused while the card tender waits to be forwarded or one of its refunds is open.
+fn refusal_of_card_tx(tx: &WriteTx<'_>, t: &Tender) -> Result<()> {
+    if t.state == TenderState::Offline {
+        return Err(Error::CardTenderNotForwarded { cart_id: t.cart_id.0, tender_seq: t.seq });
+    }
+    let pid = t.payment_id.expect("a card tender has a payment");
+    let open: i64 =
+        tx.row_cached("SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight')", [pid.0], |r| r.get(0))?;
+    if open > 0 {
+        return Err(Error::RefundInProgress { payment_id: pid.0, refund_key: t.checkout_key.clone().unwrap_or_default() });
+    }
+    Ok(())
+}
+
+/// The sale's own tenders with what each has left: what it paid, less what was given
+/// back through it, less what exchanges credited out of it (given back later or not).
+pub(in crate::ledger) fn own_slots_tx(tx: &WriteTx<'_>, sale: &Sale) -> Result<Vec<Slot>> {
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut push = |t: &Tender, left: i64| -> Result<()> {
+        let left = left - crate::ledger::exchange::credited_out_tx(tx, t.id)?;
+        assert!(left >= 0, "tender {} of sale {}: gave back more than it paid ({left} left)", t.id, t.cart_id);
+        slots.push(Slot { tender: t.clone(), left, credit: None });
+        Ok(())
+    };
     for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Card) {
-        if t.state == TenderState::Offline {
-            return Err(Error::CardTenderNotForwarded { cart_id: sale.cart.id.0, tender_seq: t.seq });
-        }
+        refusal_of_card_tx(tx, t)?;
         let pid = t.payment_id.expect("a card tender has a payment");
-        let open: i64 = tx.row_cached(
-            "SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending','in_flight')",
-            [pid.0],
-            |r| r.get(0),
-        )?;
-        if open > 0 {
-            return Err(Error::RefundInProgress { payment_id: pid.0, refund_key: t.checkout_key.clone().unwrap_or_default() });
-        }
         let reserved: i64 = tx.row_cached(
             "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
             [pid.0],
             |r| r.get(0),
         )?;
-        slots.push((t, payment_by_id_tx(tx, pid)?.amount.amount_minor - reserved));
+        push(t, payment_by_id_tx(tx, pid)?.amount.amount_minor - reserved)?;
     }
     for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Store) {
-        slots.push((t, t.amount.amount_minor - store_refunded_tx(tx, t.id)?));
+        push(t, t.amount.amount_minor - store_refunded_tx(tx, t.id)?)?;
     }
     for t in sale.tenders.iter().filter(|t| t.state.is_settled() && t.kind == TenderKind::Cash) {
-        slots.push((t, t.amount.amount_minor - cash_refunded_tx(tx, t.id)?));
+        push(t, t.amount.amount_minor - cash_refunded_tx(tx, t.id)?)?;
     }
     Ok(slots)
 }

@@ -9,6 +9,7 @@ mod cancel;
 mod card;
 mod cash;
 mod refund;
+mod exchange;
 mod returns;
 mod store;
 
@@ -16,6 +17,7 @@ pub use cancel::CancelReport;
 pub use card::CardTenderReport;
 pub use cash::CashReport;
 pub use refund::SaleRefundReport;
+pub use exchange::ExchangeReport;
 pub use returns::ReturnReport;
 pub use store::StoreTenderReport;
 
@@ -49,6 +51,9 @@ pub struct SaleView {
     pub tenders: Vec<Tender>,
     pub lines: Vec<CartLine>,
     pub cancel_reason: Option<String>,
+    /// The credit of an exchange paying part of the sale (record 0123): counted in
+    /// `settled`, shown beside the tenders.
+    pub exchange_credit: Option<paydesk_ledger::ExchangeCredit>,
 }
 
 impl SaleView {
@@ -67,6 +72,7 @@ impl SaleView {
             tenders: s.tenders.clone(),
             lines: s.cart.lines.clone(),
             cancel_reason: s.cancel.as_ref().map(|c| c.reason.clone()),
+            exchange_credit: s.exchange_credit.clone(),
         }
     }
 

@@ -1,0 +1,90 @@
+//! `paydesk-cli sale exchange` (issue #29, record 0123) through the real binary and the real
+//! mock PSP over loopback: a mug paid by card + cash is exchanged for a dearer one; the
+//! difference is ONE new card payment at the PSP, no refund is made and the drawer does not
+//! move; then the dearer mug comes back and its credit part goes back to the FIRST card
+//! (one refund on the first payment intent, at most what it paid) and the first sale's
+//! cash; a refused exchange writes nothing and says why with its own code.
+
+use crate::common;
+use common::*;
+
+async fn sale(db: &std::path::Path, url: &str, args: &[&str]) -> Run {
+    let mut a = vec!["sale"];
+    a.extend_from_slice(args);
+    run(db, url, &[], &a).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exchange_for_a_dearer_mug_is_one_payment_of_the_difference_and_its_return_goes_back_to_the_first_card() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let url = psp.url();
+    for (sku, name, price) in [("MUG", "Mug", "1000"), ("BIG", "Big mug", "1500"), ("TEA", "Green tea", "350")] {
+        let p = sale(&db, &url, &["product", "--sku", sku, "--name", name, "--price", price, "--currency", "usd"]).await;
+        assert_eq!(p.code, Some(0), "{}{}", p.stdout, p.stderr);
+    }
+    // The first sale: a mug and two teas, 600 by card and the rest in cash.
+    let v = sale(&db, &url, &["new", "--currency", "usd", "--item", "MUG", "--item", "TEA:2"]).await.json();
+    let old = v["cart_id"].as_i64().unwrap().to_string();
+    let total = v["total"].as_i64().unwrap();
+    assert_eq!(total, 1700, "{v}");
+    let card = sale(&db, &url, &["card", "--cart", &old, "--amount", "600"]).await;
+    assert_eq!(card.code, Some(0), "{}{}", card.stdout, card.stderr);
+    let first_pi = card.json()["checkout"]["psp_payment_id"].as_str().unwrap().to_string();
+    let due = card.json()["sale"]["due"].as_i64().unwrap();
+    assert_eq!(sale(&db, &url, &["cash", "--cart", &old, "--tendered", &due.to_string()]).await.code, Some(0));
+    let drawer = |day: &serde_json::Value| day["expected_drawer"][0][1].as_i64().unwrap();
+    let cash_before = drawer(&sale(&db, &url, &["day"]).await.json());
+    let intents_before = psp.get("/v1/payment_intents").await["data"].as_array().unwrap().len();
+
+    // The mug for the big mug: 1,000 credited, 500 due, nothing given back.
+    let new = sale(&db, &url, &["new", "--currency", "usd", "--item", "BIG"]).await.json()["cart_id"].as_i64().unwrap().to_string();
+    let x = sale(&db, &url, &["exchange", "--cart", &old, "--line", "0:1", "--into", &new, "--reason", "too small", "--json"]).await;
+    assert_eq!(x.code, Some(0), "{}{}", x.stdout, x.stderr);
+    let j = x.json();
+    assert_eq!((j["credit"].as_i64(), j["cash_out"].as_i64()), (Some(1000), Some(0)), "{j}");
+    assert!(j["card_refunds"].as_array().unwrap().is_empty(), "{j}");
+    assert_eq!((j["new_sale"]["due"].as_i64(), j["new_sale"]["state"].as_str()), (Some(500), Some("partially_paid")), "{j}");
+    assert_eq!(j["new_sale"]["exchange_credit"]["amount_minor"].as_i64(), Some(1000), "{j}");
+    assert_eq!(drawer(&sale(&db, &url, &["day"]).await.json()), cash_before, "no cash moved");
+    // The difference: one card payment of 500.
+    let pay = sale(&db, &url, &["card", "--cart", &new, "--amount", "500"]).await;
+    assert_eq!(pay.code, Some(0), "{}{}", pay.stdout, pay.stderr);
+    assert_eq!(pay.json()["sale"]["state"], "paid", "{}", pay.stdout);
+    let second_pi = pay.json()["checkout"]["psp_payment_id"].as_str().unwrap().to_string();
+    let intents = psp.get("/v1/payment_intents").await["data"].as_array().unwrap().clone();
+    assert_eq!(intents.len(), intents_before + 1, "one new payment at the PSP");
+    assert!(intents.iter().any(|p| p["id"] == second_pi.as_str() && p["amount"].as_i64() == Some(500)));
+    for pi in [&first_pi, &second_pi] {
+        assert!(psp.get(&format!("/v1/refunds?payment_intent={pi}")).await["data"].as_array().unwrap().is_empty(), "no refund for {pi}");
+    }
+
+    // The big mug comes back: its own card first (500), then the credit: the first card's
+    // 600, then 400 of the first sale's cash.
+    let back = sale(&db, &url, &["return", "--cart", &new, "--line", "0:1", "--json"]).await;
+    assert_eq!(back.code, Some(0), "{}{}", back.stdout, back.stderr);
+    let b = back.json();
+    let amounts: Vec<i64> = b["card_refunds"].as_array().unwrap().iter().map(|r| r["amount"].as_i64().unwrap()).collect();
+    assert_eq!((amounts, b["cash_out"].as_i64()), (vec![500, 600], Some(400)), "{b}");
+    for (pi, amount) in [(&second_pi, 500), (&first_pi, 600)] {
+        let data = psp.get(&format!("/v1/refunds?payment_intent={pi}")).await["data"].as_array().unwrap().clone();
+        assert_eq!(data.iter().map(|r| r["amount"].as_i64().unwrap()).collect::<Vec<_>>(), vec![amount], "{pi}");
+    }
+    assert_eq!(drawer(&sale(&db, &url, &["day"]).await.json()), cash_before - 400);
+    // The first sale's teas are all it has left, in cash: the first card has nothing more.
+    let rest = sale(&db, &url, &["return", "--cart", &old, "--line", "1:2", "--json"]).await;
+    assert_eq!(rest.code, Some(0), "{}{}", rest.stdout, rest.stderr);
+    assert_eq!((rest.json()["card_refunds"].as_array().unwrap().len(), rest.json()["cash_out"].as_i64()), (0, Some(700)));
+    assert_eq!(drawer(&sale(&db, &url, &["day"]).await.json()), cash_before - 400 - 700);
+    assert_eq!(cash_before - 400 - 700, cash_before - (total - 600), "the first sale's cash came back whole, no more");
+
+    // Refused, with codes: into a paid sale, into itself; nothing sent.
+    let again = sale(&db, &url, &["exchange", "--cart", &old, "--line", "1:1", "--into", &new]).await;
+    assert_eq!((again.code, again.json()["error"]["code"].as_str()), (Some(1), Some("return_exceeds_sold")), "{}", again.stdout);
+    let third = sale(&db, &url, &["new", "--currency", "usd", "--item", "TEA"]).await.json()["cart_id"].as_i64().unwrap().to_string();
+    let free = sale(&db, &url, &["exchange", "--cart", &new, "--line", "0:1", "--into", &third]).await;
+    assert_eq!((free.code, free.json()["error"]["code"].as_str()), (Some(1), Some("return_exceeds_sold")), "{}", free.stdout);
+    let refunds_now = psp.get("/v1/refunds").await["data"].as_array().unwrap().len();
+    assert_eq!(refunds_now, 2, "only the two refunds of the return");
+}

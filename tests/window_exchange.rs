@@ -1,0 +1,218 @@
+//! Exchanges in the real window (issue #29, record 0123): the cashier rings the new goods
+//! up on the register, opens the old sale's Return items and presses "Exchange for the
+//! sale on the register". Each test checks the PSP (payments and refunds) and the drawer
+//! in the ledger file, not the screen alone: a mug exchanged for two mugs leaves the
+//! difference, paid by card, as ONE new payment and no refund, with the drawer unmoved;
+//! in Japanese, a mug exchanged for a croissant pays the croissant by the credit alone and
+//! gives the rest back as ONE refund of the old card. Screenshots at 1280x800 and 1024x768.
+
+use paydesk_domain::TenderKind;
+use paydesk_e2e::thirtyfour::prelude::*;
+use paydesk_e2e::{App, Launch, Psp, LONG};
+use paydesk_ledger::{CartId, Ledger, SaleState};
+
+fn launch(ja: bool, width: u32, height: u32) -> Launch {
+    let mut l = Launch { width, height, ..Launch::default() };
+    if ja {
+        l.env.push(("PAYDESK_DEMO_STORE".into(), "ja-JP".into()));
+    }
+    l
+}
+
+async fn key(app: &App, k: Key) {
+    app.el("body").await.send_keys(k).await.unwrap();
+}
+
+async fn scan_up(app: &App, skus: &[&str], total: &str) {
+    for s in skus {
+        app.scan(s).await;
+    }
+    app.wait_js(&format!("return document.getElementById('cart-total').textContent === '{total}'"), "the total", LONG).await;
+}
+
+/// A card tender of `amount` (typed) on the tender panel, waited for until `tenders` are listed.
+async fn pay_card(app: &App, amount: &str, tenders: u32) {
+    key(app, Key::F7).await;
+    let f = app.el("#card-form #card-amount").await;
+    f.clear().await.unwrap();
+    f.send_keys(amount).await.unwrap();
+    f.send_keys(Key::Enter).await.unwrap();
+    app.wait_js(
+        &format!("const t = document.getElementById('tender'); return t.dataset.busy !== 'true' && t.dataset.tenders === '{tenders}'"),
+        "the card paid",
+        LONG,
+    )
+    .await;
+}
+
+/// Scans `skus`, pays `card` by card and the rest in cash (exact); the sale's number.
+async fn sale(app: &App, skus: &[&str], total: &str, card: &str) -> CartId {
+    scan_up(app, skus, total).await;
+    pay_card(app, card, 1).await;
+    key(app, Key::F6).await;
+    let due = app.wait_js("const d = document.getElementById('tender-due'); return +d.dataset.minor > 0 && d.textContent", "the due", LONG).await;
+    let f = app.el("#cash-form #cash-tendered").await;
+    f.clear().await.unwrap();
+    f.send_keys(due.as_str().unwrap().chars().filter(|c| c.is_ascii_digit() || *c == '.').collect::<String>()).await.unwrap();
+    f.send_keys(Key::Enter).await.unwrap();
+    app.wait_js("return document.getElementById('tender-done')?.dataset.state === 'paid'", "the sale paid", LONG).await;
+    app.wait_js("return document.querySelector('#view-register .receipt-panel')?.dataset.loaded === 'true'", "the receipt", LONG).await;
+    CartId(app.js("return +document.querySelector('#view-register .receipt-panel').dataset.cart").await.as_i64().unwrap())
+}
+
+/// Next customer: the new goods rung up; then Payments (F2) → Receipts → the old sale →
+/// "Return items", the form open with the exchange offered.
+async fn exchange_form(app: &App, old: CartId, new_skus: &[&str], new_total: &str) -> CartId {
+    app.click("#tender-new-sale").await;
+    scan_up(app, new_skus, new_total).await;
+    key(app, Key::F2).await;
+    let show = format!("#sale-show-{}", old.0);
+    app.wait_js(&format!("return document.querySelector('{show}') !== null"), "the sale in the Receipts list", LONG).await;
+    app.click(&show).await;
+    app.click("#payment-detail #return-open").await;
+    app.wait_js("return document.querySelector('#payment-detail #exchange-submit') !== null", "the exchange offered", LONG).await;
+    let into = app.el("#payment-detail #exchange-submit").await.attr("data-into").await.unwrap().unwrap();
+    let new = CartId(into.parse().unwrap());
+    // The sale the button names is the one on the register: the goods just rung up.
+    let lines: Vec<String> = ledger(app).sales().by_cart(new).unwrap().cart.lines.iter().map(|l| l.sku.clone()).collect();
+    let mut want: Vec<String> = new_skus.iter().map(|s| s.to_string()).collect();
+    want.dedup();
+    assert_eq!(lines, want, "the exchange pays the sale on the register");
+    new
+}
+
+async fn submit_exchange(app: &App, line: usize, reason: &str) {
+    let css = format!("#payment-detail #return-qty-{line}");
+    app.js(&format!("document.querySelector('{css}').scrollIntoView({{ block: 'center' }}); return true")).await;
+    let f = app.el(&css).await;
+    f.clear().await.unwrap();
+    f.send_keys("1").await.unwrap();
+    app.el("#payment-detail #return-reason").await.send_keys(reason).await.unwrap();
+    app.click("#payment-detail #exchange-submit").await;
+    let v = app
+        .wait_js(
+            "if (document.querySelector('#payment-detail #exchange-done')) return 'done'; \
+             const b = document.querySelector('#payment-detail #return-msg .bad'); return b ? b.dataset.code : false",
+            "the exchange's answer",
+            LONG,
+        )
+        .await;
+    assert_eq!(v.as_str(), Some("done"), "{v}");
+}
+
+fn ledger(app: &App) -> Ledger {
+    Ledger::open(app.data_dir.join("ledger.db")).unwrap()
+}
+
+fn expected_drawer(app: &App) -> i64 {
+    ledger(app).sales().expected_drawer().unwrap().iter().map(|(_, m)| *m).sum()
+}
+
+/// Each card tender of `cart` at the PSP: (amount, status, its refunds' amounts).
+async fn psp_cards(app: &App, psp: &Psp, cart: CartId) -> Vec<(i64, String, Vec<i64>)> {
+    let keys: Vec<String> = ledger(app)
+        .sales()
+        .by_cart(cart)
+        .unwrap()
+        .tenders
+        .iter()
+        .filter(|t| t.kind == TenderKind::Card)
+        .map(|t| t.checkout_key.clone().unwrap())
+        .collect();
+    let mut out = Vec::new();
+    for k in keys {
+        for pi in psp.intents_for(&k).await {
+            let id = pi["id"].as_str().unwrap();
+            let list = psp.get(&format!("/v1/refunds?payment_intent={id}")).await;
+            let refunds = list["data"].as_array().cloned().unwrap_or_default().iter().map(|r| r["amount"].as_i64().unwrap()).collect();
+            out.push((pi["amount"].as_i64().unwrap(), pi["status"].as_str().unwrap().to_string(), refunds));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mug_exchanged_for_two_leaves_the_difference_as_one_card_payment_and_no_refund() {
+    let app = App::start("exchange-dearer", launch(false, 1280, 800)).await;
+    let psp = app.psp().await;
+    // Coffee $2.50 + croissant $3.25 + mug $14.95 = $20.70: $10.00 by card, $10.70 cash.
+    let old = sale(&app, &["COF-001", "CRO-001", "MUG-001"], "$20.70", "10.00").await;
+    let drawer = expected_drawer(&app);
+    let new = exchange_form(&app, old, &["MUG-001", "MUG-001"], "$29.90").await;
+    assert!(app.text("#payment-detail #exchange-submit").await.contains("$29.90"));
+    app.screenshot("exchange-form-1280x800").await;
+
+    submit_exchange(&app, 2, "wants a pair").await;
+    let done = app.el("#payment-detail #exchange-done").await;
+    assert_eq!((done.attr("data-credit").await.unwrap(), done.attr("data-due").await.unwrap()), (Some("1495".into()), Some("1495".into())));
+    let message = done.text().await.unwrap();
+    assert!(message.contains("$14.95 pays the sale on the register") && message.contains("$14.95 is left to pay"), "{message}");
+    app.screenshot("exchange-done-1280x800").await;
+    assert_eq!(expected_drawer(&app), drawer, "nothing left the drawer");
+    assert_eq!(psp_cards(&app, &psp, old).await, vec![(1000, "succeeded".into(), vec![])], "the old card is not refunded");
+
+    // On the register: the credit listed, $14.95 due, paid by card.
+    app.click("#payment-detail #exchange-to-register").await;
+    app.wait_js("return document.getElementById('tender-credit') !== null && !document.getElementById('tender').hidden", "the tender panel with the credit", LONG)
+        .await;
+    assert_eq!(app.text("#tender-due").await, "$14.95");
+    app.screenshot("exchange-tender-1280x800").await;
+    let credit = app.js("return document.getElementById('tender-credit').textContent").await.as_str().unwrap().to_string();
+    assert!(credit.contains(&format!("{:06}-R1", old.0)) && credit.contains("$14.95"), "{credit}");
+    // A sale holding a credit is not canceled (the old goods are back on the shelf).
+    assert_eq!(app.js("return document.getElementById('tender-cancel').disabled").await, serde_json::Value::Bool(true));
+    pay_card(&app, "14.95", 1).await;
+    app.wait_js("return document.getElementById('tender-done')?.dataset.state === 'paid'", "the new sale paid", LONG).await;
+    app.wait_js("return document.querySelector('#view-register .receipt-panel')?.dataset.loaded === 'true'", "the receipt", LONG).await;
+    let receipt = app.js("return document.querySelector('#view-register #sale-receipt').textContent").await.as_str().unwrap().to_string();
+    for want in [format!("Exchange {:06}-R1", old.0), "$14.95".into(), "$29.90".into()] {
+        assert!(receipt.contains(&want), "{want:?} not on the new sale's receipt:\n{receipt}");
+    }
+
+    // The PSP: one new payment of $14.95, no refund anywhere; the drawer unmoved.
+    assert_eq!(psp_cards(&app, &psp, new).await, vec![(1495, "succeeded".into(), vec![])]);
+    assert_eq!(psp_cards(&app, &psp, old).await, vec![(1000, "succeeded".into(), vec![])]);
+    let stats = psp.stats().await;
+    assert_eq!((stats["charges"].as_u64(), stats["refunds"].as_u64()), (Some(2), Some(0)), "{stats}");
+    assert_eq!(expected_drawer(&app), drawer);
+    let l = ledger(&app);
+    let s = l.sales().by_cart(new).unwrap();
+    assert_eq!((s.state, s.totals.settled_minor, s.exchange_credit.map(|c| c.amount_minor)), (SaleState::Paid, 2990, Some(1495)));
+    assert_eq!(l.returns().returned(old).unwrap(), vec![0, 0, 1]);
+    app.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_japanese_a_mug_for_a_croissant_is_paid_by_the_credit_and_the_rest_is_one_refund_of_the_card() {
+    let app = App::start("exchange-ja", launch(true, 1024, 768)).await;
+    let psp = app.psp().await;
+    // Coffee ¥250 + mug ¥1,650 = ¥1,900: ¥1,650 by card, ¥250 cash.
+    let old = sale(&app, &["COF-001", "MUG-001"], "¥1,900", "1650").await;
+    let drawer = expected_drawer(&app);
+    let new = exchange_form(&app, old, &["CRO-001"], "¥220").await;
+    submit_exchange(&app, 1, "サイズ交換").await;
+    let done = app.el("#payment-detail #exchange-done").await;
+    assert_eq!((done.attr("data-credit").await.unwrap(), done.attr("data-due").await.unwrap()), (Some("220".into()), Some("0".into())));
+    let message = done.text().await.unwrap();
+    assert!(message.contains("¥220をレジの会計に充てました") && message.contains("カードに返金"), "{message}");
+    let none = app.js("return document.querySelector('#payment-detail #exchange-to-register') === null").await;
+    assert_eq!(none, serde_json::Value::Bool(true), "nothing left to pay");
+    app.screenshot("exchange-ja-1024x768").await;
+    // The return document says where all ¥1,650 went: ¥1,430 to the card, ¥220 to the new sale.
+    let doc = app.text("#payment-detail #return-doc").await;
+    for want in ["返金額", "¥1,650", "クレジットカードへ返金", "¥1,430", &format!("お買上げ {:06} に充当", new.0), "¥220"] {
+        assert!(doc.contains(want), "{want:?} not on the return document:\n{doc}");
+    }
+    assert!(!doc.contains("現金で返金"), "{doc}");
+
+    // One refund of the old card: ¥1,650 less the ¥220 that pays the croissant.
+    assert_eq!(psp_cards(&app, &psp, old).await, vec![(1650, "succeeded".into(), vec![1430])]);
+    assert_eq!(expected_drawer(&app), drawer, "nothing from the drawer");
+    let s = ledger(&app).sales().by_cart(new).unwrap();
+    assert_eq!((s.state, s.tenders.len()), (SaleState::Paid, 0), "paid by the credit alone");
+    // Its receipt names the credit as what paid it.
+    let receipt = app.js(&format!("return window.__TAURI__.core.invoke('get_receipt', {{ cart: {} }})", new.0)).await;
+    let text = receipt["text"].as_array().map(|l| l.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join("\n")).unwrap_or_default();
+    assert!(text.contains(&format!("交換 {:06}-R1", old.0)) && text.contains("¥220"), "{receipt}");
+    app.close().await;
+}
