@@ -25,6 +25,7 @@ mod outbox_returns;
 mod outbox_sales;
 mod outbox_store_tenders;
 mod private_files;
+mod proptest_exchanges;
 mod proptest_returns;
 mod proptest_sequences;
 mod proptest_staff;
