@@ -15,6 +15,7 @@ mod proxy;
 mod audit_up;
 mod catalog_down;
 mod chaos;
+mod exchanges_up;
 mod local_up;
 mod returns_up;
 mod sales_up;
