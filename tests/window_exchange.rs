@@ -20,44 +20,20 @@ fn launch(ja: bool, width: u32, height: u32) -> Launch {
 }
 
 async fn key(app: &App, k: Key) {
-    app.el("body").await.send_keys(k).await.unwrap();
+    app.key(k).await;
 }
 
 async fn scan_up(app: &App, skus: &[&str], total: &str) {
-    for s in skus {
-        app.scan(s).await;
-    }
-    app.wait_js(&format!("return document.getElementById('cart-total').textContent === '{total}'"), "the total", LONG).await;
+    app.scan_up(skus, total).await;
 }
 
-/// A card tender of `amount` (typed) on the tender panel, waited for until `tenders` are listed.
 async fn pay_card(app: &App, amount: &str, tenders: u32) {
-    key(app, Key::F7).await;
-    let f = app.el("#card-form #card-amount").await;
-    f.clear().await.unwrap();
-    f.send_keys(amount).await.unwrap();
-    f.send_keys(Key::Enter).await.unwrap();
-    app.wait_js(
-        &format!("const t = document.getElementById('tender'); return t.dataset.busy !== 'true' && t.dataset.tenders === '{tenders}'"),
-        "the card paid",
-        LONG,
-    )
-    .await;
+    app.pay_card_part(amount, tenders).await;
 }
 
-/// Scans `skus`, pays `card` by card and the rest in cash (exact); the sale's number.
+/// A paid sale: `card` by card, the rest in cash.
 async fn sale(app: &App, skus: &[&str], total: &str, card: &str) -> CartId {
-    scan_up(app, skus, total).await;
-    pay_card(app, card, 1).await;
-    key(app, Key::F6).await;
-    let due = app.wait_js("const d = document.getElementById('tender-due'); return +d.dataset.minor > 0 && d.textContent", "the due", LONG).await;
-    let f = app.el("#cash-form #cash-tendered").await;
-    f.clear().await.unwrap();
-    f.send_keys(due.as_str().unwrap().chars().filter(|c| c.is_ascii_digit() || *c == '.').collect::<String>()).await.unwrap();
-    f.send_keys(Key::Enter).await.unwrap();
-    app.wait_js("return document.getElementById('tender-done')?.dataset.state === 'paid'", "the sale paid", LONG).await;
-    app.wait_js("return document.querySelector('#view-register .receipt-panel')?.dataset.loaded === 'true'", "the receipt", LONG).await;
-    CartId(app.js("return +document.querySelector('#view-register .receipt-panel').dataset.cart").await.as_i64().unwrap())
+    CartId(app.paid_split_sale(skus, total, card).await)
 }
 
 /// Next customer: the new goods rung up; then Payments (F2) → Receipts → the old sale →

@@ -26,34 +26,12 @@ fn launch(ja: bool, width: u32, height: u32) -> Launch {
 }
 
 async fn key(app: &App, k: Key) {
-    app.el("body").await.send_keys(k).await.unwrap();
+    app.key(k).await;
 }
 
-/// Scans `skus`, waits for `total`, pays `card` (typed; none when empty) by card and the
-/// rest in cash (exact); the sale's number once paid.
+/// A paid sale: `card` by card (typed; none when empty), the rest in cash.
 async fn sale(app: &App, skus: &[&str], total: &str, card: &str) -> CartId {
-    for s in skus {
-        app.scan(s).await;
-    }
-    app.wait_js(&format!("return document.getElementById('cart-total').textContent === '{total}'"), "the total", LONG).await;
-    if !card.is_empty() {
-        key(app, Key::F7).await;
-        let f = app.el("#card-form #card-amount").await;
-        f.clear().await.unwrap();
-        f.send_keys(card).await.unwrap();
-        f.send_keys(Key::Enter).await.unwrap();
-        app.wait_js("const t = document.getElementById('tender'); return t.dataset.busy !== 'true' && t.dataset.tenders === '1'", "the card paid", LONG).await;
-    }
-    key(app, Key::F6).await;
-    let due = app.wait_js("const d = document.getElementById('tender-due'); return +d.dataset.minor > 0 && d.textContent", "the due", LONG).await;
-    let f = app.el("#cash-form #cash-tendered").await;
-    f.clear().await.unwrap();
-    // The due as shown ("$10.70", "¥1,900"), typed without its symbol and separators.
-    f.send_keys(due.as_str().unwrap().chars().filter(|c| c.is_ascii_digit() || *c == '.').collect::<String>()).await.unwrap();
-    f.send_keys(Key::Enter).await.unwrap();
-    app.wait_js("return document.getElementById('tender-done')?.dataset.state === 'paid'", "the sale paid", LONG).await;
-    app.wait_js("return document.querySelector('#view-register .receipt-panel')?.dataset.loaded === 'true'", "the receipt", LONG).await;
-    CartId(app.js("return +document.querySelector('#view-register .receipt-panel').dataset.cart").await.as_i64().unwrap())
+    CartId(app.paid_split_sale(skus, total, card).await)
 }
 
 /// Next customer, Payments (F2) → Receipts → the sale → "Return items": the form open.

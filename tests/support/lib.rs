@@ -22,6 +22,7 @@ mod announce;
 mod process;
 pub mod package;
 mod reader;
+mod tender;
 pub mod staff;
 pub use staff::StaffStart;
 use thirtyfour::prelude::*;
