@@ -20,6 +20,7 @@ const COMMANDS: &[&str] = &[
     "return_lines",
     "exchange_target",
     "exchange_lines",
+    "find_receipt",
     "print_return",
     "get_report",
     "get_sale",

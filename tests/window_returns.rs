@@ -5,7 +5,8 @@
 //! line (8 %) comes back with ※ and its 8 % figures on the return document (in Japanese);
 //! a second return beyond what is left is refused naming the line, with nothing written;
 //! the document prints to the ESC/POS test printer and a second print is marked REPRINT;
-//! a cashier's return opens the approval dialog and the audit names both people.
+//! a cashier's return opens the approval dialog and the audit names both people; a
+//! receipt's barcode scanned at Payments opens its Return items.
 //! Screenshots at 1280x800 and 1024x768 under target/screenshots.
 
 use std::time::Duration;
@@ -291,5 +292,34 @@ async fn a_cashiers_return_asks_a_manager_inline_and_the_audit_names_both() {
     assert_eq!((approved.actor_id, approved.approver_id), (Some(casey), Some(marcus)), "{approved:?}");
     assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 575), ("refund_out".to_string(), -325)]);
     assert_eq!(psp.stats().await["refunds"], 0, "a cash sale's return never reaches the PSP");
+    app.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receipts_barcode_scanned_at_payments_opens_its_return_form() {
+    let printer = TestPrinter::start().unwrap();
+    let app = App::start("returns-scan", launch(true, 1280, 800)).await;
+    let addr = printer.addr().to_string();
+    app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{addr}', confirmPort: true }}).then(() => true)")).await;
+    let cart = sale(&app, &["COF-001", "MUG-001"], "¥1,900", "").await;
+    // The receipt prints with its number as a CODE128 barcode under it.
+    app.click("#view-register #print-receipt").await;
+    let printed = job(&printer);
+    assert_eq!(printed.barcodes, vec![format!("{:06}", cart.0)], "{:?}", printed.texts());
+
+    // Next customer; at Payments the scanner "types" the barcode and Enter.
+    app.click("#tender-new-sale").await;
+    key(&app, Key::F2).await;
+    let field = app.el("#sales-find").await;
+    field.send_keys("99999").await.unwrap();
+    field.send_keys(Key::Enter).await.unwrap();
+    let refused = app.wait_js("const m = document.getElementById('sales-find-msg'); return !m.hidden && m.textContent", "the refusal", LONG).await;
+    assert!(refused.as_str().unwrap().contains("99999"), "{refused}");
+    field.send_keys(printed.barcodes[0].as_str()).await.unwrap();
+    field.send_keys(Key::Enter).await.unwrap();
+    app.wait_js(&format!("return document.querySelector('#payment-detail .return-panel[data-cart=\"{}\"] #return-form') !== null", cart.0), "the sale's Returns form", LONG)
+        .await;
+    assert!(app.js("return document.getElementById('sales-find-msg').hidden").await.as_bool().unwrap(), "the refusal is gone");
+    app.screenshot("returns-scanned-1280x800").await;
     app.close().await;
 }

@@ -7,7 +7,7 @@ import { listen } from './bridge.js';
 import { $, announce, alertLoud, errText } from './dom.js';
 import { charge, focusScan, initRegister, isCheckoutOpen, loadRegister, nextSaleButton, onProgress, registerTenderKey, reloadCatalog, setVisible } from './register.js';
 import { initCatalog, loadCatalog } from './catalog.js';
-import { loadPayments } from './payments.js';
+import { initReceiptFind, loadPayments } from './payments.js';
 import { loadReport } from './report.js';
 import { loadSettings, showApplied } from './settings.js';
 import { loadTenderTypeSettings } from './tender_types.js';
@@ -80,6 +80,7 @@ async function start() {
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
   initRegister();
   initAudit();
+  initReceiptFind();
   // A sale refused for want of a shift offers the open-shift form (shift.js).
   document.addEventListener('paydesk:show', (e) => show(e.detail));
   initCatalog(() => reloadCatalog().catch((e) => alertLoud(errText(e))));

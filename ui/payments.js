@@ -57,6 +57,27 @@ async function loadSales(before) {
   more.onclick = () => loadSales(page.next_before);
 }
 
+/** Payments → Receipts' number field: a receipt number typed or scanned (its barcode)
+ *  opens that sale with its Return items form, as a return starts at the counter. */
+export function initReceiptFind() {
+  $('sales-find-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const msg = $('sales-find-msg');
+    const field = $('sales-find');
+    try {
+      const cart = await invoke('find_receipt', { number: field.value });
+      msg.hidden = true; msg.textContent = ''; field.value = '';
+      selectSale(cart);
+      const open = document.querySelector('#payment-detail #return-open');
+      if (open) open.click();
+    } catch (err) {
+      msg.textContent = errText(err); msg.dataset.code = (err && err.code) || 'error'; msg.hidden = false;
+      field.select();
+      alertLoud(errText(err));
+    }
+  });
+}
+
 /** Shows sale `cartId`'s receipt with its Print / Reprint and printable-page buttons. */
 function selectSale(cartId) {
   selectedSale = cartId; selectedPayment = null;

@@ -124,6 +124,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             sale::returns::return_lines,
             sale::exchange::exchange_target,
             sale::exchange::exchange_lines,
+            store::sales::find_receipt,
             store::return_print::print_return,
             register_settings::get_settings,
             register_settings::save::save_settings,

@@ -35,6 +35,27 @@ pub const FEED_BEFORE_CUT: [u8; 3] = [ESC, b'd', 4];
 pub const CUT: [u8; 4] = [GS, b'V', 66, 0];
 /// ESC p 0 25 250: drawer kick on pin 2, 50 ms on, 500 ms off (units of 2 ms).
 pub const DRAWER_KICK: [u8; 5] = [ESC, b'p', 0, 25, 250];
+/// Barcode height 80 dots (GS h), module width 2 (GS w), its digits printed under it (GS H 2).
+pub const BARCODE_SETUP: [u8; 9] = [GS, b'h', 80, GS, b'w', 2, GS, b'H', 2];
+/// Most characters a receipt's barcode carries (a receipt number is 6 to 12 digits).
+pub const MAX_BARCODE_CHARS: usize = 20;
+
+/// The receipt number as a CODE128 barcode (GS k 73, code set B), centred, so a scanner at
+/// Payments → Receipts opens the sale to return from (record 0123). Only printable ASCII
+/// (code set B) is encoded, never `{` (its escape); anything else prints no barcode rather
+/// than a wrong one.
+pub fn barcode_code128(data: &str) -> Vec<u8> {
+    if data.is_empty() || data.len() > MAX_BARCODE_CHARS || !data.bytes().all(|b| b.is_ascii_graphic() && b != b'{') {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(20 + data.len());
+    out.extend_from_slice(&align(Align::Center));
+    out.extend_from_slice(&BARCODE_SETUP);
+    out.extend_from_slice(&[GS, b'k', 73, (data.len() + 2) as u8, b'{', b'B']);
+    // Printed as it arrives; the feed before the cut moves it clear of the blade.
+    out.extend_from_slice(data.as_bytes());
+    out
+}
 
 pub fn align(a: Align) -> [u8; 3] {
     let n = match a {
@@ -97,11 +118,16 @@ pub fn encode_text(s: &str, language: Locale) -> Vec<u8> {
 /// The receipt as ESC/POS bytes: init, character set (kanji mode for Japanese), each row with
 /// its alignment, emphasis and size, then feed, cut and drawer kick as `options` say.
 pub fn render_escpos(receipt: &Receipt, options: EscPosOptions) -> Vec<u8> {
-    rows_escpos(&layout(receipt, options.paper), receipt.language, options)
+    rows_escpos_with(&layout(receipt, options.paper), receipt.language, options, &barcode_code128(&receipt.receipt_no))
 }
 
 /// Rows laid out for `options.paper` as ESC/POS bytes (the receipt's and the shift reports').
 pub(crate) fn rows_escpos(rows: &[Row], language: Locale, options: EscPosOptions) -> Vec<u8> {
+    rows_escpos_with(rows, language, options, &[])
+}
+
+/// [`rows_escpos`] with `tail` (a barcode's bytes) after the last row, before the cut.
+fn rows_escpos_with(rows: &[Row], language: Locale, options: EscPosOptions, tail: &[u8]) -> Vec<u8> {
     let columns = options.paper.columns();
     let mut out = Vec::with_capacity(2048);
     out.extend_from_slice(&INIT);
@@ -142,6 +168,7 @@ pub(crate) fn rows_escpos(rows: &[Row], language: Locale, options: EscPosOptions
     if language == Locale::Ja {
         out.extend_from_slice(&KANJI_OFF);
     }
+    out.extend_from_slice(tail);
     out.extend_from_slice(&FEED_BEFORE_CUT);
     if options.cut {
         out.extend_from_slice(&CUT);

@@ -39,6 +39,8 @@ pub struct Printout {
     pub kanji: bool,
     /// Text bytes left after the last LF (a real printer would hold them unprinted).
     pub unterminated: Vec<u8>,
+    /// CODE128 barcodes printed, their data without the code set prefix.
+    pub barcodes: Vec<String>,
 }
 
 impl Printout {
@@ -163,6 +165,23 @@ pub fn parse_escpos(b: &[u8]) -> Result<Printout, ParseError> {
                             v => return Err(ParseError::BadParameter { offset: i, value: v }),
                         };
                         out.cuts += 1;
+                    }
+                    // Barcode height, module width, where its digits print: set-up only.
+                    b'h' | b'w' | b'H' => {
+                        arg(i, 2)?;
+                        i += 3;
+                    }
+                    // GS k 73 n data: CODE128, n bytes starting with the code set ("{B").
+                    b'k' => {
+                        let m = arg(i, 2)?;
+                        if m != 73 {
+                            return Err(ParseError::BadParameter { offset: i, value: m });
+                        }
+                        let n = usize::from(arg(i, 3)?);
+                        let data = b.get(i + 4..i + 4 + n).ok_or(ParseError::Truncated { offset: i })?;
+                        let text = data.strip_prefix(b"{B").ok_or(ParseError::BadParameter { offset: i, value: data.first().copied().unwrap_or(0) })?;
+                        out.barcodes.push(String::from_utf8_lossy(text).into_owned());
+                        i += 4 + n;
                     }
                     _ => return Err(ParseError::Unknown { offset: i + 1, byte: cmd }),
                 }

@@ -66,6 +66,8 @@ fn rows_fit_and_escpos_round_trips() {
                 prop_assert_eq!(p.text.trim(), t.trim());
             }
             prop_assert_eq!(printed.cuts, 1);
+            // The receipt number as a barcode, for a scanner at Payments (record 0123).
+            prop_assert_eq!(&printed.barcodes, &vec![r.receipt_no.clone()]);
             prop_assert_eq!(printed.kicks.len(), usize::from(!reprint));
         }
         reached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

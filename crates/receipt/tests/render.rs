@@ -159,3 +159,14 @@ fn html_is_escaped_and_complete() {
         assert!(html.contains(needle), "{needle}");
     }
 }
+
+#[test]
+fn the_receipt_number_prints_as_a_code128_barcode_and_nothing_else_does() {
+    use paydesk_receipt::escpos::barcode_code128;
+    let printed = paydesk_receipt::test_printer::parse_escpos(&barcode_code128("000123")).unwrap();
+    assert_eq!(printed.barcodes, vec!["000123".to_string()]);
+    // A text no scanner could give back as typed prints no barcode at all.
+    for bad in ["", "12{3", "番号", "123456789012345678901"] {
+        assert!(barcode_code128(bad).is_empty(), "{bad:?}");
+    }
+}

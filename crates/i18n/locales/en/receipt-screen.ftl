@@ -46,3 +46,7 @@ ryoshusho-screen-unpaid = Only a paid sale gets a formal receipt.
 sale-refund-ryoshusho = The customer handed back the formal receipt (領収書), if one was issued
 sale-refund-ryoshusho-needed = This sale has the formal receipt (領収書) { $number }: take it back from the customer, tick the box, then refund.
 ryoshusho-taken-back = The formal receipt (領収書) { $number } was handed back at a refund or return and is no longer valid.
+receipt-find-label = Receipt number (type or scan its barcode)
+receipt-find-submit = Open
+receipt-find-invalid = A receipt number is 1 to { $max } digits.
+receipt-find-none = No paid sale has receipt number { $number }.

@@ -46,3 +46,7 @@ ryoshusho-screen-unpaid = 領収書は支払い済みの会計にのみ発行で
 sale-refund-ryoshusho = 領収書を発行した場合、お客様から返却を受けました
 sale-refund-ryoshusho-needed = この取引には領収書 { $number } が発行されています。お客様から返却を受け、チェックを入れてから返金してください。
 ryoshusho-taken-back = 領収書 { $number } は返金または返品で返却済みのため無効です。
+receipt-find-label = レシート番号（入力またはバーコードを読み取り）
+receipt-find-submit = 開く
+receipt-find-invalid = レシート番号は{ $max }桁までの数字です。
+receipt-find-none = レシート番号 { $number } の支払済みの会計はありません。
