@@ -3,7 +3,8 @@
 //! difference is ONE new card payment at the PSP, no refund is made and the drawer does not
 //! move; then the dearer mug comes back and its credit part goes back to the FIRST card
 //! (one refund on the first payment intent, at most what it paid) and the first sale's
-//! cash; a refused exchange writes nothing and says why with its own code.
+//! cash; the new sale's receipt names the credit and its 領収書 must come back before its
+//! money does; a refused exchange writes nothing and says why with its own code.
 
 use crate::common;
 use common::*;
@@ -59,10 +60,21 @@ async fn an_exchange_for_a_dearer_mug_is_one_payment_of_the_difference_and_its_r
     for pi in [&first_pi, &second_pi] {
         assert!(psp.get(&format!("/v1/refunds?payment_intent={pi}")).await["data"].as_array().unwrap().is_empty(), "no refund for {pi}");
     }
+    // The new sale's receipt names the credit as what paid the rest, and its 領収書 is
+    // issued for the whole sale (the credit is not cash: no stamp is judged on it).
+    let receipt = run(&db, &url, &[], &["receipt", "--cart", &new]).await;
+    assert_eq!(receipt.code, Some(0), "{}{}", receipt.stdout, receipt.stderr);
+    let credit_line = format!("Exchange {:06}-R1", old.parse::<i64>().unwrap());
+    assert!(receipt.stdout.contains(&credit_line) && receipt.stdout.contains("$10.00") && receipt.stdout.contains("$5.00"), "{}", receipt.stdout);
+    let formal = run(&db, &url, &[], &["receipt", "--cart", &new, "--ryoshusho", "--to", "ACME Inc.", "--for", "Goods", "--json"]).await;
+    assert_eq!(formal.code, Some(0), "{}{}", formal.stdout, formal.stderr);
 
     // The big mug comes back: its own card first (500), then the credit: the first card's
     // 600, then 400 of the first sale's cash.
-    let back = sale(&db, &url, &["return", "--cart", &new, "--line", "0:1", "--json"]).await;
+    // The customer holds the new sale's 領収書: no money back until it comes back too.
+    let kept = sale(&db, &url, &["return", "--cart", &new, "--line", "0:1", "--json"]).await;
+    assert_eq!((kept.code, kept.json()["error"]["code"].as_str()), (Some(1), Some("ryoshusho_not_taken_back")), "{}", kept.stdout);
+    let back = sale(&db, &url, &["return", "--cart", &new, "--line", "0:1", "--ryoshusho-taken-back", "--json"]).await;
     assert_eq!(back.code, Some(0), "{}{}", back.stdout, back.stderr);
     let b = back.json();
     let amounts: Vec<i64> = b["card_refunds"].as_array().unwrap().iter().map(|r| r["amount"].as_i64().unwrap()).collect();
