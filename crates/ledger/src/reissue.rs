@@ -163,6 +163,11 @@ impl Refunds<&mut Ledger> {
             ],
         )?;
         let new_id = RefundId(tx.last_insert_rowid());
+        // A give-back through an exchange credit (record 0123) now travels under the new
+        // row: left on the old one, now `failed`, the credit would count as still held
+        // while the money goes back all the same, and could be given back twice (found
+        // by the simulation, record 0124).
+        tx.execute("UPDATE exchange_credit_returns SET refund_id = ?1 WHERE refund_id = ?2", params![new_id.0, refund_id.0])?;
         tx.execute(
             "INSERT INTO reissued_keys (idempotency_key, payment_id, operation, root_key, generation, refund_id, reason, created_at_ms)
              VALUES (?1, ?2, 'refund', ?3, ?4, ?5, ?6, ?7)",
