@@ -163,6 +163,7 @@ impl Refunds<&mut Ledger> {
             ],
         )?;
         let new_id = RefundId(tx.last_insert_rowid());
+        move_credit_give_back(&tx, refund_id, new_id)?;
         tx.execute(
             "INSERT INTO reissued_keys (idempotency_key, payment_id, operation, root_key, generation, refund_id, reason, created_at_ms)
              VALUES (?1, ?2, 'refund', ?3, ?4, ?5, ?6, ?7)",
@@ -187,6 +188,15 @@ impl Refunds<&mut Ledger> {
         tx.commit()?;
         self.by_id(new_id)
     }
+}
+
+/// A give-back through an exchange credit (record 0123) travels on under the reissued
+/// refund: left on the old row, now `failed`, the credit would count as still held while
+/// the money goes back all the same, and could be given back twice (found by the
+/// simulation, record 0124).
+fn move_credit_give_back(tx: &rusqlite::Connection, old: RefundId, new: RefundId) -> Result<()> {
+    tx.execute("UPDATE exchange_credit_returns SET refund_id = ?1 WHERE refund_id = ?2", params![new.0, old.0])?;
+    Ok(())
 }
 
 const CURRENT_KEY_SQL: &str = "SELECT idempotency_key, generation FROM reissued_keys

@@ -279,3 +279,33 @@ fn part_of_a_credit_given_back_goes_to_the_old_card_before_the_old_cash() {
     assert_eq!(to, [(new_card.id, MUG_YEN), (old_card.id, 350)]);
     assert_eq!((plan.cash_out_minor, drawer(&l)), (0, cash));
 }
+
+#[test]
+fn a_credit_given_back_under_a_reissued_refund_key_is_given_back_once() {
+    // A refund of the credit to the old card gets a stored 500 and is reissued under a new
+    // key (the old row turns `failed`): the credit's give-back follows the new row, so the
+    // credit does not count as held again and nothing is left to give back twice.
+    let mut l = store();
+    let (old, old_card) = old_sale(&mut l);
+    let new = cart_of(&mut l, &[("MUG-001", 2)]);
+    let x = l.returns_mut().exchange(old, &[Returned { line: MUG, quantity: 1 }], new, None, false, AT + 10).unwrap();
+    card(&mut l, new, MUG_YEN, AT + 11);
+    let back = l.returns_mut().take_back(new, &[Returned { line: 0, quantity: 2 }], None, false, AT + 12).unwrap();
+    let (own, to_old) = (&back.card_refunds[0], &back.card_refunds[1]);
+    assert_eq!(to_old.1.payment_id, old_card.id);
+    let again = l.refunds_mut().reissue(to_old.1.id, "stored 500, not refunded", AT + 13).unwrap();
+    settle(&mut l, &[own.clone(), (to_old.0, again)], AT + 14);
+    assert_eq!(refunded_to(&l, &old_card), 1000);
+    let held = format!(
+        "SELECT COUNT(*) FROM exchange_credit_returns x JOIN exchange_credits c ON c.id = x.credit_id JOIN refunds r ON r.id = x.refund_id
+         WHERE c.exchange_id = {} AND r.state = 'failed'",
+        x.exchange_id
+    );
+    assert_eq!(count(&l, &held), 0, "no give-back is left on the failed row");
+    // The new sale has nothing left to give back, and the old card nothing either (cards
+    // come first: what is left of the old sale is its cash).
+    let e = l.sales_mut().plan_refund(new, Some(1), None, AT + 15).unwrap_err();
+    assert!(matches!(e, Error::SaleRefundExceeds { refundable_minor: 0, .. }), "{e:?}");
+    let plan = l.sales_mut().plan_refund(old, Some(1), None, AT + 15).unwrap();
+    assert!(plan.card_refunds.is_empty(), "the old card was refunded in full already: {plan:?}");
+}

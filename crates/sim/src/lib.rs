@@ -83,10 +83,13 @@ async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
         sim.register_reader().await;
     }
     for i in 0..cfg.checkouts as usize {
-        sim.one_sale(i).await;
+        // A sale's index is its place among the sales: an exchange's new sale takes one
+        // too, so after the first exchange it runs ahead of the checkout count.
+        sim.one_sale(sim.sales.len()).await;
         sim.maybe_refund().await;
         sim.maybe_refund_split().await;
         sim.maybe_return_split().await;
+        sim.maybe_exchange_split().await;
         if i % MAINTENANCE_EVERY == MAINTENANCE_EVERY - 1 {
             sim.maintenance().await;
         }

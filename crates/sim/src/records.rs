@@ -47,6 +47,18 @@ pub(crate) struct SplitSale {
     pub refund_asked: bool,
     /// Returns the register answered as done: the lines and quantities taken back.
     pub returns_told: Vec<Vec<paydesk_tax::Returned>>,
+    /// This sale is the new sale of an exchange (record 0123).
+    pub exchange: Option<ExchangeTold>,
+}
+
+/// The new sale of an exchange, as the cashier saw it (issue #29, record 0124).
+#[derive(Debug, Clone)]
+pub(crate) struct ExchangeTold {
+    /// The old sale (its index among the driver's sales) whose goods came back.
+    pub old: usize,
+    /// The credit the register's answer put on this sale; None when the call crashed
+    /// before answering (the exchange may have committed all the same).
+    pub credit: Option<i64>,
 }
 
 impl SplitSale {
@@ -64,6 +76,7 @@ impl SplitSale {
             refund_unanswered: false,
             refund_asked: false,
             returns_told: Vec::new(),
+            exchange: None,
         }
     }
 }

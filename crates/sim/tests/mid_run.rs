@@ -7,7 +7,9 @@ use paydesk_sim::{run, MidCheck, MidRunPlant, Profile, Report, SimConfig};
 
 /// Split sales under chaos: unknown card tenders, cancels of paid sales, crashes.
 fn cfg(plant: Option<MidRunPlant>) -> SimConfig {
-    let mut c = SimConfig::new(2, 300, Profile::Chaos).with_split_share(1.0);
+    // Seed 3: since exchanges moved the random stream (record 0124), seed 2 no longer
+    // meets a stale return after an earlier one nor cash tried while a card is unknown.
+    let mut c = SimConfig::new(3, 300, Profile::Chaos).with_split_share(1.0);
     c.plant = plant;
     c
 }

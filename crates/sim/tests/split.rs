@@ -20,7 +20,9 @@ fn split_sales_in_chaos_have_no_violations_and_cover_every_flow() {
     let mut seen: BTreeMap<String, u64> = BTreeMap::new();
     let mut checked: BTreeMap<String, u64> = BTreeMap::new();
     // An even seed (EUR cash rounded to 0.05) and an odd one (no rounding).
-    for seed in [2, 5, 8] {
+    // Seeds 3 and 8 since exchanges moved the random stream (record 0124): 5 no longer
+    // crashes inside a cancel.
+    for seed in [2, 3, 8] {
         let r = run(split(seed, 500, Profile::Chaos));
         assert!(r.ok(), "{}", show(&r));
         for (k, v) in &r.tenders {
@@ -54,6 +56,13 @@ fn split_sales_in_chaos_have_no_violations_and_cover_every_flow() {
         "crash_in_sale_refund",
         "unpaid_balances_seen",
         "unpaid_balances_collected",
+        "exchanges",
+        "exchanges_paid_by_the_credit",
+        "exchanges_with_card_refunds",
+        "exchanges_with_cash_back",
+        "exchanges_new_sale_returned_whole",
+        "exchanges_new_sale_returned_in_part",
+        "crash_in_exchange",
     ] {
         assert!(seen.get(flow).copied().unwrap_or(0) > 0, "{flow} never happened: {seen:#?}");
     }
@@ -78,6 +87,11 @@ fn split_sales_in_chaos_have_no_violations_and_cover_every_flow() {
         "superseded_charge_listed_in_end_of_day",
         "restart_settled_le_total",
         "restart_due_is_total_minus_settled",
+        "exchange_credit_within_new_sale_and_return",
+        "exchange_new_sale_settled_is_tenders_plus_credit",
+        "exchange_tender_gives_back_within_paid",
+        "told_exchange_is_in_the_ledger",
+        "no_exchange_without_an_answer",
     ] {
         assert!(checked.get(inv).copied().unwrap_or(0) > 0, "{inv} never checked: {checked:#?}");
     }

@@ -6,6 +6,15 @@ use paydesk_sim::{run, run_tampered, PlantedBug, Profile, Report, SimConfig};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+/// The exchanges' checks (`audit/exchanges.rs`, record 0124).
+const EXCHANGE_CHECKS: [&str; 5] = [
+    "exchange_credit_within_new_sale_and_return",
+    "exchange_new_sale_settled_is_tenders_plus_credit",
+    "exchange_tender_gives_back_within_paid",
+    "told_exchange_is_in_the_ledger",
+    "no_exchange_without_an_answer",
+];
+
 fn cfg() -> SimConfig {
     // Every sale a split sale; chaos for cancels of half-paid sales, declines, offline
     // tenders and crashes. Seed 2: EUR cash rounded to 0.05.
@@ -37,6 +46,11 @@ fn the_untouched_run_is_clean() {
     assert!(r.tenders["cancels_with_money_taken"] > 0 && r.tenders["cash_with_change"] > 0, "{:?}", r.tenders);
     // returns happened, through cards and cash, and crashes hit some
     assert!(r.tenders["returns_with_cash"] > 0 && r.tenders["returns_with_card_refunds"] > 0, "{:?}", r.tenders);
+    // exchanges too, some new sales returned, and every exchange check judged
+    assert!(r.tenders["exchanges"] > 0 && r.tenders["exchanges_new_sale_returned_whole"] > 0, "{:?}", r.tenders);
+    for inv in EXCHANGE_CHECKS {
+        assert!(r.invariants_checked.get(inv).copied().unwrap_or(0) > 0, "{inv} never judged");
+    }
 }
 
 #[test]
@@ -242,4 +256,20 @@ fn a_line_returned_more_than_it_sold_is_named() {
 fn a_return_the_cashier_was_told_of_and_the_ledger_lost_is_named() {
     let r = tampered("DELETE FROM return_lines WHERE rowid = (SELECT max(rowid) FROM return_lines)");
     assert_names(&r, "told_return_is_in_the_ledger");
+}
+
+#[test]
+fn an_exchange_credit_raised_past_its_tender_is_named() {
+    // A credit taken out of an old tender raised after the fact (SQLite's trigger guards
+    // inserts only): the tender's give-backs and what its credits hold pass what it paid,
+    // and the credit no longer adds up to its exchange.
+    let r = tampered("UPDATE exchange_credits SET amount_minor = amount_minor + 100000 WHERE id = (SELECT min(id) FROM exchange_credits)");
+    assert_names(&r, "exchange_tender_gives_back_within_paid");
+    assert_names(&r, "exchange_credit_within_new_sale_and_return");
+}
+
+#[test]
+fn an_exchange_credit_other_than_told_is_named() {
+    let r = tampered("UPDATE exchanges SET credit_minor = credit_minor - 1 WHERE id = (SELECT min(id) FROM exchanges WHERE credit_minor > 1)");
+    assert_names(&r, "told_exchange_is_in_the_ledger");
 }

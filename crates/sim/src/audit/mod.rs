@@ -3,6 +3,7 @@
 //! refunds, processed events, journal) directly, plus what the simulated cashier was
 //! shown, and checks them against each other.
 
+mod exchanges;
 mod reader;
 mod returns;
 mod tenders;

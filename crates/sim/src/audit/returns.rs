@@ -11,7 +11,9 @@ use crate::records::SplitSale;
 use paydesk_ledger::{ReturnRecord, Sale};
 use std::collections::HashMap;
 
-pub(super) fn returns_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, returns: &[ReturnRecord]) {
+/// `credit_from`: what the sale's exchange credit took out of each old tender (a return
+/// of the new sale gives back through those too, up to that).
+pub(super) fn returns_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, returns: &[ReturnRecord], credit_from: &HashMap<i64, i64>) {
     // Per line: what all returns took, against what the sale sold.
     let mut back = vec![0i64; s.cart.lines.len()];
     let mut known = true;
@@ -35,7 +37,7 @@ pub(super) fn returns_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale,
         }
     }
     for (tender, amount) in &through {
-        let paid = s.tenders.iter().find(|t| t.id.0 == *tender).map(|t| t.amount.amount_minor);
+        let paid = s.tenders.iter().find(|t| t.id.0 == *tender).map(|t| t.amount.amount_minor).or_else(|| credit_from.get(tender).copied());
         a.check("returned_per_tender_within_paid", paid.is_some_and(|p| *amount <= p), || {
             format!("split-{i} (cart {}): returns gave back {amount} through tender {tender}, which paid {paid:?}", s.cart.id)
         });

@@ -51,12 +51,13 @@ pub(super) fn audit_tenders(sim: &Sim, a: &mut Audit, psp: &PspView, h: &mut u64
         }
     }
     let engine = sim.engine();
-    let (day, drawer, movements) = engine.ledger_for_tests(|l| (l.sales().tender_day(0), l.sales().expected_drawer(), l.sales().cash_movements(None)));
-    let (day, drawer, movements) = match (day, drawer, movements) {
-        (Ok(d), Ok(dr), Ok(m)) => (d, dr, m),
-        (d, dr, m) => {
-            let why = format!("{:?} / {:?} / {:?}", d.err(), dr.err(), m.err());
-            a.check("split_ledger_readable", false, || format!("End of day, drawer or movements unreadable: {why}"));
+    let (day, drawer, movements, book) = engine
+        .ledger_for_tests(|l| (l.sales().tender_day(0), l.sales().expected_drawer(), l.sales().cash_movements(None), super::exchanges::Book::read(l)));
+    let (day, drawer, movements, book) = match (day, drawer, movements, book) {
+        (Ok(d), Ok(dr), Ok(m), Ok(b)) => (d, dr, m, b),
+        (d, dr, m, b) => {
+            let why = format!("{:?} / {:?} / {:?} / {:?}", d.err(), dr.err(), m.err(), b.err());
+            a.check("split_ledger_readable", false, || format!("End of day, drawer, movements or exchanges unreadable: {why}"));
             return;
         }
     };
@@ -84,11 +85,12 @@ pub(super) fn audit_tenders(sim: &Sim, a: &mut Audit, psp: &PspView, h: &mut u64
         money(a, i, sp, &s, psp);
         cards(a, i, &s, psp, &day.superseded_charged);
         cancel(a, i, sp, &s, psp);
-        let out = drawer_of_sale(a, i, sp, &s, &moved);
+        let own: Vec<i64> = s.tenders.iter().map(|t| t.id.0).collect();
+        let out = drawer_of_sale(a, i, sp, &s, &moved, book.carried(s.cart.id, &own));
         *drawer_from_tenders.entry(sp.currency).or_default() += out;
         told(a, i, sp, &s, psp);
         match engine.ledger_for_tests(|l| l.returns().by_sale(sp.cart)) {
-            Ok(returns) => super::returns::returns_of_sale(a, i, sp, &s, &returns),
+            Ok(returns) => super::returns::returns_of_sale(a, i, sp, &s, &returns, &book.credit_from(s.cart.id)),
             Err(e) => a.check("split_sale_readable", false, || format!("split-{i} (cart {}): its returns cannot be read: {e}", sp.cart)),
         }
         let listed = day.unpaid_balances.iter().find(|u| u.cart_id == s.cart.id);
@@ -103,12 +105,15 @@ pub(super) fn audit_tenders(sim: &Sim, a: &mut Audit, psp: &PspView, h: &mut u64
     a.check("drawer_equals_cash_tenders", ledger == drawer_from_tenders, || {
         format!("expected drawer {ledger:?}, recomputed from the cash tenders {drawer_from_tenders:?}")
     });
+    super::exchanges::audit_exchanges(sim, a, &book);
 }
 
 /// Settled never exceeds the total; due = total - settled; the sale's state agrees.
 /// Settled is recomputed: active cash tenders, and active card tenders the PSP captured.
 fn money(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, psp: &PspView) {
-    let mut settled = 0i64;
+    // An exchange's credit settles its new sale (record 0123); the exchanges' audit
+    // checks the credit itself against its tables.
+    let mut settled = s.exchange_credit.as_ref().map_or(0, |c| c.amount_minor);
     for t in s.tenders.iter().filter(|t| t.standing == TenderStanding::Active) {
         match t.kind {
             // A store tender (record 0118) is settled when recorded, like cash.
@@ -199,8 +204,9 @@ fn cancel(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, psp: &PspView) {
 
 /// The sale's share of the drawer, recomputed from its cash tenders: in (tendered) less
 /// change, less what a cancel handed back, less cash refunds; each movement checked
-/// against its tender.
-fn drawer_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, moved: &HashMap<(i64, &'static str), (i64, u32)>) -> i64 {
+/// against its tender. `carried` moves an exchange credit's cash give-backs to the sale
+/// whose return told them (`exchanges.rs`).
+fn drawer_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, moved: &HashMap<(i64, &'static str), (i64, u32)>, carried: i64) -> i64 {
     let canceled = matches!(s.state, SaleState::Canceling | SaleState::Canceled);
     let mut total = 0;
     let mut refunded_cash = 0;
@@ -231,8 +237,11 @@ fn drawer_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, moved: &Has
         });
         total += tendered - change - returned - refund_out;
     }
-    let ok = if sp.refund_unanswered { refunded_cash >= sp.cash_out_told } else { refunded_cash == sp.cash_out_told };
-    a.check("cash_refund_told_matches_drawer", ok, || format!("split-{i}: cashier told to pay out {} in cash, the drawer has {refunded_cash} out", sp.cash_out_told));
+    let told_cash = refunded_cash + carried;
+    let ok = if sp.refund_unanswered { told_cash >= sp.cash_out_told } else { told_cash == sp.cash_out_told };
+    a.check("cash_refund_told_matches_drawer", ok, || {
+        format!("split-{i}: cashier told to pay out {} in cash, the drawer has {refunded_cash} out ({carried} moved by exchange credits)", sp.cash_out_told)
+    });
     total
 }
 

@@ -144,6 +144,12 @@ impl Sim {
                     self.tally("cancel_pressed_again_at_close");
                     self.cancel_split(i, CANCEL_REASON).await;
                 }
+                // An exchange's new sale cannot be canceled while it holds the credit
+                // (the old goods are back on the shelf): the customer pays the rest.
+                SaleState::Open | SaleState::PartiallyPaid if v.exchange_credit.is_some() && v.unknown_tender.is_none() => {
+                    self.tally("exchange_paid_at_close");
+                    self.cash_tender(i, &v, true, None).await;
+                }
                 SaleState::Open | SaleState::PartiallyPaid => {
                     self.tally("canceled_at_close");
                     self.cancel_split(i, LEFT_REASON).await;

@@ -3,13 +3,15 @@
 //! (`audit/tenders.rs`). One file per part: `pay.rs` (the tenders of one sale, and
 //! what the cashier does while a card tender's outcome is unknown), `after.rs`
 //! (cancels, refunds of split sales, collecting an unpaid balance, the final pass),
-//! `returns.rs` (items of a paid split sale brought back).
+//! `returns.rs` (items of a paid split sale brought back), `exchange.rs` (items of a paid
+//! split sale exchanged for a new sale, record 0124).
 //!
 //! A split sale is a cart in JPY, USD or EUR (EUR with a 0.05 cash rounding in even
 //! seeds: the brief's CHF is not a currency PayDesk takes, record 0028), paid by one to
 //! four tenders, cash or card, each card tender for part of the due or for all of it.
 
 mod after;
+mod exchange;
 mod pay;
 mod returns;
 
@@ -52,7 +54,9 @@ impl crate::driver::Sim {
         let sale = self.engine().ledger_for_tests(|l| l.sales().by_cart(cart));
         let (ok_le, ok_due, what) = match &sale {
             Ok(s) => {
-                let settled: i64 = s.tenders.iter().filter(|t| t.state.is_settled()).map(|t| t.amount.amount_minor).sum();
+                // An exchange's credit settles its new sale as a tender would (record 0123).
+                let credit = s.exchange_credit.as_ref().map_or(0, |c| c.amount_minor);
+                let settled: i64 = s.tenders.iter().filter(|t| t.state.is_settled()).map(|t| t.amount.amount_minor).sum::<i64>() + credit;
                 let t = &s.totals;
                 (
                     t.settled_minor <= t.total_minor,

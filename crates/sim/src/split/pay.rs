@@ -45,6 +45,18 @@ impl Sim {
             4..=6 => Currency::Usd,
             _ => Currency::Eur,
         };
+        let (rung, cart) = self.ring_up(currency);
+        debug_assert_eq!(rung, i, "a sale's index is its place among the sales");
+        let planned = self.rng.random_range(1..=4usize);
+        // Some customers walk away after a few tenders: the sale is canceled there.
+        let walk_away = if self.rng.random_bool(0.15) { Some(self.rng.random_range(1..=planned)) } else { None };
+        self.pay_until(i, cart, planned, walk_away).await;
+        self.after_split_sale(i, walk_away.is_some()).await;
+    }
+
+    /// The cashier rings up a split sale's cart (random lines of `currency`'s skus) and
+    /// keeps it as the next sale; answers its index and cart.
+    pub(super) fn ring_up(&mut self, currency: Currency) -> (usize, CartId) {
         let skus = skus(currency);
         let n = self.rng.random_range(1..=skus.len());
         let qty: Vec<i64> = (0..n).map(|_| self.rng.random_range(1..=3)).collect();
@@ -60,15 +72,18 @@ impl Sim {
             })
             .expect("cart");
         self.sales.push(Sale { amount: cart.total, told: vec![], split: Some(SplitSale::new(cart.id, currency, cart.total.amount_minor)), reader: None });
-        let planned = self.rng.random_range(1..=4usize);
-        // Some customers walk away after a few tenders: the sale is canceled there.
-        let walk_away = if self.rng.random_bool(0.15) { Some(self.rng.random_range(1..=planned)) } else { None };
+        (self.sales.len() - 1, cart.id)
+    }
+
+    /// Tenders until the sale is paid, `planned` tenders were given (the last covers
+    /// what is open), the customer walks away, or the steps run out.
+    pub(super) async fn pay_until(&mut self, i: usize, cart: CartId, planned: usize, walk_away: Option<usize>) {
         let mut tenders = 0usize;
         for _ in 0..MAX_STEPS {
             if walk_away.is_some_and(|w| tenders >= w) {
                 break;
             }
-            let Some(v) = self.view(cart.id) else { break };
+            let Some(v) = self.view(cart) else { break };
             if !v.state.takes_tenders() {
                 break;
             }
@@ -85,10 +100,9 @@ impl Sim {
                 self.cash_tender(i, &v, last, None).await;
             } else {
                 let amount = if last { None } else { Some(self.part(v.open)) };
-                self.card_tender(i, cart.id, amount, None).await;
+                self.card_tender(i, cart, amount, None).await;
             }
         }
-        self.after_split_sale(i, walk_away.is_some()).await;
     }
 
     /// A part of `open` for a tender that does not finish the sale.

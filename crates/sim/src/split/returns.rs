@@ -32,12 +32,21 @@ impl Sim {
             self.return_beyond_what_is_left(cart, &left).await;
             return;
         }
-        let open: Vec<usize> = (0..left.len()).filter(|&l| left[l] > 0).collect();
-        if open.is_empty() {
+        let Some(items) = self.pick_lines(&left, MAX_LINES_PER_RETURN) else {
             self.tally("returns_nothing_left");
             return;
+        };
+        self.return_split(i, cart, items).await;
+    }
+
+    /// Up to `most` random lines with something left, each with a random quantity up to
+    /// what is left (None when nothing is left).
+    pub(super) fn pick_lines(&mut self, left: &[u32], most: usize) -> Option<Vec<Returned>> {
+        let open: Vec<usize> = (0..left.len()).filter(|&l| left[l] > 0).collect();
+        if open.is_empty() {
+            return None;
         }
-        let n = self.rng.random_range(1..=open.len().min(MAX_LINES_PER_RETURN));
+        let n = self.rng.random_range(1..=open.len().min(most));
         let mut items: Vec<Returned> = Vec::with_capacity(n);
         for _ in 0..n {
             let line = open[self.rng.random_range(0..open.len())];
@@ -46,11 +55,11 @@ impl Sim {
             }
             items.push(Returned { line, quantity: self.rng.random_range(1..=left[line]) });
         }
-        self.return_split(i, cart, items).await;
+        Some(items)
     }
 
     /// What is left of each line of a paid sale (None when it is not paid or unreadable).
-    fn left_to_return(&mut self, cart: CartId) -> Option<Vec<u32>> {
+    pub(super) fn left_to_return(&mut self, cart: CartId) -> Option<Vec<u32>> {
         let read = self.engine().ledger_for_tests(|l| Ok::<_, paydesk_ledger::Error>((l.sales().by_cart(cart)?, l.returns().returned(cart)?)));
         let (sale, back) = match read {
             Ok(x) => x,
@@ -65,7 +74,7 @@ impl Sim {
         Some(sale.cart.lines.iter().zip(back).map(|(l, b)| u32::try_from(l.quantity).unwrap_or(0).saturating_sub(b)).collect())
     }
 
-    async fn return_split(&mut self, i: usize, cart: CartId, items: Vec<Returned>) {
+    pub(super) async fn return_split(&mut self, i: usize, cart: CartId, items: Vec<Returned>) {
         self.tally("returns");
         self.split_mut(i).refund_asked = true;
         self.maybe_arm_at(self.rates.register_crash * 2.0, &[CrashPoint::MidRefund, CrashPoint::AfterSend, CrashPoint::AfterCommit]);
