@@ -176,7 +176,7 @@ async fn in_japanese_a_mug_for_a_croissant_is_paid_by_the_credit_and_the_rest_is
     app.screenshot("exchange-ja-1024x768").await;
     // The return document says where all ¥1,650 went: ¥1,430 to the card, ¥220 to the new sale.
     let doc = app.text("#payment-detail #return-doc").await;
-    for want in ["返金額", "¥1,650", "クレジットカードへ返金", "¥1,430", &format!("お買上げ {:06} に充当", new.0), "¥220"] {
+    for want in ["返品金額", "¥1,650", "クレジットカードへ返金", "¥1,430", &format!("お買上げ {:06} に充当", new.0), "¥220"] {
         assert!(doc.contains(want), "{want:?} not on the return document:\n{doc}");
     }
     assert!(!doc.contains("現金で返金"), "{doc}");

@@ -93,7 +93,8 @@ fn an_exchange_prints_what_paid_the_new_sale_beside_what_came_back() {
     let d = ReturnDocument { card: 300, cash: 0, exchange: Some(("000043".into(), 574)), ..doc() };
     let ja = render_return_text(&d, Paper::Mm80).join("\n");
     assert!(ja.contains("お買上げ 000043 に充当") && ja.contains("¥574") && ja.contains("¥300"), "{ja}");
-    assert!(!ja.contains("現金で返金"), "{ja}");
+    assert!(ja.contains("返品金額") && !ja.contains("返金額") && !ja.contains("現金で返金"), "not all of it was refunded: {ja}");
     let en = render_return_text(&ReturnDocument { language: Locale::En, currency: Currency::Usd, store_tenders: 100, ..d }, Paper::Mm80).join("\n");
     assert!(en.contains("Applied to sale 000043") && en.contains("$5.74") && en.contains("Back as store tender"), "{en}");
+    assert!(en.contains("Value returned") && !en.contains("Refunded"), "{en}");
 }

@@ -7,6 +7,8 @@ return-document-sale-no = Original receipt { $number }
 return-document-lines = Returned
 return-document-quantity = { $name } x{ $quantity }
 return-document-total = Refunded
+# An exchange's return (record 0123): not all of it went back to the customer.
+return-document-total-exchange = Value returned
 return-document-taxable = Taxable at { $rate }
 return-document-tax = Tax included
 return-document-exempt = Tax exempt

@@ -7,6 +7,8 @@ return-document-sale-no = 元のレシート番号 { $number }
 return-document-lines = 返品の明細
 return-document-quantity = { $name } ×{ $quantity }
 return-document-total = 返金額
+# 交換の返品（記録 0123）：全額が返金されたわけではない。
+return-document-total-exchange = 返品金額
 return-document-taxable = { $rate }対象
 return-document-tax = 内消費税
 return-document-exempt = 非課税

@@ -92,7 +92,10 @@ fn layout(d: &ReturnDocument, paper: Paper) -> Vec<Row> {
         o.pair(&tr!(l, "return-document-quantity", name = name, quantity = line.quantity), &money(line.amount), false);
     }
     o.rule();
-    o.pair(&m(id!("return-document-total")), &money(d.total), true);
+    // An exchange's return did not give all of its worth back: the total is what came back,
+    // and the lines below say where it went (record 0123).
+    let total = if d.exchange.is_some() { m(id!("return-document-total-exchange")) } else { m(id!("return-document-total")) };
+    o.pair(&total, &money(d.total), true);
     for rate in &d.rates {
         match rate.class {
             TaxClass::Exempt => o.pair(&format!("  {}", m(id!("return-document-exempt"))), &money(rate.gross), false),
