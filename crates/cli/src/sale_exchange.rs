@@ -23,14 +23,12 @@ fn refused(e: &EngineError) -> i32 {
     use paydesk_ledger::Error as L;
     let code = match e {
         EngineError::Ledger(l) => match &**l {
-            L::ReturnExceedsSold { .. } => "return_exceeds_sold",
-            L::ReturnUnknownLine { .. } => "return_unknown_line",
-            L::RyoshushoNotTakenBack { .. } => "ryoshusho_not_taken_back",
             L::ExchangeNewSaleRefused { .. } => "exchange_new_sale_refused",
             L::ExchangeCurrencyMismatch { .. } => "exchange_currency_mismatch",
             L::ExchangeNothingToCredit { .. } => "exchange_nothing_to_credit",
             L::ExchangeOfCreditedSale { .. } => "exchange_of_credited_sale",
-            _ => e.code(),
+            // The exchange's return refused as any return is.
+            other => crate::sale_return::return_code(other).unwrap_or(e.code()),
         },
         _ => e.code(),
     };

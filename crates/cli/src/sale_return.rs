@@ -52,16 +52,22 @@ pub(crate) fn returned_lines(lines: &[String]) -> Result<Vec<Returned>, String> 
     Ok(items)
 }
 
-/// The error code of a refused return: one per reason, for scripts to tell them apart.
-fn refused(e: &EngineError) -> i32 {
+/// The code of a ledger refusal of a return (and so of an exchange's return), if it has
+/// one of its own: one per reason, for scripts to tell them apart.
+pub(crate) fn return_code(l: &paydesk_ledger::Error) -> Option<&'static str> {
     use paydesk_ledger::Error as L;
+    match l {
+        L::ReturnExceedsSold { .. } => Some("return_exceeds_sold"),
+        L::ReturnUnknownLine { .. } => Some("return_unknown_line"),
+        L::RyoshushoNotTakenBack { .. } => Some("ryoshusho_not_taken_back"),
+        _ => None,
+    }
+}
+
+/// The error code of a refused return.
+fn refused(e: &EngineError) -> i32 {
     let code = match e {
-        EngineError::Ledger(l) => match &**l {
-            L::ReturnExceedsSold { .. } => "return_exceeds_sold",
-            L::ReturnUnknownLine { .. } => "return_unknown_line",
-            L::RyoshushoNotTakenBack { .. } => "ryoshusho_not_taken_back",
-            _ => e.code(),
-        },
+        EngineError::Ledger(l) => return_code(l).unwrap_or(e.code()),
         _ => e.code(),
     };
     checkout_error(code, &e.to_string(), e.checkout_key(), None)
