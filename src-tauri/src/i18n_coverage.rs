@@ -185,8 +185,9 @@ fn settings_refusals_are_in_japanese() {
     };
     let current = crate::settings_file::Settings::default();
     assert!(crate::settings_file::Settings::validate(&form, &current, Currency::Jpy).is_ok());
-    let broken: [&dyn Fn(&mut crate::settings_file::SettingsForm); 6] = [
+    let broken: [&dyn Fn(&mut crate::settings_file::SettingsForm); 7] = [
         &|f| f.retention_hours = "x".into(),
+        &|f| f.offline_max_total = "99".into(),
         &|f| f.safety_margin_minutes = "99999".into(),
         &|f| f.offline_max_amount = "x".into(),
         &|f| f.offline_max_age_hours = "100".into(),

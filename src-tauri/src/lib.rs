@@ -31,6 +31,7 @@ pub mod report;
 pub mod sale;
 pub mod secrets;
 pub mod settings_file;
+pub mod settings_offline;
 pub mod shift;
 pub mod sign_in;
 pub mod staff;

@@ -40,8 +40,13 @@ pub struct Settings {
     pub retention_hours: u32,
     pub safety_margin_minutes: u32,
     pub offline_enabled: bool,
-    pub offline_max_amount: i64,
-    pub offline_max_total: i64,
+    /// The store's own offline money caps, in minor units of `offline_limits_currency`;
+    /// `None`: that currency's default (record 0129, `settings_offline.rs`).
+    pub offline_max_amount: Option<i64>,
+    pub offline_max_total: Option<i64>,
+    /// The currency the two caps above were typed in; `None` in a file written before
+    /// caps had one (read by `adopt_offline_currency`).
+    pub offline_limits_currency: Option<Currency>,
     pub offline_max_count: u32,
     pub offline_max_age_hours: u32,
     /// The screen's language, or `None` to follow the store and the system (record
@@ -68,8 +73,9 @@ impl Default for Settings {
             retention_hours: 24,
             safety_margin_minutes: 60,
             offline_enabled: true,
-            offline_max_amount: 10_000,
-            offline_max_total: 50_000,
+            offline_max_amount: None,
+            offline_max_total: None,
+            offline_limits_currency: None,
             offline_max_count: 20,
             // At most the key retention minus the safety margin (24 h - 1 h): a stored
             // payment is forwarded with its key, which the PSP must still remember.
@@ -191,8 +197,9 @@ impl Settings {
             retention_hours: int_in(&form.retention_hours, id!("input-settings-retention"), 1, 720)?,
             safety_margin_minutes: int_in(&form.safety_margin_minutes, id!("input-settings-margin"), 0, 1440)?,
             offline_enabled: current.offline_enabled,
-            offline_max_amount: money_in(&form.offline_max_amount, id!("input-settings-offline-max-amount"), currency)?,
-            offline_max_total: money_in(&form.offline_max_total, id!("input-settings-offline-max-total"), currency)?,
+            offline_max_amount: Some(money_in(&form.offline_max_amount, id!("input-settings-offline-max-amount"), currency)?),
+            offline_max_total: Some(money_in(&form.offline_max_total, id!("input-settings-offline-max-total"), currency)?),
+            offline_limits_currency: Some(currency),
             offline_max_count: int_in(&form.offline_max_count, id!("input-settings-offline-max-count"), 0, 10_000)?,
             offline_max_age_hours: int_in(&form.offline_max_age_hours, id!("input-settings-offline-max-age"), 1, 168)?,
             language: current.language,
@@ -204,6 +211,10 @@ impl Settings {
             let safe_minutes = (u64::from(s.retention_hours) * 60).saturating_sub(u64::from(s.safety_margin_minutes));
             if u64::from(s.safety_margin_minutes) >= u64::from(s.retention_hours) * 60 {
                 Err(bad(tr!(active(), "input-settings-margin-too-long")))
+            } else if s.offline_max_amount > s.offline_max_total {
+                // A total below one payment would refuse every offline payment the
+                // per-payment cap allows: not what an owner typing two caps means.
+                Err(bad(tr!(active(), "input-settings-offline-total-too-small")))
             } else if u64::from(s.offline_max_age_hours) * 60 > safe_minutes {
                 Err(bad(tr!(
                     active(),
@@ -289,8 +300,7 @@ impl Settings {
             },
             offline: OfflineLimits {
                 enabled: self.offline_enabled,
-                max_per_payment: self.offline_max_amount,
-                max_total: self.offline_max_total,
+                caps: self.offline_caps(),
                 max_count: self.offline_max_count,
                 max_age: Duration::from_secs(u64::from(self.offline_max_age_hours) * 3600),
             },

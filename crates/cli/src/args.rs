@@ -6,7 +6,8 @@
 use clap::{Parser, Subcommand};
 use std::time::Duration;
 
-use crate::parse::parse_duration;
+use crate::parse::{parse_currency, parse_duration};
+use paydesk_domain::Currency;
 
 #[derive(Parser, Debug)]
 #[command(name = "paydesk-cli", version, about = "PayDesk headless register: exactly-once checkout over a flaky PSP")]
@@ -56,12 +57,18 @@ pub(crate) struct Cli {
     /// Offline acceptance off.
     #[arg(global = true, long = "no-offline")]
     pub(crate) no_offline: bool,
-    /// Offline limit per payment (minor units).
-    #[arg(global = true, long = "offline-max-payment", default_value_t = 10_000)]
-    pub(crate) offline_max_payment: i64,
-    /// Offline limit on the stored total (minor units, per currency).
-    #[arg(global = true, long = "offline-max-total", default_value_t = 50_000)]
-    pub(crate) offline_max_total: i64,
+    /// Offline limit per payment, in minor units of --offline-currency (default: about
+    /// ¥10,000 in each currency, record 0129).
+    #[arg(global = true, long = "offline-max-payment", requires = "offline_currency", value_parser = clap::value_parser!(i64).range(0..))]
+    pub(crate) offline_max_payment: Option<i64>,
+    /// Offline limit on the stored total, in minor units of --offline-currency (default:
+    /// about ¥50,000 in each currency).
+    #[arg(global = true, long = "offline-max-total", requires = "offline_currency", value_parser = clap::value_parser!(i64).range(0..))]
+    pub(crate) offline_max_total: Option<i64>,
+    /// The currency --offline-max-payment and --offline-max-total are in; other
+    /// currencies keep their defaults.
+    #[arg(global = true, long = "offline-currency", value_parser = parse_currency)]
+    pub(crate) offline_currency: Option<Currency>,
     /// Offline limit on the number of stored payments.
     #[arg(global = true, long = "offline-max-count", default_value_t = 20)]
     pub(crate) offline_max_count: u32,

@@ -7,7 +7,7 @@ use crate::outcome::fail;
 use paydesk_ledger::Ledger;
 use paydesk_register::transport::HttpTransport;
 use paydesk_register::{
-    CrashPoint, DedupWindow, Engine, EngineConfig, OfflineLimits, OsRandom, RetryPolicy, SystemClock,
+    CrashPoint, DedupWindow, Engine, EngineConfig, MoneyCap, OfflineCaps, OfflineLimits, OsRandom, RetryPolicy, SystemClock,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -84,8 +84,7 @@ pub(crate) fn build_engine(cli: &Cli, crash: Option<CrashPoint>) -> Engine {
         window: DedupWindow { retention: cli.retention, margin: cli.retention_margin },
         offline: OfflineLimits {
             enabled: !cli.no_offline,
-            max_per_payment: cli.offline_max_payment,
-            max_total: cli.offline_max_total,
+            caps: offline_caps(cli),
             max_count: cli.offline_max_count,
             max_age: cli.offline_max_age,
         },
@@ -107,5 +106,23 @@ pub(crate) fn build_engine(cli: &Cli, crash: Option<CrashPoint>) -> Engine {
             }
         })),
         None => engine,
+    }
+}
+
+/// The offline money caps the flags set: in `--offline-currency`, a flag not given
+/// keeping that currency's default (record 0129).
+fn offline_caps(cli: &Cli) -> OfflineCaps {
+    match cli.offline_currency {
+        None => OfflineCaps::default(),
+        Some(currency) => {
+            let default = MoneyCap::default_for(currency);
+            OfflineCaps::own(
+                currency,
+                MoneyCap {
+                    per_payment: cli.offline_max_payment.unwrap_or(default.per_payment),
+                    total: cli.offline_max_total.unwrap_or(default.total),
+                },
+            )
+        }
     }
 }

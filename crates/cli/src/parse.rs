@@ -33,6 +33,12 @@ pub(crate) fn parse_amount(s: &str) -> Result<i64, String> {
     Ok(v)
 }
 
+/// A currency code as the ledger knows it (`jpy`, `usd`, …); anything else is refused
+/// with the known ones named.
+pub(crate) fn parse_currency(s: &str) -> Result<paydesk_domain::Currency, String> {
+    s.parse().map_err(|_| format!("unknown currency {s:?} (known: jpy, usd, eur, gbp, krw)"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -209,7 +209,7 @@ fn minor(what: &str, s: &str) -> Result<i64, String> {
 }
 
 fn currency(s: &str) -> Result<Currency, String> {
-    s.parse().map_err(|_| format!("unknown currency {s:?} (known: jpy, usd, eur, gbp, krw)"))
+    crate::parse::parse_currency(s)
 }
 
 fn reason(r: &Option<String>) -> Result<Option<&str>, String> {

@@ -15,6 +15,39 @@ use std::time::Duration;
 
 const PI_PATH: &str = "/v1/payment_intents";
 
+/// Offline caps are per currency (record 0129): with no flags, a dollar register holds
+/// about ¥10,000 per payment offline ($65.00), not 10,000 minor units ($100); caps set in
+/// yen never apply to a dollar payment; a cap without its currency is refused by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offline_caps_are_the_same_money_in_every_currency() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut psp = Psp::start(dir.path()).await;
+    let url = psp.url();
+    let db = dir.path().join("register.db");
+    psp.stop().await;
+
+    let over = run(&db, &url, &[], &["checkout", "--amount", "6501", "--currency", "usd"]).await;
+    assert_eq!(over.code, Some(1), "{}{}", over.stdout, over.stderr);
+    assert_eq!(over.json()["error"]["code"], "offline_refused");
+    assert!(over.stderr.contains("6501 > 6500"), "{}", over.stderr);
+    let at = run(&db, &url, &[], &["checkout", "--amount", "6500", "--currency", "usd"]).await;
+    assert_eq!(at.code, Some(3), "queued: {}{}", at.stdout, at.stderr);
+    assert_eq!(at.json()["state"], "queued_offline");
+    let yen = run(&db, &url, &[], &["checkout", "--amount", "10000", "--currency", "jpy"]).await;
+    assert_eq!(yen.code, Some(3), "¥10,000 is within the yen default: {}{}", yen.stdout, yen.stderr);
+
+    let in_yen = ["--offline-currency", "jpy", "--offline-max-payment", "50000", "--offline-max-total", "90000"];
+    let usd = run(&db, &url, &in_yen, &["checkout", "--amount", "7000", "--currency", "usd"]).await;
+    assert_eq!(usd.code, Some(1), "yen caps are not dollar caps: {}{}", usd.stdout, usd.stderr);
+    assert!(usd.stderr.contains("7000 > 6500"), "{}", usd.stderr);
+
+    let bare = run(&db, &url, &["--offline-max-payment", "5000"], &["checkout", "--amount", "100", "--currency", "usd"]).await;
+    assert_eq!(bare.code, Some(64), "a usage error: {}{}", bare.stdout, bare.stderr);
+    assert!(bare.stderr.contains("--offline-currency"), "{}", bare.stderr);
+    let rows = ledger(&db, &url).await;
+    assert_eq!(rows.iter().filter(|r| r["state"] == "queued_offline").count(), 2, "{rows:?}");
+}
+
 /// PSP refusing connections: payments are accepted offline within the limits,
 /// refused past a limit with a clear message; when the PSP is back each stored
 /// payment is forwarded once, in order, and a decline after forwarding is
@@ -26,7 +59,7 @@ async fn offline_store_and_forward_within_limits_in_order() {
     let url = psp.url();
     let db = dir.path().join("register.db");
     psp.stop().await; // cable pulled: connections refused
-    let limits = ["--offline-max-payment", "5000", "--offline-max-total", "8000", "--offline-max-count", "2"];
+    let limits = ["--offline-currency", "jpy", "--offline-max-payment", "5000", "--offline-max-total", "8000", "--offline-max-count", "2"];
 
     let a = run(&db, &url, &limits, &["checkout", "--amount", "1000", "--currency", "jpy"]).await;
     assert_eq!(a.code, Some(3), "queued: {}{}", a.stdout, a.stderr);

@@ -26,7 +26,7 @@ pub use engine::{
     NotChargedWhy, PendingWhy, ReaderConfig, ReaderOutcome, ReaderRegistration, ReaderReport, ReaderTenderReport, TestCard,
     UnavailableWhy,
 };
-pub use offline::OfflineLimits;
+pub use offline::{MoneyCap, OfflineCaps, OfflineLimits};
 pub use retry::RetryPolicy;
 pub use window::DedupWindow;
 pub use paydesk_ledger;

@@ -1,16 +1,69 @@
 //! Offline store-and-forward limits (record 0009), like Stripe Terminal's and
 //! Square's: per payment, total stored, count, and age of the oldest stored one.
+//!
+//! Money caps are per currency (record 0129): 10,000 minor units is ¥10,000 but $100, so
+//! one number for every currency would let a dollar register store ten times the risk a
+//! yen one does. Each currency has a default cap of about the same money, and the store's
+//! own caps are held with the currency they were set in.
 
 use std::time::Duration;
+
+use paydesk_domain::Currency;
+
+/// How much money may be held offline in one currency: per payment and stored in total,
+/// in that currency's minor units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoneyCap {
+    pub per_payment: i64,
+    pub total: i64,
+}
+
+impl MoneyCap {
+    /// About ¥10,000 per payment and ¥50,000 stored, in each currency: round figures at
+    /// about ¥150 to the dollar, ¥160 to the euro, ¥190 to the pound and ₩9 to the yen,
+    /// rounded DOWN (a default should not hold more risk than the yen one). Not a live
+    /// rate: a store that wants other figures sets its own.
+    pub const fn default_for(currency: Currency) -> MoneyCap {
+        match currency {
+            Currency::Jpy => MoneyCap { per_payment: 10_000, total: 50_000 },
+            Currency::Usd => MoneyCap { per_payment: 6_500, total: 32_500 },
+            Currency::Eur => MoneyCap { per_payment: 6_000, total: 30_000 },
+            Currency::Gbp => MoneyCap { per_payment: 5_000, total: 25_000 },
+            Currency::Krw => MoneyCap { per_payment: 90_000, total: 450_000 },
+        }
+    }
+}
+
+/// The money caps in force: the store's own for the currency it set them in, the
+/// default of about the same money for every other currency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OfflineCaps {
+    /// The store's caps and the currency they are in; `None`: defaults everywhere.
+    pub own: Option<(Currency, MoneyCap)>,
+}
+
+impl OfflineCaps {
+    /// The store's caps in `currency` (other currencies keep their defaults).
+    pub fn own(currency: Currency, cap: MoneyCap) -> OfflineCaps {
+        OfflineCaps { own: Some((currency, cap)) }
+    }
+
+    /// The caps for a payment in `currency`.
+    pub fn for_currency(&self, currency: Currency) -> MoneyCap {
+        match self.own {
+            Some((set_in, cap)) if set_in == currency => cap,
+            Some(_) | None => MoneyCap::default_for(currency),
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OfflineLimits {
     /// Offline acceptance allowed at all.
     pub enabled: bool,
-    /// Largest single offline payment, minor units.
-    pub max_per_payment: i64,
-    /// Largest total of all stored (not yet forwarded) payments, minor units.
-    pub max_total: i64,
+    /// Largest single offline payment and largest stored (not yet forwarded) total, per
+    /// currency.
+    pub caps: OfflineCaps,
     /// Most stored payments.
     pub max_count: u32,
     /// Stored payments must be forwarded within this age; while the oldest one
@@ -22,8 +75,7 @@ impl Default for OfflineLimits {
     fn default() -> Self {
         Self {
             enabled: true,
-            max_per_payment: 10_000,
-            max_total: 50_000,
+            caps: OfflineCaps::default(),
             max_count: 20,
             max_age: Duration::from_secs(24 * 3600),
         }
@@ -62,24 +114,26 @@ impl std::fmt::Display for OfflineRefusal {
 }
 
 impl OfflineLimits {
-    /// May a payment of `amount` be stored, given what is stored now
-    /// (`(amount, queued_at_ms)` of each stored payment)?
-    pub fn check(&self, amount: i64, stored: &[(i64, i64)], now_ms: i64) -> Result<(), OfflineRefusal> {
+    /// May a payment of `amount` in `currency` be stored, given what is stored now?
+    /// `stored`: `(currency, amount, queued_at_ms)` of each stored payment. Count and age
+    /// are across currencies (one queue to forward); money is per currency.
+    pub fn check(&self, currency: Currency, amount: i64, stored: &[(Currency, i64, i64)], now_ms: i64) -> Result<(), OfflineRefusal> {
         if !self.enabled {
             return Err(OfflineRefusal::Disabled);
         }
-        if amount > self.max_per_payment {
-            return Err(OfflineRefusal::PerPayment { amount, limit: self.max_per_payment });
+        let cap = self.caps.for_currency(currency);
+        if amount > cap.per_payment {
+            return Err(OfflineRefusal::PerPayment { amount, limit: cap.per_payment });
         }
         if stored.len() as u64 >= self.max_count as u64 {
             return Err(OfflineRefusal::Count { count: stored.len() as u32, limit: self.max_count });
         }
-        let total = stored.iter().map(|(a, _)| *a).fold(0i64, |acc, a| acc.saturating_add(a));
+        let total = stored.iter().filter(|(c, _, _)| *c == currency).map(|(_, a, _)| *a).fold(0i64, |acc, a| acc.saturating_add(a));
         let would_be = total.saturating_add(amount);
-        if would_be > self.max_total {
-            return Err(OfflineRefusal::Total { would_be, limit: self.max_total });
+        if would_be > cap.total {
+            return Err(OfflineRefusal::Total { would_be, limit: cap.total });
         }
-        if let Some(oldest) = stored.iter().map(|(_, t)| *t).min() {
+        if let Some(oldest) = stored.iter().map(|(_, _, t)| *t).min() {
             let age = now_ms.saturating_sub(oldest).max(0) as u64 / 1000;
             if age > self.max_age.as_secs() {
                 return Err(OfflineRefusal::Age { oldest_age_secs: age, limit_secs: self.max_age.as_secs() });
@@ -92,17 +146,57 @@ impl OfflineLimits {
 #[cfg(test)]
 mod tests {
     use super::*;
+    const JPY: Currency = Currency::Jpy;
+
     #[test]
     fn limits() {
-        let l = OfflineLimits { enabled: true, max_per_payment: 100, max_total: 250, max_count: 3, max_age: Duration::from_secs(60) };
-        assert!(l.check(100, &[], 0).is_ok());
-        assert!(matches!(l.check(101, &[], 0), Err(OfflineRefusal::PerPayment { .. })));
-        assert!(matches!(l.check(100, &[(100, 0), (100, 0)], 0), Err(OfflineRefusal::Total { would_be: 300, .. })));
-        assert!(matches!(l.check(1, &[(1, 0), (1, 0), (1, 0)], 0), Err(OfflineRefusal::Count { .. })));
-        assert!(matches!(l.check(1, &[(1, 0)], 61_000), Err(OfflineRefusal::Age { .. })));
-        assert!(l.check(1, &[(1, 0)], 60_000).is_ok());
-        let off = OfflineLimits { enabled: false, ..l };
-        assert_eq!(off.check(1, &[], 0), Err(OfflineRefusal::Disabled));
+        let caps = OfflineCaps::own(JPY, MoneyCap { per_payment: 100, total: 250 });
+        let l = OfflineLimits { enabled: true, caps, max_count: 3, max_age: Duration::from_secs(60) };
+        assert!(l.check(JPY, 100, &[], 0).is_ok());
+        assert!(matches!(l.check(JPY, 101, &[], 0), Err(OfflineRefusal::PerPayment { .. })));
+        assert!(matches!(l.check(JPY, 100, &[(JPY, 100, 0), (JPY, 100, 0)], 0), Err(OfflineRefusal::Total { would_be: 300, .. })));
+        assert!(matches!(l.check(JPY, 1, &[(JPY, 1, 0), (JPY, 1, 0), (JPY, 1, 0)], 0), Err(OfflineRefusal::Count { .. })));
+        assert!(matches!(l.check(JPY, 1, &[(JPY, 1, 0)], 61_000), Err(OfflineRefusal::Age { .. })));
+        assert!(l.check(JPY, 1, &[(JPY, 1, 0)], 60_000).is_ok());
+        let off = OfflineLimits { enabled: false, ..l.clone() };
+        assert_eq!(off.check(JPY, 1, &[], 0), Err(OfflineRefusal::Disabled));
         assert!(OfflineRefusal::Count { count: 3, limit: 3 }.to_string().contains("limit"));
+        // Another currency's stored money is not this currency's total; its count and age are.
+        assert!(l.check(JPY, 100, &[(Currency::Usd, 5_000, 0), (JPY, 100, 0)], 0).is_ok());
+        assert!(matches!(l.check(JPY, 1, &[(Currency::Usd, 1, 0); 3], 0), Err(OfflineRefusal::Count { .. })));
+        assert!(matches!(l.check(JPY, 1, &[(Currency::Usd, 1, 0)], 61_000), Err(OfflineRefusal::Age { .. })));
+    }
+
+    #[test]
+    fn caps_set_in_one_currency_do_not_apply_in_another() {
+        let caps = OfflineCaps::own(JPY, MoneyCap { per_payment: 10_000, total: 50_000 });
+        // ¥10,000 set by a yen store is not $100 at a dollar payment.
+        assert_eq!(caps.for_currency(Currency::Usd), MoneyCap::default_for(Currency::Usd));
+        assert_eq!(caps.for_currency(JPY).per_payment, 10_000);
+        let l = OfflineLimits { caps, ..OfflineLimits::default() };
+        assert!(matches!(l.check(Currency::Usd, 10_000, &[], 0), Err(OfflineRefusal::PerPayment { limit: 6_500, .. })));
+    }
+
+    #[test]
+    fn defaults_are_about_the_same_money_and_never_more_than_the_yen_ones() {
+        // Yen per so many minor units, at the round rates the defaults were set with
+        // (record 0129): $1 = ¥150, €1 = ¥160, £1 = ¥190, ₩9 = ¥1.
+        let rate = |c: Currency| -> (i64, i64) {
+            match c {
+                Currency::Jpy => (1, 1),
+                Currency::Usd => (150, 100),
+                Currency::Eur => (160, 100),
+                Currency::Gbp => (190, 100),
+                Currency::Krw => (1, 9),
+            }
+        };
+        let yen = MoneyCap::default_for(JPY);
+        for c in [JPY, Currency::Usd, Currency::Eur, Currency::Gbp, Currency::Krw] {
+            let cap = MoneyCap::default_for(c);
+            let (yen_per, minor) = rate(c);
+            let in_yen = cap.per_payment * yen_per / minor;
+            assert!((9_000..=yen.per_payment).contains(&in_yen), "{c:?}: about ¥{in_yen}");
+            assert_eq!(cap.total * yen.per_payment, cap.per_payment * yen.total, "{c:?}: the same ratio as the yen caps");
+        }
     }
 }

@@ -13,7 +13,7 @@
 use mock_psp::{FaultConfig, MockPsp, PspRequest};
 use paydesk_ledger::{CheckoutOptions, Ledger, NewPayment, SeededKeys};
 use paydesk_domain::{Currency, Money, PaymentState};
-use paydesk_register::{Engine, OfflineLimits, SeededRandom};
+use paydesk_register::{Engine, MoneyCap, OfflineCaps, OfflineLimits, SeededRandom};
 use paydesk_sim::world::{block_on, drive_psp, PspClock, PspFuture, RegisterClock, SimTransport, TimeCore, Wire};
 use paydesk_sim::{engine_config, run_timed, Profile, Report, SimConfig, EPOCH_MS};
 use std::fmt::Write as _;
@@ -71,8 +71,7 @@ fn offline_drain(n: usize) -> Drain {
     let mut cfg = engine_config();
     cfg.offline = OfflineLimits {
         enabled: true,
-        max_per_payment: 1_000_000,
-        max_total: i64::MAX / 4,
+        caps: OfflineCaps::own(Currency::Jpy, MoneyCap { per_payment: 1_000_000, total: i64::MAX / 4 }),
         max_count: (n as u32).saturating_add(10),
         max_age: Duration::from_secs(30 * 24 * 3600),
     };

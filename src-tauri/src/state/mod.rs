@@ -94,12 +94,12 @@ impl AppState {
         std::fs::set_permissions(&data_dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .map_err(|e| format!("the data folder {} cannot be made private to this user: {e}", data_dir.display()))?;
         let secrets = SecretStore::open(&data_dir);
-        let settings = Settings::load(&data_dir, opts, &secrets).map_err(|e| format!("the settings cannot be used: {e}"))?;
+        let mut settings = Settings::load(&data_dir, opts, &secrets).map_err(|e| format!("the settings cannot be used: {e}"))?;
         // The PSP the last run sent payments to goes on being used until every payment
         // there is settled (apply_settings switches then), even if the saved settings,
         // a flag or an environment variable now name another one.
         let in_use = PspInUse::load(&data_dir, &secrets)?;
-        let start_with = match &in_use {
+        let mut start_with = match &in_use {
             Some(u) if *u != PspInUse::of(&settings) => u.applied_to(&settings),
             _ => settings.clone(),
         };
@@ -117,6 +117,9 @@ impl AppState {
         ledger.roster_mut().sign_out(now_ms())?;
         let store = ledger.catalog().store_settings()?;
         let (currency, locale) = (store.currency, store.locale);
+        // Offline caps in a file from before they had a currency are in this store's.
+        settings.adopt_offline_currency(currency);
+        start_with.adopt_offline_currency(currency);
         crate::i18n::set_active(crate::i18n::initial(settings.language, Some(store.locale), |k| std::env::var(k).ok()));
         // A sale part-paid when the register stopped (cash in the drawer, the customer at
         // the counter) comes back on screen, to be paid or canceled (record 0035).

@@ -55,6 +55,7 @@ input-settings-offline-max-total = Total stored offline
 input-settings-offline-max-count = Number of offline payments
 input-settings-offline-max-age = Oldest offline payment
 input-settings-margin-too-long = The safety margin must be shorter than the key retention.
+input-settings-offline-total-too-small = The offline total must be at least the offline limit per payment.
 input-settings-offline-age-too-long = The oldest stored payment can be at most { $hours } hours old: it is forwarded with its key, and the processor remembers keys for the retention ({ $retention } h) minus the safety margin ({ $margin } min).
 # Something on this register's side failed; the detail is for whoever fixes it.
 internal-payment-missing = The payment is missing from this register's records. Nothing was charged twice; open Payments to check it.

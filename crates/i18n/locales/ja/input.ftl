@@ -55,6 +55,7 @@ input-settings-offline-max-total = オフライン保存の合計
 input-settings-offline-max-count = オフライン決済の件数
 input-settings-offline-max-age = 最も古いオフライン決済
 input-settings-margin-too-long = 安全マージンはキー保持時間より短くしてください。
+input-settings-offline-total-too-small = オフライン合計の上限は 1 件あたりの上限以上にしてください。
 input-settings-offline-age-too-long = 保存できる決済は最長 { $hours } 時間までです: 決済は同じキーで送られ、決済代行会社がキーを覚えているのは保持時間（{ $retention } 時間）から安全マージン（{ $margin } 分）を引いた間だけです。
 # このレジの側で失敗したこと。詳細は修理する人のためのものです。
 internal-payment-missing = この決済がレジの記録に見つかりません。二重の請求はしていません。「決済」画面で確認してください。

@@ -6,7 +6,7 @@ use super::DriveMode;
 use super::note::NoteMark;
 use super::{attempt_input, CheckoutOutcome, CheckoutReport, Engine, EngineError, Result};
 use crate::notify::{Notification, Subject};
-use crate::offline::{OfflineLimits, OfflineRefusal};
+use crate::offline::OfflineRefusal;
 use crate::retry::AttemptRecord;
 use paydesk_ledger::{Payment, TimelineInput, TimelineKind};
 use paydesk_domain::PaymentState;
@@ -16,17 +16,8 @@ impl Engine {
         let subject = Subject::Checkout(p.idempotency_key.clone());
         let now = self.now();
         let queue = self.with_ledger(|l| l.payments().offline_queue())?;
-        let stored: Vec<(i64, i64)> = queue
-            .iter()
-            .filter(|q| q.amount.currency == p.amount.currency)
-            .map(|q| (q.amount.amount_minor, q.created_at_ms))
-            .collect();
-        let count_all: Vec<(i64, i64)> = queue.iter().map(|q| (0, q.created_at_ms)).collect();
-        let limits = &self.inner.cfg.offline;
-        let check = limits.check(p.amount.amount_minor, &stored, now).and_then(|_| {
-            // count and age across currencies
-            OfflineLimits { max_per_payment: i64::MAX, max_total: i64::MAX, ..limits.clone() }.check(0, &count_all, now)
-        });
+        let stored: Vec<_> = queue.iter().map(|q| (q.amount.currency, q.amount.amount_minor, q.created_at_ms)).collect();
+        let check = self.inner.cfg.offline.check(p.amount.currency, p.amount.amount_minor, &stored, now);
         match check {
             Ok(()) => {
                 self.with_ledger(|l| -> Result<()> {
