@@ -2,7 +2,7 @@
 //! captured, eat-in vs take-out, discounts, the total the tenders must cover, and the
 //! figures locked at the first tender.
 
-use paydesk_tax::{compute, Dining, Discount, PriceMode, TaxClass};
+use paydesk_tax::{compute, Dining, Discount, PriceMode, TaxClass, YearMonthDay};
 use paydesk_domain::*;
 use paydesk_ledger::*;
 use proptest::prelude::*;
@@ -145,4 +145,58 @@ fn utc_day_is_the_calendar_day() {
     assert_eq!((d.year, d.month, d.day), (2026, 12, 1));
     let d = utc_day(0);
     assert_eq!((d.year, d.month, d.day), (1970, 1, 1));
+}
+
+/// The rates a sale is taxed at are the store's local date's (record 0130), not UTC's: a
+/// reduced rate that changes at local midnight applies from 00:00 in the store's zone.
+/// Before, a Tokyo sale between 00:00 and 08:59 JST was taxed at the old rate, and a New
+/// York sale after 20:00 EDT at the next day's.
+#[test]
+fn a_rate_change_applies_from_the_store_s_local_midnight() {
+    let new_rates = |l: &mut Ledger, from: YearMonthDay| {
+        let mut rates = paydesk_tax::RateTable::japan();
+        rates.entries.push(paydesk_tax::RateEntry { class: TaxClass::Reduced, basis_points: 500, effective_from: Some(from) });
+        let settings = l.catalog().store_settings().unwrap();
+        let tax = PublishedTax { version: 1, price_mode: PriceMode::Exclusive, rounding: settings.rounding, registration_number: None, rates };
+        assert!(l.catalog_mut().apply_published_tax(&tax, 3).unwrap());
+    };
+    let reduced_bp = |l: &mut Ledger, at_ms: i64| -> u32 {
+        let cart = l.carts_mut().create(Currency::Jpy, at_ms).unwrap();
+        let c = l.carts_mut().add(cart, "COF-001", 1, at_ms).unwrap(); // a reduced-rate item
+        let bp = rates(&c)[0].0;
+        // Locked at the first tender with the same day.
+        l.sales_mut().pay_cash(cart, c.total.amount_minor, None, at_ms + 1).unwrap();
+        let sale = l.sales().by_cart(cart).unwrap();
+        assert_eq!(sale.cart.tax.as_ref().unwrap().rates[0].basis_points, bp);
+        bp
+    };
+    // Tokyo: the change on 2027-04-01.
+    let mut tokyo = ja_store(PriceMode::Exclusive);
+    new_rates(&mut tokyo, YearMonthDay { year: 2027, month: 4, day: 1 });
+    assert_eq!(reduced_bp(&mut tokyo, 1_806_505_140_000), 800, "2027-03-31 23:59 JST: the old rate");
+    assert_eq!(reduced_bp(&mut tokyo, 1_806_507_000_000), 500, "2027-04-01 00:30 JST (still 03-31 in UTC): the new rate");
+    assert_eq!(reduced_bp(&mut tokyo, 1_806_537_540_000), 500, "08:59 JST");
+
+    // The same store in New York (summer time, UTC-4): the change on 2027-07-01.
+    let mut ny = ja_store(PriceMode::Exclusive);
+    let mut s = ny.catalog().store_settings().unwrap();
+    s.time_zone = "America/New_York".into();
+    ny.catalog_mut().set_store_settings(s, None, 2).unwrap();
+    new_rates(&mut ny, YearMonthDay { year: 2027, month: 7, day: 1 });
+    assert_eq!(reduced_bp(&mut ny, 1_814_412_600_000), 800, "2027-06-30 23:30 EDT (07-01 in UTC): the old rate");
+    assert_eq!(reduced_bp(&mut ny, 1_814_416_200_000), 500, "2027-07-01 00:30 EDT");
+
+    // The store's date itself, across the US summer-time change (2027-03-14 02:00 EST).
+    let ny_settings = ny.catalog().store_settings().unwrap();
+    let day = |ms: i64| {
+        let d = store_date(ms, &ny_settings);
+        (d.year, d.month, d.day)
+    };
+    assert_eq!(day(1_805_000_340_000), (2027, 3, 13), "23:59 EST");
+    assert_eq!(day(1_805_007_540_000), (2027, 3, 14), "01:59 EST");
+    let t = store_time(1_805_007_600_000, &ny_settings);
+    assert_eq!((t.day, t.hour, t.minute), (14, 3, 0), "one minute later is 03:00 EDT: the clock skips 02:00-02:59");
+    let start = store_day_start(1_805_007_600_000, &ny_settings);
+    assert_eq!(start, 1_805_000_400_000, "the 14th began at 00:00 EST");
+    assert_eq!(store_day_start(1_805_083_200_000, &ny_settings) - start, 23 * 3_600_000, "a 23-hour day");
 }

@@ -11,7 +11,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::carts::{editable_cart, load_cart};
-use super::catalog::settings::tax_settings_tx;
+use super::catalog::settings::{rate_table_tx, settings_tx};
+use super::store_clock::store_date;
 use super::{Cached, Ledger};
 use crate::error::{Error, Result};
 use crate::types::*;
@@ -25,18 +26,12 @@ pub struct LockedTax {
     pub tax: SaleTax,
 }
 
-/// The UTC calendar day of a Unix time in ms (days-from-civil inverse, Howard Hinnant).
-pub fn utc_day(ms: i64) -> YearMonthDay {
-    let z = ms.div_euclid(86_400_000) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    let year = (yoe + era * 400 + i64::from(month <= 2)).clamp(0, 9999) as u16;
-    YearMonthDay { year, month, day }
+/// The store's tax setup and the day whose rates apply to a sale begun at `ms`: the
+/// store's local date (record 0130), from one read of the settings.
+pub(super) fn tax_setup_on_tx(conn: &Connection, ms: i64) -> Result<(TaxSettings, YearMonthDay)> {
+    let store = settings_tx(conn)?;
+    let settings = TaxSettings { rates: rate_table_tx(conn)?, rounding: store.rounding, price_mode: store.price_mode };
+    Ok((settings, store_date(ms, &store)))
 }
 
 pub(super) fn discount_of(kind: Option<String>, value: Option<i64>) -> Result<Option<Discount>> {
@@ -80,8 +75,8 @@ pub(super) fn cart_tax(conn: &Connection, cart: &Cart, locked: Option<&str>) -> 
     if untaxed {
         return Ok(None);
     }
-    let settings = tax_settings_tx(conn)?;
-    let input = tax_cart(&cart.lines, cart.dining, cart.sale_discount, utc_day(cart.created_at_ms))?;
+    let (settings, day) = tax_setup_on_tx(conn, cart.created_at_ms)?;
+    let input = tax_cart(&cart.lines, cart.dining, cart.sale_discount, day)?;
     compute(&input, &settings).map(Some).map_err(|e| Error::InvalidInput(format!("sale {}: {e}", cart.id)))
 }
 
@@ -92,7 +87,8 @@ pub(super) fn lock_tax_tx(tx: &WriteTx<'_>, cart_id: CartId) -> Result<()> {
         return Ok(());
     }
     let Some(tax) = cart.tax else { return Ok(()) };
-    let doc = LockedTax { settings: tax_settings_tx(tx)?, date: utc_day(cart.created_at_ms), tax };
+    let (settings, date) = tax_setup_on_tx(tx, cart.created_at_ms)?;
+    let doc = LockedTax { settings, date, tax };
     tx.exec_cached(
         "UPDATE carts SET tax_locked = ?2 WHERE id = ?1 AND tax_locked IS NULL",
         params![cart_id.0, serde_json::to_string(&doc)?],

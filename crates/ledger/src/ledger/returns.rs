@@ -18,8 +18,7 @@ use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::audit::{append_audit, AuditInput};
-use super::cart_tax::{tax_cart, utc_day, LockedTax};
-use super::catalog::settings::tax_settings_tx;
+use super::cart_tax::{tax_cart, tax_setup_on_tx, LockedTax};
 use super::catalog::{class_str, parse_class};
 use super::sale::{allocate_refund_tx, card_keys, check_reason, refundable_state, sale_tx, Sale};
 use super::{collect, Cached, Ledger, Returns};
@@ -318,7 +317,7 @@ fn tax_input_tx(tx: &WriteTx<'_>, sale: &Sale) -> Result<(paydesk_tax::Cart, Tax
             let locked: LockedTax = serde_json::from_str(&doc)?;
             (locked.settings, locked.date)
         }
-        None => (tax_settings_tx(tx)?, utc_day(sale.cart.created_at_ms)),
+        None => tax_setup_on_tx(tx, sale.cart.created_at_ms)?,
     };
     let c = &sale.cart;
     Ok((tax_cart(&c.lines, c.dining, c.sale_discount, date)?, settings))
