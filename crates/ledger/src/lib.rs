@@ -31,6 +31,7 @@ pub mod ledger;
 pub mod open;
 pub mod reissue;
 pub mod schema;
+mod staff_refusal;
 pub mod takings;
 pub mod tender;
 pub mod types;
