@@ -268,3 +268,45 @@ async fn a_cashier_changes_their_pin_on_the_screen_and_signs_in_with_it() {
     assert!(l.audit().verify(None).unwrap().is_intact());
     app.close().await;
 }
+
+/// The owner's Staff screen (record 0127) at 1280×800 and 1024×768: a cashier added there
+/// signs in with the PIN given, sees no Staff tab, and calling the staff commands
+/// directly is refused by the commands themselves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owner_adds_a_cashier_on_the_staff_screen_who_signs_in_and_is_refused_the_staff_commands() {
+    let app = App::start("staff-admin", Launch::default()).await;
+    app.wait_js("return !document.getElementById('tab-staff').hidden", "the Staff tab, for the owner", LONG).await;
+    app.click("#tab-staff").await;
+    app.wait_js("return !!document.getElementById('staff-add-form')", "the Staff screen", LONG).await;
+    let rows = app.js("return [...document.querySelectorAll('.staff-row')].map(r => r.dataset.name + ':' + r.dataset.role)").await;
+    assert_eq!(rows, serde_json::json!(["Olivia:owner", "Marcus:manager", "Casey:cashier"]));
+    app.el("#staff-add-name").await.send_keys("Dana").await.unwrap();
+    app.js("document.getElementById('staff-add-role').value = 'cashier'; return true").await;
+    app.el("#staff-add-pin").await.send_keys("4826").await.unwrap();
+    app.el("#staff-add-pin-again").await.send_keys("4826").await.unwrap();
+    app.click("#staff-add").await;
+    app.wait_js("return !!document.querySelector(\".staff-row[data-name='Dana'][data-role='cashier']\")", "Dana in the list", LONG).await;
+    assert_eq!(app.text("#staff-msg").await, "Dana is added (cashier).");
+    let fits = "return document.documentElement.scrollWidth <= window.innerWidth";
+    assert_eq!(app.js(fits).await, true, "no sideways scrolling at 1280x800");
+    let shot = app.screenshot("staff-1280x800").await;
+    let _ = std::fs::copy(&shot, "/work/shots/staff-1280x800.png");
+    app.driver.set_window_rect(0, 0, 1024, 768).await.expect("set the window size");
+    app.wait_js("return window.innerWidth <= 1024", "the smaller window", LONG).await;
+    assert_eq!(app.js(fits).await, true, "no sideways scrolling at 1024x768");
+    let shot = app.screenshot("staff-1024x768").await;
+    let _ = std::fs::copy(&shot, "/work/shots/staff-1024x768.png");
+
+    lock_and_sign_in(&app, "Dana", "4826").await;
+    app.wait_js("return document.getElementById('whoami').dataset.role === 'cashier'", "Dana in the status bar", LONG).await;
+    assert_eq!(app.js("return document.getElementById('tab-staff').hidden").await, true, "no Staff tab for a cashier");
+    let v = ipc(&app, "window.__TAURI__.core.invoke('staff_set_role', { name: 'Dana', role: 'owner' })").await;
+    assert_eq!((v["err"]["code"].as_str(), v["err"]["action"].as_str()), (Some("approval_required"), Some("staff_admin")), "{v}");
+    let v = ipc(&app, "window.__TAURI__.core.invoke('staff_admin_list')").await;
+    assert_eq!(v["err"]["code"], "approval_required", "{v}");
+    let l = Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap();
+    let dana = l.roster().by_name("Dana").unwrap().expect("Dana is a member");
+    assert_eq!((dana.role, dana.active), (paydesk_access::Role::Cashier, true));
+    assert!(l.audit().log().unwrap().iter().any(|e| e.action == "staff_add" && e.detail.as_deref() == Some(&*format!("staff:{}", dana.id))));
+    app.close().await;
+}

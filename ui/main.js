@@ -20,9 +20,10 @@ import { initStaff, isLocked, redrawStaff } from './signin.js';
 import { isPinChangeOpen } from './pinchange.js';
 import { loadShift } from './shift.js';
 import { initAudit, loadAudit } from './audit.js';
+import { initNoSale, loadStaff } from './staff.js';
 
 // ---------------------------------------------------------------- screens
-const views = ['register', 'payments', 'report', 'settings', 'catalog', 'shift', 'audit'];
+const views = ['register', 'payments', 'report', 'settings', 'catalog', 'shift', 'audit', 'staff'];
 let currentView = 'register';
 function show(view) {
   currentView = view;
@@ -38,6 +39,7 @@ function show(view) {
   if (view === 'catalog') loadCatalog();
   if (view === 'shift') loadShift();
   if (view === 'audit') loadAudit();
+  if (view === 'staff') loadStaff();
 }
 
 // ---------------------------------------------------------------- keyboard
@@ -80,6 +82,7 @@ async function start() {
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
   initRegister();
   initAudit();
+  initNoSale();
   initReceiptFind();
   // A sale refused for want of a shift offers the open-shift form (shift.js).
   document.addEventListener('paydesk:show', (e) => show(e.detail));

@@ -33,6 +33,8 @@ function renderWho() {
   who.hidden = !me;
   lock.hidden = !me;
   $('change-pin').hidden = !me;
+  // The Staff screen is the owner's (its commands refuse anyone else anyway).
+  $('tab-staff').hidden = !me || me.role !== 'owner';
   who.textContent = me ? t('status-signed-in', { name: me.name, role: roleWords(me.role) }) : '';
   who.dataset.name = me ? me.name : '';
   who.dataset.role = me ? me.role : '';

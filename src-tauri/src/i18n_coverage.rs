@@ -101,6 +101,13 @@ fn every_variant() -> Vec<AppError> {
         AppError::from(L::PublishedItem { sku: "MUG-001".into() }),
         AppError::from(L::PublishedTax),
         AppError::from(L::PublishedStaff { name: "Casey".into() }),
+        // The owner's staff changes refused (record 0127), each reason by its code.
+        AppError::from(L::StaffRefused(paydesk_ledger::StaffRefusal::Published { name: "Casey".into() })),
+        AppError::from(L::StaffRefused(paydesk_ledger::StaffRefusal::Unknown { name: "Casey".into() })),
+        AppError::from(L::StaffRefused(paydesk_ledger::StaffRefusal::LastOwner { name: "Casey".into() })),
+        AppError::from(L::StaffRefused(paydesk_ledger::StaffRefusal::Retired { name: "Casey".into() })),
+        AppError::from(L::StaffRefused(paydesk_ledger::StaffRefusal::RetiredName { name: "Casey".into() })),
+        AppError::from(L::StaffRefused(paydesk_ledger::StaffRefusal::SameRole { name: "Casey".into(), role: Role::Cashier })),
         crate::staff::check_name("").expect_err("refused"),
         crate::staff::parse_pin("12").expect_err("refused"),
         AppError::from(L::NotTheOperator { staff_id: 2 }),

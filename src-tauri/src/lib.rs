@@ -35,6 +35,7 @@ pub mod settings_offline;
 pub mod shift;
 pub mod sign_in;
 pub mod staff;
+pub mod staff_admin;
 pub mod state;
 pub mod status;
 pub mod store;
@@ -142,6 +143,12 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             sign_in::sign_out,
             sign_in::change_pin,
             sign_in::create_owner,
+            staff_admin::staff_admin_list,
+            staff_admin::staff_add,
+            staff_admin::staff_set_role,
+            staff_admin::staff_reset_pin,
+            staff_admin::staff_retire,
+            shift::no_sale::open_drawer_no_sale,
             reader::setup::reader_list,
             reader::setup::reader_register,
             reader::charge::reader_charge,

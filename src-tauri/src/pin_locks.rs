@@ -52,4 +52,12 @@ impl Locks {
         }
         answer
     }
+
+    /// An owner reset `name`'s PIN (record 0127): the locks seen at their name, own and
+    /// approval, are lifted here as the ledger lifted its own.
+    pub fn forget(&self, name: &str) {
+        let mut seen = lock(&self.seen);
+        seen.forget(&format!("own:{}", name.trim()));
+        seen.forget(&format!("approval:{}", name.trim()));
+    }
 }

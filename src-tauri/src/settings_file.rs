@@ -27,6 +27,10 @@ pub const BACKUP_EVERY_DEFAULT_MIN: u32 = 60;
 pub const BACKUP_EVERY_MAX_MIN: u32 = 24 * 60;
 pub const BACKUP_KEEP_DEFAULT: u32 = 7;
 
+/// The register's number in the store, printed on its receipts (settings.json
+/// `register_number`, record 0127): 1 unless the file says otherwise.
+pub const REGISTER_NUMBER_MAX: u32 = 99;
+
 /// Secret key of the embedded test PSP's merchant account.
 pub const EMBEDDED_KEY: &str = "sk_test_paydesk_embedded";
 
@@ -62,6 +66,9 @@ pub struct Settings {
     pub backup_every_minutes: u32,
     /// How many of those copies are kept, 1 to `paydesk_ledger::copies::MAX_KEEP`.
     pub backup_keep: u32,
+    /// This register's number in the store, 1 to [`REGISTER_NUMBER_MAX`]; only from the
+    /// file (each register of a store has its own file).
+    pub register_number: u32,
 }
 
 impl Default for Settings {
@@ -84,6 +91,7 @@ impl Default for Settings {
             idle_lock_s: IDLE_LOCK_DEFAULT_S,
             backup_every_minutes: BACKUP_EVERY_DEFAULT_MIN,
             backup_keep: BACKUP_KEEP_DEFAULT,
+            register_number: 1,
         }
     }
 }
@@ -206,6 +214,7 @@ impl Settings {
             idle_lock_s: current.idle_lock_s,
             backup_every_minutes: current.backup_every_minutes,
             backup_keep: current.backup_keep,
+            register_number: current.register_number,
         })
         .and_then(|s| {
             let safe_minutes = (u64::from(s.retention_hours) * 60).saturating_sub(u64::from(s.safety_margin_minutes));
@@ -275,6 +284,9 @@ impl Settings {
         let keep = 1..=paydesk_ledger::copies::MAX_KEEP as u32;
         if !keep.contains(&s.backup_keep) {
             return Err(format!("backup_keep {}: expected {} to {} copies", s.backup_keep, keep.start(), keep.end()));
+        }
+        if !(1..=REGISTER_NUMBER_MAX).contains(&s.register_number) {
+            return Err(format!("register_number {}: expected 1 to {REGISTER_NUMBER_MAX}", s.register_number));
         }
         if !s.psp_url.is_empty() && s.psp_key.is_empty() {
             return Err(format!("the PSP at {} has no secret key (settings.json, --psp-key or PAYDESK_PSP_KEY)", s.psp_url));
@@ -474,6 +486,12 @@ mod tests {
         };
         let d = load("{}").unwrap();
         assert_eq!((d.backup_every_minutes, d.backup_keep), (BACKUP_EVERY_DEFAULT_MIN, BACKUP_KEEP_DEFAULT));
+        assert_eq!(d.register_number, 1, "a register is number 1 unless its file says otherwise");
+        assert_eq!(load(r#"{"register_number": 99}"#).unwrap().register_number, 99);
+        for n in [0, 100] {
+            let e = load(&format!(r#"{{"register_number": {n}}}"#)).unwrap_err();
+            assert!(e.contains(&format!("register_number {n}: expected 1 to 99")), "{e}");
+        }
         let s = load(r#"{"backup_every_minutes": 0, "backup_keep": 100}"#).unwrap();
         assert_eq!((s.backup_every_minutes, s.backup_keep), (0, 100), "0 turns the copies off");
         let e = load(r#"{"backup_every_minutes": 1441}"#).unwrap_err();

@@ -20,6 +20,7 @@ mod restart;
 mod screen;
 mod shift;
 mod staff;
+mod staff_admin;
 mod store;
 mod store_tenders;
 mod takings;

@@ -188,6 +188,10 @@ fn receipts_print_once_then_as_reprints_and_an_off_printer_leaves_the_sale_paid(
     let texts = job.texts().join("\n");
     assert!(!texts.contains("【再発行】") && texts.contains("8%対象"), "{texts}");
     assert_eq!((job.cuts, job.kicks.len(), job.kanji), (1, 1, true));
+    // Who rang it and this register's number (record 0127; settings.json's default, 1).
+    let owner = ledger(dir.path()).roster().signed_in().unwrap().expect("the owner is signed in").name;
+    let who = job.texts().iter().any(|t| t.trim().starts_with(&format!("担当者: {owner}")) && t.trim().ends_with("レジ 1"));
+    assert!(who, "{texts}");
     let again = call(&w, "print_receipt", json!({ "cart": cart })).unwrap();
     assert_eq!((again["print_no"].clone(), again["reprint"].clone()), (json!(3), json!(true)), "{again}");
     let job = printer.next_job(Duration::from_secs(10)).expect("a job").expect("ESC/POS");

@@ -9,7 +9,10 @@
 //!                             confirmed are checked too (`back_office_confirmed`, or null)
 //! audit head                  the last row's seq and hash, to keep apart
 //! staff add --name N --role cashier|manager|owner [--by NAME]   the PIN is read from stdin
-//! staff list
+//! staff list                 every member with role, active and published (read-only here)
+//! staff role --name N --role R --by NAME        the --by owner's PIN on stdin
+//! staff reset-pin --name N --by NAME            the new PIN, then the --by owner's, on stdin
+//! staff retire --name N --by NAME               the --by owner's PIN on stdin
 //! staff sign-in --name N | sign-out | whoami   who is signed in (sales are theirs)
 //! ```
 //! A PIN never goes on the command line (argv is visible to every user of the machine):
@@ -21,7 +24,8 @@ use clap::Subcommand;
 use paydesk_access::audit::{Anchor, Hash};
 use paydesk_access::pin::Pin;
 use paydesk_access::Role;
-use paydesk_ledger::{Error, ShiftRefusal};
+use paydesk_ledger::{Error, ShiftRefusal, StaffRefusal};
+use paydesk_register::usecases::StaffActor;
 use paydesk_register::Engine;
 use serde_json::json;
 
@@ -60,6 +64,30 @@ pub(crate) enum StaffCmd {
     },
     /// Every staff member (never a PIN or its hash).
     List,
+    /// Give a member another role (record 0127); the --by owner's PIN is on stdin.
+    Role {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        role: String,
+        #[arg(long)]
+        by: String,
+    },
+    /// Set a member's new PIN, lifting their lock: the new PIN is the first line of
+    /// stdin, the --by owner's PIN the second.
+    ResetPin {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        by: String,
+    },
+    /// Retire a member: no more sign-ins or approvals. The --by owner's PIN is on stdin.
+    Retire {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        by: String,
+    },
     /// Sign in at this register (PIN on stdin): sales and refunds from now are theirs.
     SignIn {
         #[arg(long)]
@@ -164,9 +192,33 @@ pub(crate) fn ledger_fail(e: &Error) -> ! {
         Error::ShiftAlreadyOpen { .. } => "shift_already_open",
         Error::ShiftHasOpenSale { .. } => "shift_has_open_sale",
         Error::NotAllowed { .. } => "not_allowed",
+        Error::StaffRefused(r) => staff_refusal_code(r),
         _ => "ledger",
     };
     fail(code, &e.to_string())
+}
+
+/// The code of each staff admin refusal (record 0127), for scripts.
+fn staff_refusal_code(r: &StaffRefusal) -> &'static str {
+    match r {
+        StaffRefusal::Unknown { .. } => "unknown_staff",
+        StaffRefusal::Published { .. } => "managed_by_back_office",
+        StaffRefusal::LastOwner { .. } => "last_owner",
+        StaffRefusal::Retired { .. } => "staff_retired",
+        StaffRefusal::RetiredName { .. } => "staff_name_retired",
+        StaffRefusal::SameRole { .. } => "same_role",
+    }
+}
+
+/// The outcome of a staff admin command: the member as they now are, or the refusal.
+fn staff_out(r: paydesk_ledger::Result<paydesk_ledger::Staff>) -> i32 {
+    match r {
+        Ok(s) => {
+            out!("{}", serde_json::to_string(&s).expect("staff serializes"));
+            0
+        }
+        Err(e) => ledger_fail(&e),
+    }
 }
 
 pub(crate) fn staff(engine: &Engine, cmd: &StaffCmd) -> i32 {
@@ -194,6 +246,24 @@ pub(crate) fn staff(engine: &Engine, cmd: &StaffCmd) -> i32 {
                 out!("{}", serde_json::to_string(&s).expect("staff serializes"));
             }
             0
+        }
+        StaffCmd::Role { name, role, by } => {
+            let role = Role::parse(role).unwrap_or_else(|e| fail("invalid_input", &e.to_string()));
+            let input = stdin_lines();
+            let by_pin = read_pin(&mut input.iter(), "the --by member's");
+            staff_out(engine.staff().set_role(name, role, StaffActor::Pin(by, &by_pin)))
+        }
+        StaffCmd::ResetPin { name, by } => {
+            let input = stdin_lines();
+            let mut lines = input.iter();
+            let pin = read_pin(&mut lines, "the member's new");
+            let by_pin = read_pin(&mut lines, "the --by member's");
+            staff_out(engine.staff().reset_pin(name, &pin, StaffActor::Pin(by, &by_pin)))
+        }
+        StaffCmd::Retire { name, by } => {
+            let input = stdin_lines();
+            let by_pin = read_pin(&mut input.iter(), "the --by member's");
+            staff_out(engine.staff().retire(name, StaffActor::Pin(by, &by_pin)))
         }
         StaffCmd::Add { name, role, by } => {
             let role = Role::parse(role).unwrap_or_else(|e| fail("invalid_input", &e.to_string()));

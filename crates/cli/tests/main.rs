@@ -24,6 +24,7 @@ mod ryoshusho;
 mod sale;
 mod sale_exchange;
 mod sale_return;
+mod staff_admin;
 mod store_tender;
 mod shift;
 mod sync;

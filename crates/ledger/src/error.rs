@@ -193,6 +193,11 @@ pub enum Error {
     #[error("item {sku} is managed by the back office; change it there")]
     PublishedItem { sku: String },
 
+    /// A change of role, a PIN reset or a retirement the register refuses (record 0127):
+    /// the variant says why. Nothing written.
+    #[error(transparent)]
+    StaffRefused(#[from] crate::staff_refusal::StaffRefusal),
+
     /// A local PIN change of a staff member the back office publishes (record 0050).
     #[error("{name}'s PIN is managed by the back office; change it there")]
     PublishedStaff { name: String },

@@ -31,6 +31,7 @@ pub mod ledger;
 pub mod open;
 pub mod reissue;
 pub mod schema;
+mod staff_refusal;
 pub mod takings;
 pub mod tender;
 pub mod types;
@@ -51,7 +52,7 @@ pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, par
 pub use ledger::{local_time, receipt_sale_data, store_date, store_day_start, store_time, tax_cart, utc_day, LockedTax, PrintOutcome, ReceiptPrint};
 pub use ledger::{ryoshusho_number, IssuedRyoshusho, RyoshushoIssue, RyoshushoRecord};
 pub use ledger::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};
-pub use ledger::{AuditInput, PinPurpose, PublishedStaff, PublishedStaffReport, Staff, MAX_STAFF};
+pub use ledger::{AuditInput, PinPurpose, PublishedStaff, PublishedStaffReport, Staff, StaffRefusal, MAX_STAFF};
 pub use ledger::shift::{Actor, DenominationCount, PaidInOut, PaidKind, Shift, ShiftRefusal, ShiftReport, TenderTotal, ZReport};
 pub use tender::*;
 pub use takings::{Taken, Takings};

@@ -41,6 +41,7 @@ mod sale_tax;
 mod shifts;
 mod sqlite_build;
 mod store_tenders;
+mod staff_admin;
 mod staff_audit;
 mod successor;
 mod tenders;

@@ -144,6 +144,12 @@ pub struct SaleData {
     pub header: Vec<String>,
     #[serde(default)]
     pub footer: Vec<String>,
+    /// Who rang the sale (担当者), when the store signs staff in (record 0127).
+    #[serde(default)]
+    pub cashier: Option<String>,
+    /// The register's number in the store (settings.json `register_number`).
+    #[serde(default)]
+    pub register_no: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -188,6 +194,8 @@ pub struct Receipt {
     pub tenders: Vec<Tender>,
     pub paid: i64,
     pub change: i64,
+    pub cashier: Option<String>,
+    pub register_no: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
@@ -346,6 +354,8 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
         tenders: sale.tenders.clone(),
         paid,
         change,
+        cashier: sale.cashier.clone(),
+        register_no: sale.register_no,
     })
 }
 

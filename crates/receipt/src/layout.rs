@@ -176,6 +176,12 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
         o.text(h, Align::Center, false, false);
     }
     o.pair(&format_date(&r.issued_at, r.language), &format!("{}{}", l.receipt_no, r.receipt_no), false);
+    // Who rang it and at which register (record 0127): asked about at the counter later.
+    if r.cashier.is_some() || r.register_no.is_some() {
+        let cashier = r.cashier.as_ref().map(|c| format!("{} {c}", l.cashier)).unwrap_or_default();
+        let register = r.register_no.map(|n| format!("{} {n}", l.register)).unwrap_or_default();
+        o.pair(&cashier, &register, false);
+    }
     match r.dining {
         Dining::EatIn => o.text(&l.eat_in, Align::Left, false, false),
         Dining::TakeOut => {}

@@ -227,3 +227,26 @@ fn printer_addresses() {
     assert!(matches!(t("host:http"), Err(PrintError::BadTarget { .. })));
     assert!(matches!(t(""), Err(PrintError::BadTarget { .. })));
 }
+
+/// Who rang the sale and the register's number (record 0127) come out on paper, read
+/// back from the ESC/POS the printer got, in Japanese and in English.
+#[test]
+fn the_cashier_and_the_register_number_are_printed() {
+    let tp = TestPrinter::start().unwrap();
+    let sale = SaleData { cashier: Some("山田".into()), register_no: Some(2), ..ja_sale() };
+    tcp_printer(&tp).print(&PrintJob::new("sale-42/1", build_receipt(&sale, &inclusive(), false).unwrap(), Paper::Mm58)).unwrap();
+    let p = tp.next_job(WAIT).unwrap().unwrap();
+    let texts: Vec<String> = p.texts().iter().map(|t| t.trim().to_string()).collect();
+    assert!(texts.iter().any(|t| t.starts_with("担当者: 山田") && t.ends_with("レジ 2")), "{texts:#?}");
+
+    let sale = SaleData { cashier: Some("Casey".into()), register_no: Some(3), ..en_sale() };
+    tcp_printer(&tp).print(&PrintJob::new("A-7/1", build_receipt(&sale, &exclusive(), false).unwrap(), Paper::Mm80)).unwrap();
+    let p = tp.next_job(WAIT).unwrap().unwrap();
+    let texts: Vec<String> = p.texts().iter().map(|t| t.trim().to_string()).collect();
+    assert!(texts.iter().any(|t| t.starts_with("Cashier: Casey") && t.ends_with("Register 3")), "{texts:#?}");
+
+    // A register without staff and without a number prints neither line.
+    tcp_printer(&tp).print(&PrintJob::new("A-8/1", build_receipt(&en_sale(), &exclusive(), false).unwrap(), Paper::Mm80)).unwrap();
+    let p = tp.next_job(WAIT).unwrap().unwrap();
+    assert!(!p.texts().iter().any(|t| t.contains("Cashier") || t.contains("Register")), "{:#?}", p.texts());
+}

@@ -87,6 +87,12 @@ error_codes! {
     WrongPin => "wrong_pin",
     StaffLocked => "staff_locked",
     OwnerExists => "owner_exists",
+    // staff admin (record 0127)
+    UnknownStaff => "unknown_staff",
+    LastOwner => "last_owner",
+    StaffRetired => "staff_retired",
+    StaffNameRetired => "staff_name_retired",
+    SameRole => "same_role",
     // shifts
     NoOpenShift => "no_open_shift",
     ShiftAlreadyOpen => "shift_already_open",

@@ -91,6 +91,8 @@ pub enum AppError {
     Reader(ReaderRefusal),
     /// A store tender type refused (record 0122): unknown, switched off, name taken.
     TenderType(TenderTypeRefusal),
+    /// A staff change refused (record 0127): the ledger's reason, typed.
+    Staff(paydesk_ledger::StaffRefusal),
 }
 
 /// Why a store tender type was refused (record 0118, 0122), from the ledger's typed
@@ -178,6 +180,8 @@ pub enum Managed {
     Tax,
     /// A staff member's PIN, by name.
     Pin(String),
+    /// A staff member's role or retirement, by name (record 0127).
+    Staff(String),
 }
 
 /// The message in the active language: by variant (the code), with its arguments.
@@ -235,6 +239,7 @@ impl std::fmt::Display for AppError {
             AppError::ManagedByBackOffice(Managed::Item(sku)) => tr!(l, "error-item-published", sku = sku.clone()),
             AppError::ManagedByBackOffice(Managed::Tax) => t(id!("error-tax-published")),
             AppError::ManagedByBackOffice(Managed::Pin(name)) => tr!(l, "error-pin-published", name = name.clone()),
+            AppError::ManagedByBackOffice(Managed::Staff(name)) => tr!(l, "error-staff-published", name = name.clone()),
             AppError::NoOpenShift => t(id!("shift-error-no-open-shift")),
             AppError::ShiftAlreadyOpen => t(id!("shift-error-already-open")),
             AppError::ShiftHasOpenSale { cart } => tr!(l, "shift-error-open-sale", cart = cart.to_string()),
@@ -245,6 +250,7 @@ impl std::fmt::Display for AppError {
             AppError::TenderType(TenderTypeRefusal::Unknown(id)) => tr!(l, "error-tender-type-unknown", id = id.to_string()),
             AppError::TenderType(TenderTypeRefusal::Inactive { name }) => tr!(l, "error-tender-type-inactive", name = name.clone()),
             AppError::TenderType(TenderTypeRefusal::NameTaken { name }) => tr!(l, "error-tender-type-name-taken", name = name.clone()),
+            AppError::Staff(r) => staff_refusal_words(r),
         };
         f.write_str(&text)
     }
@@ -306,6 +312,7 @@ impl AppError {
             AppError::TenderType(TenderTypeRefusal::Unknown(_)) => C::UnknownTenderType,
             AppError::TenderType(TenderTypeRefusal::Inactive { .. }) => C::TenderTypeInactive,
             AppError::TenderType(TenderTypeRefusal::NameTaken { .. }) => C::TenderTypeNameTaken,
+            AppError::Staff(r) => staff_refusal_code(r),
         }
     }
 }
@@ -393,6 +400,8 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         L::PublishedItem { sku } => AppError::ManagedByBackOffice(Managed::Item(sku.clone())),
         L::PublishedTax => AppError::ManagedByBackOffice(Managed::Tax),
         L::PublishedStaff { name } => AppError::ManagedByBackOffice(Managed::Pin(name.clone())),
+        L::StaffRefused(paydesk_ledger::StaffRefusal::Published { name }) => AppError::ManagedByBackOffice(Managed::Staff(name.clone())),
+        L::StaffRefused(r) => AppError::Staff(r.clone()),
         L::NoOpenShift => AppError::NoOpenShift,
         L::ShiftAlreadyOpen { .. } => AppError::ShiftAlreadyOpen,
         L::ShiftHasOpenSale { cart_id } => AppError::ShiftHasOpenSale { cart: *cart_id },
@@ -437,6 +446,33 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         }
         _ => return None,
     })
+}
+
+/// A staff refusal's words (record 0127).
+fn staff_refusal_words(r: &paydesk_ledger::StaffRefusal) -> String {
+    use paydesk_ledger::StaffRefusal as R;
+    let l = active();
+    match r {
+        R::Unknown { name } => tr!(l, "error-staff-unknown", name = name.clone()),
+        R::Published { name } => tr!(l, "error-staff-published", name = name.clone()),
+        R::LastOwner { name } => tr!(l, "error-staff-last-owner", name = name.clone()),
+        R::Retired { name } => tr!(l, "error-staff-retired", name = name.clone()),
+        R::RetiredName { name } => tr!(l, "error-staff-name-retired", name = name.clone()),
+        R::SameRole { name, role } => tr!(l, "error-staff-same-role", name = name.clone(), role = role_words(*role)),
+    }
+}
+
+/// A staff refusal's code (record 0127).
+fn staff_refusal_code(r: &paydesk_ledger::StaffRefusal) -> ErrorCode {
+    use paydesk_ledger::StaffRefusal as R;
+    match r {
+        R::Unknown { .. } => ErrorCode::UnknownStaff,
+        R::Published { .. } => ErrorCode::ManagedByBackOffice,
+        R::LastOwner { .. } => ErrorCode::LastOwner,
+        R::Retired { .. } => ErrorCode::StaffRetired,
+        R::RetiredName { .. } => ErrorCode::StaffNameRetired,
+        R::SameRole { .. } => ErrorCode::SameRole,
+    }
 }
 
 impl serde::Serialize for AppError {

@@ -5,6 +5,7 @@
 //! |-------------|---------------------------------------------------------------------|
 //! | `open.rs`   | `shift_status`, `shift_open` (float counted by denomination)        |
 //! | `cash.rs`   | `paid_in`, `paid_out` (amount and reason)                           |
+//! | `no_sale.rs`| `open_drawer_no_sale` ("No sale": the drawer kicked, audited; 0127) |
 //! | `report.rs` | `x_report`, `shift_close` (blind count → Z), `z_report`             |
 //! | `print.rs`  | `print_shift_report` (an X or a Z on the store's printer)           |
 //! | `audit.rs`  | `audit_verify`, `audit_page`                                        |
@@ -16,6 +17,7 @@
 
 pub mod audit;
 pub mod cash;
+pub mod no_sale;
 pub mod open;
 pub mod print;
 pub mod report;

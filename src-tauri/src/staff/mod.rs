@@ -1,6 +1,6 @@
 //! Staff at the register (record 0068): who is signed in and the check in front of every
 //! command (the role check itself is `ops.rs`; the sign-in screen's commands are the
-//! `sign_in` feature).
+//! `sign_in` feature; the owner's Staff screen is the `staff_admin` feature).
 //!
 //! | file         | what it holds                                                         |
 //! |--------------|-----------------------------------------------------------------------|

@@ -131,7 +131,11 @@ pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<P
     let target = validate_printer(&target)?.ok_or(AppError::PrinterNotSet)?;
     let _one = PRINTING.lock().await;
     let engine = state.engine();
-    let receipt = engine.receipts().source(cart).map(|s| build_receipt(&printable(s.data), &s.tax, s.next_print_reprint));
+    let register_no = Some(state.stored.settings().register_number);
+    let receipt = engine
+        .receipts()
+        .source(cart)
+        .map(|s| build_receipt(&paydesk_receipt::SaleData { register_no, ..printable(s.data) }, &s.tax, s.next_print_reprint));
     let receipt = receipt.map_err(receipt_error)?.map_err(receipt_build_error)?;
     let job = PrintJob::new(format!("sale-{}", cart.0), receipt, Paper::Mm80);
     let printer = Printer::new(target.clone());

@@ -26,3 +26,6 @@ receipt-change = Change
 receipt-store-tender = Other tender
 receipt-slip = Slip no.
 receipt-no-change = No change given
+# Who rang the sale and at which register (record 0127).
+receipt-cashier = Cashier:
+receipt-register = Register

@@ -25,3 +25,6 @@ receipt-change = お釣り
 receipt-store-tender = その他
 receipt-slip = 伝票番号
 receipt-no-change = お釣りなし
+# 会計を担当したスタッフとレジ番号 (record 0127)。
+receipt-cashier = 担当者:
+receipt-register = レジ

@@ -52,6 +52,7 @@ mod sale;
 mod session;
 pub mod shift;
 mod staff;
+mod staff_admin;
 mod staff_published;
 mod takings;
 pub use takings::Period;
@@ -61,6 +62,7 @@ pub use tender_types::MAX_TENDER_TYPES;
 pub use audit::AuditInput;
 pub(crate) use audit::seal_audit;
 pub use staff::{PinPurpose, Staff, MAX_STAFF};
+pub use staff_admin::StaffRefusal;
 pub use staff_published::{PublishedStaff, PublishedStaffReport};
 
 pub use sale::{CancelAction, CancelPlan, CardTender, CashTender, Sale, StoreTender, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal, UnpaidBalance};

@@ -195,6 +195,8 @@ pub fn receipt_sale_data(
         tenders,
         header: split_lines(&store.receipt_header),
         footer: split_lines(&store.receipt_footer),
+        cashier: None,
+        register_no: None,
     };
     Ok((data, tax))
 }
@@ -226,7 +228,18 @@ impl<L: Deref<Target = Ledger>> Receipts<L> {
                 cards.push((payment_id, d));
             }
         }
-        receipt_sale_data(&sale, &store, &names, tax, &cards)
+        let (mut data, tax) = receipt_sale_data(&sale, &store, &names, tax, &cards)?;
+        // Who rang the sale (record 0127): the member signed in when its last tender was
+        // taken; none on a register without staff.
+        data.cashier = self
+            .conn
+            .row_cached(
+                "SELECT s.name FROM tenders t JOIN staff s ON s.id = t.staff_id WHERE t.cart_id = ?1 ORDER BY t.id DESC LIMIT 1",
+                [cart_id.0],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok((data, tax))
     }
 
     /// Whether the next print of this sale's receipt is a reprint: an earlier copy may

@@ -30,6 +30,9 @@ pub struct Staff {
     pub active: bool,
     pub locked_until_ms: Option<i64>,
     pub created_at_ms: i64,
+    /// The back office publishes this member (record 0050): read-only at the register.
+    #[serde(default)]
+    pub published: bool,
 }
 
 impl Staff {
@@ -61,16 +64,16 @@ impl PinPurpose {
     }
 }
 
-const STAFF_COLS: &str = "id, name, role, active, locked_until_ms, created_at_ms";
+pub(super) const STAFF_COLS: &str = "id, name, role, active, locked_until_ms, created_at_ms, published_version IS NOT NULL";
 
-fn staff_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Staff>> {
+pub(super) fn staff_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Staff>> {
     let role: String = r.get(2)?;
     let role = match Role::parse(&role) {
         Ok(role) => role,
         Err(e) => return Ok(Err(Error::UnknownValue { what: "staff role", value: e.0 })),
     };
     let active: i64 = r.get(3)?;
-    Ok(Ok(Staff { id: r.get(0)?, name: r.get(1)?, role, active: active == 1, locked_until_ms: r.get(4)?, created_at_ms: r.get(5)? }))
+    Ok(Ok(Staff { id: r.get(0)?, name: r.get(1)?, role, active: active == 1, locked_until_ms: r.get(4)?, created_at_ms: r.get(5)?, published: r.get(6)? }))
 }
 
 /// An active staff member by id (inactive or unknown: `None`).
@@ -125,9 +128,13 @@ pub(super) fn add_staff_tx(
     if count >= MAX_STAFF {
         return Err(Error::InvalidInput(format!("a store keeps at most {MAX_STAFF} staff")));
     }
-    let taken: Option<i64> = tx.row_cached("SELECT id FROM staff WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
-    if taken.is_some() {
-        return Err(Error::InvalidInput(format!("there is already a staff member named {name:?}")));
+    let taken: Option<i64> = tx.row_cached("SELECT active FROM staff WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
+    match taken {
+        // A retired member keeps their name (the audit log and old sales name them): a new
+        // member under it would silently bring them back (record 0127).
+        Some(0) => return Err(super::staff_admin::StaffRefusal::RetiredName { name }.into()),
+        Some(_) => return Err(Error::InvalidInput(format!("there is already a staff member named {name:?}"))),
+        None => {}
     }
     tx.exec_cached(
         "INSERT INTO staff (name, role, pin_hash, created_at_ms, published_version) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -140,7 +147,7 @@ pub(super) fn add_staff_tx(
         &AuditInput { actor_id: by, after: Some(after), ..AuditInput::new("staff_add", &format!("staff:{id}")) },
         now_ms,
     )?;
-    Ok(Staff { id, name, role, active: true, locked_until_ms: None, created_at_ms: now_ms })
+    Ok(Staff { id, name, role, active: true, locked_until_ms: None, created_at_ms: now_ms, published: published_version.is_some() })
 }
 
 impl<L: Deref<Target = Ledger>> Roster<L> {

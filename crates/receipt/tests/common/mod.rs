@@ -38,6 +38,8 @@ pub fn ja_sale() -> SaleData {
         tenders: vec![Tender { kind: TenderKind::Cash, amount: 1000, card: None, store: None }],
         header: vec!["いらっしゃいませ".into()],
         footer: vec!["またお越しください".into()],
+        cashier: None,
+        register_no: None,
     }
 }
 
@@ -63,6 +65,8 @@ pub fn en_sale() -> SaleData {
         tenders: vec![Tender { kind: TenderKind::Card, amount: 3000, card: None, store: None }, Tender { kind: TenderKind::Cash, amount: 2000, card: None, store: None }],
         header: vec![],
         footer: vec!["Thank you!".into()],
+        cashier: None,
+        register_no: None,
     }
 }
 

@@ -12,6 +12,7 @@
 //! | file          | service             | what it holds                                        |
 //! |---------------|---------------------|------------------------------------------------------|
 //! | `staff.rs`    | [`StaffCases`]      | session, sign in/out, PINs, approvals, adding staff  |
+//! | `staff_admin.rs` | [`StaffActor`]   | an owner's add, role change, PIN reset, retirement   |
 //! | `audit.rs`    | [`AuditCases`]      | the chain: head, verify, confirmed head, log, rows   |
 //! | `catalog.rs`  | [`CatalogCases`]    | items, barcodes, CSV import/export, published SKUs   |
 //! | `scan.rs`     | [`resolve`]         | a scanned code → the item, by index reads only       |
@@ -32,6 +33,7 @@ mod return_docs;
 mod scan;
 mod shifts;
 mod staff;
+mod staff_admin;
 mod store;
 mod tender_types;
 
@@ -44,6 +46,7 @@ pub use receipts::{stamp_rule, IssuedRyoshusho, PrintRecord, ReceiptCases, Recei
 pub use scan::{resolve, ScanLookup, Scanned};
 pub use shifts::{ShiftCases, ShiftSnapshot, ShiftState};
 pub use staff::{Session, StaffCases, StaffNames};
+pub use staff_admin::StaffActor;
 pub use store::{StoreCases, StoreView};
 pub use tender_types::TenderTypeCases;
 

@@ -13,13 +13,13 @@ use crate::Engine;
 
 /// The wrong-PIN lock (record 0063): 5 tries, then 5 minutes. One policy for every PIN
 /// the register checks, whichever front end asked.
-fn policy() -> LockoutPolicy {
+pub(super) fn policy() -> LockoutPolicy {
     LockoutPolicy::default()
 }
 
 /// Staff use cases; see [`Engine::staff`].
 pub struct StaffCases<'e> {
-    pub(super) engine: &'e Engine,
+    pub(crate) engine: &'e Engine,
 }
 
 /// Who uses the register now, read together.
