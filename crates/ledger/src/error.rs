@@ -294,6 +294,15 @@ pub enum Error {
     #[error("sale {cart_id} holds the credit of exchange {exchange_id}: complete it, then return what the customer does not keep")]
     ExchangeCreditHeld { cart_id: i64, exchange_id: i64 },
 
+    /// A cart could not be parked, recalled or discarded (record 0128): the refusal says
+    /// why. Nothing written.
+    #[error("cart {cart_id} cannot be held or taken back: {}", .why.as_str())]
+    HoldRefused { cart_id: i64, why: crate::ledger::HoldRefusal },
+    /// The cart is parked (recall it first) or was discarded: its lines, dining, discounts
+    /// and tenders do not change (record 0128). Nothing written.
+    #[error("cart {cart_id} is held or discarded: recall it before changing or paying it")]
+    CartHeld { cart_id: i64 },
+
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
 

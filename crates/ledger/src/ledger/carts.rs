@@ -211,6 +211,10 @@ pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
 
 pub(super) fn editable_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
     let cart = load_cart(conn, cart_id)?;
+    // A parked or discarded cart keeps its lines as they were (record 0128).
+    if super::held::frozen(conn, cart_id)? {
+        return Err(Error::CartHeld { cart_id: cart_id.0 });
+    }
     match cart.state {
         CartState::Open => Ok(cart),
         CartState::Locked | CartState::Paid => {
