@@ -27,6 +27,10 @@ pub const BACKUP_EVERY_DEFAULT_MIN: u32 = 60;
 pub const BACKUP_EVERY_MAX_MIN: u32 = 24 * 60;
 pub const BACKUP_KEEP_DEFAULT: u32 = 7;
 
+/// Carts a cashier may park at once (settings.json `max_held_carts`, record 0128), at
+/// most `paydesk_ledger::MAX_HELD_LIMIT`.
+pub const MAX_HELD_CARTS_DEFAULT: u32 = 5;
+
 /// Secret key of the embedded test PSP's merchant account.
 pub const EMBEDDED_KEY: &str = "sk_test_paydesk_embedded";
 
@@ -57,6 +61,8 @@ pub struct Settings {
     pub backup_every_minutes: u32,
     /// How many of those copies are kept, 1 to `paydesk_ledger::copies::MAX_KEEP`.
     pub backup_keep: u32,
+    /// Carts parked at once (record 0128), 1 to 20; only from the file.
+    pub max_held_carts: u32,
 }
 
 impl Default for Settings {
@@ -78,6 +84,7 @@ impl Default for Settings {
             idle_lock_s: IDLE_LOCK_DEFAULT_S,
             backup_every_minutes: BACKUP_EVERY_DEFAULT_MIN,
             backup_keep: BACKUP_KEEP_DEFAULT,
+            max_held_carts: MAX_HELD_CARTS_DEFAULT,
         }
     }
 }
@@ -199,6 +206,7 @@ impl Settings {
             idle_lock_s: current.idle_lock_s,
             backup_every_minutes: current.backup_every_minutes,
             backup_keep: current.backup_keep,
+            max_held_carts: current.max_held_carts,
         })
         .and_then(|s| {
             let safe_minutes = (u64::from(s.retention_hours) * 60).saturating_sub(u64::from(s.safety_margin_minutes));
@@ -264,6 +272,10 @@ impl Settings {
         let keep = 1..=paydesk_ledger::copies::MAX_KEEP as u32;
         if !keep.contains(&s.backup_keep) {
             return Err(format!("backup_keep {}: expected {} to {} copies", s.backup_keep, keep.start(), keep.end()));
+        }
+        let held = 1..=paydesk_ledger::MAX_HELD_LIMIT;
+        if !held.contains(&s.max_held_carts) {
+            return Err(format!("max_held_carts {}: expected {} to {} carts", s.max_held_carts, held.start(), held.end()));
         }
         if !s.psp_url.is_empty() && s.psp_key.is_empty() {
             return Err(format!("the PSP at {} has no secret key (settings.json, --psp-key or PAYDESK_PSP_KEY)", s.psp_url));
@@ -471,6 +483,12 @@ mod tests {
         for keep in [0, 101] {
             let e = load(&format!(r#"{{"backup_keep": {keep}}}"#)).unwrap_err();
             assert!(e.contains(&format!("backup_keep {keep}: expected 1 to 100")), "{e}");
+        }
+        assert_eq!(d.max_held_carts, MAX_HELD_CARTS_DEFAULT);
+        assert_eq!(load(r#"{"max_held_carts": 20}"#).unwrap().max_held_carts, 20);
+        for held in [0, 21] {
+            let e = load(&format!(r#"{{"max_held_carts": {held}}}"#)).unwrap_err();
+            assert!(e.contains(&format!("max_held_carts {held}: expected 1 to 20")), "{e}");
         }
     }
 
