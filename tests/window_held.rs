@@ -37,6 +37,12 @@ async fn a_held_sale_survives_a_restart_and_is_paid_by_card_once() {
     )
     .await;
     assert_ne!(cart_now(&app).await.0, held, "the screen shows another cart");
+    app.click("#held-open").await;
+    app.wait_js("return document.querySelectorAll('#held-list tr').length === 1", "the held list", LONG).await;
+    let shot = app.screenshot("held-list-1280").await;
+    let _ = std::fs::create_dir_all("/work/shots");
+    let _ = std::fs::copy(&shot, "/work/shots/held-list-1280x800.png");
+    app.click("#held-close").await;
 
     // The next customer pays cash (exact).
     app.scan_up(&["MUG-001"], "$14.95").await;

@@ -37,7 +37,7 @@ function renderList(rows) {
   $('held-none').hidden = rows.length > 0;
   $('held-table').hidden = rows.length === 0;
   $('held-list').replaceChildren(...rows.map((r) => h('tr', { 'data-cart': String(r.cart) },
-    h('td', { text: formatTime(r.held_at_ms) }),
+    h('td', { class: 'when', text: formatTime(r.held_at_ms) }),
     h('td', { class: 'num', text: String(r.items) }),
     h('td', { class: 'num', text: r.total_display }),
     h('td', {}, h('div', { class: 'acts' },
