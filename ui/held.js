@@ -54,15 +54,16 @@ async function openHeld() {
 async function hold() {
   try {
     const r = await invoke('hold_sale');
-    showCart(r.cart);
-    announce(t('held-done-hold', { items: r.held.items, total: r.held.total_display }));
+    showCart(await invoke('get_cart'));
+    announce(t('held-done-hold', { items: r.items, total: r.total_display }));
     await refreshHeld();
   } catch (e) { alertLoud(errText(e)); }
 }
 
 async function recall(row) {
   try {
-    showCart(await invoke('recall_sale', { cart: row.cart }));
+    await invoke('recall_sale', { cart: row.cart });
+    showCart(await invoke('get_cart'));
     announce(t('held-done-recall', { total: row.total_display }));
     await refreshHeld();
     closeHeld();

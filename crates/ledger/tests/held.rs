@@ -156,7 +156,22 @@ fn sqlite_refuses_a_tender_on_a_parked_cart_and_parking_a_tendered_one() {
         .execute("INSERT INTO cash_movements (at_ms, kind, amount_minor, currency, cart_id) VALUES (1, 'sale_in', 250, 'jpy', ?1)", [cart.0])
         .unwrap_err();
     assert!(e.to_string().contains("takes no tender"), "{e}");
-    let e = c.execute("UPDATE carts SET state = 'locked' WHERE id = ?1", [cart.0]).unwrap_err();
+    // A card payment of the cart comes with its tender, which is refused in the same
+    // transaction: the payment row goes with it.
+    let before: i64 = c.query_row("SELECT count(*) FROM payments", [], |r| r.get(0)).unwrap();
+    let e = c
+        .execute_batch(&format!(
+            "BEGIN; INSERT INTO payments (idempotency_key, amount_minor, currency, state, capture_method, request_params, cart_id, created_at_ms, updated_at_ms)
+                    VALUES ('k-held', 250, 'jpy', 'created', 'automatic', '{{}}', {0}, 1, 1);
+             INSERT INTO tenders (cart_id, seq, kind, amount_minor, currency, payment_id, created_at_ms)
+                    VALUES ({0}, 1, 'card', 250, 'jpy', last_insert_rowid(), 1); COMMIT;",
+            cart.0
+        ))
+        .unwrap_err();
+    assert!(e.to_string().contains("takes no tender"), "{e}");
+    c.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(c.query_row("SELECT count(*) FROM payments", [], |r| r.get::<_, i64>(0)).unwrap(), before);
+    let e = c.execute("UPDATE carts SET dining = 'eat_in' WHERE id = ?1", [cart.0]).unwrap_err();
     assert!(e.to_string().contains("is not changed"), "{e}");
     let e = c.execute("DELETE FROM cart_lines WHERE cart_id = ?1", [cart.0]).unwrap_err();
     assert!(e.to_string().contains("is not changed"), "{e}");

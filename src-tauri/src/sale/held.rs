@@ -5,6 +5,7 @@
 //!
 //! Recall refuses while the screen's sale has lines (`recall_screen_busy`): the cashier
 //! holds it first, one press each, so nothing is parked that the cashier did not park.
+//! The screen reads the cart now on it with `get_cart` after Hold and Recall.
 
 use paydesk_ledger::HeldCart;
 use serde::Serialize;
@@ -15,8 +16,6 @@ use crate::input::validate_cart;
 use crate::money;
 use crate::ops::Operation;
 use crate::state::AppState;
-use crate::store::cart::cart_view;
-use crate::views::CartView;
 
 /// One parked sale as the list shows it.
 #[derive(Debug, Serialize)]
@@ -40,28 +39,21 @@ impl HeldRow {
     }
 }
 
-/// What Hold did: the sale it parked and the fresh cart now on screen.
-#[derive(Debug, Serialize)]
-pub struct HoldResult {
-    pub held: HeldRow,
-    pub cart: CartView,
-}
-
 fn rows(state: &AppState) -> AppResult<Vec<HeldRow>> {
     Ok(state.engine().carts().held()?.iter().map(HeldRow::of).collect())
 }
 
 /// Parks the sale on screen (lines, nothing tendered, under the limit of settings.json
-/// `max_held_carts`) and shows a new empty cart.
+/// `max_held_carts`) and shows a new empty cart. The sale it parked.
 #[tauri::command]
-pub async fn hold_sale(state: State<'_, AppState>) -> AppResult<HoldResult> {
+pub async fn hold_sale(state: State<'_, AppState>) -> AppResult<HeldRow> {
     let granted = Operation::sell().permit(&state)?;
     // No tender, Charge or cancel runs while the cart changes hands.
     let _turn = state.screen.try_charge_turn().ok_or(AppError::TenderInFlight)?;
     let max = state.stored.settings().max_held_carts;
     let held = state.engine().carts().hold(state.cart_id(), max, granted.actor_id())?;
     state.new_cart()?;
-    Ok(HoldResult { held: HeldRow::of(&held), cart: cart_view(&state)? })
+    Ok(HeldRow::of(&held))
 }
 
 /// The parked sales, oldest first.
@@ -71,9 +63,9 @@ pub fn held_sales(state: State<'_, AppState>) -> AppResult<Vec<HeldRow>> {
 }
 
 /// Puts a parked sale back on screen. Refused while the screen's sale has lines or any
-/// tender: that customer's sale is held or finished first.
+/// tender: that customer's sale is held or finished first. The cart now on screen.
 #[tauri::command]
-pub async fn recall_sale(state: State<'_, AppState>, cart: i64) -> AppResult<CartView> {
+pub async fn recall_sale(state: State<'_, AppState>, cart: i64) -> AppResult<i64> {
     let cart = validate_cart(cart)?;
     let granted = Operation::sell().permit(&state)?;
     let _turn = state.screen.try_charge_turn().ok_or(AppError::TenderInFlight)?;
@@ -83,7 +75,7 @@ pub async fn recall_sale(state: State<'_, AppState>, cart: i64) -> AppResult<Car
     }
     state.engine().carts().recall(cart, granted.actor_id())?;
     state.screen.show_cart(cart);
-    cart_view(&state)
+    Ok(cart.0)
 }
 
 /// Discards a parked sale: its items are void for good (audited). The list as it is now.

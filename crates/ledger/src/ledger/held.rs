@@ -23,31 +23,7 @@ use paydesk_domain::money::Money;
 /// The most carts a register may park at once, whatever its setting says.
 pub const MAX_HELD_LIMIT: u32 = 20;
 
-/// Why a hold, recall or discard was refused. Nothing was written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HoldRefusal {
-    /// The cart has no lines: there is nothing to keep.
-    Empty,
-    /// Something was tendered on the cart, or a checkout locked it, or it is paid: it
-    /// belongs to the customer paying now.
-    Tendered,
-    /// As many carts as the setting allows are parked already.
-    AtLimit { max: u32 },
-    /// The cart is not parked (never was, recalled already, or discarded).
-    NotHeld,
-}
-
-impl HoldRefusal {
-    /// A stable word for the refusal (the CLI's `--json`, the app's codes).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HoldRefusal::Empty => "empty",
-            HoldRefusal::Tendered => "tendered",
-            HoldRefusal::AtLimit { .. } => "at_limit",
-            HoldRefusal::NotHeld => "not_held",
-        }
-    }
-}
+pub use crate::error::HoldRefusal;
 
 /// A parked cart as the list of held sales shows it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -62,14 +38,12 @@ pub struct HeldCart {
     pub total: Money,
 }
 
-/// Whether `cart_id` is parked now or was discarded (its lines void): frozen either way.
-pub(crate) fn frozen(conn: &Connection, cart_id: CartId) -> Result<bool> {
-    let n: i64 = conn.row_cached(
-        "SELECT count(*) FROM held_carts WHERE cart_id = ?1 AND (ended_how IS NULL OR ended_how = 'discarded')",
-        [cart_id.0],
-        |r| r.get(0),
-    )?;
-    Ok(n > 0)
+/// Refuses a change or a tender on a parked or discarded cart (record 0128).
+pub(crate) fn refuse_held(cart: &Cart) -> Result<()> {
+    if cart.held {
+        return Err(Error::CartHeld { cart_id: cart.id.0 });
+    }
+    Ok(())
 }
 
 /// The id of the row that parks `cart_id` now, if it is parked.
@@ -128,7 +102,7 @@ impl<L: Deref<Target = Ledger>> Carts<L> {
 
     /// Whether the cart is parked now or was discarded (no line, tender or change).
     pub fn is_frozen(&self, cart_id: CartId) -> Result<bool> {
-        frozen(&self.conn, cart_id)
+        Ok(load_cart(&self.conn, cart_id)?.held)
     }
 }
 
@@ -141,9 +115,7 @@ impl Carts<&mut Ledger> {
         }
         let tx = self.write_tx()?;
         let cart = load_cart(&tx, cart_id)?;
-        if frozen(&tx, cart_id)? {
-            return Err(Error::CartHeld { cart_id: cart_id.0 });
-        }
+        refuse_held(&cart)?;
         match cart.state {
             CartState::Open => {}
             CartState::Locked | CartState::Paid => return Err(refused(cart_id, HoldRefusal::Tendered)),

@@ -298,9 +298,7 @@ pub(super) fn admit_tender_tx(tx: &WriteTx<'_>, cart_id: CartId, override_reason
         return Err(Error::EmptyCart(cart_id.0));
     }
     // A parked or discarded cart is paid only once recalled (record 0128).
-    if crate::ledger::held::frozen(tx, cart_id)? {
-        return Err(Error::CartHeld { cart_id: cart_id.0 });
-    }
+    crate::ledger::held::refuse_held(&sale.cart)?;
     crate::ledger::shift::admit_money_tx(tx)?;
     let Some(unknown) = sale.unknown_tender() else { return Ok(sale) };
     let Some(reason) = override_reason else {
