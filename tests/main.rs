@@ -9,6 +9,7 @@ mod window_backoffice;
 mod window_catalog;
 mod window_checkout;
 mod window_exchange;
+mod window_held;
 mod window_i18n;
 mod window_layout;
 mod window_next_sale;

@@ -74,6 +74,12 @@ export const ERROR_CODES = Object.freeze([
   'unknown_tender_type',
   'tender_type_inactive',
   'tender_type_name_taken',
+  'hold_empty',
+  'hold_tendered',
+  'hold_limit',
+  'not_held',
+  'cart_held',
+  'recall_screen_busy',
 ]);
 
 /** The same, by name: `ERROR.INVALID_INPUT` is 'invalid_input'. */
@@ -147,6 +153,12 @@ export const ERROR = Object.freeze({
   UNKNOWN_TENDER_TYPE: 'unknown_tender_type',
   TENDER_TYPE_INACTIVE: 'tender_type_inactive',
   TENDER_TYPE_NAME_TAKEN: 'tender_type_name_taken',
+  HOLD_EMPTY: 'hold_empty',
+  HOLD_TENDERED: 'hold_tendered',
+  HOLD_LIMIT: 'hold_limit',
+  NOT_HELD: 'not_held',
+  CART_HELD: 'cart_held',
+  RECALL_SCREEN_BUSY: 'recall_screen_busy',
 });
 
 /** A payment's state (paydesk_domain::PaymentState). */

@@ -10,6 +10,7 @@ import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
 import { closeTenderDone, initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderDoneButton, tenderKey } from './tender.js';
 import { receiptPanel } from './receipt.js';
+import { initHeld, refreshHeld, syncHoldButton } from './held.js';
 import { openShiftOffer } from './shift.js';
 
 let catalog = [];
@@ -107,6 +108,7 @@ export function renderCart(c) {
   $('charge').disabled = c.lines.length === 0 || charging;
   $('pay-cash').disabled = c.lines.length === 0 || charging;
   $('pay-split').disabled = c.lines.length === 0 || charging;
+  syncHoldButton(c, charging);
   $('charge').textContent = c.lines.length ? t('charge-amount', { amount: c.total_display }) : t('charge');
 }
 
@@ -398,6 +400,7 @@ export function initRegister() {
   $('pay-cash').addEventListener('click', () => openTender('cash'));
   $('pay-split').addEventListener('click', () => openTender('card'));
   initTender({ cart: renderCart, closed: focusScan });
+  initHeld({ cart: renderCart, closed: focusScan });
   showKeyedCharge();
   for (const b of document.querySelectorAll('#dining .seg')) b.addEventListener('click', () => setDining(b.dataset.dining));
   $('sale-discount').addEventListener('click', () => openDiscount({}));
@@ -431,5 +434,6 @@ export async function loadRegister() {
   await showKeyedCharge();
   await reloadCatalog();
   renderCart(await invoke('get_cart'));
+  await refreshHeld();
   await resumeTender();
 }

@@ -118,6 +118,13 @@ fn every_variant() -> Vec<AppError> {
         AppError::from(L::NoOpenShift),
         AppError::from(L::ShiftAlreadyOpen { shift_id: 1 }),
         AppError::from(L::ShiftHasOpenSale { cart_id: 1 }),
+        // Held sales (record 0128): each ledger refusal, and the screen's own.
+        AppError::from(L::HoldRefused { cart_id: 1, why: paydesk_ledger::HoldRefusal::Empty }),
+        AppError::from(L::HoldRefused { cart_id: 1, why: paydesk_ledger::HoldRefusal::Tendered }),
+        AppError::from(L::HoldRefused { cart_id: 1, why: paydesk_ledger::HoldRefusal::AtLimit { max: 5 } }),
+        AppError::from(L::HoldRefused { cart_id: 1, why: paydesk_ledger::HoldRefusal::NotHeld }),
+        AppError::from(EngineError::from(L::CartHeld { cart_id: 1 })),
+        AppError::Held(crate::error::HeldRefusal::ScreenBusy),
         crate::shift::count_of(&[crate::shift::CountInput { denomination_minor: 1, count: 1 }; crate::shift::MAX_COUNT_LINES + 1])
             .expect_err("refused"),
     ]);

@@ -30,6 +30,9 @@ pub const BACKUP_KEEP_DEFAULT: u32 = 7;
 /// The register's number in the store, printed on its receipts (settings.json
 /// `register_number`, record 0127): 1 unless the file says otherwise.
 pub const REGISTER_NUMBER_MAX: u32 = 99;
+/// Carts a cashier may park at once (settings.json `max_held_carts`, record 0128), at
+/// most `paydesk_ledger::MAX_HELD_LIMIT`.
+pub const MAX_HELD_CARTS_DEFAULT: u32 = 5;
 
 /// Secret key of the embedded test PSP's merchant account.
 pub const EMBEDDED_KEY: &str = "sk_test_paydesk_embedded";
@@ -69,6 +72,8 @@ pub struct Settings {
     /// This register's number in the store, 1 to [`REGISTER_NUMBER_MAX`]; only from the
     /// file (each register of a store has its own file).
     pub register_number: u32,
+    /// Carts parked at once (record 0128), 1 to 20; only from the file.
+    pub max_held_carts: u32,
 }
 
 impl Default for Settings {
@@ -92,6 +97,7 @@ impl Default for Settings {
             backup_every_minutes: BACKUP_EVERY_DEFAULT_MIN,
             backup_keep: BACKUP_KEEP_DEFAULT,
             register_number: 1,
+            max_held_carts: MAX_HELD_CARTS_DEFAULT,
         }
     }
 }
@@ -215,6 +221,7 @@ impl Settings {
             backup_every_minutes: current.backup_every_minutes,
             backup_keep: current.backup_keep,
             register_number: current.register_number,
+            max_held_carts: current.max_held_carts,
         })
         .and_then(|s| {
             let safe_minutes = (u64::from(s.retention_hours) * 60).saturating_sub(u64::from(s.safety_margin_minutes));
@@ -287,6 +294,10 @@ impl Settings {
         }
         if !(1..=REGISTER_NUMBER_MAX).contains(&s.register_number) {
             return Err(format!("register_number {}: expected 1 to {REGISTER_NUMBER_MAX}", s.register_number));
+        }
+        let held = 1..=paydesk_ledger::MAX_HELD_LIMIT;
+        if !held.contains(&s.max_held_carts) {
+            return Err(format!("max_held_carts {}: expected {} to {} carts", s.max_held_carts, held.start(), held.end()));
         }
         if !s.psp_url.is_empty() && s.psp_key.is_empty() {
             return Err(format!("the PSP at {} has no secret key (settings.json, --psp-key or PAYDESK_PSP_KEY)", s.psp_url));
@@ -499,6 +510,12 @@ mod tests {
         for keep in [0, 101] {
             let e = load(&format!(r#"{{"backup_keep": {keep}}}"#)).unwrap_err();
             assert!(e.contains(&format!("backup_keep {keep}: expected 1 to 100")), "{e}");
+        }
+        assert_eq!(d.max_held_carts, MAX_HELD_CARTS_DEFAULT);
+        assert_eq!(load(r#"{"max_held_carts": 20}"#).unwrap().max_held_carts, 20);
+        for held in [0, 21] {
+            let e = load(&format!(r#"{{"max_held_carts": {held}}}"#)).unwrap_err();
+            assert!(e.contains(&format!("max_held_carts {held}: expected 1 to 20")), "{e}");
         }
     }
 

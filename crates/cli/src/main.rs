@@ -13,6 +13,7 @@
 //! paydesk-cli … events         consume events once; JSON counts (applied, duplicates)
 //! paydesk-cli … capture|cancel|show --payment KEY;  audit;  bench
 //! paydesk-cli … sale new|show|cash|tender|card|cancel|refund|return|product|rounding|day|discount   (sale.rs)
+//! paydesk-cli … cart hold|held|recall|discard   (cart.rs; held sales, record 0128)
 //! paydesk-cli … tender-type add|list   (tender_type.rs; the store's own tenders, record 0118)
 //! paydesk-cli … catalog import|export|list;  store show|set|seed   (catalog.rs)
 //! paydesk-cli … shift open|paid-in|paid-out|x|close|z|status   (shift.rs; PINs on stdin)
@@ -40,6 +41,7 @@ mod args;
 mod backup;
 mod bench;
 mod bench_reader;
+mod cart;
 mod catalog;
 mod checkout;
 mod engine;
@@ -117,6 +119,7 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Staff { cmd } => access::staff(&engine, cmd),
         Cmd::Shift { cmd } => shift::shift(&engine, cmd),
         Cmd::Sale { cmd } => sale::run(&engine, cmd).await,
+        Cmd::Cart { cmd } => cart::run(&engine, cmd),
         Cmd::Reader { cmd } => reader::run(&engine, cmd, args::usage_error).await,
         Cmd::Catalog { cmd } => catalog::catalog(&engine, cmd),
         Cmd::Store { cmd } => catalog::store(&engine, cmd),

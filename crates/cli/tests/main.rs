@@ -10,6 +10,7 @@ mod common;
 mod access;
 mod backup;
 mod capture_canceled;
+mod cart_held;
 mod catalog;
 mod checkout;
 mod crash;

@@ -299,6 +299,15 @@ pub enum Error {
     #[error("sale {cart_id} holds the credit of exchange {exchange_id}: complete it, then return what the customer does not keep")]
     ExchangeCreditHeld { cart_id: i64, exchange_id: i64 },
 
+    /// A cart could not be parked, recalled or discarded (record 0128): the refusal says
+    /// why. Nothing written.
+    #[error("cart {cart_id} cannot be held or taken back: {}", .why.as_str())]
+    HoldRefused { cart_id: i64, why: HoldRefusal },
+    /// The cart is parked (recall it first) or was discarded: its lines, dining, discounts
+    /// and tenders do not change (record 0128). Nothing written.
+    #[error("cart {cart_id} is held or discarded: recall it before changing or paying it")]
+    CartHeld { cart_id: i64 },
+
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
 
@@ -364,6 +373,32 @@ impl From<ValueError> for Error {
             ValueError::CurrencyMismatch { expected, found } => Error::CurrencyMismatch { expected, found },
             ValueError::Overflow => Error::Overflow,
             ValueError::UnknownValue { what, value } => Error::UnknownValue { what, value },
+        }
+    }
+}
+
+/// Why a hold, recall or discard was refused. Nothing was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldRefusal {
+    /// The cart has no lines: there is nothing to keep.
+    Empty,
+    /// Something was tendered on the cart, or a checkout locked it, or it is paid: it
+    /// belongs to the customer paying now.
+    Tendered,
+    /// As many carts as the setting allows are parked already.
+    AtLimit { max: u32 },
+    /// The cart is not parked (never was, recalled already, or discarded).
+    NotHeld,
+}
+
+impl HoldRefusal {
+    /// A stable word for the refusal (the CLI's `--json`, the app's codes).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HoldRefusal::Empty => "empty",
+            HoldRefusal::Tendered => "tendered",
+            HoldRefusal::AtLimit { .. } => "at_limit",
+            HoldRefusal::NotHeld => "not_held",
         }
     }
 }

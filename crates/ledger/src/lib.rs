@@ -44,6 +44,7 @@ pub use ledger::{
 };
 pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderRecord, ReaderSettlement, MAX_READER_ATTEMPTS};
 pub use ledger::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, TenderTypes, SyncLog};
+pub use ledger::{HeldCart, HoldRefusal, MAX_HELD_LIMIT};
 pub use ledger::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};
 pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnPrint, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};

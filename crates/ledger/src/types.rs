@@ -527,6 +527,10 @@ pub struct Cart {
     pub tax: Option<paydesk_tax::SaleTax>,
     /// Whether `tax` and `total` are the figures locked at the first tender.
     pub tax_locked: bool,
+    /// Parked, or discarded (record 0128): no line, tender or change until recalled
+    /// (discarded: never). Read with the cart's head, so checking it costs no statement.
+    #[serde(default)]
+    pub held: bool,
 }
 
 /// Totals of the store-and-forward queue, for the offline limits (record 0009).

@@ -16,6 +16,7 @@ mod csv_cells;
 mod demo_staff;
 mod exchanges;
 mod gtin;
+mod held;
 mod old_sqlite;
 mod open;
 mod operations;

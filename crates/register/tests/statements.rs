@@ -37,8 +37,11 @@ const AMOUNT_CHECKOUT_STATEMENTS: usize = 46;
 /// paid: the sale_completed outbox row). 112 before record 0108; 84 since record 0118
 /// (the `tenders_store_type_rules` trigger is entered on every tender insert and does
 /// nothing for a card: its WHEN is `NEW.kind = 'store'`); 87 since record 0123 (each of
-/// the three reads of the sale looks up its exchange credit, one indexed row at most).
-const CART_CHECKOUT_STATEMENTS: usize = 87;
+/// the three reads of the sale looks up its exchange credit, one indexed row at most); 88
+/// since record 0128 (the `held_carts_no_tender` trigger is entered on the card tender's
+/// insert: a parked cart takes no tender, even by SQL; whether a cart is parked is read
+/// with its head, no statement of its own).
+const CART_CHECKOUT_STATEMENTS: usize = 88;
 
 /// One statement as SQLite reported it: its handle (a new handle is a fresh prepare) and
 /// its text ("-- TRIGGER name" for a trigger program).

@@ -109,6 +109,13 @@ error_codes! {
     UnknownTenderType => "unknown_tender_type",
     TenderTypeInactive => "tender_type_inactive",
     TenderTypeNameTaken => "tender_type_name_taken",
+    // held sales (record 0128)
+    HoldEmpty => "hold_empty",
+    HoldTendered => "hold_tendered",
+    HoldLimit => "hold_limit",
+    NotHeld => "not_held",
+    CartHeld => "cart_held",
+    RecallScreenBusy => "recall_screen_busy",
 }
 
 impl ErrorCode {

@@ -11,9 +11,11 @@ use crate::i18n::{active, id, t, tr};
 use crate::money;
 
 mod code;
+mod held;
 mod reader;
 pub mod shift;
 pub use code::ErrorCode;
+pub use held::HeldRefusal;
 pub use reader::ReaderRefusal;
 
 #[derive(Debug)]
@@ -93,6 +95,8 @@ pub enum AppError {
     TenderType(TenderTypeRefusal),
     /// A staff change refused (record 0127): the ledger's reason, typed.
     Staff(paydesk_ledger::StaffRefusal),
+    /// A hold, recall or discard refused (record 0128).
+    Held(HeldRefusal),
 }
 
 /// Why a store tender type was refused (record 0118, 0122), from the ledger's typed
@@ -251,6 +255,7 @@ impl std::fmt::Display for AppError {
             AppError::TenderType(TenderTypeRefusal::Inactive { name }) => tr!(l, "error-tender-type-inactive", name = name.clone()),
             AppError::TenderType(TenderTypeRefusal::NameTaken { name }) => tr!(l, "error-tender-type-name-taken", name = name.clone()),
             AppError::Staff(r) => staff_refusal_words(r),
+            AppError::Held(r) => r.words(),
         };
         f.write_str(&text)
     }
@@ -313,6 +318,7 @@ impl AppError {
             AppError::TenderType(TenderTypeRefusal::Inactive { .. }) => C::TenderTypeInactive,
             AppError::TenderType(TenderTypeRefusal::NameTaken { .. }) => C::TenderTypeNameTaken,
             AppError::Staff(r) => staff_refusal_code(r),
+            AppError::Held(r) => r.code(),
         }
     }
 }
@@ -435,6 +441,9 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         L::ExchangeNothingToCredit { .. } => AppError::InvalidInput(t(id!("exchange-nothing-to-credit"))),
         L::ExchangeOfCreditedSale { .. } => AppError::InvalidInput(t(id!("exchange-of-credited-sale"))),
         L::ExchangeCreditHeld { .. } => AppError::InvalidInput(t(id!("exchange-credit-held"))),
+        // Held sales (record 0128).
+        L::HoldRefused { why, .. } => AppError::Held(HeldRefusal::of(*why)),
+        L::CartHeld { .. } => AppError::Held(HeldRefusal::CartHeld),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {

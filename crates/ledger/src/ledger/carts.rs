@@ -145,16 +145,17 @@ impl Carts<&mut Ledger> {
 }
 
 pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
-    type Head = (String, String, i64, i64, String, Option<String>, Option<i64>, Option<String>);
+    type Head = (String, String, i64, i64, String, Option<String>, Option<i64>, Option<String>, bool);
     let head: Option<Head> = conn
         .row_cached(
-            "SELECT currency, state, created_at_ms, updated_at_ms, dining, discount_kind, discount_value, tax_locked
+            "SELECT currency, state, created_at_ms, updated_at_ms, dining, discount_kind, discount_value, tax_locked,
+                    EXISTS (SELECT 1 FROM held_carts h WHERE h.cart_id = carts.id AND (h.ended_how IS NULL OR h.ended_how = 'discarded'))
              FROM carts WHERE id = ?1",
             [cart_id.0],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?)),
         )
         .optional()?;
-    let (currency, state, created_at_ms, updated_at_ms, dining, dkind, dvalue, locked) =
+    let (currency, state, created_at_ms, updated_at_ms, dining, dkind, dvalue, locked, held) =
         head.ok_or(Error::UnknownCart(cart_id.0))?;
     let currency: Currency = currency.parse()?;
     let lines = collect(
@@ -201,6 +202,7 @@ pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
         sale_discount,
         tax: None,
         tax_locked: locked.is_some(),
+        held,
     };
     cart.tax = super::cart_tax::cart_tax(conn, &cart, locked.as_deref())?;
     if let Some(t) = &cart.tax {
@@ -211,6 +213,8 @@ pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
 
 pub(super) fn editable_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
     let cart = load_cart(conn, cart_id)?;
+    // A parked or discarded cart keeps its lines as they were (record 0128).
+    super::held::refuse_held(&cart)?;
     match cart.state {
         CartState::Open => Ok(cart),
         CartState::Locked | CartState::Paid => {

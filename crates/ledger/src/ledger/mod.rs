@@ -21,6 +21,8 @@ mod audit_anchor;
 pub use audit_anchor::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};
 mod carts;
 mod cart_tax;
+mod held;
+pub use held::{HeldCart, HoldRefusal, MAX_HELD_LIMIT};
 pub use cart_tax::{tax_cart, LockedTax};
 pub mod catalog;
 mod events;

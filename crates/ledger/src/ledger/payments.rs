@@ -185,6 +185,7 @@ pub(super) fn open_checkout_in(
     if cart.lines.is_empty() {
         return Err(Error::EmptyCart(cart_id.0));
     }
+    crate::ledger::held::refuse_held(cart)?; // parked or discarded: paid once recalled (record 0128)
     // The checkout is the sale's card tender for everything still open (record 0028);
     // an overridden open checkout's tender stops counting first.
     if let SaleState::Canceling | SaleState::Canceled = sale.state {

@@ -58,8 +58,8 @@ store! {
 }
 
 store! {
-    /// Carts and the products they are filled from (carts.rs), and a cart's dining mode
-    /// and discounts (cart_tax.rs).
+    /// Carts and the products they are filled from (carts.rs), carts parked and recalled
+    /// (held.rs), and a cart's dining mode and discounts (cart_tax.rs).
     Carts
 }
 

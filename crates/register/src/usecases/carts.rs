@@ -2,7 +2,7 @@
 //! or take-out. Tenders, cancels and refunds are the engine's sale operations.
 
 use paydesk_tax::{Dining, Discount};
-use paydesk_ledger::{Cart, CartId, Error, Result, Sale};
+use paydesk_ledger::{Cart, CartId, Error, HeldCart, Result, Sale};
 use paydesk_domain::Currency;
 
 use crate::Engine;
@@ -90,5 +90,29 @@ impl CartCases<'_> {
             Some(s) => l.carts_mut().set_line_discount(id, s, discount, now),
             None => l.carts_mut().set_sale_discount(id, discount, now),
         })
+    }
+
+    /// Parks the cart (record 0128): only one with lines and nothing tendered, and only
+    /// while fewer than `max_held` carts are parked; `by` is who parked it.
+    pub fn hold(&self, id: CartId, max_held: u32, by: Option<i64>) -> Result<HeldCart> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.carts_mut().hold(id, max_held, by, now))
+    }
+
+    /// The parked carts, oldest first.
+    pub fn held(&self) -> Result<Vec<HeldCart>> {
+        self.engine.with_ledger(|l| l.carts().held())
+    }
+
+    /// Takes a parked cart back, to be edited and paid.
+    pub fn recall(&self, id: CartId, by: Option<i64>) -> Result<Cart> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.carts_mut().recall(id, by, now))
+    }
+
+    /// Discards a parked cart: its lines are void for good (audited).
+    pub fn discard_held(&self, id: CartId, by: Option<i64>) -> Result<()> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.carts_mut().discard_held(id, by, now))
     }
 }

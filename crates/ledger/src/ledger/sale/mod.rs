@@ -297,6 +297,8 @@ pub(super) fn admit_tender_tx(tx: &WriteTx<'_>, cart_id: CartId, override_reason
     if sale.cart.lines.is_empty() {
         return Err(Error::EmptyCart(cart_id.0));
     }
+    // A parked or discarded cart is paid only once recalled (record 0128).
+    crate::ledger::held::refuse_held(&sale.cart)?;
     crate::ledger::shift::admit_money_tx(tx)?;
     let Some(unknown) = sale.unknown_tender() else { return Ok(sale) };
     let Some(reason) = override_reason else {

@@ -95,6 +95,7 @@ mod tests {
             sale_discount: None,
             tax: None,
             tax_locked: false,
+            held: false,
         }
     }
 

@@ -1,0 +1,23 @@
+# Held sales (保留): park the sale on screen, serve the next customer, recall it (record 0128).
+held-hold = Hold
+held-hold-title = Park this sale (nothing paid yet) and start a new one
+held-open = Held ({ $count })
+held-title = Held sales
+held-help = Parked sales keep their items until recalled. Nothing was paid on them.
+held-none = No sales are held.
+held-col-time = Held at
+held-col-items = Items
+held-col-total = Total
+held-recall = Recall
+held-discard = Discard
+held-discard-confirm = Discard this held sale? Its items are voided.
+held-close = Close
+held-done-hold = Sale held ({ $items } items, { $total }). The screen has a new sale.
+held-done-recall = Held sale recalled: { $total } due.
+held-done-discard = Held sale discarded.
+held-error-empty = An empty sale cannot be held.
+held-error-tendered = This sale already has a payment, cash or a tender: finish it or cancel it; it cannot be held.
+held-error-limit = { $max } sales are held already: recall or discard one first.
+held-error-not-held = That sale is not held any more (recalled or discarded already).
+held-error-cart-held = That sale is held: recall it before changing or paying it.
+held-error-screen-busy = The sale on screen has items: hold it or finish it before recalling another.

@@ -1,0 +1,23 @@
+# 保留:画面の会計を保留し、次のお客様を会計してから呼び出す(記録 0128)。
+held-hold = 保留
+held-hold-title = この会計を保留して(未払い)新しい会計を始めます
+held-open = 保留中 ({ $count })
+held-title = 保留中の会計
+held-help = 保留した会計は呼び出すまで商品を保ちます。支払いは受けていません。
+held-none = 保留中の会計はありません。
+held-col-time = 保留時刻
+held-col-items = 点数
+held-col-total = 合計
+held-recall = 呼び出し
+held-discard = 破棄
+held-discard-confirm = この保留中の会計を破棄しますか?商品は無効になります。
+held-close = 閉じる
+held-done-hold = 会計を保留しました({ $items } 点、{ $total })。新しい会計を表示しています。
+held-done-recall = 保留中の会計を呼び出しました:{ $total } のお支払い。
+held-done-discard = 保留中の会計を破棄しました。
+held-error-empty = 商品のない会計は保留できません。
+held-error-tendered = この会計はすでに支払い・現金・金券を受けています。完了するか取り消してください。保留はできません。
+held-error-limit = すでに { $max } 件保留しています。先に呼び出すか破棄してください。
+held-error-not-held = その会計はもう保留されていません(呼び出し済みまたは破棄済み)。
+held-error-cart-held = その会計は保留中です。変更や支払いの前に呼び出してください。
+held-error-screen-busy = 画面の会計に商品があります。別の会計を呼び出す前に保留するか完了してください。
