@@ -240,7 +240,7 @@ impl Settings {
                     margin = s.safety_margin_minutes
                 )))
             } else {
-                Ok(s)
+                Ok(s.caps_typed_in(currency))
             }
         })
     }

@@ -31,6 +31,20 @@ impl Settings {
         }
     }
 
+    /// Settings saved from the form, whose caps were typed in `currency`: caps equal to
+    /// that currency's default are kept as "the default" (`None`), so saving the form
+    /// unchanged changes nothing the engine uses, and a later change of currency moves
+    /// them to the new currency's default.
+    pub fn caps_typed_in(mut self, currency: Currency) -> Settings {
+        let default = MoneyCap::default_for(currency);
+        if (self.offline_max_amount, self.offline_max_total) == (Some(default.per_payment), Some(default.total)) {
+            self.offline_max_amount = None;
+            self.offline_max_total = None;
+            self.offline_limits_currency = None;
+        }
+        self
+    }
+
     /// The caps the engine enforces: the owner's in their currency, defaults elsewhere.
     pub fn offline_caps(&self) -> OfflineCaps {
         match self.offline_limits_currency {
@@ -86,5 +100,16 @@ mod tests {
         assert_eq!(named.offline_caps().for_currency(Currency::Jpy), MoneyCap::default_for(Currency::Jpy));
         let written = serde_json::to_value(&named).unwrap();
         assert_eq!(written["offline_limits_currency"], "usd");
+
+        // The form saved with the default caps typed back: still "the default".
+        let typed_default = Settings {
+            offline_max_amount: Some(6_500),
+            offline_max_total: Some(32_500),
+            offline_limits_currency: Some(Currency::Usd),
+            ..Settings::default()
+        };
+        assert_eq!(typed_default.clone().caps_typed_in(Currency::Usd), Settings::default());
+        let own = Settings { offline_max_amount: Some(6_000), ..typed_default.clone() };
+        assert_eq!(own.clone().caps_typed_in(Currency::Usd), own, "the owner's own caps are kept");
     }
 }
