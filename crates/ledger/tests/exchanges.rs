@@ -7,7 +7,7 @@
 //! exchangeable.
 
 use paydesk_domain::*;
-use paydesk_ledger::schema::SCHEMA_VERSION;
+use paydesk_ledger::schema::{MIGRATIONS, SCHEMA_VERSION};
 use paydesk_ledger::*;
 use paydesk_tax::Returned;
 
@@ -252,7 +252,8 @@ fn the_upgrade_to_exchanges_keeps_a_paid_sale_exchangeable() {
         c.execute_batch(&format!(
             "DROP TABLE exchange_credit_returns; DROP TABLE exchange_credits; DROP TABLE exchanges;
              PRAGMA user_version = {};",
-            SCHEMA_VERSION - 1
+            // v25 made the exchange tables (record 0123)
+            MIGRATIONS.iter().position(|m| m.contains("CREATE TABLE IF NOT EXISTS exchanges")).unwrap()
         ))
         .unwrap();
     }

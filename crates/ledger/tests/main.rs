@@ -18,6 +18,7 @@ mod exchanges;
 mod gtin;
 mod old_sqlite;
 mod open;
+mod open_prices;
 mod operations;
 mod outbox;
 mod outbox_local;

@@ -31,6 +31,7 @@ fn item(sku: &str, barcode: Option<&str>, price: i64) -> CatalogItem {
         currency: Currency::Jpy,
         tax_class: TaxClass::Reduced,
         active: true,
+        price_kind: paydesk_ledger::PriceKind::Fixed,
     }
 }
 
