@@ -156,6 +156,11 @@ pub(crate) enum Cmd {
     },
     /// A paid sale's receipt: rendered, or printed and recorded (record 0058).
     Receipt(crate::receipt::ReceiptArgs),
+    /// A sale's lines by number: typed (open) prices, department keys, price labels (record 0126).
+    Cart {
+        #[command(subcommand)]
+        cmd: crate::cart::CartCmd,
+    },
     /// A sale paid by several tenders: cash, cards, cancel, refund (record 0028).
     Sale {
         #[command(subcommand)]

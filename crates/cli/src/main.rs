@@ -40,6 +40,7 @@ mod args;
 mod backup;
 mod bench;
 mod bench_reader;
+mod cart;
 mod catalog;
 mod checkout;
 mod engine;
@@ -117,6 +118,7 @@ async fn run(cli: Cli) -> i32 {
         Cmd::Staff { cmd } => access::staff(&engine, cmd),
         Cmd::Shift { cmd } => shift::shift(&engine, cmd),
         Cmd::Sale { cmd } => sale::run(&engine, cmd).await,
+        Cmd::Cart { cmd } => cart::run(&engine, cmd),
         Cmd::Reader { cmd } => reader::run(&engine, cmd, args::usage_error).await,
         Cmd::Catalog { cmd } => catalog::catalog(&engine, cmd),
         Cmd::Store { cmd } => catalog::store(&engine, cmd),

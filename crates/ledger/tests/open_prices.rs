@@ -87,6 +87,12 @@ fn open_prices_are_refused_typed_and_above_the_limit_need_an_audited_approver() 
     assert_eq!(c.lines.len(), 1);
     let e = l.carts_mut().add_priced(cart, "DEPT-FOOD", 10_001, PriceSource::Open, None, AT).unwrap_err();
     assert!(matches!(e, Error::OpenPriceAboveLimit { price: 10_001, limit: 10_000 }), "{e:?}");
+    // A cashier cannot allow it, nor someone who is not staff.
+    let cashier = l.roster().list().unwrap().into_iter().find(|s| s.role == paydesk_access::Role::Cashier).unwrap().id;
+    let e = l.carts_mut().add_priced(cart, "DEPT-FOOD", 10_001, PriceSource::Open, Some(cashier), AT).unwrap_err();
+    assert!(matches!(e, Error::NotAllowed { action: "open_price_above_limit", .. }), "{e:?}");
+    let e = l.carts_mut().add_priced(cart, "DEPT-FOOD", 10_001, PriceSource::Open, Some(999), AT).unwrap_err();
+    assert!(matches!(e, Error::InactiveStaff { staff_id: 999, .. }), "{e:?}");
     assert_eq!(l.carts().by_id(cart).unwrap().lines.len(), 1, "nothing written");
     let audited = |l: &Ledger| l.audit().log().unwrap().into_iter().filter(|a| a.action == "open_price_above_limit").collect::<Vec<_>>();
     assert!(audited(&l).is_empty());

@@ -13,7 +13,8 @@
 
 use std::ops::Deref;
 
-use rusqlite::{params, Connection};
+use paydesk_access::{Action, Authorization, Role};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use super::audit::{append_audit, AuditInput};
 use super::carts::{editable_cart, load_cart, product_for_cart};
@@ -40,6 +41,26 @@ fn open_price_limit_tx(conn: &Connection) -> Result<i64> {
     Ok(conn.row_cached("SELECT limit_minor FROM open_price_settings WHERE id = 1", [], |r| r.get(0))?)
 }
 
+/// Whether staff `by` may allow an open price above the limit: active, and holding the
+/// role the access table names for it (record 0062). Nothing else is trusted to have asked.
+fn may_allow_tx(conn: &Connection, by: i64) -> Result<()> {
+    let found: Option<(String, i64)> = conn
+        .row_cached("SELECT role, active FROM staff WHERE id = ?1", [by], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let Some((role, 1)) = found else {
+        return Err(Error::InactiveStaff { staff_id: by, who: "approver" });
+    };
+    let role = Role::parse(&role).map_err(|_| Error::UnknownValue { what: "role", value: role.clone() })?;
+    let min_role = Action::OpenPriceAboveLimit.min_role();
+    if !role.at_least(min_role) {
+        return Err(Error::NotAllowed {
+            action: Action::OpenPriceAboveLimit.as_str(),
+            authorization: Authorization::ApproverTooLow { min_role },
+        });
+    }
+    Ok(())
+}
+
 /// The line `line_no` of the cart, or [`Error::UnknownLine`].
 fn line_at(cart: &Cart, line_no: i64) -> Result<&CartLine> {
     cart.lines.iter().find(|l| l.line_no == line_no).ok_or(Error::UnknownLine { cart_id: cart.id.0, line_no })
@@ -51,7 +72,8 @@ impl Carts<&mut Ledger> {
     /// price of 0 or less or past the per-unit limit ([`Error::LinePriceOutOfRange`]); a
     /// typed price for a fixed-price item ([`Error::FixedPriceItem`]); an open price above
     /// the store's limit without `approved_by` ([`Error::OpenPriceAboveLimit`]); a full
-    /// cart; a cart that is not open. `approved_by` is kept (and audited with the price)
+    /// cart; a cart that is not open; an approver who is not an active manager or owner
+    /// ([`Error::InactiveStaff`], [`Error::NotAllowed`]). `approved_by` is kept (and audited with the price)
     /// only when the price needed it.
     pub fn add_priced(
         &mut self,
@@ -79,7 +101,10 @@ impl Carts<&mut Ledger> {
                 match (unit_price_minor > limit, approved_by) {
                     (false, _) => None,
                     (true, None) => return Err(Error::OpenPriceAboveLimit { price: unit_price_minor, limit }),
-                    (true, Some(by)) => Some((by, limit)),
+                    (true, Some(by)) => {
+                        may_allow_tx(&tx, by)?;
+                        Some((by, limit))
+                    }
                 }
             }
             // A label is printed by the store's own scale or labeller: its price is the item's.
