@@ -525,6 +525,8 @@ pub enum PriceSource {
 }
 
 impl PriceSource {
+    pub const ALL: [PriceSource; 3] = [PriceSource::Catalog, PriceSource::Open, PriceSource::Label];
+
     pub fn as_str(self) -> &'static str {
         match self {
             PriceSource::Catalog => "catalog",

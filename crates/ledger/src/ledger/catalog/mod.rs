@@ -64,6 +64,8 @@ pub enum PriceKind {
 }
 
 impl PriceKind {
+    pub const ALL: [PriceKind; 3] = [PriceKind::Fixed, PriceKind::Open, PriceKind::Department];
+
     pub fn as_str(self) -> &'static str {
         match self {
             PriceKind::Fixed => "fixed",

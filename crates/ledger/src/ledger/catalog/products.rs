@@ -57,6 +57,11 @@ pub(super) fn item_by_barcode(conn: &Connection, barcode: &Gtin13) -> Result<Opt
 /// (a test below holds it to the query plan).
 const BY_BARCODE: &str = "WHERE p.barcode = ?1";
 
+/// The active department keys (record 0126), by SKU: the few keys over the items.
+pub(super) fn department_items(conn: &Connection) -> Result<Vec<CatalogItem>> {
+    collect(conn, &format!("{ITEM_SQL} WHERE k.kind = 'department' AND p.active = 1 ORDER BY p.sku"), [], item_of)
+}
+
 pub(super) fn all_items(conn: &Connection) -> Result<Vec<CatalogItem>> {
     collect(conn, &format!("{ITEM_SQL} ORDER BY p.sku"), [], item_of)
 }
@@ -190,6 +195,11 @@ impl Catalog<&mut Ledger> {
 }
 
 impl<L: Deref<Target = Ledger>> Catalog<L> {
+    /// The active department keys, by SKU (record 0126).
+    pub fn department_keys(&self) -> Result<Vec<CatalogItem>> {
+        department_items(&self.conn)
+    }
+
     /// The whole catalog, by SKU (active and inactive).
     pub fn items(&self) -> Result<Vec<CatalogItem>> {
         all_items(&self.conn)
