@@ -163,8 +163,8 @@ pub enum RestoreRefusal {
 /// are already in the store's money format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LabelRefusal {
-    /// The label's price is not the catalog's: a cart line carries the catalog price,
-    /// and ringing up another price (an open price) is not built yet.
+    /// The label's price is not the catalog's, where a line is named by its item (a
+    /// quantity typed for a code): a scan rings it up at its price (record 0126).
     PriceDiffers { sku: String, label: String, catalog: String },
     /// A weight label: weighed items are not built yet.
     Weight { sku: String, grams: i64 },
