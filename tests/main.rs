@@ -14,6 +14,7 @@ mod window_i18n;
 mod window_layout;
 mod window_next_sale;
 mod window_not_charged;
+mod window_open_price;
 mod window_reader;
 mod window_receipts;
 mod window_returns;

@@ -353,6 +353,20 @@ export const TIMELINE_KIND = Object.freeze({
   NOTE: 'note',
 });
 
+/** How a catalog item is priced at the till (paydesk_ledger::PriceKind, record 0126). */
+export const PRICE_KINDS = Object.freeze([
+  'fixed',
+  'open',
+  'department',
+]);
+
+/** The same, by name: `PRICE_KIND.FIXED` is 'fixed'. */
+export const PRICE_KIND = Object.freeze({
+  FIXED: 'fixed',
+  OPEN: 'open',
+  DEPARTMENT: 'department',
+});
+
 /** The currencies PayDesk takes (paydesk_domain::Currency), lowercase ISO codes. */
 export const CURRENCIES = Object.freeze([
   'jpy',

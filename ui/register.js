@@ -4,7 +4,7 @@
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
-import { ERROR, OUTCOME_KIND, PROGRESS_KIND, TAX_CLASS, TONE } from './contract.js';
+import { ERROR, OUTCOME_KIND, PRICE_KIND, PROGRESS_KIND, TAX_CLASS, TONE } from './contract.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
@@ -12,6 +12,7 @@ import { closeTenderDone, initTender, isTenderOpen, openTender, refreshTender, r
 import { receiptPanel } from './receipt.js';
 import { initHeld, refreshHeld, syncHoldButton } from './held.js';
 import { openShiftOffer } from './shift.js';
+import { initOpenPrice, loadDepartments, openPrice } from './open_price.js';
 
 let catalog = [];
 let cart = null;
@@ -67,7 +68,8 @@ function renderCatalog() {
     h('button', {
       class: 'item', type: 'button', role: 'listitem', 'data-sku': it.sku,
       'aria-label': t('catalog-item-label', { name: it.name, price: it.price_display, sku: it.sku }),
-      onclick: () => scan(it.sku, true),
+      // An open-price item asks for its price (record 0126).
+      onclick: () => (it.price_kind === PRICE_KIND.OPEN ? openPrice({ sku: it.sku, name: it.name }) : scan(it.sku, true)),
     },
       h('span', { class: 'name', text: it.name }),
       h('span', { class: 'sku', text: `${it.sku} · ${it.barcode}` }),
@@ -82,22 +84,26 @@ export function renderCart(c) {
   const fixed = c.tax_locked;
   const lines = $('cart-lines');
   lines.replaceChildren(...c.lines.map((l) => {
+    // A typed or label price shares its SKU with other lines: it is changed by its number.
+    const own = l.by_number;
+    const setQty = (q) => (own ? setLineQty(l.line_no, q) : setQtyOf(l.sku, q));
     const qty = h('input', {
       type: 'number', min: '0', max: '999', value: String(l.quantity), inputmode: 'numeric',
       'aria-label': t('cart-qty-label', { name: l.name }), disabled: c.locked,
-      onchange: (e) => setQty(l.sku, e.target.value),
+      onchange: (e) => setQty(e.target.value),
     });
     const name = (l.reduced ? '※ ' : '') + l.name;
     const unit = t('cart-unit-price', { price: l.unit_price_display })
       + (l.discount ? ' · ' + t('cart-line-discounted', { amount: l.discount_display, how: l.discount_label }) : '');
-    return h('li', { class: 'cart-line', 'data-sku': l.sku, 'data-reduced': String(l.reduced), 'data-discount': String(l.discount) },
+    return h('li', { class: 'cart-line', 'data-sku': l.sku, 'data-line-no': String(l.line_no), 'data-price-source': l.price_source,
+      'data-unit-price': String(l.unit_price), 'data-reduced': String(l.reduced), 'data-discount': String(l.discount) },
       h('div', { class: 'what' }, h('div', { class: 'name', text: name, title: l.name }), h('div', { class: 'unit', text: unit })),
       h('div', { class: 'qty' },
-        h('button', { type: 'button', 'aria-label': t('cart-one-less', { name: l.name }), text: '−', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity - 1) }),
+        h('button', { type: 'button', 'aria-label': t('cart-one-less', { name: l.name }), text: '−', disabled: c.locked, onclick: () => setQty(l.quantity - 1) }),
         qty,
-        h('button', { type: 'button', 'aria-label': t('cart-one-more', { name: l.name }), text: '+', disabled: c.locked, onclick: () => setQty(l.sku, l.quantity + 1) }),
+        h('button', { type: 'button', 'aria-label': t('cart-one-more', { name: l.name }), text: '+', disabled: c.locked, onclick: () => setQty(l.quantity + 1) }),
         h('button', { type: 'button', class: 'line-discount', 'aria-label': t('cart-line-discount', { name: l.name }), title: t('cart-line-discount', { name: l.name }),
-          text: '%', disabled: fixed, onclick: () => openDiscount({ sku: l.sku, name: l.name }) })),
+          text: '%', disabled: fixed || own, hidden: own, onclick: () => openDiscount({ sku: l.sku, name: l.name }) })),
       h('div', { class: 'line-total', text: l.discount ? l.net_display : l.line_total_display }));
   }));
   $('cart-empty').hidden = c.lines.length > 0;
@@ -215,7 +221,14 @@ async function scan(code, fromCatalog = false) {
   }
 }
 
-async function setQty(sku, q) {
+async function setLineQty(lineNo, q) {
+  const n = Number.parseInt(q, 10);
+  if (!Number.isInteger(n) || n < 0 || n > 999) { alertLoud(t('cart-qty-invalid')); renderCart(cart); return; }
+  try { renderCart(await invoke('set_line_quantity', { lineNo, quantity: n })); }
+  catch (e) { alertLoud(errText(e)); renderCart(cart); }
+}
+
+async function setQtyOf(sku, q) {
   const n = Number.parseInt(q, 10);
   if (!Number.isInteger(n) || n < 0 || n > 999) { alertLoud(t('cart-qty-invalid')); renderCart(cart); return; }
   // A quantity that leaves a discount above the cashier's limit asks for a manager.
@@ -404,6 +417,7 @@ export function initRegister() {
   showKeyedCharge();
   for (const b of document.querySelectorAll('#dining .seg')) b.addEventListener('click', () => setDining(b.dataset.dining));
   $('sale-discount').addEventListener('click', () => openDiscount({}));
+  initOpenPrice();
   $('discount-form').addEventListener('submit', (e) => { e.preventDefault(); applyDiscount(false); });
   $('discount-remove').addEventListener('click', () => applyDiscount(true));
   $('discount-cancel').addEventListener('click', () => { closeDiscount(); focusScan(); });
@@ -416,6 +430,7 @@ export function initRegister() {
 export async function reloadCatalog() {
   catalog = await invoke('get_catalog');
   renderCatalog();
+  await loadDepartments(renderCart);
 }
 
 /** Loads the catalog and the cart as the engine has them. */

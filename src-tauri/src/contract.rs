@@ -73,6 +73,12 @@ fn sections() -> Vec<Section> {
             "What a row of a payment's timeline describes (paydesk_ledger::TimelineKind).",
             TimelineKind::ALL.iter().map(|k| k.as_str()).collect(),
         ),
+        s(
+            "PRICE_KINDS",
+            "PRICE_KIND",
+            "How a catalog item is priced at the till (paydesk_ledger::PriceKind, record 0126).",
+            paydesk_ledger::PriceKind::ALL.iter().map(|k| k.as_str()).collect(),
+        ),
         s("CURRENCIES", "CURRENCY", "The currencies PayDesk takes (paydesk_domain::Currency), lowercase ISO codes.", Currency::ALL.iter().map(|c| c.code()).collect()),
     ];
     out.extend(sale_sections());

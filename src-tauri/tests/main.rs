@@ -15,6 +15,7 @@ mod commands;
 mod discounts;
 mod hardening;
 mod keychain;
+mod open_price;
 mod reader;
 mod restart;
 mod screen;

@@ -27,6 +27,8 @@ pub enum Action {
     OverrideUnknownOutcome,
     /// A discount above the store's limit for cashiers.
     DiscountAboveLimit,
+    /// A typed (open) price above the store's open-price limit (record 0126).
+    OpenPriceAboveLimit,
     /// Open the cash drawer without a sale.
     OpenDrawerNoSale,
     /// Put cash in or take it out of the drawer outside a sale.
@@ -42,7 +44,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub const ALL: [Action; 13] = [
+    pub const ALL: [Action; 14] = [
         Action::Sell,
         Action::OpenShift,
         Action::XReport,
@@ -50,6 +52,7 @@ impl Action {
         Action::CancelSettledSale,
         Action::OverrideUnknownOutcome,
         Action::DiscountAboveLimit,
+        Action::OpenPriceAboveLimit,
         Action::OpenDrawerNoSale,
         Action::PaidInOut,
         Action::CloseShift,
@@ -67,6 +70,7 @@ impl Action {
             | Action::CancelSettledSale
             | Action::OverrideUnknownOutcome
             | Action::DiscountAboveLimit
+            | Action::OpenPriceAboveLimit
             | Action::OpenDrawerNoSale
             | Action::PaidInOut
             | Action::CloseShift
@@ -86,6 +90,7 @@ impl Action {
             Action::CancelSettledSale => "cancel_settled_sale",
             Action::OverrideUnknownOutcome => "override_unknown_outcome",
             Action::DiscountAboveLimit => "discount_above_limit",
+            Action::OpenPriceAboveLimit => "open_price_above_limit",
             Action::OpenDrawerNoSale => "open_drawer_no_sale",
             Action::PaidInOut => "paid_in_out",
             Action::CloseShift => "close_shift",

@@ -161,13 +161,14 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         cmd: crate::tender_type::TenderTypeCmd,
     },
-    /// Held sales: park a cart, list, recall or discard parked ones (record 0128).
+    /// A paid sale's receipt: rendered, or printed and recorded (record 0058).
+    Receipt(crate::receipt::ReceiptArgs),
+    /// A sale's lines by number: typed (open) prices, department keys, price labels (record
+    /// 0126); held sales: park, list, recall, discard (record 0128).
     Cart {
         #[command(subcommand)]
         cmd: crate::cart::CartCmd,
     },
-    /// A paid sale's receipt: rendered, or printed and recorded (record 0058).
-    Receipt(crate::receipt::ReceiptArgs),
     /// A sale paid by several tenders: cash, cards, cancel, refund (record 0028).
     Sale {
         #[command(subcommand)]

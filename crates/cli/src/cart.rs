@@ -1,136 +1,202 @@
-//! `paydesk-cli cart …`: held sales (issue #30, record 0128).
+//! `paydesk-cli cart …`: a sale's lines by their number (issue #30, record 0126): typed
+//! (open) prices for open-price items and department keys, price labels, a line's
+//! quantity. Over the same engine as the app.
 //!
 //! ```text
-//! cart hold --cart N [--limit 1..=20 (default 5)] [--json]   park a cart with nothing tendered
-//! cart held [--json]                                          the parked carts, oldest first
-//! cart recall --cart N [--json]                               take one back, to edit and pay it
-//! cart discard --cart N [--json]                              its lines void for good (audited)
+//! cart new --currency C [--eat-in]                                 an empty sale; prints its lines
+//! cart add-open --cart ID --sku S --price MINOR [--by NAME [--approver NAME]] [--json]
+//!     a new line at a typed price; above the store's open-price limit a manager or owner
+//!     allows it: `--by` themselves, or `--approver` for a cashier `--by` (PINs on stdin,
+//!     `--by`'s first)
+//! cart add-label --cart ID --sku S --price MINOR [--json]         a new line at a label's price
+//! cart set-line --cart ID --line NO --quantity Q [--json]         0 removes the line
+//! cart show --cart ID                                              the lines and the total
+//! cart hold|held|recall|discard …                                  held sales (cart_held.rs)
 //! ```
-//! Who is signed in (if anyone) is recorded as having done it. Without `--json`: words;
-//! with it, JSON. Errors: `{"error":{"code","message"}}`, exit 1, with codes `hold_empty`,
-//! `hold_tendered`, `hold_limit`, `not_held`, `cart_held`, `unknown_cart`, `invalid_input`.
+//! Without `--json` one line of words; with it (and always for `new` and `show`) the
+//! cart: `cart_id`, `currency`, `total`, `lines` (`line_no`, `sku`, `name`, `quantity`,
+//! `unit_price`, `price_source`) and, for a new line, `line_no`. Errors:
+//! `{"error":{"code","message"}}`, exit 1: `price_required` (rung without a price),
+//! `fixed_price_item`, `price_out_of_range` (0, negative, absurd), `approval_required`
+//! (above the limit, nobody allowed it), `not_allowed` (the one who allowed it may not),
+//! `unknown_line`, `wrong_pin`, `invalid_input`.
 
 use clap::Subcommand;
-use paydesk_ledger::{CartId, Error, HeldCart, HoldRefusal, MAX_HELD_LIMIT};
+use paydesk_domain::Currency;
+use paydesk_ledger::{Cart, CartId, Error};
 use paydesk_register::Engine;
+use paydesk_tax::Dining;
 use serde_json::json;
 
+use crate::access::{read_pin, stdin_lines};
 use crate::outcome::fail;
 
-/// The app's default limit (settings.json `max_held_carts`), used when none is given.
-const DEFAULT_LIMIT: u32 = 5;
+/// Longest SKU (the catalog's limit).
+const MAX_SKU: usize = 64;
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum CartCmd {
-    /// Park a cart: it keeps its lines and takes no tender until recalled.
-    Hold {
+    /// An empty sale (cart) in a currency.
+    New {
         #[arg(long)]
-        cart: i64,
-        /// At most this many carts parked at once (1 to 20).
-        #[arg(long, default_value_t = DEFAULT_LIMIT)]
-        limit: u32,
-        #[arg(long)]
-        json: bool,
+        currency: String,
+        #[arg(long = "eat-in")]
+        eat_in: bool,
     },
-    /// The parked carts, oldest first.
-    Held {
-        #[arg(long)]
-        json: bool,
-    },
-    /// Take a parked cart back.
-    Recall {
+    /// Ring an open-price item or department key at a typed price, as a line of its own.
+    #[command(name = "add-open")]
+    AddOpen {
         #[arg(long)]
         cart: i64,
         #[arg(long)]
+        sku: String,
+        /// The typed price in minor units.
+        #[arg(long, allow_hyphen_values = true)]
+        price: String,
+        /// Who rings it (signed in with the PIN on stdin's first line).
+        #[arg(long)]
+        by: Option<String>,
+        /// A manager or owner allowing a price above the limit (PIN on the next line).
+        #[arg(long, requires = "by")]
+        approver: Option<String>,
+        #[arg(long)]
         json: bool,
     },
-    /// Discard a parked cart: its lines are void for good.
-    Discard {
+    /// Ring an item at the price printed on its label, as a line of its own.
+    #[command(name = "add-label")]
+    AddLabel {
         #[arg(long)]
         cart: i64,
         #[arg(long)]
+        sku: String,
+        #[arg(long, allow_hyphen_values = true)]
+        price: String,
+        #[arg(long)]
         json: bool,
     },
+    /// Set a line's quantity by its number (0 removes it).
+    #[command(name = "set-line")]
+    SetLine {
+        #[arg(long)]
+        cart: i64,
+        #[arg(long)]
+        line: i64,
+        #[arg(long)]
+        quantity: i64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The sale's lines and total.
+    Show {
+        #[arg(long)]
+        cart: i64,
+    },
+    /// Held sales: hold, held, recall, discard (`cart_held.rs`, record 0128).
+    #[command(flatten)]
+    Held(crate::cart_held::HeldCmd),
 }
 
-/// The code of a ledger refusal (one arm per hold refusal).
-fn code(e: &Error) -> &'static str {
+/// The code of a refusal, one per reason (scripts tell them apart by it).
+fn code_of(e: &Error) -> &'static str {
     match e {
-        Error::HoldRefused { why, .. } => match why {
-            HoldRefusal::Empty => "hold_empty",
-            HoldRefusal::Tendered => "hold_tendered",
-            HoldRefusal::AtLimit { .. } => "hold_limit",
-            HoldRefusal::NotHeld => "not_held",
-        },
-        Error::CartHeld { .. } => "cart_held",
-        Error::UnknownCart(_) => "unknown_cart",
-        Error::InvalidInput(_) => "invalid_input",
+        Error::PriceRequired { .. } => "price_required",
+        Error::FixedPriceItem { .. } => "fixed_price_item",
+        Error::LinePriceOutOfRange { .. } => "price_out_of_range",
+        Error::OpenPriceAboveLimit { .. } => "approval_required",
+        Error::NotAllowed { .. } => "not_allowed",
+        Error::UnknownLine { .. } => "unknown_line",
+        Error::WrongPin { .. } => "wrong_pin",
+        Error::StaffLocked { .. } => "staff_locked",
+        Error::UnknownProduct(_) | Error::UnknownCart(_) | Error::CartNotOpen { .. } | Error::InvalidInput(_) => "invalid_input",
+        Error::InactiveStaff { .. } | Error::CurrencyMismatch { .. } | Error::QuantityTooLarge { .. } | Error::TooManyLines { .. } => {
+            "invalid_input"
+        }
         _ => "ledger",
     }
 }
 
-fn ledger_fail(e: &Error) -> ! {
-    fail(code(e), &e.to_string())
+fn refuse(e: &Error) -> ! {
+    fail(code_of(e), &e.to_string())
 }
 
-fn held_json(h: &HeldCart) -> serde_json::Value {
-    json!({
-        "cart": h.cart_id.0,
-        "held_at_ms": h.held_at_ms,
-        "held_by": h.held_by,
-        "items": h.items,
-        "lines": h.lines,
-        "total_minor": h.total.amount_minor,
-        "currency": h.total.currency.code(),
-    })
+fn sku(s: &str) -> &str {
+    if s.is_empty() || s.chars().count() > MAX_SKU || s.chars().any(char::is_control) {
+        fail("invalid_input", &format!("--sku: 1 to {MAX_SKU} printable characters"));
+    }
+    s
 }
 
-fn words(h: &HeldCart) -> String {
-    format!("cart {} held at {} ms: {} items, {} {}", h.cart_id.0, h.held_at_ms, h.items, h.total.amount_minor, h.total.currency.code())
+fn price(s: &str) -> i64 {
+    // Whole minor units only; the range (1 ..= the per-unit limit) is the ledger's rule.
+    s.parse().unwrap_or_else(|_| fail("invalid_input", &format!("--price {s:?}: a whole number of minor units")))
+}
+
+fn cart_json(c: &Cart, new_line: Option<i64>) -> serde_json::Value {
+    let lines: Vec<_> = c
+        .lines
+        .iter()
+        .map(|l| {
+            json!({"line_no": l.line_no, "sku": l.sku, "name": l.name, "quantity": l.quantity,
+                   "unit_price": l.unit_price.amount_minor, "price_source": l.price_source.as_str()})
+        })
+        .collect();
+    let mut v = json!({"cart_id": c.id.0, "currency": c.currency.code(), "total": c.total.amount_minor, "lines": lines});
+    if let Some(n) = new_line {
+        v["line_no"] = json!(n);
+    }
+    v
+}
+
+fn done(c: &Cart, new_line: Option<i64>, as_json: bool) -> i32 {
+    if as_json {
+        out!("{}", cart_json(c, new_line));
+    } else {
+        let what = match new_line.and_then(|n| c.lines.iter().find(|l| l.line_no == n)) {
+            Some(l) => format!("line {}: {} at {} ({})", l.line_no, l.sku, l.unit_price.amount_minor, l.price_source.as_str()),
+            None => format!("{} lines", c.lines.len()),
+        };
+        out!("sale {}: {what}; total {} {}", c.id.0, c.total.amount_minor, c.currency.code());
+    }
+    0
+}
+
+/// Who allows a price above the limit: `--by` signed in (and `--approver`'s PIN checked
+/// as an approval); the approver if named, else `--by` themselves. The ledger checks the
+/// role of whoever it is.
+fn allowed_by(engine: &Engine, by: Option<&str>, approver: Option<&str>) -> Option<i64> {
+    let by = by?;
+    let input = stdin_lines();
+    let mut lines = input.iter();
+    let by_pin = read_pin(&mut lines, "the --by member's");
+    let approver_pin = approver.map(|_| read_pin(&mut lines, "the --approver's"));
+    let actor = engine.staff().act_as(by, &by_pin, approver.zip(approver_pin.as_ref())).unwrap_or_else(|e| refuse(&e));
+    Some(actor.approver_id.unwrap_or(actor.staff_id))
 }
 
 pub(crate) fn run(engine: &Engine, cmd: &CartCmd) -> i32 {
-    let by = engine.staff().signed_in().unwrap_or_else(|e| ledger_fail(&e)).map(|s| s.id);
     let carts = engine.carts();
     match cmd {
-        CartCmd::Hold { cart, limit, json } => {
-            if !(1..=MAX_HELD_LIMIT).contains(limit) {
-                fail("invalid_input", &format!("--limit {limit}: 1 to {MAX_HELD_LIMIT}"));
-            }
-            let h = carts.hold(CartId(*cart), *limit, by).unwrap_or_else(|e| ledger_fail(&e));
-            if *json {
-                out!("{}", held_json(&h));
-            } else {
-                out!("held {}", words(&h));
-            }
+        CartCmd::Held(held) => crate::cart_held::run(engine, held),
+        CartCmd::New { currency, eat_in } => {
+            let c: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", &format!("unknown currency {currency:?}")));
+            let made = carts.create_with(c, &[], eat_in.then_some(Dining::EatIn)).unwrap_or_else(|e| refuse(&e));
+            done(&carts.cart(made).unwrap_or_else(|e| refuse(&e)), None, true)
         }
-        CartCmd::Held { json } => {
-            let all = carts.held().unwrap_or_else(|e| ledger_fail(&e));
-            if *json {
-                out!("{}", serde_json::Value::Array(all.iter().map(held_json).collect()));
-            } else {
-                for h in &all {
-                    out!("{}", words(h));
-                }
-            }
+        CartCmd::AddOpen { cart, sku: s, price: p, by, approver, json } => {
+            let (s, p) = (sku(s), price(p));
+            let allowed = allowed_by(engine, by.as_deref(), approver.as_deref());
+            let (c, no) = carts.add_open(CartId(*cart), s, p, allowed).unwrap_or_else(|e| refuse(&e));
+            done(&c, Some(no), *json)
         }
-        CartCmd::Recall { cart, json } => {
-            let c = carts.recall(CartId(*cart), by).unwrap_or_else(|e| ledger_fail(&e));
-            let items: i64 = c.lines.iter().map(|l| l.quantity).sum();
-            if *json {
-                out!("{}", json!({"cart": c.id.0, "items": items, "total_minor": c.total.amount_minor, "currency": c.currency.code()}));
-            } else {
-                out!("recalled cart {}: {} items, {} {}", c.id.0, items, c.total.amount_minor, c.currency.code());
-            }
+        CartCmd::AddLabel { cart, sku: s, price: p, json } => {
+            let (s, p) = (sku(s), price(p));
+            let (c, no) = carts.add_label(CartId(*cart), s, p).unwrap_or_else(|e| refuse(&e));
+            done(&c, Some(no), *json)
         }
-        CartCmd::Discard { cart, json } => {
-            carts.discard_held(CartId(*cart), by).unwrap_or_else(|e| ledger_fail(&e));
-            if *json {
-                out!("{}", json!({"cart": cart, "discarded": true}));
-            } else {
-                out!("discarded cart {cart}: its lines are void");
-            }
+        CartCmd::SetLine { cart, line, quantity, json } => {
+            let c = carts.set_line_quantity(CartId(*cart), *line, *quantity).unwrap_or_else(|e| refuse(&e));
+            done(&c, None, *json)
         }
+        CartCmd::Show { cart } => done(&carts.cart(CartId(*cart)).unwrap_or_else(|e| refuse(&e)), None, true),
     }
-    0
 }

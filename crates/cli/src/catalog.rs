@@ -6,7 +6,8 @@
 //! catalog export           the catalog as CSV on stdout (what import reads)
 //! catalog list             one JSON object per item
 //! catalog scan CODE        what a scan of CODE rings up: {"sku":…} or exit 1 with unknown_item /
-//!                          in_store_label (the app's scan path, record 0115)
+//!                          in_store_label (a weight label), or {"sku","label_price","catalog_price"} for a
+//!                          price label to ring with `cart add-label` (the app's scan path, records 0115, 0126)
 //! store show | store seed --locale en-US|ja-JP
 //! store set [--name N] [--address A] [--phone P] [--locale L] [--currency C] [--prices inclusive|exclusive]
 //!           [--registration-number T…|--no-registration-number] [--rounding down|half_up|up] [--header H] [--footer F]
@@ -152,10 +153,11 @@ fn scan(engine: &Engine, code: &str) -> i32 {
             0
         }
         Ok(Scanned::Unknown) => fail("unknown_item", &format!("no active item has the code {code:?}")),
-        Ok(Scanned::LabelPriceDiffers { sku, label_minor, catalog_minor }) => fail(
-            "in_store_label",
-            &format!("the label prices {sku} at {label_minor} minor units, the catalog at {catalog_minor}: ringing up another price than the catalog's (open prices) is not built yet"),
-        ),
+        Ok(Scanned::Label { sku, label_minor, catalog_minor }) => {
+            // Rung with `cart add-label` at the printed price (record 0126).
+            print(&json!({"sku": sku, "label_price": label_minor, "catalog_price": catalog_minor}));
+            0
+        }
         Ok(Scanned::WeightLabel { sku, grams }) => {
             fail("in_store_label", &format!("{sku} has a weight label ({grams} g): weighed items are not built yet"))
         }

@@ -13,7 +13,8 @@
 //! paydesk-cli … events         consume events once; JSON counts (applied, duplicates)
 //! paydesk-cli … capture|cancel|show --payment KEY;  audit;  bench
 //! paydesk-cli … sale new|show|cash|tender|card|cancel|refund|return|product|rounding|day|discount   (sale.rs)
-//! paydesk-cli … cart hold|held|recall|discard   (cart.rs; held sales, record 0128)
+//! paydesk-cli … cart new|add-open|add-label|set-line|show   (cart.rs; open prices, record 0126)
+//! paydesk-cli … cart hold|held|recall|discard   (cart_held.rs; held sales, record 0128)
 //! paydesk-cli … tender-type add|list   (tender_type.rs; the store's own tenders, record 0118)
 //! paydesk-cli … catalog import|export|list;  store show|set|seed   (catalog.rs)
 //! paydesk-cli … shift open|paid-in|paid-out|x|close|z|status   (shift.rs; PINs on stdin)
@@ -42,6 +43,7 @@ mod backup;
 mod bench;
 mod bench_reader;
 mod cart;
+mod cart_held;
 mod catalog;
 mod checkout;
 mod engine;

@@ -16,6 +16,7 @@ mod checkout;
 mod crash;
 mod created_maybe_sent;
 mod offline_past_window;
+mod open_price;
 mod reader;
 mod refund_twice;
 mod refusals;

@@ -214,6 +214,25 @@ pub enum Error {
     #[error("a quantity of {quantity}: at most {max} per line")]
     QuantityTooLarge { quantity: i64, max: u32 },
 
+    /// An open-price item or department key (record 0126) rung without a price: the
+    /// cashier types it.
+    #[error("{sku} has no fixed price: type its price")]
+    PriceRequired { sku: String },
+    /// A typed price for an item with a fixed catalog price (record 0126).
+    #[error("{sku} has a fixed price and takes no typed price")]
+    FixedPriceItem { sku: String },
+    /// A typed or printed price of zero, below zero or past the tax crate's limit per
+    /// unit (record 0126). Nothing written.
+    #[error("a price of {price}: a typed or printed price is 1 to {max}")]
+    LinePriceOutOfRange { price: i64, max: i64 },
+    /// An open price above the store's limit without a member who may allow it
+    /// (`open_price_above_limit`, record 0126). Nothing written.
+    #[error("an open price of {price} is above the store's limit of {limit}: it needs an approval")]
+    OpenPriceAboveLimit { price: i64, limit: i64 },
+    /// A line number the sale does not have (record 0126).
+    #[error("sale {cart_id} has no line {line_no}")]
+    UnknownLine { cart_id: i64, line_no: i64 },
+
     #[error("invalid input: {0}")]
     InvalidInput(String),
     /// A catalog item refused by one of its fields (`sku`, `barcode`, ...): the field is

@@ -45,11 +45,12 @@ pub use ledger::{
 pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderRecord, ReaderSettlement, MAX_READER_ATTEMPTS};
 pub use ledger::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, TenderTypes, SyncLog};
 pub use ledger::{HeldCart, HoldRefusal, MAX_HELD_LIMIT};
+pub use ledger::MAX_OPEN_PRICE_LIMIT;
 pub use ledger::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};
 pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnPrint, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
-pub use ledger::catalog::{CatalogItem, CsvProblem, DemoLocale, ImportReport, parse_locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
+pub use ledger::catalog::{CatalogItem, PriceKind, CsvProblem, DemoLocale, ImportReport, parse_locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
 pub use ledger::{local_time, receipt_sale_data, store_date, store_day_start, store_time, tax_cart, utc_day, LockedTax, PrintOutcome, ReceiptPrint};
 pub use ledger::{ryoshusho_number, IssuedRyoshusho, RyoshushoIssue, RyoshushoRecord};
 pub use ledger::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};

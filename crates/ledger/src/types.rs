@@ -497,6 +497,8 @@ impl std::str::FromStr for CartState {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CartLine {
+    /// The line's number in its cart, in scan order from 1 (record 0126): its identity.
+    pub line_no: i64,
     pub product_id: ProductId,
     pub sku: String,
     pub name: String,
@@ -507,6 +509,40 @@ pub struct CartLine {
     /// The class captured when the line was added (record 0060).
     pub tax_class: paydesk_tax::TaxClass,
     pub discount: Option<paydesk_tax::Discount>,
+    /// Where the unit price came from (record 0126).
+    pub price_source: PriceSource,
+}
+
+/// Where a cart line's unit price came from (record 0126). A catalog line is the one
+/// line of its product that scanning again adds to; a typed (open) or printed (label)
+/// price is always its own line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PriceSource {
+    Catalog,
+    Open,
+    Label,
+}
+
+impl PriceSource {
+    pub const ALL: [PriceSource; 3] = [PriceSource::Catalog, PriceSource::Open, PriceSource::Label];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PriceSource::Catalog => "catalog",
+            PriceSource::Open => "open",
+            PriceSource::Label => "label",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PriceSource> {
+        match s {
+            "catalog" => Some(PriceSource::Catalog),
+            "open" => Some(PriceSource::Open),
+            "label" => Some(PriceSource::Label),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

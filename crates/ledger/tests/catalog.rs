@@ -141,16 +141,28 @@ fn settings_are_validated_bounded_and_audited() {
 }
 
 #[test]
-fn the_demo_stores_have_fourteen_valid_items() {
+fn the_demo_stores_have_fourteen_valid_items_and_two_department_keys() {
     for (locale, currency, lang) in [(DemoLocale::EnUs, Currency::Usd, "en"), (DemoLocale::JaJp, Currency::Jpy, "ja")] {
         let (_d, mut l) = ledger();
         let s = l.catalog_mut().seed_demo_store(locale, None, 1).unwrap();
         assert_eq!(s.currency, currency);
-        let items = l.catalog().items().unwrap();
+        let all = l.catalog().items().unwrap();
+        let (items, keys): (Vec<_>, Vec<_>) = all.iter().partition(|i| i.price_kind == PriceKind::Fixed);
         assert_eq!(items.len(), 14);
         for i in &items {
             assert_eq!(i.barcode.as_ref().unwrap().as_str().len(), 13);
             assert_eq!(i.currency, currency);
+        }
+        // Department keys (record 0126): no price, no barcode, a name in both languages.
+        let keys: Vec<(&str, Option<&str>, i64, PriceKind)> =
+            keys.iter().map(|k| (k.sku.as_str(), k.name_ja.as_deref(), k.price_minor, k.price_kind)).collect();
+        assert_eq!(
+            keys,
+            [("DEPT-FOOD", Some("食品 8%"), 0, PriceKind::Department), ("DEPT-GOODS", Some("雑貨 10%"), 0, PriceKind::Department)]
+        );
+        if currency == Currency::Jpy {
+            let food = l.catalog().item("DEPT-FOOD").unwrap().unwrap();
+            assert_eq!(food.tax_class, paydesk_tax::TaxClass::Reduced);
         }
         let coffee = l.catalog().item("COF-001").unwrap().unwrap();
         if lang == "ja" {

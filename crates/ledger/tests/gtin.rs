@@ -21,6 +21,7 @@ fn item(sku: &str, barcode: &str) -> CatalogItem {
         currency: Currency::Jpy,
         tax_class: TaxClass::Standard,
         active: true,
+        price_kind: paydesk_ledger::PriceKind::Fixed,
     }
 }
 

@@ -19,6 +19,7 @@ mod gtin;
 mod held;
 mod old_sqlite;
 mod open;
+mod open_prices;
 mod operations;
 mod outbox;
 mod outbox_local;

@@ -26,6 +26,10 @@ fn statement<'a>(sql: &'a str, start: &str, end: &str) -> &'a str {
 fn old_sale_view() -> &'static str {
     statement(MIGRATIONS[11], "CREATE VIEW sale_completed_facts AS", "FROM carts c;")
 }
+/// v14's sale view as it shipped (v26 lists lines by number since, record 0126).
+fn v14_sale_view() -> &'static str {
+    statement(MIGRATIONS[13], "CREATE VIEW sale_completed_facts AS", "FROM carts c;")
+}
 fn old_tax_view() -> &'static str {
     statement(MIGRATIONS[12], "CREATE VIEW local_tax_facts AS", "tax_published_version IS NULL;")
 }
@@ -54,13 +58,20 @@ fn the_recreated_views_build_byte_identical_facts_with_lines_in_sku_order() {
     let written = sale_fact_in_outbox(&l);
     let c = l.connection();
     c.execute_batch(&old_sale_view().replace("CREATE VIEW sale_completed_facts", "CREATE TEMP VIEW old_sale_facts")).unwrap();
+    c.execute_batch(&v14_sale_view().replace("CREATE VIEW sale_completed_facts", "CREATE TEMP VIEW v14_sale_facts")).unwrap();
     c.execute_batch(&old_tax_view().replace("CREATE VIEW local_tax_facts", "CREATE TEMP VIEW old_tax_facts")).unwrap();
     let old: String = c.query_row("SELECT fact FROM temp.old_sale_facts WHERE cart_id = ?1", [cart.0], |r| r.get(0)).unwrap();
-    assert_eq!(written, old, "the v14 view's fact, byte for byte");
+    let v14: String = c.query_row("SELECT fact FROM temp.v14_sale_facts WHERE cart_id = ?1", [cart.0], |r| r.get(0)).unwrap();
+    assert_eq!(v14, old, "the v14 view's fact, byte for byte");
+    let sku_order: serde_json::Value = serde_json::from_str(&v14).unwrap();
+    let skus: Vec<&str> = sku_order["lines"].as_array().unwrap().iter().map(|x| x["sku"].as_str().unwrap()).collect();
+    assert_eq!(skus, ["MUG-001", "TEA-001"]);
+    // Since v26 (record 0126) the fact lists lines in the order they were rung, as the
+    // cart and its locked tax do: the discount is still the locked tax's line at the same place.
     let v: serde_json::Value = serde_json::from_str(&written).unwrap();
     let skus: Vec<&str> = v["lines"].as_array().unwrap().iter().map(|x| x["sku"].as_str().unwrap()).collect();
-    assert_eq!(skus, ["MUG-001", "TEA-001"]);
-    assert_eq!(v["lines"][1]["discount"], 32, "the locked tax's line at the same place");
+    assert_eq!(skus, ["TEA-001", "MUG-001"]);
+    assert_eq!(v["lines"][0]["discount"], 32, "the locked tax's line at the same place");
     // an empty sale: no lines is '[]', as the aggregate gave
     let empty = l.carts_mut().create(Currency::Jpy, T + 3).unwrap();
     let c = l.connection();
@@ -122,10 +133,16 @@ fn read_every_view(path: &Path) -> Result<String, String> {
 }
 
 /// A store with a paid sale, made by this code in a file.
+/// Rung in SKU order (mug, then two teas with the discount): a file taken back to v13
+/// is upgraded again through v26, which numbers its lines by SKU as a real v13 file's
+/// were listed and locked (record 0126).
 fn ledger_with_a_sale(path: &Path) -> (CartId, String) {
     let mut l = Ledger::open(path).unwrap();
     l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
-    let cart = tea_and_mug(&mut l, T + 1);
+    let cart = l.carts_mut().create(Currency::Jpy, T + 1).unwrap();
+    l.carts_mut().add(cart, "MUG-001", 1, T + 1).unwrap();
+    l.carts_mut().add(cart, "TEA-001", 2, T + 1).unwrap();
+    l.carts_mut().set_line_discount(cart, "TEA-001", Some(tax::Discount::Percent { basis_points: 1000 }), T + 1).unwrap();
     l.sales_mut().pay_cash(cart, 2000, None, T + 2).unwrap();
     (cart, sale_fact_in_outbox(&l))
 }

@@ -32,6 +32,7 @@ fn tea(price: i64, active: bool) -> CatalogItem {
         currency: Currency::Jpy,
         tax_class: TaxClass::Reduced,
         active,
+        price_kind: paydesk_ledger::PriceKind::Fixed,
     }
 }
 

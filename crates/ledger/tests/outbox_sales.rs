@@ -27,19 +27,20 @@ fn ja_store() -> Ledger {
     l
 }
 
-/// Two teas with 10 % off their line (reduced, 8 %) and a mug (standard, 10 %), prices
-/// including tax, taken out.
+/// A mug (standard, 10 %) and two teas with 10 % off their line (reduced, 8 %), prices
+/// including tax, taken out. Rung in SKU order: the v11 file below is upgraded again
+/// through v26, which numbers a file's old lines by SKU (record 0126).
 fn tea_and_mug(l: &mut Ledger, at: i64) -> CartId {
     let cart = l.carts_mut().create(Currency::Jpy, at).unwrap();
-    l.carts_mut().add(cart, "TEA-001", 2, at).unwrap();
     l.carts_mut().add(cart, "MUG-001", 1, at).unwrap();
+    l.carts_mut().add(cart, "TEA-001", 2, at).unwrap();
     l.carts_mut().set_line_discount(cart, "TEA-001", Some(Discount::Percent { basis_points: 1000 }), at).unwrap();
     cart
 }
 
 fn tea_and_mug_fact(cart: CartId) -> Value {
     // MUG 1650 (tax 1650 × 10/110 = 150); TEA 2 × 160 = 320, 32 off = 288 (tax
-    // 288 × 8/108 = 21.3, rounded down); lines by SKU; names in the store's language
+    // 288 × 8/108 = 21.3, rounded down); lines as rung; names in the store's language
     json!({
         "kind": "sale_completed", "sale": cart.0, "receipt_no": format!("{:06}", cart.0), "currency": "jpy",
         "dining": "take_out", "price_mode": "inclusive",
@@ -118,9 +119,10 @@ fn an_untaxed_sale_has_no_price_mode_and_totals_its_lines() {
             "kind": "sale_completed", "sale": cart.0, "receipt_no": format!("{:06}", cart.0), "currency": "usd",
             "dining": "take_out", "price_mode": null, "subtotal": 1275, "sale_discount": 0, "tax_total": 0, "total": 1275,
             "rates": [],
+            // in the order rung (record 0126), not by SKU
             "lines": [
-                {"sku": "BAG", "name": "Bagel", "quantity": 1, "unit_price": 225, "tax_class": "exempt", "discount": 0, "total": 225},
-                {"sku": "COF", "name": "Coffee", "quantity": 3, "unit_price": 350, "tax_class": "exempt", "discount": 0, "total": 1050}
+                {"sku": "COF", "name": "Coffee", "quantity": 3, "unit_price": 350, "tax_class": "exempt", "discount": 0, "total": 1050},
+                {"sku": "BAG", "name": "Bagel", "quantity": 1, "unit_price": 225, "tax_class": "exempt", "discount": 0, "total": 225}
             ]
         })
     );
@@ -191,14 +193,15 @@ fn a_sale_keeps_the_lines_and_quantities_the_wire_takes() {
             currency: Currency::Jpy,
             tax_class: tax::TaxClass::Exempt,
             active: true,
+            price_kind: paydesk_ledger::PriceKind::Fixed,
         })
         .collect();
     l.catalog_mut().upsert(&items, None, T).unwrap();
     // test set-up: 998 lines in one statement (one by one is slow, not different)
     l.connection()
         .execute(
-            "INSERT INTO cart_lines (cart_id, product_id, quantity, unit_price_minor, tax_class)
-             SELECT ?1, id, 1, price_minor, tax_class FROM products WHERE sku < 'BULK-0998' AND sku LIKE 'BULK-%'",
+            "INSERT INTO cart_lines (cart_id, line_no, product_id, quantity, unit_price_minor, tax_class)
+             SELECT ?1, 1 + row_number() OVER (ORDER BY sku), id, 1, price_minor, tax_class FROM products WHERE sku < 'BULK-0998' AND sku LIKE 'BULK-%'",
             [cart.0],
         )
         .unwrap();

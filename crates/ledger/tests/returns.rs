@@ -251,12 +251,24 @@ fn sqlite_refuses_a_link_past_what_a_tender_paid_or_a_line_past_what_was_sold() 
     );
     assert!(past.is_err(), "past what the tender paid");
     let mug: i64 = c.query_row("SELECT id FROM products WHERE sku = 'MUG-001'", [], |x| x.get(0)).unwrap();
+    // The mug's line (place 2, number 3) sold one, and the return above took it.
     let line = c.execute(
-        "INSERT INTO return_lines (return_id, line, product_id, quantity, class, net_minor) VALUES (?1, 9, ?2, 1, 'standard', 0)",
+        "INSERT INTO return_lines (return_id, line, line_no, product_id, quantity, class, net_minor) VALUES (?1, 2, 3, ?2, 1, 'standard', 0)",
         rusqlite::params![r.id, mug],
     );
     let e = line.unwrap_err().to_string();
     assert!(e.contains("more than the sale sold"), "{e}");
+    // A line the sale does not have, and a place that is not its line's.
+    for (place, no) in [(9, 9), (1, 3)] {
+        let e = c
+            .execute(
+                "INSERT INTO return_lines (return_id, line, line_no, product_id, quantity, class, net_minor) VALUES (?1, ?2, ?3, ?4, 1, 'standard', 0)",
+                rusqlite::params![r.id, place, no, mug],
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than the sale sold") || e.contains("place is not"), "{e}");
+    }
 }
 
 #[test]

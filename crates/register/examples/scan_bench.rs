@@ -45,6 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         currency: Currency::Jpy,
         tax_class: TaxClass::Reduced,
         active: true,
+        price_kind: paydesk_ledger::PriceKind::Fixed,
     };
     let mut items: Vec<CatalogItem> =
         (0..ITEMS - 1).map(|i| item(format!("SKU-{i:05}"), Some(with_check(&format!("4900{i:08}"))), 100 + i as i64)).collect();

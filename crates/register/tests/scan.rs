@@ -31,6 +31,7 @@ fn item(sku: &str, barcode: Option<&str>, price: i64) -> CatalogItem {
         currency: Currency::Jpy,
         tax_class: TaxClass::Reduced,
         active: true,
+        price_kind: paydesk_ledger::PriceKind::Fixed,
     }
 }
 
@@ -87,7 +88,7 @@ fn with_50000_items_a_scan_reads_a_row_or_two_never_the_catalog() {
 }
 
 #[test]
-fn an_in_store_label_rings_up_its_item_only_at_the_catalog_price() {
+fn an_in_store_label_rings_up_its_item_at_the_label_price() {
     let mut l = Ledger::open_in_memory(Box::new(SeededKeys::new(4))).unwrap();
     let mut gone = item("0254321", None, 500);
     gone.active = false;
@@ -99,8 +100,8 @@ fn an_in_store_label_rings_up_its_item_only_at_the_catalog_price() {
     assert_eq!(scan(&l, &rules, &with_check("021234500398")).0, sku("0212345"));
     assert_eq!(
         scan(&l, &rules, &with_check("021234500400")).0,
-        Scanned::LabelPriceDiffers { sku: "0212345".into(), label_minor: 400, catalog_minor: 398 },
-        "a cart line carries the catalog price: another price is refused, never rung up at either"
+        Scanned::Label { sku: "0212345".into(), label_minor: 400, catalog_minor: 398 },
+        "another price than the catalog's is the label's line at the price printed (record 0126)"
     );
     assert_eq!(scan(&l, &rules, &with_check("210004201250")).0, Scanned::WeightLabel { sku: "2100042".into(), grams: 1250 });
     assert_eq!(scan(&l, &rules, &with_check("025432100500")).0, Scanned::Unknown, "an inactive item is not sold");
@@ -128,4 +129,21 @@ fn the_engine_scans_a_upc_a_by_its_ean_13_and_a_barcode_as_it_is_now() {
     let moved = "sku,barcode,name_en,name_ja,price_minor,tax_class,active\nTISSUE,,Tissues,,398,standard,1\nTISSUE-2,0036000291452,Tissues (box),,420,standard,1\n";
     engine.catalog().import_csv(moved.as_bytes(), None).unwrap().unwrap();
     assert_eq!(engine.catalog().scan("036000291452", &rules).unwrap(), sku("TISSUE-2"));
+}
+
+#[test]
+fn a_price_label_is_a_line_of_its_own_at_the_printed_price() {
+    const NOW: i64 = 1_796_083_200_000; // 2026-12-01: the reduced rate applies
+    let mut l = Ledger::open_in_memory(Box::new(SeededKeys::new(5))).unwrap();
+    l.catalog_mut().upsert(&[item("0212345", None, 398)], None, 1).unwrap();
+    let cart = l.carts_mut().create(Currency::Jpy, NOW).unwrap();
+    l.carts_mut().add(cart, "0212345", 1, NOW).unwrap();
+    let (c, no) = l.carts_mut().add_priced(cart, "0212345", 400, paydesk_ledger::PriceSource::Label, None, NOW).unwrap();
+    assert_eq!(no, 2);
+    let lines: Vec<(i64, i64, paydesk_ledger::PriceSource)> =
+        c.lines.iter().map(|x| (x.line_no, x.unit_price.amount_minor, x.price_source)).collect();
+    assert_eq!(lines, [(1, 398, paydesk_ledger::PriceSource::Catalog), (2, 400, paydesk_ledger::PriceSource::Label)]);
+    // Scanning the catalog code again adds to the catalog line, not to the label's.
+    let c = l.carts_mut().add(cart, "0212345", 1, NOW).unwrap();
+    assert_eq!(c.lines.iter().map(|x| x.quantity).collect::<Vec<_>>(), [2, 1]);
 }

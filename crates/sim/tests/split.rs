@@ -21,8 +21,10 @@ fn split_sales_in_chaos_have_no_violations_and_cover_every_flow() {
     let mut checked: BTreeMap<String, u64> = BTreeMap::new();
     // An even seed (EUR cash rounded to 0.05) and an odd one (no rounding).
     // Seeds 3 and 8 since exchanges moved the random stream (record 0124): 5 no longer
-    // crashes inside a cancel.
-    for seed in [2, 3, 8] {
+    // crashes inside a cancel. Seed 12 since lines are listed in the order rung (record
+    // 0126): which line a return picks moved the stream again, and no exchange of 2, 3
+    // and 8 crashes any more.
+    for seed in [2, 3, 8, 12] {
         let r = run(split(seed, 500, Profile::Chaos));
         assert!(r.ok(), "{}", show(&r));
         for (k, v) in &r.tenders {

@@ -57,6 +57,7 @@ fn item(i: &Item) -> Result<CatalogItem, String> {
         currency,
         tax_class: i.tax_class,
         active: i.active,
+        price_kind: paydesk_ledger::PriceKind::Fixed,
     })
 }
 

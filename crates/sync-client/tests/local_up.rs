@@ -25,6 +25,7 @@ fn local(sku: &str, price: i64, name_ja: Option<&str>) -> CatalogItem {
         currency: Currency::Jpy,
         tax_class: TaxClass::Standard,
         active: true,
+        price_kind: paydesk_ledger::PriceKind::Fixed,
     }
 }
 

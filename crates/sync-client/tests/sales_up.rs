@@ -222,6 +222,7 @@ async fn sales_of_a_thousand_lines_go_in_batches_that_fit_the_body_limit() {
             currency: Currency::Jpy,
             tax_class: TaxClass::Exempt,
             active: true,
+            price_kind: paydesk_ledger::PriceKind::Fixed,
         })
         .collect();
     l.catalog_mut().upsert(&items, None, T).unwrap();
@@ -231,8 +232,8 @@ async fn sales_of_a_thousand_lines_go_in_batches_that_fit_the_body_limit() {
         // test set-up: 1,000 lines in one statement (adding them one by one is slow, not different)
         l.connection()
             .execute(
-                "INSERT INTO cart_lines (cart_id, product_id, quantity, unit_price_minor, tax_class)
-                 SELECT ?1, id, 1, price_minor, tax_class FROM products WHERE sku LIKE 'BULK-%'",
+                "INSERT INTO cart_lines (cart_id, line_no, product_id, quantity, unit_price_minor, tax_class)
+                 SELECT ?1, row_number() OVER (ORDER BY sku), id, 1, price_minor, tax_class FROM products WHERE sku LIKE 'BULK-%'",
                 [cart.0],
             )
             .unwrap();

@@ -121,6 +121,7 @@ pub fn action_words(a: Action) -> String {
         Action::CancelSettledSale => id!("action-cancel-settled-sale"),
         Action::OverrideUnknownOutcome => id!("action-override-unknown-outcome"),
         Action::DiscountAboveLimit => id!("action-discount-above-limit"),
+        Action::OpenPriceAboveLimit => id!("action-open-price-above-limit"),
         Action::OpenDrawerNoSale => id!("action-open-drawer-no-sale"),
         Action::PaidInOut => id!("action-paid-in-out"),
         Action::CloseShift => id!("action-close-shift"),
@@ -168,8 +169,8 @@ pub enum RestoreRefusal {
 /// are already in the store's money format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LabelRefusal {
-    /// The label's price is not the catalog's: a cart line carries the catalog price,
-    /// and ringing up another price (an open price) is not built yet.
+    /// The label's price is not the catalog's, where a line is named by its item (a
+    /// quantity typed for a code): a scan rings it up at its price (record 0126).
     PriceDiffers { sku: String, label: String, catalog: String },
     /// A weight label: weighed items are not built yet.
     Weight { sku: String, grams: i64 },
@@ -419,6 +420,15 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         // A sale at its size limit: said in the screen's words.
         L::QuantityTooLarge { max, .. } => AppError::InvalidInput(tr!(active(), "input-quantity", max = *max)),
         L::TooManyLines { max } => AppError::InvalidInput(tr!(active(), "input-sale-lines", max = *max)),
+        // Typed prices (record 0126): said in the cashier's words; above the limit the
+        // screen asks for a manager, as for a discount.
+        L::PriceRequired { sku } => AppError::InvalidInput(tr!(active(), "input-price-required", item = sku.clone())),
+        L::FixedPriceItem { sku } => AppError::InvalidInput(tr!(active(), "input-fixed-price-item", item = sku.clone())),
+        L::LinePriceOutOfRange { max, .. } => AppError::InvalidInput(tr!(active(), "input-open-price-range", min = 1, max = *max)),
+        L::OpenPriceAboveLimit { .. } => {
+            AppError::ApprovalRequired { action: Action::OpenPriceAboveLimit, min_role: Action::OpenPriceAboveLimit.min_role() }
+        }
+        L::UnknownLine { .. } => AppError::InvalidInput(t(id!("input-unknown-line"))),
         // A sale's 領収書 must come back before its money does (record 0114).
         L::RyoshushoNotTakenBack { number, .. } => AppError::InvalidInput(tr!(active(), "sale-refund-ryoshusho-needed", number = number.clone())),
         // A return beyond what is left of a line (record 0117): named with its figures.

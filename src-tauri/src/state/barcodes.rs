@@ -26,13 +26,13 @@ impl Default for Barcodes {
 impl Barcodes {
     /// The SKU of the active item this code rings up: a barcode (UPC-A, EAN-8 or EAN-13,
     /// one item whichever form is scanned), an in-store label at its item's catalog
-    /// price, or a SKU (any letter case). Refused: an unknown code, and a label the cart
-    /// cannot ring up as printed.
+    /// price, or a SKU (any letter case). Refused: an unknown code, and a label at another
+    /// price (a quantity change names a line's item, never a label: see `ring_for`).
     pub fn sku_for(&self, engine: &Engine, code: &str) -> AppResult<String> {
         match engine.catalog().scan(code, &self.rules)? {
             Scanned::Item { sku } => Ok(sku),
             Scanned::Unknown => Err(AppError::UnknownItem(code.to_string())),
-            Scanned::LabelPriceDiffers { sku, label_minor, catalog_minor } => {
+            Scanned::Label { sku, label_minor, catalog_minor } => {
                 let currency = engine.store().settings()?.currency;
                 Err(AppError::InStoreLabel(LabelRefusal::PriceDiffers {
                     sku,
@@ -43,4 +43,22 @@ impl Barcodes {
             Scanned::WeightLabel { sku, grams } => Err(AppError::InStoreLabel(LabelRefusal::Weight { sku, grams })),
         }
     }
+
+    /// What a scan rings up (record 0126): an item at its catalog price, or a price
+    /// label's item at the price printed, as a line of its own. A weight label and an
+    /// unknown code are refused as by [`Barcodes::sku_for`].
+    pub fn ring_for(&self, engine: &Engine, code: &str) -> AppResult<Ring> {
+        match engine.catalog().scan(code, &self.rules)? {
+            Scanned::Label { sku, label_minor, .. } => Ok(Ring::Label { sku, price_minor: label_minor }),
+            Scanned::Item { sku } => Ok(Ring::Catalog { sku }),
+            Scanned::Unknown | Scanned::WeightLabel { .. } => self.sku_for(engine, code).map(|sku| Ring::Catalog { sku }),
+        }
+    }
+}
+
+/// What one scan adds to the sale.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ring {
+    Catalog { sku: String },
+    Label { sku: String, price_minor: i64 },
 }

@@ -13,7 +13,7 @@ pub mod screen;
 mod stored;
 
 pub use apply::Applied;
-pub use barcodes::Barcodes;
+pub use barcodes::{Barcodes, Ring};
 pub use connectivity::Connectivity;
 pub use engines::{EmbeddedPsp, Engines, Live};
 pub use stored::Stored;

@@ -7,7 +7,7 @@
 
 use paydesk_tax::TaxClass;
 use paydesk_ledger::ledger::catalog::{check_item, parse_barcode, MAX_CSV_BYTES};
-use paydesk_ledger::CatalogItem;
+use paydesk_ledger::{CatalogItem, PriceKind};
 use paydesk_domain::{Locale, Money};
 use serde::{Deserialize, Serialize};
 use paydesk_access::Action;
@@ -33,6 +33,8 @@ pub struct Item {
     pub price_display: String,
     /// standard | reduced | exempt
     pub tax_class: &'static str,
+    /// fixed | open: an open-price item asks for its price when tapped (record 0126).
+    pub price_kind: &'static str,
 }
 
 impl Item {
@@ -44,15 +46,17 @@ impl Item {
             price: i.price_minor,
             price_display: money::format(i.price_minor, i.currency),
             tax_class: class_name(i.tax_class),
+            price_kind: i.price_kind.as_str(),
         }
     }
 }
 
-/// The register's catalog: the store's active items, names in its language.
+/// The register's catalog: the store's active items, names in its language. Department
+/// keys are not among them: they are the row of keys over the items (`department_keys`).
 #[tauri::command]
 pub fn get_catalog(state: State<'_, AppState>) -> AppResult<Vec<Item>> {
     let items = state.engine().catalog().list()?;
-    Ok(items.iter().filter(|i| i.active).map(|i| Item::of(i, state.locale)).collect())
+    Ok(items.iter().filter(|i| i.active && i.price_kind != PriceKind::Department).map(|i| Item::of(i, state.locale)).collect())
 }
 
 /// Where an export is written, in the data folder.
@@ -93,6 +97,9 @@ pub struct ItemForm {
     pub price: String,
     pub tax_class: String,
     pub active: bool,
+    /// fixed (left out: fixed) | open | department (record 0126).
+    #[serde(default)]
+    pub price_kind: Option<String>,
 }
 
 fn row(i: &CatalogItem, locale: Locale, published: bool) -> CatalogRow {
@@ -147,6 +154,14 @@ pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency) -> Result<Catal
             TaxClass::Standard
         }
     };
+    let price_kind = match f.price_kind.as_deref().map(PriceKind::parse) {
+        None => PriceKind::Fixed,
+        Some(Some(k)) => k,
+        Some(None) => {
+            problems.push(field("price_kind", "choose fixed, open or department"));
+            PriceKind::Fixed
+        }
+    };
     let opt = |s: &str| (!s.trim().is_empty()).then(|| s.to_string());
     // The one barcode rule (record 0115): a UPC-A, EAN-8 or EAN-13, saved as 13 digits.
     let barcode = opt(&f.barcode).and_then(|b| parse_barcode(b.trim()).map_err(|p| problems.push(field(p.field, p.message))).ok());
@@ -159,6 +174,7 @@ pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency) -> Result<Catal
         currency,
         tax_class,
         active: f.active,
+        price_kind,
     };
     problems.extend(check_item(&item).into_iter().map(|p| field(p.field, p.message)));
     if problems.is_empty() {

@@ -9,6 +9,7 @@ use crate::error::{AppError, AppResult};
 use crate::i18n::{active, tr};
 use crate::input::{validate_code, MAX_QUANTITY};
 use crate::staff::Approval;
+use crate::state::Ring;
 use crate::state::AppState;
 use crate::views::CartView;
 
@@ -21,9 +22,13 @@ pub fn get_cart(state: State<'_, AppState>) -> AppResult<CartView> {
 #[tauri::command]
 pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
     let code = validate_code(&code)?;
-    let sku = state.barcodes.sku_for(&state.engine(), &code)?;
+    let ring = state.barcodes.ring_for(&state.engine(), &code)?;
     let id = cart_for_next_item(&state)?;
-    let cart = state.engine().carts().add(id, &sku, 1)?;
+    let cart = match ring {
+        Ring::Catalog { sku } => state.engine().carts().add(id, &sku, 1)?,
+        // A price label at another price than the catalog's: its own line (record 0126).
+        Ring::Label { sku, price_minor } => state.engine().carts().add_label(id, &sku, price_minor)?.0,
+    };
     view_of(&state, &cart)
 }
 
@@ -36,7 +41,7 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
 ///
 /// The first item of a sale needs a shift where shifts are required: asked for now,
 /// not after the cashier has rung up the sale and typed the cash (record 0069).
-fn cart_for_next_item(state: &AppState) -> AppResult<CartId> {
+pub(super) fn cart_for_next_item(state: &AppState) -> AppResult<CartId> {
     let id = state.cart_id();
     let sale = state.engine().carts().sale(id)?;
     let finished = match sale.state {

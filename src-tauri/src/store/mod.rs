@@ -1,5 +1,6 @@
 //! The store in the app (record 0061): the cart with its tax, dining and discounts
-//! (`cart.rs`), its lines scanned, changed and cleared (`lines.rs`), receipts on screen
+//! (`cart.rs`), its lines scanned, changed and cleared (`lines.rs`), typed prices and
+//! department keys (`open_price.rs`, record 0126), receipts on screen
 //! and on paper (`receipt.rs`, `print.rs`), the ryōshūsho issued from it (`ryoshusho.rs`), every paid sale's receipt within reach
 //! (`sales.rs`), a receipt as a printable page (`page.rs`), the catalog on the sale
 //! screen and the catalog screen (`catalog.rs`) and the store's settings kept in the
@@ -9,6 +10,7 @@
 pub mod cart;
 pub mod catalog;
 pub mod lines;
+pub mod open_price;
 pub mod print;
 pub mod page;
 pub mod receipt;

@@ -2,7 +2,7 @@
 //! words (the commands that change the cart are `store/cart.rs`).
 
 use paydesk_tax::{Dining, PriceMode, TaxClass};
-use paydesk_ledger::{Cart, CartState};
+use paydesk_ledger::{Cart, CartState, PriceSource};
 use serde::Serialize;
 
 use crate::wording::class_name;
@@ -11,6 +11,13 @@ use crate::wording::{discount_label, rate_label};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CartLine {
+    /// The line's number in the sale (record 0126): what a typed-price line is changed by.
+    pub line_no: i64,
+    /// catalog | open | label
+    pub price_source: &'static str,
+    /// A typed or label price: the line shares its SKU with others and is changed by its
+    /// number (`set_line_quantity`), not by SKU.
+    pub by_number: bool,
     pub sku: String,
     pub name: String,
     pub quantity: i64,
@@ -87,6 +94,12 @@ impl CartView {
                 let discount = figures.map_or(0, |f| f.discount);
                 let net = figures.map_or(l.line_total.amount_minor, |f| f.net);
                 CartLine {
+                    line_no: l.line_no,
+                    price_source: l.price_source.as_str(),
+                    by_number: match l.price_source {
+                        PriceSource::Catalog => false,
+                        PriceSource::Open | PriceSource::Label => true,
+                    },
                     sku: l.sku.clone(),
                     name: names(&l.sku).unwrap_or_else(|| l.name.clone()),
                     quantity: l.quantity,

@@ -1,6 +1,6 @@
 # What a refused command tells the cashier (AppError's message; its code stays English).
 error-unknown-item = No item has the code “{ $code }”. Check the code or pick the item from the catalog.
-error-label-price-differs = The label prices { $sku } at { $label }; the catalog says { $catalog }. Ringing up a price other than the catalog's (an open price) is not built yet: correct the catalog price or relabel the item.
+error-label-price-differs = The label prices { $sku } at { $label } (the catalog says { $catalog }): scan the label to ring it up at its price, then change the quantity on the line it made.
 error-label-weight = { $sku } has a weight label ({ $grams } g). Weighed items are not built yet: ring it up by its SKU.
 error-cart-locked = The cart is locked while its payment is open. Finish or resolve the payment first.
 error-cart-empty = The cart is empty. Scan or pick an item first.

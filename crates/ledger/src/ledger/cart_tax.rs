@@ -132,15 +132,16 @@ impl Carts<&mut Ledger> {
         Ok(cart)
     }
 
-    /// One line's discount (`None` removes it). Refused if it would make the line
-    /// negative or is over 100 %.
+    /// The discount of the product's catalog-priced line (`None` removes it). Refused if
+    /// it would make the line negative or is over 100 %. A typed or printed price's line
+    /// takes a discount by its number ([`Carts::set_discount_at`]).
     pub fn set_line_discount(&mut self, cart_id: CartId, sku: &str, discount: Option<Discount>, now_ms: i64) -> Result<Cart> {
         let tx = self.write_tx()?;
         editable_cart(&tx, cart_id)?;
         let pid: i64 = tx
             .row_cached(
                 "SELECT l.product_id FROM cart_lines l JOIN products p ON p.id = l.product_id
-                 WHERE l.cart_id = ?1 AND p.sku = ?2",
+                 WHERE l.cart_id = ?1 AND p.sku = ?2 AND l.price_source = 'catalog'",
                 params![cart_id.0, sku],
                 |r| r.get(0),
             )
@@ -148,7 +149,7 @@ impl Carts<&mut Ledger> {
             .ok_or_else(|| Error::UnknownProduct(format!("{sku} is not in sale {cart_id}")))?;
         let (k, v) = discount_cols(discount);
         tx.exec_cached(
-            "UPDATE cart_lines SET discount_kind = ?3, discount_value = ?4 WHERE cart_id = ?1 AND product_id = ?2",
+            "UPDATE cart_lines SET discount_kind = ?3, discount_value = ?4 WHERE cart_id = ?1 AND product_id = ?2 AND price_source = 'catalog'",
             params![cart_id.0, pid, k, v],
         )?;
         tx.exec_cached("UPDATE carts SET updated_at_ms = ?2 WHERE id = ?1", params![cart_id.0, now_ms])?;

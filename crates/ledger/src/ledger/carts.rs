@@ -73,8 +73,9 @@ impl<L: Deref<Target = Ledger>> Carts<L> {
 }
 
 impl Carts<&mut Ledger> {
-    /// Adds `quantity` of a product (adds to an existing line). Refused unless the cart
-    /// is open: a locked cart belongs to an open checkout whose parameters are fixed.
+    /// Adds `quantity` of a product at its catalog price (adds to its catalog line, record
+    /// 0126). Refused unless the cart is open: a locked cart belongs to an open checkout
+    /// whose parameters are fixed; an open-price item needs its price ([`Error::PriceRequired`]).
     pub fn add(&mut self, cart_id: CartId, sku: &str, quantity: i64, now_ms: i64) -> Result<Cart> {
         if quantity <= 0 {
             return Err(Error::InvalidInput(format!("quantity {quantity} must be positive")));
@@ -97,7 +98,7 @@ impl Carts<&mut Ledger> {
         Ok(cart)
     }
 
-    /// Sets a line's quantity; 0 removes the line.
+    /// Sets the quantity of the product's catalog-priced line; 0 removes the line.
     pub fn set_quantity(&mut self, cart_id: CartId, sku: &str, quantity: i64, now_ms: i64) -> Result<Cart> {
         if quantity < 0 {
             return Err(Error::InvalidInput(format!("quantity {quantity} must not be negative")));
@@ -160,8 +161,9 @@ pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
     let currency: Currency = currency.parse()?;
     let lines = collect(
         conn,
-        "SELECT l.product_id, p.sku, p.name, l.quantity, l.unit_price_minor, l.tax_class, l.discount_kind, l.discount_value
-         FROM cart_lines l JOIN products p ON p.id = l.product_id WHERE l.cart_id = ?1 ORDER BY p.sku",
+        "SELECT l.product_id, p.sku, p.name, l.quantity, l.unit_price_minor, l.tax_class, l.discount_kind, l.discount_value,
+                l.line_no, l.price_source
+         FROM cart_lines l JOIN products p ON p.id = l.product_id WHERE l.cart_id = ?1 ORDER BY l.line_no",
         params![cart_id.0],
         |r| {
             let product_id = ProductId(r.get(0)?);
@@ -171,12 +173,16 @@ pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
             let unit_price = Money::new(r.get(4)?, currency);
             let class: String = r.get(5)?;
             let discount = (r.get(6)?, r.get(7)?);
+            let line_no: i64 = r.get(8)?;
+            let source: String = r.get(9)?;
             Ok((|| {
+                let price_source =
+                    PriceSource::parse(&source).ok_or(Error::UnknownValue { what: "price source", value: source.clone() })?;
                 let tax_class = super::catalog::parse_class(&class)
                     .ok_or(Error::UnknownValue { what: "tax class", value: class.clone() })?;
                 let discount = super::cart_tax::discount_of(discount.0, discount.1)?;
                 let line_total = unit_price.checked_mul(quantity)?;
-                Ok(CartLine { product_id, sku, name, quantity, unit_price, line_total, tax_class, discount })
+                Ok(CartLine { line_no, product_id, sku, name, quantity, unit_price, line_total, tax_class, discount, price_source })
             })())
         },
     )?;
@@ -239,14 +245,20 @@ pub(super) fn product_for_cart(conn: &Connection, sku: &str, currency: Currency)
     Ok(p)
 }
 
+/// Sets the quantity of the product's one catalog-priced line (record 0126; 0 removes it,
+/// a new one goes after the cart's last line). Lines with a typed or printed price are
+/// left alone: they are changed by their number (`cart_lines.rs`).
 pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, quantity: i64, now_ms: i64) -> Result<()> {
     debug_assert!(quantity >= 0, "cart {cart_id} line quantity {quantity}");
     if quantity == 0 {
         conn.exec_cached(
-            "DELETE FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2",
+            "DELETE FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2 AND price_source = 'catalog'",
             params![cart_id.0, product.id.0],
         )?;
     } else {
+        if super::cart_lines::price_kind_tx(conn, product.id)?.is_open() {
+            return Err(Error::PriceRequired { sku: product.sku.clone() });
+        }
         // Refuse a quantity whose line total would overflow, before storing it.
         product.price.checked_mul(quantity)?;
         // The tax crate's limits, kept for every sale (taxed or not), so a completed sale
@@ -255,7 +267,7 @@ pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, q
             return Err(Error::QuantityTooLarge { quantity, max: paydesk_tax::MAX_QUANTITY });
         }
         let (lines, has_line): (i64, i64) = conn.row_cached(
-            "SELECT count(*), COALESCE(SUM(product_id = ?2), 0) FROM cart_lines WHERE cart_id = ?1",
+            "SELECT count(*), COALESCE(SUM(product_id = ?2 AND price_source = 'catalog'), 0) FROM cart_lines WHERE cart_id = ?1",
             params![cart_id.0, product.id.0],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
@@ -263,9 +275,10 @@ pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, q
             return Err(Error::TooManyLines { max: paydesk_tax::MAX_LINES });
         }
         conn.exec_cached(
-            "INSERT INTO cart_lines (cart_id, product_id, quantity, unit_price_minor, tax_class)
-             VALUES (?1, ?2, ?3, ?4, (SELECT tax_class FROM products WHERE id = ?2))
-             ON CONFLICT(cart_id, product_id) DO UPDATE SET quantity = excluded.quantity",
+            "INSERT INTO cart_lines (cart_id, line_no, product_id, quantity, unit_price_minor, tax_class, price_source)
+             VALUES (?1, (SELECT COALESCE(MAX(line_no), 0) + 1 FROM cart_lines WHERE cart_id = ?1), ?2, ?3, ?4,
+                     (SELECT tax_class FROM products WHERE id = ?2), 'catalog')
+             ON CONFLICT(cart_id, product_id) WHERE price_source = 'catalog' DO UPDATE SET quantity = excluded.quantity",
             params![cart_id.0, product.id.0, quantity, product.price.amount_minor],
         )?;
     }

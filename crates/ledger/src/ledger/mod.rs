@@ -20,6 +20,8 @@ mod audit;
 mod audit_anchor;
 pub use audit_anchor::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};
 mod carts;
+mod cart_lines;
+pub use cart_lines::MAX_OPEN_PRICE_LIMIT;
 mod cart_tax;
 mod held;
 pub use held::{HeldCart, HoldRefusal, MAX_HELD_LIMIT};

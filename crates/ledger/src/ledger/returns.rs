@@ -33,7 +33,8 @@ pub const MAX_RETURN_LINES: usize = 200;
 /// A line of a return: which line of the sale, how many, and what its net fell by.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReturnLine {
-    /// Index into the sale's cart lines (their SKU order).
+    /// Index into the sale's cart lines (their order by number, record 0126; for sales
+    /// made before v26 the SKU order, which their numbers follow).
     pub line: usize,
     pub sku: String,
     pub name: String,
@@ -261,8 +262,8 @@ fn allocate_return_tx(
 fn insert_children_tx(tx: &WriteTx<'_>, id: i64, sale: &Sale, valued: &paydesk_tax::ReturnTax, tenders: &[ReturnTender]) -> Result<()> {
     for l in &valued.lines {
         tx.exec_cached(
-            "INSERT INTO return_lines (return_id, line, product_id, quantity, class, net_minor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![id, l.line as i64, sale.cart.lines[l.line].product_id.0, l.quantity, class_str(l.class), l.net],
+            "INSERT INTO return_lines (return_id, line, line_no, product_id, quantity, class, net_minor) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![id, l.line as i64, sale.cart.lines[l.line].line_no, sale.cart.lines[l.line].product_id.0, l.quantity, class_str(l.class), l.net],
         )?;
     }
     for r in &valued.rates {
@@ -323,13 +324,13 @@ fn tax_input_tx(tx: &WriteTx<'_>, sale: &Sale) -> Result<(paydesk_tax::Cart, Tax
     Ok((tax_cart(&c.lines, c.dining, c.sale_discount, date)?, settings))
 }
 
-/// How many of each cart line earlier returns took (lines matched by product: a paid
-/// sale's lines no longer change).
+/// How many of each cart line earlier returns took (lines matched by their number,
+/// record 0126: a product can be on two lines at two prices).
 fn returned_tx(conn: &rusqlite::Connection, sale: &Sale) -> Result<Vec<u32>> {
     let taken: Vec<(i64, i64)> = collect(
         conn,
-        "SELECT rl.product_id, SUM(rl.quantity) FROM return_lines rl JOIN returns r ON r.id = rl.return_id
-         WHERE r.cart_id = ?1 GROUP BY rl.product_id",
+        "SELECT rl.line_no, SUM(rl.quantity) FROM return_lines rl JOIN returns r ON r.id = rl.return_id
+         WHERE r.cart_id = ?1 GROUP BY rl.line_no",
         [sale.cart.id.0],
         |r| Ok(Ok((r.get(0)?, r.get(1)?))),
     )?;
@@ -337,7 +338,7 @@ fn returned_tx(conn: &rusqlite::Connection, sale: &Sale) -> Result<Vec<u32>> {
         .lines
         .iter()
         .map(|l| {
-            let n = taken.iter().find(|(p, _)| *p == l.product_id.0).map_or(0, |(_, n)| *n);
+            let n = taken.iter().find(|(no, _)| *no == l.line_no).map_or(0, |(_, n)| *n);
             u32::try_from(n).map_err(|_| Error::Overflow)
         })
         .collect()

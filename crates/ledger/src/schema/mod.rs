@@ -38,7 +38,8 @@ mod v22_return_prints;
 mod v23_store_tenders;
 mod v24_store_tender_facts;
 mod v25_exchanges;
-mod v28_held_sales;
+mod v26_cart_lines;
+mod v27_held_sales;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -70,7 +71,8 @@ pub const MIGRATIONS: &[&str] = &[
     v23_store_tenders::STORE_TENDERS,      // v23: the store's own tender types and their tenders (record 0118)
     v24_store_tender_facts::STORE_TENDER_FACTS, // v24: store tenders and store refunds in the outbox (record 0121)
     v25_exchanges::EXCHANGES,              // v25: exchanges: a return's worth paying a new sale (record 0123)
-    v28_held_sales::HELD_SALES,            // v26: carts parked by the cashier, recalled or discarded (record 0128)
+    v26_cart_lines::CART_LINES,            // v26: cart lines by place; open prices, department keys, labels (record 0126)
+    v27_held_sales::HELD_SALES,            // v27: carts parked by the cashier, recalled or discarded (record 0128)
 ];
 
 /// The version whose migration turned the audit log into a chain.

@@ -2,7 +2,7 @@
 //! or take-out. Tenders, cancels and refunds are the engine's sale operations.
 
 use paydesk_tax::{Dining, Discount};
-use paydesk_ledger::{Cart, CartId, Error, HeldCart, Result, Sale};
+use paydesk_ledger::{Cart, CartId, Error, HeldCart, PriceSource, Result, Sale};
 use paydesk_domain::Currency;
 
 use crate::Engine;
@@ -75,6 +75,32 @@ impl CartCases<'_> {
     pub fn set_quantity_if(&self, id: CartId, sku: &str, quantity: i64, accept: impl FnOnce(&Cart) -> bool) -> Result<Option<Cart>> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| l.carts_mut().set_quantity_if(id, sku, quantity, now, accept))
+    }
+
+    /// Rings `sku`, an open-price item or department key, as a new line at the typed
+    /// `price_minor` (record 0126); returns the cart and the line's number. `allowed_by`
+    /// is the member whose role covers a price above the store's limit (the cashier when
+    /// a manager, else the approver), checked again by the ledger; refused typed without.
+    pub fn add_open(&self, id: CartId, sku: &str, price_minor: i64, allowed_by: Option<i64>) -> Result<(Cart, i64)> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.carts_mut().add_priced(id, sku, price_minor, PriceSource::Open, allowed_by, now))
+    }
+
+    /// Rings `sku` as a new line at a price label's `price_minor` (record 0126).
+    pub fn add_label(&self, id: CartId, sku: &str, price_minor: i64) -> Result<(Cart, i64)> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.carts_mut().add_priced(id, sku, price_minor, PriceSource::Label, None, now))
+    }
+
+    /// Sets the quantity of line `line_no` (0 removes it), whatever its price's source.
+    pub fn set_line_quantity(&self, id: CartId, line_no: i64, quantity: i64) -> Result<Cart> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.carts_mut().set_line_quantity(id, line_no, quantity, now))
+    }
+
+    /// The store's open-price limit in minor units (record 0126).
+    pub fn open_price_limit(&self) -> Result<i64> {
+        self.engine.with_reader(|l| l.catalog().open_price_limit())
     }
 
     /// Eat-in or take-out (the reduced rate's rule).

@@ -29,6 +29,11 @@ impl CatalogCases<'_> {
         self.engine.with_reader(|l| l.catalog().items())
     }
 
+    /// The active department keys (record 0126): the row of keys over the items.
+    pub fn department_keys(&self) -> Result<Vec<CatalogItem>> {
+        self.engine.with_reader(|l| l.catalog().department_keys())
+    }
+
     /// The item with exactly this SKU.
     pub fn item(&self, sku: &str) -> Result<Option<CatalogItem>> {
         self.engine.with_reader(|l| l.catalog().item(sku))

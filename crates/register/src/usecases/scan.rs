@@ -7,7 +7,8 @@
 //! looked up as a barcode; if no active item holds it and one of the store's
 //! [`InStoreRule`]s reads it, the label's item is the active item whose SKU is the label's
 //! item code (its prefix and item digits, e.g. `0212345`); anything else falls back to a
-//! SKU as typed, then in upper case, as before.
+//! SKU as typed, then in upper case, as before. A price label at a price other than the
+//! catalog's rings its item as a line of its own at the label's price (record 0126).
 
 use std::ops::Deref;
 
@@ -40,21 +41,19 @@ pub enum Scanned {
     Item { sku: String },
     /// No active item answers to the code.
     Unknown,
-    /// An in-store price label of `sku` whose price is not the catalog's. A cart line
-    /// carries the catalog price (one line per item, `cart_lines`), so the label is
-    /// refused rather than rung up at a price the customer was not shown: open prices
-    /// are not built yet.
-    LabelPriceDiffers { sku: String, label_minor: i64, catalog_minor: i64 },
+    /// An in-store price label of `sku` whose price is not the catalog's: rung as a line
+    /// of its own at the label's price, the price the customer was shown (record 0126).
+    Label { sku: String, label_minor: i64, catalog_minor: i64 },
     /// An in-store weight label of `sku`: weighed items are not built yet.
     WeightLabel { sku: String, grams: i64 },
 }
 
 impl Scanned {
-    /// The SKU to ring up, when the scan rings one up.
+    /// The SKU to ring up at its catalog price, when the scan rings one up so.
     pub fn sku(&self) -> Option<&str> {
         match self {
             Scanned::Item { sku } => Some(sku),
-            Scanned::Unknown | Scanned::LabelPriceDiffers { .. } | Scanned::WeightLabel { .. } => None,
+            Scanned::Unknown | Scanned::Label { .. } | Scanned::WeightLabel { .. } => None,
         }
     }
 }
@@ -71,7 +70,7 @@ pub fn resolve(lookup: &impl ScanLookup, rules: &[InStoreRule], code: &str) -> R
                 return Ok(match label.value {
                     Embedded::Price if label.amount == item.price_minor => Scanned::Item { sku: item.sku },
                     Embedded::Price => {
-                        Scanned::LabelPriceDiffers { sku: item.sku, label_minor: label.amount, catalog_minor: item.price_minor }
+                        Scanned::Label { sku: item.sku, label_minor: label.amount, catalog_minor: item.price_minor }
                     }
                     Embedded::WeightGrams => Scanned::WeightLabel { sku: item.sku, grams: label.amount },
                 });

@@ -15,14 +15,17 @@ use serde::{Deserialize, Serialize};
 
 use super::products::{all_items, barcode_owner, published_version, upsert_tx, Source};
 use super::settings::settings_tx;
-use super::{check_item, class_str, parse_barcode, parse_class, CatalogItem, MAX_NAME_CHARS, MAX_SKU_CHARS};
+use super::{check_item, class_str, parse_barcode, parse_class, CatalogItem, PriceKind, MAX_NAME_CHARS, MAX_SKU_CHARS};
 use crate::error::Result;
 use crate::ledger::Ledger;
 use paydesk_domain::money::Currency;
 use paydesk_tax::Gtin13;
 
-/// The header, in this order.
-pub const COLUMNS: [&str; 7] = ["sku", "barcode", "name_en", "name_ja", "price_minor", "tax_class", "active"];
+/// The header, in this order. A file without the last column (`price_kind`, record
+/// 0126: fixed, open or department) is read too: every item in it is fixed-price.
+pub const COLUMNS: [&str; 8] = ["sku", "barcode", "name_en", "name_ja", "price_minor", "tax_class", "active", "price_kind"];
+/// The columns of a file written before open prices (record 0126).
+const OLD_COLUMNS: usize = 7;
 /// Largest file accepted, in bytes.
 pub const MAX_CSV_BYTES: usize = 4 * 1024 * 1024;
 /// Most data rows in one file.
@@ -87,6 +90,7 @@ pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Resul
     let mut skus: HashMap<String, u64> = HashMap::new();
     // Keyed by the 13-digit form: a UPC-A and its EAN-13 on two lines are one barcode.
     let mut barcodes: HashMap<Gtin13, u64> = HashMap::new();
+    let mut columns = COLUMNS.len();
     for (i, rec) in rdr.records().enumerate() {
         let rec = match rec {
             Ok(r) => r,
@@ -100,18 +104,19 @@ pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Resul
         let line = rec.position().map_or(i as u64 + 1, |p| p.line());
         if i == 0 {
             let got: Vec<&str> = rec.iter().map(str::trim).collect();
-            if got != COLUMNS {
+            if got != COLUMNS && got != COLUMNS[..OLD_COLUMNS] {
                 problems.push(problem(line, "header", format!("expected {}", COLUMNS.join(","))));
                 break;
             }
+            columns = got.len();
             continue;
         }
         if i > MAX_CSV_ROWS {
             problems.push(problem(line, "file", format!("more than {MAX_CSV_ROWS} rows")));
             break;
         }
-        if rec.len() != COLUMNS.len() {
-            problems.push(problem(line, "row", format!("{} fields; expected {}", rec.len(), COLUMNS.len())));
+        if rec.len() != columns {
+            problems.push(problem(line, "row", format!("{} fields; expected {columns}", rec.len())));
             continue;
         }
         let item = item_of_row(&rec, line, currency, &mut problems);
@@ -163,6 +168,14 @@ fn item_of_row(rec: &csv::StringRecord, line: u64, currency: Currency, problems:
             true
         }
     };
+    let price_kind = match rec.len() > OLD_COLUMNS {
+        false => PriceKind::Fixed,
+        true if f(7).is_empty() => PriceKind::Fixed,
+        true => PriceKind::parse(f(7)).unwrap_or_else(|| {
+            problems.push(problem(line, "price_kind", format!("{:?}: expected fixed, open or department", f(7))));
+            PriceKind::Fixed
+        }),
+    };
     let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
     let barcode = match f(1) {
         "" => None,
@@ -177,6 +190,7 @@ fn item_of_row(rec: &csv::StringRecord, line: u64, currency: Currency, problems:
         currency,
         tax_class,
         active,
+        price_kind,
     };
     for p in check_item(&item) {
         if p.field != "price_minor" || problems[before..].iter().all(|q| q.field != "price_minor") {
@@ -254,6 +268,7 @@ impl<L: Deref<Target = Ledger>> Catalog<L> {
                 price.as_str(),
                 class_str(i.tax_class),
                 if i.active { "1" } else { "0" },
+                i.price_kind.as_str(),
             ];
             w.write_record(row.map(neutralise_cell).iter().map(|c| c.as_bytes())).map_err(csv_err)?;
         }

@@ -45,6 +45,51 @@ pub struct CatalogItem {
     pub currency: Currency,
     pub tax_class: TaxClass,
     pub active: bool,
+    /// Fixed (the catalog price), open or a department key (record 0126). Absent in
+    /// items written before v26 (their audit rows): fixed.
+    #[serde(default)]
+    pub price_kind: PriceKind,
+}
+
+/// How an item is priced at the till (record 0126). An open-price item has no price of
+/// its own (`price_minor` 0): the cashier types it each time. A department key (部門,
+/// "Food 8%") is an open-price item shown as a key over the items.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PriceKind {
+    #[default]
+    Fixed,
+    Open,
+    Department,
+}
+
+impl PriceKind {
+    pub const ALL: [PriceKind; 3] = [PriceKind::Fixed, PriceKind::Open, PriceKind::Department];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PriceKind::Fixed => "fixed",
+            PriceKind::Open => "open",
+            PriceKind::Department => "department",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PriceKind> {
+        match s {
+            "fixed" => Some(PriceKind::Fixed),
+            "open" => Some(PriceKind::Open),
+            "department" => Some(PriceKind::Department),
+            _ => None,
+        }
+    }
+
+    /// Whether the cashier types the price.
+    pub fn is_open(self) -> bool {
+        match self {
+            PriceKind::Fixed => false,
+            PriceKind::Open | PriceKind::Department => true,
+        }
+    }
 }
 
 impl CatalogItem {
@@ -101,6 +146,9 @@ pub fn check_item(item: &CatalogItem) -> Vec<FieldProblem> {
     }
     if !(0..=MAX_PRICE_MINOR).contains(&item.price_minor) {
         bad("price_minor", format!("price {} is outside 0..={MAX_PRICE_MINOR}", item.price_minor));
+    }
+    if item.price_kind.is_open() && item.price_minor != 0 {
+        bad("price_minor", format!("an open-price item has no price of its own (0), not {}", item.price_minor));
     }
     out
 }

@@ -6,25 +6,28 @@ use crate::ledger::Catalog;
 use paydesk_tax::Gtin13;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::{check_item, class_str, parse_class, CatalogItem, MAX_PRODUCTS};
+use super::{check_item, class_str, parse_class, CatalogItem, PriceKind, MAX_PRODUCTS};
 use crate::error::{Error, Result};
 use crate::ledger::audit::{append_audit, AuditInput};
 use crate::ledger::{collect, Cached, Ledger};
 use crate::write_tx::WriteTx;
 
-const ITEM_SQL: &str = "SELECT p.sku, p.barcode, p.name, ja.name, p.price_minor, p.currency, p.tax_class, p.active
-     FROM products p LEFT JOIN product_names ja ON ja.product_id = p.id AND ja.lang = 'ja'";
+const ITEM_SQL: &str = "SELECT p.sku, p.barcode, p.name, ja.name, p.price_minor, p.currency, p.tax_class, p.active, COALESCE(k.kind, 'fixed')
+     FROM products p LEFT JOIN product_names ja ON ja.product_id = p.id AND ja.lang = 'ja'
+          LEFT JOIN product_price_kinds k ON k.product_id = p.id";
 
 fn item_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<CatalogItem>> {
     let currency: String = r.get(5)?;
     let class: String = r.get(6)?;
     let barcode: Option<String> = r.get(1)?;
+    let kind: String = r.get(8)?;
     let item = (r.get(0)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get::<_, i64>(7)?);
     Ok((|| {
         let tax_class =
             parse_class(&class).ok_or(Error::UnknownValue { what: "tax class", value: class.clone() })?;
         // Stored codes were checked on the way in (v06's CHECK keeps 13 digits; the check
         // digit was checked by the rule of its day, the same digit rule as now).
+        let price_kind = PriceKind::parse(&kind).ok_or(Error::UnknownValue { what: "price kind", value: kind.clone() })?;
         let barcode = barcode.map(|b| Gtin13::parse(&b).map_err(|_| Error::UnknownValue { what: "barcode", value: b })).transpose()?;
         Ok(CatalogItem {
             sku: item.0,
@@ -35,6 +38,7 @@ fn item_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<CatalogItem>> {
             currency: currency.parse()?,
             tax_class,
             active: item.4 == 1,
+            price_kind,
         })
     })())
 }
@@ -52,6 +56,11 @@ pub(super) fn item_by_barcode(conn: &Connection, barcode: &Gtin13) -> Result<Opt
 /// `p.barcode = ?` implies `barcode IS NOT NULL`, so SQLite uses the partial index
 /// (a test below holds it to the query plan).
 const BY_BARCODE: &str = "WHERE p.barcode = ?1";
+
+/// The active department keys (record 0126), by SKU: the few keys over the items.
+pub(super) fn department_items(conn: &Connection) -> Result<Vec<CatalogItem>> {
+    collect(conn, &format!("{ITEM_SQL} WHERE k.kind = 'department' AND p.active = 1 ORDER BY p.sku"), [], item_of)
+}
 
 pub(super) fn all_items(conn: &Connection) -> Result<Vec<CatalogItem>> {
     collect(conn, &format!("{ITEM_SQL} ORDER BY p.sku"), [], item_of)
@@ -147,6 +156,14 @@ fn write_item_tx(tx: &WriteTx<'_>, item: &CatalogItem, published: Option<i64>) -
         ],
     )?;
     let id: i64 = tx.row_cached("SELECT id FROM products WHERE sku = ?1", [&item.sku], |r| r.get(0))?;
+    match item.price_kind {
+        PriceKind::Fixed => tx.exec_cached("DELETE FROM product_price_kinds WHERE product_id = ?1", [id])?,
+        PriceKind::Open | PriceKind::Department => tx.exec_cached(
+            "INSERT INTO product_price_kinds (product_id, kind) VALUES (?1, ?2)
+             ON CONFLICT(product_id) DO UPDATE SET kind = excluded.kind",
+            params![id, item.price_kind.as_str()],
+        )?,
+    };
     tx.exec_cached(
         "INSERT INTO product_names (product_id, lang, name) VALUES (?1, 'en', ?2)
          ON CONFLICT(product_id, lang) DO UPDATE SET name = excluded.name",
@@ -178,6 +195,11 @@ impl Catalog<&mut Ledger> {
 }
 
 impl<L: Deref<Target = Ledger>> Catalog<L> {
+    /// The active department keys, by SKU (record 0126).
+    pub fn department_keys(&self) -> Result<Vec<CatalogItem>> {
+        department_items(&self.conn)
+    }
+
     /// The whole catalog, by SKU (active and inactive).
     pub fn items(&self) -> Result<Vec<CatalogItem>> {
         all_items(&self.conn)

@@ -1,4 +1,5 @@
-//! The demo store (record 0059): the app's 14 demo items as seed data, in two
+//! The demo store (record 0059): the app's 14 demo items and 2 department keys (record
+//! 0126) as seed data, in two
 //! variants. en-US/USD keeps today's dollar prices, all exempt with tax-inclusive
 //! prices, so a demo sale totals exactly what it did before there was tax. ja-JP/JPY
 //! has Japanese names, yen prices, food and drink at the reduced rate (8 % taken out,
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::products::{upsert_tx, Source};
 use super::settings::write_settings_tx;
-use super::{CatalogItem, StoreSettings};
+use super::{CatalogItem, PriceKind, StoreSettings};
 use paydesk_domain::Locale;
 use crate::error::{Error, Result};
 use crate::ledger::staff::{add_staff_tx, Staff};
@@ -43,6 +44,13 @@ const DEMO: [Demo; 14] = [
     ("CHP-001", "490000000302", "Sea salt chips", "うすしおポテトチップス", 199, 180, TaxClass::Reduced),
     ("MUG-001", "490000000401", "PayDesk mug", "PayDeskマグカップ", 1495, 1650, TaxClass::Standard),
     ("GFT-025", "490000000402", "Gift card $25", "ギフトカード 3,000円", 2500, 3000, TaxClass::Exempt),
+];
+
+/// The demo's department keys (部門, record 0126): open-price items the cashier rings
+/// with a typed price. (SKU, English name, Japanese name, class in Japan.)
+const DEMO_DEPARTMENTS: [(&str, &str, &str, TaxClass); 2] = [
+    ("DEPT-FOOD", "Food 8%", "食品 8%", TaxClass::Reduced),
+    ("DEPT-GOODS", "Sundries 10%", "雑貨 10%", TaxClass::Standard),
 ];
 
 fn barcode(data: &str) -> Gtin13 {
@@ -99,7 +107,19 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
             currency,
             tax_class: if currency == Currency::Jpy { class } else { TaxClass::Exempt },
             active: true,
+            price_kind: PriceKind::Fixed,
         })
+        .chain(DEMO_DEPARTMENTS.iter().map(|&(sku, en, ja, class)| CatalogItem {
+            sku: sku.into(),
+            barcode: None,
+            name_en: en.into(),
+            name_ja: Some(ja.into()),
+            price_minor: 0,
+            currency,
+            tax_class: if currency == Currency::Jpy { class } else { TaxClass::Exempt },
+            active: true,
+            price_kind: PriceKind::Department,
+        }))
         .collect();
     (settings, items)
 }
@@ -140,7 +160,7 @@ impl Catalog<&mut Ledger> {
         Ok(added)
     }
 
-    /// Writes the demo store of `locale` (settings and the 14 items) in one audited
+    /// Writes the demo store of `locale` (settings, the 14 items and the 2 department keys) in one audited
     /// transaction. Items with the same SKU are replaced; others are left alone.
     pub fn seed_demo_store(&mut self, locale: DemoLocale, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
         let (settings, items) = demo_store(locale);

@@ -71,6 +71,7 @@ mod tests {
 
     fn line(name: &str, unit: i64, qty: i64) -> CartLine {
         CartLine {
+            line_no: 1,
             product_id: ProductId(1),
             sku: "X".into(),
             name: name.into(),
@@ -79,6 +80,7 @@ mod tests {
             line_total: Money::new(unit * qty, Currency::Usd),
             tax_class: paydesk_tax::TaxClass::Standard,
             discount: None,
+            price_source: paydesk_ledger::PriceSource::Catalog,
         }
     }
 
