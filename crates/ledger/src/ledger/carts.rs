@@ -145,21 +145,9 @@ impl Carts<&mut Ledger> {
     }
 }
 
-pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
-    type Head = (String, String, i64, i64, String, Option<String>, Option<i64>, Option<String>, bool);
-    let head: Option<Head> = conn
-        .row_cached(
-            "SELECT currency, state, created_at_ms, updated_at_ms, dining, discount_kind, discount_value, tax_locked,
-                    EXISTS (SELECT 1 FROM held_carts h WHERE h.cart_id = carts.id AND (h.ended_how IS NULL OR h.ended_how = 'discarded'))
-             FROM carts WHERE id = ?1",
-            [cart_id.0],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?)),
-        )
-        .optional()?;
-    let (currency, state, created_at_ms, updated_at_ms, dining, dkind, dvalue, locked, held) =
-        head.ok_or(Error::UnknownCart(cart_id.0))?;
-    let currency: Currency = currency.parse()?;
-    let lines = collect(
+/// A cart's lines in the order they were rung (record 0126).
+fn load_lines(conn: &Connection, cart_id: CartId, currency: Currency) -> Result<Vec<CartLine>> {
+    collect(
         conn,
         "SELECT l.product_id, p.sku, p.name, l.quantity, l.unit_price_minor, l.tax_class, l.discount_kind, l.discount_value,
                 l.line_no, l.price_source
@@ -185,7 +173,24 @@ pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
                 Ok(CartLine { line_no, product_id, sku, name, quantity, unit_price, line_total, tax_class, discount, price_source })
             })())
         },
-    )?;
+    )
+}
+
+pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
+    type Head = (String, String, i64, i64, String, Option<String>, Option<i64>, Option<String>, bool);
+    let head: Option<Head> = conn
+        .row_cached(
+            "SELECT currency, state, created_at_ms, updated_at_ms, dining, discount_kind, discount_value, tax_locked,
+                    EXISTS (SELECT 1 FROM held_carts h WHERE h.cart_id = carts.id AND (h.ended_how IS NULL OR h.ended_how = 'discarded'))
+             FROM carts WHERE id = ?1",
+            [cart_id.0],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?)),
+        )
+        .optional()?;
+    let (currency, state, created_at_ms, updated_at_ms, dining, dkind, dvalue, locked, held) =
+        head.ok_or(Error::UnknownCart(cart_id.0))?;
+    let currency: Currency = currency.parse()?;
+    let lines = load_lines(conn, cart_id, currency)?;
     let mut total = Money::zero(currency);
     for l in &lines {
         total = total.checked_add(l.line_total)?;
