@@ -33,7 +33,7 @@ async fn a_new_psp_in_settings_gets_the_next_checkout() {
     // The offline money limits say which currency they are typed in.
     app.wait_js(
         "const i = document.getElementById('set-offline_max_amount'); \
-         return !!i && i.parentElement.textContent.includes('Largest single payment (USD)') && i.value === '100.00'",
+         return !!i && i.parentElement.textContent.includes('Largest single payment (USD)') && i.value === '65.00'",
         "the offline limit to name its currency",
         LONG,
     )

@@ -37,7 +37,11 @@ export function receiptPanel(cartId) {
   formal.addEventListener('click', () => {
     if (!ryoshusho) return;
     ryoshusho.form.hidden = !ryoshusho.form.hidden;
-    if (!ryoshusho.form.hidden) ryoshusho.form.querySelector('#ryoshusho-addressee').focus();
+    if (ryoshusho.form.hidden) return;
+    // The whole form in view, its issue button included: on a small screen the panel
+    // scrolls, and a form whose button is below the fold looks like it has none.
+    ryoshusho.form.querySelector('#ryoshusho-issue').scrollIntoView({ block: 'nearest' });
+    ryoshusho.form.querySelector('#ryoshusho-addressee').focus({ preventScroll: true });
   });
   let printing = false;
   const load = async () => {

@@ -254,12 +254,7 @@ impl App {
                 Err(e) => last = Value::String(format!("error: {e}")),
             }
             if Instant::now() > end {
-                // for diagnosis only: target/screenshots, never docs/
-                if let Ok(png) = self.driver.screenshot_as_png().await {
-                    let dir = app_binary().parent().unwrap().parent().unwrap().join("screenshots");
-                    let _ = std::fs::create_dir_all(&dir);
-                    let _ = std::fs::write(dir.join(format!("{}-timeout.png", self.name)), png);
-                }
+                self.diagnosis_shot("timeout").await;
                 panic!("timed out after {timeout:?} waiting for {what}; last: {last}");
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -485,7 +480,20 @@ impl App {
             LONG,
         )
         .await;
-        self.driver.find(By::Css(css)).await.unwrap().click().await.unwrap_or_else(|e| panic!("click {css}: {e}"));
+        if let Err(e) = self.driver.find(By::Css(css)).await.unwrap().click().await {
+            self.diagnosis_shot("click").await;
+            panic!("click {css}: {e}");
+        }
+    }
+
+    /// For diagnosis only: the window as it was when a step failed, in target/screenshots
+    /// (never docs/), named after the app and `what` failed.
+    async fn diagnosis_shot(&self, what: &str) {
+        if let Ok(png) = self.driver.screenshot_as_png().await {
+            let dir = app_binary().parent().unwrap().parent().unwrap().join("screenshots");
+            let _ = std::fs::create_dir_all(&dir);
+            let _ = std::fs::write(dir.join(format!("{}-{what}.png", self.name)), png);
+        }
     }
 
     /// Waits for the checkout result panel of `kind` and returns its checkout key.
