@@ -14,7 +14,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // the words and the errors everything says: no app state at hand
     ("words", &["base", "i18n", "money", "wording", "error"]),
     // the machine: flags, the data folder's files, the keychain
-    ("platform", &["config", "secrets", "settings_file", "pin_locks", "window_size"]),
+    ("platform", &["config", "secrets", "settings_file", "settings_offline", "pin_locks", "window_size"]),
     // what the app holds while it runs, who acts, the operation gate, checked input
     ("core", &["state", "staff", "ops", "input"]),
     // what the screen is shown, and the contract written from it
@@ -24,7 +24,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "features",
         &[
             "about", "backups", "sale", "checkout", "payments", "report", "status", "reader", "store", "shift", "backoffice",
-            "language", "register_settings", "sign_in", "staff_admin",
+            "language", "register_settings", "sign_in", "staff_admin", "customer",
         ],
     ),
 ];
