@@ -104,7 +104,7 @@ fn the_view_follows_the_cart_on_screen_and_never_another() {
     assert_eq!(v["message"], "ありがとうございました");
     assert_eq!(v["change_display"], "¥200");
     assert_eq!(v["change_display"], paid["sale"]["tenders"][0]["change_display"]);
-    assert_eq!(v["tenders"], json!([{ "label": "現金", "amount_display": "¥1,800", "note": null }]));
+    assert_eq!(v["tenders"], json!([{ "label": "現金", "amount_display": "¥2,000", "note": null }]));
     assert_eq!(v["due_display"], Value::Null);
 }
 

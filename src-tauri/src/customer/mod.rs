@@ -64,6 +64,7 @@ pub struct CustomerRate {
 pub struct CustomerTender {
     /// "Cash", "Card", or a store tender's type name (a gift voucher's name).
     pub label: String,
+    /// Cash: the amount handed over; others: the amount the tender paid.
     pub amount_display: String,
     /// A card whose outcome is not known yet: "checking…", never "paid".
     pub note: Option<String>,
@@ -143,15 +144,15 @@ pub fn build(state: &AppState, lang: Locale) -> AppResult<CustomerView> {
     let cart = CartView::of(&sale.cart, &|sku| names.get(sku).cloned());
     let v = SaleView::of(&sale);
     let screen = SaleScreen::build(&v, |key| engine.payments().by_key(key).ok().flatten());
-    let awaiting_card = v.tenders.iter().any(|t| {
-        t.kind == TenderKind::Card
-            && t.payment_state == Some(paydesk_domain::PaymentState::OnReader)
-            && t.checkout_key.as_deref().is_some_and(|k| {
-                engine.reader_status(k).is_ok_and(|r| r.outcome == ReaderOutcome::WaitingForCard)
-            })
-    });
+    // the card tender the reader is waiting on, if any (the ledger's report: no network)
+    let awaiting_card = v
+        .tenders
+        .iter()
+        .filter(|t| t.kind == TenderKind::Card && t.payment_state == Some(paydesk_domain::PaymentState::OnReader))
+        .filter_map(|t| t.checkout_key.clone())
+        .find(|k| engine.reader_status(k).is_ok_and(|r| r.outcome == ReaderOutcome::WaitingForCard));
     let store_name = engine.store().settings().map(|s| s.name).unwrap_or_default();
-    Ok(assemble(&cart, &screen, &v, awaiting_card, store_name, lang))
+    Ok(assemble(&cart, &screen, &v, awaiting_card.as_deref(), store_name, lang))
 }
 
 /// Item names in the display's language (a line carries the English name already).
@@ -188,8 +189,9 @@ fn phase(cart: &CartView, screen: &SaleScreen, awaiting_card: bool) -> Phase {
 }
 
 /// The view from the cashier's own views of the sale: figures copied, never computed.
-fn assemble(cart: &CartView, screen: &SaleScreen, v: &SaleView, awaiting_card: bool, store_name: String, l: Locale) -> CustomerView {
-    let phase = phase(cart, screen, awaiting_card);
+/// `awaiting_card`: the checkout key of a card the reader waits for.
+fn assemble(cart: &CartView, screen: &SaleScreen, v: &SaleView, awaiting_card: Option<&str>, store_name: String, l: Locale) -> CustomerView {
+    let phase = phase(cart, screen, awaiting_card.is_some());
     let mark = tr!(l, "receipt-reduced-mark");
     let welcome = phase == Phase::Welcome;
     let lines: Vec<CustomerLine> = if welcome {
@@ -225,6 +227,8 @@ fn assemble(cart: &CartView, screen: &SaleScreen, v: &SaleView, awaiting_card: b
             .tenders
             .iter()
             .zip(&v.tenders)
+            // the card on the reader is not a tender yet: the message asks for it
+            .filter(|(_, t)| awaiting_card.is_none() || t.checkout_key.as_deref() != awaiting_card)
             .filter_map(|(row, t)| {
                 let taken = shown(t.state)?;
                 let label = match t.kind {
@@ -235,7 +239,8 @@ fn assemble(cart: &CartView, screen: &SaleScreen, v: &SaleView, awaiting_card: b
                 };
                 Some(CustomerTender {
                     label,
-                    amount_display: row.amount_display.clone(),
+                    // cash: what the customer handed over (お預かり), as the receipt says
+                    amount_display: row.tendered_display.clone().unwrap_or_else(|| row.amount_display.clone()),
                     note: (!taken).then(|| tr!(l, "customer-tender-checking")),
                 })
             })
