@@ -38,7 +38,7 @@ fn app_display(app: &App) -> Option<String> {
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|p| {
         let env = std::fs::read(p.path().join("environ")).ok()?;
         let vars: Vec<&[u8]> = env.split(|b| *b == 0).collect();
-        vars.iter().any(|v| *v == want.as_bytes()).then_some(())?;
+        vars.contains(&want.as_bytes()).then_some(())?;
         vars.iter().find_map(|v| v.strip_prefix(b"DISPLAY=")).map(|d| String::from_utf8_lossy(d).into_owned())
     })
 }
@@ -75,7 +75,8 @@ async fn the_customer_display_follows_the_sale_from_welcome_to_thank_you_and_the
         .await;
     assert_eq!(readers, 1);
 
-    assert_eq!(app.text("#customer-display-open").await, "お客様表示");
+    app.click(".tab[data-view='settings']").await;
+    assert_eq!(app.text("#customer-display-open").await, "お客様表示を開く");
     app.click("#customer-display-open").await;
     let customer = other_window(&app, &main).await;
     app.driver.switch_to_window(customer.clone()).await.unwrap();
@@ -94,6 +95,7 @@ async fn the_customer_display_follows_the_sale_from_welcome_to_thank_you_and_the
 
     // Two items on the register: a muffin (8%, ※) and a mug (10%).
     app.driver.switch_to_window(main.clone()).await.unwrap();
+    app.click(".tab[data-view='register']").await;
     app.scan_up(&["MUF-001", "MUG-001"], "¥1,930").await;
     app.driver.switch_to_window(customer.clone()).await.unwrap();
     let sale = display_shows(&app, "return d.dataset.phase === 'sale' && document.querySelectorAll('#lines tr').length === 2", "two lines").await;

@@ -1,5 +1,5 @@
 //! The customer display's window and its own settings (record 0132): the cashier opens it
-//! (the topbar's "Customer display"), or it opens at start when its setting says so. Its
+//! (Settings → Customer display), or it opens at start when its setting says so. Its
 //! language is the display's own choice, kept apart from the cashier's screen language:
 //! a tourist can read the display in English while the cashier works in Japanese.
 //!

@@ -20,3 +20,7 @@ customer-present-card = Present your card on the reader
 customer-thank-you = Thank you
 customer-window-title = Customer display
 customer-display-open = Customer display
+customer-display-show = Open the customer display
+customer-display-language = Language on the display
+customer-display-store-language = The store's language
+customer-display-at-start = Open it when PayDesk starts

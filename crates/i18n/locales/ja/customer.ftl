@@ -19,3 +19,7 @@ customer-present-card = カードを読み取り機にかざしてください
 customer-thank-you = ありがとうございました
 customer-window-title = お客様表示
 customer-display-open = お客様表示
+customer-display-show = お客様表示を開く
+customer-display-language = お客様表示の言語
+customer-display-store-language = 店舗の言語
+customer-display-at-start = PayDesk の起動時に開く
