@@ -96,6 +96,11 @@ const COMMANDS: &[&str] = &[
     "reader_abandon",
     "reader_simulate",
     "reader_arm_fault",
+    // the customer display (issue #30): its one read, and the cashier's window opening it
+    "customer_view",
+    "open_customer_display",
+    "customer_display_settings",
+    "save_customer_display",
 ];
 
 fn main() {

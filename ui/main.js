@@ -21,6 +21,7 @@ import { isPinChangeOpen } from './pinchange.js';
 import { loadShift } from './shift.js';
 import { initAudit, loadAudit } from './audit.js';
 import { initNoSale, loadStaff } from './staff.js';
+import { initCustomerDisplay, loadCustomerDisplay } from './customer_open.js';
 
 // ---------------------------------------------------------------- screens
 const views = ['register', 'payments', 'report', 'settings', 'catalog', 'shift', 'audit', 'staff'];
@@ -35,7 +36,7 @@ function show(view) {
   setVisible(view === 'register');
   if (view === 'payments') loadPayments();
   if (view === 'report') loadReport();
-  if (view === 'settings') { loadSettings(); loadTenderTypeSettings(); loadReaderSettings(); loadBackofficeSettings(); loadAbout(); }
+  if (view === 'settings') { loadSettings(); loadTenderTypeSettings(); loadReaderSettings(); loadCustomerDisplay(); loadBackofficeSettings(); loadAbout(); }
   if (view === 'catalog') loadCatalog();
   if (view === 'shift') loadShift();
   if (view === 'audit') loadAudit();
@@ -83,6 +84,7 @@ async function start() {
   initRegister();
   initAudit();
   initNoSale();
+  initCustomerDisplay();
   initReceiptFind();
   // A sale refused for want of a shift offers the open-shift form (shift.js).
   document.addEventListener('paydesk:show', (e) => show(e.detail));

@@ -24,7 +24,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "features",
         &[
             "about", "backups", "sale", "checkout", "payments", "report", "status", "reader", "store", "shift", "backoffice",
-            "language", "register_settings", "sign_in", "staff_admin",
+            "language", "register_settings", "sign_in", "staff_admin", "customer",
         ],
     ),
 ];

@@ -13,6 +13,7 @@ pub mod backups;
 pub mod checkout;
 pub mod config;
 pub mod contract;
+pub mod customer;
 pub mod error;
 pub mod i18n;
 pub mod input;
@@ -165,6 +166,10 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             reader::cancel::reader_abandon,
             reader::simulate::reader_simulate,
             reader::simulate::reader_arm_fault,
+            customer::customer_view,
+            customer::window::open_customer_display,
+            customer::window::customer_display_settings,
+            customer::window::save_customer_display,
         ]))
         .setup(move |app| {
             let data_dir = match &opts.data_dir {
@@ -182,10 +187,13 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             app.manage(state);
             app.manage(staff::guard::Idle::default());
             app.manage(backups::CopyStatus::default());
+            app.manage(customer::window::Display::load(&data_dir));
             backoffice::start(app.handle(), data_dir, secrets);
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(forward_notifications(handle.clone()));
             tauri::async_runtime::spawn(backups::run(handle.clone()));
+            tauri::async_runtime::spawn(customer::emit::run(handle.clone()));
+            customer::window::open_at_start(&handle);
             tauri::async_runtime::spawn(background(handle));
             Ok(())
         })
@@ -219,6 +227,8 @@ async fn forward_notifications<R: Runtime>(app: AppHandle<R>) {
 }
 
 fn forward_one<R: Runtime>(app: &AppHandle<R>, state: &AppState, n: &paydesk_register::Notification) {
+    // a payment moved in the background: the customer display looks again (record 0132)
+    state.screen.changed();
     match views::forward(n, base::now_ms()) {
         views::Forward::Progress(p) => {
             // Only the cart on screen: background passes over other payments

@@ -38,7 +38,10 @@ pub(crate) fn sale_now(state: &AppState, cart: CartId) -> AppResult<SaleView> {
 }
 
 /// The panel's view of a sale (card labels and decline messages from the ledger).
+/// Every tender, cancel and reader step answers with it: the customer display's cue
+/// (record 0132), as `store::cart::view_of` is for the cart.
 pub(crate) fn screen(state: &AppState, v: &SaleView) -> SaleScreen {
+    state.screen.changed();
     let engine = state.engine();
     SaleScreen::build(v, |key| engine.payments().by_key(key).ok().flatten())
 }

@@ -27,6 +27,9 @@ pub const OPEN: &[&str] = &[
     "get_messages",
     // the status bar under the sign-in screen: PSP reachable, payments waiting
     "get_status",
+    // the customer display (record 0132): it faces the customer, who sees the sale on
+    // screen whoever is signed in; its window may call nothing else (capabilities/customer.json)
+    "customer_view",
 ];
 
 /// Asked by the page on a timer, not by a person: they need a session but do not count

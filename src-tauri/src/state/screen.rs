@@ -21,6 +21,9 @@ pub struct Screen {
     charge_lock: tokio::sync::Mutex<()>,
     /// The discounts above the cashier's limit a manager approved for the sale on screen.
     approved: Mutex<Approved>,
+    /// Bumped whenever the sale on screen may have changed: the customer display
+    /// (customer/emit.rs) waits on it, rebuilds its view and sends it if it differs.
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 impl Screen {
@@ -30,7 +33,18 @@ impl Screen {
             checkout: Mutex::new(None),
             charge_lock: tokio::sync::Mutex::new(()),
             approved: Mutex::new(Approved::default()),
+            changes: tokio::sync::watch::Sender::new(0),
         }
+    }
+
+    /// The sale on screen may have changed (a line, a tender, a payment's outcome).
+    pub fn changed(&self) {
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Wakes on every [`Screen::changed`] after it is called (none is lost).
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     pub fn cart_id(&self) -> CartId {
@@ -41,6 +55,7 @@ impl Screen {
     pub fn show_cart(&self, cart: CartId) {
         *lock(&self.cart) = cart;
         *lock(&self.checkout) = None;
+        self.changed();
     }
 
     pub fn checkout(&self) -> Option<String> {

@@ -97,7 +97,12 @@ pub fn set_sale_discount(state: State<'_, AppState>, discount: Option<DiscountFo
 }
 
 /// A cart as the screen shows it, item names in the store's language.
+///
+/// Every command that changes the cart answers with this view, so here is where the
+/// customer display hears of the change (record 0132; it rebuilds and sends only a
+/// view that differs, so a read costs nothing on its window).
 pub fn view_of(state: &AppState, cart: &Cart) -> AppResult<CartView> {
+    state.screen.changed();
     match state.locale {
         // A cart line carries the English name already.
         Locale::En => return Ok(CartView::of(cart, &|_| None)),
