@@ -23,8 +23,10 @@ fn split_sales_in_chaos_have_no_violations_and_cover_every_flow() {
     // Seeds 3 and 8 since exchanges moved the random stream (record 0124): 5 no longer
     // crashes inside a cancel. Seed 12 since lines are listed in the order rung (record
     // 0126): which line a return picks moved the stream again, and no exchange of 2, 3
-    // and 8 crashes any more.
-    for seed in [2, 3, 8, 12] {
+    // and 8 crashes any more. Seeds 13-16 since held sales and the per-currency offline
+    // caps (records 0128, 0129) moved it once more: 12 alone no longer crashes inside an
+    // exchange.
+    for seed in [2, 3, 8, 12, 13, 14, 15, 16] {
         let r = run(split(seed, 500, Profile::Chaos));
         assert!(r.ok(), "{}", show(&r));
         for (k, v) in &r.tenders {
