@@ -143,26 +143,50 @@ impl Carts<&mut Ledger> {
 
     /// Takes a parked cart back: editable and payable again.
     pub fn recall(&mut self, cart_id: CartId, by: Option<i64>, now_ms: i64) -> Result<Cart> {
-        self.end_hold(cart_id, "recalled", by, now_ms)?;
+        self.end_hold(cart_id, HoldEnd::Recalled, by, now_ms)?;
         load_cart(&self.conn, cart_id)
     }
 
     /// Discards a parked cart: its lines are void for good (kept, never sold or edited).
     pub fn discard_held(&mut self, cart_id: CartId, by: Option<i64>, now_ms: i64) -> Result<()> {
-        self.end_hold(cart_id, "discarded", by, now_ms)
+        self.end_hold(cart_id, HoldEnd::Discarded, by, now_ms)
     }
 
-    fn end_hold(&mut self, cart_id: CartId, how: &'static str, by: Option<i64>, now_ms: i64) -> Result<()> {
+    fn end_hold(&mut self, cart_id: CartId, how: HoldEnd, by: Option<i64>, now_ms: i64) -> Result<()> {
         let tx = self.write_tx()?;
         load_cart(&tx, cart_id)?;
         let row = parked_row(&tx, cart_id)?.ok_or(refused(cart_id, HoldRefusal::NotHeld))?;
         tx.exec_cached(
             "UPDATE held_carts SET ended_at_ms = ?2, ended_how = ?3 WHERE id = ?1",
-            params![row, now_ms, how],
+            params![row, now_ms, how.as_str()],
         )?;
-        let action = if how == "recalled" { "cart_recall" } else { "cart_discard" };
+        let action = how.audit_action();
         append_audit(&tx, &audit(by, action, cart_id, serde_json::json!({ "held": row })), now_ms)?;
         tx.commit()?;
         Ok(())
+    }
+}
+
+/// How a hold ended: its word in `held_carts.ended_how` and its audit action, from one
+/// match (no decision from the stored word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HoldEnd {
+    Recalled,
+    Discarded,
+}
+
+impl HoldEnd {
+    fn as_str(self) -> &'static str {
+        match self {
+            HoldEnd::Recalled => "recalled",
+            HoldEnd::Discarded => "discarded",
+        }
+    }
+
+    fn audit_action(self) -> &'static str {
+        match self {
+            HoldEnd::Recalled => "cart_recall",
+            HoldEnd::Discarded => "cart_discard",
+        }
     }
 }
