@@ -86,6 +86,9 @@ async fn the_register_keeps_selling_while_the_back_office_is_down() {
     let support::Harness { running, owner, url, cluster } = h;
     let (addr, state) = (running.addr, running.state.clone());
     running.shutdown().await;
+    // Kept ours while it is down (refused, as a pulled cable), so no other test's
+    // server is given the port.
+    let hold = paydesk_test_kit::PortHold::take(addr).await;
 
     for minor in ["500", "650"] {
         let c = checkout_usd(&db, &psp, minor).await;
@@ -95,6 +98,7 @@ async fn the_register_keeps_selling_while_the_back_office_is_down() {
     assert_eq!((r.code, r.json()["error"]["code"].as_str()), (Some(1), Some("unreachable")), "{}", r.stdout);
     assert!(sync_cmd(&db, &["status"], &[]).await.json()["queued"].as_u64().unwrap() >= 8);
 
+    drop(hold);
     let running = paydesk_backoffice::serve(state, addr).await.expect("the same port again");
     let h = support::Harness { running, owner, url, cluster };
     let r = sync_cmd(&db, &["run", "--once"], &[]).await;

@@ -7,7 +7,7 @@
 //! exchangeable.
 
 use paydesk_domain::*;
-use paydesk_ledger::schema::{MIGRATIONS, SCHEMA_VERSION};
+use paydesk_ledger::schema::SCHEMA_VERSION;
 use paydesk_ledger::*;
 use paydesk_tax::Returned;
 

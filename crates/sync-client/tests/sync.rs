@@ -218,6 +218,9 @@ async fn settings_arrive_and_the_register_keeps_selling_while_the_back_office_is
     let Harness { running, owner, url, cluster } = h;
     let (addr, state) = (running.addr, running.state.clone());
     running.shutdown().await;
+    // Kept ours while it is down (refused, as a pulled cable), so no other test's
+    // server is given the port.
+    let hold = paydesk_test_kit::PortHold::take(addr).await;
     let mut sync = reg.sync_loop();
     assert_eq!(sync.settings().unwrap().store_name, "Main Street Coffee", "the last copy, read back from the data folder");
     for i in 0..3 {
@@ -230,6 +233,7 @@ async fn settings_arrive_and_the_register_keeps_selling_while_the_back_office_is
     assert_eq!(reg.ledger.catalog().store_settings().unwrap().name, "Main Street Coffee");
 
     // It comes back at the same address: the queue goes up.
+    drop(hold);
     let running = paydesk_backoffice::serve(state, addr).await.expect("the same port again");
     let h = Harness { running, owner, url, cluster };
     assert_eq!(sync.round().await.unwrap().rows_sent, 12);

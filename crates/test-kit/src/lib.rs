@@ -42,7 +42,7 @@ pub use in_process::{advance_both, call, get_json, InProcess, Posts};
 pub use ledger::{ledger_in, TempLedger};
 pub use paydesk_sim::world::{http_response, psp_request};
 pub use process::{listening_url, workspace_binary};
-pub use serve::{psp_on_file, serve, serve_on};
+pub use serve::{psp_on_file, serve, serve_on, PortHold};
 
 /// The secret key the tests' PSP accounts use unless a test needs another.
 pub const KEY: &str = "sk_test_a";

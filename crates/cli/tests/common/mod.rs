@@ -22,6 +22,8 @@ pub struct Psp {
     pub db: PathBuf,
     pub lock_timeout: Duration,
     pub retention: Duration,
+    /// The port while the PSP is stopped, so that it is still ours when it restarts.
+    hold: Option<paydesk_test_kit::PortHold>,
 }
 
 impl Psp {
@@ -31,7 +33,7 @@ impl Psp {
 
     pub async fn start_with(dir: &Path, lock_timeout: Duration, retention: Duration, addr: SocketAddr) -> Psp {
         let db = dir.join("psp.sqlite3");
-        let mut p = Psp { server: None, addr, db, lock_timeout, retention };
+        let mut p = Psp { server: None, addr, db, lock_timeout, retention, hold: None };
         p.restart_on(addr).await;
         p
     }
@@ -56,12 +58,14 @@ impl Psp {
     pub async fn stop(&mut self) {
         if let Some(s) = self.server.take() {
             s.shutdown().await;
+            self.hold = Some(paydesk_test_kit::PortHold::take(self.addr).await);
         }
     }
 
     /// Back on the same port with the same database.
     pub async fn restart(&mut self) {
         let addr = self.addr;
+        self.hold = None;
         self.restart_on(addr).await;
     }
 
