@@ -82,9 +82,11 @@ impl TryFrom<LineResultWire> for LineResult {
 }
 
 impl LineResult {
-    /// Whether the receipt marks this line as reduced-rate (※).
+    /// Whether the receipt marks this line as reduced-rate (※): taxed in the reduced class
+    /// at a rate above zero. A reduced class taxed at 0 % (New York's grocery food, record
+    /// 0131) is not a reduced rate to mark.
     pub fn is_reduced(&self) -> bool {
-        self.class == TaxClass::Reduced
+        self.class == TaxClass::Reduced && self.ppm > 0
     }
 }
 
