@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::wording::class_name;
 use crate::money;
-use crate::wording::{discount_label, rate_label};
+use crate::wording::discount_label;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CartLine {

@@ -72,7 +72,7 @@ pub const MIGRATIONS: &[&str] = &[
     v24_store_tender_facts::STORE_TENDER_FACTS, // v24: store tenders and store refunds in the outbox (record 0121)
     v25_exchanges::EXCHANGES,              // v25: exchanges: a return's worth paying a new sale (record 0123)
     v28_held_sales::HELD_SALES,            // v26: carts parked by the cashier, recalled or discarded (record 0128)
-    v29_named_rates::NAMED_RATES,          // v27: named tax rates in parts per million, tax-exempt sales (record 0131)
+    v29_named_rates::NAMED_RATES,          // v27: named tax rates in parts per million (record 0131)
 ];
 
 /// The version whose migration turned the audit log into a chain.

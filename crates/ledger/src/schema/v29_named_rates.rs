@@ -14,7 +14,6 @@
 //!   trigger names a view that is, at that moment, dropped. A tax
 //!   locked on a cart by an older build keeps `basis_points` in its JSON: the sale's fact
 //!   converts it here, and `paydesk_tax` reads it (record 0131), so nothing is rewritten.
-//! - `carts.tax_exempt_reason`: a sale made tax exempt, and why (3 to 200 characters).
 //!
 //! `IF NOT EXISTS`/`IF EXISTS` where an upgrade test rebuilds an older file from a current one.
 
@@ -53,9 +52,6 @@ CREATE TABLE return_rates (
 INSERT INTO return_rates (return_id, class, ppm, base_minor, tax_minor, gross_minor)
 SELECT return_id, class, basis_points * 100, base_minor, tax_minor, gross_minor FROM return_rates_v28;
 DROP TABLE return_rates_v28;
-
-ALTER TABLE carts ADD COLUMN tax_exempt_reason TEXT
-    CHECK (tax_exempt_reason IS NULL OR length(tax_exempt_reason) BETWEEN 3 AND 200);
 
 CREATE VIEW sale_completed_facts AS
 SELECT c.id AS cart_id, c.updated_at_ms AS at_ms,

@@ -42,7 +42,7 @@ pub const BEFORE_NAMED_RATES: usize = paydesk_ledger::schema::MIGRATIONS.len() -
 
 /// Puts back what the named-rates migration changed, as the build before it left the file:
 /// `tax_rates` and `return_rates` in basis points (rows converted back, ÷ 100), the three views
-/// that read them as they were, and no `carts.tax_exempt_reason`. An upgrade test that rolls
+/// that read them as they were, and the taxes locked on carts in basis points. An upgrade test that rolls
 /// a current file back to an older version calls this first; the later migrations, this one
 /// included, then run again on the old shape. The old objects' SQL is read from a file built by
 /// the migrations before it, so it is exactly what shipped.
@@ -66,7 +66,6 @@ pub fn undo_named_rates(c: &rusqlite::Connection) {
     for v in views {
         s += &format!("{};\n", sql_of(v));
     }
-    s += "ALTER TABLE carts DROP COLUMN tax_exempt_reason;\n";
     c.execute_batch(&s).unwrap();
     // The taxes locked on carts, as the build before wrote them: basis points, no names or parts.
     let locked: Vec<(i64, String)> = {
