@@ -4,12 +4,13 @@
 
 use paydesk_e2e::{App, Launch, LONG};
 
-/// Coffee ×2 + croissant = $8.25, typed like a scanner.
+/// Coffee ×2 + croissant = $8.25, and 8.875 % New York City tax on the coffees (record 0131,
+/// the croissant to go is grocery food): $8.69, typed like a scanner.
 async fn ring_up(app: &App) {
     app.scan("COF-001").await;
     app.scan("COF-001").await;
     app.scan("CRO-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$8.25'", "total $8.25", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$8.69'", "total $8.69", LONG).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -21,7 +22,7 @@ async fn charge_shows_a_receipt_and_charges_once() {
     let key = app.wait_result("approved").await;
 
     let receipt = app.text("#receipt").await;
-    assert!(receipt.contains("$8.25") && receipt.contains("APPROVED"), "{receipt}");
+    assert!(receipt.contains("$8.69") && receipt.contains("APPROVED"), "{receipt}");
     assert!(receipt.contains("2 × Coffee, regular"), "{receipt}");
     app.wait_js("return document.getElementById('psp-status').dataset.online === 'true'", "PSP online", LONG).await;
     app.screenshot("receipt").await;
@@ -29,7 +30,7 @@ async fn charge_shows_a_receipt_and_charges_once() {
     // PSP side: exactly one charge, for this key and amount.
     let intents = psp.intents_for(&key).await;
     assert_eq!(intents.len(), 1, "{intents:?}");
-    assert_eq!(intents[0]["amount"], 825);
+    assert_eq!(intents[0]["amount"], 869);
     assert_eq!(intents[0]["status"], "succeeded");
     assert_eq!(psp.stats().await["charges"], 1);
 
@@ -228,7 +229,7 @@ async fn partial_refund_from_the_payments_list() {
     assert_eq!(stats["refunds"], 1, "{stats}");
     let pi = intents[0]["id"].as_str().unwrap();
     let charges = psp.get(&format!("/v1/payment_intents/{pi}")).await;
-    assert_eq!(charges["amount"], 825);
+    assert_eq!(charges["amount"], 869);
     let refund_id = app
         .js(&format!(
             "return window.__TAURI__.core.invoke('get_payment', {{ id: {} }}).then(p => p.refunds[0].psp_refund_id)",
@@ -246,15 +247,15 @@ async fn partial_refund_from_the_payments_list() {
 async fn end_of_day_report_matches_the_psp() {
     let app = App::start("report", Launch::default()).await;
     let psp = app.psp().await;
-    // sale 1: $8.25, with a lost response (a duplicate charge prevented)
+    // sale 1: $8.69, with a lost response (a duplicate charge prevented)
     ring_up(&app).await;
     psp.script("/v1/payment_intents", "drop_response", 1, None).await;
     app.click("#charge").await;
     let k1 = app.wait_result("approved").await;
     app.click("#new-sale").await;
-    // sale 2: mug $14.95, refunded $4.95
+    // sale 2: mug $14.95 + tax = $16.28, refunded $4.95
     app.scan("MUG-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$14.95'", "total $14.95", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$16.28'", "total $16.28", LONG).await;
     app.click("#charge").await;
     let k2 = app.wait_result("approved").await;
     app.click("#new-sale").await;
@@ -267,29 +268,29 @@ async fn end_of_day_report_matches_the_psp() {
     assert_eq!(r, "succeeded");
     // sale 3: declined, then cancelled
     app.scan("TEA-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$3.00'", "total $3.00", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$3.27'", "total $3.27", LONG).await;
     app.js("document.getElementById('card').value = 'pm_card_chargeDeclined'; return true").await;
     app.click("#charge").await;
     app.wait_result("declined").await;
     app.click("#cancel-sale").await;
 
     app.click(".tab[data-view='report']").await;
-    app.wait_js("const t = document.getElementById('r-gross'); return t && t.dataset.value === '2320'", "gross $23.20", LONG).await;
+    app.wait_js("const t = document.getElementById('r-gross'); return t && t.dataset.value === '2497'", "gross $24.97", LONG).await;
     let value = |id: &str| {
         let id = id.to_string();
         let app = &app;
         async move { app.js(&format!("return document.getElementById('{id}').dataset.value")).await }
     };
     assert_eq!(value("r-refunds").await, "495");
-    assert_eq!(value("r-net").await, "1825");
+    assert_eq!(value("r-net").await, "2002");
     assert_eq!(value("r-count").await, "2");
     assert_eq!(value("r-declined").await, "1");
     let dupes: u64 = value("r-dupes").await.as_str().unwrap().parse().unwrap();
     assert!(dupes >= 1, "the replayed attempt counts as a prevented duplicate");
-    assert!(app.text("#r-net").await.contains("$18.25"));
+    assert!(app.text("#r-net").await.contains("$20.02"));
     app.wait_js("return document.querySelectorAll('#report-chart svg rect').length > 0", "the per-hour chart", LONG).await;
     // Money on the chart is written like money: "$0.00" … "$25.00" on the axis (the
-    // largest hour is $23.20 → steps of $5.00 or $10.00), and the bar's own label.
+    // largest hour is $24.97 → steps of $5.00 or $10.00), and the bar's own label.
     let axis = app.js("return [...document.querySelectorAll('#report-chart .axis-label')].map(t => t.textContent)").await;
     let axis: Vec<&str> = axis.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     assert_eq!(axis.len(), 5, "{axis:?}");
@@ -298,7 +299,7 @@ async fn end_of_day_report_matches_the_psp() {
     let chart = app.js("return document.getElementById('report-chart').textContent").await;
     let chart = chart.as_str().unwrap();
     // both sales in one hour, or each in its own
-    assert!(chart.contains("$23.20") || (chart.contains("$8.25") && chart.contains("$14.95")), "{chart}");
+    assert!(chart.contains("$24.97") || (chart.contains("$8.69") && chart.contains("$16.28")), "{chart}");
     app.screenshot("report").await;
 
     // PSP side: the same money.
@@ -308,7 +309,7 @@ async fn end_of_day_report_matches_the_psp() {
         assert_eq!(pis.len(), 1);
         captured += pis[0]["amount_received"].as_i64().unwrap();
     }
-    assert_eq!(captured, 2320);
+    assert_eq!(captured, 2497);
     let stats = psp.stats().await;
     assert_eq!(stats["charges"], 2, "{stats}");
     assert_eq!(stats["refunds"], 1, "{stats}");

@@ -111,49 +111,54 @@ async fn psp_cards(app: &App, psp: &Psp, cart: CartId) -> Vec<(i64, String, Vec<
 async fn a_mug_exchanged_for_two_leaves_the_difference_as_one_card_payment_and_no_refund() {
     let app = App::start("exchange-dearer", launch(false, 1280, 800)).await;
     let psp = app.psp().await;
-    // Coffee $2.50 + croissant $3.25 + mug $14.95 = $20.70: $10.00 by card, $10.70 cash.
-    let old = sale(&app, &["COF-001", "CRO-001", "MUG-001"], "$20.70", "10.00").await;
+    // Coffee $2.50 + croissant $3.25 + mug $14.95 = $20.70 and New York City's 8.875 % on the
+    // coffee and mug (record 0131; the croissant to go is grocery food): 1745 × 8.875 % =
+    // 154.87 → $1.55, $22.25: $10.00 by card, $12.25 cash.
+    let old = sale(&app, &["COF-001", "CRO-001", "MUG-001"], "$22.25", "10.00").await;
     let drawer = expected_drawer(&app);
-    let new = exchange_form(&app, old, &["MUG-001", "MUG-001"], "$29.90").await;
-    assert!(app.text("#payment-detail #exchange-submit").await.contains("$29.90"));
+    // Two mugs: 2990 + 265.36 → $32.55.
+    let new = exchange_form(&app, old, &["MUG-001", "MUG-001"], "$32.55").await;
+    assert!(app.text("#payment-detail #exchange-submit").await.contains("$32.55"));
     app.screenshot("exchange-form-1280x800").await;
 
     submit_exchange(&app, 2, "wants a pair").await;
     let done = app.el("#payment-detail #exchange-done").await;
-    assert_eq!((done.attr("data-credit").await.unwrap(), done.attr("data-due").await.unwrap()), (Some("1495".into()), Some("1495".into())));
+    assert_eq!((done.attr("data-credit").await.unwrap(), done.attr("data-due").await.unwrap()), (Some("1628".into()), Some("1627".into())));
     let message = done.text().await.unwrap();
-    assert!(message.contains("$14.95 pays the sale on the register") && message.contains("$14.95 is left to pay"), "{message}");
+    // The mug's worth back with its tax: the sale's taxable 1745 had $1.55 tax, the coffee
+    // alone would have $0.22: $14.95 + $1.33 = $16.28. Left: 3255 − 1628 = $16.27.
+    assert!(message.contains("$16.28 pays the sale on the register") && message.contains("$16.27 is left to pay"), "{message}");
     app.screenshot("exchange-done-1280x800").await;
     assert_eq!(expected_drawer(&app), drawer, "nothing left the drawer");
     assert_eq!(psp_cards(&app, &psp, old).await, vec![(1000, "succeeded".into(), vec![])], "the old card is not refunded");
 
-    // On the register: the credit listed, $14.95 due, paid by card.
+    // On the register: the credit listed, $16.27 due, paid by card.
     app.click("#payment-detail #exchange-to-register").await;
     app.wait_js("return document.getElementById('tender-credit') !== null && !document.getElementById('tender').hidden", "the tender panel with the credit", LONG)
         .await;
-    assert_eq!(app.text("#tender-due").await, "$14.95");
+    assert_eq!(app.text("#tender-due").await, "$16.27");
     app.screenshot("exchange-tender-1280x800").await;
     let credit = app.js("return document.getElementById('tender-credit').textContent").await.as_str().unwrap().to_string();
-    assert!(credit.contains(&format!("{:06}-R1", old.0)) && credit.contains("$14.95"), "{credit}");
+    assert!(credit.contains(&format!("{:06}-R1", old.0)) && credit.contains("$16.28"), "{credit}");
     // A sale holding a credit is not canceled (the old goods are back on the shelf).
     assert_eq!(app.js("return document.getElementById('tender-cancel').disabled").await, serde_json::Value::Bool(true));
-    pay_card(&app, "14.95", 1).await;
+    pay_card(&app, "16.27", 1).await;
     app.wait_js("return document.getElementById('tender-done')?.dataset.state === 'paid'", "the new sale paid", LONG).await;
     app.wait_js("return document.querySelector('#view-register .receipt-panel')?.dataset.loaded === 'true'", "the receipt", LONG).await;
     let receipt = app.js("return document.querySelector('#view-register #sale-receipt').textContent").await.as_str().unwrap().to_string();
-    for want in [format!("Exchange {:06}-R1", old.0), "$14.95".into(), "$29.90".into()] {
+    for want in [format!("Exchange {:06}-R1", old.0), "$16.28".into(), "$32.55".into()] {
         assert!(receipt.contains(&want), "{want:?} not on the new sale's receipt:\n{receipt}");
     }
 
-    // The PSP: one new payment of $14.95, no refund anywhere; the drawer unmoved.
-    assert_eq!(psp_cards(&app, &psp, new).await, vec![(1495, "succeeded".into(), vec![])]);
+    // The PSP: one new payment of $16.27, no refund anywhere; the drawer unmoved.
+    assert_eq!(psp_cards(&app, &psp, new).await, vec![(1627, "succeeded".into(), vec![])]);
     assert_eq!(psp_cards(&app, &psp, old).await, vec![(1000, "succeeded".into(), vec![])]);
     let stats = psp.stats().await;
     assert_eq!((stats["charges"].as_u64(), stats["refunds"].as_u64()), (Some(2), Some(0)), "{stats}");
     assert_eq!(expected_drawer(&app), drawer);
     let l = ledger(&app);
     let s = l.sales().by_cart(new).unwrap();
-    assert_eq!((s.state, s.totals.settled_minor, s.exchange_credit.map(|c| c.amount_minor)), (SaleState::Paid, 2990, Some(1495)));
+    assert_eq!((s.state, s.totals.settled_minor, s.exchange_credit.map(|c| c.amount_minor)), (SaleState::Paid, 3255, Some(1628)));
     assert_eq!(l.returns().returned(old).unwrap(), vec![0, 0, 1]);
     app.close().await;
 }

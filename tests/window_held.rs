@@ -27,7 +27,8 @@ return { rows: rows.map((r) => [+r.dataset.cart, +r.children[1].textContent, r.c
 async fn a_held_sale_survives_a_restart_and_is_paid_by_card_once() {
     let launch = Launch::default();
     let app = App::start("held", launch.clone()).await;
-    app.scan_up(&["COF-001", "CRO-001"], "$5.75").await;
+    // Coffee $2.50 + $0.22 tax, a croissant to go $3.25 untaxed (New York, record 0131).
+    app.scan_up(&["COF-001", "CRO-001"], "$5.97").await;
     let (held, held_total) = cart_now(&app).await;
     app.click("#hold-sale").await;
     app.wait_js(
@@ -45,7 +46,7 @@ async fn a_held_sale_survives_a_restart_and_is_paid_by_card_once() {
     app.click("#held-close").await;
 
     // The next customer pays cash (exact).
-    app.scan_up(&["MUG-001"], "$14.95").await;
+    app.scan_up(&["MUG-001"], "$16.28").await;
     let (cash_cart, cash_total) = cart_now(&app).await;
     app.key(Key::F6).await;
     app.click("#cash-form .quick-cash.exact").await;
@@ -66,11 +67,11 @@ async fn a_held_sale_survives_a_restart_and_is_paid_by_card_once() {
     let shot = again.screenshot("held-list-1024").await;
     let _ = std::fs::create_dir_all("/work/shots");
     let _ = std::fs::copy(&shot, "/work/shots/held-list-1024x768.png");
-    assert_eq!(list["rows"], serde_json::json!([[held.0, 2, "$5.75"]]), "{list}");
+    assert_eq!(list["rows"], serde_json::json!([[held.0, 2, "$5.97"]]), "{list}");
     assert_eq!(list["inside"], Value::Bool(true), "Recall inside the window at 1024×768");
 
     again.click(&format!("#held-recall-{}", held.0)).await;
-    again.wait_js("return document.getElementById('held').hidden && document.getElementById('cart-total').textContent === '$5.75'", "the held sale recalled", LONG).await;
+    again.wait_js("return document.getElementById('held').hidden && document.getElementById('cart-total').textContent === '$5.97'", "the held sale recalled", LONG).await;
     assert_eq!(cart_now(&again).await, (held, held_total));
     assert_eq!(again.js("return document.getElementById('held-open').hidden").await, Value::Bool(true));
     again.key(Key::F12).await;

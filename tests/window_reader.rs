@@ -22,12 +22,12 @@ async fn a_reader_sale_declined_then_paid_by_the_simulated_customer_says_paid_an
     assert!(reader.starts_with("tmr_"), "{reader}");
     app.screenshot("reader-settings").await;
 
-    // Ring up $8.25 and open the card tender: the reader is offered and chosen.
+    // Ring up $8.69 ($8.25 and New York City tax, record 0131) and open the card tender: the reader is offered and chosen.
     app.click(".tab[data-view='register']").await;
     app.scan("COF-001").await;
     app.scan("COF-001").await;
     app.scan("CRO-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$8.25'", "total $8.25", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$8.69'", "total $8.69", LONG).await;
     app.click("#pay-split").await;
     let method = app
         .wait_js("const s = document.getElementById('tender-card-method'); return s && s.value", "the card form", LONG)
@@ -83,7 +83,7 @@ async fn a_reader_sale_declined_then_paid_by_the_simulated_customer_says_paid_an
     // The PSP: one card_present intent for this key, succeeded, one charge.
     let intents = psp.intents_for(&key).await;
     assert_eq!(intents.len(), 1, "{intents:?}");
-    assert_eq!((intents[0]["amount"].as_i64(), intents[0]["status"].as_str()), (Some(825), Some("succeeded")));
+    assert_eq!((intents[0]["amount"].as_i64(), intents[0]["status"].as_str()), (Some(869), Some("succeeded")));
     assert_eq!(intents[0]["payment_method_types"][0], "card_present");
     assert_eq!(psp.stats().await["charges"], 1);
     app.close().await;
@@ -112,7 +112,7 @@ async fn the_reader_panel_fits_a_1024_by_768_screen() {
         .await;
     assert_eq!(reg, 1);
     app.scan("MUG-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$14.95'", "total $14.95", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$16.28'", "total $16.28", LONG).await;
     app.click("#pay-split").await;
     app.click("#card-confirm").await;
     app.wait_js(
@@ -152,10 +152,10 @@ async fn arm(app: &App, fault: &str) {
     assert!(said.is_string(), "{fault}: {said}");
 }
 
-/// Rings up the $14.95 mug and hands it to the reader from the card form; the checkout key.
+/// Rings up the $14.95 mug ($16.28 with tax) and hands it to the reader from the card form; the checkout key.
 async fn mug_to_reader(app: &App) -> String {
     app.scan("MUG-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$14.95'", "total $14.95", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$16.28'", "total $16.28", LONG).await;
     app.click("#pay-split").await;
     app.wait_js("const s = document.getElementById('tender-card-method'); return s && s.value.startsWith('reader:')", "the reader chosen", LONG)
         .await;

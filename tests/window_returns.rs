@@ -164,8 +164,8 @@ async fn a_take_out_food_line_comes_back_with_its_8_percent_on_the_return_docume
 
     // The ledger holds the same 8 % figures; the drawer paid ¥250 out; the PSP saw nothing.
     let r = &ledger(&app).returns().by_sale(cart).unwrap()[0];
-    let rates: Vec<(u32, i64, i64)> = r.rates.iter().map(|x| (x.basis_points, x.gross, x.tax)).collect();
-    assert_eq!(rates, vec![(800, 250, 18)]);
+    let rates: Vec<(u32, i64, i64)> = r.rates.iter().map(|x| (x.ppm, x.gross, x.tax)).collect();
+    assert_eq!(rates, vec![(80_000, 250, 18)]);
     assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 1900), ("refund_out".to_string(), -250)]);
     assert_eq!(expected_drawer(&app), 1650);
     let stats = psp.stats().await;

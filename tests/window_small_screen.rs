@@ -53,7 +53,8 @@ async fn a_1024_by_768_screen() {
     // The store is in Tokyo; the computer is not (the harness's zone is UTC).
     key(&app, Key::F5).await;
     let zone = app.el("#store-time_zone").await;
-    assert_eq!(zone.value().await.unwrap().as_deref(), Some("America/Los_Angeles"));
+    // The en-US demo store is a New York City cafe (record 0131).
+    assert_eq!(zone.value().await.unwrap().as_deref(), Some("America/New_York"));
     zone.clear().await.unwrap();
     zone.send_keys("Asia/Tokyo").await.unwrap();
     app.click("#store-save").await;

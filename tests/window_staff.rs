@@ -56,7 +56,7 @@ async fn a_cashiers_refund_is_approved_inline_by_a_managers_pin_and_names_both()
     app.record_announcements().await;
     app.click("#approval-ok").await;
     app.wait_js("return document.getElementById('approval').hidden", "the dialog closed", LONG).await;
-    app.wait_announced("Refunded $2.50.").await;
+    app.wait_announced("Refunded $2.72.").await; // the $2.50 coffee with 8.875 % tax
 
     // The refund's own audit row names the cashier and the manager.
     let (casey, marcus) = (staff_id(&app, "Casey"), staff_id(&app, "Marcus"));
@@ -109,14 +109,14 @@ async fn the_idle_lock_shows_the_sign_in_screen_and_keeps_the_sale() {
     std::fs::write(pre.path().join("settings.json"), r#"{"fault_profile": "none", "idle_lock_s": 30}"#).unwrap();
     let app = App::start("staff-idle", Launch { data_from: Some(pre.path().to_path_buf()), ..Launch::default() }).await;
     app.scan("MUG-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$14.95'", "the mug in the cart", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$16.28'", "the mug in the cart", LONG).await;
     // No input: the register locks itself after 30 s.
     app.wait_js("return document.body.dataset.screen === 'signin'", "the idle lock", std::time::Duration::from_secs(90)).await;
     let msg = app.text("#signin-msg").await;
     assert!(msg.contains("30 s without input"), "{msg}");
     assert!(Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap().roster().signed_in().unwrap().is_none(), "signed out in the ledger");
     app.sign_in_as("Olivia", "1111").await;
-    assert_eq!(app.text("#cart-total").await, "$14.95", "the sale on screen survives the lock");
+    assert_eq!(app.text("#cart-total").await, "$16.28", "the sale on screen survives the lock");
     app.close().await;
 }
 

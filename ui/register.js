@@ -139,7 +139,9 @@ function renderSums(c) {
     for (const r of c.rates) {
       if (r.class === TAX_CLASS.EXEMPT && !r.tax) continue;
       row('sum-rate', (r.reduced ? '※' : '') + t('cart-tax-rate', { rate: r.rate_label }), t('cart-tax-amount', { gross: r.gross_display, tax: r.tax_display }),
-        { 'data-rate': String(r.basis_points), 'data-gross': String(r.gross), 'data-tax': String(r.tax) });
+        { 'data-rate': String(r.ppm), 'data-gross': String(r.gross), 'data-tax': String(r.tax) });
+      // The taxes stacked in the rate (NY State, New York City, MCTD: record 0131), each with its share.
+      for (const p of r.parts) row('sum-rate-part', `${p.name} ${p.rate_label}`, p.tax_display, { 'data-part': p.name });
     }
     if (c.lines.some((l) => l.reduced)) rows.push(h('p', { class: 'sum-note', text: t('cart-reduced-note') }));
   }

@@ -19,11 +19,12 @@ fn scan_builds_the_cart_and_errors_are_typed() {
     call(&w, "scan", json!({ "code": "COF-001" })).unwrap();
     let cart = call(&w, "scan", json!({ "code": barcode })).unwrap();
     assert_eq!(cart["lines"][0]["quantity"], 2);
-    assert_eq!(cart["total"], 500);
-    assert_eq!(cart["total_display"], "$5.00");
+    // Two $2.50 coffees and 8.875 % New York City tax (record 0131): 500 + 44.4 → $5.44.
+    assert_eq!(cart["total"], 544);
+    assert_eq!(cart["total_display"], "$5.44");
 
     let cart = call(&w, "set_quantity", json!({ "sku": "COF-001", "quantity": 3 })).unwrap();
-    assert_eq!(cart["total"], 750);
+    assert_eq!(cart["total"], 817); // 750 + 66.6 tax
 
     // typed errors: {code, message}
     let e = call(&w, "scan", json!({ "code": "NOPE-1" })).unwrap_err();
@@ -52,7 +53,7 @@ fn charge_twice_is_one_payment_with_one_key() {
 
     let first = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
     assert_eq!(first["kind"], "approved", "{first}");
-    assert_eq!(first["receipt"]["total"], 1495);
+    assert_eq!(first["receipt"]["total"], 1628); // the $14.95 mug with 8.875 % tax
     assert_eq!(first["cart"]["locked"], true);
     // Pressing Charge again: the same checkout, no new key, no new charge.
     let again = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
@@ -76,9 +77,9 @@ fn charge_twice_is_one_payment_with_one_key() {
     let r = call(&w, "refund", json!({ "paymentId": key, "amount": "4.95" })).unwrap();
     assert_eq!(r["state"], "succeeded", "{r}");
     let report = call(&w, "get_report", json!({ "since": 0 })).unwrap();
-    assert_eq!(report["gross"], 1495);
+    assert_eq!(report["gross"], 1628);
     assert_eq!(report["refunds"], 495);
-    assert_eq!(report["net"], 1000);
+    assert_eq!(report["net"], 1133);
 
     // Next customer: a fresh, open cart.
     let cart = call(&w, "new_sale", json!({})).unwrap();
@@ -196,14 +197,14 @@ fn money_is_shown_with_the_currency_symbol() {
     let (_app, w) = app(dir.path());
     call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
     let o = call(&w, "charge", json!({ "paymentMethod": "pm_card_visa" })).unwrap();
-    assert_eq!(o["receipt"]["total_display"], "$14.95");
+    assert_eq!(o["receipt"]["total_display"], "$16.28"); // $14.95 + 8.875 % tax
     let key = o["checkout_key"].as_str().unwrap();
     let e = call(&w, "refund", json!({ "paymentId": key, "amount": "20" })).unwrap_err();
-    assert!(e["message"].as_str().unwrap().contains("At most $14.95 is left"), "{e}");
+    assert!(e["message"].as_str().unwrap().contains("At most $16.28 is left"), "{e}");
     let p = call(&w, "get_payment", json!({ "id": key })).unwrap();
-    assert_eq!(p["refundable_display_plain"], "14.95");
+    assert_eq!(p["refundable_display_plain"], "16.28");
     let report = call(&w, "get_report", json!({ "since": 0 })).unwrap();
-    assert_eq!(report["gross_display"], "$14.95");
+    assert_eq!(report["gross_display"], "$16.28");
     assert_eq!(report["money"], json!({ "code": "USD", "symbol": "$", "exponent": 2 }));
 }
 
@@ -292,9 +293,9 @@ fn a_second_tender_press_is_refused_by_the_command() {
     call(&w, "scan", json!({ "code": "COF-001" })).unwrap();
 
     let sale = call(&w, "get_sale", json!({})).unwrap();
-    assert_eq!((sale["total"].as_i64(), sale["due"].as_i64(), sale["tenders"].as_array().unwrap().len()), (Some(1745), Some(1745), 0));
+    assert_eq!((sale["total"].as_i64(), sale["due"].as_i64(), sale["tenders"].as_array().unwrap().len()), (Some(1900), Some(1900), 0)); // 1745 + 155 tax
     let quick: Vec<i64> = sale["quick_cash"].as_array().unwrap().iter().map(|q| q["minor"].as_i64().unwrap()).collect();
-    assert_eq!(quick, vec![1745, 2000, 5000, 10000]);
+    assert_eq!(quick, vec![1900, 2000, 5000, 10000]);
 
     // bad input first: nothing recorded
     for bad in ["0", "-1", "1.234", "12,00", "", "99999999999"] {
@@ -306,7 +307,7 @@ fn a_second_tender_press_is_refused_by_the_command() {
 
     // cash $5 as a part payment, then the very same press again
     let r = call(&w, "pay_cash", json!({ "tendered": "5", "seenTenders": 0 })).unwrap();
-    assert_eq!((r["change"].as_i64(), r["sale"]["due"].as_i64(), r["sale"]["complete"].as_bool()), (Some(0), Some(1245), Some(false)));
+    assert_eq!((r["change"].as_i64(), r["sale"]["due"].as_i64(), r["sale"]["complete"].as_bool()), (Some(0), Some(1400), Some(false)));
     let e = call(&w, "pay_cash", json!({ "tendered": "5", "seenTenders": 0 })).unwrap_err();
     assert_eq!(e["code"], "sale_changed", "{e}");
     assert_eq!(call(&w, "get_sale", json!({})).unwrap()["tenders"].as_array().unwrap().len(), 1);
@@ -314,7 +315,7 @@ fn a_second_tender_press_is_refused_by_the_command() {
     // a card for $4, pressed twice: one charge at the PSP
     let r = call(&w, "pay_card", json!({ "amount": "4.00", "paymentMethod": "pm_card_visa", "seenTenders": 1 })).unwrap();
     assert_eq!(r["outcome"], "paid", "{r}");
-    assert_eq!(r["sale"]["due"], 845);
+    assert_eq!(r["sale"]["due"], 1000);
     let e = call(&w, "pay_card", json!({ "amount": "4.00", "paymentMethod": "pm_card_visa", "seenTenders": 1 })).unwrap_err();
     assert_eq!(e["code"], "sale_changed", "{e}");
     assert_eq!(psp()["charges"], 1);
@@ -329,10 +330,10 @@ fn a_second_tender_press_is_refused_by_the_command() {
     }
     assert_eq!(call(&w, "get_sale", json!({})).unwrap()["tenders"].as_array().unwrap().len(), 2);
 
-    // $10 in cash for the $8.45 left: $1.55 change, and only now "Paid"
-    let r = call(&w, "pay_cash", json!({ "tendered": "10.00", "seenTenders": 2 })).unwrap();
-    assert_eq!(r["change"], 155);
-    assert_eq!(r["change_display"], "$1.55");
+    // $20 in cash for the $10.00 left: $10.00 change, and only now "Paid"
+    let r = call(&w, "pay_cash", json!({ "tendered": "20.00", "seenTenders": 2 })).unwrap();
+    assert_eq!(r["change"], 1000);
+    assert_eq!(r["change_display"], "$10.00");
     assert_eq!(r["sale"]["complete"], true);
     assert_eq!(r["sale"]["state_label"], "Paid");
     let e = call(&w, "pay_cash", json!({ "tendered": "1", "seenTenders": 3 })).unwrap_err();
@@ -340,7 +341,7 @@ fn a_second_tender_press_is_refused_by_the_command() {
 
     let day = call(&w, "get_tender_day", json!({ "since": 0 })).unwrap();
     let kind = |k: &str| day["by_kind"].as_array().unwrap().iter().find(|x| x["kind"] == k).cloned().unwrap();
-    assert_eq!((kind("cash")["count"].as_i64(), kind("cash")["settled"]["minor"].as_i64()), (Some(2), Some(1345)));
+    assert_eq!((kind("cash")["count"].as_i64(), kind("cash")["settled"]["minor"].as_i64()), (Some(2), Some(1500)));
     assert_eq!((kind("card")["count"].as_i64(), kind("card")["settled"]["minor"].as_i64()), (Some(1), Some(400)));
     // A shift is open: the drawer is the blind close's figure, not End of day's (record 0069).
     assert!(day["expected_drawer"].is_null(), "{day}");
@@ -360,13 +361,13 @@ fn a_decline_keeps_the_cash_and_a_cancel_refunds_each_card_once() {
     call(&w, "pay_cash", json!({ "tendered": "2", "seenTenders": 0 })).unwrap();
     let r = call(&w, "pay_card", json!({ "amount": "3", "paymentMethod": "pm_card_chargeDeclined", "seenTenders": 1 })).unwrap();
     assert_eq!(r["outcome"], "declined", "{r}");
-    assert_eq!(r["sale"]["due"], 1295);
+    assert_eq!(r["sale"]["due"], 1428); // the mug with tax, 1628, less $2 cash
     assert_eq!(r["sale"]["tenders"][1]["state"], "void");
     assert!(r["message"].as_str().unwrap().starts_with("Declined"), "{r}");
-    assert_eq!(r["sale"]["due_display"], "$12.95");
+    assert_eq!(r["sale"]["due_display"], "$14.28");
     let r = call(&w, "pay_card", json!({ "amount": "3", "paymentMethod": "pm_card_visa", "seenTenders": 2 })).unwrap();
     assert_eq!(r["outcome"], "paid", "{r}");
-    assert_eq!(r["sale"]["due"], 995);
+    assert_eq!(r["sale"]["due"], 1128);
 
     assert_eq!(call(&w, "cancel_sale", json!({ "reason": " " })).unwrap_err()["code"], "invalid_input");
     let c = call(&w, "cancel_sale", json!({ "reason": "customer left" })).unwrap();

@@ -129,12 +129,13 @@ fn an_approval_is_asked_of_an_owner() {
 fn a_split_sale_is_refunded_card_to_its_card_and_the_rest_in_cash() {
     let dir = tempfile::tempdir().unwrap();
     let (app, w) = app(dir.path());
-    // Coffee $2.50 + mug $14.95 = $17.45: $5.00 cash, the rest on a card.
+    // Coffee $2.50 + mug $14.95 = $17.45 + $1.55 tax (8.875 %, record 0131) = $19.00: $5.00
+    // cash, the rest on a card.
     call(&w, "scan", json!({ "code": "COF-001" })).unwrap();
     let cart = call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
     let id = cart["id"].as_i64().unwrap();
     call(&w, "pay_cash", json!({ "tendered": "5.00", "seenTenders": 0 })).unwrap();
-    let r = call(&w, "pay_card", json!({ "paymentMethod": "pm_card_visa", "seenTenders": 1, "amount": "12.45" })).unwrap();
+    let r = call(&w, "pay_card", json!({ "paymentMethod": "pm_card_visa", "seenTenders": 1, "amount": "14.00" })).unwrap();
     assert_eq!(r["sale"]["complete"], true, "{r}");
 
     // Bad input is refused before anything moves.
@@ -144,11 +145,11 @@ fn a_split_sale_is_refunded_card_to_its_card_and_the_rest_in_cash() {
     assert_eq!(code(refund(json!("99.00"), "returned")), "sale_refund_exceeds");
     assert_eq!(code(call(&w, "refund_sale", json!({ "cart": 0, "reason": "returned" }))), "invalid_input");
 
-    // All of it: $12.45 back to the card, $5.00 from the drawer.
+    // All of it: $14.00 back to the card, $5.00 from the drawer.
     let r = refund(Value::Null, "customer returned both").unwrap();
     assert_eq!((r["cash_out"].as_i64(), r["cash_out_display"].as_str()), (Some(500), Some("$5.00")), "{r}");
     assert_eq!(r["lines"].as_array().unwrap().len(), 1, "{r}");
-    assert_eq!((r["lines"][0]["amount_display"].as_str(), r["lines"][0]["tone"].as_str()), (Some("$12.45"), Some("ok")), "{r}");
+    assert_eq!((r["lines"][0]["amount_display"].as_str(), r["lines"][0]["tone"].as_str()), (Some("$14.00"), Some("ok")), "{r}");
     assert_eq!(r["message"], "Refunded. Hand back $5.00 in cash.");
     let state = app.state::<paydesk_app::AppState>();
     assert_eq!(state.embedded().unwrap().server.psp().stats()["refunds"], 1);

@@ -22,7 +22,7 @@ fn rates(cart: &Value) -> Vec<(u64, i64, i64)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["basis_points"].as_u64().unwrap(), r["gross"].as_i64().unwrap(), r["tax"].as_i64().unwrap()))
+        .map(|r| (r["ppm"].as_u64().unwrap(), r["gross"].as_i64().unwrap(), r["tax"].as_i64().unwrap()))
         .collect()
 }
 
@@ -79,22 +79,22 @@ fn eat_in_moves_food_to_the_standard_rate_and_discounts_have_limits() {
     let cart = call(&w, "scan", json!({ "code": "MUG-001" })).unwrap();
     // Take-out: the coffee at 8 % (※), the mug at 10 %, tax inside the prices, rounded down.
     assert_eq!(cart["dining"], "take_out");
-    assert_eq!(rates(&cart), vec![(1000, 1650, 150), (800, 250, 18)]);
+    assert_eq!(rates(&cart), vec![(100_000, 1650, 150), (80_000, 250, 18)]);
     assert_eq!(cart["total"], 1900);
     let coffee = cart["lines"].as_array().unwrap().iter().find(|l| l["sku"] == "COF-001").unwrap();
     assert_eq!(coffee["reduced"], true);
 
     let cart = call(&w, "set_dining", json!({ "dining": "eat_in" })).unwrap();
-    assert_eq!(rates(&cart), vec![(1000, 1900, 172)]);
+    assert_eq!(rates(&cart), vec![(100_000, 1900, 172)]);
     assert!(cart["lines"].as_array().unwrap().iter().all(|l| l["reduced"] == false));
     let cart = call(&w, "set_dining", json!({ "dining": "take_out" })).unwrap();
-    assert_eq!(rates(&cart), vec![(1000, 1650, 150), (800, 250, 18)]);
+    assert_eq!(rates(&cart), vec![(100_000, 1650, 150), (80_000, 250, 18)]);
     assert_eq!(call(&w, "set_dining", json!({ "dining": "outside" })).unwrap_err()["code"], "invalid_input");
 
     // 10 % off the mug; the tax follows the discounted price.
     let cart = call(&w, "set_line_discount", json!({ "sku": "MUG-001", "discount": { "kind": "percent", "value": "10" } })).unwrap();
     assert_eq!(cart["total"], 1735);
-    assert_eq!(rates(&cart), vec![(1000, 1485, 135), (800, 250, 18)]);
+    assert_eq!(rates(&cart), vec![(100_000, 1485, 135), (80_000, 250, 18)]);
     // No negative line, no negative sale, no nonsense: refused with its code, nothing changed.
     for (args, code) in [
         (json!({ "sku": "COF-001", "discount": { "kind": "amount", "value": "300" } }), "invalid_discount"),
@@ -137,7 +137,7 @@ fn the_first_tender_fixes_the_tax_and_the_commands_refuse_changes() {
     assert_eq!(call(&w, "set_line_discount", json!({ "sku": "SAN-001", "discount": d })).unwrap_err()["code"], "tax_locked");
     let after = call(&w, "get_cart", json!({})).unwrap();
     assert_eq!((after["dining"].clone(), after["total"].clone()), (json!("eat_in"), json!(390)));
-    assert_eq!(rates(&after), vec![(1000, 390, 35)]);
+    assert_eq!(rates(&after), vec![(100_000, 390, 35)]);
 }
 
 #[test]

@@ -30,17 +30,18 @@ fn end_of_day_and_the_x_and_z_reports_count_every_tender_once() {
     let dir = tempfile::tempdir().unwrap();
     let (_app, w) = app(dir.path());
 
-    // 1. Cash: a $2.50 coffee, $5 handed over.
+    // Prices are New York City's, with 8.875 % tax added (record 0131).
+    // 1. Cash: a $2.50 coffee ($2.72), $5 handed over.
     ok(&w, "scan", json!({ "code": "COF-001" }));
-    assert_eq!(ok(&w, "pay_cash", json!({ "tendered": "5", "seenTenders": 0 }))["change"], 250);
+    assert_eq!(ok(&w, "pay_cash", json!({ "tendered": "5", "seenTenders": 0 }))["change"], 228);
     ok(&w, "new_sale", json!({}));
-    // 2. Card: a $14.95 mug.
+    // 2. Card: a $14.95 mug ($16.28).
     ok(&w, "scan", json!({ "code": "MUG-001" }));
     let card = ok(&w, "charge", json!({ "paymentMethod": "pm_card_visa" }));
     assert_eq!(card["kind"], "approved", "{card}");
     let card_key = card["checkout_key"].as_str().unwrap().to_string();
     ok(&w, "new_sale", json!({}));
-    // 3. Split: mug + coffee $17.45, $10.00 cash then $7.45 by card.
+    // 3. Split: mug + coffee $17.45 ($19.00), $10.00 cash then $9.00 by card.
     ok(&w, "scan", json!({ "code": "MUG-001" }));
     ok(&w, "scan", json!({ "code": "COF-001" }));
     ok(&w, "pay_cash", json!({ "tendered": "10.00", "seenTenders": 0 }));
@@ -56,10 +57,10 @@ fn end_of_day_and_the_x_and_z_reports_count_every_tender_once() {
     assert_eq!(ok(&w, "cancel_sale", json!({ "reason": "customer left" }))["sale"]["state"], "canceled");
     ok(&w, "new_sale", json!({}));
 
-    let sales = 250 + 1495 + 1745;
+    let sales = 272 + 1628 + 1900;
     // End of day.
     let day = ok(&w, "get_report", json!({ "since": 0 }));
-    assert_eq!((day["gross"].as_i64(), day["gross_display"].as_str()), (Some(sales), Some("$34.90")), "{day}");
+    assert_eq!((day["gross"].as_i64(), day["gross_display"].as_str()), (Some(sales), Some("$38.00")), "{day}");
     assert_eq!((day["card_refunds"].as_i64(), day["cash_refunds"].as_i64(), day["refunds"].as_i64()), (Some(495), Some(0), Some(495)));
     assert_eq!(day["net"], sales - 495);
     assert_eq!((day["payment_count"].as_i64(), day["sale_count"].as_i64()), (Some(4), Some(3)), "a split sale is two tenders");
@@ -78,7 +79,7 @@ fn end_of_day_and_the_x_and_z_reports_count_every_tender_once() {
     // The X report of the same shift (the only one): the same figures.
     let x = ok(&w, "x_report", json!({}));
     let (x_tenders, x_sum) = tenders(&x);
-    assert_eq!(x_tenders, vec![("card".to_string(), 2, 1495 + 745), ("cash".to_string(), 2, 250 + 1000)]);
+    assert_eq!(x_tenders, vec![("card".to_string(), 2, 1628 + 900), ("cash".to_string(), 2, 272 + 1000)]);
     let mut sorted = by_kind.clone();
     sorted.sort();
     assert_eq!(sorted, x_tenders, "End of day's tiles per kind are the X report's lines");
@@ -100,7 +101,7 @@ fn end_of_day_and_the_x_and_z_reports_count_every_tender_once() {
     let text: Vec<String> = z["text"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().trim().to_string()).collect();
     let row = |label: &str| text.iter().find(|l| l.starts_with(label)).cloned().unwrap_or_else(|| panic!("no {label:?} in {text:#?}"));
     assert!(row("Card refunds").ends_with("-$4.95"), "{text:#?}");
-    assert!(row("Net sales").ends_with("$29.95"), "{text:#?}");
+    assert!(row("Net sales").ends_with("$33.05"), "{text:#?}");
     assert!(row("Canceled sales x 1").ends_with("$2.00"), "{text:#?}");
     // Read back later, the Z keeps them.
     let again = ok(&w, "z_report", json!({ "number": z["z_number"] }));

@@ -119,7 +119,7 @@ function draw(d) {
     d.sales_net.map((r) => [store(r.store_id), r.sales, money(r.sold, r.currency), r.returns, money(r.returned, r.currency),
       money(r.net, r.currency), money(r.cash_refunded, r.currency)]), "No sales yet.");
   table("tax-net", ["store", "rate", "sold", "tax sold", "returned", "tax returned", "net", "net tax"],
-    d.tax_net.map((r) => [store(r.store_id), r.class + " " + (r.basis_points / 100) + " %", money(r.sold_gross, r.currency),
+    d.tax_net.map((r) => [store(r.store_id), r.class + " " + (r.ppm / 10000) + " %", money(r.sold_gross, r.currency),
       money(r.sold_tax, r.currency), money(r.returned_gross, r.currency), money(r.returned_tax, r.currency),
       money(r.net_gross, r.currency), money(r.net_tax, r.currency)]), "No taxed sales yet.");
   table("tenders", ["store", "method", "tenders", "amount", "change given"],

@@ -21,9 +21,9 @@ fn item(sku: &str, price: i64, barcode: Option<&str>) -> Value {
 
 fn tax(rounding: &str) -> Value {
     json!({"price_mode": "inclusive", "rounding": rounding, "registration_number": "T7000012050002", "rates": [
-        {"class": "standard", "basis_points": 1000, "effective_from": "2019-10-01"},
-        {"class": "reduced", "basis_points": 800, "effective_from": "2019-10-01"},
-        {"class": "exempt", "basis_points": 0}]})
+        {"class": "standard", "ppm": 100000, "effective_from": "2019-10-01"},
+        {"class": "reduced", "ppm": 80000, "effective_from": "2019-10-01"},
+        {"class": "exempt", "ppm": 0}]})
 }
 
 async fn pull(reg: &RegisterClient, since: u64, kinds: Option<&str>) -> Changes {

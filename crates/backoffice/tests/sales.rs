@@ -17,8 +17,8 @@ fn sale(id: i64) -> serde_json::Value {
         "kind": "sale_completed", "sale": id, "receipt_no": format!("{id:06}"), "currency": "jpy", "dining": "take_out",
         "price_mode": "inclusive", "subtotal": 1938, "sale_discount": 0, "tax_total": 171, "total": 1938,
         "rates": [
-            {"class": "standard", "basis_points": 1000, "base": 1500, "tax": 150, "gross": 1650},
-            {"class": "reduced", "basis_points": 800, "base": 267, "tax": 21, "gross": 288}
+            {"class": "standard", "ppm": 100000, "base": 1500, "tax": 150, "gross": 1650},
+            {"class": "reduced", "ppm": 80000, "base": 267, "tax": 21, "gross": 288}
         ],
         "lines": [
             {"sku": "MUG-001", "name": "PayDeskマグカップ", "quantity": 1, "unit_price": 1650, "tax_class": "standard", "discount": 0, "total": 1650},

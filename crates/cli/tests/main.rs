@@ -31,3 +31,4 @@ mod store_tender;
 mod shift;
 mod sync;
 mod told_stays_true;
+mod us_tax;

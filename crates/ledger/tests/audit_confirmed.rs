@@ -104,6 +104,7 @@ fn a_file_of_the_version_before_gains_the_confirmed_head_and_keeps_its_chain() {
     drop(l);
     // The version before the one that made `audit_confirmed` (later migrations run again).
     let before = paydesk_ledger::schema::MIGRATIONS.iter().position(|m| m.contains("audit_confirmed")).unwrap();
+    crate::common::undo_named_rates(&rusqlite::Connection::open(&path).unwrap());
     sql(&path, &format!("DROP TABLE audit_confirmed; PRAGMA user_version = {before};"));
     let mut l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), SCHEMA_VERSION);

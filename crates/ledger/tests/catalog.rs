@@ -1,7 +1,7 @@
 //! The catalog, store settings, CSV import/export and the demo stores (record 0059),
 //! on a real SQLite file.
 
-use paydesk_tax::{PriceMode, TaxClass};
+use paydesk_tax::{PriceMode, Rounding, TaxClass};
 use paydesk_domain::*;
 use paydesk_ledger::*;
 
@@ -171,8 +171,14 @@ fn the_demo_stores_have_fourteen_valid_items_and_two_department_keys() {
             assert_eq!(l.catalog().item("MUG-001").unwrap().unwrap().tax_class, TaxClass::Standard);
             assert_eq!(s.registration_number.as_deref(), Some("T7000012050002"));
         } else {
+            // A New York City cafe (record 0131): prepared coffee is taxable, a whole bagel to
+            // go is grocery food (the reduced class, 0 % there), the gift card is exempt.
             assert_eq!(coffee.price_minor, 250);
-            assert!(items.iter().all(|i| i.tax_class == TaxClass::Exempt));
+            assert_eq!(coffee.tax_class, TaxClass::Standard);
+            assert_eq!(l.catalog().item("BAG-001").unwrap().unwrap().tax_class, TaxClass::Reduced);
+            assert_eq!(l.catalog().item("GFT-025").unwrap().unwrap().tax_class, TaxClass::Exempt);
+            assert_eq!((s.price_mode, s.rounding, s.time_zone.as_str()), (PriceMode::Exclusive, Rounding::HalfUp, "America/New_York"));
+            assert_eq!(l.catalog().tax_settings().unwrap().rates, paydesk_tax::RateTable::new_york_city());
         }
     }
 }

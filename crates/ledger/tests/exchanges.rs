@@ -255,6 +255,7 @@ fn the_upgrade_to_exchanges_keeps_a_paid_sale_exchangeable() {
             .position(|m| m.contains("CREATE TABLE IF NOT EXISTS exchanges"))
             .unwrap();
         let c = rusqlite::Connection::open(&path).unwrap();
+        crate::common::undo_named_rates(&c);
         c.execute_batch(&format!(
             "DROP TABLE exchange_credit_returns; DROP TABLE exchange_credits; DROP TABLE exchanges;
              PRAGMA user_version = {before};"

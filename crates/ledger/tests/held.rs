@@ -212,6 +212,7 @@ fn the_upgrade_keeps_old_carts_payable_and_parkable() {
         for t in triggers {
             c.execute_batch(&format!("DROP TRIGGER {t}")).unwrap();
         }
+        crate::common::undo_named_rates(&c);
         c.execute_batch(&format!("DROP TABLE held_carts; PRAGMA user_version = {};", before_held())).unwrap();
     }
     let mut l = Ledger::open(&path).unwrap();

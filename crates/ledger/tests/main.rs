@@ -17,6 +17,7 @@ mod demo_staff;
 mod exchanges;
 mod gtin;
 mod held;
+mod named_rates;
 mod old_sqlite;
 mod open;
 mod open_prices;

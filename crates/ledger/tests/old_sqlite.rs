@@ -55,7 +55,12 @@ fn the_recreated_views_build_byte_identical_facts_with_lines_in_sku_order() {
     l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     let cart = tea_and_mug(&mut l, T + 1);
     l.sales_mut().pay_cash(cart, 2000, None, T + 2).unwrap();
-    let written = sale_fact_in_outbox(&l);
+    // Since v29 (record 0131) the fact says ppm; the comparison below is of the views v14
+    // recreated, on the file as the build before v29 left it.
+    assert!(sale_fact_in_outbox(&l).contains(r#""rates":[{"class":"standard","ppm":100000,"#));
+    common::undo_named_rates(l.connection());
+    let written: String =
+        l.connection().query_row("SELECT fact FROM sale_completed_facts WHERE cart_id = ?1", [cart.0], |r| r.get(0)).unwrap();
     let c = l.connection();
     c.execute_batch(&old_sale_view().replace("CREATE VIEW sale_completed_facts", "CREATE TEMP VIEW old_sale_facts")).unwrap();
     c.execute_batch(&v14_sale_view().replace("CREATE VIEW sale_completed_facts", "CREATE TEMP VIEW v14_sale_facts")).unwrap();
@@ -171,6 +176,7 @@ fn a_v13_ledger_an_old_sqlite_cannot_read_is_upgraded_to_one_it_can() {
     let (cart, fact) = ledger_with_a_sale(&path);
     // back to v13: its views and 'subsec' triggers as they shipped
     let c = rusqlite::Connection::open(&path).unwrap();
+    crate::common::undo_named_rates(&c);
     let mut back = String::from("DROP VIEW sale_completed_facts; DROP VIEW local_tax_facts;\n");
     back += old_sale_view();
     back += old_tax_view();

@@ -221,10 +221,12 @@ fn the_upgrade_from_v25_numbers_old_lines_in_sku_order_and_keeps_an_old_return()
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    /// Whatever is rung (scans, typed prices, labels, quantity changes, removals), an
-    /// untaxed cart's total is the sum of its lines and every line keeps its number.
+    /// Whatever is rung (scans, typed prices, labels, quantity changes, removals), a
+    /// cart's subtotal is the sum of its lines, its total that plus the tax added on top
+    /// (the en-US demo store is in New York: shelf prices without tax, record 0131), and
+    /// every line keeps its number.
     #[test]
-    fn an_untaxed_carts_total_is_the_sum_of_its_lines(ops in proptest::collection::vec((0u8..5, 1i64..50_000, 0i64..4), 1..25)) {
+    fn a_carts_subtotal_is_the_sum_of_its_lines_and_its_total_adds_the_tax(ops in proptest::collection::vec((0u8..5, 1i64..50_000, 0i64..4), 1..25)) {
         let mut l = store(DemoLocale::EnUs);
         let cart = l.carts_mut().create(Currency::Usd, AT).unwrap();
         for (op, price, k) in ops {
@@ -239,7 +241,15 @@ proptest! {
         }
         let c = l.carts().by_id(cart).unwrap();
         let sum: i64 = c.lines.iter().map(|x| x.quantity * x.unit_price.amount_minor).sum();
-        prop_assert_eq!(c.total.amount_minor, sum);
+        match &c.tax {
+            Some(t) => {
+                prop_assert_eq!(t.subtotal, sum);
+                prop_assert_eq!(t.price_mode, paydesk_tax::PriceMode::Exclusive);
+                prop_assert_eq!(c.total.amount_minor, sum + t.tax_total);
+                prop_assert!(t.tax_total >= 0 && t.tax_total <= sum, "{} on {}", t.tax_total, sum);
+            }
+            None => prop_assert_eq!(c.total.amount_minor, sum),
+        }
         let nos: Vec<i64> = c.lines.iter().map(|x| x.line_no).collect();
         prop_assert!(nos.windows(2).all(|w| w[0] < w[1]), "{:?}", nos);
         let catalog: Vec<&str> = c.lines.iter().filter(|x| x.price_source == PriceSource::Catalog).map(|x| x.sku.as_str()).collect();

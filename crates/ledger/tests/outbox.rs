@@ -204,6 +204,7 @@ fn write_v8_file_with_books(path: &std::path::Path) {
     l.shifts_mut().close(Actor::alone(mika), &[dc(1_000, 7)], T + 50).unwrap();
     drop(l);
     let c = rusqlite::Connection::open(path).unwrap();
+    crate::common::undo_named_rates(&c);
     c.execute_batch(
         "DROP TRIGGER outbox_shift_opened; DROP TRIGGER outbox_paid_in_out; DROP TRIGGER outbox_tender_added;
          DROP TRIGGER outbox_tender_superseded; DROP TRIGGER outbox_shift_closed; DROP TRIGGER outbox_no_update;

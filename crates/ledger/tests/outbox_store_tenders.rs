@@ -87,6 +87,7 @@ fn a_v23_file_is_back_filled_with_the_rows_a_v24_register_writes_once() {
     // would have them).
     let others = {
         let c = rusqlite::Connection::open(&path).unwrap();
+        crate::common::undo_named_rates(&c);
         c.execute_batch(V23_TRIGGERS).unwrap();
         c.query_row("SELECT count(*) FROM outbox", [], |r| r.get::<_, i64>(0)).unwrap()
     };

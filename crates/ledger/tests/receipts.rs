@@ -122,20 +122,20 @@ fn en_sale_at(at: i64, zone: &str) -> (Ledger, CartId) {
 
 #[test]
 fn receipts_tell_the_time_in_the_stores_zone_summer_time_included() {
-    // The en-US demo cafe is in San Francisco: 2026-12-01 00:00 UTC is 16:00 the day
-    // before there (PST, UTC-8); on 2026-07-01 00:00 UTC it is 17:00 (PDT, UTC-7).
+    // The en-US demo cafe is in New York City (record 0131): 2026-12-01 00:00 UTC is 19:00
+    // the day before there (EST, UTC-5); on 2026-07-01 00:00 UTC it is 20:00 (EDT, UTC-4).
     let (l, cart) = en_sale_at(DAY_MS, "");
-    assert_eq!(l.catalog().store_settings().unwrap().time_zone, "America/Los_Angeles");
+    assert_eq!(l.catalog().store_settings().unwrap().time_zone, "America/New_York");
     let at = l.receipts().data(cart).unwrap().0.issued_at;
-    assert_eq!((at.year, at.month, at.day, at.hour, at.minute), (2026, 11, 30, 16, 0));
+    assert_eq!((at.year, at.month, at.day, at.hour, at.minute), (2026, 11, 30, 19, 0));
     let july = 1_782_864_000_000; // 2026-07-01 00:00 UTC
     let (l, cart) = en_sale_at(july, "");
-    assert_eq!(l.receipts().data(cart).unwrap().0.issued_at.hour, 17);
+    assert_eq!(l.receipts().data(cart).unwrap().0.issued_at.hour, 20);
 
     // An owner who names another zone gets it on every receipt from then on.
-    let (l, cart) = en_sale_at(DAY_MS, "America/New_York");
+    let (l, cart) = en_sale_at(DAY_MS, "America/Los_Angeles");
     let at = l.receipts().data(cart).unwrap().0.issued_at;
-    assert_eq!((at.day, at.hour), (30, 19));
+    assert_eq!((at.day, at.hour), (30, 16));
     // The Japanese demo store is in Tokyo.
     let (l, _) = paid_ja_sale();
     assert_eq!(l.catalog().store_settings().unwrap().time_zone, "Asia/Tokyo");
@@ -150,8 +150,8 @@ fn a_zone_the_database_does_not_know_is_refused_and_nothing_changes() {
         let e = l.catalog_mut().set_store_settings(s, None, 3).unwrap_err();
         assert!(matches!(e, Error::InvalidInput(ref m) if m.contains("time zone")), "{bad:?}: {e}");
     }
-    assert_eq!(l.catalog().store_settings().unwrap().time_zone, "America/Los_Angeles");
-    // Empty: the locale's own zone again.
+    assert_eq!(l.catalog().store_settings().unwrap().time_zone, "America/New_York");
+    // Empty: the locale's own zone (the en locale's is Los Angeles, the demo cafe's is not).
     let mut s = l.catalog().store_settings().unwrap();
     s.time_zone = "Europe/London".into();
     assert_eq!(l.catalog_mut().set_store_settings(s, None, 4).unwrap().time_zone, "Europe/London");
@@ -162,21 +162,21 @@ fn a_zone_the_database_does_not_know_is_refused_and_nothing_changes() {
 
 #[test]
 fn the_stores_day_starts_at_its_own_midnight_summer_time_included() {
-    // 2026-12-01 00:00 UTC is 16:00 on Nov 30 in San Francisco (PST): its day began
-    // 2026-11-30 08:00 UTC. In Tokyo it is 09:00 on Dec 1: the day began Nov 30 15:00 UTC.
+    // 2026-12-01 00:00 UTC is 19:00 on Nov 30 in New York (EST): its day began
+    // 2026-11-30 05:00 UTC. In Tokyo it is 09:00 on Dec 1: the day began Nov 30 15:00 UTC.
     let (l, _) = en_sale_at(DAY_MS, "");
     let store = l.catalog().store_settings().unwrap();
-    assert_eq!(store_day_start(DAY_MS, &store), DAY_MS - 16 * 3_600_000);
+    assert_eq!(store_day_start(DAY_MS, &store), DAY_MS - 19 * 3_600_000);
     let (l, _) = paid_ja_sale();
     let store = l.catalog().store_settings().unwrap();
     assert_eq!(store_day_start(DAY_MS, &store), DAY_MS - 9 * 3_600_000);
     // Idempotent: the start of the day that starts at a midnight is that midnight.
     assert_eq!(store_day_start(DAY_MS - 9 * 3_600_000, &store), DAY_MS - 9 * 3_600_000);
-    // 2026-07-01 00:00 UTC is 17:00 on June 30 in San Francisco (PDT, UTC-7).
+    // 2026-07-01 00:00 UTC is 20:00 on June 30 in New York (EDT, UTC-4).
     let july = 1_782_864_000_000;
     let (l, _) = en_sale_at(july, "");
     let store = l.catalog().store_settings().unwrap();
-    assert_eq!(store_day_start(july, &store), july - 17 * 3_600_000);
+    assert_eq!(store_day_start(july, &store), july - 20 * 3_600_000);
     // A zone the database lost since it was saved: the locale's standard offset.
     let mut lost = store.clone();
     lost.time_zone = "Mars/Olympus_Mons".into();

@@ -74,6 +74,7 @@ fn the_upgrade_from_the_version_before_keeps_a_return_and_records_its_prints() {
     let before_version = MIGRATIONS.iter().position(|m| m.contains("CREATE TABLE IF NOT EXISTS return_prints")).unwrap() as i64;
     let returns_before = {
         let c = rusqlite::Connection::open(&path).unwrap();
+        crate::common::undo_named_rates(&c);
         c.execute_batch(&format!("DROP TABLE return_prints; PRAGMA user_version = {before_version};")).unwrap();
         c.query_row("SELECT count(*) FROM returns", [], |r| r.get::<_, i64>(0)).unwrap()
     };

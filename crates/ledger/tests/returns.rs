@@ -79,7 +79,7 @@ fn a_returned_line_goes_back_to_the_card_first_then_cash_from_the_drawer() {
     assert_eq!((r.seq, r.number.as_str(), r.total_minor, r.currency), (1, format!("{:06}-R1", cart.0).as_str(), mug, Currency::Jpy));
     // A tax-included standard line: 10/110 of it is tax, at one rate.
     assert_eq!(r.rates.len(), 1);
-    assert_eq!((r.rates[0].class, r.rates[0].basis_points, r.rates[0].gross, r.rates[0].tax), (TaxClass::Standard, 1000, mug, mug * 10 / 110));
+    assert_eq!((r.rates[0].class, r.rates[0].ppm, r.rates[0].gross, r.rates[0].tax), (TaxClass::Standard, 100_000, mug, mug * 10 / 110));
     assert_eq!(r.tax_minor, mug * 10 / 110);
     assert_eq!(r.lines.iter().map(|x| (x.line, x.sku.as_str(), x.quantity)).collect::<Vec<_>>(), [(MUG, "MUG-001", 1)]);
 
@@ -189,10 +189,10 @@ fn a_reduced_rate_line_carries_its_8_percent_figures() {
     let r = l.returns_mut().take_back(cart, &[back(COF, 2)], None, false, AT + 2).unwrap().record;
     assert_eq!(r.rates.len(), 1, "{r:?}");
     let rate = &r.rates[0];
-    assert_eq!((rate.class, rate.basis_points, rate.gross), (TaxClass::Reduced, 800, 2 * coffee));
+    assert_eq!((rate.class, rate.ppm, rate.gross), (TaxClass::Reduced, 80_000, 2 * coffee));
     assert_eq!((rate.tax, rate.base), (2 * coffee * 8 / 108, 2 * coffee - 2 * coffee * 8 / 108));
     assert_eq!(r.lines[0].class, TaxClass::Reduced);
-    assert_eq!(count(&l, &format!("SELECT basis_points FROM return_rates WHERE return_id = {}", r.id)), 800);
+    assert_eq!(count(&l, &format!("SELECT ppm FROM return_rates WHERE return_id = {}", r.id)), 80_000);
 }
 
 fn ryoshusho<'a>(total: i64) -> RyoshushoIssue<'a> {
@@ -296,6 +296,7 @@ fn the_upgrade_from_v19_keeps_a_paid_sale_and_then_takes_a_line_back() {
     // The v19 file: this build's file without the v20 tables, at version 19.
     let before = {
         let c = rusqlite::Connection::open(&path).unwrap();
+        crate::common::undo_named_rates(&c);
         for t in V20.iter().rev() {
             c.execute_batch(&format!("DROP TABLE {t};")).unwrap();
         }

@@ -110,6 +110,7 @@ fn the_upgrade_from_v18_keeps_every_row_and_then_issues() {
     };
     let before = {
         let c = rusqlite::Connection::open(&path).unwrap();
+        crate::common::undo_named_rates(&c);
         c.execute_batch("DROP TABLE ryoshusho; PRAGMA user_version = 18;").unwrap();
         counts(&c)
     };

@@ -20,7 +20,7 @@ fn ja_store(mode: PriceMode) -> Ledger {
 const DAY_MS: i64 = 1_796_083_200_000;
 
 fn rates(c: &Cart) -> Vec<(u32, i64, i64)> {
-    c.tax.as_ref().unwrap().rates.iter().map(|r| (r.basis_points, r.base, r.tax)).collect()
+    c.tax.as_ref().unwrap().rates.iter().map(|r| (r.ppm, r.base, r.tax)).collect()
 }
 
 #[test]
@@ -29,10 +29,10 @@ fn eat_in_moves_a_reduced_item_to_the_standard_rate() {
     let cart = l.carts_mut().create(Currency::Jpy, DAY_MS).unwrap();
     l.carts_mut().add(cart, "COF-001", 1, DAY_MS).unwrap(); // ¥250 reduced
     let c = l.carts_mut().add(cart, "MUG-001", 1, DAY_MS).unwrap(); // ¥1,650 standard
-    assert_eq!(rates(&c), vec![(1000, 1650, 165), (800, 250, 20)]);
+    assert_eq!(rates(&c), vec![(100_000, 1650, 165), (80_000, 250, 20)]);
     assert_eq!(c.total.amount_minor, 2085, "tax-exclusive: subtotal + tax");
     let c = l.carts_mut().set_dining(cart, Dining::EatIn, DAY_MS).unwrap();
-    assert_eq!(rates(&c), vec![(1000, 1900, 190)]);
+    assert_eq!(rates(&c), vec![(100_000, 1900, 190)]);
     assert_eq!(c.total.amount_minor, 2090);
     assert_eq!(l.sales().by_cart(cart).unwrap().totals.total_minor, 2090, "the tenders must cover the taxed total");
 
@@ -40,7 +40,7 @@ fn eat_in_moves_a_reduced_item_to_the_standard_rate() {
     let cart = inc.carts_mut().create(Currency::Jpy, DAY_MS).unwrap();
     inc.carts_mut().add(cart, "COF-001", 1, DAY_MS).unwrap();
     let c = inc.carts_mut().add(cart, "MUG-001", 1, DAY_MS).unwrap();
-    assert_eq!(rates(&c), vec![(1000, 1500, 150), (800, 232, 18)]);
+    assert_eq!(rates(&c), vec![(100_000, 1500, 150), (80_000, 232, 18)]);
     assert_eq!(c.total.amount_minor, 1900, "tax-inclusive: the shelf prices");
 }
 
@@ -78,7 +78,7 @@ fn the_first_tender_locks_the_tax_against_later_setting_and_price_changes() {
     l.catalog_mut().upsert(&[mug], None, DAY_MS + 3).unwrap();
     let sale = l.sales().by_cart(cart).unwrap();
     assert_eq!((sale.cart.total.amount_minor, sale.totals.due_minor), (2085, 1085));
-    assert_eq!(rates(&sale.cart), vec![(1000, 1650, 165), (800, 250, 20)]);
+    assert_eq!(rates(&sale.cart), vec![(100_000, 1650, 165), (80_000, 250, 20)]);
     let rest = l.sales_mut().pay_cash(cart, 1085, None, DAY_MS + 4).unwrap();
     assert_eq!(rest.sale.state, SaleState::Paid);
     assert_eq!(l.sales().by_cart(cart).unwrap().cart.total.amount_minor, 2085);
@@ -121,7 +121,7 @@ fn the_total_tenders_cover_is_paydesk_tax_total_and_rates_add_up() {
         let expected = compute(&input, &l.catalog().tax_settings().unwrap()).unwrap();
         prop_assert_eq!(sale.totals.total_minor, expected.total);
         // An exempt-only sale without discounts is totalled without `compute` (None).
-        prop_assert_eq!(sale.cart.tax.is_none(), expected.tax_total == 0 && expected.rates.iter().all(|r| r.basis_points == 0)
+        prop_assert_eq!(sale.cart.tax.is_none(), expected.tax_total == 0 && expected.rates.iter().all(|r| r.ppm == 0)
             && expected.sale_discount == 0 && expected.lines.iter().all(|l| l.discount == 0) && sale.cart.lines.iter().all(|l| l.discount.is_none()));
         let tax = sale.cart.tax.clone().unwrap_or(expected);
         prop_assert_eq!(tax.rates.iter().map(|r| r.gross).sum::<i64>(), sale.totals.total_minor);
@@ -155,7 +155,7 @@ fn utc_day_is_the_calendar_day() {
 fn a_rate_change_applies_from_the_store_s_local_midnight() {
     let new_rates = |l: &mut Ledger, from: YearMonthDay| {
         let mut rates = paydesk_tax::RateTable::japan();
-        rates.entries.push(paydesk_tax::RateEntry { class: TaxClass::Reduced, basis_points: 500, effective_from: Some(from) });
+        rates.entries.push(paydesk_tax::RateEntry { class: TaxClass::Reduced, name: String::new(), ppm: 50_000, effective_from: Some(from) });
         let settings = l.catalog().store_settings().unwrap();
         let tax = PublishedTax { version: 1, price_mode: PriceMode::Exclusive, rounding: settings.rounding, registration_number: None, rates };
         assert!(l.catalog_mut().apply_published_tax(&tax, 3).unwrap());
@@ -167,15 +167,15 @@ fn a_rate_change_applies_from_the_store_s_local_midnight() {
         // Locked at the first tender with the same day.
         l.sales_mut().pay_cash(cart, c.total.amount_minor, None, at_ms + 1).unwrap();
         let sale = l.sales().by_cart(cart).unwrap();
-        assert_eq!(sale.cart.tax.as_ref().unwrap().rates[0].basis_points, bp);
+        assert_eq!(sale.cart.tax.as_ref().unwrap().rates[0].ppm, bp);
         bp
     };
     // Tokyo: the change on 2027-04-01.
     let mut tokyo = ja_store(PriceMode::Exclusive);
     new_rates(&mut tokyo, YearMonthDay { year: 2027, month: 4, day: 1 });
-    assert_eq!(reduced_bp(&mut tokyo, 1_806_505_140_000), 800, "2027-03-31 23:59 JST: the old rate");
-    assert_eq!(reduced_bp(&mut tokyo, 1_806_507_000_000), 500, "2027-04-01 00:30 JST (still 03-31 in UTC): the new rate");
-    assert_eq!(reduced_bp(&mut tokyo, 1_806_537_540_000), 500, "08:59 JST");
+    assert_eq!(reduced_bp(&mut tokyo, 1_806_505_140_000), 80_000, "2027-03-31 23:59 JST: the old rate");
+    assert_eq!(reduced_bp(&mut tokyo, 1_806_507_000_000), 50_000, "2027-04-01 00:30 JST (still 03-31 in UTC): the new rate");
+    assert_eq!(reduced_bp(&mut tokyo, 1_806_537_540_000), 50_000, "08:59 JST");
 
     // The same store in New York (summer time, UTC-4): the change on 2027-07-01.
     let mut ny = ja_store(PriceMode::Exclusive);
@@ -183,8 +183,8 @@ fn a_rate_change_applies_from_the_store_s_local_midnight() {
     s.time_zone = "America/New_York".into();
     ny.catalog_mut().set_store_settings(s, None, 2).unwrap();
     new_rates(&mut ny, YearMonthDay { year: 2027, month: 7, day: 1 });
-    assert_eq!(reduced_bp(&mut ny, 1_814_412_600_000), 800, "2027-06-30 23:30 EDT (07-01 in UTC): the old rate");
-    assert_eq!(reduced_bp(&mut ny, 1_814_416_200_000), 500, "2027-07-01 00:30 EDT");
+    assert_eq!(reduced_bp(&mut ny, 1_814_412_600_000), 80_000, "2027-06-30 23:30 EDT (07-01 in UTC): the old rate");
+    assert_eq!(reduced_bp(&mut ny, 1_814_416_200_000), 50_000, "2027-07-01 00:30 EDT");
 
     // The store's date itself, across the US summer-time change (2027-03-14 02:00 EST).
     let ny_settings = ny.catalog().store_settings().unwrap();

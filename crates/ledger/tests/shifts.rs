@@ -336,6 +336,7 @@ fn a_v7_ledger_with_staff_and_cash_sales_upgrades_and_its_next_drawer_starts_cle
         cash_sale(&mut l, 2_000, 1);
         store(&mut l);
     }
+    crate::common::undo_named_rates(&rusqlite::Connection::open(&path).unwrap());
     sql(
         &path,
         "DROP TRIGGER outbox_return_recorded; DROP TRIGGER outbox_cash_refunded; DROP VIEW return_recorded_facts; DROP TRIGGER outbox_store_refunded;

@@ -190,6 +190,7 @@ fn the_upgrade_from_v20_keeps_a_paid_sale_and_takes_a_voucher_after() {
     // tables are recreated here with v20's CHECKs), v23's tables gone, at version 20 (v21's and v22's are made again if missing).
     let before = {
         let c = rusqlite::Connection::open(&path).unwrap();
+        crate::common::undo_named_rates(&c);
         c.execute_batch(V20_SHAPE).unwrap();
         let tenders: i64 = c.query_row("SELECT count(*) FROM tenders", [], |r| r.get(0)).unwrap();
         let outbox: i64 = c.query_row("SELECT count(*) FROM outbox", [], |r| r.get(0)).unwrap();

@@ -1,7 +1,7 @@
 //! The receipt document and the pure function that builds it from sale data.
 
 use paydesk_domain::{Currency, Locale, TenderKind};
-use paydesk_tax::{compute, Dining, Discount, PriceMode, RegistrationNumber, TaxClass, TaxError, TaxSettings};
+use paydesk_tax::{compute, Dining, Discount, PriceMode, RegistrationNumber, TaxClass, TaxError, TaxPart, TaxSettings};
 use serde::{Deserialize, Serialize};
 
 /// Limits on what a receipt prints, so a runaway name cannot eat a roll of paper.
@@ -166,7 +166,12 @@ pub struct ReceiptLine {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReceiptRate {
     pub class: TaxClass,
-    pub basis_points: u32,
+    /// The rate in parts per million (88 750 = 8.875 %), every tax stacked in it together.
+    pub ppm: u32,
+    /// The named taxes stacked in the rate and their shares of its tax, printed under it
+    /// (record 0131); empty for an unnamed rate (Japan's) and on documents that do not split.
+    #[serde(default)]
+    pub parts: Vec<TaxPart>,
     pub base: i64,
     pub tax: i64,
     pub gross: i64,
@@ -332,7 +337,7 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
     let rates = tax
         .rates
         .iter()
-        .map(|r| ReceiptRate { class: r.class, basis_points: r.basis_points, base: r.base, tax: r.tax, gross: r.gross })
+        .map(|r| ReceiptRate { class: r.class, ppm: r.ppm, parts: named_parts(&r.parts), base: r.base, tax: r.tax, gross: r.gross })
         .collect();
     Ok(Receipt {
         language: sale.language,
@@ -395,4 +400,12 @@ impl Receipt {
         }
         missing
     }
+}
+
+/// The parts a receipt prints under a rate: the named ones; none for an unnamed rate.
+pub(crate) fn named_parts(parts: &[TaxPart]) -> Vec<TaxPart> {
+    if parts.iter().all(|p| p.name.is_empty()) {
+        return Vec::new();
+    }
+    parts.to_vec()
 }

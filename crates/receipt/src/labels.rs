@@ -117,18 +117,10 @@ pub fn format_money(amount: i64, currency: Currency) -> String {
     Money::new(amount, currency).to_string()
 }
 
-/// 1000 → "10%", 850 → "8.5%", 0 → "0%".
-pub(crate) fn format_rate(basis_points: u32) -> String {
-    let whole = basis_points / 100;
-    let frac = basis_points % 100;
-    let (tenths, hundredths) = (frac / 10, frac % 10);
-    if frac == 0 {
-        format!("{whole}%")
-    } else if hundredths == 0 {
-        format!("{whole}.{tenths}%")
-    } else {
-        format!("{whole}.{frac:02}%")
-    }
+/// A rate in parts per million with the decimals it needs: 100 000 → "10%", 85 000 → "8.5%",
+/// 88 750 → "8.875%", 0 → "0%".
+pub(crate) fn format_rate(ppm: u32) -> String {
+    format!("{}%", paydesk_tax::percent_text(ppm))
 }
 
 pub(crate) fn format_date(t: &LocalDateTime, language: Locale) -> String {
@@ -150,9 +142,11 @@ mod tests {
         assert_eq!(format_money(1200, Currency::Usd), "$12.00");
         assert_eq!(format_money(5, Currency::Usd), "$0.05");
         assert_eq!(format_money(123_456_789, Currency::Usd), "$1,234,567.89");
-        assert_eq!(format_rate(1000), "10%");
-        assert_eq!(format_rate(850), "8.5%");
-        assert_eq!(format_rate(825), "8.25%");
+        assert_eq!(format_rate(100_000), "10%");
+        assert_eq!(format_rate(85_000), "8.5%");
+        assert_eq!(format_rate(82_500), "8.25%");
+        assert_eq!(format_rate(88_750), "8.875%");
+        assert_eq!(format_rate(3_750), "0.375%");
         assert_eq!(format_rate(0), "0%");
     }
 }

@@ -207,9 +207,11 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
     }
     o.pair(&l.total, &money(r.total), true);
     for rate in &r.rates {
-        let pct = format_rate(rate.basis_points);
+        let pct = format_rate(rate.ppm);
         match (rate.class, r.price_mode) {
             (TaxClass::Exempt, _) => o.pair(&l.exempt, &money(rate.gross), false),
+            // A class taxed at nothing here (New York's grocery food): no tax line of $0.00.
+            (TaxClass::Standard | TaxClass::Reduced, _) if rate.ppm == 0 => o.pair(&l.exempt, &money(rate.gross), false),
             (TaxClass::Standard | TaxClass::Reduced, PriceMode::Inclusive) => {
                 o.pair(&l.taxable(&pct), &money(rate.gross), false);
                 o.pair(&format!("  {}", l.tax_included), &money(rate.tax), false);
@@ -217,6 +219,13 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
             (TaxClass::Standard | TaxClass::Reduced, PriceMode::Exclusive) => {
                 o.pair(&l.taxable_excl(&pct), &money(rate.base), false);
                 o.pair(&format!("  {}", l.tax), &money(rate.tax), false);
+            }
+        }
+        // The taxes stacked in the rate, each with its rate and share (they add up to the
+        // tax above exactly): a customer sees what the state and the city each take.
+        if rate.ppm != 0 {
+            for p in &rate.parts {
+                o.pair(&format!("    {} {}", p.name, format_rate(p.ppm)), &money(p.tax), false);
             }
         }
     }

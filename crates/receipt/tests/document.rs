@@ -40,8 +40,8 @@ fn a_japanese_receipt_is_a_simplified_qualified_invoice() {
         assert!(row("合計", "¥990") && row("現金", "¥1,000") && row("お釣り", "¥10"));
     }
     // Per-rate figures on the document itself.
-    let rates: Vec<(TaxClass, u32, i64, i64)> = r.rates.iter().map(|x| (x.class, x.basis_points, x.gross, x.tax)).collect();
-    assert_eq!(rates, vec![(TaxClass::Standard, 1000, 550, 50), (TaxClass::Reduced, 800, 440, 32)]);
+    let rates: Vec<(TaxClass, u32, i64, i64)> = r.rates.iter().map(|x| (x.class, x.ppm, x.gross, x.tax)).collect();
+    assert_eq!(rates, vec![(TaxClass::Standard, 100_000, 550, 50), (TaxClass::Reduced, 80_000, 440, 32)]);
 }
 
 #[test]

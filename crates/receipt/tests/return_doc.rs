@@ -25,8 +25,8 @@ fn doc() -> ReturnDocument {
             ReturnDocLine { name: "週刊誌".into(), quantity: 1, amount: 550, reduced: false },
         ],
         rates: vec![
-            ReceiptRate { class: TaxClass::Standard, basis_points: 1000, base: 500, tax: 50, gross: 550 },
-            ReceiptRate { class: TaxClass::Reduced, basis_points: 800, base: 300, tax: 24, gross: 324 },
+            ReceiptRate { class: TaxClass::Standard, ppm: 100_000, parts: vec![], base: 500, tax: 50, gross: 550 },
+            ReceiptRate { class: TaxClass::Reduced, ppm: 80_000, parts: vec![], base: 300, tax: 24, gross: 324 },
         ],
         total: 874,
         card: 600,

@@ -26,9 +26,9 @@ fn item(sku: &str, price: i64, barcode: Option<&str>, currency: &str) -> Value {
 
 fn tax() -> Value {
     json!({"price_mode": "exclusive", "rounding": "half_up", "registration_number": "T7000012050002", "rates": [
-        {"class": "standard", "basis_points": 1000, "effective_from": "2019-10-01"},
-        {"class": "reduced", "basis_points": 800, "effective_from": "2019-10-01"},
-        {"class": "exempt", "basis_points": 0}]})
+        {"class": "standard", "ppm": 100000, "effective_from": "2019-10-01"},
+        {"class": "reduced", "ppm": 80000, "effective_from": "2019-10-01"},
+        {"class": "exempt", "ppm": 0}]})
 }
 
 #[tokio::test]

@@ -64,9 +64,9 @@ async fn local_edits_arrive_and_published_ones_never_come_back() {
     h.owner.put(&path("catalog"), &json!({"items": [published("PUB-1", 150)]})).await.unwrap();
     h.owner.put(&path("staff"), &json!({"staff": [{"name": "Olivia", "role": "owner", "active": true, "pin": "1111"}]})).await.unwrap();
     let tax = json!({"price_mode": "inclusive", "rounding": "half_up", "registration_number": null, "rates": [
-        {"class": "standard", "basis_points": 1000, "effective_from": "2019-10-01"},
-        {"class": "reduced", "basis_points": 800, "effective_from": "2019-10-01"},
-        {"class": "exempt", "basis_points": 0}]});
+        {"class": "standard", "ppm": 100000, "effective_from": "2019-10-01"},
+        {"class": "reduced", "ppm": 80000, "effective_from": "2019-10-01"},
+        {"class": "exempt", "ppm": 0}]});
     h.owner.put(&path("tax"), &json!({"expected_version": 0, "tax": tax})).await.unwrap();
 
     let mut sync = reg.sync_loop();

@@ -49,7 +49,7 @@ fn register_side(l: &Ledger, carts: &[CartId]) -> Side {
                 lines.push((r.number.clone(), x.line as i32 + 1, x.sku.clone(), x.quantity as i32, class(x.class), x.net_minor));
             }
             for x in &r.rates {
-                rates.push((r.number.clone(), class(x.class), x.basis_points as i32, x.base, x.tax, x.gross));
+                rates.push((r.number.clone(), class(x.class), x.ppm as i32, x.base, x.tax, x.gross));
             }
         }
     }
@@ -78,7 +78,7 @@ async fn back_office_side(h: &Harness) -> Side {
         .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5)))
         .collect();
     let rates = db
-        .query("SELECT return_no, class, basis_points, base, tax, gross FROM sale_return_rates ORDER BY return_no, class", &[])
+        .query("SELECT return_no, class, ppm, base, tax, gross FROM sale_return_rates ORDER BY return_no, class", &[])
         .await
         .unwrap()
         .iter()
@@ -120,7 +120,7 @@ async fn returns_and_cash_refunds_arrive_row_for_row_and_the_dashboard_nets_them
     let by_amount = l.sales_mut().plan_refund(a, Some(100), Some("goodwill"), T + 31).unwrap();
     assert_eq!(by_amount.cash_out_minor, 100);
     let tea = l.returns_mut().take_back(a, &[Returned { line: 2, quantity: 1 }], None, false, T + 32).unwrap();
-    assert_eq!(tea.record.rates.iter().map(|r| (r.class, r.basis_points)).collect::<Vec<_>>(), [(TaxClass::Reduced, 800)]);
+    assert_eq!(tea.record.rates.iter().map(|r| (r.class, r.ppm)).collect::<Vec<_>>(), [(TaxClass::Reduced, 80_000)]);
     let cof = l.returns_mut().take_back(b, &[Returned { line: 0, quantity: 1 }], None, false, T + 33).unwrap();
     assert_eq!((cof.card_refunds.len(), cof.cash_out_minor), (1, 0));
     for (_, r) in &cof.card_refunds {

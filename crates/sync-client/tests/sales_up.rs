@@ -88,7 +88,7 @@ fn register_side(l: &Ledger, carts: &[CartId]) -> (Vec<Header>, Vec<Line>, Vec<R
             lines.push((cart.0, i as i32 + 1, x.sku.clone(), name, x.quantity as i32, x.unit_price.amount_minor, class(x.tax_class), discount, net));
         }
         for r in tax.map_or(&[][..], |t| &t.rates[..]) {
-            rates.push((cart.0, class(r.class), r.basis_points as i32, r.base, r.tax, r.gross));
+            rates.push((cart.0, class(r.class), r.ppm as i32, r.base, r.tax, r.gross));
         }
     }
     (heads, lines, rates)
@@ -117,7 +117,7 @@ async fn back_office_side(h: &Harness) -> (Vec<Header>, Vec<Line>, Vec<Rate>) {
     // rates in the order the register lists them: standard, reduced, exempt
     let rates = db
         .query(
-            "SELECT sale_id, class, basis_points, base, tax, gross FROM sale_rates
+            "SELECT sale_id, class, ppm, base, tax, gross FROM sale_rates
              ORDER BY sale_id, array_position(ARRAY['standard','reduced','exempt'], class)",
             &[],
         )

@@ -88,15 +88,51 @@ impl Item {
     }
 }
 
-/// One row of the rate table: `class` at `basis_points` (1000 = 10 %) from
-/// `effective_from` ("YYYY-MM-DD", inclusive; absent: since always).
+/// One row of the rate table: `class` bears the tax `name` at `ppm` (parts per million,
+/// 88 750 = 8.875 %) from `effective_from` ("YYYY-MM-DD", inclusive; absent: since always).
+/// Rows of one class and day stack (record 0131). A row written before names and ppm (a
+/// stored document, a fact queued by an older register) says `basis_points` (1000 = 10 %)
+/// and no name: it reads exactly, × 100.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "TaxRateWire")]
 pub struct TaxRate {
     pub class: TaxClass,
-    pub basis_points: u32,
-    #[serde(default)]
+    pub name: String,
+    pub ppm: u32,
     pub effective_from: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaxRateWire {
+    class: TaxClass,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    ppm: Option<u32>,
+    #[serde(default)]
+    basis_points: Option<u32>,
+    #[serde(default)]
+    effective_from: Option<String>,
+}
+
+impl TryFrom<TaxRateWire> for TaxRate {
+    type Error = String;
+    fn try_from(w: TaxRateWire) -> Result<Self, String> {
+        let ppm = ppm_or_basis_points(w.ppm.map(i64::from), w.basis_points.map(i64::from))?;
+        let ppm = u32::try_from(ppm).map_err(|_| format!("a rate of {ppm} ppm is out of range"))?;
+        Ok(TaxRate { class: w.class, name: w.name, ppm, effective_from: w.effective_from })
+    }
+}
+
+/// A rate as sent now (`ppm`) or by an older register (`basis_points`, × 100 exactly).
+pub(crate) fn ppm_or_basis_points(ppm: Option<i64>, basis_points: Option<i64>) -> Result<i64, String> {
+    match (ppm, basis_points) {
+        (Some(p), None) => Ok(p),
+        (None, Some(bp)) => bp.checked_mul(100).ok_or_else(|| format!("{bp} basis points is out of range")),
+        (Some(_), Some(_)) => Err("a rate has both ppm and basis_points".into()),
+        (None, None) => Err("a rate has neither ppm nor basis_points".into()),
+    }
 }
 
 /// How the store's sales are taxed: a whole document, replaced as one.
@@ -146,7 +182,7 @@ impl StoreTax {
                 None => None,
                 Some(d) => Some(parse_day(&format!("rates[{i}].effective_from"), d)?),
             };
-            entries.push(RateEntry { class: r.class, basis_points: r.basis_points, effective_from });
+            entries.push(RateEntry { class: r.class, name: r.name.clone(), ppm: r.ppm, effective_from });
         }
         Ok(RateTable { entries })
     }

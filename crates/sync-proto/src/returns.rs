@@ -127,7 +127,7 @@ mod tests {
 
     fn good() -> serde_json::Value {
         json!({"sale": 42, "return_no": "000042-R2", "currency": "jpy", "total": 1100, "tax_total": 100, "cash_out": 600,
-               "rates": [{"class": "standard", "basis_points": 1000, "base": 1000, "tax": 100, "gross": 1100}],
+               "rates": [{"class": "standard", "ppm": 100000, "base": 1000, "tax": 100, "gross": 1100}],
                "lines": [{"line": 1, "sku": "MUG-001", "quantity": 1, "tax_class": "standard", "net": 1100}]})
     }
 

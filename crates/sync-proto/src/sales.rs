@@ -40,14 +40,37 @@ pub struct SaleLine {
 /// One rate's part of the sale, as the qualified invoice prints it (record 0056, 0057):
 /// `base + tax = gross`. `class` is the class the tax was computed under (a reduced
 /// item eaten in is standard).
+/// `ppm` is the rate in parts per million, every tax stacked in it together (record 0131);
+/// a fact queued by an older register says `basis_points`, read × 100.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "SaleRateWire")]
 pub struct SaleRate {
     pub class: TaxClass,
-    pub basis_points: i64,
+    pub ppm: i64,
     pub base: i64,
     pub tax: i64,
     pub gross: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SaleRateWire {
+    class: TaxClass,
+    #[serde(default)]
+    ppm: Option<i64>,
+    #[serde(default)]
+    basis_points: Option<i64>,
+    base: i64,
+    tax: i64,
+    gross: i64,
+}
+
+impl TryFrom<SaleRateWire> for SaleRate {
+    type Error = String;
+    fn try_from(w: SaleRateWire) -> Result<Self, String> {
+        let ppm = crate::catalog::ppm_or_basis_points(w.ppm, w.basis_points)?;
+        Ok(SaleRate { class: w.class, ppm, base: w.base, tax: w.tax, gross: w.gross })
+    }
 }
 
 /// A sale the register completed (its cart became paid). `sale` is the register's cart
@@ -109,8 +132,8 @@ impl SaleLine {
 
 impl SaleRate {
     pub(crate) fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ProtoError> {
-        if !(0..=10_000).contains(&self.basis_points) {
-            return Err(ProtoError::field(f("basis_points"), format!("must be between 0 and 10000, got {}", self.basis_points)));
+        if !(0..=i64::from(paydesk_tax::PPM_100_PERCENT)).contains(&self.ppm) {
+            return Err(ProtoError::field(f("ppm"), format!("must be between 0 and 1000000, got {}", self.ppm)));
         }
         amount_or_zero(&f("base"), self.base)?;
         amount_or_zero(&f("tax"), self.tax)?;

@@ -20,9 +20,9 @@ fn tax() -> StoreTax {
     serde_json::from_value(json!({
         "price_mode": "inclusive", "rounding": "down", "registration_number": "T7000012050002",
         "rates": [
-            {"class": "standard", "basis_points": 1000, "effective_from": "2019-10-01"},
-            {"class": "reduced", "basis_points": 800, "effective_from": "2019-10-01"},
-            {"class": "exempt", "basis_points": 0}
+            {"class": "standard", "ppm": 100000, "effective_from": "2019-10-01"},
+            {"class": "reduced", "ppm": 80000, "effective_from": "2019-10-01"},
+            {"class": "exempt", "ppm": 0}
         ]
     }))
     .unwrap()
@@ -75,8 +75,8 @@ fn a_tax_setup_needs_a_valid_number_real_dates_and_a_rate_for_every_class() {
     assert!(bad(&|t| t.rates[0].effective_from = Some("2019-02-30".into())).contains("YYYY-MM-DD"));
     assert!(bad(&|t| t.rates[0].effective_from = Some("2019-1-01".into())).contains("YYYY-MM-DD"));
     assert!(bad(&|t| t.rates[0].effective_from = Some("20é9-10-01".into())).contains("YYYY-MM-DD"));
-    assert!(bad(&|t| t.rates[2].basis_points = 100).contains("exempt"));
-    assert!(bad(&|t| t.rates[0].basis_points = 10_001).contains("over 100"));
+    assert!(bad(&|t| t.rates[2].ppm = 100).contains("exempt"));
+    assert!(bad(&|t| t.rates[0].ppm = 1_000_001).contains("over 100"));
     assert!(bad(&|t| {
         t.rates.remove(1);
     })
@@ -86,7 +86,7 @@ fn a_tax_setup_needs_a_valid_number_real_dates_and_a_rate_for_every_class() {
         t.rates.push(twin);
     })
     .contains("same day"));
-    assert!(bad(&|t| t.rates = (0..65).map(|i| TaxRate { class: TaxClass::Standard, basis_points: 1000, effective_from: Some(format!("{}-01-01", 1950 + i)) }).collect()).contains("at most 64"));
+    assert!(bad(&|t| t.rates = (0..65).map(|i| TaxRate { class: TaxClass::Standard, name: String::new(), ppm: 100_000, effective_from: Some(format!("{}-01-01", 1950 + i)) }).collect()).contains("at most 64"));
     // A leap day is a day.
     catalog::parse_day("f", "2024-02-29").unwrap();
     assert!(catalog::parse_day("f", "2023-02-29").is_err());
@@ -126,4 +126,29 @@ fn changes_must_come_in_version_order_within_the_answer() {
     // An answer from a back office older than `more` reads as the last page.
     let old: Changes = serde_json::from_value(json!({"v": 1, "since": 0, "version": 0, "changes": []})).unwrap();
     assert!(!old.more);
+}
+
+/// Record 0131: rates in parts per million with names; a document stored or a fact queued
+/// before says basis points and reads exactly (× 100); both at once is refused.
+#[test]
+fn named_rates_in_ppm_and_the_older_basis_points_read_alike() {
+    let nyc = json!({"price_mode": "exclusive", "rounding": "half_up", "rates": [
+        {"class": "standard", "name": "NY State", "ppm": 40000, "effective_from": "2009-08-01"},
+        {"class": "standard", "name": "New York City", "ppm": 45000, "effective_from": "2009-08-01"},
+        {"class": "standard", "name": "MCTD", "ppm": 3750, "effective_from": "2009-08-01"},
+        {"class": "reduced", "ppm": 0}, {"class": "exempt", "ppm": 0}]});
+    let t: StoreTax = serde_json::from_value(nyc).unwrap();
+    t.validate().unwrap();
+    let table = t.rate_table().unwrap();
+    let day = paydesk_tax::YearMonthDay { year: 2026, month: 12, day: 4 };
+    assert_eq!(table.rate(TaxClass::Standard, day).unwrap().ppm, 88_750);
+    // Written back with names and ppm.
+    assert_eq!(serde_json::to_value(&t).unwrap()["rates"][1], json!({"class": "standard", "name": "New York City", "ppm": 45000, "effective_from": "2009-08-01"}));
+    let old: TaxRate = serde_json::from_value(json!({"class": "reduced", "basis_points": 800, "effective_from": "2019-10-01"})).unwrap();
+    assert_eq!((old.ppm, old.name.as_str()), (80_000, ""));
+    let old: SaleRate = serde_json::from_value(json!({"class": "standard", "basis_points": 1000, "base": 1000, "tax": 100, "gross": 1100})).unwrap();
+    assert_eq!(old.ppm, 100_000);
+    assert!(serde_json::from_value::<TaxRate>(json!({"class": "reduced", "basis_points": 800, "ppm": 80000})).is_err());
+    assert!(serde_json::from_value::<TaxRate>(json!({"class": "reduced"})).is_err());
+    assert!(serde_json::from_value::<TaxRate>(json!({"class": "reduced", "ppm": 1, "rate": 2})).is_err(), "unknown fields are still refused");
 }

@@ -19,9 +19,9 @@ fn item() -> Value {
 
 fn tax() -> Value {
     json!({"kind": "tax_setup_changed", "price_mode": "exclusive", "rounding": "half_up", "registration_number": null, "rates": [
-        {"class": "standard", "basis_points": 1000, "effective_from": "2019-10-01"},
-        {"class": "reduced", "basis_points": 800, "effective_from": "2019-10-01"},
-        {"class": "exempt", "basis_points": 0, "effective_from": null}]})
+        {"class": "standard", "name": "", "ppm": 100000, "effective_from": "2019-10-01"},
+        {"class": "reduced", "name": "", "ppm": 80000, "effective_from": "2019-10-01"},
+        {"class": "exempt", "name": "", "ppm": 0, "effective_from": null}]})
 }
 
 #[test]

@@ -12,8 +12,8 @@ fn tea_and_mug() -> Value {
         "dining": "take_out", "price_mode": "inclusive",
         "subtotal": 1938, "sale_discount": 0, "tax_total": 171, "total": 1938,
         "rates": [
-            {"class": "standard", "basis_points": 1000, "base": 1500, "tax": 150, "gross": 1650},
-            {"class": "reduced", "basis_points": 800, "base": 267, "tax": 21, "gross": 288}
+            {"class": "standard", "ppm": 100000, "base": 1500, "tax": 150, "gross": 1650},
+            {"class": "reduced", "ppm": 80000, "base": 267, "tax": 21, "gross": 288}
         ],
         "lines": [
             {"sku": "MUG-001", "name": "PayDeskマグカップ", "quantity": 1, "unit_price": 1650, "tax_class": "standard", "discount": 0, "total": 1650},
@@ -57,8 +57,8 @@ fn an_exclusive_sale_adds_its_tax() {
     let mut f = tea_and_mug();
     f["price_mode"] = json!("exclusive");
     f["rates"] = json!([
-        {"class": "standard", "basis_points": 1000, "base": 1650, "tax": 165, "gross": 1815},
-        {"class": "reduced", "basis_points": 800, "base": 288, "tax": 23, "gross": 311}
+        {"class": "standard", "ppm": 100000, "base": 1650, "tax": 165, "gross": 1815},
+        {"class": "reduced", "ppm": 80000, "base": 288, "tax": 23, "gross": 311}
     ]);
     (f["tax_total"], f["total"]) = (json!(188), json!(2126));
     parse(f.clone()).unwrap();
@@ -92,7 +92,7 @@ fn each_broken_rule_is_named() {
         (|f| f["total"] = json!(0), "total must be between 1"),
         (|f| f["rates"][0]["gross"] = json!(1651), "rates[0].gross must be base 1500 plus tax 150"),
         (|f| f["rates"][1]["class"] = json!("standard"), "rates[1].class is listed twice"),
-        (|f| f["rates"][1]["basis_points"] = json!(10_001), "rates[1].basis_points must be between 0 and 10000"),
+        (|f| f["rates"][1]["ppm"] = json!(1_000_001), "rates[1].ppm must be between 0 and 1000000"),
         (|f| f["rates"] = json!([]), "rates is empty for a taxed sale"),
         (|f| f["tax_total"] = json!(170), "tax_total must be the sum of the rates' tax 171"),
         (|f| f["sale_discount"] = json!(1939), "sale_discount is larger than the subtotal"),

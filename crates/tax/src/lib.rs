@@ -1,4 +1,5 @@
-//! Consumption tax for a store in Japan (record 0056): tax classes whose rates are data, eat-in
+//! Consumption tax for a store in Japan (record 0056) and sales tax for one in the US (record
+//! 0131: rates in parts per million, several named taxes stacked in one class): tax classes whose rates are data, eat-in
 //! and take-out, tax per rate on that rate's total with the store's rounding rule, prices
 //! tax-inclusive or tax-exclusive, discounts per line and per sale, and the identifiers a
 //! receipt carries (JAN/EAN barcodes, the qualified-invoice registration number).
@@ -23,10 +24,10 @@ mod returns;
 pub use allocate::allocate_proportionally;
 pub use class::{Dining, TaxClass};
 pub use codes::{ean_check_digit, CodeError, RegistrationNumber};
-pub use compute::{compute, Cart, Discount, Line, LineResult, RateResult, SaleTax, MAX_LINES,
+pub use compute::{compute, Cart, Discount, Line, LineResult, RateResult, SaleTax, TaxPart, MAX_LINES,
     MAX_QUANTITY, MAX_UNIT_PRICE};
 pub use error::TaxError;
 pub use gtin::{default_in_store_rules, read_in_store, Embedded, Gtin13, InStoreLabel, InStoreRule};
 pub use returns::{return_tax, RateReturn, ReturnTax, Returned, ReturnedLine};
-pub use rates::{round_div, PriceMode, RateEntry, RateTable, Rounding, TaxSettings,
-    YearMonthDay, BASIS_POINTS_100_PERCENT};
+pub use rates::{percent_text, round_div, AppliedRate, PriceMode, RateEntry, RateTable, Rounding, TaxSettings,
+    YearMonthDay, BASIS_POINTS_100_PERCENT, MAX_RATE_NAME_CHARS, PPM_100_PERCENT};

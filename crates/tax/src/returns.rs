@@ -47,7 +47,8 @@ pub struct ReturnedLine {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RateReturn {
     pub class: TaxClass,
-    pub basis_points: u32,
+    /// The rate's combined ppm, as the sale bore it.
+    pub ppm: u32,
     pub base: i64,
     pub tax: i64,
     pub gross: i64,
@@ -77,7 +78,7 @@ pub fn return_tax(cart: &Cart, settings: &TaxSettings, before: &[u32], now: &[Re
         .iter()
         .zip(&worth_after)
         .filter(|(b, _)| touched.contains(&b.class))
-        .map(|(b, a)| RateReturn { class: b.class, basis_points: b.basis_points, base: b.base - a.base, tax: b.tax - a.tax, gross: b.gross - a.gross })
+        .map(|(b, a)| RateReturn { class: b.class, ppm: b.ppm, base: b.base - a.base, tax: b.tax - a.tax, gross: b.gross - a.gross })
         .collect();
     for r in &rates {
         // The worth only falls as items come back (record 0113): a negative part is a bug.
@@ -150,8 +151,8 @@ fn worth(cart: &Cart, sale: &SaleTax, settings: &TaxSettings, kept: &[u32]) -> V
             } else {
                 (i128::from(rate.sale_discount) * i128::from(lines_net) / i128::from(rate.lines_net)) as i64
             };
-            let (base, tax, gross) = tax_of(lines_net - share, rate.basis_points, settings);
-            RateReturn { class: rate.class, basis_points: rate.basis_points, base, tax, gross }
+            let (base, tax, gross) = tax_of(lines_net - share, rate.ppm, settings);
+            RateReturn { class: rate.class, ppm: rate.ppm, base, tax, gross }
         })
         .collect()
 }

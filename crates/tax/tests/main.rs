@@ -6,4 +6,5 @@
 
 mod props;
 mod returns;
+mod us;
 mod worked;

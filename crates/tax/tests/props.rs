@@ -131,7 +131,7 @@ fn discount(scale: i64) -> impl Strategy<Value = Option<Discount>> {
     ]
 }
 
-fn cart() -> impl Strategy<Value = Cart> {
+pub(crate) fn cart() -> impl Strategy<Value = Cart> {
     let line = (0i64..=50_000, 1u32..=30, class(), discount(50_000))
         .prop_map(|(unit_price, quantity, class, discount)| Line { unit_price, quantity, class, discount });
     (

@@ -16,9 +16,9 @@ fn cart(lines: Vec<Line>, dining: Dining) -> Cart {
     Cart { lines, dining, sale_discount: None, date: DAY }
 }
 
-/// (class, basis points, base, tax, gross) per rate.
+/// (class, rate in ppm, base, tax, gross) per rate.
 fn summary(t: &SaleTax) -> Vec<(TaxClass, u32, i64, i64, i64)> {
-    t.rates.iter().map(|r| (r.class, r.basis_points, r.base, r.tax, r.gross)).collect()
+    t.rates.iter().map(|r| (r.class, r.ppm, r.base, r.tax, r.gross)).collect()
 }
 
 #[test]
@@ -31,7 +31,7 @@ fn take_out_tax_is_per_rate_not_per_line() {
     );
     let t = compute(&c, &settings(PriceMode::Inclusive, Rounding::Down)).unwrap();
     // 8 %: 440 × 8/108 = 32.59 → 32, base 408. 10 %: 550 × 10/110 = 50.
-    assert_eq!(summary(&t), vec![(TaxClass::Standard, 1000, 500, 50, 550), (TaxClass::Reduced, 800, 408, 32, 440)]);
+    assert_eq!(summary(&t), vec![(TaxClass::Standard, 100_000, 500, 50, 550), (TaxClass::Reduced, 80_000, 408, 32, 440)]);
     assert_eq!((t.total, t.tax_total), (990, 82));
     // Per line it would have been 280 × 8/108 = 20.7 → 20 and 160 × 8/108 = 11.9 → 11:
     // 31, not 32. The invoice rules round once per rate per invoice, as here.
@@ -46,8 +46,8 @@ fn eating_in_moves_food_to_the_standard_rate() {
     );
     let t = compute(&c, &settings(PriceMode::Inclusive, Rounding::Down)).unwrap();
     // All 990 at 10 %: 990 × 10/110 = 90.
-    assert_eq!(summary(&t), vec![(TaxClass::Standard, 1000, 900, 90, 990)]);
-    assert!(t.lines.iter().all(|l| !l.is_reduced() && l.basis_points == 1000));
+    assert_eq!(summary(&t), vec![(TaxClass::Standard, 100_000, 900, 90, 990)]);
+    assert!(t.lines.iter().all(|l| !l.is_reduced() && l.ppm == 100_000));
 }
 
 #[test]
@@ -63,8 +63,8 @@ fn exclusive_prices_with_each_rounding_rule() {
         assert_eq!(
             summary(&t),
             vec![
-                (TaxClass::Standard, 1000, 123, std_tax, 123 + std_tax),
-                (TaxClass::Reduced, 800, 294, red_tax, 294 + red_tax),
+                (TaxClass::Standard, 100_000, 123, std_tax, 123 + std_tax),
+                (TaxClass::Reduced, 80_000, 294, red_tax, 294 + red_tax),
                 (TaxClass::Exempt, 0, 500, 0, 500),
             ],
             "{rule:?}"
@@ -80,7 +80,7 @@ fn invoice_style_round_numbers() {
     let c = cart(vec![line(11_000, 1, TaxClass::Standard), line(5_400, 1, TaxClass::Reduced)], Dining::TakeOut);
     for rule in [Rounding::Down, Rounding::HalfUp, Rounding::Up] {
         let t = compute(&c, &settings(PriceMode::Inclusive, rule)).unwrap();
-        assert_eq!(summary(&t), vec![(TaxClass::Standard, 1000, 10_000, 1_000, 11_000), (TaxClass::Reduced, 800, 5_000, 400, 5_400)]);
+        assert_eq!(summary(&t), vec![(TaxClass::Standard, 100_000, 10_000, 1_000, 11_000), (TaxClass::Reduced, 80_000, 5_000, 400, 5_400)]);
     }
 }
 
@@ -107,7 +107,7 @@ fn discounts_come_before_tax_and_the_sale_discount_is_spread_by_rule() {
     let shares: Vec<i64> = t.rates.iter().map(|r| r.sale_discount).collect();
     assert_eq!(shares, vec![68, 32]);
     // Standard 567 → 567/11 = 51.5 → 51; reduced 268 × 8/108 = 19.85 → 19.
-    assert_eq!(summary(&t), vec![(TaxClass::Standard, 1000, 516, 51, 567), (TaxClass::Reduced, 800, 249, 19, 268)]);
+    assert_eq!(summary(&t), vec![(TaxClass::Standard, 100_000, 516, 51, 567), (TaxClass::Reduced, 80_000, 249, 19, 268)]);
     assert_eq!(t.total, 835);
 }
 
@@ -158,8 +158,9 @@ fn rates_are_data_with_effective_dates() {
     .unwrap();
     let before = YearMonthDay { year: 2019, month: 9, day: 30 };
     let after = YearMonthDay { year: 2019, month: 10, day: 1 };
-    assert_eq!(table.rate(TaxClass::Standard, before), Ok(800));
-    assert_eq!(table.rate(TaxClass::Standard, after), Ok(1000));
+    // Written in basis points (as older builds stored it), read exactly as parts per million.
+    assert_eq!(table.rate(TaxClass::Standard, before).map(|r| r.ppm), Ok(80_000));
+    assert_eq!(table.rate(TaxClass::Standard, after).map(|r| r.ppm), Ok(100_000));
     assert_eq!(table.rate(TaxClass::Reduced, before), Err(TaxError::NoRate { class: TaxClass::Reduced, date: "2019-09-30".into() }));
     let s = TaxSettings { rates: table, rounding: Rounding::Down, price_mode: PriceMode::Exclusive };
     let mut c = cart(vec![line(1000, 1, TaxClass::Standard)], Dining::TakeOut);
@@ -169,7 +170,7 @@ fn rates_are_data_with_effective_dates() {
     assert_eq!(compute(&c, &s).unwrap().tax_total, 100);
 
     let mut bad = RateTable::japan();
-    bad.entries.push(RateEntry { class: TaxClass::Standard, basis_points: 1200, effective_from: bad.entries[0].effective_from });
+    bad.entries.push(RateEntry { class: TaxClass::Standard, name: String::new(), ppm: 120_000, effective_from: bad.entries[0].effective_from });
     assert!(matches!(bad.validate(), Err(TaxError::BadRateTable { .. })));
 }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::wording::class_name;
 use crate::money;
-use crate::wording::{discount_label, rate_label};
+use crate::wording::discount_label;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CartLine {
@@ -41,14 +41,25 @@ pub struct CartLine {
 #[derive(Debug, Clone, Serialize)]
 pub struct RateLine {
     pub class: &'static str,
-    pub basis_points: u32,
-    /// "8%", "10%"
+    /// Parts per million, every tax stacked in the rate together (88 750 = 8.875 %).
+    pub ppm: u32,
+    /// "8%", "10%", "8.875%"
     pub rate_label: String,
+    /// The named taxes stacked in the rate ("NY State 4%"), empty for an unnamed rate.
+    pub parts: Vec<RatePart>,
     pub reduced: bool,
     pub gross: i64,
     pub gross_display: String,
     pub base_display: String,
     pub tax: i64,
+    pub tax_display: String,
+}
+
+/// One named tax of a rate and its share of the rate's tax (record 0131).
+#[derive(Debug, Clone, Serialize)]
+pub struct RatePart {
+    pub name: String,
+    pub rate_label: String,
     pub tax_display: String,
 }
 
@@ -122,9 +133,16 @@ impl CartView {
                     .iter()
                     .map(|r| RateLine {
                         class: class_name(r.class),
-                        basis_points: r.basis_points,
-                        rate_label: rate_label(r.basis_points),
-                        reduced: r.class == TaxClass::Reduced,
+                        ppm: r.ppm,
+                        rate_label: format!("{}%", paydesk_tax::percent_text(r.ppm)),
+                        parts: r
+                            .parts
+                            .iter()
+                            .filter(|p| !p.name.is_empty())
+                            .map(|p| RatePart { name: p.name.clone(), rate_label: format!("{}%", paydesk_tax::percent_text(p.ppm)), tax_display: fmt(p.tax) })
+                            .collect(),
+                        // ※ marks a reduced rate; a class at 0 % (New York's food) is not one.
+                        reduced: r.class == TaxClass::Reduced && r.ppm > 0,
                         gross: r.gross,
                         gross_display: fmt(r.gross),
                         base_display: fmt(r.base),

@@ -163,15 +163,15 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     let tax_net = rows(
         &client,
         &format!(
-            "SELECT k.store_id, k.currency, k.class, k.basis_points, {sg} AS sold_gross, {st} AS sold_tax,
+            "SELECT k.store_id, k.currency, k.class, k.ppm, {sg} AS sold_gross, {st} AS sold_tax,
                     {rg} AS returned_gross, {rt} AS returned_tax, {ng} AS net_gross, {nt} AS net_tax
-             FROM (SELECT s.store_id, s.currency, r.class, r.basis_points, r.gross AS sg, r.tax AS st, 0::int8 AS rg, 0::int8 AS rt
+             FROM (SELECT s.store_id, s.currency, r.class, r.ppm, r.gross AS sg, r.tax AS st, 0::int8 AS rg, 0::int8 AS rt
                    FROM sales s JOIN sale_rates r USING (store_id, register_id, sale_id) WHERE s.canceled_at_ms IS NULL
                    UNION ALL
-                   SELECT x.store_id, x.currency, r.class, r.basis_points, 0, 0, r.gross, r.tax
+                   SELECT x.store_id, x.currency, r.class, r.ppm, 0, 0, r.gross, r.tax
                    FROM sale_returns x JOIN sale_return_rates r USING (store_id, register_id, return_no)) k
-             GROUP BY k.store_id, k.currency, k.class, k.basis_points
-             ORDER BY k.store_id, k.currency, array_position(ARRAY['standard','reduced','exempt'], k.class), k.basis_points LIMIT $1",
+             GROUP BY k.store_id, k.currency, k.class, k.ppm
+             ORDER BY k.store_id, k.currency, array_position(ARRAY['standard','reduced','exempt'], k.class), k.ppm LIMIT $1",
             sg = sat("sum(k.sg)"),
             st = sat("sum(k.st)"),
             rg = sat("sum(k.rg)"),

@@ -114,15 +114,16 @@ async fn insert_return(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms: i
     .await?;
     if !ret.rates.is_empty() {
         let classes: Vec<&str> = ret.rates.iter().map(|x| class_name(x.class)).collect();
-        let bps: Vec<i32> = ret.rates.iter().map(|x| x.basis_points as i32).collect();
+        // validated: 0..=1 000 000 fits an int4
+        let ppms: Vec<i32> = ret.rates.iter().map(|x| x.ppm as i32).collect();
         let bases: Vec<i64> = ret.rates.iter().map(|x| x.base).collect();
         let taxes: Vec<i64> = ret.rates.iter().map(|x| x.tax).collect();
         let grosses: Vec<i64> = ret.rates.iter().map(|x| x.gross).collect();
         tx.execute(
-            "INSERT INTO sale_return_rates (store_id, register_id, return_no, class, basis_points, base, tax, gross)
+            "INSERT INTO sale_return_rates (store_id, register_id, return_no, class, ppm, base, tax, gross)
              SELECT $1, $2, $3, x.c, x.b, x.base, x.t, x.g
              FROM unnest($4::text[], $5::int4[], $6::int8[], $7::int8[], $8::int8[]) AS x(c, b, base, t, g)",
-            &[s, r, &ret.return_no, &classes, &bps, &bases, &taxes, &grosses],
+            &[s, r, &ret.return_no, &classes, &ppms, &bases, &taxes, &grosses],
         )
         .await?;
     }

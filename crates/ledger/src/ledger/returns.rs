@@ -268,8 +268,8 @@ fn insert_children_tx(tx: &WriteTx<'_>, id: i64, sale: &Sale, valued: &paydesk_t
     }
     for r in &valued.rates {
         tx.exec_cached(
-            "INSERT INTO return_rates (return_id, class, basis_points, base_minor, tax_minor, gross_minor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![id, class_str(r.class), r.basis_points, r.base, r.tax, r.gross],
+            "INSERT INTO return_rates (return_id, class, ppm, base_minor, tax_minor, gross_minor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![id, class_str(r.class), r.ppm, r.base, r.tax, r.gross],
         )?;
     }
     for t in tenders {
@@ -421,13 +421,13 @@ fn lines_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<ReturnLine>> {
 fn rates_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<RateReturn>> {
     collect(
         conn,
-        "SELECT class, basis_points, base_minor, tax_minor, gross_minor FROM return_rates WHERE return_id = ?1
+        "SELECT class, ppm, base_minor, tax_minor, gross_minor FROM return_rates WHERE return_id = ?1
          ORDER BY CASE class WHEN 'standard' THEN 0 WHEN 'reduced' THEN 1 ELSE 2 END",
         [id],
         |r| {
             let class = class_of(r.get(0)?);
-            let (basis_points, base, tax, gross) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
-            Ok(class.map(|class| RateReturn { class, basis_points, base, tax, gross }))
+            let (ppm, base, tax, gross) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+            Ok(class.map(|class| RateReturn { class, ppm, base, tax, gross }))
         },
     )
 }

@@ -40,6 +40,7 @@ mod v24_store_tender_facts;
 mod v25_exchanges;
 mod v26_cart_lines;
 mod v27_held_sales;
+mod v28_named_rates;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -73,6 +74,7 @@ pub const MIGRATIONS: &[&str] = &[
     v25_exchanges::EXCHANGES,              // v25: exchanges: a return's worth paying a new sale (record 0123)
     v26_cart_lines::CART_LINES,            // v26: cart lines by place; open prices, department keys, labels (record 0126)
     v27_held_sales::HELD_SALES,            // v27: carts parked by the cashier, recalled or discarded (record 0128)
+    v28_named_rates::NAMED_RATES,          // v28: named tax rates in parts per million (record 0131)
 ];
 
 /// The version whose migration turned the audit log into a chain.

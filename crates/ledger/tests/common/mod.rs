@@ -35,3 +35,70 @@ pub fn seed(l: &mut Ledger) {
     ])
     .unwrap();
 }
+
+/// The schema version before named rates (v29, record 0131): ONE place, so a renumbering at
+/// merge moves every upgrade test with it.
+pub const BEFORE_NAMED_RATES: usize = paydesk_ledger::schema::MIGRATIONS.len() - 1;
+
+/// Puts back what the named-rates migration changed, as the build before it left the file:
+/// `tax_rates` and `return_rates` in basis points (rows converted back, ÷ 100), the three views
+/// that read them as they were, and the taxes locked on carts in basis points. An upgrade test that rolls
+/// a current file back to an older version calls this first; the later migrations, this one
+/// included, then run again on the old shape. The old objects' SQL is read from a file built by
+/// the migrations before it, so it is exactly what shipped.
+pub fn undo_named_rates(c: &rusqlite::Connection) {
+    let old = rusqlite::Connection::open_in_memory().unwrap();
+    for m in &paydesk_ledger::schema::MIGRATIONS[..BEFORE_NAMED_RATES] {
+        old.execute_batch(m).unwrap();
+    }
+    let sql_of = |name: &str| -> String {
+        old.query_row("SELECT sql FROM sqlite_schema WHERE name = ?1", [name], |r| r.get(0)).unwrap()
+    };
+    let views = ["sale_completed_facts", "return_recorded_facts", "local_tax_facts"];
+    let mut s: String = views.iter().map(|v| format!("DROP VIEW {v};\n")).collect();
+    s += "CREATE TEMP TABLE tr AS SELECT * FROM tax_rates; DROP TABLE tax_rates;\n";
+    s += "CREATE TEMP TABLE rr AS SELECT * FROM return_rates; DROP TABLE return_rates;\n";
+    s += &format!("{};\n", sql_of("tax_rates"));
+    s += "INSERT INTO tax_rates (id, class, basis_points, effective_from) SELECT id, class, ppm / 100, effective_from FROM temp.tr; DROP TABLE temp.tr;\n";
+    s += &format!("{};\n", sql_of("return_rates"));
+    s += "INSERT INTO return_rates (return_id, class, basis_points, base_minor, tax_minor, gross_minor)
+          SELECT return_id, class, ppm / 100, base_minor, tax_minor, gross_minor FROM temp.rr; DROP TABLE temp.rr;\n";
+    for v in views {
+        s += &format!("{};\n", sql_of(v));
+    }
+    c.execute_batch(&s).unwrap();
+    // The taxes locked on carts, as the build before wrote them: basis points, no names or parts.
+    let locked: Vec<(i64, String)> = {
+        let mut st = c.prepare("SELECT id, tax_locked FROM carts WHERE tax_locked IS NOT NULL").unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
+    };
+    for (id, doc) in locked {
+        let mut v: serde_json::Value = serde_json::from_str(&doc).unwrap();
+        let rows = [("/tax/rates", true), ("/tax/lines", false), ("/settings/rates/entries", false)];
+        for (at, parts) in rows {
+            for row in v.pointer_mut(at).and_then(|x| x.as_array_mut()).into_iter().flatten() {
+                let o = row.as_object_mut().unwrap();
+                let ppm = o.remove("ppm").unwrap().as_u64().unwrap();
+                assert_eq!(ppm % 100, 0, "an older build cannot hold {ppm} ppm");
+                o.insert("basis_points".into(), (ppm / 100).into());
+                o.remove("name");
+                if parts {
+                    o.remove("parts");
+                }
+            }
+        }
+        c.execute("UPDATE carts SET tax_locked = ?2 WHERE id = ?1", rusqlite::params![id, v.to_string()]).unwrap();
+    }
+}
+
+/// A fact as an older register queued it says `basis_points` (1000 = 10 %) where this one
+/// says `ppm`; the back office reads both (record 0131). For comparing the two.
+pub fn rates_in_ppm(mut fact: serde_json::Value) -> serde_json::Value {
+    for r in fact.get_mut("rates").and_then(|x| x.as_array_mut()).into_iter().flatten() {
+        let o = r.as_object_mut().unwrap();
+        if let Some(bp) = o.remove("basis_points") {
+            o.insert("ppm".into(), (bp.as_u64().unwrap() * 100).into());
+        }
+    }
+    fact
+}

@@ -100,7 +100,7 @@ fn layout(d: &ReturnDocument, paper: Paper) -> Vec<Row> {
         match rate.class {
             TaxClass::Exempt => o.pair(&format!("  {}", m(id!("return-document-exempt"))), &money(rate.gross), false),
             TaxClass::Standard | TaxClass::Reduced => {
-                let pct = format_rate(rate.basis_points);
+                let pct = format_rate(rate.ppm);
                 o.pair(&format!("  {}", tr!(l, "return-document-taxable", rate = pct)), &money(rate.gross), false);
                 o.pair(&format!("    {}", m(id!("return-document-tax"))), &money(rate.tax), false);
             }

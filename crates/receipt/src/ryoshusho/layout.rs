@@ -45,7 +45,7 @@ pub(super) fn layout(r: &Ryoshusho, paper: Paper) -> Vec<Row> {
         match rate.class {
             TaxClass::Exempt => o.pair(&format!("  {}", m(id!("ryoshusho-exempt"))), &money(rate.gross), false),
             TaxClass::Standard | TaxClass::Reduced => {
-                let pct = format_rate(rate.basis_points);
+                let pct = format_rate(rate.ppm);
                 o.pair(&format!("  {}", tr!(l, "ryoshusho-taxable", rate = pct)), &money(rate.gross), false);
                 o.pair(&format!("    {}", m(id!("ryoshusho-tax-included"))), &money(rate.tax), false);
             }

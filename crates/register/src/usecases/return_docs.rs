@@ -75,7 +75,7 @@ fn doc_in(l: &paydesk_ledger::Ledger, return_id: i64) -> Result<ReturnDocSource>
     let rates = record
         .rates
         .iter()
-        .map(|r| ReceiptRate { class: r.class, basis_points: r.basis_points, base: r.base, tax: r.tax, gross: r.gross })
+        .map(|r| ReceiptRate { class: r.class, ppm: r.ppm, parts: Vec::new(), base: r.base, tax: r.tax, gross: r.gross })
         .collect();
     let card = record.tenders.iter().filter(|t| t.refund_id.is_some()).map(|t| t.amount_minor).sum();
     let store_tenders = record.tenders.iter().filter(|t| t.store_refund_id.is_some()).map(|t| t.amount_minor).sum();

@@ -3,18 +3,20 @@
 //! of store settings (`store_settings`) and the tax rates as data (`tax_rates`). Every
 //! change is audited in its own transaction. One file per operation: `products.rs`
 //! (upsert, list), `settings.rs` (store settings, tax settings), `csv.rs` (import and
-//! export), `seed.rs` (the demo stores), `published.rs` (what the back office publishes,
+//! export), `seed.rs` (the demo stores), `rates.rs` (the rate table's
+//! writes), `published.rs` (what the back office publishes,
 //! record 0049).
 
 mod csv;
 mod products;
 mod published;
+mod rates;
 mod seed;
 pub(crate) mod settings;
 
 pub use self::csv::{neutralise_cell, restore_cell, CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
 pub use published::{PublishedItem, PublishedReport, PublishedTax};
-pub use seed::{demo_staff, DemoLocale};
+pub use seed::{demo_rates, demo_staff, DemoLocale};
 pub use settings::{parse_locale, StoreSettings};
 
 use paydesk_tax::{Gtin13, TaxClass};

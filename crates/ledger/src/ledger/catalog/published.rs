@@ -6,11 +6,10 @@
 use std::ops::Deref;
 use crate::ledger::Catalog;
 use paydesk_tax::{PriceMode, RateTable, Rounding};
-use rusqlite::params;
 
 use super::products::{barcode_owner, item_by_sku, published_version, upsert_tx, Source};
 use super::settings::{settings_tx, tax_published_version, write_settings_from, TaxSource};
-use super::{check_item, class_str, CatalogItem};
+use super::{check_item, CatalogItem};
 use crate::error::Result;
 use crate::ledger::audit::{append_audit, AuditInput};
 use crate::ledger::Ledger;
@@ -112,24 +111,8 @@ impl Catalog<&mut Ledger> {
         settings.rounding = tax.rounding;
         settings.registration_number = tax.registration_number.clone();
         write_settings_from(&tx, settings, TaxSource::BackOffice, None, now_ms)?;
-        let before = super::settings::rate_table_tx(&tx)?;
-        if before != tax.rates {
-            tx.exec_cached("DELETE FROM tax_rates", [])?;
-            for e in &tax.rates.entries {
-                tx.exec_cached(
-                    "INSERT INTO tax_rates (class, basis_points, effective_from) VALUES (?1, ?2, ?3)",
-                    params![class_str(e.class), i64::from(e.basis_points), e.effective_from.map(|d| d.to_string())],
-                )?;
-            }
-            let input = AuditInput {
-                actor_id: None,
-                before: Some(serde_json::to_string(&before)?),
-                after: Some(serde_json::to_string(&tax.rates)?),
-                reason: Some(format!("published by the back office at version {}", tax.version)),
-                ..AuditInput::new("tax_rates", "tax rates")
-            };
-            append_audit(&tx, &input, now_ms)?;
-        }
+        let reason = format!("published by the back office at version {}", tax.version);
+        super::rates::write_rates_tx(&tx, &tax.rates, None, Some(reason), now_ms)?;
         tx.commit()?;
         Ok(true)
     }

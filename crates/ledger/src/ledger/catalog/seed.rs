@@ -1,17 +1,22 @@
 //! The demo store (record 0059): the app's 14 demo items and 2 department keys (record
 //! 0126) as seed data, in two
-//! variants. en-US/USD keeps today's dollar prices, all exempt with tax-inclusive
-//! prices, so a demo sale totals exactly what it did before there was tax. ja-JP/JPY
-//! has Japanese names, yen prices, food and drink at the reduced rate (8 % taken out,
-//! 10 % eaten in), goods at the standard rate and the gift card exempt.
+//! variants. en-US/USD is a cafe in New York City (record 0131): dollar shelf prices
+//! without tax, NY State 4 % + New York City 4.5 % + MCTD 0.375 % on what is taxable, half
+//! a cent rounded up. Kept simple: what a cafe prepares (hot drinks, sandwiches, salad,
+//! soup), candy and goods are taxable; bottled water, whole bakery items and packaged snacks
+//! taken out are grocery food, exempt in New York (the reduced class, at 0 % there; eaten in
+//! they are taxable like in Japan); the gift card is not a sale of goods. ja-JP/JPY has
+//! Japanese names, yen prices, food and drink at the reduced rate (8 % taken out, 10 % eaten
+//! in), goods at the standard rate and the gift card exempt.
 
 use crate::ledger::Catalog;
 use paydesk_access::pin::{hash_pin, Pin};
 use paydesk_access::Role;
-use paydesk_tax::{ean_check_digit, Gtin13, PriceMode, Rounding, TaxClass};
+use paydesk_tax::{ean_check_digit, Gtin13, PriceMode, RateTable, Rounding, TaxClass};
 use serde::{Deserialize, Serialize};
 
 use super::products::{upsert_tx, Source};
+use super::rates::write_rates_tx;
 use super::settings::write_settings_tx;
 use super::{CatalogItem, PriceKind, StoreSettings};
 use paydesk_domain::Locale;
@@ -26,24 +31,25 @@ pub enum DemoLocale {
     JaJp,
 }
 
-/// (SKU, 12 data digits of the barcode, English name, Japanese name, USD cents, yen, class in Japan)
-type Demo = (&'static str, &'static str, &'static str, &'static str, i64, i64, TaxClass);
+/// (SKU, 12 data digits of the barcode, English name, Japanese name, USD cents, yen, class in
+/// Japan, class in New York)
+type Demo = (&'static str, &'static str, &'static str, &'static str, i64, i64, TaxClass, TaxClass);
 
 const DEMO: [Demo; 14] = [
-    ("COF-001", "490000000001", "Coffee, regular", "ブレンドコーヒー", 250, 250, TaxClass::Reduced),
-    ("COF-002", "490000000002", "Cafe latte", "カフェラテ", 420, 420, TaxClass::Reduced),
-    ("TEA-001", "490000000011", "Green tea", "緑茶", 300, 160, TaxClass::Reduced),
-    ("WAT-001", "490000000021", "Sparkling water", "炭酸水", 180, 130, TaxClass::Reduced),
-    ("BAG-001", "490000000101", "Bagel, sesame", "ごまベーグル", 275, 240, TaxClass::Reduced),
-    ("CRO-001", "490000000102", "Croissant", "クロワッサン", 325, 220, TaxClass::Reduced),
-    ("MUF-001", "490000000103", "Blueberry muffin", "ブルーベリーマフィン", 350, 280, TaxClass::Reduced),
-    ("SAN-001", "490000000201", "Egg sandwich", "たまごサンド", 695, 390, TaxClass::Reduced),
-    ("SAL-001", "490000000202", "Garden salad", "グリーンサラダ", 850, 480, TaxClass::Reduced),
-    ("SOU-001", "490000000203", "Tomato soup", "トマトスープ", 575, 420, TaxClass::Reduced),
-    ("CHO-001", "490000000301", "Dark chocolate bar", "ダークチョコレート", 299, 250, TaxClass::Reduced),
-    ("CHP-001", "490000000302", "Sea salt chips", "うすしおポテトチップス", 199, 180, TaxClass::Reduced),
-    ("MUG-001", "490000000401", "PayDesk mug", "PayDeskマグカップ", 1495, 1650, TaxClass::Standard),
-    ("GFT-025", "490000000402", "Gift card $25", "ギフトカード 3,000円", 2500, 3000, TaxClass::Exempt),
+    ("COF-001", "490000000001", "Coffee, regular", "ブレンドコーヒー", 250, 250, TaxClass::Reduced, TaxClass::Standard),
+    ("COF-002", "490000000002", "Cafe latte", "カフェラテ", 420, 420, TaxClass::Reduced, TaxClass::Standard),
+    ("TEA-001", "490000000011", "Green tea", "緑茶", 300, 160, TaxClass::Reduced, TaxClass::Standard),
+    ("WAT-001", "490000000021", "Sparkling water", "炭酸水", 180, 130, TaxClass::Reduced, TaxClass::Reduced),
+    ("BAG-001", "490000000101", "Bagel, sesame", "ごまベーグル", 275, 240, TaxClass::Reduced, TaxClass::Reduced),
+    ("CRO-001", "490000000102", "Croissant", "クロワッサン", 325, 220, TaxClass::Reduced, TaxClass::Reduced),
+    ("MUF-001", "490000000103", "Blueberry muffin", "ブルーベリーマフィン", 350, 280, TaxClass::Reduced, TaxClass::Reduced),
+    ("SAN-001", "490000000201", "Egg sandwich", "たまごサンド", 695, 390, TaxClass::Reduced, TaxClass::Standard),
+    ("SAL-001", "490000000202", "Garden salad", "グリーンサラダ", 850, 480, TaxClass::Reduced, TaxClass::Standard),
+    ("SOU-001", "490000000203", "Tomato soup", "トマトスープ", 575, 420, TaxClass::Reduced, TaxClass::Standard),
+    ("CHO-001", "490000000301", "Dark chocolate bar", "ダークチョコレート", 299, 250, TaxClass::Reduced, TaxClass::Standard),
+    ("CHP-001", "490000000302", "Sea salt chips", "うすしおポテトチップス", 199, 180, TaxClass::Reduced, TaxClass::Reduced),
+    ("MUG-001", "490000000401", "PayDesk mug", "PayDeskマグカップ", 1495, 1650, TaxClass::Standard, TaxClass::Standard),
+    ("GFT-025", "490000000402", "Gift card $25", "ギフトカード 3,000円", 2500, 3000, TaxClass::Exempt, TaxClass::Exempt),
 ];
 
 /// The demo's department keys (部門, record 0126): open-price items the cashier rings
@@ -65,16 +71,17 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
         DemoLocale::EnUs => (
             StoreSettings {
                 name: "PayDesk Demo Cafe".into(),
-                address: "1 Market Street, San Francisco, CA".into(),
-                phone: "+1 415 555 0100".into(),
+                address: "350 Fifth Avenue, New York, NY 10118".into(),
+                phone: "+1 212 555 0100".into(),
                 currency: Currency::Usd,
                 locale: Locale::En,
-                price_mode: PriceMode::Inclusive,
+                // US shelf prices exclude tax; NY rounds half a cent up.
+                price_mode: PriceMode::Exclusive,
                 registration_number: None,
-                rounding: Rounding::Down,
+                rounding: Rounding::HalfUp,
                 receipt_header: "Welcome!".into(),
                 receipt_footer: "Thank you for visiting.".into(),
-                time_zone: Locale::En.default_time_zone().into(),
+                time_zone: "America/New_York".into(),
             },
             Currency::Usd,
         ),
@@ -98,14 +105,14 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
     };
     let items = DEMO
         .iter()
-        .map(|&(sku, code, en, ja, cents, yen, class)| CatalogItem {
+        .map(|&(sku, code, en, ja, cents, yen, class, class_ny)| CatalogItem {
             sku: sku.into(),
             barcode: Some(barcode(code)),
             name_en: if locale == DemoLocale::JaJp && sku == "GFT-025" { "Gift card ¥3,000".into() } else { en.into() },
             name_ja: Some(ja.into()),
             price_minor: if currency == Currency::Jpy { yen } else { cents },
             currency,
-            tax_class: if currency == Currency::Jpy { class } else { TaxClass::Exempt },
+            tax_class: if currency == Currency::Jpy { class } else { class_ny },
             active: true,
             price_kind: PriceKind::Fixed,
         })
@@ -122,6 +129,14 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
         }))
         .collect();
     (settings, items)
+}
+
+/// The demo store's tax rates: New York City's for en-US, Japan's for ja-JP.
+pub fn demo_rates(locale: DemoLocale) -> RateTable {
+    match locale {
+        DemoLocale::EnUs => RateTable::new_york_city(),
+        DemoLocale::JaJp => RateTable::japan(),
+    }
 }
 
 /// The demo store's staff, one per role (name, role, PIN); the README lists them.
@@ -160,11 +175,13 @@ impl Catalog<&mut Ledger> {
         Ok(added)
     }
 
-    /// Writes the demo store of `locale` (settings, the 14 items and the 2 department keys) in one audited
-    /// transaction. Items with the same SKU are replaced; others are left alone.
+    /// Writes the demo store of `locale` (its tax rates, settings, the 14 items and the 2
+    /// department keys) in one audited transaction. Items with the same SKU are replaced; others are left alone.
     pub fn seed_demo_store(&mut self, locale: DemoLocale, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
         let (settings, items) = demo_store(locale);
         let tx = self.write_tx()?;
+        // The rates first: the settings' write sends the tax setup up with the rates in force.
+        write_rates_tx(&tx, &demo_rates(locale), actor_id, Some("the demo store".into()), now_ms)?;
         let settings = write_settings_tx(&tx, settings, actor_id, now_ms)?;
         for item in &items {
             upsert_tx(&tx, item, Source::Local, actor_id, now_ms)?;

@@ -158,17 +158,20 @@ fn parse_day(s: &str) -> Option<YearMonthDay> {
 }
 
 pub(crate) fn rate_table_tx(conn: &Connection) -> Result<RateTable> {
-    let entries = collect(conn, "SELECT class, basis_points, effective_from FROM tax_rates ORDER BY id", [], |r| {
+    let entries = collect(conn, "SELECT class, name, ppm, effective_from FROM tax_rates ORDER BY id", [], |r| {
         let class: String = r.get(0)?;
-        let bp: i64 = r.get(1)?;
-        let from: Option<String> = r.get(2)?;
+        let name: String = r.get(1)?;
+        let ppm: i64 = r.get(2)?;
+        let from: Option<String> = r.get(3)?;
         Ok((|| {
             let class = parse_class(&class).ok_or(Error::UnknownValue { what: "tax class", value: class.clone() })?;
             let effective_from = match from {
                 None => None,
                 Some(f) => Some(parse_day(&f).ok_or(Error::UnknownValue { what: "rate date", value: f.clone() })?),
             };
-            Ok(RateEntry { class, basis_points: bp as u32, effective_from })
+            // The table's CHECK holds ppm to 0..=1 000 000.
+            let ppm = u32::try_from(ppm).map_err(|_| Error::UnknownValue { what: "tax rate", value: ppm.to_string() })?;
+            Ok(RateEntry { class, name, ppm, effective_from })
         })())
     })?;
     Ok(RateTable { entries })
