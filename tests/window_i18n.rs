@@ -71,7 +71,7 @@ async fn settings_switch_the_whole_register_to_japanese_and_back() {
     assert_eq!(app.text("#cart-title").await, "Cart");
     app.scan("COF-001").await;
     app.scan("CRO-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$5.75'", "total $5.75", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$5.97'", "total $5.97", LONG).await;
 
     choose_language(&app, "ja").await;
     // The settings screen itself is redrawn in Japanese.
@@ -86,7 +86,7 @@ async fn settings_switch_the_whole_register_to_japanese_and_back() {
     assert_eq!(app.text("#cart-title").await, "明細");
     assert_eq!(app.js("return document.getElementById('tender-title').textContent").await, "お支払い");
     app.wait_js(
-        "return document.getElementById('charge').textContent === 'カード決済 $5.75'",
+        "return document.getElementById('charge').textContent === 'カード決済 $5.97'",
         "Charge in Japanese with the cart's total",
         LONG,
     )
@@ -129,7 +129,7 @@ async fn settings_switch_the_whole_register_to_japanese_and_back() {
     choose_language(&app, "en").await;
     register(&app).await;
     assert_eq!(app.text("#cart-title").await, "Cart");
-    app.wait_js("return document.getElementById('charge').textContent === 'Charge $5.75'", "Charge in English", LONG).await;
+    app.wait_js("return document.getElementById('charge').textContent === 'Charge $5.97'", "Charge in English", LONG).await;
     assert_eq!(app.text(".tab[data-view=register] span").await, "Register");
     app.close().await;
 }

@@ -113,21 +113,24 @@ async fn psp_refunds(app: &App, psp: &Psp, cart: CartId) -> Vec<(i64, String)> {
 async fn one_of_three_lines_of_a_card_and_cash_sale_comes_back_card_first_then_cash() {
     let app = App::start("returns-split", launch(false, 1280, 800)).await;
     let psp = app.psp().await;
-    // Coffee $2.50 + croissant $3.25 + mug $14.95 = $20.70: $10.00 by card, $10.70 cash.
-    let cart = sale(&app, &["COF-001", "CRO-001", "MUG-001"], "$20.70", "10.00").await;
+    // Coffee $2.50 + croissant $3.25 + mug $14.95 = $20.70, and New York's 8.875 % on the
+    // coffee and the mug (the croissant to go is exempt): $1.55, $22.25 in all. $10.00 by
+    // card, $12.25 cash.
+    let cart = sale(&app, &["COF-001", "CRO-001", "MUG-001"], "$22.25", "10.00").await;
     open_returns(&app, cart).await;
     let rows = app.js("return [...document.querySelectorAll('#return-form tbody tr')].map((r) => r.textContent).join('|')").await;
     assert_eq!(rows, Value::from("Coffee, regular10|Croissant10|PayDesk mug10"), "name, sold, returned, the quantity cell");
     app.screenshot("returns-form-1280x800").await;
 
-    // The mug ($14.95): $10.00 back to the card (all it paid), $4.95 from the drawer.
+    // The mug ($14.95 and its $1.33 tax = $16.28): $10.00 back to the card (all it paid),
+    // $6.28 from the drawer.
     assert_eq!(submit(&app, &[(2, 1)], "damaged box").await, "done");
     let done = app.el("#payment-detail #return-done").await;
-    assert_eq!(done.attr("data-cash").await.unwrap().as_deref(), Some("495"));
+    assert_eq!(done.attr("data-cash").await.unwrap().as_deref(), Some("628"));
     let message = done.text().await.unwrap();
-    assert!(message.contains("Hand $4.95 back from the drawer") && message.contains(&format!("{:06}-R1", cart.0)), "{message}");
+    assert!(message.contains("Hand $6.28 back from the drawer") && message.contains(&format!("{:06}-R1", cart.0)), "{message}");
     let doc = app.text("#payment-detail #return-doc").await;
-    for want in ["RETURN", "PayDesk mug x1", "$14.95", "$10.00", "$4.95", &format!("{:06}", cart.0)] {
+    for want in ["RETURN", "PayDesk mug x1", "$16.28", "$10.00", "$6.28", &format!("{:06}", cart.0)] {
         assert!(doc.contains(want), "{want:?} not on the document:\n{doc}");
     }
     app.screenshot("returns-done-1280x800").await;
@@ -135,12 +138,12 @@ async fn one_of_three_lines_of_a_card_and_cash_sale_comes_back_card_first_then_c
     // The PSP: one refund of the card, $10.00, succeeded (driven before the command answered).
     let refunds = psp_refunds(&app, &psp, cart).await;
     assert_eq!(refunds, vec![(1000, "succeeded".to_string())]);
-    // The drawer: $10.70 in, $4.95 out for the return; the drawer expects $5.75.
-    assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 1070), ("refund_out".to_string(), -495)]);
-    assert_eq!(expected_drawer(&app), 575);
+    // The drawer: $12.25 in, $6.28 out for the return; the drawer expects $5.97.
+    assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 1225), ("refund_out".to_string(), -628)]);
+    assert_eq!(expected_drawer(&app), 597);
     let l = ledger(&app);
     let r = l.returns().by_sale(cart).unwrap();
-    assert_eq!((r.len(), r[0].total_minor, r[0].cash_out_minor, r[0].lines[0].line), (1, 1495, 495, 2));
+    assert_eq!((r.len(), r[0].total_minor, r[0].cash_out_minor, r[0].lines[0].line), (1, 1628, 628, 2));
     app.close().await;
 }
 
@@ -177,8 +180,9 @@ async fn a_take_out_food_line_comes_back_with_its_8_percent_on_the_return_docume
 async fn a_second_return_beyond_what_is_left_is_refused_naming_the_line_and_writes_nothing() {
     let app = App::start("returns-beyond", launch(false, 1280, 800)).await;
     let psp = app.psp().await;
-    // Coffee ×2 + croissant = $8.25, $5.00 by card and $3.25 cash.
-    let cart = sale(&app, &["COF-001", "COF-001", "CRO-001"], "$8.25", "5.00").await;
+    // Coffee ×2 + croissant = $8.25 and $0.44 tax on the coffees: $8.69, $5.00 by card and
+    // $3.69 cash.
+    let cart = sale(&app, &["COF-001", "COF-001", "CRO-001"], "$8.69", "5.00").await;
     open_returns(&app, cart).await;
     // Meanwhile one coffee comes back elsewhere (another window, a replayed call): this
     // form still says 2 left.
@@ -192,7 +196,7 @@ async fn a_second_return_beyond_what_is_left_is_refused_naming_the_line_and_writ
     assert_eq!(other, Value::from(format!("{:06}-R1", cart.0)));
     let (moves_before, drawer_before) = (moves(&app, cart), expected_drawer(&app));
     let refunds_before = psp.stats().await["refunds"].clone();
-    assert_eq!(refunds_before, 1, "the first return's $2.50 went to the card");
+    assert_eq!(refunds_before, 1, "the first return's $2.72 (a coffee and its $0.22 tax) went to the card");
 
     assert_eq!(submit(&app, &[(0, 2)], "second return").await, "invalid_input");
     let said = app.text("#payment-detail #return-msg").await;
@@ -203,7 +207,7 @@ async fn a_second_return_beyond_what_is_left_is_refused_naming_the_line_and_writ
     assert_eq!(ledger(&app).returns().by_sale(cart).unwrap().len(), 1);
     assert_eq!((moves(&app, cart), expected_drawer(&app)), (moves_before, drawer_before));
     assert_eq!(psp.stats().await["refunds"], refunds_before);
-    assert_eq!(psp_refunds(&app, &psp, cart).await.iter().map(|(a, _)| *a).collect::<Vec<_>>(), vec![250]);
+    assert_eq!(psp_refunds(&app, &psp, cart).await.iter().map(|(a, _)| *a).collect::<Vec<_>>(), vec![272]);
     app.close().await;
 }
 
@@ -230,7 +234,8 @@ async fn the_return_document_reaches_the_printer_and_a_second_print_is_marked_re
     let psp = app.psp().await;
     let addr = printer.addr().to_string();
     app.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{addr}', confirmPort: true }}).then(() => true)")).await;
-    let cart = sale(&app, &["CRO-001", "MUG-001"], "$18.20", "").await;
+    // $3.25 + $14.95 and the mug's $1.33 tax; the croissant to go is exempt.
+    let cart = sale(&app, &["CRO-001", "MUG-001"], "$19.53", "").await;
     open_returns(&app, cart).await;
     assert_eq!(submit(&app, &[(0, 1)], "stale").await, "done");
     assert_eq!(app.text("#payment-detail #return-print").await, "Print return document");
@@ -254,8 +259,8 @@ async fn the_return_document_reaches_the_printer_and_a_second_print_is_marked_re
     let id = l.returns().by_sale(cart).unwrap()[0].id;
     let prints: Vec<(i64, bool)> = l.returns().prints(id).unwrap().iter().map(|p| (p.print_no, p.reprint)).collect();
     assert_eq!(prints, vec![(1, false), (2, true)]);
-    assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 1820), ("refund_out".to_string(), -325)]);
-    assert_eq!(expected_drawer(&app), 1495);
+    assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 1953), ("refund_out".to_string(), -325)]);
+    assert_eq!(expected_drawer(&app), 1628);
     assert_eq!(psp.stats().await["refunds"], 0);
     app.close().await;
 }
@@ -268,7 +273,7 @@ async fn a_cashiers_return_asks_a_manager_inline_and_the_audit_names_both() {
     app.click("#lock").await;
     app.wait_js("return document.body.dataset.screen === 'signin'", "the sign-in screen", LONG).await;
     app.sign_in_as("Casey", "3333").await;
-    let cart = sale(&app, &["COF-001", "CRO-001"], "$5.75", "").await;
+    let cart = sale(&app, &["COF-001", "CRO-001"], "$5.97", "").await;
     open_returns(&app, cart).await;
     app.js("document.querySelector('#payment-detail #return-qty-1').scrollIntoView({ block: 'center' }); return true").await;
     let f = app.el("#payment-detail #return-qty-1").await;
@@ -290,7 +295,7 @@ async fn a_cashiers_return_asks_a_manager_inline_and_the_audit_names_both() {
     assert_eq!(l.returns().by_sale(cart).unwrap()[0].staff_id, Some(casey));
     let approved = l.audit().log().unwrap().into_iter().rev().find(|e| e.approver_id.is_some()).expect("an approval row");
     assert_eq!((approved.actor_id, approved.approver_id), (Some(casey), Some(marcus)), "{approved:?}");
-    assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 575), ("refund_out".to_string(), -325)]);
+    assert_eq!(moves(&app, cart), vec![("sale_in".to_string(), 597), ("refund_out".to_string(), -325)]);
     assert_eq!(psp.stats().await["refunds"], 0, "a cash sale's return never reaches the PSP");
     app.close().await;
 }

@@ -20,13 +20,13 @@ async fn scanning_fills_the_cart_and_total() {
     app.scan(barcode.as_str().unwrap()).await;
     app.scan("COF-001").await;
     app.wait_js(
-        "return document.getElementById('cart-total').textContent === '$8.25'",
-        "total $8.25",
+        "return document.getElementById('cart-total').textContent === '$8.69'",
+        "total $8.69",
         paydesk_e2e::LONG,
     )
     .await;
     assert_eq!(app.text("#cart-lines li[data-sku='COF-001'] .line-total").await, "$5.00");
-    assert_eq!(app.text("#charge").await, "Charge $8.25");
+    assert_eq!(app.text("#charge").await, "Charge $8.69");
 
     // An unknown code is said in words, and the field keeps it selected for a rescan.
     app.scan("NOPE-404").await;

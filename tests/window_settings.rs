@@ -8,7 +8,7 @@ use paydesk_e2e::{App, Launch, PspProcess, LONG};
 async fn ring_up_and_charge(app: &App) -> String {
     app.scan("COF-001").await;
     app.scan("CRO-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$5.75'", "total $5.75", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$5.97'", "total $5.97", LONG).await;
     app.click("#charge").await;
     app.wait_result("approved").await
 }
@@ -70,7 +70,7 @@ async fn a_new_psp_in_settings_gets_the_next_checkout() {
     assert_ne!(second, first);
     let at_other = other.psp.intents_for(&second).await;
     assert_eq!(at_other.len(), 1, "{at_other:?}");
-    assert_eq!(at_other[0]["amount"], 575);
+    assert_eq!(at_other[0]["amount"], 597);
     assert_eq!(at_other[0]["status"], "succeeded");
     assert_eq!(other.psp.stats().await["charges"], 1);
     assert!(embedded.intents_for(&second).await.is_empty());

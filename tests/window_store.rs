@@ -25,6 +25,7 @@ async fn key(app: &App, k: Key) {
 
 /// The tax rows under the cart: (rate in basis points, taxable total, tax).
 async fn tax_rows(app: &App) -> Vec<(i64, i64, i64)> {
+    // (the rate in parts per million, record 0131; gross; tax)
     let v = app
         .js("return [...document.querySelectorAll('#cart-sums .sum-rate')].map((r) => [+r.dataset.rate, +r.dataset.gross, +r.dataset.tax])")
         .await;
@@ -53,7 +54,7 @@ async fn ring_up_with_tax(app: &App) {
     app.scan("MUG-001").await;
     wait_total(app, "¥1,900").await;
     // Take-out: the coffee at 8 %, the mug at 10 %; tax inside the prices, rounded down.
-    assert_eq!(tax_rows(app).await, vec![(1000, 1650, 150), (800, 250, 18)]);
+    assert_eq!(tax_rows(app).await, vec![(100_000, 1650, 150), (80_000, 250, 18)]);
     let coffee = name_of(app, "COF-001").await;
     assert!(coffee.starts_with("※ ブレンドコーヒー"), "{coffee}");
     let sums = app.text("#cart-sums").await;
@@ -61,18 +62,18 @@ async fn ring_up_with_tax(app: &App) {
 
     app.click("#dining-eat-in").await;
     app.wait_js("return document.getElementById('dining').dataset.dining === 'eat_in'", "eat-in", LONG).await;
-    assert_eq!(tax_rows(app).await, vec![(1000, 1900, 172)]);
+    assert_eq!(tax_rows(app).await, vec![(100_000, 1900, 172)]);
     assert_eq!(name_of(app, "COF-001").await, "ブレンドコーヒー");
     app.click("#dining-take-out").await;
     app.wait_js("return document.getElementById('dining').dataset.dining === 'take_out'", "take-out", LONG).await;
-    assert_eq!(tax_rows(app).await, vec![(1000, 1650, 150), (800, 250, 18)]);
+    assert_eq!(tax_rows(app).await, vec![(100_000, 1650, 150), (80_000, 250, 18)]);
 
     app.click(".cart-line[data-sku='MUG-001'] .line-discount").await;
     let v = app.el("#discount-value").await;
     v.send_keys("10").await.unwrap();
     v.send_keys(Key::Enter).await.unwrap();
     wait_total(app, "¥1,735").await;
-    assert_eq!(tax_rows(app).await, vec![(1000, 1485, 135), (800, 250, 18)]);
+    assert_eq!(tax_rows(app).await, vec![(100_000, 1485, 135), (80_000, 250, 18)]);
 }
 
 async fn pay_cash(app: &App, amount: &str) -> CartId {

@@ -10,12 +10,13 @@ use paydesk_ledger::{CartId, Ledger};
 use paydesk_domain::TenderKind;
 use serde_json::Value;
 
-/// Coffee ×2 + croissant = $8.25, typed like a scanner.
+/// Coffee ×2 + croissant = $8.25 and New York's 8.875 % on the coffees ($0.44; the
+/// croissant to go is exempt): $8.69, typed like a scanner.
 async fn ring_up(app: &App) -> CartId {
     app.scan("COF-001").await;
     app.scan("COF-001").await;
     app.scan("CRO-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$8.25'", "total $8.25", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$8.69'", "total $8.69", LONG).await;
     CartId(app.js("return window.__TAURI__.core.invoke('get_cart').then((c) => c.id)").await.as_i64().unwrap())
 }
 
@@ -91,29 +92,29 @@ async fn cash_with_change_records_the_tender_and_the_drawer() {
 
     key(&app, Key::F6).await;
     app.wait_js("return document.activeElement.id === 'cash-tendered'", "the cash field focused", LONG).await;
-    assert_eq!(app.text("#tender-due").await, "$8.25");
+    assert_eq!(app.text("#tender-due").await, "$8.69");
     let quick = app.js("return [...document.querySelectorAll('.quick-cash')].map((b) => b.dataset.minor).join(',')").await;
-    assert_eq!(quick, "825,1000,2000,5000");
+    assert_eq!(quick, "869,1000,2000,5000");
     // the $10 note: the change is shown before the cashier confirms
     app.click(".quick-cash[data-minor='1000']").await;
-    assert_eq!(app.text("#cash-preview").await, "Change to give: $1.75");
+    assert_eq!(app.text("#cash-preview").await, "Change to give: $1.31");
     assert_eq!(app.text("#tender-title").await, "Take payment", "not Paid before it is");
     app.screenshot("tender").await;
     app.el("#cash-tendered").await.send_keys(Key::Enter).await.unwrap();
     wait_done(&app, "paid").await;
     assert_eq!(app.text("#tender-title").await, "Paid");
-    assert_eq!(app.text("#cash-change strong").await, "$1.75");
+    assert_eq!(app.text("#cash-change strong").await, "$1.31");
 
-    // The ledger: one cash tender, $10 in and $1.75 out of the drawer.
+    // The ledger: one cash tender, $10 in and $1.31 out of the drawer.
     let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
     let sale = l.sales().by_cart(cart).unwrap();
     assert_eq!(sale.tenders.len(), 1);
     let t = &sale.tenders[0];
-    assert_eq!((t.kind, t.amount.amount_minor, t.cash_tendered_minor, t.change_minor), (TenderKind::Cash, 825, Some(1000), Some(175)));
+    assert_eq!((t.kind, t.amount.amount_minor, t.cash_tendered_minor, t.change_minor), (TenderKind::Cash, 869, Some(1000), Some(131)));
     let moves: Vec<(String, i64)> =
         l.sales().cash_movements(Some(cart)).unwrap().iter().map(|m| (m.kind.as_str().to_string(), m.amount.amount_minor)).collect();
-    assert_eq!(moves, vec![("sale_in".to_string(), 1000), ("change_out".to_string(), -175)]);
-    assert_eq!(l.sales().expected_drawer().unwrap().iter().map(|(_, m)| *m).sum::<i64>(), 825);
+    assert_eq!(moves, vec![("sale_in".to_string(), 1000), ("change_out".to_string(), -131)]);
+    assert_eq!(l.sales().expected_drawer().unwrap().iter().map(|(_, m)| *m).sum::<i64>(), 869);
     assert_eq!(psp.stats().await["charges"], 0, "cash never reaches the PSP");
 
     // End of day: cash per kind and the drawer. Then Enter: the next customer.
@@ -128,7 +129,7 @@ async fn cash_with_change_records_the_tender_and_the_drawer() {
     key(&app, Key::F3).await;
     // The shift is open: End of day keeps the expected drawer for the blind close.
     app.wait_js("return document.getElementById('r-drawer')?.dataset.hidden === 'true'", "the drawer hidden on End of day", LONG).await;
-    assert_eq!(app.js("return document.getElementById('r-gross').dataset.value").await, "825", "the cash sale is in the sales");
+    assert_eq!(app.js("return document.getElementById('r-gross').dataset.value").await, "869", "the cash sale is in the sales");
     assert_eq!(app.js("return document.getElementById('r-tender-cash-usd').dataset.count").await, "1");
     app.close().await;
 }
@@ -140,12 +141,12 @@ async fn card_then_cash_is_one_charge_for_the_card_part() {
     let cart = ring_up(&app).await;
 
     app.click("#pay-split").await;
-    app.wait_js("return document.activeElement.id === 'card-amount' && document.activeElement.value === '8.25'", "the open amount as the default", LONG).await;
+    app.wait_js("return document.activeElement.id === 'card-amount' && document.activeElement.value === '8.69'", "the open amount as the default", LONG).await;
     pay_card(&app, "5.00", "pm_card_visa").await;
-    wait_tenders(&app, 1, 325).await;
+    wait_tenders(&app, 1, 369).await;
     assert_eq!(app.text("#tender-title").await, "Take payment");
-    assert!(app.text("#tender-notice").await.contains("Still due: $3.25"));
-    pay_cash(&app, "3.25").await;
+    assert!(app.text("#tender-notice").await.contains("Still due: $3.69"));
+    pay_cash(&app, "3.69").await;
     wait_done(&app, "paid").await;
 
     let cards = card_tenders(&app, cart);
@@ -164,21 +165,21 @@ async fn a_declined_second_card_keeps_the_first_and_a_third_pays_the_rest() {
     let cart = ring_up(&app).await;
 
     pay_card(&app, "3.00", "pm_card_visa").await;
-    wait_tenders(&app, 1, 525).await;
+    wait_tenders(&app, 1, 569).await;
     pay_card(&app, "2.00", "pm_card_chargeDeclined").await;
-    wait_tenders(&app, 2, 525).await;
+    wait_tenders(&app, 2, 569).await;
     // loud, with what is still due; the first card stays paid
     app.wait_js("return document.getElementById('tender-msg')?.dataset.outcome === 'declined'", "the decline", LONG).await;
     let notice = app.text("#tender-notice").await;
-    assert!(notice.contains("Declined") && notice.contains("Still due: $5.25"), "{notice}");
+    assert!(notice.contains("Declined") && notice.contains("Still due: $5.69"), "{notice}");
     app.wait_js("return document.getElementById('alert').textContent.startsWith('Declined')", "the decline read out", LONG).await;
     let states = app.js("return [...document.querySelectorAll('#tender-list li')].map((li) => li.dataset.state).join(',')").await;
     assert_eq!(states, "settled,void");
     app.screenshot("tender-split").await;
 
     // the card form is open again with the rest as its amount: a third card pays it
-    app.wait_js("return document.getElementById('card-amount')?.value === '5.25'", "the rest as the amount", LONG).await;
-    pay_card(&app, "5.25", "pm_card_visa").await;
+    app.wait_js("return document.getElementById('card-amount')?.value === '5.69'", "the rest as the amount", LONG).await;
+    pay_card(&app, "5.69", "pm_card_visa").await;
     wait_done(&app, "paid").await;
     assert_eq!(app.text("#tender-title").await, "Paid");
 
@@ -203,9 +204,9 @@ async fn cancel_of_a_half_paid_sale_refunds_the_card_once_and_returns_the_cash()
     let cart = ring_up(&app).await;
 
     pay_card(&app, "4.00", "pm_card_visa").await;
-    wait_tenders(&app, 1, 425).await;
+    wait_tenders(&app, 1, 469).await;
     pay_cash(&app, "2.00").await;
-    wait_tenders(&app, 2, 225).await;
+    wait_tenders(&app, 2, 269).await;
     // Esc does not leave a part-paid sale behind
     key(&app, Key::Escape).await;
     key(&app, Key::Escape).await;
@@ -264,14 +265,14 @@ async fn a_second_press_on_the_same_view_is_refused_by_the_command() {
     let l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
     let sale = l.sales().by_cart(cart).unwrap();
     assert_eq!(sale.tenders.len(), 2, "one card and one cash, nothing twice");
-    assert_eq!(sale.totals.due_minor, 825 - 300 - 100);
+    assert_eq!(sale.totals.due_minor, 869 - 300 - 100);
     assert_eq!(psp.stats().await["charges"], 1);
 
     // The real screen: a stale press from the card form (drawn with 0 tenders) is
     // refused and the panel redraws the sale as it is now.
     app.el("#card-amount").await.send_keys(Key::Enter).await.unwrap();
     app.wait_js("return document.getElementById('tender-msg')?.dataset.code === 'sale_changed'", "the refusal on screen", LONG).await;
-    wait_tenders(&app, 2, 425).await;
+    wait_tenders(&app, 2, 469).await;
     assert_eq!(psp.stats().await["charges"], 1);
     app.close().await;
 }
@@ -282,7 +283,7 @@ async fn an_unknown_card_is_pending_with_its_key_and_blocks_cash_without_a_reaso
     let psp = app.psp().await;
     let cart = ring_up(&app).await;
     pay_cash(&app, "2.00").await;
-    wait_tenders(&app, 1, 625).await;
+    wait_tenders(&app, 1, 669).await;
 
     // The processor takes a minute: the card's outcome stays unknown.
     psp.script("/v1/payment_intents", "slow", 1, Some(60_000)).await;
@@ -310,7 +311,7 @@ async fn an_unknown_card_is_pending_with_its_key_and_blocks_cash_without_a_reaso
 
     // With a reason (the override), the cash is taken and the pending card stops counting.
     key_and_reason_cash(&app, "1.00", "card reader frozen, customer paid cash").await;
-    wait_tenders(&app, 3, 525).await;
+    wait_tenders(&app, 3, 569).await;
     let states = app.js("return [...document.querySelectorAll('#tender-list li')].map((li) => li.dataset.state).join(',')").await;
     assert_eq!(states, "settled,superseded,settled");
     assert!(psp.intents_for(&key).await.len() <= 1, "never a second charge for the key");
