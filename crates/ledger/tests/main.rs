@@ -37,6 +37,7 @@ mod restored;
 mod return_prints;
 mod returns;
 mod running_copies;
+mod search;
 mod ryoshusho;
 mod sale_tax;
 mod shifts;

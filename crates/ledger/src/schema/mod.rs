@@ -39,6 +39,7 @@ mod v23_store_tenders;
 mod v24_store_tender_facts;
 mod v25_exchanges;
 mod v28_held_sales;
+mod v30_categories;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -71,6 +72,7 @@ pub const MIGRATIONS: &[&str] = &[
     v24_store_tender_facts::STORE_TENDER_FACTS, // v24: store tenders and store refunds in the outbox (record 0121)
     v25_exchanges::EXCHANGES,              // v25: exchanges: a return's worth paying a new sale (record 0123)
     v28_held_sales::HELD_SALES,            // v26: carts parked by the cashier, recalled or discarded (record 0128)
+    v30_categories::CATEGORIES,            // v27: categories and the folded search keys of items (record 0133)
 ];
 
 /// The version whose migration turned the audit log into a chain.
