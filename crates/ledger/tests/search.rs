@@ -180,3 +180,32 @@ fn the_upgrade_keeps_items_and_finds_them() {
     assert_eq!(find(&l, "クロワッサン"), ["CRO-001"], "the keys were written at open");
     assert!(l.audit().verify(None).unwrap().is_intact());
 }
+
+#[test]
+fn a_csv_category_column_puts_items_in_categories_and_export_writes_it() {
+    let mut l = demo();
+    let header = "sku,barcode,name_en,name_ja,price_minor,tax_class,active,category\n";
+    let bad = format!("{header}NEW-1,,New,,10,standard,1,drinks\nNEW-2,,New,,10,standard,1,nope\nNEW-3,,New,,10,standard,1,Bad Key\n");
+    let problems = l.catalog_mut().import_csv(bad.as_bytes(), None, 2).unwrap().unwrap_err();
+    let got: Vec<(u64, &str)> = problems.iter().map(|p| (p.line, p.field.as_str())).collect();
+    assert_eq!(got, [(4, "category")], "a key's form is checked with the file: {problems:?}");
+    let unknown = format!("{header}NEW-1,,New,,10,standard,1,drinks\nNEW-2,,New,,10,standard,1,nope\n");
+    let problems = l.catalog_mut().import_csv(unknown.as_bytes(), None, 2).unwrap().unwrap_err();
+    let got: Vec<(u64, &str)> = problems.iter().map(|p| (p.line, p.field.as_str())).collect();
+    assert_eq!(got, [(3, "category")], "an unknown key is a problem of its line: {problems:?}");
+    assert!(l.catalog().item("NEW-1").unwrap().is_none(), "nothing imported");
+
+    let good = format!("{header}NEW-1,,New tea,,10,standard,1,drinks\nCOF-001,,Coffee,,250,reduced,1,\n");
+    l.catalog_mut().import_csv(good.as_bytes(), None, 3).unwrap().unwrap();
+    assert_eq!(find_in(&l, "new tea", Some("drinks")), ["NEW-1"]);
+    assert!(find_in(&l, "COF-001", Some("drinks")).is_empty(), "an empty cell takes the item out");
+    let csv = l.catalog().export_csv().unwrap();
+    assert!(csv.starts_with(header), "{csv}");
+    assert!(csv.contains("NEW-1,,New tea,,10,standard,1,drinks\n"), "{csv}");
+    assert!(csv.lines().any(|l| l.starts_with("MUG-001,") && l.ends_with(",goods")), "{csv}");
+
+    // A file without the column leaves categories as they are.
+    let plain = "sku,barcode,name_en,name_ja,price_minor,tax_class,active\nNEW-1,,New tea 2,,10,standard,1\n";
+    l.catalog_mut().import_csv(plain.as_bytes(), None, 4).unwrap().unwrap();
+    assert_eq!(find_in(&l, "new tea 2", Some("drinks")), ["NEW-1"]);
+}

@@ -9,7 +9,8 @@ use paydesk_domain::Locale;
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
-use super::FieldProblem;
+use super::products::{upsert_tx, Source};
+use super::{CatalogItem, FieldProblem};
 use crate::error::{Error, Result};
 use crate::ledger::audit::{append_audit, AuditInput};
 use crate::ledger::{collect, Cached, Catalog, Ledger};
@@ -66,6 +67,11 @@ fn category_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Category>> {
 }
 
 const CATEGORY_SQL: &str = "SELECT key, name_en, name_ja, position FROM categories";
+
+/// The categories in tab order (position, then key).
+pub(super) fn categories_tx(conn: &rusqlite::Connection) -> Result<Vec<Category>> {
+    collect(conn, &format!("{CATEGORY_SQL} ORDER BY position, key"), [], category_of)
+}
 
 /// Adds or changes one category by key, audited; an unchanged one writes nothing.
 pub(super) fn save_category_tx(tx: &WriteTx<'_>, c: &Category, actor_id: Option<i64>, now_ms: i64) -> Result<bool> {
@@ -147,6 +153,16 @@ impl Catalog<&mut Ledger> {
         Ok(changed)
     }
 
+    /// Saves one item and puts it in category `key` (or in none), in one transaction: the
+    /// app's item form. Returns whether anything changed.
+    pub fn upsert_in_category(&mut self, item: &CatalogItem, key: Option<&str>, actor_id: Option<i64>, now_ms: i64) -> Result<bool> {
+        let tx = self.write_tx()?;
+        let saved = upsert_tx(&tx, item, Source::Local, actor_id, now_ms)?;
+        let moved = set_item_category_tx(&tx, &item.sku, key, actor_id, now_ms)?;
+        tx.commit()?;
+        Ok(saved || moved)
+    }
+
     /// Puts item `sku` in category `key`, or in none.
     pub fn set_item_category(&mut self, sku: &str, key: Option<&str>, actor_id: Option<i64>, now_ms: i64) -> Result<bool> {
         let tx = self.write_tx()?;
@@ -159,7 +175,7 @@ impl Catalog<&mut Ledger> {
 impl<L: Deref<Target = Ledger>> Catalog<L> {
     /// The categories in tab order (position, then key).
     pub fn categories(&self) -> Result<Vec<Category>> {
-        collect(&self.conn, &format!("{CATEGORY_SQL} ORDER BY position, key"), [], category_of)
+        categories_tx(&self.conn)
     }
 
     /// (SKU, category key) of every item that has a category, by SKU.

@@ -95,34 +95,41 @@ pub struct Found {
     pub matched: MatchKind,
 }
 
-/// Only active items, in `category` when one is given.
+/// Only active items, in `category` when one is given (?3).
 const FILTER: &str = "JOIN products p ON p.id = s.product_id WHERE p.active = 1
     AND (?3 IS NULL OR EXISTS (SELECT 1 FROM product_categories c WHERE c.product_id = p.id AND c.category = ?3))";
 
+/// The whole SKU (?1) or the 13-digit barcode (?2).
 fn exact_sql() -> String {
     format!(
         "SELECT s.product_id FROM product_search s {FILTER} AND s.product_id IN (
              SELECT product_id FROM product_search WHERE sku_key = ?1
              UNION SELECT id FROM products WHERE barcode = ?2)
-         ORDER BY s.sku_key LIMIT ?4"
+         LIMIT ?4"
     )
 }
 
-/// ?1 ≤ key < ?2 is "starts with ?1" on the index (?2 is ?1 and the last code point).
-fn prefix_sql() -> String {
-    format!(
-        "SELECT s.product_id FROM product_search s {FILTER} AND s.product_id IN (
-             SELECT product_id FROM product_search WHERE sku_key >= ?1 AND sku_key < ?2
-             UNION SELECT product_id FROM product_search WHERE en_key >= ?1 AND en_key < ?2
-             UNION SELECT product_id FROM product_search WHERE ja_key >= ?1 AND ja_key < ?2
-             UNION SELECT id FROM products WHERE barcode >= ?1 AND barcode < ?2)
-         ORDER BY s.sku_key LIMIT ?4"
-    )
+/// The keys a prefix is looked for in, each by its own index.
+const PREFIX_KEYS: [&str; 4] = ["s.sku_key", "s.en_key", "s.ja_key", "p.barcode"];
+
+/// ?1 <= key < ?2 is "starts with ?1" (?2 is ?1 and the last code point): a range of the
+/// key's index, read in its order and stopped at ?4 — a one-letter query does not
+/// gather thousands of rows to sort them.
+fn prefix_sql(key: &str) -> String {
+    format!("SELECT s.product_id FROM product_search s {FILTER} AND {key} >= ?1 AND {key} < ?2 ORDER BY {key} LIMIT ?4")
 }
 
-/// instr, not LIKE: the folded query is compared as it is (no wildcard to escape).
+/// instr, not LIKE: the folded query is compared as it is (no wildcard to escape). Read
+/// in table order and stopped at ?4; only a query that matches fewer reads every row.
+/// CROSS JOIN keeps the narrow key table the outer loop (SQLite does not reorder it):
+/// a product row is read only for a key that matched.
 fn contains_sql() -> String {
-    format!("SELECT s.product_id FROM product_search s {FILTER} AND instr(s.all_key, ?1) > 0 ORDER BY s.sku_key LIMIT ?4")
+    format!("SELECT s.product_id FROM product_search s CROSS {FILTER} AND instr(s.all_key, ?1) > 0 LIMIT ?4")
+}
+
+/// The ids one statement finds (?1, ?2: the query's bounds, ?3 the category, ?4 how many).
+fn ids(conn: &Connection, sql: &str, first: &str, second: &str, category: Option<&str>, want: usize) -> Result<Vec<i64>> {
+    collect(conn, sql, params![first, second, category, want as i64], |r| Ok(Ok(r.get(0)?)))
 }
 
 pub(super) fn search(conn: &Connection, query: &SearchQuery, category: Option<&str>, limit: usize) -> Result<Vec<Found>> {
@@ -132,22 +139,36 @@ pub(super) fn search(conn: &Connection, query: &SearchQuery, category: Option<&s
     // A typed UPC-A or EAN-8 is the 13-digit code the ledger stores.
     let code = paydesk_tax::Gtin13::parse(q).map(|g| g.as_str().to_string()).unwrap_or_else(|_| q.to_string());
     let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for (sql, kind, first) in [(exact_sql(), MatchKind::Code, code.as_str()), (prefix_sql(), MatchKind::Prefix, q), (contains_sql(), MatchKind::Contains, q)] {
+    let mut out: Vec<Found> = Vec::new();
+    for kind in [MatchKind::Code, MatchKind::Prefix, MatchKind::Contains] {
         if out.len() >= limit {
             break;
         }
-        let second = if kind == MatchKind::Code { code.as_str() } else { upper.as_str() };
-        // Asked for as many as are still wanted plus those already taken (they may match again).
-        let want = (limit - out.len() + seen.len()) as i64;
-        let ids: Vec<i64> = collect(conn, &sql, params![first, second, category, want], |r| Ok(Ok(r.get(0)?)))?;
-        for id in ids {
-            if out.len() < limit && seen.insert(id) {
+        // As many as are still wanted, plus those already taken (they may match again).
+        let want = limit - out.len() + seen.len();
+        let found: Vec<i64> = match kind {
+            MatchKind::Code => ids(conn, &exact_sql(), q, &code, category, want)?,
+            MatchKind::Prefix => {
+                let mut all = Vec::new();
+                for key in PREFIX_KEYS {
+                    all.extend(ids(conn, &prefix_sql(key), q, &upper, category, want)?);
+                }
+                all
+            }
+            MatchKind::Contains => ids(conn, &contains_sql(), q, &upper, category, want)?,
+        };
+        let mut step = Vec::new();
+        for id in found {
+            if seen.insert(id) {
                 if let Some((item, category)) = item_by_id(conn, id)? {
-                    out.push(Found { item, category, matched: kind });
+                    step.push(Found { item, category, matched: kind });
                 }
             }
         }
+        // By SKU within a kind, then as many as there is room for.
+        step.sort_by(|a, b| a.item.sku.cmp(&b.item.sku));
+        step.truncate(limit - out.len());
+        out.extend(step);
     }
     Ok(out)
 }
@@ -215,7 +236,7 @@ mod tests {
     /// items must stay instant per keystroke (issue #30).
     #[test]
     fn exact_and_prefix_read_the_indexes() {
-        for sql in [exact_sql(), prefix_sql()] {
+        for sql in [exact_sql(), prefix_sql("s.sku_key"), prefix_sql("s.en_key"), prefix_sql("s.ja_key"), prefix_sql("p.barcode")] {
             let p = plan(&sql);
             assert!(!p.iter().any(|d| d.starts_with("SCAN")), "{p:?}");
         }
