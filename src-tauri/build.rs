@@ -3,6 +3,8 @@
 // the ones the UI uses. Without an app manifest every command would be allowed.
 const COMMANDS: &[&str] = &[
     "get_catalog",
+    "search_items",
+    "get_categories",
     "get_cart",
     "scan",
     "set_quantity",

@@ -21,6 +21,7 @@ mod window_receipts;
 mod window_returns;
 mod window_ryoshusho;
 mod window_scan;
+mod window_search;
 mod window_settings;
 mod window_shift;
 mod window_shift_approval;

@@ -53,6 +53,10 @@ function editItem(it) {
   const cls = h('select', { name: 'tax_class', id: 'item-tax_class' },
     ...Object.entries(CLASSES).map(([c, id]) => h('option', { value: c, text: t(id), selected: c === v.tax_class })));
   const active = h('input', { type: 'checkbox', name: 'active', id: 'item-active', checked: v.active });
+  // The register's tabs (record 0133): a category of the store's, or none.
+  const category = h('select', { name: 'category', id: 'item-category' },
+    h('option', { value: '', text: t('search-category-none'), selected: !v.category }),
+    ...((screen && screen.categories) || []).map((c) => h('option', { value: c.key, text: c.name, selected: c.key === v.category })));
   f.hidden = false;
   f.replaceChildren(
     h('h2', { text: it ? `${t('catalog-edit')} ${it.sku}` : t('catalog-add') }),
@@ -62,6 +66,7 @@ function editItem(it) {
     input('name_ja', t('catalog-name-ja'), v.name_ja, { maxlength: '120' }),
     input('price_minor', t('catalog-price', { currency: screen ? screen.currency : '' }), v.price_plain, { inputmode: 'decimal', maxlength: '16' }),
     h('label', { 'data-field': 'tax_class' }, t('catalog-col-class'), cls, h('span', { class: 'field-error', id: 'item-err-tax_class' })),
+    h('label', { 'data-field': 'category' }, t('search-category-field'), category, h('span', { class: 'field-error', id: 'item-err-category' })),
     h('label', { class: 'check' }, active, t('catalog-col-active')),
     h('div', { class: 'actions' },
       h('button', { class: 'primary', type: 'submit', id: 'item-save', text: t('catalog-save') }),
@@ -72,7 +77,7 @@ function editItem(it) {
     for (const el of f.querySelectorAll('.field-error')) el.textContent = '';
     const d = new FormData(f);
     const item = { sku: d.get('sku'), barcode: d.get('barcode'), name_en: d.get('name_en'), name_ja: d.get('name_ja'),
-      price: d.get('price_minor'), tax_class: d.get('tax_class'), active: active.checked };
+      price: d.get('price_minor'), tax_class: d.get('tax_class'), active: active.checked, category: d.get('category') };
     try {
       const saved = await withApproval((approval) => invoke('save_item', { item, approval }));
       $('item-msg').textContent = t('catalog-saved', { sku: saved.sku });

@@ -13,6 +13,7 @@ import { receiptPanel } from './receipt.js';
 import { initHeld, refreshHeld, syncHoldButton } from './held.js';
 import { openShiftOffer } from './shift.js';
 import { initOpenPrice, loadDepartments, openPrice } from './open_price.js';
+import { emptyText, initSearch, loadTabs, shownItems } from './search.js';
 
 let catalog = [];
 let cart = null;
@@ -64,7 +65,9 @@ export function registerTenderKey(e) {
 
 function renderCatalog() {
   const box = $('catalog');
-  box.replaceChildren(...catalog.map((it) =>
+  const shown = shownItems(catalog);
+  if (!shown.length && emptyText()) { box.replaceChildren(h('p', { class: 'empty', text: emptyText() })); return; }
+  box.replaceChildren(...shown.map((it) =>
     h('button', {
       class: 'item', type: 'button', role: 'listitem', 'data-sku': it.sku,
       'aria-label': t('catalog-item-label', { name: it.name, price: it.price_display, sku: it.sku }),
@@ -403,6 +406,7 @@ export async function onProgress(p) {
 
 /** Wires the register's own controls: the barcode form, Charge and Clear. */
 export function initRegister() {
+  initSearch(renderCatalog);
   $('scan-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const input = $('scan');
@@ -431,6 +435,7 @@ export function initRegister() {
 /** The register's items again (after the catalog screen changed them). */
 export async function reloadCatalog() {
   catalog = await invoke('get_catalog');
+  await loadTabs();
   renderCatalog();
   await loadDepartments(renderCart);
 }

@@ -74,6 +74,8 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
         // the idle lock (staff/guard.rs).
         .invoke_handler(staff::guard::guarded(tauri::generate_handler![
             store::catalog::get_catalog,
+            store::search::search_items,
+            store::search::get_categories,
             store::lines::get_cart,
             store::lines::scan,
             store::lines::set_quantity,

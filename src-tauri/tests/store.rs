@@ -338,3 +338,26 @@ fn published_items_and_tax_are_read_only_in_the_app() {
     let saved = call(&w, "save_store", form(&phone)).unwrap();
     assert_eq!((saved["phone"].clone(), saved["rounding"].clone()), (json!("03-1234-5678"), json!("half_up")));
 }
+
+/// The sale screen's search and tabs (record 0133): kana-insensitive, the tab's items
+/// only, refusals typed; the item form puts an item in a category.
+#[test]
+fn search_items_finds_by_kana_in_a_tab_and_refuses_a_bad_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, w) = app_with(dir.path(), ja());
+    let tabs = call(&w, "get_categories", json!({})).unwrap();
+    let names: Vec<&str> = tabs.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["飲み物", "ベーカリー", "フード", "雑貨"]);
+    let found = call(&w, "search_items", json!({ "query": "かふぇ" })).unwrap();
+    assert_eq!(found[0]["sku"], "COF-002");
+    assert_eq!(found[0]["name"], "カフェラテ");
+    assert_eq!(found[0]["category"], "drinks");
+    let bakery = call(&w, "search_items", json!({ "query": "ー", "category": "bakery" })).unwrap();
+    let skus: Vec<&str> = bakery.as_array().unwrap().iter().map(|i| i["sku"].as_str().unwrap()).collect();
+    assert_eq!(skus, ["BAG-001", "MUF-001"]);
+    for bad in [json!({ "query": " " }), json!({ "query": "x".repeat(41) }), json!({ "query": "a", "category": "No Such" })] {
+        assert_eq!(call(&w, "search_items", bad).unwrap_err()["code"], "invalid_input");
+    }
+    let catalog = call(&w, "get_catalog", json!({})).unwrap();
+    assert!(catalog.as_array().unwrap().iter().all(|i| i["category"].is_string()), "every demo item is in a tab");
+}

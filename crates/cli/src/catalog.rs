@@ -4,7 +4,12 @@
 //! ```text
 //! catalog import FILE      all or nothing; exit 1 with {"error":{"code":"invalid_csv","problems":[{line,field,message}…]}}
 //! catalog export           the catalog as CSV on stdout (what import reads)
-//! catalog list             one JSON object per item
+//! catalog list [--category KEY]  one JSON object per item (only those in category KEY)
+//! catalog search QUERY [--category KEY] [--limit N] [--json]
+//!                          active items matching QUERY, best first (record 0133): a line each,
+//!                          or one JSON object each {"item":…,"category":…,"matched":…};
+//!                          exit 1 with invalid_query for an empty, long or control query
+//! catalog categories       one JSON object per category, in tab order
 //! catalog scan CODE        what a scan of CODE rings up: {"sku":…} or exit 1 with unknown_item /
 //!                          in_store_label (a weight label), or {"sku","label_price","catalog_price"} for a
 //!                          price label to ring with `cart add-label` (the app's scan path, records 0115, 0126)
@@ -28,12 +33,31 @@ use crate::outcome::fail;
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum CatalogCmd {
-    /// Import a CSV file (sku,barcode,name_en,name_ja,price_minor,tax_class,active).
+    /// Import a CSV file (sku,barcode,name_en,name_ja,price_minor,tax_class,active[,category]).
     Import { file: std::path::PathBuf },
     /// The catalog as CSV on stdout.
     Export,
     /// One JSON object per item.
-    List,
+    List {
+        /// Only the items in this category (its key).
+        #[arg(long)]
+        category: Option<String>,
+    },
+    /// Active items matching QUERY (SKU, barcode digits, names; any case, width or kana).
+    Search {
+        query: String,
+        /// Only the items in this category (its key).
+        #[arg(long)]
+        category: Option<String>,
+        /// At most this many (1..=50).
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=50))]
+        limit: u16,
+        /// One JSON object per item instead of a line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The store's categories, one JSON object each, in tab order.
+    Categories,
     /// What a scan of CODE (a barcode, an in-store label or a SKU) rings up.
     Scan { code: String },
 }
@@ -130,15 +154,53 @@ pub(crate) fn catalog(engine: &Engine, cmd: &CatalogCmd) -> i32 {
             Err(e) => ledger_fail(&e),
         },
         CatalogCmd::Scan { code } => scan(engine, code),
-        CatalogCmd::List => match engine.catalog().list() {
-            Ok(items) => {
-                for i in items {
-                    print(&i);
+        CatalogCmd::List { category } => list(engine, category.as_deref()),
+        CatalogCmd::Search { query, category, limit, json } => search(engine, query, category.as_deref(), usize::from(*limit), *json),
+        CatalogCmd::Categories => match engine.catalog().categories() {
+            Ok((categories, _)) => {
+                for c in categories {
+                    print(&c);
                 }
                 0
             }
             Err(e) => ledger_fail(&e),
         },
+    }
+}
+
+/// Every item, or only those in `category` (an unknown key is refused by name).
+fn list(engine: &Engine, category: Option<&str>) -> i32 {
+    let listed = engine.catalog().list().and_then(|items| Ok((items, engine.catalog().categories()?)));
+    let (items, (categories, in_category)) = listed.unwrap_or_else(|e| ledger_fail(&e));
+    if let Some(k) = category {
+        if !categories.iter().any(|c| c.key == k) {
+            fail("invalid_input", &format!("there is no category {k:?}"));
+        }
+    }
+    let wanted: std::collections::HashSet<&str> =
+        in_category.iter().filter(|(_, c)| Some(c.as_str()) == category).map(|(sku, _)| sku.as_str()).collect();
+    for i in items.iter().filter(|i| category.is_none() || wanted.contains(i.sku.as_str())) {
+        print(i);
+    }
+    0
+}
+
+/// `catalog search`: the app's search (record 0133).
+fn search(engine: &Engine, query: &str, category: Option<&str>, limit: usize, json: bool) -> i32 {
+    let q = paydesk_ledger::SearchQuery::parse(query).unwrap_or_else(|p| fail("invalid_query", &p.to_string()));
+    match engine.catalog().search(&q, category, limit) {
+        Ok(found) => {
+            for f in &found {
+                if json {
+                    print(f);
+                } else {
+                    let ja = f.item.name_ja.as_deref().map(|n| format!(" / {n}")).unwrap_or_default();
+                    out!("{}\t{}{ja}\t{}\t{:?}", f.item.sku, f.item.name_en, f.category.as_deref().unwrap_or("-"), f.matched);
+                }
+            }
+            0
+        }
+        Err(e) => ledger_fail(&e),
     }
 }
 

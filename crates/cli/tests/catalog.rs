@@ -46,7 +46,8 @@ async fn a_good_csv_imports_a_bad_one_reports_every_line_and_imports_nothing() {
     assert_eq!(skus, ["MUG", "TEA"], "nothing of the bad file imported");
     let export = cli(&db, &["catalog", "export"]).await;
     assert_eq!(export.code, Some(0));
-    assert!(export.stdout.starts_with("sku,barcode,name_en,name_ja,price_minor,tax_class,active,price_kind\n"), "{}", export.stdout);
+    assert!(export.stdout.starts_with("sku,barcode,name_en,name_ja,price_minor,tax_class,active,price_kind,category
+"), "{}", export.stdout);
     assert!(export.stdout.contains("TEA,4905550000011,Green tea,緑茶,160,reduced,1"), "{}", export.stdout);
 }
 
@@ -194,4 +195,41 @@ async fn a_upc_a_scans_as_its_ean_13_and_an_in_store_label_finds_its_item() {
     let unknown = with_check("490000099999");
     let s = cli(&db, &["catalog", "scan", &unknown]).await;
     assert_eq!((s.code, s.json()["error"]["code"].as_str()), (Some(1), Some("unknown_item")), "{}{}", s.stdout, s.stderr);
+}
+
+/// `catalog search` finds a katakana name by hiragana, a code by its start, in a category
+/// only when asked; an empty query is refused by its code (record 0133).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_finds_by_kana_and_code_and_a_category_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let r = cli(&db, &["store", "seed", "--locale", "ja-JP"]).await;
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+
+    let r = cli(&db, &["catalog", "search", "かふぇらて", "--json"]).await;
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    let found: Vec<(String, String, String)> = r
+        .lines()
+        .iter()
+        .map(|f| (f["item"]["sku"].as_str().unwrap().into(), f["category"].as_str().unwrap().into(), f["matched"].as_str().unwrap().into()))
+        .collect();
+    assert_eq!(found, [("COF-002".into(), "drinks".into(), "prefix".into())]);
+
+    let r = cli(&db, &["catalog", "search", "cof-00"]).await;
+    let skus: Vec<&str> = r.stdout.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    assert_eq!(skus, ["COF-001", "COF-002"], "{}", r.stdout);
+
+    let r = cli(&db, &["catalog", "search", "ー", "--category", "bakery", "--json"]).await;
+    let skus: Vec<String> = r.lines().iter().map(|f| f["item"]["sku"].as_str().unwrap().into()).collect();
+    assert_eq!(skus, ["BAG-001", "MUF-001"], "{}", r.stdout);
+
+    let r = cli(&db, &["catalog", "list", "--category", "drinks"]).await;
+    let skus: Vec<String> = r.lines().iter().map(|i| i["sku"].as_str().unwrap().into()).collect();
+    assert_eq!(skus, ["COF-001", "COF-002", "TEA-001", "WAT-001"]);
+
+    let r = cli(&db, &["catalog", "search", " "]).await;
+    assert_eq!(r.code, Some(1));
+    assert_eq!(r.json()["error"]["code"], "invalid_query", "{}", r.stdout);
+    let r = cli(&db, &["catalog", "list", "--category", "nope"]).await;
+    assert_eq!(r.code, Some(1));
 }

@@ -39,6 +39,7 @@ mod restored;
 mod return_prints;
 mod returns;
 mod running_copies;
+mod search;
 mod ryoshusho;
 mod sale_tax;
 mod shifts;

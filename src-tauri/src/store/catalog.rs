@@ -35,6 +35,8 @@ pub struct Item {
     pub tax_class: &'static str,
     /// fixed | open: an open-price item asks for its price when tapped (record 0126).
     pub price_kind: &'static str,
+    /// The key of its category (the register's tab), if any (record 0133).
+    pub category: Option<String>,
 }
 
 impl Item {
@@ -47,16 +49,28 @@ impl Item {
             price_display: money::format(i.price_minor, i.currency),
             tax_class: class_name(i.tax_class),
             price_kind: i.price_kind.as_str(),
+            category: None,
         }
+    }
+
+    pub fn in_category(self, category: Option<String>) -> Item {
+        Item { category, ..self }
     }
 }
 
-/// The register's catalog: the store's active items, names in its language. Department
-/// keys are not among them: they are the row of keys over the items (`department_keys`).
+/// The register's catalog: the store's active items, names in its language, each with
+/// its category's key (the tabs filter on it). Department keys are not among them: they
+/// are the row of keys over the items (`department_keys`).
 #[tauri::command]
 pub fn get_catalog(state: State<'_, AppState>) -> AppResult<Vec<Item>> {
     let items = state.engine().catalog().list()?;
-    Ok(items.iter().filter(|i| i.active && i.price_kind != PriceKind::Department).map(|i| Item::of(i, state.locale)).collect())
+    let (_, in_category) = state.engine().catalog().categories()?;
+    let by_sku: std::collections::HashMap<String, String> = in_category.into_iter().collect();
+    Ok(items
+        .iter()
+        .filter(|i| i.active && i.price_kind != PriceKind::Department)
+        .map(|i| Item::of(i, state.locale).in_category(by_sku.get(&i.sku).cloned()))
+        .collect())
 }
 
 /// Where an export is written, in the data folder.
@@ -78,6 +92,8 @@ pub struct CatalogRow {
     pub active: bool,
     /// The back office publishes this item: the screen shows it read-only (record 0049).
     pub published: bool,
+    /// Its category's key, "" for none (record 0133).
+    pub category: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -85,6 +101,8 @@ pub struct CatalogScreen {
     pub currency: String,
     pub lang: &'static str,
     pub items: Vec<CatalogRow>,
+    /// The categories an item can be put in, named in the store's language.
+    pub categories: Vec<super::search::Tab>,
 }
 
 /// One item as typed in the form.
@@ -100,6 +118,9 @@ pub struct ItemForm {
     /// fixed (left out: fixed) | open | department (record 0126).
     #[serde(default)]
     pub price_kind: Option<String>,
+    /// A category key, "" for none; absent leaves the item's category as it is (record 0133).
+    #[serde(default)]
+    pub category: Option<String>,
 }
 
 fn row(i: &CatalogItem, locale: Locale, published: bool) -> CatalogRow {
@@ -116,6 +137,7 @@ fn row(i: &CatalogItem, locale: Locale, published: bool) -> CatalogRow {
         tax_class: class_name(i.tax_class),
         active: i.active,
         published,
+        category: String::new(),
     }
 }
 
@@ -123,11 +145,17 @@ fn row(i: &CatalogItem, locale: Locale, published: bool) -> CatalogRow {
 pub fn list_catalog(state: State<'_, AppState>) -> AppResult<CatalogScreen> {
     let paydesk_register::usecases::CatalogScreen { items, store, published } = state.engine().catalog().screen()?;
     let published: std::collections::HashSet<String> = published.into_iter().collect();
+    let (categories, in_category) = state.engine().catalog().categories()?;
+    let by_sku: std::collections::HashMap<String, String> = in_category.into_iter().collect();
     let locale = store.locale;
     Ok(CatalogScreen {
         currency: store.currency.code().to_ascii_uppercase(),
         lang: locale.code(),
-        items: items.iter().map(|i| row(i, locale, published.contains(&i.sku))).collect(),
+        items: items
+            .iter()
+            .map(|i| CatalogRow { category: by_sku.get(&i.sku).cloned().unwrap_or_default(), ..row(i, locale, published.contains(&i.sku)) })
+            .collect(),
+        categories: categories.iter().map(|c| super::search::Tab { key: c.key.clone(), name: c.name_in(locale).to_string() }).collect(),
     })
 }
 
@@ -205,7 +233,11 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
         message: tr!(active(), "catalog-item-not-saved", count = 1),
         problems: vec![field(f, m)],
     };
-    engine.catalog().save(&it, granted.actor_id()).map_err(|e| match e {
+    let saved = match item.category.as_deref() {
+        None => engine.catalog().save(&it, granted.actor_id()).map(|n| n > 0),
+        Some(k) => engine.catalog().save_in_category(&it, (!k.is_empty()).then_some(k), granted.actor_id()),
+    };
+    saved.map_err(|e| match e {
         // The one check the item alone cannot make (its barcode held by another SKU):
         // the ledger names the field.
         paydesk_ledger::Error::InvalidItem { field: f, message } => refused(f, message),
@@ -213,7 +245,11 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
         paydesk_ledger::Error::InvalidInput(m) => refused("sku", m),
         other => AppError::from(other),
     })?;
-    Ok(row(&it, store.locale, false))
+    let category = match item.category {
+        Some(k) => k,
+        None => engine.catalog().categories()?.1.into_iter().find(|(sku, _)| *sku == it.sku).map(|(_, k)| k).unwrap_or_default(),
+    };
+    Ok(CatalogRow { category, ..row(&it, store.locale, false) })
 }
 
 #[derive(Debug, Serialize)]

@@ -3,7 +3,8 @@
 //! department keys (`open_price.rs`, record 0126), receipts on screen
 //! and on paper (`receipt.rs`, `print.rs`), the ryōshūsho issued from it (`ryoshusho.rs`), every paid sale's receipt within reach
 //! (`sales.rs`), a receipt as a printable page (`page.rs`), the catalog on the sale
-//! screen and the catalog screen (`catalog.rs`) and the store's settings kept in the
+//! screen and the catalog screen (`catalog.rs`), items found by a query and the category
+//! tabs (`search.rs`) and the store's settings kept in the
 //! ledger (`settings.rs`). This file holds what they share: how discounts are typed,
 //! and the ledger's refusal of one in the cashier's words (the labels are `wording.rs`).
 
@@ -17,6 +18,7 @@ pub mod receipt;
 pub mod return_print;
 pub mod ryoshusho;
 pub mod sales;
+pub mod search;
 pub mod settings;
 pub mod tender_types;
 

@@ -27,6 +27,8 @@ impl Carts<&mut Ledger> {
                      currency = excluded.currency",
                 params![p.sku, p.name, p.price.amount_minor, p.price.currency.code()],
             )?;
+            let id: i64 = tx.row_cached("SELECT id FROM products WHERE sku = ?1", [&p.sku], |r| r.get(0))?;
+            super::catalog::index_product(&tx, id)?;
         }
         tx.commit()?;
         Ok(products.len())

@@ -178,6 +178,8 @@ impl Ledger {
             Err(Error::Sqlite(e)) => return Err(crate::error::open_error(path, e)),
             other => other?,
         }
+        // Search keys SQL cannot fold: written for products that have none (record 0133).
+        catalog::heal_search(&mut conn)?;
         Ledger::with_conn(conn, keys, Some(path.to_path_buf()))
     }
 
@@ -210,6 +212,7 @@ impl Ledger {
         let mut conn = Connection::open_in_memory()?;
         conn.execute_batch("PRAGMA foreign_keys = ON")?;
         schema::migrate(&mut conn, Path::new(":memory:"), seal_audit)?;
+        catalog::heal_search(&mut conn)?;
         Ledger::with_conn(conn, keys, None)
     }
 

@@ -1,13 +1,17 @@
 //! The store's catalog (record 0028): its items, looked up by SKU or scanned (`scan.rs`,
 //! record 0115); one item saved, a CSV file imported all or nothing or exported; which
-//! SKUs the back office manages.
+//! SKUs the back office manages; items found by a typed query, and the categories the
+//! register shows as tabs (record 0133).
 
-use paydesk_ledger::{CatalogItem, CsvProblem, ImportReport, NewProduct, Result, StoreSettings};
+use paydesk_ledger::{Category, CatalogItem, CsvProblem, Found, ImportReport, NewProduct, Result, SearchQuery, StoreSettings};
 use paydesk_tax::InStoreRule;
 
 use super::scan::{resolve, Scanned};
 
 use crate::Engine;
+
+/// (SKU, category key) of every item in a category, by SKU.
+pub type ItemCategories = Vec<(String, String)>;
 
 /// Catalog use cases; see [`Engine::catalog`].
 pub struct CatalogCases<'e> {
@@ -82,5 +86,35 @@ impl CatalogCases<'_> {
     /// Adds (or replaces) plain products by SKU: the CLI's `add-product`, benches, demos.
     pub fn seed(&self, products: &[NewProduct]) -> Result<usize> {
         self.engine.with_ledger(|l| l.carts_mut().seed_catalog(products))
+    }
+
+    /// Active items matching `query` (in `category` when given), best match first, at most
+    /// `limit` and never more than 50: index reads of one snapshot (record 0133).
+    pub fn search(&self, query: &SearchQuery, category: Option<&str>, limit: usize) -> Result<Vec<Found>> {
+        self.engine.with_reader(|l| l.catalog().search(query, category, limit))
+    }
+
+    /// The categories in tab order, and (SKU, category key) of every item in one.
+    pub fn categories(&self) -> Result<(Vec<Category>, ItemCategories)> {
+        self.engine.with_reader(|l| Ok((l.catalog().categories()?, l.catalog().item_categories()?)))
+    }
+
+    /// Adds or changes categories by key, all or none, in `actor_id`'s name.
+    pub fn save_categories(&self, categories: &[Category], actor_id: Option<i64>) -> Result<usize> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.catalog_mut().save_categories(categories, actor_id, now))
+    }
+
+    /// Adds or changes one item and puts it in category `key` (None: in none), one
+    /// transaction, in `actor_id`'s name.
+    pub fn save_in_category(&self, item: &CatalogItem, key: Option<&str>, actor_id: Option<i64>) -> Result<bool> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.catalog_mut().upsert_in_category(item, key, actor_id, now))
+    }
+
+    /// Puts item `sku` in category `key` (None: in none), in `actor_id`'s name.
+    pub fn set_item_category(&self, sku: &str, key: Option<&str>, actor_id: Option<i64>) -> Result<bool> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.catalog_mut().set_item_category(sku, key, actor_id, now))
     }
 }

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::products::{all_items, barcode_owner, published_version, upsert_tx, Source};
+use super::categories::{categories_tx, check_category_key, set_item_category_tx};
 use super::settings::settings_tx;
 use super::{check_item, class_str, parse_barcode, parse_class, CatalogItem, PriceKind, MAX_NAME_CHARS, MAX_SKU_CHARS};
 use crate::error::Result;
@@ -26,6 +27,13 @@ use paydesk_tax::Gtin13;
 pub const COLUMNS: [&str; 8] = ["sku", "barcode", "name_en", "name_ja", "price_minor", "tax_class", "active", "price_kind"];
 /// The columns of a file written before open prices (record 0126).
 const OLD_COLUMNS: usize = 7;
+/// An optional column after all of [`COLUMNS`] (record 0133): the item's category key, empty
+/// for none. A file without it leaves every item's category as it is.
+pub const CATEGORY_COLUMN: &str = "category";
+
+/// One row of a file: its line, the item, and its category when the file has the column
+/// (`Some(None)`: in none).
+pub type CsvRow = (u64, CatalogItem, Option<Option<String>>);
 /// Largest file accepted, in bytes.
 pub const MAX_CSV_BYTES: usize = 4 * 1024 * 1024;
 /// Most data rows in one file.
@@ -79,7 +87,7 @@ fn problem(line: u64, field: &str, message: impl Into<String>) -> CsvProblem {
 
 /// Parses and checks a file on its own (no ledger): the items with their line numbers,
 /// or every problem found.
-pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Result<Vec<(u64, CatalogItem)>, Vec<CsvProblem>> {
+pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Result<Vec<CsvRow>, Vec<CsvProblem>> {
     if bytes.len() > MAX_CSV_BYTES {
         return Err(vec![problem(0, "file", format!("{} bytes; at most {MAX_CSV_BYTES}", bytes.len()))]);
     }
@@ -90,7 +98,7 @@ pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Resul
     let mut skus: HashMap<String, u64> = HashMap::new();
     // Keyed by the 13-digit form: a UPC-A and its EAN-13 on two lines are one barcode.
     let mut barcodes: HashMap<Gtin13, u64> = HashMap::new();
-    let mut columns = COLUMNS.len();
+    let mut width = COLUMNS.len();
     for (i, rec) in rdr.records().enumerate() {
         let rec = match rec {
             Ok(r) => r,
@@ -104,22 +112,32 @@ pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Resul
         let line = rec.position().map_or(i as u64 + 1, |p| p.line());
         if i == 0 {
             let got: Vec<&str> = rec.iter().map(str::trim).collect();
-            if got != COLUMNS && got != COLUMNS[..OLD_COLUMNS] {
-                problems.push(problem(line, "header", format!("expected {}", COLUMNS.join(","))));
+            // Three shapes: before open prices (7 columns), today's (8), today's and the
+            // category (9).
+            let with_category = got.len() == COLUMNS.len() + 1 && got[..COLUMNS.len()] == COLUMNS && got.last() == Some(&CATEGORY_COLUMN);
+            if got != COLUMNS && got != COLUMNS[..OLD_COLUMNS] && !with_category {
+                problems.push(problem(line, "header", format!("expected {} (and {CATEGORY_COLUMN}, optional)", COLUMNS.join(","))));
                 break;
             }
-            columns = got.len();
+            width = got.len();
             continue;
         }
         if i > MAX_CSV_ROWS {
             problems.push(problem(line, "file", format!("more than {MAX_CSV_ROWS} rows")));
             break;
         }
-        if rec.len() != columns {
-            problems.push(problem(line, "row", format!("{} fields; expected {columns}", rec.len())));
+        if rec.len() != width {
+            problems.push(problem(line, "row", format!("{} fields; expected {width}", rec.len())));
             continue;
         }
         let item = item_of_row(&rec, line, currency, &mut problems);
+        let category = (width > COLUMNS.len()).then(|| {
+            let cell = restore_cell(rec.get(COLUMNS.len()).unwrap_or("")).trim();
+            if let Some(p) = (!cell.is_empty()).then(|| check_category_key(cell)).flatten() {
+                problems.push(problem(line, p.field, p.message));
+            }
+            (!cell.is_empty()).then(|| cell.to_string())
+        });
         if let Some(first) = skus.insert(item.sku.clone(), line) {
             problems.push(problem(line, "sku", format!("SKU {:?} is also on line {first}", item.sku)));
         }
@@ -128,7 +146,7 @@ pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Resul
                 problems.push(problem(line, "barcode", format!("barcode {b} is also on line {first}")));
             }
         }
-        items.push((line, item));
+        items.push((line, item, category));
     }
     if items.is_empty() && problems.is_empty() {
         problems.push(problem(1, "file", "no header and no rows"));
@@ -220,10 +238,16 @@ impl Catalog<&mut Ledger> {
             }
         };
         let in_file: HashMap<&str, Option<&Gtin13>> =
-            items.iter().map(|(_, i)| (i.sku.as_str(), i.barcode.as_ref())).collect();
+            items.iter().map(|(_, i, _)| (i.sku.as_str(), i.barcode.as_ref())).collect();
         let tx = self.write_tx()?;
         let mut problems = Vec::new();
-        for (line, item) in &items {
+        let known: std::collections::HashSet<String> = categories_tx(&tx)?.into_iter().map(|c| c.key).collect();
+        for (line, item, category) in &items {
+            if let Some(Some(k)) = category {
+                if !known.contains(k) {
+                    problems.push(problem(*line, "category", format!("there is no category {k:?}")));
+                }
+            }
             if published_version(&tx, &item.sku)?.is_some() {
                 problems.push(problem(*line, "sku", format!("{} is managed by the back office; change it there", item.sku)));
             }
@@ -240,12 +264,17 @@ impl Catalog<&mut Ledger> {
             return Ok(Err(problems));
         }
         // Items that give a barcode up go first, so the one taking it over finds it free.
-        let (givers, rest): (Vec<_>, Vec<_>) = items.iter().map(|(_, i)| i).partition(|i| {
+        let (givers, rest): (Vec<_>, Vec<_>) = items.iter().partition(|(_, i, _)| {
             all_barcode_changes(&tx, i).unwrap_or(false)
         });
         let mut changed = 0;
-        for item in givers.into_iter().chain(rest) {
-            changed += usize::from(upsert_tx(&tx, item, Source::Local, actor_id, now_ms)?);
+        for (_, item, category) in givers.into_iter().chain(rest) {
+            let mut moved = false;
+            let saved = upsert_tx(&tx, item, Source::Local, actor_id, now_ms)?;
+            if let Some(k) = category {
+                moved = set_item_category_tx(&tx, &item.sku, k.as_deref(), actor_id, now_ms)?;
+            }
+            changed += usize::from(saved || moved);
         }
         tx.commit()?;
         Ok(Ok(ImportReport { rows: items.len(), changed }))
@@ -257,9 +286,11 @@ impl<L: Deref<Target = Ledger>> Catalog<L> {
     pub fn export_csv(&self) -> Result<String> {
         let mut w = csv::Writer::from_writer(Vec::new());
         let csv_err = |e: csv::Error| crate::error::Error::InvalidInput(format!("CSV: {e}"));
-        w.write_record(COLUMNS).map_err(csv_err)?;
+        w.write_record(COLUMNS.iter().chain([&CATEGORY_COLUMN])).map_err(csv_err)?;
+        let by_sku: HashMap<String, String> = self.item_categories()?.into_iter().collect();
         for i in all_items(&self.conn)? {
             let price = i.price_minor.to_string();
+            let category = by_sku.get(&i.sku).map_or("", String::as_str);
             let row = [
                 i.sku.as_str(),
                 i.barcode.as_ref().map_or("", Gtin13::as_str),
@@ -269,6 +300,7 @@ impl<L: Deref<Target = Ledger>> Catalog<L> {
                 class_str(i.tax_class),
                 if i.active { "1" } else { "0" },
                 i.price_kind.as_str(),
+                category,
             ];
             w.write_record(row.map(neutralise_cell).iter().map(|c| c.as_bytes())).map_err(csv_err)?;
         }

@@ -3,20 +3,26 @@
 //! of store settings (`store_settings`) and the tax rates as data (`tax_rates`). Every
 //! change is audited in its own transaction. One file per operation: `products.rs`
 //! (upsert, list), `settings.rs` (store settings, tax settings), `csv.rs` (import and
-//! export), `seed.rs` (the demo stores), `rates.rs` (the rate table's
-//! writes), `published.rs` (what the back office publishes,
-//! record 0049).
+//! export), `seed.rs` (the demo stores), `rates.rs` (the rate table's writes),
+//! `published.rs` (what the back office publishes, record 0049), `categories.rs` and
+//! `search.rs` (the register's tabs and finding an item, record 0133).
 
+mod categories;
 mod csv;
 mod products;
 mod published;
 mod rates;
+mod search;
 mod seed;
 pub(crate) mod settings;
 
+pub use categories::{check_category, check_category_key, Category, MAX_CATEGORIES, MAX_CATEGORY_KEY, MAX_CATEGORY_NAME};
+pub use search::{fold, Found, MatchKind, QueryProblem, SearchQuery, MAX_QUERY_CHARS, MAX_RESULTS};
+pub(crate) use search::{heal as heal_search, index_product};
+
 pub use self::csv::{neutralise_cell, restore_cell, CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
 pub use published::{PublishedItem, PublishedReport, PublishedTax};
-pub use seed::{demo_rates, demo_staff, DemoLocale};
+pub use seed::{demo_categories, demo_category, demo_rates, demo_staff, DemoLocale};
 pub use settings::{parse_locale, StoreSettings};
 
 use paydesk_tax::{Gtin13, TaxClass};

@@ -47,6 +47,15 @@ pub(super) fn item_by_sku(conn: &Connection, sku: &str) -> Result<Option<Catalog
     conn.row_cached(&format!("{ITEM_SQL} WHERE p.sku = ?1"), [sku], item_of).optional()?.transpose()
 }
 
+/// Product `id` and its category key (a search's hit, record 0133).
+pub(super) fn item_by_id(conn: &Connection, id: i64) -> Result<Option<(CatalogItem, Option<String>)>> {
+    let Some(item) = conn.row_cached(&format!("{ITEM_SQL} WHERE p.id = ?1"), [id], item_of).optional()?.transpose()? else {
+        return Ok(None);
+    };
+    let category = conn.row_cached("SELECT category FROM product_categories WHERE product_id = ?1", [id], |r| r.get(0)).optional()?;
+    Ok(Some((item, category)))
+}
+
 /// The item holding `barcode`, by the unique index `products_barcode` (v06): one row
 /// read whatever the catalog's size, the scanner's lookup (record 0115).
 pub(super) fn item_by_barcode(conn: &Connection, barcode: &Gtin13) -> Result<Option<CatalogItem>> {
@@ -177,6 +186,8 @@ fn write_item_tx(tx: &WriteTx<'_>, item: &CatalogItem, published: Option<i64>) -
         )?,
         None => tx.exec_cached("DELETE FROM product_names WHERE product_id = ?1 AND lang = 'ja'", [id])?,
     };
+    // Last: the writes above dropped the item's search keys (v30's triggers).
+    super::search::index_product(tx, id)?;
     Ok(())
 }
 

@@ -15,6 +15,7 @@ use paydesk_access::Role;
 use paydesk_tax::{ean_check_digit, Gtin13, PriceMode, RateTable, Rounding, TaxClass};
 use serde::{Deserialize, Serialize};
 
+use super::categories::{save_category_tx, set_item_category_tx, Category};
 use super::products::{upsert_tx, Source};
 use super::rates::write_rates_tx;
 use super::settings::write_settings_tx;
@@ -58,6 +59,31 @@ const DEMO_DEPARTMENTS: [(&str, &str, &str, TaxClass); 2] = [
     ("DEPT-FOOD", "Food 8%", "食品 8%", TaxClass::Reduced),
     ("DEPT-GOODS", "Sundries 10%", "雑貨 10%", TaxClass::Standard),
 ];
+
+/// The demo's categories (key, English, Japanese) in tab order: data like the items
+/// (record 0133).
+const DEMO_CATEGORIES: [(&str, &str, &str); 4] =
+    [("drinks", "Drinks", "飲み物"), ("bakery", "Bakery", "ベーカリー"), ("food", "Food", "フード"), ("goods", "Goods", "雑貨")];
+
+/// The demo categories, both names each.
+pub fn demo_categories() -> Vec<Category> {
+    DEMO_CATEGORIES
+        .iter()
+        .zip(1..)
+        .map(|(&(key, en, ja), position)| Category { key: key.into(), name_en: en.into(), name_ja: Some(ja.into()), position })
+        .collect()
+}
+
+/// The demo category of a demo SKU, by its first three letters.
+pub fn demo_category(sku: &str) -> Option<&'static str> {
+    match sku.get(..3)? {
+        "COF" | "TEA" | "WAT" => Some("drinks"),
+        "BAG" | "CRO" | "MUF" => Some("bakery"),
+        "SAN" | "SAL" | "SOU" | "CHO" | "CHP" => Some("food"),
+        "MUG" | "GFT" => Some("goods"),
+        _ => None,
+    }
+}
 
 fn barcode(data: &str) -> Gtin13 {
     let digits: Vec<u8> = data.bytes().map(|b| b - b'0').collect();
@@ -175,16 +201,21 @@ impl Catalog<&mut Ledger> {
         Ok(added)
     }
 
-    /// Writes the demo store of `locale` (its tax rates, settings, the 14 items and the 2
-    /// department keys) in one audited transaction. Items with the same SKU are replaced; others are left alone.
+    /// Writes the demo store of `locale` (its tax rates, settings, the 4 categories, the 14
+    /// items in them and the 2 department keys) in one audited transaction. Items with the
+    /// same SKU are replaced; others are left alone.
     pub fn seed_demo_store(&mut self, locale: DemoLocale, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
         let (settings, items) = demo_store(locale);
         let tx = self.write_tx()?;
         // The rates first: the settings' write sends the tax setup up with the rates in force.
         write_rates_tx(&tx, &demo_rates(locale), actor_id, Some("the demo store".into()), now_ms)?;
         let settings = write_settings_tx(&tx, settings, actor_id, now_ms)?;
+        for c in demo_categories() {
+            save_category_tx(&tx, &c, actor_id, now_ms)?;
+        }
         for item in &items {
             upsert_tx(&tx, item, Source::Local, actor_id, now_ms)?;
+            set_item_category_tx(&tx, &item.sku, demo_category(&item.sku), actor_id, now_ms)?;
         }
         tx.commit()?;
         Ok(settings)
