@@ -141,6 +141,12 @@ function renderSums(c) {
     if (c.sale_discount) row('sum-discount', t('cart-sale-discount-set', { how: c.sale_discount_label }), `−${c.sale_discount_display}`, { id: 'sum-discount' });
     for (const r of c.rates) {
       if (r.class === TAX_CLASS.EXEMPT && !r.tax) continue;
+      // A class taxed at nothing here (New York's grocery food taken out): "Not taxed",
+      // as the receipt says, not "0% taxable" and a $0.00 part.
+      if (!r.ppm) {
+        row('sum-rate', t('cart-untaxed'), r.gross_display, { 'data-rate': '0', 'data-gross': String(r.gross), 'data-tax': String(r.tax) });
+        continue;
+      }
       row('sum-rate', (r.reduced ? '※' : '') + t('cart-tax-rate', { rate: r.rate_label }), t('cart-tax-amount', { gross: r.gross_display, tax: r.tax_display }),
         { 'data-rate': String(r.ppm), 'data-gross': String(r.gross), 'data-tax': String(r.tax) });
       // The taxes stacked in the rate (NY State, New York City, MCTD: record 0131), each with its share.

@@ -7,6 +7,7 @@ dining-eat-in = Eat-in
 cart-subtotal = Subtotal
 cart-tax-rate = { $rate } taxable
 cart-tax-amount = { $gross } (tax { $tax })
+cart-untaxed = Not taxed
 cart-reduced-note = ※ reduced rate
 cart-sale-discount-add = Sale discount…
 cart-sale-discount-set = Sale discount: { $how }

@@ -7,6 +7,7 @@ dining-eat-in = イートイン
 cart-subtotal = 小計
 cart-tax-rate = { $rate }対象
 cart-tax-amount = { $gross }(内消費税 { $tax })
+cart-untaxed = 非課税
 cart-reduced-note = ※は軽減税率対象商品
 cart-sale-discount-add = 会計値引き…
 cart-sale-discount-set = 会計値引き: { $how }

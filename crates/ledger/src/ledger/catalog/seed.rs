@@ -54,10 +54,13 @@ const DEMO: [Demo; 14] = [
 ];
 
 /// The demo's department keys (部門, record 0126): open-price items the cashier rings
-/// with a typed price. (SKU, English name, Japanese name, class in Japan.)
-const DEMO_DEPARTMENTS: [(&str, &str, &str, TaxClass); 2] = [
-    ("DEPT-FOOD", "Food 8%", "食品 8%", TaxClass::Reduced),
-    ("DEPT-GOODS", "Sundries 10%", "雑貨 10%", TaxClass::Standard),
+/// with a typed price. (SKU, class; English and Japanese names in Japan, where a key
+/// names its rate as Japanese registers do; the same in New York, where no rate is in
+/// the name: grocery food is 0 % taken out and 8.875 % eaten in, record 0131.)
+type DemoDepartment = (&'static str, TaxClass, [&'static str; 2], [&'static str; 2]);
+const DEMO_DEPARTMENTS: [DemoDepartment; 2] = [
+    ("DEPT-FOOD", TaxClass::Reduced, ["Food 8%", "食品 8%"], ["Grocery food", "食料品"]),
+    ("DEPT-GOODS", TaxClass::Standard, ["Sundries 10%", "雑貨 10%"], ["Sundries", "雑貨"]),
 ];
 
 /// The demo's categories (key, English, Japanese) in tab order: data like the items
@@ -142,16 +145,19 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
             active: true,
             price_kind: PriceKind::Fixed,
         })
-        .chain(DEMO_DEPARTMENTS.iter().map(|&(sku, en, ja, class)| CatalogItem {
-            sku: sku.into(),
-            barcode: None,
-            name_en: en.into(),
-            name_ja: Some(ja.into()),
-            price_minor: 0,
-            currency,
-            tax_class: if currency == Currency::Jpy { class } else { TaxClass::Exempt },
-            active: true,
-            price_kind: PriceKind::Department,
+        .chain(DEMO_DEPARTMENTS.iter().map(|&(sku, class, in_japan, in_new_york)| {
+            let [en, ja] = if currency == Currency::Jpy { in_japan } else { in_new_york };
+            CatalogItem {
+                sku: sku.into(),
+                barcode: None,
+                name_en: en.into(),
+                name_ja: Some(ja.into()),
+                price_minor: 0,
+                currency,
+                tax_class: class,
+                active: true,
+                price_kind: PriceKind::Department,
+            }
         }))
         .collect();
     (settings, items)
