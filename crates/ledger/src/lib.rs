@@ -59,6 +59,6 @@ pub use ledger::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};
 pub use ledger::{AuditInput, PinPurpose, PublishedStaff, PublishedStaffReport, Staff, StaffRefusal, MAX_STAFF};
 pub use ledger::shift::{Actor, DenominationCount, PaidInOut, PaidKind, Shift, ShiftRefusal, ShiftReport, TenderTotal, ZReport};
 pub use tender::*;
-pub use takings::{Taken, Takings};
+pub use takings::{RateTotal, SoldTax, Taken, Takings};
 pub use schema::SCHEMA_VERSION;
 pub use types::*;

@@ -188,3 +188,32 @@ fn the_upgrade_adds_the_exemption_and_earlier_sales_read_and_pay_as_before() {
     l.sales_mut().pay_cash(open, 250, None, AT + 6).unwrap();
     assert!(l.audit().verify(None).unwrap().is_intact());
 }
+
+#[test]
+fn the_takings_list_tax_by_rate_and_the_exempt_sales_apart_and_still_add_up() {
+    let (mut l, exempt) = cafe();
+    l.carts_mut().set_tax_exempt(exempt, Some(REASON), None, AT + 1).unwrap();
+    l.sales_mut().pay_cash(exempt, 1000, None, AT + 2).unwrap(); // $9.45, $0.55 change
+    // A taxed sale: two coffees and a bagel (grocery food, 0 %): 500 × 8.875 % = 44.4 → 44.
+    let taxed = l.carts_mut().create(Currency::Usd, AT + 3).unwrap();
+    l.carts_mut().add(taxed, "COF-001", 2, AT + 3).unwrap();
+    l.carts_mut().add(taxed, "BAG-001", 1, AT + 3).unwrap();
+    let total = l.carts().by_id(taxed).unwrap().total.amount_minor;
+    assert_eq!(total, 500 + 44 + 275);
+    l.sales_mut().pay_cash(taxed, total, None, AT + 4).unwrap();
+    // The sandwich of the exempt sale comes back: $6.95 and no tax.
+    l.returns_mut().take_back(exempt, &[paydesk_tax::Returned { line: 1, quantity: 1 }], None, false, AT + 5).unwrap();
+
+    let (k, _) = l.sales().takings(Currency::Usd, Period::Since(AT)).unwrap();
+    assert_eq!((k.sale_count, k.exempt_sale_count, k.exempt_minor), (2, 1, 945));
+    let rates: Vec<_> = k.tax_rates.iter().map(|r| (r.class, r.ppm, r.base_minor, r.tax_minor)).collect();
+    assert_eq!(rates, [(TaxClass::Standard, 88_750, 500, 44), (TaxClass::Reduced, 0, 275, 0), (TaxClass::Exempt, 0, 945, 0)]);
+    let parts: Vec<_> = k.tax_rates[0].parts.iter().map(|p| (p.0.as_str(), p.2)).collect();
+    assert_eq!(parts, [("NY State", 20), ("New York City", 22), ("MCTD", 2)]);
+    // Money in less money out is sales less returns, with an exempt sale in the mix.
+    let gross: i64 = k.tax_rates.iter().map(|r| r.gross_minor).sum();
+    assert_eq!(gross, k.sales_minor, "every counted sale's total is in one rate line");
+    assert_eq!((k.sales_minor, k.refunds_minor, k.net_minor), (945 + 819, 695, 945 + 819 - 695));
+    let drawer: i64 = l.connection().query_row("SELECT SUM(amount_minor) FROM cash_movements", [], |r| r.get(0)).unwrap();
+    assert_eq!(drawer, k.net_minor, "the drawer took in what the sales less the return came to");
+}
