@@ -14,6 +14,7 @@ pub mod card;
 pub mod cash;
 pub mod day;
 pub mod discount;
+pub mod exempt;
 pub mod held;
 pub mod refund;
 pub mod exchange;

@@ -88,6 +88,8 @@ pub struct CartView {
     pub tax_total: i64,
     pub tax_total_display: String,
     pub rates: Vec<RateLine>,
+    /// Why the whole sale is tax exempt (record 0135); `None` for a taxed sale.
+    pub tax_exempt_reason: Option<String>,
 }
 
 impl CartView {
@@ -183,6 +185,7 @@ impl CartView {
             tax_total,
             tax_total_display: fmt(tax_total),
             rates,
+            tax_exempt_reason: cart.tax_exempt_reason.clone(),
         }
     }
 }
