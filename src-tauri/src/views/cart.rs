@@ -90,6 +90,8 @@ pub struct CartView {
     pub rates: Vec<RateLine>,
     /// Why the whole sale is tax exempt (record 0135); `None` for a taxed sale.
     pub tax_exempt_reason: Option<String>,
+    /// The store takes tax-exempt sales (its setting): the screen shows "Tax exempt…".
+    pub tax_exempt_allowed: bool,
 }
 
 impl CartView {
@@ -186,6 +188,8 @@ impl CartView {
             tax_total_display: fmt(tax_total),
             rates,
             tax_exempt_reason: cart.tax_exempt_reason.clone(),
+            // Filled in by the command that answers with the view (one read of the setting).
+            tax_exempt_allowed: false,
         }
     }
 }

@@ -8,6 +8,7 @@ exempt-reason = Reason (3 to 200 characters)
 exempt-save = Make tax exempt
 exempt-clear = Charge tax again
 exempt-cancel = Cancel
+exempt-tax = Tax
 exempt-badge = Tax exempt: { $reason }
 exempt-done-set = This sale is tax exempt: { $total } due.
 exempt-done-clear = This sale is taxed again: { $total } due.

@@ -8,6 +8,7 @@ exempt-reason = 理由 (3〜200文字)
 exempt-save = 免税にする
 exempt-clear = 課税に戻す
 exempt-cancel = キャンセル
+exempt-tax = 消費税
 exempt-badge = 免税: { $reason }
 exempt-done-set = この会計は免税です: { $total } のお支払い。
 exempt-done-clear = この会計は課税に戻りました: { $total } のお支払い。
