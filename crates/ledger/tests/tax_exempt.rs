@@ -33,7 +33,10 @@ fn why(e: Error) -> ExemptRefusal {
     }
 }
 
-fn audit_rows(l: &Ledger) -> Vec<(Option<i64>, Option<i64>, String, String, Option<String>)> {
+/// An audit row: actor, approver, action, subject, reason.
+type AuditRow = (Option<i64>, Option<i64>, String, String, Option<String>);
+
+fn audit_rows(l: &Ledger) -> Vec<AuditRow> {
     let mut st = l
         .connection()
         .prepare("SELECT actor_id, approver_id, action, subject, reason FROM audit_log WHERE action LIKE 'tax_exempt%' ORDER BY id")
