@@ -14,7 +14,6 @@ pub mod card;
 pub mod cash;
 pub mod day;
 pub mod discount;
-pub mod exempt;
 pub mod held;
 pub mod refund;
 pub mod exchange;

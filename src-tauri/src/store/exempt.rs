@@ -31,5 +31,5 @@ pub fn set_exempt(state: &AppState, reason: Option<&str>, approval: Option<&Appr
     let granted = Operation::new(Action::TaxExempt, approval).permit(state)?;
     let id = state.cart_id();
     let cart = state.engine().carts().set_tax_exempt(id, reason, granted.approver_id())?;
-    crate::store::cart::view_of(state, &cart)
+    super::cart::view_of(state, &cart)
 }
