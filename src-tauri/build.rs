@@ -54,6 +54,7 @@ const COMMANDS: &[&str] = &[
     "set_dining",
     "set_line_discount",
     "set_sale_discount",
+    "set_tax_exempt",
     "get_receipt",
     "list_sales",
     "open_receipt_page",

@@ -29,4 +29,5 @@ mod window_small_screen;
 mod window_staff;
 mod window_store;
 mod window_store_tender;
+mod window_tax_exempt;
 mod window_tender;

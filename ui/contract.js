@@ -79,6 +79,10 @@ export const ERROR_CODES = Object.freeze([
   'hold_limit',
   'not_held',
   'cart_held',
+  'exempt_not_allowed',
+  'exempt_tendered',
+  'exempt_paid',
+  'exempt_reason',
   'recall_screen_busy',
 ]);
 
@@ -158,6 +162,10 @@ export const ERROR = Object.freeze({
   HOLD_LIMIT: 'hold_limit',
   NOT_HELD: 'not_held',
   CART_HELD: 'cart_held',
+  EXEMPT_NOT_ALLOWED: 'exempt_not_allowed',
+  EXEMPT_TENDERED: 'exempt_tendered',
+  EXEMPT_PAID: 'exempt_paid',
+  EXEMPT_REASON: 'exempt_reason',
   RECALL_SCREEN_BUSY: 'recall_screen_busy',
 });
 

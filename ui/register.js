@@ -11,6 +11,7 @@ import { refreshStatus } from './status.js';
 import { closeTenderDone, initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderDoneButton, tenderKey } from './tender.js';
 import { receiptPanel } from './receipt.js';
 import { initHeld, refreshHeld, syncHoldButton } from './held.js';
+import { exemptRows, initExempt, syncExempt } from './exempt.js';
 import { openShiftOffer } from './shift.js';
 import { initOpenPrice, loadDepartments, openPrice } from './open_price.js';
 import { emptyText, initSearch, loadTabs, shownItems } from './search.js';
@@ -118,6 +119,7 @@ export function renderCart(c) {
   $('pay-cash').disabled = c.lines.length === 0 || charging;
   $('pay-split').disabled = c.lines.length === 0 || charging;
   syncHoldButton(c, charging);
+  syncExempt(c);
   $('charge').textContent = c.lines.length ? t('charge-amount', { amount: c.total_display }) : t('charge');
 }
 
@@ -154,6 +156,7 @@ function renderSums(c) {
     }
     if (c.lines.some((l) => l.reduced)) rows.push(h('p', { class: 'sum-note', text: t('cart-reduced-note') }));
   }
+  if (c.lines.length) exemptRows(c, row);
   $('cart-sums').replaceChildren(...rows);
 }
 
@@ -426,6 +429,7 @@ export function initRegister() {
   $('pay-split').addEventListener('click', () => openTender('card'));
   initTender({ cart: renderCart, closed: focusScan });
   initHeld({ cart: renderCart, closed: focusScan });
+  initExempt({ cart: renderCart, closed: focusScan });
   showKeyedCharge();
   for (const b of document.querySelectorAll('#dining .seg')) b.addEventListener('click', () => setDining(b.dataset.dining));
   $('sale-discount').addEventListener('click', () => openDiscount({}));

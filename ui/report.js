@@ -31,6 +31,20 @@ export async function loadReport() {
     ['r-offline', r.offline_count], ['r-pending', r.pending_count], ['r-declined', r.declined_count],
     ['r-dupes', r.duplicates_prevented]]) $(id).dataset.value = String(v);
   $('r-canceled').dataset.amount = String(r.canceled);
+  // The day's tax per rate with its named parts, and the tax-exempt sales (record 0135).
+  const rateTiles = r.tax_rates.flatMap((x) => {
+    const main = tile(`r-rate-${x.class}-${x.ppm}`, t('report-tax-rate', { rate: x.rate }), `${x.base_display} · ${x.tax_display}`);
+    main.dataset.value = String(x.tax); main.dataset.base = String(x.base);
+    const parts = x.parts.map((p, i) => {
+      const pt = tile(`r-rate-${x.class}-${x.ppm}-${i}`, `${p.name} ${p.rate}%`, p.tax_display);
+      pt.dataset.value = String(p.tax);
+      return pt;
+    });
+    return [main, ...parts];
+  });
+  const exempt = tile('r-exempt', t('report-exempt'), `${r.exempt_count} · ${r.exempt_display}`);
+  exempt.dataset.value = String(r.exempt_count); exempt.dataset.amount = String(r.exempt);
+  $('report-tiles').append(...rateTiles, exempt);
   await loadTenders(tile, r.by_store_type);
   // Sales per hour of the store's day (its time zone, from the backend), from the
   // opening hour (or 8:00) to now.

@@ -125,6 +125,11 @@ fn every_variant() -> Vec<AppError> {
         AppError::from(L::HoldRefused { cart_id: 1, why: paydesk_ledger::HoldRefusal::NotHeld }),
         AppError::from(EngineError::from(L::CartHeld { cart_id: 1 })),
         AppError::Held(crate::error::HeldRefusal::ScreenBusy),
+        // A tax-exempt sale (record 0135): each ledger refusal.
+        AppError::from(L::TaxExemptRefused { cart_id: 1, why: paydesk_ledger::ExemptRefusal::NotAllowed }),
+        AppError::from(L::TaxExemptRefused { cart_id: 1, why: paydesk_ledger::ExemptRefusal::Tendered }),
+        AppError::from(L::TaxExemptRefused { cart_id: 1, why: paydesk_ledger::ExemptRefusal::Paid }),
+        AppError::from(L::TaxExemptRefused { cart_id: 1, why: paydesk_ledger::ExemptRefusal::Reason }),
         crate::shift::count_of(&[crate::shift::CountInput { denomination_minor: 1, count: 1 }; crate::shift::MAX_COUNT_LINES + 1])
             .expect_err("refused"),
     ]);

@@ -109,6 +109,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             store::cart::set_dining,
             store::cart::set_line_discount,
             store::cart::set_sale_discount,
+            store::exempt::set_tax_exempt,
             store::receipt::get_receipt,
             store::sales::list_sales,
             store::page::open_receipt_page,

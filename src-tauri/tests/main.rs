@@ -26,6 +26,7 @@ mod staff_admin;
 mod store;
 mod store_tenders;
 mod takings;
+mod tax_exempt;
 mod ui_modules;
 mod upgrade;
 mod version;

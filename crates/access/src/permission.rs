@@ -29,6 +29,8 @@ pub enum Action {
     DiscountAboveLimit,
     /// A typed (open) price above the store's open-price limit (record 0126).
     OpenPriceAboveLimit,
+    /// Mark a sale tax exempt with its reason, or clear that (record 0135).
+    TaxExempt,
     /// Open the cash drawer without a sale.
     OpenDrawerNoSale,
     /// Put cash in or take it out of the drawer outside a sale.
@@ -44,7 +46,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub const ALL: [Action; 14] = [
+    pub const ALL: [Action; 15] = [
         Action::Sell,
         Action::OpenShift,
         Action::XReport,
@@ -53,6 +55,7 @@ impl Action {
         Action::OverrideUnknownOutcome,
         Action::DiscountAboveLimit,
         Action::OpenPriceAboveLimit,
+        Action::TaxExempt,
         Action::OpenDrawerNoSale,
         Action::PaidInOut,
         Action::CloseShift,
@@ -71,6 +74,9 @@ impl Action {
             | Action::OverrideUnknownOutcome
             | Action::DiscountAboveLimit
             | Action::OpenPriceAboveLimit
+            // The store forgoes tax it would owe: someone who answers for it checks the
+            // certificate or card.
+            | Action::TaxExempt
             | Action::OpenDrawerNoSale
             | Action::PaidInOut
             | Action::CloseShift
@@ -91,6 +97,7 @@ impl Action {
             Action::OverrideUnknownOutcome => "override_unknown_outcome",
             Action::DiscountAboveLimit => "discount_above_limit",
             Action::OpenPriceAboveLimit => "open_price_above_limit",
+            Action::TaxExempt => "tax_exempt",
             Action::OpenDrawerNoSale => "open_drawer_no_sale",
             Action::PaidInOut => "paid_in_out",
             Action::CloseShift => "close_shift",

@@ -89,3 +89,24 @@ async fn a_sale_is_recorded_once_and_a_second_completion_is_refused_naming_its_s
         .collect();
     assert_eq!(lines[..2], [(7, 1, "PayDeskマグカップ".to_string(), 1, 1650), (7, 2, "緑茶".to_string(), 2, 288)]);
 }
+
+/// A tax-exempt sale (record 0135) is accepted with its reason, at its one 0 % rate; the
+/// journal keeps the fact as sent, reason included.
+#[tokio::test]
+async fn an_exempt_sale_with_its_reason_is_accepted() {
+    let h = Harness::start().await;
+    let (_store, reg) = h.store_with_register("Fifth Ave").await;
+    let exempt = json!({
+        "kind": "sale_completed", "sale": 4, "receipt_no": "000004", "currency": "usd", "dining": "take_out",
+        "price_mode": "exclusive", "subtotal": 945, "sale_discount": 0, "tax_total": 0, "total": 945,
+        "rates": [{"class": "exempt", "ppm": 0, "base": 945, "tax": 0, "gross": 945}],
+        "lines": [
+            {"sku": "COF-001", "name": "Coffee, regular", "quantity": 1, "unit_price": 250, "tax_class": "standard", "discount": 0, "total": 250},
+            {"sku": "SAN-001", "name": "Egg sandwich", "quantity": 1, "unit_price": 695, "tax_class": "standard", "discount": 0, "total": 695}
+        ],
+        "tax_exempt_reason": "Resale certificate ST-120 #4471"
+    });
+    reg.send(&batch(&reg, 1, vec![row(10, exempt)]), "exempt").await.unwrap();
+    assert_eq!(counts(&h).await, (1, 1, 2, 1, 0));
+    assert_eq!(h.count("SELECT count(*) FROM journal WHERE fact::text LIKE '%Resale certificate ST-120%'").await, 1);
+}

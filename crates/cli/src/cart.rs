@@ -12,6 +12,7 @@
 //! cart set-line --cart ID --line NO --quantity Q [--json]         0 removes the line
 //! cart show --cart ID                                              the lines and the total
 //! cart hold|held|recall|discard …                                  held sales (cart_held.rs)
+//! cart exempt --cart ID (--reason TEXT | --clear) …                 a tax-exempt sale (cart_exempt.rs)
 //! ```
 //! Without `--json` one line of words; with it (and always for `new` and `show`) the
 //! cart: `cart_id`, `currency`, `total`, `lines` (`line_no`, `sku`, `name`, `quantity`,
@@ -94,6 +95,8 @@ pub(crate) enum CartCmd {
     /// Held sales: hold, held, recall, discard (`cart_held.rs`, record 0128).
     #[command(flatten)]
     Held(crate::cart_held::HeldCmd),
+    /// Make the sale tax exempt with a reason, or `--clear` it (`cart_exempt.rs`, record 0135).
+    Exempt(crate::cart_exempt::ExemptArgs),
 }
 
 /// The code of a refusal, one per reason (scripts tell them apart by it).
@@ -177,6 +180,7 @@ pub(crate) fn run(engine: &Engine, cmd: &CartCmd) -> i32 {
     let carts = engine.carts();
     match cmd {
         CartCmd::Held(held) => crate::cart_held::run(engine, held),
+        CartCmd::Exempt(a) => crate::cart_exempt::run(engine, a),
         CartCmd::New { currency, eat_in } => {
             let c: Currency = currency.parse().unwrap_or_else(|_| fail("invalid_input", &format!("unknown currency {currency:?}")));
             let made = carts.create_with(c, &[], eat_in.then_some(Dining::EatIn)).unwrap_or_else(|e| refuse(&e));

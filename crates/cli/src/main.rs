@@ -15,6 +15,7 @@
 //! paydesk-cli … sale new|show|cash|tender|card|cancel|refund|return|product|rounding|day|discount   (sale.rs)
 //! paydesk-cli … cart new|add-open|add-label|set-line|show   (cart.rs; open prices, record 0126)
 //! paydesk-cli … cart hold|held|recall|discard   (cart_held.rs; held sales, record 0128)
+//! paydesk-cli … cart exempt --cart N (--reason TEXT | --clear)   (cart_exempt.rs; record 0135)
 //! paydesk-cli … tender-type add|list   (tender_type.rs; the store's own tenders, record 0118)
 //! paydesk-cli … catalog import|export|list;  store show|set|seed   (catalog.rs)
 //! paydesk-cli … shift open|paid-in|paid-out|x|close|z|status   (shift.rs; PINs on stdin)
@@ -43,6 +44,7 @@ mod backup;
 mod bench;
 mod bench_reader;
 mod cart;
+mod cart_exempt;
 mod cart_held;
 mod catalog;
 mod checkout;

@@ -327,6 +327,11 @@ pub enum Error {
     #[error("cart {cart_id} is held or discarded: recall it before changing or paying it")]
     CartHeld { cart_id: i64 },
 
+    /// A sale's tax exemption could not be set or cleared (record 0135): the refusal says
+    /// why. Nothing written.
+    #[error("sale {cart_id}'s tax exemption cannot change: {}", .why.as_str())]
+    TaxExemptRefused { cart_id: i64, why: ExemptRefusal },
+
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
 
@@ -418,6 +423,32 @@ impl HoldRefusal {
             HoldRefusal::Tendered => "tendered",
             HoldRefusal::AtLimit { .. } => "at_limit",
             HoldRefusal::NotHeld => "not_held",
+        }
+    }
+}
+
+/// Why a sale's tax exemption was not set or cleared (record 0135). Nothing was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExemptRefusal {
+    /// The store does not take tax exemptions (its setting, off by default in Japan).
+    NotAllowed,
+    /// Something was tendered on the sale, or its tax is locked: the customer is paying
+    /// the figures they were shown.
+    Tendered,
+    /// The sale is paid.
+    Paid,
+    /// The reason is not 3 to 200 characters once trimmed, or has a control character.
+    Reason,
+}
+
+impl ExemptRefusal {
+    /// A stable word for the refusal (the CLI's `--json`, the app's codes).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExemptRefusal::NotAllowed => "not_allowed",
+            ExemptRefusal::Tendered => "tendered",
+            ExemptRefusal::Paid => "paid",
+            ExemptRefusal::Reason => "reason",
         }
     }
 }

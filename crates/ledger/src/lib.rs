@@ -45,6 +45,8 @@ pub use ledger::{
 pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderRecord, ReaderSettlement, MAX_READER_ATTEMPTS};
 pub use ledger::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, TenderTypes, SyncLog};
 pub use ledger::{HeldCart, HoldRefusal, MAX_HELD_LIMIT};
+pub use ledger::{exempt_reason, MAX_EXEMPT_REASON_CHARS, MIN_EXEMPT_REASON_CHARS};
+pub use error::ExemptRefusal;
 pub use ledger::MAX_OPEN_PRICE_LIMIT;
 pub use ledger::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};
 pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnPrint, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
@@ -58,6 +60,6 @@ pub use ledger::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};
 pub use ledger::{AuditInput, PinPurpose, PublishedStaff, PublishedStaffReport, Staff, StaffRefusal, MAX_STAFF};
 pub use ledger::shift::{Actor, DenominationCount, PaidInOut, PaidKind, Shift, ShiftRefusal, ShiftReport, TenderTotal, ZReport};
 pub use tender::*;
-pub use takings::{Taken, Takings};
+pub use takings::{RateTotal, SoldTax, Taken, Takings};
 pub use schema::SCHEMA_VERSION;
 pub use types::*;

@@ -14,6 +14,9 @@
 //! - **Net** = sales − refunds.
 //! - The store's own tenders (record 0118) are sales of kind `store`, and are also listed
 //!   per tender type; a voucher refunded as a voucher is a store refund (no drawer money).
+//! - **Tax by rate** (record 0135) is the tax of the sales counted (`sale_count`'s sales),
+//!   as each sale's locked document holds it, summed per class and rate with its named
+//!   parts; the **tax-exempt sales** are counted and summed on their own line.
 
 use serde::{Deserialize, Serialize};
 
@@ -103,6 +106,70 @@ pub struct Takings {
     /// not captured.
     pub pending_count: i64,
     pub pending_minor: i64,
+    /// The counted sales' tax per class and rate, in class then rate order (record 0135).
+    #[serde(default)]
+    pub tax_rates: Vec<RateTotal>,
+    /// Of the counted sales: those made tax exempt, and what they came to.
+    #[serde(default)]
+    pub exempt_sale_count: i64,
+    #[serde(default)]
+    pub exempt_minor: i64,
+}
+
+/// One rate's part of the counted sales: the taxable amount, the tax and its named parts
+/// (NY State 4 %, New York City 4.5 %, MCTD 0.375 % of 8.875 %).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RateTotal {
+    pub class: paydesk_tax::TaxClass,
+    pub ppm: u32,
+    pub base_minor: i64,
+    pub tax_minor: i64,
+    pub gross_minor: i64,
+    /// (name, ppm, tax) of each named tax in the rate; empty for an unnamed rate (Japan).
+    pub parts: Vec<(String, u32, i64)>,
+}
+
+/// A counted sale's tax as its locked document holds it (`None`: a sale with no tax
+/// computed, all exempt-class lines and no discount), and whether it was made exempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SoldTax {
+    pub tax: Option<paydesk_tax::SaleTax>,
+    pub total_minor: i64,
+    pub exempt: bool,
+}
+
+impl Takings {
+    /// Adds the tax lines of the counted sales (one entry per sale).
+    pub fn with_tax(mut self, sold: &[SoldTax]) -> Result<Takings> {
+        for s in sold {
+            if s.exempt {
+                self.exempt_sale_count += 1;
+                add(&mut self.exempt_minor, s.total_minor)?;
+            }
+            for r in s.tax.iter().flat_map(|t| &t.rates) {
+                let at = match self.tax_rates.iter().position(|x| x.class == r.class && x.ppm == r.ppm) {
+                    Some(i) => i,
+                    None => {
+                        self.tax_rates.push(RateTotal { class: r.class, ppm: r.ppm, base_minor: 0, tax_minor: 0, gross_minor: 0, parts: Vec::new() });
+                        self.tax_rates.len() - 1
+                    }
+                };
+                let line = &mut self.tax_rates[at];
+                add(&mut line.base_minor, r.base)?;
+                add(&mut line.tax_minor, r.tax)?;
+                add(&mut line.gross_minor, r.gross)?;
+                for p in r.parts.iter().filter(|p| !p.name.is_empty()) {
+                    match line.parts.iter_mut().find(|x| x.0 == p.name && x.1 == p.ppm) {
+                        Some(x) => add(&mut x.2, p.tax)?,
+                        None => line.parts.push((p.name.clone(), p.ppm, p.tax)),
+                    }
+                }
+            }
+        }
+        // Highest rate first within a class, classes in their order.
+        self.tax_rates.sort_by(|a, b| a.class.cmp(&b.class).then(b.ppm.cmp(&a.ppm)));
+        Ok(self)
+    }
 }
 
 fn add(a: &mut i64, b: i64) -> Result<()> {
@@ -197,6 +264,14 @@ impl Takings {
         t.net_minor = t.sales_minor.checked_sub(t.refunds_minor).ok_or(Error::Overflow)?;
         Ok(t)
     }
+}
+
+/// The sales with a tender counted as a sale, each once, in id order.
+pub fn sold_carts(tenders: &[TenderFact]) -> Vec<CartId> {
+    let mut v: Vec<CartId> = tenders.iter().filter(|f| matches!(counts(f), Counts::Sale { .. })).map(|f| f.cart_id).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// The tenders counted as sales, when each was taken, in the order given.

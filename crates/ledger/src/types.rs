@@ -567,6 +567,9 @@ pub struct Cart {
     /// (discarded: never). Read with the cart's head, so checking it costs no statement.
     #[serde(default)]
     pub held: bool,
+    /// Why the whole sale is tax exempt (record 0135), trimmed; `None` for a taxed sale.
+    #[serde(default)]
+    pub tax_exempt_reason: Option<String>,
 }
 
 /// Totals of the store-and-forward queue, for the offline limits (record 0009).

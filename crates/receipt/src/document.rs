@@ -150,6 +150,10 @@ pub struct SaleData {
     /// The register's number in the store (settings.json `register_number`).
     #[serde(default)]
     pub register_no: Option<u32>,
+    /// Why the whole sale is tax exempt (record 0135): its tax is computed as exempt and
+    /// the receipt says so with the reason. `None` for a taxed sale.
+    #[serde(default)]
+    pub tax_exempt_reason: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -201,6 +205,9 @@ pub struct Receipt {
     pub change: i64,
     pub cashier: Option<String>,
     pub register_no: Option<u32>,
+    /// The reason of a tax-exempt sale, printed as "Tax exempt: …" (record 0135).
+    #[serde(default)]
+    pub tax_exempt_reason: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
@@ -221,6 +228,9 @@ pub enum ReceiptError {
     #[error("issued_at {year:04}-{month:02}-{day:02} {hour:02}:{minute:02} is not a valid date and time")]
     BadDateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8 },
 }
+
+/// Longest reason of a tax-exempt sale printed (the ledger keeps at most as many).
+pub const MAX_EXEMPT_REASON_CHARS: usize = 200;
 
 /// Largest single tender (10¹⁵ minor units): sixteen of them still add up within `i64`.
 const MAX_TENDER: i64 = 1_000_000_000_000_000;
@@ -300,6 +310,15 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
             }
         }
     }
+    if let Some(reason) = &sale.tax_exempt_reason {
+        // Longer than a printed name may be (a certificate number with its issuer): wrapped
+        // on paper, but never empty and never a printer command.
+        let n = reason.trim().chars().count();
+        if n == 0 || n > MAX_EXEMPT_REASON_CHARS || reason.chars().any(char::is_control) {
+            let why = format!("must be 1 to {MAX_EXEMPT_REASON_CHARS} characters without control characters");
+            return Err(ReceiptError::BadText { field: "tax_exempt_reason".into(), reason: why });
+        }
+    }
     let cart = paydesk_tax::Cart {
         lines: sale
             .lines
@@ -309,6 +328,7 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
         dining: sale.dining,
         sale_discount: sale.sale_discount,
         date: paydesk_tax::YearMonthDay { year: sale.issued_at.year, month: sale.issued_at.month, day: sale.issued_at.day },
+        exempt: sale.tax_exempt_reason.is_some(),
     };
     let tax = compute(&cart, settings)?;
     let paid: i64 = sale.tenders.iter().map(|t| t.amount).sum();
@@ -361,6 +381,7 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
         change,
         cashier: sale.cashier.clone(),
         register_no: sale.register_no,
+        tax_exempt_reason: sale.tax_exempt_reason.clone(),
     })
 }
 

@@ -90,6 +90,11 @@ impl Labels {
         tr!(self.locale, "receipt-taxable", rate = rate)
     }
 
+    /// Why a sale is tax exempt (record 0135): "Tax exempt: …" / "免税: …".
+    pub fn exempt_reason(&self, reason: &str) -> String {
+        tr!(self.locale, "receipt-exempt-reason", reason = reason.to_string())
+    }
+
     /// A rate's tax-exclusive total, for stores whose prices exclude tax.
     pub fn taxable_excl(&self, rate: &str) -> String {
         tr!(self.locale, "receipt-taxable-excl", rate = rate)

@@ -229,6 +229,11 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
             }
         }
     }
+    if let Some(reason) = &r.tax_exempt_reason {
+        // An exempt sale (record 0135): its tax, nothing, and why, under the totals.
+        o.pair(&l.tax, &money(r.tax_total), false);
+        o.text(&l.exempt_reason(reason), Align::Left, false, false);
+    }
     o.rule();
     for t in &r.tenders {
         let name = t.store.as_ref().map_or(l.tender(t.kind), |s| s.name.as_str());

@@ -204,3 +204,28 @@ fn a_card_field_with_a_control_character_is_refused_with_its_field() {
         Err(ReceiptError::BadText { field, .. }) if field == "tenders[0].card.application_name"
     ));
 }
+
+/// A tax-exempt sale (record 0135) says so with its reason in the store's language, and its
+/// tax is nothing; a taxed sale never says it.
+#[test]
+fn an_exempt_sale_prints_its_reason_and_no_tax_in_both_languages() {
+    let nyc = paydesk_tax::TaxSettings::new_york_city();
+    let taxed = build_receipt(&en_sale(), &nyc, false).unwrap();
+    assert!(taxed.tax_total > 0);
+    let en = SaleData { tax_exempt_reason: Some("Diplomat card 12-345".into()), ..en_sale() };
+    let r = build_receipt(&en, &nyc, false).unwrap();
+    assert_eq!((r.tax_total, r.total), (0, r.subtotal));
+    let t = text(&r, Paper::Mm58);
+    assert!(t.iter().any(|l| l.contains("Tax exempt: Diplomat card 12-345")), "{t:#?}");
+    assert!(t.iter().any(|l| l.starts_with("Tax ") && l.ends_with("$0.00")), "{t:#?}");
+    assert!(!text(&taxed, Paper::Mm80).iter().any(|l| l.contains("Tax exempt:")));
+    let ja = SaleData { tax_exempt_reason: Some("大使館 免税カード 0042".into()), ..ja_sale() };
+    let r = build_receipt(&ja, &exclusive(), false).unwrap();
+    assert_eq!(r.tax_total, 0);
+    assert!(text(&r, Paper::Mm80).iter().any(|l| l.contains("免税: 大使館 免税カード 0042")));
+    // The reason reaches the printer: never a command, never beyond the ledger's limit.
+    for bad in ["\u{1b}@", "", &"x".repeat(201)] {
+        let s = SaleData { tax_exempt_reason: Some(bad.to_string()), ..en_sale() };
+        assert!(matches!(build_receipt(&s, &nyc, false), Err(ReceiptError::BadText { .. })), "{bad:?}");
+    }
+}

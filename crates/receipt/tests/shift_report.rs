@@ -54,6 +54,9 @@ fn ja_shift(kind: ReportKind, counted: Option<Vec<CountLine>>) -> DrawerReportDa
             counted,
             checkpoint: CHECKPOINT.into(),
         }),
+        tax_rates: vec![],
+        exempt_sales: 0,
+        exempt_amount: 0,
     }
 }
 
@@ -85,6 +88,9 @@ fn en_shift() -> DrawerReportData {
             counted: vec![c(2_000, 5), c(1_000, 1), c(100, 2), c(25, 7)],
             checkpoint: CHECKPOINT.into(),
         }),
+        tax_rates: vec![],
+        exempt_sales: 0,
+        exempt_amount: 0,
     }
 }
 
@@ -307,4 +313,36 @@ fn store_tenders_print_one_line_per_type_by_name() {
     let mut bad = d.clone();
     bad.tenders[2].name = Some("商品\u{1b}券".into());
     assert!(matches!(build_drawer_report(&bad), Err(ReceiptError::BadText { field, .. }) if field == "tenders[2].name"));
+}
+
+/// The sales' tax by rate with names and decimals, and the tax-exempt sales on a line of their
+/// own (record 0135), in both languages; a report without them prints neither.
+#[test]
+fn the_tax_by_rate_and_the_exempt_sales_are_listed() {
+    let nyc = TaxRateLine {
+        class: paydesk_tax::TaxClass::Standard,
+        ppm: 88_750,
+        base: 500,
+        tax: 44,
+        gross: 544,
+        parts: vec![("NY State".into(), 40_000, 20), ("New York City".into(), 45_000, 22), ("MCTD".into(), 3_750, 2)],
+    };
+    let exempt = TaxRateLine { class: paydesk_tax::TaxClass::Exempt, ppm: 0, base: 945, tax: 0, gross: 945, parts: vec![] };
+    let d = DrawerReportData { tax_rates: vec![nyc.clone(), exempt.clone()], exempt_sales: 1, exempt_amount: 945, ..en_shift() };
+    let text = render_report_text(&build_drawer_report(&d).unwrap(), Paper::Mm80);
+    assert!(text.iter().any(|l| l.trim() == "Tax by rate"), "{text:#?}");
+    assert!(row(&text, "Taxable 8.875% excl. tax").ends_with("$5.00"));
+    assert!(text.iter().any(|l| l.trim().starts_with("Tax ") && l.ends_with("$0.44")), "{text:#?}");
+    assert!(row(&text, "NY State 4%").ends_with("$0.20"));
+    assert!(row(&text, "MCTD 0.375%").ends_with("$0.02"));
+    assert!(row(&text, "Tax exempt").ends_with("$9.45"));
+    assert!(row(&text, "Tax-exempt sales x 1").ends_with("$9.45"));
+    let ja = DrawerReportData { tax_rates: vec![nyc, exempt], exempt_sales: 2, exempt_amount: 1_890, ..ja_shift(ReportKind::X, None) };
+    let text = render_report_text(&build_drawer_report(&ja).unwrap(), Paper::Mm80);
+    assert!(row(&text, "税率別").starts_with("税率別"));
+    assert!(row(&text, "免税売上 2件").ends_with("¥1,890"));
+    let plain = render_report_text(&build_drawer_report(&en_shift()).unwrap(), Paper::Mm80);
+    assert!(!plain.iter().any(|l| l.contains("Tax by rate") || l.contains("Tax-exempt")), "{plain:#?}");
+    let bad = DrawerReportData { exempt_amount: -1, ..en_shift() };
+    assert!(build_drawer_report(&bad).is_err());
 }

@@ -93,7 +93,14 @@ pub struct SaleCompleted {
     pub total: i64,
     pub rates: Vec<SaleRate>,
     pub lines: Vec<SaleLine>,
+    /// Why the whole sale was tax exempt (record 0135): 3 to 200 characters, and then the
+    /// sale bears no tax. Absent for a taxed sale (and from registers before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tax_exempt_reason: Option<String>,
 }
+
+/// The longest reason of a tax-exempt sale, in characters (the register keeps 3 to 200).
+pub const MAX_EXEMPT_REASON_CHARS: usize = 200;
 
 /// A name or SKU on a line: 1..=max characters, no control characters (a name reaches
 /// receipts and printers).
@@ -180,6 +187,15 @@ impl SaleCompleted {
             }
             gross_sum += i128::from(r.gross);
             tax_sum += i128::from(r.tax);
+        }
+        if let Some(reason) = &self.tax_exempt_reason {
+            bounded(&f("tax_exempt_reason"), reason, MAX_EXEMPT_REASON_CHARS)?;
+            if reason.trim().chars().count() < 3 {
+                return Err(ProtoError::field(f("tax_exempt_reason"), "must be at least 3 characters"));
+            }
+            if self.tax_total != 0 {
+                return Err(ProtoError::field(f("tax_total"), format!("must be 0 for a tax-exempt sale, got {}", self.tax_total)));
+            }
         }
         let Some(mode) = self.price_mode else {
             // No tax computed: every line exempt and undiscounted, the total their sum.

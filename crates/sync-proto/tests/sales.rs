@@ -33,6 +33,43 @@ fn untaxed() -> Value {
     })
 }
 
+/// A New York City sale made tax exempt (record 0135), as the ledger's view writes it: every
+/// line in the exempt class at 0 %, the reason at the end.
+fn exempt() -> Value {
+    json!({
+        "kind": "sale_completed", "sale": 4, "receipt_no": "000004", "currency": "usd", "dining": "take_out",
+        "price_mode": "exclusive", "subtotal": 945, "sale_discount": 0, "tax_total": 0, "total": 945,
+        "rates": [{"class": "exempt", "ppm": 0, "base": 945, "tax": 0, "gross": 945}],
+        "lines": [
+            {"sku": "COF-001", "name": "Coffee, regular", "quantity": 1, "unit_price": 250, "tax_class": "standard", "discount": 0, "total": 250},
+            {"sku": "SAN-001", "name": "Egg sandwich", "quantity": 1, "unit_price": 695, "tax_class": "standard", "discount": 0, "total": 695}
+        ],
+        "tax_exempt_reason": "Resale certificate ST-120 #4471"
+    })
+}
+
+#[test]
+fn an_exempt_sale_carries_its_reason_and_no_tax() {
+    let b = parse(exempt()).unwrap();
+    assert_eq!(serde_json::to_value(&b.rows[0].fact).unwrap(), exempt());
+    let Fact::SaleCompleted(s) = &b.rows[0].fact else { panic!("not a sale") };
+    assert_eq!(s.tax_exempt_reason.as_deref(), Some("Resale certificate ST-120 #4471"));
+    // A taxed sale does not say the word at all.
+    assert!(!serde_json::to_string(&parse(tea_and_mug()).unwrap().rows[0].fact).unwrap().contains("tax_exempt_reason"));
+    let broken: [(&str, Value, &str); 4] = [
+        ("short", json!("ab"), "tax_exempt_reason"),
+        ("long", json!("x".repeat(201)), "tax_exempt_reason"),
+        ("control", json!("ok\u{1b}[0m"), "tax_exempt_reason"),
+        ("taxed", json!("Diplomat card"), "tax_total"),
+    ];
+    for (what, reason, field) in broken {
+        let mut f = if what == "taxed" { tea_and_mug() } else { exempt() };
+        f["tax_exempt_reason"] = reason;
+        let e = parse(f).unwrap_err();
+        assert!(e.contains(field), "{what}: {e}");
+    }
+}
+
 fn parse(fact: Value) -> Result<Batch, String> {
     let v = json!({"v": 1, "register_id": "r1", "first_seq": 9, "rows": [{"at_ms": 1, "fact": fact}],
                    "health": {"app_version": "0.1.0", "queued": 0, "offline_waiting": 0}});

@@ -43,6 +43,11 @@ pub struct Cart {
     pub sale_discount: Option<Discount>,
     /// The day of the sale: picks the rates in force.
     pub date: YearMonthDay,
+    /// The whole sale is tax exempt (record 0135: a resale certificate, a diplomat's card, a
+    /// non-profit's exemption). Every line is then computed in the exempt class at 0 %,
+    /// whatever its own class; absent in older JSON, which was never exempt.
+    #[serde(default)]
+    pub exempt: bool,
 }
 
 /// A line after its own discount. Amounts are in the store's price mode. (Read from an older
@@ -162,6 +167,10 @@ pub struct SaleTax {
     pub tax_total: i64,
     /// What the customer pays: the sum of the rates' `gross`.
     pub total: i64,
+    /// Computed for a tax-exempt sale ([`Cart::exempt`], record 0135). Kept in the locked
+    /// document so a stored sale and its returns re-read as exempt; absent in older JSON.
+    #[serde(default)]
+    pub exempt: bool,
 }
 
 pub(crate) fn percent_of(amount: i64, basis_points: u32) -> i64 {
@@ -188,6 +197,13 @@ fn line_result(i: usize, line: &Line, cart: &Cart, settings: &TaxSettings) -> Re
         }
         Some(Discount::Amount { amount }) => amount,
     };
+    if cart.exempt {
+        // One place decides an exempt sale's tax: every line in the exempt class at 0 %,
+        // one unnamed part (a rate's parts are never empty), so the sale's rates are a
+        // single 0 % group and its total is its subtotal less discounts.
+        let rate = AppliedRate { ppm: 0, parts: vec![(String::new(), 0)] };
+        return Ok((LineResult { gross, discount, net: gross - discount, class: TaxClass::Exempt, ppm: 0 }, rate));
+    }
     let class = cart.dining.effective_class(line.class);
     let rate = settings.rates.rate(class, cart.date)?;
     Ok((LineResult { gross, discount, net: gross - discount, class, ppm: rate.ppm }, rate))
@@ -264,7 +280,7 @@ pub fn compute(cart: &Cart, settings: &TaxSettings) -> Result<SaleTax, TaxError>
         .collect();
     let tax_total = rates.iter().map(|r| r.tax).sum();
     let total = rates.iter().map(|r| r.gross).sum();
-    Ok(SaleTax { price_mode: settings.price_mode, lines, rates, subtotal, sale_discount, tax_total, total })
+    Ok(SaleTax { price_mode: settings.price_mode, lines, rates, subtotal, sale_discount, tax_total, total, exempt: cart.exempt })
 }
 
 /// A rate's tax split over the taxes stacked in it, adding up to `tax` exactly.

@@ -12,7 +12,7 @@ fn line(unit_price: i64, quantity: u32, class: TaxClass) -> Line {
 }
 
 fn nyc(lines: Vec<Line>) -> SaleTax {
-    let c = Cart { lines, dining: Dining::TakeOut, sale_discount: None, date: DAY };
+    let c = Cart { lines, dining: Dining::TakeOut, sale_discount: None, date: DAY, exempt: false };
     compute(&c, &TaxSettings::new_york_city()).unwrap()
 }
 
@@ -38,7 +38,7 @@ fn one_dollar_and_the_half_cent() {
     let t = nyc(vec![line(100, 1, TaxClass::Standard)]);
     assert_eq!(parts(&t.rates[0]), vec![("NY State", 40_000, 4), ("New York City", 45_000, 5), ("MCTD", 3_750, 0)]);
     // $4.00: exactly 35.5 cents. Half up gives 36, truncation 35.
-    let c = Cart { lines: vec![line(400, 1, TaxClass::Standard)], dining: Dining::TakeOut, sale_discount: None, date: DAY };
+    let c = Cart { lines: vec![line(400, 1, TaxClass::Standard)], dining: Dining::TakeOut, sale_discount: None, date: DAY, exempt: false };
     assert_eq!(compute(&c, &TaxSettings::new_york_city()).unwrap().tax_total, 36);
     let down = TaxSettings { rounding: Rounding::Down, ..TaxSettings::new_york_city() };
     assert_eq!(compute(&c, &down).unwrap().tax_total, 35);
@@ -65,6 +65,7 @@ fn a_sale_discount_lowers_the_taxable_amount_before_tax() {
         dining: Dining::TakeOut,
         sale_discount: Some(Discount::Percent { basis_points: 1_000 }),
         date: DAY,
+        exempt: false,
     };
     let t = compute(&c, &TaxSettings::new_york_city()).unwrap();
     // 10 % of 6047 = 604.7 → 604 (never more than 10 %). Spread 4597:1450 → 459.17 / 144.83:
@@ -177,4 +178,48 @@ fn stacked_parts_add_up_to_the_tax_of_the_summed_rate() {
     let n = reached.into_inner();
     println!("stacked_parts_add_up_to_the_tax_of_the_summed_rate: {n} standard rates reached the assertions");
     assert!(n >= 500, "only {n} standard rates reached the assertions");
+}
+
+/// A tax-exempt sale (record 0135): a resale certificate or a diplomat's card exempts the
+/// whole sale, whatever each item's class.
+#[test]
+fn an_exempt_new_york_city_cart_bears_no_tax_and_its_total_is_its_subtotal() {
+    // Two coffees $2.50 (taxable), a sandwich $8.95 (prepared food: taxable), a bagel $2.75.
+    let lines = vec![line(250, 2, TaxClass::Standard), line(895, 1, TaxClass::Standard), line(275, 1, TaxClass::Reduced)];
+    let taxed = nyc(lines.clone());
+    assert_eq!((taxed.tax_total, taxed.exempt), (124, false), "1395 × 8.875 % = 123.8 → 124 without the exemption");
+    let c = Cart { lines, dining: Dining::TakeOut, sale_discount: Some(Discount::Amount { amount: 70 }), date: DAY, exempt: true };
+    let t = compute(&c, &TaxSettings::new_york_city()).unwrap();
+    assert!(t.exempt);
+    assert_eq!((t.subtotal, t.sale_discount, t.tax_total, t.total), (1670, 70, 0, 1600));
+    // One group: the exempt class at 0 %, holding every line, whatever its own class.
+    let rates: Vec<_> = t.rates.iter().map(|r| (r.class, r.ppm, r.base, r.tax, r.gross)).collect();
+    assert_eq!(rates, [(TaxClass::Exempt, 0, 1600, 0, 1600)]);
+    assert!(t.lines.iter().all(|l| l.class == TaxClass::Exempt && l.ppm == 0 && !l.is_reduced()));
+    assert_eq!(t.rates[0].parts.iter().map(|p| p.tax).sum::<i64>(), 0);
+    // Eating in changes nothing for an exempt sale.
+    let eat_in = compute(&Cart { dining: Dining::EatIn, ..c.clone() }, &TaxSettings::new_york_city()).unwrap();
+    assert_eq!(eat_in.total, 1600);
+    // The flag survives the locked document's JSON, and JSON without it is not exempt.
+    let back: SaleTax = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
+    assert_eq!(back, t);
+    let mut old = serde_json::to_value(&taxed).unwrap();
+    old.as_object_mut().unwrap().remove("exempt");
+    assert!(!serde_json::from_value::<SaleTax>(old).unwrap().exempt);
+}
+
+#[test]
+fn a_return_from_an_exempt_sale_refunds_no_tax() {
+    let c = Cart {
+        lines: vec![line(250, 2, TaxClass::Standard), line(895, 1, TaxClass::Standard)],
+        dining: Dining::TakeOut,
+        sale_discount: None,
+        date: DAY,
+        exempt: true,
+    };
+    let r = return_tax(&c, &TaxSettings::new_york_city(), &[0, 0], &[Returned { line: 1, quantity: 1 }]).unwrap();
+    assert_eq!((r.tax_total, r.total), (0, 895));
+    let taxed = return_tax(&Cart { exempt: false, ..c }, &TaxSettings::new_york_city(), &[0, 0], &[Returned { line: 1, quantity: 1 }]).unwrap();
+    // Taxed, the return is the sale's worth before less after: 124 − 44 (500 × 8.875 % = 44.4).
+    assert_eq!((taxed.tax_total, taxed.total), (80, 975));
 }

@@ -13,7 +13,7 @@ fn settings(price_mode: PriceMode, rounding: Rounding) -> TaxSettings {
 }
 
 fn cart(lines: Vec<Line>, dining: Dining) -> Cart {
-    Cart { lines, dining, sale_discount: None, date: DAY }
+    Cart { lines, dining, sale_discount: None, date: DAY, exempt: false }
 }
 
 /// (class, rate in ppm, base, tax, gross) per rate.

@@ -115,6 +115,11 @@ error_codes! {
     HoldLimit => "hold_limit",
     NotHeld => "not_held",
     CartHeld => "cart_held",
+    // a tax-exempt sale (record 0135)
+    ExemptNotAllowed => "exempt_not_allowed",
+    ExemptTendered => "exempt_tendered",
+    ExemptPaid => "exempt_paid",
+    ExemptReason => "exempt_reason",
     RecallScreenBusy => "recall_screen_busy",
 }
 

@@ -11,6 +11,7 @@ use crate::i18n::{active, id, t, tr};
 use crate::money;
 
 mod code;
+mod exempt;
 mod held;
 mod reader;
 pub mod shift;
@@ -97,6 +98,8 @@ pub enum AppError {
     Staff(paydesk_ledger::StaffRefusal),
     /// A hold, recall or discard refused (record 0128).
     Held(HeldRefusal),
+    /// A sale's tax exemption was refused (record 0135).
+    Exempt(paydesk_ledger::ExemptRefusal),
 }
 
 /// Why a store tender type was refused (record 0118, 0122), from the ledger's typed
@@ -122,6 +125,7 @@ pub fn action_words(a: Action) -> String {
         Action::OverrideUnknownOutcome => id!("action-override-unknown-outcome"),
         Action::DiscountAboveLimit => id!("action-discount-above-limit"),
         Action::OpenPriceAboveLimit => id!("action-open-price-above-limit"),
+        Action::TaxExempt => id!("action-tax-exempt"),
         Action::OpenDrawerNoSale => id!("action-open-drawer-no-sale"),
         Action::PaidInOut => id!("action-paid-in-out"),
         Action::CloseShift => id!("action-close-shift"),
@@ -257,6 +261,7 @@ impl std::fmt::Display for AppError {
             AppError::TenderType(TenderTypeRefusal::NameTaken { name }) => tr!(l, "error-tender-type-name-taken", name = name.clone()),
             AppError::Staff(r) => staff_refusal_words(r),
             AppError::Held(r) => r.words(),
+            AppError::Exempt(r) => exempt::words(*r),
         };
         f.write_str(&text)
     }
@@ -320,6 +325,7 @@ impl AppError {
             AppError::TenderType(TenderTypeRefusal::NameTaken { .. }) => C::TenderTypeNameTaken,
             AppError::Staff(r) => staff_refusal_code(r),
             AppError::Held(r) => r.code(),
+            AppError::Exempt(r) => exempt::code(*r),
         }
     }
 }
@@ -454,6 +460,8 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         // Held sales (record 0128).
         L::HoldRefused { why, .. } => AppError::Held(HeldRefusal::of(*why)),
         L::CartHeld { .. } => AppError::Held(HeldRefusal::CartHeld),
+        // A tax-exempt sale (record 0135).
+        L::TaxExemptRefused { why, .. } => AppError::Exempt(*why),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {

@@ -2,7 +2,7 @@
 //! report, and any earlier Z report. Each is the ledger's figures built into the printed
 //! document by paydesk-receipt's pure `build_drawer_report` and sent with its 80 mm text.
 
-use paydesk_receipt::shift::{build_drawer_report, render_report_text, CloseData, CountLine, DrawerReport, DrawerReportData, PaidKind as RPaid, PaidLine, ReportKind, TakingsLines, TenderLine};
+use paydesk_receipt::shift::{build_drawer_report, render_report_text, CloseData, CountLine, DrawerReport, DrawerReportData, PaidKind as RPaid, PaidLine, ReportKind, TakingsLines, TaxRateLine, TenderLine};
 use paydesk_domain::Currency as RCurrency;
 use paydesk_domain::TenderKind;
 use paydesk_receipt::{Paper, MAX_TEXT_CHARS};
@@ -121,6 +121,18 @@ pub fn report_data(
             canceled_amount: k.canceled_minor,
         }),
         close,
+        // The sales' tax by rate and the exempt sales (record 0135); none on a Z report
+        // written before they were kept.
+        tax_rates: r.takings.iter().flat_map(|k| &k.tax_rates).map(|t| TaxRateLine {
+            class: t.class,
+            ppm: t.ppm,
+            base: t.base_minor,
+            tax: t.tax_minor,
+            gross: t.gross_minor,
+            parts: t.parts.clone(),
+        }).collect(),
+        exempt_sales: r.takings.as_ref().map_or(0, |k| k.exempt_sale_count),
+        exempt_amount: r.takings.as_ref().map_or(0, |k| k.exempt_minor),
     })
 }
 

@@ -103,15 +103,18 @@ pub fn set_sale_discount(state: State<'_, AppState>, discount: Option<DiscountFo
 /// view that differs, so a read costs nothing on its window).
 pub fn view_of(state: &AppState, cart: &Cart) -> AppResult<CartView> {
     state.screen.changed();
-    match state.locale {
+    let mut view = match state.locale {
         // A cart line carries the English name already.
-        Locale::En => return Ok(CartView::of(cart, &|_| None)),
-        Locale::Ja => {}
-    }
-    let items = state.engine().catalog().items(cart.lines.iter().map(|line| line.sku.as_str()))?;
-    let names: HashMap<String, Option<String>> =
-        items.into_iter().map(|(sku, item)| (sku, item.map(|i| i.name_in(state.locale).to_string()))).collect();
-    Ok(CartView::of(cart, &|sku| names.get(sku).cloned().flatten()))
+        Locale::En => CartView::of(cart, &|_| None),
+        Locale::Ja => {
+            let items = state.engine().catalog().items(cart.lines.iter().map(|line| line.sku.as_str()))?;
+            let names: HashMap<String, Option<String>> =
+                items.into_iter().map(|(sku, item)| (sku, item.map(|i| i.name_in(state.locale).to_string()))).collect();
+            CartView::of(cart, &|sku| names.get(sku).cloned().flatten())
+        }
+    };
+    view.tax_exempt_allowed = state.engine().store().tax_exemptions_allowed()?;
+    Ok(view)
 }
 
 /// The cart on screen.

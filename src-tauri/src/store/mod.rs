@@ -4,12 +4,14 @@
 //! and on paper (`receipt.rs`, `print.rs`), the ryōshūsho issued from it (`ryoshusho.rs`), every paid sale's receipt within reach
 //! (`sales.rs`), a receipt as a printable page (`page.rs`), the catalog on the sale
 //! screen and the catalog screen (`catalog.rs`), items found by a query and the category
-//! tabs (`search.rs`) and the store's settings kept in the
-//! ledger (`settings.rs`). This file holds what they share: how discounts are typed,
+//! tabs (`search.rs`), the store's settings kept in the ledger (`settings.rs`), and a
+//! tax-exempt sale with its reason (`exempt.rs`, record 0135).
+//! This file holds what they share: how discounts are typed,
 //! and the ledger's refusal of one in the cashier's words (the labels are `wording.rs`).
 
 pub mod cart;
 pub mod catalog;
+pub mod exempt;
 pub mod lines;
 pub mod open_price;
 pub mod print;

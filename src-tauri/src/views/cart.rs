@@ -88,6 +88,10 @@ pub struct CartView {
     pub tax_total: i64,
     pub tax_total_display: String,
     pub rates: Vec<RateLine>,
+    /// Why the whole sale is tax exempt (record 0135); `None` for a taxed sale.
+    pub tax_exempt_reason: Option<String>,
+    /// The store takes tax-exempt sales (its setting): the screen shows "Tax exempt…".
+    pub tax_exempt_allowed: bool,
 }
 
 impl CartView {
@@ -183,6 +187,9 @@ impl CartView {
             tax_total,
             tax_total_display: fmt(tax_total),
             rates,
+            tax_exempt_reason: cart.tax_exempt_reason.clone(),
+            // Filled in by the command that answers with the view (one read of the setting).
+            tax_exempt_allowed: false,
         }
     }
 }

@@ -64,6 +64,35 @@ pub struct ReportView {
     pub sales: Vec<Sale>,
     /// The store's own tenders of `gross`, one row per tender type (record 0122).
     pub by_store_type: Vec<StoreTypeRow>,
+    /// The counted sales' tax per rate with its named parts (record 0135).
+    pub tax_rates: Vec<RateRow>,
+    /// Of the counted sales: those made tax exempt, and what they came to.
+    pub exempt_count: i64,
+    pub exempt: i64,
+    pub exempt_display: String,
+}
+
+/// One rate's tax of the day: its rate with the decimals it needs ("8.875"), taxable amount
+/// and tax, and the named taxes stacked in it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RateRow {
+    /// `standard` | `reduced` | `exempt`, and the rate in ppm: the row's id on screen.
+    pub class: paydesk_tax::TaxClass,
+    pub ppm: u32,
+    pub rate: String,
+    pub base: i64,
+    pub base_display: String,
+    pub tax: i64,
+    pub tax_display: String,
+    pub parts: Vec<RatePartRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RatePartRow {
+    pub name: String,
+    pub rate: String,
+    pub tax: i64,
+    pub tax_display: String,
 }
 
 /// One store tender type's takings: name, count, amount.
@@ -125,5 +154,26 @@ pub fn report(inp: ReportInput<'_>) -> ReportView {
             .iter()
             .map(|s| StoreTypeRow { id: s.tender_type_id.0, name: s.name.clone(), count: s.count, amount: s.amount_minor, amount_display: fmt(s.amount_minor) })
             .collect(),
+        tax_rates: k
+            .tax_rates
+            .iter()
+            .map(|r| RateRow {
+                class: r.class,
+                ppm: r.ppm,
+                rate: paydesk_tax::percent_text(r.ppm),
+                base: r.base_minor,
+                base_display: fmt(r.base_minor),
+                tax: r.tax_minor,
+                tax_display: fmt(r.tax_minor),
+                parts: r
+                    .parts
+                    .iter()
+                    .map(|(name, ppm, tax)| RatePartRow { name: name.clone(), rate: paydesk_tax::percent_text(*ppm), tax: *tax, tax_display: fmt(*tax) })
+                    .collect(),
+            })
+            .collect(),
+        exempt_count: k.exempt_sale_count,
+        exempt: k.exempt_minor,
+        exempt_display: fmt(k.exempt_minor),
     }
 }

@@ -29,3 +29,5 @@ receipt-no-change = No change given
 # Who rang the sale and at which register (record 0127).
 receipt-cashier = Cashier:
 receipt-register = Register
+# A tax-exempt sale and why (record 0135).
+receipt-exempt-reason = Tax exempt: { $reason }

@@ -24,3 +24,6 @@ report-chart-label = Sales per hour: { $hours }
 report-hour-sum = { $hour }:00 { $amount } in { $count } payments
 report-hour-title = { $from }:00–{ $to }:00: { $amount } in { $count } payments
 report-no-sales = No sales yet today
+# The day's tax by rate and its tax-exempt sales (record 0135).
+report-tax-rate = Tax { $rate }% (taxable · tax)
+report-exempt = Tax-exempt sales

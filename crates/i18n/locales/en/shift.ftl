@@ -83,3 +83,6 @@ shift-signed-in-as = Acting as { $name }.
 shift-nobody-signed-in = Nobody is signed in: sign in first.
 shift-not-required = This register has no staff yet: sales do not need a shift.
 shift-open-offer = Open shift
+# The sales' tax by rate and the tax-exempt sales (record 0135).
+shift-report-tax-rates = Tax by rate
+shift-report-exempt-sales = Tax-exempt sales x { $count }

@@ -40,6 +40,7 @@ action-cancel-settled-sale = Canceling a sale with payments taken
 action-override-unknown-outcome = Overriding an unknown outcome
 action-discount-above-limit = A discount above the cashier limit
 action-open-price-above-limit = A typed price above the store's open-price limit
+action-tax-exempt = A tax-exempt sale
 action-open-drawer-no-sale = Opening the drawer without a sale
 action-paid-in-out = Paid in or out
 action-close-shift = Closing the shift

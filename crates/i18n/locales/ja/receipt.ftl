@@ -28,3 +28,5 @@ receipt-no-change = お釣りなし
 # 会計を担当したスタッフとレジ番号 (record 0127)。
 receipt-cashier = 担当者:
 receipt-register = レジ
+# 免税の会計とその理由 (record 0135)。
+receipt-exempt-reason = 免税: { $reason }

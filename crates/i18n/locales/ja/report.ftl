@@ -24,3 +24,6 @@ report-chart-label = 時間帯別売上: { $hours }
 report-hour-sum = { $hour }時 { $amount } ({ $count } 件)
 report-hour-title = { $from }:00–{ $to }:00: { $amount } ({ $count } 件)
 report-no-sales = 本日の売上はまだありません
+# 本日の税率別の税額と免税の売上 (record 0135)。
+report-tax-rate = 税 { $rate }% (対象額 · 税額)
+report-exempt = 免税売上

@@ -83,3 +83,6 @@ shift-signed-in-as = 担当: { $name }
 shift-nobody-signed-in = サインインしていません。先にサインインしてください。
 shift-not-required = このレジにはスタッフがいません: 売上にシフトは不要です。
 shift-open-offer = シフト開始
+# 税率別の税額と免税の売上 (record 0135)。
+shift-report-tax-rates = 税率別
+shift-report-exempt-sales = 免税売上 { $count }件

@@ -40,6 +40,7 @@ action-cancel-settled-sale = 支払い済みの会計の取り消し
 action-override-unknown-outcome = 結果不明の決済の上書き
 action-discount-above-limit = レジ担当の上限を超える割引
 action-open-price-above-limit = 店舗の上限を超える手入力の価格
+action-tax-exempt = 免税の会計
 action-open-drawer-no-sale = 販売なしでのドロワー開放
 action-paid-in-out = 入金・出金
 action-close-shift = シフトの締め

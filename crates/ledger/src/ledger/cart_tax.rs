@@ -51,7 +51,7 @@ fn discount_cols(d: Option<Discount>) -> (Option<&'static str>, Option<i64>) {
     }
 }
 
-/// The input of `compute` for a cart's lines.
+/// The input of `compute` for a cart's lines (taxed; an exempt sale sets `exempt` on it).
 pub fn tax_cart(lines: &[CartLine], dining: Dining, sale_discount: Option<Discount>, date: YearMonthDay) -> Result<TaxCart> {
     let lines = lines
         .iter()
@@ -60,7 +60,7 @@ pub fn tax_cart(lines: &[CartLine], dining: Dining, sale_discount: Option<Discou
             Ok(Line { unit_price: l.unit_price.amount_minor, quantity, class: l.tax_class, discount: l.discount })
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(TaxCart { lines, dining, sale_discount, date })
+    Ok(TaxCart { lines, dining, sale_discount, date, exempt: false })
 }
 
 /// The cart's tax and total as of now: locked figures if any, else computed. `None`
@@ -70,13 +70,16 @@ pub(super) fn cart_tax(conn: &Connection, cart: &Cart, locked: Option<&str>) -> 
         let l: LockedTax = serde_json::from_str(doc)?;
         return Ok(Some(l.tax));
     }
-    let untaxed = cart.sale_discount.is_none()
+    let exempt = cart.tax_exempt_reason.is_some();
+    // An exempt sale is always computed, so its locked document says it was exempt.
+    let untaxed = !exempt
+        && cart.sale_discount.is_none()
         && cart.lines.iter().all(|l| l.tax_class == TaxClass::Exempt && l.discount.is_none());
     if untaxed {
         return Ok(None);
     }
     let (settings, day) = tax_setup_on_tx(conn, cart.created_at_ms)?;
-    let input = tax_cart(&cart.lines, cart.dining, cart.sale_discount, day)?;
+    let input = TaxCart { exempt, ..tax_cart(&cart.lines, cart.dining, cart.sale_discount, day)? };
     compute(&input, &settings).map(Some).map_err(|e| Error::InvalidInput(format!("sale {}: {e}", cart.id)))
 }
 

@@ -179,17 +179,18 @@ fn load_lines(conn: &Connection, cart_id: CartId, currency: Currency) -> Result<
 }
 
 pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
-    type Head = (String, String, i64, i64, String, Option<String>, Option<i64>, Option<String>, bool);
+    type Head = (String, String, i64, i64, String, Option<String>, Option<i64>, Option<String>, bool, Option<String>);
     let head: Option<Head> = conn
         .row_cached(
             "SELECT currency, state, created_at_ms, updated_at_ms, dining, discount_kind, discount_value, tax_locked,
-                    EXISTS (SELECT 1 FROM held_carts h WHERE h.cart_id = carts.id AND (h.ended_how IS NULL OR h.ended_how = 'discarded'))
+                    EXISTS (SELECT 1 FROM held_carts h WHERE h.cart_id = carts.id AND (h.ended_how IS NULL OR h.ended_how = 'discarded')),
+                    tax_exempt_reason
              FROM carts WHERE id = ?1",
             [cart_id.0],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?)),
         )
         .optional()?;
-    let (currency, state, created_at_ms, updated_at_ms, dining, dkind, dvalue, locked, held) =
+    let (currency, state, created_at_ms, updated_at_ms, dining, dkind, dvalue, locked, held, tax_exempt_reason) =
         head.ok_or(Error::UnknownCart(cart_id.0))?;
     let currency: Currency = currency.parse()?;
     let lines = load_lines(conn, cart_id, currency)?;
@@ -216,6 +217,7 @@ pub(super) fn load_cart(conn: &Connection, cart_id: CartId) -> Result<Cart> {
         tax: None,
         tax_locked: locked.is_some(),
         held,
+        tax_exempt_reason,
     };
     cart.tax = super::cart_tax::cart_tax(conn, &cart, locked.as_deref())?;
     if let Some(t) = &cart.tax {

@@ -55,7 +55,7 @@ fn parked_row(conn: &Connection, cart_id: CartId) -> Result<Option<i64>> {
 
 /// Whether anything was ever tendered on the cart (any tender, payment, cash movement,
 /// exchange credit or cancel), whatever became of it.
-fn anything_tendered(conn: &Connection, cart_id: CartId) -> Result<bool> {
+pub(super) fn anything_tendered(conn: &Connection, cart_id: CartId) -> Result<bool> {
     let n: i64 = conn.row_cached(
         "SELECT (SELECT count(*) FROM tenders WHERE cart_id = ?1)
               + (SELECT count(*) FROM payments WHERE cart_id = ?1)

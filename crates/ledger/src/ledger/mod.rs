@@ -60,6 +60,8 @@ mod staff_admin;
 mod staff_published;
 mod takings;
 pub use takings::Period;
+mod tax_exempt;
+pub use tax_exempt::{exempt_reason, MAX_EXEMPT_REASON_CHARS, MIN_EXEMPT_REASON_CHARS};
 mod tender_types;
 pub use tender_types::MAX_TENDER_TYPES;
 

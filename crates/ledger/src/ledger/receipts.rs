@@ -197,6 +197,7 @@ pub fn receipt_sale_data(
         footer: split_lines(&store.receipt_footer),
         cashier: None,
         register_no: None,
+        tax_exempt_reason: sale.cart.tax_exempt_reason.clone(),
     };
     Ok((data, tax))
 }

@@ -313,15 +313,19 @@ fn tax_refusal(cart_id: CartId, e: TaxError) -> Error {
 /// same, with no tax).
 fn tax_input_tx(tx: &WriteTx<'_>, sale: &Sale) -> Result<(paydesk_tax::Cart, TaxSettings)> {
     let doc: Option<String> = tx.row_cached("SELECT tax_locked FROM carts WHERE id = ?1", [sale.cart.id.0], |r| r.get(0))?;
-    let (settings, date) = match doc {
+    // Exempt as the locked document says (record 0135): a paid sale's tax is that document's.
+    let (settings, date, exempt) = match doc {
         Some(doc) => {
             let locked: LockedTax = serde_json::from_str(&doc)?;
-            (locked.settings, locked.date)
+            (locked.settings, locked.date, locked.tax.exempt)
         }
-        None => tax_setup_on_tx(tx, sale.cart.created_at_ms)?,
+        None => {
+            let (settings, date) = tax_setup_on_tx(tx, sale.cart.created_at_ms)?;
+            (settings, date, false)
+        }
     };
     let c = &sale.cart;
-    Ok((tax_cart(&c.lines, c.dining, c.sale_discount, date)?, settings))
+    Ok((paydesk_tax::Cart { exempt, ..tax_cart(&c.lines, c.dining, c.sale_discount, date)? }, settings))
 }
 
 /// How many of each cart line earlier returns took (lines matched by their number,

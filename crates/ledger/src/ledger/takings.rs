@@ -11,7 +11,7 @@ use super::collect;
 use super::shift::shift_by_id_tx;
 use crate::error::{Error, Result};
 use paydesk_domain::money::Currency;
-use crate::takings::{taken, RefundFact, Taken, Takings, TenderFact};
+use crate::takings::{sold_carts, taken, RefundFact, SoldTax, Taken, Takings, TenderFact};
 use crate::tender::{TenderStanding, TenderState};
 use paydesk_domain::TenderKind;
 use crate::types::CartId;
@@ -137,7 +137,20 @@ fn facts_tx(conn: &Connection, currency: Currency, period: Period) -> Result<Fac
 /// The takings of `period` in `currency`.
 pub(crate) fn takings_tx(conn: &Connection, currency: Currency, period: Period) -> Result<Takings> {
     let f = facts_tx(conn, currency, period)?;
-    named(conn, Takings::of(&f.tenders, &f.refunds)?)
+    figures(conn, &f)
+}
+
+/// The figures of the facts: takings, tender types' names, and the counted sales' tax.
+fn figures(conn: &Connection, f: &Facts) -> Result<Takings> {
+    let sold = sold_carts(&f.tenders)
+        .into_iter()
+        .map(|id| {
+            let c = super::carts::load_cart(conn, id)?;
+            let exempt = c.tax.as_ref().is_some_and(|t| t.exempt);
+            Ok(SoldTax { tax: c.tax, total_minor: c.total.amount_minor, exempt })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    named(conn, Takings::of(&f.tenders, &f.refunds)?.with_tax(&sold)?)
 }
 
 /// The store tender types' names on their lines (the figures know only their ids).
@@ -153,6 +166,6 @@ impl<L: Deref<Target = Ledger>> Sales<L> {
     /// time (End of day's per-hour chart).
     pub fn takings(&self, currency: Currency, period: Period) -> Result<(Takings, Vec<Taken>)> {
         let f = facts_tx(&self.conn, currency, period)?;
-        Ok((named(&self.conn, Takings::of(&f.tenders, &f.refunds)?)?, taken(&f.tenders)))
+        Ok((figures(&self.conn, &f)?, taken(&f.tenders)))
     }
 }

@@ -42,6 +42,7 @@ mod v26_cart_lines;
 mod v27_held_sales;
 mod v28_named_rates;
 mod v29_categories;
+mod v30_tax_exempt;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -77,6 +78,7 @@ pub const MIGRATIONS: &[&str] = &[
     v27_held_sales::HELD_SALES,            // v27: carts parked by the cashier, recalled or discarded (record 0128)
     v28_named_rates::NAMED_RATES,          // v28: named tax rates in parts per million (record 0131)
     v29_categories::CATEGORIES,            // v29: categories and the folded search keys of items (record 0133)
+    v30_tax_exempt::TAX_EXEMPT,            // v30: a tax-exempt sale and its reason (record 0135)
 ];
 
 /// The version whose migration turned the audit log into a chain.

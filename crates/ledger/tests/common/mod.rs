@@ -36,10 +36,38 @@ pub fn seed(l: &mut Ledger) {
     .unwrap();
 }
 
-/// The schema version before named rates (record 0131), found by the migration's text, so
-/// migrations appended after it do not move it.
+/// The schema version before named rates (v29, record 0131): ONE place, found by the
+/// migration's text, so a renumbering at merge or a later migration moves every upgrade test
+/// with it.
 pub fn before_named_rates() -> usize {
     paydesk_ledger::schema::MIGRATIONS.iter().position(|m| m.contains("CREATE TEMP TABLE tax_rates_v28")).expect("the named rates migration")
+}
+
+/// The schema version before the tax-exempt sale (record 0135), by its migration's text.
+pub fn before_tax_exempt() -> usize {
+    paydesk_ledger::schema::MIGRATIONS
+        .iter()
+        .position(|m| m.contains("ALTER TABLE carts ADD COLUMN tax_exempt_reason"))
+        .expect("the tax-exempt migration")
+}
+
+/// Puts back what the tax-exempt migration changed (record 0135): its trigger, the sale fact's
+/// view as the migrations before it made it, and the two columns. Rows keep everything else.
+pub fn undo_tax_exempt(c: &rusqlite::Connection) {
+    let old = rusqlite::Connection::open_in_memory().unwrap();
+    for m in &paydesk_ledger::schema::MIGRATIONS[..before_tax_exempt()] {
+        old.execute_batch(m).unwrap();
+    }
+    let view: String =
+        old.query_row("SELECT sql FROM sqlite_schema WHERE name = 'sale_completed_facts'", [], |r| r.get(0)).unwrap();
+    c.execute_batch(&format!(
+        "DROP TRIGGER carts_tax_exempt_untendered;
+         DROP VIEW sale_completed_facts;
+         {view};
+         ALTER TABLE carts DROP COLUMN tax_exempt_reason;
+         ALTER TABLE store_settings DROP COLUMN tax_exemptions;"
+    ))
+    .unwrap();
 }
 
 /// Puts back what the named-rates migration changed, as the build before it left the file:
@@ -49,6 +77,8 @@ pub fn before_named_rates() -> usize {
 /// included, then run again on the old shape. The old objects' SQL is read from a file built by
 /// the migrations before it, so it is exactly what shipped.
 pub fn undo_named_rates(c: &rusqlite::Connection) {
+    // The later migrations first, newest first: they changed what this one made.
+    undo_tax_exempt(c);
     let old = rusqlite::Connection::open_in_memory().unwrap();
     for m in &paydesk_ledger::schema::MIGRATIONS[..before_named_rates()] {
         old.execute_batch(m).unwrap();

@@ -4,7 +4,7 @@
 use paydesk_i18n::{id, message, tr};
 
 use super::{CountLine, DrawerReport, PaidKind, ReportKind};
-use crate::labels::{format_date, format_money, Labels};
+use crate::labels::{format_date, format_money, format_rate, Labels};
 use crate::layout::{Align, Paper, Row, Rows};
 
 /// The report's title: "X REPORT" / "Z REPORT No. 3".
@@ -101,6 +101,26 @@ pub fn layout(r: &DrawerReport, paper: Paper) -> Vec<Row> {
         o.pair(&m(id!("shift-report-net")), &money(net), true);
         if k.canceled_sales > 0 {
             o.pair(&tr!(l, "shift-report-canceled", count = k.canceled_sales.to_string()), &money(k.canceled_amount), false);
+        }
+    }
+
+    if !d.tax_rates.is_empty() || d.exempt_sales > 0 {
+        // The sales' tax by rate with its named parts, and the exempt sales apart (record 0135).
+        o.rule();
+        o.text(&m(id!("shift-report-tax-rates")), Align::Left, false, false);
+        for t in &d.tax_rates {
+            if t.ppm == 0 {
+                o.pair(&format!("  {}", words.exempt), &money(t.gross), false);
+                continue;
+            }
+            o.pair(&format!("  {}", words.taxable_excl(&format_rate(t.ppm))), &money(t.base), false);
+            o.pair(&format!("    {}", words.tax), &money(t.tax), false);
+            for (name, ppm, tax) in &t.parts {
+                o.pair(&format!("      {name} {}", format_rate(*ppm)), &money(*tax), false);
+            }
+        }
+        if d.exempt_sales > 0 {
+            o.pair(&tr!(l, "shift-report-exempt-sales", count = d.exempt_sales.to_string()), &money(d.exempt_amount), false);
         }
     }
 

@@ -90,6 +90,23 @@ pub struct TakingsLines {
     pub canceled_amount: i64,
 }
 
+/// The counted sales' tax at one rate (record 0135): taxable amount, tax, and the named
+/// taxes stacked in it. An exempt-class line (`ppm` 0 in the exempt class) prints as exempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaxRateLine {
+    pub class: paydesk_tax::TaxClass,
+    pub ppm: u32,
+    pub base: i64,
+    pub tax: i64,
+    pub gross: i64,
+    /// (name, ppm, tax) of each named tax in the rate; empty for an unnamed rate.
+    #[serde(default)]
+    pub parts: Vec<(String, u32, i64)>,
+}
+
+/// Rate lines one report may list (three classes, a few rates each over a law's change).
+pub const MAX_TAX_RATE_LINES: usize = 16;
+
 /// What the close recorded: the blind count and the head of the audit chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CloseData {
@@ -129,6 +146,14 @@ pub struct DrawerReportData {
     /// Present exactly for a Z report.
     #[serde(default)]
     pub close: Option<CloseData>,
+    /// The sales' tax per rate with names and decimals (record 0135); empty prints nothing.
+    #[serde(default)]
+    pub tax_rates: Vec<TaxRateLine>,
+    /// Sales made tax exempt, and what they came to: a line of their own when any.
+    #[serde(default)]
+    pub exempt_sales: i64,
+    #[serde(default)]
+    pub exempt_amount: i64,
 }
 
 /// The report with every total worked out. Plain data, serde-able: the screen draws its
@@ -237,6 +262,20 @@ pub fn build_drawer_report(d: &DrawerReportData) -> Result<DrawerReport, Receipt
             PaidKind::PaidOut => paid_out += p.amount,
         }
     }
+    if d.tax_rates.len() > MAX_TAX_RATE_LINES {
+        return Err(bad("tax_rates", format!("more than {MAX_TAX_RATE_LINES} lines")));
+    }
+    for (i, t) in d.tax_rates.iter().enumerate() {
+        for (f, v) in [("base", t.base), ("tax", t.tax), ("gross", t.gross)] {
+            check_figure(&format!("tax_rates[{i}].{f}"), v)?;
+        }
+        for (j, p) in t.parts.iter().enumerate() {
+            check_text(&format!("tax_rates[{i}].parts[{j}].name"), &p.0, false)?;
+            check_figure(&format!("tax_rates[{i}].parts[{j}].tax"), p.2)?;
+        }
+    }
+    check_figure("exempt_sales", d.exempt_sales)?;
+    check_figure("exempt_amount", d.exempt_amount)?;
     if d.tenders.len() > MAX_TENDER_LINES {
         return Err(bad("tenders", format!("more than {MAX_TENDER_LINES} lines")));
     }

@@ -40,6 +40,7 @@ pub fn ja_sale() -> SaleData {
         footer: vec!["またお越しください".into()],
         cashier: None,
         register_no: None,
+        tax_exempt_reason: None,
     }
 }
 
@@ -67,6 +68,7 @@ pub fn en_sale() -> SaleData {
         footer: vec!["Thank you!".into()],
         cashier: None,
         register_no: None,
+        tax_exempt_reason: None,
     }
 }
 

@@ -118,6 +118,14 @@ impl CartCases<'_> {
         })
     }
 
+    /// Makes the sale tax exempt for `reason`, or taxes it again (`None`) (record 0135).
+    /// The ledger checks the role table (with `approver_id`, whose PIN the caller checked),
+    /// the store's setting and that nothing is tendered, and audits it.
+    pub fn set_tax_exempt(&self, id: CartId, reason: Option<&str>, approver_id: Option<i64>) -> Result<Cart> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.carts_mut().set_tax_exempt(id, reason, approver_id, now))
+    }
+
     /// Parks the cart (record 0128): only one with lines and nothing tendered, and only
     /// while fewer than `max_held` carts are parked; `by` is who parked it.
     pub fn hold(&self, id: CartId, max_held: u32, by: Option<i64>) -> Result<HeldCart> {

@@ -29,6 +29,17 @@ impl StoreCases<'_> {
         self.engine.with_reader(|l| Ok(StoreView { settings: l.catalog().store_settings()?, tax_published: l.catalog().tax_published_version()? }))
     }
 
+    /// Whether this store takes tax-exempt sales (record 0135).
+    pub fn tax_exemptions_allowed(&self) -> Result<bool> {
+        self.engine.with_reader(|l| l.catalog().tax_exemptions_allowed())
+    }
+
+    /// Turns tax-exempt sales on or off (`None`: the locale's default); the owner's.
+    pub fn set_tax_exemptions(&self, allowed: Option<bool>) -> Result<()> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.catalog_mut().set_tax_exemptions(allowed, now))
+    }
+
     /// The version of the tax setup the back office published, if any.
     pub fn tax_published_version(&self) -> Result<Option<i64>> {
         self.engine.with_reader(|l| l.catalog().tax_published_version())

@@ -98,6 +98,7 @@ mod tests {
             tax: None,
             tax_locked: false,
             held: false,
+            tax_exempt_reason: None,
         }
     }
 
