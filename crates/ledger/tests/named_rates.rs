@@ -2,7 +2,7 @@
 //! 8.875 % with its three taxes, and the upgrade from the version before, which converts the
 //! rate table and the returns' rates exactly and keeps a tax locked in basis points readable.
 
-use crate::common::{self, BEFORE_NAMED_RATES};
+use crate::common::{self, before_named_rates};
 use paydesk_domain::*;
 use paydesk_ledger::*;
 use paydesk_receipt::{build_receipt, render_text, Paper};
@@ -77,14 +77,15 @@ fn the_upgrade_converts_rates_exactly_and_an_old_locked_tax_still_reads() {
         common::undo_named_rates(&c);
         c.execute_batch(&format!(
             "INSERT INTO tax_rates (class, basis_points, effective_from) VALUES ('standard', 800, '2014-04-01');
-             PRAGMA user_version = {BEFORE_NAMED_RATES};"
+             PRAGMA user_version = {};",
+            before_named_rates()
         ))
         .unwrap();
         let locked: String = c.query_row("SELECT tax_locked FROM carts WHERE id = ?1", [cart.0], |r| r.get(0)).unwrap();
         assert!(locked.contains(r#""basis_points":1000"#) && !locked.contains("ppm"), "{locked}");
     }
     let mut l = Ledger::open(&path).unwrap();
-    assert_eq!(l.schema_version().unwrap(), BEFORE_NAMED_RATES as i64 + 1);
+    assert_eq!(l.schema_version().unwrap(), paydesk_ledger::schema::SCHEMA_VERSION);
     // Every row converted × 100, in its order, unnamed.
     let mut want = RateTable::japan();
     want.entries.push(paydesk_tax::RateEntry {

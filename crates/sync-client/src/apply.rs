@@ -58,6 +58,7 @@ fn item(i: &Item) -> Result<CatalogItem, String> {
         tax_class: i.tax_class,
         active: i.active,
         price_kind: paydesk_ledger::PriceKind::Fixed,
+        unit: paydesk_tax::SaleUnit::Piece,
     })
 }
 

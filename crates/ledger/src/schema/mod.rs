@@ -41,6 +41,7 @@ mod v25_exchanges;
 mod v26_cart_lines;
 mod v27_held_sales;
 mod v28_named_rates;
+mod v30_weighed;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -75,6 +76,7 @@ pub const MIGRATIONS: &[&str] = &[
     v26_cart_lines::CART_LINES,            // v26: cart lines by place; open prices, department keys, labels (record 0126)
     v27_held_sales::HELD_SALES,            // v27: carts parked by the cashier, recalled or discarded (record 0128)
     v28_named_rates::NAMED_RATES,          // v28: named tax rates in parts per million (record 0131)
+    v30_weighed::WEIGHED,                  // v29 here (v30 after merge): weighed goods (record 0134)
 ];
 
 /// The version whose migration turned the audit log into a chain.

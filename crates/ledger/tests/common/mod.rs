@@ -36,9 +36,15 @@ pub fn seed(l: &mut Ledger) {
     .unwrap();
 }
 
-/// The schema version before named rates (v29, record 0131): ONE place, so a renumbering at
-/// merge moves every upgrade test with it.
-pub const BEFORE_NAMED_RATES: usize = paydesk_ledger::schema::MIGRATIONS.len() - 1;
+/// The schema version before named rates (record 0131): ONE place, found by the migration's
+/// text, so a renumbering at merge or a migration appended after it (weighed goods, record
+/// 0134) moves every upgrade test with it.
+pub fn before_named_rates() -> usize {
+    paydesk_ledger::schema::MIGRATIONS
+        .iter()
+        .position(|m| m.contains("CREATE TEMP TABLE tax_rates_v28"))
+        .expect("the named rates migration")
+}
 
 /// Puts back what the named-rates migration changed, as the build before it left the file:
 /// `tax_rates` and `return_rates` in basis points (rows converted back, ÷ 100), the three views
@@ -48,7 +54,7 @@ pub const BEFORE_NAMED_RATES: usize = paydesk_ledger::schema::MIGRATIONS.len() -
 /// the migrations before it, so it is exactly what shipped.
 pub fn undo_named_rates(c: &rusqlite::Connection) {
     let old = rusqlite::Connection::open_in_memory().unwrap();
-    for m in &paydesk_ledger::schema::MIGRATIONS[..BEFORE_NAMED_RATES] {
+    for m in &paydesk_ledger::schema::MIGRATIONS[..before_named_rates()] {
         old.execute_batch(m).unwrap();
     }
     let sql_of = |name: &str| -> String {

@@ -1,5 +1,5 @@
-//! The demo store (record 0059): the app's 14 demo items and 2 department keys (record
-//! 0126) as seed data, in two
+//! The demo store (record 0059): the app's 14 demo items, 1 weighed item (record 0134) and
+//! 2 department keys (record 0126) as seed data, in two
 //! variants. en-US/USD is a cafe in New York City (record 0131): dollar shelf prices
 //! without tax, NY State 4 % + New York City 4.5 % + MCTD 0.375 % on what is taxable, half
 //! a cent rounded up. Kept simple: what a cafe prepares (hot drinks, sandwiches, salad,
@@ -12,7 +12,7 @@
 use crate::ledger::Catalog;
 use paydesk_access::pin::{hash_pin, Pin};
 use paydesk_access::Role;
-use paydesk_tax::{ean_check_digit, Gtin13, PriceMode, RateTable, Rounding, TaxClass};
+use paydesk_tax::{ean_check_digit, Gtin13, PriceMode, RateTable, Rounding, SaleUnit, TaxClass};
 use serde::{Deserialize, Serialize};
 
 use super::products::{upsert_tx, Source};
@@ -58,6 +58,12 @@ const DEMO_DEPARTMENTS: [(&str, &str, &str, TaxClass); 2] = [
     ("DEPT-FOOD", "Food 8%", "食品 8%", TaxClass::Reduced),
     ("DEPT-GOODS", "Sundries 10%", "雑貨 10%", TaxClass::Standard),
 ];
+
+/// The demo's weighed item (record 0134), sold loose: bananas at $0.69 a kilogram in New
+/// York, nuts at ¥398 per 100 g (100g当たり) in Tokyo. Its SKU is the item code of its scale
+/// label under the default weight rule (21 + 5 item digits + 5 weight digits, record 0134):
+/// a label "21 00001 00452 c" rings 452 g of it. No barcode of its own.
+pub const DEMO_WEIGHED_SKU: &str = "2100001";
 
 fn barcode(data: &str) -> Gtin13 {
     let digits: Vec<u8> = data.bytes().map(|b| b - b'0').collect();
@@ -115,7 +121,35 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
             tax_class: if currency == Currency::Jpy { class } else { class_ny },
             active: true,
             price_kind: PriceKind::Fixed,
+            unit: SaleUnit::Piece,
         })
+        .chain(std::iter::once(match locale {
+            DemoLocale::EnUs => CatalogItem {
+                sku: DEMO_WEIGHED_SKU.into(),
+                barcode: None,
+                name_en: "Bananas".into(),
+                name_ja: Some("バナナ".into()),
+                price_minor: 69,
+                currency,
+                // Grocery food, exempt in New York (the reduced class at 0 %).
+                tax_class: TaxClass::Reduced,
+                active: true,
+                price_kind: PriceKind::Fixed,
+                unit: SaleUnit::Kilogram,
+            },
+            DemoLocale::JaJp => CatalogItem {
+                sku: DEMO_WEIGHED_SKU.into(),
+                barcode: None,
+                name_en: "Mixed nuts (loose)".into(),
+                name_ja: Some("量り売りのナッツ".into()),
+                price_minor: 398,
+                currency,
+                tax_class: TaxClass::Reduced,
+                active: true,
+                price_kind: PriceKind::Fixed,
+                unit: SaleUnit::HundredGrams,
+            },
+        }))
         .chain(DEMO_DEPARTMENTS.iter().map(|&(sku, en, ja, class)| CatalogItem {
             sku: sku.into(),
             barcode: None,
@@ -126,6 +160,7 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
             tax_class: if currency == Currency::Jpy { class } else { TaxClass::Exempt },
             active: true,
             price_kind: PriceKind::Department,
+            unit: SaleUnit::Piece,
         }))
         .collect();
     (settings, items)
@@ -175,8 +210,8 @@ impl Catalog<&mut Ledger> {
         Ok(added)
     }
 
-    /// Writes the demo store of `locale` (its tax rates, settings, the 14 items and the 2
-    /// department keys) in one audited transaction. Items with the same SKU are replaced; others are left alone.
+    /// Writes the demo store of `locale` (its tax rates, settings, the 14 items, the weighed
+    /// item and the 2 department keys) in one audited transaction. Items with the same SKU are replaced; others are left alone.
     pub fn seed_demo_store(&mut self, locale: DemoLocale, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
         let (settings, items) = demo_store(locale);
         let tx = self.write_tx()?;
