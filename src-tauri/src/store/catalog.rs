@@ -5,7 +5,7 @@
 //! a bad file, and CSV export saved in the data folder. Prices are integer minor units of
 //! the store currency.
 
-use paydesk_tax::TaxClass;
+use paydesk_tax::{SaleUnit, TaxClass};
 use paydesk_ledger::ledger::catalog::{check_item, parse_barcode, MAX_CSV_BYTES};
 use paydesk_ledger::{CatalogItem, PriceKind};
 use paydesk_domain::{Locale, Money};
@@ -35,6 +35,8 @@ pub struct Item {
     pub tax_class: &'static str,
     /// fixed | open: an open-price item asks for its price when tapped (record 0126).
     pub price_kind: &'static str,
+    /// piece | kilogram | hundred_grams: a weighed item asks for its grams (record 0134).
+    pub unit: &'static str,
 }
 
 impl Item {
@@ -47,6 +49,7 @@ impl Item {
             price_display: money::format(i.price_minor, i.currency),
             tax_class: class_name(i.tax_class),
             price_kind: i.price_kind.as_str(),
+            unit: i.unit.as_str(),
         }
     }
 }
@@ -100,6 +103,9 @@ pub struct ItemForm {
     /// fixed (left out: fixed) | open | department (record 0126).
     #[serde(default)]
     pub price_kind: Option<String>,
+    /// piece (left out: piece) | kilogram | hundred_grams (record 0134).
+    #[serde(default)]
+    pub unit: Option<String>,
 }
 
 fn row(i: &CatalogItem, locale: Locale, published: bool) -> CatalogRow {
@@ -162,6 +168,14 @@ pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency) -> Result<Catal
             PriceKind::Fixed
         }
     };
+    let unit = match f.unit.as_deref().map(SaleUnit::parse) {
+        None => SaleUnit::Piece,
+        Some(Some(u)) => u,
+        Some(None) => {
+            problems.push(field("unit", "choose piece, kilogram or hundred_grams"));
+            SaleUnit::Piece
+        }
+    };
     let opt = |s: &str| (!s.trim().is_empty()).then(|| s.to_string());
     // The one barcode rule (record 0115): a UPC-A, EAN-8 or EAN-13, saved as 13 digits.
     let barcode = opt(&f.barcode).and_then(|b| parse_barcode(b.trim()).map_err(|p| problems.push(field(p.field, p.message))).ok());
@@ -175,6 +189,7 @@ pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency) -> Result<Catal
         tax_class,
         active: f.active,
         price_kind,
+        unit,
     };
     problems.extend(check_item(&item).into_iter().map(|p| field(p.field, p.message)));
     if problems.is_empty() {
