@@ -15,7 +15,7 @@ fn weighed() -> impl Strategy<Value = SaleUnit> {
 /// of two at a tie (searched, not divided).
 fn nearest_ties_up(num: i128, den: i128) -> i128 {
     let mut a = num / den;
-    while 2 * (a * den - num) < -den || (2 * (a * den - num) == -den) {
+    while 2 * (a * den - num) <= -den {
         a += 1;
     }
     while 2 * (a * den - num) > den {

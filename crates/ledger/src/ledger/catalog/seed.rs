@@ -123,33 +123,7 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
             price_kind: PriceKind::Fixed,
             unit: SaleUnit::Piece,
         })
-        .chain(std::iter::once(match locale {
-            DemoLocale::EnUs => CatalogItem {
-                sku: DEMO_WEIGHED_SKU.into(),
-                barcode: None,
-                name_en: "Bananas".into(),
-                name_ja: Some("バナナ".into()),
-                price_minor: 69,
-                currency,
-                // Grocery food, exempt in New York (the reduced class at 0 %).
-                tax_class: TaxClass::Reduced,
-                active: true,
-                price_kind: PriceKind::Fixed,
-                unit: SaleUnit::Kilogram,
-            },
-            DemoLocale::JaJp => CatalogItem {
-                sku: DEMO_WEIGHED_SKU.into(),
-                barcode: None,
-                name_en: "Mixed nuts (loose)".into(),
-                name_ja: Some("量り売りのナッツ".into()),
-                price_minor: 398,
-                currency,
-                tax_class: TaxClass::Reduced,
-                active: true,
-                price_kind: PriceKind::Fixed,
-                unit: SaleUnit::HundredGrams,
-            },
-        }))
+        .chain(std::iter::once(demo_weighed(locale, currency)))
         .chain(DEMO_DEPARTMENTS.iter().map(|&(sku, en, ja, class)| CatalogItem {
             sku: sku.into(),
             barcode: None,
@@ -164,6 +138,37 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
         }))
         .collect();
     (settings, items)
+}
+
+/// The demo's weighed item of `locale` (see [`DEMO_WEIGHED_SKU`]).
+fn demo_weighed(locale: DemoLocale, currency: Currency) -> CatalogItem {
+    match locale {
+        DemoLocale::EnUs => CatalogItem {
+            sku: DEMO_WEIGHED_SKU.into(),
+            barcode: None,
+            name_en: "Bananas".into(),
+            name_ja: Some("バナナ".into()),
+            price_minor: 69,
+            currency,
+            // Grocery food, exempt in New York (the reduced class at 0 %).
+            tax_class: TaxClass::Reduced,
+            active: true,
+            price_kind: PriceKind::Fixed,
+            unit: SaleUnit::Kilogram,
+        },
+        DemoLocale::JaJp => CatalogItem {
+            sku: DEMO_WEIGHED_SKU.into(),
+            barcode: None,
+            name_en: "Mixed nuts (loose)".into(),
+            name_ja: Some("量り売りのナッツ".into()),
+            price_minor: 398,
+            currency,
+            tax_class: TaxClass::Reduced,
+            active: true,
+            price_kind: PriceKind::Fixed,
+            unit: SaleUnit::HundredGrams,
+        },
+    }
 }
 
 /// The demo store's tax rates: New York City's for en-US, Japan's for ja-JP.
