@@ -65,6 +65,7 @@ async fn a_weighed_sale_is_charged_once_at_the_receipt_total() {
     assert!(text.contains("5,085"), "{text}");
     assert_eq!(intents[0]["amount"].as_i64(), Some(5_085), "the charge is the receipt's total: {}", intents[0]);
     assert_eq!(text.matches("量り売りのナッツ").count(), 2, "{text}");
+    assert!(text.contains("152g @¥398/100g") && text.contains("1000g @¥398/100g"), "{text}");
 
     let r = cli(&db, &url, &["sale", "return", "--cart", &cart, "--line", "0:2", "--json"]).await;
     assert_eq!(err(&r), (Some(1), Some("weighed_line_whole".into())), "{}", r.stdout);

@@ -1,0 +1,40 @@
+//! A weighed line on the receipt (record 0134): its weight and price per unit under its
+//! name, "0.452 kg @ $0.69/kg" or "152g @¥398/100g", then the amount. The amount is the
+//! ledger's (the tax crate's `weighed_amount`); the document checks it is, so a receipt
+//! never prints a weight and a price that do not make its amount.
+
+use paydesk_tax::{kilograms_text, weighed_amount, SaleUnit};
+use serde::{Deserialize, Serialize};
+
+use crate::document::ReceiptError;
+
+/// What a weighed line was rung at: `grams` at `rate` (minor units) per `unit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Weighed {
+    pub grams: i64,
+    pub unit: SaleUnit,
+    pub rate: i64,
+}
+
+impl Weighed {
+    /// The line `index` is one of `unit_price` (its amount), quantity 1.
+    pub(crate) fn check(&self, index: usize, unit_price: i64, quantity: u32) -> Result<(), ReceiptError> {
+        let bad = |reason: String| ReceiptError::BadText { field: format!("lines[{index}].weight"), reason };
+        let amount = weighed_amount(self.rate, self.grams, self.unit).map_err(|e| bad(e.to_string()))?;
+        if quantity != 1 || unit_price != amount {
+            return Err(bad(format!("{} g is 1 line at {amount}, not {quantity} at {unit_price}", self.grams)));
+        }
+        Ok(())
+    }
+
+    /// "0.452 kg @ $0.69/kg" (per kilogram) or "152g @¥398/100g" (per 100 g), the rate
+    /// formatted by `money`.
+    pub(crate) fn text(&self, money: &dyn Fn(i64) -> String) -> String {
+        match self.unit {
+            SaleUnit::HundredGrams => format!("{}g @{}/{}", self.grams, money(self.rate), self.unit.label()),
+            SaleUnit::Kilogram | SaleUnit::Piece => {
+                format!("{} kg @ {}/{}", kilograms_text(self.grams), money(self.rate), self.unit.label())
+            }
+        }
+    }
+}
