@@ -76,6 +76,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             store::catalog::get_catalog,
             store::lines::get_cart,
             store::lines::scan,
+            store::lines::add_weighed,
             store::lines::set_quantity,
             store::lines::clear_cart,
             store::open_price::department_keys,

@@ -28,8 +28,8 @@ impl Weighed {
     }
 
     /// "0.452 kg @ $0.69/kg" (per kilogram) or "152g @¥398/100g" (per 100 g), the rate
-    /// formatted by `money`.
-    pub(crate) fn text(&self, money: &dyn Fn(i64) -> String) -> String {
+    /// formatted by `money`: the receipt's line and the app cart's, one text.
+    pub fn text(&self, money: &dyn Fn(i64) -> String) -> String {
         match self.unit {
             SaleUnit::HundredGrams => format!("{}g @{}/{}", self.grams, money(self.rate), self.unit.label()),
             SaleUnit::Kilogram | SaleUnit::Piece => {
