@@ -29,3 +29,4 @@ mod takings;
 mod ui_modules;
 mod upgrade;
 mod version;
+mod weighed;
