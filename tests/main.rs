@@ -29,3 +29,4 @@ mod window_staff;
 mod window_store;
 mod window_store_tender;
 mod window_tender;
+mod window_weighed;

@@ -77,7 +77,7 @@ function renderCatalog() {
       },
     },
       h('span', { class: 'name', text: it.name }),
-      h('span', { class: 'sku', text: `${it.sku} · ${it.barcode}` }),
+      h('span', { class: 'sku', text: it.barcode ? `${it.sku} · ${it.barcode}` : it.sku }),
       h('span', { class: 'price', text: it.price_display }))));
 }
 

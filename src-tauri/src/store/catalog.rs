@@ -46,7 +46,11 @@ impl Item {
             barcode: i.barcode.as_ref().map(|b| b.to_string()).unwrap_or_default(),
             name: i.name_in(locale).to_string(),
             price: i.price_minor,
-            price_display: money::format(i.price_minor, i.currency),
+            // A weighed item's price is per unit: "$0.69/kg", "¥398/100g" (record 0134).
+            price_display: match i.unit.is_weighed() {
+                true => format!("{}/{}", money::format(i.price_minor, i.currency), i.unit.label()),
+                false => money::format(i.price_minor, i.currency),
+            },
             tax_class: class_name(i.tax_class),
             price_kind: i.price_kind.as_str(),
             unit: i.unit.as_str(),
