@@ -286,7 +286,8 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
     for (i, l) in sale.lines.iter().enumerate() {
         check_text(&format!("lines[{i}].name"), &l.name, false)?;
         if let Some(w) = &l.weight {
-            w.check(i, l.unit_price, l.quantity)?;
+            w.check(l.unit_price, l.quantity)
+                .map_err(|reason| ReceiptError::BadText { field: format!("lines[{i}].weight"), reason })?;
         }
     }
     if sale.tenders.len() > MAX_TENDERS {

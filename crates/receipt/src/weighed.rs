@@ -6,8 +6,6 @@
 use paydesk_tax::{kilograms_text, weighed_amount, SaleUnit};
 use serde::{Deserialize, Serialize};
 
-use crate::document::ReceiptError;
-
 /// What a weighed line was rung at: `grams` at `rate` (minor units) per `unit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Weighed {
@@ -17,12 +15,12 @@ pub struct Weighed {
 }
 
 impl Weighed {
-    /// The line `index` is one of `unit_price` (its amount), quantity 1.
-    pub(crate) fn check(&self, index: usize, unit_price: i64, quantity: u32) -> Result<(), ReceiptError> {
-        let bad = |reason: String| ReceiptError::BadText { field: format!("lines[{index}].weight"), reason };
-        let amount = weighed_amount(self.rate, self.grams, self.unit).map_err(|e| bad(e.to_string()))?;
+    /// Whether a line of `quantity` at `unit_price` is this weight's: 1 at its amount. The
+    /// reason when it is not.
+    pub(crate) fn check(&self, unit_price: i64, quantity: u32) -> Result<(), String> {
+        let amount = weighed_amount(self.rate, self.grams, self.unit).map_err(|e| e.to_string())?;
         if quantity != 1 || unit_price != amount {
-            return Err(bad(format!("{} g is 1 line at {amount}, not {quantity} at {unit_price}", self.grams)));
+            return Err(format!("{} g is 1 line at {amount}, not {quantity} at {unit_price}", self.grams));
         }
         Ok(())
     }
