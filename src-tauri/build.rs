@@ -11,6 +11,7 @@ const COMMANDS: &[&str] = &[
     "clear_cart",
     "department_keys",
     "add_open_price",
+    "add_weighed",
     "set_line_quantity",
     "get_status",
     "charge",

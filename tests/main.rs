@@ -31,3 +31,4 @@ mod window_store;
 mod window_store_tender;
 mod window_tax_exempt;
 mod window_tender;
+mod window_weighed;

@@ -31,7 +31,7 @@ async fn row_count(app: &App) -> i64 {
 async fn csv_import_shows_every_bad_line_and_a_good_file_scans_at_once() {
     let app = App::start("catalog", Launch::default()).await;
     key(&app, Key::F5).await;
-    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 16", "the 14 demo items and 2 department keys", LONG).await;
+    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 17", "the 14 demo items, the weighed item and 2 department keys", LONG).await;
 
     let bad = format!(
         "{HEADER}\nONI-001,,Rice ball,おにぎり,150,reduced,true\nBAD-1,4900000000011,Bad barcode,,-5,reduced,true\nBAD-2,,,,100,luxury,maybe\n"
@@ -47,11 +47,11 @@ async fn csv_import_shows_every_bad_line_and_a_good_file_scans_at_once() {
     }
     assert!(!listed.iter().any(|l| l.starts_with("2:")), "the good line is not a problem: {listed:?}");
     assert!(app.text("#csv-msg").await.contains("Nothing was imported"));
-    assert_eq!(row_count(&app).await, 16, "nothing imported");
+    assert_eq!(row_count(&app).await, 17, "nothing imported");
 
     import(&app, &format!("{HEADER}\nONI-001,4901234567894,Rice ball,おにぎり,150,reduced,true\n")).await;
     app.wait_js("return document.getElementById('csv-msg').dataset.outcome === 'imported'", "the file imported", LONG).await;
-    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 17", "17 items", LONG).await;
+    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 18", "18 items", LONG).await;
 
     // A field's problem next to the field; nothing saved.
     app.click("#catalog-rows tr[data-sku='ONI-001'] button").await;
@@ -89,7 +89,7 @@ async fn a_csv_file_chosen_in_the_picker_is_imported_and_a_bad_one_lists_its_lin
     let app = App::start("catalog-file", Launch::default()).await;
     let files = tempfile::tempdir().unwrap();
     key(&app, Key::F5).await;
-    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 16", "the 14 demo items and 2 department keys", LONG).await;
+    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 17", "the 14 demo items, the weighed item and 2 department keys", LONG).await;
 
     let bad = files.path().join("bad.csv");
     std::fs::write(&bad, format!("{HEADER}\nYUZ-001,,Yuzu soda,ゆずソーダ,200,reduced,true\nBAD-3,123,,,abc,reduced,true\n")).unwrap();
@@ -103,13 +103,13 @@ async fn a_csv_file_chosen_in_the_picker_is_imported_and_a_bad_one_lists_its_lin
         assert!(listed.contains(&want), "{want} not listed: {listed:?}");
     }
     assert!(!listed.iter().any(|l| l.starts_with("2:")), "the good line is not a problem: {listed:?}");
-    assert_eq!(row_count(&app).await, 16, "nothing imported from a file with errors");
+    assert_eq!(row_count(&app).await, 17, "nothing imported from a file with errors");
 
     let good = files.path().join("good.csv");
     std::fs::write(&good, format!("{HEADER}\nYUZ-001,,Yuzu soda,ゆずソーダ,200,reduced,true\n")).unwrap();
     import_file(&app, &good).await;
     app.wait_js("return document.getElementById('csv-msg').dataset.outcome === 'imported'", "the file imported", LONG).await;
-    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 17", "17 items", LONG).await;
+    app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 18", "18 items", LONG).await;
     assert!(app.js("return document.querySelector(\"#catalog-rows tr[data-sku='YUZ-001']\") !== null").await.as_bool().unwrap());
     app.close().await;
 }

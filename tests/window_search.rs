@@ -9,7 +9,7 @@ const SHOWN: &str = "return [...document.querySelectorAll('#catalog .item')].map
 async fn search_then_tab(width: u32, height: u32) {
     let app = App::start(&format!("search-{width}"), Launch { width, height, ..Launch::default() }).await;
     app.wait_js("return document.querySelectorAll('#catalog-tabs .cat-tab').length === 5", "All + the 4 demo tabs", LONG).await;
-    app.wait_js("return document.querySelectorAll('#catalog .item').length === 14", "the 14 demo items", LONG).await;
+    app.wait_js("return document.querySelectorAll('#catalog .item').length === 15", "the 14 demo items and the weighed one", LONG).await;
 
     app.el("#item-search").await.send_keys("べーぐる").await.unwrap();
     app.wait_js(&format!("{{ const s = (() => {{ {SHOWN} }})(); return s === 'BAG-001'; }}"), "only the bagel found", LONG).await;
@@ -20,7 +20,7 @@ async fn search_then_tab(width: u32, height: u32) {
 
     // The field emptied (as the cashier deletes the text), then the Bakery tab.
     app.js("const f = document.getElementById('item-search'); f.value = ''; f.dispatchEvent(new Event('input')); return true").await;
-    app.wait_js("return document.querySelectorAll('#catalog .item').length === 14", "every item again", LONG).await;
+    app.wait_js("return document.querySelectorAll('#catalog .item').length === 15", "every item again", LONG).await;
     app.click("#catalog-tabs .cat-tab[data-category='bakery']").await;
     app.wait_js(&format!("{{ const s = (() => {{ {SHOWN} }})(); return s === 'BAG-001,CRO-001,MUF-001'; }}"), "only the bakery's items", LONG).await;
     assert_eq!(app.js("return document.querySelector(\"#catalog-tabs .cat-tab[data-category='bakery']\").getAttribute('aria-selected')").await, "true");

@@ -375,6 +375,20 @@ export const PRICE_KIND = Object.freeze({
   DEPARTMENT: 'department',
 });
 
+/** How a catalog item is sold: by the piece or by weight (paydesk_tax::SaleUnit, record 0134). */
+export const SALE_UNITS = Object.freeze([
+  'piece',
+  'kilogram',
+  'hundred_grams',
+]);
+
+/** The same, by name: `SALE_UNIT.PIECE` is 'piece'. */
+export const SALE_UNIT = Object.freeze({
+  PIECE: 'piece',
+  KILOGRAM: 'kilogram',
+  HUNDRED_GRAMS: 'hundred_grams',
+});
+
 /** The currencies PayDesk takes (paydesk_domain::Currency), lowercase ISO codes. */
 export const CURRENCIES = Object.freeze([
   'jpy',

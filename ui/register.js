@@ -4,7 +4,7 @@
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
-import { ERROR, OUTCOME_KIND, PRICE_KIND, PROGRESS_KIND, TAX_CLASS, TONE } from './contract.js';
+import { ERROR, OUTCOME_KIND, PRICE_KIND, PROGRESS_KIND, SALE_UNIT, TAX_CLASS, TONE } from './contract.js';
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
@@ -15,6 +15,7 @@ import { exemptRows, initExempt, syncExempt } from './exempt.js';
 import { openShiftOffer } from './shift.js';
 import { initOpenPrice, loadDepartments, openPrice } from './open_price.js';
 import { emptyText, initSearch, loadTabs, shownItems } from './search.js';
+import { initWeigh, openWeigh } from './weighed.js';
 
 let catalog = [];
 let cart = null;
@@ -72,11 +73,15 @@ function renderCatalog() {
     h('button', {
       class: 'item', type: 'button', role: 'listitem', 'data-sku': it.sku,
       'aria-label': t('catalog-item-label', { name: it.name, price: it.price_display, sku: it.sku }),
-      // An open-price item asks for its price (record 0126).
-      onclick: () => (it.price_kind === PRICE_KIND.OPEN ? openPrice({ sku: it.sku, name: it.name }) : scan(it.sku, true)),
+      // An open-price item asks for its price (record 0126), a weighed one its grams (0134).
+      onclick: () => {
+        if (it.price_kind === PRICE_KIND.OPEN) openPrice({ sku: it.sku, name: it.name });
+        else if (it.unit !== SALE_UNIT.PIECE) openWeigh(it, renderCart);
+        else scan(it.sku, true);
+      },
     },
       h('span', { class: 'name', text: it.name }),
-      h('span', { class: 'sku', text: `${it.sku} · ${it.barcode}` }),
+      h('span', { class: 'sku', text: it.barcode ? `${it.sku} · ${it.barcode}` : it.sku }),
       h('span', { class: 'price', text: it.price_display }))));
 }
 
@@ -97,15 +102,18 @@ export function renderCart(c) {
       onchange: (e) => setQty(e.target.value),
     });
     const name = (l.reduced ? '※ ' : '') + l.name;
-    const unit = t('cart-unit-price', { price: l.unit_price_display })
+    // A weighed line shows its weight and price per unit, as the receipt prints it (record 0134).
+    const unit = (l.weight_display || t('cart-unit-price', { price: l.unit_price_display }))
       + (l.discount ? ' · ' + t('cart-line-discounted', { amount: l.discount_display, how: l.discount_label }) : '');
     return h('li', { class: 'cart-line', 'data-sku': l.sku, 'data-line-no': String(l.line_no), 'data-price-source': l.price_source,
+      'data-weighed': String(Boolean(l.weight_display)),
       'data-unit-price': String(l.unit_price), 'data-reduced': String(l.reduced), 'data-discount': String(l.discount) },
       h('div', { class: 'what' }, h('div', { class: 'name', text: name, title: l.name }), h('div', { class: 'unit', text: unit })),
       h('div', { class: 'qty' },
         h('button', { type: 'button', 'aria-label': t('cart-one-less', { name: l.name }), text: '−', disabled: c.locked, onclick: () => setQty(l.quantity - 1) }),
         qty,
-        h('button', { type: 'button', 'aria-label': t('cart-one-more', { name: l.name }), text: '+', disabled: c.locked, onclick: () => setQty(l.quantity + 1) }),
+        // A weighed line is its weight: it is removed, never counted up (record 0134).
+        h('button', { type: 'button', 'aria-label': t('cart-one-more', { name: l.name }), text: '+', disabled: c.locked || Boolean(l.weight_display), onclick: () => setQty(l.quantity + 1) }),
         h('button', { type: 'button', class: 'line-discount', 'aria-label': t('cart-line-discount', { name: l.name }), title: t('cart-line-discount', { name: l.name }),
           text: '%', disabled: fixed || own, hidden: own, onclick: () => openDiscount({ sku: l.sku, name: l.name }) })),
       h('div', { class: 'line-total', text: l.discount ? l.net_display : l.line_total_display }));
@@ -434,6 +442,7 @@ export function initRegister() {
   for (const b of document.querySelectorAll('#dining .seg')) b.addEventListener('click', () => setDining(b.dataset.dining));
   $('sale-discount').addEventListener('click', () => openDiscount({}));
   initOpenPrice();
+  initWeigh();
   $('discount-form').addEventListener('submit', (e) => { e.preventDefault(); applyDiscount(false); });
   $('discount-remove').addEventListener('click', () => applyDiscount(true));
   $('discount-cancel').addEventListener('click', () => { closeDiscount(); focusScan(); });

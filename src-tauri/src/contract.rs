@@ -79,6 +79,12 @@ fn sections() -> Vec<Section> {
             "How a catalog item is priced at the till (paydesk_ledger::PriceKind, record 0126).",
             paydesk_ledger::PriceKind::ALL.iter().map(|k| k.as_str()).collect(),
         ),
+        s(
+            "SALE_UNITS",
+            "SALE_UNIT",
+            "How a catalog item is sold: by the piece or by weight (paydesk_tax::SaleUnit, record 0134).",
+            paydesk_tax::SaleUnit::ALL.iter().map(|u| u.as_str()).collect(),
+        ),
         s("CURRENCIES", "CURRENCY", "The currencies PayDesk takes (paydesk_domain::Currency), lowercase ISO codes.", Currency::ALL.iter().map(|c| c.code()).collect()),
     ];
     out.extend(sale_sections());

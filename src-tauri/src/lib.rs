@@ -78,6 +78,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             store::search::get_categories,
             store::lines::get_cart,
             store::lines::scan,
+            store::lines::add_weighed,
             store::lines::set_quantity,
             store::lines::clear_cart,
             store::open_price::department_keys,

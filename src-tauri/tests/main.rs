@@ -30,3 +30,4 @@ mod tax_exempt;
 mod ui_modules;
 mod upgrade;
 mod version;
+mod weighed;

@@ -361,3 +361,23 @@ fn search_items_finds_by_kana_in_a_tab_and_refuses_a_bad_query() {
     let catalog = call(&w, "get_catalog", json!({})).unwrap();
     assert!(catalog.as_array().unwrap().iter().all(|i| i["category"].is_string()), "every demo item is in a tab");
 }
+
+/// The catalog screen's form has no price-kind or unit field: saving an item from it
+/// (a new name, a new price) keeps the item weighed, and a department key a department
+/// key, rather than quietly making them fixed-price items sold by the piece.
+#[test]
+fn saving_an_item_from_the_form_keeps_its_unit_and_price_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, w) = app_with(dir.path(), ja());
+    let nuts = json!({ "item": { "sku": "2100001", "barcode": "", "name_en": "Mixed nuts", "name_ja": "ミックスナッツ",
+        "price": "420", "tax_class": "reduced", "active": true } });
+    call(&w, "save_item", nuts).unwrap();
+    let dept = json!({ "item": { "sku": "DEPT-FOOD", "barcode": "", "name_en": "Food", "name_ja": "食品",
+        "price": "0", "tax_class": "reduced", "active": true } });
+    call(&w, "save_item", dept).unwrap();
+    let l = Ledger::open_reader(dir.path().join("ledger.db")).unwrap();
+    let nuts = l.catalog().item("2100001").unwrap().unwrap();
+    assert_eq!((nuts.unit, nuts.price_minor, nuts.name_ja.as_deref()), (paydesk_tax::SaleUnit::HundredGrams, 420, Some("ミックスナッツ")));
+    let dept = l.catalog().item("DEPT-FOOD").unwrap().unwrap();
+    assert_eq!((dept.price_kind, dept.name_ja.as_deref()), (paydesk_ledger::PriceKind::Department, Some("食品")));
+}

@@ -9,6 +9,8 @@
 //!     allows it: `--by` themselves, or `--approver` for a cashier `--by` (PINs on stdin,
 //!     `--by`'s first)
 //! cart add-label --cart ID --sku S --price MINOR [--json]         a new line at a label's price
+//! cart add --cart ID --sku S (--quantity Q | --grams N) [--json]  an item at its catalog price;
+//!     a weighed item with its grams (1..=100000, as a scale shows them), record 0134
 //! cart set-line --cart ID --line NO --quantity Q [--json]         0 removes the line
 //! cart show --cart ID                                              the lines and the total
 //! cart hold|held|recall|discard …                                  held sales (cart_held.rs)
@@ -16,11 +18,14 @@
 //! ```
 //! Without `--json` one line of words; with it (and always for `new` and `show`) the
 //! cart: `cart_id`, `currency`, `total`, `lines` (`line_no`, `sku`, `name`, `quantity`,
-//! `unit_price`, `price_source`) and, for a new line, `line_no`. Errors:
+//! `unit_price`, `price_source`; a weighed line also `unit`, `grams`, `unit_rate`) and, for a
+//! new line, `line_no`. Errors:
 //! `{"error":{"code","message"}}`, exit 1: `price_required` (rung without a price),
 //! `fixed_price_item`, `price_out_of_range` (0, negative, absurd), `approval_required`
 //! (above the limit, nobody allowed it), `not_allowed` (the one who allowed it may not),
-//! `unknown_line`, `wrong_pin`, `invalid_input`.
+//! `unknown_line`, `wrong_pin`, `weight_required` (a weighed item without `--grams`),
+//! `not_weighed` (grams for a piece), `weight_out_of_range`, `weighed_line_whole`,
+//! `invalid_input`.
 
 use clap::Subcommand;
 use paydesk_domain::Currency;
@@ -75,6 +80,20 @@ pub(crate) enum CartCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Ring an item at its catalog price: pieces by `--quantity`, a weighed item by `--grams`.
+    Add {
+        #[arg(long)]
+        cart: i64,
+        #[arg(long)]
+        sku: String,
+        #[arg(long, conflicts_with = "grams", allow_hyphen_values = true)]
+        quantity: Option<String>,
+        /// The weight in grams, 1 to 100000 (record 0134).
+        #[arg(long, allow_hyphen_values = true)]
+        grams: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Set a line's quantity by its number (0 removes it).
     #[command(name = "set-line")]
     SetLine {
@@ -103,6 +122,10 @@ pub(crate) enum CartCmd {
 fn code_of(e: &Error) -> &'static str {
     match e {
         Error::PriceRequired { .. } => "price_required",
+        Error::WeightRequired { .. } => "weight_required",
+        Error::NotWeighed { .. } => "not_weighed",
+        Error::WeightRefused { .. } => "weight_out_of_range",
+        Error::WeighedLineWhole { .. } => "weighed_line_whole",
         Error::FixedPriceItem { .. } => "fixed_price_item",
         Error::LinePriceOutOfRange { .. } => "price_out_of_range",
         Error::OpenPriceAboveLimit { .. } => "approval_required",
@@ -139,8 +162,14 @@ fn cart_json(c: &Cart, new_line: Option<i64>) -> serde_json::Value {
         .lines
         .iter()
         .map(|l| {
-            json!({"line_no": l.line_no, "sku": l.sku, "name": l.name, "quantity": l.quantity,
-                   "unit_price": l.unit_price.amount_minor, "price_source": l.price_source.as_str()})
+            let mut v = json!({"line_no": l.line_no, "sku": l.sku, "name": l.name, "quantity": l.quantity,
+                   "unit_price": l.unit_price.amount_minor, "price_source": l.price_source.as_str()});
+            if let Some(w) = l.weight {
+                v["unit"] = json!(w.unit.as_str());
+                v["grams"] = json!(w.grams);
+                v["unit_rate"] = json!(w.rate.amount_minor);
+            }
+            v
         })
         .collect();
     let mut v = json!({"cart_id": c.id.0, "currency": c.currency.code(), "total": c.total.amount_minor, "lines": lines});
@@ -155,7 +184,18 @@ fn done(c: &Cart, new_line: Option<i64>, as_json: bool) -> i32 {
         out!("{}", cart_json(c, new_line));
     } else {
         let what = match new_line.and_then(|n| c.lines.iter().find(|l| l.line_no == n)) {
-            Some(l) => format!("line {}: {} at {} ({})", l.line_no, l.sku, l.unit_price.amount_minor, l.price_source.as_str()),
+            Some(l) => match l.weight {
+                Some(w) => format!(
+                    "line {}: {} {} g at {}/{} = {}",
+                    l.line_no,
+                    l.sku,
+                    w.grams,
+                    w.rate.amount_minor,
+                    w.unit.label(),
+                    l.unit_price.amount_minor
+                ),
+                None => format!("line {}: {} at {} ({})", l.line_no, l.sku, l.unit_price.amount_minor, l.price_source.as_str()),
+            },
             None => format!("{} lines", c.lines.len()),
         };
         out!("sale {}: {what}; total {} {}", c.id.0, c.total.amount_minor, c.currency.code());
@@ -196,6 +236,23 @@ pub(crate) fn run(engine: &Engine, cmd: &CartCmd) -> i32 {
             let (s, p) = (sku(s), price(p));
             let (c, no) = carts.add_label(CartId(*cart), s, p).unwrap_or_else(|e| refuse(&e));
             done(&c, Some(no), *json)
+        }
+        CartCmd::Add { cart, sku: s, quantity, grams, json } => {
+            let s = sku(s);
+            let whole = |flag: &str, v: &str| -> i64 {
+                v.parse().unwrap_or_else(|_| fail("invalid_input", &format!("{flag} {v:?}: a whole number")))
+            };
+            match (quantity, grams) {
+                (_, Some(g)) => {
+                    let (c, no) = carts.add_weighed(CartId(*cart), s, whole("--grams", g)).unwrap_or_else(|e| refuse(&e));
+                    done(&c, Some(no), *json)
+                }
+                (q, None) => {
+                    let q = q.as_deref().map_or(1, |q| whole("--quantity", q));
+                    let c = carts.add(CartId(*cart), s, q).unwrap_or_else(|e| refuse(&e));
+                    done(&c, None, *json)
+                }
+            }
         }
         CartCmd::SetLine { cart, line, quantity, json } => {
             let c = carts.set_line_quantity(CartId(*cart), *line, *quantity).unwrap_or_else(|e| refuse(&e));

@@ -11,7 +11,8 @@
 //!                          exit 1 with invalid_query for an empty, long or control query
 //! catalog categories       one JSON object per category, in tab order
 //! catalog scan CODE        what a scan of CODE rings up: {"sku":…} or exit 1 with unknown_item /
-//!                          in_store_label (a weight label), or {"sku","label_price","catalog_price"} for a
+//!                          {"sku","grams"} for a weight label to ring with `cart add --grams` (record 0134),
+//!                          or {"sku","label_price","catalog_price"} for a
 //!                          price label to ring with `cart add-label` (the app's scan path, records 0115, 0126)
 //! store show | store seed --locale en-US|ja-JP
 //! store set [--name N] [--address A] [--phone P] [--locale L] [--currency C] [--prices inclusive|exclusive]
@@ -221,7 +222,9 @@ fn scan(engine: &Engine, code: &str) -> i32 {
             0
         }
         Ok(Scanned::WeightLabel { sku, grams }) => {
-            fail("in_store_label", &format!("{sku} has a weight label ({grams} g): weighed items are not built yet"))
+            // Rung with `cart add --grams` at the item's price per unit (record 0134).
+            print(&json!({"sku": sku, "grams": grams}));
+            0
         }
         Err(e) => ledger_fail(&e),
     }

@@ -13,7 +13,7 @@
 //! paydesk-cli … events         consume events once; JSON counts (applied, duplicates)
 //! paydesk-cli … capture|cancel|show --payment KEY;  audit;  bench
 //! paydesk-cli … sale new|show|cash|tender|card|cancel|refund|return|product|rounding|day|discount   (sale.rs)
-//! paydesk-cli … cart new|add-open|add-label|set-line|show   (cart.rs; open prices, record 0126)
+//! paydesk-cli … cart new|add|add-open|add-label|set-line|show   (cart.rs; open prices, record 0126; --grams, 0134)
 //! paydesk-cli … cart hold|held|recall|discard   (cart_held.rs; held sales, record 0128)
 //! paydesk-cli … cart exempt --cart N (--reason TEXT | --clear)   (cart_exempt.rs; record 0135)
 //! paydesk-cli … tender-type add|list   (tender_type.rs; the store's own tenders, record 0118)

@@ -58,6 +58,7 @@ pub(crate) fn return_code(l: &paydesk_ledger::Error) -> Option<&'static str> {
     use paydesk_ledger::Error as L;
     match l {
         L::ReturnExceedsSold { .. } => Some("return_exceeds_sold"),
+        L::WeighedLineWhole { .. } => Some("weighed_line_whole"),
         L::ReturnUnknownLine { .. } => Some("return_unknown_line"),
         L::RyoshushoNotTakenBack { .. } => Some("ryoshusho_not_taken_back"),
         _ => None,

@@ -46,8 +46,7 @@ async fn a_good_csv_imports_a_bad_one_reports_every_line_and_imports_nothing() {
     assert_eq!(skus, ["MUG", "TEA"], "nothing of the bad file imported");
     let export = cli(&db, &["catalog", "export"]).await;
     assert_eq!(export.code, Some(0));
-    assert!(export.stdout.starts_with("sku,barcode,name_en,name_ja,price_minor,tax_class,active,price_kind,category
-"), "{}", export.stdout);
+    assert!(export.stdout.starts_with("sku,barcode,name_en,name_ja,price_minor,tax_class,active,price_kind,unit,category\n"), "{}", export.stdout);
     assert!(export.stdout.contains("TEA,4905550000011,Green tea,緑茶,160,reduced,1"), "{}", export.stdout);
 }
 

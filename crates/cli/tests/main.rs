@@ -32,3 +32,4 @@ mod shift;
 mod sync;
 mod told_stays_true;
 mod us_tax;
+mod weighed;

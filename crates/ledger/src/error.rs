@@ -218,6 +218,21 @@ pub enum Error {
     /// cashier types it.
     #[error("{sku} has no fixed price: type its price")]
     PriceRequired { sku: String },
+    /// A weighed item rung by the piece: it is rung with its grams, typed or from a weight
+    /// label (record 0134).
+    #[error("{sku} is sold by weight: give its grams")]
+    WeightRequired { sku: String },
+    /// Grams for an item sold by the piece (record 0134).
+    #[error("{sku} is sold by the piece, not by weight")]
+    NotWeighed { sku: String },
+    /// A weight outside 1 g .. 100 kg, or one whose amount passes the line limit (record
+    /// 0134). Nothing written.
+    #[error("{sku}: {why}")]
+    WeightRefused { sku: String, why: paydesk_tax::WeightError },
+    /// A weighed line is its weight: it is not counted up, and a return takes it back
+    /// whole (record 0134).
+    #[error("line {line_no} is weighed: it is removed or returned whole, never by part")]
+    WeighedLineWhole { line_no: i64 },
     /// A typed price for an item with a fixed catalog price (record 0126).
     #[error("{sku} has a fixed price and takes no typed price")]
     FixedPriceItem { sku: String },

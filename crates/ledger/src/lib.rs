@@ -53,7 +53,7 @@ pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnPrint, ReturnRecor
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 pub use ledger::catalog::{Category, Found, MatchKind, QueryProblem, SearchQuery};
-pub use ledger::catalog::{CatalogItem, PriceKind, CsvProblem, DemoLocale, ImportReport, parse_locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
+pub use ledger::catalog::{CatalogItem, PriceKind, CsvProblem, DemoLocale, DEMO_WEIGHED_SKU, ImportReport, parse_locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
 pub use ledger::{local_time, receipt_sale_data, store_date, store_day_start, store_time, tax_cart, utc_day, LockedTax, PrintOutcome, ReceiptPrint};
 pub use ledger::{ryoshusho_number, IssuedRyoshusho, RyoshushoIssue, RyoshushoRecord};
 pub use ledger::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};

@@ -511,6 +511,19 @@ pub struct CartLine {
     pub discount: Option<paydesk_tax::Discount>,
     /// Where the unit price came from (record 0126).
     pub price_source: PriceSource,
+    /// A weighed line's weight and price per unit (record 0134); its `unit_price` is then
+    /// its amount for that weight and its `quantity` 1. `None`: a line of pieces.
+    pub weight: Option<LineWeight>,
+}
+
+/// What a weighed line was rung at (record 0134): `grams` of an item priced `rate` per
+/// `unit` (kilogram or 100 g). The line's amount is `paydesk_tax::weighed_amount` of these,
+/// stored with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LineWeight {
+    pub grams: i64,
+    pub unit: paydesk_tax::SaleUnit,
+    pub rate: Money,
 }
 
 /// Where a cart line's unit price came from (record 0126). A catalog line is the one

@@ -148,7 +148,10 @@ fn the_demo_stores_have_fourteen_valid_items_and_two_department_keys() {
         assert_eq!(s.currency, currency);
         let all = l.catalog().items().unwrap();
         let (items, keys): (Vec<_>, Vec<_>) = all.iter().partition(|i| i.price_kind == PriceKind::Fixed);
+        let (weighed, items): (Vec<_>, Vec<_>) = items.into_iter().partition(|i| i.unit.is_weighed());
         assert_eq!(items.len(), 14);
+        // One item sold by weight (record 0134), named by its weight label's item code.
+        assert_eq!(weighed.iter().map(|i| i.sku.as_str()).collect::<Vec<_>>(), [DEMO_WEIGHED_SKU]);
         for i in &items {
             assert_eq!(i.barcode.as_ref().unwrap().as_str().len(), 13);
             assert_eq!(i.currency, currency);

@@ -22,6 +22,7 @@ fn item(sku: &str, barcode: &str) -> CatalogItem {
         tax_class: TaxClass::Standard,
         active: true,
         price_kind: paydesk_ledger::PriceKind::Fixed,
+        unit: paydesk_tax::SaleUnit::Piece,
     }
 }
 

@@ -55,3 +55,4 @@ mod upgrade_catalog;
 mod upgrade_prints;
 mod upgrade_reader;
 mod upgrade_tenders;
+mod weighed;

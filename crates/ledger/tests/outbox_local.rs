@@ -33,6 +33,7 @@ fn tea(price: i64, active: bool) -> CatalogItem {
         tax_class: TaxClass::Reduced,
         active,
         price_kind: paydesk_ledger::PriceKind::Fixed,
+        unit: paydesk_tax::SaleUnit::Piece,
     }
 }
 

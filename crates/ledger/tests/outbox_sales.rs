@@ -194,6 +194,7 @@ fn a_sale_keeps_the_lines_and_quantities_the_wire_takes() {
             tax_class: tax::TaxClass::Exempt,
             active: true,
             price_kind: paydesk_ledger::PriceKind::Fixed,
+            unit: paydesk_tax::SaleUnit::Piece,
         })
         .collect();
     l.catalog_mut().upsert(&items, None, T).unwrap();

@@ -22,6 +22,7 @@ fn item(sku: &str, en: &str, ja: Option<&str>) -> CatalogItem {
         tax_class: TaxClass::Reduced,
         active: true,
         price_kind: paydesk_ledger::PriceKind::Fixed,
+        unit: paydesk_tax::SaleUnit::Piece,
     }
 }
 
@@ -115,7 +116,7 @@ fn the_demo_has_four_categories_in_both_languages_and_a_tab_filters() {
         names,
         [("drinks", "Drinks", Some("飲み物")), ("bakery", "Bakery", Some("ベーカリー")), ("food", "Food", Some("フード")), ("goods", "Goods", Some("雑貨"))]
     );
-    assert_eq!(l.catalog().item_categories().unwrap().len(), 14, "every demo item has one");
+    assert_eq!(l.catalog().item_categories().unwrap().len(), 15, "every demo item has one, the weighed one too");
     // "ー" is in coffee, bagel and more; in Drinks only the coffee.
     assert_eq!(find_in(&l, "コーヒー", Some("drinks")), ["COF-001"]);
     assert!(find_in(&l, "コーヒー", Some("bakery")).is_empty());
@@ -178,7 +179,7 @@ fn the_upgrade_keeps_items_and_finds_them() {
     }
     let l = Ledger::open(&path).unwrap();
     assert_eq!(l.schema_version().unwrap(), MIGRATIONS.len() as i64);
-    assert_eq!(l.catalog().items().unwrap().len(), 16, "the 14 items and the 2 department keys");
+    assert_eq!(l.catalog().items().unwrap().len(), 17, "the 14 items, the weighed one and the 2 department keys");
     assert!(l.catalog().categories().unwrap().is_empty());
     assert_eq!(find(&l, "クロワッサン"), ["CRO-001"], "the keys were written at open");
     assert!(l.audit().verify(None).unwrap().is_intact());
@@ -187,24 +188,24 @@ fn the_upgrade_keeps_items_and_finds_them() {
 #[test]
 fn a_csv_category_column_puts_items_in_categories_and_export_writes_it() {
     let mut l = demo();
-    let header = "sku,barcode,name_en,name_ja,price_minor,tax_class,active,price_kind,category\n";
-    let bad = format!("{header}NEW-1,,New,,10,standard,1,fixed,drinks\nNEW-2,,New,,10,standard,1,fixed,nope\nNEW-3,,New,,10,standard,1,fixed,Bad Key\n");
+    let header = "sku,barcode,name_en,name_ja,price_minor,tax_class,active,price_kind,unit,category\n";
+    let bad = format!("{header}NEW-1,,New,,10,standard,1,fixed,piece,drinks\nNEW-2,,New,,10,standard,1,fixed,piece,nope\nNEW-3,,New,,10,standard,1,fixed,piece,Bad Key\n");
     let problems = l.catalog_mut().import_csv(bad.as_bytes(), None, 2).unwrap().unwrap_err();
     let got: Vec<(u64, &str)> = problems.iter().map(|p| (p.line, p.field.as_str())).collect();
     assert_eq!(got, [(4, "category")], "a key's form is checked with the file: {problems:?}");
-    let unknown = format!("{header}NEW-1,,New,,10,standard,1,fixed,drinks\nNEW-2,,New,,10,standard,1,fixed,nope\n");
+    let unknown = format!("{header}NEW-1,,New,,10,standard,1,fixed,piece,drinks\nNEW-2,,New,,10,standard,1,fixed,piece,nope\n");
     let problems = l.catalog_mut().import_csv(unknown.as_bytes(), None, 2).unwrap().unwrap_err();
     let got: Vec<(u64, &str)> = problems.iter().map(|p| (p.line, p.field.as_str())).collect();
     assert_eq!(got, [(3, "category")], "an unknown key is a problem of its line: {problems:?}");
     assert!(l.catalog().item("NEW-1").unwrap().is_none(), "nothing imported");
 
-    let good = format!("{header}NEW-1,,New tea,,10,standard,1,fixed,drinks\nCOF-001,,Coffee,,250,reduced,1,fixed,\n");
+    let good = format!("{header}NEW-1,,New tea,,10,standard,1,fixed,piece,drinks\nCOF-001,,Coffee,,250,reduced,1,fixed,piece,\n");
     l.catalog_mut().import_csv(good.as_bytes(), None, 3).unwrap().unwrap();
     assert_eq!(find_in(&l, "new tea", Some("drinks")), ["NEW-1"]);
     assert!(find_in(&l, "COF-001", Some("drinks")).is_empty(), "an empty cell takes the item out");
     let csv = l.catalog().export_csv().unwrap();
     assert!(csv.starts_with(header), "{csv}");
-    assert!(csv.contains("NEW-1,,New tea,,10,standard,1,fixed,drinks\n"), "{csv}");
+    assert!(csv.contains("NEW-1,,New tea,,10,standard,1,fixed,piece,drinks\n"), "{csv}");
     assert!(csv.lines().any(|l| l.starts_with("MUG-001,") && l.ends_with(",goods")), "{csv}");
 
     // A file without the column (here, one from before open prices too) leaves

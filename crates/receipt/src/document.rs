@@ -4,6 +4,8 @@ use paydesk_domain::{Currency, Locale, TenderKind};
 use paydesk_tax::{compute, Dining, Discount, PriceMode, RegistrationNumber, TaxClass, TaxError, TaxPart, TaxSettings};
 use serde::{Deserialize, Serialize};
 
+use crate::weighed::Weighed;
+
 /// Limits on what a receipt prints, so a runaway name cannot eat a roll of paper.
 pub const MAX_TEXT_CHARS: usize = 64;
 pub const MAX_TEXT_LINES: usize = 8;
@@ -40,6 +42,10 @@ pub struct LineInput {
     pub class: TaxClass,
     #[serde(default)]
     pub discount: Option<Discount>,
+    /// A weighed line's weight and price per unit (record 0134): then `quantity` is 1 and
+    /// `unit_price` its amount.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<Weighed>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,6 +171,9 @@ pub struct ReceiptLine {
     pub net: i64,
     /// Taxed at the reduced rate: printed with ※.
     pub reduced: bool,
+    /// A weighed line's weight and price per unit, printed under its name (record 0134).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<Weighed>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -286,6 +295,10 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
     check_lines("footer", &sale.footer)?;
     for (i, l) in sale.lines.iter().enumerate() {
         check_text(&format!("lines[{i}].name"), &l.name, false)?;
+        if let Some(w) = &l.weight {
+            w.check(l.unit_price, l.quantity)
+                .map_err(|reason| ReceiptError::BadText { field: format!("lines[{i}].weight"), reason })?;
+        }
     }
     if sale.tenders.len() > MAX_TENDERS {
         return Err(ReceiptError::TooManyTenders { count: sale.tenders.len(), max: MAX_TENDERS });
@@ -352,6 +365,7 @@ pub fn build_receipt(sale: &SaleData, settings: &TaxSettings, reprint: bool) -> 
             discount: r.discount,
             net: r.net,
             reduced: r.is_reduced(),
+            weight: l.weight,
         })
         .collect();
     let rates = tax

@@ -190,7 +190,11 @@ pub fn layout(r: &Receipt, paper: Paper) -> Vec<Row> {
     for line in &r.lines {
         let name = if line.reduced { format!("{}{}", l.reduced_mark, line.name) } else { line.name.clone() };
         let gross = line.unit_price * i64::from(line.quantity);
-        if line.quantity == 1 {
+        if let Some(w) = &line.weight {
+            // A weighed line (record 0134): its weight and price per unit, then its amount.
+            o.text(&name, Align::Left, false, false);
+            o.pair(&format!("  {}", w.text(&money)), &money(gross), false);
+        } else if line.quantity == 1 {
             o.pair(&name, &money(gross), false);
         } else {
             o.text(&name, Align::Left, false, false);

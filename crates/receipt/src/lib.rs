@@ -20,6 +20,7 @@ pub mod shift;
 #[cfg(feature = "test-printer")]
 pub mod test_printer;
 mod text;
+mod weighed;
 
 pub use document::{
     brand_name, build_receipt, CardReceipt, LineInput, LocalDateTime, Receipt, ReceiptError, ReceiptLine, ReceiptRate,
@@ -31,3 +32,4 @@ pub use labels::{exchange_credit_name, format_money};
 pub use layout::{Align, Paper, Row};
 pub use printer::{device_path_allowed, send_device_within, PrintError, PrintJob, Printer, PrinterTarget, RAW_PRINT_PORTS};
 pub use text::render_text;
+pub use weighed::Weighed;

@@ -15,3 +15,4 @@ mod render;
 mod return_doc;
 mod shift_report;
 mod unreachable;
+mod weighed;

@@ -30,7 +30,7 @@ fn sale() -> impl Strategy<Value = SaleData> {
             Locale::En => EN_CHARS,
         };
         let line = (name(pool), 0i64..=2_000_000, 1u32..=99, prop_oneof![Just(TaxClass::Standard), Just(TaxClass::Reduced), Just(TaxClass::Exempt)])
-            .prop_map(|(name, unit_price, quantity, class)| LineInput { name, unit_price, quantity, class, discount: None });
+            .prop_map(|(name, unit_price, quantity, class)| LineInput { name, unit_price, quantity, class, discount: None, weight: None });
         (prop::collection::vec(line, 1..8), name(pool), prop::collection::vec(name(pool), 0..3), any::<bool>()).prop_map(
             move |(lines, store_name, footer, eat_in)| {
                 let mut s = if language == Locale::Ja { ja_sale() } else { en_sale() };

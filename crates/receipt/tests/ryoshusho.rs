@@ -13,7 +13,7 @@ use unicode_width::UnicodeWidthStr;
 /// One line of `price` yen at `class`, paid by `tenders` (kind, amount).
 fn sale(price: i64, class: TaxClass, tenders: &[(TenderKind, i64)]) -> Receipt {
     let data = SaleData {
-        lines: vec![LineInput { name: "腕時計".into(), unit_price: price, quantity: 1, class, discount: None }],
+        lines: vec![LineInput { name: "腕時計".into(), unit_price: price, quantity: 1, class, discount: None, weight: None }],
         tenders: tenders.iter().map(|(kind, amount)| Tender { kind: *kind, amount: *amount, card: None, store: None }).collect(),
         dining: Dining::TakeOut,
         header: vec![],

@@ -46,6 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tax_class: TaxClass::Reduced,
         active: true,
         price_kind: paydesk_ledger::PriceKind::Fixed,
+        unit: paydesk_tax::SaleUnit::Piece,
     };
     let mut items: Vec<CatalogItem> =
         (0..ITEMS - 1).map(|i| item(format!("SKU-{i:05}"), Some(with_check(&format!("4900{i:08}"))), 100 + i as i64)).collect();

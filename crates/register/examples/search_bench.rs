@@ -44,6 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             tax_class: TaxClass::Reduced,
             active: true,
             price_kind: paydesk_ledger::PriceKind::Fixed,
+            unit: paydesk_tax::SaleUnit::Piece,
         })
         .collect();
     let t = Instant::now();

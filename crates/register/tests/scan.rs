@@ -32,6 +32,7 @@ fn item(sku: &str, barcode: Option<&str>, price: i64) -> CatalogItem {
         tax_class: TaxClass::Reduced,
         active: true,
         price_kind: paydesk_ledger::PriceKind::Fixed,
+        unit: paydesk_tax::SaleUnit::Piece,
     }
 }
 

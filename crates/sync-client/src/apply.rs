@@ -58,6 +58,8 @@ fn item(i: &Item) -> Result<CatalogItem, String> {
         tax_class: i.tax_class,
         active: i.active,
         price_kind: paydesk_ledger::PriceKind::Fixed,
+        // The back office does not publish a sale unit yet (record 0134): by the piece.
+        unit: Default::default(),
     })
 }
 

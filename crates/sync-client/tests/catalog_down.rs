@@ -47,6 +47,7 @@ async fn published_items_and_tax_reach_the_ledger_once_and_are_read_only_there()
         tax_class: TaxClass::Standard,
         active: true,
         price_kind: paydesk_ledger::PriceKind::Fixed,
+        unit: paydesk_tax::SaleUnit::Piece,
     };
     let mut settings = reg.ledger.catalog().store_settings().unwrap();
     settings.currency = Currency::Jpy;

@@ -26,6 +26,7 @@ fn local(sku: &str, price: i64, name_ja: Option<&str>) -> CatalogItem {
         tax_class: TaxClass::Standard,
         active: true,
         price_kind: paydesk_ledger::PriceKind::Fixed,
+        unit: paydesk_tax::SaleUnit::Piece,
     }
 }
 

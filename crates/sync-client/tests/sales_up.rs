@@ -223,6 +223,7 @@ async fn sales_of_a_thousand_lines_go_in_batches_that_fit_the_body_limit() {
             tax_class: TaxClass::Exempt,
             active: true,
             price_kind: paydesk_ledger::PriceKind::Fixed,
+            unit: paydesk_tax::SaleUnit::Piece,
         })
         .collect();
     l.catalog_mut().upsert(&items, None, T).unwrap();

@@ -35,6 +35,15 @@ pub struct SaleLine {
     pub tax_class: TaxClass,
     pub discount: i64,
     pub total: i64,
+    /// A weighed line (record 0134): its unit, grams and price per unit; its `quantity` is
+    /// 1 and its `unit_price` the amount for the weight. Absent on a line of pieces, so a
+    /// piece line reads and writes exactly as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<paydesk_tax::SaleUnit>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grams: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit_rate: Option<i64>,
 }
 
 /// One rate's part of the sale, as the qualified invoice prints it (record 0056, 0057):
@@ -124,6 +133,21 @@ impl SaleLine {
         }
         if !(0..=MAX_PRICE).contains(&self.unit_price) {
             return Err(ProtoError::field(f("unit_price"), format!("must be between 0 and {MAX_PRICE} minor units, got {}", self.unit_price)));
+        }
+        match (self.unit, self.grams, self.unit_rate) {
+            (None, None, None) => {}
+            (Some(unit), Some(grams), Some(rate)) => {
+                // The one amount rule (record 0134): the line's price is its weight's amount.
+                let amount = paydesk_tax::weighed_amount(rate, grams, unit)
+                    .map_err(|e| ProtoError::field(f("grams"), e.to_string()))?;
+                if self.quantity != 1 || self.unit_price != amount {
+                    return Err(ProtoError::field(
+                        f("unit_price"),
+                        format!("a weighed line is 1 at its amount {amount}, got {} at {}", self.quantity, self.unit_price),
+                    ));
+                }
+            }
+            _ => return Err(ProtoError::field(f("unit"), "a weighed line has its unit, grams and unit_rate together")),
         }
         // Within the limits above the product fits in i64 (10^10 × 9,999).
         let gross = self.unit_price * self.quantity;

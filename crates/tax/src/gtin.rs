@@ -121,11 +121,16 @@ impl InStoreRule {
 }
 
 /// The rules a store gets until it sets its own (record 0115): the common Japanese
-/// in-store price label, 02 + a 5-digit item code + a 5-digit price + the check digit.
-/// Other 20–29 layouts differ from store to store, so none is assumed: such a code is
-/// looked up as an ordinary barcode.
+/// in-store price label, 02 + a 5-digit item code + a 5-digit price + the check digit, and
+/// a scale's weight label, 21 + a 5-digit item code + the grams in 5 digits (record 0134).
+/// Both prefixes are GS1 restricted-circulation numbers, never on a retail product, so
+/// neither rule can misread a real barcode. Other 20–29 layouts differ from store to store,
+/// so none is assumed: such a code is looked up as an ordinary barcode.
 pub fn default_in_store_rules() -> Vec<InStoreRule> {
-    vec![InStoreRule { prefix: "02".into(), item_digits: 5, value: Embedded::Price }]
+    vec![
+        InStoreRule { prefix: "02".into(), item_digits: 5, value: Embedded::Price },
+        InStoreRule { prefix: "21".into(), item_digits: 5, value: Embedded::WeightGrams },
+    ]
 }
 
 /// The first of `rules` that reads `code`: an in-store label, or `None` for a retail barcode.

@@ -7,4 +7,5 @@
 mod props;
 mod returns;
 mod us;
+mod weighed;
 mod worked;

@@ -429,6 +429,13 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         // Typed prices (record 0126): said in the cashier's words; above the limit the
         // screen asks for a manager, as for a discount.
         L::PriceRequired { sku } => AppError::InvalidInput(tr!(active(), "input-price-required", item = sku.clone())),
+        // Weighed goods (record 0134), in the cashier's words.
+        L::WeightRequired { sku } => AppError::InvalidInput(tr!(active(), "input-weight-required", item = sku.clone())),
+        L::NotWeighed { sku } => AppError::InvalidInput(tr!(active(), "input-not-weighed", item = sku.clone())),
+        L::WeightRefused { .. } => {
+            AppError::InvalidInput(tr!(active(), "input-grams", min = paydesk_tax::MIN_GRAMS, max = paydesk_tax::MAX_GRAMS))
+        }
+        L::WeighedLineWhole { .. } => AppError::InvalidInput(t(id!("input-weighed-line-whole"))),
         L::FixedPriceItem { sku } => AppError::InvalidInput(tr!(active(), "input-fixed-price-item", item = sku.clone())),
         L::LinePriceOutOfRange { max, .. } => AppError::InvalidInput(tr!(active(), "input-open-price-range", min = 1, max = *max)),
         L::OpenPriceAboveLimit { .. } => {

@@ -44,14 +44,16 @@ impl Barcodes {
         }
     }
 
-    /// What a scan rings up (record 0126): an item at its catalog price, or a price
-    /// label's item at the price printed, as a line of its own. A weight label and an
-    /// unknown code are refused as by [`Barcodes::sku_for`].
+    /// What a scan rings up (record 0126): an item at its catalog price, a price label's
+    /// item at the price printed, or a weight label's item at its weight (record 0134),
+    /// each of the last two a line of its own. An unknown code is refused as by
+    /// [`Barcodes::sku_for`].
     pub fn ring_for(&self, engine: &Engine, code: &str) -> AppResult<Ring> {
         match engine.catalog().scan(code, &self.rules)? {
             Scanned::Label { sku, label_minor, .. } => Ok(Ring::Label { sku, price_minor: label_minor }),
             Scanned::Item { sku } => Ok(Ring::Catalog { sku }),
-            Scanned::Unknown | Scanned::WeightLabel { .. } => self.sku_for(engine, code).map(|sku| Ring::Catalog { sku }),
+            Scanned::WeightLabel { sku, grams } => Ok(Ring::Weighed { sku, grams }),
+            Scanned::Unknown => self.sku_for(engine, code).map(|sku| Ring::Catalog { sku }),
         }
     }
 }
@@ -61,4 +63,5 @@ impl Barcodes {
 pub enum Ring {
     Catalog { sku: String },
     Label { sku: String, price_minor: i64 },
+    Weighed { sku: String, grams: i64 },
 }

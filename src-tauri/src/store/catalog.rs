@@ -5,7 +5,7 @@
 //! a bad file, and CSV export saved in the data folder. Prices are integer minor units of
 //! the store currency.
 
-use paydesk_tax::TaxClass;
+use paydesk_tax::{SaleUnit, TaxClass};
 use paydesk_ledger::ledger::catalog::{check_item, parse_barcode, MAX_CSV_BYTES};
 use paydesk_ledger::{CatalogItem, PriceKind};
 use paydesk_domain::{Locale, Money};
@@ -37,6 +37,8 @@ pub struct Item {
     pub price_kind: &'static str,
     /// The key of its category (the register's tab), if any (record 0133).
     pub category: Option<String>,
+    /// piece | kilogram | hundred_grams: a weighed item asks for its grams (record 0134).
+    pub unit: &'static str,
 }
 
 impl Item {
@@ -46,10 +48,15 @@ impl Item {
             barcode: i.barcode.as_ref().map(|b| b.to_string()).unwrap_or_default(),
             name: i.name_in(locale).to_string(),
             price: i.price_minor,
-            price_display: money::format(i.price_minor, i.currency),
+            // A weighed item's price is per unit: "$0.69/kg", "¥398/100g" (record 0134).
+            price_display: match i.unit.is_weighed() {
+                true => format!("{}/{}", money::format(i.price_minor, i.currency), i.unit.label()),
+                false => money::format(i.price_minor, i.currency),
+            },
             tax_class: class_name(i.tax_class),
             price_kind: i.price_kind.as_str(),
             category: None,
+            unit: i.unit.as_str(),
         }
     }
 
@@ -121,6 +128,9 @@ pub struct ItemForm {
     /// A category key, "" for none; absent leaves the item's category as it is (record 0133).
     #[serde(default)]
     pub category: Option<String>,
+    /// piece (left out: piece) | kilogram | hundred_grams (record 0134).
+    #[serde(default)]
+    pub unit: Option<String>,
 }
 
 fn row(i: &CatalogItem, locale: Locale, published: bool) -> CatalogRow {
@@ -163,8 +173,11 @@ fn field(field: &str, message: impl Into<String>) -> Problem {
     Problem { line: None, field: field.to_string(), message: message.into() }
 }
 
-/// The form as an item, or every problem of it (by field).
-pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency) -> Result<CatalogItem, Vec<Problem>> {
+/// The form as an item, or every problem of it (by field). A form that leaves out the price
+/// kind or the sale unit (the catalog screen's form has neither field) keeps `existing`'s:
+/// changing a name must not turn a weighed item into a piece item, or a department key
+/// into a fixed-price item.
+pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency, existing: Option<&CatalogItem>) -> Result<CatalogItem, Vec<Problem>> {
     let mut problems = Vec::new();
     let price = match Money::parse(f.price.trim(), currency) {
         Ok(m) => m.amount_minor,
@@ -183,11 +196,19 @@ pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency) -> Result<Catal
         }
     };
     let price_kind = match f.price_kind.as_deref().map(PriceKind::parse) {
-        None => PriceKind::Fixed,
+        None => existing.map_or(PriceKind::Fixed, |e| e.price_kind),
         Some(Some(k)) => k,
         Some(None) => {
             problems.push(field("price_kind", "choose fixed, open or department"));
             PriceKind::Fixed
+        }
+    };
+    let unit = match f.unit.as_deref().map(SaleUnit::parse) {
+        None => existing.map_or(SaleUnit::Piece, |e| e.unit),
+        Some(Some(u)) => u,
+        Some(None) => {
+            problems.push(field("unit", "choose piece, kilogram or hundred_grams"));
+            SaleUnit::Piece
         }
     };
     let opt = |s: &str| (!s.trim().is_empty()).then(|| s.to_string());
@@ -203,6 +224,7 @@ pub fn item_of(f: &ItemForm, currency: paydesk_domain::Currency) -> Result<Catal
         tax_class,
         active: f.active,
         price_kind,
+        unit,
     };
     problems.extend(check_item(&item).into_iter().map(|p| field(p.field, p.message)));
     if problems.is_empty() {
@@ -218,7 +240,8 @@ pub fn save_item(state: State<'_, AppState>, item: ItemForm, approval: Option<Ap
     let op = Operation::new(Action::CatalogEdit, approval.as_ref()).authorize(&state)?;
     let engine = state.engine();
     let store = engine.store().settings()?;
-    let it = item_of(&item, store.currency).map_err(|problems| AppError::Rejected {
+    let existing = engine.catalog().item(&item.sku)?;
+    let it = item_of(&item, store.currency, existing.as_ref()).map_err(|problems| AppError::Rejected {
         code: ErrorCode::InvalidItem,
         message: tr!(active(), "catalog-item-not-saved", count = problems.len()),
         problems,

@@ -28,6 +28,8 @@ pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
         Ring::Catalog { sku } => state.engine().carts().add(id, &sku, 1)?,
         // A price label at another price than the catalog's: its own line (record 0126).
         Ring::Label { sku, price_minor } => state.engine().carts().add_label(id, &sku, price_minor)?.0,
+        // A scale's weight label: that weight at the item's price per unit (record 0134).
+        Ring::Weighed { sku, grams } => state.engine().carts().add_weighed(id, &sku, grams)?.0,
     };
     view_of(&state, &cart)
 }
@@ -62,6 +64,19 @@ pub(super) fn cart_for_next_item(state: &AppState) -> AppResult<CartId> {
         }
     }
     Ok(id)
+}
+
+/// A weighed item from the item list with the grams typed from the scale's display
+/// (record 0134). The grams are checked here whatever the screen allowed: 1 ..= 100 000.
+#[tauri::command]
+pub fn add_weighed(state: State<'_, AppState>, sku: String, grams: i64) -> AppResult<CartView> {
+    let sku = validate_code(&sku)?;
+    if !(paydesk_tax::MIN_GRAMS..=paydesk_tax::MAX_GRAMS).contains(&grams) {
+        return Err(AppError::InvalidInput(tr!(active(), "input-grams", min = paydesk_tax::MIN_GRAMS, max = paydesk_tax::MAX_GRAMS)));
+    }
+    let id = cart_for_next_item(&state)?;
+    let (cart, _line_no) = state.engine().carts().add_weighed(id, &sku, grams)?;
+    view_of(&state, &cart)
 }
 
 #[tauri::command]

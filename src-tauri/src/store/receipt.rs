@@ -70,6 +70,7 @@ mod tests {
             quantity: 1,
             class: paydesk_tax::TaxClass::Exempt,
             discount: None,
+            weight: None,
         };
         let data: SaleData = serde_json::from_value(serde_json::json!({
             "store": { "name": "S" }, "language": "ja-JP", "currency": "JPY", "receipt_no": "1",

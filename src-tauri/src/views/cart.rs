@@ -35,6 +35,9 @@ pub struct CartLine {
     /// Taxed at the reduced rate in this sale (shown with ※; eaten in it is not).
     pub reduced: bool,
     pub tax_class: &'static str,
+    /// A weighed line's weight and price per unit, as the receipt prints it ("0.452 kg @
+    /// $0.69/kg", record 0134); `None` for a line of pieces.
+    pub weight_display: Option<String>,
 }
 
 /// One rate's part of the sale: taxable total (in the store's price mode) and its tax.
@@ -111,10 +114,12 @@ impl CartView {
                 CartLine {
                     line_no: l.line_no,
                     price_source: l.price_source.as_str(),
-                    by_number: match l.price_source {
-                        PriceSource::Catalog => false,
-                        PriceSource::Open | PriceSource::Label => true,
-                    },
+                    // A weighed line (record 0134) shares its item with other weighings.
+                    by_number: l.weight.is_some()
+                        || match l.price_source {
+                            PriceSource::Catalog => false,
+                            PriceSource::Open | PriceSource::Label => true,
+                        },
                     sku: l.sku.clone(),
                     name: names(&l.sku).unwrap_or_else(|| l.name.clone()),
                     quantity: l.quantity,
@@ -128,6 +133,9 @@ impl CartView {
                     net_display: fmt(net),
                     reduced: figures.is_some_and(|f| f.is_reduced()),
                     tax_class: class_name(l.tax_class),
+                    weight_display: l.weight.map(|w| {
+                        paydesk_receipt::Weighed { grams: w.grams, unit: w.unit, rate: w.rate.amount_minor }.text(&fmt)
+                    }),
                 }
             })
             .collect();

@@ -1,7 +1,7 @@
 # What a refused command tells the cashier (AppError's message; its code stays English).
 error-unknown-item = No item has the code “{ $code }”. Check the code or pick the item from the catalog.
 error-label-price-differs = The label prices { $sku } at { $label } (the catalog says { $catalog }): scan the label to ring it up at its price, then change the quantity on the line it made.
-error-label-weight = { $sku } has a weight label ({ $grams } g). Weighed items are not built yet: ring it up by its SKU.
+error-label-weight = { $sku } has a weight label ({ $grams } g): scan it in the scan field to ring it up by its weight.
 error-cart-locked = The cart is locked while its payment is open. Finish or resolve the payment first.
 error-cart-empty = The cart is empty. Scan or pick an item first.
 error-no-checkout = There is no payment on screen to continue.

@@ -1,7 +1,7 @@
 # 拒否されたコマンドがレジ担当者に伝える文 (AppError の message。code は英語のまま)。
 error-unknown-item = コード「{ $code }」の商品はありません。コードを確認するか、一覧から商品を選んでください。
 error-label-price-differs = ラベルの { $sku } の価格は { $label } です（マスタは { $catalog }）。ラベルをスキャンするとその価格で登録されます。数量はその行で変更してください。
-error-label-weight = { $sku } は重量ラベル（{ $grams } g）です。量り売りにはまだ対応していません。SKU で登録してください。
+error-label-weight = { $sku } は重量ラベル（{ $grams } g）です。スキャン欄で読み取ると重さで登録されます。
 error-cart-locked = 決済の処理中は明細を変更できません。先に決済を完了するか、結果を確定してください。
 error-cart-empty = 明細が空です。先に商品をスキャンするか選んでください。
 error-no-checkout = 続ける決済が画面にありません。

@@ -146,6 +146,9 @@ impl Carts<&mut Ledger> {
         let tx = self.write_tx()?;
         let cart = editable_cart(&tx, cart_id)?;
         let line = line_at(&cart, line_no)?;
+        if quantity > 1 && line.weight.is_some() {
+            return Err(Error::WeighedLineWhole { line_no });
+        }
         if quantity == 0 {
             tx.exec_cached("DELETE FROM cart_lines WHERE cart_id = ?1 AND line_no = ?2", params![cart_id.0, line_no])?;
         } else {

@@ -87,7 +87,7 @@ impl Carts<&mut Ledger> {
         let product = product_for_cart(&tx, sku, cart.currency)?;
         let current: i64 = tx
             .row_cached(
-                "SELECT quantity FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2",
+                "SELECT quantity FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2 AND price_source = 'catalog' AND grams IS NULL",
                 params![cart_id.0, product.id.0],
                 |r| r.get(0),
             )
@@ -152,7 +152,7 @@ fn load_lines(conn: &Connection, cart_id: CartId, currency: Currency) -> Result<
     collect(
         conn,
         "SELECT l.product_id, p.sku, p.name, l.quantity, l.unit_price_minor, l.tax_class, l.discount_kind, l.discount_value,
-                l.line_no, l.price_source
+                l.line_no, l.price_source, l.grams, l.per_grams, l.rate_minor
          FROM cart_lines l JOIN products p ON p.id = l.product_id WHERE l.cart_id = ?1 ORDER BY l.line_no",
         params![cart_id.0],
         |r| {
@@ -165,14 +165,16 @@ fn load_lines(conn: &Connection, cart_id: CartId, currency: Currency) -> Result<
             let discount = (r.get(6)?, r.get(7)?);
             let line_no: i64 = r.get(8)?;
             let source: String = r.get(9)?;
+            let weighed: (Option<i64>, Option<i64>, Option<i64>) = (r.get(10)?, r.get(11)?, r.get(12)?);
             Ok((|| {
+                let weight = super::weighed::line_weight(weighed, currency)?;
                 let price_source =
                     PriceSource::parse(&source).ok_or(Error::UnknownValue { what: "price source", value: source.clone() })?;
                 let tax_class = super::catalog::parse_class(&class)
                     .ok_or(Error::UnknownValue { what: "tax class", value: class.clone() })?;
                 let discount = super::cart_tax::discount_of(discount.0, discount.1)?;
                 let line_total = unit_price.checked_mul(quantity)?;
-                Ok(CartLine { line_no, product_id, sku, name, quantity, unit_price, line_total, tax_class, discount, price_source })
+                Ok(CartLine { line_no, product_id, sku, name, quantity, unit_price, line_total, tax_class, discount, price_source, weight })
             })())
         },
     )
@@ -261,12 +263,15 @@ pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, q
     debug_assert!(quantity >= 0, "cart {cart_id} line quantity {quantity}");
     if quantity == 0 {
         conn.exec_cached(
-            "DELETE FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2 AND price_source = 'catalog'",
+            "DELETE FROM cart_lines WHERE cart_id = ?1 AND product_id = ?2 AND price_source = 'catalog' AND grams IS NULL",
             params![cart_id.0, product.id.0],
         )?;
     } else {
         if super::cart_lines::price_kind_tx(conn, product.id)?.is_open() {
             return Err(Error::PriceRequired { sku: product.sku.clone() });
+        }
+        if super::weighed::unit_tx(conn, product.id)?.is_weighed() {
+            return Err(Error::WeightRequired { sku: product.sku.clone() });
         }
         // Refuse a quantity whose line total would overflow, before storing it.
         product.price.checked_mul(quantity)?;
@@ -276,7 +281,7 @@ pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, q
             return Err(Error::QuantityTooLarge { quantity, max: paydesk_tax::MAX_QUANTITY });
         }
         let (lines, has_line): (i64, i64) = conn.row_cached(
-            "SELECT count(*), COALESCE(SUM(product_id = ?2 AND price_source = 'catalog'), 0) FROM cart_lines WHERE cart_id = ?1",
+            "SELECT count(*), COALESCE(SUM(product_id = ?2 AND price_source = 'catalog' AND grams IS NULL), 0) FROM cart_lines WHERE cart_id = ?1",
             params![cart_id.0, product.id.0],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
@@ -287,7 +292,7 @@ pub(super) fn set_line(conn: &WriteTx<'_>, cart_id: CartId, product: &Product, q
             "INSERT INTO cart_lines (cart_id, line_no, product_id, quantity, unit_price_minor, tax_class, price_source)
              VALUES (?1, (SELECT COALESCE(MAX(line_no), 0) + 1 FROM cart_lines WHERE cart_id = ?1), ?2, ?3, ?4,
                      (SELECT tax_class FROM products WHERE id = ?2), 'catalog')
-             ON CONFLICT(cart_id, product_id) WHERE price_source = 'catalog' DO UPDATE SET quantity = excluded.quantity",
+             ON CONFLICT(cart_id, product_id) WHERE price_source = 'catalog' AND grams IS NULL DO UPDATE SET quantity = excluded.quantity",
             params![cart_id.0, product.id.0, quantity, product.price.amount_minor],
         )?;
     }

@@ -21,6 +21,7 @@ mod audit_anchor;
 pub use audit_anchor::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};
 mod carts;
 mod cart_lines;
+mod weighed;
 pub use cart_lines::MAX_OPEN_PRICE_LIMIT;
 mod cart_tax;
 mod held;

@@ -157,6 +157,7 @@ pub fn receipt_sale_data(
                 quantity: u32::try_from(l.quantity).map_err(|_| Error::Overflow)?,
                 class: l.tax_class,
                 discount: l.discount,
+                weight: l.weight.map(|w| paydesk_receipt::Weighed { grams: w.grams, unit: w.unit, rate: w.rate.amount_minor }),
             })
         })
         .collect::<Result<Vec<_>>>()?;

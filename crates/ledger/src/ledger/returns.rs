@@ -294,6 +294,11 @@ fn check_items(sale: &Sale, before: &[u32], items: &[Returned]) -> Result<()> {
         if r.quantity == 0 || std::mem::replace(&mut seen[r.line], true) {
             return Err(Error::InvalidInput(format!("line {}: each line once, with a quantity of 1 or more", r.line)));
         }
+        // A weighed line (record 0134) is its weight: it comes back whole or not at all;
+        // there is no part of it to name.
+        if line.weight.is_some() && r.quantity != 1 {
+            return Err(Error::WeighedLineWhole { line_no: line.line_no });
+        }
         let sold = u32::try_from(line.quantity).map_err(|_| Error::Overflow)?;
         if r.quantity > sold.saturating_sub(before[r.line]) {
             return Err(Error::ReturnExceedsSold { cart_id, line: r.line, sold, returned_before: before[r.line], requested: r.quantity });

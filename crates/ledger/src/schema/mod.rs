@@ -43,6 +43,7 @@ mod v27_held_sales;
 mod v28_named_rates;
 mod v29_categories;
 mod v30_tax_exempt;
+mod v31_weighed;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -79,6 +80,7 @@ pub const MIGRATIONS: &[&str] = &[
     v28_named_rates::NAMED_RATES,          // v28: named tax rates in parts per million (record 0131)
     v29_categories::CATEGORIES,            // v29: categories and the folded search keys of items (record 0133)
     v30_tax_exempt::TAX_EXEMPT,            // v30: a tax-exempt sale and its reason (record 0135)
+    v31_weighed::WEIGHED,                  // v31: weighed goods (record 0134)
 ];
 
 /// The version whose migration turned the audit log into a chain.

@@ -29,9 +29,9 @@ pub fn ja_sale() -> SaleData {
         receipt_no: "0042".into(),
         issued_at: at(),
         lines: vec![
-            LineInput { name: "おにぎり 鮭".into(), unit_price: 140, quantity: 2, class: TaxClass::Reduced, discount: None },
-            LineInput { name: "緑茶 500ml".into(), unit_price: 160, quantity: 1, class: TaxClass::Reduced, discount: None },
-            LineInput { name: "週刊誌".into(), unit_price: 550, quantity: 1, class: TaxClass::Standard, discount: None },
+            LineInput { name: "おにぎり 鮭".into(), unit_price: 140, quantity: 2, class: TaxClass::Reduced, discount: None, weight: None },
+            LineInput { name: "緑茶 500ml".into(), unit_price: 160, quantity: 1, class: TaxClass::Reduced, discount: None, weight: None },
+            LineInput { name: "週刊誌".into(), unit_price: 550, quantity: 1, class: TaxClass::Standard, discount: None, weight: None },
         ],
         dining: Dining::TakeOut,
         sale_discount: None,
@@ -52,13 +52,14 @@ pub fn en_sale() -> SaleData {
         receipt_no: "A-7".into(),
         issued_at: at(),
         lines: vec![
-            LineInput { name: "Coffee beans 1 lb".into(), unit_price: 1450, quantity: 1, class: TaxClass::Reduced, discount: None },
+            LineInput { name: "Coffee beans 1 lb".into(), unit_price: 1450, quantity: 1, class: TaxClass::Reduced, discount: None, weight: None },
             LineInput {
                 name: "Mug".into(),
                 unit_price: 900,
                 quantity: 2,
                 class: TaxClass::Standard,
                 discount: Some(Discount::Percent { basis_points: 1000 }),
+                weight: None,
             },
         ],
         dining: Dining::TakeOut,

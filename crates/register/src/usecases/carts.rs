@@ -92,6 +92,13 @@ impl CartCases<'_> {
         self.engine.with_ledger(|l| l.carts_mut().add_priced(id, sku, price_minor, PriceSource::Label, None, now))
     }
 
+    /// Rings `grams` of the weighed item `sku` as a new line at its price per unit (record
+    /// 0134): typed from a scale's display or read from a weight label.
+    pub fn add_weighed(&self, id: CartId, sku: &str, grams: i64) -> Result<(Cart, i64)> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.carts_mut().add_weighed(id, sku, grams, now))
+    }
+
     /// Sets the quantity of line `line_no` (0 removes it), whatever its price's source.
     pub fn set_line_quantity(&self, id: CartId, line_no: i64, quantity: i64) -> Result<Cart> {
         let now = self.engine.now();

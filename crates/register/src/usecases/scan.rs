@@ -8,7 +8,8 @@
 //! [`InStoreRule`]s reads it, the label's item is the active item whose SKU is the label's
 //! item code (its prefix and item digits, e.g. `0212345`); anything else falls back to a
 //! SKU as typed, then in upper case, as before. A price label at a price other than the
-//! catalog's rings its item as a line of its own at the label's price (record 0126).
+//! catalog's rings its item as a line of its own at the label's price (record 0126); so does
+//! any price label of a weighed item, and a weight label rings its grams (record 0134).
 
 use std::ops::Deref;
 
@@ -44,7 +45,8 @@ pub enum Scanned {
     /// An in-store price label of `sku` whose price is not the catalog's: rung as a line
     /// of its own at the label's price, the price the customer was shown (record 0126).
     Label { sku: String, label_minor: i64, catalog_minor: i64 },
-    /// An in-store weight label of `sku`: weighed items are not built yet.
+    /// An in-store weight label of `sku`: rung as `grams` of it at its price per unit
+    /// (`Carts::add_weighed`, record 0134), which refuses an item sold by the piece.
     WeightLabel { sku: String, grams: i64 },
 }
 
@@ -68,7 +70,10 @@ pub fn resolve(lookup: &impl ScanLookup, rules: &[InStoreRule], code: &str) -> R
         if let Some(label) = read_in_store(rules, &gtin) {
             if let Some(item) = lookup.by_sku(&label.item_code)?.filter(|i| i.active) {
                 return Ok(match label.value {
-                    Embedded::Price if label.amount == item.price_minor => Scanned::Item { sku: item.sku },
+                    // A weighed item's catalog price is per unit, never a bag's price.
+                    Embedded::Price if label.amount == item.price_minor && !item.unit.is_weighed() => {
+                        Scanned::Item { sku: item.sku }
+                    }
                     Embedded::Price => {
                         Scanned::Label { sku: item.sku, label_minor: label.amount, catalog_minor: item.price_minor }
                     }

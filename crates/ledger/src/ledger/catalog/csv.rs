@@ -20,13 +20,17 @@ use super::{check_item, class_str, parse_barcode, parse_class, CatalogItem, Pric
 use crate::error::Result;
 use crate::ledger::Ledger;
 use paydesk_domain::money::Currency;
-use paydesk_tax::Gtin13;
+use paydesk_tax::{Gtin13, SaleUnit};
 
-/// The header, in this order. A file without the last column (`price_kind`, record
-/// 0126: fixed, open or department) is read too: every item in it is fixed-price.
-pub const COLUMNS: [&str; 8] = ["sku", "barcode", "name_en", "name_ja", "price_minor", "tax_class", "active", "price_kind"];
+/// The header, in this order. A file without the last column (`unit`, record 0134: piece,
+/// kilogram or hundred_grams) is read too: every item in it is sold by the piece; one
+/// without the last two (`price_kind`, record 0126) has only fixed-price items too.
+pub const COLUMNS: [&str; 9] =
+    ["sku", "barcode", "name_en", "name_ja", "price_minor", "tax_class", "active", "price_kind", "unit"];
 /// The columns of a file written before open prices (record 0126).
 const OLD_COLUMNS: usize = 7;
+/// The columns of a file written before weighed goods (record 0134).
+const PRE_UNIT_COLUMNS: usize = 8;
 /// An optional column after all of [`COLUMNS`] (record 0133): the item's category key, empty
 /// for none. A file without it leaves every item's category as it is.
 pub const CATEGORY_COLUMN: &str = "category";
@@ -85,6 +89,14 @@ fn problem(line: u64, field: &str, message: impl Into<String>) -> CsvProblem {
     CsvProblem { line, field: field.to_string(), message: message.into() }
 }
 
+/// Four shapes of header: before open prices (7 columns), before weighed goods (8), today's
+/// (9), today's and the category (10). The category follows all of today's columns only, so
+/// no cell is read as another column's.
+fn known_header(got: &[&str]) -> bool {
+    let with_category = got.len() == COLUMNS.len() + 1 && got[..COLUMNS.len()] == COLUMNS && got.last() == Some(&CATEGORY_COLUMN);
+    got == COLUMNS || got == &COLUMNS[..PRE_UNIT_COLUMNS] || got == &COLUMNS[..OLD_COLUMNS] || with_category
+}
+
 /// Parses and checks a file on its own (no ledger): the items with their line numbers,
 /// or every problem found.
 pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Result<Vec<CsvRow>, Vec<CsvProblem>> {
@@ -112,10 +124,7 @@ pub fn parse_catalog_csv(bytes: &[u8], currency: Currency) -> std::result::Resul
         let line = rec.position().map_or(i as u64 + 1, |p| p.line());
         if i == 0 {
             let got: Vec<&str> = rec.iter().map(str::trim).collect();
-            // Three shapes: before open prices (7 columns), today's (8), today's and the
-            // category (9).
-            let with_category = got.len() == COLUMNS.len() + 1 && got[..COLUMNS.len()] == COLUMNS && got.last() == Some(&CATEGORY_COLUMN);
-            if got != COLUMNS && got != COLUMNS[..OLD_COLUMNS] && !with_category {
+            if !known_header(&got) {
                 problems.push(problem(line, "header", format!("expected {} (and {CATEGORY_COLUMN}, optional)", COLUMNS.join(","))));
                 break;
             }
@@ -194,6 +203,14 @@ fn item_of_row(rec: &csv::StringRecord, line: u64, currency: Currency, problems:
             PriceKind::Fixed
         }),
     };
+    let unit = match rec.len() > PRE_UNIT_COLUMNS {
+        false => SaleUnit::Piece,
+        true if f(8).is_empty() => SaleUnit::Piece,
+        true => SaleUnit::parse(f(8)).unwrap_or_else(|| {
+            problems.push(problem(line, "unit", format!("{:?}: expected piece, kilogram or hundred_grams", f(8))));
+            SaleUnit::Piece
+        }),
+    };
     let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
     let barcode = match f(1) {
         "" => None,
@@ -209,6 +226,7 @@ fn item_of_row(rec: &csv::StringRecord, line: u64, currency: Currency, problems:
         tax_class,
         active,
         price_kind,
+        unit,
     };
     for p in check_item(&item) {
         if p.field != "price_minor" || problems[before..].iter().all(|q| q.field != "price_minor") {
@@ -300,6 +318,7 @@ impl<L: Deref<Target = Ledger>> Catalog<L> {
                 class_str(i.tax_class),
                 if i.active { "1" } else { "0" },
                 i.price_kind.as_str(),
+                i.unit.as_str(),
                 category,
             ];
             w.write_record(row.map(neutralise_cell).iter().map(|c| c.as_bytes())).map_err(csv_err)?;

@@ -22,10 +22,10 @@ pub(crate) use search::{heal as heal_search, index_product};
 
 pub use self::csv::{neutralise_cell, restore_cell, CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
 pub use published::{PublishedItem, PublishedReport, PublishedTax};
-pub use seed::{demo_categories, demo_category, demo_rates, demo_staff, DemoLocale};
+pub use seed::{demo_categories, demo_category, demo_rates, demo_staff, DemoLocale, DEMO_WEIGHED_SKU};
 pub use settings::{parse_locale, StoreSettings};
 
-use paydesk_tax::{Gtin13, TaxClass};
+use paydesk_tax::{Gtin13, SaleUnit, TaxClass};
 use serde::{Deserialize, Serialize};
 
 use paydesk_domain::money::Currency;
@@ -57,6 +57,10 @@ pub struct CatalogItem {
     /// items written before v26 (their audit rows): fixed.
     #[serde(default)]
     pub price_kind: PriceKind,
+    /// By the piece, or by weight at `price_minor` per kilogram or per 100 g (record 0134).
+    /// Absent in items written before it: by the piece.
+    #[serde(default)]
+    pub unit: SaleUnit,
 }
 
 /// How an item is priced at the till (record 0126). An open-price item has no price of
@@ -157,6 +161,9 @@ pub fn check_item(item: &CatalogItem) -> Vec<FieldProblem> {
     }
     if item.price_kind.is_open() && item.price_minor != 0 {
         bad("price_minor", format!("an open-price item has no price of its own (0), not {}", item.price_minor));
+    }
+    if item.unit.is_weighed() && item.price_kind.is_open() {
+        bad("unit", "a weighed item is priced per unit by the catalog, not typed".into());
     }
     out
 }

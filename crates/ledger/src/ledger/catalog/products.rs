@@ -3,7 +3,7 @@
 
 use std::ops::Deref;
 use crate::ledger::Catalog;
-use paydesk_tax::Gtin13;
+use paydesk_tax::{Gtin13, SaleUnit};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{check_item, class_str, parse_class, CatalogItem, PriceKind, MAX_PRODUCTS};
@@ -12,15 +12,18 @@ use crate::ledger::audit::{append_audit, AuditInput};
 use crate::ledger::{collect, Cached, Ledger};
 use crate::write_tx::WriteTx;
 
-const ITEM_SQL: &str = "SELECT p.sku, p.barcode, p.name, ja.name, p.price_minor, p.currency, p.tax_class, p.active, COALESCE(k.kind, 'fixed')
+const ITEM_SQL: &str = "SELECT p.sku, p.barcode, p.name, ja.name, p.price_minor, p.currency, p.tax_class, p.active, COALESCE(k.kind, 'fixed'),
+            u.per_grams
      FROM products p LEFT JOIN product_names ja ON ja.product_id = p.id AND ja.lang = 'ja'
-          LEFT JOIN product_price_kinds k ON k.product_id = p.id";
+          LEFT JOIN product_price_kinds k ON k.product_id = p.id
+          LEFT JOIN product_units u ON u.product_id = p.id";
 
 fn item_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<CatalogItem>> {
     let currency: String = r.get(5)?;
     let class: String = r.get(6)?;
     let barcode: Option<String> = r.get(1)?;
     let kind: String = r.get(8)?;
+    let per_grams: Option<i64> = r.get(9)?;
     let item = (r.get(0)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get::<_, i64>(7)?);
     Ok((|| {
         let tax_class =
@@ -28,6 +31,10 @@ fn item_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<CatalogItem>> {
         // Stored codes were checked on the way in (v06's CHECK keeps 13 digits; the check
         // digit was checked by the rule of its day, the same digit rule as now).
         let price_kind = PriceKind::parse(&kind).ok_or(Error::UnknownValue { what: "price kind", value: kind.clone() })?;
+        let unit = match per_grams {
+            None => SaleUnit::Piece,
+            Some(g) => SaleUnit::from_per_grams(g).ok_or(Error::UnknownValue { what: "grams per unit", value: g.to_string() })?,
+        };
         let barcode = barcode.map(|b| Gtin13::parse(&b).map_err(|_| Error::UnknownValue { what: "barcode", value: b })).transpose()?;
         Ok(CatalogItem {
             sku: item.0,
@@ -39,6 +46,7 @@ fn item_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<CatalogItem>> {
             tax_class,
             active: item.4 == 1,
             price_kind,
+            unit,
         })
     })())
 }
@@ -171,6 +179,14 @@ fn write_item_tx(tx: &WriteTx<'_>, item: &CatalogItem, published: Option<i64>) -
             "INSERT INTO product_price_kinds (product_id, kind) VALUES (?1, ?2)
              ON CONFLICT(product_id) DO UPDATE SET kind = excluded.kind",
             params![id, item.price_kind.as_str()],
+        )?,
+    };
+    match item.unit.per_grams() {
+        None => tx.exec_cached("DELETE FROM product_units WHERE product_id = ?1", [id])?,
+        Some(per_grams) => tx.exec_cached(
+            "INSERT INTO product_units (product_id, per_grams) VALUES (?1, ?2)
+             ON CONFLICT(product_id) DO UPDATE SET per_grams = excluded.per_grams",
+            params![id, per_grams],
         )?,
     };
     tx.exec_cached(

@@ -1,5 +1,5 @@
-//! The demo store (record 0059): the app's 14 demo items and 2 department keys (record
-//! 0126) as seed data, in two
+//! The demo store (record 0059): the app's 14 demo items, 1 weighed item (record 0134) and
+//! 2 department keys (record 0126) as seed data, in two
 //! variants. en-US/USD is a cafe in New York City (record 0131): dollar shelf prices
 //! without tax, NY State 4 % + New York City 4.5 % + MCTD 0.375 % on what is taxable, half
 //! a cent rounded up. Kept simple: what a cafe prepares (hot drinks, sandwiches, salad,
@@ -12,7 +12,7 @@
 use crate::ledger::Catalog;
 use paydesk_access::pin::{hash_pin, Pin};
 use paydesk_access::Role;
-use paydesk_tax::{ean_check_digit, Gtin13, PriceMode, RateTable, Rounding, TaxClass};
+use paydesk_tax::{ean_check_digit, Gtin13, PriceMode, RateTable, Rounding, SaleUnit, TaxClass};
 use serde::{Deserialize, Serialize};
 
 use super::categories::{save_category_tx, set_item_category_tx, Category};
@@ -79,6 +79,9 @@ pub fn demo_categories() -> Vec<Category> {
 
 /// The demo category of a demo SKU, by its first three letters.
 pub fn demo_category(sku: &str) -> Option<&'static str> {
+    if sku == DEMO_WEIGHED_SKU {
+        return Some("food");
+    }
     match sku.get(..3)? {
         "COF" | "TEA" | "WAT" => Some("drinks"),
         "BAG" | "CRO" | "MUF" => Some("bakery"),
@@ -87,6 +90,12 @@ pub fn demo_category(sku: &str) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// The demo's weighed item (record 0134), sold loose: bananas at $0.69 a kilogram in New
+/// York, nuts at ¥398 per 100 g (100g当たり) in Tokyo. Its SKU is the item code of its scale
+/// label under the default weight rule (21 + 5 item digits + 5 weight digits, record 0134):
+/// a label "21 00001 00452 c" rings 452 g of it. No barcode of its own.
+pub const DEMO_WEIGHED_SKU: &str = "2100001";
 
 fn barcode(data: &str) -> Gtin13 {
     let digits: Vec<u8> = data.bytes().map(|b| b - b'0').collect();
@@ -144,7 +153,9 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
             tax_class: if currency == Currency::Jpy { class } else { class_ny },
             active: true,
             price_kind: PriceKind::Fixed,
+            unit: SaleUnit::Piece,
         })
+        .chain(std::iter::once(demo_weighed(locale, currency)))
         .chain(DEMO_DEPARTMENTS.iter().map(|&(sku, class, in_japan, in_new_york)| {
             let [en, ja] = if currency == Currency::Jpy { in_japan } else { in_new_york };
             CatalogItem {
@@ -157,10 +168,42 @@ pub fn demo_store(locale: DemoLocale) -> (StoreSettings, Vec<CatalogItem>) {
                 tax_class: class,
                 active: true,
                 price_kind: PriceKind::Department,
+                unit: SaleUnit::Piece,
             }
         }))
         .collect();
     (settings, items)
+}
+
+/// The demo's weighed item of `locale` (see [`DEMO_WEIGHED_SKU`]).
+fn demo_weighed(locale: DemoLocale, currency: Currency) -> CatalogItem {
+    match locale {
+        DemoLocale::EnUs => CatalogItem {
+            sku: DEMO_WEIGHED_SKU.into(),
+            barcode: None,
+            name_en: "Bananas".into(),
+            name_ja: Some("バナナ".into()),
+            price_minor: 69,
+            currency,
+            // Grocery food, exempt in New York (the reduced class at 0 %).
+            tax_class: TaxClass::Reduced,
+            active: true,
+            price_kind: PriceKind::Fixed,
+            unit: SaleUnit::Kilogram,
+        },
+        DemoLocale::JaJp => CatalogItem {
+            sku: DEMO_WEIGHED_SKU.into(),
+            barcode: None,
+            name_en: "Mixed nuts (loose)".into(),
+            name_ja: Some("量り売りのナッツ".into()),
+            price_minor: 398,
+            currency,
+            tax_class: TaxClass::Reduced,
+            active: true,
+            price_kind: PriceKind::Fixed,
+            unit: SaleUnit::HundredGrams,
+        },
+    }
 }
 
 /// The demo store's tax rates: New York City's for en-US, Japan's for ja-JP.
@@ -208,8 +251,8 @@ impl Catalog<&mut Ledger> {
     }
 
     /// Writes the demo store of `locale` (its tax rates, settings, the 4 categories, the 14
-    /// items in them and the 2 department keys) in one audited transaction. Items with the
-    /// same SKU are replaced; others are left alone.
+    /// items and the weighed one in them, and the 2 department keys) in one audited
+    /// transaction. Items with the same SKU are replaced; others are left alone.
     pub fn seed_demo_store(&mut self, locale: DemoLocale, actor_id: Option<i64>, now_ms: i64) -> Result<StoreSettings> {
         let (settings, items) = demo_store(locale);
         let tx = self.write_tx()?;

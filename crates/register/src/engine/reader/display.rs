@@ -81,6 +81,7 @@ mod tests {
             tax_class: paydesk_tax::TaxClass::Standard,
             discount: None,
             price_source: paydesk_ledger::PriceSource::Catalog,
+            weight: None,
         }
     }
 
