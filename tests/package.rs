@@ -94,16 +94,16 @@ async fn the_packaged_app_charges_a_sale_once_at_the_embedded_psp() {
     let psp = app.psp().await;
     app.scan("COF-001").await;
     app.scan("CRO-001").await;
-    app.wait_js("return document.getElementById('cart-total').textContent === '$5.75'", "total $5.75", LONG).await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '$5.97'", "total $5.97", LONG).await;
     app.click("#charge").await;
     let key = app.wait_result("approved").await;
     let receipt = app.text("#receipt").await;
-    assert!(receipt.contains("$5.75") && receipt.contains("APPROVED"), "{receipt}");
+    assert!(receipt.contains("$5.97") && receipt.contains("APPROVED"), "{receipt}");
 
     // PSP side: one charge, for this key and amount.
     let intents = psp.intents_for(&key).await;
     assert_eq!(intents.len(), 1, "{intents:?}");
-    assert_eq!((intents[0]["amount"].as_i64(), intents[0]["status"].as_str()), (Some(575), Some("succeeded")));
+    assert_eq!((intents[0]["amount"].as_i64(), intents[0]["status"].as_str()), (Some(597), Some("succeeded")));
     assert_eq!(psp.stats().await["charges"], 1);
     app.close().await;
 }

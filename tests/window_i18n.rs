@@ -44,15 +44,20 @@ async fn format_money(app: &App, minor: &str, currency: &str) -> String {
     v.as_str().unwrap_or_default().to_string()
 }
 
-/// Shown buttons, fields and the total that lie outside the window (empty: none).
+/// Shown buttons, fields and the total that lie outside the window (empty: none). An
+/// element inside a pane that scrolls on its own (the item grid) is reached by scrolling
+/// that pane: the pane is measured instead, and it must lie inside the window.
 async fn outside_window(app: &App) -> Vec<String> {
     let v = app
         .js(
             "const W = window.innerWidth, H = window.innerHeight, out = []; \
+             const pane = (e) => { for (let p = e.parentElement; p; p = p.parentElement) { \
+               const o = getComputedStyle(p).overflowY; \
+               if ((o === 'auto' || o === 'scroll') && p.scrollHeight > p.clientHeight) return p; } return e; }; \
              if (document.body.scrollWidth > W) out.push('the page scrolls sideways'); \
              for (const e of document.querySelectorAll('button, input, select, #cart-total, .topbar *')) { \
                if (!e.getClientRects().length || e.closest('[hidden]')) continue; \
-               const r = e.getBoundingClientRect(); \
+               const r = pane(e).getBoundingClientRect(); \
                if (r.left < -0.5 || r.top < -0.5 || r.right > W + 0.5 || r.bottom > H + 0.5) \
                  out.push((e.id || e.tagName) + ' ' + (e.textContent || '').trim().slice(0, 30)); } \
              return out;",

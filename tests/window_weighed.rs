@@ -36,10 +36,16 @@ async fn weigh_at(width: u32, height: u32) {
     // Both lines and the prompt's field fit the window: nothing spills past its right edge.
     let spill = app.js("return [...document.querySelectorAll('#cart-lines li')].some((li) => li.getBoundingClientRect().right > window.innerWidth)").await;
     assert_eq!(spill, false, "a cart line spills at {width}x{height}");
+    // A weighed line has no count to step: one button takes it off, nothing else.
+    let controls = app.js("return [...document.querySelectorAll('#cart-lines li[data-weighed=\"true\"] .qty > :not([hidden])')].map((e) => e.className || e.tagName)").await;
+    assert_eq!(controls, serde_json::json!(["line-remove", "line-remove"]), "{controls}");
     let png = app.screenshot(&name).await;
     if std::path::Path::new("/work/shots").is_dir() {
         std::fs::copy(&png, format!("/work/shots/{name}.png")).unwrap();
     }
+    app.click("#cart-lines li[data-weighed='true'] .line-remove").await;
+    app.wait_js("return document.querySelectorAll('#cart-lines li[data-weighed=\"true\"]').length === 1", "the first weighing taken off", LONG).await;
+    assert_eq!(app.text("#cart-lines li[data-weighed='true'] .line-total").await, "$0.69", "the second weighing is left");
     app.close().await;
 }
 

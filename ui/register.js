@@ -110,10 +110,14 @@ export function renderCart(c) {
       'data-unit-price': String(l.unit_price), 'data-reduced': String(l.reduced), 'data-discount': String(l.discount) },
       h('div', { class: 'what' }, h('div', { class: 'name', text: name, title: l.name }), h('div', { class: 'unit', text: unit })),
       h('div', { class: 'qty' },
-        h('button', { type: 'button', 'aria-label': t('cart-one-less', { name: l.name }), text: '−', disabled: c.locked, onclick: () => setQty(l.quantity - 1) }),
-        qty,
-        // A weighed line is its weight: it is removed, never counted up (record 0134).
-        h('button', { type: 'button', 'aria-label': t('cart-one-more', { name: l.name }), text: '+', disabled: c.locked || Boolean(l.weight_display), onclick: () => setQty(l.quantity + 1) }),
+        // A weighed line is its weight: it has no count to step, only a way to take it off
+        // (record 0134); another weighing is another line.
+        ...(l.weight_display
+          ? [h('button', { type: 'button', class: 'line-remove', 'aria-label': t('cart-remove-line', { name: l.name }), title: t('cart-remove-line', { name: l.name }),
+              text: '×', disabled: c.locked, onclick: () => setQty(0) })]
+          : [h('button', { type: 'button', 'aria-label': t('cart-one-less', { name: l.name }), text: '−', disabled: c.locked, onclick: () => setQty(l.quantity - 1) }),
+            qty,
+            h('button', { type: 'button', 'aria-label': t('cart-one-more', { name: l.name }), text: '+', disabled: c.locked, onclick: () => setQty(l.quantity + 1) })]),
         h('button', { type: 'button', class: 'line-discount', 'aria-label': t('cart-line-discount', { name: l.name }), title: t('cart-line-discount', { name: l.name }),
           text: '%', disabled: fixed || own, hidden: own, onclick: () => openDiscount({ sku: l.sku, name: l.name }) })),
       h('div', { class: 'line-total', text: l.discount ? l.net_display : l.line_total_display }));

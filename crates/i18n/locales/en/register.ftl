@@ -29,6 +29,7 @@ cart-qty-label = Quantity of { $name }
 cart-unit-price = { $price } each
 cart-one-less = One less { $name }
 cart-one-more = One more { $name }
+cart-remove-line = Take { $name } off the sale
 cart-qty-invalid = Quantity must be a whole number from 0 to 999.
 cart-empty-charge = The cart is empty. Scan an item first.
 cart-cleared = Cart cleared.

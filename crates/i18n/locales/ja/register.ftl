@@ -29,6 +29,7 @@ cart-qty-label = { $name } の数量
 cart-unit-price = 単価 { $price }
 cart-one-less = { $name } を 1 つ減らす
 cart-one-more = { $name } を 1 つ増やす
+cart-remove-line = { $name } を取り消す
 cart-qty-invalid = 数量は 0 から 999 までの整数で入力してください。
 cart-empty-charge = 明細が空です。先に商品をスキャンしてください。
 cart-cleared = 明細をクリアしました。
