@@ -41,8 +41,10 @@ impl Locale {
         }
     }
 
-    /// The time zone a store of this locale is in unless its settings name another:
-    /// its demo store's (Japan has one zone; the en-US demo cafe is in San Francisco).
+    /// The time zone a store of this locale is in unless its settings name another. Japan
+    /// has one zone. For English it stays the zone the en-US demo cafe had when stores
+    /// first had zones (San Francisco), so a store file that names none is told the same
+    /// times as before; today's demo names its own zone, New York (record 0131).
     pub const fn default_time_zone(self) -> &'static str {
         match self {
             Locale::En => "America/Los_Angeles",
