@@ -9,6 +9,7 @@ mod window_backoffice;
 mod window_catalog;
 mod window_checkout;
 mod window_customer_display;
+mod window_dst;
 mod window_exchange;
 mod window_held;
 mod window_i18n;
