@@ -153,3 +153,51 @@ async fn published_items_show_a_badge_and_the_tax_fields_are_locked() {
     assert_eq!((s.phone.as_str(), s.rounding, s.price_mode), ("555-0100", Rounding::HalfUp, PriceMode::Exclusive));
     app.close().await;
 }
+
+/// The item form says how an item is priced and sold (records 0126, 0134), and names each
+/// tax class by this store's rate: the New York cafe's standard class is 8.875 %, not
+/// Japan's 10 %. An owner adds olives sold per 100 g from the form; the list shows their
+/// price per 100 g, the ledger holds them weighed, and renaming the demo's bananas keeps
+/// them sold per kg. Both at 1280x800 and 1024x768 (the form must fit the smaller screen).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_item_form_sets_how_an_item_is_sold_and_names_classes_by_the_stores_rates() {
+    for (w, h) in [(1280, 800), (1024, 768)] {
+        let app = App::start(&format!("catalog-form-{w}"), Launch { width: w, height: h, ..Launch::default() }).await;
+        key(&app, Key::F5).await;
+        app.wait_js("return +document.getElementById('catalog-rows').dataset.count === 17", "the demo catalog", LONG).await;
+        let bananas = app.text("#catalog-rows tr[data-sku='2100001']").await;
+        assert!(bananas.contains("$0.69/kg"), "a per-kg price shown as a piece's: {bananas}");
+
+        app.click("#catalog-add").await;
+        let classes = app.js("return [...document.querySelectorAll('#item-tax_class option')].map((o) => o.textContent)").await;
+        assert_eq!(classes, serde_json::json!(["standard (8.875%)", "reduced (0% take-out)", "exempt"]));
+        for (field, text) in [("sku", "OLV-100"), ("name_en", "Olives"), ("price_minor", "1.20")] {
+            app.el(&format!("#item-{field}")).await.send_keys(text).await.unwrap();
+        }
+        app.js("const u = document.getElementById('item-unit'); u.value = 'hundred_grams'; return true").await;
+        let form = app.el("#item-form").await.rect().await.unwrap();
+        assert!(form.x + form.width <= f64::from(w) + 0.5, "the form runs off a {w}px window: {form:?}");
+        let p = app.screenshot(&format!("catalog-form-{w}")).await;
+        let _ = std::fs::create_dir_all("/work/shots");
+        let _ = std::fs::copy(&p, format!("/work/shots/catalog-form-{w}x{h}.png"));
+        app.click("#item-save").await;
+        app.wait_js("return !!document.querySelector(\"#catalog-rows tr[data-sku='OLV-100']\")", "the olives listed", LONG).await;
+        assert!(app.text("#catalog-rows tr[data-sku='OLV-100']").await.contains("$1.20/100g"));
+
+        // Renamed from the form, the bananas stay weighed: the form shows and sends their unit.
+        app.click("#catalog-rows tr[data-sku='2100001'] button").await;
+        assert_eq!(app.el("#item-unit").await.value().await.unwrap().as_deref(), Some("kilogram"));
+        let name = app.el("#item-name_en").await;
+        name.clear().await.unwrap();
+        name.send_keys("Bananas, loose").await.unwrap();
+        app.click("#item-save").await;
+        app.wait_js("return document.querySelector(\"#catalog-rows tr[data-sku='2100001']\")?.textContent.includes('Bananas, loose')", "the bananas renamed", LONG).await;
+
+        let l = paydesk_ledger::Ledger::open_reader(app.data_dir.join("ledger.db")).unwrap();
+        let olives = l.catalog().item("OLV-100").unwrap().unwrap();
+        assert_eq!((olives.price_minor, olives.unit, olives.price_kind), (120, paydesk_tax::SaleUnit::HundredGrams, paydesk_ledger::PriceKind::Fixed));
+        assert_eq!(l.catalog().item("2100001").unwrap().unwrap().unit, paydesk_tax::SaleUnit::Kilogram);
+        drop(l);
+        app.close().await;
+    }
+}

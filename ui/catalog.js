@@ -12,6 +12,8 @@ import { msgId, setTimeZone, t } from './i18n.js';
 
 const MAX_CSV_BYTES = 4 * 1024 * 1024;
 const CLASSES = { standard: msgId('catalog-class-standard'), reduced: msgId('catalog-class-reduced'), exempt: msgId('catalog-class-exempt') };
+const PRICE_KINDS = { fixed: msgId('catalog-price-kind-fixed'), open: msgId('catalog-price-kind-open'), department: msgId('catalog-price-kind-department') };
+const UNITS = { piece: msgId('catalog-unit-piece'), kilogram: msgId('catalog-unit-kilogram'), hundred_grams: msgId('catalog-unit-hundred_grams') };
 const PRICE_MODES = { inclusive: msgId('store-prices-inclusive'), exclusive: msgId('store-prices-exclusive') };
 const ROUNDINGS = { down: msgId('store-rounding-down'), half_up: msgId('store-rounding-half_up'), up: msgId('store-rounding-up') };
 let screen = null;
@@ -33,7 +35,7 @@ export async function loadCatalog() {
     h('td', { class: 'mono', text: it.barcode }),
     h('td', { text: it.name }),
     h('td', { class: 'num', text: it.price_display }),
-    h('td', { text: t(CLASSES[it.tax_class]) }),
+    h('td', { text: className(it.tax_class) }),
     h('td', { text: t(it.active ? 'catalog-yes' : 'catalog-no') }),
     // An item the back office publishes is changed there (record 0049); the command
     // refuses an edit of it too, this only spares the cashier a form that cannot save.
@@ -44,14 +46,26 @@ export async function loadCatalog() {
   await loadStore();
 }
 
+/** A tax class named with this store's rate today ("standard (8.875%)"), not Japan's. */
+function className(c) {
+  return t(CLASSES[c], { rate: (screen && screen.class_rates && screen.class_rates[c]) || '' });
+}
+
+/** A drop-down of `choices` ({value: message id}) named `name`, `current` chosen. */
+function choice(name, choices, current, label) {
+  const sel = h('select', { name, id: 'item-' + name },
+    ...Object.entries(choices).map(([value, id]) => h('option', { value, text: t(id), selected: value === current })));
+  return h('label', { 'data-field': name }, label, sel, h('span', { class: 'field-error', id: 'item-err-' + name }));
+}
+
 // ---------------------------------------------------------------- one item
 function editItem(it) {
   const f = $('item-form');
-  const v = it || { sku: '', barcode: '', name_en: '', name_ja: '', price_plain: '', tax_class: 'reduced', active: true };
+  const v = it || { sku: '', barcode: '', name_en: '', name_ja: '', price_plain: '', tax_class: 'reduced', active: true, price_kind: 'fixed', unit: 'piece' };
   const input = (name, label, value, attrs = {}) => h('label', { 'data-field': name }, label,
     h('input', { name, id: 'item-' + name, value: value ?? '', ...attrs }), h('span', { class: 'field-error', id: 'item-err-' + name }));
   const cls = h('select', { name: 'tax_class', id: 'item-tax_class' },
-    ...Object.entries(CLASSES).map(([c, id]) => h('option', { value: c, text: t(id), selected: c === v.tax_class })));
+    ...Object.keys(CLASSES).map((c) => h('option', { value: c, text: className(c), selected: c === v.tax_class })));
   const active = h('input', { type: 'checkbox', name: 'active', id: 'item-active', checked: v.active });
   // The register's tabs (record 0133): a category of the store's, or none.
   const category = h('select', { name: 'category', id: 'item-category' },
@@ -66,6 +80,11 @@ function editItem(it) {
     input('name_ja', t('catalog-name-ja'), v.name_ja, { maxlength: '120' }),
     input('price_minor', t('catalog-price', { currency: screen ? screen.currency : '' }), v.price_plain, { inputmode: 'decimal', maxlength: '16' }),
     h('label', { 'data-field': 'tax_class' }, t('catalog-col-class'), cls, h('span', { class: 'field-error', id: 'item-err-tax_class' })),
+    // How it is priced and sold (records 0126, 0134): the price above is per kg or per
+    // 100 g for a weighed item, the most a department key's typed price may be without
+    // approval is the store's open-price limit.
+    choice('price_kind', PRICE_KINDS, v.price_kind || 'fixed', t('catalog-price-kind')),
+    choice('unit', UNITS, v.unit || 'piece', t('catalog-unit')),
     h('label', { 'data-field': 'category' }, t('search-category-field'), category, h('span', { class: 'field-error', id: 'item-err-category' })),
     h('label', { class: 'check' }, active, t('catalog-col-active')),
     h('div', { class: 'actions' },
@@ -77,7 +96,8 @@ function editItem(it) {
     for (const el of f.querySelectorAll('.field-error')) el.textContent = '';
     const d = new FormData(f);
     const item = { sku: d.get('sku'), barcode: d.get('barcode'), name_en: d.get('name_en'), name_ja: d.get('name_ja'),
-      price: d.get('price_minor'), tax_class: d.get('tax_class'), active: active.checked, category: d.get('category') };
+      price: d.get('price_minor'), tax_class: d.get('tax_class'), active: active.checked, category: d.get('category'),
+      price_kind: d.get('price_kind'), unit: d.get('unit') };
     try {
       const saved = await withApproval((approval) => invoke('save_item', { item, approval }));
       $('item-msg').textContent = t('catalog-saved', { sku: saved.sku });

@@ -101,6 +101,11 @@ pub struct CatalogRow {
     pub published: bool,
     /// Its category's key, "" for none (record 0133).
     pub category: String,
+    /// fixed | open | department (record 0126): the form shows and keeps it.
+    pub price_kind: &'static str,
+    /// piece | kilogram | hundred_grams (record 0134); a weighed item's `price_display`
+    /// names its unit ("$0.69/kg"), so the list never shows a per-kg price as a piece's.
+    pub unit: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -110,6 +115,9 @@ pub struct CatalogScreen {
     pub items: Vec<CatalogRow>,
     /// The categories an item can be put in, named in the store's language.
     pub categories: Vec<super::search::Tab>,
+    /// Each tax class's rate today as the receipt prints it ("8.875%"), by class name, so
+    /// a New York store's form does not offer Japan's 10 % (record 0131).
+    pub class_rates: std::collections::BTreeMap<&'static str, String>,
 }
 
 /// One item as typed in the form.
@@ -142,18 +150,20 @@ fn row(i: &CatalogItem, locale: Locale, published: bool) -> CatalogRow {
         name_en: i.name_en.clone(),
         name_ja: i.name_ja.clone().unwrap_or_default(),
         price_minor: i.price_minor,
-        price_display: money::format(i.price_minor, cur),
+        price_display: Item::of(i, locale).price_display,
         price_plain: money::plain(i.price_minor, cur),
         tax_class: class_name(i.tax_class),
         active: i.active,
         published,
         category: String::new(),
+        price_kind: i.price_kind.as_str(),
+        unit: i.unit.as_str(),
     }
 }
 
 #[tauri::command]
 pub fn list_catalog(state: State<'_, AppState>) -> AppResult<CatalogScreen> {
-    let paydesk_register::usecases::CatalogScreen { items, store, published } = state.engine().catalog().screen()?;
+    let paydesk_register::usecases::CatalogScreen { items, store, published, class_ppm } = state.engine().catalog().screen()?;
     let published: std::collections::HashSet<String> = published.into_iter().collect();
     let (categories, in_category) = state.engine().catalog().categories()?;
     let by_sku: std::collections::HashMap<String, String> = in_category.into_iter().collect();
@@ -166,6 +176,10 @@ pub fn list_catalog(state: State<'_, AppState>) -> AppResult<CatalogScreen> {
             .map(|i| CatalogRow { category: by_sku.get(&i.sku).cloned().unwrap_or_default(), ..row(i, locale, published.contains(&i.sku)) })
             .collect(),
         categories: categories.iter().map(|c| super::search::Tab { key: c.key.clone(), name: c.name_in(locale).to_string() }).collect(),
+        class_rates: class_ppm
+            .into_iter()
+            .map(|(c, ppm)| (class_name(c), ppm.map_or_else(|| "?".to_string(), |p| format!("{}%", paydesk_tax::percent_text(p)))))
+            .collect(),
     })
 }
 

@@ -4,7 +4,7 @@
 //! register shows as tabs (record 0133).
 
 use paydesk_ledger::{Category, CatalogItem, CsvProblem, Found, ImportReport, NewProduct, Result, SearchQuery, StoreSettings};
-use paydesk_tax::InStoreRule;
+use paydesk_tax::{InStoreRule, TaxClass};
 
 use super::scan::{resolve, Scanned};
 
@@ -19,12 +19,15 @@ pub struct CatalogCases<'e> {
 }
 
 /// What the catalog screen shows, read together: every item, the store's settings (its
-/// currency and language) and the SKUs the back office publishes.
+/// currency and language), the SKUs the back office publishes, and each tax class's rate
+/// today (the store's local date), so the screen names a class by this store's rate.
 #[derive(Debug, Clone)]
 pub struct CatalogScreen {
     pub items: Vec<CatalogItem>,
     pub store: StoreSettings,
     pub published: Vec<String>,
+    /// Each class's stacked rate in ppm today; `None` when the table has none for it yet.
+    pub class_ppm: Vec<(TaxClass, Option<u32>)>,
 }
 
 impl CatalogCases<'_> {
@@ -55,9 +58,16 @@ impl CatalogCases<'_> {
         self.engine.with_reader(|l| skus.into_iter().map(|sku| Ok((sku.to_string(), l.catalog().item(sku)?))).collect())
     }
 
-    /// The items, the store and the published SKUs in one snapshot.
+    /// The items, the store, the published SKUs and today's rates in one snapshot.
     pub fn screen(&self) -> Result<CatalogScreen> {
-        self.engine.with_reader(|l| Ok(CatalogScreen { items: l.catalog().items()?, store: l.catalog().store_settings()?, published: l.catalog().published_skus()? }))
+        let now = self.engine.now();
+        self.engine.with_reader(|l| {
+            let store = l.catalog().store_settings()?;
+            let rates = l.catalog().tax_settings()?.rates;
+            let today = paydesk_ledger::ledger::store_date(now, &store);
+            let class_ppm = TaxClass::ALL.into_iter().map(|c| (c, rates.rate(c, today).ok().map(|r| r.ppm))).collect();
+            Ok(CatalogScreen { items: l.catalog().items()?, store, published: l.catalog().published_skus()?, class_ppm })
+        })
     }
 
     /// Whether the back office manages this SKU (then it is changed there, not here).
