@@ -17,6 +17,10 @@
 //! - **Tax by rate** (record 0135) is the tax of the sales counted (`sale_count`'s sales),
 //!   as each sale's locked document holds it, summed per class and rate with its named
 //!   parts; the **tax-exempt sales** are counted and summed on their own line.
+//! - A sale paid in two periods (cash before midnight, the card after; a pending card
+//!   settled in the next shift) is **one sale of the period of its first counted tender**:
+//!   each tender's money stays in the period it was taken, but the sale, its tax and its
+//!   exempt line are counted once, so days and Z reports add up (record 0138).
 
 use serde::{Deserialize, Serialize};
 
@@ -140,6 +144,16 @@ pub struct SoldTax {
 
 impl Takings {
     /// Adds the tax lines of the counted sales (one entry per sale).
+    /// The figures without the sales `earlier` (sales of this period's tenders that were
+    /// first counted in an earlier period, [`first_counted`]): their tenders' money stays
+    /// here, the sale itself is counted where it began. Call before [`Takings::with_tax`]
+    /// with the remaining sales only.
+    pub fn without_earlier_sales(mut self, earlier: &[CartId]) -> Takings {
+        self.sale_count -= earlier.len() as i64;
+        debug_assert!(self.sale_count >= 0, "an earlier sale is one of this period's sales");
+        self
+    }
+
     pub fn with_tax(mut self, sold: &[SoldTax]) -> Result<Takings> {
         for s in sold {
             if s.exempt {
@@ -272,6 +286,13 @@ pub fn sold_carts(tenders: &[TenderFact]) -> Vec<CartId> {
     v.sort_unstable();
     v.dedup();
     v
+}
+
+/// When `cart`'s first tender counted as a sale was taken, of `tenders` (`None`: none of
+/// them counts). A sale whose first counted tender over all time is earlier than its
+/// first in a period is a sale of an earlier period.
+pub fn first_counted(tenders: &[TenderFact], cart: CartId) -> Option<i64> {
+    tenders.iter().filter(|f| f.cart_id == cart && matches!(counts(f), Counts::Sale { .. })).map(|f| f.at_ms).min()
 }
 
 /// The tenders counted as sales, when each was taken, in the order given.

@@ -48,6 +48,7 @@ mod store_tenders;
 mod staff_admin;
 mod staff_audit;
 mod successor;
+mod takings_periods;
 mod tax_exempt;
 mod tenders;
 mod upgrade;

@@ -234,7 +234,7 @@ fn check_args(args: &BenchArgs) -> Result<(), String> {
 /// Throughput, by (variant, clients): variant 0 naive, 1 group commit, 2 layer off.
 type Throughputs = std::collections::HashMap<(usize, usize), Run>;
 
-/// 1. Throughput. Both servers run side by side and the measurements are interleaved
+/// Section 1, throughput. Both servers run side by side and the measurements are interleaved
 /// (raw, naive, group; twice; best of two) so that disk and CPU noise from other work
 /// on the machine hits both paths alike. Prints the figures and ratios; returns naive
 /// and group commit at 16 clients.
@@ -314,7 +314,7 @@ fn print_throughput(raw: f64, tp: &Throughputs, servers: [&crate::RunningServer;
     }
 }
 
-/// 2. Replay latency with many stored keys: `n` finished keys stored, then `replays`
+/// Section 2, replay latency with many stored keys: `n` finished keys stored, then `replays`
 /// random ones replayed over HTTP. The latencies, sorted.
 async fn replay_section(server: &crate::RunningServer, n: u64, replays: usize) -> Result<Vec<Duration>, String> {
     let psp = server.psp().clone();
@@ -384,7 +384,7 @@ async fn store_finished_keys(psp: &MockPsp, n: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// 3. Worst request stall during a purge of all of them, against the same load without
+/// Section 3, worst request stall during a purge of all of them, against the same load without
 /// a purge. The latencies during the purge, sorted.
 async fn purge_section(server: &crate::RunningServer, seconds: f64) -> Result<Vec<Duration>, String> {
     let psp = server.psp().clone();

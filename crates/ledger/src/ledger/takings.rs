@@ -11,7 +11,7 @@ use super::collect;
 use super::shift::shift_by_id_tx;
 use crate::error::{Error, Result};
 use paydesk_domain::money::Currency;
-use crate::takings::{sold_carts, taken, RefundFact, SoldTax, Taken, Takings, TenderFact};
+use crate::takings::{first_counted, sold_carts, taken, RefundFact, SoldTax, Taken, Takings, TenderFact};
 use crate::tender::{TenderStanding, TenderState};
 use paydesk_domain::TenderKind;
 use crate::types::CartId;
@@ -30,6 +30,8 @@ pub enum Period {
 
 /// The rows a period selects: tenders and cash movements by shift (or any) and time.
 struct Window {
+    /// One sale's tenders only (when a sale was first counted), or every sale's.
+    cart_id: Option<CartId>,
     shift_id: Option<i64>,
     from_ms: i64,
     to_ms: i64,
@@ -41,11 +43,12 @@ struct Window {
 fn window(conn: &Connection, p: Period) -> Result<Window> {
     Ok(match p {
         Period::Since(since) => {
-            Window { shift_id: None, from_ms: since, to_ms: i64::MAX, refunds_from_ms: since, refunds_to_ms: i64::MAX }
+            Window { cart_id: None, shift_id: None, from_ms: since, to_ms: i64::MAX, refunds_from_ms: since, refunds_to_ms: i64::MAX }
         }
         Period::Shift(id) => {
             let s = shift_by_id_tx(conn, id)?.ok_or_else(|| Error::InvalidInput(format!("there is no shift {id}")))?;
             Window {
+                cart_id: None,
                 shift_id: Some(id),
                 from_ms: i64::MIN,
                 to_ms: i64::MAX,
@@ -63,8 +66,9 @@ fn tender_facts(conn: &Connection, currency: Currency, w: &Window) -> Result<Vec
                 EXISTS (SELECT 1 FROM sale_cancels c WHERE c.cart_id = t.cart_id), t.tender_type_id
          FROM tenders t LEFT JOIN payments p ON p.id = t.payment_id
          WHERE t.currency = ?1 AND (?2 IS NULL OR t.shift_id = ?2) AND t.created_at_ms BETWEEN ?3 AND ?4
+           AND (?5 IS NULL OR t.cart_id = ?5)
          ORDER BY t.created_at_ms, t.id",
-        params![currency.code(), w.shift_id, w.from_ms, w.to_ms],
+        params![currency.code(), w.shift_id, w.from_ms, w.to_ms, w.cart_id.map(|c| c.0)],
         |r| {
             let (cart, kind, standing, amount_minor, at_ms): (i64, String, String, i64, i64) =
                 (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
@@ -137,20 +141,38 @@ fn facts_tx(conn: &Connection, currency: Currency, period: Period) -> Result<Fac
 /// The takings of `period` in `currency`.
 pub(crate) fn takings_tx(conn: &Connection, currency: Currency, period: Period) -> Result<Takings> {
     let f = facts_tx(conn, currency, period)?;
-    figures(conn, &f)
+    figures(conn, currency, &f)
+}
+
+/// Of the sales counted in `f`, those first counted before this period (`first_counted`
+/// over all the sale's tenders earlier than over the period's): one read per sale, and
+/// only for the sales of the period.
+fn earlier_sales(conn: &Connection, currency: Currency, f: &Facts, sold: &[CartId]) -> Result<Vec<CartId>> {
+    let mut out = Vec::new();
+    for &cart in sold {
+        let all = Window { cart_id: Some(cart), shift_id: None, from_ms: i64::MIN, to_ms: i64::MAX, refunds_from_ms: 0, refunds_to_ms: 0 };
+        let first_ever = first_counted(&tender_facts(conn, currency, &all)?, cart);
+        if first_ever < first_counted(&f.tenders, cart) {
+            out.push(cart);
+        }
+    }
+    Ok(out)
 }
 
 /// The figures of the facts: takings, tender types' names, and the counted sales' tax.
-fn figures(conn: &Connection, f: &Facts) -> Result<Takings> {
-    let sold = sold_carts(&f.tenders)
+fn figures(conn: &Connection, currency: Currency, f: &Facts) -> Result<Takings> {
+    let here = sold_carts(&f.tenders);
+    let earlier = earlier_sales(conn, currency, f, &here)?;
+    let sold = here
         .into_iter()
+        .filter(|c| !earlier.contains(c))
         .map(|id| {
             let c = super::carts::load_cart(conn, id)?;
             let exempt = c.tax.as_ref().is_some_and(|t| t.exempt);
             Ok(SoldTax { tax: c.tax, total_minor: c.total.amount_minor, exempt })
         })
         .collect::<Result<Vec<_>>>()?;
-    named(conn, Takings::of(&f.tenders, &f.refunds)?.with_tax(&sold)?)
+    named(conn, Takings::of(&f.tenders, &f.refunds)?.without_earlier_sales(&earlier).with_tax(&sold)?)
 }
 
 /// The store tender types' names on their lines (the figures know only their ids).
@@ -166,6 +188,6 @@ impl<L: Deref<Target = Ledger>> Sales<L> {
     /// time (End of day's per-hour chart).
     pub fn takings(&self, currency: Currency, period: Period) -> Result<(Takings, Vec<Taken>)> {
         let f = facts_tx(&self.conn, currency, period)?;
-        Ok((figures(&self.conn, &f)?, taken(&f.tenders)))
+        Ok((figures(&self.conn, currency, &f)?, taken(&f.tenders)))
     }
 }

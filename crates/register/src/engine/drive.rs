@@ -32,10 +32,10 @@ impl Engine {
         let p = self.payment(key)?;
         // A card-present payment is never sent as a keyed create: it is resolved by
         // reading its reader and its intent (decision 0102).
-        if p.state == PaymentState::Created || p.state == PaymentState::OnReader {
-            if self.with_ledger(|l| l.card_readers().payment(p.id))?.is_some() {
-                return self.drive_reader_locked(&p, mode).await;
-            }
+        if (p.state == PaymentState::Created || p.state == PaymentState::OnReader)
+            && self.with_ledger(|l| l.card_readers().payment(p.id))?.is_some()
+        {
+            return self.drive_reader_locked(&p, mode).await;
         }
         match p.state {
             PaymentState::Created | PaymentState::Authorizing | PaymentState::QueuedOffline => {}
