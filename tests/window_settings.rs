@@ -77,3 +77,34 @@ async fn a_new_psp_in_settings_gets_the_next_checkout() {
     assert_eq!(embedded.stats().await["charges"], 1);
     app.close().await;
 }
+
+/// The store's offline caps, published by its back office (record 0139), are said under the
+/// register's own on the Settings screen, so an owner who types $65 here is not left to
+/// believe it is in force when the store allows $20. The engine's use of them is tested in
+/// `crates/register/tests/offline_caps.rs`. At 1024x768, where the form is tightest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stores_published_offline_caps_are_said_under_the_registers_own() {
+    let prep = tempfile::tempdir().unwrap();
+    {
+        let mut l = paydesk_ledger::Ledger::open(prep.path().join("ledger.db")).unwrap();
+        l.catalog_mut().seed_demo_store(paydesk_ledger::DemoLocale::EnUs, None, 1).unwrap();
+        let caps = paydesk_ledger::PublishedCaps { currency: paydesk_domain::Currency::Usd, per_payment_minor: 2_000, total_minor: 5_000 };
+        l.catalog_mut().set_published_offline_caps(Some(caps), 2).unwrap();
+    }
+    let launch = Launch { data_from: Some(prep.path().to_path_buf()), width: 1024, height: 768, ..Launch::default() };
+    let app = App::start("settings-store-caps", launch).await;
+    app.el("body").await.send_keys(Key::F4).await.unwrap();
+    app.wait_js("return !!document.getElementById('offline-store-caps')", "the store's caps under the register's", LONG).await;
+    let said = app.text("#offline-store-caps").await;
+    assert!(said.contains("$20.00 per payment") && said.contains("$50.00 held offline"), "{said}");
+    assert_eq!(app.el("#set-offline_max_amount").await.value().await.unwrap().as_deref(), Some("65.00"), "the register's own figure stays its own");
+    // The card reader section below draws only what is there (it once showed "null").
+    app.wait_js("return !!document.getElementById('reader-form')", "the card reader section", LONG).await;
+    let reader = app.text("#reader-settings-body").await;
+    assert!(!reader.contains("null"), "{reader}");
+    app.js("document.getElementById('offline-store-caps').scrollIntoView(); return true").await;
+    let p = app.screenshot("settings-store-caps-1024").await;
+    let _ = std::fs::create_dir_all("/work/shots");
+    let _ = std::fs::copy(&p, "/work/shots/settings-store-caps-1024x768.png");
+    app.close().await;
+}

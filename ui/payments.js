@@ -156,7 +156,7 @@ async function selectPayment(id) {
       h('dt', { text: t('payment-psp-ref') }), h('dd', { text: p.psp_payment_id || '—' }),
       h('dt', { text: t('card-label') }), h('dd', { text: p.card_label || '—' }),
       h('dt', { text: t('payment-refunded') }), h('dd', { text: p.refunded_display })),
-    p.cart_id ? receiptSlot(p.cart_id) : null,
+    p.cart_id ? receiptSlot(p.cart_id) : '',   // not null: replaceChildren would write "null"
     h('h3', { text: t('payment-timeline') }),
     h('div', { class: 'timeline', id: 'timeline' }, svg),
     refundable > 0 ? h('form', { class: 'refund-form', onsubmit: (e) => { e.preventDefault(); refund(false); } },

@@ -122,7 +122,8 @@ export async function loadReaderSettings() {
       h('button', { type: 'button', class: 'link', id: 'reader-register-simulated', text: t('settings-reader-demo'),
         onclick: () => register(v.simulated_code, t('settings-reader-demo-label')) }))
     : null;
-  body.replaceChildren(list,
+  // replaceChildren writes a null as the text "null": leave out what is not there.
+  body.replaceChildren(...[list,
     v.location ? h('p', { class: 'help', id: 'reader-location', text: t('settings-reader-location', { location: v.location }) }) : null,
-    form, demo, msg);
+    form, demo, msg].filter(Boolean));
 }

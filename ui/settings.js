@@ -62,7 +62,10 @@ export async function loadSettings() {
       field('offline_max_amount', t('settings-offline-max-amount', { currency }), st.offline_max_amount_display_plain, { inputmode: 'decimal' }),
       field('offline_max_total', t('settings-offline-max-total', { currency }), st.offline_max_total_display_plain, { inputmode: 'decimal' }),
       field('offline_max_count', t('settings-offline-max-count'), st.offline_max_count, { type: 'number', min: '0', max: '10000' }),
-      field('offline_max_age_hours', t('settings-offline-max-age'), st.offline_max_age_hours, { type: 'number', min: '1', max: '168' })),
+      field('offline_max_age_hours', t('settings-offline-max-age'), st.offline_max_age_hours, { type: 'number', min: '1', max: '168' }),
+      // The store's caps bound this register's (record 0139): said, so a higher figure typed
+      // here is not believed to be in force.
+      st.offline_store_caps ? h('p', { class: 'help', id: 'offline-store-caps', text: st.offline_store_caps }) : null),
     h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', id: 'save-settings', text: t('settings-save') }),
       h('p', { class: 'help', text: t('settings-save-help') })),
     msg);

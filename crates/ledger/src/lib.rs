@@ -48,6 +48,7 @@ pub use ledger::{HeldCart, HoldRefusal, MAX_HELD_LIMIT};
 pub use ledger::{exempt_reason, MAX_EXEMPT_REASON_CHARS, MIN_EXEMPT_REASON_CHARS};
 pub use error::ExemptRefusal;
 pub use ledger::MAX_OPEN_PRICE_LIMIT;
+pub use ledger::PublishedCaps;
 pub use ledger::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};
 pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnPrint, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};

@@ -21,6 +21,7 @@ mod named_rates;
 mod old_sqlite;
 mod open;
 mod open_prices;
+mod published_caps;
 mod operations;
 mod outbox;
 mod outbox_local;

@@ -55,6 +55,19 @@ impl OfflineCaps {
             Some(_) | None => MoneyCap::default_for(currency),
         }
     }
+
+    /// The caps for a payment in `currency`, no looser than `ceiling` when it is in that
+    /// currency (record 0139): the back office's published caps bound every register of the
+    /// store, and a register may be stricter. Each figure is the lower of the two.
+    pub fn for_currency_within(&self, currency: Currency, ceiling: Option<(Currency, MoneyCap)>) -> MoneyCap {
+        let mine = self.for_currency(currency);
+        match ceiling {
+            Some((c, max)) if c == currency => {
+                MoneyCap { per_payment: mine.per_payment.min(max.per_payment), total: mine.total.min(max.total) }
+            }
+            Some(_) | None => mine,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,10 +131,23 @@ impl OfflineLimits {
     /// `stored`: `(currency, amount, queued_at_ms)` of each stored payment. Count and age
     /// are across currencies (one queue to forward); money is per currency.
     pub fn check(&self, currency: Currency, amount: i64, stored: &[(Currency, i64, i64)], now_ms: i64) -> Result<(), OfflineRefusal> {
+        self.check_within(None, currency, amount, stored, now_ms)
+    }
+
+    /// [`OfflineLimits::check`] with the money caps no looser than the back office's
+    /// `ceiling` (record 0139).
+    pub fn check_within(
+        &self,
+        ceiling: Option<(Currency, MoneyCap)>,
+        currency: Currency,
+        amount: i64,
+        stored: &[(Currency, i64, i64)],
+        now_ms: i64,
+    ) -> Result<(), OfflineRefusal> {
         if !self.enabled {
             return Err(OfflineRefusal::Disabled);
         }
-        let cap = self.caps.for_currency(currency);
+        let cap = self.caps.for_currency_within(currency, ceiling);
         if amount > cap.per_payment {
             return Err(OfflineRefusal::PerPayment { amount, limit: cap.per_payment });
         }
@@ -175,6 +201,24 @@ mod tests {
         assert_eq!(caps.for_currency(JPY).per_payment, 10_000);
         let l = OfflineLimits { caps, ..OfflineLimits::default() };
         assert!(matches!(l.check(Currency::Usd, 10_000, &[], 0), Err(OfflineRefusal::PerPayment { limit: 6_500, .. })));
+    }
+
+    #[test]
+    fn the_back_offices_caps_bound_a_register_that_may_be_stricter() {
+        let usd = Currency::Usd;
+        let store = Some((usd, MoneyCap { per_payment: 2_000, total: 5_000 }));
+        // A register on the defaults ($65 / $325) takes the store's $20 / $50.
+        let l = OfflineLimits::default();
+        assert_eq!(l.caps.for_currency_within(usd, store), MoneyCap { per_payment: 2_000, total: 5_000 });
+        assert!(matches!(l.check_within(store, usd, 2_001, &[], 0), Err(OfflineRefusal::PerPayment { limit: 2_000, .. })));
+        assert!(matches!(l.check_within(store, usd, 2_000, &[(usd, 4_000, 0)], 0), Err(OfflineRefusal::Total { limit: 5_000, .. })));
+        assert!(l.check_within(store, usd, 1_000, &[(usd, 4_000, 0)], 0).is_ok());
+        // A stricter register keeps its own figure, figure by figure.
+        let strict = OfflineCaps::own(usd, MoneyCap { per_payment: 1_500, total: 9_000 });
+        assert_eq!(strict.for_currency_within(usd, store), MoneyCap { per_payment: 1_500, total: 5_000 });
+        // Caps published in another currency bound nothing here; none published, nothing changes.
+        assert_eq!(l.caps.for_currency_within(JPY, store), MoneyCap::default_for(JPY));
+        assert_eq!(l.caps.for_currency_within(usd, None), MoneyCap::default_for(usd));
     }
 
     #[test]

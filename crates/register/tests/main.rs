@@ -8,6 +8,7 @@ mod commits;
 mod events_first_poll;
 mod events_paging;
 mod in_process;
+mod offline_caps;
 mod payment_after;
 mod reader;
 mod readers;

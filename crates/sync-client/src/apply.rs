@@ -42,6 +42,10 @@ pub fn settings(ledger: &mut Ledger, s: &StoreSettings) -> Result<(), SyncError>
     if cur != before {
         ledger.catalog_mut().set_store_settings(cur, None, now_ms())?;
     }
+    // The store's offline caps bound this register's own (record 0139); the wire checked
+    // them (`StoreSettings::validate`), the ledger checks them again.
+    let caps = paydesk_ledger::PublishedCaps { currency, per_payment_minor: s.offline_max_payment, total_minor: s.offline_max_total };
+    ledger.catalog_mut().set_published_offline_caps(Some(caps), now_ms())?;
     Ok(())
 }
 

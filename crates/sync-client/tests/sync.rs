@@ -208,6 +208,9 @@ async fn settings_arrive_and_the_register_keeps_selling_while_the_back_office_is
     assert_eq!(round.settings_version, 1);
     let mine = reg.ledger.catalog().store_settings().unwrap();
     assert_eq!((mine.name.as_str(), mine.receipt_footer.as_str()), ("Main Street Coffee", "See you soon"));
+    // The store's offline caps bound the register's own from now on (record 0139).
+    let caps = reg.ledger.catalog().published_offline_caps().unwrap().expect("the caps kept");
+    assert_eq!((caps.currency, caps.per_payment_minor, caps.total_minor), (paydesk_domain::Currency::Usd, 5_000, 20_000));
     // The same version again applies nothing (no audit row per round).
     let audits = count_audit(&reg.ledger);
     assert!(!sync.round().await.unwrap().settings_changed);

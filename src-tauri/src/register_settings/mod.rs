@@ -32,6 +32,9 @@ pub struct SettingsView {
     pub offline_currency: String,
     pub offline_max_count: u32,
     pub offline_max_age_hours: u32,
+    /// The store's own caps, published by its back office (record 0139): the lower of these
+    /// and the register's figures applies. `None`: none published.
+    pub offline_store_caps: Option<String>,
     /// Saved settings not in use yet, and why.
     pub waiting: Option<String>,
     /// Where the secret key is kept.
@@ -42,6 +45,18 @@ pub struct SettingsView {
 
 fn plain(minor: i64, currency: Currency) -> String {
     money::plain(minor, currency)
+}
+
+/// The back office's caps in words, in the store's currency. A read error shows nothing
+/// rather than failing the whole screen: the engine applies the caps either way.
+fn store_caps(state: &AppState) -> Option<String> {
+    let caps = state.engine().catalog().published_offline_caps().ok().flatten()?;
+    Some(paydesk_i18n::tr!(
+        crate::i18n::active(),
+        "settings-offline-store-caps",
+        per_payment = money::format(caps.per_payment_minor, caps.currency),
+        total = money::format(caps.total_minor, caps.currency)
+    ))
 }
 
 #[tauri::command]
@@ -64,6 +79,7 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
         offline_currency: cur.code().to_ascii_uppercase(),
         offline_max_count: s.offline_max_count,
         offline_max_age_hours: s.offline_max_age_hours,
+        offline_store_caps: store_caps(&state),
         waiting: state.connectivity.waiting(),
         key_storage: if state.stored.secrets.in_keychain() { KeyStorage::Keychain } else { KeyStorage::File },
         key_storage_note: state.stored.secrets.note(),

@@ -59,10 +59,7 @@ impl RefundObj {
 /// given back or may yet: `succeeded` and `pending` are; `failed`, `canceled`,
 /// `requires_action` and any word this code does not know are not.
 fn refund_counts(status: &str) -> bool {
-    match status {
-        "succeeded" | "pending" => true,
-        _ => false,
-    }
+    matches!(status, "succeeded" | "pending")
 }
 
 #[derive(Deserialize)]

@@ -17,6 +17,7 @@ settings-margin = Safety margin (minutes)
 settings-offline = Offline payments
 settings-offline-max-amount = Largest single payment ({ $currency })
 settings-offline-max-total = Total stored offline ({ $currency })
+settings-offline-store-caps = The store's back office allows at most { $per_payment } per payment and { $total } held offline in all: the lower of these and the figures here applies.
 settings-offline-max-count = Number of payments
 settings-offline-max-age = Oldest stored payment (hours)
 settings-save = Save settings

@@ -17,6 +17,7 @@ settings-margin = 安全マージン (分)
 settings-offline = オフライン決済
 settings-offline-max-amount = 1 件の上限額 ({ $currency })
 settings-offline-max-total = オフライン保管の合計上限 ({ $currency })
+settings-offline-store-caps = 本部の設定では、オフラインで受け付けられるのは1件 { $per_payment } まで、合計 { $total } までです。ここの値と比べて低い方が使われます。
 settings-offline-max-count = 件数の上限
 settings-offline-max-age = 保管できる最長期間 (時間)
 settings-save = 設定を保存

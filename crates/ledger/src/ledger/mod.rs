@@ -62,6 +62,8 @@ mod staff_published;
 mod takings;
 pub use takings::Period;
 mod tax_exempt;
+mod published_caps;
+pub use published_caps::PublishedCaps;
 pub use tax_exempt::{exempt_reason, MAX_EXEMPT_REASON_CHARS, MIN_EXEMPT_REASON_CHARS};
 mod tender_types;
 pub use tender_types::MAX_TENDER_TYPES;

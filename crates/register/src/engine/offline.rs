@@ -6,7 +6,7 @@ use super::DriveMode;
 use super::note::NoteMark;
 use super::{attempt_input, CheckoutOutcome, CheckoutReport, Engine, EngineError, Result};
 use crate::notify::{Notification, Subject};
-use crate::offline::OfflineRefusal;
+use crate::offline::{MoneyCap, OfflineRefusal};
 use crate::retry::AttemptRecord;
 use paydesk_ledger::{Payment, TimelineInput, TimelineKind};
 use paydesk_domain::PaymentState;
@@ -15,9 +15,11 @@ impl Engine {
     pub(super) async fn go_offline(&self, p: &Payment, recs: &[AttemptRecord], never_sent: bool) -> Result<CheckoutReport> {
         let subject = Subject::Checkout(p.idempotency_key.clone());
         let now = self.now();
-        let queue = self.with_ledger(|l| l.payments().offline_queue())?;
+        // The queue and the back office's caps (record 0139) from one look at the ledger.
+        let (queue, published) = self.with_ledger(|l| Ok::<_, EngineError>((l.payments().offline_queue()?, l.catalog().published_offline_caps()?)))?;
         let stored: Vec<_> = queue.iter().map(|q| (q.amount.currency, q.amount.amount_minor, q.created_at_ms)).collect();
-        let check = self.inner.cfg.offline.check(p.amount.currency, p.amount.amount_minor, &stored, now);
+        let ceiling = published.map(|c| (c.currency, MoneyCap { per_payment: c.per_payment_minor, total: c.total_minor }));
+        let check = self.inner.cfg.offline.check_within(ceiling, p.amount.currency, p.amount.amount_minor, &stored, now);
         match check {
             Ok(()) => {
                 self.with_ledger(|l| -> Result<()> {

@@ -70,6 +70,11 @@ impl CatalogCases<'_> {
         })
     }
 
+    /// The offline caps the store's back office published (record 0139), if any.
+    pub fn published_offline_caps(&self) -> Result<Option<paydesk_ledger::PublishedCaps>> {
+        self.engine.with_reader(|l| l.catalog().published_offline_caps())
+    }
+
     /// Whether the back office manages this SKU (then it is changed there, not here).
     pub fn is_published(&self, sku: &str) -> Result<bool> {
         self.engine.with_reader(|l| l.catalog().is_published(sku))
