@@ -170,6 +170,17 @@ async fn weighed_items_and_department_keys_are_published_with_their_shape_and_a_
         ("DEPT-FOOD", SaleUnit::Piece, PriceKind::Department, None),
     ]);
 
+    // A name edit that leaves the shape out (a tool older than the fields) keeps it: the
+    // bananas stay weighed; `"category": null` is how an edit clears the category.
+    let renamed = json!({"sku": "BANANA", "barcode": null, "name_en": "Bananas", "price": 69, "currency": "usd", "tax_class": "reduced", "active": true});
+    assert_eq!(h.owner.put(&path("catalog"), &json!({"items": [renamed]})).await.unwrap()["changed"], 1);
+    let doc: Value = h.db().await.query_one("SELECT item FROM catalog_items WHERE sku = 'BANANA'", &[]).await.unwrap().get(0);
+    assert_eq!((doc["name_en"].as_str(), doc["unit"].as_str(), doc["category"].as_str()), (Some("Bananas"), Some("kilogram"), Some("produce")));
+    let uncategorized = shaped("BANANA", 69, json!({"name_en": "Bananas", "category": null}));
+    h.owner.put(&path("catalog"), &json!({"items": [uncategorized]})).await.unwrap();
+    let doc: Value = h.db().await.query_one("SELECT item FROM catalog_items WHERE sku = 'BANANA'", &[]).await.unwrap().get(0);
+    assert_eq!((doc["unit"].as_str(), doc.get("category")), (Some("kilogram"), None));
+
     // The register's own weighed item, as its ItemSaved fact says it.
     let own = Item { unit: SaleUnit::HundredGrams, category: Some("deli".into()), ..pulled[0].clone() };
     let own = Item { sku: "HAM".into(), ..own };
