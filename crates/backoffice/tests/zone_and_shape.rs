@@ -58,7 +58,9 @@ async fn the_hourly_chart_is_in_each_store_s_own_hours_and_a_repeated_hour_is_tw
     let h = Harness::start().await;
     let (ny, ny_reg) = h.store_with_register("New York").await;
     let (tokyo, tokyo_reg) = h.store_with_register("Tokyo").await;
-    for (store, currency, zone) in [(&ny, "usd", "America/New_York"), (&tokyo, "jpy", "Asia/Tokyo")] {
+    // Half an hour off UTC: its hours start at :30 UTC.
+    let (kolkata, kolkata_reg) = h.store_with_register("Kolkata").await;
+    for (store, currency, zone) in [(&ny, "usd", "America/New_York"), (&tokyo, "jpy", "Asia/Tokyo"), (&kolkata, "usd", "Asia/Kolkata")] {
         h.owner.put(&format!("/admin/stores/{store}/settings"), &json!({"expected_version": 0, "settings": settings(currency)})).await.unwrap();
         h.owner.put(&format!("/admin/stores/{store}/time-zone"), &json!({"time_zone": zone})).await.unwrap();
     }
@@ -66,6 +68,7 @@ async fn the_hourly_chart_is_in_each_store_s_own_hours_and_a_repeated_hour_is_tw
     sale_at(&ny_reg, 4, "ny-edt", 2000, "usd", NOV_0530Z).await;
     sale_at(&ny_reg, 7, "ny-est", 3000, "usd", NOV_0630Z).await;
     sale_at(&tokyo_reg, 1, "tokyo-july", 500, "jpy", JULY_0330Z).await;
+    sale_at(&kolkata_reg, 1, "kolkata-july", 700, "usd", JULY_0330Z + 60_000).await;
 
     let d = h.owner.get("/admin/dashboard").await.unwrap();
     let nyz = || "America/New_York".to_string();
@@ -79,6 +82,10 @@ async fn the_hourly_chart_is_in_each_store_s_own_hours_and_a_repeated_hour_is_tw
         "{d:#}"
     );
     assert_eq!(hours(&d, &tokyo), vec![("2026-07-01 12:00".into(), "+09:00".into(), "Asia/Tokyo".into(), 1)]);
+    // 03:31 UTC is 09:01 in Kolkata: its 09:00 hour, which began at 03:30 UTC.
+    assert_eq!(hours(&d, &kolkata), vec![("2026-07-01 09:00".into(), "+05:30".into(), "Asia/Kolkata".into(), 1)]);
+    let kolkata_start = d["sales_by_hour"].as_array().unwrap().iter().find(|h| h["store_id"] == kolkata.as_str()).unwrap()["hour_start_ms"].as_i64();
+    assert_eq!(kolkata_start, Some(JULY_0330Z));
     // The two 01:00 rows are an hour apart in time: never one hour of two sales.
     let starts: Vec<i64> = d["sales_by_hour"].as_array().unwrap().iter().filter(|h| h["store_id"] == ny.as_str()).map(|h| h["hour_start_ms"].as_i64().unwrap()).collect();
     assert_eq!(starts, vec![NOV_0630Z - 1_800_000, NOV_0530Z - 1_800_000, JULY_0330Z - 1_800_000]);
