@@ -73,6 +73,17 @@ pub async fn open(conn: &str, limits: &DbLimits) -> Result<Pool, DbError> {
     Ok(pool)
 }
 
+/// Migrates an (empty or older) database up to schema `version` and no further: how an
+/// upgrade test builds the database a back office of that version left behind.
+pub async fn migrate_to(conn: &str, version: i32) -> Result<(), DbError> {
+    let (mut client, c) = tokio_postgres::connect(conn, NoTls).await?;
+    let task = tokio::spawn(c);
+    let result = embedded::migrations::runner().set_target(refinery::Target::Version(version)).run_async(&mut client).await;
+    drop(client);
+    let _ = task.await;
+    result.map(|_| ()).map_err(DbError::from)
+}
+
 /// Runs the embedded migrations under an advisory lock, so two back offices starting at
 /// once do not both apply them. A database whose schema is newer than this code is
 /// refused before anything runs: this code would misread it.

@@ -55,7 +55,8 @@ pub async fn feed(owner: &OwnerClient, now_ms: i64) -> Result<String, ClientErro
         .put(
             &format!("/admin/stores/{store}/settings"),
             &json!({"expected_version": 0, "settings": {"store_name": "Demo Store — Main St", "currency": "usd",
-                "receipt_footer": "Thank you!", "offline_max_payment": 20000, "offline_max_total": 100000}}),
+                "receipt_footer": "Thank you!", "offline_max_payment": 20000, "offline_max_total": 100000,
+                "time_zone": "America/New_York"}}),
         )
         .await?;
     for (n, name) in ["Register 1", "Register 2"].iter().enumerate() {

@@ -68,6 +68,9 @@ pub enum ApiError {
     /// Restore: a register asked for its own history (422).
     #[error("a register cannot restore from itself")]
     RestoreFromItself,
+    /// A time zone neither the registers' rule nor this database knows (record 0137).
+    #[error("{0}")]
+    UnknownTimeZone(String),
     #[error("{0}")]
     TooMany(String),
     #[error("the body is {0} bytes; at most {1}")]
@@ -105,6 +108,7 @@ impl ApiError {
             ApiError::RegisterInService(_) => "register_in_service",
             ApiError::AmbiguousName(_) => "ambiguous_name",
             ApiError::RestoreFromItself => "restore_from_itself",
+            ApiError::UnknownTimeZone(_) => "unknown_time_zone",
             ApiError::TooMany(_) => "too_many",
             ApiError::TooLarge(..) => "too_large",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
@@ -119,7 +123,7 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::BadRequest(_) | ApiError::Proto { .. } => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest(_) | ApiError::Proto { .. } | ApiError::UnknownTimeZone(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) | ApiError::RegisterReplaced { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,

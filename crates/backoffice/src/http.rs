@@ -2,7 +2,7 @@
 //! and the connection deadlines are the server's, `server/`): a body-size limit with a JSON error, JSON-only writes on the APIs, and the
 //! security headers (a strict Content-Security-Policy: scripts and styles from this
 //! origin only, nothing inline).
-use crate::admin::{catalog, exceptions, registers, staff, stores};
+use crate::admin::{catalog, exceptions, registers, staff, stores, zone};
 use crate::dashboard::{data, pages};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -38,6 +38,7 @@ pub fn router(st: AppState) -> Router {
         .route("/admin/stores/{store}/tax", put(catalog::put_tax))
         .route("/admin/stores/{store}/staff", get(staff::get_staff).put(staff::put_staff))
         .route("/admin/stores/{store}/psp", put(stores::put_psp))
+        .route("/admin/stores/{store}/time-zone", put(zone::put_time_zone))
         .route("/admin/stores/{store}/registers/{register}/replace", post(registers::replace))
         .route("/admin/stores/{store}/registers/{register}/audit", get(registers::audit))
         .route("/admin/stores/{store}/reconcile", post(exceptions::run))

@@ -89,8 +89,8 @@ function draw(d) {
   d.sales_by_store.forEach((s) => { (sales[s.store_id] ||= []).push(money(s.amount, s.currency) + " (" + s.sales + ")"); });
   const refunded = {};
   d.sales_by_store.forEach((s) => { if (s.refunded) (refunded[s.store_id] ||= []).push(money(s.refunded, s.currency)); });
-  table("stores", ["store", "registers", "sales", "refunded", "open exceptions", "last reconciled"],
-    d.stores.map((s) => [s.name, s.registers, (sales[s.store_id] || ["—"]).join(", "), (refunded[s.store_id] || ["—"]).join(", "),
+  table("stores", ["store", "time zone", "registers", "sales", "refunded", "open exceptions", "last reconciled"],
+    d.stores.map((s) => [s.name, s.time_zone, s.registers, (sales[s.store_id] || ["—"]).join(", "), (refunded[s.store_id] || ["—"]).join(", "),
       s.open_exceptions, when(s.last_reconciled_ms)]), "No stores yet.");
   // a replaced register's "queued" is what it never delivered: lost with its disk
   // the audit chain as the register reported it (record 0053): a broken one says how
@@ -104,15 +104,18 @@ function draw(d) {
     "No registers paired yet.");
   table("sales-by-register", ["store", "register", "sales", "amount"],
     d.sales_by_register.map((r) => [store(r.store_id), r.register, r.sales, money(r.amount, r.currency)]), "No sales yet.");
-  table("sales-by-hour", ["hour", "store", "sales", "amount"],
-    d.sales_by_hour.map((h) => [h.hour, store(h.store_id), h.sales, money(h.amount, h.currency)]), "No sales yet.");
+  // each store's own hours (record 0137): the local hour with its UTC offset, so the
+  // hour a summer-time change repeats shows as two true rows
+  const hour = (h) => h.hour + " (UTC" + h.utc_offset + ")";
+  table("sales-by-hour", ["hour", "time zone", "store", "sales", "amount"],
+    d.sales_by_hour.map((h) => [hour(h), h.time_zone, store(h.store_id), h.sales, money(h.amount, h.currency)]), "No sales yet.");
   const chart = document.getElementById("hour-chart");
   chart.replaceChildren();
   const max = Math.max(1, ...d.sales_by_hour.map((h) => h.sales));
   d.sales_by_hour.slice(0, 24).reverse().forEach((h) => {
     const bar = el("div", null, "bar");
     bar.style.height = Math.max(4, Math.round((h.sales / max) * 100)) + "%";
-    bar.title = h.hour + " " + store(h.store_id) + ": " + h.sales + " sales";
+    bar.title = hour(h) + " " + h.time_zone + " " + store(h.store_id) + ": " + h.sales + " sales";
     chart.appendChild(bar);
   });
   table("sales-net", ["store", "sales", "sold", "returns", "returned", "net", "cash refunded"],

@@ -23,3 +23,4 @@ mod restore;
 mod sales;
 mod slow_clients;
 mod staff;
+mod zone_and_shape;

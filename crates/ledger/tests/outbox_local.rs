@@ -74,7 +74,7 @@ fn what_the_back_office_publishes_never_goes_back_up() {
     let mut l = mem();
     l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, T).unwrap();
     let h = high(&l);
-    let item = PublishedItem { version: 3, item: tea(150, true) };
+    let item = PublishedItem { version: 3, item: tea(150, true), category: None };
     l.catalog_mut().apply_published_items(&[item], T + 1).unwrap();
     let tax = PublishedTax { version: 4, price_mode: PriceMode::Exclusive, rounding: Rounding::Up, registration_number: None, rates: RateTable::japan() };
     assert!(l.catalog_mut().apply_published_tax(&tax, T + 2).unwrap());
@@ -91,7 +91,7 @@ fn what_the_back_office_publishes_never_goes_back_up() {
     l.catalog_mut().upsert(&[own], None, T + 4).unwrap();
     let mut taker = tea(150, true);
     taker.barcode = Some(paydesk_tax::Gtin13::parse("4901234567887").unwrap());
-    l.catalog_mut().apply_published_items(&[PublishedItem { version: 6, item: taker }], T + 5).unwrap();
+    l.catalog_mut().apply_published_items(&[PublishedItem { version: 6, item: taker, category: None }], T + 5).unwrap();
     let last = facts(&l, h).pop().unwrap();
     assert_eq!((last["sku"].as_str(), &last["barcode"]), (Some("OWN"), &Value::Null));
     let mut shadow = OutboxShadow::default();

@@ -1,12 +1,12 @@
 //! Applying what the back office publishes to this register's ledger (record 0049,
-//! record 0049, 0050): settings, catalog items, the tax setup and staff. Each is idempotent, so a page
+//! record 0049, 0050, 0137): settings, catalog items, the tax setup and staff. Each is idempotent, so a page
 //! read again after a crash changes nothing; what this register cannot hold is named,
 //! never silently dropped.
 use crate::clock::now_ms;
 use crate::error::SyncError;
-use paydesk_ledger::{CatalogItem, Ledger, PublishedItem, PublishedStaff, PublishedTax};
+use paydesk_ledger::{CatalogItem, Ledger, PriceKind, PublishedItem, PublishedStaff, PublishedTax};
 use paydesk_domain::Currency;
-use paydesk_sync_proto::{Item, StaffMember, StoreSettings, StoreTax};
+use paydesk_sync_proto::{Item, PriceKind as WirePriceKind, StaffMember, StoreSettings, StoreTax};
 
 /// Reasons kept per round (the rest are counted): a bound on what one bad publish costs.
 pub const MAX_REASONS: usize = 20;
@@ -30,8 +30,11 @@ impl Applied {
     }
 }
 
-/// The fields the ledger's store settings share with the back office's: name, currency
-/// and receipt footer. Written only when one differs (every write is audited).
+/// The fields the ledger's store settings share with the back office's: name, currency,
+/// receipt footer and, when the back office says one, the time zone (record 0137). One
+/// write through the ledger's own setter, which checks the zone by its rule: a zone this
+/// register refuses leaves every field as it was (the caller names it). Written only
+/// when one differs (every write is audited).
 pub fn settings(ledger: &mut Ledger, s: &StoreSettings) -> Result<(), SyncError> {
     let mut cur = ledger.catalog().store_settings()?;
     let before = cur.clone();
@@ -39,17 +42,32 @@ pub fn settings(ledger: &mut Ledger, s: &StoreSettings) -> Result<(), SyncError>
     cur.receipt_footer = s.receipt_footer.clone();
     let currency: Currency = s.currency.parse().map_err(|_| SyncError::Input(format!("currency {:?} is not one this register sells in", s.currency)))?;
     cur.currency = currency;
+    if let Some(zone) = &s.time_zone {
+        cur.time_zone = zone.clone();
+    }
+    // The store's offline caps bound this register's own (record 0139). Kept first: a zone
+    // this register refuses must not leave it taking more offline than its store allows.
+    // The wire checked them (`StoreSettings::validate`); the ledger checks them again.
+    let caps = paydesk_ledger::PublishedCaps { currency, per_payment_minor: s.offline_max_payment, total_minor: s.offline_max_total };
+    ledger.catalog_mut().set_published_offline_caps(Some(caps), now_ms())?;
     if cur != before {
         ledger.catalog_mut().set_store_settings(cur, None, now_ms())?;
     }
-    // The store's offline caps bound this register's own (record 0139); the wire checked
-    // them (`StoreSettings::validate`), the ledger checks them again.
-    let caps = paydesk_ledger::PublishedCaps { currency, per_payment_minor: s.offline_max_payment, total_minor: s.offline_max_total };
-    ledger.catalog_mut().set_published_offline_caps(Some(caps), now_ms())?;
     Ok(())
 }
 
-/// The wire's item as the ledger holds it; Err names what this register cannot hold.
+/// The wire's price kind in the ledger's words (the same three).
+fn price_kind(k: WirePriceKind) -> PriceKind {
+    match k {
+        WirePriceKind::Fixed => PriceKind::Fixed,
+        WirePriceKind::Open => PriceKind::Open,
+        WirePriceKind::Department => PriceKind::Department,
+    }
+}
+
+/// The wire's item as the ledger holds it, with its shape (record 0137: a weighed item
+/// stays weighed whatever else the back office edits); Err names what this register
+/// cannot hold.
 fn item(i: &Item) -> Result<CatalogItem, String> {
     let currency: Currency = i.currency.parse().map_err(|_| format!("currency {:?} is not one this register sells in", i.currency))?;
     Ok(CatalogItem {
@@ -61,9 +79,8 @@ fn item(i: &Item) -> Result<CatalogItem, String> {
         currency,
         tax_class: i.tax_class,
         active: i.active,
-        price_kind: paydesk_ledger::PriceKind::Fixed,
-        // The back office does not publish a sale unit yet (record 0134): by the piece.
-        unit: Default::default(),
+        price_kind: price_kind(i.price_kind),
+        unit: i.unit,
     })
 }
 
@@ -72,7 +89,7 @@ pub fn items(ledger: &mut Ledger, page: &[(u64, Item)], out: &mut Applied) -> Re
     let mut ready = Vec::with_capacity(page.len());
     for (version, i) in page {
         match item(i) {
-            Ok(item) => ready.push(PublishedItem { version: *version as i64, item }),
+            Ok(item) => ready.push(PublishedItem { version: *version as i64, item, category: i.category.clone() }),
             Err(why) => out.refuse(format!("item {}: {why}", i.sku)),
         }
     }

@@ -19,5 +19,6 @@ mod exchanges_up;
 mod local_up;
 mod returns_up;
 mod sales_up;
+mod shape_and_zone_down;
 mod store_tenders_up;
 mod sync;

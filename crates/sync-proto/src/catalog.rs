@@ -3,7 +3,7 @@
 //! publishing, and the register checks them again on receipt, so a register never
 //! holds an item its own ledger would refuse for its shape.
 use crate::{text, ProtoError};
-use paydesk_tax::{Gtin13, PriceMode, RateEntry, RateTable, RegistrationNumber, Rounding, TaxClass, YearMonthDay};
+use paydesk_tax::{Gtin13, PriceMode, RateEntry, RateTable, RegistrationNumber, Rounding, SaleUnit, TaxClass, YearMonthDay};
 use serde::{Deserialize, Serialize};
 
 /// The ledger's limits (crates/ledger catalog): the same numbers, so an item valid here
@@ -16,6 +16,42 @@ pub const MAX_PRICE: i64 = paydesk_tax::MAX_UNIT_PRICE;
 pub const MAX_ITEMS_PER_PUBLISH: usize = 500;
 /// Rows of a published rate table.
 pub const MAX_TAX_RATES: usize = 64;
+/// A category key's length: the ledger's `MAX_CATEGORY_KEY` (record 0133).
+pub const MAX_CATEGORY_KEY_CHARS: usize = 32;
+
+/// How an item is priced at the till, in the ledger's words (record 0126): the catalog
+/// price, a price the cashier types, or a department key (an open price shown as a key).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PriceKind {
+    #[default]
+    Fixed,
+    Open,
+    Department,
+}
+
+impl PriceKind {
+    /// Whether the cashier types the price (then the item has none of its own: 0).
+    pub fn is_open(self) -> bool {
+        match self {
+            PriceKind::Fixed => false,
+            PriceKind::Open | PriceKind::Department => true,
+        }
+    }
+
+    /// The wire (and back office column) word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PriceKind::Fixed => "fixed",
+            PriceKind::Open => "open",
+            PriceKind::Department => "department",
+        }
+    }
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
 
 /// One catalog item, keyed by its SKU. An item is never deleted (past sales name it):
 /// the back office retires it with `active: false`.
@@ -37,6 +73,18 @@ pub struct Item {
     pub currency: String,
     pub tax_class: TaxClass,
     pub active: bool,
+    /// Absent (an older peer, or a fixed-price item): fixed. Left out when fixed, so an
+    /// item of the shape every register always knew is written exactly as before and a
+    /// register older than this field still reads it (record 0137).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub price_kind: PriceKind,
+    /// By the piece, per kilogram or per 100 g (record 0134); absent: by the piece.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub unit: SaleUnit,
+    /// The register's category key (record 0133: 1..=32 of a-z, 0-9, `_`, `-`); absent:
+    /// none said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
 }
 
 /// Names and SKUs: 1..=max characters, no control characters, no space at either end.
@@ -55,6 +103,18 @@ fn bounded(field: &str, s: &str, max: usize) -> Result<(), ProtoError> {
         return Err(ProtoError::field(field, "starts or ends with a space"));
     }
     Ok(())
+}
+
+/// A category key as the register's ledger keeps it (its `check_category_key`).
+fn category_key(field: &str, key: &str) -> Result<(), ProtoError> {
+    let ok = (1..=MAX_CATEGORY_KEY_CHARS).contains(&key.len())
+        && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        let shown: String = key.chars().take(MAX_CATEGORY_KEY_CHARS + 1).collect();
+        Err(ProtoError::field(field, format!("{shown:?} must be 1 to {MAX_CATEGORY_KEY_CHARS} of a-z, 0-9, _ and -")))
+    }
 }
 
 impl Item {
@@ -83,6 +143,17 @@ impl Item {
         }
         if !(0..=MAX_PRICE).contains(&self.price) {
             return Err(ProtoError::field(at("price"), format!("must be between 0 and {MAX_PRICE} minor units, got {}", self.price)));
+        }
+        // The ledger's two shape rules (its check_item), so the back office refuses what
+        // every register would.
+        if self.price_kind.is_open() && self.price != 0 {
+            return Err(ProtoError::field(at("price"), format!("an open-price item has no price of its own (0), not {}", self.price)));
+        }
+        if self.unit.is_weighed() && self.price_kind.is_open() {
+            return Err(ProtoError::field(at("unit"), "a weighed item is priced per unit by the catalog, not typed"));
+        }
+        if let Some(c) = &self.category {
+            category_key(&at("category"), c)?;
         }
         text::currency(&at("currency"), &self.currency)
     }

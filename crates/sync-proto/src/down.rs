@@ -18,6 +18,11 @@ pub struct StoreSettings {
     pub offline_max_payment: i64,
     /// Most money a register may hold offline at once, minor units.
     pub offline_max_total: i64,
+    /// The store's IANA time zone ("America/New_York"), which its registers' receipts
+    /// and reports tell the time in (record 0137). Absent: not said (a register keeps its
+    /// own); left out then, so a register older than this field still reads the settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
 }
 
 impl StoreSettings {
@@ -32,6 +37,9 @@ impl StoreSettings {
         text::amount("offline_max_total", self.offline_max_total)?;
         if self.offline_max_payment > self.offline_max_total {
             return Err(ProtoError::field("offline_max_payment", "is larger than offline_max_total"));
+        }
+        if let Some(z) = &self.time_zone {
+            text::time_zone("time_zone", z)?;
         }
         Ok(())
     }

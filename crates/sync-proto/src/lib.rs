@@ -23,12 +23,13 @@ mod up;
 
 pub use audit::{AtConfirmed, AuditHead, AuditReport, ZHead, MAX_Z_HEADS};
 pub use books::{DrawerMove, Tender, TenderMethod};
-pub use catalog::{Item, StoreTax, TaxRate};
+pub use catalog::{Item, PriceKind, StoreTax, TaxRate};
 pub use staff::{StaffMember, StaffRole};
 pub use store_tenders::{StoreTender, StoreTenderKind};
 pub use down::{Change, ChangeKind, Changes, StoreSettings, MAX_CHANGES_PER_PAGE};
-pub use paydesk_tax::{Dining, PriceMode, Rounding, TaxClass};
+pub use paydesk_tax::{Dining, PriceMode, Rounding, SaleUnit, TaxClass};
 pub use error::ProtoError;
+pub use text::{time_zone as check_time_zone, MAX_TIME_ZONE_CHARS};
 pub use pair::{PairRequest, Paired, MAX_PAIRING_CODE_LEN};
 pub use returns::{ReturnLine, ReturnRecorded, MAX_RETURN_NO_CHARS};
 pub use sales::{SaleCompleted, SaleLine, SaleRate, MAX_SALE_LINES};

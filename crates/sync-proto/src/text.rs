@@ -59,3 +59,21 @@ pub(crate) fn amount_or_zero(field: &str, a: i64) -> Result<(), ProtoError> {
     }
     Ok(())
 }
+
+/// Longest time zone name (the register ledger's `MAX_TIME_ZONE_CHARS`).
+pub const MAX_TIME_ZONE_CHARS: usize = 64;
+
+/// An IANA time zone name by the register ledger's own rule (its `checked_time_zone`):
+/// letters, digits, `/ _ - +`, at most 64, and a zone of the time zone database, looked
+/// up with the same library (jiff), so a zone the back office accepts is one every
+/// register accepts. An empty name is refused: on the wire, "not said" is absent.
+pub fn time_zone(field: &str, name: &str) -> Result<(), ProtoError> {
+    let shape = !name.is_empty()
+        && name.chars().count() <= MAX_TIME_ZONE_CHARS
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '+'));
+    if !shape || jiff::tz::TimeZone::get(name).is_err() {
+        let shown: String = name.chars().take(MAX_TIME_ZONE_CHARS).collect();
+        return Err(ProtoError::field(field, format!("{shown:?} is not a zone of the time zone database (e.g. Asia/Tokyo, America/New_York)")));
+    }
+    Ok(())
+}

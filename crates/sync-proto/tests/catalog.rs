@@ -13,6 +13,9 @@ fn item() -> Item {
         currency: "jpy".into(),
         tax_class: TaxClass::Reduced,
         active: true,
+        price_kind: PriceKind::Fixed,
+        unit: SaleUnit::Piece,
+        category: None,
     }
 }
 

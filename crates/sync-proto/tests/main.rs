@@ -9,4 +9,5 @@ mod catalog;
 mod ledger_states;
 mod local;
 mod sales;
+mod shape_and_zone;
 mod wire;

@@ -104,7 +104,7 @@ fn each_broken_rule_is_named() {
 
 #[test]
 fn settings_are_checked_before_they_are_published() {
-    let mut s = StoreSettings { store_name: "Main St".into(), currency: "usd".into(), receipt_footer: "Thanks".into(), offline_max_payment: 5000, offline_max_total: 20000 };
+    let mut s = StoreSettings { store_name: "Main St".into(), currency: "usd".into(), receipt_footer: "Thanks".into(), offline_max_payment: 5000, offline_max_total: 20000, time_zone: None };
     s.validate().unwrap();
     s.offline_max_payment = 30000;
     assert!(s.validate().unwrap_err().to_string().contains("larger than offline_max_total"));

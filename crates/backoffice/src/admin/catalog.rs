@@ -35,7 +35,32 @@ pub(crate) async fn take_versions(tx: &Transaction<'_>, store: Uuid, n: i64) -> 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PutItems {
-    items: Vec<Item>,
+    /// Read as documents first: a field of the item's shape left out is kept from the
+    /// stored item (below), not read as its default.
+    items: Vec<Value>,
+}
+
+/// The fields of an item's shape (record 0137). An edit that leaves one out (a tool
+/// older than the field, a name fix) keeps the stored item's: a weighed item renamed
+/// stays weighed. To change one, the edit says it (`"category": null` clears it).
+const SHAPE_FIELDS: [&str; 3] = ["price_kind", "unit", "category"];
+
+/// The request's item, its left-out shape taken from `stored`.
+fn read_item(mut doc: Value, stored: &HashMap<String, Item>) -> ApiResult<Item> {
+    let sku = doc.get("sku").and_then(Value::as_str).map(String::from);
+    if let (Some(obj), Some(before)) = (doc.as_object_mut(), sku.and_then(|s| stored.get(&s))) {
+        let before = serde_json::to_value(before).map_err(|e| ApiError::Internal(e.to_string()))?;
+        for f in SHAPE_FIELDS {
+            if let (false, Some(v)) = (obj.contains_key(f), before.get(f)) {
+                obj.insert(f.to_string(), v.clone());
+            }
+        }
+    }
+    let mut item: Item = serde_json::from_value(doc).map_err(|e| ApiError::BadRequest(format!("malformed body: {e}")))?;
+    // One barcode rule (record 0115): a UPC-A and its EAN-13 are stored, compared and
+    // checked for duplicates as the same 13 digits.
+    item.normalize_barcode();
+    Ok(item)
 }
 
 /// Every rule a publish must keep, before anything is written: each item well formed,
@@ -73,10 +98,10 @@ fn check_request(items: &[Item], currency: Option<&str>, stored_barcodes: &HashM
 pub async fn put_items(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
     require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
-    let mut req: PutItems = json_body(&body)?;
-    // One barcode rule (record 0115): a UPC-A and its EAN-13 are stored, compared and
-    // checked for duplicates as the same 13 digits.
-    req.items.iter_mut().for_each(Item::normalize_barcode);
+    let raw: PutItems = json_body(&body)?;
+    if raw.items.is_empty() || raw.items.len() > MAX_ITEMS_PER_PUBLISH {
+        return Err(ApiError::BadRequest(format!("send 1 to {MAX_ITEMS_PER_PUBLISH} items at a time, not {}", raw.items.len())));
+    }
     let mut client = st.pool.get().await?;
     let tx = client.transaction().await?;
     // The store row first (its lock orders this publish), then what the checks read.
@@ -94,16 +119,17 @@ pub async fn put_items(State(st): State<AppState>, headers: HeaderMap, Path(stor
         item.normalize_barcode();
         stored.insert(r.get(0), item);
     }
+    let items = raw.items.into_iter().map(|d| read_item(d, &stored)).collect::<ApiResult<Vec<Item>>>()?;
     let barcodes: HashMap<String, String> = stored.iter().filter_map(|(s, i)| i.barcode.clone().map(|b| (s.clone(), b))).collect();
-    check_request(&req.items, currency.as_deref(), &barcodes)?;
-    let changed: Vec<&Item> = req.items.iter().filter(|i| stored.get(&i.sku) != Some(i)).collect();
-    let new_skus = req.items.iter().filter(|i| !stored.contains_key(&i.sku)).count() as i64;
+    check_request(&items, currency.as_deref(), &barcodes)?;
+    let changed: Vec<&Item> = items.iter().filter(|i| stored.get(&i.sku) != Some(i)).collect();
+    let new_skus = items.iter().filter(|i| !stored.contains_key(&i.sku)).count() as i64;
     if stored.len() as i64 + new_skus > MAX_STORE_ITEMS {
         return Err(ApiError::Conflict(format!("the store would have {} items; at most {MAX_STORE_ITEMS}", stored.len() as i64 + new_skus)));
     }
     if changed.is_empty() {
         let v: i64 = tx.query_one("SELECT published_version FROM stores WHERE store_id = $1", &[&store]).await?.get(0);
-        return Ok(Json(json!({"version": v, "changed": 0, "unchanged": req.items.len()})));
+        return Ok(Json(json!({"version": v, "changed": 0, "unchanged": items.len()})));
     }
     let first = take_versions(&tx, store, changed.len() as i64).await?;
     let now = now_ms();
@@ -118,7 +144,7 @@ pub async fn put_items(State(st): State<AppState>, headers: HeaderMap, Path(stor
     }
     tx.commit().await?;
     let last = first + changed.len() as i64 - 1;
-    Ok(Json(json!({"version": last, "changed": changed.len(), "unchanged": req.items.len() - changed.len()})))
+    Ok(Json(json!({"version": last, "changed": changed.len(), "unchanged": items.len() - changed.len()})))
 }
 
 /// The store's published catalog, by SKU, each item with its version.

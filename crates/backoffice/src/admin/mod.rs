@@ -1,5 +1,5 @@
 //! The owner's API (record 0042): stores, pairing codes, settings, catalog and taxes
-//! (record 0049), staff (record 0050), the PSP account,
+//! (record 0049), staff (record 0050), the store's time zone (record 0137), the PSP account,
 //! reconciliation runs and resolutions. Authenticated by the owner's token, as a
 //! Bearer header (programs) or a dashboard session (`session.rs`).
 pub mod catalog;
@@ -7,6 +7,7 @@ pub mod exceptions;
 pub mod registers;
 pub mod staff;
 pub mod stores;
+pub mod zone;
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;

@@ -78,9 +78,12 @@ struct PutSettings {
 pub async fn put_settings(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
     require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
-    let req: PutSettings = json_body(&body)?;
-    req.settings.validate()?;
+    let mut req: PutSettings = json_body(&body)?;
     let mut client = st.pool.get().await?;
+    if let Some(z) = &req.settings.time_zone {
+        super::zone::check_zone(&**client, z).await?;
+    }
+    req.settings.validate()?;
     let tx = client.transaction().await?;
     // The store's sequence first: its row lock orders publishes (record 0049).
     let version = super::catalog::take_versions(&tx, store, 1).await?;
@@ -90,6 +93,18 @@ pub async fn put_settings(State(st): State<AppState>, headers: HeaderMap, Path(s
         return Err(ApiError::Conflict(format!("the settings are at version {current}, not {}; reload and edit again", req.expected_version)));
     }
     super::catalog::check_currency_change(&tx, store, &req.settings).await?;
+    match &req.settings.time_zone {
+        // The dashboard's zone is the one the registers are told (record 0137).
+        Some(z) => {
+            tx.execute("UPDATE stores SET time_zone = $2 WHERE store_id = $1", &[&store, z]).await?;
+        }
+        // An edit that does not say the zone keeps the one published (a client older
+        // than the field must not take it back from the registers).
+        None => {
+            let kept = tx.query_opt("SELECT settings->>'time_zone' FROM store_settings WHERE store_id = $1", &[&store]).await?;
+            req.settings.time_zone = kept.and_then(|r| r.get(0));
+        }
+    }
     let doc = serde_json::to_value(&req.settings).map_err(|e| ApiError::Internal(e.to_string()))?;
     tx.execute(
         "INSERT INTO store_settings (store_id, version, settings, updated_ms) VALUES ($1, $2, $3, $4)

@@ -25,6 +25,13 @@ fn sat(sum: &str) -> String {
 /// any time are still counted elsewhere, only this chart leaves them out.
 const CHART_TIMES: &str = "p.created_at_ms BETWEEN 0 AND 253402300799999";
 
+/// An offset of `seconds` east of UTC as "+09:00" / "-04:00" / "+05:30".
+fn utc_offset(seconds: &str) -> String {
+    format!(
+        "(CASE WHEN {seconds} < 0 THEN '-' ELSE '+' END) || to_char(abs({seconds}) / 3600, 'FM00') || ':' || to_char(abs({seconds}) % 3600 / 60, 'FM00')"
+    )
+}
+
 fn describe(kind: &str) -> &'static str {
     [
         ExceptionKind::ChargeWithoutRecord,
@@ -67,7 +74,7 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     let currencies = rows(&client, "SELECT code, exponent::int4 AS exponent FROM currencies LIMIT $1").await?;
     let stores = rows(
         &client,
-        "SELECT s.store_id, s.name,
+        "SELECT s.store_id, s.name, s.time_zone,
                     (SELECT count(*) FROM registers r WHERE r.store_id = s.store_id) AS registers,
                     (SELECT count(*) FROM recon_exceptions e WHERE e.store_id = s.store_id AND e.resolved_ms IS NULL) AS open_exceptions,
                     (SELECT max(finished_ms) FROM recon_runs x WHERE x.store_id = s.store_id) AS last_reconciled_ms
@@ -95,14 +102,21 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
         ),
     )
     .await?;
+    // Hours of each store's own clock (record 0137). A row is the instant the local hour
+    // began, so the hour a summer-time change repeats (01:00 EDT, then 01:00 EST) is two
+    // rows, each labelled with its local hour and its UTC offset: both true, never summed.
     let sales_by_hour = rows(
         &client,
         &format!(
-            "SELECT p.store_id, to_char(to_timestamp(p.created_at_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:00') AS hour,
-                    p.currency, count(*) AS sales, {} AS amount
-             FROM payments p WHERE p.state IN {SALE_STATES} AND {CHART_TIMES}
-             GROUP BY 1, 2, 3 ORDER BY 2 DESC, 1 LIMIT $1",
-            sat("sum(p.amount)"),
+            "SELECT k.store_id, k.time_zone, to_char(k.h AT TIME ZONE k.time_zone, 'YYYY-MM-DD HH24:00') AS hour,
+                    {offset} AS utc_offset, (extract(epoch FROM k.h) * 1000)::int8 AS hour_start_ms,
+                    k.currency, count(*) AS sales, {amount} AS amount
+             FROM (SELECT p.store_id, s.time_zone, p.currency, p.amount,
+                          date_trunc('hour', to_timestamp(p.created_at_ms / 1000.0), s.time_zone) AS h
+                   FROM payments p JOIN stores s USING (store_id) WHERE p.state IN {SALE_STATES} AND {CHART_TIMES}) k
+             GROUP BY k.store_id, k.time_zone, k.h, k.currency ORDER BY k.h DESC, k.store_id LIMIT $1",
+            amount = sat("sum(k.amount)"),
+            offset = utc_offset("extract(epoch FROM (k.h AT TIME ZONE k.time_zone) - (k.h AT TIME ZONE 'UTC'))::int4"),
         ),
     )
     .await?;

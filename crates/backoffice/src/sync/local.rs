@@ -25,13 +25,18 @@ pub async fn apply_local(tx: &Transaction<'_>, reg: RegisterId, rows: &[Row]) ->
         let at = row.at_ms;
         match &row.fact {
             Fact::ItemSaved(i) => {
+                // The item's shape as the register sent it (record 0137): a weighed item
+                // is listed weighed here too.
                 tx.execute(
-                    "INSERT INTO register_items (store_id, register_id, sku, barcode, name_en, name_ja, price, currency, tax_class, active, updated_at_ms)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                    "INSERT INTO register_items (store_id, register_id, sku, barcode, name_en, name_ja, price, currency, tax_class, active, updated_at_ms,
+                                                 price_kind, unit, category)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
                      ON CONFLICT (store_id, register_id, sku) DO UPDATE SET barcode = excluded.barcode, name_en = excluded.name_en,
                          name_ja = excluded.name_ja, price = excluded.price, currency = excluded.currency, tax_class = excluded.tax_class,
-                         active = excluded.active, updated_at_ms = excluded.updated_at_ms",
-                    &[s, r, &i.sku, &i.barcode, &i.name_en, &i.name_ja, &i.price, &i.currency, &class_name(i.tax_class), &i.active, &at],
+                         active = excluded.active, updated_at_ms = excluded.updated_at_ms,
+                         price_kind = excluded.price_kind, unit = excluded.unit, category = excluded.category",
+                    &[s, r, &i.sku, &i.barcode, &i.name_en, &i.name_ja, &i.price, &i.currency, &class_name(i.tax_class), &i.active, &at,
+                      &i.price_kind.as_str(), &i.unit.as_str(), &i.category],
                 )
                 .await?;
             }

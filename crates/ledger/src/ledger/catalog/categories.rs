@@ -103,6 +103,11 @@ pub(super) fn save_category_tx(tx: &WriteTx<'_>, c: &Category, actor_id: Option<
     Ok(true)
 }
 
+/// Whether this register has category `key`.
+pub(super) fn category_exists(tx: &WriteTx<'_>, key: &str) -> Result<bool> {
+    Ok(tx.row_cached("SELECT EXISTS (SELECT 1 FROM categories WHERE key = ?1)", [key], |r| r.get(0))?)
+}
+
 /// Puts item `sku` in category `key` (None: in none), audited; unchanged writes nothing.
 /// An unknown SKU or key is refused by name.
 pub(super) fn set_item_category_tx(tx: &WriteTx<'_>, sku: &str, key: Option<&str>, actor_id: Option<i64>, now_ms: i64) -> Result<bool> {
@@ -118,8 +123,7 @@ pub(super) fn set_item_category_tx(tx: &WriteTx<'_>, sku: &str, key: Option<&str
         return Ok(false);
     }
     if let Some(k) = key {
-        let known: bool = tx.row_cached("SELECT EXISTS (SELECT 1 FROM categories WHERE key = ?1)", [k], |r| r.get(0))?;
-        if !known {
+        if !category_exists(tx, k)? {
             return Err(Error::InvalidItem { field: "category", message: format!("{sku}: there is no category {k:?}") });
         }
     }

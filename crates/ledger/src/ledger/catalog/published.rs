@@ -7,6 +7,7 @@ use std::ops::Deref;
 use crate::ledger::Catalog;
 use paydesk_tax::{PriceMode, RateTable, Rounding};
 
+use super::categories::{category_exists, set_item_category_tx};
 use super::products::{barcode_owner, item_by_sku, published_version, upsert_tx, Source};
 use super::settings::{settings_tx, tax_published_version, write_settings_from, TaxSource};
 use super::{check_item, CatalogItem};
@@ -15,11 +16,14 @@ use crate::ledger::audit::{append_audit, AuditInput};
 use crate::ledger::Ledger;
 use crate::write_tx::WriteTx;
 
-/// One item as the back office published it at `version`.
+/// One item as the back office published it at `version`. `category` is the key of one
+/// of this register's categories (record 0133); None: the back office said none, and
+/// the register's own choice for the item stays (record 0137).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PublishedItem {
     pub version: i64,
     pub item: CatalogItem,
+    pub category: Option<String>,
 }
 
 /// What applying a page of items did. `refused` names each item this register cannot
@@ -83,8 +87,21 @@ impl Catalog<&mut Ledger> {
                 report.unchanged += 1;
                 continue;
             }
+            // A category this register does not have refuses the whole item before
+            // anything of it is written: never an item applied without its category.
+            if let Some(key) = &p.category {
+                if !category_exists(&tx, key)? {
+                    report.refused.push((item.sku.clone(), format!("there is no category {key:?} on this register")));
+                    continue;
+                }
+            }
             take_barcode(&tx, item, now_ms)?;
-            if upsert_tx(&tx, item, Source::BackOffice { version: p.version }, None, now_ms)? {
+            let saved = upsert_tx(&tx, item, Source::BackOffice { version: p.version }, None, now_ms)?;
+            let moved = match &p.category {
+                Some(key) => set_item_category_tx(&tx, &item.sku, Some(key), None, now_ms)?,
+                None => false,
+            };
+            if saved || moved {
                 report.applied += 1;
             } else {
                 report.unchanged += 1;
