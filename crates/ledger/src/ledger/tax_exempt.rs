@@ -55,6 +55,11 @@ impl<L: Deref<Target = Ledger>> Catalog<L> {
     pub fn tax_exemptions_allowed(&self) -> Result<bool> {
         allowed_in_store(&self.conn)
     }
+
+    /// The store's own setting: `None` when it follows its locale's default (record 0136).
+    pub fn tax_exemptions_setting(&self) -> Result<Option<bool>> {
+        Ok(self.conn.row_cached("SELECT tax_exemptions FROM store_settings WHERE id = 1", [], |r| r.get(0))?)
+    }
 }
 
 impl Catalog<&mut Ledger> {
