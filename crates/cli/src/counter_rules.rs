@@ -129,6 +129,6 @@ pub(crate) fn tax_exemptions(engine: &Engine, setting: &str) -> i32 {
         "default" => None,
         other => fail("invalid_input", &format!("tax-exemptions {:?}: on, off or default", other.chars().take(16).collect::<String>())),
     };
-    engine.counter_rules().set_tax_exemptions(allowed).unwrap_or_else(|e| rules_fail(&e));
+    engine.counter_rules().set_tax_exemptions(allowed, None).unwrap_or_else(|e| rules_fail(&e));
     show(engine)
 }

@@ -60,8 +60,9 @@ impl CounterRuleCases<'_> {
         self.engine.with_ledger(|l| l.catalog_mut().set_open_price_limit(limit_minor, actor_id, now))
     }
 
-    /// Turns tax-exempt sales on or off (`None`: the locale's default).
-    pub fn set_tax_exemptions(&self, allowed: Option<bool>) -> Result<()> {
-        self.engine.store().set_tax_exemptions(allowed)
+    /// Turns tax-exempt sales on or off (`None`: the locale's default), with the owner's
+    /// approval where the person signed in is not the owner.
+    pub fn set_tax_exemptions(&self, allowed: Option<bool>, approver_id: Option<i64>) -> Result<()> {
+        self.engine.store().set_tax_exemptions(allowed, approver_id)
     }
 }
