@@ -29,12 +29,24 @@ function ruleRow(rule, n) {
   const value = h('select', { class: 'rule-value', id: `rule-value-${n}`, 'aria-label': t('counter-rules-value') },
     h('option', { value: 'price', text: t('counter-rules-value-price'), selected: rule.value === 'price' }),
     h('option', { value: 'grams', text: t('counter-rules-value-grams'), selected: rule.value === 'grams' }));
+  // What a label of this layout looks like, so the owner can hold it against a printed one.
+  const example = h('span', { class: 'help rule-example', id: `rule-example-${n}` });
+  const describe = () => {
+    const d = Math.min(Math.max(Number(digits.value) || 0, 0), 10);
+    const what = value.value === 'grams' ? t('counter-rules-value-grams') : t('counter-rules-value-price');
+    example.textContent = t('counter-rules-example', { prefix: prefix.value, item: 'I'.repeat(d), rest: 'V'.repeat(10 - d), what });
+  };
+  for (const el of [prefix, digits, value]) el.addEventListener('input', describe);
+  for (const el of [prefix, value]) el.addEventListener('change', describe);
+  describe();
+  const cap = (id) => h('span', { class: 'cap', text: t(id) });
   const row = h('li', { class: 'label-rule', 'data-rule': String(n) },
-    h('label', {}, t('counter-rules-prefix'), prefix),
-    h('label', {}, t('counter-rules-item-digits'), digits),
-    h('label', {}, t('counter-rules-value'), value),
+    h('label', {}, cap('counter-rules-prefix'), prefix),
+    h('label', {}, cap('counter-rules-item-digits'), digits),
+    h('label', {}, cap('counter-rules-value'), value),
     h('button', { type: 'button', class: 'secondary', id: `rule-remove-${n}`, text: t('counter-rules-remove'),
-      onclick: () => { row.remove(); } }));
+      onclick: () => { row.remove(); } }),
+    example);
   return row;
 }
 

@@ -86,3 +86,4 @@ counter-rules-exemptions-default = (the store's default)
 counter-rules-save = Save counter rules
 counter-rules-saved = Counter rules saved.
 counter-rules-reset-done = The built-in label rules are in use again.
+counter-rules-example = e.g. { $prefix } { $item } { $rest } C — I: item, V: { $what }, C: check digit

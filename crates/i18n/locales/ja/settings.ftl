@@ -86,3 +86,4 @@ counter-rules-exemptions-default = （店舗の既定）
 counter-rules-save = レジのルールを保存
 counter-rules-saved = レジのルールを保存しました。
 counter-rules-reset-done = 標準のラベルルールに戻しました。
+counter-rules-example = 例：{ $prefix } { $item } { $rest } C — I：商品、V：{ $what }、C：チェックデジット
