@@ -20,7 +20,10 @@ fn before_counter_rules() -> i64 {
         as i64
 }
 
-fn audit_rows(l: &Ledger) -> Vec<(Option<i64>, String, Option<String>, Option<String>)> {
+/// actor, action, before, after
+type AuditRow = (Option<i64>, String, Option<String>, Option<String>);
+
+fn audit_rows(l: &Ledger) -> Vec<AuditRow> {
     let mut st = l
         .connection()
         .prepare("SELECT actor_id, action, before_doc, after_doc FROM audit_log WHERE action = 'in_store_rules' ORDER BY id")
