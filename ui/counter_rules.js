@@ -45,9 +45,17 @@ function ruleRow(rule, n) {
     h('label', {}, cap('counter-rules-item-digits'), digits),
     h('label', {}, cap('counter-rules-value'), value),
     h('button', { type: 'button', class: 'secondary', id: `rule-remove-${n}`, text: t('counter-rules-remove'),
-      onclick: () => { row.remove(); } }),
+      onclick: () => { const list = row.parentElement; row.remove(); captions(list); } }),
     example);
   return row;
+}
+
+/** The column names are shown once, over the first row; the later rows keep them for
+ *  screen readers only (each field also has its aria-label). */
+function captions(list) {
+  [...list.querySelectorAll('li.label-rule')].forEach((li, i) => {
+    for (const c of li.querySelectorAll('.cap')) c.classList.toggle('visually-hidden', i > 0);
+  });
 }
 
 function formRules() {
@@ -61,6 +69,7 @@ function formRules() {
 function draw(r) {
   let next = r.rules.length;
   const list = h('ul', { id: 'label-rule-list', class: 'label-rule-list' }, ...r.rules.map((x, i) => ruleRow(x, i)));
+  captions(list);
   const state = r.own ? (r.rules.length ? '' : t('counter-rules-none')) : t('counter-rules-defaults');
   const limit = h('input', { id: 'open-price-limit', name: 'open_price_limit', inputmode: 'decimal', maxlength: '16',
     value: r.open_price_limit });
@@ -71,6 +80,7 @@ function draw(r) {
       const used = new Set(formRules().map((x) => x.prefix));
       const prefix = PREFIXES.find((p) => !used.has(p)) || '20';
       list.append(ruleRow({ prefix, item_digits: 5, value: 'price' }, next++));
+      captions(list);
     } });
   const reset = h('button', { type: 'button', class: 'secondary', id: 'rule-reset', text: t('counter-rules-reset'),
     onclick: async () => {
