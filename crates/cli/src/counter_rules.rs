@@ -116,7 +116,8 @@ pub(crate) fn open_price_limit(engine: &Engine, amount: &str) -> i32 {
     if amount.trim_start().starts_with('-') {
         fail("invalid_input", &format!("open-price limit {amount:?}: a limit is above zero"));
     }
-    let m = Money::parse(amount, currency).unwrap_or_else(|e| fail("invalid_input", &format!("open-price limit: {e} ({})", currency.code())));
+    // The parser's refusal names the currency and why (sign, decimals, digits).
+    let m = Money::parse(amount, currency).unwrap_or_else(|e| fail("invalid_input", &format!("open-price limit: {e}")));
     engine.counter_rules().set_open_price_limit(m.amount_minor, None).unwrap_or_else(|e| rules_fail(&e));
     show(engine)
 }
