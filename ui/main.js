@@ -10,6 +10,7 @@ import { initCatalog, loadCatalog } from './catalog.js';
 import { initReceiptFind, loadPayments } from './payments.js';
 import { loadReport } from './report.js';
 import { loadSettings, showApplied } from './settings.js';
+import { loadCounterRules } from './counter_rules.js';
 import { loadTenderTypeSettings } from './tender_types.js';
 import { loadAbout } from './about.js';
 import { loadReaderSettings } from './reader.js';
@@ -36,7 +37,7 @@ function show(view) {
   setVisible(view === 'register');
   if (view === 'payments') loadPayments();
   if (view === 'report') loadReport();
-  if (view === 'settings') { loadSettings(); loadTenderTypeSettings(); loadReaderSettings(); loadCustomerDisplay(); loadBackofficeSettings(); loadAbout(); }
+  if (view === 'settings') { loadSettings(); loadCounterRules(); loadTenderTypeSettings(); loadReaderSettings(); loadCustomerDisplay(); loadBackofficeSettings(); loadAbout(); }
   if (view === 'catalog') loadCatalog();
   if (view === 'shift') loadShift();
   if (view === 'audit') loadAudit();

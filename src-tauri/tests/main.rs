@@ -12,6 +12,7 @@ mod backoffice;
 mod blind_close;
 mod cards;
 mod commands;
+mod counter_rules;
 mod customer;
 mod discounts;
 mod hardening;

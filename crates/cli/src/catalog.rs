@@ -10,7 +10,7 @@
 //!                          or one JSON object each {"item":…,"category":…,"matched":…};
 //!                          exit 1 with invalid_query for an empty, long or control query
 //! catalog categories       one JSON object per category, in tab order
-//! catalog scan CODE        what a scan of CODE rings up: {"sku":…} or exit 1 with unknown_item /
+//! catalog scan CODE        what a scan of CODE rings up (by the store's label rules): {"sku":…} or exit 1 with unknown_item /
 //!                          {"sku","grams"} for a weight label to ring with `cart add --grams` (record 0134),
 //!                          or {"sku","label_price","catalog_price"} for a
 //!                          price label to ring with `cart add-label` (the app's scan path, records 0115, 0126)
@@ -18,6 +18,7 @@
 //! store set [--name N] [--address A] [--phone P] [--locale L] [--currency C] [--prices inclusive|exclusive]
 //!           [--registration-number T…|--no-registration-number] [--rounding down|half_up|up] [--header H] [--footer F]
 //!           [--time-zone Area/City]   ("" = the locale's own zone; receipts, End of day and Z use it)
+//! store rules | label-rules set|reset | open-price-limit | tax-exemptions   (counter_rules.rs, record 0136)
 //! ```
 
 use std::io::Read as _;
@@ -74,6 +75,23 @@ pub(crate) enum StoreCmd {
         #[arg(long)]
         locale: String,
     },
+    /// The counter rules: label rules, open-price limit, tax exemptions (record 0136).
+    Rules,
+    /// The store's in-store label rules (GS1 prefixes 02, 20 to 29).
+    #[command(name = "label-rules")]
+    LabelRules {
+        #[command(subcommand)]
+        cmd: crate::counter_rules::LabelRulesCmd,
+    },
+    /// Above this typed price a manager must approve, in the store's currency.
+    #[command(name = "open-price-limit")]
+    OpenPriceLimit {
+        #[arg(allow_hyphen_values = true)]
+        amount: String,
+    },
+    /// Whether the store takes tax-exempt sales: on, off or default (the locale's).
+    #[command(name = "tax-exemptions")]
+    TaxExemptions { setting: String },
 }
 
 /// `store set`: only the settings given change.
@@ -205,12 +223,13 @@ fn search(engine: &Engine, query: &str, category: Option<&str>, limit: usize, js
     }
 }
 
-/// The app's scan path under the default in-store label rules (record 0115).
+/// The app's scan path under the store's in-store label rules (records 0115, 0136).
 fn scan(engine: &Engine, code: &str) -> i32 {
     if code.chars().count() > 64 {
         fail("invalid_input", "a scanned code has at most 64 characters");
     }
-    match engine.catalog().scan(code, &paydesk_tax::default_in_store_rules()) {
+    let rules = engine.counter_rules().label_rules().unwrap_or_else(|e| ledger_fail(&e));
+    match engine.catalog().scan(code, &rules) {
         Ok(Scanned::Item { sku }) => {
             print(&json!({"sku": sku}));
             0
@@ -236,6 +255,10 @@ fn parse_locale(s: &str) -> Locale {
 
 pub(crate) fn store(engine: &Engine, cmd: &StoreCmd) -> i32 {
     let settings = match cmd {
+        StoreCmd::Rules => return crate::counter_rules::show(engine),
+        StoreCmd::LabelRules { cmd } => return crate::counter_rules::label_rules(engine, cmd),
+        StoreCmd::OpenPriceLimit { amount } => return crate::counter_rules::open_price_limit(engine, amount),
+        StoreCmd::TaxExemptions { setting } => return crate::counter_rules::tax_exemptions(engine, setting),
         StoreCmd::Show => engine.store().settings(),
         StoreCmd::Seed { locale } => {
             let demo = match parse_locale(locale) {

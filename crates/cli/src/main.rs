@@ -48,6 +48,7 @@ mod cart_exempt;
 mod cart_held;
 mod catalog;
 mod checkout;
+mod counter_rules;
 mod engine;
 mod outcome;
 mod parse;

@@ -13,6 +13,7 @@ mod capture_canceled;
 mod cart_held;
 mod catalog;
 mod checkout;
+mod counter_rules;
 mod crash;
 mod created_maybe_sent;
 mod offline_past_window;

@@ -347,6 +347,11 @@ pub enum Error {
     #[error("sale {cart_id}'s tax exemption cannot change: {}", .why.as_str())]
     TaxExemptRefused { cart_id: i64, why: ExemptRefusal },
 
+    /// The store's in-store label rules were not stored (record 0136): rule `position`
+    /// (1-based; 0 for the list as a whole) and why. Nothing written.
+    #[error("label rule {position}: {why}")]
+    LabelRuleRefused { position: usize, why: LabelRuleRefusal },
+
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
 
@@ -464,6 +469,42 @@ impl ExemptRefusal {
             ExemptRefusal::Tendered => "tendered",
             ExemptRefusal::Paid => "paid",
             ExemptRefusal::Reason => "reason",
+        }
+    }
+}
+
+/// Why a list of in-store label rules was refused (record 0136). Nothing was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LabelRuleRefusal {
+    /// Not a GS1 restricted-circulation prefix (02 or 20 to 29).
+    Prefix { prefix: String },
+    /// Item digits outside 1 to 9 (at least one digit must be left for the value).
+    ItemDigits { digits: u8 },
+    /// A second rule with the same prefix (only the first could ever read a label).
+    DuplicatePrefix { prefix: String },
+    /// More rules than a store keeps.
+    TooMany { max: usize },
+}
+
+impl LabelRuleRefusal {
+    /// A stable word for the refusal (the CLI's `--json`, the app's codes).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LabelRuleRefusal::Prefix { .. } => "prefix",
+            LabelRuleRefusal::ItemDigits { .. } => "item_digits",
+            LabelRuleRefusal::DuplicatePrefix { .. } => "duplicate_prefix",
+            LabelRuleRefusal::TooMany { .. } => "too_many",
+        }
+    }
+}
+
+impl std::fmt::Display for LabelRuleRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LabelRuleRefusal::Prefix { prefix } => write!(f, "prefix {prefix:?}: in-store labels use 02 or 20 to 29"),
+            LabelRuleRefusal::ItemDigits { digits } => write!(f, "{digits} item digits: 1 to 9 leave room for the value"),
+            LabelRuleRefusal::DuplicatePrefix { prefix } => write!(f, "prefix {prefix} has a rule already"),
+            LabelRuleRefusal::TooMany { max } => write!(f, "a store keeps at most {max} label rules"),
         }
     }
 }

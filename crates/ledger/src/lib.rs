@@ -46,7 +46,8 @@ pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, R
 pub use ledger::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, TenderTypes, SyncLog};
 pub use ledger::{HeldCart, HoldRefusal, MAX_HELD_LIMIT};
 pub use ledger::{exempt_reason, MAX_EXEMPT_REASON_CHARS, MIN_EXEMPT_REASON_CHARS};
-pub use error::ExemptRefusal;
+pub use error::{ExemptRefusal, LabelRuleRefusal};
+pub use ledger::catalog::{check_label_rules, LabelRules, MAX_LABEL_RULES};
 pub use ledger::MAX_OPEN_PRICE_LIMIT;
 pub use ledger::PublishedCaps;
 pub use ledger::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};

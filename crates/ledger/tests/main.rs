@@ -11,6 +11,7 @@ mod audit_confirmed;
 mod backup;
 mod catalog;
 mod concurrency;
+mod counter_rules;
 mod crash;
 mod csv_cells;
 mod demo_staff;

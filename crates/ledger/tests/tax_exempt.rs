@@ -114,10 +114,10 @@ fn refused_after_a_tender_on_a_paid_sale_for_a_bad_reason_and_where_the_store_do
     let c = ja.carts_mut().create(Currency::Jpy, AT).unwrap();
     ja.carts_mut().add(c, "COF-001", 1, AT).unwrap();
     assert_eq!(why(ja.carts_mut().set_tax_exempt(c, Some(REASON), None, AT).unwrap_err()), ExemptRefusal::NotAllowed);
-    ja.catalog_mut().set_tax_exemptions(Some(true), AT).unwrap();
+    ja.catalog_mut().set_tax_exemptions(Some(true), None, AT).unwrap();
     ja.carts_mut().set_tax_exempt(c, Some(REASON), None, AT).unwrap();
     assert!(l.catalog().tax_exemptions_allowed().unwrap());
-    l.catalog_mut().set_tax_exemptions(Some(false), AT).unwrap();
+    l.catalog_mut().set_tax_exemptions(Some(false), None, AT).unwrap();
     let other = l.carts_mut().create(Currency::Usd, AT).unwrap();
     assert_eq!(why(l.carts_mut().set_tax_exempt(other, Some(REASON), None, AT).unwrap_err()), ExemptRefusal::NotAllowed);
 }
@@ -149,7 +149,16 @@ fn where_staff_sign_in_a_cashier_needs_a_managers_approval_and_both_are_audited(
     assert_eq!((rows[0].0, rows[0].1, rows[0].2.as_str(), rows[0].4.as_deref()), (Some(cashier), Some(manager), "tax_exempt_set", Some(REASON)));
     assert_eq!((rows[1].0, rows[1].1, rows[1].2.as_str()), (Some(manager), None, "tax_exempt_clear"));
     // A store setting is the owner's.
-    assert!(matches!(l.catalog_mut().set_tax_exemptions(Some(false), AT + 6).unwrap_err(), Error::NotAllowed { .. }));
+    assert!(matches!(l.catalog_mut().set_tax_exemptions(Some(false), None, AT + 6).unwrap_err(), Error::NotAllowed { .. }));
+    // With the owner's approval (record 0136: the Settings screen asks for it), audited with both.
+    assert!(matches!(l.catalog_mut().set_tax_exemptions(Some(false), Some(cashier), AT + 6).unwrap_err(), Error::NotAllowed { .. }));
+    l.catalog_mut().set_tax_exemptions(Some(false), Some(owner), AT + 7).unwrap();
+    assert!(!l.catalog().tax_exemptions_allowed().unwrap());
+    let who: (Option<i64>, Option<i64>) = l
+        .connection()
+        .query_row("SELECT actor_id, approver_id FROM audit_log WHERE action = 'store_tax_exemptions'", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    assert_eq!(who, (Some(manager), Some(owner)));
 }
 
 #[test]

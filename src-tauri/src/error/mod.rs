@@ -467,6 +467,8 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         // Held sales (record 0128).
         L::HoldRefused { why, .. } => AppError::Held(HeldRefusal::of(*why)),
         L::CartHeld { .. } => AppError::Held(HeldRefusal::CartHeld),
+        // The store's label rules (record 0136): which rule, and why, in the owner's words.
+        L::LabelRuleRefused { position, why } => AppError::InvalidInput(label_rule_words(*position, why)),
         // A tax-exempt sale (record 0135).
         L::TaxExemptRefused { why, .. } => AppError::Exempt(*why),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
@@ -549,3 +551,15 @@ pub struct Problem {
 
 #[cfg(test)]
 mod tests;
+
+/// A refused label rule (record 0136) in the screen's words: the row and the reason.
+fn label_rule_words(position: usize, why: &paydesk_ledger::LabelRuleRefusal) -> String {
+    use paydesk_ledger::LabelRuleRefusal as R;
+    let l = active();
+    match why {
+        R::Prefix { prefix } => tr!(l, "input-label-rule-prefix", row = position, prefix = prefix.clone()),
+        R::ItemDigits { digits } => tr!(l, "input-label-rule-digits", row = position, digits = *digits),
+        R::DuplicatePrefix { prefix } => tr!(l, "input-label-rule-duplicate", row = position, prefix = prefix.clone()),
+        R::TooMany { max } => tr!(l, "input-label-rule-many", max = *max),
+    }
+}

@@ -11,25 +11,36 @@ use paydesk_tax::InStoreRule;
 use crate::error::{AppError, AppResult, LabelRefusal};
 use crate::money;
 
-/// The store's in-store label rules (GS1 prefixes 02 / 20–29), as data: the default set
-/// until a store can set its own (record 0115).
+/// The store's in-store label rules (GS1 prefixes 02 / 20–29) as the ledger keeps them
+/// (record 0136): read once, on the first scan, and kept until the Settings screen sets new
+/// ones ([`Barcodes::set`]), so a scan costs its point reads and no read of the rules.
+#[derive(Default)]
 pub struct Barcodes {
-    rules: Vec<InStoreRule>,
-}
-
-impl Default for Barcodes {
-    fn default() -> Self {
-        Barcodes { rules: paydesk_tax::default_in_store_rules() }
-    }
+    rules: std::sync::RwLock<Option<Vec<InStoreRule>>>,
 }
 
 impl Barcodes {
+    /// The rules a scan reads labels by: the cached ones, or the ledger's, read now.
+    fn rules(&self, engine: &Engine) -> AppResult<Vec<InStoreRule>> {
+        if let Some(r) = self.rules.read().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref() {
+            return Ok(r.clone());
+        }
+        let read = engine.counter_rules().label_rules()?;
+        *self.rules.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(read.clone());
+        Ok(read)
+    }
+
+    /// The rules just stored: the next scan reads labels by them.
+    pub fn set(&self, rules: Vec<InStoreRule>) {
+        *self.rules.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(rules);
+    }
+
     /// The SKU of the active item this code rings up: a barcode (UPC-A, EAN-8 or EAN-13,
     /// one item whichever form is scanned), an in-store label at its item's catalog
     /// price, or a SKU (any letter case). Refused: an unknown code, and a label at another
     /// price (a quantity change names a line's item, never a label: see `ring_for`).
     pub fn sku_for(&self, engine: &Engine, code: &str) -> AppResult<String> {
-        match engine.catalog().scan(code, &self.rules)? {
+        match engine.catalog().scan(code, &self.rules(engine)?)? {
             Scanned::Item { sku } => Ok(sku),
             Scanned::Unknown => Err(AppError::UnknownItem(code.to_string())),
             Scanned::Label { sku, label_minor, catalog_minor } => {
@@ -49,7 +60,7 @@ impl Barcodes {
     /// each of the last two a line of its own. An unknown code is refused as by
     /// [`Barcodes::sku_for`].
     pub fn ring_for(&self, engine: &Engine, code: &str) -> AppResult<Ring> {
-        match engine.catalog().scan(code, &self.rules)? {
+        match engine.catalog().scan(code, &self.rules(engine)?)? {
             Scanned::Label { sku, label_minor, .. } => Ok(Ring::Label { sku, price_minor: label_minor }),
             Scanned::Item { sku } => Ok(Ring::Catalog { sku }),
             Scanned::WeightLabel { sku, grams } => Ok(Ring::Weighed { sku, grams }),

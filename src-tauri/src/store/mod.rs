@@ -5,12 +5,14 @@
 //! (`sales.rs`), a receipt as a printable page (`page.rs`), the catalog on the sale
 //! screen and the catalog screen (`catalog.rs`), items found by a query and the category
 //! tabs (`search.rs`), the store's settings kept in the ledger (`settings.rs`), and a
-//! tax-exempt sale with its reason (`exempt.rs`, record 0135).
+//! tax-exempt sale with its reason (`exempt.rs`, record 0135), and the store's counter rules
+//! (`counter_rules.rs`: label rules, open-price limit, exemptions; record 0136).
 //! This file holds what they share: how discounts are typed,
 //! and the ledger's refusal of one in the cashier's words (the labels are `wording.rs`).
 
 pub mod cart;
 pub mod catalog;
+pub mod counter_rules;
 pub mod exempt;
 pub mod lines;
 pub mod open_price;

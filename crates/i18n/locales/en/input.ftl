@@ -88,3 +88,10 @@ input-weight-required = { $item } is sold by weight: type its grams or scan its 
 input-not-weighed = { $item } is sold by the piece, not by weight.
 input-weighed-line-whole = A weighed line is removed or returned whole: weigh again for another amount.
 input-unknown-line = That line is no longer in the sale.
+# The store's in-store label rules and open-price limit (Settings → Counter rules, record 0136).
+input-label-rule-prefix = Rule { $row }: the prefix “{ $prefix }” is not for in-store labels; use 02 or 20 to 29.
+input-label-rule-digits = Rule { $row }: { $digits } item digits; use 1 to 9, so the label has room for its price or weight.
+input-label-rule-duplicate = Rule { $row }: prefix { $prefix } already has a rule above.
+input-label-rule-many = A store keeps at most { $max } label rules.
+input-label-rule-value = A label rule holds a price or a weight, not “{ $value }”.
+input-open-price-limit = Type the open-price limit as an amount in { $currency } above zero.

@@ -66,3 +66,25 @@ tender-kind-external_terminal = Standalone terminal
 tender-kind-e_money = E-money
 tender-kind-qr = QR payment
 tender-kind-store_account = Store account
+
+# Settings → Counter rules (record 0136): the store's in-store label rules, open-price limit, exemptions.
+counter-rules-title = Counter rules
+counter-rules-labels = In-store labels
+counter-rules-labels-help = Labels your scale or label printer makes: two prefix digits (02 or 20–29), the item's digits, then the price or weight. The item's SKU is the prefix and item digits.
+counter-rules-defaults = The built-in rules (02 price, 21 weight) are in use.
+counter-rules-none = No labels are read: every code is looked up as a barcode.
+counter-rules-prefix = Prefix
+counter-rules-item-digits = Item digits
+counter-rules-value = Then
+counter-rules-value-price = Price
+counter-rules-value-grams = Weight (grams)
+counter-rules-remove = Remove
+counter-rules-add = Add a rule
+counter-rules-reset = Use the built-in rules
+counter-rules-open-price-limit = Open-price limit ({ $currency }): above it a manager approves
+counter-rules-exemptions = Take tax-exempt sales
+counter-rules-exemptions-default = (the store's default)
+counter-rules-save = Save counter rules
+counter-rules-saved = Counter rules saved.
+counter-rules-reset-done = The built-in label rules are in use again.
+counter-rules-example = e.g. { $prefix } { $item } { $rest } C — I: item, V: { $what }, C: check digit

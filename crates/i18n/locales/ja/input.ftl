@@ -88,3 +88,10 @@ input-weight-required = { $item } は量り売りです。グラム数を入力�
 input-not-weighed = { $item } は個数で販売する商品です。
 input-weighed-line-whole = 量り売りの明細は丸ごと取り消し・返品します。別の量は計り直してください。
 input-unknown-line = その行はもう会計にありません。
+# インストアラベルのルールと手入力価格の上限（設定 → レジのルール、record 0136）
+input-label-rule-prefix = ルール { $row }：プレフィックス「{ $prefix }」はインストアラベルに使えません。02 または 20〜29 を指定してください。
+input-label-rule-digits = ルール { $row }：商品コードが { $digits } 桁です。価格や重さの桁が残るよう 1〜9 桁にしてください。
+input-label-rule-duplicate = ルール { $row }：プレフィックス { $prefix } のルールは上にあります。
+input-label-rule-many = ラベルのルールは { $max } 件までです。
+input-label-rule-value = ラベルのルールは価格か重さです（「{ $value }」ではありません）。
+input-open-price-limit = 手入力価格の上限を { $currency } で 0 より大きい金額で入力してください。

@@ -66,3 +66,25 @@ tender-kind-external_terminal = 外部端末
 tender-kind-e_money = 電子マネー
 tender-kind-qr = QR決済
 tender-kind-store_account = 掛売り
+
+# 設定 → レジのルール（record 0136）：インストアラベルのルール、手入力価格の上限、免税
+counter-rules-title = レジのルール
+counter-rules-labels = インストアラベル
+counter-rules-labels-help = はかりやラベルプリンターが印字するラベル：先頭 2 桁（02 または 20〜29）、商品コード、価格または重さ。商品の SKU は先頭 2 桁と商品コードです。
+counter-rules-defaults = 標準のルール（02 価格、21 重さ）を使っています。
+counter-rules-none = ラベルは読みません。どのコードもバーコードとして探します。
+counter-rules-prefix = 先頭 2 桁
+counter-rules-item-digits = 商品コードの桁数
+counter-rules-value = 続き
+counter-rules-value-price = 価格
+counter-rules-value-grams = 重さ（グラム）
+counter-rules-remove = 削除
+counter-rules-add = ルールを追加
+counter-rules-reset = 標準のルールに戻す
+counter-rules-open-price-limit = 手入力価格の上限（{ $currency }）：超えると責任者の承認が必要
+counter-rules-exemptions = 免税販売を受け付ける
+counter-rules-exemptions-default = （店舗の既定）
+counter-rules-save = レジのルールを保存
+counter-rules-saved = レジのルールを保存しました。
+counter-rules-reset-done = 標準のラベルルールに戻しました。
+counter-rules-example = 例：{ $prefix } { $item } { $rest } C — I：商品、V：{ $what }、C：チェックデジット

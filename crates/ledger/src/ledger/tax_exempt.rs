@@ -55,26 +55,33 @@ impl<L: Deref<Target = Ledger>> Catalog<L> {
     pub fn tax_exemptions_allowed(&self) -> Result<bool> {
         allowed_in_store(&self.conn)
     }
+
+    /// The store's own setting: `None` when it follows its locale's default (record 0136).
+    pub fn tax_exemptions_setting(&self) -> Result<Option<bool>> {
+        Ok(self.conn.row_cached("SELECT tax_exemptions FROM store_settings WHERE id = 1", [], |r| r.get(0))?)
+    }
 }
 
 impl Catalog<&mut Ledger> {
     /// Turns tax-exempt sales on or off for this store (`None`: its locale's default). A
     /// store setting: where the register has staff, the person signed in must be allowed
-    /// [`Action::Settings`]. Audited.
-    pub fn set_tax_exemptions(&mut self, allowed: Option<bool>, now_ms: i64) -> Result<()> {
+    /// [`Action::Settings`], or name `approver_id` who is (their PIN is the caller's to
+    /// check, as for every store setting the app saves with an owner's approval). Audited.
+    pub fn set_tax_exemptions(&mut self, allowed: Option<bool>, approver_id: Option<i64>, now_ms: i64) -> Result<()> {
         let tx = self.write_tx()?;
-        let actor = if crate::ledger::shift::shifts_required(&tx)? {
+        let (actor, approver) = if crate::ledger::shift::shifts_required(&tx)? {
             let me = crate::ledger::session::operator(&tx)?.ok_or(Error::NotSignedIn)?;
-            crate::ledger::shift::authorize_tx(&tx, crate::ledger::shift::Actor::alone(me), Action::Settings)?;
-            Some(me)
+            let who = crate::ledger::shift::Actor { staff_id: me, approver_id };
+            (Some(me), crate::ledger::shift::authorize_tx(&tx, who, Action::Settings)?)
         } else {
-            None
+            (None, None)
         };
         let before = allowed_in_store(&tx)?;
         tx.exec_cached("UPDATE store_settings SET tax_exemptions = ?1 WHERE id = 1", [allowed])?;
         let after = allowed_in_store(&tx)?;
         let audit = AuditInput {
             actor_id: actor,
+            approver_id: approver,
             before: Some(serde_json::json!({ "tax_exemptions": before }).to_string()),
             after: Some(serde_json::json!({ "tax_exemptions": after, "setting": allowed }).to_string()),
             ..AuditInput::new("store_tax_exemptions", "store")

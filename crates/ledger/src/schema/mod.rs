@@ -44,7 +44,8 @@ mod v28_named_rates;
 mod v29_categories;
 mod v30_tax_exempt;
 mod v31_weighed;
-mod v32_published_caps;
+mod v32_counter_rules;
+mod v33_published_caps;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -82,7 +83,8 @@ pub const MIGRATIONS: &[&str] = &[
     v29_categories::CATEGORIES,            // v29: categories and the folded search keys of items (record 0133)
     v30_tax_exempt::TAX_EXEMPT,            // v30: a tax-exempt sale and its reason (record 0135)
     v31_weighed::WEIGHED,                  // v31: weighed goods (record 0134)
-    v32_published_caps::PUBLISHED_CAPS,    // v32: the back office's offline caps (record 0139)
+    v32_counter_rules::COUNTER_RULES,      // v32: the store's in-store label rules (record 0136)
+    v33_published_caps::PUBLISHED_CAPS,    // v33: the back office's offline caps (record 0139)
 ];
 
 /// The version whose migration turned the audit log into a chain.

@@ -23,10 +23,12 @@
 //! | `payments.rs` | [`PaymentCases`]    | payment look-ups, takings, attention counts, restore |
 //! | `shifts.rs`   | [`ShiftCases`]      | status, open, paid in/out, X, close → Z, Z look-up   |
 //! | `tender_types.rs` | [`TenderTypeCases`] | the store's own tender types (record 0118)       |
+//! | `counter_rules.rs` | [`CounterRuleCases`] | label rules, open-price limit, exemptions (record 0136) |
 
 mod audit;
 mod carts;
 mod catalog;
+mod counter_rules;
 mod payments;
 mod receipts;
 mod return_docs;
@@ -40,6 +42,7 @@ mod tender_types;
 pub use audit::AuditCases;
 pub use carts::CartCases;
 pub use catalog::{CatalogCases, CatalogScreen};
+pub use counter_rules::{CounterRuleCases, CounterRules};
 pub use payments::{PaymentCases, StoreDay};
 pub use return_docs::{ReturnDocSource, ReturnForm, ReturnableLine};
 pub use receipts::{stamp_rule, IssuedRyoshusho, PrintRecord, ReceiptCases, ReceiptSource, RyoshushoAsk, RyoshushoError};
@@ -68,6 +71,10 @@ impl Engine {
     /// The store's settings.
     pub fn store(&self) -> StoreCases<'_> {
         StoreCases { engine: self }
+    }
+    /// The store's counter rules: label rules, open-price limit, tax exemptions (record 0136).
+    pub fn counter_rules(&self) -> CounterRuleCases<'_> {
+        CounterRuleCases { engine: self }
     }
     /// Carts and the sales on them (the tenders are the engine's sale operations).
     pub fn carts(&self) -> CartCases<'_> {

@@ -34,10 +34,11 @@ impl StoreCases<'_> {
         self.engine.with_reader(|l| l.catalog().tax_exemptions_allowed())
     }
 
-    /// Turns tax-exempt sales on or off (`None`: the locale's default); the owner's.
-    pub fn set_tax_exemptions(&self, allowed: Option<bool>) -> Result<()> {
+    /// Turns tax-exempt sales on or off (`None`: the locale's default); the owner's, or
+    /// with an owner's approval (`approver_id`, PIN checked by the caller).
+    pub fn set_tax_exemptions(&self, allowed: Option<bool>, approver_id: Option<i64>) -> Result<()> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.catalog_mut().set_tax_exemptions(allowed, now))
+        self.engine.with_ledger(|l| l.catalog_mut().set_tax_exemptions(allowed, approver_id, now))
     }
 
     /// The version of the tax setup the back office published, if any.

@@ -5,10 +5,12 @@
 //! (upsert, list), `settings.rs` (store settings, tax settings), `csv.rs` (import and
 //! export), `seed.rs` (the demo stores), `rates.rs` (the rate table's writes),
 //! `published.rs` (what the back office publishes, record 0049), `categories.rs` and
-//! `search.rs` (the register's tabs and finding an item, record 0133).
+//! `search.rs` (the register's tabs and finding an item, record 0133), `label_rules.rs`
+//! (the store's in-store label rules, record 0136).
 
 mod categories;
 mod csv;
+mod label_rules;
 mod products;
 mod published;
 mod rates;
@@ -20,6 +22,7 @@ pub use categories::{check_category, check_category_key, Category, MAX_CATEGORIE
 pub use search::{fold, Found, MatchKind, QueryProblem, SearchQuery, MAX_QUERY_CHARS, MAX_RESULTS};
 pub(crate) use search::{heal as heal_search, index_product};
 
+pub use label_rules::{check_label_rules, LabelRules, MAX_LABEL_RULES};
 pub use self::csv::{neutralise_cell, restore_cell, CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
 pub use published::{PublishedItem, PublishedReport, PublishedTax};
 pub use seed::{demo_categories, demo_category, demo_rates, demo_staff, DemoLocale, DEMO_WEIGHED_SKU};
