@@ -126,7 +126,7 @@ async fn published_items_show_a_badge_and_the_tax_fields_are_locked() {
     {
         let mut l = Ledger::open(app.data_dir.join("ledger.db")).unwrap();
         let mug = l.catalog().item("MUG-001").unwrap().expect("a demo item");
-        let r = l.catalog_mut().apply_published_items(&[PublishedItem { version: 3, item: paydesk_ledger::CatalogItem { price_minor: 1_595, ..mug } }], 1).unwrap();
+        let r = l.catalog_mut().apply_published_items(&[PublishedItem { version: 3, item: paydesk_ledger::CatalogItem { price_minor: 1_595, ..mug }, category: None }], 1).unwrap();
         assert_eq!(r.applied, 1);
         let tax = PublishedTax { version: 4, price_mode: PriceMode::Exclusive, rounding: Rounding::HalfUp, registration_number: None, rates: RateTable::japan() };
         assert!(l.catalog_mut().apply_published_tax(&tax, 2).unwrap());

@@ -297,7 +297,7 @@ fn published_items_and_tax_are_read_only_in_the_app() {
     let (_app, w) = app_with(dir.path(), ja());
     let mut l = ledger(dir.path());
     let coffee = l.catalog().item("COF-001").unwrap().unwrap();
-    let published = PublishedItem { version: 7, item: paydesk_ledger::CatalogItem { price_minor: 280, ..coffee.clone() } };
+    let published = PublishedItem { version: 7, item: paydesk_ledger::CatalogItem { price_minor: 280, ..coffee.clone() }, category: None };
     let report = l.catalog_mut().apply_published_items(&[published], 1).unwrap();
     assert_eq!((report.applied, report.refused.len()), (1, 0));
     let tax = PublishedTax { version: 8, price_mode: PriceMode::Inclusive, rounding: Rounding::HalfUp, registration_number: Some("T7000012050002".into()), rates: RateTable::japan() };
