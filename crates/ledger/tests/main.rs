@@ -18,6 +18,7 @@ mod demo_staff;
 mod exchanges;
 mod gtin;
 mod held;
+mod item_fact_shape;
 mod named_rates;
 mod old_sqlite;
 mod open;

@@ -141,3 +141,40 @@ async fn local_edits_arrive_and_published_ones_never_come_back() {
         assert_eq!(n, 0, "{t}.{col} holds Mika's PIN or its hash");
     }
 }
+
+/// A register's own weighed item, department key and filed item reach the back office with
+/// their shape (record 0137, ledger v34): the back office lists loose bananas per kg, not as
+/// a piece item, and a change of unit alone goes up too.
+#[tokio::test]
+async fn a_registers_own_items_arrive_with_how_they_are_priced_and_sold() {
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Loose goods").await.unwrap();
+    let mut reg = Register::paired(&h, &store).await;
+    let l = &mut reg.ledger;
+    let mut settings = l.catalog().store_settings().unwrap();
+    settings.currency = Currency::Jpy;
+    l.catalog_mut().set_store_settings(settings, None, T0 + 1).unwrap();
+    let bananas = CatalogItem { unit: paydesk_tax::SaleUnit::Kilogram, ..local("BAN-1", 398, None) };
+    let key = CatalogItem { price_kind: paydesk_ledger::PriceKind::Department, price_minor: 0, ..local("DEPT-1", 0, None) };
+    l.catalog_mut().upsert(&[bananas.clone(), key, local("PLAIN-1", 100, None)], None, T0 + 2).unwrap();
+    let mut sync = reg.sync_loop();
+    sync.round().await.unwrap();
+    let db = h.db().await;
+    let rows = |db: tokio_postgres::Client| async move {
+        db.query("SELECT sku, price_kind, unit FROM register_items ORDER BY sku", &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.get::<_, String>(0), r.get::<_, String>(1), r.get::<_, String>(2)))
+            .collect::<Vec<_>>()
+    };
+    let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+    assert_eq!(
+        rows(db).await,
+        [s("BAN-1", "fixed", "kilogram"), s("DEPT-1", "department", "piece"), s("PLAIN-1", "fixed", "piece")]
+    );
+    // Per 100 g from now on: the unit alone changed, and the back office hears it.
+    reg.ledger.catalog_mut().upsert(&[CatalogItem { unit: paydesk_tax::SaleUnit::HundredGrams, ..bananas }], None, T0 + 3).unwrap();
+    sync.round().await.unwrap();
+    assert_eq!(rows(h.db().await).await[0], s("BAN-1", "fixed", "hundred_grams"));
+}

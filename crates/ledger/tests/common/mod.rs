@@ -78,6 +78,7 @@ pub fn undo_tax_exempt(c: &rusqlite::Connection) {
 /// the migrations before it, so it is exactly what shipped.
 pub fn undo_named_rates(c: &rusqlite::Connection) {
     // The later migrations first, newest first: they changed what this one made.
+    undo_item_fact_shape(c);
     undo_tax_exempt(c);
     let old = rusqlite::Connection::open_in_memory().unwrap();
     for m in &paydesk_ledger::schema::MIGRATIONS[..before_named_rates()] {
@@ -133,4 +134,15 @@ pub fn rates_in_ppm(mut fact: serde_json::Value) -> serde_json::Value {
         }
     }
     fact
+}
+
+/// Drops the triggers the item-fact-shape migration (record 0137, the register's side) put on
+/// the three shape tables: a test that rolls a file back past it drops `local_item_facts`,
+/// which they read.
+pub fn undo_item_fact_shape(c: &rusqlite::Connection) {
+    for table in ["product_price_kinds", "product_units", "product_categories"] {
+        for event in ["insert", "update", "delete"] {
+            c.execute_batch(&format!("DROP TRIGGER IF EXISTS outbox_item_{table}_{event};")).unwrap();
+        }
+    }
 }
