@@ -87,7 +87,7 @@ impl FaultProfile {
 /// The demo stores a new data folder can be seeded with.
 pub const DEMO_STORES: &[&str] = &["en-US", "ja-JP"];
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     pub data_dir: Option<PathBuf>,
     pub psp_url: Option<String>,
@@ -98,20 +98,6 @@ pub struct Options {
     pub psp_seed: Option<u64>,
     /// `--demo-store` / `PAYDESK_DEMO_STORE`, checked against [`DEMO_STORES`].
     pub demo_store: Option<String>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            data_dir: None,
-            psp_url: None,
-            psp_key: None,
-            fault_profile: FaultProfile::default(),
-            fault_profile_set: false,
-            psp_seed: None,
-            demo_store: None,
-        }
-    }
 }
 
 impl Options {

@@ -6,6 +6,8 @@
 //! The shared helpers are declared here once: a file says `use crate::common;`, not `mod common;`.
 
 mod common;
+#[path = "../../backoffice/tests/support/mod.rs"]
+mod support;
 
 mod access;
 mod backup;

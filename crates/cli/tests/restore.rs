@@ -6,8 +6,7 @@
 //! B holds exactly A's synced rows, row by row, outside its outbox; A's token is refused;
 //! B's own sales sync; the back office's totals are A's synced sales plus B's, once each.
 use crate::common;
-#[path = "../../backoffice/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use common::*;
 use paydesk_ledger::Ledger;

@@ -4,8 +4,7 @@
 //! that changes nothing, the back office holding exactly the register's rows, and the
 //! register selling while the back office is down.
 use crate::common;
-#[path = "../../backoffice/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use common::*;
 use serde_json::Value;

@@ -18,8 +18,7 @@ fn last_fact(l: &Ledger, sku: &str) -> Option<Value> {
         .unwrap()
         .into_iter()
         .map(|r| serde_json::from_str::<Value>(&r.fact_json).unwrap())
-        .filter(|f| f["kind"] == "item_saved" && f["sku"] == sku)
-        .last()
+        .rfind(|f| f["kind"] == "item_saved" && f["sku"] == sku)
 }
 
 /// A local item of no category, fixed price, sold by the piece.

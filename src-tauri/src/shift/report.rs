@@ -83,16 +83,13 @@ pub fn report_data(
         })
         .collect();
     let tenders = tender_lines(r);
-    let close = match z {
-        None => None,
-        Some(z) => Some(CloseData {
+    let close = z.map(|z| CloseData {
             closed_by: name(z.closed_by),
             approved_by: z.approver_id.map(name),
-            closed_at: store_time(r.shift.closed_at_ms.unwrap_or(r.at_ms), &store),
+            closed_at: store_time(r.shift.closed_at_ms.unwrap_or(r.at_ms), store),
             counted: counts(&z.counted_counts),
             checkpoint: checkpoint(z),
-        }),
-    };
+        });
     Ok(DrawerReportData {
         language,
         currency,
@@ -103,8 +100,8 @@ pub fn report_data(
         store_name: fit(&store.name),
         register: fit(register),
         opened_by: name(r.shift.opened_by),
-        opened_at: store_time(r.shift.opened_at_ms, &store),
-        printed_at: store_time(now, &store),
+        opened_at: store_time(r.shift.opened_at_ms, store),
+        printed_at: store_time(now, store),
         float: counts(&r.shift.float_counts),
         cash_received: r.cash_received_minor,
         change_given: r.change_given_minor,

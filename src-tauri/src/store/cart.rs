@@ -31,7 +31,7 @@ pub struct DiscountForm {
 /// Refuses a change of a sale whose tax is fixed, with its own code: the screen
 /// disables the controls, and the command holds the rule.
 fn editable(state: &AppState) -> AppResult<()> {
-    if cart_view(&state)?.tax_locked {
+    if cart_view(state)?.tax_locked {
         return Err(AppError::TaxLocked);
     }
     Ok(())

@@ -58,11 +58,10 @@ pub(super) fn cart_for_next_item(state: &AppState) -> AppResult<CartId> {
     } else {
         id
     };
-    if finished || sale.cart.lines.is_empty() {
-        if state.engine().shifts().needs_opening()? {
+    if (finished || sale.cart.lines.is_empty())
+        && state.engine().shifts().needs_opening()? {
             return Err(AppError::NoOpenShift);
         }
-    }
     Ok(id)
 }
 
