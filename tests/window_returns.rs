@@ -328,3 +328,36 @@ async fn a_receipts_barcode_scanned_at_payments_opens_its_return_form() {
     app.screenshot("returns-scanned-1280x800").await;
     app.close().await;
 }
+
+/// A receipt's barcode scanned at the register's own scan field (record 0125): the field
+/// looks items up first, and a code no item has that is a paid sale's receipt number opens
+/// that sale at Payments with its Return items form. A six-digit code that is neither stays
+/// "not in the catalog" on the register, and nothing is rung up. At 1024x768.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receipts_barcode_scanned_at_the_register_opens_its_return_form() {
+    let app = App::start("returns-scan-register", launch(true, 1024, 768)).await;
+    let cart = sale(&app, &["COF-001", "MUG-001"], "¥1,900", "").await;
+    app.click("#tender-new-sale").await;
+    app.wait_js("return document.getElementById('cart-total').textContent === '¥0'", "the next customer's empty cart", LONG).await;
+
+    app.scan("999999").await;
+    let refused = app.wait_js("const b = document.getElementById('scan-error'); return !b.hidden && b.dataset.code", "the unknown code refused", LONG).await;
+    assert_eq!(refused, serde_json::json!("unknown_item"));
+    assert_eq!(app.js("return document.getElementById('view-register').hidden").await, serde_json::json!(false), "still at the register");
+
+    app.scan(&format!("{:06}", cart.0)).await;
+    app.wait_js(
+        &format!("return !document.getElementById('view-payments').hidden && document.querySelector('#payment-detail .return-panel[data-cart=\"{}\"] #return-form') !== null", cart.0),
+        "the sale's Returns form at Payments",
+        LONG,
+    )
+    .await;
+    assert_eq!(app.js("return document.getElementById('view-register').hidden").await, serde_json::json!(true), "Payments, not the register");
+    let p = app.screenshot("returns-scan-register-1024").await;
+    let _ = std::fs::create_dir_all("/work/shots");
+    let _ = std::fs::copy(&p, "/work/shots/returns-scan-register-1024x768.png");
+    // Nothing was rung up by either scan.
+    let lines = app.js("return window.__TAURI__.core.invoke('get_cart').then((c) => c.lines.length)").await;
+    assert_eq!(lines, serde_json::json!(0));
+    app.close().await;
+}

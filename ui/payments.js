@@ -67,15 +67,21 @@ export function initReceiptFind() {
     try {
       const cart = await invoke('find_receipt', { number: field.value });
       msg.hidden = true; msg.textContent = ''; field.value = '';
-      selectSale(cart);
-      const open = document.querySelector('#payment-detail #return-open');
-      if (open) open.click();
+      openSaleReturn(cart);
     } catch (err) {
       msg.textContent = errText(err); msg.dataset.code = (err && err.code) || 'error'; msg.hidden = false;
       field.select();
       alertLoud(errText(err));
     }
   });
+}
+
+/** Shows paid sale `cart` with its Return items form open (a receipt's number typed or
+ *  scanned, here or at the register's scan field). */
+export function openSaleReturn(cart) {
+  selectSale(cart);
+  const open = document.querySelector('#payment-detail #return-open');
+  if (open) open.click();
 }
 
 /** Shows sale `cartId`'s receipt with its Print / Reprint and printable-page buttons. */

@@ -240,11 +240,28 @@ async function scan(code, fromCatalog = false) {
     }
     return true;
   } catch (e) {
+    const why = (e && e.code) || '';
+    // A receipt's barcode scanned here (record 0125): its return starts at Payments.
+    if (!fromCatalog && why === ERROR.UNKNOWN_ITEM && RECEIPT_NO.test(code.trim()) && await openReceipt(code.trim())) return true;
     alertLoud(errText(e));
-    const code = (e && e.code) || '';
-    if (!fromCatalog || code === ERROR.NO_OPEN_SHIFT) scanError(errText(e), code);
+    if (!fromCatalog || why === ERROR.NO_OPEN_SHIFT) scanError(errText(e), why);
     return false;
   }
+}
+
+/** A receipt number as its barcode carries it: the sale's number, zero-padded to at least
+ *  six digits (no item code is tried as one: an item's own code always wins). */
+const RECEIPT_NO = /^[0-9]{6,12}$/;
+
+/** Opens the paid sale of receipt number `number` at Payments with its Return items; false
+ *  when no paid sale has that number (the scan was an unknown item after all). */
+async function openReceipt(number) {
+  let sale;
+  try { sale = await invoke('find_receipt', { number }); } catch { return false; }
+  scanError('');
+  announce(t('scan-receipt-opened', { number }));
+  document.dispatchEvent(new CustomEvent('paydesk:open-receipt', { detail: { cart: sale } }));
+  return true;
 }
 
 async function setLineQty(lineNo, q) {

@@ -94,3 +94,4 @@ weigh-grams = Grams
 weigh-help = { $price }. Type the weight the scale shows, 1 to 100000 g.
 weigh-ring = Ring up
 weigh-cancel = Cancel
+scan-receipt-opened = Receipt { $number }: its sale is open at Payments to return items.

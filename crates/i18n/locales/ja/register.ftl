@@ -94,3 +94,4 @@ weigh-grams = グラム
 weigh-help = { $price }。はかりの表示の重さ（1〜100000 g）を入力してください。
 weigh-ring = 登録
 weigh-cancel = キャンセル
+scan-receipt-opened = レシート { $number } の取引を「決済履歴」で開きました。返品する商品を選んでください。
