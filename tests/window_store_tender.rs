@@ -85,7 +85,15 @@ async fn ring_up_800(app: &App) -> CartId {
 async fn pay_voucher(app: &App, type_id: i64, slip: &str, shot: &str) -> String {
     key(app, Key::F6).await;
     app.el("#cash-form").await;
-    app.click(&format!("#tender-store-{type_id}")).await;
+    // The voucher's key, Alt+N by its place among the store's tenders, shown on its button.
+    let n = app
+        .js(&format!("return [...document.querySelectorAll('#tender-store-buttons button')].findIndex((b) => b.id === 'tender-store-{type_id}') + 1"))
+        .await
+        .as_i64()
+        .unwrap();
+    assert!((1..=9).contains(&n), "the voucher's button is one of the first nine: {n}");
+    assert!(app.text(&format!("#tender-store-{type_id} kbd")).await.contains(&format!("Alt+{n}")));
+    app.el("#cash-form input").await.send_keys(Key::Alt + n.to_string().as_str()).await.unwrap();
     let amount = app.el("#store-form #store-amount").await;
     assert_eq!(amount.value().await.unwrap().as_deref(), Some("800"), "the amount starts at what is due");
     amount.clear().await.unwrap();

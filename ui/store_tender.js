@@ -15,10 +15,12 @@ export async function offeredTypes() {
 
 /** One button per type; `pick(type)` opens its form. */
 export function storeButtons(types, pick) {
-  return types.map((ty) => h('button', {
+  // The first nine have a key, Alt+1 to Alt+9 (tender.js), shown on the button.
+  return types.map((ty, i) => h('button', {
     class: 'secondary store-tender', id: `tender-store-${ty.id}`, type: 'button', 'data-type': String(ty.id),
-    'data-gives-change': String(ty.gives_change), text: ty.name, title: ty.name, onclick: () => pick(ty),
-  }));
+    'data-gives-change': String(ty.gives_change), title: ty.name, onclick: () => pick(ty),
+    'aria-keyshortcuts': i < 9 ? `Alt+${i + 1}` : undefined,
+  }, ty.name, i < 9 ? h('kbd', { text: `Alt+${i + 1}` }) : null));
 }
 
 /** The form of type `ty` for `sale`; `submit(amountText, reference)` takes it. */

@@ -76,11 +76,27 @@ export async function resumeTender() {
 export function tenderKey(e) {
   if (!open) return false;
   if (e.key === 'Escape') { back(); return true; }
-  if (busy || mode === 'done') return ['F6', 'F7', 'F8'].includes(e.key);
+  if (busy || mode === 'done') return ['F6', 'F7', 'F8'].includes(e.key) || storeKeyIndex(e) !== null;
   if (e.key === 'F6') { startMode('cash'); return true; }
   if (e.key === 'F7') { startMode('card'); return true; }
   if (e.key === 'F8') { startMode('cancel'); return true; }
+  // The store's own tenders in the order shown: Alt+1 to Alt+9 (record 0122), as F6/F7
+  // take cash and card. The press is the button's: a disabled one does nothing.
+  const n = storeKeyIndex(e);
+  if (n !== null) {
+    const b = document.querySelectorAll('#tender-store-buttons button')[n];
+    if (b && !b.disabled && !$('tender-store-buttons').hidden) b.click();
+    return true;
+  }
   return false;
+}
+
+/** Alt+1…Alt+9 as the index of a store tender button (by the key's code, so a keyboard
+ *  layout that types another character with Alt still works), or null. */
+function storeKeyIndex(e) {
+  if (!e.altKey || e.ctrlKey || e.metaKey) return null;
+  const m = /^Digit([1-9])$/.exec(e.code || '') || /^([1-9])$/.exec(e.key || '');
+  return m ? Number(m[1]) - 1 : null;
 }
 
 /** A card of this sale was resolved in the background: show the sale as it is now. */
