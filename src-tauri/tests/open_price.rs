@@ -77,3 +77,53 @@ fn a_department_key_twice_and_a_price_above_the_limit_with_a_manager() {
     let cart = call(&w, "set_line_quantity", json!({ "lineNo": 1, "quantity": 2 })).unwrap();
     assert_eq!((cart["total"].as_i64(), cart["item_count"].as_i64()), (Some(1_100), Some(3)), "{cart}");
 }
+
+/// A 02 price label for item `0200001` at `yen`, with its check digit.
+fn price_label(yen: u32) -> String {
+    let data = format!("0200001{yen:05}");
+    let d: Vec<u8> = data.bytes().map(|b| b - b'0').collect();
+    format!("{data}{}", paydesk_tax::ean_check_digit(&d))
+}
+
+/// A price label below its item's catalog price is a markdown, and a label typed at the scan
+/// field is the same to the register as one scanned: past the cashier's 10 % discount limit it
+/// is a manager's, as the discount typed would be (the insider's route around the limit),
+/// and the approval is audited. Within the limit, or above the catalog price, it rings alone.
+#[test]
+fn a_price_label_marked_down_past_the_cashiers_limit_needs_a_manager() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        // The store's own item under an in-store label code: ¥500.
+        let mut l = Ledger::open(dir.path().join("ledger.db")).unwrap();
+        l.catalog_mut().seed_demo_store(paydesk_ledger::DemoLocale::JaJp, None, now_ms()).unwrap();
+        let bento = paydesk_ledger::CatalogItem {
+            sku: "0200001".into(),
+            barcode: None,
+            name_en: "Bento".into(),
+            name_ja: Some("弁当".into()),
+            price_minor: 500,
+            currency: paydesk_domain::Currency::Jpy,
+            tax_class: paydesk_tax::TaxClass::Reduced,
+            active: true,
+            price_kind: paydesk_ledger::PriceKind::Fixed,
+            unit: paydesk_tax::SaleUnit::Piece,
+        };
+        l.catalog_mut().upsert(&[bento], None, now_ms()).unwrap();
+    }
+    let (_app, w) = cashier_at_the_register(dir.path());
+    // ¥480 (4 % off) and ¥520 ring alone.
+    call(&w, "scan", json!({ "code": price_label(480) })).unwrap();
+    let cart = call(&w, "scan", json!({ "code": price_label(520) })).unwrap();
+    assert_eq!(cart["total"], 1_000);
+    // ¥250, half price: the cashier alone is refused, nothing rung.
+    let e = call(&w, "scan", json!({ "code": price_label(250) })).unwrap_err();
+    assert_eq!((e["code"].as_str(), e["action"].as_str(), e["min_role"].as_str()), (Some("approval_required"), Some("discount_above_limit"), Some("manager")), "{e}");
+    assert_eq!(call(&w, "get_cart", json!({})).unwrap()["total"], 1_000);
+    // With the manager's approval it rings at the label's price, and the approval is audited.
+    let cart = call(&w, "scan", json!({ "code": price_label(250), "approval": { "name": "佐藤", "pin": "2222" } })).unwrap();
+    assert_eq!(lines(&cart).last().unwrap(), &(3, "0200001".to_string(), 250, "label".to_string()));
+    let l = Ledger::open_reader(dir.path().join("ledger.db")).unwrap();
+    let manager = l.roster().by_name("佐藤").unwrap().unwrap().id;
+    let approved = l.audit().log().unwrap().into_iter().rev().find(|e| e.approver_id == Some(manager)).expect("the approval audited");
+    assert!(format!("{approved:?}").contains("label 0200001"), "{approved:?}");
+}

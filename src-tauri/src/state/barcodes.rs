@@ -61,7 +61,7 @@ impl Barcodes {
     /// [`Barcodes::sku_for`].
     pub fn ring_for(&self, engine: &Engine, code: &str) -> AppResult<Ring> {
         match engine.catalog().scan(code, &self.rules(engine)?)? {
-            Scanned::Label { sku, label_minor, .. } => Ok(Ring::Label { sku, price_minor: label_minor }),
+            Scanned::Label { sku, label_minor, catalog_minor } => Ok(Ring::Label { sku, price_minor: label_minor, catalog_minor }),
             Scanned::Item { sku } => Ok(Ring::Catalog { sku }),
             Scanned::WeightLabel { sku, grams } => Ok(Ring::Weighed { sku, grams }),
             Scanned::Unknown => self.sku_for(engine, code).map(|sku| Ring::Catalog { sku }),
@@ -73,6 +73,8 @@ impl Barcodes {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ring {
     Catalog { sku: String },
-    Label { sku: String, price_minor: i64 },
+    /// A price label's item at the price printed; `catalog_minor` is the item's own price
+    /// (a label below it is a markdown, bounded like a discount).
+    Label { sku: String, price_minor: i64, catalog_minor: i64 },
     Weighed { sku: String, grams: i64 },
 }

@@ -18,20 +18,41 @@ pub fn get_cart(state: State<'_, AppState>) -> AppResult<CartView> {
     cart_view(&state)
 }
 
-/// A scanner (or the cashier) typed a barcode or SKU and pressed Enter.
+/// A scanner (or the cashier) typed a barcode or SKU and pressed Enter. `approval`: a
+/// manager's, for a price label marked down past the cashier's discount limit.
 #[tauri::command]
-pub fn scan(state: State<'_, AppState>, code: String) -> AppResult<CartView> {
+pub fn scan(state: State<'_, AppState>, code: String, approval: Option<Approval>) -> AppResult<CartView> {
     let code = validate_code(&code)?;
     let ring = state.barcodes.ring_for(&state.engine(), &code)?;
+    if let Ring::Label { sku, price_minor, catalog_minor } = &ring {
+        label_markdown_allowed(&state, sku, *price_minor, *catalog_minor, approval.as_ref())?;
+    }
     let id = cart_for_next_item(&state)?;
     let cart = match ring {
         Ring::Catalog { sku } => state.engine().carts().add(id, &sku, 1)?,
         // A price label at another price than the catalog's: its own line (record 0126).
-        Ring::Label { sku, price_minor } => state.engine().carts().add_label(id, &sku, price_minor)?.0,
+        Ring::Label { sku, price_minor, .. } => state.engine().carts().add_label(id, &sku, price_minor)?.0,
         // A scale's weight label: that weight at the item's price per unit (record 0134).
         Ring::Weighed { sku, grams } => state.engine().carts().add_weighed(id, &sku, grams)?.0,
     };
     view_of(&state, &cart)
+}
+
+/// A price label below its item's catalog price is a markdown, and a label typed at the scan
+/// field cannot be told from one scanned: so a markdown past the cashier's discount limit is
+/// a manager's, as the same discount typed would be (records 0068, 0126), and the approval is
+/// audited. A label at or above the catalog price, or a register without staff, goes on.
+fn label_markdown_allowed(state: &AppState, sku: &str, label_minor: i64, catalog_minor: i64, approval: Option<&Approval>) -> AppResult<()> {
+    let markdown = catalog_minor.saturating_sub(label_minor);
+    if markdown <= 0 {
+        return Ok(());
+    }
+    let action = match crate::staff::gate::discount_above_limit(paydesk_tax::Discount::Amount { amount: markdown }, catalog_minor) {
+        true => paydesk_access::Action::DiscountAboveLimit,
+        false => paydesk_access::Action::Sell,
+    };
+    crate::ops::Operation::new(action, approval).approval_audited(format!("label {sku}")).permit(state)?;
+    Ok(())
 }
 
 /// The cart an item scanned now goes into (record 0035).
