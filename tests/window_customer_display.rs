@@ -1,5 +1,5 @@
 //! The customer display in the real windows (issue #30, record 0132), in a Japanese store
-//! at 1280x800: the cashier opens it from the topbar; it welcomes with the store's name;
+//! at 1280x800 and 1024x768: the cashier opens it from the topbar; it welcomes with the store's name;
 //! two items rung up on the register (one reduced-rate) appear on it with ※, the legend
 //! and the amount to pay; cash with change shows the change and "thank you"; a card
 //! started on the reader makes it say to present the card. The display's window is
@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use paydesk_e2e::{App, Launch, LONG};
 use paydesk_e2e::thirtyfour::prelude::*;
 
-fn launch() -> Launch {
-    let mut l = Launch::default();
+fn launch(width: u32, height: u32) -> Launch {
+    let mut l = Launch { width, height, ..Launch::default() };
     l.env.push(("PAYDESK_DEMO_STORE".into(), "ja-JP".into()));
     l
 }
@@ -67,7 +67,16 @@ async fn display_shows(app: &App, cond: &str, what: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_customer_display_follows_the_sale_from_welcome_to_thank_you_and_the_reader() {
-    let app = App::start("customer-display", launch()).await;
+    follows_the_sale(1280, 800).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_customer_display_follows_the_sale_on_a_1024_by_768_screen() {
+    follows_the_sale(1024, 768).await;
+}
+
+async fn follows_the_sale(width: u32, height: u32) {
+    let app = App::start(&format!("customer-display-{width}"), launch(width, height)).await;
     let main = app.driver.window().await.unwrap();
     // a simulated reader, registered through the bridge (window_reader.rs drives Settings')
     let readers = app
@@ -83,7 +92,7 @@ async fn the_customer_display_follows_the_sale_from_welcome_to_thank_you_and_the
     let welcome = display_shows(&app, "return d.dataset.phase === 'welcome' && d.innerText.includes('いらっしゃいませ')", "the welcome").await;
     assert!(welcome.contains("PayDesk デモカフェ"), "{welcome}");
     assert!(!welcome.contains("合計") && !welcome.contains("商品"), "the welcome alone, no empty sale:\n{welcome}");
-    shot(&app, "welcome");
+    shot(&app, &format!("welcome-{width}x{height}"));
 
     // Tauri's capability check: the customer's window may take no tender, read no cart.
     let refused = app
@@ -103,7 +112,13 @@ async fn the_customer_display_follows_the_sale_from_welcome_to_thank_you_and_the
         assert!(sale.contains(want), "{want:?} not on the display:\n{sale}");
     }
     assert_eq!(app.text("#lines tr:first-child .mark").await, "※");
-    shot(&app, "sale");
+    // The amount to pay and every line's amount lie inside the customer's window, and the
+    // window inside the screen: nothing the customer must read is off an edge.
+    let fits = app
+        .js("const w = window.innerWidth, h = window.innerHeight;              const inside = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.right <= w + 0.5 && r.bottom <= h + 0.5; };              return w <= screen.width && h <= screen.height && inside(document.getElementById('totals'))                     && [...document.querySelectorAll('#lines td.num')].every(inside)")
+        .await;
+    assert_eq!(fits, serde_json::json!(true), "the display at {width}x{height} cuts off what the customer must read");
+    shot(&app, &format!("sale-{width}x{height}"));
 
     // Cash ¥2,000 for ¥1,930: the change, then thank you.
     app.driver.switch_to_window(main.clone()).await.unwrap();
@@ -118,7 +133,7 @@ async fn the_customer_display_follows_the_sale_from_welcome_to_thank_you_and_the
     for want in ["お釣り", "¥70", "現金", "¥2,000", "ありがとうございました"] {
         assert!(thanks.contains(want), "{want:?} not on the display:\n{thanks}");
     }
-    shot(&app, "thank-you");
+    shot(&app, &format!("thank-you-{width}x{height}"));
 
     // The next customer: a coffee, taken on the reader.
     app.driver.switch_to_window(main.clone()).await.unwrap();
@@ -138,7 +153,7 @@ async fn the_customer_display_follows_the_sale_from_welcome_to_thank_you_and_the
     assert!(present.contains("カードを読み取り機にかざしてください"), "{present}");
     assert!(present.contains("ブレンドコーヒー") && !present.contains("マフィン"), "only this sale:\n{present}");
     assert!(!present.contains("確認中"), "the card awaited is asked for, not listed as checking:\n{present}");
-    shot(&app, "present-card");
+    shot(&app, &format!("present-card-{width}x{height}"));
     app.driver.switch_to_window(main).await.unwrap();
     app.close().await;
 }

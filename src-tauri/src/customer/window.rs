@@ -142,13 +142,27 @@ fn open<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
         (Some(d), Some(s)) => d.language(&s),
         _ => active(),
     };
+    let (width, height) = fitted_size(app);
     WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(PAGE.into()))
         .title(tr!(lang, "customer-window-title"))
-        .inner_size(1280.0, 800.0)
+        .inner_size(width, height)
         .min_inner_size(640.0, 400.0)
         .focused(false)
         .build()
         .map(|_| ())
+}
+
+/// The display's size: 1280x800, or the primary monitor's when that is smaller (a 1024x768
+/// customer screen showed the amount to pay off its right edge). Logical pixels.
+fn fitted_size<R: Runtime>(app: &AppHandle<R>) -> (f64, f64) {
+    const WANTED: (f64, f64) = (1280.0, 800.0);
+    match app.primary_monitor() {
+        Ok(Some(m)) => {
+            let s = m.size().to_logical::<f64>(m.scale_factor());
+            (WANTED.0.min(s.width).max(640.0), WANTED.1.min(s.height).max(400.0))
+        }
+        Ok(None) | Err(_) => WANTED,
+    }
 }
 
 /// At start, when the display's setting says so. A display that cannot open is said in
