@@ -119,7 +119,8 @@ pub fn save_counter_rules(state: State<'_, AppState>, form: CounterRulesForm, ap
     }
     let granted = op.audit_approval("counter_rules").permit(&state)?;
     let cases = engine.counter_rules();
-    if rules != now.labels.rules || !now.labels.own && rules != paydesk_tax::default_in_store_rules() {
+    // Unchanged rules are not written: saving the built-in list keeps the store on the defaults.
+    if rules != now.labels.rules {
         let stored = cases.set_label_rules(Some(&rules), granted.actor_id())?;
         state.barcodes.set(stored.rules);
     }
