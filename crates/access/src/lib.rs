@@ -20,5 +20,5 @@ pub mod role;
 pub use audit::{AuditRecord, Break, ChainedRecord, Anchor, Verdict};
 pub use lockout::{LockoutPolicy, Locked, MonotonicLocks, PinAttempts};
 pub use permission::{authorize, Action, Authorization, Person};
-pub use pin::{check_hash, hash_pin, verify_pin, Pin, PinError};
+pub use pin::{check_hash, hash_pin, verify_pin, verify_work_done, Pin, PinError};
 pub use role::Role;

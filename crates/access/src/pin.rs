@@ -10,6 +10,7 @@
 use password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub const PIN_MIN_DIGITS: usize = 4;
 pub const PIN_MAX_DIGITS: usize = 8;
@@ -105,10 +106,23 @@ pub fn check_hash(stored: &str) -> Result<(), PinError> {
     parse_hash(stored).map(|_| ())
 }
 
+/// The Argon2 work (KiB x passes x lanes) every PIN check in this process has asked
+/// for. An unknown name must cost what a wrong PIN costs (record 0063); this is how a
+/// test proves it without timing anything, since time on a shared machine proves nothing.
+static VERIFY_WORK: AtomicU64 = AtomicU64::new(0);
+
+/// The Argon2 work done by [`verify_pin`] so far in this process (see `VERIFY_WORK`).
+pub fn verify_work_done() -> u64 {
+    VERIFY_WORK.load(Ordering::Relaxed)
+}
+
 /// Whether `pin` matches `stored`. A malformed stored hash is an error (the ledger is
 /// damaged), never a silent "no".
 pub fn verify_pin(pin: &Pin, stored: &str) -> Result<bool, PinError> {
     let parsed = parse_hash(stored)?;
+    let params = Params::try_from(&parsed).map_err(|e| PinError::BadHash(format!("parameters: {e}")))?;
+    let work = u64::from(params.m_cost()) * u64::from(params.t_cost()) * u64::from(params.p_cost());
+    VERIFY_WORK.fetch_add(work, Ordering::Relaxed);
     // The parameters come from the stored string; `hasher()` only supplies defaults.
     Ok(hasher().verify_password(pin.0.as_bytes(), &parsed).is_ok())
 }
@@ -136,8 +150,11 @@ mod tests {
         assert!(a.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{a}");
         assert_ne!(a, b, "each hash has its own salt");
         assert!(!a.contains("2468"));
+        let before = verify_work_done();
         assert_eq!(verify_pin(&pin, &a), Ok(true));
         assert_eq!(verify_pin(&Pin::parse("2469").unwrap(), &a), Ok(false));
+        // each check counts the work its hash asks for (other tests may add theirs)
+        assert!(verify_work_done() - before >= 2 * 19456 * 2);
     }
 
     #[test]
