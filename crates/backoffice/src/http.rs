@@ -31,6 +31,7 @@ pub fn router(st: AppState) -> Router {
         .route("/v1/restore/source", get(restore::source))
         .route("/v1/restore/rows", get(restore::rows))
         .route("/admin/dashboard", get(data::dashboard))
+        .route("/admin/reports", get(crate::reports::route::report))
         .route("/admin/stores", post(stores::create_store))
         .route("/admin/stores/{store}/pairing-codes", post(stores::pairing_code))
         .route("/admin/stores/{store}/settings", put(stores::put_settings))
