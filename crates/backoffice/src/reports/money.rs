@@ -1,7 +1,10 @@
 //! Money by tender and by hour, and each store's totals: what the registers' Z reports
 //! count (record 0138, `paydesk_ledger::takings`), read from the facts they sent.
 //!
-//! - A tender counts when it is not superseded, its sale was not canceled, and (a card)
+//! - A tender counts when it is not superseded, its sale was completed and not canceled
+//!   (a register sends no cancel for a sale it never completed: a part-paid sale canceled
+//!   and its cash handed back is a tender with no sale here, the same as one still open;
+//!   a shift cannot close with a part-paid sale open, so no Z counts such a tender), and (a card)
 //!   its payment took the money (captured, or refunded since) or was accepted offline and
 //!   is waiting to be forwarded. It counts in the hour it was taken.
 //! - A sale is counted once, with its first counted tender (record 0138): a sale paid
@@ -38,8 +41,8 @@ fn counted() -> String {
     LEFT JOIN payments p ON p.store_id = t.store_id AND p.checkout_key = t.checkout_key
     WHERE t.superseded_at_ms IS NULL
       AND (t.method <> 'card' OR p.state IN {CARD_TOOK})
-      AND NOT EXISTS (SELECT 1 FROM sales s WHERE s.store_id = t.store_id AND s.register_id = t.register_id
-                                              AND s.sale_id = t.sale_id AND s.canceled_at_ms IS NOT NULL)
+      AND EXISTS (SELECT 1 FROM sales s WHERE s.store_id = t.store_id AND s.register_id = t.register_id
+                                          AND s.sale_id = t.sale_id AND s.canceled_at_ms IS NULL)
       AND EXISTS (SELECT 1 FROM tenders w WHERE w.store_id = t.store_id AND w.register_id = t.register_id AND w.sale_id = t.sale_id
                                             AND w.created_at_ms >= st.from_ms AND w.created_at_ms < st.to_ms)),
   taken AS (
@@ -54,8 +57,8 @@ const GIVEN: &str = "given AS (
     SELECT f.store_id, 'card'::text AS method, ''::text AS type_name, t.currency, f.amount, f.created_at_ms AS at_ms, st.time_zone
     FROM refunds f JOIN st USING (store_id) JOIN tenders t ON t.store_id = f.store_id AND t.checkout_key = f.checkout_key
     WHERE f.state = 'succeeded' AND t.superseded_at_ms IS NULL AND f.created_at_ms >= st.from_ms AND f.created_at_ms < st.to_ms
-      AND NOT EXISTS (SELECT 1 FROM sales s WHERE s.store_id = t.store_id AND s.register_id = t.register_id
-                                              AND s.sale_id = t.sale_id AND s.canceled_at_ms IS NOT NULL)
+      AND EXISTS (SELECT 1 FROM sales s WHERE s.store_id = t.store_id AND s.register_id = t.register_id
+                                          AND s.sale_id = t.sale_id AND s.canceled_at_ms IS NULL)
     UNION ALL
     SELECT c.store_id, 'cash', '', c.currency, c.amount, c.refunded_at_ms, st.time_zone
     FROM cash_refunds c JOIN st USING (store_id) WHERE c.refunded_at_ms >= st.from_ms AND c.refunded_at_ms < st.to_ms
