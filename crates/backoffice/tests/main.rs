@@ -19,6 +19,7 @@ mod outage;
 mod owner;
 mod pairing;
 mod reconcile;
+mod reports;
 mod restore;
 mod sales;
 mod slow_clients;
