@@ -13,7 +13,7 @@ const TOKYO_0930: i64 = 1_796_083_200_000 + 30 * 60_000;
 
 /// A completed cash sale of one line straight into the tables the ingest writes (the
 /// ingest itself is the sync tests'): `name` is what the register printed.
-async fn sale(h: &Harness, store: &str, register: &str, id: i64, name: &str, sku: &str, amount: i64, currency: &str, at_ms: i64) {
+async fn sale(h: &Harness, (store, register): (&str, &str), id: i64, (name, sku): (&str, &str), (amount, currency): (i64, &str), at_ms: i64) {
     let db = h.db().await;
     let (s, r): (uuid::Uuid, uuid::Uuid) = (store.parse().unwrap(), register.parse().unwrap());
     db.execute(
@@ -87,13 +87,13 @@ async fn a_tokyo_stores_hours_are_tokyos_and_all_stores_are_summed_per_currency_
     let (tokyo, reg_t) = h.store_with_register("Shibuya").await;
     let (utc, reg_u) = h.store_with_register("London").await;
     zone(&h, &tokyo, "Asia/Tokyo", "jpy").await;
-    sale(&h, &tokyo, &reg_t.paired.register_id, 1, "Tea", "TEA-001", 500, "jpy", TOKYO_0930).await;
+    sale(&h, (&tokyo, &reg_t.paired.register_id), 1, ("Tea", "TEA-001"), (500, "jpy"), TOKYO_0930).await;
     // 2026-12-01 00:30 UTC is Dec 1 in both stores; 23:30 UTC on Nov 30 is Dec 1 in Tokyo
     // only (08:30), Nov 30 in the UTC store
-    sale(&h, &utc, &reg_u.paired.register_id, 1, "Tea", "TEA-001", 300, "jpy", TOKYO_0930).await;
-    sale(&h, &tokyo, &reg_t.paired.register_id, 2, "Tea", "TEA-001", 200, "jpy", TOKYO_0930 - 3_600_000).await;
-    sale(&h, &utc, &reg_u.paired.register_id, 2, "Tea", "TEA-001", 7_000, "jpy", TOKYO_0930 - 3_600_000).await;
-    sale(&h, &utc, &reg_u.paired.register_id, 3, "Tea", "TEA-001", 1_000, "usd", TOKYO_0930).await;
+    sale(&h, (&utc, &reg_u.paired.register_id), 1, ("Tea", "TEA-001"), (300, "jpy"), TOKYO_0930).await;
+    sale(&h, (&tokyo, &reg_t.paired.register_id), 2, ("Tea", "TEA-001"), (200, "jpy"), TOKYO_0930 - 3_600_000).await;
+    sale(&h, (&utc, &reg_u.paired.register_id), 2, ("Tea", "TEA-001"), (7_000, "jpy"), TOKYO_0930 - 3_600_000).await;
+    sale(&h, (&utc, &reg_u.paired.register_id), 3, ("Tea", "TEA-001"), (1_000, "usd"), TOKYO_0930).await;
 
     let hours = h.owner.get(&format!("/admin/reports?by=hour&from=2026-12-01&to=2026-12-01&store={tokyo}")).await.unwrap();
     let keys: Vec<(&str, i64)> = hours["rows"].as_array().unwrap().iter().map(|r| (r["key"].as_str().unwrap(), r["sold"].as_i64().unwrap())).collect();
@@ -116,9 +116,9 @@ async fn the_csv_has_a_header_a_filename_and_no_formula_a_spreadsheet_would_run(
     let (store, reg) = h.store_with_register("Shibuya").await;
     zone(&h, &store, "Asia/Tokyo", "jpy").await;
     let r = &reg.paired.register_id;
-    sale(&h, &store, r, 1, "=HYPERLINK(\"http://evil\",\"x\")", "EVIL-1", 100, "jpy", TOKYO_0930).await;
-    sale(&h, &store, r, 2, "+1+1", "@SUM", 200, "jpy", TOKYO_0930).await;
-    sale(&h, &store, r, 3, "Tea, green", "-TEA", 300, "jpy", TOKYO_0930).await;
+    sale(&h, (&store, r), 1, ("=HYPERLINK(\"http://evil\",\"x\")", "EVIL-1"), (100, "jpy"), TOKYO_0930).await;
+    sale(&h, (&store, r), 2, ("+1+1", "@SUM"), (200, "jpy"), TOKYO_0930).await;
+    sale(&h, (&store, r), 3, ("Tea, green", "-TEA"), (300, "jpy"), TOKYO_0930).await;
 
     let resp = reqwest::Client::new()
         .get(format!("{}/admin/reports?by=item&from=2026-12-01&to=2026-12-01&store={store}&format=csv", h.url))
