@@ -20,6 +20,7 @@ mod owner;
 mod pairing;
 mod reconcile;
 mod reports;
+mod reports_page;
 mod restore;
 mod sales;
 mod slow_clients;
