@@ -14,6 +14,7 @@ pub mod http;
 pub mod pgcluster;
 pub mod prune;
 pub mod recon;
+pub mod reports;
 pub mod server;
 pub mod session;
 pub mod state;

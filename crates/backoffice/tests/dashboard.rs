@@ -16,13 +16,13 @@ use thirtyfour::prelude::*;
 use thirtyfour::ChromiumLikeCapabilities;
 
 /// chromedriver in its own process group on a free port; stopped with its browsers.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Driver {
-    fn start() -> Driver {
+    pub(crate) fn start() -> Driver {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let mut child = Command::new("chromedriver")
             .arg(format!("--port={port}"))
@@ -63,7 +63,7 @@ fn screenshot_path(name: &str) -> Vec<PathBuf> {
     out
 }
 
-async fn wait_for(d: &WebDriver, js: &str, what: &str) {
+pub(crate) async fn wait_for(d: &WebDriver, js: &str, what: &str) {
     let end = Instant::now() + Duration::from_secs(30);
     loop {
         let v = d.execute(js, vec![]).await.map(|r| r.json().clone()).unwrap_or_default();
@@ -76,7 +76,7 @@ async fn wait_for(d: &WebDriver, js: &str, what: &str) {
     }
 }
 
-async fn texts(d: &WebDriver, css: &str) -> Vec<String> {
+pub(crate) async fn texts(d: &WebDriver, css: &str) -> Vec<String> {
     let mut out = vec![];
     for e in d.find_all(By::Css(css)).await.unwrap() {
         out.push(e.text().await.unwrap());

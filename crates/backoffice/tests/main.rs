@@ -19,6 +19,8 @@ mod outage;
 mod owner;
 mod pairing;
 mod reconcile;
+mod reports;
+mod reports_page;
 mod restore;
 mod sales;
 mod slow_clients;

@@ -17,6 +17,7 @@ mod catalog_down;
 mod chaos;
 mod exchanges_up;
 mod local_up;
+mod reports_z;
 mod returns_up;
 mod sales_up;
 mod shape_and_zone_down;

@@ -10,6 +10,8 @@ const INDEX: &str = include_str!("../../static/index.html");
 const LOGIN: &str = include_str!("../../static/login.html");
 const APP_JS: &str = include_str!("../../static/app.js");
 const APP_CSS: &str = include_str!("../../static/app.css");
+const REPORTS: &str = include_str!("../../static/reports.html");
+const REPORTS_JS: &str = include_str!("../../static/reports.js");
 
 /// A live dashboard session (or the owner's token as a Bearer header). A database that
 /// is away sends the owner to the sign-in page, which says nothing false.
@@ -22,6 +24,18 @@ pub async fn index(State(st): State<AppState>, headers: HeaderMap) -> Response {
         return Redirect::to("/login").into_response();
     }
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], INDEX).into_response()
+}
+
+/// The reports page (record 0140): its script asks `/admin/reports`.
+pub async fn reports(State(st): State<AppState>, headers: HeaderMap) -> Response {
+    if !signed_in(&st, &headers).await {
+        return Redirect::to("/login").into_response();
+    }
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], REPORTS).into_response()
+}
+
+pub async fn reports_js() -> Response {
+    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], REPORTS_JS).into_response()
 }
 
 pub async fn login_page() -> Response {
