@@ -23,12 +23,13 @@ pub enum Account {
     Receivable,
     /// 売上高: sales, tax included, with the tax class and its tax amount.
     Sales,
-    /// 売上戻り高: money given back for a sale.
+    /// 売上戻り高: money given back for a sale, with the tax class of the items taken back.
     SalesReturns,
     /// 現金過不足: a drawer counted over or short at its Z.
     CashOverShort,
-    /// 仮受金: money taken today for a sale counted on another day (record 0138), or a
-    /// sale counted today whose money was taken on another day; it clears across the days.
+    /// 仮受金: money taken today for a sale counted on another day (record 0138), a sale
+    /// counted today whose money was taken on another day, or items taken back whose money
+    /// goes back on another day; each clears across the days.
     Suspense,
 }
 
@@ -224,6 +225,8 @@ pub struct Figures {
     pub untaxed: i64,
     /// Money given back: (method, store tender name or "", amount).
     pub refunds: Vec<(String, String, i64)>,
+    /// Items taken back today, per rate: (class, ppm, gross, tax), the registers' own figures.
+    pub returns: Vec<(TaxClass, u32, i64, i64)>,
     /// Closed drawers' over (+) or short (−): (register name, Z number, amount).
     pub over_short: Vec<(String, i64, i64)>,
 }
@@ -263,13 +266,27 @@ pub fn journal(date: &str, f: &Figures) -> Journal {
     if !sales.is_empty() {
         entries.push(sales);
     }
+    // Money given back: the items taken back per rate (their tax comes off the tax owed),
+    // and what was given back without items (a refund by amount) with no tax; items
+    // taken back whose money has not gone back yet wait on the suspense account.
     let mut back: Vec<Posting> = Vec::new();
     let given: i64 = f.refunds.iter().map(|r| r.2).sum();
-    if given != 0 {
-        back.push(Posting { side: Side::Debit, account: Account::SalesReturns, sub: String::new(), amount: given, tax: None, memo: "返金".into() });
-        for (m, n, a) in f.refunds.iter().filter(|r| r.2 != 0) {
-            back.push(tender_posting(Side::Credit, m, n, *a, "返金"));
-        }
+    for (class, ppm, gross, tax) in f.returns.iter().filter(|r| r.2 != 0) {
+        let t = Tax { class: *class, ppm: *ppm, tax: *tax };
+        let memo = format!("返品 {}", t.percent());
+        back.push(Posting { side: Side::Debit, account: Account::SalesReturns, sub: String::new(), amount: *gross, tax: Some(t), memo });
+    }
+    let gap = given - f.returns.iter().map(|r| r.2).sum::<i64>();
+    if gap > 0 {
+        back.push(Posting { side: Side::Debit, account: Account::SalesReturns, sub: String::new(), amount: gap, tax: None, memo: "返金 返品なし".into() });
+    }
+    for (m, n, a) in f.refunds.iter().filter(|r| r.2 != 0) {
+        back.push(tender_posting(Side::Credit, m, n, *a, "返金"));
+    }
+    if gap < 0 {
+        back.push(Posting { side: Side::Credit, account: Account::Suspense, sub: String::new(), amount: -gap, tax: None, memo: "返品 未返金".into() });
+    }
+    if !back.is_empty() {
         entries.push(back);
     }
     for (register, z, amount) in f.over_short.iter().filter(|o| o.2 != 0) {

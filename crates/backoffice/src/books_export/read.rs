@@ -114,6 +114,18 @@ pub async fn figures(client: &Client, store: uuid::Uuid, day: &Day) -> ApiResult
         let i = at(&mut out, r.get(0), r.get(1));
         out[i].refunds.push((r.get(2), r.get(3), r.get(4)));
     }
+    // Items taken back in the day, per rate, of sales that were not canceled.
+    let sql = "SELECT x.currency, c.exponent, r.class, r.ppm, sum(r.gross)::int8, sum(r.tax)::int8
+         FROM sale_returns x JOIN sale_return_rates r USING (store_id, register_id, return_no) JOIN currencies c ON c.code = x.currency
+         WHERE x.store_id = $1 AND x.returned_at_ms >= $2 AND x.returned_at_ms < $3
+           AND NOT EXISTS (SELECT 1 FROM sales s WHERE s.store_id = x.store_id AND s.register_id = x.register_id
+                                                  AND s.sale_id = x.sale_id AND s.canceled_at_ms IS NOT NULL)
+         GROUP BY 1, 2, 3, 4 ORDER BY 1, array_position(ARRAY['standard','reduced','exempt'], r.class), 4 DESC";
+    for r in client.query(sql, &[&store, a, b]).await? {
+        let i = at(&mut out, r.get(0), r.get(1));
+        let ppm: i32 = r.get(3);
+        out[i].returns.push((class(r.get(2))?, ppm.max(0) as u32, r.get(4), r.get(5)));
+    }
     // Each drawer closed in the day: its Z's over (+) or short (−).
     let sql = "SELECT s.currency, c.exponent, g.name, s.z_number, s.over_short FROM shifts s
          JOIN registers g USING (store_id, register_id) JOIN currencies c ON c.code = s.currency

@@ -9,6 +9,7 @@ fn day() -> Figures {
         rates: vec![(TaxClass::Standard, 100_000, 2_200, 200), (TaxClass::Reduced, 80_000, 1_950, 144)],
         untaxed: 0,
         refunds: vec![("cash".into(), String::new(), 330)],
+        returns: vec![(TaxClass::Standard, 100_000, 330, 30)],
         over_short: vec![("Till 1".into(), 1, -20), ("Till 2".into(), 4, 0)],
     }
 }
@@ -35,6 +36,22 @@ fn money_of_another_days_sale_goes_to_suspense() {
     let j = journal("2026-12-04", &f);
     let s = j.entries[0].postings.iter().find(|p| p.account == Account::Suspense).unwrap();
     assert_eq!((s.side, s.amount), (Side::Credit, 300));
+}
+
+#[test]
+fn money_given_back_is_split_by_the_rates_of_the_items_taken_back() {
+    // a ¥330 item back and ¥100 more by amount: the item at 10 %, the rest untaxed
+    let mut f = day();
+    f.refunds[0].2 = 430;
+    let j = journal("2026-12-04", &f);
+    let back: Vec<(Side, Account, i64, Option<i64>)> = j.entries[1].postings.iter().map(|p| (p.side, p.account, p.amount, p.tax.map(|t| t.tax))).collect();
+    assert_eq!(back, [(Side::Debit, Account::SalesReturns, 330, Some(30)), (Side::Debit, Account::SalesReturns, 100, None), (Side::Credit, Account::Cash, 430, None)]);
+    // an item back whose money has not gone back yet: owed, on the suspense account
+    f.refunds.clear();
+    let j = journal("2026-12-04", &f);
+    let back = &j.entries[1];
+    assert_eq!(back.total(Side::Debit), back.total(Side::Credit));
+    assert_eq!(back.postings.last().map(|p| (p.side, p.account, p.amount)), Some((Side::Credit, Account::Suspense, 330)));
 }
 
 #[test]
