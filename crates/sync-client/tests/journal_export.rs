@@ -250,12 +250,12 @@ async fn each_format_of_the_day_sums_to_the_z_report_to_the_yen() {
         assert_eq!(s.debits, s.credits, "debits equal credits: {ctx}");
         // sales by rate: each rate's gross and tax, named as the product names it
         let name = |class: TaxClass, ppm: u32, tax: i64| {
-            let tax = Some(Tax { class: bo_class(class), ppm, tax });
+            let tax = Tax { class: bo_class(class), ppm, tax };
             match format {
-                "generic" => format!("{} {}", bo_class(class).key(), tax.unwrap().percent()),
-                "freee" => freee::tax_name(tax),
-                "yayoi" => yayoi::tax_name(tax),
-                _ => moneyforward::tax_name(tax),
+                "generic" => format!("{} {}", bo_class(class).key(), tax.percent()),
+                "freee" => freee::tax_name(Some(tax)),
+                "yayoi" => yayoi::tax_name(Some(tax)),
+                _ => moneyforward::tax_name(Some(tax)),
             }
         };
         let mut want_tax = BTreeMap::new();
