@@ -1,6 +1,6 @@
 //! The accountant's daily journal (record 0141) against the REAL back office on a private
 //! PostgreSQL, fed by a REAL register ledger through the sync loop: a yen register in Tokyo
-//! sells in cash and by card at 10 % and 8 %, takes items back (cash out and a card
+//! sells in cash, by card and by PayPay at 10 % and 8 %, takes items back (cash out and a card
 //! refund), and closes its drawer ¥20 short. Each of the four CSV files of that day, parsed
 //! back, sums to the register's own Z report to the yen, and its debits equal its credits.
 use crate::register;
@@ -55,6 +55,12 @@ fn a_day(reg: &mut Register) -> (ZReport, Returns) {
     l.carts_mut().add(b, "COF-001", 3, T + 20).unwrap();
     l.carts_mut().add(b, "MUG-001", 1, T + 20).unwrap();
     captured_card(l, b, T + 21);
+    // the store's own tender: a croissant paid by PayPay, a 売掛金 of its own
+    let paypay = l.tender_types_mut().add("PayPay", StoreTenderKind::Qr, false, false, T).unwrap();
+    let c = l.carts_mut().create(Currency::Jpy, T + 25).unwrap();
+    l.carts_mut().add(c, "CRO-001", 1, T + 25).unwrap();
+    let due = l.sales().by_cart(c).unwrap().totals.due_minor;
+    l.sales_mut().pay_store(c, paypay.id, due, Some("PP-0001"), None, T + 26).unwrap();
     // the cash sale's mug comes back (cash out of the drawer); a coffee back to the card
     let mug = l.returns_mut().take_back(a, &[Returned { line: 1, quantity: 1 }], None, false, T + 30).unwrap();
     assert!(mug.cash_out_minor > 0);
@@ -229,6 +235,7 @@ async fn each_format_of_the_day_sums_to_the_z_report_to_the_yen() {
     assert_eq!(z.over_short_minor, -20);
     assert!(t.card_refunds_minor > 0 && t.cash_refunds_minor > 0 && t.tax_rates.len() == 2, "{t:?}");
     let kind = |k: TenderKind| t.by_kind.iter().find(|x| x.kind == k).map_or(0, |x| x.amount_minor);
+    assert!(kind(TenderKind::Cash) > 0 && kind(TenderKind::Card) > 0 && kind(TenderKind::Store) > 0, "{t:?}");
 
     for (format, shape) in [
         ("generic", None),
@@ -273,7 +280,11 @@ async fn each_format_of_the_day_sums_to_the_z_report_to_the_yen() {
         assert_eq!(s.get('C', "現金過不足") - s.get('D', "現金過不足"), z.over_short_minor, "over/short: {ctx}");
         // the money side: the drawer's cash and what the card processor owes
         assert_eq!(s.get('D', "現金") - s.get('C', "現金"), kind(TenderKind::Cash) - t.cash_refunds_minor + z.over_short_minor, "cash: {ctx}");
-        assert_eq!(s.get('D', "売掛金") - s.get('C', "売掛金"), kind(TenderKind::Card) - t.card_refunds_minor, "card: {ctx}");
+        assert_eq!(
+            s.get('D', "売掛金") - s.get('C', "売掛金"),
+            kind(TenderKind::Card) + kind(TenderKind::Store) - t.card_refunds_minor - t.store_refunds_minor,
+            "card and PayPay: {ctx}"
+        );
         assert_eq!(s.get('D', "仮受金") + s.get('C', "仮受金"), 0, "a day with no sale across midnight needs no suspense: {ctx}");
     }
 
