@@ -3,6 +3,7 @@
 //! security headers (a strict Content-Security-Policy: scripts and styles from this
 //! origin only, nothing inline).
 use crate::admin::{catalog, exceptions, registers, staff, stores, zone};
+use crate::books_export::route as books;
 use crate::dashboard::{data, pages};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -44,6 +45,7 @@ pub fn router(st: AppState) -> Router {
         .route("/admin/stores/{store}/time-zone", put(zone::put_time_zone))
         .route("/admin/stores/{store}/registers/{register}/replace", post(registers::replace))
         .route("/admin/stores/{store}/registers/{register}/audit", get(registers::audit))
+        .route("/admin/stores/{store}/journal", get(books::get_journal))
         .route("/admin/stores/{store}/reconcile", post(exceptions::run))
         .route("/admin/stores/{store}/exceptions/{id}/resolve", post(exceptions::resolve))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -4,6 +4,7 @@
 //! watches it all on a web dashboard.
 pub mod admin;
 pub mod auth;
+pub mod books_export;
 pub mod client;
 mod clock;
 pub mod dashboard;

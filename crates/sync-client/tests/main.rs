@@ -16,6 +16,7 @@ mod audit_up;
 mod catalog_down;
 mod chaos;
 mod exchanges_up;
+mod journal_export;
 mod local_up;
 mod reports_z;
 mod returns_up;
