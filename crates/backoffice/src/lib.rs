@@ -7,6 +7,7 @@ pub mod auth;
 pub mod books_export;
 pub mod client;
 mod clock;
+mod counting;
 pub mod dashboard;
 pub mod db;
 pub mod demo;

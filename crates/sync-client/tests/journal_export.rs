@@ -61,6 +61,15 @@ fn a_day(reg: &mut Register) -> (ZReport, Returns) {
     l.carts_mut().add(c, "CRO-001", 1, T + 25).unwrap();
     let due = l.sales().by_cart(c).unwrap().totals.due_minor;
     l.sales_mut().pay_store(c, paypay.id, due, Some("PP-0001"), None, T + 26).unwrap();
+    // part-paid in cash, then canceled and the cash handed back: no sale, no refund (the
+    // register sends no cancel for a sale it never completed; only its tender arrives)
+    let e = l.carts_mut().create(Currency::Jpy, T + 27).unwrap();
+    l.carts_mut().add(e, "MUG-001", 1, T + 27).unwrap();
+    l.sales_mut().pay_cash(e, 500, None, T + 28).unwrap();
+    l.sales_mut().begin_cancel(e, "changed their mind", T + 29, &|_| false).unwrap();
+    if l.sales().by_cart(e).unwrap().state != SaleState::Canceled {
+        l.sales_mut().finish_cancel(e, T + 29).unwrap();
+    }
     // the cash sale's mug comes back (cash out of the drawer); a coffee back to the card
     let mug = l.returns_mut().take_back(a, &[Returned { line: 1, quantity: 1 }], None, false, T + 30).unwrap();
     assert!(mug.cash_out_minor > 0);

@@ -2,6 +2,7 @@
 //! (`paydesk_ledger::takings`, record 0138), from the tables the registers' journals fill.
 use super::{Figures, TaxClass};
 use crate::error::{ApiError, ApiResult};
+use crate::counting::{tender_counts, SALE_STANDS};
 use tokio_postgres::Client;
 
 /// A store's local day as an instant range, and the zone it was read in.
@@ -11,14 +12,6 @@ pub struct Day {
     pub to_ms: i64,
     pub time_zone: String,
 }
-
-/// A card tender counts as a sale once captured (later refunds do not undo it: they are
-/// refunds) or accepted offline, as at the register; a store or cash tender always.
-const COUNTS: &str = "t.superseded_at_ms IS NULL
-    AND (t.method <> 'card' OR EXISTS (SELECT 1 FROM payments p WHERE p.store_id = t.store_id AND p.checkout_key = t.checkout_key
-                                        AND p.state IN ('captured', 'refunding', 'partially_refunded', 'refunded', 'queued_offline')))
-    AND NOT EXISTS (SELECT 1 FROM sales s WHERE s.store_id = t.store_id AND s.register_id = t.register_id
-                                           AND s.sale_id = t.sale_id AND s.canceled_at_ms IS NOT NULL)";
 
 /// The store's day `date` (checked "YYYY-MM-DD") from its midnight to the next in its
 /// zone: 23 or 25 hours on a summer-time change. `None`: no such store.
@@ -52,10 +45,11 @@ pub async fn figures(client: &Client, store: uuid::Uuid, day: &Day) -> ApiResult
         }
     };
     // Money taken: each counted tender in the day it was taken.
+    let counts = tender_counts();
     let sql = format!(
         "SELECT t.currency, c.exponent, t.method, coalesce(t.tender_type_name, ''), sum(t.amount)::int8
          FROM tenders t JOIN currencies c ON c.code = t.currency
-         WHERE t.store_id = $1 AND t.created_at_ms >= $2 AND t.created_at_ms < $3 AND {COUNTS}
+         WHERE t.store_id = $1 AND t.created_at_ms >= $2 AND t.created_at_ms < $3 AND {counts}
          GROUP BY 1, 2, 3, 4 ORDER BY 1, 3, 4"
     );
     for r in client.query(&sql, &[&store, a, b]).await? {
@@ -66,7 +60,7 @@ pub async fn figures(client: &Client, store: uuid::Uuid, day: &Day) -> ApiResult
     let firsts = format!(
         "WITH firsts AS (
             SELECT t.register_id, t.sale_id, min(t.created_at_ms) AS first_ms FROM tenders t
-            WHERE t.store_id = $1 AND {COUNTS}
+            WHERE t.store_id = $1 AND {counts}
               AND (t.register_id, t.sale_id) IN (SELECT register_id, sale_id FROM tenders
                                                   WHERE store_id = $1 AND created_at_ms >= $2 AND created_at_ms < $3)
             GROUP BY 1, 2),
@@ -96,21 +90,20 @@ pub async fn figures(client: &Client, store: uuid::Uuid, day: &Day) -> ApiResult
         out[i].untaxed = r.get(2);
     }
     // Money given back in the day: succeeded card refunds of a sale that counts (its
-    // charge not superseded, its sale not canceled), cash out of a drawer, store refunds.
-    let sql = "SELECT k.currency, c.exponent, k.method, k.name, sum(k.amount)::int8 FROM (
+    // charge not superseded, its sale standing), cash out of a drawer, store refunds.
+    let sql = format!("SELECT k.currency, c.exponent, k.method, k.name, sum(k.amount)::int8 FROM (
             SELECT p.currency, 'card' AS method, '' AS name, f.amount FROM refunds f
             JOIN payments p ON p.store_id = f.store_id AND p.checkout_key = f.checkout_key
             WHERE f.store_id = $1 AND f.state = 'succeeded' AND f.created_at_ms >= $2 AND f.created_at_ms < $3
               AND EXISTS (SELECT 1 FROM tenders t WHERE t.store_id = f.store_id AND t.checkout_key = f.checkout_key AND t.superseded_at_ms IS NULL
-                            AND NOT EXISTS (SELECT 1 FROM sales s WHERE s.store_id = t.store_id AND s.register_id = t.register_id
-                                                                   AND s.sale_id = t.sale_id AND s.canceled_at_ms IS NOT NULL))
+                            AND {SALE_STANDS})
             UNION ALL
             SELECT x.currency, 'cash', '', x.amount FROM cash_refunds x WHERE x.store_id = $1 AND x.refunded_at_ms >= $2 AND x.refunded_at_ms < $3
             UNION ALL
             SELECT x.currency, 'store', t.tender_type_name, x.amount FROM store_refunds x JOIN tenders t USING (store_id, register_id, sale_id, tender_seq)
             WHERE x.store_id = $1 AND x.refunded_at_ms >= $2 AND x.refunded_at_ms < $3) k
-         JOIN currencies c ON c.code = k.currency GROUP BY 1, 2, 3, 4 ORDER BY 1, 3, 4";
-    for r in client.query(sql, &[&store, a, b]).await? {
+         JOIN currencies c ON c.code = k.currency GROUP BY 1, 2, 3, 4 ORDER BY 1, 3, 4");
+    for r in client.query(&sql, &[&store, a, b]).await? {
         let i = at(&mut out, r.get(0), r.get(1));
         out[i].refunds.push((r.get(2), r.get(3), r.get(4)));
     }

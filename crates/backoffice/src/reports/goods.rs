@@ -6,7 +6,8 @@
 //! amounts are the registers' line amounts: in a store whose prices include tax, and with
 //! no discount on the whole sale, an item report's net sums to the money a Z report nets
 //! (the key test); a sale discount and tax added on top are not spread over the lines.
-use super::money::{sat, CARD_TOOK, STORES};
+use super::money::{sat, STORES};
+use crate::counting::tender_counts;
 use super::Row;
 use crate::error::ApiResult;
 use tokio_postgres::types::ToSql;
@@ -38,9 +39,8 @@ pub async fn rows(client: &tokio_postgres::Client, by: By, store: Option<Uuid>, 
                   FROM tenders t JOIN st USING (store_id) WHERE t.created_at_ms >= st.from_ms AND t.created_at_ms < st.to_ms),
          sold AS (SELECT c.store_id, c.register_id, c.sale_id, s.currency FROM cand c JOIN sales s USING (store_id, register_id, sale_id)
                   CROSS JOIN LATERAL (SELECT min(t.created_at_ms) AS first_ms FROM tenders t
-                                      LEFT JOIN payments p ON p.store_id = t.store_id AND p.checkout_key = t.checkout_key
                                       WHERE t.store_id = c.store_id AND t.register_id = c.register_id AND t.sale_id = c.sale_id
-                                        AND t.superseded_at_ms IS NULL AND (t.method <> 'card' OR p.state IN {CARD_TOOK})) f
+                                        AND {counts}) f
                   WHERE s.canceled_at_ms IS NULL AND f.first_ms >= c.from_ms AND f.first_ms < c.to_ms),
          lines AS (SELECT d.store_id, d.register_id, d.sale_id, d.currency, l.sku, l.name, l.quantity::int8 AS q, l.total AS sold, 0::int8 AS back
                    FROM sold d JOIN sale_lines l USING (store_id, register_id, sale_id)
@@ -55,6 +55,7 @@ pub async fn rows(client: &tokio_postgres::Client, by: By, store: Option<Uuid>, 
          FROM (SELECT lines.*, {key} AS key FROM lines) k
          GROUP BY k.store_id, k.currency, k.key ORDER BY k.store_id, k.currency, k.key LIMIT $4",
         key = key.replace("k.", "lines."),
+        counts = tender_counts(),
         sold = sat("sum(k.sold)"),
         back = sat("sum(k.back)"),
         net = sat("sum(k.sold) - sum(k.back)"),

@@ -13,13 +13,10 @@
 //! - Given back: succeeded card refunds of a counted tender, cash handed out of a drawer,
 //!   and store tenders given back as themselves, each when it was given back.
 use super::Row;
+use crate::counting::{tender_counts, SALE_STANDS};
 use crate::error::ApiResult;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
-
-/// The states in which a card tender's payment took the money, as the register counts it
-/// (`TenderState::of_card`: settled, or accepted offline and waiting).
-pub(super) const CARD_TOOK: &str = "('captured', 'refunding', 'partially_refunded', 'refunded', 'queued_offline')";
 
 /// Each store asked for, with its range as UTC milliseconds `[from_ms, to_ms)`: from its
 /// own midnight of the first day to its own midnight after the last. `$1` the store (NULL:
@@ -38,34 +35,34 @@ fn counted() -> String {
     SELECT t.store_id, t.register_id, t.sale_id, t.tender_seq, t.method, coalesce(t.tender_type_name, '') AS type_name,
            t.amount, t.currency, t.created_at_ms AS at_ms, st.time_zone, st.from_ms, st.to_ms
     FROM tenders t JOIN st USING (store_id)
-    LEFT JOIN payments p ON p.store_id = t.store_id AND p.checkout_key = t.checkout_key
-    WHERE t.superseded_at_ms IS NULL
-      AND (t.method <> 'card' OR p.state IN {CARD_TOOK})
-      AND EXISTS (SELECT 1 FROM sales s WHERE s.store_id = t.store_id AND s.register_id = t.register_id
-                                          AND s.sale_id = t.sale_id AND s.canceled_at_ms IS NULL)
+    WHERE {counts}
       AND EXISTS (SELECT 1 FROM tenders w WHERE w.store_id = t.store_id AND w.register_id = t.register_id AND w.sale_id = t.sale_id
                                             AND w.created_at_ms >= st.from_ms AND w.created_at_ms < st.to_ms)),
   taken AS (
     SELECT * FROM (SELECT c.*, row_number() OVER (PARTITION BY c.store_id, c.register_id, c.sale_id ORDER BY c.at_ms, c.tender_seq) = 1 AS first
                    FROM counted c) f
-    WHERE f.at_ms >= f.from_ms AND f.at_ms < f.to_ms)"
+    WHERE f.at_ms >= f.from_ms AND f.at_ms < f.to_ms)",
+        counts = tender_counts()
     )
 }
 
 /// Money given back in the range, by the tender kind it went back through.
-const GIVEN: &str = "given AS (
+fn given() -> String {
+    format!(
+        "given AS (
     SELECT f.store_id, 'card'::text AS method, ''::text AS type_name, t.currency, f.amount, f.created_at_ms AS at_ms, st.time_zone
     FROM refunds f JOIN st USING (store_id) JOIN tenders t ON t.store_id = f.store_id AND t.checkout_key = f.checkout_key
     WHERE f.state = 'succeeded' AND t.superseded_at_ms IS NULL AND f.created_at_ms >= st.from_ms AND f.created_at_ms < st.to_ms
-      AND EXISTS (SELECT 1 FROM sales s WHERE s.store_id = t.store_id AND s.register_id = t.register_id
-                                          AND s.sale_id = t.sale_id AND s.canceled_at_ms IS NULL)
+      AND {SALE_STANDS}
     UNION ALL
     SELECT c.store_id, 'cash', '', c.currency, c.amount, c.refunded_at_ms, st.time_zone
     FROM cash_refunds c JOIN st USING (store_id) WHERE c.refunded_at_ms >= st.from_ms AND c.refunded_at_ms < st.to_ms
     UNION ALL
     SELECT x.store_id, 'store', t.tender_type_name, x.currency, x.amount, x.refunded_at_ms, st.time_zone
     FROM store_refunds x JOIN st USING (store_id) JOIN tenders t USING (store_id, register_id, sale_id, tender_seq)
-    WHERE x.refunded_at_ms >= st.from_ms AND x.refunded_at_ms < st.to_ms)";
+    WHERE x.refunded_at_ms >= st.from_ms AND x.refunded_at_ms < st.to_ms)"
+    )
+}
 
 /// The hour of the store's own clock a time fell in, "00".."23". Times the database cannot
 /// turn into a timestamp (a hostile register's) are hour "--", still counted.
@@ -98,13 +95,14 @@ pub async fn rows(client: &tokio_postgres::Client, by: By, store: Option<Uuid>, 
         By::Hour => (hour("at_ms"), hour("at_ms"), "min(k.key) || ':00'"),
     };
     let sql = format!(
-        "WITH {STORES}, {counted}, {GIVEN}
+        "WITH {STORES}, {counted}, {given}
          SELECT k.store_id, k.currency, k.key, {label} AS label, sum(k.n)::int8, sum(k.first)::int8, {sold}, {back}, {net}
          FROM (SELECT store_id, currency, {key_t} AS key, method, type_name, 1 AS n, first::int AS first, amount AS sold, 0::int8 AS back FROM taken
                UNION ALL
                SELECT store_id, currency, {key_g}, method, type_name, 0, 0, 0, amount FROM given) k
          GROUP BY k.store_id, k.currency, k.key ORDER BY k.store_id, k.currency, k.key LIMIT $4",
         counted = counted(),
+        given = given(),
         sold = sat("sum(k.sold)"),
         back = sat("sum(k.back)"),
         net = sat("sum(k.sold) - sum(k.back)"),
@@ -117,13 +115,14 @@ pub async fn rows(client: &tokio_postgres::Client, by: By, store: Option<Uuid>, 
 /// report of the same period shows (`sales_minor`, `sale_count`, `refunds_minor`, `net_minor`).
 pub async fn totals(client: &tokio_postgres::Client, store: Option<Uuid>, from: &str, to: &str, limit: i64) -> ApiResult<Vec<Row>> {
     let sql = format!(
-        "WITH {STORES}, {counted}, {GIVEN}
+        "WITH {STORES}, {counted}, {given}
          SELECT k.store_id, k.currency, 'total', 'Total', sum(k.n)::int8, sum(k.first)::int8, {sold}, {back}, {net}
          FROM (SELECT store_id, currency, 1 AS n, first::int AS first, amount AS sold, 0::int8 AS back FROM taken
                UNION ALL
                SELECT store_id, currency, 0, 0, 0, amount FROM given) k
          GROUP BY k.store_id, k.currency ORDER BY k.store_id, k.currency LIMIT $4",
         counted = counted(),
+        given = given(),
         sold = sat("sum(k.sold)"),
         back = sat("sum(k.back)"),
         net = sat("sum(k.sold) - sum(k.back)"),
