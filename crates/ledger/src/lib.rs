@@ -47,7 +47,7 @@ pub use ledger::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardR
 pub use ledger::{HeldCart, HoldRefusal, MAX_HELD_LIMIT};
 pub use ledger::{exempt_reason, MAX_EXEMPT_REASON_CHARS, MIN_EXEMPT_REASON_CHARS};
 pub use error::{ExemptRefusal, LabelRuleRefusal};
-pub use ledger::catalog::{check_label_rules, LabelRules, MAX_LABEL_RULES};
+pub use ledger::catalog::{check_label_rules, CounterRulesChange, LabelRules, MAX_LABEL_RULES};
 pub use ledger::MAX_OPEN_PRICE_LIMIT;
 pub use ledger::PublishedCaps;
 pub use ledger::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};

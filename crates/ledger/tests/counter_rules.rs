@@ -119,3 +119,41 @@ fn the_upgrade_from_v31_reads_the_defaults_and_then_stores_the_stores_own() {
     l.catalog_mut().set_label_rules(Some(&[rule("22", 4, Embedded::Price)]), None, AT + 1).unwrap();
     assert_eq!(l.catalog().label_rules().unwrap().rules.len(), 1);
 }
+
+#[test]
+fn the_three_rules_are_saved_together_or_not_at_all() {
+    let mut l = crate::common::mem();
+    let mine = vec![rule("22", 4, Embedded::Price)];
+    let limit_before = l.catalog().open_price_limit().unwrap();
+    let exempt_before = l.catalog().tax_exemptions_setting().unwrap();
+    let change = CounterRulesChange { label_rules: Some(Some(&mine)), open_price_limit_minor: Some(777), tax_exemptions: Some(Some(true)) };
+    // The last of the three fails (as a full disk or a damaged page would): the first two
+    // must not stay written while the screen says the save failed.
+    l.connection()
+        .execute_batch("CREATE TRIGGER no_exempt BEFORE UPDATE OF tax_exemptions ON store_settings BEGIN SELECT RAISE(ABORT, 'planted failure'); END;")
+        .unwrap();
+    assert!(l.catalog_mut().save_counter_rules(change, None, None, AT).is_err());
+    assert_eq!(l.catalog().label_rules().unwrap().rules, default_in_store_rules(), "label rules untouched");
+    assert_eq!(l.catalog().open_price_limit().unwrap(), limit_before, "limit untouched");
+    assert_eq!(l.catalog().tax_exemptions_setting().unwrap(), exempt_before);
+    assert!(audit_rows(&l).is_empty(), "nothing audited for a save that did not happen");
+    // Without the failure, all three at once, each audited.
+    l.connection().execute_batch("DROP TRIGGER no_exempt;").unwrap();
+    let labels = l.catalog_mut().save_counter_rules(change, None, None, AT + 1).unwrap();
+    assert_eq!((labels.rules, labels.own), (mine.clone(), true));
+    assert_eq!(l.catalog().open_price_limit().unwrap(), 777);
+    assert_eq!(l.catalog().tax_exemptions_setting().unwrap(), Some(true));
+    let actions: Vec<String> = l
+        .connection()
+        .prepare("SELECT action FROM audit_log WHERE action IN ('in_store_rules', 'open_price_limit', 'store_tax_exemptions') ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(actions, ["in_store_rules", "open_price_limit", "store_tax_exemptions"]);
+    // A change naming nothing writes nothing and answers the rules in force.
+    let same = l.catalog_mut().save_counter_rules(CounterRulesChange::default(), None, None, AT + 2).unwrap();
+    assert_eq!(same.rules, mine);
+    assert!(l.audit().verify(None).unwrap().is_intact());
+}

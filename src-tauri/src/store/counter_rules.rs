@@ -94,7 +94,7 @@ pub fn get_counter_rules(state: State<'_, AppState>) -> AppResult<CounterRulesVi
     view(&state)
 }
 
-/// Saves the section: each of the three is written only when it changed (an untouched
+/// Saves the section in one transaction: each of the three is written only when it changed (an untouched
 /// switch leaves the store on its locale's default; untouched default rules stay the
 /// defaults). The owner, or anyone with the owner's approval.
 #[tauri::command]
@@ -118,16 +118,15 @@ pub fn save_counter_rules(state: State<'_, AppState>, form: CounterRulesForm, ap
         return Err(AppError::InvalidInput(tr!(active(), "input-open-price-limit", currency = now.currency.code().to_ascii_uppercase())));
     }
     let granted = op.audit_approval("counter_rules").permit(&state)?;
-    let cases = engine.counter_rules();
-    // Unchanged rules are not written: saving the built-in list keeps the store on the defaults.
-    if rules != now.labels.rules {
-        let stored = cases.set_label_rules(Some(&rules), granted.actor_id())?;
-        state.barcodes.set(stored.rules);
-    }
-    cases.set_open_price_limit(limit.amount_minor, granted.actor_id())?;
-    if form.tax_exemptions != now.tax_exemptions {
-        cases.set_tax_exemptions(Some(form.tax_exemptions), granted.approver_id())?;
-    }
+    // Unchanged rules are not written: saving the built-in list keeps the store on the
+    // defaults. One transaction: a failure saves none of the three (record 0136).
+    let change = paydesk_ledger::CounterRulesChange {
+        label_rules: (rules != now.labels.rules).then_some(Some(rules.as_slice())),
+        open_price_limit_minor: Some(limit.amount_minor),
+        tax_exemptions: (form.tax_exemptions != now.tax_exemptions).then_some(Some(form.tax_exemptions)),
+    };
+    let stored = engine.counter_rules().save(change, granted.actor_id(), granted.approver_id())?;
+    state.barcodes.set(stored.rules);
     view(&state)
 }
 

@@ -23,6 +23,7 @@ use super::{Cached, Ledger};
 use crate::error::{Error, Result};
 use crate::ledger::{Carts, Catalog};
 use crate::types::*;
+use crate::write_tx::WriteTx;
 
 /// The highest store limit for open prices: the tax crate's limit per unit.
 pub const MAX_OPEN_PRICE_LIMIT: i64 = paydesk_tax::MAX_UNIT_PRICE;
@@ -181,27 +182,34 @@ impl<L: Deref<Target = Ledger>> Catalog<L> {
 impl Catalog<&mut Ledger> {
     /// Sets the store's open-price limit (1 ..= the per-unit limit), audited.
     pub fn set_open_price_limit(&mut self, limit_minor: i64, actor_id: Option<i64>, now_ms: i64) -> Result<()> {
-        if !(1..=MAX_OPEN_PRICE_LIMIT).contains(&limit_minor) {
-            return Err(Error::LinePriceOutOfRange { price: limit_minor, max: MAX_OPEN_PRICE_LIMIT });
-        }
         let tx = self.write_tx()?;
-        let before = open_price_limit_tx(&tx)?;
-        if before == limit_minor {
-            return Ok(());
-        }
-        tx.exec_cached(
-            "INSERT INTO open_price_settings (id, limit_minor) VALUES (1, ?1)
-             ON CONFLICT(id) DO UPDATE SET limit_minor = excluded.limit_minor",
-            [limit_minor],
-        )?;
-        let input = AuditInput {
-            actor_id,
-            before: Some(before.to_string()),
-            after: Some(limit_minor.to_string()),
-            ..AuditInput::new("open_price_limit", "store")
-        };
-        append_audit(&tx, &input, now_ms)?;
+        set_open_price_limit_tx(&tx, limit_minor, actor_id, now_ms)?;
         tx.commit()?;
         Ok(())
     }
+}
+
+/// Sets the open-price limit inside `tx` (see [`Catalog::set_open_price_limit`]); audited
+/// when it changed. Also part of the counter rules' one save (`counter_rules.rs`).
+pub(crate) fn set_open_price_limit_tx(tx: &WriteTx<'_>, limit_minor: i64, actor_id: Option<i64>, now_ms: i64) -> Result<()> {
+    if !(1..=MAX_OPEN_PRICE_LIMIT).contains(&limit_minor) {
+        return Err(Error::LinePriceOutOfRange { price: limit_minor, max: MAX_OPEN_PRICE_LIMIT });
+    }
+    let before = open_price_limit_tx(tx)?;
+    if before == limit_minor {
+        return Ok(());
+    }
+    tx.exec_cached(
+        "INSERT INTO open_price_settings (id, limit_minor) VALUES (1, ?1)
+         ON CONFLICT(id) DO UPDATE SET limit_minor = excluded.limit_minor",
+        [limit_minor],
+    )?;
+    let input = AuditInput {
+        actor_id,
+        before: Some(before.to_string()),
+        after: Some(limit_minor.to_string()),
+        ..AuditInput::new("open_price_limit", "store")
+    };
+    append_audit(tx, &input, now_ms)?;
+    Ok(())
 }

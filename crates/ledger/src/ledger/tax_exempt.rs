@@ -21,6 +21,7 @@ use super::Cached;
 use crate::error::{Error, ExemptRefusal, Result};
 use crate::ledger::{Carts, Catalog, Ledger};
 use crate::types::*;
+use crate::write_tx::WriteTx;
 
 /// The shortest and longest reason kept, in characters, once trimmed.
 pub const MIN_EXEMPT_REASON_CHARS: usize = 3;
@@ -69,27 +70,34 @@ impl Catalog<&mut Ledger> {
     /// check, as for every store setting the app saves with an owner's approval). Audited.
     pub fn set_tax_exemptions(&mut self, allowed: Option<bool>, approver_id: Option<i64>, now_ms: i64) -> Result<()> {
         let tx = self.write_tx()?;
-        let (actor, approver) = if crate::ledger::shift::shifts_required(&tx)? {
-            let me = crate::ledger::session::operator(&tx)?.ok_or(Error::NotSignedIn)?;
-            let who = crate::ledger::shift::Actor { staff_id: me, approver_id };
-            (Some(me), crate::ledger::shift::authorize_tx(&tx, who, Action::Settings)?)
-        } else {
-            (None, None)
-        };
-        let before = allowed_in_store(&tx)?;
-        tx.exec_cached("UPDATE store_settings SET tax_exemptions = ?1 WHERE id = 1", [allowed])?;
-        let after = allowed_in_store(&tx)?;
-        let audit = AuditInput {
-            actor_id: actor,
-            approver_id: approver,
-            before: Some(serde_json::json!({ "tax_exemptions": before }).to_string()),
-            after: Some(serde_json::json!({ "tax_exemptions": after, "setting": allowed }).to_string()),
-            ..AuditInput::new("store_tax_exemptions", "store")
-        };
-        append_audit(&tx, &audit, now_ms)?;
+        set_tax_exemptions_tx(&tx, allowed, approver_id, now_ms)?;
         tx.commit()?;
         Ok(())
     }
+}
+
+/// Turns tax-exempt sales on or off inside `tx` (see [`Catalog::set_tax_exemptions`]),
+/// checking who may; audited. Also part of the counter rules' one save (`counter_rules.rs`).
+pub(crate) fn set_tax_exemptions_tx(tx: &WriteTx<'_>, allowed: Option<bool>, approver_id: Option<i64>, now_ms: i64) -> Result<()> {
+    let (actor, approver) = if crate::ledger::shift::shifts_required(tx)? {
+        let me = crate::ledger::session::operator(tx)?.ok_or(Error::NotSignedIn)?;
+        let who = crate::ledger::shift::Actor { staff_id: me, approver_id };
+        (Some(me), crate::ledger::shift::authorize_tx(tx, who, Action::Settings)?)
+    } else {
+        (None, None)
+    };
+    let before = allowed_in_store(tx)?;
+    tx.exec_cached("UPDATE store_settings SET tax_exemptions = ?1 WHERE id = 1", [allowed])?;
+    let after = allowed_in_store(tx)?;
+    let audit = AuditInput {
+        actor_id: actor,
+        approver_id: approver,
+        before: Some(serde_json::json!({ "tax_exemptions": before }).to_string()),
+        after: Some(serde_json::json!({ "tax_exemptions": after, "setting": allowed }).to_string()),
+        ..AuditInput::new("store_tax_exemptions", "store")
+    };
+    append_audit(tx, &audit, now_ms)?;
+    Ok(())
 }
 
 impl Carts<&mut Ledger> {

@@ -5,7 +5,7 @@
 //! the values and audits each change.
 
 use paydesk_domain::Currency;
-use paydesk_ledger::{LabelRules, Result};
+use paydesk_ledger::{CounterRulesChange, LabelRules, Result};
 use paydesk_tax::InStoreRule;
 
 use crate::Engine;
@@ -46,6 +46,14 @@ impl CounterRuleCases<'_> {
     /// The label rules the scan path reads labels by (the defaults when the store set none).
     pub fn label_rules(&self) -> Result<Vec<InStoreRule>> {
         self.engine.with_reader(|l| Ok(l.catalog().label_rules()?.rules))
+    }
+
+    /// Saves what `change` names, all in one transaction or nothing (record 0136): the
+    /// rules and the limit in `actor_id`'s name, the tax-exemption switch with
+    /// `approver_id`'s approval where the person signed in may not set it.
+    pub fn save(&self, change: CounterRulesChange<'_>, actor_id: Option<i64>, approver_id: Option<i64>) -> Result<LabelRules> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| l.catalog_mut().save_counter_rules(change, actor_id, approver_id, now))
     }
 
     /// Replaces the label rules (`None`: back to the defaults; an empty list: no labels read).

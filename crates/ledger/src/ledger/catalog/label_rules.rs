@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::error::{Error, LabelRuleRefusal, Result};
 use crate::ledger::audit::{append_audit, AuditInput};
 use crate::ledger::{collect, Cached, Catalog, Ledger};
+use crate::write_tx::WriteTx;
 
 /// The most label rules a store keeps (the table's CHECK on `position`).
 pub const MAX_LABEL_RULES: usize = 10;
@@ -62,7 +63,7 @@ fn value_str(v: Embedded) -> &'static str {
     }
 }
 
-fn label_rules_tx(conn: &Connection) -> Result<LabelRules> {
+pub(super) fn label_rules_tx(conn: &Connection) -> Result<LabelRules> {
     let own: bool = conn.row_cached("SELECT EXISTS (SELECT 1 FROM in_store_rules_own WHERE id = 1)", [], |r| r.get(0))?;
     if !own {
         return Ok(LabelRules { rules: paydesk_tax::default_in_store_rules(), own: false });
@@ -95,39 +96,44 @@ impl Catalog<&mut Ledger> {
     /// an empty list turns label reading off) or `None` (back to the defaults). Audited with
     /// `actor_id` and the rules before and after; the same rules again write nothing.
     pub fn set_label_rules(&mut self, rules: Option<&[InStoreRule]>, actor_id: Option<i64>, now_ms: i64) -> Result<LabelRules> {
-        if let Some(rules) = rules {
-            check_label_rules(rules)?;
-        }
         let tx = self.write_tx()?;
-        let before = label_rules_tx(&tx)?;
-        tx.exec_cached("DELETE FROM in_store_rules", [])?;
-        match rules {
-            None => {
-                tx.exec_cached("DELETE FROM in_store_rules_own", [])?;
-            }
-            Some(rules) => {
-                tx.exec_cached("INSERT OR IGNORE INTO in_store_rules_own (id) VALUES (1)", [])?;
-                for (i, r) in rules.iter().enumerate() {
-                    tx.exec_cached(
-                        "INSERT INTO in_store_rules (position, prefix, item_digits, value) VALUES (?1, ?2, ?3, ?4)",
-                        params![i as i64 + 1, r.prefix, r.item_digits, value_str(r.value)],
-                    )?;
-                }
+        let after = set_label_rules_tx(&tx, rules, actor_id, now_ms)?;
+        tx.commit()?;
+        Ok(after)
+    }
+}
+
+/// Replaces the label rules inside `tx` (see [`Catalog::set_label_rules`]); audited when
+/// they changed. Also part of the counter rules' one save (`counter_rules.rs`).
+pub(crate) fn set_label_rules_tx(tx: &WriteTx<'_>, rules: Option<&[InStoreRule]>, actor_id: Option<i64>, now_ms: i64) -> Result<LabelRules> {
+    if let Some(rules) = rules {
+        check_label_rules(rules)?;
+    }
+    let before = label_rules_tx(tx)?;
+    tx.exec_cached("DELETE FROM in_store_rules", [])?;
+    match rules {
+        None => {
+            tx.exec_cached("DELETE FROM in_store_rules_own", [])?;
+        }
+        Some(rules) => {
+            tx.exec_cached("INSERT OR IGNORE INTO in_store_rules_own (id) VALUES (1)", [])?;
+            for (i, r) in rules.iter().enumerate() {
+                tx.exec_cached(
+                    "INSERT INTO in_store_rules (position, prefix, item_digits, value) VALUES (?1, ?2, ?3, ?4)",
+                    params![i as i64 + 1, r.prefix, r.item_digits, value_str(r.value)],
+                )?;
             }
         }
-        let after = label_rules_tx(&tx)?;
-        if after == before {
-            // Dropped: nothing changed, nothing to audit.
-            return Ok(after);
-        }
+    }
+    let after = label_rules_tx(tx)?;
+    if after != before {
         let input = AuditInput {
             actor_id,
             before: Some(serde_json::to_string(&before)?),
             after: Some(serde_json::to_string(&after)?),
             ..AuditInput::new("in_store_rules", "store")
         };
-        append_audit(&tx, &input, now_ms)?;
-        tx.commit()?;
-        Ok(after)
+        append_audit(tx, &input, now_ms)?;
     }
+    Ok(after)
 }

@@ -9,6 +9,7 @@
 //! (the store's in-store label rules, record 0136).
 
 mod categories;
+mod counter_rules;
 mod csv;
 mod label_rules;
 mod products;
@@ -22,6 +23,7 @@ pub use categories::{check_category, check_category_key, Category, MAX_CATEGORIE
 pub use search::{fold, Found, MatchKind, QueryProblem, SearchQuery, MAX_QUERY_CHARS, MAX_RESULTS};
 pub(crate) use search::{heal as heal_search, index_product};
 
+pub use counter_rules::CounterRulesChange;
 pub use label_rules::{check_label_rules, LabelRules, MAX_LABEL_RULES};
 pub use self::csv::{neutralise_cell, restore_cell, CsvProblem, ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS};
 pub use published::{PublishedItem, PublishedReport, PublishedTax};
