@@ -20,11 +20,13 @@ function el(tag, text) {
   return e;
 }
 
-function table(id, rows, keyTitle) {
+// What "count" counts depends on the grouping (reports/mod.rs): units for goods, tenders
+// for money; the totals count tenders.
+function table(id, rows, keyTitle, countTitle) {
   const t = document.getElementById(id);
   t.replaceChildren();
   const head = el("tr");
-  ["Store", keyTitle, "Count", "Sales", "Sold", "Returned", "Net"].forEach((h) => head.appendChild(el("th", h)));
+  ["Store", keyTitle, countTitle, "Sales", "Sold", "Returned", "Net"].forEach((h) => head.appendChild(el("th", h)));
   t.appendChild(el("thead")).appendChild(head);
   const body = t.appendChild(el("tbody"));
   if (rows.length === 0) {
@@ -67,12 +69,13 @@ async function show() {
   const body = await r.json();
   if (!r.ok) {
     message.textContent = body.error ? body.error.message : "the back office refused";
-    table("totals", [], "");
-    table("report", [], "");
+    table("totals", [], "", "Tenders");
+    table("report", [], "", "Count");
   } else {
     const title = { item: "Item", category: "Category", tender: "Tender", hour: "Hour" }[body.by];
-    table("totals", body.totals, "");
-    table("report", body.rows, title);
+    const counted = body.by === "item" || body.by === "category" ? "Units" : "Tenders";
+    table("totals", body.totals, "", "Tenders");
+    table("report", body.rows, title, counted);
     if (body.truncated) message.textContent = "Only the first rows are shown: ask for fewer days or one store.";
   }
   document.body.dataset.loaded = "true";
