@@ -8,6 +8,7 @@ pub mod books_export;
 pub mod client;
 mod clock;
 mod counting;
+mod csv_cell;
 pub mod dashboard;
 pub mod db;
 pub mod demo;

@@ -312,16 +312,8 @@ pub fn major(amount: i64, exponent: u32) -> String {
     format!("{sign}{}.{:0width$}", a / p as u64, a % p as u64, width = exponent as usize)
 }
 
-/// One CSV field: text a spreadsheet would run as a formula gets a leading apostrophe
-/// (CSV injection), and a field with a comma, quote or line break is quoted.
-pub fn field(s: &str) -> String {
-    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}") } else { s.to_string() };
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
-    }
-}
+/// One CSV field, formula-safe and quoted where needed (the reports' cell).
+pub use crate::csv_cell::cell as field;
 
 /// A CSV line of fields, CRLF-terminated (what the Windows importers expect).
 pub fn line(fields: &[String]) -> String {

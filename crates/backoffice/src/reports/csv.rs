@@ -6,19 +6,7 @@ use super::Row;
 
 pub const HEADER: [&str; 10] = ["store_id", "currency", "key", "label", "count", "sales", "sold", "returned", "net", "grouping"];
 
-/// One cell: neutralized if a spreadsheet would read it as a formula, quoted if it holds
-/// a comma, quote or line break.
-pub fn cell(s: &str) -> String {
-    let s = match s.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{s}"),
-        _ => s.to_string(),
-    };
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
-    }
-}
+pub use crate::csv_cell::cell;
 
 /// A number: never neutralized (a negative count is a number, not a formula; it is ours,
 /// not typed by anyone).
