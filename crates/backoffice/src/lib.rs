@@ -5,6 +5,7 @@
 pub mod admin;
 pub mod auth;
 pub mod books_export;
+mod calendar;
 pub mod client;
 mod clock;
 mod counting;

@@ -11,30 +11,9 @@ use axum::response::{IntoResponse, Response};
 /// At most this many bytes of query string: two short parameters.
 const MAX_QUERY: usize = 200;
 
-/// "YYYY-MM-DD", a real calendar day of years 2000–9999 (a register's clock before 2000 is
-/// refused at sync, and PostgreSQL's dates stop at 5874897).
+/// "YYYY-MM-DD", a real calendar day of the years 2000-2999 (`crate::calendar`).
 pub fn check_date(s: &str) -> Result<(), String> {
-    let bad = || format!("date: {s:?} is not a day written YYYY-MM-DD");
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !s.chars().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let (y, m, d): (u32, u32, u32) = (s[0..4].parse().map_err(|_| bad())?, s[5..7].parse().map_err(|_| bad())?, s[8..10].parse().map_err(|_| bad())?);
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return Err(format!("date: {s:?} has no month {m}")),
-    };
-    if !(2000..=9999).contains(&y) {
-        return Err(format!("date: {s:?} is outside the years 2000 to 9999"));
-    }
-    if d == 0 || d > days {
-        return Err(format!("date: {s:?} has no day {d} in that month"));
-    }
-    Ok(())
+    crate::calendar::parse_day(s).map(|_| ()).map_err(|why| format!("date: {s:?} {why}"))
 }
 
 /// The two parameters, each once, nothing else.

@@ -106,7 +106,7 @@ fn the_query_names_what_is_wrong() {
         ("date=2026-12-04&format=excel", "is not one of generic, freee, yayoi, moneyforward"),
         ("date=2026-02-29&format=freee", "no day 29"),
         ("date=2026-13-01&format=freee", "no month 13"),
-        ("date=1999-12-31&format=freee", "2000 to 9999"),
+        ("date=1999-12-31&format=freee", "2000 to 2999"),
         ("date=04/12/2026&format=freee", "YYYY-MM-DD"),
         ("date=2026-12-04&date=2026-12-05&format=freee", "twice"),
         ("date=2026-12-04&format=freee&store=x", "unknown parameter"),

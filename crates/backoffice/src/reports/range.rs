@@ -24,35 +24,15 @@ pub struct Request {
 impl Day {
     /// `YYYY-MM-DD`, a day that exists (no 2026-02-30), years 2000 to 2999.
     pub fn parse(s: &str) -> Option<Day> {
-        let b = s.as_bytes();
-        if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-            return None;
-        }
-        let num = |r: std::ops::Range<usize>| -> Option<u32> {
-            let part = &s[r];
-            part.bytes().all(|c| c.is_ascii_digit()).then(|| part.parse().ok()).flatten()
-        };
-        let (year, month, day) = (num(0..4)? as i32, num(5..7)?, num(8..10)?);
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-        let days = match month {
-            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-            4 | 6 | 9 | 11 => 30,
-            2 if leap => 29,
-            2 => 28,
-            _ => return None,
-        };
-        ((2000..=2999).contains(&year) && (1..=days).contains(&day)).then_some(Day { year, month, day })
+        crate::calendar::parse_day(s).ok().map(|d| Day { year: i32::from(d.year()), month: d.month() as u32, day: d.day() as u32 })
     }
 
-    /// Days since 1970-01-01 (the proleptic Gregorian calendar), for the range's length.
+    /// Days since 1970-01-01, for the range's length.
     pub fn ordinal(self) -> i64 {
-        let (m, d) = (self.month as i64, self.day as i64);
-        let y = self.year as i64 - i64::from(m <= 2);
-        let era = y.div_euclid(400);
-        let yoe = y - era * 400;
-        let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        era * 146_097 + doe - 719_468
+        let epoch = jiff::civil::date(1970, 1, 1);
+        // A `Day` is only ever made by `parse`: a real day of 2000-2999.
+        let d = jiff::civil::Date::new(self.year as i16, self.month as i8, self.day as i8).expect("a parsed day exists");
+        i64::from(epoch.until(d).expect("days between two real dates").get_days())
     }
 
     pub fn iso(self) -> String {
