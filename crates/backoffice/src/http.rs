@@ -27,6 +27,7 @@ pub fn router(st: AppState) -> Router {
         .route("/app.css", get(pages::app_css))
         .route("/reports", get(pages::reports))
         .route("/reports.js", get(pages::reports_js))
+        .route("/money.js", get(pages::money_js))
         .route("/healthz", get(|| async { "ok" }))
         .route("/v1/pair", post(pair::pair))
         .route("/v1/sync/batches", post(ingest::post_batch))

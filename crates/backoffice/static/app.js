@@ -2,17 +2,7 @@
 // into the page as text (never as HTML); the only writes are resolutions of exceptions.
 "use strict";
 
-let exponents = {};
 let storeNames = {};
-
-function money(amount, currency) {
-  const e = exponents[currency] ?? 2;
-  const neg = amount < 0;
-  const digits = String(Math.abs(amount)).padStart(e + 1, "0");
-  const whole = e ? digits.slice(0, -e) : digits;
-  const frac = e ? "." + digits.slice(-e) : "";
-  return (neg ? "-" : "") + whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + frac + " " + currency.toUpperCase();
-}
 
 function when(ms) {
   if (ms === null || ms === undefined) return "never";
@@ -82,7 +72,7 @@ function resolveForm(x) {
 }
 
 function draw(d) {
-  exponents = Object.fromEntries(d.currencies.map((c) => [c.code, c.exponent]));
+  learnCurrencies(d.currencies);
   storeNames = Object.fromEntries(d.stores.map((s) => [s.store_id, s.name]));
   const store = (id) => storeNames[id] || id;
   const sales = {};

@@ -2,17 +2,7 @@
 // Every value goes into the page as text (never as HTML).
 "use strict";
 
-let exponents = {};
 const storeNames = {};
-
-function money(amount, currency) {
-  const e = exponents[currency] ?? 2;
-  const neg = amount < 0;
-  const digits = String(Math.abs(amount)).padStart(e + 1, "0");
-  const whole = e ? digits.slice(0, -e) : digits;
-  const frac = e ? "." + digits.slice(-e) : "";
-  return (neg ? "-" : "") + whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + frac + " " + currency.toUpperCase();
-}
 
 function el(tag, text) {
   const e = document.createElement(tag);
@@ -88,7 +78,7 @@ async function start() {
     return;
   }
   const d = await r.json();
-  d.currencies.forEach((c) => (exponents[c.code] = c.exponent));
+  learnCurrencies(d.currencies);
   const select = document.getElementById("store");
   for (const s of d.stores) {
     storeNames[s.store_id] = s.name;

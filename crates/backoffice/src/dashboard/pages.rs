@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 const INDEX: &str = include_str!("../../static/index.html");
 const LOGIN: &str = include_str!("../../static/login.html");
 const APP_JS: &str = include_str!("../../static/app.js");
+const MONEY_JS: &str = include_str!("../../static/money.js");
 const APP_CSS: &str = include_str!("../../static/app.css");
 const REPORTS: &str = include_str!("../../static/reports.html");
 const REPORTS_JS: &str = include_str!("../../static/reports.js");
@@ -85,6 +86,11 @@ pub async fn logout(State(st): State<AppState>, headers: HeaderMap) -> Response 
 
 fn form_urlencoded_token(body: &[u8]) -> Option<String> {
     form_urlencoded::parse(body).find(|(k, _)| k == "token").map(|(_, v)| v.into_owned())
+}
+
+/// Amounts as the owner reads them, shared by the dashboard and the reports page.
+pub async fn money_js() -> Response {
+    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], MONEY_JS).into_response()
 }
 
 pub async fn app_js() -> Response {
