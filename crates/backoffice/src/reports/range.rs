@@ -90,8 +90,8 @@ pub fn parse(query: &str) -> ApiResult<Request> {
             return Err(bad(format!("parameter {k:?} given twice")));
         }
     }
-    let by = by.ok_or_else(|| bad("by: missing (item, category, tender or hour)".into()))?;
-    let by = Grouping::parse(&by).ok_or_else(|| bad(format!("by: unknown grouping {:?} (item, category, tender or hour)", by.chars().take(40).collect::<String>())))?;
+    let by = by.ok_or_else(|| bad("by: missing (item, category, tender, hour or staff)".into()))?;
+    let by = Grouping::parse(&by).ok_or_else(|| bad(format!("by: unknown grouping {:?} (item, category, tender, hour or staff)", by.chars().take(40).collect::<String>())))?;
     let day = |name: &str, v: Option<String>| -> ApiResult<Day> {
         let v = v.ok_or_else(|| bad(format!("{name}: missing (YYYY-MM-DD)")))?;
         Day::parse(&v).ok_or_else(|| bad(format!("{name}: {:?} is not a date YYYY-MM-DD", v.chars().take(40).collect::<String>())))
