@@ -136,7 +136,7 @@ mod tests {
     #[test]
     fn each_bad_parameter_is_named() {
         let msg = |q: &str| parse(q).unwrap_err().to_string();
-        assert!(msg("by=staff&from=2026-01-01&to=2026-01-02").contains("unknown grouping"));
+        assert!(msg("by=cashier&from=2026-01-01&to=2026-01-02").contains("unknown grouping"));
         assert!(msg("by=item&from=2026-01-32&to=2026-02-01").starts_with("from:"));
         assert!(msg("by=item&from=2026-02-01&to=2026-01-01").contains("is after"));
         assert!(msg("by=item&from=2026-01-01&to=2027-01-02").contains("at most 366"));
@@ -146,5 +146,6 @@ mod tests {
         assert!(msg("by=item&by=hour&from=2026-01-01&to=2026-01-02").contains("twice"));
         let ok = parse("by=hour&from=2026-01-01&to=2026-12-31&format=csv").unwrap();
         assert_eq!((ok.by, ok.format, ok.store, ok.range.days()), (Grouping::Hour, Format::Csv, None, 365));
+        assert_eq!(parse("by=staff&from=2026-01-01&to=2026-01-01").unwrap().by, Grouping::Staff);
     }
 }
