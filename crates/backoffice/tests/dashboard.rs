@@ -100,6 +100,7 @@ async fn store_with_exceptions(h: &Harness, psp: &PspProcess) -> String {
     let tender = |sale, method, amount, checkout_key: Option<&str>, cash: Option<(i64, i64)>| Tender {
         sale, tender_seq: 1, method, amount, currency: "usd".into(), checkout_key: checkout_key.map(Into::into),
         cash_tendered: cash.map(|c| c.0), change: cash.map(|c| c.1), rounding: cash.map(|_| 0), shift: Some(1),
+        staff: None, staff_name: None,
     };
     rows.push(Row { at_ms: at, fact: Fact::TenderAdded(tender(1, TenderMethod::Cash, 1500, None, Some((2000, 500)))) });
     rows.push(Row { at_ms: at, fact: Fact::TenderAdded(tender(2, TenderMethod::Card, 2500, Some("h-1"), None)) });

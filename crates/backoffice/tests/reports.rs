@@ -58,7 +58,7 @@ async fn bad_parameters_are_400s_that_name_them_and_another_owners_store_is_refu
     let (store, _) = h.store_with_register("Shibuya").await;
     let ok = "from=2026-12-01&to=2026-12-02";
     for (q, says) in [
-        (format!("by=staff&{ok}"), "unknown grouping \"staff\""),
+        (format!("by=cashier&{ok}"), "unknown grouping \"cashier\""),
         (ok.to_string(), "by: missing"),
         ("by=item&from=2026-02-30&to=2026-03-01".to_string(), "from: \"2026-02-30\" is not a date"),
         ("by=item&from=2026-12-01&to=12/02/2026".to_string(), "to: \"12/02/2026\" is not a date"),

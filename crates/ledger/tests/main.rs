@@ -53,6 +53,7 @@ mod staff_audit;
 mod successor;
 mod takings_periods;
 mod tax_exempt;
+mod tender_staff;
 mod tenders;
 mod upgrade;
 mod upgrade_catalog;

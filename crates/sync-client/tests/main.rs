@@ -18,6 +18,7 @@ mod chaos;
 mod exchanges_up;
 mod journal_export;
 mod local_up;
+mod reports_staff;
 mod reports_z;
 mod returns_up;
 mod sales_up;

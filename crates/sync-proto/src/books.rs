@@ -65,6 +65,14 @@ pub struct Tender {
     pub rounding: Option<i64>,
     /// The drawer session it belongs to; `None` where the store runs without shifts.
     pub shift: Option<i64>,
+    /// The register's id of the staff member signed in when it was taken (record 0143);
+    /// `None` on a register run without staff, and from a register older than schema v35.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staff: Option<i64>,
+    /// That member's name then: a member the back office published has an id only the
+    /// register knows (no `staff_saved` is sent for them), so the name is what labels them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staff_name: Option<String>,
 }
 
 /// Money that may be negative (rounding down, an expected drawer, a shortage).
@@ -85,6 +93,15 @@ impl Tender {
         text::currency(&f("currency"), &self.currency)?;
         if let Some(s) = self.shift {
             id(&f("shift"), s)?;
+        }
+        if let Some(s) = self.staff {
+            id(&f("staff"), s)?;
+        }
+        if let Some(n) = &self.staff_name {
+            if self.staff.is_none() {
+                return Err(ProtoError::field(f("staff_name"), "names a member but no staff id"));
+            }
+            crate::staff::check_staff_name(&f("staff_name"), n)?;
         }
         match &self.method {
             TenderMethod::Store(st) => {

@@ -63,6 +63,38 @@ fn tenders_and_shifts_read_back() {
     }
 }
 
+/// A tender names the member who took it (record 0143); an older register's has no staff and
+/// reads as none; either form writes back the same JSON (the back office compares a resend).
+#[test]
+fn a_tenders_member_reads_back_and_an_old_tender_has_none() {
+    let mut named = tender("cash", 1650, json!(null), json!(2000), json!(350), json!(0));
+    named["staff"] = json!(4);
+    named["staff_name"] = json!("Casey");
+    let old = tender("card", 500, json!("k"), json!(null), json!(null), json!(null));
+    let b = parse(batch(vec![row(named.clone()), row(old.clone())])).unwrap();
+    let staff: Vec<(Option<i64>, Option<&str>)> = b
+        .rows
+        .iter()
+        .map(|r| match &r.fact {
+            Fact::TenderAdded(t) => (t.staff, t.staff_name.as_deref()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(staff, [(Some(4), Some("Casey")), (None, None)]);
+    for (r, want) in b.rows.iter().zip([&named, &old]) {
+        assert_eq!(&serde_json::to_value(&r.fact).unwrap(), want);
+    }
+    let mut broken = named.clone();
+    broken["staff"] = json!(0);
+    assert!(parse(batch(vec![row(broken)])).unwrap_err().contains("staff must be between 1"));
+    let mut broken = named.clone();
+    broken["staff_name"] = json!(" Casey");
+    assert!(parse(batch(vec![row(broken)])).unwrap_err().contains("staff_name has a control character or a space"));
+    let mut broken = named;
+    broken.as_object_mut().unwrap().remove("staff");
+    assert!(parse(batch(vec![row(broken)])).unwrap_err().contains("staff_name names a member but no staff id"));
+}
+
 #[test]
 fn each_broken_rule_is_named() {
     let cases: Vec<(serde_json::Value, &str)> = vec![

@@ -1,19 +1,20 @@
-//! The owner's reports (record 0140): sales by item, category, tender or hour over a range
-//! of the store's own days, per store or for all the owner's stores, netted of what was
-//! given back, as JSON or CSV (`GET /admin/reports`). Read-only queries over the facts the
+//! The owner's reports (record 0140): sales by item, category, tender, hour or staff (record
+//! 0143) over a range of the store's own days, per store or for all the owner's stores,
+//! netted of what was given back, as JSON or CSV (`GET /admin/reports`). Read-only queries over the facts the
 //! registers sent, with the registers' Z-report definitions (record 0138,
 //! `paydesk_ledger::takings`): a tender counts when it took money for a sale that was not
 //! canceled, each in the hour it was taken; a sale is counted once, where its first counted
 //! tender was taken; what was given back counts when it was given back.
 //!
 //! This file is the vocabulary: the date range, the grouping, a row. `range.rs` reads the
-//! query string, `money.rs` (tender, hour, totals) and `goods.rs` (item, category) query,
-//! `csv.rs` writes the download, `route.rs` answers.
+//! query string, `money.rs` (tender, hour, totals), `staff.rs` (staff) and `goods.rs` (item,
+//! category) query, `csv.rs` writes the download, `route.rs` answers.
 pub mod csv;
 pub mod goods;
 pub mod money;
 pub mod range;
 pub mod route;
+pub mod staff;
 
 use serde::Serialize;
 use uuid::Uuid;
@@ -46,10 +47,12 @@ pub enum Grouping {
     Category,
     Tender,
     Hour,
+    /// Who took the money (record 0143).
+    Staff,
 }
 
 impl Grouping {
-    pub const ALL: [Grouping; 4] = [Grouping::Item, Grouping::Category, Grouping::Tender, Grouping::Hour];
+    pub const ALL: [Grouping; 5] = [Grouping::Item, Grouping::Category, Grouping::Tender, Grouping::Hour, Grouping::Staff];
 
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -57,6 +60,7 @@ impl Grouping {
             Grouping::Category => "category",
             Grouping::Tender => "tender",
             Grouping::Hour => "hour",
+            Grouping::Staff => "staff",
         }
     }
 
@@ -69,8 +73,9 @@ impl Grouping {
 ///
 /// - item / category: `count` = units sold less units returned, `sales` = sales with the
 ///   item, `sold` = the lines' amounts, `returned` = the returned lines' amounts.
-/// - tender / hour: `count` = tenders counted, `sales` = sales first counted here,
-///   `sold` = what the tenders took, `returned` = money given back (refunds).
+/// - tender / hour / staff: `count` = tenders counted, `sales` = sales first counted here,
+///   `sold` = what the tenders took, `returned` = money given back (refunds; by staff, against
+///   the member the sale belongs to).
 /// - `net` = `sold` − `returned`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Row {

@@ -29,11 +29,11 @@ pub(super) const STORES: &str = "st AS (
 
 /// A tender that took money for a sale (see the module doc), with the sales that had one
 /// in the range: all their counted tenders, so the first one is known.
-fn counted() -> String {
+pub(super) fn counted() -> String {
     format!(
         "counted AS (
     SELECT t.store_id, t.register_id, t.sale_id, t.tender_seq, t.method, coalesce(t.tender_type_name, '') AS type_name,
-           t.amount, t.currency, t.created_at_ms AS at_ms, st.time_zone, st.from_ms, st.to_ms
+           t.amount, t.currency, t.created_at_ms AS at_ms, st.time_zone, st.from_ms, st.to_ms, t.staff_id, t.staff_name
     FROM tenders t JOIN st USING (store_id)
     WHERE {counts}
       AND EXISTS (SELECT 1 FROM tenders w WHERE w.store_id = t.store_id AND w.register_id = t.register_id AND w.sale_id = t.sale_id
@@ -46,19 +46,21 @@ fn counted() -> String {
     )
 }
 
-/// Money given back in the range, by the tender kind it went back through.
-fn given() -> String {
+/// Money given back in the range, by the tender kind it went back through, with the sale it
+/// came from (sales by staff count it against the sale's member, record 0143).
+pub(super) fn given() -> String {
     format!(
         "given AS (
-    SELECT f.store_id, 'card'::text AS method, ''::text AS type_name, t.currency, f.amount, f.created_at_ms AS at_ms, st.time_zone
+    SELECT f.store_id, 'card'::text AS method, ''::text AS type_name, t.currency, f.amount, f.created_at_ms AS at_ms, st.time_zone,
+           t.register_id, t.sale_id
     FROM refunds f JOIN st USING (store_id) JOIN tenders t ON t.store_id = f.store_id AND t.checkout_key = f.checkout_key
     WHERE f.state = 'succeeded' AND t.superseded_at_ms IS NULL AND f.created_at_ms >= st.from_ms AND f.created_at_ms < st.to_ms
       AND {SALE_STANDS}
     UNION ALL
-    SELECT c.store_id, 'cash', '', c.currency, c.amount, c.refunded_at_ms, st.time_zone
+    SELECT c.store_id, 'cash', '', c.currency, c.amount, c.refunded_at_ms, st.time_zone, c.register_id, c.sale_id
     FROM cash_refunds c JOIN st USING (store_id) WHERE c.refunded_at_ms >= st.from_ms AND c.refunded_at_ms < st.to_ms
     UNION ALL
-    SELECT x.store_id, 'store', t.tender_type_name, x.currency, x.amount, x.refunded_at_ms, st.time_zone
+    SELECT x.store_id, 'store', t.tender_type_name, x.currency, x.amount, x.refunded_at_ms, st.time_zone, x.register_id, x.sale_id
     FROM store_refunds x JOIN st USING (store_id) JOIN tenders t USING (store_id, register_id, sale_id, tender_seq)
     WHERE x.refunded_at_ms >= st.from_ms AND x.refunded_at_ms < st.to_ms)"
     )

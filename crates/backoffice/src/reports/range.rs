@@ -70,8 +70,8 @@ pub fn parse(query: &str) -> ApiResult<Request> {
             return Err(bad(format!("parameter {k:?} given twice")));
         }
     }
-    let by = by.ok_or_else(|| bad("by: missing (item, category, tender or hour)".into()))?;
-    let by = Grouping::parse(&by).ok_or_else(|| bad(format!("by: unknown grouping {:?} (item, category, tender or hour)", by.chars().take(40).collect::<String>())))?;
+    let by = by.ok_or_else(|| bad("by: missing (item, category, tender, hour or staff)".into()))?;
+    let by = Grouping::parse(&by).ok_or_else(|| bad(format!("by: unknown grouping {:?} (item, category, tender, hour or staff)", by.chars().take(40).collect::<String>())))?;
     let day = |name: &str, v: Option<String>| -> ApiResult<Day> {
         let v = v.ok_or_else(|| bad(format!("{name}: missing (YYYY-MM-DD)")))?;
         Day::parse(&v).ok_or_else(|| bad(format!("{name}: {:?} is not a date YYYY-MM-DD", v.chars().take(40).collect::<String>())))
@@ -116,7 +116,7 @@ mod tests {
     #[test]
     fn each_bad_parameter_is_named() {
         let msg = |q: &str| parse(q).unwrap_err().to_string();
-        assert!(msg("by=staff&from=2026-01-01&to=2026-01-02").contains("unknown grouping"));
+        assert!(msg("by=cashier&from=2026-01-01&to=2026-01-02").contains("unknown grouping"));
         assert!(msg("by=item&from=2026-01-32&to=2026-02-01").starts_with("from:"));
         assert!(msg("by=item&from=2026-02-01&to=2026-01-01").contains("is after"));
         assert!(msg("by=item&from=2026-01-01&to=2027-01-02").contains("at most 366"));
@@ -126,5 +126,6 @@ mod tests {
         assert!(msg("by=item&by=hour&from=2026-01-01&to=2026-01-02").contains("twice"));
         let ok = parse("by=hour&from=2026-01-01&to=2026-12-31&format=csv").unwrap();
         assert_eq!((ok.by, ok.format, ok.store, ok.range.days()), (Grouping::Hour, Format::Csv, None, 365));
+        assert_eq!(parse("by=staff&from=2026-01-01&to=2026-01-01").unwrap().by, Grouping::Staff);
     }
 }

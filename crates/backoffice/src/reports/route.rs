@@ -28,6 +28,7 @@ pub async fn report(State(st): State<AppState>, headers: HeaderMap, RawQuery(que
         Grouping::Category => goods::rows(&client, goods::By::Category, req.store, &from, &to, limit).await?,
         Grouping::Tender => money::rows(&client, money::By::Tender, req.store, &from, &to, limit).await?,
         Grouping::Hour => money::rows(&client, money::By::Hour, req.store, &from, &to, limit).await?,
+        Grouping::Staff => super::staff::rows(&client, req.store, &from, &to, limit).await?,
     };
     let mut totals = money::totals(&client, req.store, &from, &to, limit).await?;
     if req.store.is_none() {

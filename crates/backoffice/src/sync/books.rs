@@ -58,12 +58,16 @@ pub async fn apply_books(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows
                     .execute(
                         "INSERT INTO tenders (store_id, register_id, sale_id, tender_seq, method, amount, currency, checkout_key,
                                               cash_tendered, change_given, rounding, shift_id, created_at_ms,
-                                              tender_type_id, tender_type_name, tender_type_kind, slip, offered, forfeited)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) ON CONFLICT DO NOTHING",
+                                              tender_type_id, tender_type_name, tender_type_kind, slip, offered, forfeited,
+                                              staff_id, staff_name)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+                         ON CONFLICT DO NOTHING",
                         &[
                             s, r, &t.sale, &(t.tender_seq as i32), &t.method.as_str(), &t.amount, &t.currency, &t.checkout_key, &t.cash_tendered, &t.change,
                             &t.rounding, &t.shift, &at, &st.map(|x| x.type_id), &st.map(|x| x.type_name.as_str()), &st.map(|x| x.type_kind.as_str()),
                             &st.and_then(|x| x.reference.as_deref()), &st.map(|x| x.offered), &st.map(|x| x.forfeited),
+                            // who took it (record 0143); None from a register before schema v35
+                            &t.staff, &t.staff_name.as_deref(),
                         ],
                     )
                     .await?;

@@ -47,6 +47,7 @@ mod v31_weighed;
 mod v32_counter_rules;
 mod v33_published_caps;
 mod v34_item_fact_shape;
+mod v35_tender_staff;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -87,6 +88,7 @@ pub const MIGRATIONS: &[&str] = &[
     v32_counter_rules::COUNTER_RULES,      // v32: the store's in-store label rules (record 0136)
     v33_published_caps::PUBLISHED_CAPS,    // v33: the back office's offline caps (record 0139)
     v34_item_fact_shape::ITEM_FACT_SHAPE,  // v34: a local item's fact carries its shape (record 0137)
+    v35_tender_staff::TENDER_STAFF,        // v35: a tender's fact names its staff (record 0143)
 ];
 
 /// The version whose migration turned the audit log into a chain.

@@ -54,6 +54,8 @@ pub fn before_tax_exempt() -> usize {
 /// Puts back what the tax-exempt migration changed (record 0135): its trigger, the sale fact's
 /// view as the migrations before it made it, and the two columns. Rows keep everything else.
 pub fn undo_tax_exempt(c: &rusqlite::Connection) {
+    // The later migration that rewrote a fact trigger first (it must not outlive a roll-back).
+    undo_tender_staff(c);
     let old = rusqlite::Connection::open_in_memory().unwrap();
     for m in &paydesk_ledger::schema::MIGRATIONS[..before_tax_exempt()] {
         old.execute_batch(m).unwrap();
@@ -78,6 +80,7 @@ pub fn undo_tax_exempt(c: &rusqlite::Connection) {
 /// the migrations before it, so it is exactly what shipped.
 pub fn undo_named_rates(c: &rusqlite::Connection) {
     // The later migrations first, newest first: they changed what this one made.
+    undo_tender_staff(c);
     undo_item_fact_shape(c);
     undo_tax_exempt(c);
     let old = rusqlite::Connection::open_in_memory().unwrap();
@@ -140,9 +143,28 @@ pub fn rates_in_ppm(mut fact: serde_json::Value) -> serde_json::Value {
 /// the three shape tables: a test that rolls a file back past it drops `local_item_facts`,
 /// which they read.
 pub fn undo_item_fact_shape(c: &rusqlite::Connection) {
+    undo_tender_staff(c);
     for table in ["product_price_kinds", "product_units", "product_categories"] {
         for event in ["insert", "update", "delete"] {
             c.execute_batch(&format!("DROP TRIGGER IF EXISTS outbox_item_{table}_{event};")).unwrap();
         }
     }
+}
+
+/// The schema version before a tender's fact named its staff (record 0143), by its migration's text.
+pub fn before_tender_staff() -> usize {
+    paydesk_ledger::schema::MIGRATIONS.iter().position(|m| m.contains("'staff', NEW.staff_id")).expect("the tender staff migration")
+}
+
+/// Puts back `outbox_tender_added` as the migrations before the tender-staff one made it (its
+/// SQL read from a file they built, so exactly what shipped). Safe to call twice: the chain of
+/// undo helpers calls it from each of them.
+pub fn undo_tender_staff(c: &rusqlite::Connection) {
+    let old = rusqlite::Connection::open_in_memory().unwrap();
+    for m in &paydesk_ledger::schema::MIGRATIONS[..before_tender_staff()] {
+        old.execute_batch(m).unwrap();
+    }
+    let trigger: String =
+        old.query_row("SELECT sql FROM sqlite_schema WHERE name = 'outbox_tender_added'", [], |r| r.get(0)).unwrap();
+    c.execute_batch(&format!("DROP TRIGGER IF EXISTS outbox_tender_added; {trigger};")).unwrap();
 }
