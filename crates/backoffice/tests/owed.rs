@@ -180,3 +180,52 @@ async fn an_exception_that_goes_away_withdraws_its_refund_before_the_psp_is_aske
     assert_eq!(refusal(h.owner.post(&format!("/admin/stores/{store}/owed/{owed}/execute"), &json!({})).await.unwrap_err()), (409, "refund_failed".into()));
     assert!(psp_refunds_of(&psp.url, &late).await.is_empty());
 }
+
+/// V14 on a V13 database: an exception found before the upgrade can be owed back, and the
+/// table's CHECKs refuse what no code path may write (an unknown state, the proposer
+/// approving, succeeded without the PSP's refund id, two refunds of one charge).
+#[tokio::test]
+async fn v14_upgrades_a_v13_database_and_its_checks_hold_for_every_writer() {
+    use paydesk_backoffice::{build, state::Limits, Config};
+    use tokio_postgres::error::SqlState;
+    let cluster = tokio::task::spawn_blocking(start_cluster).await.unwrap();
+    cluster.create_db("paydesk").await.unwrap();
+    let conn = cluster.conn_string("paydesk");
+    paydesk_backoffice::db::migrate_to(&conn, 13).await.unwrap();
+    let (c, task) = tokio_postgres::connect(&conn, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(task);
+    let (store, ex) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+    c.execute("INSERT INTO stores (store_id, name, created_ms) VALUES ($1, 'S', 1)", &[&store]).await.unwrap();
+    c.execute(
+        "INSERT INTO recon_exceptions (store_id, exception_id, kind, subject, detail, first_seen_ms, last_seen_ms, last_run_id) VALUES ($1, $2, 'charge_without_record', 'pi_1', '{}', 1, 1, $2)",
+        &[&store, &ex],
+    )
+    .await
+    .unwrap();
+    build(&Config { database: conn.clone(), admin_token: ADMIN_TOKEN.into(), limits: Limits::default(), behind_tls: false }).await.expect("migrates to V14");
+    let insert = |charge: &'static str, state: &'static str, approved_by: Option<&'static str>, refund: Option<&'static str>| {
+        let c = &c;
+        async move {
+            let finished: Option<i64> = matches!(state, "succeeded" | "failed").then_some(2);
+            c.execute(
+                "INSERT INTO owed_refunds (store_id, owed_id, exception_id, kind, psp_charge_id, amount, currency, idempotency_key, state, proposed_by, proposed_ms, approved_by, approved_ms, psp_refund_id, finished_ms, last_error)
+                 VALUES ($1, $2, $3, 'charge_without_record', $4, 100, 'usd', $5, $6, 'Ana', 1, $7, CASE WHEN $7::text IS NULL THEN NULL ELSE 1 END, $8, $9, 'x')",
+                &[&store, &uuid::Uuid::new_v4(), &ex, &charge, &format!("paydesk-owed-{}", uuid::Uuid::new_v4()), &state, &approved_by, &refund, &finished],
+            )
+            .await
+        }
+    };
+    insert("pi_1", "proposed", None, None).await.expect("the exception found before V14 is owed back");
+    for (charge, state, approved_by, refund) in [
+        ("pi_2", "pending", None, None),
+        ("pi_3", "approved", Some("Ana"), None),
+        ("pi_4", "approved", None, None),
+        ("pi_5", "succeeded", Some("Bo"), None),
+        ("pi_6", "approved", Some("Bo"), Some("re_1")),
+    ] {
+        let e = insert(charge, state, approved_by, refund).await.unwrap_err();
+        assert_eq!(e.code(), Some(&SqlState::CHECK_VIOLATION), "{charge} {state}: {e}");
+    }
+    let e = insert("pi_1", "proposed", None, None).await.unwrap_err();
+    assert_eq!(e.code(), Some(&SqlState::UNIQUE_VIOLATION), "one charge is owed back once: {e}");
+}
