@@ -229,3 +229,77 @@ async fn v14_upgrades_a_v13_database_and_its_checks_hold_for_every_writer() {
     let e = insert("pi_1", "proposed", None, None).await.unwrap_err();
     assert_eq!(e.code(), Some(&SqlState::UNIQUE_VIOLATION), "one charge is owed back once: {e}");
 }
+
+/// No answer, or an answer that is not about the refund (a wrong key), leaves a refund
+/// `executing` (202), never failed; the PSP refusing it (already refunded in its console)
+/// is failed with the PSP's words; two executes at once make one refund.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unsure_answers_stay_executing_a_refusal_is_failed_and_racing_executes_refund_once() {
+    let psp = tokio::task::spawn_blocking(PspProcess::start).await.unwrap();
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Main St").await.unwrap();
+    let account = |base: String, key: &'static str| {
+        let (owner, path) = (h.owner.clone(), format!("/admin/stores/{store}/psp"));
+        async move { owner.put(&path, &json!({"api_base": base, "secret_key": key})).await.unwrap() }
+    };
+    account(psp.url.clone(), PSP_KEY).await;
+    publish_staff(&h.owner, &store).await;
+    let mut pis = vec![];
+    for (i, amount) in [("i1", 1000), ("i2", 2000), ("i3", 3000)] {
+        pis.push(psp.charge(i, amount, "usd", &[("checkout_key", i)]).await["id"].as_str().unwrap().to_string());
+    }
+    h.owner.post(&format!("/admin/stores/{store}/reconcile"), &json!({})).await.unwrap();
+    let db = h.db().await;
+    let mut execute = vec![];
+    for pi in &pis {
+        let ex: uuid::Uuid = db.query_one("SELECT exception_id FROM recon_exceptions WHERE subject = $1", &[pi]).await.unwrap().get(0);
+        let p = h.owner.post(&format!("/admin/stores/{store}/exceptions/{ex}/propose-refund"), &who("Ana", "1111")).await.unwrap();
+        let owed = p["proposed"][0]["owed_id"].as_str().unwrap().to_string();
+        h.owner.post(&format!("/admin/stores/{store}/owed/{owed}/approve"), &who("Ed", "5555")).await.unwrap();
+        execute.push(format!("/admin/stores/{store}/owed/{owed}/execute"));
+    }
+
+    // nobody listening, then a key the PSP does not know: unsure, stays executing
+    account("http://127.0.0.1:1".into(), PSP_KEY).await;
+    let x = h.owner.post(&execute[0], &json!({})).await.unwrap();
+    assert_eq!(x["state"], "executing", "{x}");
+    assert!(x["last_error"].as_str().unwrap().starts_with("no answer from the PSP"), "{x}");
+    account(psp.url.clone(), "sk_test_wrong").await;
+    let x = h.owner.post(&execute[0], &json!({})).await.unwrap();
+    assert_eq!((x["state"].as_str(), x["attempts"].as_i64()), (Some("executing"), Some(2)), "{x}");
+    assert!(x["last_error"].as_str().unwrap().starts_with("401"), "{x}");
+    let d = h.owner.get("/admin/dashboard").await.unwrap();
+    assert_eq!((d["owed_back"][0]["executing"].as_i64(), d["owed_back"][0]["approved"].as_i64()), (Some(1000), Some(5000)), "{}", d["owed_back"]);
+    account(psp.url.clone(), PSP_KEY).await;
+    let x = h.owner.post(&execute[0], &json!({})).await.unwrap();
+    assert_eq!((x["state"].as_str(), x["last_error"].as_str()), (Some("succeeded"), None), "{x}");
+    assert_eq!(psp_refunds_of(&psp.url, &pis[0]).await.len(), 1);
+
+    // someone refunded it in the PSP's console meanwhile: the PSP refuses, nothing more is refunded
+    psp.refund("console", &pis[1], 2000, None).await;
+    let x = h.owner.post(&execute[1], &json!({})).await.unwrap();
+    assert_eq!(x["state"], "failed", "{x}");
+    assert!(x["last_error"].as_str().unwrap().contains("charge_already_refunded"), "{x}");
+    assert_eq!(psp_refunds_of(&psp.url, &pis[1]).await.len(), 1);
+    let open: bool = db.query_one("SELECT resolved_ms IS NULL FROM recon_exceptions WHERE subject = $1", &[&pis[1]]).await.unwrap().get(0);
+    assert!(open, "a failed refund leaves its exception for a person");
+
+    // two executes at once: the same key, one refund
+    let race = |path: String| {
+        let owner = h.owner.clone();
+        tokio::spawn(async move { owner.post(&path, &json!({})).await.unwrap() })
+    };
+    let (a, b) = (race(execute[2].clone()), race(execute[2].clone()));
+    let (a, b) = (a.await.unwrap(), b.await.unwrap());
+    for x in [&a, &b] {
+        assert!(matches!(x["state"].as_str(), Some("succeeded" | "executing")), "{x}");
+    }
+    let done = h.owner.post(&execute[2], &json!({})).await.unwrap();
+    assert_eq!(done["state"], "succeeded", "{done}");
+    let at_psp = psp_refunds_of(&psp.url, &pis[2]).await;
+    assert_eq!(at_psp.len(), 1, "{at_psp:?}");
+    assert_eq!(at_psp[0]["id"], done["psp_refund_id"]);
+    let d = h.owner.get("/admin/dashboard").await.unwrap();
+    let s = &d["owed_back"][0];
+    assert_eq!((s["owed"].as_i64(), s["paid_back"].as_i64(), s["paid_back_count"].as_i64(), s["failed_count"].as_i64()), (Some(0), Some(4000), Some(2), Some(1)), "{s}");
+}
