@@ -53,6 +53,9 @@ pub enum ApiError {
     NotFound(String),
     #[error("{0}")]
     Conflict(String),
+    /// A 409 with its own code: the state of what was asked about refuses it.
+    #[error("{message}")]
+    Refused { code: &'static str, message: String },
     #[error("{0}")]
     Unprocessable(String),
     /// A fact no register keeping its ledger's rules could have written (record 0040):
@@ -103,6 +106,7 @@ impl ApiError {
             ApiError::RegisterReplaced { .. } => "register_replaced",
             ApiError::NotFound(_) => "not_found",
             ApiError::Conflict(_) => "conflict",
+            ApiError::Refused { code, .. } => code,
             ApiError::Unprocessable(_) => "unprocessable",
             ApiError::ImpossibleFact { rule, .. } => rule.code(),
             ApiError::RegisterInService(_) => "register_in_service",
@@ -127,7 +131,7 @@ impl ApiError {
             ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) | ApiError::RegisterReplaced { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Conflict(_) | ApiError::RegisterInService(_) | ApiError::AmbiguousName(_) => StatusCode::CONFLICT,
+            ApiError::Conflict(_) | ApiError::Refused { .. } | ApiError::RegisterInService(_) | ApiError::AmbiguousName(_) => StatusCode::CONFLICT,
             ApiError::Unprocessable(_) | ApiError::ImpossibleFact { .. } | ApiError::RestoreFromItself => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooMany(_) | ApiError::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::TooLarge(..) => StatusCode::PAYLOAD_TOO_LARGE,

@@ -15,6 +15,7 @@ pub mod db;
 pub mod demo;
 pub mod error;
 pub mod http;
+pub mod owed;
 pub mod pgcluster;
 pub mod prune;
 pub mod recon;

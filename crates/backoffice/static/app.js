@@ -129,6 +129,14 @@ function draw(d) {
     "No shifts yet.");
   table("refunds", ["store", "register", "refund key", "amount", "state"],
     d.refunds.map((r) => [store(r.store_id), r.register, r.refund_key, money(r.amount, r.currency), r.state]), "No refunds.");
+  // refunds owed back (record 0142): what is still owed per state, what was paid back
+  table("owed-back", ["store", "still owed", "proposed", "approved", "executing", "paid back", "failed"],
+    (d.owed_back || []).map((o) => [store(o.store_id), money(o.owed, o.currency) + " (" + o.owed_count + ")", money(o.proposed, o.currency),
+      money(o.approved, o.currency), money(o.executing, o.currency), money(o.paid_back, o.currency) + " (" + o.paid_back_count + ")", o.failed_count]),
+    "Nothing owed back to customers.");
+  table("owed-refunds", ["store", "charge", "amount", "state", "proposed by", "approved by", "PSP refund", "last error"],
+    (d.owed_refunds || []).map((o) => [store(o.store_id), o.psp_charge_id, money(o.amount, o.currency), o.state, o.proposed_by,
+      o.approved_by || "—", o.psp_refund_id || "—", o.last_error || "—"]), "No refunds proposed.");
   table("exceptions", ["store", "what", "subject", "detail", "first seen", "resolution"],
     d.exceptions.map((x) => [store(x.store_id), x.description, x.subject, JSON.stringify(x.detail), when(x.first_seen_ms),
       x.resolved_ms ? el("span", "resolved by " + x.resolved_by + ": " + x.resolution, "resolved") : resolveForm(x)]),

@@ -16,6 +16,8 @@ mod impossible_returns;
 mod impossible_store_tenders;
 mod ingest;
 mod outage;
+mod owed;
+mod owed_chaos;
 mod owner;
 mod pairing;
 mod reconcile;

@@ -229,10 +229,14 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     .await?;
     // Each register's audit chain as it reported it (record 0053).
     let audit = crate::sync::audit_head::all(&client, LIST_LIMIT).await?;
+    // What is owed back to customers and what was paid back (record 0142).
+    let owed_back = crate::owed::dashboard::sums(&client, LIST_LIMIT).await?;
+    let owed_refunds = crate::owed::dashboard::list(&client, LIST_LIMIT).await?;
     Ok(Json(json!({
         "currencies": currencies, "stores": stores, "sales_by_store": sales_by_store,
         "sales_by_register": sales_by_register, "sales_by_hour": sales_by_hour, "tenders_by_store": tenders_by_store, "shifts": shifts,
         "sales_net": sales_net, "tax_net": tax_net, "store_tenders": store_tenders,
         "refunds": refunds, "exceptions": exceptions, "registers": registers, "audit": audit,
+        "owed_back": owed_back, "owed_refunds": owed_refunds,
     })))
 }

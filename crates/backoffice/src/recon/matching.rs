@@ -256,6 +256,32 @@ impl Matcher {
         }
     }
 
+    /// One refund the back office itself paid back or is paying back (an owed refund,
+    /// record 0142), against the PSP refunds carrying its key: not a register's refund, and
+    /// not "refunded at the PSP, no register record" either.
+    pub fn owed_refund(&mut self, key: &str, amount: i64, succeeded: bool) {
+        let group = self.refunds.group(key);
+        for re in &mut self.refunds.list[group.clone()] {
+            re.recorded = true;
+            if re.amount != amount {
+                self.found.push(Found {
+                    kind: ExceptionKind::RefundMismatch,
+                    subject: key.to_string(),
+                    detail: json!({"problem": "a refund owed back differs at the PSP", "psp_refund_id": re.id, "psp_amount": re.amount, "owed_amount": amount}),
+                });
+            } else {
+                self.matched += 1;
+            }
+        }
+        if group.is_empty() && succeeded {
+            self.found.push(Found {
+                kind: ExceptionKind::RefundMismatch,
+                subject: key.to_string(),
+                detail: json!({"problem": "paid back by the back office, no refund at the PSP", "refund_key": key, "amount": amount}),
+            });
+        }
+    }
+
     /// What no register record claimed, then everything found and the matched count.
     pub fn finish(mut self) -> (Vec<Found>, u64) {
         let Charges { list, currencies, .. } = &self.charges;

@@ -77,6 +77,12 @@ pub async fn reconcile(st: &AppState, store: Uuid) -> ApiResult<Summary> {
         Ok(())
     })
     .await?;
+    // Refunds the back office asked the PSP for itself (record 0142), in the same snapshot.
+    each_row(&tx, "SELECT idempotency_key, amount, state = 'succeeded' FROM owed_refunds WHERE store_id = $1 AND state IN ('executing', 'succeeded', 'failed')", store, |r| {
+        matcher.owed_refund(r.get(0), r.get(1), r.get(2));
+        Ok(())
+    })
+    .await?;
     tx.commit().await?;
     let (found, matched) = matcher.finish();
     let run_id = Uuid::new_v4();
