@@ -23,3 +23,18 @@ pub(crate) fn tender_counts() -> String {
     AND {SALE_STANDS}"
     )
 }
+
+/// A read-only transaction for the owner's reports and journal. A year of a large store
+/// is millions of rows: such a read gets longer than a sync batch's statement timeout and
+/// room to sort and hash in memory (a million-sale year took 30 s and spilled its sorts to
+/// disk on the defaults, `report_bench`); both still bounded, and only here.
+pub(crate) async fn reading(client: &mut deadpool_postgres::Client) -> crate::error::ApiResult<deadpool_postgres::Transaction<'_>> {
+    let tx = client.build_transaction().read_only(true).start().await?;
+    tx.batch_execute(&format!("SET LOCAL statement_timeout = {REPORT_TIMEOUT_MS}; SET LOCAL work_mem = '{REPORT_WORK_MEM_MB}MB'")).await?;
+    Ok(tx)
+}
+
+/// The longest one report or journal query may run.
+pub(crate) const REPORT_TIMEOUT_MS: u64 = 120_000;
+/// PostgreSQL's memory per sort or hash of a report query (its default is 4 MB).
+pub(crate) const REPORT_WORK_MEM_MB: u64 = 64;

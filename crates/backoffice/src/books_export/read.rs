@@ -3,7 +3,7 @@
 use super::{Figures, TaxClass};
 use crate::error::{ApiError, ApiResult};
 use crate::counting::{tender_counts, SALE_STANDS};
-use tokio_postgres::Client;
+use tokio_postgres::Transaction;
 
 /// A store's local day as an instant range, and the zone it was read in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,7 +15,7 @@ pub struct Day {
 
 /// The store's day `date` (checked "YYYY-MM-DD") from its midnight to the next in its
 /// zone: 23 or 25 hours on a summer-time change. `None`: no such store.
-pub async fn read_day(client: &Client, store: uuid::Uuid, date: &str) -> ApiResult<Option<Day>> {
+pub async fn read_day(client: &Transaction<'_>, store: uuid::Uuid, date: &str) -> ApiResult<Option<Day>> {
     let row = client
         .query_opt(
             "SELECT (extract(epoch FROM ($2::text::date::timestamp AT TIME ZONE s.time_zone)) * 1000)::int8,
@@ -32,7 +32,7 @@ fn class(s: &str) -> ApiResult<TaxClass> {
 }
 
 /// The day's figures per currency, in currency order.
-pub async fn figures(client: &Client, store: uuid::Uuid, day: &Day) -> ApiResult<Vec<Figures>> {
+pub async fn figures(client: &Transaction<'_>, store: uuid::Uuid, day: &Day) -> ApiResult<Vec<Figures>> {
     let (a, b) = (&day.from_ms, &day.to_ms);
     let mut out: Vec<Figures> = Vec::new();
     let at = |out: &mut Vec<Figures>, cur: &str, exp: i16| -> usize {

@@ -45,7 +45,8 @@ pub async fn get_journal(State(st): State<AppState>, headers: HeaderMap, Path(st
     require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let (date, format) = parse_query(q.as_deref()).map_err(ApiError::BadRequest)?;
-    let client = st.pool.get().await?;
+    let mut client = st.pool.get().await?;
+    let client = crate::counting::reading(&mut client).await?;
     let day = read::read_day(&client, store, &date).await?.ok_or_else(|| ApiError::NotFound(format!("no store {store}")))?;
     let figures = read::figures(&client, store, &day).await?;
     let journals: Vec<Journal> = figures.iter().map(|f| journal(&date, f)).collect();

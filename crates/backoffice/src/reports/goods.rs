@@ -7,7 +7,6 @@
 //! no discount on the whole sale, an item report's net sums to the money a Z report nets
 //! (the key test); a sale discount and tax added on top are not spread over the lines.
 use super::money::{sat, STORES};
-use crate::counting::tender_counts;
 use super::Row;
 use crate::error::ApiResult;
 use tokio_postgres::types::ToSql;
@@ -24,7 +23,7 @@ pub enum By {
 }
 
 /// Rows keyed by item or category.
-pub async fn rows(client: &tokio_postgres::Client, by: By, store: Option<Uuid>, from: &str, to: &str, limit: i64) -> ApiResult<Vec<Row>> {
+pub async fn rows(client: &tokio_postgres::Transaction<'_>, by: By, store: Option<Uuid>, from: &str, to: &str, limit: i64) -> ApiResult<Vec<Row>> {
     let (key, label) = match by {
         By::Item => ("k.sku", "max(k.name)"),
         By::Category => (
@@ -35,13 +34,11 @@ pub async fn rows(client: &tokio_postgres::Client, by: By, store: Option<Uuid>, 
     };
     let sql = format!(
         "WITH {STORES},
-         cand AS (SELECT DISTINCT t.store_id, t.register_id, t.sale_id, st.from_ms, st.to_ms
-                  FROM tenders t JOIN st USING (store_id) WHERE t.created_at_ms >= st.from_ms AND t.created_at_ms < st.to_ms),
-         sold AS (SELECT c.store_id, c.register_id, c.sale_id, s.currency FROM cand c JOIN sales s USING (store_id, register_id, sale_id)
-                  CROSS JOIN LATERAL (SELECT min(t.created_at_ms) AS first_ms FROM tenders t
-                                      WHERE t.store_id = c.store_id AND t.register_id = c.register_id AND t.sale_id = c.sale_id
-                                        AND {counts}) f
-                  WHERE s.canceled_at_ms IS NULL AND f.first_ms >= c.from_ms AND f.first_ms < c.to_ms),
+         {counted},
+         -- the sales whose first counted tender is in the range: the tender report's own
+         -- definition (`money::counted`), one window over the range's sales, where a join per
+         -- sale for its first tender was planned as a nested loop a million times over
+         sold AS (SELECT store_id, register_id, sale_id, currency FROM taken WHERE first),
          lines AS (SELECT d.store_id, d.register_id, d.sale_id, d.currency, l.sku, l.name, l.quantity::int8 AS q, l.total AS sold, 0::int8 AS back
                    FROM sold d JOIN sale_lines l USING (store_id, register_id, sale_id)
                    UNION ALL
@@ -55,7 +52,7 @@ pub async fn rows(client: &tokio_postgres::Client, by: By, store: Option<Uuid>, 
          FROM (SELECT lines.*, {key} AS key FROM lines) k
          GROUP BY k.store_id, k.currency, k.key ORDER BY k.store_id, k.currency, k.key LIMIT $4",
         key = key.replace("k.", "lines."),
-        counts = tender_counts(),
+        counted = super::money::counted(),
         sold = sat("sum(k.sold)"),
         back = sat("sum(k.back)"),
         net = sat("sum(k.sold) - sum(k.back)"),

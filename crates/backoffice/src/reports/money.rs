@@ -87,7 +87,7 @@ pub enum By {
 }
 
 /// Rows keyed by tender kind or by hour.
-pub async fn rows(client: &tokio_postgres::Client, by: By, store: Option<Uuid>, from: &str, to: &str, limit: i64) -> ApiResult<Vec<Row>> {
+pub async fn rows(client: &tokio_postgres::Transaction<'_>, by: By, store: Option<Uuid>, from: &str, to: &str, limit: i64) -> ApiResult<Vec<Row>> {
     let (key_t, key_g, label) = match by {
         By::Tender => (
             "method || CASE WHEN method = 'store' THEN ':' || type_name ELSE '' END".to_string(),
@@ -115,7 +115,7 @@ pub async fn rows(client: &tokio_postgres::Client, by: By, store: Option<Uuid>, 
 
 /// Each store's totals per currency: tenders, sales, sold, given back, net; the figures a Z
 /// report of the same period shows (`sales_minor`, `sale_count`, `refunds_minor`, `net_minor`).
-pub async fn totals(client: &tokio_postgres::Client, store: Option<Uuid>, from: &str, to: &str, limit: i64) -> ApiResult<Vec<Row>> {
+pub async fn totals(client: &tokio_postgres::Transaction<'_>, store: Option<Uuid>, from: &str, to: &str, limit: i64) -> ApiResult<Vec<Row>> {
     let sql = format!(
         "WITH {STORES}, {counted}, {given}
          SELECT k.store_id, k.currency, 'total', 'Total', sum(k.n)::int8, sum(k.first)::int8, {sold}, {back}, {net}

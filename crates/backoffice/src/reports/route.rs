@@ -14,7 +14,8 @@ use serde_json::json;
 pub async fn report(State(st): State<AppState>, headers: HeaderMap, RawQuery(query): RawQuery) -> ApiResult<Response> {
     require_owner(&st, &headers).await?;
     let req = parse(query.as_deref().unwrap_or(""))?;
-    let client = st.pool.get().await?;
+    let mut client = st.pool.get().await?;
+    let client = crate::counting::reading(&mut client).await?;
     if let Some(store) = req.store {
         // One back office is one owner's: a store it does not hold is not the owner's.
         if client.query_opt("SELECT 1 FROM stores WHERE store_id = $1", &[&store]).await?.is_none() {

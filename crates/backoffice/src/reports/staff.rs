@@ -37,7 +37,7 @@ fn name_of(a: &str) -> String {
 }
 
 /// Rows keyed by the member's name, per store and currency.
-pub async fn rows(client: &tokio_postgres::Client, store: Option<Uuid>, from: &str, to: &str, limit: i64) -> ApiResult<Vec<Row>> {
+pub async fn rows(client: &tokio_postgres::Transaction<'_>, store: Option<Uuid>, from: &str, to: &str, limit: i64) -> ApiResult<Vec<Row>> {
     // The member a sale belongs to: its first counted tender's (any time, as by tender).
     let sale_member = format!(
         "coalesce((SELECT {name} FROM tenders t WHERE t.store_id = g.store_id AND t.register_id = g.register_id AND t.sale_id = g.sale_id
