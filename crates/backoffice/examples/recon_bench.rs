@@ -24,6 +24,10 @@ use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support/mem.rs"]
+mod mem;
+use mem::{peak_rss, reset_peak_rss};
+
 const PSP_KEY: &str = "sk_test_recon_bench";
 const IN_FLIGHT: usize = 32;
 
@@ -32,20 +36,6 @@ fn key(i: usize) -> String {
 }
 
 /// Peak resident memory of this process since the last reset, in bytes.
-fn peak_rss() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
-
-fn reset_peak_rss() {
-    // "5" resets the peak RSS (Linux 4.0+); without it the figure is the whole run's peak.
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
-
 fn mock_psp() -> (std::process::Child, String, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let bin = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().join("mock-psp");

@@ -20,23 +20,13 @@ use paydesk_backoffice::state::Limits;
 use paydesk_backoffice::{build, serve, Config};
 use std::time::{Duration, Instant};
 
+#[path = "support/mem.rs"]
+mod mem;
+use mem::{peak_rss, reset_peak_rss};
+
 const DAY_MS: i64 = 86_400_000;
 /// 2026-01-01 00:00 UTC: the first day's midnight (the store keeps UTC days).
 const START_MS: i64 = 1_767_225_600_000;
-
-fn peak_rss() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
-
-fn reset_peak_rss() {
-    // "5" resets the peak RSS (Linux 4.0+); without it the figure is the whole run's peak.
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
 
 /// Streams `text` into `table (columns)` with one `COPY`.
 async fn copy(db: &tokio_postgres::Client, table_columns: &str, text: String) {

@@ -5,6 +5,7 @@
 //! the register's sale stands on) and a charge no register recorded (that charge).
 use super::person::{prove, Claim};
 use super::{parse_id, Owed, COLUMNS};
+pub use crate::recon::run::account;
 use crate::admin::{json_body, parse_store, require_owner};
 use crate::error::{ApiError, ApiResult};
 use crate::recon::ExceptionKind;
@@ -32,18 +33,6 @@ pub struct Intent {
     pub status: String,
     #[serde(default)]
     pub created: i64,
-}
-
-/// The store's PSP account: its API base and secret key.
-pub async fn account(st: &AppState, store: Uuid) -> ApiResult<(String, String)> {
-    let acct = st
-        .pool
-        .get()
-        .await?
-        .query_opt("SELECT api_base, secret_key FROM psp_accounts WHERE store_id = $1", &[&store])
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("store {store} has no PSP account; set one first")))?;
-    Ok((acct.get(0), acct.get(1)))
 }
 
 async fn intent(st: &AppState, (base, key): &(String, String), id: &str) -> ApiResult<Intent> {

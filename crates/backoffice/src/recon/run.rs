@@ -40,11 +40,8 @@ async fn each_row(tx: &Transaction<'_>, sql: &str, store: Uuid, mut each: impl F
     }
 }
 
-/// Reads the store's registers' records and its PSP account, matches them, and records
-/// the exceptions (one row per kind and subject, however often found). Exceptions of
-/// earlier runs that this run no longer finds are closed with that reason.
-pub async fn reconcile(st: &AppState, store: Uuid) -> ApiResult<Summary> {
-    let started = now_ms();
+/// The store's PSP account: its API base and secret key.
+pub async fn account(st: &AppState, store: Uuid) -> ApiResult<(String, String)> {
     let acct = st
         .pool
         .get()
@@ -52,7 +49,15 @@ pub async fn reconcile(st: &AppState, store: Uuid) -> ApiResult<Summary> {
         .query_opt("SELECT api_base, secret_key FROM psp_accounts WHERE store_id = $1", &[&store])
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("store {store} has no PSP account; set one first")))?;
-    let (base, key): (String, String) = (acct.get(0), acct.get(1));
+    Ok((acct.get(0), acct.get(1)))
+}
+
+/// Reads the store's registers' records and its PSP account, matches them, and records
+/// the exceptions (one row per kind and subject, however often found). Exceptions of
+/// earlier runs that this run no longer finds are closed with that reason.
+pub async fn reconcile(st: &AppState, store: Uuid) -> ApiResult<Summary> {
+    let started = now_ms();
+    let (base, key) = account(st, store).await?;
     let psp = PspAccount { http: &st.http, api_base: &base, secret_key: &key, max_objects: st.limits.max_psp_objects };
     let (mut charges, mut psp_refunds) = (Charges::default(), Refunds::default());
     psp.intents(&mut charges).await?;
