@@ -5,12 +5,12 @@
 use crate::config::{engine_config, LedgerMode, SimConfig};
 use crate::profile::Rates;
 use crate::report::EventCounts;
-use crate::records::{ReaderSale, SplitSale};
+use crate::records::{CartSale, ReaderSale, SplitSale};
 use crate::world::{self, PspClock, Stored500, RegisterClock, SimTransport, TimeCore, Wire};
 use crate::{EPOCH_MS, SECRET};
 use mock_psp::MockPsp;
 use paydesk_ledger::{Ledger, NewProduct, SeededKeys};
-use paydesk_domain::{Currency, Money};
+use paydesk_domain::{Currency, Money, StoreTenderKind, TenderTypeId};
 use paydesk_register::{CheckoutOutcome, CheckoutReport, Engine, EngineError, SeededRandom};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -28,6 +28,8 @@ pub(crate) struct Sale {
     pub split: Option<SplitSale>,
     /// A sale paid on a card reader (what each press told the cashier).
     pub reader: Option<ReaderSale>,
+    /// A single-card sale of a cart (returns may take its lines back).
+    pub cart_sale: Option<CartSale>,
 }
 
 pub(crate) struct Sim {
@@ -56,6 +58,9 @@ pub(crate) struct Sim {
     pub(crate) rep: Counters,
     /// The simulated reader (registered once, before the first sale, with reader sales on).
     pub(crate) reader: Option<String>,
+    /// The store's own tender types split sales may use (record 0118), with whether each
+    /// gives change; none without split sales.
+    pub(crate) store_types: Vec<(TenderTypeId, bool)>,
 }
 
 #[derive(Default)]
@@ -122,6 +127,7 @@ impl Sim {
             planted: false,
             rep: Counters::default(),
             reader: None,
+            store_types: Vec::new(),
         };
         let mut ledger = sim.open_ledger(None);
         ledger
@@ -138,6 +144,14 @@ impl Sim {
             // Cash rounding in half the seeds: EUR to 0.05, as the Netherlands round cash.
             if sim.cfg.seed.is_multiple_of(2) {
                 ledger.sales_mut().set_cash_rounding(Currency::Eur, 5).expect("cash rounding");
+            }
+            // The store's own tenders: a voucher that gives no change (the rest is kept),
+            // a gift card that does (from the drawer), a QR payment taken for the amount.
+            for (name, kind, gives_change) in
+                [("Gift voucher", StoreTenderKind::Voucher, false), ("Gift card", StoreTenderKind::Voucher, true), ("PayPay", StoreTenderKind::Qr, false)]
+            {
+                let t = ledger.tender_types_mut().add(name, kind, gives_change, kind == StoreTenderKind::Voucher, EPOCH_MS).expect("tender type");
+                sim.store_types.push((t.id, gives_change));
             }
         }
         sim.engine = Some(sim.build_engine(ledger));

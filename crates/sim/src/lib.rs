@@ -24,6 +24,7 @@ mod plant;
 mod profile;
 mod reader;
 mod records;
+mod returns;
 mod report;
 mod sale;
 mod split;
@@ -89,6 +90,7 @@ async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
         sim.maybe_refund().await;
         sim.maybe_refund_split().await;
         sim.maybe_return_split().await;
+        sim.maybe_return_single().await;
         sim.maybe_exchange_split().await;
         if i % MAINTENANCE_EVERY == MAINTENANCE_EVERY - 1 {
             sim.maintenance().await;

@@ -25,6 +25,19 @@ pub(crate) struct CashTold {
     pub change: i64,
 }
 
+/// A store tender (record 0118) as the cashier was told: `offered` handed over, `amount`
+/// paid of the sale, `change` given from the drawer, `forfeited` kept by the store.
+#[derive(Debug, Clone)]
+pub(crate) struct StoreTold {
+    pub tender_id: i64,
+    pub offered: i64,
+    pub amount: i64,
+    pub change: i64,
+    pub forfeited: i64,
+    /// The type gives change (when not, nothing may come out of the drawer).
+    pub gives_change: bool,
+}
+
 /// One split sale, as the cashier saw it.
 #[derive(Debug, Clone)]
 pub(crate) struct SplitSale {
@@ -33,6 +46,7 @@ pub(crate) struct SplitSale {
     pub total: i64,
     pub cards: Vec<CardTold>,
     pub cash: Vec<CashTold>,
+    pub stores: Vec<StoreTold>,
     /// Some answer showed the sale paid in full.
     pub told_paid: bool,
     /// Keys of card tenders accepted offline (a later decline may reopen the sale).
@@ -49,6 +63,15 @@ pub(crate) struct SplitSale {
     pub returns_told: Vec<Vec<paydesk_tax::Returned>>,
     /// This sale is the new sale of an exchange (record 0123).
     pub exchange: Option<ExchangeTold>,
+}
+
+/// A single-card sale rung up as a cart (issue #29): the returns of it the register
+/// answered as done, and whether a return call crashed before answering.
+#[derive(Debug, Clone)]
+pub(crate) struct CartSale {
+    pub cart: CartId,
+    pub returns_told: Vec<Vec<paydesk_tax::Returned>>,
+    pub return_unanswered: bool,
 }
 
 /// The new sale of an exchange, as the cashier saw it (issue #29, record 0124).
@@ -69,6 +92,7 @@ impl SplitSale {
             total,
             cards: Vec::new(),
             cash: Vec::new(),
+            stores: Vec::new(),
             told_paid: false,
             offline_keys: Vec::new(),
             cash_returned_told: 0,

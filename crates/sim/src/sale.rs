@@ -3,6 +3,7 @@
 //! capture or void); refunds of earlier sales; the background passes between sales.
 
 use crate::driver::{Sale, Sim};
+use crate::records::CartSale;
 use crate::world::join2;
 use paydesk_ledger::CheckoutOptions;
 use paydesk_domain::{CaptureMethod, Currency, Money};
@@ -70,7 +71,13 @@ impl Sim {
                 l.carts().by_id(c)
             });
             let cart = cart.expect("cart");
-            self.sales.push(Sale { amount: cart.total, told: vec![], split: None, reader: None });
+            self.sales.push(Sale {
+                amount: cart.total,
+                told: vec![],
+                split: None,
+                reader: None,
+                cart_sale: Some(CartSale { cart: cart.id, returns_told: Vec::new(), return_unanswered: false }),
+            });
             let double = self.rng.random_bool(self.rates.double_submit);
             if double {
                 self.rep.double_submits += 1;
@@ -100,7 +107,7 @@ impl Sim {
                 _ => self.rng.random_range(100..20_000),
             };
             let m = Money::new(amount, currency);
-            self.sales.push(Sale { amount: m, told: vec![], split: None, reader: None });
+            self.sales.push(Sale { amount: m, told: vec![], split: None, reader: None, cart_sale: None });
             self.op(async move { e.checkout_amount(m, opts).await }).await
         };
         self.end_sale_faults();

@@ -1,7 +1,8 @@
 //! Split-tender sales under simulation (record 0028): cash with change and rounding, card
 //! parts, declines mid-split, unknown outcomes with and without the override, cancels
 //! of half-paid sales, a cancel of a paid sale refused then refunded, refunds of split
-//! sales, crashes and offline forwards — with zero audit violations, and the same
+//! sales, the store's own tenders (a voucher with no change, a gift card with change, a QR
+//! payment), returns of split and of single-card sales, crashes and offline forwards — with zero audit violations, and the same
 //! report for the same seed.
 
 use paydesk_sim::{run, Profile, Report, SimConfig};
@@ -67,6 +68,12 @@ fn split_sales_in_chaos_have_no_violations_and_cover_every_flow() {
         "exchanges_new_sale_returned_whole",
         "exchanges_new_sale_returned_in_part",
         "crash_in_exchange",
+        "store_tenders",
+        "store_tender_no_change_kept",
+        "store_tender_with_change",
+        "single_returns",
+        "single_returns_with_card_refunds",
+        "returns_beyond_what_is_left",
     ] {
         assert!(seen.get(flow).copied().unwrap_or(0) > 0, "{flow} never happened: {seen:#?}");
     }
@@ -96,6 +103,14 @@ fn split_sales_in_chaos_have_no_violations_and_cover_every_flow() {
         "exchange_tender_gives_back_within_paid",
         "told_exchange_is_in_the_ledger",
         "no_exchange_without_an_answer",
+        "store_tender_arithmetic",
+        "store_given_back_within_paid",
+        "told_store_tender_is_in_the_ledger",
+        "store_change_as_the_type_says",
+        "canceled_sale_leaves_the_drawer_as_it_was",
+        "returned_never_exceeds_sold",
+        "returned_per_tender_within_paid",
+        "told_return_is_in_the_ledger",
     ] {
         assert!(checked.get(inv).copied().unwrap_or(0) > 0, "{inv} never checked: {checked:#?}");
     }

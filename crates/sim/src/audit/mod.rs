@@ -6,6 +6,7 @@
 mod exchanges;
 mod reader;
 mod returns;
+mod stores;
 mod tenders;
 
 pub use crate::invariant::{Invariant, MidCheck};
@@ -390,6 +391,7 @@ pub(crate) fn audit(sim: &Sim) -> AuditResult {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let psp = tenders::PspView { pis_by_key: &pis_by_key, charges: &charges, refunds: &psp_refunds };
     tenders::audit_tenders(sim, &mut a, &psp, &mut h);
+    returns::returns_of_single_sales(sim, &mut a);
     if sim.cfg.reader_share > 0.0 {
         reader::audit_readers(sim, &mut a, &psp, &payments, &mut h);
     }

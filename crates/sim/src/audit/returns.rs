@@ -8,12 +8,40 @@
 
 use super::Audit;
 use crate::records::SplitSale;
+use crate::Sim;
 use paydesk_ledger::{ReturnRecord, Sale};
+use paydesk_tax::Returned;
 use std::collections::HashMap;
 
 /// `credit_from`: what the sale's exchange credit took out of each old tender (a return
 /// of the new sale gives back through those too, up to that).
-pub(super) fn returns_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, returns: &[ReturnRecord], credit_from: &HashMap<i64, i64>) {
+pub(super) fn returns_of_split(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, returns: &[ReturnRecord], credit_from: &HashMap<i64, i64>) {
+    returns_of_sale(a, &format!("split-{i}"), &sp.returns_told, sp.refund_unanswered, s, returns, credit_from);
+}
+
+/// The single-card sales rung up as carts: their returns judged as a split sale's are
+/// (they have no exchange credit).
+pub(super) fn returns_of_single_sales(sim: &Sim, a: &mut Audit) {
+    let engine = sim.engine();
+    for (i, sale) in sim.sales.iter().enumerate() {
+        let Some(cs) = &sale.cart_sale else { continue };
+        let read = engine.ledger_for_tests(|l| Ok::<_, paydesk_ledger::Error>((l.sales().by_cart(cs.cart)?, l.returns().by_sale(cs.cart)?)));
+        match read {
+            Ok((s, returns)) => {
+                if !returns.is_empty() || !cs.returns_told.is_empty() {
+                    returns_of_sale(a, &format!("sale-{i}"), &cs.returns_told, cs.return_unanswered, &s, &returns, &HashMap::new());
+                }
+            }
+            // A cart whose checkout never made a sale (declined before any tender) has
+            // nothing to return; any other read failure is judged.
+            Err(e) => a.check("single_sale_returns_readable", cs.returns_told.is_empty(), || format!("sale-{i} (cart {}): unreadable: {e}", cs.cart)),
+        }
+    }
+}
+
+/// `label` names the sale in a violation; `told` are the returns the register answered,
+/// `unanswered` whether a return call crashed before answering.
+fn returns_of_sale(a: &mut Audit, label: &str, told: &[Vec<Returned>], unanswered: bool, s: &Sale, returns: &[ReturnRecord], credit_from: &HashMap<i64, i64>) {
     // Per line: what all returns took, against what the sale sold.
     let mut back = vec![0i64; s.cart.lines.len()];
     let mut known = true;
@@ -27,7 +55,7 @@ pub(super) fn returns_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale,
     }
     let over = s.cart.lines.iter().zip(&back).position(|(l, b)| *b > l.quantity);
     a.check("returned_never_exceeds_sold", known && over.is_none(), || {
-        format!("split-{i} (cart {}): returned {back:?} of lines sold {:?}", s.cart.id, s.cart.lines.iter().map(|l| l.quantity).collect::<Vec<_>>())
+        format!("{label} (cart {}): returned {back:?} of lines sold {:?}", s.cart.id, s.cart.lines.iter().map(|l| l.quantity).collect::<Vec<_>>())
     });
     // Per tender: what returns gave back through it, against what it paid.
     let mut through: HashMap<i64, i64> = HashMap::new();
@@ -39,18 +67,18 @@ pub(super) fn returns_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale,
     for (tender, amount) in &through {
         let paid = s.tenders.iter().find(|t| t.id.0 == *tender).map(|t| t.amount.amount_minor).or_else(|| credit_from.get(tender).copied());
         a.check("returned_per_tender_within_paid", paid.is_some_and(|p| *amount <= p), || {
-            format!("split-{i} (cart {}): returns gave back {amount} through tender {tender}, which paid {paid:?}", s.cart.id)
+            format!("{label} (cart {}): returns gave back {amount} through tender {tender}, which paid {paid:?}", s.cart.id)
         });
     }
     let total: i64 = returns.iter().map(|r| r.total_minor).sum();
     a.check("returns_within_the_sale", total <= s.totals.total_minor, || {
-        format!("split-{i} (cart {}): returns gave back {total} of a sale of {}", s.cart.id, s.totals.total_minor)
+        format!("{label} (cart {}): returns gave back {total} of a sale of {}", s.cart.id, s.totals.total_minor)
     });
     // Each return the register answered is in the ledger as told (a crashed one may be
     // there too: it committed before the crash).
     let recorded: Vec<Vec<(usize, u32)>> = returns.iter().map(|r| r.lines.iter().map(|l| (l.line, l.quantity)).collect()).collect();
     let mut unmatched = recorded.clone();
-    for told in &sp.returns_told {
+    for told in told {
         let mut want: Vec<(usize, u32)> = told.iter().map(|r| (r.line, r.quantity)).collect();
         want.sort_unstable();
         let found = unmatched.iter().position(|got| {
@@ -58,11 +86,11 @@ pub(super) fn returns_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale,
             got.sort_unstable();
             got == want
         });
-        a.check("told_return_is_in_the_ledger", found.is_some(), || format!("split-{i} (cart {}): told {want:?} taken back, the ledger has {recorded:?}", s.cart.id));
+        a.check("told_return_is_in_the_ledger", found.is_some(), || format!("{label} (cart {}): told {want:?} taken back, the ledger has {recorded:?}", s.cart.id));
         if let Some(k) = found {
             unmatched.remove(k);
         }
     }
-    let ok = sp.refund_unanswered || unmatched.is_empty();
-    a.check("no_return_without_an_answer", ok, || format!("split-{i} (cart {}): returns {unmatched:?} in the ledger were never answered and no call crashed", s.cart.id));
+    let ok = unanswered || unmatched.is_empty();
+    a.check("no_return_without_an_answer", ok, || format!("{label} (cart {}): returns {unmatched:?} in the ledger were never answered and no call crashed", s.cart.id));
 }

@@ -53,10 +53,16 @@ pub(super) fn audit_tenders(sim: &Sim, a: &mut Audit, psp: &PspView, h: &mut u64
     let engine = sim.engine();
     let (day, drawer, movements, book) = engine
         .ledger_for_tests(|l| (l.sales().tender_day(0), l.sales().expected_drawer(), l.sales().cash_movements(None), super::exchanges::Book::read(l)));
-    let (day, drawer, movements, book) = match (day, drawer, movements, book) {
-        (Ok(d), Ok(dr), Ok(m), Ok(b)) => (d, dr, m, b),
-        (d, dr, m, b) => {
-            let why = format!("{:?} / {:?} / {:?} / {:?}", d.err(), dr.err(), m.err(), b.err());
+    // What went back through each store tender, read from its table by plain SQL.
+    let given_back = engine.ledger_for_tests(|l| -> rusqlite::Result<HashMap<i64, i64>> {
+        let mut st = l.connection().prepare("SELECT tender_id, SUM(amount_minor) FROM store_refunds GROUP BY tender_id")?;
+        let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
+        rows.collect()
+    });
+    let (day, drawer, movements, book, given_back) = match (day, drawer, movements, book, given_back) {
+        (Ok(d), Ok(dr), Ok(m), Ok(b), Ok(g)) => (d, dr, m, b, g),
+        (d, dr, m, b, g) => {
+            let why = format!("{:?} / {:?} / {:?} / {:?} / {:?}", d.err(), dr.err(), m.err(), b.err(), g.err());
             a.check("split_ledger_readable", false, || format!("End of day, drawer, movements or exchanges unreadable: {why}"));
             return;
         }
@@ -89,8 +95,9 @@ pub(super) fn audit_tenders(sim: &Sim, a: &mut Audit, psp: &PspView, h: &mut u64
         let out = drawer_of_sale(a, i, sp, &s, &moved, book.carried(s.cart.id, &own));
         *drawer_from_tenders.entry(sp.currency).or_default() += out;
         told(a, i, sp, &s, psp);
+        super::stores::stores_of_sale(a, i, sp, &s, &given_back);
         match engine.ledger_for_tests(|l| l.returns().by_sale(sp.cart)) {
-            Ok(returns) => super::returns::returns_of_sale(a, i, sp, &s, &returns, &book.credit_from(s.cart.id)),
+            Ok(returns) => super::returns::returns_of_split(a, i, sp, &s, &returns, &book.credit_from(s.cart.id)),
             Err(e) => a.check("split_sale_readable", false, || format!("split-{i} (cart {}): its returns cannot be read: {e}", sp.cart)),
         }
         let listed = day.unpaid_balances.iter().find(|u| u.cart_id == s.cart.id);
@@ -236,6 +243,25 @@ fn drawer_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, moved: &Has
             )
         });
         total += tendered - change - returned - refund_out;
+    }
+    // A store tender that gives change paid it from the drawer (a `change_out` movement).
+    for t in s.tenders.iter().filter(|t| t.kind == TenderKind::Store) {
+        let change = t.change_minor.unwrap_or(0);
+        let get = |k: CashMovementKind| moved.get(&(t.id.0, k.as_str())).copied().unwrap_or((0, 0));
+        let (sale_in, change_out, back, out) =
+            (get(CashMovementKind::SaleIn), get(CashMovementKind::ChangeOut), get(CashMovementKind::CancelReturn), get(CashMovementKind::RefundOut));
+        let ok = sale_in == (0, 0) && out == (0, 0) && change_out == if change > 0 { (-change, 1) } else { (0, 0) };
+        a.check("cash_movements_match_their_tender", ok, || {
+            format!("split-{i}: store tender {} change {change}: sale_in {sale_in:?} change_out {change_out:?} cancel_return {back:?} refund_out {out:?}", t.seq)
+        });
+        total += back.0 - change;
+    }
+    // A canceled sale leaves the drawer as it found it: what came in went back out.
+    if canceled {
+        let net: i64 = s.tenders.iter().map(|t| moved.iter().filter(|((id, _), _)| *id == t.id.0).map(|(_, (sum, _))| sum).sum::<i64>()).sum();
+        a.check("canceled_sale_leaves_the_drawer_as_it_was", net == 0, || {
+            format!("split-{i} (cart {}): canceled, its tenders' drawer movements sum to {net}", s.cart.id)
+        });
     }
     let told_cash = refunded_cash + carried;
     let ok = if sp.refund_unanswered { told_cash >= sp.cash_out_told } else { told_cash == sp.cash_out_told };

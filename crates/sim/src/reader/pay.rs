@@ -88,7 +88,7 @@ impl Sim {
             };
             (Money::new(minor, currency), None)
         };
-        self.sales.push(Sale { amount, told: vec![], split: None, reader: Some(ReaderSale::new(amount, cart)) });
+        self.sales.push(Sale { amount, told: vec![], split: None, reader: Some(ReaderSale::new(amount, cart)), cart_sale: None });
         if customer == Customer::CancelsOnReader {
             // Armed on the next process call's action: the customer cancels when asked to pay.
             self.psp.script_reader_fault(ReaderFault::CustomerCancels, 1);

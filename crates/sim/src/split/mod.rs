@@ -4,16 +4,18 @@
 //! what the cashier does while a card tender's outcome is unknown), `after.rs`
 //! (cancels, refunds of split sales, collecting an unpaid balance, the final pass),
 //! `returns.rs` (items of a paid split sale brought back), `exchange.rs` (items of a paid
-//! split sale exchanged for a new sale, record 0124).
+//! split sale exchanged for a new sale, record 0124), `store.rs` (the store's own tenders:
+//! vouchers with and without change, a QR payment, record 0118).
 //!
 //! A split sale is a cart in JPY, USD or EUR (EUR with a 0.05 cash rounding in even
 //! seeds: the brief's CHF is not a currency PayDesk takes, record 0028), paid by one to
-//! four tenders, cash or card, each card tender for part of the due or for all of it.
+//! four tenders, cash, card or the store's own, each for part of the due or for all of it.
 
 mod after;
 mod exchange;
 mod pay;
-mod returns;
+pub(crate) mod returns;
+mod store;
 
 use crate::invariant::MidCheck;
 use paydesk_ledger::CartId;

@@ -71,7 +71,7 @@ impl Sim {
                 l.carts().by_id(c)
             })
             .expect("cart");
-        self.sales.push(Sale { amount: cart.total, told: vec![], split: Some(SplitSale::new(cart.id, currency, cart.total.amount_minor)), reader: None });
+        self.sales.push(Sale { amount: cart.total, told: vec![], split: Some(SplitSale::new(cart.id, currency, cart.total.amount_minor)), reader: None, cart_sale: None });
         (self.sales.len() - 1, cart.id)
     }
 
@@ -96,8 +96,11 @@ impl Sim {
             }
             tenders += 1;
             let last = tenders >= planned;
-            if self.rng.random_bool(0.4) {
+            let x: f64 = self.rng.random();
+            if x < 0.35 {
                 self.cash_tender(i, &v, last, None).await;
+            } else if x < 0.5 && !self.store_types.is_empty() {
+                self.store_tender(i, &v, last);
             } else {
                 let amount = if last { None } else { Some(self.part(v.open)) };
                 self.card_tender(i, cart, amount, None).await;

@@ -15,9 +15,9 @@ use paydesk_tax::Returned;
 use rand::Rng;
 
 /// Why the simulated customer brings things back (3-200 characters).
-const RETURN_REASON: &str = "customer brought it back";
+pub(crate) const RETURN_REASON: &str = "customer brought it back";
 /// Most lines one simulated return names.
-const MAX_LINES_PER_RETURN: usize = 3;
+pub(crate) const MAX_LINES_PER_RETURN: usize = 3;
 
 impl Sim {
     /// Now and then a customer of an earlier paid split sale brings some of it back.
@@ -41,7 +41,7 @@ impl Sim {
 
     /// Up to `most` random lines with something left, each with a random quantity up to
     /// what is left (None when nothing is left).
-    pub(super) fn pick_lines(&mut self, left: &[u32], most: usize) -> Option<Vec<Returned>> {
+    pub(crate) fn pick_lines(&mut self, left: &[u32], most: usize) -> Option<Vec<Returned>> {
         let open: Vec<usize> = (0..left.len()).filter(|&l| left[l] > 0).collect();
         if open.is_empty() {
             return None;
@@ -59,7 +59,7 @@ impl Sim {
     }
 
     /// What is left of each line of a paid sale (None when it is not paid or unreadable).
-    pub(super) fn left_to_return(&mut self, cart: CartId) -> Option<Vec<u32>> {
+    pub(crate) fn left_to_return(&mut self, cart: CartId) -> Option<Vec<u32>> {
         let read = self.engine().ledger_for_tests(|l| Ok::<_, paydesk_ledger::Error>((l.sales().by_cart(cart)?, l.returns().returned(cart)?)));
         let (sale, back) = match read {
             Ok(x) => x,
@@ -102,7 +102,7 @@ impl Sim {
     }
 
     /// A stale screen: one more of a line than is left. Refused, and nothing written.
-    async fn return_beyond_what_is_left(&mut self, cart: CartId, left: &[u32]) {
+    pub(crate) async fn return_beyond_what_is_left(&mut self, cart: CartId, left: &[u32]) {
         if left.is_empty() {
             return;
         }
