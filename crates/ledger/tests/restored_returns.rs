@@ -263,9 +263,11 @@ fn refusals_write_nothing() {
         );
         assert!(typed, "{src} {sale} {items:?}: {e:?}");
     }
-    // This register's tax settings give the sale other figures (another rounding here):
+    // This register's tax settings give the sale other figures (another reduced rate here):
     // it is not valued from a guess.
+    assert_eq!(b.commit_count(), commits);
     b.connection().execute("UPDATE tax_rates SET ppm = 90000 WHERE class = 'reduced'", []).unwrap();
+    let commits = b.commit_count();
     let e = b.returns_mut().take_back_restored(SRC, cart.0, &[back(CRO, 1)], None, AT + 200).unwrap_err();
     assert!(matches!(e, Error::RestoredSaleNotValued { .. }), "{e:?}");
     assert_eq!(b.commit_count(), commits);

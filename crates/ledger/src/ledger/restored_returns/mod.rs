@@ -111,7 +111,7 @@ impl<L: Deref<Target = Ledger>> Returns<L> {
         match found.as_slice() {
             [one] => Ok(one.clone()),
             [] => Err(Error::UnknownRestoredSale {
-                source: source.unwrap_or("any restored register").to_string(),
+                register: source.unwrap_or("any restored register").to_string(),
                 sale: receipt_no.parse().unwrap_or(0),
             }),
             many => Err(Error::AmbiguousRestoredReceipt { receipt_no: receipt_no.to_string(), sources: many.iter().map(|(s, _)| s.clone()).collect() }),

@@ -89,7 +89,7 @@ const SALE_KINDS: &str =
     "kind IN ('sale_completed', 'sale_canceled', 'tender_added', 'tender_superseded', 'return_recorded', 'cash_refunded', 'store_refunded')";
 
 fn bad(source: &str, sale: i64, why: impl Into<String>) -> Error {
-    Error::RestoredSaleNotValued { source: source.to_string(), sale, why: why.into() }
+    Error::RestoredSaleNotValued { register: source.to_string(), sale, why: why.into() }
 }
 
 fn int(v: &Value, field: &str, source: &str, sale: i64) -> Result<i64> {
@@ -110,8 +110,8 @@ pub(super) fn finished_source(conn: &Connection, source: &str) -> Result<()> {
         .row_cached("SELECT finished_at_ms FROM restore_sources WHERE register_id = ?1", [source], |r| r.get(0))
         .optional()?;
     match finished {
-        None => Err(Error::UnknownRestoreSource { source: source.to_string() }),
-        Some(None) => Err(Error::RestoreNotFinished { source: source.to_string() }),
+        None => Err(Error::UnknownRestoreSource { register: source.to_string() }),
+        Some(None) => Err(Error::RestoreNotFinished { register: source.to_string() }),
         Some(Some(_)) => Ok(()),
     }
 }
@@ -149,7 +149,7 @@ pub(super) fn restored_sale_tx(conn: &Connection, source: &str, sale: i64) -> Re
         },
     )?;
     let Some((completed_at_ms, done)) = rows.iter().find(|(_, k, _)| k == "sale_completed").map(|(at, _, v)| (*at, v)) else {
-        return Err(Error::UnknownRestoredSale { source: source.to_string(), sale });
+        return Err(Error::UnknownRestoredSale { register: source.to_string(), sale });
     };
     let currency: Currency = text(done, "currency", source, sale)?.parse()?;
     let dining: Dining = serde_json::from_value(done.get("dining").cloned().unwrap_or(Value::Null)).map_err(|_| bad(source, sale, "no dining"))?;

@@ -9,7 +9,7 @@ use paydesk_tax::{compute, return_tax, Cart, Discount, Line, RateReturn, ReturnT
 use rusqlite::{params, OptionalExtension};
 
 use super::sale::{RestoredSale, RestoredTender};
-use super::{RestoredReturnInput, RestoredReturnPlan};
+use super::RestoredReturnInput;
 use crate::error::{Error, Result};
 use crate::ledger::audit::{append_audit, AuditInput};
 use crate::ledger::cart_tax::tax_setup_on_tx;
@@ -23,12 +23,12 @@ use crate::write_tx::WriteTx;
 pub(super) fn take_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, input: &RestoredReturnInput<'_>, keys: &mut Vec<String>) -> Result<(i64, Vec<Refund>)> {
     let (source, sale_id) = (sale.source.as_str(), sale.sale_id);
     if sale.canceled {
-        return Err(Error::RestoredSaleCanceled { source: source.to_string(), sale: sale_id });
+        return Err(Error::RestoredSaleCanceled { register: source.to_string(), sale: sale_id });
     }
     check_items(sale, input.items)?;
     let (cart, settings) = valuation(tx, sale)?;
     let mut valued = return_tax(&cart, &settings, &sale.returned, input.items)
-        .map_err(|e| Error::RestoredSaleNotValued { source: source.to_string(), sale: sale_id, why: e.to_string() })?;
+        .map_err(|e| Error::RestoredSaleNotValued { register: source.to_string(), sale: sale_id, why: e.to_string() })?;
     cap_to_what_is_left(sale, &mut valued);
     let staff = crate::ledger::session::operator(tx)?;
     let seq = sale.returns_so_far + 1;
@@ -54,7 +54,7 @@ pub(super) fn take_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, input: &Restor
         rest -= take;
     }
     if rest > 0 && sale.tenders.iter().any(|t| t.kind == TenderKind::Store && t.left_minor > 0) {
-        return Err(Error::RestoredStoreTender { source: source.to_string(), sale: sale_id });
+        return Err(Error::RestoredStoreTender { register: source.to_string(), sale: sale_id });
     }
     let mut cash_out = 0;
     for t in sale.tenders.iter().filter(|t| t.kind == TenderKind::Cash) {
@@ -75,7 +75,7 @@ pub(super) fn take_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, input: &Restor
         rest -= take;
     }
     if rest > 0 {
-        return Err(Error::RestoredRefundExceeds { source: source.to_string(), sale: sale_id, requested_minor: valued.total, refundable_minor: refundable });
+        return Err(Error::RestoredRefundExceeds { register: source.to_string(), sale: sale_id, requested_minor: valued.total, refundable_minor: refundable });
     }
 
     tx.exec_cached(
@@ -131,7 +131,7 @@ fn unsettled(sale: &RestoredSale, t: &RestoredTender) -> Result<()> {
     let paid_without_id = matches!(state, "captured" | "partially_refunded" | "refunding") && t.psp_id.is_none();
     if !settled || paid_without_id {
         return Err(Error::RestoredPaymentUnsettled {
-            source: sale.source.clone(),
+            register: sale.source.clone(),
             sale: sale.sale_id,
             checkout_key: t.checkout_key.clone().unwrap_or_default(),
             state: if paid_without_id { format!("{state} without a PSP id") } else { state.to_string() },
@@ -182,7 +182,7 @@ fn valuation(tx: &WriteTx<'_>, sale: &RestoredSale) -> Result<(Cart, TaxSettings
         date,
         exempt: sale.tax_exempt,
     };
-    let not_valued = |why: String| Error::RestoredSaleNotValued { source: sale.source.clone(), sale: sale.sale_id, why };
+    let not_valued = |why: String| Error::RestoredSaleNotValued { register: sale.source.clone(), sale: sale.sale_id, why };
     let got = compute(&cart, &settings).map_err(|e| not_valued(e.to_string()))?;
     if got.total != sale.total_minor {
         return Err(not_valued(format!("its total is {}, this register's tax gives {}", sale.total_minor, got.total)));
