@@ -58,7 +58,7 @@ fn refund(key: &str, amount: i64) -> Vec<Row> {
 }
 
 async fn refused(reg: &RegisterClient, first: u64, rows: Vec<Row>, name: &str) -> (String, String) {
-    let e = reg.send(&batch(reg, first, rows), name).await.unwrap_err();
+    let e = reg.send(&batch(reg, first, rows), &name.replace(' ', "-")).await.unwrap_err();
     let ClientError::Refused(r) = e else { panic!("{name}: {e:?}") };
     assert_eq!(r.status, 422, "{name}: {:?}", r.body);
     (r.code().to_string(), r.body["error"]["message"].as_str().unwrap_or("").to_string())
@@ -92,7 +92,7 @@ async fn a_replacement_gives_back_its_predecessors_sale_and_no_other_register_ma
     let mut rows = refund("r-b1", 600);
     rows.push(cash_back(1, 100, &a_id));
     rows.push(ret(1, &[(0, "A", 1, 300), (1, "B", 1, 400)], 100, &a_id));
-    assert_eq!(b.send(&batch(&b, 1, rows), "b return").await.unwrap().acked_through, 4);
+    assert_eq!(b.send(&batch(&b, 1, rows), "b-return").await.unwrap().acked_through, 4);
     let b_id = b.paired.register_id.clone();
     assert_eq!(h.count(&format!("SELECT count(*) FROM sale_returns WHERE register_id::text = '{a_id}' AND taken_by::text = '{b_id}'")).await, 1);
     assert_eq!(h.count(&format!("SELECT count(*) FROM cash_refunds WHERE register_id::text = '{a_id}' AND drawer_register_id::text = '{b_id}'")).await, 1);

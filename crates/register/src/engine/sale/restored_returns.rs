@@ -68,7 +68,7 @@ impl Engine {
                 .transpose()
                 .map_err(|e| paydesk_ledger::Error::InvalidInput(format!("registration number: {e}")))?;
             let card = record.tenders.iter().filter(|t| t.refund_id.is_some()).map(|t| t.amount_minor).sum();
-            Ok(ReturnDocument {
+            Ok::<_, paydesk_ledger::Error>(ReturnDocument {
                 language: store.locale,
                 currency: record.currency,
                 store: StoreInfo { name: store.name.clone(), address: store.address.clone(), phone: store.phone.clone(), registration_number },
