@@ -188,41 +188,7 @@ fn record_tx(conn: &rusqlite::Connection, id: i64) -> Result<RestoredReturnRecor
         .optional()?
         .ok_or(Error::UnknownReturn(id))?;
     let ((source, sale_id, receipt_no, sale_at_ms, seq), (number, created_at_ms, staff_id, reason, currency), (total_minor, tax_minor, cash_out_minor)) = head;
-    let lines = collect(
-        conn,
-        "SELECT line, sku, name, quantity, class, net_minor FROM restored_return_lines WHERE return_id = ?1 ORDER BY line",
-        [id],
-        |r| {
-            let line = usize::try_from(r.get::<_, i64>(0)?).map_err(|_| Error::Overflow);
-            let class = class_of(r.get(4)?);
-            let (sku, name, quantity, net_minor) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(5)?);
-            Ok(line.and_then(|line| Ok(RestoredReturnLine { line, sku, name, quantity, class: class?, net_minor })))
-        },
-    )?;
-    let rates = collect(
-        conn,
-        "SELECT class, ppm, base_minor, tax_minor, gross_minor FROM restored_return_rates WHERE return_id = ?1
-         ORDER BY CASE class WHEN 'standard' THEN 0 WHEN 'reduced' THEN 1 ELSE 2 END",
-        [id],
-        |r| {
-            let class = class_of(r.get(0)?);
-            let (ppm, base, tax, gross) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
-            Ok(class.map(|class| RateReturn { class, ppm, base, tax, gross }))
-        },
-    )?;
-    let tenders = collect(
-        conn,
-        "SELECT tender_seq, amount_minor, refund_id, movement_id FROM restored_return_tenders WHERE return_id = ?1 ORDER BY tender_seq, rowid",
-        [id],
-        |r| {
-            Ok(Ok(RestoredReturnTender {
-                tender_seq: r.get(0)?,
-                amount_minor: r.get(1)?,
-                refund_id: r.get::<_, Option<i64>>(2)?.map(RefundId),
-                movement_id: r.get(3)?,
-            }))
-        },
-    )?;
+    let (lines, rates, tenders) = (lines_tx(conn, id)?, rates_tx(conn, id)?, tenders_tx(conn, id)?);
     Ok(RestoredReturnRecord {
         id,
         source,
@@ -242,4 +208,48 @@ fn record_tx(conn: &rusqlite::Connection, id: i64) -> Result<RestoredReturnRecor
         rates,
         tenders,
     })
+}
+
+fn lines_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<RestoredReturnLine>> {
+    collect(
+        conn,
+        "SELECT line, sku, name, quantity, class, net_minor FROM restored_return_lines WHERE return_id = ?1 ORDER BY line",
+        [id],
+        |r| {
+            let line = usize::try_from(r.get::<_, i64>(0)?).map_err(|_| Error::Overflow);
+            let class = class_of(r.get(4)?);
+            let (sku, name, quantity, net_minor) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(5)?);
+            Ok(line.and_then(|line| Ok(RestoredReturnLine { line, sku, name, quantity, class: class?, net_minor })))
+        },
+    )
+}
+
+fn rates_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<RateReturn>> {
+    collect(
+        conn,
+        "SELECT class, ppm, base_minor, tax_minor, gross_minor FROM restored_return_rates WHERE return_id = ?1
+         ORDER BY CASE class WHEN 'standard' THEN 0 WHEN 'reduced' THEN 1 ELSE 2 END",
+        [id],
+        |r| {
+            let class = class_of(r.get(0)?);
+            let (ppm, base, tax, gross) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+            Ok(class.map(|class| RateReturn { class, ppm, base, tax, gross }))
+        },
+    )
+}
+
+fn tenders_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<RestoredReturnTender>> {
+    collect(
+        conn,
+        "SELECT tender_seq, amount_minor, refund_id, movement_id FROM restored_return_tenders WHERE return_id = ?1 ORDER BY tender_seq, rowid",
+        [id],
+        |r| {
+            Ok(Ok(RestoredReturnTender {
+                tender_seq: r.get(0)?,
+                amount_minor: r.get(1)?,
+                refund_id: r.get::<_, Option<i64>>(2)?.map(RefundId),
+                movement_id: r.get(3)?,
+            }))
+        },
+    )
 }

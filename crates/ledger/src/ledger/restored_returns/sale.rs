@@ -139,29 +139,73 @@ pub(super) fn by_receipt(conn: &Connection, receipt_no: &str) -> Result<Vec<(Str
 /// refund so far (the predecessor's and this register's).
 pub(super) fn restored_sale_tx(conn: &Connection, source: &str, sale: i64) -> Result<RestoredSale> {
     finished_source(conn, source)?;
-    let rows: Vec<(i64, String, Value)> = collect(
+    let rows = sale_facts(conn, source, sale)?;
+    let Some((completed_at_ms, done)) = rows.iter().find(|(_, k, _)| k == "sale_completed").map(|(at, _, v)| (*at, v)) else {
+        return Err(Error::UnknownRestoredSale { register: source.to_string(), sale });
+    };
+    let (lines, rates) = completed(done, source, sale)?;
+    let mut given = predecessor_gave(&rows, lines.len(), source, sale)?;
+    this_register_gave(conn, source, sale, &mut given)?;
+    for t in &mut given.tenders {
+        match t.kind {
+            TenderKind::Card => card_left(conn, source, sale, t)?,
+            // Cash as one pool taken off the tenders in order: a cash refund names the sale,
+            // not the tender.
+            TenderKind::Cash => {
+                let took = given.cash_back.min(t.amount_minor);
+                given.cash_back -= took;
+                t.given_back_minor = took;
+                t.left_minor = t.amount_minor - took;
+            }
+            TenderKind::Store => {
+                t.given_back_minor = given.store_back.iter().filter(|(s, _)| *s == t.seq).map(|(_, a)| a).sum();
+                t.left_minor = (t.amount_minor - t.given_back_minor).max(0);
+            }
+        }
+    }
+    Ok(RestoredSale {
+        source: source.to_string(),
+        sale_id: sale,
+        receipt_no: text(done, "receipt_no", source, sale)?,
+        completed_at_ms,
+        currency: text(done, "currency", source, sale)?.parse()?,
+        dining: serde_json::from_value(done.get("dining").cloned().unwrap_or(Value::Null)).map_err(|_| bad(source, sale, "no dining"))?,
+        price_mode: serde_json::from_value(done.get("price_mode").cloned().unwrap_or(Value::Null)).map_err(|_| bad(source, sale, "no price mode"))?,
+        sale_discount: int(done, "sale_discount", source, sale)?,
+        tax_exempt: done.get("tax_exempt_reason").is_some_and(|r| !r.is_null()),
+        total_minor: int(done, "total", source, sale)?,
+        tax_minor: int(done, "tax_total", source, sale)?,
+        canceled: given.canceled,
+        lines,
+        rates,
+        tenders: given.tenders,
+        returned: given.returned,
+        returned_gross: given.returned_gross,
+        returns_so_far: given.returns_so_far,
+    })
+}
+
+/// The facts of the predecessor naming the sale, in its order: (time, kind, fact).
+fn sale_facts(conn: &Connection, source: &str, sale: i64) -> Result<Vec<(i64, String, Value)>> {
+    collect(
         conn,
         &format!("SELECT at_ms, kind, fact FROM restored_history WHERE source = ?1 AND json_extract(fact, '$.sale') = ?2 AND {SALE_KINDS} ORDER BY seq"),
         params![source, sale],
         |r| {
-            let fact: String = r.get(2)?;
-            Ok(serde_json::from_str::<Value>(&fact).map_err(Error::from).map(|v| (r.get::<_, i64>(0).unwrap_or(0), r.get::<_, String>(1).unwrap_or_default(), v)))
+            let (at, kind, fact): (i64, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            Ok(serde_json::from_str::<Value>(&fact).map_err(Error::from).map(|v| (at, kind, v)))
         },
-    )?;
-    let Some((completed_at_ms, done)) = rows.iter().find(|(_, k, _)| k == "sale_completed").map(|(at, _, v)| (*at, v)) else {
-        return Err(Error::UnknownRestoredSale { register: source.to_string(), sale });
-    };
-    let currency: Currency = text(done, "currency", source, sale)?.parse()?;
-    let dining: Dining = serde_json::from_value(done.get("dining").cloned().unwrap_or(Value::Null)).map_err(|_| bad(source, sale, "no dining"))?;
-    let price_mode: Option<PriceMode> =
-        serde_json::from_value(done.get("price_mode").cloned().unwrap_or(Value::Null)).map_err(|_| bad(source, sale, "no price mode"))?;
+    )
+}
+
+/// The lines and the per-rate figures of a `sale_completed` fact.
+fn completed(done: &Value, source: &str, sale: i64) -> Result<(Vec<RestoredSaleLine>, Vec<RateReturn>)> {
     let mut lines = Vec::new();
     for l in done.get("lines").and_then(Value::as_array).into_iter().flatten() {
-        let quantity = u32::try_from(int(l, "quantity", source, sale)?).map_err(|_| Error::Overflow)?;
         lines.push(RestoredSaleLine {
             sku: text(l, "sku", source, sale)?,
             name: text(l, "name", source, sale)?,
-            quantity,
+            quantity: u32::try_from(int(l, "quantity", source, sale)?).map_err(|_| Error::Overflow)?,
             unit_price: int(l, "unit_price", source, sale)?,
             class: class(l, "tax_class", source, sale)?,
             discount: int(l, "discount", source, sale)?,
@@ -187,62 +231,78 @@ pub(super) fn restored_sale_tx(conn: &Connection, source: &str, sale: i64) -> Re
             gross: int(r, "gross", source, sale)?,
         });
     }
+    Ok((lines, rates))
+}
 
-    // The predecessor's returns: lines, per-rate gross, how many.
-    let mut returned = vec![0u32; lines.len()];
-    let mut returned_gross: Vec<(TaxClass, i64)> = Vec::new();
-    let mut returns_so_far = 0i64;
-    let mut cash_back = 0i64;
-    let mut store_back: Vec<(i64, i64)> = Vec::new();
-    let mut canceled = false;
-    let mut tenders: Vec<RestoredTender> = Vec::new();
-    for (_, kind, v) in &rows {
+/// What was given back of a sale so far, and its tenders.
+struct Given {
+    returned: Vec<u32>,
+    returned_gross: Vec<(TaxClass, i64)>,
+    returns_so_far: i64,
+    /// Cash given back for the sale (all its cash tenders together).
+    cash_back: i64,
+    /// (tender_seq, amount) given back through a store tender.
+    store_back: Vec<(i64, i64)>,
+    canceled: bool,
+    tenders: Vec<RestoredTender>,
+}
+
+/// What the predecessor's facts say: its returns, cash and store refunds, a cancel, and the
+/// sale's tenders (less those superseded).
+fn predecessor_gave(rows: &[(i64, String, Value)], lines: usize, source: &str, sale: i64) -> Result<Given> {
+    let mut g = Given { returned: vec![0; lines], returned_gross: Vec::new(), returns_so_far: 0, cash_back: 0, store_back: Vec::new(), canceled: false, tenders: Vec::new() };
+    for (_, kind, v) in rows {
         match kind.as_str() {
             "return_recorded" => {
-                returns_so_far += 1;
+                g.returns_so_far += 1;
                 for l in v.get("lines").and_then(Value::as_array).into_iter().flatten() {
                     let i = usize::try_from(int(l, "line", source, sale)?).map_err(|_| Error::Overflow)?;
                     let q = u32::try_from(int(l, "quantity", source, sale)?).map_err(|_| Error::Overflow)?;
-                    let slot = returned.get_mut(i).ok_or_else(|| bad(source, sale, format!("a return of it names line {i}")))?;
-                    *slot += q;
+                    *g.returned.get_mut(i).ok_or_else(|| bad(source, sale, format!("a return of it names line {i}")))? += q;
                 }
                 for r in v.get("rates").and_then(Value::as_array).into_iter().flatten() {
-                    add_gross(&mut returned_gross, class(r, "class", source, sale)?, int(r, "gross", source, sale)?);
+                    add_gross(&mut g.returned_gross, class(r, "class", source, sale)?, int(r, "gross", source, sale)?);
                 }
             }
-            "cash_refunded" => cash_back += int(v, "amount", source, sale)?,
-            "store_refunded" => store_back.push((int(v, "tender_seq", source, sale)?, int(v, "amount", source, sale)?)),
-            "sale_canceled" => canceled = true,
-            "tender_added" => {
-                let seq = int(v, "tender_seq", source, sale)?;
-                let kind = match v.get("method") {
-                    Some(Value::String(m)) if m == "card" => TenderKind::Card,
-                    Some(Value::String(m)) if m == "cash" => TenderKind::Cash,
-                    Some(Value::Object(o)) if o.contains_key("store") => TenderKind::Store,
-                    _ => return Err(bad(source, sale, format!("tender {seq} has no method this register knows"))),
-                };
-                tenders.push(RestoredTender {
-                    seq,
-                    kind,
-                    amount_minor: int(v, "amount", source, sale)?,
-                    checkout_key: v.get("checkout_key").and_then(Value::as_str).map(str::to_string),
-                    psp_id: None,
-                    payment_state: None,
-                    given_back_minor: 0,
-                    predecessor_minor: 0,
-                    predecessor_succeeded_minor: 0,
-                    left_minor: 0,
-                });
-            }
+            "cash_refunded" => g.cash_back += int(v, "amount", source, sale)?,
+            "store_refunded" => g.store_back.push((int(v, "tender_seq", source, sale)?, int(v, "amount", source, sale)?)),
+            "sale_canceled" => g.canceled = true,
+            "tender_added" => g.tenders.push(tender(v, source, sale)?),
             "tender_superseded" => {
                 let seq = int(v, "tender_seq", source, sale)?;
-                tenders.retain(|t| t.seq != seq);
+                g.tenders.retain(|t| t.seq != seq);
             }
             _ => {}
         }
     }
+    Ok(g)
+}
 
-    // This register's own returns of it.
+/// A `tender_added` fact as a tender with nothing given back yet.
+fn tender(v: &Value, source: &str, sale: i64) -> Result<RestoredTender> {
+    let seq = int(v, "tender_seq", source, sale)?;
+    let kind = match v.get("method") {
+        Some(Value::String(m)) if m == "card" => TenderKind::Card,
+        Some(Value::String(m)) if m == "cash" => TenderKind::Cash,
+        Some(Value::Object(o)) if o.contains_key("store") => TenderKind::Store,
+        _ => return Err(bad(source, sale, format!("tender {seq} has no method this register knows"))),
+    };
+    Ok(RestoredTender {
+        seq,
+        kind,
+        amount_minor: int(v, "amount", source, sale)?,
+        checkout_key: v.get("checkout_key").and_then(Value::as_str).map(str::to_string),
+        psp_id: None,
+        payment_state: None,
+        given_back_minor: 0,
+        predecessor_minor: 0,
+        predecessor_succeeded_minor: 0,
+        left_minor: 0,
+    })
+}
+
+/// This register's own returns of the sale: lines, per-rate gross, how many, cash out.
+fn this_register_gave(conn: &Connection, source: &str, sale: i64, g: &mut Given) -> Result<()> {
     let mine: Vec<(i64, i64)> = collect(
         conn,
         "SELECT l.line, SUM(l.quantity) FROM restored_return_lines l JOIN restored_returns r ON r.id = l.return_id
@@ -251,67 +311,28 @@ pub(super) fn restored_sale_tx(conn: &Connection, source: &str, sale: i64) -> Re
         |r| Ok(Ok((r.get(0)?, r.get(1)?))),
     )?;
     for (line, q) in mine {
-        let slot = returned.get_mut(usize::try_from(line).map_err(|_| Error::Overflow)?).ok_or(Error::Overflow)?;
+        let slot = g.returned.get_mut(usize::try_from(line).map_err(|_| Error::Overflow)?).ok_or(Error::Overflow)?;
         *slot += u32::try_from(q).map_err(|_| Error::Overflow)?;
     }
-    let mine_rates: Vec<(String, i64)> = collect(
+    let rates: Vec<(String, i64)> = collect(
         conn,
         "SELECT x.class, SUM(x.gross_minor) FROM restored_return_rates x JOIN restored_returns r ON r.id = x.return_id
          WHERE r.source = ?1 AND r.sale_id = ?2 GROUP BY x.class",
         params![source, sale],
         |r| Ok(Ok((r.get(0)?, r.get(1)?))),
     )?;
-    for (c, g) in mine_rates {
+    for (c, gross) in rates {
         let c = crate::ledger::catalog::parse_class(&c).ok_or(Error::UnknownValue { what: "tax class", value: c })?;
-        add_gross(&mut returned_gross, c, g);
+        add_gross(&mut g.returned_gross, c, gross);
     }
-    returns_so_far += conn.row_cached("SELECT count(*) FROM restored_returns WHERE source = ?1 AND sale_id = ?2", params![source, sale], |r| r.get::<_, i64>(0))?;
-    let cash_here: i64 = conn.row_cached(
+    g.returns_so_far += conn.row_cached("SELECT count(*) FROM restored_returns WHERE source = ?1 AND sale_id = ?2", params![source, sale], |r| r.get::<_, i64>(0))?;
+    g.cash_back += conn.row_cached(
         "SELECT COALESCE(SUM(t.amount_minor), 0) FROM restored_return_tenders t JOIN restored_returns r ON r.id = t.return_id
          WHERE r.source = ?1 AND r.sale_id = ?2 AND t.movement_id IS NOT NULL",
         params![source, sale],
-        |r| r.get(0),
+        |r| r.get::<_, i64>(0),
     )?;
-
-    // What is left of each tender: cards by their payment's facts, cash as one pool taken
-    // off the tenders in order (a cash refund names the sale, not the tender), store
-    // tenders by their own refunds.
-    let mut cash_given = cash_back + cash_here;
-    for t in &mut tenders {
-        match t.kind {
-            TenderKind::Card => card_left(conn, source, sale, t)?,
-            TenderKind::Cash => {
-                let took = cash_given.min(t.amount_minor);
-                cash_given -= took;
-                t.given_back_minor = took;
-                t.left_minor = t.amount_minor - took;
-            }
-            TenderKind::Store => {
-                t.given_back_minor = store_back.iter().filter(|(s, _)| *s == t.seq).map(|(_, a)| a).sum();
-                t.left_minor = (t.amount_minor - t.given_back_minor).max(0);
-            }
-        }
-    }
-    Ok(RestoredSale {
-        source: source.to_string(),
-        sale_id: sale,
-        receipt_no: text(done, "receipt_no", source, sale)?,
-        completed_at_ms,
-        currency,
-        dining,
-        price_mode,
-        sale_discount: int(done, "sale_discount", source, sale)?,
-        tax_exempt: done.get("tax_exempt_reason").is_some_and(|r| !r.is_null()),
-        total_minor: int(done, "total", source, sale)?,
-        tax_minor: int(done, "tax_total", source, sale)?,
-        canceled,
-        lines,
-        rates,
-        tenders,
-        returned,
-        returned_gross,
-        returns_so_far,
-    })
+    Ok(())
 }
 
 fn add_gross(into: &mut Vec<(TaxClass, i64)>, c: TaxClass, g: i64) {

@@ -19,27 +19,52 @@ use crate::ledger::Cached;
 use crate::types::{PaymentId, Refund};
 use crate::write_tx::WriteTx;
 
+/// Where one part of the money went: the predecessor's tender, how much, and the refund row
+/// or drawer movement that carried it.
+struct Link {
+    tender_seq: i64,
+    amount: i64,
+    refund: Option<i64>,
+    movement: Option<i64>,
+}
+
+/// The money a return gave back: its links, the card refunds to drive, the cash out.
+struct GivenBack {
+    links: Vec<Link>,
+    refunds: Vec<Refund>,
+    cash_out: i64,
+}
+
 /// The return inside the caller's transaction; answers its id and the card refunds to drive.
 pub(super) fn take_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, input: &RestoredReturnInput<'_>, keys: &mut Vec<String>) -> Result<(i64, Vec<Refund>)> {
-    let (source, sale_id) = (sale.source.as_str(), sale.sale_id);
     if sale.canceled {
-        return Err(Error::RestoredSaleCanceled { register: source.to_string(), sale: sale_id });
+        return Err(Error::RestoredSaleCanceled { register: sale.source.clone(), sale: sale.sale_id });
     }
     check_items(sale, input.items)?;
     let (cart, settings) = valuation(tx, sale)?;
     let mut valued = return_tax(&cart, &settings, &sale.returned, input.items)
-        .map_err(|e| Error::RestoredSaleNotValued { register: source.to_string(), sale: sale_id, why: e.to_string() })?;
+        .map_err(|e| Error::RestoredSaleNotValued { register: sale.source.clone(), sale: sale.sale_id, why: e.to_string() })?;
     cap_to_what_is_left(sale, &mut valued);
     let staff = crate::ledger::session::operator(tx)?;
-    let seq = sale.returns_so_far + 1;
-    let number = format!("{}-R{seq}", sale.receipt_no);
+    let given = give_back_tx(tx, sale, valued.total, input, keys)?;
+    let id = insert_tx(tx, sale, &valued, &given, staff, input)?;
+    send_tx(tx, id, sale, &given.links)?;
+    audit_tx(tx, id, sale, &valued, &given, (staff, input))?;
+    Ok((id, given.refunds))
+}
 
-    // The money: cards first, then cash (record 0032's order; store tenders are not given
-    // back here, and never turned into cash).
-    let mut rest = valued.total;
-    let refundable: i64 = sale.tenders.iter().filter(|t| t.kind != TenderKind::Store).map(|t| t.left_minor).sum();
-    let mut links: Vec<(i64, i64, Option<i64>, Option<i64>)> = Vec::new();
-    let mut refunds = Vec::new();
+/// The return's number: the sale's receipt number and its place among all its returns.
+fn number_of(sale: &RestoredSale) -> (i64, String) {
+    let seq = sale.returns_so_far + 1;
+    (seq, format!("{}-R{seq}", sale.receipt_no))
+}
+
+/// `total` back through the sale's tenders: cards first, each at most what it has left and
+/// each its own refund row and key; then cash out of this register's open shift (record
+/// 0032's order). A store tender is never given back here, and never turned into cash.
+fn give_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, total: i64, input: &RestoredReturnInput<'_>, keys: &mut Vec<String>) -> Result<GivenBack> {
+    let mut rest = total;
+    let mut given = GivenBack { links: Vec::new(), refunds: Vec::new(), cash_out: 0 };
     for t in sale.tenders.iter().filter(|t| t.kind == TenderKind::Card) {
         unsettled(sale, t)?;
         let take = rest.min(t.left_minor);
@@ -49,14 +74,13 @@ pub(super) fn take_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, input: &Restor
         let pid = restored_payment_tx(tx, sale, t, input.now_ms)?;
         let key = keys.pop().ok_or_else(|| Error::InvalidInput("the sale changed; return again".into()))?;
         let refund = create_refund_tx(tx, &key, pid, take, input.reason, None, input.now_ms)?;
-        links.push((t.seq, take, Some(refund.id.0), None));
-        refunds.push(refund);
+        given.links.push(Link { tender_seq: t.seq, amount: take, refund: Some(refund.id.0), movement: None });
+        given.refunds.push(refund);
         rest -= take;
     }
     if rest > 0 && sale.tenders.iter().any(|t| t.kind == TenderKind::Store && t.left_minor > 0) {
-        return Err(Error::RestoredStoreTender { register: source.to_string(), sale: sale_id });
+        return Err(Error::RestoredStoreTender { register: sale.source.clone(), sale: sale.sale_id });
     }
-    let mut cash_out = 0;
     for t in sale.tenders.iter().filter(|t| t.kind == TenderKind::Cash) {
         let take = rest.min(t.left_minor);
         if take <= 0 {
@@ -70,21 +94,27 @@ pub(super) fn take_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, input: &Restor
                      (SELECT staff_id FROM register_session WHERE id = 1))",
             params![input.now_ms, -take, sale.currency.code()],
         )?;
-        links.push((t.seq, take, None, Some(tx.last_insert_rowid())));
-        cash_out += take;
+        given.links.push(Link { tender_seq: t.seq, amount: take, refund: None, movement: Some(tx.last_insert_rowid()) });
+        given.cash_out += take;
         rest -= take;
     }
     if rest > 0 {
-        return Err(Error::RestoredRefundExceeds { register: source.to_string(), sale: sale_id, requested_minor: valued.total, refundable_minor: refundable });
+        let refundable = sale.tenders.iter().filter(|t| t.kind != TenderKind::Store).map(|t| t.left_minor).sum();
+        return Err(Error::RestoredRefundExceeds { register: sale.source.clone(), sale: sale.sale_id, requested_minor: total, refundable_minor: refundable });
     }
+    Ok(given)
+}
 
+/// The return's rows: the return, its lines, rates and links. Answers its id.
+fn insert_tx(tx: &WriteTx<'_>, sale: &RestoredSale, valued: &ReturnTax, given: &GivenBack, staff: Option<i64>, input: &RestoredReturnInput<'_>) -> Result<i64> {
+    let (seq, number) = number_of(sale);
     tx.exec_cached(
         "INSERT INTO restored_returns (source, sale_id, receipt_no, sale_at_ms, seq, number, created_at_ms, staff_id, reason, currency,
                                        total_minor, tax_minor, cash_out_minor)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
-            source,
-            sale_id,
+            sale.source,
+            sale.sale_id,
             sale.receipt_no,
             sale.completed_at_ms,
             seq,
@@ -95,7 +125,7 @@ pub(super) fn take_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, input: &Restor
             sale.currency.code(),
             valued.total,
             valued.tax_total,
-            cash_out
+            given.cash_out
         ],
     )?;
     let id = tx.last_insert_rowid();
@@ -112,15 +142,13 @@ pub(super) fn take_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, input: &Restor
             params![id, class_str(r.class), r.ppm, r.base, r.tax, r.gross],
         )?;
     }
-    for (seq, amount, refund, movement) in &links {
+    for k in &given.links {
         tx.exec_cached(
             "INSERT INTO restored_return_tenders (return_id, tender_seq, amount_minor, refund_id, movement_id) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![id, seq, amount, refund, movement],
+            params![id, k.tender_seq, k.amount, k.refund, k.movement],
         )?;
     }
-    send_tx(tx, id, sale, &links)?;
-    audit_tx(tx, id, &number, sale, &valued, cash_out, refunds.len(), staff, input)?;
-    Ok((id, refunds))
+    Ok(id)
 }
 
 /// A card payment of the sale whose outcome the predecessor never learned (or whose PSP id
@@ -259,9 +287,9 @@ fn restored_payment_tx(tx: &WriteTx<'_>, sale: &RestoredSale, t: &RestoredTender
 /// `cash_refunded` (no trigger sends a movement without a sale of this register), then the
 /// return (`restored_return_facts`), both naming the predecessor as `sale_register`. The
 /// card refunds went up through v7's triggers already.
-fn send_tx(tx: &WriteTx<'_>, id: i64, sale: &RestoredSale, links: &[(i64, i64, Option<i64>, Option<i64>)]) -> Result<()> {
-    for (_, _, _, movement) in links {
-        if let Some(m) = movement {
+fn send_tx(tx: &WriteTx<'_>, id: i64, sale: &RestoredSale, links: &[Link]) -> Result<()> {
+    for k in links {
+        if let Some(m) = k.movement {
             tx.exec_cached(
                 "INSERT INTO outbox (seq, at_ms, fact)
                  SELECT (SELECT high_water + 1 FROM outbox_seq WHERE id = 1), m.at_ms,
@@ -281,22 +309,13 @@ fn send_tx(tx: &WriteTx<'_>, id: i64, sale: &RestoredSale, links: &[(i64, i64, O
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn audit_tx(
-    tx: &WriteTx<'_>,
-    id: i64,
-    number: &str,
-    sale: &RestoredSale,
-    v: &ReturnTax,
-    cash_out: i64,
-    card_refunds: usize,
-    staff: Option<i64>,
-    input: &RestoredReturnInput<'_>,
-) -> Result<()> {
+/// The audit row of the return: which sale of which register, which lines, how much back and how.
+fn audit_tx(tx: &WriteTx<'_>, id: i64, sale: &RestoredSale, v: &ReturnTax, given: &GivenBack, (staff, input): (Option<i64>, &RestoredReturnInput<'_>)) -> Result<()> {
+    let (_, number) = number_of(sale);
     let lines: Vec<_> = v.lines.iter().map(|l| serde_json::json!({ "line": l.line, "sku": sale.lines[l.line].sku, "quantity": l.quantity })).collect();
     let after = serde_json::json!({
         "source": sale.source, "sale": sale.sale_id, "receipt_no": sale.receipt_no, "number": number, "lines": lines,
-        "total": v.total, "tax": v.tax_total, "cash_out": cash_out, "card_refunds": card_refunds,
+        "total": v.total, "tax": v.tax_total, "cash_out": given.cash_out, "card_refunds": given.refunds.len(),
     });
     let entry = AuditInput {
         actor_id: staff,
