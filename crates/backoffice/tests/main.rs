@@ -24,6 +24,7 @@ mod reconcile;
 mod reports;
 mod reports_page;
 mod restore;
+mod restored_returns;
 mod sales;
 mod slow_clients;
 mod staff;

@@ -15,6 +15,8 @@
 //!     exit 0 done, 3 pending, 2 a refund failed
 //! sale return --cart ID --line I:Q [--line I:Q …] [--reason R] [--ryoshusho-taken-back] [--json]
 //!     take back lines of a paid sale (sale_return.rs); exit as refund
+//! sale return (--restored-from REG --sale N | --receipt NNNNNN [--restored-from REG]) --line I:Q …
+//!     the same for a sale of a replaced register restored here (record 0144)
 //! sale rounding --currency C --increment MINOR          the store's cash rounding (1 = none)
 //! sale day [--since-ms MS]                              End of day: per tender kind, drawer, unpaid
 //! ```
@@ -145,8 +147,20 @@ pub(crate) enum SaleCmd {
     /// Take back lines of a paid sale (LINE:QUANTITY, lines from 0 as `sale show` lists
     /// them): cards first, the rest in cash.
     Return {
+        /// This register's sale.
+        #[arg(long, required_unless_present_any = ["sale", "receipt"], conflicts_with_all = ["restored_from", "sale", "receipt"])]
+        cart: Option<i64>,
+        /// A sale of a replaced register restored here (record 0144): the predecessor's
+        /// register id, with --sale (its sale id) or --receipt.
+        #[arg(long = "restored-from")]
+        restored_from: Option<String>,
+        /// The predecessor's sale id (with --restored-from).
+        #[arg(long, requires = "restored_from", conflicts_with = "receipt")]
+        sale: Option<i64>,
+        /// The predecessor's receipt number (e.g. 000042); --restored-from when two
+        /// predecessors have it.
         #[arg(long)]
-        cart: i64,
+        receipt: Option<String>,
         #[arg(long = "line", required = true)]
         lines: Vec<String>,
         #[arg(long)]
@@ -367,9 +381,15 @@ async fn run_checked(engine: &Engine, cmd: &SaleCmd) -> Result<i32, String> {
                 Err(e) => engine_error(&e),
             }
         }
-        SaleCmd::Return { cart, lines, reason: r, ryoshusho_taken_back, json } => {
+        SaleCmd::Return { cart, restored_from, sale, receipt, lines, reason: r, ryoshusho_taken_back, json } => {
             let items = crate::sale_return::returned_lines(lines)?;
-            crate::sale_return::run(engine, *cart, &items, reason(r)?, *ryoshusho_taken_back, *json).await
+            match (cart, sale, receipt) {
+                (Some(cart), _, _) => crate::sale_return::run(engine, *cart, &items, reason(r)?, *ryoshusho_taken_back, *json).await,
+                (None, sale, receipt) => {
+                    let which = crate::sale_return::Restored { source: restored_from.as_deref(), sale: *sale, receipt: receipt.as_deref() };
+                    crate::sale_return::run_restored(engine, which, &items, reason(r)?, *json).await
+                }
+            }
         }
         SaleCmd::Exchange { cart, lines, into, reason: r, ryoshusho_taken_back, json } => {
             let items = crate::sale_return::returned_lines(lines)?;

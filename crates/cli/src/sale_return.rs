@@ -61,6 +61,15 @@ pub(crate) fn return_code(l: &paydesk_ledger::Error) -> Option<&'static str> {
         L::WeighedLineWhole { .. } => Some("weighed_line_whole"),
         L::ReturnUnknownLine { .. } => Some("return_unknown_line"),
         L::RyoshushoNotTakenBack { .. } => Some("ryoshusho_not_taken_back"),
+        L::UnknownRestoreSource { .. } => Some("unknown_restore_source"),
+        L::RestoreNotFinished { .. } => Some("restore_not_finished"),
+        L::UnknownRestoredSale { .. } => Some("unknown_restored_sale"),
+        L::AmbiguousRestoredReceipt { .. } => Some("ambiguous_restored_receipt"),
+        L::RestoredSaleCanceled { .. } => Some("restored_sale_canceled"),
+        L::RestoredSaleNotValued { .. } => Some("restored_sale_not_valued"),
+        L::RestoredPaymentUnsettled { .. } => Some("restored_payment_unsettled"),
+        L::RestoredStoreTender { .. } => Some("restored_store_tender"),
+        L::RestoredRefundExceeds { .. } => Some("sale_refund_exceeds"),
         _ => None,
     }
 }
@@ -89,6 +98,57 @@ pub(crate) async fn run(engine: &Engine, cart: i64, items: &[Returned], reason: 
     match engine.return_lines(CartId(cart), items, reason, taken_back).await {
         Ok(rep) => {
             print(&rep, json);
+            let states: Vec<RefundState> = rep.card_refunds.iter().map(|r| r.state).collect();
+            exit_of(&states, !rep.errors.is_empty())
+        }
+        Err(e) => refused(&e),
+    }
+}
+
+/// Which restored sale (record 0144): by the predecessor and its sale id, or by receipt number.
+pub(crate) struct Restored<'a> {
+    pub source: Option<&'a str>,
+    pub sale: Option<i64>,
+    pub receipt: Option<&'a str>,
+}
+
+/// `sale return --restored-from REG --sale N` or `--receipt NNNNNN`: a return of a sale a
+/// replaced register made, restored here. Exit codes and error shape as `run`'s, with the
+/// codes of the restored refusals (`restore_not_finished`, `unknown_restored_sale`, …).
+pub(crate) async fn run_restored(engine: &Engine, which: Restored<'_>, items: &[Returned], reason: Option<&str>, json: bool) -> i32 {
+    let found = match (which.source, which.sale, which.receipt) {
+        (Some(source), Some(sale), _) => Ok((source.to_string(), sale)),
+        (source, None, Some(receipt)) => engine.restored_by_receipt(receipt, source),
+        _ => {
+            return checkout_error("invalid_input", "name the restored sale: --restored-from REGISTER --sale N, or --receipt NNNNNN", None, None);
+        }
+    };
+    let result = match found {
+        Ok((source, sale)) => engine.return_restored(&source, sale, items, reason).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(rep) => {
+            use std::io::Write as _;
+            let line = if json {
+                serde_json::to_string(&rep).unwrap_or_default()
+            } else {
+                let r = &rep.record;
+                let cards: Vec<String> = rep.card_refunds.iter().map(|c| format!("{} {} ({})", c.refund_key, c.amount, c.state.as_str())).collect();
+                format!(
+                    "return {} of sale {} of register {}: {} line(s), {} back ({} tax), card refunds [{}], cash out {}{}",
+                    r.number,
+                    r.receipt_no,
+                    r.source,
+                    r.lines.len(),
+                    r.total_minor,
+                    r.tax_minor,
+                    cards.join(", "),
+                    rep.cash_out,
+                    if rep.errors.is_empty() { String::new() } else { format!("; errors: {}", rep.errors.join("; ")) }
+                )
+            };
+            let _ = writeln!(std::io::stdout(), "{line}");
             let states: Vec<RefundState> = rep.card_refunds.iter().map(|r| r.state).collect();
             exit_of(&states, !rep.errors.is_empty())
         }

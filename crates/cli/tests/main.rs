@@ -25,6 +25,7 @@ mod refund_twice;
 mod refusals;
 mod resilience;
 mod restore;
+mod restored_return;
 mod ryoshusho;
 mod sale;
 mod sale_exchange;

@@ -302,6 +302,40 @@ pub enum Error {
     /// No return with that id (or none of that sale).
     #[error("unknown return {0}")]
     UnknownReturn(i64),
+    /// No predecessor restored from with that id (record 0144).
+    #[error("no register {register} was restored from at this register")]
+    UnknownRestoreSource { register: String },
+    /// The predecessor's history is not all here yet: its returns and refunds may be in the
+    /// part not pulled, so nothing of its sales is given back until the restore finished
+    /// (record 0144). Nothing written.
+    #[error("the restore from {register} has not finished; finish it before taking back its sales")]
+    RestoreNotFinished { register: String },
+    /// The restored history holds no completed sale with that id (record 0144).
+    #[error("register {register} completed no sale {sale} in its restored history")]
+    UnknownRestoredSale { register: String, sale: i64 },
+    /// A receipt number found in more than one predecessor's history: name the register.
+    #[error("receipt {receipt_no} is in the history of {} restored registers; name one", sources.len())]
+    AmbiguousRestoredReceipt { receipt_no: String, sources: Vec<String> },
+    /// The restored sale was canceled by its register: nothing of it can come back.
+    #[error("sale {sale} of register {register} was canceled; nothing of it can come back")]
+    RestoredSaleCanceled { register: String, sale: i64 },
+    /// The restored sale's figures are not what this register's tax settings for its day give
+    /// (another rounding, another rate): its return cannot be valued from its locked tax
+    /// here. Nothing written.
+    #[error("sale {sale} of register {register} cannot be valued here: {why}")]
+    RestoredSaleNotValued { register: String, sale: i64, why: String },
+    /// A card payment of the restored sale has no settled outcome in the predecessor's
+    /// history (or no PSP id): nothing is given back on a payment nobody knows was taken.
+    #[error("payment {checkout_key} of sale {sale} of register {register} is {state} in its history; its money cannot be given back here")]
+    RestoredPaymentUnsettled { register: String, sale: i64, checkout_key: String, state: String },
+    /// The money would have to go back through one of the sale's store tenders (a voucher):
+    /// not built for a restored sale; a voucher is never turned into cash (record 0144).
+    #[error("sale {sale} of register {register} was paid in part by a store tender; give that part back at the back office")]
+    RestoredStoreTender { register: String, sale: i64 },
+    /// More than the restored sale's tenders have left after every refund, the
+    /// predecessor's included. Nothing written.
+    #[error("sale {sale} of register {register}: {requested_minor} to give back, but its tenders have {refundable_minor} left")]
+    RestoredRefundExceeds { register: String, sale: i64, requested_minor: i64, refundable_minor: i64 },
     /// No tender type with that id (record 0118).
     #[error("unknown tender type {0}")]
     UnknownTenderType(i64),

@@ -39,6 +39,7 @@ mod proptest_tenders;
 mod receipts;
 mod refunds_events;
 mod restored;
+mod restored_returns;
 mod return_prints;
 mod returns;
 mod running_copies;

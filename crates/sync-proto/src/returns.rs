@@ -46,6 +46,11 @@ pub struct ReturnRecorded {
     pub cash_out: i64,
     pub rates: Vec<SaleRate>,
     pub lines: Vec<ReturnLine>,
+    /// The register whose sale it is, when not the sending one: a replacement register
+    /// takes back a sale of the predecessor it restored (record 0144). Absent otherwise, so
+    /// a return of the register's own sale reads and writes exactly as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sale_register: Option<String>,
 }
 
 impl ReturnLine {
@@ -71,6 +76,7 @@ impl ReturnRecorded {
             return Err(ProtoError::field(f("return_no"), format!("must be \"{prefix}\" and the return's number, at most {MAX_RETURN_NO_CHARS} characters, got {:?}", self.return_no)));
         }
         text::currency(&f("currency"), &self.currency)?;
+        sale_register(&f("sale_register"), self.sale_register.as_deref())?;
         amount_or_zero(&f("total"), self.total)?;
         amount_or_zero(&f("tax_total"), self.tax_total)?;
         amount_or_zero(&f("cash_out"), self.cash_out)?;
@@ -111,8 +117,24 @@ impl ReturnRecorded {
     }
 }
 
+/// A `sale_register`: a register id (a UUID, as the back office names registers).
+pub(crate) fn sale_register(field: &str, r: Option<&str>) -> Result<(), ProtoError> {
+    match r {
+        None => Ok(()),
+        Some(r) if r.len() == 36 && r.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') => Ok(()),
+        Some(r) => Err(ProtoError::field(field, format!("must be a register id, got {} characters", r.chars().count()))),
+    }
+}
+
 /// Validates the fields of a `cash_refunded` fact.
-pub(crate) fn validate_cash_refunded(f: &dyn Fn(&str) -> String, movement: i64, sale: i64, amount: i64, currency: &str, shift: Option<i64>) -> Result<(), ProtoError> {
+pub(crate) fn validate_cash_refunded(
+    f: &dyn Fn(&str) -> String,
+    (movement, sale, amount): (i64, i64, i64),
+    currency: &str,
+    shift: Option<i64>,
+    register: Option<&str>,
+) -> Result<(), ProtoError> {
+    sale_register(&f("sale_register"), register)?;
     id(&f("movement"), movement)?;
     id(&f("sale"), sale)?;
     text::amount(&f("amount"), amount)?;

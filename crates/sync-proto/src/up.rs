@@ -235,7 +235,17 @@ pub enum Fact {
     ReturnRecorded(ReturnRecorded),
     /// Cash out of the drawer for a refund or a return of paid sale `sale` (record 0119):
     /// `movement` is the register's drawer movement, `shift` its drawer session.
-    CashRefunded { movement: i64, sale: i64, amount: i64, currency: String, shift: Option<i64> },
+    CashRefunded {
+        movement: i64,
+        sale: i64,
+        amount: i64,
+        currency: String,
+        shift: Option<i64>,
+        /// The register whose sale it is, when not the sending one (record 0144: a
+        /// replacement's return of its predecessor's sale). Absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sale_register: Option<String>,
+    },
     /// Money given back through store tender `tender_seq` of paid sale `sale` (a voucher
     /// refunded as a voucher, record 0121): `refund` is the register's store refund, `shift`
     /// the drawer session it was recorded in. Never a drawer movement.
@@ -327,8 +337,8 @@ impl Fact {
             }
             Fact::TaxSetupChanged(tax) => tax.validate().map_err(|e| e.under(at)),
             Fact::ReturnRecorded(r) => r.validate(&f),
-            Fact::CashRefunded { movement, sale, amount, currency, shift } => {
-                crate::returns::validate_cash_refunded(&f, *movement, *sale, *amount, currency, *shift)
+            Fact::CashRefunded { movement, sale, amount, currency, shift, sale_register } => {
+                crate::returns::validate_cash_refunded(&f, (*movement, *sale, *amount), currency, *shift, sale_register.as_deref())
             }
             Fact::StoreRefunded { refund, sale, tender_seq, amount, currency, shift } => {
                 crate::store_tenders::validate_store_refunded(&f, (*refund, *sale, *tender_seq), *amount, currency, *shift)

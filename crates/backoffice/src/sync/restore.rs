@@ -92,6 +92,15 @@ pub async fn rows(State(st): State<AppState>, headers: HeaderMap, Query(q): Quer
     }
     let src = resolve(&client, me, q.from.as_deref()).await?;
     let id = Uuid::parse_str(&src.register_id).map_err(|e| ApiError::Internal(e.to_string()))?;
+    // This register now holds (some of) the predecessor's history: from here on it may give
+    // back the predecessor's sales (record 0144), and no other register's.
+    client
+        .execute(
+            "INSERT INTO register_restores (store_id, register_id, source_register_id, first_read_ms) VALUES ($1, $2, $3, $4)
+             ON CONFLICT DO NOTHING",
+            &[&me.store_id, &me.register_id, &id, &crate::clock::now_ms()],
+        )
+        .await?;
     let found = client
         .query(
             "SELECT seq, at_ms, fact FROM journal WHERE store_id = $1 AND register_id = $2 AND seq > $3 ORDER BY seq LIMIT $4",

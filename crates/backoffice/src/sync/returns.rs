@@ -9,12 +9,20 @@
 //!   line back than it sold, or more money back than the sale's total, over all its returns;
 //! - `cash_refund_contradicts_sale`: cash back for a sale never completed, in another
 //!   currency, or more cash back over all its refunds and returns than its cash tenders took.
+//!
+//! A fact naming a `sale_register` is a replacement's return of its predecessor's sale
+//! (record 0144): accepted only when this register restored that one (`register_restores`)
+//! and the owner marked it replaced, then checked against the predecessor's sale exactly as
+//! the predecessor's own would be, over the returns of both. Both kinds are kept under the
+//! sale's register (the reports join them to its lines and tenders by register), with the
+//! replacement named (`taken_by`, `drawer_register_id`).
 use super::rules::FactRule;
 use super::RegisterId;
 use crate::error::{ApiError, ApiResult};
 use paydesk_sync_proto::catalog::class_name;
 use paydesk_sync_proto::{Fact, ReturnRecorded, Row};
 use tokio_postgres::Transaction;
+use uuid::Uuid;
 
 fn refuse(rule: FactRule, seq: i64, message: String) -> ApiError {
     ApiError::ImpossibleFact { rule, seq, message }
@@ -26,8 +34,10 @@ pub async fn apply_returns(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
         let seq = first + i as i64;
         match &row.fact {
             Fact::ReturnRecorded(ret) => insert_return(tx, reg, seq, row.at_ms, ret).await?,
-            Fact::CashRefunded { movement, sale, amount, currency, shift } => {
-                insert_cash_refund(tx, reg, seq, row.at_ms, (*movement, *sale, *amount), currency, *shift).await?
+            Fact::CashRefunded { movement, sale, amount, currency, shift, sale_register } => {
+                let bad = |m: String| refuse(FactRule::CashRefundContradictsSale, seq, format!("cash refund {movement}: {m}"));
+                let owner = owner_of(tx, reg, sale_register.as_deref(), &bad).await?;
+                insert_cash_refund(tx, (reg, owner), seq, row.at_ms, (*movement, *sale, *amount), currency, *shift).await?
             }
             Fact::PaymentCreated { .. }
             | Fact::PaymentState { .. }
@@ -49,6 +59,30 @@ pub async fn apply_returns(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
     Ok(())
 }
 
+/// The register whose sale a return or cash refund names: the sender, or a predecessor the
+/// sender restored and the owner marked replaced (record 0144). Anything else is refused
+/// with the fact's own rule.
+async fn owner_of(tx: &Transaction<'_>, reg: RegisterId, named: Option<&str>, bad: &(dyn Fn(String) -> ApiError + Sync)) -> ApiResult<RegisterId> {
+    let Some(named) = named else { return Ok(reg) };
+    let Ok(id) = Uuid::parse_str(named) else {
+        return Err(bad(format!("names sale_register {named:?}, which is no register id")));
+    };
+    if id == reg.register_id {
+        return Ok(reg);
+    }
+    let restored = tx
+        .query_opt(
+            "SELECT 1 FROM register_restores x JOIN registers r ON r.store_id = x.store_id AND r.register_id = x.source_register_id
+             WHERE x.store_id = $1 AND x.register_id = $2 AND x.source_register_id = $3 AND r.replaced_ms IS NOT NULL",
+            &[&reg.store_id, &reg.register_id, &id],
+        )
+        .await?;
+    if restored.is_none() {
+        return Err(bad(format!("names the sale of register {id}, which this register never restored from")));
+    }
+    Ok(RegisterId { store_id: reg.store_id, register_id: id })
+}
+
 /// The sale a return or cash refund names: its currency and total, if this register
 /// completed it and it still counts.
 async fn sale_of(tx: &Transaction<'_>, reg: RegisterId, sale: i64) -> ApiResult<Option<(String, i64, bool)>> {
@@ -61,11 +95,14 @@ async fn sale_of(tx: &Transaction<'_>, reg: RegisterId, sale: i64) -> ApiResult<
     Ok(row.map(|r| (r.get(0), r.get(1), r.get(2))))
 }
 
-async fn insert_return(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms: i64, ret: &ReturnRecorded) -> ApiResult<()> {
+async fn insert_return(tx: &Transaction<'_>, sender: RegisterId, seq: i64, at_ms: i64, ret: &ReturnRecorded) -> ApiResult<()> {
     let bad = |m: String| refuse(FactRule::ReturnContradictsSale, seq, format!("return {}: {m}", ret.return_no));
+    // Kept under the sale's register; `taken_by` names a replacement that took it back.
+    let reg = owner_of(tx, sender, ret.sale_register.as_deref(), &bad).await?;
+    let taken_by = (reg.register_id != sender.register_id).then_some(sender.register_id);
     let (s, r) = (&reg.store_id, &reg.register_id);
     match sale_of(tx, reg, ret.sale).await? {
-        None => return Err(bad(format!("sale {} was never completed by this register", ret.sale))),
+        None => return Err(bad(format!("sale {} was never completed by {}", ret.sale, if taken_by.is_some() { "that register" } else { "this register" }))),
         Some((_, _, true)) => return Err(bad(format!("sale {} was canceled; nothing of it can come back", ret.sale))),
         Some((currency, _, false)) if currency != ret.currency => {
             return Err(bad(format!("is in {}, its sale {} in {currency}", ret.currency, ret.sale)));
@@ -74,9 +111,9 @@ async fn insert_return(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms: i
     }
     let n = tx
         .execute(
-            "INSERT INTO sale_returns (store_id, register_id, sale_id, return_no, currency, total, tax_total, cash_out, returned_at_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING",
-            &[s, r, &ret.sale, &ret.return_no, &ret.currency, &ret.total, &ret.tax_total, &ret.cash_out, &at_ms],
+            "INSERT INTO sale_returns (store_id, register_id, sale_id, return_no, currency, total, tax_total, cash_out, returned_at_ms, taken_by)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
+            &[s, r, &ret.sale, &ret.return_no, &ret.currency, &ret.total, &ret.tax_total, &ret.cash_out, &at_ms, &taken_by],
         )
         .await?;
     if n == 0 {
@@ -158,7 +195,7 @@ async fn insert_return(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms: i
 
 async fn insert_cash_refund(
     tx: &Transaction<'_>,
-    reg: RegisterId,
+    (drawer, reg): (RegisterId, RegisterId),
     seq: i64,
     at_ms: i64,
     (movement, sale, amount): (i64, i64, i64),
@@ -168,15 +205,15 @@ async fn insert_cash_refund(
     let bad = |m: String| refuse(FactRule::CashRefundContradictsSale, seq, format!("cash refund {movement}: {m}"));
     let (s, r) = (&reg.store_id, &reg.register_id);
     match sale_of(tx, reg, sale).await? {
-        None => return Err(bad(format!("sale {sale} was never completed by this register"))),
+        None => return Err(bad(format!("sale {sale} was never completed by {}", if drawer.register_id == reg.register_id { "this register" } else { "that register" }))),
         Some((c, _, _)) if c != currency => return Err(bad(format!("is in {currency}, its sale {sale} in {c}"))),
         Some(_) => {}
     }
     let n = tx
         .execute(
-            "INSERT INTO cash_refunds (store_id, register_id, movement_id, sale_id, amount, currency, shift_id, refunded_at_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
-            &[s, r, &movement, &sale, &amount, &currency, &shift, &at_ms],
+            "INSERT INTO cash_refunds (store_id, register_id, movement_id, sale_id, amount, currency, shift_id, refunded_at_ms, drawer_register_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING",
+            &[s, r, &movement, &sale, &amount, &currency, &shift, &at_ms, &drawer.register_id],
         )
         .await?;
     if n == 0 {

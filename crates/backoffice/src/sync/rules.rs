@@ -9,7 +9,8 @@
 //! - a payment or refund moving to a state its state machine cannot reach from where it
 //!   is (`state_backwards`; the ledger's transition tables, `PaymentState::can_become`);
 //! - a refund of a payment this register never created (`refund_of_unknown_payment`),
-//!   of another register's payment (`refund_of_other_register`), or above what is left
+//!   of another register's payment (`refund_of_other_register`; a replaced register's
+//!   payment is taken from a register that restored it, record 0144), or above what is left
 //!   of its payment once the refunds not failed are counted (`refund_exceeds_payment`);
 //! - a card tender whose payment is unknown or has another amount or currency
 //!   (`tender_contradicts_payment`), a tender in another currency than its sale or above
@@ -207,15 +208,26 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
         let keys: Vec<&str> = n.refunded.iter().map(|(k, _)| *k).collect();
         // Sums as numeric, compared in SQL and capped for the message: a hostile run of
         // many refunds cannot overflow anything.
+        // The payment is this register's own, or (record 0144) one of a replaced register
+        // this one restored: a replacement refunds its predecessor's card payments, and then
+        // the refunds of both count against the payment.
         let found = tx
             .query(
                 "SELECT x.k, p.amount,
                         EXISTS (SELECT 1 FROM payments o WHERE o.store_id = $1 AND o.checkout_key = x.k AND o.register_id <> $2),
                         LEAST(coalesce((SELECT sum(f.amount) FROM refunds f
-                                        WHERE f.store_id = $1 AND f.register_id = $2 AND f.checkout_key = x.k AND f.state <> 'failed'), 0),
+                                        WHERE f.store_id = $1 AND f.register_id IN ($2, p.register_id) AND f.checkout_key = x.k
+                                          AND f.state <> 'failed'), 0),
                               9223372036854775807)::int8
                  FROM unnest($3::text[]) AS x(k)
-                 LEFT JOIN payments p ON p.store_id = $1 AND p.register_id = $2 AND p.checkout_key = x.k",
+                 LEFT JOIN LATERAL (
+                     SELECT q.amount, q.register_id FROM payments q
+                     WHERE q.store_id = $1 AND q.checkout_key = x.k
+                       AND (q.register_id = $2 OR q.register_id IN (
+                                SELECT y.source_register_id FROM register_restores y JOIN registers g
+                                    ON g.store_id = y.store_id AND g.register_id = y.source_register_id
+                                WHERE y.store_id = $1 AND y.register_id = $2 AND g.replaced_ms IS NOT NULL))
+                     ORDER BY q.register_id = $2 DESC LIMIT 1) p ON true",
                 &[s, r, &keys],
             )
             .await?;

@@ -44,6 +44,8 @@ pub use store_clock::{local_time, store_date, store_day_start, store_time, utc_d
 mod refunds;
 mod restored;
 pub use restored::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
+mod restored_returns;
+pub use restored_returns::{RestoredReturnLine, RestoredReturnPlan, RestoredReturnRecord, RestoredReturnTender, RestoredSale, RestoredSaleLine, RestoredTender};
 mod exchange;
 mod return_prints;
 mod returns;

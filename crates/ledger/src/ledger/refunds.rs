@@ -255,8 +255,12 @@ fn refundable_tx(tx: &WriteTx<'_>, p: &Payment) -> Result<i64> {
     if let Some(refund_key) = open {
         return Err(Error::RefundInProgress { payment_id: p.id.0, refund_key });
     }
+    // A predecessor's payment given back on here (record 0144) also has what its own
+    // register's refunds took, succeeded or unsure: those are no rows of this ledger.
     let reserved: i64 = tx.row_cached(
-        "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
+        "SELECT COALESCE(SUM(amount_minor), 0)
+                + COALESCE((SELECT predecessor_refunds_minor FROM restored_payments WHERE payment_id = ?1), 0)
+         FROM refunds WHERE payment_id = ?1 AND state != 'failed'",
         [p.id.0],
         |r| r.get(0),
     )?;

@@ -105,6 +105,16 @@ fn refund_facts(conn: &Connection, currency: Currency, w: &Window) -> Result<Vec
         params![currency.code(), w.refunds_from_ms, w.refunds_to_ms],
         |r| Ok(Ok(RefundFact { kind: TenderKind::Card, amount_minor: r.get(0)? })),
     )?;
+    // A card refund of a predecessor's sale (record 0144) is money this register gave
+    // back, though the sale and its tender are the predecessor's.
+    out.extend(collect(
+        conn,
+        "SELECT r.amount_minor FROM refunds r JOIN restored_payments rp ON rp.payment_id = r.payment_id
+         WHERE r.state = 'succeeded' AND r.currency = ?1 AND r.created_at_ms BETWEEN ?2 AND ?3
+         ORDER BY r.id",
+        params![currency.code(), w.refunds_from_ms, w.refunds_to_ms],
+        |r| Ok(Ok(RefundFact { kind: TenderKind::Card, amount_minor: r.get(0)? })),
+    )?);
     out.extend(collect(
         conn,
         "SELECT -amount_minor FROM cash_movements

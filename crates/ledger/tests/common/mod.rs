@@ -168,3 +168,35 @@ pub fn undo_tender_staff(c: &rusqlite::Connection) {
         old.query_row("SELECT sql FROM sqlite_schema WHERE name = 'outbox_tender_added'", [], |r| r.get(0)).unwrap();
     c.execute_batch(&format!("DROP TRIGGER IF EXISTS outbox_tender_added; {trigger};")).unwrap();
 }
+
+/// The schema version before returns of restored sales (record 0144), by its migration's text.
+pub fn before_restored_returns() -> usize {
+    paydesk_ledger::schema::MIGRATIONS.iter().position(|m| m.contains("CREATE TABLE IF NOT EXISTS restored_returns")).expect("the restored returns migration")
+}
+
+/// Puts back what the restored-returns migration changed (record 0144): drops its tables,
+/// view and indexes and makes the two payment triggers again as the migrations before it
+/// left them (their SQL read from a file they built). Safe to call twice. Not part of the
+/// older helpers' chain: the migration is written to run again over its own objects
+/// (`IF NOT EXISTS`, `DROP … IF EXISTS`), so a file rolled back further keeps them, as it
+/// keeps every other later table, and the upgrade tests' row counts stay comparable.
+pub fn undo_restored_returns(c: &rusqlite::Connection) {
+    let old = rusqlite::Connection::open_in_memory().unwrap();
+    for m in &paydesk_ledger::schema::MIGRATIONS[..before_restored_returns()] {
+        old.execute_batch(m).unwrap();
+    }
+    let sql_of = |name: &str| -> String { old.query_row("SELECT sql FROM sqlite_schema WHERE name = ?1", [name], |r| r.get(0)).unwrap() };
+    let mut s = String::from(
+        "DROP VIEW IF EXISTS restored_return_facts;
+         DROP TABLE IF EXISTS restored_return_tenders; DROP TABLE IF EXISTS restored_return_rates;
+         DROP TABLE IF EXISTS restored_return_lines; DROP TABLE IF EXISTS restored_returns;
+         DROP INDEX IF EXISTS restored_history_by_sale; DROP INDEX IF EXISTS restored_history_by_key;
+         DROP INDEX IF EXISTS restored_history_by_refund;
+         DROP TRIGGER IF EXISTS outbox_payment_created; DROP TRIGGER IF EXISTS outbox_payment_state;
+         DROP TABLE IF EXISTS restored_payments;\n",
+    );
+    for t in ["outbox_payment_created", "outbox_payment_state"] {
+        s += &format!("{};\n", sql_of(t));
+    }
+    c.execute_batch(&s).unwrap();
+}

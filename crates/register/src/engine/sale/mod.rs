@@ -11,6 +11,7 @@ mod cash;
 mod refund;
 mod exchange;
 mod returns;
+mod restored_returns;
 mod store;
 
 pub use cancel::CancelReport;
@@ -19,6 +20,7 @@ pub use cash::CashReport;
 pub use refund::SaleRefundReport;
 pub use exchange::ExchangeReport;
 pub use returns::ReturnReport;
+pub use restored_returns::RestoredReturnReport;
 pub use store::StoreTenderReport;
 
 use super::{Engine, EngineError, Result};
