@@ -26,6 +26,7 @@ mod refusals;
 mod resilience;
 mod restore;
 mod ryoshusho;
+mod ryoshusho_kept;
 mod sale;
 mod sale_exchange;
 mod sale_return;

@@ -44,6 +44,7 @@ mod returns;
 mod running_copies;
 mod search;
 mod ryoshusho;
+mod ryoshusho_kept;
 mod sale_tax;
 mod shifts;
 mod sqlite_build;
