@@ -27,6 +27,7 @@ mod published_caps;
 mod operations;
 mod outbox;
 mod outbox_local;
+mod outbox_exchanges;
 mod outbox_returns;
 mod outbox_sales;
 mod outbox_store_tenders;

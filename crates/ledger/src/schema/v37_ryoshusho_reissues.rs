@@ -14,6 +14,13 @@
 //!   everything returned: never a ryōshūsho for more than the customer paid and kept;
 //! - once handed back it stays handed back.
 //!
+//! `exchanges_sent` and its trigger (record 0145): the `exchange_recorded` fact, linking the
+//! old sale, its return and the new sale with the credit. The exchange's code inserts the row
+//! right after the return's `returns_sent` row, so the fact follows the return's own fact
+//! in the outbox (the back office checks the credit against that return). Sent only when
+//! the return was (its sale is in `sales_sent`). Exchanges made before v37 are sent now,
+//! in their order, after everything already queued.
+//!
 //! Numbered v37 in the issue's plan (another branch holds v36); `IF NOT EXISTS` everywhere:
 //! upgrade tests rebuild an older file from a current one by dropping the tables they know.
 
@@ -62,4 +69,21 @@ WHEN OLD.taken_back_at_ms IS NOT NULL
 BEGIN
     SELECT RAISE(ABORT, 'a ryoshusho handed back stays handed back');
 END;
+
+CREATE TABLE IF NOT EXISTS exchanges_sent (
+    exchange_id INTEGER PRIMARY KEY REFERENCES exchanges(id)
+) STRICT;
+
+CREATE TRIGGER IF NOT EXISTS outbox_exchange_recorded AFTER INSERT ON exchanges_sent
+WHEN EXISTS (SELECT 1 FROM exchanges e JOIN sales_sent s ON s.cart_id = e.old_cart_id WHERE e.id = NEW.exchange_id)
+BEGIN
+    INSERT INTO outbox (seq, at_ms, fact)
+    SELECT (SELECT high_water + 1 FROM outbox_seq WHERE id = 1), e.created_at_ms,
+           json_object('kind', 'exchange_recorded', 'exchange', e.id, 'old_sale', e.old_cart_id, 'return_no', r.number,
+                       'new_sale', e.new_cart_id, 'credit', e.credit_minor, 'currency', r.currency)
+    FROM exchanges e JOIN returns r ON r.id = e.return_id WHERE e.id = NEW.exchange_id;
+END;
+
+INSERT INTO exchanges_sent (exchange_id)
+SELECT id FROM exchanges WHERE id NOT IN (SELECT exchange_id FROM exchanges_sent) ORDER BY id;
 "#;

@@ -190,14 +190,10 @@ fn issue_in(l: &mut paydesk_ledger::Ledger, cart: CartId, ask: RyoshushoAsk<'_>,
 fn reissue_in(l: &mut paydesk_ledger::Ledger, cart: CartId, ask: RyoshushoAsk<'_>, now: i64) -> std::result::Result<IssuedRyoshusho, RyoshushoError> {
     let receipt = paid_receipt(l, cart)?;
     let rule = stamp_rule(receipt.currency);
-    let current = l.receipts().ryoshusho(cart)?;
+    // Asked first so that a valid one is refused as such (reprint it), not for its amounts.
+    let current = l.receipts().ryoshusho_replaceable(cart)?;
     let kept = l.receipts().ryoshusho_kept(cart)?;
-    let (replaces, generation) = match &current {
-        Some(r) => (r.number.clone(), r.generation + 1),
-        // The ledger refuses it as such below; the document needs some number meanwhile.
-        None => (paydesk_ledger::ryoshusho_number(cart), 2),
-    };
-    let number = ryoshusho_generation_number(cart, generation);
+    let (replaces, number) = (current.number.clone(), ryoshusho_generation_number(cart, current.generation + 1));
     let doc = build_kept_ryoshusho(&receipt, &request(l, ask.addressee, ask.description, number, now)?, &kept_of(&kept, replaces), false, rule.as_ref())?;
     let issue = RyoshushoIssue {
         addressee: &doc.addressee,

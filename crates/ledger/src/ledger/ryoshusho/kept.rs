@@ -152,11 +152,27 @@ pub(super) fn kept_tx(conn: &Connection, cart_id: CartId) -> Result<RyoshushoKep
     Ok(RyoshushoKept { cart_id, total_minor, cash_minor, returned, parts, last_return_id })
 }
 
+/// The ryōshūsho a new one would replace: the sale's newest, once handed back.
+fn replaceable_tx(conn: &Connection, cart_id: CartId) -> Result<RyoshushoRecord> {
+    let refuse = |why| Error::RyoshushoReissueRefused { cart_id: cart_id.0, why };
+    match current_tx(conn, cart_id)? {
+        None => Err(refuse(ReissueRefusal::NoneIssued)),
+        Some(g) if g.taken_back_at_ms.is_none() => Err(refuse(ReissueRefusal::StillValid { number: g.record.number })),
+        Some(g) => Ok(g.record),
+    }
+}
+
 impl<L: std::ops::Deref<Target = Ledger>> Receipts<L> {
     /// What the customer kept of the sale after its returns (see the module), for the new
     /// ryōshūsho's document; refused as [`Receipts::reissue_ryoshusho`] would for the amounts.
     pub fn ryoshusho_kept(&self, cart_id: CartId) -> Result<RyoshushoKept> {
         kept_tx(&self.conn, cart_id)
+    }
+
+    /// The ryōshūsho a new one for what was kept would replace (the newest, handed back);
+    /// refused as [`Receipts::reissue_ryoshusho`] would: none issued, or still valid.
+    pub fn ryoshusho_replaceable(&self, cart_id: CartId) -> Result<RyoshushoRecord> {
+        replaceable_tx(&self.conn, cart_id)
     }
 }
 
@@ -170,13 +186,8 @@ impl Receipts<&mut Ledger> {
     /// (it is reprinted instead), no return, nothing kept, returns and money that disagree
     /// ([`Error::RyoshushoReissueRefused`]), and an open refund of one of its cards.
     pub fn reissue_ryoshusho(&mut self, cart_id: CartId, issue: &RyoshushoIssue<'_>, now_ms: i64) -> Result<IssuedRyoshusho> {
-        let refuse = |why| Error::RyoshushoReissueRefused { cart_id: cart_id.0, why };
         let tx = self.write_tx()?;
-        let current = match current_tx(&tx, cart_id)? {
-            None => return Err(refuse(ReissueRefusal::NoneIssued)),
-            Some(g) if g.taken_back_at_ms.is_none() => return Err(refuse(ReissueRefusal::StillValid { number: g.record.number })),
-            Some(g) => g.record,
-        };
+        let current = replaceable_tx(&tx, cart_id)?;
         let kept = kept_tx(&tx, cart_id)?;
         let duty_ok = issue.stamp_duty_minor.is_none_or(|d| d > 0);
         if issue.total_minor != kept.total_minor || issue.cash_minor != kept.cash_minor || !duty_ok {
