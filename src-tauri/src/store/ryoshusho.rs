@@ -126,7 +126,8 @@ pub async fn issue_ryoshusho(
     // in that order on paper.
     let _one = PRINTING.lock().await;
     let ask = RyoshushoAsk { addressee: &addressee, description: &description, issued_by: granted.actor_id() };
-    let receipts = state.engine().receipts();
+    let engine = state.engine();
+    let receipts = engine.receipts();
     let issued = if kept.unwrap_or(false) { receipts.reissue_ryoshusho(cart, ask) } else { receipts.issue_ryoshusho(cart, ask) };
     let issued = issued.map_err(refused)?;
     let (printed, printing) = print(&state, &issued.document).await?;
