@@ -143,6 +143,33 @@ function returnDone(r) {
     h('p', { class: 'ok', id: 'return-done', 'data-cash': String(r.cash_out), 'data-total': String(r.total), 'data-number': r.number, text: r.message }),
     ...r.lines.map((l) => h('p', { class: l.tone, 'data-key': l.checkout_key, text: `${l.amount_display} · ${l.state_label}` })),
     ...r.errors.map((x) => h('p', { class: 'bad', text: x })),
+    ...(r.ryoshusho_kept ? [keptRyoshusho(r.ryoshusho_kept)] : []),
     h('h3', { text: t('return-doc-title') }),
     h('div', { class: 'actions' }, print), msg, doc);
+}
+
+/** The 領収書 came back at this return and the customer kept something (record 0145):
+ * "Issue new 領収書 for ¥X", with the words of the one handed back; the document shown. */
+function keptRyoshusho(k) {
+  const issue = h('button', { class: 'secondary', id: 'ryoshusho-kept-issue', type: 'button',
+    'data-total': String(k.total), 'data-replaces': k.replaces, text: t('return-ryoshusho-kept', { amount: k.total_display }) });
+  const msg = h('p', { class: 'help', id: 'ryoshusho-kept-msg', role: 'status' });
+  const doc = h('pre', { class: 'receipt receipt-text', id: 'ryoshusho-kept-text', hidden: true });
+  let issuing = false;   // one press, one document: a second would be a reprint
+  issue.addEventListener('click', async () => {
+    if (issuing) return;
+    issuing = true; issue.disabled = true;
+    msg.classList.remove('bad'); msg.dataset.code = '';
+    try {
+      const r = await withApproval((approval) => invoke('issue_ryoshusho',
+        { cart: k.cart_id, addressee: k.addressee, description: k.description, kept: true, approval }));
+      doc.textContent = r.text.join('\n'); doc.hidden = false; doc.dataset.number = r.number;
+      msg.textContent = r.message; msg.dataset.code = r.printed ? 'printed' : 'not_printed';
+      announce(r.message);
+    } catch (err) {
+      msg.textContent = errText(err); msg.dataset.code = (err && err.code) || 'error'; msg.classList.add('bad');
+      issue.disabled = false;
+    } finally { issuing = false; }
+  });
+  return h('div', { class: 'ryoshusho-kept' }, h('div', { class: 'actions' }, issue), msg, doc);
 }

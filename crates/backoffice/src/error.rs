@@ -18,6 +18,8 @@ pub enum FactRule {
     ReturnContradictsSale,
     CashRefundContradictsSale,
     StoreRefundContradictsSale,
+    /// An exchange whose old sale, return or credit no ledger could have written (record 0145).
+    ExchangeContradictsSale,
 }
 
 impl FactRule {
@@ -33,6 +35,7 @@ impl FactRule {
             FactRule::ReturnContradictsSale => "return_contradicts_sale",
             FactRule::CashRefundContradictsSale => "cash_refund_contradicts_sale",
             FactRule::StoreRefundContradictsSale => "store_refund_contradicts_sale",
+            FactRule::ExchangeContradictsSale => "exchange_contradicts_sale",
         }
     }
 }

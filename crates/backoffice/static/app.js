@@ -122,6 +122,10 @@ function draw(d) {
     (d.store_tenders || []).map((t) => [store(t.store_id), t.name, t.kind.replace("_", " "), t.tenders, money(t.amount, t.currency),
       money(t.forfeited, t.currency), t.refunds, money(t.refunded, t.currency), money(t.amount - t.refunded, t.currency)]),
     "No store tenders (vouchers, QR, e-money, store account) yet.");
+  table("exchanges", ["store", "register", "sale", "return", "exchanged for", "credit", "when"],
+    (d.exchanges || []).map((x) => [store(x.store_id), x.register, "sale " + x.old_sale_id, x.return_no,
+      "exchanged for sale " + x.new_sale_id + (x.new_sale_completed ? "" : " (not paid yet)"), money(x.credit, x.currency),
+      when(x.exchanged_at_ms)]), "No exchanges yet.");
   table("shifts", ["store", "register", "shift", "float", "opened", "Z", "counted", "expected", "over/short"],
     d.shifts.map((s) => [store(s.store_id), s.register, s.shift_id, money(s.float_amount, s.currency), when(s.opened_at_ms),
       s.z_number ?? "open", s.counted === null ? "—" : money(s.counted, s.currency),

@@ -11,6 +11,7 @@ mod audit_heads;
 mod catalog;
 mod cluster;
 mod dashboard;
+mod impossible_exchanges;
 mod impossible_facts;
 mod impossible_returns;
 mod impossible_store_tenders;

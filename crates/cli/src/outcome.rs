@@ -38,6 +38,17 @@ pub(crate) fn fail(code: &str, message: &str) -> ! {
     std::process::exit(1)
 }
 
+/// [`fail`] with more fields in the error object (e.g. a refusal's `why`).
+pub(crate) fn fail_with(code: &str, message: &str, extra: serde_json::Value) -> ! {
+    let mut err = json!({"code": code, "message": message});
+    if let (Some(e), Some(x)) = (err.as_object_mut(), extra.as_object()) {
+        e.extend(x.clone());
+    }
+    out!("{}", json!({ "error": err }));
+    eprintln!("paydesk-cli: {message}");
+    std::process::exit(1)
+}
+
 pub(crate) fn fail_engine(e: &EngineError) -> ! {
     fail(e.code(), &e.to_string())
 }

@@ -7,7 +7,8 @@
 //! as a reprint (record 0058: an attempt that reached no printer leaves the next the original).
 //! A printer that is off: exit 1 `{"error":{"code":"print_failed","message",
 //! "may_have_printed"}}` — the sale is committed already and is not touched.
-//! `--ryoshusho --to NAME --for TEXT [--json]`: the sale's ryōshūsho instead (`ryoshusho.rs`).
+//! `--ryoshusho --to NAME --for TEXT [--json]`: the sale's ryōshūsho instead (`ryoshusho.rs`);
+//! with `--kept`, a new one for what the customer kept after a return (record 0145).
 
 use std::io::Write as _;
 
@@ -25,7 +26,7 @@ use crate::outcome::fail;
 fn ryoshusho(engine: &Engine, a: &ReceiptArgs, paper: Paper) -> i32 {
     let Some(what_for) = a.what_for.as_deref() else { fail("invalid_input", "--ryoshusho needs --for TEXT (但し書き)") };
     let print = a.print.as_deref().map(|t| t.parse().unwrap_or_else(|e: paydesk_receipt::PrintError| fail("invalid_input", &e.to_string())));
-    let args = crate::ryoshusho::RyoshushoArgs { cart: CartId(a.cart), to: &a.to, what_for, paper, json: a.json, print };
+    let args = crate::ryoshusho::RyoshushoArgs { cart: CartId(a.cart), to: &a.to, what_for, paper, json: a.json, print, kept: a.kept };
     crate::ryoshusho::run(engine, &args)
 }
 
@@ -54,6 +55,10 @@ pub(crate) struct ReceiptArgs {
     /// With --ryoshusho: one JSON object instead of the document's text.
     #[arg(long, requires = "ryoshusho")]
     json: bool,
+    /// With --ryoshusho: a NEW ryōshūsho for what the customer kept after a return, in
+    /// place of the one they handed back (record 0145).
+    #[arg(long, requires = "ryoshusho")]
+    kept: bool,
 }
 
 pub(crate) fn run(engine: &Engine, a: &ReceiptArgs) -> i32 {

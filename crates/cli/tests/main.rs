@@ -27,6 +27,7 @@ mod resilience;
 mod restore;
 mod restored_return;
 mod ryoshusho;
+mod ryoshusho_kept;
 mod sale;
 mod sale_exchange;
 mod sale_return;

@@ -285,6 +285,10 @@ pub enum Error {
     /// and is not reprinted (record 0114). Nothing written.
     #[error("ryōshūsho {number} of sale {cart_id} was taken back at a refund or return; it is no longer valid")]
     RyoshushoTakenBack { cart_id: i64, number: String },
+    /// No new ryōshūsho for what the customer kept after a return (record 0145), and why.
+    /// Nothing written.
+    #[error("sale {cart_id}: no new ryōshūsho for what was kept: {why}")]
+    RyoshushoReissueRefused { cart_id: i64, why: ReissueRefusal },
     /// A refund or return of a sale not paid in full (`state` is `SaleState::as_str`):
     /// an open sale is canceled instead. Nothing written.
     #[error("sale {cart_id} is not paid in full ({state}): cancel it instead of refunding")]
@@ -541,4 +545,25 @@ impl std::fmt::Display for LabelRuleRefusal {
             LabelRuleRefusal::TooMany { max } => write!(f, "a store keeps at most {max} label rules"),
         }
     }
+}
+
+/// Why a new ryōshūsho for what the customer kept was refused (record 0145).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReissueRefusal {
+    /// The sale never had one: the first is issued as usual.
+    #[error("it has no ryōshūsho; issue one")]
+    NoneIssued,
+    /// The sale's ryōshūsho is still with the customer and valid: it is reprinted.
+    #[error("ryōshūsho {number} is still valid; reprint it")]
+    StillValid { number: String },
+    /// Nothing of the sale came back by a return.
+    #[error("nothing of it was returned")]
+    NoReturn,
+    /// Everything came back: there is nothing to state.
+    #[error("everything came back")]
+    NothingKept,
+    /// The returns and the money disagree (money went back by amount, or a return's card
+    /// refund failed and is still owed): the amount kept is not stated per rate.
+    #[error("its returns leave {by_returns} kept but its tenders hold {by_tenders}: settle the refunds first")]
+    KeptNotStated { by_returns: i64, by_tenders: i64 },
 }

@@ -46,7 +46,7 @@ pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, R
 pub use ledger::{Payments, Refunds, Carts, Sales, Catalog, Shifts, Roster, CardReaders, Audit, Receipts, Returns, TenderTypes, SyncLog};
 pub use ledger::{HeldCart, HoldRefusal, MAX_HELD_LIMIT};
 pub use ledger::{exempt_reason, MAX_EXEMPT_REASON_CHARS, MIN_EXEMPT_REASON_CHARS};
-pub use error::{ExemptRefusal, LabelRuleRefusal};
+pub use error::{ExemptRefusal, LabelRuleRefusal, ReissueRefusal};
 pub use ledger::catalog::{check_label_rules, CounterRulesChange, LabelRules, MAX_LABEL_RULES};
 pub use ledger::MAX_OPEN_PRICE_LIMIT;
 pub use ledger::PublishedCaps;
@@ -58,7 +58,9 @@ pub use ledger::{RestoredReturnLine, RestoredReturnPlan, RestoredReturnRecord, R
 pub use ledger::catalog::{Category, Found, MatchKind, QueryProblem, SearchQuery};
 pub use ledger::catalog::{CatalogItem, PriceKind, CsvProblem, DemoLocale, DEMO_WEIGHED_SKU, ImportReport, parse_locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
 pub use ledger::{local_time, receipt_sale_data, store_date, store_day_start, store_time, tax_cart, utc_day, LockedTax, PrintOutcome, ReceiptPrint};
-pub use ledger::{ryoshusho_number, IssuedRyoshusho, RyoshushoIssue, RyoshushoRecord};
+pub use ledger::{
+    ryoshusho_generation_number, ryoshusho_number, IssuedRyoshusho, KeptPart, RyoshushoGeneration, RyoshushoIssue, RyoshushoKept, RyoshushoRecord,
+};
 pub use ledger::{AuditSnapshot, ConfirmedHead, MAX_REPORTED_Z_HEADS};
 pub use ledger::{AuditInput, PinPurpose, PublishedStaff, PublishedStaffReport, Staff, StaffRefusal, MAX_STAFF};
 pub use ledger::shift::{Actor, DenominationCount, PaidInOut, PaidKind, Shift, ShiftRefusal, ShiftReport, TenderTotal, ZReport};

@@ -236,6 +236,10 @@ pub enum ReceiptError {
     ChangeWithoutCash { change: i64, cash: i64 },
     #[error("issued_at {year:04}-{month:02}-{day:02} {hour:02}:{minute:02} is not a valid date and time")]
     BadDateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8 },
+    /// A ryōshūsho for what was kept after returns (record 0145) whose parts do not pay
+    /// exactly what was kept, or whose returns the sale's rates do not hold.
+    #[error("the parts pay {parts} of the {kept} kept")]
+    KeptUnstated { parts: i64, kept: i64 },
 }
 
 /// Longest reason of a tax-exempt sale printed (the ledger keeps at most as many).

@@ -128,3 +128,70 @@ fn bad_input_is_refused_by_field_and_an_unpaid_sale_gets_none() {
     unpaid.paid = 500;
     assert!(matches!(build_ryoshusho(&unpaid, &request("A"), false, None), Err(ReceiptError::Underpaid { paid: 500, total: 1_000 })));
 }
+
+/// A ¥55,000 watch and a ¥1,650 mug (both 10 %), ¥60,000 in cash.
+fn watch_and_mug() -> Receipt {
+    let data = SaleData {
+        lines: vec![
+            LineInput { name: "腕時計".into(), unit_price: 55_000, quantity: 1, class: TaxClass::Standard, discount: None, weight: None },
+            LineInput { name: "マグ".into(), unit_price: 1_650, quantity: 1, class: TaxClass::Standard, discount: None, weight: None },
+        ],
+        tenders: vec![Tender { kind: TenderKind::Cash, amount: 60_000, card: None, store: None }],
+        dining: Dining::TakeOut,
+        header: vec![],
+        footer: vec![],
+        ..ja_sale()
+    };
+    build_receipt(&data, &inclusive(), false).unwrap()
+}
+
+fn kept(gross: i64, tax: i64, parts: Vec<Part>) -> paydesk_receipt::ryoshusho::Kept {
+    let returned = vec![paydesk_receipt::ryoshusho::ReturnedRate { class: TaxClass::Standard, ppm: 100_000, base: gross - tax, tax, gross }];
+    paydesk_receipt::ryoshusho::Kept { returned, parts, replaces: "0042-1".into() }
+}
+
+fn cash(amount: i64) -> Part {
+    Part { kind: TenderKind::Cash, amount, counts_for_stamp: true }
+}
+
+#[test]
+fn a_ryoshusho_for_what_was_kept_states_it_and_judges_the_stamp_on_the_kept_cash() {
+    use paydesk_receipt::ryoshusho::build_kept_ryoshusho;
+    let sale = watch_and_mug();
+    let rule = StampRule::japan();
+    let req = RyoshushoRequest { number: "0042-2".into(), ..request("株式会社ペイデスク") };
+    // The mug back: ¥55,000 kept, ¥5,000 of it tax: ¥50,000 before tax, the threshold.
+    let r = build_kept_ryoshusho(&sale, &req, &kept(1_650, 150, vec![cash(55_000)]), false, Some(&rule)).unwrap();
+    assert_eq!((r.total, r.tax_total, r.replaces.as_deref()), (55_000, 5_000, Some("0042-1")));
+    assert_eq!(r.stamp, Some(StampNeeded { base_minor: 50_000, duty_minor: 200 }));
+    assert_eq!((r.rates.len(), r.rates[0].gross, r.rates[0].tax), (1, 55_000, 5_000));
+    let t = text(&r, Paper::Mm80);
+    for want in ["¥55,000-", "No.0042-2", "No.0042-1 の差替え", "収入印紙", "印紙税額 ¥200", "現金"] {
+        assert!(t.contains(want), "{want:?} missing:\n{t}");
+    }
+    // ¥11 more back: ¥54,989 kept, ¥49,990 before tax: under the threshold, no box.
+    let under = build_kept_ryoshusho(&sale, &req, &kept(1_661, 151, vec![cash(54_989)]), false, Some(&rule)).unwrap();
+    assert_eq!((under.total, under.stamp), (54_989, None));
+    assert!(!text(&under, Paper::Mm80).contains("収入印紙"));
+    // Kept by card: no stamp, whatever the amount.
+    let card = Part { kind: TenderKind::Card, amount: 55_000, counts_for_stamp: false };
+    assert_eq!(build_kept_ryoshusho(&sale, &req, &kept(1_650, 150, vec![card]), false, Some(&rule)).unwrap().stamp, None);
+    // A reprint is marked as one.
+    assert!(text(&build_kept_ryoshusho(&sale, &req, &kept(1_650, 150, vec![cash(55_000)]), true, Some(&rule)).unwrap(), Paper::Mm80).contains("再発行"));
+}
+
+#[test]
+fn a_ryoshusho_for_more_than_was_kept_is_refused() {
+    use paydesk_receipt::ryoshusho::{build_kept_ryoshusho, Kept, ReturnedRate};
+    let sale = watch_and_mug();
+    let req = RyoshushoRequest { number: "0042-2".into(), ..request("") };
+    // Parts paying more (or less) than the sale less its returns.
+    for parts in [vec![cash(55_001)], vec![cash(54_999)], vec![cash(55_000), cash(0)]] {
+        let e = build_kept_ryoshusho(&sale, &req, &kept(1_650, 150, parts.clone()), false, None).unwrap_err();
+        assert!(matches!(e, ReceiptError::KeptUnstated { .. }), "{parts:?}: {e:?}");
+    }
+    // A return at a rate the sale never bore, or more than the sale: refused.
+    let reduced = Kept { returned: vec![ReturnedRate { class: TaxClass::Reduced, ppm: 80_000, base: 100, tax: 8, gross: 108 }], parts: vec![cash(56_542)], replaces: "0042-1".into() };
+    assert!(matches!(build_kept_ryoshusho(&sale, &req, &reduced, false, None), Err(ReceiptError::KeptUnstated { .. })));
+    assert!(matches!(build_kept_ryoshusho(&sale, &req, &kept(56_650, 5_150, vec![]), false, None), Err(ReceiptError::KeptUnstated { .. })));
+}

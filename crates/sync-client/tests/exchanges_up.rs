@@ -1,4 +1,5 @@
-//! Exchanges travel up as what they are made of (record 0123), against the REAL back office
+//! Exchanges travel up as what they are made of (record 0123) and as the `exchange_recorded`
+//! link between the two sales (record 0145), against the REAL back office
 //! on a private PostgreSQL with a real ledger file: the return of the old sale, the new
 //! sale, and only the money that moved (the difference paid, or given back). No exchange
 //! fact is needed for the owner's numbers to be true: the back office takes every row, and
@@ -79,4 +80,27 @@ async fn an_exchange_arrives_as_its_return_its_new_sale_and_the_money_that_moved
     let cash_back = net["cash_refunded"].as_i64().unwrap();
     assert_eq!(took - card_back - cash_back, sold - returned, "takings less money given back = net sales: {dash}");
     assert_eq!(took, sold - x.credit_minor - y.credit_minor, "tenders are the sales less what the credits paid");
+
+    // The exchanges themselves (record 0145): each links the old sale, its return and the new
+    // sale with the credit, stored once; the dashboard says "exchanged for sale N".
+    let mut links: Vec<(i64, String, i64, i64, bool)> = dash["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["old_sale_id"].as_i64().unwrap(), e["return_no"].as_str().unwrap().to_string(), e["new_sale_id"].as_i64().unwrap(), e["credit"].as_i64().unwrap(), e["new_sale_completed"].as_bool().unwrap()))
+        .collect();
+    links.sort();
+    assert_eq!(
+        links,
+        vec![(old.0, x.ret.record.number.clone(), dearer.0, 1650, true), (old.0, y.ret.record.number.clone(), cheaper.0, 220, true)],
+        "{dash}"
+    );
+    // Each exchange's fact follows its return's in the journal.
+    let kinds: Vec<String> = db.query("SELECT kind FROM journal ORDER BY seq", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
+    let after_return: Vec<&str> = kinds.windows(2).filter(|w| w[1] == "exchange_recorded").map(|w| w[0].as_str()).collect();
+    assert_eq!(after_return, ["return_recorded", "return_recorded"], "{kinds:?}");
+    // A second round sends nothing more and stores nothing twice.
+    let again = reg.sync_loop().round().await.unwrap();
+    assert_eq!(again.rows_sent, 0);
+    assert_eq!(db.query_one("SELECT count(*) FROM sale_exchanges", &[]).await.unwrap().get::<_, i64>(0), 2);
 }

@@ -4,6 +4,7 @@
 use crate::audit::{AuditHead, AuditReport};
 use crate::books::{amount_or_zero, id, signed_amount, DrawerMove, Tender};
 use crate::catalog::{Item, StoreTax};
+use crate::exchanges::ExchangeRecorded;
 use crate::returns::ReturnRecorded;
 use crate::sales::SaleCompleted;
 use crate::staff::{check_staff_name, StaffRole};
@@ -250,6 +251,9 @@ pub enum Fact {
     /// refunded as a voucher, record 0121): `refund` is the register's store refund, `shift`
     /// the drawer session it was recorded in. Never a drawer movement.
     StoreRefunded { refund: i64, sale: i64, tender_seq: i64, amount: i64, currency: String, shift: Option<i64> },
+    /// A return's worth paid another sale (an exchange, records 0123 and 0145): links the
+    /// two sales; the money travels in the return's and the new sale's own facts.
+    ExchangeRecorded(ExchangeRecorded),
 }
 
 impl Fact {
@@ -272,6 +276,7 @@ impl Fact {
             Fact::ReturnRecorded(_) => "return_recorded",
             Fact::CashRefunded { .. } => "cash_refunded",
             Fact::StoreRefunded { .. } => "store_refunded",
+            Fact::ExchangeRecorded(_) => "exchange_recorded",
         }
     }
 
@@ -343,6 +348,7 @@ impl Fact {
             Fact::StoreRefunded { refund, sale, tender_seq, amount, currency, shift } => {
                 crate::store_tenders::validate_store_refunded(&f, (*refund, *sale, *tender_seq), *amount, currency, *shift)
             }
+            Fact::ExchangeRecorded(x) => x.validate(&f),
         }
     }
 }

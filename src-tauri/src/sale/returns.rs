@@ -52,6 +52,22 @@ pub struct ReturnResult {
     /// The return document as printed on 80 mm paper.
     pub document: Vec<String>,
     pub next_print_reprint: bool,
+    /// When the sale's ryōshūsho came back at this return and the customer kept something:
+    /// what a new one would state (record 0145), for "Issue new 領収書 for ¥X".
+    pub ryoshusho_kept: Option<KeptOffer>,
+}
+
+/// A new ryōshūsho the screen offers after a return (record 0145): its amount and the
+/// words of the one handed back, which it keeps by default.
+#[derive(Debug, Serialize)]
+pub struct KeptOffer {
+    pub cart_id: i64,
+    pub total: i64,
+    pub total_display: String,
+    pub addressee: String,
+    pub description: String,
+    /// The number of the ryōshūsho it replaces.
+    pub replaces: String,
 }
 
 /// The lines typed, checked against the sale's line count: at least one, at most one
@@ -149,7 +165,26 @@ pub async fn return_lines(
         Ok(d) => (render_return_text(&d.document, Paper::Mm80), d.next_print_reprint),
         Err(e) => (vec![e.to_string()], false),
     };
+    // Only when the ryōshūsho came back at THIS return; an unsure card refund (still being
+    // confirmed) leaves the amount unstated, and the offer out.
+    let ryoshusho_kept = if r.record.ryoshusho_taken_back {
+        let receipts = engine.receipts();
+        match (receipts.ryoshusho(cart), receipts.ryoshusho_kept(cart)) {
+            (Ok(Some(old)), Ok(k)) => Some(KeptOffer {
+                cart_id: cart.0,
+                total: k.total_minor,
+                total_display: money::format(k.total_minor, r.sale.currency),
+                addressee: old.addressee,
+                description: old.description,
+                replaces: old.number,
+            }),
+            _ => None,
+        }
+    } else {
+        None
+    };
     Ok(ReturnResult {
+        ryoshusho_kept,
         return_id: r.record.id,
         number,
         lines: super::refund::refund_lines(&r.card_refunds),

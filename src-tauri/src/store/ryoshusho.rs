@@ -4,6 +4,8 @@
 //! prints it to the configured printer if there is one. The document is recorded before
 //! it is printed and whatever the printer does: the answer says whether it printed, and
 //! issuing again reprints it. The screen gets the 80 mm text rows (drawn as text nodes).
+//! With `kept: true` (record 0145) it issues a NEW ryōshūsho for what the customer kept
+//! after a return, in place of the one handed back; the same permission, the same checks.
 
 use paydesk_access::Action;
 use paydesk_receipt::ryoshusho::{render_ryoshusho_escpos, render_ryoshusho_text, Ryoshusho};
@@ -70,7 +72,19 @@ fn refused(e: RyoshushoError) -> AppError {
         RyoshushoError::Document(d) => receipt_build_error(d),
         RyoshushoError::Ledger(L::RyoshushoDiffers { number, .. }) => AppError::InvalidInput(tr!(active(), "ryoshusho-screen-differs", number = number)),
         RyoshushoError::Ledger(L::RyoshushoUnpaid { .. }) => AppError::ReceiptUnavailable(t(id!("ryoshusho-screen-unpaid"))),
+        RyoshushoError::Ledger(L::RyoshushoReissueRefused { why, .. }) => AppError::InvalidInput(reissue_refused(&why)),
         RyoshushoError::Ledger(other) => receipt_error(other),
+    }
+}
+
+/// Why no new ryōshūsho for what was kept (record 0145), in the cashier's words.
+fn reissue_refused(why: &paydesk_ledger::ReissueRefusal) -> String {
+    use paydesk_ledger::ReissueRefusal as R;
+    match why {
+        R::NoneIssued => t(id!("ryoshusho-screen-kept-none-issued")),
+        R::StillValid { number } => tr!(active(), "ryoshusho-screen-kept-still-valid", number = number.clone()),
+        R::NoReturn | R::NothingKept => t(id!("ryoshusho-screen-kept-nothing")),
+        R::KeptNotStated { .. } => t(id!("ryoshusho-screen-kept-not-stated")),
     }
 }
 
@@ -93,7 +107,8 @@ async fn print(state: &AppState, doc: &Ryoshusho) -> AppResult<(bool, String)> {
 }
 
 /// Issues (or reprints) the ryōshūsho of paid sale `cart` to `addressee` for
-/// `description`, and prints it when a printer is set.
+/// `description`, and prints it when a printer is set. `kept`: a new one for what the
+/// customer kept after a return, in place of the one handed back (record 0145).
 #[tauri::command]
 pub async fn issue_ryoshusho(
     state: State<'_, AppState>,
@@ -101,6 +116,7 @@ pub async fn issue_ryoshusho(
     addressee: String,
     description: String,
     approval: Option<crate::staff::Approval>,
+    kept: Option<bool>,
 ) -> AppResult<RyoshushoView> {
     let cart = validate_cart(cart)?;
     let addressee = checked_text(&addressee, Field::Addressee)?;
@@ -110,7 +126,10 @@ pub async fn issue_ryoshusho(
     // in that order on paper.
     let _one = PRINTING.lock().await;
     let ask = RyoshushoAsk { addressee: &addressee, description: &description, issued_by: granted.actor_id() };
-    let issued = state.engine().receipts().issue_ryoshusho(cart, ask).map_err(refused)?;
+    let engine = state.engine();
+    let receipts = engine.receipts();
+    let issued = if kept.unwrap_or(false) { receipts.reissue_ryoshusho(cart, ask) } else { receipts.issue_ryoshusho(cart, ask) };
+    let issued = issued.map_err(refused)?;
     let (printed, printing) = print(&state, &issued.document).await?;
     let number = issued.record.number.clone();
     let done = if issued.reprint {

@@ -227,6 +227,15 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
          FROM registers r ORDER BY r.name LIMIT $1",
     )
     .await?;
+    // Exchanges (record 0145): which sale's return paid which new sale, newest first.
+    let exchanges = rows(
+        &client,
+        "SELECT x.store_id, r.name AS register, x.old_sale_id, x.return_no, x.new_sale_id, x.credit, x.currency, x.exchanged_at_ms,
+                EXISTS (SELECT 1 FROM sales s WHERE s.store_id = x.store_id AND s.register_id = x.register_id AND s.sale_id = x.new_sale_id)
+                    AS new_sale_completed
+         FROM sale_exchanges x JOIN registers r USING (store_id, register_id) ORDER BY x.exchanged_at_ms DESC LIMIT $1",
+    )
+    .await?;
     // Each register's audit chain as it reported it (record 0053).
     let audit = crate::sync::audit_head::all(&client, LIST_LIMIT).await?;
     // What is owed back to customers and what was paid back (record 0142).
@@ -237,6 +246,6 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
         "sales_by_register": sales_by_register, "sales_by_hour": sales_by_hour, "tenders_by_store": tenders_by_store, "shifts": shifts,
         "sales_net": sales_net, "tax_net": tax_net, "store_tenders": store_tenders,
         "refunds": refunds, "exceptions": exceptions, "registers": registers, "audit": audit,
-        "owed_back": owed_back, "owed_refunds": owed_refunds,
+        "owed_back": owed_back, "owed_refunds": owed_refunds, "exchanges": exchanges,
     })))
 }

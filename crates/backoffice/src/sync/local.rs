@@ -74,7 +74,8 @@ pub async fn apply_local(tx: &Transaction<'_>, reg: RegisterId, rows: &[Row]) ->
             | Fact::SaleCanceled { .. }
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::ExchangeRecorded(_) => {}
         }
     }
     Ok(())

@@ -3,6 +3,7 @@
 //! own store's rows.
 pub mod audit_head;
 mod books;
+mod exchanges;
 mod local;
 pub mod changes;
 pub mod ingest;

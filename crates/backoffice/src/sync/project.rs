@@ -77,7 +77,8 @@ fn fold(first: i64, rows: &[Row]) -> ApiResult<Folded> {
             Fact::ItemSaved(_) | Fact::StaffSaved { .. } | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::ExchangeRecorded(_) => {}
         }
     }
     // A change before its own creation in the same run is out of the register's order.
@@ -142,6 +143,7 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
     super::sales::apply_sales(tx, reg, first, rows).await?;
     super::returns::apply_returns(tx, reg, first, rows).await?;
     super::store_refunds::apply_store_refunds(tx, reg, first, rows).await?;
+    super::exchanges::apply_exchanges(tx, reg, first, rows).await?;
     super::local::apply_local(tx, reg, rows).await?;
     super::rules::check_applied(tx, reg, first, rows).await?;
     Ok(rows.len() as u64)

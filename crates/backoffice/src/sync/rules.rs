@@ -80,7 +80,8 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::ExchangeRecorded(_) => {}
         }
     }
     if pay_keys.is_empty() && ref_keys.is_empty() {
@@ -141,7 +142,8 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::ExchangeRecorded(_) => {}
         }
     }
     Ok(())
@@ -193,7 +195,8 @@ fn named(first: i64, rows: &[Row]) -> Named<'_> {
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::ExchangeRecorded(_) => {}
         }
     }
     n

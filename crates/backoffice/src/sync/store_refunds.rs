@@ -46,7 +46,8 @@ pub async fn apply_store_refunds(tx: &Transaction<'_>, reg: RegisterId, first: i
             | Fact::StaffSaved { .. }
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
-            | Fact::CashRefunded { .. } => {}
+            | Fact::CashRefunded { .. }
+            | Fact::ExchangeRecorded(_) => {}
         }
     }
     Ok(())

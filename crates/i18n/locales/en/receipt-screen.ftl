@@ -50,3 +50,7 @@ receipt-find-label = Receipt number (type or scan its barcode)
 receipt-find-submit = Open
 receipt-find-invalid = A receipt number is 1 to { $max } digits.
 receipt-find-none = No paid sale has receipt number { $number }.
+ryoshusho-screen-kept-none-issued = This sale has no formal receipt: issue one as usual.
+ryoshusho-screen-kept-still-valid = Formal receipt { $number } is still valid: reissue it instead.
+ryoshusho-screen-kept-nothing = Nothing was kept after the returns: there is no new formal receipt to issue.
+ryoshusho-screen-kept-not-stated = Money went back on this sale by amount, or a refund of it failed: what was kept cannot be stated. Settle the refunds first.

@@ -45,3 +45,5 @@ exchange-nothing-to-credit = The items chosen were free, so there is nothing to 
 exchange-of-credited-sale = This sale was itself paid by an exchange: return its items, then sell. Nothing was exchanged.
 exchange-credit-held = This sale is paid in part by an exchange, so it cannot be canceled: take the rest, then return what the customer does not keep.
 tender-exchange-credit = Exchange { $number }
+# After a return with the 領収書 handed back (record 0145): a new one for what was kept.
+return-ryoshusho-kept = Issue new 領収書 for { $amount }

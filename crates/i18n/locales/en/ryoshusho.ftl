@@ -17,6 +17,7 @@ ryoshusho-tax-included = Consumption tax included
 ryoshusho-exempt = Tax exempt
 ryoshusho-stamp = Revenue stamp
 ryoshusho-stamp-duty = Stamp duty { $duty }
+ryoshusho-replaces = Replaces No. { $number } (after a return)
 ryoshusho-receipt-no = Sale receipt No. { $number }
 # The description the form is filled with, in the store's language (the document's).
 ryoshusho-default-description = Goods

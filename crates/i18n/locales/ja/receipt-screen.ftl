@@ -50,3 +50,7 @@ receipt-find-label = レシート番号（入力またはバーコードを読�
 receipt-find-submit = 開く
 receipt-find-invalid = レシート番号は{ $max }桁までの数字です。
 receipt-find-none = レシート番号 { $number } の支払済みの会計はありません。
+ryoshusho-screen-kept-none-issued = この会計には領収書がありません。通常どおり発行してください。
+ryoshusho-screen-kept-still-valid = 領収書 { $number } はまだ有効です。再発行してください。
+ryoshusho-screen-kept-nothing = 返品後に残った購入がないため、新しい領収書は発行できません。
+ryoshusho-screen-kept-not-stated = この会計には金額指定の返金か失敗した返金があり、残った金額を記載できません。先に返金を確定してください。

@@ -45,3 +45,5 @@ exchange-nothing-to-credit = 選んだ商品は無料だったため、交換す
 exchange-of-credited-sale = この会計自体が交換で支払われています。商品を返品してから販売してください。交換はしていません。
 exchange-credit-held = この会計は交換で一部支払われているため取り消せません。残りを受け取り、不要な商品は返品してください。
 tender-exchange-credit = 交換 { $number }
+# 領収書を回収した返品の後 (record 0145): 残った購入分の新しい領収書。
+return-ryoshusho-kept = 残り { $amount } の新しい領収書を発行

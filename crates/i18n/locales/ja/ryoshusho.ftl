@@ -16,6 +16,7 @@ ryoshusho-tax-included = 内消費税
 ryoshusho-exempt = 非課税
 ryoshusho-stamp = 収入印紙
 ryoshusho-stamp-duty = 印紙税額 { $duty }
+ryoshusho-replaces = No.{ $number } の差替え (返品後)
 ryoshusho-receipt-no = レシート番号 { $number }
 # 発行フォームに最初から入る但し書き (店舗の言語 = 書類の言語)。
 ryoshusho-default-description = お品代として

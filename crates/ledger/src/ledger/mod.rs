@@ -54,7 +54,9 @@ pub use exchange::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};
 pub use returns::{return_number, ReturnLine, ReturnPlan, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
 mod rows;
 mod ryoshusho;
-pub use ryoshusho::{ryoshusho_number, IssuedRyoshusho, RyoshushoIssue, RyoshushoRecord};
+pub use ryoshusho::{
+    ryoshusho_generation_number, ryoshusho_number, IssuedRyoshusho, KeptPart, RyoshushoGeneration, RyoshushoIssue, RyoshushoKept, RyoshushoRecord,
+};
 mod sale;
 mod session;
 pub mod shift;

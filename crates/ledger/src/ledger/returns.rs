@@ -209,6 +209,10 @@ pub(super) fn take_back_tx(
         };
         // Last, with every child row written: its trigger sends the whole return up (v21).
         tx.exec_cached("INSERT INTO returns_sent (return_id) VALUES (?1)", [id])?;
+        // Then the exchange's link, after the return's fact it names (v37, record 0145).
+        if let Some(x) = exchange_id {
+            tx.exec_cached("INSERT INTO exchanges_sent (exchange_id) VALUES (?1)", [x])?;
+        }
         if ryoshusho.is_some() {
             super::ryoshusho::mark_taken_back_tx(tx, cart_id, Some(id), now_ms)?;
         }

@@ -49,6 +49,7 @@ mod v33_published_caps;
 mod v34_item_fact_shape;
 mod v35_tender_staff;
 mod v36_restored_returns;
+mod v37_ryoshusho_reissues;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -91,6 +92,7 @@ pub const MIGRATIONS: &[&str] = &[
     v34_item_fact_shape::ITEM_FACT_SHAPE,  // v34: a local item's fact carries its shape (record 0137)
     v35_tender_staff::TENDER_STAFF,        // v35: a tender's fact names its staff (record 0143)
     v36_restored_returns::RESTORED_RETURNS, // v36: returns of a sale restored from a replaced register (record 0144)
+    v37_ryoshusho_reissues::RYOSHUSHO_REISSUES, // v37: a new ryōshūsho for what was kept after a return (record 0145)
 ];
 
 /// The version whose migration turned the audit log into a chain.

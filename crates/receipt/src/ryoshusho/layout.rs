@@ -20,6 +20,9 @@ pub(super) fn layout(r: &Ryoshusho, paper: Paper) -> Vec<Row> {
         o.text(&m(id!("ryoshusho-reprint")), Align::Center, true, false);
     }
     o.pair(&format_date(&r.issued_at, l), &tr!(l, "ryoshusho-number", number = r.number.clone()), false);
+    if let Some(old) = &r.replaces {
+        o.text(&tr!(l, "ryoshusho-replaces", number = old.clone()), Align::Right, false, false);
+    }
     o.rule();
     let to = if r.addressee.is_empty() {
         m(id!("ryoshusho-addressee-blank"))

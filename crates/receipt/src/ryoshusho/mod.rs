@@ -70,6 +70,32 @@ pub struct Ryoshusho {
     pub stamp: Option<StampNeeded>,
     /// Printed instead of a stamp box when the tax office approved it.
     pub stamp_text: Option<String>,
+    /// The number of the ryōshūsho this one replaces, when it was issued for what the
+    /// customer kept after a return (record 0145); printed so the two are found together.
+    #[serde(default)]
+    pub replaces: Option<String>,
+}
+
+/// What the customer kept of a sale after its returns (record 0145), as the ledger worked
+/// it out: what was given back per tax rate, and how the part kept was paid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kept {
+    /// What the returns took back, per rate (`class`, `ppm`) as the sale bore it.
+    pub returned: Vec<ReturnedRate>,
+    /// How what was kept was paid: what each kind still holds after every give-back.
+    pub parts: Vec<Part>,
+    /// The number of the ryōshūsho the new one replaces (handed back at a return).
+    pub replaces: String,
+}
+
+/// What returns took back at one rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReturnedRate {
+    pub class: paydesk_tax::TaxClass,
+    pub ppm: u32,
+    pub base: i64,
+    pub tax: i64,
+    pub gross: i64,
 }
 
 /// Builds the ryōshūsho of a sale's receipt. `stamp`: the store's rule (Japan's for a yen
@@ -108,6 +134,58 @@ pub fn build_ryoshusho(
         tax_total: sale.tax_total,
         stamp: stamp.and_then(|r| r.needed(base)),
         stamp_text: stamp.and_then(|r| r.approved_text.clone()),
+        replaces: None,
+    })
+}
+
+/// Builds the ryōshūsho for what the customer kept of a sale after returns (record 0145):
+/// the sale's total less what came back, its tax per rate less the returned tax, paid by
+/// `kept.parts` (what each tender still holds), the stamp judged on the kept cash part by
+/// the same rule as any ryōshūsho. Refuses, besides what [`build_ryoshusho`] refuses: a
+/// return the sale's rates do not hold, nothing kept, or parts that do not pay exactly
+/// what was kept ([`ReceiptError::KeptUnstated`]): never a document for more than the
+/// customer paid and kept.
+pub fn build_kept_ryoshusho(
+    sale: &Receipt,
+    request: &RyoshushoRequest,
+    kept: &Kept,
+    reprint: bool,
+    stamp: Option<&StampRule>,
+) -> Result<Ryoshusho, ReceiptError> {
+    let whole = build_ryoshusho(sale, request, reprint, stamp)?;
+    check_text("replaces", &kept.replaces, false)?;
+    let mut rates = whole.rates.clone();
+    for r in &kept.returned {
+        let Some(at) = rates.iter_mut().find(|x| x.class == r.class && x.ppm == r.ppm) else {
+            return Err(ReceiptError::KeptUnstated { parts: 0, kept: 0 });
+        };
+        at.base -= r.base;
+        at.tax -= r.tax;
+        at.gross -= r.gross;
+        // A rate's named parts cannot be split by what came back: the kept document states
+        // the rate's tax alone.
+        at.parts.clear();
+        if at.base < 0 || at.tax < 0 || at.gross < 0 {
+            return Err(ReceiptError::KeptUnstated { parts: 0, kept: at.gross });
+        }
+    }
+    rates.retain(|r| r.gross > 0);
+    let total = whole.total - kept.returned.iter().map(|r| r.gross).sum::<i64>();
+    let tax_total = whole.tax_total - kept.returned.iter().map(|r| r.tax).sum::<i64>();
+    let paid: i64 = kept.parts.iter().map(|p| p.amount).sum();
+    if total <= 0 || paid != total || kept.parts.iter().any(|p| p.amount <= 0) {
+        return Err(ReceiptError::KeptUnstated { parts: paid, kept: total });
+    }
+    let cash = kept.parts.iter().filter(|p| p.counts_for_stamp).map(|p| p.amount).sum::<i64>();
+    let base = cash_before_tax(cash, tax_total, total);
+    Ok(Ryoshusho {
+        total,
+        parts: kept.parts.clone(),
+        rates,
+        tax_total,
+        stamp: stamp.and_then(|r| r.needed(base)),
+        replaces: Some(kept.replaces.clone()),
+        ..whole
     })
 }
 

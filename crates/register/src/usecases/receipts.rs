@@ -3,10 +3,12 @@
 //! (領収書, record 0112): validated, recorded once, built with the store's stamp rule.
 
 use paydesk_domain::{Currency, TenderKind};
-use paydesk_receipt::ryoshusho::{build_ryoshusho, Ryoshusho, RyoshushoRequest, StampRule};
+use paydesk_receipt::ryoshusho::{build_kept_ryoshusho, build_ryoshusho, Kept, Part, ReturnedRate, Ryoshusho, RyoshushoRequest, StampRule};
 use paydesk_receipt::{build_receipt, ReceiptError, SaleData, MAX_TEXT_CHARS};
 use paydesk_tax::TaxSettings;
-use paydesk_ledger::{store_time, CartId, PrintOutcome, ReceiptPrint, Result, RyoshushoIssue, RyoshushoRecord};
+use paydesk_ledger::{
+    ryoshusho_generation_number, store_time, CartId, PrintOutcome, ReceiptPrint, Result, RyoshushoIssue, RyoshushoKept, RyoshushoRecord,
+};
 
 use crate::Engine;
 
@@ -116,7 +118,23 @@ fn nameless(mut data: SaleData) -> SaleData {
     data
 }
 
-fn issue_in(l: &mut paydesk_ledger::Ledger, cart: CartId, ask: RyoshushoAsk<'_>, now: i64) -> std::result::Result<IssuedRyoshusho, RyoshushoError> {
+/// The ryōshūsho's request: the words, its number, and when (in the store's time).
+fn request(l: &paydesk_ledger::Ledger, addressee: &str, description: &str, number: String, at_ms: i64) -> Result<RyoshushoRequest> {
+    let store = l.catalog().store_settings()?;
+    Ok(RyoshushoRequest { addressee: addressee.to_string(), description: description.to_string(), number, issued_at: store_time(at_ms, &store) })
+}
+
+/// The ledger's figures of what was kept, as the document takes them (record 0145).
+fn kept_of(k: &RyoshushoKept, replaces: String) -> Kept {
+    Kept {
+        returned: k.returned.iter().map(|r| ReturnedRate { class: r.class, ppm: r.ppm, base: r.base, tax: r.tax, gross: r.gross }).collect(),
+        parts: k.parts.iter().map(|p| Part { kind: p.kind, amount: p.amount_minor, counts_for_stamp: p.counts_for_stamp }).collect(),
+        replaces,
+    }
+}
+
+/// The sale's receipt as the ryōshūsho is built from, refusing an unpaid sale as such.
+fn paid_receipt(l: &paydesk_ledger::Ledger, cart: CartId) -> std::result::Result<paydesk_receipt::Receipt, RyoshushoError> {
     // The ledger decides this again in the issue's transaction; asked first so that an
     // unpaid sale is refused as such, not as a sale without a receipt.
     let state = l.sales().by_cart(cart)?.state;
@@ -124,17 +142,33 @@ fn issue_in(l: &mut paydesk_ledger::Ledger, cart: CartId, ask: RyoshushoAsk<'_>,
         return Err(paydesk_ledger::Error::RyoshushoUnpaid { cart_id: cart.0, state: state.as_str() }.into());
     }
     let (data, tax) = l.receipts().data(cart)?;
-    let store = l.catalog().store_settings()?;
-    let receipt = build_receipt(&nameless(data), &tax, false)?;
+    Ok(build_receipt(&nameless(data), &tax, false)?)
+}
+
+/// The document of a recorded ryōshūsho, as a reprint states it: its words, its date, and
+/// for a later generation what was kept (unchanged since: a return needs it back first).
+fn reprint_of(l: &paydesk_ledger::Ledger, receipt: &paydesk_receipt::Receipt, r: &RyoshushoRecord) -> std::result::Result<Ryoshusho, RyoshushoError> {
     let rule = stamp_rule(receipt.currency);
-    let request = |addressee: &str, description: &str, at_ms: i64| RyoshushoRequest {
-        addressee: addressee.to_string(),
-        description: description.to_string(),
-        number: paydesk_ledger::ryoshusho_number(cart),
-        issued_at: store_time(at_ms, &store),
-    };
+    let req = request(l, &r.addressee, &r.description, r.number.clone(), r.issued_at_ms)?;
+    match &r.replaces {
+        None => Ok(build_ryoshusho(receipt, &req, true, rule.as_ref())?),
+        Some(old) => {
+            let kept = l.receipts().ryoshusho_kept(r.cart_id)?;
+            let doc = build_kept_ryoshusho(receipt, &req, &kept_of(&kept, old.clone()), true, rule.as_ref())?;
+            // The record states what was issued; a document that says otherwise is not printed.
+            if doc.total != r.total_minor {
+                return Err(ReceiptError::KeptUnstated { parts: doc.total, kept: r.total_minor }.into());
+            }
+            Ok(doc)
+        }
+    }
+}
+
+fn issue_in(l: &mut paydesk_ledger::Ledger, cart: CartId, ask: RyoshushoAsk<'_>, now: i64) -> std::result::Result<IssuedRyoshusho, RyoshushoError> {
+    let receipt = paid_receipt(l, cart)?;
+    let rule = stamp_rule(receipt.currency);
     // Built before anything is recorded: a text the document refuses records nothing.
-    let first = build_ryoshusho(&receipt, &request(ask.addressee, ask.description, now), false, rule.as_ref())?;
+    let first = build_ryoshusho(&receipt, &request(l, ask.addressee, ask.description, paydesk_ledger::ryoshusho_number(cart), now)?, false, rule.as_ref())?;
     let cash_minor = first.parts.iter().filter(|p| p.kind == TenderKind::Cash).map(|p| p.amount).sum();
     let issue = RyoshushoIssue {
         addressee: &first.addressee,
@@ -145,24 +179,57 @@ fn issue_in(l: &mut paydesk_ledger::Ledger, cart: CartId, ask: RyoshushoAsk<'_>,
         issued_by: ask.issued_by,
     };
     let issued = l.receipts_mut().issue_ryoshusho(cart, &issue, now)?;
-    let r = &issued.record;
     // A reprint states what was first issued: its words and its date.
-    let document = if issued.reprint {
-        build_ryoshusho(&receipt, &request(&r.addressee, &r.description, r.issued_at_ms), true, rule.as_ref())?
-    } else {
-        first
-    };
+    let document = if issued.reprint { reprint_of(l, &receipt, &issued.record)? } else { first };
     Ok(IssuedRyoshusho { document, record: issued.record, reprint: issued.reprint })
+}
+
+/// A new ryōshūsho for what was kept after a return (record 0145): the document built from
+/// the ledger's figures first (a text it refuses records nothing), then recorded; the
+/// ledger checks the amounts against its own in the same transaction.
+fn reissue_in(l: &mut paydesk_ledger::Ledger, cart: CartId, ask: RyoshushoAsk<'_>, now: i64) -> std::result::Result<IssuedRyoshusho, RyoshushoError> {
+    let receipt = paid_receipt(l, cart)?;
+    let rule = stamp_rule(receipt.currency);
+    // Asked first so that a valid one is refused as such (reprint it), not for its amounts.
+    let current = l.receipts().ryoshusho_replaceable(cart)?;
+    let kept = l.receipts().ryoshusho_kept(cart)?;
+    let (replaces, number) = (current.number.clone(), ryoshusho_generation_number(cart, current.generation + 1));
+    let doc = build_kept_ryoshusho(&receipt, &request(l, ask.addressee, ask.description, number, now)?, &kept_of(&kept, replaces), false, rule.as_ref())?;
+    let issue = RyoshushoIssue {
+        addressee: &doc.addressee,
+        description: &doc.description,
+        total_minor: doc.total,
+        cash_minor: kept.cash_minor,
+        stamp_duty_minor: doc.stamp.map(|s| s.duty_minor),
+        issued_by: ask.issued_by,
+    };
+    let issued = l.receipts_mut().reissue_ryoshusho(cart, &issue, now)?;
+    Ok(IssuedRyoshusho { document: doc, record: issued.record, reprint: false })
 }
 
 impl ReceiptCases<'_> {
     /// Issues the sale's ryōshūsho (record 0112): one per sale, the first issue recorded
     /// with its words and amounts, every later one a reprint of it; another addressee or
     /// description than the recorded one is refused. The stamp rule is the store's
-    /// ([`stamp_rule`]).
+    /// ([`stamp_rule`]). After a new one was issued for what was kept (record 0145), a
+    /// reprint is of that one.
     pub fn issue_ryoshusho(&self, cart: CartId, ask: RyoshushoAsk<'_>) -> std::result::Result<IssuedRyoshusho, RyoshushoError> {
         let now = self.engine.now();
         self.engine.with_ledger(|l| issue_in(l, cart, ask, now))
+    }
+
+    /// Issues a new ryōshūsho for what the customer kept after a return, in place of the
+    /// one they handed back (record 0145): the sale's total less what came back, the stamp
+    /// judged on the kept cash part by the store's rule.
+    pub fn reissue_ryoshusho(&self, cart: CartId, ask: RyoshushoAsk<'_>) -> std::result::Result<IssuedRyoshusho, RyoshushoError> {
+        let now = self.engine.now();
+        self.engine.with_ledger(|l| reissue_in(l, cart, ask, now))
+    }
+
+    /// What the customer kept of the sale after its returns, as the ledger works it out
+    /// (the screen offers "Issue new 領収書 for ¥X" with it).
+    pub fn ryoshusho_kept(&self, cart: CartId) -> Result<RyoshushoKept> {
+        self.engine.with_reader(|l| l.receipts().ryoshusho_kept(cart))
     }
 
     /// The sale's recorded ryōshūsho, if any (the screen offers a reprint of it).

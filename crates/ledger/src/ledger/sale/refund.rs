@@ -226,7 +226,7 @@ pub(in crate::ledger) fn refund_slots_tx(tx: &WriteTx<'_>, sale: &Sale) -> Resul
 }
 
 /// Refused while the card tender waits to be forwarded or one of its refunds is open.
-fn refusal_of_card_tx(tx: &WriteTx<'_>, t: &Tender) -> Result<()> {
+fn refusal_of_card_tx(tx: &rusqlite::Connection, t: &Tender) -> Result<()> {
     if t.state == TenderState::Offline {
         return Err(Error::CardTenderNotForwarded { cart_id: t.cart_id.0, tender_seq: t.seq });
     }
@@ -241,7 +241,7 @@ fn refusal_of_card_tx(tx: &WriteTx<'_>, t: &Tender) -> Result<()> {
 
 /// The sale's own tenders with what each has left: what it paid, less what was given
 /// back through it, less what exchanges credited out of it (given back later or not).
-pub(in crate::ledger) fn own_slots_tx(tx: &WriteTx<'_>, sale: &Sale) -> Result<Vec<Slot>> {
+pub(in crate::ledger) fn own_slots_tx(tx: &rusqlite::Connection, sale: &Sale) -> Result<Vec<Slot>> {
     let mut slots: Vec<Slot> = Vec::new();
     let mut push = |t: &Tender, left: i64| -> Result<()> {
         let left = left - crate::ledger::exchange::credited_out_tx(tx, t.id)?;
@@ -269,7 +269,7 @@ pub(in crate::ledger) fn own_slots_tx(tx: &WriteTx<'_>, sale: &Sale) -> Result<V
 }
 
 /// What was given back through a store tender already (positive).
-fn store_refunded_tx(tx: &WriteTx<'_>, tender: TenderId) -> Result<i64> {
+fn store_refunded_tx(tx: &rusqlite::Connection, tender: TenderId) -> Result<i64> {
     Ok(tx.row_cached("SELECT COALESCE(SUM(amount_minor), 0) FROM store_refunds WHERE tender_id = ?1", [tender.0], |r| r.get(0))?)
 }
 

@@ -9,11 +9,22 @@
 //! never quietly printed with the first words. Only a paid sale gets one
 //! ([`Error::RyoshushoUnpaid`]). Each issue, the first and every reprint, is a row of the
 //! audit chain, written in the same transaction.
+//!
+//! After a return of part of the sale, with the ryōshūsho handed back (record 0114), the
+//! customer may be given a NEW one for what they kept (record 0145, `kept.rs`, table
+//! `ryoshusho_reissues`, schema v37): generation 2, 3, … of the sale's ryōshūsho, each
+//! numbered `<receipt number>-<generation>`. Only the newest generation is ever valid:
+//! the ones before were handed back and are replaced. Every rule above (reprint, the same
+//! words, taken back before money goes back) applies to the newest generation.
 
 use std::ops::Deref;
 
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
+
+mod kept;
+
+pub use kept::{KeptPart, RyoshushoKept};
 
 use super::audit::{append_audit, AuditInput};
 use super::sale::sale_tx;
@@ -44,7 +55,8 @@ pub struct RyoshushoIssue<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RyoshushoRecord {
     pub cart_id: CartId,
-    /// The sale's receipt number and "-1" (one per sale).
+    /// The sale's receipt number and "-1"; "-2", "-3", … for the ones issued after a
+    /// return for what the customer kept (record 0145).
     pub number: String,
     pub addressee: String,
     pub description: String,
@@ -56,6 +68,26 @@ pub struct RyoshushoRecord {
     pub issued_at_ms: i64,
     /// Issues so far, the first included.
     pub print_count: i64,
+    /// 1: the sale's first ryōshūsho; 2, 3, …: one issued for what was kept after a return.
+    #[serde(default = "first_generation")]
+    pub generation: i64,
+    /// The number of the (handed back) ryōshūsho this one replaces.
+    #[serde(default)]
+    pub replaces: Option<String>,
+}
+
+fn first_generation() -> i64 {
+    1
+}
+
+/// One generation of a sale's ryōshūsho with its standing (record 0145).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RyoshushoGeneration {
+    pub record: RyoshushoRecord,
+    /// When it was handed back at a refund or return, if it was.
+    pub taken_back_at_ms: Option<i64>,
+    /// The number of the ryōshūsho issued in its place, if one was.
+    pub replaced_by: Option<String>,
 }
 
 /// The answer of an issue: the record, and whether this issue is a reprint of it.
@@ -67,7 +99,12 @@ pub struct IssuedRyoshusho {
 
 /// The number of a sale's ryōshūsho: its receipt number (`receipt_sale_data`'s) and "-1".
 pub fn ryoshusho_number(cart_id: CartId) -> String {
-    format!("{:06}-1", cart_id.0)
+    ryoshusho_generation_number(cart_id, 1)
+}
+
+/// The number of a sale's `generation`-th ryōshūsho (record 0145): "-1" is the first.
+pub fn ryoshusho_generation_number(cart_id: CartId, generation: i64) -> String {
+    format!("{:06}-{generation}", cart_id.0)
 }
 
 const COLS: &str = "number, addressee, description, total_minor, cash_minor, stamp_duty_minor, issued_by, issued_at_ms, print_count";
@@ -87,21 +124,46 @@ fn record_tx(conn: &rusqlite::Connection, cart_id: CartId) -> Result<Option<Ryos
                 issued_by: r.get(6)?,
                 issued_at_ms: r.get(7)?,
                 print_count: r.get(8)?,
+                generation: 1,
+                replaces: None,
             })
         })
         .optional()?)
 }
 
+/// Every generation of the sale's ryōshūsho, oldest first (empty: none was issued).
+fn generations_tx(conn: &rusqlite::Connection, cart_id: CartId) -> Result<Vec<RyoshushoGeneration>> {
+    let Some(first) = record_tx(conn, cart_id)? else { return Ok(Vec::new()) };
+    let mut out = vec![RyoshushoGeneration { record: first, taken_back_at_ms: taken_back_tx(conn, cart_id)?, replaced_by: None }];
+    out.extend(kept::reissues_tx(conn, cart_id)?);
+    let numbers: Vec<String> = out.iter().map(|g| g.record.number.clone()).collect();
+    for (g, next) in out.iter_mut().zip(numbers.into_iter().skip(1)) {
+        g.replaced_by = Some(next);
+    }
+    Ok(out)
+}
+
+/// The sale's valid-or-last ryōshūsho: the newest generation, with when it came back.
+fn current_tx(conn: &rusqlite::Connection, cart_id: CartId) -> Result<Option<RyoshushoGeneration>> {
+    Ok(generations_tx(conn, cart_id)?.pop())
+}
+
 impl<L: Deref<Target = Ledger>> Receipts<L> {
-    /// The sale's ryōshūsho, if one was issued.
+    /// The sale's ryōshūsho, if one was issued: the newest generation (record 0145).
     pub fn ryoshusho(&self, cart_id: CartId) -> Result<Option<RyoshushoRecord>> {
-        record_tx(&self.conn, cart_id)
+        Ok(current_tx(&self.conn, cart_id)?.map(|g| g.record))
     }
 
-    /// When the sale's ryōshūsho was handed back at a refund or return (record 0114), if
-    /// it was: from then on it is not valid and is not reprinted.
+    /// When the sale's (newest) ryōshūsho was handed back at a refund or return (record
+    /// 0114), if it was: from then on it is not valid and is not reprinted.
     pub fn ryoshusho_taken_back(&self, cart_id: CartId) -> Result<Option<i64>> {
-        taken_back_tx(&self.conn, cart_id)
+        Ok(current_tx(&self.conn, cart_id)?.and_then(|g| g.taken_back_at_ms))
+    }
+
+    /// Every ryōshūsho the sale had, oldest first, each with whether it came back and
+    /// which one replaced it (record 0145).
+    pub fn ryoshusho_history(&self, cart_id: CartId) -> Result<Vec<RyoshushoGeneration>> {
+        generations_tx(&self.conn, cart_id)
     }
 }
 
@@ -116,16 +178,25 @@ impl Receipts<&mut Ledger> {
         if sale.state != SaleState::Paid {
             return Err(Error::RyoshushoUnpaid { cart_id: cart_id.0, state: sale.state.as_str() });
         }
-        let issued = match record_tx(&tx, cart_id)? {
-            Some(first) if first.addressee != addressee || first.description != description => {
-                return Err(Error::RyoshushoDiffers { cart_id: cart_id.0, number: first.number });
+        // Only the newest generation can be reprinted (record 0145): the ones before it were
+        // handed back, so an old number is never printed again.
+        let issued = match current_tx(&tx, cart_id)? {
+            Some(g) if g.record.addressee != addressee || g.record.description != description => {
+                return Err(Error::RyoshushoDiffers { cart_id: cart_id.0, number: g.record.number });
             }
-            Some(first) if taken_back_tx(&tx, cart_id)?.is_some() => {
-                return Err(Error::RyoshushoTakenBack { cart_id: cart_id.0, number: first.number });
+            Some(g) if g.taken_back_at_ms.is_some() => {
+                return Err(Error::RyoshushoTakenBack { cart_id: cart_id.0, number: g.record.number });
             }
-            Some(first) => {
-                tx.exec_cached("UPDATE ryoshusho SET print_count = print_count + 1, last_issued_at_ms = ?2 WHERE cart_id = ?1", params![cart_id.0, now_ms])?;
-                IssuedRyoshusho { record: RyoshushoRecord { print_count: first.print_count + 1, ..first }, reprint: true }
+            Some(RyoshushoGeneration { record, .. }) => {
+                if record.generation == 1 {
+                    tx.exec_cached("UPDATE ryoshusho SET print_count = print_count + 1, last_issued_at_ms = ?2 WHERE cart_id = ?1", params![cart_id.0, now_ms])?;
+                } else {
+                    tx.exec_cached(
+                        "UPDATE ryoshusho_reissues SET print_count = print_count + 1, last_issued_at_ms = ?3 WHERE cart_id = ?1 AND generation = ?2",
+                        params![cart_id.0, record.generation, now_ms],
+                    )?;
+                }
+                IssuedRyoshusho { record: RyoshushoRecord { print_count: record.print_count + 1, ..record }, reprint: true }
             }
             None => IssuedRyoshusho { record: insert_tx(&tx, cart_id, issue, now_ms)?, reprint: false },
         };
@@ -157,6 +228,8 @@ fn insert_tx(tx: &WriteTx<'_>, cart_id: CartId, issue: &RyoshushoIssue<'_>, now_
         issued_by,
         issued_at_ms: now_ms,
         print_count: 1,
+        generation: 1,
+        replaces: None,
     };
     let r = &record;
     tx.exec_cached(
@@ -175,8 +248,13 @@ fn audit_tx(tx: &WriteTx<'_>, issued: &IssuedRyoshusho, by: Option<i64>, now_ms:
     let after = serde_json::json!({
         "cart_id": r.cart_id.0, "number": r.number, "addressee": r.addressee, "description": r.description,
         "total": r.total_minor, "cash": r.cash_minor, "stamp_duty": r.stamp_duty_minor, "print_count": r.print_count,
+        "replaces": r.replaces,
     });
-    let action = if issued.reprint { "ryoshusho_reprint" } else { "ryoshusho_issue" };
+    let action = match (issued.reprint, r.generation) {
+        (true, _) => "ryoshusho_reprint",
+        (false, 1) => "ryoshusho_issue",
+        (false, _) => "ryoshusho_reissue",
+    };
     let input = AuditInput {
         actor_id: by,
         after: Some(after.to_string()),
@@ -196,26 +274,41 @@ fn taken_back_tx(conn: &rusqlite::Connection, cart_id: CartId) -> Result<Option<
 /// a ryōshūsho still valid only when the customer hands it back. Answers the number of the
 /// ryōshūsho to mark taken back (`taken_back` said so), `None` when the sale has none or it
 /// came back already, and refuses ([`Error::RyoshushoNotTakenBack`]) otherwise.
+///
+/// The newest generation is the one that must come back (record 0145): after a new
+/// ryōshūsho was issued for what was kept, a second return needs that one.
 pub(in crate::ledger) fn outstanding_tx(tx: &WriteTx<'_>, cart_id: CartId, taken_back: bool) -> Result<Option<String>> {
-    let Some(record) = record_tx(tx, cart_id)? else { return Ok(None) };
-    if taken_back_tx(tx, cart_id)?.is_some() {
+    let Some(current) = current_tx(tx, cart_id)? else { return Ok(None) };
+    if current.taken_back_at_ms.is_some() {
         return Ok(None);
     }
     if !taken_back {
-        return Err(Error::RyoshushoNotTakenBack { cart_id: cart_id.0, number: record.number });
+        return Err(Error::RyoshushoNotTakenBack { cart_id: cart_id.0, number: current.record.number });
     }
-    Ok(Some(record.number))
+    Ok(Some(current.record.number))
 }
 
 /// Marks the sale's ryōshūsho handed back (by the refund or the return `return_id`), and
 /// says so in the audit chain, inside the caller's transaction.
+/// The newest generation is the one marked (record 0145).
 pub(in crate::ledger) fn mark_taken_back_tx(tx: &WriteTx<'_>, cart_id: CartId, return_id: Option<i64>, now_ms: i64) -> Result<()> {
     let staff = super::session::operator(tx)?;
-    tx.exec_cached(
-        "INSERT INTO ryoshusho_taken_back (cart_id, return_id, staff_id, taken_back_at_ms) VALUES (?1, ?2, ?3, ?4)",
-        params![cart_id.0, return_id, staff, now_ms],
-    )?;
-    let number = ryoshusho_number(cart_id);
+    let Some(current) = current_tx(tx, cart_id)? else {
+        return Err(Error::UnknownValue { what: "ryoshusho of sale", value: cart_id.0.to_string() });
+    };
+    if current.record.generation == 1 {
+        tx.exec_cached(
+            "INSERT INTO ryoshusho_taken_back (cart_id, return_id, staff_id, taken_back_at_ms) VALUES (?1, ?2, ?3, ?4)",
+            params![cart_id.0, return_id, staff, now_ms],
+        )?;
+    } else {
+        tx.exec_cached(
+            "UPDATE ryoshusho_reissues SET taken_back_at_ms = ?3, taken_back_return_id = ?4, taken_back_staff_id = ?5
+             WHERE cart_id = ?1 AND generation = ?2 AND taken_back_at_ms IS NULL",
+            params![cart_id.0, current.record.generation, now_ms, return_id, staff],
+        )?;
+    }
+    let number = current.record.number;
     let after = serde_json::json!({ "cart_id": cart_id.0, "number": number, "return_id": return_id });
     let input = AuditInput {
         actor_id: staff,

@@ -1,0 +1,98 @@
+//! Exchanges into `sale_exchanges` (records 0123 and 0145), in seq order within the batch's
+//! transaction, after the returns of the same batch (the register sends an exchange right
+//! after the return it names). Stored once, like every fact (the journal's seq is the
+//! idempotency; a second row for the same exchange, return or new sale under another seq
+//! is refused). Checked as applied; a register sending an exchange no ledger keeping its
+//! rules could have written is refused with `exchange_contradicts_sale` and the seq, and
+//! the whole batch rolls back: the old sale was never completed by this register or was
+//! canceled; the return is not one of the old sale's; another currency; a credit above
+//! the return's total. The new sale is not required yet: it is completed later, when its
+//! rest is paid (if it is known already, its currency must match).
+use super::rules::FactRule;
+use super::RegisterId;
+use crate::error::{ApiError, ApiResult};
+use paydesk_sync_proto::{ExchangeRecorded, Fact, Row};
+use tokio_postgres::Transaction;
+
+/// Applies the exchange facts of rows `first..`, all past the acknowledged seq.
+pub async fn apply_exchanges(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row]) -> ApiResult<()> {
+    for (i, row) in rows.iter().enumerate() {
+        let seq = first + i as i64;
+        match &row.fact {
+            Fact::ExchangeRecorded(x) => insert_exchange(tx, reg, seq, row.at_ms, x).await?,
+            Fact::PaymentCreated { .. }
+            | Fact::PaymentState { .. }
+            | Fact::RefundCreated { .. }
+            | Fact::RefundState { .. }
+            | Fact::TenderAdded(_)
+            | Fact::TenderSuperseded { .. }
+            | Fact::ShiftOpened { .. }
+            | Fact::PaidInOut { .. }
+            | Fact::ShiftClosed { .. }
+            | Fact::SaleCompleted(_)
+            | Fact::SaleCanceled { .. }
+            | Fact::ItemSaved(_)
+            | Fact::StaffSaved { .. }
+            | Fact::TaxSetupChanged(_)
+            | Fact::ReturnRecorded(_)
+            | Fact::CashRefunded { .. }
+            | Fact::StoreRefunded { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms: i64, x: &ExchangeRecorded) -> ApiResult<()> {
+    let bad = |m: String| ApiError::ImpossibleFact { rule: FactRule::ExchangeContradictsSale, seq, message: format!("exchange {}: {m}", x.exchange) };
+    let (s, r) = (&reg.store_id, &reg.register_id);
+    let old = tx
+        .query_opt(
+            "SELECT currency, canceled_at_ms IS NOT NULL FROM sales WHERE store_id = $1 AND register_id = $2 AND sale_id = $3",
+            &[s, r, &x.old_sale],
+        )
+        .await?;
+    match old {
+        None => return Err(bad(format!("sale {} was never completed by this register", x.old_sale))),
+        Some(row) if row.get::<_, bool>(1) => return Err(bad(format!("sale {} was canceled; nothing of it can come back", x.old_sale))),
+        Some(row) if row.get::<_, String>(0) != x.currency => {
+            return Err(bad(format!("is in {}, its sale {} in {}", x.currency, x.old_sale, row.get::<_, String>(0))));
+        }
+        Some(_) => {}
+    }
+    let ret = tx
+        .query_opt(
+            "SELECT sale_id, total FROM sale_returns WHERE store_id = $1 AND register_id = $2 AND return_no = $3",
+            &[s, r, &x.return_no],
+        )
+        .await?;
+    match ret {
+        None => return Err(bad(format!("return {} was never recorded by this register", x.return_no))),
+        Some(row) if row.get::<_, i64>(0) != x.old_sale => {
+            return Err(bad(format!("return {} is of sale {}, not {}", x.return_no, row.get::<_, i64>(0), x.old_sale)));
+        }
+        Some(row) if row.get::<_, i64>(1) < x.credit => {
+            return Err(bad(format!("credits {} out of return {}, which came to {}", x.credit, x.return_no, row.get::<_, i64>(1))));
+        }
+        Some(_) => {}
+    }
+    let new = tx
+        .query_opt("SELECT currency FROM sales WHERE store_id = $1 AND register_id = $2 AND sale_id = $3", &[s, r, &x.new_sale])
+        .await?;
+    if let Some(row) = new {
+        let c: String = row.get(0);
+        if c != x.currency {
+            return Err(bad(format!("is in {}, its new sale {} in {c}", x.currency, x.new_sale)));
+        }
+    }
+    let n = tx
+        .execute(
+            "INSERT INTO sale_exchanges (store_id, register_id, exchange_id, old_sale_id, return_no, new_sale_id, credit, currency, exchanged_at_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING",
+            &[s, r, &x.exchange, &x.old_sale, &x.return_no, &x.new_sale, &x.credit, &x.currency, &at_ms],
+        )
+        .await?;
+    if n == 0 {
+        return Err(ApiError::Unprocessable(format!("seq {seq}: exchange {} (return {}, new sale {}) was already recorded under another seq", x.exchange, x.return_no, x.new_sale)));
+    }
+    Ok(())
+}

@@ -1,0 +1,113 @@
+//! Exchanges (records 0123 and 0145) into the back office: an `exchange_recorded` fact is
+//! stored once and the dashboard says "exchanged for sale N"; one that cannot be true is
+//! refused whole with `exchange_contradicts_sale`, naming the seq, and nothing of the batch
+//! is applied: an old sale this register never completed, a return it never recorded, a
+//! credit above the return, another currency than the old or the new sale's. The same
+//! exchange again under another seq is refused, not stored twice.
+use crate::support;
+use paydesk_backoffice::client::{ClientError, RegisterClient};
+use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
+use serde_json::{json, Value};
+use support::*;
+
+const T: i64 = 1_700_000_000_000;
+
+fn row(fact: Value) -> Row {
+    Row { at_ms: T, fact: serde_json::from_value(fact).unwrap() }
+}
+
+fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>) -> Batch {
+    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None } }
+}
+
+/// A cash sale of one untaxed line "A" at `total`.
+fn sale(id: i64, total: i64, currency: &str) -> Vec<Row> {
+    vec![
+        row(json!({"kind": "tender_added", "sale": id, "tender_seq": 1, "method": "cash", "amount": total, "currency": currency,
+                   "checkout_key": null, "cash_tendered": total, "change": 0, "rounding": 0, "shift": null})),
+        row(json!({
+            "kind": "sale_completed", "sale": id, "receipt_no": format!("{id:06}"), "currency": currency, "dining": "take_out",
+            "price_mode": null, "subtotal": total, "sale_discount": 0, "tax_total": 0, "total": total, "rates": [],
+            "lines": [{"sku": "A", "name": "A", "quantity": 2, "unit_price": total / 2, "tax_class": "exempt", "discount": 0, "total": total}]
+        })),
+    ]
+}
+
+/// Return `k` of `sale`: one "A" back, worth `net`.
+fn ret(sale: i64, k: i64, net: i64) -> Row {
+    row(json!({"kind": "return_recorded", "sale": sale, "return_no": format!("{sale:06}-R{k}"), "currency": "jpy",
+               "total": net, "tax_total": 0, "cash_out": 0, "rates": [],
+               "lines": [{"line": 0, "sku": "A", "quantity": 1, "tax_class": "exempt", "net": net}]}))
+}
+
+fn exchange(id: i64, old: i64, k: i64, new: i64, credit: i64, currency: &str) -> Row {
+    row(json!({"kind": "exchange_recorded", "exchange": id, "old_sale": old, "return_no": format!("{old:06}-R{k}"),
+               "new_sale": new, "credit": credit, "currency": currency}))
+}
+
+async fn snapshot(h: &Harness) -> Vec<i64> {
+    let mut out = vec![];
+    for t in ["journal", "sale_exchanges", "sale_returns", "sales"] {
+        out.push(h.count(&format!("SELECT count(*) FROM {t}")).await);
+    }
+    out
+}
+
+#[tokio::test]
+async fn an_exchange_is_stored_once_and_one_that_cannot_be_is_refused_by_rule_and_seq() {
+    let h = Harness::start().await;
+    let (_store, reg) = h.store_with_register("Main St").await;
+    // Sale 1 (¥1,000, two "A"), sale 2 (the new one, ¥600), sale 3 in dollars; one "A" of
+    // sale 1 back (¥500) as return R1 and exchanged for sale 2.
+    let mut rows = sale(1, 1000, "jpy");
+    rows.extend(sale(2, 600, "jpy"));
+    rows.extend(sale(3, 600, "usd"));
+    rows.push(ret(1, 1, 500));
+    rows.push(exchange(1, 1, 1, 2, 500, "jpy"));
+    assert_eq!(reg.send(&batch(&reg, 1, rows), "good").await.unwrap().acked_through, 8);
+    let before = snapshot(&h).await;
+    assert_eq!(before, vec![8, 1, 1, 3]);
+
+    let cases: Vec<(&str, Vec<Row>, &str)> = vec![
+        ("unknown old sale", vec![exchange(2, 9, 1, 2, 100, "jpy")], "sale 9 was never completed"),
+        ("unknown return", vec![exchange(2, 1, 5, 7, 100, "jpy")], "return 000001-R5 was never recorded"),
+        ("credit above the return", vec![ret(1, 2, 500), exchange(2, 1, 2, 7, 501, "jpy")], "credits 501 out of return 000001-R2, which came to 500"),
+        ("another currency", vec![exchange(2, 1, 1, 7, 100, "usd")], "is in usd, its sale 1 in jpy"),
+        ("a new sale in another currency", vec![ret(1, 2, 500), exchange(2, 1, 2, 3, 500, "jpy")], "its new sale 3 in usd"),
+    ];
+    for (i, (name, rows, want)) in cases.into_iter().enumerate() {
+        let seq = 8 + rows.len() as i64;
+        let e = reg.send(&batch(&reg, 9, rows), &format!("bad-{i}")).await.unwrap_err();
+        let ClientError::Refused(r) = e else { panic!("{name}: {e:?}") };
+        let (code, got_seq, message) = (r.code().to_string(), r.body["error"]["seq"].as_i64(), r.body["error"]["message"].as_str().unwrap_or("").to_string());
+        assert_eq!((r.status, code.as_str(), got_seq), (422, "exchange_contradicts_sale", Some(seq)), "{name}: {message}");
+        assert!(message.contains(want), "{name}: {message} (wanted {want})");
+        assert_eq!(snapshot(&h).await, before, "{name}: nothing applied");
+    }
+    // The same exchange under another seq: refused, still one row.
+    let e = reg.send(&batch(&reg, 9, vec![exchange(1, 1, 1, 2, 500, "jpy")]), "twice").await.unwrap_err();
+    let ClientError::Refused(r) = e else { panic!("{e:?}") };
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert_eq!(snapshot(&h).await, before);
+    // The same batch again (a redelivery) is acknowledged and changes nothing.
+    let mut rows = sale(1, 1000, "jpy");
+    rows.extend(sale(2, 600, "jpy"));
+    rows.extend(sale(3, 600, "usd"));
+    rows.push(ret(1, 1, 500));
+    rows.push(exchange(1, 1, 1, 2, 500, "jpy"));
+    assert_eq!(reg.send(&batch(&reg, 1, rows), "good").await.unwrap().acked_through, 8);
+    assert_eq!(snapshot(&h).await, before);
+
+    // An exchange whose new sale is not paid yet is taken (the sale comes when it is).
+    assert_eq!(reg.send(&batch(&reg, 9, vec![ret(1, 2, 500), exchange(2, 1, 2, 7, 300, "jpy")]), "later").await.unwrap().acked_through, 10);
+    let d = h.owner.get("/admin/dashboard").await.unwrap();
+    let x: Vec<(i64, String, i64, i64, bool)> = d["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["old_sale_id"].as_i64().unwrap(), x["return_no"].as_str().unwrap().to_string(), x["new_sale_id"].as_i64().unwrap(), x["credit"].as_i64().unwrap(), x["new_sale_completed"].as_bool().unwrap()))
+        .collect();
+    let mut x = x;
+    x.sort();
+    assert_eq!(x, vec![(1, "000001-R1".to_string(), 2, 500, true), (1, "000001-R2".to_string(), 7, 300, false)], "{d}");
+}
