@@ -2,6 +2,7 @@
 //! Row `i` of a batch has seq `first_seq + i`; the back office applies each seq once
 //! (record 0040).
 use crate::audit::{AuditHead, AuditReport};
+use crate::audit_rows::{AuditRow, ReceiptPrinted};
 use crate::books::{amount_or_zero, id, signed_amount, DrawerMove, Tender};
 use crate::catalog::{Item, StoreTax};
 use crate::returns::ReturnRecorded;
@@ -240,6 +241,10 @@ pub enum Fact {
     /// refunded as a voucher, record 0121): `refund` is the register's store refund, `shift`
     /// the drawer session it was recorded in. Never a drawer movement.
     StoreRefunded { refund: i64, sale: i64, tender_seq: i64, amount: i64, currency: String, shift: Option<i64> },
+    /// One row of the register's audit chain, with what its hash covers (record 0146).
+    AuditRow(AuditRow),
+    /// One print of a sale's receipt: its text, when, by whom, and its audit row (record 0146).
+    ReceiptPrinted(ReceiptPrinted),
 }
 
 impl Fact {
@@ -262,6 +267,8 @@ impl Fact {
             Fact::ReturnRecorded(_) => "return_recorded",
             Fact::CashRefunded { .. } => "cash_refunded",
             Fact::StoreRefunded { .. } => "store_refunded",
+            Fact::AuditRow(_) => "audit_row",
+            Fact::ReceiptPrinted(_) => "receipt_printed",
         }
     }
 
@@ -333,6 +340,8 @@ impl Fact {
             Fact::StoreRefunded { refund, sale, tender_seq, amount, currency, shift } => {
                 crate::store_tenders::validate_store_refunded(&f, (*refund, *sale, *tender_seq), *amount, currency, *shift)
             }
+            Fact::AuditRow(r) => r.validate(&f),
+            Fact::ReceiptPrinted(p) => p.validate(&f),
         }
     }
 }

@@ -74,7 +74,9 @@ pub async fn apply_local(tx: &Transaction<'_>, reg: RegisterId, rows: &[Row]) ->
             | Fact::SaleCanceled { .. }
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     Ok(())

@@ -43,7 +43,9 @@ pub async fn apply_returns(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
             | Fact::ItemSaved(_)
             | Fact::StaffSaved { .. }
             | Fact::TaxSetupChanged(_)
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     Ok(())

@@ -79,7 +79,9 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     if pay_keys.is_empty() && ref_keys.is_empty() {
@@ -140,7 +142,9 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     Ok(())
@@ -192,7 +196,9 @@ fn named(first: i64, rows: &[Row]) -> Named<'_> {
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     n

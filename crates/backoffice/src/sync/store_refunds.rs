@@ -46,7 +46,9 @@ pub async fn apply_store_refunds(tx: &Transaction<'_>, reg: RegisterId, first: i
             | Fact::StaffSaved { .. }
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
-            | Fact::CashRefunded { .. } => {}
+            | Fact::CashRefunded { .. }
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     Ok(())

@@ -48,6 +48,7 @@ mod v32_counter_rules;
 mod v33_published_caps;
 mod v34_item_fact_shape;
 mod v35_tender_staff;
+mod v38_audit_rows;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -89,6 +90,7 @@ pub const MIGRATIONS: &[&str] = &[
     v33_published_caps::PUBLISHED_CAPS,    // v33: the back office's offline caps (record 0139)
     v34_item_fact_shape::ITEM_FACT_SHAPE,  // v34: a local item's fact carries its shape (record 0137)
     v35_tender_staff::TENDER_STAFF,        // v35: a tender's fact names its staff (record 0143)
+    v38_audit_rows::AUDIT_ROWS,            // v38: audit rows and receipt prints with their text go up (record 0146)
 ];
 
 /// The version whose migration turned the audit log into a chain.
