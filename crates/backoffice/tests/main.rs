@@ -8,6 +8,7 @@
 mod support;
 
 mod audit_heads;
+mod audit_page;
 mod catalog;
 mod cluster;
 mod dashboard;

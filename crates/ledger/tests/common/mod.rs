@@ -160,6 +160,8 @@ pub fn before_tender_staff() -> usize {
 /// SQL read from a file they built, so exactly what shipped). Safe to call twice: the chain of
 /// undo helpers calls it from each of them.
 pub fn undo_tender_staff(c: &rusqlite::Connection) {
+    // The later migration first (record 0146): its triggers must not outlive a roll-back.
+    undo_audit_rows(c);
     let old = rusqlite::Connection::open_in_memory().unwrap();
     for m in &paydesk_ledger::schema::MIGRATIONS[..before_tender_staff()] {
         old.execute_batch(m).unwrap();
@@ -167,4 +169,23 @@ pub fn undo_tender_staff(c: &rusqlite::Connection) {
     let trigger: String =
         old.query_row("SELECT sql FROM sqlite_schema WHERE name = 'outbox_tender_added'", [], |r| r.get(0)).unwrap();
     c.execute_batch(&format!("DROP TRIGGER IF EXISTS outbox_tender_added; {trigger};")).unwrap();
+}
+
+/// The schema version before audit rows and receipt texts went up (record 0146), by its
+/// migration's text.
+pub fn before_audit_rows() -> usize {
+    paydesk_ledger::schema::MIGRATIONS.iter().position(|m| m.contains("CREATE TABLE IF NOT EXISTS receipt_texts")).expect("the audit rows migration")
+}
+
+/// Drops what the audit-rows migration made (record 0146): its two triggers and its table. Safe
+/// to call twice: every undo helper of the chain calls it through `undo_tender_staff`.
+pub fn undo_audit_rows(c: &rusqlite::Connection) {
+    c.execute_batch(
+        "DROP TRIGGER IF EXISTS outbox_audit_row; DROP TRIGGER IF EXISTS outbox_receipt_printed; DROP TABLE IF EXISTS receipt_texts;",
+    )
+    .unwrap();
+}
+
+pub fn count_in(c: &rusqlite::Connection, sql: &str) -> i64 {
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
 }
