@@ -43,7 +43,7 @@ impl Refusal {
     pub const fn param(&self) -> &'static str {
         match self {
             Refusal::QueryTooLong | Refusal::Unknown(_) => "query",
-            Refusal::Twice(p) | Refusal::Missing(p) | Refusal::NotADay(p, _) | Refusal::NotAnAmount(p, _) => p,
+            Refusal::Twice(p) | Refusal::Missing(p) | Refusal::NotADay(p, _) | Refusal::NotAnAmount(p, _) => *p,
             Refusal::FromAfterTo { .. } | Refusal::RangeTooLong { .. } => "to",
             Refusal::MinAboveMax { .. } => "max",
             Refusal::NotAReceipt(_) => "receipt",
@@ -212,8 +212,8 @@ mod tests {
         let id = SaleId::parse(&format!("{r}.42")).unwrap();
         assert_eq!((id.register_id.to_string(), id.sale_id), (r.to_string(), 42));
         assert_eq!(SaleId::parse(&id.spelled()), Ok(id));
-        for bad in ["42", &format!("{r}.0"), &format!("{r}.-1"), &format!("{r}."), "x.1"] {
-            assert_eq!(SaleId::parse(bad).unwrap_err().param(), "id", "{bad}");
+        for bad in ["42".to_string(), format!("{r}.0"), format!("{r}.-1"), format!("{r}."), "x.1".to_string()] {
+            assert_eq!(SaleId::parse(&bad).unwrap_err().param(), "id", "{bad}");
         }
     }
 }

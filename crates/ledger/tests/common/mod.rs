@@ -177,13 +177,12 @@ pub fn before_audit_rows() -> usize {
     paydesk_ledger::schema::MIGRATIONS.iter().position(|m| m.contains("CREATE TABLE IF NOT EXISTS receipt_texts")).expect("the audit rows migration")
 }
 
-/// Drops what the audit-rows migration made (record 0146): its two triggers and its table. Safe
-/// to call twice: every undo helper of the chain calls it through `undo_tender_staff`.
+/// Drops the two triggers the audit-rows migration made (record 0146), so a file rolled back
+/// past it sends no audit rows until it is upgraded again. Its table stays (the migration makes
+/// it `IF NOT EXISTS`; a file whose version is not rolled back must keep it). Safe to call twice:
+/// every undo helper of the chain calls it through `undo_tender_staff`.
 pub fn undo_audit_rows(c: &rusqlite::Connection) {
-    c.execute_batch(
-        "DROP TRIGGER IF EXISTS outbox_audit_row; DROP TRIGGER IF EXISTS outbox_receipt_printed; DROP TABLE IF EXISTS receipt_texts;",
-    )
-    .unwrap();
+    c.execute_batch("DROP TRIGGER IF EXISTS outbox_audit_row; DROP TRIGGER IF EXISTS outbox_receipt_printed;").unwrap();
 }
 
 pub fn count_in(c: &rusqlite::Connection, sql: &str) -> i64 {
