@@ -1,9 +1,11 @@
 //! A register's audit rows and receipt prints into `audit_rows` and `receipt_prints` (record
 //! 0146), within the batch's transaction. Each fact is applied once (its journal seq is new);
 //! an audit row is kept as first received: another row under a seq already held (a register
-//! whose chain was rewritten, or restored and written again) is not stored over it, and
-//! marks the register's chain broken (record 0053's **rewritten**), so a proof never walks a
-//! row the register changed after sending it.
+//! whose chain was rewritten, or restored and written again) is not stored over it, so a proof
+//! never walks a row the register changed after sending it. [`check_resent`] then marks the
+//! register's chain broken (record 0053's **rewritten**), after the batch's own audit report
+//! was checked: a tail deleted and written again is first what that report names (**went
+//! backwards**), and the first break is the one kept.
 use super::audit_head::{mark_broken, BreakKind};
 use super::RegisterId;
 use crate::error::{ApiError, ApiResult};
@@ -77,8 +79,7 @@ pub async fn apply_audit_rows(tx: &Transaction<'_>, reg: RegisterId, rows: &[Row
     Ok(())
 }
 
-/// One statement for the run's rows; the ones not inserted (a seq already held) are compared
-/// with what is held.
+/// One statement for the run's rows; a seq already held keeps its row ([`check_resent`]).
 async fn insert_audit(tx: &Transaction<'_>, reg: RegisterId, rows: &[&AuditRow]) -> ApiResult<()> {
     let seqs: Vec<i64> = rows.iter().map(|a| a.seq as i64).collect();
     let ats: Vec<i64> = rows.iter().map(|a| a.at_ms).collect();
@@ -91,47 +92,78 @@ async fn insert_audit(tx: &Transaction<'_>, reg: RegisterId, rows: &[&AuditRow])
     let afters: Vec<Option<&str>> = rows.iter().map(|a| a.after.as_deref()).collect();
     let prevs: Vec<Vec<u8>> = rows.iter().map(|a| hash("prev_hash", &a.prev_hash)).collect::<ApiResult<_>>()?;
     let hashes: Vec<Vec<u8>> = rows.iter().map(|a| hash("hash", &a.hash)).collect::<ApiResult<_>>()?;
-    let inserted: std::collections::HashSet<i64> = tx
-        .query(
-            "INSERT INTO audit_rows (store_id, register_id, seq, at_ms, actor_id, approver_id, action, subject, reason, before_doc, after_doc,
-                                     prev_hash, hash, received_ms)
-             SELECT $1, $2, x.seq, x.at, x.actor, x.approver, x.action, x.subject, x.reason, x.before, x.after, x.prev, x.hash, $14
-             FROM unnest($3::int8[], $4::int8[], $5::int8[], $6::int8[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-                         $12::bytea[], $13::bytea[]) AS x(seq, at, actor, approver, action, subject, reason, before, after, prev, hash)
-             ON CONFLICT DO NOTHING RETURNING seq",
-            &[
-                &reg.store_id,
-                &reg.register_id,
-                &seqs,
-                &ats,
-                &actors,
-                &approvers,
-                &actions,
-                &subjects,
-                &reasons,
-                &befores,
-                &afters,
-                &prevs,
-                &hashes,
-                &now_ms(),
-            ],
-        )
+    tx.execute(
+        "INSERT INTO audit_rows (store_id, register_id, seq, at_ms, actor_id, approver_id, action, subject, reason, before_doc, after_doc,
+                                 prev_hash, hash, received_ms)
+         SELECT $1, $2, x.seq, x.at, x.actor, x.approver, x.action, x.subject, x.reason, x.before, x.after, x.prev, x.hash, $14
+         FROM unnest($3::int8[], $4::int8[], $5::int8[], $6::int8[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+                     $12::bytea[], $13::bytea[]) AS x(seq, at, actor, approver, action, subject, reason, before, after, prev, hash)
+         ON CONFLICT DO NOTHING",
+        &[
+            &reg.store_id,
+            &reg.register_id,
+            &seqs,
+            &ats,
+            &actors,
+            &approvers,
+            &actions,
+            &subjects,
+            &reasons,
+            &befores,
+            &afters,
+            &prevs,
+            &hashes,
+            &now_ms(),
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Marks the register's chain broken when an audit row of this batch is not the row held
+/// under its seq (the first break is kept: call after the batch's audit report was checked).
+pub async fn check_resent(tx: &Transaction<'_>, reg: RegisterId, rows: &[Row]) -> ApiResult<()> {
+    let sent: Vec<&AuditRow> = rows
+        .iter()
+        .filter_map(|r| match &r.fact {
+            Fact::AuditRow(a) => Some(a),
+            Fact::PaymentCreated { .. }
+            | Fact::PaymentState { .. }
+            | Fact::RefundCreated { .. }
+            | Fact::RefundState { .. }
+            | Fact::TenderAdded(_)
+            | Fact::TenderSuperseded { .. }
+            | Fact::ShiftOpened { .. }
+            | Fact::PaidInOut { .. }
+            | Fact::ShiftClosed { .. }
+            | Fact::SaleCompleted(_)
+            | Fact::SaleCanceled { .. }
+            | Fact::ItemSaved(_)
+            | Fact::StaffSaved { .. }
+            | Fact::TaxSetupChanged(_)
+            | Fact::ReturnRecorded(_)
+            | Fact::CashRefunded { .. }
+            | Fact::StoreRefunded { .. }
+            | Fact::ReceiptPrinted(_) => None,
+        })
+        .collect();
+    if sent.is_empty() {
+        return Ok(());
+    }
+    let seqs: Vec<i64> = sent.iter().map(|a| a.seq as i64).collect();
+    let held: std::collections::HashMap<i64, Vec<u8>> = tx
+        .query("SELECT seq, hash FROM audit_rows WHERE store_id = $1 AND register_id = $2 AND seq = ANY($3)", &[&reg.store_id, &reg.register_id, &seqs])
         .await?
         .iter()
-        .map(|r| r.get(0))
+        .map(|r| (r.get(0), r.get(1)))
         .collect();
-    for (a, h) in rows.iter().zip(&hashes) {
+    for a in sent {
         let seq = a.seq as i64;
-        if inserted.contains(&seq) {
-            continue;
-        }
-        let held: Vec<u8> = tx
-            .query_one("SELECT hash FROM audit_rows WHERE store_id = $1 AND register_id = $2 AND seq = $3", &[&reg.store_id, &reg.register_id, &seq])
-            .await?
-            .get(0);
-        if &held != h {
-            let detail = format!("row {seq} was sent again with hash {}, not the {} the back office holds: rewritten", a.hash, hex::encode(&held));
+        let Some(h) = held.get(&seq) else { continue }; // held back with its batch: checked when it comes again
+        if *h != hash("hash", &a.hash)? {
+            let detail = format!("row {seq} was sent again with hash {}, not the {} the back office holds: rewritten", a.hash, hex::encode(h));
             mark_broken(tx, reg, BreakKind::Rewritten, seq, detail).await?;
+            break;
         }
     }
     Ok(())
