@@ -4,7 +4,7 @@
 use crate::support;
 use paydesk_access::audit::{append, Anchor, AuditRecord, ChainedRecord};
 use paydesk_sync_proto::audit::hash_hex;
-use paydesk_sync_proto::{AuditRow, Batch, Fact, RegisterHealth, Row, PROTOCOL_VERSION};
+use paydesk_sync_proto::{AuditHead, AuditReport, AuditRow, Batch, Fact, RegisterHealth, Row, PROTOCOL_VERSION};
 use support::*;
 
 fn chain(subjects: &[&str], from: Anchor) -> Vec<ChainedRecord> {
@@ -52,18 +52,18 @@ async fn a_row_sent_again_with_another_content_is_a_rewritten_chain_and_the_firs
         rows,
         health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None },
     };
-    reg.send(&batch(1, first.iter().map(row).collect()), "r-1").await.unwrap();
+    // the first batch reports the head (the register's audit state begins there, record 0053)
+    let mut b1 = batch(1, first.iter().map(row).collect());
+    let head = first[1].anchor();
+    b1.health.audit = Some(AuditReport { head: AuditHead { seq: head.seq, hash: hash_hex(&head.hash) }, at_confirmed: None, z_heads: vec![] });
+    reg.send(&b1, "r-1").await.unwrap();
     // resent as the same rows under new journal seqs: nothing changes
     reg.send(&batch(3, vec![row(&first[1])]), "r-3").await.unwrap();
-    let state = |h: &Harness| {
-        let url = format!("/admin/stores/{store}/registers/{}/audit", reg.paired.register_id);
-        async move { h.owner.get(&url).await.unwrap() }
-    };
     assert_eq!(h.count("SELECT count(*) FROM audit_rows").await, 2);
     // row 2 written again with another subject, its hash recomputed
     let again = chain(&["b, rewritten"], first[0].anchor());
     reg.send(&batch(4, vec![row(&again[0])]), "r-4").await.unwrap();
-    let s = state(&h).await;
+    let s = h.owner.get(&format!("/admin/stores/{store}/registers/{}/audit", reg.paired.register_id)).await.unwrap();
     assert_eq!((s["broken_kind"].as_str(), s["broken_seq"].as_i64()), (Some("rewritten"), Some(2)), "{s}");
     let held: String = h.db().await.query_one("SELECT subject FROM audit_rows WHERE seq = 2", &[]).await.unwrap().get(0);
     assert_eq!(held, "b", "the row first received is kept");
