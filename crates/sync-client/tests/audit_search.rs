@@ -93,9 +93,12 @@ async fn the_auditor_finds_sales_by_each_criterion_sees_the_receipt_as_printed_a
     // The first round confirms the head it reports; the settings it brings down are audited
     // after that report, so a second round confirms them too.
     reg.sync_loop().round().await.unwrap();
+    // the nearest head confirmed past the sales' rows: the one the first round reported
+    let first = reg.ledger.audit().confirmed().unwrap().unwrap().anchor;
     reg.sync_loop().round().await.unwrap();
     let head = reg.ledger.audit().head().unwrap();
     assert_eq!(reg.ledger.audit().confirmed().unwrap().map(|c| c.anchor), Some(head), "the back office confirmed the head");
+    assert!(first.seq < head.seq, "the settings brought down were audited after the first report");
 
     // by date: each store's own days
     let day1 = format!("from=2026-12-01&to=2026-12-01&store={store}");
@@ -139,11 +142,13 @@ async fn the_auditor_finds_sales_by_each_criterion_sees_the_receipt_as_printed_a
     assert_eq!(prints[1]["printed_local"], "2026-12-01 11:00:00", "in Tokyo");
     let proof = &d["proof"];
     assert_eq!(proof["verdict"], "verified", "{proof}");
-    assert_eq!(proof["head"]["seq"].as_u64(), Some(head.seq));
-    let first = prints[0]["audit_seq"].as_u64().unwrap();
+    assert_eq!(proof["head"]["seq"].as_u64(), Some(first.seq), "the nearest confirmed head");
+    assert_eq!(proof["head"]["hash"].as_str(), Some(paydesk_sync_proto::audit::hash_hex(&first.hash).as_str()));
+    let from = prints[0]["audit_seq"].as_u64().unwrap();
     let steps = proof["steps"].as_array().unwrap();
-    assert_eq!(steps.first().unwrap()["seq"].as_u64(), Some(first));
-    assert_eq!(steps.last().unwrap()["seq"].as_u64(), Some(head.seq), "to the confirmed head");
+    assert_eq!(steps.first().unwrap()["seq"].as_u64(), Some(from));
+    assert_eq!(steps.last().unwrap()["seq"].as_u64(), Some(first.seq), "to the confirmed head");
+    assert_eq!(steps.len() as u64, first.seq - from + 1, "every row on the way");
     assert!(steps.iter().all(|s| s["ok"] == true && s["hash"] == s["computed"]));
     assert!(prints.iter().all(|p| p["text_matches_chain"] == true));
     let a_detail = h.owner.get(&format!("/admin/audit/search?{day1}&receipt={}", a.0)).await.unwrap();
