@@ -52,7 +52,7 @@ fn each_rule_is_refused_naming_its_field() {
     };
     refused(with(row(), "seq", json!(0)), "seq");
     refused(with(row(), "hash", json!("ABAB")), "hash");
-    refused(with(row(), "prev_hash", json!(H1.to_uppercase())), "prev_hash");
+    refused(with(row(), "prev_hash", json!(H2.to_uppercase())), "prev_hash");
     refused(with(row(), "action", json!("")), "action");
     refused(with(row(), "subject", json!("x".repeat(401))), "subject");
     refused(with(row(), "reason", json!("")), "reason");
