@@ -43,7 +43,7 @@ impl Refusal {
     pub const fn param(&self) -> &'static str {
         match self {
             Refusal::QueryTooLong | Refusal::Unknown(_) => "query",
-            Refusal::Twice(p) | Refusal::Missing(p) | Refusal::NotADay(p, _) | Refusal::NotAnAmount(p, _) => *p,
+            Refusal::Twice(p) | Refusal::Missing(p) | Refusal::NotADay(p, _) | Refusal::NotAnAmount(p, _) => p,
             Refusal::FromAfterTo { .. } | Refusal::RangeTooLong { .. } => "to",
             Refusal::MinAboveMax { .. } => "max",
             Refusal::NotAReceipt(_) => "receipt",

@@ -136,7 +136,7 @@ pub async fn sale(State(st): State<AppState>, headers: axum::http::HeaderMap, Pa
         .await?;
     let (print_count, first, last): (i64, Option<i64>, Option<i64>) = (span.get(0), span.get(1), span.get(2));
     let listed: Vec<(i64, Option<String>, i64)> = prints.iter().map(|p| (p.get::<_, i32>(0) as i64, p.get(8), p.get(10))).collect();
-    let proof = prove(&*client, store, id, first.zip(last), &listed).await?;
+    let proof = prove(&client, store, id, first.zip(last), &listed).await?;
     let mut issued = Value::Null;
     let prints: Vec<Value> = prints
         .iter()
