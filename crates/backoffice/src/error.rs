@@ -46,6 +46,9 @@ pub enum ApiError {
     BadRequest(String),
     #[error("{message}")]
     Proto { code: &'static str, message: String },
+    /// A query parameter refused (record 0146): 400 whose body also names `param`.
+    #[error("{param}: {message}")]
+    BadParameter { param: &'static str, message: String },
     #[error("missing or malformed credentials")]
     Unauthenticated,
     #[error("{0}")]
@@ -104,6 +107,7 @@ impl ApiError {
         match self {
             ApiError::BadRequest(_) => "bad_request",
             ApiError::Proto { code, .. } => code,
+            ApiError::BadParameter { .. } => "bad_parameter",
             ApiError::Unauthenticated => "unauthenticated",
             ApiError::Forbidden(_) => "forbidden",
             ApiError::RegisterReplaced { .. } => "register_replaced",
@@ -130,7 +134,7 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::BadRequest(_) | ApiError::Proto { .. } | ApiError::UnknownTimeZone(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest(_) | ApiError::Proto { .. } | ApiError::BadParameter { .. } | ApiError::UnknownTimeZone(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) | ApiError::RegisterReplaced { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -203,6 +207,9 @@ impl IntoResponse for ApiError {
         let mut body = serde_json::json!({"error": {"code": self.code(), "message": message}});
         if let ApiError::ImpossibleFact { seq, .. } = &self {
             body["error"]["seq"] = serde_json::json!(seq);
+        }
+        if let ApiError::BadParameter { param, .. } = &self {
+            body["error"]["param"] = serde_json::json!(param);
         }
         let mut resp = (self.status(), axum::Json(body)).into_response();
         match &self {

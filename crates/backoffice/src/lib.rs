@@ -3,6 +3,7 @@
 //! each store's PSP account is reconciled against what its registers recorded; the owner
 //! watches it all on a web dashboard.
 pub mod admin;
+pub mod audit_search;
 pub mod auth;
 pub mod books_export;
 mod calendar;

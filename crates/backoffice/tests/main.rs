@@ -8,6 +8,8 @@
 mod support;
 
 mod audit_heads;
+mod audit_page;
+mod audit_rows;
 mod catalog;
 mod cluster;
 mod dashboard;

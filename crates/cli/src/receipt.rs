@@ -105,7 +105,8 @@ pub(crate) fn run(engine: &Engine, a: &ReceiptArgs) -> i32 {
         Err(e) => (PrintOutcome::Failed { may_have_printed: e.may_have_printed() }, Some(e.to_string())),
     };
     let shown = target.to_string();
-    let print = PrintRecord { format: "escpos", target: &shown, outcome, error: error.as_deref() };
+    let text = job.text();
+    let print = PrintRecord { format: "escpos", target: &shown, outcome, error: error.as_deref(), text: Some(&text) };
     let recorded = engine.receipts().record_print(cart, print);
     let rec = recorded.unwrap_or_else(|e| fail("ledger", &e.to_string()));
     debug_assert_eq!(rec.reprint, reprint, "the printed mark and the record agree");

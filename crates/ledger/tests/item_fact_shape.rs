@@ -96,7 +96,8 @@ fn after_the_upgrade_a_shaped_items_next_change_goes_up_with_its_shape() {
     // Renamed, the bananas go up weighed, in their category.
     let bananas = l.catalog().item("2100001").unwrap().unwrap();
     l.catalog_mut().upsert(&[CatalogItem { name_en: "Bananas, loose".into(), ..bananas }], None, AT + 5).unwrap();
-    assert_eq!(l.sync_log().outbox_stats().unwrap().queued, queued + 1);
+    // the item, and the audit row of the change (record 0146)
+    assert_eq!(l.sync_log().outbox_stats().unwrap().queued, queued + 2);
     let fact = last_fact(&l, "2100001").unwrap();
     assert_eq!((fact["name_en"].as_str(), fact["unit"].as_str(), fact["category"].as_str()), (Some("Bananas, loose"), Some("kilogram"), Some("food")));
     assert!(l.audit().verify(None).unwrap().is_intact());

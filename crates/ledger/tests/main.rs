@@ -8,6 +8,7 @@
 mod common;
 
 mod audit_confirmed;
+mod audit_rows;
 mod backup;
 mod catalog;
 mod concurrency;

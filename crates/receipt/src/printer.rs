@@ -160,6 +160,12 @@ impl PrintJob {
         next
     }
 
+    /// The job as text: the receipt's lines at the paper's columns, joined by "\n" — what
+    /// the register keeps and sends up as the receipt issued (record 0146).
+    pub fn text(&self) -> String {
+        crate::text::render_text(&self.receipt, self.paper).join("\n")
+    }
+
     pub fn bytes(&self) -> Vec<u8> {
         render_escpos(&self.receipt, EscPosOptions::for_receipt(&self.receipt, self.paper))
     }

@@ -12,6 +12,7 @@ mod register;
 #[path = "common/proxy.rs"]
 mod proxy;
 
+mod audit_search;
 mod audit_up;
 mod catalog_down;
 mod chaos;

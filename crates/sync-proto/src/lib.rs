@@ -7,6 +7,7 @@
 //! knows ([`SUPPORTED_VERSIONS`]) and refuses others with [`ProtoError::Version`], so an
 //! old back office never half-understands a newer register.
 pub mod audit;
+pub mod audit_rows;
 pub mod base_url;
 mod books;
 pub mod catalog;
@@ -23,6 +24,7 @@ mod text;
 mod up;
 
 pub use audit::{AtConfirmed, AuditHead, AuditReport, ZHead, MAX_Z_HEADS};
+pub use audit_rows::{AuditRow, PrintOutcome, ReceiptPrinted, MAX_RECEIPT_TEXT_BYTES};
 pub use books::{DrawerMove, Tender, TenderMethod};
 pub use catalog::{Item, PriceKind, StoreTax, TaxRate};
 pub use staff::{StaffMember, StaffRole};

@@ -2,6 +2,7 @@
 //! Row `i` of a batch has seq `first_seq + i`; the back office applies each seq once
 //! (record 0040).
 use crate::audit::{AuditHead, AuditReport};
+use crate::audit_rows::{AuditRow, ReceiptPrinted};
 use crate::books::{amount_or_zero, id, signed_amount, DrawerMove, Tender};
 use crate::catalog::{Item, StoreTax};
 use crate::exchanges::ExchangeRecorded;
@@ -254,6 +255,10 @@ pub enum Fact {
     /// A return's worth paid another sale (an exchange, records 0123 and 0145): links the
     /// two sales; the money travels in the return's and the new sale's own facts.
     ExchangeRecorded(ExchangeRecorded),
+    /// One row of the register's audit chain, with what its hash covers (record 0146).
+    AuditRow(AuditRow),
+    /// One print of a sale's receipt: its text, when, by whom, and its audit row (record 0146).
+    ReceiptPrinted(ReceiptPrinted),
 }
 
 impl Fact {
@@ -277,6 +282,8 @@ impl Fact {
             Fact::CashRefunded { .. } => "cash_refunded",
             Fact::StoreRefunded { .. } => "store_refunded",
             Fact::ExchangeRecorded(_) => "exchange_recorded",
+            Fact::AuditRow(_) => "audit_row",
+            Fact::ReceiptPrinted(_) => "receipt_printed",
         }
     }
 
@@ -349,6 +356,8 @@ impl Fact {
                 crate::store_tenders::validate_store_refunded(&f, (*refund, *sale, *tender_seq), *amount, currency, *shift)
             }
             Fact::ExchangeRecorded(x) => x.validate(&f),
+            Fact::AuditRow(r) => r.validate(&f),
+            Fact::ReceiptPrinted(p) => p.validate(&f),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! paydesk-test-kit's `every_test_file_is_compiled` fails while a file is not listed.
 
 mod audit;
+mod audit_rows;
 mod catalog;
 mod ledger_states;
 mod local;

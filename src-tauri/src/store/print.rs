@@ -152,7 +152,8 @@ pub async fn print_receipt(state: State<'_, AppState>, cart: i64) -> AppResult<P
         Err(e) => (PrintOutcome::Failed { may_have_printed: e.may_have_printed() }, Some(e.to_string())),
     };
     let shown = target.to_string();
-    let print = PrintRecord { format: "escpos", target: &shown, outcome, error: error.as_deref() };
+    let text = job.text();
+    let print = PrintRecord { format: "escpos", target: &shown, outcome, error: error.as_deref(), text: Some(&text) };
     let rec = engine.receipts().record_print(cart, print)?;
     match sent {
         Ok(()) => Ok(PrintResult {

@@ -57,7 +57,8 @@ pub async fn print_return(state: State<'_, AppState>, return_id: i64) -> AppResu
         Err(e) => (PrintOutcome::Failed { may_have_printed: e.may_have_printed() }, Some(e.to_string())),
     };
     let shown = target.to_string();
-    let print = PrintRecord { format: "escpos", target: &shown, outcome, error: error.as_deref() };
+    // A return document is not a sale's receipt: its text is not kept (record 0146 covers receipts).
+    let print = PrintRecord { format: "escpos", target: &shown, outcome, error: error.as_deref(), text: None };
     let rec = engine.receipts().record_return_print(return_id, print)?;
     let next = engine.receipts().return_document(return_id).map_err(receipt_error)?;
     match sent {

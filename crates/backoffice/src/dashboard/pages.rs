@@ -13,6 +13,8 @@ const MONEY_JS: &str = include_str!("../../static/money.js");
 const APP_CSS: &str = include_str!("../../static/app.css");
 const REPORTS: &str = include_str!("../../static/reports.html");
 const REPORTS_JS: &str = include_str!("../../static/reports.js");
+const AUDIT: &str = include_str!("../../static/audit.html");
+const AUDIT_JS: &str = include_str!("../../static/audit.js");
 
 /// A live dashboard session (or the owner's token as a Bearer header). A database that
 /// is away sends the owner to the sign-in page, which says nothing false.
@@ -33,6 +35,18 @@ pub async fn reports(State(st): State<AppState>, headers: HeaderMap) -> Response
         return Redirect::to("/login").into_response();
     }
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], REPORTS).into_response()
+}
+
+/// The auditor's search (record 0146): its script asks `/admin/audit/…`.
+pub async fn audit(State(st): State<AppState>, headers: HeaderMap) -> Response {
+    if !signed_in(&st, &headers).await {
+        return Redirect::to("/login").into_response();
+    }
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], AUDIT).into_response()
+}
+
+pub async fn audit_js() -> Response {
+    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], AUDIT_JS).into_response()
 }
 
 pub async fn reports_js() -> Response {

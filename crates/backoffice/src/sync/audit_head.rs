@@ -58,7 +58,7 @@ async fn anchor_at(tx: &Transaction<'_>, reg: RegisterId, seq: i64) -> ApiResult
         .map(|r| r.get(0)))
 }
 
-async fn mark_broken(tx: &Transaction<'_>, reg: RegisterId, kind: BreakKind, seq: i64, detail: String) -> ApiResult<()> {
+pub(crate) async fn mark_broken(tx: &Transaction<'_>, reg: RegisterId, kind: BreakKind, seq: i64, detail: String) -> ApiResult<()> {
     tracing::warn!(store = %reg.store_id, register = %reg.register_id, kind = kind.as_str(), seq, "audit chain broken: {detail}");
     tx.execute(
         "UPDATE audit_heads SET broken_kind = $3, broken_seq = $4, broken_detail = $5, broken_ms = $6

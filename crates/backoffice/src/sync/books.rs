@@ -20,7 +20,9 @@ fn any_books(rows: &[Row]) -> bool {
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
             | Fact::StoreRefunded { .. }
-            | Fact::ExchangeRecorded(_) => false,
+            | Fact::ExchangeRecorded(_)
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => false,
         Fact::TenderAdded(_) | Fact::TenderSuperseded { .. } | Fact::ShiftOpened { .. } | Fact::PaidInOut { .. } | Fact::ShiftClosed { .. } => true,
     })
 }
@@ -49,7 +51,9 @@ pub async fn apply_books(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
             | Fact::StoreRefunded { .. }
-            | Fact::ExchangeRecorded(_) => {}
+            | Fact::ExchangeRecorded(_)
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
             Fact::TenderAdded(t) => {
                 // A store tender's type as the register knew it then (record 0121).
                 let st = match &t.method {

@@ -36,7 +36,9 @@ pub async fn apply_exchanges(tx: &Transaction<'_>, reg: RegisterId, first: i64, 
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::StoreRefunded { .. } => {}
+            | Fact::StoreRefunded { .. }
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     Ok(())

@@ -75,6 +75,9 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
     .await?;
     // The register's audit chain (record 0053): checked against the head confirmed before.
     let audit = super::audit_head::record(&tx, reg, batch.health.audit.as_ref()).await?;
+    // Its rows sent again with another content (record 0146): after the report, whose break
+    // names the cause first (a deleted tail written again is "went backwards").
+    super::audit_rows::check_resent(&tx, reg, &batch.rows).await?;
     tx.commit().await?;
     Ok(Json(Ack { v: PROTOCOL_VERSION, acked_through: new_acked as u64, held, applied, audit }))
 }

@@ -75,7 +75,9 @@ pub async fn apply_local(tx: &Transaction<'_>, reg: RegisterId, rows: &[Row]) ->
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
             | Fact::StoreRefunded { .. }
-            | Fact::ExchangeRecorded(_) => {}
+            | Fact::ExchangeRecorded(_)
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     Ok(())

@@ -78,7 +78,9 @@ fn fold(first: i64, rows: &[Row]) -> ApiResult<Folded> {
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
             | Fact::StoreRefunded { .. }
-            | Fact::ExchangeRecorded(_) => {}
+            | Fact::ExchangeRecorded(_)
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     // A change before its own creation in the same run is out of the register's order.
@@ -145,6 +147,7 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
     super::store_refunds::apply_store_refunds(tx, reg, first, rows).await?;
     super::exchanges::apply_exchanges(tx, reg, first, rows).await?;
     super::local::apply_local(tx, reg, rows).await?;
+    super::audit_rows::apply_audit_rows(tx, reg, rows).await?;
     super::rules::check_applied(tx, reg, first, rows).await?;
     Ok(rows.len() as u64)
 }

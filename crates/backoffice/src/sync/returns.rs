@@ -54,7 +54,9 @@ pub async fn apply_returns(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
             | Fact::StaffSaved { .. }
             | Fact::TaxSetupChanged(_)
             | Fact::StoreRefunded { .. }
-            | Fact::ExchangeRecorded(_) => {}
+            | Fact::ExchangeRecorded(_)
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     Ok(())

@@ -81,7 +81,9 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
             | Fact::StoreRefunded { .. }
-            | Fact::ExchangeRecorded(_) => {}
+            | Fact::ExchangeRecorded(_)
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     if pay_keys.is_empty() && ref_keys.is_empty() {
@@ -143,7 +145,9 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
             | Fact::StoreRefunded { .. }
-            | Fact::ExchangeRecorded(_) => {}
+            | Fact::ExchangeRecorded(_)
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     Ok(())
@@ -196,7 +200,9 @@ fn named(first: i64, rows: &[Row]) -> Named<'_> {
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
             | Fact::StoreRefunded { .. }
-            | Fact::ExchangeRecorded(_) => {}
+            | Fact::ExchangeRecorded(_)
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     n

@@ -47,7 +47,9 @@ pub async fn apply_sales(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
             | Fact::StoreRefunded { .. }
-            | Fact::ExchangeRecorded(_) => {}
+            | Fact::ExchangeRecorded(_)
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     Ok(())

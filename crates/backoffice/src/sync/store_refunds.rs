@@ -47,7 +47,9 @@ pub async fn apply_store_refunds(tx: &Transaction<'_>, reg: RegisterId, first: i
             | Fact::TaxSetupChanged(_)
             | Fact::ReturnRecorded(_)
             | Fact::CashRefunded { .. }
-            | Fact::ExchangeRecorded(_) => {}
+            | Fact::ExchangeRecorded(_)
+            | Fact::AuditRow(_)
+            | Fact::ReceiptPrinted(_) => {}
         }
     }
     Ok(())

@@ -256,11 +256,21 @@ impl<L: Deref<Target = Ledger>> Receipts<L> {
     }
 }
 
+/// A receipt's text longer than this is recorded without it (its SHA-256 still goes into
+/// the audit row): the wire's bound (record 0146).
+pub const MAX_RECEIPT_TEXT_BYTES: usize = 96 * 1024;
+
+/// SHA-256 of a receipt's text, as 64 lower-case hex digits.
+pub fn receipt_text_sha256(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
 impl Receipts<&mut Ledger> {
     /// Records one print (after it was attempted) with the next number of the sale. It is
     /// the original exactly when no earlier copy may have come out
     /// ([`Receipts::next_print_is_reprint`], decided in the same transaction; a trigger
-    /// holds the rule).
+    /// holds the rule). No text: see [`Receipts::record_print_text`].
     pub fn record_print(
         &mut self,
         cart_id: CartId,
@@ -268,6 +278,24 @@ impl Receipts<&mut Ledger> {
         target: &str,
         outcome: PrintOutcome,
         error: Option<&str>,
+        now_ms: i64,
+    ) -> Result<ReceiptPrint> {
+        self.record_print_text(cart_id, format, target, outcome, error, None, now_ms)
+    }
+
+    /// [`Receipts::record_print`] with the text that was printed (the receipt's lines joined
+    /// by "\n"), and in the same transaction (record 0146) an audit row `receipt_print` naming
+    /// the sale, the print and the text's SHA-256, so the text the back office shows is bound
+    /// into the chain; the text, who was signed in and that row's seq go up with the print.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_print_text(
+        &mut self,
+        cart_id: CartId,
+        format: &str,
+        target: &str,
+        outcome: PrintOutcome,
+        error: Option<&str>,
+        text: Option<&str>,
         now_ms: i64,
     ) -> Result<ReceiptPrint> {
         let error = error.map(|e| e.chars().take(1000).collect::<String>());
@@ -285,6 +313,26 @@ impl Receipts<&mut Ledger> {
             "INSERT INTO receipt_prints (cart_id, print_no, reprint, format, target, outcome, error, at_ms, paper)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![cart_id.0, print_no, reprint, format, target, outcome, error, now_ms, paper],
+        )?;
+        let print_id = tx.last_insert_rowid();
+        // The hash of what was printed, whatever its length; the text itself only within the
+        // wire's bound. No text given: the hash of none ("") says so.
+        let sha = receipt_text_sha256(text.unwrap_or(""));
+        let kept = text.filter(|t| t.len() <= MAX_RECEIPT_TEXT_BYTES);
+        let receipt_no = format!("{:06}", cart_id.0);
+        let after = serde_json::json!({
+            "sale": cart_id.0, "receipt_no": receipt_no, "print_no": print_no, "reprint": reprint,
+            "outcome": outcome, "text_sha256": sha,
+        });
+        let input = super::audit::AuditInput {
+            after: Some(after.to_string()),
+            ..super::audit::AuditInput::new("receipt_print", &format!("receipt {receipt_no} (sale {}) print {print_no}", cart_id.0))
+        };
+        let audit_seq = super::audit::append_audit(&tx, &input, now_ms)?;
+        let staff = crate::ledger::session::operator(&tx)?;
+        tx.exec_cached(
+            "INSERT INTO receipt_texts (print_id, text, text_sha256, staff_id, audit_seq) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![print_id, kept, sha, staff, audit_seq],
         )?;
         tx.commit()?;
         Ok(ReceiptPrint { cart_id, print_no, reprint, format: format.into(), target, outcome: outcome.into(), error, at_ms: now_ms, paper })

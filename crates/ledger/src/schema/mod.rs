@@ -50,6 +50,7 @@ mod v34_item_fact_shape;
 mod v35_tender_staff;
 mod v36_restored_returns;
 mod v37_ryoshusho_reissues;
+mod v38_audit_rows;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -93,6 +94,7 @@ pub const MIGRATIONS: &[&str] = &[
     v35_tender_staff::TENDER_STAFF,        // v35: a tender's fact names its staff (record 0143)
     v36_restored_returns::RESTORED_RETURNS, // v36: returns of a sale restored from a replaced register (record 0144)
     v37_ryoshusho_reissues::RYOSHUSHO_REISSUES, // v37: a new ryōshūsho for what was kept after a return (record 0145)
+    v38_audit_rows::AUDIT_ROWS,            // v38: audit rows and receipt prints with their text go up (record 0146)
 ];
 
 /// The version whose migration turned the audit log into a chain.

@@ -160,8 +160,10 @@ pub fn before_tender_staff() -> usize {
 /// SQL read from a file they built, so exactly what shipped). Safe to call twice: the chain of
 /// undo helpers calls it from each of them.
 pub fn undo_tender_staff(c: &rusqlite::Connection) {
-    // The newer migration first (it must not outlive a roll-back past the tables it reads).
+    // The newer migrations first (records 0145, 0146): their triggers must not outlive a
+    // roll-back past the tables they read.
     undo_ryoshusho_reissues(c);
+    undo_audit_rows(c);
     let old = rusqlite::Connection::open_in_memory().unwrap();
     for m in &paydesk_ledger::schema::MIGRATIONS[..before_tender_staff()] {
         old.execute_batch(m).unwrap();
@@ -214,4 +216,22 @@ pub fn undo_ryoshusho_reissues(c: &rusqlite::Connection) {
          DROP TRIGGER IF EXISTS ryoshusho_reissue_taken_back_stays; DROP TRIGGER IF EXISTS outbox_exchange_recorded;",
     )
     .unwrap();
+}
+
+/// The schema version before audit rows and receipt texts went up (record 0146), by its
+/// migration's text.
+pub fn before_audit_rows() -> usize {
+    paydesk_ledger::schema::MIGRATIONS.iter().position(|m| m.contains("CREATE TABLE IF NOT EXISTS receipt_texts")).expect("the audit rows migration")
+}
+
+/// Drops the two triggers the audit-rows migration made (record 0146), so a file rolled back
+/// past it sends no audit rows until it is upgraded again. Its table stays (the migration makes
+/// it `IF NOT EXISTS`; a file whose version is not rolled back must keep it). Safe to call twice:
+/// every undo helper of the chain calls it through `undo_tender_staff`.
+pub fn undo_audit_rows(c: &rusqlite::Connection) {
+    c.execute_batch("DROP TRIGGER IF EXISTS outbox_audit_row; DROP TRIGGER IF EXISTS outbox_receipt_printed;").unwrap();
+}
+
+pub fn count_in(c: &rusqlite::Connection, sql: &str) -> i64 {
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
 }

@@ -29,6 +29,8 @@ pub struct OutboxShadow {
     pub staff: BTreeMap<i64, (String, String, bool)>,
     /// the register's own tax setup: (price mode, rounding), when it is its own
     pub tax: Option<(String, String)>,
+    /// the last audit row sent (record 0146): (seq, hash); each next one links to it
+    pub audit: Option<(u64, String)>,
 }
 
 /// (total, lines as (sku, quantity, unit price, line total))
@@ -133,6 +135,19 @@ impl OutboxShadow {
                 self.staff.insert(f["staff"].as_i64().unwrap(), (s("name").unwrap(), s("role").unwrap(), f["active"].as_bool().unwrap()));
             }
             "tax_setup_changed" => self.tax = Some((s("price_mode").unwrap(), s("rounding").unwrap())),
+            // the chain goes up row by row, each linked to the one before (record 0146)
+            "audit_row" => {
+                assert!(!f.to_string().contains("argon2"), "{what}: a secret in {f}");
+                let seq = f["seq"].as_u64().unwrap();
+                if let Some((last, hash)) = &self.audit {
+                    assert_eq!((seq, s("prev_hash")), (last + 1, Some(hash.clone())), "{what}: audit row {seq} does not follow {last}");
+                }
+                self.audit = Some((seq, s("hash").unwrap()));
+            }
+            "receipt_printed" => {
+                let seq = f["audit_seq"].as_u64().unwrap();
+                assert!(self.audit.as_ref().is_some_and(|(last, _)| *last >= seq), "{what}: a print before its audit row {seq}");
+            }
             other => panic!("{what}: unknown kind {other}"),
         }
     }

@@ -42,6 +42,9 @@ pub struct PrintRecord<'a> {
     pub target: &'a str,
     pub outcome: PrintOutcome,
     pub error: Option<&'a str>,
+    /// The text printed (the receipt's lines joined by "\n", record 0146); `None` when the
+    /// caller has none, which the back office shows as not recorded.
+    pub text: Option<&'a str>,
 }
 
 impl ReceiptCases<'_> {
@@ -59,7 +62,7 @@ impl ReceiptCases<'_> {
     /// whether it was the original.
     pub fn record_print(&self, cart: CartId, print: PrintRecord<'_>) -> Result<ReceiptPrint> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.receipts_mut().record_print(cart, print.format, print.target, print.outcome, print.error, now))
+        self.engine.with_ledger(|l| l.receipts_mut().record_print_text(cart, print.format, print.target, print.outcome, print.error, print.text, now))
     }
 
     /// Paid sales, newest first: at most `limit` (1 to 100) older than `before`, each with
