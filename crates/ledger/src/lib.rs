@@ -57,7 +57,7 @@ pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PA
 pub use ledger::{RestoredReturnLine, RestoredReturnPlan, RestoredReturnRecord, RestoredReturnTender, RestoredSale, RestoredSaleLine, RestoredTender};
 pub use ledger::catalog::{Category, Found, MatchKind, QueryProblem, SearchQuery};
 pub use ledger::catalog::{CatalogItem, PriceKind, CsvProblem, DemoLocale, DEMO_WEIGHED_SKU, ImportReport, parse_locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
-pub use ledger::{local_time, receipt_sale_data, receipt_text_sha256, store_date, store_day_start, store_time, tax_cart, utc_day, LockedTax, PrintOutcome, ReceiptPrint, MAX_RECEIPT_TEXT_BYTES};
+pub use ledger::{local_time, receipt_sale_data, receipt_text_sha256, store_date, store_day_start, store_time, tax_cart, utc_day, LockedTax, PrintOutcome, PrintRecord, ReceiptPrint, MAX_RECEIPT_TEXT_BYTES};
 pub use ledger::{
     ryoshusho_generation_number, ryoshusho_number, IssuedRyoshusho, KeptPart, RyoshushoGeneration, RyoshushoIssue, RyoshushoKept, RyoshushoRecord,
 };

@@ -68,7 +68,7 @@ fn every_audit_row_goes_up_with_what_its_hash_covers_and_recomputes() {
     l.audit_mut().record_register_action("drawer_override", "the drawer jammed", Some("drawer"), DAY_MS).unwrap();
     let cart = paid_sale(&mut l);
     let text = text_of(&l, cart);
-    l.receipts_mut().record_print_text(cart, "escpos", "127.0.0.1:9100", PrintOutcome::Printed, None, Some(&text), DAY_MS + 61_000).unwrap();
+    l.receipts_mut().record_print_text(cart, &PrintRecord { format: "escpos", target: "127.0.0.1:9100", outcome: PrintOutcome::Printed, error: None, text: Some(&text) }, DAY_MS + 61_000).unwrap();
 
     let chain = l.audit().chain().unwrap();
     let sent = facts(&l, "audit_row");
@@ -90,10 +90,10 @@ fn a_print_is_recorded_with_its_text_and_an_audit_row_that_binds_the_text() {
     l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
     let cart = paid_sale(&mut l);
     let original = text_of(&l, cart);
-    l.receipts_mut().record_print_text(cart, "escpos", "127.0.0.1:9100", PrintOutcome::Printed, None, Some(&original), DAY_MS + 61_000).unwrap();
+    l.receipts_mut().record_print_text(cart, &PrintRecord { format: "escpos", target: "127.0.0.1:9100", outcome: PrintOutcome::Printed, error: None, text: Some(&original) }, DAY_MS + 61_000).unwrap();
     let copy = text_of(&l, cart);
     assert_ne!(copy, original, "the copy is marked a reprint");
-    let again = l.receipts_mut().record_print_text(cart, "escpos", "127.0.0.1:9100", PrintOutcome::Printed, None, Some(&copy), DAY_MS + 120_000).unwrap();
+    let again = l.receipts_mut().record_print_text(cart, &PrintRecord { format: "escpos", target: "127.0.0.1:9100", outcome: PrintOutcome::Printed, error: None, text: Some(&copy) }, DAY_MS + 120_000).unwrap();
     assert!(again.reprint);
 
     let prints = facts(&l, "receipt_printed");
@@ -119,7 +119,7 @@ fn a_text_longer_than_the_wire_takes_is_kept_as_its_hash_only() {
     l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
     let cart = paid_sale(&mut l);
     let long = "x".repeat(MAX_RECEIPT_TEXT_BYTES + 1);
-    l.receipts_mut().record_print_text(cart, "escpos", "127.0.0.1:9100", PrintOutcome::Printed, None, Some(&long), DAY_MS + 61_000).unwrap();
+    l.receipts_mut().record_print_text(cart, &PrintRecord { format: "escpos", target: "127.0.0.1:9100", outcome: PrintOutcome::Printed, error: None, text: Some(&long) }, DAY_MS + 61_000).unwrap();
     let p = &facts(&l, "receipt_printed")[0];
     assert!(p["text"].is_null(), "{p}");
     assert_eq!(p["text_sha256"].as_str(), Some(receipt_text_sha256(&long).as_str()));
@@ -160,7 +160,7 @@ fn the_upgrade_adds_the_triggers_and_sends_nothing_it_held_before() {
     assert!(facts(&l, "receipt_printed").is_empty(), "no back-fill");
     // the reprint after the upgrade goes up with its row
     let text = text_of(&l, cart);
-    let p = l.receipts_mut().record_print_text(cart, "escpos", "x", PrintOutcome::Printed, None, Some(&text), DAY_MS + 5).unwrap();
+    let p = l.receipts_mut().record_print_text(cart, &PrintRecord { format: "escpos", target: "x", outcome: PrintOutcome::Printed, error: None, text: Some(&text) }, DAY_MS + 5).unwrap();
     assert_eq!((p.print_no, p.reprint), (2, true));
     let head = l.audit().head().unwrap().seq as i64;
     assert_eq!(sent(&l).last(), Some(&head), "the print's row went up");

@@ -55,6 +55,8 @@ fn the_upgrade_from_the_file_before_v37_queues_the_exchanges_it_holds() {
     let path = dir.path().join("old.db");
     let queued = {
         let mut l = Ledger::open(&path).unwrap();
+        // A file before v37 was before v38 too: its audit rows were not queued (record 0146).
+        crate::common::undo_audit_rows(l.connection());
         exchanged(&mut l);
         facts(&l)
     };

@@ -41,7 +41,7 @@ fn print(l: &mut Ledger, printer: &TestPrinter, cart: CartId, at: i64) -> Vec<St
     let target: PrinterTarget = printer.addr().to_string().parse().unwrap();
     Printer::new(target.clone()).print(&job).unwrap();
     l.receipts_mut()
-        .record_print_text(cart, "escpos", &target.to_string(), PrintOutcome::Printed, None, Some(&job.text()), at)
+        .record_print_text(cart, &PrintRecord { format: "escpos", target: &target.to_string(), outcome: PrintOutcome::Printed, error: None, text: Some(&job.text()) }, at)
         .unwrap();
     let out = printer.next_job(Duration::from_secs(10)).expect("the printer got the job").unwrap();
     out.texts().iter().map(|t| t.trim().to_string()).collect()

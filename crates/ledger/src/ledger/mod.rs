@@ -38,7 +38,7 @@ pub use reader::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, R
 mod receipts;
 mod reports;
 pub use reports::PaymentDayStats;
-pub use receipts::{receipt_sale_data, receipt_text_sha256, PrintOutcome, ReceiptPrint, MAX_RECEIPT_TEXT_BYTES};
+pub use receipts::{receipt_sale_data, receipt_text_sha256, PrintOutcome, PrintRecord, ReceiptPrint, MAX_RECEIPT_TEXT_BYTES};
 mod store_clock;
 pub use store_clock::{local_time, store_date, store_day_start, store_time, utc_day};
 mod refunds;

@@ -266,6 +266,18 @@ pub fn receipt_text_sha256(text: &str) -> String {
     sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// One print of a receipt as it went: where to, in which format, and how.
+#[derive(Debug, Clone, Copy)]
+pub struct PrintRecord<'a> {
+    pub format: &'a str,
+    pub target: &'a str,
+    pub outcome: PrintOutcome,
+    pub error: Option<&'a str>,
+    /// The text printed (the receipt's lines joined by "\n", record 0146); `None` when the
+    /// caller has none, which the back office shows as not recorded.
+    pub text: Option<&'a str>,
+}
+
 impl Receipts<&mut Ledger> {
     /// Records one print (after it was attempted) with the next number of the sale. It is
     /// the original exactly when no earlier copy may have come out
@@ -280,24 +292,15 @@ impl Receipts<&mut Ledger> {
         error: Option<&str>,
         now_ms: i64,
     ) -> Result<ReceiptPrint> {
-        self.record_print_text(cart_id, format, target, outcome, error, None, now_ms)
+        self.record_print_text(cart_id, &PrintRecord { format, target, outcome, error, text: None }, now_ms)
     }
 
     /// [`Receipts::record_print`] with the text that was printed (the receipt's lines joined
     /// by "\n"), and in the same transaction (record 0146) an audit row `receipt_print` naming
     /// the sale, the print and the text's SHA-256, so the text the back office shows is bound
     /// into the chain; the text, who was signed in and that row's seq go up with the print.
-    #[allow(clippy::too_many_arguments)]
-    pub fn record_print_text(
-        &mut self,
-        cart_id: CartId,
-        format: &str,
-        target: &str,
-        outcome: PrintOutcome,
-        error: Option<&str>,
-        text: Option<&str>,
-        now_ms: i64,
-    ) -> Result<ReceiptPrint> {
+    pub fn record_print_text(&mut self, cart_id: CartId, print: &PrintRecord<'_>, now_ms: i64) -> Result<ReceiptPrint> {
+        let PrintRecord { format, target, outcome, error, text } = *print;
         let error = error.map(|e| e.chars().take(1000).collect::<String>());
         let target: String = target.chars().take(300).collect();
         let (outcome, paper) = outcome.stored();

@@ -16,7 +16,7 @@
 //! in one upgrade transaction. `IF NOT EXISTS` everywhere, as v17, v20 and v22: upgrade tests
 //! rebuild an older file from a current one.
 
-/// Schema v38 (numbered by the lead at merge; on this branch it follows v35).
+/// Schema v38.
 pub(crate) const AUDIT_ROWS: &str = r#"
 CREATE TABLE IF NOT EXISTS receipt_texts (
     print_id    INTEGER PRIMARY KEY,
@@ -28,8 +28,12 @@ CREATE TABLE IF NOT EXISTS receipt_texts (
 
 CREATE TRIGGER IF NOT EXISTS outbox_audit_row AFTER INSERT ON audit_log
 BEGIN
+    -- Queued at SQLite's clock by julianday, as v14's own items and staff (an old SQLite
+    -- reads it): the row's own time travels in
+    -- the fact (its hash covers it); an action dated by its caller (a test's small clock, a
+    -- back-dated import) must not make the back office refuse the whole batch as a bad clock.
     INSERT INTO outbox (seq, at_ms, fact)
-    SELECT high_water + 1, NEW.at_ms,
+    SELECT high_water + 1, CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER),
            json_object('kind', 'audit_row', 'seq', NEW.id, 'at_ms', NEW.at_ms,
                        'actor_id', NEW.actor_id, 'approver_id', NEW.approver_id,
                        'action', NEW.action, 'subject', NEW.subject,

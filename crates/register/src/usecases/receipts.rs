@@ -7,7 +7,7 @@ use paydesk_receipt::ryoshusho::{build_kept_ryoshusho, build_ryoshusho, Kept, Pa
 use paydesk_receipt::{build_receipt, ReceiptError, SaleData, MAX_TEXT_CHARS};
 use paydesk_tax::TaxSettings;
 use paydesk_ledger::{
-    ryoshusho_generation_number, store_time, CartId, PrintOutcome, ReceiptPrint, Result, RyoshushoIssue, RyoshushoKept, RyoshushoRecord,
+    ryoshusho_generation_number, store_time, CartId, ReceiptPrint, Result, RyoshushoIssue, RyoshushoKept, RyoshushoRecord,
 };
 
 use crate::Engine;
@@ -35,17 +35,8 @@ fn source(l: &paydesk_ledger::Ledger, cart: CartId) -> Result<ReceiptSource> {
     Ok(ReceiptSource { cart, data, tax, next_print_reprint: l.receipts().next_print_is_reprint(cart)?, prints: l.receipts().prints(cart)?.len() })
 }
 
-/// One print of a receipt as it went: where to, in which format, and how.
-#[derive(Debug, Clone, Copy)]
-pub struct PrintRecord<'a> {
-    pub format: &'a str,
-    pub target: &'a str,
-    pub outcome: PrintOutcome,
-    pub error: Option<&'a str>,
-    /// The text printed (the receipt's lines joined by "\n", record 0146); `None` when the
-    /// caller has none, which the back office shows as not recorded.
-    pub text: Option<&'a str>,
-}
+/// One print of a receipt as it went (the ledger's vocabulary).
+pub use paydesk_ledger::PrintRecord;
 
 impl ReceiptCases<'_> {
     /// The receipt's data and tax setup alone.
@@ -62,7 +53,7 @@ impl ReceiptCases<'_> {
     /// whether it was the original.
     pub fn record_print(&self, cart: CartId, print: PrintRecord<'_>) -> Result<ReceiptPrint> {
         let now = self.engine.now();
-        self.engine.with_ledger(|l| l.receipts_mut().record_print_text(cart, print.format, print.target, print.outcome, print.error, print.text, now))
+        self.engine.with_ledger(|l| l.receipts_mut().record_print_text(cart, &print, now))
     }
 
     /// Paid sales, newest first: at most `limit` (1 to 100) older than `before`, each with
