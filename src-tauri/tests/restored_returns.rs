@@ -28,16 +28,28 @@ fn history(a: &Ledger) -> Vec<RestoredRow> {
         .collect()
 }
 
-/// The PSP's refunds of payment intent `pi` (its own list, over HTTP).
+/// The PSP's refunds of payment intent `pi` (its own list, over HTTP). The mock PSP may
+/// drop a read or answer it with a transient error (its simulated faults): asked again,
+/// a few times.
 fn refunds_at_psp(url: &str, pi: &str) -> Vec<Value> {
     tauri::async_runtime::block_on(async {
-        let r = reqwest::Client::new()
-            .get(format!("{url}/v1/refunds?payment_intent={pi}"))
-            .bearer_auth(paydesk_app::settings_file::EMBEDDED_KEY)
-            .send()
-            .await
-            .unwrap();
-        r.json::<Value>().await.unwrap()["data"].as_array().unwrap().clone()
+        let mut last = Value::Null;
+        for _ in 0..5 {
+            let sent = reqwest::Client::new()
+                .get(format!("{url}/v1/refunds?payment_intent={pi}"))
+                .bearer_auth(paydesk_app::settings_file::EMBEDDED_KEY)
+                .send()
+                .await;
+            last = match sent {
+                Ok(r) => r.json::<Value>().await.unwrap_or(Value::Null),
+                // A dropped connection (the mock's simulated network): asked again.
+                Err(e) => Value::String(e.to_string()),
+            };
+            if let Some(data) = last["data"].as_array() {
+                return data.clone();
+            }
+        }
+        panic!("the PSP did not list the refunds: {last}")
     })
 }
 
