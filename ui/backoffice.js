@@ -8,6 +8,7 @@ import { invoke } from './bridge.js';
 import { BACKOFFICE_LINK } from './contract.js';
 import { $, h, errText } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
+import { restoredReturnPanel } from './restored_returns.js';
 
 function ago(ms) {
   const s = Math.max(0, Math.round((Date.now() - Number(ms)) / 1000));
@@ -65,6 +66,7 @@ async function loadHistory(box, from, before) {
   const list = h('ul', { id: 'restored-sources', class: 'restored-sources' }, ...v.sources.map((s) => sourceRow(s, s.register_id === v.from, show)));
   const src = v.sources.find((s) => s.register_id === v.from);
   const parts = [title, list];
+  const returnBox = h('div', { id: 'restored-return-box' });
   if (src) {
     parts.push(h('h4', { text: t('backoffice-payments-of', { name: src.register_name }) }));
     if (!v.payments.length) parts.push(h('p', { class: 'help', text: t('backoffice-payments-none') }));
@@ -73,11 +75,15 @@ async function loadHistory(box, from, before) {
         h('td', { class: 'key', text: p.checkout_key }),
         h('td', { class: 'num', text: p.amount_text }),
         h('td', { text: p.state_label }),
-        h('td', { text: formatDateTime(p.at_ms) })));
+        h('td', { text: formatDateTime(p.at_ms) }),
+        // The sale this payment paid: its Return items, under the list (record 0144).
+        h('td', {}, p.sale == null ? null : h('button', { type: 'button', class: 'link restored-return-open',
+          id: `restored-return-open-${p.sale}`, 'data-sale': String(p.sale), text: t('restored-return-open'),
+          onclick: () => { returnBox.replaceChildren(restoredReturnPanel(v.from, p.sale)); } }))));
       parts.push(h('div', { class: 'restored-scroll' }, h('table', { id: 'restored-payments', class: 'restored-payments', 'data-from': v.from },
         h('thead', {}, h('tr', {},
           h('th', { text: t('backoffice-col-key') }), h('th', { class: 'num', text: t('backoffice-col-amount') }),
-          h('th', { text: t('backoffice-col-state') }), h('th', { text: t('backoffice-col-time') }))),
+          h('th', { text: t('backoffice-col-state') }), h('th', { text: t('backoffice-col-time') }), h('th', { text: t('restored-col-return') }))),
         h('tbody', {}, ...rows))));
     }
     if (v.next_before != null) {
@@ -85,6 +91,7 @@ async function loadHistory(box, from, before) {
       older.addEventListener('click', () => loadHistory(box, v.from, v.next_before));
       parts.push(older);
     }
+    parts.push(returnBox);
   }
   box.replaceChildren(...parts);
 }

@@ -84,6 +84,14 @@ export const ERROR_CODES = Object.freeze([
   'exempt_paid',
   'exempt_reason',
   'recall_screen_busy',
+  'unknown_restore_source',
+  'restore_not_finished',
+  'unknown_restored_sale',
+  'ambiguous_restored_receipt',
+  'restored_sale_canceled',
+  'restored_sale_not_valued',
+  'restored_payment_unsettled',
+  'restored_store_tender',
 ]);
 
 /** The same, by name: `ERROR.INVALID_INPUT` is 'invalid_input'. */
@@ -167,6 +175,14 @@ export const ERROR = Object.freeze({
   EXEMPT_PAID: 'exempt_paid',
   EXEMPT_REASON: 'exempt_reason',
   RECALL_SCREEN_BUSY: 'recall_screen_busy',
+  UNKNOWN_RESTORE_SOURCE: 'unknown_restore_source',
+  RESTORE_NOT_FINISHED: 'restore_not_finished',
+  UNKNOWN_RESTORED_SALE: 'unknown_restored_sale',
+  AMBIGUOUS_RESTORED_RECEIPT: 'ambiguous_restored_receipt',
+  RESTORED_SALE_CANCELED: 'restored_sale_canceled',
+  RESTORED_SALE_NOT_VALUED: 'restored_sale_not_valued',
+  RESTORED_PAYMENT_UNSETTLED: 'restored_payment_unsettled',
+  RESTORED_STORE_TENDER: 'restored_store_tender',
 });
 
 /** A payment's state (paydesk_domain::PaymentState). */

@@ -5,8 +5,9 @@
 import { withApproval } from './approval.js';
 import { receiptPanel } from './receipt.js';
 import { returnPanel } from './returns.js';
+import { restoredReturnPanel } from './restored_returns.js';
 import { invoke } from './bridge.js';
-import { TIMELINE_KIND, TONE } from './contract.js';
+import { ERROR, TIMELINE_KIND, TONE } from './contract.js';
 import { $, h, s, announce, alertLoud, errText, timeOf } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
 
@@ -65,15 +66,30 @@ export function initReceiptFind() {
     const msg = $('sales-find-msg');
     const field = $('sales-find');
     try {
-      const cart = await invoke('find_receipt', { number: field.value });
+      const cart = await invoke('find_receipt', { number: field.value }).catch(async (local) => {
+        // No local paid sale has it: a replaced register's restored sale may (record 0144).
+        if (!local || local.code !== ERROR.INVALID_INPUT) throw local;
+        const found = await invoke('find_restored_receipt', { number: field.value }).catch((r) => {
+          throw r && r.code === ERROR.UNKNOWN_RESTORED_SALE ? local : r;
+        });
+        return found;
+      });
       msg.hidden = true; msg.textContent = ''; field.value = '';
-      openSaleReturn(cart);
+      if (typeof cart === 'number') openSaleReturn(cart); else openRestoredReturn(cart.source, cart.sale);
     } catch (err) {
       msg.textContent = errText(err); msg.dataset.code = (err && err.code) || 'error'; msg.hidden = false;
       field.select();
       alertLoud(errText(err));
     }
   });
+}
+
+/** Shows restored sale `sale` of replaced register `source` with its Return items form. */
+export function openRestoredReturn(source, sale) {
+  selectedSale = null; selectedPayment = null;
+  for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', 'false');
+  for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', 'false');
+  $('payment-detail').replaceChildren(restoredReturnPanel(source, sale));
 }
 
 /** Shows paid sale `cart` with its Return items form open (a receipt's number typed or

@@ -257,11 +257,14 @@ const RECEIPT_NO = /^[0-9]{6,12}$/;
 /** Opens the paid sale of receipt number `number` at Payments with its Return items; false
  *  when no paid sale has that number (the scan was an unknown item after all). */
 async function openReceipt(number) {
-  let sale;
-  try { sale = await invoke('find_receipt', { number }); } catch { return false; }
+  let detail;
+  try { detail = { cart: await invoke('find_receipt', { number }) }; } catch {
+    // A replaced register's restored sale may have it (record 0144 addendum).
+    try { detail = { restored: await invoke('find_restored_receipt', { number }) }; } catch { return false; }
+  }
   scanError('');
   announce(t('scan-receipt-opened', { number }));
-  document.dispatchEvent(new CustomEvent('paydesk:open-receipt', { detail: { cart: sale } }));
+  document.dispatchEvent(new CustomEvent('paydesk:open-receipt', { detail }));
   return true;
 }
 

@@ -20,6 +20,7 @@ mod keychain;
 mod open_price;
 mod reader;
 mod restart;
+mod restored_returns;
 mod screen;
 mod shift;
 mod staff;

@@ -61,6 +61,8 @@ pub struct PaymentView {
     pub state: Option<String>,
     pub state_label: String,
     pub at_ms: i64,
+    /// The predecessor's sale this payment paid (its Return items), when known.
+    pub sale: Option<i64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -134,6 +136,7 @@ fn payment_view(p: RestoredPayment) -> PaymentView {
         state: p.state,
         state_label,
         at_ms: p.at_ms,
+        sale: p.sale,
     }
 }
 

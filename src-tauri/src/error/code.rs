@@ -121,6 +121,15 @@ error_codes! {
     ExemptPaid => "exempt_paid",
     ExemptReason => "exempt_reason",
     RecallScreenBusy => "recall_screen_busy",
+    // a return of a sale restored from a replaced register (record 0144)
+    UnknownRestoreSource => "unknown_restore_source",
+    RestoreNotFinished => "restore_not_finished",
+    UnknownRestoredSale => "unknown_restored_sale",
+    AmbiguousRestoredReceipt => "ambiguous_restored_receipt",
+    RestoredSaleCanceled => "restored_sale_canceled",
+    RestoredSaleNotValued => "restored_sale_not_valued",
+    RestoredPaymentUnsettled => "restored_payment_unsettled",
+    RestoredStoreTender => "restored_store_tender",
 }
 
 impl ErrorCode {

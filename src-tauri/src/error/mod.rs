@@ -14,10 +14,12 @@ mod code;
 mod exempt;
 mod held;
 mod reader;
+mod restored;
 pub mod shift;
 pub use code::ErrorCode;
 pub use held::HeldRefusal;
 pub use reader::ReaderRefusal;
+pub use restored::RestoredRefusal;
 
 #[derive(Debug)]
 pub enum AppError {
@@ -100,6 +102,8 @@ pub enum AppError {
     Held(HeldRefusal),
     /// A sale's tax exemption was refused (record 0135).
     Exempt(paydesk_ledger::ExemptRefusal),
+    /// A return of a restored sale refused (record 0144).
+    Restored(RestoredRefusal),
 }
 
 /// Why a store tender type was refused (record 0118, 0122), from the ledger's typed
@@ -262,6 +266,7 @@ impl std::fmt::Display for AppError {
             AppError::Staff(r) => staff_refusal_words(r),
             AppError::Held(r) => r.words(),
             AppError::Exempt(r) => exempt::words(*r),
+            AppError::Restored(r) => r.words(),
         };
         f.write_str(&text)
     }
@@ -326,6 +331,7 @@ impl AppError {
             AppError::Staff(r) => staff_refusal_code(r),
             AppError::Held(r) => r.code(),
             AppError::Exempt(r) => exempt::code(*r),
+            AppError::Restored(r) => r.code(),
         }
     }
 }
@@ -471,6 +477,16 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         L::LabelRuleRefused { position, why } => AppError::InvalidInput(label_rule_words(*position, why)),
         // A tax-exempt sale (record 0135).
         L::TaxExemptRefused { why, .. } => AppError::Exempt(*why),
+        // A return of a restored sale (record 0144).
+        L::UnknownRestoreSource { .. }
+        | L::RestoreNotFinished { .. }
+        | L::UnknownRestoredSale { .. }
+        | L::AmbiguousRestoredReceipt { .. }
+        | L::RestoredSaleCanceled { .. }
+        | L::RestoredSaleNotValued { .. }
+        | L::RestoredPaymentUnsettled { .. }
+        | L::RestoredStoreTender { .. }
+        | L::RestoredRefundExceeds { .. } => AppError::Restored(RestoredRefusal::of_ledger(e)?),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {

@@ -56,6 +56,10 @@ pub struct RestoredPayment {
     /// The last state sent up ("captured"), `None` when none was.
     pub state: Option<String>,
     pub state_at_ms: Option<i64>,
+    /// The predecessor's sale the payment was a tender of (its `tender_added` fact), so
+    /// the screen can offer that sale's Return items (record 0144); `None` when no tender
+    /// names the payment.
+    pub sale: Option<i64>,
 }
 
 fn seq_param(name: &str, v: u64) -> Result<i64> {
@@ -173,7 +177,12 @@ impl<L: Deref<Target = Ledger>> SyncLog<L> {
                  WHERE source = ?1 AND kind = 'payment_state'
                    AND json_extract(fact, '$.checkout_key') IN (SELECT k FROM page)
                  GROUP BY 1)
-             SELECT page.seq, page.at_ms, page.k, page.amount, page.currency, last.state, last.at_ms
+             SELECT page.seq, page.at_ms, page.k, page.amount, page.currency, last.state, last.at_ms,
+                    -- the index by checkout key (v36) finds the tender naming the payment
+                    (SELECT json_extract(t.fact, '$.sale') FROM restored_history t
+                     WHERE t.source = ?1 AND json_extract(t.fact, '$.checkout_key') = page.k
+                       AND t.kind = 'tender_added'
+                     ORDER BY t.seq LIMIT 1)
              FROM page LEFT JOIN last ON last.k = page.k
              ORDER BY page.seq DESC",
             params![source, before, max],
@@ -186,6 +195,7 @@ impl<L: Deref<Target = Ledger>> SyncLog<L> {
                     currency: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
                     state: r.get(5)?,
                     state_at_ms: r.get(6)?,
+                    sale: r.get(7)?,
                 }))
             },
         )
