@@ -154,5 +154,7 @@ pub async fn return_restored_lines(
         document: r.document,
         // A restored return's prints are not recorded (record 0144 addendum): no reprint mark.
         next_print_reprint: false,
+        // The predecessor's 領収書 does not travel in its facts (record 0144): nothing to reissue.
+        ryoshusho_kept: None,
     })
 }
