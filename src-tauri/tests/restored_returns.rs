@@ -29,13 +29,16 @@ fn history(a: &Ledger) -> Vec<RestoredRow> {
 }
 
 /// The PSP's refunds of payment intent `pi` (its own list, over HTTP). The mock PSP may
-/// drop a read or answer it with a transient error (its simulated faults): asked again,
-/// a few times.
+/// drop a read, leave it unanswered or answer it with a transient error (its simulated
+/// faults): asked again, a few times, each ask bounded at 5 s.
 fn refunds_at_psp(url: &str, pi: &str) -> Vec<Value> {
     tauri::async_runtime::block_on(async {
         let mut last = Value::Null;
         for _ in 0..5 {
-            let sent = reqwest::Client::new()
+            // Bounded: a read the mock leaves unanswered is asked again, never waited on for
+            // ever (one such wait hung a full run for nextest's 600 s).
+            let client = reqwest::Client::builder().timeout(std::time::Duration::from_secs(5)).build().unwrap();
+            let sent = client
                 .get(format!("{url}/v1/refunds?payment_intent={pi}"))
                 .bearer_auth(paydesk_app::settings_file::EMBEDDED_KEY)
                 .send()

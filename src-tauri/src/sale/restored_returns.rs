@@ -81,10 +81,7 @@ fn register_name(state: &AppState, source: &str) -> AppResult<String> {
 /// `ambiguous_restored_receipt` when two have.
 #[tauri::command]
 pub fn find_restored_receipt(state: State<'_, AppState>, number: String) -> AppResult<RestoredSaleRef> {
-    let n = number.trim();
-    if n.is_empty() || n.len() > crate::store::sales::MAX_RECEIPT_NO_CHARS || !n.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(AppError::InvalidInput(tr!(active(), "receipt-find-invalid", max = crate::store::sales::MAX_RECEIPT_NO_CHARS)));
-    }
+    let n = super::returns::checked_receipt_no(&number)?;
     let (source, sale) = state.engine().restored_by_receipt(n, None)?;
     Ok(RestoredSaleRef { source, sale })
 }

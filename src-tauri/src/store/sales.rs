@@ -84,19 +84,13 @@ pub fn list_sales(state: State<'_, AppState>, before: Option<i64>) -> AppResult<
     Ok(SalesPage { sales, next_before: ids.last().filter(|_| full).map(|c| c.0) })
 }
 
-/// Most characters a receipt number takes as typed or scanned (its barcode carries 6 to 12).
-pub const MAX_RECEIPT_NO_CHARS: usize = 20;
-
 /// The paid sale whose receipt number was typed or scanned at Payments → Receipts (the
 /// barcode under every printed receipt, record 0123): its number, for the screen to open
 /// with its Return items. Refused: anything but 1 to 20 digits, a number no paid sale has.
 #[tauri::command]
 pub fn find_receipt(state: State<'_, AppState>, number: String) -> AppResult<i64> {
     let l = active();
-    let n = number.trim();
-    if n.is_empty() || n.len() > MAX_RECEIPT_NO_CHARS || !n.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(AppError::InvalidInput(tr!(l, "receipt-find-invalid", max = MAX_RECEIPT_NO_CHARS)));
-    }
+    let n = crate::sale::returns::checked_receipt_no(&number)?;
     // Receipt numbers are the sale's number, zero-padded (`000042`).
     let cart = n.trim_start_matches('0').parse::<i64>().ok().filter(|c| *c > 0).map(CartId);
     let paid = cart.and_then(|c| state.engine().receipts().source(c).ok().map(|_| c));
