@@ -6,7 +6,7 @@
 //! what the predecessor gave back. What this register gave back since is read from its own
 //! tables (`restored_returns`, `restored_payments` and their refunds).
 
-use paydesk_domain::{Currency, TenderKind};
+use paydesk_domain::{Currency, PaymentState, TenderKind};
 use paydesk_tax::{Dining, PriceMode, RateReturn, TaxClass};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -41,7 +41,7 @@ pub struct RestoredTender {
     /// A card tender's payment: its key, PSP id and last state in the predecessor's history.
     pub checkout_key: Option<String>,
     pub psp_id: Option<String>,
-    pub payment_state: Option<String>,
+    pub payment_state: Option<PaymentState>,
     /// Given back through it so far, by the predecessor and by this register (a card's
     /// refunds not failed: succeeded or still unsure).
     pub given_back_minor: i64,
@@ -364,7 +364,9 @@ fn card_left(conn: &Connection, source: &str, sale: i64, t: &mut RestoredTender)
         match kind.as_str() {
             "payment_created" => amount = v.get("amount").and_then(Value::as_i64),
             "payment_state" => {
-                t.payment_state = v.get("state").and_then(Value::as_str).map(str::to_string);
+                // A state this code does not know stays unknown: refused when money would go
+                // through it, never guessed.
+                t.payment_state = v.get("state").and_then(Value::as_str).and_then(|s| s.parse().ok());
                 if let Some(id) = v.get("psp_id").and_then(Value::as_str) {
                     t.psp_id = Some(id.to_string());
                 }
@@ -404,7 +406,24 @@ fn card_left(conn: &Connection, source: &str, sale: i64, t: &mut RestoredTender)
     t.given_back_minor = t.predecessor_minor + here;
     // Only a payment whose money was taken and is settled has anything to give back; an
     // unsure one is refused when the money would go through it (the allocation's check).
-    let paid = matches!(t.payment_state.as_deref(), Some("captured" | "partially_refunded" | "refunded" | "refunding"));
+    let paid = t.payment_state.is_some_and(money_taken);
     t.left_minor = if paid { (t.amount_minor - t.given_back_minor).max(0) } else { 0 };
     Ok(())
+}
+
+/// The money was taken at the PSP and the payment's outcome is settled (a refund may be on
+/// its way). Every state named: a new one must say whether a restored return may give back
+/// through it.
+pub(super) fn money_taken(state: PaymentState) -> bool {
+    match state {
+        PaymentState::Captured | PaymentState::PartiallyRefunded | PaymentState::Refunded | PaymentState::Refunding => true,
+        PaymentState::Created
+        | PaymentState::QueuedOffline
+        | PaymentState::Authorizing
+        | PaymentState::Authorized
+        | PaymentState::Capturing
+        | PaymentState::Failed
+        | PaymentState::Canceled
+        | PaymentState::OnReader => false,
+    }
 }

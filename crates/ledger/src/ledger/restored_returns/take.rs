@@ -4,7 +4,7 @@
 //! predecessor's payment), then cash out of this register's open shift; the return, its
 //! lines, rates, links, facts and audit row together.
 
-use paydesk_domain::TenderKind;
+use paydesk_domain::{PaymentState, TenderKind};
 use paydesk_tax::{compute, return_tax, Cart, Discount, Line, RateReturn, ReturnTax, Returned, TaxSettings};
 use rusqlite::{params, OptionalExtension};
 
@@ -154,15 +154,16 @@ fn insert_tx(tx: &WriteTx<'_>, sale: &RestoredSale, valued: &ReturnTax, given: &
 /// A card payment of the sale whose outcome the predecessor never learned (or whose PSP id
 /// it never had) cannot be given back on: refused, named.
 fn unsettled(sale: &RestoredSale, t: &RestoredTender) -> Result<()> {
-    let state = t.payment_state.as_deref().unwrap_or("created");
-    let settled = matches!(state, "captured" | "partially_refunded" | "refunded" | "refunding" | "failed" | "canceled");
-    let paid_without_id = matches!(state, "captured" | "partially_refunded" | "refunding") && t.psp_id.is_none();
+    let state = t.payment_state.unwrap_or(PaymentState::Created);
+    let ended_unpaid = matches!(state, PaymentState::Failed | PaymentState::Canceled);
+    let settled = super::sale::money_taken(state) || ended_unpaid;
+    let paid_without_id = super::sale::money_taken(state) && state != PaymentState::Refunded && t.psp_id.is_none();
     if !settled || paid_without_id {
         return Err(Error::RestoredPaymentUnsettled {
             register: sale.source.clone(),
             sale: sale.sale_id,
             checkout_key: t.checkout_key.clone().unwrap_or_default(),
-            state: if paid_without_id { format!("{state} without a PSP id") } else { state.to_string() },
+            state: if paid_without_id { format!("{} without a PSP id", state.as_str()) } else { state.as_str().to_string() },
         });
     }
     Ok(())
@@ -271,7 +272,7 @@ fn restored_payment_tx(tx: &WriteTx<'_>, sale: &RestoredSale, t: &RestoredTender
         "INSERT INTO restored_payments (checkout_key, source, payment_id, predecessor_refunds_minor) VALUES (?1, ?2, NULL, ?3)",
         params![key, sale.source, t.predecessor_minor],
     )?;
-    let state = if t.predecessor_succeeded_minor > 0 { "partially_refunded" } else { "captured" };
+    let state = if t.predecessor_succeeded_minor > 0 { PaymentState::PartiallyRefunded } else { PaymentState::Captured }.as_str();
     tx.exec_cached(
         "INSERT INTO payments (idempotency_key, psp_payment_id, amount_minor, currency, state, capture_method, request_params, cart_id,
                                offline, created_at_ms, updated_at_ms, refunded_minor)
