@@ -73,7 +73,14 @@ fn pairing_starts_the_loop_and_the_back_office_gets_every_sale() {
     // The app starts again: the loop starts with it and a new sale reaches the back office.
     let (_app, w) = start_app(dir.path());
     let second = sell(&w, "COF-001");
-    until_status(&w, "the second sale synced", |v| v["state"] == "synced" && v["queued"] == 0 && bo_keys(&rt).len() == 2);
+    // The wait ends when both payments are at the back office *as captured*: "synced, nothing
+    // queued" can be seen one round before the capture's fact is applied there (the round that
+    // carries it may still be in flight), so the keys alone are not the signal.
+    let all_captured = |rt: &tokio::runtime::Runtime| {
+        let rows = rt.block_on(h.payment_rows());
+        rows.len() == 2 && rows.iter().all(|p| p.2 == "captured" && p.3.is_some())
+    };
+    until_status(&w, "the second sale synced as captured", |v| v["state"] == "synced" && v["queued"] == 0 && all_captured(&rt));
     let mut want = vec![first, second];
     want.sort();
     assert_eq!(bo_keys(&rt), want);
