@@ -20,6 +20,7 @@ mod window_not_charged;
 mod window_open_price;
 mod window_reader;
 mod window_receipts;
+mod window_restored_return;
 mod window_returns;
 mod window_ryoshusho;
 mod window_scan;

@@ -17,6 +17,10 @@ const TONE_COLOR = { [TONE.OK]: '#15803d', [TONE.WARN]: '#b45309', [TONE.BAD]: '
 let selectedPayment = null;
 /** The sale whose receipt the detail pane shows (from the Receipts list), if any. */
 let selectedSale = null;
+/** The restored sale (`{source, sale}`) whose Return items the detail pane shows, if any:
+ *  like a selected sale, it is not replaced when the payments list refreshes (a return's own
+ *  refund refreshes it, and would otherwise take the result and its document off the screen). */
+let restoredShown = null;
 
 /** Lists the payments (newest first) and shows the selected one, or the first. */
 export async function loadPayments() {
@@ -33,7 +37,7 @@ export async function loadPayments() {
   }));
   $('payments-empty').hidden = list.length > 0;
   loadSales(null);
-  if (selectedSale !== null) return;
+  if (selectedSale !== null || restoredShown !== null) return;
   if (selectedPayment === null && list.length) selectPayment(list[0].id);
   else if (selectedPayment !== null) selectPayment(selectedPayment);
 }
@@ -86,7 +90,7 @@ export function initReceiptFind() {
 
 /** Shows restored sale `sale` of replaced register `source` with its Return items form. */
 export function openRestoredReturn(source, sale) {
-  selectedSale = null; selectedPayment = null;
+  selectedSale = null; selectedPayment = null; restoredShown = { source, sale };
   for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', 'false');
   for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', 'false');
   $('payment-detail').replaceChildren(restoredReturnPanel(source, sale));
@@ -102,7 +106,7 @@ export function openSaleReturn(cart) {
 
 /** Shows sale `cartId`'s receipt with its Print / Reprint and printable-page buttons. */
 function selectSale(cartId) {
-  selectedSale = cartId; selectedPayment = null;
+  selectedSale = cartId; selectedPayment = null; restoredShown = null;
   for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', 'false');
   for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', String(tr.dataset.cart === String(cartId)));
   $('payment-detail').replaceChildren(h('h2', { text: t('receipt-screen-of-sale', { id: cartId }) }), receiptPanel(cartId), returnPanel(cartId, () => loadPayments()), saleRefundForm(cartId));
@@ -143,7 +147,7 @@ function saleRefundForm(cartId) {
 }
 
 async function selectPayment(id) {
-  selectedPayment = id; selectedSale = null;
+  selectedPayment = id; selectedSale = null; restoredShown = null;
   for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', 'false');
   for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', String(tr.dataset.id === String(id)));
   let p;

@@ -1,0 +1,193 @@
+//! A sale made by a register that was since replaced, returned at its replacement in the real
+//! window (issue #29, record 0144): register A (a real app window on a real mock PSP
+//! process) sells by card and cash; A's journal, as the back office would hand it over, is
+//! B's restored history; at B, Payments → Receipts → the receipt number finds no sale of B's
+//! own and opens A's sale's Return items, naming A; one line comes back. Checked beyond the
+//! screen: the PSP holds exactly one refund, on A's payment, card first and at most what the
+//! card paid; the rest leaves B's drawer as a movement under B's shift; a second return of
+//! a line already taken back elsewhere is refused, nothing sent. English at 1280x800, Japanese
+//! at 1024x768; screenshots of the form and the result under target/screenshots.
+
+use paydesk_e2e::thirtyfour::prelude::*;
+use paydesk_e2e::{App, Launch, PspProcess, LONG};
+use paydesk_ledger::{CartId, Ledger, RestoreSourceRow, RestoredRow};
+use serde_json::Value;
+
+const SRC: &str = "reg-front-till";
+const KEY: &str = "sk_test_restored_return";
+
+fn launch(psp: &PspProcess, ja: bool, width: u32, height: u32) -> Launch {
+    let mut l = Launch { width, height, ..Launch::default() };
+    l.env.push(("PAYDESK_PSP_URL".into(), psp.psp.url.clone()));
+    l.env.push(("PAYDESK_PSP_KEY".into(), KEY.into()));
+    if ja {
+        l.env.push(("PAYDESK_DEMO_STORE".into(), "ja-JP".into()));
+    }
+    l
+}
+
+fn ledger(app: &App) -> Ledger {
+    Ledger::open(app.data_dir.join("ledger.db")).unwrap()
+}
+
+/// A's sale: paid by `card` typed at the card step and the rest in cash. Returns the sale,
+/// its card payment's PSP id, and what A queued for the back office (its facts), read
+/// while A still runs.
+async fn predecessor_sale(psp: &PspProcess, ja: bool, skus: &[&str], total: &str, card: &str) -> (CartId, String, Vec<RestoredRow>) {
+    let a = App::start("restored-return-a", launch(psp, ja, 1280, 800)).await;
+    let cart = CartId(a.paid_split_sale(skus, total, card).await);
+    let l = ledger(&a);
+    let sale = l.sales().by_cart(cart).unwrap();
+    let key = sale.tenders.iter().find_map(|t| t.checkout_key.clone()).expect("a card tender");
+    let pi = l.payments().by_key(&key).unwrap().unwrap().psp_payment_id.expect("captured at the PSP");
+    let rows = l
+        .sync_log()
+        .outbox_batch(0, 5_000)
+        .unwrap()
+        .into_iter()
+        .map(|r| {
+            let kind = serde_json::from_str::<Value>(&r.fact_json).unwrap()["kind"].as_str().unwrap().to_string();
+            RestoredRow { seq: r.seq, at_ms: r.at_ms, kind, fact_json: r.fact_json }
+        })
+        .collect::<Vec<_>>();
+    drop(l);
+    a.close().await;
+    (cart, pi, rows)
+}
+
+/// B running, A's history restored whole into B's ledger (what `restore` writes from the
+/// back office's answer).
+fn restore_into(b: &App, rows: &[RestoredRow]) {
+    let mut l = ledger(b);
+    let src = RestoreSourceRow {
+        register_id: SRC.into(),
+        register_name: "Front till".into(),
+        acked_through: rows.len() as u64,
+        described_json: "{}".into(),
+        restored_through: 0,
+        started_at_ms: 0,
+        finished_at_ms: None,
+    };
+    l.sync_log_mut().begin_restore(&src, 1).unwrap();
+    l.sync_log_mut().append_restored(SRC, rows, 1).unwrap();
+}
+
+/// Payments (F2) → Receipts: the receipt number typed and Enter; the restored sale's form.
+async fn find_by_receipt(b: &App, number: &str) {
+    b.el("body").await.send_keys(Key::F2).await.unwrap();
+    let field = b.el("#sales-find").await;
+    field.send_keys(number).await.unwrap();
+    field.send_keys(Key::Enter).await.unwrap();
+    b.wait_js("return document.querySelector('#payment-detail #restored-return #return-form') !== null", "the restored sale's Return items", LONG).await;
+}
+
+/// Types `q` for line `line` and a reason, presses Return: `done` or the refusal's code.
+async fn submit(b: &App, line: usize, q: u32) -> String {
+    let css = format!("#payment-detail #return-qty-{line}");
+    b.js(&format!("document.querySelector('{css}').scrollIntoView({{ block: 'center' }}); return true")).await;
+    let f = b.el(&css).await;
+    f.clear().await.unwrap();
+    f.send_keys(q.to_string()).await.unwrap();
+    b.el("#payment-detail #return-reason").await.send_keys("cracked").await.unwrap();
+    b.click("#payment-detail #return-submit").await;
+    let v = b
+        .wait_js(
+            "if (document.querySelector('#payment-detail #return-done')) return 'done'; \
+             const x = document.querySelector('#payment-detail #return-msg .bad'); return x ? x.dataset.code : false",
+            "the return's answer",
+            LONG,
+        )
+        .await;
+    v.as_str().unwrap().to_string()
+}
+
+/// The PSP's refunds of payment `pi` as (amount, status).
+async fn refunds(psp: &PspProcess, pi: &str) -> Vec<(i64, String)> {
+    let list = psp.psp.get(&format!("/v1/refunds?payment_intent={pi}")).await;
+    list["data"].as_array().cloned().unwrap_or_default().iter().map(|r| (r["amount"].as_i64().unwrap(), r["status"].as_str().unwrap().to_string())).collect()
+}
+
+fn expected_drawer(b: &App) -> i64 {
+    ledger(b).sales().expected_drawer().unwrap().iter().map(|(_, m)| *m).sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replaced_registers_sale_is_found_by_its_receipt_and_one_line_comes_back_card_first() {
+    let psp = PspProcess::start(KEY);
+    // Coffee $2.50 + croissant $3.25 + mug $14.95 and New York's tax: $22.25; $10.00 by card.
+    let (cart, pi, rows) = predecessor_sale(&psp, false, &["COF-001", "CRO-001", "MUG-001"], "$22.25", "10.00").await;
+
+    let b = App::start("restored-return-b", launch(&psp, false, 1280, 800)).await;
+    restore_into(&b, &rows);
+    let before = expected_drawer(&b);
+    let number = format!("{:06}", cart.0);
+    find_by_receipt(&b, &number).await;
+    let title = b.text("#payment-detail #restored-return-title").await;
+    assert!(title.contains(&number) && title.contains("Front till"), "the form names A's receipt and A: {title}");
+    let rows_shown = b.js("return [...document.querySelectorAll('#restored-return tbody tr')].map((r) => r.textContent).join('|')").await;
+    assert_eq!(rows_shown, Value::from("Coffee, regular10|Croissant10|PayDesk mug10"), "name, sold, returned, the quantity cell");
+    b.screenshot("restored-return-form-1280x800").await;
+
+    // The mug ($16.28 with its tax): $10.00 back to A's card (all it paid), $6.28 from B's drawer.
+    assert_eq!(submit(&b, 2, 1).await, "done");
+    let done = b.el("#payment-detail #return-done").await;
+    assert_eq!(
+        (done.attr("data-total").await.unwrap().as_deref(), done.attr("data-cash").await.unwrap().as_deref()),
+        (Some("1628"), Some("628"))
+    );
+    assert_eq!(done.attr("data-number").await.unwrap(), Some(format!("{number}-R1")));
+    let doc = b.text("#payment-detail #return-doc").await;
+    for want in ["PayDesk mug x1", "$16.28", "$10.00", "$6.28", number.as_str()] {
+        assert!(doc.contains(want), "{want:?} not on the document:\n{doc}");
+    }
+    b.screenshot("restored-return-done-1280x800").await;
+    assert_eq!(refunds(&psp, &pi).await, vec![(1000, "succeeded".to_string())], "one refund, on A's payment");
+    assert_eq!(expected_drawer(&b), before - 628, "the cash left B's drawer");
+
+    // The form again: the mug's field is closed (all of it came back). Meanwhile the croissant
+    // comes back elsewhere (another window, a replayed call): this form still offers it, and
+    // its Return is refused with nothing sent and nothing paid out.
+    find_by_receipt(&b, &number).await;
+    let closed = b.js("return document.querySelector('#payment-detail #return-qty-2').disabled").await;
+    assert_eq!(closed, Value::Bool(true), "the mug's quantity field is closed");
+    assert_eq!(b.text("#payment-detail #return-returned-2").await, "1");
+    let other = b
+        .js(&format!(
+            "return window.__TAURI__.core.invoke('return_restored_lines', {{ source: '{SRC}', sale: {}, lines: [{{ line: 1, quantity: 1 }}], reason: 'elsewhere' }})\
+             .then((r) => [r.number, r.cash_out], (e) => JSON.stringify(e))",
+            cart.0
+        ))
+        .await;
+    // The croissant ($3.25, exempt to go): all cash, A's card has nothing left.
+    assert_eq!(other, serde_json::json!([format!("{number}-R2"), 325]));
+    assert_eq!(submit(&b, 1, 1).await, "invalid_input", "the stale form's croissant");
+    assert_eq!(refunds(&psp, &pi).await.len(), 1, "no second refund at the PSP");
+    assert_eq!(expected_drawer(&b), before - 628 - 325, "nothing more left the drawer");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_japanese_at_1024x768_the_restored_sale_comes_back_card_first() {
+    let psp = PspProcess::start(KEY);
+    let (cart, pi, rows) = predecessor_sale(&psp, true, &["COF-001", "MUG-001"], "¥1,900", "1000").await;
+    let b = App::start("restored-return-b-ja", launch(&psp, true, 1024, 768)).await;
+    restore_into(&b, &rows);
+    let before = expected_drawer(&b);
+    let number = format!("{:06}", cart.0);
+    find_by_receipt(&b, &number).await;
+    b.screenshot("restored-return-form-ja-1024x768").await;
+    // The mug back: the card first (at most the ¥1,000 it paid), the rest from B's drawer.
+    assert_eq!(submit(&b, 1, 1).await, "done");
+    let done = b.el("#payment-detail #return-done").await;
+    let total: i64 = done.attr("data-total").await.unwrap().unwrap().parse().unwrap();
+    let cash: i64 = done.attr("data-cash").await.unwrap().unwrap().parse().unwrap();
+    let at_psp = refunds(&psp, &pi).await;
+    assert_eq!(at_psp.len(), 1, "{at_psp:?}");
+    assert_eq!(at_psp[0], (total.min(1000), "succeeded".to_string()));
+    assert_eq!(cash, total - total.min(1000));
+    assert_eq!(expected_drawer(&b), before - cash);
+    let doc = b.text("#payment-detail #return-doc").await;
+    assert!(doc.contains(&number), "{doc}");
+    b.screenshot("restored-return-done-ja-1024x768").await;
+    b.close().await;
+}
