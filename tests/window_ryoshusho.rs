@@ -178,3 +178,61 @@ async fn an_english_store_says_it_in_english() {
     assert_eq!(code, "invalid_input", "a 領収書 handed back is not reprinted");
     app.close().await;
 }
+
+/// Record 0145 in the window: two watches paid in cash with a 領収書 for ¥110,000; one comes
+/// back with the 領収書 handed back; the return's result offers a new 領収書 for the ¥55,000
+/// kept. Issued, it is the next generation (`-2`), has the stamp box (¥50,000 before tax)
+/// on screen and at the ESC/POS test printer, and names the addressee of the one handed back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_return_with_the_ryoshusho_handed_back_offers_one_for_what_was_kept_at_1024x768() {
+    let printer = TestPrinter::start().unwrap();
+    let app = App::start("ryoshusho-kept", launch(Some("ja-JP"), 1024, 768)).await;
+    set_up(&app, &printer, "55000").await;
+    app.scan("WATCH").await;
+    let cart = watch_sale(&app, "¥110,000", Pay::Cash("110000")).await;
+    let (code, text) = issue(&app, Some("株式会社ペイデスク")).await;
+    assert_eq!(code, "printed", "{text}");
+    assert!(text.contains("¥110,000-"), "{text}");
+    job(&printer);
+
+    // Payments → Receipts → the sale → Return items: one watch, the 領収書 handed back.
+    app.click("#tender-new-sale").await;
+    key(&app, Key::F2).await;
+    app.click(&format!("#sale-show-{cart}")).await;
+    app.click("#payment-detail #return-open").await;
+    app.wait_js("return document.querySelector('#payment-detail #return-form #return-ryoshusho') !== null", "the 領収書 box on the form", LONG).await;
+    let f = app.el("#payment-detail #return-qty-0").await;
+    f.clear().await.unwrap();
+    f.send_keys("1").await.unwrap();
+    app.el("#payment-detail #return-reason").await.send_keys("サイズ違い").await.unwrap();
+    app.click("#payment-detail #return-ryoshusho").await;
+    app.click("#payment-detail #return-submit").await;
+    app.wait_js("return document.querySelector('#payment-detail #return-done') !== null", "the return done", LONG).await;
+    assert_eq!(app.el("#payment-detail #return-done").await.attr("data-cash").await.unwrap().as_deref(), Some("55000"));
+
+    // The offer: a new 領収書 for what the customer kept, replacing the one handed back.
+    let offer = app.el("#payment-detail #ryoshusho-kept-issue").await;
+    assert_eq!(
+        (offer.attr("data-total").await.unwrap(), offer.attr("data-replaces").await.unwrap()),
+        (Some("55000".to_string()), Some(format!("{cart:06}-1")))
+    );
+    app.click("#payment-detail #ryoshusho-kept-issue").await;
+    app.wait_js(
+        "const m = document.querySelector('#payment-detail #ryoshusho-kept-msg'); return m.dataset.code === 'printed'",
+        "the new 領収書 printed",
+        LONG,
+    )
+    .await;
+    let shown = app.text("#payment-detail #ryoshusho-kept-text").await;
+    for want in [format!("{cart:06}-2"), "株式会社ペイデスク 様".into(), "¥55,000-".into(), "収入印紙".into(), "印紙税額 ¥200".into()] {
+        assert!(shown.contains(&want), "{want:?} not on screen:\n{shown}");
+    }
+    assert!(!shown.contains("¥110,000"), "{shown}");
+    let printed = job(&printer).texts().join("\n");
+    assert!(printed.contains(&format!("{cart:06}-2")) && printed.contains("収入印紙") && printed.contains("¥55,000-"), "{printed}");
+    app.js("document.querySelector('#payment-detail #ryoshusho-kept-text').scrollIntoView({ block: 'start' }); return true").await;
+    app.screenshot("ryoshusho-kept-1024x768").await;
+    // One press, one document: the button is spent.
+    assert_eq!(app.js("return document.querySelector('#payment-detail #ryoshusho-kept-issue').disabled").await, Value::Bool(true));
+    app.close().await;
+}
