@@ -162,10 +162,9 @@ async fn the_audit_page_finds_a_sale_and_shows_its_receipt_and_the_proof_then_th
         let steps = texts(&d, "#steps tbody tr").await;
         assert_eq!(steps.len(), 3, "rows 2 and 3, and the head: {steps:?}");
         assert!(steps[0].starts_with("2 receipt_print") && steps[0].ends_with("ok"), "{}", steps[0]);
-        for p in [std::path::Path::new("/work/shots/backoffice-audit.png")] {
-            if p.parent().is_some_and(|d| d.is_dir()) {
-                d.screenshot(p).await?;
-            }
+        for p in crate::dashboard::screenshot_path("backoffice-audit") {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            d.screenshot(&p).await?;
         }
 
         // a row changed at the back office: the proof names it

@@ -52,7 +52,9 @@ impl Drop for Driver {
     }
 }
 
-fn screenshot_path(name: &str) -> Vec<PathBuf> {
+/// Where a page's screenshot goes: `target/screenshots/NAME.png` (and docs/screenshots on
+/// request). Shared by the page tests.
+pub(crate) fn screenshot_path(name: &str) -> Vec<PathBuf> {
     let exe = std::env::current_exe().unwrap();
     let target = exe.parent().and_then(Path::parent).and_then(Path::parent).unwrap().join("screenshots");
     let mut out = vec![target.join(format!("{name}.png"))];

@@ -83,10 +83,9 @@ async fn the_reports_page_shows_a_stores_days_by_item_and_tender_and_links_the_c
         d.find(By::Id("show")).await?.click().await?;
         wait_for(&d, "return document.body.dataset.loaded === 'true' && document.querySelector('#report th:nth-child(2)').textContent === 'Tender'", "by tender").await;
         assert_eq!(words(texts(&d, "#report tbody tr").await), ["Shibuya cash 1 1 1,650 JPY 0 JPY 1,650 JPY"]);
-        for p in [std::path::Path::new("/work/shots/backoffice-reports.png")] {
-            if p.parent().is_some_and(|d| d.is_dir()) {
-                d.screenshot(p).await?;
-            }
+        for p in crate::dashboard::screenshot_path("backoffice-reports") {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            d.screenshot(&p).await?;
         }
 
         set("to", "2026-11-01".into()).await?;
