@@ -96,7 +96,8 @@ pub async fn serve(state: AppState, addr: SocketAddr) -> std::io::Result<Running
     let app = http::router(state.clone());
     let connections = server::conns::Registry::new(state.limits.http);
     let task = tokio::spawn(server::accept_loop(listener, app, state.in_flight.clone(), connections.clone(), stop_rx.clone()));
-    tokio::spawn(prune_loop(state.clone(), stop_rx));
+    tokio::spawn(prune_loop(state.clone(), stop_rx.clone()));
+    tokio::spawn(owed::retry::retry_loop(state.clone(), stop_rx));
     Ok(Running { addr, state, connections, stop, task: Some(task) })
 }
 

@@ -37,6 +37,10 @@ enum Cmd {
         /// proxy header a client could send.
         #[arg(long, env = "PAYDESK_BACKOFFICE_BEHIND_TLS")]
         behind_tls: bool,
+        /// Seconds between two looks for refunds owed back left executing (asked the PSP
+        /// again with their stored key); also the first wait after an unsure answer.
+        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        owed_retry_secs: u64,
     },
     /// A private PostgreSQL cluster, the service and a demo store with two registers.
     Dev {
@@ -64,10 +68,11 @@ fn read_token(path: &PathBuf) -> Result<String, String> {
 
 async fn run(cli: Cli) -> Result<(), String> {
     match cli.cmd {
-        Cmd::Serve { addr, database, admin_token_file, pool_size, behind_tls } => {
+        Cmd::Serve { addr, database, admin_token_file, pool_size, behind_tls, owed_retry_secs } => {
             let admin_token = read_token(&admin_token_file)?;
             let mut limits = Limits::default();
             limits.db.pool_size = pool_size.clamp(1, 256);
+            limits.owed_retry.interval = std::time::Duration::from_secs(owed_retry_secs);
             let st = build(&Config { database, admin_token, limits, behind_tls }).await.map_err(|e| e.to_string())?;
             let running = serve(st, addr).await.map_err(|e| format!("listen on {addr}: {e}"))?;
             println!("listening on {}", running.url());

@@ -34,6 +34,8 @@ pub struct Limits {
     pub session_ttl: Duration,
     /// Idempotency keys kept (`prune.rs`).
     pub prune: PrunePolicy,
+    /// Refunds owed back left executing, asked again (`owed/retry.rs`).
+    pub owed_retry: crate::owed::retry::RetryPolicy,
 }
 
 impl Default for Limits {
@@ -50,6 +52,7 @@ impl Default for Limits {
             pairing: ThrottleLimits::PAIRING,
             session_ttl: SessionPolicy::default().ttl,
             prune: PrunePolicy::default(),
+            owed_retry: crate::owed::retry::RetryPolicy::default(),
         }
     }
 }

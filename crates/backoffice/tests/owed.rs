@@ -303,3 +303,70 @@ async fn unsure_answers_stay_executing_a_refusal_is_failed_and_racing_executes_r
     let s = &d["owed_back"][0];
     assert_eq!((s["owed"].as_i64(), s["paid_back"].as_i64(), s["paid_back_count"].as_i64(), s["failed_count"].as_i64()), (Some(0), Some(4000), Some(2), Some(1)), "{s}");
 }
+
+/// Record 0142 addendum: a refund left executing is asked again by the back office on its
+/// own, with its stored key, until the PSP's answer is recorded; an approved refund nobody
+/// executed is never started by it. The PSP holds exactly one refund.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_back_office_finishes_an_executing_refund_on_its_own_and_never_starts_an_approved_one() {
+    let psp = tokio::task::spawn_blocking(PspProcess::start).await.unwrap();
+    let mut limits = paydesk_backoffice::state::Limits::default();
+    limits.owed_retry.interval = std::time::Duration::from_millis(200);
+    let h = Harness::with_limits(limits).await;
+    let store = h.owner.create_store("Main St").await.unwrap();
+    let account = |base: String| {
+        let (owner, path) = (h.owner.clone(), format!("/admin/stores/{store}/psp"));
+        async move { owner.put(&path, &json!({"api_base": base, "secret_key": PSP_KEY})).await.unwrap() }
+    };
+    account(psp.url.clone()).await;
+    publish_staff(&h.owner, &store).await;
+    let mut pis = vec![];
+    for (i, amount) in [("i1", 1000), ("i2", 2000)] {
+        pis.push(psp.charge(i, amount, "usd", &[("checkout_key", i)]).await["id"].as_str().unwrap().to_string());
+    }
+    h.owner.post(&format!("/admin/stores/{store}/reconcile"), &json!({})).await.unwrap();
+    let db = h.db().await;
+    let mut owed = vec![];
+    for pi in &pis {
+        let ex: uuid::Uuid = db.query_one("SELECT exception_id FROM recon_exceptions WHERE subject = $1", &[pi]).await.unwrap().get(0);
+        let p = h.owner.post(&format!("/admin/stores/{store}/exceptions/{ex}/propose-refund"), &who("Ana", "1111")).await.unwrap();
+        let id = p["proposed"][0]["owed_id"].as_str().unwrap().to_string();
+        h.owner.post(&format!("/admin/stores/{store}/owed/{id}/approve"), &who("Bo", "2222")).await.unwrap();
+        owed.push(id);
+    }
+
+    // Executed while the PSP cannot be reached: unsure, stays executing.
+    account("http://127.0.0.1:1".into()).await;
+    let x = h.owner.post(&format!("/admin/stores/{store}/owed/{}/execute", owed[0]), &json!({})).await.unwrap();
+    assert_eq!(x["state"], "executing", "{x}");
+    // The PSP is back; nobody presses Execute again.
+    account(psp.url.clone()).await;
+    let state = |id: String| {
+        let db = &db;
+        async move {
+            let r = db.query_one("SELECT state, attempts, psp_refund_id FROM owed_refunds WHERE owed_id = $1::text::uuid", &[&id]).await.unwrap();
+            (r.get::<_, String>(0), r.get::<_, i32>(1), r.get::<_, Option<String>>(2))
+        }
+    };
+    // Polled (bounded): the back office announces nothing a test could wait on.
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let done = loop {
+        let s = state(owed[0].clone()).await;
+        if s.0 != "executing" {
+            break s;
+        }
+        assert!(std::time::Instant::now() < end, "still executing after 30 s: {s:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(done.0, "succeeded", "{done:?}");
+    assert!(done.1 >= 2, "asked again: {done:?}");
+    let at_psp = psp_refunds_of(&psp.url, &pis[0]).await;
+    assert_eq!(at_psp.len(), 1, "{at_psp:?}");
+    assert_eq!(at_psp[0]["id"].as_str(), done.2.as_deref());
+    let resolved: bool = db.query_one("SELECT resolved_ms IS NOT NULL FROM recon_exceptions WHERE subject = $1", &[&pis[0]]).await.unwrap().get(0);
+    assert!(resolved, "paid back: its exception is closed");
+
+    // The approved one was there for every round since: never started, nothing at the PSP.
+    assert_eq!(state(owed[1].clone()).await, ("approved".to_string(), 0, None));
+    assert!(psp_refunds_of(&psp.url, &pis[1]).await.is_empty());
+}

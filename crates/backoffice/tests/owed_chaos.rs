@@ -122,6 +122,9 @@ impl BackOffice {
         let mut child = Command::new(build_binary("paydesk-backoffice"))
             .args(["serve", "--addr", "127.0.0.1:0", "--database", conn, "--admin-token-file"])
             .arg(token_file)
+            // The test drives the second ask itself and counts the attempts: the server's own
+            // retry (record 0142 addendum) waits longer than the test runs.
+            .args(["--owed-retry-secs", "3600"])
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

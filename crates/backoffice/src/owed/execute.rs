@@ -103,15 +103,15 @@ async fn ask(st: &AppState, (base, key): &(String, String), o: &Owed) -> Outcome
 
 /// Moves the row to `executing` (committed) and returns it, or answers without the PSP:
 /// paid back already (the row), not approved, failed.
-async fn start(st: &AppState, store: Uuid, id: Uuid) -> ApiResult<Result<Owed, Owed>> {
+async fn start(st: &AppState, store: Uuid, id: Uuid, op: Op) -> ApiResult<Result<Owed, Owed>> {
     let mut client = st.pool.get().await?;
     let tx = client.transaction().await?;
     let o = load(&tx, store, id, true).await?;
     if o.state == OwedState::Succeeded {
         return Ok(Err(o));
     }
-    if !Op::Execute.allows(o.state) {
-        return Err(refused(Op::Execute, o.state));
+    if !op.allows(o.state) {
+        return Err(refused(op, o.state));
     }
     if o.state == OwedState::Approved {
         if let Err(e) = super::approve::still_open(&tx, store, &o).await {
@@ -169,20 +169,26 @@ async fn record(st: &AppState, store: Uuid, o: &Owed, out: &Outcome) -> ApiResul
     Ok(after)
 }
 
+/// Starts (`Op::Execute`) or resumes (`Op::Resume`) refund `id`: `executing` committed,
+/// the PSP asked with the stored key, its answer recorded. The row as it is after.
+pub(crate) async fn drive(st: &AppState, store: Uuid, id: Uuid, op: Op) -> ApiResult<Owed> {
+    let o = match start(st, store, id, op).await? {
+        Ok(o) => o,
+        Err(done) => return Ok(done),
+    };
+    let acct = account(st, store).await?;
+    let out = ask(st, &acct, &o).await;
+    if let Outcome::Unsure(e) = &out {
+        tracing::warn!("owed refund {id}: unsure answer, stays executing: {e}");
+    }
+    record(st, store, &o, &out).await
+}
+
 pub async fn execute(State(st): State<AppState>, headers: HeaderMap, Path((store, id)): Path<(String, String)>) -> ApiResult<(StatusCode, Json<Value>)> {
     require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let id = parse_id(&id, "owed refund")?;
-    let o = match start(&st, store, id).await? {
-        Ok(o) => o,
-        Err(done) => return Ok((StatusCode::OK, Json(done.to_json()))),
-    };
-    let acct = account(&st, store).await?;
-    let out = ask(&st, &acct, &o).await;
-    if let Outcome::Unsure(e) = &out {
-        tracing::warn!("owed refund {id}: unsure answer, stays executing: {e}");
-    }
-    let after = record(&st, store, &o, &out).await?;
+    let after = drive(&st, store, id, Op::Execute).await?;
     // 202: still executing; execute again (with the same key) to learn the outcome.
     let status = if after.state == OwedState::Executing { StatusCode::ACCEPTED } else { StatusCode::OK };
     Ok((status, Json(after.to_json())))

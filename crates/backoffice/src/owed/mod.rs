@@ -8,6 +8,7 @@ pub mod dashboard;
 pub mod execute;
 pub mod person;
 pub mod propose;
+pub mod retry;
 
 use crate::error::{ApiError, ApiResult};
 use serde_json::{json, Value};
@@ -63,6 +64,9 @@ pub enum Op {
     Approve,
     /// `approved` starts; `executing` resumes with the same key (the answer was lost).
     Execute,
+    /// The back office on its own (`retry`): only resumes what a person started, never
+    /// starts an approved refund nobody executed.
+    Resume,
     /// The PSP's definite answer.
     Record,
 }
@@ -72,6 +76,7 @@ impl Op {
         match self {
             Op::Approve => &[OwedState::Proposed],
             Op::Execute => &[OwedState::Approved, OwedState::Executing],
+            Op::Resume => &[OwedState::Executing],
             Op::Record => &[OwedState::Executing],
         }
     }
@@ -170,6 +175,7 @@ mod tests {
         let allowed = |op: Op| all.iter().copied().filter(|s| op.allows(*s)).collect::<Vec<_>>();
         assert_eq!(allowed(Op::Approve), [Proposed]);
         assert_eq!(allowed(Op::Execute), [Approved, Executing]);
+        assert_eq!(allowed(Op::Resume), [Executing]);
         assert_eq!(allowed(Op::Record), [Executing]);
         for s in all {
             assert_eq!(OwedState::parse(s.as_str()), Some(s));

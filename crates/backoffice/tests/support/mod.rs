@@ -24,8 +24,13 @@ pub fn start_cluster() -> Cluster {
 }
 
 impl Harness {
+    /// The back office with its default limits, except that its background retry of
+    /// refunds owed back waits an hour: a test that counts a refund's attempts counts only
+    /// its own (the retry's own test sets it short).
     pub async fn start() -> Harness {
-        Self::with_limits(Limits::default()).await
+        let mut limits = Limits::default();
+        limits.owed_retry.interval = std::time::Duration::from_secs(3600);
+        Self::with_limits(limits).await
     }
 
     pub async fn with_limits(limits: Limits) -> Harness {
