@@ -5,7 +5,7 @@
 //! changes by version never steps over one still uncommitted.
 use super::{json_body, parse_store, require_owner};
 use crate::error::{ApiError, ApiResult};
-use crate::publish::Section;
+use super::section::Section;
 use crate::state::{now_ms, AppState};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
