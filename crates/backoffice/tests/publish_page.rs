@@ -1,8 +1,9 @@
 //! The publishing page (record 0147) in a real headless Chromium over WebDriver (Debian's
 //! chromium and chromium-driver), under the dashboard's strict CSP: signed in, it shows the
 //! published catalog and a register's own items beside it; a CSV chosen in the file input
-//! is read by the back office and previewed (what changes, old → new, at which register);
-//! publishing it updates the table. A screenshot of the preview is kept.
+//! is read by the back office and previewed (what changes, old → new, at which register); a
+//! publish by someone else in between makes the page's publish refused; previewed again and
+//! published, the table shows it. A screenshot of the preview is kept.
 use crate::dashboard::{texts, wait_for, Driver};
 use crate::support;
 use serde_json::json;
@@ -95,10 +96,29 @@ async fn the_publishing_page_previews_an_uploaded_csv_and_publishes_it_in_chromi
         d.execute("document.getElementById('catalog-preview').scrollIntoView()", vec![]).await?;
         d.screenshot(&screenshot("backoffice-publish-preview")).await?;
 
+        // Someone publishes in between: the page's publish is refused and nothing is written.
+        let jam = json!({"sku": "JAM", "name_en": "Jam", "price": 400, "currency": "jpy", "tax_class": "reduced", "active": true});
+        h.owner.put(&format!("/admin/stores/{store}/catalog"), &json!({"items": [jam]})).await.unwrap();
+        d.find(By::Id("catalog-publish")).await?.click().await?;
+        wait_for(&d, "return document.getElementById('catalog-message').textContent.length > 0", "the refusal").await;
+        assert_eq!(
+            d.find(By::Id("catalog-message")).await?.text().await?,
+            "the catalog changed since the preview (previewed at version 2, now at 3); preview again"
+        );
+        assert!(!d.find(By::Id("catalog-publish")).await?.is_displayed().await?);
+        assert_eq!(h.count("SELECT count(*) FROM catalog_items WHERE sku IN ('NEW') OR item->>'price' = '160'").await, 0);
+
+        // Previewed again (the same file), then published: the table shows it.
+        d.find(By::Id("catalog-preview-button")).await?.click().await?;
+        wait_for(&d, "return document.getElementById('catalog-preview').dataset.ready === 'true'", "the second preview").await;
+        assert!(words(texts(&d, "#catalog-preview .summary").await)[0].contains("computed against version 3"));
         d.find(By::Id("catalog-publish")).await?.click().await?;
         wait_for(&d, "return document.body.dataset.published === 'catalog' && document.body.dataset.loaded === 'true'", "the publish").await;
-        assert_eq!(d.find(By::Id("catalog-message")).await?.text().await?, "Published: version 4.");
-        assert_eq!(words(texts(&d, "#catalog tbody tr").await), ["NEW <b>New</b> mug 1,650 JPY standard yes 4", "TEA Tea 160 JPY reduced yes 3"]);
+        assert_eq!(d.find(By::Id("catalog-message")).await?.text().await?, "Published: version 5.");
+        assert_eq!(
+            words(texts(&d, "#catalog tbody tr").await),
+            ["JAM Jam 400 JPY reduced yes 3", "NEW <b>New</b> mug 1,650 JPY standard yes 5", "TEA Tea 160 JPY reduced yes 4"]
+        );
         assert!(!d.find(By::Id("catalog-publish")).await?.is_displayed().await?);
         Ok::<(), WebDriverError>(())
     }
@@ -107,5 +127,5 @@ async fn the_publishing_page_previews_an_uploaded_csv_and_publishes_it_in_chromi
     result.unwrap();
     // what the page published is what the register receives
     let c = reg.get("/v1/sync/changes", &[("since", "2"), ("kinds", "settings,item,tax,staff")]).await.unwrap();
-    assert_eq!(c["changes"].as_array().map(Vec::len), Some(2));
+    assert_eq!(c["changes"].as_array().map(Vec::len), Some(3), "JAM, then TEA and NEW");
 }
