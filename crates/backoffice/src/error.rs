@@ -80,6 +80,15 @@ pub enum ApiError {
     /// A time zone neither the registers' rule nor this database knows (record 0137).
     #[error("{0}")]
     UnknownTimeZone(String),
+    /// A publish whose preview was computed against another version of its section (record
+    /// 0147): someone published in between, so what the owner saw is not what would be
+    /// written. 409; the body also carries `previewed` and `current`.
+    #[error("the {section} changed since the preview (previewed at version {previewed}, now at {current}); preview again")]
+    StalePreview { section: &'static str, previewed: u64, current: u64 },
+    /// A catalog CSV refused (record 0147): 400; the body also names `row` (the file's line
+    /// of records, the header being row 1) and `column` when one cell is at fault.
+    #[error("{message}")]
+    BadCsv { row: Option<usize>, column: Option<String>, message: String },
     #[error("{0}")]
     TooMany(String),
     #[error("the body is {0} bytes; at most {1}")]
@@ -120,6 +129,8 @@ impl ApiError {
             ApiError::AmbiguousName(_) => "ambiguous_name",
             ApiError::RestoreFromItself => "restore_from_itself",
             ApiError::UnknownTimeZone(_) => "unknown_time_zone",
+            ApiError::StalePreview { .. } => "stale_preview",
+            ApiError::BadCsv { .. } => "bad_csv",
             ApiError::TooMany(_) => "too_many",
             ApiError::TooLarge(..) => "too_large",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
@@ -134,11 +145,15 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::BadRequest(_) | ApiError::Proto { .. } | ApiError::BadParameter { .. } | ApiError::UnknownTimeZone(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest(_) | ApiError::Proto { .. } | ApiError::BadParameter { .. } | ApiError::UnknownTimeZone(_) | ApiError::BadCsv { .. } => {
+                StatusCode::BAD_REQUEST
+            }
             ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) | ApiError::RegisterReplaced { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Conflict(_) | ApiError::Refused { .. } | ApiError::RegisterInService(_) | ApiError::AmbiguousName(_) => StatusCode::CONFLICT,
+            ApiError::Conflict(_) | ApiError::Refused { .. } | ApiError::RegisterInService(_) | ApiError::AmbiguousName(_) | ApiError::StalePreview { .. } => {
+                StatusCode::CONFLICT
+            }
             ApiError::Unprocessable(_) | ApiError::ImpossibleFact { .. } | ApiError::RestoreFromItself => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooMany(_) | ApiError::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::TooLarge(..) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -210,6 +225,14 @@ impl IntoResponse for ApiError {
         }
         if let ApiError::BadParameter { param, .. } = &self {
             body["error"]["param"] = serde_json::json!(param);
+        }
+        if let ApiError::StalePreview { previewed, current, .. } = &self {
+            body["error"]["previewed"] = serde_json::json!(previewed);
+            body["error"]["current"] = serde_json::json!(current);
+        }
+        if let ApiError::BadCsv { row, column, .. } = &self {
+            body["error"]["row"] = serde_json::json!(row);
+            body["error"]["column"] = serde_json::json!(column);
         }
         let mut resp = (self.status(), axum::Json(body)).into_response();
         match &self {

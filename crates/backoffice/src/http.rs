@@ -5,6 +5,7 @@
 use crate::admin::{catalog, exceptions, registers, staff, stores, zone};
 use crate::books_export::route as books;
 use crate::dashboard::{data, pages};
+use crate::publish::route as publish;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::sync::{changes, ingest, pair, restore};
@@ -30,6 +31,8 @@ pub fn router(st: AppState) -> Router {
         .route("/audit", get(pages::audit))
         .route("/audit.js", get(pages::audit_js))
         .route("/money.js", get(pages::money_js))
+        .route("/publish", get(publish::page))
+        .route("/publish.js", get(publish::page_js))
         .route("/healthz", get(|| async { "ok" }))
         .route("/v1/pair", post(pair::pair))
         .route("/v1/sync/batches", post(ingest::post_batch))
@@ -46,6 +49,12 @@ pub fn router(st: AppState) -> Router {
         .route("/admin/stores/{store}/catalog", get(catalog::get_items).put(catalog::put_items))
         .route("/admin/stores/{store}/tax", put(catalog::put_tax))
         .route("/admin/stores/{store}/staff", get(staff::get_staff).put(staff::put_staff))
+        .route("/admin/publish/stores", get(publish::stores))
+        .route("/admin/stores/{store}/publishing", get(publish::state))
+        .route("/admin/stores/{store}/catalog/csv", post(publish::catalog_csv))
+        .route("/admin/stores/{store}/catalog/preview", post(publish::catalog_preview))
+        .route("/admin/stores/{store}/tax/preview", post(publish::tax_preview))
+        .route("/admin/stores/{store}/staff/preview", post(publish::staff_preview))
         .route("/admin/stores/{store}/psp", put(stores::put_psp))
         .route("/admin/stores/{store}/time-zone", put(zone::put_time_zone))
         .route("/admin/stores/{store}/registers/{register}/replace", post(registers::replace))

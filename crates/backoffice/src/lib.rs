@@ -19,6 +19,7 @@ pub mod http;
 pub mod owed;
 pub mod pgcluster;
 pub mod prune;
+pub mod publish;
 pub mod recon;
 pub mod reports;
 pub mod server;

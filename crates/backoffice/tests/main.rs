@@ -23,6 +23,8 @@ mod owed;
 mod owed_chaos;
 mod owner;
 mod pairing;
+mod publish_page;
+mod publishing;
 mod reconcile;
 mod reports;
 mod reports_page;

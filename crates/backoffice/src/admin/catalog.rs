@@ -5,6 +5,7 @@
 //! changes by version never steps over one still uncommitted.
 use super::{json_body, parse_store, require_owner};
 use crate::error::{ApiError, ApiResult};
+use super::section::Section;
 use crate::state::{now_ms, AppState};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -38,6 +39,10 @@ struct PutItems {
     /// Read as documents first: a field of the item's shape left out is kept from the
     /// stored item (below), not read as its default.
     items: Vec<Value>,
+    /// The catalog's version its preview was computed against (record 0147); when sent, a
+    /// publish in between refuses this one (`stale_preview`).
+    #[serde(default)]
+    preview_version: Option<u64>,
 }
 
 /// The fields of an item's shape (record 0137). An edit that leaves one out (a tool
@@ -93,6 +98,50 @@ fn check_request(items: &[Item], currency: Option<&str>, stored_barcodes: &HashM
     Ok(())
 }
 
+/// What a catalog publish would write, read in the caller's transaction: the preview
+/// (record 0147) and the publish compute it with this one function, so the owner is shown
+/// exactly what is then written.
+pub(crate) struct ItemsPlan {
+    /// The store's items as they are, by SKU.
+    pub stored: HashMap<String, Item>,
+    /// The request's items as they will be stored (shape filled in, barcodes normalized).
+    pub items: Vec<Item>,
+}
+
+impl ItemsPlan {
+    /// The items that differ from their stored copy (new ones included): each takes a
+    /// version; the others cost the registers nothing.
+    pub fn changed(&self) -> Vec<&Item> {
+        self.items.iter().filter(|i| self.stored.get(&i.sku) != Some(*i)).collect()
+    }
+}
+
+/// Reads the store's catalog and checks `docs` against it (every rule of a publish).
+pub(crate) async fn plan_items(tx: &Transaction<'_>, store: Uuid, docs: Vec<Value>) -> ApiResult<ItemsPlan> {
+    if docs.is_empty() || docs.len() > MAX_ITEMS_PER_PUBLISH {
+        return Err(ApiError::BadRequest(format!("send 1 to {MAX_ITEMS_PER_PUBLISH} items at a time, not {}", docs.len())));
+    }
+    let currency: Option<String> = tx
+        .query_opt("SELECT settings->>'currency' FROM store_settings WHERE store_id = $1", &[&store])
+        .await?
+        .and_then(|r| r.get(0));
+    let mut stored: HashMap<String, Item> = HashMap::new();
+    for r in tx.query("SELECT sku, item FROM catalog_items WHERE store_id = $1", &[&store]).await? {
+        let mut item: Item = serde_json::from_value(r.get(1)).map_err(|e| ApiError::Internal(format!("stored item: {e}")))?;
+        // An EAN-8 stored before record 0115 compares in its 13-digit form.
+        item.normalize_barcode();
+        stored.insert(r.get(0), item);
+    }
+    let items = docs.into_iter().map(|d| read_item(d, &stored)).collect::<ApiResult<Vec<Item>>>()?;
+    let barcodes: HashMap<String, String> = stored.iter().filter_map(|(s, i)| i.barcode.clone().map(|b| (s.clone(), b))).collect();
+    check_request(&items, currency.as_deref(), &barcodes)?;
+    let new_skus = items.iter().filter(|i| !stored.contains_key(&i.sku)).count() as i64;
+    if stored.len() as i64 + new_skus > MAX_STORE_ITEMS {
+        return Err(ApiError::Conflict(format!("the store would have {} items; at most {MAX_STORE_ITEMS}", stored.len() as i64 + new_skus)));
+    }
+    Ok(ItemsPlan { stored, items })
+}
+
 /// Publishes items (inserted or replaced by SKU), all or none. Unchanged items keep
 /// their version and cost the registers nothing.
 pub async fn put_items(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
@@ -108,25 +157,12 @@ pub async fn put_items(State(st): State<AppState>, headers: HeaderMap, Path(stor
     tx.query_opt("SELECT 1 FROM stores WHERE store_id = $1 FOR UPDATE", &[&store])
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("no store {store}")))?;
-    let currency: Option<String> = tx
-        .query_opt("SELECT settings->>'currency' FROM store_settings WHERE store_id = $1", &[&store])
-        .await?
-        .and_then(|r| r.get(0));
-    let mut stored: HashMap<String, Item> = HashMap::new();
-    for r in tx.query("SELECT sku, item FROM catalog_items WHERE store_id = $1", &[&store]).await? {
-        let mut item: Item = serde_json::from_value(r.get(1)).map_err(|e| ApiError::Internal(format!("stored item: {e}")))?;
-        // An EAN-8 stored before record 0115 compares in its 13-digit form.
-        item.normalize_barcode();
-        stored.insert(r.get(0), item);
+    if let Some(previewed) = raw.preview_version {
+        Section::Catalog.check_preview(&tx, store, previewed).await?;
     }
-    let items = raw.items.into_iter().map(|d| read_item(d, &stored)).collect::<ApiResult<Vec<Item>>>()?;
-    let barcodes: HashMap<String, String> = stored.iter().filter_map(|(s, i)| i.barcode.clone().map(|b| (s.clone(), b))).collect();
-    check_request(&items, currency.as_deref(), &barcodes)?;
-    let changed: Vec<&Item> = items.iter().filter(|i| stored.get(&i.sku) != Some(i)).collect();
-    let new_skus = items.iter().filter(|i| !stored.contains_key(&i.sku)).count() as i64;
-    if stored.len() as i64 + new_skus > MAX_STORE_ITEMS {
-        return Err(ApiError::Conflict(format!("the store would have {} items; at most {MAX_STORE_ITEMS}", stored.len() as i64 + new_skus)));
-    }
+    let plan = plan_items(&tx, store, raw.items).await?;
+    let changed = plan.changed();
+    let items = &plan.items;
     if changed.is_empty() {
         let v: i64 = tx.query_one("SELECT published_version FROM stores WHERE store_id = $1", &[&store]).await?.get(0);
         return Ok(Json(json!({"version": v, "changed": 0, "unchanged": items.len()})));
@@ -168,6 +204,10 @@ struct PutTax {
     /// The version of the tax document the owner edited (0: none published yet).
     expected_version: u64,
     tax: StoreTax,
+    /// The tax setup's version its preview was computed against (record 0147): a
+    /// publish in between refuses this one as `stale_preview` (before `expected_version`).
+    #[serde(default)]
+    preview_version: Option<u64>,
 }
 
 /// Publishes the store's tax setup as a whole; a stale edit is refused (409).
@@ -179,6 +219,9 @@ pub async fn put_tax(State(st): State<AppState>, headers: HeaderMap, Path(store)
     let mut client = st.pool.get().await?;
     let tx = client.transaction().await?;
     let first = take_versions(&tx, store, 1).await?;
+    if let Some(previewed) = req.preview_version {
+        Section::Tax.check_preview(&tx, store, previewed).await?;
+    }
     let current: i64 = tx.query_opt("SELECT version FROM store_tax WHERE store_id = $1", &[&store]).await?.map_or(0, |r| r.get(0));
     if current as u64 != req.expected_version {
         // Dropping the transaction rolls the sequence number back too.

@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod exceptions;
 pub mod registers;
+pub mod section;
 pub mod staff;
 pub mod stores;
 pub mod zone;

@@ -5,6 +5,7 @@
 use super::catalog::take_versions;
 use super::{json_body, parse_store, require_owner};
 use crate::error::{ApiError, ApiResult};
+use super::section::Section;
 use crate::state::{now_ms, AppState};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -15,6 +16,8 @@ use paydesk_sync_proto::StaffRole;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
+use tokio_postgres::Transaction;
+use uuid::Uuid;
 
 /// Members one request may set.
 pub const MAX_STAFF_PER_PUBLISH: usize = 50;
@@ -23,28 +26,92 @@ pub const MAX_STAFF_PER_PUBLISH: usize = 50;
 /// after (absent: the PIN stays as it is).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct MemberForm {
-    name: String,
-    role: StaffRole,
-    active: bool,
+pub(crate) struct MemberForm {
+    pub name: String,
+    pub role: StaffRole,
+    pub active: bool,
     #[serde(default)]
-    pin: Option<String>,
+    pub pin: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PutStaff {
-    staff: Vec<MemberForm>,
+pub(crate) struct PutStaff {
+    pub staff: Vec<MemberForm>,
+    /// The staff's version its preview was computed against (record 0147); when sent, a
+    /// publish in between refuses this one (`stale_preview`).
+    #[serde(default)]
+    pub preview_version: Option<u64>,
 }
 
-struct Stored {
-    role: StaffRole,
-    active: bool,
-    pin_hash: String,
+pub(crate) struct Stored {
+    pub role: StaffRole,
+    pub active: bool,
+    pub pin_hash: String,
 }
 
 fn role_of(s: &str) -> ApiResult<StaffRole> {
     StaffRole::parse(s).ok_or_else(|| ApiError::Internal(format!("stored role {s:?}")))
+}
+
+/// The request's own rules, before anything is read: its size, each name, no name twice,
+/// each PIN's format. The PIN is named in no message.
+pub(crate) fn check_form(staff: &[MemberForm]) -> ApiResult<()> {
+    if staff.is_empty() || staff.len() > MAX_STAFF_PER_PUBLISH {
+        return Err(ApiError::BadRequest(format!("send 1 to {MAX_STAFF_PER_PUBLISH} staff members at a time, not {}", staff.len())));
+    }
+    let mut names = HashSet::new();
+    for m in staff {
+        check_staff_name("name", &m.name)?;
+        if !names.insert(m.name.as_str()) {
+            return Err(ApiError::BadRequest(format!("staff member {:?} is listed twice", m.name)));
+        }
+        if let Some(p) = &m.pin {
+            Pin::parse(p).map_err(|e| ApiError::BadRequest(format!("staff member {:?}: {e}", m.name)))?;
+        }
+    }
+    Ok(())
+}
+
+/// What a staff publish would write, read in the caller's transaction: the preview (record
+/// 0147) and the publish compute it with this one function.
+pub(crate) struct StaffPlan {
+    /// The store's members as they are, by name.
+    pub stored: HashMap<String, Stored>,
+    /// Indexes into the request of the members that change (new ones included).
+    pub changed: Vec<usize>,
+}
+
+/// Reads the store's staff and checks `staff` against it: a new member needs a PIN, the
+/// store keeps at most MAX_STORE_STAFF and at least one active owner.
+pub(crate) async fn plan_staff(tx: &Transaction<'_>, store: Uuid, staff: &[MemberForm]) -> ApiResult<StaffPlan> {
+    let mut stored: HashMap<String, Stored> = HashMap::new();
+    for r in tx.query("SELECT name, role, active, pin_hash FROM store_staff WHERE store_id = $1", &[&store]).await? {
+        stored.insert(r.get(0), Stored { role: role_of(r.get(1))?, active: r.get(2), pin_hash: r.get(3) });
+    }
+    let mut changed = Vec::new();
+    for (i, m) in staff.iter().enumerate() {
+        let old = stored.get(&m.name);
+        if old.is_none() && m.pin.is_none() {
+            return Err(ApiError::BadRequest(format!("staff member {:?} is new: give a pin", m.name)));
+        }
+        let same = old.is_some_and(|o| o.role == m.role && o.active == m.active && m.pin.is_none());
+        if !same {
+            changed.push(i);
+        }
+    }
+    let after: HashMap<&str, (StaffRole, bool)> = stored
+        .iter()
+        .map(|(n, s)| (n.as_str(), (s.role, s.active)))
+        .chain(staff.iter().map(|m| (m.name.as_str(), (m.role, m.active))))
+        .collect();
+    if after.len() > MAX_STORE_STAFF {
+        return Err(ApiError::Conflict(format!("the store would have {} staff members; at most {MAX_STORE_STAFF}", after.len())));
+    }
+    if !after.values().any(|(role, active)| *role == StaffRole::Owner && *active) {
+        return Err(ApiError::Conflict("the store would have no active owner; keep at least one".into()));
+    }
+    Ok(StaffPlan { stored, changed })
 }
 
 /// Publishes members (inserted or replaced by name), all or none. The store keeps at
@@ -54,19 +121,7 @@ pub async fn put_staff(State(st): State<AppState>, headers: HeaderMap, Path(stor
     require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
     let req: PutStaff = json_body(&body)?;
-    if req.staff.is_empty() || req.staff.len() > MAX_STAFF_PER_PUBLISH {
-        return Err(ApiError::BadRequest(format!("send 1 to {MAX_STAFF_PER_PUBLISH} staff members at a time, not {}", req.staff.len())));
-    }
-    let mut names = HashSet::new();
-    for m in &req.staff {
-        check_staff_name("name", &m.name)?;
-        if !names.insert(m.name.as_str()) {
-            return Err(ApiError::BadRequest(format!("staff member {:?} is listed twice", m.name)));
-        }
-        if let Some(p) = &m.pin {
-            Pin::parse(p).map_err(|e| ApiError::BadRequest(format!("staff member {:?}: {e}", m.name)))?;
-        }
-    }
+    check_form(&req.staff)?;
     // Hashed here, once, off the async workers (Argon2id costs tens of ms a PIN): the
     // PINs go no further than this.
     let pins: Vec<(String, Pin)> = req
@@ -83,34 +138,21 @@ pub async fn put_staff(State(st): State<AppState>, headers: HeaderMap, Path(stor
     tx.query_opt("SELECT 1 FROM stores WHERE store_id = $1 FOR UPDATE", &[&store])
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("no store {store}")))?;
-    let mut stored: HashMap<String, Stored> = HashMap::new();
-    for r in tx.query("SELECT name, role, active, pin_hash FROM store_staff WHERE store_id = $1", &[&store]).await? {
-        stored.insert(r.get(0), Stored { role: role_of(r.get(1))?, active: r.get(2), pin_hash: r.get(3) });
+    if let Some(previewed) = req.preview_version {
+        Section::Staff.check_preview(&tx, store, previewed).await?;
     }
-    // What each member will be, and which of them change.
+    let plan = plan_staff(&tx, store, &req.staff).await?;
+    // What each changed member will be: a new PIN's hash, else the stored one (a new
+    // member without a PIN was refused by the plan).
     let mut changed: Vec<(&MemberForm, String)> = Vec::new();
-    for m in &req.staff {
-        let old = stored.get(&m.name);
-        let pin_hash = match (hashed.get(&m.name), old) {
+    for &i in &plan.changed {
+        let m = &req.staff[i];
+        let pin_hash = match (hashed.get(&m.name), plan.stored.get(&m.name)) {
             (Some(h), _) => h.clone(),
             (None, Some(o)) => o.pin_hash.clone(),
             (None, None) => return Err(ApiError::BadRequest(format!("staff member {:?} is new: give a pin", m.name))),
         };
-        let same = old.is_some_and(|o| o.role == m.role && o.active == m.active && m.pin.is_none());
-        if !same {
-            changed.push((m, pin_hash));
-        }
-    }
-    let after: HashMap<&str, (StaffRole, bool)> = stored
-        .iter()
-        .map(|(n, s)| (n.as_str(), (s.role, s.active)))
-        .chain(req.staff.iter().map(|m| (m.name.as_str(), (m.role, m.active))))
-        .collect();
-    if after.len() > MAX_STORE_STAFF {
-        return Err(ApiError::Conflict(format!("the store would have {} staff members; at most {MAX_STORE_STAFF}", after.len())));
-    }
-    if !after.values().any(|(role, active)| *role == StaffRole::Owner && *active) {
-        return Err(ApiError::Conflict("the store would have no active owner; keep at least one".into()));
+        changed.push((m, pin_hash));
     }
     if changed.is_empty() {
         let v: i64 = tx.query_one("SELECT published_version FROM stores WHERE store_id = $1", &[&store]).await?.get(0);

@@ -35,6 +35,18 @@ pub async fn changes(State(st): State<AppState>, headers: HeaderMap, Query(q): Q
     };
     let mut client = st.pool.get().await?;
     let reg = authenticate(&client, &headers).await?;
+    // What the register says it has applied, for the owner's publishing preview (record
+    // 0147). A register ahead of the store is told to start again from 0 (below), so the
+    // version recorded is the one it is answered from: never more than it has applied.
+    let current_now: i64 = client.query_one("SELECT published_version FROM stores WHERE store_id = $1", &[&reg.store_id]).await?.get(0);
+    let recorded = if asked > current_now as u64 { 0 } else { asked as i64 };
+    let named: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+    client
+        .execute(
+            "UPDATE registers SET changes_since = $3, changes_kinds = $4, changes_asked_ms = $5 WHERE store_id = $1 AND register_id = $2",
+            &[&reg.store_id, &reg.register_id, &recorded, &named.join(","), &crate::state::now_ms()],
+        )
+        .await?;
     // One snapshot for every read: the sequence and the rows agree.
     let tx = client.build_transaction().isolation_level(tokio_postgres::IsolationLevel::RepeatableRead).read_only(true).start().await?;
     let current = tx.query_one("SELECT published_version FROM stores WHERE store_id = $1", &[&reg.store_id]).await?.get::<_, i64>(0) as u64;

@@ -1,0 +1,131 @@
+//! The publishing page (record 0147) in a real headless Chromium over WebDriver (Debian's
+//! chromium and chromium-driver), under the dashboard's strict CSP: signed in, it shows the
+//! published catalog and a register's own items beside it; a CSV chosen in the file input
+//! is read by the back office and previewed (what changes, old → new, at which register); a
+//! publish by someone else in between makes the page's publish refused; previewed again and
+//! published, the table shows it. A screenshot of the preview is kept.
+use crate::dashboard::{texts, wait_for, Driver};
+use crate::support;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use support::*;
+use thirtyfour::prelude::*;
+use thirtyfour::ChromiumLikeCapabilities;
+
+fn screenshot(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(Path::parent).and_then(Path::parent).unwrap().join("screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("{name}.png"))
+}
+
+#[tokio::test]
+async fn the_publishing_page_previews_an_uploaded_csv_and_publishes_it_in_chromium() {
+    let h = Harness::start().await;
+    let (store, reg) = h.store_with_register("Shibuya").await;
+    let settings = json!({"store_name": "Shibuya", "currency": "jpy", "receipt_footer": "", "offline_max_payment": 5000, "offline_max_total": 20000});
+    h.owner.put(&format!("/admin/stores/{store}/settings"), &json!({"expected_version": 0, "settings": settings})).await.unwrap();
+    let tea = json!({"sku": "TEA", "name_en": "Tea", "price": 150, "currency": "jpy", "tax_class": "reduced", "active": true});
+    h.owner.put(&format!("/admin/stores/{store}/catalog"), &json!({"items": [tea]})).await.unwrap();
+    // the register has applied everything, and has an item of its own (record 0052)
+    reg.get("/v1/sync/changes", &[("since", "2"), ("kinds", "settings,item,tax,staff")]).await.unwrap();
+    let (s, r): (uuid::Uuid, uuid::Uuid) = (store.parse().unwrap(), reg.paired.register_id.parse().unwrap());
+    h.db()
+        .await
+        .execute(
+            "INSERT INTO register_items (store_id, register_id, sku, name_en, price, currency, tax_class, active, updated_at_ms, price_kind, unit)
+             VALUES ($1, $2, 'ZINE', 'Local zine', 500, 'jpy', 'standard', true, 1796083200000, 'fixed', 'piece')",
+            &[&s, &r],
+        )
+        .await
+        .unwrap();
+
+    // the page, its script and style are the back office's own; no inline script or style
+    let page = include_str!("../static/publish.html");
+    assert!(!page.contains("<style") && !page.contains(" style=") && page.matches("<script").count() == page.matches("<script src=").count());
+    let js = include_str!("../static/publish.js");
+    assert!(!js.contains("innerHTML") && !js.contains("eval(") && !js.contains("new Function"));
+    let resp = reqwest::get(format!("{}/publish", h.url)).await.unwrap();
+    assert!(resp.url().path().ends_with("/login"), "signed out, the page sends to sign-in");
+    let resp = reqwest::Client::new().get(format!("{}/publish", h.url)).bearer_auth(ADMIN_TOKEN).send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-security-policy"].to_str().unwrap(), paydesk_backoffice::http::CSP);
+    assert_eq!(
+        paydesk_backoffice::http::CSP,
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("catalog.csv");
+    std::fs::write(&csv, "sku,name_en,price,tax_class\nTEA,Tea,160,reduced\nNEW,<b>New</b> mug,1650,standard\n").unwrap();
+
+    let driver = tokio::task::spawn_blocking(Driver::start).await.unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut caps = DesiredCapabilities::chrome();
+    caps.set_binary("/usr/bin/chromium").unwrap();
+    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1300,1000"] {
+        caps.add_arg(a).unwrap();
+    }
+    caps.add_arg(&format!("--user-data-dir={}", profile.path().display())).unwrap();
+    let d = WebDriver::new(format!("http://127.0.0.1:{}", driver.port), caps).await.expect("WebDriver session");
+    let result = async {
+        d.goto(format!("{}/login", h.url)).await?;
+        d.find(By::Id("token")).await?.send_keys(ADMIN_TOKEN).await?;
+        d.find(By::Id("sign-in")).await?.click().await?;
+        wait_for(&d, "return document.body.dataset.loaded === 'true'", "the dashboard").await;
+        d.find(By::Id("to-publish")).await?.click().await?;
+        wait_for(&d, "return document.body.dataset.ready === 'true' && document.body.dataset.loaded === 'true'", "the publishing page").await;
+        let words = |v: Vec<String>| v.iter().map(|s| s.split_whitespace().collect::<Vec<_>>().join(" ")).collect::<Vec<_>>();
+        assert_eq!(words(texts(&d, "#catalog tbody tr").await), ["TEA Tea 150 JPY reduced yes 2"]);
+        assert_eq!(words(texts(&d, "#own-items tbody tr").await), ["Shibuya register ZINE Local zine 500 JPY standard yes 2026-12-01 00:00 UTC"]);
+
+        d.find(By::Id("csv-file")).await?.send_keys(csv.display().to_string()).await?;
+        d.find(By::Id("catalog-preview-button")).await?.click().await?;
+        wait_for(&d, "return document.getElementById('catalog-preview').dataset.ready === 'true'", "the preview").await;
+        assert_eq!(
+            words(texts(&d, "#catalog-preview .summary").await),
+            ["1 added, 1 changed, 0 retired, 0 unchanged — computed against version 2; publishing takes 2 versions."]
+        );
+        assert_eq!(words(texts(&d, "#catalog-preview-changed tbody tr").await), ["TEA price 150 JPY 160 JPY"]);
+        let added = words(texts(&d, "#catalog-preview-added tbody tr").await);
+        // the name is text, never HTML
+        assert!(added.contains(&"NEW name_en — <b>New</b> mug".to_string()) && added.contains(&"NEW price — 1,650 JPY".to_string()), "{added:?}");
+        let reg_row = words(texts(&d, "#catalog-preview-registers tbody tr").await).remove(0);
+        assert!(reg_row.starts_with("Shibuya register has applied every change up to version 2 (asked ") && reg_row.ends_with("received at its next sync"), "{reg_row}");
+        assert!(d.find(By::Id("catalog-publish")).await?.is_displayed().await?);
+        d.execute("document.getElementById('catalog-preview').scrollIntoView()", vec![]).await?;
+        d.screenshot(&screenshot("backoffice-publish-preview")).await?;
+
+        // Someone publishes in between: the page's publish is refused and nothing is written.
+        let jam = json!({"sku": "JAM", "name_en": "Jam", "price": 400, "currency": "jpy", "tax_class": "reduced", "active": true});
+        h.owner.put(&format!("/admin/stores/{store}/catalog"), &json!({"items": [jam]})).await.unwrap();
+        d.find(By::Id("catalog-publish")).await?.click().await?;
+        wait_for(&d, "return document.getElementById('catalog-message').textContent.length > 0", "the refusal").await;
+        assert_eq!(
+            d.find(By::Id("catalog-message")).await?.text().await?,
+            "the catalog changed since the preview (previewed at version 2, now at 3); preview again"
+        );
+        assert!(!d.find(By::Id("catalog-publish")).await?.is_displayed().await?);
+        assert_eq!(h.count("SELECT count(*) FROM catalog_items WHERE sku IN ('NEW') OR item->>'price' = '160'").await, 0);
+
+        // Previewed again (the same file), then published: the table shows it.
+        d.find(By::Id("catalog-preview-button")).await?.click().await?;
+        wait_for(&d, "return document.getElementById('catalog-preview').dataset.ready === 'true'", "the second preview").await;
+        assert!(words(texts(&d, "#catalog-preview .summary").await)[0].contains("computed against version 3"));
+        d.find(By::Id("catalog-publish")).await?.click().await?;
+        wait_for(&d, "return document.body.dataset.published === 'catalog' && document.body.dataset.loaded === 'true'", "the publish").await;
+        assert_eq!(d.find(By::Id("catalog-message")).await?.text().await?, "Published: version 5.");
+        assert_eq!(
+            words(texts(&d, "#catalog tbody tr").await),
+            ["JAM Jam 400 JPY reduced yes 3", "NEW <b>New</b> mug 1,650 JPY standard yes 5", "TEA Tea 160 JPY reduced yes 4"]
+        );
+        assert!(!d.find(By::Id("catalog-publish")).await?.is_displayed().await?);
+        Ok::<(), WebDriverError>(())
+    }
+    .await;
+    d.quit().await.unwrap();
+    result.unwrap();
+    // what the page published is what the register receives
+    let c = reg.get("/v1/sync/changes", &[("since", "2"), ("kinds", "settings,item,tax,staff")]).await.unwrap();
+    assert_eq!(c["changes"].as_array().map(Vec::len), Some(3), "JAM, then TEA and NEW");
+}
