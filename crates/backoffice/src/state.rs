@@ -34,6 +34,25 @@ pub struct Limits {
     pub session_ttl: Duration,
     /// Idempotency keys kept (`prune.rs`).
     pub prune: PrunePolicy,
+    /// Registers' encrypted copies (record 0150, `sync/backups.rs`).
+    pub backups: BackupLimits,
+}
+
+/// How much of the registers' encrypted copies the back office keeps (record 0150).
+#[derive(Debug, Clone, Copy)]
+pub struct BackupLimits {
+    /// Largest copy accepted, in bytes (at most the protocol's ceiling).
+    pub max_bytes: u64,
+    /// Whole copies kept per register, newest first; an older one goes when a newer
+    /// one completes.
+    pub keep: i64,
+}
+
+impl Default for BackupLimits {
+    fn default() -> Self {
+        // 4 GiB: a register's ledger is far below (a 1 GB ledger holds millions of sales)
+        BackupLimits { max_bytes: 4 * 1024 * 1024 * 1024, keep: 3 }
+    }
 }
 
 impl Default for Limits {
@@ -50,6 +69,7 @@ impl Default for Limits {
             pairing: ThrottleLimits::PAIRING,
             session_ttl: SessionPolicy::default().ttl,
             prune: PrunePolicy::default(),
+            backups: BackupLimits::default(),
         }
     }
 }
