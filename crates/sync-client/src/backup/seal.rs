@@ -35,7 +35,7 @@ pub struct BackupKey([u8; 32]);
 
 impl std::fmt::Debug for BackupKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "BackupKey(id {})", hex::encode(self.id()))
+        write!(f, "BackupKey(id {})", self.id_hex())
     }
 }
 
@@ -60,6 +60,11 @@ impl BackupKey {
 
     pub fn to_hex(&self) -> String {
         hex::encode(self.0)
+    }
+
+    /// [`BackupKey::id`] as hex: what the owner writes beside the key in the safe.
+    pub fn id_hex(&self) -> String {
+        hex::encode(self.id())
     }
 
     /// What a sealed file names its key by.
