@@ -5,9 +5,10 @@
 //!
 //! Layout: a 47-byte header — magic `PDBKUP\0` and format 1, the key's id (16 bytes of
 //! SHA-256 over a label and the key: says "wrong key" apart from "changed", and tells
-//! nothing of the key), a random 19-byte nonce prefix, the segment size (u32 BE) — then
+//! nothing of the key), a 19-byte nonce prefix, the segment size (u32 BE) — then
 //! segments of XChaCha20-Poly1305 (the STREAM construction): segment `i` is sealed under
 //! nonce `prefix ‖ i (u32 BE) ‖ last (1 byte)` with the whole header as associated data.
+//! The prefix is derived from the key and the copy ([`nonce_prefix`]).
 //! Every segment but the last holds exactly the segment size; the last one is marked, so
 //! a file cut at a segment boundary does not open either.
 use super::BackupError;
@@ -182,6 +183,30 @@ pub(crate) fn finish(file: std::fs::File, partial: &Path, path: &Path) -> Result
     Ok(())
 }
 
+/// The nonce prefix of a copy: derived from the key and the copy's bytes (as SIV derives
+/// its IV), not drawn at random, so the same copy sealed twice is the same file — a send
+/// repeated after a crash finds it whole at the back office instead of storing it twice —
+/// while two different copies get different prefixes (a 152-bit collision). What this
+/// reveals is only that two sealed files hold the same copy.
+fn nonce_prefix(key: &BackupKey, plain: &Path) -> Result<[u8; PREFIX_LEN], BackupError> {
+    let in_io = |e: std::io::Error| BackupError::Io { path: plain.display().to_string(), message: e.to_string() };
+    let mut f = std::fs::File::open(plain).map_err(in_io)?;
+    let mut h = Sha256::new();
+    h.update(b"PayDesk backup nonce, format 1\0");
+    h.update(key.0);
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = f.read(&mut buf).map_err(in_io)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    let mut prefix = [0u8; PREFIX_LEN];
+    prefix.copy_from_slice(&h.finalize()[..PREFIX_LEN]);
+    Ok(prefix)
+}
+
 /// Seals the file at `plain` into `out` (written as `out.partial`, then renamed).
 pub fn seal(key: &BackupKey, plain: &Path, out: &Path) -> Result<Sealed, BackupError> {
     let in_io = |e: std::io::Error| BackupError::Io { path: plain.display().to_string(), message: e.to_string() };
@@ -190,8 +215,7 @@ pub fn seal(key: &BackupKey, plain: &Path, out: &Path) -> Result<Sealed, BackupE
     let mut src = BufReader::new(std::fs::File::open(plain).map_err(in_io)?);
     let file = create_private(&partial)?;
     let mut dst = std::io::BufWriter::new(file);
-    let mut prefix = [0u8; PREFIX_LEN];
-    OsRng.fill_bytes(&mut prefix);
+    let prefix = nonce_prefix(key, plain)?;
     let mut header = Vec::with_capacity(HEADER_LEN);
     header.extend_from_slice(MAGIC);
     header.push(FORMAT);
@@ -299,7 +323,7 @@ mod tests {
         std::fs::write(dir.path().join("p"), &plain).unwrap();
         let key = BackupKey::generate();
         let s = seal(&key, &dir.path().join("p"), &dir.path().join("s")).unwrap();
-        let segs = len / SEGMENT + 1;
+        let segs = len.div_ceil(SEGMENT).max(1);
         assert_eq!(s.bytes as usize, HEADER_LEN + len + segs * TAG, "len {len}");
         assert_eq!(open(&key, &dir.path().join("s"), &dir.path().join("o")).unwrap() as usize, len);
         assert_eq!(std::fs::read(dir.path().join("o")).unwrap(), plain);
