@@ -4,7 +4,7 @@
 //! Resumable: the sealed file is kept beside its copy (`<copy>.sealed`) until the back
 //! office has it whole, so a send cut off (network, quit, crash) is sent again under the
 //! same hash and the back office answers from which chunk to go on.
-use super::seal::{self, create_private, finish, partial_of, BackupKey};
+use super::seal::{self, create_private, partial_of, BackupKey};
 use super::BackupError;
 use crate::client::{answer, bounded_body, without_url, BackOffice};
 use crate::error::SyncError;
@@ -209,6 +209,5 @@ async fn download(bo: &BackOffice, info: &BackupInfo, to: &Path) -> Result<(u64,
     }
     let file = w.into_inner().map_err(|e| io(to)(e.into_error()))?;
     file.sync_all().map_err(io(to))?;
-    let _ = finish; // the sealed download is a scratch file: opened, then removed
     Ok((n_bytes, hex::encode(h.finalize())))
 }
