@@ -39,7 +39,7 @@ pub fn router(st: AppState) -> Router {
         .route("/v1/backups", post(backups::start).get(backups::list))
         .route("/v1/backups/{id}/chunks/{n}", put(backups::put_chunk).get(backups::get_chunk))
         .route("/v1/backups/{id}/complete", post(backups::complete))
-        .route("/admin/stores/{store}/backups", get(backups::owner_list))
+        .route("/admin/stores/{store}/backups", get(crate::admin::backups::owner_list))
         .route("/admin/dashboard", get(data::dashboard))
         .route("/admin/reports", get(crate::reports::route::report))
         .route("/admin/audit/search", get(crate::audit_search::route::search))

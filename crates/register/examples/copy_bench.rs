@@ -86,7 +86,7 @@ fn build(mb: u64, to: &Path) -> (u64, f64) {
             sales += 1;
         }
         let bytes = size(&db) + size(&wal);
-        if sales % 100_000 == 0 {
+        if sales.is_multiple_of(100_000) {
             eprintln!("  built {sales} sales, {} MiB, {:.0} s", bytes / (1024 * 1024), t.elapsed().as_secs_f64());
         }
         if bytes >= target {

@@ -9,7 +9,6 @@
 //! cascade), and travel with the database's own backups; the back office has no data
 //! folder of its own to keep in step.
 use super::{authenticate, RegisterId};
-use crate::admin::{parse_store, require_owner};
 use crate::error::{ApiError, ApiResult};
 use crate::state::{now_ms, AppState};
 use axum::body::Bytes;
@@ -168,8 +167,8 @@ pub async fn complete(State(st): State<AppState>, headers: HeaderMap, Path(id): 
     found.into_iter().next().map(Json).ok_or_else(|| ApiError::NotFound(format!("copy {id} was pruned: newer copies are kept")))
 }
 
-/// Whole copies of `store` (of one register, and one copy, when named), newest first.
-async fn listed(client: &tokio_postgres::Client, store: Uuid, register: Option<Uuid>, backup: Option<Uuid>) -> ApiResult<Vec<BackupInfo>> {
+/// Whole copies of `store` (the owner's list in `admin/backups.rs` reads them here too) (of one register, and one copy, when named), newest first.
+pub(crate) async fn listed(client: &tokio_postgres::Client, store: Uuid, register: Option<Uuid>, backup: Option<Uuid>) -> ApiResult<Vec<BackupInfo>> {
     let rows = client
         .query(
             "SELECT backup_id, register_id, bytes, sha256, taken_ms, completed_ms FROM register_backups
@@ -243,13 +242,4 @@ pub async fn get_chunk(State(st): State<AppState>, headers: HeaderMap, Path((id,
     let mut resp = data.into_response();
     resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/octet-stream"));
     Ok(resp)
-}
-
-/// `GET /admin/stores/{store}/backups`: the owner's list of every register's whole copies
-/// (sizes, hashes and times: the contents are for the register's key only).
-pub async fn owner_list(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>) -> ApiResult<Json<BackupList>> {
-    require_owner(&st, &headers).await?;
-    let store = parse_store(&store)?;
-    let client = st.pool.get().await?;
-    Ok(Json(BackupList { v: PROTOCOL_VERSION, backups: listed(&client, store, None, None).await? }))
 }
