@@ -93,6 +93,9 @@ pub enum ApiError {
     TooMany(String),
     #[error("the body is {0} bytes; at most {1}")]
     TooLarge(u64, usize),
+    /// A register's copy larger than this back office keeps (record 0150): 413.
+    #[error("a copy of {bytes} bytes is larger than this back office keeps ({max} bytes)")]
+    BackupTooLarge { bytes: u64, max: u64 },
     #[error("{0}")]
     UnsupportedMediaType(String),
     /// The request's body did not arrive within this many milliseconds of its head.
@@ -133,6 +136,7 @@ impl ApiError {
             ApiError::BadCsv { .. } => "bad_csv",
             ApiError::TooMany(_) => "too_many",
             ApiError::TooLarge(..) => "too_large",
+            ApiError::BackupTooLarge { .. } => "backup_too_large",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::BodyTimeout(_) => "request_timeout",
             ApiError::Busy => "busy",
@@ -156,7 +160,7 @@ impl ApiError {
             }
             ApiError::Unprocessable(_) | ApiError::ImpossibleFact { .. } | ApiError::RestoreFromItself => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooMany(_) | ApiError::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::TooLarge(..) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::TooLarge(..) | ApiError::BackupTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Busy | ApiError::DbUnavailable => StatusCode::SERVICE_UNAVAILABLE,

@@ -8,7 +8,7 @@ use crate::dashboard::{data, pages};
 use crate::publish::route as publish;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::sync::{changes, ingest, pair, restore};
+use crate::sync::{backups, changes, ingest, pair, restore};
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{header, HeaderValue, Method};
 use axum::middleware::{self, Next};
@@ -39,6 +39,10 @@ pub fn router(st: AppState) -> Router {
         .route("/v1/sync/changes", get(changes::changes))
         .route("/v1/restore/source", get(restore::source))
         .route("/v1/restore/rows", get(restore::rows))
+        .route("/v1/backups", post(backups::start).get(backups::list))
+        .route("/v1/backups/{id}/chunks/{n}", put(backups::put_chunk).get(backups::get_chunk))
+        .route("/v1/backups/{id}/complete", post(backups::complete))
+        .route("/admin/stores/{store}/backups", get(crate::admin::backups::owner_list))
         .route("/admin/dashboard", get(data::dashboard))
         .route("/admin/reports", get(crate::reports::route::report))
         .route("/admin/audit/search", get(crate::audit_search::route::search))

@@ -3,7 +3,7 @@
 //! a demo store with two registers (what `make backoffice` runs).
 use clap::{Parser, Subcommand};
 use paydesk_backoffice::pgcluster::{Cluster, ClusterOptions};
-use paydesk_backoffice::state::{now_ms, Limits};
+use paydesk_backoffice::state::{now_ms, BackupLimits, Limits};
 use paydesk_backoffice::{build, client::OwnerClient, demo, serve, Config};
 use std::io::Write;
 use std::net::SocketAddr;
@@ -41,6 +41,12 @@ enum Cmd {
         /// again with their stored key); also the first wait after an unsure answer.
         #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
         owed_retry_secs: u64,
+        /// Largest register copy kept, in MiB (record 0150; 1 to 65536).
+        #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=65536))]
+        backup_max_mib: u64,
+        /// Whole copies kept per register, newest first (1 to 100).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i64).range(1..=100))]
+        backup_keep: i64,
     },
     /// A private PostgreSQL cluster, the service and a demo store with two registers.
     Dev {
@@ -68,11 +74,12 @@ fn read_token(path: &PathBuf) -> Result<String, String> {
 
 async fn run(cli: Cli) -> Result<(), String> {
     match cli.cmd {
-        Cmd::Serve { addr, database, admin_token_file, pool_size, behind_tls, owed_retry_secs } => {
+        Cmd::Serve { addr, database, admin_token_file, pool_size, behind_tls, owed_retry_secs, backup_max_mib, backup_keep } => {
             let admin_token = read_token(&admin_token_file)?;
             let mut limits = Limits::default();
             limits.db.pool_size = pool_size.clamp(1, 256);
             limits.owed_retry.interval = std::time::Duration::from_secs(owed_retry_secs);
+            limits.backups = BackupLimits { max_bytes: backup_max_mib * 1024 * 1024, keep: backup_keep };
             let st = build(&Config { database, admin_token, limits, behind_tls }).await.map_err(|e| e.to_string())?;
             let running = serve(st, addr).await.map_err(|e| format!("listen on {addr}: {e}"))?;
             println!("listening on {}", running.url());

@@ -36,6 +36,25 @@ pub struct Limits {
     pub prune: PrunePolicy,
     /// Refunds owed back left executing, asked again (`owed/retry.rs`).
     pub owed_retry: crate::owed::retry::RetryPolicy,
+    /// Registers' encrypted copies (record 0150, `sync/backups.rs`).
+    pub backups: BackupLimits,
+}
+
+/// How much of the registers' encrypted copies the back office keeps (record 0150).
+#[derive(Debug, Clone, Copy)]
+pub struct BackupLimits {
+    /// Largest copy accepted, in bytes (at most the protocol's ceiling).
+    pub max_bytes: u64,
+    /// Whole copies kept per register, newest first; an older one goes when a newer
+    /// one completes.
+    pub keep: i64,
+}
+
+impl Default for BackupLimits {
+    fn default() -> Self {
+        // 4 GiB: a register's ledger is far below (a 1 GB ledger holds millions of sales)
+        BackupLimits { max_bytes: 4 * 1024 * 1024 * 1024, keep: 3 }
+    }
 }
 
 impl Default for Limits {
@@ -53,6 +72,7 @@ impl Default for Limits {
             session_ttl: SessionPolicy::default().ttl,
             prune: PrunePolicy::default(),
             owed_retry: crate::owed::retry::RetryPolicy::default(),
+            backups: BackupLimits::default(),
         }
     }
 }

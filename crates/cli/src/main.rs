@@ -101,7 +101,7 @@ async fn run(cli: Cli) -> i32 {
     }
     // A copy only reads the ledger and a restore writes a new one: no PSP either.
     if let Cmd::Backup { cmd } = &cli.cmd {
-        return backup::run(&cli.db, cmd);
+        return backup::run(&cli.db, cmd).await;
     }
     let crash = engine::crash_target();
     if let Cmd::Checkout(a) = &cli.cmd {

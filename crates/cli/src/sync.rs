@@ -60,7 +60,7 @@ const fn default_page_rows() -> u16 {
     paydesk_ledger::MAX_RESTORED_PAGE as u16
 }
 
-fn data_dir(db: &str) -> PathBuf {
+pub(crate) fn data_dir(db: &str) -> PathBuf {
     let p = Path::new(db);
     match p.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),

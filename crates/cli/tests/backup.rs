@@ -119,3 +119,54 @@ async fn a_sigkill_in_the_middle_of_a_copy_leaves_the_ledger_and_the_last_good_c
     assert!(!partial.exists());
     assert_eq!(backup(&db, &["list"]).await.json()["running"].as_array().unwrap().len(), 2);
 }
+
+/// `backup key-new | send | fetch` (record 0150) with the real binary and the real back
+/// office: after real checkouts, a copy sent sealed, fetched to another place, opened,
+/// checked and restored there gives the same payments; a key file others can read is
+/// refused by code, and the key never appears in the output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_sent_to_the_back_office_and_fetched_restores_every_payment() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let h = crate::support::Harness::start().await;
+    let store = h.owner.create_store("Copies St").await.unwrap();
+    let db = dir.path().join("register").join("ledger.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    for minor in ["1200", "450", "3000"] {
+        checkout_usd(&db, &psp, minor).await;
+    }
+    let code = h.owner.pairing_code(&store, "Front till").await.unwrap();
+    let paired = sync_pair(&db, &h.url, &code).await;
+    assert_eq!(paired.code, Some(0), "{}{}", paired.stdout, paired.stderr);
+    let taken = backup(&db, &["now"]).await;
+    assert_eq!(taken.code, Some(0), "{}{}", taken.stdout, taken.stderr);
+
+    let key = dir.path().join("backup.key");
+    let made = backup(&db, &["key-new", "--key", key.to_str().unwrap()]).await;
+    assert_eq!(made.code, Some(0), "{}{}", made.stdout, made.stderr);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600);
+    let secret = std::fs::read_to_string(&key).unwrap();
+
+    let sent = backup(&db, &["send", "--key", key.to_str().unwrap()]).await;
+    assert_eq!(sent.code, Some(0), "{}{}", sent.stdout, sent.stderr);
+    let sent = sent.json();
+    assert_eq!(sent["sent"]["chunks_sent"], sent["sent"]["chunks"], "{sent}");
+    assert!(!sent.to_string().contains(secret.trim()));
+
+    let out = dir.path().join("elsewhere").join("fetched.sqlite3");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let got = backup(&db, &["fetch", "--key", key.to_str().unwrap(), "--out", out.to_str().unwrap()]).await;
+    assert_eq!(got.code, Some(0), "{}{}", got.stdout, got.stderr);
+    let got = got.json();
+    assert_eq!(got["fetched"]["backup"]["sha256"], sent["sent"]["backup"]["sha256"]);
+    assert_eq!(got["fetched"]["copy"]["payments"], 3, "{got}");
+    let fresh = dir.path().join("elsewhere").join("ledger.db");
+    let restored = backup(&fresh, &["restore", "--copy", out.to_str().unwrap()]).await;
+    assert_eq!(restored.code, Some(0), "{}{}", restored.stdout, restored.stderr);
+    assert_eq!(ledger(&fresh, &psp.url()).await, ledger(&db, &psp.url()).await, "the same payments, the same states");
+
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let refused = backup(&db, &["send", "--key", key.to_str().unwrap()]).await;
+    assert_eq!((refused.code, refused.json()["error"]["code"].as_str()), (Some(1), Some("backup_key_not_private")), "{}", refused.stdout);
+}

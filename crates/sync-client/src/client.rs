@@ -65,7 +65,12 @@ impl BackOffice {
         Ok(paired)
     }
 
-    fn token(&self) -> Result<&str, SyncError> {
+    /// The HTTP client (record 0150's transfers use it with this back office's timeouts).
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    pub(crate) fn token(&self) -> Result<&str, SyncError> {
         self.token.as_deref().ok_or_else(|| SyncError::Input("this register is not paired with a back office".into()))
     }
 
@@ -115,7 +120,7 @@ impl BackOffice {
     }
 }
 
-async fn answer<T: serde::de::DeserializeOwned>(r: reqwest::Result<reqwest::Response>) -> Result<T, SyncError> {
+pub(crate) async fn answer<T: serde::de::DeserializeOwned>(r: reqwest::Result<reqwest::Response>) -> Result<T, SyncError> {
     let r = r.map_err(|e| SyncError::Unreachable(without_url(&e)))?;
     let status = r.status().as_u16();
     let body = bounded_body(r, MAX_ANSWER_BYTES).await?;
@@ -146,7 +151,7 @@ pub(crate) async fn bounded_body(mut r: reqwest::Response, max: usize) -> Result
 
 /// reqwest's error text without the URL's query (nothing secret is in it today; the
 /// habit keeps it so).
-fn without_url(e: &reqwest::Error) -> String {
+pub(crate) fn without_url(e: &reqwest::Error) -> String {
     let kind = if e.is_timeout() {
         "timed out"
     } else if e.is_connect() {

@@ -9,9 +9,10 @@
 //! keychain.
 pub mod apply;
 pub mod audit;
+pub mod backup;
 pub mod background;
 mod backoff;
-mod client;
+pub(crate) mod client;
 mod clock;
 mod error;
 pub mod restore;

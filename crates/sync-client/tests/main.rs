@@ -14,6 +14,7 @@ mod proxy;
 
 mod audit_search;
 mod audit_up;
+mod backup_send;
 mod catalog_down;
 mod chaos;
 mod exchanges_up;

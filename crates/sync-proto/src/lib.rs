@@ -8,6 +8,7 @@
 //! old back office never half-understands a newer register.
 pub mod audit;
 pub mod audit_rows;
+pub mod backup;
 pub mod base_url;
 mod books;
 pub mod catalog;

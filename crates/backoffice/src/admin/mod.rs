@@ -2,6 +2,7 @@
 //! (record 0049), staff (record 0050), the store's time zone (record 0137), the PSP account,
 //! reconciliation runs and resolutions. Authenticated by the owner's token, as a
 //! Bearer header (programs) or a dashboard session (`session.rs`).
+pub mod backups;
 pub mod catalog;
 pub mod exceptions;
 pub mod registers;

@@ -2,6 +2,7 @@
 //! Every request but pairing carries the register's token; a register reaches only its
 //! own store's rows.
 pub mod audit_head;
+pub mod backups;
 pub(crate) mod audit_rows;
 mod books;
 mod exchanges;
