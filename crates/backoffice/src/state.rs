@@ -35,9 +35,28 @@ pub struct Limits {
     /// Idempotency keys kept (`prune.rs`).
     pub prune: PrunePolicy,
     /// Refunds owed back left executing, asked again (`owed/retry.rs`).
-    pub owed_retry: crate::owed::retry::RetryPolicy,
+    pub owed_retry: OwedRetryPolicy,
     /// Registers' encrypted copies (record 0150, `sync/backups.rs`).
     pub backups: BackupLimits,
+}
+
+/// How the back office asks the PSP again about refunds owed back left executing
+/// (`owed/retry.rs`, record 0142 addendum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwedRetryPolicy {
+    /// How often the server looks for executing refunds, and the first wait after an
+    /// unsure answer.
+    pub interval: Duration,
+    /// Rows asked at most per round.
+    pub max_per_round: i64,
+    /// The longest wait between two asks of one row.
+    pub max_backoff: Duration,
+}
+
+impl Default for OwedRetryPolicy {
+    fn default() -> Self {
+        OwedRetryPolicy { interval: Duration::from_secs(60), max_per_round: 100, max_backoff: Duration::from_secs(3600) }
+    }
 }
 
 /// How much of the registers' encrypted copies the back office keeps (record 0150).
@@ -71,7 +90,7 @@ impl Default for Limits {
             pairing: ThrottleLimits::PAIRING,
             session_ttl: SessionPolicy::default().ttl,
             prune: PrunePolicy::default(),
-            owed_retry: crate::owed::retry::RetryPolicy::default(),
+            owed_retry: OwedRetryPolicy::default(),
             backups: BackupLimits::default(),
         }
     }

@@ -14,25 +14,12 @@ use super::{execute, Op, OwedState};
 use crate::error::ApiResult;
 use crate::state::AppState;
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// How often the server looks for executing refunds, and the first wait after an
-    /// unsure answer.
-    pub interval: Duration,
-    /// Rows asked at most per round.
-    pub max_per_round: i64,
-    /// The longest wait between two asks of one row.
-    pub max_backoff: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicy { interval: Duration::from_secs(60), max_per_round: 100, max_backoff: Duration::from_secs(3600) }
-    }
-}
+/// The policy lives with the other limits (`state::OwedRetryPolicy`): `state` must not
+/// import this module, which imports `state`.
+pub use crate::state::OwedRetryPolicy as RetryPolicy;
 
 /// When each executing row may be asked next, and how many unsure answers in a row it had.
 #[derive(Debug, Default)]
@@ -124,6 +111,7 @@ pub async fn retry_loop(st: AppState, mut stop: tokio::sync::watch::Receiver<boo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn each_unsure_answer_doubles_the_wait_up_to_the_cap() {
