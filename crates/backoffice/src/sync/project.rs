@@ -4,14 +4,17 @@
 //! record 0051).
 //!
 //! Set-based: one statement per table for the whole run (arrays through `unnest`), not
-//! one per row, since each statement is a round trip. The run is folded in seq order
+//! one per row, since each statement is a round trip; and those statements pipelined, sent
+//! together and answered together (record 0149). The run is folded in seq order
 //! first, so the projections end exactly where applying the rows one by one would leave
 //! them: a payment's last state, its last PSP id, the time of its last change.
 use super::RegisterId;
 use crate::error::{ApiError, ApiResult};
 use crate::state::now_ms;
 use paydesk_sync_proto::{Fact, Row};
+use futures_util::future::{join, join3};
 use std::collections::HashMap;
+use tokio_postgres::types::{Json, Type};
 use tokio_postgres::Transaction;
 
 /// The last state of one payment or refund within the run, and where it was first named.
@@ -101,46 +104,77 @@ fn never_created(seq: i64) -> ApiError {
 }
 
 /// Applies rows `first..first + rows.len()`, all past the acknowledged seq.
+///
+/// The payment and refund facts (the common kinds: a card sale is three of them) are the
+/// fast path (record 0149): the stored states their rules read, the journal and the two
+/// projections go to PostgreSQL as one pipeline, seven statements in one round trip, each
+/// parsed, bound and run at once (`query_typed`: no separate prepare). The requests leave
+/// in the order the join first polls them, PostgreSQL runs them in that order, and the
+/// answers are judged in that order, so a run is refused for exactly what, and at the
+/// seq, that running them one by one refuses it: a refusal found in an answer rolls back
+/// the writes sent after it with the whole transaction. The other kinds follow on their
+/// own per-fact path, then the rules that read what the run wrote.
 pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row]) -> ApiResult<u64> {
     if rows.is_empty() {
         return Ok(0);
     }
     let f = fold(first, rows)?;
-    super::rules::check_transitions(tx, reg, first, rows).await?;
+    let moved = super::rules::moved(rows);
     let (s, r) = (&reg.store_id, &reg.register_id);
     let seqs: Vec<i64> = (0..rows.len() as i64).map(|i| first + i).collect();
     let ats: Vec<i64> = rows.iter().map(|r| r.at_ms).collect();
     let kinds: Vec<&str> = rows.iter().map(|r| r.fact.kind()).collect();
-    let facts: Vec<serde_json::Value> = rows.iter().map(|r| serde_json::to_value(&r.fact)).collect::<Result<_, _>>().map_err(|e| ApiError::Internal(e.to_string()))?;
-    tx.execute(
-        "INSERT INTO journal (store_id, register_id, seq, at_ms, kind, fact, received_ms)
-         SELECT $1, $2, x.seq, x.at_ms, x.kind, x.fact, $7 FROM unnest($3::int8[], $4::int8[], $5::text[], $6::jsonb[]) AS x(seq, at_ms, kind, fact)",
-        &[s, r, &seqs, &ats, &kinds, &facts, &now_ms()],
-    )
-    .await?;
-
-    if !f.payments_created.is_empty() {
-        let (keys, amounts, currencies, ats) = unzip4(&f.payments_created);
-        tx.execute(
+    // Serialized straight to the wire as jsonb, not through a `serde_json::Value` each.
+    let facts: Vec<Json<&Fact>> = rows.iter().map(|r| Json(&r.fact)).collect();
+    let now = now_ms();
+    let journal = async {
+        tx.execute_typed(
+            "INSERT INTO journal (store_id, register_id, seq, at_ms, kind, fact, received_ms)
+             SELECT $1, $2, x.seq, x.at_ms, x.kind, x.fact, $7 FROM unnest($3::int8[], $4::int8[], $5::text[], $6::jsonb[]) AS x(seq, at_ms, kind, fact)",
+            &[(s, Type::UUID), (r, Type::UUID), (&seqs, Type::INT8_ARRAY), (&ats, Type::INT8_ARRAY), (&kinds, Type::TEXT_ARRAY), (&facts, Type::JSONB_ARRAY), (&now, Type::INT8)],
+        )
+        .await
+    };
+    let pc = unzip4(&f.payments_created);
+    let payments = async {
+        if f.payments_created.is_empty() {
+            return Ok(0);
+        }
+        tx.execute_typed(
             "INSERT INTO payments (store_id, checkout_key, register_id, amount, currency, state, created_at_ms, updated_at_ms)
              SELECT $1, x.k, $2, x.a, x.c, 'created', x.t, x.t FROM unnest($3::text[], $4::int8[], $5::text[], $6::int8[]) AS x(k, a, c, t)
              ON CONFLICT (store_id, register_id, checkout_key) DO NOTHING",
-            &[s, r, &keys, &amounts, &currencies, &ats],
+            &[(s, Type::UUID), (r, Type::UUID), (&pc.0, Type::TEXT_ARRAY), (&pc.1, Type::INT8_ARRAY), (&pc.2, Type::TEXT_ARRAY), (&pc.3, Type::INT8_ARRAY)],
         )
-        .await?;
-    }
-    if !f.refunds_created.is_empty() {
-        let (keys, payments, amounts, ats) = unzip4(&f.refunds_created);
-        tx.execute(
+        .await
+    };
+    let rc = unzip4(&f.refunds_created);
+    let refunds = async {
+        if f.refunds_created.is_empty() {
+            return Ok(0);
+        }
+        tx.execute_typed(
             "INSERT INTO refunds (store_id, refund_key, checkout_key, register_id, amount, state, created_at_ms, updated_at_ms)
              SELECT $1, x.k, x.p, $2, x.a, 'pending', x.t, x.t FROM unnest($3::text[], $4::text[], $5::int8[], $6::int8[]) AS x(k, p, a, t)
              ON CONFLICT (store_id, register_id, refund_key) DO NOTHING",
-            &[s, r, &keys, &payments, &amounts, &ats],
+            &[(s, Type::UUID), (r, Type::UUID), (&rc.0, Type::TEXT_ARRAY), (&rc.1, Type::TEXT_ARRAY), (&rc.2, Type::INT8_ARRAY), (&rc.3, Type::INT8_ARRAY)],
         )
-        .await?;
-    }
-    update_states(tx, reg, "payments", "checkout_key", "psp_id", &f.payment_states).await?;
-    update_states(tx, reg, "refunds", "refund_key", "psp_refund_id", &f.refund_states).await?;
+        .await
+    };
+    let pay_states = StateUpdate::new(&f.payment_states);
+    let ref_states = StateUpdate::new(&f.refund_states);
+    let ((stored, journal, payments), (refunds, pay_updated, ref_updated)) = join(
+        join3(moved.read(tx, reg), journal, payments),
+        join3(refunds, pay_states.send(tx, reg, "payments", "checkout_key", "psp_id"), ref_states.send(tx, reg, "refunds", "refund_key", "psp_refund_id")),
+    )
+    .await;
+    // In the order they ran: the rules on the stored states came first.
+    super::rules::judge_transitions(first, rows, stored?)?;
+    journal?;
+    payments?;
+    refunds?;
+    updated_all(&f.payment_states, pay_updated?)?;
+    updated_all(&f.refund_states, ref_updated?)?;
     super::books::apply_books(tx, reg, first, rows).await?;
     super::sales::apply_sales(tx, reg, first, rows).await?;
     super::returns::apply_returns(tx, reg, first, rows).await?;
@@ -152,27 +186,58 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
     Ok(rows.len() as u64)
 }
 
-/// Moves each named payment or refund of this register to its last state in the run; a
-/// name this register never created refuses the run.
-async fn update_states(tx: &Transaction<'_>, reg: RegisterId, table: &str, key_col: &str, id_col: &str, states: &[(String, Last)]) -> ApiResult<()> {
-    if states.is_empty() {
-        return Ok(());
+/// One statement moving each named payment or refund of this register to its last state in
+/// the run.
+struct StateUpdate<'a> {
+    keys: Vec<&'a str>,
+    names: Vec<&'a str>,
+    ids: Vec<Option<&'a str>>,
+    ats: Vec<i64>,
+}
+
+impl<'a> StateUpdate<'a> {
+    fn new(states: &'a [(String, Last)]) -> StateUpdate<'a> {
+        StateUpdate {
+            keys: states.iter().map(|(k, _)| k.as_str()).collect(),
+            names: states.iter().map(|(_, l)| l.state).collect(),
+            ids: states.iter().map(|(_, l)| l.psp_id.as_deref()).collect(),
+            ats: states.iter().map(|(_, l)| l.at_ms).collect(),
+        }
     }
-    let keys: Vec<&str> = states.iter().map(|(k, _)| k.as_str()).collect();
-    let names: Vec<&str> = states.iter().map(|(_, l)| l.state).collect();
-    let ids: Vec<Option<&str>> = states.iter().map(|(_, l)| l.psp_id.as_deref()).collect();
-    let ats: Vec<i64> = states.iter().map(|(_, l)| l.at_ms).collect();
-    // Table and column names are this module's constants, never input. `= ANY($3)` makes
-    // it an index scan of exactly these keys; a join with `unnest` was planned as a hash
-    // join over the store's whole table, slower with every payment the store has.
-    let sql = format!(
-        "UPDATE {table} t SET state = ($4::text[])[array_position($3::text[], t.{key_col})],
-                {id_col} = COALESCE(($5::text[])[array_position($3::text[], t.{key_col})], t.{id_col}),
-                updated_at_ms = ($6::int8[])[array_position($3::text[], t.{key_col})]
-         WHERE t.store_id = $1 AND t.{key_col} = ANY($3::text[]) AND t.register_id = $2
-         RETURNING t.{key_col}"
-    );
-    let updated: std::collections::HashSet<String> = tx.query(&sql, &[&reg.store_id, &reg.register_id, &keys, &names, &ids, &ats]).await?.iter().map(|r| r.get(0)).collect();
+
+    /// The keys it updated ([`updated_all`] judges them).
+    async fn send(&self, tx: &Transaction<'_>, reg: RegisterId, table: &str, key_col: &str, id_col: &str) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        if self.keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Table and column names are this module's constants, never input. `= ANY($3)` makes
+        // it an index scan of exactly these keys; a join with `unnest` was planned as a hash
+        // join over the store's whole table, slower with every payment the store has.
+        let sql = format!(
+            "UPDATE {table} t SET state = ($4::text[])[array_position($3::text[], t.{key_col})],
+                    {id_col} = COALESCE(($5::text[])[array_position($3::text[], t.{key_col})], t.{id_col}),
+                    updated_at_ms = ($6::int8[])[array_position($3::text[], t.{key_col})]
+             WHERE t.store_id = $1 AND t.{key_col} = ANY($3::text[]) AND t.register_id = $2
+             RETURNING t.{key_col}"
+        );
+        tx.query_typed(
+            &sql,
+            &[
+                (&reg.store_id, Type::UUID),
+                (&reg.register_id, Type::UUID),
+                (&self.keys, Type::TEXT_ARRAY),
+                (&self.names, Type::TEXT_ARRAY),
+                (&self.ids, Type::TEXT_ARRAY),
+                (&self.ats, Type::INT8_ARRAY),
+            ],
+        )
+        .await
+    }
+}
+
+/// A name this register never created refuses the run.
+fn updated_all(states: &[(String, Last)], updated: Vec<tokio_postgres::Row>) -> ApiResult<()> {
+    let updated: std::collections::HashSet<String> = updated.iter().map(|r| r.get(0)).collect();
     if let Some((_, last)) = states.iter().find(|(k, _)| !updated.contains(k)) {
         return Err(never_created(last.first_seq));
     }
