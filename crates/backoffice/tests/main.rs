@@ -13,6 +13,7 @@ mod audit_rows;
 mod catalog;
 mod cluster;
 mod dashboard;
+mod fast_path;
 mod impossible_exchanges;
 mod impossible_facts;
 mod impossible_returns;

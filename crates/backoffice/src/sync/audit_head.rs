@@ -132,7 +132,10 @@ pub async fn record(tx: &Transaction<'_>, reg: RegisterId, report: Option<&Audit
         check_z_heads(tx, reg, r, now).await?;
     }
     let confirmed = tx
-        .query_opt("SELECT confirmed_seq, confirmed_hash FROM audit_heads WHERE store_id = $1 AND register_id = $2", &[&reg.store_id, &reg.register_id])
+        .query_typed_opt(
+            "SELECT confirmed_seq, confirmed_hash FROM audit_heads WHERE store_id = $1 AND register_id = $2",
+            &[(&reg.store_id, tokio_postgres::types::Type::UUID), (&reg.register_id, tokio_postgres::types::Type::UUID)],
+        )
         .await?;
     Ok(confirmed.map(|c| {
         let hash: Vec<u8> = c.get(1);

@@ -15,6 +15,8 @@ use axum::http::HeaderMap;
 use axum::Json;
 use paydesk_sync_proto::limits::MAX_KEY_LEN;
 use paydesk_sync_proto::{Ack, Batch, Row, PROTOCOL_VERSION};
+use futures_util::future::join;
+use tokio_postgres::types::Type;
 use tokio_postgres::Transaction;
 
 fn idempotency_key(headers: &HeaderMap) -> ApiResult<String> {
@@ -40,16 +42,25 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
         return Err(ApiError::Forbidden(format!("this token is register {}'s; a register sends only its own rows (batch names {})", reg.register_id, batch.register_id)));
     }
     let tx = client.transaction().await?;
-    let locked = tx
-        .query_one("SELECT acked_through, replaced_ms FROM registers WHERE store_id = $1 AND register_id = $2 FOR UPDATE", &[&reg.store_id, &reg.register_id])
-        .await?;
+    // The lock and the key's insert in one round trip (record 0149): the insert runs after
+    // the lock is held, and its answer is looked at only once the lock's was.
+    let hash = sha256(&body);
+    let (locked, key_stored) = join(
+        tx.query_typed_one(
+            "SELECT acked_through, replaced_ms FROM registers WHERE store_id = $1 AND register_id = $2 FOR UPDATE",
+            &[(&reg.store_id, Type::UUID), (&reg.register_id, Type::UUID)],
+        ),
+        insert_key(&tx, reg, &key, &hash, batch.first_seq as i64),
+    )
+    .await;
+    let locked = locked?;
     // Checked again under the lock: a batch racing the owner's replacement is refused,
     // so the history a replacement restores is final (record 0048).
     if locked.get::<_, Option<i64>>(1).is_some() {
         return Err(ApiError::RegisterReplaced { register_id: reg.register_id });
     }
     let acked: i64 = locked.get(0);
-    check_key(&tx, reg, &key, &body, batch.first_seq as i64).await?;
+    check_key(&tx, reg, &key, &hash, key_stored?).await?;
     let (first, last) = (batch.first_seq as i64, batch.last_seq() as i64);
     if batch.first_seq > acked as u64 + 1 + st.limits.max_seq_ahead {
         return Err(ApiError::Unprocessable(format!(
@@ -67,14 +78,29 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
         new_acked = last;
         (new_acked, applied) = release_held(&tx, reg, new_acked, applied).await?;
     }
-    tx.execute(
-        "UPDATE registers SET acked_through = $3, app_version = $4, queued = $5, offline_waiting = $6, last_sync_ms = $7
-         WHERE store_id = $1 AND register_id = $2",
-        &[&reg.store_id, &reg.register_id, &new_acked, &batch.health.app_version, &(batch.health.queued.min(i64::MAX as u64) as i64), &(batch.health.offline_waiting.min(i64::MAX as u64) as i64), &now_ms()],
+    let (queued, waiting, now) = (batch.health.queued.min(i64::MAX as u64) as i64, batch.health.offline_waiting.min(i64::MAX as u64) as i64, now_ms());
+    // The health and the audit report in one round trip when the report is absent (the
+    // report's own statements follow the update in order; its answers after the update's).
+    let (updated, audit) = join(
+        tx.execute_typed(
+            "UPDATE registers SET acked_through = $3, app_version = $4, queued = $5, offline_waiting = $6, last_sync_ms = $7
+             WHERE store_id = $1 AND register_id = $2",
+            &[
+                (&reg.store_id, Type::UUID),
+                (&reg.register_id, Type::UUID),
+                (&new_acked, Type::INT8),
+                (&batch.health.app_version, Type::TEXT),
+                (&queued, Type::INT8),
+                (&waiting, Type::INT8),
+                (&now, Type::INT8),
+            ],
+        ),
+        // The register's audit chain (record 0053): checked against the head confirmed before.
+        super::audit_head::record(&tx, reg, batch.health.audit.as_ref()),
     )
-    .await?;
-    // The register's audit chain (record 0053): checked against the head confirmed before.
-    let audit = super::audit_head::record(&tx, reg, batch.health.audit.as_ref()).await?;
+    .await;
+    updated?;
+    let audit = audit?;
     // Its rows sent again with another content (record 0146): after the report, whose break
     // names the cause first (a deleted tail written again is "went backwards").
     super::audit_rows::check_resent(&tx, reg, &batch.rows).await?;
@@ -82,17 +108,21 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
     Ok(Json(Ack { v: PROTOCOL_VERSION, acked_through: new_acked as u64, held, applied, audit }))
 }
 
+/// Stores the batch's key with its body's hash unless the key is already stored; the rows
+/// inserted (0 or 1) for [`check_key`].
+async fn insert_key(tx: &Transaction<'_>, reg: RegisterId, key: &str, hash: &[u8], first: i64) -> Result<u64, tokio_postgres::Error> {
+    let now = now_ms();
+    tx.execute_typed(
+        "INSERT INTO batch_keys (store_id, register_id, idem_key, body_sha256, first_seq, received_ms) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (store_id, register_id, idem_key) DO NOTHING",
+        &[(&reg.store_id, Type::UUID), (&reg.register_id, Type::UUID), (&key, Type::TEXT), (&hash, Type::BYTEA), (&first, Type::INT8), (&now, Type::INT8)],
+    )
+    .await
+}
+
 /// The same Idempotency-Key with a different body is a client bug: refused, not guessed.
-async fn check_key(tx: &Transaction<'_>, reg: RegisterId, key: &str, body: &[u8], first: i64) -> ApiResult<()> {
-    let hash = sha256(body);
-    let n = tx
-        .execute(
-            "INSERT INTO batch_keys (store_id, register_id, idem_key, body_sha256, first_seq, received_ms) VALUES ($1, $2, $3, $4, $5, $6)
-             ON CONFLICT (store_id, register_id, idem_key) DO NOTHING",
-            &[&reg.store_id, &reg.register_id, &key, &hash, &first, &now_ms()],
-        )
-        .await?;
-    if n == 0 {
+async fn check_key(tx: &Transaction<'_>, reg: RegisterId, key: &str, hash: &[u8], inserted: u64) -> ApiResult<()> {
+    if inserted == 0 {
         let stored: Vec<u8> = tx
             .query_one("SELECT body_sha256 FROM batch_keys WHERE store_id = $1 AND register_id = $2 AND idem_key = $3", &[&reg.store_id, &reg.register_id, &key])
             .await?
@@ -112,7 +142,10 @@ async fn compare_stored(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
         return Ok(());
     }
     let stored = tx
-        .query("SELECT seq, at_ms, fact FROM journal WHERE store_id = $1 AND register_id = $2 AND seq BETWEEN $3 AND $4 ORDER BY seq", &[&reg.store_id, &reg.register_id, &first, &upto])
+        .query_typed(
+            "SELECT seq, at_ms, fact FROM journal WHERE store_id = $1 AND register_id = $2 AND seq BETWEEN $3 AND $4 ORDER BY seq",
+            &[(&reg.store_id, Type::UUID), (&reg.register_id, Type::UUID), (&first, Type::INT8), (&upto, Type::INT8)],
+        )
         .await?;
     for r in stored {
         let seq: i64 = r.get(0);
@@ -159,12 +192,12 @@ async fn hold(tx: &Transaction<'_>, reg: RegisterId, batch: &Batch, max_held: i6
 async fn release_held(tx: &Transaction<'_>, reg: RegisterId, mut acked: i64, mut applied: u64) -> ApiResult<(i64, u64)> {
     loop {
         let next = tx
-            .query_opt(
+            .query_typed_opt(
                 "DELETE FROM held_batches WHERE (store_id, register_id, first_seq) IN
                    (SELECT store_id, register_id, first_seq FROM held_batches
                     WHERE store_id = $1 AND register_id = $2 AND first_seq <= $3 ORDER BY first_seq LIMIT 1)
                  RETURNING first_seq, last_seq, rows",
-                &[&reg.store_id, &reg.register_id, &(acked + 1)],
+                &[(&reg.store_id, Type::UUID), (&reg.register_id, Type::UUID), (&(acked + 1), Type::INT8)],
             )
             .await?;
         let Some(h) = next else { return Ok((acked, applied)) };

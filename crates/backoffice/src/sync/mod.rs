@@ -20,6 +20,7 @@ mod store_refunds;
 use crate::auth::PresentedToken;
 use crate::error::{ApiError, ApiResult};
 use axum::http::HeaderMap;
+use tokio_postgres::types::Type;
 use uuid::Uuid;
 
 /// A register whose token checked out.
@@ -35,7 +36,10 @@ pub async fn authenticate(client: &tokio_postgres::Client, headers: &HeaderMap) 
     let h = headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok());
     let tok = PresentedToken::parse(h)?;
     let row = client
-        .query_opt("SELECT token_hash, replaced_ms FROM registers WHERE store_id = $1 AND register_id = $2", &[&tok.store_id, &tok.register_id])
+        .query_typed_opt(
+            "SELECT token_hash, replaced_ms FROM registers WHERE store_id = $1 AND register_id = $2",
+            &[(&tok.store_id, Type::UUID), (&tok.register_id, Type::UUID)],
+        )
         .await?;
     match row {
         Some(r) if tok.matches(r.get::<_, &[u8]>(0)) => match r.get::<_, Option<i64>>(1) {

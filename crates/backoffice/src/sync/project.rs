@@ -4,14 +4,17 @@
 //! record 0051).
 //!
 //! Set-based: one statement per table for the whole run (arrays through `unnest`), not
-//! one per row, since each statement is a round trip. The run is folded in seq order
+//! one per row, since each statement is a round trip; and those statements pipelined, sent
+//! together and answered together (record 0149). The run is folded in seq order
 //! first, so the projections end exactly where applying the rows one by one would leave
 //! them: a payment's last state, its last PSP id, the time of its last change.
 use super::RegisterId;
 use crate::error::{ApiError, ApiResult};
 use crate::state::now_ms;
 use paydesk_sync_proto::{Fact, Row};
+use futures_util::future::{join, join4};
 use std::collections::HashMap;
+use tokio_postgres::types::{Json, Type};
 use tokio_postgres::Transaction;
 
 /// The last state of one payment or refund within the run, and where it was first named.
@@ -25,9 +28,11 @@ struct Last {
 /// What a run of rows does to the projections, in the order the rows said it.
 #[derive(Default)]
 struct Folded {
+    /// (checkout key, amount, currency, at)
     payments_created: Vec<(String, i64, String, i64)>,
     payment_states: Vec<(String, Last)>,
-    refunds_created: Vec<(String, String, i64, i64)>,
+    /// (refund key, amount, checkout key, at)
+    refunds_created: Vec<(String, i64, String, i64)>,
     refund_states: Vec<(String, Last)>,
     created_at: HashMap<String, i64>,
 }
@@ -64,7 +69,7 @@ fn fold(first: i64, rows: &[Row]) -> ApiResult<Folded> {
             }
             Fact::RefundCreated { refund_key, checkout_key, amount } => {
                 f.created_at.entry(format!("r:{refund_key}")).or_insert(seq);
-                f.refunds_created.push((refund_key.clone(), checkout_key.clone(), *amount, row.at_ms));
+                f.refunds_created.push((refund_key.clone(), *amount, checkout_key.clone(), row.at_ms));
             }
             Fact::RefundState { refund_key, state, psp_refund_id } => {
                 fold_state(&mut f.refund_states, &mut ref_ix, refund_key, state.as_str(), psp_refund_id, row.at_ms, seq);
@@ -101,46 +106,55 @@ fn never_created(seq: i64) -> ApiError {
 }
 
 /// Applies rows `first..first + rows.len()`, all past the acknowledged seq.
+///
+/// The payment and refund facts (the common kinds: a card sale is three of them) are the
+/// fast path (record 0149): the stored states their rules read, the journal and the two
+/// projections go to PostgreSQL as one pipeline, seven statements in one round trip, each
+/// parsed, bound and run at once (`query_typed`: no separate prepare). The requests leave
+/// in the order the join first polls them, PostgreSQL runs them in that order, and the
+/// answers are judged in that order, so a run is refused for exactly what, and at the
+/// seq, that running them one by one refuses it: a refusal found in an answer rolls back
+/// the writes sent after it with the whole transaction. The other kinds follow on their
+/// own per-fact path, then the rules that read what the run wrote.
 pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row]) -> ApiResult<u64> {
     if rows.is_empty() {
         return Ok(0);
     }
     let f = fold(first, rows)?;
-    super::rules::check_transitions(tx, reg, first, rows).await?;
+    let moved = super::rules::moved(rows);
     let (s, r) = (&reg.store_id, &reg.register_id);
     let seqs: Vec<i64> = (0..rows.len() as i64).map(|i| first + i).collect();
     let ats: Vec<i64> = rows.iter().map(|r| r.at_ms).collect();
     let kinds: Vec<&str> = rows.iter().map(|r| r.fact.kind()).collect();
-    let facts: Vec<serde_json::Value> = rows.iter().map(|r| serde_json::to_value(&r.fact)).collect::<Result<_, _>>().map_err(|e| ApiError::Internal(e.to_string()))?;
-    tx.execute(
-        "INSERT INTO journal (store_id, register_id, seq, at_ms, kind, fact, received_ms)
-         SELECT $1, $2, x.seq, x.at_ms, x.kind, x.fact, $7 FROM unnest($3::int8[], $4::int8[], $5::text[], $6::jsonb[]) AS x(seq, at_ms, kind, fact)",
-        &[s, r, &seqs, &ats, &kinds, &facts, &now_ms()],
+    // Serialized straight to the wire as jsonb, not through a `serde_json::Value` each.
+    let facts: Vec<Json<&Fact>> = rows.iter().map(|r| Json(&r.fact)).collect();
+    let now = now_ms();
+    let journal = async {
+        tx.execute_typed(
+            "INSERT INTO journal (store_id, register_id, seq, at_ms, kind, fact, received_ms)
+             SELECT $1, $2, x.seq, x.at_ms, x.kind, x.fact, $7 FROM unnest($3::int8[], $4::int8[], $5::text[], $6::jsonb[]) AS x(seq, at_ms, kind, fact)",
+            &[(s, Type::UUID), (r, Type::UUID), (&seqs, Type::INT8_ARRAY), (&ats, Type::INT8_ARRAY), (&kinds, Type::TEXT_ARRAY), (&facts, Type::JSONB_ARRAY), (&now, Type::INT8)],
+        )
+        .await
+    };
+    let (pay_new, pay_moved, pay_rest) = split(&f.payments_created, &f.payment_states, "created");
+    let (ref_new, ref_moved, ref_rest) = split(&f.refunds_created, &f.refund_states, "pending");
+    let pay_states = StateUpdate::new(&pay_rest);
+    let ref_states = StateUpdate::new(&ref_rest);
+    let ((stored, journal, pay_new, pay_moved), (ref_new, ref_moved, pay_updated, ref_updated)) = join(
+        join4(moved.read(tx, reg), journal, pay_new.send(tx, reg, &PAYMENTS, false), pay_moved.send(tx, reg, &PAYMENTS, true)),
+        join4(ref_new.send(tx, reg, &REFUNDS, false), ref_moved.send(tx, reg, &REFUNDS, true), pay_states.send(tx, reg, &PAYMENTS), ref_states.send(tx, reg, &REFUNDS)),
     )
-    .await?;
-
-    if !f.payments_created.is_empty() {
-        let (keys, amounts, currencies, ats) = unzip4(&f.payments_created);
-        tx.execute(
-            "INSERT INTO payments (store_id, checkout_key, register_id, amount, currency, state, created_at_ms, updated_at_ms)
-             SELECT $1, x.k, $2, x.a, x.c, 'created', x.t, x.t FROM unnest($3::text[], $4::int8[], $5::text[], $6::int8[]) AS x(k, a, c, t)
-             ON CONFLICT (store_id, register_id, checkout_key) DO NOTHING",
-            &[s, r, &keys, &amounts, &currencies, &ats],
-        )
-        .await?;
-    }
-    if !f.refunds_created.is_empty() {
-        let (keys, payments, amounts, ats) = unzip4(&f.refunds_created);
-        tx.execute(
-            "INSERT INTO refunds (store_id, refund_key, checkout_key, register_id, amount, state, created_at_ms, updated_at_ms)
-             SELECT $1, x.k, x.p, $2, x.a, 'pending', x.t, x.t FROM unnest($3::text[], $4::text[], $5::int8[], $6::int8[]) AS x(k, p, a, t)
-             ON CONFLICT (store_id, register_id, refund_key) DO NOTHING",
-            &[s, r, &keys, &payments, &amounts, &ats],
-        )
-        .await?;
-    }
-    update_states(tx, reg, "payments", "checkout_key", "psp_id", &f.payment_states).await?;
-    update_states(tx, reg, "refunds", "refund_key", "psp_refund_id", &f.refund_states).await?;
+    .await;
+    // In the order they ran: the rules on the stored states came first.
+    super::rules::judge_transitions(first, rows, stored?)?;
+    journal?;
+    pay_new?;
+    pay_moved?;
+    ref_new?;
+    ref_moved?;
+    updated_all(&pay_rest, pay_updated?)?;
+    updated_all(&ref_rest, ref_updated?)?;
     super::books::apply_books(tx, reg, first, rows).await?;
     super::sales::apply_sales(tx, reg, first, rows).await?;
     super::returns::apply_returns(tx, reg, first, rows).await?;
@@ -152,41 +166,150 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
     Ok(rows.len() as u64)
 }
 
-/// Moves each named payment or refund of this register to its last state in the run; a
-/// name this register never created refuses the run.
-async fn update_states(tx: &Transaction<'_>, reg: RegisterId, table: &str, key_col: &str, id_col: &str, states: &[(String, Last)]) -> ApiResult<()> {
-    if states.is_empty() {
-        return Ok(());
+/// A projection's table, its names being this module's constants, never input.
+struct Table {
+    name: &'static str,
+    key: &'static str,
+    /// `payments.currency`, `refunds.checkout_key`
+    other: &'static str,
+    id: &'static str,
+}
+
+const PAYMENTS: Table = Table { name: "payments", key: "checkout_key", other: "currency", id: "psp_id" };
+const REFUNDS: Table = Table { name: "refunds", key: "refund_key", other: "checkout_key", id: "psp_refund_id" };
+
+/// The payments or refunds a run creates, as columns: each with the last state the run
+/// gives it, so a sale's payment is written once, as it ends the run, not inserted as
+/// `created` and updated to `captured` (record 0149).
+#[derive(Default)]
+struct Creations<'a> {
+    keys: Vec<&'a str>,
+    amounts: Vec<i64>,
+    others: Vec<&'a str>,
+    states: Vec<&'a str>,
+    ids: Vec<Option<&'a str>>,
+    created: Vec<i64>,
+    updated: Vec<i64>,
+}
+
+/// Splits a run's creations and state changes into the creations it does not move, those
+/// it moves (with their last state), and the changes of what it did not create. A key
+/// created twice keeps its first creation, as the insert that skipped the second did.
+fn split<'a>(created: &'a [(String, i64, String, i64)], states: &'a [(String, Last)], initial: &'static str) -> (Creations<'a>, Creations<'a>, Vec<&'a (String, Last)>) {
+    let by_key: HashMap<&str, &Last> = states.iter().map(|(k, l)| (k.as_str(), l)).collect();
+    let (mut still, mut moved) = (Creations::default(), Creations::default());
+    let mut seen = std::collections::HashSet::new();
+    for (key, amount, other, at) in created {
+        if !seen.insert(key.as_str()) {
+            continue;
+        }
+        let last = by_key.get(key.as_str());
+        let c = if last.is_some() { &mut moved } else { &mut still };
+        c.keys.push(key);
+        c.amounts.push(*amount);
+        c.others.push(other);
+        c.states.push(last.map_or(initial, |l| l.state));
+        c.ids.push(last.and_then(|l| l.psp_id.as_deref()));
+        c.created.push(*at);
+        c.updated.push(last.map_or(*at, |l| l.at_ms));
     }
-    let keys: Vec<&str> = states.iter().map(|(k, _)| k.as_str()).collect();
-    let names: Vec<&str> = states.iter().map(|(_, l)| l.state).collect();
-    let ids: Vec<Option<&str>> = states.iter().map(|(_, l)| l.psp_id.as_deref()).collect();
-    let ats: Vec<i64> = states.iter().map(|(_, l)| l.at_ms).collect();
-    // Table and column names are this module's constants, never input. `= ANY($3)` makes
-    // it an index scan of exactly these keys; a join with `unnest` was planned as a hash
-    // join over the store's whole table, slower with every payment the store has.
-    let sql = format!(
-        "UPDATE {table} t SET state = ($4::text[])[array_position($3::text[], t.{key_col})],
-                {id_col} = COALESCE(($5::text[])[array_position($3::text[], t.{key_col})], t.{id_col}),
-                updated_at_ms = ($6::int8[])[array_position($3::text[], t.{key_col})]
-         WHERE t.store_id = $1 AND t.{key_col} = ANY($3::text[]) AND t.register_id = $2
-         RETURNING t.{key_col}"
-    );
-    let updated: std::collections::HashSet<String> = tx.query(&sql, &[&reg.store_id, &reg.register_id, &keys, &names, &ids, &ats]).await?.iter().map(|r| r.get(0)).collect();
+    let rest = states.iter().filter(|(k, _)| !seen.contains(k.as_str())).collect();
+    (still, moved, rest)
+}
+
+impl Creations<'_> {
+    /// Inserts them; a key this register already holds (a creation sent twice under two
+    /// seqs) keeps its row, and takes the run's last state when `moved`, as the update
+    /// after a skipped insert gave it.
+    async fn send(&self, tx: &Transaction<'_>, reg: RegisterId, table: &Table, moved: bool) -> Result<u64, tokio_postgres::Error> {
+        if self.keys.is_empty() {
+            return Ok(0);
+        }
+        let Table { name, key, other, id } = *table;
+        let action = if moved {
+            format!("UPDATE SET state = excluded.state, {id} = COALESCE(excluded.{id}, {name}.{id}), updated_at_ms = excluded.updated_at_ms")
+        } else {
+            "NOTHING".to_string()
+        };
+        let sql = format!(
+            "INSERT INTO {name} (store_id, {key}, register_id, amount, {other}, state, {id}, created_at_ms, updated_at_ms)
+             SELECT $1, x.k, $2, x.a, x.o, x.s, x.p, x.t, x.u
+             FROM unnest($3::text[], $4::int8[], $5::text[], $6::text[], $7::text[], $8::int8[], $9::int8[]) AS x(k, a, o, s, p, t, u)
+             ON CONFLICT (store_id, register_id, {key}) DO {action}"
+        );
+        tx.execute_typed(
+            &sql,
+            &[
+                (&reg.store_id, Type::UUID),
+                (&reg.register_id, Type::UUID),
+                (&self.keys, Type::TEXT_ARRAY),
+                (&self.amounts, Type::INT8_ARRAY),
+                (&self.others, Type::TEXT_ARRAY),
+                (&self.states, Type::TEXT_ARRAY),
+                (&self.ids, Type::TEXT_ARRAY),
+                (&self.created, Type::INT8_ARRAY),
+                (&self.updated, Type::INT8_ARRAY),
+            ],
+        )
+        .await
+    }
+}
+
+/// One statement moving each named payment or refund of this register to its last state in
+/// the run.
+struct StateUpdate<'a> {
+    keys: Vec<&'a str>,
+    names: Vec<&'a str>,
+    ids: Vec<Option<&'a str>>,
+    ats: Vec<i64>,
+}
+
+impl<'a> StateUpdate<'a> {
+    fn new(states: &[&'a (String, Last)]) -> StateUpdate<'a> {
+        StateUpdate {
+            keys: states.iter().map(|(k, _)| k.as_str()).collect(),
+            names: states.iter().map(|(_, l)| l.state).collect(),
+            ids: states.iter().map(|(_, l)| l.psp_id.as_deref()).collect(),
+            ats: states.iter().map(|(_, l)| l.at_ms).collect(),
+        }
+    }
+
+    /// The keys it updated ([`updated_all`] judges them).
+    async fn send(&self, tx: &Transaction<'_>, reg: RegisterId, table: &Table) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        if self.keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Table { name: table, key: key_col, id: id_col, .. } = *table;
+        // Table and column names are this module's constants, never input. `= ANY($3)` makes
+        // it an index scan of exactly these keys; a join with `unnest` was planned as a hash
+        // join over the store's whole table, slower with every payment the store has.
+        let sql = format!(
+            "UPDATE {table} t SET state = ($4::text[])[array_position($3::text[], t.{key_col})],
+                    {id_col} = COALESCE(($5::text[])[array_position($3::text[], t.{key_col})], t.{id_col}),
+                    updated_at_ms = ($6::int8[])[array_position($3::text[], t.{key_col})]
+             WHERE t.store_id = $1 AND t.{key_col} = ANY($3::text[]) AND t.register_id = $2
+             RETURNING t.{key_col}"
+        );
+        tx.query_typed(
+            &sql,
+            &[
+                (&reg.store_id, Type::UUID),
+                (&reg.register_id, Type::UUID),
+                (&self.keys, Type::TEXT_ARRAY),
+                (&self.names, Type::TEXT_ARRAY),
+                (&self.ids, Type::TEXT_ARRAY),
+                (&self.ats, Type::INT8_ARRAY),
+            ],
+        )
+        .await
+    }
+}
+
+/// A name this register never created refuses the run.
+fn updated_all(states: &[&(String, Last)], updated: Vec<tokio_postgres::Row>) -> ApiResult<()> {
+    let updated: std::collections::HashSet<String> = updated.iter().map(|r| r.get(0)).collect();
     if let Some((_, last)) = states.iter().find(|(k, _)| !updated.contains(k)) {
         return Err(never_created(last.first_seq));
     }
     Ok(())
-}
-
-#[allow(clippy::type_complexity)]
-fn unzip4<A: Clone, B: Clone, C: Clone, D: Clone>(v: &[(A, B, C, D)]) -> (Vec<A>, Vec<B>, Vec<C>, Vec<D>) {
-    let mut out = (Vec::with_capacity(v.len()), Vec::with_capacity(v.len()), Vec::with_capacity(v.len()), Vec::with_capacity(v.len()));
-    for (a, b, c, d) in v {
-        out.0.push(a.clone());
-        out.1.push(b.clone());
-        out.2.push(c.clone());
-        out.3.push(d.clone());
-    }
-    out
 }

@@ -25,6 +25,7 @@ use crate::error::{ApiError, ApiResult};
 pub use crate::error::FactRule;
 use paydesk_sync_proto::{Fact, PaymentState, RefundState, Row, TenderMethod};
 use std::collections::HashMap;
+use tokio_postgres::types::Type;
 use tokio_postgres::Transaction;
 
 /// 2020-01-01T00:00:00Z: no PayDesk register wrote anything earlier.
@@ -57,9 +58,50 @@ fn stored<S>(what: &str, s: &str, parse: fn(&str) -> Option<S>) -> ApiResult<S> 
     parse(s).ok_or_else(|| ApiError::Internal(format!("stored {what} state {s:?}")))
 }
 
-/// Before a run is applied: each payment and refund it moves only goes where its state
-/// machine can lead from where it is (stored, or `created`/`pending` in this run).
-pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row]) -> ApiResult<()> {
+/// The payments and refunds a run moves, whose stored states [`judge_transitions`] needs.
+pub struct Moved<'a> {
+    pay: Vec<&'a str>,
+    refs: Vec<&'a str>,
+}
+
+/// The stored states of what a run moves, as read before the run's writes.
+pub struct StoredStates {
+    pay: Vec<tokio_postgres::Row>,
+    refs: Vec<tokio_postgres::Row>,
+}
+
+impl Moved<'_> {
+    /// Reads the stored states: both statements are sent on the first poll, so a caller
+    /// that joins this with the run's writes (record 0149) has them run before the writes.
+    pub async fn read(&self, tx: &Transaction<'_>, reg: RegisterId) -> Result<StoredStates, tokio_postgres::Error> {
+        let (s, r) = (&reg.store_id, &reg.register_id);
+        let pay = async {
+            if self.pay.is_empty() {
+                return Ok(Vec::new());
+            }
+            tx.query_typed(
+                "SELECT checkout_key, state FROM payments WHERE store_id = $1 AND register_id = $2 AND checkout_key = ANY($3)",
+                &[(s, Type::UUID), (r, Type::UUID), (&self.pay, Type::TEXT_ARRAY)],
+            )
+            .await
+        };
+        let refs = async {
+            if self.refs.is_empty() {
+                return Ok(Vec::new());
+            }
+            tx.query_typed(
+                "SELECT refund_key, state FROM refunds WHERE store_id = $1 AND register_id = $2 AND refund_key = ANY($3)",
+                &[(s, Type::UUID), (r, Type::UUID), (&self.refs, Type::TEXT_ARRAY)],
+            )
+            .await
+        };
+        let (pay, refs) = futures_util::future::join(pay, refs).await;
+        Ok(StoredStates { pay: pay?, refs: refs? })
+    }
+}
+
+/// What a run moves (its `payment_state` and `refund_state` keys).
+pub fn moved(rows: &[Row]) -> Moved<'_> {
     let mut pay_keys: Vec<&str> = Vec::new();
     let mut ref_keys: Vec<&str> = Vec::new();
     for row in rows {
@@ -86,16 +128,19 @@ pub async fn check_transitions(tx: &Transaction<'_>, reg: RegisterId, first: i64
             | Fact::ReceiptPrinted(_) => {}
         }
     }
-    if pay_keys.is_empty() && ref_keys.is_empty() {
-        return Ok(());
-    }
-    let (s, r) = (&reg.store_id, &reg.register_id);
+    Moved { pay: pay_keys, refs: ref_keys }
+}
+
+/// Before a run is applied: each payment and refund it moves only goes where its state
+/// machine can lead from where it is (stored, as [`Moved::read`] found it, or
+/// `created`/`pending` in this run).
+pub fn judge_transitions(first: i64, rows: &[Row], stored_states: StoredStates) -> ApiResult<()> {
     let mut pay: HashMap<String, PaymentState> = HashMap::new();
-    for row in tx.query("SELECT checkout_key, state FROM payments WHERE store_id = $1 AND register_id = $2 AND checkout_key = ANY($3)", &[s, r, &pay_keys]).await? {
+    for row in stored_states.pay {
         pay.insert(row.get(0), stored("payment", row.get(1), PaymentState::parse)?);
     }
     let mut refs: HashMap<String, RefundState> = HashMap::new();
-    for row in tx.query("SELECT refund_key, state FROM refunds WHERE store_id = $1 AND register_id = $2 AND refund_key = ANY($3)", &[s, r, &ref_keys]).await? {
+    for row in stored_states.refs {
         refs.insert(row.get(0), stored("refund", row.get(1), RefundState::parse)?);
     }
     for (i, row) in rows.iter().enumerate() {
@@ -209,37 +254,73 @@ fn named(first: i64, rows: &[Row]) -> Named<'_> {
 }
 
 /// After a run is applied, inside its transaction: the refunds and tenders it wrote
-/// agree with the payments and sales they name (the run's own included).
+/// agree with the payments and sales they name (the run's own included). The three reads
+/// go out in one round trip (record 0149) and are judged in this order: refunds, card
+/// tenders, tenders against their sales.
 pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row]) -> ApiResult<()> {
     let n = named(first, rows);
     let (s, r) = (&reg.store_id, &reg.register_id);
-    if !n.refunded.is_empty() {
-        let keys: Vec<&str> = n.refunded.iter().map(|(k, _)| *k).collect();
+    let refund_keys: Vec<&str> = n.refunded.iter().map(|(k, _)| *k).collect();
+    let card_keys: Vec<&str> = n.cards.iter().map(|c| c.2).collect();
+    let sales: Vec<i64> = n.sales.keys().copied().collect();
+    let refunds_read = async {
+        if refund_keys.is_empty() {
+            return Ok(Vec::new());
+        }
         // Sums as numeric, compared in SQL and capped for the message: a hostile run of
         // many refunds cannot overflow anything.
         // The payment is this register's own, or (record 0144) one of a replaced register
         // this one restored: a replacement refunds its predecessor's card payments, and then
         // the refunds of both count against the payment.
-        let found = tx
-            .query(
-                "SELECT x.k, p.amount,
-                        EXISTS (SELECT 1 FROM payments o WHERE o.store_id = $1 AND o.checkout_key = x.k AND o.register_id <> $2),
-                        LEAST(coalesce((SELECT sum(f.amount) FROM refunds f
-                                        WHERE f.store_id = $1 AND f.register_id IN ($2, p.register_id) AND f.checkout_key = x.k
-                                          AND f.state <> 'failed'), 0),
-                              9223372036854775807)::int8
-                 FROM unnest($3::text[]) AS x(k)
-                 LEFT JOIN LATERAL (
-                     SELECT q.amount, q.register_id FROM payments q
-                     WHERE q.store_id = $1 AND q.checkout_key = x.k
-                       AND (q.register_id = $2 OR q.register_id IN (
-                                SELECT y.source_register_id FROM register_restores y JOIN registers g
-                                    ON g.store_id = y.store_id AND g.register_id = y.source_register_id
-                                WHERE y.store_id = $1 AND y.register_id = $2 AND g.replaced_ms IS NOT NULL))
-                     ORDER BY q.register_id = $2 DESC LIMIT 1) p ON true",
-                &[s, r, &keys],
-            )
-            .await?;
+        tx.query_typed(
+            "SELECT x.k, p.amount,
+                    EXISTS (SELECT 1 FROM payments o WHERE o.store_id = $1 AND o.checkout_key = x.k AND o.register_id <> $2),
+                    LEAST(coalesce((SELECT sum(f.amount) FROM refunds f
+                                    WHERE f.store_id = $1 AND f.register_id IN ($2, p.register_id) AND f.checkout_key = x.k
+                                      AND f.state <> 'failed'), 0),
+                          9223372036854775807)::int8
+             FROM unnest($3::text[]) AS x(k)
+             LEFT JOIN LATERAL (
+                 SELECT q.amount, q.register_id FROM payments q
+                 WHERE q.store_id = $1 AND q.checkout_key = x.k
+                   AND (q.register_id = $2 OR q.register_id IN (
+                            SELECT y.source_register_id FROM register_restores y JOIN registers g
+                                ON g.store_id = y.store_id AND g.register_id = y.source_register_id
+                            WHERE y.store_id = $1 AND y.register_id = $2 AND g.replaced_ms IS NOT NULL))
+                 ORDER BY q.register_id = $2 DESC LIMIT 1) p ON true",
+            &[(s, Type::UUID), (r, Type::UUID), (&refund_keys, Type::TEXT_ARRAY)],
+        )
+        .await
+    };
+    let cards_read = async {
+        if card_keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        tx.query_typed(
+            "SELECT checkout_key, amount, currency FROM payments WHERE store_id = $1 AND register_id = $2 AND checkout_key = ANY($3)",
+            &[(s, Type::UUID), (r, Type::UUID), (&card_keys, Type::TEXT_ARRAY)],
+        )
+        .await
+    };
+    let sales_read = async {
+        if sales.is_empty() {
+            return Ok(Vec::new());
+        }
+        tx.query_typed(
+            "SELECT t.sale_id, t.tender_seq::int8, t.amount, t.currency, s.total, s.currency
+             FROM tenders t JOIN sales s ON s.store_id = t.store_id AND s.register_id = t.register_id AND s.sale_id = t.sale_id
+             WHERE t.store_id = $1 AND t.register_id = $2 AND t.sale_id = ANY($3) AND (t.currency <> s.currency OR t.amount > s.total)
+             ORDER BY t.sale_id, t.tender_seq LIMIT 1",
+            &[(s, Type::UUID), (r, Type::UUID), (&sales, Type::INT8_ARRAY)],
+        )
+        .await
+    };
+    let (found, payments, bad) = futures_util::future::join3(refunds_read, cards_read, sales_read).await;
+    // Each answer is taken in the order the statements ran, right before its rules, so the
+    // refusal or error reported is the one running them one by one gives (a statement after
+    // a failed one fails only because the transaction is aborted).
+    let found = found?;
+    if !n.refunded.is_empty() {
         let by_key: HashMap<String, (Option<i64>, bool, i64)> = found.iter().map(|row| (row.get(0), (row.get(1), row.get(2), row.get(3)))).collect();
         for (key, seq) in &n.refunded {
             let Some((amount, other, refunded)) = by_key.get(*key) else { continue };
@@ -253,14 +334,9 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
             }
         }
     }
+    let payments = payments?;
     if !n.cards.is_empty() {
-        let keys: Vec<&str> = n.cards.iter().map(|c| c.2).collect();
-        let payments: HashMap<String, (i64, String)> = tx
-            .query("SELECT checkout_key, amount, currency FROM payments WHERE store_id = $1 AND register_id = $2 AND checkout_key = ANY($3)", &[s, r, &keys])
-            .await?
-            .iter()
-            .map(|row| (row.get(0), (row.get(1), row.get(2))))
-            .collect();
+        let payments: HashMap<String, (i64, String)> = payments.iter().map(|row| (row.get(0), (row.get(1), row.get(2)))).collect();
         for (sale, tender_seq, key, amount, currency, seq) in &n.cards {
             match payments.get(*key) {
                 None => return Err(refuse(FactRule::TenderContradictsPayment, *seq, format!("tender {tender_seq} of sale {sale} names payment {key}, which this register never created"))),
@@ -275,26 +351,14 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
             }
         }
     }
-    if !n.sales.is_empty() {
-        let sales: Vec<i64> = n.sales.keys().copied().collect();
-        let bad = tx
-            .query_opt(
-                "SELECT t.sale_id, t.tender_seq::int8, t.amount, t.currency, s.total, s.currency
-                 FROM tenders t JOIN sales s ON s.store_id = t.store_id AND s.register_id = t.register_id AND s.sale_id = t.sale_id
-                 WHERE t.store_id = $1 AND t.register_id = $2 AND t.sale_id = ANY($3) AND (t.currency <> s.currency OR t.amount > s.total)
-                 ORDER BY t.sale_id, t.tender_seq LIMIT 1",
-                &[s, r, &sales],
-            )
-            .await?;
-        if let Some(b) = bad {
-            let (sale, tender_seq): (i64, i64) = (b.get(0), b.get(1));
-            let seq = n.tenders.get(&(sale, tender_seq)).or_else(|| n.sales.get(&sale)).copied().unwrap_or(first);
-            return Err(refuse(
-                FactRule::TenderContradictsSale,
-                seq,
-                format!("tender {tender_seq} of sale {sale} is {} {}, but the sale's total is {} {}", b.get::<_, i64>(2), b.get::<_, String>(3), b.get::<_, i64>(4), b.get::<_, String>(5)),
-            ));
-        }
+    if let Some(b) = bad?.first() {
+        let (sale, tender_seq): (i64, i64) = (b.get(0), b.get(1));
+        let seq = n.tenders.get(&(sale, tender_seq)).or_else(|| n.sales.get(&sale)).copied().unwrap_or(first);
+        return Err(refuse(
+            FactRule::TenderContradictsSale,
+            seq,
+            format!("tender {tender_seq} of sale {sale} is {} {}, but the sale's total is {} {}", b.get::<_, i64>(2), b.get::<_, String>(3), b.get::<_, i64>(4), b.get::<_, String>(5)),
+        ));
     }
     Ok(())
 }
