@@ -54,6 +54,20 @@ pub struct CancelPlan {
     pub state: SaleState,
 }
 
+impl CancelPlan {
+    /// A repeat on a canceled sale: nothing left to do, nothing to hand over.
+    fn already_canceled(cart_id: CartId) -> CancelPlan {
+        CancelPlan {
+            cart_id,
+            actions: Vec::new(),
+            cash_returned_minor: 0,
+            change_collected_minor: 0,
+            store_given_back: Vec::new(),
+            state: SaleState::Canceled,
+        }
+    }
+}
+
 /// A store tender a cancel gives back (record 0148): the customer gets back what they
 /// handed over through it, less what already went back through it, and hands back the
 /// change it gave from the drawer.
@@ -98,14 +112,7 @@ impl Sales<&mut Ledger> {
         match sale.state {
             SaleState::Paid => return Err(Error::SaleComplete { cart_id: cart_id.0 }),
             SaleState::Canceled => {
-                return Ok(CancelPlan {
-                    cart_id,
-                    actions: Vec::new(),
-                    cash_returned_minor: 0,
-                    change_collected_minor: 0,
-                    store_given_back: Vec::new(),
-                    state: SaleState::Canceled,
-                })
+                return Ok(CancelPlan::already_canceled(cart_id))
             }
             SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => {}
         }

@@ -34,6 +34,22 @@ pub struct CancelReport {
     pub sale: SaleView,
 }
 
+impl CancelReport {
+    /// Before anything is done: `canceling`, nothing handed over yet.
+    fn start(sale: SaleView) -> CancelReport {
+        CancelReport {
+            state: SaleState::Canceling,
+            refunds: Vec::new(),
+            voids: Vec::new(),
+            cash_returned: 0,
+            change_collected: 0,
+            store_given_back: Vec::new(),
+            errors: Vec::new(),
+            sale,
+        }
+    }
+}
+
 impl Engine {
     /// Cancels a sale that is not paid in full: refunds each settled card tender (voids
     /// an authorization, drops an offline one before it is forwarded), records the
@@ -72,16 +88,7 @@ impl Engine {
             (None, Some(r)) => r.to_string(),
             (None, None) => return Err(EngineError::InvalidInput(format!("sale {cart} has no cancel to resume"))),
         };
-        let mut report = CancelReport {
-            state: SaleState::Canceling,
-            refunds: Vec::new(),
-            voids: Vec::new(),
-            cash_returned: 0,
-            change_collected: 0,
-            store_given_back: Vec::new(),
-            errors: Vec::new(),
-            sale: self.sale_now(cart)?,
-        };
+        let mut report = CancelReport::start(self.sale_now(cart)?);
         // Recovery only finishes what the cashier started: it drives the refunds and voids
         // already committed and never commits a new refund key (a refund the PSP refused
         // waits for the cashier to press Cancel again, record 0005), so a refusing PSP
