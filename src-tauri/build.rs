@@ -31,6 +31,7 @@ const COMMANDS: &[&str] = &[
     "exchange_lines",
     "find_receipt",
     "print_return",
+    "print_restored_return",
     "get_report",
     "get_sale",
     "pay_cash",

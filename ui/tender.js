@@ -479,6 +479,10 @@ async function runCancel(reason) {
         h('span', { text: l.kind === CANCEL_LINE_KIND.REFUND ? t('cancel-card-refund', { amount: l.amount_display }) : t('cancel-card-void', { amount: l.amount_display }) }),
         h('span', { class: 'state ' + l.tone, text: l.state_label }))),
       r.cash_returned > 0 ? h('li', { class: 'ok', 'data-kind': 'cash' }, h('span', { text: t('cancel-cash-back') }), h('strong', { id: 'cash-returned', text: r.cash_returned_display })) : null,
+      ...r.store_lines.map((s) => h('li', { class: 'ok', 'data-kind': 'store' },
+        h('span', { text: t('cancel-store-back', { name: s.type_name, amount: s.give_back_display }) }),
+        s.reference ? h('span', { class: 'state', text: t('cancel-store-ref', { ref: s.reference }) }) : null)),
+      r.change_collected > 0 ? h('li', { class: 'warn', 'data-kind': 'change' }, h('span', { text: t('cancel-change-back') }), h('strong', { id: 'change-collected', text: r.change_collected_display })) : null,
       ...r.errors.map((x) => h('li', { class: 'bad', text: x })));
     if (sale.canceled) showDone(lines, r.message);
     else { notice('warn', r.message, lines); startMode('menu'); }

@@ -146,6 +146,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             sale::exchange::exchange_lines,
             store::sales::find_receipt,
             store::return_print::print_return,
+            store::return_print::print_restored_return,
             register_settings::get_settings,
             register_settings::save::save_settings,
             about::about,

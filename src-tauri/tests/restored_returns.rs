@@ -4,11 +4,15 @@
 //! facts become B's restored history; B, on A's PSP, finds the sale by its receipt number,
 //! reads its Return items, and takes one mug back: a cashier is asked for approval and
 //! nothing moves until a manager gives it; then the PSP holds exactly one refund of A's
-//! payment, under B's new key. A second mug comes back; a third is refused, nothing sent.
+//! payment, under B's new key. Its return document prints to the ESC/POS test printer
+//! (the predecessor's receipt number, "From register", the refund per rate; the second
+//! print marked, each audited). A second mug comes back; a third is refused, nothing sent.
 
 use crate::support;
 
 use paydesk_ledger::{Ledger, RestoreSourceRow, RestoredRow};
+use paydesk_receipt::test_printer::TestPrinter;
+use std::time::Duration;
 use serde_json::{json, Value};
 use support::{app, app_with, call};
 use tauri::Manager;
@@ -141,6 +145,46 @@ fn a_restored_sale_is_found_by_its_receipt_and_returned_once_at_the_psp_with_app
     let at_psp = refunds_at_psp(&url, &pi);
     assert_eq!(at_psp.len(), 1, "{at_psp:?}");
     assert_eq!((at_psp[0]["amount"].as_i64(), at_psp[0]["status"].as_str()), (Some(total / 2), Some("succeeded")));
+
+    // Its document prints like a normal return's, to the ESC/POS test printer over loopback:
+    // A's receipt number and sale, "From register Front till", the mug and the refund per
+    // rate; the second print is marked; each print audited with its text's SHA-256.
+    let tp = TestPrinter::start().unwrap();
+    std::fs::write(dir_b.path().join("printer.json"), json!({ "printer": tp.addr().to_string() }).to_string()).unwrap();
+    let p1 = call(&w, "print_restored_return", json!({ "returnId": r["return_id"] })).unwrap();
+    assert_eq!((p1["print_no"].as_i64(), p1["reprint"].as_bool(), p1["next_print_reprint"].as_bool()), (Some(1), Some(false), Some(true)), "{p1}");
+    let job = tp.next_job(Duration::from_secs(20)).expect("a job").unwrap();
+    let printed: Vec<String> = job.texts().iter().map(|t| t.trim().to_string()).collect();
+    let money = |m: i64| format!("${}.{:02}", m / 100, m % 100);
+    assert!(!printed.iter().any(|l| l == "** REPRINT **"), "{printed:#?}");
+    assert!(printed.iter().any(|l| l == &format!("Original receipt {number}")), "{printed:#?}");
+    assert!(printed.iter().any(|l| l == "From register Front till"), "{printed:#?}");
+    let mug = form["lines"][0]["name"].as_str().unwrap().to_string();
+    assert!(printed.iter().any(|l| l.starts_with(&format!("{mug} x1"))), "{printed:#?}");
+    let taxable = printed.iter().find(|l| l.starts_with("Taxable at")).unwrap_or_else(|| panic!("{printed:#?}"));
+    assert!(taxable.ends_with(&money(total / 2)), "{taxable}");
+    assert!(printed.iter().any(|l| l.starts_with("Tax") && !l.starts_with("Taxable")), "{printed:#?}");
+    assert_eq!((job.cuts, job.kicks.len()), (1, 0), "a return document never opens the drawer");
+    let p2 = call(&w, "print_restored_return", json!({ "returnId": r["return_id"] })).unwrap();
+    assert_eq!((p2["print_no"].as_i64(), p2["reprint"].as_bool()), (Some(2), Some(true)), "{p2}");
+    let again = tp.next_job(Duration::from_secs(20)).expect("a job").unwrap();
+    assert!(again.texts().iter().any(|l| l.trim() == "** REPRINT **"), "{:#?}", again.texts());
+    assert_eq!(call(&w, "print_restored_return", json!({ "returnId": 0 })).unwrap_err()["code"], "invalid_input");
+    let b = Ledger::open(dir_b.path().join("ledger.db")).unwrap();
+    let first_text = r["document"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect::<Vec<_>>().join("\n");
+    let audited: Vec<(String, bool)> = {
+        let mut st = b.connection().prepare("SELECT after_doc FROM audit_log WHERE action = 'restored_return_print' ORDER BY id").unwrap();
+        let rows = st.query_map([], |x| x.get::<_, String>(0)).unwrap();
+        rows.map(|a| {
+            let a: Value = serde_json::from_str(&a.unwrap()).unwrap();
+            (a["text_sha256"].as_str().unwrap().to_string(), a["reprint"].as_bool().unwrap())
+        })
+        .collect()
+    };
+    assert_eq!(audited.len(), 2, "{audited:?}");
+    assert_eq!(audited[0], (paydesk_ledger::receipt_text_sha256(&first_text), false), "the first print's text is the document shown");
+    assert!(audited[1].1);
+    drop(b);
 
     // The second mug; then nothing is left, and a third is refused with nothing sent.
     let two = call(&w, "return_restored_lines", approved.clone()).unwrap();

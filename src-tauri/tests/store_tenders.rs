@@ -127,3 +127,51 @@ fn a_cashier_is_refused_the_tender_type_settings_by_the_command() {
     assert_eq!(pay(&w, id, "800", "", 0).unwrap()["sale"]["complete"], true);
     assert_eq!(ledger(dir.path()).sales().by_cart(cart).unwrap().tenders.len(), 1);
 }
+
+/// Record 0148: a card of ¥300 accepted offline, then a gift card of ¥1,000 for the ¥500
+/// left (¥500 change from the drawer); the card is declined when forwarded and the sale
+/// reopens. Cancel sale says to give the gift card's ¥1,000 back and take the ¥500 change
+/// back (typed fields and the message), and the X report's drawer is as it was.
+#[test]
+fn a_cancel_gives_the_gift_card_back_and_takes_its_change_back() {
+    use paydesk_domain::PaymentState;
+    use tauri::Manager;
+    let dir = tempfile::tempdir().unwrap();
+    let (app, w) = app_with(dir.path(), ja());
+    let state = app.state::<paydesk_app::AppState>();
+    let gift = add(&w, "Gift card", "voucher", true).unwrap()["id"].as_i64().unwrap();
+    let drawer = |w: &Window| call(w, "x_report", json!({})).unwrap()["report"]["data"].clone();
+    let before = drawer(&w);
+    let cart = ring_up_800(&w);
+    let now = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    // The card as the engine records one accepted offline, and its decline at forwarding.
+    let card = state.engine().ledger_for_tests(|l| {
+        let t = l.sales_mut().open_card_tender(cart, Some(300), &paydesk_ledger::CheckoutOptions::card("pm_card_chargeDeclined"), None, now()).unwrap();
+        l.payments_mut().transition(t.payment.id, PaymentState::Created, PaymentState::QueuedOffline, "accepted offline", now()).unwrap();
+        t.payment.id
+    });
+    let r = pay(&w, gift, "1000", "GC-9", 1).unwrap();
+    assert_eq!((r["change"].as_i64(), r["sale"]["complete"].as_bool()), (Some(500), Some(true)), "{r}");
+    state.engine().ledger_for_tests(|l| {
+        l.payments_mut().transition(card, PaymentState::QueuedOffline, PaymentState::Authorizing, "forwarded", now()).unwrap();
+        l.payments_mut().transition(card, PaymentState::Authorizing, PaymentState::Failed, "declined at forwarding", now()).unwrap();
+    });
+
+    let c = call(&w, "cancel_sale", json!({ "reason": "customer gave it all back" })).unwrap();
+    assert_eq!(c["sale"]["state"], "canceled", "{c}");
+    assert_eq!((c["cash_returned"].as_i64(), c["change_collected"].as_i64()), (Some(0), Some(500)), "{c}");
+    assert_eq!(c["change_collected_display"], "¥500");
+    assert_eq!(
+        c["store_lines"],
+        json!([{ "type_name": "Gift card", "reference": "GC-9", "give_back": 1000, "give_back_display": "¥1,000", "change_collected": 500, "change_collected_display": "¥500" }])
+    );
+    assert!(c["message"].as_str().unwrap().contains("お釣り ¥500"), "{c}");
+    let after = drawer(&w);
+    assert_eq!(after["cash_received"].as_i64(), Some(before["cash_received"].as_i64().unwrap() + 500), "{after}");
+    assert_eq!(after["change_given"].as_i64(), Some(before["change_given"].as_i64().unwrap() + 500), "{after}");
+    let l = ledger(dir.path());
+    assert_eq!(l.sales().cash_movements(Some(cart)).unwrap().iter().map(|m| m.amount.amount_minor).sum::<i64>(), 0, "the drawer is as it was");
+    // Pressed again: nothing more to collect.
+    let again = call(&w, "cancel_sale", json!({ "reason": "customer gave it all back" })).unwrap();
+    assert_eq!((again["change_collected"].as_i64(), again["store_lines"].as_array().map(Vec::len)), (Some(0), Some(0)));
+}

@@ -39,7 +39,7 @@ mod write_tx;
 
 pub use error::{Error, Result};
 pub use ledger::{
-    CancelAction, CancelPlan, CardTender, CashTender, Ledger, Sale, StoreTender, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal,
+    CancelAction, CancelPlan, StoreGivenBack, CardTender, CashTender, Ledger, Sale, StoreTender, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal,
     UnpaidBalance, BUSY_TIMEOUT, PaymentDayStats, Period, MAX_TENDER_TYPES,
 };
 pub use ledger::{process_key, BeginAttempt, CardPresentDetails, ReaderAttempt, ReaderAttemptOutcome, ReaderPayment, ReaderRecord, ReaderSettlement, MAX_READER_ATTEMPTS};

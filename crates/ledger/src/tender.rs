@@ -247,9 +247,10 @@ impl std::str::FromStr for CancelState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CashMovementKind {
-    /// What the customer handed over for a cash tender.
+    /// What the customer handed over for a cash tender; on a store tender, the change it
+    /// gave handed back by the customer when its sale was canceled (record 0148).
     SaleIn,
-    /// Change given back for it.
+    /// Change given back for a cash tender or a change-giving store tender.
     ChangeOut,
     /// A canceled sale's cash handed back.
     CancelReturn,

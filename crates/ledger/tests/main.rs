@@ -10,6 +10,7 @@ mod common;
 mod audit_confirmed;
 mod audit_rows;
 mod backup;
+mod cancel_store_change;
 mod catalog;
 mod concurrency;
 mod counter_rules;

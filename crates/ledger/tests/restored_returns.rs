@@ -301,3 +301,52 @@ fn the_upgrade_from_v35_keeps_payments_and_their_facts_and_adds_the_tables() {
     assert!(facts.iter().any(|f| f["kind"] == "payment_created" && f["amount"] == 700), "{facts:?}");
     assert_eq!(common::count(&l, "SELECT count(*) FROM restored_returns"), 0);
 }
+
+/// Schema v39 (record 0144's print): a v38 file holding a restored return is upgraded in
+/// place; the return is still read, its document's first print is the original and the next
+/// a reprint, each with an audit row naming the text's SHA-256; SQLite refuses a second
+/// "original" by plain SQL.
+#[test]
+fn the_upgrade_from_v38_keeps_a_restored_return_and_records_its_prints() {
+    let before = common::before_restored_return_prints();
+    let (a, cart, _) = predecessor(&[]);
+    let rows = history(&a);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v38.db");
+    let id = {
+        let mut b = Ledger::open(&path).unwrap();
+        b.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
+        b.sync_log_mut().begin_restore(&source(rows.len() as u64), AT + 100).unwrap();
+        b.sync_log_mut().append_restored(SRC, &rows, AT + 100).unwrap();
+        b.returns_mut().take_back_restored(SRC, cart.0, &[back(CRO, 1)], None, AT + 200).unwrap().record.id
+    };
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        common::undo_restored_return_prints(&c);
+        c.execute_batch(&format!("PRAGMA user_version = {before};")).unwrap();
+    }
+    let mut l = Ledger::open(&path).unwrap();
+    assert_eq!(l.schema_version().unwrap(), paydesk_ledger::schema::SCHEMA_VERSION);
+    let r = l.returns().restored_return(id).unwrap();
+    assert_eq!(r.number, format!("{:06}-R1", cart.0));
+    assert!(!l.returns().next_restored_print_is_reprint(id).unwrap());
+    let off = PrintRecord { format: "escpos", target: "127.0.0.1:9100", outcome: PrintOutcome::Failed { may_have_printed: false }, error: Some("refused"), text: Some("doc") };
+    let p0 = l.returns_mut().record_restored_print(id, &off, AT + 300).unwrap();
+    assert!(!p0.reprint && !p0.paper, "{p0:?}");
+    let on = PrintRecord { outcome: PrintOutcome::Printed, error: None, ..off };
+    let p1 = l.returns_mut().record_restored_print(id, &on, AT + 301).unwrap();
+    assert_eq!((p1.print_no, p1.reprint), (2, false), "a printer that was off printed nothing");
+    let p2 = l.returns_mut().record_restored_print(id, &on, AT + 302).unwrap();
+    assert_eq!((p2.print_no, p2.reprint), (3, true));
+    assert!(l.returns().next_restored_print_is_reprint(id).unwrap());
+    assert!(l.returns_mut().record_restored_print(id + 1, &on, AT + 303).is_err(), "an unknown return is refused");
+    let sha = receipt_text_sha256("doc");
+    assert_eq!(common::count(&l, &format!("SELECT count(*) FROM restored_return_prints WHERE text_sha256 = '{sha}'")), 3);
+    assert_eq!(common::count(&l, &format!("SELECT count(*) FROM audit_log WHERE action = 'restored_return_print' AND json_extract(after_doc, '$.text_sha256') = '{sha}'")), 3);
+    let forged = l.connection().execute(
+        "INSERT INTO restored_return_prints (return_id, print_no, reprint, format, target, outcome, at_ms, paper, text_sha256, audit_seq)
+         VALUES (?1, 9, 0, 'escpos', 't', 'printed', 1, 1, ?2, 1)",
+        rusqlite::params![id, sha],
+    );
+    assert!(forged.is_err(), "an unmarked copy after paper came out is refused by SQLite");
+}

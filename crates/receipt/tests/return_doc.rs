@@ -34,6 +34,7 @@ fn doc() -> ReturnDocument {
         store_tenders: 0,
         exchange: None,
         reprint: false,
+        from_register: None,
     }
 }
 
@@ -97,4 +98,17 @@ fn an_exchange_prints_what_paid_the_new_sale_beside_what_came_back() {
     let en = render_return_text(&ReturnDocument { language: Locale::En, currency: Currency::Usd, store_tenders: 100, ..d }, Paper::Mm80).join("\n");
     assert!(en.contains("Applied to sale 000043") && en.contains("$5.74") && en.contains("Back as store tender"), "{en}");
     assert!(en.contains("Value returned") && !en.contains("Refunded"), "{en}");
+}
+
+/// A return of a sale restored from a replaced register (record 0144) names that register
+/// under the original receipt number; a normal return's document does not.
+#[test]
+fn a_restored_sales_return_names_the_register_that_sold_it() {
+    let d = ReturnDocument { from_register: Some("レジ1".into()), ..doc() };
+    let text = render_return_text(&d, Paper::Mm80).join("\n");
+    assert!(text.contains("元のレシート番号 000042"), "{text}");
+    assert!(text.contains("旧レジ レジ1 の取引"), "{text}");
+    assert!(!render_return_text(&doc(), Paper::Mm80).join("\n").contains("旧レジ"));
+    let en = render_return_text(&ReturnDocument { language: Locale::En, currency: Currency::Usd, from_register: Some("Till 1".into()), ..doc() }, Paper::Mm80).join("\n");
+    assert!(en.contains("From register Till 1"), "{en}");
 }

@@ -53,6 +53,10 @@ pub(crate) struct SplitSale {
     pub offline_keys: Vec<String>,
     /// Cash the cancel told the cashier to hand back.
     pub cash_returned_told: i64,
+    /// Change the cancel told the cashier to take back (a gift card's, record 0148).
+    pub change_collected_told: i64,
+    /// A cancel call that crashed before answering (what it recorded was never shown).
+    pub cancel_unanswered: bool,
     /// Cash refunds the cashier was told to pay out (answers that came back).
     pub cash_out_told: i64,
     /// A refund call that crashed before answering (its cash part was never shown).
@@ -96,6 +100,8 @@ impl SplitSale {
             told_paid: false,
             offline_keys: Vec::new(),
             cash_returned_told: 0,
+            change_collected_told: 0,
+            cancel_unanswered: false,
             cash_out_told: 0,
             refund_unanswered: false,
             refund_asked: false,

@@ -5,7 +5,7 @@
 //! payment), returns of split and of single-card sales, crashes and offline forwards — with zero audit violations, and the same
 //! report for the same seed.
 
-use paydesk_sim::{run, Profile, Report, SimConfig};
+use paydesk_sim::{run, run_tampered, Profile, Report, SimConfig};
 use std::collections::BTreeMap;
 
 fn split(seed: u64, n: u64, profile: Profile) -> SimConfig {
@@ -71,6 +71,7 @@ fn split_sales_in_chaos_have_no_violations_and_cover_every_flow() {
         "store_tenders",
         "store_tender_no_change_kept",
         "store_tender_with_change",
+        "cancel_took_store_change_back",
         "single_returns",
         "single_returns_with_card_refunds",
         "returns_beyond_what_is_left",
@@ -108,6 +109,7 @@ fn split_sales_in_chaos_have_no_violations_and_cover_every_flow() {
         "told_store_tender_is_in_the_ledger",
         "store_change_as_the_type_says",
         "canceled_sale_leaves_the_drawer_as_it_was",
+        "told_change_collected_is_in_the_drawer",
         "returned_never_exceeds_sold",
         "returned_per_tender_within_paid",
         "told_return_is_in_the_ledger",
@@ -152,4 +154,32 @@ fn split_sales_restart_from_a_real_ledger_file() {
     assert!(r.ok(), "{}", show(&r));
     assert!(r.register_restarts > 0, "{r:?}");
     assert!(r.tenders["split_sales"] > 80, "{:?}", r.tenders);
+}
+
+
+/// Record 0148: a sale a gift card gave change on, reopened by an offline card declined at
+/// forwarding, is canceled; the cancel takes the change back into the drawer and says so.
+/// Seed 14 meets that case twice (seeds 2 and 12 once each, in the chaos test above).
+/// Without the change's movement (the ledger before 0148) the audit names the sale.
+#[test]
+fn a_canceled_sale_takes_a_gift_cards_change_back_and_leaves_the_drawer_as_it_was() {
+    let r = run(split(14, 500, Profile::Chaos));
+    assert!(r.ok(), "{}", show(&r));
+    assert!(r.tenders.get("unpaid_balance_with_store_change_canceled").copied().unwrap_or(0) > 0, "{:#?}", r.tenders);
+    assert!(r.tenders.get("cancel_took_store_change_back").copied().unwrap_or(0) > 0, "{:#?}", r.tenders);
+    for inv in ["canceled_sale_leaves_the_drawer_as_it_was", "told_change_collected_is_in_the_drawer", "drawer_equals_cash_tenders"] {
+        assert!(r.invariants_checked.get(inv).copied().unwrap_or(0) > 0, "{inv} never judged");
+    }
+    // The ledger as it was before record 0148: the change stays out of the drawer.
+    let old = run_tampered(split(14, 500, Profile::Chaos), |l, _psp| {
+        let n = l
+            .connection()
+            .execute("DELETE FROM cash_movements WHERE kind = 'sale_in' AND tender_id IN (SELECT id FROM tenders WHERE kind = 'store')", ())
+            .expect("tamper");
+        assert!(n > 0, "no change was taken back");
+    });
+    assert!(!old.ok());
+    for inv in ["canceled_sale_leaves_the_drawer_as_it_was", "told_change_collected_is_in_the_drawer"] {
+        assert!(old.violations_by_invariant.get(inv).copied().unwrap_or(0) > 0, "{inv} not named: {:#?}", old.violations_by_invariant);
+    }
 }

@@ -28,11 +28,27 @@ pub struct CancelLine {
     pub tone: &'static str,
 }
 
+/// A store tender the cancel gives back (record 0148): the voucher or the gift card's
+/// value, and the change the customer hands back for it.
+#[derive(Debug, Serialize)]
+pub struct CancelStoreLine {
+    pub type_name: String,
+    pub reference: Option<String>,
+    pub give_back: i64,
+    pub give_back_display: String,
+    pub change_collected: i64,
+    pub change_collected_display: String,
+}
+
 #[derive(Debug, Serialize)]
 pub struct CancelResult {
     pub lines: Vec<CancelLine>,
     pub cash_returned: i64,
     pub cash_returned_display: String,
+    /// Cash to take back from the customer: the change store tenders gave (record 0148).
+    pub change_collected: i64,
+    pub change_collected_display: String,
+    pub store_lines: Vec<CancelStoreLine>,
     pub errors: Vec<String>,
     pub message: String,
     pub sale: SaleScreen,
@@ -91,11 +107,39 @@ pub async fn cancel_sale(state: State<'_, AppState>, reason: String, approval: O
         SaleState::Canceled => true,
         SaleState::Canceling | SaleState::Open | SaleState::PartiallyPaid | SaleState::Paid | SaleState::UnpaidBalance => false,
     };
-    let message = match (done, r.cash_returned > 0) {
+    let mut message = match (done, r.cash_returned > 0) {
         (true, true) => tr!(active(), "cancel-done-cash", cash = cash.clone()),
         (true, false) => tr!(active(), "cancel-done"),
         (false, true) => tr!(active(), "cancel-running-cash", cash = cash.clone()),
         (false, false) => tr!(active(), "cancel-running-card"),
     };
-    Ok(CancelResult { lines, cash_returned: r.cash_returned, cash_returned_display: cash, errors: r.errors, message, sale })
+    let store_lines: Vec<CancelStoreLine> = r
+        .store_given_back
+        .iter()
+        .map(|g| CancelStoreLine {
+            type_name: g.type_name.clone(),
+            reference: g.reference.clone(),
+            give_back: g.give_back_minor,
+            give_back_display: money::format(g.give_back_minor, cur),
+            change_collected: g.change_collected_minor,
+            change_collected_display: money::format(g.change_collected_minor, cur),
+        })
+        .collect();
+    let change = money::format(r.change_collected, cur);
+    // What the customer hands back is said in the message too, so no one misses it.
+    if r.change_collected > 0 {
+        message.push(' ');
+        message.push_str(&tr!(active(), "cancel-collect-change", change = change.clone()));
+    }
+    Ok(CancelResult {
+        lines,
+        cash_returned: r.cash_returned,
+        cash_returned_display: cash,
+        change_collected: r.change_collected,
+        change_collected_display: change,
+        store_lines,
+        errors: r.errors,
+        message,
+        sale,
+    })
 }

@@ -149,7 +149,7 @@ pub async fn return_restored_lines(
         errors: r.errors,
         message,
         document: r.document,
-        // A restored return's prints are not recorded (record 0144 addendum): no reprint mark.
+        // Just recorded: nothing printed yet, so the first print is the original.
         next_print_reprint: false,
         // The predecessor's 領収書 does not travel in its facts (record 0144): nothing to reissue.
         ryoshusho_kept: None,

@@ -3,6 +3,9 @@
 //! with the receipt's rule (record 0058): unmarked until a copy may have come out, then
 //! 【再発行】/REPRINT on paper. The document never opens the drawer: the cash left it when
 //! the return was recorded. A printer that is off changes nothing about the return.
+//! A return of a sale restored from a replaced register (record 0144) prints the same way
+//! (`print_restored_return`), its document naming that register, each print audited with the
+//! SHA-256 of its text (record 0146).
 
 use paydesk_ledger::PrintOutcome;
 use paydesk_receipt::return_doc::{render_return_escpos, render_return_text};
@@ -72,6 +75,48 @@ pub async fn print_return(state: State<'_, AppState>, return_id: i64) -> AppResu
         }),
         // Says what the next press gives: the original again, or a reprint.
         Err(e) if next.next_print_reprint => {
+            Err(AppError::PrinterUnreachable(tr!(active(), "return-print-unreachable-reprint", target = shown, why = e.to_string())))
+        }
+        Err(e) => Err(AppError::PrinterUnreachable(tr!(active(), "return-print-unreachable", target = shown, why = e.to_string()))),
+    }
+}
+
+/// Prints the document of restored return `return_id` (record 0144): as `print_return`, with
+/// the predecessor's receipt number, date and "from register NAME"; the original until a copy
+/// may have come out, then a reprint; each print recorded with its text (audited, record 0146).
+#[tauri::command]
+pub async fn print_restored_return(state: State<'_, AppState>, return_id: i64) -> AppResult<ReturnPrintResult> {
+    let return_id = validate_return(return_id)?;
+    let target = PrinterConfig::load(&state.stored.data_dir)?.printer;
+    let target = validate_printer(&target)?.ok_or(AppError::PrinterNotSet)?;
+    // One print at a time (receipts included): two presses must not both be the original.
+    let _one = PRINTING.lock().await;
+    let engine = state.engine();
+    let document = engine.restored_return_document(return_id)?;
+    let text = render_return_text(&document, Paper::Mm80).join("\n");
+    let bytes = render_return_escpos(&document, Paper::Mm80);
+    let printer = Printer::new(target.clone());
+    let sent = tauri::async_runtime::spawn_blocking(move || printer.send(&bytes))
+        .await
+        .map_err(|e| AppError::Internal(tr!(active(), "internal-print-job", error = e.to_string())))?;
+    let (outcome, error) = match &sent {
+        Ok(()) => (PrintOutcome::Printed, None),
+        Err(e) => (PrintOutcome::Failed { may_have_printed: e.may_have_printed() }, Some(e.to_string())),
+    };
+    let shown = target.to_string();
+    let print = PrintRecord { format: "escpos", target: &shown, outcome, error: error.as_deref(), text: Some(&text) };
+    let rec = engine.record_restored_return_print(return_id, print)?;
+    let next = engine.restored_return_document(return_id)?;
+    match sent {
+        Ok(()) => Ok(ReturnPrintResult {
+            return_id,
+            print_no: rec.print_no,
+            reprint: rec.reprint,
+            message: if rec.reprint { t(id!("return-print-sent-reprint")) } else { t(id!("return-print-sent")) },
+            document: render_return_text(&next, Paper::Mm80),
+            next_print_reprint: next.reprint,
+        }),
+        Err(e) if next.reprint => {
             Err(AppError::PrinterUnreachable(tr!(active(), "return-print-unreachable-reprint", target = shown, why = e.to_string())))
         }
         Err(e) => Err(AppError::PrinterUnreachable(tr!(active(), "return-print-unreachable", target = shown, why = e.to_string()))),

@@ -4,7 +4,6 @@ restored-return-help = This sale was made by register { $name }, which this regi
 restored-return-open = Return items
 restored-return-sale = Sale { $sale } of { $time }, { $total }
 restored-col-return = Return
-restored-doc-not-printed = This return document is shown here only: printing a restored sale's return document is not built yet.
 restored-input-source = A replaced register is named by its id (1 to { $max } characters).
 restored-error-unknown-source = No register { $register } was restored from at this register.
 restored-error-not-finished = The restore from register { $register } has not finished. Finish it (Settings → Back office) before taking back its sales.

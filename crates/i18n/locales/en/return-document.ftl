@@ -4,6 +4,8 @@ return-document-subtitle = (return invoice)
 return-document-number = No. { $number }
 return-document-sale = Original sale { $date }
 return-document-sale-no = Original receipt { $number }
+# A sale of a replaced register, restored here (record 0144).
+return-document-from-register = From register { $name }
 return-document-lines = Returned
 return-document-quantity = { $name } x{ $quantity }
 return-document-total = Refunded

@@ -46,6 +46,9 @@ cancel-running = Canceling…
 cancel-card-refund = Card refund { $amount }
 cancel-card-void = Card void { $amount }
 cancel-cash-back = Cash to give back
+cancel-store-back = Give back { $name } { $amount }
+cancel-store-ref = slip { $ref }
+cancel-change-back = Change to take back from the customer
 new-sale = New sale
 next-customer = Next customer.
 
@@ -70,6 +73,7 @@ cancel-done-cash = Sale canceled. Give back { $cash } in cash.
 cancel-done = Sale canceled.
 cancel-running-cash = Canceling: give back { $cash } in cash; a card refund is still being confirmed.
 cancel-running-card = Canceling: a card refund is still being confirmed with the same key.
+cancel-collect-change = Take back { $change } in change from the customer (their store tender is given back).
 
 ## Store tenders at the counter (record 0122).
 store-tender-amount = Amount handed over

@@ -4,7 +4,6 @@ restored-return-help = この会計は、このレジが置き換えたレジ { 
 restored-return-open = 返品
 restored-return-sale = 会計 { $sale }（{ $time }）、{ $total }
 restored-col-return = 返品
-restored-doc-not-printed = この返品伝票は画面表示のみです。復元した会計の返品伝票の印刷はまだできません。
 restored-input-source = 置き換えたレジはその ID で指定します（1～{ $max } 文字）。
 restored-error-unknown-source = このレジはレジ { $register } から復元していません。
 restored-error-not-finished = レジ { $register } からの復元が終わっていません。その会計を返品する前に復元を終えてください（設定 → バックオフィス）。

@@ -4,6 +4,8 @@ return-document-subtitle = (適格返還請求書)
 return-document-number = No.{ $number }
 return-document-sale = 元のお取引 { $date }
 return-document-sale-no = 元のレシート番号 { $number }
+# 入れ替えたレジの取引 (record 0144)。
+return-document-from-register = 旧レジ { $name } の取引
 return-document-lines = 返品の明細
 return-document-quantity = { $name } ×{ $quantity }
 return-document-total = 返金額

@@ -46,6 +46,9 @@ cancel-running = 取消中…
 cancel-card-refund = カード返金 { $amount }
 cancel-card-void = カード取消 { $amount }
 cancel-cash-back = お返しする現金
+cancel-store-back = { $name } { $amount } をお返しください
+cancel-store-ref = 伝票 { $ref }
+cancel-change-back = お客様から返していただくお釣り
 new-sale = 次のお客様
 next-customer = 次のお客様へ。
 
@@ -70,6 +73,7 @@ cancel-done-cash = 取引を取り消しました。現金 { $cash } をお返�
 cancel-done = 取引を取り消しました。
 cancel-running-cash = 取消中: 現金 { $cash } をお返しください。カードの返金は確認中です。
 cancel-running-card = 取消中: カードの返金を同じキーで確認中です。
+cancel-collect-change = お渡ししたお釣り { $change } をお客様から返していただいてください（お預かりした券はお返しします）。
 
 ## Store tenders at the counter (record 0122).
 store-tender-amount = 受け取った金額

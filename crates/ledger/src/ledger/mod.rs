@@ -78,7 +78,7 @@ pub use staff::{PinPurpose, Staff, MAX_STAFF};
 pub use staff_admin::StaffRefusal;
 pub use staff_published::{PublishedStaff, PublishedStaffReport};
 
-pub use sale::{CancelAction, CancelPlan, CardTender, CashTender, Sale, StoreTender, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal, UnpaidBalance};
+pub use sale::{CancelAction, CancelPlan, StoreGivenBack, CardTender, CashTender, Sale, StoreTender, SaleCancel, SaleRefundPlan, TenderDay, TenderKindTotal, UnpaidBalance};
 
 pub(crate) use rows::refund_by_id_tx;
 mod stores;

@@ -91,3 +91,49 @@ impl Returns<&mut Ledger> {
         Ok(ReturnPrint { return_id, print_no, reprint, format: format.into(), target, outcome: outcome.into(), error, at_ms: now_ms, paper })
     }
 }
+
+const RESTORED_PAPER_SQL: &str = "SELECT EXISTS (SELECT 1 FROM restored_return_prints WHERE return_id = ?1 AND paper = 1)";
+
+impl<L: Deref<Target = Ledger>> Returns<L> {
+    /// Whether the next print of restored return `id`'s document is a reprint (record 0144):
+    /// the rule of [`Returns::next_print_is_reprint`].
+    pub fn next_restored_print_is_reprint(&self, id: i64) -> Result<bool> {
+        Ok(self.conn.row_cached(RESTORED_PAPER_SQL, [id], |r| r.get(0))?)
+    }
+}
+
+impl Returns<&mut Ledger> {
+    /// Records one print of restored return `id`'s document (schema v39) with the text that
+    /// was printed: the original exactly when no earlier copy may have come out, and in the
+    /// same transaction an audit row `restored_return_print` naming the predecessor, the
+    /// sale, the return, the print and the text's SHA-256 (record 0146's rule). An unknown
+    /// return is [`crate::Error::NotFound`]-like: the ledger's own lookup refuses it first.
+    pub fn record_restored_print(&mut self, id: i64, print: &super::PrintRecord<'_>, now_ms: i64) -> Result<ReturnPrint> {
+        let super::PrintRecord { format, target, outcome, error, text } = *print;
+        let error = error.map(|e| e.chars().take(1000).collect::<String>());
+        let target: String = target.chars().take(300).collect();
+        let (outcome, paper) = outcome.stored();
+        let record = self.restored_return(id)?;
+        let tx = self.write_tx()?;
+        let print_no: i64 =
+            tx.row_cached("SELECT COALESCE(MAX(print_no), 0) + 1 FROM restored_return_prints WHERE return_id = ?1", [id], |r| r.get(0))?;
+        let reprint: bool = tx.row_cached(RESTORED_PAPER_SQL, [id], |r| r.get(0))?;
+        let sha = super::receipt_text_sha256(text.unwrap_or(""));
+        let after = serde_json::json!({
+            "restored_from": record.source, "sale": record.sale_id, "receipt_no": record.receipt_no,
+            "return": record.number, "print_no": print_no, "reprint": reprint, "outcome": outcome, "text_sha256": sha,
+        });
+        let input = super::audit::AuditInput {
+            after: Some(after.to_string()),
+            ..super::audit::AuditInput::new("restored_return_print", &format!("return {} (restored from {}) print {print_no}", record.number, record.source))
+        };
+        let audit_seq = super::audit::append_audit(&tx, &input, now_ms)?;
+        tx.exec_cached(
+            "INSERT INTO restored_return_prints (return_id, print_no, reprint, format, target, outcome, error, at_ms, paper, text_sha256, audit_seq)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![id, print_no, reprint, format, target, outcome, error, now_ms, paper, sha, audit_seq],
+        )?;
+        tx.commit()?;
+        Ok(ReturnPrint { return_id: id, print_no, reprint, format: format.into(), target, outcome: outcome.into(), error, at_ms: now_ms, paper })
+    }
+}

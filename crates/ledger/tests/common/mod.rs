@@ -191,7 +191,8 @@ pub fn undo_restored_returns(c: &rusqlite::Connection) {
     }
     let sql_of = |name: &str| -> String { old.query_row("SELECT sql FROM sqlite_schema WHERE name = ?1", [name], |r| r.get(0)).unwrap() };
     let mut s = String::from(
-        "DROP VIEW IF EXISTS restored_return_facts;
+        "DROP TRIGGER IF EXISTS restored_return_prints_one_original; DROP TABLE IF EXISTS restored_return_prints;
+         DROP VIEW IF EXISTS restored_return_facts;
          DROP TABLE IF EXISTS restored_return_tenders; DROP TABLE IF EXISTS restored_return_rates;
          DROP TABLE IF EXISTS restored_return_lines; DROP TABLE IF EXISTS restored_returns;
          DROP INDEX IF EXISTS restored_history_by_sale; DROP INDEX IF EXISTS restored_history_by_key;
@@ -230,6 +231,21 @@ pub fn before_audit_rows() -> usize {
 /// every undo helper of the chain calls it through `undo_tender_staff`.
 pub fn undo_audit_rows(c: &rusqlite::Connection) {
     c.execute_batch("DROP TRIGGER IF EXISTS outbox_audit_row; DROP TRIGGER IF EXISTS outbox_receipt_printed;").unwrap();
+}
+
+/// The schema version before prints of restored returns' documents (schema v39), by its
+/// migration's text.
+pub fn before_restored_return_prints() -> usize {
+    paydesk_ledger::schema::MIGRATIONS
+        .iter()
+        .position(|m| m.contains("CREATE TABLE IF NOT EXISTS restored_return_prints"))
+        .expect("the restored return prints migration")
+}
+
+/// Drops what schema v39 made (its table and trigger), for a file rolled back before it.
+/// Safe to call twice; `undo_restored_returns` calls it too (the table references theirs).
+pub fn undo_restored_return_prints(c: &rusqlite::Connection) {
+    c.execute_batch("DROP TRIGGER IF EXISTS restored_return_prints_one_original; DROP TABLE IF EXISTS restored_return_prints;").unwrap();
 }
 
 pub fn count_in(c: &rusqlite::Connection, sql: &str) -> i64 {

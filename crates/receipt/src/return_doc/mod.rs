@@ -58,6 +58,10 @@ pub struct ReturnDocument {
     /// as a sale's receipt is (record 0117).
     #[serde(default)]
     pub reprint: bool,
+    /// The sale was made by another register, restored here after it was replaced
+    /// (record 0144): its name, printed under the original receipt number.
+    #[serde(default)]
+    pub from_register: Option<String>,
 }
 
 /// Lines of exactly the paper's columns (the screen).
@@ -85,6 +89,9 @@ fn layout(d: &ReturnDocument, paper: Paper) -> Vec<Row> {
     o.pair(&format_date(&d.returned_at, l), &tr!(l, "return-document-number", number = d.number.clone()), false);
     o.text(&tr!(l, "return-document-sale", date = format_date(&d.sale_at, l)), Align::Left, false, false);
     o.text(&tr!(l, "return-document-sale-no", number = d.sale_receipt_no.clone()), Align::Left, false, false);
+    if let Some(name) = &d.from_register {
+        o.text(&tr!(l, "return-document-from-register", name = name.clone()), Align::Left, false, false);
+    }
     o.rule();
     o.text(&m(id!("return-document-lines")), Align::Left, false, false);
     for line in &d.lines {

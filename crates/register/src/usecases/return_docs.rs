@@ -96,6 +96,7 @@ fn doc_in(l: &paydesk_ledger::Ledger, return_id: i64) -> Result<ReturnDocSource>
         store_tenders,
         exchange,
         reprint: next_print_reprint,
+        from_register: None,
     };
     Ok(ReturnDocSource { record, document, next_print_reprint })
 }

@@ -244,18 +244,31 @@ fn drawer_of_sale(a: &mut Audit, i: usize, sp: &SplitSale, s: &Sale, moved: &Has
         });
         total += tendered - change - returned - refund_out;
     }
-    // A store tender that gives change paid it from the drawer (a `change_out` movement).
+    // A store tender that gives change paid it from the drawer (a `change_out` movement);
+    // a cancel takes it back (a `sale_in` of the store tender, record 0148).
+    let mut store_in = 0;
     for t in s.tenders.iter().filter(|t| t.kind == TenderKind::Store) {
         let change = t.change_minor.unwrap_or(0);
         let get = |k: CashMovementKind| moved.get(&(t.id.0, k.as_str())).copied().unwrap_or((0, 0));
         let (sale_in, change_out, back, out) =
             (get(CashMovementKind::SaleIn), get(CashMovementKind::ChangeOut), get(CashMovementKind::CancelReturn), get(CashMovementKind::RefundOut));
-        let ok = sale_in == (0, 0) && out == (0, 0) && change_out == if change > 0 { (-change, 1) } else { (0, 0) };
+        let taken_back = if canceled && change > 0 && t.standing == TenderStanding::Active { (change, 1) } else { (0, 0) };
+        let ok = sale_in == taken_back
+            && back == (0, 0)
+            && out == (0, 0)
+            && change_out == if change > 0 { (-change, 1) } else { (0, 0) };
         a.check("cash_movements_match_their_tender", ok, || {
-            format!("split-{i}: store tender {} change {change}: sale_in {sale_in:?} change_out {change_out:?} cancel_return {back:?} refund_out {out:?}", t.seq)
+            format!("split-{i}: store tender {} change {change} (canceled {canceled}): sale_in {sale_in:?} change_out {change_out:?} cancel_return {back:?} refund_out {out:?}", t.seq)
         });
-        total += back.0 - change;
+        total += sale_in.0 - change;
+        store_in += sale_in.0;
     }
+    // The change the cancel told the cashier to take back is what came back into the
+    // drawer (a crashed cancel was never answered: what it recorded was not shown).
+    let ok = sp.change_collected_told == store_in || (sp.cancel_unanswered && sp.change_collected_told <= store_in);
+    a.check("told_change_collected_is_in_the_drawer", ok, || {
+        format!("split-{i}: told to take back {} change, the drawer took back {store_in} (sale {})", sp.change_collected_told, s.state.as_str())
+    });
     // A canceled sale leaves the drawer as it found it: what came in went back out.
     if canceled {
         let net: i64 = s.tenders.iter().map(|t| moved.iter().filter(|((id, _), _)| *id == t.id.0).map(|(_, (sum, _))| sum).sum::<i64>()).sum();

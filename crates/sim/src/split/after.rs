@@ -61,11 +61,17 @@ impl Sim {
         match self.op(async move { e.cancel_sale(cart, reason).await }).await {
             Some(Ok(r)) => {
                 self.tally(&format!("cancel:{}", r.state.as_str()));
-                self.split_mut(i).cash_returned_told += r.cash_returned;
+                if r.change_collected > 0 {
+                    self.tally("cancel_took_store_change_back");
+                }
+                let s = self.split_mut(i);
+                s.cash_returned_told += r.cash_returned;
+                s.change_collected_told += r.change_collected;
             }
             Some(Err(e)) => *self.rep.errors.entry(format!("cancel:{}", e.code())).or_default() += 1,
             None => {
                 self.tally("crash_in_cancel");
+                self.split_mut(i).cancel_unanswered = true;
                 self.check_after_restart(cart);
             }
         }
@@ -106,7 +112,9 @@ impl Sim {
     }
 
     /// After a background pass: a sale reopened by a declined offline tender is
-    /// collected in cash half the time; the rest stay listed in End of day.
+    /// collected in cash half the time; of the rest, one a gift card gave change on is
+    /// canceled (the customer gives the goods back, gets the card's value back and hands
+    /// the change back, record 0148); the others stay listed in End of day.
     pub(crate) async fn collect_balances(&mut self) {
         let mut keep = Vec::new();
         for i in std::mem::take(&mut self.offline_splits) {
@@ -118,6 +126,11 @@ impl Sim {
                     if self.rng.random_bool(0.5) {
                         self.tally("unpaid_balances_collected");
                         self.cash_tender(i, &v, true, None).await;
+                    } else if self.split_mut(i).stores.iter().any(|s| s.change > 0) {
+                        // Decided by the sale, not by a draw: seeds that never meet this
+                        // case keep their random stream.
+                        self.tally("unpaid_balance_with_store_change_canceled");
+                        self.cancel_split(i, super::CANCEL_REASON).await;
                     }
                 }
                 // Still waiting to be forwarded (or answered): it may come back declined.

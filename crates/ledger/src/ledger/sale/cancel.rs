@@ -3,6 +3,8 @@
 //! forwarded), the cash handed back recorded in the drawer, the sale `canceled` once
 //! the PSP confirmed it all. Idempotent: pressed twice or resumed after a crash, it
 //! finds the refunds it already committed and never makes a second one for a tender.
+//! A store tender is handed back as itself, and the change a change-giving one paid out
+//! of the drawer is taken back into it in the same transaction (record 0148).
 
 use std::ops::Deref;
 use crate::ledger::Sales;
@@ -40,8 +42,46 @@ pub struct CancelPlan {
     pub actions: Vec<CancelAction>,
     /// Cash handed back by this call (0 when a repeat found it already recorded).
     pub cash_returned_minor: i64,
+    /// Cash the customer hands back by this call: the change a change-giving store
+    /// tender paid out of the drawer (record 0148; 0 when a repeat found it recorded).
+    #[serde(default)]
+    pub change_collected_minor: i64,
+    /// The store tenders handed back to the customer as themselves (the voucher, the
+    /// gift card's value), listed by the call that started the cancel.
+    #[serde(default)]
+    pub store_given_back: Vec<StoreGivenBack>,
     /// `canceled` when nothing was left to confirm at the PSP, else `canceling`.
     pub state: SaleState,
+}
+
+impl CancelPlan {
+    /// A repeat on a canceled sale: nothing left to do, nothing to hand over.
+    fn already_canceled(cart_id: CartId) -> CancelPlan {
+        CancelPlan {
+            cart_id,
+            actions: Vec::new(),
+            cash_returned_minor: 0,
+            change_collected_minor: 0,
+            store_given_back: Vec::new(),
+            state: SaleState::Canceled,
+        }
+    }
+}
+
+/// A store tender a cancel gives back (record 0148): the customer gets back what they
+/// handed over through it, less what already went back through it, and hands back the
+/// change it gave from the drawer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreGivenBack {
+    pub tender_id: TenderId,
+    pub type_name: String,
+    /// The slip or approval number, if one was typed.
+    pub reference: Option<String>,
+    /// The value to give back: what was handed over less what earlier refunds gave back
+    /// through it.
+    pub give_back_minor: i64,
+    /// The change to take back from the customer into the drawer (recorded by this call).
+    pub change_collected_minor: i64,
 }
 
 impl Sales<&mut Ledger> {
@@ -72,7 +112,7 @@ impl Sales<&mut Ledger> {
         match sale.state {
             SaleState::Paid => return Err(Error::SaleComplete { cart_id: cart_id.0 }),
             SaleState::Canceled => {
-                return Ok(CancelPlan { cart_id, actions: Vec::new(), cash_returned_minor: 0, state: SaleState::Canceled })
+                return Ok(CancelPlan::already_canceled(cart_id))
             }
             SaleState::Open | SaleState::PartiallyPaid | SaleState::UnpaidBalance | SaleState::Canceling => {}
         }
@@ -85,18 +125,27 @@ impl Sales<&mut Ledger> {
                 checkout_key: t.checkout_key.clone().unwrap_or_default(),
             });
         }
-        tx.exec_cached(
+        let started = tx.exec_cached(
             "INSERT INTO sale_cancels (cart_id, state, reason, created_at_ms) VALUES (?1, 'canceling', ?2, ?3)
              ON CONFLICT(cart_id) DO NOTHING",
             params![cart_id.0, reason, now_ms],
-        )?;
+        )? == 1;
         let mut actions = Vec::new();
         let mut cash_returned = 0i64;
+        let mut change_collected = 0i64;
+        let mut store_given_back = Vec::new();
         for t in sale.tenders.iter().filter(|t| t.standing == TenderStanding::Active) {
             match (t.kind, t.payment_state) {
                 (TenderKind::Cash, _) => cash_returned += return_cash_tx(&tx, t, now_ms)?,
-                // The voucher (or slip) is handed back: no money of the drawer's moves.
-                (TenderKind::Store, _) => {}
+                // The voucher (or the gift card's value) is handed back; the change it
+                // gave comes back into the drawer.
+                (TenderKind::Store, _) => {
+                    let collected = collect_change_tx(&tx, t, now_ms)?;
+                    change_collected += collected;
+                    if started || collected > 0 {
+                        store_given_back.push(store_given_back_tx(&tx, t, collected)?);
+                    }
+                }
                 (TenderKind::Card, None) => {}
                 (TenderKind::Card, Some(ps)) => actions.extend(undo_card_tender_tx(&tx, t, ps, &mut keys, now_ms)?),
             }
@@ -104,7 +153,14 @@ impl Sales<&mut Ledger> {
         let state = if actions.is_empty() { complete_tx(&tx, cart_id, now_ms)? } else { SaleState::Canceling };
         refresh_cart_tx(&tx, cart_id, now_ms)?;
         tx.commit()?;
-        Ok(CancelPlan { cart_id, actions, cash_returned_minor: cash_returned, state })
+        Ok(CancelPlan {
+            cart_id,
+            actions,
+            cash_returned_minor: cash_returned,
+            change_collected_minor: change_collected,
+            store_given_back,
+            state,
+        })
     }
 
     /// Ends a cancel once every settled card tender of the sale is refunded in full or
@@ -166,6 +222,32 @@ fn return_cash_tx(tx: &WriteTx<'_>, t: &Tender, now_ms: i64) -> Result<i64> {
         return Ok(kept);
     }
     Ok(0)
+}
+
+/// Takes back into the drawer the change a store tender paid out of it (once: the
+/// movement is unique per tender and kind); the amount taken back now. It is a `sale_in`
+/// of the store tender, the one kind that brings cash in (the table's CHECK gives every
+/// other kind a negative amount); a store tender has no other `sale_in` (record 0148).
+fn collect_change_tx(tx: &WriteTx<'_>, t: &Tender, now_ms: i64) -> Result<i64> {
+    let change = t.change_minor.unwrap_or(0);
+    if change > 0 && movement_tx(tx, CashMovementKind::SaleIn, change, t.amount.currency, t.cart_id, Some(t.id), now_ms)? {
+        return Ok(change);
+    }
+    Ok(0)
+}
+
+/// What the cashier gives back for a store tender of a canceled sale.
+fn store_given_back_tx(tx: &WriteTx<'_>, t: &Tender, collected: i64) -> Result<StoreGivenBack> {
+    let info = t.store.as_ref().ok_or_else(|| Error::InvalidInput(format!("store tender {} has no store details", t.id)))?;
+    let refunded: i64 =
+        tx.row_cached("SELECT COALESCE(SUM(amount_minor), 0) FROM store_refunds WHERE tender_id = ?1", [t.id.0], |r| r.get(0))?;
+    Ok(StoreGivenBack {
+        tender_id: t.id,
+        type_name: info.type_name.clone(),
+        reference: info.reference.clone(),
+        give_back_minor: info.offered_minor - refunded,
+        change_collected_minor: collected,
+    })
 }
 
 /// What undoing a card tender takes: an offline one is dropped before forwarding, an

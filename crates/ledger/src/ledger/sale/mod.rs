@@ -12,7 +12,7 @@ mod refund;
 mod report;
 mod store;
 
-pub use cancel::{CancelAction, CancelPlan};
+pub use cancel::{CancelAction, CancelPlan, StoreGivenBack};
 pub use card::CardTender;
 pub use cash::CashTender;
 pub use refund::SaleRefundPlan;

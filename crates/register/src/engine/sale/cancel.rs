@@ -6,7 +6,7 @@
 
 use super::{cancel_state, SaleView};
 use crate::engine::{CheckoutReport, DriveMode, Engine, EngineError, RefundReport, Result};
-use paydesk_ledger::{CancelAction, CartId, SaleState, TenderStanding};
+use paydesk_ledger::{CancelAction, CartId, SaleState, StoreGivenBack, TenderStanding};
 use paydesk_domain::{PaymentState, RefundState};
 use serde::Serialize;
 
@@ -24,14 +24,36 @@ pub struct CancelReport {
     pub voids: Vec<CheckoutReport>,
     /// Hand this cash back to the customer (0 when a repeat found it already recorded).
     pub cash_returned: i64,
+    /// Take this cash back from the customer: the change a change-giving store tender
+    /// gave (record 0148; 0 when a repeat found it already recorded).
+    pub change_collected: i64,
+    /// Give these store tenders back (the voucher, the gift card's value), each with the
+    /// change to take back for it.
+    pub store_given_back: Vec<StoreGivenBack>,
     pub errors: Vec<String>,
     pub sale: SaleView,
 }
 
+impl CancelReport {
+    /// Before anything is done: `canceling`, nothing handed over yet.
+    fn start(sale: SaleView) -> CancelReport {
+        CancelReport {
+            state: SaleState::Canceling,
+            refunds: Vec::new(),
+            voids: Vec::new(),
+            cash_returned: 0,
+            change_collected: 0,
+            store_given_back: Vec::new(),
+            errors: Vec::new(),
+            sale,
+        }
+    }
+}
+
 impl Engine {
     /// Cancels a sale that is not paid in full: refunds each settled card tender (voids
-    /// an authorization, drops an offline one before it is forwarded) and records the
-    /// cash handed back. Idempotent. Refused while a card tender's outcome is unknown.
+    /// an authorization, drops an offline one before it is forwarded), records the
+    /// cash handed back and the store tenders' change taken back. Idempotent. Refused while a card tender's outcome is unknown.
     pub async fn cancel_sale(&self, cart: CartId, reason: &str) -> Result<CancelReport> {
         self.cancel_sale_with(cart, Some(reason), DriveMode::Interactive).await
     }
@@ -66,8 +88,7 @@ impl Engine {
             (None, Some(r)) => r.to_string(),
             (None, None) => return Err(EngineError::InvalidInput(format!("sale {cart} has no cancel to resume"))),
         };
-        let mut report =
-            CancelReport { state: SaleState::Canceling, refunds: Vec::new(), voids: Vec::new(), cash_returned: 0, errors: Vec::new(), sale: self.sale_now(cart)? };
+        let mut report = CancelReport::start(self.sale_now(cart)?);
         // Recovery only finishes what the cashier started: it drives the refunds and voids
         // already committed and never commits a new refund key (a refund the PSP refused
         // waits for the cashier to press Cancel again, record 0005), so a refusing PSP
@@ -82,6 +103,8 @@ impl Engine {
                 DriveMode::Interactive => {
                     let plan = self.with_ledger(|l| l.sales_mut().begin_cancel(cart, &reason, now, &crate::attempt::may_have_reached_psp))?;
                     report.cash_returned += plan.cash_returned_minor;
+                    report.change_collected += plan.change_collected_minor;
+                    report.store_given_back.extend(plan.store_given_back);
                     plan.actions
                 }
                 DriveMode::Background | DriveMode::Forward => self.committed_cancel_actions(cart)?,

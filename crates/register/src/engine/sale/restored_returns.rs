@@ -5,7 +5,7 @@
 //! shift, all in one transaction; then each card refund is driven like any refund.
 
 use crate::engine::{DriveMode, Engine, RefundReport, Result};
-use paydesk_ledger::{store_time, RestoredReturnRecord, RestoredSale};
+use paydesk_ledger::{store_time, PrintRecord, RestoredReturnRecord, RestoredSale, ReturnPrint};
 use paydesk_receipt::return_doc::{render_return_text, ReturnDocLine, ReturnDocument};
 use paydesk_receipt::{Paper, ReceiptRate, StoreInfo};
 use paydesk_tax::{RegistrationNumber, Returned, TaxClass};
@@ -56,10 +56,21 @@ impl Engine {
     }
 
     /// The document of a return of a restored sale: this store's header, the
-    /// predecessor's receipt number and sale time, what came back and where it went.
+    /// predecessor's receipt number and sale time, "from register NAME", what came back and
+    /// where it went; marked as a reprint exactly when the next print is one.
     pub fn restored_return_document(&self, id: i64) -> Result<ReturnDocument> {
         Ok(self.with_reader(|l| {
             let record = l.returns().restored_return(id)?;
+            let reprint = l.returns().next_restored_print_is_reprint(id)?;
+            // The name the back office gave the predecessor (its id when it gave none).
+            let from_register = l
+                .sync_log()
+                .restore_sources()?
+                .into_iter()
+                .find(|s| s.register_id == record.source)
+                .map(|s| s.register_name)
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| record.source.clone());
             let store = l.catalog().store_settings()?;
             let registration_number = store
                 .registration_number
@@ -87,8 +98,16 @@ impl Engine {
                 cash: record.cash_out_minor,
                 store_tenders: 0,
                 exchange: None,
-                reprint: false,
+                reprint,
+                from_register: Some(from_register),
             })
         })?)
+    }
+
+    /// Records one print of restored return `id`'s document with the text printed (the
+    /// ledger decides original or reprint in the same write, and audits it, record 0146).
+    pub fn record_restored_return_print(&self, id: i64, print: PrintRecord<'_>) -> Result<ReturnPrint> {
+        let now = self.now();
+        Ok(self.with_ledger(|l| l.returns_mut().record_restored_print(id, &print, now))?)
     }
 }
