@@ -205,12 +205,26 @@ impl Cluster {
         Ok(())
     }
 
-    /// Sends the postmaster SIGKILL (a crash), then waits for it; for crash tests.
+    /// Kills the whole server with SIGKILL (a crash, as of the machine), then waits until
+    /// every one of its processes is gone; for crash tests.
+    ///
+    /// PostgreSQL's backends each lead a process group of their own (they call `setsid`),
+    /// so the postmaster's group is not all of them: a backend outlives a killed postmaster
+    /// for a moment, holding the shared memory, and a new postmaster started then refuses
+    /// to run ("pre-existing shared memory block is still in use": seen failing the sync
+    /// chaos test). So the postmaster is stopped first (it can fork no one new), its
+    /// children are found by their parent and killed with it, and each is waited for.
     pub fn kill(&mut self) {
         let Some(child) = self.child.as_mut() else { return };
-        let pgid = child.id() as i32;
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        let pid = child.id() as i32;
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        let kids = children_of(pid);
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        for k in &kids {
+            unsafe { libc::kill(*k, libc::SIGKILL) };
+        }
         let _ = child.wait();
+        wait_gone(&kids);
     }
 
     /// Shuts PostgreSQL down as an administrator would (fast mode: every session is ended
@@ -254,6 +268,37 @@ impl Cluster {
             Some(d) => d.keep(),
             None => PathBuf::new(),
         }
+    }
+}
+
+/// The pids whose parent is `parent` (from /proc).
+fn children_of(parent: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| stat_of(*pid).is_some_and(|(_, ppid)| ppid == parent))
+        .collect()
+}
+
+/// A process's state letter and parent pid from /proc/PID/stat (`None`: no such process).
+fn stat_of(pid: i32) -> Option<(char, i32)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // "pid (comm) S ppid …": comm may hold spaces and parentheses, so read after the last ')'
+    let mut rest = text[text.rfind(')')? + 1..].split_whitespace();
+    let state = rest.next()?.chars().next()?;
+    Some((state, rest.next()?.parse().ok()?))
+}
+
+/// Waits (bounded) until each pid has exited: gone, or a zombie (which holds no memory;
+/// whoever adopted it reaps it). /proc gives no event for another process's exit.
+fn wait_gone(pids: &[i32]) {
+    let end = std::time::Instant::now() + STOP_TIMEOUT;
+    while pids.iter().any(|p| stat_of(*p).is_some_and(|(state, _)| state != 'Z' && state != 'X')) {
+        if std::time::Instant::now() > end {
+            eprintln!("postgres' processes {pids:?} still ran {STOP_TIMEOUT:?} after SIGKILL");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
