@@ -198,6 +198,20 @@ pub async fn return_lines(
     })
 }
 
+
+/// Most characters a receipt number takes as typed or scanned (its barcode carries 6 to 12).
+pub const MAX_RECEIPT_NO_CHARS: usize = 20;
+
+/// A receipt number as typed or scanned at Payments → Receipts or the register: trimmed, 1 to
+/// [`MAX_RECEIPT_NO_CHARS`] digits (the sale's own and a restored sale's alike).
+pub fn checked_receipt_no(number: &str) -> AppResult<&str> {
+    let n = number.trim();
+    if n.is_empty() || n.len() > MAX_RECEIPT_NO_CHARS || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(AppError::InvalidInput(tr!(active(), "receipt-find-invalid", max = MAX_RECEIPT_NO_CHARS)));
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,17 +232,4 @@ mod tests {
         assert!(checked_lines(&[line(0, MAX_RETURN_QUANTITY)], 3).is_ok());
         assert!(checked_lines(&[line(1, 1), line(1, 2)], 3).is_err(), "a line twice");
     }
-}
-
-/// Most characters a receipt number takes as typed or scanned (its barcode carries 6 to 12).
-pub const MAX_RECEIPT_NO_CHARS: usize = 20;
-
-/// A receipt number as typed or scanned at Payments → Receipts or the register: trimmed, 1 to
-/// [`MAX_RECEIPT_NO_CHARS`] digits (the sale's own and a restored sale's alike).
-pub fn checked_receipt_no(number: &str) -> AppResult<&str> {
-    let n = number.trim();
-    if n.is_empty() || n.len() > MAX_RECEIPT_NO_CHARS || !n.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(AppError::InvalidInput(tr!(active(), "receipt-find-invalid", max = MAX_RECEIPT_NO_CHARS)));
-    }
-    Ok(n)
 }
