@@ -3,7 +3,7 @@
 //! finds a sale by date and receipt number, shows the receipt as issued (as text, never HTML),
 //! its print, and the proof VERIFIED step by step; after a row is changed in PostgreSQL the
 //! proof says BROKEN naming the row; a bad amount shows the back office's own refusal.
-use crate::dashboard::{texts, wait_for, Driver};
+use crate::dashboard::{chromium, sign_in, texts, wait_for, Driver};
 use crate::support;
 use paydesk_access::audit::{append, Anchor, AuditRecord, ChainedRecord};
 use paydesk_sync_proto::audit::hash_hex;
@@ -12,7 +12,6 @@ use serde_json::json;
 use sha2::Digest;
 use support::*;
 use thirtyfour::prelude::*;
-use thirtyfour::ChromiumLikeCapabilities;
 
 /// 2026-12-01 09:30 in Tokyo.
 const TOKYO_0930: i64 = 1_796_083_200_000 + 30 * 60_000;
@@ -120,19 +119,9 @@ async fn the_audit_page_finds_a_sale_and_shows_its_receipt_and_the_proof_then_th
     assert!(resp.url().path().ends_with("/login"), "signed out, the page sends to sign-in");
 
     let driver = tokio::task::spawn_blocking(Driver::start).await.unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let mut caps = DesiredCapabilities::chrome();
-    caps.set_binary("/usr/bin/chromium").unwrap();
-    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1300,900"] {
-        caps.add_arg(a).unwrap();
-    }
-    caps.add_arg(&format!("--user-data-dir={}", profile.path().display())).unwrap();
-    let d = WebDriver::new(format!("http://127.0.0.1:{}", driver.port), caps).await.expect("WebDriver session");
+    let (d, _profile) = chromium(&driver, "1300,900").await;
     let result = async {
-        d.goto(format!("{}/login", h.url)).await?;
-        d.find(By::Id("token")).await?.send_keys(ADMIN_TOKEN).await?;
-        d.find(By::Id("sign-in")).await?.click().await?;
-        wait_for(&d, "return document.body.dataset.loaded === 'true'", "the dashboard").await;
+        sign_in(&d, &h.url).await?;
         d.find(By::Id("to-audit")).await?.click().await?;
         wait_for(&d, "return document.body.dataset.ready === 'true'", "the audit page").await;
         let set = |id: &'static str, v: String| {

@@ -65,6 +65,29 @@ pub(crate) fn screenshot_path(name: &str) -> Vec<PathBuf> {
     out
 }
 
+/// A headless Chromium (Debian's) session over `driver` with a window of `size` ("W,H")
+/// and a profile of its own, which lives as long as the returned folder.
+pub(crate) async fn chromium(driver: &Driver, size: &str) -> (WebDriver, tempfile::TempDir) {
+    let profile = tempfile::tempdir().unwrap();
+    let mut caps = DesiredCapabilities::chrome();
+    caps.set_binary("/usr/bin/chromium").unwrap();
+    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", &format!("--window-size={size}")] {
+        caps.add_arg(a).unwrap();
+    }
+    caps.add_arg(&format!("--user-data-dir={}", profile.path().display())).unwrap();
+    let d = WebDriver::new(format!("http://127.0.0.1:{}", driver.port), caps).await.expect("WebDriver session");
+    (d, profile)
+}
+
+/// Signs in with the owner's token and waits for the dashboard.
+pub(crate) async fn sign_in(d: &WebDriver, url: &str) -> WebDriverResult<()> {
+    d.goto(format!("{url}/login")).await?;
+    d.find(By::Id("token")).await?.send_keys(ADMIN_TOKEN).await?;
+    d.find(By::Id("sign-in")).await?.click().await?;
+    wait_for(d, "return document.body.dataset.loaded === 'true'", "the dashboard").await;
+    Ok(())
+}
+
 pub(crate) async fn wait_for(d: &WebDriver, js: &str, what: &str) {
     let end = Instant::now() + Duration::from_secs(30);
     loop {

@@ -4,20 +4,11 @@
 //! is read by the back office and previewed (what changes, old → new, at which register); a
 //! publish by someone else in between makes the page's publish refused; previewed again and
 //! published, the table shows it. A screenshot of the preview is kept.
-use crate::dashboard::{texts, wait_for, Driver};
+use crate::dashboard::{chromium, sign_in, texts, wait_for, Driver};
 use crate::support;
 use serde_json::json;
-use std::path::{Path, PathBuf};
 use support::*;
 use thirtyfour::prelude::*;
-use thirtyfour::ChromiumLikeCapabilities;
-
-fn screenshot(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(Path::parent).and_then(Path::parent).unwrap().join("screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(format!("{name}.png"))
-}
 
 #[tokio::test]
 async fn the_publishing_page_previews_an_uploaded_csv_and_publishes_it_in_chromium() {
@@ -60,19 +51,9 @@ async fn the_publishing_page_previews_an_uploaded_csv_and_publishes_it_in_chromi
     std::fs::write(&csv, "sku,name_en,price,tax_class\nTEA,Tea,160,reduced\nNEW,<b>New</b> mug,1650,standard\n").unwrap();
 
     let driver = tokio::task::spawn_blocking(Driver::start).await.unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let mut caps = DesiredCapabilities::chrome();
-    caps.set_binary("/usr/bin/chromium").unwrap();
-    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1300,1000"] {
-        caps.add_arg(a).unwrap();
-    }
-    caps.add_arg(&format!("--user-data-dir={}", profile.path().display())).unwrap();
-    let d = WebDriver::new(format!("http://127.0.0.1:{}", driver.port), caps).await.expect("WebDriver session");
+    let (d, _profile) = chromium(&driver, "1300,1000").await;
     let result = async {
-        d.goto(format!("{}/login", h.url)).await?;
-        d.find(By::Id("token")).await?.send_keys(ADMIN_TOKEN).await?;
-        d.find(By::Id("sign-in")).await?.click().await?;
-        wait_for(&d, "return document.body.dataset.loaded === 'true'", "the dashboard").await;
+        sign_in(&d, &h.url).await?;
         d.find(By::Id("to-publish")).await?.click().await?;
         wait_for(&d, "return document.body.dataset.ready === 'true' && document.body.dataset.loaded === 'true'", "the publishing page").await;
         let words = |v: Vec<String>| v.iter().map(|s| s.split_whitespace().collect::<Vec<_>>().join(" ")).collect::<Vec<_>>();
@@ -94,7 +75,10 @@ async fn the_publishing_page_previews_an_uploaded_csv_and_publishes_it_in_chromi
         assert!(reg_row.starts_with("Shibuya register has applied every change up to version 2 (asked ") && reg_row.ends_with("received at its next sync"), "{reg_row}");
         assert!(d.find(By::Id("catalog-publish")).await?.is_displayed().await?);
         d.execute("document.getElementById('catalog-preview').scrollIntoView()", vec![]).await?;
-        d.screenshot(&screenshot("backoffice-publish-preview")).await?;
+        for p in crate::dashboard::screenshot_path("backoffice-publish-preview") {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            d.screenshot(&p).await?;
+        }
 
         // Someone publishes in between: the page's publish is refused and nothing is written.
         let jam = json!({"sku": "JAM", "name_en": "Jam", "price": 400, "currency": "jpy", "tax_class": "reduced", "active": true});

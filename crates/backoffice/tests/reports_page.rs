@@ -2,12 +2,11 @@
 //! dashboard's strict CSP: signed in, it lists the owner's stores, shows a report by item
 //! and by tender for the chosen days and store, links the same report as a CSV, and shows
 //! the back office's own message for a range it refuses.
-use crate::dashboard::{texts, wait_for, Driver};
+use crate::dashboard::{chromium, sign_in, texts, wait_for, Driver};
 use crate::support;
 use serde_json::json;
 use support::*;
 use thirtyfour::prelude::*;
-use thirtyfour::ChromiumLikeCapabilities;
 
 /// 2026-12-01 09:30 in Tokyo.
 const TOKYO_0930: i64 = 1_796_083_200_000 + 30 * 60_000;
@@ -48,19 +47,9 @@ async fn the_reports_page_shows_a_stores_days_by_item_and_tender_and_links_the_c
     assert!(resp.url().path().ends_with("/login"), "signed out, the page sends to sign-in");
 
     let driver = tokio::task::spawn_blocking(Driver::start).await.unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let mut caps = DesiredCapabilities::chrome();
-    caps.set_binary("/usr/bin/chromium").unwrap();
-    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1300,900"] {
-        caps.add_arg(a).unwrap();
-    }
-    caps.add_arg(&format!("--user-data-dir={}", profile.path().display())).unwrap();
-    let d = WebDriver::new(format!("http://127.0.0.1:{}", driver.port), caps).await.expect("WebDriver session");
+    let (d, _profile) = chromium(&driver, "1300,900").await;
     let result = async {
-        d.goto(format!("{}/login", h.url)).await?;
-        d.find(By::Id("token")).await?.send_keys(ADMIN_TOKEN).await?;
-        d.find(By::Id("sign-in")).await?.click().await?;
-        wait_for(&d, "return document.body.dataset.loaded === 'true'", "the dashboard").await;
+        sign_in(&d, &h.url).await?;
         d.find(By::Id("to-reports")).await?.click().await?;
         wait_for(&d, "return document.body.dataset.ready === 'true'", "the reports page").await;
         let set = |id: &'static str, v: String| {

@@ -23,6 +23,7 @@
 //! it at the normal priority today). Each block gives its median, mean and p99; "beyond noise" is
 //! judged as `paydesk-sync`'s latency_bench judges it: a permutation test on the blocks
 //! (20,000 relabellings), p < 0.05 is a difference beyond noise.
+use paydesk_test_kit::bench_stats::{mean, percentile, permutation};
 use paydesk_domain::{Currency, Money, PaymentState};
 use paydesk_ledger::{copies, CheckoutOptions, Ledger, NewPayment, PspResult, SeededKeys};
 use paydesk_register::{CheckoutOutcome, Engine, EngineConfig, HttpTransport, OsRandom, SystemClock};
@@ -99,48 +100,6 @@ fn build(mb: u64, to: &Path) -> (u64, f64) {
     drop(c);
     std::fs::copy(&db, to).expect("copy the ledger to disk");
     (sales, t.elapsed().as_secs_f64())
-}
-
-fn percentile(v: &[f64], p: f64) -> f64 {
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    v[((v.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-/// xorshift64*, as latency_bench: the relabelings are the same every run.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    }
-}
-
-/// latency_bench's test: ratio mean(on)/mean(off) of one figure per block, the middle
-/// 95% of that ratio under random relabelling, and the two-sided p-value.
-fn permutation(off: &[f64], on: &[f64]) -> (f64, f64, f64, f64) {
-    let observed = mean(on) / mean(off);
-    let mut all: Vec<f64> = off.iter().chain(on).copied().collect();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut ratios = Vec::with_capacity(RELABELINGS);
-    let mut as_far = 0usize;
-    for _ in 0..RELABELINGS {
-        for i in (1..all.len()).rev() {
-            all.swap(i, rng.below(i + 1));
-        }
-        let r = mean(&all[off.len()..]) / mean(&all[..off.len()]);
-        if r.ln().abs() >= observed.ln().abs() - 1e-12 {
-            as_far += 1;
-        }
-        ratios.push(r);
-    }
-    (observed, percentile(&ratios, 0.025), percentile(&ratios, 0.975), as_far as f64 / RELABELINGS as f64)
 }
 
 /// `workers` checkout loops until `stop`; every latency in ms.
@@ -265,7 +224,7 @@ fn main() {
     let flat = |on: bool| blocks.iter().filter(|b| b.on == on).flat_map(|b| b.ms.iter().copied()).collect::<Vec<f64>>();
     let (off, on) = (flat(false), flat(true));
     let stat = |f: &dyn Fn(&[f64]) -> f64| {
-        let (r, lo, hi, p) = permutation(&pick(false, f), &pick(true, f));
+        let (r, lo, hi, p) = permutation(&pick(false, f), &pick(true, f), RELABELINGS);
         serde_json::json!({"ratio_on_off": r, "noise_band": [lo, hi], "p": p})
     };
     let med = stat(&|v| percentile(v, 0.5));

@@ -24,6 +24,7 @@
 //!    cores at normal priority — a worst case no store has.
 //! 2. "back office elsewhere": they are reniced to 19, standing in for the other host
 //!    they are in a store (the register's CPU goes to the register first).
+use paydesk_test_kit::bench_stats::{mean, percentile, permutation};
 use paydesk_backoffice::client::OwnerClient;
 use paydesk_backoffice::pgcluster::{Cluster, ClusterOptions};
 use paydesk_backoffice::state::Limits;
@@ -115,48 +116,6 @@ async fn checkout(engine: &Engine) -> f64 {
     ms
 }
 
-fn percentile(v: &[f64], p: f64) -> f64 {
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    v[((v.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-/// A small deterministic generator (xorshift64*): the relabelings are the same every run.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    }
-}
-
-/// The ratio mean(on)/mean(off) of one figure per block, the middle 95% of that ratio
-/// under random relabelling, and the two-sided p-value of the observed ratio.
-fn permutation(off: &[f64], on: &[f64]) -> (f64, f64, f64, f64) {
-    let observed = mean(on) / mean(off);
-    let mut all: Vec<f64> = off.iter().chain(on).copied().collect();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut ratios = Vec::with_capacity(RELABELINGS);
-    let mut as_far = 0usize;
-    for _ in 0..RELABELINGS {
-        for i in (1..all.len()).rev() {
-            all.swap(i, rng.below(i + 1));
-        }
-        let r = mean(&all[off.len()..]) / mean(&all[..off.len()]);
-        if r.ln().abs() >= observed.ln().abs() - 1e-12 {
-            as_far += 1;
-        }
-        ratios.push(r);
-    }
-    (observed, percentile(&ratios, 0.025), percentile(&ratios, 0.975), as_far as f64 / RELABELINGS as f64)
-}
-
 struct Phase {
     name: &'static str,
     off: Vec<Vec<f64>>,
@@ -204,8 +163,8 @@ fn report(p: &Phase) -> serde_json::Value {
     let (off, on) = (flat(&p.off), flat(&p.on));
     let medians = |b: &[Vec<f64>]| b.iter().map(|x| percentile(x, 0.5)).collect::<Vec<f64>>();
     let means = |b: &[Vec<f64>]| b.iter().map(|x| mean(x)).collect::<Vec<f64>>();
-    let (m_ratio, m_lo, m_hi, m_p) = permutation(&medians(&p.off), &medians(&p.on));
-    let (a_ratio, a_lo, a_hi, a_p) = permutation(&means(&p.off), &means(&p.on));
+    let (m_ratio, m_lo, m_hi, m_p) = permutation(&medians(&p.off), &medians(&p.on), RELABELINGS);
+    let (a_ratio, a_lo, a_hi, a_p) = permutation(&means(&p.off), &means(&p.on), RELABELINGS);
     // Off against off: the even blocks against the odd ones, one more look at the noise.
     let even: Vec<f64> = medians(&p.off).iter().step_by(2).copied().collect();
     let odd: Vec<f64> = medians(&p.off).iter().skip(1).step_by(2).copied().collect();

@@ -4,6 +4,7 @@
 //!
 //! | file | what |
 //! |---|---|
+//! | `bench_stats.rs` | the benchmarks' permutation test of "slower beyond noise" (ratios, never asserted) |
 //! | `serve.rs` | the mock PSP in process, served on a loopback port (`127.0.0.1:0`, or a given port again after a restart) |
 //! | `process.rs` | the URL a PSP process prints once it listens (`listening on URL`) |
 //! | `ledger.rs` | a register ledger in a temp dir (a real SQLite file) |
@@ -15,6 +16,7 @@
 //! | `ledger_stores.rs` | (a test only) `impl Ledger` blocks only in the ledger's `ledger/mod.rs`, and `Ledger` has no public method besides its life cycle and the store accessors (decision 0111) |
 //! | `fn_length.rs` | (a test only) the ledger's, register's and mock PSP's functions are at most 70 lines, with no `too_many_arguments` allowance; the long ones left are a list that may only shrink |
 
+pub mod bench_stats;
 mod in_process;
 mod ledger;
 mod process;
