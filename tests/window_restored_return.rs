@@ -11,6 +11,7 @@
 use paydesk_e2e::thirtyfour::prelude::*;
 use paydesk_e2e::{App, Launch, PspProcess, LONG};
 use paydesk_ledger::{CartId, Ledger, RestoreSourceRow, RestoredRow};
+use paydesk_receipt::test_printer::TestPrinter;
 use serde_json::Value;
 
 const SRC: &str = "reg-front-till";
@@ -118,6 +119,9 @@ async fn a_replaced_registers_sale_is_found_by_its_receipt_and_one_line_comes_ba
     let (cart, pi, rows) = predecessor_sale(&psp, false, &["COF-001", "CRO-001", "MUG-001"], "$22.25", "10.00").await;
 
     let b = App::start("restored-return-b", launch(&psp, false, 1280, 800)).await;
+    let printer = TestPrinter::start().unwrap();
+    let addr = printer.addr().to_string();
+    b.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{addr}', confirmPort: true }}).then(() => true)")).await;
     restore_into(&b, &rows);
     let before = expected_drawer(&b);
     let number = format!("{:06}", cart.0);
@@ -141,6 +145,18 @@ async fn a_replaced_registers_sale_is_found_by_its_receipt_and_one_line_comes_ba
         assert!(doc.contains(want), "{want:?} not on the document:\n{doc}");
     }
     b.screenshot("restored-return-done-1280x800").await;
+    // Print, then print again: the ESC/POS printer gets the document naming A, the second
+    // marked REPRINT, and the screen then shows what the next press gives.
+    assert_eq!(b.text("#payment-detail #return-print").await, "Print return document");
+    for (n, reprint) in [(1, false), (2, true)] {
+        b.print_return_document(n).await;
+        let job = printer.next_job(std::time::Duration::from_secs(30)).expect("a print job").expect("ESC/POS the test printer understands");
+        let text = job.texts().join("\n");
+        assert!(text.contains("Front till") && text.contains("PayDesk mug x1") && text.contains(&number), "{text}");
+        assert_eq!(text.contains("REPRINT"), reprint, "print {n}: {text}");
+        assert_eq!((job.cuts, job.kicks.len()), (1, 0), "cut, and the drawer never opens");
+    }
+    assert_eq!(b.text("#payment-detail #return-print").await, "Reprint return document");
     assert_eq!(refunds(&psp, &pi).await, vec![(1000, "succeeded".to_string())], "one refund, on A's payment");
     assert_eq!(expected_drawer(&b), before - 628, "the cash left B's drawer");
 

@@ -215,18 +215,6 @@ fn job(printer: &TestPrinter) -> Printout {
     printer.next_job(Duration::from_secs(30)).expect("a print job").expect("ESC/POS the test printer understands")
 }
 
-/// Presses Print under the return document and waits for its answer.
-async fn print(app: &App, n: usize) -> String {
-    app.click("#payment-detail #return-print").await;
-    app.wait_js(
-        &format!("const m = document.getElementById('return-print-msg'); return m.dataset.code === 'printed' && m.dataset.printNo === '{n}'"),
-        "printed",
-        LONG,
-    )
-    .await;
-    app.text("#payment-detail #return-print-msg").await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_return_document_reaches_the_printer_and_a_second_print_is_marked_reprint() {
     let printer = TestPrinter::start().unwrap();
@@ -240,14 +228,14 @@ async fn the_return_document_reaches_the_printer_and_a_second_print_is_marked_re
     assert_eq!(submit(&app, &[(0, 1)], "stale").await, "done");
     assert_eq!(app.text("#payment-detail #return-print").await, "Print return document");
 
-    assert_eq!(print(&app, 1).await, "Return document sent to the printer.");
+    assert_eq!(app.print_return_document(1).await, "Return document sent to the printer.");
     let first = job(&printer);
     let text = first.texts().join("\n");
     assert!(text.contains("RETURN") && text.contains("Croissant x1") && text.contains("$3.25") && !text.contains("REPRINT"), "{text}");
     assert_eq!((first.cuts, first.kicks.len()), (1, 0), "cut, and the drawer never opens");
     assert_eq!(app.text("#payment-detail #return-print").await, "Reprint return document");
 
-    assert_eq!(print(&app, 2).await, "Return document reprint sent to the printer.");
+    assert_eq!(app.print_return_document(2).await, "Return document reprint sent to the printer.");
     let second = job(&printer).texts().join("\n");
     assert!(second.contains("REPRINT") && second.contains("Croissant x1"), "{second}");
     assert!(app.text("#payment-detail #return-doc").await.contains("REPRINT"), "the screen shows what the next print is");

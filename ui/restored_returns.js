@@ -8,6 +8,7 @@ import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { h, announce, alertLoud, errText } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
+import { returnDone } from './returns.js';
 
 /** The Return items form of restored sale `sale` of predecessor `source`, loaded now. */
 export function restoredReturnPanel(source, sale) {
@@ -60,7 +61,7 @@ function restoredForm(f, box) {
     try {
       const r = await withApproval((approval) => invoke('return_restored_lines',
         { source: f.source, sale: f.sale, lines, reason: reason.value, approval }));
-      box.replaceChildren(restoredDone(r));
+      box.replaceChildren(returnDone(r, (id) => invoke('print_restored_return', { returnId: id })));
       box.scrollIntoView({ block: 'start' });
       announce(r.message);
     } catch (err) {
@@ -69,38 +70,4 @@ function restoredForm(f, box) {
     } finally { returning = false; submit.disabled = false; }
   });
   return form;
-}
-
-/** After the return: what to hand back, the card refunds, the return document and Print
- * (as a normal return's, record 0144: the original until a copy may have come out). */
-function restoredDone(r) {
-  const doc = h('pre', { class: 'receipt receipt-text', id: 'return-doc', 'aria-label': t('return-doc-title'),
-    'data-number': r.number, 'data-reprint': String(r.next_print_reprint) });
-  doc.textContent = r.document.join('\n');
-  const print = h('button', { class: 'secondary', id: 'return-print', type: 'button',
-    text: r.next_print_reprint ? t('return-reprint') : t('return-print') });
-  const msg = h('p', { class: 'help', id: 'return-print-msg', role: 'status' });
-  let printing = false;   // one press, one print: a second would be a reprint
-  print.addEventListener('click', async () => {
-    if (printing) return;
-    printing = true; print.disabled = true;
-    msg.textContent = t('return-printing'); msg.dataset.code = ''; msg.classList.remove('bad');
-    try {
-      const p = await invoke('print_restored_return', { returnId: r.return_id });
-      msg.textContent = p.message; msg.dataset.code = 'printed';
-      msg.dataset.printNo = String(p.print_no); msg.dataset.reprint = String(p.reprint);
-      doc.textContent = p.document.join('\n'); doc.dataset.reprint = String(p.next_print_reprint);
-      print.textContent = p.next_print_reprint ? t('return-reprint') : t('return-print');
-      announce(p.message);
-    } catch (e) {
-      msg.textContent = errText(e); msg.dataset.code = (e && e.code) || 'error'; msg.classList.add('bad');
-      alertLoud(errText(e));
-    } finally { printing = false; print.disabled = false; }
-  });
-  return h('div', { class: 'return-result' },
-    h('p', { class: 'ok', id: 'return-done', 'data-cash': String(r.cash_out), 'data-total': String(r.total), 'data-number': r.number, text: r.message }),
-    ...r.lines.map((l) => h('p', { class: l.tone, 'data-key': l.checkout_key, text: `${l.amount_display} · ${l.state_label}` })),
-    ...r.errors.map((x) => h('p', { class: 'bad', text: x })),
-    h('h3', { text: t('return-doc-title') }),
-    h('div', { class: 'actions' }, print), msg, doc);
 }

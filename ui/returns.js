@@ -114,30 +114,33 @@ function exchangeDone(r) {
   return done;
 }
 
-/** After a return: the message (what to hand back), the card refunds, the document and Print. */
-function returnDone(r) {
+/** After a return: the message (what to hand back), the card refunds, the document and Print.
+ * `print` sends the document to the printer: a normal return's (`print_return`) unless a
+ * restored sale's return passes its own (`print_restored_return`, record 0144); either way
+ * the original until a copy may have come out, then REPRINT. */
+export function returnDone(r, print = (id) => invoke('print_return', { returnId: id })) {
   const doc = h('pre', { class: 'receipt receipt-text', id: 'return-doc', 'aria-label': t('return-doc-title'),
     'data-number': r.number, 'data-reprint': String(r.next_print_reprint) });
   doc.textContent = r.document.join('\n');
-  const print = h('button', { class: 'secondary', id: 'return-print', type: 'button',
+  const button = h('button', { class: 'secondary', id: 'return-print', type: 'button',
     text: r.next_print_reprint ? t('return-reprint') : t('return-print') });
   const msg = h('p', { class: 'help', id: 'return-print-msg', role: 'status' });
-  let printing = false;
-  print.addEventListener('click', async () => {
+  let printing = false;   // one press, one print: a second would be a reprint
+  button.addEventListener('click', async () => {
     if (printing) return;
-    printing = true; print.disabled = true;
+    printing = true; button.disabled = true;
     msg.textContent = t('return-printing'); msg.dataset.code = ''; msg.classList.remove('bad');
     try {
-      const p = await invoke('print_return', { returnId: r.return_id });
+      const p = await print(r.return_id);
       msg.textContent = p.message; msg.dataset.code = 'printed';
       msg.dataset.printNo = String(p.print_no); msg.dataset.reprint = String(p.reprint);
       doc.textContent = p.document.join('\n'); doc.dataset.reprint = String(p.next_print_reprint);
-      print.textContent = p.next_print_reprint ? t('return-reprint') : t('return-print');
+      button.textContent = p.next_print_reprint ? t('return-reprint') : t('return-print');
       announce(p.message);
     } catch (e) {
       msg.textContent = errText(e); msg.dataset.code = (e && e.code) || 'error'; msg.classList.add('bad');
       alertLoud(errText(e));
-    } finally { printing = false; print.disabled = false; }
+    } finally { printing = false; button.disabled = false; }
   });
   return h('div', { class: 'return-result' },
     h('p', { class: 'ok', id: 'return-done', 'data-cash': String(r.cash_out), 'data-total': String(r.total), 'data-number': r.number, text: r.message }),
@@ -145,7 +148,7 @@ function returnDone(r) {
     ...r.errors.map((x) => h('p', { class: 'bad', text: x })),
     ...(r.ryoshusho_kept ? [keptRyoshusho(r.ryoshusho_kept)] : []),
     h('h3', { text: t('return-doc-title') }),
-    h('div', { class: 'actions' }, print), msg, doc);
+    h('div', { class: 'actions' }, button), msg, doc);
 }
 
 /** The 領収書 came back at this return and the customer kept something (record 0145):

@@ -53,4 +53,17 @@ impl App {
         self.wait_js("return document.querySelector('#view-register .receipt-panel')?.dataset.loaded === 'true'", "the receipt", LONG).await;
         self.js("return +document.querySelector('#view-register .receipt-panel').dataset.cart").await.as_i64().unwrap()
     }
+
+    /// Presses Print under a return's document in Payments and waits until the screen
+    /// says print `n` went to the printer; the message shown.
+    pub async fn print_return_document(&self, n: usize) -> String {
+        self.click("#payment-detail #return-print").await;
+        self.wait_js(
+            &format!("const m = document.getElementById('return-print-msg'); return m.dataset.code === 'printed' && m.dataset.printNo === '{n}'"),
+            "printed",
+            LONG,
+        )
+        .await;
+        self.text("#payment-detail #return-print-msg").await
+    }
 }
