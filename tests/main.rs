@@ -6,6 +6,7 @@
 //! tests/package.rs (the shipped .deb) stays its own binary, `package`, run last by `make test`.
 
 mod window_backoffice;
+mod window_cancel_change;
 mod window_catalog;
 mod window_checkout;
 mod window_counter_rules;

@@ -12,23 +12,6 @@ use paydesk_e2e::thirtyfour::prelude::*;
 use paydesk_e2e::{App, Launch, LONG};
 use serde_json::Value;
 
-/// Picks a language in Settings (F4) the way the select does it, and waits until the
-/// page speaks it.
-async fn choose_language(app: &App, code: &str) {
-    app.el("body").await.send_keys(Key::F4).await.unwrap();
-    app.el("#set-language").await;
-    app.js(&format!(
-        "const s = document.getElementById('set-language'); s.value = '{code}'; s.dispatchEvent(new Event('change'));"
-    ))
-    .await;
-    app.wait_js(
-        &format!("return document.documentElement.lang === '{code}' && !document.getElementById('set-language').disabled"),
-        "the screen to switch language",
-        LONG,
-    )
-    .await;
-}
-
 async fn register(app: &App) {
     app.el("body").await.send_keys(Key::F1).await.unwrap();
     app.wait_js("return !document.getElementById('view-register').hidden", "the register", LONG).await;
@@ -78,7 +61,7 @@ async fn settings_switch_the_whole_register_to_japanese_and_back() {
     app.scan("CRO-001").await;
     app.wait_js("return document.getElementById('cart-total').textContent === '$5.97'", "total $5.97", LONG).await;
 
-    choose_language(&app, "ja").await;
+    app.choose_language("ja").await;
     // The settings screen itself is redrawn in Japanese.
     app.wait_js("return document.getElementById('save-settings').textContent === '設定を保存'", "settings in Japanese", LONG).await;
     let saved = std::fs::read_to_string(app.data_dir.join("settings.json")).expect("settings.json");
@@ -131,7 +114,7 @@ async fn settings_switch_the_whole_register_to_japanese_and_back() {
     assert_eq!(format_money(&app, "'9007199254740993'", "USD").await, "$90,071,992,547,409.93");
 
     // And back: English again, at once.
-    choose_language(&app, "en").await;
+    app.choose_language("en").await;
     register(&app).await;
     assert_eq!(app.text("#cart-title").await, "Cart");
     app.wait_js("return document.getElementById('charge').textContent === 'Charge $5.97'", "Charge in English", LONG).await;

@@ -33,20 +33,6 @@ fn expected_drawer(app: &App) -> i64 {
     ledger(app).sales().expected_drawer().unwrap().iter().map(|(_, m)| *m).sum()
 }
 
-/// Picks the screen's language in Settings (F4) as the select does.
-async fn choose_language(app: &App, code: &str) {
-    key(app, Key::F4).await;
-    app.el("#set-language").await;
-    app.js(&format!("const s = document.getElementById('set-language'); s.value = '{code}'; s.dispatchEvent(new Event('change')); return true"))
-        .await;
-    app.wait_js(
-        &format!("return document.documentElement.lang === '{code}' && !document.getElementById('set-language').disabled"),
-        "the screen to switch language",
-        LONG,
-    )
-    .await;
-}
-
 /// Settings (F4) → Tender types: adds `name` as a voucher that gives no change; its id.
 async fn add_voucher_type(app: &App, name: &str) -> i64 {
     key(app, Key::F4).await;
@@ -160,7 +146,7 @@ async fn a_voucher_with_no_change_in_japanese_at_1024x768() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_voucher_with_no_change_in_english_at_1280x800_and_a_cashier_cannot_add_a_type() {
     let app = App::start("store-tender-en", launch(1280, 800)).await;
-    choose_language(&app, "en").await;
+    app.choose_language("en").await;
     let type_id = add_voucher_type(&app, "Gift voucher").await;
     let cart = ring_up_800(&app).await;
     let drawer_before = expected_drawer(&app);

@@ -99,18 +99,31 @@ function storeKeyIndex(e) {
   return m ? Number(m[1]) - 1 : null;
 }
 
-/** A card of this sale was resolved in the background: show the sale as it is now. */
+/** A card of this sale was resolved in the background: show the sale as it is now.
+ * A paid sale on show can reopen too: a card accepted offline and declined when forwarded
+ * (record 0028) leaves a balance, and the panel must stop saying "paid" — the cashier
+ * collects the rest or cancels while the customer is still at the counter (record 0148). */
 export async function refreshTender() {
-  if (!open || busy || mode === 'done') return;
+  if (!open || busy) return;
+  if (mode === 'done') {
+    if (!sale || !sale.complete) return;
+    if (!(await refresh(true))) return;
+    if (sale.complete || sale.canceled) return;
+    notice('bad', t('tender-reopened', { due: sale.due_display }));
+    startMode('menu');
+    return;
+  }
   const was = sale && sale.unknown_tender;
-  if (!(await refresh())) return;
+  if (!(await refresh(true))) return;
   if (sale.complete || sale.canceled) showDone(null, sale.state_label);
   else if (was && !sale.unknown_tender) notice('ok', t('tender-pending-resolved'));
 }
 
-async function refresh() {
+/** The sale again from the register. `quiet`: a refresh nobody asked for (a background
+ * update) says nothing when it fails — e.g. the screen is locked; the next one will do. */
+async function refresh(quiet = false) {
   try { sale = await invoke('get_sale'); render(); return true; }
-  catch (e) { alertLoud(errText(e)); return false; }
+  catch (e) { if (!quiet) alertLoud(errText(e)); return false; }
 }
 
 function close() {

@@ -66,4 +66,19 @@ impl App {
         .await;
         self.text("#payment-detail #return-print-msg").await
     }
+
+    /// Picks a language in Settings (F4) the way the select does it, and waits until the
+    /// page speaks it.
+    pub async fn choose_language(&self, code: &str) {
+        self.key(Key::F4).await;
+        self.el("#set-language").await;
+        self.js(&format!("const s = document.getElementById('set-language'); s.value = '{code}'; s.dispatchEvent(new Event('change')); return true"))
+            .await;
+        self.wait_js(
+            &format!("return document.documentElement.lang === '{code}' && !document.getElementById('set-language').disabled"),
+            "the screen to switch language",
+            LONG,
+        )
+        .await;
+    }
 }

@@ -195,8 +195,11 @@ impl SaleScreen {
                     amount_plain: money::plain(t.amount.amount_minor, cur),
                     state: t.state.as_str(),
                     state_label: match (t.kind, t.payment_state) {
-                        // a canceled sale's cash went back over the counter
-                        (TenderKind::Cash, _) if v.is_canceled() && t.state == TenderState::Settled => tr(id!("tender-handed-back")),
+                        // a canceled sale's cash went back over the counter, and so did
+                        // a store tender as itself: the voucher, the gift card (record 0148)
+                        (TenderKind::Cash | TenderKind::Store, _) if v.is_canceled() && t.state == TenderState::Settled => {
+                            tr(id!("tender-handed-back"))
+                        }
                         // a reader payment still open (waiting, or declined and ready for
                         // another card): the reader panel says which; "unknown" here would
                         // contradict a proven decline shown beside it

@@ -12,6 +12,7 @@ tender-back = Back
 tender-list-title = Payments of this sale
 tender-list-empty = None yet.
 tender-pending-resolved = The pending card is resolved; the list shows how it ended.
+tender-reopened = A card accepted offline was declined: {$due} is due again. Take it another way, or cancel the sale.
 tender-part-paid-back = Part of this sale is paid: take the rest (F6 cash, F7 card) or cancel the sale (F8).
 tender-due-nothing = nothing
 tender-row-handed = handed { $amount }

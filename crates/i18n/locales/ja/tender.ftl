@@ -12,6 +12,7 @@ tender-back = 戻る
 tender-list-title = この取引のお支払い
 tender-list-empty = まだありません。
 tender-pending-resolved = 結果待ちだったカードの結果が出ました。一覧で確認できます。
+tender-reopened = オフラインで受け付けたカードが承認されませんでした。{$due} が未払いです。別の方法でお支払いいただくか、取引を取り消してください。
 tender-part-paid-back = この取引は一部お支払い済みです。残りを受け取る (F6 現金、F7 カード) か、取引を取り消してください (F8)。
 tender-due-nothing = なし
 tender-row-handed = お預り { $amount }
