@@ -125,6 +125,16 @@ impl<L: Deref<Target = Ledger>> Returns<L> {
         ids.into_iter().map(|id| record_tx(&self.conn, id)).collect()
     }
 
+    /// The restored exchange a restored return made, if it was one: `(exchange id, new sale, credit)`.
+    pub fn restored_exchange_of_return(&self, return_id: i64) -> Result<Option<(i64, crate::types::CartId, i64)>> {
+        Ok(self
+            .conn
+            .row_cached("SELECT id, new_cart_id, credit_minor FROM restored_exchanges WHERE return_id = ?1", [return_id], |r| {
+                Ok((r.get(0)?, crate::types::CartId(r.get(1)?), r.get(2)?))
+            })
+            .optional()?)
+    }
+
     /// One return of a restored sale.
     pub fn restored_return(&self, id: i64) -> Result<RestoredReturnRecord> {
         record_tx(&self.conn, id)
@@ -205,15 +215,6 @@ impl Returns<&mut Ledger> {
         Ok(RestoredExchangePlan { exchange_id, ret: RestoredReturnPlan { record, card_refunds, cash_out_minor }, credit_minor, new_sale })
     }
 
-    /// The restored exchange a restored return made, if it was one: `(exchange id, new sale, credit)`.
-    pub fn restored_exchange_of_return(&self, return_id: i64) -> Result<Option<(i64, crate::types::CartId, i64)>> {
-        Ok(self
-            .conn
-            .row_cached("SELECT id, new_cart_id, credit_minor FROM restored_exchanges WHERE return_id = ?1", [return_id], |r| {
-                Ok((r.get(0)?, crate::types::CartId(r.get(1)?), r.get(2)?))
-            })
-            .optional()?)
-    }
 }
 
 /// What [`Returns::exchange_restored`] committed.
