@@ -175,8 +175,20 @@ pub(crate) enum SaleCmd {
     /// Exchange: take back lines of a paid sale (as `return`) and put their worth on the
     /// open sale `--into`; what is left is its due, or one refund of the difference.
     Exchange {
+        /// This register's paid sale.
+        #[arg(long, required_unless_present_any = ["sale", "receipt"], conflicts_with_all = ["restored_from", "sale", "receipt"])]
+        cart: Option<i64>,
+        /// A sale of a replaced register restored here (record 0153): the predecessor's
+        /// register id, with --sale (its sale id) or --receipt.
+        #[arg(long = "restored-from")]
+        restored_from: Option<String>,
+        /// The predecessor's sale id (with --restored-from).
+        #[arg(long, requires = "restored_from", conflicts_with = "receipt")]
+        sale: Option<i64>,
+        /// The predecessor's receipt number (e.g. 000042); --restored-from when two
+        /// predecessors have it.
         #[arg(long)]
-        cart: i64,
+        receipt: Option<String>,
         #[arg(long = "line", required = true)]
         lines: Vec<String>,
         /// The open sale the goods' worth pays (made with `sale new`).
@@ -391,9 +403,15 @@ async fn run_checked(engine: &Engine, cmd: &SaleCmd) -> Result<i32, String> {
                 }
             }
         }
-        SaleCmd::Exchange { cart, lines, into, reason: r, ryoshusho_taken_back, json } => {
+        SaleCmd::Exchange { cart, restored_from, sale, receipt, lines, into, reason: r, ryoshusho_taken_back, json } => {
             let items = crate::sale_return::returned_lines(lines)?;
-            crate::sale_exchange::run(engine, *cart, &items, *into, reason(r)?, *ryoshusho_taken_back, *json).await
+            match cart {
+                Some(cart) => crate::sale_exchange::run(engine, *cart, &items, *into, reason(r)?, *ryoshusho_taken_back, *json).await,
+                None => {
+                    let which = crate::sale_return::Restored { source: restored_from.as_deref(), sale: *sale, receipt: receipt.as_deref() };
+                    crate::sale_exchange::run_restored(engine, which, &items, *into, reason(r)?, *json).await
+                }
+            }
         }
         SaleCmd::Rounding { currency: c, increment } => {
             let c = currency(c)?;

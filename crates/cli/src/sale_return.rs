@@ -70,6 +70,7 @@ pub(crate) fn return_code(l: &paydesk_ledger::Error) -> Option<&'static str> {
         L::RestoredPaymentUnsettled { .. } => Some("restored_payment_unsettled"),
         L::RestoredStoreTender { .. } => Some("restored_store_tender"),
         L::RestoredRefundExceeds { .. } => Some("sale_refund_exceeds"),
+        L::RestoredCreditNotGivenBack { .. } => Some("restored_credit_not_given_back"),
         _ => None,
     }
 }
@@ -116,12 +117,9 @@ pub(crate) struct Restored<'a> {
 /// replaced register made, restored here. Exit codes and error shape as `run`'s, with the
 /// codes of the restored refusals (`restore_not_finished`, `unknown_restored_sale`, …).
 pub(crate) async fn run_restored(engine: &Engine, which: Restored<'_>, items: &[Returned], reason: Option<&str>, json: bool) -> i32 {
-    let found = match (which.source, which.sale, which.receipt) {
-        (Some(source), Some(sale), _) => Ok((source.to_string(), sale)),
-        (source, None, Some(receipt)) => engine.restored_by_receipt(receipt, source),
-        _ => {
-            return checkout_error("invalid_input", "name the restored sale: --restored-from REGISTER --sale N, or --receipt NNNNNN", None, None);
-        }
+    let found = match find_restored(engine, &which) {
+        Ok(found) => found,
+        Err(code) => return code,
     };
     let result = match found {
         Ok((source, sale)) => engine.return_restored(&source, sale, items, reason).await,
@@ -153,6 +151,15 @@ pub(crate) async fn run_restored(engine: &Engine, which: Restored<'_>, items: &[
             exit_of(&states, !rep.errors.is_empty())
         }
         Err(e) => refused(&e),
+    }
+}
+
+/// The predecessor and sale id named by `which`, or the exit code of a bad naming.
+pub(crate) fn find_restored(engine: &Engine, which: &Restored<'_>) -> Result<Result<(String, i64), EngineError>, i32> {
+    match (which.source, which.sale, which.receipt) {
+        (Some(source), Some(sale), _) => Ok(Ok((source.to_string(), sale))),
+        (source, None, Some(receipt)) => Ok(engine.restored_by_receipt(receipt, source)),
+        _ => Err(checkout_error("invalid_input", "name the restored sale: --restored-from REGISTER --sale N, or --receipt NNNNNN", None, None)),
     }
 }
 

@@ -25,6 +25,7 @@ mod refund_twice;
 mod refusals;
 mod resilience;
 mod restore;
+mod restored_exchange;
 mod restored_return;
 mod ryoshusho;
 mod ryoshusho_kept;

@@ -42,6 +42,7 @@ mod proptest_tenders;
 mod receipts;
 mod refunds_events;
 mod restored;
+mod restored_exchanges;
 mod restored_returns;
 mod return_prints;
 mod returns;

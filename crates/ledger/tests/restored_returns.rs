@@ -12,26 +12,26 @@ use paydesk_ledger::*;
 use paydesk_tax::{Returned, TaxClass};
 use serde_json::Value;
 
-const AT: i64 = 1_796_083_200_000; // 2026-12-01 00:00 UTC
-const SRC: &str = "3f1c9a52-0000-4000-8000-00000000000a";
-const COF: usize = 0;
-const CRO: usize = 1;
-const MUG: usize = 2;
+pub(crate) const AT: i64 = 1_796_083_200_000; // 2026-12-01 00:00 UTC
+pub(crate) const SRC: &str = "3f1c9a52-0000-4000-8000-00000000000a";
+pub(crate) const COF: usize = 0;
+pub(crate) const CRO: usize = 1;
+pub(crate) const MUG: usize = 2;
 
-fn store(seed: u64) -> Ledger {
+pub(crate) fn store(seed: u64) -> Ledger {
     let mut l = Ledger::open_in_memory(Box::new(SeededKeys::new(seed))).unwrap();
     l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
     l
 }
 
-fn back(line: usize, quantity: u32) -> Returned {
+pub(crate) fn back(line: usize, quantity: u32) -> Returned {
     Returned { line, quantity }
 }
 
 /// The predecessor: COF-001 ×2, CRO-001 ×3, MUG-001 ×1 paid 1,000 by card (captured, with
 /// its PSP id) and the rest in cash; then `its_return` taken back there, its card refund
 /// succeeded.
-fn predecessor(its_return: &[Returned]) -> (Ledger, CartId, Payment) {
+pub(crate) fn predecessor(its_return: &[Returned]) -> (Ledger, CartId, Payment) {
     let mut a = store(7);
     let cart = a.carts_mut().create(Currency::Jpy, AT).unwrap();
     for (sku, q) in [("COF-001", 2), ("CRO-001", 3), ("MUG-001", 1)] {
@@ -55,7 +55,7 @@ fn predecessor(its_return: &[Returned]) -> (Ledger, CartId, Payment) {
 }
 
 /// What the predecessor queued, as restored rows.
-fn history(a: &Ledger) -> Vec<RestoredRow> {
+pub(crate) fn history(a: &Ledger) -> Vec<RestoredRow> {
     a.sync_log()
         .outbox_batch(0, 500)
         .unwrap()
@@ -67,7 +67,7 @@ fn history(a: &Ledger) -> Vec<RestoredRow> {
         .collect()
 }
 
-fn source(acked: u64) -> RestoreSourceRow {
+pub(crate) fn source(acked: u64) -> RestoreSourceRow {
     RestoreSourceRow {
         register_id: SRC.into(),
         register_name: "Front till".into(),
@@ -80,18 +80,18 @@ fn source(acked: u64) -> RestoreSourceRow {
 }
 
 /// The replacement, with the predecessor's whole history restored.
-fn replacement(rows: &[RestoredRow]) -> Ledger {
+pub(crate) fn replacement(rows: &[RestoredRow]) -> Ledger {
     let mut b = store(8);
     b.sync_log_mut().begin_restore(&source(rows.len() as u64), AT + 100).unwrap();
     b.sync_log_mut().append_restored(SRC, rows, AT + 100).unwrap();
     b
 }
 
-fn outbox(l: &Ledger) -> Vec<Value> {
+pub(crate) fn outbox(l: &Ledger) -> Vec<Value> {
     l.sync_log().outbox_batch(0, 500).unwrap().iter().map(|r| serde_json::from_str(&r.fact_json).unwrap()).collect()
 }
 
-fn settle(l: &mut Ledger, refunds: &[Refund], now: i64) {
+pub(crate) fn settle(l: &mut Ledger, refunds: &[Refund], now: i64) {
     for r in refunds {
         l.refunds_mut().record_result(r.id, &format!("re_{}", r.id.0), RefundState::Succeeded, now).unwrap();
     }

@@ -20,7 +20,7 @@ pub use notify::{AlarmCode, BackgroundReason, Notification, Notifier, ResolvedVi
 pub use rng::{OsRandom, Random, SeededRandom, SharedRandom};
 pub use transport::{HttpTransport, SharedTransport, Transport};
 pub use engine::{
-    CancelReport, CardTenderReport, CashReport, ExchangeReport, RestoredReturnReport, ReturnReport, SaleRefundReport, SaleView, StoreTenderReport,
+    CancelReport, CardTenderReport, CashReport, ExchangeReport, RestoredExchangeReport, RestoredReturnReport, ReturnReport, SaleRefundReport, SaleView, StoreTenderReport,
     CheckoutOutcome, CheckoutReport, Attempted, CrashHook, CrashPoint, Engine, EngineConfig, EngineError, EngineStatus,
     EventsReport, PaymentView, RecoverReport, RefundReport, MAX_EVENT_PAGES_PER_POLL, MAX_SEARCH_SETTLE_MS,
     NotChargedWhy, PendingWhy, ReaderConfig, ReaderOutcome, ReaderRegistration, ReaderReport, ReaderTenderReport, TestCard,

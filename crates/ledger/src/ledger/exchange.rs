@@ -43,8 +43,13 @@ pub struct ExchangeCredit {
     /// The return of the old sale that made it, and its number (`000012-R1`).
     pub return_id: i64,
     pub return_number: String,
+    /// The old sale: this register's cart, or, when `restored_from` is set, the
+    /// predecessor's sale id (record 0153; `return_id` is then a `restored_returns` id).
     pub old_cart_id: CartId,
     pub amount_minor: i64,
+    /// The predecessor register whose restored sale's goods came back (record 0153).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored_from: Option<String>,
 }
 
 /// An exchange as its return knows it: which new sale its credit paid, and how much.
@@ -132,29 +137,10 @@ pub(super) struct CreditPlan {
 /// sale's tax, as its first tender would: its total may not change under a credit.
 pub(super) fn plan_credit_tx(tx: &WriteTx<'_>, old: &Sale, new_cart: CartId, worth_minor: i64, now_ms: i64) -> Result<CreditPlan> {
     let old_cart_id = old.cart.id.0;
-    if worth_minor == 0 {
-        return Err(Error::ExchangeNothingToCredit { old_cart_id });
-    }
     if new_cart == old.cart.id {
         return Err(Error::ExchangeNewSaleRefused { new_cart_id: new_cart.0, why: "it is the sale whose goods come back" });
     }
-    let new = admit_tender_tx(tx, new_cart, None, now_ms)?;
-    if new.cart.currency != old.cart.currency {
-        return Err(Error::ExchangeCurrencyMismatch {
-            old_cart_id,
-            old_currency: old.cart.currency.code().to_string(),
-            new_cart_id: new_cart.0,
-            new_currency: new.cart.currency.code().to_string(),
-        });
-    }
-    if new.exchange_credit.is_some() {
-        return Err(Error::ExchangeNewSaleRefused { new_cart_id: new_cart.0, why: "it holds another exchange's credit" });
-    }
-    super::cart_tax::lock_tax_tx(tx, new_cart)?;
-    let open = super::sale::sale_tx(tx, new_cart)?.totals.open_minor();
-    if open <= 0 {
-        return Err(Error::ExchangeNewSaleRefused { new_cart_id: new_cart.0, why: "nothing is open to pay" });
-    }
+    let open = new_sale_open_tx(tx, old_cart_id, old.cart.currency, new_cart, worth_minor, now_ms)?;
     let credit_minor = worth_minor.min(open);
     let mut rest = credit_minor;
     let mut from = Vec::new();
@@ -169,6 +155,41 @@ pub(super) fn plan_credit_tx(tx: &WriteTx<'_>, old: &Sale, new_cart: CartId, wor
         return Err(Error::ExchangeOfCreditedSale { old_cart_id });
     }
     Ok(CreditPlan { new_cart, credit_minor, from })
+}
+
+/// Checks the new sale of an exchange whose goods, worth `worth_minor`, came from sale
+/// `old_sale` (this register's or a predecessor's, record 0153) paid in `currency`, and
+/// answers what it has open. Locks the new sale's tax, as its first tender would: its total
+/// may not change under a credit.
+pub(super) fn new_sale_open_tx(
+    tx: &WriteTx<'_>,
+    old_sale: i64,
+    currency: paydesk_domain::Currency,
+    new_cart: CartId,
+    worth_minor: i64,
+    now_ms: i64,
+) -> Result<i64> {
+    if worth_minor == 0 {
+        return Err(Error::ExchangeNothingToCredit { old_cart_id: old_sale });
+    }
+    let new = admit_tender_tx(tx, new_cart, None, now_ms)?;
+    if new.cart.currency != currency {
+        return Err(Error::ExchangeCurrencyMismatch {
+            old_cart_id: old_sale,
+            old_currency: currency.code().to_string(),
+            new_cart_id: new_cart.0,
+            new_currency: new.cart.currency.code().to_string(),
+        });
+    }
+    if new.exchange_credit.is_some() {
+        return Err(Error::ExchangeNewSaleRefused { new_cart_id: new_cart.0, why: "it holds another exchange's credit" });
+    }
+    super::cart_tax::lock_tax_tx(tx, new_cart)?;
+    let open = super::sale::sale_tx(tx, new_cart)?.totals.open_minor();
+    if open <= 0 {
+        return Err(Error::ExchangeNewSaleRefused { new_cart_id: new_cart.0, why: "nothing is open to pay" });
+    }
+    Ok(open)
 }
 
 /// Writes the exchange, its credits and its audit row; answers its id.
@@ -205,8 +226,29 @@ pub(super) fn write_credit_tx(
     Ok(id)
 }
 
-/// The exchange credit on a sale, if any.
+/// The exchange credit on a sale, if any: of this register's exchanges, or of an exchange
+/// of a restored sale (record 0153; at most one of either, held by v40's triggers).
 pub(super) fn credit_of_tx(conn: &Connection, cart_id: CartId) -> Result<Option<ExchangeCredit>> {
+    let restored = conn
+        .row_cached(
+            "SELECT x.id, x.return_id, r.number, r.sale_id, x.credit_minor, r.source FROM restored_exchanges x
+               JOIN restored_returns r ON r.id = x.return_id WHERE x.new_cart_id = ?1",
+            [cart_id.0],
+            |r| {
+                Ok(ExchangeCredit {
+                    exchange_id: r.get(0)?,
+                    return_id: r.get(1)?,
+                    return_number: r.get(2)?,
+                    old_cart_id: CartId(r.get(3)?),
+                    amount_minor: r.get(4)?,
+                    restored_from: Some(r.get(5)?),
+                })
+            },
+        )
+        .optional()?;
+    if restored.is_some() {
+        return Ok(restored);
+    }
     Ok(conn
         .row_cached(
             "SELECT e.id, e.return_id, r.number, e.old_cart_id, e.credit_minor FROM exchanges e JOIN returns r ON r.id = e.return_id
@@ -219,6 +261,7 @@ pub(super) fn credit_of_tx(conn: &Connection, cart_id: CartId) -> Result<Option<
                     return_number: r.get(2)?,
                     old_cart_id: CartId(r.get(3)?),
                     amount_minor: r.get(4)?,
+                    restored_from: None,
                 })
             },
         )
@@ -245,6 +288,11 @@ pub(super) fn credited_out_tx(conn: &Connection, tender: TenderId) -> Result<i64
 /// first, then store tenders, then cash, as any give-back.
 pub(super) fn credit_slots_tx(conn: &Connection, sale: &Sale) -> Result<Vec<(i64, Tender, i64)>> {
     let Some(credit) = &sale.exchange_credit else { return Ok(Vec::new()) };
+    // A restored exchange's credit lies in the predecessor's tenders, which are not rows
+    // here: nothing goes back through it (the allocation refuses that part, record 0153).
+    if credit.restored_from.is_some() {
+        return Ok(Vec::new());
+    }
     let rows: Vec<(i64, i64, i64)> = collect(
         conn,
         "SELECT ec.id, ec.tender_id, ec.amount_minor - COALESCE((

@@ -52,6 +52,7 @@ mod v36_restored_returns;
 mod v37_ryoshusho_reissues;
 mod v38_audit_rows;
 mod v39_restored_return_prints;
+mod v40_restored_exchanges;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -97,6 +98,7 @@ pub const MIGRATIONS: &[&str] = &[
     v37_ryoshusho_reissues::RYOSHUSHO_REISSUES, // v37: a new ryōshūsho for what was kept after a return (record 0145)
     v38_audit_rows::AUDIT_ROWS,            // v38: audit rows and receipt prints with their text go up (record 0146)
     v39_restored_return_prints::RESTORED_RETURN_PRINTS, // v39: prints of a restored sale's return document (record 0144)
+    v40_restored_exchanges::RESTORED_EXCHANGES, // v40: exchanges of a restored sale (record 0153)
 ];
 
 /// The version whose migration turned the audit log into a chain.

@@ -245,7 +245,28 @@ pub fn before_restored_return_prints() -> usize {
 /// Drops what schema v39 made (its table and trigger), for a file rolled back before it.
 /// Safe to call twice; `undo_restored_returns` calls it too (the table references theirs).
 pub fn undo_restored_return_prints(c: &rusqlite::Connection) {
+    undo_restored_exchanges(c);
     c.execute_batch("DROP TRIGGER IF EXISTS restored_return_prints_one_original; DROP TABLE IF EXISTS restored_return_prints;").unwrap();
+}
+
+/// The schema version before exchanges of restored sales (schema v40), by its migration's text.
+pub fn before_restored_exchanges() -> usize {
+    paydesk_ledger::schema::MIGRATIONS
+        .iter()
+        .position(|m| m.contains("CREATE TABLE IF NOT EXISTS restored_exchanges"))
+        .expect("the restored exchanges migration")
+}
+
+/// Drops what schema v40 made (two tables, four triggers), for a file rolled back before it.
+/// Safe to call twice; `undo_restored_return_prints` (and so `undo_restored_returns`) calls
+/// it too (its tables reference `restored_returns`).
+pub fn undo_restored_exchanges(c: &rusqlite::Connection) {
+    c.execute_batch(
+        "DROP TRIGGER IF EXISTS exchanges_one_credit_restored; DROP TRIGGER IF EXISTS restored_exchanges_one_credit;
+         DROP TRIGGER IF EXISTS restored_exchanges_within_return; DROP TRIGGER IF EXISTS restored_exchange_credits_within_credit;
+         DROP TABLE IF EXISTS restored_exchange_credits; DROP TABLE IF EXISTS restored_exchanges;",
+    )
+    .unwrap();
 }
 
 pub fn count_in(c: &rusqlite::Connection, sql: &str) -> i64 {

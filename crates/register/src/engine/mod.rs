@@ -25,7 +25,7 @@ pub use reader::{
     NotChargedWhy, PendingWhy, ReaderConfig, ReaderOutcome, ReaderRegistration, ReaderReport, ReaderTenderReport, TestCard,
     UnavailableWhy,
 };
-pub use sale::{CancelReport, CardTenderReport, CashReport, ExchangeReport, RestoredReturnReport, ReturnReport, SaleRefundReport, SaleView, StoreTenderReport};
+pub use sale::{CancelReport, CardTenderReport, CashReport, ExchangeReport, RestoredExchangeReport, RestoredReturnReport, ReturnReport, SaleRefundReport, SaleView, StoreTenderReport};
 pub use report::{CheckoutOutcome, CheckoutReport, EngineStatus, EventsReport, PaymentView, RecoverReport, RefundReport};
 
 use crate::clock::SharedClock;

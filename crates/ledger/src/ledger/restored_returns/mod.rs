@@ -125,6 +125,16 @@ impl<L: Deref<Target = Ledger>> Returns<L> {
         ids.into_iter().map(|id| record_tx(&self.conn, id)).collect()
     }
 
+    /// The restored exchange a restored return made, if it was one: `(exchange id, new sale, credit)`.
+    pub fn restored_exchange_of_return(&self, return_id: i64) -> Result<Option<(i64, crate::types::CartId, i64)>> {
+        Ok(self
+            .conn
+            .row_cached("SELECT id, new_cart_id, credit_minor FROM restored_exchanges WHERE return_id = ?1", [return_id], |r| {
+                Ok((r.get(0)?, crate::types::CartId(r.get(1)?), r.get(2)?))
+            })
+            .optional()?)
+    }
+
     /// One return of a restored sale.
     pub fn restored_return(&self, id: i64) -> Result<RestoredReturnRecord> {
         record_tx(&self.conn, id)
@@ -158,12 +168,65 @@ impl Returns<&mut Ledger> {
         let tx = self.write_tx()?;
         let restored = sale::restored_sale_tx(&tx, source, sale)?;
         let input = RestoredReturnInput { items, reason, now_ms };
-        let (id, card_refunds) = take::take_back_tx(&tx, &restored, &input, &mut keys)?;
+        let (id, card_refunds, _) = take::take_back_tx(&tx, &restored, &input, &mut keys, None)?;
         let record = record_tx(&tx, id)?;
         tx.commit()?;
         let cash_out_minor = record.cash_out_minor;
         Ok(RestoredReturnPlan { record, card_refunds, cash_out_minor })
     }
+
+    /// An exchange of a restored sale (record 0153): takes back `items` of the restored sale
+    /// `sale` of predecessor `source` as [`Returns::take_back_restored`] does and puts their
+    /// worth on this register's open sale `new_cart`, in ONE transaction. As much as the new
+    /// sale has open becomes its credit, taken out of the restored sale's tenders (cards
+    /// first, then cash), which keep it; only the rest is given back (cards first, each its
+    /// own refund on the predecessor's payment, then cash out of this drawer). Refused,
+    /// nothing written: everything `take_back_restored` refuses; everything an exchange
+    /// refuses of its new sale ([`Error::ExchangeNewSaleRefused`],
+    /// [`Error::ExchangeCurrencyMismatch`], [`Error::ExchangeNothingToCredit`], a sale paid,
+    /// canceled or with a card of unknown outcome); a credit that would come out of a store
+    /// tender ([`Error::RestoredStoreTender`]).
+    pub fn exchange_restored(
+        &mut self,
+        source: &str,
+        sale: i64,
+        items: &[Returned],
+        new_cart: crate::types::CartId,
+        reason: Option<&str>,
+        now_ms: i64,
+    ) -> Result<RestoredExchangePlan> {
+        if items.is_empty() || items.len() > super::returns::MAX_RETURN_LINES {
+            return Err(Error::InvalidInput(format!("an exchange returns 1 to {} lines", super::returns::MAX_RETURN_LINES)));
+        }
+        let reason = reason.map(check_reason).transpose()?;
+        let cards = sale::restored_sale_tx(&self.conn, source, sale)?.tenders.iter().filter(|t| t.kind == paydesk_domain::TenderKind::Card).count();
+        let mut keys: Vec<String> = (0..cards).map(|_| self.new_key()).collect();
+        let tx = self.write_tx()?;
+        let restored = sale::restored_sale_tx(&tx, source, sale)?;
+        let input = RestoredReturnInput { items, reason, now_ms };
+        let (id, card_refunds, exchange_id) = take::take_back_tx(&tx, &restored, &input, &mut keys, Some(new_cart))?;
+        let exchange_id = exchange_id.expect("an exchange's return answers its exchange");
+        let record = record_tx(&tx, id)?;
+        let new_sale = crate::ledger::sale::refresh_cart_tx(&tx, new_cart, now_ms)?;
+        let credit_minor = new_sale.exchange_credit.as_ref().map(|c| c.amount_minor).expect("the new sale holds the credit");
+        assert!(new_sale.totals.settled_minor <= new_sale.totals.total_minor, "restored exchange {exchange_id}: the new sale's settled exceeds its total");
+        tx.commit()?;
+        let cash_out_minor = record.cash_out_minor;
+        Ok(RestoredExchangePlan { exchange_id, ret: RestoredReturnPlan { record, card_refunds, cash_out_minor }, credit_minor, new_sale })
+    }
+
+}
+
+/// What [`Returns::exchange_restored`] committed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RestoredExchangePlan {
+    pub exchange_id: i64,
+    /// The return of the restored sale; its card refunds (the difference, when the goods
+    /// back are worth more than the new sale) are to be driven, each under its key.
+    pub ret: RestoredReturnPlan,
+    pub credit_minor: i64,
+    /// The new sale with its credit: paid, or with what is left to pay.
+    pub new_sale: crate::ledger::sale::Sale,
 }
 
 fn class_of(s: String) -> Result<TaxClass> {

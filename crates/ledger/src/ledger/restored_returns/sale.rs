@@ -49,6 +49,9 @@ pub struct RestoredTender {
     pub predecessor_minor: i64,
     /// Of that, what the predecessor's refunds that succeeded took (cards only).
     pub predecessor_succeeded_minor: i64,
+    /// What exchanges made here credited out of it (record 0153): paying another sale now.
+    #[serde(default)]
+    pub credited_minor: i64,
     /// What can still go back through it.
     pub left_minor: i64,
 }
@@ -162,6 +165,10 @@ pub(super) fn restored_sale_tx(conn: &Connection, source: &str, sale: i64) -> Re
                 t.left_minor = (t.amount_minor - t.given_back_minor).max(0);
             }
         }
+        // What this register's exchanges credited out of it pays another sale now: not
+        // there to give back (record 0153).
+        t.credited_minor = credited_tx(conn, source, sale, t.seq)?;
+        t.left_minor = (t.left_minor - t.credited_minor).max(0);
     }
     Ok(RestoredSale {
         source: source.to_string(),
@@ -297,6 +304,7 @@ fn tender(v: &Value, source: &str, sale: i64) -> Result<RestoredTender> {
         given_back_minor: 0,
         predecessor_minor: 0,
         predecessor_succeeded_minor: 0,
+        credited_minor: 0,
         left_minor: 0,
     })
 }
@@ -333,6 +341,17 @@ fn this_register_gave(conn: &Connection, source: &str, sale: i64, g: &mut Given)
         |r| r.get::<_, i64>(0),
     )?;
     Ok(())
+}
+
+/// What this register's exchanges of the sale took out of its tender `seq` as credit.
+fn credited_tx(conn: &Connection, source: &str, sale: i64, seq: i64) -> Result<i64> {
+    Ok(conn.row_cached(
+        "SELECT COALESCE(SUM(c.amount_minor), 0) FROM restored_exchange_credits c JOIN restored_exchanges x ON x.id = c.exchange_id
+           JOIN restored_returns r ON r.id = x.return_id
+         WHERE r.source = ?1 AND r.sale_id = ?2 AND c.tender_seq = ?3",
+        params![source, sale, seq],
+        |r| r.get(0),
+    )?)
 }
 
 fn add_gross(into: &mut Vec<(TaxClass, i64)>, c: TaxClass, g: i64) {

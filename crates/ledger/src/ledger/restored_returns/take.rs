@@ -16,7 +16,7 @@ use crate::ledger::cart_tax::tax_setup_on_tx;
 use crate::ledger::catalog::class_str;
 use crate::ledger::refunds::create_refund_tx;
 use crate::ledger::Cached;
-use crate::types::{PaymentId, Refund};
+use crate::types::{CartId, PaymentId, Refund};
 use crate::write_tx::WriteTx;
 
 /// Where one part of the money went: the predecessor's tender, how much, and the refund row
@@ -35,8 +35,17 @@ struct GivenBack {
     cash_out: i64,
 }
 
-/// The return inside the caller's transaction; answers its id and the card refunds to drive.
-pub(super) fn take_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, input: &RestoredReturnInput<'_>, keys: &mut Vec<String>) -> Result<(i64, Vec<Refund>)> {
+/// The return inside the caller's transaction; answers its id, the card refunds to drive
+/// and, with `exchange` (the new sale, record 0153), the exchange's id: as much of the
+/// return's worth as the new sale has open becomes its credit, taken out of the sale's
+/// tenders (which keep it), and only the rest is given back.
+pub(super) fn take_back_tx(
+    tx: &WriteTx<'_>,
+    sale: &RestoredSale,
+    input: &RestoredReturnInput<'_>,
+    keys: &mut Vec<String>,
+    exchange: Option<CartId>,
+) -> Result<(i64, Vec<Refund>, Option<i64>)> {
     if sale.canceled {
         return Err(Error::RestoredSaleCanceled { register: sale.source.clone(), sale: sale.sale_id });
     }
@@ -46,11 +55,95 @@ pub(super) fn take_back_tx(tx: &WriteTx<'_>, sale: &RestoredSale, input: &Restor
         .map_err(|e| Error::RestoredSaleNotValued { register: sale.source.clone(), sale: sale.sale_id, why: e.to_string() })?;
     cap_to_what_is_left(sale, &mut valued);
     let staff = crate::ledger::session::operator(tx)?;
-    let given = give_back_tx(tx, sale, valued.total, input, keys)?;
+    let credit = exchange.map(|new| plan_credit_tx(tx, sale, new, valued.total, input.now_ms)).transpose()?;
+    // What the credit takes out of a tender is no longer there to give back.
+    let mut rest_of_sale = sale.clone();
+    for (seq, amount) in credit.iter().flat_map(|c| &c.from) {
+        let t = rest_of_sale.tenders.iter_mut().find(|t| t.seq == *seq).expect("a credited tender is the sale's");
+        t.left_minor -= amount;
+        assert!(t.left_minor >= 0, "restored sale {}: tender {seq} credited beyond what it has left", sale.sale_id);
+    }
+    let back = valued.total - credit.as_ref().map_or(0, |c| c.credit_minor);
+    let given = give_back_tx(tx, &rest_of_sale, back, input, keys)?;
     let id = insert_tx(tx, sale, &valued, &given, staff, input)?;
     send_tx(tx, id, sale, &given.links)?;
     audit_tx(tx, id, sale, &valued, &given, (staff, input))?;
-    Ok((id, given.refunds))
+    let exchange_id = credit.map(|c| write_credit_tx(tx, id, sale, &c, staff, input.now_ms)).transpose()?;
+    Ok((id, given.refunds, exchange_id))
+}
+
+/// The credit a restored exchange will write: on which new sale, how much, out of which of
+/// the predecessor's tenders (by `tender_seq`).
+struct CreditPlan {
+    new_cart: CartId,
+    credit_minor: i64,
+    from: Vec<(i64, i64)>,
+}
+
+/// Checks the new sale and sizes the credit for goods worth `worth_minor`, taken out of the
+/// restored sale's tenders as money given back would be: cards first (each settled, at most
+/// what it has left), then cash. Never out of a store tender ([`Error::RestoredStoreTender`]:
+/// a voucher is never turned into other goods' payment here, as it is never turned into cash).
+fn plan_credit_tx(tx: &WriteTx<'_>, sale: &RestoredSale, new_cart: CartId, worth_minor: i64, now_ms: i64) -> Result<CreditPlan> {
+    let open = crate::ledger::exchange::new_sale_open_tx(tx, sale.sale_id, sale.currency, new_cart, worth_minor, now_ms)?;
+    let credit_minor = worth_minor.min(open);
+    let mut rest = credit_minor;
+    let mut from = Vec::new();
+    for t in sale.tenders.iter().filter(|t| t.kind == TenderKind::Card) {
+        unsettled(sale, t)?;
+        let take = rest.min(t.left_minor);
+        if take > 0 {
+            from.push((t.seq, take));
+            rest -= take;
+        }
+    }
+    if rest > 0 && sale.tenders.iter().any(|t| t.kind == TenderKind::Store && t.left_minor > 0) {
+        return Err(Error::RestoredStoreTender { register: sale.source.clone(), sale: sale.sale_id });
+    }
+    for t in sale.tenders.iter().filter(|t| t.kind == TenderKind::Cash) {
+        let take = rest.min(t.left_minor);
+        if take > 0 {
+            from.push((t.seq, take));
+            rest -= take;
+        }
+    }
+    if rest > 0 {
+        let refundable = sale.tenders.iter().filter(|t| t.kind != TenderKind::Store).map(|t| t.left_minor).sum();
+        return Err(Error::RestoredRefundExceeds { register: sale.source.clone(), sale: sale.sale_id, requested_minor: credit_minor, refundable_minor: refundable });
+    }
+    Ok(CreditPlan { new_cart, credit_minor, from })
+}
+
+/// Writes the restored exchange, its credits and its audit row (after the return's); answers
+/// its id. No `exchange_recorded` fact: the back office keeps a restored return under the
+/// predecessor's sale, and its `sale_exchanges` link names one register's return and new
+/// sale (record 0153: the return, its money and the new sale reach it, the link does not).
+fn write_credit_tx(tx: &WriteTx<'_>, return_id: i64, sale: &RestoredSale, plan: &CreditPlan, staff: Option<i64>, now_ms: i64) -> Result<i64> {
+    tx.exec_cached(
+        "INSERT INTO restored_exchanges (return_id, new_cart_id, credit_minor, created_at_ms, staff_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![return_id, plan.new_cart.0, plan.credit_minor, now_ms, staff],
+    )?;
+    let id = tx.last_insert_rowid();
+    for (seq, amount) in &plan.from {
+        tx.exec_cached(
+            "INSERT INTO restored_exchange_credits (exchange_id, tender_seq, amount_minor) VALUES (?1, ?2, ?3)",
+            params![id, seq, amount],
+        )?;
+    }
+    let after = serde_json::json!({
+        "source": sale.source, "old_sale": sale.sale_id, "new_sale": plan.new_cart.0, "return_id": return_id, "credit": plan.credit_minor,
+        "from_tenders": plan.from.iter().map(|(t, a)| serde_json::json!({ "tender_seq": t, "amount": a })).collect::<Vec<_>>(),
+    });
+    let entry = AuditInput {
+        actor_id: staff,
+        after: Some(after.to_string()),
+        ..AuditInput::new(
+            "restored_sale_exchange",
+            &format!("restored exchange {id}: sale {} of register {} to sale {}", sale.sale_id, sale.source, plan.new_cart.0),
+        )
+    };
+    append_audit(tx, &entry, now_ms)?;
+    Ok(id)
 }
 
 /// The return's number: the sale's receipt number and its place among all its returns.

@@ -132,6 +132,13 @@ pub(in crate::ledger) fn allocate_refund_tx(
     }
     let refundable: i64 = slots.iter().map(|s| s.left).sum();
     let mut rest = amount_minor.unwrap_or(refundable);
+    if rest > refundable {
+        // The part paid by a restored exchange's credit has no slot here (record 0153).
+        if let Some(c) = sale.exchange_credit.as_ref().filter(|c| c.restored_from.is_some()) {
+            let register = c.restored_from.clone().unwrap_or_default();
+            return Err(Error::RestoredCreditNotGivenBack { cart_id: cart_id.0, register, sale: c.old_cart_id.0 });
+        }
+    }
     if rest > refundable || rest <= 0 {
         return Err(Error::SaleRefundExceeds { cart_id: cart_id.0, requested_minor: rest, refundable_minor: refundable });
     }

@@ -5,7 +5,7 @@
 
 use super::SaleView;
 use crate::engine::{Engine, RefundReport, Result};
-use paydesk_ledger::{CartId, ReturnRecord};
+use paydesk_ledger::{CartId, RestoredReturnRecord, ReturnRecord};
 use paydesk_tax::Returned;
 use serde::Serialize;
 
@@ -28,7 +28,52 @@ pub struct ExchangeReport {
     pub new_sale: SaleView,
 }
 
+/// What an exchange of a restored sale did (record 0153).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RestoredExchangeReport {
+    pub exchange_id: i64,
+    /// The return of the predecessor's sale (numbered among all its returns).
+    #[serde(rename = "return")]
+    pub record: RestoredReturnRecord,
+    /// What of the return's worth pays the new sale.
+    pub credit: i64,
+    /// The difference given back: refunds on the predecessor's card payments, and cash to
+    /// pay out of this drawer (already recorded).
+    pub card_refunds: Vec<RefundReport>,
+    pub cash_out: i64,
+    /// Card refunds whose drive ended in an error (each keeps its key; recovery resolves it).
+    pub errors: Vec<String>,
+    /// The new sale: paid, or with `due` left to pay.
+    pub new_sale: SaleView,
+}
+
 impl Engine {
+    /// Takes back `items` of the restored sale `sale` of predecessor `source` and puts their
+    /// worth on this register's open sale `new` (record 0153), in one ledger transaction;
+    /// then drives the difference's card refunds, each under its own key. Refusals are the
+    /// ledger's, typed; nothing is written then.
+    pub async fn exchange_restored_lines(&self, source: &str, sale: i64, items: &[Returned], new: CartId, reason: Option<&str>) -> Result<RestoredExchangeReport> {
+        let now = self.now();
+        let plan = self.with_ledger(|l| l.returns_mut().exchange_restored(source, sale, items, new, reason, now))?;
+        let mut card_refunds = Vec::new();
+        let mut errors = Vec::new();
+        for r in plan.ret.card_refunds {
+            match self.drive_refund(r.id, r.idempotency_key.clone(), crate::engine::DriveMode::Interactive).await {
+                Ok(rep) => card_refunds.push(rep),
+                Err(e) => errors.push(format!("refund {}: {e}", r.idempotency_key)),
+            }
+        }
+        Ok(RestoredExchangeReport {
+            exchange_id: plan.exchange_id,
+            record: plan.ret.record,
+            credit: plan.credit_minor,
+            card_refunds,
+            cash_out: plan.ret.cash_out_minor,
+            errors,
+            new_sale: self.sale_now(new)?,
+        })
+    }
+
     /// Takes back `items` of the paid sale `old` and puts their worth on the open sale
     /// `new` (record 0123). Refusals are the ledger's, typed; nothing is written then.
     pub async fn exchange_lines(

@@ -18,7 +18,7 @@ pub use cancel::CancelReport;
 pub use card::CardTenderReport;
 pub use cash::CashReport;
 pub use refund::SaleRefundReport;
-pub use exchange::ExchangeReport;
+pub use exchange::{ExchangeReport, RestoredExchangeReport};
 pub use returns::ReturnReport;
 pub use restored_returns::RestoredReturnReport;
 pub use store::StoreTenderReport;

@@ -1,0 +1,230 @@
+//! Exchanges of a sale restored from a replaced register (record 0153, schema v40). The
+//! predecessor is a real ledger (record 0144's test set-up: COF ×2, CRO ×3, MUG ×1 paid
+//! 1,000 by card and the rest in cash); its queued facts are the replacement's restored
+//! history. The goods of its sale come back at the replacement into a new sale of the
+//! replacement's: as much as the new sale has open is its credit, out of the predecessor's
+//! tenders (cards first), which keep it; the rest goes back cards first (a refund with its
+//! own key on the predecessor's payment), then out of this drawer. Everything together never
+//! gives back more than was sold or a tender more than it paid.
+
+use crate::common;
+use crate::restored_returns::{back, history, outbox, predecessor, replacement, settle, source, store, AT, COF, CRO, MUG, SRC};
+use paydesk_domain::*;
+use paydesk_ledger::*;
+
+/// A new sale at the replacement of `sku` × `q`.
+fn new_sale(b: &mut Ledger, items: &[(&str, u32)], at: i64) -> CartId {
+    let cart = b.carts_mut().create(Currency::Jpy, at).unwrap();
+    for (sku, q) in items {
+        b.carts_mut().add(cart, sku, i64::from(*q), at).unwrap();
+    }
+    cart
+}
+
+fn card_of(s: &RestoredSale) -> &RestoredTender {
+    s.tenders.iter().find(|t| t.kind == TenderKind::Card).unwrap()
+}
+
+fn cash_left(s: &RestoredSale) -> i64 {
+    s.tenders.iter().filter(|t| t.kind == TenderKind::Cash).map(|t| t.left_minor).sum()
+}
+
+#[test]
+fn an_exchange_of_a_restored_split_sale_nets_into_one_new_sale_and_everything_adds_up_to_the_sale() {
+    let (a, cart, pay) = predecessor(&[]);
+    let sale = a.sales().by_cart(cart).unwrap();
+    let price = |line: usize| sale.cart.lines[line].unit_price.amount_minor;
+    let (cof, cro, mug) = (price(COF), price(CRO), price(MUG));
+    assert!(mug > cro && cro < 1000, "the set-up: a mug is worth more than a croissant ({mug} vs {cro})");
+    let mut b = replacement(&history(&a));
+    let s0 = b.returns().restored_sale(SRC, cart.0).unwrap();
+    let cash0 = cash_left(&s0);
+    let drawer0 = b.sales().expected_drawer().unwrap();
+
+    // 1. The mug comes back for a croissant: the croissant is paid by the credit, the
+    //    difference goes back on the predecessor's card (it has 1,000 left).
+    let n1 = new_sale(&mut b, &[("CRO-001", 1)], AT + 150);
+    let x1 = b.returns_mut().exchange_restored(SRC, cart.0, &[back(MUG, 1)], n1, Some("wrong size"), AT + 200).unwrap();
+    assert_eq!((x1.credit_minor, x1.ret.record.total_minor), (cro, mug));
+    assert_eq!(x1.new_sale.state, SaleState::Paid, "the credit pays the croissant");
+    let c = x1.new_sale.exchange_credit.clone().unwrap();
+    assert_eq!((c.restored_from.as_deref(), c.old_cart_id, c.return_number.as_str()), (Some(SRC), cart, format!("{:06}-R1", cart.0).as_str()));
+    let diff = mug - cro;
+    let on_card = diff.min(1000 - cro);
+    assert_eq!(x1.ret.card_refunds.iter().map(|r| r.amount.amount_minor).sum::<i64>(), on_card, "cards first, less what the credit holds");
+    assert_eq!(x1.ret.cash_out_minor, diff - on_card);
+    assert_eq!(x1.ret.card_refunds.len(), usize::from(on_card > 0));
+    settle(&mut b, &x1.ret.card_refunds, AT + 201);
+    let s1 = b.returns().restored_sale(SRC, cart.0).unwrap();
+    assert_eq!(card_of(&s1).credited_minor, cro, "the credit came out of the card first");
+    assert_eq!(card_of(&s1).left_minor, 1000 - cro - on_card);
+    assert_eq!(s1.returned, vec![0, 0, 1]);
+
+    // 2. A coffee comes back for two mugs: all of it is credit; the rest is paid here.
+    let n2 = new_sale(&mut b, &[("MUG-001", 2)], AT + 300);
+    let x2 = b.returns_mut().exchange_restored(SRC, cart.0, &[back(COF, 1)], n2, None, AT + 310).unwrap();
+    assert_eq!((x2.credit_minor, x2.ret.card_refunds.len(), x2.ret.cash_out_minor), (cof, 0, 0));
+    assert_eq!(x2.new_sale.state, SaleState::PartiallyPaid);
+    let due = x2.new_sale.totals.due_minor;
+    assert_eq!(due, 2 * mug - cof);
+    b.sales_mut().pay_cash(n2, due, None, AT + 311).unwrap();
+    assert_eq!(b.sales().by_cart(n2).unwrap().state, SaleState::Paid, "the new sale charged once: credit plus its own cash");
+
+    // 3. Everything left of the restored sale comes back as a plain return.
+    let rest = b.returns_mut().take_back_restored(SRC, cart.0, &[back(COF, 1), back(CRO, 3)], None, AT + 400).unwrap();
+    settle(&mut b, &rest.card_refunds, AT + 401);
+    let s3 = b.returns().restored_sale(SRC, cart.0).unwrap();
+    assert_eq!(s3.returned, vec![2, 3, 1]);
+    assert!(s3.tenders.iter().all(|t| t.left_minor == 0), "nothing is left to give back: {:?}", s3.tenders);
+    // What came back is the sale, and what left (refunds, drawer, credits) is the sale too.
+    let returns = b.returns().restored_returns_of(SRC, cart.0).unwrap();
+    assert_eq!(returns.iter().map(|r| r.total_minor).sum::<i64>(), s0.total_minor);
+    let card_back: i64 = b.refunds().for_payment(b.payments().by_key(&pay.idempotency_key).unwrap().unwrap().id).unwrap().iter().map(|r| r.amount.amount_minor).sum();
+    let cash_out: i64 = returns.iter().map(|r| r.cash_out_minor).sum();
+    assert_eq!(card_back + cash_out + cro + cof, s0.total_minor);
+    assert!(card_back + card_of(&s3).credited_minor <= 1000, "the card never gives back or credits more than it paid");
+    assert_eq!(cash_out + (cash0 - cash_left(&s3) - cash_out), cash0 - cash_left(&s3));
+    // The drawer: the cash given back left it, the new sale's cash came in.
+    let jpy = |d: Vec<(Currency, i64)>| d.iter().filter(|(c, _)| *c == Currency::Jpy).map(|(_, a)| a).sum::<i64>();
+    assert_eq!(jpy(b.sales().expected_drawer().unwrap()), jpy(drawer0) - cash_out + due);
+
+    // To the back office: one return fact per return, naming the predecessor; no
+    // `exchange_recorded` (the back office keeps the return under the predecessor's sale).
+    let facts = outbox(&b);
+    let kinds = |k: &str| facts.iter().filter(|f| f["kind"] == k).count();
+    assert_eq!(kinds("return_recorded"), 3);
+    assert!(facts.iter().filter(|f| f["kind"] == "return_recorded").all(|f| f["sale_register"] == SRC));
+    assert_eq!(kinds("exchange_recorded"), 0);
+    assert_eq!(facts.iter().filter(|f| f["kind"] == "sale_completed" && (f["sale"] == n1.0 || f["sale"] == n2.0)).count(), 2);
+    assert_eq!(common::count(&b, "SELECT count(*) FROM audit_log WHERE action = 'restored_sale_exchange'"), 2);
+    assert!(b.audit().verify(None).unwrap().is_intact());
+}
+
+#[test]
+fn a_restored_exchange_beyond_what_was_sold_at_either_register_is_refused_and_writes_nothing() {
+    // The predecessor took a croissant back; here a second one comes back.
+    let (a, cart, _) = predecessor(&[back(CRO, 1)]);
+    let mut b = replacement(&history(&a));
+    let one = b.returns_mut().take_back_restored(SRC, cart.0, &[back(CRO, 1)], None, AT + 200).unwrap();
+    settle(&mut b, &one.card_refunds, AT + 201);
+    let n = new_sale(&mut b, &[("MUG-001", 1)], AT + 300);
+    let commits = b.commit_count();
+    let e = b.returns_mut().exchange_restored(SRC, cart.0, &[back(CRO, 2)], n, None, AT + 310).unwrap_err();
+    assert!(matches!(e, Error::ReturnExceedsSold { line: CRO, sold: 3, returned_before: 2, requested: 2, .. }), "{e:?}");
+    // The new sale itself: paid already, or holding a credit.
+    let paid = new_sale(&mut b, &[("CRO-001", 1)], AT + 320);
+    let due = b.sales().by_cart(paid).unwrap().totals.due_minor;
+    b.sales_mut().pay_cash(paid, due, None, AT + 321).unwrap();
+    let commits_paid = b.commit_count();
+    assert!(commits_paid > commits);
+    let e = b.returns_mut().exchange_restored(SRC, cart.0, &[back(CRO, 1)], paid, None, AT + 330).unwrap_err();
+    assert!(matches!(e, Error::SaleComplete { .. }), "{e:?}");
+    b.returns_mut().exchange_restored(SRC, cart.0, &[back(CRO, 1)], n, None, AT + 340).unwrap();
+    let n3 = new_sale(&mut b, &[("MUG-001", 1)], AT + 345);
+    let commits = b.commit_count();
+    let e = b.returns_mut().exchange_restored(SRC, cart.0, &[back(COF, 1)], n, None, AT + 350).unwrap_err();
+    assert!(matches!(e, Error::ExchangeNewSaleRefused { .. }), "one credit per sale: {e:?}");
+    let e = b.returns_mut().exchange_restored(SRC, cart.0, &[back(CRO, 1)], n3, None, AT + 361).unwrap_err();
+    assert!(matches!(e, Error::ReturnExceedsSold { line: CRO, returned_before: 3, .. }), "the exchange's croissant counted: {e:?}");
+    assert_eq!(b.commit_count(), commits, "refusals write nothing");
+    // SQLite's last word: a credit above its return's worth.
+    let forged = b.connection().execute(
+        "INSERT INTO restored_exchanges (return_id, new_cart_id, credit_minor, created_at_ms) VALUES (?1, ?2, 999999, 1)",
+        rusqlite::params![one.record.id, paid.0],
+    );
+    assert!(forged.is_err());
+}
+
+#[test]
+fn the_new_sales_credit_never_goes_back_here_but_its_own_money_does() {
+    let (a, cart, _) = predecessor(&[]);
+    let sale = a.sales().by_cart(cart).unwrap();
+    let cro = sale.cart.lines[CRO].unit_price.amount_minor;
+    let mut b = replacement(&history(&a));
+    // A croissant comes back for a croissant and a mug: the croissant's worth is credit,
+    // the rest paid in cash here.
+    let n = new_sale(&mut b, &[("CRO-001", 1), ("MUG-001", 1)], AT + 150);
+    let x = b.returns_mut().exchange_restored(SRC, cart.0, &[back(CRO, 1)], n, None, AT + 200).unwrap();
+    assert_eq!(x.credit_minor, cro);
+    let due = x.new_sale.totals.due_minor;
+    b.sales_mut().pay_cash(n, due, None, AT + 201).unwrap();
+    let commits = b.commit_count();
+    // All of the new sale back: the credit's part would have to go back through the
+    // predecessor's tenders, which is not built: refused, typed, nothing written.
+    let e = b.returns_mut().take_back(n, &[back(0, 1), back(1, 1)], None, false, AT + 300).unwrap_err();
+    assert!(matches!(e, Error::RestoredCreditNotGivenBack { ref register, sale, .. } if register == SRC && sale == cart.0), "{e:?}");
+    assert_eq!(b.commit_count(), commits);
+    // What the new sale's own cash paid goes back as usual.
+    let mine = b.returns_mut().take_back(n, &[back(1, 1)], None, false, AT + 310).unwrap();
+    assert_eq!(mine.cash_out_minor, mine.record.total_minor);
+    assert!(mine.record.total_minor <= due);
+}
+
+/// A crash right after the exchange's commit, before its card refund was sent: the refund is
+/// on file once with its key, a retried exchange is refused (nothing is left to take back into
+/// a paid sale), and the card's room counts the unsure refund: never a second refund.
+#[test]
+fn a_crash_inside_a_restored_exchange_leaves_one_refund_with_its_key_and_no_second() {
+    let (a, cart, pay) = predecessor(&[]);
+    let rows = history(&a);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("b.db");
+    let (n, key) = {
+        let mut b = Ledger::open(&path).unwrap();
+        b.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
+        b.sync_log_mut().begin_restore(&source(rows.len() as u64), AT + 100).unwrap();
+        b.sync_log_mut().append_restored(SRC, &rows, AT + 100).unwrap();
+        let n = new_sale(&mut b, &[("CRO-001", 1)], AT + 150);
+        let x = b.returns_mut().exchange_restored(SRC, cart.0, &[back(MUG, 1)], n, None, AT + 200).unwrap();
+        assert_eq!(x.ret.card_refunds.len(), 1);
+        (n, x.ret.card_refunds[0].idempotency_key.clone())
+        // Dropped here: the process died before the refund was requested.
+    };
+    let mut b = Ledger::open(&path).unwrap();
+    let pid = b.payments().by_key(&pay.idempotency_key).unwrap().unwrap().id;
+    let refunds = b.refunds().for_payment(pid).unwrap();
+    assert_eq!(refunds.iter().map(|r| r.idempotency_key.as_str()).collect::<Vec<_>>(), [key.as_str()]);
+    assert!(b.refunds().needing_recovery().unwrap().iter().any(|r| r.idempotency_key == key), "recovery resolves it under its key");
+    let again = b.returns_mut().exchange_restored(SRC, cart.0, &[back(MUG, 1)], n, None, AT + 300).unwrap_err();
+    assert!(matches!(again, Error::ReturnExceedsSold { .. }), "{again:?}");
+    // The unsure refund holds the card's room: everything else back leaves the card alone
+    // beyond what it has, and the card never gives back past its amount.
+    let s = b.returns().restored_sale(SRC, cart.0).unwrap();
+    let card = card_of(&s);
+    assert_eq!(card.given_back_minor + card.credited_minor + card.left_minor, 1000);
+    assert_eq!(b.refunds().for_payment(pid).unwrap().len(), 1);
+}
+
+/// Schema v40: a v39 file holding a restored return is upgraded in place, the return kept;
+/// an exchange then works, and a credit can be of one kind only per sale.
+#[test]
+fn the_upgrade_from_v39_keeps_a_restored_return_and_takes_exchanges() {
+    let before = common::before_restored_exchanges();
+    let (a, cart, _) = predecessor(&[]);
+    let rows = history(&a);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v39.db");
+    let id = {
+        let mut b = Ledger::open(&path).unwrap();
+        b.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
+        b.sync_log_mut().begin_restore(&source(rows.len() as u64), AT + 100).unwrap();
+        b.sync_log_mut().append_restored(SRC, &rows, AT + 100).unwrap();
+        b.returns_mut().take_back_restored(SRC, cart.0, &[back(CRO, 1)], None, AT + 200).unwrap().record.id
+    };
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        common::undo_restored_exchanges(&c);
+        c.execute_batch(&format!("PRAGMA user_version = {before};")).unwrap();
+        let left: i64 = c.query_row("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'restored_exchange%'", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0);
+    }
+    let mut b = Ledger::open(&path).unwrap();
+    assert_eq!(b.schema_version().unwrap(), paydesk_ledger::schema::SCHEMA_VERSION);
+    assert_eq!(b.returns().restored_return(id).unwrap().number, format!("{:06}-R1", cart.0));
+    assert_eq!(b.returns().restored_sale(SRC, cart.0).unwrap().returned, vec![0, 1, 0]);
+    let n = new_sale(&mut b, &[("CRO-001", 1)], AT + 300);
+    let x = b.returns_mut().exchange_restored(SRC, cart.0, &[back(CRO, 1)], n, None, AT + 310).unwrap();
+    assert_eq!(x.ret.record.seq, 2);
+    assert_eq!(b.returns().restored_exchange_of_return(x.ret.record.id).unwrap(), Some((x.exchange_id, n, x.credit_minor)));
+    let _ = store;
+}
