@@ -42,7 +42,8 @@ export async function loadCopySettings() {
         hide);
     } catch (err) { alertLoud(errText(err)); }
   });
-  body.replaceChildren(
+  // replaceChildren would show a null as the word: only the parts that apply.
+  body.replaceChildren(...[
     h('p', { id: 'copies-schedule', text: schedule }),
     h('p', {}, h('label', {}, box, ' ', t('copies-send-label'))),
     v.paired ? null : h('p', { class: 'help', id: 'copies-not-paired', text: t('copies-send-not-paired') }),
@@ -52,5 +53,5 @@ export async function loadCopySettings() {
       text: v.key_storage === KEY_STORAGE.KEYCHAIN ? t('copies-key-keychain') : t('copies-key-file') }),
     h('p', {}, show),
     keyBox,
-    msg);
+    msg].filter(Boolean));
 }
