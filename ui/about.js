@@ -35,6 +35,9 @@ export async function loadAbout() {
     ...row('backup-how', t('about-backup-how-title'), t('about-backup-how')),
   );
   list.dataset.version = a.version;
+  // A send runs on its own thread: while one is under way and Settings is on screen, look
+  // again shortly, so "sending" turns into what happened without a click.
+  if (a.copy_send && a.copy_send.state === COPY_SEND_STATE.SENDING && !$('view-settings').hidden) setTimeout(loadAbout, 3000);
 }
 
 /** Bytes as a person reads them (1 decimal from KB on). */
