@@ -9,6 +9,7 @@ mod window_backoffice;
 mod window_cancel_change;
 mod window_catalog;
 mod window_checkout;
+mod window_copies;
 mod window_counter_rules;
 mod window_customer_display;
 mod window_dst;

@@ -5,7 +5,7 @@
 //! payments with their amounts; run again, the restore adds nothing. The same section in
 //! Japanese after a restart. Screenshots at 1280×800 (English) and 1024×768 (Japanese).
 #[path = "../crates/backoffice/tests/support/mod.rs"]
-mod bo;
+pub(crate) mod bo;
 
 use paydesk_e2e::thirtyfour::prelude::*;
 use paydesk_e2e::{App, Launch, StaffStart, LONG};

@@ -635,6 +635,30 @@ export const KEY_STORAGE = Object.freeze({
   FILE: 'file',
 });
 
+/** How sending the encrypted copies to the back office stands (views::CopySendState). */
+export const COPY_SEND_STATES = Object.freeze([
+  'off',
+  'not_paired',
+  'not_yet',
+  'sending',
+  'sent',
+  'unreachable',
+  'refused',
+  'failed',
+]);
+
+/** The same, by name: `COPY_SEND_STATE.OFF` is 'off'. */
+export const COPY_SEND_STATE = Object.freeze({
+  OFF: 'off',
+  NOT_PAIRED: 'not_paired',
+  NOT_YET: 'not_yet',
+  SENDING: 'sending',
+  SENT: 'sent',
+  UNREACHABLE: 'unreachable',
+  REFUSED: 'refused',
+  FAILED: 'failed',
+});
+
 /** When saved settings take effect (views::AppliedWhen). */
 export const APPLIED_WHENS = Object.freeze([
   'unchanged',

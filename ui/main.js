@@ -13,6 +13,7 @@ import { loadSettings, showApplied } from './settings.js';
 import { loadCounterRules } from './counter_rules.js';
 import { loadTenderTypeSettings } from './tender_types.js';
 import { loadAbout } from './about.js';
+import { loadCopySettings } from './copies.js';
 import { loadReaderSettings } from './reader.js';
 import { refreshStatus, renderStatus } from './status.js';
 import { applyStatic, formatTime, loadMessages, onLanguageChange, t } from './i18n.js';
@@ -37,7 +38,7 @@ function show(view) {
   setVisible(view === 'register');
   if (view === 'payments') loadPayments();
   if (view === 'report') loadReport();
-  if (view === 'settings') { loadSettings(); loadCounterRules(); loadTenderTypeSettings(); loadReaderSettings(); loadCustomerDisplay(); loadBackofficeSettings(); loadAbout(); }
+  if (view === 'settings') { loadSettings(); loadCounterRules(); loadTenderTypeSettings(); loadReaderSettings(); loadCustomerDisplay(); loadBackofficeSettings(); loadCopySettings(); loadAbout(); }
   if (view === 'catalog') loadCatalog();
   if (view === 'shift') loadShift();
   if (view === 'audit') loadAudit();

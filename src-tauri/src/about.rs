@@ -29,6 +29,9 @@ pub struct AboutView {
     pub copy_every_minutes: u32,
     /// Why the last scheduled copy failed, while it has not succeeded since.
     pub copy_failure: Option<String>,
+    /// The copies sent to the back office (record 0150): how it stands, the last one it
+    /// holds whole. `None` only from [`about_of`] alone.
+    pub copy_send: Option<crate::backups::SendView>,
     pub psp_kind: PspKind,
     pub psp_url: String,
     /// The embedded PSP's fault profile (none for an external PSP).
@@ -36,9 +39,14 @@ pub struct AboutView {
 }
 
 #[tauri::command]
-pub fn about(state: State<'_, AppState>, copies: State<'_, crate::backups::CopyStatus>) -> AppResult<AboutView> {
+pub fn about(
+    state: State<'_, AppState>,
+    copies: State<'_, crate::backups::CopyStatus>,
+    bo: State<'_, crate::backoffice::BackOfficeState>,
+) -> AppResult<AboutView> {
     let mut view = about_of(&state)?;
     view.copy_failure = copies.last_failure();
+    view.copy_send = Some(crate::backups::send_view(&state, &copies, bo.is_paired()));
     Ok(view)
 }
 
@@ -61,6 +69,7 @@ pub fn about_of(state: &AppState) -> AppResult<AboutView> {
         copies,
         copy_every_minutes: state.stored.settings().backup_every_minutes,
         copy_failure: None,
+        copy_send: None,
         psp_kind: if live.embedded { PspKind::Embedded } else { PspKind::External },
         psp_url: live.psp_url.clone(),
         // The profile is put on the embedded PSP when it is saved (it never waits for a

@@ -97,6 +97,21 @@ impl BackOfficeState {
         }
     }
 
+    /// The paired back office's URL and this register's token; `None` when not paired.
+    /// For the encrypted copies' send (record 0150), which builds its own client on its
+    /// own thread and runtime.
+    pub fn paired_link(&self) -> Result<Option<(String, String)>, String> {
+        let state = SyncState::load(&self.state_path()).map_err(|e| e.to_string())?;
+        let Some(p) = state.pairing else { return Ok(None) };
+        let token = self.load_token()?.ok_or("paired, but the back office token is missing: pair again")?;
+        Ok(Some((p.url, token)))
+    }
+
+    /// Whether this register is paired (the sync state file names a back office).
+    pub fn is_paired(&self) -> bool {
+        SyncState::load(&self.state_path()).is_ok_and(|s| s.pairing.is_some())
+    }
+
     /// Starts the loop when this register is paired and it is not running yet.
     pub fn start_if_paired(&self) -> Result<bool, String> {
         if self.running.lock().is_some() {

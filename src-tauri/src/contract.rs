@@ -14,7 +14,7 @@ use paydesk_tax::TaxClass;
 use crate::wording::class_name;
 use crate::error::ErrorCode;
 use crate::views::{
-    AppliedWhen, AuditConfirmation, BackofficeLink, CancelLineKind, DrawerReportKind, KeyStorage, OutcomeKind, ProgressKind, PspKind,
+    AppliedWhen, AuditConfirmation, BackofficeLink, CancelLineKind, CopySendState, DrawerReportKind, KeyStorage, OutcomeKind, ProgressKind, PspKind,
     ReaderKind, Tone,
 };
 
@@ -148,6 +148,12 @@ fn screen_sections() -> Vec<Section> {
         s("REPORT_KINDS", "REPORT_KIND", "Which drawer report: X or Z (views::DrawerReportKind).", DrawerReportKind::ALL.iter().map(|k| k.as_str()).collect()),
         s("PSP_KINDS", "PSP_KIND", "The PSP in use (views::PspKind).", PspKind::ALL.iter().map(|k| k.as_str()).collect()),
         s("KEY_STORAGES", "KEY_STORAGE", "Where the PSP's secret key is kept (views::KeyStorage).", KeyStorage::ALL.iter().map(|k| k.as_str()).collect()),
+        s(
+            "COPY_SEND_STATES",
+            "COPY_SEND_STATE",
+            "How sending the encrypted copies to the back office stands (views::CopySendState).",
+            CopySendState::ALL.iter().map(|k| k.as_str()).collect(),
+        ),
         s("APPLIED_WHENS", "APPLIED", "When saved settings take effect (views::AppliedWhen).", AppliedWhen::ALL.iter().map(|k| k.as_str()).collect()),
     ]
 }

@@ -69,6 +69,9 @@ pub struct Settings {
     pub backup_every_minutes: u32,
     /// How many of those copies are kept, 1 to `paydesk_ledger::copies::MAX_KEEP`.
     pub backup_keep: u32,
+    /// Whether a paired register sends each good copy, sealed, to its back office
+    /// (record 0150); on by default, so a paired register's copies leave the machine.
+    pub backup_send: bool,
     /// This register's number in the store, 1 to [`REGISTER_NUMBER_MAX`]; only from the
     /// file (each register of a store has its own file).
     pub register_number: u32,
@@ -96,6 +99,7 @@ impl Default for Settings {
             idle_lock_s: IDLE_LOCK_DEFAULT_S,
             backup_every_minutes: BACKUP_EVERY_DEFAULT_MIN,
             backup_keep: BACKUP_KEEP_DEFAULT,
+            backup_send: true,
             register_number: 1,
             max_held_carts: MAX_HELD_CARTS_DEFAULT,
         }
@@ -220,6 +224,7 @@ impl Settings {
             idle_lock_s: current.idle_lock_s,
             backup_every_minutes: current.backup_every_minutes,
             backup_keep: current.backup_keep,
+            backup_send: current.backup_send,
             register_number: current.register_number,
             max_held_carts: current.max_held_carts,
         })

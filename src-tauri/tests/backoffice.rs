@@ -3,7 +3,7 @@
 //! the token kept out of the settings files, the loop started by the pairing and again
 //! with the app, the back office ending with exactly the register's payments.
 #[path = "../../crates/backoffice/tests/support/mod.rs"]
-mod bo;
+pub(crate) mod bo;
 use crate::support;
 
 use serde_json::{json, Value};

@@ -1,7 +1,8 @@
 //! The PSP secret key in the OS keychain (record 0065), against a real Secret Service:
 //! gnome-keyring on a private D-Bus session bus that this test starts (no activation, so
 //! nothing else answers on it) and stops. The key is read back independently with
-//! `secret-tool`, and the settings files are checked to no longer hold it.
+//! `secret-tool`, and the settings files are checked to no longer hold it. The private
+//! Secret Service is shared with `backup_send.rs` (the backup key's entry).
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
@@ -14,14 +15,14 @@ use paydesk_app::settings_file::{PspInUse, Settings};
 use paydesk_app::Options;
 
 /// A session bus and an unlocked gnome-keyring on it, both in their own process groups.
-struct SecretService {
+pub(crate) struct SecretService {
     address: String,
     _dir: tempfile::TempDir,
     children: Vec<Child>,
 }
 
 impl SecretService {
-    fn start() -> SecretService {
+    pub(crate) fn start() -> SecretService {
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path().join("run");
         let home = dir.path().join("home");
@@ -94,12 +95,12 @@ impl SecretService {
     }
 
     /// This test process talks to this bus from now on.
-    fn use_it(&self) {
+    pub(crate) fn use_it(&self) {
         std::env::set_var("DBUS_SESSION_BUS_ADDRESS", &self.address);
     }
 
     /// The secret stored for `account` under PayDesk's service, read with secret-tool.
-    fn lookup(&self, account: &str) -> Option<String> {
+    pub(crate) fn lookup(&self, account: &str) -> Option<String> {
         let out = Command::new("secret-tool")
             .env("DBUS_SESSION_BUS_ADDRESS", &self.address)
             .args(["lookup", "service", "PayDesk", "username", account])
@@ -124,7 +125,7 @@ impl Drop for SecretService {
     }
 }
 
-fn account(dir: &Path, name: &str) -> String {
+pub(crate) fn account(dir: &Path, name: &str) -> String {
     format!("{name}@{}", std::fs::canonicalize(dir).unwrap().display())
 }
 

@@ -9,6 +9,7 @@ mod support;
 
 mod audit;
 mod backoffice;
+mod backup_send;
 mod blind_close;
 mod cards;
 mod commands;

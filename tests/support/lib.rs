@@ -83,6 +83,18 @@ pub fn build_binary(_package: &str, bin: &str) -> PathBuf {
     paydesk_test_kit::workspace_binary(bin)
 }
 
+/// The files of `from` and of its folders (a seeded `backups/`) into `to`.
+fn copy_folder(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())).flatten() {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        } else if e.path().is_dir() {
+            std::fs::create_dir_all(to.join(e.file_name())).unwrap();
+            copy_folder(&e.path(), &to.join(e.file_name()));
+        }
+    }
+}
+
 /// A running PayDesk window driven over WebDriver.
 pub struct App {
     pub driver: WebDriver,
@@ -110,11 +122,7 @@ impl App {
             std::fs::create_dir_all(tmp.path().join(d)).unwrap();
         }
         if let Some(from) = &launch.data_from {
-            for e in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())).flatten() {
-                if e.path().is_file() {
-                    std::fs::copy(e.path(), data_dir.join(e.file_name())).unwrap();
-                }
-            }
+            copy_folder(from, &data_dir);
         }
         #[cfg(unix)]
         {

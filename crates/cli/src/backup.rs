@@ -102,11 +102,9 @@ pub(crate) async fn run(db: &str, cmd: &BackupCmd) -> i32 {
                 Some(c) => c.clone(),
                 None => running::list(ledger).pop().unwrap_or_else(|| fail("no_copy", "this ledger has no copy yet: take one with `backup now`")),
             };
-            // a copy is sealed only after it checked good again (it may have sat on disk)
-            running::verify(&copy).unwrap_or_else(|e| failed(&e));
-            let taken_ms = taken_ms(&copy);
+            // checked good again before it is sealed (it may have sat on disk): the app's path too
             let bo = back_office(db);
-            let sent = transfer::send(&bo, &k, &copy, taken_ms).await.unwrap_or_else(|e| sent_failed(&e));
+            let sent = transfer::send_copy(&bo, &k, &copy).await.unwrap_or_else(|e| sent_failed(&e));
             out!("{}", json!({ "sent": sent }));
         }
         BackupCmd::Remote { register } => {
@@ -122,15 +120,6 @@ pub(crate) async fn run(db: &str, cmd: &BackupCmd) -> i32 {
         }
     }
     0
-}
-
-/// When the copy was taken: its file's modification time (written once, then renamed).
-fn taken_ms(copy: &Path) -> i64 {
-    std::fs::metadata(copy)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// The paired back office with this register's token.

@@ -66,6 +66,7 @@ fn contract_words_are_what_rust_serializes() {
     same(DrawerReportKind::ALL, |k| k.as_str());
     same(PspKind::ALL, |k| k.as_str());
     same(KeyStorage::ALL, |k| k.as_str());
+    same(CopySendState::ALL, |k| k.as_str());
     same(AppliedWhen::ALL, |k| k.as_str());
 }
 

@@ -73,7 +73,7 @@ pub use payments::{timeline, PaymentDetail, PaymentHead, PaymentRow, RefundRow, 
 pub use progress::{forward, Forward, PaymentUpdate, ProgressKind, ProgressView};
 pub use report::{report, ReportInput, ReportView, Sale};
 pub use sale::{quick_cash, QuickCash, SaleScreen, TenderDayView, TenderRow};
-pub use words::{AppliedWhen, AuditConfirmation, BackofficeLink, CancelLineKind, KeyStorage, PspKind, ReaderKind, DrawerReportKind};
+pub use words::{AppliedWhen, AuditConfirmation, BackofficeLink, CancelLineKind, CopySendState, KeyStorage, PspKind, ReaderKind, DrawerReportKind};
 
 /// The tone a state is shown in (`ok` | `warn` | `bad` | `info`, the UI's CSS classes):
 /// money in the till is ok, anything still moving is warn, nothing charged is bad,

@@ -52,6 +52,28 @@ wire_enum! {
 }
 
 wire_enum! {
+    /// How the sending of the encrypted copies to the back office stands (record 0150),
+    /// for the About panel: decided from the send's typed error, never from its text.
+    pub enum CopySendState {
+        /// The owner turned `backup_send` off.
+        Off => "off",
+        /// No back office to send to.
+        NotPaired => "not_paired",
+        /// Paired and on; no copy sent yet (the first goes after the next copy).
+        NotYet => "not_yet",
+        Sending => "sending",
+        /// The back office holds the newest copy whole.
+        Sent => "sent",
+        /// The back office could not be reached: tried again after the next copy.
+        Unreachable => "unreachable",
+        /// The back office refused the copy (its code is shown).
+        Refused => "refused",
+        /// The send failed here (the key, the copy, a bad answer): its code is shown.
+        Failed => "failed",
+    }
+}
+
+wire_enum! {
     /// When saved settings take effect (the reply to save_settings).
     pub enum AppliedWhen {
         Unchanged => "unchanged",

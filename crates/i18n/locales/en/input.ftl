@@ -60,6 +60,7 @@ input-settings-offline-age-too-long = The oldest stored payment can be at most {
 # Something on this register's side failed; the detail is for whoever fixes it.
 internal-payment-missing = The payment is missing from this register's records. Nothing was charged twice; open Payments to check it.
 internal-backoffice = The back office link failed on this register: { $detail }
+internal-backup-key = The backup key cannot be had: { $detail }
 internal-files = The register could not write its files: { $error }
 internal-printer-file = { $file } is not valid ({ $error }); save the printer again.
 internal-print-job = The print job stopped: { $error }. The sale is not affected.

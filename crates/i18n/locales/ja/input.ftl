@@ -60,6 +60,7 @@ input-settings-offline-age-too-long = 保存できる決済は最長 { $hours } 
 # このレジの側で失敗したこと。詳細は修理する人のためのものです。
 internal-payment-missing = この決済がレジの記録に見つかりません。二重の請求はしていません。「決済」画面で確認してください。
 internal-backoffice = このレジの本部連携が失敗しました: { $detail }
+internal-backup-key = バックアップ鍵を取得できません: { $detail }
 internal-files = レジのファイルを書き込めませんでした: { $error }
 internal-printer-file = { $file } が正しくありません（{ $error }）。プリンターをもう一度保存してください。
 internal-print-job = 印刷ジョブが止まりました: { $error }。会計には影響ありません。

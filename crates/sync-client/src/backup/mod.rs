@@ -8,7 +8,7 @@ pub mod seal;
 pub mod transfer;
 
 pub use seal::{BackupKey, Sealed};
-pub use transfer::{fetch, list, send, Fetched, Sent};
+pub use transfer::{fetch, list, send, send_copy, Fetched, Sent};
 
 use crate::error::SyncError;
 

@@ -135,6 +135,24 @@ pub async fn send(bo: &BackOffice, key: &BackupKey, copy: &Path, taken_ms: i64) 
     Ok(Sent { copy: copy.to_path_buf(), backup, chunks_sent: sent, chunks })
 }
 
+/// A copy on the register's disk checked again (record 0116's check: it may have sat on
+/// disk since it was taken), then sealed and sent as [`send`] does, with its file's time as
+/// when it was taken. The one path the CLI's `backup send` and the app's scheduled send
+/// both take, so a copy the app sends is one the CLI would have sent.
+pub async fn send_copy(bo: &BackOffice, key: &BackupKey, copy: &Path) -> Result<Sent, BackupError> {
+    copies::verify(copy)?;
+    send(bo, key, copy, taken_ms(copy)).await
+}
+
+/// When the copy was taken: its file's modification time (written once, then renamed).
+pub fn taken_ms(copy: &Path) -> i64 {
+    std::fs::metadata(copy)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
 /// A whole sealed file of this key is there (a send of it was cut off).
 fn sealed_with(sealed: &Path, key: &BackupKey) -> bool {
     let mut head = [0u8; seal::HEADER_LEN];
