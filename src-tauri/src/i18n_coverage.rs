@@ -152,7 +152,7 @@ fn every_variant() -> Vec<AppError> {
     );
     // Restore from a replaced register (record 0048): the back office's refusals by their
     // codes, the register's own checks.
-    let bo = |status, code: &str| paydesk_sync::SyncError::Refused(paydesk_sync::Refused { status, code: code.into(), message: "x".into() });
+    let bo = |status, code: &str| paydesk_sync::SyncError::Refused(paydesk_sync::Refused { status, code: code.into(), message: "x".into(), max_bytes: None });
     let restore = crate::backoffice::restore::restore_error;
     out.extend([
         restore(paydesk_sync::SyncError::NotPaired, "A"),

@@ -234,6 +234,9 @@ impl IntoResponse for ApiError {
             body["error"]["previewed"] = serde_json::json!(previewed);
             body["error"]["current"] = serde_json::json!(current);
         }
+        if let ApiError::BackupTooLarge { max, .. } = &self {
+            body["error"]["max_bytes"] = serde_json::json!(max);
+        }
         if let ApiError::BadCsv { row, column, .. } = &self {
             body["error"]["row"] = serde_json::json!(row);
             body["error"]["column"] = serde_json::json!(column);

@@ -129,7 +129,7 @@ pub(crate) async fn answer<T: serde::de::DeserializeOwned>(r: reqwest::Result<re
     }
     let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let s = |k: &str| v["error"][k].as_str().unwrap_or("").chars().take(500).collect::<String>();
-    Err(SyncError::Refused(Refused { status, code: s("code"), message: s("message") }))
+    Err(SyncError::Refused(Refused { status, code: s("code"), message: s("message"), max_bytes: v["error"]["max_bytes"].as_u64() }))
 }
 
 /// The answer's body, read chunk by chunk and refused as soon as it passes `max` bytes:

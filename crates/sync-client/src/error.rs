@@ -8,6 +8,9 @@ pub struct Refused {
     pub status: u16,
     pub code: String,
     pub message: String,
+    /// `backup_too_large`: the most the back office keeps, as its answer states it (typed,
+    /// so nothing is read out of the message's words).
+    pub max_bytes: Option<u64>,
 }
 
 impl std::fmt::Display for Refused {

@@ -40,14 +40,9 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> BackupError + '_ {
 /// The back office's refusals that have a type of their own here.
 fn typed(e: SyncError, bytes: u64) -> BackupError {
     match e {
-        SyncError::Refused(r) if r.code == "backup_too_large" => BackupError::TooLarge { bytes, max: max_in(&r.message) },
+        SyncError::Refused(r) if r.code == "backup_too_large" => BackupError::TooLarge { bytes, max: r.max_bytes.unwrap_or(0) },
         other => BackupError::Sync(other),
     }
-}
-
-/// The limit the back office named in its refusal ("... at most N bytes)"); 0 if it named none.
-fn max_in(message: &str) -> u64 {
-    message.rsplit('(').next().and_then(|s| s.split_whitespace().next()).and_then(|n| n.parse().ok()).unwrap_or(0)
 }
 
 /// `<copy>.sealed`.
