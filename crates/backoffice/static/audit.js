@@ -45,6 +45,9 @@ function query() {
     const v = document.getElementById(name).value.trim();
     if (v !== "") q.set(name, v);
   }
+  // Amounts are typed as on a receipt ("16.50", "1650"): in the chosen currency's own
+  // units, which the back office converts (never rounding) and searches that currency only.
+  if (q.has("min") || q.has("max")) q.set("currency", document.getElementById("currency").value);
   return q;
 }
 
@@ -135,6 +138,14 @@ async function start() {
     o.value = s.store_id;
     select.appendChild(o);
   }
+  // The stores' own currencies come first; the first of them is chosen.
+  const used = [...new Set(d.stores.map((x) => x.currency).filter((c) => c))];
+  const codes = [...used, ...d.currencies.map((c) => c.code).filter((c) => !used.includes(c))];
+  document.getElementById("currency").replaceChildren(...codes.map((c) => {
+    const o = el("option", c.toUpperCase());
+    o.value = c;
+    return o;
+  }));
   const today = new Date().toISOString().slice(0, 10);
   for (const id of ["from", "to"]) if (!document.getElementById(id).value) document.getElementById(id).value = today;
   document.getElementById("ask").addEventListener("submit", (e) => {

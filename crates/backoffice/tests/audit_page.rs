@@ -62,6 +62,17 @@ async fn the_audit_page_finds_a_sale_and_shows_its_receipt_and_the_proof_then_th
         .await
         .unwrap();
     }
+    // A second store selling in dollars, its sale of $16.50 the next day: the same digits as
+    // Shibuya's ¥1,650, found only when the search is in its currency.
+    let (store2, reg2) = h.store_with_register("Honolulu").await;
+    let (s2, r2): (uuid::Uuid, uuid::Uuid) = (store2.parse().unwrap(), reg2.paired.register_id.parse().unwrap());
+    db.execute(
+        "INSERT INTO sales (store_id, register_id, sale_id, receipt_no, currency, dining, price_mode, subtotal, sale_discount, tax_total, total, completed_at_ms)
+         VALUES ($1, $2, 1, '000001', 'usd', 'take_out', 'inclusive', 1650, 0, 0, 1650, $3)",
+        &[&s2, &r2, &(TOKYO_0930 + 86_400_000)],
+    )
+    .await
+    .unwrap();
     // the register's chain and its print, through the real ingest; its head confirmed
     let rows = chain();
     let mut facts: Vec<Row> = rows
@@ -137,6 +148,26 @@ async fn the_audit_page_finds_a_sale_and_shows_its_receipt_and_the_proof_then_th
             "2026-12-01 09:30:00 Shibuya Shibuya register 000001 1,650 JPY 1 Show",
             "2026-12-01 09:30:00 Shibuya Shibuya register 000002 500 JPY 0 Show",
         ]);
+        // Amounts as the owner reads them, in the store's currency (yen: no decimals).
+        let chosen: String = d.execute("return document.getElementById('currency').value", vec![]).await?.json().as_str().unwrap_or("").to_string();
+        assert_eq!(chosen, "jpy", "the store's currency is chosen");
+        set("to", "2026-12-02".into()).await?;
+        set("min", "1000".into()).await?;
+        d.find(By::Id("search")).await?.click().await?;
+        wait_for(&d, "return document.body.dataset.loaded === 'true' && document.querySelectorAll('#sales tbody tr').length === 1", "from ¥1,000").await;
+        assert!(texts(&d, "#sales tbody tr").await[0].contains("Shibuya") && texts(&d, "#sales tbody tr").await[0].contains("1,650 JPY"));
+        set("currency", "usd".into()).await?;
+        set("min", "16.50".into()).await?;
+        d.find(By::Id("search")).await?.click().await?;
+        wait_for(&d, "return document.body.dataset.loaded === 'true' && document.querySelectorAll('#sales tbody tr').length === 1 && document.querySelector('#sales tbody tr').textContent.includes('USD')", "from $16.50").await;
+        assert!(texts(&d, "#sales tbody tr").await[0].contains("Honolulu") && texts(&d, "#sales tbody tr").await[0].contains("16.50 USD"));
+        set("currency", "jpy".into()).await?;
+        set("to", "2026-12-01".into()).await?;
+        set("min", "16.5".into()).await?;
+        d.find(By::Id("search")).await?.click().await?;
+        wait_for(&d, "return document.getElementById('message').textContent.length > 0", "the refusal").await;
+        assert_eq!(d.find(By::Id("message")).await?.text().await?, "min: \"16.5\" is not an amount in JPY (digits, at most 0 decimals, no separators)");
+        set("min", "".into()).await?;
         set("receipt", "1".into()).await?;
         d.find(By::Id("search")).await?.click().await?;
         wait_for(&d, "return document.body.dataset.loaded === 'true' && document.querySelectorAll('#sales tbody tr').length === 1", "by receipt").await;
@@ -167,7 +198,7 @@ async fn the_audit_page_finds_a_sale_and_shows_its_receipt_and_the_proof_then_th
         set("min", "12a".into()).await?;
         d.find(By::Id("search")).await?.click().await?;
         wait_for(&d, "return document.getElementById('message').textContent.length > 0", "the refusal").await;
-        assert_eq!(d.find(By::Id("message")).await?.text().await?, "min: \"12a\" is not an amount in minor units (0 to 1000000000000)");
+        assert_eq!(d.find(By::Id("message")).await?.text().await?, "min: \"12a\" is not an amount in JPY (digits, at most 0 decimals, no separators)");
         Ok::<(), WebDriverError>(())
     }
     .await;

@@ -46,10 +46,12 @@ pub async fn search(State(st): State<AppState>, headers: axum::http::HeaderMap, 
          FROM st JOIN sales x ON x.store_id = st.store_id AND x.completed_at_ms >= st.from_ms AND x.completed_at_ms < st.to_ms
          JOIN registers r ON r.store_id = x.store_id AND r.register_id = x.register_id
          WHERE ($4::int8 IS NULL OR x.total >= $4) AND ($5::int8 IS NULL OR x.total <= $5) AND ($6::text IS NULL OR x.receipt_no = $6)
+           AND ($8::text IS NULL OR x.currency = $8)
          ORDER BY x.completed_at_ms, x.register_id, x.sale_id LIMIT $7",
         local("x.completed_at_ms", "st.time_zone")
     );
-    let rows = client.query(&sql, &[&from, &to, &q.store, &q.min, &q.max, &q.receipt, &limit]).await?;
+    let currency = q.currency.map(|c| c.code());
+    let rows = client.query(&sql, &[&from, &to, &q.store, &q.min, &q.max, &q.receipt, &limit, &currency]).await?;
     let truncated = rows.len() > MAX_SEARCH_ROWS;
     let sales: Vec<Value> = rows
         .iter()

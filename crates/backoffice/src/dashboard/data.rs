@@ -75,6 +75,7 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
     let stores = rows(
         &client,
         "SELECT s.store_id, s.name, s.time_zone,
+                    (SELECT ss.settings->>'currency' FROM store_settings ss WHERE ss.store_id = s.store_id) AS currency,
                     (SELECT count(*) FROM registers r WHERE r.store_id = s.store_id) AS registers,
                     (SELECT count(*) FROM recon_exceptions e WHERE e.store_id = s.store_id AND e.resolved_ms IS NULL) AS open_exceptions,
                     (SELECT max(finished_ms) FROM recon_runs x WHERE x.store_id = s.store_id) AS last_reconciled_ms
