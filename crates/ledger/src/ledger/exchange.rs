@@ -227,32 +227,17 @@ pub(super) fn write_credit_tx(
 }
 
 /// The exchange credit on a sale, if any: of this register's exchanges, or of an exchange
-/// of a restored sale (record 0153; at most one of either, held by v40's triggers).
+/// of a restored sale (record 0153; at most one of either, held by v40's triggers). One
+/// statement for both: it is on every checkout's path (record 0108 pins their number).
 pub(super) fn credit_of_tx(conn: &Connection, cart_id: CartId) -> Result<Option<ExchangeCredit>> {
-    let restored = conn
-        .row_cached(
-            "SELECT x.id, x.return_id, r.number, r.sale_id, x.credit_minor, r.source FROM restored_exchanges x
-               JOIN restored_returns r ON r.id = x.return_id WHERE x.new_cart_id = ?1",
-            [cart_id.0],
-            |r| {
-                Ok(ExchangeCredit {
-                    exchange_id: r.get(0)?,
-                    return_id: r.get(1)?,
-                    return_number: r.get(2)?,
-                    old_cart_id: CartId(r.get(3)?),
-                    amount_minor: r.get(4)?,
-                    restored_from: Some(r.get(5)?),
-                })
-            },
-        )
-        .optional()?;
-    if restored.is_some() {
-        return Ok(restored);
-    }
     Ok(conn
         .row_cached(
-            "SELECT e.id, e.return_id, r.number, e.old_cart_id, e.credit_minor FROM exchanges e JOIN returns r ON r.id = e.return_id
-             WHERE e.new_cart_id = ?1",
+            "SELECT x.id, x.return_id, r.number, r.sale_id, x.credit_minor, r.source FROM restored_exchanges x
+               JOIN restored_returns r ON r.id = x.return_id WHERE x.new_cart_id = ?1
+             UNION ALL
+             SELECT e.id, e.return_id, r.number, e.old_cart_id, e.credit_minor, NULL FROM exchanges e
+               JOIN returns r ON r.id = e.return_id WHERE e.new_cart_id = ?1
+             LIMIT 1",
             [cart_id.0],
             |r| {
                 Ok(ExchangeCredit {
@@ -261,7 +246,7 @@ pub(super) fn credit_of_tx(conn: &Connection, cart_id: CartId) -> Result<Option<
                     return_number: r.get(2)?,
                     old_cart_id: CartId(r.get(3)?),
                     amount_minor: r.get(4)?,
-                    restored_from: None,
+                    restored_from: r.get(5)?,
                 })
             },
         )

@@ -132,16 +132,7 @@ pub(in crate::ledger) fn allocate_refund_tx(
     }
     let refundable: i64 = slots.iter().map(|s| s.left).sum();
     let mut rest = amount_minor.unwrap_or(refundable);
-    if rest > refundable {
-        // The part paid by a restored exchange's credit has no slot here (record 0153).
-        if let Some(c) = sale.exchange_credit.as_ref().filter(|c| c.restored_from.is_some()) {
-            let register = c.restored_from.clone().unwrap_or_default();
-            return Err(Error::RestoredCreditNotGivenBack { cart_id: cart_id.0, register, sale: c.old_cart_id.0 });
-        }
-    }
-    if rest > refundable || rest <= 0 {
-        return Err(Error::SaleRefundExceeds { cart_id: cart_id.0, requested_minor: rest, refundable_minor: refundable });
-    }
+    within_refundable(sale, rest, refundable)?;
     let mut plan =
         SaleRefundPlan { cart_id, card_refunds: Vec::new(), cash_refunds: Vec::new(), cash_out_minor: 0, store_refunds: Vec::new() };
     let mut cash_movements = Vec::new();
@@ -187,6 +178,22 @@ pub(in crate::ledger) fn allocate_refund_tx(
     }
     assert_eq!(rest, 0, "sale {cart_id}: refund allocation left {rest}");
     Ok(Allocated { plan, cash_movements, store_refunds })
+}
+
+/// `amount_minor` is more than nothing and at most what the sale's slots have left. The
+/// part a restored exchange's credit paid has no slot here (record 0153): said as such.
+fn within_refundable(sale: &Sale, amount_minor: i64, refundable: i64) -> Result<()> {
+    let cart_id = sale.cart.id.0;
+    if amount_minor > refundable {
+        if let Some(c) = sale.exchange_credit.as_ref().filter(|c| c.restored_from.is_some()) {
+            let register = c.restored_from.clone().unwrap_or_default();
+            return Err(Error::RestoredCreditNotGivenBack { cart_id, register, sale: c.old_cart_id.0 });
+        }
+    }
+    if amount_minor > refundable || amount_minor <= 0 {
+        return Err(Error::SaleRefundExceeds { cart_id, requested_minor: amount_minor, refundable_minor: refundable });
+    }
+    Ok(())
 }
 
 /// Only a sale paid in full is refunded; one still open or owing is canceled instead.
