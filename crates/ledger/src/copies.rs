@@ -137,8 +137,8 @@ enum Checked {
 
 /// [`verify`], its reads paced by `pacer` if given: all of it on ONE read-only connection
 /// (one quick check, then the audit chain), whose pages read are counted by SQLite's cache
-/// misses; every `sync_every_bytes` read, the copy's pages are dropped from the page cache
-/// (they would push the ledger's out).
+/// misses; when it ends, the copy's pages are dropped from the page cache (they would push
+/// the ledger's out).
 fn check(copy: &Path, pacer: Option<Pacer>) -> std::result::Result<CopyCheck, Checked> {
     let bad = |reason: String| Checked::Bad(Error::CopyNotGood { path: copy.display().to_string(), reason });
     let bytes = std::fs::metadata(copy).map_err(|e| bad(e.to_string()))?.len();
@@ -181,7 +181,8 @@ fn check(copy: &Path, pacer: Option<Pacer>) -> std::result::Result<CopyCheck, Ch
 }
 
 /// The check's pace, kept from SQLite's progress handler: the pages the check's connection
-/// has read from the copy (its cache misses) are the bytes done.
+/// has read from the copy (its cache misses) are the bytes done. Dropped with the check's
+/// connection, it drops the copy's pages from the page cache.
 struct ReadPace {
     db: Handle,
     page_size: u64,
@@ -189,7 +190,6 @@ struct ReadPace {
     pacer: Pacer,
     file: std::fs::File,
     counted: u64,
-    since_drop: u64,
     gave_up: Arc<AtomicU64>,
 }
 
@@ -203,7 +203,7 @@ impl ReadPace {
     fn new(conn: &Connection, page_size: u64, total: u64, pacer: Pacer, file: std::fs::File, gave_up: Arc<AtomicU64>) -> ReadPace {
         // SAFETY: only used for sqlite3_db_status on this connection, from its own handler.
         let db = Handle(unsafe { conn.handle() });
-        ReadPace { db, page_size, total, pacer, file, counted: 0, since_drop: 0, gave_up }
+        ReadPace { db, page_size, total, pacer, file, counted: 0, gave_up }
     }
 
     /// SQLite's progress handler: false to go on, true to interrupt the check (its limit
@@ -218,11 +218,6 @@ impl ReadPace {
             return false;
         }
         self.counted = read;
-        self.since_drop += bytes;
-        if self.since_drop >= self.pacer.sync_every() {
-            crate::backup::paced::drop_cached(&self.file);
-            self.since_drop = 0;
-        }
         if self.pacer.advance(bytes, self.total.saturating_sub(read)) {
             false
         } else {

@@ -49,8 +49,8 @@ fn a_paced_copy_is_one_snapshot_while_the_writer_commits_between_its_steps() {
         std::thread::yield_now();
     }
     let at_start = payments_now(&path);
-    // 4 KiB steps at 1 MiB/s: ~3 s of steps, the writer committing between them. Without
-    // the held snapshot each commit restarts the backup and it never ends: CopyTooSlow.
+    // 4 KiB steps at 1 MiB/s: ~3 s of steps, the writer committing between them (that no
+    // commit restarts the copy is held by `backup::paced`'s test of the snapshot).
     let pace = Pace { step_bytes: 4096, bytes_per_second: MIB, sync_every_bytes: 256 * 1024, limit: Duration::from_secs(60) };
     let taken = running::take_paced(&path, 3, T0, pace);
     let at_end = payments_now(&path);
