@@ -146,6 +146,7 @@ fn failed(e: &Error) -> ! {
     let code = match e {
         Error::CopyNotWritten { .. } => "copy_not_written",
         Error::CopyNotGood { .. } => "copy_not_good",
+        Error::CopyTooSlow { .. } => "copy_too_slow",
         Error::RestoreTargetExists { .. } => "restore_target_exists",
         Error::InvalidInput(_) => "invalid_input",
         _ => "ledger",

@@ -49,6 +49,11 @@ pub enum Error {
     /// (record 0116): it must not be trusted to restore from.
     #[error("the copy {path} is not a good copy: {reason}")]
     CopyNotGood { path: String, reason: String },
+    /// A running copy that did not finish (written and checked) within its pace's limit
+    /// (record 0154): abandoned, nothing kept of it; the ledger and the copies made before
+    /// are as they were.
+    #[error("the copy {path} was abandoned: not written and checked within {limit_secs} s ({done_bytes} of {total_bytes} bytes done)")]
+    CopyTooSlow { path: String, limit_secs: u64, done_bytes: u64, total_bytes: u64 },
     /// A restore into a place that already holds a ledger (record 0116): a restore never
     /// overwrites one. Nothing written.
     #[error("{path} already exists: a copy is restored only into a fresh data folder")]

@@ -33,6 +33,7 @@ mod outbox_exchanges;
 mod outbox_returns;
 mod outbox_sales;
 mod outbox_store_tenders;
+mod paced_copies;
 mod private_files;
 mod proptest_exchanges;
 mod proptest_returns;

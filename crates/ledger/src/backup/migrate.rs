@@ -48,7 +48,7 @@ pub fn copy_at(path: &Path, from: i64, to: i64, now_ms: i64) -> Result<PathBuf> 
     remove_partials(path);
     let src = Connection::open_with_flags(path, crate::open::read_flags()).map_err(|e| fail(e.to_string()))?;
     src.busy_timeout(crate::busy::BUSY_TIMEOUT).map_err(|e| fail(e.to_string()))?;
-    let target = write_copy(&src, &dir, &ledger_name(path), now_ms, &format!("schema{from}-to-{to}")).map_err(fail)?;
+    let target = write_copy(&src, &dir, &ledger_name(path), now_ms, &format!("schema{from}-to-{to}"), None).map_err(|f| fail(f.words()))?;
     prune(list(path), KEEP);
     Ok(target)
 }

@@ -23,8 +23,10 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 mod migrate;
+pub(crate) mod paced;
 
 pub use migrate::{before_migrate, copy_at, list, KEEP};
+pub use paced::Pace;
 pub(crate) use migrate::prune;
 
 /// The folder the copies of `ledger` are written to.
@@ -79,8 +81,11 @@ fn is_stamp(s: &str) -> bool {
 /// Writes a copy of the database behind `src` to a new file in `dir` named
 /// `<name>.<stamp>[-N].<what>.sqlite3` (`-N` when two copies are made in one millisecond)
 /// and returns its path. The copy is whole or absent under that name (see the module
-/// comment); the words of the error say what failed.
-pub(crate) fn write_copy(src: &Connection, dir: &Path, name: &str, now_ms: i64, what: &str) -> std::result::Result<PathBuf, String> {
+/// comment). With a `pacer`, the copy is written paced with the online backup API
+/// ([`paced`], record 0154: a running copy, while checkouts commit); without, at once with
+/// `VACUUM INTO` (the copy before a migration, when nothing else runs).
+pub(crate) fn write_copy(src: &Connection, dir: &Path, name: &str, now_ms: i64, what: &str, pacer: Option<&mut paced::Pacer>) -> std::result::Result<PathBuf, paced::Fault> {
+    use paced::Fault;
     let stamp = utc_stamp(now_ms);
     for n in 0..10 {
         let suffix = if n == 0 { String::new() } else { format!("-{n}") };
@@ -89,7 +94,7 @@ pub(crate) fn write_copy(src: &Connection, dir: &Path, name: &str, now_ms: i64, 
         if target.exists() || partial.exists() {
             continue;
         }
-        let partial_str = partial.to_str().ok_or_else(|| format!("{} is not valid UTF-8", partial.display()))?;
+        let partial_str = partial.to_str().ok_or_else(|| Fault::Failed(format!("{} is not valid UTF-8", partial.display())))?;
         // Made empty and 0600 first (VACUUM INTO fills an empty file), so the copy is never
         // readable by others, not even while it is written.
         {
@@ -98,21 +103,21 @@ pub(crate) fn write_copy(src: &Connection, dir: &Path, name: &str, now_ms: i64, 
             match made {
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(format!("{}: {e}", partial.display())),
+                Err(e) => return Err(Fault::Failed(format!("{}: {e}", partial.display()))),
             }
         }
-        let written = src
-            .execute("VACUUM INTO ?1", [partial_str])
-            .map_err(|e| crate::error::sqlite_words(&e))
-            .and_then(|_| rollback_journal(&partial))
-            .and_then(|_| durable_rename(&partial, &target, dir));
+        let copied = match pacer {
+            Some(pacer) => paced::backup_into(src, &partial, pacer),
+            None => src.execute("VACUUM INTO ?1", [partial_str]).map(|_| ()).map_err(|e| Fault::Failed(crate::error::sqlite_words(&e))),
+        };
+        let written = copied.and_then(|_| rollback_journal(&partial).and_then(|_| durable_rename(&partial, &target, dir)).map_err(Fault::Failed));
         if let Err(e) = written {
             let _ = std::fs::remove_file(&partial);
             return Err(e);
         }
         return Ok(target);
     }
-    Err("ten copies were already made this millisecond".into())
+    Err(Fault::Failed("ten copies were already made this millisecond".into()))
 }
 
 /// A copy is a single file: in rollback-journal mode, opening it read-only (to check it,

@@ -216,6 +216,12 @@ impl Ledger {
         Ledger::with_conn(conn, Box::new(RandomKeys), Some(path.to_path_buf()))
     }
 
+    /// A reader on `conn`, a connection to a file checked already (the check of a copy,
+    /// record 0154: one connection for the whole check, so its reads can be paced).
+    pub(crate) fn reader_on(conn: Connection, path: &Path) -> Result<Ledger> {
+        Ledger::with_conn(conn, Box::new(RandomKeys), Some(path.to_path_buf()))
+    }
+
     /// A private in-memory ledger (tests, simulations). Not durable.
     pub fn open_in_memory(keys: Box<dyn KeySource>) -> Result<Ledger> {
         let mut conn = Connection::open_in_memory()?;

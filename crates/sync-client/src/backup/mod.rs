@@ -45,6 +45,11 @@ pub enum BackupError {
     Copy(#[from] paydesk_ledger::Error),
     #[error("{path}: {message}")]
     Io { path: String, message: String },
+    /// The copy changed while it was being sealed (its bytes or its `fstat` differ between
+    /// the pass that derives the nonce prefix and the pass that encrypts): nothing sealed,
+    /// since sealing it would put two plaintexts under one nonce prefix (record 0154).
+    #[error("the copy {path} changed while it was being sealed; nothing was sealed (a copy is sealed only when it stays as it was checked)")]
+    ChangedWhileSealing { path: String },
 }
 
 impl BackupError {
@@ -63,6 +68,7 @@ impl BackupError {
             BackupError::NoCopy(_) => "no_copy",
             BackupError::Copy(_) => "copy_not_good",
             BackupError::Io { .. } => "io",
+            BackupError::ChangedWhileSealing { .. } => "backup_copy_changed",
         }
     }
 }

@@ -8,7 +8,8 @@
 //! nothing of the key), a 19-byte nonce prefix, the segment size (u32 BE) — then
 //! segments of XChaCha20-Poly1305 (the STREAM construction): segment `i` is sealed under
 //! nonce `prefix ‖ i (u32 BE) ‖ last (1 byte)` with the whole header as associated data.
-//! The prefix is derived from the key and the copy ([`nonce_prefix`]).
+//! The prefix is derived from the key and the copy ([`nonce_hasher`]), both read through one
+//! handle and checked unchanged (record 0154).
 //! Every segment but the last holds exactly the segment size; the last one is marked, so
 //! a file cut at a segment boundary does not open either.
 use super::BackupError;
@@ -16,7 +17,7 @@ use chacha20poly1305::aead::rand_core::RngCore;
 use chacha20poly1305::aead::{AeadInPlace, KeyInit, OsRng};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use sha2::{Digest, Sha256};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 7] = b"PDBKUP\0";
@@ -183,71 +184,130 @@ pub(crate) fn finish(file: std::fs::File, partial: &Path, path: &Path) -> Result
     Ok(())
 }
 
-/// The nonce prefix of a copy: derived from the key and the copy's bytes (as SIV derives
-/// its IV), not drawn at random, so the same copy sealed twice is the same file — a send
-/// repeated after a crash finds it whole at the back office instead of storing it twice —
-/// while two different copies get different prefixes (a 152-bit collision). What this
-/// reveals is only that two sealed files hold the same copy.
-fn nonce_prefix(key: &BackupKey, plain: &Path) -> Result<[u8; PREFIX_LEN], BackupError> {
-    let in_io = |e: std::io::Error| BackupError::Io { path: plain.display().to_string(), message: e.to_string() };
-    let mut f = std::fs::File::open(plain).map_err(in_io)?;
+/// The keyed hash the nonce prefix is cut from: the key and the copy's bytes (as SIV
+/// derives its IV), not drawn at random, so the same copy sealed twice is the same file — a
+/// send repeated after a crash finds it whole at the back office instead of storing it
+/// twice — while two different copies get different prefixes (a 152-bit collision). What
+/// this reveals is only that two sealed files hold the same copy.
+fn nonce_hasher(key: &BackupKey) -> Sha256 {
     let mut h = Sha256::new();
     h.update(b"PayDesk backup nonce, format 1\0");
     h.update(key.0);
-    let mut buf = vec![0u8; 256 * 1024];
-    loop {
-        let n = f.read(&mut buf).map_err(in_io)?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
+    h
+}
+
+/// What `fstat` says of the copy being sealed: it must be the same before the first pass
+/// and after the second (record 0154). Size, modification and change times to the
+/// nanosecond, and which file it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    fn of(f: &std::fs::File) -> std::io::Result<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = f.metadata()?;
+        Ok(Stamp { dev: m.dev(), ino: m.ino(), len: m.len(), mtime: (m.mtime(), m.mtime_nsec()), ctime: (m.ctime(), m.ctime_nsec()) })
     }
-    let mut prefix = [0u8; PREFIX_LEN];
-    prefix.copy_from_slice(&h.finalize()[..PREFIX_LEN]);
-    Ok(prefix)
 }
 
 /// Seals the file at `plain` into `out` (written as `out.partial`, then renamed).
+///
+/// The nonce prefix is derived from the copy's bytes, so they are read twice: once for the
+/// prefix, once to encrypt. Were they to differ between the two reads, two different
+/// plaintexts would be sealed under one prefix — nonce reuse, which under XChaCha20-Poly1305
+/// gives away the XOR of the two and the authentication key (record 0154). So both passes
+/// read through ONE open handle (a file renamed over the copy's name in between is not
+/// read), the handle's `fstat` must be the same before the first pass and after the second,
+/// and the second pass hashes what it encrypts: unless that hash is the prefix's own, the
+/// sealed file is removed before it is named and `ChangedWhileSealing` returned. A sealed
+/// file under `out` therefore always holds the plaintext its prefix was derived from.
 pub fn seal(key: &BackupKey, plain: &Path, out: &Path) -> Result<Sealed, BackupError> {
+    seal_between(key, plain, out, &mut || {})
+}
+
+/// [`seal`], calling `between` after the first pass and before the second (the tests
+/// change the copy there).
+fn seal_between(key: &BackupKey, plain: &Path, out: &Path, between: &mut dyn FnMut()) -> Result<Sealed, BackupError> {
     let in_io = |e: std::io::Error| BackupError::Io { path: plain.display().to_string(), message: e.to_string() };
-    let partial = partial_of(out);
-    let out_io = |e: std::io::Error| BackupError::Io { path: partial.display().to_string(), message: e.to_string() };
-    let mut src = BufReader::new(std::fs::File::open(plain).map_err(in_io)?);
-    let file = create_private(&partial)?;
-    let mut dst = std::io::BufWriter::new(file);
-    let prefix = nonce_prefix(key, plain)?;
-    let mut header = Vec::with_capacity(HEADER_LEN);
-    header.extend_from_slice(MAGIC);
-    header.push(FORMAT);
-    header.extend_from_slice(&key.id());
-    header.extend_from_slice(&prefix);
-    header.extend_from_slice(&(SEGMENT as u32).to_be_bytes());
-    let mut hash = Sha256::new();
-    let mut bytes = 0u64;
-    let mut put = |dst: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| -> Result<(), BackupError> {
-        hash.update(b);
-        bytes += b.len() as u64;
-        dst.write_all(b).map_err(out_io)
-    };
-    put(&mut dst, &header)?;
-    let cipher = XChaCha20Poly1305::new(&key.0.into());
-    let mut buf = vec![0u8; SEGMENT + TAG];
-    let mut i: u32 = 0;
+    let mut file = std::fs::File::open(plain).map_err(in_io)?;
+    let before = Stamp::of(&file).map_err(in_io)?;
+    // first pass: the prefix
+    let mut first = nonce_hasher(key);
+    let mut buf = vec![0u8; 256 * 1024];
     loop {
-        let n = fill(&mut src, &mut buf[..SEGMENT]).map_err(in_io)?;
-        // the last segment is the first one that is not full, or a full one with nothing after
-        let last = n < SEGMENT || src.fill_buf().map_err(in_io)?.is_empty();
-        let mut seg = buf[..n].to_vec();
-        cipher.encrypt_in_place(&nonce(&prefix, i, last), &header, &mut seg).map_err(|_| BackupError::Io { path: plain.display().to_string(), message: "encryption failed".into() })?;
-        put(&mut dst, &seg)?;
-        if last {
+        let n = fill(&mut file, &mut buf).map_err(in_io)?;
+        if n == 0 {
             break;
         }
-        i = i.checked_add(1).ok_or_else(|| BackupError::Io { path: plain.display().to_string(), message: "too large to seal".into() })?;
+        first.update(&buf[..n]);
     }
-    let file = dst.into_inner().map_err(|e| out_io(e.into_error()))?;
-    finish(file, &partial, out)?;
-    Ok(Sealed { path: out.to_path_buf(), bytes, sha256: hex::encode(hash.finalize()) })
+    let first = first.finalize();
+    let mut prefix = [0u8; PREFIX_LEN];
+    prefix.copy_from_slice(&first[..PREFIX_LEN]);
+    between();
+    // second pass, on the same handle
+    file.seek(SeekFrom::Start(0)).map_err(in_io)?;
+    let partial = partial_of(out);
+    let out_io = |e: std::io::Error| BackupError::Io { path: partial.display().to_string(), message: e.to_string() };
+    let dst_file = create_private(&partial)?;
+    let sealed = (|| {
+        let mut src = BufReader::new(&file);
+        let mut dst = std::io::BufWriter::new(dst_file);
+        let mut header = Vec::with_capacity(HEADER_LEN);
+        header.extend_from_slice(MAGIC);
+        header.push(FORMAT);
+        header.extend_from_slice(&key.id());
+        header.extend_from_slice(&prefix);
+        header.extend_from_slice(&(SEGMENT as u32).to_be_bytes());
+        let mut again = nonce_hasher(key);
+        let mut hash = Sha256::new();
+        let mut bytes = 0u64;
+        let mut put = |dst: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| -> Result<(), BackupError> {
+            hash.update(b);
+            bytes += b.len() as u64;
+            dst.write_all(b).map_err(out_io)
+        };
+        put(&mut dst, &header)?;
+        let cipher = XChaCha20Poly1305::new(&key.0.into());
+        let mut buf = vec![0u8; SEGMENT + TAG];
+        let mut i: u32 = 0;
+        loop {
+            let n = fill(&mut src, &mut buf[..SEGMENT]).map_err(in_io)?;
+            // the last segment is the first one that is not full, or a full one with nothing after
+            let last = n < SEGMENT || src.fill_buf().map_err(in_io)?.is_empty();
+            again.update(&buf[..n]);
+            let mut seg = buf[..n].to_vec();
+            cipher.encrypt_in_place(&nonce(&prefix, i, last), &header, &mut seg).map_err(|_| BackupError::Io { path: plain.display().to_string(), message: "encryption failed".into() })?;
+            put(&mut dst, &seg)?;
+            if last {
+                break;
+            }
+            i = i.checked_add(1).ok_or_else(|| BackupError::Io { path: plain.display().to_string(), message: "too large to seal".into() })?;
+        }
+        let after = Stamp::of(&file).map_err(in_io)?;
+        if again.finalize() != first || after != before {
+            return Err(BackupError::ChangedWhileSealing { path: plain.display().to_string() });
+        }
+        let dst_file = dst.into_inner().map_err(|e| out_io(e.into_error()))?;
+        Ok((dst_file, bytes, hash.finalize()))
+    })();
+    match sealed {
+        Ok((dst_file, bytes, hash)) => {
+            finish(dst_file, &partial, out)?;
+            Ok(Sealed { path: out.to_path_buf(), bytes, sha256: hex::encode(hash) })
+        }
+        Err(e) => {
+            // what was written under a prefix that is not its plaintext's never gets a name
+            let _ = std::fs::remove_file(&partial);
+            Err(e)
+        }
+    }
 }
 
 /// Opens the sealed file at `sealed` with `key` into `out` (written as `out.partial`,
@@ -348,6 +408,53 @@ mod tests {
         let e = open(&key, &dir.path().join("s"), &dir.path().join("o")).unwrap_err();
         assert!(matches!(e, BackupError::Tampered { segment: 1, .. }), "{e:?}");
         assert!(!dir.path().join("o").exists() && !partial_of(&dir.path().join("o")).exists());
+    }
+
+    /// Record 0154: the nonce prefix is derived in a first pass over the copy and the copy
+    /// encrypted in a second; a copy changed in between (here one byte, the same size, its
+    /// modification time put back) is refused, and nothing is left under `out` — no second
+    /// plaintext is ever sealed under the first one's prefix.
+    #[test]
+    fn a_copy_changed_between_the_two_passes_is_refused_and_nothing_is_sealed() {
+        use std::os::unix::fs::FileExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("p");
+        std::fs::write(&p, vec![1u8; 3 * SEGMENT + 5]).unwrap();
+        let key = BackupKey::generate();
+        let first = seal(&key, &p, &dir.path().join("s1")).unwrap();
+        let mtime = std::fs::metadata(&p).unwrap().modified().unwrap();
+        let out = dir.path().join("s2");
+        let e = seal_between(&key, &p, &out, &mut || {
+            let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+            f.write_all_at(&[2], 2 * SEGMENT as u64 + 1).unwrap();
+            f.set_modified(mtime).unwrap();
+        })
+        .unwrap_err();
+        assert!(matches!(&e, BackupError::ChangedWhileSealing { .. }), "{e:?}");
+        assert_eq!(e.code(), "backup_copy_changed");
+        assert!(!out.exists() && !partial_of(&out).exists(), "nothing sealed under the first pass's prefix");
+        // the copy as it is now seals (its own prefix) and opens to what it now holds
+        let now = seal(&key, &p, &out).unwrap();
+        assert_ne!(now.sha256, first.sha256);
+        assert_eq!(open(&key, &out, &dir.path().join("o")).unwrap(), 3 * SEGMENT as u64 + 5);
+        assert_eq!(std::fs::read(dir.path().join("o")).unwrap(), std::fs::read(&p).unwrap());
+    }
+
+    /// A file renamed over the copy's name between the passes: the second pass reads the
+    /// one handle opened first, never the newcomer, and the copy behind it was unlinked (its
+    /// change time moved): refused too, nothing sealed.
+    #[test]
+    fn a_file_put_under_the_copys_name_between_the_passes_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("p");
+        std::fs::write(&p, vec![3u8; 2 * SEGMENT + 9]).unwrap();
+        let key = BackupKey::generate();
+        let other = dir.path().join("other");
+        std::fs::write(&other, vec![9u8; 2 * SEGMENT + 9]).unwrap();
+        let out = dir.path().join("s");
+        let e = seal_between(&key, &p, &out, &mut || std::fs::rename(&other, &p).unwrap()).unwrap_err();
+        assert!(matches!(&e, BackupError::ChangedWhileSealing { .. }), "{e:?}");
+        assert!(!out.exists() && !partial_of(&out).exists());
     }
 
     #[test]
