@@ -109,6 +109,11 @@ fn a_restored_split_sale_is_exchanged_into_this_registers_sale_with_approval() {
         let e = call(&w, "exchange_restored_lines", approved).unwrap_err();
         assert_eq!(e["code"], code, "{bad}: {e}");
     }
+    // Another sale than the register's is refused by the command, before the ledger.
+    let mut elsewhere = args(into + 1, lines(1, 1));
+    elsewhere["approval"] = json!({ "name": "Olivia", "pin": support::OWNER_PIN });
+    let e = call(&w, "exchange_restored_lines", elsewhere).unwrap_err();
+    assert!(e["message"].as_str().unwrap().contains("moved on to another sale"), "{e}");
     assert_eq!(written(dir_b.path()), (0, 0));
 
     // A cashier is asked for a manager; nothing is written, nothing reaches the PSP.
