@@ -6,7 +6,9 @@
 //! screen: the PSP holds exactly one refund, on A's payment, card first and at most what the
 //! card paid; the rest leaves B's drawer as a movement under B's shift; a second return of
 //! a line already taken back elsewhere is refused, nothing sent. English at 1280x800, Japanese
-//! at 1024x768; screenshots of the form and the result under target/screenshots.
+//! at 1024x768; screenshots of the form and the result under target/screenshots. And the
+//! Exchange beside Return (record 0153 addendum): A's mug for two mugs rung up on B, the rest
+//! paid by card on B's register, one charge at the PSP, no refund, B's drawer unmoved.
 
 use paydesk_e2e::thirtyfour::prelude::*;
 use paydesk_e2e::{App, Launch, PspProcess, LONG};
