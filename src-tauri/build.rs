@@ -29,6 +29,7 @@ const COMMANDS: &[&str] = &[
     "return_restored_lines",
     "exchange_target",
     "exchange_lines",
+    "exchange_restored_lines",
     "find_receipt",
     "print_return",
     "print_restored_return",

@@ -6,7 +6,9 @@
 //! screen: the PSP holds exactly one refund, on A's payment, card first and at most what the
 //! card paid; the rest leaves B's drawer as a movement under B's shift; a second return of
 //! a line already taken back elsewhere is refused, nothing sent. English at 1280x800, Japanese
-//! at 1024x768; screenshots of the form and the result under target/screenshots.
+//! at 1024x768; screenshots of the form and the result under target/screenshots. And the
+//! Exchange beside Return (record 0153 addendum): A's mug for two mugs rung up on B, the rest
+//! paid by card on B's register, one charge at the PSP, no refund, B's drawer unmoved.
 
 use paydesk_e2e::thirtyfour::prelude::*;
 use paydesk_e2e::{App, Launch, PspProcess, LONG};
@@ -205,5 +207,63 @@ async fn in_japanese_at_1024x768_the_restored_sale_comes_back_card_first() {
     let doc = b.text("#payment-detail #return-doc").await;
     assert!(doc.contains(&number), "{doc}");
     b.screenshot("restored-return-done-ja-1024x768").await;
+    b.close().await;
+}
+
+/// Exchange in the restored sale's form (record 0153 addendum): B rings two mugs up, finds
+/// A's sale by its receipt and exchanges A's mug for them. The credit ($16.28) stays on A's
+/// tenders (no refund at the PSP); the rest ($16.27) is paid by card on B's register: one new
+/// charge at the PSP, B's drawer unmoved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replaced_registers_mug_is_exchanged_for_two_on_this_register_in_english() {
+    let psp = PspProcess::start(KEY);
+    let (cart, pi, rows) = predecessor_sale(&psp, false, &["COF-001", "CRO-001", "MUG-001"], "$22.25", "10.00").await;
+    let b = App::start("restored-exchange-b", launch(&psp, false, 1280, 800)).await;
+    restore_into(&b, &rows);
+    let before = expected_drawer(&b);
+    // Two mugs: 2990 + 265.36 → $32.55.
+    b.scan_up(&["MUG-001", "MUG-001"], "$32.55").await;
+    let number = format!("{:06}", cart.0);
+    find_by_receipt(&b, &number).await;
+    b.wait_js("return document.querySelector('#payment-detail #restored-return #exchange-submit') !== null", "the exchange offered", LONG).await;
+    let button = b.text("#payment-detail #exchange-submit").await;
+    assert_eq!(button, "Exchange for the sale on the register ($32.55)");
+    assert!(b.text("#payment-detail #restored-exchange-help").await.contains("Front till"));
+    b.screenshot("restored-exchange-form-1280x800").await;
+
+    let css = "#payment-detail #return-qty-2";
+    b.js(&format!("document.querySelector('{css}').scrollIntoView({{ block: 'center' }}); return true")).await;
+    b.el(css).await.send_keys("1").await.unwrap();
+    b.el("#payment-detail #return-reason").await.send_keys("wants a pair").await.unwrap();
+    b.click("#payment-detail #exchange-submit").await;
+    let v = b
+        .wait_js(
+            "if (document.querySelector('#payment-detail #exchange-done')) return 'done'; \
+             const x = document.querySelector('#payment-detail #return-msg .bad'); return x ? x.dataset.code : false",
+            "the exchange's answer",
+            LONG,
+        )
+        .await;
+    assert_eq!(v.as_str(), Some("done"), "{v}");
+    let done = b.el("#payment-detail #exchange-done").await;
+    assert_eq!((done.attr("data-credit").await.unwrap(), done.attr("data-due").await.unwrap()), (Some("1628".into()), Some("1627".into())));
+    assert_eq!(done.attr("data-number").await.unwrap(), Some(format!("{number}-R1")));
+    let message = done.text().await.unwrap();
+    assert!(message.contains("$16.28 pays the sale on the register") && message.contains("$16.27 is left to pay"), "{message}");
+    let doc = b.text("#payment-detail #return-doc").await;
+    assert!(doc.contains("Front till") && doc.contains("PayDesk mug x1") && doc.contains(&number), "{doc}");
+    b.screenshot("restored-exchange-done-1280x800").await;
+    assert!(refunds(&psp, &pi).await.is_empty(), "the credit stays on A's payment");
+    assert_eq!(expected_drawer(&b), before);
+
+    // The rest on the register, by card: one charge at the PSP.
+    b.click("#payment-detail #exchange-to-register").await;
+    b.wait_js("return document.getElementById('tender-credit') !== null && !document.getElementById('tender').hidden", "the tender panel with the credit", LONG).await;
+    assert_eq!(b.text("#tender-due").await, "$16.27");
+    b.pay_card_part("16.27", 1).await;
+    b.wait_js("return document.getElementById('tender-done')?.dataset.state === 'paid'", "the new sale paid", LONG).await;
+    let stats = psp.psp.stats().await;
+    assert_eq!((stats["charges"].as_u64(), stats["refunds"].as_u64()), (Some(2), Some(0)), "A's sale and B's rest, no refund: {stats}");
+    assert_eq!(expected_drawer(&b), before, "B's drawer unmoved");
     b.close().await;
 }

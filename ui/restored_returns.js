@@ -2,13 +2,15 @@
 // from Payments → Receipts by a receipt number only a predecessor's sale has, or from the
 // restored payments list. The form says which register made the sale; Return goes through
 // the approval dialog (Refund permission, enforced by the command). The answer says what to
-// hand back from the drawer and shows the return document. Text nodes only.
+// hand back from the drawer and shows the return document. When the register has a sale that
+// can take an exchange's credit, "Exchange" sits beside Return (record 0153): the goods pay
+// that sale, and the answer is a normal exchange's (`exchangeDone`). Text nodes only.
 
 import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { h, announce, alertLoud, errText } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
-import { returnDone } from './returns.js';
+import { exchangeDone, returnDone } from './returns.js';
 
 /** The Return items form of restored sale `sale` of predecessor `source`, loaded now. */
 export function restoredReturnPanel(source, sale) {
@@ -16,7 +18,9 @@ export function restoredReturnPanel(source, sale) {
   (async () => {
     try {
       const f = await invoke('restored_return_form', { source, sale });
-      box.replaceChildren(restoredForm(f, box));
+      // The register's sale, when it can take an exchange (record 0153): the form offers it.
+      const target = await invoke('exchange_target').catch(() => null);
+      box.replaceChildren(restoredForm(f, box, target));
       box.scrollIntoView({ block: 'start' });
       const first = box.querySelector('input[type=number]:not([disabled])');
       if (first) first.focus({ preventScroll: true });
@@ -27,7 +31,7 @@ export function restoredReturnPanel(source, sale) {
   return box;
 }
 
-function restoredForm(f, box) {
+function restoredForm(f, box, target) {
   const qtys = f.lines.map((l) => {
     const left = Math.max(0, l.sold - l.returned);
     return h('input', { id: `return-qty-${l.line}`, type: 'number', min: '0', max: String(left), step: '1', value: '0',
@@ -39,8 +43,12 @@ function restoredForm(f, box) {
     h('td', { class: 'num', id: `return-returned-${l.line}`, text: String(l.returned) }), h('td', { class: 'num' }, qtys[i])));
   const reason = h('input', { id: 'return-reason', type: 'text', maxlength: '200', autocomplete: 'off' });
   const submit = h('button', { class: 'danger', id: 'return-submit', type: 'submit', text: t('return-submit') });
-  const msg = h('div', { id: 'return-msg', role: 'status' });
   const nothingLeft = f.lines.every((l) => l.sold - l.returned <= 0);
+  const exchange = target && !nothingLeft
+    ? h('button', { class: 'primary', id: 'exchange-submit', type: 'button', 'data-into': String(target.cart),
+      text: t('exchange-submit', { total: target.open_display }) })
+    : null;
+  const msg = h('div', { id: 'return-msg', role: 'status' });
   const form = h('form', { class: 'refund-form return-form', id: 'return-form', autocomplete: 'off' },
     h('h3', { id: 'restored-return-title', text: t('restored-return-title', { number: f.receipt_no, name: f.register_name }) }),
     h('p', { class: 'help', text: t('restored-return-sale', { sale: f.sale, time: formatDateTime(f.completed_at_ms), total: f.total_display }) }),
@@ -50,24 +58,30 @@ function restoredForm(f, box) {
         h('th', { class: 'num', text: t('return-col-returned') }), h('th', { class: 'num', text: t('return-col-quantity') }))),
       h('tbody', {}, ...rows))),
     h('label', { for: 'return-reason' }, t('return-reason'), reason),
-    h('div', { class: 'actions' }, submit), msg);
-  let returning = false;   // one return per press: a second would give the money back twice
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
+    exchange ? h('p', { class: 'help', id: 'restored-exchange-help', text: t('restored-exchange-help', { name: f.register_name }) }) : null,
+    h('div', { class: 'actions' }, submit, exchange), msg);
+  const print = (id) => invoke('print_restored_return', { returnId: id });
+  // One return or exchange per press: a second would give the money back twice.
+  let returning = false;
+  const send = async (into) => {
     if (returning) return;
     // The quantities as typed: the command checks them again (and the ledger what is left).
     const lines = f.lines.map((l, i) => ({ line: l.line, quantity: Number(qtys[i].value || '0') })).filter((x) => x.quantity !== 0);
-    returning = true; submit.disabled = true;
+    returning = true; submit.disabled = true; if (exchange) exchange.disabled = true;
+    const args = { source: f.source, sale: f.sale, lines, reason: reason.value };
     try {
-      const r = await withApproval((approval) => invoke('return_restored_lines',
-        { source: f.source, sale: f.sale, lines, reason: reason.value, approval }));
-      box.replaceChildren(returnDone(r, (id) => invoke('print_restored_return', { returnId: id })));
+      const r = into === null
+        ? await withApproval((approval) => invoke('return_restored_lines', { ...args, approval }))
+        : await withApproval((approval) => invoke('exchange_restored_lines', { ...args, into, approval }));
+      box.replaceChildren(into === null ? returnDone(r, print) : exchangeDone(r, print));
       box.scrollIntoView({ block: 'start' });
       announce(r.message);
     } catch (err) {
       msg.replaceChildren(h('p', { class: 'bad', 'data-code': (err && err.code) || '', text: errText(err) }));
       alertLoud(errText(err));
-    } finally { returning = false; submit.disabled = false; }
-  });
+    } finally { returning = false; submit.disabled = false; if (exchange) exchange.disabled = false; }
+  };
+  form.addEventListener('submit', (e) => { e.preventDefault(); send(null); });
+  if (exchange) exchange.addEventListener('click', () => send(target.cart));
   return form;
 }

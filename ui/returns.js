@@ -96,9 +96,10 @@ function returnForm(cartId, f, holder, onDone, target) {
 }
 
 /** After an exchange: what is left to pay on the register (with the way there) or what
- * to hand back, the card refunds of the difference, and the return document. */
-function exchangeDone(r) {
-  const done = returnDone(r);
+ * to hand back, the card refunds of the difference, and the return document. `print` as
+ * `returnDone`'s: a restored sale's exchange (record 0153) passes `print_restored_return`. */
+export function exchangeDone(r, print = (id) => invoke('print_return', { returnId: id })) {
+  const done = returnDone(r, print);
   const first = done.querySelector('#return-done');
   first.id = 'exchange-done';
   first.dataset.credit = String(r.credit); first.dataset.due = String(r.due);

@@ -171,6 +171,11 @@ fn every_variant() -> Vec<AppError> {
         AppError::Reader(crate::error::ReaderRefusal::UnknownReader("tmr_1".into())),
         crate::reader::validate_reader_id("x").expect_err("refused"),
     ]);
+    // A restored sale's refusals (records 0144, 0153), made from the ledger's errors.
+    out.extend([
+        AppError::from(paydesk_ledger::Error::RestoredStoreTender { register: "A".into(), sale: 1 }),
+        AppError::from(paydesk_ledger::Error::RestoredCreditNotGivenBack { cart_id: 2, register: "A".into(), sale: 1 }),
+    ]);
     for a in Action::ALL {
         out.push(AppError::ApprovalRequired { action: a, min_role: Role::Owner });
     }

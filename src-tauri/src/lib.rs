@@ -142,6 +142,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             sale::restored_returns::find_restored_receipt,
             sale::restored_returns::restored_return_form,
             sale::restored_returns::return_restored_lines,
+            sale::restored_exchange::exchange_restored_lines,
             sale::exchange::exchange_target,
             sale::exchange::exchange_lines,
             store::sales::find_receipt,

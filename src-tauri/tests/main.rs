@@ -21,6 +21,7 @@ mod keychain;
 mod open_price;
 mod reader;
 mod restart;
+mod restored_exchange;
 mod restored_returns;
 mod screen;
 mod shift;

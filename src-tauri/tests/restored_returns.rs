@@ -20,7 +20,7 @@ use tauri::Manager;
 const SRC: &str = "reg-front-till";
 
 /// What A queued for the back office, as the restored rows B pulls.
-fn history(a: &Ledger) -> Vec<RestoredRow> {
+pub(crate) fn history(a: &Ledger) -> Vec<RestoredRow> {
     a.sync_log()
         .outbox_batch(0, 500)
         .unwrap()
@@ -35,7 +35,7 @@ fn history(a: &Ledger) -> Vec<RestoredRow> {
 /// The PSP's refunds of payment intent `pi` (its own list, over HTTP). The mock PSP may
 /// drop a read, leave it unanswered or answer it with a transient error (its simulated
 /// faults): asked again, a few times, each ask bounded at 5 s.
-fn refunds_at_psp(url: &str, pi: &str) -> Vec<Value> {
+pub(crate) fn refunds_at_psp(url: &str, pi: &str) -> Vec<Value> {
     tauri::async_runtime::block_on(async {
         let mut last = Value::Null;
         for _ in 0..5 {

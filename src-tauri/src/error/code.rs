@@ -130,6 +130,8 @@ error_codes! {
     RestoredSaleNotValued => "restored_sale_not_valued",
     RestoredPaymentUnsettled => "restored_payment_unsettled",
     RestoredStoreTender => "restored_store_tender",
+    // the new sale of an exchange of a restored sale (record 0153)
+    RestoredCreditNotGivenBack => "restored_credit_not_given_back",
 }
 
 impl ErrorCode {

@@ -486,7 +486,9 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         | L::RestoredSaleNotValued { .. }
         | L::RestoredPaymentUnsettled { .. }
         | L::RestoredStoreTender { .. }
-        | L::RestoredRefundExceeds { .. } => AppError::Restored(RestoredRefusal::of_ledger(e)?),
+        | L::RestoredRefundExceeds { .. }
+        // and the new sale of a restored exchange (record 0153)
+        | L::RestoredCreditNotGivenBack { .. } => AppError::Restored(RestoredRefusal::of_ledger(e)?),
         L::WrongPin { attempts_left } => AppError::WrongPin { attempts_left: *attempts_left },
         L::StaffLocked { until_ms } => AppError::StaffLocked { until_ms: *until_ms },
         L::NotAllowed { action, authorization } => {

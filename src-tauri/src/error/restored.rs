@@ -1,5 +1,5 @@
-//! A return of a sale restored from a replaced register refused (record 0144): the
-//! ledger's typed refusals, each with its code and the cashier's words.
+//! A return or exchange of a sale restored from a replaced register refused (records 0144,
+//! 0153): the ledger's typed refusals, each with its code and the cashier's words.
 
 use paydesk_ledger::Error as L;
 
@@ -27,6 +27,10 @@ pub enum RestoredRefusal {
     StoreTender { register: String, sale: i64 },
     /// More than the sale's tenders have left after every refund.
     RefundExceeds { register: String, sale: i64 },
+    /// This register's sale `cart` was paid in part by an exchange of the restored sale:
+    /// that part would go back through the predecessor's tenders, which is not built
+    /// (record 0153). What its own tenders paid can go back.
+    CreditNotGivenBack { cart: i64, register: String, sale: i64 },
 }
 
 impl RestoredRefusal {
@@ -43,6 +47,9 @@ impl RestoredRefusal {
             L::RestoredPaymentUnsettled { register, sale, .. } => R::PaymentUnsettled { register: register.clone(), sale: *sale },
             L::RestoredStoreTender { register, sale } => R::StoreTender { register: register.clone(), sale: *sale },
             L::RestoredRefundExceeds { register, sale, .. } => R::RefundExceeds { register: register.clone(), sale: *sale },
+            L::RestoredCreditNotGivenBack { cart_id, register, sale } => {
+                R::CreditNotGivenBack { cart: *cart_id, register: register.clone(), sale: *sale }
+            }
             _ => return None,
         })
     }
@@ -61,6 +68,8 @@ impl RestoredRefusal {
             R::StoreTender { .. } => ErrorCode::RestoredStoreTender,
             // as the CLI says it: more than the sale's tenders have left
             R::RefundExceeds { .. } => ErrorCode::SaleRefundExceeds,
+            // as the CLI says it (record 0153)
+            R::CreditNotGivenBack { .. } => ErrorCode::RestoredCreditNotGivenBack,
         }
     }
 
@@ -78,6 +87,9 @@ impl RestoredRefusal {
             R::PaymentUnsettled { register, sale } => tr!(l, "restored-error-unsettled", register = register.clone(), sale = *sale),
             R::StoreTender { register, sale } => tr!(l, "restored-error-store-tender", register = register.clone(), sale = *sale),
             R::RefundExceeds { register, sale } => tr!(l, "restored-error-refund-exceeds", register = register.clone(), sale = *sale),
+            R::CreditNotGivenBack { cart, register, sale } => {
+                tr!(l, "restored-error-credit-not-given-back", cart = *cart, register = register.clone(), sale = *sale)
+            }
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod discount;
 pub mod held;
 pub mod refund;
 pub mod exchange;
+pub mod restored_exchange;
 pub mod restored_returns;
 pub mod returns;
 pub mod store_tender;

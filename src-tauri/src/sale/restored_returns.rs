@@ -55,7 +55,7 @@ pub struct RestoredSaleRef {
 
 /// The predecessor's id as the screen sent it: trimmed, 1 to the back office's limit,
 /// no control characters (which predecessor it is, the ledger decides).
-fn checked_source(source: &str) -> AppResult<&str> {
+pub(super) fn checked_source(source: &str) -> AppResult<&str> {
     let s = source.trim();
     if s.is_empty() || s.chars().count() > MAX_SOURCE_CHARS || s.chars().any(char::is_control) {
         return Err(AppError::InvalidInput(tr!(active(), "restored-input-source", max = MAX_SOURCE_CHARS)));
@@ -63,7 +63,7 @@ fn checked_source(source: &str) -> AppResult<&str> {
     Ok(s)
 }
 
-fn checked_sale(sale: i64) -> AppResult<i64> {
+pub(super) fn checked_sale(sale: i64) -> AppResult<i64> {
     if sale <= 0 {
         return Err(AppError::InvalidInput(tr!(active(), "input-sale-number")));
     }

@@ -14,3 +14,5 @@ restored-error-not-valued = Sale { $sale } of register { $register } cannot be v
 restored-error-unsettled = A card payment of sale { $sale } of register { $register } has no known outcome; nothing was returned.
 restored-error-store-tender = Sale { $sale } of register { $register } was paid in part by a store tender; give that part back at the back office. Nothing was returned.
 restored-error-refund-exceeds = Sale { $sale } of register { $register } has less left to give back than this return; nothing was returned.
+restored-exchange-help = Or ring the new items up on the register first: then the items chosen here pay for them, and only the difference is paid there or given back (to the cards of register { $name }'s sale first, the rest in cash from this drawer).
+restored-error-credit-not-given-back = Sale { $cart } was paid in part by exchanging goods of sale { $sale } of register { $register }: that part cannot be given back at this register. Nothing was given back.

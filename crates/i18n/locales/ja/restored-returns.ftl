@@ -14,3 +14,5 @@ restored-error-not-valued = レジ { $register } の会計 { $sale } はこの�
 restored-error-unsettled = レジ { $register } の会計 { $sale } のカード支払の結果が不明です。返品していません。
 restored-error-store-tender = レジ { $register } の会計 { $sale } は店舗の支払方法で一部支払われています。その分はバックオフィスで返してください。返品していません。
 restored-error-refund-exceeds = レジ { $register } の会計 { $sale } の返せる残りがこの返品より少ないです。返品していません。
+restored-exchange-help = または先に新しい商品をレジに登録してください。ここで選んだ商品の金額がその支払いに充てられ、差額だけをレジで受け取るか返金します（レジ { $name } の会計のカードから先に、残りはこのドロアから現金で）。
+restored-error-credit-not-given-back = 会計 { $cart } はレジ { $register } の会計 { $sale } の商品との交換で一部支払われています。その分はこのレジでは返せません。返金していません。
