@@ -41,16 +41,26 @@ pub struct SimConfig {
     pub reader_share: f64,
     /// A violation planted during the run, for the tests of the checks made then.
     pub plant: Option<MidRunPlant>,
+    /// After the run the register is replaced: this many restored returns and exchanges
+    /// of its paid sales at the successor (`restored.rs`, records 0144 and 0153). 0 keeps
+    /// every earlier run as it was: no replacement, no extra draw.
+    pub restored_ops: u32,
 }
 
 impl SimConfig {
     pub fn new(seed: u64, checkouts: u64, profile: Profile) -> Self {
-        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0, plant: None }
+        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0, plant: None, restored_ops: 0 }
     }
 
     /// The same run with `share` of its sales paid by several tenders.
     pub fn with_split_share(mut self, share: f64) -> Self {
         self.split_share = share.clamp(0.0, 1.0);
+        self
+    }
+
+    /// The same run, then `ops` restored returns and exchanges at its replacement.
+    pub fn with_restored_ops(mut self, ops: u32) -> Self {
+        self.restored_ops = ops.min(10_000);
         self
     }
 
