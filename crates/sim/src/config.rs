@@ -45,11 +45,15 @@ pub struct SimConfig {
     /// of its paid sales at the successor (`restored.rs`, records 0144 and 0153). 0 keeps
     /// every earlier run as it was: no replacement, no extra draw.
     pub restored_ops: u32,
+    /// Let the successor take back sales the predecessor exchanged from too. Off: record
+    /// 0144's known gap (the predecessor's exchange credit is not in its facts) would give
+    /// money back twice, and the restored audit says so.
+    pub restored_exchanged_sales: bool,
 }
 
 impl SimConfig {
     pub fn new(seed: u64, checkouts: u64, profile: Profile) -> Self {
-        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0, plant: None, restored_ops: 0 }
+        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0, plant: None, restored_ops: 0, restored_exchanged_sales: false }
     }
 
     /// The same run with `share` of its sales paid by several tenders.
@@ -120,4 +124,8 @@ pub enum MidRunPlant {
     /// earlier return): the sale's earlier return lines are deleted, so the ledger sees
     /// more left and takes it.
     ReturnLinesForgotten,
+    /// When the successor restores the predecessor's history (`restored.rs`): the lines of
+    /// every `return_recorded` fact are dropped, so the successor ignores the returns made
+    /// at the predecessor and takes back goods that already came back.
+    PredecessorReturnsIgnored,
 }

@@ -33,12 +33,13 @@ fn sums(l: &Ledger, sql: &str) -> rusqlite::Result<HashMap<(i64, i64), i64>> {
     v
 }
 
-/// Per predecessor tender: (cart, seq) → (paid if active else 0, given back + credits held).
+/// Per predecessor tender: cart, seq, paid (if active, else 0), given back, what its exchange
+/// credits still hold.
 const PRED_TENDERS: &str = "SELECT t.cart_id, t.seq, CASE WHEN t.standing = 'active' THEN t.amount_minor ELSE 0 END,
         (SELECT COALESCE(SUM(f.amount_minor), 0) FROM refunds f WHERE f.payment_id = t.payment_id AND f.state != 'failed')
       + (SELECT COALESCE(-SUM(m.amount_minor), 0) FROM cash_movements m WHERE m.tender_id = t.id AND m.kind = 'refund_out')
-      + (SELECT COALESCE(SUM(s.amount_minor), 0) FROM store_refunds s WHERE s.tender_id = t.id)
-      + (SELECT COALESCE(SUM(ec.amount_minor), 0) FROM exchange_credits ec WHERE ec.tender_id = t.id)
+      + (SELECT COALESCE(SUM(s.amount_minor), 0) FROM store_refunds s WHERE s.tender_id = t.id),
+        (SELECT COALESCE(SUM(ec.amount_minor), 0) FROM exchange_credits ec WHERE ec.tender_id = t.id)
       - (SELECT COALESCE(SUM(x.amount_minor), 0) FROM exchange_credit_returns x JOIN exchange_credits ec ON ec.id = x.credit_id
            LEFT JOIN refunds f ON f.id = x.refund_id WHERE ec.tender_id = t.id AND (x.refund_id IS NULL OR f.state != 'failed'))
     FROM tenders t";
@@ -71,7 +72,7 @@ const SUCC_RETURNS: &str = "SELECT r.id, r.sale_id, r.cash_out_minor,
 const SUCC_PAYMENTS: &str = "SELECT p.idempotency_key, p.refunded_minor, p.psp_payment_id FROM payments p JOIN restored_payments x ON x.payment_id = p.id";
 
 struct Books {
-    pred_tenders: Vec<(i64, i64, i64, i64)>,
+    pred_tenders: Vec<(i64, i64, i64, i64, i64)>,
     pred_returned: HashMap<(i64, i64), i64>,
     /// (checkout key, refund key, state, amount)
     pred_refunds: Vec<(String, String, String, i64)>,
@@ -91,7 +92,7 @@ fn read(pred: &Ledger, succ: &Ledger) -> rusqlite::Result<Books> {
         v
     };
     let mut st = pred.connection().prepare(PRED_TENDERS)?;
-    let pred_tenders = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    let pred_tenders = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
     let mut st = succ.connection().prepare(SUCC_RETURNS)?;
     let succ_returns = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
     let mut succ_lines: HashMap<i64, Vec<(i64, i64)>> = HashMap::new();
@@ -166,11 +167,11 @@ fn run(sim: &Sim, a: &mut Audit) {
     }
 
     // Per predecessor tender of a sale taken back at the successor.
-    let pred: HashMap<(i64, i64), (i64, i64)> = b.pred_tenders.iter().map(|(c, s, paid, gave)| ((*c, *s), (*paid, *gave))).collect();
+    let pred: HashMap<(i64, i64), (i64, i64, i64)> = b.pred_tenders.iter().map(|(c, s, paid, gave, held)| ((*c, *s), (*paid, *gave, *held))).collect();
     for (at, given) in &b.succ_given {
-        let (paid, gave) = pred.get(at).copied().unwrap_or((0, 0));
-        check(a, C::RestoredGivenBackPerTenderWithinPaid, gave + given <= paid, || {
-            format!("sale {} tender {}: paid {paid}, gave back or credited {gave} at the predecessor and {given} at the successor", at.0, at.1)
+        let (paid, gave, held) = pred.get(at).copied().unwrap_or((0, 0, 0));
+        check(a, C::RestoredGivenBackPerTenderWithinPaid, gave + held + given <= paid, || {
+            format!("sale {} tender {}: paid {paid}; at the predecessor gave back {gave} and its exchange credits hold {held}; at the successor {given}", at.0, at.1)
         });
     }
 
