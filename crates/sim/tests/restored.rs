@@ -40,11 +40,16 @@ fn restored_returns_and_exchanges_at_the_successor_have_no_violations() {
 }
 
 #[test]
-fn no_restored_ops_is_the_run_it_always_was() {
+fn no_restored_ops_is_the_run_it_always_was_and_a_successor_is_deterministic() {
     let plain = run(SimConfig::new(4, 150, Profile::Chaos).with_split_share(0.6));
     let zero = run(restored(4, 150, 0));
     assert_eq!(plain, zero);
     assert!(!plain.invariants_checked.contains_key(RestoredCheck::RestoredBooksReadable.name()));
+    // With a successor, the same seed still gives the same report.
+    let (a, b) = (run(restored(4, 150, 20)), run(restored(4, 150, 20)));
+    assert!(a.ok(), "{}", show(&a));
+    assert!(a.invariants_checked.contains_key(RestoredCheck::RestoredBooksReadable.name()));
+    assert_eq!(a, b);
 }
 
 #[test]
