@@ -56,15 +56,7 @@ pub(crate) fn predecessor(its_return: &[Returned]) -> (Ledger, CartId, Payment) 
 
 /// What the predecessor queued, as restored rows.
 pub(crate) fn history(a: &Ledger) -> Vec<RestoredRow> {
-    a.sync_log()
-        .outbox_batch(0, 500)
-        .unwrap()
-        .into_iter()
-        .map(|r| {
-            let kind = serde_json::from_str::<Value>(&r.fact_json).unwrap()["kind"].as_str().unwrap().to_string();
-            RestoredRow { seq: r.seq, at_ms: r.at_ms, kind, fact_json: r.fact_json }
-        })
-        .collect()
+    a.sync_log().outbox_as_restored(0, 500).unwrap()
 }
 
 pub(crate) fn source(acked: u64) -> RestoreSourceRow {

@@ -6,7 +6,7 @@ use crate::config::{engine_config, LedgerMode, SimConfig};
 use crate::profile::Rates;
 use crate::report::EventCounts;
 use crate::records::{CartSale, ReaderSale, SplitSale};
-use crate::world::{self, PspClock, Stored500, RegisterClock, SimTransport, TimeCore, Wire};
+use crate::world::{self, PlantedBug, PspClock, Stored500, RegisterClock, SimTransport, TimeCore, Wire};
 use crate::{EPOCH_MS, SECRET};
 use mock_psp::MockPsp;
 use paydesk_ledger::{Ledger, NewProduct, SeededKeys};
@@ -61,6 +61,8 @@ pub(crate) struct Sim {
     /// The store's own tender types split sales may use (record 0118), with whether each
     /// gives change; none without split sales.
     pub(crate) store_types: Vec<(TenderTypeId, bool)>,
+    /// The register's replacement, once it is replaced (`restored.rs`).
+    pub(crate) successor: Option<crate::restored::Successor>,
 }
 
 #[derive(Default)]
@@ -102,7 +104,8 @@ impl Sim {
             .build()
             .expect("mock PSP");
         let wire = Wire::new(core.clone(), psp.clone(), SECRET, cfg.seed);
-        *wire.bug.lock() = cfg.bug;
+        // The restored refunds' bug is armed when the successor starts (`restored.rs`).
+        *wire.bug.lock() = cfg.bug.filter(|b| *b != PlantedBug::FreshRefundKeyOnRetry);
         *wire.stored_500.lock() = (
             cfg.profile.stored_500_rate(),
             cfg.stored_500.unwrap_or(if cfg.avoid_known_bugs { Stored500::CreatesOnly } else { Stored500::Everywhere }),
@@ -128,16 +131,11 @@ impl Sim {
             rep: Counters::default(),
             reader: None,
             store_types: Vec::new(),
+            successor: None,
         };
         let mut ledger = sim.open_ledger(None);
         ledger
-            .carts_mut().seed_catalog(&[
-                NewProduct { sku: "JP-TEA".into(), name: "Green tea".into(), price: Money::new(180, Currency::Jpy) },
-                NewProduct { sku: "JP-BENTO".into(), name: "Bento".into(), price: Money::new(980, Currency::Jpy) },
-                NewProduct { sku: "JP-BOOK".into(), name: "Book".into(), price: Money::new(2_400, Currency::Jpy) },
-                NewProduct { sku: "US-COFFEE".into(), name: "Coffee".into(), price: Money::new(450, Currency::Usd) },
-                NewProduct { sku: "US-LUNCH".into(), name: "Lunch".into(), price: Money::new(1_575, Currency::Usd) },
-            ])
+            .carts_mut().seed_catalog(&catalog())
             .expect("catalog");
         if sim.cfg.split_share > 0.0 {
             ledger.carts_mut().seed_catalog(&split_catalog()).expect("split catalog");
@@ -217,10 +215,21 @@ impl Sim {
 
 }
 
+/// The products every run sells (and a successor restores, `restored.rs`).
+pub(crate) fn catalog() -> Vec<NewProduct> {
+    vec![
+        NewProduct { sku: "JP-TEA".into(), name: "Green tea".into(), price: Money::new(180, Currency::Jpy) },
+        NewProduct { sku: "JP-BENTO".into(), name: "Bento".into(), price: Money::new(980, Currency::Jpy) },
+        NewProduct { sku: "JP-BOOK".into(), name: "Book".into(), price: Money::new(2_400, Currency::Jpy) },
+        NewProduct { sku: "US-COFFEE".into(), name: "Coffee".into(), price: Money::new(450, Currency::Usd) },
+        NewProduct { sku: "US-LUNCH".into(), name: "Lunch".into(), price: Money::new(1_575, Currency::Usd) },
+    ]
+}
+
 /// Products the split sales use beyond the single-card catalog (`split::skus` picks from
 /// both): EUR prices that need cash rounding (10.03 → 10.05). Kept here, where the catalog
 /// is seeded, so the driver does not import `split`, which acts on the driver's state.
-fn split_catalog() -> Vec<NewProduct> {
+pub(crate) fn split_catalog() -> Vec<NewProduct> {
     vec![
         NewProduct { sku: "EU-BREAD".into(), name: "Bread".into(), price: Money::new(247, Currency::Eur) },
         NewProduct { sku: "EU-CHEESE".into(), name: "Cheese".into(), price: Money::new(1_003, Currency::Eur) },

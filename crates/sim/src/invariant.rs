@@ -115,3 +115,55 @@ impl MidCheck {
         }
     }
 }
+
+/// The restored audit's invariants (`audit/restored.rs`): the predecessor's paid sales
+/// taken back at its replacement (restored returns and exchanges, records 0144 and 0153),
+/// judged over both registers' ledgers and the PSP's store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RestoredCheck {
+    /// Both ledgers and the PSP's store could be read.
+    RestoredBooksReadable,
+    /// Per line of a predecessor's sale: returned at the predecessor plus at the successor
+    /// never exceeds what was sold.
+    RestoredReturnedNeverExceedsSold,
+    /// Per tender of a predecessor's sale: what both registers gave back through it (card
+    /// refunds not failed, cash out, store refunds) plus what exchange credits hold of it
+    /// never exceeds what it paid.
+    RestoredGivenBackPerTenderWithinPaid,
+    /// Each successor refund key refunded once at the PSP, matching the successor's ledger;
+    /// every PSP refund of the restored phase known to the successor.
+    RestoredCardRefundExecutedOnce,
+    /// The successor's drawer moved by exactly the cash it paid out for restored returns
+    /// (and took in for exchanges' new sales), as told.
+    RestoredDrawerMovesByCashPaidOut,
+    /// Each predecessor payment refunded at the successor: the PSP's refunded amount is
+    /// what the predecessor's and the successor's ledgers say succeeded.
+    RestoredLedgerEqualsPsp,
+    /// Each restored return or exchange the successor answered is in its ledger as told.
+    RestoredToldIsInTheLedger,
+}
+
+impl RestoredCheck {
+    pub const ALL: [RestoredCheck; 7] = [
+        RestoredCheck::RestoredBooksReadable,
+        RestoredCheck::RestoredReturnedNeverExceedsSold,
+        RestoredCheck::RestoredGivenBackPerTenderWithinPaid,
+        RestoredCheck::RestoredCardRefundExecutedOnce,
+        RestoredCheck::RestoredDrawerMovesByCashPaidOut,
+        RestoredCheck::RestoredLedgerEqualsPsp,
+        RestoredCheck::RestoredToldIsInTheLedger,
+    ];
+
+    /// The name in the report.
+    pub const fn name(self) -> &'static str {
+        match self {
+            RestoredCheck::RestoredBooksReadable => "restored_books_readable",
+            RestoredCheck::RestoredReturnedNeverExceedsSold => "restored_returned_never_exceeds_sold",
+            RestoredCheck::RestoredGivenBackPerTenderWithinPaid => "restored_given_back_per_tender_within_paid",
+            RestoredCheck::RestoredCardRefundExecutedOnce => "restored_card_refund_executed_once",
+            RestoredCheck::RestoredDrawerMovesByCashPaidOut => "restored_drawer_moves_by_cash_paid_out",
+            RestoredCheck::RestoredLedgerEqualsPsp => "restored_ledger_equals_psp",
+            RestoredCheck::RestoredToldIsInTheLedger => "restored_told_is_in_the_ledger",
+        }
+    }
+}

@@ -23,6 +23,7 @@ mod finish;
 mod plant;
 mod profile;
 mod reader;
+mod restored;
 mod records;
 mod returns;
 mod report;
@@ -31,7 +32,7 @@ mod split;
 mod told;
 pub mod world;
 
-pub use audit::{Invariant, MidCheck};
+pub use audit::{Invariant, MidCheck, RestoredCheck};
 pub use config::{engine_config, LedgerMode, SimConfig};
 pub use plant::MidRunPlant;
 pub use profile::Profile;
@@ -101,7 +102,13 @@ async fn run_async(cfg: SimConfig, tamper: Option<Tamper>) -> Report {
         let psp = sim.psp.clone();
         sim.engine().ledger_for_tests(|l| t(l, &psp));
     }
-    let audit = audit::audit(&sim);
+    let mut audit = audit::audit(&sim);
+    // The register is replaced after its audit: the successor's restored returns and
+    // exchanges, then their own audit over both registers and the PSP (`restored.rs`).
+    if cfg.restored_ops > 0 {
+        sim.restored_phase().await;
+        audit::audit_restored(&sim, &mut audit);
+    }
     let wire = sim.wire.stats.lock().clone();
     let mut faults: BTreeMap<String, u64> = sim.rep.faults.clone();
     for (k, v) in &wire.faults {

@@ -85,3 +85,20 @@ impl Sim {
         }
     }
 }
+
+impl Sim {
+    /// The successor's restored history, before it is appended.
+    pub(crate) fn plant_restored_history(&mut self, rows: &mut [paydesk_ledger::RestoredRow]) {
+        if !self.take_plant(MidRunPlant::PredecessorReturnsIgnored) {
+            return;
+        }
+        let mut n = 0;
+        for r in rows.iter_mut().filter(|r| r.kind == "return_recorded") {
+            let mut v: serde_json::Value = serde_json::from_str(&r.fact_json).expect("a fact");
+            v["lines"] = serde_json::Value::Array(Vec::new());
+            r.fact_json = v.to_string();
+            n += 1;
+        }
+        assert!(n > 0, "the plant changed nothing: the predecessor made no return");
+    }
+}

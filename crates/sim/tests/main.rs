@@ -7,6 +7,7 @@
 mod audit_planted;
 mod mid_run;
 mod reader;
+mod restored;
 mod sim;
 mod split;
 mod split_audit;

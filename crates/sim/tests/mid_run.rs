@@ -28,6 +28,9 @@ fn named_by(p: MidRunPlant) -> &'static [MidCheck] {
         MidRunPlant::PaidSaleReopened => &[MidCheck::PaidSaleIsNotCanceled],
         MidRunPlant::UnknownTenderResolved => &[MidCheck::UnknownTenderBlocksNewTender],
         MidRunPlant::ReturnLinesForgotten => &[MidCheck::ReturnBeyondSoldIsRefused],
+        // Planted in the successor's restored history after the run: judged by the restored
+        // audit (`RestoredCheck`, tests/restored.rs), no check made during the run.
+        MidRunPlant::PredecessorReturnsIgnored => &[],
     }
 }
 

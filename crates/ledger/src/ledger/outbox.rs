@@ -52,6 +52,23 @@ impl<L: Deref<Target = Ledger>> SyncLog<L> {
     }
 }
 
+impl<L: Deref<Target = Ledger>> SyncLog<L> {
+    /// Up to `max` (at most [`MAX_OUTBOX_BATCH`]) consecutive rows after `after_seq` as a
+    /// replacement register holds them once restored (record 0048: the fact and its kind).
+    /// The ledger's tests and the simulation (`crates/sim`, record 0153's addendum) build a
+    /// successor's restored history from a predecessor's queue with it, one way for both.
+    pub fn outbox_as_restored(&self, after_seq: u64, max: usize) -> Result<Vec<crate::RestoredRow>> {
+        let max = max.min(MAX_OUTBOX_BATCH) as i64;
+        let after = i64::try_from(after_seq).map_err(|_| Error::InvalidInput(format!("outbox seq {after_seq} is out of range")))?;
+        collect(
+            &self.conn,
+            "SELECT seq, at_ms, json_extract(fact, '$.kind'), fact FROM outbox WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+            params![after, max],
+            |r| Ok(Ok(crate::RestoredRow { seq: r.get::<_, i64>(0)? as u64, at_ms: r.get(1)?, kind: r.get(2)?, fact_json: r.get(3)? })),
+        )
+    }
+}
+
 impl SyncLog<&mut Ledger> {
     /// Drops the rows up to `through_seq` now that the back office stored them; never
     /// above the high-water mark (an acknowledgement past what this register wrote moves

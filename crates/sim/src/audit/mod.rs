@@ -5,11 +5,13 @@
 
 mod exchanges;
 mod reader;
+mod restored;
 mod returns;
 mod stores;
 mod tenders;
 
-pub use crate::invariant::{Invariant, MidCheck};
+pub use crate::invariant::{Invariant, MidCheck, RestoredCheck};
+pub(crate) use restored::audit_restored;
 
 use crate::world::block_on;
 use crate::Sim;

@@ -33,7 +33,12 @@ impl Wire {
             };
             if n > 1 {
                 self.stats.lock().retries += 1;
-                if *self.bug.lock() == Some(PlantedBug::FreshKeyOnRetry) && req.path.starts_with("/v1/payment_intents") {
+                let fresh = match *self.bug.lock() {
+                    Some(PlantedBug::FreshKeyOnRetry) => req.path.starts_with("/v1/payment_intents"),
+                    Some(PlantedBug::FreshRefundKeyOnRetry) => req.path.starts_with("/v1/refunds"),
+                    None => false,
+                };
+                if fresh {
                     let mut b = [0u8; 16];
                     self.rng.lock().fill(&mut b);
                     key = Some(uuid::Builder::from_random_bytes(b).into_uuid().to_string());

@@ -43,6 +43,10 @@ pub enum PlantedBug {
     /// The client retries a payment-intent POST with a fresh idempotency key (same
     /// parameters): the classic double charge.
     FreshKeyOnRetry,
+    /// A refund POST sent again (a retry, or recovery after a crash) goes out with a
+    /// fresh idempotency key: the card refunded twice. Armed only for the successor's
+    /// restored returns (`restored.rs`), which the restored audit judges.
+    FreshRefundKeyOnRetry,
 }
 
 /// Where the simulation injects "execution began, then failed" (a stored 500 that
