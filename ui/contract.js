@@ -92,6 +92,7 @@ export const ERROR_CODES = Object.freeze([
   'restored_sale_not_valued',
   'restored_payment_unsettled',
   'restored_store_tender',
+  'restored_exchanged_there',
   'restored_credit_not_given_back',
 ]);
 
@@ -184,6 +185,7 @@ export const ERROR = Object.freeze({
   RESTORED_SALE_NOT_VALUED: 'restored_sale_not_valued',
   RESTORED_PAYMENT_UNSETTLED: 'restored_payment_unsettled',
   RESTORED_STORE_TENDER: 'restored_store_tender',
+  RESTORED_EXCHANGED_THERE: 'restored_exchanged_there',
   RESTORED_CREDIT_NOT_GIVEN_BACK: 'restored_credit_not_given_back',
 });
 

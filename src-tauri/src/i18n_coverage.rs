@@ -174,6 +174,7 @@ fn every_variant() -> Vec<AppError> {
     // A restored sale's refusals (records 0144, 0153), made from the ledger's errors.
     out.extend([
         AppError::from(paydesk_ledger::Error::RestoredStoreTender { register: "A".into(), sale: 1 }),
+        AppError::from(paydesk_ledger::Error::RestoredExchangedThere { register: "A".into(), sale: 1 }),
         AppError::from(paydesk_ledger::Error::RestoredCreditNotGivenBack { cart_id: 2, register: "A".into(), sale: 1 }),
     ]);
     for a in Action::ALL {

@@ -69,6 +69,7 @@ pub(crate) fn return_code(l: &paydesk_ledger::Error) -> Option<&'static str> {
         L::RestoredSaleNotValued { .. } => Some("restored_sale_not_valued"),
         L::RestoredPaymentUnsettled { .. } => Some("restored_payment_unsettled"),
         L::RestoredStoreTender { .. } => Some("restored_store_tender"),
+        L::RestoredExchangedThere { .. } => Some("restored_exchanged_there"),
         L::RestoredRefundExceeds { .. } => Some("sale_refund_exceeds"),
         L::RestoredCreditNotGivenBack { .. } => Some("restored_credit_not_given_back"),
         _ => None,

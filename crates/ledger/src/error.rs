@@ -341,6 +341,11 @@ pub enum Error {
     /// not built for a restored sale; a voucher is never turned into cash (record 0144).
     #[error("sale {sale} of register {register} was paid in part by a store tender; give that part back at the back office")]
     RestoredStoreTender { register: String, sale: i64 },
+    /// The predecessor exchanged goods of this sale: the exchange's credit came out of the
+    /// sale's tenders, and its fact names no tender (record 0153), so what each tender has
+    /// left cannot be known here. Nothing is given back here rather than anything twice.
+    #[error("sale {sale} of register {register} was exchanged at that register; give anything more back at the back office")]
+    RestoredExchangedThere { register: String, sale: i64 },
     /// More than the restored sale's tenders have left after every refund, the
     /// predecessor's included. Nothing written.
     #[error("sale {sale} of register {register}: {requested_minor} to give back, but its tenders have {refundable_minor} left")]

@@ -228,3 +228,35 @@ fn the_upgrade_from_v39_keeps_a_restored_return_and_takes_exchanges() {
     assert_eq!(b.returns().restored_exchange_of_return(x.ret.record.id).unwrap(), Some((x.exchange_id, n, x.credit_minor)));
     let _ = store;
 }
+
+/// Found by the simulation (record 0153): the predecessor's own exchange credited part of
+/// its sale's tenders into another sale, and its fact names no tender. A successor that took
+/// back the rest of that sale gave back money that was paying the new sale. Now the sale can
+/// be looked up and shown, but taking back or exchanging any of it is refused with its own
+/// code, nothing written: no return, no refund, no drawer movement, no fact.
+#[test]
+fn a_sale_the_predecessor_exchanged_from_is_shown_but_refused_never_given_back_twice() {
+    let (mut a, cart, _) = predecessor(&[]);
+    let new = a.carts_mut().create(Currency::Jpy, AT + 5).unwrap();
+    a.carts_mut().add(new, "CRO-001", 1, AT + 5).unwrap();
+    let x = a.returns_mut().exchange(cart, &[back(MUG, 1)], new, Some("wrong size"), false, AT + 6).unwrap();
+    for (_, r) in &x.ret.card_refunds {
+        a.refunds_mut().record_result(r.id, &format!("re_pred_{}", r.id.0), RefundState::Succeeded, AT + 7).unwrap();
+    }
+    let mut b = replacement(&history(&a));
+    let shown = b.returns().restored_sale(SRC, cart.0).unwrap();
+    assert_eq!(shown.returned, vec![0, 0, 1], "the predecessor's exchange counts as goods back");
+    let n = new_sale(&mut b, &[("CRO-001", 1)], AT + 150);
+    let before = (outbox(&b).len(), b.sales().expected_drawer().unwrap(), common::count(&b, "SELECT count(*) FROM refunds"));
+
+    let e = b.returns_mut().take_back_restored(SRC, cart.0, &[back(COF, 1)], None, AT + 200).unwrap_err();
+    assert!(matches!(&e, Error::RestoredExchangedThere { register, sale } if register == SRC && *sale == cart.0), "{e:?}");
+    let e = b.returns_mut().exchange_restored(SRC, cart.0, &[back(CRO, 1)], n, None, AT + 301).unwrap_err();
+    assert!(matches!(e, Error::RestoredExchangedThere { .. }), "{e:?}");
+
+    assert!(b.returns().restored_returns_of(SRC, cart.0).unwrap().is_empty());
+    let after = (outbox(&b).len(), b.sales().expected_drawer().unwrap(), common::count(&b, "SELECT count(*) FROM refunds"));
+    assert_eq!(after, before, "nothing was written");
+    let new_sale = b.sales().by_cart(n).unwrap();
+    assert!(new_sale.exchange_credit.is_none() && new_sale.totals.settled_minor == 0, "the new sale holds no credit");
+}

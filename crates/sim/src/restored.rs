@@ -135,9 +135,10 @@ impl Sim {
 
     /// The predecessor's paid sales rung up as carts (split sales, single-card carts).
     /// Sales the predecessor exchanged from are left out unless the run asks for them
-    /// (`SimConfig::restored_exchanged_sales`): record 0144's known gap, an exchange's
-    /// credit is not in the predecessor's facts, so the successor would give that money
-    /// back a second time (`restored_given_back_per_tender_within_paid` names it).
+    /// (`SimConfig::restored_exchanged_sales`): an exchange's credit is not in the
+    /// predecessor's facts, so the successor gave that money back a second time
+    /// (`restored_given_back_per_tender_within_paid` named it); the ledger now refuses such
+    /// a sale (`RestoredExchangedThere`, record 0153).
     fn restorable_sales(&mut self) -> Vec<CartId> {
         let carts: Vec<CartId> = self.sales.iter().filter_map(|s| s.split.as_ref().map(|sp| sp.cart).or(s.cart_sale.as_ref().map(|c| c.cart))).collect();
         let e = self.engine();
@@ -167,7 +168,7 @@ impl Sim {
         let s = match e.restored_sale(SOURCE, sale.0) {
             Ok(s) => s,
             Err(err) => {
-                *self.rep.errors.entry(format!("restored_sale:{}", err.code())).or_default() += 1;
+                self.restored_refused("restored_sale", &err);
                 return;
             }
         };

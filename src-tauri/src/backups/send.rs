@@ -98,6 +98,7 @@ fn state_of(e: &BackupError) -> CopySendState {
         | BackupError::HashMismatch { .. }
         | BackupError::NoCopy(_)
         | BackupError::Copy(_)
+        | BackupError::ChangedWhileSealing { .. }
         | BackupError::Io { .. } => CopySendState::Failed,
     }
 }

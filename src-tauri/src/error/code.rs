@@ -130,6 +130,7 @@ error_codes! {
     RestoredSaleNotValued => "restored_sale_not_valued",
     RestoredPaymentUnsettled => "restored_payment_unsettled",
     RestoredStoreTender => "restored_store_tender",
+    RestoredExchangedThere => "restored_exchanged_there",
     // the new sale of an exchange of a restored sale (record 0153)
     RestoredCreditNotGivenBack => "restored_credit_not_given_back",
 }

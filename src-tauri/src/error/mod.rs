@@ -486,6 +486,7 @@ fn ledger_refusal(e: &paydesk_ledger::Error) -> Option<AppError> {
         | L::RestoredSaleNotValued { .. }
         | L::RestoredPaymentUnsettled { .. }
         | L::RestoredStoreTender { .. }
+        | L::RestoredExchangedThere { .. }
         | L::RestoredRefundExceeds { .. }
         // and the new sale of a restored exchange (record 0153)
         | L::RestoredCreditNotGivenBack { .. } => AppError::Restored(RestoredRefusal::of_ledger(e)?),

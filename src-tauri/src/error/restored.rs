@@ -25,6 +25,9 @@ pub enum RestoredRefusal {
     PaymentUnsettled { register: String, sale: i64 },
     /// Money would go back through a store tender: that is the back office's.
     StoreTender { register: String, sale: i64 },
+    /// The predecessor exchanged goods of the sale: what each tender has left is not known
+    /// here, so nothing is given back here (record 0153).
+    ExchangedThere { register: String, sale: i64 },
     /// More than the sale's tenders have left after every refund.
     RefundExceeds { register: String, sale: i64 },
     /// This register's sale `cart` was paid in part by an exchange of the restored sale:
@@ -46,6 +49,7 @@ impl RestoredRefusal {
             L::RestoredSaleNotValued { register, sale, .. } => R::NotValued { register: register.clone(), sale: *sale },
             L::RestoredPaymentUnsettled { register, sale, .. } => R::PaymentUnsettled { register: register.clone(), sale: *sale },
             L::RestoredStoreTender { register, sale } => R::StoreTender { register: register.clone(), sale: *sale },
+            L::RestoredExchangedThere { register, sale } => R::ExchangedThere { register: register.clone(), sale: *sale },
             L::RestoredRefundExceeds { register, sale, .. } => R::RefundExceeds { register: register.clone(), sale: *sale },
             L::RestoredCreditNotGivenBack { cart_id, register, sale } => {
                 R::CreditNotGivenBack { cart: *cart_id, register: register.clone(), sale: *sale }
@@ -66,6 +70,7 @@ impl RestoredRefusal {
             R::NotValued { .. } => ErrorCode::RestoredSaleNotValued,
             R::PaymentUnsettled { .. } => ErrorCode::RestoredPaymentUnsettled,
             R::StoreTender { .. } => ErrorCode::RestoredStoreTender,
+            R::ExchangedThere { .. } => ErrorCode::RestoredExchangedThere,
             // as the CLI says it: more than the sale's tenders have left
             R::RefundExceeds { .. } => ErrorCode::SaleRefundExceeds,
             // as the CLI says it (record 0153)
@@ -86,6 +91,7 @@ impl RestoredRefusal {
             R::NotValued { register, sale } => tr!(l, "restored-error-not-valued", register = register.clone(), sale = *sale),
             R::PaymentUnsettled { register, sale } => tr!(l, "restored-error-unsettled", register = register.clone(), sale = *sale),
             R::StoreTender { register, sale } => tr!(l, "restored-error-store-tender", register = register.clone(), sale = *sale),
+            R::ExchangedThere { register, sale } => tr!(l, "restored-error-exchanged-there", register = register.clone(), sale = *sale),
             R::RefundExceeds { register, sale } => tr!(l, "restored-error-refund-exceeds", register = register.clone(), sale = *sale),
             R::CreditNotGivenBack { cart, register, sale } => {
                 tr!(l, "restored-error-credit-not-given-back", cart = *cart, register = register.clone(), sale = *sale)

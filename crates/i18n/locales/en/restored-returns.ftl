@@ -12,6 +12,7 @@ restored-error-ambiguous = Receipt { $number } is in the history of more than on
 restored-error-canceled = Sale { $sale } of register { $register } was canceled; nothing of it can come back.
 restored-error-not-valued = Sale { $sale } of register { $register } cannot be valued with this store's tax settings; nothing was returned. Return it at the back office.
 restored-error-unsettled = A card payment of sale { $sale } of register { $register } has no known outcome; nothing was returned.
+restored-error-exchanged-there = Sale { $sale } was exchanged at register { $register }; what its payments have left is not known here, so give anything more back at the back office. Nothing was returned.
 restored-error-store-tender = Sale { $sale } of register { $register } was paid in part by a store tender; give that part back at the back office. Nothing was returned.
 restored-error-refund-exceeds = Sale { $sale } of register { $register } has less left to give back than this return; nothing was returned.
 restored-exchange-help = Or ring the new items up on the register first: then the items chosen here pay for them, and only the difference is paid there or given back (to the cards of register { $name }'s sale first, the rest in cash from this drawer).

@@ -12,6 +12,7 @@ restored-error-ambiguous = レシート { $number } は複数の置き換えた�
 restored-error-canceled = レジ { $register } の会計 { $sale } は取り消されています。返品できるものはありません。
 restored-error-not-valued = レジ { $register } の会計 { $sale } はこの店の税設定で計算できません。返品していません。バックオフィスで返品してください。
 restored-error-unsettled = レジ { $register } の会計 { $sale } のカード支払の結果が不明です。返品していません。
+restored-error-exchanged-there = 会計 { $sale } はレジ { $register } で交換されています。支払ごとの残りがここでは分からないため、これ以上の返金はバックオフィスで行ってください。返品していません。
 restored-error-store-tender = レジ { $register } の会計 { $sale } は店舗の支払方法で一部支払われています。その分はバックオフィスで返してください。返品していません。
 restored-error-refund-exceeds = レジ { $register } の会計 { $sale } の返せる残りがこの返品より少ないです。返品していません。
 restored-exchange-help = または先に新しい商品をレジに登録してください。ここで選んだ商品の金額がその支払いに充てられ、差額だけをレジで受け取るか返金します（レジ { $name } の会計のカードから先に、残りはこのドロアから現金で）。

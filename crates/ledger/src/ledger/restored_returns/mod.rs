@@ -152,7 +152,8 @@ impl Returns<&mut Ledger> {
     /// returns ([`Error::ReturnExceedsSold`], `cart_id` being the predecessor's sale id); a
     /// canceled sale ([`Error::RestoredSaleCanceled`]); a card payment whose outcome is
     /// unknown ([`Error::RestoredPaymentUnsettled`]); money that would have to go back
-    /// through a store tender ([`Error::RestoredStoreTender`]); more than the tenders have
+    /// through a store tender ([`Error::RestoredStoreTender`]); a sale the predecessor
+    /// exchanged from ([`Error::RestoredExchangedThere`]); more than the tenders have
     /// left ([`Error::RestoredRefundExceeds`]); an open refund of one of its cards here
     /// ([`Error::RefundInProgress`]); cash with no open shift or nobody signed in where
     /// shifts are required (`admit_money_tx`).

@@ -446,3 +446,16 @@ pub(super) fn money_taken(state: PaymentState) -> bool {
         | PaymentState::OnReader => false,
     }
 }
+
+/// Whether predecessor `source` made an exchange from its sale `sale` (record 0153). Such an
+/// exchange credited part of the sale's tenders into another sale, and its fact names no
+/// tender, so what each payment has left is not known here: the simulation found a successor
+/// giving that money back a second time. Taking back or exchanging such a sale is refused
+/// until the facts carry the credit per tender; the sale can still be looked up and shown.
+pub(super) fn exchanged_there(conn: &Connection, source: &str, sale: i64) -> Result<bool> {
+    Ok(conn.row_cached(
+        "SELECT EXISTS (SELECT 1 FROM restored_history WHERE source = ?1 AND kind = 'exchange_recorded' AND json_extract(fact, '$.old_sale') = ?2)",
+        params![source, sale],
+        |r| r.get(0),
+    )?)
+}

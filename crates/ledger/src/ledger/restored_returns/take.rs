@@ -49,6 +49,9 @@ pub(super) fn take_back_tx(
     if sale.canceled {
         return Err(Error::RestoredSaleCanceled { register: sale.source.clone(), sale: sale.sale_id });
     }
+    if super::sale::exchanged_there(tx, &sale.source, sale.sale_id)? {
+        return Err(Error::RestoredExchangedThere { register: sale.source.clone(), sale: sale.sale_id });
+    }
     check_items(sale, input.items)?;
     let (cart, settings) = valuation(tx, sale)?;
     let mut valued = return_tax(&cart, &settings, &sale.returned, input.items)
