@@ -267,3 +267,60 @@ async fn a_replaced_registers_mug_is_exchanged_for_two_on_this_register_in_engli
     assert_eq!(expected_drawer(&b), before, "B's drawer unmoved");
     b.close().await;
 }
+
+/// The same in Japanese at 1024x768, the other way round: A's mug (¥1,650) comes back for a
+/// croissant (¥220) rung up on B. The credit pays the croissant whole; of the ¥1,430 left,
+/// A's card gives back what it has left after holding the credit (¥1,000 − ¥220 = ¥780, one
+/// refund at the PSP on A's payment) and B's drawer the rest (¥650). Nothing is charged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_japanese_at_1024x768_a_mug_comes_back_for_a_croissant_card_first_then_the_drawer() {
+    let psp = PspProcess::start(KEY);
+    let (cart, pi, rows) = predecessor_sale(&psp, true, &["COF-001", "MUG-001"], "¥1,900", "1000").await;
+    let b = App::start("restored-exchange-b-ja", launch(&psp, true, 1024, 768)).await;
+    restore_into(&b, &rows);
+    let before = expected_drawer(&b);
+    b.scan_up(&["CRO-001"], "¥220").await;
+    let number = format!("{:06}", cart.0);
+    find_by_receipt(&b, &number).await;
+    b.wait_js("return document.querySelector('#payment-detail #restored-return #exchange-submit') !== null", "the exchange offered", LONG).await;
+    assert_eq!(b.text("#payment-detail #exchange-submit").await, t_ja_exchange("¥220"));
+    assert!(b.text("#payment-detail #restored-exchange-help").await.contains("Front till"));
+
+    let css = "#payment-detail #return-qty-1";
+    b.js(&format!("document.querySelector('{css}').scrollIntoView({{ block: 'center' }}); return true")).await;
+    b.el(css).await.send_keys("1").await.unwrap();
+    b.el("#payment-detail #return-reason").await.send_keys("サイズ違い").await.unwrap();
+    b.screenshot("restored-exchange-form-ja-1024x768").await;
+    b.click("#payment-detail #exchange-submit").await;
+    let v = b
+        .wait_js(
+            "if (document.querySelector('#payment-detail #exchange-done')) return 'done'; \
+             const x = document.querySelector('#payment-detail #return-msg .bad'); return x ? x.dataset.code : false",
+            "the exchange's answer",
+            LONG,
+        )
+        .await;
+    assert_eq!(v.as_str(), Some("done"), "{v}");
+    let done = b.el("#payment-detail #exchange-done").await;
+    let attr = |v: Option<String>| v.unwrap_or_default();
+    assert_eq!((attr(done.attr("data-credit").await.unwrap()), attr(done.attr("data-due").await.unwrap())), ("220".into(), "0".into()));
+    assert_eq!((attr(done.attr("data-total").await.unwrap()), attr(done.attr("data-cash").await.unwrap())), ("1650".into(), "650".into()));
+    let message = done.text().await.unwrap();
+    assert!(message.contains("¥220") && message.contains("¥650") && message.contains("ドロワー"), "{message}");
+    assert!(b.js("return document.getElementById('exchange-to-register') === null").await == serde_json::json!(true), "nothing left to pay");
+    let doc = b.text("#payment-detail #return-doc").await;
+    assert!(doc.contains("Front till") && doc.contains(&number), "{doc}");
+    b.screenshot("restored-exchange-done-ja-1024x768").await;
+    assert_eq!(refunds(&psp, &pi).await, [(780, "succeeded".to_string())], "A's card: what it had left after the credit, once");
+    assert_eq!(expected_drawer(&b), before - 650, "the rest out of B's drawer");
+    let stats = psp.psp.stats().await;
+    assert_eq!(stats["charges"].as_u64(), Some(1), "only A's sale was ever charged: {stats}");
+    b.close().await;
+}
+
+/// The exchange button's words in Japanese for `total`, from the app's own catalogue.
+fn t_ja_exchange(total: &str) -> String {
+    let ftl = include_str!("../crates/i18n/locales/ja/returns.ftl");
+    let line = ftl.lines().find(|l| l.starts_with("exchange-submit =")).expect("exchange-submit in ja/returns.ftl");
+    line["exchange-submit =".len()..].trim().replace("{ $total }", total)
+}

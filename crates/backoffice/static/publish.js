@@ -69,7 +69,101 @@ function price(v) {
 function shown(field, v) {
   if (v === null || v === undefined) return "—";
   if (field === "price") return price(v);
+  if (field === "ppm") return percent(v);
   return String(v);
+}
+
+// Rates travel in parts per million (8.875 % is 88,750); the owner reads and types
+// percentages. Both ways are exact integer work on the digits, never floating point.
+const PPM_PER_PERCENT = 10000;
+const MAX_PPM = 1000000;
+
+function percent(ppm) {
+  const whole = Math.floor(ppm / PPM_PER_PERCENT);
+  const frac = String(ppm % PPM_PER_PERCENT).padStart(4, "0").replace(/0+$/, "");
+  return whole + (frac ? "." + frac : "") + " %";
+}
+
+// A typed percentage as ppm, or a sentence saying what is wrong with it.
+function ppmOf(typed) {
+  const m = /^(\d{1,3})(?:\.(\d{1,4}))?$/.exec(typed.trim().replace(/\s*%$/, ""));
+  if (!m) return { error: "must be a percentage with at most four decimals, like 10 or 8.875 (got \"" + typed + "\")" };
+  const ppm = Number(m[1]) * PPM_PER_PERCENT + Number((m[2] || "").padEnd(4, "0"));
+  if (ppm > MAX_PPM) return { error: "must be at most 100 % (got " + typed.trim() + ")" };
+  return { ppm };
+}
+
+const TAX_CLASSES = [["standard", "standard"], ["reduced", "reduced (food, taken out)"], ["exempt", "exempt"]];
+
+function rateRow(r) {
+  const tr = el("tr");
+  tr.className = "rate";
+  const cell = (child) => tr.appendChild(el("td")).appendChild(child);
+  const cls = el("select");
+  cls.className = "rate-class";
+  cls.setAttribute("aria-label", "Class");
+  for (const [v, text] of TAX_CLASSES) {
+    const o = cls.appendChild(el("option", text));
+    o.value = v;
+  }
+  cls.value = r.class;
+  cell(cls);
+  const input = (name, value, label, max) => {
+    const i = el("input");
+    i.className = "rate-" + name;
+    i.value = value;
+    i.maxLength = max;
+    i.autocomplete = "off";
+    i.setAttribute("aria-label", label);
+    return cell(i);
+  };
+  input("name", r.name || "", "Name on the receipt", 40);
+  input("percent", r.ppm === undefined ? "" : percent(r.ppm).replace(" %", ""), "Rate in percent", 12).inputMode = "decimal";
+  input("from", r.effective_from || "", "From (YYYY-MM-DD)", 10).placeholder = "YYYY-MM-DD";
+  const remove = cell(el("button", "Remove"));
+  remove.type = "button";
+  remove.className = "rate-remove";
+  remove.addEventListener("click", () => {
+    tr.remove();
+    clearPreview("tax");
+  });
+  return tr;
+}
+
+function drawTaxForm(doc) {
+  document.getElementById("tax-price-mode").value = doc.price_mode;
+  document.getElementById("tax-rounding").value = doc.rounding;
+  document.getElementById("tax-registration").value = doc.registration_number || "";
+  table("tax-rates", ["Class", "Name", "Rate (%)", "From", ""], [], "");
+  const body = document.querySelector("#tax-rates tbody");
+  body.replaceChildren();
+  for (const r of doc.rates) body.appendChild(rateRow(r));
+}
+
+// The form as the tax setup document the back office checks, or the first thing wrong
+// with it (the back office checks everything again and names what it refuses).
+function readTaxForm() {
+  const rates = [];
+  const rows = document.querySelectorAll("#tax-rates tr.rate");
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    const v = (c) => row.querySelector(".rate-" + c).value.trim();
+    const p = ppmOf(v("percent"));
+    if (p.error) return { error: "Rate " + (i + 1) + ": " + p.error + "." };
+    const rate = { class: v("class"), name: v("name"), ppm: p.ppm };
+    if (v("from") !== "") rate.effective_from = v("from");
+    rates.push(rate);
+  }
+  if (rates.length === 0) return { error: "Add at least one rate." };
+  const reg = document.getElementById("tax-registration").value.trim();
+  return {
+    tax: {
+      price_mode: document.getElementById("tax-price-mode").value,
+      rounding: document.getElementById("tax-rounding").value,
+      registration_number: reg === "" ? null : reg,
+      rates,
+    },
+  };
 }
 
 // What the back office knows a register has applied of this section (never guessed).
@@ -100,7 +194,7 @@ function drawPreview(section, p) {
     const t = box.appendChild(el("table"));
     t.className = "preview-" + title.split(" ")[0].toLowerCase();
     const rows = [];
-    for (const e of list) for (const f of e.fields) rows.push([e.key, f.field, shown(f.field, f.old), shown(f.field, f.new)]);
+    for (const e of list) for (const f of e.fields) rows.push([e.key, f.field === "ppm" ? "rate" : f.field, shown(f.field, f.old), shown(f.field, f.new)]);
     t.id = section + "-preview-" + title.split(" ")[0].toLowerCase();
     box.appendChild(t);
     table(t.id, ["Key", "Field", "Now", "After publishing"], rows, "");
@@ -170,11 +264,17 @@ function draw(s) {
   table("own-staff", ["Register", "Name", "Role", "Active", "Saved"],
     s.own.staff.map((m) => [m.register, m.name, m.role, m.active ? "yes" : "no", when(m.updated_at_ms)]), "no register has sent staff of its own");
   table("own-tax", ["Register", "Price mode", "Rounding", "Registration number", "Rates", "Saved"],
-    s.own.tax.map((t) => [t.register, t.price_mode, t.rounding, t.registration_number ?? "", JSON.stringify(t.rates), when(t.updated_at_ms)]),
+    s.own.tax.map((t) => [t.register, t.price_mode, t.rounding, t.registration_number ?? "", rateList(t.rates), when(t.updated_at_ms)]),
     "no register has sent a tax setup of its own");
   const doc = s.tax ? s.tax.tax : { price_mode: "inclusive", rounding: "down", registration_number: null, rates: [
     { class: "standard", ppm: 100000 }, { class: "reduced", ppm: 80000 }, { class: "exempt", ppm: 0 }] };
-  document.getElementById("tax-doc").value = JSON.stringify(doc, null, 2);
+  drawTaxForm(doc);
+}
+
+// A register's own rate rows as one line: "standard 10 %, reduced 8 %".
+function rateList(rates) {
+  return (rates || []).map((r) => [r.class, r.name, percent(r.ppm !== undefined ? r.ppm : (r.basis_points || 0) * 100),
+    r.effective_from ? "from " + r.effective_from : ""].filter((x) => x).join(" ")).join(", ");
 }
 
 async function load() {
@@ -218,16 +318,20 @@ async function start() {
   });
   document.getElementById("tax-form").addEventListener("submit", async (e) => {
     e.preventDefault();
-    let tax;
-    try {
-      tax = JSON.parse(document.getElementById("tax-doc").value);
-    } catch (err) {
+    const read = readTaxForm();
+    if (read.error) {
       clearPreview("tax");
-      document.getElementById("tax-message").textContent = "The tax setup is not a JSON document: " + err.message;
+      document.getElementById("tax-message").textContent = read.error;
       return;
     }
+    const tax = read.tax;
     await preview("tax", "/tax/preview", { tax });
   });
+  document.getElementById("tax-add-rate").addEventListener("click", () => {
+    document.querySelector("#tax-rates tbody").appendChild(rateRow({ class: "standard", name: "" }));
+    clearPreview("tax");
+  });
+  document.getElementById("tax-form").addEventListener("input", () => clearPreview("tax"));
   document.getElementById("staff-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const member = {

@@ -113,3 +113,110 @@ async fn the_publishing_page_previews_an_uploaded_csv_and_publishes_it_in_chromi
     let c = reg.get("/v1/sync/changes", &[("since", "2"), ("kinds", "settings,item,tax,staff")]).await.unwrap();
     assert_eq!(c["changes"].as_array().map(Vec::len), Some(3), "JAM, then TEA and NEW");
 }
+
+/// The values of the inputs matching `css`, in page order.
+async fn values(d: &WebDriver, css: &str) -> Vec<String> {
+    let mut out = vec![];
+    for e in d.find_all(By::Css(css)).await.unwrap() {
+        out.push(e.prop("value").await.unwrap().unwrap_or_default());
+    }
+    out
+}
+
+/// The tax setup is a form, one row per rate, in percent (record 0147 addendum): the owner
+/// never writes the document. The published setup fills it; a rate typed with a comma is
+/// refused naming its row before anything is sent; rounding, the registration number and a
+/// new stacked rate with its first day are previewed as changes (the rate in percent) and
+/// published; the register receives exactly those figures (8.875 % exactly, as ppm).
+#[tokio::test]
+async fn the_tax_setup_is_a_form_of_rates_in_percent_previewed_and_published_in_chromium() {
+    let h = Harness::start().await;
+    let (store, reg) = h.store_with_register("Shibuya").await;
+    let settings = json!({"store_name": "Shibuya", "currency": "jpy", "receipt_footer": "", "offline_max_payment": 5000, "offline_max_total": 20000});
+    h.owner.put(&format!("/admin/stores/{store}/settings"), &json!({"expected_version": 0, "settings": settings})).await.unwrap();
+    let jp = json!({"price_mode": "inclusive", "rounding": "down", "registration_number": null, "rates": [
+        {"class": "standard", "ppm": 100000}, {"class": "reduced", "ppm": 80000}, {"class": "exempt", "ppm": 0}]});
+    h.owner.put(&format!("/admin/stores/{store}/tax"), &json!({"expected_version": 0, "tax": jp})).await.unwrap();
+    reg.get("/v1/sync/changes", &[("since", "0"), ("kinds", "settings,item,tax,staff")]).await.unwrap();
+    let stored = || async { h.db().await.query_one("SELECT tax::text FROM store_tax ORDER BY version DESC LIMIT 1", &[]).await.unwrap().get::<_, String>(0) };
+    let before = stored().await;
+
+    let driver = tokio::task::spawn_blocking(Driver::start).await.unwrap();
+    let (d, _profile) = chromium(&driver, "1300,1000").await;
+    let result = async {
+        sign_in(&d, &h.url).await?;
+        d.goto(format!("{}/publish", h.url)).await?;
+        wait_for(&d, "return document.body.dataset.ready === 'true' && document.body.dataset.loaded === 'true'", "the publishing page").await;
+        assert!(d.find_all(By::Css("textarea")).await?.is_empty(), "no document to write by hand");
+        assert_eq!(values(&d, "#tax-rates .rate-class").await, ["standard", "reduced", "exempt"]);
+        assert_eq!(values(&d, "#tax-rates .rate-percent").await, ["10", "8", "0"]);
+        assert_eq!(values(&d, "#tax-price-mode, #tax-rounding, #tax-registration").await, ["inclusive", "down", ""]);
+
+        // A rate typed the European way is refused, naming its row; nothing is previewed.
+        let percent = d.find_all(By::Css("#tax-rates .rate-percent")).await?;
+        percent[1].clear().await?;
+        percent[1].send_keys("8,5").await?;
+        d.find(By::Id("tax-preview-button")).await?.click().await?;
+        wait_for(&d, "return document.getElementById('tax-message').textContent.length > 0", "the refusal").await;
+        assert_eq!(
+            d.find(By::Id("tax-message")).await?.text().await?,
+            "Rate 2: must be a percentage with at most four decimals, like 10 or 8.875 (got \"8,5\")."
+        );
+        assert_eq!(d.find(By::Id("tax-preview")).await?.attr("data-ready").await?.as_deref(), Some("false"));
+
+        // The reduced rate back to 8; rounding half up, the registration number, and a
+        // stacked 8.875 % "City" rate from the first of next year.
+        percent[1].clear().await?;
+        percent[1].send_keys("8").await?;
+        d.find(By::Css("#tax-rounding option[value='half_up']")).await?.click().await?;
+        d.find(By::Id("tax-registration")).await?.send_keys("T7000012050002").await?;
+        d.find(By::Id("tax-add-rate")).await?.click().await?;
+        let last = |c: &'static str| {
+            let d = &d;
+            async move { d.find_all(By::Css(&format!("#tax-rates .rate-{c}"))).await.unwrap().pop().unwrap() }
+        };
+        last("name").await.send_keys("City").await?;
+        last("percent").await.send_keys("8.875").await?;
+        last("from").await.send_keys("2027-01-01").await?;
+        d.find(By::Id("tax-preview-button")).await?.click().await?;
+        wait_for(
+            &d,
+            "return document.getElementById('tax-preview').dataset.ready === 'true' || document.getElementById('tax-message').textContent.length > 0",
+            "the preview",
+        )
+        .await;
+        assert_eq!(d.find(By::Id("tax-message")).await?.text().await?, "", "the back office refused the form's document");
+        let words = |v: Vec<String>| v.iter().map(|s| s.split_whitespace().collect::<Vec<_>>().join(" ")).collect::<Vec<_>>();
+        assert_eq!(words(texts(&d, "#tax-preview .summary").await)[0].split(" — ").next(), Some("1 added, 1 changed, 0 removed, 3 unchanged"));
+        assert_eq!(words(texts(&d, "#tax-preview-changed tbody tr").await), ["setup rounding down half_up", "setup registration_number — T7000012050002"]);
+        assert_eq!(words(texts(&d, "#tax-preview-added tbody tr").await), ["rate standard City from 2027-01-01 rate — 8.875 %"]);
+        assert_eq!(stored().await, before, "a preview writes nothing");
+        for p in crate::dashboard::screenshot_path("backoffice-publish-tax") {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            d.screenshot(&p).await?;
+        }
+        d.find(By::Id("tax-publish")).await?.click().await?;
+        wait_for(&d, "return document.body.dataset.published === 'tax' && document.body.dataset.loaded === 'true'", "the publish").await;
+        assert!(d.find(By::Id("tax-message")).await?.text().await?.starts_with("Published: version "));
+        assert_eq!(values(&d, "#tax-rates .rate-percent").await, ["10", "8", "0", "8.875"], "the form shows what is published");
+        Ok::<(), WebDriverError>(())
+    }
+    .await;
+    d.quit().await.unwrap();
+    result.unwrap();
+    let tax: serde_json::Value = serde_json::from_str(&stored().await).unwrap();
+    assert_eq!((tax["rounding"].as_str(), tax["registration_number"].as_str()), (Some("half_up"), Some("T7000012050002")));
+    let rates: Vec<(String, String, u64, Option<String>)> = tax["rates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["class"].as_str().unwrap().into(), r["name"].as_str().unwrap_or("").into(), r["ppm"].as_u64().unwrap(), r["effective_from"].as_str().map(Into::into)))
+        .collect();
+    assert_eq!(
+        rates,
+        [("standard".into(), "".into(), 100_000, None), ("reduced".into(), "".into(), 80_000, None), ("exempt".into(), "".into(), 0, None), ("standard".into(), "City".into(), 88_750, Some("2027-01-01".into()))]
+    );
+    // and the register receives that document
+    let c = reg.get("/v1/sync/changes", &[("since", "2"), ("kinds", "tax")]).await.unwrap();
+    assert_eq!(c["changes"].as_array().map(Vec::len), Some(1), "{c}");
+}

@@ -52,7 +52,16 @@ struct Args {
     /// default) is the run each seed always gave.
     #[arg(long = "reader-share", default_value_t = 0.0)]
     reader_share: f64,
+    /// After the run, replace the register and make this many restored returns and
+    /// exchanges of its paid sales at the successor (crashes inside, judged by the restored
+    /// audit's seven checks; record 0153). 0 (the default) is the run each seed always
+    /// gave. At most 10,000.
+    #[arg(long = "restored-ops", default_value_t = 0)]
+    restored_ops: u32,
 }
+
+/// The most restored operations one run takes (the simulation's own cap).
+const MAX_RESTORED_OPS: u32 = 10_000;
 
 pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
     let a = match Args::try_parse_from(args) {
@@ -73,6 +82,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
     }
     if !(0.0..=1.0).contains(&a.reader_share) {
         eprintln!("paydesk-cli simulate: --reader-share must be between 0 and 1 (got {})", a.reader_share);
+        return 64;
+    }
+    if a.restored_ops > MAX_RESTORED_OPS {
+        eprintln!("paydesk-cli simulate: --restored-ops must be at most {MAX_RESTORED_OPS} (got {})", a.restored_ops);
         return 64;
     }
     let bug = match a.bug.as_deref() {
@@ -141,6 +154,12 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
 fn run_one(a: &Args, profile: Profile, bug: Option<PlantedBug>, seed: u64) -> Result<(paydesk_sim::Report, paydesk_sim::Perf), String> {
     let mut cfg = SimConfig::new(seed, a.checkouts, profile).with_split_share(a.split_share).with_reader_share(a.reader_share);
     cfg.bug = bug;
+    if a.restored_ops > 0 {
+        // Sales the predecessor exchanged from are tried too: the ledger refuses them, and
+        // the report counts the refusals, so the run shows what a store would meet.
+        cfg = cfg.with_restored_ops(a.restored_ops);
+        cfg.restored_exchanged_sales = true;
+    }
     cfg.avoid_known_bugs = a.avoid_known_bugs;
     cfg.stored_500 = match a.stored_500.as_deref() {
         None => None,
@@ -174,6 +193,8 @@ fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_s
                 "split_sales": tally(report, "split_sales"),
                 "split_tenders": tally(report, "card_tenders") + tally(report, "cash_tenders"),
                 "reader_sales": report.reader_sales,
+                "restored_returns": report.tenders.get("restored_returns").copied().unwrap_or(0),
+                "restored_exchanges": report.tenders.get("restored_exchanges").copied().unwrap_or(0),
             })
         );
     } else {
@@ -183,14 +204,15 @@ fn print_one(a: &Args, seed: u64, report: &paydesk_sim::Report, perf: &paydesk_s
     }
     if !report.ok() {
         eprintln!(
-            "paydesk-cli simulate: {} audit violation(s) with seed {seed}; reproduce with: paydesk-cli simulate --seed {seed} --checkouts {} --profile {}{}{}{}{}",
+            "paydesk-cli simulate: {} audit violation(s) with seed {seed}; reproduce with: paydesk-cli simulate --seed {seed} --checkouts {} --profile {}{}{}{}{}{}",
             report.violations_total,
             a.checkouts,
             a.profile,
             if a.avoid_known_bugs { " --avoid-known-bugs" } else { "" },
             a.stored_500.as_deref().map(|v| format!(" --stored-500 {v}")).unwrap_or_default(),
             if a.split_share > 0.0 { format!(" --split-share {}", a.split_share) } else { String::new() },
-            if a.reader_share > 0.0 { format!(" --reader-share {}", a.reader_share) } else { String::new() }
+            if a.reader_share > 0.0 { format!(" --reader-share {}", a.reader_share) } else { String::new() },
+            if a.restored_ops > 0 { format!(" --restored-ops {}", a.restored_ops) } else { String::new() }
         );
         for v in report.violations.iter().take(10) {
             eprintln!("  {v}");

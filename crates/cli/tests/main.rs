@@ -35,6 +35,7 @@ mod sale_return;
 mod staff_admin;
 mod store_tender;
 mod shift;
+mod simulate_restored;
 mod sync;
 mod told_stays_true;
 mod us_tax;

@@ -45,9 +45,11 @@ pub struct SimConfig {
     /// of its paid sales at the successor (`restored.rs`, records 0144 and 0153). 0 keeps
     /// every earlier run as it was: no replacement, no extra draw.
     pub restored_ops: u32,
-    /// Let the successor take back sales the predecessor exchanged from too. Off: record
-    /// 0144's known gap (the predecessor's exchange credit is not in its facts) would give
-    /// money back twice, and the restored audit says so.
+    /// Let the successor try sales the predecessor exchanged from too. Off: they are left
+    /// out (the runs as they always were). On: the ledger refuses each
+    /// (`RestoredExchangedThere`, record 0153: the predecessor's exchange credit is in no
+    /// fact, and before the refusal the audit found it given back twice), counted in
+    /// `engine_errors`.
     pub restored_exchanged_sales: bool,
 }
 

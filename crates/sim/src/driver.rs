@@ -62,7 +62,7 @@ pub(crate) struct Sim {
     /// gives change; none without split sales.
     pub(crate) store_types: Vec<(TenderTypeId, bool)>,
     /// The register's replacement, once it is replaced (`restored.rs`).
-    pub(crate) successor: Option<crate::restored::Successor>,
+    pub(crate) successor: Option<crate::successor::Successor>,
 }
 
 #[derive(Default)]

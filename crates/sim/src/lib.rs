@@ -29,6 +29,7 @@ mod returns;
 mod report;
 mod sale;
 mod split;
+mod successor;
 mod told;
 pub mod world;
 

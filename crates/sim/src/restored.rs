@@ -12,6 +12,7 @@
 //! by `audit/restored.rs`.
 
 use crate::driver::Sim;
+pub(crate) use crate::successor::{RestoredTold, Successor};
 use crate::split::returns::{MAX_LINES_PER_RETURN, RETURN_REASON};
 use crate::split::skus;
 use crate::world::{CatchCrash, PlantedBug, SimTransport};
@@ -27,36 +28,6 @@ use std::sync::Arc;
 /// The predecessor's register id as the successor knows it.
 pub(crate) const SOURCE: &str = "sim-predecessor";
 const EXCHANGE_REASON: &str = "customer exchanged it at the new register";
-
-/// What the successor's cashier was told.
-#[derive(Debug, Clone)]
-pub(crate) struct RestoredTold {
-    /// The predecessor's sale (its cart id there).
-    pub sale: i64,
-    /// The restored return the answer named, with the lines and cash it told.
-    pub return_id: i64,
-    pub lines: Vec<Returned>,
-    pub cash_out: i64,
-    pub currency: Currency,
-}
-
-/// The replacement register.
-pub(crate) struct Successor {
-    pub(crate) engine: Option<Engine>,
-    generation: u64,
-    /// Answered restored returns and exchanges.
-    pub(crate) told: Vec<RestoredTold>,
-    /// Cash the successor's drawer took in (tendered less change) for exchanges' new sales.
-    pub(crate) cash_in: BTreeMap<Currency, i64>,
-    /// Restored returns or exchanges whose call crashed before answering.
-    pub(crate) unanswered: u64,
-}
-
-impl Successor {
-    pub(crate) fn engine(&self) -> Engine {
-        self.engine.clone().expect("successor engine")
-    }
-}
 
 impl Sim {
     /// The successor's engine (after `restored_phase` began).
