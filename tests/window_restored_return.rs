@@ -252,6 +252,7 @@ async fn a_replaced_registers_mug_is_exchanged_for_two_on_this_register_in_engli
     assert!(message.contains("$16.28 pays the sale on the register") && message.contains("$16.27 is left to pay"), "{message}");
     let doc = b.text("#payment-detail #return-doc").await;
     assert!(doc.contains("Front till") && doc.contains("PayDesk mug x1") && doc.contains(&number), "{doc}");
+    assert!(doc.lines().any(|l| l.contains("Applied to sale") && l.trim_end().ends_with("$16.28")), "the credit on the document: {doc}");
     b.screenshot("restored-exchange-done-1280x800").await;
     assert!(refunds(&psp, &pi).await.is_empty(), "the credit stays on A's payment");
     assert_eq!(expected_drawer(&b), before);
@@ -310,6 +311,11 @@ async fn in_japanese_at_1024x768_a_mug_comes_back_for_a_croissant_card_first_the
     assert!(b.js("return document.getElementById('exchange-to-register') === null").await == serde_json::json!(true), "nothing left to pay");
     let doc = b.text("#payment-detail #return-doc").await;
     assert!(doc.contains("Front till") && doc.contains(&number), "{doc}");
+    // The document adds up to what the customer got: the goods' worth as the return's (not
+    // a refund's) total, the credit to the new sale, the card and the cash.
+    let has = |label: &str, amount: &str| doc.lines().any(|l| l.contains(label) && l.trim_end().ends_with(amount));
+    assert!(has("返品金額", "¥1,650") && !doc.contains("返金額 "), "{doc}");
+    assert!(has("に充当", "¥220") && has("クレジットカードへ返金", "¥780") && has("現金で返金", "¥650"), "{doc}");
     b.screenshot("restored-exchange-done-ja-1024x768").await;
     assert_eq!(refunds(&psp, &pi).await, [(780, "succeeded".to_string())], "A's card: what it had left after the credit, once");
     assert_eq!(expected_drawer(&b), before - 650, "the rest out of B's drawer");

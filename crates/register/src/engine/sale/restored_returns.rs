@@ -79,6 +79,10 @@ impl Engine {
                 .transpose()
                 .map_err(|e| paydesk_ledger::Error::InvalidInput(format!("registration number: {e}")))?;
             let card = record.tenders.iter().filter(|t| t.refund_id.is_some()).map(|t| t.amount_minor).sum();
+            // An exchange's return gave back only what its new sale did not take: the document
+            // names the credit and that sale, as a normal exchange's does (record 0123), so its
+            // figures add up to what the customer got.
+            let exchange = l.returns().restored_exchange_of_return(id)?.map(|(_, cart, credit)| (format!("{:06}", cart.0), credit));
             Ok::<_, paydesk_ledger::Error>(ReturnDocument {
                 language: store.locale,
                 currency: record.currency,
@@ -97,7 +101,7 @@ impl Engine {
                 card,
                 cash: record.cash_out_minor,
                 store_tenders: 0,
-                exchange: None,
+                exchange,
                 reprint,
                 from_register: Some(from_register),
             })
