@@ -231,20 +231,8 @@ async fn a_replaced_registers_mug_is_exchanged_for_two_on_this_register_in_engli
     assert!(b.text("#payment-detail #restored-exchange-help").await.contains("Front till"));
     b.screenshot("restored-exchange-form-1280x800").await;
 
-    let css = "#payment-detail #return-qty-2";
-    b.js(&format!("document.querySelector('{css}').scrollIntoView({{ block: 'center' }}); return true")).await;
-    b.el(css).await.send_keys("1").await.unwrap();
-    b.el("#payment-detail #return-reason").await.send_keys("wants a pair").await.unwrap();
-    b.click("#payment-detail #exchange-submit").await;
-    let v = b
-        .wait_js(
-            "if (document.querySelector('#payment-detail #exchange-done')) return 'done'; \
-             const x = document.querySelector('#payment-detail #return-msg .bad'); return x ? x.dataset.code : false",
-            "the exchange's answer",
-            LONG,
-        )
-        .await;
-    assert_eq!(v.as_str(), Some("done"), "{v}");
+    fill_exchange(&b, 2, "wants a pair").await;
+    press_exchange(&b).await;
     let done = b.el("#payment-detail #exchange-done").await;
     assert_eq!((done.attr("data-credit").await.unwrap(), done.attr("data-due").await.unwrap()), (Some("1628".into()), Some("1627".into())));
     assert_eq!(done.attr("data-number").await.unwrap(), Some(format!("{number}-R1")));
@@ -287,21 +275,9 @@ async fn in_japanese_at_1024x768_a_mug_comes_back_for_a_croissant_card_first_the
     assert_eq!(b.text("#payment-detail #exchange-submit").await, t_ja_exchange("¥220"));
     assert!(b.text("#payment-detail #restored-exchange-help").await.contains("Front till"));
 
-    let css = "#payment-detail #return-qty-1";
-    b.js(&format!("document.querySelector('{css}').scrollIntoView({{ block: 'center' }}); return true")).await;
-    b.el(css).await.send_keys("1").await.unwrap();
-    b.el("#payment-detail #return-reason").await.send_keys("サイズ違い").await.unwrap();
+    fill_exchange(&b, 1, "サイズ違い").await;
     b.screenshot("restored-exchange-form-ja-1024x768").await;
-    b.click("#payment-detail #exchange-submit").await;
-    let v = b
-        .wait_js(
-            "if (document.querySelector('#payment-detail #exchange-done')) return 'done'; \
-             const x = document.querySelector('#payment-detail #return-msg .bad'); return x ? x.dataset.code : false",
-            "the exchange's answer",
-            LONG,
-        )
-        .await;
-    assert_eq!(v.as_str(), Some("done"), "{v}");
+    press_exchange(&b).await;
     let done = b.el("#payment-detail #exchange-done").await;
     let attr = |v: Option<String>| v.unwrap_or_default();
     assert_eq!((attr(done.attr("data-credit").await.unwrap()), attr(done.attr("data-due").await.unwrap())), ("220".into(), "0".into()));
@@ -329,4 +305,26 @@ fn t_ja_exchange(total: &str) -> String {
     let ftl = include_str!("../crates/i18n/locales/ja/returns.ftl");
     let line = ftl.lines().find(|l| l.starts_with("exchange-submit =")).expect("exchange-submit in ja/returns.ftl");
     line["exchange-submit =".len()..].trim().replace("{ $total }", total)
+}
+
+/// One of line `line` to take back, with `reason`, on the restored sale's form.
+async fn fill_exchange(b: &App, line: usize, reason: &str) {
+    let css = format!("#payment-detail #return-qty-{line}");
+    b.js(&format!("document.querySelector('{css}').scrollIntoView({{ block: 'center' }}); return true")).await;
+    b.el(&css).await.send_keys("1").await.unwrap();
+    b.el("#payment-detail #return-reason").await.send_keys(reason).await.unwrap();
+}
+
+/// Presses Exchange and waits until the exchange is done (a refusal's code fails the test).
+async fn press_exchange(b: &App) {
+    b.click("#payment-detail #exchange-submit").await;
+    let v = b
+        .wait_js(
+            "if (document.querySelector('#payment-detail #exchange-done')) return 'done'; \
+             const x = document.querySelector('#payment-detail #return-msg .bad'); return x ? x.dataset.code : false",
+            "the exchange's answer",
+            LONG,
+        )
+        .await;
+    assert_eq!(v.as_str(), Some("done"), "{v}");
 }
