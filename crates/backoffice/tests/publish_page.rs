@@ -173,7 +173,7 @@ async fn the_tax_setup_is_a_form_of_rates_in_percent_previewed_and_published_in_
         d.find(By::Id("tax-add-rate")).await?.click().await?;
         let last = |c: &'static str| {
             let d = &d;
-            async move { d.find_all(By::Css(&format!("#tax-rates .rate-{c}"))).await.unwrap().pop().unwrap() }
+            async move { d.find_all(By::Css(format!("#tax-rates .rate-{c}"))).await.unwrap().pop().unwrap() }
         };
         last("name").await.send_keys("City").await?;
         last("percent").await.send_keys("8.875").await?;
