@@ -78,10 +78,15 @@ function shown(field, v) {
 const PPM_PER_PERCENT = 10000;
 const MAX_PPM = 1000000;
 
-function percent(ppm) {
+// The digits of a rate in percent, as the owner types them: 88,750 ppm is "8.875".
+function percentDigits(ppm) {
   const whole = Math.floor(ppm / PPM_PER_PERCENT);
   const frac = String(ppm % PPM_PER_PERCENT).padStart(4, "0").replace(/0+$/, "");
-  return whole + (frac ? "." + frac : "") + " %";
+  return whole + (frac ? "." + frac : "");
+}
+
+function percent(ppm) {
+  return percentDigits(ppm) + " %";
 }
 
 // A typed percentage as ppm, or a sentence saying what is wrong with it.
@@ -118,7 +123,7 @@ function rateRow(r) {
     return cell(i);
   };
   input("name", r.name || "", "Name on the receipt", 40);
-  input("percent", r.ppm === undefined ? "" : percent(r.ppm).replace(" %", ""), "Rate in percent", 12).inputMode = "decimal";
+  input("percent", r.ppm === undefined ? "" : percentDigits(r.ppm), "Rate in percent", 12).inputMode = "decimal";
   input("from", r.effective_from || "", "From (YYYY-MM-DD)", 10).placeholder = "YYYY-MM-DD";
   const remove = cell(el("button", "Remove"));
   remove.type = "button";
