@@ -228,3 +228,57 @@ fn sqlite_refuses_a_carry_past_its_credit_or_astray_and_an_uncarried_foreign_cre
     );
     assert!(over.unwrap_err().to_string().contains("gives back more than it holds"));
 }
+
+/// Schema v41: a v40 file holding an exchange (the mug for the croissants, its credit on the
+/// mug's card) is upgraded in place in one step; the croissants can then be exchanged again,
+/// the credit carried on; and the new triggers stand.
+#[test]
+fn the_upgrade_from_v40_keeps_an_exchange_and_carries_its_credit_on() {
+    let v41 = paydesk_ledger::schema::MIGRATIONS
+        .iter()
+        .position(|m| m.contains("CREATE TABLE IF NOT EXISTS exchange_credit_carries"))
+        .expect("the carries migration");
+    let v25 = paydesk_ledger::schema::MIGRATIONS
+        .iter()
+        .position(|m| m.contains("CREATE TABLE IF NOT EXISTS exchange_credits"))
+        .expect("the exchanges migration");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v40.db");
+    let (pay, cro) = {
+        let mut l = Ledger::open(&path).unwrap();
+        l.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
+        let (_mug, pay, cro) = mug_then_croissants(&mut l);
+        (pay, cro)
+    };
+    {
+        // Rolled back to v40: the table and triggers of v41 gone, v25's triggers as they were.
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "DROP TRIGGER exchange_credit_carries_within_credit; DROP TRIGGER exchange_credits_carried;
+             DROP TRIGGER exchange_credits_within_paid; DROP TRIGGER exchange_credit_returns_within_credit;
+             DROP TABLE exchange_credit_carries;",
+        )
+        .unwrap();
+        c.execute_batch(paydesk_ledger::schema::MIGRATIONS[v25]).unwrap();
+        c.execute_batch(&format!("PRAGMA user_version = {v41};")).unwrap();
+        let old: String =
+            c.query_row("SELECT sql FROM sqlite_schema WHERE name = 'exchange_credits_within_paid'", [], |r| r.get(0)).unwrap();
+        assert!(!old.contains("exchange_credit_carries"));
+    }
+    let mut l = Ledger::open(&path).unwrap();
+    assert_eq!(l.schema_version().unwrap(), paydesk_ledger::schema::SCHEMA_VERSION);
+    assert_eq!(count(&l, "SELECT count(*) FROM exchanges"), 1);
+    for trigger in ["exchange_credits_within_paid", "exchange_credit_returns_within_credit"] {
+        let sql: String =
+            l.connection().query_row("SELECT sql FROM sqlite_schema WHERE name = ?1", [trigger], |r| r.get(0)).unwrap();
+        assert!(sql.contains("exchange_credit_carries"), "{trigger} counts carries");
+    }
+    let cof = cart_of(&mut l, "COF-001", 1, AT + 20);
+    let x = l.returns_mut().exchange(cro, &[back(0, 2)], cof, None, false, AT + 21).unwrap();
+    assert_eq!(x.credit_minor, COF_YEN);
+    assert_eq!(count(&l, "SELECT count(*) FROM exchange_credit_carries"), 1);
+    settle(&mut l, &x.ret.card_refunds, AT + 22);
+    let r = l.returns_mut().take_back(cof, &[back(0, 1)], None, false, AT + 30).unwrap();
+    settle(&mut l, &r.card_refunds, AT + 31);
+    assert_eq!(refunded_to(&l, &pay), MUG_YEN);
+}
