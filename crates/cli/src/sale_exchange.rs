@@ -7,7 +7,9 @@
 //! Exit codes and refusals as `sale return`'s, plus `exchange_new_sale_refused` (NEW is the
 //! same sale, or already holds a credit, or has nothing open), `exchange_currency_mismatch`,
 //! `exchange_nothing_to_credit` (the goods were given away), `exchange_of_credited_sale`
-//! (OLD was itself paid by an exchange credit: return, then sell), `sale_complete`
+//! (OLD was paid by the credit of a RESTORED sale's exchange and its own tenders cannot
+//! hold the new credit: return, then sell; an OLD paid by this register's exchange credit
+//! is exchanged, the credit carried on, record 0155), `sale_complete`
 //! (NEW is paid already). JSON: `exchange_id`, `return`, `credit`, `card_refunds`,
 //! `cash_out`, `errors`, `new_sale`.
 //!

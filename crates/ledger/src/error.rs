@@ -376,8 +376,11 @@ pub enum Error {
     /// return them and sell the new goods (record 0123). Nothing written.
     #[error("the goods taken back from sale {old_cart_id} are worth nothing: return them, then sell")]
     ExchangeNothingToCredit { old_cart_id: i64 },
-    /// The old sale was itself paid in part by an exchange credit, and its own tenders
-    /// have too little left to hold a new one (record 0123). Nothing written.
+    /// The old sale was itself paid in part by an exchange credit that cannot be carried
+    /// on, and its own tenders have too little left to hold the new one: since record
+    /// 0155 a credit of this register's own exchange is carried on (any depth), so this is
+    /// a restored sale's credit (record 0153), whose tenders are the predecessor's. Nothing
+    /// written.
     #[error("sale {old_cart_id} was paid in part by an exchange: return its goods, then sell")]
     ExchangeOfCreditedSale { old_cart_id: i64 },
     /// A sale paid in part by an exchange credit cannot be canceled: the goods of the

@@ -17,6 +17,7 @@ mod counter_rules;
 mod crash;
 mod csv_cells;
 mod demo_staff;
+mod exchange_chains;
 mod exchanges;
 mod gtin;
 mod held;

@@ -6,6 +6,11 @@
 //! owner's books balance — money in less money out equals the sales less the returns less
 //! the refunds by amount, whatever moved as credit. At the end everything left comes back
 //! and every tender has given back exactly what it paid.
+//!
+//! Since record 0155 (schema v41) an exchange of a sale itself paid by a credit carries the
+//! part its own tenders cannot hold on from that credit: chains of any depth are made, a
+//! carried ¥ is held by exactly one credit (counted once per tender), no credit holds less
+//! than nothing, and `ExchangeOfCreditedSale` never answers (no restored sale here).
 
 use paydesk_domain::*;
 use paydesk_ledger::*;
@@ -62,7 +67,9 @@ fn check(l: &Ledger, sales: &[(CartId, Vec<u32>)], by_amount: i64) {
                     END AS back,
                     (SELECT COALESCE(SUM(amount_minor), 0) FROM exchange_credits WHERE tender_id = t.id)
                     - (SELECT COALESCE(SUM(x.amount_minor), 0) FROM exchange_credit_returns x JOIN exchange_credits c ON c.id = x.credit_id
-                       LEFT JOIN refunds rf ON rf.id = x.refund_id WHERE c.tender_id = t.id AND (x.refund_id IS NULL OR rf.state <> 'failed')) AS held
+                       LEFT JOIN refunds rf ON rf.id = x.refund_id WHERE c.tender_id = t.id AND (x.refund_id IS NULL OR rf.state <> 'failed'))
+                    - (SELECT COALESCE(SUM(k.amount_minor), 0) FROM exchange_credit_carries k JOIN exchange_credits c ON c.id = k.from_credit
+                       WHERE c.tender_id = t.id) AS held
              FROM tenders t WHERE t.standing = 'active')
          SELECT count(*) FROM given WHERE back + held > paid OR held < 0",
     );
@@ -74,6 +81,24 @@ fn check(l: &Ledger, sales: &[(CartId, Vec<u32>)], by_amount: i64) {
             OR e.credit_minor <> (SELECT SUM(amount_minor) FROM exchange_credits WHERE exchange_id = e.id)",
     );
     assert_eq!(credit_over, 0, "a credit passes its return, or its parts do not add up to it");
+    // Per credit part: what it gave back and carried on is at most what it got, and a
+    // carry goes only to an exchange of the sale the credit paid, on the same tender.
+    let part_over = count(
+        l,
+        "SELECT count(*) FROM exchange_credits ec
+         WHERE ec.amount_minor < (SELECT COALESCE(SUM(x.amount_minor), 0) FROM exchange_credit_returns x LEFT JOIN refunds rf ON rf.id = x.refund_id
+                                  WHERE x.credit_id = ec.id AND (x.refund_id IS NULL OR rf.state <> 'failed'))
+                               + (SELECT COALESCE(SUM(amount_minor), 0) FROM exchange_credit_carries WHERE from_credit = ec.id)",
+    );
+    assert_eq!(part_over, 0, "a credit gave back or carried on more than it holds");
+    let carry_astray = count(
+        l,
+        "SELECT count(*) FROM exchange_credit_carries k JOIN exchange_credits f ON f.id = k.from_credit
+           JOIN exchanges a ON a.id = f.exchange_id JOIN exchanges b ON b.id = k.to_exchange_id
+         WHERE a.new_cart_id <> b.old_cart_id
+            OR k.amount_minor <> (SELECT amount_minor FROM exchange_credits WHERE exchange_id = b.id AND tender_id = f.tender_id)",
+    );
+    assert_eq!(carry_astray, 0, "a carry went astray");
     // The books: money in - money out = sales - returns - refunds by amount.
     let tenders = count(l, "SELECT COALESCE(SUM(amount_minor), 0) FROM tenders WHERE standing = 'active'");
     let back = count(l, "SELECT COALESCE(SUM(amount_minor), 0) FROM refunds WHERE state <> 'failed'")
@@ -113,6 +138,7 @@ fn items_of(picks: &[(usize, u32)], lines: usize) -> Vec<Returned> {
 #[test]
 fn chains_of_exchanges_never_give_back_more_than_was_paid_and_the_books_balance() {
     let reached = std::sync::atomic::AtomicU32::new(0);
+    let chained = std::sync::atomic::AtomicU32::new(0);
     let first = (proptest::sample::subsequence(SKUS.to_vec(), 1..=4), proptest::collection::vec(1i64..4, 4), proptest::collection::vec(1i64..2000, 0..3));
     proptest!(ProptestConfig { cases: 64, ..ProptestConfig::default() }, |((skus, qtys, cards) in first, ops in proptest::collection::vec(op(), 1..10))| {
         let mut l = Ledger::open_in_memory(Box::new(SeededKeys::new(9))).unwrap();
@@ -136,6 +162,7 @@ fn chains_of_exchanges_never_give_back_more_than_was_paid_and_the_books_balance(
         let mut sales: Vec<(CartId, Vec<u32>)> = vec![(cart, sold_of(&l, cart))];
         let mut by_amount = 0i64;
         let mut exchanged = 0;
+        let mut carried = 0;
         for op in ops {
             now += 10;
             match op {
@@ -149,6 +176,9 @@ fn chains_of_exchanges_never_give_back_more_than_was_paid_and_the_books_balance(
                     match l.returns_mut().exchange(old, &items, new, None, false, now) {
                         Ok(x) => {
                             exchanged += 1;
+                            if count(&l, &format!("SELECT count(*) FROM exchange_credit_carries WHERE to_exchange_id = {}", x.exchange_id)) > 0 {
+                                carried += 1;
+                            }
                             prop_assert!(x.credit_minor <= x.ret.record.total_minor && x.credit_minor <= x.new_sale.totals.total_minor);
                             let due = x.new_sale.totals.due_minor;
                             if due > 0 {
@@ -157,7 +187,7 @@ fn chains_of_exchanges_never_give_back_more_than_was_paid_and_the_books_balance(
                             prop_assert_eq!(l.sales().by_cart(new).unwrap().state, SaleState::Paid);
                             sales.push((new, sold_of(&l, new)));
                         }
-                        Err(Error::ReturnExceedsSold { .. }) | Err(Error::SaleRefundExceeds { .. }) | Err(Error::ExchangeOfCreditedSale { .. }) => {
+                        Err(Error::ReturnExceedsSold { .. }) | Err(Error::SaleRefundExceeds { .. }) => {
                             // Nothing written for the new sale: it is left open and unused.
                             prop_assert!(l.sales().by_cart(new).unwrap().exchange_credit.is_none());
                         }
@@ -208,6 +238,10 @@ fn chains_of_exchanges_never_give_back_more_than_was_paid_and_the_books_balance(
         if exchanged > 0 {
             reached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
+        if carried > 0 {
+            chained.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
     });
     assert!(reached.load(std::sync::atomic::Ordering::Relaxed) >= 24, "too few cases made an exchange");
+    assert!(chained.load(std::sync::atomic::Ordering::Relaxed) >= 6, "too few cases carried a credit on (record 0155)");
 }

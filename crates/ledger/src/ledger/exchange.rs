@@ -93,8 +93,9 @@ impl Returns<&mut Ledger> {
     /// with nothing open ([`Error::ExchangeNewSaleRefused`]), one paid, canceled,
     /// empty, or with a card tender of unknown outcome (as a tender would be); goods
     /// worth nothing ([`Error::ExchangeNothingToCredit`]); an old sale whose own tenders
-    /// cannot hold the credit because it was itself paid by one
-    /// ([`Error::ExchangeOfCreditedSale`]).
+    /// cannot hold the credit and whose own credit cannot carry the rest on (a restored
+    /// sale's credit, record 0153: [`Error::ExchangeOfCreditedSale`]). An old sale paid by
+    /// this register's exchange credit carries the rest on from it (record 0155).
     pub fn exchange(
         &mut self,
         old_cart: CartId,
@@ -124,17 +125,25 @@ impl Returns<&mut Ledger> {
     }
 }
 
+/// One part of a credit: how much of which tender, and, when the old sale's own tender
+/// could not hold it, the credit of the old sale it is carried on from (`exchange_credits`
+/// id, schema v41, record 0155): then the tender is an earlier sale's.
+pub(in crate::ledger) type CreditPart = (TenderId, i64, Option<i64>);
+
 /// The credit an exchange will write: on which new sale, how much, out of which of the
-/// old sale's tenders.
+/// old sale's tenders, or carried on from the old sale's own credit.
 pub(super) struct CreditPlan {
     pub new_cart: CartId,
     pub credit_minor: i64,
-    pub from: Vec<(TenderId, i64)>,
+    pub from: Vec<CreditPart>,
 }
 
 /// Checks the new sale and sizes the credit for goods worth `worth_minor` (inside the
 /// exchange's transaction, before anything of the return is written). Locks the new
-/// sale's tax, as its first tender would: its total may not change under a credit.
+/// sale's tax, as its first tender would: its total may not change under a credit. The
+/// credit comes out of the old sale's own tenders first; the rest is carried on from the
+/// credit that paid the old sale (record 0155), its parts in the same order. A restored
+/// sale's credit (record 0153) has no parts here: what it would have to hold is refused.
 pub(super) fn plan_credit_tx(tx: &WriteTx<'_>, old: &Sale, new_cart: CartId, worth_minor: i64, now_ms: i64) -> Result<CreditPlan> {
     let old_cart_id = old.cart.id.0;
     if new_cart == old.cart.id {
@@ -144,15 +153,21 @@ pub(super) fn plan_credit_tx(tx: &WriteTx<'_>, old: &Sale, new_cart: CartId, wor
     let credit_minor = worth_minor.min(open);
     let mut rest = credit_minor;
     let mut from = Vec::new();
-    for slot in own_slots_tx(tx, old)? {
-        let take = rest.min(slot.left);
+    let own = own_slots_tx(tx, old)?.into_iter().map(|s| (s.tender.id, s.left, None));
+    let carried = credit_slots_tx(tx, old)?.into_iter().map(|(credit, t, left)| (t.id, left, Some(credit)));
+    for (tender, left, carried_from) in own.chain(carried) {
+        let take = rest.min(left);
         if take > 0 {
-            from.push((slot.tender.id, take));
+            from.push((tender, take, carried_from));
             rest -= take;
         }
     }
     if rest > 0 {
-        return Err(Error::ExchangeOfCreditedSale { old_cart_id });
+        if old.exchange_credit.as_ref().is_some_and(|c| c.restored_from.is_some()) {
+            return Err(Error::ExchangeOfCreditedSale { old_cart_id });
+        }
+        // Its tenders (and its own credit) gave part of it back already, by amount.
+        return Err(Error::SaleRefundExceeds { cart_id: old_cart_id, requested_minor: credit_minor, refundable_minor: credit_minor - rest });
     }
     Ok(CreditPlan { new_cart, credit_minor, from })
 }
@@ -207,7 +222,14 @@ pub(super) fn write_credit_tx(
         params![return_id, old.cart.id.0, plan.new_cart.0, plan.credit_minor, now_ms, staff],
     )?;
     let id = tx.last_insert_rowid();
-    for (tender, amount) in &plan.from {
+    for (tender, amount, carried_from) in &plan.from {
+        if let Some(from_credit) = carried_from {
+            // The hand-over first: the trigger on the credit row checks it was carried.
+            tx.exec_cached(
+                "INSERT INTO exchange_credit_carries (from_credit, to_exchange_id, amount_minor) VALUES (?1, ?2, ?3)",
+                params![from_credit, id, amount],
+            )?;
+        }
         tx.exec_cached(
             "INSERT INTO exchange_credits (exchange_id, tender_id, amount_minor) VALUES (?1, ?2, ?3)",
             params![id, tender.0, amount],
@@ -215,7 +237,7 @@ pub(super) fn write_credit_tx(
     }
     let after = serde_json::json!({
         "old_sale": old.cart.id.0, "new_sale": plan.new_cart.0, "return_id": return_id, "credit": plan.credit_minor,
-        "from_tenders": plan.from.iter().map(|(t, a)| serde_json::json!({ "tender": t.0, "amount": a })).collect::<Vec<_>>(),
+        "from_tenders": plan.from.iter().map(|(t, a, c)| serde_json::json!({ "tender": t.0, "amount": a, "carried_from_credit": c })).collect::<Vec<_>>(),
     });
     let input = AuditInput {
         actor_id: staff,
@@ -255,22 +277,28 @@ pub(super) fn credit_of_tx(conn: &Connection, cart_id: CartId) -> Result<Option<
 
 /// What exchanges credited out of a tender and still hold: no longer its own sale's to
 /// give back. (What a credit gave back through the tender is already among the tender's
-/// refunds, drawer movements or store refunds; counting it here too would count it twice.)
+/// refunds, drawer movements or store refunds; counting it here too would count it twice.
+/// What a credit carried on to a later credit, record 0155, is that credit's row on the
+/// same tender: counted there, once.)
 pub(super) fn credited_out_tx(conn: &Connection, tender: TenderId) -> Result<i64> {
     Ok(conn.row_cached(
         "SELECT COALESCE(SUM(ec.amount_minor), 0) - COALESCE((
                 SELECT SUM(x.amount_minor) FROM exchange_credit_returns x JOIN exchange_credits c ON c.id = x.credit_id
                 LEFT JOIN refunds rf ON rf.id = x.refund_id
-                WHERE c.tender_id = ?1 AND (x.refund_id IS NULL OR rf.state != 'failed')), 0)
+                WHERE c.tender_id = ?1 AND (x.refund_id IS NULL OR rf.state != 'failed')), 0) - COALESCE((
+                SELECT SUM(k.amount_minor) FROM exchange_credit_carries k JOIN exchange_credits c ON c.id = k.from_credit
+                WHERE c.tender_id = ?1), 0)
          FROM exchange_credits ec WHERE ec.tender_id = ?1",
         [tender.0],
         |r| r.get(0),
     )?)
 }
 
-/// The old sale's tenders the sale's credit came out of, with what each credit still
-/// holds (a card refund that failed gave nothing back): `(credit id, tender, left)`, cards
-/// first, then store tenders, then cash, as any give-back.
+/// The tenders the sale's credit came out of, with what each credit still holds (a card
+/// refund that failed gave nothing back; what was carried on to a later credit, record
+/// 0155, is that credit's): `(credit id, tender, left)`, cards first, then store tenders,
+/// then cash, as any give-back. A credit carried on holds tenders of an earlier sale than
+/// its old sale: tenders are loaded by their own sale.
 pub(super) fn credit_slots_tx(conn: &Connection, sale: &Sale) -> Result<Vec<(i64, Tender, i64)>> {
     let Some(credit) = &sale.exchange_credit else { return Ok(Vec::new()) };
     // A restored exchange's credit lies in the predecessor's tenders, which are not rows
@@ -278,20 +306,26 @@ pub(super) fn credit_slots_tx(conn: &Connection, sale: &Sale) -> Result<Vec<(i64
     if credit.restored_from.is_some() {
         return Ok(Vec::new());
     }
-    let rows: Vec<(i64, i64, i64)> = collect(
+    let rows: Vec<(i64, i64, i64, i64)> = collect(
         conn,
-        "SELECT ec.id, ec.tender_id, ec.amount_minor - COALESCE((
+        "SELECT ec.id, ec.tender_id, t.cart_id, ec.amount_minor - COALESCE((
                     SELECT SUM(x.amount_minor) FROM exchange_credit_returns x LEFT JOIN refunds rf ON rf.id = x.refund_id
                     WHERE x.credit_id = ec.id AND (x.refund_id IS NULL OR rf.state != 'failed')), 0)
+                - COALESCE((SELECT SUM(k.amount_minor) FROM exchange_credit_carries k WHERE k.from_credit = ec.id), 0)
          FROM exchange_credits ec JOIN tenders t ON t.id = ec.tender_id
          WHERE ec.exchange_id = ?1
-         ORDER BY CASE t.kind WHEN 'card' THEN 0 WHEN 'store' THEN 1 ELSE 2 END, t.seq",
+         ORDER BY CASE t.kind WHEN 'card' THEN 0 WHEN 'store' THEN 1 ELSE 2 END, t.id",
         [credit.exchange_id],
-        |r| Ok(Ok((r.get(0)?, r.get(1)?, r.get(2)?))),
+        |r| Ok(Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))),
     )?;
-    let tenders = load_tenders(conn, credit.old_cart_id)?;
+    let mut loaded: Vec<(i64, Vec<Tender>)> = Vec::new();
     rows.into_iter()
-        .map(|(id, tender, left)| {
+        .map(|(id, tender, cart, left)| {
+            assert!(left >= 0, "exchange credit {id}: gave back or carried on more than it held ({left} left)");
+            if !loaded.iter().any(|(c, _)| *c == cart) {
+                loaded.push((cart, load_tenders(conn, CartId(cart))?));
+            }
+            let tenders = loaded.iter().find(|(c, _)| *c == cart).map(|(_, t)| t).expect("loaded just above");
             let t = tenders.iter().find(|t| t.id.0 == tender).cloned().ok_or(Error::UnknownValue {
                 what: "exchange credit tender",
                 value: tender.to_string(),

@@ -231,7 +231,7 @@ fn allocate_return_tx(
     tx: &WriteTx<'_>,
     sale: &Sale,
     total: i64,
-    held: &[(TenderId, i64)],
+    held: &[super::exchange::CreditPart],
     keys: &mut Vec<String>,
     reason: Option<&str>,
     now_ms: i64,

@@ -7,7 +7,8 @@
 //! - the new sale's settled is its settled tenders plus the credit;
 //! - per old tender: what it gave back (card refunds not failed, cash out of the drawer,
 //!   store refunds: its own and its credits' give-backs alike) plus what its credits
-//!   still hold never exceeds what it paid;
+//!   still hold never exceeds what it paid (a credit carried on to a later exchange's,
+//!   record 0155, is held by the later one: counted once);
 //! - every exchange the register answered is in the ledger with the credit told, and
 //!   every exchange in the ledger was answered or made by a call that crashed.
 //!
@@ -42,7 +43,8 @@ struct TenderRow {
     active: bool,
     /// Card refunds not failed, cash out of the drawer, store refunds: all it gave back.
     gave: i64,
-    /// What its credits took, and what of that was given back since.
+    /// What its credits took (a ¥ carried on from one credit to a later one, record 0155,
+    /// once), and what of that was given back since.
     credited: i64,
     credit_returned: i64,
 }
@@ -66,7 +68,9 @@ const TENDERS: &str = "SELECT t.id, t.cart_id, t.amount_minor, t.standing = 'act
         (SELECT COALESCE(SUM(f.amount_minor), 0) FROM refunds f WHERE f.payment_id = t.payment_id AND f.state != 'failed')
       + (SELECT COALESCE(-SUM(m.amount_minor), 0) FROM cash_movements m WHERE m.tender_id = t.id AND m.kind = 'refund_out')
       + (SELECT COALESCE(SUM(s.amount_minor), 0) FROM store_refunds s WHERE s.tender_id = t.id),
-        (SELECT COALESCE(SUM(ec.amount_minor), 0) FROM exchange_credits ec WHERE ec.tender_id = t.id),
+        (SELECT COALESCE(SUM(ec.amount_minor), 0) FROM exchange_credits ec WHERE ec.tender_id = t.id)
+      - (SELECT COALESCE(SUM(k.amount_minor), 0) FROM exchange_credit_carries k JOIN exchange_credits ec ON ec.id = k.from_credit
+           WHERE ec.tender_id = t.id),
         (SELECT COALESCE(SUM(x.amount_minor), 0) FROM exchange_credit_returns x JOIN exchange_credits ec ON ec.id = x.credit_id
            LEFT JOIN refunds f ON f.id = x.refund_id WHERE ec.tender_id = t.id AND (x.refund_id IS NULL OR f.state != 'failed'))
     FROM tenders t WHERE t.id IN (SELECT tender_id FROM exchange_credits) ORDER BY t.id";

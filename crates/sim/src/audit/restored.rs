@@ -34,7 +34,7 @@ fn sums(l: &Ledger, sql: &str) -> rusqlite::Result<HashMap<(i64, i64), i64>> {
 }
 
 /// Per predecessor tender: cart, seq, paid (if active, else 0), given back, what its exchange
-/// credits still hold.
+/// credits still hold (a credit carried on to a later one, record 0155, counted once).
 const PRED_TENDERS: &str = "SELECT t.cart_id, t.seq, CASE WHEN t.standing = 'active' THEN t.amount_minor ELSE 0 END,
         (SELECT COALESCE(SUM(f.amount_minor), 0) FROM refunds f WHERE f.payment_id = t.payment_id AND f.state != 'failed')
       + (SELECT COALESCE(-SUM(m.amount_minor), 0) FROM cash_movements m WHERE m.tender_id = t.id AND m.kind = 'refund_out')
@@ -42,6 +42,8 @@ const PRED_TENDERS: &str = "SELECT t.cart_id, t.seq, CASE WHEN t.standing = 'act
         (SELECT COALESCE(SUM(ec.amount_minor), 0) FROM exchange_credits ec WHERE ec.tender_id = t.id)
       - (SELECT COALESCE(SUM(x.amount_minor), 0) FROM exchange_credit_returns x JOIN exchange_credits ec ON ec.id = x.credit_id
            LEFT JOIN refunds f ON f.id = x.refund_id WHERE ec.tender_id = t.id AND (x.refund_id IS NULL OR f.state != 'failed'))
+      - (SELECT COALESCE(SUM(k.amount_minor), 0) FROM exchange_credit_carries k JOIN exchange_credits ec ON ec.id = k.from_credit
+           WHERE ec.tender_id = t.id)
     FROM tenders t";
 
 const PRED_RETURNED: &str = "SELECT r.cart_id, l.line, SUM(l.quantity) FROM return_lines l JOIN returns r ON r.id = l.return_id GROUP BY 1, 2";

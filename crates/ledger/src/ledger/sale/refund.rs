@@ -115,7 +115,7 @@ pub(in crate::ledger) fn allocate_refund_tx(
     tx: &WriteTx<'_>,
     sale: &Sale,
     amount_minor: Option<i64>,
-    held: &[(TenderId, i64)],
+    held: &[crate::ledger::exchange::CreditPart],
     keys: &mut Vec<String>,
     reason: Option<&str>,
     now_ms: i64,
@@ -125,8 +125,9 @@ pub(in crate::ledger) fn allocate_refund_tx(
     let mut slots = refund_slots_tx(tx, sale)?;
     // What an exchange being written in this transaction credits out of a tender
     // (record 0123) is no longer there to give back.
-    for (tender, amount) in held {
-        let slot = slots.iter_mut().find(|s| s.credit.is_none() && s.tender.id == *tender).expect("a held tender is the sale's own");
+    // A part carried on from the sale's own credit (record 0155) is out of that credit's slot.
+    for (tender, amount, from) in held {
+        let slot = slots.iter_mut().find(|s| s.credit == *from && s.tender.id == *tender).expect("a held tender is one of the sale's slots");
         slot.left -= amount;
         assert!(slot.left >= 0, "sale {cart_id}: tender {tender} held beyond what it has left");
     }
