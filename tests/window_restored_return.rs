@@ -228,7 +228,15 @@ async fn a_replaced_registers_mug_is_exchanged_for_two_on_this_register_in_engli
     b.wait_js("return document.querySelector('#payment-detail #restored-return #exchange-submit') !== null", "the exchange offered", LONG).await;
     let button = b.text("#payment-detail #exchange-submit").await;
     assert_eq!(button, "Exchange for the sale on the register ($32.55)");
-    assert!(b.text("#payment-detail #restored-exchange-help").await.contains("Front till"));
+    let help = b.text("#payment-detail #restored-exchange-help").await;
+    assert!(help.starts_with("The items chosen here pay for the sale on the register ($32.55)") && help.contains("Front till"), "{help}");
+    // Return and Exchange side by side, apart: a press lands on the one meant.
+    let gap = b
+        .js("const r = document.querySelector('#payment-detail #return-submit').getBoundingClientRect(); \
+             const x = document.querySelector('#payment-detail #exchange-submit').getBoundingClientRect(); \
+             return Math.round(x.top >= r.bottom ? x.top - r.bottom : x.left - r.right)")
+        .await;
+    assert!(gap.as_i64().unwrap() >= 8, "the buttons {gap} px apart");
     b.screenshot("restored-exchange-form-1280x800").await;
 
     fill_exchange(&b, 2, "wants a pair").await;
@@ -273,7 +281,8 @@ async fn in_japanese_at_1024x768_a_mug_comes_back_for_a_croissant_card_first_the
     find_by_receipt(&b, &number).await;
     b.wait_js("return document.querySelector('#payment-detail #restored-return #exchange-submit') !== null", "the exchange offered", LONG).await;
     assert_eq!(b.text("#payment-detail #exchange-submit").await, t_ja_exchange("¥220"));
-    assert!(b.text("#payment-detail #restored-exchange-help").await.contains("Front till"));
+    let help = b.text("#payment-detail #restored-exchange-help").await;
+    assert!(help.starts_with("ここで選んだ商品の金額をレジの会計（¥220）の支払いに充て") && help.contains("Front till"), "{help}");
 
     fill_exchange(&b, 1, "サイズ違い").await;
     b.screenshot("restored-exchange-form-ja-1024x768").await;

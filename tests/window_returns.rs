@@ -120,6 +120,12 @@ async fn one_of_three_lines_of_a_card_and_cash_sale_comes_back_card_first_then_c
     open_returns(&app, cart).await;
     let rows = app.js("return [...document.querySelectorAll('#return-form tbody tr')].map((r) => r.textContent).join('|')").await;
     assert_eq!(rows, Value::from("Coffee, regular10|Croissant10|PayDesk mug10"), "name, sold, returned, the quantity cell");
+    // Nothing is on the register: no Exchange button, and the line says how to get one.
+    assert_eq!(app.js("return document.querySelector('#payment-detail #exchange-submit') === null").await, Value::Bool(true));
+    assert_eq!(
+        app.text("#payment-detail #exchange-how").await,
+        "To exchange, ring the new items up on the register first, then open this sale again."
+    );
     app.screenshot("returns-form-1280x800").await;
 
     // The mug ($14.95 and its $1.33 tax = $16.28): $10.00 back to the card (all it paid),
@@ -155,6 +161,7 @@ async fn a_take_out_food_line_comes_back_with_its_8_percent_on_the_return_docume
     let cart = sale(&app, &["COF-001", "MUG-001"], "¥1,900", "").await;
     open_returns(&app, cart).await;
     assert_eq!(app.text("#payment-detail #return-open").await, "返品");
+    assert!(app.text("#payment-detail #exchange-how").await.starts_with("交換するには、先に新しい商品をレジに登録"));
     assert_eq!(submit(&app, &[(0, 1)], "注文間違い").await, "done");
     let message = app.text("#payment-detail #return-done").await;
     assert!(message.contains("ドロアから ¥250 をお返しください"), "{message}");

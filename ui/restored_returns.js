@@ -10,7 +10,7 @@ import { withApproval } from './approval.js';
 import { invoke } from './bridge.js';
 import { h, announce, alertLoud, errText } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
-import { exchangeDone, returnDone } from './returns.js';
+import { exchangeDone, exchangeHelp, returnDone } from './returns.js';
 
 /** The Return items form of restored sale `sale` of predecessor `source`, loaded now. */
 export function restoredReturnPanel(source, sale) {
@@ -58,7 +58,8 @@ function restoredForm(f, box, target) {
         h('th', { class: 'num', text: t('return-col-returned') }), h('th', { class: 'num', text: t('return-col-quantity') }))),
       h('tbody', {}, ...rows))),
     h('label', { for: 'return-reason' }, t('return-reason'), reason),
-    exchange ? h('p', { class: 'help', id: 'restored-exchange-help', text: t('restored-exchange-help', { name: f.register_name }) }) : null,
+    exchangeHelp('restored-exchange-help', exchange, nothingLeft,
+      target && t('restored-exchange-help', { name: f.register_name, total: target.open_display })),
     h('div', { class: 'actions' }, submit, exchange), msg);
   const print = (id) => invoke('print_restored_return', { returnId: id });
   // One return or exchange per press: a second would give the money back twice.

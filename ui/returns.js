@@ -65,7 +65,7 @@ function returnForm(cartId, f, holder, onDone, target) {
       h('tbody', {}, ...rows))),
     h('label', { for: 'return-reason' }, t('return-reason'), reason),
     ryoshusho ? h('label', { for: 'return-ryoshusho', class: 'check' }, ryoshusho, t('return-ryoshusho', { number: f.ryoshusho_outstanding })) : null,
-    exchange ? h('p', { class: 'help', text: t('exchange-help') }) : null,
+    exchangeHelp('exchange-help', exchange, nothingLeft, target && t('exchange-help', { total: target.open_display })),
     h('div', { class: 'actions' }, submit, exchange), msg);
   let returning = false;   // one return per press: a second would give the money back twice
   const send = async (into) => {
@@ -93,6 +93,14 @@ function returnForm(cartId, f, holder, onDone, target) {
   form.addEventListener('submit', (e) => { e.preventDefault(); send(null); });
   if (exchange) exchange.addEventListener('click', () => send(target.cart));
   return form;
+}
+
+/** The line above the form's buttons: with a sale open on the register (`exchange` is its
+ * button), what the exchange does with that sale's total; with none, how to get the button.
+ * Nothing when every line is already back (there is nothing to exchange). */
+export function exchangeHelp(id, exchange, nothingLeft, text) {
+  if (exchange) return h('p', { class: 'help', id, text });
+  return nothingLeft ? null : h('p', { class: 'help', id: 'exchange-how', text: t('exchange-how') });
 }
 
 /** After an exchange: what is left to pay on the register (with the way there) or what

@@ -268,3 +268,31 @@ fn the_english_error_scanner_finds_literals_not_ids() {
     let found: Vec<String> = english_errors(src).into_iter().map(|(v, _)| v).collect();
     assert_eq!(found, ["InvalidInput", "Internal"]);
 }
+
+/// The back office takes no goods back and gives no money back for a sale: its only
+/// refunds are the ones reconciliation proposes for a charge the customer should not have
+/// paid (record 0142). A message that sends a cashier there to return or refund something
+/// would send them nowhere, and what the cashier is told must stay true. (The restored
+/// returns' refusals did, until 2026-12-05.)
+#[test]
+fn no_message_sends_a_return_or_refund_to_the_back_office() {
+    let mut wrong = Vec::new();
+    for (lang, phrases) in [
+        ("en", &["return it at the back office", "back at the back office", "refund it at the back office", "refund at the back office"][..]),
+        ("ja", &["バックオフィスで返品", "バックオフィスで返金", "バックオフィスで返して", "バックオフィスで行って"][..]),
+    ] {
+        let mut files = Vec::new();
+        files_under(&repo().join("crates/i18n/locales").join(lang), &["ftl"], &mut files);
+        assert!(files.len() > 10, "only {} {lang} catalogs found", files.len());
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("a catalog");
+            for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+                let lower = line.to_lowercase();
+                if let Some(p) = phrases.iter().find(|p| lower.contains(*p)) {
+                    wrong.push(format!("{}: {p:?} in {line}", f.strip_prefix(repo()).unwrap_or(&f).display()));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "the back office has no return or refund of a sale:\n{}", wrong.join("\n"));
+}

@@ -339,12 +339,12 @@ pub enum Error {
     RestoredPaymentUnsettled { register: String, sale: i64, checkout_key: String, state: String },
     /// The money would have to go back through one of the sale's store tenders (a voucher):
     /// not built for a restored sale; a voucher is never turned into cash (record 0144).
-    #[error("sale {sale} of register {register} was paid in part by a store tender; give that part back at the back office")]
+    #[error("sale {sale} of register {register} was paid in part by a store tender, which cannot be given back for a replaced register's sale")]
     RestoredStoreTender { register: String, sale: i64 },
     /// The predecessor exchanged goods of this sale: the exchange's credit came out of the
     /// sale's tenders, and its fact names no tender (record 0153), so what each tender has
     /// left cannot be known here. Nothing is given back here rather than anything twice.
-    #[error("sale {sale} of register {register} was exchanged at that register; give anything more back at the back office")]
+    #[error("sale {sale} of register {register} was exchanged at that register; what its payments have left is not known here, so nothing more can be given back")]
     RestoredExchangedThere { register: String, sale: i64 },
     /// More than the restored sale's tenders have left after every refund, the
     /// predecessor's included. Nothing written.

@@ -33,7 +33,9 @@ return-print-unreachable = The printer at { $target } did not print ({ $why }). 
 return-print-unreachable-reprint = The printer at { $target } did not print ({ $why }). The return is recorded and not affected. Check the printer and press Print again: that copy is marked REPRINT.
 # Exchanges (record 0123): the goods' worth pays the sale on the register.
 exchange-submit = Exchange for the sale on the register ({ $total })
-exchange-help = Or ring the new items up on the register first: then the items chosen here pay for them, and only the difference is paid or given back.
+exchange-help = The items chosen here pay for the sale on the register ({ $total }): only the difference is paid there or given back.
+# Shown instead when no sale is open on the register: how to get the Exchange button.
+exchange-how = To exchange, ring the new items up on the register first, then open this sale again.
 exchange-done-due = Exchanged ({ $number }): { $credit } pays the sale on the register. { $due } is left to pay there.
 exchange-done-cash = Exchanged ({ $number }): { $credit } pays the sale on the register. Hand { $cash } back from the drawer.
 exchange-done-card = Exchanged ({ $number }): { $credit } pays the sale on the register. The rest goes back to the card; nothing from the drawer.

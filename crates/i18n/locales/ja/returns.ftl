@@ -33,7 +33,8 @@ return-print-unreachable = { $target } のプリンターで印刷できませ�
 return-print-unreachable-reprint = { $target } のプリンターで印刷できませんでした（{ $why }）。返品は記録済みで影響はありません。プリンターを確認して再度印刷してください。その印刷には【再発行】と印字されます。
 # 交換（記録 0123）：返品の金額でレジの会計を支払う。
 exchange-submit = レジの会計と交換（{ $total }）
-exchange-help = 先に新しい商品をレジに登録してください。ここで選んだ商品の金額がその支払いに充てられ、差額だけを受け取るか返金します。
+exchange-help = ここで選んだ商品の金額をレジの会計（{ $total }）の支払いに充て、差額だけを受け取るか返金します。
+exchange-how = 交換するには、先に新しい商品をレジに登録してから、この会計をもう一度開いてください。
 exchange-done-due = 交換しました（{ $number }）。{ $credit }をレジの会計に充てました。残り{ $due }をレジでお受け取りください。
 exchange-done-cash = 交換しました（{ $number }）。{ $credit }をレジの会計に充てました。ドロワーから{ $cash }をお返しください。
 exchange-done-card = 交換しました（{ $number }）。{ $credit }をレジの会計に充てました。残りはカードに返金されます。ドロワーからの返金はありません。
