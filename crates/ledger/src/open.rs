@@ -130,5 +130,51 @@ pub(crate) fn configure(conn: &Connection, path: &Path) -> Result<()> {
     // FULL: the WAL is fsynced on every commit, so a returned commit survives power
     // loss (record 0003: the key is durable before the network is touched).
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;").map_err(|e| open_error(path, e))?;
+    // A reader that holds its snapshot for long (a running copy, record 0154) keeps every
+    // checkpoint from passing it, so the WAL grows by what is committed meanwhile; SQLite
+    // then keeps the file at that size for ever. With a limit, the first commit after the
+    // WAL is checkpointed whole cuts the file back to it.
+    conn.execute_batch(&format!("PRAGMA journal_size_limit = {WAL_KEEP_BYTES};")).map_err(|e| open_error(path, e))?;
     Ok(())
+}
+
+/// The most of its write-ahead log the ledger keeps on disk once the log is checkpointed
+/// (`journal_size_limit`). Far above what a counter's commits fill between two automatic
+/// checkpoints (1,000 pages, 4 MiB), so it cuts only what a long snapshot left behind.
+pub const WAL_KEEP_BYTES: i64 = 64 * 1024 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A long snapshot (a copy running) lets the WAL grow past the limit; once it is let
+    /// go, a checkpoint and the next commits bring the file back under the limit instead
+    /// of leaving it at its largest for ever.
+    #[test]
+    fn the_wal_a_long_snapshot_grew_is_cut_back_once_it_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("l.db");
+        let w = Connection::open(&db).unwrap();
+        configure(&w, &db).unwrap();
+        w.execute_batch("CREATE TABLE t (b BLOB)").unwrap();
+        let wal = dir.path().join("l.db-wal");
+        let reader = Connection::open_with_flags(&db, read_flags()).unwrap();
+        let snapshot = reader.unchecked_transaction().unwrap();
+        let _: i64 = snapshot.query_row("SELECT count(*) FROM t", [], |r| r.get(0)).unwrap();
+        // 80 MiB committed in 1 MiB transactions while the snapshot is held
+        for _ in 0..80 {
+            w.execute_batch("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 256) INSERT INTO t SELECT randomblob(4000) FROM n;")
+                .unwrap();
+        }
+        let grown = std::fs::metadata(&wal).unwrap().len();
+        assert!(grown > WAL_KEEP_BYTES as u64, "the WAL grew past the limit behind the snapshot ({grown} bytes)");
+        drop(snapshot);
+        // the first commit's automatic checkpoint passes every frame; the next ones start
+        // the log again from its beginning and cut the file
+        for _ in 0..3 {
+            w.execute("INSERT INTO t VALUES (randomblob(10))", []).unwrap();
+        }
+        let after = std::fs::metadata(&wal).unwrap().len();
+        assert!(after <= WAL_KEEP_BYTES as u64, "the WAL is back under the limit: {after} bytes (it had grown to {grown})");
+    }
 }
