@@ -79,6 +79,12 @@ async fn main() {
     for (i, chunk) in rows[..rows.len().min(5_000)].chunks(PER_BATCH).enumerate() {
         send(&warm, i, chunk, false).await;
     }
+    // INGEST_BENCH_LOG=FILE: every statement's duration in PostgreSQL's log from here on,
+    // copied to FILE at the end (a profile: the times printed are then not comparable).
+    let profile = std::env::var("INGEST_BENCH_LOG").ok();
+    if profile.is_some() {
+        db.batch_execute("ALTER SYSTEM SET log_min_duration_statement = 0; ALTER SYSTEM SET log_line_prefix = '%m [%p] '; SELECT pg_reload_conf()").await.unwrap();
+    }
     // the rows' checkout keys must be new for each variant's projections: tag them per run
     let tagged = |tag: &str| -> Vec<Row> {
         rows.iter()
@@ -111,6 +117,10 @@ async fn main() {
     println!("  ratio batches / COPY (rows/s; aim >= 0.5x) {:>9.2}x", t_copy.as_secs_f64() / t_batches.as_secs_f64());
     println!("  ratio redelivered / batches (time)        {:>9.2}x", t_redeliver.as_secs_f64() / t_batches.as_secs_f64());
     println!("  journal rows stored: {journal_rows}");
+    if let Some(to) = profile {
+        std::fs::copy(cluster.log_path(), &to).expect("copy PostgreSQL's log");
+        println!("  PostgreSQL's statement log: {to}");
+    }
     running.shutdown().await;
     tokio::task::spawn_blocking(move || drop(cluster)).await.unwrap();
 }
