@@ -11,6 +11,11 @@
 //! - `COPY`: the same rows straight into `journal` with `COPY … FROM STDIN`, one
 //!   transaction per 500 rows, no checks and no projections: the floor of the cost.
 //!
+//! `INGEST_BENCH_LOG=FILE` logs every statement's duration after the warm-up and copies
+//! PostgreSQL's log to FILE; with `INGEST_BENCH_EXPLAIN=1` beside it the log also holds each
+//! statement's plan with its actual rows (auto_explain). Profiles: their rates are not
+//! comparable with a plain run's.
+//!
 //! The three take turns chunk by chunk (each on its own register), so load from elsewhere
 //! on a shared machine falls on all three alike.
 use futures_util::SinkExt;
@@ -58,6 +63,17 @@ async fn main() {
     let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(30_000);
     let cluster = tokio::task::spawn_blocking(|| Cluster::start(ClusterOptions::default())).await.unwrap().expect("private PostgreSQL");
     cluster.create_db("paydesk").await.unwrap();
+    // INGEST_BENCH_EXPLAIN=1 (with INGEST_BENCH_LOG): every session loads auto_explain, so
+    // the profile also logs each statement's plan with its actual rows (EXPLAIN ANALYZE).
+    let explain = std::env::var_os("INGEST_BENCH_EXPLAIN").is_some();
+    if explain {
+        let (c, conn) = tokio_postgres::connect(&cluster.conn_string("paydesk"), tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        // one statement per message: ALTER SYSTEM refuses an implicit transaction block
+        for sql in ["ALTER SYSTEM SET session_preload_libraries = 'auto_explain'", "SELECT pg_reload_conf()"] {
+            c.batch_execute(sql).await.unwrap();
+        }
+    }
     let token = "bench-owner-token-0123456789";
     let st = build(&Config { database: cluster.conn_string("paydesk"), admin_token: token.into(), limits: Limits::default(), behind_tls: false }).await.unwrap();
     let running = serve(st, "127.0.0.1:0".parse().unwrap()).await.unwrap();
@@ -78,6 +94,27 @@ async fn main() {
     let warm = reg_for("warm-up").await;
     for (i, chunk) in rows[..rows.len().min(5_000)].chunks(PER_BATCH).enumerate() {
         send(&warm, i, chunk, false).await;
+    }
+    // INGEST_BENCH_LOG=FILE: every statement's duration in PostgreSQL's log from here on,
+    // copied to FILE at the end (a profile: the times printed are then not comparable).
+    let profile = std::env::var("INGEST_BENCH_LOG").ok();
+    if profile.is_some() {
+        // one statement per message: ALTER SYSTEM refuses the implicit transaction block of
+        // a multi-statement query (as one string this switch failed with 25001)
+        for sql in ["ALTER SYSTEM SET log_min_duration_statement = 0", "ALTER SYSTEM SET log_line_prefix = '%m [%p] '", "SELECT pg_reload_conf()"] {
+            db.batch_execute(sql).await.unwrap();
+        }
+        if explain {
+            for sql in [
+                "LOAD 'auto_explain'",
+                "ALTER SYSTEM SET auto_explain.log_min_duration = 0",
+                "ALTER SYSTEM SET auto_explain.log_analyze = on",
+                "ALTER SYSTEM SET auto_explain.log_buffers = on",
+                "SELECT pg_reload_conf()",
+            ] {
+                db.batch_execute(sql).await.unwrap();
+            }
+        }
     }
     // the rows' checkout keys must be new for each variant's projections: tag them per run
     let tagged = |tag: &str| -> Vec<Row> {
@@ -111,6 +148,10 @@ async fn main() {
     println!("  ratio batches / COPY (rows/s; aim >= 0.5x) {:>9.2}x", t_copy.as_secs_f64() / t_batches.as_secs_f64());
     println!("  ratio redelivered / batches (time)        {:>9.2}x", t_redeliver.as_secs_f64() / t_batches.as_secs_f64());
     println!("  journal rows stored: {journal_rows}");
+    if let Some(to) = profile {
+        std::fs::copy(cluster.log_path(), &to).expect("copy PostgreSQL's log");
+        println!("  PostgreSQL's statement log: {to}");
+    }
     running.shutdown().await;
     tokio::task::spawn_blocking(move || drop(cluster)).await.unwrap();
 }

@@ -178,3 +178,74 @@ async fn a_creation_sent_again_under_a_new_seq_keeps_its_row_and_takes_the_runs_
     // a refund created twice in one run: its first creation, moved to its last state
     assert_eq!(stored[2], "r1|k1|100|succeeded|re_1|1700000000050|1700000000070");
 }
+
+/// A payments-only run sends its rules' reads and the register's health with its writes
+/// (record 0149's addendum): a refusal found in those answers still changes nothing, the
+/// health included; a batch filling a gap still releases the one held behind it; a
+/// redelivered fact beside new ones applies only the new; a changed one is refused.
+#[tokio::test]
+async fn a_payments_only_batch_refused_after_its_writes_changes_nothing_and_a_gap_filled_releases_the_held_batch() {
+    let h = Harness::start().await;
+    let (_store, reg) = h.store_with_register("Main St").await;
+    let pay = |k: &str, at: i64| {
+        vec![
+            row(at, json!({"kind": "payment_created", "checkout_key": k, "amount": 2500, "currency": "usd"})),
+            row(at + 1, json!({"kind": "payment_state", "checkout_key": k, "state": "authorizing", "psp_id": null})),
+        ]
+    };
+    let with_queued = |first: u64, rows: Vec<Row>, queued: u64| {
+        let mut b = batch(&reg, first, rows);
+        b.health.queued = queued;
+        b
+    };
+    let state = || async {
+        let mut s = held(&h, &reg).await;
+        let id: uuid::Uuid = reg.paired.register_id.parse().unwrap();
+        let q: i64 = h.db().await.query_one("SELECT queued FROM registers WHERE register_id = $1", &[&id]).await.unwrap().get(0);
+        s.push(q.to_string());
+        s
+    };
+    let ack = reg.send(&with_queued(1, pay("k1", 0), 5), "b1").await.unwrap();
+    assert_eq!((ack.acked_through, ack.applied), (2, 2));
+    let before = state().await;
+    assert_eq!(before[7..], ["2", "5"]);
+
+    // a refund above its payment: refused by the rule read after the writes, at its seq
+    let over = vec![
+        row(10, json!({"kind": "refund_created", "refund_key": "r1", "checkout_key": "k1", "amount": 3000})),
+        row(11, json!({"kind": "refund_state", "refund_key": "r1", "state": "succeeded", "psp_refund_id": "re_1"})),
+    ];
+    match reg.send(&with_queued(3, over, 9), "over").await {
+        Err(ClientError::Refused(e)) => {
+            assert_eq!((e.status, e.body["error"]["seq"].as_i64()), (422, Some(3)), "{}", e.body);
+            assert!(e.body.to_string().contains("refund_exceeds_payment"), "{}", e.body);
+        }
+        other => panic!("expected the refund refused, got {other:?}"),
+    }
+    assert_eq!(state().await, before, "nothing applied, the health as before");
+
+    // seqs 5-6 wait behind the gap at 3-4; filling it releases them
+    let ack = reg.send(&with_queued(5, pay("k2", 20), 4), "held").await.unwrap();
+    assert_eq!((ack.acked_through, ack.held), (2, true));
+    let fill = vec![
+        row(12, json!({"kind": "refund_created", "refund_key": "r1", "checkout_key": "k1", "amount": 1000})),
+        row(13, json!({"kind": "refund_state", "refund_key": "r1", "state": "succeeded", "psp_refund_id": "re_1"})),
+    ];
+    let ack = reg.send(&with_queued(3, fill, 3), "fill").await.unwrap();
+    assert_eq!((ack.acked_through, ack.applied, ack.held), (6, 4, false));
+
+    // seqs 5-6 again beside new 7-8: only 7-8 apply; then 7 changed beside a new 9: refused
+    let mut rows = pay("k2", 20);
+    rows.extend(pay("k3", 30));
+    let ack = reg.send(&with_queued(5, rows.clone(), 0), "again").await.unwrap();
+    assert_eq!((ack.acked_through, ack.applied), (8, 2));
+    let applied = state().await;
+    assert!(applied[1].contains("k3|2500|usd|authorizing"), "{}", applied[1]);
+    assert_eq!(applied[7..], ["8", "0"]);
+    assert_eq!(h.count("SELECT count(*) FROM journal").await, 8);
+    rows[2] = row(30, json!({"kind": "payment_created", "checkout_key": "k3", "amount": 2600, "currency": "usd"}));
+    rows.push(row(40, json!({"kind": "payment_state", "checkout_key": "k3", "state": "captured", "psp_id": "pi_3"})));
+    let m = conflict(reg.send(&with_queued(5, rows, 0), "changed").await);
+    assert!(m.contains("seq 7 is already stored with different content"), "{m}");
+    assert_eq!(state().await, applied);
+}

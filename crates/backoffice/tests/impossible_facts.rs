@@ -144,6 +144,60 @@ async fn facts_that_cannot_be_true_are_refused_by_rule_and_seq_and_nothing_is_ap
     assert_eq!(a.send(&batch(&a, 15, again), "again").await.unwrap().acked_through, 18);
 }
 
+/// The refund check reads each refunded payment by its key (record 0149, second addendum):
+/// a payment created in the same batch as its refunds counts, the batch's own refunds count
+/// against it and each other, a stored refund counts beside two new ones, and another
+/// register's payment or refunds under the same key never do.
+#[tokio::test]
+async fn refunds_in_one_batch_count_against_a_payment_of_the_same_batch_and_each_other() {
+    let h = Harness::start().await;
+    let (store, a) = h.store_with_register("Main St").await;
+    let b = h.register_in(&store, "Till 2").await;
+    // B uses the key "p1" too, and refunds 400 of its 500: none of it is A's
+    let mut squat = pay("p1", 500, "usd");
+    squat.extend(refund("rb", "p1", 400));
+    b.send(&batch(&b, 1, squat), "b").await.unwrap();
+    let before = snapshot(&h).await;
+    let cases: Vec<(&str, Vec<Row>, i64)> = vec![
+        // the payment (seqs 1-3) and one refund above it (4-5), all new
+        ("one above its new payment", { let mut r = pay("p1", 1000, "usd"); r.extend(refund("r1", "p1", 1001)); r }, 4),
+        // two refunds of a new payment, each within it, 6.00 + 5.00 above its 10.00: the seq of the later one
+        ("two above their new payment", { let mut r = pay("p1", 1000, "usd"); r.extend(refund("r1", "p1", 600)); r.extend(refund("r2", "p1", 500)); r }, 6),
+    ];
+    for (name, rows, seq) in cases {
+        let (status, code, got_seq, message) = refused(a.send(&batch(&a, 1, rows), &format!("bad-{}", name.replace(' ', "-"))).await.unwrap_err());
+        assert_eq!((status, code.as_str(), got_seq), (422, "refund_exceeds_payment", seq), "{name}: {message}");
+        assert!(message.contains("come to 1001") || message.contains("come to 1100"), "{name}: {message}");
+        assert_eq!(snapshot(&h).await, before, "{name}: nothing applied");
+    }
+    // exactly its amount in two refunds with its payment: applied (B's 400 is not counted)
+    let mut rows = pay("p1", 1000, "usd");
+    rows.extend(refund("r1", "p1", 600));
+    rows.extend(refund("r2", "p1", 400));
+    assert_eq!(a.send(&batch(&a, 1, rows), "good").await.unwrap().acked_through, 7);
+    // a payment stored with 3.00 refunded: two new refunds of 4.00 come to 11.00 (seq 13, the later)
+    let mut rows = pay("p2", 1000, "usd");
+    rows.extend(refund("r3", "p2", 300));
+    assert_eq!(a.send(&batch(&a, 8, rows), "p2").await.unwrap().acked_through, 12);
+    let before = snapshot(&h).await;
+    let mut rows = refund("r4", "p2", 400);
+    rows.extend(refund("r5", "p2", 400));
+    let (status, code, got_seq, message) = refused(a.send(&batch(&a, 13, rows), "over-stored").await.unwrap_err());
+    assert_eq!((status, code.as_str(), got_seq), (422, "refund_exceeds_payment", 15), "{message}");
+    assert!(message.contains("come to 1100"), "{message}");
+    assert_eq!(snapshot(&h).await, before);
+    // with 4.00 and 3.00 it is exactly 10.00: applied
+    let mut rows = refund("r4", "p2", 400);
+    rows.extend(refund("r5", "p2", 300));
+    assert_eq!(a.send(&batch(&a, 13, rows), "exact-stored").await.unwrap().acked_through, 16);
+    // a refund of a key only B has, and of one nobody has, keep their own refusals
+    let (_, code, got_seq, _) = refused(a.send(&batch(&a, 17, refund("r6", "p-none", 1)), "unknown").await.unwrap_err());
+    assert_eq!((code.as_str(), got_seq), ("refund_of_unknown_payment", 17));
+    b.send(&batch(&b, 6, pay("pb", 100, "usd")), "b2").await.unwrap();
+    let (_, code, got_seq, _) = refused(a.send(&batch(&a, 17, refund("r6", "pb", 1)), "foreign").await.unwrap_err());
+    assert_eq!((code.as_str(), got_seq), ("refund_of_other_register", 17));
+}
+
 #[tokio::test]
 async fn a_key_another_register_used_never_blocks_a_registers_batch() {
     let h = Harness::start().await;

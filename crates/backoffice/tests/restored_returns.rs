@@ -114,3 +114,25 @@ async fn a_replacement_gives_back_its_predecessors_sale_and_no_other_register_ma
     let n = d["sales_net"].as_array().unwrap().iter().find(|s| s["store_id"] == store.as_str()).unwrap().clone();
     assert_eq!((n["sold"].as_i64(), n["returns"].as_i64(), n["returned"].as_i64(), n["net"].as_i64(), n["cash_refunded"].as_i64()), (Some(1000), Some(1), Some(700), Some(300), Some(100)), "{n}");
 }
+
+/// A replacement's refund of its predecessor's payment counts the refunds the predecessor
+/// made itself (the refund check's second probe, record 0149's second addendum).
+#[tokio::test]
+async fn a_replacements_refund_counts_the_refunds_its_predecessor_made() {
+    let h = Harness::start().await;
+    let store = h.owner.create_store("Main St").await.unwrap();
+    let a = h.register_in(&store, "Front till").await;
+    let a_id = a.paired.register_id.clone();
+    // A: the sale (card 600 on k-a) and 100 of the card refunded by A itself (seqs 6-7)
+    let mut rows = sale();
+    rows.extend(refund("r-a", 100));
+    assert_eq!(a.send(&batch(&a, 1, rows), "sale").await.unwrap().acked_through, 7);
+    h.owner.post(&format!("/admin/stores/{store}/registers/{a_id}/replace"), &json!({})).await.unwrap();
+    let b = h.register_in(&store, "Front till").await;
+    b.get("/v1/restore/rows", &[("from", a_id.as_str())]).await.unwrap();
+    // B: 501 more is above the 500 left; 500 is exactly it
+    let (code, msg) = refused(&b, 1, refund("r-b", 501), "b over").await;
+    assert_eq!(code, "refund_exceeds_payment", "{msg}");
+    assert!(msg.contains("come to 601"), "{msg}");
+    assert_eq!(b.send(&batch(&b, 1, refund("r-b", 500)), "b-exact").await.unwrap().acked_through, 2);
+}

@@ -14,8 +14,9 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
 use paydesk_sync_proto::limits::MAX_KEY_LEN;
-use paydesk_sync_proto::{Ack, Batch, Row, PROTOCOL_VERSION};
-use futures_util::future::join;
+use paydesk_sync_proto::{Ack, AuditHead, Batch, Row, PROTOCOL_VERSION};
+use futures_util::future::{join, join3};
+use std::future::Future;
 use tokio_postgres::types::Type;
 use tokio_postgres::Transaction;
 
@@ -42,15 +43,21 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
         return Err(ApiError::Forbidden(format!("this token is register {}'s; a register sends only its own rows (batch names {})", reg.register_id, batch.register_id)));
     }
     let tx = client.transaction().await?;
-    // The lock and the key's insert in one round trip (record 0149): the insert runs after
-    // the lock is held, and its answer is looked at only once the lock's was.
+    // The lock, the key's insert and whether any batch waits behind a gap in one round trip
+    // (record 0149): the insert and the read run after the lock is held (the read in its own
+    // statement, so it sees a batch held by whoever had the lock before), and their answers
+    // are looked at only once the lock's was. Batches are held only under this lock.
     let hash = sha256(&body);
-    let (locked, key_stored) = join(
+    let (locked, key_stored, any_held) = join3(
         tx.query_typed_one(
             "SELECT acked_through, replaced_ms FROM registers WHERE store_id = $1 AND register_id = $2 FOR UPDATE",
             &[(&reg.store_id, Type::UUID), (&reg.register_id, Type::UUID)],
         ),
         insert_key(&tx, reg, &key, &hash, batch.first_seq as i64),
+        tx.query_typed_one(
+            "SELECT EXISTS (SELECT 1 FROM held_batches WHERE store_id = $1 AND register_id = $2)",
+            &[(&reg.store_id, Type::UUID), (&reg.register_id, Type::UUID)],
+        ),
     )
     .await;
     let locked = locked?;
@@ -60,7 +67,9 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
         return Err(ApiError::RegisterReplaced { register_id: reg.register_id });
     }
     let acked: i64 = locked.get(0);
-    check_key(&tx, reg, &key, &hash, key_stored?).await?;
+    let key_stored = key_stored?;
+    let any_held: bool = any_held?.get(0);
+    check_key(&tx, reg, &key, &hash, key_stored).await?;
     let (first, last) = (batch.first_seq as i64, batch.last_seq() as i64);
     if batch.first_seq > acked as u64 + 1 + st.limits.max_seq_ahead {
         return Err(ApiError::Unprocessable(format!(
@@ -69,18 +78,37 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
         )));
     }
     compare_stored(&tx, reg, first, &batch.rows, acked).await?;
-    let (mut new_acked, mut applied, mut held) = (acked, 0u64, false);
+    let (mut new_acked, mut applied, mut held, mut audit) = (acked, 0u64, false, None);
     if first > acked + 1 {
         hold(&tx, reg, &batch, st.limits.max_held_batches).await?;
         held = true;
+    } else if last > acked && !any_held {
+        // Nothing to release after it: the ack is known before the run is applied, so the
+        // health goes out with the run (one round trip for a payments-only batch) and is
+        // answered only once the run's rules accepted it.
+        let (n, health) = apply_from(&tx, reg, first, &batch.rows, acked, health(&tx, reg, last, &batch)).await?;
+        (new_acked, applied, audit) = (last, n, Some(health?));
     } else if last > acked {
-        applied += apply_from(&tx, reg, first, &batch.rows, acked).await?;
+        applied += apply_from(&tx, reg, first, &batch.rows, acked, std::future::ready(())).await?.0;
         new_acked = last;
         (new_acked, applied) = release_held(&tx, reg, new_acked, applied).await?;
     }
+    let audit = match audit {
+        Some(a) => a,
+        None => health(&tx, reg, new_acked, &batch).await?,
+    };
+    // Its rows sent again with another content (record 0146): after the report, whose break
+    // names the cause first (a deleted tail written again is "went backwards").
+    super::audit_rows::check_resent(&tx, reg, &batch.rows).await?;
+    tx.commit().await?;
+    Ok(Json(Ack { v: PROTOCOL_VERSION, acked_through: new_acked as u64, held, applied, audit }))
+}
+
+/// The register's health and acknowledged seq, and its audit report (record 0053: checked
+/// against the head confirmed before), in one round trip when the report is absent (the
+/// report's own statements follow the update in order; its answers after the update's).
+async fn health(tx: &Transaction<'_>, reg: RegisterId, acked: i64, batch: &Batch) -> ApiResult<Option<AuditHead>> {
     let (queued, waiting, now) = (batch.health.queued.min(i64::MAX as u64) as i64, batch.health.offline_waiting.min(i64::MAX as u64) as i64, now_ms());
-    // The health and the audit report in one round trip when the report is absent (the
-    // report's own statements follow the update in order; its answers after the update's).
     let (updated, audit) = join(
         tx.execute_typed(
             "UPDATE registers SET acked_through = $3, app_version = $4, queued = $5, offline_waiting = $6, last_sync_ms = $7
@@ -88,24 +116,18 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
             &[
                 (&reg.store_id, Type::UUID),
                 (&reg.register_id, Type::UUID),
-                (&new_acked, Type::INT8),
+                (&acked, Type::INT8),
                 (&batch.health.app_version, Type::TEXT),
                 (&queued, Type::INT8),
                 (&waiting, Type::INT8),
                 (&now, Type::INT8),
             ],
         ),
-        // The register's audit chain (record 0053): checked against the head confirmed before.
-        super::audit_head::record(&tx, reg, batch.health.audit.as_ref()),
+        super::audit_head::record(tx, reg, batch.health.audit.as_ref()),
     )
     .await;
     updated?;
-    let audit = audit?;
-    // Its rows sent again with another content (record 0146): after the report, whose break
-    // names the cause first (a deleted tail written again is "went backwards").
-    super::audit_rows::check_resent(&tx, reg, &batch.rows).await?;
-    tx.commit().await?;
-    Ok(Json(Ack { v: PROTOCOL_VERSION, acked_through: new_acked as u64, held, applied, audit }))
+    audit
 }
 
 /// Stores the batch's key with its body's hash unless the key is already stored; the rows
@@ -158,10 +180,11 @@ async fn compare_stored(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
     Ok(())
 }
 
-/// Applies the rows of a batch starting at `first` whose seq is past `acked`.
-async fn apply_from(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row], acked: i64) -> ApiResult<u64> {
+/// Applies the rows of a batch starting at `first` whose seq is past `acked`, then `tail`
+/// ([`apply_rows`]).
+async fn apply_from<T>(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row], acked: i64, tail: impl Future<Output = T>) -> ApiResult<(u64, T)> {
     let skip = (acked + 1 - first).clamp(0, rows.len() as i64) as usize;
-    apply_rows(tx, reg, first + skip as i64, &rows[skip..]).await
+    apply_rows(tx, reg, first + skip as i64, &rows[skip..], tail).await
 }
 
 /// Stores a batch that starts past a gap; a longer resend of the same start replaces it.
@@ -211,7 +234,7 @@ async fn release_held(tx: &Transaction<'_>, reg: RegisterId, mut acked: i64, mut
             tracing::error!(store = %reg.store_id, register = %reg.register_id, "held batch at {first} dropped: {e}");
             continue;
         }
-        applied += apply_from(tx, reg, first, &rows, acked).await?;
+        applied += apply_from(tx, reg, first, &rows, acked, std::future::ready(())).await?.0;
         acked = last;
     }
 }

@@ -14,6 +14,7 @@ use crate::state::now_ms;
 use paydesk_sync_proto::{Fact, Row};
 use futures_util::future::{join, join4};
 use std::collections::HashMap;
+use std::future::Future;
 use tokio_postgres::types::{Json, Type};
 use tokio_postgres::Transaction;
 
@@ -109,16 +110,20 @@ fn never_created(seq: i64) -> ApiError {
 ///
 /// The payment and refund facts (the common kinds: a card sale is three of them) are the
 /// fast path (record 0149): the stored states their rules read, the journal and the two
-/// projections go to PostgreSQL as one pipeline, seven statements in one round trip, each
-/// parsed, bound and run at once (`query_typed`: no separate prepare). The requests leave
-/// in the order the join first polls them, PostgreSQL runs them in that order, and the
-/// answers are judged in that order, so a run is refused for exactly what, and at the
+/// projections go to PostgreSQL as one pipeline, up to eight statements in one round trip,
+/// each parsed, bound and run at once (`query_typed`: no separate prepare). The requests
+/// leave in the order the join first polls them, PostgreSQL runs them in that order, and
+/// the answers are judged in that order, so a run is refused for exactly what, and at the
 /// seq, that running them one by one refuses it: a refusal found in an answer rolls back
 /// the writes sent after it with the whole transaction. The other kinds follow on their
 /// own per-fact path, then the rules that read what the run wrote.
-pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row]) -> ApiResult<u64> {
+///
+/// `tail` (the caller's statements after the run: the register's health) runs after the
+/// rules, in the same round trip when the run is payments and refunds only (record 0149's
+/// addendum); its answer is returned only when the run was accepted.
+pub async fn apply_rows<T>(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows: &[Row], tail: impl Future<Output = T>) -> ApiResult<(u64, T)> {
     if rows.is_empty() {
-        return Ok(0);
+        return Ok((0, tail.await));
     }
     let f = fold(first, rows)?;
     let moved = super::rules::moved(rows);
@@ -141,9 +146,24 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
     let (ref_new, ref_moved, ref_rest) = split(&f.refunds_created, &f.refund_states, "pending");
     let pay_states = StateUpdate::new(&pay_rest);
     let ref_states = StateUpdate::new(&ref_rest);
-    let ((stored, journal, pay_new, pay_moved), (ref_new, ref_moved, pay_updated, ref_updated)) = join(
-        join4(moved.read(tx, reg), journal, pay_new.send(tx, reg, &PAYMENTS, false), pay_moved.send(tx, reg, &PAYMENTS, true)),
-        join4(ref_new.send(tx, reg, &REFUNDS, false), ref_moved.send(tx, reg, &REFUNDS, true), pay_states.send(tx, reg, &PAYMENTS), ref_states.send(tx, reg, &REFUNDS)),
+    // A run of payment and refund facts only writes nothing between the projections and the
+    // rules that read them (every per-fact module below skips it), so those reads and the
+    // caller's `tail` ride in the same round trip, sent after the writes and judged after
+    // them; any other run sends them once its per-fact modules have written.
+    let fast = fast_only(rows);
+    let after = async {
+        if fast {
+            Ok(join(super::rules::check_applied(tx, reg, first, rows), tail).await)
+        } else {
+            Err(tail)
+        }
+    };
+    let (((stored, journal, pay_new, pay_moved), (ref_new, ref_moved, pay_updated, ref_updated)), after) = join(
+        join(
+            join4(moved.read(tx, reg), journal, pay_new.send(tx, reg, &PAYMENTS, false), pay_moved.send(tx, reg, &PAYMENTS, true)),
+            join4(ref_new.send(tx, reg, &REFUNDS, false), ref_moved.send(tx, reg, &REFUNDS, true), pay_states.send(tx, reg, &PAYMENTS), ref_states.send(tx, reg, &REFUNDS)),
+        ),
+        after,
     )
     .await;
     // In the order they ran: the rules on the stored states came first.
@@ -162,8 +182,40 @@ pub async fn apply_rows(tx: &Transaction<'_>, reg: RegisterId, first: i64, rows:
     super::exchanges::apply_exchanges(tx, reg, first, rows).await?;
     super::local::apply_local(tx, reg, rows).await?;
     super::audit_rows::apply_audit_rows(tx, reg, rows).await?;
-    super::rules::check_applied(tx, reg, first, rows).await?;
-    Ok(rows.len() as u64)
+    let tail = match after {
+        Ok((checked, tail)) => {
+            checked?;
+            tail
+        }
+        Err(tail) => {
+            super::rules::check_applied(tx, reg, first, rows).await?;
+            tail.await
+        }
+    };
+    Ok((rows.len() as u64, tail))
+}
+
+/// Whether every row is a payment or refund fact: the run the per-fact modules leave alone.
+fn fast_only(rows: &[Row]) -> bool {
+    rows.iter().all(|r| match r.fact {
+        Fact::PaymentCreated { .. } | Fact::PaymentState { .. } | Fact::RefundCreated { .. } | Fact::RefundState { .. } => true,
+        Fact::TenderAdded(_)
+        | Fact::TenderSuperseded { .. }
+        | Fact::ShiftOpened { .. }
+        | Fact::PaidInOut { .. }
+        | Fact::ShiftClosed { .. }
+        | Fact::SaleCompleted(_)
+        | Fact::SaleCanceled { .. }
+        | Fact::ItemSaved(_)
+        | Fact::StaffSaved { .. }
+        | Fact::TaxSetupChanged(_)
+        | Fact::ReturnRecorded(_)
+        | Fact::CashRefunded { .. }
+        | Fact::StoreRefunded { .. }
+        | Fact::ExchangeRecorded(_)
+        | Fact::AuditRow(_)
+        | Fact::ReceiptPrinted(_) => false,
+    })
 }
 
 /// A projection's table, its names being this module's constants, never input.

@@ -73,6 +73,13 @@ pub struct StoredStates {
 impl Moved<'_> {
     /// Reads the stored states: both statements are sent on the first poll, so a caller
     /// that joins this with the run's writes (record 0149) has them run before the writes.
+    /// The payments are read key by key (`LATERAL … LIMIT 1`, record 0149's second
+    /// addendum): as `checkout_key = ANY($3)` PostgreSQL, without statistics yet, kept the
+    /// keys a filter over every payment of the register. The refunds are not: as a `LATERAL`
+    /// the planner (no statistics) costed `refunds_by_payment` (same prefix, the refund key
+    /// then a filter) a hair below the primary key and scanned the register's refunds once
+    /// per key, worse than the one pass `= ANY($3)` makes (left as it was, still growing
+    /// with the register's refunds).
     pub async fn read(&self, tx: &Transaction<'_>, reg: RegisterId) -> Result<StoredStates, tokio_postgres::Error> {
         let (s, r) = (&reg.store_id, &reg.register_id);
         let pay = async {
@@ -80,7 +87,9 @@ impl Moved<'_> {
                 return Ok(Vec::new());
             }
             tx.query_typed(
-                "SELECT checkout_key, state FROM payments WHERE store_id = $1 AND register_id = $2 AND checkout_key = ANY($3)",
+                "SELECT p.checkout_key, p.state FROM (SELECT DISTINCT k FROM unnest($3::text[]) AS u(k)) x
+                 CROSS JOIN LATERAL (SELECT checkout_key, state FROM payments
+                                     WHERE store_id = $1 AND register_id = $2 AND checkout_key = x.k LIMIT 1) p",
                 &[(s, Type::UUID), (r, Type::UUID), (&self.pay, Type::TEXT_ARRAY)],
             )
             .await
@@ -272,13 +281,17 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
         // The payment is this register's own, or (record 0144) one of a replaced register
         // this one restored: a replacement refunds its predecessor's card payments, and then
         // the refunds of both count against the payment.
+        // Every read is a probe of exactly one key (record 0149, second addendum), whatever
+        // the statistics say: each `LATERAL` names `x.k` and cannot be flattened, so it runs
+        // once per key on its index. The other register's payment is a `LIMIT 1` on
+        // `payments_by_key` (as an `EXISTS` in the select list it was planned as a hashed
+        // subplan reading every payment of the store), and the refund sum is two equality
+        // probes of `refunds_by_payment` (store, register, key): this register's refunds,
+        // and the payment's register's when that is another (`IN ($2, p.register_id)` left
+        // the register a filter over the store's refunds).
         tx.query_typed(
-            "SELECT x.k, p.amount,
-                    EXISTS (SELECT 1 FROM payments o WHERE o.store_id = $1 AND o.checkout_key = x.k AND o.register_id <> $2),
-                    LEAST(coalesce((SELECT sum(f.amount) FROM refunds f
-                                    WHERE f.store_id = $1 AND f.register_id IN ($2, p.register_id) AND f.checkout_key = x.k
-                                      AND f.state <> 'failed'), 0),
-                          9223372036854775807)::int8
+            "SELECT x.k, p.amount, o.k IS NOT NULL,
+                    LEAST(coalesce(mine.s, 0) + coalesce(theirs.s, 0), 9223372036854775807)::int8
              FROM unnest($3::text[]) AS x(k)
              LEFT JOIN LATERAL (
                  SELECT q.amount, q.register_id FROM payments q
@@ -287,17 +300,32 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
                             SELECT y.source_register_id FROM register_restores y JOIN registers g
                                 ON g.store_id = y.store_id AND g.register_id = y.source_register_id
                             WHERE y.store_id = $1 AND y.register_id = $2 AND g.replaced_ms IS NOT NULL))
-                 ORDER BY q.register_id = $2 DESC LIMIT 1) p ON true",
+                 ORDER BY q.register_id = $2 DESC LIMIT 1) p ON true
+             LEFT JOIN LATERAL (
+                 SELECT o.checkout_key AS k FROM payments o
+                 WHERE o.store_id = $1 AND o.checkout_key = x.k AND o.register_id <> $2 LIMIT 1) o ON true
+             LEFT JOIN LATERAL (
+                 SELECT sum(f.amount) AS s FROM refunds f
+                 WHERE f.store_id = $1 AND f.register_id = $2 AND f.checkout_key = x.k AND f.state <> 'failed') mine ON true
+             LEFT JOIN LATERAL (
+                 SELECT sum(f.amount) AS s FROM refunds f
+                 WHERE f.store_id = $1 AND f.register_id = p.register_id AND p.register_id <> $2
+                   AND f.checkout_key = x.k AND f.state <> 'failed') theirs ON true",
             &[(s, Type::UUID), (r, Type::UUID), (&refund_keys, Type::TEXT_ARRAY)],
         )
         .await
     };
+    // The card tenders' payments and the tenders' sales are read key by key too: each
+    // `LATERAL` names the key (`LIMIT 1` or `OFFSET 0` keeps it from being flattened into a
+    // join the planner could run as a scan of the register's rows).
     let cards_read = async {
         if card_keys.is_empty() {
             return Ok(Vec::new());
         }
         tx.query_typed(
-            "SELECT checkout_key, amount, currency FROM payments WHERE store_id = $1 AND register_id = $2 AND checkout_key = ANY($3)",
+            "SELECT p.checkout_key, p.amount, p.currency FROM (SELECT DISTINCT k FROM unnest($3::text[]) AS u(k)) x
+             CROSS JOIN LATERAL (SELECT checkout_key, amount, currency FROM payments
+                                 WHERE store_id = $1 AND register_id = $2 AND checkout_key = x.k LIMIT 1) p",
             &[(s, Type::UUID), (r, Type::UUID), (&card_keys, Type::TEXT_ARRAY)],
         )
         .await
@@ -307,10 +335,14 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
             return Ok(Vec::new());
         }
         tx.query_typed(
-            "SELECT t.sale_id, t.tender_seq::int8, t.amount, t.currency, s.total, s.currency
-             FROM tenders t JOIN sales s ON s.store_id = t.store_id AND s.register_id = t.register_id AND s.sale_id = t.sale_id
-             WHERE t.store_id = $1 AND t.register_id = $2 AND t.sale_id = ANY($3) AND (t.currency <> s.currency OR t.amount > s.total)
-             ORDER BY t.sale_id, t.tender_seq LIMIT 1",
+            "SELECT b.sale_id, b.tender_seq, b.amount, b.currency, b.total, b.sale_currency
+             FROM unnest($3::int8[]) AS x(sale)
+             CROSS JOIN LATERAL (
+                 SELECT t.sale_id, t.tender_seq::int8 AS tender_seq, t.amount, t.currency, s.total, s.currency AS sale_currency
+                 FROM tenders t JOIN sales s ON s.store_id = t.store_id AND s.register_id = t.register_id AND s.sale_id = t.sale_id
+                 WHERE t.store_id = $1 AND t.register_id = $2 AND t.sale_id = x.sale AND (t.currency <> s.currency OR t.amount > s.total)
+                 OFFSET 0) b
+             ORDER BY b.sale_id, b.tender_seq LIMIT 1",
             &[(s, Type::UUID), (r, Type::UUID), (&sales, Type::INT8_ARRAY)],
         )
         .await
