@@ -4,7 +4,8 @@
 //! in the ledger file, not the screen alone: a mug exchanged for two mugs leaves the
 //! difference, paid by card, as ONE new payment and no refund, with the drawer unmoved;
 //! in Japanese, a mug exchanged for a croissant pays the croissant by the credit alone and
-//! gives the rest back as ONE refund of the old card. Screenshots at 1280x800 and 1024x768.
+//! gives the rest back as ONE refund of the old card; a customer exchanging twice has every
+//! give-back land once on the first sale's card (record 0155). Screenshots at 1280x800 and 1024x768.
 
 use paydesk_domain::TenderKind;
 use paydesk_e2e::thirtyfour::prelude::*;
@@ -195,5 +196,110 @@ async fn in_japanese_a_mug_for_a_croissant_is_paid_by_the_credit_and_the_rest_is
     let receipt = app.js(&format!("return window.__TAURI__.core.invoke('get_receipt', {{ cart: {} }})", new.0)).await;
     let text = receipt["text"].as_array().map(|l| l.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join("\n")).unwrap_or_default();
     assert!(text.contains(&format!("交換 {:06}-R1", old.0)) && text.contains("¥220"), "{receipt}");
+    app.close().await;
+}
+
+/// The register after a sale paid by an exchange credit alone (nothing to tender): back on
+/// the Register tab it shows that sale paid, with "New sale", never as a cart with Charge
+/// (it did: "Charge $6.50" for a sale the credit had paid). The cashier goes on to the next
+/// customer.
+async fn next_customer_after_a_credit_paid_sale(app: &App, total: &str) {
+    key(app, Key::F1).await;
+    // The panel itself shown (an earlier sale's done panel stays in the page, hidden).
+    app.wait_js(
+        "const p = document.getElementById('tender'); return !p.hidden && document.getElementById('tender-done')?.dataset.state === 'paid'",
+        "the credit-paid sale shown paid",
+        LONG,
+    )
+    .await;
+    app.screenshot("exchange-twice-paid-by-credit-1024x768").await;
+    // What the cashier can press: the point where Charge sits is the paid panel now.
+    let charge = app
+        .js("const c = document.getElementById('charge'); const r = c.getBoundingClientRect(); \
+             const e = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); return !!e && (e === c || c.contains(e))")
+        .await;
+    assert_eq!(charge, serde_json::Value::Bool(false), "no Charge to press for a paid sale");
+    assert!(app.text("#tender").await.contains(total), "the paid sale's total on the panel");
+    app.click("#tender-new-sale").await;
+}
+
+/// `psp_cards` with each payment's refunds in order of amount (the PSP lists them newest first).
+fn refunds_sorted(mut cards: Vec<(i64, String, Vec<i64>)>) -> Vec<(i64, String, Vec<i64>)> {
+    cards.iter_mut().for_each(|c| c.2.sort_unstable());
+    cards
+}
+
+/// A customer exchanging twice (record 0155): a mug ($16.28: $10.00 by card, $6.28 cash) is
+/// exchanged for two croissants ($6.50, paid by the credit alone; $3.50 back to the card,
+/// $6.28 from the drawer); then one of the croissants for a coffee ($2.72): the croissants'
+/// sale has no tender of its own, so its credit carries $2.72 on to the coffee and the rest,
+/// $0.53, goes back to the MUG's card; then the other croissant is returned: $3.25 more to
+/// that card. At the PSP: one charge, its refunds 350 + 53 + 325, so the card keeps exactly
+/// the $2.72 that pays the coffee; the drawer paid out $6.28 once; nothing charged twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_customer_exchanges_twice_and_every_give_back_lands_on_the_first_card_once() {
+    let app = App::start("exchange-twice", launch(false, 1024, 768)).await;
+    let psp = app.psp().await;
+    let mug = sale(&app, &["MUG-001"], "$16.28", "10.00").await;
+    let drawer = expected_drawer(&app);
+
+    let croissants = exchange_form(&app, mug, &["CRO-001", "CRO-001"], "$6.50").await;
+    submit_exchange(&app, 0, "rather eat").await;
+    let done = app.el("#payment-detail #exchange-done").await;
+    assert_eq!((done.attr("data-credit").await.unwrap(), done.attr("data-due").await.unwrap()), (Some("650".into()), Some("0".into())));
+    assert_eq!(refunds_sorted(psp_cards(&app, &psp, mug).await), vec![(1000, "succeeded".into(), vec![350])]);
+    assert_eq!(expected_drawer(&app), drawer - 628, "the rest of the mug's worth from the drawer");
+
+    // The second exchange: one croissant for a coffee (2.50 + 8.875 % → $2.72).
+    next_customer_after_a_credit_paid_sale(&app, "$6.50").await;
+    scan_up(&app, &["COF-001"], "$2.72").await;
+    key(&app, Key::F2).await;
+    let show = format!("#sale-show-{}", croissants.0);
+    app.wait_js(&format!("return document.querySelector('{show}') !== null"), "the croissants' sale in the Receipts list", LONG).await;
+    app.click(&show).await;
+    app.click("#payment-detail #return-open").await;
+    app.wait_js("return document.querySelector('#payment-detail #exchange-submit') !== null", "the second exchange offered", LONG).await;
+    assert!(app.text("#payment-detail #exchange-submit").await.contains("$2.72"));
+    let coffee = CartId(app.el("#payment-detail #exchange-submit").await.attr("data-into").await.unwrap().unwrap().parse().unwrap());
+    app.screenshot("exchange-twice-form-1024x768").await;
+    submit_exchange(&app, 0, "a coffee instead").await;
+    let done = app.el("#payment-detail #exchange-done").await;
+    assert_eq!((done.attr("data-credit").await.unwrap(), done.attr("data-due").await.unwrap()), (Some("272".into()), Some("0".into())));
+    app.screenshot("exchange-twice-done-1024x768").await;
+    assert_eq!(refunds_sorted(psp_cards(&app, &psp, mug).await), vec![(1000, "succeeded".into(), vec![53, 350])], "the difference back to the mug's card");
+    assert_eq!(expected_drawer(&app), drawer - 628, "the drawer paid out once");
+    let s = ledger(&app).sales().by_cart(coffee).unwrap();
+    assert_eq!((s.state, s.tenders.len(), s.exchange_credit.map(|c| c.amount_minor)), (SaleState::Paid, 0, Some(272)), "the coffee paid by the carried credit alone");
+
+    // The other croissant comes back as a plain return: $3.25, to the mug's card again.
+    app.click(&show).await;
+    app.click("#payment-detail #return-open").await;
+    app.wait_js("return document.querySelector('#payment-detail #return-form') !== null", "the Returns form", LONG).await;
+    let css = "#payment-detail #return-qty-0";
+    app.js(&format!("document.querySelector('{css}').scrollIntoView({{ block: 'center' }}); return true")).await;
+    let f = app.el(css).await;
+    f.clear().await.unwrap();
+    f.send_keys("1").await.unwrap();
+    app.el("#payment-detail #return-reason").await.send_keys("full").await.unwrap();
+    app.click("#payment-detail #return-submit").await;
+    let v = app
+        .wait_js(
+            "if (document.querySelector('#payment-detail #return-done')) return 'done'; \
+             const b = document.querySelector('#payment-detail #return-msg .bad'); return b ? b.dataset.code : false",
+            "the return's answer",
+            LONG,
+        )
+        .await;
+    assert_eq!(v.as_str(), Some("done"), "{v}");
+
+    // The PSP: the mug's one charge and three refunds, 1000 - 728 = 272 left on it, which is
+    // exactly what pays the coffee; no other charge, nothing refunded twice.
+    assert_eq!(refunds_sorted(psp_cards(&app, &psp, mug).await), vec![(1000, "succeeded".into(), vec![53, 325, 350])]);
+    let stats = psp.stats().await;
+    assert_eq!((stats["charges"].as_u64(), stats["refunds"].as_u64()), (Some(1), Some(3)), "{stats}");
+    assert_eq!(expected_drawer(&app), drawer - 628);
+    let l = ledger(&app);
+    assert_eq!(l.returns().returned(croissants).unwrap(), vec![2]);
+    assert_eq!(l.returns().returned(mug).unwrap(), vec![1]);
     app.close().await;
 }

@@ -8,7 +8,7 @@ import { ERROR, OUTCOME_KIND, PRICE_KIND, PROGRESS_KIND, SALE_UNIT, TAX_CLASS, T
 import { $, h, announce, alertLoud, errText, timeOf } from './dom.js';
 import { t } from './i18n.js';
 import { refreshStatus } from './status.js';
-import { closeTenderDone, initTender, isTenderOpen, openTender, refreshTender, resumeTender, tenderDoneButton, tenderKey } from './tender.js';
+import { closeTenderDone, initTender, isTenderOpen, openTender, refreshTender, resumeTender, showIfPaidElsewhere, tenderDoneButton, tenderKey } from './tender.js';
 import { receiptPanel } from './receipt.js';
 import { initHeld, refreshHeld, syncHoldButton } from './held.js';
 import { exemptRows, initExempt, syncExempt } from './exempt.js';
@@ -49,6 +49,12 @@ export function setVisible(on) {
   if (!on) return;
   const next = nextSaleButton();
   if (next) next.focus(); else focusScan();
+  if (!isTenderOpen()) {
+    showIfPaidElsewhere().then(() => {
+      const n = nextSaleButton();
+      if (visible && n) n.focus();
+    });
+  }
 }
 
 /** Whether the checkout or tender panel covers the cart (F12 and stray keys wait then). */

@@ -72,6 +72,17 @@ export async function resumeTender() {
   } catch (_) { /* the cart screen stays */ }
 }
 
+/** The sale on the register paid while the panel was closed (an exchange pressed in
+ * Payments whose credit covers it all, record 0123) is shown paid, with its receipt and
+ * New sale: left as a cart it showed "Charge" for money nobody owes. */
+export async function showIfPaidElsewhere() {
+  if (open) return;
+  try {
+    const s = await invoke('get_sale');
+    if (s.complete && s.exchange_credit && s.state !== SALE_STATE.CANCELED) await openTender('menu');
+  } catch (_) { /* the cart screen stays */ }
+}
+
 /** The panel's keys; true when the key was for it. */
 export function tenderKey(e) {
   if (!open) return false;
