@@ -72,7 +72,7 @@ async fn snapshot(h: &Harness) -> Vec<i64> {
 }
 
 async fn refused(reg: &RegisterClient, first: u64, rows: Vec<Row>, name: &str) -> (u16, String, Option<i64>, String) {
-    let e = reg.send(&batch(reg, first, rows), &name.replace(' ', "-")).await.unwrap_err();
+    let e = reg.send(&batch(reg, first, rows), &name.replace(' ', "-")).await.expect_err(name);
     let ClientError::Refused(r) = e else { panic!("{name}: {e:?}") };
     (r.status, r.code().to_string(), r.body["error"]["seq"].as_i64(), r.body["error"]["message"].as_str().unwrap_or("").to_string())
 }
