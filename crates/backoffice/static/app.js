@@ -123,7 +123,8 @@ function draw(d) {
       money(t.forfeited, t.currency), t.refunds, money(t.refunded, t.currency), money(t.amount - t.refunded, t.currency)]),
     "No store tenders (vouchers, QR, e-money, store account) yet.");
   table("exchanges", ["store", "register", "sale", "return", "exchanged for", "credit", "when"],
-    (d.exchanges || []).map((x) => [store(x.store_id), x.register, "sale " + x.old_sale_id, x.return_no,
+    (d.exchanges || []).map((x) => [store(x.store_id), x.register,
+      "sale " + x.old_sale_id + (x.old_register ? " of " + x.old_register : ""), x.return_no,
       "exchanged for sale " + x.new_sale_id + (x.new_sale_completed ? "" : " (not paid yet)"), money(x.credit, x.currency),
       when(x.exchanged_at_ms)]), "No exchanges yet.");
   table("shifts", ["store", "register", "shift", "float", "opened", "Z", "counted", "expected", "over/short"],

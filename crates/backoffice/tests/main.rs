@@ -30,6 +30,7 @@ mod reconcile;
 mod reports;
 mod reports_page;
 mod restore;
+mod restored_exchanges;
 mod restored_returns;
 mod sales;
 mod slow_clients;

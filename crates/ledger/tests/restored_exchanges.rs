@@ -5,7 +5,9 @@
 //! replacement's: as much as the new sale has open is its credit, out of the predecessor's
 //! tenders (cards first), which keep it; the rest goes back cards first (a refund with its
 //! own key on the predecessor's payment), then out of this drawer. Everything together never
-//! gives back more than was sold or a tender more than it paid.
+//! gives back more than was sold or a tender more than it paid. Since schema v42 the
+//! exchange's link goes up too: `exchange_recorded` naming the predecessor (`sale_register`),
+//! right after the restored return's own fact.
 
 use crate::common;
 use crate::restored_returns::{back, history, outbox, predecessor, replacement, settle, source, store, AT, COF, CRO, MUG, SRC};
@@ -88,13 +90,14 @@ fn an_exchange_of_a_restored_split_sale_nets_into_one_new_sale_and_everything_ad
     let jpy = |d: Vec<(Currency, i64)>| d.iter().filter(|(c, _)| *c == Currency::Jpy).map(|(_, a)| a).sum::<i64>();
     assert_eq!(jpy(b.sales().expected_drawer().unwrap()), jpy(drawer0) - cash_out + due);
 
-    // To the back office: one return fact per return, naming the predecessor; no
-    // `exchange_recorded` (the back office keeps the return under the predecessor's sale).
+    // To the back office: one return fact per return, naming the predecessor, and one
+    // `exchange_recorded` per exchange naming it too (schema v42), none for the plain return.
     let facts = outbox(&b);
     let kinds = |k: &str| facts.iter().filter(|f| f["kind"] == k).count();
     assert_eq!(kinds("return_recorded"), 3);
     assert!(facts.iter().filter(|f| f["kind"] == "return_recorded").all(|f| f["sale_register"] == SRC));
-    assert_eq!(kinds("exchange_recorded"), 0);
+    let links: Vec<_> = facts.iter().filter(|f| f["kind"] == "exchange_recorded").map(|f| (f["new_sale"].clone(), f["credit"].clone(), f["sale_register"].clone())).collect();
+    assert_eq!(links, [(n1.0.into(), cro.into(), SRC.into()), (n2.0.into(), cof.into(), SRC.into())]);
     assert_eq!(facts.iter().filter(|f| f["kind"] == "sale_completed" && (f["sale"] == n1.0 || f["sale"] == n2.0)).count(), 2);
     assert_eq!(common::count(&b, "SELECT count(*) FROM audit_log WHERE action = 'restored_sale_exchange'"), 2);
     assert!(b.audit().verify(None).unwrap().is_intact());
@@ -259,4 +262,125 @@ fn a_sale_the_predecessor_exchanged_from_is_shown_but_refused_never_given_back_t
     assert_eq!(after, before, "nothing was written");
     let new_sale = b.sales().by_cart(n).unwrap();
     assert!(new_sale.exchange_credit.is_none() && new_sale.totals.settled_minor == 0, "the new sale holds no credit");
+}
+
+/// Schema v42: a restored exchange queues exactly one `exchange_recorded`, right after the
+/// restored return's own fact, naming the predecessor's register, its sale and the return's
+/// number, this register's new sale and the credit. Paying the rest of the new sale (its
+/// `sale_completed`) and a plain restored return add no second link.
+#[test]
+fn a_restored_exchange_queues_one_link_naming_the_predecessor_right_after_its_return() {
+    let (a, cart, _) = predecessor(&[]);
+    let sale = a.sales().by_cart(cart).unwrap();
+    let mug = sale.cart.lines[MUG].unit_price.amount_minor;
+    let mut b = replacement(&history(&a));
+    // This register's own sale 1 first, so the new sale's id is not the old sale's.
+    let own = new_sale(&mut b, &[("COF-001", 1)], AT + 110);
+    let due = b.sales().by_cart(own).unwrap().totals.due_minor;
+    b.sales_mut().pay_cash(own, due, None, AT + 111).unwrap();
+    let n = new_sale(&mut b, &[("MUG-001", 2)], AT + 150);
+    assert_ne!(n.0, cart.0);
+    let x = b.returns_mut().exchange_restored(SRC, cart.0, &[back(MUG, 1)], n, None, AT + 200).unwrap();
+    assert_eq!(x.credit_minor, mug, "the mug's worth, all of it credit");
+    let facts = outbox(&b);
+    let at: Vec<usize> = facts.iter().enumerate().filter(|(_, f)| f["kind"] == "exchange_recorded").map(|(i, _)| i).collect();
+    assert_eq!(at.len(), 1, "exactly one link: {facts:?}");
+    let number = format!("{:06}-R1", cart.0);
+    assert_eq!((facts[at[0] - 1]["kind"].as_str(), facts[at[0] - 1]["return_no"].as_str()), (Some("return_recorded"), Some(number.as_str())));
+    assert_eq!(
+        facts[at[0]],
+        serde_json::json!({"kind": "exchange_recorded", "exchange": x.exchange_id, "old_sale": cart.0, "return_no": number,
+                           "new_sale": n.0, "credit": mug, "currency": "jpy", "sale_register": SRC})
+    );
+    // The rest of the new sale paid here, then a plain restored return: no second link.
+    let due = x.new_sale.totals.due_minor;
+    b.sales_mut().pay_cash(n, due, None, AT + 210).unwrap();
+    let r = b.returns_mut().take_back_restored(SRC, cart.0, &[back(CRO, 1)], None, AT + 220).unwrap();
+    settle(&mut b, &r.card_refunds, AT + 221);
+    let facts = outbox(&b);
+    assert_eq!(facts.iter().filter(|f| f["kind"] == "exchange_recorded").count(), 1);
+    assert!(facts.iter().any(|f| f["kind"] == "sale_completed" && f["sale"] == n.0));
+    assert!(b.audit().verify(None).unwrap().is_intact());
+}
+
+/// Schema v42 on a v41 file holding a restored exchange (whose link was never queued): the
+/// upgrade queues it once, after everything already queued, exactly as v42 writes it; the
+/// next restored exchange queues its own right after its return.
+#[test]
+fn the_upgrade_from_v41_queues_the_restored_exchanges_link_once() {
+    let v42 = paydesk_ledger::schema::MIGRATIONS
+        .iter()
+        .position(|m| m.contains("CREATE TABLE IF NOT EXISTS restored_exchanges_sent"))
+        .expect("the restored exchange facts migration");
+    let (a, cart, _) = predecessor(&[]);
+    let rows = history(&a);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v41.db");
+    let (link, n) = {
+        let mut b = Ledger::open(&path).unwrap();
+        b.catalog_mut().seed_demo_store(DemoLocale::JaJp, None, 1).unwrap();
+        b.sync_log_mut().begin_restore(&source(rows.len() as u64), AT + 100).unwrap();
+        b.sync_log_mut().append_restored(SRC, &rows, AT + 100).unwrap();
+        let n = new_sale(&mut b, &[("CRO-001", 1)], AT + 150);
+        b.returns_mut().exchange_restored(SRC, cart.0, &[back(MUG, 1)], n, None, AT + 200).unwrap();
+        let link = outbox(&b).into_iter().find(|f| f["kind"] == "exchange_recorded").expect("v42 queues the link");
+        (link, n)
+    };
+    let queued = {
+        // Rolled back to v41: no link table, no trigger, no link in the outbox.
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(&format!(
+            "DROP TRIGGER outbox_restored_exchange_recorded; DROP TABLE restored_exchanges_sent;
+             DELETE FROM outbox WHERE json_extract(fact, '$.kind') = 'exchange_recorded';
+             PRAGMA user_version = {v42};"
+        ))
+        .unwrap();
+        common::count_in(&c, "SELECT count(*) FROM outbox")
+    };
+    let b = Ledger::open(&path).unwrap();
+    assert_eq!(b.schema_version().unwrap(), paydesk_ledger::schema::SCHEMA_VERSION);
+    let facts = outbox(&b);
+    assert_eq!(facts.len() as i64, queued + 1);
+    assert_eq!(facts.last().unwrap(), &link, "the same link, after everything already queued");
+    assert_eq!(link["sale_register"], SRC);
+    assert_eq!(link["new_sale"], n.0);
+    // Opening again queues nothing more; a new restored exchange queues its own link.
+    drop(b);
+    let mut b = Ledger::open(&path).unwrap();
+    assert_eq!(outbox(&b).len() as i64, queued + 1);
+    let n2 = new_sale(&mut b, &[("CRO-001", 1)], AT + 300);
+    let x = b.returns_mut().exchange_restored(SRC, cart.0, &[back(COF, 1)], n2, None, AT + 310).unwrap();
+    let facts = outbox(&b);
+    let links: Vec<usize> = facts.iter().enumerate().filter(|(_, f)| f["kind"] == "exchange_recorded").map(|(i, _)| i).collect();
+    assert_eq!(links.len(), 2);
+    assert_eq!(facts[links[1] - 1]["return_no"], x.ret.record.number.as_str());
+    assert_eq!(facts[links[1]]["exchange"], x.exchange_id);
+}
+
+/// A register C that replaces B, which had exchanged a sale restored from A: B's link and its
+/// restored return name A (`sale_register`), and say nothing of B's OWN sale of the same id.
+/// C takes B's own sale back as any restored sale (not refused as exchanged at B, not
+/// counting A's returned mug as a line of it).
+#[test]
+fn a_successors_link_of_a_sale_it_restored_is_not_taken_for_its_own_sale_of_the_same_id() {
+    const B_ID: &str = "3f1c9a52-0000-4000-8000-00000000000b";
+    let (a, cart, _) = predecessor(&[]);
+    let mut b = replacement(&history(&a));
+    let own = new_sale(&mut b, &[("COF-001", 1)], AT + 110);
+    assert_eq!(own.0, cart.0, "the set-up: B's own sale has the id of A's");
+    let cof = b.sales().by_cart(own).unwrap().totals.due_minor;
+    b.sales_mut().pay_cash(own, cof, None, AT + 111).unwrap();
+    let n = new_sale(&mut b, &[("MUG-001", 1)], AT + 150);
+    b.returns_mut().exchange_restored(SRC, cart.0, &[back(MUG, 1)], n, None, AT + 200).unwrap();
+    let b_rows = b.sync_log().outbox_as_restored(0, 500).unwrap();
+    assert!(b_rows.iter().any(|r| r.kind == "exchange_recorded"));
+
+    let mut c = store(9);
+    let src = RestoreSourceRow { register_id: B_ID.into(), register_name: "New till".into(), ..source(b_rows.len() as u64) };
+    c.sync_log_mut().begin_restore(&src, AT + 300).unwrap();
+    c.sync_log_mut().append_restored(B_ID, &b_rows, AT + 300).unwrap();
+    let s = c.returns().restored_sale(B_ID, own.0).unwrap();
+    assert_eq!((s.lines.len(), s.returned.clone()), (1, vec![0]), "B's own sale, nothing of it back");
+    let r = c.returns_mut().take_back_restored(B_ID, own.0, &[back(0, 1)], None, AT + 310).unwrap();
+    assert_eq!((r.record.total_minor, r.cash_out_minor), (cof, cof));
 }

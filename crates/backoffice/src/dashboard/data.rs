@@ -228,13 +228,18 @@ pub async fn dashboard(State(st): State<AppState>, headers: HeaderMap) -> ApiRes
          FROM registers r ORDER BY r.name LIMIT $1",
     )
     .await?;
-    // Exchanges (record 0145): which sale's return paid which new sale, newest first.
+    // Exchanges (record 0145): which sale's return paid which new sale, newest first. A
+    // replacement's exchange of its predecessor's sale names the predecessor (`old_register`,
+    // record 0153); null when the old sale is the register's own.
     let exchanges = rows(
         &client,
         "SELECT x.store_id, r.name AS register, x.old_sale_id, x.return_no, x.new_sale_id, x.credit, x.currency, x.exchanged_at_ms,
                 EXISTS (SELECT 1 FROM sales s WHERE s.store_id = x.store_id AND s.register_id = x.register_id AND s.sale_id = x.new_sale_id)
-                    AS new_sale_completed
-         FROM sale_exchanges x JOIN registers r USING (store_id, register_id) ORDER BY x.exchanged_at_ms DESC LIMIT $1",
+                    AS new_sale_completed,
+                CASE WHEN x.old_register_id <> x.register_id THEN o.name END AS old_register
+         FROM sale_exchanges x JOIN registers r USING (store_id, register_id)
+              JOIN registers o ON o.store_id = x.store_id AND o.register_id = x.old_register_id
+         ORDER BY x.exchanged_at_ms DESC LIMIT $1",
     )
     .await?;
     // Each register's audit chain as it reported it (record 0053).

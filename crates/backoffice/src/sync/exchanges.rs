@@ -8,6 +8,14 @@
 //! canceled; the return is not one of the old sale's; another currency; a credit above
 //! the return's total. The new sale is not required yet: it is completed later, when its
 //! rest is paid (if it is known already, its currency must match).
+//!
+//! An exchange naming a `sale_register` is a replacement's exchange of a sale restored from
+//! its predecessor (record 0153, addendum "the link to the back office"): accepted only when
+//! this register restored that one and the owner marked it replaced (as a restored return,
+//! `returns::owner_of`), its old sale and return looked up under the predecessor, the return
+//! one this register took back (`taken_by`); kept with `old_register_id` naming the
+//! predecessor. An exchange of the register's own sale names a return of its own
+//! (`taken_by` empty).
 use super::rules::FactRule;
 use super::RegisterId;
 use crate::error::{ApiError, ApiResult};
@@ -46,15 +54,19 @@ pub async fn apply_exchanges(tx: &Transaction<'_>, reg: RegisterId, first: i64, 
 
 async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms: i64, x: &ExchangeRecorded) -> ApiResult<()> {
     let bad = |m: String| ApiError::ImpossibleFact { rule: FactRule::ExchangeContradictsSale, seq, message: format!("exchange {}: {m}", x.exchange) };
-    let (s, r) = (&reg.store_id, &reg.register_id);
+    // Whose sale and return: the sender's, or a predecessor it restored (then `taken_by` is the sender).
+    let owner = super::returns::owner_of(tx, reg, x.sale_register.as_deref(), &bad).await?;
+    let restored = owner.register_id != reg.register_id;
+    let whose = if restored { format!("register {}", owner.register_id) } else { "this register".to_string() };
+    let (s, r, o) = (&reg.store_id, &reg.register_id, &owner.register_id);
     let old = tx
         .query_opt(
             "SELECT currency, canceled_at_ms IS NOT NULL FROM sales WHERE store_id = $1 AND register_id = $2 AND sale_id = $3",
-            &[s, r, &x.old_sale],
+            &[s, o, &x.old_sale],
         )
         .await?;
     match old {
-        None => return Err(bad(format!("sale {} was never completed by this register", x.old_sale))),
+        None => return Err(bad(format!("sale {} was never completed by {whose}", x.old_sale))),
         Some(row) if row.get::<_, bool>(1) => return Err(bad(format!("sale {} was canceled; nothing of it can come back", x.old_sale))),
         Some(row) if row.get::<_, String>(0) != x.currency => {
             return Err(bad(format!("is in {}, its sale {} in {}", x.currency, x.old_sale, row.get::<_, String>(0))));
@@ -63,14 +75,20 @@ async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms:
     }
     let ret = tx
         .query_opt(
-            "SELECT sale_id, total FROM sale_returns WHERE store_id = $1 AND register_id = $2 AND return_no = $3",
-            &[s, r, &x.return_no],
+            "SELECT sale_id, total, taken_by FROM sale_returns WHERE store_id = $1 AND register_id = $2 AND return_no = $3",
+            &[s, o, &x.return_no],
         )
         .await?;
     match ret {
-        None => return Err(bad(format!("return {} was never recorded by this register", x.return_no))),
+        None => return Err(bad(format!("return {} was never recorded by {whose}", x.return_no))),
         Some(row) if row.get::<_, i64>(0) != x.old_sale => {
             return Err(bad(format!("return {} is of sale {}, not {}", x.return_no, row.get::<_, i64>(0), x.old_sale)));
+        }
+        Some(row) if row.get::<_, Option<uuid::Uuid>>(2) != restored.then_some(reg.register_id) => {
+            return Err(bad(match restored {
+                true => format!("return {} of {whose}'s sale {} was not taken back by this register", x.return_no, x.old_sale),
+                false => format!("return {} of sale {} was taken back by another register", x.return_no, x.old_sale),
+            }));
         }
         Some(row) if row.get::<_, i64>(1) < x.credit => {
             return Err(bad(format!("credits {} out of return {}, which came to {}", x.credit, x.return_no, row.get::<_, i64>(1))));
@@ -88,9 +106,9 @@ async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms:
     }
     let n = tx
         .execute(
-            "INSERT INTO sale_exchanges (store_id, register_id, exchange_id, old_sale_id, return_no, new_sale_id, credit, currency, exchanged_at_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING",
-            &[s, r, &x.exchange, &x.old_sale, &x.return_no, &x.new_sale, &x.credit, &x.currency, &at_ms],
+            "INSERT INTO sale_exchanges (store_id, register_id, exchange_id, old_sale_id, return_no, new_sale_id, credit, currency, exchanged_at_ms, old_register_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
+            &[s, r, &x.exchange, &x.old_sale, &x.return_no, &x.new_sale, &x.credit, &x.currency, &at_ms, o],
         )
         .await?;
     if n == 0 {

@@ -64,8 +64,8 @@ pub async fn apply_returns(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
 
 /// The register whose sale a return or cash refund names: the sender, or a predecessor the
 /// sender restored and the owner marked replaced (record 0144). Anything else is refused
-/// with the fact's own rule.
-async fn owner_of(tx: &Transaction<'_>, reg: RegisterId, named: Option<&str>, bad: &(dyn Fn(String) -> ApiError + Sync)) -> ApiResult<RegisterId> {
+/// with the fact's own rule. Exchanges of a restored sale ask it too (`exchanges.rs`).
+pub(super) async fn owner_of(tx: &Transaction<'_>, reg: RegisterId, named: Option<&str>, bad: &(dyn Fn(String) -> ApiError + Sync)) -> ApiResult<RegisterId> {
     let Some(named) = named else { return Ok(reg) };
     let Ok(id) = Uuid::parse_str(named) else {
         return Err(bad(format!("names sale_register {named:?}, which is no register id")));

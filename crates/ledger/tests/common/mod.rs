@@ -257,12 +257,14 @@ pub fn before_restored_exchanges() -> usize {
         .expect("the restored exchanges migration")
 }
 
-/// Drops what schema v40 made (two tables, four triggers), for a file rolled back before it.
+/// Drops what schema v40 made (two tables, four triggers), for a file rolled back before it,
+/// and v42's link table and trigger, which reference them.
 /// Safe to call twice; `undo_restored_return_prints` (and so `undo_restored_returns`) calls
 /// it too (its tables reference `restored_returns`).
 pub fn undo_restored_exchanges(c: &rusqlite::Connection) {
     c.execute_batch(
-        "DROP TRIGGER IF EXISTS exchanges_one_credit_restored; DROP TRIGGER IF EXISTS restored_exchanges_one_credit;
+        "DROP TRIGGER IF EXISTS outbox_restored_exchange_recorded; DROP TABLE IF EXISTS restored_exchanges_sent;
+         DROP TRIGGER IF EXISTS exchanges_one_credit_restored; DROP TRIGGER IF EXISTS restored_exchanges_one_credit;
          DROP TRIGGER IF EXISTS restored_exchanges_within_return; DROP TRIGGER IF EXISTS restored_exchange_credits_within_credit;
          DROP TABLE IF EXISTS restored_exchange_credits; DROP TABLE IF EXISTS restored_exchanges;",
     )

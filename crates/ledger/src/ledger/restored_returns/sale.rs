@@ -196,7 +196,12 @@ pub(super) fn restored_sale_tx(conn: &Connection, source: &str, sale: i64) -> Re
 fn sale_facts(conn: &Connection, source: &str, sale: i64) -> Result<Vec<(i64, String, Value)>> {
     collect(
         conn,
-        &format!("SELECT at_ms, kind, fact FROM restored_history WHERE source = ?1 AND json_extract(fact, '$.sale') = ?2 AND {SALE_KINDS} ORDER BY seq"),
+        // A fact naming a `sale_register` is about a sale the predecessor itself restored
+        // (another register's, whose id may be this one's): not this sale's.
+        &format!(
+            "SELECT at_ms, kind, fact FROM restored_history WHERE source = ?1 AND json_extract(fact, '$.sale') = ?2 AND {SALE_KINDS}
+                                                               AND json_extract(fact, '$.sale_register') IS NULL ORDER BY seq"
+        ),
         params![source, sale],
         |r| {
             let (at, kind, fact): (i64, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
@@ -452,9 +457,13 @@ pub(super) fn money_taken(state: PaymentState) -> bool {
 /// tender, so what each payment has left is not known here: the simulation found a successor
 /// giving that money back a second time. Taking back or exchanging such a sale is refused
 /// until the facts carry the credit per tender; the sale can still be looked up and shown.
+/// Only the predecessor's exchanges of its OWN sales count: one naming a `sale_register`
+/// (v42) was of a sale it restored from a register before it, whose id says nothing of
+/// the predecessor's own sale of the same id.
 pub(super) fn exchanged_there(conn: &Connection, source: &str, sale: i64) -> Result<bool> {
     Ok(conn.row_cached(
-        "SELECT EXISTS (SELECT 1 FROM restored_history WHERE source = ?1 AND kind = 'exchange_recorded' AND json_extract(fact, '$.old_sale') = ?2)",
+        "SELECT EXISTS (SELECT 1 FROM restored_history WHERE source = ?1 AND kind = 'exchange_recorded' AND json_extract(fact, '$.old_sale') = ?2
+                                                      AND json_extract(fact, '$.sale_register') IS NULL)",
         params![source, sale],
         |r| r.get(0),
     )?)

@@ -70,8 +70,13 @@ pub(super) fn take_back_tx(
     let given = give_back_tx(tx, &rest_of_sale, back, input, keys)?;
     let id = insert_tx(tx, sale, &valued, &given, staff, input)?;
     send_tx(tx, id, sale, &given.links)?;
+    // The exchange and its link right after the return's fact it names (v42), then the
+    // audit rows: the return's, then the exchange's.
+    let exchange_id = credit.as_ref().map(|c| write_credit_tx(tx, id, c, staff, input.now_ms)).transpose()?;
     audit_tx(tx, id, sale, &valued, &given, (staff, input))?;
-    let exchange_id = credit.map(|c| write_credit_tx(tx, id, sale, &c, staff, input.now_ms)).transpose()?;
+    if let (Some(x), Some(c)) = (exchange_id, &credit) {
+        audit_credit_tx(tx, (x, id), sale, c, staff, input.now_ms)?;
+    }
     Ok((id, given.refunds, exchange_id))
 }
 
@@ -117,11 +122,12 @@ fn plan_credit_tx(tx: &WriteTx<'_>, sale: &RestoredSale, new_cart: CartId, worth
     Ok(CreditPlan { new_cart, credit_minor, from })
 }
 
-/// Writes the restored exchange, its credits and its audit row (after the return's); answers
-/// its id. No `exchange_recorded` fact: the back office keeps a restored return under the
-/// predecessor's sale, and its `sale_exchanges` link names one register's return and new
-/// sale (record 0153: the return, its money and the new sale reach it, the link does not).
-fn write_credit_tx(tx: &WriteTx<'_>, return_id: i64, sale: &RestoredSale, plan: &CreditPlan, staff: Option<i64>, now_ms: i64) -> Result<i64> {
+/// Writes the restored exchange and its credits, and queues its `exchange_recorded` fact
+/// with `sale_register` naming the predecessor (v42's `restored_exchanges_sent` trigger),
+/// right after the return's own fact; answers its id. The back office keeps the restored
+/// return under the predecessor's sale and the link naming that register (record 0153,
+/// addendum "the link to the back office").
+fn write_credit_tx(tx: &WriteTx<'_>, return_id: i64, plan: &CreditPlan, staff: Option<i64>, now_ms: i64) -> Result<i64> {
     tx.exec_cached(
         "INSERT INTO restored_exchanges (return_id, new_cart_id, credit_minor, created_at_ms, staff_id) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![return_id, plan.new_cart.0, plan.credit_minor, now_ms, staff],
@@ -133,6 +139,12 @@ fn write_credit_tx(tx: &WriteTx<'_>, return_id: i64, sale: &RestoredSale, plan: 
             params![id, seq, amount],
         )?;
     }
+    tx.exec_cached("INSERT INTO restored_exchanges_sent (exchange_id) VALUES (?1)", [id])?;
+    Ok(id)
+}
+
+/// The restored exchange's audit row, after the return's.
+fn audit_credit_tx(tx: &WriteTx<'_>, (id, return_id): (i64, i64), sale: &RestoredSale, plan: &CreditPlan, staff: Option<i64>, now_ms: i64) -> Result<()> {
     let after = serde_json::json!({
         "source": sale.source, "old_sale": sale.sale_id, "new_sale": plan.new_cart.0, "return_id": return_id, "credit": plan.credit_minor,
         "from_tenders": plan.from.iter().map(|(t, a)| serde_json::json!({ "tender_seq": t, "amount": a })).collect::<Vec<_>>(),
@@ -146,7 +158,7 @@ fn write_credit_tx(tx: &WriteTx<'_>, return_id: i64, sale: &RestoredSale, plan: 
         )
     };
     append_audit(tx, &entry, now_ms)?;
-    Ok(id)
+    Ok(())
 }
 
 /// The return's number: the sale's receipt number and its place among all its returns.
