@@ -215,8 +215,11 @@ function drawPreview(section, p) {
   box.dataset.ready = "true";
 }
 
+// Also the section's message: a refusal or "Published" said about what the form held
+// before stays on screen only until the form changes or is previewed again.
 function clearPreview(section) {
   delete pending[section];
+  document.getElementById(section + "-message").textContent = "";
   const box = document.getElementById(section + "-preview");
   box.replaceChildren();
   box.dataset.ready = "false";

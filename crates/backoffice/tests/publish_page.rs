@@ -168,6 +168,9 @@ async fn the_tax_setup_is_a_form_of_rates_in_percent_previewed_and_published_in_
         // stacked 8.875 % "City" rate from the first of next year.
         percent[1].clear().await?;
         percent[1].send_keys("8").await?;
+        // The refusal was about "8,5": once the row is edited it is no longer on screen (it
+        // stayed, and the wait for the preview below took it for the preview's answer).
+        assert_eq!(d.find(By::Id("tax-message")).await?.text().await?, "", "a refusal of what the form no longer holds");
         d.find(By::Css("#tax-rounding option[value='half_up']")).await?.click().await?;
         d.find(By::Id("tax-registration")).await?.send_keys("T7000012050002").await?;
         d.find(By::Id("tax-add-rate")).await?.click().await?;
