@@ -26,7 +26,7 @@ pub use crate::error::FactRule;
 use paydesk_sync_proto::{Fact, PaymentState, RefundState, Row, TenderMethod};
 use std::collections::HashMap;
 use tokio_postgres::types::Type;
-use tokio_postgres::Transaction;
+use deadpool_postgres::Transaction;
 
 /// 2020-01-01T00:00:00Z: no PayDesk register wrote anything earlier.
 pub const MIN_AT_MS: i64 = 1_577_836_800_000;
@@ -86,7 +86,8 @@ impl Moved<'_> {
             if self.pay.is_empty() {
                 return Ok(Vec::new());
             }
-            tx.query_typed(
+            super::cached::query(
+                tx,
                 "SELECT p.checkout_key, p.state FROM (SELECT DISTINCT k FROM unnest($3::text[]) AS u(k)) x
                  CROSS JOIN LATERAL (SELECT checkout_key, state FROM payments
                                      WHERE store_id = $1 AND register_id = $2 AND checkout_key = x.k LIMIT 1) p",
@@ -98,7 +99,8 @@ impl Moved<'_> {
             if self.refs.is_empty() {
                 return Ok(Vec::new());
             }
-            tx.query_typed(
+            super::cached::query(
+                tx,
                 "SELECT refund_key, state FROM refunds WHERE store_id = $1 AND register_id = $2 AND refund_key = ANY($3)",
                 &[(s, Type::UUID), (r, Type::UUID), (&self.refs, Type::TEXT_ARRAY)],
             )
@@ -289,7 +291,8 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
         // probes of `refunds_by_payment` (store, register, key): this register's refunds,
         // and the payment's register's when that is another (`IN ($2, p.register_id)` left
         // the register a filter over the store's refunds).
-        tx.query_typed(
+        super::cached::query(
+            tx,
             "SELECT x.k, p.amount, o.k IS NOT NULL,
                     LEAST(coalesce(mine.s, 0) + coalesce(theirs.s, 0), 9223372036854775807)::int8
              FROM unnest($3::text[]) AS x(k)
@@ -322,7 +325,8 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
         if card_keys.is_empty() {
             return Ok(Vec::new());
         }
-        tx.query_typed(
+        super::cached::query(
+            tx,
             "SELECT p.checkout_key, p.amount, p.currency FROM (SELECT DISTINCT k FROM unnest($3::text[]) AS u(k)) x
              CROSS JOIN LATERAL (SELECT checkout_key, amount, currency FROM payments
                                  WHERE store_id = $1 AND register_id = $2 AND checkout_key = x.k LIMIT 1) p",
@@ -334,7 +338,8 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
         if sales.is_empty() {
             return Ok(Vec::new());
         }
-        tx.query_typed(
+        super::cached::query(
+            tx,
             "SELECT b.sale_id, b.tender_seq, b.amount, b.currency, b.total, b.sale_currency
              FROM unnest($3::int8[]) AS x(sale)
              CROSS JOIN LATERAL (
