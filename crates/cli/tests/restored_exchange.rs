@@ -7,9 +7,13 @@
 //!    out of B's drawer.
 //! 2. A's two teas come back for a mug of B's: all 700 is credit (A's card has nothing left,
 //!    so out of A's cash); B's mug is charged once at the PSP for its due of 300.
-//! 3. Nothing of A's sale is left: a third exchange is refused (`return_exceeds_sold`), and
-//!    the first new sale's credit cannot be given back here (`restored_credit_not_given_back`).
-//!    The back office takes both returns under A's sale and both new sales, once, and nets them.
+//! 3. Nothing of A's sale is left: a third exchange is refused (`return_exceeds_sold`).
+//! 4. The tea of the first new sale comes back (record 0156): its credit goes back where it
+//!    came from, A's card: one more refund of A's payment (350, a new key of B's), which now
+//!    has its 600 back and no more; B's drawer unmoved. Again is refused, and a refund by
+//!    amount finds nothing left (`sale_refund_exceeds`).
+//!    The back office takes both restored returns under A's sale, B's return under B's sale,
+//!    both new sales, the refunds of A's payment, once each, and nets them.
 use crate::common;
 use crate::support;
 
@@ -108,13 +112,37 @@ async fn a_replacement_exchanges_its_predecessors_sale_refunding_once_charging_o
     assert_eq!((charged["amount"].as_i64(), charged["status"].as_str()), (Some(300), Some("succeeded")), "{charged}");
     assert_eq!(psp.get(&format!("/v1/refunds?payment_intent={pi}")).await["data"].as_array().unwrap().len(), 1, "no second refund of A's payment");
 
-    // 3. Nothing is left of A's sale; the first new sale's credit is not given back here.
+    // 3. Nothing is left of A's sale.
     let n3 = sale(&db_b, &url, &["new", "--currency", "usd", "--item", "TEA"]).await.json()["cart_id"].as_i64().unwrap();
     let over = sale(&db_b, &url, &["exchange", "--restored-from", &a_id, "--sale", &cart.to_string(), "--line", "1:1", "--into", &n3.to_string()]).await;
     assert_eq!((over.code, over.json()["error"]["code"].as_str()), (Some(1), Some("return_exceeds_sold")), "{}", over.stdout);
-    let back = sale(&db_b, &url, &["return", "--cart", &n1.to_string(), "--line", "0:1"]).await;
-    assert_eq!((back.code, back.json()["error"]["code"].as_str()), (Some(1), Some("restored_credit_not_given_back")), "{}", back.stdout);
+
+    // 4. The first new sale's tea comes back: all of it was credit out of A's card, so it
+    //    goes back to A's card, once, under a new key; A's payment then has its 600 back.
+    let back = sale(&db_b, &url, &["return", "--cart", &n1.to_string(), "--line", "0:1", "--json"]).await;
+    assert_eq!(back.code, Some(0), "{}{}", back.stdout, back.stderr);
+    let j = back.json();
+    let refunds = j["card_refunds"].as_array().unwrap();
+    assert_eq!(refunds.len(), 1, "{j}");
+    assert_eq!((refunds[0]["amount"].as_i64(), refunds[0]["state"].as_str()), (Some(350), Some("succeeded")), "{j}");
+    let key2 = refunds[0]["refund_key"].as_str().unwrap().to_string();
+    assert_ne!(key2, key, "a new key");
+    assert_eq!(j["cash_out"].as_i64(), Some(0), "{j}");
+    let at_psp = psp.get(&format!("/v1/refunds?payment_intent={pi}")).await;
+    let mut got: Vec<(Option<i64>, Option<String>)> = at_psp["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["amount"].as_i64(), r["metadata"]["refund_key"].as_str().map(str::to_string)))
+        .collect();
+    got.sort();
+    assert_eq!(got, [(Some(250), Some(key.clone())), (Some(350), Some(key2.clone()))], "two refunds of A's payment, each once: {at_psp}");
     assert_eq!(drawer(&db_b, &url).await, before - 400, "nothing more left the drawer");
+    let again = sale(&db_b, &url, &["return", "--cart", &n1.to_string(), "--line", "0:1"]).await;
+    assert_eq!((again.code, again.json()["error"]["code"].as_str()), (Some(1), Some("return_exceeds_sold")), "{}", again.stdout);
+    let more = sale(&db_b, &url, &["refund", "--cart", &n1.to_string(), "--amount", "1"]).await;
+    assert_eq!((more.code, more.json()["error"]["code"].as_str()), (Some(1), Some("sale_refund_exceeds")), "{}{}", more.stdout, more.stderr);
+    assert_eq!(psp.get(&format!("/v1/refunds?payment_intent={pi}")).await["data"].as_array().unwrap().len(), 2, "no third refund of A's payment");
 
     // Up: both returns under A's sale (taken by B), both new sales as B's, netted once.
     let r = sync_cmd(&db_b, &["run", "--once"], &[]).await;
@@ -123,11 +151,12 @@ async fn a_replacement_exchanges_its_predecessors_sale_refunding_once_charging_o
     assert_eq!(h.count(&format!("SELECT sum(total)::int8 FROM sale_returns WHERE register_id::text = '{a_id}' AND taken_by::text = '{b_id}'")).await, 1700);
     assert_eq!(h.count(&format!("SELECT sum(amount)::int8 FROM cash_refunds WHERE register_id::text = '{a_id}' AND drawer_register_id::text = '{b_id}'")).await, 400);
     assert_eq!(h.count(&format!("SELECT sum(total)::int8 FROM sales WHERE register_id::text = '{b_id}'")).await, 1350);
+    assert_eq!(h.count(&format!("SELECT sum(total)::int8 FROM sale_returns WHERE register_id::text = '{b_id}'")).await, 350);
     let d = h.owner.get("/admin/dashboard").await.unwrap();
     let net = d["sales_net"].as_array().unwrap().iter().find(|s| s["store_id"] == store.as_str()).unwrap().clone();
     assert_eq!(
         (net["sales"].as_i64(), net["sold"].as_i64(), net["returned"].as_i64(), net["net"].as_i64()),
-        (Some(3), Some(1700 + 1350), Some(1700), Some(1350)),
+        (Some(3), Some(1700 + 1350), Some(1700 + 350), Some(1350 - 350)),
         "{net}"
     );
 }

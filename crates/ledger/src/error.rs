@@ -351,9 +351,12 @@ pub enum Error {
     #[error("sale {sale} of register {register}: {requested_minor} to give back, but its tenders have {refundable_minor} left")]
     RestoredRefundExceeds { register: String, sale: i64, requested_minor: i64, refundable_minor: i64 },
     /// A sale paid in part by the credit of an exchange of a restored sale (record 0153)
-    /// would give that part back: not built (it would go back through the predecessor's
-    /// tenders). What its own tenders paid can go back; nothing written.
-    #[error("sale {cart_id} was paid in part by exchanging goods of sale {sale} of register {register}: that part cannot be given back here")]
+    /// would give back more than its own tenders and the predecessor's tenders the credit
+    /// came out of can take back now. That part goes back through those tenders (record
+    /// 0156); this answers only when they have less room than the credit holds (a card whose
+    /// outcome the predecessor never settled, facts that disagree), so the money is never
+    /// made up from elsewhere. Nothing written.
+    #[error("sale {cart_id} was paid in part by exchanging goods of sale {sale} of register {register}: that sale's payments cannot take that part back now")]
     RestoredCreditNotGivenBack { cart_id: i64, register: String, sale: i64 },
     /// No tender type with that id (record 0118).
     #[error("unknown tender type {0}")]

@@ -51,7 +51,7 @@ pub use ledger::catalog::{check_label_rules, CounterRulesChange, LabelRules, MAX
 pub use ledger::MAX_OPEN_PRICE_LIMIT;
 pub use ledger::PublishedCaps;
 pub use ledger::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};
-pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnPrint, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
+pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnPrint, ReturnRecord, ReturnRestoredTender, ReturnTender, MAX_RETURN_LINES};
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 pub use ledger::{RestoredExchangePlan, RestoredReturnLine, RestoredReturnPlan, RestoredReturnRecord, RestoredReturnTender, RestoredSale, RestoredSaleLine, RestoredTender};

@@ -44,6 +44,7 @@ mod proptest_tenders;
 mod receipts;
 mod refunds_events;
 mod restored;
+mod restored_credit_give_back;
 mod restored_exchanges;
 mod restored_returns;
 mod return_prints;

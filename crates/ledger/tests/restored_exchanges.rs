@@ -138,9 +138,12 @@ fn a_restored_exchange_beyond_what_was_sold_at_either_register_is_refused_and_wr
     assert!(forged.is_err());
 }
 
+/// Since record 0156 the new sale's credit goes back where it came from: its own cash first,
+/// then the credit's part as a refund on the predecessor's card (a new key). Before, the
+/// credit's part was refused (`RestoredCreditNotGivenBack`).
 #[test]
-fn the_new_sales_credit_never_goes_back_here_but_its_own_money_does() {
-    let (a, cart, _) = predecessor(&[]);
+fn the_new_sales_credit_goes_back_to_the_predecessors_card_after_its_own_money() {
+    let (a, cart, pay) = predecessor(&[]);
     let sale = a.sales().by_cart(cart).unwrap();
     let cro = sale.cart.lines[CRO].unit_price.amount_minor;
     let mut b = replacement(&history(&a));
@@ -151,16 +154,17 @@ fn the_new_sales_credit_never_goes_back_here_but_its_own_money_does() {
     assert_eq!(x.credit_minor, cro);
     let due = x.new_sale.totals.due_minor;
     b.sales_mut().pay_cash(n, due, None, AT + 201).unwrap();
-    let commits = b.commit_count();
-    // All of the new sale back: the credit's part would have to go back through the
-    // predecessor's tenders, which is not built: refused, typed, nothing written.
-    let e = b.returns_mut().take_back(n, &[back(0, 1), back(1, 1)], None, false, AT + 300).unwrap_err();
-    assert!(matches!(e, Error::RestoredCreditNotGivenBack { ref register, sale, .. } if register == SRC && sale == cart.0), "{e:?}");
-    assert_eq!(b.commit_count(), commits);
-    // What the new sale's own cash paid goes back as usual.
+    // What the new sale's own cash paid goes back first.
     let mine = b.returns_mut().take_back(n, &[back(1, 1)], None, false, AT + 310).unwrap();
     assert_eq!(mine.cash_out_minor, mine.record.total_minor);
-    assert!(mine.record.total_minor <= due);
+    assert!(mine.record.total_minor <= due && mine.restored_card_refunds.is_empty());
+    // The croissant: the rest of its own cash, then the credit's part on A's card.
+    let rest = b.returns_mut().take_back(n, &[back(0, 1)], None, false, AT + 320).unwrap();
+    let own_left = due - mine.record.total_minor;
+    assert_eq!(rest.cash_out_minor, own_left);
+    let a_pid = b.payments().by_key(&pay.idempotency_key).unwrap().unwrap().id;
+    assert_eq!(rest.restored_card_refunds.iter().map(|r| (r.payment_id, r.amount.amount_minor)).collect::<Vec<_>>(), [(a_pid, cro)]);
+    assert_ne!(rest.restored_card_refunds[0].idempotency_key, pay.idempotency_key);
 }
 
 /// A crash right after the exchange's commit, before its card refund was sent: the refund is

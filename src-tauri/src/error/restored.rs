@@ -31,8 +31,9 @@ pub enum RestoredRefusal {
     /// More than the sale's tenders have left after every refund.
     RefundExceeds { register: String, sale: i64 },
     /// This register's sale `cart` was paid in part by an exchange of the restored sale:
-    /// that part would go back through the predecessor's tenders, which is not built
-    /// (record 0153). What its own tenders paid can go back.
+    /// that part goes back through the predecessor's tenders (record 0156), which have less
+    /// room now than the credit holds (a card the predecessor never settled, facts that
+    /// disagree). Nothing is made up from elsewhere.
     CreditNotGivenBack { cart: i64, register: String, sale: i64 },
 }
 

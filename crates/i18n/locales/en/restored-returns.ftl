@@ -16,4 +16,4 @@ restored-error-exchanged-there = Sale { $sale } was exchanged at register { $reg
 restored-error-store-tender = Sale { $sale } of register { $register } was paid in part by a store tender, which PayDesk cannot give back for a replaced register's sale. Nothing was returned: a manager decides how to give that part back, outside PayDesk.
 restored-error-refund-exceeds = Sale { $sale } of register { $register } has less left to give back than this return; nothing was returned.
 restored-exchange-help = The items chosen here pay for the sale on the register ({ $total }): only the difference is paid there or given back (to the cards of register { $name }'s sale first, the rest in cash from this drawer).
-restored-error-credit-not-given-back = Sale { $cart } was paid in part by exchanging goods of sale { $sale } of register { $register }: that part cannot be given back at this register. Nothing was given back.
+restored-error-credit-not-given-back = Sale { $cart } was paid in part by exchanging goods of sale { $sale } of register { $register }: that sale's payments cannot take that part back now. Nothing was given back.

@@ -16,4 +16,4 @@ restored-error-exchanged-there = 会計 { $sale } はレジ { $register } で交
 restored-error-store-tender = レジ { $register } の会計 { $sale } は店舗の支払方法で一部支払われており、置き換えたレジの会計のその分は PayDesk では返せません。返品していません。その分の返し方は責任者が PayDesk の外で判断してください。
 restored-error-refund-exceeds = レジ { $register } の会計 { $sale } の返せる残りがこの返品より少ないです。返品していません。
 restored-exchange-help = ここで選んだ商品の金額をレジの会計（{ $total }）の支払いに充て、差額だけをレジで受け取るか返金します（レジ { $name } の会計のカードから先に、残りはこのドロアから現金で）。
-restored-error-credit-not-given-back = 会計 { $cart } はレジ { $register } の会計 { $sale } の商品との交換で一部支払われています。その分はこのレジでは返せません。返金していません。
+restored-error-credit-not-given-back = 会計 { $cart } はレジ { $register } の会計 { $sale } の商品との交換で一部支払われています。その会計の支払いでは今その分を返せません。返金していません。

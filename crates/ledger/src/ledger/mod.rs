@@ -51,7 +51,7 @@ mod return_prints;
 mod returns;
 pub use return_prints::ReturnPrint;
 pub use exchange::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};
-pub use returns::{return_number, ReturnLine, ReturnPlan, ReturnRecord, ReturnTender, MAX_RETURN_LINES};
+pub use returns::{return_number, ReturnLine, ReturnPlan, ReturnRecord, ReturnRestoredTender, ReturnTender, MAX_RETURN_LINES};
 mod rows;
 mod ryoshusho;
 pub use ryoshusho::{

@@ -56,6 +56,20 @@ pub struct ReturnTender {
     pub store_refund_id: Option<i64>,
 }
 
+/// What a return of a sale paid in part by a restored exchange's credit gave back through
+/// it (record 0156): the predecessor's tender the credit came out of, how much, and the card
+/// refund on the predecessor's payment or this drawer's cash movement that carried it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReturnRestoredTender {
+    /// The predecessor register and its sale whose tender it is.
+    pub register: String,
+    pub sale_id: i64,
+    pub tender_seq: i64,
+    pub amount_minor: i64,
+    pub refund_id: Option<RefundId>,
+    pub movement_id: Option<i64>,
+}
+
 /// A recorded return.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReturnRecord {
@@ -78,6 +92,10 @@ pub struct ReturnRecord {
     pub lines: Vec<ReturnLine>,
     pub rates: Vec<RateReturn>,
     pub tenders: Vec<ReturnTender>,
+    /// Given back through the sale's restored exchange credit, to the predecessor's tenders
+    /// (record 0156); in `cash_out_minor` too when cash.
+    #[serde(default)]
+    pub restored_tenders: Vec<ReturnRestoredTender>,
 }
 
 /// What [`Returns::take_back`] committed: the return, and the card refunds to drive.
@@ -86,6 +104,10 @@ pub struct ReturnPlan {
     pub record: ReturnRecord,
     /// Card refunds to drive, each with its own key.
     pub card_refunds: Vec<(TenderId, Refund)>,
+    /// Card refunds on a predecessor's payment giving back the part a restored exchange's
+    /// credit paid (record 0156), each with its own key; to drive as the others.
+    #[serde(default)]
+    pub restored_card_refunds: Vec<Refund>,
     /// Paid out of the drawer (already recorded).
     pub cash_out_minor: i64,
 }
@@ -181,8 +203,9 @@ pub(super) fn take_back_tx(
         };
         let held = credit.as_ref().map_or(&[][..], |c| &c.from[..]);
         let back = valued.total - credit.as_ref().map_or(0, |c| c.credit_minor);
-        let (card_refunds, tenders) = allocate_return_tx(tx, &sale, back, held, keys, reason, now_ms)?;
-        let cash_out: i64 = tenders.iter().filter(|t| t.movement_id.is_some()).map(|t| t.amount_minor).sum();
+        let (card_refunds, tenders, restored) = allocate_return_tx(tx, &sale, back, held, keys, reason, now_ms)?;
+        let cash_out: i64 = tenders.iter().filter(|t| t.movement_id.is_some()).map(|t| t.amount_minor).sum::<i64>()
+            + restored.iter().filter(|g| g.movement.is_some()).map(|g| g.amount_minor).sum::<i64>();
         tx.exec_cached(
             "INSERT INTO returns (cart_id, seq, number, created_at_ms, staff_id, reason, currency, total_minor, tax_minor,
                                   cash_out_minor, ryoshusho_taken_back)
@@ -203,6 +226,9 @@ pub(super) fn take_back_tx(
         )?;
         let id = tx.last_insert_rowid();
         insert_children_tx(tx, id, &sale, &valued, &tenders)?;
+        for g in &restored {
+            tx.exec_cached("UPDATE restored_exchange_credit_returns SET return_id = ?2 WHERE id = ?1", params![g.link, id])?;
+        }
         let exchange_id = match &credit {
             Some(c) => Some(super::exchange::write_credit_tx(tx, id, &sale, c, staff, now_ms)?),
             None => None,
@@ -218,12 +244,14 @@ pub(super) fn take_back_tx(
         }
         let record = record_tx(tx, id)?;
         audit_tx(tx, &record, staff, now_ms)?;
-        Ok((ReturnPlan { record, card_refunds, cash_out_minor: cash_out }, exchange_id))
+        let restored_card_refunds = restored.into_iter().filter_map(|g| g.refund).collect();
+        Ok((ReturnPlan { record, card_refunds, restored_card_refunds, cash_out_minor: cash_out }, exchange_id))
     }
 }
 
-/// The card refunds to drive, and the return's links to every refund and movement.
-type Allocation = (Vec<(TenderId, Refund)>, Vec<ReturnTender>);
+/// The card refunds to drive, the return's links to every refund and movement, and what
+/// went back through a restored exchange's credit (record 0156).
+type Allocation = (Vec<(TenderId, Refund)>, Vec<ReturnTender>, Vec<super::restored_returns::GiveBack>);
 
 /// Gives `total` back through the sale's tenders (`allocate_refund_tx`: cards first, then
 /// cash) and answers the card refunds to drive and the links to write.
@@ -238,7 +266,7 @@ fn allocate_return_tx(
 ) -> Result<Allocation> {
     if total == 0 {
         // Lines given away (100 % off), or all of it an exchange's credit: nothing to give back.
-        return Ok((Vec::new(), Vec::new()));
+        return Ok((Vec::new(), Vec::new(), Vec::new()));
     }
     let a = allocate_refund_tx(tx, sale, Some(total), held, keys, reason, now_ms)?;
     let mut tenders: Vec<ReturnTender> = a
@@ -259,7 +287,7 @@ fn allocate_return_tx(
     for ((t, amount), s) in a.plan.store_refunds.iter().zip(&a.store_refunds) {
         tenders.push(ReturnTender { tender_id: *t, amount_minor: *amount, refund_id: None, movement_id: None, store_refund_id: Some(*s) });
     }
-    Ok((a.plan.card_refunds, tenders))
+    Ok((a.plan.card_refunds, tenders, a.restored))
 }
 
 /// The return's lines, rates and links to the money it gave back.
@@ -375,6 +403,7 @@ pub(super) fn record_tx(conn: &rusqlite::Connection, id: i64) -> Result<ReturnRe
         .ok_or(Error::UnknownReturn(id))?;
     let ((cart_id, seq, number, created_at_ms, staff_id), (reason, currency, total_minor, tax_minor, cash_out_minor), taken_back) = head;
     let (lines, rates, tenders) = (lines_tx(conn, id)?, rates_tx(conn, id)?, tenders_tx(conn, id)?);
+    let restored_tenders = restored_tenders_tx(conn, id)?;
     Ok(ReturnRecord {
         id,
         cart_id,
@@ -391,7 +420,30 @@ pub(super) fn record_tx(conn: &rusqlite::Connection, id: i64) -> Result<ReturnRe
         lines,
         rates,
         tenders,
+        restored_tenders,
     })
+}
+
+/// What the return gave back through a restored exchange's credit (v43, record 0156).
+fn restored_tenders_tx(conn: &rusqlite::Connection, id: i64) -> Result<Vec<ReturnRestoredTender>> {
+    collect(
+        conn,
+        "SELECT r.source, r.sale_id, c.tender_seq, g.amount_minor, g.refund_id, g.movement_id
+         FROM restored_exchange_credit_returns g JOIN restored_exchange_credits c ON c.id = g.credit_id
+           JOIN restored_exchanges x ON x.id = c.exchange_id JOIN restored_returns r ON r.id = x.return_id
+         WHERE g.return_id = ?1 ORDER BY g.id",
+        [id],
+        |r| {
+            Ok(Ok(ReturnRestoredTender {
+                register: r.get(0)?,
+                sale_id: r.get(1)?,
+                tender_seq: r.get(2)?,
+                amount_minor: r.get(3)?,
+                refund_id: r.get::<_, Option<i64>>(4)?.map(RefundId),
+                movement_id: r.get(5)?,
+            }))
+        },
+    )
 }
 
 /// The audit row of a return: which sale, which lines, how much back and how.
@@ -399,7 +451,8 @@ fn audit_tx(tx: &WriteTx<'_>, r: &ReturnRecord, staff: Option<i64>, now_ms: i64)
     let lines: Vec<_> = r.lines.iter().map(|l| serde_json::json!({ "line": l.line, "sku": l.sku, "quantity": l.quantity })).collect();
     let after = serde_json::json!({
         "cart_id": r.cart_id.0, "number": r.number, "lines": lines, "total": r.total_minor, "tax": r.tax_minor,
-        "cash_out": r.cash_out_minor, "card_refunds": r.tenders.iter().filter(|t| t.refund_id.is_some()).count(),
+        "cash_out": r.cash_out_minor, "card_refunds": r.tenders.iter().filter(|t| t.refund_id.is_some()).count()
+            + r.restored_tenders.iter().filter(|t| t.refund_id.is_some()).count(),
         "ryoshusho_taken_back": r.ryoshusho_taken_back,
     });
     let input = AuditInput {

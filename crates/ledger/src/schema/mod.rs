@@ -55,6 +55,7 @@ mod v39_restored_return_prints;
 mod v40_restored_exchanges;
 mod v41_credit_carries;
 mod v42_restored_exchange_facts;
+mod v43_restored_credit_returns;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -103,6 +104,7 @@ pub const MIGRATIONS: &[&str] = &[
     v40_restored_exchanges::RESTORED_EXCHANGES, // v40: exchanges of a restored sale (record 0153)
     v41_credit_carries::CREDIT_CARRIES,    // v41: an exchange credit carried on to a later exchange (record 0155)
     v42_restored_exchange_facts::RESTORED_EXCHANGE_FACTS, // v42: a restored exchange's link to the back office (record 0153)
+    v43_restored_credit_returns::RESTORED_CREDIT_RETURNS, // v43: a restored exchange's credit given back (record 0156)
 ];
 
 /// The version whose migration turned the audit log into a chain.

@@ -257,11 +257,22 @@ pub fn before_restored_exchanges() -> usize {
         .expect("the restored exchanges migration")
 }
 
+/// Drops what schema v43 made (one table, three triggers), for a file rolled back before it.
+/// Safe to call twice; `undo_restored_exchanges` calls it too (its table references theirs).
+pub fn undo_restored_credit_returns(c: &rusqlite::Connection) {
+    c.execute_batch(
+        "DROP TRIGGER IF EXISTS restored_credit_returns_within_credit; DROP TRIGGER IF EXISTS restored_credit_returns_on_restored_payment;
+         DROP TRIGGER IF EXISTS restored_credit_returns_return_once; DROP TABLE IF EXISTS restored_exchange_credit_returns;",
+    )
+    .unwrap();
+}
+
 /// Drops what schema v40 made (two tables, four triggers), for a file rolled back before it,
-/// and v42's link table and trigger, which reference them.
+/// and v42's link table and trigger and v43's give-backs, which reference them.
 /// Safe to call twice; `undo_restored_return_prints` (and so `undo_restored_returns`) calls
 /// it too (its tables reference `restored_returns`).
 pub fn undo_restored_exchanges(c: &rusqlite::Connection) {
+    undo_restored_credit_returns(c);
     c.execute_batch(
         "DROP TRIGGER IF EXISTS outbox_restored_exchange_recorded; DROP TABLE IF EXISTS restored_exchanges_sent;
          DROP TRIGGER IF EXISTS exchanges_one_credit_restored; DROP TRIGGER IF EXISTS restored_exchanges_one_credit;

@@ -77,7 +77,10 @@ fn doc_in(l: &paydesk_ledger::Ledger, return_id: i64) -> Result<ReturnDocSource>
         .iter()
         .map(|r| ReceiptRate { class: r.class, ppm: r.ppm, parts: Vec::new(), base: r.base, tax: r.tax, gross: r.gross })
         .collect();
-    let card = record.tenders.iter().filter(|t| t.refund_id.is_some()).map(|t| t.amount_minor).sum();
+    // A card refund on a predecessor's payment giving back a restored credit (record 0156)
+    // is card money back too.
+    let card = record.tenders.iter().filter(|t| t.refund_id.is_some()).map(|t| t.amount_minor).sum::<i64>()
+        + record.restored_tenders.iter().filter(|t| t.refund_id.is_some()).map(|t| t.amount_minor).sum::<i64>();
     let store_tenders = record.tenders.iter().filter(|t| t.store_refund_id.is_some()).map(|t| t.amount_minor).sum();
     let exchange = l.returns().exchange_of_return(return_id)?.map(|c| (format!("{:06}", c.new_cart_id.0), c.amount_minor));
     let document = ReturnDocument {

@@ -9,6 +9,7 @@
 //! are ordinary refund rows on the predecessor's payment, each with its own key written
 //! before any request, driven afterwards by the engine like any refund.
 
+mod give;
 mod sale;
 mod take;
 
@@ -25,6 +26,7 @@ use super::{collect, Cached, Ledger, Returns};
 use crate::error::{Error, Result};
 use crate::types::{Refund, RefundId};
 
+pub(in crate::ledger) use give::{restored_credit_tx, GiveBack, RestoredCredit};
 pub use sale::{RestoredSale, RestoredSaleLine, RestoredTender};
 
 /// A line of a restored sale's return.

@@ -49,7 +49,8 @@ pub struct RestoredTender {
     pub predecessor_minor: i64,
     /// Of that, what the predecessor's refunds that succeeded took (cards only).
     pub predecessor_succeeded_minor: i64,
-    /// What exchanges made here credited out of it (record 0153): paying another sale now.
+    /// What exchanges made here credited out of it (record 0153) and still hold: paying
+    /// another sale now (what a credit gave back since, record 0156, is in `given_back_minor`).
     #[serde(default)]
     pub credited_minor: i64,
     /// What can still go back through it.
@@ -345,13 +346,29 @@ fn this_register_gave(conn: &Connection, source: &str, sale: i64, g: &mut Given)
         params![source, sale],
         |r| r.get::<_, i64>(0),
     )?;
+    // Cash a restored exchange's credit gave back from a later sale of this register (v43,
+    // record 0156) left this drawer against the sale's cash: given back through it.
+    g.cash_back += conn.row_cached(
+        "SELECT COALESCE(SUM(g.amount_minor), 0) FROM restored_exchange_credit_returns g
+           JOIN restored_exchange_credits c ON c.id = g.credit_id JOIN restored_exchanges x ON x.id = c.exchange_id
+           JOIN restored_returns r ON r.id = x.return_id
+         WHERE r.source = ?1 AND r.sale_id = ?2 AND g.movement_id IS NOT NULL",
+        params![source, sale],
+        |r| r.get::<_, i64>(0),
+    )?;
     Ok(())
 }
 
-/// What this register's exchanges of the sale took out of its tender `seq` as credit.
+/// What this register's exchanges of the sale took out of its tender `seq` as credit and
+/// still hold: less what the credits gave back since (v43, record 0156; a card refund that
+/// failed gave nothing back). What was given back is counted as given back through the
+/// tender instead (the card's refunds, the sale's cash back), once.
 fn credited_tx(conn: &Connection, source: &str, sale: i64, seq: i64) -> Result<i64> {
     Ok(conn.row_cached(
-        "SELECT COALESCE(SUM(c.amount_minor), 0) FROM restored_exchange_credits c JOIN restored_exchanges x ON x.id = c.exchange_id
+        "SELECT COALESCE(SUM(c.amount_minor - COALESCE((
+                    SELECT SUM(g.amount_minor) FROM restored_exchange_credit_returns g LEFT JOIN refunds rf ON rf.id = g.refund_id
+                    WHERE g.credit_id = c.id AND (g.refund_id IS NULL OR rf.state != 'failed')), 0)), 0)
+         FROM restored_exchange_credits c JOIN restored_exchanges x ON x.id = c.exchange_id
            JOIN restored_returns r ON r.id = x.return_id
          WHERE r.source = ?1 AND r.sale_id = ?2 AND c.tender_seq = ?3",
         params![source, sale, seq],

@@ -261,7 +261,7 @@ fn insert_tx(tx: &WriteTx<'_>, sale: &RestoredSale, valued: &ReturnTax, given: &
 
 /// A card payment of the sale whose outcome the predecessor never learned (or whose PSP id
 /// it never had) cannot be given back on: refused, named.
-fn unsettled(sale: &RestoredSale, t: &RestoredTender) -> Result<()> {
+pub(super) fn unsettled(sale: &RestoredSale, t: &RestoredTender) -> Result<()> {
     let state = t.payment_state.unwrap_or(PaymentState::Created);
     let ended_unpaid = matches!(state, PaymentState::Failed | PaymentState::Canceled);
     let settled = super::sale::money_taken(state) || ended_unpaid;
@@ -362,7 +362,7 @@ fn cap_to_what_is_left(sale: &RestoredSale, v: &mut ReturnTax) {
 /// The predecessor's payment as a row of this ledger, made once (named in
 /// `restored_payments` first, so the outbox's payment triggers skip it). `refunded_minor`
 /// starts at what the predecessor's refunds of it succeeded in giving back.
-fn restored_payment_tx(tx: &WriteTx<'_>, sale: &RestoredSale, t: &RestoredTender, now_ms: i64) -> Result<PaymentId> {
+pub(super) fn restored_payment_tx(tx: &WriteTx<'_>, sale: &RestoredSale, t: &RestoredTender, now_ms: i64) -> Result<PaymentId> {
     let key = t.checkout_key.as_deref().expect("a card tender names its payment");
     let known: Option<(String, Option<i64>)> = tx
         .row_cached("SELECT source, payment_id FROM restored_payments WHERE checkout_key = ?1", [key], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -399,14 +399,7 @@ fn restored_payment_tx(tx: &WriteTx<'_>, sale: &RestoredSale, t: &RestoredTender
 fn send_tx(tx: &WriteTx<'_>, id: i64, sale: &RestoredSale, links: &[Link]) -> Result<()> {
     for k in links {
         if let Some(m) = k.movement {
-            tx.exec_cached(
-                "INSERT INTO outbox (seq, at_ms, fact)
-                 SELECT (SELECT high_water + 1 FROM outbox_seq WHERE id = 1), m.at_ms,
-                        json_object('kind', 'cash_refunded', 'movement', m.id, 'sale', ?2, 'amount', -m.amount_minor,
-                                    'currency', m.currency, 'shift', m.shift_id, 'sale_register', ?3)
-                 FROM cash_movements m WHERE m.id = ?1",
-                params![m, sale.sale_id, sale.source],
-            )?;
+            cash_refunded_fact_tx(tx, m, sale)?;
         }
     }
     let n = tx.exec_cached(
@@ -415,6 +408,21 @@ fn send_tx(tx: &WriteTx<'_>, id: i64, sale: &RestoredSale, links: &[Link]) -> Re
         [id],
     )?;
     assert_eq!(n, 1, "restored return {id} has its one fact");
+    Ok(())
+}
+
+/// The `cash_refunded` fact of drawer movement `m`, cash given back for the restored sale,
+/// naming the predecessor as `sale_register` (no trigger sends a movement without a sale of
+/// this register). Also for a restored credit's give-back (record 0156).
+pub(super) fn cash_refunded_fact_tx(tx: &WriteTx<'_>, m: i64, sale: &RestoredSale) -> Result<()> {
+    tx.exec_cached(
+        "INSERT INTO outbox (seq, at_ms, fact)
+         SELECT (SELECT high_water + 1 FROM outbox_seq WHERE id = 1), m.at_ms,
+                json_object('kind', 'cash_refunded', 'movement', m.id, 'sale', ?2, 'amount', -m.amount_minor,
+                            'currency', m.currency, 'shift', m.shift_id, 'sale_register', ?3)
+         FROM cash_movements m WHERE m.id = ?1",
+        params![m, sale.sale_id, sale.source],
+    )?;
     Ok(())
 }
 

@@ -31,6 +31,11 @@ pub struct SaleRefundPlan {
     /// no drawer money. Already recorded.
     #[serde(default)]
     pub store_refunds: Vec<(TenderId, i64)>,
+    /// Card refunds on a predecessor's payment giving back the part a restored exchange's
+    /// credit paid (record 0156), each with its own key; to drive as the others. Cash given
+    /// back through that credit is in `cash_out_minor` (already recorded).
+    #[serde(default)]
+    pub restored_card_refunds: Vec<Refund>,
 }
 
 impl Sales<&mut Ledger> {
@@ -90,7 +95,14 @@ pub(in crate::ledger) fn card_keys(ledger: &mut Ledger, cart_id: CartId) -> Resu
         [cart_id.0],
         |r| r.get(0),
     )?;
-    let n = cards + usize::try_from(credited).map_err(|_| Error::Overflow)?;
+    // A restored exchange's credit gives its part back through the predecessor's tenders
+    // (record 0156): one key per part (a cash part leaves its key unused).
+    let restored: i64 = ledger.conn.row_cached(
+        "SELECT count(*) FROM restored_exchange_credits c JOIN restored_exchanges x ON x.id = c.exchange_id WHERE x.new_cart_id = ?1",
+        [cart_id.0],
+        |r| r.get(0),
+    )?;
+    let n = cards + usize::try_from(credited + restored).map_err(|_| Error::Overflow)?;
     Ok((0..n).map(|_| ledger.new_key()).collect())
 }
 
@@ -101,6 +113,8 @@ pub(in crate::ledger) struct Allocated {
     pub cash_movements: Vec<i64>,
     /// The `store_refunds` row of each store refund (same order as `plan.store_refunds`).
     pub store_refunds: Vec<i64>,
+    /// What went back through a restored exchange's credit (record 0156), in order.
+    pub restored: Vec<crate::ledger::restored_returns::GiveBack>,
 }
 
 /// THE allocation of money given back on a paid sale (record 0032), shared by a refund
@@ -108,7 +122,8 @@ pub(in crate::ledger) struct Allocated {
 /// payment has left (each its own refund row and key from `keys`), then store tenders,
 /// each up to what it paid and given back as itself (record 0118), then cash out of the
 /// drawer of the open shift, then through an exchange credit back to the old sale's
-/// tenders (record 0123). Inside the caller's transaction; `amount_minor` `None` is
+/// tenders (record 0123), or, for a restored exchange's credit, back to the predecessor's
+/// tenders as a restored return gives back (record 0156). Inside the caller's transaction; `amount_minor` `None` is
 /// everything refundable; `held` is what an exchange written in the same transaction
 /// takes out of the sale's own tenders.
 pub(in crate::ledger) fn allocate_refund_tx(
@@ -131,11 +146,24 @@ pub(in crate::ledger) fn allocate_refund_tx(
         slot.left -= amount;
         assert!(slot.left >= 0, "sale {cart_id}: tender {tender} held beyond what it has left");
     }
-    let refundable: i64 = slots.iter().map(|s| s.left).sum();
+    let own: i64 = slots.iter().map(|s| s.left).sum();
+    // A restored exchange's credit (record 0156) is rebuilt from the predecessor's facts only
+    // when its part is asked for: what the sale's own tenders can give back never waits on it.
+    let restored = match &sale.exchange_credit {
+        Some(c) if c.restored_from.is_some() && amount_minor.is_none_or(|a| a > own) => crate::ledger::restored_returns::restored_credit_tx(tx, c)?,
+        _ => None,
+    };
+    let refundable = own + restored.as_ref().map_or(0, |r| r.left());
     let mut rest = amount_minor.unwrap_or(refundable);
-    within_refundable(sale, rest, refundable)?;
-    let mut plan =
-        SaleRefundPlan { cart_id, card_refunds: Vec::new(), cash_refunds: Vec::new(), cash_out_minor: 0, store_refunds: Vec::new() };
+    within_refundable(sale, rest, refundable, restored.as_ref())?;
+    let mut plan = SaleRefundPlan {
+        cart_id,
+        card_refunds: Vec::new(),
+        cash_refunds: Vec::new(),
+        cash_out_minor: 0,
+        store_refunds: Vec::new(),
+        restored_card_refunds: Vec::new(),
+    };
     let mut cash_movements = Vec::new();
     let mut store_refunds = Vec::new();
     for Slot { tender: t, left, credit } in slots {
@@ -177,18 +205,32 @@ pub(in crate::ledger) fn allocate_refund_tx(
             crate::ledger::exchange::credit_returned_tx(tx, credit, take, link)?;
         }
     }
+    // Last, the part a restored exchange's credit paid: back through the predecessor's
+    // tenders it came out of (record 0156), linked to the credit.
+    let mut restored_given = Vec::new();
+    if let (Some(r), true) = (&restored, rest > 0) {
+        restored_given = r.give_back_tx(tx, rest, keys, reason, now_ms)?;
+        for g in &restored_given {
+            rest -= g.amount_minor;
+            match &g.refund {
+                Some(refund) => plan.restored_card_refunds.push(refund.clone()),
+                None => plan.cash_out_minor += g.amount_minor,
+            }
+        }
+    }
     assert_eq!(rest, 0, "sale {cart_id}: refund allocation left {rest}");
-    Ok(Allocated { plan, cash_movements, store_refunds })
+    Ok(Allocated { plan, cash_movements, store_refunds, restored: restored_given })
 }
 
-/// `amount_minor` is more than nothing and at most what the sale's slots have left. The
-/// part a restored exchange's credit paid has no slot here (record 0153): said as such.
-fn within_refundable(sale: &Sale, amount_minor: i64, refundable: i64) -> Result<()> {
+/// `amount_minor` is more than nothing and at most what the sale's slots (its restored
+/// credit's included, record 0156) have left. A restored credit that holds more than the
+/// predecessor's tenders can give back now is said as such, never made up elsewhere.
+fn within_refundable(sale: &Sale, amount_minor: i64, refundable: i64, restored: Option<&crate::ledger::restored_returns::RestoredCredit>) -> Result<()> {
     let cart_id = sale.cart.id.0;
     if amount_minor > refundable {
-        if let Some(c) = sale.exchange_credit.as_ref().filter(|c| c.restored_from.is_some()) {
-            let register = c.restored_from.clone().unwrap_or_default();
-            return Err(Error::RestoredCreditNotGivenBack { cart_id, register, sale: c.old_cart_id.0 });
+        if let Some(r) = restored.filter(|r| r.held() > r.left()) {
+            let (register, sale) = r.register();
+            return Err(Error::RestoredCreditNotGivenBack { cart_id, register: register.to_string(), sale });
         }
     }
     if amount_minor > refundable || amount_minor <= 0 {

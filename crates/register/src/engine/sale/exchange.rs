@@ -88,7 +88,8 @@ impl Engine {
         let plan = self
             .with_ledger(|l| l.returns_mut().exchange(old, items, new, reason, ryoshusho_taken_back, now))
             .map_err(|e| super::refund::refund_refused(old, e))?;
-        let (card_refunds, errors) = self.drive_card_refunds(plan.ret.card_refunds).await;
+        let refunds = plan.ret.card_refunds.into_iter().map(|(_, r)| r).chain(plan.ret.restored_card_refunds);
+        let (card_refunds, errors) = self.drive_card_refunds(refunds).await;
         Ok(ExchangeReport {
             exchange_id: plan.exchange_id,
             record: plan.ret.record,

@@ -5,7 +5,7 @@
 
 use super::SaleView;
 use crate::engine::{DriveMode, Engine, EngineError, RefundReport, Result};
-use paydesk_ledger::{CartId, Refund, TenderId};
+use paydesk_ledger::{CartId, Refund};
 use serde::Serialize;
 
 /// What a sale refund did.
@@ -41,16 +41,19 @@ impl Engine {
         let plan = self
             .with_ledger(|l| l.sales_mut().plan_refund_with(cart, amount_minor, reason, ryoshusho_taken_back, now))
             .map_err(|e| refund_refused(cart, e))?;
-        let (card_refunds, errors) = self.drive_card_refunds(plan.card_refunds).await;
+        let refunds = plan.card_refunds.into_iter().map(|(_, r)| r).chain(plan.restored_card_refunds);
+        let (card_refunds, errors) = self.drive_card_refunds(refunds).await;
         Ok(SaleRefundReport { card_refunds, cash_out: plan.cash_out_minor, errors, sale: self.sale_now(cart)? })
     }
 
     /// Drives each card refund a sale refund or a return committed (record 0015): a drive
-    /// that ends in an error leaves the refund with its key, for recovery to resolve.
-    pub(super) async fn drive_card_refunds(&self, refunds: Vec<(TenderId, Refund)>) -> (Vec<RefundReport>, Vec<String>) {
+    /// that ends in an error leaves the refund with its key, for recovery to resolve. Those
+    /// on a predecessor's payment giving back a restored exchange's credit (record 0156) are
+    /// driven the same way.
+    pub(super) async fn drive_card_refunds(&self, refunds: impl IntoIterator<Item = Refund>) -> (Vec<RefundReport>, Vec<String>) {
         let mut done = Vec::new();
         let mut errors = Vec::new();
-        for (_, r) in refunds {
+        for r in refunds {
             match self.drive_refund(r.id, r.idempotency_key.clone(), DriveMode::Interactive).await {
                 Ok(rep) => done.push(rep),
                 Err(e) => errors.push(format!("refund {}: {e}", r.idempotency_key)),

@@ -40,7 +40,8 @@ impl Engine {
         let plan = self
             .with_ledger(|l| l.returns_mut().take_back(cart, items, reason, ryoshusho_taken_back, now))
             .map_err(|e| super::refund::refund_refused(cart, e))?;
-        let (card_refunds, errors) = self.drive_card_refunds(plan.card_refunds).await;
+        let refunds = plan.card_refunds.into_iter().map(|(_, r)| r).chain(plan.restored_card_refunds);
+        let (card_refunds, errors) = self.drive_card_refunds(refunds).await;
         Ok(ReturnReport { record: plan.record, card_refunds, cash_out: plan.cash_out_minor, errors, sale: self.sale_now(cart)? })
     }
 
