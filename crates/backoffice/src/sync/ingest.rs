@@ -18,7 +18,7 @@ use paydesk_sync_proto::{Ack, AuditHead, Batch, Row, PROTOCOL_VERSION};
 use futures_util::future::{join, join3};
 use std::future::Future;
 use tokio_postgres::types::Type;
-use deadpool_postgres::Transaction;
+use super::cached::Tx as Transaction;
 
 fn idempotency_key(headers: &HeaderMap) -> ApiResult<String> {
     let mut all = headers.get_all("idempotency-key").iter();
@@ -42,7 +42,7 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
     if batch.register_id != reg.register_id.to_string() {
         return Err(ApiError::Forbidden(format!("this token is register {}'s; a register sends only its own rows (batch names {})", reg.register_id, batch.register_id)));
     }
-    let tx = client.transaction().await?;
+    let tx = super::cached::Tx::begin(&mut client).await?;
     // The lock, the key's insert and whether any batch waits behind a gap in one round trip
     // (record 0149): the insert and the read run after the lock is held (the read in its own
     // statement, so it sees a batch held by whoever had the lock before), and their answers

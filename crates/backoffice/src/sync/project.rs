@@ -16,7 +16,7 @@ use futures_util::future::{join, join4};
 use std::collections::HashMap;
 use std::future::Future;
 use tokio_postgres::types::{Json, Type};
-use deadpool_postgres::Transaction;
+use super::cached::Tx as Transaction;
 
 /// The last state of one payment or refund within the run, and where it was first named.
 struct Last {

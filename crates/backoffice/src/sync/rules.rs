@@ -26,7 +26,7 @@ pub use crate::error::FactRule;
 use paydesk_sync_proto::{Fact, PaymentState, RefundState, Row, TenderMethod};
 use std::collections::HashMap;
 use tokio_postgres::types::Type;
-use deadpool_postgres::Transaction;
+use super::cached::Tx as Transaction;
 
 /// 2020-01-01T00:00:00Z: no PayDesk register wrote anything earlier.
 pub const MIN_AT_MS: i64 = 1_577_836_800_000;
