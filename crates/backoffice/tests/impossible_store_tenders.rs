@@ -10,16 +10,6 @@ use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
 use serde_json::{json, Value};
 use support::*;
 
-const T: i64 = 1_700_000_000_000;
-
-fn row(fact: Value) -> Row {
-    Row { at_ms: T, fact: serde_json::from_value(fact).unwrap() }
-}
-
-fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>) -> Batch {
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None } }
-}
-
 /// A voucher tender: `offered` for `amount` of sale `sale`, the rest forfeited.
 fn voucher(sale: i64, seq: i64, amount: i64, offered: i64) -> Row {
     row(json!({"kind": "tender_added", "sale": sale, "tender_seq": seq, "amount": amount, "currency": "jpy", "checkout_key": null,
