@@ -138,32 +138,13 @@ pub(in crate::ledger) fn allocate_refund_tx(
     let cart_id = sale.cart.id;
     refundable_state(sale)?;
     let mut slots = refund_slots_tx(tx, sale)?;
-    // What an exchange being written in this transaction credits out of a tender
-    // (record 0123) is no longer there to give back.
-    // A part carried on from the sale's own credit (record 0155) is out of that credit's slot.
-    for (tender, amount, from) in held {
-        let slot = slots.iter_mut().find(|s| s.credit == *from && s.tender.id == *tender).expect("a held tender is one of the sale's slots");
-        slot.left -= amount;
-        assert!(slot.left >= 0, "sale {cart_id}: tender {tender} held beyond what it has left");
-    }
+    hold_out(&mut slots, held, cart_id);
     let own: i64 = slots.iter().map(|s| s.left).sum();
-    // A restored exchange's credit (record 0156) is rebuilt from the predecessor's facts only
-    // when its part is asked for: what the sale's own tenders can give back never waits on it.
-    let restored = match &sale.exchange_credit {
-        Some(c) if c.restored_from.is_some() && amount_minor.is_none_or(|a| a > own) => crate::ledger::restored_returns::restored_credit_tx(tx, c)?,
-        _ => None,
-    };
+    let restored = restored_credit_if_asked_tx(tx, sale, amount_minor, own)?;
     let refundable = own + restored.as_ref().map_or(0, |r| r.left());
     let mut rest = amount_minor.unwrap_or(refundable);
     within_refundable(sale, rest, refundable, restored.as_ref())?;
-    let mut plan = SaleRefundPlan {
-        cart_id,
-        card_refunds: Vec::new(),
-        cash_refunds: Vec::new(),
-        cash_out_minor: 0,
-        store_refunds: Vec::new(),
-        restored_card_refunds: Vec::new(),
-    };
+    let mut plan = SaleRefundPlan::nothing(cart_id);
     let mut cash_movements = Vec::new();
     let mut store_refunds = Vec::new();
     for Slot { tender: t, left, credit } in slots {
@@ -210,16 +191,59 @@ pub(in crate::ledger) fn allocate_refund_tx(
     let mut restored_given = Vec::new();
     if let (Some(r), true) = (&restored, rest > 0) {
         restored_given = r.give_back_tx(tx, rest, keys, reason, now_ms)?;
-        for g in &restored_given {
-            rest -= g.amount_minor;
-            match &g.refund {
-                Some(refund) => plan.restored_card_refunds.push(refund.clone()),
-                None => plan.cash_out_minor += g.amount_minor,
-            }
-        }
+        rest -= plan.add_restored(&restored_given);
     }
     assert_eq!(rest, 0, "sale {cart_id}: refund allocation left {rest}");
     Ok(Allocated { plan, cash_movements, store_refunds, restored: restored_given })
+}
+
+/// A restored exchange's credit (record 0156) is rebuilt from the predecessor's facts only
+/// when its part is asked for: what the sale's own tenders (`own`) can give back never waits
+/// on it.
+fn restored_credit_if_asked_tx(tx: &WriteTx<'_>, sale: &Sale, amount_minor: Option<i64>, own: i64) -> Result<Option<crate::ledger::restored_returns::RestoredCredit>> {
+    match &sale.exchange_credit {
+        Some(c) if c.restored_from.is_some() && amount_minor.is_none_or(|a| a > own) => crate::ledger::restored_returns::restored_credit_tx(tx, c),
+        _ => Ok(None),
+    }
+}
+
+/// What an exchange being written in this transaction credits out of a tender (record
+/// 0123) is no longer there to give back; a part carried on from the sale's own credit
+/// (record 0155) is out of that credit's slot.
+fn hold_out(slots: &mut [Slot], held: &[crate::ledger::exchange::CreditPart], cart_id: CartId) {
+    for (tender, amount, from) in held {
+        let slot = slots.iter_mut().find(|s| s.credit == *from && s.tender.id == *tender).expect("a held tender is one of the sale's slots");
+        slot.left -= amount;
+        assert!(slot.left >= 0, "sale {cart_id}: tender {tender} held beyond what it has left");
+    }
+}
+
+impl SaleRefundPlan {
+    /// A plan that gives nothing back yet.
+    fn nothing(cart_id: CartId) -> SaleRefundPlan {
+        SaleRefundPlan {
+            cart_id,
+            card_refunds: Vec::new(),
+            cash_refunds: Vec::new(),
+            cash_out_minor: 0,
+            store_refunds: Vec::new(),
+            restored_card_refunds: Vec::new(),
+        }
+    }
+
+    /// Adds what went back through a restored exchange's credit (record 0156): a card part
+    /// is a refund to drive, a cash part left the drawer. Answers their sum.
+    fn add_restored(&mut self, given: &[crate::ledger::restored_returns::GiveBack]) -> i64 {
+        let mut sum = 0;
+        for g in given {
+            sum += g.amount_minor;
+            match &g.refund {
+                Some(refund) => self.restored_card_refunds.push(refund.clone()),
+                None => self.cash_out_minor += g.amount_minor,
+            }
+        }
+        sum
+    }
 }
 
 /// `amount_minor` is more than nothing and at most what the sale's slots (its restored
