@@ -5,9 +5,9 @@
 //! credit above the return, another currency than the old or the new sale's. The same
 //! exchange again under another seq is refused, not stored twice.
 use crate::support;
-use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
-use serde_json::{json, Value};
+use paydesk_backoffice::client::ClientError;
+use paydesk_sync_proto::Row;
+use serde_json::json;
 use support::*;
 
 /// A cash sale of one untaxed line "A" at `total`.

@@ -5,8 +5,8 @@
 //! took; cash back for a sale never completed, in another currency, or above what its cash
 //! tenders took. What is true is applied.
 use crate::support;
-use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
+use paydesk_backoffice::client::ClientError;
+use paydesk_sync_proto::Row;
 use serde_json::{json, Value};
 use support::*;
 

@@ -5,9 +5,9 @@
 //! a store tender above its sale's total. What is true is applied and the dashboard shows it
 //! per type.
 use crate::support;
-use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
-use serde_json::{json, Value};
+use paydesk_backoffice::client::ClientError;
+use paydesk_sync_proto::Row;
+use serde_json::json;
 use support::*;
 
 /// A voucher tender: `offered` for `amount` of sale `sale`, the rest forfeited.

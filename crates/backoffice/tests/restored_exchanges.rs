@@ -13,8 +13,8 @@ use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_backoffice::state::Limits;
 use paydesk_backoffice::{build, Config};
-use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
-use serde_json::{json, Value};
+use paydesk_sync_proto::Row;
+use serde_json::json;
 use support::*;
 
 /// Return `k` of `sale`: line `line` (`sku`, worth `net`) back, of register `of` (None: the sender's).

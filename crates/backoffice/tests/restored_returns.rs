@@ -5,7 +5,7 @@
 //! restored it are refused with their rule codes, and so is anything past what was sold or paid.
 use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
+use paydesk_sync_proto::Row;
 use serde_json::{json, Value};
 use support::*;
 
