@@ -73,13 +73,15 @@ pub struct StoredStates {
 impl Moved<'_> {
     /// Reads the stored states: both statements are sent on the first poll, so a caller
     /// that joins this with the run's writes (record 0149) has them run before the writes.
-    /// The payments are read key by key (`LATERAL … LIMIT 1`, record 0149's second
-    /// addendum): as `checkout_key = ANY($3)` PostgreSQL, without statistics yet, kept the
-    /// keys a filter over every payment of the register. The refunds are not: as a `LATERAL`
-    /// the planner (no statistics) costed `refunds_by_payment` (same prefix, the refund key
-    /// then a filter) a hair below the primary key and scanned the register's refunds once
-    /// per key, worse than the one pass `= ANY($3)` makes (left as it was, still growing
-    /// with the register's refunds).
+    /// Both are read key by key (`LATERAL … LIMIT 1`, record 0149's second and fourth
+    /// addenda; the `LIMIT` keeps the planner from flattening it into a hash join over the
+    /// table, which it did, and a key is unique in its register anyway): as
+    /// `key = ANY($3)` PostgreSQL, on statistics from when the register had few rows, kept
+    /// the keys a filter over every payment or refund of the register. Since V22 the
+    /// refunds' primary key leads with the refund key and `refunds_by_payment` with the
+    /// payment's, so an equality on the whole primary key is the one cheap probe there is
+    /// (before V22 the planner costed `refunds_by_payment`, then sharing the prefix, a
+    /// hair below it).
     pub async fn read(&self, tx: &Transaction<'_>, reg: RegisterId) -> Result<StoredStates, tokio_postgres::Error> {
         let (s, r) = (&reg.store_id, &reg.register_id);
         let pay = async {
@@ -101,7 +103,9 @@ impl Moved<'_> {
             }
             super::cached::query(
                 tx,
-                "SELECT refund_key, state FROM refunds WHERE store_id = $1 AND register_id = $2 AND refund_key = ANY($3)",
+                "SELECT f.refund_key, f.state FROM (SELECT DISTINCT k FROM unnest($3::text[]) AS u(k)) x
+                 CROSS JOIN LATERAL (SELECT refund_key, state FROM refunds
+                                     WHERE store_id = $1 AND refund_key = x.k AND register_id = $2 LIMIT 1) f",
                 &[(s, Type::UUID), (r, Type::UUID), (&self.refs, Type::TEXT_ARRAY)],
             )
             .await
