@@ -5,20 +5,10 @@
 //! credit above the return, another currency than the old or the new sale's. The same
 //! exchange again under another seq is refused, not stored twice.
 use crate::support;
-use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
-use serde_json::{json, Value};
+use paydesk_backoffice::client::ClientError;
+use paydesk_sync_proto::Row;
+use serde_json::json;
 use support::*;
-
-const T: i64 = 1_700_000_000_000;
-
-fn row(fact: Value) -> Row {
-    Row { at_ms: T, fact: serde_json::from_value(fact).unwrap() }
-}
-
-fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>) -> Batch {
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None } }
-}
 
 /// A cash sale of one untaxed line "A" at `total`.
 fn sale(id: i64, total: i64, currency: &str) -> Vec<Row> {

@@ -5,36 +5,10 @@
 //! took; cash back for a sale never completed, in another currency, or above what its cash
 //! tenders took. What is true is applied.
 use crate::support;
-use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
+use paydesk_backoffice::client::ClientError;
+use paydesk_sync_proto::Row;
 use serde_json::{json, Value};
 use support::*;
-
-const T: i64 = 1_700_000_000_000;
-
-fn row(fact: Value) -> Row {
-    Row { at_ms: T, fact: serde_json::from_value(fact).unwrap() }
-}
-
-fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>) -> Batch {
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None } }
-}
-
-/// A cash sale of two untaxed lines: 0 "A" ×2 at 300, 1 "B" ×1 at 400 (total 1,000).
-fn sale(id: i64) -> Vec<Row> {
-    vec![
-        row(json!({"kind": "tender_added", "sale": id, "tender_seq": 1, "method": "cash", "amount": 1000, "currency": "jpy",
-                   "checkout_key": null, "cash_tendered": 1000, "change": 0, "rounding": 0, "shift": null})),
-        row(json!({
-            "kind": "sale_completed", "sale": id, "receipt_no": format!("{id:06}"), "currency": "jpy", "dining": "take_out",
-            "price_mode": null, "subtotal": 1000, "sale_discount": 0, "tax_total": 0, "total": 1000, "rates": [],
-            "lines": [
-                {"sku": "A", "name": "A", "quantity": 2, "unit_price": 300, "tax_class": "exempt", "discount": 0, "total": 600},
-                {"sku": "B", "name": "B", "quantity": 1, "unit_price": 400, "tax_class": "exempt", "discount": 0, "total": 400}
-            ]
-        })),
-    ]
-}
 
 /// Return `k` of `sale`: `lines` as (line, sku, quantity, net), total their nets.
 fn ret(sale: i64, k: i64, lines: &[(i64, &str, i64, i64)], currency: &str) -> Row {
@@ -60,7 +34,7 @@ async fn snapshot(h: &Harness) -> Vec<i64> {
 async fn impossible_returns_and_cash_refunds_are_refused_by_rule_and_seq() {
     let h = Harness::start().await;
     let (_store, reg) = h.store_with_register("Main St").await;
-    let mut rows = sale(1);
+    let mut rows = two_line_cash_sale(1);
     rows.push(ret(1, 1, &[(0, "A", 1, 300)], "jpy"));
     rows.push(cash_back(10, 1, 300, "jpy"));
     assert_eq!(reg.send(&batch(&reg, 1, rows), "good").await.unwrap().acked_through, 4);

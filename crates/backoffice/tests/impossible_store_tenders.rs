@@ -5,20 +5,10 @@
 //! a store tender above its sale's total. What is true is applied and the dashboard shows it
 //! per type.
 use crate::support;
-use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
-use serde_json::{json, Value};
+use paydesk_backoffice::client::ClientError;
+use paydesk_sync_proto::Row;
+use serde_json::json;
 use support::*;
-
-const T: i64 = 1_700_000_000_000;
-
-fn row(fact: Value) -> Row {
-    Row { at_ms: T, fact: serde_json::from_value(fact).unwrap() }
-}
-
-fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>) -> Batch {
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None } }
-}
 
 /// A voucher tender: `offered` for `amount` of sale `sale`, the rest forfeited.
 fn voucher(sale: i64, seq: i64, amount: i64, offered: i64) -> Row {

@@ -19,6 +19,7 @@ mod impossible_facts;
 mod impossible_returns;
 mod impossible_store_tenders;
 mod ingest;
+mod key_first;
 mod outage;
 mod owed;
 mod owed_chaos;

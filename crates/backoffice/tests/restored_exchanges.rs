@@ -13,35 +13,9 @@ use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_backoffice::state::Limits;
 use paydesk_backoffice::{build, Config};
-use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
-use serde_json::{json, Value};
+use paydesk_sync_proto::Row;
+use serde_json::json;
 use support::*;
-
-const T: i64 = 1_700_000_000_000;
-
-fn row(fact: Value) -> Row {
-    Row { at_ms: T, fact: serde_json::from_value(fact).unwrap() }
-}
-
-fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>) -> Batch {
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None } }
-}
-
-/// Sale `id`: "A" ×2 at 300 and "B" ×1 at 400, untaxed, 1,000 in cash.
-fn sale(id: i64) -> Vec<Row> {
-    vec![
-        row(json!({"kind": "tender_added", "sale": id, "tender_seq": 1, "method": "cash", "amount": 1000, "currency": "jpy",
-                   "checkout_key": null, "cash_tendered": 1000, "change": 0, "rounding": 0, "shift": null})),
-        row(json!({
-            "kind": "sale_completed", "sale": id, "receipt_no": format!("{id:06}"), "currency": "jpy", "dining": "take_out",
-            "price_mode": null, "subtotal": 1000, "sale_discount": 0, "tax_total": 0, "total": 1000, "rates": [],
-            "lines": [
-                {"sku": "A", "name": "A", "quantity": 2, "unit_price": 300, "tax_class": "exempt", "discount": 0, "total": 600},
-                {"sku": "B", "name": "B", "quantity": 1, "unit_price": 400, "tax_class": "exempt", "discount": 0, "total": 400}
-            ]
-        })),
-    ]
-}
 
 /// Return `k` of `sale`: line `line` (`sku`, worth `net`) back, of register `of` (None: the sender's).
 fn ret(sale: i64, k: i64, (line, sku, net): (i64, &str, i64), of: Option<&str>) -> Row {
@@ -84,7 +58,7 @@ async fn a_restored_exchange_links_the_predecessors_sale_to_the_replacements_and
     let a = h.register_in(&store, "Front till").await;
     let a_id = a.paired.register_id.clone();
     // A: sale 1, and its own return R1 of one "A".
-    let mut rows = sale(1);
+    let mut rows = two_line_cash_sale(1);
     rows.push(ret(1, 1, (0, "A", 300), None));
     assert_eq!(a.send(&batch(&a, 1, rows), "a").await.unwrap().acked_through, 3);
     h.owner.post(&format!("/admin/stores/{store}/registers/{a_id}/replace"), &json!({})).await.unwrap();
@@ -96,11 +70,11 @@ async fn a_restored_exchange_links_the_predecessors_sale_to_the_replacements_and
     // B: its own sale 1 (the new sale: the same id as A's, another register's), A's "B" back
     // as restored return R2 (400), exchanged into B's sale 1 for 400; then B's own sale 2,
     // its own return and own exchange 1 into sale 3 (own exchange ids are another counter).
-    let mut rows = sale(1);
+    let mut rows = two_line_cash_sale(1);
     rows.push(ret(1, 2, (1, "B", 400), Some(&a_id)));
     rows.push(exchange(1, (1, 2), 1, 400, Some(&a_id)));
-    rows.extend(sale(2));
-    rows.extend(sale(3));
+    rows.extend(two_line_cash_sale(2));
+    rows.extend(two_line_cash_sale(3));
     rows.push(ret(2, 1, (0, "A", 300), None));
     rows.push(exchange(1, (2, 1), 3, 300, None));
     assert_eq!(b.send(&batch(&b, 1, rows.clone()), "b").await.unwrap().acked_through, 10);

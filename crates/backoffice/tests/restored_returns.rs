@@ -5,19 +5,9 @@
 //! restored it are refused with their rule codes, and so is anything past what was sold or paid.
 use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_sync_proto::{Batch, RegisterHealth, Row, PROTOCOL_VERSION};
+use paydesk_sync_proto::Row;
 use serde_json::{json, Value};
 use support::*;
-
-const T: i64 = 1_700_000_000_000;
-
-fn row(fact: Value) -> Row {
-    Row { at_ms: T, fact: serde_json::from_value(fact).unwrap() }
-}
-
-fn batch(reg: &RegisterClient, first: u64, rows: Vec<Row>) -> Batch {
-    Batch { v: PROTOCOL_VERSION, register_id: reg.paired.register_id.clone(), first_seq: first, rows, health: RegisterHealth { app_version: "0.1.0".into(), queued: 0, offline_waiting: 0, audit: None } }
-}
 
 /// Sale 1: "A" ×2 at 300 and "B" ×1 at 400, untaxed; 600 by card (key `k-a`), 400 in cash.
 fn sale() -> Vec<Row> {

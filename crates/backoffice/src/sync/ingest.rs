@@ -18,7 +18,7 @@ use paydesk_sync_proto::{Ack, AuditHead, Batch, Row, PROTOCOL_VERSION};
 use futures_util::future::{join, join3};
 use std::future::Future;
 use tokio_postgres::types::Type;
-use tokio_postgres::Transaction;
+use super::cached::Tx as Transaction;
 
 fn idempotency_key(headers: &HeaderMap) -> ApiResult<String> {
     let mut all = headers.get_all("idempotency-key").iter();
@@ -42,19 +42,21 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
     if batch.register_id != reg.register_id.to_string() {
         return Err(ApiError::Forbidden(format!("this token is register {}'s; a register sends only its own rows (batch names {})", reg.register_id, batch.register_id)));
     }
-    let tx = client.transaction().await?;
+    let tx = super::cached::Tx::begin(&mut client).await?;
     // The lock, the key's insert and whether any batch waits behind a gap in one round trip
     // (record 0149): the insert and the read run after the lock is held (the read in its own
     // statement, so it sees a batch held by whoever had the lock before), and their answers
     // are looked at only once the lock's was. Batches are held only under this lock.
     let hash = sha256(&body);
     let (locked, key_stored, any_held) = join3(
-        tx.query_typed_one(
+        one(
+            &tx,
             "SELECT acked_through, replaced_ms FROM registers WHERE store_id = $1 AND register_id = $2 FOR UPDATE",
             &[(&reg.store_id, Type::UUID), (&reg.register_id, Type::UUID)],
         ),
         insert_key(&tx, reg, &key, &hash, batch.first_seq as i64),
-        tx.query_typed_one(
+        one(
+            &tx,
             "SELECT EXISTS (SELECT 1 FROM held_batches WHERE store_id = $1 AND register_id = $2)",
             &[(&reg.store_id, Type::UUID), (&reg.register_id, Type::UUID)],
         ),
@@ -104,13 +106,24 @@ pub async fn post_batch(State(st): State<AppState>, headers: HeaderMap, body: ax
     Ok(Json(Ack { v: PROTOCOL_VERSION, acked_through: new_acked as u64, held, applied, audit }))
 }
 
+/// One row of a cached statement's answer (`query_typed_one`'s error when there is none).
+async fn one(tx: &Transaction<'_>, sql: &str, params: &[super::cached::Param<'_>]) -> Result<tokio_postgres::Row, tokio_postgres::Error> {
+    let mut rows = super::cached::query(tx, sql, params).await?;
+    match rows.len() {
+        1 => Ok(rows.pop().expect("one row")),
+        // the same error `query_typed_one` gives (`Error::row_count` is not public)
+        _ => tx.query_typed_one("SELECT 1 WHERE false", &[]).await,
+    }
+}
+
 /// The register's health and acknowledged seq, and its audit report (record 0053: checked
 /// against the head confirmed before), in one round trip when the report is absent (the
 /// report's own statements follow the update in order; its answers after the update's).
 async fn health(tx: &Transaction<'_>, reg: RegisterId, acked: i64, batch: &Batch) -> ApiResult<Option<AuditHead>> {
     let (queued, waiting, now) = (batch.health.queued.min(i64::MAX as u64) as i64, batch.health.offline_waiting.min(i64::MAX as u64) as i64, now_ms());
     let (updated, audit) = join(
-        tx.execute_typed(
+        super::cached::execute(
+            tx,
             "UPDATE registers SET acked_through = $3, app_version = $4, queued = $5, offline_waiting = $6, last_sync_ms = $7
              WHERE store_id = $1 AND register_id = $2",
             &[
@@ -134,7 +147,8 @@ async fn health(tx: &Transaction<'_>, reg: RegisterId, acked: i64, batch: &Batch
 /// inserted (0 or 1) for [`check_key`].
 async fn insert_key(tx: &Transaction<'_>, reg: RegisterId, key: &str, hash: &[u8], first: i64) -> Result<u64, tokio_postgres::Error> {
     let now = now_ms();
-    tx.execute_typed(
+    super::cached::execute(
+        tx,
         "INSERT INTO batch_keys (store_id, register_id, idem_key, body_sha256, first_seq, received_ms) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (store_id, register_id, idem_key) DO NOTHING",
         &[(&reg.store_id, Type::UUID), (&reg.register_id, Type::UUID), (&key, Type::TEXT), (&hash, Type::BYTEA), (&first, Type::INT8), (&now, Type::INT8)],

@@ -5,6 +5,7 @@ pub mod audit_head;
 pub mod backups;
 pub(crate) mod audit_rows;
 mod books;
+mod cached;
 mod exchanges;
 mod local;
 pub mod changes;

@@ -26,7 +26,7 @@ pub use crate::error::FactRule;
 use paydesk_sync_proto::{Fact, PaymentState, RefundState, Row, TenderMethod};
 use std::collections::HashMap;
 use tokio_postgres::types::Type;
-use tokio_postgres::Transaction;
+use super::cached::Tx as Transaction;
 
 /// 2020-01-01T00:00:00Z: no PayDesk register wrote anything earlier.
 pub const MIN_AT_MS: i64 = 1_577_836_800_000;
@@ -73,20 +73,23 @@ pub struct StoredStates {
 impl Moved<'_> {
     /// Reads the stored states: both statements are sent on the first poll, so a caller
     /// that joins this with the run's writes (record 0149) has them run before the writes.
-    /// The payments are read key by key (`LATERAL … LIMIT 1`, record 0149's second
-    /// addendum): as `checkout_key = ANY($3)` PostgreSQL, without statistics yet, kept the
-    /// keys a filter over every payment of the register. The refunds are not: as a `LATERAL`
-    /// the planner (no statistics) costed `refunds_by_payment` (same prefix, the refund key
-    /// then a filter) a hair below the primary key and scanned the register's refunds once
-    /// per key, worse than the one pass `= ANY($3)` makes (left as it was, still growing
-    /// with the register's refunds).
+    /// Both are read key by key (`LATERAL … LIMIT 1`, record 0149's second and fourth
+    /// addenda; the `LIMIT` keeps the planner from flattening it into a hash join over the
+    /// table, which it did, and a key is unique in its register anyway): as
+    /// `key = ANY($3)` PostgreSQL, on statistics from when the register had few rows, kept
+    /// the keys a filter over every payment or refund of the register. Since V22 the
+    /// refunds' primary key leads with the refund key and `refunds_by_payment` with the
+    /// payment's, so an equality on the whole primary key is the one cheap probe there is
+    /// (before V22 the planner costed `refunds_by_payment`, then sharing the prefix, a
+    /// hair below it).
     pub async fn read(&self, tx: &Transaction<'_>, reg: RegisterId) -> Result<StoredStates, tokio_postgres::Error> {
         let (s, r) = (&reg.store_id, &reg.register_id);
         let pay = async {
             if self.pay.is_empty() {
                 return Ok(Vec::new());
             }
-            tx.query_typed(
+            super::cached::query(
+                tx,
                 "SELECT p.checkout_key, p.state FROM (SELECT DISTINCT k FROM unnest($3::text[]) AS u(k)) x
                  CROSS JOIN LATERAL (SELECT checkout_key, state FROM payments
                                      WHERE store_id = $1 AND register_id = $2 AND checkout_key = x.k LIMIT 1) p",
@@ -98,8 +101,11 @@ impl Moved<'_> {
             if self.refs.is_empty() {
                 return Ok(Vec::new());
             }
-            tx.query_typed(
-                "SELECT refund_key, state FROM refunds WHERE store_id = $1 AND register_id = $2 AND refund_key = ANY($3)",
+            super::cached::query(
+                tx,
+                "SELECT f.refund_key, f.state FROM (SELECT DISTINCT k FROM unnest($3::text[]) AS u(k)) x
+                 CROSS JOIN LATERAL (SELECT refund_key, state FROM refunds
+                                     WHERE store_id = $1 AND refund_key = x.k AND register_id = $2 LIMIT 1) f",
                 &[(s, Type::UUID), (r, Type::UUID), (&self.refs, Type::TEXT_ARRAY)],
             )
             .await
@@ -289,7 +295,8 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
         // probes of `refunds_by_payment` (store, register, key): this register's refunds,
         // and the payment's register's when that is another (`IN ($2, p.register_id)` left
         // the register a filter over the store's refunds).
-        tx.query_typed(
+        super::cached::query(
+            tx,
             "SELECT x.k, p.amount, o.k IS NOT NULL,
                     LEAST(coalesce(mine.s, 0) + coalesce(theirs.s, 0), 9223372036854775807)::int8
              FROM unnest($3::text[]) AS x(k)
@@ -322,7 +329,8 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
         if card_keys.is_empty() {
             return Ok(Vec::new());
         }
-        tx.query_typed(
+        super::cached::query(
+            tx,
             "SELECT p.checkout_key, p.amount, p.currency FROM (SELECT DISTINCT k FROM unnest($3::text[]) AS u(k)) x
              CROSS JOIN LATERAL (SELECT checkout_key, amount, currency FROM payments
                                  WHERE store_id = $1 AND register_id = $2 AND checkout_key = x.k LIMIT 1) p",
@@ -334,7 +342,8 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
         if sales.is_empty() {
             return Ok(Vec::new());
         }
-        tx.query_typed(
+        super::cached::query(
+            tx,
             "SELECT b.sale_id, b.tender_seq, b.amount, b.currency, b.total, b.sale_currency
              FROM unnest($3::int8[]) AS x(sale)
              CROSS JOIN LATERAL (
