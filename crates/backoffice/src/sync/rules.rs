@@ -289,10 +289,11 @@ pub async fn check_applied(tx: &Transaction<'_>, reg: RegisterId, first: i64, ro
         // the refunds of both count against the payment.
         // Every read is a probe of exactly one key (record 0149, second addendum), whatever
         // the statistics say: each `LATERAL` names `x.k` and cannot be flattened, so it runs
-        // once per key on its index. The other register's payment is a `LIMIT 1` on
-        // `payments_by_key` (as an `EXISTS` in the select list it was planned as a hashed
-        // subplan reading every payment of the store), and the refund sum is two equality
-        // probes of `refunds_by_payment` (store, register, key): this register's refunds,
+        // once per key on its index. The other register's payment is a `LIMIT 1` on the
+        // primary key's (store, key) prefix (`payments_by_key` before V22; as an `EXISTS` in
+        // the select list it was planned as a hashed subplan reading every payment of the
+        // store), and the refund sum is two equality probes of `refunds_by_payment` (store,
+        // key, register since V22): this register's refunds,
         // and the payment's register's when that is another (`IN ($2, p.register_id)` left
         // the register a filter over the store's refunds).
         super::cached::query(
