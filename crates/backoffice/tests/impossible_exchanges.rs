@@ -8,6 +8,7 @@ use crate::support;
 use paydesk_backoffice::client::ClientError;
 use paydesk_sync_proto::Row;
 use serde_json::json;
+use crate::facts::*;
 use support::*;
 
 /// A cash sale of one untaxed line "A" at `total`.

@@ -8,6 +8,7 @@ use crate::support;
 use paydesk_backoffice::client::ClientError;
 use paydesk_sync_proto::Row;
 use serde_json::{json, Value};
+use crate::facts::*;
 use support::*;
 
 /// Return `k` of `sale`: `lines` as (line, sku, quantity, net), total their nets.

@@ -6,6 +6,9 @@
 //! The shared helpers are declared here once: a file says `use crate::support;`, not `mod support;`.
 
 mod support;
+// The rule tests' facts (rows, batches, a two-line cash sale): the back office's own, not in
+// `support`, which other crates' tests include without `paydesk-sync-proto`.
+mod facts;
 
 mod audit_heads;
 mod audit_page;

@@ -15,6 +15,7 @@ use paydesk_backoffice::state::Limits;
 use paydesk_backoffice::{build, Config};
 use paydesk_sync_proto::Row;
 use serde_json::json;
+use crate::facts::*;
 use support::*;
 
 /// Return `k` of `sale`: line `line` (`sku`, worth `net`) back, of register `of` (None: the sender's).

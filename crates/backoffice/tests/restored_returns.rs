@@ -7,6 +7,7 @@ use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_sync_proto::Row;
 use serde_json::{json, Value};
+use crate::facts::*;
 use support::*;
 
 /// Sale 1: "A" ×2 at 300 and "B" ×1 at 400, untaxed; 600 by card (key `k-a`), 400 in cash.

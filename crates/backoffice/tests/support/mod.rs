@@ -10,8 +10,6 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
-mod facts;
-pub use facts::*;
 
 pub const ADMIN_TOKEN: &str = "owner-token-for-tests-0123456789";
 
