@@ -2,9 +2,7 @@
 //! key. The upgrade keeps every row and the same uniqueness (a key is its register's own),
 //! and a register the statistics do not know yet still has a batch's keys found by the
 //! index, not filtered over every payment it has.
-use crate::support::*;
-use paydesk_backoffice::state::Limits;
-use paydesk_backoffice::{build, Config};
+use crate::upgrades::Older;
 use tokio_postgres::error::SqlState;
 
 /// The plan PostgreSQL chooses for the ingest's payment lookup (`key = ANY`) of register
@@ -20,12 +18,8 @@ async fn plan(c: &tokio_postgres::Client, s: uuid::Uuid, r: uuid::Uuid) -> Strin
 
 #[tokio::test]
 async fn v22_upgrades_a_v21_database_keeping_each_key_its_register_s_own_and_finds_keys_by_the_index() {
-    let cluster = tokio::task::spawn_blocking(start_cluster).await.unwrap();
-    cluster.create_db("paydesk").await.unwrap();
-    let conn = cluster.conn_string("paydesk");
-    paydesk_backoffice::db::migrate_to(&conn, 21).await.unwrap();
-    let (c, task) = tokio_postgres::connect(&conn, tokio_postgres::NoTls).await.unwrap();
-    tokio::spawn(task);
+    let old = Older::at(21).await;
+    let c = &old.client;
     let (s, a, b) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
     // Register a has 2,000 payments and the statistics know them; register b's 2,000 come
     // after the ANALYZE, so the statistics say it has none (a register paired since).
@@ -44,8 +38,7 @@ async fn v22_upgrades_a_v21_database_keeping_each_key_its_register_s_own_and_fin
     .await
     .unwrap();
     let before = plan(&c, s, b).await;
-    let cfg = Config { database: conn.clone(), admin_token: ADMIN_TOKEN.into(), limits: Limits::default(), behind_tls: false };
-    build(&cfg).await.expect("migrates to V22");
+    old.upgrade().await.expect("migrates to V22");
 
     let counts = c.query_one("SELECT (SELECT count(*) FROM payments), (SELECT count(*) FROM refunds), (SELECT sum(amount) FROM payments)::int8", &[]).await.unwrap();
     assert_eq!((counts.get::<_, i64>(0), counts.get::<_, i64>(1), counts.get::<_, i64>(2)), (4000, 200, 400_000), "every row kept");

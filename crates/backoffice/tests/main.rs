@@ -39,4 +39,5 @@ mod restored_returns;
 mod sales;
 mod slow_clients;
 mod staff;
+mod upgrades;
 mod zone_and_shape;

@@ -7,6 +7,7 @@ use paydesk_backoffice::client::{ClientError, OwnerClient, RegisterClient};
 use paydesk_sync_proto::{Batch, Fact, PaymentState, RegisterHealth, Row, PROTOCOL_VERSION};
 use serde_json::{json, Value};
 use support::*;
+use crate::upgrades::Older;
 
 /// A register's payment of `amount` under `key`, captured with the PSP id it recorded.
 pub fn paid(key: &str, amount: i64, psp_id: Option<&str>) -> Vec<Row> {
@@ -186,14 +187,9 @@ async fn an_exception_that_goes_away_withdraws_its_refund_before_the_psp_is_aske
 /// approving, succeeded without the PSP's refund id, two refunds of one charge).
 #[tokio::test]
 async fn v14_upgrades_a_v13_database_and_its_checks_hold_for_every_writer() {
-    use paydesk_backoffice::{build, state::Limits, Config};
     use tokio_postgres::error::SqlState;
-    let cluster = tokio::task::spawn_blocking(start_cluster).await.unwrap();
-    cluster.create_db("paydesk").await.unwrap();
-    let conn = cluster.conn_string("paydesk");
-    paydesk_backoffice::db::migrate_to(&conn, 13).await.unwrap();
-    let (c, task) = tokio_postgres::connect(&conn, tokio_postgres::NoTls).await.unwrap();
-    tokio::spawn(task);
+    let old = Older::at(13).await;
+    let c = &old.client;
     let (store, ex) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
     c.execute("INSERT INTO stores (store_id, name, created_ms) VALUES ($1, 'S', 1)", &[&store]).await.unwrap();
     c.execute(
@@ -202,7 +198,7 @@ async fn v14_upgrades_a_v13_database_and_its_checks_hold_for_every_writer() {
     )
     .await
     .unwrap();
-    build(&Config { database: conn.clone(), admin_token: ADMIN_TOKEN.into(), limits: Limits::default(), behind_tls: false }).await.expect("migrates to V14");
+    old.upgrade().await.expect("migrates to V14");
     let insert = |charge: &'static str, state: &'static str, approved_by: Option<&'static str>, refund: Option<&'static str>| {
         let c = &c;
         async move {

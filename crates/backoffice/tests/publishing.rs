@@ -6,11 +6,10 @@
 //! through `/v1/sync/changes`.
 use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_backoffice::state::Limits;
-use paydesk_backoffice::{build, Config};
 use paydesk_sync_proto::{Change, Changes};
 use serde_json::{json, Value};
 use support::*;
+use crate::upgrades::Older;
 
 fn refused(e: ClientError) -> (u16, String, Value) {
     match e {
@@ -286,17 +285,12 @@ async fn the_preview_says_what_each_register_has_applied_and_never_more() {
 
 #[tokio::test]
 async fn v19_upgrades_a_v18_database_its_registers_not_yet_asked() {
-    let cluster = tokio::task::spawn_blocking(start_cluster).await.unwrap();
-    cluster.create_db("paydesk").await.unwrap();
-    let conn = cluster.conn_string("paydesk");
-    paydesk_backoffice::db::migrate_to(&conn, 18).await.unwrap();
-    let (c, task) = tokio_postgres::connect(&conn, tokio_postgres::NoTls).await.unwrap();
-    tokio::spawn(task);
+    let old = Older::at(18).await;
+    let c = &old.client;
     let (s, r) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
     c.execute("INSERT INTO stores (store_id, name, created_ms) VALUES ($1, 'S', 1)", &[&s]).await.unwrap();
     c.execute("INSERT INTO registers (store_id, register_id, name, token_hash, paired_ms, acked_through) VALUES ($1, $2, 'R', '\\x00', 1, 7)", &[&s, &r]).await.unwrap();
-    let cfg = Config { database: conn.clone(), admin_token: ADMIN_TOKEN.into(), limits: Limits::default(), behind_tls: false };
-    build(&cfg).await.expect("migrates to V19");
+    old.upgrade().await.expect("migrates to V19");
     let row = c.query_one("SELECT acked_through, changes_since, changes_kinds, changes_asked_ms FROM registers", &[]).await.unwrap();
     let got: (i64, Option<i64>, Option<String>, Option<i64>) = (row.get(0), row.get(1), row.get(2), row.get(3));
     assert_eq!(got, (7, None, None, None));

@@ -11,12 +11,11 @@
 //! changes nothing. And V21 upgrades a V20 database holding an exchange.
 use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_backoffice::state::Limits;
-use paydesk_backoffice::{build, Config};
 use paydesk_sync_proto::Row;
 use serde_json::json;
 use crate::facts::*;
 use support::*;
+use crate::upgrades::Older;
 
 /// Return `k` of `sale`: line `line` (`sku`, worth `net`) back, of register `of` (None: the sender's).
 fn ret(sale: i64, k: i64, (line, sku, net): (i64, &str, i64), of: Option<&str>) -> Row {
@@ -154,12 +153,8 @@ async fn a_restored_exchange_links_the_predecessors_sale_to_the_replacements_and
 /// (its old sale is the sender's own), and the new rules stand on it.
 #[tokio::test]
 async fn v21_upgrades_a_v20_database_keeping_its_exchanges_the_senders_own() {
-    let cluster = tokio::task::spawn_blocking(start_cluster).await.unwrap();
-    cluster.create_db("paydesk").await.unwrap();
-    let conn = cluster.conn_string("paydesk");
-    paydesk_backoffice::db::migrate_to(&conn, 20).await.unwrap();
-    let (c, task) = tokio_postgres::connect(&conn, tokio_postgres::NoTls).await.unwrap();
-    tokio::spawn(task);
+    let old = Older::at(20).await;
+    let c = &old.client;
     let (s, r) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
     c.batch_execute(&format!(
         "INSERT INTO stores (store_id, name, created_ms) VALUES ('{s}', 'S', 1);
@@ -173,8 +168,7 @@ async fn v21_upgrades_a_v20_database_keeping_its_exchanges_the_senders_own() {
     ))
     .await
     .unwrap();
-    let cfg = Config { database: conn.clone(), admin_token: ADMIN_TOKEN.into(), limits: Limits::default(), behind_tls: false };
-    build(&cfg).await.expect("migrates to V21");
+    old.upgrade().await.expect("migrates to V21");
     let row = c.query_one("SELECT old_register_id = register_id, exchange_id, return_no FROM sale_exchanges", &[]).await.unwrap();
     assert_eq!((row.get::<_, bool>(0), row.get::<_, i64>(1), row.get::<_, String>(2)), (true, 1, "000001-R1".to_string()));
     let insert = |id: i64, ret: &str, new: i64, old_reg: &str| {

@@ -5,10 +5,10 @@
 //! upgrading a V11 database.
 use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
-use paydesk_backoffice::{build, state::Limits, Config};
 use paydesk_sync_proto::{Batch, Change, Fact, Item, PaymentState, PriceKind, RegisterHealth, Row, SaleUnit, PROTOCOL_VERSION};
 use serde_json::{json, Value};
 use support::*;
+use crate::upgrades::Older;
 
 fn refused(e: ClientError) -> (u16, String, String) {
     match e {
@@ -200,12 +200,8 @@ async fn weighed_items_and_department_keys_are_published_with_their_shape_and_a_
 
 #[tokio::test]
 async fn v12_upgrades_a_v11_database_keeping_every_item_s_meaning_and_guessing_only_tokyo() {
-    let cluster = tokio::task::spawn_blocking(start_cluster).await.unwrap();
-    cluster.create_db("paydesk").await.unwrap();
-    let conn = cluster.conn_string("paydesk");
-    paydesk_backoffice::db::migrate_to(&conn, 11).await.unwrap();
-    let (c, task) = tokio_postgres::connect(&conn, tokio_postgres::NoTls).await.unwrap();
-    tokio::spawn(task);
+    let old = Older::at(11).await;
+    let c = &old.client;
     let (tokyo, ny) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
     for (id, currency) in [(tokyo, "jpy"), (ny, "usd")] {
         c.execute("INSERT INTO stores (store_id, name, created_ms) VALUES ($1, 'S', 1)", &[&id]).await.unwrap();
@@ -215,8 +211,7 @@ async fn v12_upgrades_a_v11_database_keeping_every_item_s_meaning_and_guessing_o
     let old_item = json!({"sku": "TEA", "barcode": null, "name_en": "Tea", "name_ja": null, "price": 150, "currency": "jpy", "tax_class": "reduced", "active": true});
     c.execute("INSERT INTO catalog_items (store_id, sku, version, item, updated_ms) VALUES ($1, 'TEA', 2, $2, 1)", &[&tokyo, &old_item]).await.unwrap();
 
-    let cfg = Config { database: conn.clone(), admin_token: ADMIN_TOKEN.into(), limits: Limits::default(), behind_tls: false };
-    build(&cfg).await.expect("migrates to V12");
+    old.upgrade().await.expect("migrates to V12");
     let zones: Vec<(uuid::Uuid, String)> = c.query("SELECT store_id, time_zone FROM stores", &[]).await.unwrap().iter().map(|r| (r.get(0), r.get(1))).collect();
     assert!(zones.contains(&(tokyo, "Asia/Tokyo".into())) && zones.contains(&(ny, "UTC".into())), "{zones:?}");
     let doc: Value = c.query_one("SELECT item FROM catalog_items", &[]).await.unwrap().get(0);
