@@ -130,7 +130,7 @@ async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms:
 /// of it that was not superseded, none above what that tender paid; the part carried on at
 /// most what the sender's own exchange credits put on the old sale (sync-proto already
 /// checked the shape: positive, each tender once, adding up to the credit).
-async fn check_parts(tx: &Transaction<'_>, (reg, owner): (&RegisterId, &uuid::Uuid), x: &ExchangeRecorded, bad: &dyn Fn(String) -> ApiError) -> ApiResult<()> {
+async fn check_parts(tx: &Transaction<'_>, (reg, owner): (&RegisterId, &uuid::Uuid), x: &ExchangeRecorded, bad: &(dyn Fn(String) -> ApiError + Sync)) -> ApiResult<()> {
     let Some(parts) = &x.credit_parts else { return Ok(()) };
     let rows = tx
         .query(
