@@ -3,11 +3,13 @@
 //! refused whole with `exchange_contradicts_sale`, naming the seq, and nothing of the batch
 //! is applied: an old sale this register never completed, a return it never recorded, a
 //! credit above the return, another currency than the old or the new sale's. The same
-//! exchange again under another seq is refused, not stored twice.
+//! exchange again under another seq is refused, not stored twice. The credit per tender
+//! (`credit_parts`, record 0157) is taken when the old sale has those tenders and each paid
+//! at least its part, and refused whole by the same rule otherwise.
 use crate::support;
 use paydesk_backoffice::client::ClientError;
 use paydesk_sync_proto::Row;
-use serde_json::json;
+use serde_json::{json, Value};
 use crate::facts::*;
 use support::*;
 
@@ -101,4 +103,83 @@ async fn an_exchange_is_stored_once_and_one_that_cannot_be_is_refused_by_rule_an
     let mut x = x;
     x.sort();
     assert_eq!(x, vec![(1, "000001-R1".to_string(), 2, 500, true), (1, "000001-R2".to_string(), 7, 300, false)], "{d}");
+}
+
+/// Sale `id` paid by two cash tenders, 200 and 800: one untaxed line "A" ×2 at 500.
+fn split_sale(id: i64) -> Vec<Row> {
+    let mut rows = sale(id, 1000, "jpy");
+    let completed = rows.pop().unwrap();
+    rows[0] = row(json!({"kind": "tender_added", "sale": id, "tender_seq": 1, "method": "cash", "amount": 200, "currency": "jpy",
+                         "checkout_key": null, "cash_tendered": 200, "change": 0, "rounding": 0, "shift": null}));
+    rows.push(row(json!({"kind": "tender_added", "sale": id, "tender_seq": 2, "method": "cash", "amount": 800, "currency": "jpy",
+                         "checkout_key": null, "cash_tendered": 800, "change": 0, "rounding": 0, "shift": null})));
+    rows.push(completed);
+    rows
+}
+
+/// An exchange with its credit per tender and what was carried on (record 0157).
+fn exchange_parts(id: i64, (old, k): (i64, i64), new: i64, credit: i64, parts: Value, carried: Option<i64>) -> Row {
+    let mut f = json!({"kind": "exchange_recorded", "exchange": id, "old_sale": old, "return_no": format!("{old:06}-R{k}"),
+                       "new_sale": new, "credit": credit, "currency": "jpy", "credit_parts": parts});
+    if let Some(c) = carried {
+        f["credit_carried"] = json!(c);
+    }
+    row(f)
+}
+
+#[tokio::test]
+async fn an_exchanges_credit_per_tender_is_taken_when_the_sale_has_it_and_refused_when_it_cannot_be() {
+    let h = Harness::start().await;
+    let (_store, reg) = h.store_with_register("Main St").await;
+    // Sale 1 split 200 + 800; one "A" (500) back into sale 2: 200 out of tender 1, 300 out of
+    // tender 2. Then one "A" of sale 2 (300) back into sale 3, all of it carried on from the
+    // credit that paid sale 2 (record 0155).
+    let mut rows = split_sale(1);
+    rows.extend(sale(2, 600, "jpy"));
+    rows.extend(sale(3, 600, "jpy"));
+    rows.extend(sale(4, 600, "jpy"));
+    rows.push(ret(1, 1, 500));
+    rows.push(exchange_parts(1, (1, 1), 2, 500, json!([{"tender_seq": 1, "amount": 200}, {"tender_seq": 2, "amount": 300}]), None));
+    rows.push(ret(2, 1, 300));
+    rows.push(exchange_parts(2, (2, 1), 3, 300, json!([]), Some(300)));
+    let n = rows.len() as u64;
+    assert_eq!(reg.send(&batch(&reg, 1, rows), "good").await.unwrap().acked_through, n);
+    let before = snapshot(&h).await;
+    assert_eq!(before[1], 2, "both links stored");
+
+    let cases: Vec<(&str, Vec<Row>, &str)> = vec![
+        (
+            "a tender the sale does not have",
+            vec![ret(1, 2, 500), exchange_parts(3, (1, 2), 7, 500, json!([{"tender_seq": 2, "amount": 400}, {"tender_seq": 3, "amount": 100}]), None)],
+            "credits tender 3 of sale 1, which it does not have",
+        ),
+        (
+            "more than a tender paid",
+            vec![ret(1, 2, 500), exchange_parts(3, (1, 2), 7, 500, json!([{"tender_seq": 1, "amount": 201}, {"tender_seq": 2, "amount": 299}]), None)],
+            "credits 201 out of tender 1 of sale 1, which paid 200",
+        ),
+        (
+            "carried on from a credit the sale never had",
+            vec![ret(4, 1, 300), exchange_parts(3, (4, 1), 7, 300, json!([]), Some(300))],
+            "carries 300 on from the credit of sale 4, which holds 0",
+        ),
+    ];
+    for (i, (name, rows, want)) in cases.into_iter().enumerate() {
+        let seq = n as i64 + rows.len() as i64;
+        let e = reg.send(&batch(&reg, n + 1, rows), &format!("bad-parts-{i}")).await.unwrap_err();
+        let ClientError::Refused(r) = e else { panic!("{name}: {e:?}") };
+        let (code, got_seq, message) = (r.code().to_string(), r.body["error"]["seq"].as_i64(), r.body["error"]["message"].as_str().unwrap_or("").to_string());
+        assert_eq!((r.status, code.as_str(), got_seq), (422, "exchange_contradicts_sale", Some(seq)), "{name}: {message}");
+        assert!(message.contains(want), "{name}: {message} (wanted {want})");
+        assert_eq!(snapshot(&h).await, before, "{name}: nothing applied");
+    }
+    // Parts that do not add up to the credit never reach the rules: the wire refuses them.
+    let bad = json!({"kind": "exchange_recorded", "exchange": 3, "old_sale": 1, "return_no": "000001-R2", "new_sale": 7, "credit": 500,
+                     "currency": "jpy", "credit_parts": [{"tender_seq": 1, "amount": 200}]});
+    let fact: paydesk_sync_proto::Fact = serde_json::from_value(bad).unwrap();
+    let e = reg.send(&batch(&reg, n + 1, vec![ret(1, 2, 500), Row { at_ms: T, fact }]), "bad-sum").await.unwrap_err();
+    let ClientError::Refused(r) = e else { panic!("{e:?}") };
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(r.body.to_string().contains("credit_parts"), "{}", r.body);
+    assert_eq!(snapshot(&h).await, before);
 }

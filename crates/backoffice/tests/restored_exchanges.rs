@@ -12,7 +12,7 @@
 use crate::support;
 use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_sync_proto::Row;
-use serde_json::json;
+use serde_json::{json, Value};
 use crate::facts::*;
 use support::*;
 use crate::upgrades::Older;
@@ -29,10 +29,18 @@ fn ret(sale: i64, k: i64, (line, sku, net): (i64, &str, i64), of: Option<&str>) 
 }
 
 fn exchange(id: i64, (old, k): (i64, i64), new: i64, credit: i64, of: Option<&str>) -> Row {
+    exchange_parts(id, (old, k), new, credit, of, None)
+}
+
+/// An exchange, with its credit per tender of the old sale when `parts` (record 0157).
+fn exchange_parts(id: i64, (old, k): (i64, i64), new: i64, credit: i64, of: Option<&str>, parts: Option<Value>) -> Row {
     let mut f = json!({"kind": "exchange_recorded", "exchange": id, "old_sale": old, "return_no": format!("{old:06}-R{k}"),
                        "new_sale": new, "credit": credit, "currency": "jpy"});
     if let Some(of) = of {
         f["sale_register"] = json!(of);
+    }
+    if let Some(p) = parts {
+        f["credit_parts"] = p;
     }
     row(f)
 }
@@ -72,7 +80,8 @@ async fn a_restored_exchange_links_the_predecessors_sale_to_the_replacements_and
     // its own return and own exchange 1 into sale 3 (own exchange ids are another counter).
     let mut rows = two_line_cash_sale(1);
     rows.push(ret(1, 2, (1, "B", 400), Some(&a_id)));
-    rows.push(exchange(1, (1, 2), 1, 400, Some(&a_id)));
+    // Its credit per tender of A's sale (record 0157): all 400 out of A's cash tender 1.
+    rows.push(exchange_parts(1, (1, 2), 1, 400, Some(&a_id), Some(json!([{"tender_seq": 1, "amount": 400}]))));
     rows.extend(two_line_cash_sale(2));
     rows.extend(two_line_cash_sale(3));
     rows.push(ret(2, 1, (0, "A", 300), None));
@@ -105,6 +114,12 @@ async fn a_restored_exchange_links_the_predecessors_sale_to_the_replacements_and
             "credits 301 out of return 000001-R3, which came to 300",
         ),
         ("A's restored return as B's own", &b, vec![exchange(2, (1, 2), 4, 100, None)], "return 000001-R2 was never recorded by this register"),
+        (
+            "a credit part of a tender A's sale never had",
+            &b,
+            vec![ret(1, 3, (0, "A", 300), Some(&a_id)), exchange_parts(2, (1, 3), 4, 300, Some(&a_id), Some(json!([{"tender_seq": 2, "amount": 300}])))],
+            "credits tender 2 of sale 1, which it does not have",
+        ),
     ];
     for (name, reg, rows, want) in cases {
         let first = if reg.paired.register_id == b_id { 11 } else { 1 };

@@ -155,8 +155,8 @@ fn run_one(a: &Args, profile: Profile, bug: Option<PlantedBug>, seed: u64) -> Re
     let mut cfg = SimConfig::new(seed, a.checkouts, profile).with_split_share(a.split_share).with_reader_share(a.reader_share);
     cfg.bug = bug;
     if a.restored_ops > 0 {
-        // Sales the predecessor exchanged from are tried too: the ledger refuses them, and
-        // the report counts the refusals, so the run shows what a store would meet.
+        // Sales the predecessor exchanged from are tried too: their exchange facts name the
+        // credit per tender (record 0157), so the successor gives back what each has left.
         cfg = cfg.with_restored_ops(a.restored_ops);
         cfg.restored_exchanged_sales = true;
     }

@@ -342,8 +342,9 @@ pub enum Error {
     #[error("sale {sale} of register {register} was paid in part by a store tender, which cannot be given back for a replaced register's sale")]
     RestoredStoreTender { register: String, sale: i64 },
     /// The predecessor exchanged goods of this sale: the exchange's credit came out of the
-    /// sale's tenders, and its fact names no tender (record 0153), so what each tender has
-    /// left cannot be known here. Nothing is given back here rather than anything twice.
+    /// sale's tenders, and its fact names no tender (record 0153: a register before record
+    /// 0157, whose facts carry no `credit_parts`), so what each tender has left cannot be
+    /// known here. Nothing is given back here rather than anything twice.
     #[error("sale {sale} of register {register} was exchanged at that register; what its payments have left is not known here, so nothing more can be given back")]
     RestoredExchangedThere { register: String, sale: i64 },
     /// More than the restored sale's tenders have left after every refund, the

@@ -13,6 +13,7 @@ use crate::common;
 use crate::restored_returns::{back, history, outbox, predecessor, replacement, settle, source, store, AT, COF, CRO, MUG, SRC};
 use paydesk_domain::*;
 use paydesk_ledger::*;
+use paydesk_tax::Returned;
 
 /// A new sale at the replacement of `sku` × `q`.
 fn new_sale(b: &mut Ledger, items: &[(&str, u32)], at: i64) -> CartId {
@@ -25,6 +26,11 @@ fn new_sale(b: &mut Ledger, items: &[(&str, u32)], at: i64) -> CartId {
 
 fn card_of(s: &RestoredSale) -> &RestoredTender {
     s.tenders.iter().find(|t| t.kind == TenderKind::Card).unwrap()
+}
+
+/// The drawer's yen.
+fn jpy(d: Vec<(Currency, i64)>) -> i64 {
+    d.iter().filter(|(c, _)| *c == Currency::Jpy).map(|(_, a)| a).sum()
 }
 
 fn cash_left(s: &RestoredSale) -> i64 {
@@ -87,7 +93,6 @@ fn an_exchange_of_a_restored_split_sale_nets_into_one_new_sale_and_everything_ad
     assert!(card_back + card_of(&s3).credited_minor <= 1000, "the card never gives back or credits more than it paid");
     assert_eq!(cash_out + (cash0 - cash_left(&s3) - cash_out), cash0 - cash_left(&s3));
     // The drawer: the cash given back left it, the new sale's cash came in.
-    let jpy = |d: Vec<(Currency, i64)>| d.iter().filter(|(c, _)| *c == Currency::Jpy).map(|(_, a)| a).sum::<i64>();
     assert_eq!(jpy(b.sales().expected_drawer().unwrap()), jpy(drawer0) - cash_out + due);
 
     // To the back office: one return fact per return, naming the predecessor, and one
@@ -236,11 +241,96 @@ fn the_upgrade_from_v39_keeps_a_restored_return_and_takes_exchanges() {
     let _ = store;
 }
 
+/// The predecessor's queue as an older register (before record 0157) would have written it:
+/// its own exchanges' facts name no tender.
+fn without_credit_parts(rows: Vec<RestoredRow>) -> Vec<RestoredRow> {
+    rows.into_iter()
+        .map(|mut r| {
+            if r.kind == "exchange_recorded" {
+                let mut v: serde_json::Value = serde_json::from_str(&r.fact_json).unwrap();
+                let o = v.as_object_mut().unwrap();
+                assert!(o.remove("credit_parts").is_some(), "this build writes the parts: {}", r.fact_json);
+                o.remove("credit_carried");
+                r.fact_json = v.to_string();
+            }
+            r
+        })
+        .collect()
+}
+
+/// The predecessor A exchanged a coffee of its sale for a croissant (credit 220 out of the
+/// card, the 30 of difference refunded to it) and, with `carried`, that croissant in turn
+/// for a coffee (record 0155: all 220 carried on from the first credit, still on the card).
+/// Answers A, the sale, its payment and the exchanges' facts.
+fn exchanged_at_the_predecessor(carried: bool) -> (Ledger, CartId, Payment, Vec<serde_json::Value>) {
+    let (mut a, cart, pay) = predecessor(&[]);
+    let new = a.carts_mut().create(Currency::Jpy, AT + 5).unwrap();
+    a.carts_mut().add(new, "CRO-001", 1, AT + 5).unwrap();
+    let x = a.returns_mut().exchange(cart, &[back(COF, 1)], new, Some("wrong order"), false, AT + 6).unwrap();
+    assert_eq!((x.credit_minor, x.ret.card_refunds.len()), (220, 1), "the set-up: 220 credit, 30 back on the card");
+    for (_, r) in &x.ret.card_refunds {
+        a.refunds_mut().record_result(r.id, &format!("re_pred_{}", r.id.0), RefundState::Succeeded, AT + 7).unwrap();
+    }
+    if carried {
+        let third = a.carts_mut().create(Currency::Jpy, AT + 8).unwrap();
+        a.carts_mut().add(third, "COF-001", 1, AT + 8).unwrap();
+        let y = a.returns_mut().exchange(new, &[Returned { line: 0, quantity: 1 }], third, None, false, AT + 9).unwrap();
+        assert_eq!((y.credit_minor, y.ret.card_refunds.len()), (220, 0));
+    }
+    let facts: Vec<serde_json::Value> = history(&a).iter().filter(|r| r.kind == "exchange_recorded").map(|r| serde_json::from_str(&r.fact_json).unwrap()).collect();
+    (a, cart, pay, facts)
+}
+
+/// Record 0157: the predecessor's own exchange names its credit per tender
+/// (`credit_parts`), so a successor rebuilds the sale with that credit out of each tender
+/// and gives back exactly what each has left: the mug's 1,650 as a refund of 750 on A's
+/// payment under B's own key (1,000 paid, 30 refunded at A, 220 held by A's credit) and 900
+/// out of B's drawer; then the rest of the sale, cash only. Never more than sold, never a
+/// tender past what it paid. With the credit carried on to a second exchange at A (record
+/// 0155) the same: a carried part is not the sale's money and changes nothing here.
+#[test]
+fn a_sale_the_predecessor_exchanged_from_comes_back_through_what_each_tender_has_left() {
+    for carried in [false, true] {
+        let (a, cart, pay, facts) = exchanged_at_the_predecessor(carried);
+        assert_eq!(facts[0]["credit_parts"], serde_json::json!([{"tender_seq": 1, "amount": 220}]), "out of the card: {facts:?}");
+        assert!(facts[0].get("credit_carried").is_none());
+        if carried {
+            assert_eq!((&facts[1]["credit_parts"], &facts[1]["credit_carried"]), (&serde_json::json!([]), &serde_json::json!(220)), "{facts:?}");
+        }
+        let mut b = replacement(&history(&a));
+        let s = b.returns().restored_sale(SRC, cart.0).unwrap();
+        let card = card_of(&s);
+        assert_eq!((card.given_back_minor, card.credited_there_minor, card.left_minor), (30, 220, 750), "carried {carried}: {card:?}");
+        assert_eq!(cash_left(&s), 1810, "the cash untouched at A");
+        let drawer0 = jpy(b.sales().expected_drawer().unwrap());
+
+        let r = b.returns_mut().take_back_restored(SRC, cart.0, &[back(MUG, 1)], None, AT + 200).unwrap();
+        assert_eq!(r.record.total_minor, 1650);
+        assert_eq!(r.card_refunds.iter().map(|f| (f.payment_id, f.amount.amount_minor)).collect::<Vec<_>>(), vec![(pay.id, 750)], "one refund on A's payment");
+        assert_ne!(r.card_refunds[0].idempotency_key, pay.idempotency_key, "under a key of its own");
+        assert_eq!(r.cash_out_minor, 900);
+        settle(&mut b, &r.card_refunds, AT + 201);
+        assert_eq!(jpy(b.sales().expected_drawer().unwrap()), drawer0 - 900);
+        let e = b.returns_mut().take_back_restored(SRC, cart.0, &[back(MUG, 1)], None, AT + 210).unwrap_err();
+        assert!(matches!(e, Error::ReturnExceedsSold { .. }), "{e:?}");
+
+        // Everything else: the coffee A did not take back and the croissants, all cash now.
+        let r = b.returns_mut().take_back_restored(SRC, cart.0, &[back(COF, 1), back(CRO, 3)], None, AT + 220).unwrap();
+        assert_eq!((r.record.total_minor, r.card_refunds.len(), r.cash_out_minor), (910, 0, 910));
+        let s = b.returns().restored_sale(SRC, cart.0).unwrap();
+        assert!(s.tenders.iter().all(|t| t.left_minor == 0), "{:?}", s.tenders);
+        let card = card_of(&s);
+        assert_eq!(card.given_back_minor + card.credited_there_minor, 1000, "the card: refunds and the credit, never past what it paid");
+        assert_eq!(jpy(b.sales().expected_drawer().unwrap()), drawer0 - 1810, "the cash given back is the cash paid");
+    }
+}
+
 /// Found by the simulation (record 0153): the predecessor's own exchange credited part of
-/// its sale's tenders into another sale, and its fact names no tender. A successor that took
-/// back the rest of that sale gave back money that was paying the new sale. Now the sale can
-/// be looked up and shown, but taking back or exchanging any of it is refused with its own
-/// code, nothing written: no return, no refund, no drawer movement, no fact.
+/// its sale's tenders into another sale, and a fact without `credit_parts` (a register
+/// before record 0157) names no tender. A successor that took back the rest of that sale
+/// gave back money that was paying the new sale. Such a sale can be looked up and shown,
+/// but taking back or exchanging any of it is refused with its own code, nothing written:
+/// no return, no refund, no drawer movement, no fact.
 #[test]
 fn a_sale_the_predecessor_exchanged_from_is_shown_but_refused_never_given_back_twice() {
     let (mut a, cart, _) = predecessor(&[]);
@@ -250,7 +340,7 @@ fn a_sale_the_predecessor_exchanged_from_is_shown_but_refused_never_given_back_t
     for (_, r) in &x.ret.card_refunds {
         a.refunds_mut().record_result(r.id, &format!("re_pred_{}", r.id.0), RefundState::Succeeded, AT + 7).unwrap();
     }
-    let mut b = replacement(&history(&a));
+    let mut b = replacement(&without_credit_parts(history(&a)));
     let shown = b.returns().restored_sale(SRC, cart.0).unwrap();
     assert_eq!(shown.returned, vec![0, 0, 1], "the predecessor's exchange counts as goods back");
     let n = new_sale(&mut b, &[("CRO-001", 1)], AT + 150);
@@ -294,7 +384,8 @@ fn a_restored_exchange_queues_one_link_naming_the_predecessor_right_after_its_re
     assert_eq!(
         facts[at[0]],
         serde_json::json!({"kind": "exchange_recorded", "exchange": x.exchange_id, "old_sale": cart.0, "return_no": number,
-                           "new_sale": n.0, "credit": mug, "currency": "jpy", "sale_register": SRC})
+                           "new_sale": n.0, "credit": mug, "currency": "jpy", "sale_register": SRC,
+                           "credit_parts": [{"tender_seq": 1, "amount": 1000}, {"tender_seq": 2, "amount": mug - 1000}]})
     );
     // The rest of the new sale paid here, then a plain restored return: no second link.
     let due = x.new_sale.totals.due_minor;
@@ -345,6 +436,9 @@ fn the_upgrade_from_v41_queues_the_restored_exchanges_link_once() {
     assert_eq!(b.schema_version().unwrap(), paydesk_ledger::schema::SCHEMA_VERSION);
     let facts = outbox(&b);
     assert_eq!(facts.len() as i64, queued + 1);
+    // Queued by v42's trigger, as that version wrote it: without v44's credit per tender.
+    let mut link = link;
+    assert!(link.as_object_mut().unwrap().remove("credit_parts").is_some());
     assert_eq!(facts.last().unwrap(), &link, "the same link, after everything already queued");
     assert_eq!(link["sale_register"], SRC);
     assert_eq!(link["new_sale"], n.0);

@@ -45,17 +45,17 @@ pub struct SimConfig {
     /// of its paid sales at the successor (`restored.rs`, records 0144 and 0153). 0 keeps
     /// every earlier run as it was: no replacement, no extra draw.
     pub restored_ops: u32,
-    /// Let the successor try sales the predecessor exchanged from too. Off: they are left
-    /// out (the runs as they always were). On: the ledger refuses each
-    /// (`RestoredExchangedThere`, record 0153: the predecessor's exchange credit is in no
-    /// fact, and before the refusal the audit found it given back twice), counted in
-    /// `engine_errors`.
+    /// Let the successor take back sales the predecessor exchanged from too. On (the
+    /// default since record 0157): the predecessor's exchange facts name their credit per
+    /// tender, and the successor gives back only what each tender has left (before, the
+    /// credit was in no fact, the audit found it given back twice, and the ledger refused
+    /// such sales with `RestoredExchangedThere`, record 0153). Off: they are left out.
     pub restored_exchanged_sales: bool,
 }
 
 impl SimConfig {
     pub fn new(seed: u64, checkouts: u64, profile: Profile) -> Self {
-        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0, plant: None, restored_ops: 0, restored_exchanged_sales: false }
+        SimConfig { seed, checkouts, profile, ledger: LedgerMode::Memory, bug: None, avoid_known_bugs: false, stored_500: None, split_share: 0.0, reader_share: 0.0, plant: None, restored_ops: 0, restored_exchanged_sales: true }
     }
 
     /// The same run with `share` of its sales paid by several tenders.

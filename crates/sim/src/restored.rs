@@ -105,11 +105,11 @@ impl Sim {
     }
 
     /// The predecessor's paid sales rung up as carts (split sales, single-card carts).
-    /// Sales the predecessor exchanged from are left out unless the run asks for them
-    /// (`SimConfig::restored_exchanged_sales`): an exchange's credit is not in the
-    /// predecessor's facts, so the successor gave that money back a second time
-    /// (`restored_given_back_per_tender_within_paid` named it); the ledger now refuses such
-    /// a sale (`RestoredExchangedThere`, record 0153).
+    /// Sales the predecessor exchanged from are in unless the run leaves them out
+    /// (`SimConfig::restored_exchanged_sales`): their exchange facts name the credit per
+    /// tender (record 0157), so the successor gives back only what each tender has left
+    /// (before, the credit was in no fact, `restored_given_back_per_tender_within_paid`
+    /// named the money given back twice, and the ledger refused them, record 0153).
     fn restorable_sales(&mut self) -> Vec<CartId> {
         let carts: Vec<CartId> = self.sales.iter().filter_map(|s| s.split.as_ref().map(|sp| sp.cart).or(s.cart_sale.as_ref().map(|c| c.cart))).collect();
         let e = self.engine();
@@ -125,9 +125,12 @@ impl Sim {
             if !e.ledger_for_tests(|l| l.sales().by_cart(c)).is_ok_and(|s| s.state == SaleState::Paid) {
                 continue;
             }
-            if exchanged.contains(&c.0) && !self.cfg.restored_exchanged_sales {
-                self.tally("restored_left_out_exchanged_at_the_predecessor");
-                continue;
+            if exchanged.contains(&c.0) {
+                if !self.cfg.restored_exchanged_sales {
+                    self.tally("restored_left_out_exchanged_at_the_predecessor");
+                    continue;
+                }
+                self.tally("restored_sales_exchanged_at_the_predecessor");
             }
             out.push(c);
         }
@@ -183,6 +186,10 @@ impl Sim {
     }
 
     fn told_restored(&mut self, sale: i64, return_id: i64, lines: Vec<Returned>, cash_out: i64, currency: Currency, card: bool) {
+        if self.exchanged_at_the_predecessor(sale) {
+            // Given back through what each tender has left after the predecessor's credit.
+            self.tally("restored_of_sales_exchanged_at_the_predecessor");
+        }
         if cash_out > 0 {
             self.tally("restored_with_cash");
         }
@@ -190,6 +197,13 @@ impl Sim {
             self.tally("restored_with_card_refunds");
         }
         self.successor.as_mut().expect("a successor").told.push(RestoredTold { sale, return_id, lines, cash_out, currency });
+    }
+
+    /// Whether the predecessor made an exchange from its sale `sale`.
+    fn exchanged_at_the_predecessor(&self, sale: i64) -> bool {
+        self.engine()
+            .ledger_for_tests(|l| l.connection().query_row("SELECT EXISTS (SELECT 1 FROM exchanges WHERE old_cart_id = ?1)", [sale], |r| r.get(0)))
+            .expect("the predecessor's exchanges")
     }
 
     /// Other goods rung up at the successor (an exchange puts the credit on them).

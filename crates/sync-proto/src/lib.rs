@@ -33,7 +33,7 @@ pub use store_tenders::{StoreTender, StoreTenderKind};
 pub use down::{Change, ChangeKind, Changes, StoreSettings, MAX_CHANGES_PER_PAGE};
 pub use paydesk_tax::{Dining, PriceMode, Rounding, SaleUnit, TaxClass};
 pub use error::ProtoError;
-pub use exchanges::ExchangeRecorded;
+pub use exchanges::{ExchangeCreditPart, ExchangeRecorded, MAX_CREDIT_PARTS};
 pub use text::{time_zone as check_time_zone, MAX_TIME_ZONE_CHARS};
 pub use pair::{PairRequest, Paired, MAX_PAIRING_CODE_LEN};
 pub use returns::{ReturnLine, ReturnRecorded, MAX_RETURN_NO_CHARS};

@@ -16,6 +16,14 @@
 //! one this register took back (`taken_by`); kept with `old_register_id` naming the
 //! predecessor. An exchange of the register's own sale names a return of its own
 //! (`taken_by` empty).
+//!
+//! The credit per tender (`credit_parts`, record 0157) is checked against the old sale as
+//! this database knows it: each part names a tender of that sale (not superseded) and is at
+//! most what the tender paid; what was carried on (`credit_carried`, record 0155) is at most
+//! what exchange credits of the sender put on the old sale. A successor of the register
+//! reads the parts to know what each tender has left, so parts that contradict the sale are
+//! refused whole with `exchange_contradicts_sale`, as every other impossible link. Nothing
+//! more is stored: the parts travel in the journal, which a successor restores.
 use super::rules::FactRule;
 use super::RegisterId;
 use crate::error::{ApiError, ApiResult};
@@ -95,6 +103,7 @@ async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms:
         }
         Some(_) => {}
     }
+    check_parts(tx, (&reg, o), x, &bad).await?;
     let new = tx
         .query_opt("SELECT currency FROM sales WHERE store_id = $1 AND register_id = $2 AND sale_id = $3", &[s, r, &x.new_sale])
         .await?;
@@ -113,6 +122,44 @@ async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms:
         .await?;
     if n == 0 {
         return Err(ApiError::Unprocessable(format!("seq {seq}: exchange {} (return {}, new sale {}) was already recorded under another seq", x.exchange, x.return_no, x.new_sale)));
+    }
+    Ok(())
+}
+
+/// The credit's parts (record 0157) against the old sale of register `owner`: each a tender
+/// of it that was not superseded, none above what that tender paid; the part carried on at
+/// most what the sender's own exchange credits put on the old sale (sync-proto already
+/// checked the shape: positive, each tender once, adding up to the credit).
+async fn check_parts(tx: &Transaction<'_>, (reg, owner): (&RegisterId, &uuid::Uuid), x: &ExchangeRecorded, bad: &(dyn Fn(String) -> ApiError + Sync)) -> ApiResult<()> {
+    let Some(parts) = &x.credit_parts else { return Ok(()) };
+    let rows = tx
+        .query(
+            "SELECT tender_seq, amount FROM tenders WHERE store_id = $1 AND register_id = $2 AND sale_id = $3 AND superseded_at_ms IS NULL",
+            &[&reg.store_id, owner, &x.old_sale],
+        )
+        .await?;
+    let tenders: Vec<(i64, i64)> = rows.iter().map(|r| (i64::from(r.get::<_, i32>(0)), r.get::<_, i64>(1))).collect();
+    for p in parts {
+        match tenders.iter().find(|(seq, _)| *seq == p.tender_seq) {
+            None => return Err(bad(format!("credits tender {} of sale {}, which it does not have", p.tender_seq, x.old_sale))),
+            Some((_, paid)) if p.amount > *paid => {
+                return Err(bad(format!("credits {} out of tender {} of sale {}, which paid {paid}", p.amount, p.tender_seq, x.old_sale)));
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(carried) = x.credit_carried {
+        let row = tx
+            .query_one(
+                "SELECT COALESCE(SUM(credit), 0)::bigint FROM sale_exchanges
+                 WHERE store_id = $1 AND register_id = $2 AND old_register_id = $2 AND new_sale_id = $3",
+                &[&reg.store_id, &reg.register_id, &x.old_sale],
+            )
+            .await?;
+        let held: i64 = row.get(0);
+        if carried > held {
+            return Err(bad(format!("carries {carried} on from the credit of sale {}, which holds {held}", x.old_sale)));
+        }
     }
     Ok(())
 }

@@ -56,6 +56,7 @@ mod v40_restored_exchanges;
 mod v41_credit_carries;
 mod v42_restored_exchange_facts;
 mod v43_restored_credit_returns;
+mod v44_exchange_credit_parts;
 
 /// Highest schema version this build understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -105,6 +106,7 @@ pub const MIGRATIONS: &[&str] = &[
     v41_credit_carries::CREDIT_CARRIES,    // v41: an exchange credit carried on to a later exchange (record 0155)
     v42_restored_exchange_facts::RESTORED_EXCHANGE_FACTS, // v42: a restored exchange's link to the back office (record 0153)
     v43_restored_credit_returns::RESTORED_CREDIT_RETURNS, // v43: a restored exchange's credit given back (record 0156)
+    v44_exchange_credit_parts::EXCHANGE_CREDIT_PARTS, // v44: an exchange's fact names its credit per tender (record 0157)
 ];
 
 /// The version whose migration turned the audit log into a chain.

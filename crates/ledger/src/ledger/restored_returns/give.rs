@@ -145,9 +145,10 @@ pub(in crate::ledger) fn restored_credit_tx(conn: &Connection, credit: &Exchange
         assert!(held >= 0, "restored exchange credit {id}: gave back more than it held ({held} left)");
         let t = sale.tenders.iter().find(|t| t.seq == seq).ok_or(Error::UnknownValue { what: "restored exchange credit tender", value: seq.to_string() })?;
         // The tender's room for this part: what it paid less what went back through it and
-        // what the other credits out of it still hold. A card whose money was not taken has none.
+        // what the other credits out of it still hold, the predecessor's own included (record
+        // 0157). A card whose money was not taken has none.
         let paid = t.kind != TenderKind::Card || t.payment_state.is_some_and(super::sale::money_taken);
-        let room = if paid { t.amount_minor - t.given_back_minor - (t.credited_minor - held) } else { 0 };
+        let room = if paid { t.amount_minor - t.given_back_minor - (t.credited_minor - held) - t.credited_there_minor } else { 0 };
         parts.push(Part { credit: id, seq, kind: t.kind, held, left: held.min(room).max(0) });
     }
     parts.sort_by_key(|p| (p.kind != TenderKind::Card, p.seq));

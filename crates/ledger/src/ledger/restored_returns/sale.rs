@@ -53,6 +53,10 @@ pub struct RestoredTender {
     /// another sale now (what a credit gave back since, record 0156, is in `given_back_minor`).
     #[serde(default)]
     pub credited_minor: i64,
+    /// What the predecessor's own exchanges credited out of it (record 0157: their facts'
+    /// `credit_parts`), counted as still held.
+    #[serde(default)]
+    pub credited_there_minor: i64,
     /// What can still go back through it.
     pub left_minor: i64,
 }
@@ -150,27 +154,7 @@ pub(super) fn restored_sale_tx(conn: &Connection, source: &str, sale: i64) -> Re
     let (lines, rates) = completed(done, source, sale)?;
     let mut given = predecessor_gave(&rows, lines.len(), source, sale)?;
     this_register_gave(conn, source, sale, &mut given)?;
-    for t in &mut given.tenders {
-        match t.kind {
-            TenderKind::Card => card_left(conn, source, sale, t)?,
-            // Cash as one pool taken off the tenders in order: a cash refund names the sale,
-            // not the tender.
-            TenderKind::Cash => {
-                let took = given.cash_back.min(t.amount_minor);
-                given.cash_back -= took;
-                t.given_back_minor = took;
-                t.left_minor = t.amount_minor - took;
-            }
-            TenderKind::Store => {
-                t.given_back_minor = given.store_back.iter().filter(|(s, _)| *s == t.seq).map(|(_, a)| a).sum();
-                t.left_minor = (t.amount_minor - t.given_back_minor).max(0);
-            }
-        }
-        // What this register's exchanges credited out of it pays another sale now: not
-        // there to give back (record 0153).
-        t.credited_minor = credited_tx(conn, source, sale, t.seq)?;
-        t.left_minor = (t.left_minor - t.credited_minor).max(0);
-    }
+    tenders_left(conn, source, sale, &mut given)?;
     Ok(RestoredSale {
         source: source.to_string(),
         sale_id: sale,
@@ -191,6 +175,65 @@ pub(super) fn restored_sale_tx(conn: &Connection, source: &str, sale: i64) -> Re
         returned_gross: given.returned_gross,
         returns_so_far: given.returns_so_far,
     })
+}
+
+/// What each tender has left to give back: what it paid, less what was given back through
+/// it (the predecessor's and this register's), less what exchange credits took out of it
+/// and still hold: this register's (record 0153) and the predecessor's own, as their facts'
+/// `credit_parts` name them (record 0157).
+fn tenders_left(conn: &Connection, source: &str, sale: i64, given: &mut Given) -> Result<()> {
+    let there = credited_there(conn, source, sale)?;
+    if let Some((seq, _)) = there.iter().find(|(seq, _)| !given.tenders.iter().any(|t| t.seq == *seq)) {
+        return Err(bad(source, sale, format!("an exchange there credits tender {seq}, which it does not have")));
+    }
+    for t in &mut given.tenders {
+        // What this register's exchanges credited out of it pays another sale now: not
+        // there to give back (record 0153); nor what the predecessor's did (record 0157).
+        t.credited_minor = credited_tx(conn, source, sale, t.seq)?;
+        t.credited_there_minor = there.iter().filter(|(seq, _)| *seq == t.seq).map(|(_, a)| a).sum();
+        let credited = t.credited_minor + t.credited_there_minor;
+        match t.kind {
+            TenderKind::Card => {
+                card_left(conn, source, sale, t)?;
+                t.left_minor = (t.left_minor - credited).max(0);
+            }
+            // Cash as one pool taken off the tenders in order (a cash refund names the sale,
+            // not the tender), each tender's credits out first: the pool never lands on money
+            // a credit holds, so no tender shows more left than the sale's cash has.
+            TenderKind::Cash => {
+                let room = (t.amount_minor - credited).max(0);
+                let took = given.cash_back.min(room);
+                given.cash_back -= took;
+                t.given_back_minor = took;
+                t.left_minor = room - took;
+            }
+            TenderKind::Store => {
+                t.given_back_minor = given.store_back.iter().filter(|(s, _)| *s == t.seq).map(|(_, a)| a).sum();
+                t.left_minor = (t.amount_minor - t.given_back_minor - credited).max(0);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What the predecessor's own exchanges of the sale took out of each of its tenders, by
+/// `tender_seq`, as their `exchange_recorded` facts' `credit_parts` say (record 0157; a
+/// part-less fact adds nothing here and is refused by [`exchanged_there`]). Counted whole:
+/// what such a credit gave back at the predecessor since is in that tender's refunds or the
+/// sale's cash back too, and the facts cannot tell the two apart, so the tender then shows
+/// less left than it has, never more. A part carried on from an earlier credit
+/// (`credit_carried`) is not the sale's money and is not here.
+fn credited_there(conn: &Connection, source: &str, sale: i64) -> Result<Vec<(i64, i64)>> {
+    collect(
+        conn,
+        "SELECT json_extract(p.value, '$.tender_seq'), SUM(json_extract(p.value, '$.amount'))
+         FROM restored_history h, json_each(h.fact, '$.credit_parts') p
+         WHERE h.source = ?1 AND h.kind = 'exchange_recorded' AND json_extract(h.fact, '$.old_sale') = ?2
+           AND json_extract(h.fact, '$.sale_register') IS NULL
+         GROUP BY 1 ORDER BY 1",
+        params![source, sale],
+        |r| Ok(Ok((r.get(0)?, r.get(1)?))),
+    )
 }
 
 /// The facts of the predecessor naming the sale, in its order: (time, kind, fact).
@@ -311,6 +354,7 @@ fn tender(v: &Value, source: &str, sale: i64) -> Result<RestoredTender> {
         predecessor_minor: 0,
         predecessor_succeeded_minor: 0,
         credited_minor: 0,
+        credited_there_minor: 0,
         left_minor: 0,
     })
 }
@@ -469,18 +513,20 @@ pub(super) fn money_taken(state: PaymentState) -> bool {
     }
 }
 
-/// Whether predecessor `source` made an exchange from its sale `sale` (record 0153). Such an
-/// exchange credited part of the sale's tenders into another sale, and its fact names no
-/// tender, so what each payment has left is not known here: the simulation found a successor
-/// giving that money back a second time. Taking back or exchanging such a sale is refused
-/// until the facts carry the credit per tender; the sale can still be looked up and shown.
+/// Whether predecessor `source` made an exchange from its sale `sale` (record 0153) whose
+/// fact names no tender (a register before record 0157). Such an exchange credited part of
+/// the sale's tenders into another sale, and what each payment has left is not known here:
+/// the simulation found a successor giving that money back a second time. Taking back or
+/// exchanging such a sale is refused; the sale can still be looked up and shown. A fact
+/// with `credit_parts` is counted in the rebuild instead ([`credited_there`]).
 /// Only the predecessor's exchanges of its OWN sales count: one naming a `sale_register`
 /// (v42) was of a sale it restored from a register before it, whose id says nothing of
 /// the predecessor's own sale of the same id.
 pub(super) fn exchanged_there(conn: &Connection, source: &str, sale: i64) -> Result<bool> {
     Ok(conn.row_cached(
         "SELECT EXISTS (SELECT 1 FROM restored_history WHERE source = ?1 AND kind = 'exchange_recorded' AND json_extract(fact, '$.old_sale') = ?2
-                                                      AND json_extract(fact, '$.sale_register') IS NULL)",
+                                                      AND json_extract(fact, '$.sale_register') IS NULL
+                                                      AND json_type(fact, '$.credit_parts') IS NOT 'array')",
         params![source, sale],
         |r| r.get(0),
     )?)

@@ -123,8 +123,9 @@ fn plan_credit_tx(tx: &WriteTx<'_>, sale: &RestoredSale, new_cart: CartId, worth
 }
 
 /// Writes the restored exchange and its credits, and queues its `exchange_recorded` fact
-/// with `sale_register` naming the predecessor (v42's `restored_exchanges_sent` trigger),
-/// right after the return's own fact; answers its id. The back office keeps the restored
+/// with `sale_register` naming the predecessor and its `credit_parts` (v42's
+/// `restored_exchanges_sent`, its trigger v44's), right after the return's own fact, the
+/// credit rows first (the trigger reads them); answers its id. The back office keeps the restored
 /// return under the predecessor's sale and the link naming that register (record 0153,
 /// addendum "the link to the back office").
 fn write_credit_tx(tx: &WriteTx<'_>, return_id: i64, plan: &CreditPlan, staff: Option<i64>, now_ms: i64) -> Result<i64> {
