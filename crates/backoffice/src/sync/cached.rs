@@ -73,26 +73,25 @@ impl<'a> std::ops::Deref for Tx<'a> {
     }
 }
 
+/// The cached statement and the bare values when [`Tx::begin`] prepared `sql`, else `None`
+/// (the caller sends it as `query_typed` / `execute_typed`).
+async fn prepared<'p>(tx: &Tx<'_>, sql: &str, params: &'p [Param<'_>]) -> Result<Option<(tokio_postgres::Statement, Vec<&'p (dyn ToSql + Sync)>)>, Error> {
+    let types: Vec<Type> = params.iter().map(|(_, t)| t.clone()).collect();
+    Ok(tx.statement(sql, &types).await?.map(|stmt| (stmt, params.iter().map(|(v, _)| *v).collect())))
+}
+
 /// `query_typed`, prepared when the transaction began with it prepared.
 pub async fn query(tx: &Tx<'_>, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, Error> {
-    let types: Vec<Type> = params.iter().map(|(_, t)| t.clone()).collect();
-    match tx.statement(sql, &types).await? {
-        Some(stmt) => {
-            let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|(v, _)| *v).collect();
-            tx.inner.query(&stmt, &values).await
-        }
+    match prepared(tx, sql, params).await? {
+        Some((stmt, values)) => tx.inner.query(&stmt, &values).await,
         None => tx.inner.query_typed(sql, params).await,
     }
 }
 
 /// `execute_typed`, prepared when the transaction began with it prepared.
 pub async fn execute(tx: &Tx<'_>, sql: &str, params: &[Param<'_>]) -> Result<u64, Error> {
-    let types: Vec<Type> = params.iter().map(|(_, t)| t.clone()).collect();
-    match tx.statement(sql, &types).await? {
-        Some(stmt) => {
-            let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|(v, _)| *v).collect();
-            tx.inner.execute(&stmt, &values).await
-        }
+    match prepared(tx, sql, params).await? {
+        Some((stmt, values)) => tx.inner.execute(&stmt, &values).await,
         None => tx.inner.execute_typed(sql, params).await,
     }
 }
