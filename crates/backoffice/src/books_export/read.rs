@@ -57,20 +57,27 @@ pub async fn figures(client: &Transaction<'_>, store: uuid::Uuid, day: &Day) -> 
         out[i].tenders.push((r.get(2), r.get(3), r.get(4)));
     }
     // Sales (their tax by rate) in the day of their first counted tender (record 0138).
+    // The sales with a tender in the day, and each one's first counted tender (of any day)
+    // read by the sale's own key: the day's few thousand tenders, not every counted tender
+    // of the store (the first version checked them all, 736x a plain read of the day).
     let firsts = format!(
-        "WITH firsts AS (
-            SELECT t.register_id, t.sale_id, min(t.created_at_ms) AS first_ms FROM tenders t
-            WHERE t.store_id = $1 AND {counts}
-              AND (t.register_id, t.sale_id) IN (SELECT register_id, sale_id FROM tenders
-                                                  WHERE store_id = $1 AND created_at_ms >= $2 AND created_at_ms < $3)
-            GROUP BY 1, 2),
-         today AS (SELECT s.* FROM sales s JOIN firsts f USING (register_id, sale_id)
-                   WHERE s.store_id = $1 AND s.canceled_at_ms IS NULL AND f.first_ms >= $2 AND f.first_ms < $3)"
+        "WITH day_sales AS (
+            SELECT DISTINCT register_id, sale_id FROM tenders
+            WHERE store_id = $1 AND created_at_ms >= $2 AND created_at_ms < $3),
+         firsts AS (
+            SELECT d.register_id, d.sale_id, f.first_ms FROM day_sales d
+            CROSS JOIN LATERAL (SELECT min(t.created_at_ms) AS first_ms FROM tenders t
+                                WHERE t.store_id = $1 AND t.register_id = d.register_id AND t.sale_id = d.sale_id AND {counts}) f),
+         -- each sale by its key (a join let the planner hash every sale of the store)
+         today AS (SELECT s.* FROM firsts f CROSS JOIN LATERAL (SELECT * FROM sales s WHERE s.store_id = $1 AND s.register_id = f.register_id
+                                                                  AND s.sale_id = f.sale_id AND s.canceled_at_ms IS NULL) s
+                   WHERE f.first_ms >= $2 AND f.first_ms < $3)"
     );
     let sql = format!(
         "{firsts}
          SELECT s.currency, c.exponent, r.class, r.ppm, sum(r.gross)::int8, sum(r.tax)::int8
-         FROM today s JOIN sale_rates r ON r.store_id = s.store_id AND r.register_id = s.register_id AND r.sale_id = s.sale_id
+         FROM today s CROSS JOIN LATERAL (SELECT * FROM sale_rates r WHERE r.store_id = s.store_id AND r.register_id = s.register_id
+                                                                        AND r.sale_id = s.sale_id) r
               JOIN currencies c ON c.code = s.currency
          GROUP BY 1, 2, 3, 4 ORDER BY 1, array_position(ARRAY['standard','reduced','exempt'], r.class), 4 DESC"
     );

@@ -33,11 +33,14 @@ pub(super) fn counted() -> String {
     format!(
         "counted AS (
     SELECT t.store_id, t.register_id, t.sale_id, t.tender_seq, t.method, coalesce(t.tender_type_name, '') AS type_name,
-           t.amount, t.currency, t.created_at_ms AS at_ms, st.time_zone, st.from_ms, st.to_ms, t.staff_id, t.staff_name
-    FROM tenders t JOIN st USING (store_id)
-    WHERE {counts}
-      AND EXISTS (SELECT 1 FROM tenders w WHERE w.store_id = t.store_id AND w.register_id = t.register_id AND w.sale_id = t.sale_id
-                                            AND w.created_at_ms >= st.from_ms AND w.created_at_ms < st.to_ms)),
+           t.amount, t.currency, t.created_at_ms AS at_ms, d.time_zone, d.from_ms, d.to_ms, t.staff_id, t.staff_name
+    -- the range's sales first (by time), then their tenders by the sale's key: checking
+    -- every tender of the store and keeping those of the range's sales made one day cost
+    -- as much as the year (25 s at 1,000,000 sales, report_bench)
+    FROM (SELECT DISTINCT w.store_id, w.register_id, w.sale_id, st.time_zone, st.from_ms, st.to_ms
+          FROM tenders w JOIN st USING (store_id) WHERE w.created_at_ms >= st.from_ms AND w.created_at_ms < st.to_ms) d
+    JOIN tenders t ON t.store_id = d.store_id AND t.register_id = d.register_id AND t.sale_id = d.sale_id
+    WHERE {counts}),
   taken AS (
     SELECT * FROM (SELECT c.*, row_number() OVER (PARTITION BY c.store_id, c.register_id, c.sale_id ORDER BY c.at_ms, c.tender_seq) = 1 AS first
                    FROM counted c) f
