@@ -40,7 +40,7 @@ fn exchange(id: i64, old: i64, k: i64, new: i64, credit: i64, currency: &str) ->
 
 async fn snapshot(h: &Harness) -> Vec<i64> {
     let mut out = vec![];
-    for t in ["journal", "sale_exchanges", "sale_returns", "sales"] {
+    for t in ["journal", "sale_exchanges", "sale_returns", "sales", "sale_exchange_parts"] {
         out.push(h.count(&format!("SELECT count(*) FROM {t}")).await);
     }
     out
@@ -59,7 +59,7 @@ async fn an_exchange_is_stored_once_and_one_that_cannot_be_is_refused_by_rule_an
     rows.push(exchange(1, 1, 1, 2, 500, "jpy"));
     assert_eq!(reg.send(&batch(&reg, 1, rows), "good").await.unwrap().acked_through, 8);
     let before = snapshot(&h).await;
-    assert_eq!(before, vec![8, 1, 1, 3]);
+    assert_eq!(before, vec![8, 1, 1, 3, 0], "a part-less exchange keeps no parts");
 
     let cases: Vec<(&str, Vec<Row>, &str)> = vec![
         ("unknown old sale", vec![exchange(2, 9, 1, 2, 100, "jpy")], "sale 9 was never completed"),
@@ -159,6 +159,18 @@ async fn an_exchanges_credit_per_tender_is_taken_when_the_sale_has_it_and_refuse
             "credits 201 out of tender 1 of sale 1, which paid 200",
         ),
         (
+            // each part alone is within its tender; tender 1's 200 was already credited by exchange 1
+            "a tender credited by two exchanges beyond what it paid",
+            vec![ret(1, 2, 500), exchange_parts(3, (1, 2), 7, 500, json!([{"tender_seq": 1, "amount": 100}, {"tender_seq": 2, "amount": 400}]), None)],
+            "credits 100 out of tender 1 of sale 1, which paid 200 and has 200 credited by earlier exchanges",
+        ),
+        (
+            // sale 2's credit of 500 already carried 300 into sale 3; 300 more is each alone within it
+            "a credit carried on twice beyond what it held",
+            vec![ret(2, 2, 300), exchange_parts(3, (2, 2), 7, 300, json!([]), Some(300))],
+            "carries 300 on from the credit of sale 2, which holds 500 and has carried 300 on already",
+        ),
+        (
             "carried on from a credit the sale never had",
             vec![ret(4, 1, 300), exchange_parts(3, (4, 1), 7, 300, json!([]), Some(300))],
             "carries 300 on from the credit of sale 4, which holds 0",
@@ -182,4 +194,10 @@ async fn an_exchanges_credit_per_tender_is_taken_when_the_sale_has_it_and_refuse
     assert_eq!(r.status, 400, "{}", r.body);
     assert!(r.body.to_string().contains("credit_parts"), "{}", r.body);
     assert_eq!(snapshot(&h).await, before);
+
+    // The rest of sale 1 out of what tender 2 has left (800 - 300): taken, and kept per tender.
+    let rows = vec![ret(1, 2, 500), exchange_parts(3, (1, 2), 7, 500, json!([{"tender_seq": 2, "amount": 500}]), None)];
+    assert_eq!(reg.send(&batch(&reg, n + 1, rows), "rest").await.unwrap().acked_through, n + 2);
+    let parts = |seq: i64| format!("SELECT COALESCE(SUM(amount), 0)::int8 FROM sale_exchange_parts WHERE old_sale_id = 1 AND tender_seq = {seq}");
+    assert_eq!((h.count(&parts(1)).await, h.count(&parts(2)).await), (200, 800), "each tender credited at most what it paid");
 }

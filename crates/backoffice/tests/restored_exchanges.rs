@@ -94,6 +94,11 @@ async fn a_restored_exchange_links_the_predecessors_sale_to_the_replacements_and
         ))
         .await;
     assert_eq!(stored, 1, "the restored link, the old sale under A");
+    let parts = format!(
+        "SELECT count(*) FROM sale_exchange_parts WHERE register_id::text = '{b_id}' AND old_register_id::text = '{a_id}'
+           AND exchange_id = 1 AND old_sale_id = 1 AND tender_seq = 1 AND amount = 400"
+    );
+    assert_eq!(h.count(&parts).await, 1, "its credit kept against A's tender, where A's own exchanges' parts are counted too (V23)");
     assert_eq!(h.count(&format!("SELECT count(*) FROM sale_exchanges WHERE register_id::text = '{b_id}' AND old_register_id = register_id")).await, 1);
     let before = snapshot(&h).await;
     assert_eq!(before, vec![13, 2, 3, 4]);
@@ -203,4 +208,62 @@ async fn v21_upgrades_a_v20_database_keeping_its_exchanges_the_senders_own() {
         assert_eq!(e.code(), Some(&state), "{name}: {e}");
     }
     c.batch_execute(&insert(2, "000001-R2", 3, &format!("'{r}'"))).await.expect("a second own exchange of another return");
+}
+
+/// V23 keeps each exchange's credit per tender and what it carried on, read back from the facts already stored:
+/// register b's own exchange and its restored exchange of a's sale (the same exchange id 1,
+/// two counters) each get their own parts; a fact without parts (before ledger v44) gets
+/// none. A later exchange is then checked against them (`impossible_exchanges`).
+#[tokio::test]
+async fn v23_upgrades_a_v22_database_keeping_the_credit_parts_its_journal_holds() {
+    let old = Older::at(22).await;
+    let c = &old.client;
+    let (s, a, b) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+    let sale = |r: uuid::Uuid, id: i64| {
+        format!("('{s}', '{r}', {id}, '00000{id}', 'jpy', 'take_out', 1000, 0, 0, 1000, {id})")
+    };
+    let fact = |x: Value| x.to_string().replace('\'', "''");
+    let own = fact(json!({"kind": "exchange_recorded", "exchange": 1, "old_sale": 1, "return_no": "000001-R1", "new_sale": 2,
+                          "credit": 500, "currency": "jpy", "credit_parts": [{"tender_seq": 1, "amount": 200}, {"tender_seq": 2, "amount": 250}],
+                          "credit_carried": 50}));
+    let restored = fact(json!({"kind": "exchange_recorded", "exchange": 1, "old_sale": 1, "return_no": "000001-R1", "new_sale": 3,
+                               "credit": 400, "currency": "jpy", "sale_register": a.to_string(), "credit_parts": [{"tender_seq": 1, "amount": 400}]}));
+    let partless = fact(json!({"kind": "exchange_recorded", "exchange": 2, "old_sale": 1, "return_no": "000001-R2", "new_sale": 4,
+                               "credit": 100, "currency": "jpy"}));
+    c.batch_execute(&format!(
+        "INSERT INTO stores (store_id, name, created_ms) VALUES ('{s}', 'S', 1);
+         INSERT INTO registers (store_id, register_id, name, token_hash, paired_ms, acked_through)
+         VALUES ('{s}', '{a}', 'A', '\\x00', 1, 0), ('{s}', '{b}', 'B', '\\x01', 1, 3);
+         INSERT INTO sales (store_id, register_id, sale_id, receipt_no, currency, dining, subtotal, sale_discount, tax_total, total, completed_at_ms)
+         VALUES {}, {}, {}, {}, {};
+         INSERT INTO sale_returns (store_id, register_id, sale_id, return_no, currency, total, tax_total, cash_out, returned_at_ms)
+         VALUES ('{s}', '{b}', 1, '000001-R1', 'jpy', 500, 0, 0, 3), ('{s}', '{b}', 1, '000001-R2', 'jpy', 100, 0, 0, 3),
+                ('{s}', '{a}', 1, '000001-R1', 'jpy', 400, 0, 0, 3);
+         INSERT INTO sale_exchanges (store_id, register_id, exchange_id, old_sale_id, return_no, new_sale_id, credit, currency, exchanged_at_ms, old_register_id)
+         VALUES ('{s}', '{b}', 1, 1, '000001-R1', 2, 500, 'jpy', 3, '{b}'), ('{s}', '{b}', 1, 1, '000001-R1', 3, 400, 'jpy', 3, '{a}'),
+                ('{s}', '{b}', 2, 1, '000001-R2', 4, 100, 'jpy', 3, '{b}');
+         INSERT INTO journal (store_id, register_id, seq, at_ms, kind, fact, received_ms)
+         VALUES ('{s}', '{b}', 1, 3, 'exchange_recorded', '{own}', 3), ('{s}', '{b}', 2, 3, 'exchange_recorded', '{restored}', 3),
+                ('{s}', '{b}', 3, 3, 'exchange_recorded', '{partless}', 3);",
+        sale(a, 1),
+        sale(b, 1),
+        sale(b, 2),
+        sale(b, 3),
+        sale(b, 4),
+    ))
+    .await
+    .unwrap();
+    old.upgrade().await.expect("migrates to V23");
+    let rows = c
+        .query(
+            "SELECT old_register_id = register_id, exchange_id, tender_seq, amount FROM sale_exchange_parts ORDER BY 1 DESC, 2, 3",
+            &[],
+        )
+        .await
+        .unwrap();
+    let got: Vec<(bool, i64, i32, i64)> = rows.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))).collect();
+    assert_eq!(got, vec![(true, 1, 1, 200), (true, 1, 2, 250), (false, 1, 1, 400)], "the own and the restored exchange's parts, none guessed");
+    let rows = c.query("SELECT exchange_id, old_register_id = register_id, credit_carried FROM sale_exchanges ORDER BY 2 DESC, 1", &[]).await.unwrap();
+    let got: Vec<(i64, bool, i64)> = rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
+    assert_eq!(got, vec![(1, true, 50), (2, true, 0), (1, false, 0)], "what each carried on, 0 where its fact says nothing");
 }

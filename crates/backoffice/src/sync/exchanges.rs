@@ -22,8 +22,11 @@
 //! most what the tender paid; what was carried on (`credit_carried`, record 0155) is at most
 //! what exchange credits of the sender put on the old sale. A successor of the register
 //! reads the parts to know what each tender has left, so parts that contradict the sale are
-//! refused whole with `exchange_contradicts_sale`, as every other impossible link. Nothing
-//! more is stored: the parts travel in the journal, which a successor restores.
+//! refused whole with `exchange_contradicts_sale`, as every other impossible link. The parts
+//! are kept (`sale_exchange_parts`, V23) and a tender's parts are checked together: what
+//! every exchange of the sale, by the register or its replacement, credited out of one
+//! tender is at most what it paid, and what several exchanges carried on from one sale's
+//! credit (`credit_carried`, kept beside the link) is at most what that credit held.
 use super::rules::FactRule;
 use super::RegisterId;
 use crate::error::{ApiError, ApiResult};
@@ -115,14 +118,29 @@ async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms:
     }
     let n = tx
         .execute(
-            "INSERT INTO sale_exchanges (store_id, register_id, exchange_id, old_sale_id, return_no, new_sale_id, credit, currency, exchanged_at_ms, old_register_id)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
-            &[s, r, &x.exchange, &x.old_sale, &x.return_no, &x.new_sale, &x.credit, &x.currency, &at_ms, o],
+            "INSERT INTO sale_exchanges (store_id, register_id, exchange_id, old_sale_id, return_no, new_sale_id, credit, currency, exchanged_at_ms, old_register_id, credit_carried)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING",
+            &[s, r, &x.exchange, &x.old_sale, &x.return_no, &x.new_sale, &x.credit, &x.currency, &at_ms, o, &x.credit_carried.unwrap_or(0)],
         )
         .await?;
     if n == 0 {
         return Err(ApiError::Unprocessable(format!("seq {seq}: exchange {} (return {}, new sale {}) was already recorded under another seq", x.exchange, x.return_no, x.new_sale)));
     }
+    store_parts(tx, (&reg, o), x).await
+}
+
+/// Keeps the credit's parts (V23), so the next exchange of the same sale is checked against
+/// them: one row per tender named, in the exchange's transaction.
+async fn store_parts(tx: &Transaction<'_>, (reg, owner): (&RegisterId, &uuid::Uuid), x: &ExchangeRecorded) -> ApiResult<()> {
+    let Some(parts) = &x.credit_parts else { return Ok(()) };
+    let seqs: Vec<i32> = parts.iter().map(|p| p.tender_seq as i32).collect();
+    let amounts: Vec<i64> = parts.iter().map(|p| p.amount).collect();
+    tx.execute(
+        "INSERT INTO sale_exchange_parts (store_id, register_id, old_register_id, exchange_id, old_sale_id, tender_seq, amount)
+         SELECT $1, $2, $3, $4, $5, t, a FROM unnest($6::int4[], $7::int8[]) AS p(t, a)",
+        &[&reg.store_id, &reg.register_id, owner, &x.exchange, &x.old_sale, &seqs, &amounts],
+    )
+    .await?;
     Ok(())
 }
 
@@ -139,11 +157,27 @@ async fn check_parts(tx: &Transaction<'_>, (reg, owner): (&RegisterId, &uuid::Uu
         )
         .await?;
     let tenders: Vec<(i64, i64)> = rows.iter().map(|r| (i64::from(r.get::<_, i32>(0)), r.get::<_, i64>(1))).collect();
+    // What earlier exchanges of this sale, by any register, already credited out of each tender (V23).
+    let rows = tx
+        .query(
+            "SELECT tender_seq, SUM(amount)::bigint FROM sale_exchange_parts
+             WHERE store_id = $1 AND old_register_id = $2 AND old_sale_id = $3 GROUP BY tender_seq",
+            &[&reg.store_id, owner, &x.old_sale],
+        )
+        .await?;
+    let credited = |seq: i64| rows.iter().find(|r| i64::from(r.get::<_, i32>(0)) == seq).map_or(0, |r| r.get::<_, i64>(1));
     for p in parts {
         match tenders.iter().find(|(seq, _)| *seq == p.tender_seq) {
             None => return Err(bad(format!("credits tender {} of sale {}, which it does not have", p.tender_seq, x.old_sale))),
             Some((_, paid)) if p.amount > *paid => {
                 return Err(bad(format!("credits {} out of tender {} of sale {}, which paid {paid}", p.amount, p.tender_seq, x.old_sale)));
+            }
+            Some((_, paid)) if p.amount.saturating_add(credited(p.tender_seq)) > *paid => {
+                let before = credited(p.tender_seq);
+                return Err(bad(format!(
+                    "credits {} out of tender {} of sale {}, which paid {paid} and has {before} credited by earlier exchanges",
+                    p.amount, p.tender_seq, x.old_sale
+                )));
             }
             Some(_) => {}
         }
@@ -151,14 +185,20 @@ async fn check_parts(tx: &Transaction<'_>, (reg, owner): (&RegisterId, &uuid::Uu
     if let Some(carried) = x.credit_carried {
         let row = tx
             .query_one(
-                "SELECT COALESCE(SUM(credit), 0)::bigint FROM sale_exchanges
-                 WHERE store_id = $1 AND register_id = $2 AND old_register_id = $2 AND new_sale_id = $3",
+                "SELECT (SELECT COALESCE(SUM(credit), 0) FROM sale_exchanges
+                         WHERE store_id = $1 AND register_id = $2 AND old_register_id = $2 AND new_sale_id = $3)::bigint,
+                        (SELECT COALESCE(SUM(credit_carried), 0) FROM sale_exchanges
+                         WHERE store_id = $1 AND register_id = $2 AND old_register_id = $2 AND old_sale_id = $3)::bigint",
                 &[&reg.store_id, &reg.register_id, &x.old_sale],
             )
             .await?;
-        let held: i64 = row.get(0);
+        let (held, before): (i64, i64) = (row.get(0), row.get(1));
         if carried > held {
             return Err(bad(format!("carries {carried} on from the credit of sale {}, which holds {held}", x.old_sale)));
+        }
+        // several carries out of one credit, together (V23): never more than it held
+        if carried.saturating_add(before) > held {
+            return Err(bad(format!("carries {carried} on from the credit of sale {}, which holds {held} and has carried {before} on already", x.old_sale)));
         }
     }
     Ok(())
