@@ -3,11 +3,13 @@
 // the body the preview saw, with the version the preview was computed against: a publish
 // by someone else in between is refused (stale_preview) and nothing is written.
 // Every value goes into the page as text (never as HTML). A PIN stays in this page's
-// memory until it is published, and is never drawn.
+// memory until it is published or the list of staff changes is cleared, and is never drawn.
 "use strict";
 
 let current = null; // the store's publishing state, as GET …/publishing answered
 const pending = {}; // per section: the body previewed and its version
+// The owner's staff changes not yet published, PINs included: this page's memory only.
+let staffList = [];
 
 function el(tag, text) {
   const e = document.createElement(tag);
@@ -70,6 +72,7 @@ function shown(field, v) {
   if (v === null || v === undefined) return "—";
   if (field === "price") return price(v);
   if (field === "ppm") return percent(v);
+  if (typeof v === "boolean") return v ? "yes" : "no";
   return String(v);
 }
 
@@ -202,7 +205,7 @@ function drawPreview(section, p) {
     for (const e of list) for (const f of e.fields) rows.push([e.key, f.field === "ppm" ? "rate" : f.field, shown(f.field, f.old), shown(f.field, f.new)]);
     t.id = section + "-preview-" + title.split(" ")[0].toLowerCase();
     box.appendChild(t);
-    table(t.id, ["Key", "Field", "Now", "After publishing"], rows, "");
+    table(t.id, [{ catalog: "SKU", staff: "Name" }[section] || "Key", "Field", "Now", "After publishing"], rows, "");
   }
   box.appendChild(el("h3", "At which registers"));
   const regs = box.appendChild(el("table"));
@@ -252,10 +255,106 @@ async function publish(section) {
     message.textContent = refusal(a);
     return;
   }
-  if (section === "staff") document.getElementById("staff-pin").value = "";
   await load();
   message.textContent = "Published: version " + a.body.version + ".";
   document.body.dataset.published = section;
+}
+
+// The published staff, each with Change: it puts the member in the form to edit.
+function drawStaff(staff) {
+  table("staff", ["Name", "Role", "Active", "Version", ""], staff.map((m) => [m.name, m.role, m.active ? "yes" : "no", m.version, ""]), "nothing published yet");
+  const rows = document.querySelectorAll("#staff tbody tr");
+  staff.forEach((m, i) => {
+    const b = rows[i].lastChild.appendChild(el("button", "Change"));
+    b.type = "button";
+    b.className = "secondary staff-change";
+    b.addEventListener("click", () => {
+      document.getElementById("staff-name").value = m.name;
+      document.getElementById("staff-role").value = m.role;
+      document.getElementById("staff-active").checked = m.active;
+      document.getElementById("staff-pin").value = "";
+      document.getElementById("staff-role").focus();
+    });
+  });
+}
+
+function staffLimit() {
+  return current ? current.limits.staff_per_publish : 0;
+}
+
+function isPublished(name) {
+  return current !== null && current.staff.some((m) => m.name === name);
+}
+
+// The list of changes as the owner sees it: a PIN only as "set" or "unchanged".
+function drawStaffList() {
+  table("staff-pending", ["Name", "What", "Role", "Active", "PIN", ""],
+    staffList.map((m) => [m.name, isPublished(m.name) ? "change" : "new member", m.role, m.active ? "yes" : "no", m.pin === undefined ? "unchanged" : "set", ""]),
+    "No changes yet: add a member above, or press Change beside one.");
+  const rows = document.querySelectorAll("#staff-pending tbody tr");
+  staffList.forEach((m, i) => {
+    const b = rows[i].lastChild.appendChild(el("button", "Remove"));
+    b.type = "button";
+    b.className = "secondary staff-remove";
+    b.addEventListener("click", () => {
+      staffList.splice(i, 1);
+      drawStaffList();
+      clearPreview("staff");
+    });
+  });
+  document.getElementById("staff-count").textContent = staffList.length + " of at most " + staffLimit() + " in one publish";
+}
+
+function clearStaffList() {
+  staffList = [];
+  document.getElementById("staff-pin").value = "";
+  drawStaffList();
+}
+
+// The form as one change for the list, or what is wrong with it. The PIN's digits are
+// named in no message. The back office checks everything again.
+function readMember() {
+  const name = document.getElementById("staff-name").value.trim();
+  const pin = document.getElementById("staff-pin").value;
+  if (staffList.length >= staffLimit()) return { error: "One publish takes at most " + staffLimit() + " changes. Publish these first, then add more." };
+  if (name === "") return { error: "Type the member's name." };
+  // One change per member: the back office refuses a name listed twice.
+  if (staffList.some((m) => m.name === name)) return { error: name + " is already in the list. Remove that row first to change it again." };
+  if (pin === "" && !isPublished(name)) return { error: name + " is new: give a PIN of 4 to 8 digits." };
+  if (pin !== "" && !/^[0-9]{4,8}$/.test(pin)) return { error: "A PIN is 4 to 8 digits (0 to 9 only)." };
+  const member = { name, role: document.getElementById("staff-role").value, active: document.getElementById("staff-active").checked };
+  if (pin !== "") member.pin = pin;
+  return { member };
+}
+
+function addMember() {
+  const read = readMember();
+  if (read.error) {
+    document.getElementById("staff-message").textContent = read.error;
+    return;
+  }
+  staffList.push(read.member);
+  document.getElementById("staff-form").reset();
+  drawStaffList();
+  clearPreview("staff");
+  document.getElementById("staff-name").focus();
+}
+
+async function previewStaff() {
+  const message = document.getElementById("staff-message");
+  if (staffList.length === 0) {
+    clearPreview("staff");
+    message.textContent = "The list is empty: add a change first.";
+    return;
+  }
+  const names = new Set(staffList.map((m) => m.name));
+  if (names.size !== staffList.length) {
+    clearPreview("staff");
+    message.textContent = "A member is in the list twice: remove one of the rows.";
+    return;
+  }
+  // A copy: the body previewed is the body published, whatever happens to the list.
+  await preview("staff", "/staff/preview", { staff: staffList.map((m) => Object.assign({}, m)) });
 }
 
 function draw(s) {
@@ -268,7 +367,8 @@ function draw(s) {
   table("own-items", ["Register", "SKU", "Name", "Price", "Tax class", "Active", "Saved"],
     s.own.items.map((r) => [r.register, r.sku, r.name_en, money(r.price, r.currency), r.tax_class, r.active ? "yes" : "no", when(r.updated_at_ms)]),
     "no register has sent items of its own");
-  table("staff", ["Name", "Role", "Active", "Version"], s.staff.map((m) => [m.name, m.role, m.active ? "yes" : "no", m.version]), "nothing published yet");
+  drawStaff(s.staff);
+  drawStaffList();
   table("own-staff", ["Register", "Name", "Role", "Active", "Saved"],
     s.own.staff.map((m) => [m.register, m.name, m.role, m.active ? "yes" : "no", when(m.updated_at_ms)]), "no register has sent staff of its own");
   table("own-tax", ["Register", "Price mode", "Rounding", "Registration number", "Rates", "Saved"],
@@ -288,6 +388,8 @@ function rateList(rates) {
 async function load() {
   document.body.dataset.loaded = "false";
   for (const s of ["catalog", "tax", "staff"]) clearPreview(s);
+  // The list is one store's, and is done with once published: its PINs are forgotten.
+  clearStaffList();
   const a = await call("GET", "/admin/stores/" + storeId() + "/publishing");
   if (!a.ok) {
     document.getElementById("catalog-message").textContent = refusal(a);
@@ -340,16 +442,14 @@ async function start() {
     clearPreview("tax");
   });
   document.getElementById("tax-form").addEventListener("input", () => clearPreview("tax"));
-  document.getElementById("staff-form").addEventListener("submit", async (e) => {
+  document.getElementById("staff-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    const member = {
-      name: document.getElementById("staff-name").value,
-      role: document.getElementById("staff-role").value,
-      active: document.getElementById("staff-active").checked,
-    };
-    const pin = document.getElementById("staff-pin").value;
-    if (pin !== "") member.pin = pin;
-    await preview("staff", "/staff/preview", { staff: [member] });
+    addMember();
+  });
+  document.getElementById("staff-preview-button").addEventListener("click", previewStaff);
+  document.getElementById("staff-clear").addEventListener("click", () => {
+    clearStaffList();
+    clearPreview("staff");
   });
   for (const s of ["catalog", "tax", "staff"]) document.getElementById(s + "-publish").addEventListener("click", () => publish(s));
   if (select.value) await load();

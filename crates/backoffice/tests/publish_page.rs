@@ -223,3 +223,172 @@ async fn the_tax_setup_is_a_form_of_rates_in_percent_previewed_and_published_in_
     let c = reg.get("/v1/sync/changes", &[("since", "2"), ("kinds", "tax")]).await.unwrap();
     assert_eq!(c["changes"].as_array().map(Vec::len), Some(1), "{c}");
 }
+
+/// Puts one member in the staff form and presses "Add to the list" (an empty `pin`: none).
+async fn add_member(d: &WebDriver, name: &str, role: &str, pin: &str) -> WebDriverResult<()> {
+    let n = d.find(By::Id("staff-name")).await?;
+    n.clear().await?;
+    n.send_keys(name).await?;
+    d.find(By::Css(format!("#staff-role option[value='{role}']"))).await?.click().await?;
+    let p = d.find(By::Id("staff-pin")).await?;
+    p.clear().await?;
+    if !pin.is_empty() {
+        p.send_keys(pin).await?;
+    }
+    d.find(By::Id("staff-add")).await?.click().await
+}
+
+/// Every text of the page, as the DOM holds it (hidden or not) and as it is drawn.
+async fn page_text(d: &WebDriver) -> String {
+    let v = d.execute("return document.documentElement.textContent + '\\n' + document.body.innerText", vec![]).await.unwrap();
+    v.json().as_str().unwrap().to_string()
+}
+
+async fn pin_hash(h: &Harness, name: &str) -> String {
+    h.db().await.query_one("SELECT pin_hash FROM store_staff WHERE name = $1", &[&name]).await.unwrap().get(0)
+}
+
+fn words(v: Vec<String>) -> Vec<String> {
+    v.iter().map(|s| s.split_whitespace().collect::<Vec<_>>().join(" ")).collect()
+}
+
+/// Several staff changes in one publish (record 0147 addendum): the owner lists two new
+/// members and a published one's new role (picked with Change, PIN left as it is), sees the
+/// list with each PIN only as "set" or "unchanged", is refused a second row for one member
+/// before anything is sent, previews the whole list once, and publishes it once: the back
+/// office holds all three and the register receives all three. An edit after the preview
+/// hides Publish; the list stops at the API's limit; the PINs' digits are never page text.
+#[tokio::test]
+async fn several_staff_changes_are_listed_previewed_and_published_at_once_in_chromium() {
+    const PINS: [&str; 2] = ["739164", "86420531"];
+    let h = Harness::start().await;
+    let (store, reg) = h.store_with_register("Shibuya").await;
+    let settings = json!({"store_name": "Shibuya", "currency": "jpy", "receipt_footer": "", "offline_max_payment": 5000, "offline_max_total": 20000});
+    h.owner.put(&format!("/admin/stores/{store}/settings"), &json!({"expected_version": 0, "settings": settings})).await.unwrap();
+    let staff = json!({"staff": [{"name": "Olivia", "role": "owner", "active": true, "pin": "1111"}, {"name": "Casey", "role": "cashier", "active": true, "pin": "2580"}]});
+    h.owner.put(&format!("/admin/stores/{store}/staff"), &staff).await.unwrap();
+    reg.get("/v1/sync/changes", &[("since", "3"), ("kinds", "settings,item,tax,staff")]).await.unwrap();
+    let casey_hash = pin_hash(&h, "Casey").await;
+
+    let driver = tokio::task::spawn_blocking(Driver::start).await.unwrap();
+    let (d, _profile) = chromium(&driver, "1300,1000").await;
+    let result = async {
+        sign_in(&d, &h.url).await?;
+        d.goto(format!("{}/publish", h.url)).await?;
+        wait_for(&d, "return document.body.dataset.ready === 'true' && document.body.dataset.loaded === 'true'", "the publishing page").await;
+        assert_eq!(words(texts(&d, "#staff tbody tr").await), ["Casey cashier yes 3 Change", "Olivia owner yes 2 Change"]);
+        assert_eq!(words(texts(&d, "#staff-pending tbody tr").await), ["No changes yet: add a member above, or press Change beside one."]);
+
+        add_member(&d, "Ben", "cashier", PINS[0]).await?;
+        add_member(&d, "Dana", "manager", PINS[1]).await?;
+        d.find(By::XPath("//table[@id='staff']//tr[td[1]='Casey']//button")).await?.click().await?;
+        assert_eq!(d.find(By::Id("staff-name")).await?.prop("value").await?.as_deref(), Some("Casey"));
+        d.find(By::Css("#staff-role option[value='manager']")).await?.click().await?;
+        d.find(By::Id("staff-add")).await?.click().await?;
+        let listed = ["Ben new member cashier yes set Remove", "Dana new member manager yes set Remove", "Casey change manager yes unchanged Remove"];
+        assert_eq!(words(texts(&d, "#staff-pending tbody tr").await), listed);
+        assert_eq!(d.find(By::Id("staff-count")).await?.text().await?, "3 of at most 50 in one publish");
+        assert_eq!(d.find(By::Id("staff-pin")).await?.prop("value").await?.as_deref(), Some(""), "the PIN leaves the form once listed");
+
+        // A second row for one member, and a new member without a PIN, are refused on the page.
+        add_member(&d, "Ben", "manager", "").await?;
+        assert_eq!(d.find(By::Id("staff-message")).await?.text().await?, "Ben is already in the list. Remove that row first to change it again.");
+        add_member(&d, "Eve", "cashier", "").await?;
+        assert_eq!(d.find(By::Id("staff-message")).await?.text().await?, "Eve is new: give a PIN of 4 to 8 digits.");
+        assert_eq!(words(texts(&d, "#staff-pending tbody tr").await), listed, "nothing added");
+        assert_eq!(d.find(By::Id("staff-preview")).await?.attr("data-ready").await?.as_deref(), Some("false"));
+
+        // One preview for the whole list.
+        d.find(By::Id("staff-preview-button")).await?.click().await?;
+        let ready = "return document.getElementById('staff-preview').dataset.ready === 'true' || document.getElementById('staff-message').textContent.length > 0";
+        wait_for(&d, ready, "the preview").await;
+        assert_eq!(d.find(By::Id("staff-message")).await?.text().await?, "", "the back office refused the list");
+        assert_eq!(
+            words(texts(&d, "#staff-preview .summary").await),
+            ["2 added, 1 changed, 0 retired, 0 unchanged — computed against version 3; publishing takes 3 versions."]
+        );
+        assert_eq!(
+            words(texts(&d, "#staff-preview-added tbody tr").await),
+            ["Ben role — cashier", "Ben active — yes", "Ben pin — set", "Dana role — manager", "Dana active — yes", "Dana pin — set"]
+        );
+        assert_eq!(words(texts(&d, "#staff-preview-changed tbody tr").await), ["Casey role cashier manager"]);
+        let reg_row = words(texts(&d, "#staff-preview-registers tbody tr").await).remove(0);
+        assert!(reg_row.starts_with("Shibuya register has applied every change up to version 3") && reg_row.ends_with("received at its next sync"), "{reg_row}");
+        assert!(d.find(By::Id("staff-publish")).await?.is_displayed().await?);
+        let text = page_text(&d).await;
+        assert!(PINS.iter().all(|p| !text.contains(p)), "a PIN's digits in the page: {text}");
+        d.execute("document.getElementById('h-staff').scrollIntoView()", vec![]).await?;
+        for p in crate::dashboard::screenshot_path("backoffice-publish-staff") {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            d.screenshot(&p).await?;
+        }
+
+        // An edit after the preview drops it: Publish is gone until the list is previewed again.
+        add_member(&d, "Eve", "cashier", "5555").await?;
+        assert!(!d.find(By::Id("staff-publish")).await?.is_displayed().await?, "Publish after an edit");
+        assert_eq!(d.find(By::Id("staff-preview")).await?.attr("data-ready").await?.as_deref(), Some("false"));
+        d.find(By::XPath("//table[@id='staff-pending']//tr[td[1]='Eve']//button")).await?.click().await?;
+        assert!(!d.find(By::Id("staff-publish")).await?.is_displayed().await?, "Publish after a removal");
+        assert_eq!(words(texts(&d, "#staff-pending tbody tr").await), listed);
+        d.find(By::Id("staff-preview-button")).await?.click().await?;
+        wait_for(&d, ready, "the second preview").await;
+        assert_eq!(words(texts(&d, "#staff-preview .summary").await)[0].split(" — ").next(), Some("2 added, 1 changed, 0 retired, 0 unchanged"));
+        assert_eq!(h.count("SELECT count(*) FROM store_staff").await, 2, "a preview writes nothing");
+
+        d.find(By::Id("staff-publish")).await?.click().await?;
+        wait_for(&d, "return document.body.dataset.published === 'staff' && document.body.dataset.loaded === 'true'", "the publish").await;
+        assert_eq!(d.find(By::Id("staff-message")).await?.text().await?, "Published: version 6.");
+        assert_eq!(
+            words(texts(&d, "#staff tbody tr").await),
+            ["Ben cashier yes 4 Change", "Casey manager yes 6 Change", "Dana manager yes 5 Change", "Olivia owner yes 2 Change"]
+        );
+        assert_eq!(words(texts(&d, "#staff-pending tbody tr").await), ["No changes yet: add a member above, or press Change beside one."]);
+        let text = page_text(&d).await;
+        assert!(PINS.iter().all(|p| !text.contains(p)), "a PIN's digits in the page: {text}");
+
+        // The list stops at what one publish takes (the API's limit), and Clear empties it.
+        let refused = d
+            .execute(
+                "for (let i = 1; i <= 51; i++) { document.getElementById('staff-name').value = 'Temp ' + i; document.getElementById('staff-pin').value = '4444'; document.getElementById('staff-add').click(); }
+                 return document.getElementById('staff-message').textContent",
+                vec![],
+            )
+            .await?;
+        assert_eq!(refused.json().as_str(), Some("One publish takes at most 50 changes. Publish these first, then add more."));
+        assert_eq!(d.find(By::Id("staff-count")).await?.text().await?, "50 of at most 50 in one publish");
+        d.find(By::Id("staff-clear")).await?.click().await?;
+        assert_eq!(d.find(By::Id("staff-count")).await?.text().await?, "0 of at most 50 in one publish");
+        Ok::<(), WebDriverError>(())
+    }
+    .await;
+    d.quit().await.unwrap();
+    result.unwrap();
+    // The back office holds all three, Casey with the PIN she had.
+    let rows: Vec<(String, String, bool, i64)> = h
+        .db()
+        .await
+        .query("SELECT name, role, active, version FROM store_staff ORDER BY name", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+        .collect();
+    let expect = [("Ben", "cashier", 4), ("Casey", "manager", 6), ("Dana", "manager", 5), ("Olivia", "owner", 2)];
+    assert_eq!(rows, expect.map(|(n, r, v)| (n.to_string(), r.to_string(), true, v)));
+    assert_eq!(pin_hash(&h, "Casey").await, casey_hash, "a change without a PIN keeps the member's");
+    for (name, pin) in [("Ben", PINS[0]), ("Dana", PINS[1])] {
+        let hash = pin_hash(&h, name).await;
+        assert!(hash.starts_with("$argon2id$") && !hash.contains(pin), "{name}: {hash}");
+    }
+    // and the register receives all three, in the publish's order
+    let c: paydesk_sync_proto::Changes = serde_json::from_value(reg.get("/v1/sync/changes", &[("since", "3"), ("kinds", "settings,item,tax,staff")]).await.unwrap()).unwrap();
+    let got: Vec<(u64, String, &str)> = c
+        .changes
+        .iter()
+        .map(|ch| match ch {
+            paydesk_sync_proto::Change::Staff { version, member } => (*version, member.name.clone(), member.role.as_str()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(got, [(4, "Ben".to_string(), "cashier"), (5, "Dana".to_string(), "manager"), (6, "Casey".to_string(), "manager")]);
+}

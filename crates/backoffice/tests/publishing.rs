@@ -251,6 +251,37 @@ async fn a_staff_preview_never_echoes_the_pin_and_the_register_receives_its_hash
     assert!(state.contains("\"Aiko\"") && !state.contains("argon2") && !state.contains("482193"), "{state}");
 }
 
+/// The page's list of staff changes (record 0147 addendum) stops at what one publish takes:
+/// the page is told that number, and the preview and the publish refuse one member more
+/// and a member listed twice (400 `bad_request`), writing nothing.
+#[tokio::test]
+async fn a_staff_publish_takes_at_most_the_limit_the_page_is_told_and_each_member_once() {
+    let h = Harness::start().await;
+    let (store, _reg) = store_in_yen(&h).await;
+    let path = |p: &str| format!("/admin/stores/{store}/{p}");
+    let state = h.owner.get(&path("publishing")).await.unwrap();
+    let limit = state["limits"]["staff_per_publish"].as_u64().expect("the limit") as usize;
+    assert_eq!(limit, paydesk_backoffice::admin::staff::MAX_STAFF_PER_PUBLISH);
+    let member = |i: usize| json!({"name": format!("Member {i}"), "role": if i == 0 { "owner" } else { "cashier" }, "active": true, "pin": "2468"});
+    let before = published(&h).await;
+    let over: Vec<Value> = (0..=limit).map(member).collect();
+    let twice = json!([member(0), member(1), member(1)]);
+    for (staff, says) in [(json!(over), format!("send 1 to {limit} staff members at a time, not {}", limit + 1)), (twice, "staff member \"Member 1\" is listed twice".into())] {
+        let (s, code, e) = refused(h.owner.post(&path("staff/preview"), &json!({"staff": staff})).await.unwrap_err());
+        assert_eq!((s, code.as_str(), e["message"].as_str()), (400, "bad_request", Some(says.as_str())));
+        let (s, code, e) = refused(h.owner.put(&path("staff"), &json!({"staff": staff, "preview_version": 1})).await.unwrap_err());
+        assert_eq!((s, code.as_str(), e["message"].as_str()), (400, "bad_request", Some(says.as_str())));
+    }
+    assert_eq!(published(&h).await, before, "nothing written");
+    // exactly the limit is one publish
+    let full: Vec<Value> = (0..limit).map(member).collect();
+    let p = h.owner.post(&path("staff/preview"), &json!({"staff": full})).await.unwrap();
+    assert_eq!(p["added"].as_array().map(Vec::len), Some(limit));
+    let put = h.owner.put(&path("staff"), &json!({"staff": full, "preview_version": p["based_on"]})).await.unwrap();
+    assert_eq!(put["changed"].as_u64(), Some(limit as u64));
+    assert_eq!(h.count("SELECT count(*) FROM store_staff").await, limit as i64);
+}
+
 #[tokio::test]
 async fn the_preview_says_what_each_register_has_applied_and_never_more() {
     let h = Harness::start().await;

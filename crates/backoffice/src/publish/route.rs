@@ -5,7 +5,7 @@
 //! `POST …/{catalog,tax,staff}/preview`. A preview reads in one read-only snapshot and
 //! writes nothing; the publish is the existing `PUT` with `preview_version`.
 use super::{csv, preview, registers, Preview, Section};
-use crate::admin::staff::{check_form, plan_staff, PutStaff};
+use crate::admin::staff::{check_form, plan_staff, PutStaff, MAX_STAFF_PER_PUBLISH};
 use crate::admin::{catalog::plan_items, json_body, parse_store, require_owner};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -63,7 +63,8 @@ async fn snapshot(client: &mut deadpool_postgres::Client) -> ApiResult<deadpool_
 
 /// What the store has published, what each register has applied, and the registers' own
 /// edits (record 0052: their items, staff and tax setup as they sent them up; read-only,
-/// never merged into what the owner publishes).
+/// never merged into what the owner publishes). `limits.staff_per_publish` is the number
+/// of members one staff publish takes: the page's list of changes stops there.
 pub async fn state(State(st): State<AppState>, headers: HeaderMap, Path(store): Path<String>) -> ApiResult<Json<Value>> {
     require_owner(&st, &headers).await?;
     let store = parse_store(&store)?;
@@ -134,6 +135,7 @@ pub async fn state(State(st): State<AppState>, headers: HeaderMap, Path(store): 
         "store_id": store, "name": name, "version": version, "currency": currency,
         "catalog": {"count": count, "items": items}, "tax": tax, "staff": staff, "registers": regs,
         "own": {"items": own_items, "staff": own_staff, "tax": own_tax},
+        "limits": {"staff_per_publish": MAX_STAFF_PER_PUBLISH},
     })))
 }
 
