@@ -143,9 +143,12 @@ async fn a_replaced_registers_sale_is_found_by_its_receipt_and_one_line_comes_ba
     );
     assert_eq!(done.attr("data-number").await.unwrap(), Some(format!("{number}-R1")));
     let doc = b.text("#payment-detail #return-doc").await;
-    for want in ["PayDesk mug x1", "$16.28", "$10.00", "$6.28", number.as_str()] {
+    for want in ["PayDesk mug x1", number.as_str()] {
         assert!(doc.contains(want), "{want:?} not on the document:\n{doc}");
     }
+    // Each figure on its own line: the $10.00 the PSP gave back to A's card, the $6.28 out
+    // of B's drawer, adding up to the $16.28 refunded.
+    assert_eq!(money_lines(&doc), (Some("$16.28".into()), Some("$10.00".into()), Some("$6.28".into())), "{doc}");
     b.screenshot("restored-return-done-1280x800").await;
     // Print, then print again: the ESC/POS printer gets the document naming A, the second
     // marked REPRINT, and the screen then shows what the next press gives.
@@ -155,6 +158,7 @@ async fn a_replaced_registers_sale_is_found_by_its_receipt_and_one_line_comes_ba
         let job = printer.next_job(std::time::Duration::from_secs(30)).expect("a print job").expect("ESC/POS the test printer understands");
         let text = job.texts().join("\n");
         assert!(text.contains("Front till") && text.contains("PayDesk mug x1") && text.contains(&number), "{text}");
+        assert_eq!(money_lines(&text), (Some("$16.28".into()), Some("$10.00".into()), Some("$6.28".into())), "print {n}: {text}");
         assert_eq!(text.contains("REPRINT"), reprint, "print {n}: {text}");
         assert_eq!((job.cuts, job.kicks.len()), (1, 0), "cut, and the drawer never opens");
     }
@@ -306,6 +310,92 @@ async fn in_japanese_at_1024x768_a_mug_comes_back_for_a_croissant_card_first_the
     assert_eq!(expected_drawer(&b), before - 650, "the rest out of B's drawer");
     let stats = psp.psp.stats().await;
     assert_eq!(stats["charges"].as_u64(), Some(1), "only A's sale was ever charged: {stats}");
+    b.close().await;
+}
+
+/// A return document's money lines in English, each the amount its line ends with: what was
+/// refunded in all, what went back to the card and what in cash (`None` where the document has
+/// no such line). Each label must be on at most one line.
+fn money_lines(doc: &str) -> (Option<String>, Option<String>, Option<String>) {
+    let find = |label: &str| {
+        let found: Vec<String> = doc
+            .lines()
+            .filter(|l| l.trim_start().starts_with(label))
+            .map(|l| l.rsplit(' ').next().unwrap_or_default().to_string())
+            .collect();
+        assert!(found.len() <= 1, "{label:?} on {} lines: {doc}", found.len());
+        found.into_iter().next()
+    };
+    (find("Refunded"), find("Back to the card"), find("Back in cash"))
+}
+
+/// Record 0156's give-back on B's own sale's return document (`return_docs.rs`, record 0158):
+/// A's sale ($22.25: $10.00 by card, $12.25 cash) is restored at B; B rings one mug up
+/// ($14.95 + $1.33 tax = $16.28) and A's mug (valued $16.28 in A's sale) pays it whole: a
+/// credit of $10.00 out of A's card and $6.28 out of A's cash, nothing moves. Then B's mug
+/// comes back through B's own Return items: B's sale has no tender of its own, so the credit
+/// goes back where it came from: ONE refund of $10.00 on A's payment at the PSP and $6.28
+/// out of B's drawer. The document, on screen and on paper, says exactly that: Refunded
+/// $16.28, Back to the card $10.00, Back in cash $6.28. The rest of A's sale then comes back
+/// all in cash ($5.97: A's card has nothing left), never a second time through the card.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restored_credit_given_back_from_this_registers_sale_shows_as_cards_and_drawers_money_on_its_document() {
+    let psp = PspProcess::start(KEY);
+    let (cart, pi, rows) = predecessor_sale(&psp, false, &["COF-001", "CRO-001", "MUG-001"], "$22.25", "10.00").await;
+    let b = App::start("restored-credit-back-b", launch(&psp, false, 1280, 800)).await;
+    let printer = TestPrinter::start().unwrap();
+    let addr = printer.addr().to_string();
+    b.js(&format!("return window.__TAURI__.core.invoke('save_printer', {{ printer: '{addr}', confirmPort: true }}).then(() => true)")).await;
+    restore_into(&b, &rows);
+    let before = expected_drawer(&b);
+    b.scan_up(&["MUG-001"], "$16.28").await;
+    let number = format!("{:06}", cart.0);
+    find_by_receipt(&b, &number).await;
+    b.wait_js("return document.querySelector('#payment-detail #restored-return #exchange-submit') !== null", "the exchange offered", LONG).await;
+    let into: i64 = b.el("#payment-detail #exchange-submit").await.attr("data-into").await.unwrap().unwrap().parse().unwrap();
+    fill_exchange(&b, 2, "another colour").await;
+    press_exchange(&b).await;
+    let done = b.el("#payment-detail #exchange-done").await;
+    assert_eq!((done.attr("data-credit").await.unwrap(), done.attr("data-due").await.unwrap()), (Some("1628".into()), Some("0".into())));
+    assert!(refunds(&psp, &pi).await.is_empty(), "the credit stays on A's payment");
+    assert_eq!(expected_drawer(&b), before, "nothing moved");
+
+    // B's sale in Payments → Receipts → Return items, the mug back.
+    b.key(Key::F1).await;
+    b.key(Key::F2).await;
+    let show = format!("#sale-show-{into}");
+    b.wait_js(&format!("return document.querySelector('{show}') !== null"), "B's sale in the Receipts list", LONG).await;
+    b.click(&show).await;
+    b.wait_js(&format!("return document.querySelector('#payment-detail .return-panel[data-cart=\"{into}\"]') !== null"), "B's sale shown", LONG).await;
+    b.click("#payment-detail #return-open").await;
+    b.wait_js("return document.querySelector('#payment-detail #return-form') !== null", "B's Return items", LONG).await;
+    assert_eq!(submit(&b, 0, 1).await, "done");
+    let done = b.el("#payment-detail #return-done").await;
+    assert_eq!((done.attr("data-total").await.unwrap().as_deref(), done.attr("data-cash").await.unwrap().as_deref()), (Some("1628"), Some("628")));
+    assert_eq!(refunds(&psp, &pi).await, [(1000, "succeeded".to_string())], "one refund, on A's payment, all its card paid");
+    assert_eq!(expected_drawer(&b), before - 628, "the credit's cash out of B's drawer");
+    let doc = b.text("#payment-detail #return-doc").await;
+    assert!(doc.contains("PayDesk mug x1"), "{doc}");
+    assert_eq!(money_lines(&doc), (Some("$16.28".into()), Some("$10.00".into()), Some("$6.28".into())), "{doc}");
+    b.screenshot("restored-credit-back-done-1280x800").await;
+    b.print_return_document(1).await;
+    let job = printer.next_job(std::time::Duration::from_secs(30)).expect("a print job").expect("ESC/POS the test printer understands");
+    let text = job.texts().join("\n");
+    assert_eq!(money_lines(&text), (Some("$16.28".into()), Some("$10.00".into()), Some("$6.28".into())), "{text}");
+    assert_eq!((job.cuts, job.kicks.len()), (1, 0), "cut, and the drawer never opens");
+
+    // The rest of A's sale (coffee $2.50 + $0.22 tax, croissant $3.25 exempt): A's card has
+    // nothing left, A's cash $12.25 less the $6.28 given back: $5.97, all of it.
+    let rest = b
+        .js(&format!(
+            "return window.__TAURI__.core.invoke('return_restored_lines', {{ source: '{SRC}', sale: {}, lines: [{{ line: 0, quantity: 1 }}, {{ line: 1, quantity: 1 }}], reason: 'rest' }})\
+             .then((r) => [r.number, r.cash_out], (e) => JSON.stringify(e))",
+            cart.0
+        ))
+        .await;
+    assert_eq!(rest, serde_json::json!([format!("{number}-R2"), 597]));
+    assert_eq!(refunds(&psp, &pi).await.len(), 1, "no second refund of A's card");
+    assert_eq!(expected_drawer(&b), before - 1225, "A's cash, once");
     b.close().await;
 }
 

@@ -91,6 +91,11 @@ fn a_credit_paid_sale_exchanged_again_carries_its_credit_and_everything_goes_bac
     assert_eq!(count(&l, &format!("SELECT tender_id FROM exchange_credits WHERE exchange_id = {}", x.exchange_id)), mug_card);
     // Held once: the card's refunds plus what its credits still hold is what it paid.
     assert_eq!(refunded_to(&l, &pay) + 2 * CRO_YEN, MUG_YEN);
+    // A refund by hand of the mug's payment (Payments → Refund) leaves what the credits hold:
+    // that money pays the croissant and the coffee now (record 0158). Nothing is written.
+    let e = l.refunds_mut().create(pay.id, 1, None, AT + 23).unwrap_err();
+    assert!(matches!(e, Error::RefundExceedsCaptured { refundable_minor: 0, .. }), "{e:?}");
+    assert_eq!(count(&l, "SELECT count(*) FROM refunds"), before, "no refund written");
     // The croissants' sale has 220 left to give back (its first credit, less the carry).
     let e = l.sales_mut().plan_refund(cro, Some(CRO_YEN + 1), None, AT + 23).unwrap_err();
     assert!(matches!(e, Error::SaleRefundExceeds { refundable_minor: CRO_YEN, .. }), "{e:?}");

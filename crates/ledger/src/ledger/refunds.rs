@@ -60,6 +60,16 @@ impl Refunds<&mut Ledger> {
             }
             None => None,
         };
+        // A refund by hand never gives back what an exchange credit holds on the payment's
+        // tender: that money pays another sale now, and goes back only through it (record 0158).
+        let held = super::restored_returns::credit_held_on_payment_tx(&tx, payment_id)?;
+        if held > 0 {
+            let p = payment_by_id_tx(&tx, payment_id)?;
+            let refundable = (refundable_tx(&tx, &p)? - held).max(0);
+            if amount_minor > refundable {
+                return Err(Error::RefundExceedsCaptured { payment_id: payment_id.0, requested_minor: amount_minor, refundable_minor: refundable });
+            }
+        }
         let r = create_refund_tx(&tx, &key, payment_id, amount_minor, reason, approver, now_ms)?;
         tx.commit()?;
         Ok(r)

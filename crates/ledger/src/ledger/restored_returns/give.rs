@@ -154,3 +154,42 @@ pub(in crate::ledger) fn restored_credit_tx(conn: &Connection, credit: &Exchange
     parts.sort_by_key(|p| (p.kind != TenderKind::Card, p.seq));
     Ok(Some(RestoredCredit { sale, parts }))
 }
+
+/// What exchange credits hold on the tender that payment `payment` is (record 0158): this
+/// register's own credits out of its sale's card tender (record 0123, after their
+/// give-backs and carries), and for a predecessor's payment given back on here (record
+/// 0144) what this register's restored exchanges (record 0153) and the predecessor's own
+/// exchanges (record 0157) credited out of its tender and still hold. That money pays
+/// another sale; a refund by hand of the payment must leave it there.
+pub(in crate::ledger) fn credit_held_on_payment_tx(conn: &Connection, payment: crate::types::PaymentId) -> Result<i64> {
+    use rusqlite::OptionalExtension;
+    let tenders: Vec<i64> = collect(conn, "SELECT id FROM tenders WHERE payment_id = ?1 AND standing = 'active'", [payment.0], |r| Ok(Ok(r.get(0)?)))?;
+    let mut held = 0i64;
+    for t in tenders {
+        held += crate::ledger::exchange::credited_out_tx(conn, crate::tender::TenderId(t))?;
+    }
+    let restored: Option<(String, String)> = conn
+        .row_cached(
+            "SELECT r.source, r.checkout_key FROM restored_payments r WHERE r.payment_id = ?1",
+            [payment.0],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    if let Some((source, key)) = restored {
+        // The predecessor's sale the payment was a tender of (v36's index by checkout key).
+        let sale: Option<i64> = conn
+            .row_cached(
+                "SELECT json_extract(fact, '$.sale') FROM restored_history
+                 WHERE source = ?1 AND json_extract(fact, '$.checkout_key') = ?2 AND kind = 'tender_added' ORDER BY seq LIMIT 1",
+                params![source, key],
+                |r| r.get(0),
+            )
+            .optional()?
+            .flatten();
+        if let Some(sale) = sale {
+            let s = restored_sale_tx(conn, &source, sale)?;
+            held += s.tenders.iter().filter(|t| t.checkout_key.as_deref() == Some(key.as_str())).map(|t| t.credited_minor + t.credited_there_minor).sum::<i64>();
+        }
+    }
+    Ok(held)
+}

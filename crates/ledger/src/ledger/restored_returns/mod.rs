@@ -26,7 +26,7 @@ use super::{collect, Cached, Ledger, Returns};
 use crate::error::{Error, Result};
 use crate::types::{Refund, RefundId};
 
-pub(in crate::ledger) use give::{restored_credit_tx, GiveBack, RestoredCredit};
+pub(in crate::ledger) use give::{credit_held_on_payment_tx, restored_credit_tx, GiveBack, RestoredCredit};
 pub use sale::{RestoredSale, RestoredSaleLine, RestoredTender};
 
 /// A line of a restored sale's return.
