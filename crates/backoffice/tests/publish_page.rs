@@ -115,6 +115,14 @@ async fn the_publishing_page_previews_an_uploaded_csv_and_publishes_it_in_chromi
 }
 
 /// The values of the inputs matching `css`, in page order.
+/// Signs the owner in and opens the publishing page, waiting until it has loaded.
+async fn open_publishing(d: &WebDriver, url: &str) -> WebDriverResult<()> {
+    sign_in(d, url).await?;
+    d.goto(format!("{url}/publish")).await?;
+    wait_for(d, "return document.body.dataset.ready === 'true' && document.body.dataset.loaded === 'true'", "the publishing page").await;
+    Ok(())
+}
+
 async fn values(d: &WebDriver, css: &str) -> Vec<String> {
     let mut out = vec![];
     for e in d.find_all(By::Css(css)).await.unwrap() {
@@ -144,9 +152,7 @@ async fn the_tax_setup_is_a_form_of_rates_in_percent_previewed_and_published_in_
     let driver = tokio::task::spawn_blocking(Driver::start).await.unwrap();
     let (d, _profile) = chromium(&driver, "1300,1000").await;
     let result = async {
-        sign_in(&d, &h.url).await?;
-        d.goto(format!("{}/publish", h.url)).await?;
-        wait_for(&d, "return document.body.dataset.ready === 'true' && document.body.dataset.loaded === 'true'", "the publishing page").await;
+        open_publishing(&d, &h.url).await?;
         assert!(d.find_all(By::Css("textarea")).await?.is_empty(), "no document to write by hand");
         assert_eq!(values(&d, "#tax-rates .rate-class").await, ["standard", "reduced", "exempt"]);
         assert_eq!(values(&d, "#tax-rates .rate-percent").await, ["10", "8", "0"]);
@@ -273,9 +279,7 @@ async fn several_staff_changes_are_listed_previewed_and_published_at_once_in_chr
     let driver = tokio::task::spawn_blocking(Driver::start).await.unwrap();
     let (d, _profile) = chromium(&driver, "1300,1000").await;
     let result = async {
-        sign_in(&d, &h.url).await?;
-        d.goto(format!("{}/publish", h.url)).await?;
-        wait_for(&d, "return document.body.dataset.ready === 'true' && document.body.dataset.loaded === 'true'", "the publishing page").await;
+        open_publishing(&d, &h.url).await?;
         assert_eq!(words(texts(&d, "#staff tbody tr").await), ["Casey cashier yes 3 Change", "Olivia owner yes 2 Change"]);
         assert_eq!(words(texts(&d, "#staff-pending tbody tr").await), ["No changes yet: add a member above, or press Change beside one."]);
 

@@ -49,6 +49,23 @@ async fn products(db: &Path, url: &str) {
     }
 }
 
+/// Register A, paired as "Front till", sells a mug (1000) and two teas (350): 600 by card
+/// and the 1100 due in cash, and syncs. Returns A's id, the cart and the card step's run.
+async fn predecessor_sale(db_a: &Path, url: &str, h: &support::Harness, store: &str) -> (String, i64, Run) {
+    let a = pair(db_a, &h.url, &h.owner.pairing_code(store, "Front till").await.unwrap()).await;
+    let a_id = a["register_id"].as_str().unwrap().to_string();
+    products(db_a, url).await;
+    let cart = sale(db_a, url, &["new", "--currency", "usd", "--item", "MUG", "--item", "TEA:2"]).await.json()["cart_id"].as_i64().unwrap();
+    let card = sale(db_a, url, &["card", "--cart", &cart.to_string(), "--amount", "600"]).await;
+    assert_eq!(card.code, Some(0), "{}{}", card.stdout, card.stderr);
+    assert_eq!(card.json()["sale"]["due"].as_i64(), Some(1100), "{}", card.stdout);
+    let cash = sale(db_a, url, &["cash", "--cart", &cart.to_string(), "--tendered", "1100"]).await;
+    assert_eq!(cash.code, Some(0), "{}{}", cash.stdout, cash.stderr);
+    let r = sync_cmd(db_a, &["run", "--once"], &[]).await;
+    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+    (a_id, cart, card)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replacement_exchanges_its_predecessors_sale_refunding_once_charging_once_and_the_back_office_nets_it() {
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -59,20 +76,8 @@ async fn a_replacement_exchanges_its_predecessors_sale_refunding_once_charging_o
     let h = support::Harness::start().await;
     let store = h.owner.create_store("Main St").await.unwrap();
 
-    let a = pair(&db_a, &h.url, &h.owner.pairing_code(&store, "Front till").await.unwrap()).await;
-    let a_id = a["register_id"].as_str().unwrap().to_string();
-    products(&db_a, &url).await;
-    let v = sale(&db_a, &url, &["new", "--currency", "usd", "--item", "MUG", "--item", "TEA:2"]).await.json();
-    let cart = v["cart_id"].as_i64().unwrap();
-    let card = sale(&db_a, &url, &["card", "--cart", &cart.to_string(), "--amount", "600"]).await;
-    assert_eq!(card.code, Some(0), "{}{}", card.stdout, card.stderr);
+    let (a_id, cart, card) = predecessor_sale(&db_a, &url, &h, &store).await;
     let pi = card.json()["checkout"]["psp_payment_id"].as_str().unwrap().to_string();
-    let due = card.json()["sale"]["due"].as_i64().unwrap();
-    assert_eq!(600 + due, 1700);
-    let cash = sale(&db_a, &url, &["cash", "--cart", &cart.to_string(), "--tendered", &due.to_string()]).await;
-    assert_eq!(cash.code, Some(0), "{}{}", cash.stdout, cash.stderr);
-    let r = sync_cmd(&db_a, &["run", "--once"], &[]).await;
-    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
 
     drop(dir_a);
     h.owner.post(&format!("/admin/stores/{store}/registers/{a_id}/replace"), &json!({})).await.unwrap();
@@ -209,19 +214,9 @@ async fn a_restored_credit_goes_back_partly_out_of_the_drawer_once_and_the_back_
     let h = support::Harness::start().await;
     let store = h.owner.create_store("Main St").await.unwrap();
 
-    let a = pair(&db_a, &h.url, &h.owner.pairing_code(&store, "Front till").await.unwrap()).await;
-    let a_id = a["register_id"].as_str().unwrap().to_string();
-    products(&db_a, &url).await;
-    let cart = sale(&db_a, &url, &["new", "--currency", "usd", "--item", "MUG", "--item", "TEA:2"]).await.json()["cart_id"].as_i64().unwrap();
-    let card = sale(&db_a, &url, &["card", "--cart", &cart.to_string(), "--amount", "600"]).await;
-    assert_eq!(card.code, Some(0), "{}{}", card.stdout, card.stderr);
+    let (a_id, cart, card) = predecessor_sale(&db_a, &url, &h, &store).await;
     let pi = card.json()["checkout"]["psp_payment_id"].as_str().unwrap().to_string();
     let a_key = card.json()["checkout"]["checkout_key"].as_str().unwrap().to_string();
-    assert_eq!(card.json()["sale"]["due"].as_i64(), Some(1100), "{}", card.stdout);
-    let cash = sale(&db_a, &url, &["cash", "--cart", &cart.to_string(), "--tendered", "1100"]).await;
-    assert_eq!(cash.code, Some(0), "{}{}", cash.stdout, cash.stderr);
-    let r = sync_cmd(&db_a, &["run", "--once"], &[]).await;
-    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
 
     drop(dir_a);
     h.owner.post(&format!("/admin/stores/{store}/registers/{a_id}/replace"), &json!({})).await.unwrap();
