@@ -66,8 +66,24 @@ async fn predecessor_sale(db_a: &Path, url: &str, h: &support::Harness, store: &
     (a_id, cart, card)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_replacement_exchanges_its_predecessors_sale_refunding_once_charging_once_and_the_back_office_nets_it() {
+/// The scene of both tests: A's sale (`predecessor_sale`) synced, A replaced and its ledger
+/// gone, B paired as "Front till" with A's history restored and the products entered;
+/// `before` is B's expected drawer then.
+struct Replaced {
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    db_b: std::path::PathBuf,
+    psp: Psp,
+    url: String,
+    h: support::Harness,
+    store: String,
+    a_id: String,
+    b_id: String,
+    cart: i64,
+    card: Run,
+    before: i64,
+}
+
+async fn replaced() -> Replaced {
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (db_a, db_b) = (dir_a.path().join("ledger.db"), dir_b.path().join("ledger.db"));
     let psp_dir = tempfile::tempdir().unwrap();
@@ -75,10 +91,7 @@ async fn a_replacement_exchanges_its_predecessors_sale_refunding_once_charging_o
     let url = psp.url();
     let h = support::Harness::start().await;
     let store = h.owner.create_store("Main St").await.unwrap();
-
     let (a_id, cart, card) = predecessor_sale(&db_a, &url, &h, &store).await;
-    let pi = card.json()["checkout"]["psp_payment_id"].as_str().unwrap().to_string();
-
     drop(dir_a);
     h.owner.post(&format!("/admin/stores/{store}/registers/{a_id}/replace"), &json!({})).await.unwrap();
     let b = pair(&db_b, &h.url, &h.owner.pairing_code(&store, "Front till").await.unwrap()).await;
@@ -87,6 +100,13 @@ async fn a_replacement_exchanges_its_predecessors_sale_refunding_once_charging_o
     assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
     products(&db_b, &url).await;
     let before = drawer(&db_b, &url).await;
+    Replaced { _dirs: (dir_b, psp_dir), db_b, psp, url, h, store, a_id, b_id, cart, card, before }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replacement_exchanges_its_predecessors_sale_refunding_once_charging_once_and_the_back_office_nets_it() {
+    let Replaced { _dirs, db_b, psp, url, h, store, a_id, b_id, cart, card, before } = replaced().await;
+    let pi = card.json()["checkout"]["psp_payment_id"].as_str().unwrap().to_string();
 
     // 1. The mug for a tea, by receipt number.
     let n1 = sale(&db_b, &url, &["new", "--currency", "usd", "--item", "TEA"]).await.json()["cart_id"].as_i64().unwrap();
@@ -206,26 +226,9 @@ async fn psp_refunds(psp: &Psp, pi: &str) -> Vec<(i64, String)> {
 ///    0, nothing refused or held.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restored_credit_goes_back_partly_out_of_the_drawer_once_and_the_back_office_nets_it() {
-    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let (db_a, db_b) = (dir_a.path().join("ledger.db"), dir_b.path().join("ledger.db"));
-    let psp_dir = tempfile::tempdir().unwrap();
-    let psp = Psp::start(psp_dir.path()).await;
-    let url = psp.url();
-    let h = support::Harness::start().await;
-    let store = h.owner.create_store("Main St").await.unwrap();
-
-    let (a_id, cart, card) = predecessor_sale(&db_a, &url, &h, &store).await;
+    let Replaced { _dirs, db_b, psp, url, h, store, a_id, b_id, cart, card, before } = replaced().await;
     let pi = card.json()["checkout"]["psp_payment_id"].as_str().unwrap().to_string();
     let a_key = card.json()["checkout"]["checkout_key"].as_str().unwrap().to_string();
-
-    drop(dir_a);
-    h.owner.post(&format!("/admin/stores/{store}/registers/{a_id}/replace"), &json!({})).await.unwrap();
-    let b = pair(&db_b, &h.url, &h.owner.pairing_code(&store, "Front till").await.unwrap()).await;
-    let b_id = b["register_id"].as_str().unwrap().to_string();
-    let r = sync_cmd(&db_b, &["restore", "--from", &a_id], &[]).await;
-    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
-    products(&db_b, &url).await;
-    let before = drawer(&db_b, &url).await;
     let restored = |line: &'static str| {
         let (a_id, cart) = (a_id.clone(), cart.to_string());
         let (db, url) = (db_b.clone(), url.clone());
