@@ -117,7 +117,7 @@ function showReceiptPick(found) {
     onclick: () => openCandidate(c),
   }, h('span', { class: 'pick-where', text: whereSold(c) }), h('span', { class: 'pick-when', text: c.issued_at }),
   h('span', { class: 'pick-total', text: c.total_display })));
-  const list = h('ul', { class: 'receipt-pick-list', 'aria-labelledby': 'receipt-pick-title' }, ...buttons.map((b) => h('li', {}, b)));
+  const list = h('ul', { class: 'receipt-pick-list', role: 'group', 'aria-labelledby': 'receipt-pick-title' }, ...buttons.map((b) => h('li', {}, b)));
   list.addEventListener('keydown', (e) => {
     const at = buttons.indexOf(document.activeElement);
     if (at < 0 || (e.key !== 'ArrowDown' && e.key !== 'ArrowUp')) return;
@@ -130,8 +130,8 @@ function showReceiptPick(found) {
     h('h2', { id: 'receipt-pick-title', text: t('receipt-pick-title', { number, count: found.found }) }),
     h('p', { class: 'help', text: t('receipt-pick-help') }),
     list, more));
+  // The focus enters the list, whose label (the title) a screen reader reads with it.
   buttons[0].focus();
-  announce(t('receipt-pick-title', { number, count: found.found }));
 }
 
 /** Shows restored sale `sale` of replaced register `source` with its Return items form. */
