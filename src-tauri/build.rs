@@ -31,6 +31,7 @@ const COMMANDS: &[&str] = &[
     "exchange_lines",
     "exchange_restored_lines",
     "find_receipt",
+    "find_receipt_candidates",
     "print_return",
     "print_restored_return",
     "get_report",

@@ -9,6 +9,8 @@
 //! at 1024x768; screenshots of the form and the result under target/screenshots. And the
 //! Exchange beside Return (record 0153 addendum): A's mug for two mugs rung up on B, the rest
 //! paid by card on B's register, one charge at the PSP, no refund, B's drawer unmoved.
+//! And a number on B's own sale AND A's (record 0159): the cashier picks the one on the
+//! paper; nothing is opened for them.
 
 use paydesk_e2e::thirtyfour::prelude::*;
 use paydesk_e2e::{App, Launch, PspProcess, LONG};
@@ -311,6 +313,109 @@ async fn in_japanese_at_1024x768_a_mug_comes_back_for_a_croissant_card_first_the
     let stats = psp.psp.stats().await;
     assert_eq!(stats["charges"].as_u64(), Some(1), "only A's sale was ever charged: {stats}");
     b.close().await;
+}
+
+/// Payments (F2) → Receipts: `number` typed and Enter; waits for the picker of the sales it
+/// is on (record 0159) and returns each choice's (kind, text).
+async fn pick_list(b: &App, number: &str) -> Vec<(String, String)> {
+    b.key(Key::F2).await;
+    let field = b.el("#sales-find").await;
+    field.send_keys(number).await.unwrap();
+    field.send_keys(Key::Enter).await.unwrap();
+    b.wait_js("return document.querySelector('#payment-detail #receipt-pick') !== null", "the picker", LONG).await;
+    let v = b.js("return [...document.querySelectorAll('#receipt-pick .receipt-pick-choice')].map((x) => [x.dataset.kind, x.innerText.replace(/\\s+/g, ' ').trim()])").await;
+    serde_json::from_value(v).unwrap()
+}
+
+/// Each choice fits its button and the detail pane (no text cut or pushed out).
+async fn choices_fit(b: &App) {
+    let overflow = b
+        .js("const pane = document.getElementById('payment-detail').getBoundingClientRect(); \
+             return [...document.querySelectorAll('#receipt-pick .receipt-pick-choice')].filter((x) => { \
+               const r = x.getBoundingClientRect(); return x.scrollWidth > x.clientWidth + 1 || r.right > pane.right + 1 || r.height < 44; }).map((x) => x.id)")
+        .await;
+    assert_eq!(overflow, serde_json::json!([]), "choices cut, outside the pane or too small to press");
+}
+
+/// Issue #29's wrong-customer refund (record 0159): B makes its own paid sale 1 BEFORE A's
+/// history is restored, so A's receipt 000001 and B's own 000001 both exist. Typing the number
+/// no longer opens B's sale: the picker lists both (this register's first), each with where,
+/// when and the total; the keyboard picks A's, which opens A's Return items naming A; the
+/// number again and "This register" opens B's own sale's Return items. English at 1280x800.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_number_on_this_registers_sale_and_a_replaced_ones_lets_the_cashier_pick_in_english() {
+    let psp = PspProcess::start(KEY);
+    let (cart, _, rows) = predecessor_sale(&psp, false, &["COF-001", "CRO-001", "MUG-001"], "$22.25", "10.00").await;
+    let b = App::start("receipt-pick-b", launch(&psp, false, 1280, 800)).await;
+    let own = b.paid_split_sale(&["MUG-001"], "$16.28", "").await;
+    assert_eq!(own, cart.0, "B's own sale has A's sale's number");
+    restore_into(&b, &rows);
+    let number = format!("{:06}", cart.0);
+    let choices = pick_list(&b, &number).await;
+    assert_eq!(choices.len(), 2, "{choices:?}");
+    assert_eq!(choices[0].0, "own");
+    assert!(choices[0].1.starts_with("This register") && choices[0].1.ends_with("$16.28"), "{choices:?}");
+    assert_eq!(choices[1].0, "restored");
+    assert!(choices[1].1.starts_with("Register Front till (replaced)") && choices[1].1.ends_with("$22.25"), "{choices:?}");
+    let when = regex_free_time(&choices[1].1);
+    assert!(when, "a date and time on A's choice: {choices:?}");
+    let title = b.text("#receipt-pick-title").await;
+    assert_eq!(title, format!("Receipt number {number} is on 2 receipts. Pick the one the customer has:"));
+    assert_eq!(b.js("return document.activeElement.id").await, Value::from("receipt-pick-0"), "the first choice has the focus");
+    choices_fit(&b).await;
+    b.screenshot("receipt-pick-1280x800").await;
+
+    // The keyboard: Down to A's sale, Enter.
+    b.el("#receipt-pick-0").await.send_keys(Key::Down).await.unwrap();
+    b.wait_js("return document.activeElement.id === 'receipt-pick-1'", "the focus on A's sale", LONG).await;
+    b.el("#receipt-pick-1").await.send_keys(Key::Enter).await.unwrap();
+    b.wait_js("return document.querySelector('#payment-detail #restored-return #return-form') !== null", "A's sale's Return items", LONG).await;
+    let form = b.text("#payment-detail #restored-return-title").await;
+    assert!(form.contains(&number) && form.contains("Front till"), "A's sale, naming A: {form}");
+    b.screenshot("receipt-pick-a-opened-1280x800").await;
+
+    // The number again; "This register": B's own sale's Return items, not A's.
+    let again = pick_list(&b, &number).await;
+    assert_eq!(again, choices);
+    b.click("#receipt-pick-0").await;
+    b.wait_js(&format!("return document.querySelector('#payment-detail .return-panel[data-cart=\"{own}\"] #return-form') !== null"), "B's own sale's Return items", LONG)
+        .await;
+    assert_eq!(b.js("return document.querySelector('#payment-detail #restored-return') === null").await, Value::Bool(true));
+    let lines = b.js("return [...document.querySelectorAll('#payment-detail #return-form tbody tr')].length").await;
+    assert_eq!(lines, Value::from(1), "B's sale: the one mug");
+    b.close().await;
+}
+
+/// The same in Japanese at 1024x768: the picker's words and both choices fit; A's is picked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_japanese_at_1024x768_the_cashier_picks_the_replaced_registers_sale() {
+    let psp = PspProcess::start(KEY);
+    let (cart, _, rows) = predecessor_sale(&psp, true, &["COF-001", "MUG-001"], "¥1,900", "1000").await;
+    let b = App::start("receipt-pick-b-ja", launch(&psp, true, 1024, 768)).await;
+    let own = b.paid_split_sale(&["CRO-001"], "¥220", "").await;
+    assert_eq!(own, cart.0);
+    restore_into(&b, &rows);
+    let number = format!("{:06}", cart.0);
+    let choices = pick_list(&b, &number).await;
+    assert_eq!(choices.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(), ["own", "restored"]);
+    assert!(choices[0].1.starts_with("このレジ") && choices[0].1.ends_with("¥220"), "{choices:?}");
+    assert!(choices[1].1.starts_with("旧レジ Front till") && choices[1].1.ends_with("¥1,900"), "{choices:?}");
+    assert!(b.text("#receipt-pick-title").await.contains(&number));
+    choices_fit(&b).await;
+    b.screenshot("receipt-pick-ja-1024x768").await;
+    b.click("#receipt-pick-1").await;
+    b.wait_js("return document.querySelector('#payment-detail #restored-return #return-form') !== null", "A's sale's Return items", LONG).await;
+    let form = b.text("#payment-detail #restored-return-title").await;
+    assert!(form.contains(&number) && form.contains("Front till"), "{form}");
+    b.screenshot("receipt-pick-a-opened-ja-1024x768").await;
+    b.close().await;
+}
+
+/// A "YYYY-MM-DD HH:MM" somewhere in `s`.
+fn regex_free_time(s: &str) -> bool {
+    let b = s.as_bytes();
+    let shape = b"dddd-dd-dd dd:dd";
+    b.windows(shape.len()).any(|w| w.iter().zip(shape).all(|(c, p)| if *p == b'd' { c.is_ascii_digit() } else { c == p }))
 }
 
 /// A return document's money lines in English, each the amount its line ends with: what was

@@ -7,7 +7,7 @@ import { listen } from './bridge.js';
 import { $, announce, alertLoud, errText } from './dom.js';
 import { charge, focusScan, initRegister, isCheckoutOpen, loadRegister, nextSaleButton, onProgress, registerTenderKey, reloadCatalog, setVisible } from './register.js';
 import { initCatalog, loadCatalog } from './catalog.js';
-import { initReceiptFind, loadPayments, openRestoredReturn, openSaleReturn } from './payments.js';
+import { initReceiptFind, loadPayments, openReceiptCandidates } from './payments.js';
 import { loadReport } from './report.js';
 import { loadSettings, showApplied } from './settings.js';
 import { loadCounterRules } from './counter_rules.js';
@@ -91,7 +91,7 @@ async function start() {
   // A receipt's barcode scanned at the register opens its return here (record 0125).
   document.addEventListener('paydesk:open-receipt', (e) => {
     show('payments');
-    if (e.detail.restored) openRestoredReturn(e.detail.restored.source, e.detail.restored.sale); else openSaleReturn(e.detail.cart);
+    openReceiptCandidates(e.detail.found);
   });
   // A sale refused for want of a shift offers the open-shift form (shift.js).
   document.addEventListener('paydesk:show', (e) => show(e.detail));

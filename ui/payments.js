@@ -7,7 +7,7 @@ import { receiptPanel } from './receipt.js';
 import { returnPanel } from './returns.js';
 import { restoredReturnPanel } from './restored_returns.js';
 import { invoke } from './bridge.js';
-import { ERROR, TIMELINE_KIND, TONE } from './contract.js';
+import { TIMELINE_KIND, TONE } from './contract.js';
 import { $, h, s, announce, alertLoud, errText, timeOf } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
 
@@ -21,6 +21,9 @@ let selectedSale = null;
  *  like a selected sale, it is not replaced when the payments list refreshes (a return's own
  *  refund refreshes it, and would otherwise take the result and its document off the screen). */
 let restoredShown = null;
+/** The picker of the sales a receipt number is on (record 0159) is on show: kept, like a
+ *  selected sale, when the payments list refreshes, until the cashier picks one. */
+let pickShown = false;
 
 /** Lists the payments (newest first) and shows the selected one, or the first. */
 export async function loadPayments() {
@@ -37,7 +40,7 @@ export async function loadPayments() {
   }));
   $('payments-empty').hidden = list.length > 0;
   loadSales(null);
-  if (selectedSale !== null || restoredShown !== null) return;
+  if (selectedSale !== null || restoredShown !== null || pickShown) return;
   if (selectedPayment === null && list.length) selectPayment(list[0].id);
   else if (selectedPayment !== null) selectPayment(selectedPayment);
 }
@@ -63,23 +66,18 @@ async function loadSales(before) {
 }
 
 /** Payments → Receipts' number field: a receipt number typed or scanned (its barcode)
- *  opens that sale with its Return items form, as a return starts at the counter. */
+ *  opens that sale with its Return items form, as a return starts at the counter. The
+ *  number can be on this register's own sale and on replaced registers' restored sales
+ *  (record 0159): then the cashier picks the one on the customer's paper. */
 export function initReceiptFind() {
   $('sales-find-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const msg = $('sales-find-msg');
     const field = $('sales-find');
     try {
-      const cart = await invoke('find_receipt', { number: field.value }).catch(async (local) => {
-        // No local paid sale has it: a replaced register's restored sale may (record 0144).
-        if (!local || local.code !== ERROR.INVALID_INPUT) throw local;
-        const found = await invoke('find_restored_receipt', { number: field.value }).catch((r) => {
-          throw r && r.code === ERROR.UNKNOWN_RESTORED_SALE ? local : r;
-        });
-        return found;
-      });
+      const found = await invoke('find_receipt_candidates', { number: field.value });
       msg.hidden = true; msg.textContent = ''; field.value = '';
-      if (typeof cart === 'number') openSaleReturn(cart); else openRestoredReturn(cart.source, cart.sale);
+      openReceiptCandidates(found);
     } catch (err) {
       msg.textContent = errText(err); msg.dataset.code = (err && err.code) || 'error'; msg.hidden = false;
       field.select();
@@ -88,9 +86,57 @@ export function initReceiptFind() {
   });
 }
 
+/** The sales a receipt number is on (`find_receipt_candidates`): one opens at once, several
+ *  are listed for the cashier to pick from — never one picked for them. */
+export function openReceiptCandidates(found) {
+  if (found.candidates.length === 1 && found.found === 1) openCandidate(found.candidates[0]);
+  else showReceiptPick(found);
+}
+
+function openCandidate(c) {
+  pickShown = false;
+  if (c.kind === 'own') openSaleReturn(c.cart); else openRestoredReturn(c.source, c.sale);
+}
+
+/** Where a candidate was sold, in the cashier's words. */
+function whereSold(c) {
+  return c.kind === 'own' ? t('receipt-pick-this-register') : t('receipt-pick-from', { name: c.register_name });
+}
+
+/** "This number is on 2 receipts. Pick the one the customer has:" and one button per sale
+ *  (where, when, how much); Up/Down move between them, Enter picks. */
+function showReceiptPick(found) {
+  selectedSale = null; selectedPayment = null; restoredShown = null; pickShown = true;
+  for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', 'false');
+  for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', 'false');
+  const number = found.candidates[0].receipt_no;
+  const buttons = found.candidates.map((c, i) => h('button', {
+    type: 'button', class: 'receipt-pick-choice', id: `receipt-pick-${i}`, 'data-kind': c.kind, 'data-sale': String(c.sale),
+    'data-source': c.source || '',
+    'aria-label': t('receipt-pick-choice-label', { register: whereSold(c), time: c.issued_at, total: c.total_display }),
+    onclick: () => openCandidate(c),
+  }, h('span', { class: 'pick-where', text: whereSold(c) }), h('span', { class: 'pick-when', text: c.issued_at }),
+  h('span', { class: 'pick-total', text: c.total_display })));
+  const list = h('ul', { class: 'receipt-pick-list', role: 'group', 'aria-labelledby': 'receipt-pick-title' }, ...buttons.map((b) => h('li', {}, b)));
+  list.addEventListener('keydown', (e) => {
+    const at = buttons.indexOf(document.activeElement);
+    if (at < 0 || (e.key !== 'ArrowDown' && e.key !== 'ArrowUp')) return;
+    e.preventDefault();
+    buttons[(at + (e.key === 'ArrowDown' ? 1 : buttons.length - 1)) % buttons.length].focus();
+  });
+  const more = found.found > found.candidates.length
+    ? h('p', { class: 'help', id: 'receipt-pick-more', text: t('receipt-pick-more', { found: found.found, shown: found.candidates.length }) }) : '';
+  $('payment-detail').replaceChildren(h('section', { class: 'receipt-pick', id: 'receipt-pick', 'data-number': number },
+    h('h2', { id: 'receipt-pick-title', text: t('receipt-pick-title', { number, count: found.found }) }),
+    h('p', { class: 'help', text: t('receipt-pick-help') }),
+    list, more));
+  // The focus enters the list, whose label (the title) a screen reader reads with it.
+  buttons[0].focus();
+}
+
 /** Shows restored sale `sale` of replaced register `source` with its Return items form. */
 export function openRestoredReturn(source, sale) {
-  selectedSale = null; selectedPayment = null; restoredShown = { source, sale };
+  selectedSale = null; selectedPayment = null; restoredShown = { source, sale }; pickShown = false;
   for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', 'false');
   for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', 'false');
   $('payment-detail').replaceChildren(restoredReturnPanel(source, sale));
@@ -106,7 +152,7 @@ export function openSaleReturn(cart) {
 
 /** Shows sale `cartId`'s receipt with its Print / Reprint and printable-page buttons. */
 function selectSale(cartId) {
-  selectedSale = cartId; selectedPayment = null; restoredShown = null;
+  selectedSale = cartId; selectedPayment = null; restoredShown = null; pickShown = false;
   for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', 'false');
   for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', String(tr.dataset.cart === String(cartId)));
   $('payment-detail').replaceChildren(h('h2', { text: t('receipt-screen-of-sale', { id: cartId }) }), receiptPanel(cartId), returnPanel(cartId, () => loadPayments()), saleRefundForm(cartId));
@@ -147,11 +193,13 @@ function saleRefundForm(cartId) {
 }
 
 async function selectPayment(id) {
-  selectedPayment = id; selectedSale = null; restoredShown = null;
+  selectedPayment = id; selectedSale = null; restoredShown = null; pickShown = false;
   for (const tr of $('sales-rows').children) tr.setAttribute('aria-selected', 'false');
   for (const tr of $('payments-rows').children) tr.setAttribute('aria-selected', String(tr.dataset.id === String(id)));
   let p;
   try { p = await invoke('get_payment', { id }); } catch (e) { announce(errText(e), 'bad'); return; }
+  // Something else was put on show meanwhile (a receipt number's sale or its picker): keep it.
+  if (selectedPayment !== id) return;
   const box = $('payment-detail');
   const refundable = p.refundable;
   const amount = h('input', { id: 'refund-amount', type: 'text', inputmode: 'decimal', value: p.refundable_display_plain,

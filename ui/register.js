@@ -264,10 +264,9 @@ const RECEIPT_NO = /^[0-9]{6,12}$/;
  *  when no paid sale has that number (the scan was an unknown item after all). */
 async function openReceipt(number) {
   let detail;
-  try { detail = { cart: await invoke('find_receipt', { number }) }; } catch {
-    // A replaced register's restored sale may have it (record 0144 addendum).
-    try { detail = { restored: await invoke('find_restored_receipt', { number }) }; } catch { return false; }
-  }
+  // Every sale with the number: this register's and replaced registers' restored ones
+  // (record 0159); Payments opens the one, or lets the cashier pick among several.
+  try { detail = { found: await invoke('find_receipt_candidates', { number }) }; } catch { return false; }
   scanError('');
   announce(t('scan-receipt-opened', { number }));
   document.dispatchEvent(new CustomEvent('paydesk:open-receipt', { detail }));

@@ -146,6 +146,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, opts: Options) -> tau
             sale::exchange::exchange_target,
             sale::exchange::exchange_lines,
             store::sales::find_receipt,
+            store::sales::find_receipt_candidates,
             store::return_print::print_return,
             store::return_print::print_restored_return,
             register_settings::get_settings,

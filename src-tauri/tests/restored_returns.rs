@@ -111,6 +111,18 @@ fn a_restored_sale_is_found_by_its_receipt_and_returned_once_at_the_psp_with_app
     assert_eq!(found, json!({ "source": SRC, "sale": sale }));
     assert_eq!(call(&w, "find_restored_receipt", json!({ "number": "999999" })).unwrap_err()["code"], "unknown_restored_sale");
     assert_eq!(call(&w, "find_restored_receipt", json!({ "number": "12a" })).unwrap_err()["code"], "invalid_input");
+    // The one command the screen uses (record 0159): every sale with the number, here A's only.
+    let all = call(&w, "find_receipt_candidates", json!({ "number": number })).unwrap();
+    assert_eq!((all["found"].clone(), all["candidates"].as_array().map(Vec::len)), (json!(1), Some(1)), "{all}");
+    let c = &all["candidates"][0];
+    assert_eq!((c["kind"].clone(), c["source"].clone(), c["sale"].clone(), c["register_name"].clone()), (json!("restored"), json!(SRC), json!(sale), json!("Front till")), "{all}");
+    assert!(c["total"].as_i64().unwrap() > 0 && c["total_display"].as_str().is_some_and(|t| !t.is_empty()), "{all}");
+    for bad in ["12a", "", "123456789012345678901"] {
+        assert_eq!(call(&w, "find_receipt_candidates", json!({ "number": bad })).unwrap_err()["code"], "invalid_input", "{bad:?}");
+    }
+    let none = call(&w, "find_receipt_candidates", json!({ "number": "999999" })).unwrap_err();
+    assert_eq!(none["code"], "invalid_input", "no sale has it: today's words");
+    assert!(none["message"].as_str().unwrap().contains("999999"), "{none}");
     // The restored payments list names the sale each payment paid.
     let listed = call(&w, "restored_history", json!({ "from": SRC })).unwrap();
     assert_eq!(listed["payments"][0]["sale"], sale, "{listed}");

@@ -54,7 +54,7 @@ pub use ledger::{ExchangeCredit, ExchangeOfReturn, ExchangePlan};
 pub use ledger::{return_number, ReturnLine, ReturnPlan, ReturnPrint, ReturnRecord, ReturnRestoredTender, ReturnTender, MAX_RETURN_LINES};
 pub use ledger::{OutboxRow, OutboxStats, MAX_OUTBOX_BATCH};
 pub use ledger::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
-pub use ledger::{RestoredExchangePlan, RestoredReturnLine, RestoredReturnPlan, RestoredReturnRecord, RestoredReturnTender, RestoredSale, RestoredSaleLine, RestoredTender};
+pub use ledger::{RestoredExchangePlan, RestoredReceipt, RestoredReturnLine, RestoredReturnPlan, RestoredReturnRecord, RestoredReturnTender, RestoredSale, RestoredSaleLine, RestoredTender};
 pub use ledger::catalog::{Category, Found, MatchKind, QueryProblem, SearchQuery};
 pub use ledger::catalog::{CatalogItem, PriceKind, CsvProblem, DemoLocale, DEMO_WEIGHED_SKU, ImportReport, parse_locale, PublishedItem, PublishedReport, PublishedTax, StoreSettings};
 pub use ledger::{local_time, receipt_sale_data, receipt_text_sha256, store_date, store_day_start, store_time, tax_cart, utc_day, LockedTax, PrintOutcome, PrintRecord, ReceiptPrint, MAX_RECEIPT_TEXT_BYTES};

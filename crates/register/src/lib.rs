@@ -19,8 +19,9 @@ pub use clock::{Clock, SharedClock, SystemClock};
 pub use notify::{AlarmCode, BackgroundReason, Notification, Notifier, ResolvedVia, SettledState, Subject};
 pub use rng::{OsRandom, Random, SeededRandom, SharedRandom};
 pub use transport::{HttpTransport, SharedTransport, Transport};
+pub use engine::{checked_receipt_number, MAX_RECEIPT_CANDIDATES, MAX_RECEIPT_DIGITS};
 pub use engine::{
-    CancelReport, CardTenderReport, CashReport, ExchangeReport, RestoredExchangeReport, RestoredReturnReport, ReturnReport, SaleRefundReport, SaleView, StoreTenderReport,
+    CancelReport, CardTenderReport, CashReport, ExchangeReport, RestoredExchangeReport, RestoredReturnReport, ReceiptCandidate, ReceiptCandidates, ReceiptOpen, ReturnReport, SaleRefundReport, SaleView, StoreTenderReport,
     CheckoutOutcome, CheckoutReport, Attempted, CrashHook, CrashPoint, Engine, EngineConfig, EngineError, EngineStatus,
     EventsReport, PaymentView, RecoverReport, RefundReport, MAX_EVENT_PAGES_PER_POLL, MAX_SEARCH_SETTLE_MS,
     NotChargedWhy, PendingWhy, ReaderConfig, ReaderOutcome, ReaderRegistration, ReaderReport, ReaderTenderReport, TestCard,

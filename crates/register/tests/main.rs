@@ -12,6 +12,7 @@ mod offline_caps;
 mod payment_after;
 mod reader;
 mod readers;
+mod receipt_candidates;
 mod scan;
 mod search_lag;
 mod statements;

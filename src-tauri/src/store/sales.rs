@@ -6,6 +6,7 @@
 use paydesk_domain::TenderKind as RKind;
 use paydesk_receipt::build_receipt;
 use paydesk_ledger::CartId;
+use paydesk_register::ReceiptOpen;
 use serde::Serialize;
 use tauri::State;
 
@@ -95,4 +96,68 @@ pub fn find_receipt(state: State<'_, AppState>, number: String) -> AppResult<i64
     let cart = n.trim_start_matches('0').parse::<i64>().ok().filter(|c| *c > 0).map(CartId);
     let paid = cart.and_then(|c| state.engine().receipts().source(c).ok().map(|_| c));
     paid.map(|c| c.0).ok_or_else(|| AppError::InvalidInput(tr!(l, "receipt-find-none", number = n.to_string())))
+}
+
+/// One sale a receipt number may be, as the picker shows it (record 0159).
+#[derive(Debug, Serialize)]
+pub struct ReceiptCandidateRow {
+    /// `own` (this register's paid sale: open it by `cart`) or `restored` (a predecessor's:
+    /// open it by `source` and `sale`).
+    pub kind: &'static str,
+    pub cart: Option<i64>,
+    pub source: Option<String>,
+    pub sale: i64,
+    /// The predecessor's name as restored (its id when it has none); `None` for this register.
+    pub register_name: Option<String>,
+    pub receipt_no: String,
+    /// The store's local time of payment, "2026-12-01 09:01".
+    pub issued_at: String,
+    pub total: i64,
+    pub total_display: String,
+}
+
+/// Every sale a receipt number may be (at most `MAX_RECEIPT_CANDIDATES`); `found` is how
+/// many there are.
+#[derive(Debug, Serialize)]
+pub struct ReceiptCandidatesView {
+    pub candidates: Vec<ReceiptCandidateRow>,
+    pub found: usize,
+}
+
+/// Payments → Receipts' number (typed, or a receipt's barcode scanned): EVERY sale with
+/// that number — this register's own paid sale and each restored predecessor's (record
+/// 0159): a replacement register's ids start at 1 as its predecessor's did, so one number
+/// can be on several customers' receipts, and the cashier picks the one on the paper.
+/// Refused: anything but 1 to 20 digits, a number no sale has (`invalid_input`).
+#[tauri::command]
+pub fn find_receipt_candidates(state: State<'_, AppState>, number: String) -> AppResult<ReceiptCandidatesView> {
+    let l = active();
+    let n = crate::sale::returns::checked_receipt_no(&number)?;
+    let found = state.engine().receipt_candidates(n)?;
+    if found.candidates.is_empty() {
+        return Err(AppError::InvalidInput(tr!(l, "receipt-find-none", number = n.to_string())));
+    }
+    let candidates = found
+        .candidates
+        .into_iter()
+        .map(|c| {
+            let (kind, cart, source, sale) = match c.open {
+                ReceiptOpen::Own { cart } => ("own", Some(cart), None, cart),
+                ReceiptOpen::Restored { source, sale } => ("restored", None, Some(source), sale),
+            };
+            let at = c.at;
+            ReceiptCandidateRow {
+                kind,
+                cart,
+                source,
+                sale,
+                register_name: c.register_name,
+                receipt_no: c.receipt_no,
+                issued_at: format!("{:04}-{:02}-{:02} {:02}:{:02}", at.year, at.month, at.day, at.hour, at.minute),
+                total: c.total_minor,
+                total_display: money::format(c.total_minor, c.currency),
+            }
+        })
+        .collect();
+    Ok(ReceiptCandidatesView { candidates, found: found.found })
 }

@@ -45,7 +45,7 @@ mod refunds;
 mod restored;
 pub use restored::{RestoreSourceRow, RestoredPayment, RestoredRow, MAX_RESTORED_PAGE};
 mod restored_returns;
-pub use restored_returns::{RestoredExchangePlan, RestoredReturnLine, RestoredReturnPlan, RestoredReturnRecord, RestoredReturnTender, RestoredSale, RestoredSaleLine, RestoredTender};
+pub use restored_returns::{RestoredExchangePlan, RestoredReceipt, RestoredReturnLine, RestoredReturnPlan, RestoredReturnRecord, RestoredReturnTender, RestoredSale, RestoredSaleLine, RestoredTender};
 mod exchange;
 mod return_prints;
 mod returns;

@@ -25,7 +25,8 @@ pub use reader::{
     NotChargedWhy, PendingWhy, ReaderConfig, ReaderOutcome, ReaderRegistration, ReaderReport, ReaderTenderReport, TestCard,
     UnavailableWhy,
 };
-pub use sale::{CancelReport, CardTenderReport, CashReport, ExchangeReport, RestoredExchangeReport, RestoredReturnReport, ReturnReport, SaleRefundReport, SaleView, StoreTenderReport};
+pub use sale::{checked_receipt_number, MAX_RECEIPT_CANDIDATES, MAX_RECEIPT_DIGITS};
+pub use sale::{CancelReport, CardTenderReport, CashReport, ExchangeReport, RestoredExchangeReport, RestoredReturnReport, ReceiptCandidate, ReceiptCandidates, ReceiptOpen, ReturnReport, SaleRefundReport, SaleView, StoreTenderReport};
 pub use report::{CheckoutOutcome, CheckoutReport, EngineStatus, EventsReport, PaymentView, RecoverReport, RefundReport};
 
 use crate::clock::SharedClock;

@@ -10,6 +10,7 @@
 //! before any request, driven afterwards by the engine like any refund.
 
 mod give;
+mod receipt;
 mod sale;
 mod take;
 
@@ -27,6 +28,7 @@ use crate::error::{Error, Result};
 use crate::types::{Refund, RefundId};
 
 pub(in crate::ledger) use give::{credit_held_on_payment_tx, restored_credit_tx, GiveBack, RestoredCredit};
+pub use receipt::RestoredReceipt;
 pub use sale::{RestoredSale, RestoredSaleLine, RestoredTender};
 
 /// A line of a restored sale's return.
@@ -118,6 +120,12 @@ impl<L: Deref<Target = Ledger>> Returns<L> {
             }),
             many => Err(Error::AmbiguousRestoredReceipt { receipt_no: receipt_no.to_string(), sources: many.iter().map(|(s, _)| s.clone()).collect() }),
         }
+    }
+
+    /// Every restored sale whose receipt number is `receipt_no` (as printed, `000001`), each
+    /// with its predecessor's name, time and total, oldest restore first (record 0159).
+    pub fn restored_receipts(&self, receipt_no: &str) -> Result<Vec<RestoredReceipt>> {
+        receipt::restored_receipts(&self.conn, receipt_no)
     }
 
     /// The returns this register made of a restored sale, in order.

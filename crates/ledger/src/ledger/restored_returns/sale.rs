@@ -93,18 +93,18 @@ pub struct RestoredSale {
 }
 
 /// The kinds of fact keyed by `$.sale` (the partial index `restored_history_by_sale`).
-const SALE_KINDS: &str =
+pub(super) const SALE_KINDS: &str =
     "kind IN ('sale_completed', 'sale_canceled', 'tender_added', 'tender_superseded', 'return_recorded', 'cash_refunded', 'store_refunded')";
 
 fn bad(source: &str, sale: i64, why: impl Into<String>) -> Error {
     Error::RestoredSaleNotValued { register: source.to_string(), sale, why: why.into() }
 }
 
-fn int(v: &Value, field: &str, source: &str, sale: i64) -> Result<i64> {
+pub(super) fn int(v: &Value, field: &str, source: &str, sale: i64) -> Result<i64> {
     v.get(field).and_then(Value::as_i64).ok_or_else(|| bad(source, sale, format!("its facts have no number {field}")))
 }
 
-fn text(v: &Value, field: &str, source: &str, sale: i64) -> Result<String> {
+pub(super) fn text(v: &Value, field: &str, source: &str, sale: i64) -> Result<String> {
     v.get(field).and_then(Value::as_str).map(str::to_string).ok_or_else(|| bad(source, sale, format!("its facts have no text {field}")))
 }
 
