@@ -196,6 +196,21 @@ async fn in_japanese_a_mug_for_a_croissant_is_paid_by_the_credit_and_the_rest_is
     let receipt = app.js(&format!("return window.__TAURI__.core.invoke('get_receipt', {{ cart: {} }})", new.0)).await;
     let text = receipt["text"].as_array().map(|l| l.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join("\n")).unwrap_or_default();
     assert!(text.contains(&format!("交換 {:06}-R1", old.0)) && text.contains("¥220"), "{receipt}");
+
+    // The old card's payment in the Payments list: ¥1,430 back and ¥220 paying the croissant,
+    // so nothing is refundable by hand, and its detail says where the ¥220 is (record 0160).
+    let card_key = ledger(&app).sales().by_cart(old).unwrap().tenders.iter().find(|t| t.kind == TenderKind::Card).unwrap().checkout_key.clone().unwrap();
+    let row = format!("#payments-rows tr[data-id={}]", serde_json::to_string(&card_key).unwrap());
+    app.wait_js(&format!("return !!document.querySelector('{row}')"), "the old card's payment listed", LONG).await;
+    let open = format!("{row} button");
+    app.js(&format!("document.querySelector('{open}').scrollIntoView({{ block: 'center' }}); return true")).await;
+    app.click(&open).await;
+    app.wait_js("return !!document.getElementById('refund-held')", "why part of the payment stays", LONG).await;
+    let held = app.text("#refund-held").await;
+    assert!(held.contains("¥220") && held.contains("交換"), "{held}");
+    let none = app.js("return document.getElementById('refund-full') === null && document.getElementById('refund-amount') === null").await;
+    assert_eq!(none, serde_json::Value::Bool(true), "nothing refundable by hand");
+    app.screenshot("refund-held-ja-1024x768").await;
     app.close().await;
 }
 

@@ -238,7 +238,9 @@ async function selectPayment(id) {
       h('button', { class: 'secondary', id: 'refund-partial', type: 'submit', text: t('refund-partial') }),
       h('button', { class: 'danger', id: 'refund-full', type: 'button', text: t('refund-full'), onclick: () => refund(true) }),
       h('p', { id: 'refund-help', class: 'help', text: t('refund-help') }))
-      : h('p', { class: 'help', text: p.refund_note || t('refund-nothing-left') }));
+      : h('p', { class: 'help', text: p.refund_note || t('refund-nothing-left') }),
+    // Why "up to" is less than what is left: an exchange's new sale is paid by that part.
+    p.held_note ? h('p', { class: 'help', id: 'refund-held', text: p.held_note }) : '');
   fitTimeline(svg);
 }
 

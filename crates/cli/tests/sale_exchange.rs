@@ -100,3 +100,61 @@ async fn an_exchange_for_a_dearer_mug_is_one_payment_of_the_difference_and_its_r
     let refunds_now = psp.get("/v1/refunds").await["data"].as_array().unwrap().len();
     assert_eq!(refunds_now, 2, "only the two refunds of the return");
 }
+
+/// The amounts of a payment intent's refunds at the PSP, oldest first.
+async fn at_psp(psp: &Psp, pi: &str) -> Vec<i64> {
+    let list = psp.get(&format!("/v1/refunds?payment_intent={pi}")).await;
+    list["data"].as_array().unwrap().iter().map(|r| r["amount"].as_i64().unwrap()).rev().collect()
+}
+
+/// Record 0160: "refund all" by hand of a card payment part of which an exchange credit
+/// holds gives back exactly what is left beside the credit, and `show` says both figures
+/// before it is pressed. A mug and a tea paid 1,350 by card; the mug is exchanged for two
+/// croissants (400 of credit, 600 back to the card); "refund all" then sends the tea's 350,
+/// not the 750 the payment's refunds alone would leave (which the ledger refuses). The
+/// croissants returned later send the credit's 400 back: the card has its 1,350, no more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refund_all_by_hand_after_an_exchange_gives_back_what_the_credit_does_not_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let psp = Psp::start(dir.path()).await;
+    let db = dir.path().join("register.db");
+    let url = psp.url();
+    for (sku, name, price) in [("MUG", "Mug", "1000"), ("CRO", "Croissant", "200"), ("TEA", "Green tea", "350")] {
+        let p = sale(&db, &url, &["product", "--sku", sku, "--name", name, "--price", price, "--currency", "usd"]).await;
+        assert_eq!(p.code, Some(0), "{}{}", p.stdout, p.stderr);
+    }
+    let old = sale(&db, &url, &["new", "--currency", "usd", "--item", "MUG", "--item", "TEA"]).await.json()["cart_id"].as_i64().unwrap().to_string();
+    let card = sale(&db, &url, &["card", "--cart", &old, "--amount", "1350"]).await;
+    assert_eq!(card.code, Some(0), "{}{}", card.stdout, card.stderr);
+    let key = card.json()["checkout"]["checkout_key"].as_str().unwrap().to_string();
+    let pi = card.json()["checkout"]["psp_payment_id"].as_str().unwrap().to_string();
+    let new = sale(&db, &url, &["new", "--currency", "usd", "--item", "CRO:2"]).await.json()["cart_id"].as_i64().unwrap().to_string();
+    let x = sale(&db, &url, &["exchange", "--cart", &old, "--line", "0:1", "--into", &new, "--json"]).await;
+    assert_eq!(x.code, Some(0), "{}{}", x.stdout, x.stderr);
+    assert_eq!(x.json()["credit"].as_i64(), Some(400), "{}", x.stdout);
+    assert_eq!(at_psp(&psp, &pi).await, [600], "the mug over the croissants went back");
+
+    // Before pressing: 350 may be refunded by hand, 400 is held by the croissants' sale.
+    let show = run(&db, &url, &[], &["show", "--payment", &key]).await.json();
+    assert_eq!((show["room"]["refundable_minor"].as_i64(), show["room"]["held_minor"].as_i64()), (Some(350), Some(400)), "{show}");
+    let all = run(&db, &url, &[], &["refund", "--payment", &key]).await;
+    assert_eq!(all.code, Some(0), "{}{}", all.stdout, all.stderr);
+    assert_eq!((all.json()["amount"].as_i64(), all.json()["state"].as_str()), (Some(350), Some("succeeded")), "{}", all.stdout);
+    assert_eq!(at_psp(&psp, &pi).await, [600, 350]);
+    let show = run(&db, &url, &[], &["show", "--payment", &key]).await.json();
+    assert_eq!((show["room"]["refundable_minor"].as_i64(), show["room"]["held_minor"].as_i64()), (Some(0), Some(400)), "{show}");
+    for amount in [None, Some("1")] {
+        let mut args = vec!["refund", "--payment", key.as_str()];
+        args.extend(amount.iter().flat_map(|a| ["--amount", *a]));
+        let more = run(&db, &url, &[], &args).await;
+        assert_eq!((more.code, more.json()["error"]["code"].as_str()), (Some(1), Some("refund_exceeds_captured")), "{}{}", more.stdout, more.stderr);
+    }
+    assert_eq!(at_psp(&psp, &pi).await, [600, 350], "nothing more sent");
+
+    // The croissants come back: the credit's 400 goes to the first card, which has its 1,350.
+    let back = sale(&db, &url, &["return", "--cart", &new, "--line", "0:2", "--json"]).await;
+    assert_eq!(back.code, Some(0), "{}{}", back.stdout, back.stderr);
+    assert_eq!(at_psp(&psp, &pi).await, [600, 350, 400]);
+    let show = run(&db, &url, &[], &["show", "--payment", &key]).await.json();
+    assert_eq!((show["room"]["refundable_minor"].as_i64(), show["room"]["held_minor"].as_i64()), (Some(0), Some(0)), "{show}");
+}

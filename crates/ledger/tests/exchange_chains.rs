@@ -96,6 +96,9 @@ fn a_credit_paid_sale_exchanged_again_carries_its_credit_and_everything_goes_bac
     let e = l.refunds_mut().create(pay.id, 1, None, AT + 23).unwrap_err();
     assert!(matches!(e, Error::RefundExceedsCaptured { refundable_minor: 0, .. }), "{e:?}");
     assert_eq!(count(&l, "SELECT count(*) FROM refunds"), before, "no refund written");
+    // ...and the room the Payments screen shows says so before anything is pressed (record 0160).
+    let room = l.refunds().room(pay.id).unwrap();
+    assert_eq!((room.refundable_minor, room.held_minor), (0, 2 * CRO_YEN));
     // The croissants' sale has 220 left to give back (its first credit, less the carry).
     let e = l.sales_mut().plan_refund(cro, Some(CRO_YEN + 1), None, AT + 23).unwrap_err();
     assert!(matches!(e, Error::SaleRefundExceeds { refundable_minor: CRO_YEN, .. }), "{e:?}");

@@ -232,6 +232,9 @@ pub struct PaymentDetail {
     /// The refundable amount as it would be typed ("12.50").
     pub refundable_display_plain: String,
     pub refund_note: Option<String>,
+    /// Part of the payment pays another sale through an exchange credit (record 0158): why
+    /// "up to" is less than what is left, and how that part can still go back.
+    pub held_note: Option<String>,
     /// The sale this payment paid for (its receipt can be printed again).
     pub cart_id: Option<i64>,
     pub refunds: Vec<RefundRow>,
@@ -242,8 +245,9 @@ impl PaymentDetail {
     pub fn of(v: &PaymentView) -> PaymentDetail {
         let p = &v.payment;
         let cur = p.amount.currency;
-        let reserved: i64 = v.refunds.iter().filter(|r| r.state.reserves_amount()).map(|r| r.amount.amount_minor).sum();
-        let refundable = if p.state.is_refundable() { (p.amount.amount_minor - reserved).max(0) } else { 0 };
+        // The ledger's own bound for a refund by hand (record 0160): what "Refund all" sends.
+        let refundable = if p.state.is_refundable() { v.room.refundable_minor } else { 0 };
+        let held_note = (v.room.held_minor > 0).then(|| tr!(active(), "refund-held-by-exchange", amount = money::format(v.room.held_minor, cur)));
         let refund_note = match p.state {
             PaymentState::QueuedOffline => Some(tr!(active(), "refund-note-offline")),
             PaymentState::Failed | PaymentState::Canceled => Some(tr!(active(), "refund-note-not-charged")),
@@ -269,6 +273,7 @@ impl PaymentDetail {
             refundable_display: money::format(refundable, cur),
             refundable_display_plain: money::plain(refundable, cur),
             refund_note,
+            held_note,
             cart_id: p.cart_id.map(|c| c.0),
             refunds: v
                 .refunds

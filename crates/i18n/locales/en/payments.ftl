@@ -14,6 +14,7 @@ refund-partial = Refund this amount
 refund-full = Refund all
 refund-help = A refund is sent once: the buttons wait for the processor's answer, and a refund still being confirmed must finish before another.
 refund-nothing-left = Nothing left to refund.
+refund-held-by-exchange = { $amount } of this payment now pays another sale through an exchange: it is not refunded here, and goes back to the card only if that sale is returned.
 timeline-label = Payment timeline: { $events }
 timeline-then = {", then "}
 timeline-refund-tag = Refund { $amount }:{ " " }

@@ -14,6 +14,7 @@ refund-partial = この金額を返金
 refund-full = 全額返金
 refund-help = 返金は 1 回だけ送られます。ボタンは決済代行会社の応答を待ち、確認中の返金が終わるまで次の返金はできません。
 refund-nothing-left = 返金できる金額は残っていません。
+refund-held-by-exchange = この支払いのうち { $amount } は交換で別の取引の支払いに充てられています。ここでは返金できません。その取引が返品されたときにカードへ返金されます。
 timeline-label = 決済の経過: { $events }
 timeline-then = {" → "}
 timeline-refund-tag = 返金 { $amount }:{ " " }

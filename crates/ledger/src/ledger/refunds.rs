@@ -174,6 +174,25 @@ impl<L: Deref<Target = Ledger>> Refunds<L> {
         collect(&self.conn, &sql, params![payment_id.0], refund_from_row)
     }
 
+    /// What a refund by hand of the payment may give back now, and why not more (record
+    /// 0160): the bound [`Refunds::create_approved`] applies, read on this connection so the
+    /// Payments screen's "up to" and "Refund all" are that bound, not a larger figure the
+    /// ledger then refuses. Zero when nothing is captured or a refund is still open.
+    pub fn room(&self, payment_id: PaymentId) -> Result<RefundRoom> {
+        let p = payment_by_id_tx(&self.conn, payment_id)?;
+        let held_minor = super::restored_returns::credit_held_on_payment_tx(&self.conn, payment_id)?;
+        let open: i64 = self.conn.row_cached(
+            "SELECT count(*) FROM refunds WHERE payment_id = ?1 AND state IN ('pending', 'in_flight')",
+            [payment_id.0],
+            |r| r.get(0),
+        )?;
+        let left = if p.state.is_refundable() && open == 0 { reserved_left(&self.conn, &p)? } else { 0 };
+        // Invariant: what is held is money the payment took and nobody gave back, so the
+        // room never goes below zero by arithmetic alone; clamped only for a payment whose
+        // refunds settled elsewhere (a predecessor's, record 0144).
+        Ok(RefundRoom { refundable_minor: (left - held_minor).max(0), held_minor })
+    }
+
     /// Refunds crash recovery must resolve: `pending` and `in_flight`, oldest first.
     pub fn needing_recovery(&self) -> Result<Vec<Refund>> {
         let sql = format!("SELECT {REFUND_COLS} FROM refunds WHERE state IN ('pending','in_flight') ORDER BY id");
@@ -265,9 +284,14 @@ fn refundable_tx(tx: &WriteTx<'_>, p: &Payment) -> Result<i64> {
     if let Some(refund_key) = open {
         return Err(Error::RefundInProgress { payment_id: p.id.0, refund_key });
     }
-    // A predecessor's payment given back on here (record 0144) also has what its own
-    // register's refunds took, succeeded or unsure: those are no rows of this ledger.
-    let reserved: i64 = tx.row_cached(
+    reserved_left(tx, p)
+}
+
+/// The payment's amount less every refund not failed, the predecessor's too: a
+/// predecessor's payment given back on here (record 0144) also has what its own register's
+/// refunds took, succeeded or unsure; those are no rows of this ledger.
+fn reserved_left(conn: &rusqlite::Connection, p: &Payment) -> Result<i64> {
+    let reserved: i64 = conn.row_cached(
         "SELECT COALESCE(SUM(amount_minor), 0)
                 + COALESCE((SELECT predecessor_refunds_minor FROM restored_payments WHERE payment_id = ?1), 0)
          FROM refunds WHERE payment_id = ?1 AND state != 'failed'",

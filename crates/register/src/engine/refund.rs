@@ -33,8 +33,10 @@ impl Engine {
             // The same refund pressed twice would be a second refund under a new key.
             return Err(EngineError::RefundInProgress { key: checkout_key.into(), refund_key: open.idempotency_key.clone() });
         }
-        let reserved: i64 = refunds.iter().filter(|r| r.state.reserves_amount()).map(|r| r.amount.amount_minor).sum();
-        let refundable = p.amount.amount_minor - reserved;
+        // "All that is left" is the ledger's own bound for a refund by hand: less the
+        // predecessor's refunds and what exchange credits hold (records 0144, 0158, 0160),
+        // so it is never a figure the ledger then refuses.
+        let refundable = self.with_ledger(|l| l.refunds().room(p.id))?.refundable_minor;
         let amt = amount.unwrap_or(refundable);
         if !p.state.is_refundable() {
             return Err(EngineError::WrongState {

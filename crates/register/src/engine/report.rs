@@ -149,6 +149,9 @@ pub struct PaymentView {
     pub payment: Payment,
     pub timeline: Vec<TimelineEntry>,
     pub refunds: Vec<Refund>,
+    /// What a refund by hand may give back now, and what exchange credits hold (record
+    /// 0160): the figure "Refund all" sends.
+    pub room: paydesk_ledger::RefundRoom,
 }
 
 impl Engine {
@@ -193,7 +196,8 @@ impl Engine {
             let payment = l.payments().by_key(key)?.ok_or_else(|| EngineError::UnknownPayment(key.to_string()))?;
             let timeline = l.payments().timeline(payment.id)?;
             let refunds = l.refunds().for_payment(payment.id)?;
-            Ok(PaymentView { payment, timeline, refunds })
+            let room = l.refunds().room(payment.id)?;
+            Ok(PaymentView { payment, timeline, refunds, room })
         })
     }
 
