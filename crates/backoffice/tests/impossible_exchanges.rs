@@ -7,7 +7,7 @@
 //! (`credit_parts`, record 0157) is taken when the old sale has those tenders and each paid
 //! at least its part, and refused whole by the same rule otherwise.
 use crate::support;
-use paydesk_backoffice::client::ClientError;
+use paydesk_backoffice::client::{ClientError, RegisterClient};
 use paydesk_sync_proto::Row;
 use serde_json::{json, Value};
 use crate::facts::*;
@@ -46,6 +46,20 @@ async fn snapshot(h: &Harness) -> Vec<i64> {
     out
 }
 
+/// Each case sent as the batch from `first`: refused whole with `exchange_contradicts_sale`
+/// at its last row's seq, its message saying what it must, and nothing of it applied.
+async fn refused_whole(h: &Harness, reg: &RegisterClient, first: u64, cases: Vec<(&str, Vec<Row>, &str)>, before: &[i64], tag: &str) {
+    for (i, (name, rows, want)) in cases.into_iter().enumerate() {
+        let seq = first as i64 - 1 + rows.len() as i64;
+        let e = reg.send(&batch(reg, first, rows), &format!("{tag}-{i}")).await.unwrap_err();
+        let ClientError::Refused(r) = e else { panic!("{name}: {e:?}") };
+        let (code, got_seq, message) = (r.code().to_string(), r.body["error"]["seq"].as_i64(), r.body["error"]["message"].as_str().unwrap_or("").to_string());
+        assert_eq!((r.status, code.as_str(), got_seq), (422, "exchange_contradicts_sale", Some(seq)), "{name}: {message}");
+        assert!(message.contains(want), "{name}: {message} (wanted {want})");
+        assert_eq!(snapshot(h).await, before, "{name}: nothing applied");
+    }
+}
+
 #[tokio::test]
 async fn an_exchange_is_stored_once_and_one_that_cannot_be_is_refused_by_rule_and_seq() {
     let h = Harness::start().await;
@@ -68,15 +82,7 @@ async fn an_exchange_is_stored_once_and_one_that_cannot_be_is_refused_by_rule_an
         ("another currency", vec![exchange(2, 1, 1, 7, 100, "usd")], "is in usd, its sale 1 in jpy"),
         ("a new sale in another currency", vec![ret(1, 2, 500), exchange(2, 1, 2, 3, 500, "jpy")], "its new sale 3 in usd"),
     ];
-    for (i, (name, rows, want)) in cases.into_iter().enumerate() {
-        let seq = 8 + rows.len() as i64;
-        let e = reg.send(&batch(&reg, 9, rows), &format!("bad-{i}")).await.unwrap_err();
-        let ClientError::Refused(r) = e else { panic!("{name}: {e:?}") };
-        let (code, got_seq, message) = (r.code().to_string(), r.body["error"]["seq"].as_i64(), r.body["error"]["message"].as_str().unwrap_or("").to_string());
-        assert_eq!((r.status, code.as_str(), got_seq), (422, "exchange_contradicts_sale", Some(seq)), "{name}: {message}");
-        assert!(message.contains(want), "{name}: {message} (wanted {want})");
-        assert_eq!(snapshot(&h).await, before, "{name}: nothing applied");
-    }
+    refused_whole(&h, &reg, 9, cases, &before, "bad").await;
     // The same exchange under another seq: refused, still one row.
     let e = reg.send(&batch(&reg, 9, vec![exchange(1, 1, 1, 2, 500, "jpy")]), "twice").await.unwrap_err();
     let ClientError::Refused(r) = e else { panic!("{e:?}") };
@@ -176,15 +182,7 @@ async fn an_exchanges_credit_per_tender_is_taken_when_the_sale_has_it_and_refuse
             "carries 300 on from the credit of sale 4, which holds 0",
         ),
     ];
-    for (i, (name, rows, want)) in cases.into_iter().enumerate() {
-        let seq = n as i64 + rows.len() as i64;
-        let e = reg.send(&batch(&reg, n + 1, rows), &format!("bad-parts-{i}")).await.unwrap_err();
-        let ClientError::Refused(r) = e else { panic!("{name}: {e:?}") };
-        let (code, got_seq, message) = (r.code().to_string(), r.body["error"]["seq"].as_i64(), r.body["error"]["message"].as_str().unwrap_or("").to_string());
-        assert_eq!((r.status, code.as_str(), got_seq), (422, "exchange_contradicts_sale", Some(seq)), "{name}: {message}");
-        assert!(message.contains(want), "{name}: {message} (wanted {want})");
-        assert_eq!(snapshot(&h).await, before, "{name}: nothing applied");
-    }
+    refused_whole(&h, &reg, n + 1, cases, &before, "bad-parts").await;
     // Parts that do not add up to the credit never reach the rules: the wire refuses them.
     let bad = json!({"kind": "exchange_recorded", "exchange": 3, "old_sale": 1, "return_no": "000001-R2", "new_sale": 7, "credit": 500,
                      "currency": "jpy", "credit_parts": [{"tender_seq": 1, "amount": 200}]});
@@ -200,4 +198,73 @@ async fn an_exchanges_credit_per_tender_is_taken_when_the_sale_has_it_and_refuse
     assert_eq!(reg.send(&batch(&reg, n + 1, rows), "rest").await.unwrap().acked_through, n + 2);
     let parts = |seq: i64| format!("SELECT COALESCE(SUM(amount), 0)::int8 FROM sale_exchange_parts WHERE old_sale_id = 1 AND tender_seq = {seq}");
     assert_eq!((h.count(&parts(1)).await, h.count(&parts(2)).await), (200, 800), "each tender credited at most what it paid");
+}
+
+/// Sale `id` of one untaxed line "A" ×2, paid `total` by one card (payment `key`, captured).
+fn card_sale(id: i64, total: i64, key: &str) -> Vec<Row> {
+    let mut rows = vec![
+        row(json!({"kind": "payment_created", "checkout_key": key, "amount": total, "currency": "jpy"})),
+        row(json!({"kind": "payment_state", "checkout_key": key, "state": "authorizing", "psp_id": null})),
+        row(json!({"kind": "payment_state", "checkout_key": key, "state": "captured", "psp_id": format!("pi_{key}")})),
+    ];
+    let mut cash = sale(id, total, "jpy");
+    cash[0] = row(json!({"kind": "tender_added", "sale": id, "tender_seq": 1, "method": "card", "amount": total, "currency": "jpy",
+                         "checkout_key": key, "cash_tendered": null, "change": null, "rounding": null, "shift": null}));
+    rows.extend(cash);
+    rows
+}
+
+/// A refund of `amount` on payment `key`, succeeded.
+fn refund(refund_key: &str, key: &str, amount: i64) -> Vec<Row> {
+    vec![
+        row(json!({"kind": "refund_created", "refund_key": refund_key, "checkout_key": key, "amount": amount})),
+        row(json!({"kind": "refund_state", "refund_key": refund_key, "state": "succeeded", "psp_refund_id": format!("re_{refund_key}")})),
+    ]
+}
+
+/// Record 0161: a card part of an exchange is checked against what the card had left when
+/// the register made it: its refunds sent before the exchange, and what earlier exchanges
+/// credited out of it. A card refunded and then credited past what it kept is refused; a
+/// refund the same batch sends after the exchange (its credit given back later) is not
+/// counted against it.
+#[tokio::test]
+async fn a_card_part_is_within_what_the_card_kept_after_its_refunds() {
+    let h = Harness::start().await;
+    let (_store, reg) = h.store_with_register("Main St").await;
+    // Sale 1: ¥1,000 by card k1, 300 refunded. One "A" (500) back into sale 2, all 500 out of
+    // the card (500 + 300 <= 1000). Then 400 of that credit goes back to k1 (sale 2 returned):
+    // a refund after the exchange in the same batch, which must not count against it.
+    let mut rows = card_sale(1, 1000, "k1");
+    rows.push(row(json!({"kind": "payment_state", "checkout_key": "k1", "state": "partially_refunded", "psp_id": null})));
+    rows.splice(3..3, refund("r1", "k1", 300));
+    rows.extend(sale(2, 600, "jpy"));
+    rows.extend(sale(7, 600, "jpy"));
+    rows.push(ret(1, 1, 500));
+    rows.push(exchange_parts(1, (1, 1), 2, 500, json!([{"tender_seq": 1, "amount": 500}]), None));
+    rows.extend(refund("r2", "k1", 400));
+    // Sale 5: ¥1,000 by card k5, refunded in full.
+    rows.extend(card_sale(5, 1000, "k5"));
+    rows.extend(refund("r5", "k5", 1000));
+    let n = rows.len() as u64;
+    assert_eq!(reg.send(&batch(&reg, 1, rows), "good").await.unwrap().acked_through, n);
+    let before = snapshot(&h).await;
+
+    let cases: Vec<(&str, Vec<Row>, &str)> = vec![
+        (
+            "a card refunded in full, then credited",
+            vec![ret(5, 1, 500), exchange_parts(2, (5, 1), 7, 1, json!([{"tender_seq": 1, "amount": 1}]), None)],
+            "credits 1 out of card tender 1 of sale 5, which paid 1000, has 1000 refunded",
+        ),
+        (
+            // k1 has 700 refunded (300 by hand, 400 of exchange 1's credit given back) and 500
+            // credited: at most 300 more, and in truth 200 (100 of the credit is still held)
+            "a card credited past its refunds",
+            vec![ret(1, 2, 500), exchange_parts(2, (1, 2), 7, 301, json!([{"tender_seq": 1, "amount": 301}]), None)],
+            "credits 301 out of card tender 1 of sale 1, which paid 1000, has 700 refunded and 500 credited",
+        ),
+    ];
+    refused_whole(&h, &reg, n + 1, cases, &before, "bad-card").await;
+    // What the card really has left (200) is taken.
+    let rows = vec![ret(1, 2, 500), exchange_parts(2, (1, 2), 7, 200, json!([{"tender_seq": 1, "amount": 200}]), None)];
+    assert_eq!(reg.send(&batch(&reg, n + 1, rows), "rest").await.unwrap().acked_through, n + 2);
 }

@@ -26,7 +26,9 @@
 //! are kept (`sale_exchange_parts`, V23) and a tender's parts are checked together: what
 //! every exchange of the sale, by the register or its replacement, credited out of one
 //! tender is at most what it paid, and what several exchanges carried on from one sale's
-//! credit (`credit_carried`, kept beside the link) is at most what that credit held.
+//! credit (`credit_carried`, kept beside the link) is at most what that credit held. A card
+//! part of the register's own exchange is also checked against the card's refunds sent
+//! before it (record 0161): a card refunded and then credited is refused.
 use super::rules::FactRule;
 use super::RegisterId;
 use crate::error::{ApiError, ApiResult};
@@ -38,7 +40,19 @@ pub async fn apply_exchanges(tx: &Transaction<'_>, reg: RegisterId, first: i64, 
     for (i, row) in rows.iter().enumerate() {
         let seq = first + i as i64;
         match &row.fact {
-            Fact::ExchangeRecorded(x) => insert_exchange(tx, reg, seq, row.at_ms, x).await?,
+            Fact::ExchangeRecorded(x) => {
+                // The refunds this batch sent after the exchange: already projected (refunds
+                // come first), but later than it at the register, so a give-back of its own
+                // credit may be among them; its card check must not count them (record 0161).
+                let later: Vec<&str> = rows[i + 1..]
+                    .iter()
+                    .filter_map(|r| match &r.fact {
+                        Fact::RefundCreated { refund_key, .. } => Some(refund_key.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                insert_exchange(tx, reg, (seq, &later), row.at_ms, x).await?
+            }
             Fact::PaymentCreated { .. }
             | Fact::PaymentState { .. }
             | Fact::RefundCreated { .. }
@@ -63,7 +77,7 @@ pub async fn apply_exchanges(tx: &Transaction<'_>, reg: RegisterId, first: i64, 
     Ok(())
 }
 
-async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms: i64, x: &ExchangeRecorded) -> ApiResult<()> {
+async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, (seq, later): (i64, &[&str]), at_ms: i64, x: &ExchangeRecorded) -> ApiResult<()> {
     let bad = |m: String| ApiError::ImpossibleFact { rule: FactRule::ExchangeContradictsSale, seq, message: format!("exchange {}: {m}", x.exchange) };
     // Whose sale and return: the sender's, or a predecessor it restored (then `taken_by` is the sender).
     let owner = super::returns::owner_of(tx, reg, x.sale_register.as_deref(), &bad).await?;
@@ -107,6 +121,9 @@ async fn insert_exchange(tx: &Transaction<'_>, reg: RegisterId, seq: i64, at_ms:
         Some(_) => {}
     }
     check_parts(tx, (&reg, o), x, &bad).await?;
+    if !restored {
+        check_card_room(tx, &reg, x, later, &bad).await?;
+    }
     let new = tx
         .query_opt("SELECT currency FROM sales WHERE store_id = $1 AND register_id = $2 AND sale_id = $3", &[s, r, &x.new_sale])
         .await?;
@@ -199,6 +216,48 @@ async fn check_parts(tx: &Transaction<'_>, (reg, owner): (&RegisterId, &uuid::Uu
         // several carries out of one credit, together (V23): never more than it held
         if carried.saturating_add(before) > held {
             return Err(bad(format!("carries {carried} on from the credit of sale {}, which holds {held} and has carried {before} on already", x.old_sale)));
+        }
+    }
+    Ok(())
+}
+
+/// A card part of the register's own exchange against what its card had left (record 0161):
+/// the card's refunds by this register sent before the exchange (not failed) are money that
+/// left it, and what earlier exchanges credited out of it is held or was given back among
+/// those refunds. The register's ledger keeps part + refunds + still held <= paid, and a
+/// give-back is at most both what was credited and what was refunded, so
+/// part + max(credited before, refunded before) <= paid holds for every ledger keeping its
+/// rules: more is refused. A card refunded in full and then credited to a new sale is the
+/// case it catches (a credit no money backs). Refunds by another register, and exchanges of
+/// a restored sale, are left to the tender-paid check above: their order against the
+/// exchange is not one journal's.
+async fn check_card_room(tx: &Transaction<'_>, reg: &RegisterId, x: &ExchangeRecorded, later: &[&str], bad: &(dyn Fn(String) -> ApiError + Sync)) -> ApiResult<()> {
+    let Some(parts) = &x.credit_parts else { return Ok(()) };
+    let seqs: Vec<i32> = parts.iter().map(|p| p.tender_seq as i32).collect();
+    let later: Vec<String> = later.iter().map(|k| k.to_string()).collect();
+    let rows = tx
+        .query(
+            "SELECT t.tender_seq, t.amount,
+                    (SELECT COALESCE(SUM(f.amount), 0) FROM refunds f
+                     WHERE f.store_id = t.store_id AND f.checkout_key = t.checkout_key AND f.register_id = t.register_id
+                       AND f.state <> 'failed' AND f.refund_key <> ALL($5::text[]))::bigint,
+                    (SELECT COALESCE(SUM(p.amount), 0) FROM sale_exchange_parts p
+                     WHERE p.store_id = t.store_id AND p.old_register_id = t.register_id AND p.old_sale_id = t.sale_id
+                       AND p.tender_seq = t.tender_seq)::bigint
+             FROM tenders t
+             WHERE t.store_id = $1 AND t.register_id = $2 AND t.sale_id = $3 AND t.tender_seq = ANY($4::int4[])
+               AND t.method = 'card' AND t.checkout_key IS NOT NULL AND t.superseded_at_ms IS NULL",
+            &[&reg.store_id, &reg.register_id, &x.old_sale, &seqs, &later],
+        )
+        .await?;
+    for r in &rows {
+        let (seq, paid, refunded, credited): (i32, i64, i64, i64) = (r.get(0), r.get(1), r.get(2), r.get(3));
+        let part = parts.iter().find(|p| p.tender_seq == i64::from(seq)).map_or(0, |p| p.amount);
+        if part.saturating_add(refunded.max(credited)) > paid {
+            return Err(bad(format!(
+                "credits {part} out of card tender {seq} of sale {}, which paid {paid}, has {refunded} refunded and {credited} credited by earlier exchanges",
+                x.old_sale
+            )));
         }
     }
     Ok(())
