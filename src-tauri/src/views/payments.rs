@@ -245,8 +245,9 @@ impl PaymentDetail {
     pub fn of(v: &PaymentView) -> PaymentDetail {
         let p = &v.payment;
         let cur = p.amount.currency;
-        // The ledger's own bound for a refund by hand (record 0160): what "Refund all" sends.
-        let refundable = if p.state.is_refundable() { v.room.refundable_minor } else { 0 };
+        // The ledger's own bound for a refund by hand (record 0160): what "Refund all" sends
+        // (zero when nothing is captured).
+        let refundable = v.room.refundable_minor;
         let held_note = (v.room.held_minor > 0).then(|| tr!(active(), "refund-held-by-exchange", amount = money::format(v.room.held_minor, cur)));
         let refund_note = match p.state {
             PaymentState::QueuedOffline => Some(tr!(active(), "refund-note-offline")),

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use paydesk_domain::money::Money;
 use paydesk_domain::state::{PaymentState, RefundState};
 use crate::types::*;
+use crate::refund_room::RefundRoom;
 
 impl Refunds<&mut Ledger> {
     /// Creates a refund with its own new key, in state `pending`, and moves the payment
